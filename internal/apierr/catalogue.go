@@ -1,0 +1,125 @@
+package apierr
+
+import "net/http"
+
+// Type is an error_type on the wire. The widget's strings table maps the
+// same values to display text, so renaming one is a wire-format change.
+type Type string
+
+// The catalogue's error types. The first group is the spec's section 8
+// table; the rest are the API family's own types for conditions the spec
+// leaves to the server.
+const (
+	InvalidEmail                   Type = "invalid_email"
+	InvalidPhoneNumber             Type = "invalid_phone_number"
+	UnsubscribedPhoneNumber        Type = "unsubscribed_phone_number"
+	InactiveEmail                  Type = "inactive_email"
+	UnauthorizedCredentials        Type = "unauthorized_credentials"
+	UserUnauthenticated            Type = "user_unauthenticated"
+	EmailNotFound                  Type = "email_not_found"
+	UnableToAuthMagicLink          Type = "unable_to_auth_magic_link"
+	NoUserPassword                 Type = "no_user_password"
+	BreachedPassword               Type = "breached_password"
+	ResetPassword                  Type = "reset_password"
+	OAuthTokenNotFound             Type = "oauth_token_not_found"
+	InvalidCode                    Type = "invalid_code"
+	MemberPasswordNotFound         Type = "member_password_not_found"
+	OAuthFlowCallbackError         Type = "oauth_flow_callback_error"
+	UnauthorizedAction             Type = "unauthorized_action"
+	UserLockLimitReached           Type = "user_lock_limit_reached"
+	InvalidSessionToken            Type = "invalid_session_token"
+	SessionNotFound                Type = "session_not_found"
+	InvalidPhoneNumberCountryCode  Type = "invalid_phone_number_country_code"
+	OTPCodeNotFound                Type = "otp_code_not_found"
+	DuplicateMemberPhoneNumber     Type = "duplicate_member_phone_number"
+	EmailJITProvisioningNotAllowed Type = "email_jit_provisioning_not_allowed"
+	InvalidEmailForJITProvisioning Type = "invalid_email_for_jit_provisioning"
+	EmailDomainIsClaimed           Type = "action_not_allowed_email_domain_is_claimed"
+
+	InvalidRequest              Type = "invalid_request"
+	RouteNotFound               Type = "route_not_found"
+	MethodNotAllowed            Type = "method_not_allowed"
+	RequestTooLarge             Type = "request_too_large"
+	TooManyRequests             Type = "too_many_requests"
+	InvalidSecretAuthentication Type = "invalid_secret_authentication"
+	InvalidPublicToken          Type = "invalid_public_token"
+	OriginNotAllowed            Type = "origin_not_allowed"
+	ProductNotEnabled           Type = "product_not_enabled"
+	ProjectNotFound             Type = "project_not_found"
+	OrganizationNotFound        Type = "organization_not_found"
+	OrganizationSlugUsed        Type = "organization_slug_already_used"
+	InvalidOrganizationSlug     Type = "invalid_organization_slug"
+	MemberNotFound              Type = "member_not_found"
+	DuplicateMemberEmail        Type = "duplicate_member_email"
+	InactiveMember              Type = "inactive_member"
+	NoLoginRedirectURLsSet      Type = "no_login_redirect_urls_set"
+	NoSignupRedirectURLsSet     Type = "no_signup_redirect_urls_set"
+	RedirectURLNotRegistered    Type = "redirect_url_not_registered"
+	PKCEMismatch                Type = "pkce_mismatch"
+	PKCERequired                Type = "pkce_required"
+	InvalidSessionDuration      Type = "invalid_session_duration"
+	InvalidJWT                  Type = "invalid_session_jwt"
+	IntermediateSessionNotFound Type = "intermediate_session_not_found"
+	InternalServerError         Type = "internal_server_error"
+)
+
+type entry struct {
+	status  int
+	message string
+}
+
+// catalogue is the single table of public errors: type -> HTTP status and
+// the default message. It is read-only after program start.
+var catalogue = map[Type]entry{
+	InvalidEmail:                   {http.StatusBadRequest, "Email format is invalid."},
+	InvalidPhoneNumber:             {http.StatusBadRequest, "Phone number format is invalid. Ensure the phone number is in the E.164 format."},
+	UnsubscribedPhoneNumber:        {http.StatusBadRequest, "Phone number is unsubscribed; resubscribe by texting 'START' before messages can be sent."},
+	InactiveEmail:                  {http.StatusBadRequest, "The email address is marked as inactive. Please try another email address, or contact your admin if you think this is a mistake."},
+	UnauthorizedCredentials:        {http.StatusUnauthorized, "Unauthorized credentials."},
+	UserUnauthenticated:            {http.StatusUnauthorized, "Must have an active session to call this method. Have you logged in yet?"},
+	EmailNotFound:                  {http.StatusNotFound, "Email not found."},
+	UnableToAuthMagicLink:          {http.StatusUnauthorized, "The magic link could not be authenticated because it was either already used or expired. Please try again."},
+	NoUserPassword:                 {http.StatusBadRequest, "Password not found for this user. Please try again."},
+	BreachedPassword:               {http.StatusBadRequest, "Password appears in the list of breached passwords and must be reset."},
+	ResetPassword:                  {http.StatusBadRequest, "Password must be reset."},
+	OAuthTokenNotFound:             {http.StatusNotFound, "OAuth Token could not be found."},
+	InvalidCode:                    {http.StatusBadRequest, "Code format is invalid, please try again."},
+	MemberPasswordNotFound:         {http.StatusNotFound, "Member password not found."},
+	OAuthFlowCallbackError:         {http.StatusBadRequest, "An error was encountered in the callback of the OAuth flow. Please try again."},
+	UnauthorizedAction:             {http.StatusForbidden, "Unauthorized action."},
+	UserLockLimitReached:           {http.StatusTooManyRequests, "Too many failed authentication attempts. Please try again later."},
+	InvalidSessionToken:            {http.StatusBadRequest, "Invalid session token."},
+	SessionNotFound:                {http.StatusNotFound, "Session not found."},
+	InvalidPhoneNumberCountryCode:  {http.StatusBadRequest, "The phone number's country code is invalid, unsupported, or disabled."},
+	OTPCodeNotFound:                {http.StatusNotFound, "Invalid passcode, please try again."},
+	DuplicateMemberPhoneNumber:     {http.StatusBadRequest, "A member with the specified phone number already exists for this organization."},
+	EmailJITProvisioningNotAllowed: {http.StatusForbidden, "This organization does not allow new members to join by email. Ask an admin for an invite."},
+	InvalidEmailForJITProvisioning: {http.StatusForbidden, "This email address's domain is not allowed to join this organization."},
+	EmailDomainIsClaimed:           {http.StatusForbidden, "This email domain is claimed by another organization, so this action is not allowed."},
+
+	InvalidRequest:              {http.StatusBadRequest, "The request is invalid."},
+	RouteNotFound:               {http.StatusNotFound, "The requested route does not exist."},
+	MethodNotAllowed:            {http.StatusMethodNotAllowed, "The HTTP method is not allowed on this route."},
+	RequestTooLarge:             {http.StatusRequestEntityTooLarge, "The request body is too large."},
+	TooManyRequests:             {http.StatusTooManyRequests, "Too many requests. Please wait and try again."},
+	InvalidSecretAuthentication: {http.StatusUnauthorized, "The project ID and secret do not match a project."},
+	InvalidPublicToken:          {http.StatusUnauthorized, "The public token is not valid for any project."},
+	OriginNotAllowed:            {http.StatusForbidden, "This origin is not an authorized origin of the project."},
+	ProductNotEnabled:           {http.StatusForbidden, "This authentication method is not enabled for the project."},
+	ProjectNotFound:             {http.StatusNotFound, "Project not found."},
+	OrganizationNotFound:        {http.StatusNotFound, "Organization not found."},
+	OrganizationSlugUsed:        {http.StatusBadRequest, "An organization with this slug already exists in the project."},
+	InvalidOrganizationSlug:     {http.StatusBadRequest, "Organization slugs are 2 to 128 characters of lowercase letters, digits, '-', '.', '_' and '~'."},
+	MemberNotFound:              {http.StatusNotFound, "Member not found."},
+	DuplicateMemberEmail:        {http.StatusBadRequest, "A member with the specified email already exists for this organization."},
+	InactiveMember:              {http.StatusForbidden, "This member is not active in the organization."},
+	NoLoginRedirectURLsSet:      {http.StatusBadRequest, "No login redirect URL is registered for this project."},
+	NoSignupRedirectURLsSet:     {http.StatusBadRequest, "No signup redirect URL is registered for this project."},
+	RedirectURLNotRegistered:    {http.StatusBadRequest, "The redirect URL does not exactly match a registered redirect URL of this type."},
+	PKCEMismatch:                {http.StatusBadRequest, "The PKCE code verifier does not match the code challenge."},
+	PKCERequired:                {http.StatusBadRequest, "This project requires PKCE: send a code challenge with the request."},
+	InvalidSessionDuration:      {http.StatusBadRequest, "session_duration_minutes must be between 5 and 527040."},
+	InvalidJWT:                  {http.StatusUnauthorized, "The session JWT is invalid or expired."},
+	IntermediateSessionNotFound: {http.StatusNotFound, "Intermediate session not found, expired or already used."},
+	InternalServerError:         {http.StatusInternalServerError, "An unexpected error occurred. Please try again later."},
+}

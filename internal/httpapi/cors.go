@@ -1,0 +1,67 @@
+package httpapi
+
+import (
+	"net/http"
+	"strings"
+)
+
+// OriginPolicy decides whether a browser origin may call the SDK face. For
+// a preflight, r carries no credentials, so the policy can only ask whether
+// any project authorizes the origin; for the real request it checks the
+// project named by the public token.
+type OriginPolicy interface {
+	AllowOrigin(r *http.Request, origin string, preflight bool) bool
+}
+
+const (
+	corsMethods = "GET, POST, PUT, DELETE, OPTIONS"
+	corsHeaders = "Authorization, Content-Type, X-SDK-Client, X-SDK-Parent-Host"
+)
+
+// WithCORS answers preflights and sets CORS headers with the exact origin
+// (never "*", because the SDK sends credentials).
+func WithCORS(policy OriginPolicy) Middleware {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			origin := r.Header.Get("Origin")
+			h := w.Header()
+			h.Add("Vary", "Origin")
+			preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
+			if origin != "" && policy.AllowOrigin(r, origin, preflight) {
+				h.Set("Access-Control-Allow-Origin", origin)
+				h.Set("Access-Control-Allow-Credentials", "true")
+				if preflight {
+					h.Set("Access-Control-Allow-Methods", corsMethods)
+					h.Set("Access-Control-Allow-Headers", allowHeaders(r))
+					h.Set("Access-Control-Max-Age", "600")
+				}
+			}
+			if preflight {
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// allowHeaders echoes the requested headers only when they are ones the
+// SDK is known to send.
+func allowHeaders(r *http.Request) string {
+	req := r.Header.Get("Access-Control-Request-Headers")
+	if req == "" {
+		return corsHeaders
+	}
+	known := strings.ToLower(corsHeaders)
+	var out []string
+	for _, h := range strings.Split(req, ",") {
+		h = strings.TrimSpace(h)
+		if h != "" && strings.Contains(known, strings.ToLower(h)) {
+			out = append(out, h)
+		}
+	}
+	if len(out) == 0 {
+		return corsHeaders
+	}
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,68 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+)
+
+// Decode reads a JSON object body into dst. An empty body decodes as {}
+// because the SDKs send some POSTs without one. Unknown fields are allowed
+// (SDKs add telemetry fields such as dfp_telemetry_id); wrong types and
+// malformed JSON become invalid_request errors that name the problem.
+func Decode(r *http.Request, dst any) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return apierr.New(apierr.RequestTooLarge)
+		}
+		return apierr.Wrap(apierr.InvalidRequest, err).WithMessage("The request body could not be read.")
+	}
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return nil
+	}
+	if err := json.Unmarshal(body, dst); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		var syntaxErr *json.SyntaxError
+		switch {
+		case errors.As(err, &typeErr):
+			field := typeErr.Field
+			return apierr.Invalid(field, fmt.Sprintf("%s must be a %s.", field, jsonKind(typeErr.Type.Kind().String())))
+		case errors.As(err, &syntaxErr):
+			return apierr.Wrap(apierr.InvalidRequest, err).WithMessage(
+				fmt.Sprintf("The request body is not valid JSON (at byte %d).", syntaxErr.Offset))
+		default:
+			return apierr.Wrap(apierr.InvalidRequest, err).WithMessage("The request body must be a JSON object.")
+		}
+	}
+	return nil
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "string"
+	case "bool":
+		return "boolean"
+	case "slice", "array":
+		return "list"
+	case "map", "struct":
+		return "JSON object"
+	default:
+		return "number"
+	}
+}
+
+// Required returns an invalid_request error when value is empty.
+func Required(field, value string) error {
+	if strings.TrimSpace(value) == "" {
+		return apierr.Invalid(field, field+" is required.")
+	}
+	return nil
+}

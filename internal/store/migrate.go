@@ -1,0 +1,126 @@
+package store
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strings"
+	"time"
+)
+
+// migrations holds forward-only numbered SQL files. NNNN_name.sql is
+// portable; NNNN_name.<dialect>.sql, where present, replaces it for that
+// engine only.
+//
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+type migration struct {
+	version string
+	file    string
+}
+
+func (db *DB) plan() ([]migration, error) {
+	entries, err := fs.ReadDir(migrations, "migrations")
+	if err != nil {
+		return nil, fmt.Errorf("store: read migrations: %w", err)
+	}
+	chosen := map[string]string{}
+	for _, e := range entries {
+		name := strings.TrimSuffix(e.Name(), ".sql")
+		version, _, _ := strings.Cut(name, "_")
+		parts := strings.Split(name, ".")
+		switch {
+		case len(parts) == 1:
+			if _, ok := chosen[version]; !ok {
+				chosen[version] = e.Name()
+			}
+		case parts[len(parts)-1] == string(db.dialect):
+			chosen[version] = e.Name()
+		}
+	}
+	var plan []migration
+	for v, f := range chosen {
+		plan = append(plan, migration{version: v, file: f})
+	}
+	sort.Slice(plan, func(i, j int) bool { return plan[i].version < plan[j].version })
+	return plan, nil
+}
+
+// Migrate applies every migration not yet recorded in schema_migrations.
+// On PostgreSQL a transaction-scoped advisory lock serialises replicas that
+// start at the same time; SQLite's single writer does the same job.
+func (db *DB) Migrate(ctx context.Context) error {
+	plan, err := db.plan()
+	if err != nil {
+		return err
+	}
+	return db.Tx(ctx, func(q Querier) error {
+		if db.dialect == Postgres {
+			if _, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.latchkey_migrations'))`); err != nil {
+				return fmt.Errorf("store: migration lock: %w", err)
+			}
+		}
+		if _, err := q.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
+			return fmt.Errorf("store: create schema_migrations: %w", err)
+		}
+		applied := map[string]bool{}
+		rows, err := q.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+		if err != nil {
+			return fmt.Errorf("store: list migrations: %w", err)
+		}
+		for rows.Next() {
+			var v string
+			if err := rows.Scan(&v); err != nil {
+				rows.Close()
+				return fmt.Errorf("store: scan migration: %w", err)
+			}
+			applied[v] = true
+		}
+		rows.Close()
+		for _, m := range plan {
+			if applied[m.version] {
+				continue
+			}
+			body, err := migrations.ReadFile("migrations/" + m.file)
+			if err != nil {
+				return fmt.Errorf("store: read %s: %w", m.file, err)
+			}
+			for _, stmt := range splitStatements(string(body)) {
+				if _, err := q.ExecContext(ctx, stmt); err != nil {
+					return fmt.Errorf("store: migration %s: %w", m.file, err)
+				}
+			}
+			if _, err := q.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES ($1, $2)`,
+				m.version, Millis(time.Now())); err != nil {
+				return fmt.Errorf("store: record %s: %w", m.file, err)
+			}
+		}
+		return nil
+	})
+}
+
+// splitStatements splits a migration on semicolons that end a line, after
+// dropping "--" comment lines. Migrations keep semicolons out of literals.
+func splitStatements(body string) []string {
+	var out []string
+	var cur strings.Builder
+	for _, line := range strings.Split(body, "\n") {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" || strings.HasPrefix(trimmed, "--") {
+			continue
+		}
+		cur.WriteString(line)
+		cur.WriteByte('\n')
+		if strings.HasSuffix(trimmed, ";") {
+			out = append(out, strings.TrimSuffix(strings.TrimSpace(cur.String()), ";"))
+			cur.Reset()
+		}
+	}
+	if s := strings.TrimSpace(cur.String()); s != "" {
+		out = append(out, s)
+	}
+	return out
+}

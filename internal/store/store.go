@@ -1,0 +1,205 @@
+// Package store opens the database (embedded SQLite or PostgreSQL), runs
+// migrations, and gives domain packages one portable way to read and write.
+//
+// SQL is written once with $1..$N placeholders: pgx requires them and the
+// modernc SQLite driver binds them by number. Timestamps are BIGINT Unix
+// milliseconds and structured values are JSON in TEXT columns, so the same
+// statements run on both engines.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Dialect names the database engine behind a DB.
+type Dialect string
+
+// Supported dialects.
+const (
+	SQLite   Dialect = "sqlite"
+	Postgres Dialect = "postgres"
+)
+
+// ErrNotFound is returned when a row that was asked for by key is absent.
+var ErrNotFound = errors.New("store: not found")
+
+// ErrConflict is returned when a write violates a unique constraint.
+var ErrConflict = errors.New("store: conflict")
+
+// Querier is what domain code runs statements against: a DB outside a
+// transaction, or the transaction handed to Tx's callback.
+type Querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// DB is an open database. On SQLite it keeps one writer connection (SQLite
+// allows one writer at a time; queuing in Go beats SQLITE_BUSY retries) and
+// a pool of read connections. On PostgreSQL both are the same pool.
+type DB struct {
+	w       *sql.DB
+	r       *sql.DB
+	dialect Dialect
+}
+
+// Open connects to dsn: a postgres:// or postgresql:// URL, or else a
+// SQLite file path (optionally prefixed with "sqlite:" or "file:").
+func Open(ctx context.Context, dsn string) (*DB, error) {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return openPostgres(ctx, dsn)
+	}
+	return openSQLite(ctx, dsn)
+}
+
+func openPostgres(ctx context.Context, dsn string) (*DB, error) {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: open postgres: %w", err)
+	}
+	db.SetMaxOpenConns(20)
+	db.SetMaxIdleConns(20)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: ping postgres: %w", err)
+	}
+	return &DB{w: db, r: db, dialect: Postgres}, nil
+}
+
+func openSQLite(ctx context.Context, dsn string) (*DB, error) {
+	path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "file:")
+	if path == "" {
+		return nil, errors.New("store: empty database path")
+	}
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	pragmas := url.Values{}
+	for _, p := range []string{"foreign_keys(1)", "busy_timeout(5000)", "journal_mode(WAL)", "synchronous(NORMAL)"} {
+		pragmas.Add("_pragma", p)
+	}
+	// _txlock=immediate takes the write lock at BEGIN, so a transaction never
+	// fails later when it upgrades from reader to writer.
+	wq := pragmas.Encode() + "&_txlock=immediate"
+	w, err := sql.Open("sqlite", "file:"+path+"?"+wq)
+	if err != nil {
+		return nil, fmt.Errorf("store: open sqlite: %w", err)
+	}
+	w.SetMaxOpenConns(1)
+	w.SetConnMaxIdleTime(0)
+	if err := w.PingContext(ctx); err != nil {
+		w.Close()
+		return nil, fmt.Errorf("store: ping sqlite %s: %w", path, err)
+	}
+	rp := url.Values{}
+	for _, p := range []string{"foreign_keys(1)", "busy_timeout(5000)", "query_only(1)"} {
+		rp.Add("_pragma", p)
+	}
+	r, err := sql.Open("sqlite", "file:"+path+"?"+rp.Encode())
+	if err != nil {
+		w.Close()
+		return nil, fmt.Errorf("store: open sqlite reader: %w", err)
+	}
+	r.SetMaxOpenConns(8)
+	r.SetMaxIdleConns(8)
+	return &DB{w: w, r: r, dialect: SQLite}, nil
+}
+
+// Dialect reports the engine.
+func (db *DB) Dialect() Dialect { return db.dialect }
+
+// Close closes every connection.
+func (db *DB) Close() error {
+	err := db.w.Close()
+	if db.r != db.w {
+		err = errors.Join(err, db.r.Close())
+	}
+	return err
+}
+
+// Ping checks that the database answers (for /readyz).
+func (db *DB) Ping(ctx context.Context) error { return db.r.PingContext(ctx) }
+
+// ExecContext runs a write on the writer.
+func (db *DB) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	res, err := db.w.ExecContext(ctx, q, args...)
+	return res, MapError(err)
+}
+
+// QueryContext runs a statement on the writer connection. Statements with
+// RETURNING must go through here or a Tx; Read() is for pure reads.
+func (db *DB) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	rows, err := db.w.QueryContext(ctx, q, args...)
+	return rows, MapError(err)
+}
+
+// QueryRowContext runs a single-row statement on the writer connection.
+func (db *DB) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	return db.w.QueryRowContext(ctx, q, args...)
+}
+
+// Read returns the read pool, for pure reads on hot paths (session
+// authentication) that must not queue behind SQLite's single writer.
+func (db *DB) Read() Querier { return db.r }
+
+// Tx runs fn in a transaction, committing if fn returns nil.
+func (db *DB) Tx(ctx context.Context, fn func(q Querier) error) error {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: begin: %w", MapError(err))
+	}
+	if err := fn(tx); err != nil {
+		if rb := tx.Rollback(); rb != nil && !errors.Is(rb, sql.ErrTxDone) {
+			return errors.Join(MapError(err), fmt.Errorf("store: rollback: %w", rb))
+		}
+		return MapError(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: commit: %w", MapError(err))
+	}
+	return nil
+}
+
+// MapError translates driver errors into ErrNotFound and ErrConflict so
+// domain code never inspects driver types.
+func MapError(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrConflict) {
+		return err
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
+	}
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) && pg.Code == "23505" {
+		return fmt.Errorf("%w: %s", ErrConflict, pg.ConstraintName)
+	}
+	var lite *sqlite.Error
+	if errors.As(err, &lite) {
+		switch lite.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return fmt.Errorf("%w: %w", ErrConflict, err)
+		}
+	}
+	return err
+}
+
+// Millis converts a time to the BIGINT milliseconds stored in the database.
+func Millis(t time.Time) int64 { return t.UnixMilli() }
+
+// Time converts stored milliseconds back to a UTC time.
+func Time(ms int64) time.Time { return time.UnixMilli(ms).UTC() }

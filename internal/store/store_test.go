@@ -1,0 +1,62 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/store/storetest"
+)
+
+func TestMigrateIsIdempotentAndErrorsMap(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		if err := db.Migrate(ctx); err != nil {
+			t.Fatalf("second migrate: %v", err)
+		}
+		insert := `INSERT INTO projects (project_id, name, env, created_at) VALUES ($1, $2, $3, $4)`
+		if _, err := db.ExecContext(ctx, insert, "p1", "P", "test", 1); err != nil {
+			t.Fatalf("insert: %v", err)
+		}
+		_, err := db.ExecContext(ctx, insert, "p1", "P", "test", 1)
+		if !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("duplicate insert: got %v, want ErrConflict", err)
+		}
+		var name string
+		err = db.Read().QueryRowContext(ctx, `SELECT name FROM projects WHERE project_id = $1`, "nope").Scan(&name)
+		if !errors.Is(store.MapError(err), store.ErrNotFound) {
+			t.Fatalf("missing row: got %v, want ErrNotFound", err)
+		}
+		// The same upsert-with-RETURNING text must run on both engines: the
+		// rate limiter depends on it.
+		up := `INSERT INTO rate_limits (bucket, window_start, hits) VALUES ($1, $2, 1)
+			ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limits.hits + 1 RETURNING hits`
+		var n int
+		for i := 1; i <= 3; i++ {
+			if err := db.QueryRowContext(ctx, up, "b", 0).Scan(&n); err != nil || n != i {
+				t.Fatalf("upsert %d: n=%d err=%v", i, n, err)
+			}
+		}
+	})
+}
+
+func TestTxRollsBackOnError(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		boom := errors.New("boom")
+		err := db.Tx(ctx, func(q store.Querier) error {
+			if _, err := q.ExecContext(ctx, `INSERT INTO projects (project_id, name, env, created_at) VALUES ('p2','P','test',1)`); err != nil {
+				return err
+			}
+			return boom
+		})
+		if !errors.Is(err, boom) {
+			t.Fatalf("Tx error = %v", err)
+		}
+		var n int
+		if err := db.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM projects`).Scan(&n); err != nil || n != 0 {
+			t.Fatalf("rows after rollback = %d, err %v", n, err)
+		}
+	})
+}

@@ -1,0 +1,85 @@
+// Package storetest opens real, migrated databases for tests: a SQLite file
+// in t.TempDir(), and a fresh PostgreSQL schema when
+// LATCHKEY_TEST_POSTGRES_DSN is set, so every suite runs on both engines.
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// EnvPostgres names the variable holding an admin DSN of a throwaway server.
+const EnvPostgres = "LATCHKEY_TEST_POSTGRES_DSN"
+
+// Each runs fn once per available engine as a subtest named after it.
+func Each(t *testing.T, fn func(t *testing.T, db *store.DB)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		fn(t, SQLite(t))
+	})
+	if os.Getenv(EnvPostgres) != "" {
+		t.Run("postgres", func(t *testing.T) {
+			t.Parallel()
+			fn(t, Postgres(t))
+		})
+	}
+}
+
+// SQLite returns a migrated database in a fresh temp file.
+func SQLite(t testing.TB) *store.DB {
+	t.Helper()
+	return open(t, filepath.Join(t.TempDir(), "latchkey.db"))
+}
+
+// Postgres returns a migrated database in a fresh schema of the server
+// named by LATCHKEY_TEST_POSTGRES_DSN; the schema is dropped afterwards.
+func Postgres(t testing.TB) *store.DB {
+	t.Helper()
+	admin := os.Getenv(EnvPostgres)
+	if admin == "" {
+		t.Skip(EnvPostgres + " not set")
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	schema := "t_" + hex.EncodeToString(b[:])
+	adm, err := sql.Open("pgx", admin)
+	if err != nil {
+		t.Fatalf("storetest: open admin: %v", err)
+	}
+	t.Cleanup(func() { adm.Close() })
+	if _, err := adm.Exec(`CREATE SCHEMA ` + schema); err != nil {
+		t.Fatalf("storetest: create schema: %v", err)
+	}
+	t.Cleanup(func() { _, _ = adm.Exec(`DROP SCHEMA ` + schema + ` CASCADE`) })
+	u, err := url.Parse(admin)
+	if err != nil {
+		t.Fatalf("storetest: parse dsn: %v", err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return open(t, u.String())
+}
+
+func open(t testing.TB, dsn string) *store.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.Open(ctx, dsn)
+	if err != nil {
+		t.Fatalf("storetest: open: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := db.Migrate(ctx); err != nil {
+		t.Fatalf("storetest: migrate: %v", err)
+	}
+	return db
+}
