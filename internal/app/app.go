@@ -1,0 +1,138 @@
+// Package app is the composition root: it opens the store, builds every
+// service with explicit dependencies, and assembles the HTTP handler from
+// the route table in routes.go.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/mail"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/config"
+	"github.com/latchkey/latchkey/internal/emailotp"
+	"github.com/latchkey/latchkey/internal/magiclink"
+	"github.com/latchkey/latchkey/internal/notify"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/web/widget"
+)
+
+// Options are the collaborators a caller may supply; zero values get the
+// production defaults.
+type Options struct {
+	Clock  clock.Clock
+	Logger *slog.Logger
+	Widget fs.FS // built widget assets; defaults to the embedded build
+}
+
+// App is a fully wired Latchkey server.
+type App struct {
+	Config   config.Config
+	DB       *store.DB
+	Clock    clock.Clock
+	Log      *slog.Logger
+	Projects *project.Store
+	Resolver *project.Resolver
+	Orgs     *organization.Store
+	Sessions *session.Service
+	Outbox   *notify.Outbox // nil outside dev mode
+	Limiter  *ratelimit.Limiter
+
+	magicLinks *magiclink.Service
+	emailOTP   *emailotp.Service
+	mailer     notify.Mailer
+	widget     fs.FS
+}
+
+// New opens and migrates the database and wires the services.
+func New(ctx context.Context, cfg config.Config, opt Options) (*App, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if opt.Clock == nil {
+		opt.Clock = clock.Real{}
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.Default()
+	}
+	if opt.Widget == nil {
+		opt.Widget = widget.Dist()
+	}
+	db, err := store.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	a := &App{Config: cfg, DB: db, Clock: opt.Clock, Log: opt.Logger, widget: opt.Widget}
+	a.Projects = project.NewStore(db, opt.Clock)
+	a.Resolver = project.NewResolver(a.Projects)
+	a.Orgs = organization.NewStore(db, opt.Clock)
+	a.Sessions = session.New(db, opt.Clock, a.Orgs, a.Projects)
+	a.Limiter = ratelimit.New(db, opt.Clock)
+	if a.mailer, err = a.buildMailer(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	a.magicLinks = magiclink.New(magiclink.Deps{DB: db, Clock: opt.Clock, Projects: a.Projects, Orgs: a.Orgs,
+		Sessions: a.Sessions, Mailer: a.mailer, Limiter: a.Limiter})
+	a.emailOTP = emailotp.New(emailotp.Deps{DB: db, Clock: opt.Clock, Orgs: a.Orgs, Sessions: a.Sessions,
+		Mailer: a.mailer, Limiter: a.Limiter})
+	return a, nil
+}
+
+// errNoMailer is what sends fail with when no delivery is configured.
+var errNoMailer = errors.New("app: no email delivery configured: set LATCHKEY_SMTP_URL")
+
+type noMailer struct{}
+
+func (noMailer) Send(context.Context, notify.Email) error { return errNoMailer }
+
+// buildMailer sends through SMTP when configured and, in dev mode, always
+// into the dev mailbox as well.
+func (a *App) buildMailer() (notify.Mailer, error) {
+	var ms []notify.Mailer
+	if a.Config.SMTPURL != "" {
+		smtp, err := notify.NewSMTP(a.Config.SMTPURL, a.Config.EmailFrom)
+		if err != nil {
+			return nil, fmt.Errorf("app: smtp: %w", err)
+		}
+		ms = append(ms, smtp)
+	}
+	if a.Config.Dev {
+		a.Outbox = notify.NewOutbox(a.DB, a.Clock)
+		ms = append(ms, a.Outbox)
+	}
+	switch len(ms) {
+	case 0:
+		a.Log.Warn("no email delivery configured; email logins will fail until LATCHKEY_SMTP_URL is set")
+		return noMailer{}, nil
+	case 1:
+		return ms[0], nil
+	default:
+		return notify.Fanout(ms...), nil
+	}
+}
+
+// Close releases the database.
+func (a *App) Close() error { return a.DB.Close() }
+
+// emailDomain is the sender's domain, shown by the widget as an inbox hint.
+func (a *App) emailDomain() string {
+	addr, err := mail.ParseAddress(a.Config.EmailFrom)
+	if err != nil {
+		return ""
+	}
+	_, d, _ := strings.Cut(addr.Address, "@")
+	return d
+}

@@ -1,0 +1,129 @@
+package app
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/latchkey/latchkey/internal/devmode"
+	"github.com/latchkey/latchkey/internal/emailotp"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/magiclink"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/telemetry"
+)
+
+// route is one line of the route table.
+type route struct {
+	pattern string
+	h       httpapi.HandlerFunc
+	product string // SDK face only: the product that must be enabled
+}
+
+// Handler assembles the HTTP handler. Every route of both API faces is
+// listed here, so the whole surface reads in one screen.
+func (a *App) Handler() http.Handler {
+	orgs := organization.Handlers{Store: a.Orgs}
+	sess := session.Handlers{Sessions: a.Sessions, Projects: a.Projects}
+	ml := magiclink.Handlers{Service: a.magicLinks}
+	otp := emailotp.Handlers{Service: a.emailOTP}
+	origins := project.OriginPolicy{Resolver: a.Resolver, BaseOrigin: origin(a.Config.BaseURL)}
+	events := telemetry.Handler{DB: a.DB, Clock: a.Clock, Resolver: a.Resolver, Origins: origins, Limiter: a.Limiter}
+
+	// SDK face: {"data": ...} envelope, Basic public_token:session_token.
+	sdkRoutes := []route{
+		{"POST /sdk/v1/b2b/organizations/search", orgs.SearchBySlug, ""},
+		{"POST /sdk/v1/b2b/magic_links/email/login_or_signup", ml.LoginOrSignup, magiclink.Product},
+		{"POST /sdk/v1/b2b/magic_links/authenticate", ml.Authenticate, magiclink.Product},
+		{"POST /sdk/v1/b2b/otps/email/login_or_signup", otp.LoginOrSignup, emailotp.Product},
+		{"POST /sdk/v1/b2b/otps/email/authenticate", otp.Authenticate, emailotp.Product},
+		{"POST /sdk/v1/b2b/sessions/authenticate", sess.SDKAuthenticate, ""},
+		{"POST /sdk/v1/b2b/sessions/revoke", sess.SDKRevoke, ""},
+	}
+	// Backend face: flat JSON, Basic project_id:secret.
+	backendRoutes := []route{
+		{"POST /v1/b2b/organizations", orgs.Create, ""},
+		{"GET /v1/b2b/organizations/{organization_id}", orgs.Get, ""},
+		{"PUT /v1/b2b/organizations/{organization_id}", orgs.Update, ""},
+		{"DELETE /v1/b2b/organizations/{organization_id}", orgs.Delete, ""},
+		{"POST /v1/b2b/organizations/{organization_id}/members", orgs.CreateMember, ""},
+		{"GET /v1/b2b/organizations/{organization_id}/member", orgs.GetMember, ""},
+		{"POST /v1/b2b/magic_links/email/login_or_signup", ml.LoginOrSignup, ""},
+		{"POST /v1/b2b/magic_links/authenticate", ml.Authenticate, ""},
+		{"POST /v1/b2b/otps/email/login_or_signup", otp.LoginOrSignup, ""},
+		{"POST /v1/b2b/otps/email/authenticate", otp.Authenticate, ""},
+		{"POST /v1/b2b/sessions/authenticate", sess.BackendAuthenticate, ""},
+		{"POST /v1/b2b/sessions/revoke", sess.BackendRevoke, ""},
+	}
+
+	sdk := http.NewServeMux()
+	for _, rt := range sdkRoutes {
+		h := httpapi.Handle(httpapi.SDK, requireProduct(rt.product, rt.h))
+		sdk.Handle(rt.pattern, httpapi.Chain(h, origins.RequireOrigin(), a.Resolver.SDKAuth()))
+	}
+	// Bootstrap names its project in the path; events name it per event.
+	sdk.Handle("GET /sdk/v1/projects/bootstrap/{public_token}",
+		httpapi.Handle(httpapi.SDK, project.BootstrapHandler(a.Resolver, a.emailDomain())))
+	sdk.Handle("POST /sdk/v1/events", httpapi.Handle(httpapi.SDK, events.Post))
+
+	mux := http.NewServeMux()
+	mux.Handle("/sdk/v1/", httpapi.Chain(httpapi.JSONNotFound(sdk), httpapi.WithCORS(origins)))
+	for _, rt := range backendRoutes {
+		mux.Handle(rt.pattern, httpapi.Chain(httpapi.Handle(httpapi.Backend, rt.h), a.Resolver.BackendAuth()))
+	}
+	mux.Handle("GET /v1/b2b/sessions/jwks/{project_id}", httpapi.Handle(httpapi.Backend, sess.JWKS))
+	mux.Handle("GET /widget/{file...}", a.widgetHandler())
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
+	mux.HandleFunc("GET /readyz", a.ready)
+	if a.Config.Dev {
+		mb := devmode.MailboxHandler(a.Outbox)
+		mux.Handle("GET /dev/mailbox", mb)
+		mux.Handle("GET /dev/mailbox/messages", mb)
+		mux.Handle("GET /{$}", devmode.DemoHandler(a.Projects, a.Orgs, a.Config.BaseURL))
+	}
+
+	return httpapi.Chain(httpapi.JSONNotFound(mux),
+		httpapi.WithRequestID(requestIDEnv(a.Config.Dev)),
+		httpapi.WithLogging(a.Log),
+		httpapi.WithRecover(),
+		httpapi.WithSecurityHeaders(),
+		httpapi.WithBodyLimit(a.Config.BodyLimit),
+	)
+}
+
+func requireProduct(product string, h httpapi.HandlerFunc) httpapi.HandlerFunc {
+	if product == "" {
+		return h
+	}
+	return func(r *http.Request) (any, error) {
+		if err := project.RequireProduct(r.Context(), product); err != nil {
+			return nil, err
+		}
+		return h(r)
+	}
+}
+
+func (a *App) ready(w http.ResponseWriter, r *http.Request) {
+	if err := a.DB.Ping(r.Context()); err != nil {
+		a.Log.Error("readyz: database unreachable", "error", err)
+		w.WriteHeader(http.StatusServiceUnavailable)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+func requestIDEnv(dev bool) string {
+	if dev {
+		return "test"
+	}
+	return "live"
+}
+
+func origin(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}

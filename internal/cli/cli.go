@@ -1,0 +1,101 @@
+// Package cli implements the latchkey command: serve, dev, migrate,
+// project and keys. Each noun has its own file; Run dispatches.
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/config"
+)
+
+const usage = `latchkey: self-hosted B2B authentication
+
+Usage:
+  latchkey serve   [--addr :8080]     run the server (production mode)
+  latchkey dev     [--addr :8080]     run with the demo seed and the dev mailbox
+  latchkey migrate                    apply database migrations and exit
+  latchkey project create --name N [--redirect-url URL]... [--origin ORIGIN]... [--live]
+  latchkey project list
+  latchkey project add-redirect-url --project ID --url URL [--type login|signup|discovery|reset_password|invite]...
+  latchkey project add-origin --project ID --origin ORIGIN
+  latchkey keys rotate --project ID
+
+Configuration comes from LATCHKEY_DATABASE_URL, LATCHKEY_BASE_URL, LATCHKEY_SMTP_URL,
+LATCHKEY_EMAIL_FROM and LATCHKEY_ADDR (flags override the address).
+`
+
+// Env is what a command sees of its process, injectable for tests.
+type Env struct {
+	Args   []string
+	Stdout io.Writer
+	Stderr io.Writer
+	Lookup func(string) (string, bool)
+}
+
+// Run executes the command in env.Args (without the program name) and
+// returns the process exit code.
+func Run(ctx context.Context, env Env) int {
+	if len(env.Args) == 0 {
+		fmt.Fprint(env.Stderr, usage)
+		return 2
+	}
+	var err error
+	switch env.Args[0] {
+	case "serve":
+		err = serve(ctx, env, false)
+	case "dev":
+		err = serve(ctx, env, true)
+	case "migrate":
+		err = migrate(ctx, env)
+	case "project":
+		err = projectCmd(ctx, env)
+	case "keys":
+		err = keysCmd(ctx, env)
+	case "help", "-h", "--help":
+		fmt.Fprint(env.Stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(env.Stderr, "latchkey: unknown command %q\n\n%s", env.Args[0], usage)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "latchkey %s: %v\n", env.Args[0], err)
+		return 1
+	}
+	return 0
+}
+
+func loadConfig(env Env) (config.Config, error) {
+	return config.FromEnv(config.Defaults(), env.Lookup)
+}
+
+// OSEnv returns the process environment.
+func OSEnv() Env {
+	return Env{Args: os.Args[1:], Stdout: os.Stdout, Stderr: os.Stderr, Lookup: os.LookupEnv}
+}
+
+// secretKeys are attribute names whose values never reach a log.
+var secretKeys = []string{"token", "secret", "password", "code", "authorization", "cookie", "jwt"}
+
+// newLogger logs JSON in production and text in dev, redacting any
+// attribute whose name suggests a secret.
+func newLogger(w io.Writer, dev bool) *slog.Logger {
+	opts := &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		k := strings.ToLower(a.Key)
+		for _, s := range secretKeys {
+			if strings.Contains(k, s) {
+				return slog.String(a.Key, "[redacted]")
+			}
+		}
+		return a
+	}}
+	if dev {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}

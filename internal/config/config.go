@@ -1,0 +1,88 @@
+// Package config is Latchkey's typed configuration: defaults, then
+// LATCHKEY_* environment variables, then command-line flags (applied by the
+// cli package), then Validate.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Config is everything the server needs to start.
+type Config struct {
+	Addr        string // listen address, e.g. ":8080"
+	DatabaseURL string // SQLite file path or postgres:// URL
+	BaseURL     string // public URL of this server, without trailing slash
+	SMTPURL     string // smtp://user:pass@host:port; empty disables SMTP
+	EmailFrom   string // From address of outgoing email
+	Dev         bool   // dev mode: demo seed, dev mailbox, relaxed cookies
+	BodyLimit   int64  // maximum request body size in bytes
+}
+
+// Defaults returns the configuration used when nothing is set.
+func Defaults() Config {
+	return Config{
+		Addr:        ":8080",
+		DatabaseURL: "./data/latchkey.db",
+		BaseURL:     "http://localhost:8080",
+		EmailFrom:   "Latchkey <no-reply@latchkey.localhost>",
+		BodyLimit:   1 << 20,
+	}
+}
+
+// FromEnv overlays LATCHKEY_* variables on c. lookup is os.LookupEnv in
+// production and a map in tests.
+func FromEnv(c Config, lookup func(string) (string, bool)) (Config, error) {
+	str := func(key string, dst *string) {
+		if v, ok := lookup(key); ok && v != "" {
+			*dst = v
+		}
+	}
+	str("LATCHKEY_ADDR", &c.Addr)
+	str("LATCHKEY_DATABASE_URL", &c.DatabaseURL)
+	str("LATCHKEY_BASE_URL", &c.BaseURL)
+	str("LATCHKEY_SMTP_URL", &c.SMTPURL)
+	str("LATCHKEY_EMAIL_FROM", &c.EmailFrom)
+	if v, ok := lookup("LATCHKEY_BODY_LIMIT"); ok && v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return c, fmt.Errorf("config: LATCHKEY_BODY_LIMIT: %w", err)
+		}
+		c.BodyLimit = n
+	}
+	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	return c, nil
+}
+
+// Validate reports every problem at once, so an operator fixes them in one go.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Addr == "" {
+		errs = append(errs, errors.New("listen address is empty"))
+	}
+	if c.DatabaseURL == "" {
+		errs = append(errs, errors.New("LATCHKEY_DATABASE_URL is empty"))
+	}
+	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("LATCHKEY_BASE_URL %q must be an absolute http(s) URL", c.BaseURL))
+	}
+	if c.SMTPURL != "" {
+		if u, err := url.Parse(c.SMTPURL); err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
+			// Never echo the URL: it may hold the SMTP password.
+			errs = append(errs, errors.New("LATCHKEY_SMTP_URL must look like smtp://user:pass@host:port"))
+		}
+	}
+	if c.BodyLimit < 1024 {
+		errs = append(errs, errors.New("LATCHKEY_BODY_LIMIT must be at least 1024 bytes"))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("config: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// SecureCookies reports whether the base URL is https (cookies then get Secure).
+func (c Config) SecureCookies() bool { return strings.HasPrefix(c.BaseURL, "https://") }

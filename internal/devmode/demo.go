@@ -1,0 +1,60 @@
+package devmode
+
+import (
+	_ "embed"
+	"html/template"
+	"net/http"
+
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+)
+
+//go:embed demo.html.tmpl
+var demoHTML string
+
+var demoTemplate = template.Must(template.New("demo").Parse(demoHTML))
+
+type demoOrg struct {
+	Name, Slug, Rule, Member string
+}
+
+type demoView struct {
+	ProjectName string
+	PublicToken string
+	BaseURL     string
+	Orgs        []demoOrg
+}
+
+// DemoHandler serves the dev demo page at /: one login widget per demo
+// organization, the current session, and a link to the dev mailbox.
+func DemoHandler(projects *project.Store, orgs *organization.Store, baseURL string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx := r.Context()
+		p, err := projects.ByName(ctx, DemoProjectName)
+		if err != nil {
+			http.Error(w, "The demo project is missing: start the server with `latchkey dev`, which seeds it.", http.StatusNotFound)
+			return
+		}
+		tok, err := projects.PublicToken(ctx, p.ID)
+		if err != nil {
+			http.Error(w, "The demo project has no public token.", http.StatusInternalServerError)
+			return
+		}
+		v := demoView{ProjectName: p.Name, PublicToken: tok, BaseURL: baseURL}
+		for _, d := range DemoOrgs {
+			if _, err := orgs.BySlug(ctx, p.ID, d.Slug); err != nil {
+				continue
+			}
+			rule := "Anyone with an email address may join."
+			if d.JIT == organization.Restricted {
+				rule = "Only addresses at " + d.Domains[0] + " may join."
+			}
+			v.Orgs = append(v.Orgs, demoOrg{Name: d.Name, Slug: d.Slug, Rule: rule, Member: d.Member})
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		if err := demoTemplate.Execute(w, v); err != nil {
+			http.Error(w, "render failed", http.StatusInternalServerError)
+		}
+	})
+}

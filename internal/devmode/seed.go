@@ -1,0 +1,81 @@
+package devmode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// DemoProjectName names the project the seed creates.
+const DemoProjectName = "Latchkey Demo"
+
+// DemoOrg is one seeded organization.
+type DemoOrg struct {
+	Name, Slug, JIT string
+	Domains         []string
+	Member          string // an existing member's email
+}
+
+// DemoOrgs are the seeded organizations: one open to any email domain,
+// one restricted to an allowed domain.
+var DemoOrgs = []DemoOrg{
+	{Name: "Acme Corp", Slug: "acme", JIT: organization.AllAllowed, Member: "ada@acme.test"},
+	{Name: "Globex", Slug: "globex", JIT: organization.Restricted, Domains: []string{"globex.test"}, Member: "grace@globex.test"},
+}
+
+// Seeded describes the demo data. Secret is set only when the project was
+// created by this call (it is stored hashed and cannot be shown again).
+type Seeded struct {
+	Project     *project.Project
+	PublicToken string
+	Secret      string
+}
+
+// Seed creates the demo project, organizations and members when missing.
+// It is idempotent: later runs find and keep what exists.
+func Seed(ctx context.Context, projects *project.Store, orgs *organization.Store, baseURL string) (*Seeded, error) {
+	out := &Seeded{}
+	p, err := projects.ByName(ctx, DemoProjectName)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		created, err := projects.Create(ctx, project.CreateParams{Name: DemoProjectName,
+			RedirectURLs: []string{baseURL + "/"}, Origins: []string{baseURL}})
+		if err != nil {
+			return nil, fmt.Errorf("devmode: seed project: %w", err)
+		}
+		p, out.Secret = created.Project, created.Secret
+	case err != nil:
+		return nil, fmt.Errorf("devmode: seed: %w", err)
+	}
+	out.Project = p
+	if out.PublicToken, err = projects.PublicToken(ctx, p.ID); err != nil {
+		return nil, err
+	}
+	for _, d := range DemoOrgs {
+		o, err := orgs.BySlug(ctx, p.ID, d.Slug)
+		if errors.Is(err, store.ErrNotFound) {
+			name, slug, jit, domains := d.Name, d.Slug, d.JIT, d.Domains
+			if domains == nil {
+				domains = []string{}
+			}
+			o, err = orgs.Create(ctx, p.ID, p.Env, organization.Settings{Name: &name, Slug: &slug,
+				EmailJITProvisioning: &jit, EmailAllowedDomains: &domains})
+		}
+		if err != nil {
+			return nil, fmt.Errorf("devmode: seed %s: %w", d.Slug, err)
+		}
+		if _, err := orgs.MemberByEmail(ctx, orgs.DB().Read(), o.OrganizationID, d.Member); errors.Is(err, store.ErrNotFound) {
+			if _, err := orgs.CreateMember(ctx, orgs.DB(), o, p.Env, organization.NewMember{Email: d.Member,
+				Status: organization.StatusActive}); err != nil {
+				return nil, fmt.Errorf("devmode: seed member: %w", err)
+			}
+		} else if err != nil {
+			return nil, fmt.Errorf("devmode: seed member: %w", err)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,228 @@
+// Package emailotp implements email one-time passcodes for organization
+// login: a 6-digit code valid for 10 minutes, single use, locked after
+// repeated wrong guesses.
+//
+// Security: codes are stored as salted SHA-256 hashes and compared in
+// constant time. Only the newest code of a member is live (sending a new one
+// retires the old), each code allows MaxAttempts wrong guesses, and guesses
+// are also rate-limited per member and per client address, so the 10^6 code
+// space cannot be searched. A wrong email, an unknown member, an expired
+// code and a wrong code all answer otp_code_not_found, so the endpoint does
+// not reveal who is a member.
+package emailotp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/notify"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Constants of the spec: 6 digits, 10 minutes.
+const (
+	CodeLength    = 6
+	DefaultExpiry = 10 * time.Minute
+	MaxAttempts   = 5
+)
+
+// Rate limits for sends and guesses.
+var (
+	SendPerEmail  = ratelimit.Rule{Name: "otp_send_email", Limit: 5, Window: 10 * time.Minute}
+	SendPerIP     = ratelimit.Rule{Name: "otp_send_ip", Limit: 50, Window: 10 * time.Minute}
+	CheckPerEmail = ratelimit.Rule{Name: "otp_check_email", Limit: 15, Window: 10 * time.Minute}
+	CheckPerIP    = ratelimit.Rule{Name: "otp_check_ip", Limit: 100, Window: 10 * time.Minute}
+)
+
+var codePattern = regexp.MustCompile(`^[0-9]{6}$`)
+
+// Mailer delivers email.
+type Mailer interface {
+	Send(ctx context.Context, m notify.Email) error
+}
+
+// Deps are the collaborators of the email OTP service.
+type Deps struct {
+	DB       *store.DB
+	Clock    clock.Clock
+	Orgs     *organization.Store
+	Sessions *session.Service
+	Mailer   Mailer
+	Limiter  *ratelimit.Limiter
+}
+
+// Service sends and checks email codes.
+type Service struct{ d Deps }
+
+// New returns an email OTP service.
+func New(d Deps) *Service { return &Service{d: d} }
+
+// SendParams is a login_or_signup request.
+type SendParams struct {
+	Project        *project.Project
+	ClientIP       string
+	Email          string
+	OrganizationID string
+	ExpiryMinutes  int
+}
+
+// SendResult says who the code was sent to.
+type SendResult struct {
+	Member        *organization.Member
+	MemberCreated bool
+	Organization  *organization.Organization
+}
+
+// LoginOrSignup emails a fresh code to a member, or to a new member the
+// organization's JIT policy admits.
+func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult, error) {
+	expiry := DefaultExpiry
+	if p.ExpiryMinutes != 0 {
+		if p.ExpiryMinutes < 2 || p.ExpiryMinutes > 15 {
+			return nil, apierr.Invalid("login_expiration_minutes", "Expiration must be between 2 and 15 minutes.")
+		}
+		expiry = time.Duration(p.ExpiryMinutes) * time.Minute
+	}
+	if err := s.d.Limiter.Allow(ctx, SendPerIP, p.Project.ID+"|"+p.ClientIP); err != nil {
+		return nil, err
+	}
+	org, member, created, err := s.d.Orgs.LoadForEmailLogin(ctx, p.Project.ID, p.Project.Env, p.OrganizationID, p.Email)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.d.Limiter.Allow(ctx, SendPerEmail, org.OrganizationID+"|"+member.EmailAddress); err != nil {
+		return nil, err
+	}
+	code, salt := ids.Digits(CodeLength), ids.Token()
+	id := ids.New("email-otp", p.Project.Env)
+	now := s.d.Clock.Now()
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		if _, err := q.ExecContext(ctx, `UPDATE email_otps SET used_at = $1 WHERE member_id = $2 AND used_at IS NULL`,
+			store.Millis(now), member.MemberID); err != nil {
+			return fmt.Errorf("retire old codes: %w", err)
+		}
+		_, err := q.ExecContext(ctx, `INSERT INTO email_otps (email_otp_id, project_id, organization_id, member_id, code_salt,
+			code_hash, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)`, id, p.Project.ID, org.OrganizationID,
+			member.MemberID, salt, ids.HashCode(salt, code), store.Millis(now), store.Millis(now.Add(expiry)))
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("emailotp: store code: %w", err)
+	}
+	msg, err := notify.EmailOTPEmail(member.EmailAddress, notify.CodeData{ProjectName: p.Project.Name,
+		OrganizationName: org.OrganizationName, Code: code, ExpiresIn: expiry})
+	if err == nil {
+		err = s.d.Mailer.Send(ctx, msg)
+	}
+	if err != nil {
+		_, _ = s.d.DB.ExecContext(ctx, `UPDATE email_otps SET used_at = $1 WHERE email_otp_id = $2`, store.Millis(now), id)
+		return nil, apierr.Wrap(apierr.EmailDeliveryFailed, err)
+	}
+	return &SendResult{Member: member, MemberCreated: created, Organization: org}, nil
+}
+
+// AuthParams is an authenticate request.
+type AuthParams struct {
+	Project         *project.Project
+	ClientIP        string
+	Code            string
+	Email           string
+	OrganizationID  string
+	DurationMinutes *int
+}
+
+// Authenticate checks a code and returns a session.
+func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.AuthResponse, error) {
+	if !codePattern.MatchString(p.Code) {
+		return nil, apierr.New(apierr.InvalidCode)
+	}
+	email, err := emailaddr.Normalize(p.Email)
+	if err != nil {
+		return nil, err
+	}
+	duration, err := session.DurationMinutes(p.Project, p.DurationMinutes)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.d.Limiter.Allow(ctx, CheckPerIP, p.Project.ID+"|"+p.ClientIP); err != nil {
+		return nil, err
+	}
+	if err := s.d.Limiter.Allow(ctx, CheckPerEmail, p.OrganizationID+"|"+email); err != nil {
+		return nil, err
+	}
+	org, err := s.d.Orgs.Get(ctx, p.Project.ID, p.OrganizationID)
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	var resp *session.AuthResponse
+	var wrong bool
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		now := s.d.Clock.Now()
+		member, err := s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, email)
+		if errors.Is(err, store.ErrNotFound) {
+			return apierr.New(apierr.OTPCodeNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		var id, salt, hash string
+		var attempts int
+		err = q.QueryRowContext(ctx, `SELECT email_otp_id, code_salt, code_hash, failed_attempts FROM email_otps
+			WHERE member_id = $1 AND used_at IS NULL AND expires_at > $2 ORDER BY created_at DESC LIMIT 1`,
+			member.MemberID, store.Millis(now)).Scan(&id, &salt, &hash, &attempts)
+		if err != nil {
+			return apierr.Wrap(apierr.OTPCodeNotFound, store.MapError(err))
+		}
+		if !ids.Equal(ids.HashCode(salt, p.Code), hash) {
+			// Count the miss; the last allowed miss retires the code. The
+			// caller commits this write even though it returns an error.
+			wrong = true
+			_, err := q.ExecContext(ctx, `UPDATE email_otps SET failed_attempts = failed_attempts + 1,
+				used_at = CASE WHEN failed_attempts + 1 >= $1 THEN $2 ELSE used_at END WHERE email_otp_id = $3`,
+				MaxAttempts, store.Millis(now), id)
+			return err
+		}
+		res, err := q.ExecContext(ctx, `UPDATE email_otps SET used_at = $1 WHERE email_otp_id = $2 AND used_at IS NULL`,
+			store.Millis(now), id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return apierr.New(apierr.OTPCodeNotFound)
+		}
+		if member.Status == organization.StatusDeleted {
+			return apierr.New(apierr.InactiveMember)
+		}
+		if err := s.d.Orgs.MarkEmailVerified(ctx, q, member); err != nil {
+			return err
+		}
+		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{
+			Project: p.Project, Organization: org, Member: member, DurationMinutes: duration, MethodID: member.EmailID,
+			Factor: session.Factor{DeliveryMethod: "email", Type: "otp",
+				EmailFactor: &session.EmailFactor{EmailID: member.EmailID, EmailAddress: member.EmailAddress}},
+		})
+		return err
+	})
+	if wrong && err == nil {
+		return nil, apierr.New(apierr.OTPCodeNotFound)
+	}
+	if err != nil {
+		var ae *apierr.Error
+		if errors.As(err, &ae) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("emailotp: authenticate: %w", err)
+	}
+	return resp, nil
+}

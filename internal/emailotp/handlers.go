@@ -1,0 +1,69 @@
+package emailotp
+
+import (
+	"net/http"
+
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+)
+
+// Product is the SDK product gating these routes.
+const Product = "emailOtp"
+
+// Handlers serves the email OTP routes of both faces.
+type Handlers struct{ Service *Service }
+
+type sendRequest struct {
+	EmailAddress            string `json:"email_address"`
+	OrganizationID          string `json:"organization_id"`
+	LoginTemplateID         string `json:"login_template_id"`
+	SignupTemplateID        string `json:"signup_template_id"`
+	Locale                  string `json:"locale"`
+	LoginExpirationMinutes  int    `json:"login_expiration_minutes"`
+	SignupExpirationMinutes int    `json:"signup_expiration_minutes"`
+}
+
+// SendResponse answers login_or_signup.
+type SendResponse struct {
+	httpapi.Common
+	MemberID      string                     `json:"member_id"`
+	MemberCreated bool                       `json:"member_created"`
+	Member        *organization.Member       `json:"member"`
+	Organization  *organization.Organization `json:"organization"`
+}
+
+// LoginOrSignup handles POST b2b/otps/email/login_or_signup.
+func (h Handlers) LoginOrSignup(r *http.Request) (any, error) {
+	var req sendRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	res, err := h.Service.LoginOrSignup(r.Context(), SendParams{Project: project.CallerFrom(r.Context()).Project,
+		ClientIP: httpapi.ClientIP(r), Email: req.EmailAddress, OrganizationID: req.OrganizationID,
+		ExpiryMinutes: req.LoginExpirationMinutes})
+	if err != nil {
+		return nil, err
+	}
+	return &SendResponse{MemberID: res.Member.MemberID, MemberCreated: res.MemberCreated, Member: res.Member,
+		Organization: res.Organization}, nil
+}
+
+type authRequest struct {
+	Code                   string `json:"code"`
+	EmailAddress           string `json:"email_address"`
+	OrganizationID         string `json:"organization_id"`
+	SessionDurationMinutes *int   `json:"session_duration_minutes"`
+	Locale                 string `json:"locale"`
+}
+
+// Authenticate handles POST b2b/otps/email/authenticate.
+func (h Handlers) Authenticate(r *http.Request) (any, error) {
+	var req authRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	return h.Service.Authenticate(r.Context(), AuthParams{Project: project.CallerFrom(r.Context()).Project,
+		ClientIP: httpapi.ClientIP(r), Code: req.Code, Email: req.EmailAddress, OrganizationID: req.OrganizationID,
+		DurationMinutes: req.SessionDurationMinutes})
+}

@@ -1,0 +1,76 @@
+package magiclink
+
+import (
+	"net/http"
+
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+)
+
+// Handlers serves the magic-link routes; both faces share them, the SDK
+// face additionally requiring the product to be enabled.
+type Handlers struct{ Service *Service }
+
+type sendRequest struct {
+	EmailAddress            string `json:"email_address"`
+	OrganizationID          string `json:"organization_id"`
+	LoginRedirectURL        string `json:"login_redirect_url"`
+	SignupRedirectURL       string `json:"signup_redirect_url"`
+	LoginTemplateID         string `json:"login_template_id"`
+	SignupTemplateID        string `json:"signup_template_id"`
+	Locale                  string `json:"locale"`
+	LoginExpirationMinutes  int    `json:"login_expiration_minutes"`
+	SignupExpirationMinutes int    `json:"signup_expiration_minutes"`
+	PKCECodeChallenge       string `json:"pkce_code_challenge"`
+}
+
+// SendResponse answers login_or_signup.
+type SendResponse struct {
+	httpapi.Common
+	MemberID      string                     `json:"member_id"`
+	MemberCreated bool                       `json:"member_created"`
+	Member        *organization.Member       `json:"member"`
+	Organization  *organization.Organization `json:"organization"`
+}
+
+// Product is the SDK product gating these routes.
+const Product = "emailMagicLinks"
+
+// LoginOrSignup handles POST b2b/magic_links/email/login_or_signup.
+func (h Handlers) LoginOrSignup(r *http.Request) (any, error) {
+	var req sendRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	res, err := h.Service.LoginOrSignup(r.Context(), SendParams{
+		Project: project.CallerFrom(r.Context()).Project, ClientIP: httpapi.ClientIP(r), Email: req.EmailAddress,
+		OrganizationID: req.OrganizationID, LoginRedirectURL: req.LoginRedirectURL, SignupRedirectURL: req.SignupRedirectURL,
+		LoginExpiration: req.LoginExpirationMinutes, SignupExpiration: req.SignupExpirationMinutes,
+		PKCECodeChallenge: req.PKCECodeChallenge,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &SendResponse{MemberID: res.Member.MemberID, MemberCreated: res.MemberCreated, Member: res.Member,
+		Organization: res.Organization}, nil
+}
+
+type authRequest struct {
+	MagicLinksToken        string `json:"magic_links_token"`
+	SessionDurationMinutes *int   `json:"session_duration_minutes"`
+	PKCECodeVerifier       string `json:"pkce_code_verifier"`
+	Locale                 string `json:"locale"`
+}
+
+// Authenticate handles POST b2b/magic_links/authenticate.
+func (h Handlers) Authenticate(r *http.Request) (any, error) {
+	var req authRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	return h.Service.Authenticate(r.Context(), AuthParams{
+		Project: project.CallerFrom(r.Context()).Project, ClientIP: httpapi.ClientIP(r), Token: req.MagicLinksToken,
+		DurationMinutes: req.SessionDurationMinutes, PKCECodeVerifier: req.PKCECodeVerifier,
+	})
+}

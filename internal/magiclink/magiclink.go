@@ -1,0 +1,279 @@
+// Package magiclink implements email magic links for organization login:
+// login_or_signup sends a single-use link to the organization's login or
+// signup redirect URL, and authenticate redeems it for a session.
+//
+// Security: tokens are 256-bit random, stored as SHA-256 hashes, expire,
+// and are redeemed by one conditional UPDATE so two concurrent clicks cannot
+// both win. With PKCE, the link is useless without the verifier held by the
+// browser that asked for it.
+package magiclink
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/notify"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// TokenType is the stytch_token_type the link carries.
+const TokenType = "multi_tenant_magic_links"
+
+// Expiry bounds, in minutes.
+const (
+	DefaultExpiryMinutes = 60
+	MinExpiryMinutes     = 5
+	MaxExpiryMinutes     = 10080
+)
+
+// Rate limits: sends per recipient and per client address, and redeem
+// attempts per client address (redeeming guesses tokens).
+var (
+	SendPerEmail = ratelimit.Rule{Name: "ml_send_email", Limit: 5, Window: 10 * time.Minute}
+	SendPerIP    = ratelimit.Rule{Name: "ml_send_ip", Limit: 50, Window: 10 * time.Minute}
+	RedeemPerIP  = ratelimit.Rule{Name: "ml_redeem_ip", Limit: 60, Window: 10 * time.Minute}
+)
+
+// Mailer delivers email.
+type Mailer interface {
+	Send(ctx context.Context, m notify.Email) error
+}
+
+// Deps are the collaborators of the magic-link service.
+type Deps struct {
+	DB       *store.DB
+	Clock    clock.Clock
+	Projects *project.Store
+	Orgs     *organization.Store
+	Sessions *session.Service
+	Mailer   Mailer
+	Limiter  *ratelimit.Limiter
+}
+
+// Service sends and redeems magic links.
+type Service struct{ d Deps }
+
+// New returns a magic-link service.
+func New(d Deps) *Service { return &Service{d: d} }
+
+// SendParams is a login_or_signup request.
+type SendParams struct {
+	Project           *project.Project
+	ClientIP          string
+	Email             string
+	OrganizationID    string
+	LoginRedirectURL  string
+	SignupRedirectURL string
+	LoginExpiration   int
+	SignupExpiration  int
+	PKCECodeChallenge string
+}
+
+// SendResult says who the link was sent to.
+type SendResult struct {
+	Member        *organization.Member
+	MemberCreated bool
+	Organization  *organization.Organization
+}
+
+// LoginOrSignup emails a login link to a member, or a signup link to a new
+// member the organization's JIT policy admits.
+func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult, error) {
+	if p.Project.PKCERequiredForEmailMagicLinks && p.PKCECodeChallenge == "" {
+		return nil, apierr.New(apierr.PKCERequired)
+	}
+	if err := s.d.Limiter.Allow(ctx, SendPerIP, p.Project.ID+"|"+p.ClientIP); err != nil {
+		return nil, err
+	}
+	org, member, created, err := s.d.Orgs.LoadForEmailLogin(ctx, p.Project.ID, p.Project.Env, p.OrganizationID, p.Email)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.d.Limiter.Allow(ctx, SendPerEmail, org.OrganizationID+"|"+member.EmailAddress); err != nil {
+		return nil, err
+	}
+	purpose, redirectType, requested, minutes := "login", project.RedirectLogin, p.LoginRedirectURL, p.LoginExpiration
+	if member.Status != organization.StatusActive {
+		purpose, redirectType, requested, minutes = "signup", project.RedirectSignup, p.SignupRedirectURL, p.SignupExpiration
+	}
+	expiry, err := expiryMinutes(minutes)
+	if err != nil {
+		return nil, err
+	}
+	target, err := s.d.Projects.ResolveRedirect(ctx, p.Project.ID, redirectType, requested)
+	if err != nil {
+		return nil, err
+	}
+	token, id, err := s.insert(ctx, p.Project, org, member, purpose, p.PKCECodeChallenge, expiry)
+	if err != nil {
+		return nil, err
+	}
+	link, err := withToken(target, token)
+	if err != nil {
+		return nil, err
+	}
+	data := notify.LinkData{ProjectName: p.Project.Name, OrganizationName: org.OrganizationName, URL: link,
+		ExpiresIn: time.Duration(expiry) * time.Minute}
+	build := notify.MagicLinkLoginEmail
+	if purpose == "signup" {
+		build = notify.MagicLinkSignupEmail
+	}
+	msg, err := build(member.EmailAddress, data)
+	if err == nil {
+		err = s.d.Mailer.Send(ctx, msg)
+	}
+	if err != nil {
+		// A link nobody received must not stay redeemable.
+		s.burn(ctx, id)
+		return nil, apierr.Wrap(apierr.EmailDeliveryFailed, err)
+	}
+	return &SendResult{Member: member, MemberCreated: created, Organization: org}, nil
+}
+
+func expiryMinutes(requested int) (int, error) {
+	if requested == 0 {
+		return DefaultExpiryMinutes, nil
+	}
+	if requested < MinExpiryMinutes || requested > MaxExpiryMinutes {
+		return 0, apierr.Invalid("login_expiration_minutes",
+			fmt.Sprintf("Expiration must be between %d and %d minutes.", MinExpiryMinutes, MaxExpiryMinutes))
+	}
+	return requested, nil
+}
+
+func (s *Service) insert(ctx context.Context, p *project.Project, org *organization.Organization, m *organization.Member,
+	purpose, challenge string, minutes int) (token, id string, err error) {
+	token, id = ids.Token(), ids.New("magic-link", p.Env)
+	now := s.d.Clock.Now()
+	_, err = s.d.DB.ExecContext(ctx, `INSERT INTO magic_links (magic_link_id, project_id, organization_id, member_id, token_hash,
+		purpose, pkce_code_challenge, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
+		id, p.ID, org.OrganizationID, m.MemberID, ids.Hash(token), purpose, challenge,
+		store.Millis(now), store.Millis(now.Add(time.Duration(minutes)*time.Minute)))
+	if err != nil {
+		return "", "", fmt.Errorf("magiclink: insert: %w", err)
+	}
+	return token, id, nil
+}
+
+func (s *Service) burn(ctx context.Context, id string) {
+	// Best effort: if this fails too the link still expires on its own.
+	_, _ = s.d.DB.ExecContext(ctx, `UPDATE magic_links SET used_at = $1 WHERE magic_link_id = $2 AND used_at IS NULL`,
+		store.Millis(s.d.Clock.Now()), id)
+}
+
+// withToken appends the token parameters to a registered redirect URL,
+// keeping its own query.
+func withToken(target, token string) (string, error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return "", fmt.Errorf("magiclink: redirect url: %w", err)
+	}
+	q := u.Query()
+	q.Set("stytch_token_type", TokenType)
+	q.Set("token", token)
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// AuthParams is an authenticate request.
+type AuthParams struct {
+	Project          *project.Project
+	ClientIP         string
+	Token            string
+	DurationMinutes  *int
+	PKCECodeVerifier string
+}
+
+// Authenticate redeems a magic-link token for a session.
+func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.AuthResponse, error) {
+	if p.Token == "" {
+		return nil, apierr.Invalid("magic_links_token", "magic_links_token is required.")
+	}
+	duration, err := session.DurationMinutes(p.Project, p.DurationMinutes)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.d.Limiter.Allow(ctx, RedeemPerIP, p.Project.ID+"|"+p.ClientIP); err != nil {
+		return nil, err
+	}
+	var resp *session.AuthResponse
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		now := s.d.Clock.Now()
+		var id, orgID, memberID, challenge string
+		var expires int64
+		var used *int64
+		err := q.QueryRowContext(ctx, `SELECT magic_link_id, organization_id, member_id, pkce_code_challenge, expires_at, used_at
+			FROM magic_links WHERE token_hash = $1 AND project_id = $2`, ids.Hash(p.Token), p.Project.ID).
+			Scan(&id, &orgID, &memberID, &challenge, &expires, &used)
+		if err != nil {
+			return apierr.Wrap(apierr.UnableToAuthMagicLink, store.MapError(err))
+		}
+		if used != nil || !now.Before(store.Time(expires)) {
+			return apierr.New(apierr.UnableToAuthMagicLink)
+		}
+		// PKCE is checked before the token is spent, so someone who
+		// intercepted the link cannot burn it for the real user either.
+		if challenge != "" {
+			if p.PKCECodeVerifier == "" {
+				return apierr.New(apierr.PKCEMismatch).WithMessage("This link needs the PKCE code verifier of the browser that requested it.")
+			}
+			if !ids.Equal(S256(p.PKCECodeVerifier), challenge) {
+				return apierr.New(apierr.PKCEMismatch)
+			}
+		}
+		res, err := q.ExecContext(ctx, `UPDATE magic_links SET used_at = $1 WHERE magic_link_id = $2 AND used_at IS NULL`,
+			store.Millis(now), id)
+		if err != nil {
+			return fmt.Errorf("magiclink: redeem: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return apierr.New(apierr.UnableToAuthMagicLink)
+		}
+		org, err := s.d.Orgs.Get(ctx, p.Project.ID, orgID)
+		if err != nil {
+			return apierr.Wrap(apierr.UnableToAuthMagicLink, err)
+		}
+		member, err := s.d.Orgs.Member(ctx, q, p.Project.ID, memberID)
+		if err != nil {
+			return apierr.Wrap(apierr.UnableToAuthMagicLink, err)
+		}
+		if member.Status == organization.StatusDeleted {
+			return apierr.New(apierr.InactiveMember)
+		}
+		if err := s.d.Orgs.MarkEmailVerified(ctx, q, member); err != nil {
+			return err
+		}
+		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{
+			Project: p.Project, Organization: org, Member: member, DurationMinutes: duration, MethodID: member.EmailID,
+			Factor: session.Factor{DeliveryMethod: "email", Type: "magic_link",
+				EmailFactor: &session.EmailFactor{EmailID: member.EmailID, EmailAddress: member.EmailAddress}},
+		})
+		return err
+	})
+	if err != nil {
+		var ae *apierr.Error
+		if errors.As(err, &ae) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("magiclink: authenticate: %w", err)
+	}
+	return resp, nil
+}
+
+// S256 is the PKCE S256 transform: base64url(SHA-256(verifier)), unpadded.
+func S256(verifier string) string {
+	sum := sha256.Sum256([]byte(verifier))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}

@@ -1,0 +1,290 @@
+package notify
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/mail"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	gomail "github.com/wneessen/go-mail"
+
+	"github.com/latchkey/latchkey/internal/ids"
+)
+
+// Default ports: 587 is message submission with STARTTLS (RFC 6409), 465 is
+// submission over implicit TLS (RFC 8314).
+const (
+	defaultSubmissionPort  = 587
+	defaultImplicitTLSPort = 465
+	// stepTimeout bounds each step of a delivery (dial, each SMTP command),
+	// so a silent server cannot hold a caller without a deadline forever.
+	stepTimeout = 30 * time.Second
+)
+
+// SMTP delivers mail through an SMTP submission server. It holds no open
+// connection: each Send dials, delivers and hangs up, which suits the low
+// volume of login mail and keeps replicas free of connection state.
+type SMTP struct {
+	host        string
+	port        int
+	implicitTLS bool // smtps://: TLS from the first byte
+	requireTLS  bool // ?tls=required: refuse to send without STARTTLS
+	user        string
+	pass        string
+	from        *mail.Address
+	rootCAs     *x509.CertPool // nil means the system roots; tests trust their own CA
+}
+
+// NewSMTP configures a mailer from LATCHKEY_SMTP_URL and LATCHKEY_EMAIL_FROM.
+//
+// rawURL is smtp://[user[:pass]@]host[:port][?tls=required] (port 587 by
+// default; STARTTLS is used when the server offers it, and is mandatory with
+// tls=required) or smtps://[user[:pass]@]host[:port] for implicit TLS (port
+// 465 by default). User and password are URL-decoded; AUTH is attempted only
+// when a user is given. Errors never contain the password.
+func NewSMTP(rawURL, from string) (*SMTP, error) {
+	s, err := parseSMTPURL(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("notify: smtp: LATCHKEY_SMTP_URL: %w", err)
+	}
+	addr, err := mail.ParseAddress(strings.TrimSpace(from))
+	if err != nil {
+		return nil, fmt.Errorf("notify: smtp: LATCHKEY_EMAIL_FROM %q: %w", from, err)
+	}
+	s.from = addr
+	return s, nil
+}
+
+var schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
+
+// parseSMTPURL splits off the user info by hand before calling url.Parse,
+// because url.Parse quotes the whole input (password included) in its
+// errors, and operators often paste passwords with unescaped '/', '?' or '#'.
+func parseSMTPURL(raw string) (*SMTP, error) {
+	raw = strings.TrimSpace(raw)
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return nil, errors.New("want smtp://[user:pass@]host[:port] or smtps://[user:pass@]host[:port]")
+	}
+	s := &SMTP{}
+	switch strings.ToLower(scheme) {
+	case "smtp":
+		s.port = defaultSubmissionPort
+	case "smtps":
+		s.port = defaultImplicitTLSPort
+		s.implicitTLS = true
+	default:
+		if !schemeRE.MatchString(scheme) {
+			return nil, errors.New("invalid scheme (want smtp or smtps)")
+		}
+		return nil, fmt.Errorf("unsupported scheme %q (want smtp or smtps)", scheme)
+	}
+
+	// A host never contains '@', so the last one ends the user info even when
+	// the password holds characters that should have been escaped.
+	if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+		userinfo := rest[:at]
+		rest = rest[at+1:]
+		user, pass, _ := strings.Cut(userinfo, ":")
+		var err error
+		if s.user, err = url.PathUnescape(user); err != nil {
+			return nil, errors.New("user name has invalid percent-encoding")
+		}
+		if s.pass, err = url.PathUnescape(pass); err != nil {
+			return nil, errors.New("password has invalid percent-encoding")
+		}
+		if s.user == "" && s.pass != "" {
+			return nil, errors.New("password given without a user name")
+		}
+	}
+
+	u, err := url.Parse(strings.ToLower(scheme) + "://" + rest)
+	if err != nil {
+		return nil, err // safe to show: the user info was removed above
+	}
+	s.host = u.Hostname()
+	if s.host == "" {
+		return nil, errors.New("missing host")
+	}
+	if p := u.Port(); p != "" {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("invalid port %q", p)
+		}
+		s.port = n
+	}
+	if u.Path != "" && u.Path != "/" {
+		return nil, fmt.Errorf("unexpected path %q", u.Path)
+	}
+	if u.Fragment != "" {
+		return nil, errors.New("unexpected fragment")
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	for k, vs := range q {
+		if k != "tls" {
+			return nil, fmt.Errorf("unknown parameter %q (only tls=required is supported)", k)
+		}
+		if len(vs) != 1 {
+			return nil, errors.New("parameter tls given more than once")
+		}
+		switch vs[0] {
+		case "required":
+			s.requireTLS = true
+		case "opportunistic":
+		default:
+			return nil, fmt.Errorf("tls=%q: want required or opportunistic", vs[0])
+		}
+	}
+	return s, nil
+}
+
+// String describes the server without the password, so a configured mailer
+// can be logged safely (fmt uses it for %v and %s).
+func (s *SMTP) String() string {
+	scheme, user, tlsq := "smtp", "", ""
+	if s.implicitTLS {
+		scheme = "smtps"
+	}
+	if s.user != "" {
+		user = url.User(s.user).String() + "@"
+	}
+	if s.requireTLS {
+		tlsq = "?tls=required"
+	}
+	return scheme + "://" + user + net.JoinHostPort(s.host, strconv.Itoa(s.port)) + tlsq
+}
+
+// Send delivers m as multipart/alternative (text first, HTML preferred by
+// clients that can show it). It returns when the server has accepted the
+// message, the context ends, or the send timeout passes.
+func (s *SMTP) Send(ctx context.Context, m Email) error {
+	msg, err := s.message(m)
+	if err != nil {
+		return fmt.Errorf("notify: smtp: %w", err)
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("notify: smtp: %w", context.Cause(ctx))
+	}
+	// Cancelled when Send returns, which also releases the AfterFunc below.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	tlsConf := &tls.Config{ServerName: s.host, MinVersion: tls.VersionTLS12, RootCAs: s.rootCAs}
+	opts := []gomail.Option{
+		gomail.WithPort(s.port),
+		// go-mail's timeout bounds each network step; the caller's deadline
+		// bounds the whole exchange through dialFunc, and must be the one to
+		// fire first so the error says why.
+		gomail.WithTimeout(stepTimeout),
+		gomail.WithTLSConfig(tlsConf),
+		gomail.WithDialContextFunc(s.dialFunc(ctx, tlsConf)),
+	}
+	switch {
+	case s.implicitTLS:
+		opts = append(opts, gomail.WithSSL())
+	case s.requireTLS:
+		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSMandatory))
+	default:
+		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSOpportunistic))
+	}
+	if s.user != "" {
+		// PLAIN and LOGIN are what submission servers offer; go-mail refuses
+		// to send them over a cleartext connection to anything but loopback,
+		// so a missing STARTTLS cannot leak the password.
+		opts = append(opts,
+			gomail.WithOpportunisticSMTPAuth(gomail.SMTPAuthPlain, gomail.SMTPAuthLogin),
+			gomail.WithUsername(s.user), gomail.WithPassword(s.pass))
+	}
+	// A fresh client per Send: go-mail's Client mutates its auth state while
+	// sending, so sharing one across goroutines would race.
+	c, err := gomail.NewClient(s.host, opts...)
+	if err != nil {
+		return fmt.Errorf("notify: smtp: %s", s.redact(err))
+	}
+	if err := c.DialAndSendWithContext(ctx, msg); err != nil {
+		if ctx.Err() != nil {
+			// Keep the context's error in the chain so callers can tell a
+			// timeout from a refusal with errors.Is.
+			return fmt.Errorf("notify: smtp: %s:%d: %w (%s)", s.host, s.port, context.Cause(ctx), s.redact(err))
+		}
+		return fmt.Errorf("notify: smtp: %s:%d: %s", s.host, s.port, s.redact(err))
+	}
+	return nil
+}
+
+// dialFunc connects (with TLS for smtps) and closes the connection when ctx
+// ends: go-mail only honours the context while dialing, and afterwards each
+// step is bounded by its own timeout, not by the caller's cancellation.
+func (s *SMTP) dialFunc(ctx context.Context, tlsConf *tls.Config) gomail.DialContextFunc {
+	return func(dctx context.Context, network, addr string) (net.Conn, error) {
+		d := &net.Dialer{}
+		var conn net.Conn
+		var err error
+		if s.implicitTLS {
+			conn, err = (&tls.Dialer{NetDialer: d, Config: tlsConf}).DialContext(dctx, network, addr)
+		} else {
+			conn, err = d.DialContext(dctx, network, addr)
+		}
+		if err != nil {
+			return nil, err
+		}
+		context.AfterFunc(ctx, func() { _ = conn.Close() })
+		return conn, nil
+	}
+}
+
+// redact flattens err to text with the password removed. Servers do not
+// normally echo credentials, but an error string ends up in logs, so it is
+// not left to chance; the flattening drops the chain so no wrapped value can
+// reveal the password either.
+func (s *SMTP) redact(err error) string {
+	msg := err.Error()
+	if s.pass != "" {
+		msg = strings.ReplaceAll(msg, s.pass, "[redacted]")
+	}
+	return msg
+}
+
+func (s *SMTP) message(m Email) (*gomail.Msg, error) {
+	to, err := mail.ParseAddress(m.To)
+	if err != nil {
+		return nil, fmt.Errorf("recipient %q: %w", m.To, err)
+	}
+	if strings.ContainsAny(m.Subject, "\r\n") {
+		return nil, errors.New("subject contains a line break")
+	}
+	if m.Text == "" {
+		return nil, errors.New("empty text body")
+	}
+	msg := gomail.NewMsg(gomail.WithNoDefaultUserAgent())
+	if err := msg.FromFormat(s.from.Name, s.from.Address); err != nil {
+		return nil, fmt.Errorf("from: %w", err)
+	}
+	if err := msg.AddToFormat(to.Name, to.Address); err != nil {
+		return nil, fmt.Errorf("recipient: %w", err)
+	}
+	msg.Subject(m.Subject)
+	msg.SetDate()
+	// Our own domain in the Message-ID rather than go-mail's default of the
+	// machine's host name, which would leak internal naming.
+	domain := s.from.Address[strings.LastIndexByte(s.from.Address, '@')+1:]
+	msg.SetMessageIDWithValue(ids.Token() + "@" + domain)
+	// Auto-Submitted stops vacation responders from answering login mail.
+	msg.SetGenHeader(gomail.Header("Auto-Submitted"), "auto-generated")
+	msg.SetBodyString(gomail.TypeTextPlain, m.Text)
+	if m.HTML != "" {
+		msg.AddAlternativeString(gomail.TypeTextHTML, m.HTML)
+	}
+	return msg, nil
+}

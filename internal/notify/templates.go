@@ -1,0 +1,182 @@
+package notify
+
+import (
+	"bytes"
+	"embed"
+	"errors"
+	"fmt"
+	htmltemplate "html/template"
+	"net/url"
+	"strings"
+	texttemplate "text/template"
+	"time"
+	"unicode"
+)
+
+//go:embed templates/*.tmpl
+var templateFS embed.FS
+
+// LinkData fills the magic-link emails.
+type LinkData struct {
+	ProjectName      string
+	OrganizationName string // empty in discovery flows: ProjectName is used instead
+	URL              string // must be http or https
+	ExpiresIn        time.Duration
+}
+
+// CodeData fills the one-time-code emails.
+type CodeData struct {
+	ProjectName      string
+	OrganizationName string // empty in discovery flows: ProjectName is used instead
+	Code             string
+	ExpiresIn        time.Duration
+}
+
+// emailTemplate is one kind of email: its HTML (always escaped by
+// html/template) and text bodies, parsed once from the embedded files.
+type emailTemplate struct {
+	html *htmltemplate.Template
+	text *texttemplate.Template
+}
+
+func mustTemplate(name string) emailTemplate {
+	return emailTemplate{
+		html: htmltemplate.Must(htmltemplate.ParseFS(templateFS, "templates/layout.html.tmpl", "templates/"+name+".html.tmpl")),
+		text: texttemplate.Must(texttemplate.ParseFS(templateFS, "templates/"+name+".txt.tmpl")),
+	}
+}
+
+// Parsed at package load so a broken template fails every test and the
+// binary at start-up, not the first login; they are never modified after.
+var (
+	magicLinkLoginTmpl  = mustTemplate("magic_link_login")
+	magicLinkSignupTmpl = mustTemplate("magic_link_signup")
+	emailOTPTmpl        = mustTemplate("email_otp")
+)
+
+// view is what the template files see. Names are already reduced to one
+// line of printable text.
+type view struct {
+	Subject, Project, Org, URL, Code, Expiry string
+}
+
+// MagicLinkLoginEmail builds the email carrying a login magic link.
+func MagicLinkLoginEmail(to string, d LinkData) (Email, error) {
+	v, err := linkView(d)
+	if err != nil {
+		return Email{}, fmt.Errorf("notify: login email: %w", err)
+	}
+	v.Subject = "Your login link for " + v.Org
+	return render(magicLinkLoginTmpl, to, v)
+}
+
+// MagicLinkSignupEmail builds the email carrying a signup magic link.
+func MagicLinkSignupEmail(to string, d LinkData) (Email, error) {
+	v, err := linkView(d)
+	if err != nil {
+		return Email{}, fmt.Errorf("notify: signup email: %w", err)
+	}
+	v.Subject = "Finish joining " + v.Org
+	return render(magicLinkSignupTmpl, to, v)
+}
+
+// EmailOTPEmail builds the email carrying a one-time login code. The code is
+// in the subject too, so it can be read from a notification without opening
+// the message.
+func EmailOTPEmail(to string, d CodeData) (Email, error) {
+	v, err := baseView(d.ProjectName, d.OrganizationName, d.ExpiresIn)
+	if err != nil {
+		return Email{}, fmt.Errorf("notify: code email: %w", err)
+	}
+	v.Code = strings.TrimSpace(d.Code)
+	if v.Code == "" || strings.ContainsFunc(v.Code, unicode.IsSpace) {
+		return Email{}, errors.New("notify: code email: empty or malformed code")
+	}
+	v.Subject = v.Code + " is your " + v.Org + " login code"
+	return render(emailOTPTmpl, to, v)
+}
+
+func linkView(d LinkData) (view, error) {
+	v, err := baseView(d.ProjectName, d.OrganizationName, d.ExpiresIn)
+	if err != nil {
+		return view{}, err
+	}
+	// Only absolute http(s) URLs: html/template would neutralise a
+	// javascript: URL anyway, but the text body has no such protection.
+	u, err := url.Parse(d.URL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" ||
+		strings.ContainsFunc(d.URL, unicode.IsSpace) {
+		return view{}, errors.New("link URL must be an absolute http(s) URL")
+	}
+	v.URL = d.URL
+	return v, nil
+}
+
+func baseView(project, org string, expiresIn time.Duration) (view, error) {
+	v := view{Project: oneLine(project), Org: oneLine(org)}
+	if v.Org == "" {
+		v.Org = v.Project
+	}
+	if v.Org == "" {
+		return view{}, errors.New("neither organization nor project name given")
+	}
+	if v.Project == "" {
+		v.Project = v.Org
+	}
+	if expiresIn <= 0 {
+		return view{}, fmt.Errorf("non-positive expiry %v", expiresIn)
+	}
+	v.Expiry = humanDuration(expiresIn)
+	return v, nil
+}
+
+func render(t emailTemplate, to string, v view) (Email, error) {
+	if strings.TrimSpace(to) == "" {
+		return Email{}, errors.New("notify: render: empty recipient")
+	}
+	var html, text bytes.Buffer
+	if err := t.html.ExecuteTemplate(&html, "layout", v); err != nil {
+		return Email{}, fmt.Errorf("notify: render html: %w", err)
+	}
+	if err := t.text.Execute(&text, v); err != nil {
+		return Email{}, fmt.Errorf("notify: render text: %w", err)
+	}
+	return Email{To: strings.TrimSpace(to), Subject: v.Subject, Text: text.String(), HTML: html.String()}, nil
+}
+
+// oneLine collapses control characters and runs of spaces, because names are
+// customer-chosen and end up in a header line (the subject) where a line
+// break would inject headers or break the layout.
+func oneLine(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.IsSpace(r) {
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// humanDuration renders an expiry the way people say it: "60 minutes" (an
+// hour is clearer in minutes in a login email), "2 hours", "7 days".
+func humanDuration(d time.Duration) string {
+	switch {
+	case d >= 48*time.Hour && d%(24*time.Hour) == 0:
+		return plural(int64(d/(24*time.Hour)), "day")
+	case d >= 2*time.Hour && d%time.Hour == 0:
+		return plural(int64(d/time.Hour), "hour")
+	case d >= time.Minute:
+		// Whole minutes, rounded down: understating a lifetime is the safe
+		// direction (the reader acts sooner, never too late).
+		return plural(int64(d/time.Minute), "minute")
+	default:
+		return plural(max(int64(d/time.Second), 1), "second")
+	}
+}
+
+func plural(n int64, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}

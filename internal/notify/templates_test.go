@@ -1,0 +1,191 @@
+package notify_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/notify"
+)
+
+const evilOrg = `<script>alert("org")</script>`
+
+func lines(s string) []string { return strings.Split(s, "\n") }
+
+func hasLine(text, line string) bool {
+	for _, l := range lines(text) {
+		if l == line {
+			return true
+		}
+	}
+	return false
+}
+
+func TestTemplates(t *testing.T) {
+	t.Parallel()
+	link := "https://app.example.com/authenticate?token=abc_DEF-123&stytch_token_type=magic_links"
+	tests := []struct {
+		name        string
+		build       func() (notify.Email, error)
+		subject     string
+		secretLine  string // the link or code, alone on a line of the text body
+		secretHTML  string // how the secret must appear in the HTML body
+		expiry      string
+		headingHTML string
+	}{
+		{
+			name: "login",
+			build: func() (notify.Email, error) {
+				return notify.MagicLinkLoginEmail("ada@example.com", notify.LinkData{
+					ProjectName: "Acme & Co", OrganizationName: evilOrg, URL: link, ExpiresIn: 60 * time.Minute})
+			},
+			subject:     "Your login link for " + evilOrg,
+			secretLine:  link,
+			secretHTML:  `href="https://app.example.com/authenticate?token=abc_DEF-123&amp;stytch_token_type=magic_links"`,
+			expiry:      "This link expires in 60 minutes.",
+			headingHTML: `Log in to &lt;script&gt;alert(&#34;org&#34;)&lt;/script&gt;</h1>`,
+		},
+		{
+			name: "signup",
+			build: func() (notify.Email, error) {
+				return notify.MagicLinkSignupEmail("ada@example.com", notify.LinkData{
+					ProjectName: "Acme & Co", OrganizationName: evilOrg, URL: link, ExpiresIn: 60 * time.Minute})
+			},
+			subject:     "Finish joining " + evilOrg,
+			secretLine:  link,
+			secretHTML:  `href="https://app.example.com/authenticate?token=abc_DEF-123&amp;stytch_token_type=magic_links"`,
+			expiry:      "This link expires in 60 minutes.",
+			headingHTML: `Finish joining &lt;script&gt;alert(&#34;org&#34;)&lt;/script&gt;</h1>`,
+		},
+		{
+			name: "otp",
+			build: func() (notify.Email, error) {
+				return notify.EmailOTPEmail("ada@example.com", notify.CodeData{
+					ProjectName: "Acme & Co", OrganizationName: evilOrg, Code: "042917", ExpiresIn: 10 * time.Minute})
+			},
+			subject:     "042917 is your " + evilOrg + " login code",
+			secretLine:  "042917",
+			secretHTML:  `>042917</p>`,
+			expiry:      "This code expires in 10 minutes.",
+			headingHTML: `Your &lt;script&gt;alert(&#34;org&#34;)&lt;/script&gt; login code</h1>`,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e, err := tc.build()
+			if err != nil {
+				t.Fatalf("build: %v", err)
+			}
+			if e.To != "ada@example.com" {
+				t.Errorf("To = %q", e.To)
+			}
+			if e.Subject != tc.subject {
+				t.Errorf("Subject = %q, want %q", e.Subject, tc.subject)
+			}
+			if !hasLine(e.Text, tc.secretLine) {
+				t.Errorf("text body has no line %q:\n%s", tc.secretLine, e.Text)
+			}
+			if !strings.Contains(e.Text, tc.expiry) {
+				t.Errorf("text body lacks %q:\n%s", tc.expiry, e.Text)
+			}
+			if !strings.Contains(e.Text, evilOrg) || !strings.Contains(e.Text, "Acme & Co") {
+				t.Errorf("text body lacks the names verbatim:\n%s", e.Text)
+			}
+			for _, want := range []string{tc.secretHTML, tc.expiry, tc.headingHTML, "Sent by Acme &amp; Co.", `<html lang="en">`} {
+				if !strings.Contains(e.HTML, want) {
+					t.Errorf("HTML body lacks %s:\n%s", want, e.HTML)
+				}
+			}
+			if strings.Contains(e.HTML, "<script") {
+				t.Errorf("HTML body contains an unescaped <script")
+			}
+			if strings.Contains(e.HTML, "<style") || strings.Contains(e.HTML, "class=") {
+				t.Errorf("HTML body should use inline styles only")
+			}
+		})
+	}
+}
+
+// The link is the first URL of the text body, before any customer-chosen
+// name, so a name that looks like a URL cannot be mistaken for it.
+func TestTemplateLinkComesBeforeNames(t *testing.T) {
+	t.Parallel()
+	link := "https://app.example.com/m?t=1"
+	e, err := notify.MagicLinkLoginEmail("ada@example.com", notify.LinkData{
+		ProjectName: "Proj", OrganizationName: "https://evil.example/phish", URL: link, ExpiresIn: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i, j := strings.Index(e.Text, link), strings.Index(e.Text, "https://evil.example"); i < 0 || j < i {
+		t.Errorf("link at %d, org name at %d; the link must come first:\n%s", i, j, e.Text)
+	}
+}
+
+func TestTemplateNames(t *testing.T) {
+	t.Parallel()
+	// A line break in a name must not reach the subject header.
+	e, err := notify.MagicLinkLoginEmail("ada@example.com", notify.LinkData{
+		ProjectName: "Proj", OrganizationName: "Acme\r\nBcc: victim@example.com", URL: "https://x.example/", ExpiresIn: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Subject != "Your login link for Acme Bcc: victim@example.com" {
+		t.Errorf("Subject = %q", e.Subject)
+	}
+	// Discovery flows have no organization yet: the project name stands in.
+	e, err = notify.EmailOTPEmail("ada@example.com", notify.CodeData{ProjectName: "Proj", Code: "123456", ExpiresIn: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Subject != "123456 is your Proj login code" || !strings.Contains(e.Text, "This code expires in 1 minute.") {
+		t.Errorf("Subject = %q, text:\n%s", e.Subject, e.Text)
+	}
+}
+
+func TestTemplateExpiryWording(t *testing.T) {
+	t.Parallel()
+	for d, want := range map[time.Duration]string{
+		30 * time.Second:   "30 seconds",
+		time.Minute:        "1 minute",
+		90 * time.Second:   "1 minute",
+		10 * time.Minute:   "10 minutes",
+		time.Hour:          "60 minutes",
+		90 * time.Minute:   "90 minutes",
+		2 * time.Hour:      "2 hours",
+		24 * time.Hour:     "24 hours",
+		7 * 24 * time.Hour: "7 days",
+	} {
+		e, err := notify.MagicLinkSignupEmail("a@example.com", notify.LinkData{ProjectName: "P", URL: "https://x.example/", ExpiresIn: d})
+		if err != nil {
+			t.Fatalf("%v: %v", d, err)
+		}
+		if s := "This link expires in " + want + "."; !strings.Contains(e.Text, s) || !strings.Contains(e.HTML, s) {
+			t.Errorf("%v: bodies lack %q:\n%s", d, s, e.Text)
+		}
+	}
+}
+
+func TestTemplateRejects(t *testing.T) {
+	t.Parallel()
+	ok := notify.LinkData{ProjectName: "P", OrganizationName: "O", URL: "https://x.example/", ExpiresIn: time.Hour}
+	for name, d := range map[string]notify.LinkData{
+		"javascript URL": {ProjectName: "P", URL: "javascript:alert(1)", ExpiresIn: time.Hour},
+		"relative URL":   {ProjectName: "P", URL: "/authenticate?t=1", ExpiresIn: time.Hour},
+		"URL with space": {ProjectName: "P", URL: "https://x.example/a b", ExpiresIn: time.Hour},
+		"no names":       {URL: "https://x.example/", ExpiresIn: time.Hour},
+		"zero expiry":    {ProjectName: "P", URL: "https://x.example/"},
+	} {
+		if _, err := notify.MagicLinkLoginEmail("a@example.com", d); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, err := notify.MagicLinkLoginEmail(" ", ok); err == nil {
+		t.Error("empty recipient: no error")
+	}
+	for _, code := range []string{"", "12 34"} {
+		if _, err := notify.EmailOTPEmail("a@example.com", notify.CodeData{ProjectName: "P", Code: code, ExpiresIn: time.Minute}); err == nil {
+			t.Errorf("code %q: no error", code)
+		}
+	}
+}

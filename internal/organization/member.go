@@ -1,0 +1,72 @@
+package organization
+
+import "time"
+
+// Member statuses.
+const (
+	StatusActive  = "active"
+	StatusPending = "pending"
+	StatusInvited = "invited"
+	StatusDeleted = "deleted"
+)
+
+// RoleSource says why a member has a role.
+type RoleSource struct {
+	Type    string         `json:"type"`
+	Details map[string]any `json:"details"`
+}
+
+// MemberRole is a role assignment.
+type MemberRole struct {
+	RoleID  string       `json:"role_id"`
+	Sources []RoleSource `json:"sources"`
+}
+
+// DefaultRole is held by every member.
+const DefaultRole = "stytch_member"
+
+// Member is the wire shape of a member.
+type Member struct {
+	OrganizationID         string         `json:"organization_id"`
+	MemberID               string         `json:"member_id"`
+	EmailAddress           string         `json:"email_address"`
+	EmailAddressVerified   bool           `json:"email_address_verified"`
+	RetiredEmailAddresses  []any          `json:"retired_email_addresses"`
+	Status                 string         `json:"status"`
+	Name                   string         `json:"name"`
+	TrustedMetadata        map[string]any `json:"trusted_metadata"`
+	UntrustedMetadata      map[string]any `json:"untrusted_metadata"`
+	CreatedAt              time.Time      `json:"created_at"`
+	UpdatedAt              time.Time      `json:"updated_at"`
+	SSORegistrations       []any          `json:"sso_registrations"`
+	IsBreakglass           bool           `json:"is_breakglass"`
+	IsAdmin                bool           `json:"is_admin"`
+	MemberPasswordID       string         `json:"member_password_id"`
+	MFAEnrolled            bool           `json:"mfa_enrolled"`
+	MFAPhoneNumber         string         `json:"mfa_phone_number"`
+	MFAPhoneNumberVerified bool           `json:"mfa_phone_number_verified"`
+	Roles                  []MemberRole   `json:"roles"`
+	DefaultMFAMethod       string         `json:"default_mfa_method"`
+	TOTPRegistrationID     string         `json:"totp_registration_id"`
+	OAuthRegistrations     []any          `json:"oauth_registrations"`
+	ExternalID             string         `json:"external_id"`
+
+	EmailID   string `json:"-"`
+	projectID string
+}
+
+// ProjectID returns the owning project.
+func (m *Member) ProjectID() string { return m.projectID }
+
+// RoleIDs lists the member's role ids (for sessions).
+func (m *Member) RoleIDs() []string {
+	out := make([]string, 0, len(m.Roles))
+	for _, r := range m.Roles {
+		out = append(out, r.RoleID)
+	}
+	return out
+}
+
+func defaultRoles() []MemberRole {
+	return []MemberRole{{RoleID: DefaultRole, Sources: []RoleSource{{Type: "direct_assignment", Details: map[string]any{}}}}}
+}

@@ -1,0 +1,155 @@
+package organization
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+const memberColumns = `member_id, organization_id, project_id, email_id, email_address, email_address_verified, status,
+	name, trusted_metadata, untrusted_metadata, is_breakglass, created_at, updated_at`
+
+func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
+	var m Member
+	var trusted, untrusted string
+	var created, updated int64
+	if err := row.Scan(&m.MemberID, &m.OrganizationID, &m.projectID, &m.EmailID, &m.EmailAddress, &m.EmailAddressVerified,
+		&m.Status, &m.Name, &trusted, &untrusted, &m.IsBreakglass, &created, &updated); err != nil {
+		return nil, store.MapError(err)
+	}
+	if err := json.Unmarshal([]byte(trusted), &m.TrustedMetadata); err != nil {
+		return nil, fmt.Errorf("decode trusted_metadata: %w", err)
+	}
+	if err := json.Unmarshal([]byte(untrusted), &m.UntrustedMetadata); err != nil {
+		return nil, fmt.Errorf("decode untrusted_metadata: %w", err)
+	}
+	m.CreatedAt, m.UpdatedAt = store.Time(created), store.Time(updated)
+	m.RetiredEmailAddresses, m.SSORegistrations, m.OAuthRegistrations = []any{}, []any{}, []any{}
+	m.Roles = defaultRoles()
+	return &m, nil
+}
+
+// Member loads a member of an organization of the project.
+func (s *Store) Member(ctx context.Context, q store.Querier, projectID, memberID string) (*Member, error) {
+	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberColumns+` FROM members WHERE member_id = $1 AND project_id = $2`,
+		memberID, projectID))
+	if err != nil {
+		return nil, fmt.Errorf("organization: member %s: %w", memberID, err)
+	}
+	return m, nil
+}
+
+// MemberByEmail loads the member with a (normalised) email in an organization.
+func (s *Store) MemberByEmail(ctx context.Context, q store.Querier, orgID, email string) (*Member, error) {
+	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberColumns+` FROM members WHERE organization_id = $1 AND email_address = $2`,
+		orgID, email))
+	if err != nil {
+		return nil, fmt.Errorf("organization: member by email: %w", err)
+	}
+	return m, nil
+}
+
+// NewMember describes a member to create.
+type NewMember struct {
+	Email             string
+	Name              string
+	Status            string
+	TrustedMetadata   map[string]any
+	UntrustedMetadata map[string]any
+	IsBreakglass      bool
+}
+
+// CreateMember inserts a member into org. email must be normalised.
+func (s *Store) CreateMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, nm NewMember) (*Member, error) {
+	if nm.TrustedMetadata == nil {
+		nm.TrustedMetadata = map[string]any{}
+	}
+	if nm.UntrustedMetadata == nil {
+		nm.UntrustedMetadata = map[string]any{}
+	}
+	id := ids.New("member", env)
+	now := store.Millis(s.clock.Now())
+	_, err := q.ExecContext(ctx, `INSERT INTO members (`+memberColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
+		id, org.OrganizationID, org.projectID, ids.New("email", env), nm.Email, false, nm.Status, strings.TrimSpace(nm.Name),
+		mustJSON(nm.TrustedMetadata), mustJSON(nm.UntrustedMetadata), nm.IsBreakglass, now, now)
+	if err != nil {
+		if errors.Is(store.MapError(err), store.ErrConflict) {
+			return nil, apierr.Wrap(apierr.DuplicateMemberEmail, err)
+		}
+		return nil, fmt.Errorf("organization: create member: %w", err)
+	}
+	return s.Member(ctx, q, org.projectID, id)
+}
+
+// MemberForEmailLogin returns the member an email login-or-signup is for:
+// the existing member, or a new pending one when the organization's email
+// JIT policy lets this address join. created reports the latter. Deleted
+// members cannot log in until reactivated.
+func (s *Store) MemberForEmailLogin(ctx context.Context, org *Organization, env ids.Env, email string) (m *Member, created bool, err error) {
+	err = s.db.Tx(ctx, func(q store.Querier) error {
+		m, err = s.MemberByEmail(ctx, q, org.OrganizationID, email)
+		switch {
+		case err == nil:
+			if m.Status == StatusDeleted {
+				return apierr.New(apierr.InactiveMember)
+			}
+			return nil
+		case !errors.Is(err, store.ErrNotFound):
+			return err
+		}
+		if err := org.CheckEmailJIT(email); err != nil {
+			return err
+		}
+		m, err = s.CreateMember(ctx, q, org, env, NewMember{Email: email, Status: StatusPending})
+		created = err == nil
+		return err
+	})
+	return m, created, err
+}
+
+// MarkEmailVerified records that the member proved control of their email:
+// the address becomes verified and a pending or invited member becomes
+// active. It runs inside the caller's login transaction.
+func (s *Store) MarkEmailVerified(ctx context.Context, q store.Querier, m *Member) error {
+	_, err := q.ExecContext(ctx, `UPDATE members SET email_address_verified = $1,
+		status = CASE WHEN status IN ('pending', 'invited') THEN 'active' ELSE status END, updated_at = $2
+		WHERE member_id = $3`, true, store.Millis(s.clock.Now()), m.MemberID)
+	if err != nil {
+		return fmt.Errorf("organization: verify email: %w", err)
+	}
+	m.EmailAddressVerified = true
+	if m.Status == StatusPending || m.Status == StatusInvited {
+		m.Status = StatusActive
+	}
+	return nil
+}
+
+// LoadForEmailLogin validates the email, loads the project's organization
+// and resolves the member an email login-or-signup is for (see
+// MemberForEmailLogin). Magic links and email OTP share it so both apply
+// the same JIT rules.
+func (s *Store) LoadForEmailLogin(ctx context.Context, projectID string, env ids.Env, orgID, rawEmail string) (*Organization, *Member, bool, error) {
+	email, err := emailaddr.Normalize(rawEmail)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	if strings.TrimSpace(orgID) == "" {
+		return nil, nil, false, apierr.Invalid("organization_id", "organization_id is required.")
+	}
+	org, err := s.Get(ctx, projectID, orgID)
+	if err != nil {
+		return nil, nil, false, NotFound(err, apierr.OrganizationNotFound)
+	}
+	m, created, err := s.MemberForEmailLogin(ctx, org, env, email)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	return org, m, created, nil
+}

@@ -1,0 +1,146 @@
+// Package organization owns organizations and their members: storage, the
+// wire shapes of api-reference section 3.0, slug rules, and the email
+// just-in-time provisioning policy that decides whether a stranger may join.
+package organization
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
+)
+
+// Email JIT provisioning and auth-method policy values.
+const (
+	AllAllowed = "ALL_ALLOWED"
+	Restricted = "RESTRICTED"
+	NotAllowed = "NOT_ALLOWED"
+)
+
+// Auth method names used in allowed_auth_methods.
+var AuthMethods = []string{"sso", "magic_link", "password", "google_oauth", "microsoft_oauth",
+	"hubspot_oauth", "slack_oauth", "github_oauth", "email_otp"}
+
+// SSOActiveConnection is an SSO connection summary (filled by the SSO issue).
+type SSOActiveConnection struct {
+	ConnectionID     string `json:"connection_id"`
+	DisplayName      string `json:"display_name"`
+	IdentityProvider string `json:"identity_provider"`
+}
+
+// Organization is the wire shape of an organization.
+type Organization struct {
+	OrganizationID                       string                `json:"organization_id"`
+	OrganizationName                     string                `json:"organization_name"`
+	OrganizationSlug                     string                `json:"organization_slug"`
+	OrganizationLogoURL                  string                `json:"organization_logo_url"`
+	TrustedMetadata                      map[string]any        `json:"trusted_metadata"`
+	SSODefaultConnectionID               *string               `json:"sso_default_connection_id"`
+	SSOJITProvisioning                   string                `json:"sso_jit_provisioning"`
+	SSOJITProvisioningAllowedConnections []string              `json:"sso_jit_provisioning_allowed_connections"`
+	SSOActiveConnections                 []SSOActiveConnection `json:"sso_active_connections"`
+	SCIMActiveConnection                 *SSOActiveConnection  `json:"scim_active_connection"`
+	EmailAllowedDomains                  []string              `json:"email_allowed_domains"`
+	EmailJITProvisioning                 string                `json:"email_jit_provisioning"`
+	EmailInvites                         string                `json:"email_invites"`
+	OAuthTenantJITProvisioning           string                `json:"oauth_tenant_jit_provisioning"`
+	AllowedOAuthTenants                  map[string][]string   `json:"allowed_oauth_tenants"`
+	AuthMethods                          string                `json:"auth_methods"`
+	AllowedAuthMethods                   []string              `json:"allowed_auth_methods"`
+	MFAMethods                           string                `json:"mfa_methods"`
+	AllowedMFAMethods                    []string              `json:"allowed_mfa_methods"`
+	MFAPolicy                            string                `json:"mfa_policy"`
+	RBACEmailImplicitRoleAssignments     []any                 `json:"rbac_email_implicit_role_assignments"`
+	CreatedAt                            time.Time             `json:"created_at"`
+	UpdatedAt                            time.Time             `json:"updated_at"`
+
+	projectID string
+}
+
+// ProjectID returns the owning project.
+func (o *Organization) ProjectID() string { return o.projectID }
+
+// AllowsAuthMethod reports whether the organization's auth policy accepts
+// the method (one of AuthMethods).
+func (o *Organization) AllowsAuthMethod(method string) bool {
+	return o.AuthMethods != Restricted || slices.Contains(o.AllowedAuthMethods, method)
+}
+
+// CheckEmailJIT decides whether a non-member with this (normalised) email
+// may join by email. The two refusals are distinct types so the widget can
+// show the spec's text for both.
+func (o *Organization) CheckEmailJIT(email string) error {
+	switch o.EmailJITProvisioning {
+	case AllAllowed:
+		return nil
+	case Restricted:
+		if slices.Contains(o.EmailAllowedDomains, emailaddr.Domain(email)) {
+			return nil
+		}
+		return apierr.New(apierr.InvalidEmailForJITProvisioning)
+	default:
+		return apierr.New(apierr.EmailJITProvisioningNotAllowed)
+	}
+}
+
+var slugPattern = regexp.MustCompile(`^[a-z0-9._~-]{2,128}$`)
+
+// ValidateSlug checks the slug rule: 2-128 of lowercase letters, digits and
+// "-._~" (URL-safe without escaping, so slugs fit in slug_pattern URLs).
+func ValidateSlug(slug string) error {
+	if !slugPattern.MatchString(slug) {
+		return apierr.New(apierr.InvalidOrganizationSlug)
+	}
+	return nil
+}
+
+// SlugFromName derives a slug from a display name.
+func SlugFromName(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	return strings.Trim(b.String(), "-")
+}
+
+func validatePolicy(field, v string, allowed ...string) error {
+	if !slices.Contains(allowed, v) {
+		return apierr.Invalid(field, fmt.Sprintf("%s must be one of %s.", field, strings.Join(allowed, ", ")))
+	}
+	return nil
+}
+
+func normalizeDomains(in []string) ([]string, error) {
+	out := make([]string, 0, len(in))
+	for _, d := range in {
+		d = strings.ToLower(strings.TrimSpace(d))
+		if _, err := emailaddr.Normalize("x@" + d); err != nil {
+			return nil, apierr.Invalid("email_allowed_domains", fmt.Sprintf("%q is not a valid email domain.", d))
+		}
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Errorf("organization: marshal: %w", err))
+	}
+	return string(b)
+}

@@ -1,0 +1,73 @@
+package project
+
+import (
+	"net/http"
+
+	"github.com/latchkey/latchkey/internal/httpapi"
+)
+
+// CaptchaSettings is the SDK's captcha block; captcha is off in Latchkey
+// (no third-party script), but the field must be present.
+type CaptchaSettings struct {
+	Enabled bool `json:"enabled"`
+}
+
+// RBACPolicy is the (so far empty) role policy the SDK reads.
+type RBACPolicy struct {
+	Roles     []any `json:"roles"`
+	Resources []any `json:"resources"`
+	Scopes    []any `json:"scopes"`
+}
+
+// Bootstrap is every field of api-reference section 2. Fields the SDK
+// requires to be present (captcha_settings, password_config,
+// email_domains) are always written, even when null or empty.
+type Bootstrap struct {
+	httpapi.Common
+	ProjectName                    string          `json:"project_name"`
+	DisableSDKWatermark            bool            `json:"disable_sdk_watermark"`
+	CNAMEDomain                    *string         `json:"cname_domain"`
+	EmailDomains                   []string        `json:"email_domains"`
+	CaptchaSettings                CaptchaSettings `json:"captcha_settings"`
+	PKCERequiredForEmailMagicLinks bool            `json:"pkce_required_for_email_magic_links"`
+	PKCERequiredForPasswordResets  bool            `json:"pkce_required_for_password_resets"`
+	PKCERequiredForOAuth           bool            `json:"pkce_required_for_oauth"`
+	PKCERequiredForSSO             bool            `json:"pkce_required_for_sso"`
+	SlugPattern                    *string         `json:"slug_pattern"`
+	CreateOrganizationEnabled      bool            `json:"create_organization_enabled"`
+	PasswordConfig                 *struct{}       `json:"password_config"`
+	DFPProtectedAuthEnabled        bool            `json:"dfp_protected_auth_enabled"`
+	DFPProtectedAuthMode           string          `json:"dfp_protected_auth_mode"`
+	RBACPolicy                     RBACPolicy      `json:"rbac_policy"`
+	SIWERequiredForCryptoWallets   bool            `json:"siwe_required_for_crypto_wallets"`
+	Vertical                       string          `json:"vertical"`
+}
+
+// BootstrapHandler serves GET /sdk/v1/projects/bootstrap/{public_token}.
+// emailDomain is the sender domain shown in "open your inbox" hints.
+func BootstrapHandler(r *Resolver, emailDomain string) httpapi.HandlerFunc {
+	return func(req *http.Request) (any, error) {
+		p, err := r.ByPublicToken(req.Context(), req.PathValue("public_token"))
+		if err != nil {
+			return nil, publicTokenError(err)
+		}
+		b := &Bootstrap{
+			ProjectName:                    p.Name,
+			DisableSDKWatermark:            p.DisableSDKWatermark,
+			EmailDomains:                   []string{},
+			PKCERequiredForEmailMagicLinks: p.PKCERequiredForEmailMagicLinks,
+			CreateOrganizationEnabled:      p.CreateOrganizationEnabled,
+			DFPProtectedAuthMode:           "OBSERVATION",
+			RBACPolicy:                     RBACPolicy{Roles: []any{}, Resources: []any{}, Scopes: []any{}},
+			Vertical:                       "B2B",
+		}
+		if emailDomain != "" {
+			b.EmailDomains = []string{emailDomain}
+		}
+		if p.SlugPattern != "" {
+			sp := p.SlugPattern
+			b.SlugPattern = &sp
+		}
+		return b, nil
+	}
+}

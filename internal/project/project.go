@@ -1,0 +1,242 @@
+// Package project owns projects: their public tokens and hashed secrets,
+// registered redirect URLs, authorized browser origins, enabled products and
+// session defaults. It also authenticates the two API faces (public token
+// for the SDK face, project secret for the backend face) and serves the
+// SDK bootstrap.
+package project
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Products the widget can offer; config.products uses the same names.
+var AllProducts = []string{"emailMagicLinks", "emailOtp", "passwords", "oauth", "sso"}
+
+// RedirectType is a kind of redirect URL; each flow may only send people to
+// URLs registered for its type.
+type RedirectType string
+
+// Redirect types.
+const (
+	RedirectLogin         RedirectType = "login"
+	RedirectSignup        RedirectType = "signup"
+	RedirectDiscovery     RedirectType = "discovery"
+	RedirectResetPassword RedirectType = "reset_password"
+	RedirectInvite        RedirectType = "invite"
+)
+
+// RedirectTypes lists every redirect type.
+var RedirectTypes = []RedirectType{RedirectLogin, RedirectSignup, RedirectDiscovery, RedirectResetPassword, RedirectInvite}
+
+// Project is one tenant of this Latchkey server (one customer app).
+type Project struct {
+	ID                             string
+	Name                           string
+	Env                            ids.Env
+	SessionDurationMinutes         int
+	Products                       []string
+	PKCERequiredForEmailMagicLinks bool
+	CreateOrganizationEnabled      bool
+	DisableSDKWatermark            bool
+	SlugPattern                    string
+}
+
+// HasProduct reports whether the product is enabled for the project.
+func (p *Project) HasProduct(name string) bool { return slices.Contains(p.Products, name) }
+
+// Store reads and writes projects.
+type Store struct {
+	db    *store.DB
+	clock clock.Clock
+}
+
+// NewStore returns a project store.
+func NewStore(db *store.DB, c clock.Clock) *Store { return &Store{db: db, clock: c} }
+
+// CreateParams describes a new project.
+type CreateParams struct {
+	Name         string
+	Env          ids.Env
+	RedirectURLs []string // registered for every redirect type
+	Origins      []string
+	Products     []string // nil means all products
+}
+
+// Created is a new project with its one-time-visible credentials.
+type Created struct {
+	Project     *Project
+	Secret      string
+	PublicToken string
+}
+
+// Create makes a project with one public token and one secret. The secret
+// is shown once and stored only as a hash.
+func (s *Store) Create(ctx context.Context, p CreateParams) (*Created, error) {
+	if strings.TrimSpace(p.Name) == "" {
+		return nil, errors.New("project: name is required")
+	}
+	if p.Env == "" {
+		p.Env = ids.Test
+	}
+	if !p.Env.Valid() {
+		return nil, fmt.Errorf("project: unknown environment %q", p.Env)
+	}
+	products := p.Products
+	if products == nil {
+		products = AllProducts
+	}
+	for _, pr := range products {
+		if !slices.Contains(AllProducts, pr) {
+			return nil, fmt.Errorf("project: unknown product %q", pr)
+		}
+	}
+	for _, u := range p.RedirectURLs {
+		if err := ValidateRedirectURL(u); err != nil {
+			return nil, err
+		}
+	}
+	origins := make([]string, 0, len(p.Origins))
+	for _, o := range p.Origins {
+		norm, err := NormalizeOrigin(o)
+		if err != nil {
+			return nil, err
+		}
+		origins = append(origins, norm)
+	}
+	proj := &Project{
+		ID: ids.New("project", p.Env), Name: strings.TrimSpace(p.Name), Env: p.Env,
+		SessionDurationMinutes: 60, Products: products, CreateOrganizationEnabled: true,
+	}
+	out := &Created{Project: proj, Secret: "secret-" + string(p.Env) + "-" + ids.Token(),
+		PublicToken: ids.New("public-token", p.Env)}
+	now := store.Millis(s.clock.Now())
+	productsJSON, _ := json.Marshal(products)
+	err := s.db.Tx(ctx, func(q store.Querier) error {
+		if _, err := q.ExecContext(ctx, `INSERT INTO projects (project_id, name, env, session_duration_minutes, products, create_organization_enabled, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`, proj.ID, proj.Name, string(proj.Env), proj.SessionDurationMinutes,
+			string(productsJSON), proj.CreateOrganizationEnabled, now); err != nil {
+			return fmt.Errorf("insert project: %w", err)
+		}
+		if _, err := q.ExecContext(ctx, `INSERT INTO project_public_tokens (public_token, project_id, created_at) VALUES ($1, $2, $3)`,
+			out.PublicToken, proj.ID, now); err != nil {
+			return fmt.Errorf("insert public token: %w", err)
+		}
+		if _, err := q.ExecContext(ctx, `INSERT INTO project_secrets (secret_id, project_id, secret_hash, last_four, created_at) VALUES ($1, $2, $3, $4, $5)`,
+			ids.New("secret", p.Env), proj.ID, ids.Hash(out.Secret), out.Secret[len(out.Secret)-4:], now); err != nil {
+			return fmt.Errorf("insert secret: %w", err)
+		}
+		if err := newSigningKey(ctx, q, proj.ID, p.Env, now); err != nil {
+			return err
+		}
+		for _, u := range p.RedirectURLs {
+			if err := addRedirectURL(ctx, q, proj.ID, u, RedirectTypes, now); err != nil {
+				return err
+			}
+		}
+		for _, o := range origins {
+			if err := addOrigin(ctx, q, proj.ID, o, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("project: create: %w", err)
+	}
+	return out, nil
+}
+
+const selectProject = `SELECT project_id, name, env, session_duration_minutes, products,
+	pkce_required_for_email_magic_links, create_organization_enabled, disable_sdk_watermark, COALESCE(slug_pattern, '')
+	FROM projects `
+
+func scanProject(row interface{ Scan(...any) error }) (*Project, error) {
+	var p Project
+	var env, products string
+	if err := row.Scan(&p.ID, &p.Name, &env, &p.SessionDurationMinutes, &products,
+		&p.PKCERequiredForEmailMagicLinks, &p.CreateOrganizationEnabled, &p.DisableSDKWatermark, &p.SlugPattern); err != nil {
+		return nil, store.MapError(err)
+	}
+	p.Env = ids.Env(env)
+	if err := json.Unmarshal([]byte(products), &p.Products); err != nil {
+		return nil, fmt.Errorf("products column: %w", err)
+	}
+	return &p, nil
+}
+
+// ByID loads a project.
+func (s *Store) ByID(ctx context.Context, id string) (*Project, error) {
+	p, err := scanProject(s.db.Read().QueryRowContext(ctx, selectProject+`WHERE project_id = $1`, id))
+	if err != nil {
+		return nil, fmt.Errorf("project: by id: %w", err)
+	}
+	return p, nil
+}
+
+// ByPublicToken loads the project owning a public token.
+func (s *Store) ByPublicToken(ctx context.Context, token string) (*Project, error) {
+	p, err := scanProject(s.db.Read().QueryRowContext(ctx, selectProject+
+		`WHERE project_id = (SELECT project_id FROM project_public_tokens WHERE public_token = $1)`, token))
+	if err != nil {
+		return nil, fmt.Errorf("project: by public token: %w", err)
+	}
+	return p, nil
+}
+
+// CheckSecret returns the project when secret is one of its secrets.
+// Hashes are compared in constant time; an unknown project costs the same
+// as a wrong secret so timing does not reveal which projects exist.
+func (s *Store) CheckSecret(ctx context.Context, projectID, secret string) (*Project, error) {
+	rows, err := s.db.Read().QueryContext(ctx, `SELECT secret_hash FROM project_secrets WHERE project_id = $1`, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("project: secrets: %w", err)
+	}
+	defer rows.Close()
+	want := ids.Hash(secret)
+	ok := false
+	for rows.Next() {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return nil, fmt.Errorf("project: scan secret: %w", err)
+		}
+		if ids.Equal(h, want) {
+			ok = true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("project: secrets: %w", err)
+	}
+	if !ok {
+		return nil, fmt.Errorf("project: secret mismatch: %w", store.ErrNotFound)
+	}
+	return s.ByID(ctx, projectID)
+}
+
+// ValidateRedirectURL accepts absolute http(s) URLs without fragments.
+func ValidateRedirectURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Fragment != "" {
+		return fmt.Errorf("project: redirect URL %q must be an absolute http(s) URL without a fragment", raw)
+	}
+	return nil
+}
+
+// NormalizeOrigin reduces an origin to scheme://host[:port] as browsers
+// send it in the Origin header.
+func NormalizeOrigin(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		return "", fmt.Errorf("project: origin %q must look like https://app.example.com", raw)
+	}
+	return strings.ToLower(u.Scheme + "://" + u.Host), nil
+}

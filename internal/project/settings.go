@@ -1,0 +1,174 @@
+package project
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+func addRedirectURL(ctx context.Context, q store.Querier, projectID, u string, types []RedirectType, now int64) error {
+	for _, t := range types {
+		// The first URL of a type becomes its default, used when a request
+		// names none.
+		var n int
+		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM project_redirect_urls WHERE project_id = $1 AND redirect_type = $2`,
+			projectID, string(t)).Scan(&n); err != nil {
+			return fmt.Errorf("count redirect urls: %w", err)
+		}
+		_, err := q.ExecContext(ctx, `INSERT INTO project_redirect_urls (project_id, redirect_type, url, is_default, created_at)
+			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (project_id, redirect_type, url) DO NOTHING`, projectID, string(t), u, n == 0, now)
+		if err != nil {
+			return fmt.Errorf("insert redirect url: %w", err)
+		}
+	}
+	return nil
+}
+
+func addOrigin(ctx context.Context, q store.Querier, projectID, origin string, now int64) error {
+	_, err := q.ExecContext(ctx, `INSERT INTO project_origins (project_id, origin, created_at) VALUES ($1, $2, $3)
+		ON CONFLICT (project_id, origin) DO NOTHING`, projectID, origin, now)
+	if err != nil {
+		return fmt.Errorf("insert origin: %w", err)
+	}
+	return nil
+}
+
+// AddRedirectURL registers u for the given types (all types when empty).
+func (s *Store) AddRedirectURL(ctx context.Context, projectID, u string, types []RedirectType) error {
+	if err := ValidateRedirectURL(u); err != nil {
+		return err
+	}
+	if len(types) == 0 {
+		types = RedirectTypes
+	}
+	for _, t := range types {
+		if !slices.Contains(RedirectTypes, t) {
+			return fmt.Errorf("project: unknown redirect type %q", t)
+		}
+	}
+	return s.db.Tx(ctx, func(q store.Querier) error {
+		return addRedirectURL(ctx, q, projectID, u, types, store.Millis(s.clock.Now()))
+	})
+}
+
+// AddOrigin authorizes a browser origin for the SDK face.
+func (s *Store) AddOrigin(ctx context.Context, projectID, origin string) error {
+	norm, err := NormalizeOrigin(origin)
+	if err != nil {
+		return err
+	}
+	return addOrigin(ctx, s.db, projectID, norm, store.Millis(s.clock.Now()))
+}
+
+// ResolveRedirect returns the URL a flow may redirect to: requested, when it
+// exactly matches a registered URL of type t, or the type's default when
+// requested is empty. A mismatch is an error, never a redirect.
+func (s *Store) ResolveRedirect(ctx context.Context, projectID string, t RedirectType, requested string) (string, error) {
+	rows, err := s.db.Read().QueryContext(ctx, `SELECT url, is_default FROM project_redirect_urls
+		WHERE project_id = $1 AND redirect_type = $2 ORDER BY created_at, url`, projectID, string(t))
+	if err != nil {
+		return "", fmt.Errorf("project: redirect urls: %w", err)
+	}
+	defer rows.Close()
+	var first, def string
+	for rows.Next() {
+		var u string
+		var isDefault bool
+		if err := rows.Scan(&u, &isDefault); err != nil {
+			return "", fmt.Errorf("project: scan redirect url: %w", err)
+		}
+		if requested != "" && u == requested {
+			return u, nil
+		}
+		if first == "" {
+			first = u
+		}
+		if isDefault && def == "" {
+			def = u
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("project: redirect urls: %w", err)
+	}
+	if first == "" {
+		if t == RedirectSignup {
+			return "", apierr.New(apierr.NoSignupRedirectURLsSet)
+		}
+		return "", apierr.New(apierr.NoLoginRedirectURLsSet)
+	}
+	if requested != "" {
+		return "", apierr.New(apierr.RedirectURLNotRegistered).WithDetails(map[string]any{"redirect_type": string(t)})
+	}
+	if def == "" {
+		def = first
+	}
+	return def, nil
+}
+
+// OriginAllowed reports whether origin is authorized for the project.
+func (s *Store) OriginAllowed(ctx context.Context, projectID, origin string) (bool, error) {
+	var n int
+	err := s.db.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM project_origins WHERE project_id = $1 AND origin = $2`,
+		projectID, origin).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("project: origin: %w", err)
+	}
+	return n > 0, nil
+}
+
+// AnyOriginAllowed reports whether any project authorizes origin (used for
+// CORS preflights, which carry no credentials).
+func (s *Store) AnyOriginAllowed(ctx context.Context, origin string) (bool, error) {
+	var n int
+	err := s.db.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM project_origins WHERE origin = $1`, origin).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("project: origin: %w", err)
+	}
+	return n > 0, nil
+}
+
+// List returns every project (for the CLI).
+func (s *Store) List(ctx context.Context) ([]*Project, error) {
+	rows, err := s.db.Read().QueryContext(ctx, selectProject+`ORDER BY created_at`)
+	if err != nil {
+		return nil, fmt.Errorf("project: list: %w", err)
+	}
+	defer rows.Close()
+	var out []*Project
+	for rows.Next() {
+		p, err := scanProject(rows)
+		if err != nil {
+			return nil, fmt.Errorf("project: list: %w", err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// IsNotFound reports whether err means the project (or credential) is unknown.
+func IsNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
+
+// ByName returns the first project with this name (the dev seed finds its
+// demo project this way).
+func (s *Store) ByName(ctx context.Context, name string) (*Project, error) {
+	p, err := scanProject(s.db.Read().QueryRowContext(ctx, selectProject+`WHERE name = $1 ORDER BY created_at LIMIT 1`, name))
+	if err != nil {
+		return nil, fmt.Errorf("project: by name: %w", err)
+	}
+	return p, nil
+}
+
+// PublicToken returns the project's oldest public token.
+func (s *Store) PublicToken(ctx context.Context, projectID string) (string, error) {
+	var tok string
+	err := s.db.Read().QueryRowContext(ctx, `SELECT public_token FROM project_public_tokens WHERE project_id = $1
+		ORDER BY created_at, public_token LIMIT 1`, projectID).Scan(&tok)
+	if err != nil {
+		return "", fmt.Errorf("project: public token: %w", store.MapError(err))
+	}
+	return tok, nil
+}

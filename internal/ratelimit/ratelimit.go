@@ -1,0 +1,69 @@
+// Package ratelimit enforces fixed-window limits stored in the database, so
+// every replica sees the same counts. Every send and every credential check
+// goes through it.
+package ratelimit
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Rule is a named limit: at most Limit hits per Window for one key.
+type Rule struct {
+	Name   string
+	Limit  int
+	Window time.Duration
+}
+
+// Limiter counts hits per (rule, key, window).
+type Limiter struct {
+	db    *store.DB
+	clock clock.Clock
+}
+
+// New returns a limiter on db.
+func New(db *store.DB, c clock.Clock) *Limiter { return &Limiter{db: db, clock: c} }
+
+// Allow records a hit for key under rule and returns too_many_requests (or
+// the rule's own error type) once the window's limit is exceeded. Keys are
+// hashed so the table never holds email addresses or IPs in clear.
+func (l *Limiter) Allow(ctx context.Context, rule Rule, key string) error {
+	return l.AllowAs(ctx, rule, key, apierr.TooManyRequests)
+}
+
+// AllowAs is Allow with a specific error type for the refusal.
+func (l *Limiter) AllowAs(ctx context.Context, rule Rule, key string, t apierr.Type) error {
+	now := l.clock.Now()
+	start := now.Truncate(rule.Window)
+	bucket := rule.Name + ":" + ids.Hash(key)[:40]
+	var hits int
+	err := l.db.QueryRowContext(ctx, `
+		INSERT INTO rate_limits (bucket, window_start, hits) VALUES ($1, $2, 1)
+		ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limits.hits + 1
+		RETURNING hits`, bucket, store.Millis(start)).Scan(&hits)
+	if err != nil {
+		return fmt.Errorf("ratelimit: %s: %w", rule.Name, store.MapError(err))
+	}
+	if hits > rule.Limit {
+		retry := int(math.Ceil(start.Add(rule.Window).Sub(now).Seconds()))
+		return apierr.New(t).WithDetails(map[string]any{"retry_after_seconds": retry})
+	}
+	return nil
+}
+
+// Sweep deletes windows that ended before the given age; the server runs it
+// periodically so the table stays small.
+func (l *Limiter) Sweep(ctx context.Context, olderThan time.Duration) error {
+	cutoff := store.Millis(l.clock.Now().Add(-olderThan))
+	if _, err := l.db.ExecContext(ctx, `DELETE FROM rate_limits WHERE window_start < $1`, cutoff); err != nil {
+		return fmt.Errorf("ratelimit: sweep: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,109 @@
+package session
+
+import (
+	"net/http"
+
+	"github.com/go-jose/go-jose/v4"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/project"
+)
+
+// Handlers serves the session routes of both faces.
+type Handlers struct {
+	Sessions *Service
+	Projects *project.Store
+}
+
+type refreshRequest struct {
+	SessionDurationMinutes *int `json:"session_duration_minutes"`
+}
+
+// SDKAuthenticate handles SDK POST /b2b/sessions/authenticate: the session
+// is the Basic-auth password. A caller without one gets
+// unauthorized_credentials, which the SDK treats as "logged out".
+func (h Handlers) SDKAuthenticate(r *http.Request) (any, error) {
+	var req refreshRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	c := project.CallerFrom(r.Context())
+	if c.SessionToken == "" {
+		return nil, apierr.New(apierr.UnauthorizedCredentials).WithMessage("No session token was sent.")
+	}
+	return h.Sessions.Authenticate(r.Context(), c.Project, Credential{Token: c.SessionToken}, req.SessionDurationMinutes)
+}
+
+// SDKRevoke handles SDK POST /b2b/sessions/revoke for the caller's session.
+func (h Handlers) SDKRevoke(r *http.Request) (any, error) {
+	c := project.CallerFrom(r.Context())
+	if c.SessionToken == "" {
+		return nil, apierr.New(apierr.UserUnauthenticated)
+	}
+	if err := h.Sessions.Revoke(r.Context(), c.Project, RevokeTarget{Token: c.SessionToken}); err != nil {
+		return nil, err
+	}
+	return &httpapi.Common{}, nil
+}
+
+type backendAuthRequest struct {
+	SessionToken           string `json:"session_token"`
+	SessionJWT             string `json:"session_jwt"`
+	SessionDurationMinutes *int   `json:"session_duration_minutes"`
+}
+
+// BackendAuthenticate handles POST /v1/b2b/sessions/authenticate.
+func (h Handlers) BackendAuthenticate(r *http.Request) (any, error) {
+	var req backendAuthRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	p := project.CallerFrom(r.Context()).Project
+	return h.Sessions.Authenticate(r.Context(), p, Credential{Token: req.SessionToken, JWT: req.SessionJWT}, req.SessionDurationMinutes)
+}
+
+type backendRevokeRequest struct {
+	MemberSessionID string `json:"member_session_id"`
+	SessionToken    string `json:"session_token"`
+	SessionJWT      string `json:"session_jwt"`
+	MemberID        string `json:"member_id"`
+}
+
+// BackendRevoke handles POST /v1/b2b/sessions/revoke.
+func (h Handlers) BackendRevoke(r *http.Request) (any, error) {
+	var req backendRevokeRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	p := project.CallerFrom(r.Context()).Project
+	err := h.Sessions.Revoke(r.Context(), p, RevokeTarget{SessionID: req.MemberSessionID, Token: req.SessionToken,
+		JWT: req.SessionJWT, MemberID: req.MemberID})
+	if err != nil {
+		return nil, err
+	}
+	return &httpapi.Common{}, nil
+}
+
+// JWKSResponse is the key set with the API family's common fields.
+type JWKSResponse struct {
+	httpapi.Common
+	Keys []jose.JSONWebKey `json:"keys"`
+}
+
+// JWKS handles GET /v1/b2b/sessions/jwks/{project_id}. Public keys are
+// public, so the route needs no credentials (verifiers fetch it directly).
+func (h Handlers) JWKS(r *http.Request) (any, error) {
+	keys, err := h.Sessions.keys.get(r.Context(), r.PathValue("project_id"))
+	if err != nil {
+		if project.IsNotFound(err) {
+			return nil, apierr.Wrap(apierr.ProjectNotFound, err)
+		}
+		return nil, err
+	}
+	out := &JWKSResponse{Keys: make([]jose.JSONWebKey, 0, len(keys))}
+	for _, k := range keys {
+		out.Keys = append(out.Keys, jose.JSONWebKey{Key: &k.Private.PublicKey, KeyID: k.KID, Algorithm: string(jose.RS256), Use: "sig"})
+	}
+	return out, nil
+}

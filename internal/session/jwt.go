@@ -1,0 +1,190 @@
+package session
+
+import (
+	"context"
+	"crypto/rsa"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/latchkey/latchkey/internal/project"
+)
+
+// Keys supplies a project's signing keys, newest first.
+type Keys interface {
+	SigningKeys(ctx context.Context, projectID string) ([]project.SigningKey, error)
+}
+
+// keyCache keeps parsed keys per project for a minute: parsing PEM on every
+// request would dominate the hot path, and a minute bounds how long a
+// rotation takes to reach every replica.
+type keyCache struct {
+	src   Keys
+	mu    sync.Mutex
+	items map[string]keyEntry
+}
+
+type keyEntry struct {
+	keys []project.SigningKey
+	exp  time.Time
+}
+
+func (c *keyCache) get(ctx context.Context, projectID string) ([]project.SigningKey, error) {
+	now := time.Now()
+	c.mu.Lock()
+	e, ok := c.items[projectID]
+	c.mu.Unlock()
+	if ok && now.Before(e.exp) {
+		return e.keys, nil
+	}
+	keys, err := c.src.SigningKeys(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.items[projectID] = keyEntry{keys: keys, exp: now.Add(time.Minute)}
+	c.mu.Unlock()
+	return keys, nil
+}
+
+// Issuer returns the JWT issuer for a project. The SDKs accept
+// "stytch.com/{project_id}" regardless of the base URL they were pointed
+// at, so it is the one value that verifies everywhere.
+func Issuer(projectID string) string { return "stytch.com/" + projectID }
+
+type sessionClaim struct {
+	ID                    string         `json:"id"`
+	StartedAt             time.Time      `json:"started_at"`
+	LastAccessedAt        time.Time      `json:"last_accessed_at"`
+	ExpiresAt             time.Time      `json:"expires_at"`
+	Attributes            map[string]any `json:"attributes"`
+	AuthenticationFactors []Factor       `json:"authentication_factors"`
+	Roles                 []string       `json:"roles"`
+}
+
+type orgClaim struct {
+	OrganizationID string `json:"organization_id"`
+	Slug           string `json:"slug"`
+}
+
+type claims struct {
+	jwt.Claims
+	Session      sessionClaim `json:"https://stytch.com/session"`
+	Organization orgClaim     `json:"https://stytch.com/organization"`
+}
+
+func (s *Service) sign(ctx context.Context, projectID string, ms *MemberSession, now time.Time) (string, error) {
+	keys, err := s.keys.get(ctx, projectID)
+	if err != nil {
+		return "", fmt.Errorf("session: keys: %w", err)
+	}
+	k := keys[0]
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: k.Private},
+		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", k.KID))
+	if err != nil {
+		return "", fmt.Errorf("session: signer: %w", err)
+	}
+	exp := now.Add(JWTLifetime)
+	if ms.ExpiresAt.Before(exp) {
+		exp = ms.ExpiresAt
+	}
+	c := claims{
+		Claims: jwt.Claims{Subject: ms.MemberID, Issuer: Issuer(projectID), Audience: jwt.Audience{projectID},
+			IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now), Expiry: jwt.NewNumericDate(exp)},
+		Session: sessionClaim{ID: ms.MemberSessionID, StartedAt: ms.StartedAt, LastAccessedAt: ms.LastAccessedAt,
+			ExpiresAt: ms.ExpiresAt, Attributes: map[string]any{"ip_address": "", "user_agent": ""},
+			AuthenticationFactors: ms.AuthenticationFactors, Roles: ms.Roles},
+		Organization: orgClaim{OrganizationID: ms.OrganizationID, Slug: ms.OrganizationSlug},
+	}
+	out, err := jwt.Signed(signer).Claims(c).Serialize()
+	if err != nil {
+		return "", fmt.Errorf("session: sign: %w", err)
+	}
+	return out, nil
+}
+
+// errBadJWT covers every way a presented JWT can fail verification.
+var errBadJWT = errors.New("session: invalid jwt")
+
+// verify checks a session JWT's signature against the project's keys and
+// its registered claims, and returns the session id it names. Expiry is
+// checked with no leeway beyond a few seconds of clock skew.
+func (s *Service) verify(ctx context.Context, projectID, token string, now time.Time) (string, error) {
+	parsed, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
+	if err != nil || len(parsed.Headers) != 1 {
+		return "", fmt.Errorf("%w: parse", errBadJWT)
+	}
+	keys, err := s.keys.get(ctx, projectID)
+	if err != nil {
+		return "", fmt.Errorf("session: keys: %w", err)
+	}
+	var pub *rsa.PublicKey
+	for _, k := range keys {
+		if k.KID == parsed.Headers[0].KeyID {
+			pub = &k.Private.PublicKey
+		}
+	}
+	if pub == nil {
+		return "", fmt.Errorf("%w: unknown kid", errBadJWT)
+	}
+	var c claims
+	if err := parsed.Claims(pub, &c); err != nil {
+		return "", fmt.Errorf("%w: signature", errBadJWT)
+	}
+	if err := c.Claims.ValidateWithLeeway(jwt.Expected{Issuer: Issuer(projectID), AnyAudience: jwt.Audience{projectID}, Time: now}, 5*time.Second); err != nil {
+		return "", fmt.Errorf("%w: %v", errBadJWT, err)
+	}
+	return c.Session.ID, nil
+}
+
+// jwtCache remembers the last JWT issued per session so the hot path does
+// not re-sign on every call while the current JWT is still fresh.
+type jwtCache struct {
+	mu    sync.Mutex
+	items map[string]cachedJWT
+}
+
+type cachedJWT struct {
+	token    string
+	issuedAt time.Time
+}
+
+// freshFor is how long a cached JWT is reused: callers always receive a JWT
+// with at least JWTLifetime-freshFor of life left.
+const freshFor = time.Minute
+
+func (c *jwtCache) get(sessionID string, now time.Time) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.items[sessionID]
+	if !ok || now.Sub(e.issuedAt) >= freshFor || now.Before(e.issuedAt) {
+		return "", false
+	}
+	return e.token, true
+}
+
+func (c *jwtCache) put(sessionID, token string, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.items) >= 100000 {
+		for k, v := range c.items {
+			if now.Sub(v.issuedAt) >= freshFor {
+				delete(c.items, k)
+			}
+		}
+		if len(c.items) >= 100000 {
+			clear(c.items)
+		}
+	}
+	c.items[sessionID] = cachedJWT{token: token, issuedAt: now}
+}
+
+func (c *jwtCache) drop(sessionID string) {
+	c.mu.Lock()
+	delete(c.items, sessionID)
+	c.mu.Unlock()
+}

@@ -1,0 +1,239 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Service issues, authenticates and revokes member sessions.
+type Service struct {
+	db    *store.DB
+	clock clock.Clock
+	orgs  *organization.Store
+	keys  *keyCache
+	jwts  *jwtCache
+}
+
+// New returns a session service.
+func New(db *store.DB, c clock.Clock, orgs *organization.Store, keys Keys) *Service {
+	return &Service{db: db, clock: c, orgs: orgs,
+		keys: &keyCache{src: keys, items: map[string]keyEntry{}},
+		jwts: &jwtCache{items: map[string]cachedJWT{}}}
+}
+
+// DurationMinutes validates a requested session duration; nil means the
+// project's default.
+func DurationMinutes(p *project.Project, requested *int) (int, error) {
+	if requested == nil || *requested == 0 {
+		return p.SessionDurationMinutes, nil
+	}
+	if *requested < MinDurationMinutes || *requested > MaxDurationMinutes {
+		return 0, apierr.New(apierr.InvalidSessionDuration)
+	}
+	return *requested, nil
+}
+
+// CompleteParams describes a successful primary authentication.
+type CompleteParams struct {
+	Project         *project.Project
+	Organization    *organization.Organization
+	Member          *organization.Member
+	Factor          Factor
+	DurationMinutes int
+	MethodID        string
+}
+
+// Complete turns a verified member into a session, inside the caller's
+// transaction q so the one-time secret's redemption and the session are
+// committed together or not at all.
+func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParams) (*AuthResponse, error) {
+	now := s.clock.Now()
+	p.Factor.LastAuthenticatedAt = now
+	if p.Factor.SequenceOrder == "" {
+		p.Factor.SequenceOrder = "PRIMARY"
+	}
+	ms := &MemberSession{
+		MemberSessionID: ids.New("member-session", p.Project.Env), MemberID: p.Member.MemberID,
+		OrganizationID: p.Organization.OrganizationID, StartedAt: now, LastAccessedAt: now,
+		ExpiresAt: now.Add(time.Duration(p.DurationMinutes) * time.Minute), AuthenticationFactors: []Factor{p.Factor},
+		CustomClaims: map[string]any{}, Roles: p.Member.RoleIDs(), OrganizationSlug: p.Organization.OrganizationSlug,
+	}
+	token := ids.Token()
+	factors, err := json.Marshal(ms.AuthenticationFactors)
+	if err != nil {
+		return nil, fmt.Errorf("session: encode factors: %w", err)
+	}
+	if _, err := q.ExecContext(ctx, `INSERT INTO member_sessions (member_session_id, project_id, organization_id, member_id,
+		token_hash, authentication_factors, started_at, last_accessed_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
+		ms.MemberSessionID, p.Project.ID, ms.OrganizationID, ms.MemberID, ids.Hash(token), string(factors),
+		store.Millis(now), store.Millis(now), store.Millis(ms.ExpiresAt)); err != nil {
+		return nil, fmt.Errorf("session: insert: %w", err)
+	}
+	jwtText, err := s.sign(ctx, p.Project.ID, ms, now)
+	if err != nil {
+		return nil, err
+	}
+	s.jwts.put(ms.MemberSessionID, jwtText, now)
+	return &AuthResponse{
+		SessionResponse: SessionResponse{MemberID: ms.MemberID, MemberSession: ms, SessionToken: token, SessionJWT: jwtText,
+			Member: p.Member, Organization: p.Organization},
+		MemberAuthenticated: true, MethodID: p.MethodID,
+	}, nil
+}
+
+type row struct {
+	ms        MemberSession
+	projectID string
+	revokedAt *int64
+}
+
+const selectSession = `SELECT member_session_id, project_id, organization_id, member_id, authentication_factors,
+	started_at, last_accessed_at, expires_at, revoked_at FROM member_sessions `
+
+func (s *Service) load(ctx context.Context, where string, arg any) (*row, error) {
+	var r row
+	var factors string
+	var started, last, exp int64
+	err := s.db.Read().QueryRowContext(ctx, selectSession+where, arg).Scan(&r.ms.MemberSessionID, &r.projectID,
+		&r.ms.OrganizationID, &r.ms.MemberID, &factors, &started, &last, &exp, &r.revokedAt)
+	if err != nil {
+		return nil, store.MapError(err)
+	}
+	if err := json.Unmarshal([]byte(factors), &r.ms.AuthenticationFactors); err != nil {
+		return nil, fmt.Errorf("session: decode factors: %w", err)
+	}
+	r.ms.StartedAt, r.ms.LastAccessedAt, r.ms.ExpiresAt = store.Time(started), store.Time(last), store.Time(exp)
+	r.ms.CustomClaims = map[string]any{}
+	return &r, nil
+}
+
+// Credential names the session to authenticate: a session token, or a
+// session JWT (verified, then looked up so revocation still applies).
+type Credential struct {
+	Token string
+	JWT   string
+}
+
+// lastAccessWriteEvery throttles last_accessed_at writes on the hot path.
+const lastAccessWriteEvery = time.Minute
+
+// Authenticate checks a session of project p and returns it with a JWT.
+// A duration extends the session to now+duration.
+func (s *Service) Authenticate(ctx context.Context, p *project.Project, cred Credential, duration *int) (*SessionResponse, error) {
+	now := s.clock.Now()
+	var r *row
+	var err error
+	switch {
+	case cred.Token != "":
+		r, err = s.load(ctx, `WHERE token_hash = $1`, ids.Hash(cred.Token))
+	case cred.JWT != "":
+		var id string
+		id, err = s.verify(ctx, p.ID, cred.JWT, now)
+		if errors.Is(err, errBadJWT) {
+			return nil, apierr.Wrap(apierr.InvalidJWT, err)
+		}
+		if err == nil {
+			r, err = s.load(ctx, `WHERE member_session_id = $1`, id)
+		}
+	default:
+		return nil, apierr.New(apierr.UnauthorizedCredentials).WithMessage("A session token or session JWT is required.")
+	}
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (r.projectID != p.ID || r.revokedAt != nil || !now.Before(r.ms.ExpiresAt))) {
+		// Another project's session, a revoked one and an expired one all
+		// look the same: not found.
+		return nil, apierr.Wrap(apierr.SessionNotFound, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session: authenticate: %w", err)
+	}
+	member, err := s.orgs.Member(ctx, s.db.Read(), p.ID, r.ms.MemberID)
+	if err != nil || member.Status != organization.StatusActive {
+		return nil, apierr.Wrap(apierr.SessionNotFound, fmt.Errorf("session member unusable: %v", err))
+	}
+	org, err := s.orgs.Get(ctx, p.ID, r.ms.OrganizationID)
+	if err != nil {
+		return nil, apierr.Wrap(apierr.SessionNotFound, err)
+	}
+	r.ms.Roles, r.ms.OrganizationSlug = member.RoleIDs(), org.OrganizationSlug
+
+	extend := duration != nil && *duration != 0
+	if extend {
+		mins, err := DurationMinutes(p, duration)
+		if err != nil {
+			return nil, err
+		}
+		r.ms.ExpiresAt = now.Add(time.Duration(mins) * time.Minute)
+	}
+	if extend || now.Sub(r.ms.LastAccessedAt) >= lastAccessWriteEvery {
+		r.ms.LastAccessedAt = now
+		if _, err := s.db.ExecContext(ctx, `UPDATE member_sessions SET last_accessed_at = $1, expires_at = $2
+			WHERE member_session_id = $3 AND revoked_at IS NULL`, store.Millis(now), store.Millis(r.ms.ExpiresAt), r.ms.MemberSessionID); err != nil {
+			return nil, fmt.Errorf("session: touch: %w", err)
+		}
+		s.jwts.drop(r.ms.MemberSessionID)
+	}
+	jwtText, ok := s.jwts.get(r.ms.MemberSessionID, now)
+	if !ok {
+		if jwtText, err = s.sign(ctx, p.ID, &r.ms, now); err != nil {
+			return nil, err
+		}
+		s.jwts.put(r.ms.MemberSessionID, jwtText, now)
+	}
+	token := cred.Token
+	return &SessionResponse{MemberID: member.MemberID, MemberSession: &r.ms, SessionToken: token, SessionJWT: jwtText,
+		Member: member, Organization: org}, nil
+}
+
+// RevokeTarget names what to revoke; exactly one field is set.
+type RevokeTarget struct {
+	SessionID string
+	Token     string
+	JWT       string
+	MemberID  string
+}
+
+// Revoke ends sessions of project p. Revoking an already revoked session
+// is not an error; naming one that never existed is session_not_found.
+func (s *Service) Revoke(ctx context.Context, p *project.Project, t RevokeTarget) error {
+	now := s.clock.Now()
+	var where string
+	var arg any
+	switch {
+	case t.SessionID != "":
+		where, arg = `member_session_id = $3`, t.SessionID
+	case t.Token != "":
+		where, arg = `token_hash = $3`, ids.Hash(t.Token)
+	case t.JWT != "":
+		id, err := s.verify(ctx, p.ID, t.JWT, now)
+		if err != nil {
+			return apierr.Wrap(apierr.InvalidJWT, err)
+		}
+		where, arg = `member_session_id = $3`, id
+	case t.MemberID != "":
+		where, arg = `member_id = $3`, t.MemberID
+	default:
+		return apierr.Invalid("member_session_id", "One of member_session_id, session_token, session_jwt or member_id is required.")
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE member_sessions SET revoked_at = COALESCE(revoked_at, $1)
+		WHERE project_id = $2 AND `+where, store.Millis(now), p.ID, arg)
+	if err != nil {
+		return fmt.Errorf("session: revoke: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 && t.MemberID == "" {
+		return apierr.New(apierr.SessionNotFound)
+	}
+	if t.SessionID != "" {
+		s.jwts.drop(t.SessionID)
+	}
+	return nil
+}
