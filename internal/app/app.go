@@ -57,6 +57,25 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	db, err := store.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	a, err := NewWithDB(ctx, cfg, db, opt)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// NewWithDB wires the services on an open, migrated database (tests use it
+// to run the real handler on their own database). The caller owns db.
+func NewWithDB(_ context.Context, cfg config.Config, db *store.DB, opt Options) (*App, error) {
 	if opt.Clock == nil {
 		opt.Clock = clock.Real{}
 	}
@@ -66,14 +85,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, error) {
 	if opt.Widget == nil {
 		opt.Widget = widget.Dist()
 	}
-	db, err := store.Open(ctx, cfg.DatabaseURL)
-	if err != nil {
-		return nil, err
-	}
-	if err := db.Migrate(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
+	var err error
 	a := &App{Config: cfg, DB: db, Clock: opt.Clock, Log: opt.Logger, widget: opt.Widget}
 	a.Projects = project.NewStore(db, opt.Clock)
 	a.Resolver = project.NewResolver(a.Projects)
@@ -81,7 +93,6 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, error) {
 	a.Sessions = session.New(db, opt.Clock, a.Orgs, a.Projects)
 	a.Limiter = ratelimit.New(db, opt.Clock)
 	if a.mailer, err = a.buildMailer(); err != nil {
-		db.Close()
 		return nil, err
 	}
 	a.magicLinks = magiclink.New(magiclink.Deps{DB: db, Clock: opt.Clock, Projects: a.Projects, Orgs: a.Orgs,

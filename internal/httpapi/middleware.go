@@ -14,7 +14,18 @@ import (
 
 type ctxKey int
 
-const requestIDKey ctxKey = iota
+const (
+	requestIDKey ctxKey = iota
+	loggerKey
+)
+
+// logger returns the request's logger (set by WithLogging).
+func logger(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
+}
 
 // RequestID returns the request id stored by WithRequestID.
 func RequestID(ctx context.Context) string {
@@ -74,6 +85,7 @@ func WithLogging(log *slog.Logger) Middleware {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			rec := &statusRecorder{ResponseWriter: w}
+			r = r.WithContext(context.WithValue(r.Context(), loggerKey, log))
 			next.ServeHTTP(rec, r)
 			log.LogAttrs(r.Context(), slog.LevelInfo, "http",
 				slog.String("method", r.Method), slog.String("path", r.URL.Path),

@@ -95,7 +95,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	if c := e.Cause(); c != nil {
 		attrs = append(attrs, "cause", c.Error())
 	}
-	slog.Log(r.Context(), level, "request failed", attrs...)
+	logger(r.Context()).Log(r.Context(), level, "request failed", attrs...)
 	writeRaw(w, e.Status, errorBody{
 		StatusCode:   e.Status,
 		RequestID:    rid,

@@ -28,7 +28,7 @@ import (
 	"time"
 )
 
-// EnvMailpit names the variable holding the path of the mailpit binary.
+// envMailpit names the variable holding the path of the mailpit binary.
 const envMailpit = "LATCHKEY_TEST_MAILPIT"
 
 type mailpit struct {

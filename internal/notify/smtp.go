@@ -167,7 +167,7 @@ func (s *SMTP) String() string {
 
 // Send delivers m as multipart/alternative (text first, HTML preferred by
 // clients that can show it). It returns when the server has accepted the
-// message, the context ends, or the send timeout passes.
+// message, the context ends, or one network step exceeds its timeout.
 func (s *SMTP) Send(ctx context.Context, m Email) error {
 	msg, err := s.message(m)
 	if err != nil {
