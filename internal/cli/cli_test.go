@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runCLI(t *testing.T, dbPath string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := map[string]string{"LATCHKEY_DATABASE_URL": dbPath}
+	code := Run(context.Background(), Env{Args: args, Stdout: &out, Stderr: &errb,
+		Lookup: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	return code, out.String(), errb.String()
+}
+
+func TestProjectCommands(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "cli.db")
+	code, out, errs := runCLI(t, db, "project", "create", "--name", "Shop", "--redirect-url", "https://shop.test/auth",
+		"--origin", "https://shop.test")
+	if code != 0 {
+		t.Fatalf("create: exit %d: %s", code, errs)
+	}
+	var created struct{ ProjectID, Secret, PublicToken string }
+	dec := json.NewDecoder(strings.NewReader(out))
+	var raw map[string]string
+	if err := dec.Decode(&raw); err != nil {
+		t.Fatalf("create output is not JSON: %q", out)
+	}
+	created.ProjectID, created.Secret, created.PublicToken = raw["project_id"], raw["secret"], raw["public_token"]
+	if !strings.HasPrefix(created.ProjectID, "project-test-") || !strings.HasPrefix(created.Secret, "secret-test-") ||
+		!strings.HasPrefix(created.PublicToken, "public-token-test-") {
+		t.Fatalf("create output = %v", raw)
+	}
+	if code, _, errs := runCLI(t, db, "project", "add-origin", "--project", created.ProjectID, "--origin", "https://admin.shop.test"); code != 0 {
+		t.Fatalf("add-origin: %s", errs)
+	}
+	if code, _, errs := runCLI(t, db, "project", "add-redirect-url", "--project", created.ProjectID, "--url", "https://shop.test/join",
+		"--type", "signup"); code != 0 {
+		t.Fatalf("add-redirect-url: %s", errs)
+	}
+	code, out, _ = runCLI(t, db, "project", "list")
+	if code != 0 || !strings.Contains(out, created.ProjectID) || strings.Contains(out, created.Secret) {
+		t.Fatalf("list: exit %d: %s", code, out)
+	}
+	if code, _, _ := runCLI(t, db, "keys", "rotate", "--project", created.ProjectID); code != 0 {
+		t.Fatal("keys rotate failed")
+	}
+	for _, bad := range [][]string{
+		{"project", "create"},
+		{"project", "create", "--name", "X", "--redirect-url", "javascript:alert(1)"},
+		{"project", "add-origin", "--project", created.ProjectID, "--origin", "https://x.test/path"},
+		{"project", "add-redirect-url", "--project", created.ProjectID, "--url", "https://x.test", "--type", "nope"},
+		{"project", "frobnicate"},
+		{"keys", "rotate", "--project", "project-test-missing"},
+	} {
+		if code, _, errs := runCLI(t, db, bad...); code == 0 || errs == "" {
+			t.Errorf("%v: exit %d, stderr %q; want a failure with a message", bad, code, errs)
+		}
+	}
+}
+
+func TestMigrateAndUsage(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "m.db")
+	if code, out, errs := runCLI(t, db, "migrate"); code != 0 || !strings.Contains(out, "migrations applied") {
+		t.Fatalf("migrate: %d %s %s", code, out, errs)
+	}
+	if code, _, errs := runCLI(t, db); code != 2 || !strings.Contains(errs, "Usage") {
+		t.Fatalf("no args: %d %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, db, "bogus"); code != 2 || !strings.Contains(errs, "unknown command") {
+		t.Fatalf("bogus: %d %s", code, errs)
+	}
+}

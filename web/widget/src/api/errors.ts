@@ -1,0 +1,74 @@
+/** Errors raised by the SDK client (api-reference section 1.6). */
+
+/** A JSON error answered by the server (status >= 300). */
+export class APIError extends Error {
+  readonly status_code: number;
+  readonly request_id: string | undefined;
+  readonly error_type: string;
+  readonly error_message: string;
+  readonly error_url: string;
+  readonly error_details: unknown;
+
+  constructor(body: Record<string, unknown>, status: number) {
+    const message = typeof body.error_message === 'string' ? body.error_message : 'Unknown error';
+    super(message);
+    this.name = 'APIError';
+    this.status_code = typeof body.status_code === 'number' ? body.status_code : status;
+    this.request_id = typeof body.request_id === 'string' ? body.request_id : undefined;
+    this.error_type = typeof body.error_type === 'string' ? body.error_type : 'unknown_error';
+    this.error_message = message;
+    this.error_url = typeof body.error_url === 'string' ? body.error_url : '';
+    this.error_details = body.error_details;
+  }
+}
+
+/** A request-validation error whose JSON carries `body`, `params` or `query` issue lists. */
+export class APISchemaError extends Error {
+  readonly status_code: number;
+  readonly issues: { dataPath: string; message: string }[];
+
+  constructor(body: Record<string, unknown>, status: number) {
+    const issues: { dataPath: string; message: string }[] = [];
+    for (const key of ['body', 'params', 'query']) {
+      const list = body[key];
+      if (!Array.isArray(list)) continue;
+      for (const item of list as Record<string, unknown>[]) {
+        issues.push({ dataPath: String(item.dataPath ?? key), message: String(item.message ?? '') });
+      }
+    }
+    super(issues.map((i) => `${i.dataPath}: ${i.message}`).join('\n') || 'Invalid request');
+    this.name = 'APISchemaError';
+    this.status_code = status;
+    this.issues = issues;
+  }
+}
+
+/** Why the server could not be used at all; `kind` selects the user-facing string. */
+export type UnreachableKind = 'unreachable' | 'invalidJson' | 'invalidResponse';
+
+const UNREACHABLE_MESSAGES: Record<UnreachableKind, string> = {
+  unreachable: 'Unable to contact our servers.',
+  invalidJson: 'Invalid JSON response from our servers.',
+  invalidResponse: 'Invalid response from our servers.',
+};
+
+export class APIUnreachableError extends Error {
+  readonly kind: UnreachableKind;
+  constructor(kind: UnreachableKind) {
+    super(UNREACHABLE_MESSAGES[kind]);
+    this.name = 'APIUnreachableError';
+    this.kind = kind;
+  }
+}
+
+/** Error types after which a stored session can never become valid again (api-reference 1.6). */
+export const UNRECOVERABLE_ERROR_TYPES: ReadonlySet<string> = new Set([
+  'unauthorized_credentials',
+  'user_unauthenticated',
+  'invalid_secret_authentication',
+  'session_not_found',
+]);
+
+export function isUnrecoverable(err: unknown): boolean {
+  return err instanceof APIError && UNRECOVERABLE_ERROR_TYPES.has(err.error_type);
+}

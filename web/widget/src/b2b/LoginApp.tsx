@@ -1,0 +1,114 @@
+import { useEffect, useMemo, useRef, useState, useSyncExternalStore, type CSSProperties } from 'react';
+import { DEFAULT_BOOTSTRAP, type BootstrapData } from '../api/bootstrap';
+import { mergeStrings, createTranslator } from '../strings/t';
+import type { StringsOverride } from '../strings/en';
+import { themeVariables, type WidgetStyles } from '../theme/theme';
+import { useScreenFocus } from '../ui/focus';
+import { normalizeConfig, type LoginConfig } from './config';
+import { LoginContext, type LoginContextValue } from './context';
+import { LoginController, type Emitter, type LoginBackend } from './controller';
+import type { WidgetErrorPayload } from './errorMessages';
+import type { WidgetEvent } from './events';
+import { SCREENS } from './screens/registry';
+import { LoggingInView } from './screens/LoggingInView';
+import { initialState } from './state/reducer';
+import { createStore } from './state/store';
+
+export interface Callbacks {
+  onEvent?: (event: WidgetEvent) => void;
+  onError?: (error: WidgetErrorPayload) => void;
+}
+
+/** Mount options shared by `mountLogin()` and the `<B2BLogin>` component. */
+export interface LoginOptions {
+  config: LoginConfig;
+  styles?: WidgetStyles;
+  callbacks?: Callbacks;
+  strings?: StringsOverride;
+}
+
+export interface LoginAppProps {
+  backend: LoginBackend;
+  options: LoginOptions;
+  /** Element that receives `stytch-event` / `stytch-error` DOM events. */
+  eventTarget: EventTarget | null;
+}
+
+/** Calls integrator callbacks defensively: a throwing callback must not break the login flow. */
+export function createEmitter(latest: { current: { callbacks?: Callbacks | undefined; target: EventTarget | null } }): Emitter {
+  const send = (domType: string, detail: unknown, call: () => void) => {
+    try {
+      call();
+    } catch (err) {
+      console.error('Latchkey: callback threw', err);
+    }
+    latest.current.target?.dispatchEvent(new CustomEvent(domType, { detail, bubbles: true, composed: true }));
+  };
+  return {
+    event: (type, data) => send('stytch-event', { type, data }, () => latest.current.callbacks?.onEvent?.({ type, data })),
+    error: (payload) => send('stytch-error', payload, () => latest.current.callbacks?.onError?.(payload)),
+  };
+}
+
+/** The login experience: owns the store and controller of one mounted widget. */
+export function LoginApp({ backend, options, eventTarget }: LoginAppProps) {
+  const config = useMemo(() => normalizeConfig(options.config), [options.config]);
+  const t = useMemo(() => createTranslator(mergeStrings(options.strings)), [options.strings]);
+  // Re-mounting with new options updates these; the controller always reads the latest.
+  const latest = useRef({ config, t, rawConfig: options.config as unknown, callbacks: options.callbacks, target: eventTarget });
+  latest.current = { config, t, rawConfig: options.config, callbacks: options.callbacks, target: eventTarget };
+
+  const [{ store, controller }] = useState(() => {
+    const store = createStore(initialState(config.authFlowType));
+    const controller = new LoginController({
+      backend,
+      store,
+      getConfig: () => latest.current.config,
+      getRawConfig: () => latest.current.rawConfig,
+      getTranslate: () => latest.current.t,
+      emit: createEmitter(latest),
+    });
+    return { store, controller };
+  });
+  const state = useSyncExternalStore(store.subscribe, store.getState, store.getState);
+  const [bootstrap, setBootstrap] = useState<BootstrapData>(DEFAULT_BOOTSTRAP);
+
+  useEffect(() => {
+    let live = true;
+    void backend.bootstrap().then((b) => live && setBootstrap(b));
+    controller.start();
+    return () => {
+      live = false;
+    };
+  }, [backend, controller]);
+
+  const viewKey = state.pending.urlToken ? 'LoggingIn' : state.screen;
+  const screenRef = useRef<HTMLDivElement>(null);
+  useScreenFocus(screenRef, viewKey);
+
+  const ctx: LoginContextValue = {
+    state,
+    controller,
+    config,
+    t,
+    bootstrap,
+    clock: backend.clock,
+    presentation: {
+      logoImageUrl: options.styles?.logo?.logoImageUrl || null,
+      hideHeaderText: options.styles?.hideHeaderText === true,
+    },
+  };
+  const ScreenComponent = SCREENS[state.screen];
+  const style = useMemo(() => themeVariables(options.styles) as CSSProperties, [options.styles]);
+
+  return (
+    <LoginContext.Provider value={ctx}>
+      <div className="lk-root" style={style} data-screen={viewKey}>
+        <div className="lk-screen" ref={screenRef} key={viewKey}>
+          {state.pending.urlToken ? <LoggingInView /> : <ScreenComponent />}
+        </div>
+        {bootstrap.displayWatermark ? <p className="lk-watermark">{t('common.watermark')}</p> : null}
+      </div>
+    </LoginContext.Provider>
+  );
+}

@@ -1,0 +1,81 @@
+import { useState, type FormEvent } from 'react';
+import { Button } from '../../ui/Button';
+import { ErrorText } from '../../ui/ErrorText';
+import { Input } from '../../ui/Input';
+import { useLogin } from '../context';
+import { isValidEmail } from '../email';
+import type { MainBlock } from '../methods';
+import { useAsyncAction } from '../useAsyncAction';
+
+type EmailBlock = Extract<MainBlock, { kind: 'emailForm' }>;
+
+/** Main's email block: an email field, or send buttons when the email is already known. */
+export function EmailForm({ block }: { block: EmailBlock }) {
+  const { state } = useLogin();
+  const knownEmail = state.primary?.email ?? null;
+  return knownEmail ? <KnownEmailButtons block={block} email={knownEmail} /> : <EmailInputForm />;
+}
+
+function EmailInputForm() {
+  const { state, controller, t } = useLogin();
+  const [email, setEmail] = useState(state.formState.emailState.userSuppliedEmail);
+  const submit = useAsyncAction((value: string) => controller.submitEmail(value));
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    const value = email.trim();
+    if (!isValidEmail(value)) {
+      submit.setError(t('email.invalid'));
+      return;
+    }
+    void submit.run(value);
+  };
+
+  return (
+    <form className="lk-form" onSubmit={onSubmit} noValidate>
+      <Input
+        id="email-input"
+        type="email"
+        name="email"
+        label={t('email.label')}
+        placeholder={t('email.placeholder')}
+        autoComplete="email"
+        required
+        value={email}
+        onValueChange={setEmail}
+        error={submit.error}
+      />
+      <Button type="submit" loading={submit.busy}>
+        {t('email.continue')}
+      </Button>
+    </form>
+  );
+}
+
+function KnownEmailButtons({ block, email }: { block: EmailBlock; email: string }) {
+  const { controller, t } = useLogin();
+  const link = useAsyncAction(() => controller.sendMagicLink(email));
+  const code = useAsyncAction(() => controller.sendOtp(email));
+  const busy = link.busy || code.busy;
+  return (
+    <div className="lk-form">
+      {block.magicLink ? (
+        <Button loading={link.busy} disabled={busy} onClick={() => void link.run()}>
+          {t('email.sendLink')}
+        </Button>
+      ) : null}
+      {block.otp ? (
+        <Button
+          variant={block.magicLink ? 'secondary' : 'primary'}
+          loading={code.busy}
+          disabled={busy}
+         
+          onClick={() => void code.run()}
+        >
+          {t('email.sendCode')}
+        </Button>
+      ) : null}
+      <ErrorText message={link.error ?? code.error} />
+    </div>
+  );
+}

@@ -1,0 +1,54 @@
+import { useState } from 'react';
+import { CodeInput } from '../../ui/CodeInput';
+import { Heading } from '../../ui/Heading';
+import { ResendButton } from '../../ui/ResendButton';
+import { Spinner } from '../../ui/Spinner';
+import { formatMinutesSeconds, useCountdown } from '../../ui/useCountdown';
+import { useLogin } from '../context';
+import { useAsyncAction } from '../useAsyncAction';
+import { BackButton } from './BackButton';
+
+/** Entry of the 6-digit emailed passcode, with its expiry countdown and a resend control. */
+export function EmailOTPEntryScreen() {
+  const { state, controller, t, clock } = useLogin();
+  const email = state.formState.emailState.userSuppliedEmail;
+  const secondsLeft = useCountdown(state.formState.otpState.codeExpiration, clock);
+  const verify = useAsyncAction((code: string) => controller.authenticateOtp(code));
+  const [attempt, setAttempt] = useState(0);
+
+  const onComplete = async (code: string) => {
+    const result = await verify.run(code);
+    // A wrong code clears the field so the next attempt starts from an empty input.
+    if (!result.ok) setAttempt((n) => n + 1);
+  };
+
+  const resend = async () => {
+    verify.setError(null);
+    return controller.resendOtp();
+  };
+
+  return (
+    <>
+      <Heading>{t('otp.title')}</Heading>
+      <p className="lk-text">{t('otp.body', { email })}</p>
+      <CodeInput
+        id="otp-input"
+        label={t('otp.codeLabel')}
+        disabled={verify.busy}
+        error={verify.error}
+        resetKey={attempt}
+        onComplete={(code) => void onComplete(code)}
+      />
+      {verify.busy ? <Spinner size="small" label={t('otp.verifying')} /> : null}
+      <p className="lk-text lk-text--muted" aria-live="off">
+        {secondsLeft > 0 ? t('otp.expiresIn', { time: formatMinutesSeconds(secondsLeft) }) : t('otp.expired')}
+      </p>
+      <ResendButton
+        clock={clock}
+        onResend={resend}
+        labels={{ idle: t('otp.resend'), sending: t('otp.resending'), sent: t('otp.resent') }}
+      />
+      <BackButton />
+    </>
+  );
+}

@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import type { AuthenticateResponseWithMFA, Organization } from '../../api/types';
+import { ACME, loggedInResponse } from '../../test/fakeServer';
+import { AuthFlowType } from '../config';
+import { back, push, replace } from './navigation';
+import { initialState, reducer } from './reducer';
+import { ErrorType, Screen, type Action, type WidgetState } from './types';
+
+const org = ACME as unknown as Organization;
+const withOrg = (): WidgetState => reducer(initialState(AuthFlowType.Organization), { type: 'organizationResolved', organization: org });
+const run = (state: WidgetState, ...actions: Action[]) => actions.reduce(reducer, state);
+const auth = (overrides: Record<string, unknown>) => loggedInResponse(overrides) as unknown as AuthenticateResponseWithMFA;
+
+describe('navigation', () => {
+  it('push remembers the current screen, back pops it, replace clears history', () => {
+    const s0 = initialState(AuthFlowType.Organization);
+    const s1 = push(s0, Screen.EmailMethodSelection);
+    const s2 = push(s1, Screen.EmailOTPEntry);
+    expect(s2.screen).toBe(Screen.EmailOTPEntry);
+    expect(s2.screenHistory).toEqual([Screen.Main, Screen.EmailMethodSelection]);
+    expect(back(s2).screen).toBe(Screen.EmailMethodSelection);
+    expect(back(back(s2))).toMatchObject({ screen: Screen.Main, screenHistory: [] });
+    expect(replace(s2, Screen.LoggedIn)).toMatchObject({ screen: Screen.LoggedIn, screenHistory: [] });
+  });
+
+  it('back without history and push to the current screen are no-ops', () => {
+    const s0 = initialState(AuthFlowType.Organization);
+    expect(back(s0)).toBe(s0);
+    expect(push(s0, Screen.Main)).toBe(s0);
+  });
+});
+
+describe('organization lookup', () => {
+  it('sets the organization and clears the pending flag', () => {
+    const s = run(initialState(AuthFlowType.Organization), { type: 'organizationLookupStarted' });
+    expect(s.pending.organization).toBe(true);
+    const done = reducer(s, { type: 'organizationResolved', organization: org });
+    expect(done.flowState.organization).toBe(org);
+    expect(done.pending.organization).toBe(false);
+  });
+
+  it('a missing organization on Main is an Organization error without back', () => {
+    const s = run(initialState(AuthFlowType.Organization), { type: 'organizationLookupStarted' }, { type: 'organizationMissing' });
+    expect(s).toMatchObject({ screen: Screen.Error, error: { type: ErrorType.Organization, canGoBack: false } });
+  });
+
+  it('a missing organization is ignored once another screen is shown', () => {
+    const loggedIn = reducer(initialState(AuthFlowType.Organization), { type: 'primaryAuthSucceeded', response: auth({}) });
+    expect(reducer(loggedIn, { type: 'organizationMissing' }).screen).toBe(Screen.LoggedIn);
+    const discovery = reducer(initialState(AuthFlowType.Discovery), { type: 'organizationMissing' });
+    expect(discovery.screen).toBe(Screen.Main);
+  });
+});
+
+describe('email transitions', () => {
+  it('Main → Email Method Selection stores the email and allows back', () => {
+    const s = reducer(withOrg(), { type: 'emailMethodSelectionRequested', email: 'ada@acme.test' });
+    expect(s).toMatchObject({ screen: Screen.EmailMethodSelection, screenHistory: [Screen.Main] });
+    expect(s.formState.emailState.userSuppliedEmail).toBe('ada@acme.test');
+    expect(reducer(s, { type: 'back' }).screen).toBe(Screen.Main);
+  });
+
+  it('magic link sent → Email Confirmation (from Main or from the selection)', () => {
+    expect(reducer(withOrg(), { type: 'magicLinkSent', email: 'a@b.co' })).toMatchObject({
+      screen: Screen.EmailConfirmation,
+      screenHistory: [Screen.Main],
+    });
+    const viaSelection = run(
+      withOrg(),
+      { type: 'emailMethodSelectionRequested', email: 'a@b.co' },
+      { type: 'magicLinkSent', email: 'a@b.co' },
+    );
+    expect(viaSelection.screenHistory).toEqual([Screen.Main, Screen.EmailMethodSelection]);
+    // Resending from the confirmation screen stays there without growing history.
+    expect(reducer(viaSelection, { type: 'magicLinkSent', email: 'a@b.co' }).screenHistory).toHaveLength(2);
+  });
+
+  it('otp sent → Email OTP Entry with the code expiration; a resend only renews the expiration', () => {
+    const s = reducer(withOrg(), { type: 'otpSent', email: 'a@b.co', codeExpiration: 1000 });
+    expect(s).toMatchObject({ screen: Screen.EmailOTPEntry, formState: { otpState: { codeExpiration: 1000 } } });
+    const resent = reducer(s, { type: 'otpSent', email: 'a@b.co', codeExpiration: 5000 });
+    expect(resent.formState.otpState.codeExpiration).toBe(5000);
+    expect(resent.screenHistory).toEqual([Screen.Main]);
+  });
+});
+
+describe('after primary authentication', () => {
+  it('a member session goes to Logged In, clearing history, MFA and primary state', () => {
+    const s = run(withOrg(), { type: 'otpSent', email: 'a@b.co', codeExpiration: 1 }, { type: 'urlTokenAuthenticating', active: true });
+    const done = reducer(s, { type: 'primaryAuthSucceeded', response: auth({}) });
+    expect(done).toMatchObject({ screen: Screen.LoggedIn, screenHistory: [], primary: null, mfa: { primaryInfo: null } });
+    expect(done.pending.urlToken).toBe(false);
+  });
+
+  it('primary_required returns to Main restricted to the allowed methods', () => {
+    const response = auth({
+      member_session: null,
+      intermediate_session_token: 'ist',
+      primary_required: { allowed_auth_methods: ['email_otp', 'password'] },
+    });
+    const s = reducer(reducer(withOrg(), { type: 'magicLinkSent', email: 'x@y.co' }), { type: 'primaryAuthSucceeded', response });
+    expect(s.screen).toBe(Screen.Main);
+    expect(s.screenHistory).toEqual([]);
+    // The member has no password, so password is dropped.
+    expect(s.primary).toEqual({ allowedAuthMethods: ['email_otp'], email: 'ada@acme.test', emailVerified: true });
+  });
+
+  it('primary_required with nothing usable is the auth-policy error without back', () => {
+    const response = auth({ member_session: null, primary_required: { allowed_auth_methods: ['password'] } });
+    expect(reducer(withOrg(), { type: 'primaryAuthSucceeded', response })).toMatchObject({
+      screen: Screen.Error,
+      error: { type: ErrorType.CannotJoinOrgDueToAuthPolicy, canGoBack: false },
+    });
+  });
+
+  it('MFA required is an error (MFA screens are not built yet) and records what MFA needs', () => {
+    const base = loggedInResponse();
+    const response = auth({
+      member_session: null,
+      intermediate_session_token: 'ist',
+      mfa_required: { member_options: null, secondary_auth_initiated: null },
+      member: { ...base.member, mfa_phone_number_verified: true, mfa_phone_number: '+15555550100' },
+      organization: { ...ACME, mfa_methods: 'RESTRICTED', allowed_mfa_methods: ['totp'] },
+    });
+    const s = reducer(withOrg(), { type: 'primaryAuthSucceeded', response });
+    expect(s).toMatchObject({ screen: Screen.Error, error: { type: ErrorType.Default, canGoBack: false } });
+    expect(s.mfa.primaryInfo).toEqual({
+      enrolledMfaMethods: ['sms_otp'],
+      memberId: 'member-test-1',
+      memberPhoneNumber: '+15555550100',
+      organizationId: ACME.organization_id,
+      organizationMfaOptionsSupported: ['totp'],
+      postAuthScreen: Screen.LoggedIn,
+    });
+  });
+});
+
+describe('errors', () => {
+  it('an error with back returns to Main; one without back cannot be left', () => {
+    const withBack = reducer(push(withOrg(), Screen.EmailOTPEntry), { type: 'errorOccurred', errorType: ErrorType.Default, canGoBack: true });
+    expect(withBack).toMatchObject({ screen: Screen.Error, screenHistory: [], error: { canGoBack: true } });
+    expect(reducer(withBack, { type: 'returnToMain' })).toMatchObject({ screen: Screen.Main, error: null });
+
+    const noBack = reducer(withOrg(), { type: 'errorOccurred', errorType: ErrorType.EmailMagicLink, canGoBack: false });
+    expect(reducer(noBack, { type: 'returnToMain' })).toBe(noBack);
+    expect(reducer(noBack, { type: 'back' })).toBe(noBack);
+  });
+
+  it('an error clears pending spinners', () => {
+    const s = run(withOrg(), { type: 'urlTokenAuthenticating', active: true }, { type: 'errorOccurred', errorType: ErrorType.AdBlockerDetected, canGoBack: false });
+    expect(s.pending).toEqual({ organization: false, urlToken: false });
+  });
+});

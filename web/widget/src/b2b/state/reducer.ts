@@ -1,0 +1,130 @@
+import type { AuthenticateResponseWithMFA, Organization } from '../../api/types';
+import { AuthFlowType } from '../config';
+import { back, push, replace } from './navigation';
+import { ErrorType, Screen, type Action, type MfaMethod, type MfaPrimaryInfo, type WidgetState } from './types';
+
+export function initialState(flow: AuthFlowType): WidgetState {
+  return {
+    screen: Screen.Main,
+    screenHistory: [],
+    formState: { emailState: { userSuppliedEmail: '' }, otpState: { codeExpiration: null } },
+    flowState: { type: flow, organization: null },
+    mfa: { primaryInfo: null },
+    primary: null,
+    error: null,
+    pending: { organization: false, urlToken: false },
+  };
+}
+
+const ALL_MFA_METHODS: MfaMethod[] = ['sms_otp', 'totp'];
+
+function isMfaMethod(m: string): m is MfaMethod {
+  return (ALL_MFA_METHODS as string[]).includes(m);
+}
+
+/** Spec section 4 step 3: what the member has enrolled and what the organization permits. */
+export function mfaPrimaryInfo(resp: AuthenticateResponseWithMFA, org: Organization): MfaPrimaryInfo {
+  const member = resp.member;
+  const enrolled: MfaMethod[] = [];
+  if (member.mfa_phone_number_verified) enrolled.push('sms_otp');
+  if (member.totp_registration_id) enrolled.push('totp');
+  const supported =
+    org.mfa_methods === 'RESTRICTED' ? (org.allowed_mfa_methods ?? []).filter(isMfaMethod) : ALL_MFA_METHODS;
+  return {
+    enrolledMfaMethods: enrolled,
+    memberId: resp.member_id || member.member_id,
+    memberPhoneNumber: member.mfa_phone_number || null,
+    organizationId: org.organization_id,
+    organizationMfaOptionsSupported: supported,
+    postAuthScreen: Screen.LoggedIn,
+  };
+}
+
+function toError(state: WidgetState, type: ErrorType, canGoBack: boolean): WidgetState {
+  return {
+    ...replace(state, Screen.Error),
+    error: { type, canGoBack },
+    pending: { organization: false, urlToken: false },
+  };
+}
+
+/** Spec section 4, "After primary authentication success". */
+function afterPrimaryAuth(state: WidgetState, resp: AuthenticateResponseWithMFA): WidgetState {
+  const base: WidgetState = { ...state, pending: { ...state.pending, urlToken: false }, error: null };
+  if (resp.member_session) {
+    return { ...replace(base, Screen.LoggedIn), mfa: { primaryInfo: null }, primary: null };
+  }
+  const organization = resp.organization ?? state.flowState.organization;
+  const flowState = { ...state.flowState, organization };
+  if (resp.primary_required) {
+    // A member without a password cannot satisfy a password requirement.
+    const allowed = resp.primary_required.allowed_auth_methods.filter(
+      (m) => m !== 'password' || Boolean(resp.member?.member_password_id),
+    );
+    if (allowed.length === 0) return toError({ ...base, flowState }, ErrorType.CannotJoinOrgDueToAuthPolicy, false);
+    const email = resp.member?.email_address ?? state.formState.emailState.userSuppliedEmail;
+    return {
+      ...replace(base, Screen.Main),
+      flowState,
+      primary: { allowedAuthMethods: allowed, email, emailVerified: Boolean(resp.member?.email_address_verified) },
+      formState: { ...state.formState, emailState: { userSuppliedEmail: email } },
+    };
+  }
+  // Multi-factor authentication is needed. Its screens arrive in a later slice; the intermediate
+  // session is kept (cookie) and the member sees an error instead of a false success.
+  const withMfa: WidgetState = {
+    ...base,
+    flowState,
+    mfa: { primaryInfo: organization ? mfaPrimaryInfo(resp, organization) : null },
+  };
+  return toError(withMfa, ErrorType.Default, false);
+}
+
+/** The widget's only state transition function. Pure: no I/O, no clock. */
+export function reducer(state: WidgetState, action: Action): WidgetState {
+  switch (action.type) {
+    case 'organizationLookupStarted':
+      return { ...state, pending: { ...state.pending, organization: true } };
+    case 'organizationResolved':
+      return {
+        ...state,
+        flowState: { ...state.flowState, organization: action.organization },
+        pending: { ...state.pending, organization: false },
+      };
+    case 'organizationMissing': {
+      const settled = { ...state, pending: { ...state.pending, organization: false } };
+      const applies =
+        state.screen === Screen.Main &&
+        state.flowState.type === AuthFlowType.Organization &&
+        state.flowState.organization === null;
+      return applies ? toError(settled, ErrorType.Organization, false) : settled;
+    }
+    case 'emailMethodSelectionRequested':
+      return withEmail(push(state, Screen.EmailMethodSelection), action.email);
+    case 'magicLinkSent':
+      return withEmail(push(state, Screen.EmailConfirmation), action.email);
+    case 'otpSent': {
+      const next = withEmail(push(state, Screen.EmailOTPEntry), action.email);
+      return { ...next, formState: { ...next.formState, otpState: { codeExpiration: action.codeExpiration } } };
+    }
+    case 'urlTokenAuthenticating':
+      return { ...state, pending: { ...state.pending, urlToken: action.active } };
+    case 'primaryAuthSucceeded':
+      return afterPrimaryAuth(state, action.response);
+    case 'errorOccurred':
+      return toError(state, action.errorType, action.canGoBack);
+    case 'back':
+      return back(state);
+    case 'returnToMain':
+      if (state.screen === Screen.Error && !state.error?.canGoBack) return state;
+      return { ...replace(state, Screen.Main), error: null };
+    default: {
+      const never: never = action;
+      throw new Error(`unknown action ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+function withEmail(state: WidgetState, email: string): WidgetState {
+  return { ...state, formState: { ...state.formState, emailState: { userSuppliedEmail: email } } };
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it, vi } from 'vitest';
+import { createPkcePair } from '../api/pkce';
+import { getCookie, IST_COOKIE, SESSION_COOKIE } from '../session/cookies';
+import { apiError, json, loggedInResponse } from '../test/fakeServer';
+import { acmeServer, renderLogin, TOKEN } from '../test/harness';
+import { readUrlToken } from './urlToken';
+
+const AUTH = '/b2b/magic_links/authenticate';
+const PKCE_KEY = `stytch_sdk_state_${TOKEN}::PKCE_VERIFIER:magic_links`;
+
+describe('readUrlToken', () => {
+  it('reads known token types', () => {
+    expect(readUrlToken('?stytch_token_type=multi_tenant_magic_links&token=abc')).toEqual({ type: 'multi_tenant_magic_links', token: 'abc' });
+    expect(readUrlToken('?stytch_token_type=sso&token=abc')).toEqual({ type: 'sso', token: 'abc' });
+  });
+  it('ignores unknown types, missing tokens and password-reset redirects', () => {
+    expect(readUrlToken('?stytch_token_type=multi_tenant_passwords&token=abc')).toBeNull();
+    expect(readUrlToken('?stytch_token_type=multi_tenant_magic_links')).toBeNull();
+    expect(readUrlToken('?stytch_token_type=multi_tenant_magic_links&token=abc&stytch_redirect_type=reset_password')).toBeNull();
+  });
+});
+
+describe('token in the page address', () => {
+  it('shows "Logging in...", removes the token before the call, authenticates and logs in', async () => {
+    window.history.replaceState(null, '', '/login?stytch_token_type=multi_tenant_magic_links&token=ml-token&keep=1');
+    let urlDuringCall = '';
+    let release: () => void = () => undefined;
+    const server = acmeServer().on('POST', AUTH, () => {
+      urlDuringCall = window.location.href;
+      return new Promise((r) => (release = () => r(json(loggedInResponse()))));
+    });
+    const ui = renderLogin(server);
+    expect(await ui.findByRole('heading', { name: 'Logging in...' })).toBeTruthy();
+    expect(urlDuringCall).toBe('http://localhost:3000/login?keep=1');
+    expect(server.callsTo(AUTH)[0]!.body).toEqual({ magic_links_token: 'ml-token', session_duration_minutes: 30 });
+    release();
+    expect(await ui.findByRole('heading', { name: 'Success!' })).toBeTruthy();
+    expect(getCookie(SESSION_COOKIE)).toBe('session-token-1');
+    expect(ui.onEvent).toHaveBeenCalledWith(expect.objectContaining({ type: 'B2B_MAGIC_LINK_AUTHENTICATE' }));
+    expect(ui.onEvent).toHaveBeenCalledWith({ type: 'AUTHENTICATE_FLOW_COMPLETE', data: {} });
+  });
+
+  it('sends the stored PKCE verifier and clears the pair on success', async () => {
+    const pair = await createPkcePair();
+    localStorage.setItem(PKCE_KEY, JSON.stringify(pair));
+    window.history.replaceState(null, '', '/?stytch_token_type=multi_tenant_magic_links&token=t');
+    const server = acmeServer().on('POST', AUTH, json(loggedInResponse()));
+    const ui = renderLogin(server);
+    await ui.findByRole('heading', { name: 'Success!' });
+    expect((server.callsTo(AUTH)[0]!.body as Record<string, string>).pkce_code_verifier).toBe(pair.code_verifier);
+    expect(localStorage.getItem(PKCE_KEY)).toBeNull();
+  });
+
+  it('a failed magic link shows the EmailMagicLink error without back', async () => {
+    window.history.replaceState(null, '', '/?stytch_token_type=multi_tenant_magic_links&token=used');
+    const server = acmeServer().on('POST', AUTH, apiError(401, 'unable_to_auth_magic_link'));
+    const ui = renderLogin(server);
+    expect(await ui.findByText(/login link may have expired/)).toBeTruthy();
+    expect(ui.getByRole('heading', { name: 'Looks like there was an error!' })).toBeTruthy();
+    expect(ui.queryByRole('button')).toBeNull();
+    expect(ui.onError).toHaveBeenCalledWith(expect.objectContaining({ error_type: 'unable_to_auth_magic_link' }));
+  });
+
+  it('an ad blocker error shows the AdBlockerDetected screen', async () => {
+    window.history.replaceState(null, '', '/?stytch_token_type=multi_tenant_magic_links&token=t');
+    const ui = renderLogin(acmeServer().on('POST', AUTH, apiError(400, 'ad_blocker_detected')));
+    expect(await ui.findByText(/ad blocker is preventing you/)).toBeTruthy();
+  });
+
+  it('primary_required keeps the intermediate session and returns to Main restricted', async () => {
+    window.history.replaceState(null, '', '/?stytch_token_type=multi_tenant_magic_links&token=t');
+    const response = loggedInResponse({
+      member_session: null,
+      session_token: '',
+      session_jwt: '',
+      intermediate_session_token: 'ist-123',
+      member_authenticated: false,
+      primary_required: { allowed_auth_methods: ['email_otp'] },
+    });
+    const ui = renderLogin(acmeServer().on('POST', AUTH, json(response)));
+    expect(await ui.findByRole('button', { name: 'Email me a code' })).toBeTruthy();
+    expect(ui.queryByRole('button', { name: 'Email me a link' })).toBeNull();
+    expect(ui.queryByLabelText('Email')).toBeNull();
+    expect(getCookie(IST_COOKIE)).toBe('ist-123');
+    expect(getCookie(SESSION_COOKIE)).toBeNull();
+  });
+
+  it('MFA-required answers show an error, never a success', async () => {
+    window.history.replaceState(null, '', '/?stytch_token_type=multi_tenant_magic_links&token=t');
+    const response = loggedInResponse({
+      member_session: null,
+      intermediate_session_token: 'ist-mfa',
+      mfa_required: { member_options: null, secondary_auth_initiated: null },
+    });
+    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const ui = renderLogin(acmeServer().on('POST', AUTH, json(response)));
+    expect(await ui.findByText('Something went wrong. Try again later or contact your admin for help.')).toBeTruthy();
+    expect(ui.queryByText('Success!')).toBeNull();
+    expect(error).toHaveBeenCalled();
+  });
+
+  it('token types of later slices show the default error after removing the token', async () => {
+    window.history.replaceState(null, '', '/?stytch_token_type=sso&token=t');
+    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const server = acmeServer();
+    const ui = renderLogin(server);
+    expect(await ui.findByText('Something went wrong. Try again later or contact your admin for help.')).toBeTruthy();
+    expect(window.location.search).toBe('');
+    expect(server.calls.some((c) => c.path.includes('sso'))).toBe(false);
+    expect(error).toHaveBeenCalled();
+  });
+
+  it('leaves unknown token types and password-reset redirects alone', async () => {
+    window.history.replaceState(null, '', '/?stytch_token_type=something_else&token=t');
+    const ui = renderLogin(acmeServer());
+    expect(await ui.findByRole('heading', { name: 'Continue to Acme' })).toBeTruthy();
+    expect(window.location.search).toBe('?stytch_token_type=something_else&token=t');
+  });
+});

@@ -1,0 +1,147 @@
+import { createElement } from 'react';
+import { DEFAULT_BOOTSTRAP, mapBootstrap, type BootstrapData } from './api/bootstrap';
+import { HttpClient } from './api/http';
+import { fetchBootstrap } from './api/operations';
+import { PkceStore } from './api/pkce';
+import { buildTelemetry, EventLogger } from './api/telemetry';
+import type { AuthenticateResponse } from './api/types';
+import { LoginApp, type LoginOptions } from './b2b/LoginApp';
+import type { LoginBackend } from './b2b/controller';
+import { systemClock, type Clock } from './clock';
+import { IDP_TAG, LOGIN_TAG, mountInto, unmountFrom } from './elements';
+import { IdentityProviderApp, type IdentityProviderOptions, type IdpBackend } from './idp/IdentityProviderApp';
+import { SessionManager, type SessionSnapshot } from './session/manager';
+import { stateKey } from './session/storage';
+
+export interface ClientOptions {
+  /** Origin of the Latchkey server. ESM default: the page's origin. */
+  baseURL?: string;
+  /** For tests: time source and timers. */
+  clock?: Clock;
+  /** For tests: the fetch implementation. */
+  fetch?: typeof fetch;
+}
+
+export type MountLoginOptions = LoginOptions & { elementId: string };
+export type MountIdentityProviderOptions = IdentityProviderOptions & { elementId: string };
+
+/** The headless session API for host pages. */
+export interface SessionAPI {
+  getSync(): SessionSnapshot | null;
+  onChange(callback: (session: SessionSnapshot | null) => void): () => void;
+  revoke(options?: { forceClear?: boolean }): Promise<void>;
+  authenticate(options?: { session_duration_minutes?: number }): Promise<AuthenticateResponse>;
+}
+
+type Backend = LoginBackend & IdpBackend & { id: string };
+
+// Kept off the public class so the wiring is not part of the API surface.
+const backends = new WeakMap<B2BClient, Backend>();
+// One refreshing session manager per public token and page (api-reference section 4).
+const activeManagers = new Map<string, SessionManager>();
+let clientCount = 0;
+
+export function backendOf(client: B2BClient): Backend {
+  const backend = backends.get(client);
+  if (!backend) throw new Error('Latchkey: expected a B2BClient instance');
+  return backend;
+}
+
+function normalizeBaseURL(value: string): string {
+  const url = new URL(value, window.location.href);
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
+/** Entry point for host pages: `new B2BClient(publicToken)`, then `mountLogin({...})`. */
+export class B2BClient {
+  readonly publicToken: string;
+  readonly baseURL: string;
+  readonly session: SessionAPI;
+
+  constructor(publicToken: string, options: ClientOptions = {}) {
+    if (typeof publicToken !== 'string' || publicToken === '') {
+      throw new Error('Latchkey: B2BClient needs the project public token as its first argument.');
+    }
+    if (!publicToken.startsWith('public-token-')) {
+      console.warn('Latchkey: the public token does not look like one (expected "public-token-...").');
+    }
+    this.publicToken = publicToken;
+    this.baseURL = normalizeBaseURL(options.baseURL ?? window.location.origin);
+    const clock = options.clock ?? systemClock;
+    const key = stateKey(publicToken);
+
+    let manager: SessionManager | null = null;
+    const http = new HttpClient({
+      baseURL: this.baseURL,
+      publicToken,
+      getSessionToken: () => manager?.sessionToken() ?? null,
+      getTelemetryIds: () => manager?.telemetryIds() ?? {},
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    manager = new SessionManager({ http, stateKey: key, clock });
+    const session = manager;
+    const events = new EventLogger({
+      url: http.sdkURL('/events'),
+      publicToken,
+      telemetry: () => buildTelemetry(session.telemetryIds()),
+      clock,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+
+    const bootstrap: Promise<BootstrapData> = fetchBootstrap(http, publicToken)
+      .then(mapBootstrap)
+      .catch((err: unknown) => {
+        console.error('Latchkey: could not load project settings; using defaults.', err);
+        return DEFAULT_BOOTSTRAP;
+      });
+
+    backends.set(this, {
+      id: `client-${++clientCount}`,
+      http,
+      session,
+      pkce: new PkceStore(key),
+      bootstrap: () => bootstrap,
+      logEvent: (name, details) => events.log(name, details),
+      clock,
+    });
+    this.session = {
+      getSync: () => session.getSync(),
+      onChange: (cb) => session.onChange(cb),
+      revoke: (opts) => session.revoke(opts),
+      authenticate: (opts) => session.authenticate(opts),
+    };
+
+    const previous = activeManagers.get(publicToken);
+    if (previous) {
+      console.warn('Latchkey: another B2BClient for this public token exists; only the newest refreshes the session.');
+      previous.stop();
+    }
+    activeManagers.set(publicToken, session);
+    events.log('b2b_sdk_instance_instantiated', {});
+    session.start();
+  }
+
+  /** Mounts (or re-renders) the login widget in the element matched by `options.elementId`. */
+  mountLogin(options: MountLoginOptions): void {
+    const { elementId, ...rest } = options;
+    const backend = backendOf(this);
+    mountInto(elementId, LOGIN_TAG, 'mountLogin', (el) =>
+            // Keyed by client: mounting another client into the same element starts a fresh flow.
+      createElement(LoginApp, { key: backend.id, backend, options: rest, eventTarget: el }),
+    );
+  }
+
+  /** Mounts (or re-renders) the identity-provider widget. */
+  mountIdentityProvider(options: MountIdentityProviderOptions): void {
+    const { elementId, ...rest } = options;
+    const backend = backendOf(this);
+    mountInto(elementId, IDP_TAG, 'mountIdentityProvider', () =>
+      createElement(IdentityProviderApp, { key: backend.id, backend, options: rest }),
+    );
+  }
+
+  /** Removes the widgets mounted in the element matched by `elementId`. */
+  unmount(elementId: string): void {
+    unmountFrom(elementId);
+  }
+}

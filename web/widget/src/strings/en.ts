@@ -1,0 +1,122 @@
+/**
+ * The English strings table: every user-visible text of the widget. Screens never contain literals;
+ * integrators override entries through the `strings` mount option. Texts quoted by the product spec
+ * are verbatim; `{name}` marks a placeholder filled by `t()`.
+ */
+export const en = {
+  // Main screen
+  'main.title.organization': 'Continue to {organizationName}',
+  'main.title.organizationUnknown': 'Continue to ...',
+  'main.title.discovery': 'Sign up or log in',
+  'main.organizationLogoAlt': '{organizationName} logo',
+  'main.appLogoAlt': 'Application logo',
+  'main.loadingOrganization': 'Loading organization',
+  'main.noMethods': 'No sign-in method is available for this organization. Contact your admin for help.',
+  'main.discoveryUnavailable': 'Signing in without an organization is not available yet.',
+  'divider.or': 'or',
+
+  // Email form
+  'email.label': 'Email',
+  'email.placeholder': 'example@email.com',
+  'email.continue': 'Continue with email',
+  'email.invalid': 'Invalid email address',
+  'email.sendLink': 'Email me a link',
+  'email.sendCode': 'Email me a code',
+  'email.jitNotAllowed':
+    '{email} does not have access to {organizationName}. If you think this is a mistake, contact your admin.',
+
+  // Email method selection
+  'methodSelection.title': 'Select how you’d like to continue.',
+  'methodSelection.sendingTo': 'We’ll send a link or a code to {email}.',
+
+  // Email confirmation (magic link sent)
+  'emailConfirmation.title': 'Check your email',
+  'emailConfirmation.body': 'An email was sent to {email}. Click the link in it to log in.',
+  'emailConfirmation.resendPrompt': 'Didn’t get it?',
+  'emailConfirmation.resend': 'Resend email',
+  'emailConfirmation.resending': 'Sending…',
+  'emailConfirmation.resent': 'Email sent',
+
+  // Email OTP entry
+  'otp.title': 'Enter passcode',
+  'otp.body': 'A 6-digit passcode was sent to you at {email}.',
+  'otp.codeLabel': 'One-time passcode',
+  'otp.expiresIn': 'Your code expires in {time}.',
+  'otp.expired': 'Your code has expired. Request a new one.',
+  'otp.resend': 'Resend code',
+  'otp.resending': 'Sending…',
+  'otp.resent': 'Code sent',
+  'otp.verifying': 'Verifying passcode',
+
+  // Logged in
+  'loggedIn.title': 'Success!',
+  'loggedIn.body': 'You have successfully logged in.',
+
+  // Token in the page address
+  'loggingIn.title': 'Logging in...',
+
+  // Error screen
+  'error.title': 'Looks like there was an error!',
+  'error.iconLabel': 'Error',
+  'error.back': 'Go back',
+  'error.screen.Default': 'Something went wrong. Try again later or contact your admin for help.',
+  'error.screen.EmailMagicLink':
+    'Your login link may have expired, been revoked, or been used more than once. Request a new login link to try again.',
+  'error.screen.Organization':
+    'The organization you are looking for could not be found. If you think this is a mistake, contact your admin.',
+  'error.screen.CannotJoinOrgDueToAuthPolicy':
+    'Your organization’s authentication policy does not allow you to log in with the available methods. Contact your admin for help.',
+  'error.screen.CannotJoinOrgDueToAuthPolicyNamed':
+    'The authentication policy of {organizationName} does not allow you to log in with the available methods. Contact your admin for help.',
+  'error.screen.AdBlockerDetected':
+    'An ad blocker is preventing you from logging in. Disable it for this site, refresh the page, and try again.',
+  'error.screen.OrganizationDiscoveryClaimedDomain':
+    'Your email domain is claimed by an organization, so you cannot join or create other organizations. Contact your admin for help.',
+
+  // Shared controls
+  'common.back': 'Back',
+  'common.watermark': 'Powered by Latchkey',
+
+  // Identity provider
+  'idp.noSession': 'No active session detected. Please log in to continue.',
+  'idp.signedIn': 'You are signed in as {email}.',
+
+  // Client-side request failures
+  'error.client.unreachable': 'Unable to contact our servers.',
+  'error.client.invalidJson': 'Invalid JSON response from our servers.',
+  'error.client.invalidResponse': 'Invalid response from our servers.',
+
+  // Server error catalogue (spec section 8), keyed by error_type.
+  'error.api.invalid_email': 'Email format is invalid.',
+  'error.api.invalid_phone_number': 'Phone number format is invalid. Ensure the phone number is in the E.164 format.',
+  'error.api.unsubscribed_phone_number':
+    "Phone number is unsubscribed; resubscribe by texting 'START' before messages can be sent.",
+  'error.api.inactive_email':
+    'The email address is marked as inactive. Please try another email address, or contact your admin if you think this is a mistake.',
+  'error.api.unauthorized_credentials': 'Unauthorized credentials.',
+  'error.api.user_unauthenticated': 'Must have an active session to call this method. Have you logged in yet?',
+  'error.api.email_not_found': 'Email not found.',
+  'error.api.unable_to_auth_magic_link':
+    'The magic link could not be authenticated because it was either already used or expired. Please try again.',
+  'error.api.no_user_password': 'Password not found for this user. Please try again.',
+  'error.api.breached_password': 'Password appears in the list of breached passwords and must be reset.',
+  'error.api.reset_password': 'Password must be reset.',
+  'error.api.oauth_token_not_found': 'OAuth Token could not be found.',
+  'error.api.invalid_code': 'Code format is invalid, please try again.',
+  'error.api.member_password_not_found': 'Member password not found.',
+  'error.api.oauth_flow_callback_error': 'An error was encountered in the callback of the OAuth flow. Please try again.',
+  'error.api.unauthorized_action': 'Unauthorized action.',
+  'error.api.user_lock_limit_reached': 'Too many failed authentication attempts. Please try again later.',
+  'error.api.invalid_session_token': 'Invalid session token.',
+  'error.api.session_not_found': 'Session not found.',
+  'error.api.invalid_phone_number_country_code': "The phone number's country code is invalid, unsupported, or disabled.",
+  'error.api.otp_code_not_found': 'Invalid passcode, please try again.',
+  'error.api.duplicate_member_phone_number':
+    'A member with the specified phone number already exists for this organization.',
+} as const;
+
+export type StringKey = keyof typeof en;
+/** A full strings table; values may differ from English but keys and placeholders stay. */
+export type Strings = Record<StringKey, string>;
+/** What integrators pass as the `strings` option. */
+export type StringsOverride = Partial<Strings>;

@@ -1,0 +1,18 @@
+import { useLayoutEffect, useRef, type RefObject } from 'react';
+
+/**
+ * Moves keyboard focus into a newly shown screen: its first enabled field, else its heading. The
+ * first screen is skipped so that mounting the widget does not steal focus from the host page.
+ */
+export function useScreenFocus(ref: RefObject<HTMLElement | null>, screenKey: string): void {
+  const firstKey = useRef(screenKey);
+  const changed = useRef(false);
+  useLayoutEffect(() => {
+    if (screenKey !== firstKey.current) changed.current = true;
+    if (!changed.current || !ref.current) return;
+    const target =
+      ref.current.querySelector<HTMLElement>('input:not([disabled])') ??
+      ref.current.querySelector<HTMLElement>('[data-lk-heading]');
+    target?.focus();
+  }, [ref, screenKey]);
+}
