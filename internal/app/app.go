@@ -88,10 +88,10 @@ func NewWithDB(_ context.Context, cfg config.Config, db *store.DB, opt Options) 
 	var err error
 	a := &App{Config: cfg, DB: db, Clock: opt.Clock, Log: opt.Logger, widget: opt.Widget}
 	a.Projects = project.NewStore(db, opt.Clock)
-	a.Resolver = project.NewResolver(a.Projects)
+	a.Limiter = ratelimit.New(db, opt.Clock)
+	a.Resolver = project.NewResolver(a.Projects, a.Limiter)
 	a.Orgs = organization.NewStore(db, opt.Clock)
 	a.Sessions = session.New(db, opt.Clock, a.Orgs, a.Projects)
-	a.Limiter = ratelimit.New(db, opt.Clock)
 	if a.mailer, err = a.buildMailer(); err != nil {
 		return nil, err
 	}

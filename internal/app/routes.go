@@ -25,7 +25,7 @@ type route struct {
 // listed here, so the whole surface reads in one screen.
 func (a *App) Handler() http.Handler {
 	orgs := organization.Handlers{Store: a.Orgs}
-	sess := session.Handlers{Sessions: a.Sessions, Projects: a.Projects}
+	sess := session.Handlers{Sessions: a.Sessions, Projects: a.Projects, Limiter: a.Limiter}
 	ml := magiclink.Handlers{Service: a.magicLinks}
 	otp := emailotp.Handlers{Service: a.emailOTP}
 	origins := project.OriginPolicy{Resolver: a.Resolver, BaseOrigin: origin(a.Config.BaseURL)}

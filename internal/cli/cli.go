@@ -21,6 +21,9 @@ Usage:
   latchkey migrate                    apply database migrations and exit
   latchkey project create --name N [--redirect-url URL]... [--origin ORIGIN]... [--live]
   latchkey project list
+  latchkey project update --project ID [--name N] [--products a,b] [--session-duration MIN]
+                   [--pkce-magic-links true|false] [--create-organization true|false]
+                   [--disable-watermark true|false] [--slug-pattern URL-with-{{slug}}|-]
   latchkey project add-redirect-url --project ID --url URL [--type login|signup|discovery|reset_password|invite]...
   latchkey project add-origin --project ID --origin ORIGIN
   latchkey keys rotate --project ID

@@ -48,6 +48,11 @@ func TestProjectCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, created.ProjectID) || strings.Contains(out, created.Secret) {
 		t.Fatalf("list: exit %d: %s", code, out)
 	}
+	code, out, errs = runCLI(t, db, "project", "update", "--project", created.ProjectID, "--products", "emailOtp,emailMagicLinks",
+		"--pkce-magic-links", "true", "--session-duration", "120", "--slug-pattern", "https://{{slug}}.shop.test")
+	if code != 0 || !strings.Contains(out, `"pkce_required_for_email_magic_links":true`) || !strings.Contains(out, `"session_duration_minutes":120`) {
+		t.Fatalf("update: exit %d: %s %s", code, out, errs)
+	}
 	if code, _, _ := runCLI(t, db, "keys", "rotate", "--project", created.ProjectID); code != 0 {
 		t.Fatal("keys rotate failed")
 	}
@@ -57,6 +62,10 @@ func TestProjectCommands(t *testing.T) {
 		{"project", "add-origin", "--project", created.ProjectID, "--origin", "https://x.test/path"},
 		{"project", "add-redirect-url", "--project", created.ProjectID, "--url", "https://x.test", "--type", "nope"},
 		{"project", "frobnicate"},
+		{"project", "update", "--project", created.ProjectID, "--products", "telepathy"},
+		{"project", "update", "--project", created.ProjectID, "--pkce-magic-links", "maybe"},
+		{"project", "update", "--project", created.ProjectID, "--slug-pattern", "https://no-placeholder.test"},
+		{"project", "update", "--project", created.ProjectID, "--session-duration", "1"},
 		{"keys", "rotate", "--project", "project-test-missing"},
 	} {
 		if code, _, errs := runCLI(t, db, bad...); code == 0 || errs == "" {

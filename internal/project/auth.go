@@ -9,6 +9,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/ratelimit"
 )
 
 type ctxKey int
@@ -39,10 +40,11 @@ func WithCaller(ctx context.Context, c Caller) context.Context {
 // briefly: the SDK face resolves the token on every request (CORS and
 // auth), and projects change rarely.
 type Resolver struct {
-	store *Store
-	ttl   time.Duration
-	mu    sync.Mutex
-	cache map[string]cached
+	store   *Store
+	limiter *ratelimit.Limiter
+	ttl     time.Duration
+	mu      sync.Mutex
+	cache   map[string]cached
 }
 
 type cached struct {
@@ -50,10 +52,13 @@ type cached struct {
 	exp time.Time
 }
 
-// NewResolver returns a resolver over s.
-func NewResolver(s *Store) *Resolver {
-	return &Resolver{store: s, ttl: 5 * time.Second, cache: map[string]cached{}}
+// NewResolver returns a resolver over s; l throttles failed secret checks.
+func NewResolver(s *Store, l *ratelimit.Limiter) *Resolver {
+	return &Resolver{store: s, limiter: l, ttl: 5 * time.Second, cache: map[string]cached{}}
 }
+
+// SecretFailuresPerIP bounds wrong project secrets per client address.
+var SecretFailuresPerIP = ratelimit.Rule{Name: "secret_fail_ip", Limit: 30, Window: 10 * time.Minute}
 
 // ByPublicToken resolves a public token.
 func (r *Resolver) ByPublicToken(ctx context.Context, token string) (*Project, error) {
@@ -119,7 +124,12 @@ func (r *Resolver) BackendAuth() httpapi.Middleware {
 					WithMessage("Send Authorization: Basic base64(project_id:secret)."))
 				return
 			}
-			p, err := r.store.CheckSecret(req.Context(), id, secret)
+			var p *Project
+			err := r.limiter.GuardFailures(req.Context(), SecretFailuresPerIP, httpapi.ClientIP(req), func() error {
+				var err error
+				p, err = r.store.CheckSecret(req.Context(), id, secret)
+				return err
+			}, IsNotFound)
 			if err != nil {
 				if IsNotFound(err) {
 					err = apierr.Wrap(apierr.InvalidSecretAuthentication, err)

@@ -2,9 +2,11 @@ package project
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/store"
@@ -171,4 +173,71 @@ func (s *Store) PublicToken(ctx context.Context, projectID string) (string, erro
 		return "", fmt.Errorf("project: public token: %w", store.MapError(err))
 	}
 	return tok, nil
+}
+
+// Update changes a project's settings; nil fields stay as they are.
+type Update struct {
+	Name                           *string
+	Products                       *[]string
+	SessionDurationMinutes         *int
+	PKCERequiredForEmailMagicLinks *bool
+	CreateOrganizationEnabled      *bool
+	DisableSDKWatermark            *bool
+	SlugPattern                    *string
+}
+
+// Update applies u to the project and returns the result.
+func (s *Store) Update(ctx context.Context, projectID string, u Update) (*Project, error) {
+	p, err := s.ByID(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	if u.Name != nil {
+		if *u.Name == "" {
+			return nil, errors.New("project: name must not be empty")
+		}
+		p.Name = *u.Name
+	}
+	if u.Products != nil {
+		for _, pr := range *u.Products {
+			if !slices.Contains(AllProducts, pr) {
+				return nil, fmt.Errorf("project: unknown product %q (known: %v)", pr, AllProducts)
+			}
+		}
+		p.Products = *u.Products
+	}
+	if u.SessionDurationMinutes != nil {
+		if *u.SessionDurationMinutes < 5 || *u.SessionDurationMinutes > 527040 {
+			return nil, errors.New("project: session duration must be 5 to 527040 minutes")
+		}
+		p.SessionDurationMinutes = *u.SessionDurationMinutes
+	}
+	for _, b := range []struct {
+		in  *bool
+		dst *bool
+	}{{u.PKCERequiredForEmailMagicLinks, &p.PKCERequiredForEmailMagicLinks},
+		{u.CreateOrganizationEnabled, &p.CreateOrganizationEnabled}, {u.DisableSDKWatermark, &p.DisableSDKWatermark}} {
+		if b.in != nil {
+			*b.dst = *b.in
+		}
+	}
+	if u.SlugPattern != nil {
+		if *u.SlugPattern != "" && !strings.Contains(*u.SlugPattern, "{{slug}}") {
+			return nil, errors.New("project: a slug pattern must contain {{slug}}")
+		}
+		p.SlugPattern = *u.SlugPattern
+	}
+	products, _ := json.Marshal(p.Products)
+	var slug any
+	if p.SlugPattern != "" {
+		slug = p.SlugPattern
+	}
+	_, err = s.db.ExecContext(ctx, `UPDATE projects SET name = $1, products = $2, session_duration_minutes = $3,
+		pkce_required_for_email_magic_links = $4, create_organization_enabled = $5, disable_sdk_watermark = $6,
+		slug_pattern = $7 WHERE project_id = $8`, p.Name, string(products), p.SessionDurationMinutes,
+		p.PKCERequiredForEmailMagicLinks, p.CreateOrganizationEnabled, p.DisableSDKWatermark, slug, p.ID)
+	if err != nil {
+		return nil, fmt.Errorf("project: update: %w", err)
+	}
+	return p, nil
 }

@@ -2,18 +2,39 @@ package session
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
 )
 
 // Handlers serves the session routes of both faces.
 type Handlers struct {
 	Sessions *Service
 	Projects *project.Store
+	Limiter  *ratelimit.Limiter
+}
+
+// FailuresPerIP bounds failed session checks per client address. It is
+// generous because a whole office behind one NAT reloading pages with
+// expired cookies must not lock out its colleagues' valid sessions.
+var FailuresPerIP = ratelimit.Rule{Name: "session_fail_ip", Limit: 600, Window: 10 * time.Minute}
+
+// authenticate runs a session check under the failure limit.
+func (h Handlers) authenticate(r *http.Request, p *project.Project, cred Credential, duration *int) (*SessionResponse, error) {
+	var out *SessionResponse
+	err := h.Limiter.GuardFailures(r.Context(), FailuresPerIP, p.ID+"|"+httpapi.ClientIP(r), func() error {
+		var err error
+		out, err = h.Sessions.Authenticate(r.Context(), p, cred, duration)
+		return err
+	}, func(err error) bool {
+		return apierr.Is(err, apierr.SessionNotFound) || apierr.Is(err, apierr.InvalidJWT)
+	})
+	return out, err
 }
 
 type refreshRequest struct {
@@ -32,7 +53,7 @@ func (h Handlers) SDKAuthenticate(r *http.Request) (any, error) {
 	if c.SessionToken == "" {
 		return nil, apierr.New(apierr.UnauthorizedCredentials).WithMessage("No session token was sent.")
 	}
-	return h.Sessions.Authenticate(r.Context(), c.Project, Credential{Token: c.SessionToken}, req.SessionDurationMinutes)
+	return h.authenticate(r, c.Project, Credential{Token: c.SessionToken}, req.SessionDurationMinutes)
 }
 
 // SDKRevoke handles SDK POST /b2b/sessions/revoke for the caller's session.
@@ -60,7 +81,7 @@ func (h Handlers) BackendAuthenticate(r *http.Request) (any, error) {
 		return nil, err
 	}
 	p := project.CallerFrom(r.Context()).Project
-	return h.Sessions.Authenticate(r.Context(), p, Credential{Token: req.SessionToken, JWT: req.SessionJWT}, req.SessionDurationMinutes)
+	return h.authenticate(r, p, Credential{Token: req.SessionToken, JWT: req.SessionJWT}, req.SessionDurationMinutes)
 }
 
 type backendRevokeRequest struct {

@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/project"
+)
+
+// projectUpdate changes project settings. Only flags that are given are
+// applied, so `--products emailOtp` leaves everything else alone.
+func projectUpdate(ctx context.Context, env Env) error {
+	fs := flag.NewFlagSet("project update", flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	id := fs.String("project", "", "project id (required)")
+	name := fs.String("name", "", "new name")
+	products := fs.String("products", "", "comma-separated enabled products: "+strings.Join(project.AllProducts, ","))
+	duration := fs.Int("session-duration", 0, "default session duration in minutes")
+	pkce := fs.String("pkce-magic-links", "", "true or false: require PKCE for email magic links")
+	createOrg := fs.String("create-organization", "", "true or false: members may create organizations in discovery")
+	watermark := fs.String("disable-watermark", "", "true or false: hide the widget watermark")
+	slug := fs.String("slug-pattern", "", "page URL pattern with {{slug}}, e.g. https://{{slug}}.app.example.com (\"-\" clears it)")
+	if err := fs.Parse(env.Args[2:]); err != nil {
+		return err
+	}
+	if *id == "" {
+		return fmt.Errorf("--project is required")
+	}
+	var u project.Update
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["name"] {
+		u.Name = name
+	}
+	if set["products"] {
+		list := []string{}
+		for _, p := range strings.Split(*products, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				list = append(list, p)
+			}
+		}
+		u.Products = &list
+	}
+	if set["session-duration"] {
+		u.SessionDurationMinutes = duration
+	}
+	for _, b := range []struct {
+		name string
+		in   *string
+		dst  **bool
+	}{{"pkce-magic-links", pkce, &u.PKCERequiredForEmailMagicLinks}, {"create-organization", createOrg, &u.CreateOrganizationEnabled},
+		{"disable-watermark", watermark, &u.DisableSDKWatermark}} {
+		if !set[b.name] {
+			continue
+		}
+		v, err := strconv.ParseBool(*b.in)
+		if err != nil {
+			return fmt.Errorf("--%s takes true or false", b.name)
+		}
+		*b.dst = &v
+	}
+	if set["slug-pattern"] {
+		if *slug == "-" {
+			*slug = ""
+		}
+		u.SlugPattern = slug
+	}
+	projects, closeDB, err := openProjects(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	p, err := projects.Update(ctx, *id, u)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(env.Stdout).Encode(map[string]any{"project_id": p.ID, "name": p.Name, "products": p.Products,
+		"session_duration_minutes": p.SessionDurationMinutes, "pkce_required_for_email_magic_links": p.PKCERequiredForEmailMagicLinks,
+		"create_organization_enabled": p.CreateOrganizationEnabled, "disable_sdk_watermark": p.DisableSDKWatermark,
+		"slug_pattern": p.SlugPattern})
+}
