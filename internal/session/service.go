@@ -57,7 +57,9 @@ type CompleteParams struct {
 // transaction q so the one-time secret's redemption and the session are
 // committed together or not at all.
 func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParams) (*AuthResponse, error) {
-	now := s.clock.Now()
+	// Millisecond precision is what the database keeps; answering with the
+	// same precision keeps a session's times identical on every read.
+	now := s.clock.Now().Truncate(time.Millisecond)
 	p.Factor.LastAuthenticatedAt = now
 	if p.Factor.SequenceOrder == "" {
 		p.Factor.SequenceOrder = "PRIMARY"
