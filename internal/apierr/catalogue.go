@@ -62,6 +62,13 @@ const (
 	IntermediateSessionNotFound Type = "intermediate_session_not_found"
 	EmailDeliveryFailed         Type = "email_delivery_failed"
 	InternalServerError         Type = "internal_server_error"
+
+	// Organizations, members and invites (issue 3).
+	EmailInvitesNotAllowed              Type = "email_invites_not_allowed"
+	InvalidEmailForInvites              Type = "invalid_email_for_invites"
+	NoInviteRedirectURLsSet             Type = "no_invite_redirect_urls_set"
+	OrganizationExternalIDUsed          Type = "organization_external_id_already_used"
+	NoDeletedMemberFoundForReactivation Type = "no_deleted_member_found_for_reactivation"
 )
 
 type entry struct {
@@ -124,4 +131,10 @@ var catalogue = map[Type]entry{
 	IntermediateSessionNotFound: {http.StatusNotFound, "Intermediate session not found, expired or already used."},
 	EmailDeliveryFailed:         {http.StatusServiceUnavailable, "The email could not be sent. Please try again in a moment."},
 	InternalServerError:         {http.StatusInternalServerError, "An unexpected error occurred. Please try again later."},
+
+	EmailInvitesNotAllowed:              {http.StatusForbidden, "This organization does not allow members to be invited by email."},
+	InvalidEmailForInvites:              {http.StatusForbidden, "This email address's domain is not allowed to be invited to this organization."},
+	NoInviteRedirectURLsSet:             {http.StatusBadRequest, "No invite redirect URL is registered for this project."},
+	OrganizationExternalIDUsed:          {http.StatusBadRequest, "An organization with this external ID already exists in the project."},
+	NoDeletedMemberFoundForReactivation: {http.StatusBadRequest, "Only a deleted member can be reactivated."},
 }

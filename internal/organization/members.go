@@ -14,14 +14,16 @@ import (
 )
 
 const memberColumns = `member_id, organization_id, project_id, email_id, email_address, email_address_verified, status,
-	name, trusted_metadata, untrusted_metadata, is_breakglass, created_at, updated_at`
+	name, trusted_metadata, untrusted_metadata, is_breakglass, is_admin, member_password_id, mfa_phone_number,
+	created_at, updated_at`
 
 func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 	var m Member
 	var trusted, untrusted string
 	var created, updated int64
 	if err := row.Scan(&m.MemberID, &m.OrganizationID, &m.projectID, &m.EmailID, &m.EmailAddress, &m.EmailAddressVerified,
-		&m.Status, &m.Name, &trusted, &untrusted, &m.IsBreakglass, &created, &updated); err != nil {
+		&m.Status, &m.Name, &trusted, &untrusted, &m.IsBreakglass, &m.IsAdmin, &m.MemberPasswordID, &m.MFAPhoneNumber,
+		&created, &updated); err != nil {
 		return nil, store.MapError(err)
 	}
 	if err := json.Unmarshal([]byte(trusted), &m.TrustedMetadata); err != nil {
@@ -32,7 +34,7 @@ func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 	}
 	m.CreatedAt, m.UpdatedAt = store.Time(created), store.Time(updated)
 	m.RetiredEmailAddresses, m.SSORegistrations, m.OAuthRegistrations = []any{}, []any{}, []any{}
-	m.Roles = defaultRoles()
+	m.Roles = rolesFor(&m)
 	return &m, nil
 }
 
@@ -64,6 +66,7 @@ type NewMember struct {
 	TrustedMetadata   map[string]any
 	UntrustedMetadata map[string]any
 	IsBreakglass      bool
+	IsAdmin           bool
 }
 
 // CreateMember inserts a member into org. email must be normalised.
@@ -76,9 +79,9 @@ func (s *Store) CreateMember(ctx context.Context, q store.Querier, org *Organiza
 	}
 	id := ids.New("member", env)
 	now := store.Millis(s.clock.Now())
-	_, err := q.ExecContext(ctx, `INSERT INTO members (`+memberColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
+	_, err := q.ExecContext(ctx, `INSERT INTO members (`+memberColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)`,
 		id, org.OrganizationID, org.projectID, ids.New("email", env), nm.Email, false, nm.Status, strings.TrimSpace(nm.Name),
-		mustJSON(nm.TrustedMetadata), mustJSON(nm.UntrustedMetadata), nm.IsBreakglass, now, now)
+		mustJSON(nm.TrustedMetadata), mustJSON(nm.UntrustedMetadata), nm.IsBreakglass, nm.IsAdmin, "", "", now, now)
 	if err != nil {
 		if errors.Is(store.MapError(err), store.ErrConflict) {
 			return nil, apierr.Wrap(apierr.DuplicateMemberEmail, err)
