@@ -24,9 +24,10 @@ type route struct {
 // Handler assembles the HTTP handler. Every route of both API faces is
 // listed here, so the whole surface reads in one screen.
 func (a *App) Handler() http.Handler {
-	orgs := organization.Handlers{Store: a.Orgs}
+	members := memberSessions{sessions: a.Sessions, limiter: a.Limiter}
+	orgs := organization.Handlers{Store: a.Orgs, Sessions: members, Limiter: a.Limiter}
 	sess := session.Handlers{Sessions: a.Sessions, Projects: a.Projects, Limiter: a.Limiter}
-	ml := magiclink.Handlers{Service: a.magicLinks}
+	ml := magiclink.Handlers{Service: a.magicLinks, Sessions: members}
 	otp := emailotp.Handlers{Service: a.emailOTP}
 	origins := project.OriginPolicy{Resolver: a.Resolver, BaseOrigin: origin(a.Config.BaseURL)}
 	events := telemetry.Handler{DB: a.DB, Clock: a.Clock, Resolver: a.Resolver, Origins: origins, Limiter: a.Limiter}
@@ -40,6 +41,21 @@ func (a *App) Handler() http.Handler {
 		{"POST /sdk/v1/b2b/otps/email/authenticate", otp.Authenticate, emailotp.Product},
 		{"POST /sdk/v1/b2b/sessions/authenticate", sess.SDKAuthenticate, ""},
 		{"POST /sdk/v1/b2b/sessions/revoke", sess.SDKRevoke, ""},
+
+		// Organizations and members (issue 3): the caller's own organization,
+		// gated by the session; the member lookup of the password path.
+		{"GET /sdk/v1/b2b/organizations/me", orgs.GetMe, ""},
+		{"PUT /sdk/v1/b2b/organizations/me", orgs.UpdateMe, ""},
+		{"DELETE /sdk/v1/b2b/organizations/me", orgs.DeleteMe, ""},
+		{"POST /sdk/v1/b2b/organizations/me/members/search", orgs.SDKSearchMembers, ""},
+		{"POST /sdk/v1/b2b/organizations/members", orgs.SDKCreateMember, ""},
+		{"GET /sdk/v1/b2b/organizations/members/me", orgs.SelfMember, ""},
+		{"PUT /sdk/v1/b2b/organizations/members/update", orgs.UpdateSelf, ""},
+		{"PUT /sdk/v1/b2b/organizations/members/{member_id}", orgs.SDKUpdateMember, ""},
+		{"DELETE /sdk/v1/b2b/organizations/members/{member_id}", orgs.SDKDeleteMember, ""},
+		{"PUT /sdk/v1/b2b/organizations/members/{member_id}/reactivate", orgs.SDKReactivateMember, ""},
+		{"POST /sdk/v1/b2b/organizations/members/search", orgs.LookupMember, ""},
+		{"POST /sdk/v1/b2b/magic_links/email/invite", ml.SDKInvite, magiclink.Product},
 	}
 	// Backend face: flat JSON, Basic project_id:secret.
 	backendRoutes := []route{
@@ -55,6 +71,15 @@ func (a *App) Handler() http.Handler {
 		{"POST /v1/b2b/otps/email/authenticate", otp.Authenticate, ""},
 		{"POST /v1/b2b/sessions/authenticate", sess.BackendAuthenticate, ""},
 		{"POST /v1/b2b/sessions/revoke", sess.BackendRevoke, ""},
+
+		// Organizations and members (issue 3).
+		{"POST /v1/b2b/organizations/search", orgs.Search, ""},
+		{"PUT /v1/b2b/organizations/{organization_id}/members/{member_id}", orgs.UpdateMember, ""},
+		{"DELETE /v1/b2b/organizations/{organization_id}/members/{member_id}", orgs.DeleteMember, ""},
+		{"PUT /v1/b2b/organizations/{organization_id}/members/{member_id}/reactivate", orgs.ReactivateMember, ""},
+		{"POST /v1/b2b/organizations/members/search", orgs.SearchMembers, ""},
+		{"GET /v1/b2b/organizations/members/dangerously_get/{member_id}", orgs.DangerouslyGetMember, ""},
+		{"POST /v1/b2b/magic_links/email/invite", ml.BackendInvite, ""},
 	}
 
 	sdk := http.NewServeMux()
