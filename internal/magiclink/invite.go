@@ -62,6 +62,10 @@ func (s *Service) Invite(ctx context.Context, p InviteParams) (*organization.Mem
 	if err := s.d.Limiter.Allow(ctx, SendPerEmail, p.OrganizationID+"|"+email); err != nil {
 		return nil, nil, err
 	}
+	org, err := s.d.Orgs.Get(ctx, p.Project.ID, p.OrganizationID)
+	if err != nil {
+		return nil, nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
 	target, err := s.d.Projects.ResolveRedirect(ctx, p.Project.ID, project.RedirectInvite, p.RedirectURL)
 	if apierr.Is(err, apierr.NoLoginRedirectURLsSet) {
 		err = apierr.Wrap(apierr.NoInviteRedirectURLsSet, err)
@@ -69,14 +73,10 @@ func (s *Service) Invite(ctx context.Context, p InviteParams) (*organization.Mem
 	if err != nil {
 		return nil, nil, err
 	}
-	var org *organization.Organization
 	var member *organization.Member
 	var token, linkID string
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
 		var err error
-		if org, err = s.d.Orgs.GetIn(ctx, q, p.Project.ID, p.OrganizationID); err != nil {
-			return organization.NotFound(err, apierr.OrganizationNotFound)
-		}
 		member, err = s.d.Orgs.InviteMember(ctx, q, org, p.Project.Env, organization.Invitation{Email: email, Name: p.Name,
 			TrustedMetadata: p.TrustedMetadata, UntrustedMetadata: p.UntrustedMetadata, IsAdmin: admin})
 		if err != nil {

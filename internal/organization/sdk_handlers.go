@@ -145,10 +145,12 @@ func (h Handlers) SDKUpdateMember(r *http.Request) (any, error) {
 		return nil, err
 	}
 	u.TrustedMetadata = nil
-	if !c.Member.IsAdmin {
-		if id != c.Member.MemberID {
-			return nil, c.RequireAdmin()
+	switch {
+	case id != c.Member.MemberID:
+		if err := c.RequireAdmin(); err != nil {
+			return nil, err
 		}
+	case !c.Member.IsAdmin:
 		u = u.ForSelf()
 	}
 	return h.updateMember(r.Context(), c.Project, c.Organization, id, u)
