@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -186,5 +187,26 @@ func TestInviteFromTheSDK(t *testing.T) {
 		proj := e.newProject("Elsewhere")
 		want(t, e.do(http.MethodPost, "/sdk/v1/b2b/magic_links/authenticate", map[string]any{"magic_links_token": tokenFrom(t, e, links[0])},
 			http.Header{"Origin": {e.origin}}, proj.PublicToken, proj.PublicToken), 401, "unable_to_auth_magic_link")
+	})
+}
+
+func TestInviteRateLimits(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org := e.createOrg("acme", "NOT_ALLOWED")
+		// One recipient cannot be flooded with invitations...
+		limited := false
+		for i := 0; i < 8 && !limited; i++ {
+			limited = e.invite(map[string]any{"organization_id": org, "email_address": "flood@acme.test"}).errType() == "too_many_requests"
+		}
+		if !limited {
+			t.Fatal("invites to one recipient are not rate-limited")
+		}
+		// ...but the customer's backend may invite a whole team from one
+		// address (more than the per-address send limit).
+		for i := 0; i < 55; i++ {
+			if r := e.invite(map[string]any{"organization_id": org, "email_address": fmt.Sprintf("m%d@acme.test", i)}); r.Status != 200 {
+				t.Fatalf("backend invite %d: %s", i, r.Raw)
+			}
+		}
 	})
 }

@@ -22,7 +22,10 @@ const DefaultInviteExpiryMinutes = 7 * 24 * 60
 // InviteParams is an invite request. Inviter is the member who invites
 // from the SDK face; nil on the backend face.
 type InviteParams struct {
-	Project           *project.Project
+	Project *project.Project
+	// ClientIP, when set, also limits sends per client address. The SDK
+	// face sets it; the backend face is the customer's server, which may
+	// invite a whole company at once and is limited per recipient only.
 	ClientIP          string
 	OrganizationID    string
 	Email             string
@@ -56,8 +59,10 @@ func (s *Service) Invite(ctx context.Context, p InviteParams) (*organization.Mem
 			return nil, nil, apierr.Invalid("invite_expiration_minutes", apierr.From(err).Message)
 		}
 	}
-	if err := s.d.Limiter.Allow(ctx, SendPerIP, p.Project.ID+"|"+p.ClientIP); err != nil {
-		return nil, nil, err
+	if p.ClientIP != "" {
+		if err := s.d.Limiter.Allow(ctx, SendPerIP, p.Project.ID+"|"+p.ClientIP); err != nil {
+			return nil, nil, err
+		}
 	}
 	if err := s.d.Limiter.Allow(ctx, SendPerEmail, p.OrganizationID+"|"+email); err != nil {
 		return nil, nil, err
@@ -141,7 +146,7 @@ func (h Handlers) BackendInvite(r *http.Request) (any, error) {
 		}
 		inviter = m
 	}
-	m, o, err := h.Service.Invite(ctx, InviteParams{Project: p, ClientIP: httpapi.ClientIP(r), OrganizationID: req.OrganizationID,
+	m, o, err := h.Service.Invite(ctx, InviteParams{Project: p, OrganizationID: req.OrganizationID,
 		Email: req.EmailAddress, Name: req.Name, TrustedMetadata: req.TrustedMetadata, UntrustedMetadata: req.UntrustedMetadata,
 		RedirectURL: req.InviteRedirectURL, ExpirationMinutes: req.InviteExpirationMinutes, Roles: req.Roles, Inviter: inviter})
 	if err != nil {

@@ -1,6 +1,9 @@
 // Package organization owns organizations and their members: storage, the
-// wire shapes of api-reference section 3.0, slug rules, and the email
-// just-in-time provisioning policy that decides whether a stranger may join.
+// wire shapes of api-reference section 3.0, slug and settings rules, the
+// email just-in-time and invite policies that decide whether a stranger may
+// join, search with the API family's query operators, the member lifecycle
+// (pending, invited, active, deleted), and the routes of both faces that
+// manage them, the SDK ones acting for the logged-in member.
 package organization
 
 import (

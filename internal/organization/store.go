@@ -57,15 +57,6 @@ func orgValues(o *Organization) []any {
 
 var orgColumns = "organization_id, project_id, " + strings.Join(orgFields, ", ") + ", created_at, updated_at"
 
-// orgColumnsAs is orgColumns qualified with a table alias, for joins.
-func orgColumnsAs(alias string) string {
-	cols := strings.Split(orgColumns, ", ")
-	for i, c := range cols {
-		cols[i] = alias + "." + c
-	}
-	return strings.Join(cols, ", ")
-}
-
 func scanOrg(row interface{ Scan(...any) error }) (*Organization, error) {
 	var o Organization
 	var external, defaultConn sql.NullString
