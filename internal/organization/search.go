@@ -172,7 +172,7 @@ func filterError(name, msg string) error {
 	return apierr.Invalid("query.operands", name+": "+msg).WithDetails(map[string]any{"field": "query.operands", "filter_name": name})
 }
 
-// strings decodes a non-empty list of non-empty strings.
+// stringsValue decodes a non-empty list of non-empty strings.
 func stringsValue(name string, raw json.RawMessage) ([]string, error) {
 	var vs []string
 	if err := json.Unmarshal(raw, &vs); err != nil {
