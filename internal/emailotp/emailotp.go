@@ -140,6 +140,8 @@ type AuthParams struct {
 	Email           string
 	OrganizationID  string
 	DurationMinutes *int
+	// IntermediateSessionToken carries factors proven earlier.
+	IntermediateSessionToken string
 }
 
 // Authenticate checks a code and returns a session.
@@ -207,8 +209,12 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 		if err := s.d.Orgs.MarkEmailVerified(ctx, q, member); err != nil {
 			return err
 		}
+		prior, err := s.d.Sessions.PriorFactors(ctx, q, p.Project, p.IntermediateSessionToken, org.OrganizationID, member.MemberID, member.EmailAddress)
+		if err != nil {
+			return err
+		}
 		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{
-			Project: p.Project, Organization: org, Member: member, DurationMinutes: duration, MethodID: member.EmailID,
+			Project: p.Project, Organization: org, Member: member, DurationMinutes: duration, MethodID: member.EmailID, Prior: prior,
 			Factor: session.Factor{DeliveryMethod: "email", Type: "otp",
 				EmailFactor: &session.EmailFactor{EmailID: member.EmailID, EmailAddress: member.EmailAddress}},
 		})

@@ -194,6 +194,9 @@ type AuthParams struct {
 	Token            string
 	DurationMinutes  *int
 	PKCECodeVerifier string
+	// IntermediateSessionToken carries factors proven earlier (after
+	// primary_required, the allowed method completes the login).
+	IntermediateSessionToken string
 }
 
 // Authenticate redeems a magic-link token for a session.
@@ -255,8 +258,12 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 		if err := s.d.Orgs.MarkEmailVerified(ctx, q, member); err != nil {
 			return err
 		}
+		prior, err := s.d.Sessions.PriorFactors(ctx, q, p.Project, p.IntermediateSessionToken, org.OrganizationID, member.MemberID, member.EmailAddress)
+		if err != nil {
+			return err
+		}
 		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{
-			Project: p.Project, Organization: org, Member: member, DurationMinutes: duration, MethodID: member.EmailID,
+			Project: p.Project, Organization: org, Member: member, DurationMinutes: duration, MethodID: member.EmailID, Prior: prior,
 			Factor: session.Factor{DeliveryMethod: "email", Type: "magic_link",
 				EmailFactor: &session.EmailFactor{EmailID: member.EmailID, EmailAddress: member.EmailAddress}},
 		})
