@@ -289,3 +289,13 @@ func (s *Service) Revoke(ctx context.Context, p *project.Project, t RevokeTarget
 	}
 	return nil
 }
+
+// RevokeTx ends one session inside the caller's transaction.
+func (s *Service) RevokeTx(ctx context.Context, q store.Querier, p *project.Project, sessionID string) error {
+	if _, err := q.ExecContext(ctx, `UPDATE member_sessions SET revoked_at = COALESCE(revoked_at, $1)
+		WHERE project_id = $2 AND member_session_id = $3`, store.Millis(s.clock.Now()), p.ID, sessionID); err != nil {
+		return fmt.Errorf("session: revoke: %w", err)
+	}
+	s.jwts.drop(sessionID)
+	return nil
+}
