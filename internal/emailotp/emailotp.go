@@ -184,21 +184,8 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 			wrong = true
 			return nil
 		}
-		if member.Status == organization.StatusDeleted {
-			return apierr.New(apierr.InactiveMember)
-		}
-		if err := s.d.Orgs.MarkEmailVerified(ctx, q, member); err != nil {
-			return err
-		}
-		prior, err := s.d.Sessions.PriorFactors(ctx, q, p.Project, p.IntermediateSessionToken, org.OrganizationID, member.MemberID, member.EmailAddress)
-		if err != nil {
-			return err
-		}
-		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{
-			Project: p.Project, Organization: org, Member: member, DurationMinutes: duration, MethodID: member.EmailID, Prior: prior,
-			Factor: session.Factor{DeliveryMethod: "email", Type: "otp",
-				EmailFactor: &session.EmailFactor{EmailID: member.EmailID, EmailAddress: member.EmailAddress}},
-		})
+		resp, err = s.d.Sessions.CompleteEmail(ctx, q, session.EmailLogin{Project: p.Project, Organization: org, Member: member,
+			FactorType: "otp", DurationMinutes: duration, IST: p.IntermediateSessionToken})
 		return err
 	})
 	if wrong && err == nil {

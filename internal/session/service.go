@@ -299,3 +299,37 @@ func (s *Service) RevokeTx(ctx context.Context, q store.Querier, p *project.Proj
 	s.jwts.drop(sessionID)
 	return nil
 }
+
+// EmailLogin is a primary login in which the member proved control of
+// their email address (a magic link or an email code).
+type EmailLogin struct {
+	Project         *project.Project
+	Organization    *organization.Organization
+	Member          *organization.Member
+	FactorType      string // "magic_link" or "otp"
+	DurationMinutes int
+	// IST is the intermediate session the client sent along, if any.
+	IST string
+}
+
+// CompleteEmail finishes an email login inside the caller's transaction:
+// deleted members are refused, the address becomes verified (and a pending
+// or invited member active), factors of a presented IST carry over, and
+// Complete decides the outcome.
+func (s *Service) CompleteEmail(ctx context.Context, q store.Querier, l EmailLogin) (*AuthResponse, error) {
+	m := l.Member
+	if m.Status == organization.StatusDeleted {
+		return nil, apierr.New(apierr.InactiveMember)
+	}
+	if err := s.orgs.MarkEmailVerified(ctx, q, m); err != nil {
+		return nil, err
+	}
+	prior, err := s.PriorFactors(ctx, q, l.Project, l.IST, l.Organization.OrganizationID, m.MemberID, m.EmailAddress)
+	if err != nil {
+		return nil, err
+	}
+	return s.Complete(ctx, q, CompleteParams{Project: l.Project, Organization: l.Organization, Member: m,
+		DurationMinutes: l.DurationMinutes, MethodID: m.EmailID, Prior: prior,
+		Factor: Factor{DeliveryMethod: "email", Type: l.FactorType,
+			EmailFactor: &EmailFactor{EmailID: m.EmailID, EmailAddress: m.EmailAddress}}})
+}
