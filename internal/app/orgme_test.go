@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"net/http"
+	"slices"
 	"testing"
 )
 
@@ -206,6 +207,27 @@ func TestMemberLookupForThePasswordScreen(t *testing.T) {
 		}
 		if !limited {
 			t.Fatal("member lookup is not rate-limited")
+		}
+	})
+}
+
+// The person who creates an organization through discovery administers it.
+func TestDiscoveryCreatorIsAdmin(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		d := e.discover("founder@newco.test")
+		r := e.sdk("/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
+			"session_duration_minutes": 60}, "")
+		if r.Status != 200 {
+			t.Fatalf("create: %s", r.Raw)
+		}
+		m := r.data()["member"].(map[string]any)
+		roles := r.data()["member_session"].(map[string]any)["roles"].([]any)
+		if m["is_admin"] != true || !slices.Contains(roles, any("stytch_admin")) {
+			t.Fatalf("creator = %v, session roles %v", m, roles)
+		}
+		token := r.data()["session_token"].(string)
+		if r := e.sdkAs(http.MethodPut, "/b2b/organizations/me", map[string]any{"organization_name": "NewCo Inc"}, token); r.Status != 200 {
+			t.Fatalf("creator updating the organization: %s", r.Raw)
 		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/latchkey/latchkey/internal/devmode"
+	"github.com/latchkey/latchkey/internal/discovery"
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/magiclink"
@@ -29,6 +30,7 @@ func (a *App) Handler() http.Handler {
 	sess := session.Handlers{Sessions: a.Sessions, Projects: a.Projects, Limiter: a.Limiter}
 	ml := magiclink.Handlers{Service: a.magicLinks, Sessions: members}
 	otp := emailotp.Handlers{Service: a.emailOTP}
+	disc := discovery.Handlers{Service: a.discovery}
 	origins := project.OriginPolicy{Resolver: a.Resolver, BaseOrigin: origin(a.Config.BaseURL)}
 	events := telemetry.Handler{DB: a.DB, Clock: a.Clock, Resolver: a.Resolver, Origins: origins, Limiter: a.Limiter}
 
@@ -56,6 +58,16 @@ func (a *App) Handler() http.Handler {
 		{"PUT /sdk/v1/b2b/organizations/members/{member_id}/reactivate", orgs.SDKReactivateMember, ""},
 		{"POST /sdk/v1/b2b/organizations/members/search", orgs.LookupMember, ""},
 		{"POST /sdk/v1/b2b/magic_links/email/invite", ml.SDKInvite, magiclink.Product},
+
+		// Discovery.
+		{"POST /sdk/v1/b2b/magic_links/email/discovery/send", disc.SendLink, magiclink.Product},
+		{"POST /sdk/v1/b2b/magic_links/discovery/authenticate", disc.AuthenticateLink, magiclink.Product},
+		{"POST /sdk/v1/b2b/otps/email/discovery/send", disc.SendCode, emailotp.Product},
+		{"POST /sdk/v1/b2b/otps/email/discovery/authenticate", disc.AuthenticateCode, emailotp.Product},
+		{"POST /sdk/v1/b2b/discovery/organizations", disc.Organizations, ""},
+		{"POST /sdk/v1/b2b/discovery/organizations/create", disc.Create, ""},
+		{"POST /sdk/v1/b2b/discovery/intermediate_sessions/exchange", disc.Exchange, ""},
+		{"POST /sdk/v1/b2b/sessions/exchange", disc.SessionExchange, ""},
 	}
 	// Backend face: flat JSON, Basic project_id:secret.
 	backendRoutes := []route{
@@ -80,6 +92,16 @@ func (a *App) Handler() http.Handler {
 		{"POST /v1/b2b/organizations/members/search", orgs.SearchMembers, ""},
 		{"GET /v1/b2b/organizations/members/dangerously_get/{member_id}", orgs.DangerouslyGetMember, ""},
 		{"POST /v1/b2b/magic_links/email/invite", ml.BackendInvite, ""},
+
+		// Discovery.
+		{"POST /v1/b2b/magic_links/email/discovery/send", disc.SendLink, ""},
+		{"POST /v1/b2b/magic_links/discovery/authenticate", disc.AuthenticateLink, ""},
+		{"POST /v1/b2b/otps/email/discovery/send", disc.SendCode, ""},
+		{"POST /v1/b2b/otps/email/discovery/authenticate", disc.AuthenticateCode, ""},
+		{"POST /v1/b2b/discovery/organizations", disc.Organizations, ""},
+		{"POST /v1/b2b/discovery/organizations/create", disc.Create, ""},
+		{"POST /v1/b2b/discovery/intermediate_sessions/exchange", disc.Exchange, ""},
+		{"POST /v1/b2b/sessions/exchange", disc.SessionExchange, ""},
 	}
 
 	sdk := http.NewServeMux()
