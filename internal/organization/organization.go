@@ -75,6 +75,9 @@ type CustomRole struct {
 }
 
 // Organization is the wire shape of an organization (api-reference 3.0).
+// Every field the Node client (stytch 14.2.0) declares required is present,
+// even those whose features do not exist yet (SSO connections, SCIM): typed
+// client code reads them unguarded.
 type Organization struct {
 	OrganizationID                       string                `json:"organization_id"`
 	OrganizationName                     string                `json:"organization_name"`
@@ -99,6 +102,7 @@ type Organization struct {
 	AllowedMFAMethods                    []string              `json:"allowed_mfa_methods"`
 	MFAPolicy                            string                `json:"mfa_policy"`
 	RBACEmailImplicitRoleAssignments     []RoleAssignment      `json:"rbac_email_implicit_role_assignments"`
+	ClaimedEmailDomains                  []string              `json:"claimed_email_domains"`
 	FirstPartyConnectedAppsAllowedType   string                `json:"first_party_connected_apps_allowed_type"`
 	AllowedFirstPartyConnectedApps       []string              `json:"allowed_first_party_connected_apps"`
 	ThirdPartyConnectedAppsAllowedType   string                `json:"third_party_connected_apps_allowed_type"`

@@ -69,6 +69,8 @@ func scanOrg(row interface{ Scan(...any) error }) (*Organization, error) {
 		&firstApps, &o.ThirdPartyConnectedAppsAllowedType, &thirdApps, &created, &updated); err != nil {
 		return nil, store.MapError(err)
 	}
+	// A list of pairs, not a map keyed by column value: equal values (several
+	// "[]" columns) would collapse into one key and leave fields nil.
 	for _, c := range []struct {
 		text string
 		dst  any
@@ -89,6 +91,12 @@ func scanOrg(row interface{ Scan(...any) error }) (*Organization, error) {
 	// organization has none.
 	o.SSOActiveConnections = []SSOActiveConnection{}
 	o.SCIMActiveConnection = nil
+	o.ClaimedEmailDomains = []string{}
+	if o.EmailJITProvisioning == Restricted {
+		// Latchkey's claim rule (ClaimingDomain): a RESTRICTED organization
+		// claims its allowed domains, so the wire reports exactly those.
+		o.ClaimedEmailDomains = o.EmailAllowedDomains
+	}
 	return &o, nil
 }
 
