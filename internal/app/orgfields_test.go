@@ -82,6 +82,12 @@ func TestOrganizationEveryField(t *testing.T) {
 			t.Fatalf("clear: %s", r.Raw)
 		}
 		e.backend(http.MethodPut, "/v1/b2b/organizations/"+id, map[string]any{"organization_external_id": "ext-42"})
+		r = e.backend(http.MethodDelete, "/v1/b2b/organizations/"+id+"/external_id", nil)
+		if o := r.Body["organization"].(map[string]any); r.Status != 200 || o["organization_external_id"] != nil {
+			t.Fatalf("delete external id: %s", r.Raw)
+		}
+		want(t, e.backend(http.MethodDelete, "/v1/b2b/organizations/organization-test-nope/external_id", nil), 404, "organization_not_found")
+		e.backend(http.MethodPut, "/v1/b2b/organizations/"+id, map[string]any{"organization_external_id": "ext-42"})
 		want(t, e.backend(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Twin", "organization_external_id": "ext-42"}),
 			400, "organization_external_id_already_used")
 		// Another project may reuse the external id and the slug.

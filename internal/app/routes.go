@@ -86,6 +86,7 @@ func (a *App) Handler() http.Handler {
 
 		// Organizations and members (issue 3).
 		{"POST /v1/b2b/organizations/search", orgs.Search, ""},
+		{"DELETE /v1/b2b/organizations/{organization_id}/external_id", orgs.DeleteExternalID, ""},
 		{"PUT /v1/b2b/organizations/{organization_id}/members/{member_id}", orgs.UpdateMember, ""},
 		{"DELETE /v1/b2b/organizations/{organization_id}/members/{member_id}", orgs.DeleteMember, ""},
 		{"PUT /v1/b2b/organizations/{organization_id}/members/{member_id}/reactivate", orgs.ReactivateMember, ""},

@@ -85,6 +85,17 @@ func (h Handlers) Update(r *http.Request) (any, error) {
 	return &OrgResponse{Organization: o}, nil
 }
 
+// DeleteExternalID handles DELETE /v1/b2b/organizations/{organization_id}/external_id.
+func (h Handlers) DeleteExternalID(r *http.Request) (any, error) {
+	p := project.CallerFrom(r.Context()).Project
+	none := ""
+	o, err := h.Store.Update(r.Context(), p.ID, r.PathValue("organization_id"), Settings{ExternalID: &none})
+	if err != nil {
+		return nil, NotFound(err, apierr.OrganizationNotFound)
+	}
+	return &OrgResponse{Organization: o}, nil
+}
+
 // Delete handles DELETE /v1/b2b/organizations/{organization_id}.
 func (h Handlers) Delete(r *http.Request) (any, error) {
 	p := project.CallerFrom(r.Context()).Project
