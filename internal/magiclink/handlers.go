@@ -61,6 +61,7 @@ type authRequest struct {
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
 	PKCECodeVerifier       string `json:"pkce_code_verifier"`
 	Locale                 string `json:"locale"`
+	IntermediateSession    string `json:"intermediate_session_token"`
 }
 
 // Authenticate handles POST b2b/magic_links/authenticate.
@@ -72,5 +73,6 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	return h.Service.Authenticate(r.Context(), AuthParams{
 		Project: project.CallerFrom(r.Context()).Project, ClientIP: httpapi.ClientIP(r), Token: req.MagicLinksToken,
 		DurationMinutes: req.SessionDurationMinutes, PKCECodeVerifier: req.PKCECodeVerifier,
+		IntermediateSessionToken: req.IntermediateSession,
 	})
 }
