@@ -63,6 +63,13 @@ const (
 	EmailDeliveryFailed         Type = "email_delivery_failed"
 	CreateOrganizationDisabled  Type = "create_organization_disabled"
 	InternalServerError         Type = "internal_server_error"
+
+	// Multi-factor authentication.
+	MFAMethodNotAllowed       Type = "mfa_method_not_allowed"
+	TOTPNotFound              Type = "totp_not_found"
+	RecoveryCodeNotFound      Type = "recovery_code_not_found"
+	RecoveryCodesNotAvailable Type = "recovery_codes_not_available"
+	SMSDeliveryFailed         Type = "sms_delivery_failed"
 )
 
 type entry struct {
@@ -126,4 +133,10 @@ var catalogue = map[Type]entry{
 	CreateOrganizationDisabled:  {http.StatusForbidden, "Creating organizations is disabled for this project."},
 	EmailDeliveryFailed:         {http.StatusServiceUnavailable, "The email could not be sent. Please try again in a moment."},
 	InternalServerError:         {http.StatusInternalServerError, "An unexpected error occurred. Please try again later."},
+
+	MFAMethodNotAllowed:       {http.StatusForbidden, "This organization does not allow this multi-factor authentication method."},
+	TOTPNotFound:              {http.StatusNotFound, "No authenticator app is registered for this member."},
+	RecoveryCodeNotFound:      {http.StatusNotFound, "Invalid backup code, please try again."},
+	RecoveryCodesNotAvailable: {http.StatusBadRequest, "Recovery codes can be shown again only until one of them is used. Rotate them to get a new set."},
+	SMSDeliveryFailed:         {http.StatusServiceUnavailable, "The text message could not be sent. Please try again in a moment."},
 }
