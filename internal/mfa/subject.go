@@ -148,7 +148,14 @@ func (s *Service) finish(ctx context.Context, q store.Querier, p *project.Projec
 		params.Prior = in.Factors
 		return s.d.Sessions.Complete(ctx, q, params)
 	}
-	params.Prior = sub.sess.MemberSession.AuthenticationFactors
+	// The fresh factor replaces an earlier one of the same kind, so a
+	// session stepped up again and again keeps one entry per factor with
+	// its latest time.
+	for _, old := range sub.sess.MemberSession.AuthenticationFactors {
+		if old.Type != f.Type || old.DeliveryMethod != f.DeliveryMethod {
+			params.Prior = append(params.Prior, old)
+		}
+	}
 	resp, err := s.d.Sessions.Complete(ctx, q, params)
 	if err != nil || resp.MemberSession == nil {
 		return resp, err
