@@ -64,11 +64,11 @@ func TestTOTPSkewAndReplay(t *testing.T) {
 		if r := check(now); r.Status != 200 {
 			t.Fatalf("current code: %s", r.Raw)
 		}
-		want(t, check(now), 404, "otp_code_not_found")             // reuse within its window
-		want(t, check(now.Add(-step)), 404, "otp_code_not_found")  // an older step after a newer one
+		want(t, check(now), 404, "otp_code_not_found")              // reuse within its window
+		want(t, check(now.Add(-step)), 404, "otp_code_not_found")   // an older step after a newer one
 		want(t, check(now.Add(-2*step)), 404, "otp_code_not_found") // two steps behind
 		want(t, check(now.Add(2*step)), 404, "otp_code_not_found")  // two steps ahead
-		if r := check(now.Add(step)); r.Status != 200 { // a phone 30 s ahead
+		if r := check(now.Add(step)); r.Status != 200 {             // a phone 30 s ahead
 			t.Fatalf("code of the next step: %s", r.Raw)
 		}
 		want(t, check(now.Add(step)), 404, "otp_code_not_found")

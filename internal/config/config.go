@@ -24,8 +24,8 @@ type Config struct {
 	SMSAccountSID string
 	SMSAuthToken  string
 	SMSFrom       string // E.164 sender number or Messaging Service SID (MG...)
-	Dev         bool   // dev mode: demo seed, dev mailbox, relaxed cookies
-	BodyLimit   int64  // maximum request body size in bytes
+	Dev           bool   // dev mode: demo seed, dev mailbox, relaxed cookies
+	BodyLimit     int64  // maximum request body size in bytes
 }
 
 // Defaults returns the configuration used when nothing is set.

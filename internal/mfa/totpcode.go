@@ -2,17 +2,19 @@ package mfa
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base32"
 	"encoding/base64"
 	"fmt"
 	"image/png"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/hotp"
-	"github.com/pquerna/otp/totp"
 )
 
 // RFC 6238 parameters every authenticator app understands: SHA-1, 6
@@ -33,10 +35,20 @@ var totpOpts = hotp.ValidateOpts{Digits: otp.DigitsSix, Algorithm: otp.Algorithm
 func TOTPStep(t time.Time) int64 { return t.Unix() / int64(TOTPPeriod/time.Second) }
 
 // newTOTPKey makes a fresh 160-bit secret with its otpauth:// URL; issuer
-// and account are what the authenticator app shows.
+// and account are what the authenticator app shows. The URL is built here
+// rather than by totp.Generate, which leaves '&' and ':' unescaped, so an
+// organization named "Smith & Sons" would corrupt the URL (and the QR).
 func newTOTPKey(issuer, account string) (*otp.Key, error) {
-	key, err := totp.Generate(totp.GenerateOpts{Issuer: issuer, AccountName: account, Period: uint(TOTPPeriod / time.Second),
-		SecretSize: 20, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+	raw := make([]byte, 20)
+	if _, err := rand.Read(raw); err != nil {
+		return nil, fmt.Errorf("mfa: totp secret: %w", err)
+	}
+	secret := base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(raw)
+	// %20 rather than '+' for spaces: some authenticator apps show a '+'.
+	esc := func(s string) string { return strings.ReplaceAll(url.QueryEscape(s), "+", "%20") }
+	u := "otpauth://totp/" + esc(issuer) + ":" + esc(account) + "?secret=" + secret + "&issuer=" + esc(issuer) +
+		"&algorithm=SHA1&digits=6&period=" + strconv.Itoa(int(TOTPPeriod/time.Second))
+	key, err := otp.NewKeyFromURL(u)
 	if err != nil {
 		return nil, fmt.Errorf("mfa: totp key: %w", err)
 	}
