@@ -5,10 +5,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/organization"
-	"github.com/latchkey/latchkey/internal/ratelimit"
 )
-
-type ratelimitRule = ratelimit.Rule
 
 func checkEnrollment(v string) error {
 	if v != "" && v != Enroll && v != Unenroll {

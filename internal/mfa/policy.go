@@ -6,6 +6,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -57,7 +58,7 @@ func (s *Service) autoSendSMS(ctx context.Context, q store.Querier, p *project.P
 	m *organization.Member) error {
 	to := m.MFAPhoneNumber
 	for _, lim := range []struct {
-		rule ratelimitRule
+		rule ratelimit.Rule
 		key  string
 	}{
 		{SMSSendPerMember, m.MemberID},

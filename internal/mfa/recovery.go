@@ -13,6 +13,7 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -285,7 +286,7 @@ func (s *Service) guard(ctx context.Context, ipKey, memberID string, failure api
 	err := check()
 	if apierr.Is(err, failure) {
 		for _, hit := range []struct {
-			rule ratelimitRule
+			rule ratelimit.Rule
 			key  string
 		}{{FailuresPerMember, memberID}, {FailuresPerIP, ipKey}} {
 			if herr := s.d.Limiter.Allow(ctx, hit.rule, hit.key); herr != nil && !apierr.Is(herr, apierr.TooManyRequests) {

@@ -12,6 +12,7 @@ import (
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/phone"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -52,7 +53,7 @@ func (s *Service) SendSMS(ctx context.Context, p SMSSendParams) (*MemberResult, 
 	}
 	proj := p.Who.Project
 	for _, lim := range []struct {
-		rule ratelimitRule
+		rule ratelimit.Rule
 		key  string
 	}{
 		{SMSSendPerIP, proj.ID + "|" + p.ClientIP},
@@ -204,6 +205,11 @@ func (s *Service) AuthenticateSMS(ctx context.Context, p SMSAuthParams) (*sessio
 			return err
 		}
 		if m.MFAPhoneNumber != to || !m.MFAPhoneNumberVerified {
+			// A code sent (from a session) to a new number must not enroll
+			// it in a login that has only proven the primary factor.
+			if err := refuseSecondEnrollment(sub, m); err != nil {
+				return err
+			}
 			m.MFAPhoneNumber, m.MFAPhoneNumberVerified = to, true
 		}
 		applyEnrollment(sub.org, m, organization.MFAMethodSMS, p.SetMFAEnrollment, p.SetDefaultMFA)
