@@ -115,7 +115,7 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 	return &AuthResponse{
 		SessionResponse: SessionResponse{MemberID: ms.MemberID, MemberSession: ms, SessionToken: token, SessionJWT: jwtText,
 			Member: p.Member, Organization: p.Organization},
-		MemberAuthenticated: true, MethodID: p.MethodID,
+		OrganizationID: ms.OrganizationID, MemberAuthenticated: true, MethodID: p.MethodID,
 	}, nil
 }
 
@@ -129,8 +129,8 @@ func (s *Service) intermediateResponse(ctx context.Context, q store.Querier, p C
 		return nil, err
 	}
 	resp := &AuthResponse{
-		SessionResponse:          SessionResponse{MemberID: p.Member.MemberID, Member: p.Member, Organization: p.Organization},
-		IntermediateSessionToken: tok, MethodID: p.MethodID,
+		SessionResponse: SessionResponse{MemberID: p.Member.MemberID, Member: p.Member, Organization: p.Organization},
+		OrganizationID:  p.Organization.OrganizationID, IntermediateSessionToken: tok, MethodID: p.MethodID,
 	}
 	// A typed nil inside an interface would marshal as null anyway, but
 	// leaving the fields untouched keeps the intent plain.
