@@ -31,8 +31,23 @@ var _ session.MFAPolicy = (*Policy)(nil)
 // can ask for a code, which reports the problem.
 func (pl *Policy) Required(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization,
 	m *organization.Member, _ []session.Factor) (*session.MFARequired, error) {
-	if org.MFAPolicy != organization.MFARequiredForAll && !m.MFAEnrolled {
+	out := pl.Preview(org, m)
+	if out == nil {
 		return nil, nil
+	}
+	if m.DefaultMFAMethod == organization.MFAMethodSMS && out.MemberOptions != nil && out.MemberOptions.MFAPhoneNumber != "" &&
+		org.AllowsMFAMethod(organization.MFAMethodSMS) && pl.s.autoSendSMS(ctx, q, p, org, m) == nil {
+		initiated := organization.MFAMethodSMS
+		out.SecondaryAuthInitiated = &initiated
+	}
+	return out, nil
+}
+
+// Preview is Required without side effects (never sends an SMS), for
+// answers that only describe a login, such as discovered organizations.
+func (pl *Policy) Preview(org *organization.Organization, m *organization.Member) *session.MFARequired {
+	if org.MFAPolicy != organization.MFARequiredForAll && !m.MFAEnrolled {
+		return nil
 	}
 	out := &session.MFARequired{}
 	enrolled := m.EnrolledMFAMethods()
@@ -43,12 +58,7 @@ func (pl *Policy) Required(ctx context.Context, q store.Querier, p *project.Proj
 		}
 		out.MemberOptions = opts
 	}
-	if m.DefaultMFAMethod == organization.MFAMethodSMS && slices.Contains(enrolled, organization.MFAMethodSMS) &&
-		org.AllowsMFAMethod(organization.MFAMethodSMS) && pl.s.autoSendSMS(ctx, q, p, org, m) == nil {
-		initiated := organization.MFAMethodSMS
-		out.SecondaryAuthInitiated = &initiated
-	}
-	return out, nil
+	return out
 }
 
 // autoSendSMS sends a code to the member's enrolled number inside the login
