@@ -70,6 +70,13 @@ const (
 	NoInviteRedirectURLsSet             Type = "no_invite_redirect_urls_set"
 	OrganizationExternalIDUsed          Type = "organization_external_id_already_used"
 	NoDeletedMemberFoundForReactivation Type = "no_deleted_member_found_for_reactivation"
+
+	// Multi-factor authentication.
+	MFAMethodNotAllowed       Type = "mfa_method_not_allowed"
+	TOTPNotFound              Type = "totp_not_found"
+	RecoveryCodeNotFound      Type = "recovery_code_not_found"
+	RecoveryCodesNotAvailable Type = "recovery_codes_not_available"
+	SMSDeliveryFailed         Type = "sms_delivery_failed"
 )
 
 type entry struct {
@@ -139,4 +146,10 @@ var catalogue = map[Type]entry{
 	NoInviteRedirectURLsSet:             {http.StatusBadRequest, "No invite redirect URL is registered for this project."},
 	OrganizationExternalIDUsed:          {http.StatusBadRequest, "An organization with this external ID already exists in the project."},
 	NoDeletedMemberFoundForReactivation: {http.StatusBadRequest, "Only a deleted member can be reactivated."},
+
+	MFAMethodNotAllowed:       {http.StatusForbidden, "This organization does not allow this multi-factor authentication method."},
+	TOTPNotFound:              {http.StatusNotFound, "No authenticator app is registered for this member."},
+	RecoveryCodeNotFound:      {http.StatusNotFound, "Invalid backup code, please try again."},
+	RecoveryCodesNotAvailable: {http.StatusBadRequest, "Recovery codes can be shown again only until one of them is used. Rotate them to get a new set."},
+	SMSDeliveryFailed:         {http.StatusServiceUnavailable, "The text message could not be sent. Please try again in a moment."},
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/latchkey/latchkey/internal/discovery"
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/magiclink"
+	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
@@ -50,6 +51,7 @@ type App struct {
 	magicLinks *magiclink.Service
 	emailOTP   *emailotp.Service
 	discovery  *discovery.Service
+	mfa        *mfa.Service
 	mailer     notify.Mailer
 	widget     fs.FS
 }
@@ -103,6 +105,9 @@ func NewWithDB(_ context.Context, cfg config.Config, db *store.DB, opt Options) 
 		Mailer: a.mailer, Limiter: a.Limiter})
 	a.discovery = discovery.New(discovery.Deps{DB: db, Clock: opt.Clock, Projects: a.Projects, Orgs: a.Orgs,
 		Sessions: a.Sessions, Mailer: a.mailer, Limiter: a.Limiter})
+	if err := a.wireMFA(); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/magiclink"
+	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/session"
@@ -31,6 +32,7 @@ func (a *App) Handler() http.Handler {
 	ml := magiclink.Handlers{Service: a.magicLinks, Sessions: members}
 	otp := emailotp.Handlers{Service: a.emailOTP}
 	disc := discovery.Handlers{Service: a.discovery}
+	mfaSDK, mfaAPI := mfa.Handlers{Service: a.mfa}, mfa.Handlers{Service: a.mfa, Backend: true}
 	origins := project.OriginPolicy{Resolver: a.Resolver, BaseOrigin: origin(a.Config.BaseURL)}
 	events := telemetry.Handler{DB: a.DB, Clock: a.Clock, Resolver: a.Resolver, Origins: origins, Limiter: a.Limiter}
 
@@ -68,6 +70,16 @@ func (a *App) Handler() http.Handler {
 		{"POST /sdk/v1/b2b/discovery/organizations/create", disc.Create, ""},
 		{"POST /sdk/v1/b2b/discovery/intermediate_sessions/exchange", disc.Exchange, ""},
 		{"POST /sdk/v1/b2b/sessions/exchange", disc.SessionExchange, ""},
+		// Multi-factor authentication.
+		{"POST /sdk/v1/b2b/otps/sms/send", mfaSDK.SendSMS, ""},
+		{"POST /sdk/v1/b2b/otps/sms/authenticate", mfaSDK.AuthenticateSMS, ""},
+		{"POST /sdk/v1/b2b/totp", mfaSDK.CreateTOTP, ""},
+		{"POST /sdk/v1/b2b/totp/authenticate", mfaSDK.AuthenticateTOTP, ""},
+		{"POST /sdk/v1/b2b/recovery_codes/recover", mfaSDK.Recover, ""},
+		{"POST /sdk/v1/b2b/recovery_codes/rotate", mfaSDK.RotateRecoveryCodes, ""},
+		{"GET /sdk/v1/b2b/recovery_codes", mfaSDK.GetRecoveryCodes, ""},
+		{"DELETE /sdk/v1/b2b/organizations/members/deleteTOTP", mfaSDK.DeleteSelfTOTP, ""},
+		{"DELETE /sdk/v1/b2b/organizations/members/deletePhoneNumber", mfaSDK.DeleteSelfPhone, ""},
 	}
 	// Backend face: flat JSON, Basic project_id:secret.
 	backendRoutes := []route{
@@ -103,6 +115,17 @@ func (a *App) Handler() http.Handler {
 		{"POST /v1/b2b/discovery/organizations/create", disc.Create, ""},
 		{"POST /v1/b2b/discovery/intermediate_sessions/exchange", disc.Exchange, ""},
 		{"POST /v1/b2b/sessions/exchange", disc.SessionExchange, ""},
+		// Multi-factor authentication. The DELETE covers .../members/{member_id}/totp
+		// and .../members/mfa_phone_numbers/{member_id} (see DeleteMemberFactor).
+		{"POST /v1/b2b/otps/sms/send", mfaAPI.SendSMS, ""},
+		{"POST /v1/b2b/otps/sms/authenticate", mfaAPI.AuthenticateSMS, ""},
+		{"POST /v1/b2b/totp", mfaAPI.CreateTOTP, ""},
+		{"POST /v1/b2b/totp/authenticate", mfaAPI.AuthenticateTOTP, ""},
+		{"POST /v1/b2b/totp/migrate", mfaAPI.MigrateTOTP, ""},
+		{"POST /v1/b2b/recovery_codes/recover", mfaAPI.Recover, ""},
+		{"GET /v1/b2b/recovery_codes/{organization_id}/{member_id}", mfaAPI.GetRecoveryCodes, ""},
+		{"POST /v1/b2b/recovery_codes/rotate", mfaAPI.RotateRecoveryCodes, ""},
+		{"DELETE /v1/b2b/organizations/{organization_id}/members/{a}/{b}", mfaAPI.DeleteMemberFactor, ""},
 	}
 
 	sdk := http.NewServeMux()

@@ -14,16 +14,20 @@ import (
 )
 
 const memberColumns = `member_id, organization_id, project_id, email_id, email_address, email_address_verified, status,
-	name, trusted_metadata, untrusted_metadata, is_breakglass, is_admin, member_password_id, mfa_phone_number,
-	created_at, updated_at`
+	name, trusted_metadata, untrusted_metadata, is_breakglass, is_admin, member_password_id, created_at, updated_at`
+
+// memberSelect adds the MFA enrollment columns, which only the MFA flows
+// write (mfa.go), so inserts leave them at their defaults.
+const memberSelect = memberColumns + `, mfa_phone_number, mfa_phone_number_verified, mfa_enrolled, default_mfa_method,
+	totp_registration_id`
 
 func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 	var m Member
 	var trusted, untrusted string
 	var created, updated int64
 	if err := row.Scan(&m.MemberID, &m.OrganizationID, &m.projectID, &m.EmailID, &m.EmailAddress, &m.EmailAddressVerified,
-		&m.Status, &m.Name, &trusted, &untrusted, &m.IsBreakglass, &m.IsAdmin, &m.MemberPasswordID, &m.MFAPhoneNumber,
-		&created, &updated); err != nil {
+		&m.Status, &m.Name, &trusted, &untrusted, &m.IsBreakglass, &m.IsAdmin, &m.MemberPasswordID, &created, &updated,
+		&m.MFAPhoneNumber, &m.MFAPhoneNumberVerified, &m.MFAEnrolled, &m.DefaultMFAMethod, &m.TOTPRegistrationID); err != nil {
 		return nil, store.MapError(err)
 	}
 	if err := json.Unmarshal([]byte(trusted), &m.TrustedMetadata); err != nil {
@@ -40,7 +44,7 @@ func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 
 // Member loads a member of an organization of the project.
 func (s *Store) Member(ctx context.Context, q store.Querier, projectID, memberID string) (*Member, error) {
-	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberColumns+` FROM members WHERE member_id = $1 AND project_id = $2`,
+	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberSelect+` FROM members WHERE member_id = $1 AND project_id = $2`,
 		memberID, projectID))
 	if err != nil {
 		return nil, fmt.Errorf("organization: member %s: %w", memberID, err)
@@ -50,7 +54,7 @@ func (s *Store) Member(ctx context.Context, q store.Querier, projectID, memberID
 
 // MemberByEmail loads the member with a (normalised) email in an organization.
 func (s *Store) MemberByEmail(ctx context.Context, q store.Querier, orgID, email string) (*Member, error) {
-	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberColumns+` FROM members WHERE organization_id = $1 AND email_address = $2`,
+	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberSelect+` FROM members WHERE organization_id = $1 AND email_address = $2`,
 		orgID, email))
 	if err != nil {
 		return nil, fmt.Errorf("organization: member by email: %w", err)
@@ -79,9 +83,9 @@ func (s *Store) CreateMember(ctx context.Context, q store.Querier, org *Organiza
 	}
 	id := ids.New("member", env)
 	now := store.Millis(s.clock.Now())
-	_, err := q.ExecContext(ctx, `INSERT INTO members (`+memberColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)`,
+	_, err := q.ExecContext(ctx, `INSERT INTO members (`+memberColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`,
 		id, org.OrganizationID, org.projectID, ids.New("email", env), nm.Email, false, nm.Status, strings.TrimSpace(nm.Name),
-		mustJSON(nm.TrustedMetadata), mustJSON(nm.UntrustedMetadata), nm.IsBreakglass, nm.IsAdmin, "", "", now, now)
+		mustJSON(nm.TrustedMetadata), mustJSON(nm.UntrustedMetadata), nm.IsBreakglass, nm.IsAdmin, "", now, now)
 	if err != nil {
 		if errors.Is(store.MapError(err), store.ErrConflict) {
 			return nil, apierr.Wrap(apierr.DuplicateMemberEmail, err)

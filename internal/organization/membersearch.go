@@ -132,7 +132,7 @@ func (s *Store) SearchMembers(ctx context.Context, projectID string, p MemberSea
 	if after != nil {
 		where += " AND " + w.after("created_at", "member_id", after)
 	}
-	rows, err := q.QueryContext(ctx, `SELECT `+memberColumns+` FROM members WHERE `+where+
+	rows, err := q.QueryContext(ctx, `SELECT `+memberSelect+` FROM members WHERE `+where+
 		` ORDER BY created_at, member_id LIMIT `+w.arg(limit+1), w.args...)
 	if err != nil {
 		return nil, fmt.Errorf("organization: member search: %w", store.MapError(err))

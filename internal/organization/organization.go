@@ -25,14 +25,8 @@ const (
 	NotAllowed = "NOT_ALLOWED"
 )
 
-// MFA policy values.
-const (
-	MFAOptional       = "OPTIONAL"
-	MFARequiredForAll = "REQUIRED_FOR_ALL"
-)
-
-// MFA method names used in allowed_mfa_methods.
-var MFAMethods = []string{"sms_otp", "totp"}
+// MFA method names used in allowed_mfa_methods (see mfa.go).
+var MFAMethods = []string{MFAMethodSMS, MFAMethodTOTP}
 
 // OAuthTenantProviders are the providers whose tenants (workspaces,
 // accounts, organizations) allowed_oauth_tenants may name.

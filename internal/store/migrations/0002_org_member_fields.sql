@@ -24,9 +24,8 @@ CREATE UNIQUE INDEX organizations_external_id ON organizations(project_id, organ
 CREATE INDEX organizations_project_created ON organizations(project_id, created_at, organization_id);
 
 -- Members: admins may change their organization (until RBAC replaces the
--- flag). member_password_id and mfa_phone_number are written by the
--- password and MFA features; member search filters on them.
+-- flag). member_password_id is written by the password feature; member
+-- search filters on it. (mfa_phone_number comes with MFA, migration 0005.)
 ALTER TABLE members ADD COLUMN is_admin BOOLEAN NOT NULL DEFAULT FALSE;
 ALTER TABLE members ADD COLUMN member_password_id TEXT NOT NULL DEFAULT '';
-ALTER TABLE members ADD COLUMN mfa_phone_number TEXT NOT NULL DEFAULT '';
 CREATE INDEX members_org_created ON members(organization_id, created_at, member_id);
