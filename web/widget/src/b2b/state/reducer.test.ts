@@ -148,6 +148,6 @@ describe('errors', () => {
 
   it('an error clears pending spinners', () => {
     const s = run(withOrg(), { type: 'urlTokenAuthenticating', active: true }, { type: 'errorOccurred', errorType: ErrorType.AdBlockerDetected, canGoBack: false });
-    expect(s.pending).toEqual({ organization: false, urlToken: false });
+    expect(s.pending).toEqual({ organization: false, urlToken: false, discovery: false });
   });
 });
