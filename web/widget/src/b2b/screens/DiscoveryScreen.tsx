@@ -34,8 +34,8 @@ function OrganizationList({ organizations, canCreate }: { organizations: Discove
                 className="lk-org"
                 onClick={() => void controller.discovery.selectOrganization(org.organization_id)}
               >
-                <OrganizationLogo name={org.organization_name} url={org.organization_logo_url} />
-                <span className="lk-org__name">{org.organization_name}</span>
+                <OrganizationLogo name={org.organization_name} url={org.organization_logo_url} />{' '}
+                <span className="lk-org__name">{org.organization_name}</span>{' '}
                 {label ? (
                   <span className="lk-org__action">{t(label === 'join' ? 'discovery.join' : 'discovery.acceptInvite')}</span>
                 ) : (
