@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/latchkey/latchkey/internal/devmode"
+	"github.com/latchkey/latchkey/internal/discovery"
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/magiclink"
@@ -28,6 +29,7 @@ func (a *App) Handler() http.Handler {
 	sess := session.Handlers{Sessions: a.Sessions, Projects: a.Projects, Limiter: a.Limiter}
 	ml := magiclink.Handlers{Service: a.magicLinks}
 	otp := emailotp.Handlers{Service: a.emailOTP}
+	disc := discovery.Handlers{Service: a.discovery}
 	origins := project.OriginPolicy{Resolver: a.Resolver, BaseOrigin: origin(a.Config.BaseURL)}
 	events := telemetry.Handler{DB: a.DB, Clock: a.Clock, Resolver: a.Resolver, Origins: origins, Limiter: a.Limiter}
 
@@ -40,6 +42,15 @@ func (a *App) Handler() http.Handler {
 		{"POST /sdk/v1/b2b/otps/email/authenticate", otp.Authenticate, emailotp.Product},
 		{"POST /sdk/v1/b2b/sessions/authenticate", sess.SDKAuthenticate, ""},
 		{"POST /sdk/v1/b2b/sessions/revoke", sess.SDKRevoke, ""},
+		// Discovery.
+		{"POST /sdk/v1/b2b/magic_links/email/discovery/send", disc.SendLink, magiclink.Product},
+		{"POST /sdk/v1/b2b/magic_links/discovery/authenticate", disc.AuthenticateLink, magiclink.Product},
+		{"POST /sdk/v1/b2b/otps/email/discovery/send", disc.SendCode, emailotp.Product},
+		{"POST /sdk/v1/b2b/otps/email/discovery/authenticate", disc.AuthenticateCode, emailotp.Product},
+		{"POST /sdk/v1/b2b/discovery/organizations", disc.Organizations, ""},
+		{"POST /sdk/v1/b2b/discovery/organizations/create", disc.Create, ""},
+		{"POST /sdk/v1/b2b/discovery/intermediate_sessions/exchange", disc.Exchange, ""},
+		{"POST /sdk/v1/b2b/sessions/exchange", disc.SessionExchange, ""},
 	}
 	// Backend face: flat JSON, Basic project_id:secret.
 	backendRoutes := []route{
@@ -55,6 +66,15 @@ func (a *App) Handler() http.Handler {
 		{"POST /v1/b2b/otps/email/authenticate", otp.Authenticate, ""},
 		{"POST /v1/b2b/sessions/authenticate", sess.BackendAuthenticate, ""},
 		{"POST /v1/b2b/sessions/revoke", sess.BackendRevoke, ""},
+		// Discovery.
+		{"POST /v1/b2b/magic_links/email/discovery/send", disc.SendLink, ""},
+		{"POST /v1/b2b/magic_links/discovery/authenticate", disc.AuthenticateLink, ""},
+		{"POST /v1/b2b/otps/email/discovery/send", disc.SendCode, ""},
+		{"POST /v1/b2b/otps/email/discovery/authenticate", disc.AuthenticateCode, ""},
+		{"POST /v1/b2b/discovery/organizations", disc.Organizations, ""},
+		{"POST /v1/b2b/discovery/organizations/create", disc.Create, ""},
+		{"POST /v1/b2b/discovery/intermediate_sessions/exchange", disc.Exchange, ""},
+		{"POST /v1/b2b/sessions/exchange", disc.SessionExchange, ""},
 	}
 
 	sdk := http.NewServeMux()

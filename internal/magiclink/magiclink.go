@@ -252,21 +252,8 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 		if err != nil {
 			return apierr.Wrap(apierr.UnableToAuthMagicLink, err)
 		}
-		if member.Status == organization.StatusDeleted {
-			return apierr.New(apierr.InactiveMember)
-		}
-		if err := s.d.Orgs.MarkEmailVerified(ctx, q, member); err != nil {
-			return err
-		}
-		prior, err := s.d.Sessions.PriorFactors(ctx, q, p.Project, p.IntermediateSessionToken, org.OrganizationID, member.MemberID, member.EmailAddress)
-		if err != nil {
-			return err
-		}
-		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{
-			Project: p.Project, Organization: org, Member: member, DurationMinutes: duration, MethodID: member.EmailID, Prior: prior,
-			Factor: session.Factor{DeliveryMethod: "email", Type: "magic_link",
-				EmailFactor: &session.EmailFactor{EmailID: member.EmailID, EmailAddress: member.EmailAddress}},
-		})
+		resp, err = s.d.Sessions.CompleteEmail(ctx, q, session.EmailLogin{Project: p.Project, Organization: org, Member: member,
+			FactorType: "magic_link", DurationMinutes: duration, IST: p.IntermediateSessionToken})
 		return err
 	})
 	if err != nil {

@@ -115,7 +115,7 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 	return &AuthResponse{
 		SessionResponse: SessionResponse{MemberID: ms.MemberID, MemberSession: ms, SessionToken: token, SessionJWT: jwtText,
 			Member: p.Member, Organization: p.Organization},
-		MemberAuthenticated: true, MethodID: p.MethodID,
+		OrganizationID: ms.OrganizationID, MemberAuthenticated: true, MethodID: p.MethodID,
 	}, nil
 }
 
@@ -129,8 +129,8 @@ func (s *Service) intermediateResponse(ctx context.Context, q store.Querier, p C
 		return nil, err
 	}
 	resp := &AuthResponse{
-		SessionResponse:          SessionResponse{MemberID: p.Member.MemberID, Member: p.Member, Organization: p.Organization},
-		IntermediateSessionToken: tok, MethodID: p.MethodID,
+		SessionResponse: SessionResponse{MemberID: p.Member.MemberID, Member: p.Member, Organization: p.Organization},
+		OrganizationID:  p.Organization.OrganizationID, IntermediateSessionToken: tok, MethodID: p.MethodID,
 	}
 	// A typed nil inside an interface would marshal as null anyway, but
 	// leaving the fields untouched keeps the intent plain.
@@ -288,4 +288,48 @@ func (s *Service) Revoke(ctx context.Context, p *project.Project, t RevokeTarget
 		s.jwts.drop(t.SessionID)
 	}
 	return nil
+}
+
+// RevokeTx ends one session inside the caller's transaction.
+func (s *Service) RevokeTx(ctx context.Context, q store.Querier, p *project.Project, sessionID string) error {
+	if _, err := q.ExecContext(ctx, `UPDATE member_sessions SET revoked_at = COALESCE(revoked_at, $1)
+		WHERE project_id = $2 AND member_session_id = $3`, store.Millis(s.clock.Now()), p.ID, sessionID); err != nil {
+		return fmt.Errorf("session: revoke: %w", err)
+	}
+	s.jwts.drop(sessionID)
+	return nil
+}
+
+// EmailLogin is a primary login in which the member proved control of
+// their email address (a magic link or an email code).
+type EmailLogin struct {
+	Project         *project.Project
+	Organization    *organization.Organization
+	Member          *organization.Member
+	FactorType      string // "magic_link" or "otp"
+	DurationMinutes int
+	// IST is the intermediate session the client sent along, if any.
+	IST string
+}
+
+// CompleteEmail finishes an email login inside the caller's transaction:
+// deleted members are refused, the address becomes verified (and a pending
+// or invited member active), factors of a presented IST carry over, and
+// Complete decides the outcome.
+func (s *Service) CompleteEmail(ctx context.Context, q store.Querier, l EmailLogin) (*AuthResponse, error) {
+	m := l.Member
+	if m.Status == organization.StatusDeleted {
+		return nil, apierr.New(apierr.InactiveMember)
+	}
+	if err := s.orgs.MarkEmailVerified(ctx, q, m); err != nil {
+		return nil, err
+	}
+	prior, err := s.PriorFactors(ctx, q, l.Project, l.IST, l.Organization.OrganizationID, m.MemberID, m.EmailAddress)
+	if err != nil {
+		return nil, err
+	}
+	return s.Complete(ctx, q, CompleteParams{Project: l.Project, Organization: l.Organization, Member: m,
+		DurationMinutes: l.DurationMinutes, MethodID: m.EmailID, Prior: prior,
+		Factor: Factor{DeliveryMethod: "email", Type: l.FactorType,
+			EmailFactor: &EmailFactor{EmailID: m.EmailID, EmailAddress: m.EmailAddress}}})
 }
