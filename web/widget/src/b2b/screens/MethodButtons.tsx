@@ -64,7 +64,6 @@ export function MethodButtons({ items }: { items: ButtonItem[] }) {
           {(describedBy) => (
             <Button
               variant="secondary"
-              className="lk-button--method"
               disabled={start.busy}
               aria-describedby={describedBy}
               onClick={() => void start.run(item)}
