@@ -25,10 +25,8 @@ var _ session.MFAPolicy = (*Policy)(nil)
 // (mfa_enrolled). member_options lists the member's verified factors (null
 // when there are none: the client then offers enrollment). When the
 // member's default method is SMS, the organization allows SMS and a code
-// can be sent now, it is sent inside q and secondary_auth_initiated says
-// so, sparing the member a click; when sending is not possible now (rate
-// limit, gateway down) the login still answers mfa_required and the member
-// can ask for a code, which reports the problem.
+// can be sent now (rate limits), it is stored inside q, delivered after the
+// commit, and secondary_auth_initiated says so, sparing the member a click.
 func (pl *Policy) Required(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization,
 	m *organization.Member, _ []session.Factor) (*session.MFARequired, error) {
 	out := pl.Preview(org, m)
@@ -61,9 +59,9 @@ func (pl *Policy) Preview(org *organization.Organization, m *organization.Member
 	return out
 }
 
-// autoSendSMS sends a code to the member's enrolled number inside the login
-// transaction: the rate limits count through q, the code row is written
-// through q, and the dev outbox (if any) writes through q.
+// autoSendSMS starts a code to the member's enrolled number from inside
+// the login transaction: the rate limits count and the code row is written
+// through q; delivery runs after the commit.
 func (s *Service) autoSendSMS(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization,
 	m *organization.Member) error {
 	to := m.MFAPhoneNumber
@@ -83,9 +81,14 @@ func (s *Service) autoSendSMS(ctx context.Context, q store.Querier, p *project.P
 	if err != nil {
 		return err
 	}
-	if err := s.deliverSMS(ctx, q, p, org, to, code); err != nil {
-		s.smsCodes.Retire(ctx, q, p.ID, m.MemberID)
-		return err
-	}
+	// Deliver after the login commits: a slow gateway must not hold the
+	// database writer. If delivery then fails, the member is on the code
+	// screen and can ask for another code, which reports the problem.
+	store.AfterCommit(q, func() {
+		dctx := context.WithoutCancel(ctx)
+		if err := s.deliverSMS(dctx, nil, p, org, to, code); err != nil {
+			s.smsCodes.Retire(dctx, s.d.DB, p.ID, m.MemberID)
+		}
+	})
 	return nil
 }
