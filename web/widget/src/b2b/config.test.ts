@@ -37,7 +37,22 @@ describe('normalizeConfig', () => {
     expect(on.disableCreateOrganization).toBe(true);
   });
 
-  it('announces only products whose flows are missing', () => {
-    expect(normalizeConfig({ products: ['emailOtp', 'oauth', 'sso', 'passwords'] }).unsupportedProducts).toEqual(['passwords']);
+  it('every product has its flow: none is announced as missing', () => {
+    expect(normalizeConfig({ products: ['emailOtp', 'oauth', 'sso', 'passwords'] }).unsupportedProducts).toEqual([]);
+  });
+
+  it('keeps well-formed password options and drops the rest', () => {
+    const c = normalizeConfig({
+      products: ['passwords'],
+      passwordOptions: {
+        resetPasswordRedirectURL: 'https://app.test/reset',
+        resetPasswordExpirationMinutes: 20,
+        verifyEmailTemplateId: '',
+        locale: 'en',
+      },
+    });
+    expect(c.passwordOptions).toEqual({ resetPasswordRedirectURL: 'https://app.test/reset', resetPasswordExpirationMinutes: 20, locale: 'en' });
+    const bad = normalizeConfig({ products: ['passwords'], passwordOptions: { resetPasswordExpirationMinutes: -5 } });
+    expect(bad.passwordOptions).toEqual({});
   });
 });

@@ -41,6 +41,7 @@ export interface LoginConfig {
     locale?: string;
   };
   emailOtpOptions?: { loginTemplateId?: string; signupTemplateId?: string; locale?: string };
+  passwordOptions?: PasswordOptions;
   oauthOptions?: {
     providers: (OAuthProvider | OAuthProviderOption)[];
     loginRedirectURL?: string;
@@ -58,6 +59,18 @@ export interface LoginConfig {
   disableCreateOrganization?: boolean;
 }
 
+/** Password sign-in and reset (api-reference 3.3): where emailed reset links lead, and their emails. */
+export interface PasswordOptions {
+  /** The page that mounts the widget for a reset (links carry stytch_redirect_type=reset_password). */
+  resetPasswordRedirectURL?: string;
+  resetPasswordExpirationMinutes?: number;
+  resetPasswordTemplateId?: string;
+  verifyEmailTemplateId?: string;
+  loginRedirectURL?: string;
+  discoveryRedirectURL?: string;
+  locale?: string;
+}
+
 export interface DirectLoginOptions {
   status: boolean;
   /** Log in directly even when invitations (or pending memberships) exist. */
@@ -73,6 +86,7 @@ export interface DirectLoginOptions {
 export const IMPLEMENTED_PRODUCTS: ReadonlySet<B2BProduct> = new Set([
   B2BProducts.emailMagicLinks,
   B2BProducts.emailOtp,
+  B2BProducts.passwords,
   B2BProducts.oauth,
   B2BProducts.sso,
 ]);
@@ -93,6 +107,7 @@ export interface NormalizedConfig {
   organizationSlug: string | null;
   emailMagicLinksOptions: NonNullable<LoginConfig['emailMagicLinksOptions']>;
   emailOtpOptions: NonNullable<LoginConfig['emailOtpOptions']>;
+  passwordOptions: PasswordOptions;
   oauthRedirects: {
     loginRedirectURL: string | undefined;
     signupRedirectURL: string | undefined;
@@ -140,6 +155,17 @@ function oauthStartOptions(config: Partial<LoginConfig> | undefined): Partial<Re
   return out;
 }
 
+function passwordOptions(o: PasswordOptions | undefined): PasswordOptions {
+  const minutes = o?.resetPasswordExpirationMinutes;
+  const out: PasswordOptions = {};
+  for (const key of ['resetPasswordRedirectURL', 'resetPasswordTemplateId', 'verifyEmailTemplateId', 'loginRedirectURL', 'discoveryRedirectURL', 'locale'] as const) {
+    const v = str(o?.[key]);
+    if (v) out[key] = v;
+  }
+  if (typeof minutes === 'number' && Number.isInteger(minutes) && minutes > 0) out.resetPasswordExpirationMinutes = minutes;
+  return out;
+}
+
 const KNOWN_PRODUCTS = new Set<string>(Object.values(B2BProducts));
 const KNOWN_FLOWS = new Set<string>(Object.values(AuthFlowType));
 
@@ -163,6 +189,7 @@ export function normalizeConfig(config: Partial<LoginConfig> | undefined): Norma
     organizationSlug: typeof slug === 'string' && slug.trim() !== '' ? slug.trim() : null,
     emailMagicLinksOptions: config?.emailMagicLinksOptions ?? {},
     emailOtpOptions: config?.emailOtpOptions ?? {},
+    passwordOptions: passwordOptions(config?.passwordOptions),
     oauthRedirects: {
       loginRedirectURL: str(config?.oauthOptions?.loginRedirectURL),
       signupRedirectURL: str(config?.oauthOptions?.signupRedirectURL),

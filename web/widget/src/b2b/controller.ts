@@ -20,6 +20,8 @@ import { AuthFlowType } from './config';
 import { DiscoveryFlow } from './discoveryFlow';
 import { EventType } from './events';
 import { FlowCore, type ActionResult, type ControllerDeps } from './flowCore';
+import { PasswordFlow } from './passwordFlow';
+import { PasswordResetFlow } from './passwordReset';
 import { Redirects } from './redirects';
 import { isDiscovering, selectEmailMethods } from './selectors';
 import { slugFromURL } from './slug';
@@ -38,11 +40,17 @@ export class LoginController {
   readonly redirects: Redirects;
   /** The organization list: choose, create, or be logged in directly. */
   readonly discovery: DiscoveryFlow;
+  /** Password sign-in, and the emails that let a member set a password. */
+  readonly passwords: PasswordFlow;
+  /** The reset page and the strength check of a new password. */
+  readonly passwordReset: PasswordResetFlow;
 
   constructor(private readonly deps: ControllerDeps) {
     this.core = new FlowCore(deps);
     this.redirects = new Redirects(this.core);
     this.discovery = new DiscoveryFlow(this.core, this.redirects);
+    this.passwords = new PasswordFlow(this.core, this.discovery);
+    this.passwordReset = new PasswordResetFlow(this.core, this.discovery, this.passwords.resetEmail);
   }
 
   /** Runs once per mounted widget: last used method, URL token, organization lookup, telemetry. */
@@ -58,11 +66,8 @@ export class LoginController {
     void backend.bootstrap().then((bootstrap) =>
       backend.logEvent('render_b2b_login_screen', { options: getRawConfig(), bootstrap }),
     );
-    if (config.authFlowType === AuthFlowType.PasswordReset) {
-      console.error('Latchkey: the PasswordReset flow is not available in this build yet.');
-      this.core.fail(null, ErrorType.Default, false);
-      return;
-    }
+    // A reset page handles its own token (spec section 4: URL tokens are skipped for resets).
+    if (this.passwordReset.start()) return;
     void this.authenticateUrlToken();
     void this.lookupOrganization();
   }

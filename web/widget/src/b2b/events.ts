@@ -11,6 +11,14 @@ export const EventType = {
   B2BOTPEmailDiscoveryAuthenticate: 'B2B_OTP_EMAIL_DISCOVERY_AUTHENTICATE',
   B2BDiscoveryOrganizationsCreate: 'B2B_DISCOVERY_ORGANIZATIONS_CREATE',
   B2BDiscoveryIntermediateSessionExchange: 'B2B_DISCOVERY_INTERMEDIATE_SESSION_EXCHANGE',
+  // Passwords (issue 4).
+  B2BPasswordAuthenticate: 'B2B_PASSWORD_AUTHENTICATE',
+  B2BPasswordDiscoveryAuthenticate: 'B2B_PASSWORD_DISCOVERY_AUTHENTICATE',
+  B2BPasswordResetByEmailStart: 'B2B_PASSWORD_RESET_BY_EMAIL_START',
+  B2BPasswordResetByEmail: 'B2B_PASSWORD_RESET_BY_EMAIL',
+  B2BPasswordDiscoveryResetStart: 'B2B_PASSWORD_DISCOVERY_RESET_BY_EMAIL_START',
+  B2BPasswordDiscoveryReset: 'B2B_PASSWORD_DISCOVERY_RESET_BY_EMAIL',
+  B2BPasswordResetBySession: 'B2B_PASSWORD_RESET_BY_SESSION',
   AuthenticateFlowComplete: 'AUTHENTICATE_FLOW_COMPLETE',
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];

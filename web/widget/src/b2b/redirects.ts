@@ -1,6 +1,6 @@
 /**
  * Sign-in methods that leave the page: OAuth and SSO start URLs (api-reference 3.5, 3.6), plus the
- * Main-screen entries whose screens this build does not have yet.
+ * Main-screen entry whose screens this build does not have yet (SSO discovery).
  */
 import { oauthBase, oauthStartURL, ssoStartURL } from '../api/startUrls';
 import type { OAuthProvider } from './config';
@@ -76,12 +76,11 @@ export class Redirects {
   }
 
   /**
-   * 'Continue with SSO' in discovery leads to the SSO discovery screens, and 'Use a password
-   * instead' to the password screens; neither exists in this build, so both show the default
-   * error (with a way back) rather than pretend to work.
+   * 'Continue with SSO' in discovery leads to the SSO discovery screens, which this build does not
+   * have, so it shows the default error (with a way back) rather than pretend to work.
    */
-  unavailable(feature: 'ssoDiscovery' | 'passwords'): void {
-    console.error(`Latchkey: ${feature === 'passwords' ? 'password sign-in' : 'SSO discovery'} is not available in this build yet.`);
+  unavailable(feature: 'ssoDiscovery'): void {
+    console.error(`Latchkey: ${feature === 'ssoDiscovery' ? 'SSO discovery' : 'this method'} is not available in this build yet.`);
     this.core.fail(null, ErrorType.Default, true);
   }
 

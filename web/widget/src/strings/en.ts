@@ -27,6 +27,38 @@ export const en = {
 
   // Passwords
   'password.useInstead': 'Use a password instead',
+  'password.signUpOrReset': 'Sign up or reset password',
+  'password.continue': 'Continue',
+  'password.label': 'Password',
+  'password.newLabel': 'New password',
+  'password.show': 'Show password',
+  'password.hide': 'Hide password',
+  'password.required': 'Enter your password.',
+  'password.email.title': 'Continue with a password',
+  'password.email.body': 'Enter your email address to log in or sign up with a password.',
+  'password.authenticate.title': 'Log in with your password',
+  'password.forgot.title': 'Sign up or reset your password',
+  'password.forgot.body': 'Enter your email address and we’ll send you a link to create a new password.',
+  'password.setNew.title': 'Check your email',
+  'password.setNew.body': 'A link to create a new password was sent to {email}.',
+  'password.verify.title': 'Verify your email',
+  'password.verify.body':
+    'A login link was sent to {email}. Open it to verify your email address, then create your password.',
+  'password.reset.title': 'Create a new password',
+  'password.reset.body': 'Choose a password you do not use anywhere else.',
+  'password.strength.label': 'Password strength: {strength}',
+  'password.strength.1': 'Weak',
+  'password.strength.2': 'Fair',
+  'password.strength.3': 'Good',
+  'password.strength.4': 'Strong',
+  'password.strength.checking': 'Checking your password…',
+  'password.strength.failed': 'Your password could not be checked. Try again.',
+  'password.luds.length': 'Must be at least {count} characters long',
+  'password.luds.complexity': 'Must contain {count} of the following: uppercase letter, lowercase letter, number, symbol',
+  'password.luds.breached':
+    'This password appears in a list of breached passwords. Choose a different one.',
+  'password.rule.met': 'Requirement met:',
+  'password.rule.unmet': 'Requirement not met:',
 
   // Discovery (organization picker)
   'discovery.title': 'Select an organization to continue',

@@ -26,3 +26,14 @@ export function ArrowIcon() {
     </svg>
   );
 }
+
+/** An eye (crossed out while the password is shown): the show/hide password toggle. */
+export function EyeIcon({ crossed }: { crossed: boolean }) {
+  return (
+    <svg className="lk-icon" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
+      <path d="M2 12s3.6-7 10-7 10 7 10 7-3.6 7-10 7S2 12 2 12z" fill="none" stroke="currentColor" strokeWidth="2" />
+      <circle cx="12" cy="12" r="3" fill="none" stroke="currentColor" strokeWidth="2" />
+      {crossed ? <path d="M4 4l16 16" stroke="currentColor" strokeWidth="2" strokeLinecap="round" /> : null}
+    </svg>
+  );
+}

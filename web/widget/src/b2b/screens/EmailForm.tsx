@@ -18,17 +18,22 @@ type EmailBlock = Extract<MainBlock, { kind: 'emailForm' }>;
 export function EmailForm({ block }: { block: EmailBlock }) {
   const { state } = useLogin();
   const knownEmail = state.primary?.email ?? null;
+  // Shared with 'Use a password instead', which carries the typed email to the password screen.
+  const [email, setEmail] = useState(state.formState.emailState.userSuppliedEmail);
   return (
     <div className="lk-form">
-      {knownEmail ? <KnownEmailButtons block={block} email={knownEmail} /> : <EmailInputForm block={block} />}
-      {block.password ? <PasswordEntry lastUsed={block.lastUsed === 'passwords'} /> : null}
+      {knownEmail ? (
+        <KnownEmailButtons block={block} email={knownEmail} />
+      ) : (
+        <EmailInputForm block={block} email={email} setEmail={setEmail} />
+      )}
+      {block.password ? <PasswordEntry lastUsed={block.lastUsed === 'passwords'} email={knownEmail ?? email} /> : null}
     </div>
   );
 }
 
-function EmailInputForm({ block }: { block: EmailBlock }) {
-  const { state, controller, t } = useLogin();
-  const [email, setEmail] = useState(state.formState.emailState.userSuppliedEmail);
+function EmailInputForm({ block, email, setEmail }: { block: EmailBlock; email: string; setEmail: (v: string) => void }) {
+  const { controller, t } = useLogin();
   const submit = useAsyncAction((value: string) => controller.submitEmail(value));
 
   const onSubmit = (e: FormEvent) => {

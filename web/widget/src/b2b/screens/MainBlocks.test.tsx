@@ -27,6 +27,8 @@ function layout(root: HTMLElement): string[] {
     if (el.classList.contains('lk-divider')) out.push(el.textContent ?? '');
     else if (el.classList.contains('lk-button-group')) {
       out.push(`buttons:${within(el as HTMLElement).getAllByRole('button').map((b) => b.textContent).join('|')}`);
+    } else if (el.tagName === 'FORM' && el.querySelector('#email-input') && !el.textContent?.includes('Continue with email')) {
+      out.push('password'); // the password form's email step, in place
     } else if (el.querySelector('#email-input') || el.textContent?.includes('Email me')) {
       out.push(el.textContent?.includes('Use a password instead') ? 'email+password' : 'email');
     } else if (el.textContent?.includes('Use a password instead')) out.push('password');
@@ -196,16 +198,22 @@ describe('Main layout', () => {
     expect(ui.queryByText('Last used')).toBeNull();
   });
 
-  it('offers "Use a password instead" only with passwords, going to the error screen until password sign-in exists', async () => {
-    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+  it('offers "Use a password instead" only with passwords; it opens the password screen with the typed email', async () => {
     const ui = renderLogin(acmeServer(), orgConfig({ products: ['emailOtp', 'passwords'] }));
-    await ui.findByLabelText('Email');
+    fireEvent.change(await ui.findByLabelText('Email'), { target: { value: 'ada@acme.test' } });
     expect(layout(ui.root)).toEqual(['email+password']);
     fireEvent.click(ui.getByRole('button', { name: 'Use a password instead' }));
-    expect(await ui.findByText('Something went wrong. Try again later or contact your admin for help.')).toBeTruthy();
-    expect(error).toHaveBeenCalledWith(expect.stringContaining('password'));
-    fireEvent.click(ui.getByRole('button', { name: 'Go back' }));
+    expect(await ui.findByRole('heading', { name: 'Log in with your password' })).toBeTruthy();
+    expect((ui.getByLabelText('Email') as HTMLInputElement).value).toBe('ada@acme.test');
+    fireEvent.click(ui.getByRole('button', { name: 'Back' }));
     expect(await ui.findByRole('heading', { name: 'Continue to Acme' })).toBeTruthy();
+  });
+
+  it('passwords alone show the password form in place, after the buttons', async () => {
+    const ui = renderLogin(acmeServer(), orgConfig({ products: ['passwords', 'oauth'], oauthOptions: { providers: ['google'] } }));
+    await ui.findByLabelText('Email');
+    expect(layout(ui.root)).toEqual(['password', 'or', 'buttons:Continue with Google']);
+    expect(ui.getByRole('button', { name: 'Continue' })).toBeTruthy();
   });
 
   it('has no password entry without the passwords product', async () => {

@@ -10,7 +10,7 @@ import type { Translate } from '../../strings/t';
 import { BackButton } from './BackButton';
 import { EmailForm } from './EmailForm';
 import { MethodButtons } from './MethodButtons';
-import { PasswordEntry } from './PasswordEntry';
+import { PasswordForm } from './PasswordEntry';
 
 function title({ state, t }: LoginContextValue): string {
   const { type, organization } = state.flowState;
@@ -38,7 +38,7 @@ function renderBlock(block: MainBlock, index: number, t: Translate) {
     case 'emailForm':
       return <EmailForm key={`email-${index}`} block={block} />;
     case 'passwordForm':
-      return <PasswordEntry key={`password-${index}`} lastUsed={block.lastUsed === 'passwords'} />;
+      return <PasswordForm key={`password-${index}`} lastUsed={block.lastUsed === 'passwords'} />;
     case 'buttons':
       return <MethodButtons key={`buttons-${index}`} items={block.items} />;
     case 'divider':

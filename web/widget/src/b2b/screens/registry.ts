@@ -7,6 +7,11 @@ import { EmailOTPEntryScreen } from './EmailOTPEntryScreen';
 import { ErrorScreen } from './ErrorScreen';
 import { LoggedInScreen } from './LoggedInScreen';
 import { MainScreen } from './MainScreen';
+import { PasswordAuthenticateScreen } from './PasswordAuthenticateScreen';
+import { PasswordResetVerifyConfirmationScreen, PasswordSetNewConfirmationScreen } from './PasswordConfirmationScreens';
+import { PasswordEmailScreen } from './PasswordEmailScreen';
+import { PasswordForgotScreen } from './PasswordForgotScreen';
+import { PasswordResetScreen } from './PasswordResetScreen';
 
 /** One component per Screen; a Screen without an entry here does not compile. */
 export const SCREENS: Record<Screen, ComponentType> = {
@@ -17,4 +22,11 @@ export const SCREENS: Record<Screen, ComponentType> = {
   [Screen.LoggedIn]: LoggedInScreen,
   [Screen.Error]: ErrorScreen,
   [Screen.Discovery]: DiscoveryScreen,
+  // Passwords.
+  [Screen.PasswordEmail]: PasswordEmailScreen,
+  [Screen.PasswordAuthenticate]: PasswordAuthenticateScreen,
+  [Screen.PasswordForgotForm]: PasswordForgotScreen,
+  [Screen.PasswordResetForm]: PasswordResetScreen,
+  [Screen.PasswordResetVerifyConfirmation]: PasswordResetVerifyConfirmationScreen,
+  [Screen.PasswordSetNewConfirmation]: PasswordSetNewConfirmationScreen,
 };

@@ -1,16 +1,19 @@
 import type { AuthenticateResponseWithMFA, DiscoveredOrganization, Organization } from '../../api/types';
 import { AuthFlowType } from '../config';
 import { back, push, replace } from './navigation';
+import { initialPasswordState, passwordReducer, postAuthScreen } from './passwordReducer';
 import { ErrorType, Screen, type Action, type MfaMethod, type MfaPrimaryInfo, type WidgetState } from './types';
 
 export function initialState(flow: AuthFlowType): WidgetState {
   return {
-    screen: Screen.Main,
+    // A page mounted for password resets opens on the reset form (spec section 2).
+    screen: flow === AuthFlowType.PasswordReset ? Screen.PasswordResetForm : Screen.Main,
     screenHistory: [],
     formState: {
       emailState: { userSuppliedEmail: '' },
       otpState: { codeExpiration: null },
       discoveryState: { email: '', discoveredOrganizations: [] },
+      passwordState: initialPasswordState(),
     },
     flowState: { type: flow, organization: null },
     mfa: { primaryInfo: null },
@@ -18,6 +21,7 @@ export function initialState(flow: AuthFlowType): WidgetState {
     error: null,
     pending: NOTHING_PENDING,
     lastUsedMethod: null,
+    passwordReset: null,
   };
 }
 
@@ -59,7 +63,7 @@ function toError(state: WidgetState, type: ErrorType, canGoBack: boolean): Widge
 function afterPrimaryAuth(state: WidgetState, resp: AuthenticateResponseWithMFA): WidgetState {
   const base: WidgetState = { ...state, pending: { ...state.pending, urlToken: false, discovery: false }, error: null };
   if (resp.member_session) {
-    return { ...replace(base, Screen.LoggedIn), mfa: { primaryInfo: null }, primary: null };
+    return { ...replace(base, postAuthScreen(state)), mfa: { primaryInfo: null }, primary: null };
   }
   const organization = resp.organization ?? state.flowState.organization;
   const flowState = { ...state.flowState, organization };
@@ -82,7 +86,7 @@ function afterPrimaryAuth(state: WidgetState, resp: AuthenticateResponseWithMFA)
   const withMfa: WidgetState = {
     ...base,
     flowState,
-    mfa: { primaryInfo: organization ? mfaPrimaryInfo(resp, organization) : null },
+    mfa: { primaryInfo: organization ? { ...mfaPrimaryInfo(resp, organization), postAuthScreen: postAuthScreen(state) } : null },
   };
   return toError(withMfa, ErrorType.Default, false);
 }
@@ -152,6 +156,19 @@ export function reducer(state: WidgetState, action: Action): WidgetState {
       // Discovery starts over: no organization was chosen yet.
       return state.flowState.type === AuthFlowType.Discovery ? withoutOrganizationChoice(main) : main;
     }
+    // Passwords (issue 4): the transitions live in passwordReducer.ts.
+    case 'passwordEmailRequested':
+    case 'passwordAuthenticateRequested':
+    case 'passwordForgotRequested':
+    case 'passwordResetLinkSent':
+    case 'passwordVerifyLinkSent':
+    case 'passwordResetEntered':
+    case 'passwordResetCompleted':
+    case 'passwordStrengthChecking':
+    case 'passwordStrengthChecked':
+    case 'passwordStrengthFailed':
+    case 'passwordStrengthCleared':
+      return passwordReducer(state, action);
     default: {
       const never: never = action;
       throw new Error(`unknown action ${JSON.stringify(never)}`);

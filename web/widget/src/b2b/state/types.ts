@@ -6,6 +6,7 @@ import type {
 } from '../../api/types';
 import type { AuthFlowType } from '../config';
 import type { LastUsedMethod } from '../lastUsed';
+import type { PasswordAction, PasswordFormState, ResetTokenType } from './passwordTypes';
 
 /**
  * Screens implemented so far. The registry in screens/registry.ts is keyed by this enum, so adding
@@ -20,6 +21,13 @@ export enum Screen {
   Error = 'Error',
   /** The organization picker, including its "create one" and "none found" variants. */
   Discovery = 'Discovery',
+  // Passwords (spec section 2).
+  PasswordEmail = 'PasswordEmail',
+  PasswordAuthenticate = 'PasswordAuthenticate',
+  PasswordForgotForm = 'PasswordForgotForm',
+  PasswordResetForm = 'PasswordResetForm',
+  PasswordResetVerifyConfirmation = 'PasswordResetVerifyConfirmation',
+  PasswordSetNewConfirmation = 'PasswordSetNewConfirmation',
 }
 
 export enum ErrorType {
@@ -59,6 +67,8 @@ export interface WidgetState {
     otpState: { codeExpiration: number | null };
     /** The verified email and what discovery found for it. */
     discoveryState: { email: string; discoveredOrganizations: DiscoveredOrganization[] };
+    /** The email of the password screens and the strength verdict of the password being set. */
+    passwordState: PasswordFormState;
   };
   flowState: { type: AuthFlowType; organization: Organization | null };
   mfa: { primaryInfo: MfaPrimaryInfo | null };
@@ -68,6 +78,8 @@ export interface WidgetState {
   pending: { organization: boolean; urlToken: boolean; discovery: boolean };
   /** The method remembered from an earlier visit (read once at start). */
   lastUsedMethod: LastUsedMethod | null;
+  /** Set while the page resets a password: how the new password will be set. */
+  passwordReset: { tokenType: ResetTokenType } | null;
 }
 
 export type Action =
@@ -87,4 +99,5 @@ export type Action =
   | { type: 'discoveryPrimaryRequired'; discovered: DiscoveredOrganization }
   | { type: 'errorOccurred'; errorType: ErrorType; canGoBack: boolean }
   | { type: 'back' }
-  | { type: 'returnToMain' };
+  | { type: 'returnToMain' }
+  | PasswordAction;

@@ -1,0 +1,205 @@
+/**
+ * The reset page (spec sections 2 and 4, api-reference 3.3): entered from an emailed link or a page
+ * mounted with the PasswordReset flow, it sets the new password with the link's token or with the
+ * member's session. Also the live strength check, debounced 500 ms, that gates its Continue.
+ */
+import { APIError } from '../api/errors';
+import { magicLinkAuthenticate } from '../api/operations';
+import {
+  passwordDiscoveryReset,
+  passwordResetByEmail,
+  passwordResetBySession,
+  passwordStrengthCheck,
+} from '../api/passwords';
+import type { AuthenticateResponseWithMFA } from '../api/types';
+import type { Clock } from '../clock';
+import { AuthFlowType } from './config';
+import type { DiscoveryFlow } from './discoveryFlow';
+import { EventType } from './events';
+import type { ActionResult, FlowCore } from './flowCore';
+import type { ResetEmailStore } from './passwordFlow';
+import { resetEntry, stripResetParams } from './passwordRules';
+import { ErrorType } from './state/types';
+
+/** Spec section 9: the default debounce. */
+export const STRENGTH_DEBOUNCE_MS = 500;
+
+/** Runs `fn` once calls stop for `ms`; each call replaces the pending one. */
+export class Debouncer {
+  private handle: unknown = null;
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly ms: number,
+  ) {}
+
+  schedule(fn: () => void): void {
+    this.cancel();
+    this.handle = this.clock.setTimeout(() => {
+      this.handle = null;
+      fn();
+    }, this.ms);
+  }
+
+  cancel(): void {
+    if (this.handle !== null) this.clock.clearTimeout(this.handle);
+    this.handle = null;
+  }
+}
+
+export class PasswordResetFlow {
+  /** The emailed token, held in memory only: it is removed from the address at once. */
+  private token: string | null = null;
+  private readonly strength: Debouncer;
+
+  constructor(
+    private readonly core: FlowCore,
+    private readonly discovery: DiscoveryFlow,
+    private readonly resetEmail: ResetEmailStore,
+  ) {
+    this.strength = new Debouncer(core.deps.backend.clock, STRENGTH_DEBOUNCE_MS);
+  }
+
+  /** At mount: takes over the page when it resets a password; the token leaves the address first. */
+  start(): boolean {
+    const entry = resetEntry(window.location.search, this.core.deps.getConfig().authFlowType);
+    if (!entry) return false;
+    window.history.replaceState(window.history.state, '', stripResetParams(window.location.href));
+    this.token = entry.token;
+    this.core.deps.store.dispatch({ type: 'passwordResetEntered', tokenType: entry.tokenType });
+    if (entry.tokenType === 'multi_tenant_magic_links' && entry.token) void this.authenticateMagicLink(entry.token);
+    return true;
+  }
+
+  /**
+   * A magic link to the reset page (a member verifying the address to set a first password) logs
+   * the member in before the form is shown. The verifier of a password-reset start is tried first,
+   * then that of a magic-link send, as the reference does.
+   */
+  private async authenticateMagicLink(token: string): Promise<void> {
+    const { backend, store, getConfig, emit } = this.core.deps;
+    store.dispatch({ type: 'urlTokenAuthenticating', active: true });
+    const verifiers = [backend.pkce.get('passwords')?.code_verifier, backend.pkce.get('magic_links')?.code_verifier];
+    const candidates = [...new Set(verifiers.filter((v): v is string => Boolean(v)))];
+    let resp: AuthenticateResponseWithMFA | null = null;
+    for (let i = 0; resp === null; i++) {
+      try {
+        resp = await magicLinkAuthenticate(backend.http, {
+          magic_links_token: token,
+          session_duration_minutes: getConfig().sessionDurationMinutes,
+          pkce_code_verifier: candidates[i],
+          intermediate_session_token: this.core.intermediateSessionToken(),
+        });
+      } catch (err) {
+        const retry = err instanceof APIError && /pkce/i.test(err.error_message) && i + 1 < candidates.length;
+        if (retry) continue;
+        const adBlocker = err instanceof APIError && err.error_type === 'ad_blocker_detected';
+        this.core.fail(err, adBlocker ? ErrorType.AdBlockerDetected : ErrorType.EmailMagicLink, false);
+        return;
+      }
+    }
+    backend.pkce.clear('passwords');
+    backend.pkce.clear('magic_links');
+    backend.session.applyAuthResponse(resp);
+    emit.event(EventType.B2BMagicLinkAuthenticate, resp);
+    this.core.completePrimary(resp);
+  }
+
+  /** The reset form's Continue: sets the password the way this page was entered. */
+  async submit(password: string): Promise<ActionResult> {
+    const { backend, store, getConfig } = this.core.deps;
+    const reset = store.getState().passwordReset;
+    if (!reset) return this.core.failInline(null);
+    const config = getConfig();
+    // The login goes on in the page's own flow (an organization when the page is only for resets).
+    const flow = config.authFlowType === AuthFlowType.PasswordReset ? AuthFlowType.Organization : config.authFlowType;
+    const verifier = backend.pkce.get('passwords')?.code_verifier;
+    try {
+      switch (reset.tokenType) {
+        case 'discovery': {
+          const resp = await passwordDiscoveryReset(backend.http, {
+            password_reset_token: this.token ?? '',
+            password,
+            pkce_code_verifier: verifier,
+          });
+          this.done();
+          store.dispatch({ type: 'passwordResetCompleted', flow: AuthFlowType.Discovery });
+          await this.discovery.authenticated(resp, EventType.B2BPasswordDiscoveryReset);
+          return { ok: true };
+        }
+        case 'multi_tenant_passwords': {
+          const resp = await passwordResetByEmail(backend.http, {
+            password_reset_token: this.token ?? '',
+            password,
+            session_duration_minutes: config.sessionDurationMinutes,
+            locale: config.passwordOptions.locale,
+            code_verifier: verifier,
+            intermediate_session_token: this.core.intermediateSessionToken(),
+          });
+          this.finish(resp, EventType.B2BPasswordResetByEmail, flow);
+          return { ok: true };
+        }
+        case 'multi_tenant_magic_links':
+        case 'session': {
+          const resp = await passwordResetBySession(backend.http, { password });
+          // Always a logged-in answer: the session already passed any MFA.
+          const loggedIn = { ...resp, member_authenticated: true, intermediate_session_token: '', mfa_required: null, primary_required: null };
+          this.finish(loggedIn, EventType.B2BPasswordResetBySession, flow);
+          return { ok: true };
+        }
+        default: {
+          const never: never = reset.tokenType;
+          throw new Error(`unknown reset ${String(never)}`);
+        }
+      }
+    } catch (err) {
+      return this.core.failInline(err, store.getState().formState.passwordState.email || this.resetEmail.get() || '');
+    }
+  }
+
+  private finish(resp: AuthenticateResponseWithMFA, event: EventType, flow: AuthFlowType): void {
+    const { backend, store, emit } = this.core.deps;
+    this.done();
+    backend.session.applyAuthResponse(resp);
+    emit.event(event, resp);
+    store.dispatch({ type: 'passwordResetCompleted', flow });
+    this.core.completePrimary(resp);
+  }
+
+  /** The token is spent, and so are the PKCE pair and the remembered email that went with it. */
+  private done(): void {
+    this.token = null;
+    this.core.deps.backend.pkce.clear('passwords');
+    this.core.deps.backend.lastUsedMethod.set('passwords');
+    this.resetEmail.clear();
+  }
+
+  /** Asks the server about `password` once typing pauses; an empty field clears the verdict. */
+  checkStrength(password: string): void {
+    if (!password) {
+      this.strength.cancel();
+      this.core.deps.store.dispatch({ type: 'passwordStrengthCleared' });
+      return;
+    }
+    this.strength.schedule(() => void this.runStrengthCheck(password));
+  }
+
+  /** The reset form is gone: a pending check is dropped. */
+  cancelStrengthCheck(): void {
+    this.strength.cancel();
+  }
+
+  private async runStrengthCheck(password: string): Promise<void> {
+    const { backend, store } = this.core.deps;
+    const email = store.getState().formState.passwordState.email || this.resetEmail.get() || undefined;
+    store.dispatch({ type: 'passwordStrengthChecking', password });
+    try {
+      const result = await passwordStrengthCheck(backend.http, { password, email_address: email });
+      store.dispatch({ type: 'passwordStrengthChecked', password, result });
+    } catch (err) {
+      store.dispatch({ type: 'passwordStrengthFailed', password });
+      // The meter says the check failed; the integrator hears why.
+      this.core.failInline(err);
+    }
+  }
+}

@@ -1,0 +1,69 @@
+import { useState, type FormEvent } from 'react';
+import { Button } from '../../ui/Button';
+import { Heading } from '../../ui/Heading';
+import { Input } from '../../ui/Input';
+import { PasswordInput } from '../../ui/PasswordInput';
+import { useLogin } from '../context';
+import { isValidEmail } from '../email';
+import { useAsyncAction } from '../useAsyncAction';
+import { BackButton } from './BackButton';
+
+/**
+ * Password Authenticate (spec section 2): email, password with a show/hide toggle, Continue, and
+ * 'Sign up or reset password'. Logs in to the organization, or in discovery lists the email's
+ * organizations.
+ */
+export function PasswordAuthenticateScreen() {
+  const { state, controller, t } = useLogin();
+  const [email, setEmail] = useState(state.formState.passwordState.email);
+  const [password, setPassword] = useState('');
+  const [emailError, setEmailError] = useState<string | null>(null);
+  const login = useAsyncAction(() => controller.passwords.authenticate(email, password));
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    if (!isValidEmail(email)) {
+      setEmailError(t('email.invalid'));
+      return;
+    }
+    setEmailError(null);
+    void login.run();
+  };
+
+  return (
+    <>
+      <Heading>{t('password.authenticate.title')}</Heading>
+      <form className="lk-form" onSubmit={onSubmit} noValidate>
+        <Input
+          id="email-input"
+          type="email"
+          name="email"
+          label={t('email.label')}
+          placeholder={t('email.placeholder')}
+          autoComplete="username"
+          required
+          value={email}
+          onValueChange={setEmail}
+          error={emailError}
+        />
+        <PasswordInput
+          id="password-input"
+          label={t('password.label')}
+          value={password}
+          onValueChange={setPassword}
+          showLabel={t('password.show')}
+          hideLabel={t('password.hide')}
+          autoComplete="current-password"
+          error={login.error}
+        />
+        <Button type="submit" loading={login.busy} disabled={password === ''}>
+          {t('password.continue')}
+        </Button>
+      </form>
+      <Button variant="text" onClick={() => controller.passwords.openForgot(email)}>
+        {t('password.signUpOrReset')}
+      </Button>
+      <BackButton />
+    </>
+  );
+}
