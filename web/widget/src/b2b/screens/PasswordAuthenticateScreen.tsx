@@ -1,12 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { Button } from '../../ui/Button';
 import { Heading } from '../../ui/Heading';
-import { Input } from '../../ui/Input';
 import { PasswordInput } from '../../ui/PasswordInput';
 import { useLogin } from '../context';
 import { isValidEmail } from '../email';
 import { useAsyncAction } from '../useAsyncAction';
 import { BackButton } from './BackButton';
+import { PasswordEmailField } from './PasswordEmailField';
 
 /**
  * Password Authenticate (spec section 2): email, password with a show/hide toggle, Continue, and
@@ -34,18 +34,7 @@ export function PasswordAuthenticateScreen() {
     <>
       <Heading>{t('password.authenticate.title')}</Heading>
       <form className="lk-form" onSubmit={onSubmit} noValidate>
-        <Input
-          id="email-input"
-          type="email"
-          name="email"
-          label={t('email.label')}
-          placeholder={t('email.placeholder')}
-          autoComplete="username"
-          required
-          value={email}
-          onValueChange={setEmail}
-          error={emailError}
-        />
+        <PasswordEmailField value={email} onChange={setEmail} error={emailError} />
         <PasswordInput
           id="password-input"
           label={t('password.label')}

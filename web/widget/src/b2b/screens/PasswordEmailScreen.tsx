@@ -1,11 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { Button } from '../../ui/Button';
 import { Heading } from '../../ui/Heading';
-import { Input } from '../../ui/Input';
 import { useLogin } from '../context';
 import { isValidEmail } from '../email';
 import { useAsyncAction } from '../useAsyncAction';
 import { BackButton } from './BackButton';
+import { PasswordEmailField } from './PasswordEmailField';
 import { LastUsed } from './LastUsed';
 
 /**
@@ -29,18 +29,7 @@ export function PasswordEmailForm({ lastUsed = false }: { lastUsed?: boolean }) 
 
   return (
     <form className="lk-form" onSubmit={onSubmit} noValidate>
-      <Input
-        id="email-input"
-        type="email"
-        name="email"
-        label={t('email.label')}
-        placeholder={t('email.placeholder')}
-        autoComplete="username"
-        required
-        value={email}
-        onValueChange={setEmail}
-        error={submit.error}
-      />
+      <PasswordEmailField value={email} onChange={setEmail} error={submit.error} />
       <LastUsed active={lastUsed}>
         {(describedBy) => (
           <Button type="submit" loading={submit.busy} aria-describedby={describedBy}>

@@ -1,11 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { Button } from '../../ui/Button';
 import { Heading } from '../../ui/Heading';
-import { Input } from '../../ui/Input';
 import { useLogin } from '../context';
 import { isValidEmail } from '../email';
 import { useAsyncAction } from '../useAsyncAction';
 import { BackButton } from './BackButton';
+import { PasswordEmailField } from './PasswordEmailField';
 
 /** Password Forgot Form: the email to send a link to for creating or resetting the password. */
 export function PasswordForgotScreen() {
@@ -27,18 +27,7 @@ export function PasswordForgotScreen() {
       <Heading>{t('password.forgot.title')}</Heading>
       <p className="lk-text">{t('password.forgot.body')}</p>
       <form className="lk-form" onSubmit={onSubmit} noValidate>
-        <Input
-          id="email-input"
-          type="email"
-          name="email"
-          label={t('email.label')}
-          placeholder={t('email.placeholder')}
-          autoComplete="username"
-          required
-          value={email}
-          onValueChange={setEmail}
-          error={send.error}
-        />
+        <PasswordEmailField value={email} onChange={setEmail} error={send.error} />
         <Button type="submit" loading={send.busy}>
           {t('password.continue')}
         </Button>
