@@ -86,8 +86,8 @@ func TestMalformed(t *testing.T) {
 	for _, h := range []string{"", "plaintext", "$argon2id$v=16$m=64,t=1,p=1$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG",
 		"$argon2id$v=19$m=64,t=1$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG",
 		"$argon2id$v=19$m=4194304,t=1,p=1$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG", // 4 GiB: refused
-		"$argon2id$v=19$m=64,t=1,p=1$c2FsdA$RdescudvJCsgt3ub+b+dWRWJTmaaJObG",             // 4-byte salt
-		"$2a$31$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW",                    // cost 31
+		"$argon2id$v=19$m=64,t=1,p=1$c2FsdA$RdescudvJCsgt3ub+b+dWRWJTmaaJObG",           // 4-byte salt
+		"$2a$31$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW",                  // cost 31
 		"$scrypt$ln=30,r=8,p=1$TmFDbC1hbmQtcGVwcGVyIQ$upmwwuX950iBeXnAdoSUDNoxYhK5VVP0IllQJkkiGe8",
 		"$pbkdf2-md5$i=1$c2FsdFNBTFRzYWx0U0FMVA$PS7sT+QchJuAyNg2YsDkSospGpY",
 		"$pbkdf2-sha256$i=0$c2FsdFNBTFRzYWx0U0FMVA$PS7sT+QchJuAyNg2YsDkSospGpY"} {
