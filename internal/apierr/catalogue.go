@@ -62,6 +62,10 @@ const (
 	IntermediateSessionNotFound Type = "intermediate_session_not_found"
 	EmailDeliveryFailed         Type = "email_delivery_failed"
 	InternalServerError         Type = "internal_server_error"
+
+	// Passwords (issue 4).
+	WeakPassword                 Type = "weak_password"
+	SessionTooOldToResetPassword Type = "session_too_old_to_reset_password"
 )
 
 type entry struct {
@@ -124,4 +128,7 @@ var catalogue = map[Type]entry{
 	IntermediateSessionNotFound: {http.StatusNotFound, "Intermediate session not found, expired or already used."},
 	EmailDeliveryFailed:         {http.StatusServiceUnavailable, "The email could not be sent. Please try again in a moment."},
 	InternalServerError:         {http.StatusInternalServerError, "An unexpected error occurred. Please try again later."},
+
+	WeakPassword:                 {http.StatusBadRequest, "Password does not meet the strength requirements. Check it with the strength check for feedback."},
+	SessionTooOldToResetPassword: {http.StatusBadRequest, "The session cannot reset the password: none of its authentication factors was completed in the last 5 minutes. Log in again first."},
 }

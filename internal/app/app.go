@@ -18,6 +18,9 @@ import (
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/password"
+	"github.com/latchkey/latchkey/internal/password/breach"
+	"github.com/latchkey/latchkey/internal/password/pwhash"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/session"
@@ -48,6 +51,7 @@ type App struct {
 
 	magicLinks *magiclink.Service
 	emailOTP   *emailotp.Service
+	passwords  *password.Service
 	mailer     notify.Mailer
 	widget     fs.FS
 }
@@ -99,6 +103,13 @@ func NewWithDB(_ context.Context, cfg config.Config, db *store.DB, opt Options) 
 		Sessions: a.Sessions, Mailer: a.mailer, Limiter: a.Limiter})
 	a.emailOTP = emailotp.New(emailotp.Deps{DB: db, Clock: opt.Clock, Orgs: a.Orgs, Sessions: a.Sessions,
 		Mailer: a.mailer, Limiter: a.Limiter})
+	a.passwords, err = password.New(password.Deps{DB: db, Clock: opt.Clock, Projects: a.Projects, Orgs: a.Orgs,
+		Sessions: a.Sessions, Mailer: a.mailer, Limiter: a.Limiter, MagicLinks: a.magicLinks,
+		Breach:  breach.New(cfg.BreachAPIURL, opt.Clock, nil),
+		Hashing: pwhash.Params{MemoryKiB: cfg.Argon2MemoryKiB, Iterations: cfg.Argon2Iterations, Parallelism: cfg.Argon2Parallelism}})
+	if err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 

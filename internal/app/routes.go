@@ -9,6 +9,7 @@ import (
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/password"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/telemetry"
@@ -28,6 +29,7 @@ func (a *App) Handler() http.Handler {
 	sess := session.Handlers{Sessions: a.Sessions, Projects: a.Projects, Limiter: a.Limiter}
 	ml := magiclink.Handlers{Service: a.magicLinks}
 	otp := emailotp.Handlers{Service: a.emailOTP}
+	pw := password.Handlers{Service: a.passwords}
 	origins := project.OriginPolicy{Resolver: a.Resolver, BaseOrigin: origin(a.Config.BaseURL)}
 	events := telemetry.Handler{DB: a.DB, Clock: a.Clock, Resolver: a.Resolver, Origins: origins, Limiter: a.Limiter}
 
@@ -38,6 +40,13 @@ func (a *App) Handler() http.Handler {
 		{"POST /sdk/v1/b2b/magic_links/authenticate", ml.Authenticate, magiclink.Product},
 		{"POST /sdk/v1/b2b/otps/email/login_or_signup", otp.LoginOrSignup, emailotp.Product},
 		{"POST /sdk/v1/b2b/otps/email/authenticate", otp.Authenticate, emailotp.Product},
+		// Passwords (issue 4).
+		{"POST /sdk/v1/b2b/passwords/strength_check", pw.StrengthCheck, password.Product},
+		{"POST /sdk/v1/b2b/passwords/authenticate", pw.Authenticate, password.Product},
+		{"POST /sdk/v1/b2b/passwords/email/reset/start", pw.SDKResetStart, password.Product},
+		{"POST /sdk/v1/b2b/passwords/email/reset", pw.ResetByEmail, password.Product},
+		{"POST /sdk/v1/b2b/passwords/existing_password/reset", pw.ResetExisting, password.Product},
+		{"POST /sdk/v1/b2b/passwords/session/reset", pw.SDKResetBySession, password.Product},
 		{"POST /sdk/v1/b2b/sessions/authenticate", sess.SDKAuthenticate, ""},
 		{"POST /sdk/v1/b2b/sessions/revoke", sess.SDKRevoke, ""},
 	}
@@ -53,6 +62,15 @@ func (a *App) Handler() http.Handler {
 		{"POST /v1/b2b/magic_links/authenticate", ml.Authenticate, ""},
 		{"POST /v1/b2b/otps/email/login_or_signup", otp.LoginOrSignup, ""},
 		{"POST /v1/b2b/otps/email/authenticate", otp.Authenticate, ""},
+		// Passwords (issue 4).
+		{"POST /v1/b2b/passwords/strength_check", pw.StrengthCheck, ""},
+		{"POST /v1/b2b/passwords/migrate", pw.Migrate, ""},
+		{"POST /v1/b2b/passwords/authenticate", pw.Authenticate, ""},
+		{"POST /v1/b2b/passwords/email/reset/start", pw.BackendResetStart, ""},
+		{"POST /v1/b2b/passwords/email/reset", pw.ResetByEmail, ""},
+		{"POST /v1/b2b/passwords/email/require_reset", pw.RequireReset, ""},
+		{"POST /v1/b2b/passwords/existing_password/reset", pw.ResetExisting, ""},
+		{"POST /v1/b2b/passwords/session/reset", pw.BackendResetBySession, ""},
 		{"POST /v1/b2b/sessions/authenticate", sess.BackendAuthenticate, ""},
 		{"POST /v1/b2b/sessions/revoke", sess.BackendRevoke, ""},
 	}

@@ -16,12 +16,18 @@ import (
 const memberColumns = `member_id, organization_id, project_id, email_id, email_address, email_address_verified, status,
 	name, trusted_metadata, untrusted_metadata, is_breakglass, created_at, updated_at`
 
+// memberSelect is memberColumns plus derived read-only fields:
+// member_password_id comes from the project's password for the member's
+// email (passwords are shared by an email's memberships).
+const memberSelect = memberColumns + `, COALESCE((SELECT mp.password_id FROM member_passwords mp
+	WHERE mp.project_id = members.project_id AND mp.email_address = members.email_address), '')`
+
 func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 	var m Member
 	var trusted, untrusted string
 	var created, updated int64
 	if err := row.Scan(&m.MemberID, &m.OrganizationID, &m.projectID, &m.EmailID, &m.EmailAddress, &m.EmailAddressVerified,
-		&m.Status, &m.Name, &trusted, &untrusted, &m.IsBreakglass, &created, &updated); err != nil {
+		&m.Status, &m.Name, &trusted, &untrusted, &m.IsBreakglass, &created, &updated, &m.MemberPasswordID); err != nil {
 		return nil, store.MapError(err)
 	}
 	if err := json.Unmarshal([]byte(trusted), &m.TrustedMetadata); err != nil {
@@ -38,7 +44,7 @@ func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 
 // Member loads a member of an organization of the project.
 func (s *Store) Member(ctx context.Context, q store.Querier, projectID, memberID string) (*Member, error) {
-	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberColumns+` FROM members WHERE member_id = $1 AND project_id = $2`,
+	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberSelect+` FROM members WHERE member_id = $1 AND project_id = $2`,
 		memberID, projectID))
 	if err != nil {
 		return nil, fmt.Errorf("organization: member %s: %w", memberID, err)
@@ -48,7 +54,7 @@ func (s *Store) Member(ctx context.Context, q store.Querier, projectID, memberID
 
 // MemberByEmail loads the member with a (normalised) email in an organization.
 func (s *Store) MemberByEmail(ctx context.Context, q store.Querier, orgID, email string) (*Member, error) {
-	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberColumns+` FROM members WHERE organization_id = $1 AND email_address = $2`,
+	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberSelect+` FROM members WHERE organization_id = $1 AND email_address = $2`,
 		orgID, email))
 	if err != nil {
 		return nil, fmt.Errorf("organization: member by email: %w", err)
