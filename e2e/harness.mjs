@@ -177,16 +177,25 @@ function hostPage({ apiBase, publicToken, pageUrl, defaultSlug }) {
 /**
  * Sets up servers and a browser for the calling test file (before/after hooks are registered here)
  * and returns the harness. Its fields are filled in once before() has run.
+ *
+ * Options (for pages other than our widget's /login, e.g. a page running a third-party SDK):
+ *   routes: {'/path': (h, url) => ({status?, type, body}) | htmlString} served by the page server;
+ *   redirectPaths: ['/path', ...] registered as extra redirect URLs of the project (every type),
+ *     after /login, so /login stays the default redirect.
+ *   browser: false for a file that needs no Chromium (backend-only tests).
  */
-export function useHarness() {
-  const h = new Harness();
+export function useHarness({ routes = {}, redirectPaths = [], browser = true } = {}) {
+  const h = new Harness({ routes, redirectPaths, browser });
   before(() => h.start(), { timeout: 60_000 });
   after(() => h.stop(), { timeout: 30_000 });
   return h;
 }
 
 class Harness {
-  constructor() {
+  constructor({ routes = {}, redirectPaths = [], browser = true } = {}) {
+    this.routes = routes;
+    this.redirectPaths = redirectPaths;
+    this.wantBrowser = browser;
     this.tmp = '';
     this.port = 0; // API server
     this.pagePort = 0; // host page server
@@ -238,7 +247,9 @@ class Harness {
     await this.startPageServer();
     await this.startServer();
     this.project = await this.createProject();
-    this.browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    if (this.wantBrowser) {
+      this.browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    }
   }
 
   async startPageServer() {
@@ -254,6 +265,21 @@ class Harness {
             defaultSlug: this.defaultSlug,
           }),
         );
+        return;
+      }
+      const route = req.method === 'GET' && Object.hasOwn(this.routes, url.pathname) ? this.routes[url.pathname] : null;
+      if (route) {
+        let out;
+        try {
+          out = route(this, url);
+        } catch (e) {
+          res.writeHead(500, { 'content-type': 'text/plain' });
+          res.end(String(e?.stack ?? e));
+          return;
+        }
+        if (typeof out === 'string') out = { type: 'text/html; charset=utf-8', body: out };
+        res.writeHead(out.status ?? 200, { 'content-type': out.type, 'cache-control': 'no-store' });
+        res.end(out.body);
         return;
       }
       res.writeHead(404, { 'content-type': 'text/plain' });
@@ -351,6 +377,7 @@ class Harness {
 
   async createProject() {
     const args = ['project', 'create', '--name', 'E2E', '--redirect-url', this.pageUrl, '--origin', this.pageOrigin];
+    for (const p of this.redirectPaths) args.push('--redirect-url', `${this.pageOrigin}${p}`);
     let out;
     try {
       out = await execFileP(BIN, args, { env: this.env, cwd: this.tmp, timeout: CLI_TIMEOUT_MS });

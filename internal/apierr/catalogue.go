@@ -61,6 +61,7 @@ const (
 	InvalidJWT                  Type = "invalid_session_jwt"
 	IntermediateSessionNotFound Type = "intermediate_session_not_found"
 	EmailDeliveryFailed         Type = "email_delivery_failed"
+	CreateOrganizationDisabled  Type = "create_organization_disabled"
 	InternalServerError         Type = "internal_server_error"
 
 	// Passwords (issue 4).
@@ -126,6 +127,7 @@ var catalogue = map[Type]entry{
 	InvalidSessionDuration:      {http.StatusBadRequest, "session_duration_minutes must be between 5 and 527040."},
 	InvalidJWT:                  {http.StatusUnauthorized, "The session JWT is invalid or expired."},
 	IntermediateSessionNotFound: {http.StatusNotFound, "Intermediate session not found, expired or already used."},
+	CreateOrganizationDisabled:  {http.StatusForbidden, "Creating organizations is disabled for this project."},
 	EmailDeliveryFailed:         {http.StatusServiceUnavailable, "The email could not be sent. Please try again in a moment."},
 	InternalServerError:         {http.StatusInternalServerError, "An unexpected error occurred. Please try again later."},
 

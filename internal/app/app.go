@@ -14,6 +14,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/config"
+	"github.com/latchkey/latchkey/internal/discovery"
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/notify"
@@ -52,6 +53,7 @@ type App struct {
 	magicLinks *magiclink.Service
 	emailOTP   *emailotp.Service
 	passwords  *password.Service
+	discovery  *discovery.Service
 	mailer     notify.Mailer
 	widget     fs.FS
 }
@@ -103,6 +105,8 @@ func NewWithDB(_ context.Context, cfg config.Config, db *store.DB, opt Options) 
 		Sessions: a.Sessions, Mailer: a.mailer, Limiter: a.Limiter})
 	a.emailOTP = emailotp.New(emailotp.Deps{DB: db, Clock: opt.Clock, Orgs: a.Orgs, Sessions: a.Sessions,
 		Mailer: a.mailer, Limiter: a.Limiter})
+	a.discovery = discovery.New(discovery.Deps{DB: db, Clock: opt.Clock, Projects: a.Projects, Orgs: a.Orgs,
+		Sessions: a.Sessions, Mailer: a.mailer, Limiter: a.Limiter})
 	a.passwords, err = password.New(password.Deps{DB: db, Clock: opt.Clock, Projects: a.Projects, Orgs: a.Orgs,
 		Sessions: a.Sessions, Mailer: a.mailer, Limiter: a.Limiter, MagicLinks: a.magicLinks,
 		Breach:  breach.New(cfg.BreachAPIURL, opt.Clock, nil),

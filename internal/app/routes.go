@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/latchkey/latchkey/internal/devmode"
+	"github.com/latchkey/latchkey/internal/discovery"
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/magiclink"
@@ -30,6 +31,7 @@ func (a *App) Handler() http.Handler {
 	ml := magiclink.Handlers{Service: a.magicLinks}
 	otp := emailotp.Handlers{Service: a.emailOTP}
 	pw := password.Handlers{Service: a.passwords}
+	disc := discovery.Handlers{Service: a.discovery}
 	origins := project.OriginPolicy{Resolver: a.Resolver, BaseOrigin: origin(a.Config.BaseURL)}
 	events := telemetry.Handler{DB: a.DB, Clock: a.Clock, Resolver: a.Resolver, Origins: origins, Limiter: a.Limiter}
 
@@ -49,6 +51,15 @@ func (a *App) Handler() http.Handler {
 		{"POST /sdk/v1/b2b/passwords/session/reset", pw.SDKResetBySession, password.Product},
 		{"POST /sdk/v1/b2b/sessions/authenticate", sess.SDKAuthenticate, ""},
 		{"POST /sdk/v1/b2b/sessions/revoke", sess.SDKRevoke, ""},
+		// Discovery.
+		{"POST /sdk/v1/b2b/magic_links/email/discovery/send", disc.SendLink, magiclink.Product},
+		{"POST /sdk/v1/b2b/magic_links/discovery/authenticate", disc.AuthenticateLink, magiclink.Product},
+		{"POST /sdk/v1/b2b/otps/email/discovery/send", disc.SendCode, emailotp.Product},
+		{"POST /sdk/v1/b2b/otps/email/discovery/authenticate", disc.AuthenticateCode, emailotp.Product},
+		{"POST /sdk/v1/b2b/discovery/organizations", disc.Organizations, ""},
+		{"POST /sdk/v1/b2b/discovery/organizations/create", disc.Create, ""},
+		{"POST /sdk/v1/b2b/discovery/intermediate_sessions/exchange", disc.Exchange, ""},
+		{"POST /sdk/v1/b2b/sessions/exchange", disc.SessionExchange, ""},
 	}
 	// Backend face: flat JSON, Basic project_id:secret.
 	backendRoutes := []route{
@@ -73,6 +84,15 @@ func (a *App) Handler() http.Handler {
 		{"POST /v1/b2b/passwords/session/reset", pw.BackendResetBySession, ""},
 		{"POST /v1/b2b/sessions/authenticate", sess.BackendAuthenticate, ""},
 		{"POST /v1/b2b/sessions/revoke", sess.BackendRevoke, ""},
+		// Discovery.
+		{"POST /v1/b2b/magic_links/email/discovery/send", disc.SendLink, ""},
+		{"POST /v1/b2b/magic_links/discovery/authenticate", disc.AuthenticateLink, ""},
+		{"POST /v1/b2b/otps/email/discovery/send", disc.SendCode, ""},
+		{"POST /v1/b2b/otps/email/discovery/authenticate", disc.AuthenticateCode, ""},
+		{"POST /v1/b2b/discovery/organizations", disc.Organizations, ""},
+		{"POST /v1/b2b/discovery/organizations/create", disc.Create, ""},
+		{"POST /v1/b2b/discovery/intermediate_sessions/exchange", disc.Exchange, ""},
+		{"POST /v1/b2b/sessions/exchange", disc.SessionExchange, ""},
 	}
 
 	sdk := http.NewServeMux()

@@ -21,7 +21,6 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/emailaddr"
-	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
@@ -63,10 +62,15 @@ type Deps struct {
 }
 
 // Service sends and checks email codes.
-type Service struct{ d Deps }
+type Service struct {
+	d     Deps
+	codes Codes
+}
 
 // New returns an email OTP service.
-func New(d Deps) *Service { return &Service{d: d} }
+func New(d Deps) *Service {
+	return &Service{d: d, codes: Codes{Table: "email_otps", IDColumn: "email_otp_id", KeyColumn: "member_id", Clock: d.Clock}}
+}
 
 // SendParams is a login_or_signup request.
 type SendParams struct {
@@ -104,21 +108,15 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult,
 	if err := s.d.Limiter.Allow(ctx, SendPerEmail, org.OrganizationID+"|"+member.EmailAddress); err != nil {
 		return nil, err
 	}
-	code, salt := ids.Digits(CodeLength), ids.Token()
-	id := ids.New("email-otp", p.Project.Env)
-	now := s.d.Clock.Now()
+	var code string
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		if _, err := q.ExecContext(ctx, `UPDATE email_otps SET used_at = $1 WHERE member_id = $2 AND used_at IS NULL`,
-			store.Millis(now), member.MemberID); err != nil {
-			return fmt.Errorf("retire old codes: %w", err)
-		}
-		_, err := q.ExecContext(ctx, `INSERT INTO email_otps (email_otp_id, project_id, organization_id, member_id, code_salt,
-			code_hash, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)`, id, p.Project.ID, org.OrganizationID,
-			member.MemberID, salt, ids.HashCode(salt, code), store.Millis(now), store.Millis(now.Add(expiry)))
+		var err error
+		code, err = s.codes.Issue(ctx, q, p.Project.Env, p.Project.ID, member.MemberID, expiry,
+			map[string]any{"organization_id": org.OrganizationID})
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("emailotp: store code: %w", err)
+		return nil, err
 	}
 	msg, err := notify.EmailOTPEmail(member.EmailAddress, notify.CodeData{ProjectName: p.Project.Name,
 		OrganizationName: org.OrganizationName, Code: code, ExpiresIn: expiry})
@@ -126,7 +124,7 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult,
 		err = s.d.Mailer.Send(ctx, msg)
 	}
 	if err != nil {
-		_, _ = s.d.DB.ExecContext(ctx, `UPDATE email_otps SET used_at = $1 WHERE email_otp_id = $2`, store.Millis(now), id)
+		s.codes.Retire(ctx, s.d.DB, p.Project.ID, member.MemberID)
 		return nil, apierr.Wrap(apierr.EmailDeliveryFailed, err)
 	}
 	return &SendResult{Member: member, MemberCreated: created, Organization: org}, nil
@@ -140,6 +138,8 @@ type AuthParams struct {
 	Email           string
 	OrganizationID  string
 	DurationMinutes *int
+	// IntermediateSessionToken carries factors proven earlier.
+	IntermediateSessionToken string
 }
 
 // Authenticate checks a code and returns a session.
@@ -168,7 +168,6 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 	var resp *session.AuthResponse
 	var wrong bool
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		now := s.d.Clock.Now()
 		member, err := s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, email)
 		if errors.Is(err, store.ErrNotFound) {
 			return apierr.New(apierr.OTPCodeNotFound)
@@ -176,42 +175,17 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 		if err != nil {
 			return err
 		}
-		var id, salt, hash string
-		var attempts int
-		err = q.QueryRowContext(ctx, `SELECT email_otp_id, code_salt, code_hash, failed_attempts FROM email_otps
-			WHERE member_id = $1 AND used_at IS NULL AND expires_at > $2 ORDER BY created_at DESC LIMIT 1`,
-			member.MemberID, store.Millis(now)).Scan(&id, &salt, &hash, &attempts)
+		matched, err := s.codes.Check(ctx, q, p.Project.ID, member.MemberID, p.Code)
 		if err != nil {
-			return apierr.Wrap(apierr.OTPCodeNotFound, store.MapError(err))
+			return err
 		}
-		if !ids.Equal(ids.HashCode(salt, p.Code), hash) {
-			// Count the miss; the last allowed miss retires the code. The
-			// caller commits this write even though it returns an error.
+		if !matched {
+			// Commit the counted miss; the caller then answers not found.
 			wrong = true
-			_, err := q.ExecContext(ctx, `UPDATE email_otps SET failed_attempts = failed_attempts + 1,
-				used_at = CASE WHEN failed_attempts + 1 >= $1 THEN $2 ELSE used_at END WHERE email_otp_id = $3`,
-				MaxAttempts, store.Millis(now), id)
-			return err
+			return nil
 		}
-		res, err := q.ExecContext(ctx, `UPDATE email_otps SET used_at = $1 WHERE email_otp_id = $2 AND used_at IS NULL`,
-			store.Millis(now), id)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n != 1 {
-			return apierr.New(apierr.OTPCodeNotFound)
-		}
-		if member.Status == organization.StatusDeleted {
-			return apierr.New(apierr.InactiveMember)
-		}
-		if err := s.d.Orgs.MarkEmailVerified(ctx, q, member); err != nil {
-			return err
-		}
-		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{
-			Project: p.Project, Organization: org, Member: member, DurationMinutes: duration, MethodID: member.EmailID,
-			Factor: session.Factor{DeliveryMethod: "email", Type: "otp",
-				EmailFactor: &session.EmailFactor{EmailID: member.EmailID, EmailAddress: member.EmailAddress}},
-		})
+		resp, err = s.d.Sessions.CompleteEmail(ctx, q, session.EmailLogin{Project: p.Project, Organization: org, Member: member,
+			FactorType: "otp", DurationMinutes: duration, IST: p.IntermediateSessionToken})
 		return err
 	})
 	if wrong && err == nil {

@@ -55,6 +55,7 @@ type authRequest struct {
 	OrganizationID         string `json:"organization_id"`
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
 	Locale                 string `json:"locale"`
+	IntermediateSession    string `json:"intermediate_session_token"`
 }
 
 // Authenticate handles POST b2b/otps/email/authenticate.
@@ -65,5 +66,5 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	}
 	return h.Service.Authenticate(r.Context(), AuthParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), Code: req.Code, Email: req.EmailAddress, OrganizationID: req.OrganizationID,
-		DurationMinutes: req.SessionDurationMinutes})
+		DurationMinutes: req.SessionDurationMinutes, IntermediateSessionToken: req.IntermediateSession})
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/session"
 )
 
 // Handlers serves the magic-link routes; both faces share them, the SDK
@@ -61,6 +62,7 @@ type authRequest struct {
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
 	PKCECodeVerifier       string `json:"pkce_code_verifier"`
 	Locale                 string `json:"locale"`
+	IntermediateSession    string `json:"intermediate_session_token"`
 }
 
 // Authenticate handles POST b2b/magic_links/authenticate.
@@ -69,8 +71,21 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
-	return h.Service.Authenticate(r.Context(), AuthParams{
+	res, err := h.Service.Authenticate(r.Context(), AuthParams{
 		Project: project.CallerFrom(r.Context()).Project, ClientIP: httpapi.ClientIP(r), Token: req.MagicLinksToken,
 		DurationMinutes: req.SessionDurationMinutes, PKCECodeVerifier: req.PKCECodeVerifier,
+		IntermediateSessionToken: req.IntermediateSession,
 	})
+	if err != nil {
+		return nil, err
+	}
+	return &AuthResponse{AuthResponse: res}, nil
+}
+
+// AuthResponse is the magic-link authenticate answer: the common one plus
+// reset_sessions, which the API family declares for this method. Redeeming
+// a login link never resets other sessions, so it is always false.
+type AuthResponse struct {
+	*session.AuthResponse
+	ResetSessions bool `json:"reset_sessions"`
 }

@@ -194,6 +194,9 @@ type AuthParams struct {
 	Token            string
 	DurationMinutes  *int
 	PKCECodeVerifier string
+	// IntermediateSessionToken carries factors proven earlier (after
+	// primary_required, the allowed method completes the login).
+	IntermediateSessionToken string
 }
 
 // Authenticate redeems a magic-link token for a session.
@@ -249,17 +252,8 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 		if err != nil {
 			return apierr.Wrap(apierr.UnableToAuthMagicLink, err)
 		}
-		if member.Status == organization.StatusDeleted {
-			return apierr.New(apierr.InactiveMember)
-		}
-		if err := s.d.Orgs.MarkEmailVerified(ctx, q, member); err != nil {
-			return err
-		}
-		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{
-			Project: p.Project, Organization: org, Member: member, DurationMinutes: duration, MethodID: member.EmailID,
-			Factor: session.Factor{DeliveryMethod: "email", Type: "magic_link",
-				EmailFactor: &session.EmailFactor{EmailID: member.EmailID, EmailAddress: member.EmailAddress}},
-		})
+		resp, err = s.d.Sessions.CompleteEmail(ctx, q, session.EmailLogin{Project: p.Project, Organization: org, Member: member,
+			FactorType: "magic_link", DurationMinutes: duration, IST: p.IntermediateSessionToken})
 		return err
 	})
 	if err != nil {

@@ -13,13 +13,15 @@ import (
 	"github.com/latchkey/latchkey/internal/store"
 )
 
-const memberColumns = `member_id, organization_id, project_id, email_id, email_address, email_address_verified, status,
+// memberTableColumns are the stored columns, in insert order.
+const memberTableColumns = `member_id, organization_id, project_id, email_id, email_address, email_address_verified, status,
 	name, trusted_metadata, untrusted_metadata, is_breakglass, created_at, updated_at`
 
-// memberSelect is memberColumns plus derived read-only fields:
-// member_password_id comes from the project's password for the member's
-// email (passwords are shared by an email's memberships).
-const memberSelect = memberColumns + `, COALESCE((SELECT mp.password_id FROM member_passwords mp
+// memberColumns is what every member read selects (and scanMember scans):
+// the stored columns plus derived ones. member_password_id comes from the
+// project's password for the member's email, which all of that email's
+// memberships share.
+const memberColumns = memberTableColumns + `, COALESCE((SELECT mp.password_id FROM member_passwords mp
 	WHERE mp.project_id = members.project_id AND mp.email_address = members.email_address), '')`
 
 func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
@@ -44,7 +46,7 @@ func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 
 // Member loads a member of an organization of the project.
 func (s *Store) Member(ctx context.Context, q store.Querier, projectID, memberID string) (*Member, error) {
-	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberSelect+` FROM members WHERE member_id = $1 AND project_id = $2`,
+	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberColumns+` FROM members WHERE member_id = $1 AND project_id = $2`,
 		memberID, projectID))
 	if err != nil {
 		return nil, fmt.Errorf("organization: member %s: %w", memberID, err)
@@ -54,7 +56,7 @@ func (s *Store) Member(ctx context.Context, q store.Querier, projectID, memberID
 
 // MemberByEmail loads the member with a (normalised) email in an organization.
 func (s *Store) MemberByEmail(ctx context.Context, q store.Querier, orgID, email string) (*Member, error) {
-	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberSelect+` FROM members WHERE organization_id = $1 AND email_address = $2`,
+	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberColumns+` FROM members WHERE organization_id = $1 AND email_address = $2`,
 		orgID, email))
 	if err != nil {
 		return nil, fmt.Errorf("organization: member by email: %w", err)
@@ -82,7 +84,7 @@ func (s *Store) CreateMember(ctx context.Context, q store.Querier, org *Organiza
 	}
 	id := ids.New("member", env)
 	now := store.Millis(s.clock.Now())
-	_, err := q.ExecContext(ctx, `INSERT INTO members (`+memberColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
+	_, err := q.ExecContext(ctx, `INSERT INTO members (`+memberTableColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
 		id, org.OrganizationID, org.projectID, ids.New("email", env), nm.Email, false, nm.Status, strings.TrimSpace(nm.Name),
 		mustJSON(nm.TrustedMetadata), mustJSON(nm.UntrustedMetadata), nm.IsBreakglass, now, now)
 	if err != nil {

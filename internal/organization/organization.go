@@ -33,7 +33,10 @@ type SSOActiveConnection struct {
 	IdentityProvider string `json:"identity_provider"`
 }
 
-// Organization is the wire shape of an organization.
+// Organization is the wire shape of an organization. Every field the Node
+// client (stytch 14.2.0) declares required is present, even those Latchkey
+// does not configure yet (connected apps, custom roles): typed client code
+// reads them unguarded.
 type Organization struct {
 	OrganizationID                       string                `json:"organization_id"`
 	OrganizationName                     string                `json:"organization_name"`
@@ -56,6 +59,12 @@ type Organization struct {
 	AllowedMFAMethods                    []string              `json:"allowed_mfa_methods"`
 	MFAPolicy                            string                `json:"mfa_policy"`
 	RBACEmailImplicitRoleAssignments     []any                 `json:"rbac_email_implicit_role_assignments"`
+	ClaimedEmailDomains                  []string              `json:"claimed_email_domains"`
+	FirstPartyConnectedAppsAllowedType   string                `json:"first_party_connected_apps_allowed_type"`
+	AllowedFirstPartyConnectedApps       []string              `json:"allowed_first_party_connected_apps"`
+	ThirdPartyConnectedAppsAllowedType   string                `json:"third_party_connected_apps_allowed_type"`
+	AllowedThirdPartyConnectedApps       []string              `json:"allowed_third_party_connected_apps"`
+	CustomRoles                          []any                 `json:"custom_roles"`
 	CreatedAt                            time.Time             `json:"created_at"`
 	UpdatedAt                            time.Time             `json:"updated_at"`
 

@@ -38,9 +38,15 @@ func scanOrg(row interface{ Scan(...any) error }) (*Organization, error) {
 		&allowedAuth, &o.MFAPolicy, &o.MFAMethods, &allowedMFA, &created, &updated); err != nil {
 		return nil, store.MapError(err)
 	}
-	for col, dst := range map[string]any{trusted: &o.TrustedMetadata, domains: &o.EmailAllowedDomains,
-		allowedAuth: &o.AllowedAuthMethods, allowedMFA: &o.AllowedMFAMethods} {
-		if err := json.Unmarshal([]byte(col), dst); err != nil {
+	// A list of pairs, not a map keyed by column value: equal values (three
+	// "[]" columns) would collapse into one key and leave the other fields
+	// nil, which the wire shows as null instead of [].
+	for _, c := range []struct {
+		col string
+		dst any
+	}{{trusted, &o.TrustedMetadata}, {domains, &o.EmailAllowedDomains},
+		{allowedAuth, &o.AllowedAuthMethods}, {allowedMFA, &o.AllowedMFAMethods}} {
+		if err := json.Unmarshal([]byte(c.col), c.dst); err != nil {
 			return nil, fmt.Errorf("decode column: %w", err)
 		}
 	}
@@ -51,6 +57,17 @@ func scanOrg(row interface{ Scan(...any) error }) (*Organization, error) {
 	o.OAuthTenantJITProvisioning = NotAllowed
 	o.AllowedOAuthTenants = map[string][]string{}
 	o.RBACEmailImplicitRoleAssignments = []any{}
+	o.ClaimedEmailDomains = []string{}
+	if o.EmailJITProvisioning == Restricted {
+		// Latchkey's claim rule (ClaimingDomain): a RESTRICTED organization
+		// claims its allowed domains, so the wire reports exactly those.
+		o.ClaimedEmailDomains = o.EmailAllowedDomains
+	}
+	o.FirstPartyConnectedAppsAllowedType = AllAllowed
+	o.AllowedFirstPartyConnectedApps = []string{}
+	o.ThirdPartyConnectedAppsAllowedType = AllAllowed
+	o.AllowedThirdPartyConnectedApps = []string{}
+	o.CustomRoles = []any{}
 	return &o, nil
 }
 

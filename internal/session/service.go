@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -22,6 +23,7 @@ type Service struct {
 	orgs  *organization.Store
 	keys  *keyCache
 	jwts  *jwtCache
+	mfa   MFAPolicy
 }
 
 // New returns a session service.
@@ -51,33 +53,57 @@ type CompleteParams struct {
 	Factor          Factor
 	DurationMinutes int
 	MethodID        string
+	// Prior are factors proven earlier (from a redeemed IST); Factor is
+	// appended after them.
+	Prior []Factor
 }
 
-// Complete turns a verified member into a session, inside the caller's
-// transaction q so the one-time secret's redemption and the session are
-// committed together or not at all.
+// Complete is where every successful authentication step ends, inside the
+// caller's transaction q so the one-time secret's redemption and its
+// outcome commit together or not at all. It decides, in order:
+//  1. the organization's auth policy accepts none of the primary factors:
+//     an IST and primary_required;
+//  2. the MFA policy wants a second factor not yet given: an IST and
+//     mfa_required;
+//  3. otherwise a session carrying every factor.
 func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParams) (*AuthResponse, error) {
 	// Millisecond precision is what the database keeps; answering with the
 	// same precision keeps a session's times identical on every read.
 	now := s.clock.Now().Truncate(time.Millisecond)
-	p.Factor.LastAuthenticatedAt = now
+	if p.Factor.LastAuthenticatedAt.IsZero() {
+		p.Factor.LastAuthenticatedAt = now
+	}
 	if p.Factor.SequenceOrder == "" {
-		p.Factor.SequenceOrder = "PRIMARY"
+		p.Factor.SequenceOrder = Primary
+	}
+	factors := append(slices.Clone(p.Prior), p.Factor)
+	if !primarySatisfied(p.Organization, factors) {
+		allowed := slices.Clone(p.Organization.AllowedAuthMethods)
+		return s.intermediateResponse(ctx, q, p, factors, &PrimaryRequired{AllowedAuthMethods: allowed}, nil)
+	}
+	if s.mfa != nil && !hasSecondary(factors) {
+		req, err := s.mfa.Required(ctx, q, p.Project, p.Organization, p.Member, factors)
+		if err != nil {
+			return nil, err
+		}
+		if req != nil {
+			return s.intermediateResponse(ctx, q, p, factors, nil, req)
+		}
 	}
 	ms := &MemberSession{
 		MemberSessionID: ids.New("member-session", p.Project.Env), MemberID: p.Member.MemberID,
 		OrganizationID: p.Organization.OrganizationID, StartedAt: now, LastAccessedAt: now,
-		ExpiresAt: now.Add(time.Duration(p.DurationMinutes) * time.Minute), AuthenticationFactors: []Factor{p.Factor},
+		ExpiresAt: now.Add(time.Duration(p.DurationMinutes) * time.Minute), AuthenticationFactors: factors,
 		CustomClaims: map[string]any{}, Roles: p.Member.RoleIDs(), OrganizationSlug: p.Organization.OrganizationSlug,
 	}
 	token := ids.Token()
-	factors, err := json.Marshal(ms.AuthenticationFactors)
+	factorsJSON, err := json.Marshal(ms.AuthenticationFactors)
 	if err != nil {
 		return nil, fmt.Errorf("session: encode factors: %w", err)
 	}
 	if _, err := q.ExecContext(ctx, `INSERT INTO member_sessions (member_session_id, project_id, organization_id, member_id,
 		token_hash, authentication_factors, started_at, last_accessed_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
-		ms.MemberSessionID, p.Project.ID, ms.OrganizationID, ms.MemberID, ids.Hash(token), string(factors),
+		ms.MemberSessionID, p.Project.ID, ms.OrganizationID, ms.MemberID, ids.Hash(token), string(factorsJSON),
 		store.Millis(now), store.Millis(now), store.Millis(ms.ExpiresAt)); err != nil {
 		return nil, fmt.Errorf("session: insert: %w", err)
 	}
@@ -89,8 +115,32 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 	return &AuthResponse{
 		SessionResponse: SessionResponse{MemberID: ms.MemberID, MemberSession: ms, SessionToken: token, SessionJWT: jwtText,
 			Member: p.Member, Organization: p.Organization},
-		MemberAuthenticated: true, MethodID: p.MethodID,
+		OrganizationID: ms.OrganizationID, MemberAuthenticated: true, MethodID: p.MethodID,
 	}, nil
+}
+
+// intermediateResponse answers an authentication step that needs another
+// step: an IST naming the member and organization, and what is required.
+func (s *Service) intermediateResponse(ctx context.Context, q store.Querier, p CompleteParams, factors []Factor,
+	primary *PrimaryRequired, mfa *MFARequired) (*AuthResponse, error) {
+	tok, err := s.IssueIntermediate(ctx, q, p.Project, Intermediate{Email: p.Member.EmailAddress,
+		OrganizationID: p.Organization.OrganizationID, MemberID: p.Member.MemberID, Factors: factors})
+	if err != nil {
+		return nil, err
+	}
+	resp := &AuthResponse{
+		SessionResponse: SessionResponse{MemberID: p.Member.MemberID, Member: p.Member, Organization: p.Organization},
+		OrganizationID:  p.Organization.OrganizationID, IntermediateSessionToken: tok, MethodID: p.MethodID,
+	}
+	// A typed nil inside an interface would marshal as null anyway, but
+	// leaving the fields untouched keeps the intent plain.
+	if primary != nil {
+		resp.PrimaryRequired = primary
+	}
+	if mfa != nil {
+		resp.MFARequired = mfa
+	}
+	return resp, nil
 }
 
 type row struct {
@@ -238,4 +288,48 @@ func (s *Service) Revoke(ctx context.Context, p *project.Project, t RevokeTarget
 		s.jwts.drop(t.SessionID)
 	}
 	return nil
+}
+
+// RevokeTx ends one session inside the caller's transaction.
+func (s *Service) RevokeTx(ctx context.Context, q store.Querier, p *project.Project, sessionID string) error {
+	if _, err := q.ExecContext(ctx, `UPDATE member_sessions SET revoked_at = COALESCE(revoked_at, $1)
+		WHERE project_id = $2 AND member_session_id = $3`, store.Millis(s.clock.Now()), p.ID, sessionID); err != nil {
+		return fmt.Errorf("session: revoke: %w", err)
+	}
+	s.jwts.drop(sessionID)
+	return nil
+}
+
+// EmailLogin is a primary login in which the member proved control of
+// their email address (a magic link or an email code).
+type EmailLogin struct {
+	Project         *project.Project
+	Organization    *organization.Organization
+	Member          *organization.Member
+	FactorType      string // "magic_link" or "otp"
+	DurationMinutes int
+	// IST is the intermediate session the client sent along, if any.
+	IST string
+}
+
+// CompleteEmail finishes an email login inside the caller's transaction:
+// deleted members are refused, the address becomes verified (and a pending
+// or invited member active), factors of a presented IST carry over, and
+// Complete decides the outcome.
+func (s *Service) CompleteEmail(ctx context.Context, q store.Querier, l EmailLogin) (*AuthResponse, error) {
+	m := l.Member
+	if m.Status == organization.StatusDeleted {
+		return nil, apierr.New(apierr.InactiveMember)
+	}
+	if err := s.orgs.MarkEmailVerified(ctx, q, m); err != nil {
+		return nil, err
+	}
+	prior, err := s.PriorFactors(ctx, q, l.Project, l.IST, l.Organization.OrganizationID, m.MemberID, m.EmailAddress)
+	if err != nil {
+		return nil, err
+	}
+	return s.Complete(ctx, q, CompleteParams{Project: l.Project, Organization: l.Organization, Member: m,
+		DurationMinutes: l.DurationMinutes, MethodID: m.EmailID, Prior: prior,
+		Factor: Factor{DeliveryMethod: "email", Type: l.FactorType,
+			EmailFactor: &EmailFactor{EmailID: m.EmailID, EmailAddress: m.EmailAddress}}})
 }

@@ -57,6 +57,7 @@ type SessionResponse struct {
 // fields are empty and member_authenticated is true.
 type AuthResponse struct {
 	SessionResponse
+	OrganizationID           string `json:"organization_id"` // also when only an IST is issued
 	IntermediateSessionToken string `json:"intermediate_session_token"`
 	MemberAuthenticated      bool   `json:"member_authenticated"`
 	MFARequired              any    `json:"mfa_required"`

@@ -1,0 +1,216 @@
+package app_test
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+)
+
+// discover proves email by a discovery code and returns the response data.
+func (e *env) discover(email string) map[string]any {
+	e.t.Helper()
+	if r := e.sdk("/b2b/otps/email/discovery/send", map[string]any{"email_address": email}, ""); r.Status != 200 {
+		e.t.Fatalf("discovery send: %s", r.Raw)
+	}
+	_, codes := e.lastMail(email)
+	r := e.sdk("/b2b/otps/email/discovery/authenticate", map[string]any{"email_address": email, "code": codes[0]}, "")
+	if r.Status != 200 {
+		e.t.Fatalf("discovery authenticate: %s", r.Raw)
+	}
+	return r.data()
+}
+
+func memberships(d map[string]any) map[string]string {
+	out := map[string]string{}
+	for _, x := range d["discovered_organizations"].([]any) {
+		o := x.(map[string]any)
+		out[o["organization"].(map[string]any)["organization_slug"].(string)] = o["membership"].(map[string]any)["type"].(string)
+	}
+	return out
+}
+
+func TestDiscoveryListsAndExchanges(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		active := e.createOrg("active-co", "NOT_ALLOWED")
+		e.createMember(active, "ada@corp.test")
+		pending := e.createOrg("pending-co", "NOT_ALLOWED")
+		e.backend(http.MethodPost, "/v1/b2b/organizations/"+pending+"/members", map[string]any{"email_address": "ada@corp.test",
+			"create_member_as_pending": true})
+		e.createOrg("domain-co", "RESTRICTED", "corp.test")
+		e.createOrg("other-co", "ALL_ALLOWED") // open to all, but never listed to strangers
+
+		d := e.discover("Ada@Corp.test")
+		got := memberships(d)
+		want := map[string]string{"active-co": "active_member", "pending-co": "pending_member", "domain-co": "eligible_to_join_by_email_domain"}
+		if len(got) != len(want) {
+			t.Fatalf("memberships = %v, want %v", got, want)
+		}
+		for k, v := range want {
+			if got[k] != v {
+				t.Fatalf("memberships = %v, want %v", got, want)
+			}
+		}
+		if d["email_address"] != "ada@corp.test" || d["intermediate_session_token"] == "" {
+			t.Fatalf("discovery response: %v", d)
+		}
+		ist := d["intermediate_session_token"].(string)
+
+		// Listing again with the IST does not consume it.
+		if r := e.sdk("/b2b/discovery/organizations", map[string]any{"intermediate_session_token": ist}, ""); len(memberships(r.data())) != 3 {
+			t.Fatalf("list with IST: %s", r.Raw)
+		}
+		// Joining by domain creates an active member and logs in.
+		domainCo := ""
+		for _, x := range d["discovered_organizations"].([]any) {
+			o := x.(map[string]any)["organization"].(map[string]any)
+			if o["organization_slug"] == "domain-co" {
+				domainCo = o["organization_id"].(string)
+			}
+		}
+		r := e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": ist,
+			"organization_id": domainCo, "session_duration_minutes": 60}, "")
+		if r.Status != 200 || r.data()["member_session"] == nil || r.data()["member"].(map[string]any)["status"] != "active" {
+			t.Fatalf("exchange into domain org: %s", r.Raw)
+		}
+		token := r.data()["session_token"].(string)
+		// Single use.
+		want409 := e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": ist,
+			"organization_id": active}, "")
+		if want409.errType() != "intermediate_session_not_found" {
+			t.Fatalf("second exchange: %s", want409.Raw)
+		}
+
+		// With a session, the member switches organization; the old session ends.
+		r = e.sdk("/b2b/sessions/exchange", map[string]any{"organization_id": active, "session_duration_minutes": 60}, token)
+		if r.Status != 200 || r.data()["organization"].(map[string]any)["organization_id"] != active {
+			t.Fatalf("session exchange: %s", r.Raw)
+		}
+		if old := e.sdk("/b2b/sessions/authenticate", map[string]any{}, token); old.errType() != "session_not_found" {
+			t.Fatalf("old session still valid after exchange: %s", old.Raw)
+		}
+		// The session can list its discovered organizations too.
+		if r := e.sdk("/b2b/discovery/organizations", map[string]any{}, r.data()["session_token"].(string)); r.Status != 200 {
+			t.Fatalf("list with session: %s", r.Raw)
+		}
+	})
+}
+
+func TestDiscoveryLinkCreateAndPolicies(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		// Magic-link discovery: the link carries stytch_token_type=discovery.
+		if r := e.sdk("/b2b/magic_links/email/discovery/send", map[string]any{"email_address": "new@startup.test"}, ""); r.Status != 200 {
+			t.Fatalf("send: %s", r.Raw)
+		}
+		links, _ := e.lastMail("new@startup.test")
+		u, _ := url.Parse(links[0])
+		if u.Query().Get("stytch_token_type") != "discovery" {
+			t.Fatalf("link %s", links[0])
+		}
+		r := e.sdk("/b2b/magic_links/discovery/authenticate", map[string]any{"discovery_magic_links_token": u.Query().Get("token")}, "")
+		if r.Status != 200 || len(r.data()["discovered_organizations"].([]any)) != 0 {
+			t.Fatalf("authenticate: %s", r.Raw)
+		}
+		want(t, e.sdk("/b2b/magic_links/discovery/authenticate", map[string]any{"discovery_magic_links_token": u.Query().Get("token")}, ""),
+			401, "unable_to_auth_magic_link")
+		ist := r.data()["intermediate_session_token"].(string)
+
+		// Creating an organization makes the person its first member.
+		r = e.sdk("/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": ist, "session_duration_minutes": 60}, "")
+		if r.Status != 200 || r.data()["member_session"] == nil {
+			t.Fatalf("create: %s", r.Raw)
+		}
+		org := r.data()["organization"].(map[string]any)
+		if org["organization_name"] != "Startup" || org["organization_slug"] != "startup" {
+			t.Fatalf("created org = %v", org)
+		}
+		want(t, e.sdk("/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": ist}, ""), 404, "intermediate_session_not_found")
+
+		// A second creation from the same domain gets a fresh slug.
+		d := e.discover("other@startup.test")
+		r = e.sdk("/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": d["intermediate_session_token"]}, "")
+		if r.Status != 200 || r.data()["organization"].(map[string]any)["organization_slug"] == "startup" {
+			t.Fatalf("second create: %s", r.Raw)
+		}
+
+		// Claimed domains: people of a domain an organization restricts
+		// to may not create or join other organizations.
+		e.createOrg("claimer", "RESTRICTED", "claimed.test")
+		open := e.createOrg("open-co", "ALL_ALLOWED")
+		d = e.discover("x@claimed.test")
+		want(t, e.sdk("/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": d["intermediate_session_token"]}, ""),
+			403, "action_not_allowed_email_domain_is_claimed")
+		want(t, e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
+			"organization_id": open}, ""), 403, "action_not_allowed_email_domain_is_claimed")
+
+		// JIT refusals apply to exchange too, and do not burn the IST.
+		closed := e.createOrg("closed-co", "NOT_ALLOWED")
+		d = e.discover("y@free.test")
+		want(t, e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
+			"organization_id": closed}, ""), 403, "email_jit_provisioning_not_allowed")
+		if r := e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
+			"organization_id": open}, ""); r.Status != 200 {
+			t.Fatalf("IST burned by a refused exchange: %s", r.Raw)
+		}
+
+		// The project flag gates creation.
+		if _, err := e.app.DB.ExecContext(t.Context(), `UPDATE projects SET create_organization_enabled = $1 WHERE project_id = $2`,
+			false, e.proj.Project.ID); err != nil {
+			t.Fatal(err)
+		}
+		d = e.discover("z@later.test")
+		want(t, e.do(http.MethodPost, "/v1/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": d["intermediate_session_token"]},
+			nil, e.proj.Project.ID, e.proj.Secret), 403, "create_organization_disabled")
+	})
+}
+
+func TestDiscoveryISTExpiryPrimaryRequiredAndIsolation(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		strict := e.createOrg("strict", "ALL_ALLOWED")
+		e.backend(http.MethodPut, "/v1/b2b/organizations/"+strict, map[string]any{"auth_methods": "RESTRICTED", "allowed_auth_methods": []string{"magic_link"}})
+		e.createMember(strict, "ada@strict.test")
+
+		d := e.discover("ada@strict.test")
+		entry := d["discovered_organizations"].([]any)[0].(map[string]any)
+		if pr := entry["primary_required"].(map[string]any); pr["allowed_auth_methods"].([]any)[0] != "magic_link" {
+			t.Fatalf("discovered entry lacks primary_required: %v", entry)
+		}
+		// Exchanging with an email-code IST into a magic-link-only
+		// organization asks for the allowed method, which then completes.
+		r := e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
+			"organization_id": strict}, "")
+		if r.Status != 200 || r.data()["member_session"] != nil || r.data()["primary_required"] == nil {
+			t.Fatalf("exchange into restricted org: %s", r.Raw)
+		}
+		ist := r.data()["intermediate_session_token"].(string)
+		e.sendLink(strict, "ada@strict.test", nil)
+		links, _ := e.lastMail("ada@strict.test")
+		r = e.redeem(tokenFrom(t, e, links[0]), map[string]any{"intermediate_session_token": ist})
+		if r.Status != 200 || len(r.data()["member_session"].(map[string]any)["authentication_factors"].([]any)) != 2 {
+			t.Fatalf("allowed method after discovery: %s", r.Raw)
+		}
+
+		// ISTs expire after 10 minutes.
+		d = e.discover("late@strict.test")
+		e.clock.Advance(10 * time.Minute)
+		want(t, e.sdk("/b2b/discovery/organizations", map[string]any{"intermediate_session_token": d["intermediate_session_token"]}, ""),
+			404, "intermediate_session_not_found")
+
+		// An IST of one project is nothing in another.
+		d = e.discover("iso@strict.test")
+		other := e.newProject("Other")
+		r = e.do(http.MethodPost, "/sdk/v1/b2b/discovery/organizations", map[string]any{"intermediate_session_token": d["intermediate_session_token"]},
+			http.Header{"Origin": {e.origin}}, other.PublicToken, other.PublicToken)
+		want(t, r, 404, "intermediate_session_not_found")
+
+		// Wrong discovery codes are counted and locked like org codes.
+		e.sdk("/b2b/otps/email/discovery/send", map[string]any{"email_address": "lock@strict.test"}, "")
+		_, codes := e.lastMail("lock@strict.test")
+		for range 5 {
+			want(t, e.sdk("/b2b/otps/email/discovery/authenticate", map[string]any{"email_address": "lock@strict.test", "code": wrongCode(codes[0])}, ""),
+				404, "otp_code_not_found")
+		}
+		want(t, e.sdk("/b2b/otps/email/discovery/authenticate", map[string]any{"email_address": "lock@strict.test", "code": codes[0]}, ""),
+			404, "otp_code_not_found")
+	})
+}

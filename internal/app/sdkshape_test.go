@@ -1,0 +1,112 @@
+package app_test
+
+import (
+	"net/http"
+	"reflect"
+	"testing"
+)
+
+// Regression tests for wire-format bugs the compatibility suite (e2e/compat-*.test.mjs, the public
+// SDKs as clients) found. The Node client (stytch 14.2.0) declares these fields required, so typed
+// application code reads them without a null check.
+
+// TestOrganizationListsAreNeverNull: an organization created with no domains and no method lists
+// used to come back with email_allowed_domains and allowed_auth_methods as null, because equal
+// stored values ("[]") collapsed in the decoder. Every list must be a JSON array.
+func TestOrganizationListsAreNeverNull(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		r := e.backend(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Bare", "organization_slug": "bare"})
+		if r.Status != 200 {
+			t.Fatalf("create: %d %s", r.Status, r.Raw)
+		}
+		id := r.Body["organization"].(map[string]any)["organization_id"].(string)
+		lists := []string{"email_allowed_domains", "allowed_auth_methods", "allowed_mfa_methods", "claimed_email_domains",
+			"allowed_first_party_connected_apps", "allowed_third_party_connected_apps", "custom_roles",
+			"sso_jit_provisioning_allowed_connections", "sso_active_connections", "rbac_email_implicit_role_assignments"}
+		check := func(what string, o map[string]any, names []string) {
+			t.Helper()
+			for _, k := range names {
+				if v, ok := o[k].([]any); !ok || len(v) != 0 {
+					t.Errorf("%s: %s = %#v, want []", what, k, o[k])
+				}
+			}
+		}
+		check("create", r.Body["organization"].(map[string]any), lists)
+		o := e.backend(http.MethodGet, "/v1/b2b/organizations/"+id, nil).Body["organization"].(map[string]any)
+		check("get", o, lists)
+		for _, k := range []string{"first_party_connected_apps_allowed_type", "third_party_connected_apps_allowed_type"} {
+			if o[k] != "ALL_ALLOWED" {
+				t.Errorf("%s = %#v, want ALL_ALLOWED", k, o[k])
+			}
+		}
+		// The widget's slug lookup carries the same lists.
+		so := e.sdk("/b2b/organizations/search", map[string]any{"organization_slug": "bare"}, "").data()["organization"].(map[string]any)
+		check("slug search", so, []string{"email_allowed_domains", "allowed_auth_methods"})
+
+		// Members carry is_locked (no lockout exists yet, so false).
+		e.createMember(id, "ann@bare.test")
+		m := e.backend(http.MethodGet, "/v1/b2b/organizations/"+id+"/member?email_address=ann@bare.test", nil).Body["member"].(map[string]any)
+		if m["is_locked"] != false {
+			t.Errorf("member is_locked = %#v, want false", m["is_locked"])
+		}
+	})
+}
+
+// TestClaimedEmailDomainsFollowTheClaimRule: claimed_email_domains reports the domains the server
+// treats as claimed (those of a RESTRICTED organization), and nothing otherwise.
+func TestClaimedEmailDomainsFollowTheClaimRule(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		walled := e.createOrg("walled", "RESTRICTED", "walled.test", "also.test")
+		open := e.createOrg("open", "ALL_ALLOWED", "open.test")
+		claimed := func(id string) any {
+			return e.backend(http.MethodGet, "/v1/b2b/organizations/"+id, nil).Body["organization"].(map[string]any)["claimed_email_domains"]
+		}
+		if got := claimed(walled); !reflect.DeepEqual(got, []any{"walled.test", "also.test"}) {
+			t.Errorf("RESTRICTED: claimed_email_domains = %#v", got)
+		}
+		if got := claimed(open); !reflect.DeepEqual(got, []any{}) {
+			t.Errorf("ALL_ALLOWED: claimed_email_domains = %#v", got)
+		}
+	})
+}
+
+// TestAuthenticateAnswersNameTheOrganization: the email-code and magic-link authenticate answers
+// carry organization_id at the top level (the Node client declares it required there), and the
+// magic-link one reset_sessions (always false: redeeming a login link resets nothing). Both also
+// hold when only an intermediate session is issued (primary_required).
+func TestAuthenticateAnswersNameTheOrganization(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org := e.createOrg("acme", "ALL_ALLOWED")
+		e.createMember(org, "ada@acme.test")
+
+		e.sendCode(org, "ada@acme.test")
+		_, codes := e.lastMail("ada@acme.test")
+		d := e.checkCode(org, "ada@acme.test", codes[0]).data()
+		if d["organization_id"] != org || d["member_authenticated"] != true {
+			t.Errorf("email code: organization_id = %#v, member_authenticated = %#v", d["organization_id"], d["member_authenticated"])
+		}
+		if _, ok := d["reset_sessions"]; ok {
+			t.Error("email code answer has reset_sessions, which belongs to magic links")
+		}
+
+		e.sendLink(org, "ada@acme.test", nil)
+		links, _ := e.lastMail("ada@acme.test")
+		d = e.redeem(tokenFrom(t, e, links[0]), nil).data()
+		if d["organization_id"] != org || d["reset_sessions"] != false || d["member_authenticated"] != true {
+			t.Errorf("magic link: organization_id = %#v, reset_sessions = %#v", d["organization_id"], d["reset_sessions"])
+		}
+
+		// A policy that refuses the factor: an IST, still naming the organization.
+		if r := e.backend(http.MethodPut, "/v1/b2b/organizations/"+org, map[string]any{"auth_methods": "RESTRICTED",
+			"allowed_auth_methods": []string{"email_otp"}}); r.Status != 200 {
+			t.Fatalf("restrict: %s", r.Raw)
+		}
+		e.sendLink(org, "ada@acme.test", nil)
+		links, _ = e.lastMail("ada@acme.test")
+		d = e.redeem(tokenFrom(t, e, links[0]), nil).data()
+		if d["member_authenticated"] != false || d["intermediate_session_token"] == "" || d["organization_id"] != org ||
+			d["reset_sessions"] != false {
+			t.Errorf("primary_required answer: %#v", d)
+		}
+	})
+}

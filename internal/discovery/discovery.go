@@ -1,0 +1,205 @@
+// Package discovery lets a person who does not know their organization
+// prove an email address (magic link or email code, later password and
+// OAuth), see the organizations that address belongs to or may join, and
+// then log in to one, create one, or switch organization with a session.
+//
+// Proving the email yields a discovery intermediate session (IST) that
+// knows only the address; choosing an organization redeems it through
+// session.Complete, so the organization's auth and MFA policies apply.
+package discovery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/emailotp"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/notify"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Membership types.
+const (
+	ActiveMember   = "active_member"
+	PendingMember  = "pending_member"
+	InvitedMember  = "invited_member"
+	EligibleByMail = "eligible_to_join_by_email_domain"
+)
+
+// TokenType is the stytch_token_type of discovery magic links.
+const TokenType = "discovery"
+
+// Rate limits for discovery sends and checks.
+var (
+	SendPerEmail   = ratelimit.Rule{Name: "disc_send_email", Limit: 5, Window: 10 * time.Minute}
+	SendPerIP      = ratelimit.Rule{Name: "disc_send_ip", Limit: 50, Window: 10 * time.Minute}
+	CheckPerEmail  = ratelimit.Rule{Name: "disc_check_email", Limit: 15, Window: 10 * time.Minute}
+	CheckPerIP     = ratelimit.Rule{Name: "disc_check_ip", Limit: 100, Window: 10 * time.Minute}
+	ExchangesPerIP = ratelimit.Rule{Name: "disc_exchange_ip", Limit: 100, Window: 10 * time.Minute}
+)
+
+// Mailer delivers email.
+type Mailer interface {
+	Send(ctx context.Context, m notify.Email) error
+}
+
+// Deps are the collaborators of the discovery service.
+type Deps struct {
+	DB       *store.DB
+	Clock    clock.Clock
+	Projects *project.Store
+	Orgs     *organization.Store
+	Sessions *session.Service
+	Mailer   Mailer
+	Limiter  *ratelimit.Limiter
+}
+
+// Service runs discovery.
+type Service struct {
+	d     Deps
+	codes emailotp.Codes
+}
+
+// New returns a discovery service.
+func New(d Deps) *Service {
+	return &Service{d: d, codes: emailotp.Codes{Table: "discovery_email_otps", IDColumn: "discovery_email_otp_id",
+		KeyColumn: "email_address", Clock: d.Clock}}
+}
+
+// Membership says how the person relates to a discovered organization.
+type Membership struct {
+	Type    string               `json:"type"`
+	Details map[string]any       `json:"details"`
+	Member  *organization.Member `json:"member"`
+}
+
+// DiscoveredOrganization is one entry of discovered_organizations.
+type DiscoveredOrganization struct {
+	Organization        *organization.Organization `json:"organization"`
+	Membership          Membership                 `json:"membership"`
+	MemberAuthenticated bool                       `json:"member_authenticated"`
+	PrimaryRequired     *session.PrimaryRequired   `json:"primary_required"`
+	MFARequired         *session.MFARequired       `json:"mfa_required"`
+}
+
+// Response is the discovery answer of api-reference 3.0.
+type Response struct {
+	httpapi.Common
+	IntermediateSessionToken string                   `json:"intermediate_session_token"`
+	EmailAddress             string                   `json:"email_address"`
+	DiscoveredOrganizations  []DiscoveredOrganization `json:"discovered_organizations"`
+	OrganizationIDHint       *string                  `json:"organization_id_hint"`
+}
+
+// Discovered issues a discovery IST for a verified email and lists its
+// organizations. It opens its own transaction: call it outside any other.
+func (s *Service) Discovered(ctx context.Context, p *project.Project, email string, factor session.Factor) (*Response, error) {
+	var out *Response
+	err := s.d.DB.Tx(ctx, func(q store.Querier) error {
+		var err error
+		out, err = s.DiscoveredTx(ctx, q, p, email, factor)
+		return err
+	})
+	return out, err
+}
+
+// DiscoveredTx is Discovered inside the caller's transaction q (for flows
+// that redeem a one-time secret and must issue the IST atomically).
+func (s *Service) DiscoveredTx(ctx context.Context, q store.Querier, p *project.Project, email string, factor session.Factor) (*Response, error) {
+	if factor.LastAuthenticatedAt.IsZero() {
+		factor.LastAuthenticatedAt = s.d.Clock.Now().Truncate(time.Millisecond)
+	}
+	if factor.SequenceOrder == "" {
+		factor.SequenceOrder = session.Primary
+	}
+	tok, err := s.d.Sessions.IssueIntermediate(ctx, q, p, session.Intermediate{Email: email, Factors: []session.Factor{factor}})
+	if err != nil {
+		return nil, err
+	}
+	orgs, err := s.list(ctx, q, p, email, []session.Factor{factor})
+	if err != nil {
+		return nil, err
+	}
+	return &Response{IntermediateSessionToken: tok, EmailAddress: email, DiscoveredOrganizations: orgs}, nil
+}
+
+// list finds the organizations email belongs to, then those whose email
+// domain rule admits it. primary_required is set where the organization
+// will not accept the factors already proven.
+func (s *Service) list(ctx context.Context, q store.Querier, p *project.Project, email string, factors []session.Factor) ([]DiscoveredOrganization, error) {
+	out := []DiscoveredOrganization{}
+	seen := map[string]bool{}
+	members, err := s.d.Orgs.MembersByEmail(ctx, q, p.ID, email)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range members {
+		org, err := s.d.Orgs.GetTx(ctx, q, p.ID, m.OrganizationID)
+		if err != nil {
+			return nil, err
+		}
+		t := map[string]string{organization.StatusActive: ActiveMember, organization.StatusPending: PendingMember,
+			organization.StatusInvited: InvitedMember}[m.Status]
+		if t == "" {
+			continue
+		}
+		seen[org.OrganizationID] = true
+		out = append(out, entry(org, Membership{Type: t, Member: m}, factors))
+	}
+	domain := emailaddr.Domain(email)
+	eligible, err := s.d.Orgs.ClaimingDomain(ctx, q, p.ID, domain)
+	if err != nil {
+		return nil, err
+	}
+	for _, org := range eligible {
+		if !seen[org.OrganizationID] {
+			out = append(out, entry(org, Membership{Type: EligibleByMail, Details: map[string]any{"domain": domain}}, factors))
+		}
+	}
+	return out, nil
+}
+
+func entry(org *organization.Organization, m Membership, factors []session.Factor) DiscoveredOrganization {
+	d := DiscoveredOrganization{Organization: org, Membership: m}
+	ok := false
+	for _, f := range factors {
+		ok = ok || org.AllowsAuthMethod(session.AuthMethod(f))
+	}
+	if !ok {
+		d.PrimaryRequired = &session.PrimaryRequired{AllowedAuthMethods: org.AllowedAuthMethods}
+	}
+	return d
+}
+
+// emailAndIP validates the email and applies the per-address and
+// per-client limits of an action.
+func (s *Service) emailAndIP(ctx context.Context, p *project.Project, raw, ip string, perEmail, perIP ratelimit.Rule) (string, error) {
+	email, err := emailaddr.Normalize(raw)
+	if err != nil {
+		return "", err
+	}
+	if err := s.d.Limiter.Allow(ctx, perIP, p.ID+"|"+ip); err != nil {
+		return "", err
+	}
+	if err := s.d.Limiter.Allow(ctx, perEmail, p.ID+"|"+email); err != nil {
+		return "", err
+	}
+	return email, nil
+}
+
+func publicErr(err error, context string) error {
+	var ae *apierr.Error
+	if err == nil || errors.As(err, &ae) {
+		return err
+	}
+	return fmt.Errorf("discovery: %s: %w", context, err)
+}

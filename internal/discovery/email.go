@@ -1,0 +1,190 @@
+package discovery
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailotp"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/magiclink"
+	"github.com/latchkey/latchkey/internal/notify"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// LinkParams is a discovery magic-link send.
+type LinkParams struct {
+	Project           *project.Project
+	ClientIP          string
+	Email             string
+	RedirectURL       string
+	ExpirationMinutes int
+	PKCECodeChallenge string
+}
+
+// SendLink emails a discovery link to the project's discovery redirect URL.
+// It answers the same whether or not the address belongs to anyone.
+func (s *Service) SendLink(ctx context.Context, p LinkParams) error {
+	if p.Project.PKCERequiredForEmailMagicLinks && p.PKCECodeChallenge == "" {
+		return apierr.New(apierr.PKCERequired)
+	}
+	email, err := s.emailAndIP(ctx, p.Project, p.Email, p.ClientIP, SendPerEmail, SendPerIP)
+	if err != nil {
+		return err
+	}
+	minutes := p.ExpirationMinutes
+	if minutes == 0 {
+		minutes = magiclink.DefaultExpiryMinutes
+	}
+	if minutes < magiclink.MinExpiryMinutes || minutes > magiclink.MaxExpiryMinutes {
+		return apierr.Invalid("discovery_expiration_minutes", fmt.Sprintf("Expiration must be between %d and %d minutes.",
+			magiclink.MinExpiryMinutes, magiclink.MaxExpiryMinutes))
+	}
+	target, err := s.d.Projects.ResolveRedirect(ctx, p.Project.ID, project.RedirectDiscovery, p.RedirectURL)
+	if err != nil {
+		return err
+	}
+	token, id := ids.Token(), ids.New("discovery-magic-link", p.Project.Env)
+	now := s.d.Clock.Now()
+	if _, err := s.d.DB.ExecContext(ctx, `INSERT INTO discovery_magic_links (discovery_magic_link_id, project_id, email_address,
+		token_hash, pkce_code_challenge, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`, id, p.Project.ID, email,
+		ids.Hash(token), p.PKCECodeChallenge, store.Millis(now), store.Millis(now.Add(time.Duration(minutes)*time.Minute))); err != nil {
+		return fmt.Errorf("discovery: store link: %w", err)
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return fmt.Errorf("discovery: redirect url: %w", err)
+	}
+	qv := u.Query()
+	qv.Set("stytch_token_type", TokenType)
+	qv.Set("token", token)
+	u.RawQuery = qv.Encode()
+	msg, err := notify.MagicLinkLoginEmail(email, notify.LinkData{ProjectName: p.Project.Name, URL: u.String(),
+		ExpiresIn: time.Duration(minutes) * time.Minute})
+	if err == nil {
+		err = s.d.Mailer.Send(ctx, msg)
+	}
+	if err != nil {
+		_, _ = s.d.DB.ExecContext(ctx, `UPDATE discovery_magic_links SET used_at = $1 WHERE discovery_magic_link_id = $2`,
+			store.Millis(now), id)
+		return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+	}
+	return nil
+}
+
+// AuthenticateLink redeems a discovery link: an IST and the organizations.
+func (s *Service) AuthenticateLink(ctx context.Context, p *project.Project, ip, token, verifier string) (*Response, error) {
+	if token == "" {
+		return nil, apierr.Invalid("discovery_magic_links_token", "discovery_magic_links_token is required.")
+	}
+	if err := s.d.Limiter.Allow(ctx, magiclink.RedeemPerIP, p.ID+"|"+ip); err != nil {
+		return nil, err
+	}
+	var out *Response
+	err := s.d.DB.Tx(ctx, func(q store.Querier) error {
+		now := s.d.Clock.Now()
+		var id, email, challenge string
+		var expires int64
+		var used *int64
+		err := q.QueryRowContext(ctx, `SELECT discovery_magic_link_id, email_address, pkce_code_challenge, expires_at, used_at
+			FROM discovery_magic_links WHERE token_hash = $1 AND project_id = $2`, ids.Hash(token), p.ID).
+			Scan(&id, &email, &challenge, &expires, &used)
+		if err != nil {
+			return apierr.Wrap(apierr.UnableToAuthMagicLink, store.MapError(err))
+		}
+		if used != nil || !now.Before(store.Time(expires)) {
+			return apierr.New(apierr.UnableToAuthMagicLink)
+		}
+		if challenge != "" && (verifier == "" || !ids.Equal(magiclink.S256(verifier), challenge)) {
+			return apierr.New(apierr.PKCEMismatch)
+		}
+		res, err := q.ExecContext(ctx, `UPDATE discovery_magic_links SET used_at = $1 WHERE discovery_magic_link_id = $2 AND used_at IS NULL`,
+			store.Millis(now), id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			return apierr.New(apierr.UnableToAuthMagicLink)
+		}
+		out, err = s.DiscoveredTx(ctx, q, p, email, session.Factor{DeliveryMethod: "email", Type: "magic_link",
+			EmailFactor: &session.EmailFactor{EmailAddress: email}})
+		return err
+	})
+	return out, publicErr(err, "authenticate link")
+}
+
+// SendCode emails a discovery code. It answers the same whether or not
+// the address belongs to anyone.
+func (s *Service) SendCode(ctx context.Context, p *project.Project, ip, rawEmail string, expiryMinutes int) error {
+	expiry := emailotp.DefaultExpiry
+	if expiryMinutes != 0 {
+		if expiryMinutes < 2 || expiryMinutes > 15 {
+			return apierr.Invalid("discovery_expiration_minutes", "Expiration must be between 2 and 15 minutes.")
+		}
+		expiry = time.Duration(expiryMinutes) * time.Minute
+	}
+	email, err := s.emailAndIP(ctx, p, rawEmail, ip, SendPerEmail, SendPerIP)
+	if err != nil {
+		return err
+	}
+	var code string
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		code, err = s.codes.Issue(ctx, q, p.Env, p.ID, email, expiry, nil)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	msg, err := notify.EmailOTPEmail(email, notify.CodeData{ProjectName: p.Name, Code: code, ExpiresIn: expiry})
+	if err == nil {
+		err = s.d.Mailer.Send(ctx, msg)
+	}
+	if err != nil {
+		s.codes.Retire(ctx, s.d.DB, p.ID, email)
+		return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+	}
+	return nil
+}
+
+// AuthenticateCode checks a discovery code: an IST and the organizations.
+func (s *Service) AuthenticateCode(ctx context.Context, p *project.Project, ip, rawEmail, code string) (*Response, error) {
+	if !codeOK(code) {
+		return nil, apierr.New(apierr.InvalidCode)
+	}
+	email, err := s.emailAndIP(ctx, p, rawEmail, ip, CheckPerEmail, CheckPerIP)
+	if err != nil {
+		return nil, err
+	}
+	var out *Response
+	miss := false
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		matched, err := s.codes.Check(ctx, q, p.ID, email, code)
+		if err != nil || !matched {
+			miss = !matched
+			return err
+		}
+		out, err = s.DiscoveredTx(ctx, q, p, email, session.Factor{DeliveryMethod: "email", Type: "otp",
+			EmailFactor: &session.EmailFactor{EmailAddress: email}})
+		return err
+	})
+	if err == nil && miss {
+		return nil, apierr.New(apierr.OTPCodeNotFound)
+	}
+	return out, publicErr(err, "authenticate code")
+}
+
+func codeOK(code string) bool {
+	if len(code) != emailotp.CodeLength {
+		return false
+	}
+	for _, c := range code {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,282 @@
+package discovery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Who is the person asking: an IST (discovery) or a live session.
+type Who struct {
+	IST          string
+	SessionToken string
+	SessionJWT   string
+}
+
+// List answers b2b/discovery/organizations for an IST (not consumed) or a
+// session (the session member's email).
+func (s *Service) List(ctx context.Context, p *project.Project, who Who) (*Response, error) {
+	var email string
+	var factors []session.Factor
+	switch {
+	case who.IST != "":
+		in, err := s.d.Sessions.PeekIntermediate(ctx, p, who.IST)
+		if err != nil {
+			return nil, err
+		}
+		email, factors = in.Email, in.Factors
+	case who.SessionToken != "" || who.SessionJWT != "":
+		sr, err := s.d.Sessions.Authenticate(ctx, p, session.Credential{Token: who.SessionToken, JWT: who.SessionJWT}, nil)
+		if err != nil {
+			return nil, err
+		}
+		email, factors = sr.Member.EmailAddress, sr.MemberSession.AuthenticationFactors
+	default:
+		return nil, apierr.New(apierr.IntermediateSessionNotFound).WithMessage("An intermediate_session_token or a session is required.")
+	}
+	orgs, err := s.list(ctx, s.d.DB.Read(), p, email, factors)
+	if err != nil {
+		return nil, publicErr(err, "list")
+	}
+	return &Response{IntermediateSessionToken: who.IST, EmailAddress: email, DiscoveredOrganizations: orgs}, nil
+}
+
+// claimedElsewhere refuses when the email's domain is claimed by an
+// organization other than target ("" = any organization).
+func (s *Service) claimedElsewhere(ctx context.Context, q store.Querier, p *project.Project, email, target string) error {
+	claims, err := s.d.Orgs.ClaimingDomain(ctx, q, p.ID, emailaddr.Domain(email))
+	if err != nil {
+		return err
+	}
+	if slices.ContainsFunc(claims, func(o *organization.Organization) bool { return o.OrganizationID != target }) {
+		return apierr.New(apierr.EmailDomainIsClaimed)
+	}
+	return nil
+}
+
+// complete ends a discovery step for member m of org with the IST's factors.
+func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization,
+	m *organization.Member, factors []session.Factor, duration int) (*session.AuthResponse, error) {
+	if err := s.d.Orgs.MarkEmailVerified(ctx, q, m); err != nil {
+		return nil, err
+	}
+	last := len(factors) - 1
+	return s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m,
+		DurationMinutes: duration, Prior: factors[:last], Factor: factors[last], MethodID: m.EmailID})
+}
+
+// memberFor finds the member with email in org, or admits a new one by the
+// organization's email rules. Proving the email was the IST's job.
+func (s *Service) memberFor(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization, email string) (*organization.Member, error) {
+	m, err := s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, email)
+	switch {
+	case err == nil:
+		if m.Status == organization.StatusDeleted {
+			return nil, apierr.New(apierr.InactiveMember)
+		}
+		return m, nil
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, err
+	}
+	if err := s.claimedElsewhere(ctx, q, p, email, org.OrganizationID); err != nil {
+		return nil, err
+	}
+	if err := org.CheckEmailJIT(email); err != nil {
+		return nil, err
+	}
+	return s.d.Orgs.CreateMember(ctx, q, org, p.Env, organization.NewMember{Email: email, Status: organization.StatusActive})
+}
+
+// ExchangeParams is an intermediate_sessions/exchange request.
+type ExchangeParams struct {
+	Project         *project.Project
+	ClientIP        string
+	IST             string
+	OrganizationID  string
+	DurationMinutes *int
+}
+
+// Exchange logs a discovery IST into one organization.
+func (s *Service) Exchange(ctx context.Context, x ExchangeParams) (*session.AuthResponse, error) {
+	duration, err := session.DurationMinutes(x.Project, x.DurationMinutes)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.d.Limiter.Allow(ctx, ExchangesPerIP, x.Project.ID+"|"+x.ClientIP); err != nil {
+		return nil, err
+	}
+	var out *session.AuthResponse
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		org, err := s.d.Orgs.GetTx(ctx, q, x.Project.ID, x.OrganizationID)
+		if err != nil {
+			return organization.NotFound(err, apierr.OrganizationNotFound)
+		}
+		in, err := s.d.Sessions.RedeemIntermediate(ctx, q, x.Project, x.IST)
+		if err != nil {
+			return err
+		}
+		if in.OrganizationID != "" && in.OrganizationID != org.OrganizationID {
+			return apierr.New(apierr.IntermediateSessionNotFound).WithMessage("This intermediate session belongs to another organization.")
+		}
+		m, err := s.memberFor(ctx, q, x.Project, org, in.Email)
+		if err != nil {
+			return err
+		}
+		out, err = s.complete(ctx, q, x.Project, org, m, in.Factors, duration)
+		return err
+	})
+	return out, publicErr(err, "exchange")
+}
+
+// CreateParams is an organizations/create request.
+type CreateParams struct {
+	Project         *project.Project
+	IST             string
+	DurationMinutes *int
+	Settings        organization.Settings
+}
+
+// Create makes an organization for the IST's email, with that person as
+// its first (admin) member, and logs them in.
+func (s *Service) Create(ctx context.Context, c CreateParams) (*session.AuthResponse, error) {
+	if !c.Project.CreateOrganizationEnabled {
+		return nil, apierr.New(apierr.CreateOrganizationDisabled)
+	}
+	duration, err := session.DurationMinutes(c.Project, c.DurationMinutes)
+	if err != nil {
+		return nil, err
+	}
+	in, err := s.d.Sessions.PeekIntermediate(ctx, c.Project, c.IST)
+	if err != nil {
+		return nil, err
+	}
+	if in.OrganizationID != "" {
+		return nil, apierr.New(apierr.IntermediateSessionNotFound).WithMessage("Only a discovery intermediate session can create an organization.")
+	}
+	if err := s.claimedElsewhere(ctx, s.d.DB.Read(), c.Project, in.Email, ""); err != nil {
+		return nil, err
+	}
+	set := c.Settings
+	if set.Name == nil || strings.TrimSpace(*set.Name) == "" {
+		name := defaultName(in.Email)
+		set.Name = &name
+	}
+	org, err := s.createWithFreeSlug(ctx, c.Project, set)
+	if err != nil {
+		return nil, err
+	}
+	var out *session.AuthResponse
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		in, err := s.d.Sessions.RedeemIntermediate(ctx, q, c.Project, c.IST)
+		if err != nil {
+			return err
+		}
+		m, err := s.d.Orgs.CreateMember(ctx, q, org, c.Project.Env, organization.NewMember{Email: in.Email, Status: organization.StatusActive})
+		if err != nil {
+			return err
+		}
+		out, err = s.complete(ctx, q, c.Project, org, m, in.Factors, duration)
+		return err
+	})
+	if err != nil {
+		// The organization was created outside the login transaction (the
+		// organization store writes on its own); undo it so a failed or
+		// raced creation leaves nothing behind.
+		if derr := s.d.Orgs.Delete(ctx, c.Project.ID, org.OrganizationID); derr != nil {
+			err = errors.Join(err, derr)
+		}
+		return nil, publicErr(err, "create")
+	}
+	return out, nil
+}
+
+// createWithFreeSlug creates the organization; when the slug was derived
+// (not chosen) and is taken, it retries with a random suffix.
+func (s *Service) createWithFreeSlug(ctx context.Context, p *project.Project, set organization.Settings) (*organization.Organization, error) {
+	chosen := set.Slug != nil
+	base := organization.SlugFromName(*set.Name)
+	if len(base) < 2 {
+		base = "org"
+	}
+	for attempt := 0; ; attempt++ {
+		if !chosen {
+			slug := base
+			if attempt > 0 {
+				slug = fmt.Sprintf("%s-%s", base, strings.ToLower(ids.Token()[:6]))
+			}
+			set.Slug = &slug
+		}
+		org, err := s.d.Orgs.Create(ctx, p.ID, p.Env, set)
+		if apierr.Is(err, apierr.OrganizationSlugUsed) && !chosen && attempt < 5 {
+			continue
+		}
+		return org, err
+	}
+}
+
+// defaultName names a new organization after the email's domain
+// ("acme.com" -> "Acme"), or the person for shared mail providers.
+func defaultName(email string) string {
+	local, domain, _ := strings.Cut(email, "@")
+	label, _, _ := strings.Cut(domain, ".")
+	if slices.Contains([]string{"gmail", "googlemail", "outlook", "hotmail", "yahoo", "icloud", "proton", "protonmail", "aol", "live"}, label) || label == "" {
+		return local + "'s Organization"
+	}
+	return strings.ToUpper(label[:1]) + label[1:]
+}
+
+// SessionExchangeParams is a sessions/exchange request.
+type SessionExchangeParams struct {
+	Project         *project.Project
+	Credential      session.Credential
+	OrganizationID  string
+	DurationMinutes *int
+}
+
+// SessionExchange moves a logged-in member to another organization of the
+// same email. The factors carry over, so the target organization's policy
+// decides whether more are needed; the old session ends once the new one
+// exists.
+func (s *Service) SessionExchange(ctx context.Context, x SessionExchangeParams) (*session.AuthResponse, error) {
+	duration, err := session.DurationMinutes(x.Project, x.DurationMinutes)
+	if err != nil {
+		return nil, err
+	}
+	cur, err := s.d.Sessions.Authenticate(ctx, x.Project, x.Credential, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out *session.AuthResponse
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		org, err := s.d.Orgs.GetTx(ctx, q, x.Project.ID, x.OrganizationID)
+		if err != nil {
+			return organization.NotFound(err, apierr.OrganizationNotFound)
+		}
+		m, err := s.memberFor(ctx, q, x.Project, org, cur.Member.EmailAddress)
+		if err != nil {
+			return err
+		}
+		primaries := []session.Factor{}
+		for _, f := range cur.MemberSession.AuthenticationFactors {
+			if f.SequenceOrder == session.Primary {
+				primaries = append(primaries, f)
+			}
+		}
+		out, err = s.complete(ctx, q, x.Project, org, m, primaries, duration)
+		if err != nil || out.MemberSession == nil {
+			return err
+		}
+		return s.d.Sessions.RevokeTx(ctx, q, x.Project, cur.MemberSession.MemberSessionID)
+	})
+	return out, publicErr(err, "session exchange")
+}

@@ -1,0 +1,131 @@
+package discovery
+
+import (
+	"net/http"
+
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/session"
+)
+
+// Handlers serves the discovery routes; both faces share them. On the SDK
+// face the session comes from Basic auth, on the backend face from the body.
+type Handlers struct{ Service *Service }
+
+type request struct {
+	EmailAddress             string `json:"email_address"`
+	DiscoveryRedirectURL     string `json:"discovery_redirect_url"`
+	DiscoveryExpiration      int    `json:"discovery_expiration_minutes"`
+	PKCECodeChallenge        string `json:"pkce_code_challenge"`
+	PKCECodeVerifier         string `json:"pkce_code_verifier"`
+	DiscoveryMagicLinksToken string `json:"discovery_magic_links_token"`
+	Code                     string `json:"code"`
+	IntermediateSession      string `json:"intermediate_session_token"`
+	OrganizationID           string `json:"organization_id"`
+	SessionDurationMinutes   *int   `json:"session_duration_minutes"`
+	SessionToken             string `json:"session_token"`
+	SessionJWT               string `json:"session_jwt"`
+	Locale                   string `json:"locale"`
+	LoginTemplateID          string `json:"login_template_id"`
+}
+
+func decode(r *http.Request) (request, *project.Project, error) {
+	var req request
+	err := httpapi.Decode(r, &req)
+	return req, project.CallerFrom(r.Context()).Project, err
+}
+
+func credential(r *http.Request, req request) session.Credential {
+	if tok := project.CallerFrom(r.Context()).SessionToken; tok != "" {
+		return session.Credential{Token: tok}
+	}
+	return session.Credential{Token: req.SessionToken, JWT: req.SessionJWT}
+}
+
+// SendLink handles POST b2b/magic_links/email/discovery/send.
+func (h Handlers) SendLink(r *http.Request) (any, error) {
+	req, p, err := decode(r)
+	if err != nil {
+		return nil, err
+	}
+	err = h.Service.SendLink(r.Context(), LinkParams{Project: p, ClientIP: httpapi.ClientIP(r), Email: req.EmailAddress,
+		RedirectURL: req.DiscoveryRedirectURL, ExpirationMinutes: req.DiscoveryExpiration, PKCECodeChallenge: req.PKCECodeChallenge})
+	if err != nil {
+		return nil, err
+	}
+	return &httpapi.Common{}, nil
+}
+
+// AuthenticateLink handles POST b2b/magic_links/discovery/authenticate.
+func (h Handlers) AuthenticateLink(r *http.Request) (any, error) {
+	req, p, err := decode(r)
+	if err != nil {
+		return nil, err
+	}
+	return h.Service.AuthenticateLink(r.Context(), p, httpapi.ClientIP(r), req.DiscoveryMagicLinksToken, req.PKCECodeVerifier)
+}
+
+// SendCode handles POST b2b/otps/email/discovery/send.
+func (h Handlers) SendCode(r *http.Request) (any, error) {
+	req, p, err := decode(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Service.SendCode(r.Context(), p, httpapi.ClientIP(r), req.EmailAddress, req.DiscoveryExpiration); err != nil {
+		return nil, err
+	}
+	return &httpapi.Common{}, nil
+}
+
+// AuthenticateCode handles POST b2b/otps/email/discovery/authenticate.
+func (h Handlers) AuthenticateCode(r *http.Request) (any, error) {
+	req, p, err := decode(r)
+	if err != nil {
+		return nil, err
+	}
+	return h.Service.AuthenticateCode(r.Context(), p, httpapi.ClientIP(r), req.EmailAddress, req.Code)
+}
+
+// Organizations handles POST b2b/discovery/organizations.
+func (h Handlers) Organizations(r *http.Request) (any, error) {
+	req, p, err := decode(r)
+	if err != nil {
+		return nil, err
+	}
+	c := credential(r, req)
+	return h.Service.List(r.Context(), p, Who{IST: req.IntermediateSession, SessionToken: c.Token, SessionJWT: c.JWT})
+}
+
+// Create handles POST b2b/discovery/organizations/create.
+func (h Handlers) Create(r *http.Request) (any, error) {
+	var body struct {
+		request
+		organization.Settings
+	}
+	if err := httpapi.Decode(r, &body); err != nil {
+		return nil, err
+	}
+	return h.Service.Create(r.Context(), CreateParams{Project: project.CallerFrom(r.Context()).Project,
+		IST: body.IntermediateSession, DurationMinutes: body.SessionDurationMinutes, Settings: body.Settings})
+}
+
+// Exchange handles POST b2b/discovery/intermediate_sessions/exchange.
+func (h Handlers) Exchange(r *http.Request) (any, error) {
+	req, p, err := decode(r)
+	if err != nil {
+		return nil, err
+	}
+	return h.Service.Exchange(r.Context(), ExchangeParams{Project: p, ClientIP: httpapi.ClientIP(r),
+		IST: req.IntermediateSession, OrganizationID: req.OrganizationID, DurationMinutes: req.SessionDurationMinutes})
+}
+
+// SessionExchange handles POST b2b/sessions/exchange.
+func (h Handlers) SessionExchange(r *http.Request) (any, error) {
+	req, p, err := decode(r)
+	if err != nil {
+		return nil, err
+	}
+	return h.Service.SessionExchange(r.Context(), SessionExchangeParams{Project: p, Credential: credential(r, req),
+		OrganizationID: req.OrganizationID, DurationMinutes: req.SessionDurationMinutes})
+}

@@ -1,0 +1,93 @@
+package emailotp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Codes stores one-time passcodes in a table keyed by one column (a
+// member id for organization logins, an email address for discovery), so
+// every email code shares one implementation of hashing, expiry,
+// supersession and lockout.
+//
+// The table must have: <IDColumn>, project_id, <KeyColumn>, code_salt,
+// code_hash, failed_attempts, created_at, expires_at, used_at.
+type Codes struct {
+	Table, IDColumn, KeyColumn string
+	Clock                      clock.Clock
+}
+
+// Issue retires the key's live codes and stores a fresh one. extra names
+// further columns to fill (e.g. organization_id). It returns the code.
+func (c Codes) Issue(ctx context.Context, q store.Querier, env ids.Env, projectID, key string, expiry time.Duration,
+	extra map[string]any) (string, error) {
+	now := c.Clock.Now()
+	if _, err := q.ExecContext(ctx, `UPDATE `+c.Table+` SET used_at = $1 WHERE `+c.KeyColumn+` = $2 AND project_id = $3 AND used_at IS NULL`,
+		store.Millis(now), key, projectID); err != nil {
+		return "", fmt.Errorf("emailotp: retire old codes: %w", err)
+	}
+	code, salt := ids.Digits(CodeLength), ids.Token()
+	cols := []string{c.IDColumn, "project_id", c.KeyColumn, "code_salt", "code_hash", "created_at", "expires_at"}
+	vals := []any{ids.New(strings.ReplaceAll(c.Table, "_", "-"), env), projectID, key, salt, ids.HashCode(salt, code),
+		store.Millis(now), store.Millis(now.Add(expiry))}
+	for col, v := range extra {
+		cols, vals = append(cols, col), append(vals, v)
+	}
+	marks := make([]string, len(cols))
+	for i := range marks {
+		marks[i] = fmt.Sprintf("$%d", i+1)
+	}
+	_, err := q.ExecContext(ctx, `INSERT INTO `+c.Table+` (`+strings.Join(cols, ", ")+`) VALUES (`+strings.Join(marks, ", ")+`)`, vals...)
+	if err != nil {
+		return "", fmt.Errorf("emailotp: store code: %w", err)
+	}
+	return code, nil
+}
+
+// Retire spends every live code of key (used when delivery failed).
+func (c Codes) Retire(ctx context.Context, q store.Querier, projectID, key string) {
+	_, _ = q.ExecContext(ctx, `UPDATE `+c.Table+` SET used_at = $1 WHERE `+c.KeyColumn+` = $2 AND project_id = $3 AND used_at IS NULL`,
+		store.Millis(c.Clock.Now()), key, projectID)
+}
+
+// Check compares code with the key's newest live code. A match spends the
+// code (single use under concurrency); a miss counts an attempt and the
+// MaxAttempts-th miss retires the code. matched is false for a miss and for
+// "no live code"; err is only for database failures. The caller must commit
+// q even on a miss, so the attempt is counted.
+func (c Codes) Check(ctx context.Context, q store.Querier, projectID, key, code string) (matched bool, err error) {
+	now := store.Millis(c.Clock.Now())
+	var id, salt, hash string
+	err = q.QueryRowContext(ctx, `SELECT `+c.IDColumn+`, code_salt, code_hash FROM `+c.Table+`
+		WHERE `+c.KeyColumn+` = $1 AND project_id = $2 AND used_at IS NULL AND expires_at > $3 ORDER BY created_at DESC LIMIT 1`,
+		key, projectID, now).Scan(&id, &salt, &hash)
+	if err != nil {
+		if err := store.MapError(err); err != nil && !isNotFound(err) {
+			return false, fmt.Errorf("emailotp: find code: %w", err)
+		}
+		return false, nil
+	}
+	if !ids.Equal(ids.HashCode(salt, code), hash) {
+		_, err := q.ExecContext(ctx, `UPDATE `+c.Table+` SET failed_attempts = failed_attempts + 1,
+			used_at = CASE WHEN failed_attempts + 1 >= $1 THEN $2 ELSE used_at END WHERE `+c.IDColumn+` = $3`, MaxAttempts, now, id)
+		if err != nil {
+			return false, fmt.Errorf("emailotp: count miss: %w", err)
+		}
+		return false, nil
+	}
+	res, err := q.ExecContext(ctx, `UPDATE `+c.Table+` SET used_at = $1 WHERE `+c.IDColumn+` = $2 AND used_at IS NULL`, now, id)
+	if err != nil {
+		return false, fmt.Errorf("emailotp: spend code: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }

@@ -1,0 +1,67 @@
+package organization
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// MembersByEmail returns the project's non-deleted members with this
+// (normalised) email, one per organization: what discovery shows a person
+// who proved they own the address.
+func (s *Store) MembersByEmail(ctx context.Context, q store.Querier, projectID, email string) ([]*Member, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+memberColumns+` FROM members WHERE project_id = $1 AND email_address = $2
+		AND status <> $3 ORDER BY created_at, member_id`, projectID, email, StatusDeleted)
+	if err != nil {
+		return nil, fmt.Errorf("organization: members by email: %w", err)
+	}
+	defer rows.Close()
+	var out []*Member
+	for rows.Next() {
+		m, err := scanMember(rows)
+		if err != nil {
+			return nil, fmt.Errorf("organization: members by email: %w", err)
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+// ClaimingDomain returns the organizations that restrict email JIT to a
+// list containing domain. Such an organization "claims" the domain: people
+// with it may join it by email, and may not create or join others.
+func (s *Store) ClaimingDomain(ctx context.Context, q store.Querier, projectID, domain string) ([]*Organization, error) {
+	// The JSON list is matched coarsely in SQL (portable LIKE on the
+	// encoded string) and exactly in Go.
+	rows, err := q.QueryContext(ctx, `SELECT `+orgColumns+` FROM organizations WHERE project_id = $1
+		AND email_jit_provisioning = $2 AND email_allowed_domains LIKE $3 ORDER BY created_at, organization_id`,
+		projectID, Restricted, "%"+mustJSON(domain)+"%")
+	if err != nil {
+		return nil, fmt.Errorf("organization: claiming domain: %w", err)
+	}
+	defer rows.Close()
+	var out []*Organization
+	for rows.Next() {
+		o, err := scanOrg(rows)
+		if err != nil {
+			return nil, fmt.Errorf("organization: claiming domain: %w", err)
+		}
+		if slices.Contains(o.EmailAllowedDomains, domain) {
+			out = append(out, o)
+		}
+	}
+	return out, rows.Err()
+}
+
+// GetTx loads an organization through q (inside a transaction that may
+// have written it).
+func (s *Store) GetTx(ctx context.Context, q store.Querier, projectID, orgID string) (*Organization, error) {
+	o, err := scanOrg(q.QueryRowContext(ctx, `SELECT `+orgColumns+` FROM organizations
+		WHERE organization_id = $1 AND project_id = $2`, orgID, projectID))
+	if err != nil {
+		return nil, fmt.Errorf("organization: get %s: %w", orgID, err)
+	}
+	return o, nil
+}

@@ -1,0 +1,126 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// IntermediateLifetime is how long an IST lives (the SDK's IST cookie
+// lasts as long).
+const IntermediateLifetime = 10 * time.Minute
+
+// Intermediate is a verified-but-not-yet-logged-in state (an IST). A
+// discovery IST knows only the email; one for primary_required or MFA also
+// names the organization and member.
+type Intermediate struct {
+	ID             string
+	ProjectID      string
+	Email          string
+	OrganizationID string
+	MemberID       string
+	Factors        []Factor
+	ExpiresAt      time.Time
+}
+
+// IssueIntermediate stores a new IST inside the caller's transaction and
+// returns its opaque token (only the hash is stored).
+func (s *Service) IssueIntermediate(ctx context.Context, q store.Querier, p *project.Project, in Intermediate) (string, error) {
+	now := s.clock.Now().Truncate(time.Millisecond)
+	token := ids.Token()
+	factors, err := json.Marshal(in.Factors)
+	if err != nil {
+		return "", fmt.Errorf("session: encode ist factors: %w", err)
+	}
+	_, err = q.ExecContext(ctx, `INSERT INTO intermediate_sessions (intermediate_session_id, project_id, token_hash, email_address,
+		organization_id, member_id, authentication_factors, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
+		ids.New("intermediate-session", p.Env), p.ID, ids.Hash(token), in.Email, in.OrganizationID, in.MemberID, string(factors),
+		store.Millis(now), store.Millis(now.Add(IntermediateLifetime)))
+	if err != nil {
+		return "", fmt.Errorf("session: issue ist: %w", err)
+	}
+	return token, nil
+}
+
+func (s *Service) loadIntermediate(ctx context.Context, q store.Querier, p *project.Project, token string) (*Intermediate, error) {
+	if token == "" {
+		return nil, apierr.New(apierr.IntermediateSessionNotFound)
+	}
+	var in Intermediate
+	var factors string
+	var exp int64
+	var used *int64
+	err := q.QueryRowContext(ctx, `SELECT intermediate_session_id, project_id, email_address, organization_id, member_id,
+		authentication_factors, expires_at, used_at FROM intermediate_sessions WHERE token_hash = $1 AND project_id = $2`,
+		ids.Hash(token), p.ID).Scan(&in.ID, &in.ProjectID, &in.Email, &in.OrganizationID, &in.MemberID, &factors, &exp, &used)
+	if err != nil {
+		return nil, apierr.Wrap(apierr.IntermediateSessionNotFound, store.MapError(err))
+	}
+	in.ExpiresAt = store.Time(exp)
+	if used != nil || !s.clock.Now().Before(in.ExpiresAt) {
+		return nil, apierr.New(apierr.IntermediateSessionNotFound)
+	}
+	if err := json.Unmarshal([]byte(factors), &in.Factors); err != nil {
+		return nil, fmt.Errorf("session: decode ist factors: %w", err)
+	}
+	return &in, nil
+}
+
+// PeekIntermediate validates an IST without consuming it (listing
+// discovered organizations, sending an MFA code).
+func (s *Service) PeekIntermediate(ctx context.Context, p *project.Project, token string) (*Intermediate, error) {
+	return s.loadIntermediate(ctx, s.db.Read(), p, token)
+}
+
+// RedeemIntermediate consumes an IST inside the caller's transaction; the
+// conditional UPDATE makes a second redemption fail even under concurrency.
+func (s *Service) RedeemIntermediate(ctx context.Context, q store.Querier, p *project.Project, token string) (*Intermediate, error) {
+	in, err := s.loadIntermediate(ctx, q, p, token)
+	if err != nil {
+		return nil, err
+	}
+	res, err := q.ExecContext(ctx, `UPDATE intermediate_sessions SET used_at = $1 WHERE intermediate_session_id = $2 AND used_at IS NULL`,
+		store.Millis(s.clock.Now()), in.ID)
+	if err != nil {
+		return nil, fmt.Errorf("session: redeem ist: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return nil, apierr.New(apierr.IntermediateSessionNotFound)
+	}
+	return in, nil
+}
+
+// PriorFactors returns the factors of an IST presented alongside a primary
+// authentication of member m in org, consuming the IST. The SDK sends its
+// IST cookie with every such call, so a stale IST, or one that belongs to
+// someone else, is ignored rather than failing an otherwise good login.
+func (s *Service) PriorFactors(ctx context.Context, q store.Querier, p *project.Project, token, orgID, memberID, email string) ([]Factor, error) {
+	if token == "" {
+		return nil, nil
+	}
+	in, err := s.loadIntermediate(ctx, q, p, token)
+	if apierr.Is(err, apierr.IntermediateSessionNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	sameMember := in.MemberID == memberID && in.OrganizationID == orgID
+	sameEmail := in.OrganizationID == "" && in.Email == email
+	if !sameMember && !sameEmail {
+		return nil, nil
+	}
+	if _, err := s.RedeemIntermediate(ctx, q, p, token); err != nil {
+		if apierr.Is(err, apierr.IntermediateSessionNotFound) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	return in.Factors, nil
+}

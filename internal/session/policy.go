@@ -1,0 +1,77 @@
+package session
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// PrimaryRequired tells the client which primary methods the organization
+// accepts when the one used does not satisfy its policy.
+type PrimaryRequired struct {
+	AllowedAuthMethods []string `json:"allowed_auth_methods"`
+}
+
+// MFARequired is the wire object of mfa_required.
+type MFARequired struct {
+	MemberOptions          *MFAMemberOptions `json:"member_options"`
+	SecondaryAuthInitiated *string           `json:"secondary_auth_initiated"`
+}
+
+// MFAMemberOptions describes what the member has enrolled.
+type MFAMemberOptions struct {
+	MFAPhoneNumber     string `json:"mfa_phone_number"`
+	TOTPRegistrationID string `json:"totp_registration_id"`
+}
+
+// MFAPolicy decides whether a member must present a second factor before
+// getting a session. It runs inside the login transaction q, so it may
+// start an SMS atomically with the login.
+type MFAPolicy interface {
+	Required(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization,
+		m *organization.Member, factors []Factor) (*MFARequired, error)
+}
+
+// SetMFAPolicy installs the MFA policy (wiring time only; nil disables MFA).
+func (s *Service) SetMFAPolicy(p MFAPolicy) { s.mfa = p }
+
+// Sequence orders of factors.
+const (
+	Primary   = "PRIMARY"
+	Secondary = "SECONDARY"
+)
+
+// AuthMethod maps a primary factor to its name in an organization's
+// allowed_auth_methods ("" for factors that are not primary methods).
+func AuthMethod(f Factor) string {
+	switch {
+	case f.Type == "magic_link":
+		return "magic_link"
+	case f.Type == "otp" && f.DeliveryMethod == "email":
+		return "email_otp"
+	case f.Type == "password", f.Type == "sso":
+		return f.Type
+	case strings.HasSuffix(f.Type, "_oauth"):
+		return f.Type
+	}
+	return ""
+}
+
+// primarySatisfied reports whether some primary factor is one the
+// organization's auth policy accepts.
+func primarySatisfied(org *organization.Organization, factors []Factor) bool {
+	for _, f := range factors {
+		if f.SequenceOrder == Primary && org.AllowsAuthMethod(AuthMethod(f)) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasSecondary(factors []Factor) bool {
+	return slices.ContainsFunc(factors, func(f Factor) bool { return f.SequenceOrder == Secondary })
+}
