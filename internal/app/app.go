@@ -108,7 +108,7 @@ func NewWithDB(_ context.Context, cfg config.Config, db *store.DB, opt Options) 
 	a.discovery = discovery.New(discovery.Deps{DB: db, Clock: opt.Clock, Projects: a.Projects, Orgs: a.Orgs,
 		Sessions: a.Sessions, Mailer: a.mailer, Limiter: a.Limiter})
 	a.passwords, err = password.New(password.Deps{DB: db, Clock: opt.Clock, Projects: a.Projects, Orgs: a.Orgs,
-		Sessions: a.Sessions, Mailer: a.mailer, Limiter: a.Limiter, MagicLinks: a.magicLinks,
+		Sessions: a.Sessions, Mailer: a.mailer, Limiter: a.Limiter, MagicLinks: a.magicLinks, Discovery: a.discovery,
 		Breach:  breach.New(cfg.BreachAPIURL, opt.Clock, nil),
 		Hashing: pwhash.Params{MemoryKiB: cfg.Argon2MemoryKiB, Iterations: cfg.Argon2Iterations, Parallelism: cfg.Argon2Parallelism}})
 	if err != nil {

@@ -49,6 +49,9 @@ func (a *App) Handler() http.Handler {
 		{"POST /sdk/v1/b2b/passwords/email/reset", pw.ResetByEmail, password.Product},
 		{"POST /sdk/v1/b2b/passwords/existing_password/reset", pw.ResetExisting, password.Product},
 		{"POST /sdk/v1/b2b/passwords/session/reset", pw.SDKResetBySession, password.Product},
+		{"POST /sdk/v1/b2b/passwords/discovery/authenticate", pw.DiscoveryAuthenticate, password.Product},
+		{"POST /sdk/v1/b2b/passwords/discovery/reset/start", pw.DiscoveryResetStart, password.Product},
+		{"POST /sdk/v1/b2b/passwords/discovery/reset", pw.DiscoveryReset, password.Product},
 		{"POST /sdk/v1/b2b/sessions/authenticate", sess.SDKAuthenticate, ""},
 		{"POST /sdk/v1/b2b/sessions/revoke", sess.SDKRevoke, ""},
 		// Discovery.
@@ -82,6 +85,9 @@ func (a *App) Handler() http.Handler {
 		{"POST /v1/b2b/passwords/email/require_reset", pw.RequireReset, ""},
 		{"POST /v1/b2b/passwords/existing_password/reset", pw.ResetExisting, ""},
 		{"POST /v1/b2b/passwords/session/reset", pw.BackendResetBySession, ""},
+		{"POST /v1/b2b/passwords/discovery/authenticate", pw.DiscoveryAuthenticate, ""},
+		{"POST /v1/b2b/passwords/discovery/email/reset/start", pw.DiscoveryResetStart, ""},
+		{"POST /v1/b2b/passwords/discovery/email/reset", pw.DiscoveryReset, ""},
 		{"POST /v1/b2b/sessions/authenticate", sess.BackendAuthenticate, ""},
 		{"POST /v1/b2b/sessions/revoke", sess.BackendRevoke, ""},
 		// Discovery.

@@ -93,6 +93,10 @@ type AuthParams struct {
 	Email           string
 	Password        string
 	DurationMinutes *int
+	// IntermediateSessionToken is the IST the client sent along, if any:
+	// its factors (an earlier primary step of this member, or a discovery
+	// proof of the address) carry over into the outcome.
+	IntermediateSessionToken string
 }
 
 // Authenticate logs a member of an organization in with their password.
@@ -137,8 +141,13 @@ func (s *Service) Authenticate(ctx context.Context, a AuthParams) (*session.Auth
 		if err := s.activate(ctx, q, member); err != nil {
 			return err
 		}
+		prior, err := s.d.Sessions.PriorFactors(ctx, q, a.Project, a.IntermediateSessionToken, org.OrganizationID,
+			member.MemberID, member.EmailAddress)
+		if err != nil {
+			return err
+		}
 		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: a.Project, Organization: org, Member: member,
-			DurationMinutes: duration, Factor: passwordFactor(member, "knowledge")})
+			DurationMinutes: duration, Prior: prior, Factor: passwordFactor(member, "knowledge")})
 		return err
 	})
 	if err != nil {

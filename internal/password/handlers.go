@@ -49,6 +49,7 @@ type authRequest struct {
 	Password               string `json:"password"`
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
 	Locale                 string `json:"locale"`
+	IntermediateSession    string `json:"intermediate_session_token"`
 }
 
 // Authenticate handles POST b2b/passwords/authenticate (both faces).
@@ -59,7 +60,7 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	}
 	return h.Service.Authenticate(r.Context(), AuthParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), OrganizationID: req.OrganizationID, Email: req.EmailAddress, Password: req.Password,
-		DurationMinutes: req.SessionDurationMinutes})
+		DurationMinutes: req.SessionDurationMinutes, IntermediateSessionToken: req.IntermediateSession})
 }
 
 type resetStartRequest struct {
@@ -122,7 +123,9 @@ type resetRequest struct {
 	Password               string `json:"password"`
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
 	CodeVerifier           string `json:"code_verifier"`
+	PKCECodeVerifier       string `json:"pkce_code_verifier"` // the discovery reset's name for it
 	Locale                 string `json:"locale"`
+	IntermediateSession    string `json:"intermediate_session_token"`
 }
 
 // ResetByEmail handles POST b2b/passwords/email/reset (both faces).
@@ -133,7 +136,7 @@ func (h Handlers) ResetByEmail(r *http.Request) (any, error) {
 	}
 	return h.Service.ResetByEmail(r.Context(), ResetParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), Token: req.PasswordResetToken, Password: req.Password, CodeVerifier: req.CodeVerifier,
-		DurationMinutes: req.SessionDurationMinutes})
+		DurationMinutes: req.SessionDurationMinutes, IntermediateSessionToken: req.IntermediateSession})
 }
 
 type existingResetRequest struct {

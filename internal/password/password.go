@@ -96,6 +96,7 @@ type Deps struct {
 	Limiter    *ratelimit.Limiter
 	Breach     *breach.Checker
 	MagicLinks LinkIssuer
+	Discovery  Discoverer
 	Hashing    pwhash.Params
 }
 

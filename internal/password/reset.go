@@ -152,6 +152,9 @@ type ResetParams struct {
 	Password        string
 	CodeVerifier    string
 	DurationMinutes *int
+	// IntermediateSessionToken, on an organization reset, carries the
+	// factors of an IST the client sent along (see AuthParams).
+	IntermediateSessionToken string
 }
 
 // prepareReset runs the checks of a token reset that spend nothing: the
@@ -222,8 +225,13 @@ func (s *Service) ResetByEmail(ctx context.Context, a ResetParams) (*session.Aut
 		if err := s.activate(ctx, q, member); err != nil {
 			return err
 		}
+		prior, err := s.d.Sessions.PriorFactors(ctx, q, a.Project, a.IntermediateSessionToken, org.OrganizationID,
+			member.MemberID, member.EmailAddress)
+		if err != nil {
+			return err
+		}
 		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: a.Project, Organization: org, Member: member,
-			DurationMinutes: duration, MethodID: member.EmailID, Factor: passwordFactor(member, "email")})
+			DurationMinutes: duration, MethodID: member.EmailID, Prior: prior, Factor: passwordFactor(member, "email")})
 		return err
 	})
 	if err != nil {

@@ -71,7 +71,7 @@ func (s *Service) ResetBySession(ctx context.Context, a SessionResetParams) (*se
 		return nil, wrap("reset by session", err)
 	}
 	sr.Member = member // now with its member_password_id
-	return &session.AuthResponse{SessionResponse: *sr, MemberAuthenticated: true}, nil
+	return &session.AuthResponse{SessionResponse: *sr, OrganizationID: sr.MemberSession.OrganizationID, MemberAuthenticated: true}, nil
 }
 
 // ExistingResetParams is a b2b/passwords/existing_password/reset request.

@@ -2,6 +2,7 @@ package password
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/latchkey/latchkey/internal/ids"
@@ -74,3 +75,5 @@ func (s *Service) retireResets(ctx context.Context, q store.Querier, projectID, 
 	}
 	return nil
 }
+
+func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
