@@ -70,7 +70,8 @@ func TestPasswordResetByEmail(t *testing.T) {
 		const newPassword = "Lantern-Pebble-Orchid-40"
 		r = e.resetWith(token, newPassword, nil)
 		d := r.data()
-		if r.Status != 200 || d["member_authenticated"] != true || d["session_token"] == "" {
+		if r.Status != 200 || d["member_authenticated"] != true || d["session_token"] == "" || d["member_email_id"] == "" ||
+			d["member_email_id"] == nil || d["organization_id"] != org {
 			t.Fatalf("reset: %s", r.Raw)
 		}
 		f := d["member_session"].(map[string]any)["authentication_factors"].([]any)[0].(map[string]any)

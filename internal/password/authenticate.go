@@ -25,15 +25,14 @@ func (s *Service) verify(ctx context.Context, p *project.Project, ip, email, pas
 	if err := s.checkLocks(ctx, eKey, iKey); err != nil {
 		return nil, err
 	}
+	// The lookup runs either way so both cases do the same work.
 	var cred *credential
-	if eligible {
-		c, err := s.credential(ctx, s.d.DB.Read(), p.ID, email)
-		switch {
-		case err == nil:
-			cred = c
-		case !errors.Is(err, store.ErrNotFound):
-			return nil, err
-		}
+	c, err := s.credential(ctx, s.d.DB.Read(), p.ID, email)
+	switch {
+	case err == nil && eligible:
+		cred = c
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return nil, err
 	}
 	ok := false
 	if cred == nil {

@@ -134,9 +134,20 @@ func (h Handlers) ResetByEmail(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
-	return h.Service.ResetByEmail(r.Context(), ResetParams{Project: project.CallerFrom(r.Context()).Project,
+	res, err := h.Service.ResetByEmail(r.Context(), ResetParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), Token: req.PasswordResetToken, Password: req.Password, CodeVerifier: req.CodeVerifier,
 		DurationMinutes: req.SessionDurationMinutes, IntermediateSessionToken: req.IntermediateSession})
+	if err != nil {
+		return nil, err
+	}
+	return &EmailResetResponse{AuthResponse: res, MemberEmailID: res.Member.EmailID}, nil
+}
+
+// EmailResetResponse is the email reset answer: the common authenticate
+// answer plus member_email_id, which the API family declares for it.
+type EmailResetResponse struct {
+	*session.AuthResponse
+	MemberEmailID string `json:"member_email_id"`
 }
 
 type existingResetRequest struct {
