@@ -283,5 +283,23 @@ func TestPasswordLockout(t *testing.T) {
 		if r := e.pwLogin(org, "bob@acme.test", strongPassword); r.Status != 200 {
 			t.Fatalf("login after the address lock expired: %s", r.Raw)
 		}
+
+		// Stale counts are swept; fresh ones stay.
+		countRows := func() int {
+			var n int
+			if err := e.app.DB.Read().QueryRowContext(context.Background(), `SELECT COUNT(*) FROM password_lockouts`).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		want(t, e.pwLogin(org, "bob@acme.test", "nope"), 401, "unauthorized_credentials")
+		before := countRows()
+		if err := e.app.SweepPasswords(context.Background()); err != nil || countRows() != before || before == 0 {
+			t.Fatalf("sweep removed live counts: %v, %d -> %d", err, before, countRows())
+		}
+		e.clock.Advance(26 * time.Hour)
+		if err := e.app.SweepPasswords(context.Background()); err != nil || countRows() != 0 {
+			t.Fatalf("sweep left stale counts: %v, %d rows", err, countRows())
+		}
 	})
 }

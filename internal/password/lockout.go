@@ -98,3 +98,19 @@ func (s *Service) clearFailures(ctx context.Context, k lockKey) error {
 	}
 	return nil
 }
+
+// Sweep deletes what can no longer matter: failure counts whose window and
+// lock ended more than olderThan ago, and reset tokens that expired before
+// then. The server runs it periodically, with the rate-limit sweep.
+func (s *Service) Sweep(ctx context.Context, olderThan time.Duration) error {
+	cutoff := store.Millis(s.d.Clock.Now().Add(-olderThan))
+	longest := max(EmailLockout.Window, IPLockout.Window)
+	if _, err := s.d.DB.ExecContext(ctx, `DELETE FROM password_lockouts WHERE window_start < $1 AND locked_until < $2`,
+		cutoff-longest.Milliseconds(), cutoff); err != nil {
+		return fmt.Errorf("password: sweep lockouts: %w", err)
+	}
+	if _, err := s.d.DB.ExecContext(ctx, `DELETE FROM password_resets WHERE expires_at < $1`, cutoff); err != nil {
+		return fmt.Errorf("password: sweep reset tokens: %w", err)
+	}
+	return nil
+}

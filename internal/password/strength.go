@@ -45,7 +45,7 @@ type Verdict struct {
 // the meter alone might look green.
 const (
 	breachedWarning    = "This password has appeared in a data breach."
-	breachedSuggestion = "Choose a password you have not used anywhere else."
+	breachedSuggestion = "Choose a password that has not appeared in a data breach."
 )
 
 // checkInput validates the raw password before any evaluation.
@@ -91,7 +91,11 @@ func evaluate(p *project.Project, password string, inputs []string, breached boo
 	v.StrengthPolicy = project.PolicyZXCVBN
 	v.ZxcvbnFeedback = zxcvbnFeedback(res.Score, res.Sequence)
 	if breached {
-		v.ZxcvbnFeedback.Warning = breachedWarning
+		// zxcvbn's own warning, when it has one, says more about why; the
+		// breach is then the first suggestion.
+		if v.ZxcvbnFeedback.Warning == "" {
+			v.ZxcvbnFeedback.Warning = breachedWarning
+		}
 		v.ZxcvbnFeedback.Suggestions = append([]string{breachedSuggestion}, v.ZxcvbnFeedback.Suggestions...)
 	}
 	v.ValidPassword = res.Score >= ValidScore && !breached

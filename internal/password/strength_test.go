@@ -94,8 +94,14 @@ func TestZxcvbnUserInputsAndBreach(t *testing.T) {
 		}
 	}
 	v := evaluate(zxcvbnProject, "correct horse battery staple", nil, true)
-	if v.ValidPassword || !v.BreachedPassword || v.Score != 4 || v.ZxcvbnFeedback.Warning == "" {
+	if v.ValidPassword || !v.BreachedPassword || v.Score != 4 || v.ZxcvbnFeedback.Warning != breachedWarning ||
+		!slices.Equal(v.ZxcvbnFeedback.Suggestions, []string{breachedSuggestion}) {
 		t.Errorf("a breached strong password: %+v", v)
+	}
+	// A weak breached one keeps zxcvbn's warning; the breach leads the suggestions.
+	v = evaluate(zxcvbnProject, "password", nil, true)
+	if v.ZxcvbnFeedback.Warning != "This is a top-10 common password" || v.ZxcvbnFeedback.Suggestions[0] != breachedSuggestion {
+		t.Errorf("a breached weak password: %+v", v.ZxcvbnFeedback)
 	}
 }
 
