@@ -64,6 +64,20 @@ const (
 	CreateOrganizationDisabled  Type = "create_organization_disabled"
 	InternalServerError         Type = "internal_server_error"
 
+	// Organizations, members and invites (issue 3).
+	EmailInvitesNotAllowed              Type = "email_invites_not_allowed"
+	InvalidEmailForInvites              Type = "invalid_email_for_invites"
+	NoInviteRedirectURLsSet             Type = "no_invite_redirect_urls_set"
+	OrganizationExternalIDUsed          Type = "organization_external_id_already_used"
+	NoDeletedMemberFoundForReactivation Type = "no_deleted_member_found_for_reactivation"
+
+	// Multi-factor authentication.
+	MFAMethodNotAllowed       Type = "mfa_method_not_allowed"
+	TOTPNotFound              Type = "totp_not_found"
+	RecoveryCodeNotFound      Type = "recovery_code_not_found"
+	RecoveryCodesNotAvailable Type = "recovery_codes_not_available"
+	SMSDeliveryFailed         Type = "sms_delivery_failed"
+
 	// Passwords (issue 4).
 	WeakPassword                 Type = "weak_password"
 	SessionTooOldToResetPassword Type = "session_too_old_to_reset_password"
@@ -130,6 +144,18 @@ var catalogue = map[Type]entry{
 	CreateOrganizationDisabled:  {http.StatusForbidden, "Creating organizations is disabled for this project."},
 	EmailDeliveryFailed:         {http.StatusServiceUnavailable, "The email could not be sent. Please try again in a moment."},
 	InternalServerError:         {http.StatusInternalServerError, "An unexpected error occurred. Please try again later."},
+
+	EmailInvitesNotAllowed:              {http.StatusForbidden, "This organization does not allow members to be invited by email."},
+	InvalidEmailForInvites:              {http.StatusForbidden, "This email address's domain is not allowed to be invited to this organization."},
+	NoInviteRedirectURLsSet:             {http.StatusBadRequest, "No invite redirect URL is registered for this project."},
+	OrganizationExternalIDUsed:          {http.StatusBadRequest, "An organization with this external ID already exists in the project."},
+	NoDeletedMemberFoundForReactivation: {http.StatusBadRequest, "Only a deleted member can be reactivated."},
+
+	MFAMethodNotAllowed:       {http.StatusForbidden, "This organization does not allow this multi-factor authentication method."},
+	TOTPNotFound:              {http.StatusNotFound, "No authenticator app is registered for this member."},
+	RecoveryCodeNotFound:      {http.StatusNotFound, "Invalid backup code, please try again."},
+	RecoveryCodesNotAvailable: {http.StatusBadRequest, "Recovery codes can be shown again only until one of them is used. Rotate them to get a new set."},
+	SMSDeliveryFailed:         {http.StatusServiceUnavailable, "The text message could not be sent. Please try again in a moment."},
 
 	WeakPassword:                 {http.StatusBadRequest, "Password does not meet the strength requirements. Check it with the strength check for feedback."},
 	SessionTooOldToResetPassword: {http.StatusBadRequest, "The session cannot reset the password: none of its authentication factors was completed in the last 5 minutes. Log in again first."},

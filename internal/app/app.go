@@ -17,6 +17,7 @@ import (
 	"github.com/latchkey/latchkey/internal/discovery"
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/magiclink"
+	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/password"
@@ -54,6 +55,7 @@ type App struct {
 	emailOTP   *emailotp.Service
 	passwords  *password.Service
 	discovery  *discovery.Service
+	mfa        *mfa.Service
 	mailer     notify.Mailer
 	widget     fs.FS
 }
@@ -112,6 +114,9 @@ func NewWithDB(_ context.Context, cfg config.Config, db *store.DB, opt Options) 
 		Breach:  breach.New(cfg.BreachAPIURL, opt.Clock, nil),
 		Hashing: pwhash.Params{MemoryKiB: cfg.Argon2MemoryKiB, Iterations: cfg.Argon2Iterations, Parallelism: cfg.Argon2Parallelism}})
 	if err != nil {
+		return nil, err
+	}
+	if err := a.wireMFA(); err != nil {
 		return nil, err
 	}
 	return a, nil

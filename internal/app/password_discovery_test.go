@@ -14,7 +14,7 @@ func (e *env) pwDiscover(email, pw string) resp {
 	return e.sdk("/b2b/passwords/discovery/authenticate", map[string]any{"email_address": email, "password": pw}, "")
 }
 
-func factorTypes(d map[string]any) []string {
+func pwFactorTypes(d map[string]any) []string {
 	var out []string
 	for _, f := range d["member_session"].(map[string]any)["authentication_factors"].([]any) {
 		out = append(out, f.(map[string]any)["type"].(string))
@@ -41,7 +41,7 @@ func TestPasswordDiscovery(t *testing.T) {
 		}
 		r = e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
 			"organization_id": beta, "session_duration_minutes": 60}, "")
-		if r.Status != 200 || !slices.Equal(factorTypes(r.data()), []string{"password"}) {
+		if r.Status != 200 || !slices.Equal(pwFactorTypes(r.data()), []string{"password"}) {
 			t.Fatalf("exchange: %s", r.Raw)
 		}
 
@@ -151,7 +151,7 @@ func TestPasswordPrimaryRequired(t *testing.T) {
 		r = e.sdk("/b2b/passwords/authenticate", map[string]any{"organization_id": org, "email_address": "ada@acme.test",
 			"password": strongPassword, "session_duration_minutes": 60, "intermediate_session_token": ist}, "")
 		if r.Status != 200 || r.data()["member_session"] == nil ||
-			!slices.Equal(factorTypes(r.data()), []string{"magic_link", "password"}) {
+			!slices.Equal(pwFactorTypes(r.data()), []string{"magic_link", "password"}) {
 			t.Fatalf("password completing the login: %s", r.Raw)
 		}
 	})

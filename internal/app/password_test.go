@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -300,6 +301,36 @@ func TestPasswordLockout(t *testing.T) {
 		e.clock.Advance(26 * time.Hour)
 		if err := e.app.SweepPasswords(context.Background()); err != nil || countRows() != 0 {
 			t.Fatalf("sweep left stale counts: %v, %d rows", err, countRows())
+		}
+	})
+}
+
+// TestPasswordIDOnMembers: member_password_id is the address's password,
+// so a membership created after the password was set shows it too, and
+// the member search filter and the widget's member lookup agree.
+func TestPasswordIDOnMembers(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		alpha := e.createOrg("alpha", "NOT_ALLOWED")
+		beta := e.createOrg("beta", "NOT_ALLOWED")
+		e.createMember(alpha, "ada@corp.test")
+		e.createMember(alpha, "bob@corp.test")
+		e.setPassword(alpha, "ada@corp.test", strongPassword)
+		e.createMember(beta, "ada@corp.test") // after the password
+
+		r := e.backend(http.MethodGet, "/v1/b2b/organizations/"+beta+"/member?email_address=ada@corp.test", nil)
+		id, _ := r.Body["member"].(map[string]any)["member_password_id"].(string)
+		if r.Status != 200 || !strings.HasPrefix(id, "member-password-test-") {
+			t.Fatalf("member in the later organization: %s", r.Raw)
+		}
+		q := query("AND", op("member_password_exists", true))
+		q["organization_ids"] = []string{alpha, beta}
+		got, _ := e.emailsOf(q)
+		if !slices.Equal(got, []string{"ada@corp.test", "ada@corp.test"}) {
+			t.Fatalf("member_password_exists: %v", got)
+		}
+		r = e.sdk("/b2b/organizations/members/search", map[string]any{"email_address": "ada@corp.test", "organization_id": beta}, "")
+		if m, _ := r.data()["member"].(map[string]any); r.Status != 200 || m["member_password_id"] != id {
+			t.Fatalf("widget member lookup: %s", r.Raw)
 		}
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/magiclink"
+	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/password"
 	"github.com/latchkey/latchkey/internal/project"
@@ -26,12 +27,14 @@ type route struct {
 // Handler assembles the HTTP handler. Every route of both API faces is
 // listed here, so the whole surface reads in one screen.
 func (a *App) Handler() http.Handler {
-	orgs := organization.Handlers{Store: a.Orgs}
+	members := memberSessions{sessions: a.Sessions, limiter: a.Limiter}
+	orgs := organization.Handlers{Store: a.Orgs, Sessions: members, Limiter: a.Limiter}
 	sess := session.Handlers{Sessions: a.Sessions, Projects: a.Projects, Limiter: a.Limiter}
-	ml := magiclink.Handlers{Service: a.magicLinks}
+	ml := magiclink.Handlers{Service: a.magicLinks, Sessions: members}
 	otp := emailotp.Handlers{Service: a.emailOTP}
 	pw := password.Handlers{Service: a.passwords}
 	disc := discovery.Handlers{Service: a.discovery}
+	mfaSDK, mfaAPI := mfa.Handlers{Service: a.mfa}, mfa.Handlers{Service: a.mfa, Backend: true}
 	origins := project.OriginPolicy{Resolver: a.Resolver, BaseOrigin: origin(a.Config.BaseURL)}
 	events := telemetry.Handler{DB: a.DB, Clock: a.Clock, Resolver: a.Resolver, Origins: origins, Limiter: a.Limiter}
 
@@ -54,6 +57,22 @@ func (a *App) Handler() http.Handler {
 		{"POST /sdk/v1/b2b/passwords/discovery/reset", pw.DiscoveryReset, password.Product},
 		{"POST /sdk/v1/b2b/sessions/authenticate", sess.SDKAuthenticate, ""},
 		{"POST /sdk/v1/b2b/sessions/revoke", sess.SDKRevoke, ""},
+
+		// Organizations and members (issue 3): the caller's own organization,
+		// gated by the session; the member lookup of the password path.
+		{"GET /sdk/v1/b2b/organizations/me", orgs.GetMe, ""},
+		{"PUT /sdk/v1/b2b/organizations/me", orgs.UpdateMe, ""},
+		{"DELETE /sdk/v1/b2b/organizations/me", orgs.DeleteMe, ""},
+		{"POST /sdk/v1/b2b/organizations/me/members/search", orgs.SDKSearchMembers, ""},
+		{"POST /sdk/v1/b2b/organizations/members", orgs.SDKCreateMember, ""},
+		{"GET /sdk/v1/b2b/organizations/members/me", orgs.SelfMember, ""},
+		{"PUT /sdk/v1/b2b/organizations/members/update", orgs.UpdateSelf, ""},
+		{"PUT /sdk/v1/b2b/organizations/members/{member_id}", orgs.SDKUpdateMember, ""},
+		{"DELETE /sdk/v1/b2b/organizations/members/{member_id}", orgs.SDKDeleteMember, ""},
+		{"PUT /sdk/v1/b2b/organizations/members/{member_id}/reactivate", orgs.SDKReactivateMember, ""},
+		{"POST /sdk/v1/b2b/organizations/members/search", orgs.LookupMember, ""},
+		{"POST /sdk/v1/b2b/magic_links/email/invite", ml.SDKInvite, magiclink.Product},
+
 		// Discovery.
 		{"POST /sdk/v1/b2b/magic_links/email/discovery/send", disc.SendLink, magiclink.Product},
 		{"POST /sdk/v1/b2b/magic_links/discovery/authenticate", disc.AuthenticateLink, magiclink.Product},
@@ -63,6 +82,16 @@ func (a *App) Handler() http.Handler {
 		{"POST /sdk/v1/b2b/discovery/organizations/create", disc.Create, ""},
 		{"POST /sdk/v1/b2b/discovery/intermediate_sessions/exchange", disc.Exchange, ""},
 		{"POST /sdk/v1/b2b/sessions/exchange", disc.SessionExchange, ""},
+		// Multi-factor authentication.
+		{"POST /sdk/v1/b2b/otps/sms/send", mfaSDK.SendSMS, ""},
+		{"POST /sdk/v1/b2b/otps/sms/authenticate", mfaSDK.AuthenticateSMS, ""},
+		{"POST /sdk/v1/b2b/totp", mfaSDK.CreateTOTP, ""},
+		{"POST /sdk/v1/b2b/totp/authenticate", mfaSDK.AuthenticateTOTP, ""},
+		{"POST /sdk/v1/b2b/recovery_codes/recover", mfaSDK.Recover, ""},
+		{"POST /sdk/v1/b2b/recovery_codes/rotate", mfaSDK.RotateRecoveryCodes, ""},
+		{"GET /sdk/v1/b2b/recovery_codes", mfaSDK.GetRecoveryCodes, ""},
+		{"DELETE /sdk/v1/b2b/organizations/members/deleteTOTP", mfaSDK.DeleteSelfTOTP, ""},
+		{"DELETE /sdk/v1/b2b/organizations/members/deletePhoneNumber", mfaSDK.DeleteSelfPhone, ""},
 	}
 	// Backend face: flat JSON, Basic project_id:secret.
 	backendRoutes := []route{
@@ -90,6 +119,17 @@ func (a *App) Handler() http.Handler {
 		{"POST /v1/b2b/passwords/discovery/email/reset", pw.DiscoveryReset, ""},
 		{"POST /v1/b2b/sessions/authenticate", sess.BackendAuthenticate, ""},
 		{"POST /v1/b2b/sessions/revoke", sess.BackendRevoke, ""},
+
+		// Organizations and members (issue 3).
+		{"POST /v1/b2b/organizations/search", orgs.Search, ""},
+		{"DELETE /v1/b2b/organizations/{organization_id}/external_id", orgs.DeleteExternalID, ""},
+		{"PUT /v1/b2b/organizations/{organization_id}/members/{member_id}", orgs.UpdateMember, ""},
+		{"DELETE /v1/b2b/organizations/{organization_id}/members/{member_id}", orgs.DeleteMember, ""},
+		{"PUT /v1/b2b/organizations/{organization_id}/members/{member_id}/reactivate", orgs.ReactivateMember, ""},
+		{"POST /v1/b2b/organizations/members/search", orgs.SearchMembers, ""},
+		{"GET /v1/b2b/organizations/members/dangerously_get/{member_id}", orgs.DangerouslyGetMember, ""},
+		{"POST /v1/b2b/magic_links/email/invite", ml.BackendInvite, ""},
+
 		// Discovery.
 		{"POST /v1/b2b/magic_links/email/discovery/send", disc.SendLink, ""},
 		{"POST /v1/b2b/magic_links/discovery/authenticate", disc.AuthenticateLink, ""},
@@ -99,6 +139,17 @@ func (a *App) Handler() http.Handler {
 		{"POST /v1/b2b/discovery/organizations/create", disc.Create, ""},
 		{"POST /v1/b2b/discovery/intermediate_sessions/exchange", disc.Exchange, ""},
 		{"POST /v1/b2b/sessions/exchange", disc.SessionExchange, ""},
+		// Multi-factor authentication. The DELETE covers .../members/{member_id}/totp
+		// and .../members/mfa_phone_numbers/{member_id} (see DeleteMemberFactor).
+		{"POST /v1/b2b/otps/sms/send", mfaAPI.SendSMS, ""},
+		{"POST /v1/b2b/otps/sms/authenticate", mfaAPI.AuthenticateSMS, ""},
+		{"POST /v1/b2b/totp", mfaAPI.CreateTOTP, ""},
+		{"POST /v1/b2b/totp/authenticate", mfaAPI.AuthenticateTOTP, ""},
+		{"POST /v1/b2b/totp/migrate", mfaAPI.MigrateTOTP, ""},
+		{"POST /v1/b2b/recovery_codes/recover", mfaAPI.Recover, ""},
+		{"GET /v1/b2b/recovery_codes/{organization_id}/{member_id}", mfaAPI.GetRecoveryCodes, ""},
+		{"POST /v1/b2b/recovery_codes/rotate", mfaAPI.RotateRecoveryCodes, ""},
+		{"DELETE /v1/b2b/organizations/{organization_id}/members/{a}/{b}", mfaAPI.DeleteMemberFactor, ""},
 	}
 
 	sdk := http.NewServeMux()

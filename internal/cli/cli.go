@@ -29,7 +29,8 @@ Usage:
   latchkey keys rotate --project ID
 
 Configuration comes from LATCHKEY_DATABASE_URL, LATCHKEY_BASE_URL, LATCHKEY_SMTP_URL,
-LATCHKEY_EMAIL_FROM and LATCHKEY_ADDR (flags override the address).
+LATCHKEY_EMAIL_FROM, LATCHKEY_SMS_URL, LATCHKEY_SMS_ACCOUNT_SID, LATCHKEY_SMS_AUTH_TOKEN,
+LATCHKEY_SMS_FROM and LATCHKEY_ADDR (flags override the address).
 `
 
 // Env is what a command sees of its process, injectable for tests.

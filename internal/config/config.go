@@ -18,8 +18,14 @@ type Config struct {
 	BaseURL     string // public URL of this server, without trailing slash
 	SMTPURL     string // smtp://user:pass@host:port; empty disables SMTP
 	EmailFrom   string // From address of outgoing email
-	Dev         bool   // dev mode: demo seed, dev mailbox, relaxed cookies
-	BodyLimit   int64  // maximum request body size in bytes
+	// SMS gateway (Twilio Messages API or compatible); SMSURL empty
+	// disables SMS delivery outside dev mode.
+	SMSURL        string // API base, e.g. https://api.twilio.com
+	SMSAccountSID string
+	SMSAuthToken  string
+	SMSFrom       string // E.164 sender number or Messaging Service SID (MG...)
+	Dev           bool   // dev mode: demo seed, dev mailbox, relaxed cookies
+	BodyLimit     int64  // maximum request body size in bytes
 
 	// Passwords: the argon2id cost of new hashes (OWASP baseline by
 	// default) and the k-anonymity breach API ("off" = shipped list only).
@@ -58,6 +64,10 @@ func FromEnv(c Config, lookup func(string) (string, bool)) (Config, error) {
 	str("LATCHKEY_BASE_URL", &c.BaseURL)
 	str("LATCHKEY_SMTP_URL", &c.SMTPURL)
 	str("LATCHKEY_EMAIL_FROM", &c.EmailFrom)
+	str("LATCHKEY_SMS_URL", &c.SMSURL)
+	str("LATCHKEY_SMS_ACCOUNT_SID", &c.SMSAccountSID)
+	str("LATCHKEY_SMS_AUTH_TOKEN", &c.SMSAuthToken)
+	str("LATCHKEY_SMS_FROM", &c.SMSFrom)
 	if v, ok := lookup("LATCHKEY_BODY_LIMIT"); ok && v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {
@@ -117,6 +127,19 @@ func (c Config) Validate() error {
 		if u, err := url.Parse(c.BreachAPIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("LATCHKEY_BREACH_API_URL %q must be an absolute http(s) URL or \"off\"", c.BreachAPIURL))
 		}
+	}
+	if c.SMSURL != "" {
+		if u, err := url.Parse(c.SMSURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+			errs = append(errs, errors.New("LATCHKEY_SMS_URL must be an absolute http(s) URL without credentials"))
+		}
+		for _, v := range []struct{ name, val string }{{"LATCHKEY_SMS_ACCOUNT_SID", c.SMSAccountSID},
+			{"LATCHKEY_SMS_AUTH_TOKEN", c.SMSAuthToken}, {"LATCHKEY_SMS_FROM", c.SMSFrom}} {
+			if strings.TrimSpace(v.val) == "" {
+				errs = append(errs, fmt.Errorf("%s is required when LATCHKEY_SMS_URL is set", v.name))
+			}
+		}
+	} else if c.SMSAccountSID != "" || c.SMSAuthToken != "" {
+		errs = append(errs, errors.New("LATCHKEY_SMS_URL is required when SMS credentials are set (https://api.twilio.com for Twilio)"))
 	}
 	if c.BodyLimit < 1024 {
 		errs = append(errs, errors.New("LATCHKEY_BODY_LIMIT must be at least 1024 bytes"))

@@ -70,3 +70,37 @@ func TestPasswordSettings(t *testing.T) {
 		t.Fatalf("Validate = %v", err)
 	}
 }
+
+func TestSMSConfig(t *testing.T) {
+	env := map[string]string{
+		"LATCHKEY_SMS_URL":         "https://api.twilio.com",
+		"LATCHKEY_SMS_ACCOUNT_SID": "AC123",
+		"LATCHKEY_SMS_AUTH_TOKEN":  "tok-secret",
+		"LATCHKEY_SMS_FROM":        "+15005550006",
+	}
+	c, err := FromEnv(Defaults(), func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.SMSURL != env["LATCHKEY_SMS_URL"] || c.SMSAccountSID != "AC123" || c.SMSAuthToken != "tok-secret" || c.SMSFrom != "+15005550006" {
+		t.Fatalf("sms config not read: %+v", c)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("valid sms config rejected: %v", err)
+	}
+
+	c.SMSFrom, c.SMSAuthToken = "", ""
+	err = c.Validate()
+	if err == nil || !strings.Contains(err.Error(), "LATCHKEY_SMS_FROM") || !strings.Contains(err.Error(), "LATCHKEY_SMS_AUTH_TOKEN") {
+		t.Fatalf("missing sms settings: %v", err)
+	}
+	c = Defaults()
+	c.SMSAccountSID, c.SMSAuthToken = "AC1", "tok-secret"
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "LATCHKEY_SMS_URL") || strings.Contains(err.Error(), "tok-secret") {
+		t.Fatalf("credentials without URL: %v", err)
+	}
+	c.SMSURL, c.SMSFrom = "https://tok-secret@api.twilio.com", "+1"
+	if err := c.Validate(); err == nil || strings.Contains(err.Error(), "tok-secret") {
+		t.Fatalf("URL with credentials: %v", err)
+	}
+}

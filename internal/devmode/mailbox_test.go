@@ -247,3 +247,30 @@ func TestMailboxMethodsAndPaths(t *testing.T) {
 		t.Errorf("HEAD: status %d", resp.StatusCode)
 	}
 }
+
+func TestMailboxShowsSMS(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ob := notify.NewOutbox(db, clock.NewFake(t0))
+		if err := ob.SendSMS(context.Background(), notify.SMS{To: "+14155552671",
+			Body: "604218 is your Acme verification code. It expires in 2 minutes."}); err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(devmode.MailboxHandler(ob))
+		t.Cleanup(srv.Close)
+		_, body := get(t, srv.URL+"/dev/mailbox?to="+url.QueryEscape("+14155552671"))
+		for _, want := range []string{`<h2>Text message</h2>`, `<dd>sms</dd>`, `<li class="code">604218</li>`, `<dd>&#43;14155552671</dd>`} {
+			if !strings.Contains(body, want) {
+				t.Errorf("page lacks %s", want)
+			}
+		}
+		_, raw := get(t, srv.URL+"/dev/mailbox/messages?to="+url.QueryEscape("+14155552671"))
+		var got struct{ Messages []jsonMessage }
+		if err := json.Unmarshal([]byte(raw), &got); err != nil || len(got.Messages) != 1 {
+			t.Fatalf("json: %v %s", err, raw)
+		}
+		if m := got.Messages[0]; m.Channel != "sms" || len(m.Codes) != 1 || m.Codes[0] != "604218" {
+			t.Fatalf("json message = %+v", m)
+		}
+	})
+}

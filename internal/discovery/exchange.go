@@ -181,7 +181,9 @@ func (s *Service) Create(ctx context.Context, c CreateParams) (*session.AuthResp
 		if err != nil {
 			return err
 		}
-		m, err := s.d.Orgs.CreateMember(ctx, q, org, c.Project.Env, organization.NewMember{Email: in.Email, Status: organization.StatusActive})
+		// The creator administers the new organization (see organization.AdminRole).
+		m, err := s.d.Orgs.CreateMember(ctx, q, org, c.Project.Env, organization.NewMember{Email: in.Email,
+			Status: organization.StatusActive, IsAdmin: true})
 		if err != nil {
 			return err
 		}

@@ -10,8 +10,12 @@ import (
 )
 
 // Handlers serves the magic-link routes; both faces share them, the SDK
-// face additionally requiring the product to be enabled.
-type Handlers struct{ Service *Service }
+// face additionally requiring the product to be enabled. Sessions resolves
+// the logged-in member behind SDK invites.
+type Handlers struct {
+	Service  *Service
+	Sessions organization.Sessions
+}
 
 type sendRequest struct {
 	EmailAddress            string `json:"email_address"`

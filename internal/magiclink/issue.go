@@ -19,7 +19,7 @@ func (s *Service) Issue(ctx context.Context, p *project.Project, org *organizati
 	if m.Status != organization.StatusActive {
 		purpose = "signup"
 	}
-	return s.insert(ctx, p, org, m, purpose, challenge, minutes)
+	return s.insert(ctx, s.d.DB, p, org, m, purpose, challenge, minutes)
 }
 
 // Burn makes an issued link unusable (its email could not be sent).

@@ -116,7 +116,7 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult,
 	if err != nil {
 		return nil, err
 	}
-	token, id, err := s.insert(ctx, p.Project, org, member, purpose, p.PKCECodeChallenge, expiry)
+	token, id, err := s.insert(ctx, s.d.DB, p.Project, org, member, purpose, p.PKCECodeChallenge, expiry)
 	if err != nil {
 		return nil, err
 	}
@@ -153,11 +153,11 @@ func expiryMinutes(requested int) (int, error) {
 	return requested, nil
 }
 
-func (s *Service) insert(ctx context.Context, p *project.Project, org *organization.Organization, m *organization.Member,
+func (s *Service) insert(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization, m *organization.Member,
 	purpose, challenge string, minutes int) (token, id string, err error) {
 	token, id = ids.Token(), ids.New("magic-link", p.Env)
 	now := s.d.Clock.Now()
-	_, err = s.d.DB.ExecContext(ctx, `INSERT INTO magic_links (magic_link_id, project_id, organization_id, member_id, token_hash,
+	_, err = q.ExecContext(ctx, `INSERT INTO magic_links (magic_link_id, project_id, organization_id, member_id, token_hash,
 		purpose, pkce_code_challenge, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
 		id, p.ID, org.OrganizationID, m.MemberID, ids.Hash(token), purpose, challenge,
 		store.Millis(now), store.Millis(now.Add(time.Duration(minutes)*time.Minute)))

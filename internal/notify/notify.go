@@ -1,7 +1,8 @@
-// Package notify delivers outbound email (and later SMS): a real SMTP
-// mailer for production, a database-backed outbox that dev mode and tests
-// read back, the message templates of every login flow, and Fanout to send
-// through several mailers at once.
+// Package notify delivers outbound email and SMS: a real SMTP mailer and a
+// Twilio-compatible SMS client for production, a database-backed outbox
+// that dev mode and tests read back (channels "email" and "sms"), the
+// message templates of every login flow, and Fanout/FanoutSMS to send
+// through several senders at once.
 package notify
 
 import (

@@ -58,6 +58,7 @@ var (
 // line of printable text.
 type view struct {
 	Subject, Project, Org, URL, Code, Expiry string
+	Inviter                                  string // invites only; may be empty
 }
 
 // MagicLinkLoginEmail builds the email carrying a login magic link.

@@ -8,11 +8,16 @@ import (
 	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
 // Handlers serves the organization and member routes of both faces.
-type Handlers struct{ Store *Store }
+type Handlers struct {
+	Store    *Store
+	Sessions Sessions
+	Limiter  *ratelimit.Limiter
+}
 
 // OrgResponse carries one organization.
 type OrgResponse struct {
@@ -80,6 +85,17 @@ func (h Handlers) Update(r *http.Request) (any, error) {
 	return &OrgResponse{Organization: o}, nil
 }
 
+// DeleteExternalID handles DELETE /v1/b2b/organizations/{organization_id}/external_id.
+func (h Handlers) DeleteExternalID(r *http.Request) (any, error) {
+	p := project.CallerFrom(r.Context()).Project
+	none := ""
+	o, err := h.Store.Update(r.Context(), p.ID, r.PathValue("organization_id"), Settings{ExternalID: &none})
+	if err != nil {
+		return nil, NotFound(err, apierr.OrganizationNotFound)
+	}
+	return &OrgResponse{Organization: o}, nil
+}
+
 // Delete handles DELETE /v1/b2b/organizations/{organization_id}.
 func (h Handlers) Delete(r *http.Request) (any, error) {
 	p := project.CallerFrom(r.Context()).Project
@@ -97,6 +113,8 @@ type createMemberRequest struct {
 	UntrustedMetadata     map[string]any `json:"untrusted_metadata"`
 	CreateMemberAsPending bool           `json:"create_member_as_pending"`
 	IsBreakglass          bool           `json:"is_breakglass"`
+	IsAdmin               *bool          `json:"is_admin"`
+	Roles                 *[]string      `json:"roles"`
 }
 
 // CreateMember handles POST /v1/b2b/organizations/{organization_id}/members.
@@ -105,21 +123,30 @@ func (h Handlers) CreateMember(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
-	email, err := emailaddr.Normalize(req.EmailAddress)
-	if err != nil {
-		return nil, err
-	}
 	p := project.CallerFrom(r.Context()).Project
 	o, err := h.Store.Get(r.Context(), p.ID, r.PathValue("organization_id"))
 	if err != nil {
 		return nil, NotFound(err, apierr.OrganizationNotFound)
+	}
+	return h.createMember(r, p, o, req)
+}
+
+func (h Handlers) createMember(r *http.Request, p *project.Project, o *Organization, req createMemberRequest) (any, error) {
+	email, err := emailaddr.Normalize(req.EmailAddress)
+	if err != nil {
+		return nil, err
+	}
+	admin, err := adminFlag(req.IsAdmin, req.Roles)
+	if err != nil {
+		return nil, err
 	}
 	status := StatusActive
 	if req.CreateMemberAsPending {
 		status = StatusPending
 	}
 	m, err := h.Store.CreateMember(r.Context(), h.Store.db, o, p.Env, NewMember{Email: email, Name: req.Name, Status: status,
-		TrustedMetadata: req.TrustedMetadata, UntrustedMetadata: req.UntrustedMetadata, IsBreakglass: req.IsBreakglass})
+		TrustedMetadata: req.TrustedMetadata, UntrustedMetadata: req.UntrustedMetadata, IsBreakglass: req.IsBreakglass,
+		IsAdmin: admin != nil && *admin})
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,11 @@ type MemberRole struct {
 // DefaultRole is held by every member.
 const DefaultRole = "stytch_member"
 
+// AdminRole is held by members with is_admin. Until RBAC arrives the flag is
+// the whole authorization model: any active member may read their
+// organization, and only admins may change it or its members.
+const AdminRole = "stytch_admin"
+
 // Member is the wire shape of a member.
 type Member struct {
 	OrganizationID         string         `json:"organization_id"`
@@ -68,6 +73,11 @@ func (m *Member) RoleIDs() []string {
 	return out
 }
 
-func defaultRoles() []MemberRole {
-	return []MemberRole{{RoleID: DefaultRole, Sources: []RoleSource{{Type: "direct_assignment", Details: map[string]any{}}}}}
+func rolesFor(m *Member) []MemberRole {
+	direct := []RoleSource{{Type: "direct_assignment", Details: map[string]any{}}}
+	roles := []MemberRole{{RoleID: DefaultRole, Sources: direct}}
+	if m.IsAdmin {
+		roles = append(roles, MemberRole{RoleID: AdminRole, Sources: direct})
+	}
+	return roles
 }

@@ -13,23 +13,31 @@ import (
 	"github.com/latchkey/latchkey/internal/store"
 )
 
-// memberTableColumns are the stored columns, in insert order.
-const memberTableColumns = `member_id, organization_id, project_id, email_id, email_address, email_address_verified, status,
-	name, trusted_metadata, untrusted_metadata, is_breakglass, created_at, updated_at`
+const memberColumns = `member_id, organization_id, project_id, email_id, email_address, email_address_verified, status,
+	name, trusted_metadata, untrusted_metadata, is_breakglass, is_admin, member_password_id, created_at, updated_at`
 
-// memberColumns is what every member read selects (and scanMember scans):
-// the stored columns plus derived ones. member_password_id comes from the
-// project's password for the member's email, which all of that email's
-// memberships share.
-const memberColumns = memberTableColumns + `, COALESCE((SELECT mp.password_id FROM member_passwords mp
+// memberPasswordID derives member_password_id from the project's password
+// for the member's address. The password feature keeps one password per
+// address, shared by its memberships in every organization, so deriving it
+// keeps it right for memberships created (or re-addressed) after the
+// password was set; the stored column is left at its default.
+const memberPasswordID = `COALESCE((SELECT mp.password_id FROM member_passwords mp
 	WHERE mp.project_id = members.project_id AND mp.email_address = members.email_address), '')`
+
+// memberSelect is what member reads select: the stored columns with
+// member_password_id derived, plus the MFA enrollment columns, which only
+// the MFA flows write (mfa.go), so inserts leave them at their defaults.
+const memberSelect = `member_id, organization_id, project_id, email_id, email_address, email_address_verified, status,
+	name, trusted_metadata, untrusted_metadata, is_breakglass, is_admin, ` + memberPasswordID + `, created_at, updated_at,
+	mfa_phone_number, mfa_phone_number_verified, mfa_enrolled, default_mfa_method, totp_registration_id`
 
 func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 	var m Member
 	var trusted, untrusted string
 	var created, updated int64
 	if err := row.Scan(&m.MemberID, &m.OrganizationID, &m.projectID, &m.EmailID, &m.EmailAddress, &m.EmailAddressVerified,
-		&m.Status, &m.Name, &trusted, &untrusted, &m.IsBreakglass, &created, &updated, &m.MemberPasswordID); err != nil {
+		&m.Status, &m.Name, &trusted, &untrusted, &m.IsBreakglass, &m.IsAdmin, &m.MemberPasswordID, &created, &updated,
+		&m.MFAPhoneNumber, &m.MFAPhoneNumberVerified, &m.MFAEnrolled, &m.DefaultMFAMethod, &m.TOTPRegistrationID); err != nil {
 		return nil, store.MapError(err)
 	}
 	if err := json.Unmarshal([]byte(trusted), &m.TrustedMetadata); err != nil {
@@ -40,13 +48,13 @@ func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 	}
 	m.CreatedAt, m.UpdatedAt = store.Time(created), store.Time(updated)
 	m.RetiredEmailAddresses, m.SSORegistrations, m.OAuthRegistrations = []any{}, []any{}, []any{}
-	m.Roles = defaultRoles()
+	m.Roles = rolesFor(&m)
 	return &m, nil
 }
 
 // Member loads a member of an organization of the project.
 func (s *Store) Member(ctx context.Context, q store.Querier, projectID, memberID string) (*Member, error) {
-	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberColumns+` FROM members WHERE member_id = $1 AND project_id = $2`,
+	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberSelect+` FROM members WHERE member_id = $1 AND project_id = $2`,
 		memberID, projectID))
 	if err != nil {
 		return nil, fmt.Errorf("organization: member %s: %w", memberID, err)
@@ -56,7 +64,7 @@ func (s *Store) Member(ctx context.Context, q store.Querier, projectID, memberID
 
 // MemberByEmail loads the member with a (normalised) email in an organization.
 func (s *Store) MemberByEmail(ctx context.Context, q store.Querier, orgID, email string) (*Member, error) {
-	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberColumns+` FROM members WHERE organization_id = $1 AND email_address = $2`,
+	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberSelect+` FROM members WHERE organization_id = $1 AND email_address = $2`,
 		orgID, email))
 	if err != nil {
 		return nil, fmt.Errorf("organization: member by email: %w", err)
@@ -72,6 +80,7 @@ type NewMember struct {
 	TrustedMetadata   map[string]any
 	UntrustedMetadata map[string]any
 	IsBreakglass      bool
+	IsAdmin           bool
 }
 
 // CreateMember inserts a member into org. email must be normalised.
@@ -84,9 +93,9 @@ func (s *Store) CreateMember(ctx context.Context, q store.Querier, org *Organiza
 	}
 	id := ids.New("member", env)
 	now := store.Millis(s.clock.Now())
-	_, err := q.ExecContext(ctx, `INSERT INTO members (`+memberTableColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
+	_, err := q.ExecContext(ctx, `INSERT INTO members (`+memberColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`,
 		id, org.OrganizationID, org.projectID, ids.New("email", env), nm.Email, false, nm.Status, strings.TrimSpace(nm.Name),
-		mustJSON(nm.TrustedMetadata), mustJSON(nm.UntrustedMetadata), nm.IsBreakglass, now, now)
+		mustJSON(nm.TrustedMetadata), mustJSON(nm.UntrustedMetadata), nm.IsBreakglass, nm.IsAdmin, "", now, now)
 	if err != nil {
 		if errors.Is(store.MapError(err), store.ErrConflict) {
 			return nil, apierr.Wrap(apierr.DuplicateMemberEmail, err)

@@ -1,6 +1,9 @@
 // Package organization owns organizations and their members: storage, the
-// wire shapes of api-reference section 3.0, slug rules, and the email
-// just-in-time provisioning policy that decides whether a stranger may join.
+// wire shapes of api-reference section 3.0, slug and settings rules, the
+// email just-in-time and invite policies that decide whether a stranger may
+// join, search with the API family's query operators, the member lifecycle
+// (pending, invited, active, deleted), and the routes of both faces that
+// manage them, the SDK ones acting for the logged-in member.
 package organization
 
 import (
@@ -22,6 +25,13 @@ const (
 	NotAllowed = "NOT_ALLOWED"
 )
 
+// MFA method names used in allowed_mfa_methods (see mfa.go).
+var MFAMethods = []string{MFAMethodSMS, MFAMethodTOTP}
+
+// OAuthTenantProviders are the providers whose tenants (workspaces,
+// accounts, organizations) allowed_oauth_tenants may name.
+var OAuthTenantProviders = []string{"slack", "hubspot", "github"}
+
 // Auth method names used in allowed_auth_methods.
 var AuthMethods = []string{"sso", "magic_link", "password", "google_oauth", "microsoft_oauth",
 	"hubspot_oauth", "slack_oauth", "github_oauth", "email_otp"}
@@ -33,21 +43,48 @@ type SSOActiveConnection struct {
 	IdentityProvider string `json:"identity_provider"`
 }
 
-// Organization is the wire shape of an organization. Every field the Node
-// client (stytch 14.2.0) declares required is present, even those Latchkey
-// does not configure yet (connected apps, custom roles): typed client code
-// reads them unguarded.
+// SCIMConnection is the organization's active SCIM connection summary.
+type SCIMConnection struct {
+	ConnectionID string `json:"connection_id"`
+	DisplayName  string `json:"display_name"`
+}
+
+// RoleAssignment grants RoleID to members whose email is in Domain.
+type RoleAssignment struct {
+	RoleID string `json:"role_id"`
+	Domain string `json:"domain"`
+}
+
+// Permission lets a role perform Actions on a resource ("*" for all).
+type Permission struct {
+	ResourceID string   `json:"resource_id"`
+	Actions    []string `json:"actions"`
+}
+
+// CustomRole is an RBAC role defined by one organization.
+type CustomRole struct {
+	RoleID      string       `json:"role_id"`
+	Description string       `json:"description"`
+	Permissions []Permission `json:"permissions"`
+}
+
+// Organization is the wire shape of an organization (api-reference 3.0).
+// Every field the Node client (stytch 14.2.0) declares required is present,
+// even those whose features do not exist yet (SSO connections, SCIM): typed
+// client code reads them unguarded.
 type Organization struct {
 	OrganizationID                       string                `json:"organization_id"`
 	OrganizationName                     string                `json:"organization_name"`
 	OrganizationSlug                     string                `json:"organization_slug"`
+	OrganizationExternalID               string                `json:"organization_external_id,omitempty"`
 	OrganizationLogoURL                  string                `json:"organization_logo_url"`
 	TrustedMetadata                      map[string]any        `json:"trusted_metadata"`
+	CustomRoles                          []CustomRole          `json:"custom_roles"`
 	SSODefaultConnectionID               *string               `json:"sso_default_connection_id"`
 	SSOJITProvisioning                   string                `json:"sso_jit_provisioning"`
 	SSOJITProvisioningAllowedConnections []string              `json:"sso_jit_provisioning_allowed_connections"`
 	SSOActiveConnections                 []SSOActiveConnection `json:"sso_active_connections"`
-	SCIMActiveConnection                 *SSOActiveConnection  `json:"scim_active_connection"`
+	SCIMActiveConnection                 *SCIMConnection       `json:"scim_active_connection"`
 	EmailAllowedDomains                  []string              `json:"email_allowed_domains"`
 	EmailJITProvisioning                 string                `json:"email_jit_provisioning"`
 	EmailInvites                         string                `json:"email_invites"`
@@ -58,13 +95,12 @@ type Organization struct {
 	MFAMethods                           string                `json:"mfa_methods"`
 	AllowedMFAMethods                    []string              `json:"allowed_mfa_methods"`
 	MFAPolicy                            string                `json:"mfa_policy"`
-	RBACEmailImplicitRoleAssignments     []any                 `json:"rbac_email_implicit_role_assignments"`
+	RBACEmailImplicitRoleAssignments     []RoleAssignment      `json:"rbac_email_implicit_role_assignments"`
 	ClaimedEmailDomains                  []string              `json:"claimed_email_domains"`
 	FirstPartyConnectedAppsAllowedType   string                `json:"first_party_connected_apps_allowed_type"`
 	AllowedFirstPartyConnectedApps       []string              `json:"allowed_first_party_connected_apps"`
 	ThirdPartyConnectedAppsAllowedType   string                `json:"third_party_connected_apps_allowed_type"`
 	AllowedThirdPartyConnectedApps       []string              `json:"allowed_third_party_connected_apps"`
-	CustomRoles                          []any                 `json:"custom_roles"`
 	CreatedAt                            time.Time             `json:"created_at"`
 	UpdatedAt                            time.Time             `json:"updated_at"`
 
@@ -94,6 +130,23 @@ func (o *Organization) CheckEmailJIT(email string) error {
 		return apierr.New(apierr.InvalidEmailForJITProvisioning)
 	default:
 		return apierr.New(apierr.EmailJITProvisioningNotAllowed)
+	}
+}
+
+// CheckEmailInvite decides whether this (normalised) email may be invited
+// by email: email_invites NOT_ALLOWED refuses everyone, RESTRICTED admits
+// only addresses in email_allowed_domains.
+func (o *Organization) CheckEmailInvite(email string) error {
+	switch o.EmailInvites {
+	case AllAllowed:
+		return nil
+	case Restricted:
+		if slices.Contains(o.EmailAllowedDomains, emailaddr.Domain(email)) {
+			return nil
+		}
+		return apierr.New(apierr.InvalidEmailForInvites)
+	default:
+		return apierr.New(apierr.EmailInvitesNotAllowed)
 	}
 }
 

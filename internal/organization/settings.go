@@ -5,32 +5,90 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 )
 
 // Settings are the writable fields of an organization; nil means "leave as
-// is". The same struct decodes create and update requests.
+// is". The same struct decodes create and update requests. Lists replace
+// the stored list entirely, as the API family does.
 type Settings struct {
-	Name                 *string         `json:"organization_name"`
-	Slug                 *string         `json:"organization_slug"`
-	LogoURL              *string         `json:"organization_logo_url"`
-	TrustedMetadata      *map[string]any `json:"trusted_metadata"`
-	EmailJITProvisioning *string         `json:"email_jit_provisioning"`
-	EmailAllowedDomains  *[]string       `json:"email_allowed_domains"`
-	EmailInvites         *string         `json:"email_invites"`
-	AuthMethods          *string         `json:"auth_methods"`
-	AllowedAuthMethods   *[]string       `json:"allowed_auth_methods"`
-	MFAPolicy            *string         `json:"mfa_policy"`
-	MFAMethods           *string         `json:"mfa_methods"`
-	AllowedMFAMethods    *[]string       `json:"allowed_mfa_methods"`
+	Name                                 *string              `json:"organization_name"`
+	Slug                                 *string              `json:"organization_slug"`
+	ExternalID                           *string              `json:"organization_external_id"`
+	LogoURL                              *string              `json:"organization_logo_url"`
+	TrustedMetadata                      *map[string]any      `json:"trusted_metadata"`
+	CustomRoles                          *[]CustomRole        `json:"custom_roles"`
+	SSODefaultConnectionID               *string              `json:"sso_default_connection_id"`
+	SSOJITProvisioning                   *string              `json:"sso_jit_provisioning"`
+	SSOJITProvisioningAllowedConnections *[]string            `json:"sso_jit_provisioning_allowed_connections"`
+	EmailJITProvisioning                 *string              `json:"email_jit_provisioning"`
+	EmailAllowedDomains                  *[]string            `json:"email_allowed_domains"`
+	EmailInvites                         *string              `json:"email_invites"`
+	OAuthTenantJITProvisioning           *string              `json:"oauth_tenant_jit_provisioning"`
+	AllowedOAuthTenants                  *map[string][]string `json:"allowed_oauth_tenants"`
+	AuthMethods                          *string              `json:"auth_methods"`
+	AllowedAuthMethods                   *[]string            `json:"allowed_auth_methods"`
+	MFAPolicy                            *string              `json:"mfa_policy"`
+	MFAMethods                           *string              `json:"mfa_methods"`
+	AllowedMFAMethods                    *[]string            `json:"allowed_mfa_methods"`
+	RBACEmailImplicitRoleAssignments     *[]RoleAssignment    `json:"rbac_email_implicit_role_assignments"`
+	FirstPartyConnectedAppsAllowedType   *string              `json:"first_party_connected_apps_allowed_type"`
+	AllowedFirstPartyConnectedApps       *[]string            `json:"allowed_first_party_connected_apps"`
+	ThirdPartyConnectedAppsAllowedType   *string              `json:"third_party_connected_apps_allowed_type"`
+	AllowedThirdPartyConnectedApps       *[]string            `json:"allowed_third_party_connected_apps"`
+}
+
+// ForMembers drops the fields an organization's own members may not set
+// from the browser: trusted_metadata is trusted precisely because only the
+// customer's backend writes it, and the external id and custom roles are
+// the backend's bookkeeping.
+func (s Settings) ForMembers() Settings {
+	s.TrustedMetadata, s.ExternalID, s.CustomRoles = nil, nil, nil
+	return s
 }
 
 func (s Settings) apply(o *Organization, creating bool) error {
+	if err := s.applyInfo(o, creating); err != nil {
+		return err
+	}
+	for _, p := range []struct {
+		field string
+		in    *string
+		dst   *string
+		ok    []string
+	}{
+		{"sso_jit_provisioning", s.SSOJITProvisioning, &o.SSOJITProvisioning, []string{AllAllowed, Restricted, NotAllowed}},
+		{"email_jit_provisioning", s.EmailJITProvisioning, &o.EmailJITProvisioning, []string{AllAllowed, Restricted, NotAllowed}},
+		{"email_invites", s.EmailInvites, &o.EmailInvites, []string{AllAllowed, Restricted, NotAllowed}},
+		{"oauth_tenant_jit_provisioning", s.OAuthTenantJITProvisioning, &o.OAuthTenantJITProvisioning, []string{Restricted, NotAllowed}},
+		{"auth_methods", s.AuthMethods, &o.AuthMethods, []string{AllAllowed, Restricted}},
+		{"mfa_policy", s.MFAPolicy, &o.MFAPolicy, []string{MFAOptional, MFARequiredForAll}},
+		{"mfa_methods", s.MFAMethods, &o.MFAMethods, []string{AllAllowed, Restricted}},
+		{"first_party_connected_apps_allowed_type", s.FirstPartyConnectedAppsAllowedType, &o.FirstPartyConnectedAppsAllowedType, []string{AllAllowed, Restricted, NotAllowed}},
+		{"third_party_connected_apps_allowed_type", s.ThirdPartyConnectedAppsAllowedType, &o.ThirdPartyConnectedAppsAllowedType, []string{AllAllowed, Restricted, NotAllowed}},
+	} {
+		if p.in == nil {
+			continue
+		}
+		if err := validatePolicy(p.field, *p.in, p.ok...); err != nil {
+			return err
+		}
+		*p.dst = *p.in
+	}
+	if err := s.applyLists(o); err != nil {
+		return err
+	}
+	return checkRules(o)
+}
+
+// applyInfo sets the descriptive fields: name, slug, ids, logo, metadata.
+func (s Settings) applyInfo(o *Organization, creating bool) error {
 	if s.Name != nil {
 		name := strings.TrimSpace(*s.Name)
-		if name == "" {
-			return apierr.Invalid("organization_name", "organization_name must not be empty.")
+		if name == "" || len(name) > 128 {
+			return apierr.Invalid("organization_name", "organization_name must be 1 to 128 characters.")
 		}
 		o.OrganizationName = name
 	} else if creating {
@@ -42,6 +100,13 @@ func (s Settings) apply(o *Organization, creating bool) error {
 			return err
 		}
 		o.OrganizationSlug = slug
+	}
+	if s.ExternalID != nil {
+		id := strings.TrimSpace(*s.ExternalID)
+		if len(id) > 128 || strings.ContainsFunc(id, unicode.IsControl) {
+			return apierr.Invalid("organization_external_id", "organization_external_id must be at most 128 printable characters.")
+		}
+		o.OrganizationExternalID = id // "" clears it
 	}
 	if s.LogoURL != nil {
 		if *s.LogoURL != "" {
@@ -58,6 +123,19 @@ func (s Settings) apply(o *Organization, creating bool) error {
 			o.TrustedMetadata = map[string]any{}
 		}
 	}
+	if s.SSODefaultConnectionID != nil {
+		// Connections arrive with SSO; until then any id is stored as given
+		// and "" clears the default.
+		o.SSODefaultConnectionID = nil
+		if id := strings.TrimSpace(*s.SSODefaultConnectionID); id != "" {
+			o.SSODefaultConnectionID = &id
+		}
+	}
+	return nil
+}
+
+// applyLists sets the list- and map-valued fields, validating each entry.
+func (s Settings) applyLists(o *Organization) error {
 	if s.EmailAllowedDomains != nil {
 		d, err := normalizeDomains(*s.EmailAllowedDomains)
 		if err != nil {
@@ -65,49 +143,133 @@ func (s Settings) apply(o *Organization, creating bool) error {
 		}
 		o.EmailAllowedDomains = d
 	}
-	for _, p := range []struct {
+	for _, l := range []struct {
 		field string
-		in    *string
-		dst   *string
-		ok    []string
+		in    *[]string
+		dst   *[]string
+		known []string // nil: free-form identifiers
 	}{
-		{"email_jit_provisioning", s.EmailJITProvisioning, &o.EmailJITProvisioning, []string{AllAllowed, Restricted, NotAllowed}},
-		{"email_invites", s.EmailInvites, &o.EmailInvites, []string{AllAllowed, Restricted, NotAllowed}},
-		{"auth_methods", s.AuthMethods, &o.AuthMethods, []string{AllAllowed, Restricted}},
-		{"mfa_policy", s.MFAPolicy, &o.MFAPolicy, []string{"OPTIONAL", "REQUIRED_FOR_ALL"}},
-		{"mfa_methods", s.MFAMethods, &o.MFAMethods, []string{AllAllowed, Restricted}},
+		{"allowed_auth_methods", s.AllowedAuthMethods, &o.AllowedAuthMethods, AuthMethods},
+		{"allowed_mfa_methods", s.AllowedMFAMethods, &o.AllowedMFAMethods, MFAMethods},
+		{"sso_jit_provisioning_allowed_connections", s.SSOJITProvisioningAllowedConnections, &o.SSOJITProvisioningAllowedConnections, nil},
+		{"allowed_first_party_connected_apps", s.AllowedFirstPartyConnectedApps, &o.AllowedFirstPartyConnectedApps, nil},
+		{"allowed_third_party_connected_apps", s.AllowedThirdPartyConnectedApps, &o.AllowedThirdPartyConnectedApps, nil},
 	} {
-		if p.in == nil {
+		if l.in == nil {
 			continue
 		}
-		if err := validatePolicy(p.field, *p.in, p.ok...); err != nil {
+		out, err := cleanList(l.field, *l.in, l.known)
+		if err != nil {
 			return err
 		}
-		*p.dst = *p.in
+		*l.dst = out
 	}
-	if s.AllowedAuthMethods != nil {
-		if err := checkNames("allowed_auth_methods", *s.AllowedAuthMethods, AuthMethods); err != nil {
+	if s.AllowedOAuthTenants != nil {
+		tenants := map[string][]string{}
+		for provider, ids := range *s.AllowedOAuthTenants {
+			if !slices.Contains(OAuthTenantProviders, provider) {
+				return apierr.Invalid("allowed_oauth_tenants", fmt.Sprintf("%q is not one of %s.", provider, strings.Join(OAuthTenantProviders, ", ")))
+			}
+			out, err := cleanList("allowed_oauth_tenants", ids, nil)
+			if err != nil {
+				return err
+			}
+			if len(out) > 0 {
+				tenants[provider] = out
+			}
+		}
+		o.AllowedOAuthTenants = tenants
+	}
+	if s.RBACEmailImplicitRoleAssignments != nil {
+		out := []RoleAssignment{}
+		for _, a := range *s.RBACEmailImplicitRoleAssignments {
+			d, err := normalizeDomains([]string{a.Domain})
+			if err != nil || strings.TrimSpace(a.RoleID) == "" {
+				return apierr.Invalid("rbac_email_implicit_role_assignments", "Each assignment needs a role_id and a valid email domain.")
+			}
+			out = append(out, RoleAssignment{RoleID: strings.TrimSpace(a.RoleID), Domain: d[0]})
+		}
+		o.RBACEmailImplicitRoleAssignments = out
+	}
+	if s.CustomRoles != nil {
+		roles, err := cleanRoles(*s.CustomRoles)
+		if err != nil {
 			return err
 		}
-		o.AllowedAuthMethods = *s.AllowedAuthMethods
-	}
-	if s.AllowedMFAMethods != nil {
-		if err := checkNames("allowed_mfa_methods", *s.AllowedMFAMethods, []string{"sms_otp", "totp"}); err != nil {
-			return err
-		}
-		o.AllowedMFAMethods = *s.AllowedMFAMethods
-	}
-	if o.EmailJITProvisioning == Restricted && len(o.EmailAllowedDomains) == 0 {
-		return apierr.Invalid("email_allowed_domains", "email_jit_provisioning RESTRICTED needs at least one email_allowed_domains entry.")
+		o.CustomRoles = roles
 	}
 	return nil
 }
 
-func checkNames(field string, got, known []string) error {
-	for _, g := range got {
-		if !slices.Contains(known, g) {
-			return apierr.Invalid(field, fmt.Sprintf("%q is not one of %s.", g, strings.Join(known, ", ")))
+// checkRules enforces the rules that tie settings together, after the
+// request is applied, so the stored organization is always consistent.
+func checkRules(o *Organization) error {
+	for _, r := range []struct {
+		field  string
+		policy string
+		list   int
+		msg    string
+	}{
+		{"email_allowed_domains", o.EmailJITProvisioning, len(o.EmailAllowedDomains), "email_jit_provisioning RESTRICTED needs at least one email_allowed_domains entry."},
+		{"email_allowed_domains", o.EmailInvites, len(o.EmailAllowedDomains), "email_invites RESTRICTED needs at least one email_allowed_domains entry."},
+		{"allowed_auth_methods", o.AuthMethods, len(o.AllowedAuthMethods), "auth_methods RESTRICTED needs at least one allowed_auth_methods entry."},
+		{"allowed_mfa_methods", o.MFAMethods, len(o.AllowedMFAMethods), "mfa_methods RESTRICTED needs at least one allowed_mfa_methods entry."},
+		{"sso_jit_provisioning_allowed_connections", o.SSOJITProvisioning, len(o.SSOJITProvisioningAllowedConnections), "sso_jit_provisioning RESTRICTED needs at least one sso_jit_provisioning_allowed_connections entry."},
+		{"allowed_oauth_tenants", o.OAuthTenantJITProvisioning, len(o.AllowedOAuthTenants), "oauth_tenant_jit_provisioning RESTRICTED needs at least one allowed_oauth_tenants entry."},
+		{"allowed_first_party_connected_apps", o.FirstPartyConnectedAppsAllowedType, len(o.AllowedFirstPartyConnectedApps), "first_party_connected_apps_allowed_type RESTRICTED needs at least one allowed_first_party_connected_apps entry."},
+		{"allowed_third_party_connected_apps", o.ThirdPartyConnectedAppsAllowedType, len(o.AllowedThirdPartyConnectedApps), "third_party_connected_apps_allowed_type RESTRICTED needs at least one allowed_third_party_connected_apps entry."},
+	} {
+		if r.policy == Restricted && r.list == 0 {
+			return apierr.Invalid(r.field, r.msg)
 		}
 	}
+	// An organization must keep at least one way for new members to join.
+	if o.SSOJITProvisioning == NotAllowed && o.EmailJITProvisioning == NotAllowed && o.EmailInvites == NotAllowed {
+		return apierr.Invalid("email_invites", "sso_jit_provisioning, email_jit_provisioning and email_invites cannot all be NOT_ALLOWED.")
+	}
 	return nil
+}
+
+// cleanList trims, de-duplicates and checks a list of names; known == nil
+// accepts any printable identifier.
+func cleanList(field string, in, known []string) ([]string, error) {
+	out := make([]string, 0, len(in))
+	for _, v := range in {
+		v = strings.TrimSpace(v)
+		switch {
+		case known != nil && !slices.Contains(known, v):
+			return nil, apierr.Invalid(field, fmt.Sprintf("%q is not one of %s.", v, strings.Join(known, ", ")))
+		case v == "" || len(v) > 256 || strings.ContainsFunc(v, unicode.IsControl):
+			return nil, apierr.Invalid(field, field+" entries must be non-empty printable identifiers.")
+		}
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// cleanRoles validates custom roles: unique non-empty ids, and permissions
+// that name a resource and at least one action.
+func cleanRoles(in []CustomRole) ([]CustomRole, error) {
+	out := make([]CustomRole, 0, len(in))
+	seen := map[string]bool{}
+	for _, r := range in {
+		r.RoleID = strings.TrimSpace(r.RoleID)
+		if r.RoleID == "" || seen[r.RoleID] || strings.HasPrefix(r.RoleID, "stytch_") {
+			return nil, apierr.Invalid("custom_roles", "Each custom role needs a unique role_id that does not start with stytch_.")
+		}
+		seen[r.RoleID] = true
+		perms := make([]Permission, 0, len(r.Permissions))
+		for _, p := range r.Permissions {
+			actions, err := cleanList("custom_roles", p.Actions, nil)
+			if err != nil || strings.TrimSpace(p.ResourceID) == "" || len(actions) == 0 {
+				return nil, apierr.Invalid("custom_roles", "Each permission needs a resource_id and at least one action.")
+			}
+			perms = append(perms, Permission{ResourceID: strings.TrimSpace(p.ResourceID), Actions: actions})
+		}
+		r.Permissions = perms
+		out = append(out, r)
+	}
+	return out, nil
 }

@@ -2,9 +2,11 @@ package organization
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/clock"
@@ -25,56 +27,88 @@ func NewStore(db *store.DB, c clock.Clock) *Store { return &Store{db: db, clock:
 // include member writes.
 func (s *Store) DB() *store.DB { return s.db }
 
-const orgColumns = `organization_id, project_id, organization_name, organization_slug, organization_logo_url,
-	trusted_metadata, email_jit_provisioning, email_allowed_domains, email_invites, auth_methods,
-	allowed_auth_methods, mfa_policy, mfa_methods, allowed_mfa_methods, created_at, updated_at`
+// orgFields are the writable columns, in the order orgValues returns them.
+// Create and Update are both generated from this one list, so adding a
+// column cannot leave one of them behind.
+var orgFields = []string{"organization_name", "organization_slug", "organization_external_id", "organization_logo_url",
+	"trusted_metadata", "custom_roles", "sso_default_connection_id", "sso_jit_provisioning",
+	"sso_jit_provisioning_allowed_connections", "email_jit_provisioning", "email_allowed_domains", "email_invites",
+	"oauth_tenant_jit_provisioning", "allowed_oauth_tenants", "auth_methods", "allowed_auth_methods", "mfa_policy",
+	"mfa_methods", "allowed_mfa_methods", "rbac_email_implicit_role_assignments",
+	"first_party_connected_apps_allowed_type", "allowed_first_party_connected_apps",
+	"third_party_connected_apps_allowed_type", "allowed_third_party_connected_apps"}
+
+func orgValues(o *Organization) []any {
+	var external, defaultConn any // NULL when unset; unset external ids never collide in the unique index
+	if o.OrganizationExternalID != "" {
+		external = o.OrganizationExternalID
+	}
+	if o.SSODefaultConnectionID != nil {
+		defaultConn = *o.SSODefaultConnectionID
+	}
+	return []any{o.OrganizationName, o.OrganizationSlug, external, o.OrganizationLogoURL,
+		mustJSON(o.TrustedMetadata), mustJSON(o.CustomRoles), defaultConn, o.SSOJITProvisioning,
+		mustJSON(o.SSOJITProvisioningAllowedConnections), o.EmailJITProvisioning, mustJSON(o.EmailAllowedDomains), o.EmailInvites,
+		o.OAuthTenantJITProvisioning, mustJSON(o.AllowedOAuthTenants), o.AuthMethods, mustJSON(o.AllowedAuthMethods), o.MFAPolicy,
+		o.MFAMethods, mustJSON(o.AllowedMFAMethods), mustJSON(o.RBACEmailImplicitRoleAssignments),
+		o.FirstPartyConnectedAppsAllowedType, mustJSON(o.AllowedFirstPartyConnectedApps),
+		o.ThirdPartyConnectedAppsAllowedType, mustJSON(o.AllowedThirdPartyConnectedApps)}
+}
+
+var orgColumns = "organization_id, project_id, " + strings.Join(orgFields, ", ") + ", created_at, updated_at"
 
 func scanOrg(row interface{ Scan(...any) error }) (*Organization, error) {
 	var o Organization
-	var trusted, domains, allowedAuth, allowedMFA string
+	var external, defaultConn sql.NullString
+	var trusted, roles, ssoConns, domains, tenants, allowedAuth, allowedMFA, implicit, firstApps, thirdApps string
 	var created, updated int64
-	if err := row.Scan(&o.OrganizationID, &o.projectID, &o.OrganizationName, &o.OrganizationSlug, &o.OrganizationLogoURL,
-		&trusted, &o.EmailJITProvisioning, &domains, &o.EmailInvites, &o.AuthMethods,
-		&allowedAuth, &o.MFAPolicy, &o.MFAMethods, &allowedMFA, &created, &updated); err != nil {
+	if err := row.Scan(&o.OrganizationID, &o.projectID, &o.OrganizationName, &o.OrganizationSlug, &external,
+		&o.OrganizationLogoURL, &trusted, &roles, &defaultConn, &o.SSOJITProvisioning, &ssoConns,
+		&o.EmailJITProvisioning, &domains, &o.EmailInvites, &o.OAuthTenantJITProvisioning, &tenants, &o.AuthMethods,
+		&allowedAuth, &o.MFAPolicy, &o.MFAMethods, &allowedMFA, &implicit, &o.FirstPartyConnectedAppsAllowedType,
+		&firstApps, &o.ThirdPartyConnectedAppsAllowedType, &thirdApps, &created, &updated); err != nil {
 		return nil, store.MapError(err)
 	}
-	// A list of pairs, not a map keyed by column value: equal values (three
-	// "[]" columns) would collapse into one key and leave the other fields
-	// nil, which the wire shows as null instead of [].
+	// A list of pairs, not a map keyed by column value: equal values (several
+	// "[]" columns) would collapse into one key and leave fields nil.
 	for _, c := range []struct {
-		col string
-		dst any
-	}{{trusted, &o.TrustedMetadata}, {domains, &o.EmailAllowedDomains},
-		{allowedAuth, &o.AllowedAuthMethods}, {allowedMFA, &o.AllowedMFAMethods}} {
-		if err := json.Unmarshal([]byte(c.col), c.dst); err != nil {
+		text string
+		dst  any
+	}{{trusted, &o.TrustedMetadata}, {roles, &o.CustomRoles}, {ssoConns, &o.SSOJITProvisioningAllowedConnections},
+		{domains, &o.EmailAllowedDomains}, {tenants, &o.AllowedOAuthTenants}, {allowedAuth, &o.AllowedAuthMethods},
+		{allowedMFA, &o.AllowedMFAMethods}, {implicit, &o.RBACEmailImplicitRoleAssignments},
+		{firstApps, &o.AllowedFirstPartyConnectedApps}, {thirdApps, &o.AllowedThirdPartyConnectedApps}} {
+		if err := json.Unmarshal([]byte(c.text), c.dst); err != nil {
 			return nil, fmt.Errorf("decode column: %w", err)
 		}
 	}
+	o.OrganizationExternalID = external.String
+	if defaultConn.Valid {
+		o.SSODefaultConnectionID = &defaultConn.String
+	}
 	o.CreatedAt, o.UpdatedAt = store.Time(created), store.Time(updated)
-	o.SSOJITProvisioning = AllAllowed
-	o.SSOJITProvisioningAllowedConnections = []string{}
+	// SSO and SCIM connections arrive with their features; until then an
+	// organization has none.
 	o.SSOActiveConnections = []SSOActiveConnection{}
-	o.OAuthTenantJITProvisioning = NotAllowed
-	o.AllowedOAuthTenants = map[string][]string{}
-	o.RBACEmailImplicitRoleAssignments = []any{}
+	o.SCIMActiveConnection = nil
 	o.ClaimedEmailDomains = []string{}
 	if o.EmailJITProvisioning == Restricted {
 		// Latchkey's claim rule (ClaimingDomain): a RESTRICTED organization
 		// claims its allowed domains, so the wire reports exactly those.
 		o.ClaimedEmailDomains = o.EmailAllowedDomains
 	}
-	o.FirstPartyConnectedAppsAllowedType = AllAllowed
-	o.AllowedFirstPartyConnectedApps = []string{}
-	o.ThirdPartyConnectedAppsAllowedType = AllAllowed
-	o.AllowedThirdPartyConnectedApps = []string{}
-	o.CustomRoles = []any{}
 	return &o, nil
 }
 
 // Get loads an organization of the project. Other projects' organizations
 // are indistinguishable from missing ones.
 func (s *Store) Get(ctx context.Context, projectID, orgID string) (*Organization, error) {
-	o, err := scanOrg(s.db.Read().QueryRowContext(ctx, `SELECT `+orgColumns+` FROM organizations
+	return s.GetIn(ctx, s.db.Read(), projectID, orgID)
+}
+
+// GetIn is Get inside the caller's transaction (or on any querier).
+func (s *Store) GetIn(ctx context.Context, q store.Querier, projectID, orgID string) (*Organization, error) {
+	o, err := scanOrg(q.QueryRowContext(ctx, `SELECT `+orgColumns+` FROM organizations
 		WHERE organization_id = $1 AND project_id = $2`, orgID, projectID))
 	if err != nil {
 		return nil, fmt.Errorf("organization: get %s: %w", orgID, err)
@@ -92,12 +126,35 @@ func (s *Store) BySlug(ctx context.Context, projectID, slug string) (*Organizati
 	return o, nil
 }
 
-// Create inserts o (validated by the caller through Settings.apply).
+// newOrganization is an organization with the defaults of a create request
+// that sets nothing else.
+func newOrganization(projectID string, env ids.Env) *Organization {
+	return &Organization{OrganizationID: ids.New("organization", env), projectID: projectID,
+		TrustedMetadata: map[string]any{}, CustomRoles: []CustomRole{},
+		SSOJITProvisioning: AllAllowed, SSOJITProvisioningAllowedConnections: []string{},
+		EmailJITProvisioning: NotAllowed, EmailAllowedDomains: []string{}, EmailInvites: AllAllowed,
+		OAuthTenantJITProvisioning: NotAllowed, AllowedOAuthTenants: map[string][]string{},
+		AuthMethods: AllAllowed, AllowedAuthMethods: []string{}, MFAPolicy: MFAOptional, MFAMethods: AllAllowed,
+		AllowedMFAMethods: []string{}, RBACEmailImplicitRoleAssignments: []RoleAssignment{},
+		FirstPartyConnectedAppsAllowedType: AllAllowed, AllowedFirstPartyConnectedApps: []string{},
+		ThirdPartyConnectedAppsAllowedType: AllAllowed, AllowedThirdPartyConnectedApps: []string{}}
+}
+
+// Create inserts a new organization of the project from set.
 func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, set Settings) (*Organization, error) {
-	o := &Organization{OrganizationID: ids.New("organization", env), projectID: projectID,
-		EmailJITProvisioning: NotAllowed, EmailInvites: AllAllowed, AuthMethods: AllAllowed,
-		MFAPolicy: "OPTIONAL", MFAMethods: AllAllowed, TrustedMetadata: map[string]any{},
-		EmailAllowedDomains: []string{}, AllowedAuthMethods: []string{}, AllowedMFAMethods: []string{}}
+	var o *Organization
+	err := s.db.Tx(ctx, func(q store.Querier) error {
+		var err error
+		o, err = s.CreateIn(ctx, q, projectID, env, set)
+		return err
+	})
+	return o, err
+}
+
+// CreateIn is Create inside the caller's transaction, so a flow can create
+// an organization and its first (admin) member atomically.
+func (s *Store) CreateIn(ctx context.Context, q store.Querier, projectID string, env ids.Env, set Settings) (*Organization, error) {
+	o := newOrganization(projectID, env)
 	if set.Slug == nil && set.Name != nil {
 		derived := SlugFromName(*set.Name)
 		set.Slug = &derived
@@ -105,44 +162,57 @@ func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, set S
 	if err := set.apply(o, true); err != nil {
 		return nil, err
 	}
-	now := s.clock.Now()
-	_, err := s.db.ExecContext(ctx, `INSERT INTO organizations (`+orgColumns+`)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)`,
-		o.OrganizationID, projectID, o.OrganizationName, o.OrganizationSlug, o.OrganizationLogoURL,
-		mustJSON(o.TrustedMetadata), o.EmailJITProvisioning, mustJSON(o.EmailAllowedDomains), o.EmailInvites, o.AuthMethods,
-		mustJSON(o.AllowedAuthMethods), o.MFAPolicy, o.MFAMethods, mustJSON(o.AllowedMFAMethods), store.Millis(now), store.Millis(now))
-	if errors.Is(err, store.ErrConflict) {
-		return nil, apierr.Wrap(apierr.OrganizationSlugUsed, err)
-	}
+	now := store.Millis(s.clock.Now())
+	args := append([]any{o.OrganizationID, projectID}, orgValues(o)...)
+	args = append(args, now, now)
+	_, err := q.ExecContext(ctx, `INSERT INTO organizations (`+orgColumns+`) VALUES (`+placeholders(1, len(args))+`)`, args...)
 	if err != nil {
-		return nil, fmt.Errorf("organization: create: %w", err)
+		return nil, conflictError(fmt.Errorf("organization: create: %w", store.MapError(err)))
 	}
-	return s.Get(ctx, projectID, o.OrganizationID)
+	return s.GetIn(ctx, q, projectID, o.OrganizationID)
 }
 
 // Update applies set to the organization.
 func (s *Store) Update(ctx context.Context, projectID, orgID string, set Settings) (*Organization, error) {
-	o, err := s.Get(ctx, projectID, orgID)
+	var o *Organization
+	err := s.db.Tx(ctx, func(q store.Querier) error {
+		var err error
+		if o, err = s.GetIn(ctx, q, projectID, orgID); err != nil {
+			return err
+		}
+		if err := set.apply(o, false); err != nil {
+			return err
+		}
+		assign := make([]string, len(orgFields))
+		for i, f := range orgFields {
+			assign[i] = fmt.Sprintf("%s = $%d", f, i+1)
+		}
+		n := len(orgFields)
+		args := append(orgValues(o), store.Millis(s.clock.Now()), orgID, projectID)
+		_, err = q.ExecContext(ctx, `UPDATE organizations SET `+strings.Join(assign, ", ")+
+			fmt.Sprintf(`, updated_at = $%d WHERE organization_id = $%d AND project_id = $%d`, n+1, n+2, n+3), args...)
+		if err != nil {
+			return conflictError(fmt.Errorf("organization: update: %w", store.MapError(err)))
+		}
+		o, err = s.GetIn(ctx, q, projectID, orgID)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	if err := set.apply(o, false); err != nil {
-		return nil, err
+	return o, nil
+}
+
+// conflictError names which unique rule a write broke: the external id's
+// index or else the slug's (the only two unique keys an update can hit).
+func conflictError(err error) error {
+	if !errors.Is(err, store.ErrConflict) {
+		return err
 	}
-	_, err = s.db.ExecContext(ctx, `UPDATE organizations SET organization_name = $1, organization_slug = $2,
-		organization_logo_url = $3, trusted_metadata = $4, email_jit_provisioning = $5, email_allowed_domains = $6,
-		email_invites = $7, auth_methods = $8, allowed_auth_methods = $9, mfa_policy = $10, mfa_methods = $11,
-		allowed_mfa_methods = $12, updated_at = $13 WHERE organization_id = $14 AND project_id = $15`,
-		o.OrganizationName, o.OrganizationSlug, o.OrganizationLogoURL, mustJSON(o.TrustedMetadata), o.EmailJITProvisioning,
-		mustJSON(o.EmailAllowedDomains), o.EmailInvites, o.AuthMethods, mustJSON(o.AllowedAuthMethods), o.MFAPolicy,
-		o.MFAMethods, mustJSON(o.AllowedMFAMethods), store.Millis(s.clock.Now()), orgID, projectID)
-	if errors.Is(err, store.ErrConflict) {
-		return nil, apierr.Wrap(apierr.OrganizationSlugUsed, err)
+	if strings.Contains(err.Error(), "external_id") {
+		return apierr.Wrap(apierr.OrganizationExternalIDUsed, err)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("organization: update: %w", err)
-	}
-	return s.Get(ctx, projectID, orgID)
+	return apierr.Wrap(apierr.OrganizationSlugUsed, err)
 }
 
 // Delete removes the organization with its members and sessions.
@@ -155,4 +225,13 @@ func (s *Store) Delete(ctx context.Context, projectID, orgID string) error {
 		return fmt.Errorf("organization: delete %s: %w", orgID, store.ErrNotFound)
 	}
 	return nil
+}
+
+// placeholders returns "$from, ..., $(from+n-1)".
+func placeholders(from, n int) string {
+	ps := make([]string, n)
+	for i := range ps {
+		ps[i] = fmt.Sprintf("$%d", from+i)
+	}
+	return strings.Join(ps, ", ")
 }

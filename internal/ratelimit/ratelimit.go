@@ -41,11 +41,22 @@ func (l *Limiter) Allow(ctx context.Context, rule Rule, key string) error {
 
 // AllowAs is Allow with a specific error type for the refusal.
 func (l *Limiter) AllowAs(ctx context.Context, rule Rule, key string, t apierr.Type) error {
+	return l.allow(ctx, l.db, rule, key, t)
+}
+
+// AllowIn is Allow inside the caller's transaction q. Code that already
+// holds a transaction must count through it: on SQLite the transaction
+// owns the one writer connection, so a separate write would never run.
+func (l *Limiter) AllowIn(ctx context.Context, q store.Querier, rule Rule, key string) error {
+	return l.allow(ctx, q, rule, key, apierr.TooManyRequests)
+}
+
+func (l *Limiter) allow(ctx context.Context, q store.Querier, rule Rule, key string, t apierr.Type) error {
 	now := l.clock.Now()
 	start := now.Truncate(rule.Window)
 	bucket := bucketFor(rule, key)
 	var hits int
-	err := l.db.QueryRowContext(ctx, `
+	err := q.QueryRowContext(ctx, `
 		INSERT INTO rate_limits (bucket, window_start, hits) VALUES ($1, $2, 1)
 		ON CONFLICT (bucket, window_start) DO UPDATE SET hits = rate_limits.hits + 1
 		RETURNING hits`, bucket, store.Millis(start)).Scan(&hits)

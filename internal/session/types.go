@@ -18,13 +18,20 @@ type EmailFactor struct {
 	EmailAddress string `json:"email_address"`
 }
 
+// PhoneNumberFactor identifies the phone of an SMS factor.
+type PhoneNumberFactor struct {
+	PhoneID     string `json:"phone_id"`
+	PhoneNumber string `json:"phone_number"`
+}
+
 // Factor is one authentication factor of a session.
 type Factor struct {
-	DeliveryMethod      string       `json:"delivery_method"`
-	Type                string       `json:"type"`
-	LastAuthenticatedAt time.Time    `json:"last_authenticated_at"`
-	SequenceOrder       string       `json:"sequence_order,omitempty"`
-	EmailFactor         *EmailFactor `json:"email_factor,omitempty"`
+	DeliveryMethod      string             `json:"delivery_method"`
+	Type                string             `json:"type"`
+	LastAuthenticatedAt time.Time          `json:"last_authenticated_at"`
+	SequenceOrder       string             `json:"sequence_order,omitempty"`
+	EmailFactor         *EmailFactor       `json:"email_factor,omitempty"`
+	PhoneNumberFactor   *PhoneNumberFactor `json:"phone_number_factor,omitempty"`
 }
 
 // MemberSession is the wire shape of a session.

@@ -154,12 +154,32 @@ func (db *DB) QueryRowContext(ctx context.Context, q string, args ...any) *sql.R
 // authentication) that must not queue behind SQLite's single writer.
 func (db *DB) Read() Querier { return db.r }
 
-// Tx runs fn in a transaction, committing if fn returns nil.
+// tx is a transaction that can run work after it commits.
+type tx struct {
+	*sql.Tx
+	after []func()
+}
+
+// AfterCommit runs fn once q's transaction has committed (and never if it
+// rolls back); outside a transaction it runs fn at once. Slow side effects
+// such as calling an SMS gateway belong here: inside a transaction they
+// would hold SQLite's single writer for their whole duration.
+func AfterCommit(q Querier, fn func()) {
+	if t, ok := q.(*tx); ok {
+		t.after = append(t.after, fn)
+		return
+	}
+	fn()
+}
+
+// Tx runs fn in a transaction, committing if fn returns nil, then runs the
+// work registered with AfterCommit.
 func (db *DB) Tx(ctx context.Context, fn func(q Querier) error) error {
-	tx, err := db.w.BeginTx(ctx, nil)
+	sqlTx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", MapError(err))
 	}
+	tx := &tx{Tx: sqlTx}
 	if err := fn(tx); err != nil {
 		if rb := tx.Rollback(); rb != nil && !errors.Is(rb, sql.ErrTxDone) {
 			return errors.Join(MapError(err), fmt.Errorf("store: rollback: %w", rb))
@@ -168,6 +188,9 @@ func (db *DB) Tx(ctx context.Context, fn func(q Querier) error) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: commit: %w", MapError(err))
+	}
+	for _, fn := range tx.after {
+		fn()
 	}
 	return nil
 }

@@ -60,3 +60,32 @@ func TestTxRollsBackOnError(t *testing.T) {
 		}
 	})
 }
+
+func TestAfterCommitRunsOnlyAfterCommit(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		var ran []string
+		_ = db.Tx(ctx, func(q store.Querier) error {
+			store.AfterCommit(q, func() { ran = append(ran, "rolled back") })
+			return errors.New("boom")
+		})
+		err := db.Tx(ctx, func(q store.Querier) error {
+			store.AfterCommit(q, func() {
+				// The work sees the committed row through another connection.
+				var n int
+				if err := db.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM projects WHERE project_id = 'ac'`).Scan(&n); err == nil && n == 1 {
+					ran = append(ran, "committed")
+				}
+			})
+			_, err := q.ExecContext(ctx, `INSERT INTO projects (project_id, name, env, created_at) VALUES ('ac','P','test',1)`)
+			return err
+		})
+		if err != nil || len(ran) != 1 || ran[0] != "committed" {
+			t.Fatalf("after-commit work: %v (err %v)", ran, err)
+		}
+		store.AfterCommit(db, func() { ran = append(ran, "now") })
+		if len(ran) != 2 {
+			t.Fatal("outside a transaction the work must run at once")
+		}
+	})
+}

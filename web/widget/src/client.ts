@@ -7,6 +7,7 @@ import { buildTelemetry, EventLogger } from './api/telemetry';
 import type { AuthenticateResponse } from './api/types';
 import { LoginApp, type LoginOptions } from './b2b/LoginApp';
 import type { LoginBackend } from './b2b/controller';
+import { LastUsedMethodStore } from './b2b/lastUsed';
 import { systemClock, type Clock } from './clock';
 import { IDP_TAG, LOGIN_TAG, mountInto, unmountFrom } from './elements';
 import { IdentityProviderApp, type IdentityProviderOptions, type IdpBackend } from './idp/IdentityProviderApp';
@@ -20,6 +21,8 @@ export interface ClientOptions {
   clock?: Clock;
   /** For tests: the fetch implementation. */
   fetch?: typeof fetch;
+  /** For tests: how the page leaves for an OAuth or SSO start URL (default: location.assign). */
+  navigate?: (url: string) => void;
 }
 
 export type MountLoginOptions = LoginOptions & { elementId: string };
@@ -100,6 +103,9 @@ export class B2BClient {
       http,
       session,
       pkce: new PkceStore(key),
+      lastUsedMethod: new LastUsedMethodStore(key),
+      navigate: options.navigate ?? ((url) => window.location.assign(url)),
+      publicToken,
       bootstrap: () => bootstrap,
       logEvent: (name, details) => events.log(name, details),
       clock,

@@ -1,11 +1,12 @@
 /**
  * One function per /sdk/v1 operation the widget uses (api-reference section 3). Functions are thin
- * and typed; session side effects live in session/, flow decisions in b2b/thunks.ts.
+ * and typed; session side effects live in session/, flow decisions in b2b/controller.ts.
  */
 import type { HttpClient } from './http';
 import type {
   AuthenticateResponse,
   AuthenticateResponseWithMFA,
+  DiscoveryAuthenticateResponse,
   OrganizationSearchResponse,
   ResponseCommon,
 } from './types';
@@ -78,4 +79,59 @@ export function sessionsRevoke(http: HttpClient) {
 
 export function fetchBootstrap(http: HttpClient, publicToken: string) {
   return http.get<Record<string, unknown>>(`/projects/bootstrap/${encodeURIComponent(publicToken)}`);
+}
+
+// Discovery (api-reference 3.1, 3.2, 3.7): the email is verified before an organization is chosen.
+
+export interface MagicLinkDiscoverySendBody {
+  email_address: string;
+  discovery_redirect_url?: string | undefined;
+  login_template_id?: string | undefined;
+  locale?: string | undefined;
+  pkce_code_challenge?: string | undefined;
+}
+
+export function magicLinkDiscoverySend(http: HttpClient, body: MagicLinkDiscoverySendBody) {
+  return http.post<ResponseCommon>('/b2b/magic_links/email/discovery/send', { ...body });
+}
+
+export function magicLinkDiscoveryAuthenticate(
+  http: HttpClient,
+  body: { discovery_magic_links_token: string; pkce_code_verifier?: string | undefined },
+) {
+  return http.post<DiscoveryAuthenticateResponse>('/b2b/magic_links/discovery/authenticate', { ...body });
+}
+
+export interface OtpEmailDiscoverySendBody {
+  email_address: string;
+  login_template_id?: string | undefined;
+  locale?: string | undefined;
+}
+
+export function otpEmailDiscoverySend(http: HttpClient, body: OtpEmailDiscoverySendBody) {
+  return http.post<ResponseCommon>('/b2b/otps/email/discovery/send', { ...body });
+}
+
+export function otpEmailDiscoveryAuthenticate(http: HttpClient, body: { code: string; email_address: string }) {
+  return http.post<DiscoveryAuthenticateResponse>('/b2b/otps/email/discovery/authenticate', { ...body });
+}
+
+/** The widget sends only the duration; the server names the organization after the email domain. */
+export function discoveryOrganizationCreate(
+  http: HttpClient,
+  body: { session_duration_minutes: number; intermediate_session_token?: string | undefined },
+) {
+  return http.post<AuthenticateResponseWithMFA>('/b2b/discovery/organizations/create', { ...body });
+}
+
+export function discoveryIntermediateSessionExchange(
+  http: HttpClient,
+  body: {
+    organization_id: string;
+    session_duration_minutes: number;
+    locale?: string | undefined;
+    intermediate_session_token?: string | undefined;
+  },
+) {
+  return http.post<AuthenticateResponseWithMFA>('/b2b/discovery/intermediate_sessions/exchange', { ...body });
 }

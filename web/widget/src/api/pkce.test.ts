@@ -35,4 +35,13 @@ describe('PKCE', () => {
     expect(localStorage.getItem(key)).toBeNull();
     expect(store.get('magic_links')).toBeNull();
   });
+
+  it('renew replaces a stored pair with a new one', async () => {
+    const store = new PkceStore('stytch_sdk_state_public-token-test-1');
+    const first = await store.getOrCreate('oauth');
+    const renewed = await store.renew('oauth');
+    expect(renewed.code_verifier).not.toBe(first.code_verifier);
+    expect(store.get('oauth')).toEqual(renewed);
+    expect(await codeChallengeFor(renewed.code_verifier)).toBe(renewed.code_challenge);
+  });
 });

@@ -59,6 +59,13 @@ export class PkceStore {
     return pair;
   }
 
+  /** Replaces any stored pair with a fresh one (each OAuth or SSO start gets its own). */
+  async renew(kind: PkceKind): Promise<PkcePair> {
+    const pair = await createPkcePair();
+    localStorage.setItem(this.key(kind), JSON.stringify(pair));
+    return pair;
+  }
+
   clear(kind: PkceKind): void {
     try {
       localStorage.removeItem(this.key(kind));

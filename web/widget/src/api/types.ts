@@ -93,3 +93,31 @@ export interface AuthenticateResponseWithMFA extends AuthenticateResponse {
 export interface OrganizationSearchResponse extends ResponseCommon {
   organization: Organization | null;
 }
+
+export type MembershipType =
+  | 'active_member'
+  | 'pending_member'
+  | 'invited_member'
+  | 'eligible_to_join_by_email_domain'
+  | 'eligible_to_join_by_oauth_tenant';
+
+/** One organization found for a verified email (api-reference 3.0, DiscoveredOrganization). */
+export interface DiscoveredOrganization {
+  organization: Organization;
+  membership: {
+    type: MembershipType | string;
+    details: Record<string, unknown> | null;
+    member: Member | null;
+  };
+  member_authenticated: boolean;
+  primary_required: { allowed_auth_methods: AuthMethodPolicyName[] } | null;
+  mfa_required: MfaRequired | null;
+}
+
+/** B2BDiscoveryAuthenticateResponse: a verified email, its organizations and an intermediate session. */
+export interface DiscoveryAuthenticateResponse extends ResponseCommon {
+  intermediate_session_token: string;
+  email_address: string;
+  discovered_organizations: DiscoveredOrganization[];
+  organization_id_hint?: string | null;
+}

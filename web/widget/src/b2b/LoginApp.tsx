@@ -82,7 +82,9 @@ export function LoginApp({ backend, options, eventTarget }: LoginAppProps) {
     };
   }, [backend, controller]);
 
-  const viewKey = state.pending.urlToken ? 'LoggingIn' : state.screen;
+  // A token being redeemed, or an organization being created or entered, shows "Logging in...".
+  const loggingIn = state.pending.urlToken || state.pending.discovery;
+  const viewKey = loggingIn ? 'LoggingIn' : state.screen;
   const screenRef = useRef<HTMLDivElement>(null);
   useScreenFocus(screenRef, viewKey);
 
@@ -105,7 +107,7 @@ export function LoginApp({ backend, options, eventTarget }: LoginAppProps) {
     <LoginContext.Provider value={ctx}>
       <div className="lk-root" style={style} data-screen={viewKey}>
         <div className="lk-screen" ref={screenRef} key={viewKey}>
-          {state.pending.urlToken ? <LoggingInView /> : <ScreenComponent />}
+          {loggingIn ? <LoggingInView /> : <ScreenComponent />}
         </div>
         {bootstrap.displayWatermark ? <p className="lk-watermark">{t('common.watermark')}</p> : null}
       </div>

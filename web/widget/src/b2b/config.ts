@@ -41,11 +41,47 @@ export interface LoginConfig {
     locale?: string;
   };
   emailOtpOptions?: { loginTemplateId?: string; signupTemplateId?: string; locale?: string };
-  oauthOptions?: { providers: (OAuthProvider | OAuthProviderOption)[] };
+  oauthOptions?: {
+    providers: (OAuthProvider | OAuthProviderOption)[];
+    loginRedirectURL?: string;
+    signupRedirectURL?: string;
+    discoveryRedirectURL?: string;
+    customScopes?: string[];
+    providerParams?: Record<string, string>;
+  };
+  ssoOptions?: { loginRedirectURL?: string; signupRedirectURL?: string; providerParams?: Record<string, string> };
+  /** Discovery: log in at once when the email has exactly one active membership. */
+  directLoginForSingleMembership?: DirectLoginOptions;
+  /** Discovery: create an organization at once when the email has no organizations at all. */
+  directCreateOrganizationForNoMembership?: boolean;
+  /** Discovery: never offer to create an organization, whatever the project allows. */
+  disableCreateOrganization?: boolean;
 }
 
-/** Products this build can render; the others are announced once in the console and skipped. */
-export const IMPLEMENTED_PRODUCTS: ReadonlySet<B2BProduct> = new Set([B2BProducts.emailMagicLinks, B2BProducts.emailOtp]);
+export interface DirectLoginOptions {
+  status: boolean;
+  /** Log in directly even when invitations (or pending memberships) exist. */
+  ignoreInvites?: boolean;
+  /** Log in directly even when organizations could be joined by email domain or OAuth tenant. */
+  ignoreJitProvisioning?: boolean;
+}
+
+/**
+ * Products whose flows this build completes; the others are announced once in the console. Their
+ * Main-screen entries still render (OAuth and SSO navigate to the server's start URLs).
+ */
+export const IMPLEMENTED_PRODUCTS: ReadonlySet<B2BProduct> = new Set([
+  B2BProducts.emailMagicLinks,
+  B2BProducts.emailOtp,
+  B2BProducts.oauth,
+  B2BProducts.sso,
+]);
+
+/** Per-provider OAuth start options: scopes and extra `provider_*` query parameters. */
+export interface OAuthStartOptions {
+  customScopes: string[];
+  providerParams: Record<string, string>;
+}
 
 export const DEFAULT_SESSION_DURATION_MINUTES = 60;
 
@@ -57,8 +93,51 @@ export interface NormalizedConfig {
   organizationSlug: string | null;
   emailMagicLinksOptions: NonNullable<LoginConfig['emailMagicLinksOptions']>;
   emailOtpOptions: NonNullable<LoginConfig['emailOtpOptions']>;
-  /** Configured products this build cannot render yet. */
+  oauthRedirects: {
+    loginRedirectURL: string | undefined;
+    signupRedirectURL: string | undefined;
+    discoveryRedirectURL: string | undefined;
+  };
+  /** Start options per configured provider (provider entries override the shared ones). */
+  oauthStart: Partial<Record<OAuthProvider, OAuthStartOptions>>;
+  ssoOptions: {
+    loginRedirectURL: string | undefined;
+    signupRedirectURL: string | undefined;
+    providerParams: Record<string, string>;
+  };
+  directLoginForSingleMembership: Required<DirectLoginOptions>;
+  directCreateOrganizationForNoMembership: boolean;
+  disableCreateOrganization: boolean;
+  /** Configured products this build cannot complete yet. */
   unsupportedProducts: B2BProduct[];
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+function stringList(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x !== '') : [];
+}
+
+function stringMap(v: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!v || typeof v !== 'object') return out;
+  for (const [k, value] of Object.entries(v as Record<string, unknown>)) if (typeof value === 'string') out[k] = value;
+  return out;
+}
+
+function oauthStartOptions(config: Partial<LoginConfig> | undefined): Partial<Record<OAuthProvider, OAuthStartOptions>> {
+  const shared = config?.oauthOptions;
+  const out: Partial<Record<OAuthProvider, OAuthStartOptions>> = {};
+  for (const p of shared?.providers ?? []) {
+    const entry = typeof p === 'string' ? { type: p } : p;
+    if (!entry || !(OAUTH_PROVIDERS as readonly string[]).includes(entry.type as string) || out[entry.type]) continue;
+    const scopes = stringList(entry.customScopes);
+    out[entry.type] = {
+      customScopes: scopes.length > 0 ? scopes : stringList(shared?.customScopes),
+      providerParams: { ...stringMap(shared?.providerParams), ...stringMap(entry.providerParams) },
+    };
+  }
+  return out;
 }
 
 const KNOWN_PRODUCTS = new Set<string>(Object.values(B2BProducts));
@@ -74,6 +153,7 @@ export function normalizeConfig(config: Partial<LoginConfig> | undefined): Norma
   const flow = config?.authFlowType;
   const minutes = config?.sessionOptions?.sessionDurationMinutes;
   const slug = config?.organizationSlug;
+  const direct = config?.directLoginForSingleMembership;
   return {
     products: [...new Set(products)],
     oauthProviders: [...new Set(providers)],
@@ -83,6 +163,24 @@ export function normalizeConfig(config: Partial<LoginConfig> | undefined): Norma
     organizationSlug: typeof slug === 'string' && slug.trim() !== '' ? slug.trim() : null,
     emailMagicLinksOptions: config?.emailMagicLinksOptions ?? {},
     emailOtpOptions: config?.emailOtpOptions ?? {},
+    oauthRedirects: {
+      loginRedirectURL: str(config?.oauthOptions?.loginRedirectURL),
+      signupRedirectURL: str(config?.oauthOptions?.signupRedirectURL),
+      discoveryRedirectURL: str(config?.oauthOptions?.discoveryRedirectURL),
+    },
+    oauthStart: oauthStartOptions(config),
+    ssoOptions: {
+      loginRedirectURL: str(config?.ssoOptions?.loginRedirectURL),
+      signupRedirectURL: str(config?.ssoOptions?.signupRedirectURL),
+      providerParams: stringMap(config?.ssoOptions?.providerParams),
+    },
+    directLoginForSingleMembership: {
+      status: direct?.status === true,
+      ignoreInvites: direct?.ignoreInvites === true,
+      ignoreJitProvisioning: direct?.ignoreJitProvisioning === true,
+    },
+    directCreateOrganizationForNoMembership: config?.directCreateOrganizationForNoMembership === true,
+    disableCreateOrganization: config?.disableCreateOrganization === true,
     unsupportedProducts: products.filter((p) => !IMPLEMENTED_PRODUCTS.has(p)),
   };
 }

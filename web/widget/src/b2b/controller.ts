@@ -1,81 +1,66 @@
 /**
  * The login flow's effects: every network call, storage access and callback of the widget runs
- * here, outside the screens. Screens call these methods and render the store.
+ * here, outside the screens. Screens call these methods and render the store. Discovery and the
+ * methods that leave the page live in discoveryFlow.ts and redirects.ts.
  */
-import type { BootstrapData } from '../api/bootstrap';
 import { APIError } from '../api/errors';
-import type { HttpClient } from '../api/http';
 import {
   magicLinkAuthenticate,
+  magicLinkDiscoveryAuthenticate,
+  magicLinkDiscoverySend,
   magicLinkEmailLoginOrSignup,
   otpEmailAuthenticate,
+  otpEmailDiscoveryAuthenticate,
+  otpEmailDiscoverySend,
   otpEmailLoginOrSignup,
   searchOrganization,
 } from '../api/operations';
-import type { PkceStore } from '../api/pkce';
-import type { AuthenticateResponseWithMFA } from '../api/types';
-import type { Clock } from '../clock';
-import type { SessionManager } from '../session/manager';
-import type { Translate } from '../strings/t';
-import { AuthFlowType, type NormalizedConfig } from './config';
-import { errorMessage, errorPayload, errorScreenMessage, type WidgetErrorPayload } from './errorMessages';
+import type { AuthenticateResponseWithMFA, DiscoveryAuthenticateResponse } from '../api/types';
+import { AuthFlowType } from './config';
+import { DiscoveryFlow } from './discoveryFlow';
 import { EventType } from './events';
-import { selectEmailMethods } from './selectors';
+import { FlowCore, type ActionResult, type ControllerDeps } from './flowCore';
+import { Redirects } from './redirects';
+import { isDiscovering, selectEmailMethods } from './selectors';
 import { slugFromURL } from './slug';
-import type { Store } from './state/store';
-import { ErrorType, Screen } from './state/types';
+import { ErrorType } from './state/types';
 import { readUrlToken, stripUrlToken } from './urlToken';
+
+export type { ActionResult, ControllerDeps, Emitter, LoginBackend } from './flowCore';
 
 /** Lifetime the UI assumes for an emailed passcode (spec section 9). */
 export const EMAIL_OTP_LIFETIME_MS = 10 * 60 * 1000;
 
-/** What the controller needs from the client; B2BClient implements it. */
-export interface LoginBackend {
-  http: HttpClient;
-  session: Pick<SessionManager, 'applyAuthResponse' | 'intermediateSessionToken'>;
-  pkce: PkceStore;
-  bootstrap(): Promise<BootstrapData>;
-  logEvent(name: string, details: unknown): void;
-  clock: Clock;
-}
-
-export interface Emitter {
-  event(type: EventType, data: unknown): void;
-  error(payload: WidgetErrorPayload): void;
-}
-
-export type ActionResult = { ok: true } | { ok: false; message: string };
-
-export interface ControllerDeps {
-  backend: LoginBackend;
-  store: Store;
-  getConfig: () => NormalizedConfig;
-  /** The raw `config` option, reported in the render telemetry event. */
-  getRawConfig: () => unknown;
-  getTranslate: () => Translate;
-  emit: Emitter;
-}
-
 export class LoginController {
   private started = false;
+  private readonly core: FlowCore;
+  /** OAuth and SSO starts, and the entries whose screens come later. */
+  readonly redirects: Redirects;
+  /** The organization list: choose, create, or be logged in directly. */
+  readonly discovery: DiscoveryFlow;
 
-  constructor(private readonly deps: ControllerDeps) {}
+  constructor(private readonly deps: ControllerDeps) {
+    this.core = new FlowCore(deps);
+    this.redirects = new Redirects(this.core);
+    this.discovery = new DiscoveryFlow(this.core, this.redirects);
+  }
 
-  /** Runs once per mounted widget: URL token, organization lookup, render telemetry. */
+  /** Runs once per mounted widget: last used method, URL token, organization lookup, telemetry. */
   start(): void {
     if (this.started) return;
     this.started = true;
-    const { backend, getConfig, getRawConfig } = this.deps;
+    const { backend, store, getConfig, getRawConfig } = this.deps;
     const config = getConfig();
     if (config.unsupportedProducts.length > 0) {
       console.warn(`Latchkey: products not available in this build yet: ${config.unsupportedProducts.join(', ')}`);
     }
+    store.dispatch({ type: 'lastUsedMethodLoaded', method: backend.lastUsedMethod.get() });
     void backend.bootstrap().then((bootstrap) =>
       backend.logEvent('render_b2b_login_screen', { options: getRawConfig(), bootstrap }),
     );
     if (config.authFlowType === AuthFlowType.PasswordReset) {
       console.error('Latchkey: the PasswordReset flow is not available in this build yet.');
-      this.fail(null, ErrorType.Default, false);
+      this.core.fail(null, ErrorType.Default, false);
       return;
     }
     void this.authenticateUrlToken();
@@ -99,55 +84,82 @@ export class LoginController {
     }
     if (magicLink) return this.sendMagicLink(email);
     if (otp) return this.sendOtp(email);
-    return this.failInline(null);
+    return this.core.failInline(null);
   }
 
+  /** Sends a login link: for the organization, or in discovery a link to the organization list. */
   async sendMagicLink(email: string): Promise<ActionResult> {
     const { backend, store, getConfig } = this.deps;
-    const organization = store.getState().flowState.organization;
-    if (!organization) return this.failInline(null);
+    const state = store.getState();
+    const organization = state.flowState.organization;
+    const discovering = isDiscovering(state);
+    if (!organization && !discovering) return this.core.failInline(null);
     const opts = getConfig().emailMagicLinksOptions;
     try {
       const bootstrap = await backend.bootstrap();
       const challenge = bootstrap.pkceRequiredForEmailMagicLinks
         ? (await backend.pkce.getOrCreate('magic_links')).code_challenge
         : undefined;
-      await magicLinkEmailLoginOrSignup(backend.http, {
-        email_address: email,
-        organization_id: organization.organization_id,
-        login_redirect_url: opts.loginRedirectURL,
-        signup_redirect_url: opts.signupRedirectURL,
-        login_template_id: opts.loginTemplateId,
-        signup_template_id: opts.signupTemplateId,
-        locale: opts.locale,
-        pkce_code_challenge: challenge,
-      });
+      if (organization) {
+        await magicLinkEmailLoginOrSignup(backend.http, {
+          email_address: email,
+          organization_id: organization.organization_id,
+          login_redirect_url: opts.loginRedirectURL,
+          signup_redirect_url: opts.signupRedirectURL,
+          login_template_id: opts.loginTemplateId,
+          signup_template_id: opts.signupTemplateId,
+          locale: opts.locale,
+          pkce_code_challenge: challenge,
+        });
+      } else {
+        await magicLinkDiscoverySend(backend.http, {
+          email_address: email,
+          discovery_redirect_url: opts.discoveryRedirectURL,
+          login_template_id: opts.loginTemplateId,
+          locale: opts.locale,
+          pkce_code_challenge: challenge,
+        });
+      }
     } catch (err) {
-      return this.failInline(err, email);
+      return this.core.failInline(err, email);
     }
     store.dispatch({ type: 'magicLinkSent', email });
-    this.deps.emit.event(EventType.B2BMagicLinkEmailLoginOrSignup, { email_address: email });
+    backend.lastUsedMethod.set('emailMagicLinks');
+    const event = organization ? EventType.B2BMagicLinkEmailLoginOrSignup : EventType.B2BMagicLinkEmailDiscoverySend;
+    this.deps.emit.event(event, { email_address: email });
     return { ok: true };
   }
 
+  /** Sends an email passcode: for the organization, or in discovery one that lists organizations. */
   async sendOtp(email: string): Promise<ActionResult> {
     const { backend, store, getConfig } = this.deps;
-    const organization = store.getState().flowState.organization;
-    if (!organization) return this.failInline(null);
+    const state = store.getState();
+    const organization = state.flowState.organization;
+    if (!organization && !isDiscovering(state)) return this.core.failInline(null);
     const opts = getConfig().emailOtpOptions;
     try {
-      await otpEmailLoginOrSignup(backend.http, {
-        organization_id: organization.organization_id,
-        email_address: email,
-        login_template_id: opts.loginTemplateId,
-        signup_template_id: opts.signupTemplateId,
-        locale: opts.locale,
-      });
+      if (organization) {
+        await otpEmailLoginOrSignup(backend.http, {
+          organization_id: organization.organization_id,
+          email_address: email,
+          login_template_id: opts.loginTemplateId,
+          signup_template_id: opts.signupTemplateId,
+          locale: opts.locale,
+        });
+      } else {
+        await otpEmailDiscoverySend(backend.http, {
+          email_address: email,
+          login_template_id: opts.loginTemplateId,
+          locale: opts.locale,
+        });
+      }
     } catch (err) {
-      return this.failInline(err, email);
+      return this.core.failInline(err, email);
     }
     store.dispatch({ type: 'otpSent', email, codeExpiration: backend.clock.now() + EMAIL_OTP_LIFETIME_MS });
-    this.deps.emit.event(EventType.B2BOTPEmailLoginOrSignup, { email_address: email });
+    backend.lastUsedMethod.set('emailOtp');
+    const event = organization ? EventType.B2BOTPEmailLoginOrSignup : EventType.B2BOTPEmailDiscoverySend;
+    this.deps.emit.event(event, { email_address: email });
     return { ok: true };
   }
 
@@ -164,7 +176,10 @@ export class LoginController {
     const state = store.getState();
     const organization = state.flowState.organization;
     const email = state.formState.emailState.userSuppliedEmail;
-    if (!organization) return this.failInline(null);
+    if (!organization) {
+      if (isDiscovering(state)) return this.authenticateDiscoveryOtp(code, email);
+      return this.core.failInline(null);
+    }
     let resp: AuthenticateResponseWithMFA;
     try {
       resp = await otpEmailAuthenticate(backend.http, {
@@ -172,14 +187,25 @@ export class LoginController {
         email_address: email,
         organization_id: organization.organization_id,
         session_duration_minutes: getConfig().sessionDurationMinutes,
-        intermediate_session_token: backend.session.intermediateSessionToken() ?? undefined,
+        intermediate_session_token: this.core.intermediateSessionToken(),
       });
     } catch (err) {
-      return this.failInline(err, email);
+      return this.core.failInline(err, email);
     }
     backend.session.applyAuthResponse(resp);
     this.deps.emit.event(EventType.B2BOTPEmailAuthenticate, resp);
-    this.completePrimary(resp);
+    this.core.completePrimary(resp);
+    return { ok: true };
+  }
+
+  private async authenticateDiscoveryOtp(code: string, email: string): Promise<ActionResult> {
+    let resp: DiscoveryAuthenticateResponse;
+    try {
+      resp = await otpEmailDiscoveryAuthenticate(this.deps.backend.http, { code, email_address: email });
+    } catch (err) {
+      return this.core.failInline(err, email);
+    }
+    await this.discovery.authenticated(resp, EventType.B2BOTPEmailDiscoveryAuthenticate);
     return { ok: true };
   }
 
@@ -190,29 +216,45 @@ export class LoginController {
     // Removed before the call so a reload cannot replay a token that is being redeemed.
     stripUrlToken();
     const { backend, store, getConfig } = this.deps;
-    if (urlToken.type !== 'multi_tenant_magic_links') {
+    if (urlToken.type !== 'multi_tenant_magic_links' && urlToken.type !== 'discovery') {
       console.error(`Latchkey: "${urlToken.type}" tokens are not supported by this build yet.`);
-      this.fail(null, ErrorType.Default, false);
+      this.core.fail(null, ErrorType.Default, false);
       return;
     }
     store.dispatch({ type: 'urlTokenAuthenticating', active: true });
-    let resp: AuthenticateResponseWithMFA;
+    const verifier = backend.pkce.get('magic_links')?.code_verifier;
+    let redeemed: { discovery: DiscoveryAuthenticateResponse } | { primary: AuthenticateResponseWithMFA };
     try {
-      resp = await magicLinkAuthenticate(backend.http, {
-        magic_links_token: urlToken.token,
-        session_duration_minutes: getConfig().sessionDurationMinutes,
-        pkce_code_verifier: backend.pkce.get('magic_links')?.code_verifier,
-        intermediate_session_token: backend.session.intermediateSessionToken() ?? undefined,
-      });
+      redeemed =
+        urlToken.type === 'discovery'
+          ? {
+              discovery: await magicLinkDiscoveryAuthenticate(backend.http, {
+                discovery_magic_links_token: urlToken.token,
+                pkce_code_verifier: verifier,
+              }),
+            }
+          : {
+              primary: await magicLinkAuthenticate(backend.http, {
+                magic_links_token: urlToken.token,
+                session_duration_minutes: getConfig().sessionDurationMinutes,
+                pkce_code_verifier: verifier,
+                intermediate_session_token: this.core.intermediateSessionToken(),
+              }),
+            };
     } catch (err) {
+      // Both token types are emailed login links: an expired or used one gets the link error.
       const adBlocker = err instanceof APIError && err.error_type === 'ad_blocker_detected';
-      this.fail(err, adBlocker ? ErrorType.AdBlockerDetected : ErrorType.EmailMagicLink, false);
+      this.core.fail(err, adBlocker ? ErrorType.AdBlockerDetected : ErrorType.EmailMagicLink, false);
       return;
     }
     backend.pkce.clear('magic_links');
-    backend.session.applyAuthResponse(resp);
-    this.deps.emit.event(EventType.B2BMagicLinkAuthenticate, resp);
-    this.completePrimary(resp);
+    if ('discovery' in redeemed) {
+      await this.discovery.authenticated(redeemed.discovery, EventType.B2BMagicLinkDiscoveryAuthenticate);
+      return;
+    }
+    backend.session.applyAuthResponse(redeemed.primary);
+    this.deps.emit.event(EventType.B2BMagicLinkAuthenticate, redeemed.primary);
+    this.core.completePrimary(redeemed.primary);
   }
 
   /** Spec section 4: lookup by slug runs on Main, in the Organization flow, without an organization. */
@@ -236,50 +278,12 @@ export class LoginController {
       store.dispatch({ type: 'organizationResolved', organization });
       this.deps.emit.event(EventType.B2BOrganizationsGetBySlug, { organization });
     } catch (err) {
-      this.fail(err, ErrorType.Default, false);
+      this.core.fail(err, ErrorType.Default, false);
     }
   }
 
   private reportOrganizationMissing(): void {
     this.deps.store.dispatch({ type: 'organizationMissing' });
     this.deps.emit.error({ message: this.deps.getTranslate()('error.screen.Organization') });
-  }
-
-  private completePrimary(resp: AuthenticateResponseWithMFA): void {
-    const { store, emit, getTranslate } = this.deps;
-    store.dispatch({ type: 'primaryAuthSucceeded', response: resp });
-    if (resp.member_session) {
-      emit.event(EventType.AuthenticateFlowComplete, {});
-      return;
-    }
-    const state = store.getState();
-    if (state.screen !== Screen.Error || !state.error) return;
-    if (!resp.primary_required) {
-      console.error('Latchkey: this login needs multi-factor authentication, which this build does not support yet.');
-    }
-    emit.error({ message: errorScreenMessage(state.error.type, getTranslate(), this.context().organizationName) });
-  }
-
-  /** Moves to the Error screen and reports the failure. */
-  private fail(err: unknown, type: ErrorType, canGoBack: boolean): void {
-    this.deps.store.dispatch({ type: 'errorOccurred', errorType: type, canGoBack });
-    const t = this.deps.getTranslate();
-    const message = err ? errorMessage(err, t, this.context()) : errorScreenMessage(type, t, this.context().organizationName);
-    this.deps.emit.error(errorPayload(err, message));
-  }
-
-  /** Reports a failure that the current screen shows under its field. */
-  private failInline(err: unknown, email?: string): ActionResult {
-    const message = errorMessage(err, this.deps.getTranslate(), this.context(email));
-    this.deps.emit.error(errorPayload(err, message));
-    return { ok: false, message };
-  }
-
-  private context(email?: string) {
-    const state = this.deps.store.getState();
-    return {
-      email: email ?? state.formState.emailState.userSuppliedEmail,
-      organizationName: state.flowState.organization?.organization_name ?? '',
-    };
   }
 }

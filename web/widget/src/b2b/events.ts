@@ -5,6 +5,12 @@ export const EventType = {
   B2BMagicLinkAuthenticate: 'B2B_MAGIC_LINK_AUTHENTICATE',
   B2BOTPEmailLoginOrSignup: 'B2B_OTP_EMAIL_LOGIN_OR_SIGNUP',
   B2BOTPEmailAuthenticate: 'B2B_OTP_EMAIL_AUTHENTICATE',
+  B2BMagicLinkEmailDiscoverySend: 'B2B_MAGIC_LINK_EMAIL_DISCOVERY_SEND',
+  B2BMagicLinkDiscoveryAuthenticate: 'B2B_MAGIC_LINK_DISCOVERY_AUTHENTICATE',
+  B2BOTPEmailDiscoverySend: 'B2B_OTP_EMAIL_DISCOVERY_SEND',
+  B2BOTPEmailDiscoveryAuthenticate: 'B2B_OTP_EMAIL_DISCOVERY_AUTHENTICATE',
+  B2BDiscoveryOrganizationsCreate: 'B2B_DISCOVERY_ORGANIZATIONS_CREATE',
+  B2BDiscoveryIntermediateSessionExchange: 'B2B_DISCOVERY_INTERMEDIATE_SESSION_EXCHANGE',
   AuthenticateFlowComplete: 'AUTHENTICATE_FLOW_COMPLETE',
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];

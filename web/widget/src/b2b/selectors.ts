@@ -1,16 +1,26 @@
-import type { NormalizedConfig } from './config';
+import { AuthFlowType, type NormalizedConfig } from './config';
 import { enabledMethods, mainBlocks, type MainBlock } from './methods';
 import type { WidgetState } from './state/types';
 
-/** Main's blocks for the current organization, primary-auth restriction and config. */
+/** Discovery without a chosen organization: email sends and authentications use the discovery calls. */
+export function isDiscovering(state: WidgetState): boolean {
+  return state.flowState.type === AuthFlowType.Discovery && state.flowState.organization === null;
+}
+
+/** Main's blocks for the current organization, primary-auth restriction, last used method and config. */
 export function selectMainBlocks(state: WidgetState, config: NormalizedConfig): MainBlock[] {
+  const organization = state.flowState.organization;
   return mainBlocks(
     enabledMethods({
       products: config.products,
       oauthProviders: config.oauthProviders,
-      organization: state.flowState.organization,
+      organization,
       primaryAllowed: state.primary?.allowedAuthMethods ?? null,
     }),
+    {
+      sso: organization ? organization.sso_active_connections ?? [] : isDiscovering(state) ? 'discovery' : [],
+      lastUsed: state.lastUsedMethod,
+    },
   );
 }
 

@@ -67,6 +67,18 @@ describe('SessionManager', () => {
     expect(localStorage.getItem(KEY)).toBeNull();
   });
 
+  it('a discovery answer logs out locally and keeps its intermediate session token for 10 minutes', () => {
+    const m = setup(server);
+    m.applyAuthResponse(login());
+    m.applyDiscoveryResponse({ intermediate_session_token: 'ist-discovery' });
+    expect(getCookie(IST_COOKIE)).toBe('ist-discovery');
+    expect(getCookie(SESSION_COOKIE)).toBeNull();
+    expect(getCookie(SESSION_JWT_COOKIE)).toBeNull();
+    expect(m.getSync()).toBeNull();
+    m.applyDiscoveryResponse({ intermediate_session_token: '' });
+    expect(getCookie(IST_COOKIE)).toBeNull();
+  });
+
   it('refreshes every 3 minutes with an empty body', async () => {
     server.on('POST', REFRESH, json(loggedInResponse({ session_jwt: 'session-jwt-2' })));
     const m = setup(server);

@@ -139,9 +139,20 @@ export class SessionManager {
       this.setState({ session: resp.member_session, member: resp.member, organization: resp.organization }, true);
       return;
     }
+    this.keepIntermediate(resp.intermediate_session_token);
+  }
+
+  /**
+   * Applies a discovery answer: it never carries a session, only the intermediate session token
+   * that the organization create and exchange calls then present.
+   */
+  applyDiscoveryResponse(resp: { intermediate_session_token?: string }): void {
+    this.keepIntermediate(resp.intermediate_session_token);
+  }
+
+  private keepIntermediate(ist: string | undefined): void {
     removeCookie(SESSION_COOKIE);
     removeCookie(SESSION_JWT_COOKIE);
-    const ist = resp.intermediate_session_token;
     if (typeof ist === 'string' && ist !== '') {
       setCookie(IST_COOKIE, ist, new Date(this.clock.now() + IST_LIFETIME_MS));
     } else {

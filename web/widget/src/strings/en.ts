@@ -12,8 +12,34 @@ export const en = {
   'main.appLogoAlt': 'Application logo',
   'main.loadingOrganization': 'Loading organization',
   'main.noMethods': 'No sign-in method is available for this organization. Contact your admin for help.',
-  'main.discoveryUnavailable': 'Signing in without an organization is not available yet.',
+  'main.lastUsed': 'Last used',
   'divider.or': 'or',
+
+  // OAuth and SSO buttons
+  'oauth.continueWith': 'Continue with {provider}',
+  'oauth.provider.google': 'Google',
+  'oauth.provider.microsoft': 'Microsoft',
+  'oauth.provider.hubspot': 'HubSpot',
+  'oauth.provider.slack': 'Slack',
+  'oauth.provider.github': 'GitHub',
+  'sso.continueWith': 'Continue with {connectionName}',
+  'sso.discovery': 'Continue with SSO',
+
+  // Passwords
+  'password.useInstead': 'Use a password instead',
+
+  // Discovery (organization picker)
+  'discovery.title': 'Select an organization to continue',
+  'discovery.listLabel': 'Your organizations',
+  'discovery.join': 'Join',
+  'discovery.acceptInvite': 'Accept Invite',
+  'discovery.create': 'Create an organization',
+  'discovery.createTitle': 'Create an organization to get started',
+  'discovery.createBody': '{email} does not belong to any organizations yet.',
+  'discovery.noOrganizationsTitle': '{email} does not belong to any organizations.',
+  'discovery.noOrganizationsBody':
+    'Make sure your email address is correct. Otherwise, you might need to be invited by your admin.',
+  'discovery.tryDifferentEmail': 'Try a different email address',
 
   // Email form
   'email.label': 'Email',

@@ -133,3 +133,43 @@ export function loggedInResponse(overrides: Record<string, unknown> = {}) {
     ...overrides,
   };
 }
+
+export const GLOBEX = {
+  ...ACME,
+  organization_id: 'organization-test-globex',
+  organization_name: 'Globex',
+  organization_slug: 'globex',
+  organization_logo_url: 'https://cdn.test/globex.png',
+};
+
+/** A DiscoveredOrganization entry (api-reference 3.0) for `organization`. */
+export function discovered(
+  organization: Record<string, unknown> = ACME,
+  type = 'active_member',
+  overrides: Record<string, unknown> = {},
+) {
+  const member =
+    type === 'active_member' || type === 'pending_member' || type === 'invited_member'
+      ? { ...loggedInResponse().member, organization_id: organization.organization_id }
+      : null;
+  return {
+    organization,
+    membership: { type, details: member ? null : { domain: 'acme.test' }, member },
+    member_authenticated: false,
+    primary_required: null,
+    mfa_required: null,
+    ...overrides,
+  };
+}
+
+/** A discovery authenticate answer for ada@acme.test. */
+export function discoveryResponse(organizations: unknown[], ist = 'ist-discovery') {
+  return {
+    request_id: 'request-id-test',
+    status_code: 200,
+    intermediate_session_token: ist,
+    email_address: 'ada@acme.test',
+    discovered_organizations: organizations,
+    organization_id_hint: null,
+  };
+}

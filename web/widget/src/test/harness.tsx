@@ -16,11 +16,11 @@ export function acmeServer(bootstrap: Record<string, unknown> = {}, organization
     .on('POST', '/events', json({}));
 }
 
-export function newClient(server: FakeServer, clock = new ManualClock()) {
+export function newClient(server: FakeServer, clock = new ManualClock(), navigate: (url: string) => void = () => undefined) {
   // Each test builds a fresh client for the same token; the "another client exists" warning that
   // this triggers is expected here and asserted in client.test.tsx.
   const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-  const client = new B2BClient(TOKEN, { baseURL: ORIGIN, fetch: server.fetch, clock });
+  const client = new B2BClient(TOKEN, { baseURL: ORIGIN, fetch: server.fetch, clock, navigate });
   warn.mockRestore();
   return { client, clock };
 }
@@ -31,7 +31,9 @@ export const defaultOptions = (): LoginOptions => ({
 
 /** Renders <B2BLogin> and returns queries scoped to its shadow root. */
 export function renderLogin(server: FakeServer, options: Partial<LoginOptions> = {}) {
-  const { client, clock } = newClient(server);
+  // Navigations (OAuth and SSO starts) are recorded instead of leaving the test page.
+  const navigate = vi.fn<(url: string) => void>();
+  const { client, clock } = newClient(server, new ManualClock(), navigate);
   const onEvent = vi.fn();
   const onError = vi.fn();
   const props = { ...defaultOptions(), callbacks: { onEvent, onError }, ...options };
@@ -40,7 +42,7 @@ export function renderLogin(server: FakeServer, options: Partial<LoginOptions> =
   // Queries run on the widget's root element inside the shadow root (Testing Library cannot
   // describe a ShadowRoot in its error messages).
   const root = host.shadowRoot!.querySelector<HTMLElement>('.lk-root')!;
-  return { ...within(root), root, host, client, clock, server, onEvent, onError, rerender: result.rerender };
+  return { ...within(root), root, host, client, clock, server, navigate, onEvent, onError, rerender: result.rerender };
 }
 
 /** Advances the manual clock inside act() so React applies the resulting updates. */

@@ -17,3 +17,12 @@ export function SuccessIcon() {
     </svg>
   );
 }
+
+/** A chevron pointing right: "continue" on an organization the member already belongs to. */
+export function ArrowIcon() {
+  return (
+    <svg className="lk-icon lk-icon--arrow" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">
+      <path d="M9 5l7 7-7 7" fill="none" stroke="currentColor" strokeWidth="2" strokeLinecap="round" strokeLinejoin="round" />
+    </svg>
+  );
+}

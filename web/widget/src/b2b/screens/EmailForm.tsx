@@ -6,17 +6,27 @@ import { useLogin } from '../context';
 import { isValidEmail } from '../email';
 import type { MainBlock } from '../methods';
 import { useAsyncAction } from '../useAsyncAction';
+import { LastUsed } from './LastUsed';
+import { PasswordEntry } from './PasswordEntry';
 
 type EmailBlock = Extract<MainBlock, { kind: 'emailForm' }>;
 
-/** Main's email block: an email field, or send buttons when the email is already known. */
+/**
+ * Main's email block: an email field, or send buttons when the email is already known; with
+ * passwords offered too it is the combined form and ends with 'Use a password instead'.
+ */
 export function EmailForm({ block }: { block: EmailBlock }) {
   const { state } = useLogin();
   const knownEmail = state.primary?.email ?? null;
-  return knownEmail ? <KnownEmailButtons block={block} email={knownEmail} /> : <EmailInputForm />;
+  return (
+    <div className="lk-form">
+      {knownEmail ? <KnownEmailButtons block={block} email={knownEmail} /> : <EmailInputForm block={block} />}
+      {block.password ? <PasswordEntry lastUsed={block.lastUsed === 'passwords'} /> : null}
+    </div>
+  );
 }
 
-function EmailInputForm() {
+function EmailInputForm({ block }: { block: EmailBlock }) {
   const { state, controller, t } = useLogin();
   const [email, setEmail] = useState(state.formState.emailState.userSuppliedEmail);
   const submit = useAsyncAction((value: string) => controller.submitEmail(value));
@@ -31,6 +41,7 @@ function EmailInputForm() {
     void submit.run(value);
   };
 
+  const lastUsed = block.lastUsed === 'emailMagicLinks' || block.lastUsed === 'emailOtp';
   return (
     <form className="lk-form" onSubmit={onSubmit} noValidate>
       <Input
@@ -45,9 +56,13 @@ function EmailInputForm() {
         onValueChange={setEmail}
         error={submit.error}
       />
-      <Button type="submit" loading={submit.busy}>
-        {t('email.continue')}
-      </Button>
+      <LastUsed active={lastUsed}>
+        {(describedBy) => (
+          <Button type="submit" loading={submit.busy} aria-describedby={describedBy}>
+            {t('email.continue')}
+          </Button>
+        )}
+      </LastUsed>
     </form>
   );
 }
@@ -60,20 +75,28 @@ function KnownEmailButtons({ block, email }: { block: EmailBlock; email: string 
   return (
     <div className="lk-form">
       {block.magicLink ? (
-        <Button loading={link.busy} disabled={busy} onClick={() => void link.run()}>
-          {t('email.sendLink')}
-        </Button>
+        <LastUsed active={block.lastUsed === 'emailMagicLinks'}>
+          {(describedBy) => (
+            <Button loading={link.busy} disabled={busy} aria-describedby={describedBy} onClick={() => void link.run()}>
+              {t('email.sendLink')}
+            </Button>
+          )}
+        </LastUsed>
       ) : null}
       {block.otp ? (
-        <Button
-          variant={block.magicLink ? 'secondary' : 'primary'}
-          loading={code.busy}
-          disabled={busy}
-         
-          onClick={() => void code.run()}
-        >
-          {t('email.sendCode')}
-        </Button>
+        <LastUsed active={block.lastUsed === 'emailOtp'}>
+          {(describedBy) => (
+            <Button
+              variant={block.magicLink ? 'secondary' : 'primary'}
+              loading={code.busy}
+              disabled={busy}
+              aria-describedby={describedBy}
+              onClick={() => void code.run()}
+            >
+              {t('email.sendCode')}
+            </Button>
+          )}
+        </LastUsed>
       ) : null}
       <ErrorText message={link.error ?? code.error} />
     </div>

@@ -1,17 +1,25 @@
 import type { ReactNode } from 'react';
+import { Divider } from '../../ui/Divider';
 import { Heading } from '../../ui/Heading';
 import { Spinner } from '../../ui/Spinner';
 import { AuthFlowType } from '../config';
 import { useLogin, type LoginContextValue } from '../context';
 import { selectMainBlocks } from '../selectors';
 import type { MainBlock } from '../methods';
+import type { Translate } from '../../strings/t';
+import { BackButton } from './BackButton';
 import { EmailForm } from './EmailForm';
+import { MethodButtons } from './MethodButtons';
+import { PasswordEntry } from './PasswordEntry';
 
 function title({ state, t }: LoginContextValue): string {
   const { type, organization } = state.flowState;
   switch (type) {
     case AuthFlowType.Discovery:
-      return t('main.title.discovery');
+      // After choosing an organization that needs another method, Main belongs to that organization.
+      return organization
+        ? t('main.title.organization', { organizationName: organization.organization_name })
+        : t('main.title.discovery');
     case AuthFlowType.PasswordReset:
       return '';
     case AuthFlowType.Organization:
@@ -25,13 +33,19 @@ function title({ state, t }: LoginContextValue): string {
   }
 }
 
-function renderBlock(block: MainBlock, index: number) {
+function renderBlock(block: MainBlock, index: number, t: Translate) {
   switch (block.kind) {
     case 'emailForm':
       return <EmailForm key={`email-${index}`} block={block} />;
+    case 'passwordForm':
+      return <PasswordEntry key={`password-${index}`} lastUsed={block.lastUsed === 'passwords'} />;
+    case 'buttons':
+      return <MethodButtons key={`buttons-${index}`} items={block.items} />;
+    case 'divider':
+      return <Divider key={`divider-${index}`} text={t('divider.or')} />;
     default: {
-      const never: never = block.kind;
-      throw new Error(`unknown block ${String(never)}`);
+      const never: never = block;
+      throw new Error(`unknown block ${JSON.stringify(never)}`);
     }
   }
 }
@@ -48,12 +62,10 @@ export function MainScreen() {
   let body: ReactNode;
   if (isOrganizationFlow && !organization) {
     body = <Spinner label={t('main.loadingOrganization')} />;
-  } else if (state.flowState.type === AuthFlowType.Discovery) {
-    body = <p className="lk-text">{t('main.discoveryUnavailable')}</p>;
   } else if (blocks.length === 0) {
     body = <p className="lk-text">{t('main.noMethods')}</p>;
   } else {
-    body = blocks.map(renderBlock);
+    body = blocks.map((block, index) => renderBlock(block, index, t));
   }
 
   return (
@@ -74,6 +86,7 @@ export function MainScreen() {
       ) : null}
       <Heading hidden={presentation.hideHeaderText}>{title(ctx)}</Heading>
       {isOrganizationFlow && !organization ? <div className="lk-center">{body}</div> : body}
+      <BackButton />
     </>
   );
 }

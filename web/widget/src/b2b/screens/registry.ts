@@ -1,5 +1,6 @@
 import type { ComponentType } from 'react';
 import { Screen } from '../state/types';
+import { DiscoveryScreen } from './DiscoveryScreen';
 import { EmailConfirmationScreen } from './EmailConfirmationScreen';
 import { EmailMethodSelectionScreen } from './EmailMethodSelectionScreen';
 import { EmailOTPEntryScreen } from './EmailOTPEntryScreen';
@@ -15,4 +16,5 @@ export const SCREENS: Record<Screen, ComponentType> = {
   [Screen.EmailOTPEntry]: EmailOTPEntryScreen,
   [Screen.LoggedIn]: LoggedInScreen,
   [Screen.Error]: ErrorScreen,
+  [Screen.Discovery]: DiscoveryScreen,
 };

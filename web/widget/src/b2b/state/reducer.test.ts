@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { AuthenticateResponseWithMFA, Organization } from '../../api/types';
-import { ACME, loggedInResponse } from '../../test/fakeServer';
+import type { AuthenticateResponseWithMFA, DiscoveredOrganization, Organization } from '../../api/types';
+import { ACME, discovered, GLOBEX, loggedInResponse } from '../../test/fakeServer';
 import { AuthFlowType } from '../config';
 import { back, push, replace } from './navigation';
 import { initialState, reducer } from './reducer';
@@ -148,6 +148,86 @@ describe('errors', () => {
 
   it('an error clears pending spinners', () => {
     const s = run(withOrg(), { type: 'urlTokenAuthenticating', active: true }, { type: 'errorOccurred', errorType: ErrorType.AdBlockerDetected, canGoBack: false });
-    expect(s.pending).toEqual({ organization: false, urlToken: false });
+    expect(s.pending).toEqual({ organization: false, urlToken: false, discovery: false });
+  });
+});
+
+describe('last used method', () => {
+  it('is stored in state once loaded', () => {
+    const s = reducer(initialState(AuthFlowType.Organization), { type: 'lastUsedMethodLoaded', method: 'github' });
+    expect(s.lastUsedMethod).toBe('github');
+  });
+});
+
+const d = (...args: Parameters<typeof discovered>) => discovered(...args) as unknown as DiscoveredOrganization;
+const listed = (...orgs: DiscoveredOrganization[]) =>
+  run(
+    initialState(AuthFlowType.Discovery),
+    { type: 'otpSent', email: 'ada@acme.test', codeExpiration: 1 },
+    { type: 'discoveryAuthenticated', email: 'ada@acme.test', organizations: orgs },
+  );
+
+describe('discovery', () => {
+  it('a discovery authenticate replaces the screen with the list and stores email and organizations', () => {
+    const orgs = [d(ACME), d(GLOBEX, 'invited_member')];
+    const s = run(initialState(AuthFlowType.Discovery), { type: 'urlTokenAuthenticating', active: true }, { type: 'discoveryAuthenticated', email: 'ada@acme.test', organizations: orgs });
+    expect(s).toMatchObject({ screen: Screen.Discovery, screenHistory: [], pending: { urlToken: false } });
+    expect(s.formState.discoveryState).toEqual({ email: 'ada@acme.test', discoveredOrganizations: orgs });
+    expect(s.formState.emailState.userSuppliedEmail).toBe('ada@acme.test');
+    expect(listed().screenHistory).toEqual([]);
+  });
+
+  it('create and exchange show a pending state that the outcome clears', () => {
+    const pending = reducer(listed(d(ACME)), { type: 'discoveryPending', active: true });
+    expect(pending.pending.discovery).toBe(true);
+    expect(reducer(pending, { type: 'primaryAuthSucceeded', response: auth({}) })).toMatchObject({
+      screen: Screen.LoggedIn,
+      pending: { discovery: false },
+    });
+    expect(reducer(pending, { type: 'errorOccurred', errorType: ErrorType.OrganizationDiscoveryClaimedDomain, canGoBack: true })).toMatchObject({
+      screen: Screen.Error,
+      error: { type: ErrorType.OrganizationDiscoveryClaimedDomain, canGoBack: true },
+      pending: { discovery: false },
+    });
+  });
+
+  it('primary_required on a discovered organization shows its Main restricted, and back returns to the list', () => {
+    const base = loggedInResponse().member;
+    const globex = d(GLOBEX, 'active_member', {
+      primary_required: { allowed_auth_methods: ['email_otp'] },
+      membership: { type: 'active_member', details: null, member: { ...base, email_address: 'ada@globex.test', email_address_verified: true } },
+    });
+    const s = reducer(listed(d(ACME), globex), { type: 'discoveryPrimaryRequired', discovered: globex });
+    expect(s).toMatchObject({ screen: Screen.Main, screenHistory: [Screen.Discovery] });
+    expect(s.flowState).toEqual({ type: AuthFlowType.Discovery, organization: GLOBEX });
+    expect(s.primary).toEqual({ allowedAuthMethods: ['email_otp'], email: 'ada@globex.test', emailVerified: true });
+    const backAgain = reducer(s, { type: 'back' });
+    expect(backAgain).toMatchObject({ screen: Screen.Discovery, primary: null, flowState: { organization: null } });
+    expect(backAgain.formState.discoveryState.discoveredOrganizations).toHaveLength(2);
+  });
+
+  it('an eligible organization (no member yet) uses the discovery email', () => {
+    const eligible = d(GLOBEX, 'eligible_to_join_by_email_domain', { primary_required: { allowed_auth_methods: ['magic_link'] } });
+    const s = reducer(listed(eligible), { type: 'discoveryPrimaryRequired', discovered: eligible });
+    expect(s.primary).toEqual({ allowedAuthMethods: ['magic_link'], email: 'ada@acme.test', emailVerified: false });
+  });
+
+  it('with no allowed method it is the auth-policy error naming the organization, with back to a fresh Main', () => {
+    const blocked = d(GLOBEX, 'active_member', { primary_required: { allowed_auth_methods: [] } });
+    const s = reducer(listed(blocked), { type: 'discoveryPrimaryRequired', discovered: blocked });
+    expect(s).toMatchObject({ screen: Screen.Error, error: { type: ErrorType.CannotJoinOrgDueToAuthPolicy, canGoBack: true } });
+    expect(s.flowState.organization).toEqual(GLOBEX);
+    const main = reducer(s, { type: 'returnToMain' });
+    expect(main).toMatchObject({ screen: Screen.Main, error: null, primary: null, flowState: { type: AuthFlowType.Discovery, organization: null } });
+  });
+
+  it('returning to Main in the Organization flow keeps the organization', () => {
+    const s = reducer(push(withOrg(), Screen.EmailOTPEntry), { type: 'errorOccurred', errorType: ErrorType.Default, canGoBack: true });
+    expect(reducer(s, { type: 'returnToMain' }).flowState.organization).toBe(org);
+  });
+
+  it('back between other screens leaves the organization alone', () => {
+    const s = run(withOrg(), { type: 'otpSent', email: 'a@b.co', codeExpiration: 1 }, { type: 'back' });
+    expect(s).toMatchObject({ screen: Screen.Main, flowState: { organization: org } });
   });
 });

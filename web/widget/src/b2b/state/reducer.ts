@@ -1,4 +1,4 @@
-import type { AuthenticateResponseWithMFA, Organization } from '../../api/types';
+import type { AuthenticateResponseWithMFA, DiscoveredOrganization, Organization } from '../../api/types';
 import { AuthFlowType } from '../config';
 import { back, push, replace } from './navigation';
 import { ErrorType, Screen, type Action, type MfaMethod, type MfaPrimaryInfo, type WidgetState } from './types';
@@ -7,14 +7,21 @@ export function initialState(flow: AuthFlowType): WidgetState {
   return {
     screen: Screen.Main,
     screenHistory: [],
-    formState: { emailState: { userSuppliedEmail: '' }, otpState: { codeExpiration: null } },
+    formState: {
+      emailState: { userSuppliedEmail: '' },
+      otpState: { codeExpiration: null },
+      discoveryState: { email: '', discoveredOrganizations: [] },
+    },
     flowState: { type: flow, organization: null },
     mfa: { primaryInfo: null },
     primary: null,
     error: null,
-    pending: { organization: false, urlToken: false },
+    pending: NOTHING_PENDING,
+    lastUsedMethod: null,
   };
 }
+
+const NOTHING_PENDING: WidgetState['pending'] = Object.freeze({ organization: false, urlToken: false, discovery: false });
 
 const ALL_MFA_METHODS: MfaMethod[] = ['sms_otp', 'totp'];
 
@@ -44,13 +51,13 @@ function toError(state: WidgetState, type: ErrorType, canGoBack: boolean): Widge
   return {
     ...replace(state, Screen.Error),
     error: { type, canGoBack },
-    pending: { organization: false, urlToken: false },
+    pending: NOTHING_PENDING,
   };
 }
 
 /** Spec section 4, "After primary authentication success". */
 function afterPrimaryAuth(state: WidgetState, resp: AuthenticateResponseWithMFA): WidgetState {
-  const base: WidgetState = { ...state, pending: { ...state.pending, urlToken: false }, error: null };
+  const base: WidgetState = { ...state, pending: { ...state.pending, urlToken: false, discovery: false }, error: null };
   if (resp.member_session) {
     return { ...replace(base, Screen.LoggedIn), mfa: { primaryInfo: null }, primary: null };
   }
@@ -111,18 +118,71 @@ export function reducer(state: WidgetState, action: Action): WidgetState {
       return { ...state, pending: { ...state.pending, urlToken: action.active } };
     case 'primaryAuthSucceeded':
       return afterPrimaryAuth(state, action.response);
+    case 'lastUsedMethodLoaded':
+      return { ...state, lastUsedMethod: action.method };
+    case 'discoveryAuthenticated': {
+      // Replaces the screen: the emailed link or code that led here cannot be used again.
+      const next = withoutOrganizationChoice(replace(withEmail(state, action.email), Screen.Discovery));
+      return {
+        ...next,
+        formState: {
+          ...next.formState,
+          discoveryState: { email: action.email, discoveredOrganizations: action.organizations },
+        },
+        pending: { ...state.pending, urlToken: false },
+        error: null,
+      };
+    }
+    case 'discoveryPending':
+      return { ...state, pending: { ...state.pending, discovery: action.active } };
+    case 'discoveryPrimaryRequired':
+      return discoveryPrimaryRequired(state, action.discovered);
     case 'errorOccurred':
       return toError(state, action.errorType, action.canGoBack);
-    case 'back':
-      return back(state);
-    case 'returnToMain':
+    case 'back': {
+      const previous = back(state);
+      // Back from an organization's restricted Main to the list forgets that organization.
+      return previous.screen === Screen.Discovery && state.screen !== Screen.Discovery
+        ? withoutOrganizationChoice(previous)
+        : previous;
+    }
+    case 'returnToMain': {
       if (state.screen === Screen.Error && !state.error?.canGoBack) return state;
-      return { ...replace(state, Screen.Main), error: null };
+      const main: WidgetState = { ...replace(state, Screen.Main), error: null, pending: NOTHING_PENDING };
+      // Discovery starts over: no organization was chosen yet.
+      return state.flowState.type === AuthFlowType.Discovery ? withoutOrganizationChoice(main) : main;
+    }
     default: {
       const never: never = action;
       throw new Error(`unknown action ${JSON.stringify(never)}`);
     }
   }
+}
+
+/**
+ * Spec section 4, selecting an organization that needs another primary method: the organization,
+ * email and allowed methods are stored and Main is shown restricted (back returns to the list);
+ * with no allowed method, the auth-policy error, from which the member may go back.
+ */
+function discoveryPrimaryRequired(state: WidgetState, discovered: DiscoveredOrganization): WidgetState {
+  const allowed = discovered.primary_required?.allowed_auth_methods ?? [];
+  const flowState = { ...state.flowState, organization: discovered.organization };
+  if (allowed.length === 0) {
+    return toError({ ...state, flowState }, ErrorType.CannotJoinOrgDueToAuthPolicy, true);
+  }
+  const member = discovered.membership.member;
+  const email = member?.email_address || state.formState.discoveryState.email;
+  return {
+    ...withEmail(push(state, Screen.Main), email),
+    flowState,
+    primary: { allowedAuthMethods: allowed, email, emailVerified: Boolean(member?.email_address_verified) },
+    pending: NOTHING_PENDING,
+    error: null,
+  };
+}
+
+function withoutOrganizationChoice(state: WidgetState): WidgetState {
+  return { ...state, flowState: { ...state.flowState, organization: null }, primary: null };
 }
 
 function withEmail(state: WidgetState, email: string): WidgetState {

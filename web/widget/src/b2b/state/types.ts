@@ -1,5 +1,11 @@
-import type { AuthenticateResponseWithMFA, AuthMethodPolicyName, Organization } from '../../api/types';
+import type {
+  AuthenticateResponseWithMFA,
+  AuthMethodPolicyName,
+  DiscoveredOrganization,
+  Organization,
+} from '../../api/types';
 import type { AuthFlowType } from '../config';
+import type { LastUsedMethod } from '../lastUsed';
 
 /**
  * Screens implemented so far. The registry in screens/registry.ts is keyed by this enum, so adding
@@ -12,6 +18,8 @@ export enum Screen {
   EmailOTPEntry = 'EmailOTPEntry',
   LoggedIn = 'LoggedIn',
   Error = 'Error',
+  /** The organization picker, including its "create one" and "none found" variants. */
+  Discovery = 'Discovery',
 }
 
 export enum ErrorType {
@@ -49,13 +57,17 @@ export interface WidgetState {
     emailState: { userSuppliedEmail: string };
     /** Epoch milliseconds when the last emailed passcode stops working. */
     otpState: { codeExpiration: number | null };
+    /** The verified email and what discovery found for it. */
+    discoveryState: { email: string; discoveredOrganizations: DiscoveredOrganization[] };
   };
   flowState: { type: AuthFlowType; organization: Organization | null };
   mfa: { primaryInfo: MfaPrimaryInfo | null };
   primary: PrimaryState | null;
   error: { type: ErrorType; canGoBack: boolean } | null;
   /** Work in flight that replaces the screen with a spinner. */
-  pending: { organization: boolean; urlToken: boolean };
+  pending: { organization: boolean; urlToken: boolean; discovery: boolean };
+  /** The method remembered from an earlier visit (read once at start). */
+  lastUsedMethod: LastUsedMethod | null;
 }
 
 export type Action =
@@ -67,6 +79,12 @@ export type Action =
   | { type: 'otpSent'; email: string; codeExpiration: number }
   | { type: 'urlTokenAuthenticating'; active: boolean }
   | { type: 'primaryAuthSucceeded'; response: AuthenticateResponseWithMFA }
+  | { type: 'lastUsedMethodLoaded'; method: LastUsedMethod | null }
+  | { type: 'discoveryAuthenticated'; email: string; organizations: DiscoveredOrganization[] }
+  /** Organization create or intermediate-session exchange in flight. */
+  | { type: 'discoveryPending'; active: boolean }
+  /** A discovered organization needs another primary method first (primary_required). */
+  | { type: 'discoveryPrimaryRequired'; discovered: DiscoveredOrganization }
   | { type: 'errorOccurred'; errorType: ErrorType; canGoBack: boolean }
   | { type: 'back' }
   | { type: 'returnToMain' };

@@ -1,0 +1,260 @@
+package app_test
+
+import (
+	"net/http"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+)
+
+// sdkAs calls the SDK face with any method, as the widget does, with the
+// session token (or the public token again when "").
+func (e *env) sdkAs(method, path string, body any, sessionToken string) resp {
+	e.t.Helper()
+	pass := sessionToken
+	if pass == "" {
+		pass = e.proj.PublicToken
+	}
+	return e.do(method, "/sdk/v1"+path, body, http.Header{"Origin": {e.origin}}, e.proj.PublicToken, pass)
+}
+
+// sessionFor logs a member in (by email code) and returns the session token.
+func (e *env) sessionFor(orgID, email string) string {
+	e.t.Helper()
+	token, _, _ := e.login(orgID, email)
+	return token
+}
+
+func (e *env) member(orgID, memberID string) map[string]any {
+	e.t.Helper()
+	r := e.backend(http.MethodGet, "/v1/b2b/organizations/"+orgID+"/member?member_id="+memberID, nil)
+	if r.Status != 200 {
+		e.t.Fatalf("get member: %s", r.Raw)
+	}
+	return r.Body["member"].(map[string]any)
+}
+
+func TestMemberLifecycle(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org := e.createOrg("acme", "ALL_ALLOWED")
+		path := "/v1/b2b/organizations/" + org + "/members/"
+
+		// pending -> active by logging in with the email.
+		r := e.backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members",
+			map[string]any{"email_address": "pat@acme.test", "create_member_as_pending": true})
+		pat := r.Body["member_id"].(string)
+		if m := r.Body["member"].(map[string]any); m["status"] != "pending" || m["email_address_verified"] != false {
+			t.Fatalf("pending member: %s", r.Raw)
+		}
+		e.sessionFor(org, "pat@acme.test")
+		if m := e.member(org, pat); m["status"] != "active" || m["email_address_verified"] != true {
+			t.Fatalf("after login: %v", m)
+		}
+
+		// active -> deleted: sessions end, logins and updates are refused.
+		token := e.sessionFor(org, "pat@acme.test")
+		r = e.backend(http.MethodDelete, path+pat, nil)
+		if r.Status != 200 || r.Body["member_id"] != pat {
+			t.Fatalf("delete: %s", r.Raw)
+		}
+		if m := e.member(org, pat); m["status"] != "deleted" {
+			t.Fatalf("after delete: %v", m)
+		}
+		want(t, e.sdk("/b2b/sessions/authenticate", map[string]any{}, token), 404, "session_not_found")
+		want(t, e.sendLink(org, "pat@acme.test", nil), 403, "inactive_member")
+		want(t, e.backend(http.MethodPut, path+pat, map[string]any{"name": "Pat"}), 403, "inactive_member")
+		if r := e.backend(http.MethodDelete, path+pat, nil); r.Status != 200 {
+			t.Fatalf("deleting twice: %s", r.Raw)
+		}
+
+		// deleted -> active by reactivation; old sessions stay revoked.
+		r = e.backend(http.MethodPut, path+pat+"/reactivate", nil)
+		if r.Status != 200 || r.Body["member"].(map[string]any)["status"] != "active" || r.Body["organization"] == nil {
+			t.Fatalf("reactivate: %s", r.Raw)
+		}
+		want(t, e.backend(http.MethodPut, path+pat+"/reactivate", nil), 400, "no_deleted_member_found_for_reactivation")
+		want(t, e.sdk("/b2b/sessions/authenticate", map[string]any{}, token), 404, "session_not_found")
+		if e.sessionFor(org, "pat@acme.test") == "" {
+			t.Fatal("no session after reactivation")
+		}
+		want(t, e.backend(http.MethodPut, path+"member-test-nope/reactivate", nil), 404, "member_not_found")
+		want(t, e.backend(http.MethodDelete, path+"member-test-nope", nil), 404, "member_not_found")
+	})
+}
+
+func TestMemberUpdateAndGet(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org := e.createOrg("acme", "NOT_ALLOWED")
+		other := e.createOrg("other", "NOT_ALLOWED")
+		id := e.createMember(org, "ada@acme.test")
+		e.createMember(org, "taken@acme.test")
+		path := "/v1/b2b/organizations/" + org + "/members/" + id
+
+		r := e.backend(http.MethodPut, path, map[string]any{"name": " Ada L ", "trusted_metadata": map[string]any{"tier": 1},
+			"untrusted_metadata": map[string]any{"theme": "dark"}, "is_breakglass": true, "is_admin": true})
+		m := r.Body["member"].(map[string]any)
+		if r.Status != 200 || m["name"] != "Ada L" || m["is_breakglass"] != true || m["is_admin"] != true ||
+			m["trusted_metadata"].(map[string]any)["tier"] != float64(1) || m["untrusted_metadata"].(map[string]any)["theme"] != "dark" {
+			t.Fatalf("update: %s", r.Raw)
+		}
+		if roles := roleIDs(m); !slices.Equal(roles, []string{"stytch_admin", "stytch_member"}) {
+			t.Fatalf("admin roles = %v", roles)
+		}
+		// roles is the other spelling of is_admin.
+		r = e.backend(http.MethodPut, path, map[string]any{"roles": []string{"stytch_member"}})
+		if m := r.Body["member"].(map[string]any); m["is_admin"] != false || !slices.Equal(roleIDs(m), []string{"stytch_member"}) {
+			t.Fatalf("roles update: %s", r.Raw)
+		}
+		want(t, e.backend(http.MethodPut, path, map[string]any{"roles": []string{"billing"}}), 400, "invalid_request")
+		want(t, e.backend(http.MethodPut, path, map[string]any{"roles": []string{"stytch_admin"}, "is_admin": false}), 400, "invalid_request")
+
+		// A new email is unverified; a taken one is refused.
+		e.sessionFor(org, "ada@acme.test")
+		r = e.backend(http.MethodPut, path, map[string]any{"email_address": "Ada.New@Acme.test"})
+		if m := r.Body["member"].(map[string]any); m["email_address"] != "ada.new@acme.test" || m["email_address_verified"] != false {
+			t.Fatalf("email change: %s", r.Raw)
+		}
+		want(t, e.backend(http.MethodPut, path, map[string]any{"email_address": "taken@acme.test"}), 400, "duplicate_member_email")
+		want(t, e.backend(http.MethodPut, path, map[string]any{"email_address": "nope"}), 400, "invalid_email")
+
+		// Members are addressed within their organization only.
+		want(t, e.backend(http.MethodPut, "/v1/b2b/organizations/"+other+"/members/"+id, map[string]any{"name": "x"}), 404, "member_not_found")
+		want(t, e.backend(http.MethodDelete, "/v1/b2b/organizations/"+other+"/members/"+id, nil), 404, "member_not_found")
+
+		// dangerously_get finds a member by id alone, in this project only.
+		r = e.backend(http.MethodGet, "/v1/b2b/organizations/members/dangerously_get/"+id, nil)
+		if r.Status != 200 || r.Body["member_id"] != id || r.Body["organization"].(map[string]any)["organization_id"] != org {
+			t.Fatalf("dangerously_get: %s", r.Raw)
+		}
+		proj := e.newProject("Elsewhere")
+		want(t, e.do(http.MethodGet, "/v1/b2b/organizations/members/dangerously_get/"+id, nil, nil, proj.Project.ID, proj.Secret), 404, "member_not_found")
+		want(t, e.do(http.MethodPut, path, map[string]any{"name": "x"}, nil, proj.Project.ID, proj.Secret), 404, "organization_not_found")
+	})
+}
+
+func roleIDs(m map[string]any) []string {
+	var out []string
+	for _, r := range m["roles"].([]any) {
+		out = append(out, r.(map[string]any)["role_id"].(string))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// emailsOf runs a member search and returns the emails found.
+func (e *env) emailsOf(body map[string]any) ([]string, resp) {
+	e.t.Helper()
+	r := e.backend(http.MethodPost, "/v1/b2b/organizations/members/search", body)
+	if r.Status != 200 {
+		e.t.Fatalf("member search %v: %s", body, r.Raw)
+	}
+	var out []string
+	for _, m := range r.Body["members"].([]any) {
+		out = append(out, m.(map[string]any)["email_address"].(string))
+	}
+	sort.Strings(out)
+	return out, r
+}
+
+func TestMemberSearch(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		a := e.createOrg("alpha", "NOT_ALLOWED")
+		b := e.createOrg("beta", "NOT_ALLOWED")
+		mk := func(org string, body map[string]any) string {
+			r := e.backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members", body)
+			if r.Status != 200 {
+				t.Fatalf("create member: %s", r.Raw)
+			}
+			e.clock.Advance(time.Millisecond)
+			return r.Body["member_id"].(string)
+		}
+		ada := mk(a, map[string]any{"email_address": "ada@alpha.test", "is_admin": true})
+		mk(a, map[string]any{"email_address": "bob@alpha.test", "is_breakglass": true})
+		mk(a, map[string]any{"email_address": "carol@alpha.test", "create_member_as_pending": true})
+		if r := e.backend(http.MethodPost, "/v1/b2b/magic_links/email/invite", map[string]any{"organization_id": a, "email_address": "dave@alpha.test"}); r.Status != 200 {
+			t.Fatalf("invite: %s", r.Raw)
+		}
+		e.clock.Advance(time.Millisecond)
+		eve := mk(a, map[string]any{"email_address": "eve@alpha.test"})
+		e.backend(http.MethodDelete, "/v1/b2b/organizations/"+a+"/members/"+eve, nil)
+		mk(b, map[string]any{"email_address": "frank@beta.test"})
+
+		inA := func(q map[string]any) map[string]any {
+			q["organization_ids"] = []string{a}
+			return q
+		}
+		live := []string{"ada@alpha.test", "bob@alpha.test", "carol@alpha.test", "dave@alpha.test"}
+		tests := []struct {
+			name string
+			body map[string]any
+			want []string
+		}{
+			{"all live members", inA(map[string]any{}), live},
+			{"member_ids", inA(query("AND", op("member_ids", []string{ada, eve}))), []string{"ada@alpha.test"}},
+			{"member_emails", inA(query("AND", op("member_emails", []string{"BOB@alpha.test"}))), []string{"bob@alpha.test"}},
+			{"member_email_fuzzy", inA(query("AND", op("member_email_fuzzy", "AROL@"))), []string{"carol@alpha.test"}},
+			{"member_is_breakglass", inA(query("AND", op("member_is_breakglass", true))), []string{"bob@alpha.test"}},
+			{"statuses", inA(query("AND", op("statuses", []string{"pending", "invited"}))), []string{"carol@alpha.test", "dave@alpha.test"}},
+			{"statuses finds deleted", inA(query("AND", op("statuses", []string{"deleted"}))), []string{"eve@alpha.test"}},
+			{"member_roles admin", inA(query("AND", op("member_roles", []string{"stytch_admin"}))), []string{"ada@alpha.test"}},
+			{"member_roles member", inA(query("AND", op("member_roles", []string{"stytch_member"}))), live},
+			{"member_roles unknown", inA(query("AND", op("member_roles", []string{"auditor"}))), nil},
+			{"member_password_exists false", inA(query("AND", op("member_password_exists", false))), live},
+			{"member_password_exists true", inA(query("AND", op("member_password_exists", true))), nil},
+			{"member_mfa_phone_numbers", inA(query("AND", op("member_mfa_phone_numbers", []string{"+14155552671"}))), nil},
+			{"AND", inA(query("AND", op("member_email_fuzzy", "alpha"), op("statuses", []string{"active"}))), []string{"ada@alpha.test", "bob@alpha.test"}},
+			{"OR", inA(query("OR", op("member_is_breakglass", true), op("member_roles", []string{"stytch_admin"}))), []string{"ada@alpha.test", "bob@alpha.test"}},
+			{"only the named organizations", inA(query("AND", op("member_email_fuzzy", "frank"))), nil},
+			{"two organizations", map[string]any{"organization_ids": []string{a, b}, "query": map[string]any{"operator": "OR",
+				"operands": []any{op("member_email_fuzzy", "frank"), op("member_ids", []string{ada})}}}, []string{"ada@alpha.test", "frank@beta.test"}},
+		}
+		for _, tc := range tests {
+			if got, _ := e.emailsOf(tc.body); !slices.Equal(got, tc.want) {
+				t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+			}
+		}
+
+		// The response maps each returned member's organization.
+		_, r := e.emailsOf(map[string]any{"organization_ids": []string{a, b}, "limit": 10})
+		orgs := r.Body["organizations"].(map[string]any)
+		if len(orgs) != 2 || orgs[a].(map[string]any)["organization_slug"] != "alpha" || orgs[b].(map[string]any)["organization_slug"] != "beta" {
+			t.Fatalf("organizations map: %s", r.Raw)
+		}
+
+		// Paging in creation order across pages.
+		var seen []string
+		body := map[string]any{"organization_ids": []string{a}, "limit": 3}
+		for i := 0; ; i++ {
+			got, r := e.emailsOf(body)
+			seen = append(seen, got...)
+			meta := r.Body["results_metadata"].(map[string]any)
+			if meta["total"] != float64(4) {
+				t.Fatalf("total = %v", meta["total"])
+			}
+			if meta["next_cursor"] == nil {
+				break
+			}
+			if i > 3 {
+				t.Fatal("paging does not end")
+			}
+			body["cursor"] = meta["next_cursor"]
+		}
+		sort.Strings(seen)
+		if !slices.Equal(seen, live) {
+			t.Fatalf("paged members = %v", seen)
+		}
+
+		// organization_ids is required and bounded to the project.
+		want(t, e.backend(http.MethodPost, "/v1/b2b/organizations/members/search", map[string]any{}), 400, "invalid_request")
+		want(t, e.backend(http.MethodPost, "/v1/b2b/organizations/members/search", map[string]any{"organization_ids": []string{"organization-test-x"}}),
+			404, "organization_not_found")
+		want(t, e.backend(http.MethodPost, "/v1/b2b/organizations/members/search", inA(query("AND", op("member_is_breakglass", "yes")))),
+			400, "invalid_request")
+		want(t, e.backend(http.MethodPost, "/v1/b2b/organizations/members/search", inA(query("AND", op("statuses", []string{"asleep"})))),
+			400, "invalid_request")
+		proj := e.newProject("Elsewhere")
+		want(t, e.do(http.MethodPost, "/v1/b2b/organizations/members/search", map[string]any{"organization_ids": []string{a}}, nil,
+			proj.Project.ID, proj.Secret), 404, "organization_not_found")
+	})
+}

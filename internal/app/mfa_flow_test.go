@@ -1,0 +1,139 @@
+package app_test
+
+import (
+	"bytes"
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The brief's end-to-end flow: email OTP login in an organization that
+// requires MFA stops at mfa_required with an IST; the member enrolls an
+// authenticator app with that IST and gets a session with both factors;
+// a later login completes with a TOTP code, and another with a recovery
+// code.
+func TestMFAEndToEndTOTPAndRecoveryCode(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		e.alignClock()
+		org := e.createOrg("secure", "NOT_ALLOWED")
+		e.setMFA(org, "REQUIRED_FOR_ALL")
+		mid := e.createMember(org, "ada@secure.test")
+
+		ist, req := e.mfaLogin(org, "ada@secure.test")
+		if req["member_options"] != nil || req["secondary_auth_initiated"] != nil {
+			t.Fatalf("not-enrolled member: mfa_required = %v", req)
+		}
+
+		// Enroll: create with the IST (not consumed by create).
+		r := e.sdk("/b2b/totp", map[string]any{"organization_id": org, "member_id": mid, "intermediate_session_token": ist}, "")
+		if r.Status != 200 {
+			t.Fatalf("totp create: %s", r.Raw)
+		}
+		d := r.data()
+		secret, regID := d["secret"].(string), d["totp_registration_id"].(string)
+		qr := d["qr_code"].(string)
+		if secret == "" || !strings.HasPrefix(regID, "member-totp-test-") || d["member_id"] != mid {
+			t.Fatalf("totp create answer: %s", r.Raw)
+		}
+		png, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(qr, "data:image/png;base64,"))
+		if !strings.HasPrefix(qr, "data:image/png;base64,") || err != nil || !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+			t.Fatalf("qr_code is not a PNG data URL: %.60s (%v)", qr, err)
+		}
+		codes := d["recovery_codes"].([]any)
+		seen := map[any]bool{}
+		for _, c := range codes {
+			seen[c] = true
+		}
+		if len(codes) != 10 || len(seen) != 10 {
+			t.Fatalf("recovery codes: %v", codes)
+		}
+		if member(d)["totp_registration_id"] != "" {
+			t.Fatal("a pending registration is already the member's")
+		}
+
+		// A wrong code neither completes nor consumes the IST.
+		totpAuth := func(ist, code string) resp {
+			return e.sdk("/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid, "code": code,
+				"intermediate_session_token": ist, "session_duration_minutes": 60}, "")
+		}
+		good := totpAt(t, secret, e.clock.Now())
+		want(t, totpAuth(ist, wrongCode(good)), 404, "otp_code_not_found")
+		r = totpAuth(ist, good)
+		if r.Status != 200 || r.data()["member_authenticated"] != true || r.data()["session_token"] == "" {
+			t.Fatalf("totp authenticate: %s", r.Raw)
+		}
+		wantFactors(t, r.data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
+		m := member(r.data())
+		if m["totp_registration_id"] != regID || m["default_mfa_method"] != "totp" || m["mfa_enrolled"] != false {
+			t.Fatalf("member after enrollment: %v", m)
+		}
+		token := r.data()["session_token"].(string)
+		want(t, totpAuth(ist, totpAt(t, secret, e.clock.Now().Add(30*time.Second))), 404, "intermediate_session_not_found")
+
+		// The session keeps both factors.
+		r = e.sdk("/b2b/sessions/authenticate", map[string]any{}, token)
+		if r.Status != 200 {
+			t.Fatalf("session authenticate: %s", r.Raw)
+		}
+		wantFactors(t, r.data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
+
+		// Later: the login asks for the enrolled app.
+		e.clock.Advance(5 * time.Minute)
+		ist, req = e.mfaLogin(org, "ada@secure.test")
+		opts, _ := req["member_options"].(map[string]any)
+		if opts == nil || opts["totp_registration_id"] != regID || opts["mfa_phone_number"] != "" || req["secondary_auth_initiated"] != nil {
+			t.Fatalf("enrolled member: mfa_required = %v", req)
+		}
+		r = totpAuth(ist, totpAt(t, secret, e.clock.Now()))
+		if r.Status != 200 {
+			t.Fatalf("login with totp: %s", r.Raw)
+		}
+		wantFactors(t, r.data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
+
+		// Another login with a recovery code instead.
+		e.clock.Advance(5 * time.Minute)
+		ist, _ = e.mfaLogin(org, "ada@secure.test")
+		recover := func(ist, code string) resp {
+			return e.sdk("/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": mid,
+				"recovery_code": code, "intermediate_session_token": ist, "session_duration_minutes": 60}, "")
+		}
+		want(t, recover(ist, "aaaa-bbbb-cccc"), 404, "recovery_code_not_found")
+		r = recover(ist, strings.ToUpper(codes[3].(string)))
+		if r.Status != 200 || r.data()["recovery_codes_remaining"] != float64(9) || r.data()["session_token"] == "" {
+			t.Fatalf("recover: %s", r.Raw)
+		}
+		wantFactors(t, r.data(), "otp/email/PRIMARY", "recovery_codes/recovery_code/SECONDARY")
+		session := r.data()["session_token"].(string)
+
+		// Single use: the same code fails in the next login; another works.
+		ist, _ = e.mfaLogin(org, "ada@secure.test")
+		want(t, recover(ist, codes[3].(string)), 404, "recovery_code_not_found")
+		if r = recover(ist, codes[4].(string)); r.Status != 200 || r.data()["recovery_codes_remaining"] != float64(8) {
+			t.Fatalf("second recovery code: %s", r.Raw)
+		}
+
+		// After a code was used, get no longer shows the set; rotate makes
+		// a fresh one that get shows until its first use.
+		want(t, e.sdkCall(http.MethodGet, "/b2b/recovery_codes", nil, session), 400, "recovery_codes_not_available")
+		r = e.sdk("/b2b/recovery_codes/rotate", map[string]any{}, session)
+		fresh, _ := r.data()["recovery_codes"].([]any)
+		if r.Status != 200 || len(fresh) != 10 {
+			t.Fatalf("rotate: %s", r.Raw)
+		}
+		r = e.sdkCall(http.MethodGet, "/b2b/recovery_codes", nil, session)
+		if got, _ := r.data()["recovery_codes"].([]any); r.Status != 200 || len(got) != 10 || got[0] != fresh[0] {
+			t.Fatalf("get after rotate: %s", r.Raw)
+		}
+		r = e.backend(http.MethodGet, "/v1/b2b/recovery_codes/"+org+"/"+mid, nil)
+		if got, _ := r.Body["recovery_codes"].([]any); r.Status != 200 || len(got) != 10 {
+			t.Fatalf("backend get: %s", r.Raw)
+		}
+		ist, _ = e.mfaLogin(org, "ada@secure.test")
+		want(t, recover(ist, codes[5].(string)), 404, "recovery_code_not_found") // rotated away
+		if r = recover(ist, fresh[9].(string)); r.Status != 200 || r.data()["recovery_codes_remaining"] != float64(9) {
+			t.Fatalf("fresh code: %s", r.Raw)
+		}
+	})
+}

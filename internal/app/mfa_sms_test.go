@@ -1,0 +1,172 @@
+package app_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/emailotp"
+	"github.com/latchkey/latchkey/internal/mfa"
+)
+
+func (e *env) smsSend(org, mid, ist, phone string) resp {
+	body := map[string]any{"organization_id": org, "member_id": mid, "intermediate_session_token": ist}
+	if phone != "" {
+		body["mfa_phone_number"] = phone
+	}
+	return e.sdk("/b2b/otps/sms/send", body, "")
+}
+
+func (e *env) smsAuth(org, mid, ist, code string, extra map[string]any) resp {
+	body := map[string]any{"organization_id": org, "member_id": mid, "intermediate_session_token": ist, "code": code,
+		"session_duration_minutes": 60}
+	for k, v := range extra {
+		body[k] = v
+	}
+	return e.sdk("/b2b/otps/sms/authenticate", body, "")
+}
+
+// SMS enrollment during a required-MFA login: numbers are validated to
+// E.164, codes land in the dev mailbox, expire after 2 minutes, lock after
+// repeated misses and are single use; the verified number becomes the
+// member's, unique within the organization.
+func TestSMSEnrollmentCodesAndLockout(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org := e.createOrg("secure", "NOT_ALLOWED")
+		e.setMFA(org, "REQUIRED_FOR_ALL")
+		mid := e.createMember(org, "ada@secure.test")
+		ist, _ := e.mfaLogin(org, "ada@secure.test")
+
+		want(t, e.smsSend(org, mid, ist, "4155552671"), 400, "invalid_phone_number")
+		want(t, e.smsSend(org, mid, ist, "+1 415 555"), 400, "invalid_phone_number")
+		want(t, e.smsSend(org, mid, ist, "+999 1234567"), 400, "invalid_phone_number_country_code")
+		want(t, e.smsSend(org, mid, ist, ""), 400, "invalid_request") // nothing enrolled, no number given
+		want(t, e.smsSend(org, mid, "", "+14155552671"), 401, "user_unauthenticated")
+
+		const num = "+14155552671"
+		if r := e.smsSend(org, mid, ist, "+1 (415) 555-2671"); r.Status != 200 {
+			t.Fatalf("send: %s", r.Raw)
+		}
+		code := e.lastSMS(num)
+
+		// Expiry: 2 minutes.
+		e.clock.Advance(mfa.SMSCodeExpiry)
+		want(t, e.smsAuth(org, mid, ist, code, nil), 404, "otp_code_not_found")
+
+		// Lockout: the code dies after emailotp.MaxAttempts misses.
+		e.smsSend(org, mid, ist, num)
+		code = e.lastSMS(num)
+		for range emailotp.MaxAttempts {
+			want(t, e.smsAuth(org, mid, ist, wrongCode(code), nil), 404, "otp_code_not_found")
+		}
+		want(t, e.smsAuth(org, mid, ist, code, nil), 404, "otp_code_not_found")
+		want(t, e.smsAuth(org, mid, ist, "12a456", nil), 400, "invalid_code")
+
+		// A resend supersedes the previous code.
+		e.smsSend(org, mid, ist, num)
+		old := e.lastSMS(num)
+		e.clock.Advance(time.Second)
+		e.smsSend(org, mid, ist, num)
+		code = e.lastSMS(num)
+		if old != code {
+			want(t, e.smsAuth(org, mid, ist, old, nil), 404, "otp_code_not_found")
+		}
+		r := e.smsAuth(org, mid, ist, code, map[string]any{"set_mfa_enrollment": "enroll"})
+		if r.Status != 200 {
+			t.Fatalf("sms authenticate: %s", r.Raw)
+		}
+		wantFactors(t, r.data(), "otp/email/PRIMARY", "otp/sms/SECONDARY")
+		f := r.data()["member_session"].(map[string]any)["authentication_factors"].([]any)[1].(map[string]any)
+		if pf, _ := f["phone_number_factor"].(map[string]any); pf["phone_number"] != num || pf["phone_id"] == "" {
+			t.Fatalf("sms factor = %v", f)
+		}
+		m := member(r.data())
+		if m["mfa_phone_number"] != num || m["mfa_phone_number_verified"] != true || m["default_mfa_method"] != "sms_otp" ||
+			m["mfa_enrolled"] != false { // REQUIRED_FOR_ALL ignores set_mfa_enrollment
+			t.Fatalf("member after sms enrollment: %v", m)
+		}
+		want(t, e.smsAuth(org, mid, ist, code, nil), 404, "intermediate_session_not_found") // the IST is spent
+
+		// One member per number in an organization; other organizations
+		// are separate.
+		bob := e.createMember(org, "bob@secure.test")
+		bist, _ := e.mfaLogin(org, "bob@secure.test")
+		want(t, e.smsSend(org, bob, bist, "+1 415-555-2671"), 400, "duplicate_member_phone_number")
+		other := e.createOrg("other", "NOT_ALLOWED")
+		e.setMFA(other, "REQUIRED_FOR_ALL")
+		ada2 := e.createMember(other, "ada@secure.test")
+		ist2, _ := e.mfaLogin(other, "ada@secure.test")
+		if r := e.smsSend(other, ada2, ist2, num); r.Status != 200 {
+			t.Fatalf("same number in another organization: %s", r.Raw)
+		}
+
+		// An IST is for this member only.
+		want(t, e.smsSend(org, mid, bist, ""), 403, "unauthorized_action")
+
+		// With only an IST, a member who has MFA cannot enroll more. (A
+		// new window first: the sends above used up the number's limit.)
+		e.clock.Advance(mfa.SMSSendPerPhone.Window)
+		ist, req := e.mfaLogin(org, "ada@secure.test")
+		if req["secondary_auth_initiated"] != "sms_otp" || req["member_options"].(map[string]any)["mfa_phone_number"] != num {
+			t.Fatalf("default sms: mfa_required = %v", req)
+		}
+		want(t, e.smsSend(org, mid, ist, "+14155550123"), 403, "unauthorized_action")
+		want(t, e.sdk("/b2b/totp", map[string]any{"organization_id": org, "member_id": mid, "intermediate_session_token": ist}, ""),
+			403, "unauthorized_action")
+		// The login already sent a code; using it completes the login.
+		r = e.smsAuth(org, mid, ist, e.lastSMS(num), nil)
+		if r.Status != 200 {
+			t.Fatalf("server-initiated sms: %s", r.Raw)
+		}
+		wantFactors(t, r.data(), "otp/email/PRIMARY", "otp/sms/SECONDARY")
+
+		// Phone deletion: self route, then the backend route.
+		self := r.data()["session_token"].(string)
+		r = e.sdkCall(http.MethodDelete, "/b2b/organizations/members/deletePhoneNumber", nil, self)
+		if m := member(r.data()); r.Status != 200 || m["mfa_phone_number"] != "" || m["mfa_phone_number_verified"] != false ||
+			m["default_mfa_method"] != "" {
+			t.Fatalf("self delete phone: %s", r.Raw)
+		}
+		r = e.backend(http.MethodDelete, "/v1/b2b/organizations/"+other+"/members/mfa_phone_numbers/"+ada2, nil)
+		if r.Status != 200 || r.Body["member"].(map[string]any)["mfa_phone_number"] != "" {
+			t.Fatalf("backend delete phone: %s", r.Raw)
+		}
+		// The number is free again in the organization.
+		bist, _ = e.mfaLogin(org, "bob@secure.test")
+		if r := e.smsSend(org, bob, bist, num); r.Status != 200 {
+			t.Fatalf("freed number: %s", r.Raw)
+		}
+	})
+}
+
+// Sends are limited per member and per number, so neither a client nor
+// a guesser can flood a phone.
+func TestSMSSendLimits(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org := e.createOrg("secure", "NOT_ALLOWED")
+		e.setMFA(org, "REQUIRED_FOR_ALL")
+		mid := e.createMember(org, "ada@secure.test")
+		ist, _ := e.mfaLogin(org, "ada@secure.test")
+		for i := 0; i < mfa.SMSSendPerMember.Limit; i++ {
+			if r := e.smsSend(org, mid, ist, "+14155552671"); r.Status != 200 {
+				t.Fatalf("send %d: %s", i, r.Raw)
+			}
+		}
+		want(t, e.smsSend(org, mid, ist, "+14155552671"), 429, "too_many_requests")
+		if n := e.smsCount("+14155552671"); n != mfa.SMSSendPerMember.Limit {
+			t.Fatalf("%d messages sent, want %d", n, mfa.SMSSendPerMember.Limit)
+		}
+
+		// Per number: other members sending to one number (each may try to
+		// enroll it until one verifies it) share its limit.
+		e.clock.Advance(mfa.SMSSendPerMember.Window)
+		var last resp
+		for i := 0; i <= mfa.SMSSendPerPhone.Limit; i++ {
+			email := string(rune('a'+i)) + "@secure.test"
+			m := e.createMember(org, email)
+			ist, _ := e.mfaLogin(org, email)
+			last = e.smsSend(org, m, ist, "+14155550123")
+		}
+		want(t, last, 429, "too_many_requests")
+	})
+}

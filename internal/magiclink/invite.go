@@ -1,0 +1,182 @@
+package magiclink
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/notify"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// DefaultInviteExpiryMinutes is an invitation's lifetime: a week, because
+// invitations wait in inboxes much longer than login links.
+const DefaultInviteExpiryMinutes = 7 * 24 * 60
+
+// InviteParams is an invite request. Inviter is the member who invites
+// from the SDK face; nil on the backend face.
+type InviteParams struct {
+	Project *project.Project
+	// ClientIP, when set, also limits sends per client address. The SDK
+	// face sets it; the backend face is the customer's server, which may
+	// invite a whole company at once and is limited per recipient only.
+	ClientIP          string
+	OrganizationID    string
+	Email             string
+	Name              string
+	TrustedMetadata   map[string]any
+	UntrustedMetadata map[string]any
+	RedirectURL       string
+	ExpirationMinutes int
+	Roles             *[]string
+	Inviter           *organization.Member
+}
+
+// Invite creates or refreshes an invited member and emails them a link to
+// the project's invite redirect URL. Redeeming the link (Authenticate)
+// verifies the email, which makes the invited member active.
+func (s *Service) Invite(ctx context.Context, p InviteParams) (*organization.Member, *organization.Organization, error) {
+	email, err := emailaddr.Normalize(p.Email)
+	if err != nil {
+		return nil, nil, err
+	}
+	if strings.TrimSpace(p.OrganizationID) == "" {
+		return nil, nil, apierr.Invalid("organization_id", "organization_id is required.")
+	}
+	admin, err := organization.RolesToAdmin(p.Roles)
+	if err != nil {
+		return nil, nil, err
+	}
+	minutes := DefaultInviteExpiryMinutes
+	if p.ExpirationMinutes != 0 {
+		if minutes, err = expiryMinutes(p.ExpirationMinutes); err != nil {
+			return nil, nil, apierr.Invalid("invite_expiration_minutes", apierr.From(err).Message)
+		}
+	}
+	if p.ClientIP != "" {
+		if err := s.d.Limiter.Allow(ctx, SendPerIP, p.Project.ID+"|"+p.ClientIP); err != nil {
+			return nil, nil, err
+		}
+	}
+	if err := s.d.Limiter.Allow(ctx, SendPerEmail, p.OrganizationID+"|"+email); err != nil {
+		return nil, nil, err
+	}
+	org, err := s.d.Orgs.Get(ctx, p.Project.ID, p.OrganizationID)
+	if err != nil {
+		return nil, nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	target, err := s.d.Projects.ResolveRedirect(ctx, p.Project.ID, project.RedirectInvite, p.RedirectURL)
+	if apierr.Is(err, apierr.NoLoginRedirectURLsSet) {
+		err = apierr.Wrap(apierr.NoInviteRedirectURLsSet, err)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var member *organization.Member
+	var token, linkID string
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		var err error
+		member, err = s.d.Orgs.InviteMember(ctx, q, org, p.Project.Env, organization.Invitation{Email: email, Name: p.Name,
+			TrustedMetadata: p.TrustedMetadata, UntrustedMetadata: p.UntrustedMetadata, IsAdmin: admin})
+		if err != nil {
+			return err
+		}
+		token, linkID, err = s.insert(ctx, q, p.Project, org, member, "invite", "", minutes)
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	link, err := withToken(target, token)
+	if err != nil {
+		s.burn(ctx, linkID)
+		return nil, nil, err
+	}
+	data := notify.InviteData{LinkData: notify.LinkData{ProjectName: p.Project.Name, OrganizationName: org.OrganizationName,
+		URL: link, ExpiresIn: time.Duration(minutes) * time.Minute}}
+	if p.Inviter != nil {
+		data.InviterName, data.InviterEmail = p.Inviter.Name, p.Inviter.EmailAddress
+	}
+	msg, err := notify.MagicLinkInviteEmail(member.EmailAddress, data)
+	if err == nil {
+		err = s.d.Mailer.Send(ctx, msg)
+	}
+	if err != nil {
+		// The member stays invited (inviting again resends); the unsent
+		// link must not stay redeemable.
+		s.burn(ctx, linkID)
+		return nil, nil, apierr.Wrap(apierr.EmailDeliveryFailed, err)
+	}
+	return member, org, nil
+}
+
+type inviteRequest struct {
+	OrganizationID          string         `json:"organization_id"`
+	EmailAddress            string         `json:"email_address"`
+	InviteRedirectURL       string         `json:"invite_redirect_url"`
+	InvitedByMemberID       string         `json:"invited_by_member_id"`
+	Name                    string         `json:"name"`
+	TrustedMetadata         map[string]any `json:"trusted_metadata"`
+	UntrustedMetadata       map[string]any `json:"untrusted_metadata"`
+	InviteTemplateID        string         `json:"invite_template_id"`
+	Locale                  string         `json:"locale"`
+	InviteExpirationMinutes int            `json:"invite_expiration_minutes"`
+	Roles                   *[]string      `json:"roles"`
+}
+
+// BackendInvite handles POST /v1/b2b/magic_links/email/invite.
+func (h Handlers) BackendInvite(r *http.Request) (any, error) {
+	var req inviteRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	ctx := r.Context()
+	p := project.CallerFrom(ctx).Project
+	var inviter *organization.Member
+	if req.InvitedByMemberID != "" {
+		m, err := h.Service.d.Orgs.Member(ctx, h.Service.d.DB.Read(), p.ID, req.InvitedByMemberID)
+		if err != nil || m.OrganizationID != req.OrganizationID {
+			return nil, apierr.Wrap(apierr.MemberNotFound, err).WithDetails(map[string]any{"field": "invited_by_member_id"})
+		}
+		inviter = m
+	}
+	m, o, err := h.Service.Invite(ctx, InviteParams{Project: p, OrganizationID: req.OrganizationID,
+		Email: req.EmailAddress, Name: req.Name, TrustedMetadata: req.TrustedMetadata, UntrustedMetadata: req.UntrustedMetadata,
+		RedirectURL: req.InviteRedirectURL, ExpirationMinutes: req.InviteExpirationMinutes, Roles: req.Roles, Inviter: inviter})
+	if err != nil {
+		return nil, err
+	}
+	return &organization.MemberResponse{MemberID: m.MemberID, Member: m, Organization: o}, nil
+}
+
+// SDKInvite handles SDK POST /b2b/magic_links/email/invite: a logged-in
+// admin invites someone to their own organization (the organization comes
+// from the session, never from the request). Trusted metadata is the
+// customer backend's to write, so the SDK face cannot set it.
+func (h Handlers) SDKInvite(r *http.Request) (any, error) {
+	var req inviteRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	c, err := organization.CallerFromSession(r, h.Service.d.Orgs, h.Sessions)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.RequireAdmin(); err != nil {
+		return nil, err
+	}
+	m, o, err := h.Service.Invite(r.Context(), InviteParams{Project: c.Project, ClientIP: httpapi.ClientIP(r),
+		OrganizationID: c.Organization.OrganizationID, Email: req.EmailAddress, Name: req.Name,
+		UntrustedMetadata: req.UntrustedMetadata, RedirectURL: req.InviteRedirectURL,
+		ExpirationMinutes: req.InviteExpirationMinutes, Roles: req.Roles, Inviter: c.Member})
+	if err != nil {
+		return nil, err
+	}
+	return &organization.MemberResponse{MemberID: m.MemberID, Member: m, Organization: o}, nil
+}

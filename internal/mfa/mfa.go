@@ -1,0 +1,99 @@
+// Package mfa is multi-factor authentication for organization members: SMS
+// one-time passcodes, authenticator apps (TOTP) with recovery codes, the
+// organization/member MFA policy that session.Complete consults after a
+// primary authentication, and the routes of both API faces.
+//
+// Every MFA call acts for one member, proven in one of three ways
+// (subject.go): an intermediate session token (mid-login, after the
+// primary factor), a session (an already logged-in member, e.g. enrolling
+// from settings), or, on the backend face only and only for calls that do
+// not authenticate, the project secret vouching for the member named in the
+// request. Authenticating a second factor ends in session.Complete with the
+// IST's factors as Prior, so the session carries both factors.
+//
+// Security rules that apply throughout:
+//   - With only an IST a member may enroll a first MFA method, never add or
+//     replace one next to an enrolled method: otherwise a stolen password or
+//     mailbox would be enough to register the attacker's phone or app and
+//     pass MFA.
+//   - Codes (SMS codes, recovery codes) are stored as salted hashes and
+//     compared in constant time; each is single use through a conditional
+//     UPDATE; SMS codes expire after 2 minutes and lock after
+//     emailotp.MaxAttempts wrong guesses.
+//   - A TOTP code is accepted for one time step of clock skew either way
+//     and only for a time step later than the last accepted one, so a code
+//     cannot be replayed within its window.
+//   - Sends and checks are rate-limited per member, per phone number and
+//     per client address; failed TOTP and recovery-code checks lock the
+//     member out for a while.
+package mfa
+
+import (
+	"regexp"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/emailotp"
+	"github.com/latchkey/latchkey/internal/notify"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Deps are the collaborators of the MFA service.
+type Deps struct {
+	DB       *store.DB
+	Clock    clock.Clock
+	Orgs     *organization.Store
+	Sessions *session.Service
+	// SMS delivers text messages; nil means no gateway is configured and
+	// SMS sends fail with sms_delivery_failed.
+	SMS     notify.SMSSender
+	Limiter *ratelimit.Limiter
+}
+
+// Service implements SMS codes, TOTP, recovery codes and the MFA policy.
+type Service struct {
+	d        Deps
+	smsCodes emailotp.Codes
+}
+
+// New returns an MFA service.
+func New(d Deps) *Service {
+	return &Service{d: d, smsCodes: emailotp.Codes{Table: "sms_otps", IDColumn: "sms_otp_id", KeyColumn: "member_id", Clock: d.Clock}}
+}
+
+// Spec constants: 6-digit codes, SMS codes live 2 minutes.
+const (
+	CodeLength    = 6
+	SMSCodeExpiry = 2 * time.Minute
+)
+
+// Rate limits. SMS costs money and reaches a third party's phone, so sends
+// are bounded per member, per number (short and long windows) and per
+// address; guesses are bounded per member beyond the per-code lockout.
+var (
+	SMSSendPerMember    = ratelimit.Rule{Name: "sms_send_member", Limit: 5, Window: 10 * time.Minute}
+	SMSSendPerPhone     = ratelimit.Rule{Name: "sms_send_phone", Limit: 5, Window: 10 * time.Minute}
+	SMSSendPerPhoneHour = ratelimit.Rule{Name: "sms_send_phone_hour", Limit: 10, Window: time.Hour}
+	SMSSendPerIP        = ratelimit.Rule{Name: "sms_send_ip", Limit: 50, Window: 10 * time.Minute}
+	SMSCheckPerMember   = ratelimit.Rule{Name: "sms_check_member", Limit: 15, Window: 10 * time.Minute}
+	SMSCheckPerIP       = ratelimit.Rule{Name: "sms_check_ip", Limit: 100, Window: 10 * time.Minute}
+	// Failed TOTP and recovery-code checks: after FailuresPerMember.Limit
+	// misses the member is locked out (user_lock_limit_reached) until the
+	// window ends; successes cost nothing.
+	FailuresPerMember = ratelimit.Rule{Name: "mfa_fail_member", Limit: 10, Window: 10 * time.Minute}
+	FailuresPerIP     = ratelimit.Rule{Name: "mfa_fail_ip", Limit: 100, Window: 10 * time.Minute}
+	// Creating TOTP registrations and rotating recovery codes write rows;
+	// bound them so a client cannot fill the tables.
+	WritesPerMember = ratelimit.Rule{Name: "mfa_write_member", Limit: 20, Window: 10 * time.Minute}
+)
+
+var codePattern = regexp.MustCompile(`^[0-9]{6}$`)
+
+// set_mfa_enrollment values.
+const (
+	Enroll   = "enroll"
+	Unenroll = "unenroll"
+)

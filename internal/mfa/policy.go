@@ -1,0 +1,94 @@
+package mfa
+
+import (
+	"context"
+	"slices"
+
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Policy is the session.MFAPolicy: after a primary authentication,
+// session.Complete asks it whether the member must present a second factor.
+type Policy struct{ s *Service }
+
+// Policy returns the service's MFA policy, for session.SetMFAPolicy.
+func (s *Service) Policy() *Policy { return &Policy{s: s} }
+
+var _ session.MFAPolicy = (*Policy)(nil)
+
+// Required decides, inside the login transaction q: MFA is needed when the
+// organization requires it of everyone or the member opted in
+// (mfa_enrolled). member_options lists the member's verified factors (null
+// when there are none: the client then offers enrollment). When the
+// member's default method is SMS, the organization allows SMS and a code
+// can be sent now (rate limits), it is stored inside q, delivered after the
+// commit, and secondary_auth_initiated says so, sparing the member a click.
+func (pl *Policy) Required(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization,
+	m *organization.Member, _ []session.Factor) (*session.MFARequired, error) {
+	out := pl.Preview(org, m)
+	if out == nil {
+		return nil, nil
+	}
+	if m.DefaultMFAMethod == organization.MFAMethodSMS && out.MemberOptions != nil && out.MemberOptions.MFAPhoneNumber != "" &&
+		org.AllowsMFAMethod(organization.MFAMethodSMS) && pl.s.autoSendSMS(ctx, q, p, org, m) == nil {
+		initiated := organization.MFAMethodSMS
+		out.SecondaryAuthInitiated = &initiated
+	}
+	return out, nil
+}
+
+// Preview is Required without side effects (never sends an SMS), for
+// answers that only describe a login, such as discovered organizations.
+func (pl *Policy) Preview(org *organization.Organization, m *organization.Member) *session.MFARequired {
+	if org.MFAPolicy != organization.MFARequiredForAll && !m.MFAEnrolled {
+		return nil
+	}
+	out := &session.MFARequired{}
+	enrolled := m.EnrolledMFAMethods()
+	if len(enrolled) > 0 {
+		opts := &session.MFAMemberOptions{TOTPRegistrationID: m.TOTPRegistrationID}
+		if slices.Contains(enrolled, organization.MFAMethodSMS) {
+			opts.MFAPhoneNumber = m.MFAPhoneNumber
+		}
+		out.MemberOptions = opts
+	}
+	return out
+}
+
+// autoSendSMS starts a code to the member's enrolled number from inside
+// the login transaction: the rate limits count and the code row is written
+// through q; delivery runs after the commit.
+func (s *Service) autoSendSMS(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization,
+	m *organization.Member) error {
+	to := m.MFAPhoneNumber
+	for _, lim := range []struct {
+		rule ratelimit.Rule
+		key  string
+	}{
+		{SMSSendPerMember, m.MemberID},
+		{SMSSendPerPhone, p.ID + "|" + to},
+		{SMSSendPerPhoneHour, p.ID + "|" + to},
+	} {
+		if err := s.d.Limiter.AllowIn(ctx, q, lim.rule, lim.key); err != nil {
+			return err
+		}
+	}
+	code, err := s.issueSMSCode(ctx, q, p, org, m, to)
+	if err != nil {
+		return err
+	}
+	// Deliver after the login commits: a slow gateway must not hold the
+	// database writer. If delivery then fails, the member is on the code
+	// screen and can ask for another code, which reports the problem.
+	store.AfterCommit(q, func() {
+		dctx := context.WithoutCancel(ctx)
+		if err := s.deliverSMS(dctx, nil, p, org, to, code); err != nil {
+			s.smsCodes.Retire(dctx, s.d.DB, p.ID, m.MemberID)
+		}
+	})
+	return nil
+}

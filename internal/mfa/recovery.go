@@ -1,0 +1,298 @@
+package mfa
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Recovery codes: RecoveryCodeCount single-use codes per TOTP
+// registration, usable once the registration is verified.
+//
+// Storage decision. Codes are checked only against salted SHA-256 hashes
+// (constant-time compare, single use by conditional UPDATE). The API also
+// has a "get" that shows the set again, which needs a readable copy. We do
+// not encrypt one (that would need a key the server keeps next to the
+// data, adding key management for little gain); instead each row keeps a
+// readable copy (reveal) only until the first code of the set is used,
+// when every copy of the set is erased. The member is shown the set at
+// creation and rotation and can fetch it again while saving it; once they
+// have used a code they evidently kept the set, and get then answers
+// recovery_codes_not_available until a rotation makes a fresh set. The
+// readable window adds little exposure: the TOTP secret the codes back up
+// is necessarily stored readable anyway.
+const RecoveryCodeCount = 10
+
+// recoveryAlphabet has 32 symbols without the look-alikes 0/o and 1/l, so
+// each symbol carries 5 bits: a 12-symbol code is 60 bits.
+const recoveryAlphabet = "abcdefghijkmnpqrstuvwxyz23456789"
+
+// newRecoveryCode returns a code like "k7mq-3xbe-9ptw".
+func newRecoveryCode() string {
+	var b strings.Builder
+	n := big.NewInt(int64(len(recoveryAlphabet)))
+	for i := range 12 {
+		if i > 0 && i%4 == 0 {
+			b.WriteByte('-')
+		}
+		d, err := rand.Int(rand.Reader, n)
+		if err != nil {
+			panic(fmt.Errorf("mfa: crypto/rand: %w", err))
+		}
+		b.WriteByte(recoveryAlphabet[d.Int64()])
+	}
+	return b.String()
+}
+
+func newRecoveryCodes() []string {
+	out := make([]string, RecoveryCodeCount)
+	for i := range out {
+		out[i] = newRecoveryCode()
+	}
+	return out
+}
+
+// normalizeRecoveryCode is what is hashed: case, spaces and dashes do not
+// matter when a person types a code back.
+func normalizeRecoveryCode(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == ' ' || r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, strings.ToLower(s))
+}
+
+// storeRecoveryCodes replaces the registration's codes with codes.
+func (s *Service) storeRecoveryCodes(ctx context.Context, q store.Querier, memberID, regID string, codes []string) error {
+	if _, err := q.ExecContext(ctx, `DELETE FROM recovery_codes WHERE totp_registration_id = $1`, regID); err != nil {
+		return fmt.Errorf("mfa: drop recovery codes: %w", err)
+	}
+	now := store.Millis(s.d.Clock.Now())
+	for i, c := range codes {
+		salt := ids.Token()
+		if _, err := q.ExecContext(ctx, `INSERT INTO recovery_codes (recovery_code_id, member_id, totp_registration_id, position,
+			code_salt, code_hash, reveal, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)`, uuid.NewString(),
+			memberID, regID, i, salt, ids.HashCode(salt, normalizeRecoveryCode(c)), c, now); err != nil {
+			return fmt.Errorf("mfa: store recovery code: %w", err)
+		}
+	}
+	return nil
+}
+
+// RecoverParams is a b2b/recovery_codes/recover request.
+type RecoverParams struct {
+	Who             Who
+	ClientIP        string
+	Code            string
+	DurationMinutes *int
+}
+
+// RecoverResult is a completed login (or step-up) by recovery code.
+type RecoverResult struct {
+	*session.AuthResponse
+	RecoveryCodesRemaining int `json:"recovery_codes_remaining"`
+}
+
+// Recover spends one recovery code as the second factor.
+func (s *Service) Recover(ctx context.Context, p RecoverParams) (*RecoverResult, error) {
+	code := normalizeRecoveryCode(p.Code)
+	if code == "" {
+		return nil, apierr.Invalid("recovery_code", "recovery_code is required.")
+	}
+	if len(code) > 64 {
+		return nil, apierr.New(apierr.RecoveryCodeNotFound)
+	}
+	duration, err := session.DurationMinutes(p.Who.Project, p.DurationMinutes)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := s.resolve(ctx, p.Who, false)
+	if err != nil {
+		return nil, err
+	}
+	proj := p.Who.Project
+	out := &RecoverResult{}
+	err = s.guard(ctx, proj.ID+"|"+p.ClientIP, sub.member.MemberID, apierr.RecoveryCodeNotFound, func() error {
+		return s.d.DB.Tx(ctx, func(q store.Querier) error {
+			m, err := s.reload(ctx, q, proj, sub)
+			if err != nil {
+				return err
+			}
+			if m.TOTPRegistrationID == "" {
+				return apierr.New(apierr.RecoveryCodeNotFound)
+			}
+			if err := s.spendRecoveryCode(ctx, q, m, code); err != nil {
+				return err
+			}
+			if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM recovery_codes WHERE totp_registration_id = $1 AND used_at IS NULL`,
+				m.TOTPRegistrationID).Scan(&out.RecoveryCodesRemaining); err != nil {
+				return fmt.Errorf("mfa: count recovery codes: %w", err)
+			}
+			out.AuthResponse, err = s.finish(ctx, q, proj, sub, m, session.Factor{Type: "recovery_codes",
+				DeliveryMethod: "recovery_code"}, duration)
+			return err
+		})
+	})
+	if err != nil {
+		return nil, publicErr(err, "recover")
+	}
+	return out, nil
+}
+
+// spendRecoveryCode marks the matching unused code of the member's
+// registration used and erases the set's readable copies.
+func (s *Service) spendRecoveryCode(ctx context.Context, q store.Querier, m *organization.Member, code string) error {
+	rows, err := q.QueryContext(ctx, `SELECT recovery_code_id, code_salt, code_hash FROM recovery_codes
+		WHERE totp_registration_id = $1 AND member_id = $2 AND used_at IS NULL`, m.TOTPRegistrationID, m.MemberID)
+	if err != nil {
+		return fmt.Errorf("mfa: load recovery codes: %w", err)
+	}
+	var match string
+	for rows.Next() {
+		var id, salt, hash string
+		if err := rows.Scan(&id, &salt, &hash); err != nil {
+			rows.Close()
+			return fmt.Errorf("mfa: scan recovery code: %w", err)
+		}
+		// Compare against every code, not stopping at a match.
+		if ids.Equal(ids.HashCode(salt, code), hash) && match == "" {
+			match = id
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("mfa: load recovery codes: %w", err)
+	}
+	if match == "" {
+		return apierr.New(apierr.RecoveryCodeNotFound)
+	}
+	res, err := q.ExecContext(ctx, `UPDATE recovery_codes SET used_at = $1 WHERE recovery_code_id = $2 AND used_at IS NULL`,
+		store.Millis(s.d.Clock.Now()), match)
+	if err != nil {
+		return fmt.Errorf("mfa: spend recovery code: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return apierr.New(apierr.RecoveryCodeNotFound)
+	}
+	if _, err := q.ExecContext(ctx, `UPDATE recovery_codes SET reveal = NULL WHERE totp_registration_id = $1`, m.TOTPRegistrationID); err != nil {
+		return fmt.Errorf("mfa: erase recovery code copies: %w", err)
+	}
+	return nil
+}
+
+// CodesResult answers get and rotate.
+type CodesResult struct {
+	MemberResult
+	RecoveryCodes []string
+}
+
+// RecoveryCodes shows the member's recovery codes again while that is
+// allowed (see the storage decision above). A login in progress (IST) may
+// never read them: they would turn the first factor alone into both.
+func (s *Service) RecoveryCodes(ctx context.Context, w Who) (*CodesResult, error) {
+	sub, err := s.resolve(ctx, w, true)
+	if err != nil {
+		return nil, err
+	}
+	if sub.midLogin() {
+		return nil, apierr.New(apierr.UserUnauthenticated)
+	}
+	m := sub.member
+	if m.TOTPRegistrationID == "" {
+		return nil, apierr.New(apierr.TOTPNotFound)
+	}
+	rows, err := s.d.DB.Read().QueryContext(ctx, `SELECT reveal, used_at FROM recovery_codes WHERE totp_registration_id = $1
+		ORDER BY position`, m.TOTPRegistrationID)
+	if err != nil {
+		return nil, fmt.Errorf("mfa: read recovery codes: %w", err)
+	}
+	defer rows.Close()
+	codes := []string{}
+	available := true
+	for rows.Next() {
+		var reveal *string
+		var used *int64
+		if err := rows.Scan(&reveal, &used); err != nil {
+			return nil, fmt.Errorf("mfa: scan recovery codes: %w", err)
+		}
+		if reveal == nil || used != nil {
+			available = false
+			continue
+		}
+		codes = append(codes, *reveal)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("mfa: read recovery codes: %w", err)
+	}
+	if !available || len(codes) == 0 {
+		return nil, apierr.New(apierr.RecoveryCodesNotAvailable)
+	}
+	return &CodesResult{MemberResult: MemberResult{Member: m, Organization: sub.org}, RecoveryCodes: codes}, nil
+}
+
+// RotateRecoveryCodes replaces the member's recovery codes with a new set.
+func (s *Service) RotateRecoveryCodes(ctx context.Context, w Who) (*CodesResult, error) {
+	sub, err := s.resolve(ctx, w, true)
+	if err != nil {
+		return nil, err
+	}
+	if sub.midLogin() {
+		return nil, apierr.New(apierr.UserUnauthenticated)
+	}
+	if sub.member.TOTPRegistrationID == "" {
+		return nil, apierr.New(apierr.TOTPNotFound)
+	}
+	if err := s.d.Limiter.Allow(ctx, WritesPerMember, sub.member.MemberID); err != nil {
+		return nil, err
+	}
+	codes := newRecoveryCodes()
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		return s.storeRecoveryCodes(ctx, q, sub.member.MemberID, sub.member.TOTPRegistrationID, codes)
+	})
+	if err != nil {
+		return nil, publicErr(err, "rotate recovery codes")
+	}
+	return &CodesResult{MemberResult: MemberResult{Member: sub.member, Organization: sub.org}, RecoveryCodes: codes}, nil
+}
+
+// guard runs check under the failure limits: a member already over
+// FailuresPerMember is locked out (user_lock_limit_reached) before any
+// check, and a check failing with the failure type counts against the
+// member and the client address. Successful checks write nothing.
+func (s *Service) guard(ctx context.Context, ipKey, memberID string, failure apierr.Type, check func() error) error {
+	if err := s.d.Limiter.Exceeded(ctx, FailuresPerMember, memberID); err != nil {
+		var ae *apierr.Error
+		if errors.As(err, &ae) && ae.Type == apierr.TooManyRequests {
+			return apierr.New(apierr.UserLockLimitReached).WithDetails(ae.Details)
+		}
+		return err
+	}
+	if err := s.d.Limiter.Exceeded(ctx, FailuresPerIP, ipKey); err != nil {
+		return err
+	}
+	err := check()
+	if apierr.Is(err, failure) {
+		for _, hit := range []struct {
+			rule ratelimit.Rule
+			key  string
+		}{{FailuresPerMember, memberID}, {FailuresPerIP, ipKey}} {
+			if herr := s.d.Limiter.Allow(ctx, hit.rule, hit.key); herr != nil && !apierr.Is(herr, apierr.TooManyRequests) {
+				return publicErr(herr, "count failure")
+			}
+		}
+	}
+	return err
+}

@@ -1,0 +1,273 @@
+package mfa
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/notify"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/phone"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// SMSSendParams is a b2b/otps/sms/send request.
+type SMSSendParams struct {
+	Who      Who
+	ClientIP string
+	// Phone is mfa_phone_number: the number to enroll. Empty means the
+	// member's enrolled number.
+	Phone string
+}
+
+// MemberResult is the member an MFA call acted for (MemberResponseCommon).
+type MemberResult struct {
+	Member       *organization.Member
+	Organization *organization.Organization
+}
+
+// SendSMS sends a fresh 6-digit code to the member's enrolled number, or
+// to a number being enrolled. The number becomes the member's only when a
+// code sent to it is authenticated.
+func (s *Service) SendSMS(ctx context.Context, p SMSSendParams) (*MemberResult, error) {
+	sub, err := s.resolve(ctx, p.Who, true)
+	if err != nil {
+		return nil, err
+	}
+	m, org := sub.member, sub.org
+	if err := requireMethod(org, organization.MFAMethodSMS); err != nil {
+		return nil, err
+	}
+	if err := requireActive(m); err != nil {
+		return nil, err
+	}
+	to, err := s.smsDestination(ctx, sub, p.Phone)
+	if err != nil {
+		return nil, err
+	}
+	proj := p.Who.Project
+	for _, lim := range []struct {
+		rule ratelimit.Rule
+		key  string
+	}{
+		{SMSSendPerIP, proj.ID + "|" + p.ClientIP},
+		{SMSSendPerMember, m.MemberID},
+		{SMSSendPerPhone, proj.ID + "|" + to},
+		{SMSSendPerPhoneHour, proj.ID + "|" + to},
+	} {
+		if err := s.d.Limiter.Allow(ctx, lim.rule, lim.key); err != nil {
+			return nil, err
+		}
+	}
+	// Store the code first and deliver after the commit: a slow gateway
+	// must not hold a write transaction (SQLite has one writer).
+	var code string
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		code, err = s.issueSMSCode(ctx, q, proj, org, m, to)
+		return err
+	})
+	if err != nil {
+		return nil, publicErr(err, "sms send")
+	}
+	if err := s.deliverSMS(ctx, nil, proj, org, to, code); err != nil {
+		s.smsCodes.Retire(ctx, s.d.DB, proj.ID, m.MemberID)
+		return nil, err
+	}
+	return &MemberResult{Member: m, Organization: org}, nil
+}
+
+// smsDestination decides where a send goes: the requested number (an
+// enrollment, subject to the enrollment rules and to one member per number
+// in an organization) or the enrolled number.
+func (s *Service) smsDestination(ctx context.Context, sub *subject, requested string) (string, error) {
+	m := sub.member
+	if requested == "" {
+		if m.MFAPhoneNumber == "" || !m.MFAPhoneNumberVerified {
+			return "", apierr.Invalid("mfa_phone_number", "The member has no phone number enrolled: send mfa_phone_number to enroll one.")
+		}
+		return m.MFAPhoneNumber, nil
+	}
+	to, err := phone.Normalize(requested)
+	if err != nil {
+		return "", err
+	}
+	if m.MFAPhoneNumberVerified && to == m.MFAPhoneNumber {
+		return to, nil
+	}
+	if err := refuseSecondEnrollment(sub, m); err != nil {
+		return "", err
+	}
+	holder, err := s.d.Orgs.PhoneHolder(ctx, s.d.DB.Read(), sub.org.OrganizationID, to)
+	switch {
+	case err == nil && holder != m.MemberID:
+		return "", apierr.New(apierr.DuplicateMemberPhoneNumber)
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return "", err
+	}
+	return to, nil
+}
+
+// issueSMSCode stores a fresh code for m (retiring older ones) and returns
+// it; the code row remembers the number it goes to.
+func (s *Service) issueSMSCode(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization,
+	m *organization.Member, to string) (string, error) {
+	return s.smsCodes.Issue(ctx, q, p.Env, p.ID, m.MemberID, SMSCodeExpiry,
+		map[string]any{"organization_id": org.OrganizationID, "phone_number": to})
+}
+
+// deliverSMS sends the code message, through q when inside a transaction,
+// and maps gateway refusals to the catalogue's phone errors.
+func (s *Service) deliverSMS(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization, to, code string) error {
+	if s.d.SMS == nil {
+		return apierr.Wrap(apierr.SMSDeliveryFailed, errors.New("mfa: no SMS gateway configured: set LATCHKEY_SMS_URL"))
+	}
+	msg, err := notify.SMSCodeText(to, notify.CodeData{ProjectName: p.Name, OrganizationName: org.OrganizationName,
+		Code: code, ExpiresIn: SMSCodeExpiry})
+	if err == nil {
+		err = notify.SendSMSIn(ctx, q, s.d.SMS, msg)
+	}
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, notify.ErrSMSUnsubscribed):
+		return apierr.Wrap(apierr.UnsubscribedPhoneNumber, err)
+	case errors.Is(err, notify.ErrSMSCountryNotAllowed):
+		return apierr.Wrap(apierr.InvalidPhoneNumberCountryCode, err)
+	case errors.Is(err, notify.ErrSMSInvalidNumber):
+		return apierr.Wrap(apierr.InvalidPhoneNumber, err)
+	default:
+		return apierr.Wrap(apierr.SMSDeliveryFailed, err)
+	}
+}
+
+// SMSAuthParams is a b2b/otps/sms/authenticate request.
+type SMSAuthParams struct {
+	Who              Who
+	ClientIP         string
+	Code             string
+	DurationMinutes  *int
+	SetMFAEnrollment string // "", "enroll" or "unenroll"
+	SetDefaultMFA    bool
+}
+
+// AuthenticateSMS checks an SMS code. Mid-login it completes the login;
+// with a session it steps the session up. A code sent to a new number
+// verifies that number and makes it the member's.
+func (s *Service) AuthenticateSMS(ctx context.Context, p SMSAuthParams) (*session.AuthResponse, error) {
+	if !codePattern.MatchString(p.Code) {
+		return nil, apierr.New(apierr.InvalidCode)
+	}
+	if err := checkEnrollment(p.SetMFAEnrollment); err != nil {
+		return nil, err
+	}
+	duration, err := session.DurationMinutes(p.Who.Project, p.DurationMinutes)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := s.resolve(ctx, p.Who, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := requireMethod(sub.org, organization.MFAMethodSMS); err != nil {
+		return nil, err
+	}
+	proj := p.Who.Project
+	if err := s.d.Limiter.Allow(ctx, SMSCheckPerIP, proj.ID+"|"+p.ClientIP); err != nil {
+		return nil, err
+	}
+	if err := s.d.Limiter.Allow(ctx, SMSCheckPerMember, sub.member.MemberID); err != nil {
+		return nil, err
+	}
+	var resp *session.AuthResponse
+	var wrong bool
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		to, err := s.liveCodeNumber(ctx, q, proj, sub.member.MemberID)
+		if err != nil {
+			return err
+		}
+		matched, err := s.smsCodes.Check(ctx, q, proj.ID, sub.member.MemberID, p.Code)
+		if err != nil {
+			return err
+		}
+		if !matched {
+			// Commit the counted miss; the caller answers not found.
+			wrong = true
+			return nil
+		}
+		m, err := s.reload(ctx, q, proj, sub)
+		if err != nil {
+			return err
+		}
+		if m.MFAPhoneNumber != to || !m.MFAPhoneNumberVerified {
+			// A code sent (from a session) to a new number must not enroll
+			// it in a login that has only proven the primary factor.
+			if err := refuseSecondEnrollment(sub, m); err != nil {
+				return err
+			}
+			m.MFAPhoneNumber, m.MFAPhoneNumberVerified = to, true
+		}
+		applyEnrollment(sub.org, m, organization.MFAMethodSMS, p.SetMFAEnrollment, p.SetDefaultMFA)
+		if err := s.d.Orgs.SaveMFA(ctx, q, m); err != nil {
+			return err
+		}
+		resp, err = s.finish(ctx, q, proj, sub, m, session.Factor{Type: "otp", DeliveryMethod: "sms",
+			PhoneNumberFactor: &session.PhoneNumberFactor{PhoneID: phoneID(proj, m.MemberID, to), PhoneNumber: to}}, duration)
+		return err
+	})
+	if err == nil && wrong {
+		return nil, apierr.New(apierr.OTPCodeNotFound)
+	}
+	return resp, publicErr(err, "sms authenticate")
+}
+
+// liveCodeNumber is the number the member's newest live code went to ("" if
+// none; Check then reports the miss). It is read in the same transaction
+// as the check, so it belongs to the code being checked.
+func (s *Service) liveCodeNumber(ctx context.Context, q store.Querier, p *project.Project, memberID string) (string, error) {
+	var to string
+	err := q.QueryRowContext(ctx, `SELECT phone_number FROM sms_otps WHERE member_id = $1 AND project_id = $2
+		AND used_at IS NULL AND expires_at > $3 ORDER BY created_at DESC LIMIT 1`,
+		memberID, p.ID, store.Millis(s.d.Clock.Now())).Scan(&to)
+	if err := store.MapError(err); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return "", fmt.Errorf("mfa: find sms code: %w", err)
+	}
+	return to, nil
+}
+
+// phoneID is a stable identifier of a member's phone number for session
+// factors (phone_number_factor.phone_id), derived rather than stored.
+func phoneID(p *project.Project, memberID, number string) string {
+	return "phone-number-" + string(p.Env) + "-" + uuid.NewSHA1(uuid.NameSpaceOID, []byte(memberID+"|"+number)).String()
+}
+
+// DeletePhone removes the member's MFA phone number (and its live codes).
+func (s *Service) DeletePhone(ctx context.Context, w Who) (*MemberResult, error) {
+	sub, err := s.resolve(ctx, w, true)
+	if err != nil {
+		return nil, err
+	}
+	if sub.midLogin() {
+		return nil, apierr.New(apierr.UserUnauthenticated)
+	}
+	var m *organization.Member
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		m, err = s.d.Orgs.Member(ctx, q, w.Project.ID, sub.member.MemberID)
+		if err != nil {
+			return organization.NotFound(err, apierr.MemberNotFound)
+		}
+		m.MFAPhoneNumber, m.MFAPhoneNumberVerified = "", false
+		fixDefault(m)
+		s.smsCodes.Retire(ctx, q, w.Project.ID, m.MemberID)
+		return s.d.Orgs.SaveMFA(ctx, q, m)
+	})
+	if err != nil {
+		return nil, publicErr(err, "delete phone")
+	}
+	return &MemberResult{Member: m, Organization: sub.org}, nil
+}

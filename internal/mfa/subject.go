@@ -1,0 +1,176 @@
+package mfa
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Who says who is calling and for which member.
+type Who struct {
+	Project *project.Project
+	// OrganizationID and MemberID are the request's; empty on self routes,
+	// where the session names the member.
+	OrganizationID string
+	MemberID       string
+	// IST is an intermediate session token (mid-login).
+	IST string
+	// Session is a session token or JWT (a logged-in member).
+	Session session.Credential
+	// Backend is true on the backend face, where the project secret may
+	// vouch for the member named by OrganizationID and MemberID.
+	Backend bool
+}
+
+// subject is the member an MFA call acts for and how they were proven.
+type subject struct {
+	org    *organization.Organization
+	member *organization.Member
+	ist    string                   // set when proven by an IST
+	sess   *session.SessionResponse // set when proven by a session
+}
+
+// midLogin reports whether only the primary factor is proven (an IST).
+func (s *subject) midLogin() bool { return s.ist != "" }
+
+// resolve finds the subject. trusted allows the backend's project secret
+// alone; calls that authenticate a factor never pass it, because a second
+// factor must complete a login (IST) or step up a session.
+func (s *Service) resolve(ctx context.Context, w Who, trusted bool) (*subject, error) {
+	var orgID, memberID string
+	out := &subject{}
+	switch {
+	case w.IST != "":
+		in, err := s.d.Sessions.PeekIntermediate(ctx, w.Project, w.IST)
+		if err != nil {
+			return nil, err
+		}
+		if in.MemberID == "" {
+			// A discovery IST knows only an email: exchanging it for an
+			// organization comes first, and answers mfa_required if needed.
+			return nil, apierr.New(apierr.IntermediateSessionNotFound).WithMessage(
+				"This intermediate session is not for an organization member: exchange it for an organization first.")
+		}
+		orgID, memberID, out.ist = in.OrganizationID, in.MemberID, w.IST
+	case w.Session.Token != "" || w.Session.JWT != "":
+		sr, err := s.d.Sessions.Authenticate(ctx, w.Project, w.Session, nil)
+		if err != nil {
+			return nil, err
+		}
+		orgID, memberID, out.sess = sr.Organization.OrganizationID, sr.Member.MemberID, sr
+	case trusted && w.Backend:
+		if w.OrganizationID == "" || w.MemberID == "" {
+			return nil, apierr.Invalid("member_id", "organization_id and member_id are required.")
+		}
+		orgID, memberID = w.OrganizationID, w.MemberID
+	default:
+		return nil, apierr.New(apierr.UserUnauthenticated).WithMessage(
+			"Send the intermediate_session_token of the login in progress, or a session.")
+	}
+	if (w.OrganizationID != "" && w.OrganizationID != orgID) || (w.MemberID != "" && w.MemberID != memberID) {
+		return nil, apierr.New(apierr.UnauthorizedAction).WithMessage(
+			"The intermediate session or session belongs to another member or organization.")
+	}
+	org, err := s.d.Orgs.Get(ctx, w.Project.ID, orgID)
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	m, err := s.d.Orgs.Member(ctx, s.d.DB.Read(), w.Project.ID, memberID)
+	if err == nil && m.OrganizationID != org.OrganizationID {
+		err = fmt.Errorf("mfa: member %s is in another organization: %w", memberID, store.ErrNotFound)
+	}
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.MemberNotFound)
+	}
+	out.org, out.member = org, m
+	return out, nil
+}
+
+// requireActive refuses MFA changes for members who cannot log in.
+func requireActive(m *organization.Member) error {
+	if m.Status != organization.StatusActive {
+		return apierr.New(apierr.InactiveMember)
+	}
+	return nil
+}
+
+// requireMethod refuses a method the organization does not allow.
+func requireMethod(org *organization.Organization, method string) error {
+	if !org.AllowsMFAMethod(method) {
+		return apierr.New(apierr.MFAMethodNotAllowed).WithDetails(map[string]any{"mfa_method": method})
+	}
+	return nil
+}
+
+// refuseSecondEnrollment stops an IST holder from registering a factor
+// next to one the member already has (see the package comment).
+func refuseSecondEnrollment(sub *subject, m *organization.Member) error {
+	if sub.midLogin() && len(m.EnrolledMFAMethods()) > 0 {
+		return apierr.New(apierr.UnauthorizedAction).WithMessage(
+			"This member already has multi-factor authentication set up: complete the login with it, then change it from a session.")
+	}
+	return nil
+}
+
+// reload reads the subject's member again inside q, so the MFA fields
+// written by this transaction start from the committed state.
+func (s *Service) reload(ctx context.Context, q store.Querier, p *project.Project, sub *subject) (*organization.Member, error) {
+	m, err := s.d.Orgs.Member(ctx, q, p.ID, sub.member.MemberID)
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.MemberNotFound)
+	}
+	return m, requireActive(m)
+}
+
+// finish ends a successful second-factor check inside q. Mid-login it
+// redeems the IST and completes the login with the IST's factors before
+// the new one; with a session it issues a session with the old session's
+// factors plus the new one and ends the old session, so stepping up never
+// leaves two live sessions.
+func (s *Service) finish(ctx context.Context, q store.Querier, p *project.Project, sub *subject, m *organization.Member,
+	f session.Factor, duration int) (*session.AuthResponse, error) {
+	f.SequenceOrder = session.Secondary
+	params := session.CompleteParams{Project: p, Organization: sub.org, Member: m, Factor: f, DurationMinutes: duration}
+	if sub.midLogin() {
+		in, err := s.d.Sessions.RedeemIntermediate(ctx, q, p, sub.ist)
+		if err != nil {
+			return nil, err
+		}
+		if in.MemberID != m.MemberID || in.OrganizationID != sub.org.OrganizationID {
+			return nil, apierr.New(apierr.IntermediateSessionNotFound)
+		}
+		params.Prior = in.Factors
+		return s.d.Sessions.Complete(ctx, q, params)
+	}
+	// The fresh factor replaces an earlier one of the same kind, so a
+	// session stepped up again and again keeps one entry per factor with
+	// its latest time.
+	for _, old := range sub.sess.MemberSession.AuthenticationFactors {
+		if old.Type != f.Type || old.DeliveryMethod != f.DeliveryMethod {
+			params.Prior = append(params.Prior, old)
+		}
+	}
+	resp, err := s.d.Sessions.Complete(ctx, q, params)
+	if err != nil || resp.MemberSession == nil {
+		return resp, err
+	}
+	return resp, s.d.Sessions.RevokeTx(ctx, q, p, sub.sess.MemberSession.MemberSessionID)
+}
+
+// publicErr keeps catalogued errors and wraps the rest with context.
+func publicErr(err error, op string) error {
+	if err == nil {
+		return nil
+	}
+	var ae *apierr.Error
+	if errors.As(err, &ae) {
+		return err
+	}
+	return fmt.Errorf("mfa: %s: %w", op, err)
+}

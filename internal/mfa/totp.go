@@ -1,0 +1,332 @@
+package mfa
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Pending registrations live 60 minutes by default (5 to 1440 allowed),
+// the API family's bounds for expiration_minutes.
+const (
+	DefaultTOTPExpiration = 60
+	minTOTPExpiration     = 5
+	maxTOTPExpiration     = 1440
+)
+
+// TOTPCreateParams is a b2b/totp create request.
+type TOTPCreateParams struct {
+	Who               Who
+	ExpirationMinutes int
+}
+
+// TOTPCreateResult is a new, pending registration: the secret for manual
+// entry, the QR code, and the registration's recovery codes.
+type TOTPCreateResult struct {
+	MemberResult
+	RegistrationID string
+	Secret         string
+	QRCode         string
+	RecoveryCodes  []string
+}
+
+// CreateTOTP starts an authenticator-app registration. It stays pending
+// (the member's totp_registration_id unchanged) until a code from the app
+// is authenticated; a newer pending registration replaces an older one.
+func (s *Service) CreateTOTP(ctx context.Context, p TOTPCreateParams) (*TOTPCreateResult, error) {
+	exp := p.ExpirationMinutes
+	if exp == 0 {
+		exp = DefaultTOTPExpiration
+	}
+	if exp < minTOTPExpiration || exp > maxTOTPExpiration {
+		return nil, apierr.Invalid("expiration_minutes", "expiration_minutes must be between 5 and 1440.")
+	}
+	sub, err := s.resolve(ctx, p.Who, true)
+	if err != nil {
+		return nil, err
+	}
+	m, org, proj := sub.member, sub.org, p.Who.Project
+	if err := requireMethod(org, organization.MFAMethodTOTP); err != nil {
+		return nil, err
+	}
+	if err := requireActive(m); err != nil {
+		return nil, err
+	}
+	if err := refuseSecondEnrollment(sub, m); err != nil {
+		return nil, err
+	}
+	if err := s.d.Limiter.Allow(ctx, WritesPerMember, m.MemberID); err != nil {
+		return nil, err
+	}
+	issuer := org.OrganizationName
+	if issuer == "" {
+		issuer = proj.Name
+	}
+	key, err := newTOTPKey(issuer, m.EmailAddress)
+	if err != nil {
+		return nil, err
+	}
+	qr, err := qrDataURL(key)
+	if err != nil {
+		return nil, err
+	}
+	out := &TOTPCreateResult{MemberResult: MemberResult{Member: m, Organization: org},
+		RegistrationID: ids.New("member-totp", proj.Env), Secret: key.Secret(), QRCode: qr, RecoveryCodes: newRecoveryCodes()}
+	now := s.d.Clock.Now()
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		if _, err := q.ExecContext(ctx, `DELETE FROM totp_registrations WHERE member_id = $1 AND verified_at IS NULL`, m.MemberID); err != nil {
+			return fmt.Errorf("drop pending registrations: %w", err)
+		}
+		if _, err := q.ExecContext(ctx, `INSERT INTO totp_registrations (totp_registration_id, project_id, organization_id, member_id,
+			secret, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`, out.RegistrationID, proj.ID, org.OrganizationID,
+			m.MemberID, out.Secret, store.Millis(now), store.Millis(now.Add(time.Duration(exp)*time.Minute))); err != nil {
+			return fmt.Errorf("insert registration: %w", err)
+		}
+		return s.storeRecoveryCodes(ctx, q, m.MemberID, out.RegistrationID, out.RecoveryCodes)
+	})
+	if err != nil {
+		return nil, publicErr(err, "totp create")
+	}
+	return out, nil
+}
+
+// TOTPAuthParams is a b2b/totp/authenticate request.
+type TOTPAuthParams struct {
+	Who              Who
+	ClientIP         string
+	Code             string
+	DurationMinutes  *int
+	SetMFAEnrollment string
+	SetDefaultMFA    bool
+}
+
+type registration struct {
+	id, secret   string
+	lastUsedStep int64
+	verified     bool
+}
+
+// AuthenticateTOTP checks a code from the member's authenticator app. The
+// first accepted code of a pending registration verifies it: it becomes
+// the member's registration, replacing any older one with its codes.
+func (s *Service) AuthenticateTOTP(ctx context.Context, p TOTPAuthParams) (*session.AuthResponse, error) {
+	if !codePattern.MatchString(p.Code) {
+		return nil, apierr.New(apierr.InvalidCode)
+	}
+	if err := checkEnrollment(p.SetMFAEnrollment); err != nil {
+		return nil, err
+	}
+	duration, err := session.DurationMinutes(p.Who.Project, p.DurationMinutes)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := s.resolve(ctx, p.Who, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := requireMethod(sub.org, organization.MFAMethodTOTP); err != nil {
+		return nil, err
+	}
+	proj := p.Who.Project
+	var resp *session.AuthResponse
+	err = s.guard(ctx, proj.ID+"|"+p.ClientIP, sub.member.MemberID, apierr.OTPCodeNotFound, func() error {
+		return s.d.DB.Tx(ctx, func(q store.Querier) error {
+			m, err := s.reload(ctx, q, proj, sub)
+			if err != nil {
+				return err
+			}
+			reg, err := s.registrationFor(ctx, q, m)
+			if err != nil {
+				return err
+			}
+			if !reg.verified {
+				if err := refuseSecondEnrollment(sub, m); err != nil {
+					return err
+				}
+			}
+			if err := s.acceptTOTP(ctx, q, reg, p.Code); err != nil {
+				return err
+			}
+			if !reg.verified {
+				if err := s.verifyRegistration(ctx, q, m, reg.id); err != nil {
+					return err
+				}
+			}
+			applyEnrollment(sub.org, m, organization.MFAMethodTOTP, p.SetMFAEnrollment, p.SetDefaultMFA)
+			if err := s.d.Orgs.SaveMFA(ctx, q, m); err != nil {
+				return err
+			}
+			resp, err = s.finish(ctx, q, proj, sub, m, session.Factor{Type: "totp", DeliveryMethod: "authenticator_app"}, duration)
+			return err
+		})
+	})
+	if err != nil {
+		return nil, publicErr(err, "totp authenticate")
+	}
+	return resp, nil
+}
+
+// registrationFor is the registration a code is checked against: the
+// member's verified one, else their newest pending one that has not
+// expired.
+func (s *Service) registrationFor(ctx context.Context, q store.Querier, m *organization.Member) (*registration, error) {
+	var r registration
+	var verifiedAt *int64
+	var err error
+	if m.TOTPRegistrationID != "" {
+		err = q.QueryRowContext(ctx, `SELECT totp_registration_id, secret, last_used_step, verified_at FROM totp_registrations
+			WHERE totp_registration_id = $1 AND member_id = $2`, m.TOTPRegistrationID, m.MemberID).
+			Scan(&r.id, &r.secret, &r.lastUsedStep, &verifiedAt)
+	} else {
+		err = q.QueryRowContext(ctx, `SELECT totp_registration_id, secret, last_used_step, verified_at FROM totp_registrations
+			WHERE member_id = $1 AND verified_at IS NULL AND expires_at > $2 ORDER BY created_at DESC LIMIT 1`,
+			m.MemberID, store.Millis(s.d.Clock.Now())).Scan(&r.id, &r.secret, &r.lastUsedStep, &verifiedAt)
+	}
+	if err := store.MapError(err); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return nil, apierr.Wrap(apierr.TOTPNotFound, err)
+		}
+		return nil, fmt.Errorf("mfa: load registration: %w", err)
+	}
+	r.verified = verifiedAt != nil
+	return &r, nil
+}
+
+// acceptTOTP checks code at the injected clock's now (±TOTPSkew steps) and
+// records its time step. Only a step later than the last accepted one is
+// taken, by a conditional UPDATE, so the same code (or an older one) is
+// refused even when two requests race.
+func (s *Service) acceptTOTP(ctx context.Context, q store.Querier, reg *registration, code string) error {
+	step, ok, err := matchTOTP(reg.secret, code, s.d.Clock.Now())
+	if err != nil {
+		return err
+	}
+	if !ok || step <= reg.lastUsedStep {
+		return apierr.New(apierr.OTPCodeNotFound)
+	}
+	res, err := q.ExecContext(ctx, `UPDATE totp_registrations SET last_used_step = $1
+		WHERE totp_registration_id = $2 AND last_used_step < $1`, step, reg.id)
+	if err != nil {
+		return fmt.Errorf("mfa: record totp step: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return apierr.New(apierr.OTPCodeNotFound)
+	}
+	return nil
+}
+
+// verifyRegistration makes a pending registration the member's, dropping
+// every other registration (and with them their recovery codes).
+func (s *Service) verifyRegistration(ctx context.Context, q store.Querier, m *organization.Member, regID string) error {
+	if _, err := q.ExecContext(ctx, `UPDATE totp_registrations SET verified_at = $1 WHERE totp_registration_id = $2`,
+		store.Millis(s.d.Clock.Now()), regID); err != nil {
+		return fmt.Errorf("mfa: verify registration: %w", err)
+	}
+	if _, err := q.ExecContext(ctx, `DELETE FROM totp_registrations WHERE member_id = $1 AND totp_registration_id <> $2`,
+		m.MemberID, regID); err != nil {
+		return fmt.Errorf("mfa: drop old registrations: %w", err)
+	}
+	m.TOTPRegistrationID = regID
+	return nil
+}
+
+// DeleteTOTP removes the member's authenticator app registrations and
+// their recovery codes.
+func (s *Service) DeleteTOTP(ctx context.Context, w Who) (*MemberResult, error) {
+	sub, err := s.resolve(ctx, w, true)
+	if err != nil {
+		return nil, err
+	}
+	if sub.midLogin() {
+		return nil, apierr.New(apierr.UserUnauthenticated)
+	}
+	var m *organization.Member
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		m, err = s.d.Orgs.Member(ctx, q, w.Project.ID, sub.member.MemberID)
+		if err != nil {
+			return organization.NotFound(err, apierr.MemberNotFound)
+		}
+		if _, err := q.ExecContext(ctx, `DELETE FROM totp_registrations WHERE member_id = $1`, m.MemberID); err != nil {
+			return fmt.Errorf("delete registrations: %w", err)
+		}
+		m.TOTPRegistrationID = ""
+		fixDefault(m)
+		return s.d.Orgs.SaveMFA(ctx, q, m)
+	})
+	if err != nil {
+		return nil, publicErr(err, "delete totp")
+	}
+	return &MemberResult{Member: m, Organization: sub.org}, nil
+}
+
+// TOTPMigrateParams imports a registration from another system.
+type TOTPMigrateParams struct {
+	Who           Who
+	Secret        string
+	RecoveryCodes []string
+}
+
+// MigrateTOTP (backend only) stores an existing authenticator secret as the
+// member's verified registration, with the given recovery codes or a fresh
+// set.
+func (s *Service) MigrateTOTP(ctx context.Context, p TOTPMigrateParams) (*TOTPCreateResult, error) {
+	secret, err := normalizeSecret(p.Secret)
+	if err != nil {
+		return nil, apierr.Wrap(apierr.InvalidRequest, err).WithMessage("secret must be a base32 TOTP secret of at least 80 bits.").
+			WithDetails(map[string]any{"field": "secret"})
+	}
+	codes := newRecoveryCodes()
+	if len(p.RecoveryCodes) > 0 {
+		if len(p.RecoveryCodes) > 2*RecoveryCodeCount {
+			return nil, apierr.Invalid("recovery_codes", fmt.Sprintf("At most %d recovery codes can be migrated.", 2*RecoveryCodeCount))
+		}
+		codes = nil
+		for _, c := range p.RecoveryCodes {
+			if n := normalizeRecoveryCode(c); n == "" || len(n) > 64 {
+				return nil, apierr.Invalid("recovery_codes", "Recovery codes must be 1 to 64 characters.")
+			}
+			codes = append(codes, c)
+		}
+	}
+	sub, err := s.resolve(ctx, p.Who, true)
+	if err != nil {
+		return nil, err
+	}
+	if sub.midLogin() {
+		return nil, apierr.New(apierr.UserUnauthenticated)
+	}
+	proj := p.Who.Project
+	out := &TOTPCreateResult{RegistrationID: ids.New("member-totp", proj.Env), Secret: secret, RecoveryCodes: codes}
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		m, err := s.reload(ctx, q, proj, sub)
+		if err != nil {
+			return err
+		}
+		now := store.Millis(s.d.Clock.Now())
+		if _, err := q.ExecContext(ctx, `INSERT INTO totp_registrations (totp_registration_id, project_id, organization_id, member_id,
+			secret, created_at, expires_at, verified_at) VALUES ($1,$2,$3,$4,$5,$6,$6,$6)`, out.RegistrationID, proj.ID,
+			sub.org.OrganizationID, m.MemberID, secret, now); err != nil {
+			return fmt.Errorf("insert registration: %w", err)
+		}
+		if err := s.verifyRegistration(ctx, q, m, out.RegistrationID); err != nil {
+			return err
+		}
+		if err := s.storeRecoveryCodes(ctx, q, m.MemberID, out.RegistrationID, codes); err != nil {
+			return err
+		}
+		fixDefault(m)
+		out.MemberResult = MemberResult{Member: m, Organization: sub.org}
+		return s.d.Orgs.SaveMFA(ctx, q, m)
+	})
+	if err != nil {
+		return nil, publicErr(err, "totp migrate")
+	}
+	return out, nil
+}

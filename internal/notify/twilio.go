@@ -1,0 +1,165 @@
+package notify
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// Twilio sends SMS through the Twilio Messages API, or any gateway that
+// speaks it: POST {base}/2010-04-01/Accounts/{sid}/Messages.json with a
+// form body (To, From or MessagingServiceSid, Body) and HTTP Basic auth
+// sid:token. Success is a 2xx JSON message resource; failure is a JSON
+// error {code, message, more_info, status}.
+type Twilio struct {
+	endpoint string
+	sid      string
+	token    string
+	from     string
+	client   *http.Client
+}
+
+// NewTwilio configures the client from LATCHKEY_SMS_URL (the API base, e.g.
+// https://api.twilio.com), LATCHKEY_SMS_ACCOUNT_SID, LATCHKEY_SMS_AUTH_TOKEN
+// and LATCHKEY_SMS_FROM (an E.164 sender number, or a Messaging Service SID
+// starting with "MG"). client may be nil for a default with a timeout.
+func NewTwilio(baseURL, sid, token, from string, client *http.Client) (*Twilio, error) {
+	u, err := url.Parse(strings.TrimRight(strings.TrimSpace(baseURL), "/"))
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+		return nil, errors.New("notify: sms: LATCHKEY_SMS_URL must be an absolute http(s) URL without credentials")
+	}
+	if strings.TrimSpace(sid) == "" || strings.ContainsAny(sid, "/?#% ") {
+		return nil, errors.New("notify: sms: LATCHKEY_SMS_ACCOUNT_SID is empty or malformed")
+	}
+	if token == "" {
+		return nil, errors.New("notify: sms: LATCHKEY_SMS_AUTH_TOKEN is empty")
+	}
+	if strings.TrimSpace(from) == "" {
+		return nil, errors.New("notify: sms: LATCHKEY_SMS_FROM is empty")
+	}
+	if client == nil {
+		client = &http.Client{Timeout: smsTimeout}
+	}
+	return &Twilio{endpoint: u.String() + "/2010-04-01/Accounts/" + url.PathEscape(sid) + "/Messages.json",
+		sid: sid, token: token, from: strings.TrimSpace(from), client: client}, nil
+}
+
+// GatewayError is a refusal reported by the SMS gateway. It unwraps to one
+// of the ErrSMS* recipient errors when the gateway's code means one, so
+// callers can tell "bad number" from "gateway trouble".
+type GatewayError struct {
+	Status   int    // HTTP status
+	Code     int    // the gateway's error code (0 when absent)
+	Message  string // the gateway's message, for operators' logs
+	MoreInfo string
+}
+
+func (e *GatewayError) Error() string {
+	return fmt.Sprintf("notify: sms gateway: HTTP %d, code %d: %s", e.Status, e.Code, e.Message)
+}
+
+// Unwrap maps the Twilio error codes that concern the recipient.
+func (e *GatewayError) Unwrap() error {
+	switch e.Code {
+	case 21211, 21614, 21217, 21401: // invalid To, not a mobile number, malformed number
+		return ErrSMSInvalidNumber
+	case 21408, 21215, 21612: // region not enabled, geo permission, unroutable
+		return ErrSMSCountryNotAllowed
+	case 21610: // the recipient replied STOP
+		return ErrSMSUnsubscribed
+	}
+	return nil
+}
+
+type twilioError struct {
+	Code     int    `json:"code"`
+	Message  string `json:"message"`
+	MoreInfo string `json:"more_info"`
+	Status   int    `json:"status"`
+}
+
+type twilioMessage struct {
+	SID          string  `json:"sid"`
+	Status       string  `json:"status"`
+	ErrorCode    *int    `json:"error_code"`
+	ErrorMessage *string `json:"error_message"`
+}
+
+// SendSMS posts one message. The auth token never appears in errors.
+func (t *Twilio) SendSMS(ctx context.Context, m SMS) error {
+	to := strings.TrimSpace(m.To)
+	if to == "" || m.Body == "" {
+		return errors.New("notify: sms: empty recipient or body")
+	}
+	form := url.Values{"To": {to}, "Body": {m.Body}}
+	if strings.HasPrefix(t.from, "MG") {
+		form.Set("MessagingServiceSid", t.from)
+	} else {
+		form.Set("From", t.from)
+	}
+	ctx, cancel := context.WithTimeout(ctx, smsTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.endpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return fmt.Errorf("notify: sms: request: %w", err)
+	}
+	req.SetBasicAuth(t.sid, t.token)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	res, err := t.client.Do(req)
+	if err != nil {
+		return fmt.Errorf("notify: sms: post: %w", redactURLError(err))
+	}
+	defer res.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+	if err != nil {
+		return fmt.Errorf("notify: sms: read response: %w", err)
+	}
+	if res.StatusCode < 200 || res.StatusCode > 299 {
+		var te twilioError
+		if json.Unmarshal(body, &te) != nil || (te.Code == 0 && te.Message == "") {
+			return &GatewayError{Status: res.StatusCode, Message: "non-JSON error response: " + snippet(body)}
+		}
+		return &GatewayError{Status: res.StatusCode, Code: te.Code, Message: te.Message, MoreInfo: te.MoreInfo}
+	}
+	var msg twilioMessage
+	if err := json.Unmarshal(body, &msg); err != nil || msg.SID == "" {
+		return &GatewayError{Status: res.StatusCode, Message: "unexpected success response: " + snippet(body)}
+	}
+	// A message can be accepted and failed at once (status "failed" with an
+	// error code); report it as the refusal it is.
+	if msg.Status == "failed" || msg.Status == "undelivered" || (msg.ErrorCode != nil && *msg.ErrorCode != 0) {
+		ge := &GatewayError{Status: res.StatusCode, Message: "message " + msg.Status}
+		if msg.ErrorCode != nil {
+			ge.Code = *msg.ErrorCode
+		}
+		if msg.ErrorMessage != nil {
+			ge.Message = *msg.ErrorMessage
+		}
+		return ge
+	}
+	return nil
+}
+
+// redactURLError drops the request URL from transport errors: it names the
+// account SID, which belongs in configuration, not in logs of every failure.
+func redactURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%s: %w", ue.Op, ue.Err)
+	}
+	return err
+}
+
+func snippet(b []byte) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}

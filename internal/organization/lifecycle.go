@@ -1,0 +1,182 @@
+package organization
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// MemberUpdate holds the member fields an update may change; nil means
+// "leave as is".
+type MemberUpdate struct {
+	Name              *string         `json:"name"`
+	TrustedMetadata   *map[string]any `json:"trusted_metadata"`
+	UntrustedMetadata *map[string]any `json:"untrusted_metadata"`
+	IsBreakglass      *bool           `json:"is_breakglass"`
+	IsAdmin           *bool           `json:"is_admin"`
+	EmailAddress      *string         `json:"email_address"`
+}
+
+// ForSelf keeps only what members may change about themselves from the
+// browser: their name and untrusted metadata.
+func (u MemberUpdate) ForSelf() MemberUpdate {
+	return MemberUpdate{Name: u.Name, UntrustedMetadata: u.UntrustedMetadata}
+}
+
+// OrgMember loads a member of org inside q; a member of another
+// organization is member_not_found, exactly like a missing one.
+func (s *Store) OrgMember(ctx context.Context, q store.Querier, org *Organization, memberID string) (*Member, error) {
+	m, err := s.Member(ctx, q, org.projectID, memberID)
+	if err == nil && m.OrganizationID != org.OrganizationID {
+		err = fmt.Errorf("organization: member %s of another organization: %w", memberID, store.ErrNotFound)
+	}
+	if err != nil {
+		return nil, NotFound(err, apierr.MemberNotFound)
+	}
+	return m, nil
+}
+
+// UpdateMember applies u to a member of org, inside the caller's
+// transaction q. Deleted members must be reactivated first. A new email
+// address is unverified until the member proves it by logging in with it.
+func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, memberID string, u MemberUpdate) (*Member, error) {
+	m, err := s.OrgMember(ctx, q, org, memberID)
+	if err != nil {
+		return nil, err
+	}
+	if m.Status == StatusDeleted {
+		return nil, apierr.New(apierr.InactiveMember).WithMessage("This member is deleted; reactivate the member first.")
+	}
+	if u.Name != nil {
+		if m.Name = strings.TrimSpace(*u.Name); len(m.Name) > 256 {
+			return nil, apierr.Invalid("name", "name must be at most 256 characters.")
+		}
+	}
+	if u.TrustedMetadata != nil {
+		m.TrustedMetadata = orEmpty(*u.TrustedMetadata)
+	}
+	if u.UntrustedMetadata != nil {
+		m.UntrustedMetadata = orEmpty(*u.UntrustedMetadata)
+	}
+	if u.IsBreakglass != nil {
+		m.IsBreakglass = *u.IsBreakglass
+	}
+	if u.IsAdmin != nil {
+		m.IsAdmin = *u.IsAdmin
+	}
+	emailID := m.EmailID
+	if u.EmailAddress != nil {
+		email, err := emailaddr.Normalize(*u.EmailAddress)
+		if err != nil {
+			return nil, err
+		}
+		if email != m.EmailAddress {
+			m.EmailAddress, m.EmailAddressVerified = email, false
+			emailID = ids.New("email", env)
+		}
+	}
+	_, err = q.ExecContext(ctx, `UPDATE members SET name = $1, trusted_metadata = $2, untrusted_metadata = $3,
+		is_breakglass = $4, is_admin = $5, email_address = $6, email_address_verified = $7, email_id = $8, updated_at = $9
+		WHERE member_id = $10 AND project_id = $11`,
+		m.Name, mustJSON(m.TrustedMetadata), mustJSON(m.UntrustedMetadata), m.IsBreakglass, m.IsAdmin, m.EmailAddress,
+		m.EmailAddressVerified, emailID, store.Millis(s.clock.Now()), memberID, org.projectID)
+	if errors.Is(store.MapError(err), store.ErrConflict) {
+		return nil, apierr.Wrap(apierr.DuplicateMemberEmail, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("organization: update member: %w", err)
+	}
+	return s.Member(ctx, q, org.projectID, memberID)
+}
+
+// SetMemberStatus moves a member of org from one of the from statuses to
+// status, inside q. It returns the member as it now is; wrongStatus is
+// returned when the member is in none of the from statuses.
+func (s *Store) SetMemberStatus(ctx context.Context, q store.Querier, org *Organization, memberID, status string, from []string, wrongStatus error) (*Member, error) {
+	if _, err := s.OrgMember(ctx, q, org, memberID); err != nil {
+		return nil, err
+	}
+	args := []any{status, store.Millis(s.clock.Now()), memberID, org.OrganizationID}
+	ps := make([]string, len(from))
+	for i, f := range from {
+		args = append(args, f)
+		ps[i] = fmt.Sprintf("$%d", i+5)
+	}
+	res, err := q.ExecContext(ctx, `UPDATE members SET status = $1, updated_at = $2 WHERE member_id = $3 AND organization_id = $4
+		AND status IN (`+strings.Join(ps, ", ")+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("organization: set member status: %w", err)
+	}
+	m, err := s.OrgMember(ctx, q, org, memberID)
+	if err != nil {
+		return nil, err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil, wrongStatus
+	}
+	return m, nil
+}
+
+// Invitation describes a member to invite.
+type Invitation struct {
+	Email             string // normalised
+	Name              string
+	TrustedMetadata   map[string]any
+	UntrustedMetadata map[string]any
+	IsAdmin           *bool // nil: unchanged (false for a new member)
+}
+
+// InviteMember creates an invited member, or turns an existing pending or
+// invited member into an invited one (updating the name and metadata that
+// were given), inside q. The organization's email_invites policy decides
+// who may be invited. Active members need no invite, and deleted members
+// must be reactivated rather than re-invited, so both are refused.
+func (s *Store) InviteMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, inv Invitation) (*Member, error) {
+	m, err := s.MemberByEmail(ctx, q, org.OrganizationID, inv.Email)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		if err := org.CheckEmailInvite(inv.Email); err != nil {
+			return nil, err
+		}
+		return s.CreateMember(ctx, q, org, env, NewMember{Email: inv.Email, Name: inv.Name, Status: StatusInvited,
+			TrustedMetadata: inv.TrustedMetadata, UntrustedMetadata: inv.UntrustedMetadata, IsAdmin: inv.IsAdmin != nil && *inv.IsAdmin})
+	case err != nil:
+		return nil, err
+	}
+	switch m.Status {
+	case StatusActive:
+		return nil, apierr.New(apierr.DuplicateMemberEmail).WithMessage("This member is already active in the organization.")
+	case StatusDeleted:
+		return nil, apierr.New(apierr.InactiveMember).WithMessage("This member is deleted; reactivate the member instead of inviting them.")
+	}
+	if err := org.CheckEmailInvite(inv.Email); err != nil {
+		return nil, err
+	}
+	u := MemberUpdate{IsAdmin: inv.IsAdmin}
+	if inv.Name != "" {
+		u.Name = &inv.Name
+	}
+	if inv.TrustedMetadata != nil {
+		u.TrustedMetadata = &inv.TrustedMetadata
+	}
+	if inv.UntrustedMetadata != nil {
+		u.UntrustedMetadata = &inv.UntrustedMetadata
+	}
+	if _, err := s.UpdateMember(ctx, q, org, env, m.MemberID, u); err != nil {
+		return nil, err
+	}
+	return s.SetMemberStatus(ctx, q, org, m.MemberID, StatusInvited, []string{StatusPending, StatusInvited}, apierr.New(apierr.InactiveMember))
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}

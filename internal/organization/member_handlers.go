@@ -1,0 +1,174 @@
+package organization
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/project"
+)
+
+// SearchResponse answers an organization search.
+type SearchResponse struct {
+	httpapi.Common
+	Organizations   []*Organization `json:"organizations"`
+	ResultsMetadata ResultsMetadata `json:"results_metadata"`
+}
+
+// Search handles POST /v1/b2b/organizations/search.
+func (h Handlers) Search(r *http.Request) (any, error) {
+	var req SearchParams
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	res, err := h.Store.Search(r.Context(), project.CallerFrom(r.Context()).Project.ID, req)
+	if err != nil {
+		return nil, err
+	}
+	return &SearchResponse{Organizations: res.Organizations, ResultsMetadata: res.Metadata}, nil
+}
+
+// MemberSearchResponse answers a member search.
+type MemberSearchResponse struct {
+	httpapi.Common
+	Members         []*Member                `json:"members"`
+	ResultsMetadata ResultsMetadata          `json:"results_metadata"`
+	Organizations   map[string]*Organization `json:"organizations"`
+}
+
+func memberSearchResponse(res *MemberSearchResult) *MemberSearchResponse {
+	return &MemberSearchResponse{Members: res.Members, ResultsMetadata: res.Metadata, Organizations: res.Organizations}
+}
+
+// SearchMembers handles POST /v1/b2b/organizations/members/search.
+func (h Handlers) SearchMembers(r *http.Request) (any, error) {
+	var req MemberSearchParams
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	res, err := h.Store.SearchMembers(r.Context(), project.CallerFrom(r.Context()).Project.ID, req)
+	if err != nil {
+		return nil, err
+	}
+	return memberSearchResponse(res), nil
+}
+
+// memberUpdateRequest is a member update; roles maps onto is_admin.
+type memberUpdateRequest struct {
+	MemberUpdate
+	Roles *[]string `json:"roles"`
+}
+
+func (req memberUpdateRequest) update() (MemberUpdate, error) {
+	admin, err := adminFlag(req.IsAdmin, req.Roles)
+	if err != nil {
+		return MemberUpdate{}, err
+	}
+	u := req.MemberUpdate
+	u.IsAdmin = admin
+	return u, nil
+}
+
+// backendOrg loads the organization named in the path.
+func (h Handlers) backendOrg(r *http.Request) (*project.Project, *Organization, error) {
+	p := project.CallerFrom(r.Context()).Project
+	o, err := h.Store.Get(r.Context(), p.ID, r.PathValue("organization_id"))
+	if err != nil {
+		return nil, nil, NotFound(err, apierr.OrganizationNotFound)
+	}
+	return p, o, nil
+}
+
+// UpdateMember handles PUT /v1/b2b/organizations/{organization_id}/members/{member_id}.
+func (h Handlers) UpdateMember(r *http.Request) (any, error) {
+	var req memberUpdateRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	u, err := req.update()
+	if err != nil {
+		return nil, err
+	}
+	p, o, err := h.backendOrg(r)
+	if err != nil {
+		return nil, err
+	}
+	return h.updateMember(r.Context(), p, o, r.PathValue("member_id"), u)
+}
+
+func (h Handlers) updateMember(ctx context.Context, p *project.Project, o *Organization, memberID string, u MemberUpdate) (any, error) {
+	m, err := h.Store.UpdateMember(ctx, h.Store.db, o, p.Env, memberID, u)
+	if err != nil {
+		return nil, err
+	}
+	return &MemberResponse{MemberID: m.MemberID, Member: m, Organization: o}, nil
+}
+
+// MemberDeleteResponse answers a member delete.
+type MemberDeleteResponse struct {
+	httpapi.Common
+	MemberID string `json:"member_id"`
+}
+
+// DeleteMember handles DELETE /v1/b2b/organizations/{organization_id}/members/{member_id}.
+func (h Handlers) DeleteMember(r *http.Request) (any, error) {
+	p, o, err := h.backendOrg(r)
+	if err != nil {
+		return nil, err
+	}
+	return h.deleteMember(r.Context(), p, o, r.PathValue("member_id"))
+}
+
+// deleteMember marks the member deleted (again, harmlessly, if they already
+// are) and ends their sessions. Sessions
+// of a non-active member already fail to authenticate; revoking them as
+// well keeps a later reactivation from reviving old sessions.
+func (h Handlers) deleteMember(ctx context.Context, p *project.Project, o *Organization, memberID string) (any, error) {
+	m, err := h.Store.SetMemberStatus(ctx, h.Store.db, o, memberID, StatusDeleted,
+		Statuses, apierr.New(apierr.MemberNotFound))
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Sessions.RevokeMemberSessions(ctx, p, m.MemberID); err != nil {
+		return nil, err
+	}
+	return &MemberDeleteResponse{MemberID: m.MemberID}, nil
+}
+
+// ReactivateMember handles PUT /v1/b2b/organizations/{organization_id}/members/{member_id}/reactivate.
+func (h Handlers) ReactivateMember(r *http.Request) (any, error) {
+	p, o, err := h.backendOrg(r)
+	if err != nil {
+		return nil, err
+	}
+	return h.reactivateMember(r.Context(), p, o, r.PathValue("member_id"))
+}
+
+// reactivateMember makes a deleted member active again. Reactivating is
+// an admin decision, so the member does not need to log in again to count
+// as active; their email stays verified or unverified as it was.
+func (h Handlers) reactivateMember(ctx context.Context, _ *project.Project, o *Organization, memberID string) (any, error) {
+	m, err := h.Store.SetMemberStatus(ctx, h.Store.db, o, memberID, StatusActive, []string{StatusDeleted},
+		apierr.New(apierr.NoDeletedMemberFoundForReactivation))
+	if err != nil {
+		return nil, err
+	}
+	return &MemberResponse{MemberID: m.MemberID, Member: m, Organization: o}, nil
+}
+
+// DangerouslyGetMember handles GET /v1/b2b/organizations/members/dangerously_get/{member_id}:
+// a member of any organization of the project, by id alone.
+func (h Handlers) DangerouslyGetMember(r *http.Request) (any, error) {
+	ctx := r.Context()
+	p := project.CallerFrom(ctx).Project
+	m, err := h.Store.Member(ctx, h.Store.db.Read(), p.ID, r.PathValue("member_id"))
+	if err != nil {
+		return nil, NotFound(err, apierr.MemberNotFound)
+	}
+	o, err := h.Store.Get(ctx, p.ID, m.OrganizationID)
+	if err != nil {
+		return nil, NotFound(err, apierr.OrganizationNotFound)
+	}
+	return &MemberResponse{MemberID: m.MemberID, Member: m, Organization: o}, nil
+}

@@ -1,0 +1,179 @@
+package organization
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// SearchParams is an organization search: the backend's
+// POST /v1/b2b/organizations/search body.
+type SearchParams struct {
+	Query  *Query  `json:"query"`
+	Limit  int     `json:"limit"`
+	Cursor *string `json:"cursor"`
+}
+
+// SearchResult is one page of organizations.
+type SearchResult struct {
+	Organizations []*Organization
+	Metadata      ResultsMetadata
+}
+
+// liveMember restricts a member subquery to members of the organization
+// row being filtered who still belong to it.
+const liveMember = `SELECT 1 FROM members m WHERE m.organization_id = organizations.organization_id AND m.status <> 'deleted' AND `
+
+// orgFilters are the Node SDK's organization search filters plus the
+// policy filters of the API reference.
+var orgFilters = map[string]filterFunc{
+	"organization_ids":        listFilter("organization_id", false),
+	"organization_slugs":      listFilter("organization_slug", true),
+	"organization_name_fuzzy": fuzzyFilter("organization_name"),
+	"organization_slug_fuzzy": fuzzyFilter("organization_slug"),
+	"member_emails": func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
+		vs, err := stringsValue(name, raw)
+		if err != nil {
+			return "", err
+		}
+		return "EXISTS (" + liveMember + w.in("m.email_address", lowerAll(vs)) + ")", nil
+	},
+	"member_email_fuzzy": func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
+		v, err := fuzzyValue(name, raw)
+		if err != nil {
+			return "", err
+		}
+		return "EXISTS (" + liveMember + w.contains("m.email_address", v) + ")", nil
+	},
+	"allowed_domains": jsonListFilter("email_allowed_domains", nil, true),
+	"allowed_domain_fuzzy": func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
+		v, err := fuzzyValue(name, raw)
+		if err != nil {
+			return "", err
+		}
+		// The column is a JSON list; a quote or comma in the substring
+		// could only match the list's punctuation, never a domain.
+		if strings.ContainsAny(v, `",[]\`) {
+			return "1 = 0", nil
+		}
+		return w.contains("email_allowed_domains", v), nil
+	},
+	"allowed_auth_methods":   jsonListFilter("allowed_auth_methods", AuthMethods, false),
+	"allowed_mfa_methods":    jsonListFilter("allowed_mfa_methods", MFAMethods, false),
+	"email_jit_provisioning": policyFilter("email_jit_provisioning", AllAllowed, Restricted, NotAllowed),
+	"email_invites":          policyFilter("email_invites", AllAllowed, Restricted, NotAllowed),
+	"auth_methods":           policyFilter("auth_methods", AllAllowed, Restricted),
+	"mfa_methods":            policyFilter("mfa_methods", AllAllowed, Restricted),
+	"mfa_policy":             policyFilter("mfa_policy", MFAOptional, MFARequiredForAll),
+}
+
+func listFilter(col string, lower bool) filterFunc {
+	return func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
+		vs, err := stringsValue(name, raw)
+		if err != nil {
+			return "", err
+		}
+		if lower {
+			vs = lowerAll(vs)
+		}
+		return w.in(col, vs), nil
+	}
+}
+
+func fuzzyFilter(col string) filterFunc {
+	return func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
+		v, err := fuzzyValue(name, raw)
+		if err != nil {
+			return "", err
+		}
+		return w.contains(col, v), nil
+	}
+}
+
+// jsonListFilter matches organizations whose JSON list column holds any of
+// the given values.
+func jsonListFilter(col string, known []string, lower bool) filterFunc {
+	return func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
+		vs, err := stringsValue(name, raw)
+		if err != nil {
+			return "", err
+		}
+		if lower {
+			vs = lowerAll(vs)
+		}
+		if known != nil {
+			if err := checkKnown(name, vs, known); err != nil {
+				return "", err
+			}
+		}
+		return anyOf(vs, func(v string) string { return w.jsonHas(col, v) }), nil
+	}
+}
+
+func policyFilter(col string, known ...string) filterFunc {
+	return func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
+		vs, err := oneOrMany(name, raw)
+		if err != nil {
+			return "", err
+		}
+		if err := checkKnown(name, vs, known); err != nil {
+			return "", err
+		}
+		return w.in(col, vs), nil
+	}
+}
+
+// Search returns one page of the project's organizations matching p, in
+// creation order.
+func (s *Store) Search(ctx context.Context, projectID string, p SearchParams) (*SearchResult, error) {
+	limit, err := searchLimit(p.Limit)
+	if err != nil {
+		return nil, err
+	}
+	after, err := decodeCursor(p.Cursor)
+	if err != nil {
+		return nil, err
+	}
+	w := &sqlWhere{}
+	where := "project_id = " + w.arg(projectID)
+	filter, err := compileQuery(w, p.Query, orgFilters)
+	if err != nil {
+		return nil, err
+	}
+	if filter != "" {
+		where += " AND " + filter
+	}
+	q := s.db.Read()
+	out := &SearchResult{Organizations: []*Organization{}}
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM organizations WHERE `+where, w.args...).Scan(&out.Metadata.Total); err != nil {
+		return nil, fmt.Errorf("organization: search count: %w", store.MapError(err))
+	}
+	if after != nil {
+		where += " AND " + w.after("created_at", "organization_id", after)
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+orgColumns+` FROM organizations WHERE `+where+
+		` ORDER BY created_at, organization_id LIMIT `+w.arg(limit+1), w.args...)
+	if err != nil {
+		return nil, fmt.Errorf("organization: search: %w", store.MapError(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		o, err := scanOrg(rows)
+		if err != nil {
+			return nil, fmt.Errorf("organization: search scan: %w", err)
+		}
+		out.Organizations = append(out.Organizations, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("organization: search: %w", err)
+	}
+	if len(out.Organizations) > limit {
+		out.Organizations = out.Organizations[:limit]
+		last := out.Organizations[limit-1]
+		out.Metadata.NextCursor = cursor{createdAt: store.Millis(last.CreatedAt), id: last.OrganizationID}.encode()
+	}
+	return out, nil
+}

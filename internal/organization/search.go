@@ -1,0 +1,254 @@
+package organization
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+)
+
+// Query is the search query of the API family's organization and member
+// searches: operands combined with AND or OR. No query, or no operands,
+// means no filtering.
+type Query struct {
+	Operator string    `json:"operator"`
+	Operands []Operand `json:"operands"`
+}
+
+// Operand is one filter of a Query.
+type Operand struct {
+	FilterName  string          `json:"filter_name"`
+	FilterValue json.RawMessage `json:"filter_value"`
+}
+
+// ResultsMetadata describes a page of search results. NextCursor is null
+// on the last page.
+type ResultsMetadata struct {
+	Total      int     `json:"total"`
+	NextCursor *string `json:"next_cursor"`
+}
+
+// Paging limits.
+const (
+	DefaultSearchLimit = 100
+	MaxSearchLimit     = 1000
+	maxOperands        = 50
+	maxFilterValues    = 1000
+	minFuzzyLength     = 3
+)
+
+func searchLimit(limit int) (int, error) {
+	switch {
+	case limit == 0:
+		return DefaultSearchLimit, nil
+	case limit < 0 || limit > MaxSearchLimit:
+		return 0, apierr.Invalid("limit", fmt.Sprintf("limit must be between 1 and %d.", MaxSearchLimit))
+	}
+	return limit, nil
+}
+
+// cursor is the position after the last row of a page. Paging is keyset
+// paging on (created_at, id): rows created or deleted between two calls
+// never shift a page, so no row is skipped or repeated.
+type cursor struct {
+	createdAt int64
+	id        string
+}
+
+const cursorVersion = "c1"
+
+// encode makes the cursor opaque: clients pass it back unchanged.
+func (c cursor) encode() *string {
+	s := base64.RawURLEncoding.EncodeToString([]byte(cursorVersion + "|" + strconv.FormatInt(c.createdAt, 10) + "|" + c.id))
+	return &s
+}
+
+func decodeCursor(s *string) (*cursor, error) {
+	if s == nil || *s == "" {
+		return nil, nil
+	}
+	bad := apierr.Invalid("cursor", "cursor is not a cursor returned by this search.")
+	raw, err := base64.RawURLEncoding.DecodeString(*s)
+	if err != nil {
+		return nil, bad
+	}
+	parts := strings.SplitN(string(raw), "|", 3)
+	if len(parts) != 3 || parts[0] != cursorVersion || parts[2] == "" {
+		return nil, bad
+	}
+	at, err := strconv.ParseInt(parts[1], 10, 64)
+	if err != nil {
+		return nil, bad
+	}
+	return &cursor{createdAt: at, id: parts[2]}, nil
+}
+
+// sqlWhere accumulates a WHERE clause and its $N arguments.
+type sqlWhere struct {
+	args []any
+}
+
+func (w *sqlWhere) arg(v any) string {
+	w.args = append(w.args, v)
+	return fmt.Sprintf("$%d", len(w.args))
+}
+
+func (w *sqlWhere) in(col string, vals []string) string {
+	ps := make([]string, len(vals))
+	for i, v := range vals {
+		ps[i] = w.arg(v)
+	}
+	return col + " IN (" + strings.Join(ps, ", ") + ")"
+}
+
+// contains matches a case-insensitive substring. LIKE is case-sensitive on
+// PostgreSQL and not on SQLite, so both sides are lowered explicitly.
+func (w *sqlWhere) contains(col, sub string) string {
+	return "LOWER(" + col + ") LIKE " + w.arg("%"+likeEscape(strings.ToLower(sub))+"%") + ` ESCAPE '\'`
+}
+
+// jsonHas matches a JSON array column (TEXT) holding the string v. Values
+// are encoded exactly as the column was, so "a.com" cannot match "xa.com".
+func (w *sqlWhere) jsonHas(col, v string) string {
+	enc, _ := json.Marshal(v)
+	return col + " LIKE " + w.arg("%"+likeEscape(string(enc))+"%") + ` ESCAPE '\'`
+}
+
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// after is the keyset condition for rows after c.
+func (w *sqlWhere) after(createdCol, idCol string, c *cursor) string {
+	at, id := w.arg(c.createdAt), w.arg(c.id)
+	return fmt.Sprintf("(%s > %s OR (%s = %s AND %s > %s))", createdCol, at, createdCol, at, idCol, id)
+}
+
+// filterFunc turns one operand's value into a SQL condition.
+type filterFunc func(w *sqlWhere, name string, raw json.RawMessage) (string, error)
+
+// compileQuery combines the operands of q with its operator. It returns ""
+// when nothing is filtered. Unknown filter names are errors, not ignored,
+// so a typo never silently widens a result.
+func compileQuery(w *sqlWhere, q *Query, filters map[string]filterFunc) (string, error) {
+	if q == nil || len(q.Operands) == 0 {
+		return "", nil
+	}
+	join := " AND "
+	switch strings.ToUpper(q.Operator) {
+	case "AND":
+	case "OR":
+		join = " OR "
+	default:
+		return "", apierr.Invalid("query.operator", "query.operator must be AND or OR.")
+	}
+	if len(q.Operands) > maxOperands {
+		return "", apierr.Invalid("query.operands", fmt.Sprintf("A query takes at most %d operands.", maxOperands))
+	}
+	conds := make([]string, 0, len(q.Operands))
+	for _, op := range q.Operands {
+		f, ok := filters[op.FilterName]
+		if !ok {
+			return "", apierr.Invalid("query.operands", fmt.Sprintf("filter_name %q is not recognized.", op.FilterName)).
+				WithDetails(map[string]any{"field": "query.operands", "filter_name": op.FilterName})
+		}
+		if len(op.FilterValue) == 0 || string(op.FilterValue) == "null" {
+			return "", filterError(op.FilterName, "filter_value is required.")
+		}
+		c, err := f(w, op.FilterName, op.FilterValue)
+		if err != nil {
+			return "", err
+		}
+		conds = append(conds, "("+c+")")
+	}
+	return "(" + strings.Join(conds, join) + ")", nil
+}
+
+func filterError(name, msg string) error {
+	return apierr.Invalid("query.operands", name+": "+msg).WithDetails(map[string]any{"field": "query.operands", "filter_name": name})
+}
+
+// stringsValue decodes a non-empty list of non-empty strings.
+func stringsValue(name string, raw json.RawMessage) ([]string, error) {
+	var vs []string
+	if err := json.Unmarshal(raw, &vs); err != nil {
+		return nil, filterError(name, "filter_value must be a list of strings.")
+	}
+	if len(vs) == 0 || len(vs) > maxFilterValues {
+		return nil, filterError(name, fmt.Sprintf("filter_value must hold 1 to %d strings.", maxFilterValues))
+	}
+	for i, v := range vs {
+		if vs[i] = strings.TrimSpace(v); vs[i] == "" {
+			return nil, filterError(name, "filter_value must not contain empty strings.")
+		}
+	}
+	return vs, nil
+}
+
+// oneOrMany decodes a string or a list of strings (policy filters accept
+// both: "RESTRICTED" or ["RESTRICTED", "NOT_ALLOWED"]).
+func oneOrMany(name string, raw json.RawMessage) ([]string, error) {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		return stringsValue(name, mustRaw([]string{one}))
+	}
+	return stringsValue(name, raw)
+}
+
+func mustRaw(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// fuzzyValue decodes a substring of at least minFuzzyLength characters.
+func fuzzyValue(name string, raw json.RawMessage) (string, error) {
+	var v string
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return "", filterError(name, "filter_value must be a string.")
+	}
+	if v = strings.TrimSpace(v); len([]rune(v)) < minFuzzyLength {
+		return "", filterError(name, fmt.Sprintf("filter_value must be at least %d characters.", minFuzzyLength))
+	}
+	return v, nil
+}
+
+func boolValue(name string, raw json.RawMessage) (bool, error) {
+	var v bool
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return false, filterError(name, "filter_value must be a boolean.")
+	}
+	return v, nil
+}
+
+// lowerAll lower-cases values compared against lower-cased columns
+// (emails and domains are stored normalised).
+func lowerAll(vs []string) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = strings.ToLower(v)
+	}
+	return out
+}
+
+// anyOf ORs one condition per value.
+func anyOf(vs []string, cond func(v string) string) string {
+	cs := make([]string, len(vs))
+	for i, v := range vs {
+		cs[i] = cond(v)
+	}
+	return strings.Join(cs, " OR ")
+}
+
+// checkKnown refuses values outside an enumeration.
+func checkKnown(name string, vs, known []string) error {
+	for _, v := range vs {
+		if !slices.Contains(known, v) {
+			return filterError(name, fmt.Sprintf("%q is not one of %s.", v, strings.Join(known, ", ")))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,61 @@
+// Package phone parses and validates MFA phone numbers into E.164, the one
+// form Latchkey stores and sends to the SMS gateway.
+//
+// The widget formats numbers in the browser (libphonenumber-js), but the
+// server never trusts that: every number is parsed again here with the
+// libphonenumber metadata of github.com/nyaruka/phonenumbers, so a stored
+// number is always a real, dialable E.164 number and two spellings of the
+// same number compare equal (which duplicate detection relies on).
+package phone
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/nyaruka/phonenumbers"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+)
+
+// maxInput bounds what is handed to the parser; E.164 is at most 16
+// characters, so anything far longer is not a phone number.
+const maxInput = 64
+
+// nonGeographic is the region libphonenumber reports for global services
+// (+800 freephone, +882 satellite, ...), which no SMS gateway delivers to.
+const nonGeographic = "001"
+
+// Normalize parses raw as an international number and returns its E.164
+// form ("+14155552671"). The input must carry its country code ("+" and
+// the digits; spaces, dashes, dots and parentheses are tolerated), because
+// the API field is documented as E.164 and guessing a region would turn a
+// typo into someone else's number.
+//
+// Errors are catalogued: invalid_phone_number for anything that is not a
+// valid number, invalid_phone_number_country_code when the country code is
+// unknown or not a country.
+func Normalize(raw string) (string, error) {
+	s := strings.TrimSpace(raw)
+	if s == "" {
+		return "", apierr.New(apierr.InvalidPhoneNumber)
+	}
+	if len(s) > maxInput || !strings.HasPrefix(s, "+") {
+		return "", apierr.Wrap(apierr.InvalidPhoneNumber, fmt.Errorf("phone: not in international form"))
+	}
+	num, err := phonenumbers.Parse(s, "")
+	if err != nil {
+		if errors.Is(err, phonenumbers.ErrInvalidCountryCode) {
+			return "", apierr.Wrap(apierr.InvalidPhoneNumberCountryCode, err)
+		}
+		return "", apierr.Wrap(apierr.InvalidPhoneNumber, err)
+	}
+	region := phonenumbers.GetRegionCodeForCountryCode(int(num.GetCountryCode()))
+	if region == "" || region == "ZZ" || region == nonGeographic {
+		return "", apierr.Wrap(apierr.InvalidPhoneNumberCountryCode, fmt.Errorf("phone: country code %d", num.GetCountryCode()))
+	}
+	if !phonenumbers.IsValidNumber(num) {
+		return "", apierr.Wrap(apierr.InvalidPhoneNumber, fmt.Errorf("phone: not a valid number for %s", region))
+	}
+	return phonenumbers.Format(num, phonenumbers.E164), nil
+}

@@ -1,0 +1,61 @@
+package phone_test
+
+import (
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/phone"
+)
+
+func TestNormalize(t *testing.T) {
+	t.Parallel()
+	good := map[string]string{
+		"+14155552671":        "+14155552671",
+		" +1 415 555 2671 ":   "+14155552671",
+		"+1 (415) 555-2671":   "+14155552671",
+		"+1.415.555.2671":     "+14155552671",
+		"+442079460958":       "+442079460958",
+		"+44 20 7946 0958":    "+442079460958",
+		"+33 6 12 34 56 78":   "+33612345678",
+		"+49 1512 3456789":    "+4915123456789",
+		"+81 90-1234-5678":    "+819012345678",
+		"+61 412 345 678":     "+61412345678",
+		"+55 11 91234-5678":   "+5511912345678",
+		"+91 98765 43210":     "+919876543210",
+		"+1 (212) 555-0123":   "+12125550123",
+		"+353 85 123 4567":    "+353851234567",
+		"+27 82 123 4567":     "+27821234567",
+		"+86 138 0013 8000":   "+8613800138000",
+		"+7 912 345-67-89":    "+79123456789",
+		"+1-800-555-0199":     "+18005550199",
+		"+12125550123 ":       "+12125550123",
+		"\t+1 212 555 0123\n": "+12125550123",
+	}
+	for in, want := range good {
+		got, err := phone.Normalize(in)
+		if err != nil || got != want {
+			t.Errorf("Normalize(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+
+	bad := map[string]apierr.Type{
+		"":                 apierr.InvalidPhoneNumber,
+		"   ":              apierr.InvalidPhoneNumber,
+		"4155552671":       apierr.InvalidPhoneNumber, // no country code: not E.164
+		"001 415 555 2671": apierr.InvalidPhoneNumber,
+		"+1 415 555":       apierr.InvalidPhoneNumber,
+		"+1 000 555 2671":  apierr.InvalidPhoneNumber, // no such area code
+		"+44 12":           apierr.InvalidPhoneNumber,
+		"+abc":             apierr.InvalidPhoneNumber,
+		"+1 415 555 2671 9999999999999999999999999999999999999999999999999": apierr.InvalidPhoneNumber,
+		"+999 1234567":   apierr.InvalidPhoneNumberCountryCode, // unassigned
+		"+0 1234567":     apierr.InvalidPhoneNumberCountryCode,
+		"+800 1234 5678": apierr.InvalidPhoneNumberCountryCode, // global freephone, not a country
+	}
+	for in, wantType := range bad {
+		got, err := phone.Normalize(in)
+		if err == nil || !apierr.Is(err, wantType) {
+			t.Errorf("Normalize(%q) = %q, %v; want %s", in, got, err, wantType)
+		}
+	}
+}

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeConfig } from './config';
+
+describe('normalizeConfig', () => {
+  it('merges shared and per-provider OAuth start options, provider entries winning', () => {
+    const c = normalizeConfig({
+      products: ['oauth'],
+      oauthOptions: {
+        providers: ['github', { type: 'google', customScopes: ['x'], providerParams: { prompt: 'consent' } }, { type: 'nope' as 'google' }],
+        customScopes: ['shared'],
+        providerParams: { prompt: 'select_account', hd: 'acme.test' },
+        loginRedirectURL: 'https://app.test/login',
+        discoveryRedirectURL: '',
+      },
+    });
+    expect(c.oauthProviders).toEqual(['github', 'google']);
+    expect(c.oauthStart).toEqual({
+      github: { customScopes: ['shared'], providerParams: { prompt: 'select_account', hd: 'acme.test' } },
+      google: { customScopes: ['x'], providerParams: { prompt: 'consent', hd: 'acme.test' } },
+    });
+    expect(c.oauthRedirects).toEqual({ loginRedirectURL: 'https://app.test/login', signupRedirectURL: undefined, discoveryRedirectURL: undefined });
+  });
+
+  it('defaults the discovery options to off', () => {
+    const c = normalizeConfig({ products: ['emailOtp'], authFlowType: 'Discovery' });
+    expect(c.directLoginForSingleMembership).toEqual({ status: false, ignoreInvites: false, ignoreJitProvisioning: false });
+    expect(c.directCreateOrganizationForNoMembership).toBe(false);
+    expect(c.disableCreateOrganization).toBe(false);
+    const on = normalizeConfig({
+      products: ['emailOtp'],
+      directLoginForSingleMembership: { status: true, ignoreInvites: true },
+      directCreateOrganizationForNoMembership: true,
+      disableCreateOrganization: true,
+    });
+    expect(on.directLoginForSingleMembership).toEqual({ status: true, ignoreInvites: true, ignoreJitProvisioning: false });
+    expect(on.directCreateOrganizationForNoMembership).toBe(true);
+    expect(on.disableCreateOrganization).toBe(true);
+  });
+
+  it('announces only products whose flows are missing', () => {
+    expect(normalizeConfig({ products: ['emailOtp', 'oauth', 'sso', 'passwords'] }).unsupportedProducts).toEqual(['passwords']);
+  });
+});
