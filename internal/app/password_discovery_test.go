@@ -164,3 +164,22 @@ func toStrings(v any) []string {
 	}
 	return out
 }
+
+// TestPasswordMFARequired: a password is a primary factor like any other,
+// so an organization requiring MFA answers an IST and mfa_required.
+func TestPasswordMFARequired(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org := e.createOrg("acme", "NOT_ALLOWED")
+		e.createMember(org, "ada@acme.test")
+		e.setPassword(org, "ada@acme.test", strongPassword)
+		if r := e.backend(http.MethodPut, "/v1/b2b/organizations/"+org, map[string]any{"mfa_policy": "REQUIRED_FOR_ALL"}); r.Status != 200 {
+			t.Fatalf("require MFA: %s", r.Raw)
+		}
+		r := e.pwLogin(org, "ada@acme.test", strongPassword)
+		d := r.data()
+		if r.Status != 200 || d["member_session"] != nil || d["member_authenticated"] != false || d["intermediate_session_token"] == "" ||
+			d["mfa_required"] == nil || d["primary_required"] != nil {
+			t.Fatalf("password login with MFA required: %s", r.Raw)
+		}
+	})
+}
