@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict';
 import { useHarness, TEXT, cookieValue, enterCode, codeOf, uniqueEmail } from './harness.mjs';
 
-const h = useHarness();
+const LOGO_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><rect width="16" height="16" fill="#36c"/></svg>';
+const h = useHarness({ routes: { '/beta-logo.svg': () => ({ type: 'image/svg+xml', body: LOGO_SVG }) } });
 
 const IST_COOKIE = 'stytch_intermediate_session_token';
 
@@ -163,7 +164,7 @@ h.test('one active membership logs in directly; an invitation elsewhere shows th
   assert.equal(s2.member.member_id, member2.member_id);
 });
 
-h.test('several organizations: all are listed and the chosen one gets the session', async ({ page, context }) => {
+h.test('several organizations: all are listed with their labels and the chosen one gets the session', async ({ page, context }) => {
   const domain = uniqueDomain('multi');
   const email = `both@${domain}`;
   const alpha = await h.createOrg({ name: 'Alpha Labs', slug: `alpha-${domain.split('.')[0]}`, jit: 'NOT_ALLOWED' });
@@ -173,8 +174,13 @@ h.test('several organizations: all are listed and the chosen one gets the sessio
     jit: 'NOT_ALLOWED',
     extra: { organization_logo_url: `${h.pageOrigin}/beta-logo.svg` },
   });
+  const gamma = await h.createOrg({ name: 'Gamma Guild', slug: `gamma-${domain.split('.')[0]}`, jit: 'NOT_ALLOWED' });
   await h.createMember(alpha.organization_id, email, 'Both Member');
   const inBeta = await h.createMember(beta.organization_id, email, 'Both Member');
+  await h.api('POST', `/v1/b2b/organizations/${gamma.organization_id}/members`, {
+    email_address: email,
+    create_member_as_pending: true,
+  });
 
   // Direct login does not apply to two active memberships.
   await discoverByCode(page, email, { directLogin: 'on' });
@@ -182,9 +188,11 @@ h.test('several organizations: all are listed and the chosen one gets the sessio
   assert.deepEqual((await orgList(page).allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim()).sort(), [
     'A Alpha Labs',
     'Beta Ventures',
+    'G Gamma Guild Join',
   ]);
-  // Active memberships carry no 'Join' or 'Accept Invite' label; the logo is shown when there is one.
-  assert.equal(await orgList(page).filter({ hasText: TEXT.join }).count(), 0);
+  // Active memberships carry no 'Join' or 'Accept Invite' label (a pending one reads 'Join'); the
+  // logo is shown when there is one, else the initial.
+  assert.equal(await orgList(page).filter({ hasText: TEXT.join }).count(), 1);
   assert.equal(await orgList(page).filter({ hasText: TEXT.acceptInvite }).count(), 0);
   assert.equal(await orgEntry(page, 'Beta Ventures').locator('img').getAttribute('src'), `${h.pageOrigin}/beta-logo.svg`);
   assert.ok(await cookieValue(context, h.pageOrigin, IST_COOKIE), 'IST cookie while choosing');
@@ -304,4 +312,33 @@ h.test('a restricted organization sends the member back to Main with its allowed
     ['magic_link', 'otp'],
     JSON.stringify(s.member_session.authentication_factors),
   );
+});
+
+h.test('a restricted organization allowing no configured method falls back to the magic link', async ({ page, context }) => {
+  const domain = uniqueDomain('linkonly');
+  const org = await h.createOrg({
+    name: 'Link Only',
+    slug: domain.split('.')[0],
+    jit: 'NOT_ALLOWED',
+    extra: { auth_methods: 'RESTRICTED', allowed_auth_methods: ['magic_link'] },
+  });
+  const email = `member@${domain}`;
+  const member = await h.createMember(org.organization_id, email, 'Link Only Member');
+
+  // Only codes are configured, and Link Only does not accept them.
+  await discoverByCode(page, email, { products: 'emailOtp' });
+  await orgEntry(page, 'Link Only').click();
+  await page.getByRole('heading', { name: TEXT.continueTo('Link Only') }).waitFor();
+  const sendLink = page.getByRole('button', { name: TEXT.emailMeALink });
+  await sendLink.waitFor();
+  assert.equal(await page.getByRole('button', { name: TEXT.emailMeACode }).count(), 0);
+
+  const before = (await h.mailbox(email)).map((m) => m.id);
+  await sendLink.click();
+  await page.getByRole('heading', { name: TEXT.checkEmail }).waitFor();
+  const mail = await h.waitForMail(email, { exclude: before });
+  await page.goto(mail.links.find((l) => l.includes('stytch_token_type=multi_tenant_magic_links')));
+  const s = await loggedIn(page, context);
+  assert.equal(s.member.member_id, member.member_id);
+  assert.equal(s.member_session.authentication_factors.length, 2);
 });

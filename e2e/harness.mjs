@@ -472,7 +472,12 @@ class Harness {
 
   /** Calls the backend API and returns the parsed JSON; a non-2xx status throws with the body. */
   async api(method, urlPath, body) {
-    const auth = Buffer.from(`${this.project.project_id}:${this.project.secret}`).toString('base64');
+    return this.apiAs(this.project, method, urlPath, body);
+  }
+
+  /** Like api(), with the credentials of another project (one made by createProject()). */
+  async apiAs(project, method, urlPath, body) {
+    const auth = Buffer.from(`${project.project_id}:${project.secret}`).toString('base64');
     const res = await fetch(`${this.apiBase}${urlPath}`, {
       method,
       headers: { authorization: `Basic ${auth}`, 'content-type': 'application/json' },
