@@ -45,8 +45,12 @@ h.test('mounting on a missing selector throws the documented message', async ({ 
   assert.equal(await page.locator('stytch-b2b-ui').count(), 0, 'no widget was created anywhere');
 });
 
-h.test('an unknown organization slug shows the error screen', async ({ page }) => {
-  await page.goto(h.pageUrlWith({ slug: 'no-such-org' }));
-  await page.getByText(TEXT.errorTitle).waitFor();
-  assert.equal(await page.locator('#email-input').count(), 0, 'no email form for an unknown organization');
+h.test('an unknown or missing organization slug shows the Organization error, without a way back', async ({ page }) => {
+  for (const slug of ['no-such-org', '']) {
+    await page.goto(h.pageUrlWith({ slug }));
+    await page.getByText(TEXT.errorTitle).waitFor();
+    await page.getByText(TEXT.orgNotFound).waitFor();
+    assert.equal(await page.getByRole('button', { name: TEXT.goBack }).count(), 0, `no back for slug "${slug}"`);
+    assert.equal(await page.locator('#email-input').count(), 0, 'no email form for an unknown organization');
+  }
 });

@@ -39,6 +39,23 @@ export const TEXT = {
   wrongCode: 'Invalid passcode, please try again.',
   loggedIn: 'You have successfully logged in.',
   errorTitle: 'Looks like there was an error!',
+  goBack: 'Go back',
+  orgNotFound:
+    'The organization you are looking for could not be found. If you think this is a mistake, contact your admin.',
+  signUpOrLogIn: 'Sign up or log in',
+  checkEmail: 'Check your email',
+  selectOrg: 'Select an organization to continue',
+  orgList: 'Your organizations',
+  join: 'Join',
+  acceptInvite: 'Accept Invite',
+  createOrg: 'Create an organization',
+  createOrgTitle: 'Create an organization to get started',
+  createOrgBody: (email) => `${email} does not belong to any organizations yet.`,
+  noOrgsTitle: (email) => `${email} does not belong to any organizations.`,
+  tryDifferentEmail: 'Try a different email address',
+  or: 'or',
+  lastUsed: 'Last used',
+  continueWith: (provider) => `Continue with ${provider}`,
   jitDenied: (email, org) =>
     `${email} does not have access to ${org}. If you think this is a mistake, contact your admin.`,
   missingSelector: (sel) =>
@@ -116,9 +133,9 @@ function slugify(s) {
 }
 
 /** Host page HTML: the customer's login page, served from a different origin than the API. */
-function hostPage({ apiBase, publicToken, pageUrl, defaultSlug }) {
+function hostPage({ apiBase, publicToken, pageUrl, defaultSlug, defaults }) {
   // JSON inside <script type=application/json>: escape '<' so no value can close the element.
-  const cfg = JSON.stringify({ publicToken, pageUrl, defaultSlug }).replace(/</g, '\\u003c');
+  const cfg = JSON.stringify({ publicToken, pageUrl, defaultSlug, defaults }).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -140,11 +157,20 @@ function hostPage({ apiBase, publicToken, pageUrl, defaultSlug }) {
 (function () {
   var cfg = JSON.parse(document.getElementById('e2e-config').textContent);
   var q = new URLSearchParams(location.search);
-  // The magic link lands on the bare registered URL (redirect URLs must match exactly), so the
-  // slug falls back to the one the test configured for this page server.
-  var slug = q.get('slug') || cfg.defaultSlug;
-  var products = (q.get('products') || 'emailMagicLinks,emailOtp').split(',');
-  window.client = new Latchkey.B2BClient(cfg.publicToken);
+  // The magic link lands on the bare registered URL (redirect URLs must match exactly), so every
+  // parameter falls back to the page defaults the test configured for this page server.
+  function param(name) {
+    var v = q.get(name);
+    return v !== null ? v : Object.prototype.hasOwnProperty.call(cfg.defaults, name) ? String(cfg.defaults[name]) : null;
+  }
+  var slug = param('slug') || cfg.defaultSlug;
+  var products = (param('products') || 'emailMagicLinks,emailOtp').split(',');
+  var flow = param('flow') || 'Organization';
+  var flags = function (name) {
+    var v = param(name);
+    return v ? v.split(',') : [];
+  };
+  window.client = new Latchkey.B2BClient(param('publicToken') || cfg.publicToken);
   var out = document.getElementById('session');
   client.session.onChange(function (s) {
     // Accept both shapes: the member session itself, or {member_session, member, organization}.
@@ -153,13 +179,35 @@ function hostPage({ apiBase, publicToken, pageUrl, defaultSlug }) {
       ? JSON.stringify({ member_session_id: ms.member_session_id, member_id: ms.member_id, organization_id: ms.organization_id })
       : 'no session';
   });
-  window.e2eConfig = {
+  var config = {
     products: products,
-    authFlowType: 'Organization',
-    organizationSlug: slug,
+    authFlowType: flow,
     sessionOptions: { sessionDurationMinutes: 60 },
-    emailMagicLinksOptions: { loginRedirectURL: cfg.pageUrl, signupRedirectURL: cfg.pageUrl },
+    emailMagicLinksOptions: {
+      loginRedirectURL: cfg.pageUrl, signupRedirectURL: cfg.pageUrl, discoveryRedirectURL: cfg.pageUrl,
+    },
   };
+  // Discovery has no organization to look up; a slug would only be noise there.
+  if (flow !== 'Discovery' && slug) config.organizationSlug = slug;
+  var providers = flags('oauth');
+  if (providers.length > 0) {
+    config.oauthOptions = {
+      providers: providers,
+      loginRedirectURL: cfg.pageUrl, signupRedirectURL: cfg.pageUrl, discoveryRedirectURL: cfg.pageUrl,
+    };
+  }
+  // directLogin=on, or a list of its flags (ignoreInvites, ignoreJitProvisioning): status is implied.
+  var direct = flags('directLogin');
+  if (direct.length > 0) {
+    config.directLoginForSingleMembership = {
+      status: true,
+      ignoreInvites: direct.indexOf('ignoreInvites') >= 0,
+      ignoreJitProvisioning: direct.indexOf('ignoreJitProvisioning') >= 0,
+    };
+  }
+  if (param('directCreate') === 'true') config.directCreateOrganizationForNoMembership = true;
+  if (param('disableCreate') === 'true') config.disableCreateOrganization = true;
+  window.e2eConfig = config;
   if (q.get('mount') !== 'none') {
     try {
       client.mountLogin({ elementId: '#root', config: window.e2eConfig });
@@ -204,6 +252,10 @@ class Harness {
     this.browser = null;
     this.project = null; // {project_id, secret, public_token}
     this.defaultSlug = '';
+    // Host page parameters used when the address has none (a redirect lands on the bare URL):
+    // slug, products, flow (Discovery|Organization), oauth (providers), directLogin (on, or its
+    // flags), directCreate, disableCreate, publicToken.
+    this.pageDefaults = {};
     this.failed = false;
     this.pageServer = null;
   }
@@ -263,6 +315,7 @@ class Harness {
             publicToken: this.project?.public_token ?? '',
             pageUrl: this.pageUrl,
             defaultSlug: this.defaultSlug,
+            defaults: this.pageDefaults,
           }),
         );
         return;
@@ -419,7 +472,12 @@ class Harness {
 
   /** Calls the backend API and returns the parsed JSON; a non-2xx status throws with the body. */
   async api(method, urlPath, body) {
-    const auth = Buffer.from(`${this.project.project_id}:${this.project.secret}`).toString('base64');
+    return this.apiAs(this.project, method, urlPath, body);
+  }
+
+  /** Like api(), with the credentials of another project (one made by createProject()). */
+  async apiAs(project, method, urlPath, body) {
+    const auth = Buffer.from(`${project.project_id}:${project.secret}`).toString('base64');
     const res = await fetch(`${this.apiBase}${urlPath}`, {
       method,
       headers: { authorization: `Basic ${auth}`, 'content-type': 'application/json' },
@@ -436,13 +494,17 @@ class Harness {
     return JSON.parse(text);
   }
 
-  /** Creates an organization; jit is ALL_ALLOWED, RESTRICTED or NOT_ALLOWED. */
-  async createOrg({ name, slug, jit = 'ALL_ALLOWED', domains = [] }) {
+  /**
+   * Creates an organization; jit is ALL_ALLOWED, RESTRICTED or NOT_ALLOWED; `extra` holds any other
+   * fields of the create call (auth_methods, allowed_auth_methods, organization_logo_url, ...).
+   */
+  async createOrg({ name, slug, jit = 'ALL_ALLOWED', domains = [], extra = {} }) {
     const r = await this.api('POST', '/v1/b2b/organizations', {
       organization_name: name,
       organization_slug: slug,
       email_jit_provisioning: jit,
       email_allowed_domains: domains,
+      ...extra,
     });
     if (!r.organization?.organization_id) throw new Error(`no organization_id in ${JSON.stringify(r)}`);
     return r.organization;

@@ -20,6 +20,9 @@ import (
 	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/password"
+	"github.com/latchkey/latchkey/internal/password/breach"
+	"github.com/latchkey/latchkey/internal/password/pwhash"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/session"
@@ -50,6 +53,7 @@ type App struct {
 
 	magicLinks *magiclink.Service
 	emailOTP   *emailotp.Service
+	passwords  *password.Service
 	discovery  *discovery.Service
 	mfa        *mfa.Service
 	mailer     notify.Mailer
@@ -105,6 +109,13 @@ func NewWithDB(_ context.Context, cfg config.Config, db *store.DB, opt Options) 
 		Mailer: a.mailer, Limiter: a.Limiter})
 	a.discovery = discovery.New(discovery.Deps{DB: db, Clock: opt.Clock, Projects: a.Projects, Orgs: a.Orgs,
 		Sessions: a.Sessions, Mailer: a.mailer, Limiter: a.Limiter})
+	a.passwords, err = password.New(password.Deps{DB: db, Clock: opt.Clock, Projects: a.Projects, Orgs: a.Orgs,
+		Sessions: a.Sessions, Mailer: a.mailer, Limiter: a.Limiter, MagicLinks: a.magicLinks, Discovery: a.discovery,
+		Breach:  breach.New(cfg.BreachAPIURL, opt.Clock, nil),
+		Hashing: pwhash.Params{MemoryKiB: cfg.Argon2MemoryKiB, Iterations: cfg.Argon2Iterations, Parallelism: cfg.Argon2Parallelism}})
+	if err != nil {
+		return nil, err
+	}
 	if err := a.wireMFA(); err != nil {
 		return nil, err
 	}

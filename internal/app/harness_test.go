@@ -42,12 +42,23 @@ func eachEnv(t *testing.T, fn func(t *testing.T, e *env)) {
 	})
 }
 
-func newEnv(t *testing.T, db *store.DB) *env {
+func newEnv(t *testing.T, db *store.DB) *env { return newEnvWith(t, db, nil) }
+
+// newEnvWith is newEnv with a chance to adjust the configuration (a test's
+// own breach API, for example) before the app is built.
+func newEnvWith(t *testing.T, db *store.DB, tweak func(*config.Config)) *env {
 	t.Helper()
 	clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	cfg := config.Defaults()
 	cfg.Dev = true
 	cfg.BodyLimit = 64 << 10
+	// Tiny argon2 cost and no outside breach API: tests run in parallel on
+	// two cores, and a test that needs the API starts its own fake.
+	cfg.Argon2MemoryKiB, cfg.Argon2Iterations, cfg.Argon2Parallelism = 64, 1, 1
+	cfg.BreachAPIURL = "off"
+	if tweak != nil {
+		tweak(&cfg)
+	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	widget := fstest.MapFS{"latchkey.js": {Data: []byte("window.Latchkey={};")}}
 	a, err := app.NewWithDB(context.Background(), cfg, db, app.Options{Clock: clk, Logger: log, Widget: widget})

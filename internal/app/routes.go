@@ -11,6 +11,7 @@ import (
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/password"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/telemetry"
@@ -31,6 +32,7 @@ func (a *App) Handler() http.Handler {
 	sess := session.Handlers{Sessions: a.Sessions, Projects: a.Projects, Limiter: a.Limiter}
 	ml := magiclink.Handlers{Service: a.magicLinks, Sessions: members}
 	otp := emailotp.Handlers{Service: a.emailOTP}
+	pw := password.Handlers{Service: a.passwords}
 	disc := discovery.Handlers{Service: a.discovery}
 	mfaSDK, mfaAPI := mfa.Handlers{Service: a.mfa}, mfa.Handlers{Service: a.mfa, Backend: true}
 	origins := project.OriginPolicy{Resolver: a.Resolver, BaseOrigin: origin(a.Config.BaseURL)}
@@ -43,6 +45,16 @@ func (a *App) Handler() http.Handler {
 		{"POST /sdk/v1/b2b/magic_links/authenticate", ml.Authenticate, magiclink.Product},
 		{"POST /sdk/v1/b2b/otps/email/login_or_signup", otp.LoginOrSignup, emailotp.Product},
 		{"POST /sdk/v1/b2b/otps/email/authenticate", otp.Authenticate, emailotp.Product},
+		// Passwords (issue 4).
+		{"POST /sdk/v1/b2b/passwords/strength_check", pw.StrengthCheck, password.Product},
+		{"POST /sdk/v1/b2b/passwords/authenticate", pw.Authenticate, password.Product},
+		{"POST /sdk/v1/b2b/passwords/email/reset/start", pw.SDKResetStart, password.Product},
+		{"POST /sdk/v1/b2b/passwords/email/reset", pw.ResetByEmail, password.Product},
+		{"POST /sdk/v1/b2b/passwords/existing_password/reset", pw.ResetExisting, password.Product},
+		{"POST /sdk/v1/b2b/passwords/session/reset", pw.SDKResetBySession, password.Product},
+		{"POST /sdk/v1/b2b/passwords/discovery/authenticate", pw.DiscoveryAuthenticate, password.Product},
+		{"POST /sdk/v1/b2b/passwords/discovery/reset/start", pw.DiscoveryResetStart, password.Product},
+		{"POST /sdk/v1/b2b/passwords/discovery/reset", pw.DiscoveryReset, password.Product},
 		{"POST /sdk/v1/b2b/sessions/authenticate", sess.SDKAuthenticate, ""},
 		{"POST /sdk/v1/b2b/sessions/revoke", sess.SDKRevoke, ""},
 
@@ -93,6 +105,18 @@ func (a *App) Handler() http.Handler {
 		{"POST /v1/b2b/magic_links/authenticate", ml.Authenticate, ""},
 		{"POST /v1/b2b/otps/email/login_or_signup", otp.LoginOrSignup, ""},
 		{"POST /v1/b2b/otps/email/authenticate", otp.Authenticate, ""},
+		// Passwords (issue 4).
+		{"POST /v1/b2b/passwords/strength_check", pw.StrengthCheck, ""},
+		{"POST /v1/b2b/passwords/migrate", pw.Migrate, ""},
+		{"POST /v1/b2b/passwords/authenticate", pw.Authenticate, ""},
+		{"POST /v1/b2b/passwords/email/reset/start", pw.BackendResetStart, ""},
+		{"POST /v1/b2b/passwords/email/reset", pw.ResetByEmail, ""},
+		{"POST /v1/b2b/passwords/email/require_reset", pw.RequireReset, ""},
+		{"POST /v1/b2b/passwords/existing_password/reset", pw.ResetExisting, ""},
+		{"POST /v1/b2b/passwords/session/reset", pw.BackendResetBySession, ""},
+		{"POST /v1/b2b/passwords/discovery/authenticate", pw.DiscoveryAuthenticate, ""},
+		{"POST /v1/b2b/passwords/discovery/email/reset/start", pw.DiscoveryResetStart, ""},
+		{"POST /v1/b2b/passwords/discovery/email/reset", pw.DiscoveryReset, ""},
 		{"POST /v1/b2b/sessions/authenticate", sess.BackendAuthenticate, ""},
 		{"POST /v1/b2b/sessions/revoke", sess.BackendRevoke, ""},
 

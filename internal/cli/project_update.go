@@ -24,6 +24,10 @@ func projectUpdate(ctx context.Context, env Env) error {
 	createOrg := fs.String("create-organization", "", "true or false: members may create organizations in discovery")
 	watermark := fs.String("disable-watermark", "", "true or false: hide the widget watermark")
 	slug := fs.String("slug-pattern", "", "page URL pattern with {{slug}}, e.g. https://{{slug}}.app.example.com (\"-\" clears it)")
+	pwPolicy := fs.String("password-policy", "", "password strength policy: zxcvbn or luds")
+	ludsLength := fs.Int("luds-min-length", 0, "LUDS policy: minimum password length (8-64)")
+	ludsComplexity := fs.Int("luds-complexity", 0, "LUDS policy: how many of lowercase, uppercase, digit, symbol (1-4)")
+	pkceResets := fs.String("pkce-password-resets", "", "true or false: require PKCE for password resets")
 	if err := fs.Parse(env.Args[2:]); err != nil {
 		return err
 	}
@@ -53,7 +57,7 @@ func projectUpdate(ctx context.Context, env Env) error {
 		in   *string
 		dst  **bool
 	}{{"pkce-magic-links", pkce, &u.PKCERequiredForEmailMagicLinks}, {"create-organization", createOrg, &u.CreateOrganizationEnabled},
-		{"disable-watermark", watermark, &u.DisableSDKWatermark}} {
+		{"disable-watermark", watermark, &u.DisableSDKWatermark}, {"pkce-password-resets", pkceResets, &u.PKCERequiredForPasswordResets}} {
 		if !set[b.name] {
 			continue
 		}
@@ -69,6 +73,15 @@ func projectUpdate(ctx context.Context, env Env) error {
 		}
 		u.SlugPattern = slug
 	}
+	if set["password-policy"] {
+		u.PasswordStrengthPolicy = pwPolicy
+	}
+	if set["luds-min-length"] {
+		u.LUDSMinPasswordLength = ludsLength
+	}
+	if set["luds-complexity"] {
+		u.LUDSMinPasswordComplexity = ludsComplexity
+	}
 	projects, closeDB, err := openProjects(ctx, env)
 	if err != nil {
 		return err
@@ -81,5 +94,7 @@ func projectUpdate(ctx context.Context, env Env) error {
 	return json.NewEncoder(env.Stdout).Encode(map[string]any{"project_id": p.ID, "name": p.Name, "products": p.Products,
 		"session_duration_minutes": p.SessionDurationMinutes, "pkce_required_for_email_magic_links": p.PKCERequiredForEmailMagicLinks,
 		"create_organization_enabled": p.CreateOrganizationEnabled, "disable_sdk_watermark": p.DisableSDKWatermark,
-		"slug_pattern": p.SlugPattern})
+		"slug_pattern": p.SlugPattern, "password_strength_policy": p.PasswordStrengthPolicy,
+		"luds_min_password_length": p.LUDSMinPasswordLength, "luds_min_password_complexity": p.LUDSMinPasswordComplexity,
+		"pkce_required_for_password_resets": p.PKCERequiredForPasswordResets})
 }

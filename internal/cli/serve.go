@@ -89,6 +89,9 @@ func sweepRateLimits(ctx context.Context, a *app.App) {
 			if err := a.Limiter.Sweep(ctx, 24*time.Hour); err != nil {
 				a.Log.Warn("rate limit sweep failed", "error", err)
 			}
+			if err := a.SweepPasswords(ctx); err != nil {
+				a.Log.Warn("password sweep failed", "error", err)
+			}
 		}
 	}
 }

@@ -26,6 +26,13 @@ type Config struct {
 	SMSFrom       string // E.164 sender number or Messaging Service SID (MG...)
 	Dev           bool   // dev mode: demo seed, dev mailbox, relaxed cookies
 	BodyLimit     int64  // maximum request body size in bytes
+
+	// Passwords: the argon2id cost of new hashes (OWASP baseline by
+	// default) and the k-anonymity breach API ("off" = shipped list only).
+	Argon2MemoryKiB   uint32
+	Argon2Iterations  uint32
+	Argon2Parallelism uint8
+	BreachAPIURL      string
 }
 
 // Defaults returns the configuration used when nothing is set.
@@ -36,6 +43,11 @@ func Defaults() Config {
 		BaseURL:     "http://localhost:8080",
 		EmailFrom:   "Latchkey <no-reply@latchkey.localhost>",
 		BodyLimit:   1 << 20,
+
+		Argon2MemoryKiB:   19 * 1024,
+		Argon2Iterations:  2,
+		Argon2Parallelism: 1,
+		BreachAPIURL:      "https://api.pwnedpasswords.com",
 	}
 }
 
@@ -63,6 +75,27 @@ func FromEnv(c Config, lookup func(string) (string, bool)) (Config, error) {
 		}
 		c.BodyLimit = n
 	}
+	str("LATCHKEY_BREACH_API_URL", &c.BreachAPIURL)
+	for _, u := range []struct {
+		key  string
+		dst  *uint32
+		bits int
+	}{{"LATCHKEY_ARGON2_MEMORY_KIB", &c.Argon2MemoryKiB, 32}, {"LATCHKEY_ARGON2_ITERATIONS", &c.Argon2Iterations, 32}} {
+		if v, ok := lookup(u.key); ok && v != "" {
+			n, err := strconv.ParseUint(v, 10, u.bits)
+			if err != nil {
+				return c, fmt.Errorf("config: %s: %w", u.key, err)
+			}
+			*u.dst = uint32(n)
+		}
+	}
+	if v, ok := lookup("LATCHKEY_ARGON2_PARALLELISM"); ok && v != "" {
+		n, err := strconv.ParseUint(v, 10, 8)
+		if err != nil {
+			return c, fmt.Errorf("config: LATCHKEY_ARGON2_PARALLELISM: %w", err)
+		}
+		c.Argon2Parallelism = uint8(n)
+	}
 	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
 	return c, nil
 }
@@ -83,6 +116,16 @@ func (c Config) Validate() error {
 		if u, err := url.Parse(c.SMTPURL); err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
 			// Never echo the URL: it may hold the SMTP password.
 			errs = append(errs, errors.New("LATCHKEY_SMTP_URL must look like smtp://user:pass@host:port"))
+		}
+	}
+	if c.Argon2Iterations < 1 || c.Argon2Parallelism < 1 || c.Argon2MemoryKiB < 8*uint32(c.Argon2Parallelism) ||
+		c.Argon2MemoryKiB > 1<<20 {
+		errs = append(errs, errors.New("argon2 cost: LATCHKEY_ARGON2_ITERATIONS and _PARALLELISM must be at least 1, "+
+			"and LATCHKEY_ARGON2_MEMORY_KIB between 8 per lane and 1048576"))
+	}
+	if c.BreachAPIURL != "off" {
+		if u, err := url.Parse(c.BreachAPIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("LATCHKEY_BREACH_API_URL %q must be an absolute http(s) URL or \"off\"", c.BreachAPIURL))
 		}
 	}
 	if c.SMSURL != "" {

@@ -43,6 +43,34 @@ func TestValidateReportsAllProblemsWithoutSecrets(t *testing.T) {
 	}
 }
 
+func TestPasswordSettings(t *testing.T) {
+	c := Defaults()
+	if c.Argon2MemoryKiB != 19456 || c.Argon2Iterations != 2 || c.Argon2Parallelism != 1 {
+		t.Fatalf("argon2 defaults %d/%d/%d are not the OWASP baseline", c.Argon2MemoryKiB, c.Argon2Iterations, c.Argon2Parallelism)
+	}
+	env := map[string]string{"LATCHKEY_ARGON2_MEMORY_KIB": "65536", "LATCHKEY_ARGON2_ITERATIONS": "3",
+		"LATCHKEY_ARGON2_PARALLELISM": "2", "LATCHKEY_BREACH_API_URL": "off"}
+	c, err := FromEnv(c, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	if err != nil || c.Argon2MemoryKiB != 65536 || c.Argon2Iterations != 3 || c.Argon2Parallelism != 2 || c.BreachAPIURL != "off" {
+		t.Fatalf("FromEnv = %+v, %v", c, err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("valid password settings rejected: %v", err)
+	}
+	for key, v := range map[string]string{"LATCHKEY_ARGON2_PARALLELISM": "300", "LATCHKEY_ARGON2_MEMORY_KIB": "-1"} {
+		if _, err := FromEnv(Defaults(), func(k string) (string, bool) { return v, k == key }); err == nil {
+			t.Errorf("%s=%s accepted", key, v)
+		}
+	}
+	bad := Defaults()
+	bad.Argon2Iterations = 0
+	bad.BreachAPIURL = "ftp://x"
+	err = bad.Validate()
+	if err == nil || !strings.Contains(err.Error(), "argon2") || !strings.Contains(err.Error(), "LATCHKEY_BREACH_API_URL") {
+		t.Fatalf("Validate = %v", err)
+	}
+}
+
 func TestSMSConfig(t *testing.T) {
 	env := map[string]string{
 		"LATCHKEY_SMS_URL":         "https://api.twilio.com",

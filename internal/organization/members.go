@@ -16,10 +16,20 @@ import (
 const memberColumns = `member_id, organization_id, project_id, email_id, email_address, email_address_verified, status,
 	name, trusted_metadata, untrusted_metadata, is_breakglass, is_admin, member_password_id, created_at, updated_at`
 
-// memberSelect adds the MFA enrollment columns, which only the MFA flows
-// write (mfa.go), so inserts leave them at their defaults.
-const memberSelect = memberColumns + `, mfa_phone_number, mfa_phone_number_verified, mfa_enrolled, default_mfa_method,
-	totp_registration_id`
+// memberPasswordID derives member_password_id from the project's password
+// for the member's address. The password feature keeps one password per
+// address, shared by its memberships in every organization, so deriving it
+// keeps it right for memberships created (or re-addressed) after the
+// password was set; the stored column is left at its default.
+const memberPasswordID = `COALESCE((SELECT mp.password_id FROM member_passwords mp
+	WHERE mp.project_id = members.project_id AND mp.email_address = members.email_address), '')`
+
+// memberSelect is what member reads select: the stored columns with
+// member_password_id derived, plus the MFA enrollment columns, which only
+// the MFA flows write (mfa.go), so inserts leave them at their defaults.
+const memberSelect = `member_id, organization_id, project_id, email_id, email_address, email_address_verified, status,
+	name, trusted_metadata, untrusted_metadata, is_breakglass, is_admin, ` + memberPasswordID + `, created_at, updated_at,
+	mfa_phone_number, mfa_phone_number_verified, mfa_enrolled, default_mfa_method, totp_registration_id`
 
 func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 	var m Member

@@ -53,9 +53,9 @@ var memberFilters = map[string]filterFunc{
 			return "", err
 		}
 		if exists {
-			return "member_password_id <> ''", nil
+			return memberPasswordID + " <> ''", nil
 		}
-		return "member_password_id = ''", nil
+		return memberPasswordID + " = ''", nil
 	},
 	// Roles are derived (see AdminRole): every member holds stytch_member,
 	// admins also hold stytch_admin, and no other role is assigned yet.

@@ -35,12 +35,19 @@ type Bootstrap struct {
 	PKCERequiredForSSO             bool            `json:"pkce_required_for_sso"`
 	SlugPattern                    *string         `json:"slug_pattern"`
 	CreateOrganizationEnabled      bool            `json:"create_organization_enabled"`
-	PasswordConfig                 *struct{}       `json:"password_config"`
+	PasswordConfig                 *PasswordConfig `json:"password_config"`
 	DFPProtectedAuthEnabled        bool            `json:"dfp_protected_auth_enabled"`
 	DFPProtectedAuthMode           string          `json:"dfp_protected_auth_mode"`
 	RBACPolicy                     RBACPolicy      `json:"rbac_policy"`
 	SIWERequiredForCryptoWallets   bool            `json:"siwe_required_for_crypto_wallets"`
 	Vertical                       string          `json:"vertical"`
+}
+
+// PasswordConfig is the LUDS policy the widget shows beside new-password
+// inputs; null when the project uses zxcvbn.
+type PasswordConfig struct {
+	LUDSComplexity   int `json:"luds_complexity"`
+	LUDSMinimumCount int `json:"luds_minimum_count"`
 }
 
 // BootstrapHandler serves GET /sdk/v1/projects/bootstrap/{public_token}.
@@ -56,6 +63,7 @@ func BootstrapHandler(r *Resolver, emailDomain string) httpapi.HandlerFunc {
 			DisableSDKWatermark:            p.DisableSDKWatermark,
 			EmailDomains:                   []string{},
 			PKCERequiredForEmailMagicLinks: p.PKCERequiredForEmailMagicLinks,
+			PKCERequiredForPasswordResets:  p.PKCERequiredForPasswordResets,
 			CreateOrganizationEnabled:      p.CreateOrganizationEnabled,
 			DFPProtectedAuthMode:           "OBSERVATION",
 			RBACPolicy:                     RBACPolicy{Roles: []any{}, Resources: []any{}, Scopes: []any{}},
@@ -63,6 +71,9 @@ func BootstrapHandler(r *Resolver, emailDomain string) httpapi.HandlerFunc {
 		}
 		if emailDomain != "" {
 			b.EmailDomains = []string{emailDomain}
+		}
+		if p.PasswordStrengthPolicy == PolicyLUDS {
+			b.PasswordConfig = &PasswordConfig{LUDSComplexity: p.LUDSMinPasswordComplexity, LUDSMinimumCount: p.LUDSMinPasswordLength}
 		}
 		if p.SlugPattern != "" {
 			sp := p.SlugPattern

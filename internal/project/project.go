@@ -49,7 +49,21 @@ type Project struct {
 	CreateOrganizationEnabled      bool
 	DisableSDKWatermark            bool
 	SlugPattern                    string
+
+	// Passwords: the strength policy (zxcvbn or luds), the LUDS minimum
+	// length and number of character classes, and whether password resets
+	// must use PKCE.
+	PasswordStrengthPolicy        string
+	LUDSMinPasswordLength         int
+	LUDSMinPasswordComplexity     int
+	PKCERequiredForPasswordResets bool
 }
+
+// Password strength policies.
+const (
+	PolicyZXCVBN = "zxcvbn"
+	PolicyLUDS   = "luds"
+)
 
 // HasProduct reports whether the product is enabled for the project.
 func (p *Project) HasProduct(name string) bool { return slices.Contains(p.Products, name) }
@@ -116,6 +130,7 @@ func (s *Store) Create(ctx context.Context, p CreateParams) (*Created, error) {
 	proj := &Project{
 		ID: ids.New("project", p.Env), Name: strings.TrimSpace(p.Name), Env: p.Env,
 		SessionDurationMinutes: 60, Products: products, CreateOrganizationEnabled: true,
+		PasswordStrengthPolicy: PolicyZXCVBN, LUDSMinPasswordLength: 8, LUDSMinPasswordComplexity: 3,
 	}
 	out := &Created{Project: proj, Secret: "secret-" + string(p.Env) + "-" + ids.Token(),
 		PublicToken: ids.New("public-token", p.Env)}
@@ -157,14 +172,16 @@ func (s *Store) Create(ctx context.Context, p CreateParams) (*Created, error) {
 }
 
 const selectProject = `SELECT project_id, name, env, session_duration_minutes, products,
-	pkce_required_for_email_magic_links, create_organization_enabled, disable_sdk_watermark, COALESCE(slug_pattern, '')
+	pkce_required_for_email_magic_links, create_organization_enabled, disable_sdk_watermark, COALESCE(slug_pattern, ''),
+	password_strength_policy, luds_min_password_length, luds_min_password_complexity, pkce_required_for_password_resets
 	FROM projects `
 
 func scanProject(row interface{ Scan(...any) error }) (*Project, error) {
 	var p Project
 	var env, products string
 	if err := row.Scan(&p.ID, &p.Name, &env, &p.SessionDurationMinutes, &products,
-		&p.PKCERequiredForEmailMagicLinks, &p.CreateOrganizationEnabled, &p.DisableSDKWatermark, &p.SlugPattern); err != nil {
+		&p.PKCERequiredForEmailMagicLinks, &p.CreateOrganizationEnabled, &p.DisableSDKWatermark, &p.SlugPattern,
+		&p.PasswordStrengthPolicy, &p.LUDSMinPasswordLength, &p.LUDSMinPasswordComplexity, &p.PKCERequiredForPasswordResets); err != nil {
 		return nil, store.MapError(err)
 	}
 	p.Env = ids.Env(env)

@@ -184,6 +184,11 @@ type Update struct {
 	CreateOrganizationEnabled      *bool
 	DisableSDKWatermark            *bool
 	SlugPattern                    *string
+
+	PasswordStrengthPolicy        *string
+	LUDSMinPasswordLength         *int
+	LUDSMinPasswordComplexity     *int
+	PKCERequiredForPasswordResets *bool
 }
 
 // Update applies u to the project and returns the result.
@@ -216,7 +221,8 @@ func (s *Store) Update(ctx context.Context, projectID string, u Update) (*Projec
 		in  *bool
 		dst *bool
 	}{{u.PKCERequiredForEmailMagicLinks, &p.PKCERequiredForEmailMagicLinks},
-		{u.CreateOrganizationEnabled, &p.CreateOrganizationEnabled}, {u.DisableSDKWatermark, &p.DisableSDKWatermark}} {
+		{u.CreateOrganizationEnabled, &p.CreateOrganizationEnabled}, {u.DisableSDKWatermark, &p.DisableSDKWatermark},
+		{u.PKCERequiredForPasswordResets, &p.PKCERequiredForPasswordResets}} {
 		if b.in != nil {
 			*b.dst = *b.in
 		}
@@ -227,6 +233,9 @@ func (s *Store) Update(ctx context.Context, projectID string, u Update) (*Projec
 		}
 		p.SlugPattern = *u.SlugPattern
 	}
+	if err := applyPasswordPolicy(p, u); err != nil {
+		return nil, err
+	}
 	products, _ := json.Marshal(p.Products)
 	var slug any
 	if p.SlugPattern != "" {
@@ -234,10 +243,42 @@ func (s *Store) Update(ctx context.Context, projectID string, u Update) (*Projec
 	}
 	_, err = s.db.ExecContext(ctx, `UPDATE projects SET name = $1, products = $2, session_duration_minutes = $3,
 		pkce_required_for_email_magic_links = $4, create_organization_enabled = $5, disable_sdk_watermark = $6,
-		slug_pattern = $7 WHERE project_id = $8`, p.Name, string(products), p.SessionDurationMinutes,
-		p.PKCERequiredForEmailMagicLinks, p.CreateOrganizationEnabled, p.DisableSDKWatermark, slug, p.ID)
+		slug_pattern = $7, password_strength_policy = $9, luds_min_password_length = $10,
+		luds_min_password_complexity = $11, pkce_required_for_password_resets = $12 WHERE project_id = $8`,
+		p.Name, string(products), p.SessionDurationMinutes,
+		p.PKCERequiredForEmailMagicLinks, p.CreateOrganizationEnabled, p.DisableSDKWatermark, slug, p.ID,
+		p.PasswordStrengthPolicy, p.LUDSMinPasswordLength, p.LUDSMinPasswordComplexity, p.PKCERequiredForPasswordResets)
 	if err != nil {
 		return nil, fmt.Errorf("project: update: %w", err)
 	}
 	return p, nil
+}
+
+// LUDS bounds: a minimum length below 8 is weaker than any current
+// guidance allows, and there are only four character classes.
+const (
+	MinLUDSLength = 8
+	MaxLUDSLength = 64
+)
+
+func applyPasswordPolicy(p *Project, u Update) error {
+	if u.PasswordStrengthPolicy != nil {
+		if *u.PasswordStrengthPolicy != PolicyZXCVBN && *u.PasswordStrengthPolicy != PolicyLUDS {
+			return fmt.Errorf("project: password strength policy must be %s or %s", PolicyZXCVBN, PolicyLUDS)
+		}
+		p.PasswordStrengthPolicy = *u.PasswordStrengthPolicy
+	}
+	if u.LUDSMinPasswordLength != nil {
+		if *u.LUDSMinPasswordLength < MinLUDSLength || *u.LUDSMinPasswordLength > MaxLUDSLength {
+			return fmt.Errorf("project: LUDS minimum length must be %d to %d", MinLUDSLength, MaxLUDSLength)
+		}
+		p.LUDSMinPasswordLength = *u.LUDSMinPasswordLength
+	}
+	if u.LUDSMinPasswordComplexity != nil {
+		if *u.LUDSMinPasswordComplexity < 1 || *u.LUDSMinPasswordComplexity > 4 {
+			return errors.New("project: LUDS complexity must be 1 to 4 (of lowercase, uppercase, digit, symbol)")
+		}
+		p.LUDSMinPasswordComplexity = *u.LUDSMinPasswordComplexity
+	}
+	return nil
 }

@@ -94,7 +94,7 @@ function NoOrganizations() {
   );
 }
 
-/** Back to an empty discovery Main to start over with another email. */
+/** Back to the discovery Main to try another address; the previous one stays in the field so a typo is quick to fix. */
 function TryDifferentEmail() {
   const { controller, t } = useLogin();
   return (

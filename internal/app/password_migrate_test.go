@@ -1,0 +1,142 @@
+package app_test
+
+import (
+	"crypto/pbkdf2"
+	"crypto/sha1"
+	"crypto/sha256"
+	"crypto/sha512"
+	"encoding/base64"
+	"hash"
+	"net/http"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/argon2"
+	"golang.org/x/crypto/bcrypt"
+	"golang.org/x/crypto/scrypt"
+
+	"github.com/latchkey/latchkey/internal/password/pwhash"
+)
+
+// legacyImports builds, with the primitives other systems use, one import
+// request of every supported kind for password pw.
+func legacyImports(t *testing.T, pw string) map[string]map[string]any {
+	t.Helper()
+	b64 := base64.StdEncoding.EncodeToString
+	salt := []byte("0123456789abcdef")
+	bc, err := bcrypt.GenerateFromPassword([]byte(pw), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scrypt.Key([]byte(pw), salt, 1024, 8, 1, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb := func(h func() hash.Hash, n int) string {
+		k, err := pbkdf2.Key(h, pw, salt, 1000, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b64(k)
+	}
+	a2i := argon2.Key([]byte(pw), salt, 2, 64, 1, 32)
+	weakID, err := pwhash.Hash(pw, pwhash.Params{MemoryKiB: 32, Iterations: 1, Parallelism: 1}) // below the server's cost
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]map[string]any{
+		"bcrypt": {"hash_type": "bcrypt", "hash": string(bc)},
+		"argon2i (raw + config)": {"hash_type": "argon_2i", "hash": b64(a2i),
+			"argon_2_config": map[string]any{"salt": string(salt), "iteration_amount": 2, "memory": 64, "threads": 1, "key_length": 32}},
+		"argon2i (PHC)": {"hash_type": "argon_2i", "hash": "$argon2i$v=19$m=64,t=2,p=1$" +
+			base64.RawStdEncoding.EncodeToString(salt) + "$" + base64.RawStdEncoding.EncodeToString(a2i)},
+		"argon2id (weaker cost)": {"hash_type": "argon_2id", "hash": weakID},
+		"scrypt": {"hash_type": "scrypt", "hash": b64(sc), "scrypt_config": map[string]any{"salt": b64(salt),
+			"n_parameter": 1024, "r_parameter": 8, "p_parameter": 1, "key_length": 32}},
+		"pbkdf2-sha1": {"hash_type": "pbkdf_2", "hash": pb(func() hash.Hash { return sha1.New() }, 20),
+			"pbkdf_2_config": map[string]any{"salt": b64(salt), "iteration_amount": 1000, "key_length": 20, "algorithm": "sha1"}},
+		"pbkdf2-sha256": {"hash_type": "pbkdf_2", "hash": pb(func() hash.Hash { return sha256.New() }, 32),
+			"pbkdf_2_config": map[string]any{"salt": b64(salt), "iteration_amount": 1000, "key_length": 32}},
+		"pbkdf2-sha512": {"hash_type": "pbkdf_2", "hash": pb(func() hash.Hash { return sha512.New() }, 64),
+			"pbkdf_2_config": map[string]any{"salt": b64(salt), "iteration_amount": 1000, "key_length": 64, "algorithm": "sha512"}},
+	}
+}
+
+// TestPasswordMigrateEveryKind imports each kind, logs in with it, and
+// checks that the stored hash became argon2id at the server's cost and
+// still works.
+func TestPasswordMigrateEveryKind(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org := e.createOrg("acme", "NOT_ALLOWED")
+		i := 0
+		for kind, req := range legacyImports(t, strongPassword) {
+			i++
+			email := "user" + string(rune('a'+i)) + "@acme.test"
+			req["email_address"], req["organization_id"], req["name"] = email, org, "Imported "+kind
+			r := e.backend(http.MethodPost, "/v1/b2b/passwords/migrate", req)
+			m, _ := r.Body["member"].(map[string]any)
+			if r.Status != 200 || r.Body["member_created"] != true || m["status"] != "active" || m["email_address_verified"] != true ||
+				m["member_password_id"] == "" || m["name"] != "Imported "+kind {
+				t.Fatalf("%s: migrate: %s", kind, r.Raw)
+			}
+			before := e.storedHash(email)
+			if strings.HasPrefix(before, "$argon2id$v=19$m=64,t=1,p=1$") {
+				t.Fatalf("%s: stored as the server's own format before any login: %s", kind, before)
+			}
+			want(t, e.pwLogin(org, email, "Not-"+strongPassword), 401, "unauthorized_credentials")
+			if e.storedHash(email) != before {
+				t.Fatalf("%s: a failed login changed the hash", kind)
+			}
+			if r := e.pwLogin(org, email, strongPassword); r.Status != 200 {
+				t.Fatalf("%s: login with the imported hash: %s", kind, r.Raw)
+			}
+			after := e.storedHash(email)
+			if pwhash.Kind(after) != "argon2id" || !strings.HasPrefix(after, "$argon2id$v=19$m=64,t=1,p=1$") {
+				t.Fatalf("%s: after login the hash is %q, want argon2id at the server's cost", kind, after)
+			}
+			if r := e.pwLogin(org, email, strongPassword); r.Status != 200 || e.storedHash(email) != after {
+				t.Fatalf("%s: second login: %s (hash rewritten: %v)", kind, r.Raw, e.storedHash(email) != after)
+			}
+		}
+
+		// Importing for an existing member keeps the member and verifies it.
+		existing := e.createMember(org, "old@acme.test")
+		req := legacyImports(t, strongPassword)["bcrypt"]
+		req["email_address"], req["organization_id"] = "old@acme.test", org
+		r := e.backend(http.MethodPost, "/v1/b2b/passwords/migrate", req)
+		if r.Status != 200 || r.Body["member_created"] != false || r.Body["member_id"] != existing {
+			t.Fatalf("migrate for an existing member: %s", r.Raw)
+		}
+
+		// A breached password imported from elsewhere must be reset.
+		bad := legacyImports(t, "Password123!")["bcrypt"]
+		bad["email_address"], bad["organization_id"] = "leaky@acme.test", org
+		e.backend(http.MethodPost, "/v1/b2b/passwords/migrate", bad)
+		want(t, e.pwLogin(org, "leaky@acme.test", "Password123!"), 400, "reset_password")
+
+		for name, body := range map[string]map[string]any{
+			"md5":            {"hash_type": "md_5", "hash": "5f4dcc3b5aa765d61d8327deb882cf99"},
+			"garbage bcrypt": {"hash_type": "bcrypt", "hash": "$2a$10$short"},
+			"scrypt no cfg":  {"hash_type": "scrypt", "hash": "AAAA"},
+		} {
+			body["email_address"], body["organization_id"] = "x@acme.test", org
+			r := e.backend(http.MethodPost, "/v1/b2b/passwords/migrate", body)
+			if r.Status != 400 || r.errType() != "invalid_request" || r.Body["error_details"].(map[string]any)["field"] != "hash" {
+				t.Errorf("%s: %s", name, r.Raw)
+			}
+		}
+		want(t, e.backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"hash_type": "bcrypt",
+			"hash": string(mustBcrypt(t)), "email_address": "x@acme.test", "organization_id": "organization-test-nope"}), 404, "organization_not_found")
+		// Backend only.
+		want(t, e.sdk("/b2b/passwords/migrate", req, ""), 404, "route_not_found")
+	})
+}
+
+func mustBcrypt(t *testing.T) []byte {
+	t.Helper()
+	h, err := bcrypt.GenerateFromPassword([]byte(strongPassword), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}

@@ -1,0 +1,176 @@
+package password
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/password/pwhash"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// verify checks password for email under the lockout rules and returns the
+// credential it matched. eligible says whether the caller has a usable
+// member for the email; when it is false, or there is no credential, a
+// dummy hash is verified instead so the answer and its timing are those of
+// a wrong password.
+func (s *Service) verify(ctx context.Context, p *project.Project, ip, email, password string, eligible bool) (*credential, error) {
+	eKey, iKey := emailLock(p.ID, email), ipLock(p.ID, ip)
+	if err := s.checkLocks(ctx, eKey, iKey); err != nil {
+		return nil, err
+	}
+	// The lookup runs either way so both cases do the same work.
+	var cred *credential
+	c, err := s.credential(ctx, s.d.DB.Read(), p.ID, email)
+	switch {
+	case err == nil && eligible:
+		cred = c
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return nil, err
+	}
+	ok := false
+	if cred == nil {
+		_, _ = pwhash.Verify(s.dummy, password)
+	} else {
+		var err error
+		if ok, err = pwhash.Verify(cred.Hash, password); err != nil {
+			return nil, fmt.Errorf("password: stored hash of %s: %w", cred.ID, err)
+		}
+	}
+	if !ok {
+		if err := s.recordFailure(ctx, eKey, iKey); err != nil {
+			return nil, err
+		}
+		return nil, apierr.New(apierr.UnauthorizedCredentials)
+	}
+	if err := s.clearFailures(ctx, eKey); err != nil {
+		return nil, err
+	}
+	return cred, nil
+}
+
+// usable reports whether a member may log in with a password at all.
+func usable(m *organization.Member) bool { return m != nil && m.Status != organization.StatusDeleted }
+
+// afterVerify applies what follows a correct password: a forced reset, and
+// a breach found since the password was set (which forces one from now on).
+// It returns the upgraded hash to store, or "" when none is due.
+func (s *Service) afterVerify(ctx context.Context, p *project.Project, cred *credential, password string) (string, error) {
+	if cred.RequireReset {
+		return "", apierr.New(apierr.ResetPassword)
+	}
+	if breached, _ := s.d.Breach.Breached(ctx, password); breached {
+		if _, err := s.forceReset(ctx, s.d.DB, p.ID, cred.Email); err != nil {
+			return "", err
+		}
+		return "", apierr.New(apierr.ResetPassword).WithMessage(
+			"This password appears in a list of breached passwords, so it must be reset before it can be used.")
+	}
+	if !pwhash.NeedsUpgrade(cred.Hash, s.d.Hashing) {
+		return "", nil
+	}
+	return pwhash.Hash(password, s.d.Hashing)
+}
+
+// passwordFactor is the session factor of a password login.
+func passwordFactor(m *organization.Member, delivery string) session.Factor {
+	return session.Factor{DeliveryMethod: delivery, Type: "password",
+		EmailFactor: &session.EmailFactor{EmailID: m.EmailID, EmailAddress: m.EmailAddress}}
+}
+
+// AuthParams is a passwords/authenticate request.
+type AuthParams struct {
+	Project         *project.Project
+	ClientIP        string
+	OrganizationID  string
+	Email           string
+	Password        string
+	DurationMinutes *int
+	// IntermediateSessionToken is the IST the client sent along, if any:
+	// its factors (an earlier primary step of this member, or a discovery
+	// proof of the address) carry over into the outcome.
+	IntermediateSessionToken string
+}
+
+// Authenticate logs a member of an organization in with their password.
+func (s *Service) Authenticate(ctx context.Context, a AuthParams) (*session.AuthResponse, error) {
+	email, err := emailaddr.Normalize(a.Email)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(a.OrganizationID) == "" {
+		return nil, apierr.Invalid("organization_id", "organization_id is required.")
+	}
+	if a.Password == "" {
+		return nil, apierr.Invalid("password", "password is required.")
+	}
+	duration, err := session.DurationMinutes(a.Project, a.DurationMinutes)
+	if err != nil {
+		return nil, err
+	}
+	org, err := s.d.Orgs.Get(ctx, a.Project.ID, a.OrganizationID)
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	member, err := s.d.Orgs.MemberByEmail(ctx, s.d.DB.Read(), org.OrganizationID, email)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	cred, err := s.verify(ctx, a.Project, a.ClientIP, email, a.Password, err == nil && usable(member))
+	if err != nil {
+		return nil, err
+	}
+	upgraded, err := s.afterVerify(ctx, a.Project, cred, a.Password)
+	if err != nil {
+		return nil, err
+	}
+	var resp *session.AuthResponse
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		if upgraded != "" {
+			if err := s.replaceHash(ctx, q, cred.ID, cred.Hash, upgraded); err != nil {
+				return err
+			}
+		}
+		if err := s.activate(ctx, q, member); err != nil {
+			return err
+		}
+		prior, err := s.d.Sessions.PriorFactors(ctx, q, a.Project, a.IntermediateSessionToken, org.OrganizationID,
+			member.MemberID, member.EmailAddress)
+		if err != nil {
+			return err
+		}
+		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: a.Project, Organization: org, Member: member,
+			DurationMinutes: duration, Prior: prior, Factor: passwordFactor(member, "knowledge")})
+		return err
+	})
+	if err != nil {
+		return nil, wrap("authenticate", err)
+	}
+	return resp, nil
+}
+
+// activate records, in the login transaction, that the member proved the
+// address: every password was set through the inbox (a reset link) or
+// imported by the customer's backend for a verified address, so knowing it
+// is proof enough for a pending or invited member to become active.
+func (s *Service) activate(ctx context.Context, q store.Querier, m *organization.Member) error {
+	if m.EmailAddressVerified && m.Status == organization.StatusActive {
+		return nil
+	}
+	return s.d.Orgs.MarkEmailVerified(ctx, q, m)
+}
+
+// wrap keeps public errors as they are and adds context to others.
+func wrap(op string, err error) error {
+	var ae *apierr.Error
+	if errors.As(err, &ae) {
+		return err
+	}
+	return fmt.Errorf("password: %s: %w", op, err)
+}

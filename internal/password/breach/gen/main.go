@@ -1,0 +1,145 @@
+// Command gen writes the shipped list of common breached passwords
+// (common.txt) used when the range API cannot be reached. No download is
+// involved, so the list can be rebuilt anywhere from what the module graph
+// already holds:
+//
+//   - the most frequent entries of zxcvbn's "passwords" frequency list
+//     (github.com/trustelem/zxcvbn, MIT; itself drawn from leaked password
+//     corpora), and
+//   - the patterns people use to satisfy composition rules: a common word
+//     capitalised with a digit or symbol appended, seasons and months with
+//     years, leetspeak, keyboard walks and digit runs.
+//
+// Run it with `go generate ./internal/password/breach`.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/trustelem/zxcvbn/frequency"
+)
+
+// corpusSize is how many of the most frequent leaked passwords are kept.
+const corpusSize = 10000
+
+// words are stems that dominate breach corpora when people add the digits
+// and symbols a policy demands.
+var words = []string{
+	"password", "passw0rd", "p@ssword", "p@ssw0rd", "welcome", "letmein", "qwerty", "admin", "administrator",
+	"login", "master", "dragon", "monkey", "sunshine", "iloveyou", "princess", "football", "baseball", "soccer",
+	"hockey", "shadow", "superman", "batman", "trustno1", "hello", "freedom", "whatever", "changeme", "secret",
+	"summer", "winter", "spring", "autumn", "michael", "jennifer", "jordan", "charlie", "thomas", "hunter",
+	"killer", "pepper", "ginger", "cheese", "computer", "internet", "starwars", "pokemon", "chocolate",
+	"mustang", "corvette", "ferrari", "access", "test", "guest", "default", "temp", "temppass", "abc",
+	"love", "lovely", "angel", "flower", "family", "friends", "london", "newyork", "chicago", "america",
+	"liverpool", "chelsea", "arsenal", "barcelona", "google", "apple", "samsung", "microsoft", "company",
+	"office", "welcome1", "letmein1", "service", "support", "manager", "database", "server", "root", "user",
+}
+
+var suffixes = []string{"", "1", "12", "123", "1234", "12345", "123456", "!", "1!", "12!", "123!", "@1", "@123",
+	"#1", "01", "69", "7", "11", "22", "99", "00", "2000", "1234!"}
+
+var seasons = []string{"spring", "summer", "autumn", "fall", "winter", "january", "february", "march", "april",
+	"may", "june", "july", "august", "september", "october", "november", "december"}
+
+var keyboard = []string{"qwerty", "qwertyuiop", "asdfgh", "asdfghjkl", "zxcvbn", "zxcvbnm", "qazwsx", "1qaz2wsx",
+	"zaq12wsx", "1q2w3e4r", "1q2w3e4r5t", "1q2w3e", "q1w2e3r4", "q1w2e3r4t5", "qwe123", "asd123", "zxc123",
+	"qwer1234", "asdf1234", "zxcv1234", "1qazxsw2", "!qaz2wsx", "qweasd", "qweasdzxc", "1234qwer", "123qwe",
+	"123asd", "qwerty123", "qwerty1", "qwerty12", "qwerty!", "a1b2c3", "a1b2c3d4", "abc123", "abcd1234", "abcdef",
+	"aaaaaa", "asdasd", "qweqwe", "zxczxc", "1qaz!QAZ", "Qwerty123!", "Qwerty1!", "Qwerty123", "Password1!",
+	"Aa123456", "Aa123456!", "Abc123!", "Abcd1234", "Abcd1234!", "Aa1234567", "P@ssw0rd!", "P@55w0rd", "Passw0rd!"}
+
+func main() {
+	out := flag.String("o", "common.txt", "output file")
+	flag.Parse()
+	seen := map[string]bool{}
+	var list []string
+	add := func(p string) {
+		if p != "" && !seen[p] && !strings.ContainsAny(p, "\r\n") && !strings.HasPrefix(p, "#") {
+			seen[p] = true
+			list = append(list, p)
+		}
+	}
+	corpus := frequency.FrequencyLists["passwords"]
+	for i := 0; i < len(corpus) && i < corpusSize; i++ {
+		add(corpus[i])
+	}
+	for _, w := range words {
+		for _, stem := range []string{w, capitalize(w), strings.ToUpper(w)} {
+			for _, s := range suffixes {
+				add(stem + s)
+			}
+		}
+	}
+	for _, s := range seasons {
+		for year := 2010; year <= 2030; year++ {
+			for _, stem := range []string{s, capitalize(s)} {
+				add(fmt.Sprintf("%s%d", stem, year))
+				add(fmt.Sprintf("%s%d!", stem, year))
+				add(fmt.Sprintf("%s%02d", stem, year%100))
+				add(fmt.Sprintf("%s@%d", stem, year))
+			}
+		}
+	}
+	for _, k := range keyboard {
+		add(k)
+		add(capitalize(k))
+		add(k + "!")
+	}
+	for d := '0'; d <= '9'; d++ {
+		for n := 4; n <= 12; n++ {
+			add(strings.Repeat(string(d), n))
+		}
+	}
+	const digits = "12345678901234567890"
+	for n := 4; n <= 12; n++ {
+		add(digits[:n])
+		add(reverse(digits[:n]))
+		add("0" + digits[:n-1])
+	}
+	for year := 1950; year <= 2030; year++ {
+		add(fmt.Sprintf("%d", year))
+		add(fmt.Sprintf("%d%d", year, year))
+	}
+	if err := write(*out, list); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func reverse(s string) string {
+	b := []byte(s)
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
+	return string(b)
+}
+
+func write(path string, list []string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	fmt.Fprintf(w, "# Common breached passwords, one per line (%d entries). Generated by ./gen; do not edit.\n", len(list))
+	fmt.Fprintln(w, "# Sources: the most frequent entries of zxcvbn's leaked-password list, and composition-rule patterns.")
+	for _, p := range list {
+		fmt.Fprintln(w, p)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,124 @@
+package password
+
+import (
+	"context"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/discovery"
+	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/notify"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Discoverer lists the organizations of a verified email and issues the
+// discovery IST (the discovery service).
+type Discoverer interface {
+	DiscoveredTx(ctx context.Context, q store.Querier, p *project.Project, email string, factor session.Factor) (*discovery.Response, error)
+}
+
+// discoveryFactor is the factor a discovery IST carries after a password.
+func discoveryFactor(email, delivery string) session.Factor {
+	return session.Factor{DeliveryMethod: delivery, Type: "password", EmailFactor: &session.EmailFactor{EmailAddress: email}}
+}
+
+// DiscoveryAuthParams is a passwords/discovery/authenticate request.
+type DiscoveryAuthParams struct {
+	Project  *project.Project
+	ClientIP string
+	Email    string
+	Password string
+}
+
+// DiscoveryAuthenticate checks the password of an address and answers its
+// discovered organizations with a discovery IST. The same lockout, dummy
+// hashing, forced reset and upgrade rules apply as for an organization
+// login.
+func (s *Service) DiscoveryAuthenticate(ctx context.Context, a DiscoveryAuthParams) (*discovery.Response, error) {
+	email, err := emailaddr.Normalize(a.Email)
+	if err != nil {
+		return nil, err
+	}
+	if a.Password == "" {
+		return nil, apierr.Invalid("password", "password is required.")
+	}
+	cred, err := s.verify(ctx, a.Project, a.ClientIP, email, a.Password, true)
+	if err != nil {
+		return nil, err
+	}
+	upgraded, err := s.afterVerify(ctx, a.Project, cred, a.Password)
+	if err != nil {
+		return nil, err
+	}
+	var out *discovery.Response
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		if upgraded != "" {
+			if err := s.replaceHash(ctx, q, cred.ID, cred.Hash, upgraded); err != nil {
+				return err
+			}
+		}
+		out, err = s.d.Discovery.DiscoveredTx(ctx, q, a.Project, email, discoveryFactor(email, "knowledge"))
+		return err
+	})
+	if err != nil {
+		return nil, wrap("discovery authenticate", err)
+	}
+	return out, nil
+}
+
+// StartDiscoveryReset handles the discovery reset start: a link that lets
+// the owner of the address set its password, then lists its organizations.
+// With or without a password the link is the same kind (only the email's
+// wording differs), and the response is always the same.
+func (s *Service) StartDiscoveryReset(ctx context.Context, a StartParams) error {
+	email, target, minutes, err := s.checkStart(ctx, a, "discovery")
+	if err != nil {
+		return err
+	}
+	build := notify.PasswordSetEmail
+	if _, err := s.credential(ctx, s.d.DB.Read(), a.Project.ID, email); err == nil {
+		build = notify.PasswordResetEmail
+	} else if !isNotFound(err) {
+		return err
+	}
+	token, id, err := s.issueReset(ctx, a.Project, "", "", email, a.CodeChallenge, minutes)
+	if err != nil {
+		return err
+	}
+	data := notify.LinkData{ProjectName: a.Project.Name, ExpiresIn: time.Duration(minutes) * time.Minute}
+	if data.URL, err = resetLink(target, TokenTypeDiscoveryReset, token); err != nil {
+		return err
+	}
+	if err := s.send(ctx, email, data, build); err != nil {
+		s.burnReset(ctx, id)
+		return err
+	}
+	return nil
+}
+
+// ResetDiscovery spends a discovery reset token, sets the password, and
+// answers the address's discovered organizations with a discovery IST, all
+// in one transaction.
+func (s *Service) ResetDiscovery(ctx context.Context, a ResetParams) (*discovery.Response, error) {
+	t, hash, err := s.prepareReset(ctx, a, true)
+	if err != nil {
+		return nil, err
+	}
+	var out *discovery.Response
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		if err := s.consumeReset(ctx, q, t.ID); err != nil {
+			return err
+		}
+		if err := s.changePassword(ctx, q, a.Project, t.Email, hash, ""); err != nil {
+			return err
+		}
+		out, err = s.d.Discovery.DiscoveredTx(ctx, q, a.Project, t.Email, discoveryFactor(t.Email, "email"))
+		return err
+	})
+	if err != nil {
+		return nil, wrap("discovery reset", err)
+	}
+	return out, nil
+}

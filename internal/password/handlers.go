@@ -1,0 +1,284 @@
+package password
+
+import (
+	"net/http"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/password/pwhash"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/session"
+)
+
+// Handlers serves the password routes. Where the two faces differ (who the
+// session is, what a reset start may reveal) there is one handler per face.
+type Handlers struct{ Service *Service }
+
+type strengthRequest struct {
+	Password     string `json:"password"`
+	EmailAddress string `json:"email_address"`
+}
+
+// StrengthResponse answers strength_check.
+type StrengthResponse struct {
+	httpapi.Common
+	Verdict
+}
+
+// StrengthCheck handles POST b2b/passwords/strength_check (both faces).
+func (h Handlers) StrengthCheck(r *http.Request) (any, error) {
+	var req strengthRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	p := project.CallerFrom(r.Context()).Project
+	if err := h.Service.d.Limiter.Allow(r.Context(), StrengthCheckPerIP, p.ID+"|"+httpapi.ClientIP(r)); err != nil {
+		return nil, err
+	}
+	v, err := h.Service.Check(r.Context(), p, req.Password, req.EmailAddress)
+	if err != nil {
+		return nil, err
+	}
+	return &StrengthResponse{Verdict: *v}, nil
+}
+
+type authRequest struct {
+	OrganizationID         string `json:"organization_id"`
+	EmailAddress           string `json:"email_address"`
+	Password               string `json:"password"`
+	SessionDurationMinutes *int   `json:"session_duration_minutes"`
+	Locale                 string `json:"locale"`
+	IntermediateSession    string `json:"intermediate_session_token"`
+}
+
+// Authenticate handles POST b2b/passwords/authenticate (both faces).
+func (h Handlers) Authenticate(r *http.Request) (any, error) {
+	var req authRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	return h.Service.Authenticate(r.Context(), AuthParams{Project: project.CallerFrom(r.Context()).Project,
+		ClientIP: httpapi.ClientIP(r), OrganizationID: req.OrganizationID, Email: req.EmailAddress, Password: req.Password,
+		DurationMinutes: req.SessionDurationMinutes, IntermediateSessionToken: req.IntermediateSession})
+}
+
+type resetStartRequest struct {
+	OrganizationID                 string `json:"organization_id"`
+	EmailAddress                   string `json:"email_address"`
+	ResetPasswordRedirectURL       string `json:"reset_password_redirect_url"`
+	LoginRedirectURL               string `json:"login_redirect_url"`
+	ResetPasswordExpirationMinutes int    `json:"reset_password_expiration_minutes"`
+	ResetPasswordTemplateID        string `json:"reset_password_template_id"`
+	VerifyEmailTemplateID          string `json:"verify_email_template_id"`
+	Locale                         string `json:"locale"`
+	CodeChallenge                  string `json:"code_challenge"`
+}
+
+func (h Handlers) resetStart(r *http.Request) (*StartResult, error) {
+	var req resetStartRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	return h.Service.StartEmailReset(r.Context(), StartParams{Project: project.CallerFrom(r.Context()).Project,
+		ClientIP: httpapi.ClientIP(r), OrganizationID: req.OrganizationID, Email: req.EmailAddress,
+		ResetRedirectURL: req.ResetPasswordRedirectURL, ExpiryMinutes: req.ResetPasswordExpirationMinutes,
+		CodeChallenge: req.CodeChallenge})
+}
+
+// SDKResetStart handles SDK POST b2b/passwords/email/reset/start. Anyone
+// holding the public token can call it, so the answer is the same empty
+// response whether or not the address is a member.
+func (h Handlers) SDKResetStart(r *http.Request) (any, error) {
+	if _, err := h.resetStart(r); err != nil {
+		return nil, err
+	}
+	return &httpapi.Common{}, nil
+}
+
+// ResetStartResponse is the backend face's reset start answer: the caller
+// holds the project secret and may know who the member is.
+type ResetStartResponse struct {
+	httpapi.Common
+	MemberID      string               `json:"member_id"`
+	MemberEmailID string               `json:"member_email_id"`
+	Member        *organization.Member `json:"member"`
+}
+
+// BackendResetStart handles POST /v1/b2b/passwords/email/reset/start.
+func (h Handlers) BackendResetStart(r *http.Request) (any, error) {
+	res, err := h.resetStart(r)
+	if err != nil {
+		return nil, err
+	}
+	out := &ResetStartResponse{}
+	if res.Member != nil {
+		out.MemberID, out.MemberEmailID, out.Member = res.Member.MemberID, res.Member.EmailID, res.Member
+	}
+	return out, nil
+}
+
+type resetRequest struct {
+	PasswordResetToken     string `json:"password_reset_token"`
+	Password               string `json:"password"`
+	SessionDurationMinutes *int   `json:"session_duration_minutes"`
+	CodeVerifier           string `json:"code_verifier"`
+	PKCECodeVerifier       string `json:"pkce_code_verifier"` // the discovery reset's name for it
+	Locale                 string `json:"locale"`
+	IntermediateSession    string `json:"intermediate_session_token"`
+}
+
+// ResetByEmail handles POST b2b/passwords/email/reset (both faces).
+func (h Handlers) ResetByEmail(r *http.Request) (any, error) {
+	var req resetRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	res, err := h.Service.ResetByEmail(r.Context(), ResetParams{Project: project.CallerFrom(r.Context()).Project,
+		ClientIP: httpapi.ClientIP(r), Token: req.PasswordResetToken, Password: req.Password, CodeVerifier: req.CodeVerifier,
+		DurationMinutes: req.SessionDurationMinutes, IntermediateSessionToken: req.IntermediateSession})
+	if err != nil {
+		return nil, err
+	}
+	return &EmailResetResponse{AuthResponse: res, MemberEmailID: res.Member.EmailID}, nil
+}
+
+// EmailResetResponse is the email reset answer: the common authenticate
+// answer plus member_email_id, which the API family declares for it.
+type EmailResetResponse struct {
+	*session.AuthResponse
+	MemberEmailID string `json:"member_email_id"`
+}
+
+type existingResetRequest struct {
+	OrganizationID         string `json:"organization_id"`
+	EmailAddress           string `json:"email_address"`
+	ExistingPassword       string `json:"existing_password"`
+	NewPassword            string `json:"new_password"`
+	SessionDurationMinutes *int   `json:"session_duration_minutes"`
+	Locale                 string `json:"locale"`
+}
+
+// ResetExisting handles POST b2b/passwords/existing_password/reset.
+func (h Handlers) ResetExisting(r *http.Request) (any, error) {
+	var req existingResetRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	return h.Service.ResetExisting(r.Context(), ExistingResetParams{Project: project.CallerFrom(r.Context()).Project,
+		ClientIP: httpapi.ClientIP(r), OrganizationID: req.OrganizationID, Email: req.EmailAddress,
+		ExistingPassword: req.ExistingPassword, NewPassword: req.NewPassword, DurationMinutes: req.SessionDurationMinutes})
+}
+
+type sessionResetRequest struct {
+	OrganizationID         string `json:"organization_id"`
+	Password               string `json:"password"`
+	SessionToken           string `json:"session_token"`
+	SessionJWT             string `json:"session_jwt"`
+	SessionDurationMinutes *int   `json:"session_duration_minutes"`
+	Locale                 string `json:"locale"`
+}
+
+// SDKResetBySession handles SDK POST b2b/passwords/session/reset: the
+// session is the Basic-auth password.
+func (h Handlers) SDKResetBySession(r *http.Request) (any, error) {
+	var req sessionResetRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	c := project.CallerFrom(r.Context())
+	if c.SessionToken == "" {
+		return nil, apierr.New(apierr.UserUnauthenticated)
+	}
+	return h.Service.ResetBySession(r.Context(), SessionResetParams{Project: c.Project, ClientIP: httpapi.ClientIP(r),
+		Session: session.Credential{Token: c.SessionToken}, Password: req.Password, DurationMinutes: req.SessionDurationMinutes})
+}
+
+// BackendResetBySession handles POST /v1/b2b/passwords/session/reset.
+func (h Handlers) BackendResetBySession(r *http.Request) (any, error) {
+	var req sessionResetRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	if err := httpapi.Required("organization_id", req.OrganizationID); err != nil {
+		return nil, err
+	}
+	if req.SessionToken != "" && req.SessionJWT != "" {
+		return nil, apierr.Invalid("session_token", "Send session_token or session_jwt, not both.")
+	}
+	return h.Service.ResetBySession(r.Context(), SessionResetParams{Project: project.CallerFrom(r.Context()).Project,
+		ClientIP: httpapi.ClientIP(r), Session: session.Credential{Token: req.SessionToken, JWT: req.SessionJWT},
+		OrganizationID: req.OrganizationID, Password: req.Password, DurationMinutes: req.SessionDurationMinutes})
+}
+
+type migrateRequest struct {
+	EmailAddress      string               `json:"email_address"`
+	Hash              string               `json:"hash"`
+	HashType          string               `json:"hash_type"`
+	OrganizationID    string               `json:"organization_id"`
+	Argon2Config      *pwhash.Argon2Config `json:"argon_2_config"`
+	ScryptConfig      *pwhash.ScryptConfig `json:"scrypt_config"`
+	PBKDF2Config      *pwhash.PBKDF2Config `json:"pbkdf_2_config"`
+	Name              string               `json:"name"`
+	TrustedMetadata   map[string]any       `json:"trusted_metadata"`
+	UntrustedMetadata map[string]any       `json:"untrusted_metadata"`
+}
+
+// MigrateResponse answers migrate.
+type MigrateResponse struct {
+	httpapi.Common
+	MemberID      string                     `json:"member_id"`
+	MemberCreated bool                       `json:"member_created"`
+	Member        *organization.Member       `json:"member"`
+	Organization  *organization.Organization `json:"organization"`
+}
+
+// Migrate handles POST /v1/b2b/passwords/migrate (backend only).
+func (h Handlers) Migrate(r *http.Request) (any, error) {
+	var req migrateRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	res, err := h.Service.Migrate(r.Context(), MigrateParams{Project: project.CallerFrom(r.Context()).Project,
+		OrganizationID: req.OrganizationID, Email: req.EmailAddress, Name: req.Name, TrustedMetadata: req.TrustedMetadata,
+		UntrustedMetadata: req.UntrustedMetadata, Hash: pwhash.Import{Hash: req.Hash, HashType: req.HashType,
+			Argon2: req.Argon2Config, Scrypt: req.ScryptConfig, PBKDF2: req.PBKDF2Config}})
+	if err != nil {
+		return nil, err
+	}
+	return &MigrateResponse{MemberID: res.Member.MemberID, MemberCreated: res.MemberCreated, Member: res.Member,
+		Organization: res.Organization}, nil
+}
+
+type requireResetRequest struct {
+	EmailAddress   string `json:"email_address"`
+	OrganizationID string `json:"organization_id"`
+	MemberID       string `json:"member_id"`
+}
+
+// RequireResetResponse answers require_reset; member fields are filled when
+// the request named an organization or member.
+type RequireResetResponse struct {
+	httpapi.Common
+	MemberID     string                     `json:"member_id"`
+	Member       *organization.Member       `json:"member"`
+	Organization *organization.Organization `json:"organization"`
+}
+
+// RequireReset handles POST /v1/b2b/passwords/email/require_reset.
+func (h Handlers) RequireReset(r *http.Request) (any, error) {
+	var req requireResetRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	res, err := h.Service.RequireReset(r.Context(), RequireResetParams{Project: project.CallerFrom(r.Context()).Project,
+		Email: req.EmailAddress, OrganizationID: req.OrganizationID, MemberID: req.MemberID})
+	if err != nil {
+		return nil, err
+	}
+	out := &RequireResetResponse{Member: res.Member, Organization: res.Organization}
+	if res.Member != nil {
+		out.MemberID = res.Member.MemberID
+	}
+	return out, nil
+}

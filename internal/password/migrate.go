@@ -1,0 +1,162 @@
+package password
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/password/pwhash"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// MigrateParams is a b2b/passwords/migrate request.
+type MigrateParams struct {
+	Project           *project.Project
+	OrganizationID    string
+	Email             string
+	Hash              pwhash.Import
+	Name              string
+	TrustedMetadata   map[string]any
+	UntrustedMetadata map[string]any
+}
+
+// MigrateResult is the member the password was imported for.
+type MigrateResult struct {
+	Member        *organization.Member
+	MemberCreated bool
+	Organization  *organization.Organization
+}
+
+// Migrate imports a hash from another system for an address of an
+// organization, creating the member (active, email verified: the customer's
+// backend vouches for the address) when needed. The hash is kept as given
+// and replaced by argon2id at the member's next successful login.
+func (s *Service) Migrate(ctx context.Context, a MigrateParams) (*MigrateResult, error) {
+	email, err := emailaddr.Normalize(a.Email)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(a.OrganizationID) == "" {
+		return nil, apierr.Invalid("organization_id", "organization_id is required.")
+	}
+	encoded, err := pwhash.Normalize(a.Hash)
+	if err != nil {
+		return nil, apierr.Wrap(apierr.InvalidRequest, err).WithMessage(strings.TrimPrefix(err.Error(), "pwhash: malformed hash: ")).
+			WithDetails(map[string]any{"field": "hash"})
+	}
+	org, err := s.d.Orgs.Get(ctx, a.Project.ID, a.OrganizationID)
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	out := &MigrateResult{Organization: org}
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		m, err := s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, email)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			m, err = s.d.Orgs.CreateMember(ctx, q, org, a.Project.Env, organization.NewMember{Email: email,
+				Name: a.Name, Status: organization.StatusActive, TrustedMetadata: a.TrustedMetadata,
+				UntrustedMetadata: a.UntrustedMetadata})
+			if err != nil {
+				return err
+			}
+			out.MemberCreated = true
+		case err != nil:
+			return err
+		case m.Status == organization.StatusDeleted:
+			return apierr.New(apierr.InactiveMember)
+		}
+		if err := s.setHash(ctx, q, a.Project, email, encoded); err != nil {
+			return err
+		}
+		if err := s.d.Orgs.MarkEmailVerified(ctx, q, m); err != nil {
+			return err
+		}
+		out.Member, err = s.d.Orgs.Member(ctx, q, a.Project.ID, m.MemberID)
+		return err
+	})
+	if err != nil {
+		return nil, wrap("migrate", err)
+	}
+	return out, nil
+}
+
+// RequireResetParams is a b2b/passwords/email/require_reset request.
+type RequireResetParams struct {
+	Project        *project.Project
+	Email          string
+	OrganizationID string
+	MemberID       string
+}
+
+// RequireResetResult names the member, when the request named one.
+type RequireResetResult struct {
+	Member       *organization.Member
+	Organization *organization.Organization
+}
+
+// RequireReset forces the address's password to be reset: logging in with
+// it then fails with reset_password, even when it is right, until a reset
+// through the inbox sets a new one.
+func (s *Service) RequireReset(ctx context.Context, a RequireResetParams) (*RequireResetResult, error) {
+	out := &RequireResetResult{}
+	email := a.Email
+	if a.MemberID != "" || a.OrganizationID != "" {
+		var err error
+		if out.Member, out.Organization, err = s.namedMember(ctx, a); err != nil {
+			return nil, err
+		}
+		if email == "" {
+			email = out.Member.EmailAddress
+		}
+	}
+	email, err := emailaddr.Normalize(email)
+	if err != nil {
+		return nil, err
+	}
+	if out.Member != nil && out.Member.EmailAddress != email {
+		return nil, apierr.New(apierr.MemberNotFound).WithMessage("The member has a different email address.")
+	}
+	found, err := s.forceReset(ctx, s.d.DB, a.Project.ID, email)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, apierr.New(apierr.MemberPasswordNotFound)
+	}
+	return out, nil
+}
+
+func (s *Service) namedMember(ctx context.Context, a RequireResetParams) (*organization.Member, *organization.Organization, error) {
+	var m *organization.Member
+	var err error
+	if a.MemberID != "" {
+		if m, err = s.d.Orgs.Member(ctx, s.d.DB.Read(), a.Project.ID, a.MemberID); err != nil {
+			return nil, nil, organization.NotFound(err, apierr.MemberNotFound)
+		}
+		if a.OrganizationID != "" && a.OrganizationID != m.OrganizationID {
+			return nil, nil, apierr.New(apierr.MemberNotFound)
+		}
+	}
+	orgID := a.OrganizationID
+	if m != nil {
+		orgID = m.OrganizationID
+	}
+	org, err := s.d.Orgs.Get(ctx, a.Project.ID, orgID)
+	if err != nil {
+		return nil, nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	if m == nil {
+		email, err := emailaddr.Normalize(a.Email)
+		if err != nil {
+			return nil, nil, err
+		}
+		if m, err = s.d.Orgs.MemberByEmail(ctx, s.d.DB.Read(), org.OrganizationID, email); err != nil {
+			return nil, nil, organization.NotFound(err, apierr.MemberNotFound)
+		}
+	}
+	return m, org, nil
+}

@@ -1,0 +1,154 @@
+package pwhash
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// tiny is a test cost: argon2id's minimum memory for one lane.
+var tiny = Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1}
+
+func TestArgon2idRoundTrip(t *testing.T) {
+	t.Parallel()
+	h, err := Hash("correct horse battery staple", tiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(h, "$argon2id$v=19$m=64,t=1,p=1$") || Kind(h) != "argon2id" {
+		t.Fatalf("hash %q is not an argon2id PHC string", h)
+	}
+	h2, _ := Hash("correct horse battery staple", tiny)
+	if h == h2 {
+		t.Fatal("two hashes of one password are equal: the salt is not random")
+	}
+	for pw, want := range map[string]bool{"correct horse battery staple": true, "Correct horse battery staple": false, "": false} {
+		if ok, err := Verify(h, pw); err != nil || ok != want {
+			t.Errorf("Verify(%q) = %v, %v; want %v", pw, ok, err, want)
+		}
+	}
+}
+
+// Vectors computed by independent implementations: the argon2 reference
+// README, the OpenBSD bcrypt test suite, and Python's hashlib (scrypt,
+// PBKDF2), so a wrong parameter order here cannot hide.
+var vectors = []struct {
+	name, hash, password, kind string
+}{
+	{"argon2i reference", "$argon2i$v=19$m=65536,t=2,p=4$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG", "password", "argon2i"},
+	{"bcrypt openbsd", "$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW", "U*U", "bcrypt"},
+	{"scrypt hashlib", "$scrypt$ln=10,r=8,p=16$TmFDbC1hbmQtcGVwcGVyIQ$upmwwuX950iBeXnAdoSUDNoxYhK5VVP0IllQJkkiGe+9PUhZgBtWztOl8OwTVpUbsDWQhINqe5YVm1vfaeOwzQ", "password", "scrypt"},
+	{"pbkdf2-sha1 hashlib", "$pbkdf2-sha1$i=4096$c2FsdFNBTFRzYWx0U0FMVHNhbHRTQUxUc2FsdFNBTFRzYWx0$PS7sT+QchJuAyNg2YsDkSospGpY", "passwordPASSWORDpassword", "pbkdf2-sha1"},
+	{"pbkdf2-sha256 hashlib", "$pbkdf2-sha256$i=4096$c2FsdFNBTFRzYWx0U0FMVHNhbHRTQUxUc2FsdFNBTFRzYWx0$NIyJ28vTKy8y2BS4EW6EzysXNH68GAAYHE4qH7jdU+E", "passwordPASSWORDpassword", "pbkdf2-sha256"},
+	{"pbkdf2-sha512 hashlib", "$pbkdf2-sha512$i=4096$c2FsdFNBTFRzYWx0U0FMVHNhbHRTQUxUc2FsdFNBTFRzYWx0$jAUR9Mbll8asYxXY8DYuIl88UBSVuiO4aMAFF03E7nERW1n55gzZUy+jPg91rv4wIlxYOhhs2CvU2uqXJKPTuA", "passwordPASSWORDpassword", "pbkdf2-sha512"},
+}
+
+func TestKnownVectors(t *testing.T) {
+	t.Parallel()
+	for _, v := range vectors {
+		t.Run(v.name, func(t *testing.T) {
+			if k := Kind(v.hash); k != v.kind {
+				t.Fatalf("Kind = %q, want %q", k, v.kind)
+			}
+			if ok, err := Verify(v.hash, v.password); err != nil || !ok {
+				t.Fatalf("right password: %v, %v", ok, err)
+			}
+			if ok, err := Verify(v.hash, v.password+"x"); err != nil || ok {
+				t.Fatalf("wrong password: %v, %v", ok, err)
+			}
+			if !NeedsUpgrade(v.hash, tiny) {
+				t.Fatal("an imported format does not ask for an upgrade")
+			}
+		})
+	}
+}
+
+func TestNeedsUpgrade(t *testing.T) {
+	t.Parallel()
+	cur := Params{MemoryKiB: 128, Iterations: 2, Parallelism: 1}
+	same, _ := Hash("pw", cur)
+	stronger, _ := Hash("pw", Params{MemoryKiB: 256, Iterations: 3, Parallelism: 2})
+	weakerM, _ := Hash("pw", Params{MemoryKiB: 64, Iterations: 2, Parallelism: 1})
+	weakerT, _ := Hash("pw", Params{MemoryKiB: 128, Iterations: 1, Parallelism: 1})
+	for name, c := range map[string]struct {
+		h    string
+		want bool
+	}{"same cost": {same, false}, "stronger": {stronger, false}, "less memory": {weakerM, true},
+		"fewer iterations": {weakerT, true}, "argon2i": {vectors[0].hash, true}, "garbage": {"nope", true}} {
+		if got := NeedsUpgrade(c.h, cur); got != c.want {
+			t.Errorf("%s: NeedsUpgrade = %v, want %v", name, got, c.want)
+		}
+	}
+}
+
+func TestMalformed(t *testing.T) {
+	t.Parallel()
+	for _, h := range []string{"", "plaintext", "$argon2id$v=16$m=64,t=1,p=1$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG",
+		"$argon2id$v=19$m=64,t=1$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG",
+		"$argon2id$v=19$m=4194304,t=1,p=1$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG", // 4 GiB: refused
+		"$argon2id$v=19$m=64,t=1,p=1$c2FsdA$RdescudvJCsgt3ub+b+dWRWJTmaaJObG",           // 4-byte salt
+		"$2a$31$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW",                  // cost 31
+		"$scrypt$ln=30,r=8,p=1$TmFDbC1hbmQtcGVwcGVyIQ$upmwwuX950iBeXnAdoSUDNoxYhK5VVP0IllQJkkiGe8",
+		"$pbkdf2-md5$i=1$c2FsdFNBTFRzYWx0U0FMVA$PS7sT+QchJuAyNg2YsDkSospGpY",
+		"$pbkdf2-sha256$i=0$c2FsdFNBTFRzYWx0U0FMVA$PS7sT+QchJuAyNg2YsDkSospGpY"} {
+		if ok, err := Verify(h, "password"); ok || !errors.Is(err, ErrMalformed) {
+			t.Errorf("Verify(%q) = %v, %v; want ErrMalformed", h, ok, err)
+		}
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name string
+		in   Import
+		want string // "" means an error is expected
+	}{
+		{"bcrypt", Import{HashType: "bcrypt", Hash: vectors[1].hash}, vectors[1].hash},
+		{"argon2i phc", Import{HashType: "argon_2i", Hash: vectors[0].hash}, vectors[0].hash},
+		{"argon2i raw+config", Import{HashType: "argon_2i", Hash: "RdescudvJCsgt3ub+b+dWRWJTmaaJObG",
+			Argon2: &Argon2Config{Salt: "somesalt", IterationAmount: 2, Memory: 65536, Threads: 4, KeyLength: 24}}, vectors[0].hash},
+		{"argon2 type mismatch", Import{HashType: "argon_2id", Hash: vectors[0].hash}, ""},
+		{"scrypt raw+config", Import{HashType: "scrypt", Hash: "upmwwuX950iBeXnAdoSUDNoxYhK5VVP0IllQJkkiGe+9PUhZgBtWztOl8OwTVpUbsDWQhINqe5YVm1vfaeOwzQ==",
+			Scrypt: &ScryptConfig{Salt: "TmFDbC1hbmQtcGVwcGVyIQ==", NParameter: 1024, RParameter: 8, PParameter: 16, KeyLength: 64}}, vectors[2].hash},
+		{"scrypt N not a power of two", Import{HashType: "scrypt", Hash: "upmwwuX950iBeXnAdoSUDNoxYhK5VVP0IllQJkkiGe8",
+			Scrypt: &ScryptConfig{Salt: "TmFDbC1hbmQtcGVwcGVyIQ", NParameter: 1000, RParameter: 8, PParameter: 1}}, ""},
+		{"pbkdf2 default sha256", Import{HashType: "pbkdf_2", Hash: "NIyJ28vTKy8y2BS4EW6EzysXNH68GAAYHE4qH7jdU-E",
+			PBKDF2: &PBKDF2Config{Salt: "c2FsdFNBTFRzYWx0U0FMVHNhbHRTQUxUc2FsdFNBTFRzYWx0", IterationAmount: 4096, KeyLength: 32}}, vectors[4].hash},
+		{"pbkdf2 sha512", Import{HashType: "pbkdf_2", Hash: "jAUR9Mbll8asYxXY8DYuIl88UBSVuiO4aMAFF03E7nERW1n55gzZUy+jPg91rv4wIlxYOhhs2CvU2uqXJKPTuA",
+			PBKDF2: &PBKDF2Config{Salt: "c2FsdFNBTFRzYWx0U0FMVHNhbHRTQUxUc2FsdFNBTFRzYWx0", IterationAmount: 4096, Algorithm: "SHA-512"}}, vectors[5].hash},
+		{"pbkdf2 wrong key length", Import{HashType: "pbkdf_2", Hash: "PS7sT+QchJuAyNg2YsDkSospGpY",
+			PBKDF2: &PBKDF2Config{Salt: "c2FsdFNBTFRzYWx0U0FMVHNhbHRTQUxUc2FsdFNBTFRzYWx0", IterationAmount: 4096, KeyLength: 32, Algorithm: "sha1"}}, ""},
+		{"missing config", Import{HashType: "scrypt", Hash: "abcd"}, ""},
+		{"md5 unsupported", Import{HashType: "md_5", Hash: "5f4dcc3b5aa765d61d8327deb882cf99"}, ""},
+		{"empty", Import{HashType: "bcrypt"}, ""},
+	}
+	for _, c := range cases {
+		got, err := Normalize(c.in)
+		if c.want == "" {
+			if err == nil || !errors.Is(err, ErrMalformed) {
+				t.Errorf("%s: got %q, %v; want ErrMalformed", c.name, got, err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%s: got %q, %v; want %q", c.name, got, err, c.want)
+		}
+	}
+}
+
+func TestParamsValidate(t *testing.T) {
+	t.Parallel()
+	if err := OWASP.Validate(); err != nil {
+		t.Fatalf("OWASP: %v", err)
+	}
+	for _, p := range []Params{{MemoryKiB: 7, Iterations: 1, Parallelism: 1}, {MemoryKiB: 64, Iterations: 0, Parallelism: 1},
+		{MemoryKiB: 64, Iterations: 1, Parallelism: 0}, {MemoryKiB: 16, Iterations: 1, Parallelism: 4}} {
+		if p.Validate() == nil {
+			t.Errorf("%+v accepted", p)
+		}
+		if _, err := Hash("x", p); err == nil {
+			t.Errorf("Hash accepted %+v", p)
+		}
+	}
+}

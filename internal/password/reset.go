@@ -1,0 +1,241 @@
+package password
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/notify"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/password/pwhash"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// StartParams is an email reset start (organization or discovery).
+type StartParams struct {
+	Project          *project.Project
+	ClientIP         string
+	OrganizationID   string // empty for discovery
+	Email            string
+	ResetRedirectURL string
+	ExpiryMinutes    int
+	CodeChallenge    string
+}
+
+// StartResult names the member a reset email went to, for the backend
+// face; the SDK face answers the same empty response in every case.
+type StartResult struct {
+	Member *organization.Member // nil when the address is not a member
+}
+
+// checkStart validates what every reset start needs before it looks at
+// membership, so that no error depends on who is a member.
+func (s *Service) checkStart(ctx context.Context, a StartParams, emailKey string) (email, target string, minutes int, err error) {
+	if a.Project.PKCERequiredForPasswordResets && a.CodeChallenge == "" {
+		return "", "", 0, apierr.New(apierr.PKCERequired)
+	}
+	if email, err = emailaddr.Normalize(a.Email); err != nil {
+		return "", "", 0, err
+	}
+	if minutes, err = resetMinutes(a.ExpiryMinutes); err != nil {
+		return "", "", 0, err
+	}
+	if err = s.d.Limiter.Allow(ctx, ResetSendPerIP, a.Project.ID+"|"+a.ClientIP); err != nil {
+		return "", "", 0, err
+	}
+	if err = s.d.Limiter.Allow(ctx, ResetSendPerEmail, a.Project.ID+"|"+emailKey+"|"+email); err != nil {
+		return "", "", 0, err
+	}
+	target, err = s.d.Projects.ResolveRedirect(ctx, a.Project.ID, project.RedirectResetPassword, a.ResetRedirectURL)
+	return email, target, minutes, err
+}
+
+// StartEmailReset handles b2b/passwords/email/reset/start. What is sent
+// depends on the address; the response does not:
+//   - a member with a password gets a reset link (multi_tenant_passwords);
+//   - a member without one, or a stranger the organization's JIT policy
+//     admits (who becomes a pending member, as with a magic-link signup),
+//     gets a magic link that verifies the address and lands on the reset
+//     form, where the fresh session sets the password;
+//   - anyone else gets a notice that the address cannot sign in there.
+func (s *Service) StartEmailReset(ctx context.Context, a StartParams) (*StartResult, error) {
+	if strings.TrimSpace(a.OrganizationID) == "" {
+		return nil, apierr.Invalid("organization_id", "organization_id is required.")
+	}
+	org, err := s.d.Orgs.Get(ctx, a.Project.ID, a.OrganizationID)
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	email, target, minutes, err := s.checkStart(ctx, a, org.OrganizationID)
+	if err != nil {
+		return nil, err
+	}
+	data := notify.LinkData{ProjectName: a.Project.Name, OrganizationName: org.OrganizationName,
+		ExpiresIn: time.Duration(minutes) * time.Minute}
+
+	member, err := s.d.Orgs.MemberByEmail(ctx, s.d.DB.Read(), org.OrganizationID, email)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	if err == nil && usable(member) {
+		if _, err := s.credential(ctx, s.d.DB.Read(), a.Project.ID, email); err == nil {
+			token, id, err := s.issueReset(ctx, a.Project, org.OrganizationID, member.MemberID, email, a.CodeChallenge, minutes)
+			if err != nil {
+				return nil, err
+			}
+			if data.URL, err = resetLink(target, TokenTypeReset, token); err != nil {
+				return nil, err
+			}
+			if err := s.send(ctx, email, data, notify.PasswordResetEmail); err != nil {
+				s.burnReset(ctx, id)
+				return nil, err
+			}
+			return &StartResult{Member: member}, nil
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+	}
+
+	// No password: verify the address with a magic link, creating a pending
+	// member when the organization lets this address join.
+	member, _, err = s.d.Orgs.MemberForEmailLogin(ctx, org, a.Project.Env, email)
+	var ae *apierr.Error
+	if errors.As(err, &ae) {
+		msg, nerr := notify.PasswordNoAccountEmail(email, notify.NoticeData{ProjectName: a.Project.Name,
+			OrganizationName: org.OrganizationName})
+		if nerr == nil {
+			nerr = s.d.Mailer.Send(ctx, msg)
+		}
+		if nerr != nil {
+			return nil, apierr.Wrap(apierr.EmailDeliveryFailed, nerr)
+		}
+		return &StartResult{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	token, id, err := s.d.MagicLinks.Issue(ctx, a.Project, org, member, a.CodeChallenge, minutes)
+	if err != nil {
+		return nil, err
+	}
+	if data.URL, err = resetLink(target, TokenTypeMagicLink, token); err != nil {
+		return nil, err
+	}
+	if err := s.send(ctx, email, data, notify.PasswordSetEmail); err != nil {
+		s.d.MagicLinks.Burn(ctx, id)
+		return nil, err
+	}
+	return &StartResult{Member: member}, nil
+}
+
+func (s *Service) send(ctx context.Context, to string, d notify.LinkData, build func(string, notify.LinkData) (notify.Email, error)) error {
+	msg, err := build(to, d)
+	if err == nil {
+		err = s.d.Mailer.Send(ctx, msg)
+	}
+	if err != nil {
+		return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+	}
+	return nil
+}
+
+// ResetParams is a reset by token (email or discovery).
+type ResetParams struct {
+	Project         *project.Project
+	ClientIP        string
+	Token           string
+	Password        string
+	CodeVerifier    string
+	DurationMinutes *int
+	// IntermediateSessionToken, on an organization reset, carries the
+	// factors of an IST the client sent along (see AuthParams).
+	IntermediateSessionToken string
+}
+
+// prepareReset runs the checks of a token reset that spend nothing: the
+// rate limit, the token and its PKCE binding, and the new password's
+// strength. A weak password leaves the link usable for a better one.
+func (s *Service) prepareReset(ctx context.Context, a ResetParams, discovery bool) (*resetToken, string, error) {
+	if err := s.d.Limiter.Allow(ctx, ResetRedeemPerIP, a.Project.ID+"|"+a.ClientIP); err != nil {
+		return nil, "", err
+	}
+	t, err := s.lookupReset(ctx, a.Project, a.Token, a.CodeVerifier, discovery)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := s.requireStrong(ctx, a.Project, "password", a.Password, t.Email); err != nil {
+		return nil, "", err
+	}
+	hash, err := pwhash.Hash(a.Password, s.d.Hashing)
+	if err != nil {
+		return nil, "", err
+	}
+	return t, hash, nil
+}
+
+// changePassword stores a new hash for the address inside q and ends what
+// the old password could still do: other reset links and other sessions of
+// the address's members (keep names a session to spare, "" for none).
+func (s *Service) changePassword(ctx context.Context, q store.Querier, p *project.Project, email, hash, keep string) error {
+	if err := s.setHash(ctx, q, p, email, hash); err != nil {
+		return err
+	}
+	if err := s.retireResets(ctx, q, p.ID, email); err != nil {
+		return err
+	}
+	return s.d.Sessions.RevokeForEmail(ctx, q, p.ID, email, keep)
+}
+
+// ResetByEmail handles b2b/passwords/email/reset: it spends the token, sets
+// the password and logs the member in.
+func (s *Service) ResetByEmail(ctx context.Context, a ResetParams) (*session.AuthResponse, error) {
+	duration, err := session.DurationMinutes(a.Project, a.DurationMinutes)
+	if err != nil {
+		return nil, err
+	}
+	t, hash, err := s.prepareReset(ctx, a, false)
+	if err != nil {
+		return nil, err
+	}
+	var resp *session.AuthResponse
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		if err := s.consumeReset(ctx, q, t.ID); err != nil {
+			return err
+		}
+		member, err := s.d.Orgs.Member(ctx, q, a.Project.ID, t.MemberID)
+		if err != nil || !usable(member) || member.EmailAddress != t.Email {
+			// The member was deleted or changed address since the email.
+			return apierr.Wrap(apierr.UnableToAuthMagicLink, err)
+		}
+		org, err := s.d.Orgs.Get(ctx, a.Project.ID, t.OrganizationID)
+		if err != nil {
+			return apierr.Wrap(apierr.UnableToAuthMagicLink, err)
+		}
+		if err := s.changePassword(ctx, q, a.Project, t.Email, hash, ""); err != nil {
+			return err
+		}
+		if member, err = s.d.Orgs.Member(ctx, q, a.Project.ID, member.MemberID); err != nil {
+			return err
+		}
+		if err := s.activate(ctx, q, member); err != nil {
+			return err
+		}
+		prior, err := s.d.Sessions.PriorFactors(ctx, q, a.Project, a.IntermediateSessionToken, org.OrganizationID,
+			member.MemberID, member.EmailAddress)
+		if err != nil {
+			return err
+		}
+		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: a.Project, Organization: org, Member: member,
+			DurationMinutes: duration, MethodID: member.EmailID, Prior: prior, Factor: passwordFactor(member, "email")})
+		return err
+	})
+	if err != nil {
+		return nil, wrap("reset by email", err)
+	}
+	return resp, nil
+}

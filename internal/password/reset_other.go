@@ -1,0 +1,155 @@
+package password
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/password/pwhash"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// SessionResetParams is a b2b/passwords/session/reset request.
+type SessionResetParams struct {
+	Project         *project.Project
+	ClientIP        string
+	Session         session.Credential
+	OrganizationID  string // backend face: must be the session's organization
+	Password        string
+	DurationMinutes *int
+}
+
+// ResetBySession sets the password of a logged-in member whose session was
+// authenticated within the last SessionResetWindow, and ends the address's
+// other sessions. This is how a member without a password sets one after
+// verifying the address by magic link.
+func (s *Service) ResetBySession(ctx context.Context, a SessionResetParams) (*session.AuthResponse, error) {
+	if err := checkInput("password", a.Password); err != nil {
+		return nil, err
+	}
+	if err := s.d.Limiter.Allow(ctx, SetPerIP, a.Project.ID+"|"+a.ClientIP); err != nil {
+		return nil, err
+	}
+	sr, err := s.d.Sessions.Authenticate(ctx, a.Project, a.Session, a.DurationMinutes)
+	if err != nil {
+		return nil, err
+	}
+	if a.OrganizationID != "" && a.OrganizationID != sr.MemberSession.OrganizationID {
+		return nil, apierr.New(apierr.SessionNotFound).WithMessage("The session does not belong to this organization.")
+	}
+	now := s.d.Clock.Now()
+	fresh := false
+	for _, f := range sr.MemberSession.AuthenticationFactors {
+		if now.Sub(f.LastAuthenticatedAt) <= SessionResetWindow {
+			fresh = true
+		}
+	}
+	if !fresh {
+		return nil, apierr.New(apierr.SessionTooOldToResetPassword)
+	}
+	email := sr.Member.EmailAddress
+	if err := s.requireStrong(ctx, a.Project, "password", a.Password, email); err != nil {
+		return nil, err
+	}
+	hash, err := pwhash.Hash(a.Password, s.d.Hashing)
+	if err != nil {
+		return nil, err
+	}
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		return s.changePassword(ctx, q, a.Project, email, hash, sr.MemberSession.MemberSessionID)
+	})
+	if err != nil {
+		return nil, wrap("reset by session", err)
+	}
+	member, err := s.d.Orgs.Member(ctx, s.d.DB.Read(), a.Project.ID, sr.MemberID)
+	if err != nil {
+		return nil, wrap("reset by session", err)
+	}
+	sr.Member = member // now with its member_password_id
+	return &session.AuthResponse{SessionResponse: *sr, OrganizationID: sr.MemberSession.OrganizationID, MemberAuthenticated: true}, nil
+}
+
+// ExistingResetParams is a b2b/passwords/existing_password/reset request.
+type ExistingResetParams struct {
+	Project          *project.Project
+	ClientIP         string
+	OrganizationID   string
+	Email            string
+	ExistingPassword string
+	NewPassword      string
+	DurationMinutes  *int
+}
+
+// ResetExisting changes a password given the current one. It is refused
+// while a reset is forced: a password that must be reset (breached, or
+// flagged by the customer) may be known to an attacker, so only the inbox
+// can replace it.
+func (s *Service) ResetExisting(ctx context.Context, a ExistingResetParams) (*session.AuthResponse, error) {
+	email, err := emailaddr.Normalize(a.Email)
+	if err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(a.OrganizationID) == "" {
+		return nil, apierr.Invalid("organization_id", "organization_id is required.")
+	}
+	if a.ExistingPassword == "" {
+		return nil, apierr.Invalid("existing_password", "existing_password is required.")
+	}
+	if err := checkInput("new_password", a.NewPassword); err != nil {
+		return nil, err
+	}
+	duration, err := session.DurationMinutes(a.Project, a.DurationMinutes)
+	if err != nil {
+		return nil, err
+	}
+	org, err := s.d.Orgs.Get(ctx, a.Project.ID, a.OrganizationID)
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	member, err := s.d.Orgs.MemberByEmail(ctx, s.d.DB.Read(), org.OrganizationID, email)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	cred, err := s.verify(ctx, a.Project, a.ClientIP, email, a.ExistingPassword, err == nil && usable(member))
+	if err != nil {
+		return nil, err
+	}
+	if cred.RequireReset {
+		return nil, apierr.New(apierr.ResetPassword)
+	}
+	if a.NewPassword == a.ExistingPassword {
+		return nil, apierr.Invalid("new_password", "The new password must differ from the existing one.")
+	}
+	if err := s.requireStrong(ctx, a.Project, "new_password", a.NewPassword, email); err != nil {
+		return nil, err
+	}
+	hash, err := pwhash.Hash(a.NewPassword, s.d.Hashing)
+	if err != nil {
+		return nil, err
+	}
+	var resp *session.AuthResponse
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		if err := s.changePassword(ctx, q, a.Project, email, hash, ""); err != nil {
+			return err
+		}
+		if err := s.activate(ctx, q, member); err != nil {
+			return err
+		}
+		// Reload so the response carries the member's password id.
+		if member, err = s.d.Orgs.Member(ctx, q, a.Project.ID, member.MemberID); err != nil {
+			return err
+		}
+		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: a.Project, Organization: org, Member: member,
+			DurationMinutes: duration, Factor: passwordFactor(member, "knowledge")})
+		return err
+	})
+	if err != nil {
+		return nil, wrap("reset existing password", err)
+	}
+	return resp, nil
+}

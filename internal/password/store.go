@@ -1,0 +1,79 @@
+package password
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// credential is the stored password of an email address in a project.
+type credential struct {
+	ID           string
+	Email        string
+	Hash         string
+	RequireReset bool
+}
+
+func (s *Service) credential(ctx context.Context, q store.Querier, projectID, email string) (*credential, error) {
+	c := credential{Email: email}
+	err := q.QueryRowContext(ctx, `SELECT password_id, hash, require_reset FROM member_passwords
+		WHERE project_id = $1 AND email_address = $2`, projectID, email).Scan(&c.ID, &c.Hash, &c.RequireReset)
+	if err != nil {
+		return nil, fmt.Errorf("password: credential: %w", store.MapError(err))
+	}
+	return &c, nil
+}
+
+// setHash stores hash as the address's password, creating the credential
+// if needed, and clears a forced reset.
+func (s *Service) setHash(ctx context.Context, q store.Querier, p *project.Project, email, hash string) error {
+	now := store.Millis(s.d.Clock.Now())
+	_, err := q.ExecContext(ctx, `INSERT INTO member_passwords (password_id, project_id, email_address, hash, require_reset,
+		created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)
+		ON CONFLICT (project_id, email_address) DO UPDATE SET hash = excluded.hash, require_reset = excluded.require_reset,
+		updated_at = excluded.updated_at`, ids.New("member-password", p.Env), p.ID, email, hash, false, now)
+	if err != nil {
+		return fmt.Errorf("password: store hash: %w", err)
+	}
+	return nil
+}
+
+// replaceHash swaps old for new only if the stored hash is still old, so a
+// login's upgrade never overwrites a password changed meanwhile.
+func (s *Service) replaceHash(ctx context.Context, q store.Querier, id, old, new string) error {
+	_, err := q.ExecContext(ctx, `UPDATE member_passwords SET hash = $1, updated_at = $2 WHERE password_id = $3 AND hash = $4`,
+		new, store.Millis(s.d.Clock.Now()), id, old)
+	if err != nil {
+		return fmt.Errorf("password: upgrade hash: %w", err)
+	}
+	return nil
+}
+
+// forceReset marks the address's password as needing a reset; it reports
+// whether there was a password to mark.
+func (s *Service) forceReset(ctx context.Context, q store.Querier, projectID, email string) (bool, error) {
+	res, err := q.ExecContext(ctx, `UPDATE member_passwords SET require_reset = $1, updated_at = $2
+		WHERE project_id = $3 AND email_address = $4`, true, store.Millis(s.d.Clock.Now()), projectID, email)
+	if err != nil {
+		return false, fmt.Errorf("password: require reset: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// retireResets spends every outstanding reset token of the address, so a
+// link sent before a password change cannot change it again.
+func (s *Service) retireResets(ctx context.Context, q store.Querier, projectID, email string) error {
+	_, err := q.ExecContext(ctx, `UPDATE password_resets SET used_at = $1
+		WHERE project_id = $2 AND email_address = $3 AND used_at IS NULL`, store.Millis(s.d.Clock.Now()), projectID, email)
+	if err != nil {
+		return fmt.Errorf("password: retire reset tokens: %w", err)
+	}
+	return nil
+}
+
+func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }

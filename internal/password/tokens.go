@@ -1,0 +1,140 @@
+package password
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// resetToken is a stored reset token. OrganizationID and MemberID are empty
+// for discovery resets.
+type resetToken struct {
+	ID             string
+	OrganizationID string
+	MemberID       string
+	Email          string
+	Challenge      string
+}
+
+// issueReset stores a new reset token and returns it with its row id.
+func (s *Service) issueReset(ctx context.Context, p *project.Project, orgID, memberID, email, challenge string,
+	minutes int) (token, id string, err error) {
+	token, id = ids.Token(), ids.New("password-reset", p.Env)
+	now := s.d.Clock.Now()
+	_, err = s.d.DB.ExecContext(ctx, `INSERT INTO password_resets (reset_id, project_id, organization_id, member_id,
+		email_address, token_hash, pkce_code_challenge, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
+		id, p.ID, nullable(orgID), nullable(memberID), email, ids.Hash(token), challenge, store.Millis(now),
+		store.Millis(now.Add(time.Duration(minutes)*time.Minute)))
+	if err != nil {
+		return "", "", fmt.Errorf("password: store reset token: %w", err)
+	}
+	return token, id, nil
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// burnReset makes an issued token unusable (its email was not sent).
+func (s *Service) burnReset(ctx context.Context, id string) {
+	// Best effort: the token expires on its own anyway.
+	_, _ = s.d.DB.ExecContext(ctx, `UPDATE password_resets SET used_at = $1 WHERE reset_id = $2 AND used_at IS NULL`,
+		store.Millis(s.d.Clock.Now()), id)
+}
+
+// lookupReset finds a live token of the project, of the wanted kind, and
+// checks PKCE before anything is spent: a link intercepted without the
+// browser's verifier can neither be used nor burned. Every failure to find
+// one is unable_to_auth_magic_link, as the link in the email is a magic
+// link to the person holding it.
+func (s *Service) lookupReset(ctx context.Context, p *project.Project, token, verifier string, discovery bool) (*resetToken, error) {
+	if token == "" {
+		return nil, apierr.Invalid("password_reset_token", "password_reset_token is required.")
+	}
+	var t resetToken
+	var orgID, memberID *string
+	var expires int64
+	var used *int64
+	err := s.d.DB.Read().QueryRowContext(ctx, `SELECT reset_id, organization_id, member_id, email_address, pkce_code_challenge,
+		expires_at, used_at FROM password_resets WHERE token_hash = $1 AND project_id = $2`, ids.Hash(token), p.ID).
+		Scan(&t.ID, &orgID, &memberID, &t.Email, &t.Challenge, &expires, &used)
+	if err != nil {
+		return nil, apierr.Wrap(apierr.UnableToAuthMagicLink, store.MapError(err))
+	}
+	if orgID != nil {
+		t.OrganizationID = *orgID
+	}
+	if memberID != nil {
+		t.MemberID = *memberID
+	}
+	if used != nil || !s.d.Clock.Now().Before(store.Time(expires)) || discovery != (t.OrganizationID == "") {
+		return nil, apierr.New(apierr.UnableToAuthMagicLink)
+	}
+	if t.Challenge != "" {
+		if verifier == "" {
+			return nil, apierr.New(apierr.PKCEMismatch).WithMessage("This reset link needs the PKCE code verifier of the browser that asked for it.")
+		}
+		if !ids.Equal(S256(verifier), t.Challenge) {
+			return nil, apierr.New(apierr.PKCEMismatch)
+		}
+	}
+	return &t, nil
+}
+
+// consumeReset spends a token inside the caller's transaction; of two
+// concurrent redemptions only one updates the row.
+func (s *Service) consumeReset(ctx context.Context, q store.Querier, id string) error {
+	res, err := q.ExecContext(ctx, `UPDATE password_resets SET used_at = $1 WHERE reset_id = $2 AND used_at IS NULL`,
+		store.Millis(s.d.Clock.Now()), id)
+	if err != nil {
+		return fmt.Errorf("password: spend reset token: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return apierr.New(apierr.UnableToAuthMagicLink)
+	}
+	return nil
+}
+
+// resetLink appends the token parameters to a registered reset URL, plus
+// stytch_redirect_type=reset_password so the widget opens its reset form.
+func resetLink(target, tokenType, token string) (string, error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return "", fmt.Errorf("password: reset url: %w", err)
+	}
+	q := u.Query()
+	q.Set("stytch_token_type", tokenType)
+	q.Set("token", token)
+	q.Set("stytch_redirect_type", "reset_password")
+	u.RawQuery = q.Encode()
+	return u.String(), nil
+}
+
+// resetMinutes validates reset_password_expiration_minutes.
+func resetMinutes(requested int) (int, error) {
+	if requested == 0 {
+		return DefaultResetMinutes, nil
+	}
+	if requested < MinResetMinutes || requested > MaxResetMinutes {
+		return 0, apierr.Invalid("reset_password_expiration_minutes",
+			fmt.Sprintf("reset_password_expiration_minutes must be between %d and %d.", MinResetMinutes, MaxResetMinutes))
+	}
+	return requested, nil
+}
+
+// S256 is the PKCE S256 transform: base64url(SHA-256(verifier)), unpadded.
+func S256(verifier string) string {
+	sum := sha256.Sum256([]byte(verifier))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
