@@ -80,7 +80,7 @@ export class Redirects {
    * have, so it shows the default error (with a way back) rather than pretend to work.
    */
   unavailable(feature: 'ssoDiscovery'): void {
-    console.error(`Latchkey: ${feature === 'ssoDiscovery' ? 'SSO discovery' : 'this method'} is not available in this build yet.`);
+    console.error(`Latchkey: ${feature === 'ssoDiscovery' ? 'SSO discovery' : feature} is not available in this build yet.`);
     this.core.fail(null, ErrorType.Default, true);
   }
 
