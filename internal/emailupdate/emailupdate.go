@@ -98,6 +98,17 @@ func (s *Service) Start(ctx context.Context, p StartParams) (*organization.Membe
 		return nil, err
 	}
 	org := p.Organization
+	var target string
+	if method == DeliveryMagicLink {
+		if target, err = s.d.Projects.ResolveRedirect(ctx, p.Project.ID, project.RedirectLogin, p.RedirectURL); err != nil {
+			return nil, err
+		}
+	}
+	// Refusals are answered before the limits count, so only real sends
+	// (and attempts at them) use up a member's allowance.
+	if _, err := s.check(ctx, s.d.DB.Read(), org, p.MemberID, email); err != nil {
+		return nil, err
+	}
 	if p.ClientIP != "" {
 		if err := s.d.Limiter.Allow(ctx, SendPerIP, p.Project.ID+"|"+p.ClientIP); err != nil {
 			return nil, err
@@ -109,23 +120,11 @@ func (s *Service) Start(ctx context.Context, p StartParams) (*organization.Membe
 	if err := s.d.Limiter.Allow(ctx, SendPerEmail, org.OrganizationID+"|"+email); err != nil {
 		return nil, err
 	}
-	var target string
-	if method == DeliveryMagicLink {
-		if target, err = s.d.Projects.ResolveRedirect(ctx, p.Project.ID, project.RedirectLogin, p.RedirectURL); err != nil {
-			return nil, err
-		}
-	}
 	var m *organization.Member
 	var secret string
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
 		var err error
-		if m, err = s.d.Orgs.OrgMember(ctx, q, org, p.MemberID); err != nil {
-			return err
-		}
-		if m.Status != organization.StatusActive {
-			return apierr.New(apierr.InactiveMember)
-		}
-		if err := s.d.Orgs.CheckNewEmail(ctx, q, org, m, email); err != nil {
+		if m, err = s.check(ctx, q, org, p.MemberID, email); err != nil {
 			return err
 		}
 		if err := s.cancel(ctx, q, m.MemberID); err != nil {
@@ -148,6 +147,19 @@ func (s *Service) Start(ctx context.Context, p StartParams) (*organization.Membe
 		return nil, apierr.Wrap(apierr.EmailDeliveryFailed, err)
 	}
 	return m, nil
+}
+
+// check loads the member through q and decides whether it may change to
+// email: active members only, and organization.CheckNewEmail.
+func (s *Service) check(ctx context.Context, q store.Querier, org *organization.Organization, memberID, email string) (*organization.Member, error) {
+	m, err := s.d.Orgs.OrgMember(ctx, q, org, memberID)
+	if err != nil {
+		return nil, err
+	}
+	if m.Status != organization.StatusActive {
+		return nil, apierr.New(apierr.InactiveMember)
+	}
+	return m, s.d.Orgs.CheckNewEmail(ctx, q, org, m, email)
 }
 
 // cancel ends the member's email update in flight, whichever its kind.
