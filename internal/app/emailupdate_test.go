@@ -259,6 +259,17 @@ func TestUnlinkRetiredEmail(t *testing.T) {
 		if len(ret) != 2 {
 			t.Fatalf("retired after two changes: %v", ret)
 		}
+		// Lists of members carry them too.
+		r := e.backend(http.MethodPost, "/v1/b2b/organizations/members/search", map[string]any{"organization_ids": []string{f.acme}})
+		found := false
+		for _, m := range r.Body["members"].([]any) {
+			if m := m.(map[string]any); m["member_id"] == f.plainID {
+				found = len(retired(m)) == 2
+			}
+		}
+		if r.Status != 200 || !found {
+			t.Fatalf("member search lacks the retired addresses: %s", r.Raw)
+		}
 
 		// Reserved: another member cannot have it, by create or by change.
 		want(t, e.backend(http.MethodPost, "/v1/b2b/organizations/"+f.acme+"/members", map[string]any{"email_address": "bob@acme.test"}),
@@ -293,7 +304,7 @@ func TestUnlinkRetiredEmail(t *testing.T) {
 			map[string]any{"email_id": bobID}), 404, "member_not_found")
 
 		// Self, by address.
-		r := unlink(bob, "", map[string]any{"email_address": "BOB@acme.test"})
+		r = unlink(bob, "", map[string]any{"email_address": "BOB@acme.test"})
 		if got := retired(member(r.data())); r.Status != 200 || len(got) != 1 || got[robertID] != "robert@acme.test" {
 			t.Fatalf("self unlink: %s", r.Raw)
 		}
@@ -308,7 +319,8 @@ func TestUnlinkRetiredEmail(t *testing.T) {
 		change(bob, "", "bobby@acme.test", "b@acme.test")
 		r = e.backend(http.MethodPost, "/v1/b2b/organizations/"+f.acme+"/members/"+f.plainID+"/unlink_retired_email",
 			map[string]any{"email_address": "bobby@acme.test"})
-		if r.Status != 200 || len(retired(r.Body["member"].(map[string]any))) != 0 || r.Body["organization"] == nil {
+		if r.Status != 200 || len(retired(r.Body["member"].(map[string]any))) != 0 || r.Body["organization"] == nil ||
+			r.Body["organization_id"] != f.acme || r.Body["member_id"] != f.plainID {
 			t.Fatalf("backend unlink: %s", r.Raw)
 		}
 	})

@@ -63,10 +63,18 @@ func (h Handlers) UnlinkRetired(r *http.Request) (any, error) {
 	return h.unlinkRetired(r, o, r.PathValue("member_id"), req)
 }
 
+// UnlinkResponse answers unlink_retired_email: MemberResponseCommon plus
+// organization_id, which the API family declares for this method.
+type UnlinkResponse struct {
+	MemberResponse
+	OrganizationID string `json:"organization_id"`
+}
+
 func (h Handlers) unlinkRetired(r *http.Request, o *Organization, memberID string, req unlinkRequest) (any, error) {
 	m, err := h.Store.UnlinkRetired(r.Context(), o, memberID, req.EmailID, req.EmailAddress)
 	if err != nil {
 		return nil, err
 	}
-	return &MemberResponse{MemberID: m.MemberID, Member: m, Organization: o}, nil
+	return &UnlinkResponse{MemberResponse: MemberResponse{MemberID: m.MemberID, Member: m, Organization: o},
+		OrganizationID: o.OrganizationID}, nil
 }
