@@ -356,6 +356,69 @@ test('node client: discovery by emailed code, organization list, exchange and sw
   assert.equal(sw.member_session.organization_id, second.organization_id);
 });
 
+test('node client: member email change, retired addresses, password and TOTP deletion', async () => {
+  const client = newClient();
+  const { organization, member, email } = await orgWithMember(client, 'Email Change');
+  const org = organization.organization_id;
+  const first = await widgetLogin(org, email);
+  const oldEmailId = first.member_session.authentication_factors[0].email_factor.email_id;
+
+  const newEmail = uniqueEmail('email-change-new');
+  const started = await client.organizations.members.startEmailUpdate({
+    organization_id: org,
+    member_id: member.member_id,
+    email_address: newEmail,
+    delivery_method: 'EMAIL_MAGIC_LINK',
+  });
+  assertShape(started, 'B2BOrganizationsMembersStartEmailUpdateResponse');
+  assert.equal(started.member.email_address, email, 'nothing changes before the new address is proven');
+  const mail = await h.waitForMail(newEmail);
+  const link = mail.links.find((l) => l.includes('stytch_token_type=multi_tenant_magic_links'));
+  assert.ok(link, `no link in ${JSON.stringify(mail.links)}`);
+  const redeemed = await client.magicLinks.authenticate({
+    magic_links_token: new URL(link).searchParams.get('token'),
+    session_duration_minutes: 30,
+  });
+  assertShape(redeemed, 'B2BMagicLinksAuthenticateResponse');
+  assert.equal(redeemed.reset_sessions, true);
+  assert.equal(redeemed.member.email_address, newEmail);
+  assert.deepEqual(redeemed.member.retired_email_addresses, [{ email_id: oldEmailId, email_address: email }]);
+  await assert.rejects(client.sessions.authenticate({ session_token: first.session_token }), (e) => {
+    assert.equal(e.error_type, 'session_not_found');
+    return true;
+  });
+
+  const unlinked = await client.organizations.members.unlinkRetiredEmail({
+    organization_id: org,
+    member_id: member.member_id,
+    email_id: oldEmailId,
+  });
+  assertShape(unlinked, 'B2BOrganizationsMembersUnlinkRetiredEmailResponse');
+  assert.equal(unlinked.organization_id, org);
+  assert.deepEqual(unlinked.member.retired_email_addresses, []);
+
+  // A known bcrypt vector ("U*U") imported for the new address, then deleted.
+  await client.passwords.migrate({
+    organization_id: org,
+    email_address: newEmail,
+    hash_type: 'bcrypt',
+    hash: '$2a$05$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW',
+  });
+  const withPassword = await client.organizations.members.get({ organization_id: org, member_id: member.member_id });
+  assert.ok(withPassword.member.member_password_id, 'the import gave the member a password');
+  const deleted = await client.organizations.members.deletePassword({
+    organization_id: org,
+    member_password_id: withPassword.member.member_password_id,
+  });
+  assertShape(deleted, 'B2BOrganizationsMembersDeletePasswordResponse');
+  assert.equal(deleted.member_id, member.member_id);
+  assert.equal(deleted.member.member_password_id, '');
+
+  const noTotp = await client.organizations.members.deleteTOTP({ organization_id: org, member_id: member.member_id });
+  assertShape(noTotp, 'B2BOrganizationsMembersDeleteTOTPResponse');
+  assert.equal(noTotp.member.totp_registration_id, '');
+});
+
 test('node client: errors arrive as StytchError with our error_type', async () => {
   const client = newClient();
   await assert.rejects(

@@ -16,6 +16,7 @@ import (
 	"github.com/latchkey/latchkey/internal/config"
 	"github.com/latchkey/latchkey/internal/discovery"
 	"github.com/latchkey/latchkey/internal/emailotp"
+	"github.com/latchkey/latchkey/internal/emailupdate"
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/notify"
@@ -51,13 +52,14 @@ type App struct {
 	Outbox   *notify.Outbox // nil outside dev mode
 	Limiter  *ratelimit.Limiter
 
-	magicLinks *magiclink.Service
-	emailOTP   *emailotp.Service
-	passwords  *password.Service
-	discovery  *discovery.Service
-	mfa        *mfa.Service
-	mailer     notify.Mailer
-	widget     fs.FS
+	magicLinks  *magiclink.Service
+	emailOTP    *emailotp.Service
+	passwords   *password.Service
+	discovery   *discovery.Service
+	mfa         *mfa.Service
+	emailUpdate *emailupdate.Service
+	mailer      notify.Mailer
+	widget      fs.FS
 }
 
 // New opens and migrates the database and wires the services.
@@ -119,6 +121,8 @@ func NewWithDB(_ context.Context, cfg config.Config, db *store.DB, opt Options) 
 	if err := a.wireMFA(); err != nil {
 		return nil, err
 	}
+	a.emailUpdate = emailupdate.New(emailupdate.Deps{DB: db, Projects: a.Projects, Orgs: a.Orgs, MagicLinks: a.magicLinks,
+		EmailOTP: a.emailOTP, Mailer: a.mailer, Limiter: a.Limiter})
 	return a, nil
 }
 

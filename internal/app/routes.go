@@ -7,6 +7,7 @@ import (
 	"github.com/latchkey/latchkey/internal/devmode"
 	"github.com/latchkey/latchkey/internal/discovery"
 	"github.com/latchkey/latchkey/internal/emailotp"
+	"github.com/latchkey/latchkey/internal/emailupdate"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/mfa"
@@ -32,9 +33,10 @@ func (a *App) Handler() http.Handler {
 	sess := session.Handlers{Sessions: a.Sessions, Projects: a.Projects, Limiter: a.Limiter}
 	ml := magiclink.Handlers{Service: a.magicLinks, Sessions: members}
 	otp := emailotp.Handlers{Service: a.emailOTP}
-	pw := password.Handlers{Service: a.passwords}
+	pw := password.Handlers{Service: a.passwords, Sessions: members}
 	disc := discovery.Handlers{Service: a.discovery}
-	mfaSDK, mfaAPI := mfa.Handlers{Service: a.mfa}, mfa.Handlers{Service: a.mfa, Backend: true}
+	mfaSDK, mfaAPI := mfa.Handlers{Service: a.mfa, Sessions: members}, mfa.Handlers{Service: a.mfa, Backend: true}
+	emailUpdate := emailupdate.Handlers{Service: a.emailUpdate, Sessions: members}
 	origins := project.OriginPolicy{Resolver: a.Resolver, BaseOrigin: origin(a.Config.BaseURL)}
 	events := telemetry.Handler{DB: a.DB, Clock: a.Clock, Resolver: a.Resolver, Origins: origins, Limiter: a.Limiter}
 
@@ -92,6 +94,17 @@ func (a *App) Handler() http.Handler {
 		{"GET /sdk/v1/b2b/recovery_codes", mfaSDK.GetRecoveryCodes, ""},
 		{"DELETE /sdk/v1/b2b/organizations/members/deleteTOTP", mfaSDK.DeleteSelfTOTP, ""},
 		{"DELETE /sdk/v1/b2b/organizations/members/deletePhoneNumber", mfaSDK.DeleteSelfPhone, ""},
+
+		// Member self-service and admin routes of 3.11/3.12: email change,
+		// retired addresses, password and MFA factor deletion (self, or an
+		// admin for a member of the same organization).
+		{"POST /sdk/v1/b2b/organizations/members/start_email_update", emailUpdate.SDKSelf, ""},
+		{"POST /sdk/v1/b2b/organizations/members/{member_id}/start_email_update", emailUpdate.SDKMember, ""},
+		{"POST /sdk/v1/b2b/organizations/members/unlink_retired_email", orgs.SDKUnlinkSelfRetired, ""},
+		{"POST /sdk/v1/b2b/organizations/members/{member_id}/unlink_retired_email", orgs.SDKUnlinkRetired, ""},
+		{"DELETE /sdk/v1/b2b/organizations/members/passwords/{member_password_id}", pw.SDKDelete, ""},
+		{"DELETE /sdk/v1/b2b/organizations/members/mfa_phone_numbers/{member_id}", mfaSDK.SDKDeleteMemberPhone, ""},
+		{"DELETE /sdk/v1/b2b/organizations/members/totp/{member_id}", mfaSDK.SDKDeleteMemberTOTP, ""},
 	}
 	// Backend face: flat JSON, Basic project_id:secret.
 	backendRoutes := []route{
@@ -139,8 +152,9 @@ func (a *App) Handler() http.Handler {
 		{"POST /v1/b2b/discovery/organizations/create", disc.Create, ""},
 		{"POST /v1/b2b/discovery/intermediate_sessions/exchange", disc.Exchange, ""},
 		{"POST /v1/b2b/sessions/exchange", disc.SessionExchange, ""},
-		// Multi-factor authentication. The DELETE covers .../members/{member_id}/totp
-		// and .../members/mfa_phone_numbers/{member_id} (see DeleteMemberFactor).
+		// Multi-factor authentication. The DELETE covers .../members/{member_id}/totp,
+		// .../members/mfa_phone_numbers/{member_id} and .../members/passwords/{member_password_id}
+		// (see deleteMemberSubresource).
 		{"POST /v1/b2b/otps/sms/send", mfaAPI.SendSMS, ""},
 		{"POST /v1/b2b/otps/sms/authenticate", mfaAPI.AuthenticateSMS, ""},
 		{"POST /v1/b2b/totp", mfaAPI.CreateTOTP, ""},
@@ -149,7 +163,11 @@ func (a *App) Handler() http.Handler {
 		{"POST /v1/b2b/recovery_codes/recover", mfaAPI.Recover, ""},
 		{"GET /v1/b2b/recovery_codes/{organization_id}/{member_id}", mfaAPI.GetRecoveryCodes, ""},
 		{"POST /v1/b2b/recovery_codes/rotate", mfaAPI.RotateRecoveryCodes, ""},
-		{"DELETE /v1/b2b/organizations/{organization_id}/members/{a}/{b}", mfaAPI.DeleteMemberFactor, ""},
+		{"DELETE /v1/b2b/organizations/{organization_id}/members/{a}/{b}", deleteMemberSubresource(pw, mfaAPI), ""},
+
+		// Member email change and retired addresses.
+		{"POST /v1/b2b/organizations/{organization_id}/members/{member_id}/start_email_update", emailUpdate.Backend, ""},
+		{"POST /v1/b2b/organizations/{organization_id}/members/{member_id}/unlink_retired_email", orgs.UnlinkRetired, ""},
 	}
 
 	sdk := http.NewServeMux()

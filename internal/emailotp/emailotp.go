@@ -170,7 +170,9 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
 		member, err := s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, email)
 		if errors.Is(err, store.ErrNotFound) {
-			return apierr.New(apierr.OTPCodeNotFound)
+			// Nobody has this address yet: it may be a member's new one.
+			resp, wrong, err = s.authenticateEmailUpdate(ctx, q, p, org, email, duration)
+			return err
 		}
 		if err != nil {
 			return err

@@ -83,12 +83,13 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &AuthResponse{AuthResponse: res}, nil
+	return res, nil
 }
 
 // AuthResponse is the magic-link authenticate answer: the common one plus
-// reset_sessions, which the API family declares for this method. Redeeming
-// a login link never resets other sessions, so it is always false.
+// reset_sessions, which the API family declares for this method. It is
+// true only for an email-update link, whose redemption ends the member's
+// other sessions; a login link never does.
 type AuthResponse struct {
 	*session.AuthResponse
 	ResetSessions bool `json:"reset_sessions"`

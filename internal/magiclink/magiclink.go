@@ -199,8 +199,10 @@ type AuthParams struct {
 	IntermediateSessionToken string
 }
 
-// Authenticate redeems a magic-link token for a session.
-func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.AuthResponse, error) {
+// Authenticate redeems a magic-link token for a session. Redeeming an
+// email-update link also changes the member's address and ends their other
+// sessions (reset_sessions).
+func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*AuthResponse, error) {
 	if p.Token == "" {
 		return nil, apierr.Invalid("magic_links_token", "magic_links_token is required.")
 	}
@@ -212,14 +214,15 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 		return nil, err
 	}
 	var resp *session.AuthResponse
+	var reset bool
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
 		now := s.d.Clock.Now()
-		var id, orgID, memberID, challenge string
+		var id, orgID, memberID, challenge, purpose, newEmail string
 		var expires int64
 		var used *int64
-		err := q.QueryRowContext(ctx, `SELECT magic_link_id, organization_id, member_id, pkce_code_challenge, expires_at, used_at
-			FROM magic_links WHERE token_hash = $1 AND project_id = $2`, ids.Hash(p.Token), p.Project.ID).
-			Scan(&id, &orgID, &memberID, &challenge, &expires, &used)
+		err := q.QueryRowContext(ctx, `SELECT magic_link_id, organization_id, member_id, pkce_code_challenge, expires_at, used_at,
+			purpose, email_address FROM magic_links WHERE token_hash = $1 AND project_id = $2`, ids.Hash(p.Token), p.Project.ID).
+			Scan(&id, &orgID, &memberID, &challenge, &expires, &used, &purpose, &newEmail)
 		if err != nil {
 			return apierr.Wrap(apierr.UnableToAuthMagicLink, store.MapError(err))
 		}
@@ -252,8 +255,13 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 		if err != nil {
 			return apierr.Wrap(apierr.UnableToAuthMagicLink, err)
 		}
-		resp, err = s.d.Sessions.CompleteEmail(ctx, q, session.EmailLogin{Project: p.Project, Organization: org, Member: member,
-			FactorType: "magic_link", DurationMinutes: duration, IST: p.IntermediateSessionToken})
+		login := session.EmailLogin{Project: p.Project, Organization: org, Member: member,
+			FactorType: "magic_link", DurationMinutes: duration, IST: p.IntermediateSessionToken}
+		if reset = purpose == PurposeEmailUpdate; reset {
+			resp, err = s.d.Sessions.CompleteEmailChange(ctx, q, login, newEmail)
+		} else {
+			resp, err = s.d.Sessions.CompleteEmail(ctx, q, login)
+		}
 		return err
 	})
 	if err != nil {
@@ -263,7 +271,7 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 		}
 		return nil, fmt.Errorf("magiclink: authenticate: %w", err)
 	}
-	return resp, nil
+	return &AuthResponse{AuthResponse: resp, ResetSessions: reset}, nil
 }
 
 // S256 is the PKCE S256 transform: base64url(SHA-256(verifier)), unpadded.

@@ -1,6 +1,7 @@
 package mfa
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -17,6 +18,9 @@ import (
 type Handlers struct {
 	Service *Service
 	Backend bool
+	// Sessions resolves the logged-in caller of the SDK member routes
+	// (SDKDeleteMemberPhone, SDKDeleteMemberTOTP).
+	Sessions organization.Sessions
 }
 
 type request struct {
@@ -232,6 +236,34 @@ func (h Handlers) DeleteMemberFactor(r *http.Request) (any, error) {
 	default:
 		return nil, apierr.New(apierr.RouteNotFound)
 	}
+	if err != nil {
+		return nil, err
+	}
+	return memberResponse(res), nil
+}
+
+// SDKDeleteMemberPhone handles SDK DELETE b2b/organizations/members/mfa_phone_numbers/{member_id}.
+func (h Handlers) SDKDeleteMemberPhone(r *http.Request) (any, error) {
+	return h.sdkDeleteFactor(r, h.Service.DeletePhone)
+}
+
+// SDKDeleteMemberTOTP handles SDK DELETE b2b/organizations/members/totp/{member_id}.
+func (h Handlers) SDKDeleteMemberTOTP(r *http.Request) (any, error) {
+	return h.sdkDeleteFactor(r, h.Service.DeleteTOTP)
+}
+
+// sdkDeleteFactor removes a factor of a member of the caller's
+// organization: the caller's own, or (admins) another member's.
+func (h Handlers) sdkDeleteFactor(r *http.Request, del func(context.Context, Who) (*MemberResult, error)) (any, error) {
+	c, err := organization.CallerFromSession(r, h.Service.d.Orgs, h.Sessions)
+	if err != nil {
+		return nil, err
+	}
+	id := r.PathValue("member_id")
+	if err := c.ActOn(id); err != nil {
+		return nil, err
+	}
+	res, err := del(r.Context(), Who{Project: c.Project, OrganizationID: c.Organization.OrganizationID, MemberID: id, Vouched: true})
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,11 @@ type Who struct {
 	// Backend is true on the backend face, where the project secret may
 	// vouch for the member named by OrganizationID and MemberID.
 	Backend bool
+	// Vouched is true when the caller's session was already found to allow
+	// acting on that member (organization.SessionCaller.ActOn: the member
+	// themselves or an admin of the organization); like the secret, it
+	// counts only for calls that do not authenticate a factor.
+	Vouched bool
 }
 
 // subject is the member an MFA call acts for and how they were proven.
@@ -64,7 +69,7 @@ func (s *Service) resolve(ctx context.Context, w Who, trusted bool) (*subject, e
 			return nil, err
 		}
 		orgID, memberID, out.sess = sr.Organization.OrganizationID, sr.Member.MemberID, sr
-	case trusted && w.Backend:
+	case trusted && (w.Backend || w.Vouched):
 		if w.OrganizationID == "" || w.MemberID == "" {
 			return nil, apierr.Invalid("member_id", "organization_id and member_id are required.")
 		}

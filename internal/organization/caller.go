@@ -58,6 +58,15 @@ func (c *SessionCaller) RequireAdmin() error {
 	return nil
 }
 
+// ActOn allows acting on member memberID of the caller's organization:
+// anyone may act on themselves, only admins on others.
+func (c *SessionCaller) ActOn(memberID string) error {
+	if memberID == c.Member.MemberID {
+		return nil
+	}
+	return c.RequireAdmin()
+}
+
 // RolesToAdmin maps a roles list of a member create or update onto the
 // current role model: stytch_member is implicit and stytch_admin is the
 // is_admin flag. Other roles need RBAC, which does not exist yet, so they

@@ -26,7 +26,11 @@ func (s *Store) MembersByEmail(ctx context.Context, q store.Querier, projectID, 
 		}
 		out = append(out, m)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("organization: members by email: %w", err)
+	}
+	rows.Close() // q may be a transaction: free its connection for the next query
+	return out, s.withRetired(ctx, q, out...)
 }
 
 // ClaimingDomain returns the organizations that restrict email JIT to a

@@ -77,8 +77,18 @@ func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organiza
 			return nil, err
 		}
 		if email != m.EmailAddress {
+			if err := s.refuseRetired(ctx, q, org.OrganizationID, email, m.MemberID); err != nil {
+				return nil, err
+			}
+			// Back to one of the member's own former addresses: it keeps
+			// its id and leaves the retired list.
+			if emailID, err = s.unretire(ctx, q, m.MemberID, email); err != nil {
+				return nil, err
+			}
+			if emailID == "" {
+				emailID = ids.New("email", env)
+			}
 			m.EmailAddress, m.EmailAddressVerified = email, false
-			emailID = ids.New("email", env)
 		}
 	}
 	_, err = q.ExecContext(ctx, `UPDATE members SET name = $1, trusted_metadata = $2, untrusted_metadata = $3,

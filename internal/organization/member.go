@@ -36,7 +36,7 @@ type Member struct {
 	MemberID               string         `json:"member_id"`
 	EmailAddress           string         `json:"email_address"`
 	EmailAddressVerified   bool           `json:"email_address_verified"`
-	RetiredEmailAddresses  []any          `json:"retired_email_addresses"`
+	RetiredEmailAddresses  []RetiredEmail `json:"retired_email_addresses"`
 	Status                 string         `json:"status"`
 	Name                   string         `json:"name"`
 	TrustedMetadata        map[string]any `json:"trusted_metadata"`

@@ -47,7 +47,7 @@ func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 		return nil, fmt.Errorf("decode untrusted_metadata: %w", err)
 	}
 	m.CreatedAt, m.UpdatedAt = store.Time(created), store.Time(updated)
-	m.RetiredEmailAddresses, m.SSORegistrations, m.OAuthRegistrations = []any{}, []any{}, []any{}
+	m.RetiredEmailAddresses, m.SSORegistrations, m.OAuthRegistrations = []RetiredEmail{}, []any{}, []any{}
 	m.Roles = rolesFor(&m)
 	return &m, nil
 }
@@ -59,7 +59,7 @@ func (s *Store) Member(ctx context.Context, q store.Querier, projectID, memberID
 	if err != nil {
 		return nil, fmt.Errorf("organization: member %s: %w", memberID, err)
 	}
-	return m, nil
+	return m, s.withRetired(ctx, q, m)
 }
 
 // MemberByEmail loads the member with a (normalised) email in an organization.
@@ -69,7 +69,7 @@ func (s *Store) MemberByEmail(ctx context.Context, q store.Querier, orgID, email
 	if err != nil {
 		return nil, fmt.Errorf("organization: member by email: %w", err)
 	}
-	return m, nil
+	return m, s.withRetired(ctx, q, m)
 }
 
 // NewMember describes a member to create.
@@ -90,6 +90,9 @@ func (s *Store) CreateMember(ctx context.Context, q store.Querier, org *Organiza
 	}
 	if nm.UntrustedMetadata == nil {
 		nm.UntrustedMetadata = map[string]any{}
+	}
+	if err := s.refuseRetired(ctx, q, org.OrganizationID, nm.Email, ""); err != nil {
+		return nil, err
 	}
 	id := ids.New("member", env)
 	now := store.Millis(s.clock.Now())

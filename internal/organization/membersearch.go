@@ -148,6 +148,7 @@ func (s *Store) SearchMembers(ctx context.Context, projectID string, p MemberSea
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("organization: member search: %w", err)
 	}
+	rows.Close()
 	if len(out.Members) > limit {
 		out.Members = out.Members[:limit]
 		last := out.Members[limit-1]
@@ -156,7 +157,7 @@ func (s *Store) SearchMembers(ctx context.Context, projectID string, p MemberSea
 	for _, m := range out.Members {
 		out.Organizations[m.OrganizationID] = orgs[m.OrganizationID]
 	}
-	return out, nil
+	return out, s.withRetired(ctx, q, out.Members...)
 }
 
 func filtersOn(q *Query, name string) bool {

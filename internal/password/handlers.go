@@ -13,7 +13,11 @@ import (
 
 // Handlers serves the password routes. Where the two faces differ (who the
 // session is, what a reset start may reveal) there is one handler per face.
-type Handlers struct{ Service *Service }
+// Sessions resolves the logged-in member behind SDK member routes.
+type Handlers struct {
+	Service  *Service
+	Sessions organization.Sessions
+}
 
 type strengthRequest struct {
 	Password     string `json:"password"`

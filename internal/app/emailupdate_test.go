@@ -1,0 +1,327 @@
+package app_test
+
+import (
+	"net/http"
+	"testing"
+)
+
+// startUpdate calls SDK start_email_update: for the session's own member
+// when memberID is "", else through the {member_id} route.
+func (e *env) startUpdate(session, memberID string, body map[string]any) resp {
+	e.t.Helper()
+	path := "/b2b/organizations/members/start_email_update"
+	if memberID != "" {
+		path = "/b2b/organizations/members/" + memberID + "/start_email_update"
+	}
+	return e.sdkAs(http.MethodPost, path, body, session)
+}
+
+// retired lists a member's retired addresses as "email_id=address".
+func retired(m map[string]any) map[string]string {
+	out := map[string]string{}
+	list, _ := m["retired_email_addresses"].([]any)
+	for _, r := range list {
+		r := r.(map[string]any)
+		out[r["email_id"].(string)] = r["email_address"].(string)
+	}
+	return out
+}
+
+// emailFactor returns the email factor of a session answer.
+func emailFactor(d map[string]any) map[string]any {
+	ms, _ := d["member_session"].(map[string]any)
+	if ms == nil {
+		return nil
+	}
+	f := ms["authentication_factors"].([]any)[0].(map[string]any)
+	ef, _ := f["email_factor"].(map[string]any)
+	return ef
+}
+
+// The whole change by link: bob asks from his session; the link goes to
+// the new address only; redeeming it logs him in with the new address,
+// retires the old one and ends every older session; then the new address
+// logs in and the old one does not.
+func TestEmailUpdateByLink(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		f := newMeFixture(t, e)
+		second := e.sessionFor(f.acme, "bob@acme.test")
+		old := e.checkCodeLogin(f.acme, "bob@acme.test")
+		oldEmailID := emailFactor(old)["email_id"].(string)
+
+		r := e.startUpdate(f.plain, "", map[string]any{"email_address": "Robert@Acme.test", "login_redirect_url": e.page,
+			"locale": "en", "login_template_id": "ignored"})
+		if r.Status != 200 || r.data()["member_id"] != f.plainID || member(r.data())["email_address"] != "bob@acme.test" ||
+			r.data()["organization"].(map[string]any)["organization_id"] != f.acme {
+			t.Fatalf("start: %s", r.Raw)
+		}
+		// Nothing changes until the new address is proven.
+		if m := e.member(f.acme, f.plainID); m["email_address"] != "bob@acme.test" || len(retired(m)) != 0 {
+			t.Fatalf("member changed before verification: %v", m)
+		}
+		links, _ := e.lastMail("robert@acme.test")
+		if len(links) != 1 {
+			t.Fatalf("links to the new address: %v", links)
+		}
+		token := tokenFrom(t, e, links[0])
+
+		r = e.redeem(token, nil)
+		d := r.data()
+		m := member(d)
+		if r.Status != 200 || d["member_session"] == nil || d["reset_sessions"] != true || m["email_address"] != "robert@acme.test" ||
+			m["email_address_verified"] != true || m["member_id"] != f.plainID {
+			t.Fatalf("redeem: %s", r.Raw)
+		}
+		if got := retired(m); len(got) != 1 || got[oldEmailID] != "bob@acme.test" {
+			t.Fatalf("retired = %v, want the old address with its email id %s", got, oldEmailID)
+		}
+		if ef := emailFactor(d); ef["email_address"] != "robert@acme.test" || ef["email_id"] == oldEmailID {
+			t.Fatalf("new session's email factor: %v", ef)
+		}
+		wantFactors(t, d, "magic_link/email/PRIMARY")
+		fresh := d["session_token"].(string)
+
+		// Older sessions are over; the new one works; the link is spent.
+		for _, s := range []string{f.plain, second} {
+			want(t, e.sdkAs(http.MethodGet, "/b2b/organizations/members/me", nil, s), 404, "session_not_found")
+		}
+		if r := e.sdkAs(http.MethodGet, "/b2b/organizations/members/me", nil, fresh); r.Status != 200 ||
+			member(r.data())["email_address"] != "robert@acme.test" {
+			t.Fatalf("new session: %s", r.Raw)
+		}
+		want(t, e.redeem(token, nil), 401, "unable_to_auth_magic_link")
+		// Other members' sessions are untouched.
+		if r := e.sdkAs(http.MethodGet, "/b2b/organizations/members/me", nil, f.admin); r.Status != 200 {
+			t.Fatalf("admin session after bob's change: %s", r.Raw)
+		}
+
+		// The backend sees the change.
+		if m := e.member(f.acme, f.plainID); m["email_address"] != "robert@acme.test" || retired(m)[oldEmailID] != "bob@acme.test" {
+			t.Fatalf("backend member: %v", m)
+		}
+		// The new address logs in; the old one no longer does.
+		if d := e.checkCodeLogin(f.acme, "robert@acme.test"); member(d)["member_id"] != f.plainID {
+			t.Fatalf("login with the new address: %v", d)
+		}
+		if r := e.sendCode(f.acme, "bob@acme.test"); r.Status == 200 {
+			t.Fatalf("the old address still starts a login: %s", r.Raw)
+		}
+		if r := e.sendLink(f.acme, "bob@acme.test", nil); r.Status == 200 {
+			t.Fatalf("the old address still gets a login link: %s", r.Raw)
+		}
+	})
+}
+
+// checkCodeLogin logs in by email code and returns the session answer.
+func (e *env) checkCodeLogin(org, email string) map[string]any {
+	e.t.Helper()
+	if r := e.sendCode(org, email); r.Status != 200 {
+		e.t.Fatalf("send code to %s: %s", email, r.Raw)
+	}
+	_, codes := e.lastMail(email)
+	r := e.checkCode(org, email, codes[0])
+	if r.Status != 200 || r.data()["member_session"] == nil {
+		e.t.Fatalf("code login of %s: %s", email, r.Raw)
+	}
+	return r.data()
+}
+
+// The change by code, started by an admin for another member: the code is
+// checked with the new address in that organization, counts misses and
+// works once.
+func TestEmailUpdateByCode(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		f := newMeFixture(t, e)
+		r := e.startUpdate(f.admin, f.plainID, map[string]any{"email_address": "robert@acme.test", "delivery_method": "EMAIL_OTP"})
+		if r.Status != 200 || r.data()["member_id"] != f.plainID || member(r.data())["email_address"] != "bob@acme.test" {
+			t.Fatalf("admin start: %s", r.Raw)
+		}
+		links, codes := e.lastMail("robert@acme.test")
+		if len(codes) != 1 || len(links) != 0 {
+			t.Fatalf("code mail: links %v codes %v", links, codes)
+		}
+		code := codes[0]
+
+		// The code proves only the new address, only in this organization.
+		want(t, e.checkCode(f.acme, "bob@acme.test", code), 404, "otp_code_not_found")
+		want(t, e.checkCode(f.beta, "robert@acme.test", code), 404, "otp_code_not_found")
+		want(t, e.checkCode(f.acme, "robert@acme.test", wrongCode(code)), 404, "otp_code_not_found")
+		if m := e.member(f.acme, f.plainID); m["email_address"] != "bob@acme.test" {
+			t.Fatalf("changed by a wrong code: %v", m)
+		}
+
+		r = e.checkCode(f.acme, "robert@acme.test", code)
+		d := r.data()
+		if r.Status != 200 || d["member_session"] == nil || member(d)["email_address"] != "robert@acme.test" ||
+			retired(member(d)) == nil || len(retired(member(d))) != 1 {
+			t.Fatalf("code authenticate: %s", r.Raw)
+		}
+		wantFactors(t, d, "otp/email/PRIMARY")
+		want(t, e.sdkAs(http.MethodGet, "/b2b/organizations/members/me", nil, f.plain), 404, "session_not_found")
+		want(t, e.checkCode(f.acme, "robert@acme.test", code), 404, "otp_code_not_found")
+		if r := e.sdkAs(http.MethodGet, "/b2b/organizations/members/me", nil, d["session_token"].(string)); r.Status != 200 {
+			t.Fatalf("new session: %s", r.Raw)
+		}
+
+		// The backend face: the secret starts it for any member of the
+		// named organization, by link to a registered login URL.
+		r = e.backend(http.MethodPost, "/v1/b2b/organizations/"+f.beta+"/members/"+f.betaID+"/start_email_update",
+			map[string]any{"email_address": "cyrus@beta.test"})
+		if r.Status != 200 || r.Body["member_id"] != f.betaID || r.Body["member"].(map[string]any)["email_address"] != "cy@beta.test" {
+			t.Fatalf("backend start: %s", r.Raw)
+		}
+		links, _ = e.lastMail("cyrus@beta.test")
+		if r := e.redeem(tokenFrom(t, e, links[0]), nil); r.Status != 200 || member(r.data())["email_address"] != "cyrus@beta.test" {
+			t.Fatalf("backend-started redeem: %s", r.Raw)
+		}
+		want(t, e.backend(http.MethodPost, "/v1/b2b/organizations/"+f.acme+"/members/"+f.betaID+"/start_email_update",
+			map[string]any{"email_address": "x@beta.test"}), 404, "member_not_found")
+	})
+}
+
+// What start_email_update refuses, and who may call it.
+func TestEmailUpdateRefusals(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		f := newMeFixture(t, e)
+		start := func(session, id, email string, extra map[string]any) resp {
+			body := map[string]any{"email_address": email}
+			for k, v := range extra {
+				body[k] = v
+			}
+			return e.startUpdate(session, id, body)
+		}
+		want(t, start(f.plain, "", "ADA@acme.test", nil), 400, "duplicate_member_email")
+		want(t, start(f.plain, "", "bob@acme.test", nil), 400, "invalid_request")
+		want(t, start(f.plain, "", "not-an-email", nil), 400, "invalid_email")
+		want(t, start(f.plain, "", "x@acme.test", map[string]any{"delivery_method": "SMS"}), 400, "invalid_request")
+		want(t, start(f.plain, "", "x@acme.test", map[string]any{"login_redirect_url": "https://evil.test/"}), 400, "redirect_url_not_registered")
+		want(t, start("", "", "x@acme.test", nil), 401, "user_unauthenticated")
+		// Members act on themselves; only admins on others; nobody across
+		// organizations.
+		want(t, start(f.plain, f.adminID, "x@acme.test", nil), 403, "unauthorized_action")
+		want(t, start(f.betaSession, f.plainID, "x@acme.test", nil), 404, "member_not_found")
+		if r := start(f.plain, f.plainID, "bobby@acme.test", nil); r.Status != 200 {
+			t.Fatalf("own id through the admin route: %s", r.Raw)
+		}
+		// A newer start cancels the one in flight.
+		first, _ := e.lastMail("bobby@acme.test")
+		if r := start(f.plain, "", "rob@acme.test", map[string]any{"delivery_method": "EMAIL_OTP"}); r.Status != 200 {
+			t.Fatalf("second start: %s", r.Raw)
+		}
+		want(t, e.redeem(tokenFrom(t, e, first[0]), nil), 401, "unable_to_auth_magic_link")
+
+		// RESTRICTED: the new address must be of an allowed domain.
+		e.backend(http.MethodPut, "/v1/b2b/organizations/"+f.acme, map[string]any{"email_jit_provisioning": "RESTRICTED",
+			"email_allowed_domains": []string{"acme.test"}})
+		want(t, start(f.admin, "", "ada@elsewhere.test", nil), 403, "invalid_email_for_jit_provisioning")
+		if r := start(f.admin, "", "ada.l@acme.test", nil); r.Status != 200 {
+			t.Fatalf("allowed domain: %s", r.Raw)
+		}
+		// Deleted members cannot change address.
+		dee := e.createMember(f.acme, "dee@acme.test")
+		e.backend(http.MethodDelete, "/v1/b2b/organizations/"+f.acme+"/members/"+dee, nil)
+		want(t, start(f.admin, dee, "dee2@acme.test", nil), 403, "inactive_member")
+
+		// Sends are rate-limited per member.
+		limited := false
+		for i := 0; i < 8 && !limited; i++ {
+			limited = start(f.plain, "", "limit@acme.test", nil).errType() == "too_many_requests"
+		}
+		if !limited {
+			t.Fatal("start_email_update is not rate-limited")
+		}
+	})
+}
+
+// A retired address stays its member's until unlinked: no other member
+// may take it. Unlinking works for oneself, for admins on others, and on
+// the backend face; never across organizations.
+func TestUnlinkRetiredEmail(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		f := newMeFixture(t, e)
+		change := func(session, id, from, to string) map[string]any {
+			t.Helper()
+			if r := e.startUpdate(session, id, map[string]any{"email_address": to}); r.Status != 200 {
+				t.Fatalf("start %s -> %s: %s", from, to, r.Raw)
+			}
+			links, _ := e.lastMail(to)
+			r := e.redeem(tokenFrom(t, e, links[0]), nil)
+			if r.Status != 200 {
+				t.Fatalf("redeem %s -> %s: %s", from, to, r.Raw)
+			}
+			return r.data()
+		}
+		d := change(f.plain, "", "bob@acme.test", "robert@acme.test")
+		bob := d["session_token"].(string)
+		d = change(bob, "", "robert@acme.test", "bobby@acme.test")
+		bob = d["session_token"].(string)
+		ret := retired(member(d))
+		if len(ret) != 2 {
+			t.Fatalf("retired after two changes: %v", ret)
+		}
+		// Lists of members carry them too.
+		r := e.backend(http.MethodPost, "/v1/b2b/organizations/members/search", map[string]any{"organization_ids": []string{f.acme}})
+		found := false
+		for _, m := range r.Body["members"].([]any) {
+			if m := m.(map[string]any); m["member_id"] == f.plainID {
+				found = len(retired(m)) == 2
+			}
+		}
+		if r.Status != 200 || !found {
+			t.Fatalf("member search lacks the retired addresses: %s", r.Raw)
+		}
+
+		// Reserved: another member cannot have it, by create or by change.
+		want(t, e.backend(http.MethodPost, "/v1/b2b/organizations/"+f.acme+"/members", map[string]any{"email_address": "bob@acme.test"}),
+			400, "duplicate_member_email")
+		want(t, e.startUpdate(f.admin, "", map[string]any{"email_address": "robert@acme.test"}), 400, "duplicate_member_email")
+		// Other organizations are not affected by acme's reservations.
+		if r := e.backend(http.MethodPost, "/v1/b2b/organizations/"+f.beta+"/members", map[string]any{"email_address": "bob@acme.test"}); r.Status != 200 {
+			t.Fatalf("beta member with acme's retired address: %s", r.Raw)
+		}
+
+		unlink := func(session, id string, body map[string]any) resp {
+			path := "/b2b/organizations/members/unlink_retired_email"
+			if id != "" {
+				path = "/b2b/organizations/members/" + id + "/unlink_retired_email"
+			}
+			return e.sdkAs(http.MethodPost, path, body, session)
+		}
+		want(t, unlink(bob, "", map[string]any{}), 400, "invalid_request")
+		want(t, unlink(bob, "", map[string]any{"email_address": "nobody@acme.test"}), 404, "email_not_found")
+		var bobID, robertID string
+		for id, a := range ret {
+			if a == "bob@acme.test" {
+				bobID = id
+			} else {
+				robertID = id
+			}
+		}
+		want(t, unlink(bob, "", map[string]any{"email_id": bobID, "email_address": "robert@acme.test"}), 404, "email_not_found")
+		want(t, unlink(bob, f.adminID, map[string]any{"email_address": "ada@acme.test"}), 403, "unauthorized_action")
+		want(t, unlink(f.betaSession, f.plainID, map[string]any{"email_id": bobID}), 404, "member_not_found")
+		want(t, e.backend(http.MethodPost, "/v1/b2b/organizations/"+f.beta+"/members/"+f.plainID+"/unlink_retired_email",
+			map[string]any{"email_id": bobID}), 404, "member_not_found")
+
+		// Self, by address.
+		r = unlink(bob, "", map[string]any{"email_address": "BOB@acme.test"})
+		if got := retired(member(r.data())); r.Status != 200 || len(got) != 1 || got[robertID] != "robert@acme.test" {
+			t.Fatalf("self unlink: %s", r.Raw)
+		}
+		if r := e.backend(http.MethodPost, "/v1/b2b/organizations/"+f.acme+"/members", map[string]any{"email_address": "bob@acme.test"}); r.Status != 200 {
+			t.Fatalf("unlinked address is free again: %s", r.Raw)
+		}
+		// Admin, by id, through the SDK; then the backend face.
+		r = unlink(f.admin, f.plainID, map[string]any{"email_id": robertID})
+		if r.Status != 200 || len(retired(member(r.data()))) != 0 || r.data()["member_id"] != f.plainID {
+			t.Fatalf("admin unlink: %s", r.Raw)
+		}
+		change(bob, "", "bobby@acme.test", "b@acme.test")
+		r = e.backend(http.MethodPost, "/v1/b2b/organizations/"+f.acme+"/members/"+f.plainID+"/unlink_retired_email",
+			map[string]any{"email_address": "bobby@acme.test"})
+		if r.Status != 200 || len(retired(r.Body["member"].(map[string]any))) != 0 || r.Body["organization"] == nil ||
+			r.Body["organization_id"] != f.acme || r.Body["member_id"] != f.plainID {
+			t.Fatalf("backend unlink: %s", r.Raw)
+		}
+	})
+}

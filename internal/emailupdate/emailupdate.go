@@ -1,0 +1,191 @@
+// Package emailupdate implements start_email_update: a member's email
+// address changes only once its owner proves the new one. Starting sends a
+// single-use magic link (to a registered login redirect URL, token type
+// multi_tenant_magic_links, purpose email_update) or a 6-digit code to the
+// NEW address. Redeeming it through the ordinary magic_links/authenticate
+// or otps/email/authenticate (with the new address) changes the member's
+// address, retires the old one and ends the member's other sessions
+// (session.CompleteEmailChange); nothing changes before that.
+//
+// Security: the secrets are the magic-link and email-code ones (hashed,
+// expiring, single use, codes locked after repeated misses); a member has
+// at most one update in flight, starting another cancels the previous
+// link or code; sends are rate-limited per member, per new address and,
+// from browsers, per client address. The new address must not belong to
+// another member of the organization (duplicate_member_email), current or
+// retired, and must be of an allowed domain where the organization
+// restricts email JIT or invites to its domains.
+package emailupdate
+
+import (
+	"context"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/emailotp"
+	"github.com/latchkey/latchkey/internal/magiclink"
+	"github.com/latchkey/latchkey/internal/notify"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Delivery methods of start_email_update.
+const (
+	DeliveryMagicLink = "EMAIL_MAGIC_LINK"
+	DeliveryOTP       = "EMAIL_OTP"
+)
+
+// Rate limits for starting email updates.
+var (
+	SendPerMember = ratelimit.Rule{Name: "email_update_member", Limit: 5, Window: 10 * time.Minute}
+	SendPerEmail  = ratelimit.Rule{Name: "email_update_email", Limit: 5, Window: 10 * time.Minute}
+	SendPerIP     = ratelimit.Rule{Name: "email_update_ip", Limit: 50, Window: 10 * time.Minute}
+)
+
+// Deps are the collaborators of the email-update service.
+type Deps struct {
+	DB         *store.DB
+	Projects   *project.Store
+	Orgs       *organization.Store
+	MagicLinks *magiclink.Service
+	EmailOTP   *emailotp.Service
+	Mailer     notify.Mailer
+	Limiter    *ratelimit.Limiter
+}
+
+// Service starts email updates.
+type Service struct{ d Deps }
+
+// New returns an email-update service.
+func New(d Deps) *Service { return &Service{d: d} }
+
+// StartParams is a start_email_update request for member MemberID of
+// Organization, already authorized by the caller.
+type StartParams struct {
+	Project *project.Project
+	// ClientIP, when set (SDK face), also limits sends per client address.
+	ClientIP       string
+	Organization   *organization.Organization
+	MemberID       string
+	Email          string
+	RedirectURL    string
+	DeliveryMethod string
+}
+
+// DeliveryMethod validates a requested delivery method ("" is the link).
+func DeliveryMethod(requested string) (string, error) {
+	switch requested {
+	case "", DeliveryMagicLink:
+		return DeliveryMagicLink, nil
+	case DeliveryOTP:
+		return DeliveryOTP, nil
+	}
+	return "", apierr.Invalid("delivery_method", "delivery_method must be EMAIL_MAGIC_LINK or EMAIL_OTP.")
+}
+
+// Start checks the new address and emails it a link or code. It returns
+// the member, still with the old address.
+func (s *Service) Start(ctx context.Context, p StartParams) (*organization.Member, error) {
+	method, err := DeliveryMethod(p.DeliveryMethod)
+	if err != nil {
+		return nil, err
+	}
+	email, err := emailaddr.Normalize(p.Email)
+	if err != nil {
+		return nil, err
+	}
+	org := p.Organization
+	var target string
+	if method == DeliveryMagicLink {
+		if target, err = s.d.Projects.ResolveRedirect(ctx, p.Project.ID, project.RedirectLogin, p.RedirectURL); err != nil {
+			return nil, err
+		}
+	}
+	// Refusals are answered before the limits count, so only real sends
+	// (and attempts at them) use up a member's allowance.
+	if _, err := s.check(ctx, s.d.DB.Read(), org, p.MemberID, email); err != nil {
+		return nil, err
+	}
+	if p.ClientIP != "" {
+		if err := s.d.Limiter.Allow(ctx, SendPerIP, p.Project.ID+"|"+p.ClientIP); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.d.Limiter.Allow(ctx, SendPerMember, p.Project.ID+"|"+p.MemberID); err != nil {
+		return nil, err
+	}
+	if err := s.d.Limiter.Allow(ctx, SendPerEmail, org.OrganizationID+"|"+email); err != nil {
+		return nil, err
+	}
+	var m *organization.Member
+	var secret string
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		var err error
+		if m, err = s.check(ctx, q, org, p.MemberID, email); err != nil {
+			return err
+		}
+		if err := s.cancel(ctx, q, m.MemberID); err != nil {
+			return err
+		}
+		if method == DeliveryOTP {
+			secret, err = s.d.EmailOTP.IssueEmailUpdate(ctx, q, p.Project, org, m, email)
+		} else {
+			secret, _, err = s.d.MagicLinks.IssueEmailUpdate(ctx, q, p.Project, org, m, email, magiclink.DefaultExpiryMinutes)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.deliver(ctx, p.Project, org, method, email, target, secret); err != nil {
+		// A secret nobody received must not stay redeemable. Best effort:
+		// if this fails too, the secret still expires on its own.
+		_ = s.d.DB.Tx(ctx, func(q store.Querier) error { return s.cancel(ctx, q, m.MemberID) })
+		return nil, apierr.Wrap(apierr.EmailDeliveryFailed, err)
+	}
+	return m, nil
+}
+
+// check loads the member through q and decides whether it may change to
+// email: active members only, and organization.CheckNewEmail.
+func (s *Service) check(ctx context.Context, q store.Querier, org *organization.Organization, memberID, email string) (*organization.Member, error) {
+	m, err := s.d.Orgs.OrgMember(ctx, q, org, memberID)
+	if err != nil {
+		return nil, err
+	}
+	if m.Status != organization.StatusActive {
+		return nil, apierr.New(apierr.InactiveMember)
+	}
+	return m, s.d.Orgs.CheckNewEmail(ctx, q, org, m, email)
+}
+
+// cancel ends the member's email update in flight, whichever its kind.
+func (s *Service) cancel(ctx context.Context, q store.Querier, memberID string) error {
+	if err := s.d.MagicLinks.CancelEmailUpdates(ctx, q, memberID); err != nil {
+		return err
+	}
+	return s.d.EmailOTP.CancelEmailUpdates(ctx, q, memberID)
+}
+
+func (s *Service) deliver(ctx context.Context, p *project.Project, org *organization.Organization, method, to, target, secret string) error {
+	var msg notify.Email
+	var err error
+	if method == DeliveryOTP {
+		msg, err = notify.EmailUpdateCodeEmail(to, notify.CodeData{ProjectName: p.Name, OrganizationName: org.OrganizationName,
+			Code: secret, ExpiresIn: emailotp.DefaultExpiry})
+	} else {
+		var link string
+		if link, err = magiclink.EmailUpdateLink(target, secret); err != nil {
+			return err
+		}
+		msg, err = notify.EmailUpdateLinkEmail(to, notify.LinkData{ProjectName: p.Name, OrganizationName: org.OrganizationName,
+			URL: link, ExpiresIn: magiclink.DefaultExpiryMinutes * time.Minute})
+	}
+	if err != nil {
+		return err
+	}
+	return s.d.Mailer.Send(ctx, msg)
+}

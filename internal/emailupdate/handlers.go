@@ -1,0 +1,101 @@
+package emailupdate
+
+import (
+	"net/http"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailotp"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/magiclink"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+)
+
+// Handlers serves start_email_update on both faces. Sessions resolves the
+// logged-in member behind SDK calls.
+type Handlers struct {
+	Service  *Service
+	Sessions organization.Sessions
+}
+
+type startRequest struct {
+	EmailAddress     string `json:"email_address"`
+	LoginRedirectURL string `json:"login_redirect_url"`
+	// Accepted for wire compatibility; emails use the built-in template
+	// and language.
+	LoginTemplateID string `json:"login_template_id"`
+	Locale          string `json:"locale"`
+	DeliveryMethod  string `json:"delivery_method"`
+}
+
+func (req startRequest) params(p *project.Project, o *organization.Organization, memberID string) StartParams {
+	return StartParams{Project: p, Organization: o, MemberID: memberID, Email: req.EmailAddress,
+		RedirectURL: req.LoginRedirectURL, DeliveryMethod: req.DeliveryMethod}
+}
+
+// SDKSelf handles SDK POST b2b/organizations/members/start_email_update:
+// the logged-in member changes their own address.
+func (h Handlers) SDKSelf(r *http.Request) (any, error) {
+	return h.sdk(r, "")
+}
+
+// SDKMember handles SDK POST b2b/organizations/members/{member_id}/start_email_update:
+// a member's own address, or (admins) another member's of the same
+// organization.
+func (h Handlers) SDKMember(r *http.Request) (any, error) {
+	return h.sdk(r, r.PathValue("member_id"))
+}
+
+func (h Handlers) sdk(r *http.Request, memberID string) (any, error) {
+	var req startRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	method, err := DeliveryMethod(req.DeliveryMethod)
+	if err != nil {
+		return nil, err
+	}
+	c, err := organization.CallerFromSession(r, h.Service.d.Orgs, h.Sessions)
+	if err != nil {
+		return nil, err
+	}
+	if memberID == "" {
+		memberID = c.Member.MemberID
+	}
+	if err := c.ActOn(memberID); err != nil {
+		return nil, err
+	}
+	// The browser may only send what the project offers it.
+	product := magiclink.Product
+	if method == DeliveryOTP {
+		product = emailotp.Product
+	}
+	if err := project.RequireProduct(r.Context(), product); err != nil {
+		return nil, err
+	}
+	sp := req.params(c.Project, c.Organization, memberID)
+	sp.ClientIP = httpapi.ClientIP(r)
+	return h.start(r, sp)
+}
+
+// Backend handles POST /v1/b2b/organizations/{organization_id}/members/{member_id}/start_email_update.
+func (h Handlers) Backend(r *http.Request) (any, error) {
+	var req startRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	p := project.CallerFrom(r.Context()).Project
+	o, err := h.Service.d.Orgs.Get(r.Context(), p.ID, r.PathValue("organization_id"))
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	return h.start(r, req.params(p, o, r.PathValue("member_id")))
+}
+
+func (h Handlers) start(r *http.Request, sp StartParams) (any, error) {
+	m, err := h.Service.Start(r.Context(), sp)
+	if err != nil {
+		return nil, err
+	}
+	return &organization.MemberResponse{MemberID: m.MemberID, Member: m, Organization: sp.Organization}, nil
+}

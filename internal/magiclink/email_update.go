@@ -1,0 +1,49 @@
+package magiclink
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// PurposeEmailUpdate marks a link that verifies a member's new address:
+// redeeming it (Authenticate) changes the member's email to that address.
+const PurposeEmailUpdate = "email_update"
+
+// IssueEmailUpdate stores, inside q, a link for member m of org that
+// verifies the new address email, and returns its token and id. The
+// caller delivers it (to email, never to the old address) and has already
+// cancelled the member's earlier email updates.
+func (s *Service) IssueEmailUpdate(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization,
+	m *organization.Member, email string, minutes int) (token, id string, err error) {
+	token, id = ids.Token(), ids.New("magic-link", p.Env)
+	now := s.d.Clock.Now()
+	_, err = q.ExecContext(ctx, `INSERT INTO magic_links (magic_link_id, project_id, organization_id, member_id, token_hash,
+		purpose, email_address, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
+		id, p.ID, org.OrganizationID, m.MemberID, ids.Hash(token), PurposeEmailUpdate, email,
+		store.Millis(now), store.Millis(now.Add(time.Duration(minutes)*time.Minute)))
+	if err != nil {
+		return "", "", fmt.Errorf("magiclink: insert email update: %w", err)
+	}
+	return token, id, nil
+}
+
+// CancelEmailUpdates spends, inside q, every live email-update link of a
+// member: a member has at most one email update in flight.
+func (s *Service) CancelEmailUpdates(ctx context.Context, q store.Querier, memberID string) error {
+	_, err := q.ExecContext(ctx, `UPDATE magic_links SET used_at = $1 WHERE member_id = $2 AND purpose = $3 AND used_at IS NULL`,
+		store.Millis(s.d.Clock.Now()), memberID, PurposeEmailUpdate)
+	if err != nil {
+		return fmt.Errorf("magiclink: cancel email updates: %w", err)
+	}
+	return nil
+}
+
+// EmailUpdateLink is the emailed URL of an email-update token: the
+// registered login redirect URL with the usual token parameters.
+func EmailUpdateLink(target, token string) (string, error) { return withToken(target, token) }

@@ -1,0 +1,80 @@
+package organization
+
+import (
+	"net/http"
+
+	"github.com/latchkey/latchkey/internal/httpapi"
+)
+
+type unlinkRequest struct {
+	EmailID      string `json:"email_id"`
+	EmailAddress string `json:"email_address"`
+}
+
+func decodeUnlink(r *http.Request) (unlinkRequest, error) {
+	var req unlinkRequest
+	err := httpapi.Decode(r, &req)
+	return req, err
+}
+
+// SDKUnlinkSelfRetired handles SDK POST b2b/organizations/members/unlink_retired_email:
+// the logged-in member unlinks one of their own retired addresses.
+func (h Handlers) SDKUnlinkSelfRetired(r *http.Request) (any, error) {
+	req, err := decodeUnlink(r)
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.sessionCaller(r)
+	if err != nil {
+		return nil, err
+	}
+	return h.unlinkRetired(r, c.Organization, c.Member.MemberID, req)
+}
+
+// SDKUnlinkRetired handles SDK POST b2b/organizations/members/{member_id}/unlink_retired_email:
+// a member's own addresses, or (admins) another member's of the same
+// organization.
+func (h Handlers) SDKUnlinkRetired(r *http.Request) (any, error) {
+	req, err := decodeUnlink(r)
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.sessionCaller(r)
+	if err != nil {
+		return nil, err
+	}
+	id := r.PathValue("member_id")
+	if err := c.ActOn(id); err != nil {
+		return nil, err
+	}
+	return h.unlinkRetired(r, c.Organization, id, req)
+}
+
+// UnlinkRetired handles POST /v1/b2b/organizations/{organization_id}/members/{member_id}/unlink_retired_email.
+func (h Handlers) UnlinkRetired(r *http.Request) (any, error) {
+	req, err := decodeUnlink(r)
+	if err != nil {
+		return nil, err
+	}
+	_, o, err := h.backendOrg(r)
+	if err != nil {
+		return nil, err
+	}
+	return h.unlinkRetired(r, o, r.PathValue("member_id"), req)
+}
+
+// UnlinkResponse answers unlink_retired_email: MemberResponseCommon plus
+// organization_id, which the API family declares for this method.
+type UnlinkResponse struct {
+	MemberResponse
+	OrganizationID string `json:"organization_id"`
+}
+
+func (h Handlers) unlinkRetired(r *http.Request, o *Organization, memberID string, req unlinkRequest) (any, error) {
+	m, err := h.Store.UnlinkRetired(r.Context(), o, memberID, req.EmailID, req.EmailAddress)
+	if err != nil {
+		return nil, err
+	}
+	return &UnlinkResponse{MemberResponse: MemberResponse{MemberID: m.MemberID, Member: m, Organization: o},
+		OrganizationID: o.OrganizationID}, nil
+}

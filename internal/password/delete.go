@@ -1,0 +1,92 @@
+package password
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// DeleteParams names a password to delete through a member of an
+// organization. Authorize, when set, decides inside the transaction
+// whether the caller may act on the member who holds it.
+type DeleteParams struct {
+	Project      *project.Project
+	Organization *organization.Organization
+	PasswordID   string
+	Authorize    func(m *organization.Member) error
+}
+
+// Delete removes the password member_password_id of a member of the
+// organization, with its outstanding reset links, and returns the member
+// (now without a password). A password that no member of the organization
+// holds is member_password_not_found, so nobody reaches another
+// organization's credentials. A password belongs to an email address and
+// is shared by that address's memberships in every organization of the
+// project, so the others lose it too.
+func (s *Service) Delete(ctx context.Context, a DeleteParams) (*organization.Member, error) {
+	var m *organization.Member
+	err := s.d.DB.Tx(ctx, func(q store.Querier) error {
+		var email string
+		err := q.QueryRowContext(ctx, `SELECT email_address FROM member_passwords WHERE password_id = $1 AND project_id = $2`,
+			a.PasswordID, a.Project.ID).Scan(&email)
+		if err != nil {
+			return organization.NotFound(store.MapError(err), apierr.MemberPasswordNotFound)
+		}
+		if m, err = s.d.Orgs.MemberByEmail(ctx, q, a.Organization.OrganizationID, email); err != nil {
+			return organization.NotFound(err, apierr.MemberPasswordNotFound)
+		}
+		if a.Authorize != nil {
+			if err := a.Authorize(m); err != nil {
+				return err
+			}
+		}
+		if _, err := q.ExecContext(ctx, `DELETE FROM member_passwords WHERE password_id = $1`, a.PasswordID); err != nil {
+			return fmt.Errorf("password: delete: %w", err)
+		}
+		if err := s.retireResets(ctx, q, a.Project.ID, email); err != nil {
+			return err
+		}
+		m, err = s.d.Orgs.Member(ctx, q, a.Project.ID, m.MemberID)
+		return err
+	})
+	if err != nil {
+		return nil, wrap("delete", err)
+	}
+	return m, nil
+}
+
+// SDKDelete handles SDK DELETE b2b/organizations/members/passwords/{member_password_id}:
+// the logged-in member's own password, or (admins) that of another member
+// of the same organization.
+func (h Handlers) SDKDelete(r *http.Request) (any, error) {
+	c, err := organization.CallerFromSession(r, h.Service.d.Orgs, h.Sessions)
+	if err != nil {
+		return nil, err
+	}
+	m, err := h.Service.Delete(r.Context(), DeleteParams{Project: c.Project, Organization: c.Organization,
+		PasswordID: r.PathValue("member_password_id"),
+		Authorize:  func(m *organization.Member) error { return c.ActOn(m.MemberID) }})
+	if err != nil {
+		return nil, err
+	}
+	return &organization.MemberResponse{MemberID: m.MemberID, Member: m, Organization: c.Organization}, nil
+}
+
+// BackendDelete handles DELETE /v1/b2b/organizations/{organization_id}/members/passwords/{member_password_id}.
+func (h Handlers) BackendDelete(r *http.Request) (any, error) {
+	p := project.CallerFrom(r.Context()).Project
+	o, err := h.Service.d.Orgs.Get(r.Context(), p.ID, r.PathValue("organization_id"))
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	m, err := h.Service.Delete(r.Context(), DeleteParams{Project: p, Organization: o, PasswordID: r.PathValue("member_password_id")})
+	if err != nil {
+		return nil, err
+	}
+	return &organization.MemberResponse{MemberID: m.MemberID, Member: m, Organization: o}, nil
+}

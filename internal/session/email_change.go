@@ -1,0 +1,37 @@
+package session
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// CompleteEmailChange finishes a redeemed email-update link or code inside
+// the caller's transaction. l.Member is the member whose address changes
+// and email the new address the secret was sent to (and so is now proven):
+// the member's address becomes email and the old one is retired, every
+// existing session of the member ends (they were started by whoever
+// controlled the old address), and the login then completes as any email
+// login with the new address.
+func (s *Service) CompleteEmailChange(ctx context.Context, q store.Querier, l EmailLogin, email string) (*AuthResponse, error) {
+	m, err := s.orgs.ChangeEmail(ctx, q, l.Organization, l.Project.Env, l.Member.MemberID, email)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.RevokeMemberTx(ctx, q, l.Project.ID, m.MemberID); err != nil {
+		return nil, err
+	}
+	l.Member = m
+	return s.CompleteEmail(ctx, q, l)
+}
+
+// RevokeMemberTx ends every live session of a member inside the caller's
+// transaction.
+func (s *Service) RevokeMemberTx(ctx context.Context, q store.Querier, projectID, memberID string) error {
+	if _, err := q.ExecContext(ctx, `UPDATE member_sessions SET revoked_at = $1 WHERE project_id = $2 AND member_id = $3
+		AND revoked_at IS NULL`, store.Millis(s.clock.Now()), projectID, memberID); err != nil {
+		return fmt.Errorf("session: revoke member sessions: %w", err)
+	}
+	return nil
+}
