@@ -20,6 +20,7 @@ import { AuthFlowType } from './config';
 import { DiscoveryFlow } from './discoveryFlow';
 import { EventType } from './events';
 import { FlowCore, type ActionResult, type ControllerDeps } from './flowCore';
+import { MfaFlow } from './mfaFlow';
 import { Redirects } from './redirects';
 import { isDiscovering, selectEmailMethods } from './selectors';
 import { slugFromURL } from './slug';
@@ -38,11 +39,15 @@ export class LoginController {
   readonly redirects: Redirects;
   /** The organization list: choose, create, or be logged in directly. */
   readonly discovery: DiscoveryFlow;
+  /** Multi-factor authentication after a primary login. */
+  readonly mfa: MfaFlow;
 
   constructor(private readonly deps: ControllerDeps) {
     this.core = new FlowCore(deps);
     this.redirects = new Redirects(this.core);
     this.discovery = new DiscoveryFlow(this.core, this.redirects);
+    this.mfa = new MfaFlow(this.core);
+    this.core.onMfaEntered = () => this.mfa.begin();
   }
 
   /** Runs once per mounted widget: last used method, URL token, organization lookup, telemetry. */

@@ -12,6 +12,12 @@ export const EventType = {
   B2BDiscoveryOrganizationsCreate: 'B2B_DISCOVERY_ORGANIZATIONS_CREATE',
   B2BDiscoveryIntermediateSessionExchange: 'B2B_DISCOVERY_INTERMEDIATE_SESSION_EXCHANGE',
   AuthenticateFlowComplete: 'AUTHENTICATE_FLOW_COMPLETE',
+  // Multi-factor authentication
+  B2BSMSOTPSend: 'B2B_SMS_OTP_SEND',
+  B2BSMSOTPAuthenticate: 'B2B_SMS_OTP_AUTHENTICATE',
+  B2BTOTPCreate: 'B2B_TOTP_CREATE',
+  B2BTOTPAuthenticate: 'B2B_TOTP_AUTHENTICATE',
+  B2BRecoveryCodesRecover: 'B2B_RECOVERY_CODES_RECOVER',
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 

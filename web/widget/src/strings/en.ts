@@ -99,6 +99,58 @@ export const en = {
   'error.screen.OrganizationDiscoveryClaimedDomain':
     'Your email domain is claimed by an organization, so you cannot join or create other organizations. Contact your admin for help.',
 
+  // Multi-factor authentication
+  'mfa.selection.title': 'Set up multi-factor authentication',
+  'mfa.selection.body': 'Your organization requires an additional form of verification to make your account more secure.',
+  'mfa.selection.listLabel': 'Verification methods',
+  'mfa.method.sms_otp': 'Text me a code',
+  'mfa.method.totp': 'Use an authenticator app',
+  'mfa.smsEnroll.title': 'Enter your phone number to set up multi-factor authentication',
+  'mfa.smsEnroll.body': 'We will text a 6-digit passcode to this number each time you log in.',
+  'mfa.smsEnroll.countryLabel': 'Country',
+  'mfa.smsEnroll.countryOption': '{country} (+{callingCode})',
+  'mfa.smsEnroll.countryNamesLocale': 'en',
+  'mfa.smsEnroll.phoneLabel': 'Phone number',
+  'mfa.smsEnroll.phoneRequired': 'Enter your phone number.',
+  'mfa.smsEnroll.submit': 'Send code',
+  'mfa.smsEntry.title': 'Enter passcode',
+  'mfa.smsEntry.body': 'A 6-digit passcode was sent to you at {phoneNumber}.',
+  'mfa.smsEntry.sending': 'Sending passcode',
+  'mfa.switchToSms': 'Text me a code instead',
+  'mfa.switchToTotp': 'Use an authenticator app instead',
+  'mfa.totpQr.title': 'Scan the QR code to link your authenticator app',
+  'mfa.totpQr.body':
+    'In your authenticator app (such as Google Authenticator, Microsoft Authenticator or 1Password), add an account and scan this QR code.',
+  'mfa.totpQr.imageAlt': 'QR code for your authenticator app',
+  'mfa.totpQr.loading': 'Preparing your authenticator app setup',
+  'mfa.totpQr.retry': 'Try again',
+  'mfa.totpQr.showCode': 'Can’t scan the QR code? Show the setup key',
+  'mfa.totpManual.title': 'Enter the setup key in your authenticator app',
+  'mfa.totpManual.body': 'In your authenticator app, add an account, choose to enter a key, and type this key. Pick time-based if asked.',
+  'mfa.totpManual.secretLabel': 'Setup key',
+  'mfa.totpManual.copy': 'Copy key',
+  'mfa.totpManual.copied': 'Code copied to clipboard',
+  'mfa.totpManual.copyFailed': "Couldn't copy code to clipboard",
+  'mfa.totpManual.showQr': 'Show the QR code instead',
+  'mfa.totp.continue': 'Continue',
+  'mfa.totpEntry.title': 'Enter verification code',
+  'mfa.totpEntry.body': 'Enter the 6-digit code from your authenticator app.',
+  'mfa.totpEntry.useRecoveryCode': 'Can’t access your authenticator app? Use a backup code',
+  'mfa.recoveryEntry.title': 'Enter backup code',
+  'mfa.recoveryEntry.body': 'Enter one of the backup codes you saved when you set up your authenticator app.',
+  'mfa.recoveryEntry.label': 'Backup code',
+  'mfa.recoveryEntry.required': 'Enter a backup code.',
+  'mfa.recoveryEntry.submit': 'Continue',
+  'mfa.recoverySave.title': 'Save your backup codes!',
+  'mfa.recoverySave.body':
+    'This is the only time you will see these codes. Each one can be used once to log in if you lose access to your authenticator app.',
+  'mfa.recoverySave.listLabel': 'Backup codes',
+  'mfa.recoverySave.copy': 'Copy all',
+  'mfa.recoverySave.copied': 'Codes copied to clipboard',
+  'mfa.recoverySave.copyFailed': "Couldn't copy codes to clipboard",
+  'mfa.recoverySave.download': 'Download .txt',
+  'mfa.recoverySave.done': 'Done',
+
   // Shared controls
   'common.back': 'Back',
   'common.watermark': 'Powered by Latchkey',
@@ -139,6 +191,7 @@ export const en = {
   'error.api.otp_code_not_found': 'Invalid passcode, please try again.',
   'error.api.duplicate_member_phone_number':
     'A member with the specified phone number already exists for this organization.',
+  'error.api.recovery_code_not_found': 'Invalid backup code, please try again.',
 } as const;
 
 export type StringKey = keyof typeof en;
