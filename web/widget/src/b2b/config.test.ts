@@ -40,4 +40,17 @@ describe('normalizeConfig', () => {
   it('announces only products whose flows are missing', () => {
     expect(normalizeConfig({ products: ['emailOtp', 'oauth', 'sso', 'passwords'] }).unsupportedProducts).toEqual(['passwords']);
   });
+
+  it('maps MFA product names to policy names, dropping unknown and repeated ones', () => {
+    const none = normalizeConfig({ products: ['emailOtp'] });
+    expect(none.mfaProductOrder).toEqual([]);
+    expect(none.mfaProductInclude).toBeNull();
+    const set = normalizeConfig({
+      products: ['emailOtp'],
+      mfaProductOrder: ['totp', 'smsOtp', 'totp'],
+      mfaProductInclude: ['smsOtp', 'passkeys' as never],
+    });
+    expect(set.mfaProductOrder).toEqual(['totp', 'sms_otp']);
+    expect(set.mfaProductInclude).toEqual(['sms_otp']);
+  });
 });

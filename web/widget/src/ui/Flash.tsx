@@ -39,7 +39,7 @@ export function useFlash(clock: Clock) {
  */
 export function Flash({ message }: { message: FlashMessage | null }) {
   return (
-    <p className={`lk-flash${message && !message.ok ? ' lk-flash--error' : ''}`} role="status" aria-live="polite">
+    <p className={message?.ok ? 'lk-text lk-text--muted' : 'lk-error-text'} role="status" aria-live="polite">
       {message?.text ?? ''}
     </p>
   );

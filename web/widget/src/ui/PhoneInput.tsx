@@ -44,14 +44,14 @@ export function PhoneInput(props: PhoneInputProps) {
   }, [namesLocale]);
   const countryId = `${id}-country`;
   return (
-    <div className="lk-phone">
+    <div className="lk-form">
       <div className="lk-field">
         <label className="lk-label" htmlFor={countryId}>
           {countryLabel}
         </label>
         <select
           id={countryId}
-          className="lk-input lk-select"
+          className="lk-input"
           value={country}
           disabled={disabled}
           autoComplete="tel-country-code"

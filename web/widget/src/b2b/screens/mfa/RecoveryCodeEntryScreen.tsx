@@ -37,7 +37,7 @@ export function RecoveryCodeEntryScreen() {
           error={recover.error}
         />
         <Button type="submit" loading={recover.busy}>
-          {t('mfa.recoveryEntry.submit')}
+          {t('mfa.continue')}
         </Button>
       </form>
       <BackButton />

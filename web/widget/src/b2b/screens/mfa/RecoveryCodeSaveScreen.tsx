@@ -18,12 +18,10 @@ export function RecoveryCodeSaveScreen() {
       <p className="lk-text">{t('mfa.recoverySave.body')}</p>
       <ul className="lk-codes" aria-label={t('mfa.recoverySave.listLabel')}>
         {codes.map((code) => (
-          <li key={code}>
-            <code>{code}</code>
-          </li>
+          <li key={code}>{code}</li>
         ))}
       </ul>
-      <div className="lk-row lk-row--split">
+      <div className="lk-button-group">
         <Button variant="secondary" onClick={() => void onCopy()}>
           {t('mfa.recoverySave.copy')}
         </Button>

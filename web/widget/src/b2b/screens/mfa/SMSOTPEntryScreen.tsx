@@ -17,7 +17,7 @@ export function SMSOTPEntryScreen() {
   const waitingForFirstCode = sms.isSending && sms.codeExpiration === null;
   return (
     <>
-      <Heading>{t('mfa.smsEntry.title')}</Heading>
+      <Heading>{t('otp.title')}</Heading>
       {sms.formattedDestination ? (
         <p className="lk-text">{t('mfa.smsEntry.body', { phoneNumber: sms.formattedDestination })}</p>
       ) : null}

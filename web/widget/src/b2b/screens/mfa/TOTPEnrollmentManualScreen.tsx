@@ -22,10 +22,14 @@ export function TOTPEnrollmentManualScreen() {
     <>
       <Heading>{t('mfa.totpManual.title')}</Heading>
       <p className="lk-text">{t('mfa.totpManual.body')}</p>
-      <figure className="lk-secret">
-        <figcaption className="lk-label">{t('mfa.totpManual.secretLabel')}</figcaption>
-        <code className="lk-secret__code">{chunkSecret(enrollment?.secret ?? '').join(' ')}</code>
-      </figure>
+      <div className="lk-field">
+        <span className="lk-label">
+          {t('mfa.totpManual.secretLabel')}
+        </span>
+        <code className="lk-secret">
+          {chunkSecret(enrollment?.secret ?? '').join(' ')}
+        </code>
+      </div>
       <Button variant="secondary" onClick={() => void onCopy()}>
         {t('mfa.totpManual.copy')}
       </Button>
@@ -33,7 +37,7 @@ export function TOTPEnrollmentManualScreen() {
       <Button variant="text" onClick={() => controller.mfa.toggleTotpCode()}>
         {t('mfa.totpManual.showQr')}
       </Button>
-      <Button onClick={() => controller.mfa.continueToTotpEntry()}>{t('mfa.totp.continue')}</Button>
+      <Button onClick={() => controller.mfa.continueToTotpEntry()}>{t('mfa.continue')}</Button>
       <BackButton />
     </>
   );

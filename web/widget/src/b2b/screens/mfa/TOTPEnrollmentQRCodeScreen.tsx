@@ -19,7 +19,7 @@ export function TOTPEnrollmentQRCodeScreen() {
           <Button variant="text" onClick={() => controller.mfa.toggleTotpCode()}>
             {t('mfa.totpQr.showCode')}
           </Button>
-          <Button onClick={() => controller.mfa.continueToTotpEntry()}>{t('mfa.totp.continue')}</Button>
+          <Button onClick={() => controller.mfa.continueToTotpEntry()}>{t('mfa.continue')}</Button>
         </>
       ) : isCreating ? (
         <div className="lk-center">
