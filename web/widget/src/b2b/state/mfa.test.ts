@@ -94,7 +94,9 @@ describe('which enrolled method is used', () => {
     expect(login({ sms: true, totp: true, defaultMethod: 'totp', allowed: ['sms_otp'] }).screen).toBe(Screen.SMSOTPEntry);
     expect(login({ sms: true, totp: true }).screen).toBe(Screen.SMSOTPEntry);
     expect(login({ totp: true, defaultMethod: 'sms_otp' }).screen).toBe(Screen.TOTPEntry);
-    expect(chooseMfaMethod(mfaResponse({ sms: true, totp: true }), mfaPrimaryInfo(mfaResponse({ sms: true, totp: true, allowed: ['totp'] }), { ...ACME, mfa_methods: 'RESTRICTED', allowed_mfa_methods: ['totp'] } as unknown as Organization))).toBe('totp');
+    const restricted = { ...ACME, mfa_methods: 'RESTRICTED', allowed_mfa_methods: ['totp'] } as unknown as Organization;
+    const both = mfaResponse({ sms: true, totp: true });
+    expect(chooseMfaMethod(both, mfaPrimaryInfo(both, restricted))).toBe('totp');
   });
 
   it('SMS when the server initiated it, with the code expiring in 2 minutes', () => {

@@ -12,7 +12,7 @@ import {
   TOTP_AUTH,
   TOTP_CREATE,
   typeCode,
-} from './mfaTestKit';
+} from '../../../test/mfaKit';
 
 describe('MFA Enrollment Selection', () => {
   it('appears when both methods are allowed, in mfaProductOrder, and leads to each enrollment', async () => {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { getCookie, SESSION_COOKIE } from '../../../session/cookies';
 import { apiError, json, loggedInResponse } from '../../../test/fakeServer';
 import { tick } from '../../../test/harness';
-import { loginToMfa, MEMBER, mfaRequired, mfaServer, SMS_AUTH, SMS_SEND, typeCode } from './mfaTestKit';
+import { loginToMfa, MEMBER, mfaRequired, mfaServer, SMS_AUTH, SMS_SEND, typeCode } from '../../../test/mfaKit';
 
 const INVALID = 'Phone number format is invalid. Ensure the phone number is in the E.164 format.';
 

@@ -16,7 +16,7 @@ import {
   totpCreated,
   typeCode,
   type LoginUI,
-} from './mfaTestKit';
+} from '../../../test/mfaKit';
 
 function setClipboard(writeText: ((text: string) => Promise<void>) | undefined) {
   Object.defineProperty(navigator, 'clipboard', {

@@ -1,7 +1,7 @@
 import { fireEvent } from '@testing-library/react';
-import type { LoginConfig } from '../../config';
-import { ACME, json, loggedInResponse, type FakeServer } from '../../../test/fakeServer';
-import { acmeServer, renderLogin } from '../../../test/harness';
+import type { LoginConfig } from '../b2b/config';
+import { ACME, json, loggedInResponse, type FakeServer } from './fakeServer';
+import { acmeServer, renderLogin } from './harness';
 
 export const OTP_SEND = '/b2b/otps/email/login_or_signup';
 export const OTP_AUTH = '/b2b/otps/email/authenticate';
