@@ -25,8 +25,15 @@ export function initialMfaState(): MfaState {
   };
 }
 
-/** Spec section 4 step 3: what the member has enrolled and what the organization permits. */
-export function mfaPrimaryInfo(resp: AuthenticateResponseWithMFA, org: Organization): MfaPrimaryInfo {
+/**
+ * Spec section 4 step 3: what the member has enrolled and what the organization permits, and where
+ * the login ends once MFA is done (Logged In, or the reset form on a password-reset page).
+ */
+export function mfaPrimaryInfo(
+  resp: AuthenticateResponseWithMFA,
+  org: Organization,
+  postAuthScreen: Screen = Screen.LoggedIn,
+): MfaPrimaryInfo {
   const member = resp.member;
   const enrolled: MfaMethod[] = [];
   if (member.mfa_phone_number_verified) enrolled.push('sms_otp');
@@ -37,7 +44,7 @@ export function mfaPrimaryInfo(resp: AuthenticateResponseWithMFA, org: Organizat
     memberPhoneNumber: member.mfa_phone_number || null,
     organizationId: org.organization_id,
     organizationMfaOptionsSupported: organizationMfaMethods(org),
-    postAuthScreen: Screen.LoggedIn,
+    postAuthScreen,
   };
 }
 
@@ -105,8 +112,9 @@ export function enterMfa(
   resp: AuthenticateResponseWithMFA,
   org: Organization,
   ctx: MfaContext,
+  postAuthScreen: Screen,
 ): WidgetState | null {
-  const info = mfaPrimaryInfo(resp, org);
+  const info = mfaPrimaryInfo(resp, org, postAuthScreen);
   const fresh = { ...initialMfaState(), primaryInfo: info };
   const method = chooseMfaMethod(resp, info);
   if (method) {

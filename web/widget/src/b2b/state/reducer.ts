@@ -55,7 +55,8 @@ function afterPrimaryAuth(state: WidgetState, resp: AuthenticateResponseWithMFA,
     };
   }
   // Steps 3 and 4: multi-factor authentication (state/mfa.ts). The intermediate session is kept.
-  const entered = organization && mfa ? enterMfa({ ...base, flowState }, resp, organization, mfa) : null;
+  const entered =
+    organization && mfa ? enterMfa({ ...base, flowState }, resp, organization, mfa, Screen.LoggedIn) : null;
   return entered ?? toError({ ...base, flowState, mfa: initialMfaState() }, ErrorType.Default, false);
 }
 
