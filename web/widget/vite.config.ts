@@ -18,7 +18,13 @@ export default defineConfig(({ command, mode }) => {
       sourcemap: false,
       lib: iife
         ? { entry: 'src/iife.ts', name: 'Latchkey', formats: ['iife'], fileName: () => 'latchkey.js' }
-        : { entry: 'src/index.ts', formats: ['es'], fileName: () => 'esm/index.js' },
+        : {
+            // phone.js is the lazily loaded phone library (src/phone/load.ts); the standalone
+            // script imports the same file at run time.
+            entry: { index: 'src/index.ts', phone: 'src/phone/lib.ts' },
+            formats: ['es'],
+            fileName: (_format, name) => `esm/${name}.js`,
+          },
       rollupOptions: iife ? {} : { external: [/^react($|\/)/, /^react-dom($|\/)/] },
     },
     test: {

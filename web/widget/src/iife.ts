@@ -3,6 +3,7 @@
  * React components are left to the ESM build, whose users already have React.
  */
 import { B2BClient as BaseClient, type ClientOptions } from './client';
+import { setPhoneLibURL } from './phone/load';
 
 /**
  * The server that served this script is the default API server: the Go binary embeds the bundle,
@@ -13,6 +14,8 @@ const scriptOrigin: string = (() => {
   const script = typeof document !== 'undefined' ? document.currentScript : null;
   if (script instanceof HTMLScriptElement && script.src) {
     try {
+      // The phone library is the ESM build's chunk next to this file (src/phone/load.ts).
+      setPhoneLibURL(new URL('esm/phone.js', script.src).href);
       return new URL(script.src).origin;
     } catch {
       // Fall through to the page origin.
@@ -27,7 +30,7 @@ export class B2BClient extends BaseClient {
   }
 }
 
-export { AuthFlowType, B2BProducts } from './b2b/config';
+export { AuthFlowType, B2BMFAProducts, B2BProducts } from './b2b/config';
 export { EventType } from './b2b/events';
 export { APIError, APISchemaError, APIUnreachableError } from './api/errors';
 export { SDK_VERSION as version } from './version';

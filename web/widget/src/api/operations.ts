@@ -8,7 +8,9 @@ import type {
   AuthenticateResponseWithMFA,
   DiscoveryAuthenticateResponse,
   OrganizationSearchResponse,
+  RecoveryCodesRecoverResponse,
   ResponseCommon,
+  TotpCreateResponse,
 } from './types';
 
 export function searchOrganization(http: HttpClient, body: { organization_slug: string }) {
@@ -134,4 +136,40 @@ export function discoveryIntermediateSessionExchange(
   },
 ) {
   return http.post<AuthenticateResponseWithMFA>('/b2b/discovery/intermediate_sessions/exchange', { ...body });
+}
+
+// Multi-factor authentication (api-reference 3.8-3.10). Every call carries the intermediate session
+// token of the login in progress.
+
+interface MfaMemberBody {
+  organization_id: string;
+  member_id: string;
+  intermediate_session_token?: string | undefined;
+}
+
+/** Sends a code to `mfa_phone_number` (enrollment) or, without it, to the enrolled number. */
+export function smsOtpSend(
+  http: HttpClient,
+  body: MfaMemberBody & { mfa_phone_number?: string | undefined; locale?: string | undefined },
+) {
+  return http.post<ResponseCommon>('/b2b/otps/sms/send', { ...body });
+}
+
+export function smsOtpAuthenticate(http: HttpClient, body: MfaMemberBody & { code: string; session_duration_minutes: number }) {
+  return http.post<AuthenticateResponse>('/b2b/otps/sms/authenticate', { ...body });
+}
+
+export function totpCreate(http: HttpClient, body: MfaMemberBody) {
+  return http.post<TotpCreateResponse>('/b2b/totp', { ...body });
+}
+
+export function totpAuthenticate(http: HttpClient, body: MfaMemberBody & { code: string; session_duration_minutes: number }) {
+  return http.post<AuthenticateResponse>('/b2b/totp/authenticate', { ...body });
+}
+
+export function recoveryCodesRecover(
+  http: HttpClient,
+  body: MfaMemberBody & { recovery_code: string; session_duration_minutes: number },
+) {
+  return http.post<RecoveryCodesRecoverResponse>('/b2b/recovery_codes/recover', { ...body });
 }

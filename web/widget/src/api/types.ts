@@ -121,3 +121,19 @@ export interface DiscoveryAuthenticateResponse extends ResponseCommon {
   discovered_organizations: DiscoveredOrganization[];
   organization_id_hint?: string | null;
 }
+
+/** b2b/totp (create): a pending authenticator-app registration (api-reference 3.9). */
+export interface TotpCreateResponse extends ResponseCommon {
+  member_id: string;
+  member: Member;
+  organization: Organization;
+  totp_registration_id: string;
+  secret: string;
+  qr_code: string;
+  recovery_codes: string[];
+}
+
+/** b2b/recovery_codes/recover (api-reference 3.10). */
+export interface RecoveryCodesRecoverResponse extends AuthenticateResponse {
+  recovery_codes_remaining: number;
+}

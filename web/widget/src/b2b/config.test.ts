@@ -55,4 +55,17 @@ describe('normalizeConfig', () => {
     const bad = normalizeConfig({ products: ['passwords'], passwordOptions: { resetPasswordExpirationMinutes: -5 } });
     expect(bad.passwordOptions).toEqual({});
   });
+
+  it('maps MFA product names to policy names, dropping unknown and repeated ones', () => {
+    const none = normalizeConfig({ products: ['emailOtp'] });
+    expect(none.mfaProductOrder).toEqual([]);
+    expect(none.mfaProductInclude).toBeNull();
+    const set = normalizeConfig({
+      products: ['emailOtp'],
+      mfaProductOrder: ['totp', 'smsOtp', 'totp'],
+      mfaProductInclude: ['smsOtp', 'passkeys' as never],
+    });
+    expect(set.mfaProductOrder).toEqual(['totp', 'sms_otp']);
+    expect(set.mfaProductInclude).toEqual(['sms_otp']);
+  });
 });

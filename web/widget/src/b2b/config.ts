@@ -1,4 +1,5 @@
 /** The `config` mount option: products, flow type and per-method options (spec section 3). */
+import type { MfaMethod } from './state/types';
 
 export const B2BProducts = {
   emailMagicLinks: 'emailMagicLinks',
@@ -8,6 +9,13 @@ export const B2BProducts = {
   sso: 'sso',
 } as const;
 export type B2BProduct = (typeof B2BProducts)[keyof typeof B2BProducts];
+
+/** MFA methods as named in the UI config (policy names sms_otp and totp). */
+export const B2BMFAProducts = {
+  smsOtp: 'smsOtp',
+  totp: 'totp',
+} as const;
+export type B2BMFAProduct = (typeof B2BMFAProducts)[keyof typeof B2BMFAProducts];
 
 export const AuthFlowType = {
   Discovery: 'Discovery',
@@ -57,6 +65,10 @@ export interface LoginConfig {
   directCreateOrganizationForNoMembership?: boolean;
   /** Discovery: never offer to create an organization, whatever the project allows. */
   disableCreateOrganization?: boolean;
+  /** The order of MFA methods offered for enrollment. */
+  mfaProductOrder?: B2BMFAProduct[];
+  /** The MFA methods offered for enrollment when the organization does not restrict them. */
+  mfaProductInclude?: B2BMFAProduct[];
 }
 
 /** Password sign-in and reset (api-reference 3.3): where emailed reset links lead, and their emails. */
@@ -125,6 +137,23 @@ export interface NormalizedConfig {
   disableCreateOrganization: boolean;
   /** Configured products this build cannot complete yet. */
   unsupportedProducts: B2BProduct[];
+  /** MFA methods (policy names) in the configured order; the unmentioned ones follow. */
+  mfaProductOrder: MfaMethod[];
+  /** The configured MFA methods (policy names), or null when not configured. */
+  mfaProductInclude: MfaMethod[] | null;
+}
+
+const MFA_PRODUCT_METHOD: Record<B2BMFAProduct, MfaMethod> = { smsOtp: 'sms_otp', totp: 'totp' };
+
+/** Maps configured MFA product names to policy names, dropping unknown and repeated entries. */
+function mfaMethods(v: unknown): MfaMethod[] | null {
+  if (!Array.isArray(v)) return null;
+  const out: MfaMethod[] = [];
+  for (const p of v) {
+    const m = typeof p === 'string' && Object.prototype.hasOwnProperty.call(MFA_PRODUCT_METHOD, p) ? MFA_PRODUCT_METHOD[p as B2BMFAProduct] : null;
+    if (m && !out.includes(m)) out.push(m);
+  }
+  return out;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
@@ -209,5 +238,7 @@ export function normalizeConfig(config: Partial<LoginConfig> | undefined): Norma
     directCreateOrganizationForNoMembership: config?.directCreateOrganizationForNoMembership === true,
     disableCreateOrganization: config?.disableCreateOrganization === true,
     unsupportedProducts: products.filter((p) => !IMPLEMENTED_PRODUCTS.has(p)),
+    mfaProductOrder: mfaMethods(config?.mfaProductOrder) ?? [],
+    mfaProductInclude: mfaMethods(config?.mfaProductInclude),
   };
 }

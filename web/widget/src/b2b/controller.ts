@@ -20,6 +20,7 @@ import { AuthFlowType } from './config';
 import { DiscoveryFlow } from './discoveryFlow';
 import { EventType } from './events';
 import { FlowCore, type ActionResult, type ControllerDeps } from './flowCore';
+import { MfaFlow } from './mfaFlow';
 import { PasswordFlow } from './passwordFlow';
 import { PasswordResetFlow } from './passwordReset';
 import { Redirects } from './redirects';
@@ -40,6 +41,8 @@ export class LoginController {
   readonly redirects: Redirects;
   /** The organization list: choose, create, or be logged in directly. */
   readonly discovery: DiscoveryFlow;
+  /** Multi-factor authentication after a primary login. */
+  readonly mfa: MfaFlow;
   /** Password sign-in, and the emails that let a member set a password. */
   readonly passwords: PasswordFlow;
   /** The reset page and the strength check of a new password. */
@@ -49,6 +52,8 @@ export class LoginController {
     this.core = new FlowCore(deps);
     this.redirects = new Redirects(this.core);
     this.discovery = new DiscoveryFlow(this.core, this.redirects);
+    this.mfa = new MfaFlow(this.core);
+    this.core.onMfaEntered = () => this.mfa.begin();
     this.passwords = new PasswordFlow(this.core, this.discovery);
     this.passwordReset = new PasswordResetFlow(this.core, this.discovery, this.passwords.resetEmail);
   }

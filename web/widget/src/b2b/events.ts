@@ -20,6 +20,12 @@ export const EventType = {
   B2BPasswordDiscoveryReset: 'B2B_PASSWORD_DISCOVERY_RESET_BY_EMAIL',
   B2BPasswordResetBySession: 'B2B_PASSWORD_RESET_BY_SESSION',
   AuthenticateFlowComplete: 'AUTHENTICATE_FLOW_COMPLETE',
+  // Multi-factor authentication
+  B2BSMSOTPSend: 'B2B_SMS_OTP_SEND',
+  B2BSMSOTPAuthenticate: 'B2B_SMS_OTP_AUTHENTICATE',
+  B2BTOTPCreate: 'B2B_TOTP_CREATE',
+  B2BTOTPAuthenticate: 'B2B_TOTP_AUTHENTICATE',
+  B2BRecoveryCodesRecover: 'B2B_RECOVERY_CODES_RECOVER',
 } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 

@@ -48,6 +48,9 @@ export interface ControllerDeps {
 }
 
 export class FlowCore {
+  /** Set by the controller: starts what the first multi-factor screen needs (mfaFlow.ts). */
+  onMfaEntered: (() => void) | null = null;
+
   constructor(readonly deps: ControllerDeps) {}
 
   /** The intermediate session token for IST-flagged calls (api-reference 3), from its cookie. */
@@ -57,16 +60,25 @@ export class FlowCore {
 
   /** Applies a primary-authentication answer and reports the outcome. */
   completePrimary(resp: AuthenticateResponseWithMFA): void {
-    const { store, emit, getTranslate } = this.deps;
-    store.dispatch({ type: 'primaryAuthSucceeded', response: resp });
+    const { store, emit, getTranslate, getConfig, backend } = this.deps;
+    const config = getConfig();
+    store.dispatch({
+      type: 'primaryAuthSucceeded',
+      response: resp,
+      mfa: { now: backend.clock.now(), productOrder: config.mfaProductOrder, productInclude: config.mfaProductInclude },
+    });
     if (resp.member_session) {
       emit.event(EventType.AuthenticateFlowComplete, {});
       return;
     }
     const state = store.getState();
+    if (state.mfa.primaryInfo) {
+      this.onMfaEntered?.();
+      return;
+    }
     if (state.screen !== Screen.Error || !state.error) return;
     if (!resp.primary_required) {
-      console.error('Latchkey: this login needs multi-factor authentication, which this build does not support yet.');
+      console.error('Latchkey: multi-factor authentication is required, but no method can be used or enrolled.');
     }
     emit.error({ message: errorScreenMessage(state.error.type, getTranslate(), this.context().organizationName) });
   }

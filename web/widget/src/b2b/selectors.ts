@@ -1,6 +1,7 @@
 import { AuthFlowType, type NormalizedConfig } from './config';
 import { enabledMethods, mainBlocks, type MainBlock } from './methods';
-import type { WidgetState } from './state/types';
+import { mfaEnrollmentMethods } from './state/mfa';
+import type { MfaMethod, WidgetState } from './state/types';
 
 /** Discovery without a chosen organization: email sends and authentications use the discovery calls. */
 export function isDiscovering(state: WidgetState): boolean {
@@ -28,4 +29,9 @@ export function selectMainBlocks(state: WidgetState, config: NormalizedConfig): 
 export function selectEmailMethods(state: WidgetState, config: NormalizedConfig): { magicLink: boolean; otp: boolean } {
   const form = selectMainBlocks(state, config).find((b) => b.kind === 'emailForm');
   return { magicLink: Boolean(form?.magicLink), otp: Boolean(form?.otp) };
+}
+
+/** The methods MFA Enrollment Selection offers, in the configured order (state/mfa.ts). */
+export function selectMfaEnrollmentMethods(state: WidgetState, config: NormalizedConfig): MfaMethod[] {
+  return mfaEnrollmentMethods(state.flowState.organization, config.mfaProductInclude, config.mfaProductOrder);
 }

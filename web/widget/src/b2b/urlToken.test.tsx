@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createPkcePair } from '../api/pkce';
 import { getCookie, IST_COOKIE, SESSION_COOKIE } from '../session/cookies';
-import { apiError, json, loggedInResponse } from '../test/fakeServer';
+import { ACME, apiError, json, loggedInResponse } from '../test/fakeServer';
 import { acmeServer, renderLogin, TOKEN } from '../test/harness';
 import { readUrlToken } from './urlToken';
 
@@ -85,12 +85,27 @@ describe('token in the page address', () => {
     expect(getCookie(SESSION_COOKIE)).toBeNull();
   });
 
-  it('MFA-required answers show an error, never a success', async () => {
+  it('MFA-required answers lead to multi-factor authentication, never a success', async () => {
     window.history.replaceState(null, '', '/?stytch_token_type=multi_tenant_magic_links&token=t');
     const response = loggedInResponse({
       member_session: null,
       intermediate_session_token: 'ist-mfa',
       mfa_required: { member_options: null, secondary_auth_initiated: null },
+    });
+    const ui = renderLogin(acmeServer().on('POST', AUTH, json(response)));
+    expect(await ui.findByRole('heading', { name: 'Set up multi-factor authentication' })).toBeTruthy();
+    expect(ui.queryByText('Success!')).toBeNull();
+    expect(getCookie(IST_COOKIE)).toBe('ist-mfa');
+    expect(getCookie(SESSION_COOKIE)).toBeNull();
+  });
+
+  it('MFA that nothing can satisfy is an error', async () => {
+    window.history.replaceState(null, '', '/?stytch_token_type=multi_tenant_magic_links&token=t');
+    const response = loggedInResponse({
+      member_session: null,
+      intermediate_session_token: 'ist-mfa',
+      mfa_required: { member_options: null, secondary_auth_initiated: null },
+      organization: { ...ACME, mfa_methods: 'RESTRICTED', allowed_mfa_methods: [] },
     });
     const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const ui = renderLogin(acmeServer().on('POST', AUTH, json(response)));

@@ -7,6 +7,14 @@ import { EmailOTPEntryScreen } from './EmailOTPEntryScreen';
 import { ErrorScreen } from './ErrorScreen';
 import { LoggedInScreen } from './LoggedInScreen';
 import { MainScreen } from './MainScreen';
+import { MFAEnrollmentSelectionScreen } from './mfa/MFAEnrollmentSelectionScreen';
+import { RecoveryCodeEntryScreen } from './mfa/RecoveryCodeEntryScreen';
+import { RecoveryCodeSaveScreen } from './mfa/RecoveryCodeSaveScreen';
+import { SMSOTPEnrollmentScreen } from './mfa/SMSOTPEnrollmentScreen';
+import { SMSOTPEntryScreen } from './mfa/SMSOTPEntryScreen';
+import { TOTPEnrollmentManualScreen } from './mfa/TOTPEnrollmentManualScreen';
+import { TOTPEnrollmentQRCodeScreen } from './mfa/TOTPEnrollmentQRCodeScreen';
+import { TOTPEntryScreen } from './mfa/TOTPEntryScreen';
 import { PasswordAuthenticateScreen } from './PasswordAuthenticateScreen';
 import { PasswordResetVerifyConfirmationScreen, PasswordSetNewConfirmationScreen } from './PasswordConfirmationScreens';
 import { PasswordEmailScreen } from './PasswordEmailScreen';
@@ -22,6 +30,15 @@ export const SCREENS: Record<Screen, ComponentType> = {
   [Screen.LoggedIn]: LoggedInScreen,
   [Screen.Error]: ErrorScreen,
   [Screen.Discovery]: DiscoveryScreen,
+  // Multi-factor authentication
+  [Screen.MFAEnrollmentSelection]: MFAEnrollmentSelectionScreen,
+  [Screen.SMSOTPEnrollment]: SMSOTPEnrollmentScreen,
+  [Screen.SMSOTPEntry]: SMSOTPEntryScreen,
+  [Screen.TOTPEnrollmentQRCode]: TOTPEnrollmentQRCodeScreen,
+  [Screen.TOTPEnrollmentManual]: TOTPEnrollmentManualScreen,
+  [Screen.TOTPEntry]: TOTPEntryScreen,
+  [Screen.RecoveryCodeSave]: RecoveryCodeSaveScreen,
+  [Screen.RecoveryCodeEntry]: RecoveryCodeEntryScreen,
   // Passwords.
   [Screen.PasswordEmail]: PasswordEmailScreen,
   [Screen.PasswordAuthenticate]: PasswordAuthenticateScreen,

@@ -82,8 +82,10 @@ describe('password reset page', () => {
     const mfa = reducer(entered, {
       type: 'primaryAuthSucceeded',
       response: auth({ member_session: null, intermediate_session_token: 'ist', mfa_required: { member_options: null, secondary_auth_initiated: null } }),
+      mfa: { now: 0, productOrder: [], productInclude: null },
     });
     expect(mfa.mfa.primaryInfo?.postAuthScreen).toBe(Screen.PasswordResetForm);
+    expect(reducer(mfa, { type: 'mfaAuthenticated', method: 'sms_otp' }).screen).toBe(Screen.PasswordResetForm);
   });
 
   it('other resets, and a magic-link reset once completed, end on Logged In', () => {

@@ -113,25 +113,15 @@ describe('after primary authentication', () => {
     });
   });
 
-  it('MFA required is an error (MFA screens are not built yet) and records what MFA needs', () => {
-    const base = loggedInResponse();
+  it('MFA required without an MFA context (or organization) is the default error', () => {
     const response = auth({
       member_session: null,
       intermediate_session_token: 'ist',
       mfa_required: { member_options: null, secondary_auth_initiated: null },
-      member: { ...base.member, mfa_phone_number_verified: true, mfa_phone_number: '+15555550100' },
-      organization: { ...ACME, mfa_methods: 'RESTRICTED', allowed_mfa_methods: ['totp'] },
     });
     const s = reducer(withOrg(), { type: 'primaryAuthSucceeded', response });
     expect(s).toMatchObject({ screen: Screen.Error, error: { type: ErrorType.Default, canGoBack: false } });
-    expect(s.mfa.primaryInfo).toEqual({
-      enrolledMfaMethods: ['sms_otp'],
-      memberId: 'member-test-1',
-      memberPhoneNumber: '+15555550100',
-      organizationId: ACME.organization_id,
-      organizationMfaOptionsSupported: ['totp'],
-      postAuthScreen: Screen.LoggedIn,
-    });
+    expect(s.mfa.primaryInfo).toBeNull();
   });
 });
 

@@ -1,8 +1,9 @@
-import type { AuthenticateResponseWithMFA, DiscoveredOrganization, Organization } from '../../api/types';
+import type { AuthenticateResponseWithMFA, DiscoveredOrganization } from '../../api/types';
 import { AuthFlowType } from '../config';
+import { enterMfa, initialMfaState, isMfaAction, mfaReducer } from './mfa';
 import { back, push, replace } from './navigation';
 import { initialPasswordState, passwordReducer, postAuthScreen } from './passwordReducer';
-import { ErrorType, Screen, type Action, type MfaMethod, type MfaPrimaryInfo, type WidgetState } from './types';
+import { ErrorType, Screen, type Action, type MfaContext, type WidgetState } from './types';
 
 export function initialState(flow: AuthFlowType): WidgetState {
   return {
@@ -16,7 +17,7 @@ export function initialState(flow: AuthFlowType): WidgetState {
       passwordState: initialPasswordState(),
     },
     flowState: { type: flow, organization: null },
-    mfa: { primaryInfo: null },
+    mfa: initialMfaState(),
     primary: null,
     error: null,
     pending: NOTHING_PENDING,
@@ -27,30 +28,6 @@ export function initialState(flow: AuthFlowType): WidgetState {
 
 const NOTHING_PENDING: WidgetState['pending'] = Object.freeze({ organization: false, urlToken: false, discovery: false });
 
-const ALL_MFA_METHODS: MfaMethod[] = ['sms_otp', 'totp'];
-
-function isMfaMethod(m: string): m is MfaMethod {
-  return (ALL_MFA_METHODS as string[]).includes(m);
-}
-
-/** Spec section 4 step 3: what the member has enrolled and what the organization permits. */
-export function mfaPrimaryInfo(resp: AuthenticateResponseWithMFA, org: Organization): MfaPrimaryInfo {
-  const member = resp.member;
-  const enrolled: MfaMethod[] = [];
-  if (member.mfa_phone_number_verified) enrolled.push('sms_otp');
-  if (member.totp_registration_id) enrolled.push('totp');
-  const supported =
-    org.mfa_methods === 'RESTRICTED' ? (org.allowed_mfa_methods ?? []).filter(isMfaMethod) : ALL_MFA_METHODS;
-  return {
-    enrolledMfaMethods: enrolled,
-    memberId: resp.member_id || member.member_id,
-    memberPhoneNumber: member.mfa_phone_number || null,
-    organizationId: org.organization_id,
-    organizationMfaOptionsSupported: supported,
-    postAuthScreen: Screen.LoggedIn,
-  };
-}
-
 function toError(state: WidgetState, type: ErrorType, canGoBack: boolean): WidgetState {
   return {
     ...replace(state, Screen.Error),
@@ -60,10 +37,10 @@ function toError(state: WidgetState, type: ErrorType, canGoBack: boolean): Widge
 }
 
 /** Spec section 4, "After primary authentication success". */
-function afterPrimaryAuth(state: WidgetState, resp: AuthenticateResponseWithMFA): WidgetState {
+function afterPrimaryAuth(state: WidgetState, resp: AuthenticateResponseWithMFA, mfa?: MfaContext): WidgetState {
   const base: WidgetState = { ...state, pending: { ...state.pending, urlToken: false, discovery: false }, error: null };
   if (resp.member_session) {
-    return { ...replace(base, postAuthScreen(state)), mfa: { primaryInfo: null }, primary: null };
+    return { ...replace(base, postAuthScreen(state)), mfa: initialMfaState(), primary: null };
   }
   const organization = resp.organization ?? state.flowState.organization;
   const flowState = { ...state.flowState, organization };
@@ -81,18 +58,15 @@ function afterPrimaryAuth(state: WidgetState, resp: AuthenticateResponseWithMFA)
       formState: { ...state.formState, emailState: { userSuppliedEmail: email } },
     };
   }
-  // Multi-factor authentication is needed. Its screens arrive in a later slice; the intermediate
-  // session is kept (cookie) and the member sees an error instead of a false success.
-  const withMfa: WidgetState = {
-    ...base,
-    flowState,
-    mfa: { primaryInfo: organization ? { ...mfaPrimaryInfo(resp, organization), postAuthScreen: postAuthScreen(state) } : null },
-  };
-  return toError(withMfa, ErrorType.Default, false);
+  // Steps 3 and 4: multi-factor authentication (state/mfa.ts). The intermediate session is kept.
+  const entered =
+    organization && mfa ? enterMfa({ ...base, flowState }, resp, organization, mfa, postAuthScreen(state)) : null;
+  return entered ?? toError({ ...base, flowState, mfa: initialMfaState() }, ErrorType.Default, false);
 }
 
 /** The widget's only state transition function. Pure: no I/O, no clock. */
 export function reducer(state: WidgetState, action: Action): WidgetState {
+  if (isMfaAction(action)) return mfaReducer(state, action);
   switch (action.type) {
     case 'organizationLookupStarted':
       return { ...state, pending: { ...state.pending, organization: true } };
@@ -121,7 +95,7 @@ export function reducer(state: WidgetState, action: Action): WidgetState {
     case 'urlTokenAuthenticating':
       return { ...state, pending: { ...state.pending, urlToken: action.active } };
     case 'primaryAuthSucceeded':
-      return afterPrimaryAuth(state, action.response);
+      return afterPrimaryAuth(state, action.response, action.mfa);
     case 'lastUsedMethodLoaded':
       return { ...state, lastUsedMethod: action.method };
     case 'discoveryAuthenticated': {

@@ -21,6 +21,15 @@ export enum Screen {
   Error = 'Error',
   /** The organization picker, including its "create one" and "none found" variants. */
   Discovery = 'Discovery',
+  // Multi-factor authentication (spec section 4, after primary authentication).
+  MFAEnrollmentSelection = 'MFAEnrollmentSelection',
+  SMSOTPEnrollment = 'SMSOTPEnrollment',
+  SMSOTPEntry = 'SMSOTPEntry',
+  TOTPEnrollmentQRCode = 'TOTPEnrollmentQRCode',
+  TOTPEnrollmentManual = 'TOTPEnrollmentManual',
+  TOTPEntry = 'TOTPEntry',
+  RecoveryCodeSave = 'RecoveryCodeSave',
+  RecoveryCodeEntry = 'RecoveryCodeEntry',
   // Passwords (spec section 2).
   PasswordEmail = 'PasswordEmail',
   PasswordAuthenticate = 'PasswordAuthenticate',
@@ -51,6 +60,42 @@ export interface MfaPrimaryInfo {
   postAuthScreen: Screen;
 }
 
+/** An authenticator-app registration in progress (TOTP create). */
+export interface TotpEnrollment {
+  secret: string;
+  /** A PNG data URL, shown as an image. */
+  qrCode: string;
+  recoveryCodes: string[];
+  /** Which enrollment screen shows it. */
+  method: 'qr' | 'manual';
+}
+
+/** The MFA part of the widget state (spec section 3). */
+export interface MfaState {
+  primaryInfo: MfaPrimaryInfo | null;
+  /** Nothing was enrolled: the member is setting up a method now. */
+  isEnrolling: boolean;
+  smsOtp: {
+    isSending: boolean;
+    sendError: string | null;
+    /** Epoch milliseconds when the last texted code stops working. */
+    codeExpiration: number | null;
+    formattedDestination: string | null;
+    /** The number being enrolled: E.164, and the region chosen for it. */
+    enrolledNumber: { phoneNumber: string; countryCode: string } | null;
+  };
+  totp: { isCreating: boolean; createError: string | null; enrollment: TotpEnrollment | null };
+}
+
+/** What the reducer needs from outside to decide the MFA step of a primary authentication. */
+export interface MfaContext {
+  now: number;
+  /** The configured order of MFA methods (mfaProductOrder). */
+  productOrder: MfaMethod[];
+  /** The configured MFA methods (mfaProductInclude); null when not configured. */
+  productInclude: MfaMethod[] | null;
+}
+
 /** Set when the server asks for another primary method before the member may log in. */
 export interface PrimaryState {
   allowedAuthMethods: AuthMethodPolicyName[];
@@ -71,7 +116,7 @@ export interface WidgetState {
     passwordState: PasswordFormState;
   };
   flowState: { type: AuthFlowType; organization: Organization | null };
-  mfa: { primaryInfo: MfaPrimaryInfo | null };
+  mfa: MfaState;
   primary: PrimaryState | null;
   error: { type: ErrorType; canGoBack: boolean } | null;
   /** Work in flight that replaces the screen with a spinner. */
@@ -90,7 +135,8 @@ export type Action =
   | { type: 'magicLinkSent'; email: string }
   | { type: 'otpSent'; email: string; codeExpiration: number }
   | { type: 'urlTokenAuthenticating'; active: boolean }
-  | { type: 'primaryAuthSucceeded'; response: AuthenticateResponseWithMFA }
+  /** `mfa` is required to enter multi-factor authentication; without it MFA is an error. */
+  | { type: 'primaryAuthSucceeded'; response: AuthenticateResponseWithMFA; mfa?: MfaContext }
   | { type: 'lastUsedMethodLoaded'; method: LastUsedMethod | null }
   | { type: 'discoveryAuthenticated'; email: string; organizations: DiscoveredOrganization[] }
   /** Organization create or intermediate-session exchange in flight. */
@@ -100,4 +146,30 @@ export type Action =
   | { type: 'errorOccurred'; errorType: ErrorType; canGoBack: boolean }
   | { type: 'back' }
   | { type: 'returnToMain' }
-  | PasswordAction;
+  | PasswordAction
+  | MfaAction;
+
+/** Multi-factor authentication steps (reduced in state/mfa.ts). */
+export type MfaAction =
+  | { type: 'mfaEnrollmentMethodSelected'; method: MfaMethod }
+  | { type: 'mfaSmsSendStarted' }
+  | {
+      type: 'mfaSmsSent';
+      now: number;
+      formattedDestination: string;
+      /** Set when the code went to a number being enrolled. */
+      enrolledNumber: { phoneNumber: string; countryCode: string } | null;
+    }
+  | { type: 'mfaSmsSendFailed'; now: number; error: string }
+  /** The display form of the member's own number, once the phone library has it. */
+  | { type: 'mfaSmsDestinationFormatted'; phoneNumber: string; formattedDestination: string }
+  | { type: 'mfaTotpCreateStarted' }
+  | { type: 'mfaTotpCreated'; memberId: string; organizationId: string; secret: string; qrCode: string; recoveryCodes: string[] }
+  | { type: 'mfaTotpCreateFailed'; error: string }
+  /** 'Show code' / 'Show QR code': between the two enrollment screens. */
+  | { type: 'mfaTotpCodeToggled' }
+  | { type: 'mfaTotpEntryRequested' }
+  | { type: 'mfaMethodSwitched'; method: MfaMethod }
+  | { type: 'mfaRecoveryCodeEntryRequested' }
+  | { type: 'mfaAuthenticated'; method: MfaMethod | 'recovery_code' }
+  | { type: 'mfaRecoveryCodesAcknowledged' };
