@@ -125,35 +125,13 @@ func (s *Store) SearchMembers(ctx context.Context, projectID string, p MemberSea
 		where += " AND status <> " + w.arg(StatusDeleted)
 	}
 	q := s.db.Read()
-	out := &MemberSearchResult{Members: []*Member{}, Organizations: map[string]*Organization{}}
-	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM members WHERE `+where, w.args...).Scan(&out.Metadata.Total); err != nil {
-		return nil, fmt.Errorf("organization: member search count: %w", store.MapError(err))
-	}
-	if after != nil {
-		where += " AND " + w.after("created_at", "member_id", after)
-	}
-	rows, err := q.QueryContext(ctx, `SELECT `+memberSelect+` FROM members WHERE `+where+
-		` ORDER BY created_at, member_id LIMIT `+w.arg(limit+1), w.args...)
+	members, meta, err := searchPage(ctx, q, pageSpec[*Member]{table: "members", columns: memberSelect, idCol: "member_id",
+		scan: scanMember, key: func(m *Member) cursor { return cursor{createdAt: store.Millis(m.CreatedAt), id: m.MemberID} }},
+		w, where, after, limit)
 	if err != nil {
-		return nil, fmt.Errorf("organization: member search: %w", store.MapError(err))
+		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		m, err := scanMember(rows)
-		if err != nil {
-			return nil, fmt.Errorf("organization: member search scan: %w", err)
-		}
-		out.Members = append(out.Members, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("organization: member search: %w", err)
-	}
-	rows.Close()
-	if len(out.Members) > limit {
-		out.Members = out.Members[:limit]
-		last := out.Members[limit-1]
-		out.Metadata.NextCursor = cursor{createdAt: store.Millis(last.CreatedAt), id: last.MemberID}.encode()
-	}
+	out := &MemberSearchResult{Members: members, Organizations: map[string]*Organization{}, Metadata: meta}
 	for _, m := range out.Members {
 		out.Organizations[m.OrganizationID] = orgs[m.OrganizationID]
 	}

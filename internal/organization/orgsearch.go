@@ -3,7 +3,6 @@ package organization
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/store"
@@ -146,34 +145,15 @@ func (s *Store) Search(ctx context.Context, projectID string, p SearchParams) (*
 	if filter != "" {
 		where += " AND " + filter
 	}
-	q := s.db.Read()
-	out := &SearchResult{Organizations: []*Organization{}}
-	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM organizations WHERE `+where, w.args...).Scan(&out.Metadata.Total); err != nil {
-		return nil, fmt.Errorf("organization: search count: %w", store.MapError(err))
-	}
-	if after != nil {
-		where += " AND " + w.after("created_at", "organization_id", after)
-	}
-	rows, err := q.QueryContext(ctx, `SELECT `+orgColumns+` FROM organizations WHERE `+where+
-		` ORDER BY created_at, organization_id LIMIT `+w.arg(limit+1), w.args...)
+	orgs, meta, err := searchPage(ctx, s.db.Read(), pageSpec[*Organization]{table: "organizations", columns: orgColumns,
+		idCol: "organization_id", scan: scanOrg,
+		key: func(o *Organization) cursor {
+			return cursor{createdAt: store.Millis(o.CreatedAt), id: o.OrganizationID}
+		}},
+		w, where, after, limit)
 	if err != nil {
-		return nil, fmt.Errorf("organization: search: %w", store.MapError(err))
+		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		o, err := scanOrg(rows)
-		if err != nil {
-			return nil, fmt.Errorf("organization: search scan: %w", err)
-		}
-		out.Organizations = append(out.Organizations, o)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("organization: search: %w", err)
-	}
-	if len(out.Organizations) > limit {
-		out.Organizations = out.Organizations[:limit]
-		last := out.Organizations[limit-1]
-		out.Metadata.NextCursor = cursor{createdAt: store.Millis(last.CreatedAt), id: last.OrganizationID}.encode()
-	}
+	out := &SearchResult{Organizations: orgs, Metadata: meta}
 	return out, nil
 }

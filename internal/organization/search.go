@@ -1,6 +1,7 @@
 package organization
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/store"
 )
 
 // Query is the search query of the API family's organization and member
@@ -251,4 +253,47 @@ func checkKnown(name string, vs, known []string) error {
 		}
 	}
 	return nil
+}
+
+// pageSpec says how to read one kind of row for searchPage.
+type pageSpec[T any] struct {
+	table, columns, idCol string
+	scan                  func(interface{ Scan(...any) error }) (T, error)
+	key                   func(T) cursor
+}
+
+// searchPage counts the rows matching where, then reads the page after
+// `after` in (created_at, id) order. It reads one row past the limit to
+// learn whether a next page exists without a second query.
+func searchPage[T any](ctx context.Context, q store.Querier, spec pageSpec[T], w *sqlWhere, where string,
+	after *cursor, limit int) ([]T, ResultsMetadata, error) {
+	var meta ResultsMetadata
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+spec.table+` WHERE `+where, w.args...).Scan(&meta.Total); err != nil {
+		return nil, meta, fmt.Errorf("organization: %s search count: %w", spec.table, store.MapError(err))
+	}
+	if after != nil {
+		where += " AND " + w.after("created_at", spec.idCol, after)
+	}
+	rows, err := q.QueryContext(ctx, `SELECT `+spec.columns+` FROM `+spec.table+` WHERE `+where+
+		` ORDER BY created_at, `+spec.idCol+` LIMIT `+w.arg(limit+1), w.args...)
+	if err != nil {
+		return nil, meta, fmt.Errorf("organization: %s search: %w", spec.table, store.MapError(err))
+	}
+	defer rows.Close()
+	items := []T{}
+	for rows.Next() {
+		it, err := spec.scan(rows)
+		if err != nil {
+			return nil, meta, fmt.Errorf("organization: %s search scan: %w", spec.table, err)
+		}
+		items = append(items, it)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, meta, fmt.Errorf("organization: %s search: %w", spec.table, err)
+	}
+	if len(items) > limit {
+		items = items[:limit]
+		meta.NextCursor = spec.key(items[limit-1]).encode()
+	}
+	return items, meta, nil
 }
