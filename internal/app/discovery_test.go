@@ -214,3 +214,38 @@ func TestDiscoveryISTExpiryPrimaryRequiredAndIsolation(t *testing.T) {
 			404, "otp_code_not_found")
 	})
 }
+
+// Discovered organizations say in advance when logging in will ask for a
+// second factor, without starting anything (no SMS, no IST consumed).
+func TestDiscoveryPreviewsMFA(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		strict := e.createOrg("mfa-co", "RESTRICTED", "mfa.test")
+		if r := e.backend(http.MethodPut, "/v1/b2b/organizations/"+strict, map[string]any{"mfa_policy": "REQUIRED_FOR_ALL"}); r.Status != 200 {
+			t.Fatalf("require MFA: %s", r.Raw)
+		}
+		relaxed := e.createOrg("plain-co", "NOT_ALLOWED")
+		e.createMember(relaxed, "ada@mfa.test")
+
+		d := e.discover("ada@mfa.test")
+		got := map[string]any{}
+		for _, x := range d["discovered_organizations"].([]any) {
+			o := x.(map[string]any)
+			got[o["organization"].(map[string]any)["organization_slug"].(string)] = o["mfa_required"]
+		}
+		if len(got) != 2 {
+			t.Fatalf("discovered = %v", got)
+		}
+		if req, _ := got["mfa-co"].(map[string]any); req == nil || req["member_options"] != nil || req["secondary_auth_initiated"] != nil {
+			t.Fatalf("eligible entry of a REQUIRED_FOR_ALL organization: mfa_required = %v", got["mfa-co"])
+		}
+		if got["plain-co"] != nil {
+			t.Fatalf("optional organization, not enrolled: mfa_required = %v", got["plain-co"])
+		}
+		// The list was only a description: the IST still works.
+		r := e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
+			"organization_id": strict}, "")
+		if r.Status != 200 || r.data()["mfa_required"] == nil || r.data()["member_session"] != nil {
+			t.Fatalf("exchange into the MFA organization: %s", r.Raw)
+		}
+	})
+}

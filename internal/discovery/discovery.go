@@ -153,7 +153,7 @@ func (s *Service) list(ctx context.Context, q store.Querier, p *project.Project,
 			continue
 		}
 		seen[org.OrganizationID] = true
-		out = append(out, entry(org, Membership{Type: t, Member: m}, factors))
+		out = append(out, s.entry(org, Membership{Type: t, Member: m}, factors))
 	}
 	domain := emailaddr.Domain(email)
 	eligible, err := s.d.Orgs.ClaimingDomain(ctx, q, p.ID, domain)
@@ -162,14 +162,22 @@ func (s *Service) list(ctx context.Context, q store.Querier, p *project.Project,
 	}
 	for _, org := range eligible {
 		if !seen[org.OrganizationID] {
-			out = append(out, entry(org, Membership{Type: EligibleByMail, Details: map[string]any{"domain": domain}}, factors))
+			out = append(out, s.entry(org, Membership{Type: EligibleByMail, Details: map[string]any{"domain": domain}}, factors))
 		}
 	}
 	return out, nil
 }
 
-func entry(org *organization.Organization, m Membership, factors []session.Factor) DiscoveredOrganization {
+// entry describes one discovered organization: primary_required where it
+// will not accept the factors already proven, and mfa_required where
+// logging in would then ask for a second factor.
+func (s *Service) entry(org *organization.Organization, m Membership, factors []session.Factor) DiscoveredOrganization {
 	d := DiscoveredOrganization{Organization: org, Membership: m}
+	member := m.Member
+	if member == nil {
+		member = &organization.Member{} // not yet a member: only the organization's own rule applies
+	}
+	d.MFARequired = s.d.Sessions.PreviewMFA(org, member)
 	ok := false
 	for _, f := range factors {
 		ok = ok || org.AllowsAuthMethod(session.AuthMethod(f))

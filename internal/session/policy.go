@@ -75,3 +75,20 @@ func primarySatisfied(org *organization.Organization, factors []Factor) bool {
 func hasSecondary(factors []Factor) bool {
 	return slices.ContainsFunc(factors, func(f Factor) bool { return f.SequenceOrder == Secondary })
 }
+
+// MFAPreviewer is an MFAPolicy that can also describe, without side
+// effects, what a login would require (for answers such as discovered
+// organizations, which must not send an SMS).
+type MFAPreviewer interface {
+	Preview(org *organization.Organization, m *organization.Member) *MFARequired
+}
+
+// PreviewMFA says whether logging member m in to org would ask for a
+// second factor; nil when not, or when no previewing policy is installed.
+// For someone not yet a member pass a zero Member.
+func (s *Service) PreviewMFA(org *organization.Organization, m *organization.Member) *MFARequired {
+	if pv, ok := s.mfa.(MFAPreviewer); ok {
+		return pv.Preview(org, m)
+	}
+	return nil
+}
