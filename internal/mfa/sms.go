@@ -146,8 +146,8 @@ func (s *Service) deliverSMS(ctx context.Context, q store.Querier, p *project.Pr
 	}
 }
 
-// SMSAuthParams is a b2b/otps/sms/authenticate request.
-type SMSAuthParams struct {
+// CodeAuthParams is an SMS or TOTP code check.
+type CodeAuthParams struct {
 	Who              Who
 	ClientIP         string
 	Code             string
@@ -156,25 +156,40 @@ type SMSAuthParams struct {
 	SetDefaultMFA    bool
 }
 
+// SMSAuthParams is an SMS code check.
+type SMSAuthParams = CodeAuthParams
+
+// beginCodeAuth is what every SMS or TOTP check does before the code: the
+// code's format, the enrollment flag, the session duration, who is asking
+// (an IST or a session, never the secret alone) and the organization's
+// permission for the method.
+func (s *Service) beginCodeAuth(ctx context.Context, p CodeAuthParams, method string) (*subject, int, error) {
+	if !codePattern.MatchString(p.Code) {
+		return nil, 0, apierr.New(apierr.InvalidCode)
+	}
+	if err := checkEnrollment(p.SetMFAEnrollment); err != nil {
+		return nil, 0, err
+	}
+	duration, err := session.DurationMinutes(p.Who.Project, p.DurationMinutes)
+	if err != nil {
+		return nil, 0, err
+	}
+	sub, err := s.resolve(ctx, p.Who, false)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := requireMethod(sub.org, method); err != nil {
+		return nil, 0, err
+	}
+	return sub, duration, nil
+}
+
 // AuthenticateSMS checks an SMS code. Mid-login it completes the login;
 // with a session it steps the session up. A code sent to a new number
 // verifies that number and makes it the member's.
 func (s *Service) AuthenticateSMS(ctx context.Context, p SMSAuthParams) (*session.AuthResponse, error) {
-	if !codePattern.MatchString(p.Code) {
-		return nil, apierr.New(apierr.InvalidCode)
-	}
-	if err := checkEnrollment(p.SetMFAEnrollment); err != nil {
-		return nil, err
-	}
-	duration, err := session.DurationMinutes(p.Who.Project, p.DurationMinutes)
+	sub, duration, err := s.beginCodeAuth(ctx, p, organization.MFAMethodSMS)
 	if err != nil {
-		return nil, err
-	}
-	sub, err := s.resolve(ctx, p.Who, false)
-	if err != nil {
-		return nil, err
-	}
-	if err := requireMethod(sub.org, organization.MFAMethodSMS); err != nil {
 		return nil, err
 	}
 	proj := p.Who.Project

@@ -98,14 +98,7 @@ func (s *Service) CreateTOTP(ctx context.Context, p TOTPCreateParams) (*TOTPCrea
 }
 
 // TOTPAuthParams is a b2b/totp/authenticate request.
-type TOTPAuthParams struct {
-	Who              Who
-	ClientIP         string
-	Code             string
-	DurationMinutes  *int
-	SetMFAEnrollment string
-	SetDefaultMFA    bool
-}
+type TOTPAuthParams = CodeAuthParams
 
 type registration struct {
 	id, secret   string
@@ -117,21 +110,8 @@ type registration struct {
 // first accepted code of a pending registration verifies it: it becomes
 // the member's registration, replacing any older one with its codes.
 func (s *Service) AuthenticateTOTP(ctx context.Context, p TOTPAuthParams) (*session.AuthResponse, error) {
-	if !codePattern.MatchString(p.Code) {
-		return nil, apierr.New(apierr.InvalidCode)
-	}
-	if err := checkEnrollment(p.SetMFAEnrollment); err != nil {
-		return nil, err
-	}
-	duration, err := session.DurationMinutes(p.Who.Project, p.DurationMinutes)
+	sub, duration, err := s.beginCodeAuth(ctx, p, organization.MFAMethodTOTP)
 	if err != nil {
-		return nil, err
-	}
-	sub, err := s.resolve(ctx, p.Who, false)
-	if err != nil {
-		return nil, err
-	}
-	if err := requireMethod(sub.org, organization.MFAMethodTOTP); err != nil {
 		return nil, err
 	}
 	proj := p.Who.Project
