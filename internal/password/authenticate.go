@@ -58,6 +58,26 @@ func (s *Service) verify(ctx context.Context, p *project.Project, ip, email, pas
 // usable reports whether a member may log in with a password at all.
 func usable(m *organization.Member) bool { return m != nil && m.Status != organization.StatusDeleted }
 
+// verifyInOrg loads the organization and the member with email in it, then
+// checks the password. Without a usable member verify still does the hash
+// work, so the answer's timing does not reveal who is a member.
+func (s *Service) verifyInOrg(ctx context.Context, p *project.Project, ip, orgID, email, password string) (
+	*organization.Organization, *organization.Member, *credential, error) {
+	org, err := s.d.Orgs.Get(ctx, p.ID, orgID)
+	if err != nil {
+		return nil, nil, nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	member, err := s.d.Orgs.MemberByEmail(ctx, s.d.DB.Read(), org.OrganizationID, email)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, nil, nil, err
+	}
+	cred, err := s.verify(ctx, p, ip, email, password, err == nil && usable(member))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return org, member, cred, nil
+}
+
 // afterVerify applies what follows a correct password: a forced reset, and
 // a breach found since the password was set (which forces one from now on).
 // It returns the upgraded hash to store, or "" when none is due.
@@ -114,15 +134,7 @@ func (s *Service) Authenticate(ctx context.Context, a AuthParams) (*session.Auth
 	if err != nil {
 		return nil, err
 	}
-	org, err := s.d.Orgs.Get(ctx, a.Project.ID, a.OrganizationID)
-	if err != nil {
-		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
-	}
-	member, err := s.d.Orgs.MemberByEmail(ctx, s.d.DB.Read(), org.OrganizationID, email)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return nil, err
-	}
-	cred, err := s.verify(ctx, a.Project, a.ClientIP, email, a.Password, err == nil && usable(member))
+	org, member, cred, err := s.verifyInOrg(ctx, a.Project, a.ClientIP, a.OrganizationID, email, a.Password)
 	if err != nil {
 		return nil, err
 	}

@@ -2,12 +2,10 @@ package password
 
 import (
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/emailaddr"
-	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/password/pwhash"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/session"
@@ -107,15 +105,7 @@ func (s *Service) ResetExisting(ctx context.Context, a ExistingResetParams) (*se
 	if err != nil {
 		return nil, err
 	}
-	org, err := s.d.Orgs.Get(ctx, a.Project.ID, a.OrganizationID)
-	if err != nil {
-		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
-	}
-	member, err := s.d.Orgs.MemberByEmail(ctx, s.d.DB.Read(), org.OrganizationID, email)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return nil, err
-	}
-	cred, err := s.verify(ctx, a.Project, a.ClientIP, email, a.ExistingPassword, err == nil && usable(member))
+	org, member, cred, err := s.verifyInOrg(ctx, a.Project, a.ClientIP, a.OrganizationID, email, a.ExistingPassword)
 	if err != nil {
 		return nil, err
 	}
