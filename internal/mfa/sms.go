@@ -263,6 +263,19 @@ func phoneID(p *project.Project, memberID, number string) string {
 
 // DeletePhone removes the member's MFA phone number (and its live codes).
 func (s *Service) DeletePhone(ctx context.Context, w Who) (*MemberResult, error) {
+	return s.removeFactor(ctx, w, "delete phone", func(q store.Querier, m *organization.Member) error {
+		m.MFAPhoneNumber, m.MFAPhoneNumberVerified = "", false
+		s.smsCodes.Retire(ctx, q, w.Project.ID, m.MemberID)
+		return nil
+	})
+}
+
+// removeFactor is every factor deletion: the caller must be the member's
+// session or the backend (never a login in progress, which could otherwise
+// strip the factor it is being asked for), remove edits the member inside
+// the transaction, and the default method then points at what remains.
+func (s *Service) removeFactor(ctx context.Context, w Who, what string,
+	remove func(q store.Querier, m *organization.Member) error) (*MemberResult, error) {
 	sub, err := s.resolve(ctx, w, true)
 	if err != nil {
 		return nil, err
@@ -276,13 +289,14 @@ func (s *Service) DeletePhone(ctx context.Context, w Who) (*MemberResult, error)
 		if err != nil {
 			return organization.NotFound(err, apierr.MemberNotFound)
 		}
-		m.MFAPhoneNumber, m.MFAPhoneNumberVerified = "", false
+		if err := remove(q, m); err != nil {
+			return err
+		}
 		fixDefault(m)
-		s.smsCodes.Retire(ctx, q, w.Project.ID, m.MemberID)
 		return s.d.Orgs.SaveMFA(ctx, q, m)
 	})
 	if err != nil {
-		return nil, publicErr(err, "delete phone")
+		return nil, publicErr(err, what)
 	}
 	return &MemberResult{Member: m, Organization: sub.org}, nil
 }

@@ -220,30 +220,13 @@ func (s *Service) verifyRegistration(ctx context.Context, q store.Querier, m *or
 // DeleteTOTP removes the member's authenticator app registrations and
 // their recovery codes.
 func (s *Service) DeleteTOTP(ctx context.Context, w Who) (*MemberResult, error) {
-	sub, err := s.resolve(ctx, w, true)
-	if err != nil {
-		return nil, err
-	}
-	if sub.midLogin() {
-		return nil, apierr.New(apierr.UserUnauthenticated)
-	}
-	var m *organization.Member
-	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		m, err = s.d.Orgs.Member(ctx, q, w.Project.ID, sub.member.MemberID)
-		if err != nil {
-			return organization.NotFound(err, apierr.MemberNotFound)
-		}
+	return s.removeFactor(ctx, w, "delete totp", func(q store.Querier, m *organization.Member) error {
 		if _, err := q.ExecContext(ctx, `DELETE FROM totp_registrations WHERE member_id = $1`, m.MemberID); err != nil {
 			return fmt.Errorf("delete registrations: %w", err)
 		}
 		m.TOTPRegistrationID = ""
-		fixDefault(m)
-		return s.d.Orgs.SaveMFA(ctx, q, m)
+		return nil
 	})
-	if err != nil {
-		return nil, publicErr(err, "delete totp")
-	}
-	return &MemberResult{Member: m, Organization: sub.org}, nil
 }
 
 // TOTPMigrateParams imports a registration from another system.
