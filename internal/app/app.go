@@ -60,6 +60,7 @@ type App struct {
 	emailUpdate *emailupdate.Service
 	mailer      notify.Mailer
 	widget      fs.FS
+	modules     []Module
 }
 
 // New opens and migrates the database and wires the services.
@@ -71,7 +72,7 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := db.Migrate(ctx); err != nil {
+	if err := db.Migrate(ctx, Migrations()...); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -83,9 +84,13 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, error) {
 	return a, nil
 }
 
-// NewWithDB wires the services on an open, migrated database (tests use it
-// to run the real handler on their own database). The caller owns db.
-func NewWithDB(_ context.Context, cfg config.Config, db *store.DB, opt Options) (*App, error) {
+// NewWithDB wires the services on an open database with the core
+// migrations applied (tests use it to run the real handler on their own
+// database); it applies the modules' migrations itself. The caller owns db.
+func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options) (*App, error) {
+	if err := db.Migrate(ctx, Migrations()...); err != nil {
+		return nil, err
+	}
 	if opt.Clock == nil {
 		opt.Clock = clock.Real{}
 	}
@@ -123,6 +128,9 @@ func NewWithDB(_ context.Context, cfg config.Config, db *store.DB, opt Options) 
 	}
 	a.emailUpdate = emailupdate.New(emailupdate.Deps{DB: db, Projects: a.Projects, Orgs: a.Orgs, MagicLinks: a.magicLinks,
 		EmailOTP: a.emailOTP, Mailer: a.mailer, Limiter: a.Limiter})
+	if err := a.wireModules(); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 

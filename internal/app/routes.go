@@ -170,10 +170,13 @@ func (a *App) Handler() http.Handler {
 		{"POST /v1/b2b/organizations/{organization_id}/members/{member_id}/unlink_retired_email", orgs.UnlinkRetired, ""},
 	}
 
+	sdkAuth := func(h http.Handler) http.Handler {
+		return httpapi.Chain(h, origins.RequireOrigin(), a.Resolver.SDKAuth())
+	}
+	backendAuth := func(h http.Handler) http.Handler { return httpapi.Chain(h, a.Resolver.BackendAuth()) }
 	sdk := http.NewServeMux()
 	for _, rt := range sdkRoutes {
-		h := httpapi.Handle(httpapi.SDK, requireProduct(rt.product, rt.h))
-		sdk.Handle(rt.pattern, httpapi.Chain(h, origins.RequireOrigin(), a.Resolver.SDKAuth()))
+		sdk.Handle(rt.pattern, sdkAuth(httpapi.Handle(httpapi.SDK, requireProduct(rt.product, rt.h))))
 	}
 	// Bootstrap names its project in the path; events name it per event.
 	sdk.Handle("GET /sdk/v1/projects/bootstrap/{public_token}",
@@ -183,8 +186,9 @@ func (a *App) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/sdk/v1/", httpapi.Chain(httpapi.JSONNotFound(sdk), httpapi.WithCORS(origins)))
 	for _, rt := range backendRoutes {
-		mux.Handle(rt.pattern, httpapi.Chain(httpapi.Handle(httpapi.Backend, rt.h), a.Resolver.BackendAuth()))
+		mux.Handle(rt.pattern, backendAuth(httpapi.Handle(httpapi.Backend, rt.h)))
 	}
+	a.mountModules(mux, sdk, sdkAuth, backendAuth)
 	mux.Handle("GET /v1/b2b/sessions/jwks/{project_id}", httpapi.Handle(httpapi.Backend, sess.JWKS))
 	mux.Handle("GET /widget/{file...}", a.widgetHandler())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })

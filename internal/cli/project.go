@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/latchkey/latchkey/internal/app"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/project"
@@ -27,7 +28,7 @@ func openProjects(ctx context.Context, env Env) (*project.Store, func(), error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := db.Migrate(ctx); err != nil {
+	if err := db.Migrate(ctx, app.Migrations()...); err != nil {
 		db.Close()
 		return nil, nil, err
 	}

@@ -122,7 +122,7 @@ func migrate(ctx context.Context, env Env) error {
 		return err
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx); err != nil {
+	if err := db.Migrate(ctx, app.Migrations()...); err != nil {
 		return err
 	}
 	fmt.Fprintln(env.Stdout, "migrations applied")

@@ -17,18 +17,53 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+// Source is a module's own migrations: files NNNN_name.sql (and dialect
+// overrides) at the root of FS. Their versions are recorded as
+// "Name/NNNN", so a module numbers its files without knowing any other
+// module's; sources apply after the core migrations, in the order given.
+type Source struct {
+	Name string
+	FS   fs.FS
+}
+
 type migration struct {
 	version string
 	file    string
+	fsys    fs.FS
 }
 
-func (db *DB) plan() ([]migration, error) {
-	entries, err := fs.ReadDir(migrations, "migrations")
+func (db *DB) plan(sources []Source) ([]migration, error) {
+	core, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		return nil, fmt.Errorf("store: read migrations: %w", err)
 	}
+	plan, err := db.planSource(Source{FS: core})
+	if err != nil {
+		return nil, err
+	}
+	for _, src := range sources {
+		if src.Name == "" || strings.Contains(src.Name, "/") {
+			return nil, fmt.Errorf("store: migration source name %q must be non-empty and without '/'", src.Name)
+		}
+		more, err := db.planSource(src)
+		if err != nil {
+			return nil, err
+		}
+		plan = append(plan, more...)
+	}
+	return plan, nil
+}
+
+func (db *DB) planSource(src Source) ([]migration, error) {
+	entries, err := fs.ReadDir(src.FS, ".")
+	if err != nil {
+		return nil, fmt.Errorf("store: read migrations %q: %w", src.Name, err)
+	}
 	chosen := map[string]string{}
 	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".sql") {
+			continue
+		}
 		name := strings.TrimSuffix(e.Name(), ".sql")
 		version, _, _ := strings.Cut(name, "_")
 		parts := strings.Split(name, ".")
@@ -41,19 +76,24 @@ func (db *DB) plan() ([]migration, error) {
 			chosen[version] = e.Name()
 		}
 	}
+	prefix := ""
+	if src.Name != "" {
+		prefix = src.Name + "/"
+	}
 	var plan []migration
 	for v, f := range chosen {
-		plan = append(plan, migration{version: v, file: f})
+		plan = append(plan, migration{version: prefix + v, file: f, fsys: src.FS})
 	}
 	sort.Slice(plan, func(i, j int) bool { return plan[i].version < plan[j].version })
 	return plan, nil
 }
 
-// Migrate applies every migration not yet recorded in schema_migrations.
-// On PostgreSQL a transaction-scoped advisory lock serialises replicas that
-// start at the same time; SQLite's single writer does the same job.
-func (db *DB) Migrate(ctx context.Context) error {
-	plan, err := db.plan()
+// Migrate applies every migration not yet recorded in schema_migrations:
+// the core ones, then each module source's. On PostgreSQL a
+// transaction-scoped advisory lock serialises replicas that start at the
+// same time; SQLite's single writer does the same job.
+func (db *DB) Migrate(ctx context.Context, sources ...Source) error {
+	plan, err := db.plan(sources)
 	if err != nil {
 		return err
 	}
@@ -84,7 +124,7 @@ func (db *DB) Migrate(ctx context.Context) error {
 			if applied[m.version] {
 				continue
 			}
-			body, err := migrations.ReadFile("migrations/" + m.file)
+			body, err := fs.ReadFile(m.fsys, m.file)
 			if err != nil {
 				return fmt.Errorf("store: read %s: %w", m.file, err)
 			}

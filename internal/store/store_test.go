@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"testing/fstest"
 
 	"github.com/latchkey/latchkey/internal/store"
 	"github.com/latchkey/latchkey/internal/store/storetest"
@@ -86,6 +87,33 @@ func TestAfterCommitRunsOnlyAfterCommit(t *testing.T) {
 		store.AfterCommit(db, func() { ran = append(ran, "now") })
 		if len(ran) != 2 {
 			t.Fatal("outside a transaction the work must run at once")
+		}
+	})
+}
+
+// A module's migration source applies after the core migrations, records
+// its versions under its name, and is not applied twice.
+func TestMigrateSources(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		src := store.Source{Name: "widgets", FS: fstest.MapFS{
+			"0001_widgets.sql": {Data: []byte("CREATE TABLE widgets (id TEXT PRIMARY KEY);\n")},
+			"README.md":        {Data: []byte("not a migration")},
+		}}
+		for range 2 {
+			if err := db.Migrate(ctx, src); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = 'widgets/0001'`).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("recorded %d times: %v", n, err)
+		}
+		if _, err := db.ExecContext(ctx, `INSERT INTO widgets (id) VALUES ('w')`); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Migrate(ctx, store.Source{Name: "a/b", FS: fstest.MapFS{}}); err == nil {
+			t.Fatal("a source name with '/' must be refused")
 		}
 	})
 }

@@ -1,0 +1,51 @@
+package app
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Module is a feature package (an auth method, RBAC, the identity
+// provider...) as the root sees it: a route table. A module is built in
+// wireModules and its migrations are listed in Migrations, so adding one is
+// its own package plus a line in each of those two functions.
+type Module interface {
+	Routes() []httpapi.Route
+}
+
+// Migrations lists every module's own migrations, applied after the core
+// ones by App.New, `latchkey migrate` and the test harness.
+func Migrations() []store.Source {
+	return []store.Source{}
+}
+
+// wireModules builds the modules on the core services. It runs at the end
+// of NewWithDB, so every core service is available.
+func (a *App) wireModules() error {
+	a.modules = []Module{}
+	return nil
+}
+
+// mountModules adds the modules' routes to the root mux (backend and
+// public faces) and the SDK mux, behind each face's authentication.
+func (a *App) mountModules(mux, sdk *http.ServeMux, sdkAuth, backendAuth func(http.Handler) http.Handler) {
+	for _, m := range a.modules {
+		for _, rt := range m.Routes() {
+			switch {
+			case rt.Raw != nil && rt.Face != httpapi.Public:
+				panic(fmt.Sprintf("app: route %q: only public routes may be raw", rt.Pattern))
+			case rt.Raw != nil:
+				mux.Handle(rt.Pattern, rt.Raw)
+			case rt.Face == httpapi.SDK:
+				sdk.Handle(rt.Pattern, sdkAuth(httpapi.Handle(httpapi.SDK, requireProduct(rt.Product, rt.Handler))))
+			case rt.Face == httpapi.Backend:
+				mux.Handle(rt.Pattern, backendAuth(httpapi.Handle(httpapi.Backend, rt.Handler)))
+			default:
+				mux.Handle(rt.Pattern, httpapi.Handle(httpapi.Public, rt.Handler))
+			}
+		}
+	}
+}

@@ -1,0 +1,222 @@
+// Package apptest runs the real, fully wired Latchkey handler on a real
+// database for HTTP tests that live beside the package they test (package
+// foo_test imports apptest, which imports app, which imports foo). Every
+// suite runs on SQLite and, when LATCHKEY_TEST_POSTGRES_DSN is set, on
+// PostgreSQL.
+package apptest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/app"
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/config"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/store/storetest"
+)
+
+// Origin is the fictional customer app's browser origin; Page is its
+// registered redirect URL.
+const (
+	Origin = "http://app.customer.test"
+	Page   = Origin + "/login"
+)
+
+// Env is one running server on a real database, with a project whose
+// redirect URL and origin belong to a fictional customer app.
+type Env struct {
+	T       *testing.T
+	App     *app.App
+	Srv     *httptest.Server
+	Clock   *clock.Fake
+	Project *project.Created
+}
+
+// Each runs fn against a fresh server on every engine.
+func Each(t *testing.T, fn func(t *testing.T, e *Env)) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) { fn(t, New(t, db, nil)) })
+}
+
+// EachWith is Each with a chance to adjust the configuration first.
+func EachWith(t *testing.T, tweak func(*config.Config), fn func(t *testing.T, e *Env)) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) { fn(t, New(t, db, tweak)) })
+}
+
+// New starts the real handler on db. Tests get a tiny argon2 cost and no
+// outside breach API: they run in parallel on two cores, and a test that
+// needs an outside service starts its own local one.
+func New(t *testing.T, db *store.DB, tweak func(*config.Config)) *Env {
+	t.Helper()
+	clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	cfg := config.Defaults()
+	cfg.Dev = true
+	cfg.BodyLimit = 64 << 10
+	cfg.Argon2MemoryKiB, cfg.Argon2Iterations, cfg.Argon2Parallelism = 64, 1, 1
+	cfg.BreachAPIURL = "off"
+	// The server's own URL is known only once it listens; handlers read
+	// a.Config.BaseURL per request, so it is set right after.
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	widget := fstest.MapFS{"latchkey.js": {Data: []byte("window.Latchkey={};")}}
+	a, err := app.NewWithDB(context.Background(), cfg, db, app.Options{Clock: clk, Logger: log, Widget: widget})
+	if err != nil {
+		t.Fatalf("apptest: app: %v", err)
+	}
+	srv := httptest.NewServer(a.Handler())
+	t.Cleanup(srv.Close)
+	a.Config.BaseURL = srv.URL
+	e := &Env{T: t, App: a, Srv: srv, Clock: clk}
+	e.Project = e.NewProject("Customer App")
+	return e
+}
+
+// NewProject creates a project with the customer app's redirect URL and
+// origin.
+func (e *Env) NewProject(name string) *project.Created {
+	e.T.Helper()
+	p, err := e.App.Projects.Create(context.Background(), project.CreateParams{Name: name,
+		RedirectURLs: []string{Page}, Origins: []string{Origin}})
+	if err != nil {
+		e.T.Fatalf("apptest: create project: %v", err)
+	}
+	return p
+}
+
+// Resp is a decoded response.
+type Resp struct {
+	Status int
+	Header http.Header
+	Body   map[string]any
+	Raw    []byte
+}
+
+// Data returns the SDK envelope's payload.
+func (r Resp) Data() map[string]any {
+	d, _ := r.Body["data"].(map[string]any)
+	return d
+}
+
+// ErrType is the error_type of an error answer.
+func (r Resp) ErrType() string { s, _ := r.Body["error_type"].(string); return s }
+
+// Do sends one request; body is nil, a raw string, or a value to marshal.
+// Redirects are not followed, so browser routes can be checked hop by hop.
+func (e *Env) Do(method, path string, body any, header http.Header, user, pass string) Resp {
+	e.T.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		buf, _ := json.Marshal(b)
+		rd = bytes.NewReader(buf)
+	}
+	url := path
+	if strings.HasPrefix(path, "/") {
+		url = e.Srv.URL + path
+	}
+	req, err := http.NewRequest(method, url, rd)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	if user != "" {
+		req.SetBasicAuth(user, pass)
+	}
+	client := *e.Srv.Client()
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	res, err := client.Do(req)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, _ := io.ReadAll(res.Body)
+	out := Resp{Status: res.StatusCode, Header: res.Header, Raw: raw}
+	_ = json.Unmarshal(raw, &out.Body)
+	return out
+}
+
+// SDK calls the SDK face as the widget does, from the customer's origin,
+// with the session token (or the public token twice when it is "").
+func (e *Env) SDK(method, path string, body any, sessionToken string) Resp {
+	e.T.Helper()
+	pass := sessionToken
+	if pass == "" {
+		pass = e.Project.PublicToken
+	}
+	return e.Do(method, "/sdk/v1"+path, body, http.Header{"Origin": {Origin}}, e.Project.PublicToken, pass)
+}
+
+// Backend calls the backend face with the project secret.
+func (e *Env) Backend(method, path string, body any) Resp {
+	e.T.Helper()
+	return e.Do(method, path, body, nil, e.Project.Project.ID, e.Project.Secret)
+}
+
+// Get fetches a public (browser) route without credentials.
+func (e *Env) Get(path string) Resp {
+	e.T.Helper()
+	return e.Do(http.MethodGet, path, nil, nil, "", "")
+}
+
+// CreateOrg makes an organization through the backend API; fields
+// override or extend the defaults (name from the slug, email JIT jit).
+func (e *Env) CreateOrg(slug, jit string, fields map[string]any) string {
+	e.T.Helper()
+	body := map[string]any{"organization_name": strings.ToUpper(slug[:1]) + slug[1:],
+		"organization_slug": slug, "email_jit_provisioning": jit, "email_allowed_domains": []string{}}
+	for k, v := range fields {
+		body[k] = v
+	}
+	r := e.Backend(http.MethodPost, "/v1/b2b/organizations", body)
+	if r.Status != 200 {
+		e.T.Fatalf("apptest: create org: %d %s", r.Status, r.Raw)
+	}
+	return r.Body["organization"].(map[string]any)["organization_id"].(string)
+}
+
+// CreateMember adds an active member through the backend API.
+func (e *Env) CreateMember(orgID, email string) string {
+	e.T.Helper()
+	r := e.Backend(http.MethodPost, "/v1/b2b/organizations/"+orgID+"/members", map[string]any{"email_address": email})
+	if r.Status != 200 {
+		e.T.Fatalf("apptest: create member: %d %s", r.Status, r.Raw)
+	}
+	return r.Body["member_id"].(string)
+}
+
+// LastMail returns the links and codes of the newest captured message to a
+// recipient.
+func (e *Env) LastMail(to string) (links, codes []string) {
+	e.T.Helper()
+	msgs, err := e.App.Outbox.List(context.Background(), to, 1)
+	if err != nil || len(msgs) == 0 {
+		e.T.Fatalf("apptest: no mail to %s: %v", to, err)
+	}
+	return msgs[0].Links, msgs[0].Codes
+}
+
+// Want fails unless r has the status and error type ("" for success).
+func Want(t *testing.T, r Resp, status int, errType string) {
+	t.Helper()
+	if r.Status != status || r.ErrType() != errType {
+		t.Fatalf("got %d %q, want %d %q: %s", r.Status, r.ErrType(), status, errType, r.Raw)
+	}
+}

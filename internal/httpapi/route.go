@@ -1,0 +1,24 @@
+package httpapi
+
+import "net/http"
+
+// Public is the face of routes that need no API credential: browser
+// redirects and pages (OAuth and SSO starts and callbacks), and public
+// documents (JWKS, discovery). JSON answers use the flat envelope.
+const Public Face = 2
+
+// Route is one line of a module's route table. The composition root mounts
+// it behind the face's authentication: the public token (SDK), the project
+// secret (Backend), or none (Public).
+type Route struct {
+	Face    Face
+	Pattern string // e.g. "POST /sdk/v1/b2b/oauth/authenticate"
+	// Handler answers JSON in the face's envelope. Raw, when set instead,
+	// serves the request as it is (redirects, HTML); only Public routes
+	// may be Raw, since the API faces promise JSON.
+	Handler HandlerFunc
+	Raw     http.Handler
+	// Product, on the SDK face, is the product that must be enabled in the
+	// project's SDK settings ("" for none).
+	Product string
+}
