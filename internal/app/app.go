@@ -26,6 +26,7 @@ import (
 	"github.com/latchkey/latchkey/internal/password/pwhash"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/secretbox"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
 	"github.com/latchkey/latchkey/web/widget"
@@ -51,6 +52,7 @@ type App struct {
 	Sessions *session.Service
 	Outbox   *notify.Outbox // nil outside dev mode
 	Limiter  *ratelimit.Limiter
+	Box      *secretbox.Box // seals secrets at rest; nil when no LATCHKEY_ENCRYPTION_KEY is set
 
 	magicLinks  *magiclink.Service
 	emailOTP    *emailotp.Service
@@ -102,6 +104,15 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 	}
 	var err error
 	a := &App{Config: cfg, DB: db, Clock: opt.Clock, Log: opt.Logger, widget: opt.Widget}
+	if cfg.EncryptionKey != "" {
+		key, err := secretbox.ParseKey(cfg.EncryptionKey)
+		if err != nil {
+			return nil, err
+		}
+		if a.Box, err = secretbox.New(key); err != nil {
+			return nil, err
+		}
+	}
 	a.Projects = project.NewStore(db, opt.Clock)
 	a.Limiter = ratelimit.New(db, opt.Clock)
 	a.Resolver = project.NewResolver(a.Projects, a.Limiter)

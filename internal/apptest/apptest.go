@@ -33,6 +33,9 @@ const (
 	Page   = Origin + "/login"
 )
 
+// TestEncryptionKey is the fixed LATCHKEY_ENCRYPTION_KEY of test servers.
+const TestEncryptionKey = "dGVzdC1rZXktMzItYnl0ZXMtbG9uZy1mb3ItbGF0Y2g="
+
 // Env is one running server on a real database, with a project whose
 // redirect URL and origin belong to a fictional customer app.
 type Env struct {
@@ -64,6 +67,7 @@ func New(t *testing.T, db *store.DB, tweak func(*config.Config)) *Env {
 	cfg.BodyLimit = 64 << 10
 	cfg.Argon2MemoryKiB, cfg.Argon2Iterations, cfg.Argon2Parallelism = 64, 1, 1
 	cfg.BreachAPIURL = "off"
+	cfg.EncryptionKey = TestEncryptionKey
 	// The server's own URL is known only once it listens; handlers read
 	// a.Config.BaseURL per request, so it is set right after.
 	if tweak != nil {

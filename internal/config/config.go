@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/latchkey/latchkey/internal/secretbox"
 )
 
 // Config is everything the server needs to start.
@@ -33,6 +35,10 @@ type Config struct {
 	Argon2Iterations  uint32
 	Argon2Parallelism uint8
 	BreachAPIURL      string
+
+	// EncryptionKey seals secrets at rest (standard base64 of 32 bytes,
+	// see package secretbox). Empty leaves App.Box nil.
+	EncryptionKey string
 }
 
 // Defaults returns the configuration used when nothing is set.
@@ -76,6 +82,7 @@ func FromEnv(c Config, lookup func(string) (string, bool)) (Config, error) {
 		c.BodyLimit = n
 	}
 	str("LATCHKEY_BREACH_API_URL", &c.BreachAPIURL)
+	str("LATCHKEY_ENCRYPTION_KEY", &c.EncryptionKey)
 	for _, u := range []struct {
 		key  string
 		dst  *uint32
@@ -140,6 +147,12 @@ func (c Config) Validate() error {
 		}
 	} else if c.SMSAccountSID != "" || c.SMSAuthToken != "" {
 		errs = append(errs, errors.New("LATCHKEY_SMS_URL is required when SMS credentials are set (https://api.twilio.com for Twilio)"))
+	}
+	if c.EncryptionKey != "" {
+		if _, err := secretbox.ParseKey(c.EncryptionKey); err != nil {
+			// Never echo the key itself.
+			errs = append(errs, errors.New("LATCHKEY_ENCRYPTION_KEY must be 32 random bytes in standard base64 (openssl rand -base64 32)"))
+		}
 	}
 	if c.BodyLimit < 1024 {
 		errs = append(errs, errors.New("LATCHKEY_BODY_LIMIT must be at least 1024 bytes"))
