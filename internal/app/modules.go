@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/latchkey/latchkey/internal/atrest"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/mfa"
+	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -20,6 +23,14 @@ type Module interface {
 // ones by App.New, `latchkey migrate` and the test harness.
 func Migrations() []store.Source {
 	return []store.Source{}
+}
+
+// SealedColumns lists every column holding a secret sealed at rest with
+// App.Box (package atrest). Start-up and `latchkey migrate` encrypt any
+// plaintext left in them, so a module that stores such a secret adds its
+// column here.
+func SealedColumns() []atrest.Column {
+	return []atrest.Column{project.SigningKeyColumn, mfa.TOTPSecretColumn}
 }
 
 // wireModules builds the modules on the core services. It runs at the end
