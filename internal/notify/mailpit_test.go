@@ -69,7 +69,9 @@ func freePortOn(t *testing.T, host string) string {
 
 // startMailpit runs mailpit on fresh loopback ports with extra flags and
 // stops it (by its pid) when the test ends.
-func startMailpit(t *testing.T, extra ...string) mailpit { return startMailpitOn(t, "127.0.0.1", extra...) }
+func startMailpit(t *testing.T, extra ...string) mailpit {
+	return startMailpitOn(t, "127.0.0.1", extra...)
+}
 
 // startMailpitOn is startMailpit with the SMTP port on host.
 func startMailpitOn(t *testing.T, host string, extra ...string) mailpit {
