@@ -5,7 +5,9 @@ import (
 	"net/http"
 
 	"github.com/latchkey/latchkey/internal/changefeed"
+	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/idp"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -21,7 +23,7 @@ type Module interface {
 // Migrations lists every module's own migrations, applied after the core
 // ones by App.New, `latchkey migrate` and the test harness.
 func Migrations() []store.Source {
-	return []store.Source{}
+	return []store.Source{idp.Migrations()}
 }
 
 // moduleWatches lists the modules' watched tables (see coreWatches):
@@ -37,7 +39,10 @@ func moduleWatches() []changefeed.Watch {
 // wireModules builds the modules on the core services. It runs at the end
 // of NewWithDB, so every core service is available.
 func (a *App) wireModules() error {
-	a.modules = []Module{}
+	a.modules = []Module{
+		idp.New(idp.Deps{DB: a.DB, Apps: connectedapps.NewStore(a.DB, a.Clock), Orgs: a.Orgs,
+			Sessions: memberSessions{sessions: a.Sessions, limiter: a.Limiter}}),
+	}
 	return nil
 }
 

@@ -3,8 +3,8 @@ package project
 import (
 	"context"
 	"errors"
-	"net/http"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
