@@ -48,14 +48,14 @@ func (a *App) wireModules() error {
 
 // mountModules adds the modules' routes to the root mux (backend and
 // public faces) and the SDK mux, behind each face's authentication.
-func (a *App) mountModules(mux, sdk *http.ServeMux, sdkAuth, backendAuth func(http.Handler) http.Handler) {
+func (a *App) mountModules(mux, sdk *routeMux, sdkAuth, backendAuth func(http.Handler) http.Handler) {
 	for _, m := range a.modules {
 		for _, rt := range m.Routes() {
 			switch {
 			case rt.Raw != nil && rt.Face != httpapi.Public:
 				panic(fmt.Sprintf("app: route %q: only public routes may be raw", rt.Pattern))
 			case rt.Raw != nil:
-				mux.Handle(rt.Pattern, rt.Raw)
+				mux.handle(rt.Pattern, rt.Raw, true)
 			case rt.Face == httpapi.SDK:
 				sdk.Handle(rt.Pattern, sdkAuth(httpapi.Handle(httpapi.SDK, requireProduct(rt.Product, rt.Handler))))
 			case rt.Face == httpapi.Backend:
