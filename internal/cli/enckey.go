@@ -96,7 +96,7 @@ func openDB(ctx context.Context, env Env) (*store.DB, *secretbox.Box, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := db.Migrate(ctx, app.Migrations()...); err != nil {
+	if err := app.MigrateDB(ctx, db); err != nil {
 		db.Close()
 		return nil, nil, err
 	}

@@ -65,6 +65,7 @@ func serve(ctx context.Context, env Env, dev bool) error {
 		WriteTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	a.Start(ctx)
 	go sweepRateLimits(ctx, a)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
