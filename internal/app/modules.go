@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/rbac"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -19,13 +20,14 @@ type Module interface {
 // Migrations lists every module's own migrations, applied after the core
 // ones by App.New, `latchkey migrate` and the test harness.
 func Migrations() []store.Source {
-	return []store.Source{}
+	return []store.Source{rbac.Migrations()}
 }
 
 // wireModules builds the modules on the core services. It runs at the end
 // of NewWithDB, so every core service is available.
 func (a *App) wireModules() error {
-	a.modules = []Module{}
+	a.RBAC = rbac.New(rbac.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs})
+	a.modules = []Module{a.RBAC}
 	return nil
 }
 
