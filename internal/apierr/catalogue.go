@@ -84,6 +84,9 @@ const (
 	// Passwords (issue 4).
 	WeakPassword                 Type = "weak_password"
 	SessionTooOldToResetPassword Type = "session_too_old_to_reset_password"
+
+	// Identity provider: connected apps, M2M clients, authorization (issue 11).
+	ConnectedAppNotFound Type = "connected_app_not_found"
 )
 
 type entry struct {
@@ -164,4 +167,6 @@ var catalogue = map[Type]entry{
 
 	WeakPassword:                 {http.StatusBadRequest, "Password does not meet the strength requirements. Check it with the strength check for feedback."},
 	SessionTooOldToResetPassword: {http.StatusBadRequest, "The session cannot reset the password: none of its authentication factors was completed in the last 5 minutes. Log in again first."},
+
+	ConnectedAppNotFound: {http.StatusNotFound, "Connected app not found."},
 }

@@ -69,6 +69,7 @@ type App struct {
 	mailer      notify.Mailer
 	widget      fs.FS
 	modules     []Module
+	routes      routeTable // what Handler mounted; see RouteTable
 }
 
 // New opens and migrates the database and wires the services.

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/idp"
 	"github.com/latchkey/latchkey/internal/rbac"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -20,27 +22,31 @@ type Module interface {
 // Migrations lists every module's own migrations, applied after the core
 // ones by App.New, `latchkey migrate` and the test harness.
 func Migrations() []store.Source {
-	return []store.Source{rbac.Migrations()}
+	return []store.Source{rbac.Migrations(), idp.Migrations()}
 }
 
 // wireModules builds the modules on the core services. It runs at the end
 // of NewWithDB, so every core service is available.
 func (a *App) wireModules() error {
 	a.RBAC = rbac.New(rbac.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs})
-	a.modules = []Module{a.RBAC}
+	a.modules = []Module{
+		a.RBAC,
+		idp.New(idp.Deps{DB: a.DB, Apps: connectedapps.NewStore(a.DB, a.Clock), Orgs: a.Orgs,
+			Sessions: memberSessions{sessions: a.Sessions, limiter: a.Limiter}}),
+	}
 	return nil
 }
 
 // mountModules adds the modules' routes to the root mux (backend and
 // public faces) and the SDK mux, behind each face's authentication.
-func (a *App) mountModules(mux, sdk *http.ServeMux, sdkAuth, backendAuth func(http.Handler) http.Handler) {
+func (a *App) mountModules(mux, sdk *routeMux, sdkAuth, backendAuth func(http.Handler) http.Handler) {
 	for _, m := range a.modules {
 		for _, rt := range m.Routes() {
 			switch {
 			case rt.Raw != nil && rt.Face != httpapi.Public:
 				panic(fmt.Sprintf("app: route %q: only public routes may be raw", rt.Pattern))
 			case rt.Raw != nil:
-				mux.Handle(rt.Pattern, rt.Raw)
+				mux.handle(rt.Pattern, rt.Raw, true)
 			case rt.Face == httpapi.SDK:
 				sdk.Handle(rt.Pattern, sdkAuth(httpapi.Handle(httpapi.SDK, requireProduct(rt.Product, rt.Handler))))
 			case rt.Face == httpapi.Backend:
