@@ -80,6 +80,12 @@ const ROUTES = {
   'DELETE /sdk/v1/b2b/organizations/members/passwords/{member_password_id}': 'B2BMemberDeletePasswordResponse',
   'DELETE /sdk/v1/b2b/organizations/members/mfa_phone_numbers/{member_id}': 'B2BOrganizationsMemberDeleteMFAPhoneNumberResponse',
   'DELETE /sdk/v1/b2b/organizations/members/totp/{member_id}': 'B2BOrganizationsMemberDeleteMFATOTPResponse',
+  'GET /sdk/v1/b2b/organizations/connected_apps': 'B2BOrganizationsGetConnectedAppsResponse',
+  'GET /sdk/v1/b2b/organizations/connected_apps/{connected_app_id}': 'B2BOrganizationsGetConnectedAppResponse',
+  'GET /sdk/v1/b2b/organizations/members/connected_apps': 'B2BMemberGetConnectedAppsResponse',
+  'GET /sdk/v1/b2b/organizations/members/{member_id}/connected_apps': 'B2BOrganizationsMemberGetConnectedAppsResponse',
+  'POST /sdk/v1/b2b/organizations/members/connected_apps/{connected_app_id}/revoke': 'B2BMemberRevokeConnectedAppResponse',
+  'POST /sdk/v1/b2b/organizations/members/{member_id}/connected_apps/{connected_app_id}/revoke': 'B2BOrganizationsMemberRevokeConnectedAppResponse',
 };
 
 // SDK calls without a public response type: what the browser reads, as a TypeScript type literal.
