@@ -224,22 +224,3 @@ func Want(t *testing.T, r Resp, status int, errType string) {
 		t.Fatalf("got %d %q, want %d %q: %s", r.Status, r.ErrType(), status, errType, r.Raw)
 	}
 }
-
-// Login logs a member in to an organization by email code through the SDK
-// face (creating the member when the organization's JIT policy allows) and
-// returns the session token, the session JWT and the member id.
-func (e *Env) Login(orgID, email string) (token, jwt, memberID string) {
-	e.T.Helper()
-	r := e.SDK(http.MethodPost, "/b2b/otps/email/login_or_signup", map[string]any{"email_address": email, "organization_id": orgID}, "")
-	if r.Status != 200 {
-		e.T.Fatalf("apptest: send code to %s: %d %s", email, r.Status, r.Raw)
-	}
-	_, codes := e.LastMail(email)
-	r = e.SDK(http.MethodPost, "/b2b/otps/email/authenticate", map[string]any{"email_address": email, "organization_id": orgID,
-		"code": codes[0], "session_duration_minutes": 60}, "")
-	d := r.Data()
-	if r.Status != 200 || d["member_session"] == nil {
-		e.T.Fatalf("apptest: login %s: %d %s", email, r.Status, r.Raw)
-	}
-	return d["session_token"].(string), d["session_jwt"].(string), d["member_id"].(string)
-}

@@ -84,11 +84,11 @@ func TestAuthorizationCheck(t *testing.T) {
 		setPolicy(t, e, docsPolicy)
 		acme := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		beta := e.CreateOrg("beta", "ALL_ALLOWED", nil)
-		member, _, _ := e.Login(acme, "bob@acme.test")
+		member, _ := e.LoginByEmailOTP(acme, "bob@acme.test")
 		adminID := e.CreateMember(acme, "ada@acme.test")
 		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+acme+"/members/"+adminID,
 			map[string]any{"roles": []string{"stytch_admin"}}), 200, "")
-		admin, adminJWT, _ := e.Login(acme, "ada@acme.test")
+		admin, adminJWT := e.LoginByEmailOTP(acme, "ada@acme.test")
 
 		r := check(e, member, acme, "documents", "read")
 		apptest.Want(t, r, 200, "")
