@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/oauth"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -19,13 +20,16 @@ type Module interface {
 // Migrations lists every module's own migrations, applied after the core
 // ones by App.New, `latchkey migrate` and the test harness.
 func Migrations() []store.Source {
-	return []store.Source{}
+	return []store.Source{oauth.Migrations()}
 }
 
 // wireModules builds the modules on the core services. It runs at the end
 // of NewWithDB, so every core service is available.
 func (a *App) wireModules() error {
-	a.modules = []Module{}
+	a.OAuth = oauth.New(oauth.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Resolver: a.Resolver, Orgs: a.Orgs,
+		Sessions: a.Sessions, Discovery: a.discovery, Limiter: a.Limiter, Flows: a.Flows, Box: a.Box,
+		BaseURL: func() string { return a.Config.BaseURL }})
+	a.modules = []Module{a.OAuth}
 	return nil
 }
 
