@@ -88,6 +88,9 @@ const (
 	OAuthEmailNotVerified   Type = "oauth_email_not_verified"
 	OAuthInvalidIDToken     Type = "invalid_id_token"
 	OAuthTenantJITForbidden Type = "oauth_tenant_jit_provisioning_not_allowed"
+
+	// Identity provider: connected apps, M2M clients, authorization (issue 11).
+	ConnectedAppNotFound Type = "connected_app_not_found"
 )
 
 type entry struct {
@@ -172,4 +175,6 @@ var catalogue = map[Type]entry{
 	OAuthEmailNotVerified:   {http.StatusForbidden, "The OAuth provider has not verified this email address, so it cannot be used to log in."},
 	OAuthInvalidIDToken:     {http.StatusUnauthorized, "The ID token could not be verified."},
 	OAuthTenantJITForbidden: {http.StatusForbidden, "This organization does not let members of this provider account join automatically."},
+
+	ConnectedAppNotFound: {http.StatusNotFound, "Connected app not found."},
 }

@@ -29,10 +29,10 @@ import (
 
 // Membership types.
 const (
-	ActiveMember   = "active_member"
-	PendingMember  = "pending_member"
-	InvitedMember  = "invited_member"
-	EligibleByMail = "eligible_to_join_by_email_domain"
+	ActiveMember    = "active_member"
+	PendingMember   = "pending_member"
+	InvitedMember   = "invited_member"
+	EligibleByMail  = "eligible_to_join_by_email_domain"
 	EligibleByOAuth = "eligible_to_join_by_oauth_tenant"
 )
 

@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/discovery"
 	"github.com/latchkey/latchkey/internal/flowtoken"
@@ -132,4 +133,10 @@ func (m *Module) Routes() []httpapi.Route {
 		backend("POST /v1/b2b/oauth/discovery/authenticate", m.handleDiscoveryAuthenticate),
 		backend("GET /v1/b2b/organizations/{organization_id}/members/{member_id}/oauth_providers/{provider}", m.handleProviderInfo),
 	}
+}
+
+// Watches are the module's tables whose changes alter cached member
+// answers (oauth_registrations).
+func Watches() []changefeed.Watch {
+	return []changefeed.Watch{{Table: "member_oauth_registrations", KeyColumn: "member_id", Scope: changefeed.Member}}
 }

@@ -123,8 +123,8 @@ type idClaims struct {
 	Picture       string `json:"picture"`
 	Locale        string `json:"locale"`
 	Nonce         string `json:"nonce"`
-	HostedDomain  string `json:"hd"`  // Google Workspace domain
-	TenantID      string `json:"tid"` // Microsoft Entra tenant
+	HostedDomain  string `json:"hd"`       // Google Workspace domain
+	TenantID      string `json:"tid"`      // Microsoft Entra tenant
 	DomainOwner   *bool  `json:"xms_edov"` // Microsoft: the tenant verified the email's domain
 	PreferredName string `json:"preferred_username"`
 }
