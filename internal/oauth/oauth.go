@@ -123,7 +123,7 @@ func (m *Module) Routes() []httpapi.Route {
 		pub("GET /v1/b2b/public/oauth/{provider}/discovery/start", http.HandlerFunc(m.startDiscovery)),
 		pub("GET /v1/b2b/public/oauth/callback", http.HandlerFunc(m.callback)),
 
-		sdk("POST /sdk/v1/b2b/oauth/authenticate", m.handleAuthenticate),
+		sdk("POST /sdk/v1/b2b/oauth/authenticate", m.handleSDKAuthenticate),
 		sdk("POST /sdk/v1/b2b/oauth/discovery/authenticate", m.handleDiscoveryAuthenticate),
 		sdk("GET /sdk/v1/b2b/oauth/google/onetap/start", m.handleOneTapStart),
 		sdk("POST /sdk/v1/b2b/oauth/google/onetap/submit", m.handleOneTapSubmit),
