@@ -9,6 +9,7 @@ import (
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/idp"
 	"github.com/latchkey/latchkey/internal/oauth"
+	"github.com/latchkey/latchkey/internal/rbac"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -24,7 +25,7 @@ type Module interface {
 // Migrations lists every module's own migrations, applied after the core
 // ones by App.New, `latchkey migrate` and the test harness.
 func Migrations() []store.Source {
-	return []store.Source{oauth.Migrations(), idp.Migrations()}
+	return []store.Source{oauth.Migrations(), rbac.Migrations(), idp.Migrations()}
 }
 
 // moduleWatches lists the modules' watched tables (see coreWatches):
@@ -43,7 +44,9 @@ func (a *App) wireModules() error {
 	a.OAuth = oauth.New(oauth.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Resolver: a.Resolver, Orgs: a.Orgs,
 		Sessions: a.Sessions, Discovery: a.discovery, Limiter: a.Limiter, Flows: a.Flows, Box: a.Box,
 		BaseURL: func() string { return a.Config.BaseURL }})
+	a.RBAC = rbac.New(rbac.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs})
 	a.modules = []Module{
+		a.RBAC,
 		a.OAuth,
 		idp.New(idp.Deps{DB: a.DB, Apps: connectedapps.NewStore(a.DB, a.Clock), Orgs: a.Orgs,
 			Sessions: memberSessions{sessions: a.Sessions, limiter: a.Limiter}}),

@@ -28,6 +28,8 @@ Usage:
   latchkey project add-origin --project ID --origin ORIGIN
   latchkey project oauth --project ID --provider google|microsoft|hubspot|slack|github --client-id X --client-secret Y
                          [--issuer URL | --authorize-url URL --token-url URL --api-url URL]
+  latchkey project rbac set --project ID --file policy.json
+  latchkey project rbac get --project ID [--effective]
   latchkey keys rotate --project ID
 
 Configuration comes from LATCHKEY_DATABASE_URL, LATCHKEY_BASE_URL, LATCHKEY_SMTP_URL,

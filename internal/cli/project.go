@@ -37,7 +37,7 @@ func openProjects(ctx context.Context, env Env) (*project.Store, func(), error) 
 
 func projectCmd(ctx context.Context, env Env) error {
 	if len(env.Args) < 2 {
-		return fmt.Errorf("missing subcommand: create, list, update, oauth, add-redirect-url or add-origin")
+		return fmt.Errorf("missing subcommand: create, list, update, oauth, rbac, add-redirect-url or add-origin")
 	}
 	fs := flag.NewFlagSet("project "+env.Args[1], flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
@@ -61,6 +61,8 @@ func projectCmd(ctx context.Context, env Env) error {
 		return projectUpdate(ctx, env)
 	case "oauth":
 		return projectOAuth(ctx, env)
+	case "rbac":
+		return projectRBAC(ctx, env)
 	case "list":
 	default:
 		return fmt.Errorf("unknown subcommand %q", env.Args[1])
