@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/mail"
+	"net/netip"
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/clock"
@@ -17,6 +18,7 @@ import (
 	"github.com/latchkey/latchkey/internal/discovery"
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/emailupdate"
+	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/notify"
@@ -63,6 +65,8 @@ type App struct {
 	mailer      notify.Mailer
 	widget      fs.FS
 	modules     []Module
+	// trustedProxies are the parsed LATCHKEY_TRUSTED_PROXIES.
+	trustedProxies []netip.Prefix
 }
 
 // New opens and migrates the database and wires the services.
@@ -112,6 +116,9 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 		if a.Box, err = secretbox.New(key); err != nil {
 			return nil, err
 		}
+	}
+	if a.trustedProxies, err = httpapi.ParseTrustedProxies(cfg.TrustedProxies); err != nil {
+		return nil, fmt.Errorf("LATCHKEY_TRUSTED_PROXIES: %w", err)
 	}
 	a.Projects = project.NewStore(db, opt.Clock)
 	a.Limiter = ratelimit.New(db, opt.Clock)
