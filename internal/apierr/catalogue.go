@@ -85,6 +85,8 @@ const (
 	// Hardening (issue 9).
 	SessionTooOld        Type = "session_too_old"
 	UnsupportedParameter Type = "unsupported_parameter"
+	// Identity provider: connected apps, M2M clients, authorization (issue 11).
+	ConnectedAppNotFound Type = "connected_app_not_found"
 )
 
 type entry struct {
@@ -166,4 +168,5 @@ var catalogue = map[Type]entry{
 
 	SessionTooOld:        {http.StatusForbidden, "This change needs a recent login: none of the session's authentication factors was completed in the last 5 minutes. Authenticate again first."},
 	UnsupportedParameter: {http.StatusBadRequest, "This parameter is not supported by this server."},
+	ConnectedAppNotFound: {http.StatusNotFound, "Connected app not found."},
 }

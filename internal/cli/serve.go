@@ -58,6 +58,7 @@ func serve(ctx context.Context, env Env, dev bool) error {
 		WriteTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	a.Start(ctx)
 	go sweepRateLimits(ctx, a)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -92,6 +93,9 @@ func sweepRateLimits(ctx context.Context, a *app.App) {
 			if err := a.SweepPasswords(ctx); err != nil {
 				a.Log.Warn("password sweep failed", "error", err)
 			}
+			if err := a.Flows.Sweep(ctx, time.Hour); err != nil {
+				a.Log.Warn("flow ticket sweep failed", "error", err)
+			}
 		}
 	}
 }
@@ -122,7 +126,7 @@ func migrate(ctx context.Context, env Env) error {
 		return err
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx, app.Migrations()...); err != nil {
+	if err := app.MigrateDB(ctx, db); err != nil {
 		return err
 	}
 	fmt.Fprintln(env.Stdout, "migrations applied")
