@@ -92,6 +92,9 @@ const (
 	OAuthInvalidIDToken     Type = "invalid_id_token"
 	OAuthTenantJITForbidden Type = "oauth_tenant_jit_provisioning_not_allowed"
 
+	// Hardening (issue 9).
+	SessionTooOld        Type = "session_too_old"
+	UnsupportedParameter Type = "unsupported_parameter"
 	// Identity provider: connected apps, M2M clients, authorization (issue 11).
 	ConnectedAppNotFound Type = "connected_app_not_found"
 )
@@ -181,5 +184,7 @@ var catalogue = map[Type]entry{
 	OAuthInvalidIDToken:     {http.StatusUnauthorized, "The ID token could not be verified."},
 	OAuthTenantJITForbidden: {http.StatusForbidden, "This organization does not let members of this provider account join automatically."},
 
+	SessionTooOld:        {http.StatusForbidden, "This change needs a recent login: none of the session's authentication factors was completed in the last 5 minutes. Authenticate again first."},
+	UnsupportedParameter: {http.StatusBadRequest, "This parameter is not supported by this server."},
 	ConnectedAppNotFound: {http.StatusNotFound, "Connected app not found."},
 }
