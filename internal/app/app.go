@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/mail"
+	"net/netip"
 	"strings"
 	"sync"
 
@@ -22,10 +23,12 @@ import (
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/emailupdate"
 	"github.com/latchkey/latchkey/internal/flowtoken"
+	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/metrics"
 	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/notify"
+	"github.com/latchkey/latchkey/internal/oauth"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/password"
 	"github.com/latchkey/latchkey/internal/password/breach"
@@ -66,6 +69,8 @@ type App struct {
 	// Flows holds the single-use tickets of browser flows (OAuth, SSO,
 	// the identity provider); see internal/flowtoken.
 	Flows *flowtoken.Store
+	// OAuth is the OAuth module (also configured by the CLI).
+	OAuth *oauth.Module
 	// Feed tells the caches which rows changed, on any process (see
 	// internal/changefeed); Start runs its poll.
 	Feed *changefeed.Feed
@@ -82,7 +87,9 @@ type App struct {
 	mailer      notify.Mailer
 	widget      fs.FS
 	modules     []Module
-	routes      routeTable // what Handler mounted; see RouteTable
+	// trustedProxies are the parsed LATCHKEY_TRUSTED_PROXIES.
+	trustedProxies []netip.Prefix
+	routes         routeTable // what Handler mounted; see RouteTable
 }
 
 // New opens and migrates the database and wires the services.
@@ -123,6 +130,9 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 		Metrics: metrics.New(), Audit: audit.New(db, opt.Clock)}
 	if a.Box, err = openBox(cfg, opt.Logger); err != nil {
 		return nil, err
+	}
+	if a.trustedProxies, err = httpapi.ParseTrustedProxies(cfg.TrustedProxies); err != nil {
+		return nil, fmt.Errorf("LATCHKEY_TRUSTED_PROXIES: %w", err)
 	}
 	a.Feed = changefeed.New(db, opt.Logger)
 	a.Projects = project.NewStore(db, opt.Clock, a.Box)

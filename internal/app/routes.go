@@ -207,6 +207,7 @@ func (a *App) Handler() http.Handler {
 	return httpapi.Chain(httpapi.JSONNotFound(mux.ServeMux),
 		httpapi.WithObserver(a.Metrics.ObserveRequest),
 		httpapi.WithRequestID(requestIDEnv(a.Config.Dev)),
+		httpapi.WithClientIP(a.trustedProxies),
 		httpapi.WithLogging(a.Log),
 		httpapi.WithRecover(),
 		httpapi.WithSecurityHeaders(a.Config.SecureCookies()),

@@ -23,9 +23,9 @@ import (
 
 // Event types.
 const (
-	Login             = "login"              // an authentication attempt (Outcome says how it went)
-	Lockout           = "lockout"            // an attempt refused by a lockout or attempt limit
-	FactorChange      = "factor_change"      // an authentication factor added, removed or replaced
+	Login             = "login"               // an authentication attempt (Outcome says how it went)
+	Lockout           = "lockout"             // an attempt refused by a lockout or attempt limit
+	FactorChange      = "factor_change"       // an authentication factor added, removed or replaced
 	SigningKeyRotated = "signing_key_rotated" // keys rotate
 	SigningKeyRetired = "signing_key_retired" // keys retire
 	SecretRotated     = "secret_rotated"      // project rotate-secret
