@@ -41,6 +41,7 @@ func moduleWatches() []changefeed.Watch {
 // of NewWithDB, so every core service is available.
 func (a *App) wireModules() error {
 	a.RBAC = rbac.New(rbac.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs})
+	a.Orgs.UseRBAC(a.RBAC)
 	a.modules = []Module{
 		a.RBAC,
 		idp.New(idp.Deps{DB: a.DB, Apps: connectedapps.NewStore(a.DB, a.Clock), Orgs: a.Orgs,
