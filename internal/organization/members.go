@@ -77,7 +77,7 @@ func (s *Store) Member(ctx context.Context, q store.Querier, projectID, memberID
 	if err != nil {
 		return nil, fmt.Errorf("organization: member %s: %w", memberID, err)
 	}
-	return m, s.finish(ctx, q, m)
+	return m, s.decorate(ctx, q, m)
 }
 
 // MemberByEmail loads the member with a (normalised) email in an organization.
@@ -87,16 +87,7 @@ func (s *Store) MemberByEmail(ctx context.Context, q store.Querier, orgID, email
 	if err != nil {
 		return nil, fmt.Errorf("organization: member by email: %w", err)
 	}
-	return m, s.finish(ctx, q, m)
-}
-
-// finish completes members read through q: their retired addresses and
-// their implicit roles.
-func (s *Store) finish(ctx context.Context, q store.Querier, ms ...*Member) error {
-	if err := s.withRetired(ctx, q, ms...); err != nil {
-		return err
-	}
-	return s.withImplicitRoles(ctx, q, ms...)
+	return m, s.decorate(ctx, q, m)
 }
 
 // NewMember describes a member to create.

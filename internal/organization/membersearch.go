@@ -148,7 +148,7 @@ func (s *Store) SearchMembers(ctx context.Context, projectID string, p MemberSea
 	for _, m := range out.Members {
 		out.Organizations[m.OrganizationID] = orgs[m.OrganizationID]
 	}
-	return out, s.finish(ctx, q, out.Members...)
+	return out, s.decorate(ctx, q, out.Members...)
 }
 
 // escapeLike escapes LIKE's wildcards (with ESCAPE '\\').

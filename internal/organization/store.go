@@ -16,10 +16,11 @@ import (
 
 // Store reads and writes organizations and members.
 type Store struct {
-	db       *store.DB
-	clock    clock.Clock
-	rbac     RBAC                 // see UseRBAC
-	implicit []ImplicitRoleSource // see UseRBAC
+	db         *store.DB
+	clock      clock.Clock
+	decorators []MemberDecorator
+	rbac       RBAC                 // see UseRBAC
+	implicit   []ImplicitRoleSource // see UseRBAC
 }
 
 // NewStore returns an organization store.
