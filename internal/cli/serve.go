@@ -101,7 +101,6 @@ func serve(ctx context.Context, env Env, dev bool) error {
 
 func dialectName(db *store.DB) string { return string(db.Dialect()) }
 
-
 func printDevBanner(env Env, base string, s *devmode.Seeded) {
 	fmt.Fprintf(env.Stdout, "\nLatchkey dev server\n")
 	fmt.Fprintf(env.Stdout, "  Demo page:    %s/\n", base)
