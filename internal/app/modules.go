@@ -4,16 +4,19 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/idp"
+	"github.com/latchkey/latchkey/internal/rbac"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
 // Module is a feature package (an auth method, RBAC, the identity
 // provider...) as the root sees it: a route table. A module is built in
-// wireModules and its migrations are listed in Migrations, so adding one is
-// its own package plus a line in each of those two functions.
+// wireModules, its migrations are listed in Migrations and its watched
+// tables in moduleWatches, so adding one is its own package plus a line in
+// each of those functions.
 type Module interface {
 	Routes() []httpapi.Route
 }
@@ -21,13 +24,25 @@ type Module interface {
 // Migrations lists every module's own migrations, applied after the core
 // ones by App.New, `latchkey migrate` and the test harness.
 func Migrations() []store.Source {
-	return []store.Source{idp.Migrations()}
+	return []store.Source{rbac.Migrations(), idp.Migrations()}
+}
+
+// moduleWatches lists the modules' watched tables (see coreWatches):
+// every module table whose change must alter a cached session, member,
+// organization or project answer (member roles, custom roles, a role
+// policy, SSO connections...), each with the scope of what it changes.
+// A module exports them as a function beside its migrations, e.g.
+// `rbac.Watches()`, and adds it here.
+func moduleWatches() []changefeed.Watch {
+	return []changefeed.Watch{}
 }
 
 // wireModules builds the modules on the core services. It runs at the end
 // of NewWithDB, so every core service is available.
 func (a *App) wireModules() error {
+	a.RBAC = rbac.New(rbac.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs})
 	a.modules = []Module{
+		a.RBAC,
 		idp.New(idp.Deps{DB: a.DB, Apps: connectedapps.NewStore(a.DB, a.Clock), Orgs: a.Orgs,
 			Sessions: memberSessions{sessions: a.Sessions, limiter: a.Limiter}}),
 	}
