@@ -16,4 +16,6 @@ func (r *SendResponse) SDKWire() any { return &httpapi.Common{} }
 
 // SDKWire implements httpapi.SDKWirer: B2BMagicLinksAuthenticateResponse
 // is the login answer with method_id (reset_sessions is the backend's).
-func (r *AuthResponse) SDKWire() any { return session.WithMethodID{AuthResponse: r.AuthResponse}.SDKWire() }
+func (r *AuthResponse) SDKWire() any {
+	return session.WithMethodID{AuthResponse: r.AuthResponse}.SDKWire()
+}
