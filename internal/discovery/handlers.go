@@ -67,7 +67,7 @@ func (h Handlers) AuthenticateLink(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return authenticated{res}, nil
+	return res, nil
 }
 
 // SendCode handles POST b2b/otps/email/discovery/send.
@@ -92,7 +92,7 @@ func (h Handlers) AuthenticateCode(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return authenticated{res}, nil
+	return res, nil
 }
 
 // Organizations handles POST b2b/discovery/organizations.

@@ -58,18 +58,21 @@ type sdkWithBoth struct {
 	OrganizationIDHint *string `json:"organization_id_hint"`
 }
 
-// SDKWire implements httpapi.SDKWirer for the password discovery answers,
-// which declare both the IST and organization_id_hint.
-func (r *Response) SDKWire() any {
-	return &sdkWithBoth{sdkWithIST: sdkWithIST{r.sdk(), r.IntermediateSessionToken}, OrganizationIDHint: r.OrganizationIDHint}
-}
+// SDKWire implements httpapi.SDKWirer. The default form is that of the
+// discovery authenticate calls (magic link, code, OAuth, SSO):
+// B2BDiscoveryAuthenticateResponse has the IST but no organization_id_hint.
+func (r *Response) SDKWire() any { return &sdkWithIST{r.sdk(), r.IntermediateSessionToken} }
 
-// authenticated answers the discovery authenticate calls (magic link,
-// code): B2BDiscoveryAuthenticateResponse has the IST but no hint.
-type authenticated struct{ *Response }
+// WithISTAndHint answers the password discovery calls, whose SDK types
+// declare both the IST and organization_id_hint.
+func WithISTAndHint(r *Response) any { return withBoth{r} }
+
+type withBoth struct{ *Response }
 
 // SDKWire implements httpapi.SDKWirer.
-func (a authenticated) SDKWire() any { return &sdkWithIST{a.sdk(), a.IntermediateSessionToken} }
+func (w withBoth) SDKWire() any {
+	return &sdkWithBoth{sdkWithIST: sdkWithIST{w.sdk(), w.IntermediateSessionToken}, OrganizationIDHint: w.OrganizationIDHint}
+}
 
 // listed answers discovery/organizations: B2BDiscoveryOrganizationsResponse
 // has the hint but no IST (the caller already holds one, or a session).

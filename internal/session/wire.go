@@ -41,9 +41,42 @@ func (ms *MemberSession) sdk() *MemberSession {
 			pf.PhoneNumber = organization.MaskPhone(pf.PhoneNumber)
 			f.PhoneNumberFactor = &pf
 		}
+		// Each provider's factor declares its own tenant field (or none).
+		f.GoogleOAuthFactor = oauthFactor(f.GoogleOAuthFactor, false, false)
+		f.MicrosoftOAuthFactor = oauthFactor(f.MicrosoftOAuthFactor, false, false)
+		f.HubspotOAuthFactor = oauthFactor(f.HubspotOAuthFactor, true, false)
+		f.SlackOAuthFactor = oauthFactor(f.SlackOAuthFactor, true, false)
+		f.GithubOAuthFactor = oauthFactor(f.GithubOAuthFactor, false, true)
 		out.AuthenticationFactors[i] = f
 	}
 	return &out
+}
+
+// oauthFactor copies an OAuth factor with only the tenant fields its
+// provider's SDK type declares.
+func oauthFactor(f *OAuthFactor, tenantID, tenantIDs bool) *OAuthFactor {
+	if f == nil {
+		return nil
+	}
+	out := *f
+	if !tenantID {
+		out.ProviderTenantID = ""
+	}
+	if !tenantIDs {
+		out.ProviderTenantIDs = nil
+	}
+	return &out
+}
+
+type sdkVerdictResponse struct {
+	*SDKSessionResponse
+	Verdict *Verdict `json:"verdict,omitempty"`
+}
+
+// SDKWire implements httpapi.SDKWirer: the session answer with the
+// verdict of its authorization check (an allowlisted addition).
+func (r *VerdictResponse) SDKWire() any {
+	return &sdkVerdictResponse{SDKSessionResponse: r.SessionResponse.sdk(), Verdict: r.Verdict}
 }
 
 // SDKAuthResponse is B2BAuthenticateResponseWithMFA on the SDK face.
