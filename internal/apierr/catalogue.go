@@ -83,7 +83,11 @@ const (
 	SessionTooOldToResetPassword Type = "session_too_old_to_reset_password"
 
 	// Identity provider: connected apps, M2M clients, authorization (issue 11).
-	ConnectedAppNotFound Type = "connected_app_not_found"
+	ConnectedAppNotFound    Type = "connected_app_not_found"
+	InvalidRedirectURI      Type = "invalid_redirect_uri"
+	InvalidScope            Type = "invalid_scope"
+	UnsupportedResponseType Type = "unsupported_response_type"
+	LoginRequired           Type = "login_required"
 )
 
 type entry struct {
@@ -163,5 +167,9 @@ var catalogue = map[Type]entry{
 	WeakPassword:                 {http.StatusBadRequest, "Password does not meet the strength requirements. Check it with the strength check for feedback."},
 	SessionTooOldToResetPassword: {http.StatusBadRequest, "The session cannot reset the password: none of its authentication factors was completed in the last 5 minutes. Log in again first."},
 
-	ConnectedAppNotFound: {http.StatusNotFound, "Connected app not found."},
+	ConnectedAppNotFound:    {http.StatusNotFound, "Connected app not found."},
+	InvalidRedirectURI:      {http.StatusBadRequest, "The redirect URI does not exactly match a URL registered for this connected app."},
+	InvalidScope:            {http.StatusBadRequest, "A requested scope is unknown or not available to this connected app."},
+	UnsupportedResponseType: {http.StatusBadRequest, "Only the authorization code flow is supported: response_type must be code."},
+	LoginRequired:           {http.StatusUnauthorized, "The member must log in again before authorizing this app."},
 }

@@ -28,8 +28,9 @@ func Migrations() []store.Source {
 // of NewWithDB, so every core service is available.
 func (a *App) wireModules() error {
 	a.modules = []Module{
-		idp.New(idp.Deps{DB: a.DB, Apps: connectedapps.NewStore(a.DB, a.Clock), Orgs: a.Orgs,
-			Sessions: memberSessions{sessions: a.Sessions, limiter: a.Limiter}}),
+		idp.New(idp.Deps{DB: a.DB, Clock: a.Clock, Log: a.Log, Apps: connectedapps.NewStore(a.DB, a.Clock), Orgs: a.Orgs,
+			Projects: a.Projects, Flows: a.Flows, Limiter: a.Limiter, Sessions: a.Sessions,
+			Members: memberSessions{sessions: a.Sessions, limiter: a.Limiter}, BaseURL: func() string { return a.Config.BaseURL }}),
 	}
 	return nil
 }
