@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/idp"
@@ -12,8 +13,9 @@ import (
 
 // Module is a feature package (an auth method, RBAC, the identity
 // provider...) as the root sees it: a route table. A module is built in
-// wireModules and its migrations are listed in Migrations, so adding one is
-// its own package plus a line in each of those two functions.
+// wireModules, its migrations are listed in Migrations and its watched
+// tables in moduleWatches, so adding one is its own package plus a line in
+// each of those functions.
 type Module interface {
 	Routes() []httpapi.Route
 }
@@ -22,6 +24,16 @@ type Module interface {
 // ones by App.New, `latchkey migrate` and the test harness.
 func Migrations() []store.Source {
 	return []store.Source{idp.Migrations()}
+}
+
+// moduleWatches lists the modules' watched tables (see coreWatches):
+// every module table whose change must alter a cached session, member,
+// organization or project answer (member roles, custom roles, a role
+// policy, SSO connections...), each with the scope of what it changes.
+// A module exports them as a function beside its migrations, e.g.
+// `rbac.Watches()`, and adds it here.
+func moduleWatches() []changefeed.Watch {
+	return []changefeed.Watch{}
 }
 
 // wireModules builds the modules on the core services. It runs at the end
@@ -37,14 +49,14 @@ func (a *App) wireModules() error {
 
 // mountModules adds the modules' routes to the root mux (backend and
 // public faces) and the SDK mux, behind each face's authentication.
-func (a *App) mountModules(mux, sdk *http.ServeMux, sdkAuth, backendAuth func(http.Handler) http.Handler) {
+func (a *App) mountModules(mux, sdk *routeMux, sdkAuth, backendAuth func(http.Handler) http.Handler) {
 	for _, m := range a.modules {
 		for _, rt := range m.Routes() {
 			switch {
 			case rt.Raw != nil && rt.Face != httpapi.Public:
 				panic(fmt.Sprintf("app: route %q: only public routes may be raw", rt.Pattern))
 			case rt.Raw != nil:
-				mux.Handle(rt.Pattern, rt.Raw)
+				mux.handle(rt.Pattern, rt.Raw, true)
 			case rt.Face == httpapi.SDK:
 				sdk.Handle(rt.Pattern, sdkAuth(httpapi.Handle(httpapi.SDK, requireProduct(rt.Product, rt.Handler))))
 			case rt.Face == httpapi.Backend:
