@@ -86,6 +86,9 @@ const ROUTES = {
   'GET /sdk/v1/b2b/organizations/members/{member_id}/connected_apps': 'B2BOrganizationsMemberGetConnectedAppsResponse',
   'POST /sdk/v1/b2b/organizations/members/connected_apps/{connected_app_id}/revoke': 'B2BMemberRevokeConnectedAppResponse',
   'POST /sdk/v1/b2b/organizations/members/{member_id}/connected_apps/{connected_app_id}/revoke': 'B2BOrganizationsMemberRevokeConnectedAppResponse',
+  'POST /sdk/v1/idp/b2b/oauth/authorize/start': 'B2BOAuthAuthorizeStartResponse',
+  'POST /sdk/v1/idp/b2b/oauth/authorize/submit': 'B2BOAuthAuthorizeSubmitResponse',
+  'POST /sdk/v1/b2b/oauth/logout/start': 'B2BOAuthLogoutStartResponse',
 };
 
 // SDK calls without a public response type: what the browser reads, as a TypeScript type literal.

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/latchkey/latchkey/internal/clientsecret"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/flowtoken"
@@ -85,9 +86,9 @@ func (m *Module) Routes() []httpapi.Route {
 		be("GET /v1/connected_apps/clients/{client_id}", apps.Get),
 		be("PUT /v1/connected_apps/clients/{client_id}", apps.Update),
 		be("DELETE /v1/connected_apps/clients/{client_id}", apps.Delete),
-		be("POST /v1/connected_apps/clients/{client_id}/secrets/rotate/start", apps.Rotate(connectedapps.RotateStart)),
-		be("POST /v1/connected_apps/clients/{client_id}/secrets/rotate", apps.Rotate(connectedapps.RotateComplete)),
-		be("POST /v1/connected_apps/clients/{client_id}/secrets/rotate/cancel", apps.Rotate(connectedapps.RotateCancel)),
+		be("POST /v1/connected_apps/clients/{client_id}/secrets/rotate/start", apps.Rotate(clientsecret.StepStart)),
+		be("POST /v1/connected_apps/clients/{client_id}/secrets/rotate", apps.Rotate(clientsecret.StepComplete)),
+		be("POST /v1/connected_apps/clients/{client_id}/secrets/rotate/cancel", apps.Rotate(clientsecret.StepCancel)),
 
 		// Organization, member and self views (api-reference 3.11, 3.12, 5.4).
 		be("GET /v1/b2b/organizations/{organization_id}/connected_apps", org.BackendOrgApps),
