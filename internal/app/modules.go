@@ -8,6 +8,7 @@ import (
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/idp"
+	"github.com/latchkey/latchkey/internal/rbac"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -23,7 +24,7 @@ type Module interface {
 // Migrations lists every module's own migrations, applied after the core
 // ones by App.New, `latchkey migrate` and the test harness.
 func Migrations() []store.Source {
-	return []store.Source{idp.Migrations()}
+	return []store.Source{rbac.Migrations(), idp.Migrations()}
 }
 
 // moduleWatches lists the modules' watched tables (see coreWatches):
@@ -39,7 +40,9 @@ func moduleWatches() []changefeed.Watch {
 // wireModules builds the modules on the core services. It runs at the end
 // of NewWithDB, so every core service is available.
 func (a *App) wireModules() error {
+	a.RBAC = rbac.New(rbac.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs})
 	a.modules = []Module{
+		a.RBAC,
 		idp.New(idp.Deps{DB: a.DB, Clock: a.Clock, Log: a.Log, Apps: connectedapps.NewStore(a.DB, a.Clock), Orgs: a.Orgs,
 			Projects: a.Projects, Flows: a.Flows, Limiter: a.Limiter, Sessions: a.Sessions,
 			Members: memberSessions{sessions: a.Sessions, limiter: a.Limiter}, BaseURL: func() string { return a.Config.BaseURL }}),
