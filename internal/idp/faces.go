@@ -26,13 +26,11 @@ type Faces struct {
 // sessions/authenticate failure limit.
 func (f Faces) sessionAuthorizer(r *http.Request, p *project.Project, cred session.Credential) (*authorizer, error) {
 	var out *session.SessionResponse
-	err := f.Limiter.GuardFailures(r.Context(), session.FailuresPerIP, p.ID+"|"+httpapi.ClientIP(r), func() error {
+	err := f.Limiter.GuardUnguessable(r.Context(), func() error {
 		var err error
 		out, err = f.Sessions.Authenticate(r.Context(), p, cred, nil)
 		return err
-	}, func(err error) bool {
-		return apierr.Is(err, apierr.SessionNotFound) || apierr.Is(err, apierr.InvalidJWT)
-	})
+	}, ratelimit.FailureOf(apierr.SessionNotFound, apierr.InvalidJWT), ratelimit.For(session.FailuresPerIP, p.ID+"|"+httpapi.ClientIP(r)))
 	if err != nil {
 		return nil, err
 	}
