@@ -94,6 +94,7 @@ const (
 	InvalidScope            Type = "invalid_scope"
 	UnsupportedResponseType Type = "unsupported_response_type"
 	LoginRequired           Type = "login_required"
+	M2MClientNotFound       Type = "m2m_client_not_found"
 )
 
 type entry struct {
@@ -182,4 +183,5 @@ var catalogue = map[Type]entry{
 	InvalidScope:            {http.StatusBadRequest, "A requested scope is unknown or not available to this connected app."},
 	UnsupportedResponseType: {http.StatusBadRequest, "Only the authorization code flow is supported: response_type must be code."},
 	LoginRequired:           {http.StatusUnauthorized, "The member must log in again before authorizing this app."},
+	M2MClientNotFound:       {http.StatusNotFound, "M2M client not found."},
 }

@@ -67,13 +67,18 @@ func (p *Provider) authenticateClient(r *http.Request, projectID string) (*conne
 		app = a
 		return nil
 	}
-	isFailure := func(err error) bool { var oe *oauthError; return errors.As(err, &oe) && oe.code == "invalid_client" }
-	err = p.limiter.Guard(r.Context(), check, isFailure,
-		ratelimit.For(ClientSecretFailuresPerIP, httpapi.ClientIP(r)), ratelimit.For(ClientSecretFailures, projectID+"/"+id))
+	err = p.guardClient(r, projectID, id, check)
 	if err != nil {
 		return nil, err
 	}
 	return app, nil
+}
+
+// guardClient runs a client secret check under the failure limits.
+func (p *Provider) guardClient(r *http.Request, projectID, clientID string, check func() error) error {
+	isFailure := func(err error) bool { var oe *oauthError; return errors.As(err, &oe) && oe.code == "invalid_client" }
+	return p.limiter.Guard(r.Context(), check, isFailure,
+		ratelimit.For(ClientSecretFailuresPerIP, httpapi.ClientIP(r)), ratelimit.For(ClientSecretFailures, projectID+"/"+clientID))
 }
 
 // parseForm reads an application/x-www-form-urlencoded POST body.

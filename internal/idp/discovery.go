@@ -25,10 +25,7 @@ func (p *Provider) discovery(r *http.Request) (any, error) {
 		return nil, err
 	}
 	iss := p.Issuer(pr.ID)
-	grants := []string{"authorization_code", "refresh_token"}
-	if p.m2m != nil {
-		grants = append(grants, "client_credentials")
-	}
+	grants := []string{"authorization_code", "refresh_token", "client_credentials"}
 	return map[string]any{
 		"issuer":                                        iss,
 		"authorization_endpoint":                        authz,

@@ -15,6 +15,7 @@ import (
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/m2m"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/ratelimit"
@@ -47,6 +48,7 @@ type Deps struct {
 	Sessions *session.Service
 	// Members resolves SDK callers' sessions for the organization views.
 	Members organization.Sessions
+	M2M     *m2m.Store
 	// BaseURL is read per request (the issuer is derived from it).
 	BaseURL func() string
 }
@@ -60,13 +62,14 @@ type Module struct {
 // New builds the module.
 func New(d Deps) *Module {
 	p := &Provider{db: d.DB, clock: d.Clock, log: d.Log, apps: d.Apps, orgs: d.Orgs, projects: d.Projects,
-		flows: d.Flows, limiter: d.Limiter, baseURL: d.BaseURL}
+		flows: d.Flows, limiter: d.Limiter, baseURL: d.BaseURL, m2m: d.M2M}
 	return &Module{d: d, p: p}
 }
 
 // Routes lists every route of the module.
 func (m *Module) Routes() []httpapi.Route {
 	apps := connectedapps.Handlers{Store: m.d.Apps}
+	machines := m2m.Handlers{Store: m.d.M2M}
 	org := connectedapps.OrgHandlers{Store: m.d.Apps, Orgs: m.d.Orgs, Sessions: m.d.Members, Tokens: m.p}
 	faces := Faces{P: m.p, Sessions: m.d.Sessions, Limiter: m.d.Limiter}
 	pub := func(pattern string, h http.HandlerFunc) httpapi.Route {
@@ -89,6 +92,16 @@ func (m *Module) Routes() []httpapi.Route {
 		be("POST /v1/connected_apps/clients/{client_id}/secrets/rotate/start", apps.Rotate(clientsecret.StepStart)),
 		be("POST /v1/connected_apps/clients/{client_id}/secrets/rotate", apps.Rotate(clientsecret.StepComplete)),
 		be("POST /v1/connected_apps/clients/{client_id}/secrets/rotate/cancel", apps.Rotate(clientsecret.StepCancel)),
+
+		// Machine-to-machine clients (backend face).
+		be("POST /v1/m2m/clients", machines.Create),
+		be("POST /v1/m2m/clients/search", machines.Search),
+		be("GET /v1/m2m/clients/{client_id}", machines.Get),
+		be("PUT /v1/m2m/clients/{client_id}", machines.Update),
+		be("DELETE /v1/m2m/clients/{client_id}", machines.Delete),
+		be("POST /v1/m2m/clients/{client_id}/secrets/rotate/start", machines.Rotate(clientsecret.StepStart)),
+		be("POST /v1/m2m/clients/{client_id}/secrets/rotate", machines.Rotate(clientsecret.StepComplete)),
+		be("POST /v1/m2m/clients/{client_id}/secrets/rotate/cancel", machines.Rotate(clientsecret.StepCancel)),
 
 		// Organization, member and self views (api-reference 3.11, 3.12, 5.4).
 		be("GET /v1/b2b/organizations/{organization_id}/connected_apps", org.BackendOrgApps),

@@ -16,6 +16,7 @@ import (
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/m2m"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/ratelimit"
@@ -42,7 +43,7 @@ type Provider struct {
 	flows    *flowtoken.Store
 	limiter  *ratelimit.Limiter
 	baseURL  func() string
-	m2m      ClientCredentials
+	m2m      *m2m.Store
 }
 
 // Issuer is the issuer of ID tokens and discovery (OIDC Core 2, RFC 8414).
@@ -127,12 +128,6 @@ func (p *Provider) logged(r *http.Request, err error) error {
 }
 
 func unixTime(s int64) time.Time { return time.Unix(s, 0).UTC() }
-
-// ClientCredentials is the machine-to-machine grant, served by the M2M
-// registry through the provider's token endpoint.
-type ClientCredentials interface {
-	ClientCredentials(r *http.Request, p *project.Project) (any, error)
-}
 
 // checkPageURL validates the operator's authorization page.
 func checkPageURL(s string) error {

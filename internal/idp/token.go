@@ -42,8 +42,8 @@ func (p *Provider) token(r *http.Request) (any, error) {
 		return nil, err
 	}
 	grant := r.PostForm.Get("grant_type")
-	if grant == "client_credentials" && p.m2m != nil {
-		return p.m2m.ClientCredentials(r, pr)
+	if grant == "client_credentials" {
+		return p.clientCredentials(r, pr)
 	}
 	if grant != "authorization_code" && grant != "refresh_token" {
 		if grant == "" {

@@ -5,6 +5,7 @@ import type { AuthenticateResponse } from '../api/types';
 import type { SessionSnapshot } from '../session/manager';
 import type { StringsOverride } from '../strings/en';
 import { createTranslator, mergeStrings } from '../strings/t';
+import type { IdpStrings } from './strings';
 import { themeVariables, type WidgetStyles } from '../theme/theme';
 import { Spinner } from '../ui/Spinner';
 
@@ -13,7 +14,8 @@ export type ConsentManifest = { header: string; items: (string | { text: string;
 
 export interface IdentityProviderOptions {
   styles?: WidgetStyles;
-  strings?: StringsOverride;
+  /** Overrides of the strings table, the identity provider's own keys included. */
+  strings?: StringsOverride & Partial<IdpStrings>;
   callbacks?: {
     onEvent?: (e: { type: string; data: unknown }) => void;
     onError?: (e: { message: string }) => void;

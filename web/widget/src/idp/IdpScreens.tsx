@@ -7,7 +7,6 @@ import { useEffect, useReducer, type ReactNode } from 'react';
 import { authorizeStart, authorizeSubmit, logoutStart, sessionsAttest, type AuthorizeBody, type ScopeResult } from '../api/idp';
 import type { BootstrapData } from '../api/bootstrap';
 import { errorMessage, errorPayload } from '../b2b/errorMessages';
-import type { StringKey } from '../strings/en';
 import type { Translate } from '../strings/t';
 import { Button } from '../ui/Button';
 import { ErrorText } from '../ui/ErrorText';
@@ -15,6 +14,7 @@ import { Heading } from '../ui/Heading';
 import { Spinner } from '../ui/Spinner';
 import type { ConsentManifest, IdentityProviderOptions, IdpBackend } from './IdentityProviderApp';
 import { readIdpRequest } from './params';
+import { idpTranslator, type IdpStringKey, type IdpTranslate } from './strings';
 import { idpReducer, initialIdpState, type IdpState } from './state';
 
 const BUILTIN_SCOPES = ['openid', 'profile', 'email', 'phone', 'offline_access', 'full_access'];
@@ -30,6 +30,7 @@ interface Props {
 
 export default function IdpScreens({ backend, options, t, search, bootstrap }: Props) {
   const [state, dispatch] = useReducer(idpReducer, initialIdpState);
+  const it = idpTranslator(options.strings);
   const request = readIdpRequest(search);
   const onEvent = (type: string, data: unknown) => options.callbacks?.onEvent?.({ type, data });
   const fail = (err: unknown) => {
@@ -54,7 +55,7 @@ export default function IdpScreens({ backend, options, t, search, bootstrap }: P
       await attestTrustedToken(backend, options, onEvent, fail);
       if (cancelled) return;
       if (request.flow === 'invalid') {
-        dispatch({ type: 'failed', message: t('idp.missingParam', { name: request.missing }) });
+        dispatch({ type: 'failed', message: it('idp.missingParam', { name: request.missing }) });
         return;
       }
       if (request.flow === 'logout') {
@@ -97,7 +98,7 @@ export default function IdpScreens({ backend, options, t, search, bootstrap }: P
     submit(request.body, granted).catch((err: unknown) => dispatch({ type: 'actionFailed', message: fail(err) }));
   };
 
-  return render(state, { t, backend, options, request, decide, logOut, dispatch, fail, bootstrap });
+  return render(state, { t, it, backend, options, request, decide, logOut, dispatch, fail, bootstrap });
 }
 
 /** Trusted auth on load: end any current session, then attest one from the host's token. */
@@ -128,6 +129,7 @@ async function attestTrustedToken(
 
 interface View {
   t: Translate;
+  it: IdpTranslate;
   backend: IdpBackend;
   options: IdentityProviderOptions;
   request: ReturnType<typeof readIdpRequest>;
@@ -139,29 +141,29 @@ interface View {
 }
 
 function render(state: IdpState, v: View): ReactNode {
-  const { t } = v;
+  const { it } = v;
   const projectName = v.bootstrap.projectName;
   switch (state.screen) {
     case 'loading':
-      return <Spinner label={t('idp.loading')} />;
+      return <Spinner label={v.t('idp.loading')} />;
     case 'error':
       return <p className="lk-text lk-error" role="alert">{state.message}</p>;
     case 'noSession':
-      return <p className="lk-text" role="status">{t('idp.noSession')}</p>;
+      return <p className="lk-text" role="status">{it('idp.noSession')}</p>;
     case 'redirecting':
       return state.denied ? (
-        <p className="lk-text" role="status">{t('idp.consent.denied')}</p>
+        <p className="lk-text" role="status">{it('idp.consent.denied')}</p>
       ) : (
-        <Spinner label={t('idp.redirecting')} />
+        <Spinner label={it('idp.redirecting')} />
       );
     case 'notLoggedOut':
-      return <p className="lk-text" role="status">{t('idp.logout.notLoggedOut')}</p>;
+      return <p className="lk-text" role="status">{it('idp.logout.notLoggedOut')}</p>;
     case 'logoutConfirm':
       return (
         <>
-          <Heading>{t('idp.logout.title')}</Heading>
+          <Heading>{it('idp.logout.title')}</Heading>
           <p className="lk-text">
-            {projectName ? t('idp.logout.message', { projectName }) : t('idp.logout.messageNoProject')}
+            {projectName ? it('idp.logout.message', { projectName }) : it('idp.logout.messageNoProject')}
           </p>
           <ErrorText message={state.error} />
           <div className="lk-stack">
@@ -172,10 +174,10 @@ function render(state: IdpState, v: View): ReactNode {
                 v.logOut(state.redirectURI).catch((err: unknown) => v.dispatch({ type: 'actionFailed', message: v.fail(err) }));
               }}
             >
-              {t('idp.logout.yes')}
+              {it('idp.logout.yes')}
             </Button>
             <Button variant="secondary" disabled={state.busy} onClick={() => v.dispatch({ type: 'stayLoggedIn' })}>
-              {t('idp.logout.no')}
+              {it('idp.logout.no')}
             </Button>
           </div>
         </>
@@ -185,33 +187,33 @@ function render(state: IdpState, v: View): ReactNode {
   }
 }
 
-function clientNameOf(name: string, redirectURI: string, t: Translate): string {
+function clientNameOf(name: string, redirectURI: string, it: IdpTranslate): string {
   if (name) return name;
   try {
-    return new URL(redirectURI).host || t('idp.defaultClientName');
+    return new URL(redirectURI).host || it('idp.defaultClientName');
   } catch {
-    return t('idp.defaultClientName');
+    return it('idp.defaultClientName');
   }
 }
 
 /** The consent screen: the app, what it may do, what cannot be granted, Allow and Deny. */
 function Consent({ state, v, projectName }: { state: Extract<IdpState, { screen: 'consent' }>; v: View; projectName: string | null }) {
-  const { t } = v;
+  const { it } = v;
   const { client, scope_results: results } = state.start;
   const redirectURI = v.request.flow === 'authorize' ? v.request.body.redirect_uri : '';
-  const clientName = clientNameOf(client.client_name, redirectURI, t);
+  const clientName = clientNameOf(client.client_name, redirectURI, it);
   const grantable = results.filter((r) => r.is_grantable);
   const blocked = results.filter((r) => !r.is_grantable);
   const manifest: ConsentManifest = v.options.getIDPConsentManifest?.({ scopes: grantable.map((r) => r.scope), clientName }) ?? [
-    { header: t('idp.consent.header', { clientName }), items: grantable.map((r) => scopeText(r, t, customScopes(v.bootstrap))) },
+    { header: it('idp.consent.header', { clientName }), items: grantable.map((r) => scopeText(r, it, customScopes(v.bootstrap))) },
   ];
   return (
     <>
       {client.client_logo_url ? (
-        <img className="lk-logo" src={client.client_logo_url} alt={t('idp.consent.logoAlt', { clientName })} />
+        <img className="lk-logo" src={client.client_logo_url} alt={it('idp.consent.logoAlt', { clientName })} />
       ) : null}
       <Heading>
-        {projectName ? t('idp.consent.title', { clientName, projectName }) : t('idp.consent.titleNoProject', { clientName })}
+        {projectName ? it('idp.consent.title', { clientName, projectName }) : it('idp.consent.titleNoProject', { clientName })}
       </Heading>
       {manifest.map((section, i) => (
         <section key={i} className="lk-stack" aria-label={section.header}>
@@ -231,23 +233,23 @@ function Consent({ state, v, projectName }: { state: Extract<IdpState, { screen:
         </section>
       ))}
       {blocked.length > 0 ? (
-        <section className="lk-stack" role="alert" aria-label={t('idp.consent.ungrantableHeader')}>
-          <p className="lk-text lk-text--strong">{t('idp.consent.ungrantableHeader')}</p>
+        <section className="lk-stack" role="alert" aria-label={it('idp.consent.ungrantableHeader')}>
+          <p className="lk-text lk-text--strong">{it('idp.consent.ungrantableHeader')}</p>
           <ul className="lk-list">
             {blocked.map((r) => (
-              <li key={r.scope}>{scopeText(r, t, customScopes(v.bootstrap))}</li>
+              <li key={r.scope}>{scopeText(r, it, customScopes(v.bootstrap))}</li>
             ))}
           </ul>
-          <p className="lk-text">{t('idp.consent.ungrantableHelp', { clientName })}</p>
+          <p className="lk-text">{it('idp.consent.ungrantableHelp', { clientName })}</p>
         </section>
       ) : null}
       <ErrorText message={state.error} />
       <div className="lk-stack">
         <Button loading={state.busy === 'allow'} disabled={blocked.length > 0 || state.busy !== null} onClick={() => v.decide(true)}>
-          {t('idp.consent.allow')}
+          {it('idp.consent.allow')}
         </Button>
         <Button variant="secondary" loading={state.busy === 'deny'} disabled={state.busy !== null} onClick={() => v.decide(false)}>
-          {t('idp.consent.deny')}
+          {it('idp.consent.deny')}
         </Button>
       </div>
     </>
@@ -255,8 +257,8 @@ function Consent({ state, v, projectName }: { state: Extract<IdpState, { screen:
 }
 
 /** A scope's consent text: built-in scopes from the strings table, custom ones from the RBAC policy. */
-function scopeText(r: ScopeResult, t: Translate, custom: (scope: string) => string | null): string {
-  if (BUILTIN_SCOPES.includes(r.scope)) return t(`idp.scope.${r.scope}` as StringKey);
+function scopeText(r: ScopeResult, it: IdpTranslate, custom: (scope: string) => string | null): string {
+  if (BUILTIN_SCOPES.includes(r.scope)) return it(`idp.scope.${r.scope}` as IdpStringKey);
   return custom(r.scope) ?? (r.description || r.scope);
 }
 
