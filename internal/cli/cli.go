@@ -26,6 +26,8 @@ Usage:
                    [--disable-watermark true|false] [--slug-pattern URL-with-{{slug}}|-]
   latchkey project add-redirect-url --project ID --url URL [--type login|signup|discovery|reset_password|invite]...
   latchkey project add-origin --project ID --origin ORIGIN
+  latchkey project oauth --project ID --provider google|microsoft|hubspot|slack|github --client-id X --client-secret Y
+                         [--issuer URL | --authorize-url URL --token-url URL --api-url URL]
   latchkey project rbac set --project ID --file policy.json
   latchkey project rbac get --project ID [--effective]
   latchkey project rotate-secret --project ID [--keep-old]   new backend secret (shown once)
@@ -34,6 +36,7 @@ Usage:
   latchkey keys rotate --project ID                           new JWT signing key; old keys stay published
   latchkey keys list --project ID
   latchkey keys retire --project ID --kid K                   remove a key from the JWKS
+  latchkey audit --project ID [--type T] [--since 24h] [--limit N]   security events, newest first
 
 Configuration comes from LATCHKEY_DATABASE_URL, LATCHKEY_BASE_URL, LATCHKEY_SMTP_URL,
 LATCHKEY_EMAIL_FROM, LATCHKEY_SMS_URL, LATCHKEY_SMS_ACCOUNT_SID, LATCHKEY_SMS_AUTH_TOKEN,
@@ -69,6 +72,8 @@ func Run(ctx context.Context, env Env) int {
 		err = projectCmd(ctx, env)
 	case "keys":
 		err = keysCmd(ctx, env)
+	case "audit":
+		err = auditCmd(ctx, env)
 	case "help", "-h", "--help":
 		fmt.Fprint(env.Stdout, usage)
 		return 0

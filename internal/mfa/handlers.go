@@ -81,7 +81,7 @@ func (h Handlers) SendSMS(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return memberResponse(res), nil
+	return smsSent{memberResponse(res)}, nil
 }
 
 // AuthenticateSMS handles POST b2b/otps/sms/authenticate.
@@ -90,8 +90,12 @@ func (h Handlers) AuthenticateSMS(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.Service.AuthenticateSMS(r.Context(), SMSAuthParams{Who: w, ClientIP: httpapi.ClientIP(r), Code: req.Code,
+	res, err := h.Service.AuthenticateSMS(r.Context(), SMSAuthParams{Who: w, ClientIP: httpapi.ClientIP(r), Code: req.Code,
 		DurationMinutes: req.SessionDurationMinutes, SetMFAEnrollment: req.SetMFAEnrollment, SetDefaultMFA: req.SetDefaultMFA})
+	if err != nil {
+		return nil, err
+	}
+	return session.Completed{AuthResponse: res}, nil
 }
 
 // TOTPResponse answers TOTP create and migrate.
@@ -126,8 +130,12 @@ func (h Handlers) AuthenticateTOTP(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.Service.AuthenticateTOTP(r.Context(), TOTPAuthParams{Who: w, ClientIP: httpapi.ClientIP(r), Code: req.Code,
+	res, err := h.Service.AuthenticateTOTP(r.Context(), TOTPAuthParams{Who: w, ClientIP: httpapi.ClientIP(r), Code: req.Code,
 		DurationMinutes: req.SessionDurationMinutes, SetMFAEnrollment: req.SetMFAEnrollment, SetDefaultMFA: req.SetDefaultMFA})
+	if err != nil {
+		return nil, err
+	}
+	return session.Completed{AuthResponse: res}, nil
 }
 
 // MigrateTOTP handles POST /v1/b2b/totp/migrate (backend only).
@@ -244,23 +252,24 @@ func (h Handlers) DeleteMemberFactor(r *http.Request) (any, error) {
 
 // SDKDeleteMemberPhone handles SDK DELETE b2b/organizations/members/mfa_phone_numbers/{member_id}.
 func (h Handlers) SDKDeleteMemberPhone(r *http.Request) (any, error) {
-	return h.sdkDeleteFactor(r, h.Service.DeletePhone)
+	return h.sdkDeleteFactor(r, organization.ActionDeleteMFAPhone, h.Service.DeletePhone)
 }
 
 // SDKDeleteMemberTOTP handles SDK DELETE b2b/organizations/members/totp/{member_id}.
 func (h Handlers) SDKDeleteMemberTOTP(r *http.Request) (any, error) {
-	return h.sdkDeleteFactor(r, h.Service.DeleteTOTP)
+	return h.sdkDeleteFactor(r, organization.ActionDeleteMFATOTP, h.Service.DeleteTOTP)
 }
 
 // sdkDeleteFactor removes a factor of a member of the caller's
-// organization: the caller's own, or (admins) another member's.
-func (h Handlers) sdkDeleteFactor(r *http.Request, del func(context.Context, Who) (*MemberResult, error)) (any, error) {
+// organization when the caller may perform action on that member (on
+// stytch.member, or stytch.self for their own).
+func (h Handlers) sdkDeleteFactor(r *http.Request, action string, del func(context.Context, Who) (*MemberResult, error)) (any, error) {
 	c, err := organization.CallerFromSession(r, h.Service.d.Orgs, h.Sessions)
 	if err != nil {
 		return nil, err
 	}
 	id := r.PathValue("member_id")
-	if err := c.ActOn(id); err != nil {
+	if err := c.AuthorizeMember(r.Context(), id, action); err != nil {
 		return nil, err
 	}
 	res, err := del(r.Context(), Who{Project: c.Project, OrganizationID: c.Organization.OrganizationID, MemberID: id, Vouched: true})
