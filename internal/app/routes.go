@@ -38,7 +38,8 @@ func (a *App) Handler() http.Handler {
 	mfaSDK, mfaAPI := mfa.Handlers{Service: a.mfa, Sessions: members}, mfa.Handlers{Service: a.mfa, Backend: true}
 	emailUpdate := emailupdate.Handlers{Service: a.emailUpdate, Sessions: members}
 	origins := project.OriginPolicy{Resolver: a.Resolver, BaseOrigin: origin(a.Config.BaseURL)}
-	events := telemetry.Handler{DB: a.DB, Clock: a.Clock, Resolver: a.Resolver, Origins: origins, Limiter: a.Limiter}
+	events := telemetry.Handler{DB: a.DB, Clock: a.Clock, Resolver: a.Resolver, Origins: origins, Limiter: a.Limiter,
+		MaxPerIP: a.Config.EventsMaxPerIP, MaxPerProject: a.Config.EventsMaxPerProject}
 
 	// SDK face: {"data": ...} envelope, Basic public_token:session_token.
 	sdkRoutes := []route{
