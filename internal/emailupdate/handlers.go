@@ -65,6 +65,9 @@ func (h Handlers) sdk(r *http.Request, memberID string) (any, error) {
 	if err := c.ActOn(memberID); err != nil {
 		return nil, err
 	}
+	if err := c.StepUp(); err != nil {
+		return nil, err
+	}
 	// The browser may only send what the project offers it.
 	product := magiclink.Product
 	if method == DeliveryOTP {

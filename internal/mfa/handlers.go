@@ -263,6 +263,9 @@ func (h Handlers) sdkDeleteFactor(r *http.Request, del func(context.Context, Who
 	if err := c.ActOn(id); err != nil {
 		return nil, err
 	}
+	if err := c.StepUp(); err != nil {
+		return nil, err
+	}
 	res, err := del(r.Context(), Who{Project: c.Project, OrganizationID: c.Organization.OrganizationID, MemberID: id, Vouched: true})
 	if err != nil {
 		return nil, err

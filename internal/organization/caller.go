@@ -3,10 +3,12 @@ package organization
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/stepup"
 )
 
 // Sessions is what the member-facing routes need from member sessions. The
@@ -14,8 +16,9 @@ import (
 // session service.
 type Sessions interface {
 	// SessionMember resolves a session token of project p to its (active)
-	// member. Failed lookups count against the client's address.
-	SessionMember(ctx context.Context, p *project.Project, clientIP, token string) (*Member, error)
+	// member, with the times the session's factors were last completed
+	// (for step-up). Failed lookups count against the client's address.
+	SessionMember(ctx context.Context, p *project.Project, clientIP, token string) (*Member, []time.Time, error)
 	// RevokeMemberSessions ends every session of a member.
 	RevokeMemberSessions(ctx context.Context, p *project.Project, memberID string) error
 }
@@ -26,7 +29,15 @@ type SessionCaller struct {
 	Project      *project.Project
 	Member       *Member
 	Organization *Organization
+	// FactorTimes are when the session's factors were last completed, and
+	// now the time of the request, for StepUp.
+	FactorTimes []time.Time
+	now         time.Time
 }
+
+// StepUp refuses a takeover-sensitive change (session_too_old) unless the
+// session completed a factor within stepup.Window.
+func (c *SessionCaller) StepUp() error { return stepup.Require(c.now, c.FactorTimes...) }
 
 // CallerFromSession resolves the SDK caller's session. A caller without a
 // session is user_unauthenticated, which the SDK treats as logged out.
@@ -39,7 +50,7 @@ func CallerFromSession(r *http.Request, st *Store, sessions Sessions) (*SessionC
 	if c.SessionToken == "" {
 		return nil, apierr.New(apierr.UserUnauthenticated)
 	}
-	m, err := sessions.SessionMember(r.Context(), c.Project, httpapi.ClientIP(r), c.SessionToken)
+	m, factors, err := sessions.SessionMember(r.Context(), c.Project, httpapi.ClientIP(r), c.SessionToken)
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +58,7 @@ func CallerFromSession(r *http.Request, st *Store, sessions Sessions) (*SessionC
 	if err != nil {
 		return nil, apierr.Wrap(apierr.SessionNotFound, err)
 	}
-	return &SessionCaller{Project: c.Project, Member: m, Organization: o}, nil
+	return &SessionCaller{Project: c.Project, Member: m, Organization: o, FactorTimes: factors, now: st.clock.Now()}, nil
 }
 
 // RequireAdmin refuses callers who are not admins of their organization.

@@ -70,7 +70,12 @@ func (h Handlers) SDKDelete(r *http.Request) (any, error) {
 	}
 	m, err := h.Service.Delete(r.Context(), DeleteParams{Project: c.Project, Organization: c.Organization,
 		PasswordID: r.PathValue("member_password_id"),
-		Authorize:  func(m *organization.Member) error { return c.ActOn(m.MemberID) }})
+		Authorize: func(m *organization.Member) error {
+			if err := c.ActOn(m.MemberID); err != nil {
+				return err
+			}
+			return c.StepUp()
+		}})
 	if err != nil {
 		return nil, err
 	}

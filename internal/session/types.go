@@ -78,3 +78,13 @@ const (
 	MaxDurationMinutes = 527040 // 366 days
 	JWTLifetime        = 5 * time.Minute
 )
+
+// FactorTimes lists when each of the session's factors was last
+// completed, for step-up checks (package stepup).
+func (ms *MemberSession) FactorTimes() []time.Time {
+	out := make([]time.Time, 0, len(ms.AuthenticationFactors))
+	for _, f := range ms.AuthenticationFactors {
+		out = append(out, f.LastAuthenticatedAt)
+	}
+	return out
+}
