@@ -71,7 +71,7 @@ func (h Handlers) SDKDelete(r *http.Request) (any, error) {
 	m, err := h.Service.Delete(r.Context(), DeleteParams{Project: c.Project, Organization: c.Organization,
 		PasswordID: r.PathValue("member_password_id"),
 		Authorize: func(m *organization.Member) error {
-			if err := c.ActOn(m.MemberID); err != nil {
+			if err := c.AuthorizeMember(r.Context(), m.MemberID, organization.ActionDeletePassword); err != nil {
 				return err
 			}
 			return c.StepUp()
