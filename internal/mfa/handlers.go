@@ -46,6 +46,11 @@ func (h Handlers) decode(r *http.Request) (request, Who, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return req, Who{}, err
 	}
+	// Text messages are written in English only: another language is
+	// refused rather than silently ignored.
+	if err := httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale)); err != nil {
+		return req, Who{}, err
+	}
 	return req, h.who(r, req), nil
 }
 
