@@ -37,7 +37,7 @@ run: build ## Run the dev server on :8080 (SQLite in ./data; demo page at http:/
 	mkdir -p data
 	LATCHKEY_DATABASE_URL="$${LATCHKEY_DATABASE_URL:-./data/latchkey.db}" \
 	LATCHKEY_BASE_URL="$${LATCHKEY_BASE_URL:-http://localhost:8080}" \
-	exec bin/latchkey dev --addr :8080
+	exec bin/latchkey dev --addr 127.0.0.1:8080
 
 .PHONY: deps
 deps: ## Install missing test dependencies (apt: chromium, fonts, postgresql; e2e npm; bin/mailpit)

@@ -50,7 +50,7 @@ func TestEmailUpdateByLink(t *testing.T) {
 		oldEmailID := emailFactor(old)["email_id"].(string)
 
 		r := e.startUpdate(f.plain, "", map[string]any{"email_address": "Robert@Acme.test", "login_redirect_url": e.page,
-			"locale": "en", "login_template_id": "ignored"})
+			"locale": "en"})
 		if r.Status != 200 || r.data()["member_id"] != f.plainID || member(r.data())["email_address"] != "bob@acme.test" ||
 			r.data()["organization"].(map[string]any)["organization_id"] != f.acme {
 			t.Fatalf("start: %s", r.Raw)

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -20,7 +21,7 @@ type memberSessions struct {
 
 // SessionMember authenticates an SDK caller's session token under the same
 // per-address failure limit as sessions/authenticate.
-func (m memberSessions) SessionMember(ctx context.Context, p *project.Project, clientIP, token string) (*organization.Member, error) {
+func (m memberSessions) SessionMember(ctx context.Context, p *project.Project, clientIP, token string) (*organization.Member, []time.Time, error) {
 	var out *session.SessionResponse
 	err := m.limiter.GuardUnguessable(ctx, func() error {
 		var err error
@@ -28,9 +29,9 @@ func (m memberSessions) SessionMember(ctx context.Context, p *project.Project, c
 		return err
 	}, ratelimit.FailureOf(apierr.SessionNotFound), ratelimit.For(session.FailuresPerIP, p.ID+"|"+clientIP))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out.Member, nil
+	return out.Member, out.MemberSession.FactorTimes(), nil
 }
 
 // RevokeMemberSessions ends every session of the member.

@@ -31,11 +31,13 @@ func serve(ctx context.Context, env Env, dev bool) error {
 		return err
 	}
 	cfg.Dev = dev
-	if dev && !strings.Contains(cfg.DatabaseURL, "://") {
-		// Dev keeps its SQLite file under ./data by default; make the folder.
-		if err := os.MkdirAll(filepath.Dir(cfg.DatabaseURL), 0o755); err != nil {
-			return fmt.Errorf("create data directory: %w", err)
-		}
+	if dev && !addrChosen(fs, env) {
+		// The dev mailbox shows every code and link: only this machine may
+		// reach it unless --addr or LATCHKEY_ADDR says otherwise.
+		cfg.Addr = devAddr
+	}
+	if err := sqliteFolder(cfg.DatabaseURL); err != nil {
+		return err
 	}
 	log := newLogger(env.Stderr, dev)
 	keyFile, err := resolveKey(&cfg, dev)
@@ -128,5 +130,37 @@ func migrate(ctx context.Context, env Env) error {
 	}
 	defer db.Close()
 	fmt.Fprintln(env.Stdout, "migrations applied")
+	return nil
+}
+
+// devAddr is where `latchkey dev` listens by default: loopback only.
+const devAddr = "127.0.0.1:8080"
+
+// addrChosen reports whether the listen address was given explicitly.
+func addrChosen(fs *flag.FlagSet, env Env) bool {
+	chosen := false
+	fs.Visit(func(f *flag.Flag) { chosen = chosen || f.Name == "addr" })
+	if v, ok := env.Lookup("LATCHKEY_ADDR"); ok && v != "" {
+		chosen = true
+	}
+	return chosen
+}
+
+// sqliteFolder creates the folder of a SQLite database file (serve and
+// dev alike), so a fresh LATCHKEY_DATABASE_URL path just works.
+func sqliteFolder(dsn string) error {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return nil
+	}
+	path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "file:")
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	if path == "" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create the database folder: %w", err)
+	}
 	return nil
 }

@@ -33,6 +33,11 @@ type request struct {
 func decode(r *http.Request) (request, *project.Project, error) {
 	var req request
 	err := httpapi.Decode(r, &req)
+	if err == nil {
+		// Custom templates and other languages are not supported: refused
+		// rather than silently ignored.
+		err = httpapi.RefuseUnsupported(httpapi.Set("login_template_id", req.LoginTemplateID), httpapi.Locale("locale", req.Locale))
+	}
 	return req, project.CallerFrom(r.Context()).Project, err
 }
 

@@ -79,6 +79,9 @@ type SendParams struct {
 	Email          string
 	OrganizationID string
 	ExpiryMinutes  int
+	// SignupExpiryMinutes is the code's lifetime for a member who has not
+	// yet proven the address (new, pending or invited), as with links.
+	SignupExpiryMinutes int
 }
 
 // SendResult says who the code was sent to.
@@ -91,12 +94,13 @@ type SendResult struct {
 // LoginOrSignup emails a fresh code to a member, or to a new member the
 // organization's JIT policy admits.
 func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult, error) {
-	expiry := DefaultExpiry
-	if p.ExpiryMinutes != 0 {
-		if p.ExpiryMinutes < 2 || p.ExpiryMinutes > 15 {
-			return nil, apierr.Invalid("login_expiration_minutes", "Expiration must be between 2 and 15 minutes.")
-		}
-		expiry = time.Duration(p.ExpiryMinutes) * time.Minute
+	loginExpiry, err := codeExpiry("login_expiration_minutes", p.ExpiryMinutes)
+	if err != nil {
+		return nil, err
+	}
+	signupExpiry, err := codeExpiry("signup_expiration_minutes", p.SignupExpiryMinutes)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.d.Limiter.Allow(ctx, SendPerIP, p.Project.ID+"|"+p.ClientIP); err != nil {
 		return nil, err
@@ -104,6 +108,10 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult,
 	org, member, created, err := s.d.Orgs.LoadForEmailLogin(ctx, p.Project.ID, p.Project.Env, p.OrganizationID, p.Email)
 	if err != nil {
 		return nil, err
+	}
+	expiry := loginExpiry
+	if member.Status != organization.StatusActive {
+		expiry = signupExpiry
 	}
 	if err := s.d.Limiter.Allow(ctx, SendPerEmail, org.OrganizationID+"|"+member.EmailAddress); err != nil {
 		return nil, err
@@ -128,6 +136,18 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult,
 		return nil, apierr.Wrap(apierr.EmailDeliveryFailed, err)
 	}
 	return &SendResult{Member: member, MemberCreated: created, Organization: org}, nil
+}
+
+// codeExpiry validates a requested code lifetime in minutes (0: the
+// default).
+func codeExpiry(field string, minutes int) (time.Duration, error) {
+	if minutes == 0 {
+		return DefaultExpiry, nil
+	}
+	if minutes < 2 || minutes > 15 {
+		return 0, apierr.Invalid(field, "Expiration must be between 2 and 15 minutes.")
+	}
+	return time.Duration(minutes) * time.Minute, nil
 }
 
 // AuthParams is an authenticate request.

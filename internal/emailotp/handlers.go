@@ -25,6 +25,11 @@ type sendRequest struct {
 	SignupExpirationMinutes int    `json:"signup_expiration_minutes"`
 }
 
+// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
+func (req sendRequest) unsupported() error {
+	return httpapi.RefuseUnsupported(httpapi.Set("login_template_id", req.LoginTemplateID), httpapi.Set("signup_template_id", req.SignupTemplateID), httpapi.Locale("locale", req.Locale))
+}
+
 // SendResponse answers login_or_signup.
 type SendResponse struct {
 	httpapi.Common
@@ -40,9 +45,12 @@ func (h Handlers) LoginOrSignup(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
+	if err := req.unsupported(); err != nil {
+		return nil, err
+	}
 	res, err := h.Service.LoginOrSignup(r.Context(), SendParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), Email: req.EmailAddress, OrganizationID: req.OrganizationID,
-		ExpiryMinutes: req.LoginExpirationMinutes})
+		ExpiryMinutes: req.LoginExpirationMinutes, SignupExpiryMinutes: req.SignupExpirationMinutes})
 	if err != nil {
 		return nil, err
 	}
@@ -59,10 +67,18 @@ type authRequest struct {
 	IntermediateSession    string `json:"intermediate_session_token"`
 }
 
+// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
+func (req authRequest) unsupported() error {
+	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
+}
+
 // Authenticate handles POST b2b/otps/email/authenticate.
 func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	var req authRequest
 	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	res, err := h.Service.Authenticate(r.Context(), AuthParams{Project: project.CallerFrom(r.Context()).Project,

@@ -28,6 +28,11 @@ type startRequest struct {
 	DeliveryMethod  string `json:"delivery_method"`
 }
 
+// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
+func (req startRequest) unsupported() error {
+	return httpapi.RefuseUnsupported(httpapi.Set("login_template_id", req.LoginTemplateID), httpapi.Locale("locale", req.Locale))
+}
+
 func (req startRequest) params(p *project.Project, o *organization.Organization, memberID string) StartParams {
 	return StartParams{Project: p, Organization: o, MemberID: memberID, Email: req.EmailAddress,
 		RedirectURL: req.LoginRedirectURL, DeliveryMethod: req.DeliveryMethod}
@@ -51,6 +56,9 @@ func (h Handlers) sdk(r *http.Request, memberID string) (any, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
+	if err := req.unsupported(); err != nil {
+		return nil, err
+	}
 	method, err := DeliveryMethod(req.DeliveryMethod)
 	if err != nil {
 		return nil, err
@@ -63,6 +71,9 @@ func (h Handlers) sdk(r *http.Request, memberID string) (any, error) {
 		memberID = c.Member.MemberID
 	}
 	if err := c.AuthorizeMember(r.Context(), memberID, organization.ActionEmail); err != nil {
+		return nil, err
+	}
+	if err := c.StepUp(); err != nil {
 		return nil, err
 	}
 	// The browser may only send what the project offers it.
@@ -82,6 +93,9 @@ func (h Handlers) sdk(r *http.Request, memberID string) (any, error) {
 func (h Handlers) Backend(r *http.Request) (any, error) {
 	var req startRequest
 	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	p := project.CallerFrom(r.Context()).Project

@@ -30,6 +30,11 @@ type sendRequest struct {
 	PKCECodeChallenge       string `json:"pkce_code_challenge"`
 }
 
+// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
+func (req sendRequest) unsupported() error {
+	return httpapi.RefuseUnsupported(httpapi.Set("login_template_id", req.LoginTemplateID), httpapi.Set("signup_template_id", req.SignupTemplateID), httpapi.Locale("locale", req.Locale))
+}
+
 // SendResponse answers login_or_signup.
 type SendResponse struct {
 	httpapi.Common
@@ -46,6 +51,9 @@ const Product = "emailMagicLinks"
 func (h Handlers) LoginOrSignup(r *http.Request) (any, error) {
 	var req sendRequest
 	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	res, err := h.Service.LoginOrSignup(r.Context(), SendParams{
@@ -69,10 +77,18 @@ type authRequest struct {
 	IntermediateSession    string `json:"intermediate_session_token"`
 }
 
+// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
+func (req authRequest) unsupported() error {
+	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
+}
+
 // Authenticate handles POST b2b/magic_links/authenticate.
 func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	var req authRequest
 	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	res, err := h.Service.Authenticate(r.Context(), AuthParams{

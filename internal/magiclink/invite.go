@@ -126,10 +126,18 @@ type inviteRequest struct {
 	Roles                   *[]string      `json:"roles"`
 }
 
+// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
+func (req inviteRequest) unsupported() error {
+	return httpapi.RefuseUnsupported(httpapi.Set("invite_template_id", req.InviteTemplateID), httpapi.Locale("locale", req.Locale))
+}
+
 // BackendInvite handles POST /v1/b2b/magic_links/email/invite.
 func (h Handlers) BackendInvite(r *http.Request) (any, error) {
 	var req inviteRequest
 	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	ctx := r.Context()
@@ -158,6 +166,9 @@ func (h Handlers) BackendInvite(r *http.Request) (any, error) {
 func (h Handlers) SDKInvite(r *http.Request) (any, error) {
 	var req inviteRequest
 	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	c, err := organization.CallerFromSession(r, h.Service.d.Orgs, h.Sessions)

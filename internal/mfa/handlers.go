@@ -46,6 +46,11 @@ func (h Handlers) decode(r *http.Request) (request, Who, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return req, Who{}, err
 	}
+	// Text messages are written in English only: another language is
+	// refused rather than silently ignored.
+	if err := httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale)); err != nil {
+		return req, Who{}, err
+	}
 	return req, h.who(r, req), nil
 }
 
@@ -270,6 +275,9 @@ func (h Handlers) sdkDeleteFactor(r *http.Request, action string, del func(conte
 	}
 	id := r.PathValue("member_id")
 	if err := c.AuthorizeMember(r.Context(), id, action); err != nil {
+		return nil, err
+	}
+	if err := c.StepUp(); err != nil {
 		return nil, err
 	}
 	res, err := del(r.Context(), Who{Project: c.Project, OrganizationID: c.Organization.OrganizationID, MemberID: id, Vouched: true})

@@ -209,6 +209,9 @@ func (s *Service) RecoveryCodes(ctx context.Context, w Who) (*CodesResult, error
 	if sub.midLogin() {
 		return nil, apierr.New(apierr.UserUnauthenticated)
 	}
+	if err := s.stepUp(sub); err != nil {
+		return nil, err
+	}
 	m := sub.member
 	if m.TOTPRegistrationID == "" {
 		return nil, apierr.New(apierr.TOTPNotFound)
@@ -250,6 +253,9 @@ func (s *Service) RotateRecoveryCodes(ctx context.Context, w Who) (*CodesResult,
 	}
 	if sub.midLogin() {
 		return nil, apierr.New(apierr.UserUnauthenticated)
+	}
+	if err := s.stepUp(sub); err != nil {
+		return nil, err
 	}
 	if sub.member.TOTPRegistrationID == "" {
 		return nil, apierr.New(apierr.TOTPNotFound)

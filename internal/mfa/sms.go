@@ -103,6 +103,9 @@ func (s *Service) smsDestination(ctx context.Context, sub *subject, requested st
 	if err := refuseSecondEnrollment(sub, m); err != nil {
 		return "", err
 	}
+	if err := s.stepUp(sub); err != nil {
+		return "", err
+	}
 	holder, err := s.d.Orgs.PhoneHolder(ctx, s.d.DB.Read(), sub.org.OrganizationID, to)
 	switch {
 	case err == nil && holder != m.MemberID:
@@ -291,6 +294,9 @@ func (s *Service) removeFactor(ctx context.Context, w Who, what string,
 	}
 	if sub.midLogin() {
 		return nil, apierr.New(apierr.UserUnauthenticated)
+	}
+	if err := s.stepUp(sub); err != nil {
+		return nil, err
 	}
 	var m *organization.Member
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {

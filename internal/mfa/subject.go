@@ -9,6 +9,7 @@ import (
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/stepup"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -43,6 +44,18 @@ type subject struct {
 
 // midLogin reports whether only the primary factor is proven (an IST).
 func (s *subject) midLogin() bool { return s.ist != "" }
+
+// stepUp refuses a takeover-sensitive change (enrolling or removing a
+// factor, showing or rotating recovery codes) from a session whose newest
+// factor is older than stepup.Window. A login in progress (IST) and the
+// backend are not sessions; SDK routes acting for another member checked
+// their caller's session with SessionCaller.StepUp.
+func (s *Service) stepUp(sub *subject) error {
+	if sub.sess == nil {
+		return nil
+	}
+	return stepup.Require(s.d.Clock.Now(), sub.sess.MemberSession.FactorTimes()...)
+}
 
 // resolve finds the subject. trusted allows the backend's project secret
 // alone; calls that authenticate a factor never pass it, because a second

@@ -64,6 +64,9 @@ func (s *Service) CreateTOTP(ctx context.Context, p TOTPCreateParams) (*TOTPCrea
 	if err := refuseSecondEnrollment(sub, m); err != nil {
 		return nil, err
 	}
+	if err := s.stepUp(sub); err != nil {
+		return nil, err
+	}
 	if err := s.d.Limiter.Allow(ctx, WritesPerMember, m.MemberID); err != nil {
 		return nil, err
 	}

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/stepup"
 )
 
 // Sessions is what the member-facing routes need from member sessions. The
@@ -16,8 +18,9 @@ import (
 // session service.
 type Sessions interface {
 	// SessionMember resolves a session token of project p to its (active)
-	// member. Failed lookups count against the client's address.
-	SessionMember(ctx context.Context, p *project.Project, clientIP, token string) (*Member, error)
+	// member, with the times the session's factors were last completed
+	// (for step-up). Failed lookups count against the client's address.
+	SessionMember(ctx context.Context, p *project.Project, clientIP, token string) (*Member, []time.Time, error)
 	// RevokeMemberSessions ends every session of a member.
 	RevokeMemberSessions(ctx context.Context, p *project.Project, memberID string) error
 }
@@ -30,7 +33,15 @@ type SessionCaller struct {
 	Organization *Organization
 	Roles        []string // the roles the session carries
 	rbac         RBAC
+	// FactorTimes are when the session's factors were last completed, and
+	// now the time of the request, for StepUp.
+	FactorTimes []time.Time
+	now         time.Time
 }
+
+// StepUp refuses a takeover-sensitive change (session_too_old) unless the
+// session completed a factor within stepup.Window.
+func (c *SessionCaller) StepUp() error { return stepup.Require(c.now, c.FactorTimes...) }
 
 // CallerFromSession resolves the SDK caller's session. A caller without a
 // session is user_unauthenticated, which the SDK treats as logged out.
@@ -43,7 +54,7 @@ func CallerFromSession(r *http.Request, st *Store, sessions Sessions) (*SessionC
 	if c.SessionToken == "" {
 		return nil, apierr.New(apierr.UserUnauthenticated)
 	}
-	m, err := sessions.SessionMember(r.Context(), c.Project, httpapi.ClientIP(r), c.SessionToken)
+	m, factors, err := sessions.SessionMember(r.Context(), c.Project, httpapi.ClientIP(r), c.SessionToken)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +62,8 @@ func CallerFromSession(r *http.Request, st *Store, sessions Sessions) (*SessionC
 	if err != nil {
 		return nil, apierr.Wrap(apierr.SessionNotFound, err)
 	}
-	return &SessionCaller{Project: c.Project, Member: m, Organization: o, Roles: m.RoleIDs(), rbac: st.rbac}, nil
+	return &SessionCaller{Project: c.Project, Member: m, Organization: o, Roles: m.RoleIDs(), rbac: st.rbac,
+		FactorTimes: factors, now: st.clock.Now()}, nil
 }
 
 // Authorize refuses (unauthorized_action) unless the caller's roles permit

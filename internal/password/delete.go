@@ -71,7 +71,10 @@ func (h Handlers) SDKDelete(r *http.Request) (any, error) {
 	m, err := h.Service.Delete(r.Context(), DeleteParams{Project: c.Project, Organization: c.Organization,
 		PasswordID: r.PathValue("member_password_id"),
 		Authorize: func(m *organization.Member) error {
-			return c.AuthorizeMember(r.Context(), m.MemberID, organization.ActionDeletePassword)
+			if err := c.AuthorizeMember(r.Context(), m.MemberID, organization.ActionDeletePassword); err != nil {
+				return err
+			}
+			return c.StepUp()
 		}})
 	if err != nil {
 		return nil, err

@@ -56,10 +56,18 @@ type authRequest struct {
 	IntermediateSession    string `json:"intermediate_session_token"`
 }
 
+// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
+func (req authRequest) unsupported() error {
+	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
+}
+
 // Authenticate handles POST b2b/passwords/authenticate (both faces).
 func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	var req authRequest
 	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	return h.Service.Authenticate(r.Context(), AuthParams{Project: project.CallerFrom(r.Context()).Project,
@@ -79,9 +87,17 @@ type resetStartRequest struct {
 	CodeChallenge                  string `json:"code_challenge"`
 }
 
+// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
+func (req resetStartRequest) unsupported() error {
+	return httpapi.RefuseUnsupported(httpapi.Set("reset_password_template_id", req.ResetPasswordTemplateID), httpapi.Set("verify_email_template_id", req.VerifyEmailTemplateID), httpapi.Locale("locale", req.Locale))
+}
+
 func (h Handlers) resetStart(r *http.Request) (*StartResult, error) {
 	var req resetStartRequest
 	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	return h.Service.StartEmailReset(r.Context(), StartParams{Project: project.CallerFrom(r.Context()).Project,
@@ -132,10 +148,18 @@ type resetRequest struct {
 	IntermediateSession    string `json:"intermediate_session_token"`
 }
 
+// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
+func (req resetRequest) unsupported() error {
+	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
+}
+
 // ResetByEmail handles POST b2b/passwords/email/reset (both faces).
 func (h Handlers) ResetByEmail(r *http.Request) (any, error) {
 	var req resetRequest
 	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	res, err := h.Service.ResetByEmail(r.Context(), ResetParams{Project: project.CallerFrom(r.Context()).Project,
@@ -163,10 +187,18 @@ type existingResetRequest struct {
 	Locale                 string `json:"locale"`
 }
 
+// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
+func (req existingResetRequest) unsupported() error {
+	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
+}
+
 // ResetExisting handles POST b2b/passwords/existing_password/reset.
 func (h Handlers) ResetExisting(r *http.Request) (any, error) {
 	var req existingResetRequest
 	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	return h.Service.ResetExisting(r.Context(), ExistingResetParams{Project: project.CallerFrom(r.Context()).Project,
@@ -183,11 +215,19 @@ type sessionResetRequest struct {
 	Locale                 string `json:"locale"`
 }
 
+// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
+func (req sessionResetRequest) unsupported() error {
+	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
+}
+
 // SDKResetBySession handles SDK POST b2b/passwords/session/reset: the
 // session is the Basic-auth password.
 func (h Handlers) SDKResetBySession(r *http.Request) (any, error) {
 	var req sessionResetRequest
 	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	c := project.CallerFrom(r.Context())
@@ -207,6 +247,9 @@ func (h Handlers) SDKResetBySession(r *http.Request) (any, error) {
 func (h Handlers) BackendResetBySession(r *http.Request) (any, error) {
 	var req sessionResetRequest
 	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	if err := httpapi.Required("organization_id", req.OrganizationID); err != nil {

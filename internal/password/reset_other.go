@@ -9,6 +9,7 @@ import (
 	"github.com/latchkey/latchkey/internal/password/pwhash"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/stepup"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -40,14 +41,7 @@ func (s *Service) ResetBySession(ctx context.Context, a SessionResetParams) (*se
 	if a.OrganizationID != "" && a.OrganizationID != sr.MemberSession.OrganizationID {
 		return nil, apierr.New(apierr.SessionNotFound).WithMessage("The session does not belong to this organization.")
 	}
-	now := s.d.Clock.Now()
-	fresh := false
-	for _, f := range sr.MemberSession.AuthenticationFactors {
-		if now.Sub(f.LastAuthenticatedAt) <= SessionResetWindow {
-			fresh = true
-		}
-	}
-	if !fresh {
+	if !stepup.Fresh(s.d.Clock.Now(), sr.MemberSession.FactorTimes()...) {
 		return nil, apierr.New(apierr.SessionTooOldToResetPassword)
 	}
 	email := sr.Member.EmailAddress

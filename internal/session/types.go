@@ -97,6 +97,16 @@ const (
 	JWTLifetime        = 5 * time.Minute
 )
 
+// FactorTimes lists when each of the session's factors was last
+// completed, for step-up checks (package stepup).
+func (ms *MemberSession) FactorTimes() []time.Time {
+	out := make([]time.Time, 0, len(ms.AuthenticationFactors))
+	for _, f := range ms.AuthenticationFactors {
+		out = append(out, f.LastAuthenticatedAt)
+	}
+	return out
+}
+
 // OAuth returns the provider and the provider account of an OAuth factor
 // (ok false for other factors).
 func (f Factor) OAuth() (provider string, of *OAuthFactor, ok bool) {

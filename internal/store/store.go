@@ -72,18 +72,36 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 }
 
 func openPostgres(ctx context.Context, dsn string) (*DB, error) {
-	db, err := sql.Open("pgx", dsn)
+	// Two pools, as on SQLite: code inside a transaction (holding a writer
+	// connection) sometimes reads through Read() (cache refreshes, signing
+	// keys). With one pool, as many concurrent transactions as it has
+	// connections, each waiting for one more, would wait forever; a
+	// separate read pool always drains, because pure reads hold their
+	// connection only for the statement.
+	open := func(max int) (*sql.DB, error) {
+		db, err := sql.Open("pgx", dsn)
+		if err != nil {
+			return nil, fmt.Errorf("store: open postgres: %w", err)
+		}
+		db.SetMaxOpenConns(max)
+		db.SetMaxIdleConns(max)
+		db.SetConnMaxIdleTime(5 * time.Minute)
+		if err := db.PingContext(ctx); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("store: ping postgres: %w", err)
+		}
+		return db, nil
+	}
+	w, err := open(20)
 	if err != nil {
-		return nil, fmt.Errorf("store: open postgres: %w", err)
+		return nil, err
 	}
-	db.SetMaxOpenConns(20)
-	db.SetMaxIdleConns(20)
-	db.SetConnMaxIdleTime(5 * time.Minute)
-	if err := db.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("store: ping postgres: %w", err)
+	r, err := open(10)
+	if err != nil {
+		w.Close()
+		return nil, err
 	}
-	return &DB{w: db, r: db, dialect: Postgres}, nil
+	return &DB{w: w, r: r, dialect: Postgres}, nil
 }
 
 func openSQLite(ctx context.Context, dsn string) (*DB, error) {

@@ -1,0 +1,146 @@
+package app_test
+
+import (
+	"net/http"
+	"net/url"
+	"sync"
+	"testing"
+)
+
+// raceN is how many concurrent redemptions each one-time secret gets.
+const raceN = 50
+
+// race sends n copies of a redemption at once and fails unless exactly
+// one succeeds and every other answer is a refusal from the catalogue
+// (never a server error).
+func race(t *testing.T, what string, n int, redeem func() resp) {
+	t.Helper()
+	var mu sync.Mutex
+	answers := map[string]int{}
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			r := redeem()
+			key := r.errType()
+			if r.Status == 200 {
+				key = "ok"
+			} else if r.Status >= 500 || key == "" {
+				key = "BAD " + string(r.Raw)
+			}
+			mu.Lock()
+			answers[key]++
+			mu.Unlock()
+		}()
+	}
+	close(start)
+	wg.Wait()
+	if answers["ok"] != 1 {
+		t.Fatalf("%s: %d concurrent redemptions gave %d successes, want exactly 1: %v", what, n, answers["ok"], answers)
+	}
+	for k := range answers {
+		if len(k) > 4 && k[:4] == "BAD " {
+			t.Fatalf("%s: a redemption failed badly: %v", what, answers)
+		}
+	}
+}
+
+// Every one-time secret is single use under concurrency, on both engines:
+// of 50 simultaneous redemptions exactly one succeeds.
+func TestOneTimeSecretsRaces(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		e.alignClock()
+		org := e.createOrg("acme", "ALL_ALLOWED")
+
+		t.Run("magic link", func(t *testing.T) {
+			e.createMember(org, "link@acme.test")
+			if r := e.sendLink(org, "link@acme.test", nil); r.Status != 200 {
+				t.Fatalf("send: %s", r.Raw)
+			}
+			links, _ := e.lastMail("link@acme.test")
+			token := tokenFrom(t, e, links[0])
+			race(t, "magic link", raceN, func() resp { return e.redeem(token, nil) })
+		})
+
+		t.Run("email code", func(t *testing.T) {
+			e.createMember(org, "code@acme.test")
+			if r := e.sendCode(org, "code@acme.test"); r.Status != 200 {
+				t.Fatalf("send: %s", r.Raw)
+			}
+			_, codes := e.lastMail("code@acme.test")
+			race(t, "email code", raceN, func() resp { return e.checkCode(org, "code@acme.test", codes[0]) })
+		})
+
+		t.Run("password reset token", func(t *testing.T) {
+			e.createMember(org, "reset@acme.test")
+			e.setPassword(org, "reset@acme.test", strongPassword)
+			if r := e.resetStart(org, "reset@acme.test", nil); r.Status != 200 {
+				t.Fatalf("reset start: %s", r.Raw)
+			}
+			token := e.mailedLink("reset@acme.test", "multi_tenant_passwords")
+			race(t, "reset token", raceN, func() resp { return e.resetWith(token, strongPassword+" again", nil) })
+		})
+
+		t.Run("discovery token", func(t *testing.T) {
+			if r := e.sdk("/b2b/magic_links/email/discovery/send", map[string]any{"email_address": "disc@acme.test"}, ""); r.Status != 200 {
+				t.Fatalf("discovery send: %s", r.Raw)
+			}
+			links, _ := e.lastMail("disc@acme.test")
+			u, err := url.Parse(links[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			token := u.Query().Get("token")
+			race(t, "discovery token", raceN, func() resp {
+				return e.sdk("/b2b/magic_links/discovery/authenticate", map[string]any{"discovery_magic_links_token": token}, "")
+			})
+		})
+
+		t.Run("intermediate session token", func(t *testing.T) {
+			e.createMember(org, "ist@acme.test")
+			ist := e.discover("ist@acme.test")["intermediate_session_token"].(string)
+			race(t, "IST exchange", raceN, func() resp {
+				return e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": ist,
+					"organization_id": org, "session_duration_minutes": 60}, "")
+			})
+		})
+
+		secure := e.createOrg("secure", "NOT_ALLOWED")
+		e.setMFA(secure, "REQUIRED_FOR_ALL")
+
+		t.Run("sms code", func(t *testing.T) {
+			mid := e.createMember(secure, "sms@secure.test")
+			ist, _ := e.mfaLogin(secure, "sms@secure.test")
+			if r := e.smsSend(secure, mid, ist, "+14155550100"); r.Status != 200 {
+				t.Fatalf("sms send: %s", r.Raw)
+			}
+			code := e.lastSMS("+14155550100")
+			race(t, "sms code", raceN, func() resp { return e.smsAuth(secure, mid, ist, code, nil) })
+		})
+
+		t.Run("totp code and recovery code", func(t *testing.T) {
+			mid := e.createMember(secure, "totp@secure.test")
+			r := e.backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": secure, "member_id": mid})
+			if r.Status != 200 {
+				t.Fatalf("totp create: %s", r.Raw)
+			}
+			secret := r.Body["secret"].(string)
+			codes := r.Body["recovery_codes"].([]any)
+			ist, _ := e.mfaLogin(secure, "totp@secure.test")
+			code := totpAt(t, secret, e.clock.Now())
+			race(t, "totp code", raceN, func() resp {
+				return e.sdk("/b2b/totp/authenticate", map[string]any{"organization_id": secure, "member_id": mid, "code": code,
+					"intermediate_session_token": ist, "session_duration_minutes": 60}, "")
+			})
+
+			ist, _ = e.mfaLogin(secure, "totp@secure.test")
+			race(t, "recovery code", raceN, func() resp {
+				return e.sdk("/b2b/recovery_codes/recover", map[string]any{"organization_id": secure, "member_id": mid,
+					"recovery_code": codes[0], "intermediate_session_token": ist, "session_duration_minutes": 60}, "")
+			})
+		})
+	})
+}

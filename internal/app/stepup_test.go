@@ -1,0 +1,82 @@
+package app_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/stepup"
+)
+
+// Takeover-sensitive changes from a session need a factor from the last
+// stepup.Window: a stolen (or unattended) session cannot change the
+// address, the password or the factors for good.
+func TestTakeoverSensitiveChangesNeedAStepUp(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		e.alignClock()
+		org := e.createOrg("acme", "ALL_ALLOWED")
+		mid := e.createMember(org, "ada@acme.test")
+		bob := e.createMember(org, "bob@acme.test")
+		if r := e.backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+mid, map[string]any{"is_admin": true}); r.Status != 200 {
+			t.Fatalf("make admin: %s", r.Raw)
+		}
+		e.setPassword(org, "ada@acme.test", strongPassword)
+		_, _, token := e.enrollTOTPWithSession(org, "ada@acme.test", nil)
+		pwID := e.passwordID(org, mid)
+
+		e.clock.Advance(stepup.Window + time.Second)
+		stale := []struct {
+			name string
+			r    func() resp
+		}{
+			{"start_email_update", func() resp {
+				return e.startUpdate(token, "", map[string]any{"email_address": "new@acme.test"})
+			}},
+			{"start_email_update for another member", func() resp {
+				return e.startUpdate(token, bob, map[string]any{"email_address": "bob2@acme.test"})
+			}},
+			{"password deletion", func() resp {
+				return e.sdkAs(http.MethodDelete, "/b2b/organizations/members/passwords/"+pwID, nil, token)
+			}},
+			{"totp enrolment", func() resp {
+				return e.sdk("/b2b/totp", map[string]any{"organization_id": org, "member_id": mid}, token)
+			}},
+			{"sms enrolment", func() resp {
+				return e.sdk("/b2b/otps/sms/send", map[string]any{"organization_id": org, "member_id": mid,
+					"mfa_phone_number": "+14155550123"}, token)
+			}},
+			{"recovery codes shown", func() resp { return e.sdkCall(http.MethodGet, "/b2b/recovery_codes", nil, token) }},
+			{"recovery codes rotated", func() resp { return e.sdk("/b2b/recovery_codes/rotate", map[string]any{}, token) }},
+			{"own totp deletion", func() resp {
+				return e.sdkCall(http.MethodDelete, "/b2b/organizations/members/deleteTOTP", nil, token)
+			}},
+			{"own phone deletion", func() resp {
+				return e.sdkCall(http.MethodDelete, "/b2b/organizations/members/deletePhoneNumber", nil, token)
+			}},
+			{"another member's totp deletion", func() resp {
+				return e.sdkCall(http.MethodDelete, "/b2b/organizations/members/totp/"+bob, nil, token)
+			}},
+		}
+		for _, c := range stale {
+			r := c.r()
+			if r.Status != 403 || r.errType() != "session_too_old" {
+				t.Fatalf("%s with a stale session: %d %s", c.name, r.Status, r.Raw)
+			}
+		}
+		want(t, e.sdk("/b2b/passwords/session/reset", map[string]any{"password": strongPassword + "!"}, token),
+			400, "session_too_old_to_reset_password")
+		// The session still works for everything else.
+		if r := e.sdk("/b2b/sessions/authenticate", map[string]any{}, token); r.Status != 200 {
+			t.Fatalf("stale session refused for a plain check: %s", r.Raw)
+		}
+
+		// A fresh factor (here a password login) allows the change.
+		fresh := e.pwLogin(org, "ada@acme.test", strongPassword)
+		if fresh.Status != 200 {
+			t.Fatalf("password login: %s", fresh.Raw)
+		}
+		if r := e.startUpdate(fresh.data()["session_token"].(string), "", map[string]any{"email_address": "new@acme.test"}); r.Status != 200 {
+			t.Fatalf("start_email_update after a fresh factor: %s", r.Raw)
+		}
+	})
+}

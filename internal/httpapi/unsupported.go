@@ -1,0 +1,42 @@
+package httpapi
+
+import (
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+)
+
+// Refusing what the server cannot honour: the API family accepts request
+// fields this server has no machinery for (custom email templates, email
+// languages other than English). Accepting them silently would tell the
+// caller a promise was kept, so each is refused with unsupported_parameter
+// naming the field, and an unset field costs nothing.
+
+// Field is one request field and whether the caller set it.
+type Field struct {
+	Name string
+	Set  bool
+}
+
+// Set is a Field for a string value: set when non-empty.
+func Set(name, value string) Field { return Field{Name: name, Set: strings.TrimSpace(value) != ""} }
+
+// Locale is a Field for a locale: set when it asks for a language other
+// than English, the only language of the emails.
+func Locale(name, value string) Field {
+	v := strings.ToLower(strings.TrimSpace(value))
+	return Field{Name: name, Set: v != "" && v != "en" && !strings.HasPrefix(v, "en-") && !strings.HasPrefix(v, "en_")}
+}
+
+// RefuseUnsupported answers unsupported_parameter for the first field the
+// caller set, or nil.
+func RefuseUnsupported(fields ...Field) error {
+	for _, f := range fields {
+		if f.Set {
+			return apierr.New(apierr.UnsupportedParameter).
+				WithMessage(f.Name + " is not supported by this server; leave it out.").
+				WithDetails(map[string]any{"parameter": f.Name})
+		}
+	}
+	return nil
+}
