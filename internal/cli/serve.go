@@ -37,7 +37,11 @@ func serve(ctx context.Context, env Env, dev bool) error {
 			return fmt.Errorf("create data directory: %w", err)
 		}
 	}
-	log := newLogger(env.Stderr, dev)
+	level, err := cfg.SlogLevel()
+	if err != nil {
+		return err
+	}
+	log := newLogger(env.Stderr, dev, level)
 	a, err := app.New(ctx, cfg, app.Options{Logger: log})
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strconv"
 	"strings"
@@ -39,6 +40,11 @@ type Config struct {
 	// EncryptionKey seals secrets at rest (standard base64 of 32 bytes,
 	// see package secretbox). Empty leaves App.Box nil.
 	EncryptionKey string
+
+	// LogLevel is the minimum level logged: debug, info, warn or error.
+	// Successful requests log at debug, so the default (info) writes a
+	// line only for refused and failed ones.
+	LogLevel string
 }
 
 // Defaults returns the configuration used when nothing is set.
@@ -54,6 +60,7 @@ func Defaults() Config {
 		Argon2Iterations:  2,
 		Argon2Parallelism: 1,
 		BreachAPIURL:      "https://api.pwnedpasswords.com",
+		LogLevel:          "info",
 	}
 }
 
@@ -83,6 +90,7 @@ func FromEnv(c Config, lookup func(string) (string, bool)) (Config, error) {
 	}
 	str("LATCHKEY_BREACH_API_URL", &c.BreachAPIURL)
 	str("LATCHKEY_ENCRYPTION_KEY", &c.EncryptionKey)
+	str("LATCHKEY_LOG_LEVEL", &c.LogLevel)
 	for _, u := range []struct {
 		key  string
 		dst  *uint32
@@ -157,10 +165,25 @@ func (c Config) Validate() error {
 	if c.BodyLimit < 1024 {
 		errs = append(errs, errors.New("LATCHKEY_BODY_LIMIT must be at least 1024 bytes"))
 	}
+	if _, err := c.SlogLevel(); err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("config: %w", errors.Join(errs...))
 	}
 	return nil
+}
+
+// SlogLevel parses LogLevel ("" is info).
+func (c Config) SlogLevel() (slog.Level, error) {
+	var l slog.Level
+	if c.LogLevel == "" {
+		return slog.LevelInfo, nil
+	}
+	if err := l.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return 0, fmt.Errorf("LATCHKEY_LOG_LEVEL %q must be debug, info, warn or error", c.LogLevel)
+	}
+	return l, nil
 }
 
 // SecureCookies reports whether the base URL is https (cookies then get Secure).

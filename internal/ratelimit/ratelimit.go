@@ -45,6 +45,7 @@ type Limiter struct {
 	db    *store.DB
 	clock clock.Clock
 	sleep func(context.Context, time.Duration) error
+	memo  countMemo
 }
 
 // New returns a limiter on db.
@@ -95,6 +96,7 @@ func (l *Limiter) allow(ctx context.Context, q store.Querier, rule Rule, key str
 	if err != nil {
 		return fmt.Errorf("ratelimit: %s: %w", rule.Name, store.MapError(err))
 	}
+	l.memo.put(bucket, store.Millis(start), hits)
 	if hits > rule.Limit {
 		retry := int(math.Ceil(start.Add(rule.Window).Sub(now).Seconds()))
 		return apierr.New(t).WithDetails(map[string]any{"retry_after_seconds": retry})
@@ -116,17 +118,19 @@ func (l *Limiter) Sweep(ctx context.Context, olderThan time.Duration) error {
 // rule's limit in the current window. Credential checks use it with
 // Allow-on-failure so that only failed attempts are counted (no write on
 // the success path) while a guesser is still stopped before checking.
+// Counts are remembered for a second (see countMemo).
 func (l *Limiter) Exceeded(ctx context.Context, rule Rule, key string) error {
 	now := l.clock.Now()
 	start := now.Truncate(rule.Window)
-	var hits int
-	err := l.db.Read().QueryRowContext(ctx, `SELECT hits FROM rate_limits WHERE bucket = $1 AND window_start = $2`,
-		bucketFor(rule, key), store.Millis(start)).Scan(&hits)
-	if err != nil {
-		if errors.Is(store.MapError(err), store.ErrNotFound) {
-			return nil
+	bucket, window := bucketFor(rule, key), store.Millis(start)
+	hits, ok := l.memo.get(bucket, window)
+	if !ok {
+		err := l.db.Read().QueryRowContext(ctx, `SELECT hits FROM rate_limits WHERE bucket = $1 AND window_start = $2`,
+			bucket, window).Scan(&hits)
+		if err != nil && !errors.Is(store.MapError(err), store.ErrNotFound) {
+			return fmt.Errorf("ratelimit: %s: %w", rule.Name, store.MapError(err))
 		}
-		return fmt.Errorf("ratelimit: %s: %w", rule.Name, store.MapError(err))
+		l.memo.put(bucket, window, hits)
 	}
 	if hits >= rule.Limit {
 		retry := int(math.Ceil(start.Add(rule.Window).Sub(now).Seconds()))

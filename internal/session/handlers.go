@@ -24,7 +24,12 @@ type Handlers struct {
 // expired cookies must not lock out its colleagues' valid sessions.
 var FailuresPerIP = ratelimit.Rule{Name: "session_fail_ip", Limit: 600, Window: 10 * time.Minute}
 
-// authenticate runs a session check under the failure limit.
+// authenticate runs a session check under the failure limit. It uses
+// GuardFailures (a remembered read, a write only on failure) rather than
+// the count-first Reserve of password and code checks: session tokens are
+// 256-bit random values that no rate of guessing can find, so the limit
+// only bounds abuse, while a reservation would put two writes on the
+// hottest path of every customer request.
 func (h Handlers) authenticate(r *http.Request, p *project.Project, cred Credential, duration *int) (*SessionResponse, error) {
 	var out *SessionResponse
 	err := h.Limiter.GuardFailures(r.Context(), FailuresPerIP, p.ID+"|"+httpapi.ClientIP(r), func() error {
