@@ -54,8 +54,11 @@ type App struct {
 	Orgs     *organization.Store
 	Sessions *session.Service
 	Outbox   *notify.Outbox // nil outside dev mode
-	Limiter  *ratelimit.Limiter
-	Box      *secretbox.Box // seals secrets at rest; nil when no LATCHKEY_ENCRYPTION_KEY is set
+	// MailQueue holds email until Start's loop hands it to SMTP; nil
+	// without SMTP or without an encryption key to seal it.
+	MailQueue *notify.Queue
+	Limiter   *ratelimit.Limiter
+	Box       *secretbox.Box // seals secrets at rest; nil when no LATCHKEY_ENCRYPTION_KEY is set
 	// Flows holds the single-use tickets of browser flows (OAuth, SSO,
 	// the identity provider); see internal/flowtoken.
 	Flows *flowtoken.Store
@@ -164,7 +167,9 @@ type noMailer struct{}
 func (noMailer) Send(context.Context, notify.Email) error { return errNoMailer }
 
 // buildMailer sends through SMTP when configured and, in dev mode, always
-// into the dev mailbox as well.
+// into the dev mailbox as well. SMTP goes through the durable queue
+// (delivered by Start's loop) whenever an encryption key can seal it, so
+// no request waits on the mail server.
 func (a *App) buildMailer() (notify.Mailer, error) {
 	var ms []notify.Mailer
 	if a.Config.SMTPURL != "" {
@@ -172,7 +177,13 @@ func (a *App) buildMailer() (notify.Mailer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("app: smtp: %w", err)
 		}
-		ms = append(ms, smtp)
+		if a.Box == nil {
+			a.Log.Warn("no LATCHKEY_ENCRYPTION_KEY: email is sent during the request instead of through the sealed queue")
+			ms = append(ms, smtp)
+		} else {
+			a.MailQueue = notify.NewQueue(a.DB, a.Clock, a.Box, smtp, a.Log)
+			ms = append(ms, a.MailQueue)
+		}
 	}
 	if a.Config.Dev {
 		a.Outbox = notify.NewOutbox(a.DB, a.Clock)
