@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/latchkey/latchkey/internal/atrest"
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/config"
@@ -29,6 +30,7 @@ import (
 	"github.com/latchkey/latchkey/internal/password/pwhash"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/rbac"
 	"github.com/latchkey/latchkey/internal/secretbox"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
@@ -55,10 +57,11 @@ type App struct {
 	Sessions *session.Service
 	Outbox   *notify.Outbox // nil outside dev mode
 	// MailQueue holds email until Start's loop hands it to SMTP; nil
-	// without SMTP or without an encryption key to seal it.
+	// without SMTP.
 	MailQueue *notify.Queue
 	Limiter   *ratelimit.Limiter
-	Box       *secretbox.Box // seals secrets at rest; nil when no LATCHKEY_ENCRYPTION_KEY is set
+	Box       *secretbox.Box // seals secrets at rest (see package atrest); never nil
+	RBAC      *rbac.Service  // project policies and authorization checks
 	// Flows holds the single-use tickets of browser flows (OAuth, SSO,
 	// the identity provider); see internal/flowtoken.
 	Flows *flowtoken.Store
@@ -116,17 +119,11 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 	}
 	var err error
 	a := &App{Config: cfg, DB: db, Clock: opt.Clock, Log: opt.Logger, widget: opt.Widget}
-	if cfg.EncryptionKey != "" {
-		key, err := secretbox.ParseKey(cfg.EncryptionKey)
-		if err != nil {
-			return nil, err
-		}
-		if a.Box, err = secretbox.New(key); err != nil {
-			return nil, err
-		}
+	if a.Box, err = openBox(cfg, opt.Logger); err != nil {
+		return nil, err
 	}
 	a.Feed = changefeed.New(db, opt.Logger)
-	a.Projects = project.NewStore(db, opt.Clock)
+	a.Projects = project.NewStore(db, opt.Clock, a.Box)
 	a.Limiter = ratelimit.New(db, opt.Clock)
 	a.Resolver = project.NewResolver(a.Projects, a.Limiter, a.Feed)
 	a.Flows = flowtoken.New(db, opt.Clock, a.Limiter)
@@ -156,7 +153,36 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 	if err := a.wireModules(); err != nil {
 		return nil, err
 	}
+	if n, err := atrest.SealExisting(ctx, db, a.Box, SealedColumns()...); err != nil {
+		return nil, fmt.Errorf("app: seal secrets at rest: %w", err)
+	} else if n > 0 {
+		a.Log.Info("sealed plaintext secrets with the encryption key", "count", n)
+	}
 	return a, nil
+}
+
+// ErrNoEncryptionKey is the start-up error outside dev mode without a key.
+var ErrNoEncryptionKey = errors.New("LATCHKEY_ENCRYPTION_KEY is required outside dev mode: 32 random bytes in " +
+	"standard base64 (openssl rand -base64 32); it encrypts signing keys, TOTP and OAuth client secrets at rest")
+
+// openBox builds the box that seals secrets at rest. Dev mode without a
+// key (tests that wire the app directly) gets a key for this process only;
+// `latchkey dev` itself keeps one in the data folder (see package cli).
+func openBox(cfg config.Config, log *slog.Logger) (*secretbox.Box, error) {
+	raw := cfg.EncryptionKey
+	if raw == "" {
+		if !cfg.Dev {
+			return nil, ErrNoEncryptionKey
+		}
+		log.Warn("no LATCHKEY_ENCRYPTION_KEY: secrets at rest use a key for this process only")
+		raw = secretbox.NewKey()
+	}
+	key, err := secretbox.ParseKey(raw)
+	if err != nil {
+		// Never echo the key itself.
+		return nil, errors.New("LATCHKEY_ENCRYPTION_KEY must be 32 random bytes in standard base64 (openssl rand -base64 32)")
+	}
+	return secretbox.New(key)
 }
 
 // errNoMailer is what sends fail with when no delivery is configured.
@@ -168,8 +194,8 @@ func (noMailer) Send(context.Context, notify.Email) error { return errNoMailer }
 
 // buildMailer sends through SMTP when configured and, in dev mode, always
 // into the dev mailbox as well. SMTP goes through the durable queue
-// (delivered by Start's loop) whenever an encryption key can seal it, so
-// no request waits on the mail server.
+// (delivered by Start's loop), sealed with the encryption key, so no
+// request waits on the mail server.
 func (a *App) buildMailer() (notify.Mailer, error) {
 	var ms []notify.Mailer
 	if a.Config.SMTPURL != "" {
@@ -177,13 +203,8 @@ func (a *App) buildMailer() (notify.Mailer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("app: smtp: %w", err)
 		}
-		if a.Box == nil {
-			a.Log.Warn("no LATCHKEY_ENCRYPTION_KEY: email is sent during the request instead of through the sealed queue")
-			ms = append(ms, smtp)
-		} else {
-			a.MailQueue = notify.NewQueue(a.DB, a.Clock, a.Box, smtp, a.Log)
-			ms = append(ms, a.MailQueue)
-		}
+		a.MailQueue = notify.NewQueue(a.DB, a.Clock, a.Box, smtp, a.Log)
+		ms = append(ms, a.MailQueue)
 	}
 	if a.Config.Dev {
 		a.Outbox = notify.NewOutbox(a.DB, a.Clock)

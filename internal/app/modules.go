@@ -2,12 +2,17 @@ package app
 
 import (
 	"fmt"
+	"slices"
 	"net/http"
 
+	"github.com/latchkey/latchkey/internal/atrest"
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/idp"
+	"github.com/latchkey/latchkey/internal/mfa"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/rbac"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -23,7 +28,15 @@ type Module interface {
 // Migrations lists every module's own migrations, applied after the core
 // ones by App.New, `latchkey migrate` and the test harness.
 func Migrations() []store.Source {
-	return []store.Source{idp.Migrations()}
+	return []store.Source{rbac.Migrations(), idp.Migrations()}
+}
+
+// SealedColumns lists every column holding a secret sealed at rest with
+// App.Box (package atrest). Start-up and `latchkey migrate` encrypt any
+// plaintext left in them, so a module that stores such a secret adds its
+// column here.
+func SealedColumns() []atrest.Column {
+	return []atrest.Column{project.SigningKeyColumn, mfa.TOTPSecretColumn}
 }
 
 // moduleWatches lists the modules' watched tables (see coreWatches):
@@ -33,13 +46,15 @@ func Migrations() []store.Source {
 // A module exports them as a function beside its migrations, e.g.
 // `rbac.Watches()`, and adds it here.
 func moduleWatches() []changefeed.Watch {
-	return []changefeed.Watch{}
+	return slices.Concat(rbac.Watches())
 }
 
 // wireModules builds the modules on the core services. It runs at the end
 // of NewWithDB, so every core service is available.
 func (a *App) wireModules() error {
+	a.RBAC = rbac.New(rbac.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs})
 	a.modules = []Module{
+		a.RBAC,
 		idp.New(idp.Deps{DB: a.DB, Apps: connectedapps.NewStore(a.DB, a.Clock), Orgs: a.Orgs,
 			Sessions: memberSessions{sessions: a.Sessions, limiter: a.Limiter}}),
 	}

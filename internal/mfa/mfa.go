@@ -29,6 +29,7 @@
 package mfa
 
 import (
+	"github.com/latchkey/latchkey/internal/secretbox"
 	"regexp"
 	"time"
 
@@ -51,6 +52,7 @@ type Deps struct {
 	// SMS sends fail with sms_delivery_failed.
 	SMS     notify.SMSSender
 	Limiter *ratelimit.Limiter
+	Box     *secretbox.Box // seals TOTP secrets at rest
 }
 
 // Service implements SMS codes, TOTP, recovery codes and the MFA policy.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/latchkey/latchkey/internal/atrest"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -79,6 +80,10 @@ func (s *Service) CreateTOTP(ctx context.Context, p TOTPCreateParams) (*TOTPCrea
 	}
 	out := &TOTPCreateResult{MemberResult: MemberResult{Member: m, Organization: org},
 		RegistrationID: ids.New("member-totp", proj.Env), Secret: key.Secret(), QRCode: qr, RecoveryCodes: newRecoveryCodes()}
+	sealed, err := TOTPSecretColumn.SealStored(s.d.Box, out.RegistrationID, out.Secret)
+	if err != nil {
+		return nil, err
+	}
 	now := s.d.Clock.Now()
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
 		if _, err := q.ExecContext(ctx, `DELETE FROM totp_registrations WHERE member_id = $1 AND verified_at IS NULL`, m.MemberID); err != nil {
@@ -86,7 +91,7 @@ func (s *Service) CreateTOTP(ctx context.Context, p TOTPCreateParams) (*TOTPCrea
 		}
 		if _, err := q.ExecContext(ctx, `INSERT INTO totp_registrations (totp_registration_id, project_id, organization_id, member_id,
 			secret, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`, out.RegistrationID, proj.ID, org.OrganizationID,
-			m.MemberID, out.Secret, store.Millis(now), store.Millis(now.Add(time.Duration(exp)*time.Minute))); err != nil {
+			m.MemberID, sealed, store.Millis(now), store.Millis(now.Add(time.Duration(exp)*time.Minute))); err != nil {
 			return fmt.Errorf("insert registration: %w", err)
 		}
 		return s.storeRecoveryCodes(ctx, q, m.MemberID, out.RegistrationID, out.RecoveryCodes)
@@ -99,6 +104,10 @@ func (s *Service) CreateTOTP(ctx context.Context, p TOTPCreateParams) (*TOTPCrea
 
 // TOTPAuthParams is a b2b/totp/authenticate request.
 type TOTPAuthParams = CodeAuthParams
+
+// TOTPSecretColumn is where TOTP secrets are kept, sealed at rest: they
+// must stay readable to check codes, so they cannot be hashed.
+var TOTPSecretColumn = atrest.Column{Table: "totp_registrations", Key: "totp_registration_id", Column: "secret"}
 
 type registration struct {
 	id, secret   string
@@ -176,6 +185,9 @@ func (s *Service) registrationFor(ctx context.Context, q store.Querier, m *organ
 		return nil, fmt.Errorf("mfa: load registration: %w", err)
 	}
 	r.verified = verifiedAt != nil
+	if r.secret, err = TOTPSecretColumn.OpenStored(s.d.Box, r.id, r.secret); err != nil {
+		return nil, fmt.Errorf("mfa: load registration: %w", err)
+	}
 	return &r, nil
 }
 
@@ -267,6 +279,10 @@ func (s *Service) MigrateTOTP(ctx context.Context, p TOTPMigrateParams) (*TOTPCr
 	}
 	proj := p.Who.Project
 	out := &TOTPCreateResult{RegistrationID: ids.New("member-totp", proj.Env), Secret: secret, RecoveryCodes: codes}
+	sealed, err := TOTPSecretColumn.SealStored(s.d.Box, out.RegistrationID, secret)
+	if err != nil {
+		return nil, err
+	}
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
 		m, err := s.reload(ctx, q, proj, sub)
 		if err != nil {
@@ -275,7 +291,7 @@ func (s *Service) MigrateTOTP(ctx context.Context, p TOTPMigrateParams) (*TOTPCr
 		now := store.Millis(s.d.Clock.Now())
 		if _, err := q.ExecContext(ctx, `INSERT INTO totp_registrations (totp_registration_id, project_id, organization_id, member_id,
 			secret, created_at, expires_at, verified_at) VALUES ($1,$2,$3,$4,$5,$6,$6,$6)`, out.RegistrationID, proj.ID,
-			sub.org.OrganizationID, m.MemberID, secret, now); err != nil {
+			sub.org.OrganizationID, m.MemberID, sealed, now); err != nil {
 			return fmt.Errorf("insert registration: %w", err)
 		}
 		if err := s.verifyRegistration(ctx, q, m, out.RegistrationID); err != nil {
