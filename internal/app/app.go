@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/mail"
+	"net/netip"
 	"strings"
 	"sync"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/emailupdate"
 	"github.com/latchkey/latchkey/internal/flowtoken"
+	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/notify"
@@ -81,7 +83,9 @@ type App struct {
 	mailer      notify.Mailer
 	widget      fs.FS
 	modules     []Module
-	routes      routeTable // what Handler mounted; see RouteTable
+	// trustedProxies are the parsed LATCHKEY_TRUSTED_PROXIES.
+	trustedProxies []netip.Prefix
+	routes         routeTable // what Handler mounted; see RouteTable
 }
 
 // New opens and migrates the database and wires the services.
@@ -121,6 +125,9 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 	a := &App{Config: cfg, DB: db, Clock: opt.Clock, Log: opt.Logger, widget: opt.Widget}
 	if a.Box, err = openBox(cfg, opt.Logger); err != nil {
 		return nil, err
+	}
+	if a.trustedProxies, err = httpapi.ParseTrustedProxies(cfg.TrustedProxies); err != nil {
+		return nil, fmt.Errorf("LATCHKEY_TRUSTED_PROXIES: %w", err)
 	}
 	a.Feed = changefeed.New(db, opt.Logger)
 	a.Projects = project.NewStore(db, opt.Clock, a.Box)

@@ -10,6 +10,7 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -115,6 +116,17 @@ type registration struct {
 	verified     bool
 }
 
+// istCap is the per-IST attempt key of a login in progress: one login may
+// try AttemptsPerIST authenticator codes, then must start again, so no
+// single login walks a member's whole allowance (and a stolen IST is worth
+// a handful of guesses).
+func istCap(sub *subject) []ratelimit.Key {
+	if !sub.midLogin() {
+		return nil
+	}
+	return []ratelimit.Key{ratelimit.For(AttemptsPerIST, sub.ist)}
+}
+
 // AuthenticateTOTP checks a code from the member's authenticator app. The
 // first accepted code of a pending registration verifies it: it becomes
 // the member's registration, replacing any older one with its codes.
@@ -125,7 +137,7 @@ func (s *Service) AuthenticateTOTP(ctx context.Context, p TOTPAuthParams) (*sess
 	}
 	proj := p.Who.Project
 	var resp *session.AuthResponse
-	err = s.guard(ctx, proj.ID+"|"+p.ClientIP, sub.member.MemberID, apierr.OTPCodeNotFound, func() error {
+	err = s.guard(ctx, sub, proj.ID+"|"+p.ClientIP, apierr.OTPCodeNotFound, func() error {
 		return s.d.DB.Tx(ctx, func(q store.Querier) error {
 			m, err := s.reload(ctx, q, proj, sub)
 			if err != nil {
@@ -155,7 +167,7 @@ func (s *Service) AuthenticateTOTP(ctx context.Context, p TOTPAuthParams) (*sess
 			resp, err = s.finish(ctx, q, proj, sub, m, session.Factor{Type: "totp", DeliveryMethod: "authenticator_app"}, duration)
 			return err
 		})
-	})
+	}, istCap(sub)...)
 	if err != nil {
 		return nil, publicErr(err, "totp authenticate")
 	}

@@ -5,7 +5,6 @@ package ratelimit
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -45,7 +44,6 @@ type Limiter struct {
 	db    *store.DB
 	clock clock.Clock
 	sleep func(context.Context, time.Duration) error
-	memo  countMemo
 }
 
 // New returns a limiter on db.
@@ -96,7 +94,6 @@ func (l *Limiter) allow(ctx context.Context, q store.Querier, rule Rule, key str
 	if err != nil {
 		return fmt.Errorf("ratelimit: %s: %w", rule.Name, store.MapError(err))
 	}
-	l.memo.put(bucket, store.Millis(start), hits)
 	if hits > rule.Limit {
 		retry := int(math.Ceil(start.Add(rule.Window).Sub(now).Seconds()))
 		return apierr.New(t).WithDetails(map[string]any{"retry_after_seconds": retry})
@@ -114,45 +111,4 @@ func (l *Limiter) Sweep(ctx context.Context, olderThan time.Duration) error {
 	return l.sweepAttempts(ctx, cutoff)
 }
 
-// Exceeded reports, without recording a hit, whether key is already over
-// rule's limit in the current window. Credential checks use it with
-// Allow-on-failure so that only failed attempts are counted (no write on
-// the success path) while a guesser is still stopped before checking.
-// Counts are remembered for a second (see countMemo).
-func (l *Limiter) Exceeded(ctx context.Context, rule Rule, key string) error {
-	now := l.clock.Now()
-	start := now.Truncate(rule.Window)
-	bucket, window := bucketFor(rule, key), store.Millis(start)
-	hits, ok := l.memo.get(bucket, window)
-	if !ok {
-		err := l.db.Read().QueryRowContext(ctx, `SELECT hits FROM rate_limits WHERE bucket = $1 AND window_start = $2`,
-			bucket, window).Scan(&hits)
-		if err != nil && !errors.Is(store.MapError(err), store.ErrNotFound) {
-			return fmt.Errorf("ratelimit: %s: %w", rule.Name, store.MapError(err))
-		}
-		l.memo.put(bucket, window, hits)
-	}
-	if hits >= rule.Limit {
-		retry := int(math.Ceil(start.Add(rule.Window).Sub(now).Seconds()))
-		return apierr.New(apierr.TooManyRequests).WithDetails(map[string]any{"retry_after_seconds": retry})
-	}
-	return nil
-}
-
 func bucketFor(rule Rule, key string) string { return rule.Name + ":" + ids.Hash(key)[:40] }
-
-// GuardFailures runs check unless key is already over rule's limit, and
-// records a hit only when check fails in a way isFailure recognises (a
-// wrong credential, not a server error). Successful checks cost one read.
-func (l *Limiter) GuardFailures(ctx context.Context, rule Rule, key string, check func() error, isFailure func(error) bool) error {
-	if err := l.Exceeded(ctx, rule, key); err != nil {
-		return err
-	}
-	err := check()
-	if err != nil && isFailure(err) {
-		if herr := l.Allow(ctx, rule, key); herr != nil && !apierr.Is(herr, apierr.TooManyRequests) {
-			return errors.Join(err, herr)
-		}
-	}
-	return err
-}
