@@ -2,8 +2,8 @@ package app
 
 import (
 	"fmt"
-	"slices"
 	"net/http"
+	"slices"
 
 	"github.com/latchkey/latchkey/internal/atrest"
 	"github.com/latchkey/latchkey/internal/changefeed"
