@@ -6,6 +6,7 @@
 package session
 
 import (
+	"strings"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/httpapi"
@@ -24,6 +25,16 @@ type PhoneNumberFactor struct {
 	PhoneNumber string `json:"phone_number"`
 }
 
+// OAuthFactor identifies the provider account of an OAuth factor
+// ({provider}_oauth_factor): id is the member's OAuth registration.
+type OAuthFactor struct {
+	ID                string   `json:"id"`
+	EmailID           string   `json:"email_id,omitempty"`
+	ProviderSubject   string   `json:"provider_subject"`
+	ProviderTenantID  string   `json:"provider_tenant_id,omitempty"`
+	ProviderTenantIDs []string `json:"provider_tenant_ids,omitempty"`
+}
+
 // Factor is one authentication factor of a session.
 type Factor struct {
 	DeliveryMethod      string             `json:"delivery_method"`
@@ -32,6 +43,13 @@ type Factor struct {
 	SequenceOrder       string             `json:"sequence_order,omitempty"`
 	EmailFactor         *EmailFactor       `json:"email_factor,omitempty"`
 	PhoneNumberFactor   *PhoneNumberFactor `json:"phone_number_factor,omitempty"`
+	// OAuth factors (type "oauth", delivery_method "oauth_{provider}"):
+	// exactly one is set, named after the provider.
+	GoogleOAuthFactor    *OAuthFactor `json:"google_oauth_factor,omitempty"`
+	MicrosoftOAuthFactor *OAuthFactor `json:"microsoft_oauth_factor,omitempty"`
+	HubspotOAuthFactor   *OAuthFactor `json:"hubspot_oauth_factor,omitempty"`
+	SlackOAuthFactor     *OAuthFactor `json:"slack_oauth_factor,omitempty"`
+	GithubOAuthFactor    *OAuthFactor `json:"github_oauth_factor,omitempty"`
 }
 
 // MemberSession is the wire shape of a session.
@@ -78,3 +96,29 @@ const (
 	MaxDurationMinutes = 527040 // 366 days
 	JWTLifetime        = 5 * time.Minute
 )
+
+// OAuth returns the provider and the provider account of an OAuth factor
+// (ok false for other factors).
+func (f Factor) OAuth() (provider string, of *OAuthFactor, ok bool) {
+	if f.Type != "oauth" {
+		return "", nil, false
+	}
+	provider = strings.TrimPrefix(f.DeliveryMethod, "oauth_")
+	for _, c := range []*OAuthFactor{f.GoogleOAuthFactor, f.MicrosoftOAuthFactor, f.HubspotOAuthFactor, f.SlackOAuthFactor, f.GithubOAuthFactor} {
+		if c != nil {
+			return provider, c, true
+		}
+	}
+	return "", nil, false
+}
+
+// TenantIDs lists the provider tenants an OAuth factor carries.
+func (o *OAuthFactor) TenantIDs() []string {
+	if len(o.ProviderTenantIDs) > 0 {
+		return o.ProviderTenantIDs
+	}
+	if o.ProviderTenantID != "" {
+		return []string{o.ProviderTenantID}
+	}
+	return nil
+}
