@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/latchkey/latchkey/internal/atrest"
+	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/config"
@@ -24,6 +25,7 @@ import (
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/magiclink"
+	"github.com/latchkey/latchkey/internal/metrics"
 	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/oauth"
@@ -59,12 +61,20 @@ type App struct {
 	Orgs     *organization.Store
 	Sessions *session.Service
 	Outbox   *notify.Outbox // nil outside dev mode
+<<<<<<< HEAD
 	// MailQueue holds email until Start's loop hands it to SMTP; nil
 	// without SMTP.
 	MailQueue *notify.Queue
 	Limiter   *ratelimit.Limiter
 	Box       *secretbox.Box // seals secrets at rest (see package atrest); never nil
 	RBAC      *rbac.Service  // project policies and authorization checks
+=======
+	Limiter  *ratelimit.Limiter
+	Box      *secretbox.Box   // seals secrets at rest (see package atrest); never nil
+	Metrics  *metrics.Metrics // Prometheus collectors, served on /metrics
+	Audit    *audit.Log       // security events (logins, lockouts, factor and key changes)
+	RBAC     *rbac.Service    // project policies and authorization checks
+>>>>>>> main
 	// Flows holds the single-use tickets of browser flows (OAuth, SSO,
 	// the identity provider); see internal/flowtoken.
 	Flows *flowtoken.Store
@@ -125,7 +135,8 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 		opt.Widget = widget.Dist()
 	}
 	var err error
-	a := &App{Config: cfg, DB: db, Clock: opt.Clock, Log: opt.Logger, widget: opt.Widget}
+	a := &App{Config: cfg, DB: db, Clock: opt.Clock, Log: opt.Logger, widget: opt.Widget,
+		Metrics: metrics.New(), Audit: audit.New(db, opt.Clock)}
 	if a.Box, err = openBox(cfg, opt.Logger); err != nil {
 		return nil, err
 	}
@@ -213,8 +224,12 @@ func (a *App) buildMailer() (notify.Mailer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("app: smtp: %w", err)
 		}
+<<<<<<< HEAD
 		a.MailQueue = notify.NewQueue(a.DB, a.Clock, a.Box, smtp, a.Log)
 		ms = append(ms, a.MailQueue)
+=======
+		ms = append(ms, a.Metrics.Mailer("smtp", smtp))
+>>>>>>> main
 	}
 	if a.Config.Dev {
 		a.Outbox = notify.NewOutbox(a.DB, a.Clock)

@@ -28,7 +28,7 @@ func (a *App) buildSMS() (notify.SMSSender, error) {
 		if err != nil {
 			return nil, fmt.Errorf("app: sms: %w", err)
 		}
-		ss = append(ss, tw)
+		ss = append(ss, a.Metrics.SMSSender("sms_gateway", tw))
 	}
 	if a.Outbox != nil {
 		ss = append(ss, a.Outbox)

@@ -57,6 +57,7 @@ func (a *App) wireModules() error {
 		Sessions: a.Sessions, Discovery: a.discovery, Limiter: a.Limiter, Flows: a.Flows, Box: a.Box,
 		BaseURL: func() string { return a.Config.BaseURL }})
 	a.RBAC = rbac.New(rbac.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs})
+	a.Orgs.UseRBAC(a.RBAC)
 	a.modules = []Module{
 		a.RBAC,
 		a.OAuth,

@@ -30,7 +30,7 @@ func TestOrganizationEveryField(t *testing.T) {
 			"mfa_methods":                              "RESTRICTED",
 			"allowed_mfa_methods":                      []any{"totp"},
 			"mfa_policy":                               "REQUIRED_FOR_ALL",
-			"rbac_email_implicit_role_assignments":     []any{map[string]any{"role_id": "auditor", "domain": "full.test"}},
+			"rbac_email_implicit_role_assignments":     []any{map[string]any{"role_id": "stytch_admin", "domain": "full.test"}},
 			"first_party_connected_apps_allowed_type":  "RESTRICTED",
 			"allowed_first_party_connected_apps":       []any{"connected-app-test-1"},
 			"third_party_connected_apps_allowed_type":  "NOT_ALLOWED",

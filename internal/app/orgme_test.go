@@ -119,11 +119,15 @@ func TestSDKMembers(t *testing.T) {
 			m["is_breakglass"] != false || len(m["trusted_metadata"].(map[string]any)) != 0 {
 			t.Fatalf("members/update: %s", r.Raw)
 		}
-		// The same through PUT members/{own id}; other members need an admin.
-		if r := e.sdkAs(http.MethodPut, "/b2b/organizations/members/"+f.plainID, map[string]any{"name": "Bobby", "is_admin": true}, f.plain); r.Status != 200 ||
+		// The same through PUT members/{own id} (stytch.self); making oneself
+		// an admin needs stytch.member update.settings.roles, and other
+		// members need an admin.
+		if r := e.sdkAs(http.MethodPut, "/b2b/organizations/members/"+f.plainID, map[string]any{"name": "Bobby"}, f.plain); r.Status != 200 ||
 			r.data()["member"].(map[string]any)["name"] != "Bobby" || r.data()["member"].(map[string]any)["is_admin"] != false {
 			t.Fatalf("self update by id: %s", r.Raw)
 		}
+		want(t, e.sdkAs(http.MethodPut, "/b2b/organizations/members/"+f.plainID, map[string]any{"is_admin": true}, f.plain), 403, "unauthorized_action")
+		want(t, e.sdkAs(http.MethodPut, "/b2b/organizations/members/"+f.plainID, map[string]any{"roles": []string{"stytch_admin"}}, f.plain), 403, "unauthorized_action")
 		want(t, e.sdkAs(http.MethodPut, "/b2b/organizations/members/"+f.adminID, map[string]any{"name": "x"}, f.plain), 403, "unauthorized_action")
 		want(t, e.sdkAs(http.MethodDelete, "/b2b/organizations/members/"+f.adminID, nil, f.plain), 403, "unauthorized_action")
 		want(t, e.sdkAs(http.MethodPost, "/b2b/organizations/members", map[string]any{"email_address": "x@acme.test"}, f.plain), 403, "unauthorized_action")

@@ -175,7 +175,7 @@ func (a *App) Handler() http.Handler {
 	}
 	backendAuth := func(h http.Handler) http.Handler { return httpapi.Chain(h, a.Resolver.BackendAuth()) }
 	a.routes.reset()
-	sdk := newRouteMux(&a.routes, true)
+	sdk := newRouteMux(&a.routes, true, a.observeRoute)
 	for _, rt := range sdkRoutes {
 		sdk.Handle(rt.pattern, sdkAuth(httpapi.Handle(httpapi.SDK, requireProduct(rt.product, rt.h))))
 	}
@@ -184,7 +184,7 @@ func (a *App) Handler() http.Handler {
 		httpapi.Handle(httpapi.SDK, project.BootstrapHandler(a.Resolver, a.emailDomain(), a.RBAC)))
 	sdk.Handle("POST /sdk/v1/events", httpapi.Handle(httpapi.SDK, events.Post))
 
-	mux := newRouteMux(&a.routes, false)
+	mux := newRouteMux(&a.routes, false, a.observeRoute)
 	mux.ServeMux.Handle("/sdk/v1/", httpapi.Chain(httpapi.JSONNotFound(sdk.ServeMux), httpapi.WithCORS(origins)))
 	for _, rt := range backendRoutes {
 		mux.Handle(rt.pattern, backendAuth(httpapi.Handle(httpapi.Backend, rt.h)))
@@ -194,6 +194,9 @@ func (a *App) Handler() http.Handler {
 	mux.Handle("GET /widget/{file...}", a.widgetHandler())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })
 	mux.HandleFunc("GET /readyz", a.ready)
+	if a.Config.MetricsAddr == "" {
+		mux.Handle("GET /metrics", a.Metrics.Handler())
+	}
 	if a.Config.Dev {
 		mb := devmode.MailboxHandler(a.Outbox)
 		mux.Handle("GET /dev/mailbox", mb)
@@ -202,11 +205,12 @@ func (a *App) Handler() http.Handler {
 	}
 
 	return httpapi.Chain(httpapi.JSONNotFound(mux.ServeMux),
+		httpapi.WithObserver(a.Metrics.ObserveRequest),
 		httpapi.WithRequestID(requestIDEnv(a.Config.Dev)),
 		httpapi.WithClientIP(a.trustedProxies),
 		httpapi.WithLogging(a.Log),
 		httpapi.WithRecover(),
-		httpapi.WithSecurityHeaders(),
+		httpapi.WithSecurityHeaders(a.Config.SecureCookies()),
 		httpapi.WithBodyLimit(a.Config.BodyLimit),
 	)
 }

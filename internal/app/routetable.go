@@ -59,10 +59,11 @@ type routeMux struct {
 	*http.ServeMux
 	sdk   bool
 	table *routeTable
+	wrap  func(pattern string, h http.Handler) http.Handler // names the route (metrics, audit)
 }
 
-func newRouteMux(t *routeTable, sdk bool) *routeMux {
-	return &routeMux{ServeMux: http.NewServeMux(), sdk: sdk, table: t}
+func newRouteMux(t *routeTable, sdk bool, wrap func(string, http.Handler) http.Handler) *routeMux {
+	return &routeMux{ServeMux: http.NewServeMux(), sdk: sdk, table: t, wrap: wrap}
 }
 
 // Handle mounts and records a route.
@@ -74,6 +75,9 @@ func (m *routeMux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.
 }
 
 func (m *routeMux) handle(pattern string, h http.Handler, raw bool) {
+	if m.wrap != nil {
+		h = m.wrap(pattern, h)
+	}
 	m.ServeMux.Handle(pattern, h)
 	face := httpapi.Public
 	_, path, _ := strings.Cut(pattern, " ")

@@ -36,6 +36,7 @@ Usage:
   latchkey keys rotate --project ID                           new JWT signing key; old keys stay published
   latchkey keys list --project ID
   latchkey keys retire --project ID --kid K                   remove a key from the JWKS
+  latchkey audit --project ID [--type T] [--since 24h] [--limit N]   security events, newest first
 
 Configuration comes from LATCHKEY_DATABASE_URL, LATCHKEY_BASE_URL, LATCHKEY_SMTP_URL,
 LATCHKEY_EMAIL_FROM, LATCHKEY_SMS_URL, LATCHKEY_SMS_ACCOUNT_SID, LATCHKEY_SMS_AUTH_TOKEN,
@@ -71,6 +72,8 @@ func Run(ctx context.Context, env Env) int {
 		err = projectCmd(ctx, env)
 	case "keys":
 		err = keysCmd(ctx, env)
+	case "audit":
+		err = auditCmd(ctx, env)
 	case "help", "-h", "--help":
 		fmt.Fprint(env.Stdout, usage)
 		return 0

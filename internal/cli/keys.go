@@ -5,7 +5,20 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+
+	"github.com/latchkey/latchkey/internal/audit"
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/project"
 )
+
+// openAudited opens the project store and the audit log on one database.
+func openAudited(ctx context.Context, env Env) (*project.Store, *audit.Log, func(), error) {
+	db, box, err := openDB(ctx, env)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return project.NewStore(db, clock.Real{}, box), audit.New(db, clock.Real{}), func() { db.Close() }, nil
+}
 
 // keysCmd manages a project's JWT signing keys: rotate adds a new signing
 // key (old ones stay in the JWKS), retire removes one, list shows them.
@@ -32,7 +45,7 @@ func keysCmd(ctx context.Context, env Env) error {
 	if *id == "" || (kid != nil && *kid == "") {
 		return fmt.Errorf(usage)
 	}
-	projects, closeDB, err := openProjects(ctx, env)
+	projects, log, closeDB, err := openAudited(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -42,6 +55,10 @@ func keysCmd(ctx context.Context, env Env) error {
 	case "rotate":
 		newKID, err := projects.RotateSigningKey(ctx, *id)
 		if err != nil {
+			return err
+		}
+		if err := log.Record(ctx, audit.Event{ProjectID: *id, Type: audit.SigningKeyRotated, Actor: "cli",
+			Details: map[string]any{"kid": newKID}}); err != nil {
 			return err
 		}
 		return enc.Encode(map[string]string{"kid": newKID,
@@ -59,6 +76,10 @@ func keysCmd(ctx context.Context, env Env) error {
 		return nil
 	default: // retire
 		if err := projects.RetireSigningKey(ctx, *id, *kid); err != nil {
+			return err
+		}
+		if err := log.Record(ctx, audit.Event{ProjectID: *id, Type: audit.SigningKeyRetired, Actor: "cli",
+			Details: map[string]any{"kid": *kid}}); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "key %s retired: it is no longer in the JWKS and tokens it signed no longer verify\n", *kid)
@@ -81,7 +102,7 @@ func secretCmd(ctx context.Context, env Env) error {
 	if *id == "" || (sub == "retire-secret" && *secretID == "") {
 		return fmt.Errorf("--project is required (and --secret-id for retire-secret)")
 	}
-	projects, closeDB, err := openProjects(ctx, env)
+	projects, log, closeDB, err := openAudited(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -91,6 +112,10 @@ func secretCmd(ctx context.Context, env Env) error {
 	case "rotate-secret":
 		sid, secret, err := projects.RotateSecret(ctx, *id, *keepOld)
 		if err != nil {
+			return err
+		}
+		if err := log.Record(ctx, audit.Event{ProjectID: *id, Type: audit.SecretRotated, Actor: "cli",
+			Details: map[string]any{"secret_id": sid, "previous_secrets_valid": *keepOld}}); err != nil {
 			return err
 		}
 		return enc.Encode(map[string]any{"project_id": *id, "secret_id": sid, "secret": secret, "previous_secrets_valid": *keepOld})
@@ -107,6 +132,10 @@ func secretCmd(ctx context.Context, env Env) error {
 		return nil
 	default: // retire-secret
 		if err := projects.RetireSecret(ctx, *id, *secretID); err != nil {
+			return err
+		}
+		if err := log.Record(ctx, audit.Event{ProjectID: *id, Type: audit.SecretRetired, Actor: "cli",
+			Details: map[string]any{"secret_id": *secretID}}); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "secret %s retired\n", *secretID)

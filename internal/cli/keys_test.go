@@ -89,7 +89,28 @@ func TestKeysRotateListRetire(t *testing.T) {
 	if left := keyList(t, db, id); len(left) != 1 || left[0].KID != both[0].KID {
 		t.Fatalf("after retire: %+v", left)
 	}
+	code, rotated, errs := runCLI(t, db, "project", "rotate-secret", "--project", id)
+	if code != 0 {
+		t.Fatalf("rotate-secret: %s", errs)
+	}
+	var secret struct{ Secret string }
+	_ = json.Unmarshal([]byte(rotated), &secret)
+	code, out, errs := runCLI(t, db, "audit", "--project", id)
+	if code != 0 {
+		t.Fatalf("audit: %s", errs)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.Contains(lines[0], `"event_type":"secret_rotated"`) ||
+		!strings.Contains(out, `"event_type":"signing_key_retired"`) || !strings.Contains(out, `"event_type":"signing_key_rotated"`) ||
+		!strings.Contains(out, first[0].KID) || secret.Secret == "" || strings.Contains(out, secret.Secret) || !strings.Contains(lines[0], `"actor":"cli"`) {
+		t.Fatalf("audit output:\n%s", out)
+	}
+	if code, out, _ := runCLI(t, db, "audit", "--project", id, "--type", "signing_key_retired"); code != 0 || strings.Count(out, "\n") != 1 {
+		t.Fatalf("audit --type: %s", out)
+	}
 	for _, bad := range [][]string{
+		{"audit"},
+		{"audit", "--project", "project-test-missing"},
 		{"keys", "retire", "--project", id, "--kid", first[0].KID},
 		{"keys", "retire", "--project", id},
 		{"keys", "frob", "--project", id},

@@ -71,8 +71,19 @@ func serve(ctx context.Context, env Env, dev bool) error {
 	defer stop()
 	a.Start(ctx)
 	go sweepRateLimits(ctx, a)
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	servers := []*http.Server{srv}
+	if cfg.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			return fmt.Errorf("listen (LATCHKEY_METRICS_ADDR): %w", err)
+		}
+		msrv := &http.Server{Handler: a.Metrics.Handler(), ReadHeaderTimeout: 10 * time.Second}
+		servers = append(servers, msrv)
+		go func() { errc <- msrv.Serve(mln) }()
+		log.Info("metrics listening", "addr", mln.Addr().String())
+	}
 	log.Info("latchkey listening", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "dev", dev,
 		"database", dialectName(a.DB))
 	select {
@@ -85,7 +96,11 @@ func serve(ctx context.Context, env Env, dev bool) error {
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return srv.Shutdown(shutdown)
+	var errs []error
+	for _, s := range servers {
+		errs = append(errs, s.Shutdown(shutdown))
+	}
+	return errors.Join(errs...)
 }
 
 func dialectName(db *store.DB) string { return string(db.Dialect()) }

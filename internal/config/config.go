@@ -38,6 +38,10 @@ type Config struct {
 	Argon2Parallelism uint8
 	BreachAPIURL      string
 
+	// MetricsAddr, when set, serves /metrics on its own listener (for
+	// example 127.0.0.1:9090) instead of the main address.
+	MetricsAddr string
+
 	// EncryptionKey seals secrets at rest (standard base64 of 32 bytes,
 	// see package secretbox). Empty leaves App.Box nil.
 	EncryptionKey string
@@ -95,6 +99,7 @@ func FromEnv(c Config, lookup func(string) (string, bool)) (Config, error) {
 	}
 	str("LATCHKEY_BREACH_API_URL", &c.BreachAPIURL)
 	str("LATCHKEY_ENCRYPTION_KEY", &c.EncryptionKey)
+	str("LATCHKEY_METRICS_ADDR", &c.MetricsAddr)
 	str("LATCHKEY_TRUSTED_PROXIES", &c.TrustedProxies)
 	str("LATCHKEY_LOG_LEVEL", &c.LogLevel)
 	for _, u := range []struct {

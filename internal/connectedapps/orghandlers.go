@@ -52,15 +52,19 @@ func (h OrgHandlers) backend(r *http.Request, withMember bool) (*subject, error)
 	return s, nil
 }
 
-// sdk resolves the session caller; memberID "" means the caller, another
-// member needs an admin, and the organization-wide views need an admin.
+// sdk resolves the session caller and authorizes it by the RBAC policy:
+// memberID "" means the caller; another member's grants need
+// stytch.member revoke-sessions, the organization-wide views
+// stytch.member search.
 func (h OrgHandlers) sdk(r *http.Request, memberID string, orgWide bool) (*subject, error) {
 	c, err := organization.CallerFromSession(r, h.Orgs, h.Sessions)
 	if err != nil {
 		return nil, err
 	}
 	if orgWide {
-		if err := c.RequireAdmin(); err != nil {
+		// Who granted which app is directory information: the member
+		// search permission.
+		if err := c.Authorize(r.Context(), organization.ResourceMember, organization.ActionSearch); err != nil {
 			return nil, err
 		}
 		return &subject{projectID: c.Project.ID, org: c.Organization}, nil
@@ -68,7 +72,8 @@ func (h OrgHandlers) sdk(r *http.Request, memberID string, orgWide bool) (*subje
 	if memberID == "" {
 		memberID = c.Member.MemberID
 	}
-	if err := c.ActOn(memberID); err != nil {
+	// A member's grants are managed like their sessions.
+	if err := c.AuthorizeMember(r.Context(), memberID, organization.ActionRevokeSessions); err != nil {
 		return nil, err
 	}
 	m, err := h.Orgs.OrgMember(r.Context(), h.Orgs.DB(), c.Organization, memberID)

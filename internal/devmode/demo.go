@@ -4,7 +4,9 @@ import (
 	_ "embed"
 	"html/template"
 	"net/http"
+	"net/url"
 
+	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 )
@@ -23,6 +25,7 @@ type demoView struct {
 	PublicToken string
 	BaseURL     string
 	Orgs        []demoOrg
+	Nonce       string // the CSP nonce of the page's inline script
 }
 
 // DemoHandler serves the dev demo page at /: one login widget per demo
@@ -51,10 +54,24 @@ func DemoHandler(projects *project.Store, orgs *organization.Store, baseURL stri
 			}
 			v.Orgs = append(v.Orgs, demoOrg{Name: d.Name, Slug: d.Slug, Rule: rule, Member: d.Member})
 		}
+		// The page's one inline script (mounting the widgets) runs by its
+		// nonce; the widget itself loads from this origin.
+		v.Nonce = httpapi.NewNonce()
+		httpapi.SetPageCSP(w, httpapi.CSP{Nonce: v.Nonce, InlineStyles: true, ConnectSrc: originOf(baseURL)})
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		if err := demoTemplate.Execute(w, v); err != nil {
 			http.Error(w, "render failed", http.StatusInternalServerError)
 		}
 	})
+}
+
+// originOf is the scheme and host of the base URL the widget calls, for
+// the page's connect-src (it may differ from the page's own origin).
+func originOf(base string) []string {
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" {
+		return nil
+	}
+	return []string{u.Scheme + "://" + u.Host}
 }

@@ -55,6 +55,9 @@ func (h *mailbox) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Captured links are single-use secrets: no cache may keep them.
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	// No script at all; the page's own <style> only.
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "+
+		"form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	switch r.URL.Path {
 	case mailboxPath, mailboxPath + "/":
 		h.page(w, r)

@@ -199,9 +199,10 @@ func (s *Service) Create(ctx context.Context, c CreateParams) (*session.AuthResp
 		if err != nil {
 			return err
 		}
-		// The creator administers the new organization (see organization.AdminRole).
+		// The creator administers the new organization: stytch_admin,
+		// assigned directly, as the API family does.
 		m, err := s.d.Orgs.CreateMember(ctx, q, org, c.Project.Env, organization.NewMember{Email: in.Email,
-			Status: organization.StatusActive, IsAdmin: true})
+			Status: organization.StatusActive, Roles: []string{organization.AdminRole}})
 		if err != nil {
 			return err
 		}

@@ -62,7 +62,7 @@ func (h Handlers) sdk(r *http.Request, memberID string) (any, error) {
 	if memberID == "" {
 		memberID = c.Member.MemberID
 	}
-	if err := c.ActOn(memberID); err != nil {
+	if err := c.AuthorizeMember(r.Context(), memberID, organization.ActionEmail); err != nil {
 		return nil, err
 	}
 	// The browser may only send what the project offers it.

@@ -139,15 +139,3 @@ func WithBodyLimit(n int64) Middleware {
 		})
 	}
 }
-
-// WithSecurityHeaders sets headers every response should carry.
-func WithSecurityHeaders() Middleware {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			h := w.Header()
-			h.Set("X-Content-Type-Options", "nosniff")
-			h.Set("Referrer-Policy", "no-referrer")
-			next.ServeHTTP(w, r)
-		})
-	}
-}

@@ -49,10 +49,6 @@ func (s *Service) Invite(ctx context.Context, p InviteParams) (*organization.Mem
 	if strings.TrimSpace(p.OrganizationID) == "" {
 		return nil, nil, apierr.Invalid("organization_id", "organization_id is required.")
 	}
-	admin, err := organization.RolesToAdmin(p.Roles)
-	if err != nil {
-		return nil, nil, err
-	}
 	minutes := DefaultInviteExpiryMinutes
 	if p.ExpirationMinutes != 0 {
 		if minutes, err = expiryMinutes(p.ExpirationMinutes); err != nil {
@@ -83,7 +79,7 @@ func (s *Service) Invite(ctx context.Context, p InviteParams) (*organization.Mem
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
 		var err error
 		member, err = s.d.Orgs.InviteMember(ctx, q, org, p.Project.Env, organization.Invitation{Email: email, Name: p.Name,
-			TrustedMetadata: p.TrustedMetadata, UntrustedMetadata: p.UntrustedMetadata, IsAdmin: admin})
+			TrustedMetadata: p.TrustedMetadata, UntrustedMetadata: p.UntrustedMetadata, Roles: p.Roles})
 		if err != nil {
 			return err
 		}
@@ -168,8 +164,14 @@ func (h Handlers) SDKInvite(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.RequireAdmin(); err != nil {
+	// Inviting creates a member; naming their roles assigns roles.
+	if err := c.Authorize(r.Context(), organization.ResourceMember, organization.ActionCreate); err != nil {
 		return nil, err
+	}
+	if req.Roles != nil {
+		if err := c.Authorize(r.Context(), organization.ResourceMember, organization.ActionRoles); err != nil {
+			return nil, err
+		}
 	}
 	m, o, err := h.Service.Invite(r.Context(), InviteParams{Project: c.Project, ClientIP: httpapi.ClientIP(r),
 		OrganizationID: c.Organization.OrganizationID, Email: req.EmailAddress, Name: req.Name,

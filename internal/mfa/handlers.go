@@ -244,23 +244,24 @@ func (h Handlers) DeleteMemberFactor(r *http.Request) (any, error) {
 
 // SDKDeleteMemberPhone handles SDK DELETE b2b/organizations/members/mfa_phone_numbers/{member_id}.
 func (h Handlers) SDKDeleteMemberPhone(r *http.Request) (any, error) {
-	return h.sdkDeleteFactor(r, h.Service.DeletePhone)
+	return h.sdkDeleteFactor(r, organization.ActionDeleteMFAPhone, h.Service.DeletePhone)
 }
 
 // SDKDeleteMemberTOTP handles SDK DELETE b2b/organizations/members/totp/{member_id}.
 func (h Handlers) SDKDeleteMemberTOTP(r *http.Request) (any, error) {
-	return h.sdkDeleteFactor(r, h.Service.DeleteTOTP)
+	return h.sdkDeleteFactor(r, organization.ActionDeleteMFATOTP, h.Service.DeleteTOTP)
 }
 
 // sdkDeleteFactor removes a factor of a member of the caller's
-// organization: the caller's own, or (admins) another member's.
-func (h Handlers) sdkDeleteFactor(r *http.Request, del func(context.Context, Who) (*MemberResult, error)) (any, error) {
+// organization when the caller may perform action on that member (on
+// stytch.member, or stytch.self for their own).
+func (h Handlers) sdkDeleteFactor(r *http.Request, action string, del func(context.Context, Who) (*MemberResult, error)) (any, error) {
 	c, err := organization.CallerFromSession(r, h.Service.d.Orgs, h.Sessions)
 	if err != nil {
 		return nil, err
 	}
 	id := r.PathValue("member_id")
-	if err := c.ActOn(id); err != nil {
+	if err := c.AuthorizeMember(r.Context(), id, action); err != nil {
 		return nil, err
 	}
 	res, err := del(r.Context(), Who{Project: c.Project, OrganizationID: c.Organization.OrganizationID, MemberID: id, Vouched: true})

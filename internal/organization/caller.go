@@ -2,7 +2,9 @@ package organization
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
@@ -26,14 +28,16 @@ type SessionCaller struct {
 	Project      *project.Project
 	Member       *Member
 	Organization *Organization
+	Roles        []string // the roles the session carries
+	rbac         RBAC
 }
 
 // CallerFromSession resolves the SDK caller's session. A caller without a
 // session is user_unauthenticated, which the SDK treats as logged out.
 //
-// Authorization until RBAC arrives: any active member (every session
-// belongs to one) may read their own organization and themselves; changing
-// the organization or other members needs is_admin (see RequireAdmin).
+// Any active member (every session belongs to one) may read their own
+// organization and themselves; everything else is authorized by the
+// project's RBAC policy through Authorize and AuthorizeMember.
 func CallerFromSession(r *http.Request, st *Store, sessions Sessions) (*SessionCaller, error) {
 	c := project.CallerFrom(r.Context())
 	if c.SessionToken == "" {
@@ -47,59 +51,43 @@ func CallerFromSession(r *http.Request, st *Store, sessions Sessions) (*SessionC
 	if err != nil {
 		return nil, apierr.Wrap(apierr.SessionNotFound, err)
 	}
-	return &SessionCaller{Project: c.Project, Member: m, Organization: o}, nil
+	return &SessionCaller{Project: c.Project, Member: m, Organization: o, Roles: m.RoleIDs(), rbac: st.rbac}, nil
 }
 
-// RequireAdmin refuses callers who are not admins of their organization.
-func (c *SessionCaller) RequireAdmin() error {
-	if !c.Member.IsAdmin {
-		return apierr.New(apierr.UnauthorizedAction).WithMessage("Only an admin of the organization may do this.")
+// Authorize refuses (unauthorized_action) unless the caller's roles permit
+// action on resource in their organization. Without RBAC wired nothing is
+// permitted.
+func (c *SessionCaller) Authorize(ctx context.Context, resource, action string) error {
+	if c.rbac == nil {
+		return apierr.New(apierr.UnauthorizedAction)
+	}
+	return c.rbac.Authorize(ctx, c.Project, c.Organization, c.Roles, resource, action)
+}
+
+// AuthorizeMember authorizes action on member memberID of the caller's
+// organization: on stytch.member, or, when the member is the caller and
+// stytch.self has the action, on stytch.self as well (the API family's
+// rule for members acting on themselves). Actions only stytch.member has
+// (roles, break-glass, create, search) never pass through stytch.self, so
+// its wildcard cannot make a member their own administrator.
+func (c *SessionCaller) AuthorizeMember(ctx context.Context, memberID, action string) error {
+	if memberID == c.Member.MemberID && slices.Contains(SelfActions, action) && c.Authorize(ctx, ResourceSelf, action) == nil {
+		return nil
+	}
+	return c.Authorize(ctx, ResourceMember, action)
+}
+
+// AuthorizeMemberAll is AuthorizeMember for every action.
+func (c *SessionCaller) AuthorizeMemberAll(ctx context.Context, memberID string, actions []string) error {
+	for _, a := range actions {
+		if err := c.AuthorizeMember(ctx, memberID, a); err != nil {
+			return err
+		}
 	}
 	return nil
 }
 
-// ActOn allows acting on member memberID of the caller's organization:
-// anyone may act on themselves, only admins on others.
-func (c *SessionCaller) ActOn(memberID string) error {
-	if memberID == c.Member.MemberID {
-		return nil
-	}
-	return c.RequireAdmin()
-}
-
-// RolesToAdmin maps a roles list of a member create or update onto the
-// current role model: stytch_member is implicit and stytch_admin is the
-// is_admin flag. Other roles need RBAC, which does not exist yet, so they
-// are refused rather than silently dropped.
-func RolesToAdmin(roles *[]string) (*bool, error) {
-	if roles == nil {
-		return nil, nil
-	}
-	admin := false
-	for _, r := range *roles {
-		switch r {
-		case DefaultRole:
-		case AdminRole:
-			admin = true
-		default:
-			return nil, apierr.Invalid("roles", "Only the stytch_member and stytch_admin roles exist in this project.")
-		}
-	}
-	return &admin, nil
-}
-
-// adminFlag combines an explicit is_admin with a roles list; they must not
-// contradict each other.
-func adminFlag(isAdmin *bool, roles *[]string) (*bool, error) {
-	fromRoles, err := RolesToAdmin(roles)
-	if err != nil {
-		return nil, err
-	}
-	if isAdmin != nil && fromRoles != nil && *isAdmin != *fromRoles {
-		return nil, apierr.Invalid("roles", "is_admin and roles disagree about stytch_admin.")
-	}
-	if isAdmin != nil {
-		return isAdmin, nil
-	}
-	return fromRoles, nil
+// invalidRole is the refusal of a role id the policy does not define.
+func invalidRole(field, id string) error {
+	return apierr.Invalid(field, fmt.Sprintf("Role %q is not defined in this project's RBAC policy or the organization's custom roles.", id))
 }

@@ -17,8 +17,9 @@ type MemberDecorator func(ctx context.Context, q store.Querier, byID map[string]
 func (s *Store) AddMemberDecorator(d MemberDecorator) { s.decorators = append(s.decorators, d) }
 
 // decorate completes members loaded through q: their retired addresses,
-// then every module's fields. Every path that returns members ends here,
-// so a member reads the same whichever route loaded it.
+// every module's fields, then their roles from the implicit role sources.
+// Every path that returns members ends here, so a member reads the same
+// whichever route loaded it.
 func (s *Store) decorate(ctx context.Context, q store.Querier, ms ...*Member) error {
 	if len(ms) == 0 {
 		return nil
@@ -26,6 +27,13 @@ func (s *Store) decorate(ctx context.Context, q store.Querier, ms ...*Member) er
 	if err := s.withRetired(ctx, q, ms...); err != nil {
 		return err
 	}
+	if err := s.runDecorators(ctx, q, ms); err != nil {
+		return err
+	}
+	return s.withImplicitRoles(ctx, q, ms...)
+}
+
+func (s *Store) runDecorators(ctx context.Context, q store.Querier, ms []*Member) error {
 	if len(s.decorators) == 0 {
 		return nil
 	}

@@ -136,7 +136,7 @@ func (h Handlers) createMember(r *http.Request, p *project.Project, o *Organizat
 	if err != nil {
 		return nil, err
 	}
-	admin, err := adminFlag(req.IsAdmin, req.Roles)
+	roles, err := MemberUpdate{Roles: req.Roles, IsAdmin: req.IsAdmin}.explicitRoles(nil)
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ func (h Handlers) createMember(r *http.Request, p *project.Project, o *Organizat
 	}
 	m, err := h.Store.CreateMember(r.Context(), h.Store.db, o, p.Env, NewMember{Email: email, Name: req.Name, Status: status,
 		TrustedMetadata: req.TrustedMetadata, UntrustedMetadata: req.UntrustedMetadata, IsBreakglass: req.IsBreakglass,
-		IsAdmin: admin != nil && *admin})
+		Roles: roles})
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -19,8 +20,33 @@ type MemberUpdate struct {
 	TrustedMetadata   *map[string]any `json:"trusted_metadata"`
 	UntrustedMetadata *map[string]any `json:"untrusted_metadata"`
 	IsBreakglass      *bool           `json:"is_breakglass"`
-	IsAdmin           *bool           `json:"is_admin"`
 	EmailAddress      *string         `json:"email_address"`
+	// Roles replaces the explicitly assigned roles; IsAdmin (Latchkey's
+	// older spelling) adds or removes stytch_admin among them.
+	Roles   *[]string `json:"roles"`
+	IsAdmin *bool     `json:"is_admin"`
+}
+
+// explicitRoles applies the update's roles and is_admin to the member's
+// current explicit roles; nil means no change. The two must not disagree.
+func (u MemberUpdate) explicitRoles(current []string) ([]string, error) {
+	if u.Roles == nil && u.IsAdmin == nil {
+		return nil, nil
+	}
+	roles := current
+	if u.Roles != nil {
+		roles = cleanExplicit(*u.Roles)
+		if u.IsAdmin != nil && slices.Contains(roles, AdminRole) != *u.IsAdmin {
+			return nil, apierr.Invalid("roles", "is_admin and roles disagree about stytch_admin.")
+		}
+	}
+	if u.IsAdmin != nil {
+		roles = slices.DeleteFunc(slices.Clone(roles), func(r string) bool { return r == AdminRole })
+		if *u.IsAdmin {
+			roles = append(roles, AdminRole)
+		}
+	}
+	return roles, nil
 }
 
 // ForSelf keeps only what members may change about themselves from the
@@ -67,8 +93,15 @@ func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organiza
 	if u.IsBreakglass != nil {
 		m.IsBreakglass = *u.IsBreakglass
 	}
-	if u.IsAdmin != nil {
-		m.IsAdmin = *u.IsAdmin
+	roles, err := u.explicitRoles(m.explicit)
+	if err != nil {
+		return nil, err
+	}
+	if roles != nil {
+		if err := s.checkRoles(ctx, org, "roles", roles); err != nil {
+			return nil, err
+		}
+		m.explicit = roles
 	}
 	emailID := m.EmailID
 	if u.EmailAddress != nil {
@@ -92,9 +125,9 @@ func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organiza
 		}
 	}
 	_, err = q.ExecContext(ctx, `UPDATE members SET name = $1, trusted_metadata = $2, untrusted_metadata = $3,
-		is_breakglass = $4, is_admin = $5, email_address = $6, email_address_verified = $7, email_id = $8, updated_at = $9
+		is_breakglass = $4, roles = $5, email_address = $6, email_address_verified = $7, email_id = $8, updated_at = $9
 		WHERE member_id = $10 AND project_id = $11`,
-		m.Name, mustJSON(m.TrustedMetadata), mustJSON(m.UntrustedMetadata), m.IsBreakglass, m.IsAdmin, m.EmailAddress,
+		m.Name, mustJSON(m.TrustedMetadata), mustJSON(m.UntrustedMetadata), m.IsBreakglass, mustJSON(m.explicit), m.EmailAddress,
 		m.EmailAddressVerified, emailID, store.Millis(s.clock.Now()), memberID, org.projectID)
 	if errors.Is(store.MapError(err), store.ErrConflict) {
 		return nil, apierr.Wrap(apierr.DuplicateMemberEmail, err)
@@ -139,7 +172,7 @@ type Invitation struct {
 	Name              string
 	TrustedMetadata   map[string]any
 	UntrustedMetadata map[string]any
-	IsAdmin           *bool // nil: unchanged (false for a new member)
+	Roles             *[]string // explicitly assigned roles; nil: unchanged (none for a new member)
 }
 
 // InviteMember creates an invited member, or turns an existing pending or
@@ -155,7 +188,7 @@ func (s *Store) InviteMember(ctx context.Context, q store.Querier, org *Organiza
 			return nil, err
 		}
 		return s.CreateMember(ctx, q, org, env, NewMember{Email: inv.Email, Name: inv.Name, Status: StatusInvited,
-			TrustedMetadata: inv.TrustedMetadata, UntrustedMetadata: inv.UntrustedMetadata, IsAdmin: inv.IsAdmin != nil && *inv.IsAdmin})
+			TrustedMetadata: inv.TrustedMetadata, UntrustedMetadata: inv.UntrustedMetadata, Roles: derefRoles(inv.Roles)})
 	case err != nil:
 		return nil, err
 	}
@@ -168,7 +201,7 @@ func (s *Store) InviteMember(ctx context.Context, q store.Querier, org *Organiza
 	if err := org.CheckEmailInvite(inv.Email); err != nil {
 		return nil, err
 	}
-	u := MemberUpdate{IsAdmin: inv.IsAdmin}
+	u := MemberUpdate{Roles: inv.Roles}
 	if inv.Name != "" {
 		u.Name = &inv.Name
 	}
@@ -182,6 +215,13 @@ func (s *Store) InviteMember(ctx context.Context, q store.Querier, org *Organiza
 		return nil, err
 	}
 	return s.SetMemberStatus(ctx, q, org, m.MemberID, StatusInvited, []string{StatusPending, StatusInvited}, apierr.New(apierr.InactiveMember))
+}
+
+func derefRoles(r *[]string) []string {
+	if r == nil {
+		return nil
+	}
+	return *r
 }
 
 func orEmpty(m map[string]any) map[string]any {

@@ -25,9 +25,8 @@ type MemberRole struct {
 // DefaultRole is held by every member.
 const DefaultRole = "stytch_member"
 
-// AdminRole is held by members with is_admin. Until RBAC arrives the flag is
-// the whole authorization model: any active member may read their
-// organization, and only admins may change it or its members.
+// AdminRole administers the organization (the rbac package's built-in
+// policy); is_admin reports whether a member holds it, from any source.
 const AdminRole = "stytch_admin"
 
 // Member is the wire shape of a member.
@@ -59,25 +58,23 @@ type Member struct {
 
 	EmailID   string `json:"-"`
 	projectID string
+	// explicit are the directly assigned roles (the members.roles column);
+	// emailAssignments the organization's email assignments as read with
+	// the member; implicit the grants of the registered ImplicitRoleSources.
+	// Roles and IsAdmin are computed from them (computeRoles).
+	explicit         []string
+	emailAssignments []RoleAssignment
+	implicit         []RoleGrant
 }
 
 // ProjectID returns the owning project.
 func (m *Member) ProjectID() string { return m.projectID }
 
-// RoleIDs lists the member's role ids (for sessions).
+// RoleIDs lists the ids of every role the member holds, from any source.
 func (m *Member) RoleIDs() []string {
 	out := make([]string, 0, len(m.Roles))
 	for _, r := range m.Roles {
 		out = append(out, r.RoleID)
 	}
 	return out
-}
-
-func rolesFor(m *Member) []MemberRole {
-	direct := []RoleSource{{Type: "direct_assignment", Details: map[string]any{}}}
-	roles := []MemberRole{{RoleID: DefaultRole, Sources: direct}}
-	if m.IsAdmin {
-		roles = append(roles, MemberRole{RoleID: AdminRole, Sources: direct})
-	}
-	return roles
 }

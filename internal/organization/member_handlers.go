@@ -54,22 +54,6 @@ func (h Handlers) SearchMembers(r *http.Request) (any, error) {
 	return memberSearchResponse(res), nil
 }
 
-// memberUpdateRequest is a member update; roles maps onto is_admin.
-type memberUpdateRequest struct {
-	MemberUpdate
-	Roles *[]string `json:"roles"`
-}
-
-func (req memberUpdateRequest) update() (MemberUpdate, error) {
-	admin, err := adminFlag(req.IsAdmin, req.Roles)
-	if err != nil {
-		return MemberUpdate{}, err
-	}
-	u := req.MemberUpdate
-	u.IsAdmin = admin
-	return u, nil
-}
-
 // backendOrg loads the organization named in the path.
 func (h Handlers) backendOrg(r *http.Request) (*project.Project, *Organization, error) {
 	p := project.CallerFrom(r.Context()).Project
@@ -82,12 +66,8 @@ func (h Handlers) backendOrg(r *http.Request) (*project.Project, *Organization, 
 
 // UpdateMember handles PUT /v1/b2b/organizations/{organization_id}/members/{member_id}.
 func (h Handlers) UpdateMember(r *http.Request) (any, error) {
-	var req memberUpdateRequest
-	if err := httpapi.Decode(r, &req); err != nil {
-		return nil, err
-	}
-	u, err := req.update()
-	if err != nil {
+	var u MemberUpdate
+	if err := httpapi.Decode(r, &u); err != nil {
 		return nil, err
 	}
 	p, o, err := h.backendOrg(r)

@@ -14,7 +14,7 @@ import (
 )
 
 const memberColumns = `member_id, organization_id, project_id, email_id, email_address, email_address_verified, status,
-	name, trusted_metadata, untrusted_metadata, is_breakglass, is_admin, member_password_id, created_at, updated_at`
+	name, trusted_metadata, untrusted_metadata, is_breakglass, roles, member_password_id, created_at, updated_at`
 
 // memberPasswordID derives member_password_id from the project's password
 // for the member's address. The password feature keeps one password per
@@ -24,12 +24,18 @@ const memberColumns = `member_id, organization_id, project_id, email_id, email_a
 const memberPasswordID = `COALESCE((SELECT mp.password_id FROM member_passwords mp
 	WHERE mp.project_id = members.project_id AND mp.email_address = members.email_address), '')`
 
+// memberEmailRoles reads the organization's email role assignments along
+// with the member, so member.roles reports the email-granted roles.
+const memberEmailRoles = `(SELECT o.rbac_email_implicit_role_assignments FROM organizations o
+	WHERE o.organization_id = members.organization_id)`
+
 // memberColumnsRead is what member reads select: the stored columns with
 // member_password_id derived, plus the MFA enrollment columns, which only
-// the MFA flows write (mfa.go), so inserts leave them at their defaults.
+// the MFA flows write (mfa.go), so inserts leave them at their defaults,
+// and the organization's email role assignments.
 const memberColumnsRead = `member_id, organization_id, project_id, email_id, email_address, email_address_verified, status,
-	name, trusted_metadata, untrusted_metadata, is_breakglass, is_admin, ` + memberPasswordID + `, created_at, updated_at,
-	mfa_phone_number, mfa_phone_number_verified, mfa_enrolled, default_mfa_method, totp_registration_id`
+	name, trusted_metadata, untrusted_metadata, is_breakglass, roles, ` + memberPasswordID + `, created_at, updated_at,
+	mfa_phone_number, mfa_phone_number_verified, mfa_enrolled, default_mfa_method, totp_registration_id, ` + memberEmailRoles
 
 // memberSelect is memberColumnsRead plus is_locked: whether a lockout
 // about the member's address (ratelimit.EmailSubject) runs now. The time
@@ -42,22 +48,25 @@ func (s *Store) memberSelect() string {
 
 func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 	var m Member
-	var trusted, untrusted string
+	var trusted, untrusted, roles, emailRoles string
 	var created, updated int64
 	if err := row.Scan(&m.MemberID, &m.OrganizationID, &m.projectID, &m.EmailID, &m.EmailAddress, &m.EmailAddressVerified,
-		&m.Status, &m.Name, &trusted, &untrusted, &m.IsBreakglass, &m.IsAdmin, &m.MemberPasswordID, &created, &updated,
-		&m.MFAPhoneNumber, &m.MFAPhoneNumberVerified, &m.MFAEnrolled, &m.DefaultMFAMethod, &m.TOTPRegistrationID, &m.IsLocked); err != nil {
+		&m.Status, &m.Name, &trusted, &untrusted, &m.IsBreakglass, &roles, &m.MemberPasswordID, &created, &updated,
+		&m.MFAPhoneNumber, &m.MFAPhoneNumberVerified, &m.MFAEnrolled, &m.DefaultMFAMethod, &m.TOTPRegistrationID, &emailRoles,
+		&m.IsLocked); err != nil {
 		return nil, store.MapError(err)
 	}
-	if err := json.Unmarshal([]byte(trusted), &m.TrustedMetadata); err != nil {
-		return nil, fmt.Errorf("decode trusted_metadata: %w", err)
-	}
-	if err := json.Unmarshal([]byte(untrusted), &m.UntrustedMetadata); err != nil {
-		return nil, fmt.Errorf("decode untrusted_metadata: %w", err)
+	for _, c := range []struct {
+		text string
+		dst  any
+	}{{trusted, &m.TrustedMetadata}, {untrusted, &m.UntrustedMetadata}, {roles, &m.explicit}, {emailRoles, &m.emailAssignments}} {
+		if err := json.Unmarshal([]byte(c.text), c.dst); err != nil {
+			return nil, fmt.Errorf("decode member column: %w", err)
+		}
 	}
 	m.CreatedAt, m.UpdatedAt = store.Time(created), store.Time(updated)
 	m.RetiredEmailAddresses, m.SSORegistrations, m.OAuthRegistrations = []RetiredEmail{}, []any{}, []any{}
-	m.Roles = rolesFor(&m)
+	m.computeRoles(m.emailAssignments)
 	return &m, nil
 }
 
@@ -89,7 +98,7 @@ type NewMember struct {
 	TrustedMetadata   map[string]any
 	UntrustedMetadata map[string]any
 	IsBreakglass      bool
-	IsAdmin           bool
+	Roles             []string // explicitly assigned; stytch_member is implied
 }
 
 // CreateMember inserts a member into org. email must be normalised.
@@ -103,11 +112,15 @@ func (s *Store) CreateMember(ctx context.Context, q store.Querier, org *Organiza
 	if err := s.refuseRetired(ctx, q, org.OrganizationID, nm.Email, ""); err != nil {
 		return nil, err
 	}
+	roles := cleanExplicit(nm.Roles)
+	if err := s.checkRoles(ctx, org, "roles", roles); err != nil {
+		return nil, err
+	}
 	id := ids.New("member", env)
 	now := store.Millis(s.clock.Now())
 	_, err := q.ExecContext(ctx, `INSERT INTO members (`+memberColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`,
 		id, org.OrganizationID, org.projectID, ids.New("email", env), nm.Email, false, nm.Status, strings.TrimSpace(nm.Name),
-		mustJSON(nm.TrustedMetadata), mustJSON(nm.UntrustedMetadata), nm.IsBreakglass, nm.IsAdmin, "", now, now)
+		mustJSON(nm.TrustedMetadata), mustJSON(nm.UntrustedMetadata), nm.IsBreakglass, mustJSON(roles), "", now, now)
 	if err != nil {
 		if errors.Is(store.MapError(err), store.ErrConflict) {
 			return nil, apierr.Wrap(apierr.DuplicateMemberEmail, err)

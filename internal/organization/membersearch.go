@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
+	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/store"
@@ -57,21 +57,34 @@ var memberFilters = map[string]filterFunc{
 		}
 		return memberPasswordID + " = ''", nil
 	},
-	// Roles are derived (see AdminRole): every member holds stytch_member,
-	// admins also hold stytch_admin, and no other role is assigned yet.
+	// A member holds a role directly (the roles column), through their
+	// email domain (the organization's assignments), or, for
+	// stytch_member, always. Roles granted by implicit sources (SSO) are
+	// computed per read and not searchable.
 	"member_roles": func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
 		vs, err := stringsValue(name, raw)
 		if err != nil {
 			return "", err
 		}
-		switch {
-		case slices.Contains(vs, DefaultRole):
-			return "1 = 1", nil
-		case slices.Contains(vs, AdminRole):
-			return "is_admin = " + w.arg(true), nil
-		default:
+		var conds []string
+		for _, role := range vs {
+			if role == DefaultRole {
+				return "1 = 1", nil
+			}
+			conds = append(conds, `roles LIKE `+w.arg(`%"`+escapeLike(role)+`"%`)+` ESCAPE '\'`)
+			for id, o := range w.orgs {
+				for _, a := range o.RBACEmailImplicitRoleAssignments {
+					if a.RoleID == role {
+						conds = append(conds, "(organization_id = "+w.arg(id)+" AND email_address LIKE "+
+							w.arg("%@"+escapeLike(a.Domain))+` ESCAPE '\')`)
+					}
+				}
+			}
+		}
+		if len(conds) == 0 {
 			return "1 = 0", nil
 		}
+		return "(" + strings.Join(conds, " OR ") + ")", nil
 	},
 }
 
@@ -112,7 +125,7 @@ func (s *Store) SearchMembers(ctx context.Context, projectID string, p MemberSea
 	for id := range orgs {
 		ids = append(ids, id)
 	}
-	w := &sqlWhere{}
+	w := &sqlWhere{orgs: orgs}
 	where := "project_id = " + w.arg(projectID) + " AND " + w.in("organization_id", ids)
 	filter, err := compileQuery(w, p.Query, memberFilters)
 	if err != nil {
@@ -136,6 +149,11 @@ func (s *Store) SearchMembers(ctx context.Context, projectID string, p MemberSea
 		out.Organizations[m.OrganizationID] = orgs[m.OrganizationID]
 	}
 	return out, s.decorate(ctx, q, out.Members...)
+}
+
+// escapeLike escapes LIKE's wildcards (with ESCAPE '\\').
+func escapeLike(v string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(v)
 }
 
 func filtersOn(q *Query, name string) bool {

@@ -44,7 +44,7 @@ func (h Handlers) SDKUnlinkRetired(r *http.Request) (any, error) {
 		return nil, err
 	}
 	id := r.PathValue("member_id")
-	if err := c.ActOn(id); err != nil {
+	if err := c.AuthorizeMember(r.Context(), id, ActionEmail); err != nil {
 		return nil, err
 	}
 	return h.unlinkRetired(r, c.Organization, id, req)

@@ -21,13 +21,17 @@ func (h Handlers) sessionCaller(r *http.Request) (*SessionCaller, error) {
 	return CallerFromSession(r, h.Store, h.Sessions)
 }
 
-func (h Handlers) adminCaller(r *http.Request) (*SessionCaller, error) {
+// authorizedCaller resolves the session and authorizes every action on
+// resource.
+func (h Handlers) authorizedCaller(r *http.Request, resource string, actions ...string) (*SessionCaller, error) {
 	c, err := h.sessionCaller(r)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.RequireAdmin(); err != nil {
-		return nil, err
+	for _, a := range actions {
+		if err := c.Authorize(r.Context(), resource, a); err != nil {
+			return nil, err
+		}
 	}
 	return c, nil
 }
@@ -41,27 +45,29 @@ func (h Handlers) GetMe(r *http.Request) (any, error) {
 	return &OrgResponse{Organization: c.Organization}, nil
 }
 
-// UpdateMe handles SDK PUT /b2b/organizations/me (admins only).
+// UpdateMe handles SDK PUT /b2b/organizations/me: each changed setting
+// needs its stytch.organization action.
 func (h Handlers) UpdateMe(r *http.Request) (any, error) {
 	var set Settings
 	if err := httpapi.Decode(r, &set); err != nil {
 		return nil, err
 	}
-	c, err := h.adminCaller(r)
+	set = set.ForMembers()
+	c, err := h.authorizedCaller(r, ResourceOrganization, set.Actions()...)
 	if err != nil {
 		return nil, err
 	}
-	o, err := h.Store.Update(r.Context(), c.Project.ID, c.Organization.OrganizationID, set.ForMembers())
+	o, err := h.Store.Update(r.Context(), c.Project.ID, c.Organization.OrganizationID, set)
 	if err != nil {
 		return nil, NotFound(err, apierr.OrganizationNotFound)
 	}
 	return &OrgResponse{Organization: o}, nil
 }
 
-// DeleteMe handles SDK DELETE /b2b/organizations/me (admins only). The
-// organization's members and sessions go with it.
+// DeleteMe handles SDK DELETE /b2b/organizations/me (stytch.organization
+// delete). The organization's members and sessions go with it.
 func (h Handlers) DeleteMe(r *http.Request) (any, error) {
-	c, err := h.adminCaller(r)
+	c, err := h.authorizedCaller(r, ResourceOrganization, ActionOrgDelete)
 	if err != nil {
 		return nil, err
 	}
@@ -81,26 +87,35 @@ func (h Handlers) SelfMember(r *http.Request) (any, error) {
 }
 
 // UpdateSelf handles SDK PUT /b2b/organizations/members/update: a member
-// changes their own name and untrusted metadata.
+// changes their own name and untrusted metadata (stytch.self).
 func (h Handlers) UpdateSelf(r *http.Request) (any, error) {
 	var u MemberUpdate
 	if err := httpapi.Decode(r, &u); err != nil {
 		return nil, err
 	}
+	u = u.ForSelf()
 	c, err := h.sessionCaller(r)
 	if err != nil {
 		return nil, err
 	}
-	return h.updateMember(r.Context(), c.Project, c.Organization, c.Member.MemberID, u.ForSelf())
+	if err := c.AuthorizeMemberAll(r.Context(), c.Member.MemberID, u.Actions()); err != nil {
+		return nil, err
+	}
+	return h.updateMember(r.Context(), c.Project, c.Organization, c.Member.MemberID, u)
 }
 
-// SDKCreateMember handles SDK POST /b2b/organizations/members (admins only).
+// SDKCreateMember handles SDK POST /b2b/organizations/members
+// (stytch.member create, and update.settings.roles to assign roles).
 func (h Handlers) SDKCreateMember(r *http.Request) (any, error) {
 	var req createMemberRequest
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
-	c, err := h.adminCaller(r)
+	actions := []string{ActionCreate}
+	if req.Roles != nil || req.IsAdmin != nil {
+		actions = append(actions, ActionRoles)
+	}
+	c, err := h.authorizedCaller(r, ResourceMember, actions...)
 	if err != nil {
 		return nil, err
 	}
@@ -109,13 +124,13 @@ func (h Handlers) SDKCreateMember(r *http.Request) (any, error) {
 }
 
 // SDKSearchMembers handles SDK POST /b2b/organizations/me/members/search
-// (admins only: the member list is the organization's directory).
+// (stytch.member search: the member list is the organization's directory).
 func (h Handlers) SDKSearchMembers(r *http.Request) (any, error) {
 	var req MemberSearchParams
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
-	c, err := h.adminCaller(r)
+	c, err := h.authorizedCaller(r, ResourceMember, ActionSearch)
 	if err != nil {
 		return nil, err
 	}
@@ -128,53 +143,53 @@ func (h Handlers) SDKSearchMembers(r *http.Request) (any, error) {
 }
 
 // SDKUpdateMember handles SDK PUT /b2b/organizations/members/{member_id}:
-// admins update any member of their organization; others only themselves,
-// and only what UpdateSelf allows.
+// each changed field needs its action on stytch.member, or, for the
+// caller's own record, on stytch.self.
 func (h Handlers) SDKUpdateMember(r *http.Request) (any, error) {
-	var req memberUpdateRequest
-	if err := httpapi.Decode(r, &req); err != nil {
+	var u MemberUpdate
+	if err := httpapi.Decode(r, &u); err != nil {
 		return nil, err
 	}
+	u.TrustedMetadata = nil // written by the customer's backend only
 	c, err := h.sessionCaller(r)
 	if err != nil {
 		return nil, err
 	}
 	id := r.PathValue("member_id")
-	u, err := req.update()
-	if err != nil {
-		return nil, err
-	}
-	u.TrustedMetadata = nil
+	actions := u.Actions()
 	switch {
-	case id != c.Member.MemberID:
-		if err := c.RequireAdmin(); err != nil {
-			return nil, err
-		}
-	case !c.Member.IsAdmin:
-		u = u.ForSelf()
+	case id == c.Member.MemberID && u.EmailAddress != nil:
+		// The API family's rule: a member's own address changes only
+		// through start_email_update, which proves the new address.
+		return nil, apierr.New(apierr.UnauthorizedAction).WithMessage("Members cannot update their own email address here; use start_email_update.")
+	case id != c.Member.MemberID && len(actions) == 0:
+		actions = []string{ActionSearch} // an empty update still reads another member
+	}
+	if err := c.AuthorizeMemberAll(r.Context(), id, actions); err != nil {
+		return nil, err
 	}
 	return h.updateMember(r.Context(), c.Project, c.Organization, id, u)
 }
 
-// SDKDeleteMember handles SDK DELETE /b2b/organizations/members/{member_id}:
-// admins delete members of their organization; anyone may delete themselves.
+// SDKDeleteMember handles SDK DELETE /b2b/organizations/members/{member_id}
+// (stytch.member delete, or stytch.self delete for the caller).
 func (h Handlers) SDKDeleteMember(r *http.Request) (any, error) {
 	c, err := h.sessionCaller(r)
 	if err != nil {
 		return nil, err
 	}
 	id := r.PathValue("member_id")
-	if id != c.Member.MemberID {
-		if err := c.RequireAdmin(); err != nil {
-			return nil, err
-		}
+	if err := c.AuthorizeMember(r.Context(), id, ActionDelete); err != nil {
+		return nil, err
 	}
 	return h.deleteMember(r.Context(), c.Project, c.Organization, id)
 }
 
-// SDKReactivateMember handles SDK PUT /b2b/organizations/members/{member_id}/reactivate (admins only).
+// SDKReactivateMember handles SDK PUT /b2b/organizations/members/{member_id}/reactivate
+// (stytch.member create: reactivating restores a membership, as the SDK's
+// admin screens treat it).
 func (h Handlers) SDKReactivateMember(r *http.Request) (any, error) {
-	c, err := h.adminCaller(r)
+	c, err := h.authorizedCaller(r, ResourceMember, ActionCreate)
 	if err != nil {
 		return nil, err
 	}

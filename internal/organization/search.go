@@ -92,6 +92,7 @@ func decodeCursor(s *string) (*cursor, error) {
 // sqlWhere accumulates a WHERE clause and its $N arguments.
 type sqlWhere struct {
 	args []any
+	orgs map[string]*Organization // member searches: the organizations searched
 }
 
 func (w *sqlWhere) arg(v any) string {

@@ -19,6 +19,8 @@ type Store struct {
 	db         *store.DB
 	clock      clock.Clock
 	decorators []MemberDecorator
+	rbac       RBAC                 // see UseRBAC
+	implicit   []ImplicitRoleSource // see UseRBAC
 }
 
 // NewStore returns an organization store.
@@ -163,6 +165,9 @@ func (s *Store) CreateIn(ctx context.Context, q store.Querier, projectID string,
 	if err := set.apply(o, true); err != nil {
 		return nil, err
 	}
+	if err := s.checkAssignedRoles(ctx, o, set); err != nil {
+		return nil, err
+	}
 	now := store.Millis(s.clock.Now())
 	args := append([]any{o.OrganizationID, projectID}, orgValues(o)...)
 	args = append(args, now, now)
@@ -184,6 +189,9 @@ func (s *Store) Update(ctx context.Context, projectID, orgID string, set Setting
 		if err := set.apply(o, false); err != nil {
 			return err
 		}
+		if err := s.checkAssignedRoles(ctx, o, set); err != nil {
+			return err
+		}
 		assign := make([]string, len(orgFields))
 		for i, f := range orgFields {
 			assign[i] = fmt.Sprintf("%s = $%d", f, i+1)
@@ -202,6 +210,19 @@ func (s *Store) Update(ctx context.Context, projectID, orgID string, set Setting
 		return nil, err
 	}
 	return o, nil
+}
+
+// checkAssignedRoles refuses email role assignments naming roles the
+// project policy and the organization's custom roles do not define.
+func (s *Store) checkAssignedRoles(ctx context.Context, o *Organization, set Settings) error {
+	if set.RBACEmailImplicitRoleAssignments == nil {
+		return nil
+	}
+	ids := make([]string, 0, len(o.RBACEmailImplicitRoleAssignments))
+	for _, a := range o.RBACEmailImplicitRoleAssignments {
+		ids = append(ids, a.RoleID)
+	}
+	return s.checkRoles(ctx, o, "rbac_email_implicit_role_assignments", ids)
 }
 
 // conflictError names which unique rule a write broke: the external id's

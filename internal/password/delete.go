@@ -70,7 +70,9 @@ func (h Handlers) SDKDelete(r *http.Request) (any, error) {
 	}
 	m, err := h.Service.Delete(r.Context(), DeleteParams{Project: c.Project, Organization: c.Organization,
 		PasswordID: r.PathValue("member_password_id"),
-		Authorize:  func(m *organization.Member) error { return c.ActOn(m.MemberID) }})
+		Authorize: func(m *organization.Member) error {
+			return c.AuthorizeMember(r.Context(), m.MemberID, organization.ActionDeletePassword)
+		}})
 	if err != nil {
 		return nil, err
 	}

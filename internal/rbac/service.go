@@ -142,7 +142,25 @@ func (s *Service) Check(ctx context.Context, projectID string, org *organization
 	return granting, nil
 }
 
-// Authorize is Check without the verdict (organization.Authorizer).
+// CheckRoles refuses role ids that neither the project policy nor org's
+// custom roles define (organization.RBAC): assignments must name real roles.
+func (s *Service) CheckRoles(ctx context.Context, projectID string, org *organization.Organization, field string, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	p, err := s.Policy(ctx, projectID)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if !p.HasRole(id, org.CustomRoles) {
+			return invalid(field, "Role %q is not defined in this project's RBAC policy or the organization's custom roles.", id)
+		}
+	}
+	return nil
+}
+
+// Authorize is Check without the verdict (organization.RBAC).
 func (s *Service) Authorize(ctx context.Context, p *project.Project, org *organization.Organization, held []string, resource, action string) error {
 	_, err := s.Check(ctx, p.ID, org, held, resource, action)
 	return err

@@ -61,3 +61,21 @@ func (h Handlers) withVerdict(r *http.Request, p *project.Project, out *SessionR
 	}
 	return &VerdictResponse{SessionResponse: out, Verdict: &Verdict{Authorized: true, GrantingRoles: granting}}, nil
 }
+
+// ssoConnections lists the SSO connections the session's factors came
+// from: roles granted through a SAML connection count only for sessions
+// authenticated by it (organization.Member.SessionRoles).
+func ssoConnections(factors []Factor) []string {
+	var out []string
+	for _, f := range factors {
+		if id := f.ssoConnectionID(); id != "" {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// ssoConnectionID is the SSO connection a factor was proven with. No
+// factor type of this server carries one yet, so no SSO-granted role
+// reaches a session; the SSO factor adds its connection here.
+func (f Factor) ssoConnectionID() string { return "" }

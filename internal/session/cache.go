@@ -84,6 +84,13 @@ func (c *hotCache) invalidate(ev changefeed.Event) {
 		delete(c.members, ev.Key)
 	case ev.Scope == changefeed.Organization:
 		delete(c.orgs, ev.Key)
+		// A member's roles also come from organization-wide sources (SSO
+		// connection assignments are watched with this scope).
+		for id, m := range c.members {
+			if m.m.OrganizationID == ev.Key {
+				delete(c.members, id)
+			}
+		}
 	case ev.Scope == changefeed.Project:
 		// Project-wide inputs (a role policy, password records keyed by
 		// address) can change any member's answer; they change rarely.

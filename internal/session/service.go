@@ -106,7 +106,7 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 		MemberSessionID: ids.New("member-session", p.Project.Env), MemberID: p.Member.MemberID,
 		OrganizationID: p.Organization.OrganizationID, StartedAt: now, LastAccessedAt: now,
 		ExpiresAt: now.Add(time.Duration(p.DurationMinutes) * time.Minute), AuthenticationFactors: factors,
-		CustomClaims: map[string]any{}, Roles: p.Member.RoleIDs(), OrganizationSlug: p.Organization.OrganizationSlug,
+		CustomClaims: map[string]any{}, Roles: p.Member.SessionRoles(ssoConnections(factors)), OrganizationSlug: p.Organization.OrganizationSlug,
 	}
 	token := ids.Token()
 	factorsJSON, err := json.Marshal(ms.AuthenticationFactors)
@@ -233,7 +233,11 @@ func (s *Service) Authenticate(ctx context.Context, p *project.Project, cred Cre
 		return nil, apierr.Wrap(apierr.SessionNotFound, err)
 	}
 	ms := r.ms // a copy: the cached row stays as it was
-	ms.Roles, ms.OrganizationSlug = member.RoleIDs(), org.OrganizationSlug
+	// Roles are recomputed on every check with the organization as it is
+	// now (a cached member may predate a change of its email
+	// assignments), so a role taken away is gone from the next answer.
+	member = member.RolesIn(org)
+	ms.Roles, ms.OrganizationSlug = member.SessionRoles(ssoConnections(ms.AuthenticationFactors)), org.OrganizationSlug
 
 	if duration != nil && *duration != 0 {
 		mins, err := DurationMinutes(p, duration)

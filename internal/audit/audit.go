@@ -1,0 +1,145 @@
+// Package audit records security events in the audit_events table: logins
+// and their failures, lockouts, factor changes (TOTP, phone, password,
+// recovery codes, email), and signing-key and secret rotation. Any package
+// records through a *Log; the HTTP layer records the login and factor
+// routes of every module by itself (see app/audit.go), and `latchkey audit
+// --project ID` prints the log.
+//
+// An event never holds a secret: no token, code, password or key material,
+// only who, what, the outcome, and where the request came from.
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Event types.
+const (
+	Login             = "login"               // an authentication attempt (Outcome says how it went)
+	Lockout           = "lockout"             // an attempt refused by a lockout or attempt limit
+	FactorChange      = "factor_change"       // an authentication factor added, removed or replaced
+	SigningKeyRotated = "signing_key_rotated" // keys rotate
+	SigningKeyRetired = "signing_key_retired" // keys retire
+	SecretRotated     = "secret_rotated"      // project rotate-secret
+	SecretRetired     = "secret_retired"      // project retire-secret
+)
+
+// Outcomes.
+const (
+	Success = "success"
+	Failure = "failure"
+)
+
+// Event is one security event.
+type Event struct {
+	ID             string         `json:"event_id"`
+	ProjectID      string         `json:"project_id"`
+	CreatedAt      time.Time      `json:"created_at"`
+	Type           string         `json:"event_type"`
+	Outcome        string         `json:"outcome"`
+	Method         string         `json:"method,omitempty"` // magic_link, password, totp, oauth...
+	OrganizationID string         `json:"organization_id,omitempty"`
+	MemberID       string         `json:"member_id,omitempty"`
+	Actor          string         `json:"actor,omitempty"` // "cli", "backend", "sdk"
+	IP             string         `json:"ip,omitempty"`
+	UserAgent      string         `json:"user_agent,omitempty"`
+	RequestID      string         `json:"request_id,omitempty"`
+	Details        map[string]any `json:"details,omitempty"`
+}
+
+// Log writes and reads audit events.
+type Log struct {
+	db    *store.DB
+	clock clock.Clock
+}
+
+// New returns a log on db.
+func New(db *store.DB, c clock.Clock) *Log { return &Log{db: db, clock: c} }
+
+// Record stores e, stamping its id and time.
+func (l *Log) Record(ctx context.Context, e Event) error { return l.RecordIn(ctx, l.db, e) }
+
+// RecordIn is Record inside the caller's transaction q (on SQLite a write
+// outside an open transaction would wait for the one writer connection).
+func (l *Log) RecordIn(ctx context.Context, q store.Querier, e Event) error {
+	if e.ProjectID == "" || e.Type == "" {
+		return fmt.Errorf("audit: event needs a project and a type: %+v", e)
+	}
+	if e.Outcome == "" {
+		e.Outcome = Success
+	}
+	details := []byte("{}")
+	if len(e.Details) > 0 {
+		var err error
+		if details, err = json.Marshal(e.Details); err != nil {
+			return fmt.Errorf("audit: details: %w", err)
+		}
+	}
+	env := ids.Test
+	if strings.Contains(e.ProjectID, "-live-") {
+		env = ids.Live
+	}
+	_, err := q.ExecContext(ctx, `INSERT INTO audit_events (event_id, project_id, created_at, event_type, outcome, method,
+		organization_id, member_id, actor, ip, user_agent, request_id, details) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
+		ids.New("audit-event", env), e.ProjectID, store.Millis(l.clock.Now()), e.Type, e.Outcome, e.Method, e.OrganizationID,
+		e.MemberID, e.Actor, clip(e.IP, 64), clip(e.UserAgent, 256), e.RequestID, string(details))
+	if err != nil {
+		return fmt.Errorf("audit: record %s: %w", e.Type, err)
+	}
+	return nil
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}
+
+// Filter selects events of one project.
+type Filter struct {
+	ProjectID string
+	Since     time.Time // zero: from the beginning
+	Type      string    // "" for every type
+	Limit     int       // newest first; at most 1000, default 100
+}
+
+// List returns the project's events, newest first.
+func (l *Log) List(ctx context.Context, f Filter) ([]Event, error) {
+	if f.Limit <= 0 {
+		f.Limit = 100
+	}
+	f.Limit = min(f.Limit, 1000)
+	rows, err := l.db.Read().QueryContext(ctx, `SELECT event_id, project_id, created_at, event_type, outcome, method,
+		organization_id, member_id, actor, ip, user_agent, request_id, details FROM audit_events
+		WHERE project_id = $1 AND created_at >= $2 AND ($3 = '' OR event_type = $3)
+		ORDER BY created_at DESC, event_id DESC LIMIT $4`, f.ProjectID, store.Millis(f.Since), f.Type, f.Limit)
+	if err != nil {
+		return nil, fmt.Errorf("audit: list: %w", err)
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		var e Event
+		var at int64
+		var details string
+		if err := rows.Scan(&e.ID, &e.ProjectID, &at, &e.Type, &e.Outcome, &e.Method, &e.OrganizationID, &e.MemberID,
+			&e.Actor, &e.IP, &e.UserAgent, &e.RequestID, &details); err != nil {
+			return nil, fmt.Errorf("audit: list: %w", err)
+		}
+		e.CreatedAt = time.UnixMilli(at).UTC()
+		if details != "{}" {
+			_ = json.Unmarshal([]byte(details), &e.Details)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}

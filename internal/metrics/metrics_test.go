@@ -1,0 +1,117 @@
+package metrics_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/config"
+	"github.com/latchkey/latchkey/internal/metrics"
+	"github.com/latchkey/latchkey/internal/notify"
+	"github.com/latchkey/latchkey/internal/store/storetest"
+)
+
+func scrape(t *testing.T, e *apptest.Env) string {
+	t.Helper()
+	r := e.Get("/metrics")
+	if r.Status != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/plain") {
+		t.Fatalf("/metrics: %d %s", r.Status, r.Header.Get("Content-Type"))
+	}
+	return string(r.Raw)
+}
+
+func want(t *testing.T, body, pattern string) {
+	t.Helper()
+	if !regexp.MustCompile(pattern).MatchString(body) {
+		t.Errorf("/metrics lacks %s", pattern)
+	}
+}
+
+// /metrics counts requests by route pattern (not raw path) and status,
+// times them, and counts logins by method and result.
+func TestMetricsEndpoint(t *testing.T) {
+	t.Parallel()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/otps/email/login_or_signup",
+			map[string]any{"email_address": "ada@acme.test", "organization_id": org}, ""), 200, "")
+		_, codes := e.LastMail("ada@acme.test")
+		e.SDK(http.MethodPost, "/b2b/otps/email/authenticate", map[string]any{"email_address": "ada@acme.test",
+			"organization_id": org, "code": "not-it"}, "")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/otps/email/authenticate", map[string]any{"email_address": "ada@acme.test",
+			"organization_id": org, "code": codes[0]}, ""), 200, "")
+		e.Backend(http.MethodGet, "/v1/b2b/organizations/"+org, nil)
+		e.Get("/no/such/route")
+
+		body := scrape(t, e)
+		want(t, body, `latchkey_http_requests_total\{route="POST /sdk/v1/b2b/otps/email/authenticate",status="200"\} 1`)
+		want(t, body, `latchkey_http_requests_total\{route="GET /v1/b2b/organizations/\{organization_id\}",status="200"\} 1`)
+		want(t, body, `latchkey_http_requests_total\{route="unmatched",status="404"\} 1`)
+		want(t, body, `latchkey_http_request_duration_seconds_bucket\{route="POST /sdk/v1/b2b/otps/email/authenticate",le="[0-9.+Inf]+"\} \d`)
+		want(t, body, `latchkey_logins_total\{method="email_otp",result="success"\} 1`)
+		want(t, body, `latchkey_logins_total\{method="email_otp",result="failure"\} 1`)
+		want(t, body, `go_goroutines \d`)
+		if strings.Contains(body, org) {
+			t.Error("/metrics labels carry a raw path (an organization id)")
+		}
+	})
+}
+
+type failingMailer struct{}
+
+func (failingMailer) Send(context.Context, notify.Email) error { return errors.New("down") }
+
+type okMailer struct{}
+
+func (okMailer) Send(context.Context, notify.Email) error { return nil }
+
+type okSMS struct{}
+
+func (okSMS) SendSMS(context.Context, notify.SMS) error { return nil }
+
+func TestDeliveryCounters(t *testing.T) {
+	t.Parallel()
+	m := metrics.New()
+	ctx := context.Background()
+	_ = m.Mailer("smtp", okMailer{}).Send(ctx, notify.Email{})
+	_ = m.Mailer("smtp", okMailer{}).Send(ctx, notify.Email{})
+	_ = m.Mailer("smtp", failingMailer{}).Send(ctx, notify.Email{})
+	_ = m.SMSSender("sms_gateway", okSMS{}).SendSMS(ctx, notify.SMS{})
+	m.Lockout("password")
+	srv := http.NewServeMux()
+	srv.Handle("/metrics", m.Handler())
+	rec := &recorder{h: http.Header{}}
+	req, _ := http.NewRequest(http.MethodGet, "/metrics", nil)
+	srv.ServeHTTP(rec, req)
+	body := rec.b.String()
+	for _, p := range []string{`latchkey_emails_total\{result="sent",transport="smtp"\} 2`,
+		`latchkey_emails_total\{result="failed",transport="smtp"\} 1`,
+		`latchkey_sms_total\{result="sent",transport="sms_gateway"\} 1`,
+		`latchkey_lockouts_total\{method="password"\} 1`} {
+		want(t, body, p)
+	}
+}
+
+type recorder struct {
+	h http.Header
+	b strings.Builder
+}
+
+func (r *recorder) Header() http.Header         { return r.h }
+func (r *recorder) Write(p []byte) (int, error) { return r.b.Write(p) }
+func (r *recorder) WriteHeader(int)             {}
+
+// With LATCHKEY_METRICS_ADDR set, the main address does not serve /metrics
+// (serve starts a listener of its own there).
+func TestMetricsMovedOffMainAddress(t *testing.T) {
+	t.Parallel()
+	e := apptest.New(t, storetest.SQLite(t), func(c *config.Config) { c.MetricsAddr = "127.0.0.1:0" })
+	if r := e.Get("/metrics"); r.Status != http.StatusNotFound {
+		t.Fatalf("/metrics on the main address: %d", r.Status)
+	}
+}

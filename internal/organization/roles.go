@@ -1,0 +1,180 @@
+package organization
+
+import (
+	"context"
+	"slices"
+
+	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Role source types of member.roles[].sources (the Node client's
+// MemberRoleSource): why a member holds a role.
+const (
+	SourceDirect        = "direct_assignment"    // explicitly assigned (roles on create/update), or built in
+	SourceEmail         = "email_assignment"     // the organization's rbac_email_implicit_role_assignments; details.email_domain
+	SourceSSOConnection = "sso_connection"       // a SAML connection's assignment; details.connection_id
+	SourceSSOGroup      = "sso_connection_group" // a SAML group's assignment; details.connection_id and details.group
+)
+
+// RoleGrant is one reason a member holds a role.
+type RoleGrant struct {
+	RoleID string
+	Source RoleSource
+}
+
+// ImplicitRoleSource grants roles a member holds because of something
+// other than a direct assignment or their email domain: SAML connection
+// and group assignments (the SSO module registers one). It runs whenever a
+// member is read, inside the reading transaction q; the tables it reads
+// must be watched (app.Watches) with the member's or the organization's
+// scope, or cached sessions keep stale roles.
+type ImplicitRoleSource interface {
+	ImplicitRoles(ctx context.Context, q store.Querier, m *Member) ([]RoleGrant, error)
+}
+
+// RBAC is what organizations and members need from role-based access
+// control (the rbac service): the authorization of SDK-face calls, and the
+// check that role ids named in assignments exist.
+type RBAC interface {
+	// Authorize returns nil when one of held permits action on resource in
+	// org, else unauthorized_action.
+	Authorize(ctx context.Context, p *project.Project, org *Organization, held []string, resource, action string) error
+	// CheckRoles refuses (invalid_request naming field) role ids that
+	// neither the project policy nor org's custom roles define.
+	CheckRoles(ctx context.Context, projectID string, org *Organization, field string, roleIDs []string) error
+}
+
+// UseRBAC connects the store to role-based access control and registers
+// the implicit role sources. The composition root calls it once, before
+// serving.
+func (s *Store) UseRBAC(r RBAC, sources ...ImplicitRoleSource) {
+	s.rbac = r
+	s.implicit = append(s.implicit, sources...)
+}
+
+// AddImplicitRoleSource registers one more implicit role source (a module
+// wired after RBAC, such as SSO).
+func (s *Store) AddImplicitRoleSource(src ImplicitRoleSource) { s.implicit = append(s.implicit, src) }
+
+// withImplicitRoles asks every registered source for the members' implicit
+// roles and recomputes their roles.
+func (s *Store) withImplicitRoles(ctx context.Context, q store.Querier, ms ...*Member) error {
+	for _, m := range ms {
+		m.implicit = nil
+		for _, src := range s.implicit {
+			grants, err := src.ImplicitRoles(ctx, q, m)
+			if err != nil {
+				return err
+			}
+			m.implicit = append(m.implicit, grants...)
+		}
+		m.computeRoles(m.emailAssignments)
+	}
+	return nil
+}
+
+// checkRoles validates role ids through RBAC; without it only the built-in
+// roles exist.
+func (s *Store) checkRoles(ctx context.Context, org *Organization, field string, ids []string) error {
+	if s.rbac != nil {
+		return s.rbac.CheckRoles(ctx, org.projectID, org, field, ids)
+	}
+	for _, id := range ids {
+		if id != DefaultRole && id != AdminRole {
+			return invalidRole(field, id)
+		}
+	}
+	return nil
+}
+
+// RolesIn recomputes the member's roles with org's current email
+// assignments (a cached member may have been read before the organization
+// changed) and returns a copy; m itself is left as it was.
+func (m *Member) RolesIn(org *Organization) *Member {
+	c := *m
+	c.computeRoles(org.RBACEmailImplicitRoleAssignments)
+	return &c
+}
+
+// computeRoles fills Roles and IsAdmin from the member's explicit roles,
+// the organization's email assignments and the implicit grants:
+// stytch_member first (every member holds it), then each role in the order
+// its first source appears, every source listed.
+func (m *Member) computeRoles(assignments []RoleAssignment) {
+	grants := []RoleGrant{{RoleID: DefaultRole, Source: direct()}}
+	for _, id := range m.explicit {
+		grants = append(grants, RoleGrant{RoleID: id, Source: direct()})
+	}
+	domain := emailaddr.Domain(m.EmailAddress)
+	for _, a := range assignments {
+		if a.Domain == domain {
+			grants = append(grants, RoleGrant{RoleID: a.RoleID, Source: RoleSource{Type: SourceEmail,
+				Details: map[string]any{"email_domain": a.Domain}}})
+		}
+	}
+	grants = append(grants, m.implicit...)
+	m.Roles = []MemberRole{}
+	for _, g := range grants {
+		i := slices.IndexFunc(m.Roles, func(r MemberRole) bool { return r.RoleID == g.RoleID })
+		if i < 0 {
+			m.Roles = append(m.Roles, MemberRole{RoleID: g.RoleID, Sources: []RoleSource{g.Source}})
+			continue
+		}
+		if !slices.ContainsFunc(m.Roles[i].Sources, func(s RoleSource) bool { return sameSource(s, g.Source) }) {
+			m.Roles[i].Sources = append(m.Roles[i].Sources, g.Source)
+		}
+	}
+	m.IsAdmin = slices.ContainsFunc(m.Roles, func(r MemberRole) bool { return r.RoleID == AdminRole })
+}
+
+func direct() RoleSource { return RoleSource{Type: SourceDirect, Details: map[string]any{}} }
+
+func sameSource(a, b RoleSource) bool {
+	if a.Type != b.Type || len(a.Details) != len(b.Details) {
+		return false
+	}
+	for k, v := range a.Details {
+		if b.Details[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// SessionRoles are the role ids a session of the member carries. A role
+// held only through an SSO connection (or one of its groups) counts only
+// when the session has a factor from that connection, as the API family
+// rules; connections lists the SSO connections of the session's factors.
+func (m *Member) SessionRoles(connections []string) []string {
+	out := make([]string, 0, len(m.Roles))
+	for _, r := range m.Roles {
+		if slices.ContainsFunc(r.Sources, func(s RoleSource) bool {
+			if s.Type != SourceSSOConnection && s.Type != SourceSSOGroup {
+				return true
+			}
+			id, _ := s.Details["connection_id"].(string)
+			return slices.Contains(connections, id)
+		}) {
+			out = append(out, r.RoleID)
+		}
+	}
+	return out
+}
+
+// ExplicitRoles are the member's directly assigned roles (stytch_member,
+// which everyone holds, not included).
+func (m *Member) ExplicitRoles() []string { return slices.Clone(m.explicit) }
+
+// cleanExplicit normalises a roles list of a create or update: stytch_member
+// is implied, so it is not stored; duplicates collapse.
+func cleanExplicit(in []string) []string {
+	out := []string{}
+	for _, id := range in {
+		if id != DefaultRole && id != "" && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
