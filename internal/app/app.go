@@ -61,20 +61,14 @@ type App struct {
 	Orgs     *organization.Store
 	Sessions *session.Service
 	Outbox   *notify.Outbox // nil outside dev mode
-<<<<<<< HEAD
 	// MailQueue holds email until Start's loop hands it to SMTP; nil
 	// without SMTP.
 	MailQueue *notify.Queue
 	Limiter   *ratelimit.Limiter
-	Box       *secretbox.Box // seals secrets at rest (see package atrest); never nil
-	RBAC      *rbac.Service  // project policies and authorization checks
-=======
-	Limiter  *ratelimit.Limiter
-	Box      *secretbox.Box   // seals secrets at rest (see package atrest); never nil
-	Metrics  *metrics.Metrics // Prometheus collectors, served on /metrics
-	Audit    *audit.Log       // security events (logins, lockouts, factor and key changes)
-	RBAC     *rbac.Service    // project policies and authorization checks
->>>>>>> main
+	Box       *secretbox.Box   // seals secrets at rest (see package atrest); never nil
+	Metrics   *metrics.Metrics // Prometheus collectors, served on /metrics
+	Audit     *audit.Log       // security events (logins, lockouts, factor and key changes)
+	RBAC      *rbac.Service    // project policies and authorization checks
 	// Flows holds the single-use tickets of browser flows (OAuth, SSO,
 	// the identity provider); see internal/flowtoken.
 	Flows *flowtoken.Store
@@ -224,12 +218,10 @@ func (a *App) buildMailer() (notify.Mailer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("app: smtp: %w", err)
 		}
-<<<<<<< HEAD
-		a.MailQueue = notify.NewQueue(a.DB, a.Clock, a.Box, smtp, a.Log)
+		// The queue hands messages to SMTP off the request path; metrics
+		// count the real deliveries.
+		a.MailQueue = notify.NewQueue(a.DB, a.Clock, a.Box, a.Metrics.Mailer("smtp", smtp), a.Log)
 		ms = append(ms, a.MailQueue)
-=======
-		ms = append(ms, a.Metrics.Mailer("smtp", smtp))
->>>>>>> main
 	}
 	if a.Config.Dev {
 		a.Outbox = notify.NewOutbox(a.DB, a.Clock)
