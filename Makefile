@@ -63,10 +63,12 @@ pg-start: ## Start a throwaway PostgreSQL on 127.0.0.1:55432 (or LATCHKEY_PG_POR
 pg-stop: ## Stop the throwaway PostgreSQL and delete its data
 	scripts/pg.sh stop
 
-.PHONY: bench
-bench: build ## Session authenticate throughput and p50/p99, then the widget bundle sizes
-	go run ./bench/sessions
-	cd $(WIDGET) && npm run size
+.PHONY: bench bench-peers
+bench: build ## Every performance figure with its target (median of 3), as one table (installs wrk)
+	scripts/bench.sh
+
+bench-peers: build ## Session checks of Latchkey, PocketBase and Ory Kratos side by side under wrk, with ratios
+	scripts/bench-peers.sh
 
 .PHONY: clean
 clean: ## Remove build outputs, the throwaway PostgreSQL and e2e artifacts (keeps ./data and node_modules)

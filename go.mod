@@ -46,3 +46,7 @@ require (
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )
+
+replace github.com/trustelem/zxcvbn => ./third_party/zxcvbn
+
+replace github.com/nyaruka/phonenumbers => ./third_party/phonenumbers

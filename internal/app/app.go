@@ -61,11 +61,14 @@ type App struct {
 	Orgs     *organization.Store
 	Sessions *session.Service
 	Outbox   *notify.Outbox // nil outside dev mode
-	Limiter  *ratelimit.Limiter
-	Box      *secretbox.Box   // seals secrets at rest (see package atrest); never nil
-	Metrics  *metrics.Metrics // Prometheus collectors, served on /metrics
-	Audit    *audit.Log       // security events (logins, lockouts, factor and key changes)
-	RBAC     *rbac.Service    // project policies and authorization checks
+	// MailQueue holds email until Start's loop hands it to SMTP; nil
+	// without SMTP.
+	MailQueue *notify.Queue
+	Limiter   *ratelimit.Limiter
+	Box       *secretbox.Box   // seals secrets at rest (see package atrest); never nil
+	Metrics   *metrics.Metrics // Prometheus collectors, served on /metrics
+	Audit     *audit.Log       // security events (logins, lockouts, factor and key changes)
+	RBAC      *rbac.Service    // project policies and authorization checks
 	// Flows holds the single-use tickets of browser flows (OAuth, SSO,
 	// the identity provider); see internal/flowtoken.
 	Flows *flowtoken.Store
@@ -205,7 +208,9 @@ type noMailer struct{}
 func (noMailer) Send(context.Context, notify.Email) error { return errNoMailer }
 
 // buildMailer sends through SMTP when configured and, in dev mode, always
-// into the dev mailbox as well.
+// into the dev mailbox as well. SMTP goes through the durable queue
+// (delivered by Start's loop), sealed with the encryption key, so no
+// request waits on the mail server.
 func (a *App) buildMailer() (notify.Mailer, error) {
 	var ms []notify.Mailer
 	if a.Config.SMTPURL != "" {
@@ -213,7 +218,10 @@ func (a *App) buildMailer() (notify.Mailer, error) {
 		if err != nil {
 			return nil, fmt.Errorf("app: smtp: %w", err)
 		}
-		ms = append(ms, a.Metrics.Mailer("smtp", smtp))
+		// The queue hands messages to SMTP off the request path; metrics
+		// count the real deliveries.
+		a.MailQueue = notify.NewQueue(a.DB, a.Clock, a.Box, a.Metrics.Mailer("smtp", smtp), a.Log)
+		ms = append(ms, a.MailQueue)
 	}
 	if a.Config.Dev {
 		a.Outbox = notify.NewOutbox(a.DB, a.Clock)

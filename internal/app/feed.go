@@ -66,4 +66,8 @@ func (a *App) Start(ctx context.Context) {
 		defer a.loops.Done()
 		a.Sessions.RunToucher(ctx, func(err error) { a.Log.Warn("last_accessed_at flush failed", "error", err) })
 	}()
+	if a.MailQueue != nil {
+		a.loops.Add(1)
+		go func() { defer a.loops.Done(); a.MailQueue.Run(ctx) }()
+	}
 }

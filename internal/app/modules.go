@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/latchkey/latchkey/internal/atrest"
 	"github.com/latchkey/latchkey/internal/changefeed"
@@ -47,7 +48,7 @@ func SealedColumns() []atrest.Column {
 // A module exports them as a function beside its migrations, e.g.
 // `rbac.Watches()`, and adds it here.
 func moduleWatches() []changefeed.Watch {
-	return oauth.Watches()
+	return slices.Concat(rbac.Watches(), oauth.Watches())
 }
 
 // wireModules builds the modules on the core services. It runs at the end

@@ -119,11 +119,16 @@ func Install(ctx context.Context, db *store.DB, watches []Watch) error {
 			}
 		}
 		for _, w := range watches {
-			for _, op := range w.ops() {
-				for _, stmt := range triggerSQL(db.Dialect(), w, op) {
-					if _, err := q.ExecContext(ctx, stmt); err != nil {
-						return fmt.Errorf("changefeed: trigger %s: %w", w.trigger(op), err)
-					}
+			stmts := pgTriggerSQL(w)
+			if db.Dialect() == store.SQLite {
+				stmts = nil
+				for _, op := range w.ops() {
+					stmts = append(stmts, sqliteTriggerSQL(w, op)...)
+				}
+			}
+			for _, stmt := range stmts {
+				if _, err := q.ExecContext(ctx, stmt); err != nil {
+					return fmt.Errorf("changefeed: trigger on %s.%s: %w", w.Table, w.KeyColumn, err)
 				}
 			}
 		}
@@ -131,18 +136,29 @@ func Install(ctx context.Context, db *store.DB, watches []Watch) error {
 	})
 }
 
-func triggerSQL(d store.Dialect, w Watch, op string) []string {
+// pgTriggerSQL is one trigger per watch on PostgreSQL, replaced in place
+// (CREATE OR REPLACE TRIGGER, PostgreSQL 14+), so reinstalling is one
+// statement per table.
+func pgTriggerSQL(w Watch) []string {
+	events := make([]string, 0, 3)
+	for _, op := range w.ops() {
+		e := strings.ToUpper(op)
+		if op == "update" && len(w.Columns) > 0 {
+			e += " OF " + strings.Join(w.Columns, ", ")
+		}
+		events = append(events, e)
+	}
+	return []string{fmt.Sprintf(`CREATE OR REPLACE TRIGGER %s AFTER %s ON %s FOR EACH ROW EXECUTE FUNCTION changefeed_record('%s', '%s')`,
+		w.trigger("row"), strings.Join(events, " OR "), w.Table, w.KeyColumn, w.Scope)}
+}
+
+// sqliteTriggerSQL is one trigger per operation on SQLite, which has no
+// multi-event triggers.
+func sqliteTriggerSQL(w Watch, op string) []string {
 	name := w.trigger(op)
 	event := strings.ToUpper(op)
 	if op == "update" && len(w.Columns) > 0 {
 		event += " OF " + strings.Join(w.Columns, ", ")
-	}
-	if d == store.Postgres {
-		return []string{
-			fmt.Sprintf(`DROP TRIGGER IF EXISTS %s ON %s`, name, w.Table),
-			fmt.Sprintf(`CREATE TRIGGER %s AFTER %s ON %s FOR EACH ROW EXECUTE FUNCTION changefeed_record('%s', '%s')`,
-				name, event, w.Table, w.KeyColumn, w.Scope),
-		}
 	}
 	const at = `CAST(unixepoch('subsec') * 1000 AS INTEGER)`
 	// A NULL key (a nullable key column) records nothing rather than

@@ -102,8 +102,8 @@ var secretKeys = []string{"token", "secret", "password", "code", "authorization"
 
 // newLogger logs JSON in production and text in dev, redacting any
 // attribute whose name suggests a secret.
-func newLogger(w io.Writer, dev bool) *slog.Logger {
-	opts := &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+func newLogger(w io.Writer, dev bool, level slog.Level) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: level, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
 		k := strings.ToLower(a.Key)
 		for _, s := range secretKeys {
 			if strings.Contains(k, s) {

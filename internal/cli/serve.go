@@ -39,7 +39,11 @@ func serve(ctx context.Context, env Env, dev bool) error {
 	if err := sqliteFolder(cfg.DatabaseURL); err != nil {
 		return err
 	}
-	log := newLogger(env.Stderr, dev)
+	level, err := cfg.SlogLevel()
+	if err != nil {
+		return err
+	}
+	log := newLogger(env.Stderr, dev, level)
 	keyFile, err := resolveKey(&cfg, dev)
 	if err != nil {
 		return err

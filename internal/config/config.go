@@ -6,6 +6,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strconv"
 	"strings"
@@ -59,6 +60,11 @@ type Config struct {
 	// TrustedProxies lists the CIDRs of the proxies (load balancers) whose
 	// X-Forwarded-For is believed (see httpapi.WithClientIP).
 	TrustedProxies string
+
+	// LogLevel is the minimum level logged: debug, info, warn or error.
+	// Successful requests log at debug, so the default (info) writes a
+	// line only for refused and failed ones.
+	LogLevel string
 }
 
 // Defaults returns the configuration used when nothing is set.
@@ -74,6 +80,7 @@ func Defaults() Config {
 		Argon2Iterations:  2,
 		Argon2Parallelism: 1,
 		BreachAPIURL:      "https://api.pwnedpasswords.com",
+		LogLevel:          "info",
 
 		SweepInterval:       10 * time.Minute,
 		EventsRetention:     7 * 24 * time.Hour,
@@ -136,6 +143,7 @@ func FromEnv(c Config, lookup func(string) (string, bool)) (Config, error) {
 		}
 	}
 	str("LATCHKEY_TRUSTED_PROXIES", &c.TrustedProxies)
+	str("LATCHKEY_LOG_LEVEL", &c.LogLevel)
 	for _, u := range []struct {
 		key  string
 		dst  *uint32
@@ -220,10 +228,25 @@ func (c Config) Validate() error {
 	if c.BodyLimit < 1024 {
 		errs = append(errs, errors.New("LATCHKEY_BODY_LIMIT must be at least 1024 bytes"))
 	}
+	if _, err := c.SlogLevel(); err != nil {
+		errs = append(errs, err)
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("config: %w", errors.Join(errs...))
 	}
 	return nil
+}
+
+// SlogLevel parses LogLevel ("" is info).
+func (c Config) SlogLevel() (slog.Level, error) {
+	var l slog.Level
+	if c.LogLevel == "" {
+		return slog.LevelInfo, nil
+	}
+	if err := l.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return 0, fmt.Errorf("LATCHKEY_LOG_LEVEL %q must be debug, info, warn or error", c.LogLevel)
+	}
+	return l, nil
 }
 
 // SecureCookies reports whether the base URL is https (cookies then get Secure).

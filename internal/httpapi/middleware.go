@@ -79,7 +79,10 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // WithLogging logs one line per request: method, path (never the query,
-// which can carry tokens), status, duration and request id.
+// which can carry tokens), status, duration and request id. Successful
+// requests log at debug: at production rates a line per session check
+// costs more than the check itself, and the errors (logged at info and
+// above, with their cause by WriteError) are what an operator looks for.
 func WithLogging(log *slog.Logger) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -87,7 +90,17 @@ func WithLogging(log *slog.Logger) Middleware {
 			rec := &statusRecorder{ResponseWriter: w}
 			r = r.WithContext(context.WithValue(r.Context(), loggerKey, log))
 			next.ServeHTTP(rec, r)
-			log.LogAttrs(r.Context(), slog.LevelInfo, "http",
+			level := slog.LevelDebug
+			switch {
+			case rec.status >= 500:
+				level = slog.LevelError
+			case rec.status >= 400:
+				level = slog.LevelInfo
+			}
+			if !log.Enabled(r.Context(), level) {
+				return
+			}
+			log.LogAttrs(r.Context(), level, "http",
 				slog.String("method", r.Method), slog.String("path", r.URL.Path),
 				slog.Int("status", rec.status), slog.Duration("duration", time.Since(start)),
 				slog.String("request_id", RequestID(r.Context())))

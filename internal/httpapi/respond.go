@@ -6,9 +6,12 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"sync"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 )
@@ -117,11 +120,31 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	})
 }
 
+// bufs recycles response buffers: answers are encoded whole, then sent
+// with Content-Length in one write (no chunked encoding, one syscall).
+var bufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 func writeRaw(w http.ResponseWriter, status int, body any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
+	buf := bufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 64<<10 {
+			buf.Reset()
+			bufs.Put(buf)
+		}
+	}()
+	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(body)
+	if err := enc.Encode(body); err != nil {
+		buf.Reset()
+		e := apierr.New(apierr.InternalServerError)
+		status = e.Status
+		_ = enc.Encode(errorBody{StatusCode: e.Status, ErrorType: string(e.Type), ErrorMessage: e.Message,
+			ErrorURL: ErrorURLBase + string(e.Type)})
+	}
+	h := w.Header()
+	h["Content-Type"] = []string{"application/json; charset=utf-8"}
+	h["Cache-Control"] = []string{"no-store"}
+	h["Content-Length"] = []string{strconv.Itoa(buf.Len())}
+	w.WriteHeader(status)
+	_, _ = w.Write(buf.Bytes())
 }

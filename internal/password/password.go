@@ -110,7 +110,7 @@ type Service struct {
 
 // New returns a password service.
 func New(d Deps) (*Service, error) {
-	dummy, err := pwhash.Hash("latchkey timing equaliser", d.Hashing)
+	dummy, err := pwhash.Dummy(d.Hashing)
 	if err != nil {
 		return nil, fmt.Errorf("password: %w", err)
 	}

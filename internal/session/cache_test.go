@@ -197,3 +197,23 @@ func TestCLIChangesReachRunningServer(t *testing.T) {
 		within(t, time.Second, "changed project setting", watermark)
 	})
 }
+
+// A JWT whose signature was verified once is remembered, but its expiry is
+// still judged on every use.
+func TestRememberedJWTStillExpires(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		_, jwt, _ := login(t, e, org, "ada@acme.test")
+		for range 2 {
+			apptest.Want(t, check(e, "", jwt), 200, "")
+		}
+		e.Clock.Advance(6 * time.Minute)
+		if r := check(e, "", jwt); r.Status == 200 {
+			t.Fatalf("expired JWT accepted: %s", r.Raw)
+		}
+		tampered := jwt[:len(jwt)-4] + "AAAA"
+		if r := check(e, "", tampered); r.Status == 200 {
+			t.Fatalf("tampered JWT accepted")
+		}
+	})
+}

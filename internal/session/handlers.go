@@ -26,7 +26,9 @@ type Handlers struct {
 // colleagues' valid sessions).
 var FailuresPerIP = ratelimit.Rule{Name: "session_fail_ip", Limit: 600, Window: 10 * time.Minute}
 
-// authenticate runs a session check under the failure limit.
+// authenticate runs a session check under the failure limit. A valid
+// session costs the limiter nothing, which keeps the hottest path of every
+// customer request free of writes.
 func (h Handlers) authenticate(r *http.Request, p *project.Project, cred Credential, duration *int) (*SessionResponse, error) {
 	var out *SessionResponse
 	err := h.Limiter.GuardUnguessable(r.Context(), func() error {

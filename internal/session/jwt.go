@@ -132,6 +132,11 @@ var errBadJWT = errors.New("session: invalid jwt")
 // its registered claims, and returns the session id it names. Expiry is
 // checked with no leeway beyond a few seconds of clock skew.
 func (s *Service) verify(ctx context.Context, projectID, token string, now time.Time) (string, error) {
+	if s.feed.Fresh(ctx) == nil {
+		if id, ok := s.verified.get(projectID, token, now); ok {
+			return id, nil
+		}
+	}
 	parsed, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
 	if err != nil || len(parsed.Headers) != 1 {
 		return "", fmt.Errorf("%w: parse", errBadJWT)
@@ -155,6 +160,16 @@ func (s *Service) verify(ctx context.Context, projectID, token string, now time.
 	}
 	if err := c.Claims.ValidateWithLeeway(jwt.Expected{Issuer: Issuer(projectID), AnyAudience: jwt.Audience{projectID}, Time: now}, 5*time.Second); err != nil {
 		return "", fmt.Errorf("%w: %v", errBadJWT, err)
+	}
+	if c.Expiry != nil && c.Session.ID != "" {
+		e := verifiedJWT{projectID: projectID, sessionID: c.Session.ID, expires: c.Expiry.Time()}
+		if c.NotBefore != nil {
+			e.notBefore = c.NotBefore.Time()
+		}
+		if c.IssuedAt != nil {
+			e.issued = c.IssuedAt.Time()
+		}
+		s.verified.put(token, e)
 	}
 	return c.Session.ID, nil
 }

@@ -19,15 +19,16 @@ import (
 
 // Service issues, authenticates and revokes member sessions.
 type Service struct {
-	db      *store.DB
-	clock   clock.Clock
-	orgs    *organization.Store
-	keys    *keyCache
-	jwts    *jwtCache
-	mfa     MFAPolicy
-	feed    *changefeed.Feed
-	hot     *hotCache
-	touches *toucher
+	db       *store.DB
+	clock    clock.Clock
+	orgs     *organization.Store
+	keys     *keyCache
+	jwts     *jwtCache
+	mfa      MFAPolicy
+	feed     *changefeed.Feed
+	hot      *hotCache
+	touches  *toucher
+	verified *verifiedJWTs
 }
 
 // New returns a session service. Its caches (the hot path's sessions,
@@ -38,10 +39,11 @@ func New(db *store.DB, c clock.Clock, orgs *organization.Store, keys Keys, feed 
 		keys:    &keyCache{src: keys, feed: feed, items: map[string]keyEntry{}},
 		jwts:    &jwtCache{items: map[string]cachedJWT{}},
 		hot:     newHotCache(200000),
-		touches: newToucher(db)}
+		touches: newToucher(db), verified: &verifiedJWTs{}}
 	feed.Subscribe(s.hot.invalidate)
 	feed.Subscribe(s.keys.invalidate)
 	feed.Subscribe(s.jwts.invalidate)
+	feed.Subscribe(s.verified.invalidate)
 	return s
 }
 

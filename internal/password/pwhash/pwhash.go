@@ -74,6 +74,25 @@ func Hash(password string, p Params) (string, error) {
 	return encodeArgon2("argon2id", argon2Params{m: p.MemoryKiB, t: p.Iterations, p: p.Parallelism}, salt, key), nil
 }
 
+// Dummy returns a well-formed argon2id hash at cost p that no password
+// matches (a random salt and a random key). Verifying against it costs
+// exactly what verifying a real hash at p costs, which is what callers
+// need it for; making it costs no hashing, so a server starts without
+// spending a hash's time and memory.
+func Dummy(p Params) (string, error) {
+	if err := p.Validate(); err != nil {
+		return "", fmt.Errorf("pwhash: %w", err)
+	}
+	salt, key := make([]byte, saltLen), make([]byte, keyLen)
+	if _, err := rand.Read(salt); err != nil {
+		return "", fmt.Errorf("pwhash: salt: %w", err)
+	}
+	if _, err := rand.Read(key); err != nil {
+		return "", fmt.Errorf("pwhash: key: %w", err)
+	}
+	return encodeArgon2("argon2id", argon2Params{m: p.MemoryKiB, t: p.Iterations, p: p.Parallelism}, salt, key), nil
+}
+
 // Verify reports whether password matches the stored hash. A hash it cannot
 // parse is an error, never a match.
 func Verify(encoded, password string) (bool, error) {

@@ -152,3 +152,23 @@ func TestParamsValidate(t *testing.T) {
 		}
 	}
 }
+
+// The timing equaliser: a well-formed hash at the configured cost that no
+// password matches, made without hashing.
+func TestDummyHasTheCostAndMatchesNothing(t *testing.T) {
+	d, err := Dummy(tiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(d, "$argon2id$v=19$m=64,t=1,p=1$") {
+		t.Fatalf("dummy = %q, want argon2id at the given cost", d)
+	}
+	for _, pw := range []string{"", "password", "latchkey timing equaliser"} {
+		if ok, err := Verify(d, pw); ok || err != nil {
+			t.Fatalf("Verify(dummy, %q) = %v, %v", pw, ok, err)
+		}
+	}
+	if _, err := Dummy(Params{}); err == nil {
+		t.Fatal("Dummy accepted a zero cost")
+	}
+}

@@ -64,7 +64,7 @@ func main() {
 			list = append(list, p)
 		}
 	}
-	corpus := frequency.FrequencyLists["passwords"]
+	corpus := frequency.Lists()["passwords"]
 	for i := 0; i < len(corpus) && i < corpusSize; i++ {
 		add(corpus[i])
 	}

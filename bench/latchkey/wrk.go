@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func lookWrk() (string, error) {
+	p, err := exec.LookPath("wrk")
+	if err != nil {
+		return "", fmt.Errorf("wrk not found: run scripts/bench.sh (it installs wrk from Debian), or apt-get install wrk")
+	}
+	return p, nil
+}
+
+// load is one wrk target: a POST with a JSON body and Basic credentials.
+type load struct {
+	url        string
+	user, pass string
+	body       string
+}
+
+// result is one wrk run.
+type result struct {
+	rps     float64
+	p99ms   float64
+	non2xx  int
+	cpuMsPR float64 // server CPU per request (ms), when measured
+}
+
+// wrk runs one load for d with c connections and two threads (one per
+// core: the generator shares the machine with the server, as the targets
+// say).
+func wrk(l load, c int, d time.Duration) (result, error) {
+	dir, err := os.MkdirTemp("", "wrk-")
+	if err != nil {
+		return result{}, err
+	}
+	defer os.RemoveAll(dir)
+	script := filepath.Join(dir, "post.lua")
+	lua := "wrk.method = \"POST\"\n" +
+		"wrk.body = " + strconv.Quote(l.body) + "\n" +
+		"wrk.headers[\"Content-Type\"] = \"application/json\"\n"
+	if l.user != "" || l.pass != "" {
+		lua += "wrk.headers[\"Authorization\"] = \"Basic " + base64.StdEncoding.EncodeToString([]byte(l.user+":"+l.pass)) + "\"\n"
+	}
+	if err := os.WriteFile(script, []byte(lua), 0o600); err != nil {
+		return result{}, err
+	}
+	secs := fmt.Sprintf("%ds", int(d.Seconds()))
+	out, err := exec.Command("wrk", "-t2", "-c"+strconv.Itoa(c), "-d"+secs, "--timeout", "30s", "--latency", "-s", script, l.url).CombinedOutput()
+	if err != nil {
+		return result{}, fmt.Errorf("wrk: %v: %s", err, out)
+	}
+	return parseWrk(out)
+}
+
+func parseWrk(out []byte) (result, error) {
+	var r result
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	inDist := false
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		switch {
+		case len(f) == 0:
+		case f[0] == "Latency" && len(f) > 1 && f[1] == "Distribution":
+			inDist = true
+		case inDist && f[0] == "99%" && len(f) == 2:
+			r.p99ms = wrkDuration(f[1])
+		case f[0] == "Requests/sec:" && len(f) == 2:
+			r.rps, _ = strconv.ParseFloat(f[1], 64)
+		case f[0] == "Non-2xx" && len(f) >= 5:
+			r.non2xx, _ = strconv.Atoi(f[len(f)-1])
+		}
+	}
+	if r.rps == 0 {
+		return r, fmt.Errorf("wrk output not understood:\n%s", out)
+	}
+	if r.non2xx > 0 {
+		return r, fmt.Errorf("%d answers were not 2xx:\n%s", r.non2xx, out)
+	}
+	return r, nil
+}
+
+// wrkDuration parses wrk's "12.34ms" / "850.00us" / "1.20s" in ms.
+func wrkDuration(s string) float64 {
+	for _, u := range []struct {
+		suffix string
+		ms     float64
+	}{{"us", 0.001}, {"ms", 1}, {"s", 1000}, {"m", 60000}} {
+		if v, ok := strings.CutSuffix(s, u.suffix); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err == nil {
+				return f * u.ms
+			}
+		}
+	}
+	return 0
+}
+
+// medianOf runs fn o.runs times and returns the median throughput and
+// p99 (each taken separately), and CPU per request.
+func medianOf(runs int, fn func() (result, error)) (result, error) {
+	var rps, p99, cpu []float64
+	for range runs {
+		r, err := fn()
+		if err != nil {
+			return result{}, err
+		}
+		rps, p99, cpu = append(rps, r.rps), append(p99, r.p99ms), append(cpu, r.cpuMsPR)
+	}
+	return result{rps: median(rps), p99ms: median(p99), cpuMsPR: median(cpu)}, nil
+}

@@ -1,0 +1,224 @@
+package notify
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Sealer encrypts queued messages at rest (secretbox.Box).
+type Sealer interface {
+	Seal(plaintext, aad string) string
+	Open(sealed, aad string) (string, error)
+}
+
+// Queue is the durable outbox of real email: Send stores the message
+// (sealed) and returns, and Run delivers it through the wrapped Mailer
+// with retries. No request waits on SMTP, a slow or down mail server only
+// delays mail, and a replica that dies leaves its queued mail to the
+// others.
+type Queue struct {
+	db    *store.DB
+	clock clock.Clock
+	box   Sealer
+	next  Mailer
+	log   *slog.Logger
+	wake  chan struct{}
+	// Workers is how many messages are handed to the Mailer at once.
+	Workers int
+}
+
+// Delivery limits.
+const (
+	queueClaim   = 64               // rows claimed per round
+	queueLease   = 2 * time.Minute  // a claim's lifetime, for a replica that dies mid-send
+	queueTimeout = 30 * time.Second // one delivery attempt
+	queueTries   = 6                // then the message is dropped (its code or link has expired)
+	queuePoll    = time.Second      // how often other replicas' mail is looked for
+)
+
+// retryAfter is the wait before attempt n+1: 5 s, 20 s, 1 m 20 s, ...
+func retryAfter(n int) time.Duration { return 5 * time.Second << (2 * min(n-1, 4)) }
+
+// NewQueue returns a queue delivering through next.
+func NewQueue(db *store.DB, c clock.Clock, box Sealer, next Mailer, log *slog.Logger) *Queue {
+	return &Queue{db: db, clock: c, box: box, next: next, log: log, wake: make(chan struct{}, 1), Workers: 8}
+}
+
+const queueAAD = "mail_queue"
+
+// Send queues m for delivery.
+func (q *Queue) Send(ctx context.Context, m Email) error {
+	raw, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("notify: queue: %w", err)
+	}
+	now := store.Millis(q.clock.Now())
+	if _, err := q.db.ExecContext(ctx, `INSERT INTO mail_queue (mail_id, sealed, next_attempt_at, created_at) VALUES ($1, $2, $3, $3)`,
+		ids.New("mail", ids.Test), q.box.Seal(string(raw), queueAAD), now); err != nil {
+		return fmt.Errorf("notify: queue: insert: %w", err)
+	}
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// Run delivers queued mail until ctx ends: at once when this process
+// queued something, otherwise every second.
+func (q *Queue) Run(ctx context.Context) {
+	tick := time.NewTicker(queuePoll)
+	defer tick.Stop()
+	for {
+		for {
+			n, err := q.Deliver(ctx)
+			if err != nil && ctx.Err() == nil {
+				q.log.Warn("mail queue: delivery round failed", "error", err)
+			}
+			if n < queueClaim || err != nil {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-q.wake:
+		case <-tick.C:
+		}
+	}
+}
+
+type queued struct {
+	id       string
+	sealed   string
+	attempts int
+}
+
+// Deliver claims due messages, sends them, and reports how many it
+// claimed.
+func (q *Queue) Deliver(ctx context.Context) (int, error) {
+	now := q.clock.Now()
+	rows, err := q.db.QueryContext(ctx, `UPDATE mail_queue SET locked_until = $1, attempts = attempts + 1
+		WHERE mail_id IN (SELECT mail_id FROM mail_queue WHERE next_attempt_at <= $2 AND locked_until <= $2
+			ORDER BY next_attempt_at LIMIT `+fmt.Sprint(queueClaim)+`)
+		AND locked_until <= $2
+		RETURNING mail_id, sealed, attempts`, store.Millis(now.Add(queueLease)), store.Millis(now))
+	if err != nil {
+		return 0, fmt.Errorf("notify: queue: claim: %w", err)
+	}
+	var batch []queued
+	for rows.Next() {
+		var m queued
+		if err := rows.Scan(&m.id, &m.sealed, &m.attempts); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("notify: queue: claim: %w", err)
+		}
+		batch = append(batch, m)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("notify: queue: claim: %w", err)
+	}
+	work := make(chan queued)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var done []string
+	var errs []error
+	for range min(q.Workers, len(batch)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for m := range work {
+				err := q.send(ctx, m)
+				mu.Lock()
+				if err == nil {
+					done = append(done, m.id)
+				} else {
+					errs = append(errs, q.failed(ctx, m, err))
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, m := range batch {
+		work <- m
+	}
+	close(work)
+	wg.Wait()
+	if err := q.remove(ctx, done); err != nil {
+		errs = append(errs, err)
+	}
+	return len(batch), errors.Join(errs...)
+}
+
+func (q *Queue) send(ctx context.Context, m queued) error {
+	plain, err := q.box.Open(m.sealed, queueAAD)
+	if err != nil {
+		return err
+	}
+	var e Email
+	if err := json.Unmarshal([]byte(plain), &e); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, queueTimeout)
+	defer cancel()
+	return q.next.Send(ctx, e)
+}
+
+// failed schedules the next attempt, or drops a message out of tries.
+func (q *Queue) failed(ctx context.Context, m queued, cause error) error {
+	if m.attempts >= queueTries {
+		q.log.Error("mail queue: message dropped after repeated failures", "mail_id", m.id, "attempts", m.attempts, "error", cause)
+		return q.remove(ctx, []string{m.id})
+	}
+	q.log.Warn("mail queue: delivery failed; will retry", "mail_id", m.id, "attempt", m.attempts, "error", cause)
+	next := q.clock.Now().Add(retryAfter(m.attempts))
+	if _, err := q.db.ExecContext(ctx, `UPDATE mail_queue SET next_attempt_at = $1, locked_until = 0, last_error = $2
+		WHERE mail_id = $3`, store.Millis(next), truncate(cause.Error(), 500), m.id); err != nil {
+		return fmt.Errorf("notify: queue: reschedule: %w", err)
+	}
+	return nil
+}
+
+// remove deletes delivered messages in one statement.
+func (q *Queue) remove(ctx context.Context, idsDone []string) error {
+	if len(idsDone) == 0 {
+		return nil
+	}
+	args := make([]any, len(idsDone))
+	ph := make([]byte, 0, len(idsDone)*4)
+	for i, id := range idsDone {
+		args[i] = id
+		if i > 0 {
+			ph = append(ph, ',')
+		}
+		ph = fmt.Appendf(ph, "$%d", i+1)
+	}
+	if _, err := q.db.ExecContext(ctx, `DELETE FROM mail_queue WHERE mail_id IN (`+string(ph)+`)`, args...); err != nil {
+		return fmt.Errorf("notify: queue: delete: %w", err)
+	}
+	return nil
+}
+
+// Pending counts queued messages (for tests and operators).
+func (q *Queue) Pending(ctx context.Context) (int, error) {
+	var n int
+	err := q.db.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM mail_queue`).Scan(&n)
+	return n, err
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n]
+}
