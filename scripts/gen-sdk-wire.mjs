@@ -115,8 +115,6 @@ const CUSTOM = {
   'POST /sdk/v1/b2b/oauth/google/onetap/discovery/submit': `{ ${COMMON} redirect_url: string }`,
 };
 
-// Fields the SDK declares that Latchkey never sends to a browser, with the reason. They are left
-// out of every answer on the SDK face (the backend face still has them).
 // Latchkey's additions to an SDK-declared answer (merged into the route's ROUTES type), with who
 // reads them.
 const EXTRA = {
@@ -125,6 +123,8 @@ const EXTRA = {
   'POST /sdk/v1/b2b/sessions/authenticate': `{ verdict: { authorized: boolean; granting_roles: string[] } }`,
 };
 
+// Fields the SDK declares that Latchkey never sends to a browser, with the reason. They are left
+// out of every answer on the SDK face (the backend face still has them).
 const WITHHELD = {
   // Written only with the project secret; customers keep server-side facts there.
   Member: ['trusted_metadata', 'retired_email_addresses'],
