@@ -88,6 +88,9 @@ const ROUTES = {
   'POST /sdk/v1/b2b/organizations/members/{member_id}/connected_apps/{connected_app_id}/revoke': 'B2BOrganizationsMemberRevokeConnectedAppResponse',
   'POST /sdk/v1/b2b/oauth/authenticate': 'B2BOAuthAuthenticateResponse',
   'POST /sdk/v1/b2b/oauth/discovery/authenticate': 'B2BOAuthDiscoveryAuthenticateResponse',
+  'POST /sdk/v1/idp/b2b/oauth/authorize/start': 'B2BOAuthAuthorizeStartResponse',
+  'POST /sdk/v1/idp/b2b/oauth/authorize/submit': 'B2BOAuthAuthorizeSubmitResponse',
+  'POST /sdk/v1/b2b/oauth/logout/start': 'B2BOAuthLogoutStartResponse',
 };
 
 // SDK calls without a public response type: what the browser reads, as a TypeScript type literal.
