@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import http from 'node:http';
 import stytch from 'stytch';
-import { useHarness, codeOf, uniqueEmail } from './harness.mjs';
+import { useHarness, codeOf, uniqueEmail, BIN } from './harness.mjs';
 import { shapeErrors } from './sdk-types.mjs';
 
 /**
@@ -311,6 +311,38 @@ test('node client: organization login by emailed link and by emailed code', asyn
   assert.equal(byCode.organization_id, organization.organization_id);
   assert.equal(byCode.member_session.member_id, member.member_id);
   assert.notEqual(byCode.member_session.member_session_id, byLink.member_session.member_session_id);
+});
+
+test('node client: oauth.authenticate redeems the token of an OAuth login', async () => {
+  // The provider here is the dev server's built-in mock Google (what is tested is the Node client
+  // against our API; interop with an independent provider is e2e/oauth.test.mjs).
+  const { execFile } = await import('node:child_process');
+  const { promisify } = await import('node:util');
+  await promisify(execFile)(BIN, ['project', 'oauth', '--project', h.project.project_id, '--provider', 'google',
+    '--client-id', 'dev-google-client', '--client-secret', 'dev-google-secret', '--issuer', `${h.base}/dev/oauth/google`],
+    { env: h.env, cwd: h.tmp, timeout: 20_000 });
+  const client = newClient();
+  const { organization, member, email } = await orgWithMember(client, 'OAuth Login');
+  const local = (u) => u.replace(h.base, h.apiBase);
+  const hop = async (url, init = {}) => {
+    const res = await fetch(local(url), { redirect: 'manual', ...init });
+    assert.equal(res.status, 302, `${url}: ${res.status} ${await res.text()}`);
+    return res.headers.get('location');
+  };
+  const start = new URLSearchParams({ public_token: h.project.public_token, organization_id: organization.organization_id });
+  const page = new URL(await hop(`${h.apiBase}/v1/b2b/public/oauth/google/start?${start}`));
+  const form = new URLSearchParams(page.searchParams);
+  form.set('email', email);
+  form.set('name', 'OAuth Member');
+  const cb = await hop(`${page.origin}${page.pathname}`, { method: 'POST', body: form });
+  const back = new URL(await hop(cb));
+  assert.equal(back.searchParams.get('stytch_token_type'), 'oauth');
+  const res = await client.oauth.authenticate({ oauth_token: back.searchParams.get('token'), session_duration_minutes: 30 });
+  assertShape(res, 'B2BOAuthAuthenticateResponse');
+  assert.equal(res.member_id, member.member_id);
+  assert.equal(res.provider_type, 'google');
+  assert.ok(res.provider_values.id_token);
+  assert.equal(res.member_session.authentication_factors[0].delivery_method, 'oauth_google');
 });
 
 test('node client: discovery by emailed code, organization list, exchange and switch', async () => {

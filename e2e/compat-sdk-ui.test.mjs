@@ -96,9 +96,45 @@ const h = useHarness({
   redirectPaths: ['/sdk'],
 });
 
-// The SDK face wraps in {"data": ...} the same payloads the backend face returns flat, so the
-// Node client's declarations describe them too (the browser SDK's own bundle types are the same
-// family, shipped in a form that is harder to read mechanically).
+// The SDK face answers with a subset of the backend face's payloads: exactly the fields the browser
+// SDK declares (internal/apptest/sdk_wire.json, generated from this package's .d.ts files), minus
+// what Latchkey withholds from browsers. The Node client's declarations give those fields' types;
+// a field they require is excused only when the browser SDK does not get it, and a field beyond
+// the allowlist is an error.
+const WIRE = JSON.parse(
+  readFileSync(fileURLToPath(new URL('../internal/apptest/sdk_wire.json', import.meta.url)), 'utf8'),
+).routes;
+
+/** The allowlist node for a path like 'member.roles[0].role_id' under a route's fields (undefined: not allowed). */
+function wireNode(fields, where) {
+  let node = fields;
+  for (const key of where.replace(/\[\d+\]/g, '').split('.').filter(Boolean)) {
+    if (node === true) return true;
+    if (!node || !(key in node)) return undefined;
+    node = node[key];
+  }
+  return node;
+}
+
+/** Paths of `value` that the allowlist `shape` does not have. */
+function extraFields(shape, value, at = '') {
+  if (shape === true || value === null || typeof value !== 'object') return [];
+  if (Array.isArray(value)) return value.flatMap((v, i) => extraFields(shape, v, `${at}[${i}]`));
+  return Object.entries(value).flatMap(([k, v]) =>
+    k in shape ? extraFields(shape[k], v, `${at}.${k}`) : [`${at}.${k}`.slice(1)],
+  );
+}
+
+/** Node-client shape errors of an SDK answer, less the fields the browser never gets, plus extra fields. */
+function sdkShapeErrors(route, data, type) {
+  const fields = WIRE[route].fields;
+  const typeErrs = shapeErrors(data, type).filter((e) => {
+    const m = /^[^.]+\.(\S+): required by .* but missing$/.exec(e);
+    return !m || wireNode(fields, m[1]) !== undefined;
+  });
+  return [...typeErrs, ...extraFields(fields, data).map((f) => `${f}: not in the SDK wire allowlist`)];
+}
+
 const SHAPES = {
   '/b2b/magic_links/discovery/authenticate': 'B2BMagicLinksDiscoveryAuthenticateResponse',
   '/b2b/discovery/intermediate_sessions/exchange': 'B2BDiscoveryIntermediateSessionsExchangeResponse',
@@ -127,14 +163,15 @@ function watchPage(page) {
     w.api.push(`${r.request().method()} ${u.pathname}`);
     if (r.status() >= 300 && r.request().method() !== 'OPTIONS') w.failed.push(`${r.status()} ${u.pathname}`);
     const type = r.status() === 200 && SHAPES[u.pathname.slice('/sdk/v1'.length)];
-    if (type) bodies.push(r.json().then((b) => ({ type, data: b.data })));
+    const route = `${r.request().method()} ${u.pathname}`;
+    if (type) bodies.push(r.json().then((b) => ({ type, route, data: b.data })));
   });
   w.assertClean = async () => {
     assert.deepEqual(w.foreign, [], 'no request left our loopback servers');
     assert.deepEqual(w.errors, [], 'the SDK logged no error');
     assert.deepEqual(w.failed, [], 'every SDK call succeeded');
-    for (const { type, data } of await Promise.all(bodies)) {
-      assert.deepEqual(shapeErrors(data, type), [], `SDK-face data as the API family declares ${type}`);
+    for (const { type, route, data } of await Promise.all(bodies)) {
+      assert.deepEqual(sdkShapeErrors(route, data, type), [], `SDK-face data as the browser SDK declares ${type}`);
     }
   };
   return w;

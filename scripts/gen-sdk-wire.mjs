@@ -88,6 +88,9 @@ const ROUTES = {
   'POST /sdk/v1/b2b/organizations/members/{member_id}/connected_apps/{connected_app_id}/revoke': 'B2BOrganizationsMemberRevokeConnectedAppResponse',
   'POST /sdk/v1/b2b/oauth/authenticate': 'B2BOAuthAuthenticateResponse',
   'POST /sdk/v1/b2b/oauth/discovery/authenticate': 'B2BOAuthDiscoveryAuthenticateResponse',
+  'POST /sdk/v1/idp/b2b/oauth/authorize/start': 'B2BOAuthAuthorizeStartResponse',
+  'POST /sdk/v1/idp/b2b/oauth/authorize/submit': 'B2BOAuthAuthorizeSubmitResponse',
+  'POST /sdk/v1/b2b/oauth/logout/start': 'B2BOAuthLogoutStartResponse',
 };
 
 // SDK calls without a public response type: what the browser reads, as a TypeScript type literal.
@@ -115,8 +118,6 @@ const CUSTOM = {
   'POST /sdk/v1/b2b/oauth/google/onetap/discovery/submit': `{ ${COMMON} redirect_url: string }`,
 };
 
-// Fields the SDK declares that Latchkey never sends to a browser, with the reason. They are left
-// out of every answer on the SDK face (the backend face still has them).
 // Latchkey's additions to an SDK-declared answer (merged into the route's ROUTES type), with who
 // reads them.
 const EXTRA = {
@@ -125,6 +126,8 @@ const EXTRA = {
   'POST /sdk/v1/b2b/sessions/authenticate': `{ verdict: { authorized: boolean; granting_roles: string[] } }`,
 };
 
+// Fields the SDK declares that Latchkey never sends to a browser, with the reason. They are left
+// out of every answer on the SDK face (the backend face still has them).
 const WITHHELD = {
   // Written only with the project secret; customers keep server-side facts there.
   Member: ['trusted_metadata', 'retired_email_addresses'],

@@ -96,7 +96,12 @@ const (
 	SessionTooOld        Type = "session_too_old"
 	UnsupportedParameter Type = "unsupported_parameter"
 	// Identity provider: connected apps, M2M clients, authorization (issue 11).
-	ConnectedAppNotFound Type = "connected_app_not_found"
+	ConnectedAppNotFound    Type = "connected_app_not_found"
+	InvalidRedirectURI      Type = "invalid_redirect_uri"
+	InvalidScope            Type = "invalid_scope"
+	UnsupportedResponseType Type = "unsupported_response_type"
+	LoginRequired           Type = "login_required"
+	M2MClientNotFound       Type = "m2m_client_not_found"
 )
 
 type entry struct {
@@ -184,7 +189,12 @@ var catalogue = map[Type]entry{
 	OAuthInvalidIDToken:     {http.StatusUnauthorized, "The ID token could not be verified."},
 	OAuthTenantJITForbidden: {http.StatusForbidden, "This organization does not let members of this provider account join automatically."},
 
-	SessionTooOld:        {http.StatusForbidden, "This change needs a recent login: none of the session's authentication factors was completed in the last 5 minutes. Authenticate again first."},
-	UnsupportedParameter: {http.StatusBadRequest, "This parameter is not supported by this server."},
-	ConnectedAppNotFound: {http.StatusNotFound, "Connected app not found."},
+	SessionTooOld:           {http.StatusForbidden, "This change needs a recent login: none of the session's authentication factors was completed in the last 5 minutes. Authenticate again first."},
+	UnsupportedParameter:    {http.StatusBadRequest, "This parameter is not supported by this server."},
+	ConnectedAppNotFound:    {http.StatusNotFound, "Connected app not found."},
+	InvalidRedirectURI:      {http.StatusBadRequest, "The redirect URI does not exactly match a URL registered for this connected app."},
+	InvalidScope:            {http.StatusBadRequest, "A requested scope is unknown or not available to this connected app."},
+	UnsupportedResponseType: {http.StatusBadRequest, "Only the authorization code flow is supported: response_type must be code."},
+	LoginRequired:           {http.StatusUnauthorized, "The member must log in again before authorizing this app."},
+	M2MClientNotFound:       {http.StatusNotFound, "M2M client not found."},
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/app"
+	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/config"
 	"github.com/latchkey/latchkey/internal/project"
@@ -127,6 +128,7 @@ func (e *env) do(method, path string, body any, header http.Header, user, pass s
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
+	apptest.CheckSDKAnswer(e.t, method, req.URL.Path, res.StatusCode, raw)
 	out := resp{Status: res.StatusCode, Header: res.Header, Raw: raw}
 	_ = json.Unmarshal(raw, &out.Body)
 	return out

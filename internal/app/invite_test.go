@@ -170,8 +170,12 @@ func TestInviteFromTheSDK(t *testing.T) {
 		if r.Status != 200 || d["organization"].(map[string]any)["organization_id"] != org {
 			t.Fatalf("sdk invite: %s", r.Raw)
 		}
-		if m := d["member"].(map[string]any); m["status"] != "invited" || len(m["trusted_metadata"].(map[string]any)) != 0 {
+		m := d["member"].(map[string]any)
+		if _, shown := m["trusted_metadata"]; m["status"] != "invited" || shown {
 			t.Fatalf("invited member = %v", m)
+		}
+		if tm := e.member(org, m["member_id"].(string))["trusted_metadata"]; len(tm.(map[string]any)) != 0 {
+			t.Fatalf("the browser wrote trusted metadata: %v", tm)
 		}
 		_, text, links := e.lastMessage("new@acme.test")
 		if !strings.Contains(text, "admin@acme.test") {

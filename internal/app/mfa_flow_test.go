@@ -61,7 +61,7 @@ func TestMFAEndToEndTOTPAndRecoveryCode(t *testing.T) {
 		good := totpAt(t, secret, e.clock.Now())
 		want(t, totpAuth(ist, wrongCode(good)), 404, "otp_code_not_found")
 		r = totpAuth(ist, good)
-		if r.Status != 200 || r.data()["member_authenticated"] != true || r.data()["session_token"] == "" {
+		if r.Status != 200 || r.data()["member_session"] == nil || r.data()["session_token"] == "" {
 			t.Fatalf("totp authenticate: %s", r.Raw)
 		}
 		wantFactors(t, r.data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")

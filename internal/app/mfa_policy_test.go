@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/latchkey/latchkey/internal/organization"
 )
 
 // sessionTOTP enrolls an authenticator app with a session and returns the
@@ -142,7 +144,12 @@ func TestMFAPolicyMatrix(t *testing.T) {
 			if tc.want.initiated {
 				// The code was sent inside the login and completes it.
 				ist := d["intermediate_session_token"].(string)
-				r := e.smsAuth(org, mid, ist, e.lastSMS(opts["mfa_phone_number"].(string)), nil)
+				// The browser sees the number masked; the backend has it whole.
+				num := e.member(org, mid)["mfa_phone_number"].(string)
+				if opts["mfa_phone_number"] != organization.MaskPhone(num) || opts["mfa_phone_number"] == num {
+					t.Fatalf("%s: member_options.mfa_phone_number = %v for %s", tc.name, opts["mfa_phone_number"], num)
+				}
+				r := e.smsAuth(org, mid, ist, e.lastSMS(num), nil)
 				if r.Status != 200 {
 					t.Fatalf("%s: server-initiated code: %s", tc.name, r.Raw)
 				}

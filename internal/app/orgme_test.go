@@ -81,8 +81,11 @@ func TestSDKOrganizationMe(t *testing.T) {
 		want(t, e.sdkAs(http.MethodPut, "/b2b/organizations/me", update, f.plain), 403, "unauthorized_action")
 		r := e.sdkAs(http.MethodPut, "/b2b/organizations/me", update, f.admin)
 		o := r.data()["organization"].(map[string]any)
-		if r.Status != 200 || o["organization_name"] != "Acme Corp" || o["email_invites"] != "RESTRICTED" || len(o["trusted_metadata"].(map[string]any)) != 0 {
+		if _, shown := o["trusted_metadata"]; r.Status != 200 || o["organization_name"] != "Acme Corp" || o["email_invites"] != "RESTRICTED" || shown {
 			t.Fatalf("PUT me: %s", r.Raw)
+		}
+		if tm := e.backend(http.MethodGet, "/v1/b2b/organizations/"+f.acme, nil).Body["organization"].(map[string]any)["trusted_metadata"]; len(tm.(map[string]any)) != 0 {
+			t.Fatalf("the browser wrote trusted metadata: %v", tm)
 		}
 		want(t, e.sdkAs(http.MethodPut, "/b2b/organizations/me", map[string]any{"auth_methods": "RESTRICTED"}, f.admin), 400, "invalid_request")
 		want(t, e.sdkAs(http.MethodPut, "/b2b/organizations/me", map[string]any{"organization_slug": "beta"}, f.admin), 400, "organization_slug_already_used")
@@ -116,7 +119,7 @@ func TestSDKMembers(t *testing.T) {
 			"is_admin": true, "trusted_metadata": map[string]any{"t": 1}, "is_breakglass": true}, f.plain)
 		m := r.data()["member"].(map[string]any)
 		if r.Status != 200 || m["name"] != "Bob" || m["untrusted_metadata"].(map[string]any)["k"] != "v" || m["is_admin"] != false ||
-			m["is_breakglass"] != false || len(m["trusted_metadata"].(map[string]any)) != 0 {
+			m["is_breakglass"] != false || m["trusted_metadata"] != nil || len(e.member(f.acme, f.plainID)["trusted_metadata"].(map[string]any)) != 0 {
 			t.Fatalf("members/update: %s", r.Raw)
 		}
 		// The same through PUT members/{own id} (stytch.self); making oneself
@@ -136,7 +139,8 @@ func TestSDKMembers(t *testing.T) {
 		// Admins manage members of their own organization only.
 		r = e.sdkAs(http.MethodPost, "/b2b/organizations/members", map[string]any{"email_address": "dee@acme.test", "roles": []string{"stytch_admin"},
 			"trusted_metadata": map[string]any{"t": 1}}, f.admin)
-		if r.Status != 200 || r.data()["member"].(map[string]any)["is_admin"] != true || len(r.data()["member"].(map[string]any)["trusted_metadata"].(map[string]any)) != 0 {
+		if r.Status != 200 || r.data()["member"].(map[string]any)["is_admin"] != true ||
+			len(e.member(f.acme, r.data()["member_id"].(string))["trusted_metadata"].(map[string]any)) != 0 {
 			t.Fatalf("sdk create member: %s", r.Raw)
 		}
 		r = e.sdkAs(http.MethodPost, "/b2b/organizations/me/members/search", map[string]any{"organization_ids": []string{f.beta}, "limit": 10}, f.admin)

@@ -38,7 +38,8 @@ func (a *App) Handler() http.Handler {
 	mfaSDK, mfaAPI := mfa.Handlers{Service: a.mfa, Sessions: members}, mfa.Handlers{Service: a.mfa, Backend: true}
 	emailUpdate := emailupdate.Handlers{Service: a.emailUpdate, Sessions: members}
 	origins := project.OriginPolicy{Resolver: a.Resolver, BaseOrigin: origin(a.Config.BaseURL)}
-	events := telemetry.Handler{DB: a.DB, Clock: a.Clock, Resolver: a.Resolver, Origins: origins, Limiter: a.Limiter}
+	events := telemetry.Handler{DB: a.DB, Clock: a.Clock, Resolver: a.Resolver, Origins: origins, Limiter: a.Limiter,
+		MaxPerIP: a.Config.EventsMaxPerIP, MaxPerProject: a.Config.EventsMaxPerProject}
 
 	// SDK face: {"data": ...} envelope, Basic public_token:session_token.
 	sdkRoutes := []route{
@@ -202,6 +203,7 @@ func (a *App) Handler() http.Handler {
 		mux.Handle("GET /dev/mailbox", mb)
 		mux.Handle("GET /dev/mailbox/messages", mb)
 		mux.Handle("GET /{$}", devmode.DemoHandler(a.Projects, a.Orgs, a.Config.BaseURL))
+		devmode.NewOAuthMock(func() string { return a.Config.BaseURL }).Register(mux)
 	}
 
 	return httpapi.Chain(httpapi.JSONNotFound(mux.ServeMux),

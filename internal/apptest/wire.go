@@ -112,7 +112,7 @@ func walkShape(shape, v any, at string, extra *[]string) {
 
 // CheckSDKAnswer fails the test when a successful SDK-face answer carries a
 // field the browser SDK does not declare, or its route has no allowlist
-// entry. Harnesses apply it to every answer they receive.
+// entry. Env.Do applies it to every answer; other harnesses call it too.
 func CheckSDKAnswer(t interface{ Errorf(string, ...any) }, method, path string, status int, raw []byte) {
 	if status < 200 || status > 299 || !strings.HasPrefix(path, "/sdk/v1/") || len(raw) == 0 {
 		return

@@ -40,6 +40,11 @@ func projectOAuth(ctx context.Context, env Env) error {
 	if err != nil {
 		return err
 	}
+	// The dev server's generated key file counts, as for every command
+	// that touches sealed secrets.
+	if _, err := resolveKey(&cfg, false); err != nil {
+		return err
+	}
 	a, err := app.New(ctx, cfg, app.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		return err

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/idp"
 	"github.com/latchkey/latchkey/internal/project"
 )
 
@@ -28,6 +30,7 @@ func projectUpdate(ctx context.Context, env Env) error {
 	ludsLength := fs.Int("luds-min-length", 0, "LUDS policy: minimum password length (8-64)")
 	ludsComplexity := fs.Int("luds-complexity", 0, "LUDS policy: how many of lowercase, uppercase, digit, symbol (1-4)")
 	pkceResets := fs.String("pkce-password-resets", "", "true or false: require PKCE for password resets")
+	idpURL := fs.String("idp-authorization-url", "", "the page that mounts the widget's identity provider: the OpenID provider's authorization endpoint (\"-\" clears it)")
 	if err := fs.Parse(env.Args[2:]); err != nil {
 		return err
 	}
@@ -91,7 +94,19 @@ func projectUpdate(ctx context.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	return json.NewEncoder(env.Stdout).Encode(map[string]any{"project_id": p.ID, "name": p.Name, "products": p.Products,
+	if set["idp-authorization-url"] {
+		if *idpURL == "-" {
+			*idpURL = ""
+		}
+		if err := idp.SetAuthorizationURL(ctx, projects.DB(), clock.Real{}, p.ID, *idpURL); err != nil {
+			return err
+		}
+	}
+	authz, err := idp.AuthorizationURLOf(ctx, projects.DB(), p.ID)
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(env.Stdout).Encode(map[string]any{"idp_authorization_url": authz, "project_id": p.ID, "name": p.Name, "products": p.Products,
 		"session_duration_minutes": p.SessionDurationMinutes, "pkce_required_for_email_magic_links": p.PKCERequiredForEmailMagicLinks,
 		"create_organization_enabled": p.CreateOrganizationEnabled, "disable_sdk_watermark": p.DisableSDKWatermark,
 		"slug_pattern": p.SlugPattern, "password_strength_policy": p.PasswordStrengthPolicy,

@@ -59,6 +59,9 @@ func serve(ctx context.Context, env Env, dev bool) error {
 		if err != nil {
 			return err
 		}
+		if err := devmode.SeedOAuth(ctx, a.OAuth, seeded.Project.ID, cfg.BaseURL); err != nil {
+			return err
+		}
 		printDevBanner(env, cfg.BaseURL, seeded)
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -70,7 +73,7 @@ func serve(ctx context.Context, env Env, dev bool) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a.Start(ctx)
-	go sweepRateLimits(ctx, a)
+	go a.Sweeper().Run(ctx, cfg.SweepInterval)
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
 	servers := []*http.Server{srv}
@@ -105,31 +108,11 @@ func serve(ctx context.Context, env Env, dev bool) error {
 
 func dialectName(db *store.DB) string { return string(db.Dialect()) }
 
-func sweepRateLimits(ctx context.Context, a *app.App) {
-	t := time.NewTicker(10 * time.Minute)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := a.Limiter.Sweep(ctx, 24*time.Hour); err != nil {
-				a.Log.Warn("rate limit sweep failed", "error", err)
-			}
-			if err := a.SweepPasswords(ctx); err != nil {
-				a.Log.Warn("password sweep failed", "error", err)
-			}
-			if err := a.Flows.Sweep(ctx, time.Hour); err != nil {
-				a.Log.Warn("flow ticket sweep failed", "error", err)
-			}
-		}
-	}
-}
-
 func printDevBanner(env Env, base string, s *devmode.Seeded) {
 	fmt.Fprintf(env.Stdout, "\nLatchkey dev server\n")
 	fmt.Fprintf(env.Stdout, "  Demo page:    %s/\n", base)
 	fmt.Fprintf(env.Stdout, "  Dev mailbox:  %s/dev/mailbox\n", base)
+	fmt.Fprintf(env.Stdout, "  OAuth:        mock Google, Microsoft, HubSpot, Slack, GitHub at %s/dev/oauth/{provider}\n", base)
 	fmt.Fprintf(env.Stdout, "  Widget:       %s/widget/latchkey.js\n", base)
 	fmt.Fprintf(env.Stdout, "  Project:      %s (%s)\n", s.Project.Name, s.Project.ID)
 	fmt.Fprintf(env.Stdout, "  Public token: %s\n", s.PublicToken)

@@ -11,6 +11,7 @@ package clientsecret
 import (
 	"errors"
 
+	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/ids"
 )
 
@@ -85,4 +86,33 @@ func (p *Pair) Cancel() error {
 	}
 	p.NextHash, p.NextLastFour = "", ""
 	return nil
+}
+
+// Rotation steps, as the API's three routes name them.
+const (
+	StepStart    = "start"
+	StepComplete = "complete"
+	StepCancel   = "cancel"
+)
+
+// Rotate runs one rotation step and returns the next secret on start.
+// Misordered steps are invalid_request errors the API answers as they are.
+func (p *Pair) Rotate(step string) (string, error) {
+	var next string
+	var err error
+	switch step {
+	case StepStart:
+		next, err = p.Start()
+	case StepComplete:
+		err = p.Complete()
+	default:
+		err = p.Cancel()
+	}
+	switch {
+	case errors.Is(err, ErrRotationStarted):
+		return "", apierr.Invalid("client_id", "A secret rotation is already in progress: complete or cancel it first.")
+	case errors.Is(err, ErrNoRotation):
+		return "", apierr.Invalid("client_id", "No secret rotation is in progress: start one first.")
+	}
+	return next, err
 }

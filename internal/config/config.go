@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/secretbox"
@@ -37,6 +38,16 @@ type Config struct {
 	Argon2Iterations  uint32
 	Argon2Parallelism uint8
 	BreachAPIURL      string
+
+	// Retention and bounds (see the README's retention table): how often
+	// the sweeper runs, how long telemetry events and audit entries are
+	// kept, and how many events a project may store per day and one
+	// address may send per minute.
+	SweepInterval       time.Duration
+	EventsRetention     time.Duration
+	AuditRetention      time.Duration
+	EventsMaxPerProject int
+	EventsMaxPerIP      int
 
 	// MetricsAddr, when set, serves /metrics on its own listener (for
 	// example 127.0.0.1:9090) instead of the main address.
@@ -70,6 +81,12 @@ func Defaults() Config {
 		Argon2Parallelism: 1,
 		BreachAPIURL:      "https://api.pwnedpasswords.com",
 		LogLevel:          "info",
+
+		SweepInterval:       10 * time.Minute,
+		EventsRetention:     7 * 24 * time.Hour,
+		AuditRetention:      180 * 24 * time.Hour,
+		EventsMaxPerProject: 50000,
+		EventsMaxPerIP:      1200,
 	}
 }
 
@@ -100,6 +117,31 @@ func FromEnv(c Config, lookup func(string) (string, bool)) (Config, error) {
 	str("LATCHKEY_BREACH_API_URL", &c.BreachAPIURL)
 	str("LATCHKEY_ENCRYPTION_KEY", &c.EncryptionKey)
 	str("LATCHKEY_METRICS_ADDR", &c.MetricsAddr)
+	for _, d := range []struct {
+		key string
+		dst *time.Duration
+	}{{"LATCHKEY_SWEEP_INTERVAL", &c.SweepInterval}, {"LATCHKEY_EVENTS_RETENTION", &c.EventsRetention},
+		{"LATCHKEY_AUDIT_RETENTION", &c.AuditRetention}} {
+		if v, ok := lookup(d.key); ok && v != "" {
+			n, err := time.ParseDuration(v)
+			if err != nil {
+				return c, fmt.Errorf("config: %s: %w (e.g. 10m, 168h)", d.key, err)
+			}
+			*d.dst = n
+		}
+	}
+	for _, n := range []struct {
+		key string
+		dst *int
+	}{{"LATCHKEY_EVENTS_MAX_PER_PROJECT", &c.EventsMaxPerProject}, {"LATCHKEY_EVENTS_MAX_PER_IP", &c.EventsMaxPerIP}} {
+		if v, ok := lookup(n.key); ok && v != "" {
+			i, err := strconv.Atoi(v)
+			if err != nil {
+				return c, fmt.Errorf("config: %s: %w", n.key, err)
+			}
+			*n.dst = i
+		}
+	}
 	str("LATCHKEY_TRUSTED_PROXIES", &c.TrustedProxies)
 	str("LATCHKEY_LOG_LEVEL", &c.LogLevel)
 	for _, u := range []struct {
@@ -175,6 +217,13 @@ func (c Config) Validate() error {
 			// Never echo the key itself.
 			errs = append(errs, errors.New("LATCHKEY_ENCRYPTION_KEY must be 32 random bytes in standard base64 (openssl rand -base64 32)"))
 		}
+	}
+	if c.SweepInterval < time.Second || c.EventsRetention < time.Hour || c.AuditRetention < time.Hour {
+		errs = append(errs, errors.New("LATCHKEY_SWEEP_INTERVAL must be at least 1s, and LATCHKEY_EVENTS_RETENTION and "+
+			"LATCHKEY_AUDIT_RETENTION at least 1h"))
+	}
+	if c.EventsMaxPerProject < 1 || c.EventsMaxPerIP < 1 {
+		errs = append(errs, errors.New("LATCHKEY_EVENTS_MAX_PER_PROJECT and LATCHKEY_EVENTS_MAX_PER_IP must be at least 1"))
 	}
 	if c.BodyLimit < 1024 {
 		errs = append(errs, errors.New("LATCHKEY_BODY_LIMIT must be at least 1024 bytes"))

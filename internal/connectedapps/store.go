@@ -149,13 +149,6 @@ func (s *Store) Delete(ctx context.Context, projectID, clientID string) error {
 	return nil
 }
 
-// Rotation steps.
-const (
-	RotateStart    = "start"
-	RotateComplete = "complete"
-	RotateCancel   = "cancel"
-)
-
 // Rotate runs one step of a secret rotation; start returns the next
 // secret (shown once).
 func (s *Store) Rotate(ctx context.Context, projectID, clientID, step string) (*App, string, error) {
@@ -169,19 +162,8 @@ func (s *Store) Rotate(ctx context.Context, projectID, clientID, step string) (*
 		if a.Public() {
 			return apierr.Invalid("client_id", "Public clients have no client secret to rotate.")
 		}
-		switch step {
-		case RotateStart:
-			next, err = a.Secret.Start()
-		case RotateComplete:
-			err = a.Secret.Complete()
-		default:
-			err = a.Secret.Cancel()
-		}
-		if errors.Is(err, clientsecret.ErrRotationStarted) {
-			return apierr.Invalid("client_id", "A secret rotation is already in progress: complete or cancel it first.")
-		}
-		if errors.Is(err, clientsecret.ErrNoRotation) {
-			return apierr.Invalid("client_id", "No secret rotation is in progress: start one first.")
+		if next, err = a.Secret.Rotate(step); err != nil {
+			return err
 		}
 		out = a
 		return s.save(ctx, q, a)

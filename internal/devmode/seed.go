@@ -18,13 +18,17 @@ type DemoOrg struct {
 	Name, Slug, JIT string
 	Domains         []string
 	Member          string // an existing member's email
+	// Tenants, when set, admit people of these OAuth tenants (OAuth
+	// tenant JIT), e.g. a Google Workspace domain.
+	Tenants map[string][]string
 }
 
 // DemoOrgs are the seeded organizations: one open to any email domain,
 // one restricted to an allowed domain.
 var DemoOrgs = []DemoOrg{
 	{Name: "Acme Corp", Slug: "acme", JIT: organization.AllAllowed, Member: "ada@acme.test"},
-	{Name: "Globex", Slug: "globex", JIT: organization.Restricted, Domains: []string{"globex.test"}, Member: "grace@globex.test"},
+	{Name: "Globex", Slug: "globex", JIT: organization.Restricted, Domains: []string{"globex.test"}, Member: "grace@globex.test",
+		Tenants: map[string][]string{"google": {"globex.test"}, "microsoft": {"globex.test"}, "slack": {"globex.test"}}},
 }
 
 // Seeded describes the demo data. Secret is set only when the project was
@@ -62,8 +66,12 @@ func Seed(ctx context.Context, projects *project.Store, orgs *organization.Store
 			if domains == nil {
 				domains = []string{}
 			}
-			o, err = orgs.Create(ctx, p.ID, p.Env, organization.Settings{Name: &name, Slug: &slug,
-				EmailJITProvisioning: &jit, EmailAllowedDomains: &domains})
+			set := organization.Settings{Name: &name, Slug: &slug, EmailJITProvisioning: &jit, EmailAllowedDomains: &domains}
+			if d.Tenants != nil {
+				restricted, tenants := organization.Restricted, d.Tenants
+				set.OAuthTenantJITProvisioning, set.AllowedOAuthTenants = &restricted, &tenants
+			}
+			o, err = orgs.Create(ctx, p.ID, p.Env, set)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("devmode: seed %s: %w", d.Slug, err)

@@ -63,7 +63,11 @@ func (h Handlers) AuthenticateLink(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.Service.AuthenticateLink(r.Context(), p, httpapi.ClientIP(r), req.DiscoveryMagicLinksToken, req.PKCECodeVerifier)
+	res, err := h.Service.AuthenticateLink(r.Context(), p, httpapi.ClientIP(r), req.DiscoveryMagicLinksToken, req.PKCECodeVerifier)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // SendCode handles POST b2b/otps/email/discovery/send.
@@ -84,7 +88,11 @@ func (h Handlers) AuthenticateCode(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.Service.AuthenticateCode(r.Context(), p, httpapi.ClientIP(r), req.EmailAddress, req.Code)
+	res, err := h.Service.AuthenticateCode(r.Context(), p, httpapi.ClientIP(r), req.EmailAddress, req.Code)
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
 }
 
 // Organizations handles POST b2b/discovery/organizations.
@@ -94,7 +102,11 @@ func (h Handlers) Organizations(r *http.Request) (any, error) {
 		return nil, err
 	}
 	c := credential(r, req)
-	return h.Service.List(r.Context(), p, Who{IST: req.IntermediateSession, SessionToken: c.Token, SessionJWT: c.JWT})
+	res, err := h.Service.List(r.Context(), p, Who{IST: req.IntermediateSession, SessionToken: c.Token, SessionJWT: c.JWT})
+	if err != nil {
+		return nil, err
+	}
+	return listed{res}, nil
 }
 
 // Create handles POST b2b/discovery/organizations/create.

@@ -61,8 +61,19 @@ type envelope struct {
 	Data any `json:"data"`
 }
 
+// SDKWirer is a payload whose SDK-face answer is a separate wire type:
+// browsers hold only the public token, so they get exactly the fields the
+// browser SDK declares (internal/apptest/sdk_wire.json), while the backend
+// face keeps the full shape. Packages define these in their wire.go.
+type SDKWirer interface {
+	SDKWire() any
+}
+
 // WriteJSON writes a success payload in the face's envelope.
 func WriteJSON(w http.ResponseWriter, r *http.Request, face Face, status int, payload any) {
+	if sw, ok := payload.(SDKWirer); ok && face == SDK {
+		payload = sw.SDKWire()
+	}
 	if c, ok := payload.(commoner); ok {
 		c.SetCommon(RequestID(r.Context()), status)
 	}

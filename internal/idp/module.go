@@ -7,10 +7,19 @@ package idp
 import (
 	"embed"
 	"io/fs"
+	"log/slog"
+	"net/http"
 
+	"github.com/latchkey/latchkey/internal/clientsecret"
+	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/connectedapps"
+	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/m2m"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -29,23 +38,44 @@ func Migrations() store.Source {
 // Deps are the core services the module uses.
 type Deps struct {
 	DB       *store.DB
+	Clock    clock.Clock
+	Log      *slog.Logger
 	Apps     *connectedapps.Store
 	Orgs     *organization.Store
-	Sessions organization.Sessions
+	Projects *project.Store
+	Flows    *flowtoken.Store
+	Limiter  *ratelimit.Limiter
+	Sessions *session.Service
+	// Members resolves SDK callers' sessions for the organization views.
+	Members organization.Sessions
+	M2M     *m2m.Store
+	// BaseURL is read per request (the issuer is derived from it).
+	BaseURL func() string
 }
 
 // Module is the identity provider as the composition root sees it.
 type Module struct {
 	d Deps
+	p *Provider
 }
 
 // New builds the module.
-func New(d Deps) *Module { return &Module{d: d} }
+func New(d Deps) *Module {
+	p := &Provider{db: d.DB, clock: d.Clock, log: d.Log, apps: d.Apps, orgs: d.Orgs, projects: d.Projects,
+		flows: d.Flows, limiter: d.Limiter, baseURL: d.BaseURL, m2m: d.M2M}
+	return &Module{d: d, p: p}
+}
 
 // Routes lists every route of the module.
 func (m *Module) Routes() []httpapi.Route {
 	apps := connectedapps.Handlers{Store: m.d.Apps}
-	org := connectedapps.OrgHandlers{Store: m.d.Apps, Orgs: m.d.Orgs, Sessions: m.d.Sessions}
+	machines := m2m.Handlers{Store: m.d.M2M}
+	org := connectedapps.OrgHandlers{Store: m.d.Apps, Orgs: m.d.Orgs, Sessions: m.d.Members, Tokens: m.p}
+	faces := Faces{P: m.p, Sessions: m.d.Sessions, Limiter: m.d.Limiter}
+	pub := func(pattern string, h http.HandlerFunc) httpapi.Route {
+		return httpapi.Route{Face: httpapi.Public, Pattern: pattern, Raw: h}
+	}
+	const iss = "/v1/public/{project_id}"
 	be := func(pattern string, h httpapi.HandlerFunc) httpapi.Route {
 		return httpapi.Route{Face: httpapi.Backend, Pattern: pattern, Handler: h}
 	}
@@ -59,9 +89,19 @@ func (m *Module) Routes() []httpapi.Route {
 		be("GET /v1/connected_apps/clients/{client_id}", apps.Get),
 		be("PUT /v1/connected_apps/clients/{client_id}", apps.Update),
 		be("DELETE /v1/connected_apps/clients/{client_id}", apps.Delete),
-		be("POST /v1/connected_apps/clients/{client_id}/secrets/rotate/start", apps.Rotate(connectedapps.RotateStart)),
-		be("POST /v1/connected_apps/clients/{client_id}/secrets/rotate", apps.Rotate(connectedapps.RotateComplete)),
-		be("POST /v1/connected_apps/clients/{client_id}/secrets/rotate/cancel", apps.Rotate(connectedapps.RotateCancel)),
+		be("POST /v1/connected_apps/clients/{client_id}/secrets/rotate/start", apps.Rotate(clientsecret.StepStart)),
+		be("POST /v1/connected_apps/clients/{client_id}/secrets/rotate", apps.Rotate(clientsecret.StepComplete)),
+		be("POST /v1/connected_apps/clients/{client_id}/secrets/rotate/cancel", apps.Rotate(clientsecret.StepCancel)),
+
+		// Machine-to-machine clients (backend face).
+		be("POST /v1/m2m/clients", machines.Create),
+		be("POST /v1/m2m/clients/search", machines.Search),
+		be("GET /v1/m2m/clients/{client_id}", machines.Get),
+		be("PUT /v1/m2m/clients/{client_id}", machines.Update),
+		be("DELETE /v1/m2m/clients/{client_id}", machines.Delete),
+		be("POST /v1/m2m/clients/{client_id}/secrets/rotate/start", machines.Rotate(clientsecret.StepStart)),
+		be("POST /v1/m2m/clients/{client_id}/secrets/rotate", machines.Rotate(clientsecret.StepComplete)),
+		be("POST /v1/m2m/clients/{client_id}/secrets/rotate/cancel", machines.Rotate(clientsecret.StepCancel)),
 
 		// Organization, member and self views (api-reference 3.11, 3.12, 5.4).
 		be("GET /v1/b2b/organizations/{organization_id}/connected_apps", org.BackendOrgApps),
@@ -74,5 +114,25 @@ func (m *Module) Routes() []httpapi.Route {
 		sdk("GET /sdk/v1/b2b/organizations/members/{member_id}/connected_apps", org.SDKMemberApps),
 		sdk("POST /sdk/v1/b2b/organizations/members/connected_apps/{connected_app_id}/revoke", org.SDKRevoke),
 		sdk("POST /sdk/v1/b2b/organizations/members/{member_id}/connected_apps/{connected_app_id}/revoke", org.SDKRevoke),
+
+		// Authorization on both faces (api-reference 3.14, 5.4).
+		sdk("POST /sdk/v1/idp/b2b/oauth/authorize/start", faces.SDKStart),
+		sdk("POST /sdk/v1/idp/b2b/oauth/authorize/submit", faces.SDKSubmit),
+		sdk("POST /sdk/v1/b2b/oauth/logout/start", faces.SDKLogoutStart),
+		be("POST /v1/b2b/idp/oauth/authorize/start", faces.BackendStart),
+		be("POST /v1/b2b/idp/oauth/authorize", faces.BackendAuthorize),
+
+		// The OpenID provider (issuer {base}/v1/public/{project_id}).
+		pub("GET "+iss+"/.well-known/openid-configuration", m.p.Discovery),
+		pub("GET "+iss+"/.well-known/oauth-authorization-server", m.p.Discovery),
+		pub("GET /.well-known/oauth-authorization-server"+iss, m.p.Discovery),
+		pub("GET /.well-known/openid-configuration"+iss, m.p.Discovery),
+		pub("GET "+iss+"/.well-known/jwks.json", m.p.JWKS),
+		pub("POST "+iss+"/oauth2/token", m.p.Token),
+		pub("GET "+iss+"/oauth2/userinfo", m.p.UserInfo),
+		pub("POST "+iss+"/oauth2/userinfo", m.p.UserInfo),
+		pub("POST "+iss+"/oauth2/introspect", m.p.Introspect),
+		pub("POST "+iss+"/oauth2/revoke", m.p.Revoke),
+		pub("GET "+iss+"/oauth2/end_session", m.p.EndSession),
 	}
 }

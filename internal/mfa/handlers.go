@@ -81,7 +81,7 @@ func (h Handlers) SendSMS(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return memberResponse(res), nil
+	return smsSent{memberResponse(res)}, nil
 }
 
 // AuthenticateSMS handles POST b2b/otps/sms/authenticate.
@@ -90,8 +90,12 @@ func (h Handlers) AuthenticateSMS(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.Service.AuthenticateSMS(r.Context(), SMSAuthParams{Who: w, ClientIP: httpapi.ClientIP(r), Code: req.Code,
+	res, err := h.Service.AuthenticateSMS(r.Context(), SMSAuthParams{Who: w, ClientIP: httpapi.ClientIP(r), Code: req.Code,
 		DurationMinutes: req.SessionDurationMinutes, SetMFAEnrollment: req.SetMFAEnrollment, SetDefaultMFA: req.SetDefaultMFA})
+	if err != nil {
+		return nil, err
+	}
+	return session.Completed{AuthResponse: res}, nil
 }
 
 // TOTPResponse answers TOTP create and migrate.
@@ -126,8 +130,12 @@ func (h Handlers) AuthenticateTOTP(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.Service.AuthenticateTOTP(r.Context(), TOTPAuthParams{Who: w, ClientIP: httpapi.ClientIP(r), Code: req.Code,
+	res, err := h.Service.AuthenticateTOTP(r.Context(), TOTPAuthParams{Who: w, ClientIP: httpapi.ClientIP(r), Code: req.Code,
 		DurationMinutes: req.SessionDurationMinutes, SetMFAEnrollment: req.SetMFAEnrollment, SetDefaultMFA: req.SetDefaultMFA})
+	if err != nil {
+		return nil, err
+	}
+	return session.Completed{AuthResponse: res}, nil
 }
 
 // MigrateTOTP handles POST /v1/b2b/totp/migrate (backend only).

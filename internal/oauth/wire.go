@@ -29,3 +29,14 @@ func (m *Module) handleSDKAuthenticate(r *http.Request) (any, error) {
 	}
 	return &SDKAuthResponse{AuthResponse: res.AuthResponse, ProviderValues: res.ProviderValues}, nil
 }
+
+type sdkAuthAnswer struct {
+	*session.SDKAuthResponse
+	ProviderValues ProviderValues `json:"provider_values"`
+}
+
+// SDKWire implements httpapi.SDKWirer: the login answer in its SDK form
+// (organization/wire.go, session/wire.go) with provider_values.
+func (r *SDKAuthResponse) SDKWire() any {
+	return &sdkAuthAnswer{SDKAuthResponse: r.AuthResponse.SDK(), ProviderValues: r.ProviderValues}
+}

@@ -194,8 +194,13 @@ func (h Handlers) SDKResetBySession(r *http.Request) (any, error) {
 	if c.SessionToken == "" {
 		return nil, apierr.New(apierr.UserUnauthenticated)
 	}
-	return h.Service.ResetBySession(r.Context(), SessionResetParams{Project: c.Project, ClientIP: httpapi.ClientIP(r),
+	res, err := h.Service.ResetBySession(r.Context(), SessionResetParams{Project: c.Project, ClientIP: httpapi.ClientIP(r),
 		Session: session.Credential{Token: c.SessionToken}, Password: req.Password, DurationMinutes: req.SessionDurationMinutes})
+	if err != nil {
+		return nil, err
+	}
+	// B2BPasswordResetBySessionResponse has no intermediate fields.
+	return session.Completed{AuthResponse: res}, nil
 }
 
 // BackendResetBySession handles POST /v1/b2b/passwords/session/reset.

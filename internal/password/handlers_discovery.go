@@ -3,6 +3,7 @@ package password
 import (
 	"net/http"
 
+	"github.com/latchkey/latchkey/internal/discovery"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/project"
 )
@@ -19,8 +20,12 @@ func (h Handlers) DiscoveryAuthenticate(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
-	return h.Service.DiscoveryAuthenticate(r.Context(), DiscoveryAuthParams{Project: project.CallerFrom(r.Context()).Project,
+	res, err := h.Service.DiscoveryAuthenticate(r.Context(), DiscoveryAuthParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), Email: req.EmailAddress, Password: req.Password})
+	if err != nil {
+		return nil, err
+	}
+	return discovery.WithISTAndHint(res), nil
 }
 
 type discoveryResetStartRequest struct {
@@ -58,6 +63,10 @@ func (h Handlers) DiscoveryReset(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
-	return h.Service.ResetDiscovery(r.Context(), ResetParams{Project: project.CallerFrom(r.Context()).Project,
+	res, err := h.Service.ResetDiscovery(r.Context(), ResetParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), Token: req.PasswordResetToken, Password: req.Password, CodeVerifier: req.PKCECodeVerifier})
+	if err != nil {
+		return nil, err
+	}
+	return discovery.WithISTAndHint(res), nil
 }

@@ -22,8 +22,15 @@ import (
 // MaxBatch bounds one request; the widget flushes at 15.
 const MaxBatch = 50
 
-// PerIP limits event writes per client address.
-var PerIP = ratelimit.Rule{Name: "events_ip", Limit: 600, Window: time.Minute}
+// Telemetry is written by anyone who knows a public token (it is in every
+// customer page), so storage is bounded twice: events per client address
+// per minute, and events per project per day; the sweeper deletes events
+// past their retention. A batch over either bound is refused whole with
+// too_many_requests and stores nothing.
+var (
+	PerIP      = ratelimit.Rule{Name: "events_ip", Limit: 1200, Window: time.Minute}
+	PerProject = ratelimit.Rule{Name: "events_project", Limit: 50000, Window: 24 * time.Hour}
+)
 
 // Event is one telemetry item as the SDK sends it.
 type Event struct {
@@ -42,6 +49,16 @@ type Handler struct {
 	Resolver *project.Resolver
 	Origins  project.OriginPolicy
 	Limiter  *ratelimit.Limiter
+	// MaxPerIP and MaxPerProject override PerIP's and PerProject's limits
+	// (LATCHKEY_EVENTS_MAX_PER_IP, LATCHKEY_EVENTS_MAX_PER_PROJECT).
+	MaxPerIP, MaxPerProject int
+}
+
+func (h Handler) rule(r ratelimit.Rule, limit int) ratelimit.Rule {
+	if limit > 0 {
+		r.Limit = limit
+	}
+	return r
 }
 
 // Post handles POST /sdk/v1/events.
@@ -54,15 +71,31 @@ func (h Handler) Post(r *http.Request) (any, error) {
 		return nil, apierr.Invalid("events", fmt.Sprintf("At most %d events per request.", MaxBatch))
 	}
 	ctx := r.Context()
-	if err := h.Limiter.Allow(ctx, PerIP, httpapi.ClientIP(r)); err != nil {
+	if err := h.Limiter.AllowN(ctx, h.rule(PerIP, h.MaxPerIP), httpapi.ClientIP(r), len(batch)); err != nil {
 		return nil, err
 	}
 	origin := r.Header.Get("Origin")
+	rows := make([]row, 0, len(batch))
+	perProject := map[string]int{}
+	for _, e := range batch {
+		rw, err := h.check(ctx, r, origin, e)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, rw)
+		perProject[rw.project.ID]++
+	}
+	for id, n := range perProject {
+		if err := h.Limiter.AllowN(ctx, h.rule(PerProject, h.MaxPerProject), id, n); err != nil {
+			return nil, err
+		}
+	}
 	now := store.Millis(h.Clock.Now())
 	err := h.DB.Tx(ctx, func(q store.Querier) error {
-		for _, e := range batch {
-			if err := h.store(ctx, q, r, origin, e, now); err != nil {
-				return err
+		for _, rw := range rows {
+			if _, err := q.ExecContext(ctx, `INSERT INTO events (event_id, project_id, event_name, details, created_at) VALUES ($1,$2,$3,$4,$5)`,
+				ids.New("event", rw.project.Env), rw.project.ID, rw.name, rw.details, now); err != nil {
+				return fmt.Errorf("telemetry: insert: %w", err)
 			}
 		}
 		return nil
@@ -73,19 +106,26 @@ func (h Handler) Post(r *http.Request) (any, error) {
 	return &httpapi.Common{}, nil
 }
 
-func (h Handler) store(ctx context.Context, q store.Querier, r *http.Request, origin string, e Event, now int64) error {
+// row is a checked event ready to store.
+type row struct {
+	project       *project.Project
+	name, details string
+}
+
+// check validates one event and resolves its project and origin.
+func (h Handler) check(ctx context.Context, r *http.Request, origin string, e Event) (row, error) {
 	if e.Event.EventName == "" || len(e.Event.EventName) > 100 {
-		return apierr.Invalid("event_name", "Each event needs an event_name of at most 100 characters.")
+		return row{}, apierr.Invalid("event_name", "Each event needs an event_name of at most 100 characters.")
 	}
 	p, err := h.Resolver.ByPublicToken(ctx, e.Event.PublicToken)
 	if err != nil {
-		return apierr.Wrap(apierr.InvalidPublicToken, err)
+		return row{}, apierr.Wrap(apierr.InvalidPublicToken, err)
 	}
 	if origin != "" {
 		authed := r.Clone(ctx)
 		authed.SetBasicAuth(e.Event.PublicToken, e.Event.PublicToken)
 		if !h.Origins.AllowOrigin(authed, origin, false) {
-			return apierr.New(apierr.OriginNotAllowed)
+			return row{}, apierr.New(apierr.OriginNotAllowed)
 		}
 	}
 	details := string(e.Event.Details)
@@ -93,12 +133,7 @@ func (h Handler) store(ctx context.Context, q store.Querier, r *http.Request, or
 		details = "{}"
 	}
 	if len(details) > 16<<10 {
-		return apierr.Invalid("details", "Event details are limited to 16 KiB.")
+		return row{}, apierr.Invalid("details", "Event details are limited to 16 KiB.")
 	}
-	_, err = q.ExecContext(ctx, `INSERT INTO events (event_id, project_id, event_name, details, created_at) VALUES ($1,$2,$3,$4,$5)`,
-		ids.New("event", p.Env), p.ID, e.Event.EventName, details, now)
-	if err != nil {
-		return fmt.Errorf("telemetry: insert: %w", err)
-	}
-	return nil
+	return row{project: p, name: e.Event.EventName, details: details}, nil
 }

@@ -46,7 +46,16 @@ export default defineConfig(({ command, mode }) => {
             formats: ['es'],
             fileName: (_format, name) => `esm/${name}.js`,
           },
-      rollupOptions: iife ? {} : { external: [/^react($|\/)/, /^react-dom($|\/)/] },
+      // The identity-provider screens are a dynamic import: a chunk of their own (esm/IdpScreens.js)
+      // that the main bundle loads on demand. allow-extension keeps the shared code in index.js
+      // (which then exports it to the chunk) instead of moving it to a third, hashed chunk.
+      rollupOptions: iife
+        ? {}
+        : {
+            external: [/^react($|\/)/, /^react-dom($|\/)/],
+            preserveEntrySignatures: 'allow-extension',
+            output: { chunkFileNames: 'esm/[name].js' },
+          },
     },
     test: {
       environment: 'jsdom',

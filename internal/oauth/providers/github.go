@@ -30,6 +30,7 @@ func newGitHub(client *http.Client, c Config) *github {
 }
 
 func (g *github) AuthCodeURL(r AuthRequest) string {
+	r.Nonce = "" // not OpenID Connect: a nonce would be refused or ignored
 	c := *g.cfg
 	c.Scopes = mergeScopes(g.cfg.Scopes, r.Scopes)
 	return c.AuthCodeURL(r.State, authOptions(r, true)...)

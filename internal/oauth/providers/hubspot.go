@@ -31,6 +31,7 @@ func newHubSpot(client *http.Client, c Config) *hubspot {
 }
 
 func (h *hubspot) AuthCodeURL(r AuthRequest) string {
+	r.Nonce = "" // not OpenID Connect: a nonce would be refused or ignored
 	c := *h.cfg
 	c.Scopes = mergeScopes(h.cfg.Scopes, r.Scopes)
 	return c.AuthCodeURL(r.State, authOptions(r, false)...)

@@ -109,8 +109,43 @@ func (o *oidcProvider) Exchange(ctx context.Context, code string, r AuthRequest)
 	if err != nil {
 		return nil, err
 	}
+	if id.Email == "" {
+		// A provider may keep scope claims out of the ID token and serve
+		// them at userinfo (OIDC Core 5.4); read them there.
+		if err := o.fromUserInfo(ctx, tok, id); err != nil {
+			return nil, err
+		}
+	}
 	id.Tokens = tokensOf(tok, c.Scopes)
 	return id, nil
+}
+
+// fromUserInfo completes id from the userinfo endpoint, whose subject must
+// be the ID token's.
+func (o *oidcProvider) fromUserInfo(ctx context.Context, tok *oauth2.Token, id *Identity) error {
+	ctx = oidc.ClientContext(ctx, o.http)
+	info, err := o.provider.UserInfo(ctx, oauth2.StaticTokenSource(tok))
+	if err != nil {
+		return fmt.Errorf("%w: userinfo: %v", ErrProvider, err)
+	}
+	if info.Subject != id.Subject {
+		return fmt.Errorf("%w: userinfo subject differs from the id token's", ErrProvider)
+	}
+	var c idClaims
+	if err := info.Claims(&c); err != nil {
+		return fmt.Errorf("%w: userinfo claims: %v", ErrProvider, err)
+	}
+	id.Email, id.EmailVerified = strings.ToLower(info.Email), info.EmailVerified
+	if id.Name == "" {
+		id.Name = c.Name
+	}
+	if id.Picture == "" {
+		id.Picture = c.Picture
+	}
+	if len(id.Tenants) == 0 && o.name == Google && c.HostedDomain != "" {
+		id.Tenants = append(id.Tenants, Tenant{ID: c.HostedDomain, Name: c.HostedDomain})
+	}
+	return nil
 }
 
 // idClaims are the claims read from Google and Microsoft ID tokens.

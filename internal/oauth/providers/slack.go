@@ -30,6 +30,7 @@ func newSlack(client *http.Client, c Config) *slack {
 }
 
 func (s *slack) AuthCodeURL(r AuthRequest) string {
+	r.Nonce = "" // not OpenID Connect: a nonce would be refused or ignored
 	c := *s.cfg
 	c.Scopes = mergeScopes(s.cfg.Scopes, r.Scopes)
 	r.Verifier = "" // Slack does not take PKCE from confidential clients

@@ -1,8 +1,6 @@
 import { act, waitFor, within } from '@testing-library/react';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { B2BClient } from './client';
-import { SESSION_COOKIE, setCookie } from './session/cookies';
-import { loggedInResponse } from './test/fakeServer';
 import { acmeServer, newClient, TOKEN } from './test/harness';
 
 const mountOptions = (extra: Record<string, unknown> = {}) => ({
@@ -106,6 +104,7 @@ describe('mountLogin', () => {
 
 describe('mountIdentityProvider', () => {
   it('asks to log in when there is no session', async () => {
+    window.history.replaceState(null, '', '/authorize?client_id=connected-app-test-1&redirect_uri=https%3A%2F%2Frp.test%2Fcb');
     const root = page();
     const { client } = newClient(acmeServer());
     act(() => client.mountIdentityProvider({ elementId: '#root' }));
@@ -113,16 +112,20 @@ describe('mountIdentityProvider', () => {
     expect(el.shadowRoot?.mode).toBe('open');
     expect(await within(widgetRoot(el)).findByText('No active session detected. Please log in to continue.')).toBeTruthy();
     expect(within(widgetRoot(el)).queryByRole('button')).toBeNull();
+    window.history.replaceState(null, '', '/');
   });
 
-  it('shows a neutral signed-in text when a session exists', async () => {
+  it('names a missing required parameter', async () => {
+    window.history.replaceState(null, '', '/authorize?client_id=connected-app-test-1');
     const root = page();
-    const r = loggedInResponse();
-    setCookie(SESSION_COOKIE, 'session-token-1', new Date(Date.now() + 3600_000));
-    localStorage.setItem(`stytch_sdk_state_${TOKEN}`, JSON.stringify({ member: r.member, organization: r.organization, session: r.member_session }));
     const { client } = newClient(acmeServer());
     act(() => client.mountIdentityProvider({ elementId: '#root' }));
-    expect(await within(widgetRoot(root.firstElementChild!)).findByText('You are signed in as ada@acme.test.')).toBeTruthy();
+    expect(
+      await within(widgetRoot(root.firstElementChild!)).findByText(
+        'Required parameter is missing: redirect_uri. Please reach out to the application developer.',
+      ),
+    ).toBeTruthy();
+    window.history.replaceState(null, '', '/');
   });
 });
 

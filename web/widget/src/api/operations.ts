@@ -104,6 +104,26 @@ export function magicLinkDiscoveryAuthenticate(
   return http.post<DiscoveryAuthenticateResponse>('/b2b/magic_links/discovery/authenticate', { ...body });
 }
 
+export interface OAuthAuthenticateBody {
+  oauth_token: string;
+  session_duration_minutes: number;
+  locale?: string | undefined;
+  pkce_code_verifier?: string | undefined;
+  intermediate_session_token?: string | undefined;
+}
+
+/** Redeems the token an OAuth callback put in the page address (api-reference 3.5). */
+export function oauthAuthenticate(http: HttpClient, body: OAuthAuthenticateBody) {
+  return http.post<AuthenticateResponseWithMFA>('/b2b/oauth/authenticate', { ...body });
+}
+
+export function oauthDiscoveryAuthenticate(
+  http: HttpClient,
+  body: { discovery_oauth_token: string; pkce_code_verifier?: string | undefined },
+) {
+  return http.post<DiscoveryAuthenticateResponse>('/b2b/oauth/discovery/authenticate', { ...body });
+}
+
 export interface OtpEmailDiscoverySendBody {
   email_address: string;
   login_template_id?: string | undefined;

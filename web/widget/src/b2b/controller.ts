@@ -9,6 +9,8 @@ import {
   magicLinkDiscoveryAuthenticate,
   magicLinkDiscoverySend,
   magicLinkEmailLoginOrSignup,
+  oauthAuthenticate,
+  oauthDiscoveryAuthenticate,
   otpEmailAuthenticate,
   otpEmailDiscoveryAuthenticate,
   otpEmailDiscoverySend,
@@ -226,44 +228,71 @@ export class LoginController {
     // Removed before the call so a reload cannot replay a token that is being redeemed.
     stripUrlToken();
     const { backend, store, getConfig } = this.deps;
-    if (urlToken.type !== 'multi_tenant_magic_links' && urlToken.type !== 'discovery') {
+    const oauth = urlToken.type === 'oauth' || urlToken.type === 'discovery_oauth';
+    if (!oauth && urlToken.type !== 'multi_tenant_magic_links' && urlToken.type !== 'discovery') {
       console.error(`Latchkey: "${urlToken.type}" tokens are not supported by this build yet.`);
       this.core.fail(null, ErrorType.Default, false);
       return;
     }
     store.dispatch({ type: 'urlTokenAuthenticating', active: true });
-    const verifier = backend.pkce.get('magic_links')?.code_verifier;
+    const pkceKind = oauth ? 'oauth' : 'magic_links';
+    const verifier = backend.pkce.get(pkceKind)?.code_verifier;
+    const duration = getConfig().sessionDurationMinutes;
+    const ist = this.core.intermediateSessionToken();
     let redeemed: { discovery: DiscoveryAuthenticateResponse } | { primary: AuthenticateResponseWithMFA };
     try {
-      redeemed =
-        urlToken.type === 'discovery'
-          ? {
-              discovery: await magicLinkDiscoveryAuthenticate(backend.http, {
-                discovery_magic_links_token: urlToken.token,
-                pkce_code_verifier: verifier,
-              }),
-            }
-          : {
-              primary: await magicLinkAuthenticate(backend.http, {
-                magic_links_token: urlToken.token,
-                session_duration_minutes: getConfig().sessionDurationMinutes,
-                pkce_code_verifier: verifier,
-                intermediate_session_token: this.core.intermediateSessionToken(),
-              }),
-            };
+      switch (urlToken.type) {
+        case 'discovery':
+          redeemed = {
+            discovery: await magicLinkDiscoveryAuthenticate(backend.http, {
+              discovery_magic_links_token: urlToken.token,
+              pkce_code_verifier: verifier,
+            }),
+          };
+          break;
+        case 'discovery_oauth':
+          redeemed = {
+            discovery: await oauthDiscoveryAuthenticate(backend.http, {
+              discovery_oauth_token: urlToken.token,
+              pkce_code_verifier: verifier,
+            }),
+          };
+          break;
+        case 'oauth':
+          redeemed = {
+            primary: await oauthAuthenticate(backend.http, {
+              oauth_token: urlToken.token,
+              session_duration_minutes: duration,
+              pkce_code_verifier: verifier,
+              intermediate_session_token: ist,
+            }),
+          };
+          break;
+        default:
+          redeemed = {
+            primary: await magicLinkAuthenticate(backend.http, {
+              magic_links_token: urlToken.token,
+              session_duration_minutes: duration,
+              pkce_code_verifier: verifier,
+              intermediate_session_token: ist,
+            }),
+          };
+      }
     } catch (err) {
-      // Both token types are emailed login links: an expired or used one gets the link error.
+      // Emailed links get the link error; an OAuth token that fails gets the default one.
       const adBlocker = err instanceof APIError && err.error_type === 'ad_blocker_detected';
-      this.core.fail(err, adBlocker ? ErrorType.AdBlockerDetected : ErrorType.EmailMagicLink, false);
+      const linkError = oauth ? ErrorType.Default : ErrorType.EmailMagicLink;
+      this.core.fail(err, adBlocker ? ErrorType.AdBlockerDetected : linkError, false);
       return;
     }
-    backend.pkce.clear('magic_links');
+    backend.pkce.clear(pkceKind);
     if ('discovery' in redeemed) {
-      await this.discovery.authenticated(redeemed.discovery, EventType.B2BMagicLinkDiscoveryAuthenticate);
+      const event = oauth ? EventType.B2BOAuthDiscoveryAuthenticate : EventType.B2BMagicLinkDiscoveryAuthenticate;
+      await this.discovery.authenticated(redeemed.discovery, event);
       return;
     }
     backend.session.applyAuthResponse(redeemed.primary);
-    this.deps.emit.event(EventType.B2BMagicLinkAuthenticate, redeemed.primary);
+    this.deps.emit.event(oauth ? EventType.B2BOAuthAuthenticate : EventType.B2BMagicLinkAuthenticate, redeemed.primary);
     this.core.completePrimary(redeemed.primary);
   }
 

@@ -9,6 +9,8 @@ export const EventType = {
   B2BMagicLinkDiscoveryAuthenticate: 'B2B_MAGIC_LINK_DISCOVERY_AUTHENTICATE',
   B2BOTPEmailDiscoverySend: 'B2B_OTP_EMAIL_DISCOVERY_SEND',
   B2BOTPEmailDiscoveryAuthenticate: 'B2B_OTP_EMAIL_DISCOVERY_AUTHENTICATE',
+  B2BOAuthAuthenticate: 'B2B_OAUTH_AUTHENTICATE',
+  B2BOAuthDiscoveryAuthenticate: 'B2B_OAUTH_DISCOVERY_AUTHENTICATE',
   B2BDiscoveryOrganizationsCreate: 'B2B_DISCOVERY_ORGANIZATIONS_CREATE',
   B2BDiscoveryIntermediateSessionExchange: 'B2B_DISCOVERY_INTERMEDIATE_SESSION_EXCHANGE',
   // Passwords (issue 4).

@@ -184,8 +184,7 @@ export const en = {
   'common.watermark': 'Powered by Latchkey',
 
   // Identity provider
-  'idp.noSession': 'No active session detected. Please log in to continue.',
-  'idp.signedIn': 'You are signed in as {email}.',
+  'idp.loading': 'Loading',
 
   // Client-side request failures
   'error.client.unreachable': 'Unable to contact our servers.',

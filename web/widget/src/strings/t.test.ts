@@ -1,3 +1,4 @@
+import { idpEn } from '../idp/strings';
 import { describe, expect, it } from 'vitest';
 import { en } from './en';
 import { createTranslator, mergeStrings } from './t';
@@ -23,7 +24,10 @@ describe('strings', () => {
   it('keeps the spec texts verbatim', () => {
     expect(en['error.title']).toBe('Looks like there was an error!');
     expect(en['error.screen.Default']).toBe('Something went wrong. Try again later or contact your admin for help.');
-    expect(en['idp.noSession']).toBe('No active session detected. Please log in to continue.');
+    expect(idpEn['idp.noSession']).toBe('No active session detected. Please log in to continue.');
+    expect(idpEn['idp.logout.title']).toBe('Log out?');
+    expect(idpEn['idp.logout.notLoggedOut']).toBe('You have not been logged out. You may close this page.');
+    expect(idpEn['idp.consent.denied']).toBe('Access to the application was denied.');
     expect(en['otp.resent']).toBe('Code sent');
     expect(en['loggingIn.title']).toBe('Logging in...');
     expect(en['email.jitNotAllowed']).toBe(

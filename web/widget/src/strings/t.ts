@@ -17,7 +17,9 @@ export function mergeStrings(override?: StringsOverride): Strings {
  * Builds `t(key, vars)`. `{name}` placeholders without a value are left as written so a missing
  * variable is visible in review instead of silently producing "undefined".
  */
-export function createTranslator(table: Strings): Translate {
+export function createTranslator<K extends string = StringKey>(
+  table: Record<K, string>,
+): (key: K, vars?: Record<string, string | number>) => string {
   return (key, vars) => {
     const template = table[key];
     if (!vars) return template;

@@ -1,7 +1,7 @@
 import { fireEvent, waitFor, within } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { codeChallengeFor } from '../../api/pkce';
-import { ACME, json, loggedInResponse } from '../../test/fakeServer';
+import { ACME, apiError, json, loggedInResponse } from '../../test/fakeServer';
 import { acmeServer, renderLogin, TOKEN } from '../../test/harness';
 import type { LoginOptions } from '../LoginApp';
 
@@ -114,6 +114,27 @@ describe('OAuth buttons', () => {
     expect(ui.queryByRole('button', { name: 'Continue with Slack' })).toBeNull();
     await waitFor(() => expect(ui.navigate).toHaveBeenCalledTimes(1));
     expect(ui.navigate.mock.calls[0]![0]).toContain('&provider_login_hint=ada%40acme.test');
+  });
+});
+
+describe('OAuth tokens in the page address', () => {
+  it('redeem an oauth token with the stored PKCE verifier, then log in', async () => {
+    localStorage.setItem(OAUTH_PKCE_KEY, JSON.stringify({ code_verifier: 'v-123', code_challenge: 'c' }));
+    window.history.replaceState(null, '', '/?stytch_token_type=oauth&token=oauth-t');
+    const server = acmeServer().on('POST', '/b2b/oauth/authenticate', json(loggedInResponse()));
+    const ui = renderLogin(server, orgConfig({ products: ['oauth'], oauthOptions: { providers: ['google'] } }));
+    expect(await ui.findByText('You have successfully logged in.')).toBeTruthy();
+    const call = server.callsTo('/b2b/oauth/authenticate')[0]!;
+    expect(call.body).toMatchObject({ oauth_token: 'oauth-t', pkce_code_verifier: 'v-123' });
+    expect(window.location.search).toBe('');
+    expect(localStorage.getItem(OAUTH_PKCE_KEY)).toBeNull();
+  });
+
+  it('show the default error when an oauth token is refused', async () => {
+    window.history.replaceState(null, '', '/?stytch_token_type=oauth&token=used');
+    const server = acmeServer().on('POST', '/b2b/oauth/authenticate', apiError(404, 'oauth_token_not_found'));
+    const ui = renderLogin(server, orgConfig({ products: ['oauth'], oauthOptions: { providers: ['google'] } }));
+    expect(await ui.findByText('Something went wrong. Try again later or contact your admin for help.')).toBeTruthy();
   });
 });
 

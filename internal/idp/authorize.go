@@ -1,0 +1,252 @@
+package idp
+
+import (
+	"context"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/connectedapps"
+	"github.com/latchkey/latchkey/internal/flowtoken"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// AuthorizeRequest is the authorization request as both faces receive it
+// (api-reference 3.14 and 5.4): the relying party's parameters, passed
+// through by the widget or the customer's backend.
+type AuthorizeRequest struct {
+	ClientID            string   `json:"client_id"`
+	RedirectURI         string   `json:"redirect_uri"`
+	ResponseType        string   `json:"response_type"`
+	Scopes              []string `json:"scopes"`
+	Prompt              string   `json:"prompt"`
+	State               string   `json:"state"`
+	Nonce               string   `json:"nonce"`
+	CodeChallenge       string   `json:"code_challenge"`
+	CodeChallengeMethod string   `json:"code_challenge_method"`
+	Resources           []string `json:"resources"`
+	ConsentGranted      bool     `json:"consent_granted"`
+	// Backend face: who is authorizing.
+	OrganizationID string `json:"organization_id"`
+	MemberID       string `json:"member_id"`
+	SessionToken   string `json:"session_token"`
+	SessionJWT     string `json:"session_jwt"`
+}
+
+// Client is the app as the consent screen shows it.
+type Client struct {
+	ClientID          string `json:"client_id"`
+	ClientType        string `json:"client_type"`
+	ClientName        string `json:"client_name"`
+	ClientDescription string `json:"client_description"`
+	ClientLogoURL     string `json:"client_logo_url,omitempty"`
+}
+
+// authorizer is who authorizes: a member of an organization, and when
+// their session last authenticated.
+type authorizer struct {
+	member   *organization.Member
+	org      *organization.Organization
+	authTime time.Time
+}
+
+// prepared is a validated authorization request.
+type prepared struct {
+	app             *connectedapps.App
+	scopes          []string
+	results         []ScopeResult
+	consentRequired bool
+	prompts         []string
+}
+
+// checkClient validates what must hold before anything may be sent back to
+// the redirect URI (RFC 6749 4.1.2.1): a known client and an exactly
+// registered redirect URI.
+func (p *Provider) checkClient(ctx context.Context, projectID string, req *AuthorizeRequest) (*connectedapps.App, error) {
+	if err := httpapi.Required("client_id", req.ClientID); err != nil {
+		return nil, err
+	}
+	if err := httpapi.Required("redirect_uri", req.RedirectURI); err != nil {
+		return nil, err
+	}
+	app, err := p.apps.Get(ctx, projectID, req.ClientID)
+	if err != nil {
+		return nil, connectedapps.NotFound(err)
+	}
+	if !flowtoken.Exact(app.RedirectURLs, req.RedirectURI) {
+		return nil, apierr.New(apierr.InvalidRedirectURI)
+	}
+	return app, nil
+}
+
+// prepare validates the rest of the request for an authorizer.
+func (p *Provider) prepare(ctx context.Context, projectID string, req *AuthorizeRequest, who *authorizer) (*prepared, error) {
+	app, err := p.checkClient(ctx, projectID, req)
+	if err != nil {
+		return nil, err
+	}
+	if req.ResponseType != "" && req.ResponseType != "code" {
+		return nil, apierr.New(apierr.UnsupportedResponseType)
+	}
+	if req.CodeChallengeMethod != "" && req.CodeChallengeMethod != "S256" {
+		return nil, apierr.Invalid("code_challenge_method", "code_challenge_method must be S256.")
+	}
+	if req.CodeChallenge != "" && !flowtoken.ValidChallenge(req.CodeChallenge) {
+		return nil, apierr.Invalid("code_challenge", "code_challenge must be a base64url SHA-256 (43 characters).")
+	}
+	if app.Public() && req.CodeChallenge == "" {
+		return nil, apierr.New(apierr.PKCERequired).WithMessage("Public clients must use PKCE: send a code_challenge (S256).")
+	}
+	if err := connectedapps.AllowedIn(who.org, app); err != nil {
+		return nil, err
+	}
+	pr := &prepared{app: app, scopes: req.Scopes, prompts: parseScopes(req.Prompt)}
+	if len(pr.scopes) == 0 {
+		pr.scopes = []string{ScopeOpenID, ScopeEmail, ScopeProfile}
+	}
+	pr.scopes = parseScopes(strings.Join(pr.scopes, " "))
+	for _, pv := range pr.prompts {
+		if pv != "none" && pv != "login" && pv != "consent" {
+			return nil, apierr.Invalid("prompt", "prompt must be none, login or consent.")
+		}
+	}
+	if slices.Contains(pr.prompts, "none") && len(pr.prompts) > 1 {
+		return nil, apierr.Invalid("prompt", "prompt none cannot be combined with other values.")
+	}
+	if pr.results, err = evaluateScopes(app, pr.scopes); err != nil {
+		return nil, err
+	}
+	pr.consentRequired = p.consentRequired(ctx, app, who, pr)
+	return pr, nil
+}
+
+// consentRequired: first-party apps never ask; otherwise consent on record
+// covering the scopes is enough (offline_access too, when the app bypasses
+// consent for it); prompt=consent always asks.
+func (p *Provider) consentRequired(ctx context.Context, app *connectedapps.App, who *authorizer, pr *prepared) bool {
+	if slices.Contains(pr.prompts, "consent") {
+		return true
+	}
+	if app.FirstPartyApp() {
+		return false
+	}
+	need := pr.scopes
+	if app.BypassConsentForOfflineAccess {
+		need = slices.DeleteFunc(slices.Clone(need), func(s string) bool { return s == ScopeOfflineAccess })
+	}
+	g, err := p.apps.GrantOf(ctx, who.member.MemberID, app.ClientID)
+	return err != nil || !g.Covers(need)
+}
+
+// freshLogin is how recent the session's authentication must be under
+// prompt=login.
+const freshLogin = 5 * time.Minute
+
+// StartResult answers authorize/start.
+type StartResult struct {
+	ConsentRequired bool          `json:"consent_required"`
+	Client          Client        `json:"client"`
+	ScopeResults    []ScopeResult `json:"scope_results"`
+}
+
+func (p *Provider) start(ctx context.Context, projectID string, req *AuthorizeRequest, who *authorizer) (*StartResult, error) {
+	pr, err := p.prepare(ctx, projectID, req, who)
+	if err != nil {
+		return nil, err
+	}
+	if slices.Contains(pr.prompts, "login") && p.clock.Now().Sub(who.authTime) > freshLogin {
+		return nil, apierr.New(apierr.LoginRequired)
+	}
+	out := &StartResult{ConsentRequired: pr.consentRequired, ScopeResults: pr.results,
+		Client: Client{ClientID: pr.app.ClientID, ClientType: pr.app.ClientType, ClientName: pr.app.ClientName,
+			ClientDescription: pr.app.ClientDescription, ClientLogoURL: pr.app.LogoURL}}
+	if slices.Contains(pr.prompts, "none") {
+		// No screen may be shown: the widget submits at once, and submit
+		// answers consent_required to the client if consent is missing.
+		out.ConsentRequired = false
+	}
+	return out, nil
+}
+
+// SubmitResult answers authorize/submit: where the browser goes next.
+type SubmitResult struct {
+	RedirectURI       string `json:"redirect_uri"`
+	AuthorizationCode string `json:"authorization_code,omitempty"`
+}
+
+// submit finishes the authorization: an error for the client (access
+// denied, consent or login required) or a single-use code, in both cases
+// as a redirect to the registered redirect URI with state and iss
+// (RFC 9207).
+func (p *Provider) submit(ctx context.Context, projectID string, req *AuthorizeRequest, who *authorizer) (*SubmitResult, error) {
+	pr, err := p.prepare(ctx, projectID, req, who)
+	if err != nil {
+		return nil, err
+	}
+	back := func(params url.Values) (*SubmitResult, error) { return p.redirectBack(projectID, req, params) }
+	if slices.Contains(pr.prompts, "login") && p.clock.Now().Sub(who.authTime) > freshLogin {
+		return back(url.Values{"error": {"login_required"}, "error_description": {"The member must log in again."}})
+	}
+	if pr.consentRequired && !req.ConsentGranted {
+		if slices.Contains(pr.prompts, "none") {
+			return back(url.Values{"error": {"consent_required"}, "error_description": {"The member has not consented to this app."}})
+		}
+		return back(url.Values{"error": {"access_denied"}, "error_description": {"Access to the application was denied."}})
+	}
+	var blocked []string
+	for _, r := range pr.results {
+		if !r.IsGrantable {
+			blocked = append(blocked, r.Scope)
+		}
+	}
+	if len(blocked) > 0 {
+		return nil, apierr.New(apierr.UnauthorizedAction).WithMessage("These scopes cannot be granted: " + strings.Join(blocked, " ") + ".")
+	}
+	var code string
+	err = p.db.Tx(ctx, func(q store.Querier) error {
+		if err := p.apps.SaveGrant(ctx, q, connectedapps.Grant{MemberID: who.member.MemberID,
+			OrganizationID: who.org.OrganizationID, ClientID: pr.app.ClientID, Scopes: pr.scopes}); err != nil {
+			return err
+		}
+		code, err = p.flows.IssueIn(ctx, q, flowtoken.Issue{Kind: codeKind, ProjectID: projectID, TTL: codeTTL,
+			Challenge: req.CodeChallenge, LimitKey: projectID + "|" + who.member.MemberID,
+			Data: codeData{ClientID: pr.app.ClientID, RedirectURI: req.RedirectURI, MemberID: who.member.MemberID,
+				OrganizationID: who.org.OrganizationID, Scopes: pr.scopes, Nonce: req.Nonce,
+				AuthTime: who.authTime.Unix(), PKCE: req.CodeChallenge != ""}})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return back(url.Values{"code": {code}})
+}
+
+// authTimeOf is when a session last authenticated a factor (OIDC auth_time).
+func authTimeOf(ms *session.MemberSession) time.Time {
+	t := ms.StartedAt
+	for _, f := range ms.AuthenticationFactors {
+		if f.LastAuthenticatedAt.After(t) {
+			t = f.LastAuthenticatedAt
+		}
+	}
+	return t
+}
+
+// redirectBack builds the authorization response (RFC 6749 4.1.2, 4.1.2.1)
+// at the already validated redirect URI, with state and iss (RFC 9207).
+func (p *Provider) redirectBack(projectID string, req *AuthorizeRequest, params url.Values) (*SubmitResult, error) {
+	if req.State != "" {
+		params.Set("state", req.State)
+	}
+	params.Set("iss", p.Issuer(projectID))
+	u, err := flowtoken.WithQuery(req.RedirectURI, params)
+	if err != nil {
+		return nil, apierr.Wrap(apierr.InvalidRedirectURI, err)
+	}
+	return &SubmitResult{RedirectURI: u, AuthorizationCode: params.Get("code")}, nil
+}

@@ -1,0 +1,95 @@
+package idp
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/connectedapps"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Failed client authentications are counted per address and per client:
+// the per-client rule locks a client whose secret is being guessed.
+var (
+	ClientSecretFailuresPerIP = ratelimit.Rule{Name: "idp_client_secret_ip", Limit: 30, Window: 10 * time.Minute, OnSuccess: ratelimit.Release}
+	ClientSecretFailures      = ratelimit.Rule{Name: "idp_client_secret", Limit: 20, Window: 10 * time.Minute, Lock: 10 * time.Minute, OnSuccess: ratelimit.Release}
+)
+
+// clientCredentials reads client_secret_basic (RFC 6749 2.3.1: the parts
+// are form-encoded) or client_secret_post; a public client sends only its
+// client_id. Sending both methods is an error (RFC 6749 2.3).
+func clientCredentials(r *http.Request) (id, secret string, err error) {
+	if u, p, ok := r.BasicAuth(); ok {
+		if r.PostForm.Get("client_secret") != "" {
+			return "", "", invalidRequest("Use one client authentication method.")
+		}
+		if id, err = url.QueryUnescape(u); err == nil {
+			secret, err = url.QueryUnescape(p)
+		}
+		if err != nil {
+			return "", "", invalidClient()
+		}
+		if fid := r.PostForm.Get("client_id"); fid != "" && fid != id {
+			return "", "", invalidRequest("client_id does not match the authenticated client.")
+		}
+		return id, secret, nil
+	}
+	return r.PostForm.Get("client_id"), r.PostForm.Get("client_secret"), nil
+}
+
+// authenticateClient resolves the calling connected app of projectID. A
+// confidential client must present its secret (the current one, or the
+// next during a rotation); a public client must present none.
+func (p *Provider) authenticateClient(r *http.Request, projectID string) (*connectedapps.App, error) {
+	id, secret, err := clientCredentials(r)
+	if err != nil {
+		return nil, err
+	}
+	if id == "" {
+		return nil, invalidClient()
+	}
+	var app *connectedapps.App
+	check := func() error {
+		a, err := p.apps.Get(r.Context(), projectID, id)
+		if errors.Is(err, store.ErrNotFound) {
+			return invalidClient()
+		}
+		if err != nil {
+			return err
+		}
+		if a.Public() != (secret == "") || (!a.Public() && !a.Secret.Matches(secret)) {
+			return invalidClient()
+		}
+		app = a
+		return nil
+	}
+	err = p.guardClient(r, projectID, id, check)
+	if err != nil {
+		return nil, err
+	}
+	return app, nil
+}
+
+// guardClient runs a client secret check under the failure limits.
+func (p *Provider) guardClient(r *http.Request, projectID, clientID string, check func() error) error {
+	isFailure := func(err error) bool { var oe *oauthError; return errors.As(err, &oe) && oe.code == "invalid_client" }
+	return p.limiter.Guard(r.Context(), check, isFailure,
+		ratelimit.For(ClientSecretFailuresPerIP, httpapi.ClientIP(r)), ratelimit.For(ClientSecretFailures, projectID+"/"+clientID))
+}
+
+// parseForm reads an application/x-www-form-urlencoded POST body.
+func parseForm(r *http.Request) error {
+	if err := r.ParseForm(); err != nil {
+		return invalidRequest("The request body must be application/x-www-form-urlencoded.")
+	}
+	for k, v := range r.PostForm {
+		if len(v) > 1 {
+			return invalidRequest("Parameter " + k + " is repeated.") // RFC 6749 3.1, 3.2
+		}
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+package idp
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/go-jose/go-jose/v4"
+)
+
+// Discovery handles {issuer}/.well-known/openid-configuration (OIDC
+// Discovery 4) and the RFC 8414 forms of the metadata. It fails with a
+// clear message until the operator has set the authorization page.
+func (p *Provider) Discovery(w http.ResponseWriter, r *http.Request) {
+	out, err := p.discovery(r)
+	writeOAuth(w, http.StatusOK, out, p.logged(r, err))
+}
+
+func (p *Provider) discovery(r *http.Request) (any, error) {
+	pr, err := p.projectOf(r)
+	if err != nil {
+		return nil, err
+	}
+	authz, err := p.AuthorizationURL(r.Context(), pr.ID)
+	if err != nil {
+		return nil, err
+	}
+	iss := p.Issuer(pr.ID)
+	grants := []string{"authorization_code", "refresh_token", "client_credentials"}
+	return map[string]any{
+		"issuer":                                        iss,
+		"authorization_endpoint":                        authz,
+		"token_endpoint":                                iss + "/oauth2/token",
+		"userinfo_endpoint":                             iss + "/oauth2/userinfo",
+		"jwks_uri":                                      iss + "/.well-known/jwks.json",
+		"introspection_endpoint":                        iss + "/oauth2/introspect",
+		"revocation_endpoint":                           iss + "/oauth2/revoke",
+		"end_session_endpoint":                          iss + "/oauth2/end_session",
+		"scopes_supported":                              BuiltinScopes,
+		"response_types_supported":                      []string{"code"},
+		"response_modes_supported":                      []string{"query"},
+		"grant_types_supported":                         grants,
+		"subject_types_supported":                       []string{"public"},
+		"id_token_signing_alg_values_supported":         []string{"RS256"},
+		"token_endpoint_auth_methods_supported":         []string{"client_secret_basic", "client_secret_post", "none"},
+		"introspection_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post", "none"},
+		"revocation_endpoint_auth_methods_supported":    []string{"client_secret_basic", "client_secret_post", "none"},
+		"code_challenge_methods_supported":              []string{"S256"},
+		"claims_supported": []string{"sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "azp", "at_hash",
+			"email", "email_verified", "name", "updated_at", "phone_number", "phone_number_verified"},
+		"prompt_values_supported":                        []string{"none", "login", "consent"},
+		"request_parameter_supported":                    false,
+		"request_uri_parameter_supported":                false,
+		"authorization_response_iss_parameter_supported": true,
+		"claims_parameter_supported":                     false,
+		"frontchannel_logout_supported":                  false,
+		"backchannel_logout_supported":                   false,
+	}, nil
+}
+
+// JWKS handles {issuer}/.well-known/jwks.json: the project's signing keys,
+// the same set as the session JWKS (access tokens verify against either).
+func (p *Provider) JWKS(w http.ResponseWriter, r *http.Request) {
+	out, err := p.jwks(r)
+	if err == nil {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		writeJSON(w, out)
+		return
+	}
+	writeOAuth(w, 0, nil, p.logged(r, err))
+}
+
+func (p *Provider) jwks(r *http.Request) (any, error) {
+	pr, err := p.projectOf(r)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := p.projects.SigningKeys(r.Context(), pr.ID)
+	if err != nil {
+		return nil, err
+	}
+	set := jose.JSONWebKeySet{Keys: make([]jose.JSONWebKey, 0, len(keys))}
+	for _, k := range keys {
+		set.Keys = append(set.Keys, jose.JSONWebKey{Key: &k.Private.PublicKey, KeyID: k.KID, Algorithm: string(jose.RS256), Use: "sig"})
+	}
+	return set, nil
+}
+
+// EndSession handles GET {issuer}/oauth2/end_session (OIDC RP-Initiated
+// Logout 2): it sends the browser, with the relying party's parameters,
+// to the operator's page, where the widget's Logout screen asks the
+// member and then returns to the registered post_logout_redirect_uri.
+func (p *Provider) EndSession(w http.ResponseWriter, r *http.Request) {
+	pr, err := p.projectOf(r)
+	if err != nil {
+		writeOAuth(w, 0, nil, err)
+		return
+	}
+	page, err := p.AuthorizationURL(r.Context(), pr.ID)
+	if err != nil {
+		writeOAuth(w, 0, nil, err)
+		return
+	}
+	q := url.Values{}
+	for _, k := range []string{"client_id", "post_logout_redirect_uri", "id_token_hint", "state", "ui_locales", "logout_hint"} {
+		if v := r.URL.Query().Get(k); v != "" {
+			q.Set(k, v)
+		}
+	}
+	if q.Get("post_logout_redirect_uri") == "" {
+		writeOAuth(w, 0, nil, invalidRequest("post_logout_redirect_uri is required."))
+		return
+	}
+	http.Redirect(w, r, page+"?"+q.Encode(), http.StatusFound)
+}

@@ -1,0 +1,186 @@
+package idp
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/session"
+)
+
+// Faces serve authorize and logout on the SDK face (the widget, acting
+// for the logged-in member) and the backend face (the customer's server,
+// naming the member or their session).
+type Faces struct {
+	P        *Provider
+	Sessions *session.Service
+	Limiter  *ratelimit.Limiter
+}
+
+// sessionAuthorizer authenticates a session (token or JWT) under the
+// sessions/authenticate failure limit.
+func (f Faces) sessionAuthorizer(r *http.Request, p *project.Project, cred session.Credential) (*authorizer, error) {
+	var out *session.SessionResponse
+	err := f.Limiter.GuardUnguessable(r.Context(), func() error {
+		var err error
+		out, err = f.Sessions.Authenticate(r.Context(), p, cred, nil)
+		return err
+	}, ratelimit.FailureOf(apierr.SessionNotFound, apierr.InvalidJWT), ratelimit.For(session.FailuresPerIP, p.ID+"|"+httpapi.ClientIP(r)))
+	if err != nil {
+		return nil, err
+	}
+	return &authorizer{member: out.Member, org: out.Organization, authTime: authTimeOf(out.MemberSession)}, nil
+}
+
+func decodeAuthorize(r *http.Request) (*AuthorizeRequest, error) {
+	var req AuthorizeRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	return &req, nil
+}
+
+// sdkCaller is the widget's member; without a session, prompt=none is
+// answered login_required at the client's redirect URI, anything else is
+// user_unauthenticated.
+func (f Faces) sdkCaller(r *http.Request, req *AuthorizeRequest) (*authorizer, *SubmitResult, error) {
+	c := project.CallerFrom(r.Context())
+	if c.SessionToken == "" {
+		if slices.Contains(parseScopes(req.Prompt), "none") {
+			if _, err := f.P.checkClient(r.Context(), c.Project.ID, req); err != nil {
+				return nil, nil, err
+			}
+			res, err := f.P.redirectBack(c.Project.ID, req, url.Values{"error": {"login_required"},
+				"error_description": {"No active session."}})
+			return nil, res, err
+		}
+		return nil, nil, apierr.New(apierr.UserUnauthenticated)
+	}
+	who, err := f.sessionAuthorizer(r, c.Project, session.Credential{Token: c.SessionToken})
+	return who, nil, err
+}
+
+// SDKStartResponse answers SDK authorize/start.
+type SDKStartResponse struct {
+	httpapi.Common
+	StartResult
+}
+
+// SDKStart handles SDK POST /idp/b2b/oauth/authorize/start.
+func (f Faces) SDKStart(r *http.Request) (any, error) {
+	req, err := decodeAuthorize(r)
+	if err != nil {
+		return nil, err
+	}
+	who, early, err := f.sdkCaller(r, req)
+	if err != nil || early != nil {
+		if early != nil {
+			return nil, apierr.New(apierr.LoginRequired)
+		}
+		return nil, err
+	}
+	res, err := f.P.start(r.Context(), project.CallerFrom(r.Context()).Project.ID, req, who)
+	if err != nil {
+		return nil, err
+	}
+	return &SDKStartResponse{StartResult: *res}, nil
+}
+
+// SubmitResponse answers authorize/submit (SDK) and authorize (backend).
+type SubmitResponse struct {
+	httpapi.Common
+	SubmitResult
+}
+
+// SDKSubmit handles SDK POST /idp/b2b/oauth/authorize/submit.
+func (f Faces) SDKSubmit(r *http.Request) (any, error) {
+	req, err := decodeAuthorize(r)
+	if err != nil {
+		return nil, err
+	}
+	who, early, err := f.sdkCaller(r, req)
+	if early != nil {
+		return &SubmitResponse{SubmitResult: *early}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := f.P.submit(r.Context(), project.CallerFrom(r.Context()).Project.ID, req, who)
+	if err != nil {
+		return nil, err
+	}
+	return &SubmitResponse{SubmitResult: *res}, nil
+}
+
+// backendCaller resolves the member the customer's backend names: a
+// session (token or JWT), or organization_id with member_id.
+func (f Faces) backendCaller(r *http.Request, req *AuthorizeRequest) (*authorizer, error) {
+	p := project.CallerFrom(r.Context()).Project
+	if req.SessionToken != "" || req.SessionJWT != "" {
+		return f.sessionAuthorizer(r, p, session.Credential{Token: req.SessionToken, JWT: req.SessionJWT})
+	}
+	if req.OrganizationID == "" || req.MemberID == "" {
+		return nil, apierr.Invalid("member_id", "Name the member: session_token, session_jwt, or organization_id with member_id.")
+	}
+	org, err := f.P.orgs.Get(r.Context(), p.ID, req.OrganizationID)
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	m, err := f.P.orgs.OrgMember(r.Context(), f.P.db.Read(), org, req.MemberID)
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.MemberNotFound)
+	}
+	if m.Status != organization.StatusActive {
+		return nil, apierr.New(apierr.InactiveMember)
+	}
+	// The backend vouches for the member now: this is the authentication time.
+	return &authorizer{member: m, org: org, authTime: f.P.clock.Now()}, nil
+}
+
+// BackendStartResponse answers backend authorize/start.
+type BackendStartResponse struct {
+	httpapi.Common
+	MemberID     string                     `json:"member_id"`
+	Member       *organization.Member       `json:"member"`
+	Organization *organization.Organization `json:"organization"`
+	StartResult
+}
+
+// BackendStart handles POST /v1/b2b/idp/oauth/authorize/start.
+func (f Faces) BackendStart(r *http.Request) (any, error) {
+	req, err := decodeAuthorize(r)
+	if err != nil {
+		return nil, err
+	}
+	who, err := f.backendCaller(r, req)
+	if err != nil {
+		return nil, err
+	}
+	res, err := f.P.start(r.Context(), project.CallerFrom(r.Context()).Project.ID, req, who)
+	if err != nil {
+		return nil, err
+	}
+	return &BackendStartResponse{MemberID: who.member.MemberID, Member: who.member, Organization: who.org, StartResult: *res}, nil
+}
+
+// BackendAuthorize handles POST /v1/b2b/idp/oauth/authorize.
+func (f Faces) BackendAuthorize(r *http.Request) (any, error) {
+	req, err := decodeAuthorize(r)
+	if err != nil {
+		return nil, err
+	}
+	who, err := f.backendCaller(r, req)
+	if err != nil {
+		return nil, err
+	}
+	res, err := f.P.submit(r.Context(), project.CallerFrom(r.Context()).Project.ID, req, who)
+	if err != nil {
+		return nil, err
+	}
+	return &SubmitResponse{SubmitResult: *res}, nil
+}

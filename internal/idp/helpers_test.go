@@ -1,0 +1,140 @@
+package idp_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/flowtoken"
+	"github.com/latchkey/latchkey/internal/idp"
+)
+
+const (
+	page     = "https://app.customer.test/authorize"
+	rpURL    = "https://rp.test/cb"
+	verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk-verifier"
+)
+
+// fixture is a project with the authorization page set, an organization
+// with a logged-in member, and helpers for the protocol.
+type fixture struct {
+	t       *testing.T
+	e       *apptest.Env
+	org     string
+	member  string
+	session string
+}
+
+func setup(t *testing.T, e *apptest.Env) *fixture {
+	t.Helper()
+	if err := idp.SetAuthorizationURL(context.Background(), e.App.DB, e.Clock, e.Project.Project.ID, page); err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{t: t, e: e}
+	f.org = e.CreateOrg("acme", "NOT_ALLOWED", nil)
+	f.member = e.CreateMember(f.org, "ada@acme.test")
+	f.session, _ = e.LoginByEmailOTP(f.org, "ada@acme.test")
+	return f
+}
+
+func (f *fixture) client(typ string, extra map[string]any) (id, secret string) {
+	f.t.Helper()
+	body := map[string]any{"client_type": typ, "client_name": "RP " + typ, "redirect_urls": []string{rpURL},
+		"post_logout_redirect_urls": []string{"https://rp.test/bye"}}
+	for k, v := range extra {
+		body[k] = v
+	}
+	r := f.e.Backend("POST", "/v1/connected_apps/clients", body)
+	apptest.Want(f.t, r, 200, "")
+	a := r.Body["connected_app"].(map[string]any)
+	secret, _ = a["client_secret"].(string)
+	return a["client_id"].(string), secret
+}
+
+func (f *fixture) issuer() string { return f.e.Srv.URL + "/v1/public/" + f.e.Project.Project.ID }
+
+// authorize runs start and submit on the SDK face and returns the
+// redirect's query.
+func (f *fixture) authorize(req map[string]any, granted bool) (start apptest.Resp, back url.Values) {
+	f.t.Helper()
+	start = f.e.SDK("POST", "/idp/b2b/oauth/authorize/start", req, f.session)
+	if start.Status != 200 {
+		return start, nil
+	}
+	req["consent_granted"] = granted
+	r := f.e.SDK("POST", "/idp/b2b/oauth/authorize/submit", req, f.session)
+	apptest.Want(f.t, r, 200, "")
+	u, err := url.Parse(r.Data()["redirect_uri"].(string))
+	if err != nil || u.Scheme+"://"+u.Host+u.Path != rpURL {
+		f.t.Fatalf("redirect %v", r.Data()["redirect_uri"])
+	}
+	return start, u.Query()
+}
+
+func authReq(clientID string, scopes ...string) map[string]any {
+	return map[string]any{"client_id": clientID, "redirect_uri": rpURL, "response_type": "code", "scopes": scopes,
+		"state": "st-1", "nonce": "n-1", "code_challenge": flowtoken.S256(verifier)}
+}
+
+// form posts to a provider endpoint, authenticating with Basic when a
+// secret is given.
+func (f *fixture) form(path, clientID, secret string, v url.Values) apptest.Resp {
+	f.t.Helper()
+	h := http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}
+	user, pass := "", ""
+	if secret != "" {
+		user, pass = url.QueryEscape(clientID), url.QueryEscape(secret)
+	} else {
+		v.Set("client_id", clientID)
+	}
+	return f.e.Do("POST", "/v1/public/"+f.e.Project.Project.ID+path, v.Encode(), h, user, pass)
+}
+
+func (f *fixture) exchange(clientID, secret, code, verifier string) apptest.Resp {
+	v := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {rpURL}}
+	if verifier != "" {
+		v.Set("code_verifier", verifier)
+	}
+	return f.form("/oauth2/token", clientID, secret, v)
+}
+
+// claims verifies a JWT against the provider's JWKS and returns its claims.
+func (f *fixture) claims(token string) map[string]any {
+	f.t.Helper()
+	r := f.e.Get("/v1/public/" + f.e.Project.Project.ID + "/.well-known/jwks.json")
+	apptest.Want(f.t, r, 200, "")
+	var set jose.JSONWebKeySet
+	if err := json.Unmarshal(r.Raw, &set); err != nil {
+		f.t.Fatal(err)
+	}
+	parsed, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	keys := set.Key(parsed.Headers[0].KeyID)
+	if len(keys) != 1 {
+		f.t.Fatalf("kid %s not in the JWKS", parsed.Headers[0].KeyID)
+	}
+	out := map[string]any{}
+	if err := parsed.Claims(keys[0].Key, &out); err != nil {
+		f.t.Fatal(err)
+	}
+	if typ, _ := parsed.Headers[0].ExtraHeaders["typ"].(string); !strings.EqualFold(typ, "JWT") {
+		f.t.Fatalf("typ %q", typ)
+	}
+	return out
+}
+
+func oauthErr(t *testing.T, r apptest.Resp, status int, code string) {
+	t.Helper()
+	if r.Status != status || r.Body["error"] != code {
+		t.Fatalf("got %d %s, want %d %s", r.Status, r.Raw, status, code)
+	}
+}

@@ -1,0 +1,75 @@
+package idp
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Introspect handles POST {issuer}/oauth2/introspect (RFC 7662). The
+// caller authenticates as a connected app of the project; an unknown,
+// expired or revoked token is {"active": false}.
+func (p *Provider) Introspect(w http.ResponseWriter, r *http.Request) {
+	out, err := p.introspect(r)
+	writeOAuth(w, http.StatusOK, out, p.logged(r, err))
+}
+
+func (p *Provider) introspect(r *http.Request) (any, error) {
+	pr, err := p.projectOf(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := parseForm(r); err != nil {
+		return nil, err
+	}
+	if _, err := p.authenticateClient(r, pr.ID); err != nil {
+		return nil, err
+	}
+	token := r.PostForm.Get("token")
+	if token == "" {
+		return nil, invalidRequest("token is required.")
+	}
+	common := map[string]any{"request_id": httpapi.RequestID(r.Context()), "status_code": http.StatusOK}
+	inactive := func() (any, error) { common["active"] = false; return common, nil }
+	if strings.Count(token, ".") == 2 {
+		c, row, err := p.verifyAccess(r.Context(), pr.ID, token)
+		if errors.Is(err, errNoToken) {
+			return inactive()
+		}
+		if err != nil {
+			return nil, err
+		}
+		aud := any(c.Audience)
+		if len(c.Audience) == 1 {
+			aud = c.Audience[0]
+		}
+		for k, v := range map[string]any{"active": true, "sub": c.Subject, "scope": c.Scope, "aud": aud,
+			"exp": c.Expiry.Time().Unix(), "iat": c.IssuedAt.Time().Unix(), "nbf": c.NotBefore.Time().Unix(),
+			"iss": c.Issuer, "token_type": "access_token", "client_id": row.ClientID,
+			"https://stytch.com/organization": c.Organization} {
+			common[k] = v
+		}
+		return common, nil
+	}
+	row, err := p.loadToken(r.Context(), p.db.Read(), ids.Hash(token))
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (row.ProjectID != pr.ID || row.Kind != kindRefresh || row.Used || !row.active(p.clock.Now()))) {
+		return inactive()
+	}
+	if err != nil {
+		return nil, err
+	}
+	o, err := p.orgs.Get(r.Context(), pr.ID, row.OrganizationID)
+	if err != nil {
+		return inactive()
+	}
+	for k, v := range map[string]any{"active": true, "sub": row.MemberID, "scope": strings.Join(row.Scopes, " "),
+		"aud": pr.ID, "exp": row.ExpiresAt.Unix(), "iss": AccessTokenIssuer(pr.ID), "token_type": "refresh_token",
+		"client_id": row.ClientID, "https://stytch.com/organization": orgClaim{OrganizationID: o.OrganizationID, Slug: o.OrganizationSlug}} {
+		common[k] = v
+	}
+	return common, nil
+}

@@ -1,0 +1,59 @@
+package idp
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+)
+
+// oauthError is a protocol error of the token, introspection, revocation
+// and userinfo endpoints. Their shape and codes are fixed by RFC 6749 5.2
+// (and RFC 6750 3.1), so relying parties can read them; they are not
+// catalogue errors, whose shape is the API family's.
+type oauthError struct {
+	status int
+	code   string
+	desc   string
+}
+
+func (e *oauthError) Error() string { return e.code + ": " + e.desc }
+
+func invalidRequest(desc string) *oauthError { return &oauthError{400, "invalid_request", desc} }
+func invalidGrant(desc string) *oauthError   { return &oauthError{400, "invalid_grant", desc} }
+func invalidScope(desc string) *oauthError   { return &oauthError{400, "invalid_scope", desc} }
+func invalidClient() *oauthError {
+	return &oauthError{401, "invalid_client", "Client authentication failed."}
+}
+func unsupportedGrant() *oauthError {
+	return &oauthError{400, "unsupported_grant_type", "grant_type must be authorization_code, refresh_token or client_credentials."}
+}
+
+// writeOAuth answers a protocol endpoint: JSON, never cached (RFC 6749
+// 5.1), errors in the RFC's shape. Catalogue errors (rate limits, server
+// errors) keep the catalogue's shape and status.
+func writeOAuth(w http.ResponseWriter, status int, body any, err error) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Pragma", "no-cache")
+	if err != nil {
+		oe, ok := err.(*oauthError)
+		if !ok {
+			ae := apierr.From(err)
+			if ae.Status < 500 && ae.Status != http.StatusTooManyRequests {
+				oe = &oauthError{ae.Status, "invalid_request", ae.Message}
+			} else {
+				oe = &oauthError{ae.Status, "server_error", ae.Message}
+				if ae.Status == http.StatusTooManyRequests {
+					oe.code = "slow_down"
+				}
+			}
+		}
+		if oe.status == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", `Basic realm="latchkey"`)
+		}
+		status, body = oe.status, map[string]string{"error": oe.code, "error_description": oe.desc}
+	}
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(body)
+}

@@ -1,0 +1,68 @@
+package idp
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Revoke handles POST {issuer}/oauth2/revoke (RFC 7009). Revoking a
+// refresh token revokes its whole family (the access tokens too);
+// revoking an access token revokes that token. Unknown tokens, and tokens
+// of other clients, are answered 200 like successes (RFC 7009 2.2).
+func (p *Provider) Revoke(w http.ResponseWriter, r *http.Request) {
+	err := p.revoke(r)
+	writeOAuth(w, http.StatusOK, map[string]any{}, p.logged(r, err))
+}
+
+func (p *Provider) revoke(r *http.Request) error {
+	pr, err := p.projectOf(r)
+	if err != nil {
+		return err
+	}
+	if err := parseForm(r); err != nil {
+		return err
+	}
+	app, err := p.authenticateClient(r, pr.ID)
+	if err != nil {
+		return err
+	}
+	token := r.PostForm.Get("token")
+	if token == "" {
+		return invalidRequest("token is required.")
+	}
+	hash := ids.Hash(token)
+	if strings.Count(token, ".") == 2 {
+		// The jti names the stored row; the signature is checked so that
+		// nobody can revoke a token they merely know the jti of.
+		if _, _, err := p.verifyAccess(r.Context(), pr.ID, token); err != nil {
+			if errors.Is(err, errNoToken) {
+				return nil
+			}
+			return err
+		}
+		parsed, _ := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
+		var c jwt.Claims
+		_ = parsed.UnsafeClaimsWithoutVerification(&c)
+		hash = ids.Hash(c.ID)
+	}
+	row, err := p.loadToken(r.Context(), p.db.Read(), hash)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (row.ProjectID != pr.ID || row.ClientID != app.ClientID)) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if row.Kind == kindRefresh {
+		return p.revokeFamily(r.Context(), p.db, row.FamilyID)
+	}
+	_, err = p.db.ExecContext(r.Context(), `UPDATE idp_tokens SET revoked_at = $1 WHERE token_hash = $2 AND revoked_at IS NULL`,
+		store.Millis(p.clock.Now()), hash)
+	return err
+}

@@ -1,0 +1,166 @@
+package idp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/connectedapps"
+	"github.com/latchkey/latchkey/internal/flowtoken"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// codeData is what an authorization code stands for (kept in its
+// flowtoken ticket; the PKCE challenge is the ticket's own).
+type codeData struct {
+	ClientID       string   `json:"client_id"`
+	RedirectURI    string   `json:"redirect_uri"`
+	MemberID       string   `json:"member_id"`
+	OrganizationID string   `json:"organization_id"`
+	Scopes         []string `json:"scopes"`
+	Nonce          string   `json:"nonce"`
+	AuthTime       int64    `json:"auth_time"`
+	PKCE           bool     `json:"pkce"`
+}
+
+// Token handles POST {issuer}/oauth2/token (RFC 6749 3.2).
+func (p *Provider) Token(w http.ResponseWriter, r *http.Request) {
+	out, err := p.token(r)
+	writeOAuth(w, http.StatusOK, out, p.logged(r, err))
+}
+
+func (p *Provider) token(r *http.Request) (any, error) {
+	pr, err := p.projectOf(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := parseForm(r); err != nil {
+		return nil, err
+	}
+	grant := r.PostForm.Get("grant_type")
+	if grant == "client_credentials" {
+		return p.clientCredentials(r, pr)
+	}
+	if grant != "authorization_code" && grant != "refresh_token" {
+		if grant == "" {
+			return nil, invalidRequest("grant_type is required.")
+		}
+		return nil, unsupportedGrant()
+	}
+	app, err := p.authenticateClient(r, pr.ID)
+	if err != nil {
+		return nil, err
+	}
+	if grant == "authorization_code" {
+		return p.exchangeCode(r, pr.ID, app)
+	}
+	return p.refresh(r, pr.ID, app)
+}
+
+// exchangeCode redeems an authorization code once (RFC 6749 4.1.3, RFC
+// 7636 4.6). A code presented again revokes what it produced.
+func (p *Provider) exchangeCode(r *http.Request, projectID string, app *connectedapps.App) (any, error) {
+	ctx := r.Context()
+	code, verifier := r.PostForm.Get("code"), r.PostForm.Get("code_verifier")
+	if code == "" {
+		return nil, invalidRequest("code is required.")
+	}
+	t, err := p.flows.Redeem(ctx, flowtoken.Redeem{Kind: codeKind, Token: code, ProjectID: projectID, Verifier: verifier,
+		LimitKey: httpapi.ClientIP(r)})
+	switch {
+	case errors.Is(err, flowtoken.ErrInvalid):
+		if rerr := p.revokeCode(context.WithoutCancel(ctx), code); rerr != nil {
+			return nil, rerr
+		}
+		return nil, invalidGrant("The authorization code is invalid, expired or already used.")
+	case apierr.Is(err, apierr.PKCEMismatch):
+		return nil, invalidGrant("The code_verifier does not match the code_challenge.")
+	case err != nil:
+		return nil, err
+	}
+	var d codeData
+	if err := t.Decode(&d); err != nil {
+		return nil, err
+	}
+	switch {
+	case d.ClientID != app.ClientID:
+		return nil, invalidGrant("The authorization code was issued to another client.")
+	case d.RedirectURI != r.PostForm.Get("redirect_uri"):
+		return nil, invalidGrant("redirect_uri does not match the authorization request.")
+	case !d.PKCE && verifier != "":
+		// RFC 9700 2.1.1: a verifier without a challenge is a downgrade attempt.
+		return nil, invalidGrant("code_verifier was sent but the authorization request had no code_challenge.")
+	}
+	g := &grantState{ProjectID: projectID, ClientID: app.ClientID, MemberID: d.MemberID, OrganizationID: d.OrganizationID,
+		Scopes: d.Scopes, AuthTime: unixTime(d.AuthTime), FamilyID: ids.Token(), CodeHash: ids.Hash(code)}
+	var out *issued
+	err = p.db.Tx(ctx, func(q store.Querier) error {
+		out, err = p.issue(ctx, q, app, g, d.Nonce)
+		return err
+	})
+	return out, err
+}
+
+// refresh rotates a refresh token (RFC 6749 6, RFC 9700 4.14.2): the
+// presented token is spent and a new one issued in the same family; a
+// spent token presented again revokes the whole family.
+func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps.App) (any, error) {
+	ctx := r.Context()
+	presented := r.PostForm.Get("refresh_token")
+	if presented == "" {
+		return nil, invalidRequest("refresh_token is required.")
+	}
+	bad := invalidGrant("The refresh token is invalid, expired or revoked.")
+	var out *issued
+	reused := ""
+	err := p.db.Tx(ctx, func(q store.Querier) error {
+		t, err := p.loadToken(ctx, q, ids.Hash(presented))
+		if errors.Is(err, store.ErrNotFound) || (err == nil && (t.Kind != kindRefresh || t.ProjectID != projectID)) {
+			return bad
+		}
+		if err != nil {
+			return err
+		}
+		if t.ClientID != app.ClientID {
+			return bad
+		}
+		if !t.active(p.clock.Now()) {
+			return bad
+		}
+		res, err := q.ExecContext(ctx, `UPDATE idp_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL`,
+			store.Millis(p.clock.Now()), ids.Hash(presented))
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n != 1 || t.Used {
+			reused = t.FamilyID
+			return bad
+		}
+		scopes := t.Scopes
+		if s := r.PostForm.Get("scope"); s != "" {
+			scopes = parseScopes(s)
+			for _, sc := range scopes {
+				if !slices.Contains(t.Scopes, sc) {
+					return invalidScope("A refresh may only narrow the granted scopes.")
+				}
+			}
+		}
+		g := t.grantState
+		g.Scopes = scopes
+		if !g.has(ScopeOfflineAccess) {
+			g.Scopes = append(g.Scopes, ScopeOfflineAccess) // the family keeps its refresh token
+		}
+		out, err = p.issue(ctx, q, app, &g, "")
+		return err
+	})
+	if reused != "" {
+		if rerr := p.revokeFamily(context.WithoutCancel(ctx), p.db, reused); rerr != nil {
+			return nil, rerr
+		}
+	}
+	return out, err
+}

@@ -1,0 +1,221 @@
+package idp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/latchkey/latchkey/internal/connectedapps"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Token kinds in idp_tokens.
+const (
+	kindAccess  = "access"
+	kindRefresh = "refresh"
+)
+
+// grantState is what a token family carries from the authorization: who,
+// for which client, which scopes.
+type grantState struct {
+	ProjectID      string
+	ClientID       string
+	MemberID       string
+	OrganizationID string
+	Scopes         []string
+	AuthTime       time.Time
+	FamilyID       string
+	CodeHash       string
+}
+
+func (g *grantState) has(scope string) bool {
+	for _, s := range g.Scopes {
+		if s == scope {
+			return true
+		}
+	}
+	return false
+}
+
+// tokenRow is a stored token.
+type tokenRow struct {
+	grantState
+	Kind      string
+	ExpiresAt time.Time
+	Used      bool
+	Revoked   bool
+}
+
+func (p *Provider) insertToken(ctx context.Context, q store.Querier, hash, kind string, g *grantState, exp time.Time) error {
+	scopes, _ := json.Marshal(g.Scopes)
+	_, err := q.ExecContext(ctx, `INSERT INTO idp_tokens (token_hash, kind, family_id, project_id, client_id, member_id,
+		organization_id, scopes, code_hash, auth_time, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+		hash, kind, g.FamilyID, g.ProjectID, g.ClientID, g.MemberID, g.OrganizationID, string(scopes), g.CodeHash,
+		store.Millis(g.AuthTime), store.Millis(p.clock.Now()), store.Millis(exp))
+	if err != nil {
+		return fmt.Errorf("idp: store %s token: %w", kind, err)
+	}
+	return nil
+}
+
+func (p *Provider) loadToken(ctx context.Context, q store.Querier, hash string) (*tokenRow, error) {
+	var t tokenRow
+	var scopes string
+	var authTime, exp int64
+	var used, revoked *int64
+	err := q.QueryRowContext(ctx, `SELECT kind, family_id, project_id, client_id, member_id, organization_id, scopes,
+		code_hash, auth_time, expires_at, used_at, revoked_at FROM idp_tokens WHERE token_hash = $1`, hash).
+		Scan(&t.Kind, &t.FamilyID, &t.ProjectID, &t.ClientID, &t.MemberID, &t.OrganizationID, &scopes, &t.CodeHash,
+			&authTime, &exp, &used, &revoked)
+	if err != nil {
+		return nil, fmt.Errorf("idp: load token: %w", store.MapError(err))
+	}
+	if err := json.Unmarshal([]byte(scopes), &t.Scopes); err != nil {
+		return nil, fmt.Errorf("idp: token scopes: %w", err)
+	}
+	t.AuthTime, t.ExpiresAt, t.Used, t.Revoked = store.Time(authTime), store.Time(exp), used != nil, revoked != nil
+	return &t, nil
+}
+
+// active reports whether a stored token may still be used.
+func (t *tokenRow) active(now time.Time) bool { return !t.Revoked && now.Before(t.ExpiresAt) }
+
+// revokeFamily revokes every token of a family (reuse detection, refresh
+// token revocation).
+func (p *Provider) revokeFamily(ctx context.Context, q store.Querier, familyID string) error {
+	_, err := q.ExecContext(ctx, `UPDATE idp_tokens SET revoked_at = $1 WHERE family_id = $2 AND revoked_at IS NULL`,
+		store.Millis(p.clock.Now()), familyID)
+	if err != nil {
+		return fmt.Errorf("idp: revoke family: %w", err)
+	}
+	return nil
+}
+
+// revokeCode revokes the tokens an authorization code produced, when the
+// code is presented again (RFC 6749 4.1.2).
+func (p *Provider) revokeCode(ctx context.Context, code string) error {
+	_, err := p.db.ExecContext(ctx, `UPDATE idp_tokens SET revoked_at = $1 WHERE code_hash = $2 AND revoked_at IS NULL`,
+		store.Millis(p.clock.Now()), ids.Hash(code))
+	if err != nil {
+		return fmt.Errorf("idp: revoke code tokens: %w", err)
+	}
+	return nil
+}
+
+// RevokeMemberApp ends every token of a member's grant of an app (the
+// connected-app revoke routes call it with the consent's deletion).
+func (p *Provider) RevokeMemberApp(ctx context.Context, q store.Querier, memberID, clientID string) error {
+	_, err := q.ExecContext(ctx, `UPDATE idp_tokens SET revoked_at = $1 WHERE member_id = $2 AND client_id = $3 AND revoked_at IS NULL`,
+		store.Millis(p.clock.Now()), memberID, clientID)
+	if err != nil {
+		return fmt.Errorf("idp: revoke member tokens: %w", err)
+	}
+	return nil
+}
+
+// signer signs with the project's newest key; verifiers find every active
+// key in the JWKS.
+func (p *Provider) signer(ctx context.Context, projectID string) (jose.Signer, error) {
+	keys, err := p.projects.SigningKeys(ctx, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("idp: keys: %w", err)
+	}
+	k := keys[0]
+	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: k.Private},
+		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", k.KID))
+	if err != nil {
+		return nil, fmt.Errorf("idp: signer: %w", err)
+	}
+	return s, nil
+}
+
+// orgClaim is the organization claim of access tokens (api-reference 5.4).
+type orgClaim struct {
+	OrganizationID string `json:"organization_id"`
+	Slug           string `json:"slug"`
+}
+
+type accessClaims struct {
+	jwt.Claims
+	Scope        string    `json:"scope"`
+	ClientID     string    `json:"client_id"`
+	Organization *orgClaim `json:"https://stytch.com/organization,omitempty"`
+}
+
+// issued is a token response (RFC 6749 5.1).
+type issued struct {
+	AccessToken  string `json:"access_token"`
+	TokenType    string `json:"token_type"`
+	ExpiresIn    int    `json:"expires_in"`
+	Scope        string `json:"scope"`
+	RefreshToken string `json:"refresh_token,omitempty"`
+	IDToken      string `json:"id_token,omitempty"`
+}
+
+// issue mints an access token, a refresh token under offline_access, and
+// an ID token under openid (with nonce on the code exchange only), and
+// stores the token rows in q.
+func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapps.App, g *grantState, nonce string) (*issued, error) {
+	now := p.clock.Now()
+	org, err := p.orgs.GetIn(ctx, q, g.ProjectID, g.OrganizationID)
+	if err != nil {
+		return nil, fmt.Errorf("idp: organization: %w", err)
+	}
+	m, err := p.orgs.Member(ctx, q, g.ProjectID, g.MemberID)
+	if err != nil || m.Status != organization.StatusActive {
+		return nil, invalidGrant("The member is no longer active.")
+	}
+	signer, err := p.signer(ctx, g.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	ttl := time.Duration(app.AccessTokenExpiryMinutes) * time.Minute
+	jti := ids.Token()
+	aud := jwt.Audience{g.ProjectID}
+	if app.AccessTokenCustomAudience != "" {
+		aud = append(aud, app.AccessTokenCustomAudience)
+	}
+	at, err := jwt.Signed(signer).Claims(accessClaims{
+		Claims: jwt.Claims{Issuer: AccessTokenIssuer(g.ProjectID), Subject: g.MemberID, Audience: aud, ID: jti,
+			IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now), Expiry: jwt.NewNumericDate(now.Add(ttl))},
+		Scope: strings.Join(g.Scopes, " "), ClientID: app.ClientID,
+		Organization: &orgClaim{OrganizationID: org.OrganizationID, Slug: org.OrganizationSlug},
+	}).Serialize()
+	if err != nil {
+		return nil, fmt.Errorf("idp: sign access token: %w", err)
+	}
+	if err := p.insertToken(ctx, q, ids.Hash(jti), kindAccess, g, now.Add(ttl)); err != nil {
+		return nil, err
+	}
+	out := &issued{AccessToken: at, TokenType: "Bearer", ExpiresIn: int(ttl.Seconds()), Scope: strings.Join(g.Scopes, " ")}
+	if g.has(ScopeOfflineAccess) {
+		out.RefreshToken = ids.Token()
+		if err := p.insertToken(ctx, q, ids.Hash(out.RefreshToken), kindRefresh, g, now.Add(refreshTokenTTL)); err != nil {
+			return nil, err
+		}
+	}
+	if g.has(ScopeOpenID) {
+		c := memberClaims(m, org, g.Scopes)
+		c["iss"], c["sub"], c["aud"], c["azp"] = p.Issuer(g.ProjectID), g.MemberID, app.ClientID, app.ClientID
+		c["iat"], c["exp"], c["auth_time"] = now.Unix(), now.Add(idTokenTTL).Unix(), g.AuthTime.Unix()
+		c["at_hash"] = atHash(at)
+		if nonce != "" {
+			c["nonce"] = nonce
+		}
+		if out.IDToken, err = jwt.Signed(signer).Claims(c).Serialize(); err != nil {
+			return nil, fmt.Errorf("idp: sign id token: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// errNoToken is returned when a presented token is unknown.
+var errNoToken = errors.New("idp: unknown token")

@@ -1,0 +1,65 @@
+package idp
+
+import (
+	"context"
+	"crypto/rsa"
+	"errors"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// verifyAccess checks an access token's signature and claims, and that it
+// was not revoked (its family, its grant). It returns the claims and the
+// stored row.
+func (p *Provider) verifyAccess(ctx context.Context, projectID, token string) (*accessClaims, *tokenRow, error) {
+	parsed, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
+	if err != nil || len(parsed.Headers) != 1 {
+		return nil, nil, errNoToken
+	}
+	pub, err := p.publicKey(ctx, projectID, parsed.Headers[0].KeyID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if pub == nil {
+		return nil, nil, errNoToken
+	}
+	var c accessClaims
+	if err := parsed.Claims(pub, &c); err != nil {
+		return nil, nil, errNoToken
+	}
+	now := p.clock.Now()
+	if err := c.Claims.ValidateWithLeeway(jwt.Expected{Issuer: AccessTokenIssuer(projectID),
+		AnyAudience: jwt.Audience{projectID}, Time: now}, 5*time.Second); err != nil || c.ID == "" {
+		return nil, nil, errNoToken
+	}
+	row, err := p.loadToken(ctx, p.db.Read(), ids.Hash(c.ID))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, errNoToken
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if row.Kind != kindAccess || !row.active(now) {
+		return nil, nil, errNoToken
+	}
+	return &c, row, nil
+}
+
+// publicKey returns the project's active key kid (nil when there is none).
+func (p *Provider) publicKey(ctx context.Context, projectID, kid string) (*rsa.PublicKey, error) {
+	keys, err := p.projects.SigningKeys(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if k.KID == kid {
+			return &k.Private.PublicKey, nil
+		}
+	}
+	return nil, nil
+}

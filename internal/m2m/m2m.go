@@ -1,0 +1,221 @@
+// Package m2m is the registry of machine-to-machine clients: services that
+// authenticate with a client id and secret and receive scoped access
+// tokens from the identity provider's client_credentials grant.
+package m2m
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/clientsecret"
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Client statuses.
+const (
+	Active   = "active"
+	Inactive = "inactive"
+)
+
+// Client is an M2M client as stored.
+type Client struct {
+	ProjectID         string
+	ClientID          string
+	ClientName        string
+	ClientDescription string
+	Status            string
+	Scopes            []string
+	TrustedMetadata   map[string]any
+	Secret            clientsecret.Pair
+	CreatedAt         time.Time
+}
+
+// Store reads and writes M2M clients.
+type Store struct {
+	db    *store.DB
+	clock clock.Clock
+}
+
+// NewStore returns a store on db.
+func NewStore(db *store.DB, c clock.Clock) *Store { return &Store{db: db, clock: c} }
+
+const columns = `client_id, project_id, client_name, client_description, status, scopes, trusted_metadata,
+	secret_hash, secret_last_four, next_secret_hash, next_secret_last_four, created_at`
+
+func scan(s interface{ Scan(...any) error }) (*Client, error) {
+	var c Client
+	var scopes, meta string
+	var created int64
+	if err := s.Scan(&c.ClientID, &c.ProjectID, &c.ClientName, &c.ClientDescription, &c.Status, &scopes, &meta,
+		&c.Secret.Hash, &c.Secret.LastFour, &c.Secret.NextHash, &c.Secret.NextLastFour, &created); err != nil {
+		return nil, store.MapError(err)
+	}
+	if err := errors.Join(json.Unmarshal([]byte(scopes), &c.Scopes), json.Unmarshal([]byte(meta), &c.TrustedMetadata)); err != nil {
+		return nil, fmt.Errorf("m2m: decode %s: %w", c.ClientID, err)
+	}
+	c.CreatedAt = store.Time(created)
+	return &c, nil
+}
+
+// Fields are the settable fields of create and update (nil: not given).
+type Fields struct {
+	ClientName        *string         `json:"client_name"`
+	ClientDescription *string         `json:"client_description"`
+	Status            *string         `json:"status"`
+	Scopes            *[]string       `json:"scopes"`
+	TrustedMetadata   *map[string]any `json:"trusted_metadata"`
+}
+
+func (f Fields) apply(c *Client) error {
+	if f.ClientName != nil {
+		c.ClientName = strings.TrimSpace(*f.ClientName)
+	}
+	if f.ClientDescription != nil {
+		c.ClientDescription = strings.TrimSpace(*f.ClientDescription)
+	}
+	if f.Status != nil {
+		if *f.Status != Active && *f.Status != Inactive {
+			return apierr.Invalid("status", "status must be active or inactive.")
+		}
+		c.Status = *f.Status
+	}
+	if f.TrustedMetadata != nil {
+		c.TrustedMetadata = *f.TrustedMetadata
+		if c.TrustedMetadata == nil {
+			c.TrustedMetadata = map[string]any{}
+		}
+	}
+	if f.Scopes != nil {
+		scopes := []string{}
+		for _, s := range *f.Scopes {
+			if s == "" || strings.ContainsAny(s, " \t\n\"\\") {
+				return apierr.Invalid("scopes", "Each scope is a non-empty string without spaces, quotes or backslashes (RFC 6749 3.3).")
+			}
+			if !slices.Contains(scopes, s) {
+				scopes = append(scopes, s)
+			}
+		}
+		c.Scopes = scopes
+	}
+	return nil
+}
+
+// minCustomSecret is the shortest secret a caller may choose.
+const minCustomSecret = 32
+
+// Create registers a client; a generated secret is returned once. The
+// caller may choose the client id and secret (for migrations).
+func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clientID, secret string, f Fields) (*Client, string, error) {
+	if f.Scopes == nil {
+		return nil, "", apierr.Invalid("scopes", "scopes is required.")
+	}
+	c := &Client{ProjectID: projectID, ClientID: clientID, Status: Active, TrustedMetadata: map[string]any{}, CreatedAt: s.clock.Now()}
+	if c.ClientID == "" {
+		c.ClientID = ids.New("m2m-client", env)
+	}
+	if err := f.apply(c); err != nil {
+		return nil, "", err
+	}
+	switch {
+	case secret == "":
+		secret, c.Secret = clientsecret.New()
+	case len(secret) < minCustomSecret:
+		return nil, "", apierr.Invalid("client_secret", "A chosen client_secret must be at least 32 characters.")
+	default:
+		c.Secret = clientsecret.FromPlain(secret)
+	}
+	now := store.Millis(c.CreatedAt)
+	_, err := s.db.ExecContext(ctx, `INSERT INTO m2m_clients (`+columns+`, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$12)`,
+		c.ClientID, projectID, c.ClientName, c.ClientDescription, c.Status, jsonText(c.Scopes), jsonText(c.TrustedMetadata),
+		c.Secret.Hash, c.Secret.LastFour, c.Secret.NextHash, c.Secret.NextLastFour, now)
+	if errors.Is(err, store.ErrConflict) {
+		return nil, "", apierr.Invalid("client_id", "A client with this client_id already exists.")
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("m2m: create: %w", err)
+	}
+	return c, secret, nil
+}
+
+func jsonText(v any) string { b, _ := json.Marshal(v); return string(b) }
+
+// Get loads a client of the project.
+func (s *Store) Get(ctx context.Context, projectID, clientID string) (*Client, error) {
+	return s.get(ctx, s.db.Read(), projectID, clientID)
+}
+
+func (s *Store) get(ctx context.Context, q store.Querier, projectID, clientID string) (*Client, error) {
+	c, err := scan(q.QueryRowContext(ctx, `SELECT `+columns+` FROM m2m_clients WHERE project_id = $1 AND client_id = $2`, projectID, clientID))
+	if err != nil {
+		return nil, fmt.Errorf("m2m: get %s: %w", clientID, err)
+	}
+	return c, nil
+}
+
+func (s *Store) save(ctx context.Context, q store.Querier, c *Client) error {
+	_, err := q.ExecContext(ctx, `UPDATE m2m_clients SET client_name = $3, client_description = $4, status = $5, scopes = $6,
+		trusted_metadata = $7, secret_hash = $8, secret_last_four = $9, next_secret_hash = $10, next_secret_last_four = $11,
+		updated_at = $12 WHERE project_id = $1 AND client_id = $2`,
+		c.ProjectID, c.ClientID, c.ClientName, c.ClientDescription, c.Status, jsonText(c.Scopes), jsonText(c.TrustedMetadata),
+		c.Secret.Hash, c.Secret.LastFour, c.Secret.NextHash, c.Secret.NextLastFour, store.Millis(s.clock.Now()))
+	if err != nil {
+		return fmt.Errorf("m2m: save %s: %w", c.ClientID, err)
+	}
+	return nil
+}
+
+// Update changes the given fields.
+func (s *Store) Update(ctx context.Context, projectID, clientID string, f Fields) (*Client, error) {
+	var out *Client
+	err := s.db.Tx(ctx, func(q store.Querier) error {
+		c, err := s.get(ctx, q, projectID, clientID)
+		if err != nil {
+			return err
+		}
+		if err := f.apply(c); err != nil {
+			return err
+		}
+		out = c
+		return s.save(ctx, q, c)
+	})
+	return out, err
+}
+
+// Delete removes a client.
+func (s *Store) Delete(ctx context.Context, projectID, clientID string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM m2m_clients WHERE project_id = $1 AND client_id = $2`, projectID, clientID)
+	if err != nil {
+		return fmt.Errorf("m2m: delete: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("m2m: delete %s: %w", clientID, store.ErrNotFound)
+	}
+	return nil
+}
+
+// Rotate runs one rotation step ("start", "complete", "cancel"); start
+// returns the next secret.
+func (s *Store) Rotate(ctx context.Context, projectID, clientID, step string) (*Client, string, error) {
+	var out *Client
+	var next string
+	err := s.db.Tx(ctx, func(q store.Querier) error {
+		c, err := s.get(ctx, q, projectID, clientID)
+		if err != nil {
+			return err
+		}
+		if next, err = c.Secret.Rotate(step); err != nil {
+			return err
+		}
+		out = c
+		return s.save(ctx, q, c)
+	})
+	return out, next, err
+}

@@ -1,0 +1,134 @@
+// Package sweeper deletes what has outlived its use: expired sessions,
+// intermediate sessions, magic links, one-time codes and reset tokens, old
+// telemetry events and audit entries, and finished rate-limit windows.
+// Every package or module that owns such rows offers them as Sweepables;
+// the server runs them every LATCHKEY_SWEEP_INTERVAL. Deletes are batched
+// so a large backlog never holds the (SQLite) writer for long, and are
+// idempotent, so every replica may sweep.
+package sweeper
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Sweepable deletes its expired rows as of now and reports how many.
+type Sweepable interface {
+	Name() string
+	Sweep(ctx context.Context, now time.Time) (int64, error)
+}
+
+// Batch is the most rows one delete statement removes.
+const Batch = 1000
+
+// Expired sweeps rows of Table whose Column (Unix milliseconds) is older
+// than now minus Keep, and that match Where when it is set.
+type Expired struct {
+	DB     *store.DB
+	Table  string        // e.g. "member_sessions"
+	Key    string        // primary key, for batching
+	Column string        // expires_at, created_at...
+	Keep   time.Duration // how long past Column a row is kept
+	Where  string        // extra condition, e.g. "verified_at IS NULL"; a fixed string, never input
+}
+
+var ident = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
+// Name is the table swept.
+func (e Expired) Name() string { return e.Table }
+
+// Sweep deletes the expired rows in batches.
+func (e Expired) Sweep(ctx context.Context, now time.Time) (int64, error) {
+	if !ident.MatchString(e.Table) || !ident.MatchString(e.Key) || !ident.MatchString(e.Column) {
+		return 0, fmt.Errorf("sweeper: bad table spec %+v", e)
+	}
+	cond := e.Column + ` < $1`
+	if e.Where != "" {
+		cond += ` AND (` + e.Where + `)`
+	}
+	q := `DELETE FROM ` + e.Table + ` WHERE ` + e.Key + ` IN (SELECT ` + e.Key + ` FROM ` + e.Table +
+		` WHERE ` + cond + ` LIMIT ` + fmt.Sprint(Batch) + `)`
+	cutoff := store.Millis(now.Add(-e.Keep))
+	var total int64
+	for {
+		res, err := e.DB.ExecContext(ctx, q, cutoff)
+		if err != nil {
+			return total, fmt.Errorf("sweeper: %s: %w", e.Table, err)
+		}
+		n, _ := res.RowsAffected()
+		total += n
+		if n < Batch || ctx.Err() != nil {
+			return total, ctx.Err()
+		}
+	}
+}
+
+// Func adapts a package's own sweep function.
+type Func struct {
+	Label string
+	Fn    func(ctx context.Context) error
+}
+
+// Name is the label.
+func (f Func) Name() string { return f.Label }
+
+// Sweep runs the function; it does not count rows.
+func (f Func) Sweep(ctx context.Context, _ time.Time) (int64, error) { return 0, f.Fn(ctx) }
+
+// Sweeper runs a set of Sweepables.
+type Sweeper struct {
+	items []Sweepable
+	clock clock.Clock
+	log   *slog.Logger
+}
+
+// New returns a sweeper over items.
+func New(c clock.Clock, log *slog.Logger, items ...Sweepable) *Sweeper {
+	return &Sweeper{items: items, clock: c, log: log}
+}
+
+// Once sweeps everything once; one failing item does not stop the others.
+func (s *Sweeper) Once(ctx context.Context) (map[string]int64, error) {
+	now := s.clock.Now()
+	counts := map[string]int64{}
+	var errs []error
+	for _, it := range s.items {
+		n, err := it.Sweep(ctx, now)
+		counts[it.Name()] += n
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return counts, errors.Join(errs...)
+}
+
+// Run sweeps every interval until ctx ends, logging what it removed.
+func (s *Sweeper) Run(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			counts, err := s.Once(ctx)
+			if err != nil && ctx.Err() == nil {
+				s.log.Warn("sweep failed", "error", err)
+			}
+			var total int64
+			for _, n := range counts {
+				total += n
+			}
+			if total > 0 {
+				s.log.Info("swept expired rows", "rows", total)
+			}
+		}
+	}
+}

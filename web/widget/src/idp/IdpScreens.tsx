@@ -1,0 +1,272 @@
+/**
+ * The identity-provider screens (consent and logout), loaded lazily: most pages mount only the login
+ * widget, so this code stays out of the main ESM bundle. The flow runs once per mount: trusted-auth
+ * attestation (if configured), then the page address decides between Authorize and Logout.
+ */
+import { useEffect, useReducer, type ReactNode } from 'react';
+import { authorizeStart, authorizeSubmit, logoutStart, sessionsAttest, type AuthorizeBody, type ScopeResult } from '../api/idp';
+import type { BootstrapData } from '../api/bootstrap';
+import { errorMessage, errorPayload } from '../b2b/errorMessages';
+import type { Translate } from '../strings/t';
+import { Button } from '../ui/Button';
+import { ErrorText } from '../ui/ErrorText';
+import { Heading } from '../ui/Heading';
+import { Spinner } from '../ui/Spinner';
+import type { ConsentManifest, IdentityProviderOptions, IdpBackend } from './IdentityProviderApp';
+import { readIdpRequest } from './params';
+import { idpTranslator, type IdpStringKey, type IdpTranslate } from './strings';
+import { idpReducer, initialIdpState, type IdpState } from './state';
+
+const BUILTIN_SCOPES = ['openid', 'profile', 'email', 'phone', 'offline_access', 'full_access'];
+const ATTESTED_SESSION_MINUTES = 60;
+
+interface Props {
+  backend: IdpBackend;
+  options: IdentityProviderOptions;
+  t: Translate;
+  search: string;
+  bootstrap: BootstrapData;
+}
+
+export default function IdpScreens({ backend, options, t, search, bootstrap }: Props) {
+  const [state, dispatch] = useReducer(idpReducer, initialIdpState);
+  const it = idpTranslator(options.strings);
+  const request = readIdpRequest(search);
+  const onEvent = (type: string, data: unknown) => options.callbacks?.onEvent?.({ type, data });
+  const fail = (err: unknown) => {
+    const message = errorMessage(err, t);
+    options.callbacks?.onError?.(errorPayload(err, message));
+    return message;
+  };
+  const leave = (url: string, denied: boolean) => {
+    dispatch({ type: 'redirecting', denied });
+    backend.navigate(url);
+  };
+
+  const submit = async (body: AuthorizeBody, granted: boolean) => {
+    const resp = await authorizeSubmit(backend.http, { ...body, consent_granted: granted });
+    onEvent('IDP_OAUTH_AUTHORIZE_SUBMIT', resp);
+    leave(resp.redirect_uri, !granted && new URL(resp.redirect_uri).searchParams.get('error') === 'access_denied');
+  };
+
+  useEffect(() => {
+    let cancelled = false;
+    const run = async () => {
+      await attestTrustedToken(backend, options, onEvent, fail);
+      if (cancelled) return;
+      if (request.flow === 'invalid') {
+        dispatch({ type: 'failed', message: it('idp.missingParam', { name: request.missing }) });
+        return;
+      }
+      if (request.flow === 'logout') {
+        const resp = await logoutStart(backend.http, request.body);
+        if (cancelled) return;
+        if (resp.consent_required) dispatch({ type: 'confirmLogout', redirectURI: resp.redirect_uri });
+        else await logOut(resp.redirect_uri);
+        return;
+      }
+      if (!backend.session.getSync()) {
+        // prompt=none may not show a screen: the server sends login_required back to the client.
+        if (request.body.prompt === 'none') await submit(request.body, false);
+        else dispatch({ type: 'noSession' });
+        return;
+      }
+      const start = await authorizeStart(backend.http, request.body);
+      if (cancelled) return;
+      onEvent('IDP_OAUTH_AUTHORIZE_START', start);
+      if (start.consent_required) dispatch({ type: 'consent', start });
+      else await submit(request.body, false);
+    };
+    run().catch((err: unknown) => {
+      if (!cancelled) dispatch({ type: 'failed', message: fail(err) });
+    });
+    return () => {
+      cancelled = true;
+    };
+    // The request comes from the page address at mount; the flow runs once.
+  }, [backend]);
+
+  const logOut = async (redirectURI: string) => {
+    await backend.session.revoke({ forceClear: true });
+    onEvent('IDP_OAUTH_LOGOUT', { redirect_uri: redirectURI });
+    leave(redirectURI, false);
+  };
+
+  const decide = (granted: boolean) => {
+    if (request.flow !== 'authorize') return;
+    dispatch({ type: 'submitting', choice: granted ? 'allow' : 'deny' });
+    submit(request.body, granted).catch((err: unknown) => dispatch({ type: 'actionFailed', message: fail(err) }));
+  };
+
+  return render(state, { t, it, backend, options, request, decide, logOut, dispatch, fail, bootstrap });
+}
+
+/** Trusted auth on load: end any current session, then attest one from the host's token. */
+async function attestTrustedToken(
+  backend: IdpBackend,
+  options: IdentityProviderOptions,
+  onEvent: (type: string, data: unknown) => void,
+  fail: (err: unknown) => string,
+) {
+  const params = options.trustedAuthTokenParams;
+  if (!params?.trustedAuthToken || !params.tokenProfileID) return;
+  const previous = backend.session.getSync();
+  try {
+    if (previous) await backend.session.revoke({ forceClear: true });
+    const resp = await sessionsAttest(backend.http, {
+      token: params.trustedAuthToken,
+      profile_id: params.tokenProfileID,
+      organization_id: previous?.organization.organization_id ?? params.organization_id,
+      session_duration_minutes: ATTESTED_SESSION_MINUTES,
+    });
+    backend.session.applyAuthResponse(resp);
+    onEvent('B2B_SESSION_ATTEST', resp);
+  } catch (err) {
+    // The flow continues either way (spec section 4); the host hears about the failure.
+    fail(err);
+  }
+}
+
+interface View {
+  t: Translate;
+  it: IdpTranslate;
+  backend: IdpBackend;
+  options: IdentityProviderOptions;
+  request: ReturnType<typeof readIdpRequest>;
+  decide: (granted: boolean) => void;
+  logOut: (redirectURI: string) => Promise<void>;
+  dispatch: (a: import('./state').IdpAction) => void;
+  fail: (err: unknown) => string;
+  bootstrap: BootstrapData;
+}
+
+function render(state: IdpState, v: View): ReactNode {
+  const { it } = v;
+  const projectName = v.bootstrap.projectName;
+  switch (state.screen) {
+    case 'loading':
+      return <Spinner label={v.t('idp.loading')} />;
+    case 'error':
+      return <p className="lk-text lk-error" role="alert">{state.message}</p>;
+    case 'noSession':
+      return <p className="lk-text" role="status">{it('idp.noSession')}</p>;
+    case 'redirecting':
+      return state.denied ? (
+        <p className="lk-text" role="status">{it('idp.consent.denied')}</p>
+      ) : (
+        <Spinner label={it('idp.redirecting')} />
+      );
+    case 'notLoggedOut':
+      return <p className="lk-text" role="status">{it('idp.logout.notLoggedOut')}</p>;
+    case 'logoutConfirm':
+      return (
+        <>
+          <Heading>{it('idp.logout.title')}</Heading>
+          <p className="lk-text">
+            {projectName ? it('idp.logout.message', { projectName }) : it('idp.logout.messageNoProject')}
+          </p>
+          <ErrorText message={state.error} />
+          <div className="lk-stack">
+            <Button
+              loading={state.busy}
+              onClick={() => {
+                v.dispatch({ type: 'loggingOut' });
+                v.logOut(state.redirectURI).catch((err: unknown) => v.dispatch({ type: 'actionFailed', message: v.fail(err) }));
+              }}
+            >
+              {it('idp.logout.yes')}
+            </Button>
+            <Button variant="secondary" disabled={state.busy} onClick={() => v.dispatch({ type: 'stayLoggedIn' })}>
+              {it('idp.logout.no')}
+            </Button>
+          </div>
+        </>
+      );
+    case 'consent':
+      return <Consent state={state} v={v} projectName={projectName} />;
+  }
+}
+
+function clientNameOf(name: string, redirectURI: string, it: IdpTranslate): string {
+  if (name) return name;
+  try {
+    return new URL(redirectURI).host || it('idp.defaultClientName');
+  } catch {
+    return it('idp.defaultClientName');
+  }
+}
+
+/** The consent screen: the app, what it may do, what cannot be granted, Allow and Deny. */
+function Consent({ state, v, projectName }: { state: Extract<IdpState, { screen: 'consent' }>; v: View; projectName: string | null }) {
+  const { it } = v;
+  const { client, scope_results: results } = state.start;
+  const redirectURI = v.request.flow === 'authorize' ? v.request.body.redirect_uri : '';
+  const clientName = clientNameOf(client.client_name, redirectURI, it);
+  const grantable = results.filter((r) => r.is_grantable);
+  const blocked = results.filter((r) => !r.is_grantable);
+  const manifest: ConsentManifest = v.options.getIDPConsentManifest?.({ scopes: grantable.map((r) => r.scope), clientName }) ?? [
+    { header: it('idp.consent.header', { clientName }), items: grantable.map((r) => scopeText(r, it, customScopes(v.bootstrap))) },
+  ];
+  return (
+    <>
+      {client.client_logo_url ? (
+        <img className="lk-logo" src={client.client_logo_url} alt={it('idp.consent.logoAlt', { clientName })} />
+      ) : null}
+      <Heading>
+        {projectName ? it('idp.consent.title', { clientName, projectName }) : it('idp.consent.titleNoProject', { clientName })}
+      </Heading>
+      {manifest.map((section, i) => (
+        <section key={i} className="lk-stack" aria-label={section.header}>
+          <p className="lk-text lk-text--strong">{section.header}</p>
+          <ul className="lk-list">
+            {section.items.map((item, j) =>
+              typeof item === 'string' ? (
+                <li key={j}>{item}</li>
+              ) : (
+                <li key={j}>
+                  {item.text}
+                  <ul className="lk-list">{item.details.map((d, k) => <li key={k}>{d}</li>)}</ul>
+                </li>
+              ),
+            )}
+          </ul>
+        </section>
+      ))}
+      {blocked.length > 0 ? (
+        <section className="lk-stack" role="alert" aria-label={it('idp.consent.ungrantableHeader')}>
+          <p className="lk-text lk-text--strong">{it('idp.consent.ungrantableHeader')}</p>
+          <ul className="lk-list">
+            {blocked.map((r) => (
+              <li key={r.scope}>{scopeText(r, it, customScopes(v.bootstrap))}</li>
+            ))}
+          </ul>
+          <p className="lk-text">{it('idp.consent.ungrantableHelp', { clientName })}</p>
+        </section>
+      ) : null}
+      <ErrorText message={state.error} />
+      <div className="lk-stack">
+        <Button loading={state.busy === 'allow'} disabled={blocked.length > 0 || state.busy !== null} onClick={() => v.decide(true)}>
+          {it('idp.consent.allow')}
+        </Button>
+        <Button variant="secondary" loading={state.busy === 'deny'} disabled={state.busy !== null} onClick={() => v.decide(false)}>
+          {it('idp.consent.deny')}
+        </Button>
+      </div>
+    </>
+  );
+}
+
+/** A scope's consent text: built-in scopes from the strings table, custom ones from the RBAC policy. */
+function scopeText(r: ScopeResult, it: IdpTranslate, custom: (scope: string) => string | null): string {
+  if (BUILTIN_SCOPES.includes(r.scope)) return it(`idp.scope.${r.scope}` as IdpStringKey);
+  return custom(r.scope) ?? (r.description || r.scope);
+}
+
+/** Descriptions of the project's custom scopes, from the bootstrap's RBAC policy. */
+function customScopes(bootstrap: BootstrapData): (scope: string) => string | null {
+  const policy = bootstrap.rbacPolicy as { scopes?: { scope?: unknown; description?: unknown }[] } | null;
+  return (scope) => {
+    const found = policy?.scopes?.find((s) => s.scope === scope);
+    return typeof found?.description === 'string' && found.description ? found.description : null;
+  };
+}

@@ -1,0 +1,182 @@
+import { fireEvent, render, waitFor, within } from '@testing-library/react';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { B2BIdentityProvider } from '../react';
+import { SESSION_COOKIE, setCookie } from '../session/cookies';
+import { apiError, FakeServer, json, loggedInResponse } from '../test/fakeServer';
+import { acmeServer, newClient, TOKEN } from '../test/harness';
+import type { IdentityProviderOptions } from './IdentityProviderApp';
+import { readIdpRequest } from './params';
+
+const AUTHORIZE = '/authorize?client_id=app-1&redirect_uri=https%3A%2F%2Frp.test%2Fcb&scope=openid%20email%20offline_access&state=s1&nonce=n1&code_challenge=c1';
+const CLIENT = { client_id: 'app-1', client_type: 'third_party', client_name: 'Agent', client_description: 'An agent', client_logo_url: 'https://rp.test/logo.png' };
+
+function results(blocked: string[] = []) {
+  return ['openid', 'email', 'offline_access', ...blocked].map((scope) => ({
+    scope,
+    description: `server text for ${scope}`,
+    is_grantable: !blocked.includes(scope),
+  }));
+}
+
+function loggedIn() {
+  const r = loggedInResponse();
+  setCookie(SESSION_COOKIE, 'session-token-1', new Date(Date.now() + 3600_000));
+  localStorage.setItem(`stytch_sdk_state_${TOKEN}`, JSON.stringify({ member: r.member, organization: r.organization, session: r.member_session }));
+}
+
+function renderIdp(server: FakeServer, address: string, options: IdentityProviderOptions = {}) {
+  window.history.replaceState(null, '', address);
+  const navigate = vi.fn<(url: string) => void>();
+  const { client } = newClient(server, undefined, navigate);
+  const onEvent = vi.fn();
+  const onError = vi.fn();
+  const result = render(<B2BIdentityProvider client={client} callbacks={{ onEvent, onError }} {...options} />);
+  const host = result.container.querySelector<HTMLElement>('[data-latchkey-widget]')!;
+  const root = host.shadowRoot!.querySelector<HTMLElement>('.lk-root')!;
+  return { ...within(root), server, navigate, onEvent, onError };
+}
+
+afterEach(() => {
+  window.history.replaceState(null, '', '/');
+  localStorage.clear();
+  document.cookie = `${SESSION_COOKIE}=; expires=Thu, 01 Jan 1970 00:00:00 GMT; path=/`;
+});
+
+describe('readIdpRequest', () => {
+  it('reads authorize and logout requests and names missing parameters', () => {
+    const a = readIdpRequest('?client_id=c&redirect_uri=https%3A%2F%2Fx&resource=r1&resource=r2');
+    expect(a).toEqual({
+      flow: 'authorize',
+      body: expect.objectContaining({ client_id: 'c', response_type: 'code', scopes: ['openid', 'email', 'profile'], resources: ['r1', 'r2'] }),
+    });
+    expect(readIdpRequest('?client_id=c&post_logout_redirect_uri=https%3A%2F%2Fx&state=s')).toEqual({
+      flow: 'logout',
+      body: { client_id: 'c', post_logout_redirect_uri: 'https://x', state: 's', id_token_hint: undefined },
+    });
+    expect(readIdpRequest('?redirect_uri=x')).toEqual({ flow: 'invalid', missing: 'client_id' });
+    expect(readIdpRequest('?post_logout_redirect_uri=x')).toEqual({ flow: 'invalid', missing: 'client_id' });
+  });
+});
+
+describe('consent', () => {
+  it('shows the app, its logo and each scope, and Allow submits consent and leaves for the redirect', async () => {
+    loggedIn();
+    const server = acmeServer({ project_name: 'Acme Cloud' })
+      .on('POST', '/idp/b2b/oauth/authorize/start', json({ consent_required: true, client: CLIENT, scope_results: results() }))
+      .on('POST', '/idp/b2b/oauth/authorize/submit', json({ redirect_uri: 'https://rp.test/cb?code=abc&state=s1', authorization_code: 'abc' }));
+    const ui = renderIdp(server, AUTHORIZE);
+    expect(await ui.findByRole('heading', { name: 'Agent wants to access your Acme Cloud account' })).toBeTruthy();
+    expect(ui.getByAltText('Agent logo').getAttribute('src')).toBe('https://rp.test/logo.png');
+    for (const text of ['Confirm your identity', 'View your email address', 'Stay signed in and access your account while you are away']) {
+      expect(ui.getByText(text)).toBeTruthy();
+    }
+    const start = server.callsTo('/idp/b2b/oauth/authorize/start')[0]!.body;
+    expect(start).toEqual(expect.objectContaining({ client_id: 'app-1', scopes: ['openid', 'email', 'offline_access'], state: 's1', nonce: 'n1', code_challenge: 'c1' }));
+    fireEvent.click(ui.getByRole('button', { name: 'Allow' }));
+    await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/cb?code=abc&state=s1'));
+    expect(server.callsTo('/idp/b2b/oauth/authorize/submit')[0]!.body).toEqual(expect.objectContaining({ consent_granted: true, state: 's1' }));
+  });
+
+  it('Deny submits without consent and says access was denied', async () => {
+    loggedIn();
+    const server = acmeServer()
+      .on('POST', '/idp/b2b/oauth/authorize/start', json({ consent_required: true, client: CLIENT, scope_results: results() }))
+      .on('POST', '/idp/b2b/oauth/authorize/submit', json({ redirect_uri: 'https://rp.test/cb?error=access_denied&state=s1' }));
+    const ui = renderIdp(server, AUTHORIZE);
+    fireEvent.click(await ui.findByRole('button', { name: 'Deny' }));
+    expect(await ui.findByText('Access to the application was denied.')).toBeTruthy();
+    expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/cb?error=access_denied&state=s1');
+    expect(server.callsTo('/idp/b2b/oauth/authorize/submit')[0]!.body).toEqual(expect.objectContaining({ consent_granted: false }));
+  });
+
+  it('lists scopes the member cannot grant and blocks Allow', async () => {
+    loggedIn();
+    const server = acmeServer({ rbac_policy: { roles: [], resources: [], scopes: [{ scope: 'write:docs', description: 'Edit your documents', permissions: [] }] } })
+      .on('POST', '/idp/b2b/oauth/authorize/start', json({ consent_required: true, client: CLIENT, scope_results: results(['write:docs']) }));
+    const ui = renderIdp(server, AUTHORIZE);
+    const blocked = await ui.findByRole('alert', { name: 'You do not have permission to grant:' });
+    expect(within(blocked).getByText('Edit your documents')).toBeTruthy();
+    expect((ui.getByRole('button', { name: 'Allow' }) as HTMLButtonElement).disabled).toBe(true);
+    expect((ui.getByRole('button', { name: 'Deny' }) as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it('uses getIDPConsentManifest for the list', async () => {
+    loggedIn();
+    const server = acmeServer()
+      .on('POST', '/idp/b2b/oauth/authorize/start', json({ consent_required: true, client: CLIENT, scope_results: results() }));
+    const manifest = vi.fn(({ clientName }: { scopes: string[]; clientName: string }) => [
+      { header: `${clientName} asks for`, items: ['Your name', { text: 'Your files', details: ['Read only'] }] },
+    ]);
+    const ui = renderIdp(server, AUTHORIZE, { getIDPConsentManifest: manifest });
+    expect(await ui.findByText('Agent asks for')).toBeTruthy();
+    expect(ui.getByText('Read only')).toBeTruthy();
+    expect(manifest).toHaveBeenCalledWith({ scopes: ['openid', 'email', 'offline_access'], clientName: 'Agent' });
+  });
+
+  it('submits at once when no consent is needed', async () => {
+    loggedIn();
+    const server = acmeServer()
+      .on('POST', '/idp/b2b/oauth/authorize/start', json({ consent_required: false, client: CLIENT, scope_results: results() }))
+      .on('POST', '/idp/b2b/oauth/authorize/submit', json({ redirect_uri: 'https://rp.test/cb?code=x' }));
+    const ui = renderIdp(server, AUTHORIZE);
+    await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/cb?code=x'));
+    expect(server.callsTo('/idp/b2b/oauth/authorize/submit')[0]!.body).toEqual(expect.objectContaining({ consent_granted: false }));
+  });
+
+  it('shows the server message when start fails', async () => {
+    loggedIn();
+    const server = acmeServer().on('POST', '/idp/b2b/oauth/authorize/start', apiError(400, 'invalid_redirect_uri', 'The redirect URI does not match.'));
+    const ui = renderIdp(server, AUTHORIZE);
+    expect(await ui.findByText('The redirect URI does not match.')).toBeTruthy();
+    expect(ui.onError).toHaveBeenCalled();
+  });
+
+  it('without a session asks to log in, unless prompt=none sends the answer to the client', async () => {
+    const server = acmeServer().on('POST', '/idp/b2b/oauth/authorize/submit', json({ redirect_uri: 'https://rp.test/cb?error=login_required' }));
+    const ui = renderIdp(server, AUTHORIZE + '&prompt=none');
+    await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/cb?error=login_required'));
+  });
+
+  it('attests a trusted auth token first: revoke, then attest', async () => {
+    loggedIn();
+    const r = loggedInResponse();
+    const server = acmeServer()
+      .on('POST', '/b2b/sessions/revoke', json({}))
+      .on('POST', '/b2b/sessions/attest', json({ ...r, session_token: 'attested', session_jwt: 'jwt' }))
+      .on('POST', '/idp/b2b/oauth/authorize/start', json({ consent_required: true, client: CLIENT, scope_results: results() }));
+    const ui = renderIdp(server, AUTHORIZE, { trustedAuthTokenParams: { trustedAuthToken: 'tat', tokenProfileID: 'profile-1' } });
+    await ui.findByRole('button', { name: 'Allow' });
+    const paths = server.calls.map((c) => c.path).filter((p) => p.startsWith('/b2b/sessions') || p.startsWith('/idp'));
+    expect(paths).toEqual(['/b2b/sessions/revoke', '/b2b/sessions/attest', '/idp/b2b/oauth/authorize/start']);
+    expect(server.callsTo('/b2b/sessions/attest')[0]!.body).toEqual({
+      token: 'tat', profile_id: 'profile-1', organization_id: r.organization.organization_id, session_duration_minutes: 60,
+    });
+  });
+});
+
+describe('logout', () => {
+  const LOGOUT = '/authorize?client_id=app-1&post_logout_redirect_uri=https%3A%2F%2Frp.test%2Fbye&state=s2';
+
+  it('asks "Log out?"; Yes revokes the session and returns to the app', async () => {
+    loggedIn();
+    const server = acmeServer({ project_name: 'Acme Cloud' })
+      .on('POST', '/b2b/oauth/logout/start', json({ redirect_uri: 'https://rp.test/bye?state=s2', consent_required: true }))
+      .on('POST', '/b2b/sessions/revoke', json({}));
+    const ui = renderIdp(server, LOGOUT);
+    expect(await ui.findByRole('heading', { name: 'Log out?' })).toBeTruthy();
+    expect(ui.getByText('Are you sure you want to log out of your Acme Cloud account?')).toBeTruthy();
+    fireEvent.click(ui.getByRole('button', { name: 'Yes' }));
+    await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/bye?state=s2'));
+    expect(server.callsTo('/b2b/sessions/revoke')).toHaveLength(1);
+  });
+
+  it('No keeps the session', async () => {
+    loggedIn();
+    const server = acmeServer().on('POST', '/b2b/oauth/logout/start', json({ redirect_uri: 'https://rp.test/bye', consent_required: true }));
+    const ui = renderIdp(server, LOGOUT);
+    fireEvent.click(await ui.findByRole('button', { name: 'No' }));
+    expect(await ui.findByText('You have not been logged out. You may close this page.')).toBeTruthy();
+    expect(server.callsTo('/b2b/sessions/revoke')).toHaveLength(0);
+    expect(ui.navigate).not.toHaveBeenCalled();
+  });
+});

@@ -1,0 +1,49 @@
+/** The identity-provider widget's one reducer: which screen shows, and what it shows. */
+import type { AuthorizeStartResponse } from '../api/idp';
+
+export type IdpState =
+  | { screen: 'loading' }
+  | { screen: 'error'; message: string }
+  | { screen: 'noSession' }
+  | { screen: 'consent'; start: AuthorizeStartResponse; busy: 'allow' | 'deny' | null; error: string | null }
+  | { screen: 'redirecting'; denied: boolean }
+  | { screen: 'logoutConfirm'; redirectURI: string; busy: boolean; error: string | null }
+  | { screen: 'notLoggedOut' };
+
+export type IdpAction =
+  | { type: 'failed'; message: string }
+  | { type: 'noSession' }
+  | { type: 'consent'; start: AuthorizeStartResponse }
+  | { type: 'submitting'; choice: 'allow' | 'deny' }
+  | { type: 'actionFailed'; message: string }
+  | { type: 'redirecting'; denied: boolean }
+  | { type: 'confirmLogout'; redirectURI: string }
+  | { type: 'loggingOut' }
+  | { type: 'stayLoggedIn' };
+
+export const initialIdpState: IdpState = { screen: 'loading' };
+
+export function idpReducer(state: IdpState, action: IdpAction): IdpState {
+  switch (action.type) {
+    case 'failed':
+      return { screen: 'error', message: action.message };
+    case 'noSession':
+      return { screen: 'noSession' };
+    case 'consent':
+      return { screen: 'consent', start: action.start, busy: null, error: null };
+    case 'submitting':
+      return state.screen === 'consent' ? { ...state, busy: action.choice, error: null } : state;
+    case 'actionFailed':
+      if (state.screen === 'consent') return { ...state, busy: null, error: action.message };
+      if (state.screen === 'logoutConfirm') return { ...state, busy: false, error: action.message };
+      return { screen: 'error', message: action.message };
+    case 'redirecting':
+      return { screen: 'redirecting', denied: action.denied };
+    case 'confirmLogout':
+      return { screen: 'logoutConfirm', redirectURI: action.redirectURI, busy: false, error: null };
+    case 'loggingOut':
+      return state.screen === 'logoutConfirm' ? { ...state, busy: true, error: null } : state;
+    case 'stayLoggedIn':
+      return { screen: 'notLoggedOut' };
+  }
+}
