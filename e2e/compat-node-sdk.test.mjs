@@ -474,3 +474,57 @@ test('node client: errors arrive as StytchError with our error_type', async () =
     return true;
   });
 });
+
+test('node client: RBAC policy, organization policy and authorization checks (remote and local)', async () => {
+  const client = newClient();
+  const { organization, email } = await orgWithMember(client, 'RBAC Check');
+  const orgId = organization.organization_id;
+  const adminEmail = uniqueEmail('rbac-admin');
+  const { member: admin } = await client.organizations.members.create({
+    organization_id: orgId,
+    email_address: adminEmail,
+    roles: ['stytch_admin'],
+  });
+  assert.equal(admin.is_admin, true);
+  assert.deepEqual(admin.roles.find((r) => r.role_id === 'stytch_admin').sources.map((s) => s.type), ['direct_assignment']);
+
+  const policy = await client.rbac.policy();
+  assertShape(policy, 'B2BRBACPolicyResponse');
+  assert.deepEqual(policy.policy.roles.map((r) => r.role_id).slice(0, 2), ['stytch_member', 'stytch_admin']);
+  for (const id of ['stytch.organization', 'stytch.member', 'stytch.sso', 'stytch.self']) {
+    assert.ok(policy.policy.resources.some((r) => r.resource_id === id), `built-in resource ${id}`);
+  }
+  const orgPolicy = await client.rbac.organizations.getOrgPolicy({ organization_id: orgId });
+  assertShape(orgPolicy, 'B2BRBACOrganizationsGetOrgPolicyResponse');
+  assert.deepEqual(orgPolicy.org_policy.roles, []);
+
+  const check = { organization_id: orgId, resource_id: 'stytch.member', action: 'delete' };
+  const adminLogin = await widgetLogin(orgId, adminEmail);
+  const memberLogin = await widgetLogin(orgId, email);
+  const ok = await client.sessions.authenticate({ session_token: adminLogin.session_token, authorization_check: check });
+  assertShape(ok, 'B2BSessionsAuthenticateResponse');
+  assert.deepEqual(ok.verdict, { authorized: true, granting_roles: ['stytch_admin'] });
+  await assert.rejects(client.sessions.authenticate({ session_token: memberLogin.session_token, authorization_check: check }), (e) => {
+    assert.ok(e instanceof stytch.StytchError, `not a StytchError: ${e}`);
+    assert.equal(e.status_code, 403);
+    assert.equal(e.error_type, 'unauthorized_action');
+    return true;
+  });
+  const other = await orgWithMember(client, 'RBAC Other');
+  await assert.rejects(
+    client.sessions.authenticate({
+      session_token: adminLogin.session_token,
+      authorization_check: { ...check, organization_id: other.organization.organization_id },
+    }),
+    (e) => e instanceof stytch.StytchError && e.error_type === 'tenancy_mismatch' && e.status_code === 403,
+  );
+
+  // authenticateJwt checks locally (rbac.policy, getOrgPolicy and the JWT's roles) or, when it
+  // falls back to the server, remotely: either way the admin passes and the member is refused.
+  const local = await client.sessions.authenticateJwt({ session_jwt: adminLogin.session_jwt, authorization_check: check });
+  assert.equal(local.member_session.member_id, admin.member_id);
+  await assert.rejects(
+    client.sessions.authenticateJwt({ session_jwt: memberLogin.session_jwt, authorization_check: check }),
+    (e) => e.error_type === 'unauthorized_action' || /permission/.test(String(e.message)),
+  );
+});

@@ -123,3 +123,23 @@ func (p *Policy) ScopePermissions(scopes []string) []Permission {
 	}
 	return out
 }
+
+// ScopesLacking returns the custom scopes among requested whose
+// permissions the held roles do not all have: the identity provider's
+// consent screen blocks granting them (spec section 6). Scopes the policy
+// does not define (openid, email...) are never lacking.
+func (p *Policy) ScopesLacking(held []string, custom []Role, requested []string) []string {
+	var out []string
+	for _, s := range p.Scopes {
+		if !slices.Contains(requested, s.Scope) {
+			continue
+		}
+		for _, pm := range s.Permissions {
+			if slices.ContainsFunc(pm.Actions, func(a string) bool { return len(p.Granting(held, custom, pm.ResourceID, a)) == 0 }) {
+				out = append(out, s.Scope)
+				break
+			}
+		}
+	}
+	return out
+}

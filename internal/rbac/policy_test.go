@@ -58,6 +58,12 @@ func TestGrantingRule(t *testing.T) {
 	if got := p.ScopePermissions([]string{"read:docs", "openid"}); len(got) != 1 || got[0].ResourceID != "documents" {
 		t.Errorf("scope permissions: %v", got)
 	}
+	if got := p.ScopesLacking([]string{"stytch_admin"}, nil, []string{"openid", "read:docs"}); !slices.Equal(got, []string{"read:docs"}) {
+		t.Errorf("admin lacks read:docs: %v", got)
+	}
+	if got := p.ScopesLacking([]string{"stytch_member"}, nil, []string{"openid", "read:docs"}); len(got) != 0 {
+		t.Errorf("member lacks nothing: %v", got)
+	}
 }
 
 // The served policy starts with the built-in resources and roles, whatever

@@ -11,6 +11,7 @@ import { LastUsedMethodStore } from './b2b/lastUsed';
 import { systemClock, type Clock } from './clock';
 import { IDP_TAG, LOGIN_TAG, mountInto, unmountFrom } from './elements';
 import { IdentityProviderApp, type IdentityProviderOptions, type IdpBackend } from './idp/IdentityProviderApp';
+import { allPermissions, isAuthorized, parsePolicy, type PermissionsMap, type RBACPolicy, type RBACRole } from './rbac';
 import { SessionManager, type SessionSnapshot } from './session/manager';
 import { stateKey } from './session/storage';
 
@@ -34,6 +35,17 @@ export interface SessionAPI {
   onChange(callback: (session: SessionSnapshot | null) => void): () => void;
   revoke(options?: { forceClear?: boolean }): Promise<void>;
   authenticate(options?: { session_duration_minutes?: number }): Promise<AuthenticateResponse>;
+}
+
+/**
+ * `client.rbac` (api-reference 3.13): answered locally from the bootstrap policy, the session's
+ * roles and the organization's custom roles; no request is made.
+ */
+export interface RBACAPI {
+  isAuthorized(resourceId: string, action: string): Promise<boolean>;
+  /** Answers from the policy already loaded (false before the bootstrap arrives). */
+  isAuthorizedSync(resourceId: string, action: string): boolean;
+  allPermissions(): Promise<PermissionsMap>;
 }
 
 type Backend = LoginBackend & IdpBackend & { id: string };
@@ -60,6 +72,7 @@ export class B2BClient {
   readonly publicToken: string;
   readonly baseURL: string;
   readonly session: SessionAPI;
+  readonly rbac: RBACAPI;
 
   constructor(publicToken: string, options: ClientOptions = {}) {
     if (typeof publicToken !== 'string' || publicToken === '') {
@@ -110,6 +123,21 @@ export class B2BClient {
       logEvent: (name, details) => events.log(name, details),
       clock,
     });
+    let policy: RBACPolicy | null = null;
+    const policyReady = bootstrap.then((b) => {
+      policy = parsePolicy(b.rbacPolicy);
+      if (!policy) console.error('Latchkey: no RBAC policy from the server; assuming no permissions.');
+      return policy;
+    });
+    const who = (): [string[], RBACRole[] | undefined] => {
+      const s = session.getSync();
+      return [s?.member_session.roles ?? [], (s?.organization as { custom_roles?: RBACRole[] } | undefined)?.custom_roles];
+    };
+    this.rbac = {
+      isAuthorized: async (res, action) => isAuthorized(await policyReady, who()[1], who()[0], res, action),
+      isAuthorizedSync: (res, action) => isAuthorized(policy, who()[1], who()[0], res, action),
+      allPermissions: async () => allPermissions(await policyReady, who()[1], who()[0]),
+    };
     this.session = {
       getSync: () => session.getSync(),
       onChange: (cb) => session.onChange(cb),

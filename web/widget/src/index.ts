@@ -3,7 +3,9 @@
  * client API as `window.Latchkey`.
  */
 export { B2BClient } from './client';
-export type { ClientOptions, MountIdentityProviderOptions, MountLoginOptions, SessionAPI } from './client';
+export type { ClientOptions, MountIdentityProviderOptions, MountLoginOptions, RBACAPI, SessionAPI } from './client';
+export { scopesLacking } from './rbac';
+export type { PermissionsMap, RBACPermission, RBACPolicy, RBACRole } from './rbac';
 export { B2BLogin, B2BIdentityProvider } from './react';
 export type { B2BIdentityProviderProps, B2BLoginProps } from './react';
 export { AuthFlowType, B2BMFAProducts, B2BProducts } from './b2b/config';
