@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/sso"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -19,13 +21,20 @@ type Module interface {
 // Migrations lists every module's own migrations, applied after the core
 // ones by App.New, `latchkey migrate` and the test harness.
 func Migrations() []store.Source {
-	return []store.Source{}
+	return []store.Source{sso.Migrations()}
 }
 
 // wireModules builds the modules on the core services. It runs at the end
 // of NewWithDB, so every core service is available.
 func (a *App) wireModules() error {
-	a.modules = []Module{}
+	flows := flowtoken.New(a.DB, a.Clock, a.Limiter)
+	members := memberSessions{sessions: a.Sessions, limiter: a.Limiter}
+	baseURL := func() string { return a.Config.BaseURL }
+	a.modules = []Module{
+		sso.New(sso.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Resolver: a.Resolver, Orgs: a.Orgs,
+			Sessions: a.Sessions, Members: members, Flows: flows, Limiter: a.Limiter, Box: a.Box, BaseURL: baseURL,
+			Log: a.Log}),
+	}
 	return nil
 }
 

@@ -29,15 +29,15 @@ const memberPasswordID = `COALESCE((SELECT mp.password_id FROM member_passwords 
 // the MFA flows write (mfa.go), so inserts leave them at their defaults.
 const memberSelect = `member_id, organization_id, project_id, email_id, email_address, email_address_verified, status,
 	name, trusted_metadata, untrusted_metadata, is_breakglass, is_admin, ` + memberPasswordID + `, created_at, updated_at,
-	mfa_phone_number, mfa_phone_number_verified, mfa_enrolled, default_mfa_method, totp_registration_id`
+	mfa_phone_number, mfa_phone_number_verified, mfa_enrolled, default_mfa_method, totp_registration_id, sso_registrations`
 
 func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 	var m Member
-	var trusted, untrusted string
+	var trusted, untrusted, ssoRegs string
 	var created, updated int64
 	if err := row.Scan(&m.MemberID, &m.OrganizationID, &m.projectID, &m.EmailID, &m.EmailAddress, &m.EmailAddressVerified,
 		&m.Status, &m.Name, &trusted, &untrusted, &m.IsBreakglass, &m.IsAdmin, &m.MemberPasswordID, &created, &updated,
-		&m.MFAPhoneNumber, &m.MFAPhoneNumberVerified, &m.MFAEnrolled, &m.DefaultMFAMethod, &m.TOTPRegistrationID); err != nil {
+		&m.MFAPhoneNumber, &m.MFAPhoneNumberVerified, &m.MFAEnrolled, &m.DefaultMFAMethod, &m.TOTPRegistrationID, &ssoRegs); err != nil {
 		return nil, store.MapError(err)
 	}
 	if err := json.Unmarshal([]byte(trusted), &m.TrustedMetadata); err != nil {
@@ -46,8 +46,14 @@ func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 	if err := json.Unmarshal([]byte(untrusted), &m.UntrustedMetadata); err != nil {
 		return nil, fmt.Errorf("decode untrusted_metadata: %w", err)
 	}
+	if err := json.Unmarshal([]byte(ssoRegs), &m.SSORegistrations); err != nil {
+		return nil, fmt.Errorf("decode sso_registrations: %w", err)
+	}
+	if m.SSORegistrations == nil {
+		m.SSORegistrations = []SSORegistration{}
+	}
 	m.CreatedAt, m.UpdatedAt = store.Time(created), store.Time(updated)
-	m.RetiredEmailAddresses, m.SSORegistrations, m.OAuthRegistrations = []RetiredEmail{}, []any{}, []any{}
+	m.RetiredEmailAddresses, m.OAuthRegistrations = []RetiredEmail{}, []any{}
 	m.Roles = rolesFor(&m)
 	return &m, nil
 }

@@ -64,6 +64,7 @@ func BootstrapHandler(r *Resolver, emailDomain string) httpapi.HandlerFunc {
 			EmailDomains:                   []string{},
 			PKCERequiredForEmailMagicLinks: p.PKCERequiredForEmailMagicLinks,
 			PKCERequiredForPasswordResets:  p.PKCERequiredForPasswordResets,
+			PKCERequiredForSSO:             p.PKCERequiredForSSO,
 			CreateOrganizationEnabled:      p.CreateOrganizationEnabled,
 			DFPProtectedAuthMode:           "OBSERVATION",
 			RBACPolicy:                     RBACPolicy{Roles: []any{}, Resources: []any{}, Scopes: []any{}},

@@ -24,6 +24,15 @@ type PhoneNumberFactor struct {
 	PhoneNumber string `json:"phone_number"`
 }
 
+// SSOFactor identifies the SSO connection (provider_id) and the member's
+// identity there (external_id) behind an SSO factor; id is the member's
+// registration at that connection.
+type SSOFactor struct {
+	ID         string `json:"id"`
+	ProviderID string `json:"provider_id"`
+	ExternalID string `json:"external_id"`
+}
+
 // Factor is one authentication factor of a session.
 type Factor struct {
 	DeliveryMethod      string             `json:"delivery_method"`
@@ -32,6 +41,8 @@ type Factor struct {
 	SequenceOrder       string             `json:"sequence_order,omitempty"`
 	EmailFactor         *EmailFactor       `json:"email_factor,omitempty"`
 	PhoneNumberFactor   *PhoneNumberFactor `json:"phone_number_factor,omitempty"`
+	SAMLSSOFactor       *SSOFactor         `json:"saml_sso_factor,omitempty"`
+	OIDCSSOFactor       *SSOFactor         `json:"oidc_sso_factor,omitempty"`
 }
 
 // MemberSession is the wire shape of a session.
