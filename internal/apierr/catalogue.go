@@ -82,6 +82,9 @@ const (
 	WeakPassword                 Type = "weak_password"
 	SessionTooOldToResetPassword Type = "session_too_old_to_reset_password"
 
+	// Identity provider: connected apps, M2M clients, authorization (issue 11).
+	ConnectedAppNotFound Type = "connected_app_not_found"
+
 	// SSO (issue 8). Each way an SSO login can fail has its own type, so a
 	// refused login says why.
 	SSOConnectionNotFound        Type = "sso_connection_not_found"
@@ -178,6 +181,8 @@ var catalogue = map[Type]entry{
 
 	WeakPassword:                 {http.StatusBadRequest, "Password does not meet the strength requirements. Check it with the strength check for feedback."},
 	SessionTooOldToResetPassword: {http.StatusBadRequest, "The session cannot reset the password: none of its authentication factors was completed in the last 5 minutes. Log in again first."},
+
+	ConnectedAppNotFound: {http.StatusNotFound, "Connected app not found."},
 
 	SSOConnectionNotFound:        {http.StatusNotFound, "SSO connection not found."},
 	SSOConnectionNotActive:       {http.StatusBadRequest, "This SSO connection is not active yet: its identity provider settings are incomplete."},

@@ -17,6 +17,7 @@ import (
 	"github.com/latchkey/latchkey/internal/discovery"
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/emailupdate"
+	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/notify"
@@ -53,6 +54,9 @@ type App struct {
 	Outbox   *notify.Outbox // nil outside dev mode
 	Limiter  *ratelimit.Limiter
 	Box      *secretbox.Box // seals secrets at rest; nil when no LATCHKEY_ENCRYPTION_KEY is set
+	// Flows holds the single-use tickets of browser flows (OAuth, SSO,
+	// the identity provider); see internal/flowtoken.
+	Flows *flowtoken.Store
 
 	magicLinks  *magiclink.Service
 	emailOTP    *emailotp.Service
@@ -63,6 +67,7 @@ type App struct {
 	mailer      notify.Mailer
 	widget      fs.FS
 	modules     []Module
+	routes      routeTable // what Handler mounted; see RouteTable
 }
 
 // New opens and migrates the database and wires the services.
@@ -116,6 +121,7 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 	a.Projects = project.NewStore(db, opt.Clock)
 	a.Limiter = ratelimit.New(db, opt.Clock)
 	a.Resolver = project.NewResolver(a.Projects, a.Limiter)
+	a.Flows = flowtoken.New(db, opt.Clock, a.Limiter)
 	a.Orgs = organization.NewStore(db, opt.Clock)
 	a.Sessions = session.New(db, opt.Clock, a.Orgs, a.Projects)
 	if a.mailer, err = a.buildMailer(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/magiclink"
 )
 
@@ -161,7 +162,7 @@ func TestMagicLinkPKCE(t *testing.T) {
 		org := e.createOrg("acme", "ALL_ALLOWED")
 		want(t, e.sendLink(org, "a@acme.test", nil), 400, "pkce_required")
 		verifier := "0123456789abcdef0123456789abcdef0123456789abcdef"
-		if r := e.sendLink(org, "a@acme.test", map[string]any{"pkce_code_challenge": magiclink.S256(verifier)}); r.Status != 200 {
+		if r := e.sendLink(org, "a@acme.test", map[string]any{"pkce_code_challenge": flowtoken.S256(verifier)}); r.Status != 200 {
 			t.Fatalf("send with challenge: %s", r.Raw)
 		}
 		links, _ := e.lastMail("a@acme.test")

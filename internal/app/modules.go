@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/latchkey/latchkey/internal/flowtoken"
+	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/idp"
 	"github.com/latchkey/latchkey/internal/sso"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -21,33 +22,32 @@ type Module interface {
 // Migrations lists every module's own migrations, applied after the core
 // ones by App.New, `latchkey migrate` and the test harness.
 func Migrations() []store.Source {
-	return []store.Source{sso.Migrations()}
+	return []store.Source{idp.Migrations(), sso.Migrations()}
 }
 
 // wireModules builds the modules on the core services. It runs at the end
 // of NewWithDB, so every core service is available.
 func (a *App) wireModules() error {
-	flows := flowtoken.New(a.DB, a.Clock, a.Limiter)
 	members := memberSessions{sessions: a.Sessions, limiter: a.Limiter}
-	baseURL := func() string { return a.Config.BaseURL }
 	a.modules = []Module{
+		idp.New(idp.Deps{DB: a.DB, Apps: connectedapps.NewStore(a.DB, a.Clock), Orgs: a.Orgs, Sessions: members}),
 		sso.New(sso.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Resolver: a.Resolver, Orgs: a.Orgs,
-			Sessions: a.Sessions, Members: members, Flows: flows, Limiter: a.Limiter, Box: a.Box, BaseURL: baseURL,
-			Log: a.Log}),
+			Sessions: a.Sessions, Members: members, Flows: a.Flows, Limiter: a.Limiter, Box: a.Box,
+			BaseURL: func() string { return a.Config.BaseURL }, Log: a.Log}),
 	}
 	return nil
 }
 
 // mountModules adds the modules' routes to the root mux (backend and
 // public faces) and the SDK mux, behind each face's authentication.
-func (a *App) mountModules(mux, sdk *http.ServeMux, sdkAuth, backendAuth func(http.Handler) http.Handler) {
+func (a *App) mountModules(mux, sdk *routeMux, sdkAuth, backendAuth func(http.Handler) http.Handler) {
 	for _, m := range a.modules {
 		for _, rt := range m.Routes() {
 			switch {
 			case rt.Raw != nil && rt.Face != httpapi.Public:
 				panic(fmt.Sprintf("app: route %q: only public routes may be raw", rt.Pattern))
 			case rt.Raw != nil:
-				mux.Handle(rt.Pattern, rt.Raw)
+				mux.handle(rt.Pattern, rt.Raw, true)
 			case rt.Face == httpapi.SDK:
 				sdk.Handle(rt.Pattern, sdkAuth(httpapi.Handle(httpapi.SDK, requireProduct(rt.Product, rt.Handler))))
 			case rt.Face == httpapi.Backend:

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/latchkey/latchkey/internal/password"
+	"github.com/latchkey/latchkey/internal/flowtoken"
 )
 
 func (e *env) pwDiscover(email, pw string) resp {
@@ -95,7 +95,7 @@ func TestPasswordDiscovery(t *testing.T) {
 		// field names.
 		verifier := "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c"
 		r = e.backend(http.MethodPost, "/v1/b2b/passwords/discovery/email/reset/start", map[string]any{"email_address": "ada@corp.test",
-			"pkce_code_challenge": password.S256(verifier)})
+			"pkce_code_challenge": flowtoken.S256(verifier)})
 		if r.Status != 200 {
 			t.Fatalf("backend discovery reset start: %s", r.Raw)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/password"
 	"github.com/latchkey/latchkey/internal/project"
 )
@@ -167,7 +168,7 @@ func TestPasswordResetPKCE(t *testing.T) {
 		want(t, e.resetStart(org, "ada@acme.test", nil), 400, "pkce_required")
 
 		verifier := "5f1c0a9e3b7d2c4e8a6f1b3d5c7e9a0b2d4f6a8c"
-		if r := e.resetStart(org, "ada@acme.test", map[string]any{"code_challenge": password.S256(verifier)}); r.Status != 200 {
+		if r := e.resetStart(org, "ada@acme.test", map[string]any{"code_challenge": flowtoken.S256(verifier)}); r.Status != 200 {
 			t.Fatalf("start with challenge: %s", r.Raw)
 		}
 		token := e.mailedLink("ada@acme.test", "multi_tenant_passwords")
@@ -180,7 +181,7 @@ func TestPasswordResetPKCE(t *testing.T) {
 		// The address-verifying magic link of a member without a password
 		// carries the same challenge.
 		e.createMember(org, "nopass@acme.test")
-		e.resetStart(org, "nopass@acme.test", map[string]any{"code_challenge": password.S256(verifier)})
+		e.resetStart(org, "nopass@acme.test", map[string]any{"code_challenge": flowtoken.S256(verifier)})
 		ml := e.mailedLink("nopass@acme.test", "multi_tenant_magic_links")
 		want(t, e.redeem(ml, nil), 400, "pkce_mismatch")
 		if r := e.redeem(ml, map[string]any{"pkce_code_verifier": verifier}); r.Status != 200 {

@@ -174,7 +174,8 @@ func (a *App) Handler() http.Handler {
 		return httpapi.Chain(h, origins.RequireOrigin(), a.Resolver.SDKAuth())
 	}
 	backendAuth := func(h http.Handler) http.Handler { return httpapi.Chain(h, a.Resolver.BackendAuth()) }
-	sdk := http.NewServeMux()
+	a.routes.reset()
+	sdk := newRouteMux(&a.routes, true)
 	for _, rt := range sdkRoutes {
 		sdk.Handle(rt.pattern, sdkAuth(httpapi.Handle(httpapi.SDK, requireProduct(rt.product, rt.h))))
 	}
@@ -183,8 +184,8 @@ func (a *App) Handler() http.Handler {
 		httpapi.Handle(httpapi.SDK, project.BootstrapHandler(a.Resolver, a.emailDomain())))
 	sdk.Handle("POST /sdk/v1/events", httpapi.Handle(httpapi.SDK, events.Post))
 
-	mux := http.NewServeMux()
-	mux.Handle("/sdk/v1/", httpapi.Chain(httpapi.JSONNotFound(sdk), httpapi.WithCORS(origins)))
+	mux := newRouteMux(&a.routes, false)
+	mux.ServeMux.Handle("/sdk/v1/", httpapi.Chain(httpapi.JSONNotFound(sdk.ServeMux), httpapi.WithCORS(origins)))
 	for _, rt := range backendRoutes {
 		mux.Handle(rt.pattern, backendAuth(httpapi.Handle(httpapi.Backend, rt.h)))
 	}
@@ -200,7 +201,7 @@ func (a *App) Handler() http.Handler {
 		mux.Handle("GET /{$}", devmode.DemoHandler(a.Projects, a.Orgs, a.Config.BaseURL))
 	}
 
-	return httpapi.Chain(httpapi.JSONNotFound(mux),
+	return httpapi.Chain(httpapi.JSONNotFound(mux.ServeMux),
 		httpapi.WithRequestID(requestIDEnv(a.Config.Dev)),
 		httpapi.WithLogging(a.Log),
 		httpapi.WithRecover(),

@@ -92,6 +92,9 @@ func sweepRateLimits(ctx context.Context, a *app.App) {
 			if err := a.SweepPasswords(ctx); err != nil {
 				a.Log.Warn("password sweep failed", "error", err)
 			}
+			if err := a.Flows.Sweep(ctx, time.Hour); err != nil {
+				a.Log.Warn("flow ticket sweep failed", "error", err)
+			}
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/emailotp"
+	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/notify"
@@ -99,7 +100,7 @@ func (s *Service) AuthenticateLink(ctx context.Context, p *project.Project, ip, 
 		if used != nil || !now.Before(store.Time(expires)) {
 			return apierr.New(apierr.UnableToAuthMagicLink)
 		}
-		if challenge != "" && (verifier == "" || !ids.Equal(magiclink.S256(verifier), challenge)) {
+		if challenge != "" && (verifier == "" || !ids.Equal(flowtoken.S256(verifier), challenge)) {
 			return apierr.New(apierr.PKCEMismatch)
 		}
 		res, err := q.ExecContext(ctx, `UPDATE discovery_magic_links SET used_at = $1 WHERE discovery_magic_link_id = $2 AND used_at IS NULL`,

@@ -10,8 +10,6 @@ package magiclink
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/url"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -235,7 +234,7 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*AuthResponse
 			if p.PKCECodeVerifier == "" {
 				return apierr.New(apierr.PKCEMismatch).WithMessage("This link needs the PKCE code verifier of the browser that requested it.")
 			}
-			if !ids.Equal(S256(p.PKCECodeVerifier), challenge) {
+			if !ids.Equal(flowtoken.S256(p.PKCECodeVerifier), challenge) {
 				return apierr.New(apierr.PKCEMismatch)
 			}
 		}
@@ -272,10 +271,4 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*AuthResponse
 		return nil, fmt.Errorf("magiclink: authenticate: %w", err)
 	}
 	return &AuthResponse{AuthResponse: resp, ResetSessions: reset}, nil
-}
-
-// S256 is the PKCE S256 transform: base64url(SHA-256(verifier)), unpadded.
-func S256(verifier string) string {
-	sum := sha256.Sum256([]byte(verifier))
-	return base64.RawURLEncoding.EncodeToString(sum[:])
 }

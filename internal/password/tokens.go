@@ -2,13 +2,12 @@ package password
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
 	"fmt"
 	"net/url"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
@@ -85,7 +84,7 @@ func (s *Service) lookupReset(ctx context.Context, p *project.Project, token, ve
 		if verifier == "" {
 			return nil, apierr.New(apierr.PKCEMismatch).WithMessage("This reset link needs the PKCE code verifier of the browser that asked for it.")
 		}
-		if !ids.Equal(S256(verifier), t.Challenge) {
+		if !ids.Equal(flowtoken.S256(verifier), t.Challenge) {
 			return nil, apierr.New(apierr.PKCEMismatch)
 		}
 	}
@@ -131,10 +130,4 @@ func resetMinutes(requested int) (int, error) {
 			fmt.Sprintf("reset_password_expiration_minutes must be between %d and %d.", MinResetMinutes, MaxResetMinutes))
 	}
 	return requested, nil
-}
-
-// S256 is the PKCE S256 transform: base64url(SHA-256(verifier)), unpadded.
-func S256(verifier string) string {
-	sum := sha256.Sum256([]byte(verifier))
-	return base64.RawURLEncoding.EncodeToString(sum[:])
 }

@@ -21,16 +21,48 @@ type Rule struct {
 	Name   string
 	Limit  int
 	Window time.Duration
+
+	// The fields below matter to Reserve and Guard only (credential
+	// checks); Allow ignores them.
+
+	// Lock keeps a key refused for this long after a failure brings its
+	// count to Limit (a lockout); zero refuses only until the window ends.
+	Lock time.Duration
+	// Refuse is the error type of a refusal; too_many_requests if empty.
+	Refuse apierr.Type
+	// OnSuccess is what a correct credential does to the count.
+	OnSuccess Outcome
+	// SlowOnly rules never refuse: past Limit each attempt waits SlowStep
+	// more (at most SlowMax), so a counter that anyone can drive up (all
+	// guesses at one email address) slows guessing without locking out
+	// the real user.
+	SlowOnly          bool
+	SlowStep, SlowMax time.Duration
 }
 
 // Limiter counts hits per (rule, key, window).
 type Limiter struct {
 	db    *store.DB
 	clock clock.Clock
+	sleep func(context.Context, time.Duration) error
 }
 
 // New returns a limiter on db.
-func New(db *store.DB, c clock.Clock) *Limiter { return &Limiter{db: db, clock: c} }
+func New(db *store.DB, c clock.Clock) *Limiter { return &Limiter{db: db, clock: c, sleep: sleepCtx} }
+
+// SetSleep replaces how slow-downs wait (tests record them instead).
+func (l *Limiter) SetSleep(fn func(context.Context, time.Duration) error) { l.sleep = fn }
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // Allow records a hit for key under rule and returns too_many_requests (or
 // the rule's own error type) once the window's limit is exceeded. Keys are
@@ -77,7 +109,7 @@ func (l *Limiter) Sweep(ctx context.Context, olderThan time.Duration) error {
 	if _, err := l.db.ExecContext(ctx, `DELETE FROM rate_limits WHERE window_start < $1`, cutoff); err != nil {
 		return fmt.Errorf("ratelimit: sweep: %w", err)
 	}
-	return nil
+	return l.sweepAttempts(ctx, cutoff)
 }
 
 // Exceeded reports, without recording a hit, whether key is already over

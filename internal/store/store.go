@@ -173,8 +173,36 @@ func AfterCommit(q Querier, fn func()) {
 }
 
 // Tx runs fn in a transaction, committing if fn returns nil, then runs the
-// work registered with AfterCommit.
+// work registered with AfterCommit. On PostgreSQL a transaction chosen as
+// a deadlock victim or failing serialization is retried from the start
+// (fn runs again, so it must only touch the database and its own
+// results), a few times with a short growing pause.
 func (db *DB) Tx(ctx context.Context, fn func(q Querier) error) error {
+	for attempt := 1; ; attempt++ {
+		err := db.tx(ctx, fn)
+		if err == nil || !retryable(err) || attempt == txAttempts {
+			return err
+		}
+		select {
+		case <-time.After(time.Duration(attempt*attempt) * 5 * time.Millisecond):
+		case <-ctx.Done():
+			return errors.Join(err, ctx.Err())
+		}
+	}
+}
+
+// txAttempts bounds Tx's retries of deadlocked or serialization-failed
+// transactions.
+const txAttempts = 5
+
+// retryable reports a PostgreSQL error that a fresh run of the same
+// transaction can succeed after: serialization_failure, deadlock_detected.
+func retryable(err error) bool {
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && (pg.Code == "40001" || pg.Code == "40P01")
+}
+
+func (db *DB) tx(ctx context.Context, fn func(q Querier) error) error {
 	sqlTx, err := db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", MapError(err))

@@ -1,0 +1,87 @@
+package app
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/latchkey/latchkey/internal/httpapi"
+)
+
+// RouteInfo names one mounted route: the face whose authentication and
+// envelope it has, and its ServeMux pattern ("POST /sdk/v1/b2b/...").
+// Raw routes (module browser routes) may answer with HTML or redirects.
+type RouteInfo struct {
+	Face    httpapi.Face
+	Pattern string
+	Raw     bool
+}
+
+// RouteTable lists every route Handler mounts, core and module routes
+// alike. Cross-cutting tests iterate it (the hostile-input corpus, the SDK
+// wire allowlist), so a route added anywhere is covered without a test
+// change: routes are recorded by the muxes Handler mounts them on.
+func (a *App) RouteTable() []RouteInfo {
+	a.routes.mu.Lock()
+	built := a.routes.list != nil
+	a.routes.mu.Unlock()
+	if !built {
+		a.Handler()
+	}
+	a.routes.mu.Lock()
+	defer a.routes.mu.Unlock()
+	return slices.Clone(a.routes.list)
+}
+
+// routeTable is what the last Handler call mounted.
+type routeTable struct {
+	mu   sync.Mutex
+	list []RouteInfo
+}
+
+func (t *routeTable) reset() {
+	t.mu.Lock()
+	t.list = []RouteInfo{}
+	t.mu.Unlock()
+}
+
+func (t *routeTable) add(ri RouteInfo) {
+	t.mu.Lock()
+	t.list = append(t.list, ri)
+	t.mu.Unlock()
+}
+
+// routeMux is a ServeMux that records what is mounted on it. The SDK mux
+// holds only SDK routes; on the root mux /v1/ paths are the backend face
+// and the rest public.
+type routeMux struct {
+	*http.ServeMux
+	sdk   bool
+	table *routeTable
+}
+
+func newRouteMux(t *routeTable, sdk bool) *routeMux {
+	return &routeMux{ServeMux: http.NewServeMux(), sdk: sdk, table: t}
+}
+
+// Handle mounts and records a route.
+func (m *routeMux) Handle(pattern string, h http.Handler) { m.handle(pattern, h, false) }
+
+// HandleFunc mounts and records a route.
+func (m *routeMux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	m.handle(pattern, http.HandlerFunc(h), false)
+}
+
+func (m *routeMux) handle(pattern string, h http.Handler, raw bool) {
+	m.ServeMux.Handle(pattern, h)
+	face := httpapi.Public
+	_, path, _ := strings.Cut(pattern, " ")
+	switch {
+	case m.sdk:
+		face = httpapi.SDK
+	case strings.HasPrefix(path, "/v1/") && !strings.HasPrefix(path, "/v1/b2b/sessions/jwks/"):
+		face = httpapi.Backend
+	}
+	m.table.add(RouteInfo{Face: face, Pattern: pattern, Raw: raw})
+}

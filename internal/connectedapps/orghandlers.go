@@ -1,0 +1,215 @@
+package connectedapps
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// TokenRevoker ends the tokens a member's grant of an app produced; the
+// provider implements it so a revoked app loses its refresh tokens in the
+// same transaction as the consent.
+type TokenRevoker interface {
+	RevokeMemberApp(ctx context.Context, q store.Querier, memberID, clientID string) error
+}
+
+// OrgHandlers serve the organization, member and self views of connected
+// apps (api-reference 3.11, 3.12 and 5.4) on both faces.
+type OrgHandlers struct {
+	Store    *Store
+	Orgs     *organization.Store
+	Sessions organization.Sessions
+	Tokens   TokenRevoker
+}
+
+// subject is the organization (and member) a request is about.
+type subject struct {
+	projectID string
+	org       *organization.Organization
+	memberID  string
+}
+
+// backend resolves {organization_id} (and {member_id}) of a backend path.
+func (h OrgHandlers) backend(r *http.Request, withMember bool) (*subject, error) {
+	p := project.CallerFrom(r.Context()).Project
+	o, err := h.Orgs.Get(r.Context(), p.ID, r.PathValue("organization_id"))
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	s := &subject{projectID: p.ID, org: o}
+	if withMember {
+		m, err := h.Orgs.OrgMember(r.Context(), h.Orgs.DB(), o, r.PathValue("member_id"))
+		if err != nil {
+			return nil, organization.NotFound(err, apierr.MemberNotFound)
+		}
+		s.memberID = m.MemberID
+	}
+	return s, nil
+}
+
+// sdk resolves the session caller; memberID "" means the caller, another
+// member needs an admin, and the organization-wide views need an admin.
+func (h OrgHandlers) sdk(r *http.Request, memberID string, orgWide bool) (*subject, error) {
+	c, err := organization.CallerFromSession(r, h.Orgs, h.Sessions)
+	if err != nil {
+		return nil, err
+	}
+	if orgWide {
+		if err := c.RequireAdmin(); err != nil {
+			return nil, err
+		}
+		return &subject{projectID: c.Project.ID, org: c.Organization}, nil
+	}
+	if memberID == "" {
+		memberID = c.Member.MemberID
+	}
+	if err := c.ActOn(memberID); err != nil {
+		return nil, err
+	}
+	m, err := h.Orgs.OrgMember(r.Context(), h.Orgs.DB(), c.Organization, memberID)
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.MemberNotFound)
+	}
+	return &subject{projectID: c.Project.ID, org: c.Organization, memberID: m.MemberID}, nil
+}
+
+func (h OrgHandlers) orgApps(r *http.Request, s *subject) (any, error) {
+	apps, err := h.Store.OrgApps(r.Context(), s.projectID, s.org.OrganizationID)
+	if err != nil {
+		return nil, err
+	}
+	out := &OrgAppsResponse{ConnectedApps: make([]OrgApp, 0, len(apps))}
+	for _, a := range apps {
+		out.ConnectedApps = append(out.ConnectedApps, orgApp(a))
+	}
+	return out, nil
+}
+
+func (h OrgHandlers) orgApp(r *http.Request, s *subject) (any, error) {
+	a, err := h.Store.Get(r.Context(), s.projectID, r.PathValue("connected_app_id"))
+	if err != nil {
+		return nil, NotFound(err)
+	}
+	grants, err := h.Store.OrgGrants(r.Context(), s.org.OrganizationID, a.ClientID)
+	if err != nil {
+		return nil, err
+	}
+	out := &OrgAppResponse{OrgApp: orgApp(a), ActiveMembers: make([]ActiveMember, 0, len(grants))}
+	for _, g := range grants {
+		out.ActiveMembers = append(out.ActiveMembers, ActiveMember{MemberID: g.MemberID, GrantedScopes: g.Scopes})
+	}
+	return out, nil
+}
+
+func (h OrgHandlers) memberApps(r *http.Request, s *subject) (any, error) {
+	apps, err := h.Store.MemberApps(r.Context(), s.projectID, s.memberID)
+	if err != nil {
+		return nil, err
+	}
+	out := &MemberAppsResponse{ConnectedApps: make([]MemberAppWire, 0, len(apps))}
+	for _, ma := range apps {
+		out.ConnectedApps = append(out.ConnectedApps, MemberAppWire{OrgApp: orgApp(ma.App), ScopesGranted: strings.Join(ma.Scopes, " ")})
+	}
+	return out, nil
+}
+
+// revoke deletes the member's consent and the tokens it produced. An app
+// the member never granted is not found.
+func (h OrgHandlers) revoke(r *http.Request, s *subject) (any, error) {
+	clientID := r.PathValue("connected_app_id")
+	if _, err := h.Store.GrantOf(r.Context(), s.memberID, clientID); err != nil {
+		return nil, NotFound(err)
+	}
+	err := h.Store.db.Tx(r.Context(), func(q store.Querier) error {
+		if err := h.Store.RevokeGrant(r.Context(), q, s.memberID, clientID); err != nil {
+			return err
+		}
+		if h.Tokens != nil {
+			return h.Tokens.RevokeMemberApp(r.Context(), q, s.memberID, clientID)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &RevokeResponse{}, nil
+}
+
+// BackendOrgApps handles GET /v1/b2b/organizations/{organization_id}/connected_apps.
+func (h OrgHandlers) BackendOrgApps(r *http.Request) (any, error) {
+	s, err := h.backend(r, false)
+	if err != nil {
+		return nil, err
+	}
+	return h.orgApps(r, s)
+}
+
+// BackendOrgApp handles GET /v1/b2b/organizations/{organization_id}/connected_apps/{connected_app_id}.
+func (h OrgHandlers) BackendOrgApp(r *http.Request) (any, error) {
+	s, err := h.backend(r, false)
+	if err != nil {
+		return nil, err
+	}
+	return h.orgApp(r, s)
+}
+
+// BackendMemberApps handles GET /v1/b2b/organizations/{organization_id}/members/{member_id}/connected_apps.
+func (h OrgHandlers) BackendMemberApps(r *http.Request) (any, error) {
+	s, err := h.backend(r, true)
+	if err != nil {
+		return nil, err
+	}
+	return h.memberApps(r, s)
+}
+
+// BackendRevoke handles POST /v1/b2b/organizations/{organization_id}/members/{member_id}/connected_apps/{connected_app_id}/revoke.
+func (h OrgHandlers) BackendRevoke(r *http.Request) (any, error) {
+	s, err := h.backend(r, true)
+	if err != nil {
+		return nil, err
+	}
+	return h.revoke(r, s)
+}
+
+// SDKOrgApps handles SDK GET /b2b/organizations/connected_apps (admins).
+func (h OrgHandlers) SDKOrgApps(r *http.Request) (any, error) {
+	s, err := h.sdk(r, "", true)
+	if err != nil {
+		return nil, err
+	}
+	return h.orgApps(r, s)
+}
+
+// SDKOrgApp handles SDK GET /b2b/organizations/connected_apps/{connected_app_id} (admins).
+func (h OrgHandlers) SDKOrgApp(r *http.Request) (any, error) {
+	s, err := h.sdk(r, "", true)
+	if err != nil {
+		return nil, err
+	}
+	return h.orgApp(r, s)
+}
+
+// SDKMemberApps handles SDK GET /b2b/organizations/members/{member_id}/connected_apps
+// and, without {member_id}, the caller's own GET /b2b/organizations/members/connected_apps.
+func (h OrgHandlers) SDKMemberApps(r *http.Request) (any, error) {
+	s, err := h.sdk(r, r.PathValue("member_id"), false)
+	if err != nil {
+		return nil, err
+	}
+	return h.memberApps(r, s)
+}
+
+// SDKRevoke handles SDK POST /b2b/organizations/members/{member_id}/connected_apps/{connected_app_id}/revoke
+// and the caller's own POST /b2b/organizations/members/connected_apps/{connected_app_id}/revoke.
+func (h OrgHandlers) SDKRevoke(r *http.Request) (any, error) {
+	s, err := h.sdk(r, r.PathValue("member_id"), false)
+	if err != nil {
+		return nil, err
+	}
+	return h.revoke(r, s)
+}

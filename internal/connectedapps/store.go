@@ -1,0 +1,263 @@
+package connectedapps
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/clientsecret"
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Store reads and writes connected apps and grants.
+type Store struct {
+	db    *store.DB
+	clock clock.Clock
+}
+
+// NewStore returns a store on db.
+func NewStore(db *store.DB, c clock.Clock) *Store { return &Store{db: db, clock: c} }
+
+const appColumns = `client_id, project_id, client_type, client_name, client_description, status, full_access_allowed,
+	redirect_urls, post_logout_redirect_urls, access_token_expiry_minutes, access_token_custom_audience,
+	access_token_template_content, id_token_template_content, bypass_consent_for_offline_access, logo_url,
+	secret_hash, secret_last_four, next_secret_hash, next_secret_last_four, created_at, updated_at`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanApp(s scanner) (*App, error) {
+	var a App
+	var redirects, logouts string
+	var created, updated int64
+	err := s.Scan(&a.ClientID, &a.ProjectID, &a.ClientType, &a.ClientName, &a.ClientDescription, &a.Status,
+		&a.FullAccessAllowed, &redirects, &logouts, &a.AccessTokenExpiryMinutes, &a.AccessTokenCustomAudience,
+		&a.AccessTokenTemplateContent, &a.IDTokenTemplateContent, &a.BypassConsentForOfflineAccess, &a.LogoURL,
+		&a.Secret.Hash, &a.Secret.LastFour, &a.Secret.NextHash, &a.Secret.NextLastFour, &created, &updated)
+	if err != nil {
+		return nil, store.MapError(err)
+	}
+	if err := errors.Join(json.Unmarshal([]byte(redirects), &a.RedirectURLs), json.Unmarshal([]byte(logouts), &a.PostLogoutRedirectURLs)); err != nil {
+		return nil, fmt.Errorf("connectedapps: decode %s: %w", a.ClientID, err)
+	}
+	a.CreatedAt, a.UpdatedAt = store.Time(created), store.Time(updated)
+	return &a, nil
+}
+
+func jsonList(v []string) string {
+	if v == nil {
+		v = []string{}
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// Create registers a client. Confidential clients get a secret, returned
+// once; public clients get none.
+func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clientType string, f Fields) (*App, string, error) {
+	if err := validType(clientType); err != nil {
+		return nil, "", err
+	}
+	now := s.clock.Now()
+	a := &App{ProjectID: projectID, ClientID: ids.New("connected-app", env), ClientType: clientType, Status: "active",
+		AccessTokenExpiryMinutes: DefaultAccessTokenMinutes, RedirectURLs: []string{}, PostLogoutRedirectURLs: []string{},
+		CreatedAt: now, UpdatedAt: now}
+	if err := f.apply(a); err != nil {
+		return nil, "", err
+	}
+	var secret string
+	if !a.Public() {
+		secret, a.Secret = clientsecret.New()
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO idp_connected_apps (`+appColumns+`)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)`,
+		a.ClientID, a.ProjectID, a.ClientType, a.ClientName, a.ClientDescription, a.Status, a.FullAccessAllowed,
+		jsonList(a.RedirectURLs), jsonList(a.PostLogoutRedirectURLs), a.AccessTokenExpiryMinutes, a.AccessTokenCustomAudience,
+		a.AccessTokenTemplateContent, a.IDTokenTemplateContent, a.BypassConsentForOfflineAccess, a.LogoURL,
+		a.Secret.Hash, a.Secret.LastFour, a.Secret.NextHash, a.Secret.NextLastFour, store.Millis(now), store.Millis(now))
+	if err != nil {
+		return nil, "", fmt.Errorf("connectedapps: create: %w", err)
+	}
+	return a, secret, nil
+}
+
+// Get loads a client of the project; a client of another project is not
+// found.
+func (s *Store) Get(ctx context.Context, projectID, clientID string) (*App, error) {
+	return s.get(ctx, s.db.Read(), projectID, clientID)
+}
+
+func (s *Store) get(ctx context.Context, q store.Querier, projectID, clientID string) (*App, error) {
+	a, err := scanApp(q.QueryRowContext(ctx, `SELECT `+appColumns+` FROM idp_connected_apps
+		WHERE project_id = $1 AND client_id = $2`, projectID, clientID))
+	if err != nil {
+		return nil, fmt.Errorf("connectedapps: get %s: %w", clientID, err)
+	}
+	return a, nil
+}
+
+// save writes every mutable column of a.
+func (s *Store) save(ctx context.Context, q store.Querier, a *App) error {
+	a.UpdatedAt = s.clock.Now()
+	_, err := q.ExecContext(ctx, `UPDATE idp_connected_apps SET client_name = $3, client_description = $4,
+		full_access_allowed = $5, redirect_urls = $6, post_logout_redirect_urls = $7, access_token_expiry_minutes = $8,
+		access_token_custom_audience = $9, bypass_consent_for_offline_access = $10, logo_url = $11,
+		secret_hash = $12, secret_last_four = $13, next_secret_hash = $14, next_secret_last_four = $15, updated_at = $16
+		WHERE project_id = $1 AND client_id = $2`,
+		a.ProjectID, a.ClientID, a.ClientName, a.ClientDescription, a.FullAccessAllowed, jsonList(a.RedirectURLs),
+		jsonList(a.PostLogoutRedirectURLs), a.AccessTokenExpiryMinutes, a.AccessTokenCustomAudience,
+		a.BypassConsentForOfflineAccess, a.LogoURL, a.Secret.Hash, a.Secret.LastFour, a.Secret.NextHash,
+		a.Secret.NextLastFour, store.Millis(a.UpdatedAt))
+	if err != nil {
+		return fmt.Errorf("connectedapps: save %s: %w", a.ClientID, err)
+	}
+	return nil
+}
+
+// Update changes the given fields.
+func (s *Store) Update(ctx context.Context, projectID, clientID string, f Fields) (*App, error) {
+	var out *App
+	err := s.db.Tx(ctx, func(q store.Querier) error {
+		a, err := s.get(ctx, q, projectID, clientID)
+		if err != nil {
+			return err
+		}
+		if err := f.apply(a); err != nil {
+			return err
+		}
+		out = a
+		return s.save(ctx, q, a)
+	})
+	return out, err
+}
+
+// Delete removes a client with its grants and tokens.
+func (s *Store) Delete(ctx context.Context, projectID, clientID string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM idp_connected_apps WHERE project_id = $1 AND client_id = $2`, projectID, clientID)
+	if err != nil {
+		return fmt.Errorf("connectedapps: delete: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("connectedapps: delete %s: %w", clientID, store.ErrNotFound)
+	}
+	return nil
+}
+
+// Rotation steps.
+const (
+	RotateStart    = "start"
+	RotateComplete = "complete"
+	RotateCancel   = "cancel"
+)
+
+// Rotate runs one step of a secret rotation; start returns the next
+// secret (shown once).
+func (s *Store) Rotate(ctx context.Context, projectID, clientID, step string) (*App, string, error) {
+	var out *App
+	var next string
+	err := s.db.Tx(ctx, func(q store.Querier) error {
+		a, err := s.get(ctx, q, projectID, clientID)
+		if err != nil {
+			return err
+		}
+		if a.Public() {
+			return apierr.Invalid("client_id", "Public clients have no client secret to rotate.")
+		}
+		switch step {
+		case RotateStart:
+			next, err = a.Secret.Start()
+		case RotateComplete:
+			err = a.Secret.Complete()
+		default:
+			err = a.Secret.Cancel()
+		}
+		if errors.Is(err, clientsecret.ErrRotationStarted) {
+			return apierr.Invalid("client_id", "A secret rotation is already in progress: complete or cancel it first.")
+		}
+		if errors.Is(err, clientsecret.ErrNoRotation) {
+			return apierr.Invalid("client_id", "No secret rotation is in progress: start one first.")
+		}
+		out = a
+		return s.save(ctx, q, a)
+	})
+	return out, next, err
+}
+
+// Page is one page of a client search.
+type Page struct {
+	Apps       []*App
+	Total      int
+	NextCursor *string
+}
+
+// Search lists the project's clients, oldest first, with keyset paging
+// on (created_at, client_id).
+func (s *Store) Search(ctx context.Context, projectID, cursor string, limit int) (*Page, error) {
+	switch {
+	case limit == 0:
+		limit = 100
+	case limit < 0 || limit > 1000:
+		return nil, apierr.Invalid("limit", "limit must be between 1 and 1000.")
+	}
+	afterAt, afterID, err := DecodeCursor(cursor)
+	if err != nil {
+		return nil, err
+	}
+	p := &Page{Apps: []*App{}}
+	if err := s.db.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM idp_connected_apps WHERE project_id = $1`, projectID).Scan(&p.Total); err != nil {
+		return nil, fmt.Errorf("connectedapps: count: %w", err)
+	}
+	rows, err := s.db.Read().QueryContext(ctx, `SELECT `+appColumns+` FROM idp_connected_apps
+		WHERE project_id = $1 AND (created_at > $2 OR (created_at = $2 AND client_id > $3))
+		ORDER BY created_at, client_id LIMIT $4`, projectID, afterAt, afterID, limit+1)
+	if err != nil {
+		return nil, fmt.Errorf("connectedapps: search: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		a, err := scanApp(rows)
+		if err != nil {
+			return nil, err
+		}
+		p.Apps = append(p.Apps, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("connectedapps: search: %w", err)
+	}
+	if len(p.Apps) > limit {
+		p.Apps = p.Apps[:limit]
+		last := p.Apps[limit-1]
+		c := EncodeCursor(store.Millis(last.CreatedAt), last.ClientID)
+		p.NextCursor = &c
+	}
+	return p, nil
+}
+
+// EncodeCursor makes an opaque keyset cursor (shared with the M2M search).
+func EncodeCursor(at int64, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(at, 10) + "|" + id))
+}
+
+// DecodeCursor reads a cursor made by EncodeCursor ("" is the first page).
+func DecodeCursor(c string) (int64, string, error) {
+	if c == "" {
+		return -1, "", nil
+	}
+	bad := apierr.Invalid("cursor", "cursor is not a cursor returned by this search.")
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, "", bad
+	}
+	at, id, ok := strings.Cut(string(raw), "|")
+	n, err := strconv.ParseInt(at, 10, 64)
+	if !ok || err != nil {
+		return 0, "", bad
+	}
+	return n, id, nil
+}

@@ -1,0 +1,216 @@
+// Package flowtoken is what every browser flow (OAuth, SSO, the identity
+// provider) must get right and so gets right once:
+//
+//   - tickets: stored, hashed, single-use, short-lived secrets (an OAuth
+//     state, the token handed back to the customer's page, an SSO relay
+//     state, an authorization code), each carrying the flow's own JSON and
+//     optionally a PKCE challenge, with failed redemptions rate-limited;
+//   - PKCE S256 (CheckPKCE);
+//   - exact redirect-URL matching (Exact) and adding parameters to a
+//     registered URL (WithQuery).
+//
+// Usage:
+//
+//	tok, err := flows.Issue(ctx, flowtoken.Issue{Kind: "oauth_state", ProjectID: p.ID,
+//		TTL: 10 * time.Minute, LimitKey: p.ID + "|" + ip, Data: state})
+//	...
+//	t, err := flows.Redeem(ctx, flowtoken.Redeem{Kind: "oauth_state", Token: tok, LimitKey: ip})
+//	if errors.Is(err, flowtoken.ErrInvalid) { ... the flow's own catalogue error ... }
+//	err = t.Decode(&state)
+//
+// Redeem runs its own statements: call it outside a transaction (SQLite has
+// one writer, and a failure must be counted even though the caller rolls
+// back).
+package flowtoken
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Kind names one flow's tickets ("oauth_state", "sso_token", ...). A ticket
+// is only ever redeemed as the kind it was issued as.
+type Kind string
+
+// MaxTTL bounds a ticket's life: these are the secrets of a browser round
+// trip, not sessions.
+const MaxTTL = time.Hour
+
+// Limits. Issuing writes a row, so it is limited per caller; failed
+// redemptions are guesses and are limited harder. Successful redemptions
+// cost no write beyond spending the ticket.
+var (
+	IssueLimit  = ratelimit.Rule{Name: "flow_issue", Limit: 120, Window: 10 * time.Minute}
+	RedeemLimit = ratelimit.Rule{Name: "flow_redeem_fail", Limit: 20, Window: 10 * time.Minute}
+)
+
+// ErrInvalid is every way a ticket can fail to redeem: unknown, expired,
+// already used, another kind, or another project. Callers answer it with
+// their flow's catalogue error; the reasons are deliberately not told apart.
+var ErrInvalid = errors.New("flowtoken: invalid, expired or used ticket")
+
+// Store issues and redeems tickets.
+type Store struct {
+	db      *store.DB
+	clock   clock.Clock
+	limiter *ratelimit.Limiter
+}
+
+// New returns a ticket store.
+func New(db *store.DB, c clock.Clock, l *ratelimit.Limiter) *Store {
+	return &Store{db: db, clock: c, limiter: l}
+}
+
+// Issue describes a ticket to hand out.
+type Issue struct {
+	Kind      Kind
+	ProjectID string
+	TTL       time.Duration // > 0 and <= MaxTTL
+	// Challenge is a PKCE S256 code challenge the redeemer must answer
+	// with its verifier; "" for none.
+	Challenge string
+	// LimitKey identifies the caller for the issuing limit (e.g.
+	// project|client IP); "" skips it (server-side issuance).
+	LimitKey string
+	// Data is the flow's state, stored as JSON and returned by Redeem.
+	Data any
+}
+
+// Issue stores a new ticket and returns it; only its hash is kept.
+func (s *Store) Issue(ctx context.Context, in Issue) (string, error) {
+	return s.IssueIn(ctx, s.db, in)
+}
+
+// IssueIn is Issue inside the caller's transaction q (the ticket then
+// exists only if the transaction commits).
+func (s *Store) IssueIn(ctx context.Context, q store.Querier, in Issue) (string, error) {
+	if in.Kind == "" || in.ProjectID == "" {
+		return "", errors.New("flowtoken: issue: kind and project are required")
+	}
+	if in.TTL <= 0 || in.TTL > MaxTTL {
+		return "", fmt.Errorf("flowtoken: issue %s: ttl %s out of range", in.Kind, in.TTL)
+	}
+	if in.LimitKey != "" {
+		if err := s.limiter.AllowIn(ctx, q, scoped(IssueLimit, in.Kind), in.LimitKey); err != nil {
+			return "", err
+		}
+	}
+	data, err := json.Marshal(in.Data)
+	if err != nil {
+		return "", fmt.Errorf("flowtoken: issue %s: encode: %w", in.Kind, err)
+	}
+	token := ids.Token()
+	now := s.clock.Now()
+	_, err = q.ExecContext(ctx, `INSERT INTO flow_tickets (ticket_hash, kind, project_id, pkce_code_challenge, data,
+		created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`, ids.Hash(token), string(in.Kind), in.ProjectID,
+		in.Challenge, string(data), store.Millis(now), store.Millis(now.Add(in.TTL)))
+	if err != nil {
+		return "", fmt.Errorf("flowtoken: issue %s: %w", in.Kind, store.MapError(err))
+	}
+	return token, nil
+}
+
+// Redeem describes a redemption.
+type Redeem struct {
+	Kind  Kind
+	Token string
+	// ProjectID, when set, must be the ticket's project (API calls know
+	// their project; a provider's callback learns it from the ticket).
+	ProjectID string
+	// Verifier answers the ticket's PKCE challenge, if it has one.
+	Verifier string
+	// LimitKey identifies the redeemer (e.g. client IP): its failed
+	// attempts are counted, and it is refused once over RedeemLimit.
+	LimitKey string
+}
+
+// Ticket is a redeemed ticket.
+type Ticket struct {
+	ProjectID string
+	IssuedAt  time.Time
+	data      []byte
+}
+
+// Decode unmarshals the ticket's data into v.
+func (t *Ticket) Decode(v any) error {
+	if err := json.Unmarshal(t.data, v); err != nil {
+		return fmt.Errorf("flowtoken: decode: %w", err)
+	}
+	return nil
+}
+
+// Redeem spends a ticket and returns it. PKCE is checked before the ticket
+// is spent, so someone holding an intercepted ticket without the verifier
+// can neither use it nor burn it for its owner. Errors: ErrInvalid (wrapped),
+// apierr pkce_mismatch, apierr too_many_requests, or a store failure.
+func (s *Store) Redeem(ctx context.Context, r Redeem) (*Ticket, error) {
+	var t *Ticket
+	rule := scoped(RedeemLimit, r.Kind)
+	err := s.limiter.GuardFailures(ctx, rule, r.LimitKey, func() error {
+		var err error
+		t, err = s.redeem(ctx, r)
+		return err
+	}, func(err error) bool { return errors.Is(err, ErrInvalid) || apierr.Is(err, apierr.PKCEMismatch) })
+	return t, err
+}
+
+func (s *Store) redeem(ctx context.Context, r Redeem) (*Ticket, error) {
+	if r.Token == "" {
+		return nil, ErrInvalid
+	}
+	now := s.clock.Now()
+	hash := ids.Hash(r.Token)
+	var kind, projectID, challenge, data string
+	var created, expires int64
+	var used *int64
+	err := s.db.Read().QueryRowContext(ctx, `SELECT kind, project_id, pkce_code_challenge, data, created_at, expires_at,
+		used_at FROM flow_tickets WHERE ticket_hash = $1`, hash).
+		Scan(&kind, &projectID, &challenge, &data, &created, &expires, &used)
+	if err != nil {
+		if err = store.MapError(err); errors.Is(err, store.ErrNotFound) {
+			return nil, ErrInvalid
+		}
+		return nil, fmt.Errorf("flowtoken: redeem %s: %w", r.Kind, err)
+	}
+	if kind != string(r.Kind) || (r.ProjectID != "" && projectID != r.ProjectID) ||
+		used != nil || !now.Before(store.Time(expires)) {
+		return nil, ErrInvalid
+	}
+	if err := CheckPKCE(challenge, r.Verifier); err != nil {
+		return nil, err
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE flow_tickets SET used_at = $1
+		WHERE ticket_hash = $2 AND used_at IS NULL AND expires_at > $1`, store.Millis(now), hash)
+	if err != nil {
+		return nil, fmt.Errorf("flowtoken: spend %s: %w", r.Kind, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return nil, ErrInvalid // a concurrent redemption won
+	}
+	return &Ticket{ProjectID: projectID, IssuedAt: store.Time(created), data: []byte(data)}, nil
+}
+
+// Sweep deletes tickets that expired more than olderThan ago; the serve
+// loop runs it beside the rate-limit sweep.
+func (s *Store) Sweep(ctx context.Context, olderThan time.Duration) error {
+	cutoff := store.Millis(s.clock.Now().Add(-olderThan))
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM flow_tickets WHERE expires_at < $1`, cutoff); err != nil {
+		return fmt.Errorf("flowtoken: sweep: %w", err)
+	}
+	return nil
+}
+
+// scoped gives each kind its own counters.
+func scoped(r ratelimit.Rule, k Kind) ratelimit.Rule {
+	r.Name += "_" + string(k)
+	return r
+}

@@ -1,0 +1,218 @@
+package flowtoken_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/flowtoken"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/store/storetest"
+)
+
+type fixture struct {
+	ctx     context.Context
+	db      *store.DB
+	clk     *clock.Fake
+	flows   *flowtoken.Store
+	project string
+}
+
+func setup(t *testing.T, db *store.DB) *fixture {
+	ctx := context.Background()
+	clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	p, err := project.NewStore(db, clk).Create(ctx, project.CreateParams{Name: "P", Env: ids.Test})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &fixture{ctx: ctx, db: db, clk: clk, flows: flowtoken.New(db, clk, ratelimit.New(db, clk)), project: p.Project.ID}
+}
+
+type state struct {
+	Provider string `json:"provider"`
+	Org      string `json:"org"`
+}
+
+func TestIssueRedeemOnce(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		f := setup(t, db)
+		tok, err := f.flows.Issue(f.ctx, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Minute,
+			LimitKey: "ip", Data: state{Provider: "google", Org: "o1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stored string
+		if err := db.Read().QueryRowContext(f.ctx, `SELECT ticket_hash FROM flow_tickets`).Scan(&stored); err != nil || stored != ids.Hash(tok) {
+			t.Fatalf("stored %q, want the hash of the ticket (%v)", stored, err)
+		}
+		tk, err := f.flows.Redeem(f.ctx, flowtoken.Redeem{Kind: "k", Token: tok, LimitKey: "ip"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got state
+		if err := tk.Decode(&got); err != nil || got.Provider != "google" || got.Org != "o1" || tk.ProjectID != f.project {
+			t.Fatalf("decoded %+v in %s (%v)", got, tk.ProjectID, err)
+		}
+		if _, err := f.flows.Redeem(f.ctx, flowtoken.Redeem{Kind: "k", Token: tok, LimitKey: "ip"}); !errors.Is(err, flowtoken.ErrInvalid) {
+			t.Fatalf("second redemption: %v, want ErrInvalid", err)
+		}
+	})
+}
+
+func TestRefusals(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		f := setup(t, db)
+		issue := func(challenge string) string {
+			tok, err := f.flows.Issue(f.ctx, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Minute, Challenge: challenge, Data: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tok
+		}
+		redeem := func(r flowtoken.Redeem) error {
+			if r.Kind == "" {
+				r.Kind = "k"
+			}
+			r.LimitKey = "ip"
+			_, err := f.flows.Redeem(f.ctx, r)
+			return err
+		}
+		if err := redeem(flowtoken.Redeem{Token: "nope"}); !errors.Is(err, flowtoken.ErrInvalid) {
+			t.Fatalf("unknown: %v", err)
+		}
+		tok := issue("")
+		if err := redeem(flowtoken.Redeem{Kind: "other", Token: tok}); !errors.Is(err, flowtoken.ErrInvalid) {
+			t.Fatalf("other kind: %v", err)
+		}
+		if err := redeem(flowtoken.Redeem{Token: tok, ProjectID: "project-test-other"}); !errors.Is(err, flowtoken.ErrInvalid) {
+			t.Fatalf("other project: %v", err)
+		}
+		if err := redeem(flowtoken.Redeem{Token: tok, ProjectID: f.project}); err != nil {
+			t.Fatalf("refusals must not spend the ticket: %v", err)
+		}
+		expired := issue("")
+		f.clk.Advance(time.Minute)
+		if err := redeem(flowtoken.Redeem{Token: expired}); !errors.Is(err, flowtoken.ErrInvalid) {
+			t.Fatalf("expired: %v", err)
+		}
+		verifier := ids.Token()
+		pk := issue(flowtoken.S256(verifier))
+		if err := redeem(flowtoken.Redeem{Token: pk}); !apierr.Is(err, apierr.PKCEMismatch) {
+			t.Fatalf("missing verifier: %v", err)
+		}
+		if err := redeem(flowtoken.Redeem{Token: pk, Verifier: ids.Token()}); !apierr.Is(err, apierr.PKCEMismatch) {
+			t.Fatalf("wrong verifier: %v", err)
+		}
+		if err := redeem(flowtoken.Redeem{Token: pk, Verifier: verifier}); err != nil {
+			t.Fatalf("PKCE failures must not burn the ticket: %v", err)
+		}
+		if _, err := f.flows.Issue(f.ctx, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: 2 * time.Hour}); err == nil {
+			t.Fatal("a ticket longer than MaxTTL was issued")
+		}
+	})
+}
+
+func TestFailedRedemptionsAreLimited(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		f := setup(t, db)
+		tok, err := f.flows.Issue(f.ctx, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Hour, Data: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < flowtoken.RedeemLimit.Limit; i++ {
+			if _, err := f.flows.Redeem(f.ctx, flowtoken.Redeem{Kind: "k", Token: "guess", LimitKey: "ip"}); !errors.Is(err, flowtoken.ErrInvalid) {
+				t.Fatalf("guess %d: %v", i, err)
+			}
+		}
+		// Over the limit even the right ticket is refused for this caller,
+		// without being checked or spent; others are unaffected.
+		if _, err := f.flows.Redeem(f.ctx, flowtoken.Redeem{Kind: "k", Token: tok, LimitKey: "ip"}); !apierr.Is(err, apierr.TooManyRequests) {
+			t.Fatalf("over the limit: %v", err)
+		}
+		if _, err := f.flows.Redeem(f.ctx, flowtoken.Redeem{Kind: "k", Token: tok, LimitKey: "other-ip"}); err != nil {
+			t.Fatalf("another caller: %v", err)
+		}
+	})
+}
+
+func TestConcurrentRedemptionHasOneWinner(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		f := setup(t, db)
+		tok, err := f.flows.Issue(f.ctx, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Minute, Data: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		wins := 0
+		for i := 0; i < 8; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if _, err := f.flows.Redeem(f.ctx, flowtoken.Redeem{Kind: "k", Token: tok, LimitKey: "ip"}); err == nil {
+					mu.Lock()
+					wins++
+					mu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		if wins != 1 {
+			t.Fatalf("%d redemptions won, want 1", wins)
+		}
+	})
+}
+
+func TestSweep(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		f := setup(t, db)
+		for _, ttl := range []time.Duration{time.Minute, time.Hour} {
+			if _, err := f.flows.Issue(f.ctx, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: ttl}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		f.clk.Advance(30 * time.Minute)
+		if err := f.flows.Sweep(f.ctx, 10*time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := db.Read().QueryRowContext(f.ctx, `SELECT COUNT(*) FROM flow_tickets`).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("%d tickets left (%v), want the live one", n, err)
+		}
+	})
+}
+
+func TestPKCEAndRedirects(t *testing.T) {
+	// RFC 7636 appendix B.
+	if got := flowtoken.S256("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"); got != "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM" {
+		t.Fatalf("S256 = %s", got)
+	}
+	if err := flowtoken.CheckPKCE("", "anything"); err != nil {
+		t.Fatalf("no challenge: %v", err)
+	}
+	if !flowtoken.ValidChallenge("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM") || flowtoken.ValidChallenge("short") ||
+		flowtoken.ValidChallenge("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw+cM") {
+		t.Fatal("ValidChallenge")
+	}
+	reg := []string{"https://app.test/auth", "https://app.test/auth?x=1"}
+	for _, c := range []struct {
+		u  string
+		ok bool
+	}{{"https://app.test/auth", true}, {"https://app.test/auth?x=1", true}, {"https://app.test/auth/", false},
+		{"https://APP.test/auth", false}, {"https://app.test/auth#f", false}, {"https://app.test/authx", false}, {"", false}} {
+		if flowtoken.Exact(reg, c.u) != c.ok {
+			t.Errorf("Exact(%q) = %v", c.u, !c.ok)
+		}
+	}
+	got, err := flowtoken.WithQuery("https://app.test/auth?x=1&token=old", map[string][]string{"token": {"t"}, "stytch_token_type": {"oauth"}})
+	if err != nil || got != "https://app.test/auth?stytch_token_type=oauth&token=t&x=1" {
+		t.Fatalf("WithQuery = %s (%v)", got, err)
+	}
+}

@@ -1,0 +1,321 @@
+package ratelimit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// This file is the one failure-counting mechanism for credential checks
+// (passwords, TOTP and recovery codes, email and SMS codes, links, tokens,
+// and whatever a module adds). It counts first: an attempt is reserved in
+// the database, atomically, before the secret is looked at, so fifty
+// guesses sent at once cannot all pass a "not yet over the limit" read.
+// The check's result then settles the reservation:
+//
+//   - a wrong credential keeps it (and may start a lock),
+//   - a correct one keeps, gives back or clears it, as the rule says,
+//   - anything else (bad input, a server error) gives it back.
+//
+// Limits of requests that are not guesses (sends, lookups) use Allow.
+
+// Outcome is what a successful check does to a rule's count.
+type Outcome int
+
+const (
+	// Keep counts every attempt, right or wrong: a budget of checks per
+	// window (e.g. per code, per token holder).
+	Keep Outcome = iota
+	// Release gives a successful attempt back, so only failures count:
+	// per-address and per-member counters.
+	Release
+	// Reset clears the key's failures (not a running lock): only for keys
+	// whose success proves the secret of that very key, such as
+	// (email, address) for a password.
+	Reset
+)
+
+// Key is one rule applied to one key, for Reserve. Subject, when set,
+// names what a lock is about (an email address) so IsLocked can find it.
+type Key struct {
+	Rule    Rule
+	Key     string
+	Subject string
+}
+
+// For returns the key of rule for key.
+func For(rule Rule, key string) Key { return Key{Rule: rule, Key: key} }
+
+// About returns k with a subject for IsLocked.
+func (k Key) About(subject string) Key { k.Subject = subject; return k }
+
+func (k Key) bucket() string { return bucketFor(k.Rule, k.Key) }
+
+// subjectHash keeps subjects (email addresses) out of the table in clear.
+func subjectHash(subject string) string {
+	if subject == "" {
+		return ""
+	}
+	return ids.Hash("subject|" + subject)[:40]
+}
+
+// reserved is one counted attempt: the window it was counted in lets a
+// release after the window rolled over leave the new window alone.
+type reserved struct {
+	key         Key
+	windowStart int64
+	hits        int
+}
+
+// Attempt is a set of reserved attempts, settled exactly once by
+// Succeeded, Failed or Abandon (or by Settle/Guard).
+type Attempt struct {
+	l     *Limiter
+	keys  []reserved
+	delay time.Duration
+	done  bool
+}
+
+// Delay is how long the check should be slowed down by rules that only
+// slow (Rule.SlowOnly); Guard waits it before checking.
+func (a *Attempt) Delay() time.Duration { return a.delay }
+
+// Reserve counts one attempt against every key, in one transaction, and
+// refuses (counting nothing) when any key is locked or over its limit.
+// It must not run inside the caller's transaction: on SQLite that
+// transaction holds the one writer connection.
+func (l *Limiter) Reserve(ctx context.Context, keys ...Key) (*Attempt, error) {
+	sorted := append([]Key(nil), keys...)
+	// One order for every caller, so two transactions holding rows of the
+	// same keys never wait on each other in a cycle on PostgreSQL.
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].bucket() < sorted[j].bucket() })
+	now := l.clock.Now()
+	a := &Attempt{l: l}
+	var refusal error
+	err := l.db.Tx(ctx, func(q store.Querier) error {
+		a.keys, a.delay, refusal = a.keys[:0], 0, nil
+		for _, k := range sorted {
+			r, until, err := reserveOne(ctx, q, k, now)
+			if err != nil {
+				return err
+			}
+			if k.Rule.SlowOnly {
+				a.delay = max(a.delay, k.Rule.slowdown(r.hits))
+			} else if over := until > store.Millis(now) || r.hits > k.Rule.Limit; over && refusal == nil {
+				end := max(until, r.windowStart+k.Rule.Window.Milliseconds())
+				refusal = refuse(k.Rule, end-store.Millis(now))
+			}
+			a.keys = append(a.keys, r)
+		}
+		if refusal != nil {
+			return errRefused // roll back: a refused attempt counts nothing
+		}
+		return nil
+	})
+	if refusal != nil {
+		return nil, refusal
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ratelimit: reserve: %w", err)
+	}
+	return a, nil
+}
+
+var errRefused = errors.New("ratelimit: refused")
+
+// reserveOne adds one hit to k's counter, starting a new window when the
+// last one is over and no lock runs, and returns the count and lock.
+func reserveOne(ctx context.Context, q store.Querier, k Key, now time.Time) (reserved, int64, error) {
+	r := reserved{key: k}
+	var until int64
+	nowMs := store.Millis(now)
+	// A new window starts when the old one is over and no lock runs, or
+	// when a lock has just run out (a fresh start after serving it).
+	const fresh = `attempt_counters.locked_until <= $3 AND
+		(attempt_counters.window_start <= $4 OR attempt_counters.locked_until > 0)`
+	err := q.QueryRowContext(ctx, `
+		INSERT INTO attempt_counters (bucket, subject, window_start, hits, locked_until) VALUES ($1, $2, $3, 1, 0)
+		ON CONFLICT (bucket) DO UPDATE SET
+			hits = CASE WHEN `+fresh+` THEN 1 ELSE attempt_counters.hits + 1 END,
+			window_start = CASE WHEN `+fresh+` THEN $3 ELSE attempt_counters.window_start END,
+			locked_until = CASE WHEN `+fresh+` THEN 0 ELSE attempt_counters.locked_until END,
+			subject = excluded.subject
+		RETURNING hits, window_start, locked_until`,
+		k.bucket(), subjectHash(k.Subject), nowMs, nowMs-k.Rule.Window.Milliseconds()).Scan(&r.hits, &r.windowStart, &until)
+	if err != nil {
+		return r, 0, fmt.Errorf("%s: %w", k.Rule.Name, store.MapError(err))
+	}
+	return r, until, nil
+}
+
+// refuse is the rule's refusal, with the seconds until it may be retried.
+func refuse(rule Rule, waitMs int64) error {
+	t := rule.Refuse
+	if t == "" {
+		t = apierr.TooManyRequests
+	}
+	retry := int(math.Ceil(float64(max(waitMs, 1000)) / 1000))
+	return apierr.New(t).WithDetails(map[string]any{"retry_after_seconds": retry})
+}
+
+// Succeeded settles a correct credential: each rule's Outcome applies.
+func (a *Attempt) Succeeded(ctx context.Context) error {
+	return a.settle(ctx, func(r reserved) Outcome { return r.key.Rule.OnSuccess })
+}
+
+// Abandon settles an attempt that checked nothing (bad input, a missing
+// record that is not a guess, a server error): every hit is given back.
+func (a *Attempt) Abandon(ctx context.Context) error {
+	return a.settle(ctx, func(reserved) Outcome { return Release })
+}
+
+// Failed settles a wrong credential: the hits stay, and a rule with a Lock
+// whose count reached its limit locks the key for Lock from now.
+func (a *Attempt) Failed(ctx context.Context) error {
+	if a.done {
+		return nil
+	}
+	a.done = true
+	now := a.l.clock.Now()
+	for _, r := range a.keys {
+		if r.key.Rule.Lock <= 0 || r.key.Rule.SlowOnly {
+			continue
+		}
+		if _, err := a.l.db.ExecContext(ctx, `UPDATE attempt_counters SET locked_until = $1
+			WHERE bucket = $2 AND hits >= $3 AND locked_until < $1`,
+			store.Millis(now.Add(r.key.Rule.Lock)), r.key.bucket(), r.key.Rule.Limit); err != nil {
+			return fmt.Errorf("ratelimit: lock %s: %w", r.key.Rule.Name, err)
+		}
+	}
+	return nil
+}
+
+func (a *Attempt) settle(ctx context.Context, outcome func(reserved) Outcome) error {
+	if a.done {
+		return nil
+	}
+	a.done = true
+	now := store.Millis(a.l.clock.Now())
+	for _, r := range a.keys {
+		var err error
+		switch outcome(r) {
+		case Release:
+			_, err = a.l.db.ExecContext(ctx, `UPDATE attempt_counters SET hits = hits - 1
+				WHERE bucket = $1 AND window_start = $2 AND hits > 0`, r.key.bucket(), r.windowStart)
+		case Reset:
+			_, err = a.l.db.ExecContext(ctx, `DELETE FROM attempt_counters WHERE bucket = $1 AND locked_until <= $2`,
+				r.key.bucket(), now)
+		}
+		if err != nil {
+			return fmt.Errorf("ratelimit: settle %s: %w", r.key.Rule.Name, err)
+		}
+	}
+	return nil
+}
+
+// Settle settles by the check's result: nil is a success, an error that
+// isFailure recognises (a wrong credential) a failure, anything else is
+// abandoned. It returns checkErr, joined with a settling error if any.
+func (a *Attempt) Settle(ctx context.Context, checkErr error, isFailure func(error) bool) error {
+	var serr error
+	switch {
+	case checkErr == nil:
+		serr = a.Succeeded(ctx)
+	case isFailure(checkErr):
+		serr = a.Failed(ctx)
+	default:
+		serr = a.Abandon(ctx)
+	}
+	if serr == nil {
+		return checkErr
+	}
+	if checkErr == nil {
+		return serr
+	}
+	return errors.Join(checkErr, serr)
+}
+
+// Guard reserves an attempt on every key, waits out any slow-down, runs
+// check, and settles by its result (see Settle). A refusal is returned
+// without running check.
+func (l *Limiter) Guard(ctx context.Context, check func() error, isFailure func(error) bool, keys ...Key) error {
+	a, err := l.Reserve(ctx, keys...)
+	if err != nil {
+		return err
+	}
+	if d := a.Delay(); d > 0 {
+		if err := l.sleep(ctx, d); err != nil {
+			return errors.Join(err, a.Abandon(context.WithoutCancel(ctx)))
+		}
+	}
+	return a.Settle(ctx, check(), isFailure)
+}
+
+// FailureOf is an isFailure for Guard: errors of the given public types
+// are wrong credentials.
+func FailureOf(types ...apierr.Type) func(error) bool {
+	return func(err error) bool {
+		for _, t := range types {
+			if apierr.Is(err, t) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// IsLocked reports whether any lock about subject (see Key.About) runs.
+func (l *Limiter) IsLocked(ctx context.Context, q store.Querier, subject string) (bool, error) {
+	var one int
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM attempt_counters WHERE subject = $1 AND locked_until > $2 LIMIT 1`,
+		subjectHash(subject), store.Millis(l.clock.Now())).Scan(&one)
+	if errors.Is(store.MapError(err), store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("ratelimit: is locked: %w", err)
+	}
+	return true, nil
+}
+
+// Unlock ends every lock about subject and forgets its counts (an
+// administrator's action, or a password reset through the inbox).
+func (l *Limiter) Unlock(ctx context.Context, q store.Querier, subject string) error {
+	if _, err := q.ExecContext(ctx, `DELETE FROM attempt_counters WHERE subject = $1`, subjectHash(subject)); err != nil {
+		return fmt.Errorf("ratelimit: unlock: %w", err)
+	}
+	return nil
+}
+
+// slowdown is the wait a SlowOnly rule imposes at a count of hits: none up
+// to the limit, then a step per further hit, up to SlowMax.
+func (r Rule) slowdown(hits int) time.Duration {
+	if hits <= r.Limit {
+		return 0
+	}
+	step, most := r.SlowStep, r.SlowMax
+	if step <= 0 {
+		step = 250 * time.Millisecond
+	}
+	if most <= 0 {
+		most = 3 * time.Second
+	}
+	return min(time.Duration(hits-r.Limit)*step, most)
+}
+
+// sweepAttempts deletes counters whose window and lock both ended before
+// cutoff.
+func (l *Limiter) sweepAttempts(ctx context.Context, cutoff int64) error {
+	if _, err := l.db.ExecContext(ctx, `DELETE FROM attempt_counters WHERE window_start < $1 AND locked_until < $1`,
+		cutoff); err != nil {
+		return fmt.Errorf("ratelimit: sweep attempts: %w", err)
+	}
+	return nil
+}

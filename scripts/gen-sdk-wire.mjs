@@ -1,0 +1,213 @@
+#!/usr/bin/env node
+// Generates internal/apptest/sdk_wire.json: for every route of the SDK face (the public token's
+// face), the JSON fields its answer may carry. The fields come from the response type that the
+// browser SDK (@stytch/vanilla-js, pinned in e2e/package.json) declares for the call, resolved with
+// the TypeScript compiler, minus the fields Latchkey withholds from browsers (WITHHELD below).
+// apptest checks every SDK answer of every Go test against this file, and
+// TestEverySDKRouteHasAWireAllowlist fails for an SDK route without an entry.
+//
+// Adding an SDK route: add ONE line to ROUTES (the route pattern exactly as mounted, and the name of
+// the response type the SDK declares for that call; find it in
+// e2e/node_modules/@stytch/vanilla-js/dist/types/*.d.ts next to the client method that calls the
+// URL), or, for a call the SDK has no public type for, to CUSTOM (a TypeScript type literal of what
+// the browser reads, with a comment saying who reads it). Then run
+//
+//     node scripts/gen-sdk-wire.mjs
+//
+// (needs `npm ci` in e2e/ and web/widget/, which make test does) and commit the JSON.
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(path.join(ROOT, 'web/widget/package.json'));
+const ts = require('typescript');
+const SDK = path.join(ROOT, 'e2e/node_modules/@stytch/vanilla-js');
+const TYPES = path.join(SDK, 'dist/types');
+const OUT = path.join(ROOT, 'internal/apptest/sdk_wire.json');
+
+// Route pattern (as mounted on the SDK face) -> response type declared by @stytch/vanilla-js.
+const ROUTES = {
+  'POST /sdk/v1/b2b/organizations/search': 'B2BOrganizationsGetBySlugResponse',
+  'POST /sdk/v1/b2b/magic_links/email/login_or_signup': 'B2BMagicLinkLoginOrSignupResponse',
+  'POST /sdk/v1/b2b/magic_links/authenticate': 'B2BMagicLinksAuthenticateResponse',
+  'POST /sdk/v1/b2b/otps/email/login_or_signup': 'B2BOTPsEmailLoginOrSignupResponse',
+  'POST /sdk/v1/b2b/otps/email/authenticate': 'B2BOTPsEmailAuthenticateResponse',
+  'POST /sdk/v1/b2b/passwords/strength_check': 'B2BPasswordStrengthCheckResponse',
+  'POST /sdk/v1/b2b/passwords/authenticate': 'B2BPasswordAuthenticateResponse',
+  'POST /sdk/v1/b2b/passwords/email/reset/start': 'B2BPasswordResetByEmailStartResponse',
+  'POST /sdk/v1/b2b/passwords/email/reset': 'B2BPasswordResetByEmailResponse',
+  'POST /sdk/v1/b2b/passwords/existing_password/reset': 'B2BPasswordResetByExistingPasswordResponse',
+  'POST /sdk/v1/b2b/passwords/session/reset': 'B2BPasswordResetBySessionResponse',
+  'POST /sdk/v1/b2b/passwords/discovery/authenticate': 'B2BPasswordDiscoveryAuthenticateResponse',
+  'POST /sdk/v1/b2b/passwords/discovery/reset/start': 'B2BPasswordDiscoveryResetByEmailStartResponse',
+  'POST /sdk/v1/b2b/passwords/discovery/reset': 'B2BPasswordDiscoveryResetByEmailResponse',
+  'POST /sdk/v1/b2b/sessions/authenticate': 'B2BSessionAuthenticateResponse',
+  'POST /sdk/v1/b2b/sessions/revoke': 'SessionRevokeResponse',
+  'GET /sdk/v1/b2b/organizations/me': 'B2BOrganizationsUpdateResponse', // organization.get reads resp.organization (no own type)
+  'PUT /sdk/v1/b2b/organizations/me': 'B2BOrganizationsUpdateResponse',
+  'DELETE /sdk/v1/b2b/organizations/me': 'B2BOrganizationsDeleteResponse',
+  'POST /sdk/v1/b2b/organizations/me/members/search': 'B2BOrganizationsMembersSearchResponse',
+  'POST /sdk/v1/b2b/organizations/members': 'B2BOrganizationsMembersCreateResponse',
+  'GET /sdk/v1/b2b/organizations/members/me': 'MemberResponseCommon', // self.get reads resp.member
+  'PUT /sdk/v1/b2b/organizations/members/update': 'B2BMemberUpdateResponse',
+  'PUT /sdk/v1/b2b/organizations/members/{member_id}': 'B2BOrganizationsMembersUpdateResponse',
+  'DELETE /sdk/v1/b2b/organizations/members/{member_id}': 'B2BOrganizationsMembersDeleteResponse',
+  'PUT /sdk/v1/b2b/organizations/members/{member_id}/reactivate': 'B2BOrganizationsMembersReactivateResponse',
+  'POST /sdk/v1/b2b/magic_links/email/invite': 'B2BMagicLinksInviteResponse',
+  'POST /sdk/v1/b2b/magic_links/email/discovery/send': 'B2BMagicLinksEmailDiscoverySendResponse',
+  'POST /sdk/v1/b2b/magic_links/discovery/authenticate': 'B2BMagicLinksDiscoveryAuthenticateResponse',
+  'POST /sdk/v1/b2b/otps/email/discovery/send': 'B2BDiscoveryOTPEmailSendResponse',
+  'POST /sdk/v1/b2b/otps/email/discovery/authenticate': 'B2BDiscoveryOTPEmailAuthenticateResponse',
+  'POST /sdk/v1/b2b/discovery/organizations': 'B2BDiscoveryOrganizationsResponse',
+  'POST /sdk/v1/b2b/discovery/organizations/create': 'B2BDiscoveryOrganizationsCreateResponse',
+  'POST /sdk/v1/b2b/discovery/intermediate_sessions/exchange': 'B2BDiscoveryIntermediateSessionsExchangeResponse',
+  'POST /sdk/v1/b2b/sessions/exchange': 'B2BSessionExchangeResponse',
+  'POST /sdk/v1/b2b/otps/sms/send': 'B2BSMSSendResponse',
+  'POST /sdk/v1/b2b/otps/sms/authenticate': 'B2BSMSAuthenticateResponse',
+  'POST /sdk/v1/b2b/totp': 'B2BTOTPCreateResponse',
+  'POST /sdk/v1/b2b/totp/authenticate': 'B2BTOTPAuthenticateResponse',
+  'POST /sdk/v1/b2b/recovery_codes/recover': 'RecoveryCodeRecoverResponse',
+  'POST /sdk/v1/b2b/recovery_codes/rotate': 'RecoveryCodeRotateResponse',
+  'GET /sdk/v1/b2b/recovery_codes': 'RecoveryCodeGetResponse',
+  'DELETE /sdk/v1/b2b/organizations/members/deleteTOTP': 'B2BMemberDeleteMFATOTPResponse',
+  'DELETE /sdk/v1/b2b/organizations/members/deletePhoneNumber': 'B2BMemberDeleteMFAPhoneNumberResponse',
+  'POST /sdk/v1/b2b/organizations/members/start_email_update': 'B2BMemberStartEmailUpdateResponse',
+  'POST /sdk/v1/b2b/organizations/members/{member_id}/start_email_update': 'B2BOrganizationsMemberStartEmailUpdateResponse',
+  'POST /sdk/v1/b2b/organizations/members/unlink_retired_email': 'B2BMemberUnlinkRetiredEmailResponse',
+  'POST /sdk/v1/b2b/organizations/members/{member_id}/unlink_retired_email': 'B2BOrganizationsMemberUnlinkRetiredEmailResponse',
+  'DELETE /sdk/v1/b2b/organizations/members/passwords/{member_password_id}': 'B2BMemberDeletePasswordResponse',
+  'DELETE /sdk/v1/b2b/organizations/members/mfa_phone_numbers/{member_id}': 'B2BOrganizationsMemberDeleteMFAPhoneNumberResponse',
+  'DELETE /sdk/v1/b2b/organizations/members/totp/{member_id}': 'B2BOrganizationsMemberDeleteMFATOTPResponse',
+  'GET /sdk/v1/b2b/organizations/connected_apps': 'B2BOrganizationsGetConnectedAppsResponse',
+  'GET /sdk/v1/b2b/organizations/connected_apps/{connected_app_id}': 'B2BOrganizationsGetConnectedAppResponse',
+  'GET /sdk/v1/b2b/organizations/members/connected_apps': 'B2BMemberGetConnectedAppsResponse',
+  'GET /sdk/v1/b2b/organizations/members/{member_id}/connected_apps': 'B2BOrganizationsMemberGetConnectedAppsResponse',
+  'POST /sdk/v1/b2b/organizations/members/connected_apps/{connected_app_id}/revoke': 'B2BMemberRevokeConnectedAppResponse',
+  'POST /sdk/v1/b2b/organizations/members/{member_id}/connected_apps/{connected_app_id}/revoke': 'B2BOrganizationsMemberRevokeConnectedAppResponse',
+  'POST /sdk/v1/b2b/sso/authenticate': 'SSOAuthenticateResponse',
+  'GET /sdk/v1/b2b/sso/discovery/connections': 'B2BSSODiscoverConnectionsResponse',
+  'GET /sdk/v1/b2b/sso': 'B2BSSOGetConnectionsResponse',
+  'DELETE /sdk/v1/b2b/sso/{connection_id}': 'B2BSSODeleteConnectionResponse',
+  'POST /sdk/v1/b2b/sso/saml': 'B2BSSOSAMLCreateConnectionResponse',
+  'PUT /sdk/v1/b2b/sso/saml/{connection_id}': 'B2BSSOSAMLUpdateConnectionResponse',
+  'PUT /sdk/v1/b2b/sso/saml/{connection_id}/url': 'B2BSSOSAMLUpdateConnectionByURLResponse',
+  'DELETE /sdk/v1/b2b/sso/saml/{connection_id}/verification_certificates/{certificate_id}': 'B2BSSOSAMLDeleteVerificationCertificateResponse',
+  'DELETE /sdk/v1/b2b/sso/saml/{connection_id}/encryption_private_key/{private_key_id}': 'B2BSSOSAMLDeleteEncryptionPrivateKeyResponse',
+  'POST /sdk/v1/b2b/sso/oidc': 'B2BSSOOIDCCreateConnectionResponse',
+  'PUT /sdk/v1/b2b/sso/oidc/{connection_id}': 'B2BSSOOIDCUpdateConnectionResponse',
+};
+
+// SDK calls without a public response type: what the browser reads, as a TypeScript type literal.
+const COMMON = 'request_id: string; status_code: number;';
+const CUSTOM = {
+  // The SDK UI's password screens (SearchManager.searchMember) and the widget (api/passwords.ts) read
+  // whether a member exists and has a password; nothing else about a stranger's account.
+  'POST /sdk/v1/b2b/organizations/members/search': `{ ${COMMON} member: { status: string; name: string; member_password_id: string } | null }`,
+  // Project settings the SDK reads at start-up (api-reference section 2); no member data.
+  'GET /sdk/v1/projects/bootstrap/{public_token}': `{ ${COMMON} project_name: string; disable_sdk_watermark: boolean;
+    cname_domain: string | null; email_domains: string[]; captcha_settings: { enabled: boolean };
+    pkce_required_for_email_magic_links: boolean; pkce_required_for_password_resets: boolean;
+    pkce_required_for_oauth: boolean; pkce_required_for_sso: boolean; slug_pattern: string | null;
+    create_organization_enabled: boolean;
+    password_config: { luds_complexity: number; luds_minimum_count: number } | null;
+    dfp_protected_auth_enabled: boolean; dfp_protected_auth_mode: string;
+    rbac_policy: { roles: unknown[]; resources: unknown[]; scopes: unknown[] };
+    siwe_required_for_crypto_wallets: boolean; vertical: string }`,
+  // The SDK's telemetry beacon ignores the answer.
+  'POST /sdk/v1/events': `{ ${COMMON} }`,
+};
+
+// Fields the SDK declares that Latchkey never sends to a browser, with the reason. They are left
+// out of every answer on the SDK face (the backend face still has them).
+const WITHHELD = {
+  // Written only with the project secret; customers keep server-side facts there.
+  Member: ['trusted_metadata', 'retired_email_addresses'],
+  Organization: ['trusted_metadata'],
+};
+
+/** Finds the .d.ts chunk declaring a type and appends a probe alias so defaults get applied. */
+function program(names) {
+  const files = readdirSync(TYPES).filter((f) => f.endsWith('.d.ts')).map((f) => path.join(TYPES, f));
+  const probes = new Map(files.map((f) => [f, '']));
+  const where = {};
+  for (const [i, name] of names.entries()) {
+    const file = files.find((f) => new RegExp(`^(?:type|interface) ${name}\\b`, 'm').test(readFileSync(f, 'utf8')));
+    if (!file) throw new Error(`gen-sdk-wire: no declaration of ${name} in ${TYPES}`);
+    probes.set(file, probes.get(file) + `\nexport type __probe${i} = ${name};\n`);
+    where[name] = { file, probe: `__probe${i}` };
+  }
+  const custom = path.join(TYPES, '__custom_probes.d.ts');
+  let customText = 'export {};\n';
+  for (const [i, [route, literal]] of Object.entries(CUSTOM).entries()) {
+    customText += `export type __custom${i} = ${literal};\n`;
+    where[route] = { file: custom, probe: `__custom${i}` };
+  }
+  const options = { strict: true, noEmit: true, skipLibCheck: true, types: [], target: ts.ScriptTarget.ES2022 };
+  const host = ts.createCompilerHost(options);
+  const read = host.readFile.bind(host);
+  host.readFile = (f) => (f === custom ? customText : probes.has(f) ? read(f) + probes.get(f) : read(f));
+  host.fileExists = ((exists) => (f) => f === custom || exists(f))(host.fileExists.bind(host));
+  const getSource = host.getSourceFile.bind(host);
+  host.getSourceFile = (f, lang) =>
+    f === custom || probes.has(f) ? ts.createSourceFile(f, host.readFile(f), lang, true) : getSource(f, lang);
+  const prog = ts.createProgram([...files, custom], options, host);
+  return { prog, where };
+}
+
+function shapeOf(checker, type, seen = new Set()) {
+  if (type.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return true;
+  if (type.isUnion()) {
+    let merged = true;
+    for (const t of type.types) merged = merge(merged, shapeOf(checker, t, seen));
+    return merged;
+  }
+  if (checker.isArrayType(type) || checker.isTupleType(type)) {
+    let merged = true;
+    for (const t of checker.getTypeArguments(type)) merged = merge(merged, shapeOf(checker, t, seen));
+    return merged;
+  }
+  if (!(type.flags & ts.TypeFlags.Object) && !type.isIntersection()) return true; // scalars, null
+  const props = checker.getPropertiesOfType(type);
+  if (props.length === 0) return true; // Record<string, ...>: keys are data, not schema
+  if (seen.has(type)) return true;
+  const name = (type.aliasSymbol ?? type.symbol)?.name;
+  const withheld = WITHHELD[name] ?? [];
+  const out = {};
+  const inner = new Set(seen).add(type);
+  for (const p of props) {
+    if (withheld.includes(p.name)) continue;
+    out[p.name] = shapeOf(checker, checker.getNonNullableType(checker.getTypeOfSymbol(p)), inner);
+  }
+  return out;
+}
+
+/** Union of two shapes: `true` (anything scalar) joins with an object as the object. */
+function merge(a, b) {
+  if (a === true) return b;
+  if (b === true) return a;
+  const out = { ...a };
+  for (const [k, v] of Object.entries(b)) out[k] = k in out ? merge(out[k], v) : v;
+  return out;
+}
+
+const { prog, where } = program([...new Set(Object.values(ROUTES))]);
+const checker = prog.getTypeChecker();
+const probeType = (w) => {
+  const sf = prog.getSourceFile(w.file);
+  const decl = sf.statements.find((s) => ts.isTypeAliasDeclaration(s) && s.name.text === w.probe);
+  return checker.getTypeAtLocation(decl.name);
+};
+const version = JSON.parse(readFileSync(path.join(SDK, 'package.json'), 'utf8')).version;
+const routes = {};
+for (const [route, name] of Object.entries(ROUTES)) routes[route] = { type: name, fields: shapeOf(checker, probeType(where[name])) };
+for (const route of Object.keys(CUSTOM)) routes[route] = { type: 'custom (scripts/gen-sdk-wire.mjs)', fields: shapeOf(checker, probeType(where[route])) };
+const sorted = Object.fromEntries(Object.entries(routes).sort(([a], [b]) => a.localeCompare(b)));
+const doc = {
+  comment: `Generated by scripts/gen-sdk-wire.mjs from @stytch/vanilla-js ${version}; do not edit. Fields each SDK-face answer may carry ("true": a value with no further schema).`,
+  withheld: WITHHELD,
+  routes: sorted,
+};
+writeFileSync(OUT, JSON.stringify(doc, null, 1) + '\n');
+console.log(`gen-sdk-wire: ${Object.keys(sorted).length} routes -> ${path.relative(ROOT, OUT)}`);
