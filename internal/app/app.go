@@ -11,7 +11,9 @@ import (
 	"log/slog"
 	"net/mail"
 	"strings"
+	"sync"
 
+	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/config"
 	"github.com/latchkey/latchkey/internal/discovery"
@@ -57,6 +59,12 @@ type App struct {
 	// Flows holds the single-use tickets of browser flows (OAuth, SSO,
 	// the identity provider); see internal/flowtoken.
 	Flows *flowtoken.Store
+	// Feed tells the caches which rows changed, on any process (see
+	// internal/changefeed); Start runs its poll.
+	Feed *changefeed.Feed
+
+	loops sync.WaitGroup // background loops started by Start
+	stop  context.CancelFunc
 
 	magicLinks  *magiclink.Service
 	emailOTP    *emailotp.Service
@@ -79,10 +87,6 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := db.Migrate(ctx, Migrations()...); err != nil {
-		db.Close()
-		return nil, err
-	}
 	a, err := NewWithDB(ctx, cfg, db, opt)
 	if err != nil {
 		db.Close()
@@ -91,11 +95,11 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, error) {
 	return a, nil
 }
 
-// NewWithDB wires the services on an open database with the core
-// migrations applied (tests use it to run the real handler on their own
-// database); it applies the modules' migrations itself. The caller owns db.
+// NewWithDB wires the services on an open database (tests use it to run
+// the real handler on their own database); it applies the migrations and
+// installs the change-feed triggers itself (MigrateDB). The caller owns db.
 func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options) (*App, error) {
-	if err := db.Migrate(ctx, Migrations()...); err != nil {
+	if err := MigrateDB(ctx, db); err != nil {
 		return nil, err
 	}
 	if opt.Clock == nil {
@@ -118,12 +122,13 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 			return nil, err
 		}
 	}
+	a.Feed = changefeed.New(db, opt.Logger)
 	a.Projects = project.NewStore(db, opt.Clock)
 	a.Limiter = ratelimit.New(db, opt.Clock)
-	a.Resolver = project.NewResolver(a.Projects, a.Limiter)
+	a.Resolver = project.NewResolver(a.Projects, a.Limiter, a.Feed)
 	a.Flows = flowtoken.New(db, opt.Clock, a.Limiter)
 	a.Orgs = organization.NewStore(db, opt.Clock)
-	a.Sessions = session.New(db, opt.Clock, a.Orgs, a.Projects)
+	a.Sessions = session.New(db, opt.Clock, a.Orgs, a.Projects, a.Feed)
 	if a.mailer, err = a.buildMailer(); err != nil {
 		return nil, err
 	}
@@ -184,8 +189,16 @@ func (a *App) buildMailer() (notify.Mailer, error) {
 	}
 }
 
-// Close releases the database.
-func (a *App) Close() error { return a.DB.Close() }
+// Close writes what the background loops still hold (pending
+// last_accessed_at touches) and releases the database.
+func (a *App) Close() error {
+	if a.stop != nil {
+		a.stop()
+	}
+	a.loops.Wait()
+	err := a.Sessions.FlushTouches(context.Background())
+	return errors.Join(err, a.DB.Close())
+}
 
 // emailDomain is the sender's domain, shown by the widget as an inbox hint.
 func (a *App) emailDomain() string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/idp"
@@ -13,8 +14,9 @@ import (
 
 // Module is a feature package (an auth method, RBAC, the identity
 // provider...) as the root sees it: a route table. A module is built in
-// wireModules and its migrations are listed in Migrations, so adding one is
-// its own package plus a line in each of those two functions.
+// wireModules, its migrations are listed in Migrations and its watched
+// tables in moduleWatches, so adding one is its own package plus a line in
+// each of those functions.
 type Module interface {
 	Routes() []httpapi.Route
 }
@@ -23,6 +25,16 @@ type Module interface {
 // ones by App.New, `latchkey migrate` and the test harness.
 func Migrations() []store.Source {
 	return []store.Source{idp.Migrations(), sso.Migrations()}
+}
+
+// moduleWatches lists the modules' watched tables (see coreWatches):
+// every module table whose change must alter a cached session, member,
+// organization or project answer (member roles, custom roles, a role
+// policy, SSO connections...), each with the scope of what it changes.
+// A module exports them as a function beside its migrations, e.g.
+// `rbac.Watches()`, and adds it here.
+func moduleWatches() []changefeed.Watch {
+	return []changefeed.Watch{}
 }
 
 // wireModules builds the modules on the core services. It runs at the end

@@ -56,6 +56,22 @@ func EachWith(t *testing.T, tweak func(*config.Config), fn func(t *testing.T, e 
 	storetest.Each(t, func(t *testing.T, db *store.DB) { fn(t, New(t, db, tweak)) })
 }
 
+// EachPair runs fn against two servers on one database (two processes:
+// separate connection pools and caches), on every engine. Both serve the
+// same project, e1's; both run their background loops (App.Start).
+func EachPair(t *testing.T, fn func(t *testing.T, e1, e2 *Env)) {
+	storetest.EachPair(t, func(t *testing.T, a, b *store.DB) {
+		e1, e2 := New(t, a, nil), New(t, b, nil)
+		e2.Project = e1.Project
+		for _, e := range []*Env{e1, e2} {
+			ctx, cancel := context.WithCancel(context.Background())
+			e.App.Start(ctx)
+			t.Cleanup(func() { cancel(); _ = e.App.Close() })
+		}
+		fn(t, e1, e2)
+	})
+}
+
 // New starts the real handler on db. Tests get a tiny argon2 cost and no
 // outside breach API: they run in parallel on two cores, and a test that
 // needs an outside service starts its own local one.

@@ -58,6 +58,7 @@ func serve(ctx context.Context, env Env, dev bool) error {
 		WriteTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	a.Start(ctx)
 	go sweepRateLimits(ctx, a)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -125,7 +126,7 @@ func migrate(ctx context.Context, env Env) error {
 		return err
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx, app.Migrations()...); err != nil {
+	if err := app.MigrateDB(ctx, db); err != nil {
 		return err
 	}
 	fmt.Fprintln(env.Stdout, "migrations applied")

@@ -3,13 +3,15 @@ package project
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/store"
 )
 
 type ctxKey int
@@ -36,25 +38,22 @@ func WithCaller(ctx context.Context, c Caller) context.Context {
 	return context.WithValue(ctx, callerKey, c)
 }
 
-// Resolver finds projects by credential, caching public-token lookups
-// briefly: the SDK face resolves the token on every request (CORS and
-// auth), and projects change rarely.
+// Resolver finds projects by credential. Every API request resolves one
+// (public token or secret, and the origin on the SDK face), so the answers
+// are cached and dropped through the change feed whenever any project's
+// tables change, on this process or another.
 type Resolver struct {
 	store   *Store
 	limiter *ratelimit.Limiter
-	ttl     time.Duration
-	mu      sync.Mutex
-	cache   map[string]cached
-}
-
-type cached struct {
-	p   *Project
-	exp time.Time
+	cache   *resolverCache
 }
 
 // NewResolver returns a resolver over s; l throttles failed secret checks.
-func NewResolver(s *Store, l *ratelimit.Limiter) *Resolver {
-	return &Resolver{store: s, limiter: l, ttl: 5 * time.Second, cache: map[string]cached{}}
+// feed must watch the project tables (app.Watches does).
+func NewResolver(s *Store, l *ratelimit.Limiter, feed *changefeed.Feed) *Resolver {
+	r := &Resolver{store: s, limiter: l, cache: &resolverCache{feed: feed}}
+	feed.Subscribe(r.cache.invalidate)
+	return r
 }
 
 // SecretFailuresPerIP bounds wrong project secrets per client address.
@@ -62,24 +61,62 @@ var SecretFailuresPerIP = ratelimit.Rule{Name: "secret_fail_ip", Limit: 30, Wind
 
 // ByPublicToken resolves a public token.
 func (r *Resolver) ByPublicToken(ctx context.Context, token string) (*Project, error) {
-	now := time.Now()
-	r.mu.Lock()
-	c, ok := r.cache[token]
-	r.mu.Unlock()
-	if ok && now.Before(c.exp) {
-		return c.p, nil
+	usable := r.cache.usable(ctx)
+	p, ok, gen := r.cache.tokens.get(token)
+	if usable && ok {
+		return p, nil
 	}
 	p, err := r.store.ByPublicToken(ctx, token)
 	if err != nil {
 		return nil, err
 	}
-	r.mu.Lock()
-	if len(r.cache) > 10000 {
-		clear(r.cache) // bounded memory; the cache is only an accelerator
+	if usable {
+		r.cache.tokens.put(gen, token, p)
 	}
-	r.cache[token] = cached{p: p, exp: now.Add(r.ttl)}
-	r.mu.Unlock()
 	return p, nil
+}
+
+// CheckSecret returns the project when secret is one of its secrets.
+func (r *Resolver) CheckSecret(ctx context.Context, projectID, secret string) (*Project, error) {
+	usable := r.cache.usable(ctx)
+	e, ok, gen := r.cache.secrets.get(projectID)
+	if !usable || !ok {
+		var err error
+		if e, err = r.store.secretEntry(ctx, projectID); err != nil {
+			return nil, err
+		}
+		if usable {
+			r.cache.secrets.put(gen, projectID, e)
+		}
+	}
+	if e.p == nil || !e.check(secret) {
+		return nil, fmt.Errorf("project: secret mismatch: %w", store.ErrNotFound)
+	}
+	return e.p, nil
+}
+
+// OriginAllowed reports whether origin is authorized for the project, or
+// for any project when projectID is "".
+func (r *Resolver) OriginAllowed(ctx context.Context, projectID, origin string) (bool, error) {
+	key := projectID + " " + origin
+	usable := r.cache.usable(ctx)
+	ok, found, gen := r.cache.origins.get(key)
+	if usable && found {
+		return ok, nil
+	}
+	var err error
+	if projectID == "" {
+		ok, err = r.store.AnyOriginAllowed(ctx, origin)
+	} else {
+		ok, err = r.store.OriginAllowed(ctx, projectID, origin)
+	}
+	if err != nil {
+		return false, err
+	}
+	if usable {
+		r.cache.origins.put(gen, key, ok)
+	}
+	return ok, nil
 }
 
 // SDKAuth authenticates the SDK face: Basic public_token:secret, where the
@@ -127,7 +164,7 @@ func (r *Resolver) BackendAuth() httpapi.Middleware {
 			var p *Project
 			err := r.limiter.GuardFailures(req.Context(), SecretFailuresPerIP, httpapi.ClientIP(req), func() error {
 				var err error
-				p, err = r.store.CheckSecret(req.Context(), id, secret)
+				p, err = r.CheckSecret(req.Context(), id, secret)
 				return err
 			}, IsNotFound)
 			if err != nil {
@@ -157,21 +194,21 @@ func (o OriginPolicy) AllowOrigin(req *http.Request, origin string, preflight bo
 	}
 	ctx := req.Context()
 	if preflight {
-		ok, err := o.Resolver.store.AnyOriginAllowed(ctx, origin)
+		ok, err := o.Resolver.OriginAllowed(ctx, "", origin)
 		return err == nil && ok
 	}
 	user, _, hasAuth := req.BasicAuth()
 	if !hasAuth {
 		// Telemetry posts carry no credentials; the events handler checks
 		// the origin against the project named in the body.
-		ok, err := o.Resolver.store.AnyOriginAllowed(ctx, origin)
+		ok, err := o.Resolver.OriginAllowed(ctx, "", origin)
 		return err == nil && ok
 	}
 	p, err := o.Resolver.ByPublicToken(ctx, user)
 	if err != nil {
 		return false
 	}
-	ok, err := o.Resolver.store.OriginAllowed(ctx, p.ID, origin)
+	ok, err := o.Resolver.OriginAllowed(ctx, p.ID, origin)
 	return err == nil && ok
 }
 

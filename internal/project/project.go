@@ -214,33 +214,47 @@ func (s *Store) ByPublicToken(ctx context.Context, token string) (*Project, erro
 	return p, nil
 }
 
-// CheckSecret returns the project when secret is one of its secrets.
-// Hashes are compared in constant time; an unknown project costs the same
-// as a wrong secret so timing does not reveal which projects exist.
-func (s *Store) CheckSecret(ctx context.Context, projectID, secret string) (*Project, error) {
+// secretEntry loads a project with its secret hashes; an unknown project
+// id gives an entry without a project (its refusal then costs the same as
+// a wrong secret of a real project, so timing does not reveal which
+// projects exist).
+func (s *Store) secretEntry(ctx context.Context, projectID string) (secretEntry, error) {
 	rows, err := s.db.Read().QueryContext(ctx, `SELECT secret_hash FROM project_secrets WHERE project_id = $1`, projectID)
 	if err != nil {
-		return nil, fmt.Errorf("project: secrets: %w", err)
+		return secretEntry{}, fmt.Errorf("project: secrets: %w", err)
 	}
 	defer rows.Close()
-	want := ids.Hash(secret)
-	ok := false
+	var e secretEntry
 	for rows.Next() {
 		var h string
 		if err := rows.Scan(&h); err != nil {
-			return nil, fmt.Errorf("project: scan secret: %w", err)
+			return secretEntry{}, fmt.Errorf("project: scan secret: %w", err)
 		}
-		if ids.Equal(h, want) {
-			ok = true
-		}
+		e.hashes = append(e.hashes, h)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("project: secrets: %w", err)
+		return secretEntry{}, fmt.Errorf("project: secrets: %w", err)
 	}
-	if !ok {
+	if len(e.hashes) == 0 {
+		return e, nil
+	}
+	if e.p, err = s.ByID(ctx, projectID); err != nil && !IsNotFound(err) {
+		return secretEntry{}, err
+	}
+	return e, nil
+}
+
+// CheckSecret returns the project when secret is one of its secrets.
+// Hashes are compared in constant time.
+func (s *Store) CheckSecret(ctx context.Context, projectID, secret string) (*Project, error) {
+	e, err := s.secretEntry(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	if e.p == nil || !e.check(secret) {
 		return nil, fmt.Errorf("project: secret mismatch: %w", store.ErrNotFound)
 	}
-	return s.ByID(ctx, projectID)
+	return e.p, nil
 }
 
 // ValidateRedirectURL accepts absolute http(s) URLs without fragments.

@@ -11,6 +11,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
+	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/project"
 )
 
@@ -19,13 +20,27 @@ type Keys interface {
 	SigningKeys(ctx context.Context, projectID string) ([]project.SigningKey, error)
 }
 
-// keyCache keeps parsed keys per project for a minute: parsing PEM on every
-// request would dominate the hot path, and a minute bounds how long a
-// rotation takes to reach every replica.
+// keyCache keeps parsed keys per project: parsing PEM on every request
+// would dominate the hot path. The change feed drops a project's keys when
+// its signing_keys change (a `keys rotate` from the CLI or another replica
+// reaches this process's JWKS within a second); the minute's expiry is only
+// a backstop.
 type keyCache struct {
 	src   Keys
+	feed  *changefeed.Feed
 	mu    sync.Mutex
 	items map[string]keyEntry
+}
+
+func (c *keyCache) invalidate(ev changefeed.Event) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case ev.All():
+		clear(c.items)
+	case ev.Scope == changefeed.Project:
+		delete(c.items, ev.Key)
+	}
 }
 
 type keyEntry struct {
@@ -35,10 +50,11 @@ type keyEntry struct {
 
 func (c *keyCache) get(ctx context.Context, projectID string) ([]project.SigningKey, error) {
 	now := time.Now()
+	usable := c.feed.Fresh(ctx) == nil
 	c.mu.Lock()
 	e, ok := c.items[projectID]
 	c.mu.Unlock()
-	if ok && now.Before(e.exp) {
+	if usable && ok && now.Before(e.exp) {
 		return e.keys, nil
 	}
 	keys, err := c.src.SigningKeys(ctx, projectID)
@@ -46,6 +62,8 @@ func (c *keyCache) get(ctx context.Context, projectID string) ([]project.Signing
 		return nil, err
 	}
 	c.mu.Lock()
+	// A newer load (after an invalidation) may already be stored; this
+	// one is no older than what the database held when it began.
 	c.items[projectID] = keyEntry{keys: keys, exp: now.Add(time.Minute)}
 	c.mu.Unlock()
 	return keys, nil
@@ -151,23 +169,43 @@ type jwtCache struct {
 type cachedJWT struct {
 	token    string
 	issuedAt time.Time
+	claims   string // claimsKey of the session it was signed for
+}
+
+// claimsKey summarises the session fields a JWT carries that can change
+// while the session lives (roles, the organization's slug, times), so a
+// cached JWT is reused only while it still says what a new one would.
+func claimsKey(ms *MemberSession) string {
+	return fmt.Sprint(ms.Roles, "|", ms.OrganizationSlug, "|", ms.LastAccessedAt.UnixMilli(), "|", ms.ExpiresAt.UnixMilli(),
+		"|", len(ms.AuthenticationFactors))
+}
+
+func (c *jwtCache) invalidate(ev changefeed.Event) {
+	switch {
+	case ev.All():
+		c.mu.Lock()
+		clear(c.items)
+		c.mu.Unlock()
+	case ev.Scope == changefeed.Session:
+		c.drop(ev.Key)
+	}
 }
 
 // freshFor is how long a cached JWT is reused: callers always receive a JWT
 // with at least JWTLifetime-freshFor of life left.
 const freshFor = time.Minute
 
-func (c *jwtCache) get(sessionID string, now time.Time) (string, bool) {
+func (c *jwtCache) get(ms *MemberSession, now time.Time) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.items[sessionID]
-	if !ok || now.Sub(e.issuedAt) >= freshFor || now.Before(e.issuedAt) {
+	e, ok := c.items[ms.MemberSessionID]
+	if !ok || now.Sub(e.issuedAt) >= freshFor || now.Before(e.issuedAt) || e.claims != claimsKey(ms) {
 		return "", false
 	}
 	return e.token, true
 }
 
-func (c *jwtCache) put(sessionID, token string, now time.Time) {
+func (c *jwtCache) put(ms *MemberSession, token string, now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.items) >= 100000 {
@@ -180,7 +218,7 @@ func (c *jwtCache) put(sessionID, token string, now time.Time) {
 			clear(c.items)
 		}
 	}
-	c.items[sessionID] = cachedJWT{token: token, issuedAt: now}
+	c.items[ms.MemberSessionID] = cachedJWT{token: token, issuedAt: now, claims: claimsKey(ms)}
 }
 
 func (c *jwtCache) drop(sessionID string) {

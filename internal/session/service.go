@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -18,19 +19,30 @@ import (
 
 // Service issues, authenticates and revokes member sessions.
 type Service struct {
-	db    *store.DB
-	clock clock.Clock
-	orgs  *organization.Store
-	keys  *keyCache
-	jwts  *jwtCache
-	mfa   MFAPolicy
+	db      *store.DB
+	clock   clock.Clock
+	orgs    *organization.Store
+	keys    *keyCache
+	jwts    *jwtCache
+	mfa     MFAPolicy
+	feed    *changefeed.Feed
+	hot     *hotCache
+	touches *toucher
 }
 
-// New returns a session service.
-func New(db *store.DB, c clock.Clock, orgs *organization.Store, keys Keys) *Service {
-	return &Service{db: db, clock: c, orgs: orgs,
-		keys: &keyCache{src: keys, items: map[string]keyEntry{}},
-		jwts: &jwtCache{items: map[string]cachedJWT{}}}
+// New returns a session service. Its caches (the hot path's sessions,
+// members and organizations, and the signing keys) follow feed: every
+// table they are built from must be among the feed's watches (app.Watches).
+func New(db *store.DB, c clock.Clock, orgs *organization.Store, keys Keys, feed *changefeed.Feed) *Service {
+	s := &Service{db: db, clock: c, orgs: orgs, feed: feed,
+		keys:    &keyCache{src: keys, feed: feed, items: map[string]keyEntry{}},
+		jwts:    &jwtCache{items: map[string]cachedJWT{}},
+		hot:     newHotCache(200000),
+		touches: newToucher(db)}
+	feed.Subscribe(s.hot.invalidate)
+	feed.Subscribe(s.keys.invalidate)
+	feed.Subscribe(s.jwts.invalidate)
+	return s
 }
 
 // DurationMinutes validates a requested session duration; nil means the
@@ -111,7 +123,7 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 	if err != nil {
 		return nil, err
 	}
-	s.jwts.put(ms.MemberSessionID, jwtText, now)
+	s.jwts.put(ms, jwtText, now)
 	return &AuthResponse{
 		SessionResponse: SessionResponse{MemberID: ms.MemberID, MemberSession: ms, SessionToken: token, SessionJWT: jwtText,
 			Member: p.Member, Organization: p.Organization},
@@ -180,26 +192,30 @@ type Credential struct {
 const lastAccessWriteEvery = time.Minute
 
 // Authenticate checks a session of project p and returns it with a JWT.
-// A duration extends the session to now+duration.
+// A duration extends the session to now+duration. A known session is
+// answered from memory (see hotCache); last_accessed_at is written in the
+// background (see toucher).
 func (s *Service) Authenticate(ctx context.Context, p *project.Project, cred Credential, duration *int) (*SessionResponse, error) {
 	now := s.clock.Now()
-	var r *row
-	var err error
+	var tokenHash, id string
 	switch {
 	case cred.Token != "":
-		r, err = s.load(ctx, `WHERE token_hash = $1`, ids.Hash(cred.Token))
+		tokenHash = ids.Hash(cred.Token)
 	case cred.JWT != "":
-		var id string
-		id, err = s.verify(ctx, p.ID, cred.JWT, now)
-		if errors.Is(err, errBadJWT) {
-			return nil, apierr.Wrap(apierr.InvalidJWT, err)
-		}
-		if err == nil {
-			r, err = s.load(ctx, `WHERE member_session_id = $1`, id)
+		var err error
+		if id, err = s.verify(ctx, p.ID, cred.JWT, now); err != nil {
+			if errors.Is(err, errBadJWT) {
+				return nil, apierr.Wrap(apierr.InvalidJWT, err)
+			}
+			return nil, err
 		}
 	default:
 		return nil, apierr.New(apierr.UnauthorizedCredentials).WithMessage("A session token or session JWT is required.")
 	}
+	// Without a fresh feed the caches cannot be trusted: read everything.
+	cached := s.feed.Fresh(ctx) == nil
+	gen := s.hot.generation()
+	r, err := s.session(ctx, cached, gen, tokenHash, id)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && (r.projectID != p.ID || r.revokedAt != nil || !now.Before(r.ms.ExpiresAt))) {
 		// Another project's session, a revoked one and an expired one all
 		// look the same: not found.
@@ -208,42 +224,94 @@ func (s *Service) Authenticate(ctx context.Context, p *project.Project, cred Cre
 	if err != nil {
 		return nil, fmt.Errorf("session: authenticate: %w", err)
 	}
-	member, err := s.orgs.Member(ctx, s.db.Read(), p.ID, r.ms.MemberID)
+	member, err := s.member(ctx, cached, gen, p.ID, r.ms.MemberID)
 	if err != nil || member.Status != organization.StatusActive {
 		return nil, apierr.Wrap(apierr.SessionNotFound, fmt.Errorf("session member unusable: %v", err))
 	}
-	org, err := s.orgs.Get(ctx, p.ID, r.ms.OrganizationID)
+	org, err := s.org(ctx, cached, gen, p.ID, r.ms.OrganizationID)
 	if err != nil {
 		return nil, apierr.Wrap(apierr.SessionNotFound, err)
 	}
-	r.ms.Roles, r.ms.OrganizationSlug = member.RoleIDs(), org.OrganizationSlug
+	ms := r.ms // a copy: the cached row stays as it was
+	ms.Roles, ms.OrganizationSlug = member.RoleIDs(), org.OrganizationSlug
 
-	extend := duration != nil && *duration != 0
-	if extend {
+	if duration != nil && *duration != 0 {
 		mins, err := DurationMinutes(p, duration)
 		if err != nil {
 			return nil, err
 		}
-		r.ms.ExpiresAt = now.Add(time.Duration(mins) * time.Minute)
-	}
-	if extend || now.Sub(r.ms.LastAccessedAt) >= lastAccessWriteEvery {
-		r.ms.LastAccessedAt = now
+		// Extending is the caller's explicit request, so it is written
+		// before answering; its trigger drops every cached copy.
+		ms.ExpiresAt, ms.LastAccessedAt = now.Add(time.Duration(mins)*time.Minute), now
 		if _, err := s.db.ExecContext(ctx, `UPDATE member_sessions SET last_accessed_at = $1, expires_at = $2
-			WHERE member_session_id = $3 AND revoked_at IS NULL`, store.Millis(now), store.Millis(r.ms.ExpiresAt), r.ms.MemberSessionID); err != nil {
-			return nil, fmt.Errorf("session: touch: %w", err)
+			WHERE member_session_id = $3 AND revoked_at IS NULL`, store.Millis(now), store.Millis(ms.ExpiresAt), ms.MemberSessionID); err != nil {
+			return nil, fmt.Errorf("session: extend: %w", err)
 		}
-		s.jwts.drop(r.ms.MemberSessionID)
+		s.jwts.drop(ms.MemberSessionID)
+	} else if now.Sub(ms.LastAccessedAt) >= lastAccessWriteEvery {
+		ms.LastAccessedAt = now
+		s.touches.touch(ms.MemberSessionID, now)
+		s.hot.touched(ms.MemberSessionID, now)
+		s.jwts.drop(ms.MemberSessionID)
 	}
-	jwtText, ok := s.jwts.get(r.ms.MemberSessionID, now)
+	jwtText, ok := s.jwts.get(&ms, now)
 	if !ok {
-		if jwtText, err = s.sign(ctx, p.ID, &r.ms, now); err != nil {
+		if jwtText, err = s.sign(ctx, p.ID, &ms, now); err != nil {
 			return nil, err
 		}
-		s.jwts.put(r.ms.MemberSessionID, jwtText, now)
+		s.jwts.put(&ms, jwtText, now)
 	}
-	token := cred.Token
-	return &SessionResponse{MemberID: member.MemberID, MemberSession: &r.ms, SessionToken: token, SessionJWT: jwtText,
+	return &SessionResponse{MemberID: member.MemberID, MemberSession: &ms, SessionToken: cred.Token, SessionJWT: jwtText,
 		Member: member, Organization: org}, nil
+}
+
+// session loads a session by token hash or id, from memory when allowed.
+func (s *Service) session(ctx context.Context, cached bool, gen uint64, tokenHash, id string) (row, error) {
+	if cached {
+		if r, ok := s.hot.session(tokenHash, id); ok {
+			return r, nil
+		}
+	}
+	var r *row
+	var err error
+	if tokenHash != "" {
+		r, err = s.load(ctx, `WHERE token_hash = $1`, tokenHash)
+	} else {
+		r, err = s.load(ctx, `WHERE member_session_id = $1`, id)
+	}
+	if err != nil {
+		return row{}, err
+	}
+	if cached {
+		s.hot.putSession(gen, *r, tokenHash)
+	}
+	return *r, nil
+}
+
+func (s *Service) member(ctx context.Context, cached bool, gen uint64, projectID, memberID string) (*organization.Member, error) {
+	if cached {
+		if m, ok := s.hot.member(memberID); ok && m.ProjectID() == projectID {
+			return m, nil
+		}
+	}
+	m, err := s.orgs.Member(ctx, s.db.Read(), projectID, memberID)
+	if err == nil && cached {
+		s.hot.putMember(gen, m)
+	}
+	return m, err
+}
+
+func (s *Service) org(ctx context.Context, cached bool, gen uint64, projectID, orgID string) (*organization.Organization, error) {
+	if cached {
+		if o, ok := s.hot.org(orgID); ok && o.ProjectID() == projectID {
+			return o, nil
+		}
+	}
+	o, err := s.orgs.Get(ctx, projectID, orgID)
+	if err == nil && cached {
+		s.hot.putOrg(gen, o)
+	}
+	return o, err
 }
 
 // RevokeTarget names what to revoke; exactly one field is set.

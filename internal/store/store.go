@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -52,7 +53,14 @@ type DB struct {
 	w       *sql.DB
 	r       *sql.DB
 	dialect Dialect
+	writes  atomic.Uint64
 }
+
+// Writes counts the writes this process has finished on db (statements
+// run on the writer and committed transactions). Caches fed by the change
+// feed compare it with what they saw last: when it moved, this process may
+// have changed a watched row, and the next read must catch up first.
+func (db *DB) Writes() uint64 { return db.writes.Load() }
 
 // Open connects to dsn: a postgres:// or postgresql:// URL, or else a
 // SQLite file path (optionally prefixed with "sqlite:" or "file:").
@@ -135,6 +143,7 @@ func (db *DB) Ping(ctx context.Context) error { return db.r.PingContext(ctx) }
 // ExecContext runs a write on the writer.
 func (db *DB) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
 	res, err := db.w.ExecContext(ctx, q, args...)
+	db.writes.Add(1)
 	return res, MapError(err)
 }
 
@@ -142,11 +151,16 @@ func (db *DB) ExecContext(ctx context.Context, q string, args ...any) (sql.Resul
 // RETURNING must go through here or a Tx; Read() is for pure reads.
 func (db *DB) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
 	rows, err := db.w.QueryContext(ctx, q, args...)
+	db.writes.Add(1)
 	return rows, MapError(err)
 }
 
 // QueryRowContext runs a single-row statement on the writer connection.
+// The write counter moves before the row is scanned; a statement whose
+// effect only commits at Scan (SQLite RETURNING) is still seen by the next
+// poll of the change feed, within its interval.
 func (db *DB) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
+	defer db.writes.Add(1)
 	return db.w.QueryRowContext(ctx, q, args...)
 }
 
@@ -214,7 +228,9 @@ func (db *DB) tx(ctx context.Context, fn func(q Querier) error) error {
 		}
 		return MapError(err)
 	}
-	if err := tx.Commit(); err != nil {
+	err = tx.Commit()
+	db.writes.Add(1)
+	if err != nil {
 		return fmt.Errorf("store: commit: %w", MapError(err))
 	}
 	for _, fn := range tx.after {

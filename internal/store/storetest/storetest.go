@@ -34,6 +34,25 @@ func Each(t *testing.T, fn func(t *testing.T, db *store.DB)) {
 	}
 }
 
+// EachPair is Each with two handles on the same database, as two server
+// processes (replicas, or a server and the CLI) have: separate connection
+// pools and nothing shared in memory.
+func EachPair(t *testing.T, fn func(t *testing.T, a, b *store.DB)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		path := filepath.Join(t.TempDir(), "latchkey.db")
+		fn(t, open(t, path), open(t, path))
+	})
+	if os.Getenv(EnvPostgres) != "" {
+		t.Run("postgres", func(t *testing.T) {
+			t.Parallel()
+			dsn := postgresDSN(t)
+			fn(t, open(t, dsn), open(t, dsn))
+		})
+	}
+}
+
 // SQLite returns a migrated database in a fresh temp file.
 func SQLite(t testing.TB) *store.DB {
 	t.Helper()
@@ -43,6 +62,12 @@ func SQLite(t testing.TB) *store.DB {
 // Postgres returns a migrated database in a fresh schema of the server
 // named by LATCHKEY_TEST_POSTGRES_DSN; the schema is dropped afterwards.
 func Postgres(t testing.TB) *store.DB {
+	t.Helper()
+	return open(t, postgresDSN(t))
+}
+
+// postgresDSN creates a fresh schema and returns a DSN that uses it.
+func postgresDSN(t testing.TB) string {
 	t.Helper()
 	admin := os.Getenv(EnvPostgres)
 	if admin == "" {
@@ -67,7 +92,7 @@ func Postgres(t testing.TB) *store.DB {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	return open(t, u.String())
+	return u.String()
 }
 
 func open(t testing.TB, dsn string) *store.DB {

@@ -1,0 +1,69 @@
+package app
+
+import (
+	"context"
+
+	"github.com/latchkey/latchkey/internal/changefeed"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// coreWatches are the core tables that cached answers are built from:
+// the session check's session, member and organization (hot cache in
+// internal/session) and the project credentials, origins and signing keys
+// every request resolves (internal/project, the session JWT keys).
+//
+// A table belongs here (or in a module's Watches) when a change to one of
+// its rows must change a cached answer; forgetting one means stale answers
+// until the caches' one-minute backstop.
+func coreWatches() []changefeed.Watch {
+	sessionCols := []string{"revoked_at", "expires_at", "authentication_factors", "member_id", "organization_id",
+		"project_id", "token_hash"}
+	return []changefeed.Watch{
+		// last_accessed_at is written in the background and is not among
+		// the columns, so touches record nothing; new sessions cannot be
+		// cached before they exist.
+		{Table: "member_sessions", KeyColumn: "member_session_id", Scope: changefeed.Session, Columns: sessionCols, NoInsert: true},
+		{Table: "members", KeyColumn: "member_id", Scope: changefeed.Member, NoInsert: true},
+		{Table: "member_retired_emails", KeyColumn: "member_id", Scope: changefeed.Member},
+		// A member's member_password_id is derived from the project's
+		// password for the address.
+		{Table: "member_passwords", KeyColumn: "project_id", Scope: changefeed.Project},
+		{Table: "organizations", KeyColumn: "organization_id", Scope: changefeed.Organization, NoInsert: true},
+		{Table: "projects", KeyColumn: "project_id", Scope: changefeed.Project, NoInsert: true},
+		{Table: "project_public_tokens", KeyColumn: "project_id", Scope: changefeed.Project},
+		{Table: "project_secrets", KeyColumn: "project_id", Scope: changefeed.Project},
+		{Table: "project_origins", KeyColumn: "project_id", Scope: changefeed.Project},
+		{Table: "signing_keys", KeyColumn: "project_id", Scope: changefeed.Project},
+	}
+}
+
+// Watches lists every watched table: the core's and the modules'.
+func Watches() []changefeed.Watch {
+	return append(coreWatches(), moduleWatches()...)
+}
+
+// MigrateDB applies every migration (core and modules) and installs the
+// change-feed triggers on the watched tables. App.New, NewWithDB and
+// `latchkey migrate` use it, so a database is never used without its
+// triggers.
+func MigrateDB(ctx context.Context, db *store.DB) error {
+	if err := db.Migrate(ctx, Migrations()...); err != nil {
+		return err
+	}
+	return changefeed.Install(ctx, db, Watches())
+}
+
+// Start runs the background loops until ctx ends: the change-feed poll
+// (other processes' changes reach this one's caches), the coalesced
+// last_accessed_at writes and the email outbox delivery. A server calls it
+// once; tests that never call it still get fresh caches (the feed syncs on
+// the request path when it is stale).
+func (a *App) Start(ctx context.Context) {
+	ctx, a.stop = context.WithCancel(ctx)
+	a.loops.Add(2)
+	go func() { defer a.loops.Done(); a.Feed.Run(ctx) }()
+	go func() {
+		defer a.loops.Done()
+		a.Sessions.RunToucher(ctx, func(err error) { a.Log.Warn("last_accessed_at flush failed", "error", err) })
+	}()
+}

@@ -1,0 +1,191 @@
+package changefeed_test
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/changefeed"
+	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/store/storetest"
+)
+
+// recorder collects dispatched events.
+type recorder struct {
+	mu  sync.Mutex
+	evs []changefeed.Event
+}
+
+func (r *recorder) add(ev changefeed.Event) { r.mu.Lock(); r.evs = append(r.evs, ev); r.mu.Unlock() }
+
+func (r *recorder) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, ev := range r.evs {
+		if ev.All() {
+			out = append(out, "*")
+			continue
+		}
+		out = append(out, ev.Table+":"+string(ev.Scope)+":"+ev.Key)
+	}
+	r.evs = nil
+	return out
+}
+
+func setup(t *testing.T, db *store.DB) (*changefeed.Feed, *recorder) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, `CREATE TABLE widgets (id TEXT PRIMARY KEY, owner TEXT, note TEXT NOT NULL DEFAULT '')`); err != nil {
+		t.Fatal(err)
+	}
+	watches := []changefeed.Watch{
+		{Table: "widgets", KeyColumn: "id", Scope: changefeed.Member, Columns: []string{"id", "owner"}},
+		{Table: "widgets", KeyColumn: "owner", Scope: changefeed.Organization, NoInsert: true},
+	}
+	// Installing twice replaces the triggers instead of failing or doubling them.
+	for range 2 {
+		if err := changefeed.Install(ctx, db, watches); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := changefeed.New(db, nil)
+	rec := &recorder{}
+	f.Subscribe(rec.add)
+	if err := f.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.take(); !slices.Equal(got, []string{"*"}) {
+		t.Fatalf("start dispatched %v, want a reset", got)
+	}
+	return f, rec
+}
+
+func exec(t *testing.T, q store.Querier, sql string, args ...any) {
+	t.Helper()
+	if _, err := q.ExecContext(context.Background(), sql, args...); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+func TestTriggersRecordEveryWatchedChange(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f, rec := setup(t, db)
+		steps := []struct {
+			sql  string
+			args []any
+			want []string
+		}{
+			{`INSERT INTO widgets (id, owner) VALUES ('w1', 'o1')`, nil, []string{"widgets:member:w1"}},
+			// Only the listed columns fire the first watch's update trigger;
+			// the second watch has no column list.
+			{`UPDATE widgets SET note = 'x' WHERE id = 'w1'`, nil, []string{"widgets:organization:o1"}},
+			// A changed key records the old and the new one.
+			{`UPDATE widgets SET owner = 'o2' WHERE id = 'w1'`, nil, []string{"widgets:member:w1", "widgets:organization:o1", "widgets:organization:o2"}},
+			// A NULL key records nothing and does not fail the write.
+			{`UPDATE widgets SET owner = NULL WHERE id = 'w1'`, nil, []string{"widgets:member:w1", "widgets:organization:o2"}},
+			{`DELETE FROM widgets WHERE id = 'w1'`, nil, []string{"widgets:member:w1"}},
+		}
+		for _, s := range steps {
+			exec(t, db, s.sql, s.args...)
+			// The write moved db.Writes(), so Fresh reads at once.
+			if err := f.Fresh(ctx); err != nil {
+				t.Fatal(err)
+			}
+			got := rec.take()
+			slices.Sort(got)
+			if !slices.Equal(got, s.want) {
+				t.Fatalf("%s: dispatched %v, want %v", s.sql, got, s.want)
+			}
+		}
+		// Nothing new: Fresh does not read, Sync finds nothing.
+		if err := f.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := rec.take(); len(got) != 0 {
+			t.Fatalf("repeat sync dispatched %v", got)
+		}
+	})
+}
+
+func TestRolledBackChangesAreNotDispatched(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f, rec := setup(t, db)
+		_ = db.Tx(ctx, func(q store.Querier) error {
+			exec(t, q, `INSERT INTO widgets (id, owner) VALUES ('w1', 'o1')`)
+			return context.Canceled
+		})
+		exec(t, db, `INSERT INTO widgets (id, owner) VALUES ('w2', 'o1')`)
+		if err := f.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got := rec.take(); !slices.Equal(got, []string{"widgets:member:w2"}) {
+			t.Fatalf("dispatched %v", got)
+		}
+	})
+}
+
+// On PostgreSQL a change can become visible after a newer one: its id was
+// allocated first, its transaction committed later. The feed must still
+// deliver it.
+func TestLateCommitIsDelivered(t *testing.T) {
+	db := storetest.Postgres(t)
+	ctx := context.Background()
+	f, rec := setup(t, db)
+	slow := make(chan struct{})
+	done := make(chan error, 1)
+	wrote := make(chan struct{})
+	go func() {
+		done <- db.Tx(ctx, func(q store.Querier) error {
+			if _, err := q.ExecContext(ctx, `INSERT INTO widgets (id, owner) VALUES ('slow', 'o1')`); err != nil {
+				return err
+			}
+			close(wrote)
+			<-slow
+			return nil
+		})
+	}()
+	<-wrote
+	exec(t, db, `INSERT INTO widgets (id, owner) VALUES ('fast', 'o1')`)
+	if err := f.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.take(); !slices.Equal(got, []string{"widgets:member:fast"}) {
+		t.Fatalf("first sync dispatched %v", got)
+	}
+	close(slow)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.take(); !slices.Equal(got, []string{"widgets:member:slow"}) {
+		t.Fatalf("after the slow commit dispatched %v, want the slow change", got)
+	}
+	if err := f.Sync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.take(); len(got) != 0 {
+		t.Fatalf("the gap was delivered twice: %v", got)
+	}
+}
+
+func TestSweepKeepsRecentChanges(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		f, _ := setup(t, db)
+		exec(t, db, `INSERT INTO widgets (id, owner) VALUES ('w1', 'o1')`)
+		exec(t, db, `INSERT INTO changes (tbl, scope, row_key, at) VALUES ('widgets', 'member', 'old', 1)`)
+		if err := f.Sweep(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var n int
+		if err := db.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM changes`).Scan(&n); err != nil || n != 1 {
+			t.Fatalf("changes left = %d (%v), want the recent one", n, err)
+		}
+	})
+}

@@ -1,0 +1,167 @@
+// Package changefeed tells every Latchkey process which cached rows went
+// stale. Database triggers on watched tables append (table, scope, key) to
+// the `changes` table in the same transaction as the change itself, so a
+// write from any replica, or from the CLI while a server runs, is recorded
+// exactly when it commits. Each process reads the rows after its cursor
+// (Feed.Sync) every ~200 ms and at once after its own writes, and hands
+// them to the caches that subscribed.
+//
+// Why a polled table rather than PostgreSQL LISTEN/NOTIFY: SQLite has no
+// notifications, and a CLI process writing to the SQLite file a server has
+// open must reach that server too, so one mechanism has to work on both
+// engines. A poll is also lossless across reconnects (NOTIFY drops what is
+// sent while a listener reconnects) and needs no dedicated connection per
+// replica. Its cost is one indexed read per interval per replica.
+package changefeed
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Scope says what a change's key names, so caches can act on tables they
+// have never heard of: a module registers its table with the scope of the
+// answers it affects.
+type Scope string
+
+// Scopes of a change.
+const (
+	// Session: the key is a member_session_id.
+	Session Scope = "session"
+	// Member: the key is a member_id; cached member answers drop it.
+	Member Scope = "member"
+	// Organization: the key is an organization_id.
+	Organization Scope = "organization"
+	// Project: the key is a project_id; everything cached for the project
+	// (credentials, origins, signing keys, members' derived fields such as
+	// roles from a project-wide policy) drops.
+	Project Scope = "project"
+)
+
+// Watch registers a table: every inserted, updated or deleted row records
+// the value of KeyColumn under Scope.
+type Watch struct {
+	Table     string
+	KeyColumn string
+	Scope     Scope
+	// Columns, when set, limits UPDATE triggers to changes of these
+	// columns (member_sessions: last_accessed_at is written in the
+	// background and must not invalidate anything).
+	Columns []string
+	// NoInsert skips INSERT triggers for tables whose new rows cannot be in
+	// any cache yet (nothing caches a session that does not exist).
+	NoInsert bool
+}
+
+var ident = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+
+func (w Watch) validate() error {
+	for _, s := range append([]string{w.Table, w.KeyColumn, string(w.Scope)}, w.Columns...) {
+		if !ident.MatchString(s) {
+			return fmt.Errorf("changefeed: watch %s.%s: %q is not a plain identifier", w.Table, w.KeyColumn, s)
+		}
+	}
+	return nil
+}
+
+func (w Watch) trigger(op string) string {
+	return "changefeed_" + w.Table + "_" + w.KeyColumn + "_" + op
+}
+
+func (w Watch) ops() []string {
+	if w.NoInsert {
+		return []string{"update", "delete"}
+	}
+	return []string{"insert", "update", "delete"}
+}
+
+// pgFunction is the one trigger function on PostgreSQL: TG_ARGV names the
+// key column and scope. An UPDATE that changes the key records both keys.
+const pgFunction = `CREATE OR REPLACE FUNCTION changefeed_record() RETURNS trigger LANGUAGE plpgsql AS $f$
+DECLARE
+  k_old TEXT;
+  k_new TEXT;
+  at_ms BIGINT := (extract(epoch from clock_timestamp()) * 1000)::bigint;
+BEGIN
+  IF TG_OP <> 'INSERT' THEN k_old := to_jsonb(OLD) ->> TG_ARGV[0]; END IF;
+  IF TG_OP <> 'DELETE' THEN k_new := to_jsonb(NEW) ->> TG_ARGV[0]; END IF;
+  IF k_old IS NOT NULL THEN
+    INSERT INTO changes (tbl, scope, row_key, at) VALUES (TG_TABLE_NAME, TG_ARGV[1], k_old, at_ms);
+  END IF;
+  IF k_new IS NOT NULL AND k_new IS DISTINCT FROM k_old THEN
+    INSERT INTO changes (tbl, scope, row_key, at) VALUES (TG_TABLE_NAME, TG_ARGV[1], k_new, at_ms);
+  END IF;
+  RETURN NULL;
+END $f$`
+
+// Install (re)creates the triggers of every watch in one transaction, so a
+// replica starting while others run never leaves a moment without them.
+// It runs after the migrations (the watched tables must exist); on
+// PostgreSQL it takes the migrations' advisory lock so replicas starting
+// together do not race on the same DDL.
+func Install(ctx context.Context, db *store.DB, watches []Watch) error {
+	for _, w := range watches {
+		if err := w.validate(); err != nil {
+			return err
+		}
+	}
+	return db.Tx(ctx, func(q store.Querier) error {
+		if db.Dialect() == store.Postgres {
+			if _, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.latchkey_migrations'))`); err != nil {
+				return fmt.Errorf("changefeed: lock: %w", err)
+			}
+			if _, err := q.ExecContext(ctx, pgFunction); err != nil {
+				return fmt.Errorf("changefeed: trigger function: %w", err)
+			}
+		}
+		for _, w := range watches {
+			for _, op := range w.ops() {
+				for _, stmt := range triggerSQL(db.Dialect(), w, op) {
+					if _, err := q.ExecContext(ctx, stmt); err != nil {
+						return fmt.Errorf("changefeed: trigger %s: %w", w.trigger(op), err)
+					}
+				}
+			}
+		}
+		return nil
+	})
+}
+
+func triggerSQL(d store.Dialect, w Watch, op string) []string {
+	name := w.trigger(op)
+	event := strings.ToUpper(op)
+	if op == "update" && len(w.Columns) > 0 {
+		event += " OF " + strings.Join(w.Columns, ", ")
+	}
+	if d == store.Postgres {
+		return []string{
+			fmt.Sprintf(`DROP TRIGGER IF EXISTS %s ON %s`, name, w.Table),
+			fmt.Sprintf(`CREATE TRIGGER %s AFTER %s ON %s FOR EACH ROW EXECUTE FUNCTION changefeed_record('%s', '%s')`,
+				name, event, w.Table, w.KeyColumn, w.Scope),
+		}
+	}
+	const at = `CAST(unixepoch('subsec') * 1000 AS INTEGER)`
+	// A NULL key (a nullable key column) records nothing rather than
+	// failing the write that fired the trigger.
+	insert := func(row, extra string) string {
+		return fmt.Sprintf(`INSERT INTO changes (tbl, scope, row_key, at) SELECT '%s', '%s', %s.%s, %s WHERE %s.%s IS NOT NULL%s;`,
+			w.Table, w.Scope, row, w.KeyColumn, at, row, w.KeyColumn, extra)
+	}
+	var body string
+	switch op {
+	case "insert":
+		body = insert("NEW", "")
+	case "delete":
+		body = insert("OLD", "")
+	default:
+		body = insert("OLD", "") + " " + insert("NEW", fmt.Sprintf(" AND NEW.%s IS NOT OLD.%s", w.KeyColumn, w.KeyColumn))
+	}
+	return []string{
+		fmt.Sprintf(`DROP TRIGGER IF EXISTS %s`, name),
+		fmt.Sprintf(`CREATE TRIGGER %s AFTER %s ON %s FOR EACH ROW BEGIN %s END`, name, event, w.Table, body),
+	}
+}

@@ -1,0 +1,199 @@
+package session_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/project"
+)
+
+// Every rule of the hot cache: a change is seen by the next check on the
+// process that made it, and within a second on another process sharing the
+// database (a replica, or the CLI while a server runs). Each test warms
+// the cache first, so a missing invalidation shows as a stale answer.
+
+// login signs email into org by email code and returns the session token,
+// JWT and member id.
+func login(t *testing.T, e *apptest.Env, org, email string) (string, string, string) {
+	t.Helper()
+	apptest.Want(t, e.SDK(http.MethodPost, "/b2b/otps/email/login_or_signup",
+		map[string]any{"email_address": email, "organization_id": org}, ""), 200, "")
+	_, codes := e.LastMail(email)
+	r := e.SDK(http.MethodPost, "/b2b/otps/email/authenticate", map[string]any{"email_address": email,
+		"organization_id": org, "code": codes[0], "session_duration_minutes": 60}, "")
+	apptest.Want(t, r, 200, "")
+	d := r.Data()
+	return d["session_token"].(string), d["session_jwt"].(string), d["member_id"].(string)
+}
+
+// check authenticates a session token (or JWT) on e's backend face.
+func check(e *apptest.Env, token, jwt string) apptest.Resp {
+	return e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": token, "session_jwt": jwt})
+}
+
+// within fails unless ok holds within d; it is polled, and checked once
+// more at the deadline.
+func within(t *testing.T, d time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		if ok() {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not seen within %v", what, d)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// sameProcess asserts that ok holds at once: the next check after a write
+// on the same process sees it.
+func sameProcess(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	if !ok() {
+		t.Fatalf("%s: the next check on the same process did not see it", what)
+	}
+}
+
+type rule struct {
+	name   string
+	change func(t *testing.T, by *apptest.Env, org, member string, token string)
+	// seen reports whether the check answer shows the change.
+	seen func(r apptest.Resp) bool
+}
+
+func sessionRules() []rule {
+	gone := func(r apptest.Resp) bool { return r.Status == 404 && r.ErrType() == "session_not_found" }
+	return []rule{
+		{"revoked session", func(t *testing.T, by *apptest.Env, _, member, token string) {
+			apptest.Want(t, by.Backend(http.MethodPost, "/v1/b2b/sessions/revoke", map[string]any{"session_token": token}), 200, "")
+		}, gone},
+		{"revoked by member", func(t *testing.T, by *apptest.Env, _, member, _ string) {
+			apptest.Want(t, by.Backend(http.MethodPost, "/v1/b2b/sessions/revoke", map[string]any{"member_id": member}), 200, "")
+		}, gone},
+		{"deleted member", func(t *testing.T, by *apptest.Env, org, member, _ string) {
+			apptest.Want(t, by.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+member, nil), 200, "")
+		}, gone},
+		{"changed member", func(t *testing.T, by *apptest.Env, org, member, _ string) {
+			apptest.Want(t, by.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+member,
+				map[string]any{"name": "Ada L.", "is_admin": true}), 200, "")
+		}, func(r apptest.Resp) bool {
+			m, _ := r.Body["member"].(map[string]any)
+			ms, _ := r.Body["member_session"].(map[string]any)
+			roles, _ := ms["roles"].([]any)
+			return r.Status == 200 && m["name"] == "Ada L." && len(roles) == 2 && roles[1] == "stytch_admin"
+		}},
+		{"changed organization", func(t *testing.T, by *apptest.Env, org, _, _ string) {
+			apptest.Want(t, by.Backend(http.MethodPut, "/v1/b2b/organizations/"+org,
+				map[string]any{"organization_slug": "acme-two", "organization_name": "Acme Two"}), 200, "")
+		}, func(r apptest.Resp) bool {
+			o, _ := r.Body["organization"].(map[string]any)
+			ms, _ := r.Body["member_session"].(map[string]any)
+			return r.Status == 200 && o["organization_name"] == "Acme Two" && ms["organization_slug"] == "acme-two"
+		}},
+		{"deleted organization", func(t *testing.T, by *apptest.Env, org, _, _ string) {
+			apptest.Want(t, by.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org, nil), 200, "")
+		}, gone},
+	}
+}
+
+// warm checks the session twice by token and by JWT, so the answer is
+// cached, and fails if the check already shows the change.
+func warm(t *testing.T, e *apptest.Env, rl rule, token, jwt string) {
+	t.Helper()
+	for range 2 {
+		for _, r := range []apptest.Resp{check(e, token, ""), check(e, "", jwt)} {
+			apptest.Want(t, r, 200, "")
+			if rl.seen(r) {
+				t.Fatalf("%s: shown before the change", rl.name)
+			}
+		}
+	}
+}
+
+func TestCachedSessionSeesChangesOnSameProcess(t *testing.T) {
+	for _, rl := range sessionRules() {
+		t.Run(rl.name, func(t *testing.T) {
+			t.Parallel()
+			apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+				org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+				token, jwt, member := login(t, e, org, "ada@acme.test")
+				warm(t, e, rl, token, jwt)
+				rl.change(t, e, org, member, token)
+				sameProcess(t, rl.name+" (token)", func() bool { return rl.seen(check(e, token, "")) })
+				sameProcess(t, rl.name+" (jwt)", func() bool { return rl.seen(check(e, "", jwt)) })
+			})
+		})
+	}
+}
+
+func TestCachedSessionSeesChangesOfOtherProcessWithinASecond(t *testing.T) {
+	for _, rl := range sessionRules() {
+		t.Run(rl.name, func(t *testing.T) {
+			t.Parallel()
+			apptest.EachPair(t, func(t *testing.T, e1, e2 *apptest.Env) {
+				org := e1.CreateOrg("acme", "ALL_ALLOWED", nil)
+				token, jwt, member := login(t, e1, org, "ada@acme.test")
+				warm(t, e1, rl, token, jwt)
+				rl.change(t, e2, org, member, token)
+				within(t, time.Second, rl.name+" (token)", func() bool { return rl.seen(check(e1, token, "")) })
+				within(t, time.Second, rl.name+" (jwt)", func() bool { return rl.seen(check(e1, "", jwt)) })
+			})
+		})
+	}
+}
+
+// TestCLIChangesReachRunningServer covers what an operator changes with
+// the CLI (another process on the same database) while a server runs:
+// signing keys, origins and project settings are cached by the server and
+// must take effect within a second.
+func TestCLIChangesReachRunningServer(t *testing.T) {
+	apptest.EachPair(t, func(t *testing.T, server, cli *apptest.Env) {
+		ctx := context.Background()
+		pid := server.Project.Project.ID
+		keys := func() int {
+			r := server.Get("/v1/b2b/sessions/jwks/" + pid)
+			ks, _ := r.Body["keys"].([]any)
+			return len(ks)
+		}
+		if n := keys(); n != 1 {
+			t.Fatalf("jwks has %d keys before rotation", n)
+		}
+		if err := cli.App.Projects.RotateSigningKey(ctx, pid); err != nil {
+			t.Fatal(err)
+		}
+		within(t, time.Second, "rotated signing key in the JWKS", func() bool { return keys() == 2 })
+
+		const other = "http://admin.customer.test"
+		// A session check without a session: unauthorized_credentials
+		// once the origin may call, origin_not_allowed before.
+		fromOther := func() string {
+			return server.Do(http.MethodPost, "/sdk/v1/b2b/sessions/authenticate", map[string]any{},
+				http.Header{"Origin": {other}}, server.Project.PublicToken, server.Project.PublicToken).ErrType()
+		}
+		if got := fromOther(); got != "origin_not_allowed" {
+			t.Fatalf("unregistered origin answered %q", got)
+		}
+		if err := cli.App.Projects.AddOrigin(ctx, pid, other); err != nil {
+			t.Fatal(err)
+		}
+		within(t, time.Second, "added origin", func() bool { return fromOther() == "unauthorized_credentials" })
+
+		watermark := func() bool {
+			r := server.SDK(http.MethodGet, "/projects/bootstrap/"+server.Project.PublicToken, nil, "")
+			return r.Data()["disable_sdk_watermark"] == true
+		}
+		if watermark() {
+			t.Fatal("watermark disabled before the change")
+		}
+		off := true
+		if _, err := cli.App.Projects.Update(ctx, pid, project.Update{DisableSDKWatermark: &off}); err != nil {
+			t.Fatal(err)
+		}
+		within(t, time.Second, "changed project setting", watermark)
+	})
+}
