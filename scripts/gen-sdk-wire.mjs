@@ -121,6 +121,14 @@ const CUSTOM = {
 
 // Fields the SDK declares that Latchkey never sends to a browser, with the reason. They are left
 // out of every answer on the SDK face (the backend face still has them).
+// Latchkey's additions to an SDK-declared answer (merged into the route's ROUTES type), with who
+// reads them.
+const EXTRA = {
+  // authorization_check's verdict (api-reference 5.4, RBAC): the Node client types it for the backend
+  // face; a browser that sends the check reads the same field.
+  'POST /sdk/v1/b2b/sessions/authenticate': `{ verdict: { authorized: boolean; granting_roles: string[] } }`,
+};
+
 const WITHHELD = {
   // Written only with the project secret; customers keep server-side facts there.
   Member: ['trusted_metadata', 'retired_email_addresses'],
@@ -143,6 +151,10 @@ function program(names) {
   for (const [i, [route, literal]] of Object.entries(CUSTOM).entries()) {
     customText += `export type __custom${i} = ${literal};\n`;
     where[route] = { file: custom, probe: `__custom${i}` };
+  }
+  for (const [i, [route, literal]] of Object.entries(EXTRA).entries()) {
+    customText += `export type __extra${i} = ${literal};\n`;
+    where[`extra ${route}`] = { file: custom, probe: `__extra${i}` };
   }
   const options = { strict: true, noEmit: true, skipLibCheck: true, types: [], target: ts.ScriptTarget.ES2022 };
   const host = ts.createCompilerHost(options);
@@ -202,6 +214,7 @@ const probeType = (w) => {
 const version = JSON.parse(readFileSync(path.join(SDK, 'package.json'), 'utf8')).version;
 const routes = {};
 for (const [route, name] of Object.entries(ROUTES)) routes[route] = { type: name, fields: shapeOf(checker, probeType(where[name])) };
+for (const route of Object.keys(EXTRA)) routes[route].fields = merge(routes[route].fields, shapeOf(checker, probeType(where[`extra ${route}`])));
 for (const route of Object.keys(CUSTOM)) routes[route] = { type: 'custom (scripts/gen-sdk-wire.mjs)', fields: shapeOf(checker, probeType(where[route])) };
 const sorted = Object.fromEntries(Object.entries(routes).sort(([a], [b]) => a.localeCompare(b)));
 const doc = {

@@ -78,6 +78,9 @@ const (
 	RecoveryCodesNotAvailable Type = "recovery_codes_not_available"
 	SMSDeliveryFailed         Type = "sms_delivery_failed"
 
+	// Roles and permissions (issue 10).
+	TenancyMismatch Type = "tenancy_mismatch"
+
 	// Passwords (issue 4).
 	WeakPassword                 Type = "weak_password"
 	SessionTooOldToResetPassword Type = "session_too_old_to_reset_password"
@@ -178,6 +181,8 @@ var catalogue = map[Type]entry{
 	RecoveryCodeNotFound:      {http.StatusNotFound, "Invalid backup code, please try again."},
 	RecoveryCodesNotAvailable: {http.StatusBadRequest, "Recovery codes can be shown again only until one of them is used. Rotate them to get a new set."},
 	SMSDeliveryFailed:         {http.StatusServiceUnavailable, "The text message could not be sent. Please try again in a moment."},
+
+	TenancyMismatch: {http.StatusForbidden, "The member belongs to a different organization than the one named in the request."},
 
 	WeakPassword:                 {http.StatusBadRequest, "Password does not meet the strength requirements. Check it with the strength check for feedback."},
 	SessionTooOldToResetPassword: {http.StatusBadRequest, "The session cannot reset the password: none of its authentication factors was completed in the last 5 minutes. Log in again first."},

@@ -29,6 +29,7 @@ import (
 	"github.com/latchkey/latchkey/internal/password/pwhash"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/rbac"
 	"github.com/latchkey/latchkey/internal/secretbox"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
@@ -56,6 +57,7 @@ type App struct {
 	Outbox   *notify.Outbox // nil outside dev mode
 	Limiter  *ratelimit.Limiter
 	Box      *secretbox.Box // seals secrets at rest; nil when no LATCHKEY_ENCRYPTION_KEY is set
+	RBAC     *rbac.Service  // project policies and authorization checks
 	// Flows holds the single-use tickets of browser flows (OAuth, SSO,
 	// the identity provider); see internal/flowtoken.
 	Flows *flowtoken.Store

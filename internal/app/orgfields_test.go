@@ -12,13 +12,11 @@ import (
 func TestOrganizationEveryField(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		full := map[string]any{
-			"organization_name":        "Full Org",
-			"organization_slug":        "full-org",
-			"organization_external_id": "ext-42",
-			"organization_logo_url":    "https://cdn.customer.test/logo.png",
-			"trusted_metadata":         map[string]any{"plan": "gold"},
-			"custom_roles": []any{map[string]any{"role_id": "auditor", "description": "Reads logs",
-				"permissions": []any{map[string]any{"resource_id": "logs", "actions": []any{"read"}}}}},
+			"organization_name":                        "Full Org",
+			"organization_slug":                        "full-org",
+			"organization_external_id":                 "ext-42",
+			"organization_logo_url":                    "https://cdn.customer.test/logo.png",
+			"trusted_metadata":                         map[string]any{"plan": "gold"},
 			"sso_default_connection_id":                "saml-connection-test-1",
 			"sso_jit_provisioning":                     "RESTRICTED",
 			"sso_jit_provisioning_allowed_connections": []any{"saml-connection-test-1"},
@@ -114,9 +112,6 @@ func TestOrganizationSettingRules(t *testing.T) {
 			"unknown tenant provider":             {"allowed_oauth_tenants": map[string]any{"myspace": []string{"x"}}},
 			"unknown mfa method":                  {"allowed_mfa_methods": []string{"carrier_pigeon"}},
 			"implicit role without domain":        {"rbac_email_implicit_role_assignments": []any{map[string]any{"role_id": "r"}}},
-			"custom role reserved id":             {"custom_roles": []any{map[string]any{"role_id": "stytch_admin"}}},
-			"custom role permission w/o actions":  {"custom_roles": []any{map[string]any{"role_id": "r", "permissions": []any{map[string]any{"resource_id": "x"}}}}},
-			"duplicate custom roles":              {"custom_roles": []any{map[string]any{"role_id": "r"}, map[string]any{"role_id": "r"}}},
 			"empty connection id":                 {"sso_jit_provisioning_allowed_connections": []string{" "}},
 			"name too long":                       {"organization_name": strings.Repeat("n", 129)},
 			"trusted_metadata is not an object":   {"trusted_metadata": []int{1}},

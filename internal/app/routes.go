@@ -30,7 +30,7 @@ type route struct {
 func (a *App) Handler() http.Handler {
 	members := memberSessions{sessions: a.Sessions, limiter: a.Limiter}
 	orgs := organization.Handlers{Store: a.Orgs, Sessions: members, Limiter: a.Limiter}
-	sess := session.Handlers{Sessions: a.Sessions, Projects: a.Projects, Limiter: a.Limiter}
+	sess := session.Handlers{Sessions: a.Sessions, Projects: a.Projects, Limiter: a.Limiter, Authz: a.RBAC}
 	ml := magiclink.Handlers{Service: a.magicLinks, Sessions: members}
 	otp := emailotp.Handlers{Service: a.emailOTP}
 	pw := password.Handlers{Service: a.passwords, Sessions: members}
@@ -181,7 +181,7 @@ func (a *App) Handler() http.Handler {
 	}
 	// Bootstrap names its project in the path; events name it per event.
 	sdk.Handle("GET /sdk/v1/projects/bootstrap/{public_token}",
-		httpapi.Handle(httpapi.SDK, project.BootstrapHandler(a.Resolver, a.emailDomain())))
+		httpapi.Handle(httpapi.SDK, project.BootstrapHandler(a.Resolver, a.emailDomain(), a.RBAC)))
 	sdk.Handle("POST /sdk/v1/events", httpapi.Handle(httpapi.SDK, events.Post))
 
 	mux := newRouteMux(&a.routes, false)

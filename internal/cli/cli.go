@@ -26,6 +26,8 @@ Usage:
                    [--disable-watermark true|false] [--slug-pattern URL-with-{{slug}}|-]
   latchkey project add-redirect-url --project ID --url URL [--type login|signup|discovery|reset_password|invite]...
   latchkey project add-origin --project ID --origin ORIGIN
+  latchkey project rbac set --project ID --file policy.json
+  latchkey project rbac get --project ID [--effective]
   latchkey keys rotate --project ID
 
 Configuration comes from LATCHKEY_DATABASE_URL, LATCHKEY_BASE_URL, LATCHKEY_SMTP_URL,

@@ -37,7 +37,7 @@ func openProjects(ctx context.Context, env Env) (*project.Store, func(), error) 
 
 func projectCmd(ctx context.Context, env Env) error {
 	if len(env.Args) < 2 {
-		return fmt.Errorf("missing subcommand: create, list, update, add-redirect-url or add-origin")
+		return fmt.Errorf("missing subcommand: create, list, update, rbac, add-redirect-url or add-origin")
 	}
 	fs := flag.NewFlagSet("project "+env.Args[1], flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
@@ -59,6 +59,8 @@ func projectCmd(ctx context.Context, env Env) error {
 		fs.StringVar(&origin, "origin", "", "origin, e.g. https://app.example.com (required)")
 	case "update":
 		return projectUpdate(ctx, env)
+	case "rbac":
+		return projectRBAC(ctx, env)
 	case "list":
 	default:
 		return fmt.Errorf("unknown subcommand %q", env.Args[1])

@@ -19,7 +19,7 @@ type Settings struct {
 	ExternalID                           *string              `json:"organization_external_id"`
 	LogoURL                              *string              `json:"organization_logo_url"`
 	TrustedMetadata                      *map[string]any      `json:"trusted_metadata"`
-	CustomRoles                          *[]CustomRole        `json:"custom_roles"`
+	CustomRoles                          *[]CustomRole        `json:"-"` // set through the RBAC organization policy only
 	SSODefaultConnectionID               *string              `json:"sso_default_connection_id"`
 	SSOJITProvisioning                   *string              `json:"sso_jit_provisioning"`
 	SSOJITProvisioningAllowedConnections *[]string            `json:"sso_jit_provisioning_allowed_connections"`
@@ -42,10 +42,11 @@ type Settings struct {
 
 // ForMembers drops the fields an organization's own members may not set
 // from the browser: trusted_metadata is trusted precisely because only the
-// customer's backend writes it, and the external id and custom roles are
-// the backend's bookkeeping.
+// customer's backend writes it, and the external id is the backend's
+// bookkeeping. (Custom roles are never decoded from a request: the RBAC
+// organization policy route validates and sets them.)
 func (s Settings) ForMembers() Settings {
-	s.TrustedMetadata, s.ExternalID, s.CustomRoles = nil, nil, nil
+	s.TrustedMetadata, s.ExternalID = nil, nil
 	return s
 }
 
@@ -192,11 +193,7 @@ func (s Settings) applyLists(o *Organization) error {
 		o.RBACEmailImplicitRoleAssignments = out
 	}
 	if s.CustomRoles != nil {
-		roles, err := cleanRoles(*s.CustomRoles)
-		if err != nil {
-			return err
-		}
-		o.CustomRoles = roles
+		o.CustomRoles = *s.CustomRoles // validated against the project policy by the rbac module
 	}
 	return nil
 }
@@ -245,31 +242,6 @@ func cleanList(field string, in, known []string) ([]string, error) {
 		if !slices.Contains(out, v) {
 			out = append(out, v)
 		}
-	}
-	return out, nil
-}
-
-// cleanRoles validates custom roles: unique non-empty ids, and permissions
-// that name a resource and at least one action.
-func cleanRoles(in []CustomRole) ([]CustomRole, error) {
-	out := make([]CustomRole, 0, len(in))
-	seen := map[string]bool{}
-	for _, r := range in {
-		r.RoleID = strings.TrimSpace(r.RoleID)
-		if r.RoleID == "" || seen[r.RoleID] || strings.HasPrefix(r.RoleID, "stytch_") {
-			return nil, apierr.Invalid("custom_roles", "Each custom role needs a unique role_id that does not start with stytch_.")
-		}
-		seen[r.RoleID] = true
-		perms := make([]Permission, 0, len(r.Permissions))
-		for _, p := range r.Permissions {
-			actions, err := cleanList("custom_roles", p.Actions, nil)
-			if err != nil || strings.TrimSpace(p.ResourceID) == "" || len(actions) == 0 {
-				return nil, apierr.Invalid("custom_roles", "Each permission needs a resource_id and at least one action.")
-			}
-			perms = append(perms, Permission{ResourceID: strings.TrimSpace(p.ResourceID), Actions: actions})
-		}
-		r.Permissions = perms
-		out = append(out, r)
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/latchkey/latchkey/internal/httpapi"
@@ -12,11 +13,10 @@ type CaptchaSettings struct {
 	Enabled bool `json:"enabled"`
 }
 
-// RBACPolicy is the (so far empty) role policy the SDK reads.
-type RBACPolicy struct {
-	Roles     []any `json:"roles"`
-	Resources []any `json:"resources"`
-	Scopes    []any `json:"scopes"`
+// PolicySource supplies a project's RBAC policy for the bootstrap (the
+// rbac service); any JSON-marshalable value of api-reference 2's shape.
+type PolicySource interface {
+	BootstrapPolicy(ctx context.Context, projectID string) (any, error)
 }
 
 // Bootstrap is every field of api-reference section 2. Fields the SDK
@@ -38,7 +38,7 @@ type Bootstrap struct {
 	PasswordConfig                 *PasswordConfig `json:"password_config"`
 	DFPProtectedAuthEnabled        bool            `json:"dfp_protected_auth_enabled"`
 	DFPProtectedAuthMode           string          `json:"dfp_protected_auth_mode"`
-	RBACPolicy                     RBACPolicy      `json:"rbac_policy"`
+	RBACPolicy                     any             `json:"rbac_policy"`
 	SIWERequiredForCryptoWallets   bool            `json:"siwe_required_for_crypto_wallets"`
 	Vertical                       string          `json:"vertical"`
 }
@@ -51,8 +51,10 @@ type PasswordConfig struct {
 }
 
 // BootstrapHandler serves GET /sdk/v1/projects/bootstrap/{public_token}.
-// emailDomain is the sender domain shown in "open your inbox" hints.
-func BootstrapHandler(r *Resolver, emailDomain string) httpapi.HandlerFunc {
+// emailDomain is the sender domain shown in "open your inbox" hints. A
+// policy that cannot be loaded is served as null, which the SDK reads as
+// "no permissions" (spec 6), rather than failing the whole bootstrap.
+func BootstrapHandler(r *Resolver, emailDomain string, policies PolicySource) httpapi.HandlerFunc {
 	return func(req *http.Request) (any, error) {
 		p, err := r.ByPublicToken(req.Context(), req.PathValue("public_token"))
 		if err != nil {
@@ -67,11 +69,13 @@ func BootstrapHandler(r *Resolver, emailDomain string) httpapi.HandlerFunc {
 			PKCERequiredForSSO:             p.PKCERequiredForSSO,
 			CreateOrganizationEnabled:      p.CreateOrganizationEnabled,
 			DFPProtectedAuthMode:           "OBSERVATION",
-			RBACPolicy:                     RBACPolicy{Roles: []any{}, Resources: []any{}, Scopes: []any{}},
 			Vertical:                       "B2B",
 		}
 		if emailDomain != "" {
 			b.EmailDomains = []string{emailDomain}
+		}
+		if pol, err := policies.BootstrapPolicy(req.Context(), p.ID); err == nil {
+			b.RBACPolicy = pol
 		}
 		if p.PasswordStrengthPolicy == PolicyLUDS {
 			b.PasswordConfig = &PasswordConfig{LUDSComplexity: p.LUDSMinPasswordComplexity, LUDSMinimumCount: p.LUDSMinPasswordLength}

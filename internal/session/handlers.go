@@ -17,6 +17,7 @@ type Handlers struct {
 	Sessions *Service
 	Projects *project.Store
 	Limiter  *ratelimit.Limiter
+	Authz    Authorizer
 }
 
 // FailuresPerIP bounds failed session checks per client address. It is
@@ -38,7 +39,8 @@ func (h Handlers) authenticate(r *http.Request, p *project.Project, cred Credent
 }
 
 type refreshRequest struct {
-	SessionDurationMinutes *int `json:"session_duration_minutes"`
+	SessionDurationMinutes *int                `json:"session_duration_minutes"`
+	AuthorizationCheck     *AuthorizationCheck `json:"authorization_check"`
 }
 
 // SDKAuthenticate handles SDK POST /b2b/sessions/authenticate: the session
@@ -53,7 +55,11 @@ func (h Handlers) SDKAuthenticate(r *http.Request) (any, error) {
 	if c.SessionToken == "" {
 		return nil, apierr.New(apierr.UnauthorizedCredentials).WithMessage("No session token was sent.")
 	}
-	return h.authenticate(r, c.Project, Credential{Token: c.SessionToken}, req.SessionDurationMinutes)
+	out, err := h.authenticate(r, c.Project, Credential{Token: c.SessionToken}, req.SessionDurationMinutes)
+	if err != nil {
+		return nil, err
+	}
+	return h.withVerdict(r, c.Project, out, req.AuthorizationCheck)
 }
 
 // SDKRevoke handles SDK POST /b2b/sessions/revoke for the caller's session.
@@ -69,9 +75,10 @@ func (h Handlers) SDKRevoke(r *http.Request) (any, error) {
 }
 
 type backendAuthRequest struct {
-	SessionToken           string `json:"session_token"`
-	SessionJWT             string `json:"session_jwt"`
-	SessionDurationMinutes *int   `json:"session_duration_minutes"`
+	SessionToken           string              `json:"session_token"`
+	SessionJWT             string              `json:"session_jwt"`
+	SessionDurationMinutes *int                `json:"session_duration_minutes"`
+	AuthorizationCheck     *AuthorizationCheck `json:"authorization_check"`
 }
 
 // BackendAuthenticate handles POST /v1/b2b/sessions/authenticate.
@@ -81,7 +88,11 @@ func (h Handlers) BackendAuthenticate(r *http.Request) (any, error) {
 		return nil, err
 	}
 	p := project.CallerFrom(r.Context()).Project
-	return h.authenticate(r, p, Credential{Token: req.SessionToken, JWT: req.SessionJWT}, req.SessionDurationMinutes)
+	out, err := h.authenticate(r, p, Credential{Token: req.SessionToken, JWT: req.SessionJWT}, req.SessionDurationMinutes)
+	if err != nil {
+		return nil, err
+	}
+	return h.withVerdict(r, p, out, req.AuthorizationCheck)
 }
 
 type backendRevokeRequest struct {

@@ -1,0 +1,134 @@
+package rbac
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/organization"
+)
+
+// Built-in resources: what the SDKs' administration calls act on. The
+// action names are the ones the public browser SDK's admin screens check
+// (useRbac) and the Node client documents per request field.
+const (
+	ResourceOrganization = "stytch.organization"
+	ResourceMember       = "stytch.member"
+	ResourceSSO          = "stytch.sso"
+	ResourceSelf         = "stytch.self"
+)
+
+// Built-in roles: every member holds MemberRole; AdminRole administers the
+// organization (the creator of an organization receives it).
+const (
+	MemberRole = organization.DefaultRole
+	AdminRole  = organization.AdminRole
+)
+
+// ReservedPrefix starts every built-in resource id; custom resources may
+// not use it.
+const ReservedPrefix = "stytch"
+
+// Actions on stytch.organization.
+const (
+	ActionOrgDelete = "delete"
+)
+
+// Actions on stytch.member (and, where the member acts on themselves,
+// stytch.self).
+const (
+	ActionCreate             = "create"
+	ActionDelete             = "delete"
+	ActionSearch             = "search"
+	ActionRevokeSessions     = "revoke-sessions"
+	ActionName               = "update.info.name"
+	ActionUntrustedMetadata  = "update.info.untrusted-metadata"
+	ActionEmail              = "update.info.email"
+	ActionMFAPhone           = "update.info.mfa-phone"
+	ActionDeleteMFAPhone     = "update.info.delete.mfa-phone"
+	ActionDeleteMFATOTP      = "update.info.delete.mfa-totp"
+	ActionDeletePassword     = "update.info.delete.password"
+	ActionBreakglass         = "update.settings.is-breakglass"
+	ActionMFAEnrolled        = "update.settings.mfa-enrolled"
+	ActionRoles              = "update.settings.roles"
+	ActionDefaultMFAMethod   = "update.settings.default-mfa-method"
+	ActionSSOCreate          = "create"
+	ActionSSOGet             = "get"
+	ActionSSOUpdate          = "update"
+	ActionSSODelete          = "delete"
+	ActionImplicitRoles      = "update.settings.implicit-roles"
+	ActionOrgName            = "update.info.name"
+	ActionOrgSlug            = "update.info.slug"
+	ActionOrgLogoURL         = "update.info.logo-url"
+	ActionAllowedAuthMethods = "update.settings.allowed-auth-methods"
+	ActionAllowedMFAMethods  = "update.settings.allowed-mfa-methods"
+)
+
+// builtinResources are served in every project policy.
+var builtinResources = []Resource{
+	{ResourceID: ResourceOrganization, Description: "The member's organization and its settings.", Actions: []string{
+		ActionOrgName, ActionOrgSlug, ActionOrgLogoURL,
+		"update.settings.sso-jit-provisioning", "update.settings.email-jit-provisioning", "update.settings.email-invites",
+		"update.settings.allowed-domains", "update.settings.default-sso-connection", "update.settings.mfa-policy",
+		ActionImplicitRoles, ActionAllowedAuthMethods, ActionAllowedMFAMethods,
+		"update.settings.oauth-tenant-jit-provisioning", "update.settings.allowed-oauth-tenants", ActionOrgDelete}},
+	{ResourceID: ResourceMember, Description: "The other members of the organization.", Actions: memberActions(
+		ActionCreate, ActionSearch, ActionRoles, ActionBreakglass)},
+	{ResourceID: ResourceSSO, Description: "The organization's SSO connections.", Actions: []string{
+		ActionSSOCreate, ActionSSOGet, ActionSSOUpdate, ActionSSODelete}},
+	{ResourceID: ResourceSelf, Description: "The member acting on themselves.", Actions: memberActions()},
+}
+
+// memberActions are the actions on a member that stytch.member and
+// stytch.self share, plus extra.
+func memberActions(extra ...string) []string {
+	return append(extra, ActionName, ActionUntrustedMetadata, ActionEmail, ActionMFAPhone, ActionDeleteMFAPhone,
+		ActionDeleteMFATOTP, ActionDeletePassword, ActionMFAEnrolled, ActionDefaultMFAMethod,
+		ActionRevokeSessions, ActionDelete)
+}
+
+func all(resources ...string) []Permission {
+	out := make([]Permission, len(resources))
+	for i, r := range resources {
+		out[i] = Permission{ResourceID: r, Actions: []string{Wildcard}}
+	}
+	return out
+}
+
+// builtinRoles are served in every project policy; a custom policy may add
+// permissions (on its own resources) to them but not take any away.
+var builtinRoles = []Role{
+	{RoleID: MemberRole, Description: "Granted to every member: manage their own account.",
+		Permissions: all(ResourceSelf)},
+	{RoleID: AdminRole, Description: "Administers the organization, its members and its SSO connections.",
+		Permissions: all(ResourceOrganization, ResourceMember, ResourceSSO, ResourceSelf)},
+}
+
+// isBuiltinRole reports whether id is one of the two built-in roles.
+func isBuiltinRole(id string) bool { return id == MemberRole || id == AdminRole }
+
+// isReserved reports whether a resource id belongs to the built-ins.
+func isReserved(id string) bool { return strings.HasPrefix(id, ReservedPrefix) }
+
+// Effective merges the built-in policy with a project's custom part: the
+// built-in resources come first, the built-in roles gain the permissions
+// the custom part lists for them, and custom roles and scopes follow.
+func Effective(custom Policy) *Policy {
+	out := &Policy{Resources: slices.Clone(builtinResources), Scopes: []Scope{}}
+	out.Resources = append(out.Resources, custom.Resources...)
+	for _, b := range builtinRoles {
+		r := Role{RoleID: b.RoleID, Description: b.Description, Permissions: slices.Clone(b.Permissions)}
+		for _, c := range custom.Roles {
+			if c.RoleID == b.RoleID {
+				r.Permissions = append(r.Permissions, c.Permissions...)
+			}
+		}
+		out.Roles = append(out.Roles, r)
+	}
+	for _, c := range custom.Roles {
+		if !isBuiltinRole(c.RoleID) {
+			out.Roles = append(out.Roles, c)
+		}
+	}
+	out.Scopes = append(out.Scopes, custom.Scopes...)
+	return out
+}

@@ -1,0 +1,93 @@
+package rbac
+
+import (
+	"net/http"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+)
+
+// Routes is the module's route table (backend face; the browser SDK reads
+// the policy from the bootstrap instead).
+func (s *Service) Routes() []httpapi.Route {
+	return []httpapi.Route{
+		{Face: httpapi.Backend, Pattern: "GET /v1/b2b/rbac/policy", Handler: s.getPolicy},
+		{Face: httpapi.Backend, Pattern: "GET /v1/b2b/rbac/organizations/{organization_id}", Handler: s.getOrgPolicy},
+		{Face: httpapi.Backend, Pattern: "PUT /v1/b2b/rbac/organizations/{organization_id}", Handler: s.setOrgPolicy},
+	}
+}
+
+// PolicyResponse answers GET /v1/b2b/rbac/policy.
+type PolicyResponse struct {
+	httpapi.Common
+	Policy *Policy `json:"policy"`
+}
+
+func (s *Service) getPolicy(r *http.Request) (any, error) {
+	p, err := s.Policy(r.Context(), project.CallerFrom(r.Context()).Project.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &PolicyResponse{Policy: p}, nil
+}
+
+// OrgPolicy is an organization's own roles (the Node client's OrgPolicy).
+type OrgPolicy struct {
+	Roles []Role `json:"roles"`
+}
+
+// OrgPolicyResponse answers the organization policy routes.
+type OrgPolicyResponse struct {
+	httpapi.Common
+	OrgPolicy OrgPolicy `json:"org_policy"`
+}
+
+func (s *Service) org(r *http.Request) (*project.Project, *organization.Organization, error) {
+	p := project.CallerFrom(r.Context()).Project
+	o, err := s.d.Orgs.Get(r.Context(), p.ID, r.PathValue("organization_id"))
+	if err != nil {
+		return nil, nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	return p, o, nil
+}
+
+func (s *Service) getOrgPolicy(r *http.Request) (any, error) {
+	_, o, err := s.org(r)
+	if err != nil {
+		return nil, err
+	}
+	return &OrgPolicyResponse{OrgPolicy: OrgPolicy{Roles: o.CustomRoles}}, nil
+}
+
+// setOrgPolicy replaces an organization's custom roles, validated against
+// the project policy.
+func (s *Service) setOrgPolicy(r *http.Request) (any, error) {
+	var req struct {
+		OrgPolicy *OrgPolicy `json:"org_policy"`
+	}
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	if req.OrgPolicy == nil {
+		return nil, apierr.Invalid("org_policy", "org_policy is required.")
+	}
+	p, o, err := s.org(r)
+	if err != nil {
+		return nil, err
+	}
+	pol, err := s.Policy(r.Context(), p.ID)
+	if err != nil {
+		return nil, err
+	}
+	roles, err := ValidateOrgRoles(req.OrgPolicy.Roles, pol)
+	if err != nil {
+		return nil, err
+	}
+	o, err = s.d.Orgs.Update(r.Context(), p.ID, o.OrganizationID, organization.Settings{CustomRoles: &roles})
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	return &OrgPolicyResponse{OrgPolicy: OrgPolicy{Roles: o.CustomRoles}}, nil
+}

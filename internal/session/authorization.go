@@ -1,0 +1,63 @@
+package session
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+)
+
+// Authorizer applies the RBAC matching rule (the rbac service): the roles
+// among held that permit action on resource in org, or unauthorized_action.
+type Authorizer interface {
+	Check(ctx context.Context, projectID string, org *organization.Organization, held []string, resource, action string) ([]string, error)
+}
+
+// AuthorizationCheck is the optional check of sessions/authenticate: may
+// this session perform action on resource in organization_id?
+type AuthorizationCheck struct {
+	OrganizationID string `json:"organization_id"`
+	ResourceID     string `json:"resource_id"`
+	Action         string `json:"action"`
+}
+
+// Verdict answers a passed check: authorized is always true (a refusal is
+// an error), with the session roles that granted it.
+type Verdict struct {
+	Authorized    bool     `json:"authorized"`
+	GrantingRoles []string `json:"granting_roles"`
+}
+
+// VerdictResponse is a session answer with the verdict of its check.
+type VerdictResponse struct {
+	*SessionResponse
+	Verdict *Verdict `json:"verdict,omitempty"`
+}
+
+// withVerdict runs the request's authorization check, if any, against the
+// authenticated session. The organization must be the session's own
+// (tenancy_mismatch otherwise, before any permission is looked at), and the
+// roles are the session's, computed afresh by Authenticate, so a role taken
+// away is gone from the very next check.
+func (h Handlers) withVerdict(r *http.Request, p *project.Project, out *SessionResponse, check *AuthorizationCheck) (any, error) {
+	if check == nil {
+		return out, nil
+	}
+	for _, f := range []struct{ name, v string }{{"organization_id", check.OrganizationID},
+		{"resource_id", check.ResourceID}, {"action", check.Action}} {
+		if err := httpapi.Required("authorization_check."+f.name, f.v); err != nil {
+			return nil, err
+		}
+	}
+	if check.OrganizationID != out.Organization.OrganizationID {
+		return nil, apierr.New(apierr.TenancyMismatch)
+	}
+	granting, err := h.Authz.Check(r.Context(), p.ID, out.Organization, out.MemberSession.Roles, check.ResourceID, check.Action)
+	if err != nil {
+		return nil, err
+	}
+	return &VerdictResponse{SessionResponse: out, Verdict: &Verdict{Authorized: true, GrantingRoles: granting}}, nil
+}
