@@ -85,6 +85,9 @@ const (
 	WeakPassword                 Type = "weak_password"
 	SessionTooOldToResetPassword Type = "session_too_old_to_reset_password"
 
+	// Hardening (issue 9).
+	SessionTooOld        Type = "session_too_old"
+	UnsupportedParameter Type = "unsupported_parameter"
 	// Identity provider: connected apps, M2M clients, authorization (issue 11).
 	ConnectedAppNotFound Type = "connected_app_not_found"
 
@@ -187,6 +190,8 @@ var catalogue = map[Type]entry{
 	WeakPassword:                 {http.StatusBadRequest, "Password does not meet the strength requirements. Check it with the strength check for feedback."},
 	SessionTooOldToResetPassword: {http.StatusBadRequest, "The session cannot reset the password: none of its authentication factors was completed in the last 5 minutes. Log in again first."},
 
+	SessionTooOld:        {http.StatusForbidden, "This change needs a recent login: none of the session's authentication factors was completed in the last 5 minutes. Authenticate again first."},
+	UnsupportedParameter: {http.StatusBadRequest, "This parameter is not supported by this server."},
 	ConnectedAppNotFound: {http.StatusNotFound, "Connected app not found."},
 
 	SSOConnectionNotFound:        {http.StatusNotFound, "SSO connection not found."},

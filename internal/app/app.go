@@ -10,9 +10,11 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/mail"
+	"net/netip"
 	"strings"
 	"sync"
 
+	"github.com/latchkey/latchkey/internal/atrest"
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/config"
@@ -20,6 +22,7 @@ import (
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/emailupdate"
 	"github.com/latchkey/latchkey/internal/flowtoken"
+	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/notify"
@@ -56,7 +59,7 @@ type App struct {
 	Sessions *session.Service
 	Outbox   *notify.Outbox // nil outside dev mode
 	Limiter  *ratelimit.Limiter
-	Box      *secretbox.Box // seals secrets at rest; nil when no LATCHKEY_ENCRYPTION_KEY is set
+	Box      *secretbox.Box // seals secrets at rest (see package atrest); never nil
 	RBAC     *rbac.Service  // project policies and authorization checks
 	// Flows holds the single-use tickets of browser flows (OAuth, SSO,
 	// the identity provider); see internal/flowtoken.
@@ -77,7 +80,9 @@ type App struct {
 	mailer      notify.Mailer
 	widget      fs.FS
 	modules     []Module
-	routes      routeTable // what Handler mounted; see RouteTable
+	// trustedProxies are the parsed LATCHKEY_TRUSTED_PROXIES.
+	trustedProxies []netip.Prefix
+	routes         routeTable // what Handler mounted; see RouteTable
 }
 
 // New opens and migrates the database and wires the services.
@@ -115,17 +120,14 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 	}
 	var err error
 	a := &App{Config: cfg, DB: db, Clock: opt.Clock, Log: opt.Logger, widget: opt.Widget}
-	if cfg.EncryptionKey != "" {
-		key, err := secretbox.ParseKey(cfg.EncryptionKey)
-		if err != nil {
-			return nil, err
-		}
-		if a.Box, err = secretbox.New(key); err != nil {
-			return nil, err
-		}
+	if a.Box, err = openBox(cfg, opt.Logger); err != nil {
+		return nil, err
+	}
+	if a.trustedProxies, err = httpapi.ParseTrustedProxies(cfg.TrustedProxies); err != nil {
+		return nil, fmt.Errorf("LATCHKEY_TRUSTED_PROXIES: %w", err)
 	}
 	a.Feed = changefeed.New(db, opt.Logger)
-	a.Projects = project.NewStore(db, opt.Clock)
+	a.Projects = project.NewStore(db, opt.Clock, a.Box)
 	a.Limiter = ratelimit.New(db, opt.Clock)
 	a.Resolver = project.NewResolver(a.Projects, a.Limiter, a.Feed)
 	a.Flows = flowtoken.New(db, opt.Clock, a.Limiter)
@@ -155,7 +157,36 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 	if err := a.wireModules(); err != nil {
 		return nil, err
 	}
+	if n, err := atrest.SealExisting(ctx, db, a.Box, SealedColumns()...); err != nil {
+		return nil, fmt.Errorf("app: seal secrets at rest: %w", err)
+	} else if n > 0 {
+		a.Log.Info("sealed plaintext secrets with the encryption key", "count", n)
+	}
 	return a, nil
+}
+
+// ErrNoEncryptionKey is the start-up error outside dev mode without a key.
+var ErrNoEncryptionKey = errors.New("LATCHKEY_ENCRYPTION_KEY is required outside dev mode: 32 random bytes in " +
+	"standard base64 (openssl rand -base64 32); it encrypts signing keys, TOTP and OAuth client secrets at rest")
+
+// openBox builds the box that seals secrets at rest. Dev mode without a
+// key (tests that wire the app directly) gets a key for this process only;
+// `latchkey dev` itself keeps one in the data folder (see package cli).
+func openBox(cfg config.Config, log *slog.Logger) (*secretbox.Box, error) {
+	raw := cfg.EncryptionKey
+	if raw == "" {
+		if !cfg.Dev {
+			return nil, ErrNoEncryptionKey
+		}
+		log.Warn("no LATCHKEY_ENCRYPTION_KEY: secrets at rest use a key for this process only")
+		raw = secretbox.NewKey()
+	}
+	key, err := secretbox.ParseKey(raw)
+	if err != nil {
+		// Never echo the key itself.
+		return nil, errors.New("LATCHKEY_ENCRYPTION_KEY must be 32 random bytes in standard base64 (openssl rand -base64 32)")
+	}
+	return secretbox.New(key)
 }
 
 // errNoMailer is what sends fail with when no delivery is configured.

@@ -14,7 +14,7 @@ func (a *App) wireMFA() error {
 	if err != nil {
 		return err
 	}
-	a.mfa = mfa.New(mfa.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs, Sessions: a.Sessions, SMS: sms, Limiter: a.Limiter})
+	a.mfa = mfa.New(mfa.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs, Sessions: a.Sessions, SMS: sms, Limiter: a.Limiter, Box: a.Box})
 	a.Sessions.SetMFAPolicy(a.mfa.Policy())
 	return nil
 }

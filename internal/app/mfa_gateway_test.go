@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/app"
+	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/config"
 	"github.com/latchkey/latchkey/internal/notify/twiliotest"
@@ -83,7 +84,7 @@ func TestSMSThroughGateway(t *testing.T) {
 // Without a gateway (and outside dev mode) a send is a clear error.
 func TestSMSWithoutGateway(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
-		e := newEnvConfig(t, db, func(c *config.Config) { c.Dev = false })
+		e := newEnvConfig(t, db, func(c *config.Config) { c.Dev, c.EncryptionKey = false, apptest.TestEncryptionKey })
 		org := e.createOrg("secure", "NOT_ALLOWED")
 		mid := e.createMember(org, "ada@secure.test")
 		r := e.backend(http.MethodPost, "/v1/b2b/otps/sms/send", map[string]any{"organization_id": org, "member_id": mid,

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/latchkey/latchkey/internal/mfa"
 )
 
 // enrollTOTPWithSession logs in (no MFA required), creates a registration
@@ -98,9 +100,17 @@ func TestTOTPLockout(t *testing.T) {
 				"intermediate_session_token": ist}, "")
 		}
 		good := totpAt(t, secret, e.clock.Now())
-		for i := 0; i < 10; i++ {
+		// One login (IST) may try mfa.AttemptsPerIST codes.
+		for range mfa.AttemptsPerIST.Limit {
 			want(t, auth(wrongCode(good)), 404, "otp_code_not_found")
 		}
+		want(t, auth(good), 429, "user_lock_limit_reached")
+		// Across logins the member's failures add up to the lockout.
+		ist, _ = e.mfaLogin(org, "ada@acme.test")
+		for range mfa.FailuresPerMember.Limit - mfa.AttemptsPerIST.Limit {
+			want(t, auth(wrongCode(good)), 404, "otp_code_not_found")
+		}
+		ist, _ = e.mfaLogin(org, "ada@acme.test")
 		want(t, auth(good), 429, "user_lock_limit_reached")
 		e.clock.Advance(10 * time.Minute)
 		if r := auth(totpAt(t, secret, e.clock.Now())); r.Status != 200 {

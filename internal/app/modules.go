@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/latchkey/latchkey/internal/atrest"
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/idp"
+	"github.com/latchkey/latchkey/internal/mfa"
+	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/rbac"
 	"github.com/latchkey/latchkey/internal/sso"
 	"github.com/latchkey/latchkey/internal/store"
@@ -26,6 +29,14 @@ type Module interface {
 // ones by App.New, `latchkey migrate` and the test harness.
 func Migrations() []store.Source {
 	return []store.Source{rbac.Migrations(), idp.Migrations(), sso.Migrations()}
+}
+
+// SealedColumns lists every column holding a secret sealed at rest with
+// App.Box (package atrest). Start-up and `latchkey migrate` encrypt any
+// plaintext left in them, so a module that stores such a secret adds its
+// column here.
+func SealedColumns() []atrest.Column {
+	return []atrest.Column{project.SigningKeyColumn, mfa.TOTPSecretColumn}
 }
 
 // moduleWatches lists the modules' watched tables (see coreWatches):

@@ -10,9 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/latchkey/latchkey/internal/app"
 	"github.com/latchkey/latchkey/internal/config"
-	"github.com/latchkey/latchkey/internal/password"
 	"github.com/latchkey/latchkey/internal/password/pwhash"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
@@ -234,74 +232,6 @@ func TestPasswordAuthenticate(t *testing.T) {
 		r = e.do(http.MethodPost, "/sdk/v1/b2b/passwords/authenticate", map[string]any{"organization_id": org,
 			"email_address": "ada@acme.test", "password": strongPassword}, http.Header{"Origin": {e.origin}}, p2.PublicToken, p2.PublicToken)
 		want(t, r, 404, "organization_not_found")
-	})
-}
-
-func TestPasswordLockout(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "ALL_ALLOWED")
-		e.createMember(org, "ada@acme.test")
-		e.setPassword(org, "ada@acme.test", strongPassword)
-
-		// A success clears the count, so only consecutive failures lock.
-		for range password.EmailLockout.Limit - 1 {
-			want(t, e.pwLogin(org, "ada@acme.test", "nope"), 401, "unauthorized_credentials")
-		}
-		if r := e.pwLogin(org, "ada@acme.test", strongPassword); r.Status != 200 {
-			t.Fatalf("login before the limit: %s", r.Raw)
-		}
-		for range password.EmailLockout.Limit {
-			want(t, e.pwLogin(org, "ada@acme.test", "nope"), 401, "unauthorized_credentials")
-		}
-		want(t, e.pwLogin(org, "ada@acme.test", strongPassword), 429, "user_lock_limit_reached")
-
-		// The lock lives in the database: a second replica enforces it.
-		replica, err := app.NewWithDB(context.Background(), e.app.Config, e.app.DB, app.Options{Clock: e.clock, Logger: e.app.Log})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv2 := httptest.NewServer(replica.Handler())
-		defer srv2.Close()
-		e2 := *e
-		e2.srv = srv2
-		want(t, e2.pwLogin(org, "ada@acme.test", strongPassword), 429, "user_lock_limit_reached")
-
-		e.clock.Advance(password.EmailLockout.Lock)
-		if r := e.pwLogin(org, "ada@acme.test", strongPassword); r.Status != 200 {
-			t.Fatalf("login after the lock expired: %s", r.Raw)
-		}
-
-		// Per client address: many emails from one address lock them all,
-		// including one that never failed.
-		e.createMember(org, "bob@acme.test")
-		e.setPassword(org, "bob@acme.test", strongPassword)
-		for i := range password.IPLockout.Limit {
-			email := "guess" + string(rune('a'+i%26)) + string(rune('a'+i/26)) + "@acme.test"
-			want(t, e.pwLogin(org, email, "nope"), 401, "unauthorized_credentials")
-		}
-		want(t, e.pwLogin(org, "bob@acme.test", strongPassword), 429, "user_lock_limit_reached")
-		e.clock.Advance(password.IPLockout.Lock)
-		if r := e.pwLogin(org, "bob@acme.test", strongPassword); r.Status != 200 {
-			t.Fatalf("login after the address lock expired: %s", r.Raw)
-		}
-
-		// Stale counts are swept; fresh ones stay.
-		countRows := func() int {
-			var n int
-			if err := e.app.DB.Read().QueryRowContext(context.Background(), `SELECT COUNT(*) FROM password_lockouts`).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			return n
-		}
-		want(t, e.pwLogin(org, "bob@acme.test", "nope"), 401, "unauthorized_credentials")
-		before := countRows()
-		if err := e.app.SweepPasswords(context.Background()); err != nil || countRows() != before || before == 0 {
-			t.Fatalf("sweep removed live counts: %v, %d -> %d", err, before, countRows())
-		}
-		e.clock.Advance(26 * time.Hour)
-		if err := e.app.SweepPasswords(context.Background()); err != nil || countRows() != 0 {
-			t.Fatalf("sweep left stale counts: %v, %d rows", err, countRows())
-		}
 	})
 }
 

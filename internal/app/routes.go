@@ -203,6 +203,7 @@ func (a *App) Handler() http.Handler {
 
 	return httpapi.Chain(httpapi.JSONNotFound(mux.ServeMux),
 		httpapi.WithRequestID(requestIDEnv(a.Config.Dev)),
+		httpapi.WithClientIP(a.trustedProxies),
 		httpapi.WithLogging(a.Log),
 		httpapi.WithRecover(),
 		httpapi.WithSecurityHeaders(),

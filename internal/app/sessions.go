@@ -22,11 +22,11 @@ type memberSessions struct {
 // per-address failure limit as sessions/authenticate.
 func (m memberSessions) SessionMember(ctx context.Context, p *project.Project, clientIP, token string) (*organization.Member, error) {
 	var out *session.SessionResponse
-	err := m.limiter.GuardFailures(ctx, session.FailuresPerIP, p.ID+"|"+clientIP, func() error {
+	err := m.limiter.GuardUnguessable(ctx, func() error {
 		var err error
 		out, err = m.sessions.Authenticate(ctx, p, session.Credential{Token: token}, nil)
 		return err
-	}, func(err error) bool { return apierr.Is(err, apierr.SessionNotFound) })
+	}, ratelimit.FailureOf(apierr.SessionNotFound), ratelimit.For(session.FailuresPerIP, p.ID+"|"+clientIP))
 	if err != nil {
 		return nil, err
 	}

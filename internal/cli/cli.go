@@ -28,11 +28,18 @@ Usage:
   latchkey project add-origin --project ID --origin ORIGIN
   latchkey project rbac set --project ID --file policy.json
   latchkey project rbac get --project ID [--effective]
-  latchkey keys rotate --project ID
+  latchkey project rotate-secret --project ID [--keep-old]   new backend secret (shown once)
+  latchkey project secrets --project ID                       list secret ids (never the secrets)
+  latchkey project retire-secret --project ID --secret-id S
+  latchkey keys rotate --project ID                           new JWT signing key; old keys stay published
+  latchkey keys list --project ID
+  latchkey keys retire --project ID --kid K                   remove a key from the JWKS
 
 Configuration comes from LATCHKEY_DATABASE_URL, LATCHKEY_BASE_URL, LATCHKEY_SMTP_URL,
 LATCHKEY_EMAIL_FROM, LATCHKEY_SMS_URL, LATCHKEY_SMS_ACCOUNT_SID, LATCHKEY_SMS_AUTH_TOKEN,
-LATCHKEY_SMS_FROM and LATCHKEY_ADDR (flags override the address).
+LATCHKEY_SMS_FROM, LATCHKEY_ENCRYPTION_KEY and LATCHKEY_ADDR (flags override the address).
+LATCHKEY_ENCRYPTION_KEY (openssl rand -base64 32) is required by every command outside dev
+mode; "latchkey dev" writes one to encryption.key beside the SQLite file.
 `
 
 // Env is what a command sees of its process, injectable for tests.

@@ -12,11 +12,14 @@ import (
 func runCLI(t *testing.T, dbPath string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	env := map[string]string{"LATCHKEY_DATABASE_URL": dbPath}
+	env := map[string]string{"LATCHKEY_DATABASE_URL": dbPath, "LATCHKEY_ENCRYPTION_KEY": testKey}
 	code := Run(context.Background(), Env{Args: args, Stdout: &out, Stderr: &errb,
 		Lookup: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
 	return code, out.String(), errb.String()
 }
+
+// testKey is the CLI tests' LATCHKEY_ENCRYPTION_KEY.
+const testKey = "dGVzdC1rZXktMzItYnl0ZXMtbG9uZy1mb3ItbGF0Y2g="
 
 func TestProjectCommands(t *testing.T) {
 	t.Parallel()

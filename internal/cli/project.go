@@ -6,11 +6,9 @@ import (
 	"flag"
 	"fmt"
 
-	"github.com/latchkey/latchkey/internal/app"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/project"
-	"github.com/latchkey/latchkey/internal/store"
 )
 
 // multi collects a repeatable string flag.
@@ -20,24 +18,16 @@ func (m *multi) String() string     { return fmt.Sprint(*m) }
 func (m *multi) Set(v string) error { *m = append(*m, v); return nil }
 
 func openProjects(ctx context.Context, env Env) (*project.Store, func(), error) {
-	cfg, err := loadConfig(env)
+	db, box, err := openDB(ctx, env)
 	if err != nil {
 		return nil, nil, err
 	}
-	db, err := store.Open(ctx, cfg.DatabaseURL)
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := db.Migrate(ctx, app.Migrations()...); err != nil {
-		db.Close()
-		return nil, nil, err
-	}
-	return project.NewStore(db, clock.Real{}), func() { db.Close() }, nil
+	return project.NewStore(db, clock.Real{}, box), func() { db.Close() }, nil
 }
 
 func projectCmd(ctx context.Context, env Env) error {
 	if len(env.Args) < 2 {
-		return fmt.Errorf("missing subcommand: create, list, update, rbac, add-redirect-url or add-origin")
+		return fmt.Errorf("missing subcommand: create, list, update, rbac, add-redirect-url, add-origin, rotate-secret, secrets or retire-secret")
 	}
 	fs := flag.NewFlagSet("project "+env.Args[1], flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
@@ -59,6 +49,8 @@ func projectCmd(ctx context.Context, env Env) error {
 		fs.StringVar(&origin, "origin", "", "origin, e.g. https://app.example.com (required)")
 	case "update":
 		return projectUpdate(ctx, env)
+	case "rotate-secret", "secrets", "retire-secret":
+		return secretCmd(ctx, env)
 	case "rbac":
 		return projectRBAC(ctx, env)
 	case "list":
@@ -114,29 +106,4 @@ func projectCmd(ctx context.Context, env Env) error {
 		}
 		return projects.AddOrigin(ctx, id, origin)
 	}
-}
-
-func keysCmd(ctx context.Context, env Env) error {
-	if len(env.Args) < 2 || env.Args[1] != "rotate" {
-		return fmt.Errorf("usage: latchkey keys rotate --project ID")
-	}
-	fs := flag.NewFlagSet("keys rotate", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	id := fs.String("project", "", "project id (required)")
-	if err := fs.Parse(env.Args[2:]); err != nil {
-		return err
-	}
-	if *id == "" {
-		return fmt.Errorf("--project is required")
-	}
-	projects, closeDB, err := openProjects(ctx, env)
-	if err != nil {
-		return err
-	}
-	defer closeDB()
-	if err := projects.RotateSigningKey(ctx, *id); err != nil {
-		return err
-	}
-	fmt.Fprintln(env.Stdout, "new signing key active; previous keys stay published until retired")
-	return nil
 }

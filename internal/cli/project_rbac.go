@@ -8,11 +8,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/latchkey/latchkey/internal/app"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/rbac"
-	"github.com/latchkey/latchkey/internal/store"
 )
 
 // projectRBAC manages a project's RBAC policy: `set` replaces its custom
@@ -34,19 +32,12 @@ func projectRBAC(ctx context.Context, env Env) error {
 	if *id == "" {
 		return fmt.Errorf("--project is required")
 	}
-	cfg, err := loadConfig(env)
-	if err != nil {
-		return err
-	}
-	db, err := store.Open(ctx, cfg.DatabaseURL)
+	db, box, err := openDB(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := db.Migrate(ctx, app.Migrations()...); err != nil {
-		return err
-	}
-	if _, err := project.NewStore(db, clock.Real{}).ByID(ctx, *id); err != nil {
+	if _, err := project.NewStore(db, clock.Real{}, box).ByID(ctx, *id); err != nil {
 		return fmt.Errorf("project %s: %w", *id, err)
 	}
 	svc := rbac.New(rbac.Deps{DB: db, Clock: clock.Real{}})

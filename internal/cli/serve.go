@@ -38,6 +38,13 @@ func serve(ctx context.Context, env Env, dev bool) error {
 		}
 	}
 	log := newLogger(env.Stderr, dev)
+	keyFile, err := resolveKey(&cfg, dev)
+	if err != nil {
+		return err
+	}
+	if keyFile != "" {
+		log.Warn("generated a dev encryption key; keep it with the database", "file", keyFile)
+	}
 	a, err := app.New(ctx, cfg, app.Options{Logger: log})
 	if err != nil {
 		return err
@@ -117,18 +124,11 @@ func printDevBanner(env Env, base string, s *devmode.Seeded) {
 }
 
 func migrate(ctx context.Context, env Env) error {
-	cfg, err := loadConfig(env)
-	if err != nil {
-		return err
-	}
-	db, err := store.Open(ctx, cfg.DatabaseURL)
+	db, _, err := openDB(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if err := app.MigrateDB(ctx, db); err != nil {
-		return err
-	}
 	fmt.Fprintln(env.Stdout, "migrations applied")
 	return nil
 }

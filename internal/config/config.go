@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/secretbox"
 )
 
@@ -39,6 +40,10 @@ type Config struct {
 	// EncryptionKey seals secrets at rest (standard base64 of 32 bytes,
 	// see package secretbox). Empty leaves App.Box nil.
 	EncryptionKey string
+
+	// TrustedProxies lists the CIDRs of the proxies (load balancers) whose
+	// X-Forwarded-For is believed (see httpapi.WithClientIP).
+	TrustedProxies string
 }
 
 // Defaults returns the configuration used when nothing is set.
@@ -83,6 +88,7 @@ func FromEnv(c Config, lookup func(string) (string, bool)) (Config, error) {
 	}
 	str("LATCHKEY_BREACH_API_URL", &c.BreachAPIURL)
 	str("LATCHKEY_ENCRYPTION_KEY", &c.EncryptionKey)
+	str("LATCHKEY_TRUSTED_PROXIES", &c.TrustedProxies)
 	for _, u := range []struct {
 		key  string
 		dst  *uint32
@@ -134,6 +140,9 @@ func (c Config) Validate() error {
 		if u, err := url.Parse(c.BreachAPIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("LATCHKEY_BREACH_API_URL %q must be an absolute http(s) URL or \"off\"", c.BreachAPIURL))
 		}
+	}
+	if _, err := httpapi.ParseTrustedProxies(c.TrustedProxies); err != nil {
+		errs = append(errs, fmt.Errorf("LATCHKEY_TRUSTED_PROXIES: %w", err))
 	}
 	if c.SMSURL != "" {
 		if u, err := url.Parse(c.SMSURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {

@@ -44,7 +44,7 @@ var (
 	SendPerIP      = ratelimit.Rule{Name: "disc_send_ip", Limit: 50, Window: 10 * time.Minute}
 	CheckPerEmail  = ratelimit.Rule{Name: "disc_check_email", Limit: 15, Window: 10 * time.Minute}
 	CheckPerIP     = ratelimit.Rule{Name: "disc_check_ip", Limit: 100, Window: 10 * time.Minute}
-	ExchangesPerIP = ratelimit.Rule{Name: "disc_exchange_ip", Limit: 100, Window: 10 * time.Minute}
+	ExchangesPerIP = ratelimit.Rule{Name: "disc_exchange_ip", Limit: 100, Window: 10 * time.Minute, OnSuccess: ratelimit.Release}
 )
 
 // Mailer delivers email.

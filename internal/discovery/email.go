@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -82,11 +84,12 @@ func (s *Service) AuthenticateLink(ctx context.Context, p *project.Project, ip, 
 	if token == "" {
 		return nil, apierr.Invalid("discovery_magic_links_token", "discovery_magic_links_token is required.")
 	}
-	if err := s.d.Limiter.Allow(ctx, magiclink.RedeemPerIP, p.ID+"|"+ip); err != nil {
+	attempt, err := s.d.Limiter.Reserve(ctx, ratelimit.For(magiclink.RedeemPerIP, p.ID+"|"+ip))
+	if err != nil {
 		return nil, err
 	}
 	var out *Response
-	err := s.d.DB.Tx(ctx, func(q store.Querier) error {
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
 		now := s.d.Clock.Now()
 		var id, email, challenge string
 		var expires int64
@@ -115,7 +118,7 @@ func (s *Service) AuthenticateLink(ctx context.Context, p *project.Project, ip, 
 			EmailFactor: &session.EmailFactor{EmailAddress: email}})
 		return err
 	})
-	return out, publicErr(err, "authenticate link")
+	return out, publicErr(attempt.Settle(ctx, err, ratelimit.LinkFailure), "authenticate link")
 }
 
 // SendCode emails a discovery code. It answers the same whether or not
@@ -156,7 +159,11 @@ func (s *Service) AuthenticateCode(ctx context.Context, p *project.Project, ip, 
 	if !codeOK(code) {
 		return nil, apierr.New(apierr.InvalidCode)
 	}
-	email, err := s.emailAndIP(ctx, p, rawEmail, ip, CheckPerEmail, CheckPerIP)
+	email, err := emailaddr.Normalize(rawEmail)
+	if err != nil {
+		return nil, err
+	}
+	attempt, err := s.d.Limiter.Reserve(ctx, ratelimit.For(CheckPerIP, p.ID+"|"+ip), ratelimit.For(CheckPerEmail, p.ID+"|"+email))
 	if err != nil {
 		return nil, err
 	}
@@ -173,9 +180,9 @@ func (s *Service) AuthenticateCode(ctx context.Context, p *project.Project, ip, 
 		return err
 	})
 	if err == nil && miss {
-		return nil, apierr.New(apierr.OTPCodeNotFound)
+		err = apierr.New(apierr.OTPCodeNotFound)
 	}
-	return out, publicErr(err, "authenticate code")
+	return out, publicErr(attempt.Settle(ctx, err, ratelimit.FailureOf(apierr.OTPCodeNotFound)), "authenticate code")
 }
 
 func codeOK(code string) bool {

@@ -12,6 +12,7 @@ import (
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -112,7 +113,8 @@ func (s *Service) Exchange(ctx context.Context, x ExchangeParams) (*session.Auth
 	if err != nil {
 		return nil, err
 	}
-	if err := s.d.Limiter.Allow(ctx, ExchangesPerIP, x.Project.ID+"|"+x.ClientIP); err != nil {
+	attempt, err := s.d.Limiter.Reserve(ctx, ratelimit.For(ExchangesPerIP, x.Project.ID+"|"+x.ClientIP))
+	if err != nil {
 		return nil, err
 	}
 	var out *session.AuthResponse
@@ -135,7 +137,7 @@ func (s *Service) Exchange(ctx context.Context, x ExchangeParams) (*session.Auth
 		out, err = s.complete(ctx, q, x.Project, org, m, in.Factors, duration)
 		return err
 	})
-	return out, publicErr(err, "exchange")
+	return out, publicErr(attempt.Settle(ctx, err, ratelimit.FailureOf(apierr.IntermediateSessionNotFound)), "exchange")
 }
 
 // CreateParams is an organizations/create request.

@@ -57,28 +57,43 @@ func (c Codes) Retire(ctx context.Context, q store.Querier, projectID, key strin
 		store.Millis(c.Clock.Now()), key, projectID)
 }
 
-// Check compares code with the key's newest live code. A match spends the
-// code (single use under concurrency); a miss counts an attempt and the
-// MaxAttempts-th miss retires the code. matched is false for a miss and for
-// "no live code"; err is only for database failures. The caller must commit
-// q even on a miss, so the attempt is counted.
+// Check compares code with the key's newest live code. The attempt is
+// counted on the code's row first (failed_attempts counts every check, a
+// matching one spends the code anyway), and only an attempt that got one
+// of the MaxAttempts is compared: concurrent guesses wait on the row and
+// cannot all pass a stale count. A match spends the code (single use under
+// concurrency); the MaxAttempts-th miss retires it. matched is false for a
+// miss and for "no live code"; err is only for database failures. The
+// caller must commit q even on a miss, so the attempt is counted.
 func (c Codes) Check(ctx context.Context, q store.Querier, projectID, key, code string) (matched bool, err error) {
 	now := store.Millis(c.Clock.Now())
-	var id, salt, hash string
-	err = q.QueryRowContext(ctx, `SELECT `+c.IDColumn+`, code_salt, code_hash FROM `+c.Table+`
+	var id string
+	err = q.QueryRowContext(ctx, `SELECT `+c.IDColumn+` FROM `+c.Table+`
 		WHERE `+c.KeyColumn+` = $1 AND project_id = $2 AND used_at IS NULL AND expires_at > $3 ORDER BY created_at DESC LIMIT 1`,
-		key, projectID, now).Scan(&id, &salt, &hash)
+		key, projectID, now).Scan(&id)
 	if err != nil {
 		if err := store.MapError(err); err != nil && !isNotFound(err) {
 			return false, fmt.Errorf("emailotp: find code: %w", err)
 		}
 		return false, nil
 	}
+	var salt, hash string
+	var attempts int
+	err = q.QueryRowContext(ctx, `UPDATE `+c.Table+` SET failed_attempts = failed_attempts + 1
+		WHERE `+c.IDColumn+` = $1 AND used_at IS NULL AND failed_attempts < $2
+		RETURNING code_salt, code_hash, failed_attempts`, id, MaxAttempts).Scan(&salt, &hash, &attempts)
+	if err != nil {
+		if err := store.MapError(err); err != nil && !isNotFound(err) {
+			return false, fmt.Errorf("emailotp: count attempt: %w", err)
+		}
+		return false, nil // spent or out of attempts meanwhile
+	}
 	if !ids.Equal(ids.HashCode(salt, code), hash) {
-		_, err := q.ExecContext(ctx, `UPDATE `+c.Table+` SET failed_attempts = failed_attempts + 1,
-			used_at = CASE WHEN failed_attempts + 1 >= $1 THEN $2 ELSE used_at END WHERE `+c.IDColumn+` = $3`, MaxAttempts, now, id)
-		if err != nil {
-			return false, fmt.Errorf("emailotp: count miss: %w", err)
+		if attempts >= MaxAttempts {
+			if _, err := q.ExecContext(ctx, `UPDATE `+c.Table+` SET used_at = $1 WHERE `+c.IDColumn+` = $2 AND used_at IS NULL`,
+				now, id); err != nil {
+				return false, fmt.Errorf("emailotp: retire code: %w", err)
+			}
 		}
 		return false, nil
 	}

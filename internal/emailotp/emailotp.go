@@ -155,12 +155,24 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 	if err != nil {
 		return nil, err
 	}
-	if err := s.d.Limiter.Allow(ctx, CheckPerIP, p.Project.ID+"|"+p.ClientIP); err != nil {
-		return nil, err
+	var resp *session.AuthResponse
+	err = s.d.Limiter.Guard(ctx, func() (err error) {
+		resp, err = s.check(ctx, p, email, duration)
+		return err
+	}, ratelimit.FailureOf(apierr.OTPCodeNotFound),
+		ratelimit.For(CheckPerIP, p.Project.ID+"|"+p.ClientIP), ratelimit.For(CheckPerEmail, p.OrganizationID+"|"+email))
+	if err != nil {
+		var ae *apierr.Error
+		if errors.As(err, &ae) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("emailotp: authenticate: %w", err)
 	}
-	if err := s.d.Limiter.Allow(ctx, CheckPerEmail, p.OrganizationID+"|"+email); err != nil {
-		return nil, err
-	}
+	return resp, nil
+}
+
+// check checks the code (counted first by Authenticate) and logs in.
+func (s *Service) check(ctx context.Context, p AuthParams, email string, duration int) (*session.AuthResponse, error) {
 	org, err := s.d.Orgs.Get(ctx, p.Project.ID, p.OrganizationID)
 	if err != nil {
 		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
@@ -193,12 +205,5 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 	if wrong && err == nil {
 		return nil, apierr.New(apierr.OTPCodeNotFound)
 	}
-	if err != nil {
-		var ae *apierr.Error
-		if errors.As(err, &ae) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("emailotp: authenticate: %w", err)
-	}
-	return resp, nil
+	return resp, err
 }

@@ -50,7 +50,7 @@ const MaxTTL = time.Hour
 // cost no write beyond spending the ticket.
 var (
 	IssueLimit  = ratelimit.Rule{Name: "flow_issue", Limit: 120, Window: 10 * time.Minute}
-	RedeemLimit = ratelimit.Rule{Name: "flow_redeem_fail", Limit: 20, Window: 10 * time.Minute}
+	RedeemLimit = ratelimit.Rule{Name: "flow_redeem_fail", Limit: 20, Window: 10 * time.Minute, OnSuccess: ratelimit.Release}
 )
 
 // ErrInvalid is every way a ticket can fail to redeem: unknown, expired,
@@ -155,11 +155,12 @@ func (t *Ticket) Decode(v any) error {
 func (s *Store) Redeem(ctx context.Context, r Redeem) (*Ticket, error) {
 	var t *Ticket
 	rule := scoped(RedeemLimit, r.Kind)
-	err := s.limiter.GuardFailures(ctx, rule, r.LimitKey, func() error {
+	err := s.limiter.Guard(ctx, func() error {
 		var err error
 		t, err = s.redeem(ctx, r)
 		return err
-	}, func(err error) bool { return errors.Is(err, ErrInvalid) || apierr.Is(err, apierr.PKCEMismatch) })
+	}, func(err error) bool { return errors.Is(err, ErrInvalid) || apierr.Is(err, apierr.PKCEMismatch) },
+		ratelimit.For(rule, r.LimitKey))
 	return t, err
 }
 

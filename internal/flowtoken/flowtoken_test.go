@@ -13,6 +13,7 @@ import (
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/secretbox"
 	"github.com/latchkey/latchkey/internal/store"
 	"github.com/latchkey/latchkey/internal/store/storetest"
 )
@@ -28,7 +29,7 @@ type fixture struct {
 func setup(t *testing.T, db *store.DB) *fixture {
 	ctx := context.Background()
 	clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	p, err := project.NewStore(db, clk).Create(ctx, project.CreateParams{Name: "P", Env: ids.Test})
+	p, err := project.NewStore(db, clk, secretbox.NewRandom()).Create(ctx, project.CreateParams{Name: "P", Env: ids.Test})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,17 +1,115 @@
 package httpapi
 
 import (
+	"context"
+	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
+	"strings"
 )
 
-// ClientIP returns the address the request came from, used as a
-// rate-limit key. It deliberately ignores X-Forwarded-For: trusting a
-// client-supplied header would let anyone pick a fresh key per request.
+type clientIPKey struct{}
+
+// ClientIP returns the address of the client that sent r: the one
+// WithClientIP computed (which honours X-Forwarded-For from trusted
+// proxies), or else the direct peer.
 func ClientIP(r *http.Request) string {
+	if ip, ok := r.Context().Value(clientIPKey{}).(string); ok {
+		return ip
+	}
+	return peerIP(r)
+}
+
+func peerIP(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		return r.RemoteAddr
 	}
 	return host
+}
+
+// ParseTrustedProxies parses a comma-separated list of CIDRs (a bare
+// address means just that address), as LATCHKEY_TRUSTED_PROXIES holds.
+func ParseTrustedProxies(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(list, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if !strings.Contains(f, "/") {
+			a, err := netip.ParseAddr(f)
+			if err != nil {
+				return nil, fmt.Errorf("trusted proxy %q is neither a CIDR nor an address", f)
+			}
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			continue
+		}
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			return nil, fmt.Errorf("trusted proxy %q is not a CIDR", f)
+		}
+		out = append(out, netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-unmapShift(p)).Masked())
+	}
+	return out, nil
+}
+
+// unmapShift is how many prefix bits an IPv4-mapped IPv6 prefix loses
+// when its address is unmapped to IPv4.
+func unmapShift(p netip.Prefix) int {
+	if p.Addr().Is4In6() {
+		return 96
+	}
+	return 0
+}
+
+// WithClientIP computes every request's client address once. Only when
+// the direct peer is a trusted proxy is X-Forwarded-For read, from the
+// right: each entry added by a trusted proxy is skipped, and the first
+// one that is not a trusted proxy is the client (entries further left
+// were written by the client itself and prove nothing). From an
+// untrusted peer the header is ignored, so nobody can pick the address
+// their per-address limits are counted under.
+func WithClientIP(trusted []netip.Prefix) Middleware {
+	isTrusted := func(a netip.Addr) bool {
+		for _, p := range trusted {
+			if p.Contains(a) {
+				return true
+			}
+		}
+		return false
+	}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ip := clientIPOf(r, isTrusted)
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientIPKey{}, ip)))
+		})
+	}
+}
+
+func clientIPOf(r *http.Request, isTrusted func(netip.Addr) bool) string {
+	peer := peerIP(r)
+	addr, err := netip.ParseAddr(peer)
+	if err != nil || !isTrusted(addr.Unmap()) {
+		return peer
+	}
+	client := addr.Unmap()
+	hops := r.Header.Values("X-Forwarded-For")
+	for i := len(hops) - 1; i >= 0; i-- {
+		entries := strings.Split(hops[i], ",")
+		for j := len(entries) - 1; j >= 0; j-- {
+			a, err := netip.ParseAddr(strings.TrimSpace(entries[j]))
+			if err != nil {
+				// A malformed hop: nothing left of it can be trusted, so
+				// the last proxy's view (the hop to its right) stands.
+				return client.String()
+			}
+			client = a.Unmap()
+			if !isTrusted(client) {
+				return client.String()
+			}
+		}
+	}
+	return client.String()
 }

@@ -42,7 +42,7 @@ const (
 var (
 	SendPerEmail = ratelimit.Rule{Name: "ml_send_email", Limit: 5, Window: 10 * time.Minute}
 	SendPerIP    = ratelimit.Rule{Name: "ml_send_ip", Limit: 50, Window: 10 * time.Minute}
-	RedeemPerIP  = ratelimit.Rule{Name: "ml_redeem_ip", Limit: 60, Window: 10 * time.Minute}
+	RedeemPerIP  = ratelimit.Rule{Name: "ml_redeem_ip", Limit: 60, Window: 10 * time.Minute, OnSuccess: ratelimit.Release}
 )
 
 // Mailer delivers email.
@@ -209,7 +209,8 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*AuthResponse
 	if err != nil {
 		return nil, err
 	}
-	if err := s.d.Limiter.Allow(ctx, RedeemPerIP, p.Project.ID+"|"+p.ClientIP); err != nil {
+	attempt, err := s.d.Limiter.Reserve(ctx, ratelimit.For(RedeemPerIP, p.Project.ID+"|"+p.ClientIP))
+	if err != nil {
 		return nil, err
 	}
 	var resp *session.AuthResponse
@@ -263,7 +264,7 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*AuthResponse
 		}
 		return err
 	})
-	if err != nil {
+	if err = attempt.Settle(ctx, err, ratelimit.LinkFailure); err != nil {
 		var ae *apierr.Error
 		if errors.As(err, &ae) {
 			return nil, err

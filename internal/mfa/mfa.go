@@ -29,8 +29,11 @@
 package mfa
 
 import (
+	"github.com/latchkey/latchkey/internal/secretbox"
 	"regexp"
 	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
 
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/emailotp"
@@ -51,6 +54,7 @@ type Deps struct {
 	// SMS sends fail with sms_delivery_failed.
 	SMS     notify.SMSSender
 	Limiter *ratelimit.Limiter
+	Box     *secretbox.Box // seals TOTP secrets at rest
 }
 
 // Service implements SMS codes, TOTP, recovery codes and the MFA policy.
@@ -78,13 +82,18 @@ var (
 	SMSSendPerPhone     = ratelimit.Rule{Name: "sms_send_phone", Limit: 5, Window: 10 * time.Minute}
 	SMSSendPerPhoneHour = ratelimit.Rule{Name: "sms_send_phone_hour", Limit: 10, Window: time.Hour}
 	SMSSendPerIP        = ratelimit.Rule{Name: "sms_send_ip", Limit: 50, Window: 10 * time.Minute}
-	SMSCheckPerMember   = ratelimit.Rule{Name: "sms_check_member", Limit: 15, Window: 10 * time.Minute}
-	SMSCheckPerIP       = ratelimit.Rule{Name: "sms_check_ip", Limit: 100, Window: 10 * time.Minute}
-	// Failed TOTP and recovery-code checks: after FailuresPerMember.Limit
-	// misses the member is locked out (user_lock_limit_reached) until the
-	// window ends; successes cost nothing.
-	FailuresPerMember = ratelimit.Rule{Name: "mfa_fail_member", Limit: 10, Window: 10 * time.Minute}
-	FailuresPerIP     = ratelimit.Rule{Name: "mfa_fail_ip", Limit: 100, Window: 10 * time.Minute}
+	// Code checks, counted first (ratelimit.Guard). Every SMS check
+	// counts against the member and the address; failed TOTP and
+	// recovery-code checks lock the member out (user_lock_limit_reached)
+	// after FailuresPerMember.Limit misses, for Lock; successes cost
+	// nothing. Mid-login an IST allows AttemptsPerIST authenticator-code
+	// checks in all (istCap).
+	SMSCheckPerMember = ratelimit.Rule{Name: "sms_check_member", Limit: 15, Window: 10 * time.Minute}
+	SMSCheckPerIP     = ratelimit.Rule{Name: "sms_check_ip", Limit: 100, Window: 10 * time.Minute}
+	FailuresPerMember = ratelimit.Rule{Name: "mfa_fail_member", Limit: 10, Window: 10 * time.Minute,
+		Lock: 10 * time.Minute, Refuse: apierr.UserLockLimitReached, OnSuccess: ratelimit.Release}
+	FailuresPerIP  = ratelimit.Rule{Name: "mfa_fail_ip", Limit: 100, Window: 10 * time.Minute, OnSuccess: ratelimit.Release}
+	AttemptsPerIST = ratelimit.Rule{Name: "mfa_ist", Limit: 5, Window: time.Hour, Refuse: apierr.UserLockLimitReached}
 	// Creating TOTP registrations and rotating recovery codes write rows;
 	// bound them so a client cannot fill the tables.
 	WritesPerMember = ratelimit.Rule{Name: "mfa_write_member", Limit: 20, Window: 10 * time.Minute}

@@ -3,7 +3,6 @@ package mfa
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"math/big"
 	"strings"
@@ -125,7 +124,7 @@ func (s *Service) Recover(ctx context.Context, p RecoverParams) (*RecoverResult,
 	}
 	proj := p.Who.Project
 	out := &RecoverResult{}
-	err = s.guard(ctx, proj.ID+"|"+p.ClientIP, sub.member.MemberID, apierr.RecoveryCodeNotFound, func() error {
+	err = s.guard(ctx, sub, proj.ID+"|"+p.ClientIP, apierr.RecoveryCodeNotFound, func() error {
 		return s.d.DB.Tx(ctx, func(q store.Querier) error {
 			m, err := s.reload(ctx, q, proj, sub)
 			if err != nil {
@@ -268,31 +267,18 @@ func (s *Service) RotateRecoveryCodes(ctx context.Context, w Who) (*CodesResult,
 	return &CodesResult{MemberResult: MemberResult{Member: sub.member, Organization: sub.org}, RecoveryCodes: codes}, nil
 }
 
-// guard runs check under the failure limits: a member already over
-// FailuresPerMember is locked out (user_lock_limit_reached) before any
-// check, and a check failing with the failure type counts against the
-// member and the client address. Successful checks write nothing.
-func (s *Service) guard(ctx context.Context, ipKey, memberID string, failure apierr.Type, check func() error) error {
-	if err := s.d.Limiter.Exceeded(ctx, FailuresPerMember, memberID); err != nil {
-		var ae *apierr.Error
-		if errors.As(err, &ae) && ae.Type == apierr.TooManyRequests {
-			return apierr.New(apierr.UserLockLimitReached).WithDetails(ae.Details)
-		}
-		return err
-	}
-	if err := s.d.Limiter.Exceeded(ctx, FailuresPerIP, ipKey); err != nil {
-		return err
-	}
-	err := check()
-	if apierr.Is(err, failure) {
-		for _, hit := range []struct {
-			rule ratelimit.Rule
-			key  string
-		}{{FailuresPerMember, memberID}, {FailuresPerIP, ipKey}} {
-			if herr := s.d.Limiter.Allow(ctx, hit.rule, hit.key); herr != nil && !apierr.Is(herr, apierr.TooManyRequests) {
-				return publicErr(herr, "count failure")
-			}
-		}
-	}
-	return err
+// guard runs check under the failure limits, counted first: the attempt
+// is reserved against the member and the client address (and whatever
+// extra keys the caller adds) before the code is looked at. A member over
+// FailuresPerMember is locked out (user_lock_limit_reached, and is_locked).
+// Checks failing with the failure type count; successes give their
+// attempt back where the rule says so.
+func (s *Service) guard(ctx context.Context, sub *subject, ipKey string, failure apierr.Type, check func() error,
+	extra ...ratelimit.Key) error {
+	keys := append([]ratelimit.Key{
+		ratelimit.For(FailuresPerMember, sub.member.MemberID).About(
+			ratelimit.EmailSubject(sub.member.ProjectID(), sub.member.EmailAddress)),
+		ratelimit.For(FailuresPerIP, ipKey),
+	}, extra...)
+	return s.d.Limiter.Guard(ctx, check, ratelimit.FailureOf(failure), keys...)
 }

@@ -193,15 +193,23 @@ func (s *Service) AuthenticateSMS(ctx context.Context, p SMSAuthParams) (*sessio
 		return nil, err
 	}
 	proj := p.Who.Project
-	if err := s.d.Limiter.Allow(ctx, SMSCheckPerIP, proj.ID+"|"+p.ClientIP); err != nil {
-		return nil, err
-	}
-	if err := s.d.Limiter.Allow(ctx, SMSCheckPerMember, sub.member.MemberID); err != nil {
-		return nil, err
-	}
+	// Each code allows its own emailotp.MaxAttempts (counted on its row),
+	// and a resend makes a new one, so no per-IST cap is needed here.
+	keys := []ratelimit.Key{ratelimit.For(SMSCheckPerIP, proj.ID+"|"+p.ClientIP), ratelimit.For(SMSCheckPerMember, sub.member.MemberID)}
+	var resp *session.AuthResponse
+	err = s.d.Limiter.Guard(ctx, func() error { return s.checkSMS(ctx, p, sub, duration, &resp) },
+		ratelimit.FailureOf(apierr.OTPCodeNotFound), keys...)
+	return resp, publicErr(err, "sms authenticate")
+}
+
+// checkSMS checks the code in one transaction and completes the login or
+// step-up; a miss is committed (the code's own attempts) and answered
+// otp_code_not_found.
+func (s *Service) checkSMS(ctx context.Context, p SMSAuthParams, sub *subject, duration int, out **session.AuthResponse) error {
+	proj := p.Who.Project
 	var resp *session.AuthResponse
 	var wrong bool
-	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+	err := s.d.DB.Tx(ctx, func(q store.Querier) error {
 		to, err := s.liveCodeNumber(ctx, q, proj, sub.member.MemberID)
 		if err != nil {
 			return err
@@ -236,9 +244,10 @@ func (s *Service) AuthenticateSMS(ctx context.Context, p SMSAuthParams) (*sessio
 		return err
 	})
 	if err == nil && wrong {
-		return nil, apierr.New(apierr.OTPCodeNotFound)
+		return apierr.New(apierr.OTPCodeNotFound)
 	}
-	return resp, publicErr(err, "sms authenticate")
+	*out = resp
+	return err
 }
 
 // liveCodeNumber is the number the member's newest live code went to ("" if

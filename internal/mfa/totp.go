@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/latchkey/latchkey/internal/atrest"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -79,6 +81,10 @@ func (s *Service) CreateTOTP(ctx context.Context, p TOTPCreateParams) (*TOTPCrea
 	}
 	out := &TOTPCreateResult{MemberResult: MemberResult{Member: m, Organization: org},
 		RegistrationID: ids.New("member-totp", proj.Env), Secret: key.Secret(), QRCode: qr, RecoveryCodes: newRecoveryCodes()}
+	sealed, err := TOTPSecretColumn.SealStored(s.d.Box, out.RegistrationID, out.Secret)
+	if err != nil {
+		return nil, err
+	}
 	now := s.d.Clock.Now()
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
 		if _, err := q.ExecContext(ctx, `DELETE FROM totp_registrations WHERE member_id = $1 AND verified_at IS NULL`, m.MemberID); err != nil {
@@ -86,7 +92,7 @@ func (s *Service) CreateTOTP(ctx context.Context, p TOTPCreateParams) (*TOTPCrea
 		}
 		if _, err := q.ExecContext(ctx, `INSERT INTO totp_registrations (totp_registration_id, project_id, organization_id, member_id,
 			secret, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`, out.RegistrationID, proj.ID, org.OrganizationID,
-			m.MemberID, out.Secret, store.Millis(now), store.Millis(now.Add(time.Duration(exp)*time.Minute))); err != nil {
+			m.MemberID, sealed, store.Millis(now), store.Millis(now.Add(time.Duration(exp)*time.Minute))); err != nil {
 			return fmt.Errorf("insert registration: %w", err)
 		}
 		return s.storeRecoveryCodes(ctx, q, m.MemberID, out.RegistrationID, out.RecoveryCodes)
@@ -100,10 +106,25 @@ func (s *Service) CreateTOTP(ctx context.Context, p TOTPCreateParams) (*TOTPCrea
 // TOTPAuthParams is a b2b/totp/authenticate request.
 type TOTPAuthParams = CodeAuthParams
 
+// TOTPSecretColumn is where TOTP secrets are kept, sealed at rest: they
+// must stay readable to check codes, so they cannot be hashed.
+var TOTPSecretColumn = atrest.Column{Table: "totp_registrations", Key: "totp_registration_id", Column: "secret"}
+
 type registration struct {
 	id, secret   string
 	lastUsedStep int64
 	verified     bool
+}
+
+// istCap is the per-IST attempt key of a login in progress: one login may
+// try AttemptsPerIST authenticator codes, then must start again, so no
+// single login walks a member's whole allowance (and a stolen IST is worth
+// a handful of guesses).
+func istCap(sub *subject) []ratelimit.Key {
+	if !sub.midLogin() {
+		return nil
+	}
+	return []ratelimit.Key{ratelimit.For(AttemptsPerIST, sub.ist)}
 }
 
 // AuthenticateTOTP checks a code from the member's authenticator app. The
@@ -116,7 +137,7 @@ func (s *Service) AuthenticateTOTP(ctx context.Context, p TOTPAuthParams) (*sess
 	}
 	proj := p.Who.Project
 	var resp *session.AuthResponse
-	err = s.guard(ctx, proj.ID+"|"+p.ClientIP, sub.member.MemberID, apierr.OTPCodeNotFound, func() error {
+	err = s.guard(ctx, sub, proj.ID+"|"+p.ClientIP, apierr.OTPCodeNotFound, func() error {
 		return s.d.DB.Tx(ctx, func(q store.Querier) error {
 			m, err := s.reload(ctx, q, proj, sub)
 			if err != nil {
@@ -146,7 +167,7 @@ func (s *Service) AuthenticateTOTP(ctx context.Context, p TOTPAuthParams) (*sess
 			resp, err = s.finish(ctx, q, proj, sub, m, session.Factor{Type: "totp", DeliveryMethod: "authenticator_app"}, duration)
 			return err
 		})
-	})
+	}, istCap(sub)...)
 	if err != nil {
 		return nil, publicErr(err, "totp authenticate")
 	}
@@ -176,6 +197,9 @@ func (s *Service) registrationFor(ctx context.Context, q store.Querier, m *organ
 		return nil, fmt.Errorf("mfa: load registration: %w", err)
 	}
 	r.verified = verifiedAt != nil
+	if r.secret, err = TOTPSecretColumn.OpenStored(s.d.Box, r.id, r.secret); err != nil {
+		return nil, fmt.Errorf("mfa: load registration: %w", err)
+	}
 	return &r, nil
 }
 
@@ -267,6 +291,10 @@ func (s *Service) MigrateTOTP(ctx context.Context, p TOTPMigrateParams) (*TOTPCr
 	}
 	proj := p.Who.Project
 	out := &TOTPCreateResult{RegistrationID: ids.New("member-totp", proj.Env), Secret: secret, RecoveryCodes: codes}
+	sealed, err := TOTPSecretColumn.SealStored(s.d.Box, out.RegistrationID, secret)
+	if err != nil {
+		return nil, err
+	}
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
 		m, err := s.reload(ctx, q, proj, sub)
 		if err != nil {
@@ -275,7 +303,7 @@ func (s *Service) MigrateTOTP(ctx context.Context, p TOTPMigrateParams) (*TOTPCr
 		now := store.Millis(s.d.Clock.Now())
 		if _, err := q.ExecContext(ctx, `INSERT INTO totp_registrations (totp_registration_id, project_id, organization_id, member_id,
 			secret, created_at, expires_at, verified_at) VALUES ($1,$2,$3,$4,$5,$6,$6,$6)`, out.RegistrationID, proj.ID,
-			sub.org.OrganizationID, m.MemberID, secret, now); err != nil {
+			sub.org.OrganizationID, m.MemberID, sealed, now); err != nil {
 			return fmt.Errorf("insert registration: %w", err)
 		}
 		if err := s.verifyRegistration(ctx, q, m, out.RegistrationID); err != nil {

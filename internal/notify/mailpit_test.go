@@ -55,9 +55,11 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func freePort(t *testing.T) string {
+func freePort(t *testing.T) string { return freePortOn(t, "127.0.0.1") }
+
+func freePortOn(t *testing.T, host string) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,6 +70,11 @@ func freePort(t *testing.T) string {
 // startMailpit runs mailpit on fresh loopback ports with extra flags and
 // stops it (by its pid) when the test ends.
 func startMailpit(t *testing.T, extra ...string) mailpit {
+	return startMailpitOn(t, "127.0.0.1", extra...)
+}
+
+// startMailpitOn is startMailpit with the SMTP port on host.
+func startMailpitOn(t *testing.T, host string, extra ...string) mailpit {
 	t.Helper()
 	bin := os.Getenv(envMailpit)
 	if bin == "" {
@@ -77,7 +84,7 @@ func startMailpit(t *testing.T, extra ...string) mailpit {
 	// between, so a start that fails is retried with new ports.
 	var lastLog string
 	for attempt := 0; attempt < 3; attempt++ {
-		mp := mailpit{smtpAddr: freePort(t), api: "http://" + freePort(t)}
+		mp := mailpit{smtpAddr: freePortOn(t, host), api: "http://" + freePort(t)}
 		args := append([]string{
 			"--smtp", mp.smtpAddr,
 			"--listen", strings.TrimPrefix(mp.api, "http://"),
@@ -171,7 +178,7 @@ func (mp mailpit) onlyMessage(t *testing.T) mpSummary {
 
 // selfSignedCert writes a CA-less self-signed certificate for 127.0.0.1 and
 // returns its files and a pool that trusts it.
-func selfSignedCert(t *testing.T) (certFile, keyFile string, pool *x509.CertPool) {
+func selfSignedCert(t *testing.T, more ...net.IP) (certFile, keyFile string, pool *x509.CertPool) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -180,7 +187,7 @@ func selfSignedCert(t *testing.T) (certFile, keyFile string, pool *x509.CertPool
 	tmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
 		Subject:               pkix.Name{CommonName: "127.0.0.1"},
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
+		IPAddresses:           append([]net.IP{net.IPv4(127, 0, 0, 1)}, more...),
 		NotBefore:             time.Now().Add(-time.Hour),
 		NotAfter:              time.Now().Add(time.Hour),
 		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
@@ -371,4 +378,55 @@ func TestMailpitTLS(t *testing.T) {
 		}
 		checkDelivered(t, mp, e)
 	})
+}
+
+// nonLoopbackIP is an address of this machine that is not loopback, so a
+// server listening there counts as remote for the TLS policy.
+func nonLoopbackIP(t *testing.T) net.IP {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() {
+			return n.IP.To4()
+		}
+	}
+	t.Skip("this machine has no non-loopback IPv4 address to stand for a remote SMTP host")
+	return nil
+}
+
+// To a host that is not loopback, smtp:// requires STARTTLS unless the
+// operator writes tls=none.
+func TestMailpitRemoteHostRequiresTLS(t *testing.T) {
+	t.Parallel()
+	ip := nonLoopbackIP(t)
+	certFile, keyFile, roots := selfSignedCert(t, ip)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	plain := startMailpitOn(t, ip.String())
+	e := loginEmail(t, "erin@example.com")
+	err := newSMTP(t, "smtp://"+plain.smtpAddr, roots).Send(ctx, e)
+	if err == nil || !strings.Contains(strings.ToLower(err.Error()), "starttls") {
+		t.Fatalf("plain remote server without tls=none: Send = %v, want a STARTTLS refusal", err)
+	}
+	if _, err := NewSMTP("smtp://ada:hunter2pw@"+plain.smtpAddr+"?tls=none", "a@b.test"); err == nil {
+		t.Fatal("a password in clear to a remote host was accepted")
+	}
+	if err := newSMTP(t, "smtp://"+plain.smtpAddr+"?tls=none", roots).Send(ctx, e); err != nil {
+		t.Fatalf("tls=none: %v", err)
+	}
+	checkDelivered(t, plain, e)
+
+	secure := startMailpitOn(t, ip.String(), "--smtp-tls-cert", certFile, "--smtp-tls-key", keyFile,
+		"--smtp-require-starttls", "--smtp-auth-accept-any")
+	f := loginEmail(t, "frank@example.com")
+	if err := newSMTP(t, "smtp://frank:hunter2pw@"+secure.smtpAddr, roots).Send(ctx, f); err != nil {
+		t.Fatalf("default STARTTLS to a remote host: %v", err)
+	}
+	if sum := checkDelivered(t, secure, f); sum.Username != "frank" {
+		t.Errorf("mailpit saw user %q, want frank", sum.Username)
+	}
 }

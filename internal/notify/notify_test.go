@@ -69,17 +69,22 @@ func TestNewSMTP(t *testing.T) {
 	t.Parallel()
 	const from = "Latchkey <no-reply@latchkey.test>"
 	good := map[string]string{
-		"smtp://mail.example.com":                                                "smtp://mail.example.com:587",
-		"SMTP://mail.example.com/":                                               "smtp://mail.example.com:587",
+		// STARTTLS is required by default, except to a loopback relay.
+		"smtp://mail.example.com":                                                "smtp://mail.example.com:587?tls=required",
+		"SMTP://mail.example.com/":                                               "smtp://mail.example.com:587?tls=required",
 		"smtps://mail.example.com":                                               "smtps://mail.example.com:465",
-		"smtps://mail.example.com:2465?tls=required":                             "smtps://mail.example.com:2465?tls=required",
-		"smtp://mail.example.com?tls=opportunistic":                              "smtp://mail.example.com:587",
-		"smtp://[::1]:1025":                                                      "smtp://[::1]:1025",
-		"smtp://apikey@mail.example.com:25":                                      "smtp://apikey@mail.example.com:25",
+		"smtps://mail.example.com:2465?tls=required":                             "smtps://mail.example.com:2465",
+		"smtp://mail.example.com?tls=none":                                       "smtp://mail.example.com:587?tls=none",
+		"smtp://apikey@mail.example.com:25?tls=none":                             "smtp://apikey@mail.example.com:25?tls=none",
+		"smtp://[::1]:1025":                                                      "smtp://[::1]:1025?tls=opportunistic",
+		"smtp://127.0.0.1:1025?tls=opportunistic":                                "smtp://127.0.0.1:1025?tls=opportunistic",
+		"smtp://u:hunter2pw@localhost:1025?tls=none":                             "smtp://u@localhost:1025?tls=none",
+		"smtp://localhost:1025?tls=required":                                     "smtp://localhost:1025?tls=required",
+		"smtp://apikey@mail.example.com:25":                                      "smtp://apikey@mail.example.com:25?tls=required",
 		"smtp://user%40example.com:hunter2pw@mail.example.com:2525?tls=required": "smtp://user%40example.com@mail.example.com:2525?tls=required",
 		// Unescaped '/', '?', '#' and '@' in a password are forgiven: the last '@' ends the user info.
-		"smtp://u:hunter2pw/?#@x@mail.example.com": "smtp://u@mail.example.com:587",
-		"  smtp://u:hunter2pw@mail.example.com  ":  "smtp://u@mail.example.com:587",
+		"smtp://u:hunter2pw/?#@x@mail.example.com": "smtp://u@mail.example.com:587?tls=required",
+		"  smtp://u:hunter2pw@mail.example.com  ":  "smtp://u@mail.example.com:587?tls=required",
 	}
 	for raw, want := range good {
 		s, err := notify.NewSMTP(raw, from)
@@ -113,6 +118,10 @@ func TestNewSMTP(t *testing.T) {
 		"smtp://u%zz:hunter2pw@mail.example.com",
 		"smtp://:hunter2pw@mail.example.com",
 		"smtp://u:hunter2pw@mail example.com",
+		// Clear text to a remote host only when asked for, and never with a password.
+		"smtp://mail.example.com?tls=opportunistic",
+		"smtp://u:hunter2pw@mail.example.com?tls=none",
+		"smtp://u:hunter2pw@127.0.0.2.example.com?tls=none",
 	}
 	for _, raw := range bad {
 		s, err := notify.NewSMTP(raw, from)

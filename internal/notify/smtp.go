@@ -35,21 +35,39 @@ const (
 type SMTP struct {
 	host        string
 	port        int
-	implicitTLS bool // smtps://: TLS from the first byte
-	requireTLS  bool // ?tls=required: refuse to send without STARTTLS
+	implicitTLS bool    // smtps://: TLS from the first byte
+	tls         tlsMode // smtp:// only: how STARTTLS is used
 	user        string
 	pass        string
 	from        *mail.Address
 	rootCAs     *x509.CertPool // nil means the system roots; tests trust their own CA
 }
 
+// tlsMode is how an smtp:// connection uses STARTTLS.
+type tlsMode string
+
+const (
+	// tlsRequired refuses to send unless the server offers STARTTLS and the
+	// handshake verifies: the default, so login links and codes never cross
+	// the network in clear.
+	tlsRequired tlsMode = "required"
+	// tlsOpportunistic uses STARTTLS when offered: allowed only to a
+	// loopback host (a local relay), and the default there.
+	tlsOpportunistic tlsMode = "opportunistic"
+	// tlsNone sends in clear: only when the operator says so explicitly.
+	tlsNone tlsMode = "none"
+)
+
 // NewSMTP configures a mailer from LATCHKEY_SMTP_URL and LATCHKEY_EMAIL_FROM.
 //
-// rawURL is smtp://[user[:pass]@]host[:port][?tls=required] (port 587 by
-// default; STARTTLS is used when the server offers it, and is mandatory with
-// tls=required) or smtps://[user[:pass]@]host[:port] for implicit TLS (port
-// 465 by default). User and password are URL-decoded; AUTH is attempted only
-// when a user is given. Errors never contain the password.
+// rawURL is smtps://[user[:pass]@]host[:port] for implicit TLS (port 465 by
+// default) or smtp://[user[:pass]@]host[:port][?tls=required|none] (port 587
+// by default). smtp:// requires STARTTLS unless the host is a loopback
+// address (then STARTTLS is used when offered) or tls=none says to send in
+// clear; tls=none with a password is refused for a remote host, since the
+// password would cross the network in clear. User and password are
+// URL-decoded; AUTH is attempted only when a user is given. Errors never
+// contain the password.
 func NewSMTP(rawURL, from string) (*SMTP, error) {
 	s, err := parseSMTPURL(rawURL)
 	if err != nil {
@@ -131,36 +149,59 @@ func parseSMTPURL(raw string) (*SMTP, error) {
 	if err != nil {
 		return nil, fmt.Errorf("query: %w", err)
 	}
+	loopback := isLoopback(s.host)
+	s.tls = tlsRequired
+	if loopback {
+		s.tls = tlsOpportunistic
+	}
 	for k, vs := range q {
 		if k != "tls" {
-			return nil, fmt.Errorf("unknown parameter %q (only tls=required is supported)", k)
+			return nil, fmt.Errorf("unknown parameter %q (only tls=required or tls=none)", k)
 		}
 		if len(vs) != 1 {
 			return nil, errors.New("parameter tls given more than once")
 		}
-		switch vs[0] {
-		case "required":
-			s.requireTLS = true
-		case "opportunistic":
+		switch m := tlsMode(vs[0]); m {
+		case tlsRequired, tlsNone:
+			s.tls = m
+		case tlsOpportunistic:
+			if !loopback {
+				return nil, errors.New("tls=opportunistic is allowed only to a loopback host: a network attacker " +
+					"could strip STARTTLS (use tls=required, smtps://, or tls=none if you really mean clear text)")
+			}
 		default:
-			return nil, fmt.Errorf("tls=%q: want required or opportunistic", vs[0])
+			return nil, fmt.Errorf("tls=%q: want required or none", vs[0])
 		}
 	}
+	if s.implicitTLS {
+		s.tls = tlsRequired // TLS from the first byte; the parameter changes nothing
+	}
+	if s.tls == tlsNone && s.pass != "" && !loopback {
+		return nil, errors.New("tls=none with a password to a remote host would send the password in clear")
+	}
 	return s, nil
+}
+
+// isLoopback reports whether host is localhost or a loopback IP literal.
+// Names are not resolved: a name that happens to resolve to 127.0.0.1
+// today is still treated as remote.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // String describes the server without the password, so a configured mailer
 // can be logged safely (fmt uses it for %v and %s).
 func (s *SMTP) String() string {
-	scheme, user, tlsq := "smtp", "", ""
+	scheme, user, tlsq := "smtp", "", "?tls="+string(s.tls)
 	if s.implicitTLS {
-		scheme = "smtps"
+		scheme, tlsq = "smtps", ""
 	}
 	if s.user != "" {
 		user = url.User(s.user).String() + "@"
-	}
-	if s.requireTLS {
-		tlsq = "?tls=required"
 	}
 	return scheme + "://" + user + net.JoinHostPort(s.host, strconv.Itoa(s.port)) + tlsq
 }
@@ -193,8 +234,10 @@ func (s *SMTP) Send(ctx context.Context, m Email) error {
 	switch {
 	case s.implicitTLS:
 		opts = append(opts, gomail.WithSSL())
-	case s.requireTLS:
+	case s.tls == tlsRequired:
 		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSMandatory))
+	case s.tls == tlsNone:
+		opts = append(opts, gomail.WithTLSPolicy(gomail.NoTLS))
 	default:
 		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSOpportunistic))
 	}

@@ -55,7 +55,7 @@ type Member struct {
 	SSORegistrations       []SSORegistration `json:"sso_registrations"`
 	IsBreakglass           bool              `json:"is_breakglass"`
 	IsAdmin                bool              `json:"is_admin"`
-	IsLocked               bool              `json:"is_locked"` // no lockout yet; required by the Node client's Member type
+	IsLocked               bool              `json:"is_locked"` // a lockout about the address runs (see memberSelect)
 	MemberPasswordID       string            `json:"member_password_id"`
 	MFAEnrolled            bool              `json:"mfa_enrolled"`
 	MFAPhoneNumber         string            `json:"mfa_phone_number"`

@@ -24,12 +24,21 @@ const memberColumns = `member_id, organization_id, project_id, email_id, email_a
 const memberPasswordID = `COALESCE((SELECT mp.password_id FROM member_passwords mp
 	WHERE mp.project_id = members.project_id AND mp.email_address = members.email_address), '')`
 
-// memberSelect is what member reads select: the stored columns with
+// memberColumnsRead is what member reads select: the stored columns with
 // member_password_id derived, plus the MFA enrollment columns, which only
 // the MFA flows write (mfa.go), so inserts leave them at their defaults.
-const memberSelect = `member_id, organization_id, project_id, email_id, email_address, email_address_verified, status,
+const memberColumnsRead = `member_id, organization_id, project_id, email_id, email_address, email_address_verified, status,
 	name, trusted_metadata, untrusted_metadata, is_breakglass, is_admin, ` + memberPasswordID + `, created_at, updated_at,
 	mfa_phone_number, mfa_phone_number_verified, mfa_enrolled, default_mfa_method, totp_registration_id, sso_registrations`
+
+// memberSelect is memberColumnsRead plus is_locked: whether a lockout
+// about the member's address (ratelimit.EmailSubject) runs now. The time
+// is a number formatted here, not user input.
+func (s *Store) memberSelect() string {
+	return memberColumnsRead + fmt.Sprintf(`, EXISTS (SELECT 1 FROM attempt_counters ac
+		WHERE ac.subject = members.project_id || '|' || members.email_address AND ac.locked_until > %d)`,
+		store.Millis(s.clock.Now()))
+}
 
 func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 	var m Member
@@ -37,7 +46,8 @@ func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 	var created, updated int64
 	if err := row.Scan(&m.MemberID, &m.OrganizationID, &m.projectID, &m.EmailID, &m.EmailAddress, &m.EmailAddressVerified,
 		&m.Status, &m.Name, &trusted, &untrusted, &m.IsBreakglass, &m.IsAdmin, &m.MemberPasswordID, &created, &updated,
-		&m.MFAPhoneNumber, &m.MFAPhoneNumberVerified, &m.MFAEnrolled, &m.DefaultMFAMethod, &m.TOTPRegistrationID, &ssoRegs); err != nil {
+		&m.MFAPhoneNumber, &m.MFAPhoneNumberVerified, &m.MFAEnrolled, &m.DefaultMFAMethod, &m.TOTPRegistrationID, &ssoRegs,
+		&m.IsLocked); err != nil {
 		return nil, store.MapError(err)
 	}
 	if err := json.Unmarshal([]byte(trusted), &m.TrustedMetadata); err != nil {
@@ -60,7 +70,7 @@ func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 
 // Member loads a member of an organization of the project.
 func (s *Store) Member(ctx context.Context, q store.Querier, projectID, memberID string) (*Member, error) {
-	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberSelect+` FROM members WHERE member_id = $1 AND project_id = $2`,
+	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+s.memberSelect()+` FROM members WHERE member_id = $1 AND project_id = $2`,
 		memberID, projectID))
 	if err != nil {
 		return nil, fmt.Errorf("organization: member %s: %w", memberID, err)
@@ -70,7 +80,7 @@ func (s *Store) Member(ctx context.Context, q store.Querier, projectID, memberID
 
 // MemberByEmail loads the member with a (normalised) email in an organization.
 func (s *Store) MemberByEmail(ctx context.Context, q store.Querier, orgID, email string) (*Member, error) {
-	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+memberSelect+` FROM members WHERE organization_id = $1 AND email_address = $2`,
+	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+s.memberSelect()+` FROM members WHERE organization_id = $1 AND email_address = $2`,
 		orgID, email))
 	if err != nil {
 		return nil, fmt.Errorf("organization: member by email: %w", err)

@@ -125,7 +125,7 @@ func (s *Store) SearchMembers(ctx context.Context, projectID string, p MemberSea
 		where += " AND status <> " + w.arg(StatusDeleted)
 	}
 	q := s.db.Read()
-	members, meta, err := searchPage(ctx, q, pageSpec[*Member]{table: "members", columns: memberSelect, idCol: "member_id",
+	members, meta, err := searchPage(ctx, q, pageSpec[*Member]{table: "members", columns: s.memberSelect(), idCol: "member_id",
 		scan: scanMember, key: func(m *Member) cursor { return cursor{createdAt: store.Millis(m.CreatedAt), id: m.MemberID} }},
 		w, where, after, limit)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/password/pwhash"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -21,35 +22,30 @@ import (
 // dummy hash is verified instead so the answer and its timing are those of
 // a wrong password.
 func (s *Service) verify(ctx context.Context, p *project.Project, ip, email, password string, eligible bool) (*credential, error) {
-	eKey, iKey := emailLock(p.ID, email), ipLock(p.ID, ip)
-	if err := s.checkLocks(ctx, eKey, iKey); err != nil {
-		return nil, err
-	}
-	// The lookup runs either way so both cases do the same work.
 	var cred *credential
-	c, err := s.credential(ctx, s.d.DB.Read(), p.ID, email)
-	switch {
-	case err == nil && eligible:
-		cred = c
-	case err != nil && !errors.Is(err, store.ErrNotFound):
-		return nil, err
-	}
-	ok := false
-	if cred == nil {
-		_, _ = pwhash.Verify(s.dummy, password)
-	} else {
-		var err error
-		if ok, err = pwhash.Verify(cred.Hash, password); err != nil {
-			return nil, fmt.Errorf("password: stored hash of %s: %w", cred.ID, err)
+	err := s.d.Limiter.Guard(ctx, func() error {
+		// The lookup runs either way so both cases do the same work.
+		c, err := s.credential(ctx, s.d.DB.Read(), p.ID, email)
+		switch {
+		case err == nil && eligible:
+			cred = c
+		case err != nil && !errors.Is(err, store.ErrNotFound):
+			return err
 		}
-	}
-	if !ok {
-		if err := s.recordFailure(ctx, eKey, iKey); err != nil {
-			return nil, err
+		if cred == nil {
+			_, _ = pwhash.Verify(s.dummy, password)
+			return apierr.New(apierr.UnauthorizedCredentials)
 		}
-		return nil, apierr.New(apierr.UnauthorizedCredentials)
-	}
-	if err := s.clearFailures(ctx, eKey); err != nil {
+		ok, err := pwhash.Verify(cred.Hash, password)
+		if err != nil {
+			return fmt.Errorf("password: stored hash of %s: %w", cred.ID, err)
+		}
+		if !ok {
+			return apierr.New(apierr.UnauthorizedCredentials)
+		}
+		return nil
+	}, ratelimit.FailureOf(apierr.UnauthorizedCredentials), lockKeys(p.ID, email, ip)...)
+	if err != nil {
 		return nil, err
 	}
 	return cred, nil

@@ -68,7 +68,7 @@ var (
 	StrengthCheckPerIP = ratelimit.Rule{Name: "pw_strength_ip", Limit: 600, Window: 10 * time.Minute}
 	ResetSendPerEmail  = ratelimit.Rule{Name: "pw_reset_send_email", Limit: 5, Window: 10 * time.Minute}
 	ResetSendPerIP     = ratelimit.Rule{Name: "pw_reset_send_ip", Limit: 50, Window: 10 * time.Minute}
-	ResetRedeemPerIP   = ratelimit.Rule{Name: "pw_reset_redeem_ip", Limit: 60, Window: 10 * time.Minute}
+	ResetRedeemPerIP   = ratelimit.Rule{Name: "pw_reset_redeem_ip", Limit: 60, Window: 10 * time.Minute, OnSuccess: ratelimit.Release}
 	SetPerIP           = ratelimit.Rule{Name: "pw_set_ip", Limit: 60, Window: 10 * time.Minute}
 )
 

@@ -12,6 +12,7 @@ import (
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/password/pwhash"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -161,11 +162,12 @@ type ResetParams struct {
 // rate limit, the token and its PKCE binding, and the new password's
 // strength. A weak password leaves the link usable for a better one.
 func (s *Service) prepareReset(ctx context.Context, a ResetParams, discovery bool) (*resetToken, string, error) {
-	if err := s.d.Limiter.Allow(ctx, ResetRedeemPerIP, a.Project.ID+"|"+a.ClientIP); err != nil {
+	attempt, err := s.d.Limiter.Reserve(ctx, ratelimit.For(ResetRedeemPerIP, a.Project.ID+"|"+a.ClientIP))
+	if err != nil {
 		return nil, "", err
 	}
 	t, err := s.lookupReset(ctx, a.Project, a.Token, a.CodeVerifier, discovery)
-	if err != nil {
+	if err = attempt.Settle(ctx, err, ratelimit.LinkFailure); err != nil {
 		return nil, "", err
 	}
 	if err := s.requireStrong(ctx, a.Project, "password", a.Password, t.Email); err != nil {
@@ -186,6 +188,11 @@ func (s *Service) changePassword(ctx context.Context, q store.Querier, p *projec
 		return err
 	}
 	if err := s.retireResets(ctx, q, p.ID, email); err != nil {
+		return err
+	}
+	// Whoever sets the password proved the address (inbox link, fresh
+	// session or the old password): the address's lockouts end.
+	if err := s.d.Limiter.Unlock(ctx, q, ratelimit.EmailSubject(p.ID, email)); err != nil {
 		return err
 	}
 	return s.d.Sessions.RevokeForEmail(ctx, q, p.ID, email, keep)

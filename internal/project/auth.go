@@ -162,11 +162,11 @@ func (r *Resolver) BackendAuth() httpapi.Middleware {
 				return
 			}
 			var p *Project
-			err := r.limiter.GuardFailures(req.Context(), SecretFailuresPerIP, httpapi.ClientIP(req), func() error {
+			err := r.limiter.GuardUnguessable(req.Context(), func() error {
 				var err error
 				p, err = r.CheckSecret(req.Context(), id, secret)
 				return err
-			}, IsNotFound)
+			}, IsNotFound, ratelimit.For(SecretFailuresPerIP, httpapi.ClientIP(req)))
 			if err != nil {
 				if IsNotFound(err) {
 					err = apierr.Wrap(apierr.InvalidSecretAuthentication, err)

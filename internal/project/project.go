@@ -16,6 +16,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/secretbox"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -75,10 +76,13 @@ func (p *Project) HasProduct(name string) bool { return slices.Contains(p.Produc
 type Store struct {
 	db    *store.DB
 	clock clock.Clock
+	box   *secretbox.Box // seals signing private keys at rest
 }
 
-// NewStore returns a project store.
-func NewStore(db *store.DB, c clock.Clock) *Store { return &Store{db: db, clock: c} }
+// NewStore returns a project store; box seals the signing keys.
+func NewStore(db *store.DB, c clock.Clock, box *secretbox.Box) *Store {
+	return &Store{db: db, clock: c, box: box}
+}
 
 // CreateParams describes a new project.
 type CreateParams struct {
@@ -153,7 +157,7 @@ func (s *Store) Create(ctx context.Context, p CreateParams) (*Created, error) {
 			ids.New("secret", p.Env), proj.ID, ids.Hash(out.Secret), out.Secret[len(out.Secret)-4:], now); err != nil {
 			return fmt.Errorf("insert secret: %w", err)
 		}
-		if err := newSigningKey(ctx, q, proj.ID, p.Env, now); err != nil {
+		if _, err := s.newSigningKey(ctx, q, proj.ID, p.Env, now); err != nil {
 			return err
 		}
 		for _, u := range p.RedirectURLs {

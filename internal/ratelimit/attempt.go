@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
-	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -43,7 +42,9 @@ const (
 )
 
 // Key is one rule applied to one key, for Reserve. Subject, when set,
-// names what a lock is about (an email address) so IsLocked can find it.
+// names what a lock is about so IsLocked (and a member's is_locked, which
+// joins on it) can find it: EmailSubject for an address. It is stored as
+// given, so it must only be an identifier the database already holds.
 type Key struct {
 	Rule    Rule
 	Key     string
@@ -58,13 +59,9 @@ func (k Key) About(subject string) Key { k.Subject = subject; return k }
 
 func (k Key) bucket() string { return bucketFor(k.Rule, k.Key) }
 
-// subjectHash keeps subjects (email addresses) out of the table in clear.
-func subjectHash(subject string) string {
-	if subject == "" {
-		return ""
-	}
-	return ids.Hash("subject|" + subject)[:40]
-}
+// EmailSubject is the subject of locks about an email address in a
+// project; members.project_id || '|' || members.email_address in SQL.
+func EmailSubject(projectID, email string) string { return projectID + "|" + email }
 
 // reserved is one counted attempt: the window it was counted in lets a
 // release after the window rolled over leave the new window alone.
@@ -148,7 +145,7 @@ func reserveOne(ctx context.Context, q store.Querier, k Key, now time.Time) (res
 			locked_until = CASE WHEN `+fresh+` THEN 0 ELSE attempt_counters.locked_until END,
 			subject = excluded.subject
 		RETURNING hits, window_start, locked_until`,
-		k.bucket(), subjectHash(k.Subject), nowMs, nowMs-k.Rule.Window.Milliseconds()).Scan(&r.hits, &r.windowStart, &until)
+		k.bucket(), k.Subject, nowMs, nowMs-k.Rule.Window.Milliseconds()).Scan(&r.hits, &r.windowStart, &until)
 	if err != nil {
 		return r, 0, fmt.Errorf("%s: %w", k.Rule.Name, store.MapError(err))
 	}
@@ -258,6 +255,25 @@ func (l *Limiter) Guard(ctx context.Context, check func() error, isFailure func(
 	return a.Settle(ctx, check(), isFailure)
 }
 
+// GuardUnguessable is Guard for secrets too long to guess (session
+// tokens, project secrets): check runs first and a correct secret always
+// passes, so failures from an address (a whole office behind one NAT with
+// expired cookies, or one misconfigured service) never make valid
+// secrets fail there. Only a failure is counted; past the limit it is
+// answered with the refusal instead, which slows a scanner down without
+// costing anyone else anything.
+func (l *Limiter) GuardUnguessable(ctx context.Context, check func() error, isFailure func(error) bool, keys ...Key) error {
+	err := check()
+	if err == nil || !isFailure(err) {
+		return err
+	}
+	a, rerr := l.Reserve(ctx, keys...)
+	if rerr != nil {
+		return rerr
+	}
+	return errors.Join(err, a.Failed(ctx))
+}
+
 // FailureOf is an isFailure for Guard: errors of the given public types
 // are wrong credentials.
 func FailureOf(types ...apierr.Type) func(error) bool {
@@ -271,11 +287,15 @@ func FailureOf(types ...apierr.Type) func(error) bool {
 	}
 }
 
+// LinkFailure recognises a wrong link or token (unknown, spent, expired,
+// or without the browser's PKCE verifier), for Guard and Settle.
+var LinkFailure = FailureOf(apierr.UnableToAuthMagicLink, apierr.PKCEMismatch)
+
 // IsLocked reports whether any lock about subject (see Key.About) runs.
 func (l *Limiter) IsLocked(ctx context.Context, q store.Querier, subject string) (bool, error) {
 	var one int
 	err := q.QueryRowContext(ctx, `SELECT 1 FROM attempt_counters WHERE subject = $1 AND locked_until > $2 LIMIT 1`,
-		subjectHash(subject), store.Millis(l.clock.Now())).Scan(&one)
+		subject, store.Millis(l.clock.Now())).Scan(&one)
 	if errors.Is(store.MapError(err), store.ErrNotFound) {
 		return false, nil
 	}
@@ -288,7 +308,7 @@ func (l *Limiter) IsLocked(ctx context.Context, q store.Querier, subject string)
 // Unlock ends every lock about subject and forgets its counts (an
 // administrator's action, or a password reset through the inbox).
 func (l *Limiter) Unlock(ctx context.Context, q store.Querier, subject string) error {
-	if _, err := q.ExecContext(ctx, `DELETE FROM attempt_counters WHERE subject = $1`, subjectHash(subject)); err != nil {
+	if _, err := q.ExecContext(ctx, `DELETE FROM attempt_counters WHERE subject = $1`, subject); err != nil {
 		return fmt.Errorf("ratelimit: unlock: %w", err)
 	}
 	return nil

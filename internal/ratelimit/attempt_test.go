@@ -166,3 +166,25 @@ func TestOutcomesLocksAndSlowdown(t *testing.T) {
 		}
 	})
 }
+
+// Valid unguessable secrets always pass; failures past the limit are
+// refused with the rule's error instead of their own.
+func TestGuardUnguessable(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		l := ratelimit.New(db, clock.NewFake(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)))
+		rule := ratelimit.Rule{Name: "sess", Limit: 2, Window: time.Minute}
+		key := ratelimit.For(rule, "office")
+		for i := 0; i < 2; i++ {
+			if err := l.GuardUnguessable(ctx, wrong, isWrong, key); !apierr.Is(err, apierr.UnauthorizedCredentials) {
+				t.Fatalf("failure %d: %v", i, err)
+			}
+		}
+		if err := l.GuardUnguessable(ctx, wrong, isWrong, key); !apierr.Is(err, apierr.TooManyRequests) {
+			t.Fatalf("failure past the limit: %v", err)
+		}
+		if err := l.GuardUnguessable(ctx, func() error { return nil }, isWrong, key); err != nil {
+			t.Fatalf("a valid secret from the same address: %v", err)
+		}
+	})
+}

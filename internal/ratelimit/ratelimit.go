@@ -5,7 +5,6 @@ package ratelimit
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -112,43 +111,4 @@ func (l *Limiter) Sweep(ctx context.Context, olderThan time.Duration) error {
 	return l.sweepAttempts(ctx, cutoff)
 }
 
-// Exceeded reports, without recording a hit, whether key is already over
-// rule's limit in the current window. Credential checks use it with
-// Allow-on-failure so that only failed attempts are counted (no write on
-// the success path) while a guesser is still stopped before checking.
-func (l *Limiter) Exceeded(ctx context.Context, rule Rule, key string) error {
-	now := l.clock.Now()
-	start := now.Truncate(rule.Window)
-	var hits int
-	err := l.db.Read().QueryRowContext(ctx, `SELECT hits FROM rate_limits WHERE bucket = $1 AND window_start = $2`,
-		bucketFor(rule, key), store.Millis(start)).Scan(&hits)
-	if err != nil {
-		if errors.Is(store.MapError(err), store.ErrNotFound) {
-			return nil
-		}
-		return fmt.Errorf("ratelimit: %s: %w", rule.Name, store.MapError(err))
-	}
-	if hits >= rule.Limit {
-		retry := int(math.Ceil(start.Add(rule.Window).Sub(now).Seconds()))
-		return apierr.New(apierr.TooManyRequests).WithDetails(map[string]any{"retry_after_seconds": retry})
-	}
-	return nil
-}
-
 func bucketFor(rule Rule, key string) string { return rule.Name + ":" + ids.Hash(key)[:40] }
-
-// GuardFailures runs check unless key is already over rule's limit, and
-// records a hit only when check fails in a way isFailure recognises (a
-// wrong credential, not a server error). Successful checks cost one read.
-func (l *Limiter) GuardFailures(ctx context.Context, rule Rule, key string, check func() error, isFailure func(error) bool) error {
-	if err := l.Exceeded(ctx, rule, key); err != nil {
-		return err
-	}
-	err := check()
-	if err != nil && isFailure(err) {
-		if herr := l.Allow(ctx, rule, key); herr != nil && !apierr.Is(herr, apierr.TooManyRequests) {
-			return errors.Join(err, herr)
-		}
-	}
-	return err
-}

@@ -91,3 +91,11 @@ func (b *Box) Open(sealed, aad string) (string, error) {
 
 // IsSealed reports whether s carries the sealed prefix.
 func IsSealed(s string) bool { return strings.HasPrefix(s, Prefix) }
+
+// NewRandom returns a box under a fresh random key, for values that need
+// not outlive the process (tests, dev servers wired without a key).
+func NewRandom() *Box {
+	k, _ := ParseKey(NewKey())
+	b, _ := New(k)
+	return b
+}

@@ -163,7 +163,7 @@ func TestCLIChangesReachRunningServer(t *testing.T) {
 		if n := keys(); n != 1 {
 			t.Fatalf("jwks has %d keys before rotation", n)
 		}
-		if err := cli.App.Projects.RotateSigningKey(ctx, pid); err != nil {
+		if _, err := cli.App.Projects.RotateSigningKey(ctx, pid); err != nil {
 			t.Fatal(err)
 		}
 		within(t, time.Second, "rotated signing key in the JWKS", func() bool { return keys() == 2 })

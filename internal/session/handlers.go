@@ -20,21 +20,20 @@ type Handlers struct {
 	Authz    Authorizer
 }
 
-// FailuresPerIP bounds failed session checks per client address. It is
-// generous because a whole office behind one NAT reloading pages with
-// expired cookies must not lock out its colleagues' valid sessions.
+// FailuresPerIP bounds failed session checks per client address
+// (GuardUnguessable: a valid session always passes, so a whole office
+// behind one NAT reloading pages with expired cookies cannot lock out its
+// colleagues' valid sessions).
 var FailuresPerIP = ratelimit.Rule{Name: "session_fail_ip", Limit: 600, Window: 10 * time.Minute}
 
 // authenticate runs a session check under the failure limit.
 func (h Handlers) authenticate(r *http.Request, p *project.Project, cred Credential, duration *int) (*SessionResponse, error) {
 	var out *SessionResponse
-	err := h.Limiter.GuardFailures(r.Context(), FailuresPerIP, p.ID+"|"+httpapi.ClientIP(r), func() error {
+	err := h.Limiter.GuardUnguessable(r.Context(), func() error {
 		var err error
 		out, err = h.Sessions.Authenticate(r.Context(), p, cred, duration)
 		return err
-	}, func(err error) bool {
-		return apierr.Is(err, apierr.SessionNotFound) || apierr.Is(err, apierr.InvalidJWT)
-	})
+	}, ratelimit.FailureOf(apierr.SessionNotFound, apierr.InvalidJWT), ratelimit.For(FailuresPerIP, p.ID+"|"+httpapi.ClientIP(r)))
 	return out, err
 }
 

@@ -1,0 +1,104 @@
+package atrest_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/app"
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/atrest"
+	"github.com/latchkey/latchkey/internal/mfa"
+	"github.com/latchkey/latchkey/internal/secretbox"
+)
+
+func box(t *testing.T, b64 string) *secretbox.Box {
+	t.Helper()
+	k, err := secretbox.ParseKey(b64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := secretbox.New(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestSealStoredBindsTheRow(t *testing.T) {
+	t.Parallel()
+	b := box(t, apptest.TestEncryptionKey)
+	c := atrest.Column{Table: "things", Key: "id", Column: "secret"}
+	sealed, err := c.SealStored(b, "row-1", "hunter2")
+	if err != nil || !secretbox.IsSealed(sealed) || strings.Contains(sealed, "hunter2") {
+		t.Fatalf("SealStored = %q, %v", sealed, err)
+	}
+	if pt, err := c.OpenStored(b, "row-1", sealed); err != nil || pt != "hunter2" {
+		t.Fatalf("OpenStored = %q, %v", pt, err)
+	}
+	if _, err := c.OpenStored(b, "row-2", sealed); err == nil {
+		t.Fatal("a value copied to another row opened")
+	}
+	other := atrest.Column{Table: "things", Key: "id", Column: "other"}
+	if _, err := other.OpenStored(b, "row-1", sealed); err == nil {
+		t.Fatal("a value copied to another column opened")
+	}
+	if _, err := c.SealStored(nil, "row-1", "x"); err == nil {
+		t.Fatal("sealing without a key succeeded")
+	}
+	if pt, err := c.OpenStored(nil, "row-1", "legacy"); err != nil || pt != "legacy" {
+		t.Fatalf("plaintext passes through until sealed: %q %v", pt, err)
+	}
+}
+
+// TOTP secrets and signing keys are sealed in the database; a plaintext TOTP
+// secret (a row from before encryption) is sealed by SealExisting and still
+// checks codes.
+func TestSecretsSealedInDatabase(t *testing.T) {
+	t.Parallel()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		ctx := context.Background()
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		mid := e.CreateMember(org, "ada@acme.test")
+		r := e.Backend(http.MethodPost, "/v1/b2b/totp/migrate", map[string]any{"organization_id": org, "member_id": mid,
+			"secret": "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"})
+		apptest.Want(t, r, 200, "")
+		regID := r.Body["totp_registration_id"].(string)
+		db := e.App.DB
+		var stored string
+		if err := db.Read().QueryRowContext(ctx, `SELECT secret FROM totp_registrations WHERE totp_registration_id = $1`, regID).Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		if !secretbox.IsSealed(stored) || strings.Contains(stored, "JBSWY3DP") {
+			t.Fatalf("TOTP secret stored in clear: %q", stored)
+		}
+		if err := db.Read().QueryRowContext(ctx, `SELECT private_key_pem FROM signing_keys WHERE project_id = $1`,
+			e.Project.Project.ID).Scan(&stored); err != nil || !secretbox.IsSealed(stored) {
+			t.Fatalf("signing key stored in clear (%v)", err)
+		}
+
+		// Put it back in clear, as an old database would hold it.
+		if _, err := db.ExecContext(ctx, `UPDATE totp_registrations SET secret = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP' WHERE totp_registration_id = $1`, regID); err != nil {
+			t.Fatal(err)
+		}
+		n, err := atrest.SealExisting(ctx, db, e.App.Box, app.SealedColumns()...)
+		if err != nil || n != 1 {
+			t.Fatalf("SealExisting = %d, %v; want 1 row sealed", n, err)
+		}
+		if n, err := atrest.SealExisting(ctx, db, e.App.Box, app.SealedColumns()...); err != nil || n != 0 {
+			t.Fatalf("second SealExisting = %d, %v; want nothing left to seal", n, err)
+		}
+		if err := db.Read().QueryRowContext(ctx, `SELECT secret FROM totp_registrations WHERE totp_registration_id = $1`, regID).Scan(&stored); err != nil {
+			t.Fatal(err)
+		}
+		pt, err := mfa.TOTPSecretColumn.OpenStored(e.App.Box, regID, stored)
+		if err != nil || pt != "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP" || !secretbox.IsSealed(stored) {
+			t.Fatalf("resealed secret: %v", err)
+		}
+		// A wrong key does not open it.
+		if _, err := mfa.TOTPSecretColumn.OpenStored(box(t, secretbox.NewKey()), regID, stored); err == nil {
+			t.Fatal("a wrong key opened the TOTP secret")
+		}
+	})
+}
