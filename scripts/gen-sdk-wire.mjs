@@ -86,6 +86,8 @@ const ROUTES = {
   'GET /sdk/v1/b2b/organizations/members/{member_id}/connected_apps': 'B2BOrganizationsMemberGetConnectedAppsResponse',
   'POST /sdk/v1/b2b/organizations/members/connected_apps/{connected_app_id}/revoke': 'B2BMemberRevokeConnectedAppResponse',
   'POST /sdk/v1/b2b/organizations/members/{member_id}/connected_apps/{connected_app_id}/revoke': 'B2BOrganizationsMemberRevokeConnectedAppResponse',
+  'POST /sdk/v1/b2b/oauth/authenticate': 'B2BOAuthAuthenticateResponse',
+  'POST /sdk/v1/b2b/oauth/discovery/authenticate': 'B2BOAuthDiscoveryAuthenticateResponse',
   'POST /sdk/v1/b2b/sso/authenticate': 'SSOAuthenticateResponse',
   'GET /sdk/v1/b2b/sso/discovery/connections': 'B2BSSODiscoverConnectionsResponse',
   'GET /sdk/v1/b2b/sso': 'B2BSSOGetConnectionsResponse',
@@ -117,6 +119,11 @@ const CUSTOM = {
     siwe_required_for_crypto_wallets: boolean; vertical: string }`,
   // The SDK's telemetry beacon ignores the answer.
   'POST /sdk/v1/events': `{ ${COMMON} }`,
+  // Google One Tap (GoogleOneTapClient): the client id to load Google's script with, and the URL the
+  // browser visits after a submitted ID token.
+  'GET /sdk/v1/b2b/oauth/google/onetap/start': `{ ${COMMON} google_client_id: string }`,
+  'POST /sdk/v1/b2b/oauth/google/onetap/submit': `{ ${COMMON} redirect_url: string }`,
+  'POST /sdk/v1/b2b/oauth/google/onetap/discovery/submit': `{ ${COMMON} redirect_url: string }`,
 };
 
 // Fields the SDK declares that Latchkey never sends to a browser, with the reason. They are left

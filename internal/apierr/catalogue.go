@@ -85,6 +85,13 @@ const (
 	WeakPassword                 Type = "weak_password"
 	SessionTooOldToResetPassword Type = "session_too_old_to_reset_password"
 
+	// OAuth (issue 8).
+	OAuthConfigNotFound     Type = "oauth_config_not_found"
+	OAuthProviderNotFound   Type = "oauth_provider_not_supported"
+	OAuthEmailNotVerified   Type = "oauth_email_not_verified"
+	OAuthInvalidIDToken     Type = "invalid_id_token"
+	OAuthTenantJITForbidden Type = "oauth_tenant_jit_provisioning_not_allowed"
+
 	// Hardening (issue 9).
 	SessionTooOld        Type = "session_too_old"
 	UnsupportedParameter Type = "unsupported_parameter"
@@ -189,6 +196,12 @@ var catalogue = map[Type]entry{
 
 	WeakPassword:                 {http.StatusBadRequest, "Password does not meet the strength requirements. Check it with the strength check for feedback."},
 	SessionTooOldToResetPassword: {http.StatusBadRequest, "The session cannot reset the password: none of its authentication factors was completed in the last 5 minutes. Log in again first."},
+
+	OAuthConfigNotFound:     {http.StatusBadRequest, "This OAuth provider is not configured for the project. An operator configures it with `latchkey project oauth`."},
+	OAuthProviderNotFound:   {http.StatusBadRequest, "The OAuth provider must be one of google, microsoft, hubspot, slack or github."},
+	OAuthEmailNotVerified:   {http.StatusForbidden, "The OAuth provider has not verified this email address, so it cannot be used to log in."},
+	OAuthInvalidIDToken:     {http.StatusUnauthorized, "The ID token could not be verified."},
+	OAuthTenantJITForbidden: {http.StatusForbidden, "This organization does not let members of this provider account join automatically."},
 
 	SessionTooOld:        {http.StatusForbidden, "This change needs a recent login: none of the session's authentication factors was completed in the last 5 minutes. Authenticate again first."},
 	UnsupportedParameter: {http.StatusBadRequest, "This parameter is not supported by this server."},

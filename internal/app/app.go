@@ -26,6 +26,7 @@ import (
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/notify"
+	"github.com/latchkey/latchkey/internal/oauth"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/password"
 	"github.com/latchkey/latchkey/internal/password/breach"
@@ -64,6 +65,8 @@ type App struct {
 	// Flows holds the single-use tickets of browser flows (OAuth, SSO,
 	// the identity provider); see internal/flowtoken.
 	Flows *flowtoken.Store
+	// OAuth is the OAuth module (also configured by the CLI).
+	OAuth *oauth.Module
 	// Feed tells the caches which rows changed, on any process (see
 	// internal/changefeed); Start runs its poll.
 	Feed *changefeed.Feed

@@ -10,6 +10,7 @@ import (
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/idp"
 	"github.com/latchkey/latchkey/internal/mfa"
+	"github.com/latchkey/latchkey/internal/oauth"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/rbac"
 	"github.com/latchkey/latchkey/internal/sso"
@@ -28,7 +29,7 @@ type Module interface {
 // Migrations lists every module's own migrations, applied after the core
 // ones by App.New, `latchkey migrate` and the test harness.
 func Migrations() []store.Source {
-	return []store.Source{rbac.Migrations(), idp.Migrations(), sso.Migrations()}
+	return []store.Source{oauth.Migrations(), rbac.Migrations(), idp.Migrations(), sso.Migrations()}
 }
 
 // SealedColumns lists every column holding a secret sealed at rest with
@@ -46,16 +47,20 @@ func SealedColumns() []atrest.Column {
 // A module exports them as a function beside its migrations, e.g.
 // `rbac.Watches()`, and adds it here.
 func moduleWatches() []changefeed.Watch {
-	return []changefeed.Watch{}
+	return oauth.Watches()
 }
 
 // wireModules builds the modules on the core services. It runs at the end
 // of NewWithDB, so every core service is available.
 func (a *App) wireModules() error {
+	a.OAuth = oauth.New(oauth.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Resolver: a.Resolver, Orgs: a.Orgs,
+		Sessions: a.Sessions, Discovery: a.discovery, Limiter: a.Limiter, Flows: a.Flows, Box: a.Box,
+		BaseURL: func() string { return a.Config.BaseURL }})
 	a.RBAC = rbac.New(rbac.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs})
 	members := memberSessions{sessions: a.Sessions, limiter: a.Limiter}
 	a.modules = []Module{
 		a.RBAC,
+		a.OAuth,
 		idp.New(idp.Deps{DB: a.DB, Apps: connectedapps.NewStore(a.DB, a.Clock), Orgs: a.Orgs, Sessions: members}),
 		sso.New(sso.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Resolver: a.Resolver, Orgs: a.Orgs,
 			Sessions: a.Sessions, Members: members, Flows: a.Flows, Limiter: a.Limiter, Box: a.Box,

@@ -26,6 +26,8 @@ Usage:
                    [--disable-watermark true|false] [--slug-pattern URL-with-{{slug}}|-]
   latchkey project add-redirect-url --project ID --url URL [--type login|signup|discovery|reset_password|invite]...
   latchkey project add-origin --project ID --origin ORIGIN
+  latchkey project oauth --project ID --provider google|microsoft|hubspot|slack|github --client-id X --client-secret Y
+                         [--issuer URL | --authorize-url URL --token-url URL --api-url URL]
   latchkey project rbac set --project ID --file policy.json
   latchkey project rbac get --project ID [--effective]
   latchkey project rotate-secret --project ID [--keep-old]   new backend secret (shown once)

@@ -29,10 +29,11 @@ import (
 
 // Membership types.
 const (
-	ActiveMember   = "active_member"
-	PendingMember  = "pending_member"
-	InvitedMember  = "invited_member"
-	EligibleByMail = "eligible_to_join_by_email_domain"
+	ActiveMember    = "active_member"
+	PendingMember   = "pending_member"
+	InvitedMember   = "invited_member"
+	EligibleByMail  = "eligible_to_join_by_email_domain"
+	EligibleByOAuth = "eligible_to_join_by_oauth_tenant"
 )
 
 // TokenType is the stytch_token_type of discovery magic links.
@@ -162,7 +163,30 @@ func (s *Service) list(ctx context.Context, q store.Querier, p *project.Project,
 	}
 	for _, org := range eligible {
 		if !seen[org.OrganizationID] {
+			seen[org.OrganizationID] = true
 			out = append(out, s.entry(org, Membership{Type: EligibleByMail, Details: map[string]any{"domain": domain}}, factors))
+		}
+	}
+	// An OAuth login also proves membership of the provider's tenants
+	// (workspace, team, organization, portal): organizations admitting
+	// one of them by OAuth tenant JIT are joinable.
+	for _, f := range factors {
+		provider, of, ok := f.OAuth()
+		if !ok {
+			continue
+		}
+		orgs, err := s.d.Orgs.AllowingOAuthTenant(ctx, q, p.ID, provider, of.TenantIDs())
+		if err != nil {
+			return nil, err
+		}
+		for _, org := range orgs {
+			if seen[org.OrganizationID] {
+				continue
+			}
+			seen[org.OrganizationID] = true
+			tenant, _ := org.AllowsOAuthTenant(provider, of.TenantIDs())
+			out = append(out, s.entry(org, Membership{Type: EligibleByOAuth,
+				Details: map[string]any{"provider": provider, "tenant": tenant}}, factors))
 		}
 	}
 	return out, nil

@@ -78,7 +78,8 @@ func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Proj
 
 // memberFor finds the member with email in org, or admits a new one by the
 // organization's email rules. Proving the email was the IST's job.
-func (s *Service) memberFor(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization, email string) (*organization.Member, error) {
+func (s *Service) memberFor(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization, email string,
+	factors []session.Factor) (*organization.Member, error) {
 	m, err := s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, email)
 	switch {
 	case err == nil:
@@ -89,13 +90,28 @@ func (s *Service) memberFor(ctx context.Context, q store.Querier, p *project.Pro
 	case !errors.Is(err, store.ErrNotFound):
 		return nil, err
 	}
-	if err := s.claimedElsewhere(ctx, q, p, email, org.OrganizationID); err != nil {
-		return nil, err
-	}
-	if err := org.CheckEmailJIT(email); err != nil {
-		return nil, err
+	if !admitsOAuthTenant(org, factors) {
+		if err := s.claimedElsewhere(ctx, q, p, email, org.OrganizationID); err != nil {
+			return nil, err
+		}
+		if err := org.CheckEmailJIT(email); err != nil {
+			return nil, err
+		}
 	}
 	return s.d.Orgs.CreateMember(ctx, q, org, p.Env, organization.NewMember{Email: email, Status: organization.StatusActive})
+}
+
+// admitsOAuthTenant reports whether an OAuth factor proves a tenant the
+// organization's OAuth tenant JIT admits.
+func admitsOAuthTenant(org *organization.Organization, factors []session.Factor) bool {
+	for _, f := range factors {
+		if provider, of, ok := f.OAuth(); ok {
+			if _, ok := org.AllowsOAuthTenant(provider, of.TenantIDs()); ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ExchangeParams is an intermediate_sessions/exchange request.
@@ -130,7 +146,7 @@ func (s *Service) Exchange(ctx context.Context, x ExchangeParams) (*session.Auth
 		if in.OrganizationID != "" && in.OrganizationID != org.OrganizationID {
 			return apierr.New(apierr.IntermediateSessionNotFound).WithMessage("This intermediate session belongs to another organization.")
 		}
-		m, err := s.memberFor(ctx, q, x.Project, org, in.Email)
+		m, err := s.memberFor(ctx, q, x.Project, org, in.Email, in.Factors)
 		if err != nil {
 			return err
 		}
@@ -266,7 +282,7 @@ func (s *Service) SessionExchange(ctx context.Context, x SessionExchangeParams) 
 		if err != nil {
 			return organization.NotFound(err, apierr.OrganizationNotFound)
 		}
-		m, err := s.memberFor(ctx, q, x.Project, org, cur.Member.EmailAddress)
+		m, err := s.memberFor(ctx, q, x.Project, org, cur.Member.EmailAddress, cur.MemberSession.AuthenticationFactors)
 		if err != nil {
 			return err
 		}

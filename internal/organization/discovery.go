@@ -30,7 +30,7 @@ func (s *Store) MembersByEmail(ctx context.Context, q store.Querier, projectID, 
 		return nil, fmt.Errorf("organization: members by email: %w", err)
 	}
 	rows.Close() // q may be a transaction: free its connection for the next query
-	return out, s.withRetired(ctx, q, out...)
+	return out, s.decorate(ctx, q, out...)
 }
 
 // ClaimingDomain returns the organizations that restrict email JIT to a

@@ -75,7 +75,7 @@ func (s *Store) Member(ctx context.Context, q store.Querier, projectID, memberID
 	if err != nil {
 		return nil, fmt.Errorf("organization: member %s: %w", memberID, err)
 	}
-	return m, s.withRetired(ctx, q, m)
+	return m, s.decorate(ctx, q, m)
 }
 
 // MemberByEmail loads the member with a (normalised) email in an organization.
@@ -85,7 +85,7 @@ func (s *Store) MemberByEmail(ctx context.Context, q store.Querier, orgID, email
 	if err != nil {
 		return nil, fmt.Errorf("organization: member by email: %w", err)
 	}
-	return m, s.withRetired(ctx, q, m)
+	return m, s.decorate(ctx, q, m)
 }
 
 // NewMember describes a member to create.

@@ -135,7 +135,7 @@ func (s *Store) SearchMembers(ctx context.Context, projectID string, p MemberSea
 	for _, m := range out.Members {
 		out.Organizations[m.OrganizationID] = orgs[m.OrganizationID]
 	}
-	return out, s.withRetired(ctx, q, out.Members...)
+	return out, s.decorate(ctx, q, out.Members...)
 }
 
 func filtersOn(q *Query, name string) bool {

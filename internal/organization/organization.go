@@ -30,7 +30,7 @@ var MFAMethods = []string{MFAMethodSMS, MFAMethodTOTP}
 
 // OAuthTenantProviders are the providers whose tenants (workspaces,
 // accounts, organizations) allowed_oauth_tenants may name.
-var OAuthTenantProviders = []string{"slack", "hubspot", "github"}
+var OAuthTenantProviders = []string{"google", "microsoft", "slack", "hubspot", "github"}
 
 // Auth method names used in allowed_auth_methods.
 var AuthMethods = []string{"sso", "magic_link", "password", "google_oauth", "microsoft_oauth",

@@ -16,8 +16,9 @@ import (
 
 // Store reads and writes organizations and members.
 type Store struct {
-	db    *store.DB
-	clock clock.Clock
+	db         *store.DB
+	clock      clock.Clock
+	decorators []MemberDecorator
 }
 
 // NewStore returns an organization store.

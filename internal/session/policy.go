@@ -55,6 +55,8 @@ func AuthMethod(f Factor) string {
 		return "email_otp"
 	case f.Type == "password", f.Type == "sso":
 		return f.Type
+	case f.Type == "oauth" && strings.HasPrefix(f.DeliveryMethod, "oauth_"):
+		return strings.TrimPrefix(f.DeliveryMethod, "oauth_") + "_oauth"
 	case strings.HasSuffix(f.Type, "_oauth"):
 		return f.Type
 	}

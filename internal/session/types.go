@@ -6,6 +6,7 @@
 package session
 
 import (
+	"strings"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/httpapi"
@@ -22,6 +23,16 @@ type EmailFactor struct {
 type PhoneNumberFactor struct {
 	PhoneID     string `json:"phone_id"`
 	PhoneNumber string `json:"phone_number"`
+}
+
+// OAuthFactor identifies the provider account of an OAuth factor
+// ({provider}_oauth_factor): id is the member's OAuth registration.
+type OAuthFactor struct {
+	ID                string   `json:"id"`
+	EmailID           string   `json:"email_id,omitempty"`
+	ProviderSubject   string   `json:"provider_subject"`
+	ProviderTenantID  string   `json:"provider_tenant_id,omitempty"`
+	ProviderTenantIDs []string `json:"provider_tenant_ids,omitempty"`
 }
 
 // SSOFactor identifies the SSO connection (provider_id) and the member's
@@ -41,8 +52,16 @@ type Factor struct {
 	SequenceOrder       string             `json:"sequence_order,omitempty"`
 	EmailFactor         *EmailFactor       `json:"email_factor,omitempty"`
 	PhoneNumberFactor   *PhoneNumberFactor `json:"phone_number_factor,omitempty"`
-	SAMLSSOFactor       *SSOFactor         `json:"saml_sso_factor,omitempty"`
-	OIDCSSOFactor       *SSOFactor         `json:"oidc_sso_factor,omitempty"`
+	// OAuth factors (type "oauth", delivery_method "oauth_{provider}"):
+	// exactly one is set, named after the provider.
+	GoogleOAuthFactor    *OAuthFactor `json:"google_oauth_factor,omitempty"`
+	MicrosoftOAuthFactor *OAuthFactor `json:"microsoft_oauth_factor,omitempty"`
+	HubspotOAuthFactor   *OAuthFactor `json:"hubspot_oauth_factor,omitempty"`
+	SlackOAuthFactor     *OAuthFactor `json:"slack_oauth_factor,omitempty"`
+	GithubOAuthFactor    *OAuthFactor `json:"github_oauth_factor,omitempty"`
+	// SSO factors (type "sso", delivery_method "sso_saml" or "sso_oidc").
+	SAMLSSOFactor *SSOFactor `json:"saml_sso_factor,omitempty"`
+	OIDCSSOFactor *SSOFactor `json:"oidc_sso_factor,omitempty"`
 }
 
 // MemberSession is the wire shape of a session.
@@ -89,3 +108,29 @@ const (
 	MaxDurationMinutes = 527040 // 366 days
 	JWTLifetime        = 5 * time.Minute
 )
+
+// OAuth returns the provider and the provider account of an OAuth factor
+// (ok false for other factors).
+func (f Factor) OAuth() (provider string, of *OAuthFactor, ok bool) {
+	if f.Type != "oauth" {
+		return "", nil, false
+	}
+	provider = strings.TrimPrefix(f.DeliveryMethod, "oauth_")
+	for _, c := range []*OAuthFactor{f.GoogleOAuthFactor, f.MicrosoftOAuthFactor, f.HubspotOAuthFactor, f.SlackOAuthFactor, f.GithubOAuthFactor} {
+		if c != nil {
+			return provider, c, true
+		}
+	}
+	return "", nil, false
+}
+
+// TenantIDs lists the provider tenants an OAuth factor carries.
+func (o *OAuthFactor) TenantIDs() []string {
+	if len(o.ProviderTenantIDs) > 0 {
+		return o.ProviderTenantIDs
+	}
+	if o.ProviderTenantID != "" {
+		return []string{o.ProviderTenantID}
+	}
+	return nil
+}

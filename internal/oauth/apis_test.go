@@ -1,0 +1,127 @@
+package oauth_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/oauth/providers"
+)
+
+// fakeAPI speaks one provider's authorize, token and user APIs on
+// loopback, as GitHub, Slack and HubSpot document them. It is the
+// provider, not our code: it checks client credentials, redirect URI and
+// the code as the real ones do.
+type fakeAPI struct {
+	srv   *httptest.Server
+	mu    sync.Mutex
+	codes map[string]bool
+	// user answers the provider's identity endpoints for the access token.
+	routes map[string]any
+}
+
+func newFakeAPI(t *testing.T, routes map[string]any) *fakeAPI {
+	f := &fakeAPI{codes: map[string]bool{}, routes: routes}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /authorize", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		if q.Get("client_id") != "cid" || q.Get("response_type") != "code" {
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		f.mu.Lock()
+		f.codes["code-1"] = true
+		f.mu.Unlock()
+		http.Redirect(w, r, q.Get("redirect_uri")+"?"+url.Values{"code": {"code-1"}, "state": {q.Get("state")}}.Encode(), http.StatusFound)
+	})
+	mux.HandleFunc("POST /token", func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		f.mu.Lock()
+		ok := f.codes[r.Form.Get("code")] && r.Form.Get("client_id") == "cid" && r.Form.Get("client_secret") == "csecret"
+		delete(f.codes, r.Form.Get("code"))
+		f.mu.Unlock()
+		if !ok {
+			w.WriteHeader(http.StatusBadRequest)
+			_ = json.NewEncoder(w).Encode(map[string]string{"error": "bad_verification_code"})
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"access_token": "at-1", "token_type": "bearer", "scope": "read:user,user:email",
+			"refresh_token": "rt-1", "expires_in": 3600})
+	})
+	for path, body := range routes {
+		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer at-1" {
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(body)
+		})
+	}
+	f.srv = httptest.NewServer(mux)
+	t.Cleanup(f.srv.Close)
+	return f
+}
+
+func (f *fakeAPI) config() providers.Config {
+	return providers.Config{ClientID: "cid", ClientSecret: "csecret", AuthorizeURL: f.srv.URL + "/authorize",
+		TokenURL: f.srv.URL + "/token", APIURL: f.srv.URL}
+}
+
+func TestGitHubLoginAndTenants(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := newFakeAPI(t, map[string]any{
+			"/user":        map[string]any{"id": 4242, "login": "octo", "name": "Octo Cat", "avatar_url": "https://img.test/o.png"},
+			"/user/emails": []any{map[string]any{"email": "octo@hub.test", "primary": true, "verified": true}},
+			"/user/orgs":   []any{map[string]any{"id": 77, "login": "hub-org"}},
+		})
+		configure(t, e, providers.GitHub, f.config())
+		org := e.CreateOrg("hub", "NOT_ALLOWED", map[string]any{"oauth_tenant_jit_provisioning": "RESTRICTED",
+			"allowed_oauth_tenants": map[string]any{"github": []string{"77"}}})
+		u := browse(t, e, startPath(e, "github", url.Values{"organization_id": {org}}))
+		// The backend face answers the Node client's type, provider fields included.
+		r := e.Backend(http.MethodPost, "/v1/b2b/oauth/authenticate", map[string]any{"oauth_token": u.Query().Get("token")})
+		apptest.Want(t, r, 200, "")
+		d := r.Body
+		if d["provider_subject"] != "4242" || d["provider_type"] != "github" || str(d, "member", "email_address") != "octo@hub.test" || str(d, "member", "name") != "Octo Cat" {
+			t.Fatalf("answer: %s", r.Raw)
+		}
+		f0 := d["member_session"].(map[string]any)["authentication_factors"].([]any)[0].(map[string]any)
+		if ids, _ := f0["github_oauth_factor"].(map[string]any)["provider_tenant_ids"].([]any); len(ids) != 1 || ids[0] != "77" {
+			t.Fatalf("factor: %v", f0)
+		}
+		r = e.Backend(http.MethodGet, "/v1/b2b/organizations/"+org+"/members/"+d["member_id"].(string)+"/oauth_providers/github?include_refresh_token=true", nil)
+		apptest.Want(t, r, 200, "")
+		regs := r.Body["registrations"].([]any)
+		if len(regs) != 1 || str(regs[0].(map[string]any), "access_token") != "at-1" || str(regs[0].(map[string]any), "refresh_token") != "rt-1" {
+			t.Fatalf("provider info: %s", r.Raw)
+		}
+	})
+}
+
+func TestSlackAndHubSpotIdentities(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		slack := newFakeAPI(t, map[string]any{"/openid.connect.userInfo": map[string]any{"ok": true, "sub": "U1",
+			"email": "sam@slack.test", "email_verified": true, "name": "Sam", "https://slack.com/team_id": "T9",
+			"https://slack.com/team_name": "Team Nine"}})
+		hub := newFakeAPI(t, map[string]any{"/oauth/v1/access-tokens/at-1": map[string]any{"user": "hana@hub.test",
+			"user_id": 5, "hub_id": 99, "hub_domain": "hub.test", "scopes": []string{"oauth"}}})
+		configure(t, e, providers.Slack, slack.config())
+		configure(t, e, providers.HubSpot, hub.config())
+		org := e.CreateOrg("mixed", "NOT_ALLOWED", map[string]any{"oauth_tenant_jit_provisioning": "RESTRICTED",
+			"allowed_oauth_tenants": map[string]any{"slack": []string{"T9"}, "hubspot": []string{"99"}}})
+		for provider, want := range map[string]string{"slack": "sam@slack.test", "hubspot": "hana@hub.test"} {
+			u := browse(t, e, startPath(e, provider, url.Values{"organization_id": {org}}))
+			r := e.SDK(http.MethodPost, "/b2b/oauth/authenticate", map[string]any{"oauth_token": u.Query().Get("token")}, "")
+			apptest.Want(t, r, 200, "")
+			if str(r.Data(), "member", "email_address") != want {
+				t.Fatalf("%s: %s", provider, r.Raw)
+			}
+		}
+	})
+}

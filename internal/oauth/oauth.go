@@ -1,0 +1,142 @@
+// Package oauth is B2B login with five OAuth providers (google,
+// microsoft, hubspot, slack, github) in the organization and discovery
+// flows, Google One Tap, and the members' OAuth registrations.
+//
+// The browser flow: a start route (api-reference 3.5) checks the project,
+// organization and redirect URLs, stores a single-use state ticket
+// (internal/flowtoken) and sends the browser to the provider; the one
+// callback, {base}/v1/b2b/public/oauth/callback, redeems the state,
+// exchanges the code, and redirects to the customer's page with
+// stytch_token_type=oauth (or discovery_oauth) and a second single-use
+// ticket, bound to the customer's PKCE challenge when one was sent. The
+// authenticate calls redeem that ticket and end in session.Complete like
+// every other primary method, so auth-method and MFA policies apply.
+package oauth
+
+import (
+	"embed"
+	"io/fs"
+	"net/http"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/changefeed"
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/discovery"
+	"github.com/latchkey/latchkey/internal/flowtoken"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/oauth/providers"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/secretbox"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Product is the SDK product gating the OAuth routes.
+const Product = "oauth"
+
+// Token types of the redirect to the customer's page.
+const (
+	TokenType          = "oauth"
+	DiscoveryTokenType = "discovery_oauth"
+)
+
+// Ticket kinds and lifetimes: the state lives for one visit to the
+// provider; the token for one page load on the customer's side.
+const (
+	kindState     flowtoken.Kind = "oauth_state"
+	kindToken     flowtoken.Kind = "oauth_token"
+	kindDiscovery flowtoken.Kind = "oauth_discovery_token"
+	stateTTL                     = 10 * time.Minute
+	tokenTTL                     = 10 * time.Minute
+)
+
+// Rate limits: starts per client (each writes a state), provider
+// round trips per client (each costs an outbound exchange).
+var (
+	StartPerIP    = ratelimit.Rule{Name: "oauth_start_ip", Limit: 60, Window: 10 * time.Minute}
+	CallbackPerIP = ratelimit.Rule{Name: "oauth_callback_ip", Limit: 60, Window: 10 * time.Minute}
+	OneTapPerIP   = ratelimit.Rule{Name: "oauth_onetap_ip", Limit: 30, Window: 10 * time.Minute}
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Migrations is the module's own schema ("oauth/NNNN").
+func Migrations() store.Source {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		panic(err) // the embedded directory exists at compile time
+	}
+	return store.Source{Name: "oauth", FS: sub}
+}
+
+// Deps are the module's collaborators.
+type Deps struct {
+	DB        *store.DB
+	Clock     clock.Clock
+	Projects  *project.Store
+	Resolver  *project.Resolver
+	Orgs      *organization.Store
+	Sessions  *session.Service
+	Discovery *discovery.Service
+	Limiter   *ratelimit.Limiter
+	Flows     *flowtoken.Store
+	Box       *secretbox.Box // seals client secrets and provider tokens; nil refuses to store them
+	// BaseURL is this server's public URL (read per request).
+	BaseURL func() string
+	// HTTP reaches the providers; nil for a default client with a timeout.
+	HTTP *http.Client
+}
+
+// Module serves OAuth.
+type Module struct {
+	d       Deps
+	factory *providers.Factory
+}
+
+// New returns the module and installs its member decorator
+// (oauth_registrations).
+func New(d Deps) *Module {
+	m := &Module{d: d, factory: providers.NewFactory(d.HTTP)}
+	d.Orgs.AddMemberDecorator(m.decorateMembers)
+	return m
+}
+
+// CallbackURL is the one redirect URI to register at every provider.
+func (m *Module) CallbackURL() string { return m.d.BaseURL() + "/v1/b2b/public/oauth/callback" }
+
+// Routes lists the module's routes on every face.
+func (m *Module) Routes() []httpapi.Route {
+	pub := func(pattern string, h http.Handler) httpapi.Route {
+		return httpapi.Route{Face: httpapi.Public, Pattern: pattern, Raw: h}
+	}
+	sdk := func(pattern string, h httpapi.HandlerFunc) httpapi.Route {
+		return httpapi.Route{Face: httpapi.SDK, Pattern: pattern, Handler: h, Product: Product}
+	}
+	backend := func(pattern string, h httpapi.HandlerFunc) httpapi.Route {
+		return httpapi.Route{Face: httpapi.Backend, Pattern: pattern, Handler: h}
+	}
+	return []httpapi.Route{
+		pub("GET /v1/b2b/public/oauth/{provider}/start", http.HandlerFunc(m.startOrganization)),
+		pub("GET /v1/b2b/public/oauth/{provider}/discovery/start", http.HandlerFunc(m.startDiscovery)),
+		pub("GET /v1/b2b/public/oauth/callback", http.HandlerFunc(m.callback)),
+
+		sdk("POST /sdk/v1/b2b/oauth/authenticate", m.handleSDKAuthenticate),
+		sdk("POST /sdk/v1/b2b/oauth/discovery/authenticate", m.handleDiscoveryAuthenticate),
+		sdk("GET /sdk/v1/b2b/oauth/google/onetap/start", m.handleOneTapStart),
+		sdk("POST /sdk/v1/b2b/oauth/google/onetap/submit", m.handleOneTapSubmit),
+		sdk("POST /sdk/v1/b2b/oauth/google/onetap/discovery/submit", m.handleOneTapDiscoverySubmit),
+
+		backend("POST /v1/b2b/oauth/authenticate", m.handleAuthenticate),
+		backend("POST /v1/b2b/oauth/discovery/authenticate", m.handleDiscoveryAuthenticate),
+		backend("GET /v1/b2b/organizations/{organization_id}/members/{member_id}/oauth_providers/{provider}", m.handleProviderInfo),
+	}
+}
+
+// Watches are the module's tables whose changes alter cached member
+// answers (oauth_registrations).
+func Watches() []changefeed.Watch {
+	return []changefeed.Watch{{Table: "member_oauth_registrations", KeyColumn: "member_id", Scope: changefeed.Member}}
+}

@@ -1,0 +1,106 @@
+package oauth
+
+import (
+	"net/http"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/flowtoken"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/oauth/providers"
+	"github.com/latchkey/latchkey/internal/project"
+)
+
+// One Tap: Google's script hands the page an ID token directly; the
+// submit routes verify it against Google's keys (the configured issuer's
+// JWKS, audience our client id) and continue exactly like the callback,
+// answering the URL the browser then visits.
+
+type oneTapStartResponse struct {
+	httpapi.Common
+	GoogleClientID string `json:"google_client_id"`
+}
+
+// handleOneTapStart serves GET b2b/oauth/google/onetap/start.
+func (m *Module) handleOneTapStart(r *http.Request) (any, error) {
+	c, err := m.LoadConfig(r.Context(), project.CallerFrom(r.Context()).Project.ID, providers.Google)
+	if err != nil {
+		return nil, err
+	}
+	return &oneTapStartResponse{GoogleClientID: c.ClientID}, nil
+}
+
+type oneTapRequest struct {
+	IDToken              string `json:"id_token"`
+	OrganizationID       string `json:"organization_id"`
+	LoginRedirectURL     string `json:"login_redirect_url"`
+	SignupRedirectURL    string `json:"signup_redirect_url"`
+	DiscoveryRedirectURL string `json:"discovery_redirect_url"`
+	PKCECodeChallenge    string `json:"pkce_code_challenge"`
+}
+
+type oneTapResponse struct {
+	httpapi.Common
+	RedirectURL string `json:"redirect_url"`
+}
+
+// handleOneTapSubmit serves POST b2b/oauth/google/onetap/submit.
+func (m *Module) handleOneTapSubmit(r *http.Request) (any, error) { return m.oneTap(r, false) }
+
+// handleOneTapDiscoverySubmit serves POST b2b/oauth/google/onetap/discovery/submit.
+func (m *Module) handleOneTapDiscoverySubmit(r *http.Request) (any, error) { return m.oneTap(r, true) }
+
+func (m *Module) oneTap(r *http.Request, discovery bool) (any, error) {
+	var req oneTapRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	ctx, p := r.Context(), project.CallerFrom(r.Context()).Project
+	if err := httpapi.Required("id_token", req.IDToken); err != nil {
+		return nil, err
+	}
+	if err := m.d.Limiter.Allow(ctx, OneTapPerIP, p.ID+"|"+httpapi.ClientIP(r)); err != nil {
+		return nil, err
+	}
+	if req.PKCECodeChallenge != "" && !flowtoken.ValidChallenge(req.PKCECodeChallenge) {
+		return nil, apierr.Invalid("pkce_code_challenge", "pkce_code_challenge must be an S256 challenge (43 base64url characters).")
+	}
+	st := state{Provider: providers.Google, Discovery: discovery, Challenge: req.PKCECodeChallenge}
+	var err error
+	if discovery {
+		if st.DiscoveryURL, err = m.d.Projects.ResolveRedirect(ctx, p.ID, project.RedirectDiscovery, req.DiscoveryRedirectURL); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := httpapi.Required("organization_id", req.OrganizationID); err != nil {
+			return nil, err
+		}
+		if _, err := m.d.Orgs.Get(ctx, p.ID, req.OrganizationID); err != nil {
+			return nil, apierr.Wrap(apierr.OrganizationNotFound, err)
+		}
+		st.OrganizationID = req.OrganizationID
+		if st.LoginURL, err = m.d.Projects.ResolveRedirect(ctx, p.ID, project.RedirectLogin, req.LoginRedirectURL); err != nil {
+			return nil, err
+		}
+		if st.SignupURL, err = m.d.Projects.ResolveRedirect(ctx, p.ID, project.RedirectSignup, req.SignupRedirectURL); err != nil {
+			return nil, err
+		}
+	}
+	prov, _, err := m.provider(ctx, p.ID, providers.Google)
+	if err != nil {
+		return nil, err
+	}
+	v, ok := prov.(providers.IDTokenVerifier)
+	if !ok {
+		return nil, apierr.New(apierr.OAuthConfigNotFound)
+	}
+	id, err := v.VerifyIDToken(ctx, req.IDToken, "")
+	if err != nil {
+		return nil, apierr.Wrap(apierr.OAuthInvalidIDToken, err)
+	}
+	id.Tokens = providers.Tokens{IDToken: req.IDToken, Scopes: []string{"openid", "email", "profile"}}
+	target, err := m.redirectWithToken(ctx, p, st, id)
+	if err != nil {
+		return nil, err
+	}
+	return &oneTapResponse{RedirectURL: target}, nil
+}

@@ -1,0 +1,194 @@
+package oauth
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/oauth/providers"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Registration is the wire shape of oauth_registrations[] on a member.
+type Registration struct {
+	MemberOAuthRegistrationID string             `json:"member_oauth_registration_id"`
+	ProviderSubject           string             `json:"provider_subject"`
+	ProviderType              string             `json:"provider_type"`
+	ProfilePictureURL         string             `json:"profile_picture_url"`
+	Locale                    string             `json:"locale"`
+	ProviderTenants           []providers.Tenant `json:"provider_tenants"`
+}
+
+// registeredMember finds the member who registered this provider account
+// in the organization.
+func (m *Module) registeredMember(ctx context.Context, q store.Querier, orgID, provider, subject string) (string, error) {
+	var memberID string
+	err := q.QueryRowContext(ctx, `SELECT member_id FROM member_oauth_registrations
+		WHERE organization_id = $1 AND provider = $2 AND provider_subject = $3`, orgID, provider, subject).Scan(&memberID)
+	if err != nil {
+		return "", store.MapError(err)
+	}
+	return memberID, nil
+}
+
+// saveRegistration records (or refreshes) the member's registration of
+// this provider account and returns its id.
+func (m *Module) saveRegistration(ctx context.Context, q store.Querier, p *project.Project, mem *organization.Member,
+	id *providers.Identity, sealedTokens string) (string, error) {
+	tenants, err := json.Marshal(tenantsOf(id))
+	if err != nil {
+		return "", fmt.Errorf("oauth: encode tenants: %w", err)
+	}
+	now := store.Millis(m.d.Clock.Now())
+	var regID string
+	err = q.QueryRowContext(ctx, `INSERT INTO member_oauth_registrations (registration_id, project_id, organization_id,
+		member_id, provider, provider_subject, profile_picture_url, locale, provider_tenants, tokens, created_at, updated_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$11)
+		ON CONFLICT (organization_id, provider, provider_subject) DO UPDATE SET profile_picture_url = excluded.profile_picture_url,
+		locale = excluded.locale, provider_tenants = excluded.provider_tenants, tokens = excluded.tokens, updated_at = excluded.updated_at
+		RETURNING registration_id`,
+		ids.New("member-oauth-registration", p.Env), p.ID, mem.OrganizationID, mem.MemberID, id.Provider, id.Subject,
+		id.Picture, id.Locale, string(tenants), sealedTokens, now).Scan(&regID)
+	if err != nil {
+		return "", fmt.Errorf("oauth: save registration: %w", err)
+	}
+	return regID, nil
+}
+
+// decorateMembers fills oauth_registrations on loaded members.
+func (m *Module) decorateMembers(ctx context.Context, q store.Querier, byID map[string]*organization.Member) error {
+	args := make([]any, 0, len(byID))
+	marks := make([]string, 0, len(byID))
+	for id := range byID {
+		args = append(args, id)
+		marks = append(marks, fmt.Sprintf("$%d", len(args)))
+	}
+	rows, err := q.QueryContext(ctx, `SELECT member_id, registration_id, provider, provider_subject, profile_picture_url,
+		locale, provider_tenants FROM member_oauth_registrations WHERE member_id IN (`+strings.Join(marks, ",")+`)
+		ORDER BY created_at, registration_id`, args...)
+	if err != nil {
+		return fmt.Errorf("oauth: registrations: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var memberID, tenants string
+		var r Registration
+		if err := rows.Scan(&memberID, &r.MemberOAuthRegistrationID, &r.ProviderType, &r.ProviderSubject,
+			&r.ProfilePictureURL, &r.Locale, &tenants); err != nil {
+			return fmt.Errorf("oauth: registrations: %w", err)
+		}
+		if err := json.Unmarshal([]byte(tenants), &r.ProviderTenants); err != nil {
+			return fmt.Errorf("oauth: registration tenants: %w", err)
+		}
+		if mem := byID[memberID]; mem != nil {
+			mem.OAuthRegistrations = append(mem.OAuthRegistrations, r)
+		}
+	}
+	return rows.Err()
+}
+
+// providerInfo is one registration as the backend's oauth_providers route
+// shows it.
+type providerInfo struct {
+	ProviderSubject      string   `json:"provider_subject"`
+	ProviderTenantID     string   `json:"provider_tenant_id,omitempty"`
+	ProviderTenantIDs    []string `json:"provider_tenant_ids,omitempty"`
+	AccessToken          string   `json:"access_token"`
+	AccessTokenExpiresIn int      `json:"access_token_expires_in"`
+	IDToken              string   `json:"id_token,omitempty"`
+	RefreshToken         string   `json:"refresh_token,omitempty"`
+	Scopes               []string `json:"scopes"`
+	BotAccessToken       string   `json:"bot_access_token,omitempty"`
+}
+
+// handleProviderInfo serves GET /v1/b2b/organizations/{organization_id}/
+// members/{member_id}/oauth_providers/{provider}: the member's provider
+// tokens, for the customer's backend to call the provider's API. Google and
+// Microsoft answer their latest registration flat; the others list every
+// registration. Refresh tokens only with include_refresh_token=true.
+func (m *Module) handleProviderInfo(r *http.Request) (any, error) {
+	ctx, p := r.Context(), project.CallerFrom(r.Context()).Project
+	name := r.PathValue("provider")
+	if !providers.Known(name) {
+		return nil, apierr.New(apierr.OAuthProviderNotFound)
+	}
+	org, err := m.d.Orgs.Get(ctx, p.ID, r.PathValue("organization_id"))
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	mem, err := m.d.Orgs.OrgMember(ctx, m.d.DB.Read(), org, r.PathValue("member_id"))
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.MemberNotFound)
+	}
+	withRefresh := r.URL.Query().Get("include_refresh_token") == "true"
+	rows, err := m.d.DB.Read().QueryContext(ctx, `SELECT provider_subject, provider_tenants, tokens FROM member_oauth_registrations
+		WHERE member_id = $1 AND provider = $2 ORDER BY updated_at DESC, registration_id`, mem.MemberID, name)
+	if err != nil {
+		return nil, fmt.Errorf("oauth: provider info: %w", err)
+	}
+	var regs []providerInfo
+	var sealed []string
+	for rows.Next() {
+		var info providerInfo
+		var tenants, tok string
+		if err := rows.Scan(&info.ProviderSubject, &tenants, &tok); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("oauth: provider info: %w", err)
+		}
+		var ts []providers.Tenant
+		_ = json.Unmarshal([]byte(tenants), &ts)
+		for _, t := range ts {
+			info.ProviderTenantIDs = append(info.ProviderTenantIDs, t.ID)
+		}
+		if name != providers.GitHub && len(info.ProviderTenantIDs) > 0 {
+			info.ProviderTenantID, info.ProviderTenantIDs = info.ProviderTenantIDs[0], nil
+		}
+		regs, sealed = append(regs, info), append(sealed, tok)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("oauth: provider info: %w", err)
+	}
+	now := m.d.Clock.Now()
+	for i := range regs {
+		t, err := m.openTokens(p.ID, sealed[i])
+		if err != nil {
+			return nil, err
+		}
+		regs[i].AccessToken, regs[i].IDToken, regs[i].Scopes = t.AccessToken, t.IDToken, t.Scopes
+		if regs[i].Scopes == nil {
+			regs[i].Scopes = []string{}
+		}
+		if withRefresh {
+			regs[i].RefreshToken = t.RefreshToken
+		}
+		if !t.ExpiresAt.IsZero() && t.ExpiresAt.After(now) {
+			regs[i].AccessTokenExpiresIn = int(t.ExpiresAt.Sub(now).Seconds())
+		}
+	}
+	if providers.IsOIDC(name) {
+		if len(regs) == 0 {
+			return nil, apierr.New(apierr.OAuthTokenNotFound).WithMessage("This member has no " + name + " OAuth registration.")
+		}
+		return &struct {
+			httpapi.Common
+			ProviderType string `json:"provider_type"`
+			providerInfo
+		}{ProviderType: name, providerInfo: regs[0]}, nil
+	}
+	if regs == nil {
+		regs = []providerInfo{}
+	}
+	return &struct {
+		httpapi.Common
+		ProviderType  string         `json:"provider_type"`
+		Registrations []providerInfo `json:"registrations"`
+	}{ProviderType: name, Registrations: regs}, nil
+}

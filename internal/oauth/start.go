@@ -1,0 +1,217 @@
+package oauth
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/flowtoken"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/oauth/providers"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+)
+
+// state is what the state ticket remembers between start and callback.
+type state struct {
+	Provider       string   `json:"provider"`
+	OrganizationID string   `json:"organization_id,omitempty"` // "" in discovery
+	Discovery      bool     `json:"discovery"`
+	LoginURL       string   `json:"login_url,omitempty"`
+	SignupURL      string   `json:"signup_url,omitempty"`
+	DiscoveryURL   string   `json:"discovery_url,omitempty"`
+	Challenge      string   `json:"challenge,omitempty"` // the customer's PKCE challenge
+	Verifier       string   `json:"verifier"`            // our PKCE verifier towards the provider
+	Nonce          string   `json:"nonce"`
+	Scopes         []string `json:"scopes,omitempty"`
+}
+
+// startOrganization serves GET /v1/b2b/public/oauth/{provider}/start.
+func (m *Module) startOrganization(w http.ResponseWriter, r *http.Request) { m.start(w, r, false) }
+
+// startDiscovery serves GET /v1/b2b/public/oauth/{provider}/discovery/start.
+func (m *Module) startDiscovery(w http.ResponseWriter, r *http.Request) { m.start(w, r, true) }
+
+// start checks everything that can be checked before the browser leaves
+// (project, product, provider configuration, organization, redirect URLs,
+// PKCE challenge) and answers a catalogue error for any of it: a flow that
+// cannot finish must not start.
+func (m *Module) start(w http.ResponseWriter, r *http.Request, discovery bool) {
+	target, err := m.startURL(r, discovery)
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, target, http.StatusFound)
+}
+
+func (m *Module) startURL(r *http.Request, discovery bool) (string, error) {
+	ctx, q, name := r.Context(), r.URL.Query(), r.PathValue("provider")
+	p, err := m.publicProject(ctx, q.Get("public_token"))
+	if err != nil {
+		return "", err
+	}
+	if err := m.d.Limiter.Allow(ctx, StartPerIP, p.ID+"|"+httpapi.ClientIP(r)); err != nil {
+		return "", err
+	}
+	prov, _, err := m.provider(ctx, p.ID, name)
+	if err != nil {
+		return "", err
+	}
+	st := state{Provider: name, Discovery: discovery, Challenge: q.Get("pkce_code_challenge"),
+		Verifier: ids.Token(), Nonce: ids.Token(), Scopes: strings.Fields(q.Get("custom_scopes"))}
+	if st.Challenge != "" && !flowtoken.ValidChallenge(st.Challenge) {
+		return "", apierr.Invalid("pkce_code_challenge", "pkce_code_challenge must be an S256 challenge (43 base64url characters).")
+	}
+	if discovery {
+		if st.DiscoveryURL, err = m.d.Projects.ResolveRedirect(ctx, p.ID, project.RedirectDiscovery, q.Get("discovery_redirect_url")); err != nil {
+			return "", err
+		}
+	} else {
+		org, err := m.startOrganizationOf(ctx, p, q)
+		if err != nil {
+			return "", err
+		}
+		st.OrganizationID = org.OrganizationID
+		if st.LoginURL, err = m.d.Projects.ResolveRedirect(ctx, p.ID, project.RedirectLogin, q.Get("login_redirect_url")); err != nil {
+			return "", err
+		}
+		if st.SignupURL, err = m.d.Projects.ResolveRedirect(ctx, p.ID, project.RedirectSignup, q.Get("signup_redirect_url")); err != nil {
+			return "", err
+		}
+	}
+	ticket, err := m.d.Flows.Issue(ctx, flowtoken.Issue{Kind: kindState, ProjectID: p.ID, TTL: stateTTL, Data: st})
+	if err != nil {
+		return "", err
+	}
+	return prov.AuthCodeURL(m.authRequest(ticket, st, providerParams(q))), nil
+}
+
+func (m *Module) authRequest(ticket string, st state, params map[string]string) providers.AuthRequest {
+	return providers.AuthRequest{State: ticket, RedirectURI: m.CallbackURL(), Nonce: st.Nonce, Verifier: st.Verifier,
+		Scopes: st.Scopes, Params: params}
+}
+
+// providerParams collects provider_{key}=value as key=value.
+func providerParams(q url.Values) map[string]string {
+	out := map[string]string{}
+	for k, vs := range q {
+		if key, ok := strings.CutPrefix(k, "provider_"); ok && key != "" && len(vs) > 0 {
+			out[key] = vs[0]
+		}
+	}
+	return out
+}
+
+// publicProject resolves the public token of a browser start.
+func (m *Module) publicProject(ctx context.Context, token string) (*project.Project, error) {
+	if token == "" {
+		return nil, apierr.New(apierr.InvalidPublicToken).WithMessage("public_token is required.")
+	}
+	p, err := m.d.Resolver.ByPublicToken(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	if !p.HasProduct(Product) {
+		return nil, apierr.New(apierr.ProductNotEnabled).WithDetails(map[string]any{"product": Product})
+	}
+	return p, nil
+}
+
+// startOrganizationOf finds the organization named by organization_id or
+// slug.
+func (m *Module) startOrganizationOf(ctx context.Context, p *project.Project, q url.Values) (*organization.Organization, error) {
+	var org *organization.Organization
+	var err error
+	switch {
+	case q.Get("organization_id") != "":
+		org, err = m.d.Orgs.Get(ctx, p.ID, q.Get("organization_id"))
+	case q.Get("slug") != "":
+		org, err = m.d.Orgs.BySlug(ctx, p.ID, q.Get("slug"))
+	default:
+		return nil, apierr.Invalid("organization_id", "organization_id or slug is required.")
+	}
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	return org, nil
+}
+
+// callback serves GET /v1/b2b/public/oauth/callback, the redirect URI of
+// every provider.
+func (m *Module) callback(w http.ResponseWriter, r *http.Request) {
+	target, err := m.callbackURL(r)
+	if err != nil {
+		httpapi.WriteError(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, target, http.StatusFound)
+}
+
+func (m *Module) callbackURL(r *http.Request) (string, error) {
+	ctx, q, ip := r.Context(), r.URL.Query(), httpapi.ClientIP(r)
+	t, err := m.d.Flows.Redeem(ctx, flowtoken.Redeem{Kind: kindState, Token: q.Get("state"), LimitKey: "oauth_state|" + ip})
+	if err != nil {
+		if errors.Is(err, flowtoken.ErrInvalid) {
+			return "", apierr.Wrap(apierr.OAuthFlowCallbackError, err).
+				WithMessage("The OAuth state is missing, unknown, expired or already used. Please start the login again.")
+		}
+		return "", err
+	}
+	var st state
+	if err := t.Decode(&st); err != nil {
+		return "", err
+	}
+	if e := q.Get("error"); e != "" {
+		return "", apierr.New(apierr.OAuthFlowCallbackError).WithDetails(map[string]any{"provider_error": e,
+			"provider_error_description": q.Get("error_description")})
+	}
+	if err := m.d.Limiter.Allow(ctx, CallbackPerIP, t.ProjectID+"|"+ip); err != nil {
+		return "", err
+	}
+	p, err := m.d.Projects.ByID(ctx, t.ProjectID)
+	if err != nil {
+		return "", err
+	}
+	prov, _, err := m.provider(ctx, p.ID, st.Provider)
+	if err != nil {
+		return "", err
+	}
+	id, err := prov.Exchange(ctx, q.Get("code"), m.authRequest("", st, nil))
+	if err != nil {
+		return "", apierr.Wrap(apierr.OAuthFlowCallbackError, err)
+	}
+	return m.redirectWithToken(ctx, p, st, id)
+}
+
+// redirectWithToken stores the identity in a single-use token ticket and
+// returns the customer URL carrying it: the discovery URL, or the login
+// URL for an existing member and the signup URL otherwise.
+func (m *Module) redirectWithToken(ctx context.Context, p *project.Project, st state, id *providers.Identity) (string, error) {
+	tokens, err := m.sealTokens(p.ID, id.Tokens)
+	if err != nil {
+		return "", err
+	}
+	pending := pendingLogin{Provider: st.Provider, OrganizationID: st.OrganizationID, Identity: *id, SealedTokens: tokens}
+	pending.Identity.Tokens = providers.Tokens{}
+	kind, tokenType, target := kindToken, TokenType, st.DiscoveryURL
+	if st.Discovery {
+		kind, tokenType = kindDiscovery, DiscoveryTokenType
+	} else {
+		target = st.SignupURL
+		if m.isMember(ctx, p, st.OrganizationID, st.Provider, id) {
+			target = st.LoginURL
+		}
+	}
+	ticket, err := m.d.Flows.Issue(ctx, flowtoken.Issue{Kind: kind, ProjectID: p.ID, TTL: tokenTTL, Challenge: st.Challenge, Data: pending})
+	if err != nil {
+		return "", err
+	}
+	return flowtoken.WithQuery(target, url.Values{"stytch_token_type": {tokenType}, "token": {ticket}})
+}
