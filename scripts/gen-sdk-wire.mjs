@@ -91,6 +91,17 @@ const ROUTES = {
   'POST /sdk/v1/idp/b2b/oauth/authorize/start': 'B2BOAuthAuthorizeStartResponse',
   'POST /sdk/v1/idp/b2b/oauth/authorize/submit': 'B2BOAuthAuthorizeSubmitResponse',
   'POST /sdk/v1/b2b/oauth/logout/start': 'B2BOAuthLogoutStartResponse',
+  'POST /sdk/v1/b2b/sso/authenticate': 'SSOAuthenticateResponse',
+  'GET /sdk/v1/b2b/sso/discovery/connections': 'B2BSSODiscoverConnectionsResponse',
+  'GET /sdk/v1/b2b/sso': 'B2BSSOGetConnectionsResponse',
+  'DELETE /sdk/v1/b2b/sso/{connection_id}': 'B2BSSODeleteConnectionResponse',
+  'POST /sdk/v1/b2b/sso/saml': 'B2BSSOSAMLCreateConnectionResponse',
+  'PUT /sdk/v1/b2b/sso/saml/{connection_id}': 'B2BSSOSAMLUpdateConnectionResponse',
+  'PUT /sdk/v1/b2b/sso/saml/{connection_id}/url': 'B2BSSOSAMLUpdateConnectionByURLResponse',
+  'DELETE /sdk/v1/b2b/sso/saml/{connection_id}/verification_certificates/{certificate_id}': 'B2BSSOSAMLDeleteVerificationCertificateResponse',
+  'DELETE /sdk/v1/b2b/sso/saml/{connection_id}/encryption_private_key/{private_key_id}': 'B2BSSOSAMLDeleteEncryptionPrivateKeyResponse',
+  'POST /sdk/v1/b2b/sso/oidc': 'B2BSSOOIDCCreateConnectionResponse',
+  'PUT /sdk/v1/b2b/sso/oidc/{connection_id}': 'B2BSSOOIDCUpdateConnectionResponse',
 };
 
 // SDK calls without a public response type: what the browser reads, as a TypeScript type literal.

@@ -102,6 +102,25 @@ const (
 	UnsupportedResponseType Type = "unsupported_response_type"
 	LoginRequired           Type = "login_required"
 	M2MClientNotFound       Type = "m2m_client_not_found"
+
+	// SSO (issue 8). Each way an SSO login can fail has its own type, so a
+	// refused login says why.
+	SSOConnectionNotFound        Type = "sso_connection_not_found"
+	SSOConnectionNotActive       Type = "sso_connection_not_active"
+	SSOTokenNotFound             Type = "sso_token_not_found"
+	SSOStateMismatch             Type = "sso_state_mismatch"
+	SAMLSignatureInvalid         Type = "saml_signature_invalid"
+	SAMLResponseInvalid          Type = "saml_response_invalid"
+	SAMLAudienceMismatch         Type = "saml_audience_mismatch"
+	SAMLAssertionExpired         Type = "saml_assertion_expired"
+	SAMLAssertionReplayed        Type = "saml_assertion_replayed"
+	SAMLInResponseToMismatch     Type = "saml_in_response_to_mismatch"
+	OIDCIDTokenInvalid           Type = "oidc_id_token_invalid"
+	SSOIdentityProviderError     Type = "sso_identity_provider_error"
+	SSOEmailMissing              Type = "sso_email_missing"
+	SSOJITProvisioningNotAllowed Type = "sso_jit_provisioning_not_allowed"
+	SSOMetadataInvalid           Type = "sso_metadata_invalid"
+	EncryptionKeyNotConfigured   Type = "encryption_key_not_configured"
 )
 
 type entry struct {
@@ -197,4 +216,21 @@ var catalogue = map[Type]entry{
 	UnsupportedResponseType: {http.StatusBadRequest, "Only the authorization code flow is supported: response_type must be code."},
 	LoginRequired:           {http.StatusUnauthorized, "The member must log in again before authorizing this app."},
 	M2MClientNotFound:       {http.StatusNotFound, "M2M client not found."},
+
+	SSOConnectionNotFound:        {http.StatusNotFound, "SSO connection not found."},
+	SSOConnectionNotActive:       {http.StatusBadRequest, "This SSO connection is not active yet: its identity provider settings are incomplete."},
+	SSOTokenNotFound:             {http.StatusNotFound, "The SSO token could not be found: it is wrong, expired or already used."},
+	SSOStateMismatch:             {http.StatusBadRequest, "The SSO login could not be matched to a login started here: it is unknown, expired or already used. Please start again."},
+	SAMLSignatureInvalid:         {http.StatusBadRequest, "The SAML response is not signed by the identity provider's certificate."},
+	SAMLResponseInvalid:          {http.StatusBadRequest, "The SAML response is malformed or fails validation (issuer, destination, recipient or status)."},
+	SAMLAudienceMismatch:         {http.StatusBadRequest, "The SAML assertion is meant for another service provider (audience mismatch)."},
+	SAMLAssertionExpired:         {http.StatusBadRequest, "The SAML assertion is expired or not yet valid."},
+	SAMLAssertionReplayed:        {http.StatusBadRequest, "The SAML assertion was already used."},
+	SAMLInResponseToMismatch:     {http.StatusBadRequest, "The SAML response does not answer the login request started here (InResponseTo mismatch)."},
+	OIDCIDTokenInvalid:           {http.StatusBadRequest, "The identity provider's ID token failed validation (issuer, audience, expiry, nonce or signature)."},
+	SSOIdentityProviderError:     {http.StatusBadRequest, "The identity provider refused the login or could not be reached."},
+	SSOEmailMissing:              {http.StatusBadRequest, "The identity provider did not send an email address for this user."},
+	SSOJITProvisioningNotAllowed: {http.StatusForbidden, "This organization does not allow new members to join through this SSO connection."},
+	SSOMetadataInvalid:           {http.StatusBadRequest, "The identity provider's metadata could not be fetched or read."},
+	EncryptionKeyNotConfigured:   {http.StatusServiceUnavailable, "This server has no LATCHKEY_ENCRYPTION_KEY, so it cannot store private keys or client secrets."},
 }

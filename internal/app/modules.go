@@ -15,6 +15,7 @@ import (
 	"github.com/latchkey/latchkey/internal/oauth"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/rbac"
+	"github.com/latchkey/latchkey/internal/sso"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -30,7 +31,7 @@ type Module interface {
 // Migrations lists every module's own migrations, applied after the core
 // ones by App.New, `latchkey migrate` and the test harness.
 func Migrations() []store.Source {
-	return []store.Source{oauth.Migrations(), rbac.Migrations(), idp.Migrations()}
+	return []store.Source{oauth.Migrations(), rbac.Migrations(), idp.Migrations(), sso.Migrations()}
 }
 
 // SealedColumns lists every column holding a secret sealed at rest with
@@ -58,13 +59,17 @@ func (a *App) wireModules() error {
 		Sessions: a.Sessions, Discovery: a.discovery, Limiter: a.Limiter, Flows: a.Flows, Box: a.Box,
 		BaseURL: func() string { return a.Config.BaseURL }})
 	a.RBAC = rbac.New(rbac.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs})
+	members := memberSessions{sessions: a.Sessions, limiter: a.Limiter}
 	a.Orgs.UseRBAC(a.RBAC)
 	a.modules = []Module{
 		a.RBAC,
 		a.OAuth,
 		idp.New(idp.Deps{DB: a.DB, Clock: a.Clock, Log: a.Log, Apps: connectedapps.NewStore(a.DB, a.Clock), Orgs: a.Orgs,
 			Projects: a.Projects, Flows: a.Flows, Limiter: a.Limiter, Sessions: a.Sessions,
-			Members: memberSessions{sessions: a.Sessions, limiter: a.Limiter}, M2M: m2m.NewStore(a.DB, a.Clock), BaseURL: func() string { return a.Config.BaseURL }}),
+			Members: members, M2M: m2m.NewStore(a.DB, a.Clock), BaseURL: func() string { return a.Config.BaseURL }}),
+		sso.New(sso.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Resolver: a.Resolver, Orgs: a.Orgs,
+			Sessions: a.Sessions, Members: members, Flows: a.Flows, Limiter: a.Limiter, Box: a.Box,
+			BaseURL: func() string { return a.Config.BaseURL }, Log: a.Log}),
 	}
 	return nil
 }

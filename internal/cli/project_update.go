@@ -31,6 +31,7 @@ func projectUpdate(ctx context.Context, env Env) error {
 	ludsComplexity := fs.Int("luds-complexity", 0, "LUDS policy: how many of lowercase, uppercase, digit, symbol (1-4)")
 	pkceResets := fs.String("pkce-password-resets", "", "true or false: require PKCE for password resets")
 	idpURL := fs.String("idp-authorization-url", "", "the page that mounts the widget's identity provider: the OpenID provider's authorization endpoint (\"-\" clears it)")
+	pkceSSO := fs.String("pkce-sso", "", "true or false: require PKCE for SSO logins")
 	if err := fs.Parse(env.Args[2:]); err != nil {
 		return err
 	}
@@ -60,7 +61,8 @@ func projectUpdate(ctx context.Context, env Env) error {
 		in   *string
 		dst  **bool
 	}{{"pkce-magic-links", pkce, &u.PKCERequiredForEmailMagicLinks}, {"create-organization", createOrg, &u.CreateOrganizationEnabled},
-		{"disable-watermark", watermark, &u.DisableSDKWatermark}, {"pkce-password-resets", pkceResets, &u.PKCERequiredForPasswordResets}} {
+		{"disable-watermark", watermark, &u.DisableSDKWatermark}, {"pkce-password-resets", pkceResets, &u.PKCERequiredForPasswordResets},
+		{"pkce-sso", pkceSSO, &u.PKCERequiredForSSO}} {
 		if !set[b.name] {
 			continue
 		}
@@ -111,5 +113,5 @@ func projectUpdate(ctx context.Context, env Env) error {
 		"create_organization_enabled": p.CreateOrganizationEnabled, "disable_sdk_watermark": p.DisableSDKWatermark,
 		"slug_pattern": p.SlugPattern, "password_strength_policy": p.PasswordStrengthPolicy,
 		"luds_min_password_length": p.LUDSMinPasswordLength, "luds_min_password_complexity": p.LUDSMinPasswordComplexity,
-		"pkce_required_for_password_resets": p.PKCERequiredForPasswordResets})
+		"pkce_required_for_password_resets": p.PKCERequiredForPasswordResets, "pkce_required_for_sso": p.PKCERequiredForSSO})
 }

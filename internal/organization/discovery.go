@@ -37,20 +37,30 @@ func (s *Store) MembersByEmail(ctx context.Context, q store.Querier, projectID, 
 // list containing domain. Such an organization "claims" the domain: people
 // with it may join it by email, and may not create or join others.
 func (s *Store) ClaimingDomain(ctx context.Context, q store.Querier, projectID, domain string) ([]*Organization, error) {
+	return s.withDomain(ctx, q, projectID, domain, true)
+}
+
+// WithAllowedDomain returns the organizations whose email_allowed_domains
+// list domain, whatever their JIT setting (SSO discovery by email domain).
+func (s *Store) WithAllowedDomain(ctx context.Context, q store.Querier, projectID, domain string) ([]*Organization, error) {
+	return s.withDomain(ctx, q, projectID, domain, false)
+}
+
+func (s *Store) withDomain(ctx context.Context, q store.Querier, projectID, domain string, restrictedOnly bool) ([]*Organization, error) {
 	// The JSON list is matched coarsely in SQL (portable LIKE on the
 	// encoded string) and exactly in Go.
-	rows, err := q.QueryContext(ctx, `SELECT `+orgColumns+` FROM organizations WHERE project_id = $1
-		AND email_jit_provisioning = $2 AND email_allowed_domains LIKE $3 ORDER BY created_at, organization_id`,
-		projectID, Restricted, "%"+mustJSON(domain)+"%")
+	rows, err := q.QueryContext(ctx, `SELECT `+orgSelect+` FROM organizations WHERE project_id = $1
+		AND ($2 = '' OR email_jit_provisioning = $2) AND email_allowed_domains LIKE $3 ORDER BY created_at, organization_id`,
+		projectID, map[bool]string{true: Restricted}[restrictedOnly], "%"+mustJSON(domain)+"%")
 	if err != nil {
-		return nil, fmt.Errorf("organization: claiming domain: %w", err)
+		return nil, fmt.Errorf("organization: organizations with domain: %w", err)
 	}
 	defer rows.Close()
 	var out []*Organization
 	for rows.Next() {
 		o, err := scanOrg(rows)
 		if err != nil {
-			return nil, fmt.Errorf("organization: claiming domain: %w", err)
+			return nil, fmt.Errorf("organization: organizations with domain: %w", err)
 		}
 		if slices.Contains(o.EmailAllowedDomains, domain) {
 			out = append(out, o)
@@ -62,7 +72,7 @@ func (s *Store) ClaimingDomain(ctx context.Context, q store.Querier, projectID, 
 // GetTx loads an organization through q (inside a transaction that may
 // have written it).
 func (s *Store) GetTx(ctx context.Context, q store.Querier, projectID, orgID string) (*Organization, error) {
-	o, err := scanOrg(q.QueryRowContext(ctx, `SELECT `+orgColumns+` FROM organizations
+	o, err := scanOrg(q.QueryRowContext(ctx, `SELECT `+orgSelect+` FROM organizations
 		WHERE organization_id = $1 AND project_id = $2`, orgID, projectID))
 	if err != nil {
 		return nil, fmt.Errorf("organization: get %s: %w", orgID, err)

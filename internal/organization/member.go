@@ -29,32 +29,41 @@ const DefaultRole = "stytch_member"
 // policy); is_admin reports whether a member holds it, from any source.
 const AdminRole = "stytch_admin"
 
+// SSORegistration links a member to their identity at one SSO connection
+// (written by the SSO module, which keeps the members column in step).
+type SSORegistration struct {
+	ConnectionID   string         `json:"connection_id"`
+	ExternalID     string         `json:"external_id"`
+	RegistrationID string         `json:"registration_id"`
+	SSOAttributes  map[string]any `json:"sso_attributes"`
+}
+
 // Member is the wire shape of a member.
 type Member struct {
-	OrganizationID         string         `json:"organization_id"`
-	MemberID               string         `json:"member_id"`
-	EmailAddress           string         `json:"email_address"`
-	EmailAddressVerified   bool           `json:"email_address_verified"`
-	RetiredEmailAddresses  []RetiredEmail `json:"retired_email_addresses"`
-	Status                 string         `json:"status"`
-	Name                   string         `json:"name"`
-	TrustedMetadata        map[string]any `json:"trusted_metadata"`
-	UntrustedMetadata      map[string]any `json:"untrusted_metadata"`
-	CreatedAt              time.Time      `json:"created_at"`
-	UpdatedAt              time.Time      `json:"updated_at"`
-	SSORegistrations       []any          `json:"sso_registrations"`
-	IsBreakglass           bool           `json:"is_breakglass"`
-	IsAdmin                bool           `json:"is_admin"`
-	IsLocked               bool           `json:"is_locked"` // a lockout about the address runs (see memberSelect)
-	MemberPasswordID       string         `json:"member_password_id"`
-	MFAEnrolled            bool           `json:"mfa_enrolled"`
-	MFAPhoneNumber         string         `json:"mfa_phone_number"`
-	MFAPhoneNumberVerified bool           `json:"mfa_phone_number_verified"`
-	Roles                  []MemberRole   `json:"roles"`
-	DefaultMFAMethod       string         `json:"default_mfa_method"`
-	TOTPRegistrationID     string         `json:"totp_registration_id"`
-	OAuthRegistrations     []any          `json:"oauth_registrations"`
-	ExternalID             string         `json:"external_id"`
+	OrganizationID         string            `json:"organization_id"`
+	MemberID               string            `json:"member_id"`
+	EmailAddress           string            `json:"email_address"`
+	EmailAddressVerified   bool              `json:"email_address_verified"`
+	RetiredEmailAddresses  []RetiredEmail    `json:"retired_email_addresses"`
+	Status                 string            `json:"status"`
+	Name                   string            `json:"name"`
+	TrustedMetadata        map[string]any    `json:"trusted_metadata"`
+	UntrustedMetadata      map[string]any    `json:"untrusted_metadata"`
+	CreatedAt              time.Time         `json:"created_at"`
+	UpdatedAt              time.Time         `json:"updated_at"`
+	SSORegistrations       []SSORegistration `json:"sso_registrations"`
+	IsBreakglass           bool              `json:"is_breakglass"`
+	IsAdmin                bool              `json:"is_admin"`
+	IsLocked               bool              `json:"is_locked"` // a lockout about the address runs (see memberSelect)
+	MemberPasswordID       string            `json:"member_password_id"`
+	MFAEnrolled            bool              `json:"mfa_enrolled"`
+	MFAPhoneNumber         string            `json:"mfa_phone_number"`
+	MFAPhoneNumberVerified bool              `json:"mfa_phone_number_verified"`
+	Roles                  []MemberRole      `json:"roles"`
+	DefaultMFAMethod       string            `json:"default_mfa_method"`
+	TOTPRegistrationID     string            `json:"totp_registration_id"`
+	OAuthRegistrations     []any             `json:"oauth_registrations"`
+	ExternalID             string            `json:"external_id"`
 
 	EmailID   string `json:"-"`
 	projectID string

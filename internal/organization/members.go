@@ -35,7 +35,7 @@ const memberEmailRoles = `(SELECT o.rbac_email_implicit_role_assignments FROM or
 // and the organization's email role assignments.
 const memberColumnsRead = `member_id, organization_id, project_id, email_id, email_address, email_address_verified, status,
 	name, trusted_metadata, untrusted_metadata, is_breakglass, roles, ` + memberPasswordID + `, created_at, updated_at,
-	mfa_phone_number, mfa_phone_number_verified, mfa_enrolled, default_mfa_method, totp_registration_id, ` + memberEmailRoles
+	mfa_phone_number, mfa_phone_number_verified, mfa_enrolled, default_mfa_method, totp_registration_id, ` + memberEmailRoles + `, sso_registrations`
 
 // memberSelect is memberColumnsRead plus is_locked: whether a lockout
 // about the member's address (ratelimit.EmailSubject) runs now. The time
@@ -48,11 +48,11 @@ func (s *Store) memberSelect() string {
 
 func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 	var m Member
-	var trusted, untrusted, roles, emailRoles string
+	var trusted, untrusted, roles, emailRoles, ssoRegs string
 	var created, updated int64
 	if err := row.Scan(&m.MemberID, &m.OrganizationID, &m.projectID, &m.EmailID, &m.EmailAddress, &m.EmailAddressVerified,
 		&m.Status, &m.Name, &trusted, &untrusted, &m.IsBreakglass, &roles, &m.MemberPasswordID, &created, &updated,
-		&m.MFAPhoneNumber, &m.MFAPhoneNumberVerified, &m.MFAEnrolled, &m.DefaultMFAMethod, &m.TOTPRegistrationID, &emailRoles,
+		&m.MFAPhoneNumber, &m.MFAPhoneNumberVerified, &m.MFAEnrolled, &m.DefaultMFAMethod, &m.TOTPRegistrationID, &emailRoles, &ssoRegs,
 		&m.IsLocked); err != nil {
 		return nil, store.MapError(err)
 	}
@@ -64,8 +64,14 @@ func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 			return nil, fmt.Errorf("decode member column: %w", err)
 		}
 	}
+	if err := json.Unmarshal([]byte(ssoRegs), &m.SSORegistrations); err != nil {
+		return nil, fmt.Errorf("decode sso_registrations: %w", err)
+	}
+	if m.SSORegistrations == nil {
+		m.SSORegistrations = []SSORegistration{}
+	}
 	m.CreatedAt, m.UpdatedAt = store.Time(created), store.Time(updated)
-	m.RetiredEmailAddresses, m.SSORegistrations, m.OAuthRegistrations = []RetiredEmail{}, []any{}, []any{}
+	m.RetiredEmailAddresses, m.OAuthRegistrations = []RetiredEmail{}, []any{}
 	m.computeRoles(m.emailAssignments)
 	return &m, nil
 }

@@ -32,7 +32,7 @@ func (s *Store) AllowingOAuthTenant(ctx context.Context, q store.Querier, projec
 		return nil, nil
 	}
 	// Coarse in SQL (the provider's key appears in the JSON), exact in Go.
-	rows, err := q.QueryContext(ctx, `SELECT `+orgColumns+` FROM organizations WHERE project_id = $1
+	rows, err := q.QueryContext(ctx, `SELECT `+orgSelect+` FROM organizations WHERE project_id = $1
 		AND oauth_tenant_jit_provisioning = $2 AND allowed_oauth_tenants LIKE $3 ORDER BY created_at, organization_id`,
 		projectID, Restricted, "%"+mustJSON(provider)+"%")
 	if err != nil {

@@ -145,7 +145,7 @@ func (s *Store) Search(ctx context.Context, projectID string, p SearchParams) (*
 	if filter != "" {
 		where += " AND " + filter
 	}
-	orgs, meta, err := searchPage(ctx, s.db.Read(), pageSpec[*Organization]{table: "organizations", columns: orgColumns,
+	orgs, meta, err := searchPage(ctx, s.db.Read(), pageSpec[*Organization]{table: "organizations", columns: orgSelect,
 		idCol: "organization_id", scan: scanOrg,
 		key: func(o *Organization) cursor {
 			return cursor{createdAt: store.Millis(o.CreatedAt), id: o.OrganizationID}

@@ -60,16 +60,21 @@ func orgValues(o *Organization) []any {
 
 var orgColumns = "organization_id, project_id, " + strings.Join(orgFields, ", ") + ", created_at, updated_at"
 
+// orgSelect is what organization reads select: the writable columns plus
+// sso_active_connections, which only the SSO module writes (it keeps the
+// summary of the organization's active connections there).
+var orgSelect = orgColumns + ", sso_active_connections"
+
 func scanOrg(row interface{ Scan(...any) error }) (*Organization, error) {
 	var o Organization
 	var external, defaultConn sql.NullString
-	var trusted, roles, ssoConns, domains, tenants, allowedAuth, allowedMFA, implicit, firstApps, thirdApps string
+	var trusted, roles, ssoConns, domains, tenants, allowedAuth, allowedMFA, implicit, firstApps, thirdApps, active string
 	var created, updated int64
 	if err := row.Scan(&o.OrganizationID, &o.projectID, &o.OrganizationName, &o.OrganizationSlug, &external,
 		&o.OrganizationLogoURL, &trusted, &roles, &defaultConn, &o.SSOJITProvisioning, &ssoConns,
 		&o.EmailJITProvisioning, &domains, &o.EmailInvites, &o.OAuthTenantJITProvisioning, &tenants, &o.AuthMethods,
 		&allowedAuth, &o.MFAPolicy, &o.MFAMethods, &allowedMFA, &implicit, &o.FirstPartyConnectedAppsAllowedType,
-		&firstApps, &o.ThirdPartyConnectedAppsAllowedType, &thirdApps, &created, &updated); err != nil {
+		&firstApps, &o.ThirdPartyConnectedAppsAllowedType, &thirdApps, &created, &updated, &active); err != nil {
 		return nil, store.MapError(err)
 	}
 	// A list of pairs, not a map keyed by column value: equal values (several
@@ -80,7 +85,8 @@ func scanOrg(row interface{ Scan(...any) error }) (*Organization, error) {
 	}{{trusted, &o.TrustedMetadata}, {roles, &o.CustomRoles}, {ssoConns, &o.SSOJITProvisioningAllowedConnections},
 		{domains, &o.EmailAllowedDomains}, {tenants, &o.AllowedOAuthTenants}, {allowedAuth, &o.AllowedAuthMethods},
 		{allowedMFA, &o.AllowedMFAMethods}, {implicit, &o.RBACEmailImplicitRoleAssignments},
-		{firstApps, &o.AllowedFirstPartyConnectedApps}, {thirdApps, &o.AllowedThirdPartyConnectedApps}} {
+		{firstApps, &o.AllowedFirstPartyConnectedApps}, {thirdApps, &o.AllowedThirdPartyConnectedApps},
+		{active, &o.SSOActiveConnections}} {
 		if err := json.Unmarshal([]byte(c.text), c.dst); err != nil {
 			return nil, fmt.Errorf("decode column: %w", err)
 		}
@@ -90,9 +96,11 @@ func scanOrg(row interface{ Scan(...any) error }) (*Organization, error) {
 		o.SSODefaultConnectionID = &defaultConn.String
 	}
 	o.CreatedAt, o.UpdatedAt = store.Time(created), store.Time(updated)
-	// SSO and SCIM connections arrive with their features; until then an
+	if o.SSOActiveConnections == nil {
+		o.SSOActiveConnections = []SSOActiveConnection{}
+	}
+	// SCIM connections arrive with their feature; until then an
 	// organization has none.
-	o.SSOActiveConnections = []SSOActiveConnection{}
 	o.SCIMActiveConnection = nil
 	o.ClaimedEmailDomains = []string{}
 	if o.EmailJITProvisioning == Restricted {
@@ -111,7 +119,7 @@ func (s *Store) Get(ctx context.Context, projectID, orgID string) (*Organization
 
 // GetIn is Get inside the caller's transaction (or on any querier).
 func (s *Store) GetIn(ctx context.Context, q store.Querier, projectID, orgID string) (*Organization, error) {
-	o, err := scanOrg(q.QueryRowContext(ctx, `SELECT `+orgColumns+` FROM organizations
+	o, err := scanOrg(q.QueryRowContext(ctx, `SELECT `+orgSelect+` FROM organizations
 		WHERE organization_id = $1 AND project_id = $2`, orgID, projectID))
 	if err != nil {
 		return nil, fmt.Errorf("organization: get %s: %w", orgID, err)
@@ -121,7 +129,7 @@ func (s *Store) GetIn(ctx context.Context, q store.Querier, projectID, orgID str
 
 // BySlug loads an organization of the project by slug.
 func (s *Store) BySlug(ctx context.Context, projectID, slug string) (*Organization, error) {
-	o, err := scanOrg(s.db.Read().QueryRowContext(ctx, `SELECT `+orgColumns+` FROM organizations
+	o, err := scanOrg(s.db.Read().QueryRowContext(ctx, `SELECT `+orgSelect+` FROM organizations
 		WHERE project_id = $1 AND organization_slug = $2`, projectID, slug))
 	if err != nil {
 		return nil, fmt.Errorf("organization: by slug: %w", err)

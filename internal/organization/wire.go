@@ -17,27 +17,27 @@ import (
 
 // SDKMember is a member on the SDK face.
 type SDKMember struct {
-	OrganizationID         string         `json:"organization_id"`
-	MemberID               string         `json:"member_id"`
-	EmailAddress           string         `json:"email_address"`
-	EmailAddressVerified   bool           `json:"email_address_verified"`
-	Status                 string         `json:"status"`
-	Name                   string         `json:"name"`
-	UntrustedMetadata      map[string]any `json:"untrusted_metadata"`
-	CreatedAt              time.Time      `json:"created_at"`
-	UpdatedAt              time.Time      `json:"updated_at"`
-	SSORegistrations       []any          `json:"sso_registrations"`
-	IsBreakglass           bool           `json:"is_breakglass"`
-	IsAdmin                bool           `json:"is_admin"`
-	MemberPasswordID       string         `json:"member_password_id"`
-	MFAEnrolled            bool           `json:"mfa_enrolled"`
-	MFAPhoneNumber         string         `json:"mfa_phone_number"`
-	MFAPhoneNumberVerified bool           `json:"mfa_phone_number_verified"`
-	Roles                  []MemberRole   `json:"roles"`
-	DefaultMFAMethod       string         `json:"default_mfa_method"`
-	TOTPRegistrationID     string         `json:"totp_registration_id"`
-	OAuthRegistrations     []any          `json:"oauth_registrations"`
-	ExternalID             string         `json:"external_id"`
+	OrganizationID         string            `json:"organization_id"`
+	MemberID               string            `json:"member_id"`
+	EmailAddress           string            `json:"email_address"`
+	EmailAddressVerified   bool              `json:"email_address_verified"`
+	Status                 string            `json:"status"`
+	Name                   string            `json:"name"`
+	UntrustedMetadata      map[string]any    `json:"untrusted_metadata"`
+	CreatedAt              time.Time         `json:"created_at"`
+	UpdatedAt              time.Time         `json:"updated_at"`
+	SSORegistrations       []SSORegistration `json:"sso_registrations"`
+	IsBreakglass           bool              `json:"is_breakglass"`
+	IsAdmin                bool              `json:"is_admin"`
+	MemberPasswordID       string            `json:"member_password_id"`
+	MFAEnrolled            bool              `json:"mfa_enrolled"`
+	MFAPhoneNumber         string            `json:"mfa_phone_number"`
+	MFAPhoneNumberVerified bool              `json:"mfa_phone_number_verified"`
+	Roles                  []MemberRole      `json:"roles"`
+	DefaultMFAMethod       string            `json:"default_mfa_method"`
+	TOTPRegistrationID     string            `json:"totp_registration_id"`
+	OAuthRegistrations     []any             `json:"oauth_registrations"`
+	ExternalID             string            `json:"external_id"`
 }
 
 // SDK returns the member's SDK wire form (nil for nil).

@@ -66,6 +66,7 @@ func BootstrapHandler(r *Resolver, emailDomain string, policies PolicySource) ht
 			EmailDomains:                   []string{},
 			PKCERequiredForEmailMagicLinks: p.PKCERequiredForEmailMagicLinks,
 			PKCERequiredForPasswordResets:  p.PKCERequiredForPasswordResets,
+			PKCERequiredForSSO:             p.PKCERequiredForSSO,
 			CreateOrganizationEnabled:      p.CreateOrganizationEnabled,
 			DFPProtectedAuthMode:           "OBSERVATION",
 			Vertical:                       "B2B",

@@ -58,6 +58,9 @@ type Project struct {
 	LUDSMinPasswordLength         int
 	LUDSMinPasswordComplexity     int
 	PKCERequiredForPasswordResets bool
+
+	// PKCERequiredForSSO makes SSO starts require a code challenge.
+	PKCERequiredForSSO bool
 }
 
 // Password strength policies.
@@ -177,15 +180,16 @@ func (s *Store) Create(ctx context.Context, p CreateParams) (*Created, error) {
 
 const selectProject = `SELECT project_id, name, env, session_duration_minutes, products,
 	pkce_required_for_email_magic_links, create_organization_enabled, disable_sdk_watermark, COALESCE(slug_pattern, ''),
-	password_strength_policy, luds_min_password_length, luds_min_password_complexity, pkce_required_for_password_resets
-	FROM projects `
+	password_strength_policy, luds_min_password_length, luds_min_password_complexity, pkce_required_for_password_resets,
+	pkce_required_for_sso FROM projects `
 
 func scanProject(row interface{ Scan(...any) error }) (*Project, error) {
 	var p Project
 	var env, products string
 	if err := row.Scan(&p.ID, &p.Name, &env, &p.SessionDurationMinutes, &products,
 		&p.PKCERequiredForEmailMagicLinks, &p.CreateOrganizationEnabled, &p.DisableSDKWatermark, &p.SlugPattern,
-		&p.PasswordStrengthPolicy, &p.LUDSMinPasswordLength, &p.LUDSMinPasswordComplexity, &p.PKCERequiredForPasswordResets); err != nil {
+		&p.PasswordStrengthPolicy, &p.LUDSMinPasswordLength, &p.LUDSMinPasswordComplexity, &p.PKCERequiredForPasswordResets,
+		&p.PKCERequiredForSSO); err != nil {
 		return nil, store.MapError(err)
 	}
 	p.Env = ids.Env(env)

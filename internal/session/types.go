@@ -35,6 +35,15 @@ type OAuthFactor struct {
 	ProviderTenantIDs []string `json:"provider_tenant_ids,omitempty"`
 }
 
+// SSOFactor identifies the SSO connection (provider_id) and the member's
+// identity there (external_id) behind an SSO factor; id is the member's
+// registration at that connection.
+type SSOFactor struct {
+	ID         string `json:"id"`
+	ProviderID string `json:"provider_id"`
+	ExternalID string `json:"external_id"`
+}
+
 // Factor is one authentication factor of a session.
 type Factor struct {
 	DeliveryMethod      string             `json:"delivery_method"`
@@ -50,6 +59,9 @@ type Factor struct {
 	HubspotOAuthFactor   *OAuthFactor `json:"hubspot_oauth_factor,omitempty"`
 	SlackOAuthFactor     *OAuthFactor `json:"slack_oauth_factor,omitempty"`
 	GithubOAuthFactor    *OAuthFactor `json:"github_oauth_factor,omitempty"`
+	// SSO factors (type "sso", delivery_method "sso_saml" or "sso_oidc").
+	SAMLSSOFactor *SSOFactor `json:"saml_sso_factor,omitempty"`
+	OIDCSSOFactor *SSOFactor `json:"oidc_sso_factor,omitempty"`
 }
 
 // MemberSession is the wire shape of a session.

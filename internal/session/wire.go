@@ -47,6 +47,10 @@ func (ms *MemberSession) sdk() *MemberSession {
 		f.HubspotOAuthFactor = oauthFactor(f.HubspotOAuthFactor, true, false)
 		f.SlackOAuthFactor = oauthFactor(f.SlackOAuthFactor, true, false)
 		f.GithubOAuthFactor = oauthFactor(f.GithubOAuthFactor, false, true)
+		// The browser SDK declares no SSO factor object (type and
+		// delivery_method already say saml/oidc), so the connection and
+		// external ids stay on the backend face.
+		f.SAMLSSOFactor, f.OIDCSSOFactor = nil, nil
 		out.AuthenticationFactors[i] = f
 	}
 	return &out

@@ -1,0 +1,224 @@
+package sso
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Handlers serves the SSO routes of one API face. On the SDK face the
+// organization is the logged-in member's and changing its connections is
+// authorized by authorize; on the backend face the project secret suffices
+// and the organization is named in the path.
+type Handlers struct {
+	s   *Service
+	sdk bool
+}
+
+// Actions on connections, as the RBAC resource stytch.sso names them.
+const (
+	actionGet    = "get"
+	actionCreate = "create"
+	actionUpdate = "update"
+	actionDelete = "delete"
+)
+
+// authorize is the one place that decides whether an SDK caller may act on
+// their organization's SSO connections: the RBAC policy's stytch.sso
+// resource, whose built-in stytch_admin role holds every action. Reading is
+// authorized like every change, so a member without stytch.sso:get cannot
+// list connection details.
+func authorize(ctx context.Context, c *organization.SessionCaller, action string) error {
+	return c.Authorize(ctx, "stytch.sso", action)
+}
+
+// scope resolves the project and organization a request acts on.
+func (h Handlers) scope(r *http.Request, action string) (*project.Project, string, error) {
+	if !h.sdk {
+		p := project.CallerFrom(r.Context()).Project
+		orgID := r.PathValue("organization_id")
+		if _, err := h.s.d.Orgs.Get(r.Context(), p.ID, orgID); err != nil {
+			return nil, "", organization.NotFound(err, apierr.OrganizationNotFound)
+		}
+		return p, orgID, nil
+	}
+	c, err := organization.CallerFromSession(r, h.s.d.Orgs, h.s.d.Members)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := authorize(r.Context(), c, action); err != nil {
+		return nil, "", err
+	}
+	return c.Project, c.Organization.OrganizationID, nil
+}
+
+// List handles GET b2b/sso.
+func (h Handlers) List(r *http.Request) (any, error) {
+	p, orgID, err := h.scope(r, actionGet)
+	if err != nil {
+		return nil, err
+	}
+	conns, err := h.s.list(r.Context(), h.s.d.DB.Read(), p.ID, orgID)
+	if err != nil {
+		return nil, err
+	}
+	out := &ConnectionsResponse{SAMLConnections: []SAMLConnection{}, OIDCConnections: []OIDCConnection{},
+		ExternalConnections: []ExternalConnection{}}
+	base := h.s.d.BaseURL()
+	for _, c := range conns {
+		switch c.Kind {
+		case KindSAML:
+			out.SAMLConnections = append(out.SAMLConnections, *samlWire(c, base))
+		case KindOIDC:
+			out.OIDCConnections = append(out.OIDCConnections, *oidcWire(c, base))
+		}
+	}
+	if h.sdk {
+		return sdkConnections(out), nil
+	}
+	return out, nil
+}
+
+// Delete handles DELETE of a connection.
+func (h Handlers) Delete(r *http.Request) (any, error) {
+	p, orgID, err := h.scope(r, actionDelete)
+	if err != nil {
+		return nil, err
+	}
+	id := r.PathValue("connection_id")
+	err = h.s.d.DB.Tx(r.Context(), func(q store.Querier) error {
+		c, err := h.s.load(r.Context(), q, p.ID, orgID, id)
+		if err != nil {
+			return err
+		}
+		return h.s.remove(r.Context(), q, c)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &DeleteResponse{ConnectionID: id}, nil
+}
+
+type createRequest struct {
+	DisplayName      string `json:"display_name"`
+	IdentityProvider string `json:"identity_provider"`
+}
+
+// IdentityProviders are the identity_provider values the API family names;
+// "generic" is the default.
+var IdentityProviders = []string{"classlink", "cyberark", "duo", "generic", "google-workspace", "jumpcloud", "keycloak",
+	"miniorange", "microsoft-entra", "okta", "onelogin", "pingfederate", "rippling", "salesforce", "shibboleth"}
+
+func checkIdentityProvider(v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return "generic", nil
+	}
+	for _, known := range IdentityProviders {
+		if v == known {
+			return v, nil
+		}
+	}
+	return "", apierr.Invalid("identity_provider", "identity_provider must be one of "+strings.Join(IdentityProviders, ", ")+".")
+}
+
+// create stores a new connection of kind built by fill.
+func (h Handlers) create(r *http.Request, kind string, fill func(c *conn) error) (*conn, error) {
+	var req createRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	p, orgID, err := h.scope(r, actionCreate)
+	if err != nil {
+		return nil, err
+	}
+	idp, err := checkIdentityProvider(req.IdentityProvider)
+	if err != nil {
+		return nil, err
+	}
+	c := &conn{ID: newConnectionID(kind, p.Env), ProjectID: p.ID, OrganizationID: orgID, Kind: kind,
+		DisplayName: strings.TrimSpace(req.DisplayName), IdentityProvider: idp}
+	if c.DisplayName == "" {
+		c.DisplayName = defaultDisplayName(kind, idp)
+	}
+	if err := fill(c); err != nil {
+		return nil, err
+	}
+	if err := h.s.d.DB.Tx(r.Context(), func(q store.Querier) error { return h.s.insert(r.Context(), q, c) }); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func defaultDisplayName(kind, idp string) string {
+	name := strings.ToUpper(kind)
+	if idp != "generic" {
+		return idp + " " + name
+	}
+	return name
+}
+
+// CreateSAML handles POST b2b/sso/saml: a pending connection with a fresh
+// service-provider signing key.
+func (h Handlers) CreateSAML(r *http.Request) (any, error) {
+	c, err := h.create(r, KindSAML, func(c *conn) error {
+		key, err := h.s.newKey(newKeyID("saml-signing-key", c), c.ID, nil, h.s.d.Clock.Now())
+		if err != nil {
+			return err
+		}
+		c.SAML = &samlConfig{AttributeMapping: map[string]any{}, SigningKeys: []storedKey{key}}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &SAMLResponse{Connection: samlWire(c, h.s.d.BaseURL())}, nil
+}
+
+// CreateOIDC handles POST b2b/sso/oidc.
+func (h Handlers) CreateOIDC(r *http.Request) (any, error) {
+	c, err := h.create(r, KindOIDC, func(c *conn) error {
+		c.OIDC = &oidcConfig{AttributeMapping: map[string]any{}}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &OIDCResponse{Connection: oidcWire(c, h.s.d.BaseURL())}, nil
+}
+
+// change loads a connection of kind, lets edit change it, and saves it,
+// all in one transaction.
+func (h Handlers) change(r *http.Request, kind string, edit func(ctx context.Context, c *conn) error) (*conn, error) {
+	p, orgID, err := h.scope(r, actionUpdate)
+	if err != nil {
+		return nil, err
+	}
+	var out *conn
+	err = h.s.d.DB.Tx(r.Context(), func(q store.Querier) error {
+		c, err := h.s.load(r.Context(), q, p.ID, orgID, r.PathValue("connection_id"))
+		if err != nil {
+			return err
+		}
+		if c.Kind != kind {
+			return apierr.New(apierr.SSOConnectionNotFound)
+		}
+		if err := edit(r.Context(), c); err != nil {
+			return err
+		}
+		out = c
+		return h.s.save(r.Context(), q, c)
+	})
+	return out, err
+}
+
+// newKeyID mints a key or certificate id in the environment of the
+// connection it belongs to.
+func newKeyID(kind string, c *conn) string { return ids.New(kind, envOf(c)) }

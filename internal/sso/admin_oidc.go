@@ -1,0 +1,154 @@
+package sso
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/httpapi"
+)
+
+type oidcUpdate struct {
+	DisplayName      *string        `json:"display_name"`
+	ClientID         *string        `json:"client_id"`
+	ClientSecret     *string        `json:"client_secret"`
+	Issuer           *string        `json:"issuer"`
+	AuthorizationURL *string        `json:"authorization_url"`
+	TokenURL         *string        `json:"token_url"`
+	UserinfoURL      *string        `json:"userinfo_url"`
+	JWKSURL          *string        `json:"jwks_url"`
+	IdentityProvider *string        `json:"identity_provider"`
+	CustomScopes     *string        `json:"custom_scopes"`
+	AttributeMapping map[string]any `json:"attribute_mapping"`
+}
+
+// UpdateOIDC handles PUT of an OIDC connection. When the issuer is set and
+// an endpoint is not, the endpoints are read from the issuer's discovery
+// document; if that fails the update still applies and warning says why.
+// A connection becomes active once it has an issuer, client credentials
+// and the authorization, token and JWKS endpoints.
+func (h Handlers) UpdateOIDC(r *http.Request) (any, error) {
+	var u oidcUpdate
+	if err := httpapi.Decode(r, &u); err != nil {
+		return nil, err
+	}
+	if u.Issuer != nil && strings.TrimSpace(*u.Issuer) != "" && !isHTTPURL(strings.TrimSpace(*u.Issuer)) {
+		return nil, apierr.Invalid("issuer", "issuer must be an http or https URL.")
+	}
+	var disc *discoveryDoc
+	var warning string
+	if u.Issuer != nil && strings.TrimSpace(*u.Issuer) != "" && (u.AuthorizationURL == nil || u.TokenURL == nil || u.JWKSURL == nil) {
+		// Fetched outside the transaction, as metadata is.
+		var err error
+		if disc, err = h.s.discover(r.Context(), strings.TrimSpace(*u.Issuer)); err != nil {
+			warning = "The issuer's discovery document could not be read (" + err.Error() + "); set the endpoints explicitly."
+		}
+	}
+	c, err := h.change(r, KindOIDC, func(ctx context.Context, c *conn) error { return h.s.applyOIDC(c, u, disc) })
+	if err != nil {
+		return nil, err
+	}
+	return &OIDCResponse{Connection: oidcWire(c, h.s.d.BaseURL()), Warning: warning}, nil
+}
+
+func (s *Service) applyOIDC(c *conn, u oidcUpdate, disc *discoveryDoc) error {
+	cfg := c.OIDC
+	if u.DisplayName != nil {
+		if c.DisplayName = strings.TrimSpace(*u.DisplayName); c.DisplayName == "" {
+			return apierr.Invalid("display_name", "display_name must not be empty.")
+		}
+	}
+	if u.IdentityProvider != nil {
+		idp, err := checkIdentityProvider(*u.IdentityProvider)
+		if err != nil {
+			return err
+		}
+		c.IdentityProvider = idp
+	}
+	if disc != nil {
+		cfg.AuthorizationURL, cfg.TokenURL, cfg.UserinfoURL, cfg.JWKSURL =
+			disc.AuthorizationEndpoint, disc.TokenEndpoint, disc.UserinfoEndpoint, disc.JWKSURI
+	}
+	for _, f := range []struct {
+		name string
+		in   *string
+		dst  *string
+	}{{"issuer", u.Issuer, &cfg.Issuer}, {"authorization_url", u.AuthorizationURL, &cfg.AuthorizationURL},
+		{"token_url", u.TokenURL, &cfg.TokenURL}, {"userinfo_url", u.UserinfoURL, &cfg.UserinfoURL},
+		{"jwks_url", u.JWKSURL, &cfg.JWKSURL}} {
+		if f.in == nil {
+			continue
+		}
+		v := strings.TrimSpace(*f.in)
+		if v != "" && !isHTTPURL(v) {
+			return apierr.Invalid(f.name, f.name+" must be an http or https URL.")
+		}
+		*f.dst = v
+	}
+	if u.ClientID != nil {
+		cfg.ClientID = strings.TrimSpace(*u.ClientID)
+	}
+	if u.ClientSecret != nil {
+		if *u.ClientSecret == "" {
+			cfg.ClientSecret = ""
+		} else {
+			if s.d.Box == nil {
+				return apierr.New(apierr.EncryptionKeyNotConfigured)
+			}
+			cfg.ClientSecret = s.d.Box.Seal(*u.ClientSecret, secretAAD(c.ID))
+		}
+	}
+	if u.CustomScopes != nil {
+		cfg.CustomScopes = strings.Join(strings.Fields(*u.CustomScopes), " ")
+	}
+	if u.AttributeMapping != nil {
+		for k, v := range u.AttributeMapping {
+			if _, ok := v.(string); !ok {
+				return apierr.Invalid("attribute_mapping", fmt.Sprintf("attribute_mapping.%s must name a claim (a string).", k))
+			}
+		}
+		cfg.AttributeMapping = u.AttributeMapping
+	}
+	return nil
+}
+
+// discoveryDoc is the part of an OpenID provider's configuration used here.
+type discoveryDoc struct {
+	Issuer                string `json:"issuer"`
+	AuthorizationEndpoint string `json:"authorization_endpoint"`
+	TokenEndpoint         string `json:"token_endpoint"`
+	UserinfoEndpoint      string `json:"userinfo_endpoint"`
+	JWKSURI               string `json:"jwks_uri"`
+}
+
+func (s *Service) discover(ctx context.Context, issuer string) (*discoveryDoc, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(issuer, "/")+"/.well-known/openid-configuration", nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.d.HTTP.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("unreachable")
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("answered %d", res.StatusCode)
+	}
+	var d discoveryDoc
+	if err := json.NewDecoder(io.LimitReader(res.Body, 1<<20)).Decode(&d); err != nil {
+		return nil, fmt.Errorf("not JSON")
+	}
+	// OpenID Connect Discovery 1.0 section 4.3: the document's issuer must
+	// be the one it was fetched for.
+	if strings.TrimRight(d.Issuer, "/") != strings.TrimRight(issuer, "/") {
+		return nil, fmt.Errorf("it names issuer %q", d.Issuer)
+	}
+	if d.AuthorizationEndpoint == "" || d.TokenEndpoint == "" || d.JWKSURI == "" {
+		return nil, fmt.Errorf("endpoints missing")
+	}
+	return &d, nil
+}

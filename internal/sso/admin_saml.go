@@ -1,0 +1,257 @@
+package sso
+
+import (
+	"context"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/store"
+	"github.com/russellhaering/gosaml2/types"
+)
+
+type samlUpdate struct {
+	IdPEntityID                           *string                `json:"idp_entity_id"`
+	DisplayName                           *string                `json:"display_name"`
+	AttributeMapping                      map[string]any         `json:"attribute_mapping"`
+	X509Certificate                       *string                `json:"x509_certificate"`
+	IdPSSOURL                             *string                `json:"idp_sso_url"`
+	SAMLConnectionImplicitRoleAssignments *[]RoleAssignment      `json:"saml_connection_implicit_role_assignments"`
+	SAMLGroupImplicitRoleAssignments      *[]GroupRoleAssignment `json:"saml_group_implicit_role_assignments"`
+	AlternativeAudienceURI                *string                `json:"alternative_audience_uri"`
+	IdentityProvider                      *string                `json:"identity_provider"`
+	SigningPrivateKey                     *string                `json:"signing_private_key"`
+	NameIDFormat                          *string                `json:"nameid_format"`
+	AlternativeACSURL                     *string                `json:"alternative_acs_url"`
+	IdPInitiatedAuthDisabled              *bool                  `json:"idp_initiated_auth_disabled"`
+	SAMLEncryptionPrivateKey              *string                `json:"saml_encryption_private_key"`
+	AllowGatewayCallback                  *bool                  `json:"allow_gateway_callback"`
+}
+
+// UpdateSAML handles PUT of a SAML connection. A connection becomes active
+// once it has the identity provider's entity id, SSO URL and a
+// verification certificate.
+func (h Handlers) UpdateSAML(r *http.Request) (any, error) {
+	var u samlUpdate
+	if err := httpapi.Decode(r, &u); err != nil {
+		return nil, err
+	}
+	c, err := h.change(r, KindSAML, func(ctx context.Context, c *conn) error { return h.s.applySAML(c, u) })
+	if err != nil {
+		return nil, err
+	}
+	return &SAMLResponse{Connection: samlWire(c, h.s.d.BaseURL())}, nil
+}
+
+func (s *Service) applySAML(c *conn, u samlUpdate) error {
+	cfg, now := c.SAML, s.d.Clock.Now()
+	if u.IdPInitiatedAuthDisabled != nil && !*u.IdPInitiatedAuthDisabled {
+		return apierr.Invalid("idp_initiated_auth_disabled",
+			"IdP-initiated logins are not supported: every SAML login starts at /v1/public/sso/start.")
+	}
+	if u.DisplayName != nil {
+		if c.DisplayName = strings.TrimSpace(*u.DisplayName); c.DisplayName == "" {
+			return apierr.Invalid("display_name", "display_name must not be empty.")
+		}
+	}
+	if u.IdentityProvider != nil {
+		idp, err := checkIdentityProvider(*u.IdentityProvider)
+		if err != nil {
+			return err
+		}
+		c.IdentityProvider = idp
+	}
+	if u.IdPEntityID != nil {
+		cfg.IdPEntityID = strings.TrimSpace(*u.IdPEntityID)
+	}
+	if u.IdPSSOURL != nil {
+		v := strings.TrimSpace(*u.IdPSSOURL)
+		if v != "" && !isHTTPURL(v) {
+			return apierr.Invalid("idp_sso_url", "idp_sso_url must be an http or https URL.")
+		}
+		cfg.IdPSSOURL = v
+	}
+	if u.AttributeMapping != nil {
+		for k, v := range u.AttributeMapping {
+			if _, ok := v.(string); !ok {
+				return apierr.Invalid("attribute_mapping", fmt.Sprintf("attribute_mapping.%s must name an attribute (a string).", k))
+			}
+		}
+		cfg.AttributeMapping = u.AttributeMapping
+	}
+	if u.X509Certificate != nil && strings.TrimSpace(*u.X509Certificate) != "" {
+		cert, err := verificationCert(newKeyID("saml-verification-key", c), *u.X509Certificate)
+		if err != nil {
+			return err
+		}
+		cert.CreatedAt = store.Millis(now)
+		if !slices.ContainsFunc(cfg.VerificationCertificates, func(v storedCert) bool { return v.PEM == cert.PEM }) {
+			cfg.VerificationCertificates = append(cfg.VerificationCertificates, cert)
+		}
+	}
+	if u.SigningPrivateKey != nil && strings.TrimSpace(*u.SigningPrivateKey) != "" {
+		key, err := parsePrivateKey(*u.SigningPrivateKey)
+		if err != nil {
+			return apierr.Invalid("signing_private_key", "signing_private_key must be an RSA private key in PEM.")
+		}
+		k, err := s.newKey(newKeyID("saml-signing-key", c), c.ID, key, now)
+		if err != nil {
+			return err
+		}
+		// The uploaded key replaces the generated one: requests are
+		// signed with one key, and metadata shows the one in use.
+		cfg.SigningKeys = []storedKey{k}
+	}
+	if u.SAMLEncryptionPrivateKey != nil && strings.TrimSpace(*u.SAMLEncryptionPrivateKey) != "" {
+		key, err := parsePrivateKey(*u.SAMLEncryptionPrivateKey)
+		if err != nil {
+			return apierr.Invalid("saml_encryption_private_key", "saml_encryption_private_key must be an RSA private key in PEM.")
+		}
+		k, err := s.newKey(newKeyID("saml-encryption-key", c), c.ID, key, now)
+		if err != nil {
+			return err
+		}
+		cfg.EncryptionKeys = append(cfg.EncryptionKeys, k)
+	}
+	if u.SAMLConnectionImplicitRoleAssignments != nil {
+		cfg.ConnectionRoles = *u.SAMLConnectionImplicitRoleAssignments
+	}
+	if u.SAMLGroupImplicitRoleAssignments != nil {
+		cfg.GroupRoles = *u.SAMLGroupImplicitRoleAssignments
+	}
+	for _, f := range []struct {
+		in  *string
+		dst *string
+	}{{u.AlternativeAudienceURI, &cfg.AlternativeAudienceURI}, {u.NameIDFormat, &cfg.NameIDFormat},
+		{u.AlternativeACSURL, &cfg.AlternativeACSURL}} {
+		if f.in != nil {
+			*f.dst = strings.TrimSpace(*f.in)
+		}
+	}
+	if u.AllowGatewayCallback != nil {
+		cfg.AllowGatewayCallback = *u.AllowGatewayCallback
+	}
+	return nil
+}
+
+type urlUpdate struct {
+	MetadataURL string `json:"metadata_url"`
+}
+
+// UpdateSAMLByURL handles PUT .../url: the identity provider's entity id,
+// SSO URL (HTTP-Redirect binding) and signing certificates are read from
+// its metadata document.
+func (h Handlers) UpdateSAMLByURL(r *http.Request) (any, error) {
+	var u urlUpdate
+	if err := httpapi.Decode(r, &u); err != nil {
+		return nil, err
+	}
+	if !isHTTPURL(u.MetadataURL) {
+		return nil, apierr.Invalid("metadata_url", "metadata_url must be an http or https URL.")
+	}
+	// Fetched before the transaction: a slow identity provider must not
+	// hold the database's writer.
+	md, err := h.s.fetchMetadata(r.Context(), u.MetadataURL)
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.change(r, KindSAML, func(ctx context.Context, c *conn) error {
+		cert := md.cert
+		return h.s.applySAML(c, samlUpdate{IdPEntityID: &md.entityID, IdPSSOURL: &md.ssoURL, X509Certificate: &cert})
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &SAMLResponse{Connection: samlWire(c, h.s.d.BaseURL())}, nil
+}
+
+type idpMetadata struct {
+	entityID, ssoURL, cert string
+}
+
+const bindingRedirect = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect"
+
+func (s *Service) fetchMetadata(ctx context.Context, u string) (*idpMetadata, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, apierr.Wrap(apierr.SSOMetadataInvalid, err)
+	}
+	res, err := s.d.HTTP.Do(req)
+	if err != nil {
+		return nil, apierr.Wrap(apierr.SSOMetadataInvalid, err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, apierr.Wrap(apierr.SSOMetadataInvalid, fmt.Errorf("metadata answered %d", res.StatusCode))
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if err != nil {
+		return nil, apierr.Wrap(apierr.SSOMetadataInvalid, err)
+	}
+	var ed types.EntityDescriptor
+	if err := xml.Unmarshal(body, &ed); err != nil || ed.IDPSSODescriptor == nil {
+		return nil, apierr.Wrap(apierr.SSOMetadataInvalid, fmt.Errorf("no IDPSSODescriptor: %v", err))
+	}
+	md := &idpMetadata{entityID: ed.EntityID}
+	for _, sso := range ed.IDPSSODescriptor.SingleSignOnServices {
+		if sso.Binding == bindingRedirect {
+			md.ssoURL = sso.Location
+		}
+	}
+	for _, kd := range ed.IDPSSODescriptor.KeyDescriptors {
+		if (kd.Use == "" || kd.Use == "signing") && len(kd.KeyInfo.X509Data.X509Certificates) > 0 && md.cert == "" {
+			md.cert = kd.KeyInfo.X509Data.X509Certificates[0].Data
+		}
+	}
+	if md.entityID == "" || md.ssoURL == "" || md.cert == "" {
+		return nil, apierr.New(apierr.SSOMetadataInvalid).WithMessage(
+			"The metadata needs an entityID, an HTTP-Redirect SingleSignOnService and a signing certificate.")
+	}
+	return md, nil
+}
+
+// DeleteCertificate handles DELETE of a verification certificate.
+func (h Handlers) DeleteCertificate(r *http.Request) (any, error) {
+	id := r.PathValue("certificate_id")
+	_, err := h.change(r, KindSAML, func(ctx context.Context, c *conn) error {
+		before := len(c.SAML.VerificationCertificates)
+		c.SAML.VerificationCertificates = slices.DeleteFunc(c.SAML.VerificationCertificates,
+			func(v storedCert) bool { return v.ID == id })
+		if len(c.SAML.VerificationCertificates) == before {
+			return apierr.New(apierr.InvalidRequest).WithMessage("The connection has no verification certificate " + id + ".")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &DeleteCertificateResponse{CertificateID: id}, nil
+}
+
+// DeleteEncryptionKey handles DELETE of an encryption private key.
+func (h Handlers) DeleteEncryptionKey(r *http.Request) (any, error) {
+	id := r.PathValue("private_key_id")
+	_, err := h.change(r, KindSAML, func(ctx context.Context, c *conn) error {
+		before := len(c.SAML.EncryptionKeys)
+		c.SAML.EncryptionKeys = slices.DeleteFunc(c.SAML.EncryptionKeys, func(k storedKey) bool { return k.ID == id })
+		if len(c.SAML.EncryptionKeys) == before {
+			return apierr.New(apierr.InvalidRequest).WithMessage("The connection has no encryption key " + id + ".")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &DeleteKeyResponse{PrivateKeyID: id}, nil
+}
+
+func isHTTPURL(v string) bool {
+	u, err := url.Parse(v)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}

@@ -1,0 +1,145 @@
+package sso_test
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+)
+
+func rsaPEM(t *testing.T) string {
+	t.Helper()
+	k, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(k)}))
+}
+
+// TestSAMLAdmin covers the SAML administration calls of the backend face:
+// update by metadata URL, list, certificate and key deletion, delete.
+func TestSAMLAdmin(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		idp := newSAMLIdP(t)
+		orgID := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		base := "/v1/b2b/sso/saml/" + orgID
+		r := e.Backend(http.MethodPost, base, map[string]any{"identity_provider": "nope"})
+		apptest.Want(t, r, 400, "invalid_request")
+		r = e.Backend(http.MethodPost, base, map[string]any{})
+		apptest.Want(t, r, 200, "")
+		c := r.Body["connection"].(map[string]any)
+		id := c["connection_id"].(string)
+		if !strings.HasPrefix(id, "saml-connection-test-") || c["identity_provider"] != "generic" ||
+			len(c["signing_certificates"].([]any)) != 1 || c["acs_url"] != e.Srv.URL+"/v1/b2b/sso/callback/"+id ||
+			c["audience_uri"] != e.Srv.URL+"/v1/b2b/sso/saml/metadata/"+id {
+			t.Fatalf("created: %s", r.Raw)
+		}
+		// Pending connections are not offered.
+		org := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+orgID, nil).Body["organization"].(map[string]any)
+		if len(org["sso_active_connections"].([]any)) != 0 || org["sso_default_connection_id"] != nil {
+			t.Fatalf("pending connection offered: %v", org)
+		}
+		start := "/v1/public/sso/start?public_token=" + e.Project.PublicToken + "&connection_id=" + id
+		wantPage(t, e.Get(start), 400, "sso_connection_not_active")
+
+		r = e.Backend(http.MethodPut, base+"/connections/"+id+"/url", map[string]any{"metadata_url": idp.idp.MetadataURL.String()})
+		apptest.Want(t, r, 200, "")
+		c = r.Body["connection"].(map[string]any)
+		certs := c["verification_certificates"].([]any)
+		if c["status"] != "active" || c["idp_sso_url"] != idp.idp.SSOURL.String() || len(certs) != 1 {
+			t.Fatalf("by url: %s", r.Raw)
+		}
+		r = e.Backend(http.MethodPut, base+"/connections/"+id+"/url", map[string]any{"metadata_url": e.Srv.URL + "/nothing"})
+		apptest.Want(t, r, 400, "sso_metadata_invalid")
+
+		// An encryption key: its certificate is listed, the key never is.
+		keyPEM := rsaPEM(t)
+		r = e.Backend(http.MethodPut, base+"/connections/"+id, map[string]any{"saml_encryption_private_key": keyPEM})
+		apptest.Want(t, r, 200, "")
+		keys := r.Body["connection"].(map[string]any)["encryption_private_keys"].([]any)
+		if len(keys) != 1 || strings.Contains(string(r.Raw), "PRIVATE KEY") {
+			t.Fatalf("encryption key: %s", r.Raw)
+		}
+		keyID := keys[0].(map[string]any)["private_key_id"].(string)
+
+		r = e.Backend(http.MethodGet, "/v1/b2b/sso/"+orgID, nil)
+		apptest.Want(t, r, 200, "")
+		if len(r.Body["saml_connections"].([]any)) != 1 || len(r.Body["oidc_connections"].([]any)) != 0 {
+			t.Fatalf("list: %s", r.Raw)
+		}
+
+		r = e.Backend(http.MethodDelete, base+"/connections/"+id+"/encryption_private_keys/"+keyID, nil)
+		apptest.Want(t, r, 200, "")
+		if r.Body["private_key_id"] != keyID {
+			t.Fatalf("delete key: %s", r.Raw)
+		}
+		certID := certs[0].(map[string]any)["certificate_id"].(string)
+		r = e.Backend(http.MethodDelete, base+"/connections/"+id+"/verification_certificates/"+certID, nil)
+		apptest.Want(t, r, 200, "")
+		if r.Body["certificate_id"] != certID {
+			t.Fatalf("delete certificate: %s", r.Raw)
+		}
+		// Without a certificate the connection is pending again.
+		org = e.Backend(http.MethodGet, "/v1/b2b/organizations/"+orgID, nil).Body["organization"].(map[string]any)
+		if len(org["sso_active_connections"].([]any)) != 0 {
+			t.Fatalf("still active: %v", org)
+		}
+
+		// Another organization cannot reach the connection.
+		other := e.CreateOrg("globex", "NOT_ALLOWED", nil)
+		r = e.Backend(http.MethodDelete, "/v1/b2b/sso/"+other+"/connections/"+id, nil)
+		apptest.Want(t, r, 404, "sso_connection_not_found")
+		r = e.Backend(http.MethodDelete, "/v1/b2b/sso/"+orgID+"/connections/"+id, nil)
+		apptest.Want(t, r, 200, "")
+		r = e.Backend(http.MethodGet, "/v1/b2b/sso/"+orgID, nil)
+		if len(r.Body["saml_connections"].([]any)) != 0 {
+			t.Fatalf("after delete: %s", r.Raw)
+		}
+	})
+}
+
+// TestSDKAdmin: the logged-in member's organization, changes for admins
+// only.
+func TestSDKAdmin(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newSAMLEnv(t, e, nil)
+		s.idp.login("ada@acme.test", "okta-user-1", "Ada", "Lovelace")
+		acs, form := s.idp.follow(s.start(nil))
+		token := tokenFrom(t, s.post(acs, form))
+		r := s.SDK(http.MethodPost, "/b2b/sso/authenticate", map[string]any{"sso_token": token}, "")
+		apptest.Want(t, r, 200, "")
+		session := r.Data()["session_token"].(string)
+		memberID := r.Data()["member_id"].(string)
+
+		// A plain member holds no stytch.sso permission in the built-in
+		// policy, so even reading the connections is refused.
+		apptest.Want(t, e.SDK(http.MethodGet, "/b2b/sso", nil, session), 403, "unauthorized_action")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sso/oidc", map[string]any{}, session), 403, "unauthorized_action")
+		apptest.Want(t, e.SDK(http.MethodGet, "/b2b/sso", nil, ""), 401, "user_unauthenticated")
+
+		r = e.Backend(http.MethodPut, "/v1/b2b/organizations/"+s.orgID+"/members/"+memberID, map[string]any{"is_admin": true})
+		apptest.Want(t, r, 200, "")
+		r = e.SDK(http.MethodGet, "/b2b/sso", nil, session)
+		apptest.Want(t, r, 200, "")
+		if len(r.Data()["saml_connections"].([]any)) != 1 {
+			t.Fatalf("sdk list as admin: %s", r.Raw)
+		}
+		r = e.SDK(http.MethodPost, "/b2b/sso/oidc", map[string]any{"display_name": "Acme OIDC"}, session)
+		apptest.Want(t, r, 200, "")
+		oidcID := r.Data()["connection"].(map[string]any)["connection_id"].(string)
+		r = e.SDK(http.MethodPut, "/b2b/sso/oidc/"+oidcID, map[string]any{"client_id": "abc", "client_secret": "s3cret",
+			"issuer": e.Srv.URL + "/no-such-issuer"}, session)
+		apptest.Want(t, r, 200, "")
+		if !strings.Contains(r.Data()["warning"].(string), "discovery document") || strings.Contains(string(r.Raw), "s3cret") ||
+			r.Data()["connection"].(map[string]any)["status"] != "pending" {
+			t.Fatalf("oidc update: %s", r.Raw)
+		}
+		r = e.SDK(http.MethodDelete, "/b2b/sso/"+oidcID, nil, session)
+		apptest.Want(t, r, 200, "")
+	})
+}

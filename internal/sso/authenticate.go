@@ -1,0 +1,133 @@
+package sso
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/flowtoken"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+type authenticateRequest struct {
+	SSOToken                 string `json:"sso_token"`
+	PKCECodeVerifier         string `json:"pkce_code_verifier"`
+	SessionDurationMinutes   *int   `json:"session_duration_minutes"`
+	IntermediateSessionToken string `json:"intermediate_session_token"`
+	Locale                   string `json:"locale"`
+}
+
+// Authenticate handles b2b/sso/authenticate: the SSO token (with the PKCE
+// verifier when the start had a challenge) becomes a session, or an IST
+// when the organization wants MFA or another primary method, through the
+// same completion seam as every method.
+func (h Handlers) Authenticate(r *http.Request) (any, error) {
+	var req authenticateRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	if err := httpapi.Required("sso_token", req.SSOToken); err != nil {
+		return nil, err
+	}
+	s := h.s
+	ctx := r.Context()
+	p := project.CallerFrom(ctx).Project
+	duration, err := session.DurationMinutes(p, req.SessionDurationMinutes)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.d.Flows.Redeem(ctx, flowtoken.Redeem{Kind: kindToken, Token: req.SSOToken, ProjectID: p.ID,
+		Verifier: req.PKCECodeVerifier, LimitKey: httpapi.ClientIP(r)})
+	if errors.Is(err, flowtoken.ErrInvalid) {
+		return nil, apierr.Wrap(apierr.SSOTokenNotFound, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var td tokenData
+	if err := t.Decode(&td); err != nil {
+		return nil, err
+	}
+	var resp *session.AuthResponse
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		org, err := s.d.Orgs.GetIn(ctx, q, p.ID, td.OrganizationID)
+		if err != nil {
+			return apierr.Wrap(apierr.SSOTokenNotFound, err)
+		}
+		m, err := s.d.Orgs.Member(ctx, q, p.ID, td.MemberID)
+		if err != nil {
+			return apierr.Wrap(apierr.SSOTokenNotFound, err)
+		}
+		if m.Status != organization.StatusActive {
+			return apierr.New(apierr.InactiveMember)
+		}
+		prior, err := s.d.Sessions.PriorFactors(ctx, q, p, req.IntermediateSessionToken, org.OrganizationID, m.MemberID, m.EmailAddress)
+		if err != nil {
+			return err
+		}
+		f := &session.SSOFactor{ID: td.RegistrationID, ProviderID: td.ConnectionID, ExternalID: td.ExternalID}
+		factor := session.Factor{Type: "sso", DeliveryMethod: "sso_" + td.Kind}
+		if td.Kind == KindSAML {
+			factor.SAMLSSOFactor = f
+		} else {
+			factor.OIDCSSOFactor = f
+		}
+		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m,
+			Factor: factor, DurationMinutes: duration, Prior: prior})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &AuthenticateResponse{AuthResponse: resp}, nil
+}
+
+// DiscoverConnections handles SDK GET b2b/sso/discovery/connections: the
+// active connections of the organizations an email belongs to, by its
+// domain (organizations that list the domain in email_allowed_domains) or
+// by membership. The widget starts the only one, or offers a menu, or
+// asks for the organization's slug when there is none.
+func (h Handlers) DiscoverConnections(r *http.Request) (any, error) {
+	p := project.CallerFrom(r.Context()).Project
+	email, err := emailaddr.Normalize(r.URL.Query().Get("email_address"))
+	if err != nil {
+		return nil, err
+	}
+	ctx, q := r.Context(), h.s.d.DB.Read()
+	domain := emailaddr.Domain(email)
+	orgs, err := h.s.d.Orgs.WithAllowedDomain(ctx, q, p.ID, domain)
+	if err != nil {
+		return nil, err
+	}
+	members, err := h.s.d.Orgs.MembersByEmail(ctx, q, p.ID, email)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	out := &DiscoveryResponse{Connections: []DiscoveredConnection{}}
+	add := func(o *organization.Organization) {
+		if seen[o.OrganizationID] {
+			return
+		}
+		seen[o.OrganizationID] = true
+		for _, c := range o.SSOActiveConnections {
+			out.Connections = append(out.Connections, DiscoveredConnection(c))
+		}
+	}
+	for _, o := range orgs {
+		add(o)
+	}
+	for _, m := range members {
+		o, err := h.s.d.Orgs.GetIn(ctx, q, p.ID, m.OrganizationID)
+		if err != nil {
+			return nil, err
+		}
+		add(o)
+	}
+	return out, nil
+}

@@ -1,0 +1,295 @@
+package sso
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Connection kinds.
+const (
+	KindSAML     = "saml"
+	KindOIDC     = "oidc"
+	KindExternal = "external"
+)
+
+// Connection statuses: pending until every setting a login needs is
+// present, then active. Only active connections can be started and appear
+// in the organization's sso_active_connections.
+const (
+	StatusPending = "pending"
+	StatusActive  = "active"
+)
+
+// conn is one stored connection with its kind's settings decoded.
+type conn struct {
+	ID               string
+	ProjectID        string
+	OrganizationID   string
+	Kind             string
+	DisplayName      string
+	IdentityProvider string
+	Status           string
+	SAML             *samlConfig
+	OIDC             *oidcConfig
+	External         *externalConfig
+	CreatedAt        int64
+}
+
+// complete reports whether the connection has every setting a login needs.
+func (c *conn) complete() bool {
+	switch c.Kind {
+	case KindSAML:
+		s := c.SAML
+		return s.IdPEntityID != "" && s.IdPSSOURL != "" && len(s.VerificationCertificates) > 0
+	case KindOIDC:
+		o := c.OIDC
+		return o.Issuer != "" && o.ClientID != "" && o.ClientSecret != "" && o.AuthorizationURL != "" &&
+			o.TokenURL != "" && o.JWKSURL != ""
+	}
+	return false // external connections delegate to another organization's connection, not supported
+}
+
+func (c *conn) config() any {
+	switch c.Kind {
+	case KindSAML:
+		return c.SAML
+	case KindOIDC:
+		return c.OIDC
+	}
+	return c.External
+}
+
+const connColumns = `connection_id, project_id, organization_id, kind, display_name, identity_provider, status, config, created_at`
+
+func scanConn(row interface{ Scan(...any) error }) (*conn, error) {
+	var c conn
+	var cfg string
+	if err := row.Scan(&c.ID, &c.ProjectID, &c.OrganizationID, &c.Kind, &c.DisplayName, &c.IdentityProvider,
+		&c.Status, &cfg, &c.CreatedAt); err != nil {
+		return nil, store.MapError(err)
+	}
+	var dst any
+	switch c.Kind {
+	case KindSAML:
+		c.SAML = &samlConfig{}
+		dst = c.SAML
+	case KindOIDC:
+		c.OIDC = &oidcConfig{}
+		dst = c.OIDC
+	default:
+		c.External = &externalConfig{}
+		dst = c.External
+	}
+	if err := json.Unmarshal([]byte(cfg), dst); err != nil {
+		return nil, fmt.Errorf("sso: decode %s config: %w", c.Kind, err)
+	}
+	return &c, nil
+}
+
+// load reads a connection of the organization; another organization's or
+// project's connection is indistinguishable from a missing one.
+func (s *Service) load(ctx context.Context, q store.Querier, projectID, orgID, connID string) (*conn, error) {
+	c, err := scanConn(q.QueryRowContext(ctx, `SELECT `+connColumns+` FROM sso_connections
+		WHERE connection_id = $1 AND project_id = $2 AND organization_id = $3`, connID, projectID, orgID))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.Wrap(apierr.SSOConnectionNotFound, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sso: load connection: %w", err)
+	}
+	return c, nil
+}
+
+// loadAny reads a connection of the project whatever its organization (the
+// browser routes name only the connection).
+func (s *Service) loadAny(ctx context.Context, projectID, connID string) (*conn, error) {
+	c, err := scanConn(s.d.DB.Read().QueryRowContext(ctx, `SELECT `+connColumns+` FROM sso_connections
+		WHERE connection_id = $1 AND ($2 = '' OR project_id = $2)`, connID, projectID))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.Wrap(apierr.SSOConnectionNotFound, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sso: load connection: %w", err)
+	}
+	return c, nil
+}
+
+func (s *Service) list(ctx context.Context, q store.Querier, projectID, orgID string) ([]*conn, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+connColumns+` FROM sso_connections
+		WHERE project_id = $1 AND organization_id = $2 ORDER BY created_at, connection_id`, projectID, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("sso: list connections: %w", err)
+	}
+	defer rows.Close()
+	var out []*conn
+	for rows.Next() {
+		c, err := scanConn(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// insert stores a new connection and refreshes the organization's summary.
+func (s *Service) insert(ctx context.Context, q store.Querier, c *conn) error {
+	c.Status = StatusPending
+	if c.complete() {
+		c.Status = StatusActive
+	}
+	cfg, err := json.Marshal(c.config())
+	if err != nil {
+		return fmt.Errorf("sso: encode config: %w", err)
+	}
+	now := store.Millis(s.d.Clock.Now())
+	c.CreatedAt = now
+	if _, err := q.ExecContext(ctx, `INSERT INTO sso_connections (`+connColumns+`, updated_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`, c.ID, c.ProjectID, c.OrganizationID, c.Kind, c.DisplayName,
+		c.IdentityProvider, c.Status, string(cfg), now, now); err != nil {
+		return fmt.Errorf("sso: insert connection: %w", err)
+	}
+	return s.syncOrganization(ctx, q, c.ProjectID, c.OrganizationID)
+}
+
+// save writes a changed connection, recomputing its status, and refreshes
+// the organization's summary.
+func (s *Service) save(ctx context.Context, q store.Querier, c *conn) error {
+	c.Status = StatusPending
+	if c.complete() {
+		c.Status = StatusActive
+	}
+	cfg, err := json.Marshal(c.config())
+	if err != nil {
+		return fmt.Errorf("sso: encode config: %w", err)
+	}
+	if _, err := q.ExecContext(ctx, `UPDATE sso_connections SET display_name = $1, identity_provider = $2, status = $3,
+		config = $4, updated_at = $5 WHERE connection_id = $6`, c.DisplayName, c.IdentityProvider, c.Status, string(cfg),
+		store.Millis(s.d.Clock.Now()), c.ID); err != nil {
+		return fmt.Errorf("sso: update connection: %w", err)
+	}
+	return s.syncOrganization(ctx, q, c.ProjectID, c.OrganizationID)
+}
+
+// remove deletes a connection with its registrations and refreshes the
+// summaries of the organization and of the members who had one.
+func (s *Service) remove(ctx context.Context, q store.Querier, c *conn) error {
+	rows, err := q.QueryContext(ctx, `SELECT member_id FROM sso_registrations WHERE connection_id = $1`, c.ID)
+	if err != nil {
+		return fmt.Errorf("sso: registrations of connection: %w", err)
+	}
+	var members []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return fmt.Errorf("sso: scan registration: %w", err)
+		}
+		members = append(members, id)
+	}
+	rows.Close()
+	if _, err := q.ExecContext(ctx, `DELETE FROM sso_registrations WHERE connection_id = $1`, c.ID); err != nil {
+		return fmt.Errorf("sso: delete registrations: %w", err)
+	}
+	if _, err := q.ExecContext(ctx, `DELETE FROM sso_connections WHERE connection_id = $1`, c.ID); err != nil {
+		return fmt.Errorf("sso: delete connection: %w", err)
+	}
+	for _, m := range members {
+		if err := s.syncMember(ctx, q, m); err != nil {
+			return err
+		}
+	}
+	return s.syncOrganization(ctx, q, c.ProjectID, c.OrganizationID)
+}
+
+// syncOrganization rewrites the organization's sso_active_connections and
+// keeps sso_default_connection_id pointing at an active connection: the
+// first connection to become active becomes the default (so a single
+// connection works with no further setting, as in the best hosted
+// products), and a default that is deleted or no longer active moves to the
+// oldest remaining active one, or is cleared.
+func (s *Service) syncOrganization(ctx context.Context, q store.Querier, projectID, orgID string) error {
+	conns, err := s.list(ctx, q, projectID, orgID)
+	if err != nil {
+		return err
+	}
+	active := []organization.SSOActiveConnection{}
+	for _, c := range conns {
+		if c.Status == StatusActive {
+			active = append(active, organization.SSOActiveConnection{ConnectionID: c.ID, DisplayName: c.DisplayName,
+				IdentityProvider: c.IdentityProvider})
+		}
+	}
+	summary, err := json.Marshal(active)
+	if err != nil {
+		return fmt.Errorf("sso: encode active connections: %w", err)
+	}
+	var def *string
+	if err := q.QueryRowContext(ctx, `SELECT sso_default_connection_id FROM organizations WHERE organization_id = $1`,
+		orgID).Scan(&def); err != nil {
+		return fmt.Errorf("sso: organization default: %w", store.MapError(err))
+	}
+	keep := false
+	for _, a := range active {
+		keep = keep || (def != nil && *def == a.ConnectionID)
+	}
+	var newDef any
+	switch {
+	case keep:
+		newDef = *def
+	case len(active) > 0:
+		newDef = active[0].ConnectionID
+	}
+	if _, err := q.ExecContext(ctx, `UPDATE organizations SET sso_active_connections = $1, sso_default_connection_id = $2,
+		updated_at = $3 WHERE organization_id = $4`, string(summary), newDef, store.Millis(s.d.Clock.Now()), orgID); err != nil {
+		return fmt.Errorf("sso: write organization summary: %w", err)
+	}
+	return nil
+}
+
+// syncMember rewrites the member's sso_registrations from the registrations
+// table.
+func (s *Service) syncMember(ctx context.Context, q store.Querier, memberID string) error {
+	rows, err := q.QueryContext(ctx, `SELECT registration_id, connection_id, external_id, sso_attributes
+		FROM sso_registrations WHERE member_id = $1 ORDER BY created_at, registration_id`, memberID)
+	if err != nil {
+		return fmt.Errorf("sso: member registrations: %w", err)
+	}
+	defer rows.Close()
+	regs := []organization.SSORegistration{}
+	for rows.Next() {
+		var r organization.SSORegistration
+		var attrs string
+		if err := rows.Scan(&r.RegistrationID, &r.ConnectionID, &r.ExternalID, &attrs); err != nil {
+			return fmt.Errorf("sso: scan registration: %w", err)
+		}
+		if err := json.Unmarshal([]byte(attrs), &r.SSOAttributes); err != nil {
+			return fmt.Errorf("sso: decode registration attributes: %w", err)
+		}
+		regs = append(regs, r)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("sso: member registrations: %w", err)
+	}
+	rows.Close()
+	text, err := json.Marshal(regs)
+	if err != nil {
+		return fmt.Errorf("sso: encode registrations: %w", err)
+	}
+	if _, err := q.ExecContext(ctx, `UPDATE members SET sso_registrations = $1 WHERE member_id = $2`, string(text), memberID); err != nil {
+		return fmt.Errorf("sso: write member registrations: %w", err)
+	}
+	return nil
+}
+
+// newConnectionID mints a connection id of the kind, in the SDKs' format.
+func newConnectionID(kind string, env ids.Env) string {
+	return ids.New(kind+"-connection", env)
+}

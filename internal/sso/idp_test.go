@@ -1,0 +1,141 @@
+package sso_test
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"encoding/xml"
+	"html"
+	"io"
+	"log"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crewjam/saml"
+	dsig "github.com/russellhaering/goxmldsig"
+)
+
+// samlIdP is crewjam/saml's identity provider on loopback: an independent
+// SAML implementation that reads our service-provider metadata, receives
+// our AuthnRequest and posts back a signed (and, when our metadata offers
+// an encryption key, encrypted) response.
+type samlIdP struct {
+	t    *testing.T
+	srv  *httptest.Server
+	idp  *saml.IdentityProvider
+	cert *x509.Certificate
+
+	mu sync.Mutex
+	// user is who logs in next.
+	user saml.Session
+	// audience, when set, replaces our entity id in the service-provider
+	// metadata the IdP believes (a wrong-audience assertion).
+	audience string
+}
+
+func newSAMLIdP(t *testing.T) *samlIdP {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "crewjam test idp"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	d := &samlIdP{t: t, cert: cert}
+	mux := http.NewServeMux()
+	d.srv = httptest.NewServer(mux)
+	t.Cleanup(d.srv.Close)
+	base, _ := url.Parse(d.srv.URL)
+	out := io.Discard
+	if os.Getenv("SSO_TEST_IDP_LOG") != "" {
+		out = os.Stderr
+	}
+	d.idp = &saml.IdentityProvider{Key: key, Certificate: cert, Logger: log.New(out, "idp ", 0),
+		MetadataURL:             *base.ResolveReference(&url.URL{Path: "/metadata"}),
+		SSOURL:                  *base.ResolveReference(&url.URL{Path: "/sso"}),
+		ServiceProviderProvider: d, SessionProvider: d, SignatureMethod: dsig.RSASHA256SignatureMethod}
+	mux.HandleFunc("/metadata", d.idp.ServeMetadata)
+	mux.HandleFunc("/sso", d.idp.ServeSSO)
+	return d
+}
+
+func (d *samlIdP) certPEM() string {
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: d.cert.Raw}))
+}
+
+// GetServiceProvider fetches our metadata from its entity id (the
+// metadata URL), as an administrator would configure the IdP.
+func (d *samlIdP) GetServiceProvider(_ *http.Request, id string) (*saml.EntityDescriptor, error) {
+	res, err := http.Get(id)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	var ed saml.EntityDescriptor
+	if err := xml.Unmarshal(body, &ed); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.audience != "" {
+		ed.EntityID = d.audience
+	}
+	return &ed, nil
+}
+
+// GetSession logs the configured user in without a form.
+func (d *samlIdP) GetSession(http.ResponseWriter, *http.Request, *saml.IdpAuthnRequest) *saml.Session {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.user
+	s.ID, s.CreateTime, s.ExpireTime, s.Index = "session-1", time.Now(), time.Now().Add(time.Hour), "1"
+	return &s
+}
+
+func (d *samlIdP) login(email, nameID, given, sur string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.user = saml.Session{NameID: nameID, UserEmail: email, UserGivenName: given, UserSurname: sur,
+		NameIDFormat: "urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified"}
+}
+
+var formField = regexp.MustCompile(`name="(SAMLResponse|RelayState)" value="([^"]*)"`)
+
+// follow takes the browser from our start redirect through the IdP and
+// returns the form it would post to our ACS.
+func (d *samlIdP) follow(location string) (acs string, form url.Values) {
+	d.t.Helper()
+	res, err := http.Get(location)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 {
+		d.t.Fatalf("idp: %d %s", res.StatusCode, body)
+	}
+	form = url.Values{}
+	for _, m := range formField.FindAllStringSubmatch(string(body), -1) {
+		form.Set(m[1], html.UnescapeString(m[2]))
+	}
+	action := regexp.MustCompile(`action="([^"]*)"`).FindStringSubmatch(string(body))
+	if action == nil || form.Get("SAMLResponse") == "" {
+		d.t.Fatalf("idp: no response form: %s", body)
+	}
+	return html.UnescapeString(action[1]), form
+}

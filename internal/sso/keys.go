@@ -1,0 +1,141 @@
+package sso
+
+import (
+	"crypto"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// certLifetime is how long the self-signed certificates of generated or
+// uploaded service-provider keys are valid. Identity providers pin the
+// certificate itself, so a long life avoids needless re-configuration.
+const certLifetime = 10 * 365 * 24 * time.Hour
+
+// parseCertificate reads an X.509 certificate given as PEM or as bare
+// base64 DER (as metadata documents carry it).
+func parseCertificate(text string) (*x509.Certificate, string, error) {
+	text = strings.TrimSpace(text)
+	var der []byte
+	if block, _ := pem.Decode([]byte(text)); block != nil {
+		der = block.Bytes
+	} else {
+		body := strings.Join(strings.Fields(text), "")
+		wrapped := "-----BEGIN CERTIFICATE-----\n" + body + "\n-----END CERTIFICATE-----\n"
+		block, _ := pem.Decode([]byte(wrapped))
+		if block == nil {
+			return nil, "", errors.New("not PEM or base64")
+		}
+		der = block.Bytes
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, "", err
+	}
+	return cert, string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})), nil
+}
+
+// parsePrivateKey reads an RSA private key in PKCS#1 or PKCS#8 PEM.
+func parsePrivateKey(text string) (*rsa.PrivateKey, error) {
+	block, _ := pem.Decode([]byte(strings.TrimSpace(text)))
+	if block == nil {
+		return nil, errors.New("not PEM")
+	}
+	if k, err := x509.ParsePKCS1PrivateKey(block.Bytes); err == nil {
+		return k, nil
+	}
+	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, err
+	}
+	rk, ok := k.(*rsa.PrivateKey)
+	if !ok {
+		return nil, errors.New("only RSA keys are supported")
+	}
+	return rk, nil
+}
+
+// selfSigned makes a certificate for key (the public half an identity
+// provider needs) named after the connection.
+func selfSigned(key crypto.Signer, name string, now time.Time) (*x509.Certificate, error) {
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 120))
+	if err != nil {
+		return nil, err
+	}
+	tmpl := &x509.Certificate{SerialNumber: serial, Subject: pkix.Name{CommonName: name},
+		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(certLifetime),
+		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+	if err != nil {
+		return nil, err
+	}
+	return x509.ParseCertificate(der)
+}
+
+// newKey builds a stored service-provider key from key (generated when
+// nil), sealing the private half under aad.
+func (s *Service) newKey(id, connID string, key *rsa.PrivateKey, now time.Time) (storedKey, error) {
+	if s.d.Box == nil {
+		return storedKey{}, apierr.New(apierr.EncryptionKeyNotConfigured)
+	}
+	if key == nil {
+		var err error
+		if key, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
+			return storedKey{}, fmt.Errorf("sso: generate key: %w", err)
+		}
+	}
+	cert, err := selfSigned(key, "Latchkey SSO "+connID, now)
+	if err != nil {
+		return storedKey{}, fmt.Errorf("sso: certificate: %w", err)
+	}
+	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	return storedKey{storedCert: storedCert{ID: id, PEM: string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})),
+		Issuer: cert.Issuer.CommonName, CreatedAt: store.Millis(now), ExpiresAt: store.Millis(cert.NotAfter)},
+		SealedKey: s.d.Box.Seal(string(keyPEM), keyAAD(connID, id))}, nil
+}
+
+// openKey unseals a stored key for use.
+func (s *Service) openKey(connID string, k storedKey) (*rsa.PrivateKey, []byte, error) {
+	if s.d.Box == nil {
+		return nil, nil, apierr.New(apierr.EncryptionKeyNotConfigured)
+	}
+	text, err := s.d.Box.Open(k.SealedKey, keyAAD(connID, k.ID))
+	if err != nil {
+		return nil, nil, fmt.Errorf("sso: open key %s: %w", k.ID, err)
+	}
+	key, err := parsePrivateKey(text)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sso: parse key %s: %w", k.ID, err)
+	}
+	cert, _, err := parseCertificate(k.PEM)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sso: parse certificate %s: %w", k.ID, err)
+	}
+	return key, cert.Raw, nil
+}
+
+// keyAAD binds a sealed key to its connection and id, so a sealed value
+// copied elsewhere does not open.
+func keyAAD(connID, keyID string) string { return "sso:" + connID + ":" + keyID }
+
+func secretAAD(connID string) string { return "sso:" + connID + ":client_secret" }
+
+// verificationCert stores an identity provider's certificate.
+func verificationCert(id, text string) (storedCert, error) {
+	cert, pemText, err := parseCertificate(text)
+	if err != nil {
+		return storedCert{}, apierr.Invalid("x509_certificate", "x509_certificate must be an X.509 certificate in PEM.")
+	}
+	return storedCert{ID: id, PEM: pemText, Issuer: cert.Issuer.CommonName,
+		CreatedAt: store.Millis(cert.NotBefore), ExpiresAt: store.Millis(cert.NotAfter)}, nil
+}

@@ -1,0 +1,201 @@
+package sso
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	"golang.org/x/oauth2"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
+)
+
+// oauthConfig is the OAuth 2.0 client of an OIDC connection.
+func (s *Service) oauthConfig(c *conn, base string) (*oauth2.Config, error) {
+	o := c.OIDC
+	secret := ""
+	if o.ClientSecret != "" {
+		if s.d.Box == nil {
+			return nil, apierr.New(apierr.EncryptionKeyNotConfigured)
+		}
+		var err error
+		if secret, err = s.d.Box.Open(o.ClientSecret, secretAAD(c.ID)); err != nil {
+			return nil, fmt.Errorf("sso: open client secret: %w", err)
+		}
+	}
+	scopes := []string{oidc.ScopeOpenID, "email", "profile"}
+	for _, sc := range strings.Fields(o.CustomScopes) {
+		if !contains(scopes, sc) {
+			scopes = append(scopes, sc)
+		}
+	}
+	return &oauth2.Config{ClientID: o.ClientID, ClientSecret: secret, RedirectURL: acsURL(base, c.ID), Scopes: scopes,
+		Endpoint: oauth2.Endpoint{AuthURL: o.AuthorizationURL, TokenURL: o.TokenURL}}, nil
+}
+
+// oidcStart sends the browser to the provider's authorization endpoint:
+// code flow with a nonce and PKCE (this server's own verifier, kept in
+// the state ticket; the customer page's challenge is separate).
+func (s *Service) oidcStart(ctx context.Context, c *conn, base string, st flowState, params map[string]string,
+	issue func(flowState) (string, error)) (string, error) {
+	conf, err := s.oauthConfig(c, base)
+	if err != nil {
+		return "", err
+	}
+	st.Nonce, st.Verifier = newNonce(), oauth2.GenerateVerifier()
+	state, err := issue(st)
+	if err != nil {
+		return "", err
+	}
+	opts := []oauth2.AuthCodeOption{oidc.Nonce(st.Nonce), oauth2.S256ChallengeOption(st.Verifier)}
+	for k, v := range params {
+		switch k {
+		case "state", "nonce", "code_challenge", "code_challenge_method", "redirect_uri", "client_id", "response_type", "scope":
+			// Parameters this server owns cannot be overridden.
+		default:
+			opts = append(opts, oauth2.SetAuthURLParam(k, v))
+		}
+	}
+	return conf.AuthCodeURL(state, opts...), nil
+}
+
+// keySets caches each provider's JWKS (go-oidc refetches on an unknown
+// key id), so a login does not fetch the keys every time.
+type keySets struct {
+	mu   sync.Mutex
+	sets map[string]*oidc.RemoteKeySet
+}
+
+func (k *keySets) get(ctx context.Context, url string) *oidc.RemoteKeySet {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.sets == nil {
+		k.sets = map[string]*oidc.RemoteKeySet{}
+	}
+	if ks, ok := k.sets[url]; ok {
+		return ks
+	}
+	ks := oidc.NewRemoteKeySet(ctx, url)
+	k.sets[url] = ks
+	return ks
+}
+
+// oidcIdentity exchanges the code (with this server's PKCE verifier),
+// validates the ID token (signature from the provider's JWKS, issuer,
+// audience, expiry, nonce), then reads userinfo when the connection has an
+// endpoint for it.
+func (s *Service) oidcIdentity(ctx context.Context, c *conn, base string, st *flowState, code string) (identity, error) {
+	if code == "" {
+		return identity{}, apierr.New(apierr.SSOIdentityProviderError).WithMessage("The identity provider sent no authorization code.")
+	}
+	conf, err := s.oauthConfig(c, base)
+	if err != nil {
+		return identity{}, err
+	}
+	// Key fetches outlive this request, so the key set gets a context of
+	// its own carrying only the HTTP client.
+	hctx := oidc.ClientContext(ctx, s.d.HTTP)
+	tok, err := conf.Exchange(hctx, code, oauth2.VerifierOption(st.Verifier))
+	if err != nil {
+		return identity{}, apierr.Wrap(apierr.SSOIdentityProviderError, err)
+	}
+	raw, _ := tok.Extra("id_token").(string)
+	if raw == "" {
+		return identity{}, apierr.New(apierr.OIDCIDTokenInvalid).WithMessage("The identity provider sent no ID token.")
+	}
+	keys := s.keys.get(oidc.ClientContext(context.Background(), s.d.HTTP), c.OIDC.JWKSURL)
+	verifier := oidc.NewVerifier(c.OIDC.Issuer, keys, &oidc.Config{ClientID: c.OIDC.ClientID, Now: s.d.Clock.Now})
+	idt, err := verifier.Verify(hctx, raw)
+	if err != nil {
+		return identity{}, apierr.Wrap(apierr.OIDCIDTokenInvalid, err)
+	}
+	if idt.Nonce == "" || idt.Nonce != st.Nonce {
+		return identity{}, apierr.New(apierr.OIDCIDTokenInvalid).WithMessage("The ID token's nonce does not match this login.")
+	}
+	claims := map[string]any{}
+	if err := idt.Claims(&claims); err != nil {
+		return identity{}, apierr.Wrap(apierr.OIDCIDTokenInvalid, err)
+	}
+	if c.OIDC.UserinfoURL != "" {
+		info, err := s.userinfo(hctx, c.OIDC.UserinfoURL, tok.AccessToken)
+		if err != nil {
+			return identity{}, err
+		}
+		// OpenID Connect Core 5.3.2: userinfo whose sub does not match the
+		// ID token's must not be used. One about someone else is refused
+		// outright; one naming no subject (non-compliant providers) is
+		// ignored, and the ID token's claims stand alone.
+		switch sub, _ := info["sub"].(string); {
+		case sub == idt.Subject:
+			for k, v := range info {
+				claims[k] = v
+			}
+		case sub != "":
+			return identity{}, apierr.New(apierr.OIDCIDTokenInvalid).WithMessage("The userinfo answer is about another subject.")
+		}
+	}
+	return oidcClaimsIdentity(c, idt.Subject, claims)
+}
+
+func (s *Service) userinfo(ctx context.Context, url, accessToken string) (map[string]any, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, apierr.Wrap(apierr.SSOIdentityProviderError, err)
+	}
+	req.Header.Set("Authorization", "Bearer "+accessToken)
+	req.Header.Set("Accept", "application/json")
+	res, err := s.d.HTTP.Do(req)
+	if err != nil {
+		return nil, apierr.Wrap(apierr.SSOIdentityProviderError, err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, apierr.Wrap(apierr.SSOIdentityProviderError, fmt.Errorf("userinfo answered %d", res.StatusCode))
+	}
+	info := map[string]any{}
+	if err := json.NewDecoder(io.LimitReader(res.Body, 1<<20)).Decode(&info); err != nil {
+		return nil, apierr.Wrap(apierr.SSOIdentityProviderError, err)
+	}
+	return info, nil
+}
+
+// oidcClaimsIdentity reads the member's identity from the claims: the
+// email from the claim attribute_mapping.email names (default "email"),
+// refused when the provider says it is unverified.
+func oidcClaimsIdentity(c *conn, subject string, claims map[string]any) (identity, error) {
+	claim := func(key, def string) string {
+		name, _ := c.OIDC.AttributeMapping[key].(string)
+		if name == "" {
+			name = def
+		}
+		v, _ := claims[name].(string)
+		return strings.TrimSpace(v)
+	}
+	id := identity{Kind: KindOIDC, ExternalID: subject, Attributes: claims}
+	if v, ok := claims["email_verified"].(bool); ok && !v {
+		return id, apierr.New(apierr.SSOEmailMissing).WithMessage("The identity provider says this user's email address is not verified.")
+	}
+	if e, err := emailaddr.Normalize(claim("email", "email")); err == nil {
+		id.Email = e
+	}
+	id.Name = claim("name", "name")
+	if id.Name == "" {
+		id.Name = strings.TrimSpace(claim("first_name", "given_name") + " " + claim("last_name", "family_name"))
+	}
+	return id, nil
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

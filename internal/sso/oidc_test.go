@@ -1,0 +1,132 @@
+package sso_test
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/oauth2-proxy/mockoidc"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+)
+
+// oidcEnv is a server and an organization with an OIDC connection to
+// mockoidc, an independent OpenID provider on loopback (discovery, JWKS,
+// PKCE, nonce).
+type oidcEnv struct {
+	*apptest.Env
+	op     *mockoidc.MockOIDC
+	orgID  string
+	connID string
+}
+
+func newOIDCEnv(t *testing.T, e *apptest.Env) *oidcEnv {
+	t.Helper()
+	// mockoidc stamps tokens with the real clock.
+	e.Clock.Advance(time.Until(e.Clock.Now()) * -1)
+	op, err := mockoidc.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = op.Shutdown() })
+	s := &oidcEnv{Env: e, op: op}
+	s.orgID = e.CreateOrg("acme", "NOT_ALLOWED", nil)
+	r := e.Backend(http.MethodPost, "/v1/b2b/sso/oidc/"+s.orgID, map[string]any{"display_name": "Acme OIDC"})
+	apptest.Want(t, r, 200, "")
+	s.connID = r.Body["connection"].(map[string]any)["connection_id"].(string)
+	cfg := op.Config()
+	r = e.Backend(http.MethodPut, "/v1/b2b/sso/oidc/"+s.orgID+"/connections/"+s.connID, map[string]any{
+		"issuer": op.Issuer(), "client_id": cfg.ClientID, "client_secret": cfg.ClientSecret})
+	apptest.Want(t, r, 200, "")
+	c := r.Body["connection"].(map[string]any)
+	if c["status"] != "active" || c["token_url"] != op.TokenEndpoint() || c["client_secret"] != "" || r.Body["warning"] != nil {
+		t.Fatalf("configured: %s", r.Raw)
+	}
+	return s
+}
+
+// login starts a login and follows the provider back to our callback,
+// returning the callback's answer.
+func (s *oidcEnv) login(user *mockoidc.MockUser, extra url.Values) apptest.Resp {
+	s.T.Helper()
+	q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
+	for k, v := range extra {
+		q[k] = v
+	}
+	r := s.Get("/v1/public/sso/start?" + q.Encode())
+	if r.Status != http.StatusFound {
+		s.T.Fatalf("start: %d %s", r.Status, r.Raw)
+	}
+	if user != nil {
+		s.op.QueueUser(user)
+	}
+	r = s.Get(r.Header.Get("Location")) // the provider answers with a redirect to our callback
+	if r.Status != http.StatusFound {
+		s.T.Fatalf("provider: %d %s", r.Status, r.Raw)
+	}
+	return s.Get(r.Header.Get("Location"))
+}
+
+func TestOIDCLoginWithJIT(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newOIDCEnv(t, e)
+		user := &mockoidc.MockUser{Subject: "oidc-sub-1", Email: "lin@acme.test", EmailVerified: true}
+		token := tokenFrom(t, s.login(user, nil))
+		r := s.SDK(http.MethodPost, "/b2b/sso/authenticate", map[string]any{"sso_token": token}, "")
+		apptest.Want(t, r, 200, "")
+		d := r.Data()
+		if d["member"].(map[string]any)["email_address"] != "lin@acme.test" {
+			t.Fatalf("member: %s", r.Raw)
+		}
+		f := d["member_session"].(map[string]any)["authentication_factors"].([]any)[0].(map[string]any)
+		if f["delivery_method"] != "sso_oidc" || f["oidc_sso_factor"] != nil { // the browser SDK declares no SSO factor object
+			t.Fatalf("factor: %v", f)
+		}
+	})
+}
+
+func TestOIDCNegative(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newOIDCEnv(t, e)
+		user := &mockoidc.MockUser{Subject: "oidc-sub-1", Email: "lin@acme.test", EmailVerified: true}
+
+		t.Run("state mismatch", func(t *testing.T) {
+			q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
+			r := s.Get("/v1/public/sso/start?" + q.Encode())
+			s.op.QueueUser(user)
+			r = s.Get(r.Header.Get("Location"))
+			back, _ := url.Parse(r.Header.Get("Location"))
+			v := back.Query()
+			v.Set("state", "forged")
+			back.RawQuery = v.Encode()
+			wantPage(t, s.Get(back.String()), 400, "sso_state_mismatch")
+		})
+		t.Run("expired ID token", func(t *testing.T) {
+			q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
+			r := s.Get("/v1/public/sso/start?" + q.Encode())
+			s.op.QueueUser(user)
+			r = s.Get(r.Header.Get("Location"))
+			// Past the ID token's ten minutes, within the state's fifteen.
+			e.Clock.Advance(12 * time.Minute)
+			defer e.Clock.Advance(-12 * time.Minute)
+			wantPage(t, s.Get(r.Header.Get("Location")), 400, "oidc_id_token_invalid")
+		})
+		t.Run("provider error", func(t *testing.T) {
+			// The provider sends the browser back with an OAuth error.
+			q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
+			r := s.Get("/v1/public/sso/start?" + q.Encode())
+			authz, _ := url.Parse(r.Header.Get("Location"))
+			back := url.Values{"error": {"access_denied"}, "state": {authz.Query().Get("state")}}
+			wantPage(t, s.Get("/v1/b2b/sso/callback/"+s.connID+"?"+back.Encode()), 400, "sso_identity_provider_error")
+		})
+		t.Run("PKCE mismatch", func(t *testing.T) {
+			verifier := "a-verifier-of-the-customer-page-that-is-long-enough-0123456789"
+			token := tokenFrom(t, s.login(user, url.Values{"pkce_code_challenge": {s256(verifier)}}))
+			r := s.SDK(http.MethodPost, "/b2b/sso/authenticate", map[string]any{"sso_token": token}, "")
+			apptest.Want(t, r, 400, "pkce_mismatch")
+			r = s.SDK(http.MethodPost, "/b2b/sso/authenticate", map[string]any{"sso_token": token, "pkce_code_verifier": verifier}, "")
+			apptest.Want(t, r, 200, "")
+		})
+	})
+}

@@ -1,0 +1,226 @@
+package sso
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	saml2 "github.com/russellhaering/gosaml2"
+	"github.com/russellhaering/gosaml2/types"
+	dsig "github.com/russellhaering/goxmldsig"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// clockSkew is how far the identity provider's clock may be from ours when
+// an assertion's validity window is checked.
+const clockSkew = 90 * time.Second
+
+// serviceProvider configures gosaml2 for one connection at time now.
+func (s *Service) serviceProvider(c *conn, base string, now time.Time) (*saml2.SAMLServiceProvider, error) {
+	cfg := c.SAML
+	roots := make([]*x509.Certificate, 0, len(cfg.VerificationCertificates))
+	for _, vc := range cfg.VerificationCertificates {
+		cert, _, err := parseCertificate(vc.PEM)
+		if err != nil {
+			return nil, fmt.Errorf("sso: verification certificate %s: %w", vc.ID, err)
+		}
+		roots = append(roots, cert)
+	}
+	sp := &saml2.SAMLServiceProvider{
+		IdentityProviderSSOURL:      cfg.IdPSSOURL,
+		IdentityProviderSSOBinding:  bindingRedirect,
+		IdentityProviderIssuer:      cfg.IdPEntityID,
+		AssertionConsumerServiceURL: acsURL(base, c.ID),
+		ServiceProviderIssuer:       metadataURL(base, c.ID),
+		AudienceURI:                 metadataURL(base, c.ID),
+		IDPCertificateStore:         &dsig.MemoryX509CertificateStore{Roots: roots},
+		NameIdFormat:                cfg.NameIDFormat,
+		Clock:                       dsig.NewFakeClockAt(now),
+	}
+	if n := len(cfg.SigningKeys); n > 0 {
+		key, cert, err := s.openKey(c.ID, cfg.SigningKeys[n-1])
+		if err != nil {
+			return nil, err
+		}
+		sp.SPSigningKeyStore = dsig.TLSCertKeyStore(tls.Certificate{Certificate: [][]byte{cert}, PrivateKey: key})
+	}
+	// Encrypted assertions are decrypted with the newest encryption key;
+	// older ones stay listed until deleted so a rotation can be staged.
+	if n := len(cfg.EncryptionKeys); n > 0 {
+		key, cert, err := s.openKey(c.ID, cfg.EncryptionKeys[n-1])
+		if err != nil {
+			return nil, err
+		}
+		sp.SPKeyStore = dsig.TLSCertKeyStore(tls.Certificate{Certificate: [][]byte{cert}, PrivateKey: key})
+	}
+	return sp, nil
+}
+
+// samlResult is what a verified SAML response says.
+type samlResult struct {
+	nameID       string
+	inResponseTo string
+	assertionID  string
+	expires      time.Time
+	attributes   map[string][]string
+}
+
+// verifySAML checks a base64 SAML response for connection c: the signature
+// (on the response or the assertion) by a verification certificate, issuer,
+// destination, recipient, status, exactly one assertion, its audience and
+// validity window. gosaml2 reports some of these only as warnings; here
+// every warning is a failure, and the time window gets clockSkew.
+func (s *Service) verifySAML(c *conn, base, encoded string) (*samlResult, error) {
+	now := s.d.Clock.Now()
+	sp, err := s.serviceProvider(c, base, now)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := sp.ValidateEncodedResponse(encoded)
+	if err != nil {
+		return nil, samlError(err)
+	}
+	if len(resp.Assertions) != 1 {
+		// One login, one assertion: anything else is how wrapping attacks
+		// smuggle a second, unsigned story past the signed one.
+		return nil, apierr.New(apierr.SAMLResponseInvalid).WithMessage("The SAML response must carry exactly one assertion.")
+	}
+	a := &resp.Assertions[0]
+	warn, err := sp.VerifyAssertionConditions(a)
+	if err != nil {
+		return nil, samlError(err)
+	}
+	if warn.NotInAudience || len(a.Conditions.AudienceRestrictions) == 0 {
+		return nil, apierr.New(apierr.SAMLAudienceMismatch)
+	}
+	if warn.ProxyRestriction != nil {
+		return nil, apierr.New(apierr.SAMLResponseInvalid).WithMessage("SAML proxy restrictions are not supported.")
+	}
+	// OneTimeUse is what the replay cache enforces for every assertion,
+	// so it needs no further action.
+	notBefore, _ := time.Parse(time.RFC3339, a.Conditions.NotBefore)
+	notAfter, _ := time.Parse(time.RFC3339, a.Conditions.NotOnOrAfter)
+	if warn.InvalidTime && (now.Add(clockSkew).Before(notBefore) || !now.Add(-clockSkew).Before(notAfter)) {
+		return nil, apierr.New(apierr.SAMLAssertionExpired)
+	}
+	if a.Subject == nil || a.Subject.NameID == nil || strings.TrimSpace(a.Subject.NameID.Value) == "" {
+		return nil, apierr.New(apierr.SAMLResponseInvalid).WithMessage("The SAML assertion names no subject.")
+	}
+	if a.ID == "" {
+		return nil, apierr.New(apierr.SAMLResponseInvalid).WithMessage("The SAML assertion has no ID.")
+	}
+	out := &samlResult{nameID: strings.TrimSpace(a.Subject.NameID.Value), assertionID: a.ID,
+		expires: notAfter.Add(clockSkew), attributes: map[string][]string{}}
+	scd := a.Subject.SubjectConfirmation.SubjectConfirmationData
+	out.inResponseTo = scd.InResponseTo
+	if resp.InResponseTo != "" && resp.InResponseTo != scd.InResponseTo {
+		return nil, apierr.New(apierr.SAMLInResponseToMismatch)
+	}
+	if t, err := time.Parse(time.RFC3339, scd.NotOnOrAfter); err == nil && t.Add(clockSkew).After(out.expires) {
+		out.expires = t.Add(clockSkew)
+	}
+	if a.AttributeStatement != nil {
+		for _, attr := range a.AttributeStatement.Attributes {
+			out.attributes[attr.Name] = attributeValues(attr)
+			if attr.FriendlyName != "" {
+				out.attributes[attr.FriendlyName] = attributeValues(attr)
+			}
+		}
+	}
+	return out, nil
+}
+
+func attributeValues(a types.Attribute) []string {
+	vs := make([]string, 0, len(a.Values))
+	for _, v := range a.Values {
+		if v.NameID != nil {
+			vs = append(vs, strings.TrimSpace(v.NameID.Value))
+		} else {
+			vs = append(vs, strings.TrimSpace(v.Value))
+		}
+	}
+	return vs
+}
+
+// samlError maps gosaml2's errors onto the catalogue.
+func samlError(err error) error {
+	var invalid saml2.ErrInvalidValue
+	var missing saml2.ErrMissingElement
+	var parsing saml2.ErrParsing
+	switch {
+	case errors.As(err, &invalid) && invalid.Reason == saml2.ReasonExpired:
+		return apierr.Wrap(apierr.SAMLAssertionExpired, err)
+	case errors.As(err, &invalid), errors.As(err, &missing), errors.As(err, &parsing):
+		return apierr.Wrap(apierr.SAMLResponseInvalid, err)
+	case strings.Contains(err.Error(), "decrypt"), strings.Contains(err.Error(), "base64"),
+		strings.Contains(err.Error(), "unable to unmarshal"), strings.Contains(err.Error(), "XML"):
+		return apierr.Wrap(apierr.SAMLResponseInvalid, err)
+	}
+	return apierr.Wrap(apierr.SAMLSignatureInvalid, err)
+}
+
+// rememberAssertion records an assertion id for connection c, failing if
+// it was seen before. The insert is its own statement, not part of the
+// login's transaction: an assertion is spent once presented, whatever
+// happens next. Expired entries are swept on the way.
+func (s *Service) rememberAssertion(ctx context.Context, connID string, r *samlResult) error {
+	now := store.Millis(s.d.Clock.Now())
+	if _, err := s.d.DB.ExecContext(ctx, `DELETE FROM sso_saml_assertions WHERE expires_at < $1`, now); err != nil {
+		return fmt.Errorf("sso: sweep assertions: %w", err)
+	}
+	_, err := s.d.DB.ExecContext(ctx, `INSERT INTO sso_saml_assertions (connection_id, assertion_id, expires_at)
+		VALUES ($1, $2, $3)`, connID, r.assertionID, store.Millis(r.expires))
+	if errors.Is(store.MapError(err), store.ErrConflict) {
+		return apierr.Wrap(apierr.SAMLAssertionReplayed, err)
+	}
+	if err != nil {
+		return fmt.Errorf("sso: remember assertion: %w", err)
+	}
+	return nil
+}
+
+// samlIdentity reads the member's identity from a verified response: the
+// email from the attribute attribute_mapping.email names, else the NameID
+// when it is an email address; a name from first_name/last_name or name.
+func samlIdentity(c *conn, r *samlResult) identity {
+	id := identity{ExternalID: r.nameID, Kind: KindSAML, Attributes: map[string]any{}}
+	for k, v := range r.attributes {
+		if len(v) == 1 {
+			id.Attributes[k] = v[0]
+		} else {
+			id.Attributes[k] = v
+		}
+	}
+	get := func(key string) string {
+		name, _ := c.SAML.AttributeMapping[key].(string)
+		if name == "" {
+			return ""
+		}
+		if vs := r.attributes[name]; len(vs) > 0 {
+			return vs[0]
+		}
+		return ""
+	}
+	if e, err := emailaddr.Normalize(get("email")); err == nil {
+		id.Email = e
+	} else if e, err := emailaddr.Normalize(r.nameID); err == nil {
+		id.Email = e
+	}
+	id.Name = strings.TrimSpace(get("first_name") + " " + get("last_name"))
+	if id.Name == "" {
+		id.Name = get("name")
+	}
+	for _, g := range []string{"groups"} {
+		if name, _ := c.SAML.AttributeMapping[g].(string); name != "" {
+			id.Groups = r.attributes[name]
+		}
+	}
+	return id
+}

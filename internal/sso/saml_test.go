@@ -1,0 +1,239 @@
+package sso_test
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+)
+
+// samlEnv is a server, an organization with a SAML connection to a crewjam
+// IdP, and helpers to walk a login.
+type samlEnv struct {
+	*apptest.Env
+	idp    *samlIdP
+	orgID  string
+	connID string
+}
+
+func newSAMLEnv(t *testing.T, e *apptest.Env, orgFields map[string]any) *samlEnv {
+	t.Helper()
+	// crewjam stamps and checks times with the real clock.
+	e.Clock.Advance(time.Until(e.Clock.Now()) * -1)
+	s := &samlEnv{Env: e, idp: newSAMLIdP(t)}
+	s.orgID = e.CreateOrg("acme", "NOT_ALLOWED", orgFields)
+	r := e.Backend(http.MethodPost, "/v1/b2b/sso/saml/"+s.orgID, map[string]any{"display_name": "Acme Okta", "identity_provider": "okta"})
+	apptest.Want(t, r, 200, "")
+	conn := r.Body["connection"].(map[string]any)
+	if conn["status"] != "pending" {
+		t.Fatalf("new connection: %v", conn)
+	}
+	s.connID = conn["connection_id"].(string)
+	r = e.Backend(http.MethodPut, "/v1/b2b/sso/saml/"+s.orgID+"/connections/"+s.connID, map[string]any{
+		"idp_entity_id": s.idp.idp.MetadataURL.String(), "idp_sso_url": s.idp.idp.SSOURL.String(),
+		"x509_certificate": s.idp.certPEM(), "attribute_mapping": map[string]any{"email": "mail", "first_name": "givenName",
+			"last_name": "sn"}})
+	apptest.Want(t, r, 200, "")
+	if st := r.Body["connection"].(map[string]any)["status"]; st != "active" {
+		t.Fatalf("configured connection: %s", r.Raw)
+	}
+	return s
+}
+
+// start begins a login at our start route and returns the IdP URL.
+func (s *samlEnv) start(extra url.Values) string {
+	s.T.Helper()
+	q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
+	for k, v := range extra {
+		q[k] = v
+	}
+	r := s.Get("/v1/public/sso/start?" + q.Encode())
+	if r.Status != http.StatusFound {
+		s.T.Fatalf("start: %d %s", r.Status, r.Raw)
+	}
+	return r.Header.Get("Location")
+}
+
+// post sends the IdP's form to our ACS.
+func (s *samlEnv) post(acs string, form url.Values) apptest.Resp {
+	s.T.Helper()
+	return s.Do(http.MethodPost, acs, form.Encode(), http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, "", "")
+}
+
+// tokenFrom reads the SSO token of a redirect to the customer's page.
+func tokenFrom(t *testing.T, r apptest.Resp) string {
+	t.Helper()
+	if r.Status != http.StatusFound {
+		t.Fatalf("callback: %d %s", r.Status, r.Raw)
+	}
+	u, err := url.Parse(r.Header.Get("Location"))
+	if err != nil || u.Query().Get("stytch_token_type") != "sso" || u.Query().Get("token") == "" {
+		t.Fatalf("callback redirect: %q", r.Header.Get("Location"))
+	}
+	return u.Query().Get("token")
+}
+
+func wantPage(t *testing.T, r apptest.Resp, status int, errType string) {
+	t.Helper()
+	if r.Status != status || r.Header.Get("X-Latchkey-Error-Type") != errType || !strings.Contains(string(r.Raw), errType) {
+		t.Fatalf("got %d %q, want %d %q: %s", r.Status, r.Header.Get("X-Latchkey-Error-Type"), status, errType, r.Raw)
+	}
+}
+
+func TestSAMLLoginWithJIT(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newSAMLEnv(t, e, nil)
+		s.idp.login("ada@acme.test", "okta-user-1", "Ada", "Lovelace")
+		acs, form := s.idp.follow(s.start(nil))
+		if !strings.HasSuffix(acs, "/v1/b2b/sso/callback/"+s.connID) {
+			t.Fatalf("ACS %q", acs)
+		}
+		res := s.post(acs, form)
+		token := tokenFrom(t, res)
+		if !strings.HasPrefix(res.Header.Get("Location"), apptest.Page) {
+			t.Fatalf("redirect %q", res.Header.Get("Location"))
+		}
+		r := s.SDK(http.MethodPost, "/b2b/sso/authenticate", map[string]any{"sso_token": token, "session_duration_minutes": 60}, "")
+		apptest.Want(t, r, 200, "")
+		d := r.Data()
+		member := d["member"].(map[string]any)
+		if member["email_address"] != "ada@acme.test" || member["name"] != "Ada Lovelace" || member["status"] != "active" {
+			t.Fatalf("member: %v", member)
+		}
+		regs := member["sso_registrations"].([]any)
+		if len(regs) != 1 || regs[0].(map[string]any)["external_id"] != "okta-user-1" ||
+			regs[0].(map[string]any)["connection_id"] != s.connID {
+			t.Fatalf("registrations: %v", regs)
+		}
+		factors := d["member_session"].(map[string]any)["authentication_factors"].([]any)
+		f := factors[0].(map[string]any)
+		if f["type"] != "sso" || f["delivery_method"] != "sso_saml" || f["saml_sso_factor"] != nil { // the browser SDK declares no SSO factor object
+			t.Fatalf("factor: %v", f)
+		}
+		// The token is single use.
+		r = s.SDK(http.MethodPost, "/b2b/sso/authenticate", map[string]any{"sso_token": token}, "")
+		apptest.Want(t, r, 404, "sso_token_not_found")
+
+		// The organization lists the connection as active and default.
+		org := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+s.orgID, nil).Body["organization"].(map[string]any)
+		active := org["sso_active_connections"].([]any)
+		if len(active) != 1 || active[0].(map[string]any)["connection_id"] != s.connID || org["sso_default_connection_id"] != s.connID {
+			t.Fatalf("organization: %v", org)
+		}
+
+		// A second login finds the member by registration, on the backend face.
+		acs, form = s.idp.follow(s.start(nil))
+		token = tokenFrom(t, s.post(acs, form))
+		r = e.Backend(http.MethodPost, "/v1/b2b/sso/authenticate", map[string]any{"sso_token": token})
+		apptest.Want(t, r, 200, "")
+		if r.Body["member_id"] != member["member_id"] || r.Body["session_token"] == "" {
+			t.Fatalf("second login: %s", r.Raw)
+		}
+	})
+}
+
+func TestSAMLJITPolicy(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newSAMLEnv(t, e, map[string]any{"sso_jit_provisioning": "NOT_ALLOWED", "email_invites": "ALL_ALLOWED"})
+		s.idp.login("stranger@acme.test", "okta-user-2", "", "")
+		acs, form := s.idp.follow(s.start(nil))
+		wantPage(t, s.post(acs, form), 403, "sso_jit_provisioning_not_allowed")
+
+		// An existing member may log in; they get a registration.
+		e.CreateMember(s.orgID, "grace@acme.test")
+		s.idp.login("grace@acme.test", "okta-user-3", "", "")
+		acs, form = s.idp.follow(s.start(nil))
+		tokenFrom(t, s.post(acs, form))
+	})
+}
+
+// TestSAMLNegative: every broken response is a clear catalogue error and
+// creates no session (no token reaches the customer's page).
+func TestSAMLNegative(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newSAMLEnv(t, e, nil)
+		s.idp.login("ada@acme.test", "okta-user-1", "Ada", "Lovelace")
+
+		t.Run("tampered signature", func(t *testing.T) {
+			acs, form := s.idp.follow(s.start(nil))
+			raw, _ := base64.StdEncoding.DecodeString(form.Get("SAMLResponse"))
+			tampered := strings.Replace(string(raw), "okta-user-1", "okta-user-9", 1)
+			if tampered == string(raw) {
+				t.Fatal("nothing tampered")
+			}
+			form.Set("SAMLResponse", base64.StdEncoding.EncodeToString([]byte(tampered)))
+			wantPage(t, s.post(acs, form), 400, "saml_signature_invalid")
+		})
+		t.Run("wrong audience", func(t *testing.T) {
+			s.idp.audience = "https://other-sp.example/metadata"
+			defer func() { s.idp.audience = "" }()
+			acs, form := s.idp.follow(s.start(nil))
+			wantPage(t, s.post(acs, form), 400, "saml_audience_mismatch")
+		})
+		t.Run("replayed assertion", func(t *testing.T) {
+			acs, form := s.idp.follow(s.start(nil))
+			tokenFrom(t, s.post(acs, form))
+			wantPage(t, s.post(acs, form), 400, "saml_assertion_replayed")
+		})
+		t.Run("expired assertion", func(t *testing.T) {
+			acs, form := s.idp.follow(s.start(nil))
+			e.Clock.Advance(5 * time.Minute)
+			defer e.Clock.Advance(-5 * time.Minute)
+			wantPage(t, s.post(acs, form), 400, "saml_assertion_expired")
+		})
+		t.Run("state mismatch", func(t *testing.T) {
+			acs, form := s.idp.follow(s.start(nil))
+			form.Set("RelayState", "not-a-state-we-issued")
+			wantPage(t, s.post(acs, form), 400, "sso_state_mismatch")
+		})
+		t.Run("unregistered redirect URL", func(t *testing.T) {
+			q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID},
+				"login_redirect_url": {"https://evil.example/steal"}}
+			wantPage(t, s.Get("/v1/public/sso/start?"+q.Encode()), 400, "redirect_url_not_registered")
+		})
+		t.Run("PKCE mismatch", func(t *testing.T) {
+			challenge := base64.RawURLEncoding.EncodeToString(make([]byte, 32))
+			acs, form := s.idp.follow(s.start(url.Values{"pkce_code_challenge": {challenge}}))
+			token := tokenFrom(t, s.post(acs, form))
+			r := s.SDK(http.MethodPost, "/b2b/sso/authenticate", map[string]any{"sso_token": token, "pkce_code_verifier": "wrong"}, "")
+			apptest.Want(t, r, 400, "pkce_mismatch")
+			if r.Body["session_token"] != nil {
+				t.Fatalf("session on mismatch: %s", r.Raw)
+			}
+		})
+	})
+}
+
+// TestSAMLEncryptedAssertion: with an encryption key on the connection our
+// metadata offers its certificate, crewjam encrypts the assertion, and the
+// login still works.
+func TestSAMLEncryptedAssertion(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newSAMLEnv(t, e, nil)
+		r := e.Backend(http.MethodPut, "/v1/b2b/sso/saml/"+s.orgID+"/connections/"+s.connID,
+			map[string]any{"saml_encryption_private_key": rsaPEM(t)})
+		apptest.Want(t, r, 200, "")
+		s.idp.login("ada@acme.test", "okta-user-1", "Ada", "Lovelace")
+		acs, form := s.idp.follow(s.start(nil))
+		raw, _ := base64.StdEncoding.DecodeString(form.Get("SAMLResponse"))
+		if !strings.Contains(string(raw), "EncryptedAssertion") || strings.Contains(string(raw), "ada@acme.test") {
+			t.Fatalf("assertion not encrypted: %s", raw)
+		}
+		token := tokenFrom(t, s.post(acs, form))
+		r = s.SDK(http.MethodPost, "/b2b/sso/authenticate", map[string]any{"sso_token": token}, "")
+		apptest.Want(t, r, 200, "")
+		if r.Data()["member"].(map[string]any)["email_address"] != "ada@acme.test" {
+			t.Fatalf("member: %s", r.Raw)
+		}
+	})
+}
+
+func s256(verifier string) string {
+	sum := sha256.Sum256([]byte(verifier))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}

@@ -1,0 +1,145 @@
+package sso
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/flowtoken"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Ticket kinds: the state carried through the identity provider (SAML
+// RelayState, OIDC state) and the token handed to the customer's page.
+const (
+	kindState flowtoken.Kind = "sso_state"
+	kindToken flowtoken.Kind = "sso_token"
+)
+
+// Lifetimes: a person may take a while at their identity provider; the
+// customer's page redeems the token at once.
+const (
+	stateTTL = 15 * time.Minute
+	tokenTTL = 10 * time.Minute
+)
+
+// flowState is what a login remembers between start and callback.
+type flowState struct {
+	ConnectionID   string `json:"connection_id"`
+	OrganizationID string `json:"organization_id"`
+	LoginURL       string `json:"login_url"`
+	SignupURL      string `json:"signup_url"`
+	// Challenge is the customer page's PKCE challenge, moved onto the token.
+	Challenge string `json:"challenge,omitempty"`
+	// SAMLRequestID is the AuthnRequest's ID, which the response must name
+	// in InResponseTo.
+	SAMLRequestID string `json:"saml_request_id,omitempty"`
+	// OIDC: the nonce the ID token must carry and the PKCE verifier of this
+	// server's own code exchange with the provider.
+	Nonce    string `json:"nonce,omitempty"`
+	Verifier string `json:"verifier,omitempty"`
+}
+
+// serveStart handles GET /v1/public/sso/start: it checks the connection,
+// the redirect URLs and PKCE, remembers the login in a state ticket and
+// sends the browser to the identity provider.
+func (s *Service) serveStart(w http.ResponseWriter, r *http.Request) {
+	target, err := s.start(r.Context(), r)
+	if err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	http.Redirect(w, r, target, http.StatusFound)
+}
+
+func (s *Service) start(ctx context.Context, r *http.Request) (string, error) {
+	q := r.URL.Query()
+	token := q.Get("public_token")
+	if token == "" {
+		return "", apierr.Invalid("public_token", "public_token is required.")
+	}
+	p, err := s.d.Resolver.ByPublicToken(ctx, token)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", apierr.Wrap(apierr.InvalidPublicToken, err)
+	}
+	if err != nil {
+		return "", err
+	}
+	if q.Get("connection_id") == "" {
+		return "", apierr.Invalid("connection_id", "connection_id is required.")
+	}
+	c, err := s.loadAny(ctx, p.ID, q.Get("connection_id"))
+	if err != nil {
+		return "", err
+	}
+	if c.Status != StatusActive {
+		return "", apierr.New(apierr.SSOConnectionNotActive)
+	}
+	challenge := q.Get("pkce_code_challenge")
+	switch {
+	case challenge == "" && p.PKCERequiredForSSO:
+		return "", apierr.New(apierr.PKCERequired)
+	case challenge != "" && !flowtoken.ValidChallenge(challenge):
+		return "", apierr.Invalid("pkce_code_challenge", "pkce_code_challenge must be an S256 challenge (43 base64url characters).")
+	}
+	st := flowState{ConnectionID: c.ID, OrganizationID: c.OrganizationID, Challenge: challenge}
+	if st.LoginURL, err = s.d.Projects.ResolveRedirect(ctx, p.ID, project.RedirectLogin, q.Get("login_redirect_url")); err != nil {
+		return "", err
+	}
+	if st.SignupURL, err = s.d.Projects.ResolveRedirect(ctx, p.ID, project.RedirectSignup, q.Get("signup_redirect_url")); err != nil {
+		return "", err
+	}
+	params := providerParams(q)
+	base := s.d.BaseURL()
+	issue := func(st flowState) (string, error) {
+		return s.d.Flows.Issue(ctx, flowtoken.Issue{Kind: kindState, ProjectID: p.ID, TTL: stateTTL,
+			LimitKey: p.ID + "|" + httpapi.ClientIP(r), Data: st})
+	}
+	if c.Kind == KindSAML {
+		return s.samlStart(c, base, st, issue)
+	}
+	return s.oidcStart(ctx, c, base, st, params, issue)
+}
+
+// samlStart builds the AuthnRequest (HTTP-Redirect binding), remembering
+// its ID for InResponseTo.
+func (s *Service) samlStart(c *conn, base string, st flowState, issue func(flowState) (string, error)) (string, error) {
+	sp, err := s.serviceProvider(c, base, s.d.Clock.Now())
+	if err != nil {
+		return "", err
+	}
+	doc, err := sp.BuildAuthRequestDocumentNoSig()
+	if err != nil {
+		return "", err
+	}
+	st.SAMLRequestID = doc.Root().SelectAttrValue("ID", "")
+	if st.SAMLRequestID == "" {
+		return "", errors.New("sso: AuthnRequest without ID")
+	}
+	relay, err := issue(st)
+	if err != nil {
+		return "", err
+	}
+	return sp.BuildAuthURLRedirect(relay, doc)
+}
+
+// providerParams are the start's provider_{key} parameters, passed to the
+// identity provider as {key} (OIDC only; e.g. provider_prompt=login).
+func providerParams(q map[string][]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range q {
+		if key, ok := strings.CutPrefix(k, "provider_"); ok && key != "" && len(v) > 0 {
+			out[key] = v[0]
+		}
+	}
+	return out
+}
+
+// newNonce is an OIDC nonce.
+func newNonce() string { return ids.Token() }
