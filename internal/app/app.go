@@ -39,6 +39,7 @@ import (
 	"github.com/latchkey/latchkey/internal/secretbox"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/trustedauth"
 	"github.com/latchkey/latchkey/web/widget"
 )
 
@@ -74,6 +75,9 @@ type App struct {
 	Flows *flowtoken.Store
 	// OAuth is the OAuth module (also configured by the CLI).
 	OAuth *oauth.Module
+	// TrustedAuth is the trusted auth tokens module (its profiles are
+	// configured by the CLI).
+	TrustedAuth *trustedauth.Service
 	// Feed tells the caches which rows changed, on any process (see
 	// internal/changefeed); Start runs its poll.
 	Feed *changefeed.Feed
