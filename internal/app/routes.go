@@ -204,6 +204,8 @@ func (a *App) Handler() http.Handler {
 		mux.Handle("GET /dev/mailbox/messages", mb)
 		mux.Handle("GET /{$}", devmode.DemoHandler(a.Projects, a.Orgs, a.Config.BaseURL))
 		devmode.NewOAuthMock(func() string { return a.Config.BaseURL }).Register(mux)
+		a.DevSAML.Register(mux)
+		a.DevOIDC.Register(mux)
 	}
 
 	return httpapi.Chain(httpapi.JSONNotFound(mux.ServeMux),
