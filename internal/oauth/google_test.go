@@ -149,6 +149,19 @@ func TestGoogleTenantJITAndDiscovery(t *testing.T) {
 		if str(r.Data(), "member", "email_address") != "peter@initech.test" || r.Data()["member_session"] == nil {
 			t.Fatalf("exchange: %s", r.Raw)
 		}
+		// The account proven in discovery is registered to the member it joined
+		// as, and the session's factor names that registration.
+		b := e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": r.Data()["session_token"]})
+		apptest.Want(t, b, 200, "")
+		regs, _ := b.Body["member"].(map[string]any)["oauth_registrations"].([]any)
+		if len(regs) != 1 || str(regs[0].(map[string]any), "provider_subject") != "peter" {
+			t.Fatalf("registrations after discovery: %s", b.Raw)
+		}
+		regID := str(regs[0].(map[string]any), "member_oauth_registration_id")
+		factors, _ := b.Body["member_session"].(map[string]any)["authentication_factors"].([]any)
+		if len(factors) != 1 || regID == "" || str(factors[0].(map[string]any), "google_oauth_factor", "id") != regID {
+			t.Fatalf("factor does not name registration %q: %s", regID, b.Raw)
+		}
 		// The organization flow admits a new member by tenant, though email JIT is off.
 		m.QueueUser(user("milton"))
 		u = browse(t, e, startPath(e, "google", url.Values{"slug": {"initech"}}))
