@@ -8,6 +8,7 @@ import (
 	"github.com/latchkey/latchkey/internal/atrest"
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/connectedapps"
+	"github.com/latchkey/latchkey/internal/devmode"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/idp"
 	"github.com/latchkey/latchkey/internal/m2m"
@@ -61,15 +62,20 @@ func (a *App) wireModules() error {
 	a.RBAC = rbac.New(rbac.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs})
 	members := memberSessions{sessions: a.Sessions, limiter: a.Limiter}
 	a.Orgs.UseRBAC(a.RBAC)
+	a.SSO = sso.New(sso.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Resolver: a.Resolver, Orgs: a.Orgs,
+		Sessions: a.Sessions, Members: members, Flows: a.Flows, Limiter: a.Limiter, Box: a.Box,
+		BaseURL: func() string { return a.Config.BaseURL }, Log: a.Log})
 	a.modules = []Module{
 		a.RBAC,
 		a.OAuth,
 		idp.New(idp.Deps{DB: a.DB, Clock: a.Clock, Log: a.Log, Apps: connectedapps.NewStore(a.DB, a.Clock), Orgs: a.Orgs,
 			Projects: a.Projects, Flows: a.Flows, Limiter: a.Limiter, Sessions: a.Sessions,
 			Members: members, M2M: m2m.NewStore(a.DB, a.Clock), BaseURL: func() string { return a.Config.BaseURL }}),
-		sso.New(sso.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Resolver: a.Resolver, Orgs: a.Orgs,
-			Sessions: a.Sessions, Members: members, Flows: a.Flows, Limiter: a.Limiter, Box: a.Box,
-			BaseURL: func() string { return a.Config.BaseURL }, Log: a.Log}),
+		a.SSO,
+	}
+	if a.Config.Dev {
+		base := func() string { return a.Config.BaseURL }
+		a.DevSAML, a.DevOIDC = devmode.NewSAMLIdP(base, a.SSO.SPMetadata), devmode.NewOIDCIdP(base)
 	}
 	return nil
 }
