@@ -21,14 +21,22 @@ type DemoOrg struct {
 	// Tenants, when set, admit people of these OAuth tenants (OAuth
 	// tenant JIT), e.g. a Google Workspace domain.
 	Tenants map[string][]string
+	// SSO, when set, gives the organization an active SAML and an active
+	// OIDC connection to the dev identity providers (see SeedSSO), with
+	// SSO JIT provisioning open to both.
+	SSO bool
 }
 
 // DemoOrgs are the seeded organizations: one open to any email domain,
-// one restricted to an allowed domain.
+// one restricted to an allowed domain (and OAuth tenants), and one that
+// logs in by SSO through the dev identity providers (its domain makes SSO
+// discovery find its connections).
 var DemoOrgs = []DemoOrg{
 	{Name: "Acme Corp", Slug: "acme", JIT: organization.AllAllowed, Member: "ada@acme.test"},
 	{Name: "Globex", Slug: "globex", JIT: organization.Restricted, Domains: []string{"globex.test"}, Member: "grace@globex.test",
 		Tenants: map[string][]string{"google": {"globex.test"}, "microsoft": {"globex.test"}, "slack": {"globex.test"}}},
+	{Name: "Initech", Slug: "initech", JIT: organization.Restricted, Domains: []string{"initech.test"},
+		Member: "peter@initech.test", SSO: true},
 }
 
 // Seeded describes the demo data. Secret is set only when the project was
@@ -70,6 +78,10 @@ func Seed(ctx context.Context, projects *project.Store, orgs *organization.Store
 			if d.Tenants != nil {
 				restricted, tenants := organization.Restricted, d.Tenants
 				set.OAuthTenantJITProvisioning, set.AllowedOAuthTenants = &restricted, &tenants
+			}
+			if d.SSO {
+				all := organization.AllAllowed
+				set.SSOJITProvisioning = &all
 			}
 			o, err = orgs.Create(ctx, p.ID, p.Env, set)
 		}
