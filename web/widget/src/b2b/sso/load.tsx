@@ -1,14 +1,13 @@
 /**
  * The SSO discovery screens load on demand: in the ESM build they are a chunk of their own
  * (esm/SsoDiscoveryScreens.js), fetched when a member chooses 'Continue with SSO' in discovery.
- * The controller waits for the chunk before showing the first screen, so the screens render at
- * once (and receive focus) instead of suspending.
+ * The controller waits for the chunk before it shows the first of them (startSsoDiscovery), and
+ * the widget's state lives only in memory, so no SSO discovery screen can be shown before the
+ * chunk is here: the screens render at once, and receive focus, without suspending.
  */
-import { lazy, Suspense, type ComponentType } from 'react';
-import { Spinner } from '../../ui/Spinner';
+import type { ComponentType } from 'react';
 
 type SsoScreens = typeof import('./SsoDiscoveryScreens');
-type ScreenName = 'SSODiscoveryEmailScreen' | 'SSODiscoveryFallbackScreen' | 'SSODiscoveryMenuScreen';
 
 let loaded: SsoScreens | null = null;
 let loading: Promise<SsoScreens> | null = null;
@@ -25,16 +24,10 @@ export function loadSsoDiscoveryScreens(): Promise<SsoScreens> {
   return loading;
 }
 
-/** A registry entry for a screen of the chunk: rendered directly once loaded, else after loading. */
-export function onDemand(name: ScreenName): ComponentType {
-  const Lazy = lazy(() => loadSsoDiscoveryScreens().then((m) => ({ default: m[name] })));
+/** A registry entry for a screen of the chunk. */
+export function onDemand(name: Exclude<keyof SsoScreens, 'default'>): ComponentType {
   return function OnDemandScreen() {
-    const Loaded = loaded?.[name];
-    if (Loaded) return <Loaded />;
-    return (
-      <Suspense fallback={<Spinner />}>
-        <Lazy />
-      </Suspense>
-    );
+    const Screen = loaded?.[name];
+    return Screen ? <Screen /> : null;
   };
 }
