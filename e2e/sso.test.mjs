@@ -11,16 +11,13 @@
 // (and an expired assertion) at the HTTP level.
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
-import os from 'node:os';
-import path from 'node:path';
-import readline from 'node:readline';
 import { promisify } from 'node:util';
 import Provider from 'oidc-provider';
-import { useHarness, TEXT, BIN, ROOT, AXE_PATH, cookieValue, enterCode, uniqueEmail } from './harness.mjs';
+import { useHarness, TEXT, BIN, AXE_PATH, cookieValue, enterCode, uniqueEmail } from './harness.mjs';
+import { startSamlIdp } from './samlidp.mjs';
 
 const execFileP = promisify(execFile);
 const h = useHarness();
@@ -39,51 +36,7 @@ const SSO = {
 
 // --- the SAML identity provider (crewjam/saml, e2e/samlidp) ---------------------------------------
 
-let tmp = '';
-let samlIdp = null; // {base, entity_id, sso_url, certificate, child}
-
-async function startSamlIdp() {
-  tmp = await mkdtemp(path.join(os.tmpdir(), 'latchkey-samlidp-'));
-  const bin = path.join(tmp, 'samlidp');
-  const env = { ...process.env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0', PATH: `${process.env.PATH}:/usr/local/go/bin` };
-  try {
-    await execFileP('go', ['build', '-o', bin, './e2e/samlidp'], { cwd: ROOT, env, timeout: 180_000 });
-  } catch (e) {
-    throw new Error(`go build ./e2e/samlidp: ${e.message}\n${e.stderr}`);
-  }
-  const child = spawn(bin, ['-addr', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  let stderr = '';
-  child.stderr.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
-  // Backstop: never leave the IdP behind if this process dies without after().
-  const onExit = () => child.exitCode === null && child.kill('SIGKILL');
-  process.once('exit', onExit);
-  const first = await Promise.race([
-    new Promise((resolve) => readline.createInterface({ input: child.stdout }).once('line', resolve)),
-    exited.then((code) => Promise.reject(new Error(`samlidp exited (${code}): ${stderr}`))),
-    new Promise((_, reject) => setTimeout(() => reject(new Error(`samlidp not ready: ${stderr}`)), 20_000).unref()),
-  ]);
-  samlIdp = { ...JSON.parse(first), child, exited, onExit };
-}
-
-async function stopSamlIdp() {
-  if (!samlIdp) return;
-  const { child, exited, onExit } = samlIdp;
-  process.removeListener('exit', onExit);
-  if (child.exitCode === null && child.signalCode === null) {
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5000);
-    await exited;
-    clearTimeout(timer);
-  }
-  samlIdp = null;
-}
-
-/** Makes the IdP believe another entity id for Latchkey (a wrong-audience assertion), or the real one. */
-async function idpAudience(audience) {
-  const res = await fetch(`${samlIdp.base}/control`, { method: 'POST', body: JSON.stringify({ audience }) });
-  assert.equal(res.status, 204);
-}
+let samlIdp = null; // {base, entity_id, sso_url, certificate, setAudience, stop}
 
 /** Signs in at the IdP's sign-in page; its response form then posts itself to Latchkey's ACS. */
 async function signInAtSamlIdp(page, { email, nameId = '', given = '', surname = '' }) {
@@ -178,15 +131,14 @@ async function oidcConnection(org, displayName) {
 }
 
 before(async () => {
-  await startSamlIdp();
+  samlIdp = await startSamlIdp();
   // The widget sends a PKCE challenge with every SSO start and the verifier with the token.
   await latchkey('project', 'update', '--project', h.project.project_id, '--pkce-sso', 'true');
 }, { timeout: 200_000 });
 
 after(async () => {
-  await stopSamlIdp();
+  await samlIdp?.stop();
   if (oidc) await new Promise((resolve) => (oidc.server.closeAllConnections(), oidc.server.close(resolve)));
-  if (tmp) await rm(tmp, { recursive: true, force: true });
 });
 
 // --- helpers --------------------------------------------------------------------------------------------
@@ -443,12 +395,12 @@ h.test('refusals: tampered signature, forged RelayState and wrong audience end o
   await assertNoSession(page, context);
   await page.unroute(/\/v1\/b2b\/sso\/callback\//);
 
-  await idpAudience('https://another-service-provider.test/metadata');
+  await samlIdp.setAudience('https://another-service-provider.test/metadata');
   try {
     await startSamlLogin(page, email);
     await assertFailedPage(page, 'saml_audience_mismatch');
   } finally {
-    await idpAudience('');
+    await samlIdp.setAudience('');
   }
   await assertNoSession(page, context);
 });
