@@ -16,6 +16,7 @@ import {
   otpEmailDiscoverySend,
   otpEmailLoginOrSignup,
   searchOrganization,
+  ssoAuthenticate,
 } from '../api/operations';
 import type { AuthenticateResponseWithMFA, DiscoveryAuthenticateResponse } from '../api/types';
 import { AuthFlowType } from './config';
@@ -26,6 +27,7 @@ import { MfaFlow } from './mfaFlow';
 import { PasswordFlow } from './passwordFlow';
 import { PasswordResetFlow } from './passwordReset';
 import { Redirects } from './redirects';
+import { loadSsoDiscoveryScreens } from './sso/load';
 import { isDiscovering, selectEmailMethods } from './selectors';
 import { slugFromURL } from './slug';
 import { ErrorType } from './state/types';
@@ -38,7 +40,8 @@ export const EMAIL_OTP_LIFETIME_MS = 10 * 60 * 1000;
 
 export class LoginController {
   private started = false;
-  private readonly core: FlowCore;
+  /** Shared with the flows of screens loaded on demand (sso/ssoDiscoveryFlow.ts). */
+  readonly core: FlowCore;
   /** OAuth and SSO starts, and the entries whose screens come later. */
   readonly redirects: Redirects;
   /** The organization list: choose, create, or be logged in directly. */
@@ -77,6 +80,17 @@ export class LoginController {
     if (this.passwordReset.start()) return;
     void this.authenticateUrlToken();
     void this.lookupOrganization();
+  }
+
+  /** 'Continue with SSO' in discovery: loads the SSO discovery screens, then shows the email step. */
+  async startSsoDiscovery(): Promise<ActionResult> {
+    try {
+      await loadSsoDiscoveryScreens();
+    } catch (err) {
+      return this.core.failInline(err);
+    }
+    this.deps.store.dispatch({ type: 'ssoDiscoveryStarted' });
+    return { ok: true };
   }
 
   back(): void {
@@ -229,13 +243,14 @@ export class LoginController {
     stripUrlToken();
     const { backend, store, getConfig } = this.deps;
     const oauth = urlToken.type === 'oauth' || urlToken.type === 'discovery_oauth';
-    if (!oauth && urlToken.type !== 'multi_tenant_magic_links' && urlToken.type !== 'discovery') {
+    const sso = urlToken.type === 'sso';
+    if (urlToken.type === 'multi_tenant_impersonation') {
       console.error(`Latchkey: "${urlToken.type}" tokens are not supported by this build yet.`);
       this.core.fail(null, ErrorType.Default, false);
       return;
     }
     store.dispatch({ type: 'urlTokenAuthenticating', active: true });
-    const pkceKind = oauth ? 'oauth' : 'magic_links';
+    const pkceKind = oauth ? 'oauth' : sso ? 'sso' : 'magic_links';
     const verifier = backend.pkce.get(pkceKind)?.code_verifier;
     const duration = getConfig().sessionDurationMinutes;
     const ist = this.core.intermediateSessionToken();
@@ -268,6 +283,16 @@ export class LoginController {
             }),
           };
           break;
+        case 'sso':
+          redeemed = {
+            primary: await ssoAuthenticate(backend.http, {
+              sso_token: urlToken.token,
+              session_duration_minutes: duration,
+              pkce_code_verifier: verifier,
+              intermediate_session_token: ist,
+            }),
+          };
+          break;
         default:
           redeemed = {
             primary: await magicLinkAuthenticate(backend.http, {
@@ -279,9 +304,9 @@ export class LoginController {
           };
       }
     } catch (err) {
-      // Emailed links get the link error; an OAuth token that fails gets the default one.
+      // Emailed links get the link error; an OAuth or SSO token that fails gets the default one.
       const adBlocker = err instanceof APIError && err.error_type === 'ad_blocker_detected';
-      const linkError = oauth ? ErrorType.Default : ErrorType.EmailMagicLink;
+      const linkError = oauth || sso ? ErrorType.Default : ErrorType.EmailMagicLink;
       this.core.fail(err, adBlocker ? ErrorType.AdBlockerDetected : linkError, false);
       return;
     }
@@ -292,7 +317,12 @@ export class LoginController {
       return;
     }
     backend.session.applyAuthResponse(redeemed.primary);
-    this.deps.emit.event(oauth ? EventType.B2BOAuthAuthenticate : EventType.B2BMagicLinkAuthenticate, redeemed.primary);
+    const event = oauth
+      ? EventType.B2BOAuthAuthenticate
+      : sso
+        ? EventType.B2BSSOAuthenticate
+        : EventType.B2BMagicLinkAuthenticate;
+    this.deps.emit.event(event, redeemed.primary);
     this.core.completePrimary(redeemed.primary);
   }
 

@@ -20,6 +20,7 @@ import { PasswordResetVerifyConfirmationScreen, PasswordSetNewConfirmationScreen
 import { PasswordEmailScreen } from './PasswordEmailScreen';
 import { PasswordForgotScreen } from './PasswordForgotScreen';
 import { PasswordResetScreen } from './PasswordResetScreen';
+import { onDemand } from '../sso/load';
 
 /** One component per Screen; a Screen without an entry here does not compile. */
 export const SCREENS: Record<Screen, ComponentType> = {
@@ -46,4 +47,8 @@ export const SCREENS: Record<Screen, ComponentType> = {
   [Screen.PasswordResetForm]: PasswordResetScreen,
   [Screen.PasswordResetVerifyConfirmation]: PasswordResetVerifyConfirmationScreen,
   [Screen.PasswordSetNewConfirmation]: PasswordSetNewConfirmationScreen,
+  // SSO discovery: loaded on demand.
+  [Screen.SSODiscoveryEmail]: onDemand('SSODiscoveryEmailScreen'),
+  [Screen.SSODiscoveryFallback]: onDemand('SSODiscoveryFallbackScreen'),
+  [Screen.SSODiscoveryMenu]: onDemand('SSODiscoveryMenuScreen'),
 };
