@@ -1,7 +1,7 @@
 /**
  * The SSO discovery screens (spec section 2): SSO Discovery Email, SSO Discovery Fallback (slug
- * entry) and SSO Discovery Menu (connection picker). A chunk of their own, loaded when a member
- * chooses 'Continue with SSO' in discovery (load.ts). They render the store and call the flow.
+ * entry) and SSO Discovery Menu (connection picker), in the SSO discovery part loaded on demand
+ * (../parts.ts). They render the store and call the flow.
  */
 import { useMemo, useState, type FormEvent } from 'react';
 import { Button } from '../../ui/Button';
@@ -13,15 +13,14 @@ import type { ButtonItem } from '../methods';
 import { BackButton } from '../screens/BackButton';
 import { MethodButtons } from '../screens/MethodButtons';
 import { useAsyncAction } from '../useAsyncAction';
-import { SsoDiscoveryFlow } from './ssoDiscoveryFlow';
 import { ssoDiscoveryTranslator } from './strings';
 
+/** The login context, the SSO discovery strings (with the integrator's overrides) and the flow. */
 function useSsoDiscovery() {
   const ctx = useLogin();
   const { controller, stringsOverride } = ctx;
   const st = useMemo(() => ssoDiscoveryTranslator(stringsOverride), [stringsOverride]);
-  const flow = useMemo(() => new SsoDiscoveryFlow(controller.core, controller.redirects, st), [controller, st]);
-  return { ...ctx, st, flow };
+  return { ...ctx, st, flow: controller.ssoDiscovery };
 }
 
 export function SSODiscoveryEmailScreen() {
@@ -61,7 +60,7 @@ export function SSODiscoveryEmailScreen() {
 export function SSODiscoveryFallbackScreen() {
   const { state, controller, st, flow } = useSsoDiscovery();
   const [slug, setSlug] = useState('');
-  const submit = useAsyncAction((value: string) => flow.submitSlug(value));
+  const submit = useAsyncAction((value: string) => flow.submitSlug(value, st));
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     void submit.run(slug);

@@ -15,11 +15,14 @@ import { EventType } from '../events';
 import type { Redirects } from '../redirects';
 import type { SsoDiscoveryTranslate } from './strings';
 
+/**
+ * The screens pass their translator (`st`, the SSO discovery strings with the integrator's
+ * overrides) for the messages a failure shows.
+ */
 export class SsoDiscoveryFlow {
   constructor(
     private readonly core: FlowCore,
     private readonly redirects: Redirects,
-    private readonly st: SsoDiscoveryTranslate,
   ) {}
 
   /** SSO Discovery Email: finds the email's connections and moves on by their number. */
@@ -47,17 +50,17 @@ export class SsoDiscoveryFlow {
    * SSO Discovery Fallback: the organization a slug names. With exactly one active connection SSO
    * starts; otherwise that organization's Main offers its methods (api-reference 3.6).
    */
-  async submitSlug(rawSlug: string): Promise<ActionResult> {
+  async submitSlug(rawSlug: string, st: SsoDiscoveryTranslate): Promise<ActionResult> {
     const { backend, store, emit } = this.core.deps;
     const slug = rawSlug.trim();
-    if (!slug) return { ok: false, message: this.st('ssoDiscovery.fallback.slugRequired') };
+    if (!slug) return { ok: false, message: st('ssoDiscovery.fallback.slugRequired') };
     let organization;
     try {
       ({ organization } = await searchOrganization(backend.http, { organization_slug: slug }));
     } catch (err) {
-      return this.fail(err, this.st('ssoDiscovery.fallback.error'));
+      return this.fail(err, st('ssoDiscovery.fallback.error'));
     }
-    if (!organization) return this.fail(null, this.st('ssoDiscovery.fallback.notFound'));
+    if (!organization) return this.fail(null, st('ssoDiscovery.fallback.notFound'));
     emit.event(EventType.B2BOrganizationsGetBySlug, { organization });
     const connections = organization.sso_active_connections ?? [];
     const only = connections.length === 1 ? connections[0] : undefined;

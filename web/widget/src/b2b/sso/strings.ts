@@ -1,8 +1,8 @@
 /**
- * The SSO discovery screens' strings. They live with the lazily loaded screens, not in the main
- * table, so pages that never open SSO discovery do not download them; the `strings` mount option
- * overrides them like any other entry. The two fallback errors are quoted verbatim from the spec
- * (section 8); the spec does not give the other texts.
+ * The SSO discovery screens' strings. They live with the screens' part (loaded on demand), not in
+ * the main table, so pages that never open SSO discovery do not download them; the `strings` mount
+ * option overrides them like any other entry. The two fallback errors are quoted verbatim from the
+ * spec (section 8); the spec does not give the other texts.
  */
 import { createTranslator } from '../../strings/t';
 
