@@ -528,3 +528,56 @@ test('node client: RBAC policy, organization policy and authorization checks (re
     (e) => e.error_type === 'unauthorized_action' || /permission/.test(String(e.message)),
   );
 });
+
+test('node client: method_options.authorization acts with the permissions of the member session', async () => {
+  const client = newClient();
+  const { organization, member, email } = await orgWithMember(client, 'Acting For');
+  const orgId = organization.organization_id;
+  const adminEmail = uniqueEmail('acting-admin');
+  await client.organizations.members.create({ organization_id: orgId, email_address: adminEmail, roles: ['stytch_admin'] });
+  const { member: victim } = await client.organizations.members.create({
+    organization_id: orgId,
+    email_address: uniqueEmail('acting-victim'),
+  });
+  const plain = await widgetLogin(orgId, email);
+  const admin = await widgetLogin(orgId, adminEmail);
+  const refused = (e) => {
+    assert.ok(e instanceof stytch.StytchError, `not a StytchError: ${e}`);
+    assert.equal(e.status_code, 403);
+    assert.equal(e.error_type, 'unauthorized_action');
+    return true;
+  };
+
+  // A plain member (session token) may not rename the organization or delete another member...
+  const asPlain = { authorization: { session_token: plain.session_token } };
+  await assert.rejects(client.organizations.update({ organization_id: orgId, organization_name: 'Renamed' }, asPlain), refused);
+  await assert.rejects(client.organizations.members.delete({ organization_id: orgId, member_id: victim.member_id }, asPlain), refused);
+  // ...but may rename themselves (stytch.self).
+  const self = await client.organizations.members.update(
+    { organization_id: orgId, member_id: member.member_id, name: 'Self Renamed' },
+    asPlain,
+  );
+  assertShape(self, 'B2BOrganizationsMembersUpdateResponse');
+  assert.equal(self.member.name, 'Self Renamed');
+
+  // An admin (session JWT) may do both.
+  const asAdmin = { authorization: { session_jwt: admin.session_jwt } };
+  const renamed = await client.organizations.update({ organization_id: orgId, organization_name: 'Renamed' }, asAdmin);
+  assert.equal(renamed.organization.organization_name, 'Renamed');
+  const deleted = await client.organizations.members.delete({ organization_id: orgId, member_id: victim.member_id }, asAdmin);
+  assert.equal(deleted.member_id, victim.member_id);
+  const reactivated = await client.organizations.members.reactivate(
+    { organization_id: orgId, member_id: victim.member_id },
+    asAdmin,
+  );
+  assert.equal(reactivated.member.status, 'active');
+
+  // The admin's session does not reach another organization.
+  const other = await orgWithMember(client, 'Acting Other');
+  await assert.rejects(
+    client.organizations.update({ organization_id: other.organization.organization_id, organization_name: 'X' }, asAdmin),
+    (e) => e instanceof stytch.StytchError && e.error_type === 'tenancy_mismatch' && e.status_code === 403,
+  );
+  // Without authorization the secret keeps its full rights.
+  await client.organizations.members.delete({ organization_id: orgId, member_id: victim.member_id });
+});

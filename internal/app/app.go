@@ -19,6 +19,7 @@ import (
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/config"
+	"github.com/latchkey/latchkey/internal/devmode"
 	"github.com/latchkey/latchkey/internal/discovery"
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/emailupdate"
@@ -38,7 +39,9 @@ import (
 	"github.com/latchkey/latchkey/internal/rbac"
 	"github.com/latchkey/latchkey/internal/secretbox"
 	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/sso"
 	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/trustedauth"
 	"github.com/latchkey/latchkey/web/widget"
 )
 
@@ -74,6 +77,15 @@ type App struct {
 	Flows *flowtoken.Store
 	// OAuth is the OAuth module (also configured by the CLI).
 	OAuth *oauth.Module
+	// TrustedAuth is the trusted auth tokens module (its profiles are
+	// configured by the CLI).
+	TrustedAuth *trustedauth.Service
+	// SSO is the SSO module (also configured by dev mode's seed).
+	SSO *sso.Service
+	// DevSAML and DevOIDC are dev mode's built-in identity providers
+	// (nil outside dev mode), which the dev seed wires the demo to.
+	DevSAML *devmode.SAMLIdP
+	DevOIDC *devmode.OIDCIdP
 	// Feed tells the caches which rows changed, on any process (see
 	// internal/changefeed); Start runs its poll.
 	Feed *changefeed.Feed

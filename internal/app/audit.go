@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -35,6 +34,9 @@ var loginRoutes = map[string]string{
 	"b2b/totp/authenticate":                        "totp",
 	"b2b/recovery_codes/recover":                   "recovery_code",
 	"b2b/discovery/intermediate_sessions/exchange": "discovery_exchange",
+	"b2b/sessions/attest":                          "trusted_auth_token",
+	"b2b/sessions/exchange_access_token":           "access_token_exchange",
+	"b2b/sessions/migrate":                         "session_migration",
 }
 
 // factorRoutes maps "METHOD path" to the factor change it makes.
@@ -93,9 +95,10 @@ func (a *App) observeRoute(pattern string, h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		tee := &teeWriter{ResponseWriter: w}
-		h.ServeHTTP(tee, r)
-		a.recordRoute(r, spec, sdk, tee.status, tee.body.Bytes())
+		// Login answers are small; the cap bounds memory.
+		rec := &httpapi.Recorder{ResponseWriter: w, KeepBody: 64 << 10}
+		h.ServeHTTP(rec, r)
+		a.recordRoute(r, spec, sdk, rec.Status, rec.Body.Bytes())
 	})
 }
 
@@ -188,33 +191,3 @@ func (f respFields) orgID() string {
 	}
 	return ""
 }
-
-// teeWriter passes a response through and keeps its status and the start
-// of its body (login answers are small; the cap bounds memory).
-type teeWriter struct {
-	http.ResponseWriter
-	status int
-	body   bytes.Buffer
-}
-
-const teeCap = 64 << 10
-
-func (t *teeWriter) WriteHeader(code int) {
-	if t.status == 0 {
-		t.status = code
-	}
-	t.ResponseWriter.WriteHeader(code)
-}
-
-func (t *teeWriter) Write(b []byte) (int, error) {
-	if t.status == 0 {
-		t.status = http.StatusOK
-	}
-	if room := teeCap - t.body.Len(); room > 0 {
-		t.body.Write(b[:min(len(b), room)])
-	}
-	return t.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (t *teeWriter) Unwrap() http.ResponseWriter { return t.ResponseWriter }

@@ -35,7 +35,7 @@ func (a *App) Handler() http.Handler {
 	otp := emailotp.Handlers{Service: a.emailOTP}
 	pw := password.Handlers{Service: a.passwords, Sessions: members}
 	disc := discovery.Handlers{Service: a.discovery}
-	mfaSDK, mfaAPI := mfa.Handlers{Service: a.mfa, Sessions: members}, mfa.Handlers{Service: a.mfa, Backend: true}
+	mfaSDK, mfaAPI := mfa.Handlers{Service: a.mfa, Sessions: members}, mfa.Handlers{Service: a.mfa, Backend: true, Sessions: members}
 	emailUpdate := emailupdate.Handlers{Service: a.emailUpdate, Sessions: members}
 	origins := project.OriginPolicy{Resolver: a.Resolver, BaseOrigin: origin(a.Config.BaseURL)}
 	events := telemetry.Handler{DB: a.DB, Clock: a.Clock, Resolver: a.Resolver, Origins: origins, Limiter: a.Limiter,
@@ -204,6 +204,8 @@ func (a *App) Handler() http.Handler {
 		mux.Handle("GET /dev/mailbox/messages", mb)
 		mux.Handle("GET /{$}", devmode.DemoHandler(a.Projects, a.Orgs, a.Config.BaseURL))
 		devmode.NewOAuthMock(func() string { return a.Config.BaseURL }).Register(mux)
+		a.DevSAML.Register(mux)
+		a.DevOIDC.Register(mux)
 	}
 
 	return httpapi.Chain(httpapi.JSONNotFound(mux.ServeMux),
@@ -214,6 +216,7 @@ func (a *App) Handler() http.Handler {
 		httpapi.WithRecover(),
 		httpapi.WithSecurityHeaders(a.Config.SecureCookies()),
 		httpapi.WithBodyLimit(a.Config.BodyLimit),
+		httpapi.WithCleanInput(),
 	)
 }
 

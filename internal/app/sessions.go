@@ -19,13 +19,14 @@ type memberSessions struct {
 	limiter  *ratelimit.Limiter
 }
 
-// SessionMember authenticates an SDK caller's session token under the same
+// SessionMember authenticates a caller's session token or JWT (the SDK
+// caller's, or a backend call's member session header) under the same
 // per-address failure limit as sessions/authenticate.
-func (m memberSessions) SessionMember(ctx context.Context, p *project.Project, clientIP, token string) (*organization.Member, []time.Time, error) {
+func (m memberSessions) SessionMember(ctx context.Context, p *project.Project, clientIP string, cred organization.SessionCredential) (*organization.Member, []time.Time, error) {
 	var out *session.SessionResponse
 	err := m.limiter.GuardUnguessable(ctx, func() error {
 		var err error
-		out, err = m.sessions.Authenticate(ctx, p, session.Credential{Token: token}, nil)
+		out, err = m.sessions.Authenticate(ctx, p, session.Credential{Token: cred.Token, JWT: cred.JWT}, nil)
 		return err
 	}, ratelimit.FailureOf(apierr.SessionNotFound), ratelimit.For(session.FailuresPerIP, p.ID+"|"+clientIP))
 	if err != nil {

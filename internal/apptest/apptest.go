@@ -191,6 +191,14 @@ func (e *Env) Backend(method, path string, body any) Resp {
 	return e.Do(method, path, body, nil, e.Project.Project.ID, e.Project.Secret)
 }
 
+// BackendAs calls the backend face with the project secret on behalf of a
+// member: header names the member session header (X-Stytch-Member-Session
+// or X-Stytch-Member-SessionJWT), value is the token or JWT.
+func (e *Env) BackendAs(method, path string, body any, header, value string) Resp {
+	e.T.Helper()
+	return e.Do(method, path, body, http.Header{header: {value}}, e.Project.Project.ID, e.Project.Secret)
+}
+
 // Get fetches a public (browser) route without credentials.
 func (e *Env) Get(path string) Resp {
 	e.T.Helper()

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"time"
@@ -41,11 +40,5 @@ func auditCmd(ctx context.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	enc := json.NewEncoder(env.Stdout)
-	for _, e := range events {
-		if err := enc.Encode(e); err != nil {
-			return err
-		}
-	}
-	return nil
+	return encodeLines(env, events)
 }

@@ -20,6 +20,22 @@ func openAudited(ctx context.Context, env Env) (*project.Store, *audit.Log, func
 	return project.NewStore(db, clock.Real{}, box), audit.New(db, clock.Real{}), func() { db.Close() }, nil
 }
 
+// recordCLI files a CLI action in the project's audit log.
+func recordCLI(ctx context.Context, log *audit.Log, projectID, typ string, details map[string]any) error {
+	return log.Record(ctx, audit.Event{ProjectID: projectID, Type: typ, Actor: "cli", Details: details})
+}
+
+// encodeLines prints one JSON object per line, the CLI's listing format.
+func encodeLines[T any](env Env, items []T) error {
+	enc := json.NewEncoder(env.Stdout)
+	for _, it := range items {
+		if err := enc.Encode(it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // keysCmd manages a project's JWT signing keys: rotate adds a new signing
 // key (old ones stay in the JWKS), retire removes one, list shows them.
 func keysCmd(ctx context.Context, env Env) error {
@@ -57,8 +73,7 @@ func keysCmd(ctx context.Context, env Env) error {
 		if err != nil {
 			return err
 		}
-		if err := log.Record(ctx, audit.Event{ProjectID: *id, Type: audit.SigningKeyRotated, Actor: "cli",
-			Details: map[string]any{"kid": newKID}}); err != nil {
+		if err := recordCLI(ctx, log, *id, audit.SigningKeyRotated, map[string]any{"kid": newKID}); err != nil {
 			return err
 		}
 		return enc.Encode(map[string]string{"kid": newKID,
@@ -68,18 +83,12 @@ func keysCmd(ctx context.Context, env Env) error {
 		if err != nil {
 			return err
 		}
-		for _, k := range keys {
-			if err := enc.Encode(k); err != nil {
-				return err
-			}
-		}
-		return nil
+		return encodeLines(env, keys)
 	default: // retire
 		if err := projects.RetireSigningKey(ctx, *id, *kid); err != nil {
 			return err
 		}
-		if err := log.Record(ctx, audit.Event{ProjectID: *id, Type: audit.SigningKeyRetired, Actor: "cli",
-			Details: map[string]any{"kid": *kid}}); err != nil {
+		if err := recordCLI(ctx, log, *id, audit.SigningKeyRetired, map[string]any{"kid": *kid}); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "key %s retired: it is no longer in the JWKS and tokens it signed no longer verify\n", *kid)
@@ -114,8 +123,7 @@ func secretCmd(ctx context.Context, env Env) error {
 		if err != nil {
 			return err
 		}
-		if err := log.Record(ctx, audit.Event{ProjectID: *id, Type: audit.SecretRotated, Actor: "cli",
-			Details: map[string]any{"secret_id": sid, "previous_secrets_valid": *keepOld}}); err != nil {
+		if err := recordCLI(ctx, log, *id, audit.SecretRotated, map[string]any{"secret_id": sid, "previous_secrets_valid": *keepOld}); err != nil {
 			return err
 		}
 		return enc.Encode(map[string]any{"project_id": *id, "secret_id": sid, "secret": secret, "previous_secrets_valid": *keepOld})
@@ -124,18 +132,12 @@ func secretCmd(ctx context.Context, env Env) error {
 		if err != nil {
 			return err
 		}
-		for _, s := range list {
-			if err := enc.Encode(s); err != nil {
-				return err
-			}
-		}
-		return nil
+		return encodeLines(env, list)
 	default: // retire-secret
 		if err := projects.RetireSecret(ctx, *id, *secretID); err != nil {
 			return err
 		}
-		if err := log.Record(ctx, audit.Event{ProjectID: *id, Type: audit.SecretRetired, Actor: "cli",
-			Details: map[string]any{"secret_id": *secretID}}); err != nil {
+		if err := recordCLI(ctx, log, *id, audit.SecretRetired, map[string]any{"secret_id": *secretID}); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "secret %s retired\n", *secretID)

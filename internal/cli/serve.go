@@ -64,6 +64,9 @@ func serve(ctx context.Context, env Env, dev bool) error {
 		if err := devmode.SeedOAuth(ctx, a.OAuth, seeded.Project.ID, cfg.BaseURL); err != nil {
 			return err
 		}
+		if err := devmode.SeedSSO(ctx, a.SSO, a.Orgs, seeded.Project.ID, a.DevSAML, a.DevOIDC); err != nil {
+			return err
+		}
 		printDevBanner(env, cfg.BaseURL, seeded)
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
@@ -115,6 +118,7 @@ func printDevBanner(env Env, base string, s *devmode.Seeded) {
 	fmt.Fprintf(env.Stdout, "  Demo page:    %s/\n", base)
 	fmt.Fprintf(env.Stdout, "  Dev mailbox:  %s/dev/mailbox\n", base)
 	fmt.Fprintf(env.Stdout, "  OAuth:        mock Google, Microsoft, HubSpot, Slack, GitHub at %s/dev/oauth/{provider}\n", base)
+	fmt.Fprintf(env.Stdout, "  SSO:          dev SAML IdP at %s/dev/saml/sso, dev OIDC IdP at %s/dev/oidc\n", base, base)
 	fmt.Fprintf(env.Stdout, "  Widget:       %s/widget/latchkey.js\n", base)
 	fmt.Fprintf(env.Stdout, "  Project:      %s (%s)\n", s.Project.Name, s.Project.ID)
 	fmt.Fprintf(env.Stdout, "  Public token: %s\n", s.PublicToken)

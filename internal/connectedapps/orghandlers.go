@@ -7,7 +7,6 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/organization"
-	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -34,33 +33,37 @@ type subject struct {
 	memberID  string
 }
 
-// backend resolves {organization_id} (and {member_id}) of a backend path.
+// backend resolves {organization_id} (and {member_id}) of a backend path,
+// authorized like the SDK face when the call carries a member session
+// header (organization.BackendCaller).
 func (h OrgHandlers) backend(r *http.Request, withMember bool) (*subject, error) {
-	p := project.CallerFrom(r.Context()).Project
-	o, err := h.Orgs.Get(r.Context(), p.ID, r.PathValue("organization_id"))
+	c, err := organization.BackendCaller(r, h.Orgs, h.Sessions, r.PathValue("organization_id"))
 	if err != nil {
-		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
+		return nil, err
 	}
-	s := &subject{projectID: p.ID, org: o}
-	if withMember {
-		m, err := h.Orgs.OrgMember(r.Context(), h.Orgs.DB(), o, r.PathValue("member_id"))
-		if err != nil {
-			return nil, organization.NotFound(err, apierr.MemberNotFound)
-		}
-		s.memberID = m.MemberID
+	if !withMember {
+		return h.authorize(r, c, "", true)
 	}
-	return s, nil
+	return h.authorize(r, c, r.PathValue("member_id"), false)
 }
 
-// sdk resolves the session caller and authorizes it by the RBAC policy:
-// memberID "" means the caller; another member's grants need
-// stytch.member revoke-sessions, the organization-wide views
-// stytch.member search.
+// sdk resolves the session caller and authorizes it; memberID "" means
+// the caller.
 func (h OrgHandlers) sdk(r *http.Request, memberID string, orgWide bool) (*subject, error) {
 	c, err := organization.CallerFromSession(r, h.Orgs, h.Sessions)
 	if err != nil {
 		return nil, err
 	}
+	if memberID == "" && !orgWide {
+		memberID = c.Member.MemberID
+	}
+	return h.authorize(r, c, memberID, orgWide)
+}
+
+// authorize applies the RBAC policy: another member's grants need
+// stytch.member revoke-sessions, the organization-wide views stytch.member
+// search. (The project secret may do both.)
+func (h OrgHandlers) authorize(r *http.Request, c *organization.SessionCaller, memberID string, orgWide bool) (*subject, error) {
 	if orgWide {
 		// Who granted which app is directory information: the member
 		// search permission.
@@ -68,9 +71,6 @@ func (h OrgHandlers) sdk(r *http.Request, memberID string, orgWide bool) (*subje
 			return nil, err
 		}
 		return &subject{projectID: c.Project.ID, org: c.Organization}, nil
-	}
-	if memberID == "" {
-		memberID = c.Member.MemberID
 	}
 	// A member's grants are managed like their sessions.
 	if err := c.AuthorizeMember(r.Context(), memberID, organization.ActionRevokeSessions); err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/latchkey/latchkey/internal/flowtoken"
+	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/oauth"
 	"github.com/latchkey/latchkey/internal/oauth/providers"
@@ -121,7 +122,7 @@ func (m *OAuthMock) page(w http.ResponseWriter, r *http.Request) {
 	}
 	hint := q.Get("login_hint")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+	httpapi.SetPageCSP(w, httpapi.CSP{Nonce: httpapi.NewNonce(), InlineStyles: true})
 	_ = mockPage.Execute(w, map[string]any{"Provider": name, "Query": q, "People": mockPeople, "Hint": hint,
 		"TenantLabel": map[string]string{"google": "Workspace domain (hd)", "microsoft": "Entra tenant id (tid)",
 			"slack": "Slack team id", "github": "GitHub organization id", "hubspot": "HubSpot portal id"}[p]})

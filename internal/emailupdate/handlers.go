@@ -3,7 +3,6 @@ package emailupdate
 import (
 	"net/http"
 
-	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/magiclink"
@@ -89,7 +88,8 @@ func (h Handlers) sdk(r *http.Request, memberID string) (any, error) {
 	return h.start(r, sp)
 }
 
-// Backend handles POST /v1/b2b/organizations/{organization_id}/members/{member_id}/start_email_update.
+// Backend handles POST /v1/b2b/organizations/{organization_id}/members/{member_id}/start_email_update
+// (update.info.email when a member session header is sent).
 func (h Handlers) Backend(r *http.Request) (any, error) {
 	var req startRequest
 	if err := httpapi.Decode(r, &req); err != nil {
@@ -98,12 +98,15 @@ func (h Handlers) Backend(r *http.Request) (any, error) {
 	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
-	p := project.CallerFrom(r.Context()).Project
-	o, err := h.Service.d.Orgs.Get(r.Context(), p.ID, r.PathValue("organization_id"))
+	c, err := organization.BackendCaller(r, h.Service.d.Orgs, h.Sessions, r.PathValue("organization_id"))
 	if err != nil {
-		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
+		return nil, err
 	}
-	return h.start(r, req.params(p, o, r.PathValue("member_id")))
+	id := r.PathValue("member_id")
+	if err := c.AuthorizeMember(r.Context(), id, organization.ActionEmail); err != nil {
+		return nil, err
+	}
+	return h.start(r, req.params(c.Project, c.Organization, id))
 }
 
 func (h Handlers) start(r *http.Request, sp StartParams) (any, error) {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -56,27 +57,38 @@ func WithRequestID(env string) Middleware {
 	}
 }
 
-type statusRecorder struct {
+// Recorder passes a response through and remembers its status and, when
+// KeepBody is set, up to KeepBody bytes of its body. One type serves the
+// logger, the metrics and the audit log, which each need to see what a
+// handler answered without changing it.
+type Recorder struct {
 	http.ResponseWriter
-	status int
+	Status   int
+	KeepBody int
+	Body     bytes.Buffer
 }
 
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.status == 0 {
-		s.status = code
+// WriteHeader records the first status written.
+func (s *Recorder) WriteHeader(code int) {
+	if s.Status == 0 {
+		s.Status = code
 	}
 	s.ResponseWriter.WriteHeader(code)
 }
 
-func (s *statusRecorder) Write(b []byte) (int, error) {
-	if s.status == 0 {
-		s.status = http.StatusOK
+// Write records an implicit 200 and keeps the start of the body.
+func (s *Recorder) Write(b []byte) (int, error) {
+	if s.Status == 0 {
+		s.Status = http.StatusOK
+	}
+	if room := s.KeepBody - s.Body.Len(); room > 0 {
+		s.Body.Write(b[:min(len(b), room)])
 	}
 	return s.ResponseWriter.Write(b)
 }
 
 // Unwrap lets http.ResponseController reach the underlying writer.
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+func (s *Recorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // WithLogging logs one line per request: method, path (never the query,
 // which can carry tokens), status, duration and request id. Successful
@@ -87,14 +99,14 @@ func WithLogging(log *slog.Logger) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
-			rec := &statusRecorder{ResponseWriter: w}
+			rec := &Recorder{ResponseWriter: w}
 			r = r.WithContext(context.WithValue(r.Context(), loggerKey, log))
 			next.ServeHTTP(rec, r)
 			level := slog.LevelDebug
 			switch {
-			case rec.status >= 500:
+			case rec.Status >= 500:
 				level = slog.LevelError
-			case rec.status >= 400:
+			case rec.Status >= 400:
 				level = slog.LevelInfo
 			}
 			if !log.Enabled(r.Context(), level) {
@@ -102,7 +114,7 @@ func WithLogging(log *slog.Logger) Middleware {
 			}
 			log.LogAttrs(r.Context(), level, "http",
 				slog.String("method", r.Method), slog.String("path", r.URL.Path),
-				slog.Int("status", rec.status), slog.Duration("duration", time.Since(start)),
+				slog.Int("status", rec.Status), slog.Duration("duration", time.Since(start)),
 				slog.String("request_id", RequestID(r.Context())))
 		})
 	}

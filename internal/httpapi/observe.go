@@ -39,9 +39,9 @@ func WithObserver(observe func(route string, status int, d time.Duration)) Middl
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			label := &routeLabel{}
-			rec := &statusRecorder{ResponseWriter: w}
+			rec := &Recorder{ResponseWriter: w}
 			next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), routeKey{}, label)))
-			status := rec.status
+			status := rec.Status
 			if status == 0 {
 				status = http.StatusOK
 			}

@@ -141,8 +141,19 @@ func (h Handlers) BackendInvite(r *http.Request) (any, error) {
 		return nil, err
 	}
 	ctx := r.Context()
-	p := project.CallerFrom(ctx).Project
-	var inviter *organization.Member
+	if err := httpapi.Required("organization_id", strings.TrimSpace(req.OrganizationID)); err != nil {
+		return nil, err
+	}
+	c, err := organization.BackendCaller(r, h.Service.d.Orgs, h.Sessions, req.OrganizationID)
+	if err != nil {
+		return nil, err
+	}
+	if err := authorizeInvite(ctx, c, req); err != nil {
+		return nil, err
+	}
+	p := c.Project
+	// Acting for a member, the invitation is theirs.
+	inviter := c.Member
 	if req.InvitedByMemberID != "" {
 		m, err := h.Service.d.Orgs.Member(ctx, h.Service.d.DB.Read(), p.ID, req.InvitedByMemberID)
 		if err != nil || m.OrganizationID != req.OrganizationID {
@@ -175,14 +186,9 @@ func (h Handlers) SDKInvite(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Inviting creates a member; naming their roles assigns roles.
-	if err := c.Authorize(r.Context(), organization.ResourceMember, organization.ActionCreate); err != nil {
+	req.TrustedMetadata = nil // written by the customer's backend only
+	if err := authorizeInvite(r.Context(), c, req); err != nil {
 		return nil, err
-	}
-	if req.Roles != nil {
-		if err := c.Authorize(r.Context(), organization.ResourceMember, organization.ActionRoles); err != nil {
-			return nil, err
-		}
 	}
 	m, o, err := h.Service.Invite(r.Context(), InviteParams{Project: c.Project, ClientIP: httpapi.ClientIP(r),
 		OrganizationID: c.Organization.OrganizationID, Email: req.EmailAddress, Name: req.Name,
@@ -192,4 +198,21 @@ func (h Handlers) SDKInvite(r *http.Request) (any, error) {
 		return nil, err
 	}
 	return &organization.MemberResponse{MemberID: m.MemberID, Member: m, Organization: o}, nil
+}
+
+// authorizeInvite authorizes an invitation: inviting creates a member, and
+// naming their roles assigns roles. Trusted metadata is the customer
+// backend's alone, which no member permission covers.
+func authorizeInvite(ctx context.Context, c *organization.SessionCaller, req inviteRequest) error {
+	if c.Member != nil && req.TrustedMetadata != nil {
+		return apierr.New(apierr.UnauthorizedAction).WithMessage(
+			"trusted_metadata cannot be set when acting for a member session; send the call without the member session header.")
+	}
+	if err := c.Authorize(ctx, organization.ResourceMember, organization.ActionCreate); err != nil {
+		return err
+	}
+	if req.Roles != nil {
+		return c.Authorize(ctx, organization.ResourceMember, organization.ActionRoles)
+	}
+	return nil
 }

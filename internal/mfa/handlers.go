@@ -19,7 +19,8 @@ type Handlers struct {
 	Service *Service
 	Backend bool
 	// Sessions resolves the logged-in caller of the SDK member routes
-	// (SDKDeleteMemberPhone, SDKDeleteMemberTOTP).
+	// (SDKDeleteMemberPhone, SDKDeleteMemberTOTP) and the member session
+	// header of the backend's factor deletion.
 	Sessions organization.Sessions
 }
 
@@ -234,21 +235,29 @@ func (h Handlers) DeleteSelfPhone(r *http.Request) (any, error) {
 // ServeMux rejects the two patterns side by side (neither is more specific
 // for the path .../members/mfa_phone_numbers/totp), and the same holds
 // against other .../members/<literal>/{id} routes.
+//
+// With a member session header the member's roles must permit the
+// deletion (on stytch.member, or stytch.self for their own factor).
 func (h Handlers) DeleteMemberFactor(r *http.Request) (any, error) {
-	w := Who{Project: project.CallerFrom(r.Context()).Project, OrganizationID: r.PathValue("organization_id"), Backend: true}
 	a, b := r.PathValue("a"), r.PathValue("b")
-	var res *MemberResult
-	var err error
+	var memberID, action string
+	var del func(context.Context, Who) (*MemberResult, error)
 	switch {
 	case a == "mfa_phone_numbers" && b != "":
-		w.MemberID = b
-		res, err = h.Service.DeletePhone(r.Context(), w)
+		memberID, action, del = b, organization.ActionDeleteMFAPhone, h.Service.DeletePhone
 	case b == "totp":
-		w.MemberID = a
-		res, err = h.Service.DeleteTOTP(r.Context(), w)
+		memberID, action, del = a, organization.ActionDeleteMFATOTP, h.Service.DeleteTOTP
 	default:
 		return nil, apierr.New(apierr.RouteNotFound)
 	}
+	c, err := organization.BackendCaller(r, h.Service.d.Orgs, h.Sessions, r.PathValue("organization_id"))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.AuthorizeMember(r.Context(), memberID, action); err != nil {
+		return nil, err
+	}
+	res, err := del(r.Context(), Who{Project: c.Project, OrganizationID: c.Organization.OrganizationID, MemberID: memberID, Backend: true})
 	if err != nil {
 		return nil, err
 	}

@@ -20,16 +20,25 @@ type Sessions interface {
 	// SessionMember resolves a session token of project p to its (active)
 	// member, with the times the session's factors were last completed
 	// (for step-up). Failed lookups count against the client's address.
-	SessionMember(ctx context.Context, p *project.Project, clientIP, token string) (*Member, []time.Time, error)
+	SessionMember(ctx context.Context, p *project.Project, clientIP string, cred SessionCredential) (*Member, []time.Time, error)
 	// RevokeMemberSessions ends every session of a member.
 	RevokeMemberSessions(ctx context.Context, p *project.Project, memberID string) error
 }
 
-// SessionCaller is a logged-in SDK caller: the member behind the session
-// token sent as the Basic-auth password, and that member's organization.
+// SessionCredential is a member session as a caller presents it: its
+// token or its JWT (the token wins when both are sent).
+type SessionCredential struct {
+	Token string
+	JWT   string
+}
+
+// SessionCaller is a caller acting in one organization: on the SDK face
+// the member behind the session token sent as the Basic-auth password; on
+// the backend face the project secret (Member nil, every right) or, when
+// the call carries a member session header, that member.
 type SessionCaller struct {
 	Project      *project.Project
-	Member       *Member
+	Member       *Member // nil for the project secret
 	Organization *Organization
 	Roles        []string // the roles the session carries
 	rbac         RBAC
@@ -54,7 +63,7 @@ func CallerFromSession(r *http.Request, st *Store, sessions Sessions) (*SessionC
 	if c.SessionToken == "" {
 		return nil, apierr.New(apierr.UserUnauthenticated)
 	}
-	m, factors, err := sessions.SessionMember(r.Context(), c.Project, httpapi.ClientIP(r), c.SessionToken)
+	m, factors, err := sessions.SessionMember(r.Context(), c.Project, httpapi.ClientIP(r), SessionCredential{Token: c.SessionToken})
 	if err != nil {
 		return nil, err
 	}
@@ -70,6 +79,9 @@ func CallerFromSession(r *http.Request, st *Store, sessions Sessions) (*SessionC
 // action on resource in their organization. Without RBAC wired nothing is
 // permitted.
 func (c *SessionCaller) Authorize(ctx context.Context, resource, action string) error {
+	if c.Member == nil {
+		return nil // the project secret
+	}
 	if c.rbac == nil {
 		return apierr.New(apierr.UnauthorizedAction)
 	}
@@ -83,6 +95,9 @@ func (c *SessionCaller) Authorize(ctx context.Context, resource, action string) 
 // (roles, break-glass, create, search) never pass through stytch.self, so
 // its wildcard cannot make a member their own administrator.
 func (c *SessionCaller) AuthorizeMember(ctx context.Context, memberID, action string) error {
+	if c.Member == nil {
+		return nil // the project secret
+	}
 	if memberID == c.Member.MemberID && slices.Contains(SelfActions, action) && c.Authorize(ctx, ResourceSelf, action) == nil {
 		return nil
 	}

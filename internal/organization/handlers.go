@@ -77,8 +77,14 @@ func (h Handlers) Update(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &set); err != nil {
 		return nil, err
 	}
-	p := project.CallerFrom(r.Context()).Project
-	o, err := h.Store.Update(r.Context(), p.ID, r.PathValue("organization_id"), set)
+	c, err := h.backendCaller(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.authorizeSettings(r.Context(), set); err != nil {
+		return nil, err
+	}
+	o, err := h.Store.Update(r.Context(), c.Project.ID, c.Organization.OrganizationID, set)
 	if err != nil {
 		return nil, NotFound(err, apierr.OrganizationNotFound)
 	}
@@ -87,9 +93,16 @@ func (h Handlers) Update(r *http.Request) (any, error) {
 
 // DeleteExternalID handles DELETE /v1/b2b/organizations/{organization_id}/external_id.
 func (h Handlers) DeleteExternalID(r *http.Request) (any, error) {
-	p := project.CallerFrom(r.Context()).Project
+	c, err := h.backendCaller(r)
+	if err != nil {
+		return nil, err
+	}
 	none := ""
-	o, err := h.Store.Update(r.Context(), p.ID, r.PathValue("organization_id"), Settings{ExternalID: &none})
+	set := Settings{ExternalID: &none}
+	if err := c.authorizeSettings(r.Context(), set); err != nil {
+		return nil, err
+	}
+	o, err := h.Store.Update(r.Context(), c.Project.ID, c.Organization.OrganizationID, set)
 	if err != nil {
 		return nil, NotFound(err, apierr.OrganizationNotFound)
 	}
@@ -98,9 +111,15 @@ func (h Handlers) DeleteExternalID(r *http.Request) (any, error) {
 
 // Delete handles DELETE /v1/b2b/organizations/{organization_id}.
 func (h Handlers) Delete(r *http.Request) (any, error) {
-	p := project.CallerFrom(r.Context()).Project
-	id := r.PathValue("organization_id")
-	if err := h.Store.Delete(r.Context(), p.ID, id); err != nil {
+	c, err := h.backendCaller(r)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Authorize(r.Context(), ResourceOrganization, ActionOrgDelete); err != nil {
+		return nil, err
+	}
+	id := c.Organization.OrganizationID
+	if err := h.Store.Delete(r.Context(), c.Project.ID, id); err != nil {
 		return nil, NotFound(err, apierr.OrganizationNotFound)
 	}
 	return &DeleteResponse{OrganizationID: id}, nil
@@ -123,12 +142,26 @@ func (h Handlers) CreateMember(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
-	p := project.CallerFrom(r.Context()).Project
-	o, err := h.Store.Get(r.Context(), p.ID, r.PathValue("organization_id"))
+	c, err := h.backendCaller(r)
 	if err != nil {
-		return nil, NotFound(err, apierr.OrganizationNotFound)
+		return nil, err
 	}
-	return h.createMember(r, p, o, req)
+	actions := []string{ActionCreate}
+	if req.Roles != nil || req.IsAdmin != nil {
+		actions = append(actions, ActionRoles)
+	}
+	if req.IsBreakglass {
+		actions = append(actions, ActionBreakglass)
+	}
+	for _, a := range actions {
+		if err := c.Authorize(r.Context(), ResourceMember, a); err != nil {
+			return nil, err
+		}
+	}
+	if c.Member != nil && req.TrustedMetadata != nil {
+		return nil, errMemberTrusted("trusted_metadata")
+	}
+	return h.createMember(r, c.Project, c.Organization, req)
 }
 
 func (h Handlers) createMember(r *http.Request, p *project.Project, o *Organization, req createMemberRequest) (any, error) {

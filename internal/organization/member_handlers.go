@@ -47,21 +47,25 @@ func (h Handlers) SearchMembers(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
-	res, err := h.Store.SearchMembers(r.Context(), project.CallerFrom(r.Context()).Project.ID, req)
+	c, err := BackendCallerIn(r, h.Store, h.Sessions, req.OrganizationIDs)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Authorize(r.Context(), ResourceMember, ActionSearch); err != nil {
+		return nil, err
+	}
+	res, err := h.Store.SearchMembers(r.Context(), c.Project.ID, req)
 	if err != nil {
 		return nil, err
 	}
 	return memberSearchResponse(res), nil
 }
 
-// backendOrg loads the organization named in the path.
-func (h Handlers) backendOrg(r *http.Request) (*project.Project, *Organization, error) {
-	p := project.CallerFrom(r.Context()).Project
-	o, err := h.Store.Get(r.Context(), p.ID, r.PathValue("organization_id"))
-	if err != nil {
-		return nil, nil, NotFound(err, apierr.OrganizationNotFound)
-	}
-	return p, o, nil
+// backendCaller resolves the caller of a backend call on the organization
+// named in the path: the project secret, or the member whose session
+// header the call carries (BackendCaller).
+func (h Handlers) backendCaller(r *http.Request) (*SessionCaller, error) {
+	return BackendCaller(r, h.Store, h.Sessions, r.PathValue("organization_id"))
 }
 
 // UpdateMember handles PUT /v1/b2b/organizations/{organization_id}/members/{member_id}.
@@ -70,11 +74,24 @@ func (h Handlers) UpdateMember(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &u); err != nil {
 		return nil, err
 	}
-	p, o, err := h.backendOrg(r)
+	c, err := h.backendCaller(r)
 	if err != nil {
 		return nil, err
 	}
-	return h.updateMember(r.Context(), p, o, r.PathValue("member_id"), u)
+	id := r.PathValue("member_id")
+	if c.Member != nil {
+		if u.TrustedMetadata != nil {
+			return nil, errMemberTrusted("trusted_metadata")
+		}
+		actions := u.Actions()
+		if id != c.Member.MemberID && len(actions) == 0 {
+			actions = []string{ActionSearch} // an empty update still reads another member
+		}
+		if err := c.AuthorizeMemberAll(r.Context(), id, actions); err != nil {
+			return nil, err
+		}
+	}
+	return h.updateMember(r.Context(), c.Project, c.Organization, id, u)
 }
 
 func (h Handlers) updateMember(ctx context.Context, p *project.Project, o *Organization, memberID string, u MemberUpdate) (any, error) {
@@ -93,11 +110,15 @@ type MemberDeleteResponse struct {
 
 // DeleteMember handles DELETE /v1/b2b/organizations/{organization_id}/members/{member_id}.
 func (h Handlers) DeleteMember(r *http.Request) (any, error) {
-	p, o, err := h.backendOrg(r)
+	c, err := h.backendCaller(r)
 	if err != nil {
 		return nil, err
 	}
-	return h.deleteMember(r.Context(), p, o, r.PathValue("member_id"))
+	id := r.PathValue("member_id")
+	if err := c.AuthorizeMember(r.Context(), id, ActionDelete); err != nil {
+		return nil, err
+	}
+	return h.deleteMember(r.Context(), c.Project, c.Organization, id)
 }
 
 // deleteMember marks the member deleted (again, harmlessly, if they already
@@ -118,11 +139,14 @@ func (h Handlers) deleteMember(ctx context.Context, p *project.Project, o *Organ
 
 // ReactivateMember handles PUT /v1/b2b/organizations/{organization_id}/members/{member_id}/reactivate.
 func (h Handlers) ReactivateMember(r *http.Request) (any, error) {
-	p, o, err := h.backendOrg(r)
+	c, err := h.backendCaller(r)
 	if err != nil {
 		return nil, err
 	}
-	return h.reactivateMember(r.Context(), p, o, r.PathValue("member_id"))
+	if err := c.Authorize(r.Context(), ResourceMember, ActionCreate); err != nil {
+		return nil, err
+	}
+	return h.reactivateMember(r.Context(), c.Project, c.Organization, r.PathValue("member_id"))
 }
 
 // reactivateMember makes a deleted member active again. Reactivating is

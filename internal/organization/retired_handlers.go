@@ -56,11 +56,15 @@ func (h Handlers) UnlinkRetired(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, o, err := h.backendOrg(r)
+	c, err := h.backendCaller(r)
 	if err != nil {
 		return nil, err
 	}
-	return h.unlinkRetired(r, o, r.PathValue("member_id"), req)
+	id := r.PathValue("member_id")
+	if err := c.AuthorizeMember(r.Context(), id, ActionEmail); err != nil {
+		return nil, err
+	}
+	return h.unlinkRetired(r, c.Organization, id, req)
 }
 
 // UnlinkResponse answers unlink_retired_email: MemberResponseCommon plus

@@ -82,16 +82,20 @@ func (h Handlers) SDKDelete(r *http.Request) (any, error) {
 	return &organization.MemberResponse{MemberID: m.MemberID, Member: m, Organization: c.Organization}, nil
 }
 
-// BackendDelete handles DELETE /v1/b2b/organizations/{organization_id}/members/passwords/{member_password_id}.
+// BackendDelete handles DELETE /v1/b2b/organizations/{organization_id}/members/passwords/{member_password_id},
+// authorized by the member session header's roles when one is sent.
 func (h Handlers) BackendDelete(r *http.Request) (any, error) {
-	p := project.CallerFrom(r.Context()).Project
-	o, err := h.Service.d.Orgs.Get(r.Context(), p.ID, r.PathValue("organization_id"))
-	if err != nil {
-		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
-	}
-	m, err := h.Service.Delete(r.Context(), DeleteParams{Project: p, Organization: o, PasswordID: r.PathValue("member_password_id")})
+	c, err := organization.BackendCaller(r, h.Service.d.Orgs, h.Sessions, r.PathValue("organization_id"))
 	if err != nil {
 		return nil, err
 	}
-	return &organization.MemberResponse{MemberID: m.MemberID, Member: m, Organization: o}, nil
+	m, err := h.Service.Delete(r.Context(), DeleteParams{Project: c.Project, Organization: c.Organization,
+		PasswordID: r.PathValue("member_password_id"),
+		Authorize: func(m *organization.Member) error {
+			return c.AuthorizeMember(r.Context(), m.MemberID, organization.ActionDeletePassword)
+		}})
+	if err != nil {
+		return nil, err
+	}
+	return &organization.MemberResponse{MemberID: m.MemberID, Member: m, Organization: c.Organization}, nil
 }

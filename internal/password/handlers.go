@@ -323,8 +323,23 @@ func (h Handlers) RequireReset(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
-	res, err := h.Service.RequireReset(r.Context(), RequireResetParams{Project: project.CallerFrom(r.Context()).Project,
-		Email: req.EmailAddress, OrganizationID: req.OrganizationID, MemberID: req.MemberID})
+	params := RequireResetParams{Project: project.CallerFrom(r.Context()).Project,
+		Email: req.EmailAddress, OrganizationID: req.OrganizationID, MemberID: req.MemberID}
+	if _, acting := organization.MemberSessionOf(r); acting {
+		// Acting for a member: forcing a reset takes the password away,
+		// so it needs update.info.delete.password on that member.
+		if err := httpapi.Required("organization_id", req.OrganizationID); err != nil {
+			return nil, err
+		}
+		c, err := organization.BackendCaller(r, h.Service.d.Orgs, h.Sessions, req.OrganizationID)
+		if err != nil {
+			return nil, err
+		}
+		params.Authorize = func(m *organization.Member) error {
+			return c.AuthorizeMember(r.Context(), m.MemberID, organization.ActionDeletePassword)
+		}
+	}
+	res, err := h.Service.RequireReset(r.Context(), params)
 	if err != nil {
 		return nil, err
 	}

@@ -90,6 +90,10 @@ type RequireResetParams struct {
 	Email          string
 	OrganizationID string
 	MemberID       string
+	// Authorize, when set, decides whether the caller may force the named
+	// member's reset (a backend call acting for a member session); a
+	// request that names no member is then refused.
+	Authorize func(m *organization.Member) error
 }
 
 // RequireResetResult names the member, when the request named one.
@@ -111,6 +115,14 @@ func (s *Service) RequireReset(ctx context.Context, a RequireResetParams) (*Requ
 		}
 		if email == "" {
 			email = out.Member.EmailAddress
+		}
+	}
+	if a.Authorize != nil {
+		if out.Member == nil {
+			return nil, apierr.Invalid("organization_id", "organization_id is required when acting for a member session.")
+		}
+		if err := a.Authorize(out.Member); err != nil {
+			return nil, err
 		}
 	}
 	email, err := emailaddr.Normalize(email)

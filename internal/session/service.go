@@ -29,7 +29,20 @@ type Service struct {
 	hot      *hotCache
 	touches  *toucher
 	verified *verifiedJWTs
+	starts   []StartHook
 }
+
+// StartHook runs inside the login transaction just before a session is
+// created, with the member and the factors the session will carry. It may
+// fill in factor fields and return the member reloaded. Modules use it to
+// record what a login proved that only a member can hold: an OAuth
+// registration proven in discovery, before the member existed.
+type StartHook func(ctx context.Context, q store.Querier, p *project.Project, m *organization.Member,
+	factors []Factor) (*organization.Member, error)
+
+// OnStart adds a hook run before every session is created. Call it while
+// wiring, before serving.
+func (s *Service) OnStart(h StartHook) { s.starts = append(s.starts, h) }
 
 // New returns a session service. Its caches (the hot path's sessions,
 // members and organizations, and the signing keys) follow feed: every
@@ -70,6 +83,11 @@ type CompleteParams struct {
 	// Prior are factors proven earlier (from a redeemed IST); Factor is
 	// appended after them.
 	Prior []Factor
+	// PolicyMet says the organization's auth and MFA policies were already
+	// satisfied when the credential behind Factor was issued (a connected
+	// app's access token, issued from a complete session), so the answer
+	// is a session, never an IST.
+	PolicyMet bool
 }
 
 // Complete is where every successful authentication step ends, inside the
@@ -91,11 +109,11 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 		p.Factor.SequenceOrder = Primary
 	}
 	factors := append(slices.Clone(p.Prior), p.Factor)
-	if !primarySatisfied(p.Organization, factors) {
+	if !p.PolicyMet && !primarySatisfied(p.Organization, factors) {
 		allowed := slices.Clone(p.Organization.AllowedAuthMethods)
 		return s.intermediateResponse(ctx, q, p, factors, &PrimaryRequired{AllowedAuthMethods: allowed}, nil)
 	}
-	if s.mfa != nil && !hasSecondary(factors) {
+	if !p.PolicyMet && s.mfa != nil && !hasSecondary(factors) {
 		req, err := s.mfa.Required(ctx, q, p.Project, p.Organization, p.Member, factors)
 		if err != nil {
 			return nil, err
@@ -103,6 +121,13 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 		if req != nil {
 			return s.intermediateResponse(ctx, q, p, factors, nil, req)
 		}
+	}
+	for _, h := range s.starts {
+		m, err := h(ctx, q, p.Project, p.Member, factors)
+		if err != nil {
+			return nil, err
+		}
+		p.Member = m
 	}
 	ms := &MemberSession{
 		MemberSessionID: ids.New("member-session", p.Project.Env), MemberID: p.Member.MemberID,

@@ -62,6 +62,23 @@ type Factor struct {
 	// SSO factors (type "sso", delivery_method "sso_saml" or "sso_oidc").
 	SAMLSSOFactor *SSOFactor `json:"saml_sso_factor,omitempty"`
 	OIDCSSOFactor *SSOFactor `json:"oidc_sso_factor,omitempty"`
+	// A trusted auth token (type "trusted_auth_token", delivery_method
+	// "trusted_token_exchange"; package trustedauth).
+	TrustedAuthTokenFactor *TrustedAuthTokenFactor `json:"trusted_auth_token_factor,omitempty"`
+	// A connected app's access token exchanged back into a session
+	// (type "oauth", delivery_method "oauth_access_token_exchange").
+	OAuthAccessTokenExchangeFactor *OAuthAccessTokenExchangeFactor `json:"oauth_access_token_exchange_factor,omitempty"`
+}
+
+// OAuthAccessTokenExchangeFactor names the connected app whose access
+// token was exchanged.
+type OAuthAccessTokenExchangeFactor struct {
+	ClientID string `json:"client_id"`
+}
+
+// TrustedAuthTokenFactor names the attested token by its token id claim.
+type TrustedAuthTokenFactor struct {
+	TokenID string `json:"token_id"`
 }
 
 // MemberSession is the wire shape of a session.

@@ -15,8 +15,9 @@ import (
 
 // Handlers serves the SSO routes of one API face. On the SDK face the
 // organization is the logged-in member's and changing its connections is
-// authorized by authorize; on the backend face the project secret suffices
-// and the organization is named in the path.
+// authorized by authorize; on the backend face the organization is named in
+// the path and the project secret suffices, unless the call carries a
+// member session header, whose roles are then authorized the same way.
 type Handlers struct {
 	s   *Service
 	sdk bool
@@ -41,15 +42,13 @@ func authorize(ctx context.Context, c *organization.SessionCaller, action string
 
 // scope resolves the project and organization a request acts on.
 func (h Handlers) scope(r *http.Request, action string) (*project.Project, string, error) {
-	if !h.sdk {
-		p := project.CallerFrom(r.Context()).Project
-		orgID := r.PathValue("organization_id")
-		if _, err := h.s.d.Orgs.Get(r.Context(), p.ID, orgID); err != nil {
-			return nil, "", organization.NotFound(err, apierr.OrganizationNotFound)
-		}
-		return p, orgID, nil
+	var c *organization.SessionCaller
+	var err error
+	if h.sdk {
+		c, err = organization.CallerFromSession(r, h.s.d.Orgs, h.s.d.Members)
+	} else {
+		c, err = organization.BackendCaller(r, h.s.d.Orgs, h.s.d.Members, r.PathValue("organization_id"))
 	}
-	c, err := organization.CallerFromSession(r, h.s.d.Orgs, h.s.d.Members)
 	if err != nil {
 		return nil, "", err
 	}

@@ -1,0 +1,238 @@
+package devmode
+
+import (
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/latchkey/latchkey/internal/flowtoken"
+	"github.com/latchkey/latchkey/internal/ids"
+)
+
+// OIDCIdP is a built-in OpenID Connect provider for dev mode only, so the
+// demo's OIDC SSO connection works with no internet: discovery, JWKS, an
+// authorize page where you pick or type the identity, a token endpoint
+// (authorization code with PKCE, signed ID tokens carrying the nonce) and
+// userinfo. It serves one client (DevOIDCClientID) whose redirect URIs are
+// this server's SSO callbacks. Codes and tokens live in memory.
+//
+// Tests of the SSO module do not use it: they run an independent provider.
+type OIDCIdP struct {
+	base func() string
+
+	keyOnce sync.Once
+	key     *rsa.PrivateKey
+	kid     string
+
+	mu     sync.Mutex
+	codes  map[string]oidcGrant
+	tokens map[string]oidcPerson
+}
+
+type oidcPerson struct {
+	Subject, Email, First, Last string
+}
+
+type oidcGrant struct {
+	person      oidcPerson
+	redirectURI string
+	nonce       string
+	challenge   string
+	expires     time.Time
+}
+
+// The dev OIDC provider's one client.
+const (
+	DevOIDCClientID     = "dev-oidc-client"
+	DevOIDCClientSecret = "dev-oidc-secret"
+)
+
+// Suggested identities on the OIDC page.
+var oidcPeople = []idpPerson{
+	{Email: "michael@initech.test", First: "Michael", Last: "Bolton"},
+	{Email: "samir@initech.test", First: "Samir", Last: "Nagheenanajar"},
+}
+
+// NewOIDCIdP returns the dev OpenID provider; base is the server's URL.
+func NewOIDCIdP(base func() string) *OIDCIdP {
+	return &OIDCIdP{base: base, codes: map[string]oidcGrant{}, tokens: map[string]oidcPerson{}}
+}
+
+// Issuer is the provider's issuer URL; its endpoints are beneath it.
+func (o *OIDCIdP) Issuer() string { return o.base() + "/dev/oidc" }
+
+func (o *OIDCIdP) keys() {
+	o.keyOnce.Do(func() {
+		key, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			panic(err) // crypto/rand does not fail on supported platforms
+		}
+		o.key, o.kid = key, "dev-oidc-"+ids.Token()[:8]
+	})
+}
+
+// Register mounts the provider on mux.
+func (o *OIDCIdP) Register(mux interface {
+	HandleFunc(string, func(http.ResponseWriter, *http.Request))
+}) {
+	mux.HandleFunc("GET /dev/oidc/.well-known/openid-configuration", o.discovery)
+	mux.HandleFunc("GET /dev/oidc/jwks", o.jwks)
+	mux.HandleFunc("GET /dev/oidc/authorize", o.page)
+	mux.HandleFunc("POST /dev/oidc/authorize", o.approve)
+	mux.HandleFunc("POST /dev/oidc/token", o.token)
+	mux.HandleFunc("GET /dev/oidc/userinfo", o.userinfo)
+}
+
+// redirectOK accepts this server's SSO callbacks, the only redirect URIs
+// the dev client has.
+func (o *OIDCIdP) redirectOK(clientID, uri string) bool {
+	rest, ok := strings.CutPrefix(uri, o.base()+"/v1/b2b/sso/callback/")
+	return clientID == DevOIDCClientID && ok && rest != "" && !strings.ContainsAny(rest, "/?#")
+}
+
+func (o *OIDCIdP) page(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	if !o.redirectOK(q.Get("client_id"), q.Get("redirect_uri")) {
+		http.Error(w, "dev OIDC IdP: unknown client_id or unregistered redirect_uri", http.StatusBadRequest)
+		return
+	}
+	if q.Get("response_type") != "code" || q.Get("code_challenge_method") != "S256" || q.Get("code_challenge") == "" {
+		http.Error(w, "dev OIDC IdP: only the authorization code flow with PKCE (S256) is served", http.StatusBadRequest)
+		return
+	}
+	hidden := map[string]string{}
+	for _, k := range []string{"client_id", "redirect_uri", "state", "nonce", "code_challenge"} {
+		hidden[k] = q.Get(k)
+	}
+	renderIdPPage(w, idpPageView{Title: "Dev OIDC identity provider", Intro: "Dev mode stands in for your company's " +
+		"OpenID Connect provider. Pick a person or type an identity; nothing leaves this machine.",
+		Hidden: hidden, People: oidcPeople, Deny: true, Hint: q.Get("login_hint")})
+}
+
+func (o *OIDCIdP) approve(w http.ResponseWriter, r *http.Request) {
+	if r.ParseForm() != nil {
+		http.Error(w, "dev OIDC IdP: bad form", http.StatusBadRequest)
+		return
+	}
+	f := r.PostForm
+	redirect := f.Get("redirect_uri")
+	if !o.redirectOK(f.Get("client_id"), redirect) {
+		http.Error(w, "dev OIDC IdP: unknown client_id or unregistered redirect_uri", http.StatusBadRequest)
+		return
+	}
+	back := url.Values{"state": {f.Get("state")}}
+	if f.Get("deny") != "" {
+		back.Set("error", "access_denied")
+		http.Redirect(w, r, redirect+"?"+back.Encode(), http.StatusFound)
+		return
+	}
+	email := strings.ToLower(strings.TrimSpace(f.Get("email")))
+	if email == "" {
+		http.Error(w, "dev OIDC IdP: an email is required", http.StatusBadRequest)
+		return
+	}
+	code := ids.Token()
+	o.mu.Lock()
+	o.codes[code] = oidcGrant{person: oidcPerson{Subject: "dev-" + ids.Hash(email)[:16], Email: email,
+		First: strings.TrimSpace(f.Get("first_name")), Last: strings.TrimSpace(f.Get("last_name"))},
+		redirectURI: redirect, nonce: f.Get("nonce"), challenge: f.Get("code_challenge"), expires: time.Now().Add(5 * time.Minute)}
+	o.mu.Unlock()
+	back.Set("code", code)
+	http.Redirect(w, r, redirect+"?"+back.Encode(), http.StatusFound)
+}
+
+func (o *OIDCIdP) token(w http.ResponseWriter, r *http.Request) {
+	if r.ParseForm() != nil {
+		mockError(w, "invalid_request")
+		return
+	}
+	clientID, secret, ok := r.BasicAuth()
+	if !ok {
+		clientID, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+	}
+	if clientID != DevOIDCClientID || secret != DevOIDCClientSecret {
+		mockError(w, "invalid_client")
+		return
+	}
+	code := r.PostForm.Get("code")
+	o.mu.Lock()
+	g, found := o.codes[code]
+	delete(o.codes, code)
+	o.mu.Unlock()
+	if !found || time.Now().After(g.expires) || g.redirectURI != r.PostForm.Get("redirect_uri") ||
+		flowtoken.CheckPKCE(g.challenge, r.PostForm.Get("code_verifier")) != nil {
+		mockError(w, "invalid_grant")
+		return
+	}
+	idt, err := o.idToken(g)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	access := ids.Token()
+	o.mu.Lock()
+	o.tokens[access] = g.person
+	o.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": 3600,
+		"id_token": idt, "scope": "openid email profile"})
+}
+
+func (p oidcPerson) claims() map[string]any {
+	return map[string]any{"sub": p.Subject, "email": p.Email, "email_verified": true, "given_name": p.First,
+		"family_name": p.Last, "name": strings.TrimSpace(p.First + " " + p.Last)}
+}
+
+func (o *OIDCIdP) idToken(g oidcGrant) (string, error) {
+	o.keys()
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: o.key},
+		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", o.kid))
+	if err != nil {
+		return "", err
+	}
+	now := time.Now()
+	claims := g.person.claims()
+	claims["iss"], claims["aud"], claims["iat"], claims["exp"] = o.Issuer(), DevOIDCClientID, now.Unix(), now.Add(time.Hour).Unix()
+	if g.nonce != "" {
+		claims["nonce"] = g.nonce
+	}
+	return jwt.Signed(signer).Claims(claims).Serialize()
+}
+
+func (o *OIDCIdP) discovery(w http.ResponseWriter, _ *http.Request) {
+	iss := o.Issuer()
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"issuer": iss, "authorization_endpoint": iss + "/authorize",
+		"token_endpoint": iss + "/token", "userinfo_endpoint": iss + "/userinfo", "jwks_uri": iss + "/jwks",
+		"response_types_supported": []string{"code"}, "subject_types_supported": []string{"public"},
+		"id_token_signing_alg_values_supported": []string{"RS256"}, "code_challenge_methods_supported": []string{"S256"}})
+}
+
+func (o *OIDCIdP) jwks(w http.ResponseWriter, _ *http.Request) {
+	o.keys()
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &o.key.PublicKey, KeyID: o.kid,
+		Algorithm: string(jose.RS256), Use: "sig"}}})
+}
+
+func (o *OIDCIdP) userinfo(w http.ResponseWriter, r *http.Request) {
+	access := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+	o.mu.Lock()
+	p, ok := o.tokens[access]
+	o.mu.Unlock()
+	if !ok {
+		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+		http.Error(w, `{"error":"invalid_token"}`, http.StatusUnauthorized)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(p.claims())
+}

@@ -1,0 +1,111 @@
+package organization
+
+import (
+	"context"
+	"net/http"
+	"slices"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/project"
+)
+
+// The headers of the Node client's method_options.authorization: a
+// customer's server acting for a logged-in member sends the member's
+// session with the project secret, and the call gets that member's
+// permissions instead of the secret's full rights.
+const (
+	MemberSessionHeader    = "X-Stytch-Member-Session"
+	MemberSessionJWTHeader = "X-Stytch-Member-SessionJWT"
+)
+
+// MemberSessionOf returns the member session a backend call carries, if any.
+func MemberSessionOf(r *http.Request) (SessionCredential, bool) {
+	cred := SessionCredential{Token: r.Header.Get(MemberSessionHeader), JWT: r.Header.Get(MemberSessionJWTHeader)}
+	if cred.Token != "" {
+		cred.JWT = ""
+	}
+	return cred, cred.Token != "" || cred.JWT != ""
+}
+
+// BackendCaller resolves who acts on a backend call against organization
+// orgID (organization_not_found when the project has none by that id).
+// Without a member session header it is the project secret, which every
+// Authorize permits. With one, it is that member, authorized by their roles
+// exactly as on the SDK face; a member of another organization is
+// tenancy_mismatch, and a session that does not authenticate fails as
+// sessions/authenticate would.
+func BackendCaller(r *http.Request, st *Store, sessions Sessions, orgID string) (*SessionCaller, error) {
+	ctx := r.Context()
+	p := project.CallerFrom(ctx).Project
+	o, err := st.Get(ctx, p.ID, orgID)
+	if err != nil {
+		return nil, NotFound(err, apierr.OrganizationNotFound)
+	}
+	cred, ok := MemberSessionOf(r)
+	if !ok {
+		return &SessionCaller{Project: p, Organization: o, rbac: st.rbac, now: st.clock.Now()}, nil
+	}
+	if sessions == nil {
+		// A route wired without sessions cannot honour the header; refusing
+		// is safer than silently granting the secret's rights.
+		return nil, apierr.New(apierr.UnauthorizedAction)
+	}
+	m, factors, err := sessions.SessionMember(ctx, p, httpapi.ClientIP(r), cred)
+	if err != nil {
+		return nil, err
+	}
+	if m.OrganizationID != o.OrganizationID {
+		return nil, apierr.New(apierr.TenancyMismatch)
+	}
+	return &SessionCaller{Project: p, Member: m, Organization: o, Roles: m.RoleIDs(), rbac: st.rbac,
+		FactorTimes: factors, now: st.clock.Now()}, nil
+}
+
+// BackendCallerIn is BackendCaller for calls that name their organizations
+// in the body (searches): with a member session every named organization
+// must be the member's own, and at least one must be named.
+func BackendCallerIn(r *http.Request, st *Store, sessions Sessions, orgIDs []string) (*SessionCaller, error) {
+	if _, ok := MemberSessionOf(r); !ok {
+		return &SessionCaller{Project: project.CallerFrom(r.Context()).Project, rbac: st.rbac, now: st.clock.Now()}, nil
+	}
+	if len(orgIDs) == 0 {
+		return nil, apierr.Invalid("organization_ids", "organization_ids must name the member's organization when acting for a member session.")
+	}
+	c, err := BackendCaller(r, st, sessions, orgIDs[0])
+	if err != nil {
+		return nil, err
+	}
+	if slices.ContainsFunc(orgIDs, func(id string) bool { return id != c.Organization.OrganizationID }) {
+		return nil, apierr.New(apierr.TenancyMismatch)
+	}
+	return c, nil
+}
+
+// authorizeSettings authorizes an organization update: each changed field
+// group needs its stytch.organization action. Trusted metadata and the
+// external id are the customer backend's own bookkeeping, which no member
+// permission covers, so a call acting for a member cannot change them.
+func (c *SessionCaller) authorizeSettings(ctx context.Context, set Settings) error {
+	if c.Member == nil {
+		return nil
+	}
+	if set.TrustedMetadata != nil {
+		return errMemberTrusted("trusted_metadata")
+	}
+	if set.ExternalID != nil {
+		return errMemberTrusted("external_id")
+	}
+	for _, a := range set.Actions() {
+		if err := c.Authorize(ctx, ResourceOrganization, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// errMemberTrusted refuses a field only the project secret may write.
+func errMemberTrusted(field string) error {
+	return apierr.New(apierr.UnauthorizedAction).WithMessage(
+		field + " cannot be changed when acting for a member session; send the call without the member session header.")
+}
