@@ -51,7 +51,7 @@ func SealedColumns() []atrest.Column {
 // A module exports them as a function beside its migrations, e.g.
 // `rbac.Watches()`, and adds it here.
 func moduleWatches() []changefeed.Watch {
-	return slices.Concat(rbac.Watches(), oauth.Watches())
+	return slices.Concat(rbac.Watches(), oauth.Watches(), sso.Watches())
 }
 
 // wireModules builds the modules on the core services. It runs at the end
@@ -67,6 +67,7 @@ func (a *App) wireModules() error {
 	a.SSO = sso.New(sso.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Resolver: a.Resolver, Orgs: a.Orgs,
 		Sessions: a.Sessions, Members: members, Flows: a.Flows, Limiter: a.Limiter, Box: a.Box,
 		BaseURL: func() string { return a.Config.BaseURL }, Log: a.Log})
+	a.Orgs.AddImplicitRoleSource(a.SSO)
 	a.modules = []Module{
 		a.RBAC,
 		a.OAuth,

@@ -42,7 +42,12 @@ func (h Handlers) UpdateSAML(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &u); err != nil {
 		return nil, err
 	}
-	c, err := h.change(r, KindSAML, func(ctx context.Context, c *conn) error { return h.s.applySAML(c, u) })
+	c, err := h.change(r, KindSAML, func(ctx context.Context, c *conn) error {
+		if err := h.s.checkRoleAssignments(ctx, c, u); err != nil {
+			return err
+		}
+		return h.s.applySAML(c, u)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -138,6 +143,37 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 		cfg.AllowGatewayCallback = *u.AllowGatewayCallback
 	}
 	return nil
+}
+
+// checkRoleAssignments refuses implicit role assignments naming a role
+// that neither the project policy nor the organization's custom roles
+// define, or a group assignment without a group.
+func (s *Service) checkRoleAssignments(ctx context.Context, c *conn, u samlUpdate) error {
+	var conn, group []string
+	if u.SAMLConnectionImplicitRoleAssignments != nil {
+		for _, a := range *u.SAMLConnectionImplicitRoleAssignments {
+			conn = append(conn, a.RoleID)
+		}
+	}
+	if u.SAMLGroupImplicitRoleAssignments != nil {
+		for _, a := range *u.SAMLGroupImplicitRoleAssignments {
+			if strings.TrimSpace(a.Group) == "" {
+				return apierr.Invalid("saml_group_implicit_role_assignments", "Every group assignment needs a group.")
+			}
+			group = append(group, a.RoleID)
+		}
+	}
+	if len(conn) == 0 && len(group) == 0 {
+		return nil
+	}
+	org, err := s.d.Orgs.Get(ctx, c.ProjectID, c.OrganizationID)
+	if err != nil {
+		return fmt.Errorf("sso: organization of connection: %w", err)
+	}
+	if err := s.d.Orgs.CheckRoles(ctx, org, "saml_connection_implicit_role_assignments", conn); err != nil {
+		return err
+	}
+	return s.d.Orgs.CheckRoles(ctx, org, "saml_group_implicit_role_assignments", group)
 }
 
 type urlUpdate struct {
