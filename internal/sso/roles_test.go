@@ -86,7 +86,7 @@ func TestSAMLImplicitRoles(t *testing.T) {
 		apptest.Want(t, e.Backend(http.MethodPut, path, map[string]any{"saml_group_implicit_role_assignments": []any{
 			map[string]any{"role_id": "editor", "group": ""}}}), 400, "invalid_request")
 		r := e.Backend(http.MethodPut, path, map[string]any{
-			"attribute_mapping": map[string]any{"email": "mail", "groups": "eduPersonAffiliation"},
+			"attribute_mapping":                         map[string]any{"email": "mail", "groups": "eduPersonAffiliation"},
 			"saml_connection_implicit_role_assignments": []any{map[string]any{"role_id": "viewer"}},
 			"saml_group_implicit_role_assignments": []any{map[string]any{"role_id": "editor", "group": "writers"},
 				map[string]any{"role_id": "stytch_admin", "group": "admins"}}})
