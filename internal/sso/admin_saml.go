@@ -51,7 +51,7 @@ func (h Handlers) UpdateSAML(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SAMLResponse{Connection: samlWire(c, h.s.d.BaseURL())}, nil
+	return h.samlAnswer(c), nil
 }
 
 func (s *Service) applySAML(c *conn, u samlUpdate) error {
@@ -204,7 +204,7 @@ func (h Handlers) UpdateSAMLByURL(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SAMLResponse{Connection: samlWire(c, h.s.d.BaseURL())}, nil
+	return h.samlAnswer(c), nil
 }
 
 type idpMetadata struct {
