@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -41,7 +42,26 @@ func Migrations() []store.Source {
 // plaintext left in them, so a module that stores such a secret adds its
 // column here.
 func SealedColumns() []atrest.Column {
-	return []atrest.Column{project.SigningKeyColumn, mfa.TOTPSecretColumn}
+	return []atrest.Column{project.SigningKeyColumn, mfa.TOTPSecretColumn, oauth.ClientSecretColumn, sso.SecretColumn}
+}
+
+// migrateSecrets moves secrets that earlier versions of the modules sealed
+// in their own way into their SealedColumns, resealed for their rows, so
+// start-up leaves every secret under one mechanism (package atrest).
+func (a *App) migrateSecrets(ctx context.Context) error {
+	for _, m := range []struct {
+		name string
+		run  func(context.Context) (int, error)
+	}{{"oauth", a.OAuth.MigrateSecrets}, {"sso", a.SSO.MigrateSecrets}} {
+		n, err := m.run(ctx)
+		if err != nil {
+			return fmt.Errorf("app: migrate %s secrets: %w", m.name, err)
+		}
+		if n > 0 {
+			a.Log.Info("resealed secrets for their rows", "module", m.name, "count", n)
+		}
+	}
+	return nil
 }
 
 // moduleWatches lists the modules' watched tables (see coreWatches):
