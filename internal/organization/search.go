@@ -95,6 +95,9 @@ func decodeCursor(s *string) (*cursor, error) {
 type sqlWhere struct {
 	args []any
 	orgs map[string]*Organization // member searches: the organizations searched
+	// roleHolders lists the members of orgs holding a role through an
+	// implicit role source (member searches).
+	roleHolders func(roleID string) ([]string, error)
 }
 
 func (w *sqlWhere) arg(v any) string {
