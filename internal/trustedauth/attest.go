@@ -72,7 +72,15 @@ func (h Handlers) Attest(r *http.Request) (any, error) {
 	}
 	var prior *session.SessionResponse
 	if req.SessionToken != "" || req.SessionJWT != "" {
-		if prior, err = s.d.Sessions.Authenticate(ctx, p, session.Credential{Token: req.SessionToken, JWT: req.SessionJWT}, nil); err != nil {
+		// The session is checked under the same failure limit as
+		// sessions/authenticate.
+		err := s.d.Limiter.GuardUnguessable(ctx, func() error {
+			var err error
+			prior, err = s.d.Sessions.Authenticate(ctx, p, session.Credential{Token: req.SessionToken, JWT: req.SessionJWT}, nil)
+			return err
+		}, ratelimit.FailureOf(apierr.SessionNotFound, apierr.InvalidJWT),
+			ratelimit.For(session.FailuresPerIP, p.ID+"|"+httpapi.ClientIP(r)))
+		if err != nil {
 			return nil, err
 		}
 	}

@@ -232,6 +232,11 @@ func TestAttestMFAAndExistingSession(t *testing.T) {
 		}
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": old}),
 			404, "session_not_found")
+		// An unknown session is refused before the token is looked at (and the token stays unspent).
+		tok := is.token(now, "ana@acme.test", "s3", nil)
+		apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org, "session_token": "nope",
+			"token": tok}), 404, "session_not_found")
+		apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org, "token": tok}), 200, "")
 	})
 }
 
