@@ -70,7 +70,7 @@ func (a *App) wireModules() error {
 		a.OAuth,
 		idp.New(idp.Deps{DB: a.DB, Clock: a.Clock, Log: a.Log, Apps: connectedapps.NewStore(a.DB, a.Clock), Orgs: a.Orgs,
 			Projects: a.Projects, Flows: a.Flows, Limiter: a.Limiter, Sessions: a.Sessions,
-			Members: members, M2M: m2m.NewStore(a.DB, a.Clock), BaseURL: func() string { return a.Config.BaseURL }}),
+			Members: members, M2M: m2m.NewStore(a.DB, a.Clock), Policies: a.RBAC, BaseURL: func() string { return a.Config.BaseURL }}),
 		a.SSO,
 	}
 	if a.Config.Dev {

@@ -34,7 +34,8 @@ func (f Faces) sessionAuthorizer(r *http.Request, p *project.Project, cred sessi
 	if err != nil {
 		return nil, err
 	}
-	return &authorizer{member: out.Member, org: out.Organization, authTime: authTimeOf(out.MemberSession)}, nil
+	return &authorizer{member: out.Member, org: out.Organization, roles: out.MemberSession.Roles,
+		authTime: authTimeOf(out.MemberSession)}, nil
 }
 
 func decodeAuthorize(r *http.Request) (*AuthorizeRequest, error) {
@@ -139,7 +140,7 @@ func (f Faces) backendCaller(r *http.Request, req *AuthorizeRequest) (*authorize
 		return nil, apierr.New(apierr.InactiveMember)
 	}
 	// The backend vouches for the member now: this is the authentication time.
-	return &authorizer{member: m, org: org, authTime: f.P.clock.Now()}, nil
+	return &authorizer{member: m, org: org, roles: m.RoleIDs(), authTime: f.P.clock.Now()}, nil
 }
 
 // BackendStartResponse answers backend authorize/start.

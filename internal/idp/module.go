@@ -49,6 +49,9 @@ type Deps struct {
 	// Members resolves SDK callers' sessions for the organization views.
 	Members organization.Sessions
 	M2M     *m2m.Store
+	// Policies gives the project's RBAC policy, whose custom scopes the
+	// provider offers.
+	Policies Policies
 	// BaseURL is read per request (the issuer is derived from it).
 	BaseURL func() string
 }
@@ -62,7 +65,7 @@ type Module struct {
 // New builds the module.
 func New(d Deps) *Module {
 	p := &Provider{db: d.DB, clock: d.Clock, log: d.Log, apps: d.Apps, orgs: d.Orgs, projects: d.Projects,
-		flows: d.Flows, limiter: d.Limiter, baseURL: d.BaseURL, m2m: d.M2M}
+		flows: d.Flows, limiter: d.Limiter, baseURL: d.BaseURL, m2m: d.M2M, policies: d.Policies}
 	return &Module{d: d, p: p}
 }
 
