@@ -32,6 +32,7 @@ func projectUpdate(ctx context.Context, env Env) error {
 	pkceResets := fs.String("pkce-password-resets", "", "true or false: require PKCE for password resets")
 	idpURL := fs.String("idp-authorization-url", "", "the page that mounts the widget's identity provider: the OpenID provider's authorization endpoint (\"-\" clears it)")
 	pkceSSO := fs.String("pkce-sso", "", "true or false: require PKCE for SSO logins")
+	pkceOAuth := fs.String("pkce-oauth", "", "true or false: require PKCE for OAuth logins and One Tap")
 	if err := fs.Parse(env.Args[2:]); err != nil {
 		return err
 	}
@@ -62,7 +63,7 @@ func projectUpdate(ctx context.Context, env Env) error {
 		dst  **bool
 	}{{"pkce-magic-links", pkce, &u.PKCERequiredForEmailMagicLinks}, {"create-organization", createOrg, &u.CreateOrganizationEnabled},
 		{"disable-watermark", watermark, &u.DisableSDKWatermark}, {"pkce-password-resets", pkceResets, &u.PKCERequiredForPasswordResets},
-		{"pkce-sso", pkceSSO, &u.PKCERequiredForSSO}} {
+		{"pkce-sso", pkceSSO, &u.PKCERequiredForSSO}, {"pkce-oauth", pkceOAuth, &u.PKCERequiredForOAuth}} {
 		if !set[b.name] {
 			continue
 		}
@@ -113,5 +114,6 @@ func projectUpdate(ctx context.Context, env Env) error {
 		"create_organization_enabled": p.CreateOrganizationEnabled, "disable_sdk_watermark": p.DisableSDKWatermark,
 		"slug_pattern": p.SlugPattern, "password_strength_policy": p.PasswordStrengthPolicy,
 		"luds_min_password_length": p.LUDSMinPasswordLength, "luds_min_password_complexity": p.LUDSMinPasswordComplexity,
-		"pkce_required_for_password_resets": p.PKCERequiredForPasswordResets, "pkce_required_for_sso": p.PKCERequiredForSSO})
+		"pkce_required_for_password_resets": p.PKCERequiredForPasswordResets, "pkce_required_for_sso": p.PKCERequiredForSSO,
+		"pkce_required_for_oauth": p.PKCERequiredForOAuth})
 }

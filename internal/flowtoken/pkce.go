@@ -33,6 +33,19 @@ func CheckPKCE(challenge, verifier string) error {
 	return nil
 }
 
+// StartChallenge checks the PKCE challenge a browser flow starts with: it
+// is required when the project says so (pkce_required_for_*), and when
+// given it must have the S256 shape.
+func StartChallenge(challenge string, required bool) error {
+	switch {
+	case challenge == "" && required:
+		return apierr.New(apierr.PKCERequired)
+	case challenge != "" && !ValidChallenge(challenge):
+		return apierr.Invalid("pkce_code_challenge", "pkce_code_challenge must be an S256 challenge (43 base64url characters).")
+	}
+	return nil
+}
+
 // ValidChallenge reports whether s has the shape of an S256 challenge (43
 // base64url characters), so a garbled one is refused at the start rather
 // than failing mysteriously at the end.

@@ -5,10 +5,12 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/project"
 	"github.com/oauth2-proxy/mockoidc"
 )
 
@@ -93,6 +95,28 @@ func TestGoogleNegativePaths(t *testing.T) {
 		u = browse(t, e, startPath(e, "google", url.Values{"organization_id": {org}}))
 		r = e.SDK(http.MethodPost, "/b2b/oauth/authenticate", map[string]any{"oauth_token": u.Query().Get("token")}, "")
 		apptest.Want(t, r, 403, "oauth_email_not_verified")
+		// pkce_required_for_oauth: a start or One Tap submit without a challenge is refused.
+		on := true
+		if _, err := e.App.Projects.Update(context.Background(), e.Project.Project.ID, project.Update{PKCERequiredForOAuth: &on}); err != nil {
+			t.Fatal(err)
+		}
+		// The resolver's cache drops the project through the change feed (polled).
+		for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			r = e.Get(startPath(e, "google", url.Values{"organization_id": {org}}))
+			if r.Status != http.StatusFound || time.Now().After(deadline) {
+				break
+			}
+		}
+		apptest.Want(t, r, 400, "pkce_required")
+		r = e.SDK(http.MethodPost, "/b2b/oauth/google/onetap/submit", map[string]any{"id_token": "x.y.z", "organization_id": org}, "")
+		apptest.Want(t, r, 400, "pkce_required")
+		if boot := e.Get("/sdk/v1/projects/bootstrap/" + e.Project.PublicToken); boot.Data()["pkce_required_for_oauth"] != true {
+			t.Fatalf("bootstrap: %s", boot.Raw)
+		}
+		r = e.Get(startPath(e, "google", url.Values{"organization_id": {org}, "pkce_code_challenge": {flowtoken.S256(ids.Token())}}))
+		if r.Status != http.StatusFound {
+			t.Fatalf("start with a challenge: %d %s", r.Status, r.Raw)
+		}
 	})
 }
 
@@ -124,6 +148,19 @@ func TestGoogleTenantJITAndDiscovery(t *testing.T) {
 		apptest.Want(t, r, 200, "")
 		if str(r.Data(), "member", "email_address") != "peter@initech.test" || r.Data()["member_session"] == nil {
 			t.Fatalf("exchange: %s", r.Raw)
+		}
+		// The account proven in discovery is registered to the member it joined
+		// as, and the session's factor names that registration.
+		b := e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": r.Data()["session_token"]})
+		apptest.Want(t, b, 200, "")
+		regs, _ := b.Body["member"].(map[string]any)["oauth_registrations"].([]any)
+		if len(regs) != 1 || str(regs[0].(map[string]any), "provider_subject") != "peter" {
+			t.Fatalf("registrations after discovery: %s", b.Raw)
+		}
+		regID := str(regs[0].(map[string]any), "member_oauth_registration_id")
+		factors, _ := b.Body["member_session"].(map[string]any)["authentication_factors"].([]any)
+		if len(factors) != 1 || regID == "" || str(factors[0].(map[string]any), "google_oauth_factor", "id") != regID {
+			t.Fatalf("factor does not name registration %q: %s", regID, b.Raw)
 		}
 		// The organization flow admits a new member by tenant, though email JIT is off.
 		m.QueueUser(user("milton"))

@@ -101,6 +101,7 @@ type Module struct {
 func New(d Deps) *Module {
 	m := &Module{d: d, factory: providers.NewFactory(d.HTTP)}
 	d.Orgs.AddMemberDecorator(m.decorateMembers)
+	d.Sessions.OnStart(m.registerDiscovered)
 	return m
 }
 

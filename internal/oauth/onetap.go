@@ -61,8 +61,8 @@ func (m *Module) oneTap(r *http.Request, discovery bool) (any, error) {
 	if err := m.d.Limiter.Allow(ctx, OneTapPerIP, p.ID+"|"+httpapi.ClientIP(r)); err != nil {
 		return nil, err
 	}
-	if req.PKCECodeChallenge != "" && !flowtoken.ValidChallenge(req.PKCECodeChallenge) {
-		return nil, apierr.Invalid("pkce_code_challenge", "pkce_code_challenge must be an S256 challenge (43 base64url characters).")
+	if err := flowtoken.StartChallenge(req.PKCECodeChallenge, p.PKCERequiredForOAuth); err != nil {
+		return nil, err
 	}
 	st := state{Provider: providers.Google, Discovery: discovery, Challenge: req.PKCECodeChallenge}
 	var err error

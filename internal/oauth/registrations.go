@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/latchkey/latchkey/internal/oauth/providers"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -58,6 +60,60 @@ func (m *Module) saveRegistration(ctx context.Context, q store.Querier, p *proje
 		id.Picture, id.Locale, string(tenants), sealedTokens, now).Scan(&regID)
 	if err != nil {
 		return "", fmt.Errorf("oauth: save registration: %w", err)
+	}
+	return regID, nil
+}
+
+// registerDiscovered records the OAuth registration of a login that began
+// in discovery: there the provider account was proven before any member
+// existed, so its factor names no registration. When the session starts,
+// the member is known; the account is registered to them (unless it
+// already is) and the factor names the registration, as an organization
+// flow login's does. Provider tokens stay unrecorded: discovery does not
+// keep them past the callback.
+func (m *Module) registerDiscovered(ctx context.Context, q store.Querier, p *project.Project, mem *organization.Member,
+	factors []session.Factor) (*organization.Member, error) {
+	added := false
+	for _, f := range factors {
+		provider, of, ok := f.OAuth()
+		if !ok || of.ID != "" {
+			continue
+		}
+		id := &providers.Identity{Provider: provider, Subject: of.ProviderSubject}
+		for _, t := range of.TenantIDs() {
+			id.Tenants = append(id.Tenants, providers.Tenant{ID: t})
+		}
+		regID, err := m.ensureRegistration(ctx, q, p, mem, id)
+		if err != nil {
+			return nil, err
+		}
+		of.ID, added = regID, added || regID != ""
+	}
+	if !added {
+		return mem, nil
+	}
+	// Reload so the answer shows the registration just recorded.
+	return m.d.Orgs.Member(ctx, q, p.ID, mem.MemberID)
+}
+
+// ensureRegistration returns the member's registration of this provider
+// account, recording it first when there is none. An existing one keeps
+// its tokens and tenant names. An account already registered to another
+// member of the organization stays theirs: "" and no error, so the login
+// (proven by its email) goes on without claiming the account.
+func (m *Module) ensureRegistration(ctx context.Context, q store.Querier, p *project.Project, mem *organization.Member,
+	id *providers.Identity) (string, error) {
+	var regID, owner string
+	err := q.QueryRowContext(ctx, `SELECT registration_id, member_id FROM member_oauth_registrations
+		WHERE organization_id = $1 AND provider = $2 AND provider_subject = $3`,
+		mem.OrganizationID, id.Provider, id.Subject).Scan(&regID, &owner)
+	switch err = store.MapError(err); {
+	case errors.Is(err, store.ErrNotFound):
+		return m.saveRegistration(ctx, q, p, mem, id, "")
+	case err != nil:
+		return "", fmt.Errorf("oauth: find registration: %w", err)
+	case owner != mem.MemberID:
+		return "", nil
 	}
 	return regID, nil
 }

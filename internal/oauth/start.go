@@ -65,8 +65,8 @@ func (m *Module) startURL(r *http.Request, discovery bool) (string, error) {
 	}
 	st := state{Provider: name, Discovery: discovery, Challenge: q.Get("pkce_code_challenge"),
 		Verifier: ids.Token(), Nonce: ids.Token(), Scopes: strings.Fields(q.Get("custom_scopes"))}
-	if st.Challenge != "" && !flowtoken.ValidChallenge(st.Challenge) {
-		return "", apierr.Invalid("pkce_code_challenge", "pkce_code_challenge must be an S256 challenge (43 base64url characters).")
+	if err := flowtoken.StartChallenge(st.Challenge, p.PKCERequiredForOAuth); err != nil {
+		return "", err
 	}
 	if discovery {
 		if st.DiscoveryURL, err = m.d.Projects.ResolveRedirect(ctx, p.ID, project.RedirectDiscovery, q.Get("discovery_redirect_url")); err != nil {

@@ -67,6 +67,7 @@ func BootstrapHandler(r *Resolver, emailDomain string, policies PolicySource) ht
 			PKCERequiredForEmailMagicLinks: p.PKCERequiredForEmailMagicLinks,
 			PKCERequiredForPasswordResets:  p.PKCERequiredForPasswordResets,
 			PKCERequiredForSSO:             p.PKCERequiredForSSO,
+			PKCERequiredForOAuth:           p.PKCERequiredForOAuth,
 			CreateOrganizationEnabled:      p.CreateOrganizationEnabled,
 			DFPProtectedAuthMode:           "OBSERVATION",
 			Vertical:                       "B2B",

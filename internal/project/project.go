@@ -59,8 +59,10 @@ type Project struct {
 	LUDSMinPasswordComplexity     int
 	PKCERequiredForPasswordResets bool
 
-	// PKCERequiredForSSO makes SSO starts require a code challenge.
-	PKCERequiredForSSO bool
+	// PKCERequiredForSSO makes SSO starts require a code challenge, and
+	// PKCERequiredForOAuth OAuth starts and One Tap submits.
+	PKCERequiredForSSO   bool
+	PKCERequiredForOAuth bool
 }
 
 // Password strength policies.
@@ -181,7 +183,7 @@ func (s *Store) Create(ctx context.Context, p CreateParams) (*Created, error) {
 const selectProject = `SELECT project_id, name, env, session_duration_minutes, products,
 	pkce_required_for_email_magic_links, create_organization_enabled, disable_sdk_watermark, COALESCE(slug_pattern, ''),
 	password_strength_policy, luds_min_password_length, luds_min_password_complexity, pkce_required_for_password_resets,
-	pkce_required_for_sso FROM projects `
+	pkce_required_for_sso, pkce_required_for_oauth FROM projects `
 
 func scanProject(row interface{ Scan(...any) error }) (*Project, error) {
 	var p Project
@@ -189,7 +191,7 @@ func scanProject(row interface{ Scan(...any) error }) (*Project, error) {
 	if err := row.Scan(&p.ID, &p.Name, &env, &p.SessionDurationMinutes, &products,
 		&p.PKCERequiredForEmailMagicLinks, &p.CreateOrganizationEnabled, &p.DisableSDKWatermark, &p.SlugPattern,
 		&p.PasswordStrengthPolicy, &p.LUDSMinPasswordLength, &p.LUDSMinPasswordComplexity, &p.PKCERequiredForPasswordResets,
-		&p.PKCERequiredForSSO); err != nil {
+		&p.PKCERequiredForSSO, &p.PKCERequiredForOAuth); err != nil {
 		return nil, store.MapError(err)
 	}
 	p.Env = ids.Env(env)

@@ -190,6 +190,7 @@ type Update struct {
 	LUDSMinPasswordComplexity     *int
 	PKCERequiredForPasswordResets *bool
 	PKCERequiredForSSO            *bool
+	PKCERequiredForOAuth          *bool
 }
 
 // Update applies u to the project and returns the result.
@@ -223,7 +224,8 @@ func (s *Store) Update(ctx context.Context, projectID string, u Update) (*Projec
 		dst *bool
 	}{{u.PKCERequiredForEmailMagicLinks, &p.PKCERequiredForEmailMagicLinks},
 		{u.CreateOrganizationEnabled, &p.CreateOrganizationEnabled}, {u.DisableSDKWatermark, &p.DisableSDKWatermark},
-		{u.PKCERequiredForPasswordResets, &p.PKCERequiredForPasswordResets}, {u.PKCERequiredForSSO, &p.PKCERequiredForSSO}} {
+		{u.PKCERequiredForPasswordResets, &p.PKCERequiredForPasswordResets}, {u.PKCERequiredForSSO, &p.PKCERequiredForSSO},
+		{u.PKCERequiredForOAuth, &p.PKCERequiredForOAuth}} {
 		if b.in != nil {
 			*b.dst = *b.in
 		}
@@ -245,12 +247,12 @@ func (s *Store) Update(ctx context.Context, projectID string, u Update) (*Projec
 	_, err = s.db.ExecContext(ctx, `UPDATE projects SET name = $1, products = $2, session_duration_minutes = $3,
 		pkce_required_for_email_magic_links = $4, create_organization_enabled = $5, disable_sdk_watermark = $6,
 		slug_pattern = $7, password_strength_policy = $9, luds_min_password_length = $10,
-		luds_min_password_complexity = $11, pkce_required_for_password_resets = $12, pkce_required_for_sso = $13
-		WHERE project_id = $8`,
+		luds_min_password_complexity = $11, pkce_required_for_password_resets = $12, pkce_required_for_sso = $13,
+		pkce_required_for_oauth = $14 WHERE project_id = $8`,
 		p.Name, string(products), p.SessionDurationMinutes,
 		p.PKCERequiredForEmailMagicLinks, p.CreateOrganizationEnabled, p.DisableSDKWatermark, slug, p.ID,
 		p.PasswordStrengthPolicy, p.LUDSMinPasswordLength, p.LUDSMinPasswordComplexity, p.PKCERequiredForPasswordResets,
-		p.PKCERequiredForSSO)
+		p.PKCERequiredForSSO, p.PKCERequiredForOAuth)
 	if err != nil {
 		return nil, fmt.Errorf("project: update: %w", err)
 	}

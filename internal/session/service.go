@@ -29,7 +29,20 @@ type Service struct {
 	hot      *hotCache
 	touches  *toucher
 	verified *verifiedJWTs
+	starts   []StartHook
 }
+
+// StartHook runs inside the login transaction just before a session is
+// created, with the member and the factors the session will carry. It may
+// fill in factor fields and return the member reloaded. Modules use it to
+// record what a login proved that only a member can hold: an OAuth
+// registration proven in discovery, before the member existed.
+type StartHook func(ctx context.Context, q store.Querier, p *project.Project, m *organization.Member,
+	factors []Factor) (*organization.Member, error)
+
+// OnStart adds a hook run before every session is created. Call it while
+// wiring, before serving.
+func (s *Service) OnStart(h StartHook) { s.starts = append(s.starts, h) }
 
 // New returns a session service. Its caches (the hot path's sessions,
 // members and organizations, and the signing keys) follow feed: every
@@ -103,6 +116,13 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 		if req != nil {
 			return s.intermediateResponse(ctx, q, p, factors, nil, req)
 		}
+	}
+	for _, h := range s.starts {
+		m, err := h(ctx, q, p.Project, p.Member, factors)
+		if err != nil {
+			return nil, err
+		}
+		p.Member = m
 	}
 	ms := &MemberSession{
 		MemberSessionID: ids.New("member-session", p.Project.Env), MemberID: p.Member.MemberID,

@@ -82,11 +82,8 @@ func (s *Service) start(ctx context.Context, r *http.Request) (string, error) {
 		return "", apierr.New(apierr.SSOConnectionNotActive)
 	}
 	challenge := q.Get("pkce_code_challenge")
-	switch {
-	case challenge == "" && p.PKCERequiredForSSO:
-		return "", apierr.New(apierr.PKCERequired)
-	case challenge != "" && !flowtoken.ValidChallenge(challenge):
-		return "", apierr.Invalid("pkce_code_challenge", "pkce_code_challenge must be an S256 challenge (43 base64url characters).")
+	if err := flowtoken.StartChallenge(challenge, p.PKCERequiredForSSO); err != nil {
+		return "", err
 	}
 	st := flowState{ConnectionID: c.ID, OrganizationID: c.OrganizationID, Challenge: challenge}
 	if st.LoginURL, err = s.d.Projects.ResolveRedirect(ctx, p.ID, project.RedirectLogin, q.Get("login_redirect_url")); err != nil {
