@@ -182,6 +182,14 @@ type StartResult struct {
 }
 
 func (p *Provider) start(ctx context.Context, projectID string, req *AuthorizeRequest, who *authorizer) (*StartResult, error) {
+	if who == nil {
+		// prompt=none without a session: the widget submits at once, and
+		// submit answers login_required to the client.
+		if _, err := p.checkClient(ctx, projectID, req); err != nil {
+			return nil, err
+		}
+		return nil, apierr.New(apierr.LoginRequired)
+	}
 	pr, err := p.prepare(ctx, projectID, req, who)
 	if err != nil {
 		return nil, err
@@ -211,11 +219,18 @@ type SubmitResult struct {
 // as a redirect to the registered redirect URI with state and iss
 // (RFC 9207).
 func (p *Provider) submit(ctx context.Context, projectID string, req *AuthorizeRequest, who *authorizer) (*SubmitResult, error) {
+	back := func(params url.Values) (*SubmitResult, error) { return p.redirectBack(projectID, req, params) }
+	if who == nil {
+		// prompt=none without a session (OIDC Core 3.1.2.6).
+		if _, err := p.checkClient(ctx, projectID, req); err != nil {
+			return nil, err
+		}
+		return back(url.Values{"error": {"login_required"}, "error_description": {"No active session."}})
+	}
 	pr, err := p.prepare(ctx, projectID, req, who)
 	if err != nil {
 		return nil, err
 	}
-	back := func(params url.Values) (*SubmitResult, error) { return p.redirectBack(projectID, req, params) }
 	if p.loginRequired(req, pr.prompts, who) {
 		return back(url.Values{"error": {"login_required"}, "error_description": {"The member must log in again."}})
 	}

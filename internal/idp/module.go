@@ -75,16 +75,9 @@ func (m *Module) Routes() []httpapi.Route {
 	machines := m2m.Handlers{Store: m.d.M2M}
 	org := connectedapps.OrgHandlers{Store: m.d.Apps, Orgs: m.d.Orgs, Sessions: m.d.Members, Tokens: m.p}
 	faces := Faces{P: m.p, Sessions: m.d.Sessions, Limiter: m.d.Limiter}
-	pub := func(pattern string, h http.HandlerFunc) httpapi.Route {
-		return httpapi.Route{Face: httpapi.Public, Pattern: pattern, Raw: h}
-	}
+	pub := func(pattern string, h http.HandlerFunc) httpapi.Route { return httpapi.PublicRoute(pattern, h) }
+	be, sdk := httpapi.BackendRoute, httpapi.SDKRoute
 	const iss = "/v1/public/{project_id}"
-	be := func(pattern string, h httpapi.HandlerFunc) httpapi.Route {
-		return httpapi.Route{Face: httpapi.Backend, Pattern: pattern, Handler: h}
-	}
-	sdk := func(pattern string, h httpapi.HandlerFunc) httpapi.Route {
-		return httpapi.Route{Face: httpapi.SDK, Pattern: pattern, Handler: h}
-	}
 	return []httpapi.Route{
 		// Connected-app registry (backend face only: the project secret).
 		be("POST /v1/connected_apps/clients", apps.Create),
