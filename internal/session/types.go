@@ -65,6 +65,15 @@ type Factor struct {
 	// A trusted auth token (type "trusted_auth_token", delivery_method
 	// "trusted_token_exchange"; package trustedauth).
 	TrustedAuthTokenFactor *TrustedAuthTokenFactor `json:"trusted_auth_token_factor,omitempty"`
+	// A connected app's access token exchanged back into a session
+	// (type "oauth", delivery_method "oauth_access_token_exchange").
+	OAuthAccessTokenExchangeFactor *OAuthAccessTokenExchangeFactor `json:"oauth_access_token_exchange_factor,omitempty"`
+}
+
+// OAuthAccessTokenExchangeFactor names the connected app whose access
+// token was exchanged.
+type OAuthAccessTokenExchangeFactor struct {
+	ClientID string `json:"client_id"`
 }
 
 // TrustedAuthTokenFactor names the attested token by its token id claim.
@@ -84,6 +93,11 @@ type MemberSession struct {
 	CustomClaims          map[string]any `json:"custom_claims"`
 	Roles                 []string       `json:"roles"`
 	OrganizationSlug      string         `json:"organization_slug"`
+	// IPAddress and UserAgent are the client that created the session.
+	// The API family's member_session object has no place for them; they
+	// are reported in the session JWT's attributes claim.
+	IPAddress string `json:"-"`
+	UserAgent string `json:"-"`
 }
 
 // SessionResponse is the API family's B2BAuthenticateResponse.

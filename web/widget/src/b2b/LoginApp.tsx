@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState, useSyncExternalStore, type CSSPro
 import { DEFAULT_BOOTSTRAP, type BootstrapData } from '../api/bootstrap';
 import { mergeStrings, createTranslator } from '../strings/t';
 import type { StringsOverride } from '../strings/en';
+import type { SsoDiscoveryStrings } from './sso/strings';
 import { themeVariables, type WidgetStyles } from '../theme/theme';
 import { useScreenFocus } from '../ui/focus';
 import { normalizeConfig, type LoginConfig } from './config';
@@ -9,8 +10,9 @@ import { LoginContext, type LoginContextValue } from './context';
 import { LoginController, type Emitter, type LoginBackend } from './controller';
 import type { WidgetErrorPayload } from './errorMessages';
 import type { WidgetEvent } from './events';
-import { SCREENS } from './screens/registry';
+import { useScreenComponent } from './screens/registry';
 import { LoggingInView } from './screens/LoggingInView';
+import { Spinner } from '../ui/Spinner';
 import { initialState } from './state/reducer';
 import { createStore } from './state/store';
 
@@ -24,7 +26,8 @@ export interface LoginOptions {
   config: LoginConfig;
   styles?: WidgetStyles;
   callbacks?: Callbacks;
-  strings?: StringsOverride;
+  /** Overrides of the strings table, the SSO discovery screens' keys included. */
+  strings?: StringsOverride & Partial<SsoDiscoveryStrings>;
 }
 
 export interface LoginAppProps {
@@ -85,14 +88,17 @@ export function LoginApp({ backend, options, eventTarget }: LoginAppProps) {
   // A token being redeemed, or an organization being created or entered, shows "Logging in...".
   const loggingIn = state.pending.urlToken || state.pending.discovery;
   const viewKey = loggingIn ? 'LoggingIn' : state.screen;
+  const ScreenComponent = useScreenComponent(state.screen, controller);
   const screenRef = useRef<HTMLDivElement>(null);
-  useScreenFocus(screenRef, viewKey);
+  // Focus moves once the screen is there, after its part has loaded.
+  useScreenFocus(screenRef, viewKey, loggingIn || ScreenComponent !== null);
 
   const ctx: LoginContextValue = {
     state,
     controller,
     config,
     t,
+    stringsOverride: options.strings,
     bootstrap,
     clock: backend.clock,
     presentation: {
@@ -100,14 +106,21 @@ export function LoginApp({ backend, options, eventTarget }: LoginAppProps) {
       hideHeaderText: options.styles?.hideHeaderText === true,
     },
   };
-  const ScreenComponent = SCREENS[state.screen];
   const style = useMemo(() => themeVariables(options.styles) as CSSProperties, [options.styles]);
 
   return (
     <LoginContext.Provider value={ctx}>
       <div className="lk-root" style={style} data-screen={viewKey}>
         <div className="lk-screen" ref={screenRef} key={viewKey}>
-          {loggingIn ? <LoggingInView /> : <ScreenComponent />}
+          {loggingIn ? (
+            <LoggingInView />
+          ) : ScreenComponent ? (
+            <ScreenComponent />
+          ) : (
+            <div className="lk-center">
+              <Spinner label={t('common.loading')} />
+            </div>
+          )}
         </div>
         {bootstrap.displayWatermark ? <p className="lk-watermark">{t('common.watermark')}</p> : null}
       </div>

@@ -16,16 +16,20 @@ import {
   otpEmailDiscoverySend,
   otpEmailLoginOrSignup,
   searchOrganization,
+  ssoAuthenticate,
 } from '../api/operations';
 import type { AuthenticateResponseWithMFA, DiscoveryAuthenticateResponse } from '../api/types';
 import { AuthFlowType } from './config';
-import { DiscoveryFlow } from './discoveryFlow';
+import type { DiscoveryEntry, DiscoveryFlow } from './discoveryFlow';
 import { EventType } from './events';
 import { FlowCore, type ActionResult, type ControllerDeps } from './flowCore';
-import { MfaFlow } from './mfaFlow';
+import type { MfaFlow } from './mfaFlow';
+import { importPart, type PartModules, type PartName } from './parts';
 import { PasswordFlow } from './passwordFlow';
-import { PasswordResetFlow } from './passwordReset';
+import type { PasswordResetFlow } from './passwordReset';
+import { resetEntry, stripResetParams } from './passwordRules';
 import { Redirects } from './redirects';
+import type { SsoDiscoveryFlow } from './sso/ssoDiscoveryFlow';
 import { isDiscovering, selectEmailMethods } from './selectors';
 import { slugFromURL } from './slug';
 import { ErrorType } from './state/types';
@@ -41,23 +45,90 @@ export class LoginController {
   private readonly core: FlowCore;
   /** OAuth and SSO starts, and the entries whose screens come later. */
   readonly redirects: Redirects;
-  /** The organization list: choose, create, or be logged in directly. */
-  readonly discovery: DiscoveryFlow;
-  /** Multi-factor authentication after a primary login. */
-  readonly mfa: MfaFlow;
   /** Password sign-in, and the emails that let a member set a password. */
   readonly passwords: PasswordFlow;
-  /** The reset page and the strength check of a new password. */
-  readonly passwordReset: PasswordResetFlow;
+  /** The parts loaded so far (parts.ts), and the flows they brought. */
+  private readonly parts: Partial<PartModules> = {};
+  private discoveryFlow: DiscoveryFlow | null = null;
+  private mfaFlow: MfaFlow | null = null;
+  private resetFlow: PasswordResetFlow | null = null;
+  private ssoFlow: SsoDiscoveryFlow | null = null;
 
   constructor(private readonly deps: ControllerDeps) {
     this.core = new FlowCore(deps);
     this.redirects = new Redirects(this.core);
-    this.discovery = new DiscoveryFlow(this.core, this.redirects);
-    this.mfa = new MfaFlow(this.core);
-    this.core.onMfaEntered = () => this.mfa.begin();
-    this.passwords = new PasswordFlow(this.core, this.discovery);
-    this.passwordReset = new PasswordResetFlow(this.core, this.discovery, this.passwords.resetEmail);
+    this.core.onMfaEntered = () => {
+      this.loadPart('mfa').then(
+        () => this.mfa.begin(),
+        (err: unknown) => this.partFailed(err),
+      );
+    };
+    this.passwords = new PasswordFlow(this.core, this.discoveryEntry);
+  }
+
+  /** What follows a discovery authenticate, in whichever flow: the discovery part, loaded first. */
+  private readonly discoveryEntry: DiscoveryEntry = {
+    authenticated: async (resp, event) => {
+      try {
+        await this.loadPart('discovery');
+      } catch (err) {
+        this.partFailed(err);
+        return;
+      }
+      await this.discovery.authenticated(resp, event);
+    },
+  };
+
+  /** The organization list: choose, create, or be logged in directly. Present once its part is loaded. */
+  get discovery(): DiscoveryFlow {
+    if (!this.discoveryFlow) throw new Error('Latchkey: the discovery part is not loaded');
+    return this.discoveryFlow;
+  }
+
+  /** Multi-factor authentication after a primary login. Its screens render once its part is loaded. */
+  get mfa(): MfaFlow {
+    if (!this.mfaFlow) throw new Error('Latchkey: the MFA part is not loaded');
+    return this.mfaFlow;
+  }
+
+  /** The reset page and the strength check of a new password. Present once its part is loaded. */
+  get passwordReset(): PasswordResetFlow {
+    if (!this.resetFlow) throw new Error('Latchkey: the password reset part is not loaded');
+    return this.resetFlow;
+  }
+
+  /** SSO discovery: the email's connections, the slug fallback. Present once its part is loaded. */
+  get ssoDiscovery(): SsoDiscoveryFlow {
+    if (!this.ssoFlow) throw new Error('Latchkey: the SSO discovery part is not loaded');
+    return this.ssoFlow;
+  }
+
+  /** A loaded part, so a screen of it renders without waiting. */
+  loadedPart<K extends PartName>(name: K): PartModules[K] | undefined {
+    return this.parts[name];
+  }
+
+  /** Loads a part (once) and creates its flow for this widget. */
+  async loadPart<K extends PartName>(name: K): Promise<PartModules[K]> {
+    const loaded = this.parts[name];
+    if (loaded) return loaded;
+    const part = await importPart[name]();
+    this.parts[name] ??= part;
+    // The flows a part brings, created once per widget.
+    const m: PartModules[PartName] = part;
+    if ('DiscoveryFlow' in m) this.discoveryFlow ??= new m.DiscoveryFlow(this.core, this.redirects);
+    if ('MfaFlow' in m) this.mfaFlow ??= new m.MfaFlow(this.core);
+    if ('SsoDiscoveryFlow' in m) this.ssoFlow ??= new m.SsoDiscoveryFlow(this.core, this.redirects);
+    if ('PasswordResetFlow' in m) {
+      this.resetFlow ??= new m.PasswordResetFlow(this.core, this.discoveryEntry, this.passwords.resetEmail);
+    }
+    return part;
+  }
+
+  /** A part could not be loaded (offline, a deploy in between): the Error screen, with a way back. */
+  partFailed(err: unknown): void {
+    console.error('Latchkey: a part of the widget could not be loaded', err);
+    this.core.fail(null, ErrorType.Default, true);
   }
 
   /** Runs once per mounted widget: last used method, URL token, organization lookup, telemetry. */
@@ -73,10 +144,34 @@ export class LoginController {
     void backend.bootstrap().then((bootstrap) =>
       backend.logEvent('render_b2b_login_screen', { options: getRawConfig(), bootstrap }),
     );
-    // A reset page handles its own token (spec section 4: URL tokens are skipped for resets).
-    if (this.passwordReset.start()) return;
+    // A reset page handles its own token (spec section 4: URL tokens are skipped for resets). The
+    // token leaves the address at once and waits in memory for the reset part.
+    const reset = resetEntry(window.location.search, config.authFlowType);
+    if (reset) {
+      window.history.replaceState(window.history.state, '', stripResetParams(window.location.href));
+      store.dispatch({ type: 'passwordResetEntered', tokenType: reset.tokenType });
+      this.loadPart('passwordReset').then(
+        () => this.passwordReset.enter(reset.tokenType, reset.token),
+        (err: unknown) => this.partFailed(err),
+      );
+      return;
+    }
     void this.authenticateUrlToken();
     void this.lookupOrganization();
+  }
+
+  /**
+   * 'Continue with SSO' in discovery: loads the SSO discovery part, then shows its email step (the
+   * button stays busy meanwhile, and a failed load is its inline error).
+   */
+  async startSsoDiscovery(): Promise<ActionResult> {
+    try {
+      await this.loadPart('ssoDiscovery');
+    } catch (err) {
+      return this.core.failInline(err);
+    }
+    this.deps.store.dispatch({ type: 'ssoDiscoveryStarted' });
+    return { ok: true };
   }
 
   back(): void {
@@ -217,7 +312,7 @@ export class LoginController {
     } catch (err) {
       return this.core.failInline(err, email);
     }
-    await this.discovery.authenticated(resp, EventType.B2BOTPEmailDiscoveryAuthenticate);
+    await this.discoveryEntry.authenticated(resp, EventType.B2BOTPEmailDiscoveryAuthenticate);
     return { ok: true };
   }
 
@@ -229,13 +324,14 @@ export class LoginController {
     stripUrlToken();
     const { backend, store, getConfig } = this.deps;
     const oauth = urlToken.type === 'oauth' || urlToken.type === 'discovery_oauth';
-    if (!oauth && urlToken.type !== 'multi_tenant_magic_links' && urlToken.type !== 'discovery') {
+    const sso = urlToken.type === 'sso';
+    if (urlToken.type === 'multi_tenant_impersonation') {
       console.error(`Latchkey: "${urlToken.type}" tokens are not supported by this build yet.`);
       this.core.fail(null, ErrorType.Default, false);
       return;
     }
     store.dispatch({ type: 'urlTokenAuthenticating', active: true });
-    const pkceKind = oauth ? 'oauth' : 'magic_links';
+    const pkceKind = oauth ? 'oauth' : sso ? 'sso' : 'magic_links';
     const verifier = backend.pkce.get(pkceKind)?.code_verifier;
     const duration = getConfig().sessionDurationMinutes;
     const ist = this.core.intermediateSessionToken();
@@ -268,6 +364,16 @@ export class LoginController {
             }),
           };
           break;
+        case 'sso':
+          redeemed = {
+            primary: await ssoAuthenticate(backend.http, {
+              sso_token: urlToken.token,
+              session_duration_minutes: duration,
+              pkce_code_verifier: verifier,
+              intermediate_session_token: ist,
+            }),
+          };
+          break;
         default:
           redeemed = {
             primary: await magicLinkAuthenticate(backend.http, {
@@ -279,20 +385,25 @@ export class LoginController {
           };
       }
     } catch (err) {
-      // Emailed links get the link error; an OAuth token that fails gets the default one.
+      // Emailed links get the link error; an OAuth or SSO token that fails gets the default one.
       const adBlocker = err instanceof APIError && err.error_type === 'ad_blocker_detected';
-      const linkError = oauth ? ErrorType.Default : ErrorType.EmailMagicLink;
+      const linkError = oauth || sso ? ErrorType.Default : ErrorType.EmailMagicLink;
       this.core.fail(err, adBlocker ? ErrorType.AdBlockerDetected : linkError, false);
       return;
     }
     backend.pkce.clear(pkceKind);
     if ('discovery' in redeemed) {
       const event = oauth ? EventType.B2BOAuthDiscoveryAuthenticate : EventType.B2BMagicLinkDiscoveryAuthenticate;
-      await this.discovery.authenticated(redeemed.discovery, event);
+      await this.discoveryEntry.authenticated(redeemed.discovery, event);
       return;
     }
     backend.session.applyAuthResponse(redeemed.primary);
-    this.deps.emit.event(oauth ? EventType.B2BOAuthAuthenticate : EventType.B2BMagicLinkAuthenticate, redeemed.primary);
+    const event = oauth
+      ? EventType.B2BOAuthAuthenticate
+      : sso
+        ? EventType.B2BSSOAuthenticate
+        : EventType.B2BMagicLinkAuthenticate;
+    this.deps.emit.event(event, redeemed.primary);
     this.core.completePrimary(redeemed.primary);
   }
 
