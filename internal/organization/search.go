@@ -46,6 +46,9 @@ const (
 type sqlWhere struct {
 	args []any
 	orgs map[string]*Organization // member searches: the organizations searched
+	// roleHolders lists the members of orgs holding a role through an
+	// implicit role source (member searches).
+	roleHolders func(roleID string) ([]string, error)
 }
 
 func (w *sqlWhere) arg(v any) string {
