@@ -25,6 +25,7 @@ import { FlowCore, type ActionResult, type ControllerDeps } from './flowCore';
 import { MfaFlow } from './mfaFlow';
 import { PasswordFlow } from './passwordFlow';
 import { PasswordResetFlow } from './passwordReset';
+import { OneTapFlow } from './oneTap';
 import { Redirects } from './redirects';
 import { isDiscovering, selectEmailMethods } from './selectors';
 import { slugFromURL } from './slug';
@@ -49,6 +50,8 @@ export class LoginController {
   readonly passwords: PasswordFlow;
   /** The reset page and the strength check of a new password. */
   readonly passwordReset: PasswordResetFlow;
+  /** Google One Tap, when configured. */
+  readonly oneTap: OneTapFlow;
 
   constructor(private readonly deps: ControllerDeps) {
     this.core = new FlowCore(deps);
@@ -58,6 +61,7 @@ export class LoginController {
     this.core.onMfaEntered = () => this.mfa.begin();
     this.passwords = new PasswordFlow(this.core, this.discovery);
     this.passwordReset = new PasswordResetFlow(this.core, this.discovery, this.passwords.resetEmail);
+    this.oneTap = new OneTapFlow(this.core, this.redirects);
   }
 
   /** Runs once per mounted widget: last used method, URL token, organization lookup, telemetry. */
@@ -75,8 +79,9 @@ export class LoginController {
     );
     // A reset page handles its own token (spec section 4: URL tokens are skipped for resets).
     if (this.passwordReset.start()) return;
-    void this.authenticateUrlToken();
-    void this.lookupOrganization();
+    // Floating One Tap only: no form, and the page's token is left to the page (api-reference 3.6).
+    if (!config.oneTap.floatingOnly) void this.authenticateUrlToken();
+    void this.lookupOrganization().then(() => this.oneTap.start());
   }
 
   back(): void {
