@@ -25,7 +25,6 @@ import { FlowCore, type ActionResult, type ControllerDeps } from './flowCore';
 import { MfaFlow } from './mfaFlow';
 import { PasswordFlow } from './passwordFlow';
 import { PasswordResetFlow } from './passwordReset';
-import { OneTapFlow } from './oneTap';
 import { Redirects } from './redirects';
 import { isDiscovering, selectEmailMethods } from './selectors';
 import { slugFromURL } from './slug';
@@ -50,8 +49,6 @@ export class LoginController {
   readonly passwords: PasswordFlow;
   /** The reset page and the strength check of a new password. */
   readonly passwordReset: PasswordResetFlow;
-  /** Google One Tap, when configured. */
-  readonly oneTap: OneTapFlow;
 
   constructor(private readonly deps: ControllerDeps) {
     this.core = new FlowCore(deps);
@@ -61,7 +58,6 @@ export class LoginController {
     this.core.onMfaEntered = () => this.mfa.begin();
     this.passwords = new PasswordFlow(this.core, this.discovery);
     this.passwordReset = new PasswordResetFlow(this.core, this.discovery, this.passwords.resetEmail);
-    this.oneTap = new OneTapFlow(this.core, this.redirects);
   }
 
   /** Runs once per mounted widget: last used method, URL token, organization lookup, telemetry. */
@@ -81,7 +77,7 @@ export class LoginController {
     if (this.passwordReset.start()) return;
     // Floating One Tap only: no form, and the page's token is left to the page (api-reference 3.6).
     if (!config.oneTap.floatingOnly) void this.authenticateUrlToken();
-    void this.lookupOrganization().then(() => this.oneTap.start());
+    void this.lookupOrganization().then(() => this.startOneTap());
   }
 
   back(): void {
@@ -299,6 +295,13 @@ export class LoginController {
     backend.session.applyAuthResponse(redeemed.primary);
     this.deps.emit.event(oauth ? EventType.B2BOAuthAuthenticate : EventType.B2BMagicLinkAuthenticate, redeemed.primary);
     this.core.completePrimary(redeemed.primary);
+  }
+
+  /** Google One Tap, when configured; its code is a lazy chunk, as most pages never use it. */
+  private async startOneTap(): Promise<void> {
+    if (!this.deps.getConfig().oneTap.enabled) return;
+    const { OneTapFlow } = await import('./oneTap');
+    await new OneTapFlow(this.core, this.redirects).start();
   }
 
   /** Spec section 4: lookup by slug runs on Main, in the Organization flow, without an organization. */
