@@ -64,6 +64,7 @@ const ROUTES = {
   'POST /sdk/v1/b2b/discovery/organizations/create': 'B2BDiscoveryOrganizationsCreateResponse',
   'POST /sdk/v1/b2b/discovery/intermediate_sessions/exchange': 'B2BDiscoveryIntermediateSessionsExchangeResponse',
   'POST /sdk/v1/b2b/sessions/exchange': 'B2BSessionExchangeResponse',
+  'POST /sdk/v1/b2b/sessions/attest': 'B2BSessionAttestResponse',
   'POST /sdk/v1/b2b/otps/sms/send': 'B2BSMSSendResponse',
   'POST /sdk/v1/b2b/otps/sms/authenticate': 'B2BSMSAuthenticateResponse',
   'POST /sdk/v1/b2b/totp': 'B2BTOTPCreateResponse',
@@ -135,6 +136,12 @@ const EXTRA = {
   // authorization_check's verdict (api-reference 5.4, RBAC): the Node client types it for the backend
   // face; a browser that sends the check reads the same field.
   'POST /sdk/v1/b2b/sessions/authenticate': `{ verdict: { authorized: boolean; granting_roles: string[] } }`,
+  // An attested token is a primary login, so the organization's MFA and auth-method policies answer
+  // with an IST as for every login (the widget's trustedAuthTokenParams reads member_authenticated).
+  'POST /sdk/v1/b2b/sessions/attest': `{ member_authenticated: boolean; intermediate_session_token: string;
+    mfa_required: { member_options: { mfa_phone_number: string; totp_registration_id: string };
+      secondary_auth_initiated: string | null } | null;
+    primary_required: { allowed_auth_methods: string[] } | null }`,
 };
 
 // Fields the SDK declares that Latchkey never sends to a browser, with the reason. They are left

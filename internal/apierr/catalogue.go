@@ -121,6 +121,15 @@ const (
 	SSOJITProvisioningNotAllowed Type = "sso_jit_provisioning_not_allowed"
 	SSOMetadataInvalid           Type = "sso_metadata_invalid"
 	EncryptionKeyNotConfigured   Type = "encryption_key_not_configured"
+
+	// Trusted auth tokens (issue 11): a token profile and the JWTs it
+	// vouches for.
+	TrustedTokenProfileNotFound     Type = "trusted_token_profile_not_found"
+	TrustedTokenProfileInvalid      Type = "trusted_token_profile_invalid_request"
+	InvalidTrustedAuthToken         Type = "invalid_trusted_auth_token"
+	TrustedAuthTokenKeysUnavailable Type = "trusted_auth_token_keys_unavailable"
+	TokenMissingOrganizationIDClaim Type = "token_missing_organization_id_claim"
+	InvalidTokenOrganizationIDClaim Type = "invalid_token_organization_id_claim"
 )
 
 type entry struct {
@@ -233,4 +242,11 @@ var catalogue = map[Type]entry{
 	SSOJITProvisioningNotAllowed: {http.StatusForbidden, "This organization does not allow new members to join through this SSO connection."},
 	SSOMetadataInvalid:           {http.StatusBadRequest, "The identity provider's metadata could not be fetched or read."},
 	EncryptionKeyNotConfigured:   {http.StatusServiceUnavailable, "This server has no LATCHKEY_ENCRYPTION_KEY, so it cannot store private keys or client secrets."},
+
+	TrustedTokenProfileNotFound:     {http.StatusNotFound, "The trusted auth token profile could not be found."},
+	TrustedTokenProfileInvalid:      {http.StatusBadRequest, "The trusted auth token profile is invalid."},
+	InvalidTrustedAuthToken:         {http.StatusUnauthorized, "The trusted auth token failed validation (signature, issuer, audience, expiry, or it was already used)."},
+	TrustedAuthTokenKeysUnavailable: {http.StatusBadGateway, "The token profile's signing keys could not be fetched from its JWKS URL."},
+	TokenMissingOrganizationIDClaim: {http.StatusBadRequest, "The trusted auth token names no organization: send organization_id or map an organization_id claim."},
+	InvalidTokenOrganizationIDClaim: {http.StatusBadRequest, "The organization_id sent differs from the organization the trusted auth token names."},
 }

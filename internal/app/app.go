@@ -41,6 +41,7 @@ import (
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/sso"
 	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/trustedauth"
 	"github.com/latchkey/latchkey/web/widget"
 )
 
@@ -76,6 +77,9 @@ type App struct {
 	Flows *flowtoken.Store
 	// OAuth is the OAuth module (also configured by the CLI).
 	OAuth *oauth.Module
+	// TrustedAuth is the trusted auth tokens module (its profiles are
+	// configured by the CLI).
+	TrustedAuth *trustedauth.Service
 	// SSO is the SSO module (also configured by dev mode's seed).
 	SSO *sso.Service
 	// DevSAML and DevOIDC are dev mode's built-in identity providers

@@ -34,6 +34,7 @@ var loginRoutes = map[string]string{
 	"b2b/totp/authenticate":                        "totp",
 	"b2b/recovery_codes/recover":                   "recovery_code",
 	"b2b/discovery/intermediate_sessions/exchange": "discovery_exchange",
+	"b2b/sessions/attest":                          "trusted_auth_token",
 }
 
 // factorRoutes maps "METHOD path" to the factor change it makes.

@@ -18,6 +18,7 @@ import (
 	"github.com/latchkey/latchkey/internal/rbac"
 	"github.com/latchkey/latchkey/internal/sso"
 	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/trustedauth"
 )
 
 // Module is a feature package (an auth method, RBAC, the identity
@@ -32,7 +33,7 @@ type Module interface {
 // Migrations lists every module's own migrations, applied after the core
 // ones by App.New, `latchkey migrate` and the test harness.
 func Migrations() []store.Source {
-	return []store.Source{oauth.Migrations(), rbac.Migrations(), idp.Migrations(), sso.Migrations()}
+	return []store.Source{oauth.Migrations(), rbac.Migrations(), idp.Migrations(), sso.Migrations(), trustedauth.Migrations()}
 }
 
 // SealedColumns lists every column holding a secret sealed at rest with
@@ -60,6 +61,7 @@ func (a *App) wireModules() error {
 		Sessions: a.Sessions, Discovery: a.discovery, Limiter: a.Limiter, Flows: a.Flows, Box: a.Box,
 		BaseURL: func() string { return a.Config.BaseURL }})
 	a.RBAC = rbac.New(rbac.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs})
+	a.TrustedAuth = trustedauth.New(trustedauth.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs, Sessions: a.Sessions, Limiter: a.Limiter})
 	members := memberSessions{sessions: a.Sessions, limiter: a.Limiter}
 	a.Orgs.UseRBAC(a.RBAC)
 	a.SSO = sso.New(sso.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Resolver: a.Resolver, Orgs: a.Orgs,
@@ -72,6 +74,7 @@ func (a *App) wireModules() error {
 			Projects: a.Projects, Flows: a.Flows, Limiter: a.Limiter, Sessions: a.Sessions,
 			Members: members, M2M: m2m.NewStore(a.DB, a.Clock), BaseURL: func() string { return a.Config.BaseURL }}),
 		a.SSO,
+		a.TrustedAuth,
 	}
 	if a.Config.Dev {
 		base := func() string { return a.Config.BaseURL }

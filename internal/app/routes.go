@@ -216,6 +216,7 @@ func (a *App) Handler() http.Handler {
 		httpapi.WithRecover(),
 		httpapi.WithSecurityHeaders(a.Config.SecureCookies()),
 		httpapi.WithBodyLimit(a.Config.BodyLimit),
+		httpapi.WithCleanInput(),
 	)
 }
 

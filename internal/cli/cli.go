@@ -28,6 +28,12 @@ Usage:
   latchkey project add-origin --project ID --origin ORIGIN
   latchkey project oauth --project ID --provider google|microsoft|hubspot|slack|github --client-id X --client-secret Y
                          [--issuer URL | --authorize-url URL --token-url URL --api-url URL]
+  latchkey project token-profile create --project ID --issuer ISS --audience AUD (--jwks-url URL | --pem-file F...)
+                         [--email-claim C] [--organization-id-claim C] [--name-claim C] [--token-id-claim C]
+                         [--can-jit-provision] [--inactive] [--name N]
+  latchkey project token-profile list --project ID
+  latchkey project token-profile update --project ID --profile PID --active true|false
+  latchkey project token-profile delete --project ID --profile PID
   latchkey project rbac set --project ID --file policy.json
   latchkey project rbac get --project ID [--effective]
   latchkey project rotate-secret --project ID [--keep-old]   new backend secret (shown once)

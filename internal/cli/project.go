@@ -27,7 +27,7 @@ func openProjects(ctx context.Context, env Env) (*project.Store, func(), error) 
 
 func projectCmd(ctx context.Context, env Env) error {
 	if len(env.Args) < 2 {
-		return fmt.Errorf("missing subcommand: create, list, update, oauth, rbac, add-redirect-url, add-origin, rotate-secret, secrets or retire-secret")
+		return fmt.Errorf("missing subcommand: create, list, update, oauth, token-profile, rbac, add-redirect-url, add-origin, rotate-secret, secrets or retire-secret")
 	}
 	fs := flag.NewFlagSet("project "+env.Args[1], flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
@@ -51,6 +51,8 @@ func projectCmd(ctx context.Context, env Env) error {
 		return projectUpdate(ctx, env)
 	case "oauth":
 		return projectOAuth(ctx, env)
+	case "token-profile":
+		return projectTokenProfile(ctx, env)
 	case "rotate-secret", "secrets", "retire-secret":
 		return secretCmd(ctx, env)
 	case "rbac":

@@ -14,22 +14,37 @@ import (
 //go:embed demo.html.tmpl
 var demoHTML string
 
-var demoTemplate = template.Must(template.New("demo").Parse(demoHTML))
+var demoTemplate = template.Must(template.New("demo").Funcs(template.FuncMap{"flowName": flowName}).Parse(demoHTML))
+
+// flowName names a widget product for the demo page's list of flows.
+func flowName(product string) string {
+	names := map[string]string{"emailMagicLinks": "email magic links", "emailOtp": "email codes", "passwords": "passwords",
+		"oauth": "OAuth through the mock providers", "sso": "SAML and OIDC single sign-on"}
+	if n, ok := names[product]; ok {
+		return n
+	}
+	return product
+}
 
 type demoOrg struct {
-	Name, Slug, Rule, Member string
+	Name, Slug, Rule, Member, Try string
+	Products                      []string
+	MFA                           bool
 }
 
 type demoView struct {
-	ProjectName string
-	PublicToken string
-	BaseURL     string
-	Orgs        []demoOrg
-	Nonce       string // the CSP nonce of the page's inline script
+	ProjectName  string
+	PublicToken  string
+	BaseURL      string
+	Orgs         []demoOrg
+	DiscoveryTry string
+	Nonce        string // the CSP nonce of the page's inline script
 }
 
-// DemoHandler serves the dev demo page at /: one login widget per demo
-// organization, the current session, and a link to the dev mailbox.
+// DemoHandler serves the dev demo page at /: a discovery login widget,
+// one login widget per demo organization (each showing its family of
+// flows, with how to try it), the current session, and a link to the dev
+// mailbox.
 func DemoHandler(projects *project.Store, orgs *organization.Store, baseURL string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
@@ -43,7 +58,7 @@ func DemoHandler(projects *project.Store, orgs *organization.Store, baseURL stri
 			http.Error(w, "The demo project has no public token.", http.StatusInternalServerError)
 			return
 		}
-		v := demoView{ProjectName: p.Name, PublicToken: tok, BaseURL: baseURL}
+		v := demoView{ProjectName: p.Name, PublicToken: tok, BaseURL: baseURL, DiscoveryTry: DemoDiscoveryTry}
 		for _, d := range DemoOrgs {
 			if _, err := orgs.BySlug(ctx, p.ID, d.Slug); err != nil {
 				continue
@@ -52,7 +67,8 @@ func DemoHandler(projects *project.Store, orgs *organization.Store, baseURL stri
 			if d.JIT == organization.Restricted {
 				rule = "Only addresses at " + d.Domains[0] + " may join."
 			}
-			v.Orgs = append(v.Orgs, demoOrg{Name: d.Name, Slug: d.Slug, Rule: rule, Member: d.Member})
+			v.Orgs = append(v.Orgs, demoOrg{Name: d.Name, Slug: d.Slug, Rule: rule, Member: d.Member, Try: d.Try,
+				Products: d.Products, MFA: d.MFA})
 		}
 		// The page's one inline script (mounting the widgets) runs by its
 		// nonce; the widget itself loads from this origin.

@@ -13,7 +13,8 @@ import (
 // DemoProjectName names the project the seed creates.
 const DemoProjectName = "Latchkey Demo"
 
-// DemoOrg is one seeded organization.
+// DemoOrg is one seeded organization, with what the demo page offers for
+// it.
 type DemoOrg struct {
 	Name, Slug, JIT string
 	Domains         []string
@@ -25,19 +26,47 @@ type DemoOrg struct {
 	// OIDC connection to the dev identity providers (see SeedSSO), with
 	// SSO JIT provisioning open to both.
 	SSO bool
+	// MFA, when set, requires MFA of every member.
+	MFA bool
+	// Products are the login widget's products on the demo page, and Try
+	// says in a sentence or two how to try them.
+	Products []string
+	Try      string
 }
 
-// DemoOrgs are the seeded organizations: one open to any email domain,
-// one restricted to an allowed domain (and OAuth tenants), and one that
-// logs in by SSO through the dev identity providers (its domain makes SSO
-// discovery find its connections).
+// DemoOrgs are the seeded organizations, one per family of flows: email
+// and passwords open to anyone, OAuth tenant JIT, enterprise SSO through
+// the dev identity providers (its domain makes SSO discovery find its
+// connections), and MFA required for all.
 var DemoOrgs = []DemoOrg{
-	{Name: "Acme Corp", Slug: "acme", JIT: organization.AllAllowed, Member: "ada@acme.test"},
+	{Name: "Acme Corp", Slug: "acme", JIT: organization.AllAllowed, Member: "ada@acme.test",
+		Products: []string{"emailMagicLinks", "emailOtp", "passwords", "oauth"},
+		Try: "Email codes, magic links and passwords. Type any address: the code or link is in the dev mailbox. " +
+			"Or choose the password option: a new address signs up with a strong password, and " +
+			"\"Forgot password?\" mails a reset link."},
 	{Name: "Globex", Slug: "globex", JIT: organization.Restricted, Domains: []string{"globex.test"}, Member: "grace@globex.test",
-		Tenants: map[string][]string{"google": {"globex.test"}, "microsoft": {"globex.test"}, "slack": {"globex.test"}}},
+		Tenants:  map[string][]string{"google": {"globex.test"}, "microsoft": {"globex.test"}, "slack": {"globex.test"}},
+		Products: []string{"emailOtp", "oauth"},
+		Try: "OAuth with tenant JIT. The provider buttons go to the built-in mock providers. Globex admits its " +
+			"Google, Microsoft and Slack tenant globex.test: on the mock Google page choose Pat Contractor " +
+			"(pat@contractor.test), who joins although the address is not at globex.test."},
 	{Name: "Initech", Slug: "initech", JIT: organization.Restricted, Domains: []string{"initech.test"},
-		Member: "peter@initech.test", SSO: true},
+		Member: "peter@initech.test", SSO: true, Products: []string{"sso", "emailOtp"},
+		Try: "Enterprise SSO. The SAML and OIDC buttons go to the dev identity providers; pick a person or type " +
+			"any @initech.test address. New people join by SSO JIT (try Joanna on the SAML page: her groups " +
+			"travel in the signed assertion)."},
+	{Name: "Hooli", Slug: "hooli", JIT: organization.AllAllowed, Member: "gavin@hooli.test", MFA: true,
+		Products: []string{"emailOtp", "passwords"},
+		Try: "MFA required for everyone. Log in with any address by email code or password, then enroll an " +
+			"authenticator app (scan the QR code) or a phone number (the texted code is in the dev mailbox), " +
+			"and keep the backup codes."},
 }
+
+// DemoDiscoveryTry says how to try the discovery widget of the demo page.
+const DemoDiscoveryTry = "Discovery: start from an email address, then choose the organization. Try " +
+	"grace@globex.test (a member of Globex), any @globex.test or @initech.test address (those organizations " +
+	"admit the domain), or a new address to create an organization. \"Use single sign-on\" with an " +
+	"@initech.test address finds Initech's connections by domain; the mock Google works here too."
 
 // Seeded describes the demo data. Secret is set only when the project was
 // created by this call (it is stored hashed and cannot be shown again).
@@ -82,6 +111,10 @@ func Seed(ctx context.Context, projects *project.Store, orgs *organization.Store
 			if d.SSO {
 				all := organization.AllAllowed
 				set.SSOJITProvisioning = &all
+			}
+			if d.MFA {
+				required := organization.MFARequiredForAll
+				set.MFAPolicy = &required
 			}
 			o, err = orgs.Create(ctx, p.ID, p.Env, set)
 		}

@@ -27,6 +27,9 @@ func Decode(r *http.Request, dst any) error {
 	if len(strings.TrimSpace(string(body))) == 0 {
 		return nil
 	}
+	if err := cleanJSON(body); err != nil {
+		return err
+	}
 	if err := json.Unmarshal(body, dst); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		var syntaxErr *json.SyntaxError

@@ -3,14 +3,23 @@ package httpapi
 import (
 	"net/http"
 	"net/http/httptest"
+	"path"
+	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 )
 
 // JSONNotFound wraps a ServeMux so unmatched paths and methods get JSON
-// errors in the catalogue's shape instead of the mux's plain text.
+// errors in the catalogue's shape instead of the mux's plain text. A path
+// with dot segments or doubled slashes is not found either: the mux would
+// redirect it to the cleaned path, which an API client cannot follow with
+// its body, and which lets "members/.." name a different route.
 func JSONNotFound(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !canonical(r.URL.Path) {
+			WriteError(w, r, apierr.New(apierr.RouteNotFound))
+			return
+		}
 		h, pattern := mux.Handler(r)
 		if pattern != "" {
 			mux.ServeHTTP(w, r)
@@ -27,4 +36,17 @@ func JSONNotFound(mux *http.ServeMux) http.Handler {
 		}
 		WriteError(w, r, apierr.New(apierr.RouteNotFound))
 	})
+}
+
+// canonical reports whether p is already clean (a trailing slash allowed),
+// as the mux's own cleaning would leave it.
+func canonical(p string) bool {
+	if p == "" || p[0] != '/' {
+		return false
+	}
+	c := path.Clean(p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c == p
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/project"
@@ -49,7 +50,7 @@ func (f Faces) SDKLogoutStart(r *http.Request) (any, error) {
 	c := project.CallerFrom(r.Context())
 	app, err := f.P.apps.Get(r.Context(), c.Project.ID, req.ClientID)
 	if err != nil {
-		return nil, err
+		return nil, connectedapps.NotFound(err)
 	}
 	if !app.HasPostLogoutRedirectURL(req.PostLogoutRedirectURI) {
 		return nil, apierr.New(apierr.InvalidRedirectURI).WithMessage("The post_logout_redirect_uri does not exactly match a URL registered for this connected app.")

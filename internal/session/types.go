@@ -62,6 +62,14 @@ type Factor struct {
 	// SSO factors (type "sso", delivery_method "sso_saml" or "sso_oidc").
 	SAMLSSOFactor *SSOFactor `json:"saml_sso_factor,omitempty"`
 	OIDCSSOFactor *SSOFactor `json:"oidc_sso_factor,omitempty"`
+	// A trusted auth token (type "trusted_auth_token", delivery_method
+	// "trusted_token_exchange"; package trustedauth).
+	TrustedAuthTokenFactor *TrustedAuthTokenFactor `json:"trusted_auth_token_factor,omitempty"`
+}
+
+// TrustedAuthTokenFactor names the attested token by its token id claim.
+type TrustedAuthTokenFactor struct {
+	TokenID string `json:"token_id"`
 }
 
 // MemberSession is the wire shape of a session.

@@ -1,0 +1,61 @@
+package devmode_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/devmode"
+)
+
+// The seed makes one organization per family of flows and the demo page
+// offers each of them with how to try it: what `make run` shows.
+func TestDemoSeedAndPageOfferEveryFlow(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		ctx := context.Background()
+		a := e.App
+		seeded, err := devmode.Seed(ctx, a.Projects, a.Orgs, e.Srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := devmode.SeedSSO(ctx, a.SSO, a.Orgs, seeded.Project.ID, a.DevSAML, a.DevOIDC); err != nil {
+			t.Fatal(err)
+		}
+		p := seeded.Project.ID
+		initech, err := a.Orgs.BySlug(ctx, p, "initech")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(initech.SSOActiveConnections) != 2 || initech.SSOJITProvisioning != "ALL_ALLOWED" ||
+			initech.SSODefaultConnectionID == nil {
+			t.Fatalf("initech: %+v", initech)
+		}
+		hooli, err := a.Orgs.BySlug(ctx, p, "hooli")
+		if err != nil || hooli.MFAPolicy != "REQUIRED_FOR_ALL" {
+			t.Fatalf("hooli: %v %+v", err, hooli)
+		}
+		// A second start keeps what exists.
+		again, err := devmode.Seed(ctx, a.Projects, a.Orgs, e.Srv.URL)
+		if err != nil || again.Project.ID != p || again.Secret != "" {
+			t.Fatalf("reseed: %v %+v", err, again)
+		}
+
+		r := e.Get("/")
+		page := string(r.Raw)
+		if r.Status != 200 || !strings.Contains(r.Header.Get("Content-Security-Policy"), "'nonce-") {
+			t.Fatalf("demo page: %d %q", r.Status, r.Header.Get("Content-Security-Policy"))
+		}
+		for _, want := range []string{`id="login-discovery"`, `authFlowType: 'Discovery'`, "Try every flow",
+			"single sign-on", "then MFA", `"sso"`, `"passwords"`, "Pat Contractor", "Joanna"} {
+			if !strings.Contains(page, want) {
+				t.Errorf("demo page lacks %q", want)
+			}
+		}
+		for _, d := range devmode.DemoOrgs {
+			if !strings.Contains(page, `id="login-`+d.Slug+`"`) || !strings.Contains(page, d.Member) {
+				t.Errorf("demo page lacks %s", d.Slug)
+			}
+		}
+	})
+}

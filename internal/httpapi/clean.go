@@ -1,0 +1,115 @@
+package httpapi
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+)
+
+// Clean input: every identifier, token and address the server receives
+// ends up in a database query, and PostgreSQL refuses text holding a NUL
+// byte or invalid UTF-8 (SQLSTATE 22021), which would surface as a 500 for
+// a request that is simply malformed. No legitimate client sends either,
+// so the edge refuses them with invalid_request before any handler runs:
+// WithCleanInput checks the path, the query, the credentials and form
+// bodies; Decode checks JSON bodies.
+
+// errDirty is the catalogue error for a request carrying either.
+func errDirty(where string) error {
+	return apierr.Invalid(where, "The request's "+where+" contains a NUL character or invalid UTF-8.")
+}
+
+// clean reports whether s is valid UTF-8 without NUL characters.
+func clean(s string) bool { return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 }
+
+// WithCleanInput refuses requests whose path, query, Basic credentials,
+// Origin or form body hold a NUL character or invalid UTF-8. It runs after
+// WithBodyLimit, which bounds the form body it reads.
+func WithCleanInput() Middleware {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if err := checkClean(r); err != nil {
+				WriteError(w, r, err)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+func checkClean(r *http.Request) error {
+	if !clean(r.URL.Path) {
+		return errDirty("path")
+	}
+	if q := r.URL.RawQuery; q != "" {
+		if v, err := url.QueryUnescape(q); err == nil && !clean(v) {
+			return errDirty("query")
+		}
+	}
+	if a := r.Header.Get("Authorization"); a != "" {
+		if !clean(a) {
+			return errDirty("credentials")
+		}
+		if u, p, ok := r.BasicAuth(); ok && (!clean(u) || !clean(p)) {
+			return errDirty("credentials")
+		}
+	}
+	if o := r.Header.Get("Origin"); o != "" && !clean(o) {
+		return errDirty("origin")
+	}
+	if isForm(r) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				return apierr.New(apierr.RequestTooLarge)
+			}
+			return apierr.Wrap(apierr.InvalidRequest, err).WithMessage("The request body could not be read.")
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if v, err := url.QueryUnescape(string(body)); err == nil && !clean(v) {
+			return errDirty("body")
+		}
+	}
+	return nil
+}
+
+func isForm(r *http.Request) bool {
+	if r.Body == nil || r.Body == http.NoBody {
+		return false
+	}
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	return mt == "application/x-www-form-urlencoded"
+}
+
+// cleanJSON refuses a JSON body holding invalid UTF-8 (encoding/json would
+// quietly turn it into U+FFFD) or an escaped NUL (\u0000). A raw NUL is
+// already a syntax error.
+func cleanJSON(body []byte) error {
+	if !utf8.Valid(body) {
+		return errDirty("body")
+	}
+	for i := bytes.IndexByte(body, '\\'); i >= 0; {
+		if i+5 < len(body) && body[i+1] == 'u' && string(body[i+2:i+6]) == "0000" {
+			return errDirty("body")
+		}
+		// Skip the escaped character, so "\\u0000" (a backslash, then
+		// the text u0000) is not mistaken for a NUL.
+		if i+2 >= len(body) {
+			break
+		}
+		next := bytes.IndexByte(body[i+2:], '\\')
+		if next < 0 {
+			break
+		}
+		i += 2 + next
+	}
+	return nil
+}

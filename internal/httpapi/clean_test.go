@@ -1,0 +1,99 @@
+package httpapi
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestCleanJSON(t *testing.T) {
+	for _, tc := range []struct {
+		body  string
+		dirty bool
+	}{
+		{`{"a":"b"}`, false},
+		{`{"a":"\u00e9\u20ac"}`, false},
+		{`{"a":"\\u0000"}`, false}, // a backslash, then the text u0000
+		{`{"a":"x\\\\"}`, false},
+		{`{"a":"\u0000"}`, true},
+		{`{"a":"ok\\\u0000"}`, true},
+		{"{\"a\":\"\xff\"}", true},
+		{`\`, false},
+		{`{"a":"\u000`, false}, // truncated: a syntax error for Unmarshal
+	} {
+		if got := cleanJSON([]byte(tc.body)) != nil; got != tc.dirty {
+			t.Errorf("cleanJSON(%q) dirty=%v, want %v", tc.body, got, tc.dirty)
+		}
+	}
+}
+
+func TestWithCleanInputRefusesNULAndInvalidUTF8(t *testing.T) {
+	var reached string
+	h := Chain(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		reached = string(b)
+		w.WriteHeader(http.StatusNoContent)
+	}), WithBodyLimit(1<<10), WithCleanInput())
+	do := func(target, ctype, body string, hdr map[string]string) (int, string) {
+		req := httptest.NewRequest(http.MethodPost, "http://x"+target, strings.NewReader(body))
+		if ctype != "" {
+			req.Header.Set("Content-Type", ctype)
+		}
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		rec := httptest.NewRecorder()
+		reached = ""
+		h.ServeHTTP(rec, req)
+		var e struct {
+			ErrorType string `json:"error_type"`
+		}
+		_ = json.Unmarshal(rec.Body.Bytes(), &e)
+		return rec.Code, e.ErrorType
+	}
+	for _, tc := range []struct {
+		name, target, ctype, body string
+		hdr                       map[string]string
+	}{
+		{"path nul", "/v1/orgs/a%00b", "", "", nil},
+		{"path utf8", "/v1/orgs/%ff", "", "", nil},
+		{"query nul", "/v1/x?member_id=%00", "", "", nil},
+		{"query utf8", "/v1/x?to=%c0%af", "", "", nil},
+		{"basic nul", "/v1/x", "", "", map[string]string{"Authorization": "Basic " + b64("a\x00:b")}},
+		{"basic utf8", "/v1/x", "", "", map[string]string{"Authorization": "Basic " + b64("a:\xff")}},
+		{"origin", "/v1/x", "", "", map[string]string{"Origin": "http://\xff.test"}},
+		{"form nul", "/v1/x", "application/x-www-form-urlencoded", "code=%00", nil},
+		{"form utf8", "/v1/x", "application/x-www-form-urlencoded; charset=utf-8", "code=%ff", nil},
+	} {
+		if code, typ := do(tc.target, tc.ctype, tc.body, tc.hdr); code != 400 || typ != "invalid_request" {
+			t.Errorf("%s: got %d %q, want 400 invalid_request", tc.name, code, typ)
+		}
+	}
+	// Clean requests pass, and a form body is still there for the handler.
+	if code, _ := do("/v1/x?q=%C3%A9", "application/x-www-form-urlencoded", "code=abc&x=%C3%A9", nil); code != 204 || reached != "code=abc&x=%C3%A9" {
+		t.Errorf("clean form: %d, body %q", code, reached)
+	}
+	if code, _ := do("/v1/x", "application/json", `{"a":"\u0000"}`, nil); code != 204 {
+		t.Errorf("JSON bodies are Decode's to check: %d", code)
+	}
+	if code, typ := do("/v1/x", "application/x-www-form-urlencoded", "a="+strings.Repeat("x", 2<<10), nil); code != 413 || typ != "request_too_large" {
+		t.Errorf("oversized form: %d %q", code, typ)
+	}
+}
+
+func TestDecodeRefusesEscapedNUL(t *testing.T) {
+	req := httptest.NewRequest(http.MethodPost, "http://x/", strings.NewReader(`{"email_address":"a\u0000@b.test"}`))
+	var dst struct {
+		Email string `json:"email_address"`
+	}
+	err := Decode(req, &dst)
+	if err == nil || !strings.Contains(err.Error(), "invalid_request") {
+		t.Fatalf("Decode: %v", err)
+	}
+}
+
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }

@@ -1,0 +1,212 @@
+package trustedauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Factor names of an attested token, as Stytch names them.
+const (
+	FactorType     = "trusted_auth_token"
+	DeliveryMethod = "trusted_token_exchange"
+)
+
+type attestRequest struct {
+	ProfileID              string `json:"profile_id"`
+	Token                  string `json:"token"`
+	OrganizationID         string `json:"organization_id"`
+	SessionDurationMinutes *int   `json:"session_duration_minutes"`
+	SessionToken           string `json:"session_token"`
+	SessionJWT             string `json:"session_jwt"`
+}
+
+// identity is what a verified token says.
+type identity struct {
+	email     string
+	name      string
+	tokenID   string
+	orgID     string
+	signedOrg bool // orgID came from the token, not the request
+}
+
+// Attest handles b2b/sessions/attest on both faces: a token the profile's
+// issuer signed becomes a session (or an IST when the organization wants
+// MFA or another primary method). With session_token or session_jwt the
+// token is added as a factor of that session instead, which is then
+// replaced, so stepping up never leaves two live sessions.
+func (h Handlers) Attest(r *http.Request) (any, error) {
+	var req attestRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	for _, f := range [][2]string{{"profile_id", req.ProfileID}, {"token", req.Token}} {
+		if err := httpapi.Required(f[0], f[1]); err != nil {
+			return nil, err
+		}
+	}
+	ctx := r.Context()
+	p := project.CallerFrom(ctx).Project
+	duration, err := session.DurationMinutes(p, req.SessionDurationMinutes)
+	if err != nil {
+		return nil, err
+	}
+	s := h.s
+	prof, err := s.Profile(ctx, p.ID, req.ProfileID)
+	if err != nil {
+		return nil, err
+	}
+	if !prof.Active {
+		return nil, apierr.New(apierr.TrustedTokenProfileNotFound).WithMessage("The trusted auth token profile is inactive.")
+	}
+	var prior *session.SessionResponse
+	if req.SessionToken != "" || req.SessionJWT != "" {
+		if prior, err = s.d.Sessions.Authenticate(ctx, p, session.Credential{Token: req.SessionToken, JWT: req.SessionJWT}, nil); err != nil {
+			return nil, err
+		}
+	}
+	var resp *session.AuthResponse
+	err = s.d.Limiter.GuardUnguessable(ctx, func() error {
+		id, exp, err := s.identify(ctx, prof, req)
+		if err != nil {
+			return err
+		}
+		return s.d.DB.Tx(ctx, func(q store.Querier) error {
+			resp, err = s.complete(ctx, q, p, prof, id, exp, prior, duration)
+			return err
+		})
+	}, ratelimit.FailureOf(apierr.InvalidTrustedAuthToken), ratelimit.For(AttestPerIP, httpapi.ClientIP(r)))
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
+}
+
+// identify verifies the token and reads the member's identity from it.
+func (s *Service) identify(ctx context.Context, prof *Profile, req attestRequest) (identity, int64, error) {
+	c, exp, err := s.verify(ctx, prof, req.Token)
+	if err != nil {
+		return identity{}, 0, err
+	}
+	m := prof.AttributeMapping
+	raw := c.text(m.Email)
+	if raw == "" {
+		return identity{}, 0, badToken(fmt.Sprintf("has no email in its %q claim.", m.Email))
+	}
+	email, err := emailaddr.Normalize(raw)
+	if err != nil {
+		return identity{}, 0, badToken(fmt.Sprintf("has an invalid email in its %q claim.", m.Email))
+	}
+	id := identity{email: email, name: c.text(m.Name), tokenID: c.text(m.TokenID)}
+	claimOrg := c.text(m.OrganizationID)
+	switch {
+	case claimOrg != "" && req.OrganizationID != "" && claimOrg != req.OrganizationID:
+		return identity{}, 0, apierr.New(apierr.InvalidTokenOrganizationIDClaim)
+	case claimOrg != "":
+		id.orgID, id.signedOrg = claimOrg, true
+	case req.OrganizationID != "":
+		id.orgID = req.OrganizationID
+	default:
+		return identity{}, 0, apierr.New(apierr.TokenMissingOrganizationIDClaim)
+	}
+	return id, store.Millis(exp.Add(clockSkew)), nil
+}
+
+// complete finds (or provisions) the member, spends the token id and
+// completes the login inside q.
+func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Project, prof *Profile, id identity,
+	expMs int64, prior *session.SessionResponse, duration int) (*session.AuthResponse, error) {
+	org, err := s.d.Orgs.GetIn(ctx, q, p.ID, id.orgID)
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	m, err := s.member(ctx, q, p, prof, org, id)
+	if err != nil {
+		return nil, err
+	}
+	if prior != nil && (prior.Member.MemberID != m.MemberID || prior.Organization.OrganizationID != org.OrganizationID) {
+		return nil, apierr.New(apierr.UnauthorizedAction).WithMessage(
+			"The session belongs to another member than the trusted auth token names.")
+	}
+	if err := s.spend(ctx, q, prof.ProfileID, id.tokenID, expMs); err != nil {
+		return nil, err
+	}
+	// The profile's issuer vouches for the address, as an SSO provider does.
+	if err := s.d.Orgs.MarkEmailVerified(ctx, q, m); err != nil {
+		return nil, err
+	}
+	factor := session.Factor{Type: FactorType, DeliveryMethod: DeliveryMethod,
+		TrustedAuthTokenFactor: &session.TrustedAuthTokenFactor{TokenID: id.tokenID}}
+	params := session.CompleteParams{Project: p, Organization: org, Member: m, Factor: factor, DurationMinutes: duration}
+	if prior != nil {
+		for _, old := range prior.MemberSession.AuthenticationFactors {
+			if old.Type != factor.Type || old.DeliveryMethod != factor.DeliveryMethod {
+				params.Prior = append(params.Prior, old)
+			}
+		}
+	}
+	resp, err := s.d.Sessions.Complete(ctx, q, params)
+	if err != nil || prior == nil || resp.MemberSession == nil {
+		return resp, err
+	}
+	return resp, s.d.Sessions.RevokeTx(ctx, q, p, prior.MemberSession.MemberSessionID)
+}
+
+// member finds the member the token names, or provisions one when the
+// profile allows it, the organization was named by the signed token (a
+// request's organization_id is the caller's word, not the issuer's), and
+// the organization's email JIT policy admits the address.
+func (s *Service) member(ctx context.Context, q store.Querier, p *project.Project, prof *Profile,
+	org *organization.Organization, id identity) (*organization.Member, error) {
+	m, err := s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, id.email)
+	switch {
+	case err == nil:
+		if m.Status == organization.StatusDeleted {
+			return nil, apierr.New(apierr.InactiveMember)
+		}
+		return m, nil
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, err
+	case !prof.CanJITProvision || !id.signedOrg:
+		return nil, apierr.Wrap(apierr.MemberNotFound, err).WithMessage(
+			"No member of the organization has the trusted auth token's email, and this profile does not provision new members.")
+	}
+	if err := org.CheckEmailJIT(id.email); err != nil {
+		return nil, err
+	}
+	return s.d.Orgs.CreateMember(ctx, q, org, p.Env, organization.NewMember{Email: id.email, Name: id.name,
+		Status: organization.StatusActive})
+}
+
+// spend records a token id as used; a second use is refused. Tokens
+// without an id cannot be tracked and rely on their expiry alone.
+func (s *Service) spend(ctx context.Context, q store.Querier, profileID, tokenID string, expMs int64) error {
+	if tokenID == "" {
+		return nil
+	}
+	now := store.Millis(s.d.Clock.Now())
+	if _, err := q.ExecContext(ctx, `DELETE FROM trusted_auth_token_uses WHERE profile_id = $1 AND expires_at < $2`,
+		profileID, now); err != nil {
+		return fmt.Errorf("trustedauth: sweep used tokens: %w", err)
+	}
+	res, err := q.ExecContext(ctx, `INSERT INTO trusted_auth_token_uses (profile_id, token_hash, expires_at)
+		VALUES ($1, $2, $3) ON CONFLICT (profile_id, token_hash) DO NOTHING`, profileID, ids.Hash(tokenID), expMs)
+	if err != nil {
+		return fmt.Errorf("trustedauth: record used token: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return badToken("was already used.")
+	}
+	return nil
+}

@@ -1,0 +1,303 @@
+package trustedauth_test
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/pem"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/trustedauth"
+)
+
+func TestAttestJWKSAndReplay(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		is := newIssuer(t)
+		prof := jwksProfile(t, e, is, nil)
+		if !strings.HasPrefix(prof.ProfileID, "trusted-auth-token-profile-test-") || prof.PublicKeyType != "jwk" {
+			t.Fatalf("profile: %+v", prof)
+		}
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		memberID := e.CreateMember(org, "ana@acme.test")
+		tok := is.token(e.Clock.Now(), "Ana@Acme.test", "jti-1", nil)
+		body := map[string]any{"profile_id": prof.ProfileID, "token": tok, "organization_id": org, "session_duration_minutes": 60}
+		r := attest(e, body)
+		apptest.Want(t, r, 200, "")
+		if r.Body["member_id"] != memberID || r.Body["session_token"] == "" || r.Body["session_jwt"] == "" {
+			t.Fatalf("attest: %s", r.Raw)
+		}
+		f := factors(t, r.Body)
+		if len(f) != 1 || f[0]["type"] != "trusted_auth_token" || f[0]["delivery_method"] != "trusted_token_exchange" ||
+			f[0]["trusted_auth_token_factor"].(map[string]any)["token_id"] != "jti-1" {
+			t.Fatalf("factors: %v", f)
+		}
+		if r.Body["member"].(map[string]any)["email_address_verified"] != true {
+			t.Fatalf("email not verified: %s", r.Raw)
+		}
+		// The session is a real one.
+		s := e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": r.Body["session_token"]})
+		apptest.Want(t, s, 200, "")
+
+		// The same token again is a replay, on either face.
+		apptest.Want(t, attest(e, body), 401, "invalid_trusted_auth_token")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/attest", body, ""), 401, "invalid_trusted_auth_token")
+
+		// The SDK face: a fresh token works; the factor object stays on the backend.
+		body["token"] = is.token(e.Clock.Now(), "ana@acme.test", "jti-2", nil)
+		r = e.SDK(http.MethodPost, "/b2b/sessions/attest", body, "")
+		apptest.Want(t, r, 200, "")
+		f = factors(t, r.Data())
+		if f[0]["type"] != "trusted_auth_token" || f[0]["trusted_auth_token_factor"] != nil {
+			t.Fatalf("SDK factors: %v", f)
+		}
+		// The keys were fetched once for all of this.
+		if n := is.hits.Load(); n != 1 {
+			t.Fatalf("JWKS fetched %d times, want 1", n)
+		}
+	})
+}
+
+func TestAttestRefusals(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		is := newIssuer(t)
+		prof := jwksProfile(t, e, is, func(n *trustedauth.NewProfile) { n.AttributeMapping.OrganizationID = "org_id" })
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		other := e.CreateOrg("other", "NOT_ALLOWED", nil)
+		e.CreateMember(org, "ana@acme.test")
+		now := e.Clock.Now()
+		stranger, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		hs := sign(t, jose.HS256, []byte("a-shared-secret-that-is-long-enough-for-hs256"), "k1",
+			claimsFor(now, "ana@acme.test", "hs"))
+		for _, c := range []struct {
+			name   string
+			token  string
+			org    string
+			status int
+			typ    string
+		}{
+			{"wrong issuer", is.token(now, "ana@acme.test", "a", map[string]any{"iss": "https://evil.test"}), org, 401, "invalid_trusted_auth_token"},
+			{"wrong audience", is.token(now, "ana@acme.test", "b", map[string]any{"aud": []string{"someone-else"}}), org, 401, "invalid_trusted_auth_token"},
+			{"expired past the skew", is.token(now, "ana@acme.test", "c", map[string]any{"exp": now.Add(-time.Minute).Unix()}), org, 401, "invalid_trusted_auth_token"},
+			{"no expiry", is.token(now, "ana@acme.test", "d", map[string]any{"exp": nil}), org, 401, "invalid_trusted_auth_token"},
+			{"not valid yet", is.token(now, "ana@acme.test", "e", map[string]any{"nbf": now.Add(time.Minute).Unix()}), org, 401, "invalid_trusted_auth_token"},
+			{"signed by a stranger with the issuer's kid", sign(t, jose.ES256, stranger, "k1", claimsFor(now, "ana@acme.test", "f")), org, 401, "invalid_trusted_auth_token"},
+			{"HMAC", hs, org, 401, "invalid_trusted_auth_token"},
+			{"not a JWT", "not.a.jwt", org, 401, "invalid_trusted_auth_token"},
+			{"no email", is.token(now, "", "g", map[string]any{"email": nil}), org, 401, "invalid_trusted_auth_token"},
+			{"no organization", is.token(now, "ana@acme.test", "h", nil), "", 400, "token_missing_organization_id_claim"},
+			{"organization differs from the claim", is.token(now, "ana@acme.test", "i", map[string]any{"org_id": other}), org, 400, "invalid_token_organization_id_claim"},
+			{"unknown organization", is.token(now, "ana@acme.test", "j", nil), "organization-test-00000000-0000-4000-8000-000000000000", 404, "organization_not_found"},
+			{"not a member, no JIT", is.token(now, "bo@acme.test", "k", nil), org, 404, "member_not_found"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				r := attest(e, map[string]any{"profile_id": prof.ProfileID, "token": c.token, "organization_id": c.org})
+				apptest.Want(t, r, c.status, c.typ)
+			})
+		}
+		// Within the skew an expired token still passes.
+		r := attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
+			"token": is.token(now, "ana@acme.test", "l", map[string]any{"exp": now.Add(-10 * time.Second).Unix()})})
+		apptest.Want(t, r, 200, "")
+		// A token whose organization claim names the organization needs no organization_id.
+		r = attest(e, map[string]any{"profile_id": prof.ProfileID,
+			"token": is.token(now, "ana@acme.test", "m", map[string]any{"org_id": org})})
+		apptest.Want(t, r, 200, "")
+
+		t.Run("profile", func(t *testing.T) {
+			tok := is.token(now, "ana@acme.test", "n", nil)
+			apptest.Want(t, attest(e, map[string]any{"profile_id": "trusted-auth-token-profile-test-nope", "token": tok, "organization_id": org}),
+				404, "trusted_token_profile_not_found")
+			apptest.Want(t, attest(e, map[string]any{"token": tok, "organization_id": org}), 400, "invalid_request")
+			if _, err := e.App.TrustedAuth.SetActive(t.Context(), e.Project.Project.ID, prof.ProfileID, false); err != nil {
+				t.Fatal(err)
+			}
+			apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "token": tok, "organization_id": org}),
+				404, "trusted_token_profile_not_found")
+			// Another project cannot use this project's profile.
+			p2 := e.NewProject("Other")
+			r := e.Do(http.MethodPost, "/v1/b2b/sessions/attest", map[string]any{"profile_id": prof.ProfileID, "token": tok,
+				"organization_id": org}, nil, p2.Project.ID, p2.Secret)
+			apptest.Want(t, r, 404, "trusted_token_profile_not_found")
+		})
+	})
+}
+
+func TestAttestJIT(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		is := newIssuer(t)
+		prof := jwksProfile(t, e, is, func(n *trustedauth.NewProfile) {
+			n.AttributeMapping.OrganizationID, n.AttributeMapping.Name = "https://partner.test/org", "name"
+			n.CanJITProvision = true
+		})
+		open := e.CreateOrg("open", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"open.test"}})
+		now := e.Clock.Now()
+		claim := func(org string) map[string]any {
+			return map[string]any{"https://partner.test/org": org, "name": "Bo Builder"}
+		}
+		// The organization named only by the request: no provisioning.
+		r := attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": open,
+			"token": is.token(now, "bo@open.test", "a", nil)})
+		apptest.Want(t, r, 404, "member_not_found")
+		// The organization's email rules still apply.
+		r = attest(e, map[string]any{"profile_id": prof.ProfileID, "token": is.token(now, "bo@elsewhere.test", "b", claim(open))})
+		apptest.Want(t, r, 403, "invalid_email_for_jit_provisioning")
+		// Named by the signed token, with an allowed domain: a new active member.
+		r = attest(e, map[string]any{"profile_id": prof.ProfileID, "token": is.token(now, "bo@open.test", "c", claim(open))})
+		apptest.Want(t, r, 200, "")
+		m := r.Body["member"].(map[string]any)
+		if m["status"] != "active" || m["name"] != "Bo Builder" || m["email_address"] != "bo@open.test" {
+			t.Fatalf("provisioned member: %v", m)
+		}
+		// The next login finds the same member.
+		r2 := attest(e, map[string]any{"profile_id": prof.ProfileID, "token": is.token(now, "bo@open.test", "d", claim(open))})
+		apptest.Want(t, r2, 200, "")
+		if r2.Body["member_id"] != r.Body["member_id"] {
+			t.Fatalf("second login: %s", r2.Raw)
+		}
+	})
+}
+
+func TestAttestPEMProfile(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		key, err := rsa.GenerateKey(rand.Reader, 2048)
+		if err != nil {
+			t.Fatal(err)
+		}
+		der, _ := x509.MarshalPKIXPublicKey(&key.PublicKey)
+		pub := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
+		other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		oder, _ := x509.MarshalPKIXPublicKey(&other.PublicKey)
+		opub := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: oder}))
+		prof, err := e.App.TrustedAuth.CreateProfile(t.Context(), trustedauth.NewProfile{ProjectID: e.Project.Project.ID,
+			Env: e.Project.Project.Env, Issuer: issuerName, Audience: audience, PEMKeys: []string{opub, pub}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prof.PublicKeyType != "pem" || len(prof.PEMFiles) != 2 {
+			t.Fatalf("profile: %+v", prof)
+		}
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		e.CreateMember(org, "ana@acme.test")
+		now := e.Clock.Now()
+		tok := sign(t, jose.RS256, key, "", claimsFor(now, "ana@acme.test", "p1"))
+		apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "token": tok, "organization_id": org}), 200, "")
+		stranger, _ := rsa.GenerateKey(rand.Reader, 2048)
+		tok = sign(t, jose.RS256, stranger, "", claimsFor(now, "ana@acme.test", "p2"))
+		apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "token": tok, "organization_id": org}),
+			401, "invalid_trusted_auth_token")
+	})
+}
+
+func TestAttestMFAAndExistingSession(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		is := newIssuer(t)
+		prof := jwksProfile(t, e, is, nil)
+		now := e.Clock.Now()
+
+		// An organization requiring MFA gets an IST, as from every login.
+		strict := e.CreateOrg("strict", "NOT_ALLOWED", map[string]any{"mfa_policy": "REQUIRED_FOR_ALL"})
+		e.CreateMember(strict, "cy@strict.test")
+		r := attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": strict,
+			"token": is.token(now, "cy@strict.test", "m1", nil)})
+		apptest.Want(t, r, 200, "")
+		if r.Body["member_authenticated"] != false || r.Body["intermediate_session_token"] == "" || r.Body["session_token"] != "" {
+			t.Fatalf("MFA: %s", r.Raw)
+		}
+
+		// With a session, the token is added to it and the old session ends.
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		e.CreateMember(org, "ana@acme.test")
+		e.CreateMember(org, "bo@acme.test")
+		old, _ := e.LoginByEmailOTP(org, "ana@acme.test")
+		r = attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org, "session_token": old,
+			"token": is.token(now, "bo@acme.test", "s1", nil)})
+		apptest.Want(t, r, 403, "unauthorized_action")
+		r = attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org, "session_token": old,
+			"token": is.token(now, "ana@acme.test", "s2", nil)})
+		apptest.Want(t, r, 200, "")
+		var types []string
+		for _, f := range factors(t, r.Body) {
+			types = append(types, f["type"].(string))
+		}
+		if strings.Join(types, ",") != "otp,trusted_auth_token" {
+			t.Fatalf("factors: %v", types)
+		}
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": old}),
+			404, "session_not_found")
+	})
+}
+
+func TestAttestKeyRotationAndOutage(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		is := newIssuer(t)
+		prof := jwksProfile(t, e, is, nil)
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		e.CreateMember(org, "ana@acme.test")
+		now := e.Clock.Now()
+		call := func(tok string) apptest.Resp {
+			return attest(e, map[string]any{"profile_id": prof.ProfileID, "token": tok, "organization_id": org})
+		}
+
+		// The issuer is down before anything was fetched: a clear error.
+		is.down.Store(true)
+		apptest.Want(t, call(is.token(now, "ana@acme.test", "r0", nil)), 502, "trusted_auth_token_keys_unavailable")
+		is.down.Store(false)
+		e.Clock.Advance(time.Minute)
+		now = e.Clock.Now()
+		apptest.Want(t, call(is.token(now, "ana@acme.test", "r1", nil)), 200, "")
+		hits := is.hits.Load()
+		e.Clock.Advance(31 * time.Second) // keys just fetched are not refetched for a made-up id
+		now = e.Clock.Now()
+
+		// A made-up key id refetches once, then not again within the gap.
+		stranger, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		for i := range 3 {
+			tok := sign(t, jose.ES256, stranger, "k9", claimsFor(now, "ana@acme.test", "x"+string(rune('a'+i))))
+			apptest.Want(t, call(tok), 401, "invalid_trusted_auth_token")
+		}
+		if got := is.hits.Load() - hits; got != 1 {
+			t.Fatalf("refetches for unknown key ids: %d, want 1", got)
+		}
+
+		// The issuer rotates to a new key: after the gap, its tokens verify.
+		e.Clock.Advance(time.Minute)
+		now = e.Clock.Now()
+		k2 := is.addKey("k2")
+		tok := sign(t, jose.ES256, k2, "k2", claimsFor(now, "ana@acme.test", "r2"))
+		apptest.Want(t, call(tok), 200, "")
+
+		// An outage after a fetch keeps the known keys working.
+		is.down.Store(true)
+		e.Clock.Advance(2 * time.Hour)
+		now = e.Clock.Now()
+		apptest.Want(t, call(sign(t, jose.ES256, k2, "k2", claimsFor(now, "ana@acme.test", "r3"))), 200, "")
+	})
+}
+
+func TestAttestRateLimit(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		is := newIssuer(t)
+		prof := jwksProfile(t, e, is, nil)
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		e.CreateMember(org, "ana@acme.test")
+		now := e.Clock.Now()
+		bad := is.token(now, "ana@acme.test", "z", map[string]any{"aud": "elsewhere"})
+		for range trustedauth.AttestPerIP.Limit {
+			apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "token": bad, "organization_id": org}),
+				401, "invalid_trusted_auth_token")
+		}
+		apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "token": bad, "organization_id": org}),
+			429, "too_many_requests")
+		// A valid token still passes: signed tokens cannot be guessed.
+		apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
+			"token": is.token(now, "ana@acme.test", "ok", nil)}), 200, "")
+	})
+}

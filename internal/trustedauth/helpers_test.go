@@ -1,0 +1,153 @@
+package trustedauth_test
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/trustedauth"
+)
+
+// issuer is an outside identity provider on loopback: its signing keys,
+// published as a JWKS the way such providers serve them.
+type issuer struct {
+	t    *testing.T
+	srv  *httptest.Server
+	mu   sync.Mutex
+	keys map[string]crypto.Signer // by kid, published
+	hits atomic.Int32             // JWKS fetches
+	down atomic.Bool              // answer 503
+}
+
+const (
+	issuerName = "https://idp.partner.test"
+	audience   = "latchkey-customer-app"
+)
+
+func newIssuer(t *testing.T) *issuer {
+	t.Helper()
+	is := &issuer{t: t, keys: map[string]crypto.Signer{}}
+	is.addKey("k1")
+	is.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		is.hits.Add(1)
+		if is.down.Load() {
+			http.Error(w, "unavailable", http.StatusServiceUnavailable)
+			return
+		}
+		is.mu.Lock()
+		set := jose.JSONWebKeySet{}
+		for kid, k := range is.keys {
+			set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.Public(), KeyID: kid, Use: "sig", Algorithm: string(jose.ES256)})
+		}
+		is.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(set)
+	}))
+	t.Cleanup(is.srv.Close)
+	return is
+}
+
+// addKey creates and publishes a new P-256 key.
+func (is *issuer) addKey(kid string) crypto.Signer {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		is.t.Fatal(err)
+	}
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	is.keys[kid] = k
+	return k
+}
+
+func (is *issuer) key(kid string) crypto.Signer {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	return is.keys[kid]
+}
+
+// sign makes a JWT with claims signed by key under kid.
+func sign(t *testing.T, alg jose.SignatureAlgorithm, key any, kid string, claims map[string]any) string {
+	t.Helper()
+	opts := (&jose.SignerOptions{}).WithType("JWT")
+	var sk jose.SigningKey
+	if kid != "" {
+		sk = jose.SigningKey{Algorithm: alg, Key: jose.JSONWebKey{Key: key, KeyID: kid}}
+	} else {
+		sk = jose.SigningKey{Algorithm: alg, Key: key}
+	}
+	signer, err := jose.NewSigner(sk, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := jwt.Signed(signer).Claims(claims).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// claimsFor are a valid token's claims at now for email.
+func claimsFor(now time.Time, email, jti string) map[string]any {
+	return map[string]any{"iss": issuerName, "aud": audience, "sub": "user-" + email, "email": email, "jti": jti,
+		"iat": now.Unix(), "nbf": now.Unix(), "exp": now.Add(5 * time.Minute).Unix()}
+}
+
+// token is a valid token signed with the issuer's k1.
+func (is *issuer) token(now time.Time, email, jti string, extra map[string]any) string {
+	c := claimsFor(now, email, jti)
+	for k, v := range extra {
+		if v == nil {
+			delete(c, k)
+		} else {
+			c[k] = v
+		}
+	}
+	return sign(is.t, jose.ES256, is.key("k1"), "k1", c)
+}
+
+// jwksProfile registers a profile for the issuer on the env's project.
+func jwksProfile(t *testing.T, e *apptest.Env, is *issuer, tweak func(*trustedauth.NewProfile)) *trustedauth.Profile {
+	t.Helper()
+	n := trustedauth.NewProfile{ProjectID: e.Project.Project.ID, Env: e.Project.Project.Env, Issuer: issuerName,
+		Audience: audience, JWKSURL: is.srv.URL + "/.well-known/jwks.json"}
+	if tweak != nil {
+		tweak(&n)
+	}
+	p, err := e.App.TrustedAuth.CreateProfile(context.Background(), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// attest calls the backend face.
+func attest(e *apptest.Env, body map[string]any) apptest.Resp {
+	return e.Backend(http.MethodPost, "/v1/b2b/sessions/attest", body)
+}
+
+// factors returns a session answer's authentication factors.
+func factors(t *testing.T, body map[string]any) []map[string]any {
+	t.Helper()
+	ms, ok := body["member_session"].(map[string]any)
+	if !ok {
+		t.Fatalf("no member_session in %v", body)
+	}
+	var out []map[string]any
+	for _, f := range ms["authentication_factors"].([]any) {
+		out = append(out, f.(map[string]any))
+	}
+	return out
+}

@@ -1,0 +1,189 @@
+package trustedauth
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/clock"
+)
+
+// How a profile's JWKS is cached. Keys are kept for keysTTL; a token
+// signed with a key id the cache does not know triggers a refetch (the
+// issuer rotated its keys), but at most once per refetchGap, so a stream
+// of tokens with made-up key ids cannot make this server hammer the
+// issuer. A fetch gives up after fetchTimeout.
+const (
+	keysTTL      = time.Hour
+	refetchGap   = 30 * time.Second
+	fetchTimeout = 5 * time.Second
+	maxJWKSBytes = 1 << 20
+)
+
+// keyCache holds each profile's fetched JWKS.
+type keyCache struct {
+	http  *http.Client
+	clock clock.Clock
+	mu    sync.Mutex
+	sets  map[string]*keySet // by profile id
+}
+
+// keySet is one profile's keys; its own lock makes concurrent logins
+// wait for one fetch instead of each fetching.
+type keySet struct {
+	mu      sync.Mutex
+	url     string
+	keys    []jose.JSONWebKey
+	fetched time.Time // last successful fetch
+	tried   time.Time // last attempt
+}
+
+func (c *keyCache) set(profileID, url string) *keySet {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sets == nil {
+		c.sets = map[string]*keySet{}
+	}
+	ks := c.sets[profileID]
+	if ks == nil || ks.url != url {
+		ks = &keySet{url: url}
+		c.sets[profileID] = ks
+	}
+	return ks
+}
+
+func (c *keyCache) forget(profileID string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.sets, profileID)
+}
+
+// keys returns the profile's keys that may have signed a token with key
+// id kid ("" when the token names none: every key is tried).
+func (c *keyCache) keys(ctx context.Context, p *Profile, kid string) ([]jose.JSONWebKey, error) {
+	ks := c.set(p.ProfileID, p.JWKSURL)
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
+	now := c.clock.Now()
+	fresh := !ks.fetched.IsZero() && now.Sub(ks.fetched) < keysTTL
+	if !fresh || (!hasKey(ks.keys, kid) && now.Sub(ks.tried) >= refetchGap) {
+		ks.tried = now
+		keys, err := c.fetch(ctx, ks.url)
+		switch {
+		case err == nil:
+			ks.keys, ks.fetched = keys, now
+		case ks.fetched.IsZero():
+			return nil, apierr.Wrap(apierr.TrustedAuthTokenKeysUnavailable, err)
+		}
+		// A failed refresh keeps the keys last fetched: the issuer being
+		// briefly unreachable should not stop logins with known keys.
+	}
+	return matching(ks.keys, kid), nil
+}
+
+func hasKey(keys []jose.JSONWebKey, kid string) bool {
+	return kid == "" || slices.ContainsFunc(keys, func(k jose.JSONWebKey) bool { return k.KeyID == kid })
+}
+
+func matching(keys []jose.JSONWebKey, kid string) []jose.JSONWebKey {
+	if kid == "" {
+		return keys
+	}
+	var out []jose.JSONWebKey
+	for _, k := range keys {
+		if k.KeyID == kid {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// fetch reads a JWKS document, keeping the public signing keys.
+func (c *keyCache) fetch(ctx context.Context, url string) ([]jose.JSONWebKey, error) {
+	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, fmt.Errorf("trustedauth: jwks request: %w", err)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("trustedauth: fetch jwks: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("trustedauth: fetch jwks: status %d", resp.StatusCode)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxJWKSBytes))
+	if err != nil {
+		return nil, fmt.Errorf("trustedauth: read jwks: %w", err)
+	}
+	var set jose.JSONWebKeySet
+	if err := json.Unmarshal(body, &set); err != nil {
+		return nil, fmt.Errorf("trustedauth: decode jwks: %w", err)
+	}
+	var keys []jose.JSONWebKey
+	for _, k := range set.Keys {
+		if (k.Use == "" || k.Use == "sig") && k.IsPublic() && k.Valid() {
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil, errors.New("trustedauth: jwks has no public signing key")
+	}
+	return keys, nil
+}
+
+// parsePublicKey reads an RSA, ECDSA or Ed25519 public key from PEM: a
+// PUBLIC KEY (PKIX), an RSA PUBLIC KEY (PKCS#1) or a CERTIFICATE.
+func parsePublicKey(text string) (crypto.PublicKey, error) {
+	block, _ := pem.Decode([]byte(strings.TrimSpace(text)))
+	if block == nil {
+		return nil, errors.New("not PEM")
+	}
+	var key any
+	var err error
+	switch block.Type {
+	case "PUBLIC KEY":
+		key, err = x509.ParsePKIXPublicKey(block.Bytes)
+	case "RSA PUBLIC KEY":
+		key, err = x509.ParsePKCS1PublicKey(block.Bytes)
+	case "CERTIFICATE":
+		var cert *x509.Certificate
+		if cert, err = x509.ParseCertificate(block.Bytes); err == nil {
+			key = cert.PublicKey
+		}
+	default:
+		return nil, fmt.Errorf("PEM block %q is not a public key or certificate", block.Type)
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch k := key.(type) {
+	case *rsa.PublicKey:
+		if k.N.BitLen() < 2048 {
+			return nil, errors.New("RSA keys must have at least 2048 bits")
+		}
+		return k, nil
+	case *ecdsa.PublicKey, ed25519.PublicKey:
+		return k, nil
+	}
+	return nil, fmt.Errorf("unsupported key type %T", key)
+}

@@ -1,0 +1,85 @@
+// Package trustedauth is trusted auth tokens: a project registers token
+// profiles (an outside issuer, the audience its tokens name, and its public
+// keys as a JWKS URL or PEM files), and b2b/sessions/attest exchanges a JWT
+// that issuer signed for a member session.
+//
+// An attested token is checked like an ID token (signature by one of the
+// profile's keys, issuer, audience, expiry and not-before with a small
+// skew), its email claim names the member (found by email in the
+// organization, or provisioned just in time when the profile allows it and
+// the signed token itself names the organization), and its token id claim
+// (jti by default) is remembered in the database so each token is spent
+// once on any replica. The session comes from the same completion seam as
+// every login, so the organization's auth and MFA policies apply.
+package trustedauth
+
+import (
+	"embed"
+	"io/fs"
+	"net/http"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// AttestPerIP limits failed attestations from one address: tokens are
+// signed, so only failures count (ratelimit.GuardUnguessable).
+var AttestPerIP = ratelimit.Rule{Name: "trusted_attest_ip", Limit: 30, Window: 10 * time.Minute}
+
+// Deps are the services the module uses.
+type Deps struct {
+	DB       *store.DB
+	Clock    clock.Clock
+	Orgs     *organization.Store
+	Sessions *session.Service
+	Limiter  *ratelimit.Limiter
+	// HTTP fetches the profiles' JWKS; nil means a client with the fetch
+	// timeout.
+	HTTP *http.Client
+}
+
+// Service runs trusted auth tokens.
+type Service struct {
+	d    Deps
+	keys *keyCache
+}
+
+// New returns the service.
+func New(d Deps) *Service {
+	if d.HTTP == nil {
+		d.HTTP = &http.Client{Timeout: fetchTimeout}
+	}
+	return &Service{d: d, keys: &keyCache{http: d.HTTP, clock: d.Clock}}
+}
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// Migrations are the module's own tables.
+func Migrations() store.Source {
+	sub, err := fs.Sub(migrationFiles, "migrations")
+	if err != nil {
+		panic(err) // the embedded directory exists at build time
+	}
+	return store.Source{Name: "trustedauth", FS: sub}
+}
+
+// Routes is the module's route table.
+func (s *Service) Routes() []httpapi.Route {
+	h := Handlers{s: s}
+	return []httpapi.Route{
+		// The same call on both faces: the token is the credential.
+		{Face: httpapi.SDK, Pattern: "POST /sdk/v1/b2b/sessions/attest", Handler: h.Attest},
+		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sessions/attest", Handler: h.Attest},
+	}
+}
+
+// Handlers serves the module's routes.
+type Handlers struct {
+	s *Service
+}

@@ -1,0 +1,149 @@
+package trustedauth
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+)
+
+// signingAlgs are the asymmetric algorithms a trusted token may use. HMAC
+// is left out on purpose: a profile holds only public keys, and "none" is
+// never accepted.
+var signingAlgs = []jose.SignatureAlgorithm{jose.RS256, jose.RS384, jose.RS512, jose.PS256, jose.PS384, jose.PS512,
+	jose.ES256, jose.ES384, jose.ES512, jose.EdDSA}
+
+// clockSkew is how far the issuer's clock may be from ours.
+const clockSkew = 30 * time.Second
+
+// claims are a verified token's payload.
+type claims map[string]any
+
+func badToken(msg string) error {
+	return apierr.New(apierr.InvalidTrustedAuthToken).WithMessage("The trusted auth token " + msg)
+}
+
+// verify checks raw against the profile: signature by one of its keys,
+// issuer, audience, expiry (required) and not-before, and returns the
+// claims and when the token expires.
+func (s *Service) verify(ctx context.Context, p *Profile, raw string) (claims, time.Time, error) {
+	obj, err := jose.ParseSigned(raw, signingAlgs)
+	if err != nil {
+		return nil, time.Time{}, apierr.Wrap(apierr.InvalidTrustedAuthToken, err).WithMessage(
+			"The trusted auth token is not a JWT signed with an accepted algorithm.")
+	}
+	if len(obj.Signatures) != 1 {
+		return nil, time.Time{}, badToken("must carry exactly one signature.")
+	}
+	payload, err := s.checkSignature(ctx, p, obj)
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	var c claims
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.UseNumber()
+	if err := dec.Decode(&c); err != nil || c == nil {
+		return nil, time.Time{}, badToken("payload is not a JSON object.")
+	}
+	if iss, _ := c["iss"].(string); iss != p.Issuer {
+		return nil, time.Time{}, badToken("was issued by another issuer.")
+	}
+	if !audienceHas(c["aud"], p.Audience) {
+		return nil, time.Time{}, badToken("is meant for another audience.")
+	}
+	now := s.d.Clock.Now()
+	exp, ok := c.time("exp")
+	if !ok {
+		return nil, time.Time{}, badToken("has no expiry (exp).")
+	}
+	if now.After(exp.Add(clockSkew)) {
+		return nil, time.Time{}, badToken("has expired.")
+	}
+	if nbf, ok := c.time("nbf"); ok && now.Add(clockSkew).Before(nbf) {
+		return nil, time.Time{}, badToken("is not valid yet (nbf).")
+	}
+	if iat, ok := c.time("iat"); ok && now.Add(clockSkew).Before(iat) {
+		return nil, time.Time{}, badToken("was issued in the future (iat).")
+	}
+	return c, exp, nil
+}
+
+// checkSignature verifies obj with the profile's keys and returns the
+// payload.
+func (s *Service) checkSignature(ctx context.Context, p *Profile, obj *jose.JSONWebSignature) ([]byte, error) {
+	var candidates []any
+	kid := obj.Signatures[0].Header.KeyID
+	switch p.PublicKeyType {
+	case KeyTypeJWK:
+		keys, err := s.keys.keys(ctx, p, kid)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range keys {
+			candidates = append(candidates, k)
+		}
+	case KeyTypePEM:
+		for _, f := range p.PEMFiles {
+			k, err := parsePublicKey(f.PublicKey)
+			if err != nil {
+				return nil, fmt.Errorf("trustedauth: profile %s: pem %s: %w", p.ProfileID, f.PEMFileID, err)
+			}
+			candidates = append(candidates, k)
+		}
+	default:
+		return nil, fmt.Errorf("trustedauth: profile %s: unknown key type %q", p.ProfileID, p.PublicKeyType)
+	}
+	for _, k := range candidates {
+		if payload, err := obj.Verify(k); err == nil {
+			return payload, nil
+		}
+	}
+	return nil, badToken("signature does not verify with the profile's keys.")
+}
+
+// audienceHas reads aud as a string or a list of strings.
+func audienceHas(aud any, want string) bool {
+	switch a := aud.(type) {
+	case string:
+		return a == want
+	case []any:
+		return slices.ContainsFunc(a, func(v any) bool { s, _ := v.(string); return s == want })
+	}
+	return false
+}
+
+// time reads a NumericDate claim.
+func (c claims) time(name string) (time.Time, bool) {
+	n, ok := c[name].(json.Number)
+	if !ok {
+		return time.Time{}, false
+	}
+	f, err := n.Float64()
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return time.Time{}, false
+	}
+	sec, frac := math.Modf(f)
+	return time.Unix(int64(sec), int64(frac*1e9)).UTC(), true
+}
+
+// text reads a claim as a string: strings as they are, numbers in their
+// JSON form (a numeric user or token id), anything else as absent.
+func (c claims) text(name string) string {
+	if name == "" {
+		return ""
+	}
+	switch v := c[name].(type) {
+	case string:
+		return v
+	case json.Number:
+		return v.String()
+	}
+	return ""
+}
