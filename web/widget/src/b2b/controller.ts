@@ -76,8 +76,10 @@ export class LoginController {
     // A reset page handles its own token (spec section 4: URL tokens are skipped for resets).
     if (this.passwordReset.start()) return;
     // Floating One Tap only: no form, and the page's token is left to the page (api-reference 3.6).
+    // A page that carries a token is the end of a login, so it does not prompt for another one.
+    const landing = readUrlToken(window.location.search) !== null;
     if (!config.oneTap.floatingOnly) void this.authenticateUrlToken();
-    void this.lookupOrganization().then(() => this.startOneTap());
+    void this.lookupOrganization().then(() => (landing ? undefined : this.startOneTap()));
   }
 
   back(): void {

@@ -13,7 +13,7 @@ import { APIError } from '../api/errors';
 import type { FlowCore } from './flowCore';
 import type { Redirects } from './redirects';
 import { isDiscovering } from './selectors';
-import { ErrorType } from './state/types';
+import { ErrorType, Screen } from './state/types';
 
 export const GSI_SCRIPT_URL = 'https://accounts.google.com/gsi/client';
 
@@ -74,7 +74,7 @@ export class OneTapFlow {
     const { backend, store, getConfig } = this.core.deps;
     if (!getConfig().oneTap.enabled) return;
     const state = store.getState();
-    if (!isDiscovering(state) && !state.flowState.organization) return;
+    if (state.screen !== Screen.Main || (!isDiscovering(state) && !state.flowState.organization)) return;
     let clientId: string;
     try {
       clientId = (await oneTapStart(backend.http)).google_client_id;
