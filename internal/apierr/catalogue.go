@@ -130,6 +130,16 @@ const (
 	TrustedAuthTokenKeysUnavailable Type = "trusted_auth_token_keys_unavailable"
 	TokenMissingOrganizationIDClaim Type = "token_missing_organization_id_claim"
 	InvalidTokenOrganizationIDClaim Type = "invalid_token_organization_id_claim"
+
+	// Exchanging a connected app's access token for a session, and
+	// migrating a session from another provider.
+	AccessTokenExchangeInvalidGrant      Type = "oauth_access_token_exchange_token_invalid_grant"
+	AccessTokenExchangeMissingFullAccess Type = "oauth_access_token_exchange_missing_full_access"
+	AccessTokenExchangeTooOld            Type = "oauth_access_token_exchange_token_too_old"
+	MigrateMissingUserinfo               Type = "migrate_from_external_missing_userinfo"
+	MigrateEmailDoesNotExist             Type = "migrate_from_external_email_does_not_exist"
+	MigrateUnexpectedResponse            Type = "migrate_from_external_unexpected_response"
+	MigrateUserinfoUnavailable           Type = "migrate_from_external_userinfo_unavailable"
 )
 
 type entry struct {
@@ -243,10 +253,17 @@ var catalogue = map[Type]entry{
 	SSOMetadataInvalid:           {http.StatusBadRequest, "The identity provider's metadata could not be fetched or read."},
 	EncryptionKeyNotConfigured:   {http.StatusServiceUnavailable, "This server has no LATCHKEY_ENCRYPTION_KEY, so it cannot store private keys or client secrets."},
 
-	TrustedTokenProfileNotFound:     {http.StatusNotFound, "The trusted auth token profile could not be found."},
-	TrustedTokenProfileInvalid:      {http.StatusBadRequest, "The trusted auth token profile is invalid."},
-	InvalidTrustedAuthToken:         {http.StatusUnauthorized, "The trusted auth token failed validation (signature, issuer, audience, expiry, or it was already used)."},
-	TrustedAuthTokenKeysUnavailable: {http.StatusBadGateway, "The token profile's signing keys could not be fetched from its JWKS URL."},
-	TokenMissingOrganizationIDClaim: {http.StatusBadRequest, "The trusted auth token names no organization: send organization_id or map an organization_id claim."},
-	InvalidTokenOrganizationIDClaim: {http.StatusBadRequest, "The organization_id sent differs from the organization the trusted auth token names."},
+	TrustedTokenProfileNotFound:          {http.StatusNotFound, "The trusted auth token profile could not be found."},
+	TrustedTokenProfileInvalid:           {http.StatusBadRequest, "The trusted auth token profile is invalid."},
+	InvalidTrustedAuthToken:              {http.StatusUnauthorized, "The trusted auth token failed validation (signature, issuer, audience, expiry, or it was already used)."},
+	TrustedAuthTokenKeysUnavailable:      {http.StatusBadGateway, "The token profile's signing keys could not be fetched from its JWKS URL."},
+	TokenMissingOrganizationIDClaim:      {http.StatusBadRequest, "The trusted auth token names no organization: send organization_id or map an organization_id claim."},
+	InvalidTokenOrganizationIDClaim:      {http.StatusBadRequest, "The organization_id sent differs from the organization the trusted auth token names."},
+	AccessTokenExchangeInvalidGrant:      {http.StatusUnauthorized, "The access token is unknown, expired, revoked or already exchanged."},
+	AccessTokenExchangeMissingFullAccess: {http.StatusForbidden, "Only access tokens with the full_access scope can be exchanged for a session."},
+	AccessTokenExchangeTooOld:            {http.StatusBadRequest, "Access tokens can be exchanged for a session only within five minutes of being issued."},
+	MigrateMissingUserinfo:               {http.StatusBadRequest, "No userinfo URL to migrate sessions from is configured for this project (latchkey project session-migration)."},
+	MigrateEmailDoesNotExist:             {http.StatusNotFound, "No member of the organization has the email the previous provider returned; import the member first."},
+	MigrateUnexpectedResponse:            {http.StatusBadRequest, "The previous provider's userinfo endpoint did not confirm the session with an email."},
+	MigrateUserinfoUnavailable:           {http.StatusBadGateway, "The previous provider's userinfo endpoint could not be reached."},
 }

@@ -35,6 +35,8 @@ var loginRoutes = map[string]string{
 	"b2b/recovery_codes/recover":                   "recovery_code",
 	"b2b/discovery/intermediate_sessions/exchange": "discovery_exchange",
 	"b2b/sessions/attest":                          "trusted_auth_token",
+	"b2b/sessions/exchange_access_token":           "access_token_exchange",
+	"b2b/sessions/migrate":                         "session_migration",
 }
 
 // factorRoutes maps "METHOD path" to the factor change it makes.

@@ -34,6 +34,7 @@ Usage:
   latchkey project token-profile list --project ID
   latchkey project token-profile update --project ID --profile PID --active true|false
   latchkey project token-profile delete --project ID --profile PID
+  latchkey project session-migration --project ID --userinfo-url URL|-   where b2b/sessions/migrate checks tokens
   latchkey project rbac set --project ID --file policy.json
   latchkey project rbac get --project ID [--effective]
   latchkey project rotate-secret --project ID [--keep-old]   new backend secret (shown once)

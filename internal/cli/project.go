@@ -27,7 +27,7 @@ func openProjects(ctx context.Context, env Env) (*project.Store, func(), error) 
 
 func projectCmd(ctx context.Context, env Env) error {
 	if len(env.Args) < 2 {
-		return fmt.Errorf("missing subcommand: create, list, update, oauth, token-profile, rbac, add-redirect-url, add-origin, rotate-secret, secrets or retire-secret")
+		return fmt.Errorf("missing subcommand: create, list, update, oauth, token-profile, session-migration, rbac, add-redirect-url, add-origin, rotate-secret, secrets or retire-secret")
 	}
 	fs := flag.NewFlagSet("project "+env.Args[1], flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
@@ -53,6 +53,8 @@ func projectCmd(ctx context.Context, env Env) error {
 		return projectOAuth(ctx, env)
 	case "token-profile":
 		return projectTokenProfile(ctx, env)
+	case "session-migration":
+		return projectSessionMigration(ctx, env)
 	case "rotate-secret", "secrets", "retire-secret":
 		return secretCmd(ctx, env)
 	case "rbac":

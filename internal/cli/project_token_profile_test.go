@@ -78,7 +78,17 @@ func TestProjectTokenProfile(t *testing.T) {
 		t.Fatalf("list after delete: %s", out)
 	}
 
+	code, out, errs = run("project", "session-migration", "--project", id, "--userinfo-url", "https://old-idp.test/userinfo")
+	if code != 0 || !strings.Contains(out, `"userinfo_url":"https://old-idp.test/userinfo"`) {
+		t.Fatalf("session-migration: %d %s %s", code, out, errs)
+	}
+	if code, out, _ = run("project", "session-migration", "--project", id, "--userinfo-url", "-"); code != 0 || !strings.Contains(out, `"userinfo_url":""`) {
+		t.Fatalf("session-migration off: %s", out)
+	}
+
 	for _, bad := range [][]string{
+		{"project", "session-migration", "--project", id, "--userinfo-url", "http://old-idp.test/userinfo"},
+		{"project", "session-migration", "--project", id},
 		{"project", "token-profile", "create", "--project", id, "--audience", "shop", "--jwks-url", "https://idp.test/jwks"},
 		{"project", "token-profile", "create", "--project", id, "--issuer", "i", "--jwks-url", "https://idp.test/jwks"},
 		{"project", "token-profile", "create", "--project", id, "--issuer", "i", "--audience", "a"},

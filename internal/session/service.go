@@ -83,6 +83,11 @@ type CompleteParams struct {
 	// Prior are factors proven earlier (from a redeemed IST); Factor is
 	// appended after them.
 	Prior []Factor
+	// PolicyMet says the organization's auth and MFA policies were already
+	// satisfied when the credential behind Factor was issued (a connected
+	// app's access token, issued from a complete session), so the answer
+	// is a session, never an IST.
+	PolicyMet bool
 }
 
 // Complete is where every successful authentication step ends, inside the
@@ -104,11 +109,11 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 		p.Factor.SequenceOrder = Primary
 	}
 	factors := append(slices.Clone(p.Prior), p.Factor)
-	if !primarySatisfied(p.Organization, factors) {
+	if !p.PolicyMet && !primarySatisfied(p.Organization, factors) {
 		allowed := slices.Clone(p.Organization.AllowedAuthMethods)
 		return s.intermediateResponse(ctx, q, p, factors, &PrimaryRequired{AllowedAuthMethods: allowed}, nil)
 	}
-	if s.mfa != nil && !hasSecondary(factors) {
+	if !p.PolicyMet && s.mfa != nil && !hasSecondary(factors) {
 		req, err := s.mfa.Required(ctx, q, p.Project, p.Organization, p.Member, factors)
 		if err != nil {
 			return nil, err

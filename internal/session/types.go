@@ -65,6 +65,15 @@ type Factor struct {
 	// A trusted auth token (type "trusted_auth_token", delivery_method
 	// "trusted_token_exchange"; package trustedauth).
 	TrustedAuthTokenFactor *TrustedAuthTokenFactor `json:"trusted_auth_token_factor,omitempty"`
+	// A connected app's access token exchanged back into a session
+	// (type "oauth", delivery_method "oauth_access_token_exchange").
+	OAuthAccessTokenExchangeFactor *OAuthAccessTokenExchangeFactor `json:"oauth_access_token_exchange_factor,omitempty"`
+}
+
+// OAuthAccessTokenExchangeFactor names the connected app whose access
+// token was exchanged.
+type OAuthAccessTokenExchangeFactor struct {
+	ClientID string `json:"client_id"`
 }
 
 // TrustedAuthTokenFactor names the attested token by its token id claim.

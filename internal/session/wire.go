@@ -51,8 +51,8 @@ func (ms *MemberSession) sdk() *MemberSession {
 		// delivery_method already say saml/oidc), so the connection and
 		// external ids stay on the backend face.
 		f.SAMLSSOFactor, f.OIDCSSOFactor = nil, nil
-		// Nor a trusted auth token factor object.
-		f.TrustedAuthTokenFactor = nil
+		// Nor a trusted auth token or access token exchange factor object.
+		f.TrustedAuthTokenFactor, f.OAuthAccessTokenExchangeFactor = nil, nil
 		out.AuthenticationFactors[i] = f
 	}
 	return &out

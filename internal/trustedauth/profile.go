@@ -96,7 +96,7 @@ func (n *NewProfile) validate() error {
 		return invalid(fmt.Sprintf("A profile takes at most %d PEM public keys.", maxPEMFiles))
 	}
 	if n.JWKSURL != "" {
-		if err := checkJWKSURL(n.JWKSURL); err != nil {
+		if err := checkFetchURL("jwks_url", n.JWKSURL); err != nil {
 			return err
 		}
 	}
@@ -122,18 +122,19 @@ func (n *NewProfile) validate() error {
 	return nil
 }
 
-// checkJWKSURL wants an absolute https URL; plain http is allowed only to
-// a loopback host, since keys fetched in clear could be swapped on the way.
-func checkJWKSURL(s string) error {
+// checkFetchURL wants an absolute https URL for something this server
+// fetches and trusts (keys, userinfo); plain http is allowed only to a
+// loopback host, since an answer fetched in clear could be swapped on the way.
+func checkFetchURL(field, s string) error {
 	u, err := url.Parse(s)
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return invalid("jwks_url must be an absolute https URL.")
+		return apierr.Invalid(field, field+" must be an absolute https URL.")
 	}
 	if u.Scheme == "http" {
 		host := u.Hostname()
 		ip := net.ParseIP(host)
 		if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			return invalid("jwks_url must use https (http is allowed only for a loopback host).")
+			return apierr.Invalid(field, field+" must use https (http is allowed only for a loopback host).")
 		}
 	}
 	return nil

@@ -11,6 +11,11 @@
 // (jti by default) is remembered in the database so each token is spent
 // once on any replica. The session comes from the same completion seam as
 // every login, so the organization's auth and MFA policies apply.
+//
+// b2b/sessions/migrate is the other way an outside identity becomes a
+// session: a session token of the provider a project moves from is shown
+// to that provider's userinfo endpoint, and the email it answers names an
+// existing member.
 package trustedauth
 
 import (
@@ -76,6 +81,9 @@ func (s *Service) Routes() []httpapi.Route {
 		// The same call on both faces: the token is the credential.
 		{Face: httpapi.SDK, Pattern: "POST /sdk/v1/b2b/sessions/attest", Handler: h.Attest},
 		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sessions/attest", Handler: h.Attest},
+		// Backend only, as in the Node client: the caller holds another
+		// provider's session token.
+		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sessions/migrate", Handler: h.Migrate},
 	}
 }
 

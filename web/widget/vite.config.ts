@@ -1,16 +1,20 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { standaloneScript } from './scripts/standalone.mjs';
 
 // React 18.3 for the standalone script, installed by scripts/react18.mjs (see `resolve` below).
 const react18 = fileURLToPath(new URL('./react18/node_modules', import.meta.url));
 
 // Two build runs (see package.json "build"): the default mode emits the ESM library with React
-// external; `--mode iife` emits the self-contained <script> bundle. Rollup's `external` applies to
-// every output format of one run, and IIFE output cannot code-split, so one run cannot do both.
+// external; `--mode iife` emits the self-contained <script> (dist/latchkey.js) with React inside,
+// and the chunks it loads on demand (dist/standalone/). Rollup's `external` applies to every output
+// format of one run, so one run cannot do both. IIFE output cannot code-split, so the standalone
+// run is an ES build that scripts/standalone.mjs turns into a classic script.
 export default defineConfig(({ command, mode }) => {
   const iife = mode === 'iife';
   return {
     esbuild: { jsx: 'automatic' },
+    plugins: iife ? [standaloneScript()] : [],
     // The standalone script bundles React 18.3 instead of 19: about 20 KB gzip smaller, which keeps
     // the whole widget (discovery, passwords, MFA) inside its 100 KB budget. The widget uses only
     // APIs both versions share (createRoot, createPortal, hooks, Context.Provider, refs on DOM
@@ -38,7 +42,7 @@ export default defineConfig(({ command, mode }) => {
       minify: 'terser',
       terserOptions: { compress: { passes: 2 }, format: { comments: false } },
       lib: iife
-        ? { entry: 'src/iife.ts', name: 'Latchkey', formats: ['iife'], fileName: () => 'latchkey.js' }
+        ? { entry: 'src/iife.ts', formats: ['es'], fileName: () => 'standalone/host.js' }
         : {
             // phone.js is the lazily loaded phone library (src/phone/load.ts); the standalone
             // script imports the same file at run time.
@@ -46,11 +50,14 @@ export default defineConfig(({ command, mode }) => {
             formats: ['es'],
             fileName: (_format, name) => `esm/${name}.js`,
           },
-      // The identity-provider screens are a dynamic import: a chunk of their own (esm/IdpScreens.js)
-      // that the main bundle loads on demand. allow-extension keeps the shared code in index.js
-      // (which then exports it to the chunk) instead of moving it to a third, hashed chunk.
+      // Screens most visitors never see are dynamic imports: chunks of their own (esm/IdpScreens.js,
+      // ...) that the main bundle loads on demand. allow-extension keeps the shared code in the
+      // entry (which then exports it to the chunks) instead of moving it to a third chunk.
       rollupOptions: iife
-        ? {}
+        ? {
+            preserveEntrySignatures: 'allow-extension',
+            output: { chunkFileNames: 'standalone/[name]-[hash].js' },
+          }
         : {
             external: [/^react($|\/)/, /^react-dom($|\/)/],
             preserveEntrySignatures: 'allow-extension',

@@ -9,8 +9,9 @@ import { LoginContext, type LoginContextValue } from './context';
 import { LoginController, type Emitter, type LoginBackend } from './controller';
 import type { WidgetErrorPayload } from './errorMessages';
 import type { WidgetEvent } from './events';
-import { SCREENS } from './screens/registry';
+import { useScreenComponent } from './screens/registry';
 import { LoggingInView } from './screens/LoggingInView';
+import { Spinner } from '../ui/Spinner';
 import { initialState } from './state/reducer';
 import { createStore } from './state/store';
 
@@ -85,8 +86,10 @@ export function LoginApp({ backend, options, eventTarget }: LoginAppProps) {
   // A token being redeemed, or an organization being created or entered, shows "Logging in...".
   const loggingIn = state.pending.urlToken || state.pending.discovery;
   const viewKey = loggingIn ? 'LoggingIn' : state.screen;
+  const ScreenComponent = useScreenComponent(state.screen, controller);
   const screenRef = useRef<HTMLDivElement>(null);
-  useScreenFocus(screenRef, viewKey);
+  // Focus moves once the screen is there, after its part has loaded.
+  useScreenFocus(screenRef, viewKey, loggingIn || ScreenComponent !== null);
 
   const ctx: LoginContextValue = {
     state,
@@ -100,7 +103,6 @@ export function LoginApp({ backend, options, eventTarget }: LoginAppProps) {
       hideHeaderText: options.styles?.hideHeaderText === true,
     },
   };
-  const ScreenComponent = SCREENS[state.screen];
   const style = useMemo(() => themeVariables(options.styles) as CSSProperties, [options.styles]);
 
   return (
@@ -109,7 +111,15 @@ export function LoginApp({ backend, options, eventTarget }: LoginAppProps) {
         {/* Floating One Tap only: Google's prompt is the whole widget (api-reference 3.6). */}
         {config.oneTap.floatingOnly ? null : (
           <div className="lk-screen" ref={screenRef} key={viewKey}>
-            {loggingIn ? <LoggingInView /> : <ScreenComponent />}
+            {loggingIn ? (
+              <LoggingInView />
+            ) : ScreenComponent ? (
+              <ScreenComponent />
+            ) : (
+              <div className="lk-center">
+                <Spinner label={t('common.loading')} />
+              </div>
+            )}
           </div>
         )}
         {bootstrap.displayWatermark ? <p className="lk-watermark">{t('common.watermark')}</p> : null}

@@ -19,12 +19,14 @@ import {
 } from '../api/operations';
 import type { AuthenticateResponseWithMFA, DiscoveryAuthenticateResponse } from '../api/types';
 import { AuthFlowType } from './config';
-import { DiscoveryFlow } from './discoveryFlow';
+import type { DiscoveryEntry, DiscoveryFlow } from './discoveryFlow';
 import { EventType } from './events';
 import { FlowCore, type ActionResult, type ControllerDeps } from './flowCore';
-import { MfaFlow } from './mfaFlow';
+import type { MfaFlow } from './mfaFlow';
+import { importPart, type PartModules, type PartName } from './parts';
 import { PasswordFlow } from './passwordFlow';
-import { PasswordResetFlow } from './passwordReset';
+import type { PasswordResetFlow } from './passwordReset';
+import { resetEntry, stripResetParams } from './passwordRules';
 import { Redirects } from './redirects';
 import { isDiscovering, selectEmailMethods } from './selectors';
 import { slugFromURL } from './slug';
@@ -41,23 +43,82 @@ export class LoginController {
   private readonly core: FlowCore;
   /** OAuth and SSO starts, and the entries whose screens come later. */
   readonly redirects: Redirects;
-  /** The organization list: choose, create, or be logged in directly. */
-  readonly discovery: DiscoveryFlow;
-  /** Multi-factor authentication after a primary login. */
-  readonly mfa: MfaFlow;
   /** Password sign-in, and the emails that let a member set a password. */
   readonly passwords: PasswordFlow;
-  /** The reset page and the strength check of a new password. */
-  readonly passwordReset: PasswordResetFlow;
+  /** The parts loaded so far (parts.ts), and the flows they brought. */
+  private readonly parts: Partial<PartModules> = {};
+  private discoveryFlow: DiscoveryFlow | null = null;
+  private mfaFlow: MfaFlow | null = null;
+  private resetFlow: PasswordResetFlow | null = null;
 
   constructor(private readonly deps: ControllerDeps) {
     this.core = new FlowCore(deps);
     this.redirects = new Redirects(this.core);
-    this.discovery = new DiscoveryFlow(this.core, this.redirects);
-    this.mfa = new MfaFlow(this.core);
-    this.core.onMfaEntered = () => this.mfa.begin();
-    this.passwords = new PasswordFlow(this.core, this.discovery);
-    this.passwordReset = new PasswordResetFlow(this.core, this.discovery, this.passwords.resetEmail);
+    this.core.onMfaEntered = () => {
+      this.loadPart('mfa').then(
+        () => this.mfa.begin(),
+        (err: unknown) => this.partFailed(err),
+      );
+    };
+    this.passwords = new PasswordFlow(this.core, this.discoveryEntry);
+  }
+
+  /** What follows a discovery authenticate, in whichever flow: the discovery part, loaded first. */
+  private readonly discoveryEntry: DiscoveryEntry = {
+    authenticated: async (resp, event) => {
+      try {
+        await this.loadPart('discovery');
+      } catch (err) {
+        this.partFailed(err);
+        return;
+      }
+      await this.discovery.authenticated(resp, event);
+    },
+  };
+
+  /** The organization list: choose, create, or be logged in directly. Present once its part is loaded. */
+  get discovery(): DiscoveryFlow {
+    if (!this.discoveryFlow) throw new Error('Latchkey: the discovery part is not loaded');
+    return this.discoveryFlow;
+  }
+
+  /** Multi-factor authentication after a primary login. Its screens render once its part is loaded. */
+  get mfa(): MfaFlow {
+    if (!this.mfaFlow) throw new Error('Latchkey: the MFA part is not loaded');
+    return this.mfaFlow;
+  }
+
+  /** The reset page and the strength check of a new password. Present once its part is loaded. */
+  get passwordReset(): PasswordResetFlow {
+    if (!this.resetFlow) throw new Error('Latchkey: the password reset part is not loaded');
+    return this.resetFlow;
+  }
+
+  /** A loaded part, so a screen of it renders without waiting. */
+  loadedPart<K extends PartName>(name: K): PartModules[K] | undefined {
+    return this.parts[name];
+  }
+
+  /** Loads a part (once) and creates its flow for this widget. */
+  async loadPart<K extends PartName>(name: K): Promise<PartModules[K]> {
+    const loaded = this.parts[name];
+    if (loaded) return loaded;
+    const part = await importPart[name]();
+    this.parts[name] ??= part;
+    // The flows a part brings, created once per widget.
+    const m: PartModules[PartName] = part;
+    if ('DiscoveryFlow' in m) this.discoveryFlow ??= new m.DiscoveryFlow(this.core, this.redirects);
+    if ('MfaFlow' in m) this.mfaFlow ??= new m.MfaFlow(this.core);
+    if ('PasswordResetFlow' in m) {
+      this.resetFlow ??= new m.PasswordResetFlow(this.core, this.discoveryEntry, this.passwords.resetEmail);
+    }
+    return part;
+  }
+
+  /** A part could not be loaded (offline, a deploy in between): the Error screen, with a way back. */
+  partFailed(err: unknown): void {
+    console.error('Latchkey: a part of the widget could not be loaded', err);
+    this.core.fail(null, ErrorType.Default, true);
   }
 
   /** Runs once per mounted widget: last used method, URL token, organization lookup, telemetry. */
@@ -73,8 +134,18 @@ export class LoginController {
     void backend.bootstrap().then((bootstrap) =>
       backend.logEvent('render_b2b_login_screen', { options: getRawConfig(), bootstrap }),
     );
-    // A reset page handles its own token (spec section 4: URL tokens are skipped for resets).
-    if (this.passwordReset.start()) return;
+    // A reset page handles its own token (spec section 4: URL tokens are skipped for resets). The
+    // token leaves the address at once and waits in memory for the reset part.
+    const reset = resetEntry(window.location.search, config.authFlowType);
+    if (reset) {
+      window.history.replaceState(window.history.state, '', stripResetParams(window.location.href));
+      store.dispatch({ type: 'passwordResetEntered', tokenType: reset.tokenType });
+      this.loadPart('passwordReset').then(
+        () => this.passwordReset.enter(reset.tokenType, reset.token),
+        (err: unknown) => this.partFailed(err),
+      );
+      return;
+    }
     // Floating One Tap only: no form, and the page's token is left to the page (api-reference 3.6).
     // A page that carries a token is the end of a login, so it does not prompt for another one.
     const landing = readUrlToken(window.location.search) !== null;
@@ -220,7 +291,7 @@ export class LoginController {
     } catch (err) {
       return this.core.failInline(err, email);
     }
-    await this.discovery.authenticated(resp, EventType.B2BOTPEmailDiscoveryAuthenticate);
+    await this.discoveryEntry.authenticated(resp, EventType.B2BOTPEmailDiscoveryAuthenticate);
     return { ok: true };
   }
 
@@ -291,7 +362,7 @@ export class LoginController {
     backend.pkce.clear(pkceKind);
     if ('discovery' in redeemed) {
       const event = oauth ? EventType.B2BOAuthDiscoveryAuthenticate : EventType.B2BMagicLinkDiscoveryAuthenticate;
-      await this.discovery.authenticated(redeemed.discovery, event);
+      await this.discoveryEntry.authenticated(redeemed.discovery, event);
       return;
     }
     backend.session.applyAuthResponse(redeemed.primary);

@@ -11,6 +11,9 @@ import type { FlowCore } from './flowCore';
 import type { Redirects } from './redirects';
 import { ErrorType } from './state/types';
 
+/** What the sign-in flows need of discovery; the controller loads the part behind it. */
+export type DiscoveryEntry = Pick<DiscoveryFlow, 'authenticated'>;
+
 const CLAIMED_DOMAIN = 'action_not_allowed_email_domain_is_claimed';
 
 export class DiscoveryFlow {

@@ -13,7 +13,7 @@ import {
   searchMember,
 } from '../api/passwords';
 import type { Organization } from '../api/types';
-import type { DiscoveryFlow } from './discoveryFlow';
+import type { DiscoveryEntry } from './discoveryFlow';
 import { isValidEmail } from './email';
 import { EventType } from './events';
 import type { ActionResult, FlowCore } from './flowCore';
@@ -63,7 +63,7 @@ export class PasswordFlow {
 
   constructor(
     private readonly core: FlowCore,
-    private readonly discovery: DiscoveryFlow,
+    private readonly discovery: DiscoveryEntry,
   ) {
     this.resetEmail = new ResetEmailStore(core.deps.backend.publicToken);
   }

@@ -14,11 +14,11 @@ import {
 import type { AuthenticateResponseWithMFA } from '../api/types';
 import type { Clock } from '../clock';
 import { AuthFlowType } from './config';
-import type { DiscoveryFlow } from './discoveryFlow';
+import type { DiscoveryEntry } from './discoveryFlow';
 import { EventType } from './events';
 import type { ActionResult, FlowCore } from './flowCore';
 import type { ResetEmailStore } from './passwordFlow';
-import { resetEntry, stripResetParams } from './passwordRules';
+import type { ResetTokenType } from './state/passwordTypes';
 import { ErrorType } from './state/types';
 
 /** Spec section 9: the default debounce. */
@@ -54,21 +54,19 @@ export class PasswordResetFlow {
 
   constructor(
     private readonly core: FlowCore,
-    private readonly discovery: DiscoveryFlow,
+    private readonly discovery: DiscoveryEntry,
     private readonly resetEmail: ResetEmailStore,
   ) {
     this.strength = new Debouncer(core.deps.backend.clock, STRENGTH_DEBOUNCE_MS);
   }
 
-  /** At mount: takes over the page when it resets a password; the token leaves the address first. */
-  start(): boolean {
-    const entry = resetEntry(window.location.search, this.core.deps.getConfig().authFlowType);
-    if (!entry) return false;
-    window.history.replaceState(window.history.state, '', stripResetParams(window.location.href));
-    this.token = entry.token;
-    this.core.deps.store.dispatch({ type: 'passwordResetEntered', tokenType: entry.tokenType });
-    if (entry.tokenType === 'multi_tenant_magic_links' && entry.token) void this.authenticateMagicLink(entry.token);
-    return true;
+  /**
+   * At mount, once the page was found to reset a password (the controller has already taken the
+   * token out of the address and entered the reset form): keeps the token for the form.
+   */
+  enter(tokenType: ResetTokenType, token: string | null): void {
+    this.token = token;
+    if (tokenType === 'multi_tenant_magic_links' && token) void this.authenticateMagicLink(token);
   }
 
   /**

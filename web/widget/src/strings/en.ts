@@ -181,6 +181,8 @@ export const en = {
 
   // Shared controls
   'common.back': 'Back',
+  /** Announced while a screen that loads on demand is on its way. */
+  'common.loading': 'Loading',
   'common.watermark': 'Powered by Latchkey',
 
   // Identity provider

@@ -2,17 +2,19 @@ import { useLayoutEffect, useRef, type RefObject } from 'react';
 
 /**
  * Moves keyboard focus into a newly shown screen: its first enabled field, else its heading. The
- * first screen is skipped so that mounting the widget does not steal focus from the host page.
+ * first screen is skipped so that mounting the widget does not steal focus from the host page. A
+ * screen still loading (`ready` false) is focused once it is there.
  */
-export function useScreenFocus(ref: RefObject<HTMLElement | null>, screenKey: string): void {
+export function useScreenFocus(ref: RefObject<HTMLElement | null>, screenKey: string, ready = true): void {
   const firstKey = useRef(screenKey);
   const changed = useRef(false);
   useLayoutEffect(() => {
+    if (!ready) return;
     if (screenKey !== firstKey.current) changed.current = true;
     if (!changed.current || !ref.current) return;
     const target =
       ref.current.querySelector<HTMLElement>('input:not([disabled])') ??
       ref.current.querySelector<HTMLElement>('[data-lk-heading]');
     target?.focus();
-  }, [ref, screenKey]);
+  }, [ref, screenKey, ready]);
 }

@@ -1,49 +1,77 @@
-import type { ComponentType } from 'react';
+import { useEffect, useState, type ComponentType } from 'react';
+import type { LoginController } from '../controller';
+import type { PartModules, PartName } from '../parts';
 import { Screen } from '../state/types';
-import { DiscoveryScreen } from './DiscoveryScreen';
 import { EmailConfirmationScreen } from './EmailConfirmationScreen';
 import { EmailMethodSelectionScreen } from './EmailMethodSelectionScreen';
 import { EmailOTPEntryScreen } from './EmailOTPEntryScreen';
 import { ErrorScreen } from './ErrorScreen';
 import { LoggedInScreen } from './LoggedInScreen';
 import { MainScreen } from './MainScreen';
-import { MFAEnrollmentSelectionScreen } from './mfa/MFAEnrollmentSelectionScreen';
-import { RecoveryCodeEntryScreen } from './mfa/RecoveryCodeEntryScreen';
-import { RecoveryCodeSaveScreen } from './mfa/RecoveryCodeSaveScreen';
-import { SMSOTPEnrollmentScreen } from './mfa/SMSOTPEnrollmentScreen';
-import { SMSOTPEntryScreen } from './mfa/SMSOTPEntryScreen';
-import { TOTPEnrollmentManualScreen } from './mfa/TOTPEnrollmentManualScreen';
-import { TOTPEnrollmentQRCodeScreen } from './mfa/TOTPEnrollmentQRCodeScreen';
-import { TOTPEntryScreen } from './mfa/TOTPEntryScreen';
 import { PasswordAuthenticateScreen } from './PasswordAuthenticateScreen';
-import { PasswordResetVerifyConfirmationScreen, PasswordSetNewConfirmationScreen } from './PasswordConfirmationScreens';
 import { PasswordEmailScreen } from './PasswordEmailScreen';
-import { PasswordForgotScreen } from './PasswordForgotScreen';
-import { PasswordResetScreen } from './PasswordResetScreen';
+
+/** A screen whose component comes with a part that loads on demand (parts.ts). */
+class LazyScreen {
+  constructor(
+    readonly part: PartName,
+    readonly pick: (part: PartModules[PartName]) => ComponentType,
+  ) {}
+}
+
+function lazy<K extends PartName>(part: K, pick: (m: PartModules[K]) => ComponentType): LazyScreen {
+  return new LazyScreen(part, pick as (m: PartModules[PartName]) => ComponentType);
+}
+const mfa = (pick: (m: PartModules['mfa']) => ComponentType) => lazy('mfa', pick);
+const reset = (pick: (m: PartModules['passwordReset']) => ComponentType) => lazy('passwordReset', pick);
 
 /** One component per Screen; a Screen without an entry here does not compile. */
-export const SCREENS: Record<Screen, ComponentType> = {
+const SCREENS: Record<Screen, ComponentType | LazyScreen> = {
   [Screen.Main]: MainScreen,
   [Screen.EmailMethodSelection]: EmailMethodSelectionScreen,
   [Screen.EmailConfirmation]: EmailConfirmationScreen,
   [Screen.EmailOTPEntry]: EmailOTPEntryScreen,
   [Screen.LoggedIn]: LoggedInScreen,
   [Screen.Error]: ErrorScreen,
-  [Screen.Discovery]: DiscoveryScreen,
+  [Screen.Discovery]: lazy('discovery', (m) => m.DiscoveryScreen),
   // Multi-factor authentication
-  [Screen.MFAEnrollmentSelection]: MFAEnrollmentSelectionScreen,
-  [Screen.SMSOTPEnrollment]: SMSOTPEnrollmentScreen,
-  [Screen.SMSOTPEntry]: SMSOTPEntryScreen,
-  [Screen.TOTPEnrollmentQRCode]: TOTPEnrollmentQRCodeScreen,
-  [Screen.TOTPEnrollmentManual]: TOTPEnrollmentManualScreen,
-  [Screen.TOTPEntry]: TOTPEntryScreen,
-  [Screen.RecoveryCodeSave]: RecoveryCodeSaveScreen,
-  [Screen.RecoveryCodeEntry]: RecoveryCodeEntryScreen,
+  [Screen.MFAEnrollmentSelection]: mfa((m) => m.MFAEnrollmentSelectionScreen),
+  [Screen.SMSOTPEnrollment]: mfa((m) => m.SMSOTPEnrollmentScreen),
+  [Screen.SMSOTPEntry]: mfa((m) => m.SMSOTPEntryScreen),
+  [Screen.TOTPEnrollmentQRCode]: mfa((m) => m.TOTPEnrollmentQRCodeScreen),
+  [Screen.TOTPEnrollmentManual]: mfa((m) => m.TOTPEnrollmentManualScreen),
+  [Screen.TOTPEntry]: mfa((m) => m.TOTPEntryScreen),
+  [Screen.RecoveryCodeSave]: mfa((m) => m.RecoveryCodeSaveScreen),
+  [Screen.RecoveryCodeEntry]: mfa((m) => m.RecoveryCodeEntryScreen),
   // Passwords.
   [Screen.PasswordEmail]: PasswordEmailScreen,
   [Screen.PasswordAuthenticate]: PasswordAuthenticateScreen,
-  [Screen.PasswordForgotForm]: PasswordForgotScreen,
-  [Screen.PasswordResetForm]: PasswordResetScreen,
-  [Screen.PasswordResetVerifyConfirmation]: PasswordResetVerifyConfirmationScreen,
-  [Screen.PasswordSetNewConfirmation]: PasswordSetNewConfirmationScreen,
+  [Screen.PasswordForgotForm]: reset((m) => m.PasswordForgotScreen),
+  [Screen.PasswordResetForm]: reset((m) => m.PasswordResetScreen),
+  [Screen.PasswordResetVerifyConfirmation]: reset((m) => m.PasswordResetVerifyConfirmationScreen),
+  [Screen.PasswordSetNewConfirmation]: reset((m) => m.PasswordSetNewConfirmationScreen),
 };
+
+/**
+ * The component of `screen`, or null while the part it belongs to loads. A part that fails to
+ * load leads to the Error screen, from which the member can go back and try again.
+ */
+export function useScreenComponent(screen: Screen, controller: LoginController): ComponentType | null {
+  const entry = SCREENS[screen];
+  const lazyEntry = entry instanceof LazyScreen ? entry : null;
+  const part = lazyEntry ? controller.loadedPart(lazyEntry.part) : undefined;
+  const [, setLoads] = useState(0);
+  useEffect(() => {
+    if (!lazyEntry || part) return;
+    let live = true;
+    controller.loadPart(lazyEntry.part).then(
+      () => live && setLoads((n) => n + 1),
+      (err: unknown) => live && controller.partFailed(err),
+    );
+    return () => {
+      live = false;
+    };
+  }, [controller, lazyEntry, part]);
+  if (!lazyEntry) return entry as ComponentType;
+  return part ? lazyEntry.pick(part) : null;
+}

@@ -31,7 +31,10 @@ describe('SMS OTP enrollment', () => {
   it('texts a code to the parsed E.164 number with the IST, then shows entry with the formatted number', async () => {
     const ui = await openEnrollment();
     await enroll(ui, '(415) 555-2671');
-    expect(await ui.findByText('A 6-digit passcode was sent to you at +1 415 555 2671.')).toBeTruthy();
+    // The display form needs the phone library, a dynamic import that a busy machine can take a
+    // few seconds to transform on its first use.
+    const sent = await ui.findByText('A 6-digit passcode was sent to you at +1 415 555 2671.', {}, { timeout: 5000 });
+    expect(sent).toBeTruthy();
     expect(ui.server.callsTo(SMS_SEND)[0]!.body).toEqual({ ...MEMBER, mfa_phone_number: '+14155552671' });
     expect(ui.getByText('Your code expires in 2:00.')).toBeTruthy();
     expect(ui.onEvent.mock.calls.map(([e]) => e.type)).toContain('B2B_SMS_OTP_SEND');
@@ -115,7 +118,10 @@ describe('SMS OTP enrollment', () => {
 describe('SMS OTP entry for an enrolled number', () => {
   it('a code the server already texted is not sent again; the expiry is 2 minutes', async () => {
     const ui = await loginToMfa(mfaServer(mfaRequired({ sms: true, defaultMethod: 'sms_otp', initiated: true })));
-    expect(await ui.findByText('A 6-digit passcode was sent to you at +1 415 555 2671.')).toBeTruthy();
+    // The display form needs the phone library, a dynamic import that a busy machine can take a
+    // few seconds to transform on its first use.
+    const sent = await ui.findByText('A 6-digit passcode was sent to you at +1 415 555 2671.', {}, { timeout: 5000 });
+    expect(sent).toBeTruthy();
     expect(ui.getByText('Your code expires in 2:00.')).toBeTruthy();
     expect(ui.server.callsTo(SMS_SEND)).toHaveLength(0);
     expect(ui.queryByRole('button', { name: 'Use an authenticator app instead' })).toBeNull();

@@ -1,0 +1,94 @@
+package idp
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// exchangeMaxAge is how old an access token may be when it is exchanged
+// back into a session (Stytch: five minutes).
+const exchangeMaxAge = 5 * time.Minute
+
+type exchangeRequest struct {
+	AccessToken            string `json:"access_token"`
+	SessionDurationMinutes *int   `json:"session_duration_minutes"`
+}
+
+// ExchangeAccessToken handles b2b/sessions/exchange_access_token on both
+// faces: a first-party app's access token carrying full_access, at most
+// five minutes old, becomes a session of its member, once. The member
+// satisfied the organization's policies (MFA included) when the token was
+// issued, so the answer is always a session, never an IST; the token's
+// family stays valid for the app.
+func (f Faces) ExchangeAccessToken(r *http.Request) (any, error) {
+	var req exchangeRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return nil, err
+	}
+	if err := httpapi.Required("access_token", req.AccessToken); err != nil {
+		return nil, err
+	}
+	ctx := r.Context()
+	p := project.CallerFrom(ctx).Project
+	duration, err := session.DurationMinutes(p, req.SessionDurationMinutes)
+	if err != nil {
+		return nil, err
+	}
+	var resp *session.AuthResponse
+	err = f.Limiter.GuardUnguessable(ctx, func() error {
+		c, row, err := f.P.verifyAccess(ctx, p.ID, req.AccessToken)
+		if errors.Is(err, errNoToken) {
+			return apierr.Wrap(apierr.AccessTokenExchangeInvalidGrant, err)
+		}
+		if err != nil {
+			return err
+		}
+		if !row.has("full_access") {
+			return apierr.New(apierr.AccessTokenExchangeMissingFullAccess)
+		}
+		if c.IssuedAt == nil || f.P.clock.Now().Sub(c.IssuedAt.Time()) > exchangeMaxAge {
+			return apierr.New(apierr.AccessTokenExchangeTooOld)
+		}
+		return f.P.db.Tx(ctx, func(q store.Querier) error {
+			// used_at marks the exchange: a second one finds it set.
+			res, err := q.ExecContext(ctx, `UPDATE idp_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL`,
+				store.Millis(f.P.clock.Now()), ids.Hash(c.ID))
+			if err != nil {
+				return err
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 0 {
+				return apierr.New(apierr.AccessTokenExchangeInvalidGrant).WithMessage("This access token was already exchanged.")
+			}
+			org, err := f.P.orgs.GetIn(ctx, q, p.ID, row.OrganizationID)
+			if err != nil {
+				return organization.NotFound(err, apierr.OrganizationNotFound)
+			}
+			m, err := f.P.orgs.Member(ctx, q, p.ID, row.MemberID)
+			if err != nil {
+				return organization.NotFound(err, apierr.MemberNotFound)
+			}
+			if m.Status != organization.StatusActive {
+				return apierr.New(apierr.InactiveMember)
+			}
+			resp, err = f.Sessions.Complete(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m,
+				DurationMinutes: duration, PolicyMet: true, Factor: session.Factor{Type: "oauth",
+					DeliveryMethod:                 "oauth_access_token_exchange",
+					OAuthAccessTokenExchangeFactor: &session.OAuthAccessTokenExchangeFactor{ClientID: row.ClientID}}})
+			return err
+		})
+	}, ratelimit.FailureOf(apierr.AccessTokenExchangeInvalidGrant), ratelimit.For(session.FailuresPerIP, p.ID+"|"+httpapi.ClientIP(r)))
+	if err != nil {
+		return nil, err
+	}
+	return session.Completed{AuthResponse: resp}, nil
+}

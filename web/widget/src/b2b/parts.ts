@@ -1,0 +1,24 @@
+/**
+ * Parts of the login flow that load on demand. Every page pays for what it downloads, and most
+ * logins never see multi-factor screens, a password reset or the organization list, so those live in chunks of their own
+ * (the ESM build's esm/*.js, the standalone script's standalone/*.js). A part holds its screens
+ * and the effects behind them; the reducer stays whole, so every state transition is synchronous
+ * and a part only has to be present once its screen renders.
+ */
+export type DiscoveryPart = typeof import('./parts/discovery');
+export type MfaPart = typeof import('./parts/mfa');
+export type PasswordResetPart = typeof import('./parts/passwordReset');
+
+export interface PartModules {
+  discovery: DiscoveryPart;
+  mfa: MfaPart;
+  passwordReset: PasswordResetPart;
+}
+export type PartName = keyof PartModules;
+
+/** The import of each part. A failed import is not remembered: the next attempt fetches again. */
+export const importPart: { [K in PartName]: () => Promise<PartModules[K]> } = {
+  discovery: () => import('./parts/discovery'),
+  mfa: () => import('./parts/mfa'),
+  passwordReset: () => import('./parts/passwordReset'),
+};
