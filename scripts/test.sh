@@ -46,6 +46,9 @@ echo "$LATCHKEY_TEST_POSTGRES_DSN"
 section "go: tests (SQLite and PostgreSQL)"
 LATCHKEY_TEST_MAILPIT="$ROOT/bin/mailpit" go test -count=1 ./...
 
+section "go: fuzz targets (briefly, past the committed seed corpora)"
+scripts/fuzz.sh
+
 section "PostgreSQL: stop"
 # Free its memory before the browsers start; the EXIT trap's second stop is a no-op.
 scripts/pg.sh stop

@@ -56,6 +56,20 @@ func TestTakeoverSensitiveChangesNeedAStepUp(t *testing.T) {
 			{"another member's totp deletion", func() resp {
 				return e.sdkCall(http.MethodDelete, "/b2b/organizations/members/totp/"+bob, nil, token)
 			}},
+			// An admin's direct email change is immediate and unverified: the
+			// new address can reset the member's password.
+			{"another member's email by update", func() resp {
+				return e.sdkAs(http.MethodPut, "/b2b/organizations/members/"+bob, map[string]any{"email_address": "bob3@acme.test"}, token)
+			}},
+			{"another member's email by backend update for the session", func() resp {
+				return e.do(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+bob, map[string]any{"email_address": "bob3@acme.test"},
+					http.Header{"X-Stytch-Member-Session": {token}}, e.proj.Project.ID, e.proj.Secret)
+			}},
+			{"backend start_email_update for the session", func() resp {
+				return e.do(http.MethodPost, "/v1/b2b/organizations/"+org+"/members/"+bob+"/start_email_update",
+					map[string]any{"email_address": "bob3@acme.test"}, http.Header{"X-Stytch-Member-Session": {token}},
+					e.proj.Project.ID, e.proj.Secret)
+			}},
 		}
 		for _, c := range stale {
 			r := c.r()
@@ -65,6 +79,15 @@ func TestTakeoverSensitiveChangesNeedAStepUp(t *testing.T) {
 		}
 		want(t, e.sdk("/b2b/passwords/session/reset", map[string]any{"password": strongPassword + "!"}, token),
 			400, "session_too_old_to_reset_password")
+		// An update that leaves the address as it is changes nothing
+		// sensitive, and the project secret is no session to step up.
+		if r := e.sdkAs(http.MethodPut, "/b2b/organizations/members/"+bob, map[string]any{"email_address": "Bob@acme.test",
+			"name": "Bob"}, token); r.Status != 200 {
+			t.Fatalf("unchanged address with a stale session: %s", r.Raw)
+		}
+		if r := e.backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+bob, map[string]any{"email_address": "bob4@acme.test"}); r.Status != 200 {
+			t.Fatalf("email change with the project secret: %s", r.Raw)
+		}
 		// The session still works for everything else.
 		if r := e.sdk("/b2b/sessions/authenticate", map[string]any{}, token); r.Status != 200 {
 			t.Fatalf("stale session refused for a plain check: %s", r.Raw)
@@ -77,6 +100,10 @@ func TestTakeoverSensitiveChangesNeedAStepUp(t *testing.T) {
 		}
 		if r := e.startUpdate(fresh.data()["session_token"].(string), "", map[string]any{"email_address": "new@acme.test"}); r.Status != 200 {
 			t.Fatalf("start_email_update after a fresh factor: %s", r.Raw)
+		}
+		if r := e.sdkAs(http.MethodPut, "/b2b/organizations/members/"+bob, map[string]any{"email_address": "bob5@acme.test"},
+			fresh.data()["session_token"].(string)); r.Status != 200 {
+			t.Fatalf("another member's email after a fresh factor: %s", r.Raw)
 		}
 	})
 }

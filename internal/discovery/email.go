@@ -51,32 +51,49 @@ func (s *Service) SendLink(ctx context.Context, p LinkParams) error {
 	if err != nil {
 		return err
 	}
-	token, id := ids.Token(), ids.New("discovery-magic-link", p.Project.Env)
-	now := s.d.Clock.Now()
-	if _, err := s.d.DB.ExecContext(ctx, `INSERT INTO discovery_magic_links (discovery_magic_link_id, project_id, email_address,
-		token_hash, pkce_code_challenge, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`, id, p.Project.ID, email,
-		ids.Hash(token), p.PKCECodeChallenge, store.Millis(now), store.Millis(now.Add(time.Duration(minutes)*time.Minute))); err != nil {
-		return fmt.Errorf("discovery: store link: %w", err)
-	}
-	u, err := url.Parse(target)
+	link, id, err := s.IssueLink(ctx, p.Project, email, p.PKCECodeChallenge, minutes, target)
 	if err != nil {
-		return fmt.Errorf("discovery: redirect url: %w", err)
+		return err
 	}
-	qv := u.Query()
-	qv.Set("stytch_token_type", TokenType)
-	qv.Set("token", token)
-	u.RawQuery = qv.Encode()
-	msg, err := notify.MagicLinkLoginEmail(email, notify.LinkData{ProjectName: p.Project.Name, URL: u.String(),
+	msg, err := notify.MagicLinkLoginEmail(email, notify.LinkData{ProjectName: p.Project.Name, URL: link,
 		ExpiresIn: time.Duration(minutes) * time.Minute})
 	if err == nil {
 		err = s.d.Mailer.Send(ctx, msg)
 	}
 	if err != nil {
-		_, _ = s.d.DB.ExecContext(ctx, `UPDATE discovery_magic_links SET used_at = $1 WHERE discovery_magic_link_id = $2`,
-			store.Millis(now), id)
+		s.BurnLink(ctx, id)
 		return apierr.Wrap(apierr.EmailDeliveryFailed, err)
 	}
 	return nil
+}
+
+// IssueLink stores a discovery magic link for email and returns its URL
+// on target (a resolved discovery redirect URL) and its id. SendLink mails
+// one; a discovery password reset email carries one as its "log in
+// without a password" link.
+func (s *Service) IssueLink(ctx context.Context, p *project.Project, email, challenge string, minutes int, target string) (link, id string, err error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return "", "", fmt.Errorf("discovery: redirect url: %w", err)
+	}
+	token, id := ids.Token(), ids.New("discovery-magic-link", p.Env)
+	now := s.d.Clock.Now()
+	if _, err := s.d.DB.ExecContext(ctx, `INSERT INTO discovery_magic_links (discovery_magic_link_id, project_id, email_address,
+		token_hash, pkce_code_challenge, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`, id, p.ID, email,
+		ids.Hash(token), challenge, store.Millis(now), store.Millis(now.Add(time.Duration(minutes)*time.Minute))); err != nil {
+		return "", "", fmt.Errorf("discovery: store link: %w", err)
+	}
+	qv := u.Query()
+	qv.Set("stytch_token_type", TokenType)
+	qv.Set("token", token)
+	u.RawQuery = qv.Encode()
+	return u.String(), id, nil
+}
+
+// BurnLink spends an issued link whose email could not be sent.
+func (s *Service) BurnLink(ctx context.Context, id string) {
+	_, _ = s.d.DB.ExecContext(ctx, `UPDATE discovery_magic_links SET used_at = $1 WHERE discovery_magic_link_id = $2`,
+		store.Millis(s.d.Clock.Now()), id)
 }
 
 // AuthenticateLink redeems a discovery link: an IST and the organizations.

@@ -106,6 +106,13 @@ func (h Handlers) Backend(r *http.Request) (any, error) {
 	if err := c.AuthorizeMember(r.Context(), id, organization.ActionEmail); err != nil {
 		return nil, err
 	}
+	// On behalf of a member session (the session header), the same recent
+	// factor as on the SDK face; the project secret alone needs none.
+	if c.Member != nil {
+		if err := c.StepUp(); err != nil {
+			return nil, err
+		}
+	}
 	return h.start(r, req.params(c.Project, c.Organization, id))
 }
 

@@ -11,6 +11,29 @@ import (
 
 type clientIPKey struct{}
 
+type userAgentKey struct{}
+
+// Client is who sent the request being served, for records that outlive
+// it (a session's ip_address and user_agent): the address WithClientIP
+// computed and the User-Agent, made valid UTF-8 without NULs and cut to
+// maxUserAgent bytes so it can be stored as it is.
+func Client(ctx context.Context) (ip, userAgent string) {
+	ip, _ = ctx.Value(clientIPKey{}).(string)
+	userAgent, _ = ctx.Value(userAgentKey{}).(string)
+	return ip, userAgent
+}
+
+// maxUserAgent bounds a stored User-Agent; real ones are a few hundred bytes.
+const maxUserAgent = 512
+
+func cleanUserAgent(ua string) string {
+	ua = strings.ReplaceAll(strings.ToValidUTF8(ua, "\uFFFD"), "\x00", "")
+	if len(ua) > maxUserAgent {
+		ua = strings.ToValidUTF8(ua[:maxUserAgent], "")
+	}
+	return ua
+}
+
 // ClientIP returns the address of the client that sent r: the one
 // WithClientIP computed (which honours X-Forwarded-For from trusted
 // proxies), or else the direct peer.
@@ -64,7 +87,8 @@ func unmapShift(p netip.Prefix) int {
 	return 0
 }
 
-// WithClientIP computes every request's client address once. Only when
+// WithClientIP computes every request's client address once (and keeps
+// its User-Agent beside it; see Client). Only when
 // the direct peer is a trusted proxy is X-Forwarded-For read, from the
 // right: each entry added by a trusted proxy is skipped, and the first
 // one that is not a trusted proxy is the client (entries further left
@@ -82,8 +106,9 @@ func WithClientIP(trusted []netip.Prefix) Middleware {
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			ip := clientIPOf(r, isTrusted)
-			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), clientIPKey{}, ip)))
+			ctx := context.WithValue(r.Context(), clientIPKey{}, clientIPOf(r, isTrusted))
+			ctx = context.WithValue(ctx, userAgentKey{}, cleanUserAgent(r.UserAgent()))
+			next.ServeHTTP(w, r.WithContext(ctx))
 		})
 	}
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -41,5 +42,27 @@ func TestClientIPHonoursOnlyTrustedProxies(t *testing.T) {
 	}
 	if _, err := ParseTrustedProxies("10.0.0.0/33"); err == nil {
 		t.Error("a bad CIDR was accepted")
+	}
+}
+
+// The User-Agent kept for a session is storable as it is: valid UTF-8, no
+// NUL, bounded.
+func TestClientUserAgentIsStorable(t *testing.T) {
+	var gotIP, gotUA string
+	h := WithClientIP(nil)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotIP, gotUA = Client(r.Context())
+	}))
+	for in, want := range map[string]string{
+		"Mozilla/5.0":            "Mozilla/5.0",
+		"a\x00b\xffc":            "ab\uFFFDc",
+		strings.Repeat("é", 400): strings.Repeat("é", 256),
+	} {
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.RemoteAddr = "192.0.2.1:1234"
+		req.Header.Set("User-Agent", in)
+		h.ServeHTTP(httptest.NewRecorder(), req)
+		if gotIP != "192.0.2.1" || gotUA != want {
+			t.Errorf("Client for %q = %q, %q", in, gotIP, gotUA)
+		}
 	}
 }

@@ -174,6 +174,10 @@ func (s *Service) burn(ctx context.Context, id string) {
 
 // withToken appends the token parameters to a registered redirect URL,
 // keeping its own query.
+// Link is the emailed URL of a login link issued by Issue: target (a
+// resolved login redirect URL) with the token parameters.
+func Link(target, token string) (string, error) { return withToken(target, token) }
+
 func withToken(target, token string) (string, error) {
 	u, err := url.Parse(target)
 	if err != nil {

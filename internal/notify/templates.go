@@ -22,6 +22,10 @@ type LinkData struct {
 	OrganizationName string // empty in discovery flows: ProjectName is used instead
 	URL              string // must be http or https
 	ExpiresIn        time.Duration
+	// LoginURL, when set, is a password reset email's second link: a
+	// magic link that logs the member in without changing the password
+	// (the request's login_redirect_url, or discovery_redirect_url).
+	LoginURL string
 }
 
 // CodeData fills the one-time-code emails.
@@ -58,6 +62,7 @@ var (
 // line of printable text.
 type view struct {
 	Subject, Project, Org, URL, Code, Expiry string
+	LoginURL                                 string // password reset emails only; may be empty
 	Inviter                                  string // invites only; may be empty
 }
 
@@ -110,7 +115,18 @@ func linkView(d LinkData) (view, error) {
 		return view{}, errors.New("link URL must be an absolute http(s) URL")
 	}
 	v.URL = d.URL
+	if d.LoginURL != "" {
+		if !httpURL(d.LoginURL) {
+			return view{}, errors.New("login URL must be an absolute http(s) URL")
+		}
+		v.LoginURL = d.LoginURL
+	}
 	return v, nil
+}
+
+func httpURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && !strings.ContainsFunc(s, unicode.IsSpace)
 }
 
 func baseView(project, org string, expiresIn time.Duration) (view, error) {

@@ -3,6 +3,7 @@ package organization
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
@@ -90,8 +91,32 @@ func (h Handlers) UpdateMember(r *http.Request) (any, error) {
 		if err := c.AuthorizeMemberAll(r.Context(), id, actions); err != nil {
 			return nil, err
 		}
+		if err := h.stepUpForEmail(r.Context(), c, id, u); err != nil {
+			return nil, err
+		}
 	}
 	return h.updateMember(r.Context(), c.Project, c.Organization, id, u)
+}
+
+// stepUpForEmail asks a member session that changes another member's
+// email address for a recent factor (session_too_old otherwise), as
+// start_email_update does. The change is immediate and unverified, and
+// whoever holds the address can reset the password, so an admin session
+// that is stolen, or left open, must not be enough to take accounts over.
+// The project secret is no session and needs none. An unchanged address
+// is no change.
+func (h Handlers) stepUpForEmail(ctx context.Context, c *SessionCaller, memberID string, u MemberUpdate) error {
+	if c.Member == nil || u.EmailAddress == nil {
+		return nil
+	}
+	m, err := h.Store.Member(ctx, h.Store.db.Read(), c.Project.ID, memberID)
+	if err != nil {
+		return NotFound(err, apierr.MemberNotFound)
+	}
+	if strings.EqualFold(strings.TrimSpace(*u.EmailAddress), m.EmailAddress) {
+		return nil
+	}
+	return c.StepUp()
 }
 
 func (h Handlers) updateMember(ctx context.Context, p *project.Project, o *Organization, memberID string, u MemberUpdate) (any, error) {

@@ -168,6 +168,9 @@ func (h Handlers) SDKUpdateMember(r *http.Request) (any, error) {
 	if err := c.AuthorizeMemberAll(r.Context(), id, actions); err != nil {
 		return nil, err
 	}
+	if err := h.stepUpForEmail(r.Context(), c, id, u); err != nil {
+		return nil, err
+	}
 	return h.updateMember(r.Context(), c.Project, c.Organization, id, u)
 }
 

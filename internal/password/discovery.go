@@ -17,6 +17,10 @@ import (
 // discovery IST (the discovery service).
 type Discoverer interface {
 	DiscoveredTx(ctx context.Context, q store.Querier, p *project.Project, email string, factor session.Factor) (*discovery.Response, error)
+	// IssueLink and BurnLink make the discovery magic link of a reset
+	// email's "log in without password" button.
+	IssueLink(ctx context.Context, p *project.Project, email, challenge string, minutes int, target string) (link, id string, err error)
+	BurnLink(ctx context.Context, id string)
 }
 
 // discoveryFactor is the factor a discovery IST carries after a password.
@@ -77,9 +81,15 @@ func (s *Service) StartDiscoveryReset(ctx context.Context, a StartParams) error 
 	if err != nil {
 		return err
 	}
-	build := notify.PasswordSetEmail
+	loginTarget, err := s.loginTarget(ctx, a.Project, project.RedirectDiscovery, a.DiscoveryRedirectURL)
+	if err != nil {
+		return err
+	}
+	// Only an address with a password gets the "log in without password"
+	// link: the other email's link is the way in.
+	build, hasPassword := notify.PasswordSetEmail, false
 	if _, err := s.credential(ctx, s.d.DB.Read(), a.Project.ID, email); err == nil {
-		build = notify.PasswordResetEmail
+		build, hasPassword = notify.PasswordResetEmail, true
 	} else if !isNotFound(err) {
 		return err
 	}
@@ -91,8 +101,18 @@ func (s *Service) StartDiscoveryReset(ctx context.Context, a StartParams) error 
 	if data.URL, err = resetLink(target, TokenTypeDiscoveryReset, token); err != nil {
 		return err
 	}
+	lid := ""
+	if loginTarget != "" && hasPassword {
+		if data.LoginURL, lid, err = s.d.Discovery.IssueLink(ctx, a.Project, email, a.CodeChallenge, minutes, loginTarget); err != nil {
+			s.burnReset(ctx, id)
+			return err
+		}
+	}
 	if err := s.send(ctx, email, data, build); err != nil {
 		s.burnReset(ctx, id)
+		if lid != "" {
+			s.d.Discovery.BurnLink(ctx, lid)
+		}
 		return err
 	}
 	return nil

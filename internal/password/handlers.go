@@ -102,8 +102,8 @@ func (h Handlers) resetStart(r *http.Request) (*StartResult, error) {
 	}
 	return h.Service.StartEmailReset(r.Context(), StartParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), OrganizationID: req.OrganizationID, Email: req.EmailAddress,
-		ResetRedirectURL: req.ResetPasswordRedirectURL, ExpiryMinutes: req.ResetPasswordExpirationMinutes,
-		CodeChallenge: req.CodeChallenge})
+		ResetRedirectURL: req.ResetPasswordRedirectURL, LoginRedirectURL: req.LoginRedirectURL,
+		ExpiryMinutes: req.ResetPasswordExpirationMinutes, CodeChallenge: req.CodeChallenge})
 }
 
 // SDKResetStart handles SDK POST b2b/passwords/email/reset/start. Anyone

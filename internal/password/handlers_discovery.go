@@ -57,7 +57,8 @@ func (h Handlers) DiscoveryResetStart(r *http.Request) (any, error) {
 	}
 	err := h.Service.StartDiscoveryReset(r.Context(), StartParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), Email: req.EmailAddress, ResetRedirectURL: req.ResetPasswordRedirectURL,
-		ExpiryMinutes: req.ResetPasswordExpirationMinutes, CodeChallenge: req.PKCECodeChallenge})
+		DiscoveryRedirectURL: req.DiscoveryRedirectURL,
+		ExpiryMinutes:        req.ResetPasswordExpirationMinutes, CodeChallenge: req.PKCECodeChallenge})
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/password/pwhash"
@@ -24,8 +25,13 @@ type StartParams struct {
 	OrganizationID   string // empty for discovery
 	Email            string
 	ResetRedirectURL string
-	ExpiryMinutes    int
-	CodeChallenge    string
+	// LoginRedirectURL (organization) or DiscoveryRedirectURL (discovery)
+	// is where the reset email's "log in without password" magic link
+	// lands; empty means the project's default, and no link without one.
+	LoginRedirectURL     string
+	DiscoveryRedirectURL string
+	ExpiryMinutes        int
+	CodeChallenge        string
 }
 
 // StartResult names the member a reset email went to, for the backend
@@ -56,6 +62,19 @@ func (s *Service) checkStart(ctx context.Context, a StartParams, emailKey string
 	return email, target, minutes, err
 }
 
+// loginTarget resolves where a reset email's "log in without password"
+// link lands, as the API family does: a requested URL must be registered
+// for its type (redirect_url_not_registered otherwise); none requested
+// means the project's default. A project with no such URL gets no link,
+// rather than the API family's error, so resets keep working there.
+func (s *Service) loginTarget(ctx context.Context, p *project.Project, t project.RedirectType, requested string) (string, error) {
+	target, err := s.d.Projects.ResolveRedirect(ctx, p.ID, t, requested)
+	if err != nil && requested == "" && apierr.Is(err, apierr.NoLoginRedirectURLsSet) {
+		return "", nil
+	}
+	return target, err
+}
+
 // StartEmailReset handles b2b/passwords/email/reset/start. What is sent
 // depends on the address; the response does not:
 //   - a member with a password gets a reset link (multi_tenant_passwords);
@@ -76,6 +95,10 @@ func (s *Service) StartEmailReset(ctx context.Context, a StartParams) (*StartRes
 	if err != nil {
 		return nil, err
 	}
+	loginTarget, err := s.loginTarget(ctx, a.Project, project.RedirectLogin, a.LoginRedirectURL)
+	if err != nil {
+		return nil, err
+	}
 	data := notify.LinkData{ProjectName: a.Project.Name, OrganizationName: org.OrganizationName,
 		ExpiresIn: time.Duration(minutes) * time.Minute}
 
@@ -92,8 +115,23 @@ func (s *Service) StartEmailReset(ctx context.Context, a StartParams) (*StartRes
 			if data.URL, err = resetLink(target, TokenTypeReset, token); err != nil {
 				return nil, err
 			}
+			burnLogin := func() {}
+			if loginTarget != "" {
+				lt, lid, err := s.d.MagicLinks.Issue(ctx, a.Project, org, member, a.CodeChallenge, minutes)
+				if err != nil {
+					s.burnReset(ctx, id)
+					return nil, err
+				}
+				burnLogin = func() { s.d.MagicLinks.Burn(ctx, lid) }
+				if data.LoginURL, err = magiclink.Link(loginTarget, lt); err != nil {
+					s.burnReset(ctx, id)
+					burnLogin()
+					return nil, err
+				}
+			}
 			if err := s.send(ctx, email, data, notify.PasswordResetEmail); err != nil {
 				s.burnReset(ctx, id)
+				burnLogin()
 				return nil, err
 			}
 			return &StartResult{Member: member}, nil

@@ -43,6 +43,12 @@ func Normalize(raw string) (string, error) {
 	if len(s) > maxInput || !strings.HasPrefix(s, "+") {
 		return "", apierr.Wrap(apierr.InvalidPhoneNumber, fmt.Errorf("phone: not in international form"))
 	}
+	// Only digits and the usual separators: libphonenumber would also read
+	// letters as a keypad spelling and other scripts' digits, so "+1 800
+	// FLOWERS" or a homoglyph would become some other number.
+	if strings.IndexFunc(s[1:], func(r rune) bool { return !strings.ContainsRune("0123456789 -.()", r) }) >= 0 {
+		return "", apierr.Wrap(apierr.InvalidPhoneNumber, fmt.Errorf("phone: only digits, spaces and - . ( ) may follow the +"))
+	}
 	num, err := phonenumbers.Parse(s, "")
 	if err != nil {
 		if errors.Is(err, phonenumbers.ErrInvalidCountryCode) {
@@ -57,5 +63,14 @@ func Normalize(raw string) (string, error) {
 	if !phonenumbers.IsValidNumber(num) {
 		return "", apierr.Wrap(apierr.InvalidPhoneNumber, fmt.Errorf("phone: not a valid number for %s", region))
 	}
-	return phonenumbers.Format(num, phonenumbers.E164), nil
+	out := phonenumbers.Format(num, phonenumbers.E164)
+	if len(out) > maxE164 {
+		// E.164 allows 15 digits; libphonenumber's metadata knows a few
+		// longer national ranges that no SMS gateway addresses.
+		return "", apierr.Wrap(apierr.InvalidPhoneNumber, fmt.Errorf("phone: longer than E.164 allows"))
+	}
+	return out, nil
 }
+
+// maxE164 is "+" and E.164's 15 digits.
+const maxE164 = 16

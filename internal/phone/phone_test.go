@@ -39,14 +39,17 @@ func TestNormalize(t *testing.T) {
 	}
 
 	bad := map[string]apierr.Type{
-		"":                 apierr.InvalidPhoneNumber,
-		"   ":              apierr.InvalidPhoneNumber,
-		"4155552671":       apierr.InvalidPhoneNumber, // no country code: not E.164
-		"001 415 555 2671": apierr.InvalidPhoneNumber,
-		"+1 415 555":       apierr.InvalidPhoneNumber,
-		"+1 000 555 2671":  apierr.InvalidPhoneNumber, // no such area code
-		"+44 12":           apierr.InvalidPhoneNumber,
-		"+abc":             apierr.InvalidPhoneNumber,
+		"":                      apierr.InvalidPhoneNumber,
+		"   ":                   apierr.InvalidPhoneNumber,
+		"4155552671":            apierr.InvalidPhoneNumber, // no country code: not E.164
+		"001 415 555 2671":      apierr.InvalidPhoneNumber,
+		"+1 415 555":            apierr.InvalidPhoneNumber,
+		"+1 000 555 2671":       apierr.InvalidPhoneNumber, // no such area code
+		"+44 12":                apierr.InvalidPhoneNumber,
+		"+abc":                  apierr.InvalidPhoneNumber,
+		"+1 800 FLOWERS":        apierr.InvalidPhoneNumber, // no keypad spellings
+		"+4902100000A0000A0000": apierr.InvalidPhoneNumber, // letters, and longer than E.164
+		"+１ 415 555 2671":       apierr.InvalidPhoneNumber, // other scripts' digits
 		"+1 415 555 2671 9999999999999999999999999999999999999999999999999": apierr.InvalidPhoneNumber,
 		"+999 1234567":   apierr.InvalidPhoneNumberCountryCode, // unassigned
 		"+0 1234567":     apierr.InvalidPhoneNumberCountryCode,

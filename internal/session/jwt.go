@@ -114,7 +114,7 @@ func (s *Service) sign(ctx context.Context, projectID string, ms *MemberSession,
 		Claims: jwt.Claims{Subject: ms.MemberID, Issuer: Issuer(projectID), Audience: jwt.Audience{projectID},
 			IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now), Expiry: jwt.NewNumericDate(exp)},
 		Session: sessionClaim{ID: ms.MemberSessionID, StartedAt: ms.StartedAt, LastAccessedAt: ms.LastAccessedAt,
-			ExpiresAt: ms.ExpiresAt, Attributes: map[string]any{"ip_address": "", "user_agent": ""},
+			ExpiresAt: ms.ExpiresAt, Attributes: map[string]any{"ip_address": ms.IPAddress, "user_agent": ms.UserAgent},
 			AuthenticationFactors: ms.AuthenticationFactors, Roles: ms.Roles},
 		Organization: orgClaim{OrganizationID: ms.OrganizationID, Slug: ms.OrganizationSlug},
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
@@ -135,15 +136,17 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 		ExpiresAt: now.Add(time.Duration(p.DurationMinutes) * time.Minute), AuthenticationFactors: factors,
 		CustomClaims: map[string]any{}, Roles: p.Member.SessionRoles(ssoConnections(factors)), OrganizationSlug: p.Organization.OrganizationSlug,
 	}
+	ms.IPAddress, ms.UserAgent = httpapi.Client(ctx)
 	token := ids.Token()
 	factorsJSON, err := json.Marshal(ms.AuthenticationFactors)
 	if err != nil {
 		return nil, fmt.Errorf("session: encode factors: %w", err)
 	}
 	if _, err := q.ExecContext(ctx, `INSERT INTO member_sessions (member_session_id, project_id, organization_id, member_id,
-		token_hash, authentication_factors, started_at, last_accessed_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
+		token_hash, authentication_factors, started_at, last_accessed_at, expires_at, ip_address, user_agent)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
 		ms.MemberSessionID, p.Project.ID, ms.OrganizationID, ms.MemberID, ids.Hash(token), string(factorsJSON),
-		store.Millis(now), store.Millis(now), store.Millis(ms.ExpiresAt)); err != nil {
+		store.Millis(now), store.Millis(now), store.Millis(ms.ExpiresAt), ms.IPAddress, ms.UserAgent); err != nil {
 		return nil, fmt.Errorf("session: insert: %w", err)
 	}
 	jwtText, err := s.sign(ctx, p.Project.ID, ms, now)
@@ -189,14 +192,14 @@ type row struct {
 }
 
 const selectSession = `SELECT member_session_id, project_id, organization_id, member_id, authentication_factors,
-	started_at, last_accessed_at, expires_at, revoked_at FROM member_sessions `
+	started_at, last_accessed_at, expires_at, revoked_at, ip_address, user_agent FROM member_sessions `
 
 func (s *Service) load(ctx context.Context, where string, arg any) (*row, error) {
 	var r row
 	var factors string
 	var started, last, exp int64
 	err := s.db.Read().QueryRowContext(ctx, selectSession+where, arg).Scan(&r.ms.MemberSessionID, &r.projectID,
-		&r.ms.OrganizationID, &r.ms.MemberID, &factors, &started, &last, &exp, &r.revokedAt)
+		&r.ms.OrganizationID, &r.ms.MemberID, &factors, &started, &last, &exp, &r.revokedAt, &r.ms.IPAddress, &r.ms.UserAgent)
 	if err != nil {
 		return nil, store.MapError(err)
 	}

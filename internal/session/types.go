@@ -93,6 +93,11 @@ type MemberSession struct {
 	CustomClaims          map[string]any `json:"custom_claims"`
 	Roles                 []string       `json:"roles"`
 	OrganizationSlug      string         `json:"organization_slug"`
+	// IPAddress and UserAgent are the client that created the session.
+	// The API family's member_session object has no place for them; they
+	// are reported in the session JWT's attributes claim.
+	IPAddress string `json:"-"`
+	UserAgent string `json:"-"`
 }
 
 // SessionResponse is the API family's B2BAuthenticateResponse.

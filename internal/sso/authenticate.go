@@ -34,6 +34,11 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	if err := httpapi.Required("sso_token", req.SSOToken); err != nil {
 		return nil, err
 	}
+	// locale picks the language of a one-time code sent on the way (MFA);
+	// codes go out in English only (see httpapi.RefuseUnsupported).
+	if err := httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale)); err != nil {
+		return nil, err
+	}
 	s := h.s
 	ctx := r.Context()
 	p := project.CallerFrom(ctx).Project

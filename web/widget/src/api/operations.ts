@@ -146,6 +146,19 @@ export function oneTapDiscoverySubmit(http: HttpClient, body: OneTapSubmitBody &
   return http.post<{ redirect_url: string }>('/b2b/oauth/google/onetap/discovery/submit', { ...body });
 }
 
+export interface SSOAuthenticateBody {
+  sso_token: string;
+  session_duration_minutes: number;
+  locale?: string | undefined;
+  pkce_code_verifier?: string | undefined;
+  intermediate_session_token?: string | undefined;
+}
+
+/** Redeems the token an SSO login put in the page address (api-reference 3.6). */
+export function ssoAuthenticate(http: HttpClient, body: SSOAuthenticateBody) {
+  return http.post<AuthenticateResponseWithMFA>('/b2b/sso/authenticate', { ...body });
+}
+
 export interface OtpEmailDiscoverySendBody {
   email_address: string;
   login_template_id?: string | undefined;

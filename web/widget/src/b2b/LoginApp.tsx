@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState, useSyncExternalStore, type CSSPro
 import { DEFAULT_BOOTSTRAP, type BootstrapData } from '../api/bootstrap';
 import { mergeStrings, createTranslator } from '../strings/t';
 import type { StringsOverride } from '../strings/en';
+import type { SsoDiscoveryStrings } from './sso/strings';
 import { themeVariables, type WidgetStyles } from '../theme/theme';
 import { useScreenFocus } from '../ui/focus';
 import { normalizeConfig, type LoginConfig } from './config';
@@ -25,7 +26,8 @@ export interface LoginOptions {
   config: LoginConfig;
   styles?: WidgetStyles;
   callbacks?: Callbacks;
-  strings?: StringsOverride;
+  /** Overrides of the strings table, the SSO discovery screens' keys included. */
+  strings?: StringsOverride & Partial<SsoDiscoveryStrings>;
 }
 
 export interface LoginAppProps {
@@ -96,6 +98,7 @@ export function LoginApp({ backend, options, eventTarget }: LoginAppProps) {
     controller,
     config,
     t,
+    stringsOverride: options.strings,
     bootstrap,
     clock: backend.clock,
     presentation: {

@@ -1,6 +1,7 @@
 import { createContext, useContext } from 'react';
 import type { BootstrapData } from '../api/bootstrap';
 import type { Clock } from '../clock';
+import type { StringsOverride } from '../strings/en';
 import type { Translate } from '../strings/t';
 import type { NormalizedConfig } from './config';
 import type { LoginController } from './controller';
@@ -12,6 +13,8 @@ export interface LoginContextValue {
   controller: LoginController;
   config: NormalizedConfig;
   t: Translate;
+  /** The `strings` mount option, for the tables of screens loaded on demand. */
+  stringsOverride?: StringsOverride | undefined;
   bootstrap: BootstrapData;
   clock: Clock;
   /** Presentation options from `styles` that change markup rather than CSS. */

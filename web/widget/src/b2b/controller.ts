@@ -16,6 +16,7 @@ import {
   otpEmailDiscoverySend,
   otpEmailLoginOrSignup,
   searchOrganization,
+  ssoAuthenticate,
 } from '../api/operations';
 import type { AuthenticateResponseWithMFA, DiscoveryAuthenticateResponse } from '../api/types';
 import { AuthFlowType } from './config';
@@ -28,6 +29,7 @@ import { PasswordFlow } from './passwordFlow';
 import type { PasswordResetFlow } from './passwordReset';
 import { resetEntry, stripResetParams } from './passwordRules';
 import { Redirects } from './redirects';
+import type { SsoDiscoveryFlow } from './sso/ssoDiscoveryFlow';
 import { isDiscovering, selectEmailMethods } from './selectors';
 import { slugFromURL } from './slug';
 import { ErrorType } from './state/types';
@@ -50,6 +52,7 @@ export class LoginController {
   private discoveryFlow: DiscoveryFlow | null = null;
   private mfaFlow: MfaFlow | null = null;
   private resetFlow: PasswordResetFlow | null = null;
+  private ssoFlow: SsoDiscoveryFlow | null = null;
 
   constructor(private readonly deps: ControllerDeps) {
     this.core = new FlowCore(deps);
@@ -94,6 +97,12 @@ export class LoginController {
     return this.resetFlow;
   }
 
+  /** SSO discovery: the email's connections, the slug fallback. Present once its part is loaded. */
+  get ssoDiscovery(): SsoDiscoveryFlow {
+    if (!this.ssoFlow) throw new Error('Latchkey: the SSO discovery part is not loaded');
+    return this.ssoFlow;
+  }
+
   /** A loaded part, so a screen of it renders without waiting. */
   loadedPart<K extends PartName>(name: K): PartModules[K] | undefined {
     return this.parts[name];
@@ -109,6 +118,7 @@ export class LoginController {
     const m: PartModules[PartName] = part;
     if ('DiscoveryFlow' in m) this.discoveryFlow ??= new m.DiscoveryFlow(this.core, this.redirects);
     if ('MfaFlow' in m) this.mfaFlow ??= new m.MfaFlow(this.core);
+    if ('SsoDiscoveryFlow' in m) this.ssoFlow ??= new m.SsoDiscoveryFlow(this.core, this.redirects);
     if ('PasswordResetFlow' in m) {
       this.resetFlow ??= new m.PasswordResetFlow(this.core, this.discoveryEntry, this.passwords.resetEmail);
     }
@@ -151,6 +161,20 @@ export class LoginController {
     const landing = readUrlToken(window.location.search) !== null;
     if (!config.oneTap.floatingOnly) void this.authenticateUrlToken();
     void this.lookupOrganization().then(() => (landing ? undefined : this.startOneTap()));
+  }
+
+  /**
+   * 'Continue with SSO' in discovery: loads the SSO discovery part, then shows its email step (the
+   * button stays busy meanwhile, and a failed load is its inline error).
+   */
+  async startSsoDiscovery(): Promise<ActionResult> {
+    try {
+      await this.loadPart('ssoDiscovery');
+    } catch (err) {
+      return this.core.failInline(err);
+    }
+    this.deps.store.dispatch({ type: 'ssoDiscoveryStarted' });
+    return { ok: true };
   }
 
   back(): void {
@@ -303,13 +327,14 @@ export class LoginController {
     stripUrlToken();
     const { backend, store, getConfig } = this.deps;
     const oauth = urlToken.type === 'oauth' || urlToken.type === 'discovery_oauth';
-    if (!oauth && urlToken.type !== 'multi_tenant_magic_links' && urlToken.type !== 'discovery') {
+    const sso = urlToken.type === 'sso';
+    if (urlToken.type === 'multi_tenant_impersonation') {
       console.error(`Latchkey: "${urlToken.type}" tokens are not supported by this build yet.`);
       this.core.fail(null, ErrorType.Default, false);
       return;
     }
     store.dispatch({ type: 'urlTokenAuthenticating', active: true });
-    const pkceKind = oauth ? 'oauth' : 'magic_links';
+    const pkceKind = oauth ? 'oauth' : sso ? 'sso' : 'magic_links';
     const verifier = backend.pkce.get(pkceKind)?.code_verifier;
     const duration = getConfig().sessionDurationMinutes;
     const ist = this.core.intermediateSessionToken();
@@ -342,6 +367,16 @@ export class LoginController {
             }),
           };
           break;
+        case 'sso':
+          redeemed = {
+            primary: await ssoAuthenticate(backend.http, {
+              sso_token: urlToken.token,
+              session_duration_minutes: duration,
+              pkce_code_verifier: verifier,
+              intermediate_session_token: ist,
+            }),
+          };
+          break;
         default:
           redeemed = {
             primary: await magicLinkAuthenticate(backend.http, {
@@ -353,9 +388,9 @@ export class LoginController {
           };
       }
     } catch (err) {
-      // Emailed links get the link error; an OAuth token that fails gets the default one.
+      // Emailed links get the link error; an OAuth or SSO token that fails gets the default one.
       const adBlocker = err instanceof APIError && err.error_type === 'ad_blocker_detected';
-      const linkError = oauth ? ErrorType.Default : ErrorType.EmailMagicLink;
+      const linkError = oauth || sso ? ErrorType.Default : ErrorType.EmailMagicLink;
       this.core.fail(err, adBlocker ? ErrorType.AdBlockerDetected : linkError, false);
       return;
     }
@@ -366,7 +401,12 @@ export class LoginController {
       return;
     }
     backend.session.applyAuthResponse(redeemed.primary);
-    this.deps.emit.event(oauth ? EventType.B2BOAuthAuthenticate : EventType.B2BMagicLinkAuthenticate, redeemed.primary);
+    const event = oauth
+      ? EventType.B2BOAuthAuthenticate
+      : sso
+        ? EventType.B2BSSOAuthenticate
+        : EventType.B2BMagicLinkAuthenticate;
+    this.deps.emit.event(event, redeemed.primary);
     this.core.completePrimary(redeemed.primary);
   }
 

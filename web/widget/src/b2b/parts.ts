@@ -8,11 +8,13 @@
 export type DiscoveryPart = typeof import('./parts/discovery');
 export type MfaPart = typeof import('./parts/mfa');
 export type PasswordResetPart = typeof import('./parts/passwordReset');
+export type SsoDiscoveryPart = typeof import('./parts/ssoDiscovery');
 
 export interface PartModules {
   discovery: DiscoveryPart;
   mfa: MfaPart;
   passwordReset: PasswordResetPart;
+  ssoDiscovery: SsoDiscoveryPart;
 }
 export type PartName = keyof PartModules;
 
@@ -21,4 +23,5 @@ export const importPart: { [K in PartName]: () => Promise<PartModules[K]> } = {
   discovery: () => import('./parts/discovery'),
   mfa: () => import('./parts/mfa'),
   passwordReset: () => import('./parts/passwordReset'),
+  ssoDiscovery: () => import('./parts/ssoDiscovery'),
 };

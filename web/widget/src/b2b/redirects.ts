@@ -1,13 +1,9 @@
-/**
- * Sign-in methods that leave the page: OAuth and SSO start URLs (api-reference 3.5, 3.6), plus the
- * Main-screen entry whose screens this build does not have yet (SSO discovery).
- */
+/** Sign-in methods that leave the page: OAuth and SSO start URLs (api-reference 3.5, 3.6). */
 import { oauthBase, oauthStartURL, ssoStartURL } from '../api/startUrls';
 import type { OAuthProvider } from './config';
 import type { ActionResult, FlowCore } from './flowCore';
 import { ssoLastUsed } from './lastUsed';
 import { isDiscovering } from './selectors';
-import { ErrorType } from './state/types';
 
 /** Providers that accept the known email as a login hint (api-reference 3.5). */
 const LOGIN_HINT_PROVIDERS: ReadonlySet<OAuthProvider> = new Set(['google', 'microsoft']);
@@ -73,15 +69,6 @@ export class Redirects {
     backend.lastUsedMethod.set(ssoLastUsed(connectionId));
     backend.navigate(url);
     return { ok: true };
-  }
-
-  /**
-   * 'Continue with SSO' in discovery leads to the SSO discovery screens, which this build does not
-   * have, so it shows the default error (with a way back) rather than pretend to work.
-   */
-  unavailable(feature: 'ssoDiscovery'): void {
-    console.error(`Latchkey: ${feature === 'ssoDiscovery' ? 'SSO discovery' : feature} is not available in this build yet.`);
-    this.core.fail(null, ErrorType.Default, true);
   }
 
   /** Each start gets a new pair; without the requirement any old pair is dropped (api-reference 3.5). */

@@ -115,13 +115,13 @@ describe('token in the page address', () => {
   });
 
   it('token types of later slices show the default error after removing the token', async () => {
-    window.history.replaceState(null, '', '/?stytch_token_type=sso&token=t');
+    window.history.replaceState(null, '', '/?stytch_token_type=multi_tenant_impersonation&token=t');
     const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const server = acmeServer();
     const ui = renderLogin(server);
     expect(await ui.findByText('Something went wrong. Try again later or contact your admin for help.')).toBeTruthy();
     expect(window.location.search).toBe('');
-    expect(server.calls.some((c) => c.path.includes('sso'))).toBe(false);
+    expect(server.calls.some((c) => c.path.includes('impersonation'))).toBe(false);
     expect(error).toHaveBeenCalled();
   });
 
@@ -130,5 +130,62 @@ describe('token in the page address', () => {
     const ui = renderLogin(acmeServer());
     expect(await ui.findByRole('heading', { name: 'Continue to Acme' })).toBeTruthy();
     expect(window.location.search).toBe('?stytch_token_type=something_else&token=t');
+  });
+});
+
+describe('SSO token in the page address', () => {
+  const SSO_AUTH = '/b2b/sso/authenticate';
+  const SSO_PKCE_KEY = `stytch_sdk_state_${TOKEN}::PKCE_VERIFIER:sso`;
+
+  it('authenticates with the stored SSO verifier, clears it and logs in', async () => {
+    const pair = await createPkcePair();
+    localStorage.setItem(SSO_PKCE_KEY, JSON.stringify(pair));
+    // The magic-link pair is another flow's and must survive.
+    localStorage.setItem(PKCE_KEY, JSON.stringify(await createPkcePair()));
+    window.history.replaceState(null, '', '/?stytch_token_type=sso&token=sso-token');
+    const server = acmeServer().on('POST', SSO_AUTH, json(loggedInResponse()));
+    const ui = renderLogin(server);
+    expect(await ui.findByRole('heading', { name: 'Success!' })).toBeTruthy();
+    expect(server.callsTo(SSO_AUTH)[0]!.body).toEqual({
+      sso_token: 'sso-token',
+      session_duration_minutes: 30,
+      pkce_code_verifier: pair.code_verifier,
+    });
+    expect(window.location.search).toBe('');
+    expect(localStorage.getItem(SSO_PKCE_KEY)).toBeNull();
+    expect(localStorage.getItem(PKCE_KEY)).not.toBeNull();
+    expect(getCookie(SESSION_COOKIE)).toBe('session-token-1');
+    expect(ui.onEvent).toHaveBeenCalledWith(expect.objectContaining({ type: 'B2B_SSO_AUTHENTICATE' }));
+    expect(ui.onEvent).toHaveBeenCalledWith({ type: 'AUTHENTICATE_FLOW_COMPLETE', data: {} });
+  });
+
+  it('sends the intermediate session of an earlier step, and MFA follows when required', async () => {
+    document.cookie = `${IST_COOKIE}=ist-before; path=/`;
+    window.history.replaceState(null, '', '/?stytch_token_type=sso&token=sso-token');
+    const response = loggedInResponse({
+      member_session: null,
+      session_token: '',
+      session_jwt: '',
+      intermediate_session_token: 'ist-mfa',
+      member_authenticated: false,
+      mfa_required: { member_options: null, secondary_auth_initiated: null },
+    });
+    const server = acmeServer().on('POST', SSO_AUTH, json(response));
+    const ui = renderLogin(server);
+    expect(await ui.findByRole('heading', { name: 'Set up multi-factor authentication' })).toBeTruthy();
+    expect((server.callsTo(SSO_AUTH)[0]!.body as Record<string, string>).intermediate_session_token).toBe('ist-before');
+    expect(getCookie(IST_COOKIE)).toBe('ist-mfa');
+    expect(getCookie(SESSION_COOKIE)).toBeNull();
+  });
+
+  it('a failed SSO token shows the default error without back and keeps no session', async () => {
+    window.history.replaceState(null, '', '/?stytch_token_type=sso&token=used');
+    const server = acmeServer().on('POST', SSO_AUTH, apiError(404, 'sso_token_not_found', 'The SSO token could not be found.'));
+    const ui = renderLogin(server);
+    expect(await ui.findByText('Something went wrong. Try again later or contact your admin for help.')).toBeTruthy();
+    expect(ui.getByRole('heading', { name: 'Looks like there was an error!' })).toBeTruthy();
+    expect(ui.queryByRole('button')).toBeNull();
+    expect(getCookie(SESSION_COOKIE)).toBeNull();
+    expect(ui.onError).toHaveBeenCalledWith(expect.objectContaining({ error_type: 'sso_token_not_found' }));
   });
 });

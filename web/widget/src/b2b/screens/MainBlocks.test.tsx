@@ -1,5 +1,5 @@
 import { fireEvent, waitFor, within } from '@testing-library/react';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { codeChallengeFor } from '../../api/pkce';
 import { ACME, apiError, json, loggedInResponse } from '../../test/fakeServer';
 import { acmeServer, renderLogin, TOKEN } from '../../test/harness';
@@ -160,16 +160,6 @@ describe('SSO buttons', () => {
     const ui = renderLogin(acmeServer(), orgConfig({ products: ['sso', 'emailOtp'] }));
     await ui.findByLabelText('Email');
     expect(layout(ui.root)).toEqual(['email']);
-  });
-
-  it('in discovery, "Continue with SSO" reports that SSO discovery is not available yet', async () => {
-    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const ui = renderLogin(acmeServer(), { config: { products: ['emailOtp', 'sso'], authFlowType: 'Discovery' } });
-    fireEvent.click(await ui.findByRole('button', { name: 'Continue with SSO' }));
-    expect(await ui.findByText('Something went wrong. Try again later or contact your admin for help.')).toBeTruthy();
-    expect(error).toHaveBeenCalledWith(expect.stringContaining('SSO discovery'));
-    fireEvent.click(ui.getByRole('button', { name: 'Go back' }));
-    expect(await ui.findByRole('heading', { name: 'Sign up or log in' })).toBeTruthy();
   });
 });
 

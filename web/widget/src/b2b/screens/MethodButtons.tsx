@@ -31,8 +31,7 @@ export function MethodButtons({ items }: { items: ButtonItem[] }) {
       case 'sso':
         return controller.redirects.startSso(item.connection.connection_id);
       case 'ssoDiscovery':
-        controller.redirects.unavailable('ssoDiscovery');
-        return { ok: true } as const;
+        return controller.startSsoDiscovery();
       default: {
         const never: never = item;
         throw new Error(`unknown button ${JSON.stringify(never)}`);

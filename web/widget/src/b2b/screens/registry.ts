@@ -24,6 +24,7 @@ function lazy<K extends PartName>(part: K, pick: (m: PartModules[K]) => Componen
 }
 const mfa = (pick: (m: PartModules['mfa']) => ComponentType) => lazy('mfa', pick);
 const reset = (pick: (m: PartModules['passwordReset']) => ComponentType) => lazy('passwordReset', pick);
+const sso = (pick: (m: PartModules['ssoDiscovery']) => ComponentType) => lazy('ssoDiscovery', pick);
 
 /** One component per Screen; a Screen without an entry here does not compile. */
 const SCREENS: Record<Screen, ComponentType | LazyScreen> = {
@@ -50,6 +51,10 @@ const SCREENS: Record<Screen, ComponentType | LazyScreen> = {
   [Screen.PasswordResetForm]: reset((m) => m.PasswordResetScreen),
   [Screen.PasswordResetVerifyConfirmation]: reset((m) => m.PasswordResetVerifyConfirmationScreen),
   [Screen.PasswordSetNewConfirmation]: reset((m) => m.PasswordSetNewConfirmationScreen),
+  // SSO discovery.
+  [Screen.SSODiscoveryEmail]: sso((m) => m.SSODiscoveryEmailScreen),
+  [Screen.SSODiscoveryFallback]: sso((m) => m.SSODiscoveryFallbackScreen),
+  [Screen.SSODiscoveryMenu]: sso((m) => m.SSODiscoveryMenuScreen),
 };
 
 /**

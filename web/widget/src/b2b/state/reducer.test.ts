@@ -221,3 +221,35 @@ describe('discovery', () => {
     expect(s).toMatchObject({ screen: Screen.Main, flowState: { organization: org } });
   });
 });
+
+describe('SSO discovery', () => {
+  const okta = { connection_id: 'saml-connection-test-okta', display_name: 'Okta', identity_provider: 'okta' };
+  const entra = { connection_id: 'oidc-connection-test-entra', display_name: 'Entra', identity_provider: 'microsoft-entra' };
+  const started = () => run(initialState(AuthFlowType.Discovery), { type: 'ssoDiscoveryStarted' });
+  const found = (connections: (typeof okta)[]) =>
+    run(started(), { type: 'ssoDiscoveryConnectionsFound', email: 'ada@acme.test', connections });
+
+  it('starts on the email screen, with Main to go back to', () => {
+    expect(started()).toMatchObject({ screen: Screen.SSODiscoveryEmail, screenHistory: [Screen.Main] });
+  });
+
+  it('no connection goes to the fallback, several to the menu, one stays while SSO starts', () => {
+    expect(found([])).toMatchObject({
+      screen: Screen.SSODiscoveryFallback,
+      formState: { emailState: { userSuppliedEmail: 'ada@acme.test' }, ssoDiscoveryState: { connections: [] } },
+    });
+    expect(found([okta, entra])).toMatchObject({
+      screen: Screen.SSODiscoveryMenu,
+      screenHistory: [Screen.Main, Screen.SSODiscoveryEmail],
+      formState: { ssoDiscoveryState: { connections: [okta, entra] } },
+    });
+    expect(found([okta])).toMatchObject({ screen: Screen.SSODiscoveryEmail, formState: { ssoDiscoveryState: { connections: [okta] } } });
+  });
+
+  it('an organization found by slug shows its Main; back to the fallback forgets it', () => {
+    const main = run(found([]), { type: 'ssoDiscoveryOrganizationFound', organization: org });
+    expect(main).toMatchObject({ screen: Screen.Main, flowState: { type: AuthFlowType.Discovery, organization: org }, primary: null });
+    expect(run(main, { type: 'back' })).toMatchObject({ screen: Screen.SSODiscoveryFallback, flowState: { organization: null } });
+    expect(run(main, { type: 'returnToMain' })).toMatchObject({ screen: Screen.Main, screenHistory: [], flowState: { organization: null } });
+  });
+});

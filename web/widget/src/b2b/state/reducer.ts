@@ -15,6 +15,7 @@ export function initialState(flow: AuthFlowType): WidgetState {
       otpState: { codeExpiration: null },
       discoveryState: { email: '', discoveredOrganizations: [] },
       passwordState: initialPasswordState(),
+      ssoDiscoveryState: { connections: [] },
     },
     flowState: { type: flow, organization: null },
     mfa: initialMfaState(),
@@ -25,6 +26,9 @@ export function initialState(flow: AuthFlowType): WidgetState {
     passwordReset: null,
   };
 }
+
+/** Discovery screens where no organization is chosen yet. */
+const CHOOSING_ORGANIZATION: ReadonlySet<Screen> = new Set([Screen.Discovery, Screen.SSODiscoveryFallback]);
 
 const NOTHING_PENDING: WidgetState['pending'] = Object.freeze({ organization: false, urlToken: false, discovery: false });
 
@@ -115,12 +119,30 @@ export function reducer(state: WidgetState, action: Action): WidgetState {
       return { ...state, pending: { ...state.pending, discovery: action.active } };
     case 'discoveryPrimaryRequired':
       return discoveryPrimaryRequired(state, action.discovered);
+    case 'ssoDiscoveryStarted':
+      return push(state, Screen.SSODiscoveryEmail);
+    case 'ssoDiscoveryConnectionsFound': {
+      const { connections } = action;
+      const found = withEmail(
+        { ...state, formState: { ...state.formState, ssoDiscoveryState: { connections } } },
+        action.email,
+      );
+      // A single connection starts at once (api-reference 3.6): the screen stays until the page leaves.
+      if (connections.length === 1) return found;
+      return push(found, connections.length === 0 ? Screen.SSODiscoveryFallback : Screen.SSODiscoveryMenu);
+    }
+    case 'ssoDiscoveryOrganizationFound':
+      return {
+        ...push(state, Screen.Main),
+        flowState: { ...state.flowState, organization: action.organization },
+        primary: null,
+      };
     case 'errorOccurred':
       return toError(state, action.errorType, action.canGoBack);
     case 'back': {
       const previous = back(state);
-      // Back from an organization's restricted Main to the list forgets that organization.
-      return previous.screen === Screen.Discovery && state.screen !== Screen.Discovery
+      // Back from an organization's Main to the list or the slug entry forgets that organization.
+      return CHOOSING_ORGANIZATION.has(previous.screen) && !CHOOSING_ORGANIZATION.has(state.screen)
         ? withoutOrganizationChoice(previous)
         : previous;
     }

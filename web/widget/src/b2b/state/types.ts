@@ -3,6 +3,7 @@ import type {
   AuthMethodPolicyName,
   DiscoveredOrganization,
   Organization,
+  SSOActiveConnection,
 } from '../../api/types';
 import type { AuthFlowType } from '../config';
 import type { LastUsedMethod } from '../lastUsed';
@@ -37,6 +38,10 @@ export enum Screen {
   PasswordResetForm = 'PasswordResetForm',
   PasswordResetVerifyConfirmation = 'PasswordResetVerifyConfirmation',
   PasswordSetNewConfirmation = 'PasswordSetNewConfirmation',
+  // SSO discovery (spec section 4): the email, then the connection menu or the slug fallback.
+  SSODiscoveryEmail = 'SSODiscoveryEmail',
+  SSODiscoveryFallback = 'SSODiscoveryFallback',
+  SSODiscoveryMenu = 'SSODiscoveryMenu',
 }
 
 export enum ErrorType {
@@ -114,6 +119,8 @@ export interface WidgetState {
     discoveryState: { email: string; discoveredOrganizations: DiscoveredOrganization[] };
     /** The email of the password screens and the strength verdict of the password being set. */
     passwordState: PasswordFormState;
+    /** The connections SSO discovery found for the email (the menu lists them). */
+    ssoDiscoveryState: { connections: SSOActiveConnection[] };
   };
   flowState: { type: AuthFlowType; organization: Organization | null };
   mfa: MfaState;
@@ -143,6 +150,12 @@ export type Action =
   | { type: 'discoveryPending'; active: boolean }
   /** A discovered organization needs another primary method first (primary_required). */
   | { type: 'discoveryPrimaryRequired'; discovered: DiscoveredOrganization }
+  /** 'Continue with SSO' in discovery: the SSO Discovery Email screen. */
+  | { type: 'ssoDiscoveryStarted' }
+  /** The email's connections: none leads to the slug fallback, several to the menu, one starts SSO. */
+  | { type: 'ssoDiscoveryConnectionsFound'; email: string; connections: SSOActiveConnection[] }
+  /** The slug fallback found an organization without a single connection to start: its Main. */
+  | { type: 'ssoDiscoveryOrganizationFound'; organization: Organization }
   | { type: 'errorOccurred'; errorType: ErrorType; canGoBack: boolean }
   | { type: 'back' }
   | { type: 'returnToMain' }

@@ -1,0 +1,78 @@
+package app_test
+
+import (
+	"context"
+	"net/url"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/project"
+)
+
+// loginLink returns the "log in without password" link of the newest mail
+// to an address (its second link), checked to land on page with the token
+// type, or fails when the mail has none.
+func (e *env) loginLink(to, page, tokenType string) string {
+	e.t.Helper()
+	links, _ := e.lastMail(to)
+	if len(links) != 2 {
+		e.t.Fatalf("want a reset link and a login link, got %v", links)
+	}
+	u, err := url.Parse(links[1])
+	if err != nil || u.Scheme+"://"+u.Host+u.Path != page || u.Query().Get("stytch_token_type") != tokenType || u.Query().Get("token") == "" {
+		e.t.Fatalf("login link %q: want %s with token type %s", links[1], page, tokenType)
+	}
+	return u.Query().Get("token")
+}
+
+// A reset email honours login_redirect_url as the API family does: its
+// "log in without password" magic link lands on the requested (registered)
+// URL and logs the member in with the password unchanged; an unregistered
+// URL is refused before anything is sent. The discovery reset does the
+// same with discovery_redirect_url.
+func TestPasswordResetEmailLogsInWithoutPassword(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		other := testOrigin + "/welcome"
+		if err := e.app.Projects.AddRedirectURL(context.Background(), e.proj.Project.ID, other,
+			[]project.RedirectType{project.RedirectLogin, project.RedirectDiscovery}); err != nil {
+			t.Fatal(err)
+		}
+		org := e.createOrg("acme", "ALL_ALLOWED")
+		e.createMember(org, "ada@acme.test")
+		e.setPassword(org, "ada@acme.test", strongPassword)
+
+		want(t, e.resetStart(org, "ada@acme.test", map[string]any{"login_redirect_url": "http://evil.test/"}),
+			400, "redirect_url_not_registered")
+		if r := e.resetStart(org, "ada@acme.test", map[string]any{"login_redirect_url": other}); r.Status != 200 {
+			t.Fatalf("reset start: %s", r.Raw)
+		}
+		token := e.loginLink("ada@acme.test", other, "multi_tenant_magic_links")
+		r := e.sdk("/b2b/magic_links/authenticate", map[string]any{"magic_links_token": token, "session_duration_minutes": 60}, "")
+		if r.Status != 200 || r.data()["session_token"] == "" {
+			t.Fatalf("login link: %s", r.Raw)
+		}
+		if r := e.pwLogin(org, "ada@acme.test", strongPassword); r.Status != 200 {
+			t.Fatalf("the password changed: %s", r.Raw)
+		}
+		// Without the field, the project's default login URL.
+		if r := e.resetStart(org, "ada@acme.test", nil); r.Status != 200 {
+			t.Fatalf("reset start: %s", r.Raw)
+		}
+		e.loginLink("ada@acme.test", e.page, "multi_tenant_magic_links")
+
+		// Discovery: discovery_redirect_url, and a discovery magic link.
+		want(t, e.sdk("/b2b/passwords/discovery/reset/start", map[string]any{"email_address": "ada@acme.test",
+			"discovery_redirect_url": "http://evil.test/"}, ""), 400, "redirect_url_not_registered")
+		if r := e.sdk("/b2b/passwords/discovery/reset/start", map[string]any{"email_address": "ada@acme.test",
+			"discovery_redirect_url": other}, ""); r.Status != 200 {
+			t.Fatalf("discovery reset start: %s", r.Raw)
+		}
+		token = e.loginLink("ada@acme.test", other, "discovery")
+		r = e.sdk("/b2b/magic_links/discovery/authenticate", map[string]any{"discovery_magic_links_token": token}, "")
+		if r.Status != 200 || r.data()["intermediate_session_token"] == "" {
+			t.Fatalf("discovery login link: %s", r.Raw)
+		}
+		if r := e.pwLogin(org, "ada@acme.test", strongPassword); r.Status != 200 {
+			t.Fatalf("the password changed: %s", r.Raw)
+		}
+	})
+}

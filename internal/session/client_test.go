@@ -1,0 +1,73 @@
+package session_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/config"
+)
+
+// sessionAttributes reads the attributes of a session JWT's session claim,
+// where the API family reports the session's client (the Node SDK's
+// authenticateJwtLocal returns them as the session's attributes).
+func sessionAttributes(t *testing.T, jwt string) map[string]any {
+	t.Helper()
+	parts := strings.Split(jwt, ".")
+	if len(parts) != 3 {
+		t.Fatalf("not a JWT: %q", jwt)
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Session struct {
+			Attributes map[string]any `json:"attributes"`
+		} `json:"https://stytch.com/session"`
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c.Session.Attributes
+}
+
+// The client that logs in is recorded with the session (its address as
+// the trusted proxy reports it, and its User-Agent) and reported in every
+// JWT of the session, including those re-signed by later checks.
+func TestSessionRecordsItsClient(t *testing.T) {
+	apptest.EachWith(t, func(c *config.Config) { c.TrustedProxies = "127.0.0.1/32,::1/128" }, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		const ua = "Mozilla/5.0 (X11; Linux x86_64) Latchkey-Test/1.0"
+		hdr := http.Header{"Origin": {apptest.Origin}, "User-Agent": {ua}, "X-Forwarded-For": {"198.51.100.7, 203.0.113.9"}}
+		pt := e.Project.PublicToken
+		apptest.Want(t, e.Do(http.MethodPost, "/sdk/v1/b2b/otps/email/login_or_signup",
+			map[string]any{"email_address": "ada@acme.test", "organization_id": org}, hdr, pt, pt), 200, "")
+		_, codes := e.LastMail("ada@acme.test")
+		r := e.Do(http.MethodPost, "/sdk/v1/b2b/otps/email/authenticate", map[string]any{"email_address": "ada@acme.test",
+			"organization_id": org, "code": codes[0], "session_duration_minutes": 60}, hdr, pt, pt)
+		apptest.Want(t, r, 200, "")
+		want := map[string]any{"ip_address": "203.0.113.9", "user_agent": ua}
+		if got := sessionAttributes(t, r.Data()["session_jwt"].(string)); !equalAttrs(got, want) {
+			t.Fatalf("login JWT attributes %v, want %v", got, want)
+		}
+		// A later check from elsewhere, extending the session (so the JWT
+		// is signed again from the stored row), still names the client
+		// that created it.
+		e.Clock.Advance(2 * time.Minute)
+		token := r.Data()["session_token"].(string)
+		r = e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": token, "session_duration_minutes": 30})
+		apptest.Want(t, r, 200, "")
+		if got := sessionAttributes(t, r.Body["session_jwt"].(string)); !equalAttrs(got, want) {
+			t.Fatalf("re-signed JWT attributes %v, want %v", got, want)
+		}
+	})
+}
+
+func equalAttrs(got, want map[string]any) bool {
+	return len(got) == len(want) && got["ip_address"] == want["ip_address"] && got["user_agent"] == want["user_agent"]
+}
