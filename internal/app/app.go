@@ -180,6 +180,9 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 	if err := a.wireModules(); err != nil {
 		return nil, err
 	}
+	if err := a.migrateSecrets(ctx); err != nil {
+		return nil, err
+	}
 	if n, err := atrest.SealExisting(ctx, db, a.Box, SealedColumns()...); err != nil {
 		return nil, fmt.Errorf("app: seal secrets at rest: %w", err)
 	} else if n > 0 {

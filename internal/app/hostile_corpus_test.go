@@ -71,6 +71,10 @@ var hostileStrings = []struct{ name, v string }{
 	{"evil-url", "http://evil.test/login?x=1#y"},
 	{"number-string", "1e400"},
 	{"percent-nul", "%00"},
+	// Opaque search cursors (base64url) whose ids hold a NUL and invalid
+	// UTF-8, in the organization/member and the client search formats.
+	{"cursor-nul", "YzF8MXwAeP8"},
+	{"cursor-nul-clients", "MXwAeP8"},
 }
 
 // hostileValues are JSON values of every wrong type.
@@ -193,6 +197,7 @@ func (f *fixtures) baseline() map[string]any {
 		"response_type":               "code",
 		"scope":                       "openid email",
 		"name":                        "Ada",
+		"cursor":                      "",
 	}
 }
 
@@ -300,6 +305,8 @@ func (f *fixtures) credentials(face httpapi.Face, raw bool) []credential {
 		{"basic-no-colon", setAuth("Basic " + base64.StdEncoding.EncodeToString([]byte("nocolon")))},
 		{"basic-nul", setAuth(basic(f.publicToken+"\x00", "x\x00"))},
 		{"basic-invalid-utf8", setAuth(basic("\xff\xfe", "\xc0\xaf"))},
+		// client_secret_basic form-decodes its parts (RFC 6749 2.3.1).
+		{"basic-percent-encoded", setAuth(basic("a%00b%ff", "%00%c0%af"))},
 		{"basic-huge", setAuth(basic(strings.Repeat("p", 6000), strings.Repeat("s", 6000)))},
 		{"bearer-forged-jwt", setAuth("Bearer " + f.forgedJWT())},
 		{"digest", setAuth(`Digest username="x", realm="y"`)},

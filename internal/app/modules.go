@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -41,7 +42,27 @@ func Migrations() []store.Source {
 // plaintext left in them, so a module that stores such a secret adds its
 // column here.
 func SealedColumns() []atrest.Column {
-	return []atrest.Column{project.SigningKeyColumn, mfa.TOTPSecretColumn}
+	return []atrest.Column{project.SigningKeyColumn, mfa.TOTPSecretColumn, oauth.ClientSecretColumn, oauth.TokensColumn,
+		sso.SecretColumn}
+}
+
+// migrateSecrets moves secrets that earlier versions of the modules sealed
+// in their own way into their SealedColumns, resealed for their rows, so
+// start-up leaves every secret under one mechanism (package atrest).
+func (a *App) migrateSecrets(ctx context.Context) error {
+	for _, m := range []struct {
+		name string
+		run  func(context.Context) (int, error)
+	}{{"oauth", a.OAuth.MigrateSecrets}, {"sso", a.SSO.MigrateSecrets}} {
+		n, err := m.run(ctx)
+		if err != nil {
+			return fmt.Errorf("app: migrate %s secrets: %w", m.name, err)
+		}
+		if n > 0 {
+			a.Log.Info("resealed secrets for their rows", "module", m.name, "count", n)
+		}
+	}
+	return nil
 }
 
 // moduleWatches lists the modules' watched tables (see coreWatches):
@@ -51,7 +72,7 @@ func SealedColumns() []atrest.Column {
 // A module exports them as a function beside its migrations, e.g.
 // `rbac.Watches()`, and adds it here.
 func moduleWatches() []changefeed.Watch {
-	return slices.Concat(rbac.Watches(), oauth.Watches())
+	return slices.Concat(rbac.Watches(), oauth.Watches(), sso.Watches())
 }
 
 // wireModules builds the modules on the core services. It runs at the end
@@ -67,6 +88,7 @@ func (a *App) wireModules() error {
 	a.SSO = sso.New(sso.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Resolver: a.Resolver, Orgs: a.Orgs,
 		Sessions: a.Sessions, Members: members, Flows: a.Flows, Limiter: a.Limiter, Box: a.Box,
 		BaseURL: func() string { return a.Config.BaseURL }, Log: a.Log})
+	a.Orgs.AddImplicitRoleSource(a.SSO)
 	a.modules = []Module{
 		a.RBAC,
 		a.OAuth,

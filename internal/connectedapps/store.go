@@ -12,6 +12,7 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/clientsecret"
 	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -238,7 +239,8 @@ func DecodeCursor(c string) (int64, string, error) {
 	}
 	at, id, ok := strings.Cut(string(raw), "|")
 	n, err := strconv.ParseInt(at, 10, 64)
-	if !ok || err != nil {
+	// The id goes into a query: text PostgreSQL refuses is no cursor.
+	if !ok || err != nil || !httpapi.Clean(id) {
 		return 0, "", bad
 	}
 	return n, id, nil

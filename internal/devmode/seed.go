@@ -54,7 +54,8 @@ var DemoOrgs = []DemoOrg{
 		Member: "peter@initech.test", SSO: true, Products: []string{"sso", "emailOtp"},
 		Try: "Enterprise SSO. The SAML and OIDC buttons go to the dev identity providers; pick a person or type " +
 			"any @initech.test address. New people join by SSO JIT (try Joanna on the SAML page: her groups " +
-			"travel in the signed assertion)."},
+			"travel in the signed assertion, and the admins group makes her an admin through the connection's " +
+			"group role assignment)."},
 	{Name: "Hooli", Slug: "hooli", JIT: organization.AllAllowed, Member: "gavin@hooli.test", MFA: true,
 		Products: []string{"emailOtp", "passwords"},
 		Try: "MFA required for everyone. Log in with any address by email code or password, then enroll an " +

@@ -120,7 +120,7 @@ func TestDevSAMLIdPLogin(t *testing.T) {
 		f.Set("email", "Milton@Initech.test")
 		f.Set("first_name", "Milton")
 		f.Set("last_name", "Waddams")
-		f.Set("groups", "staplers, basement")
+		f.Set("groups", "admins, basement")
 		post := e.Do(http.MethodPost, "/dev/saml/sso", f.Encode(), form, "", "")
 		if post.Status != 200 {
 			t.Fatalf("approve: %d %s", post.Status, post.Raw)
@@ -143,6 +143,15 @@ func TestDevSAMLIdPLogin(t *testing.T) {
 		attrs := regs[0].(map[string]any)["sso_attributes"].(map[string]any)
 		if regs[0].(map[string]any)["connection_id"] != conn || len(attrs["groups"].([]any)) != 2 {
 			t.Fatalf("registration %v", regs)
+		}
+		// The seeded group assignment makes the admins group admins.
+		admin := false
+		for _, r := range m["roles"].([]any) {
+			r := r.(map[string]any)
+			admin = admin || r["role_id"] == "stytch_admin" && r["sources"].([]any)[0].(map[string]any)["type"] == "sso_connection_group"
+		}
+		if !admin {
+			t.Fatalf("roles %v", m["roles"])
 		}
 		// The pick page's ticket is single use.
 		again := e.Do(http.MethodPost, "/dev/saml/sso", f.Encode(), form, "", "")

@@ -32,7 +32,9 @@ func SeedSSO(ctx context.Context, svc *sso.Service, orgs *organization.Store, pr
 		}
 		if _, err := svc.EnsureSAML(ctx, projectID, o.OrganizationID, sso.SAMLSettings{DisplayName: DemoSAMLConnection,
 			IdentityProvider: "generic", IdPEntityID: samlIdP.EntityID(), IdPSSOURL: samlIdP.SSOURL(),
-			Certificate: samlIdP.CertificatePEM(), AttributeMapping: SAMLAttributeMapping()}); err != nil {
+			Certificate: samlIdP.CertificatePEM(), AttributeMapping: SAMLAttributeMapping(),
+			// The IdP's admins group makes a member an admin (issue 10).
+			GroupRoles: []sso.GroupRoleAssignment{{RoleID: organization.AdminRole, Group: "admins"}}}); err != nil {
 			return fmt.Errorf("devmode: seed saml connection: %w", err)
 		}
 		iss := oidcIdP.Issuer()

@@ -26,8 +26,12 @@ func errDirty(where string) error {
 	return apierr.Invalid(where, "The request's "+where+" contains a NUL character or invalid UTF-8.")
 }
 
-// clean reports whether s is valid UTF-8 without NUL characters.
-func clean(s string) bool { return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 }
+// Clean reports whether s is valid UTF-8 without NUL characters: text a
+// handler may hand to the database. Handlers that decode a value further
+// (a percent-encoded client id, a base64 parameter) check the result.
+func Clean(s string) bool { return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 }
+
+func clean(s string) bool { return Clean(s) }
 
 // WithCleanInput refuses requests whose path, query, Basic credentials,
 // Origin or form body hold a NUL character or invalid UTF-8. It runs after

@@ -30,7 +30,7 @@ func clientCredentials(r *http.Request) (id, secret string, err error) {
 		if id, err = url.QueryUnescape(u); err == nil {
 			secret, err = url.QueryUnescape(p)
 		}
-		if err != nil {
+		if err != nil || !httpapi.Clean(id) || !httpapi.Clean(secret) {
 			return "", "", invalidClient()
 		}
 		if fid := r.PostForm.Get("client_id"); fid != "" && fid != id {

@@ -58,9 +58,9 @@ var memberFilters = map[string]filterFunc{
 		return memberPasswordID + " = ''", nil
 	},
 	// A member holds a role directly (the roles column), through their
-	// email domain (the organization's assignments), or, for
-	// stytch_member, always. Roles granted by implicit sources (SSO) are
-	// computed per read and not searchable.
+	// email domain (the organization's assignments), through an implicit
+	// source (a SAML connection or group, listed by the source), or, for
+	// stytch_member, always: the roles member.roles reports.
 	"member_roles": func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
 		vs, err := stringsValue(name, raw)
 		if err != nil {
@@ -78,6 +78,15 @@ var memberFilters = map[string]filterFunc{
 						conds = append(conds, "(organization_id = "+w.arg(id)+" AND email_address LIKE "+
 							w.arg("%@"+escapeLike(a.Domain))+` ESCAPE '\')`)
 					}
+				}
+			}
+			if w.roleHolders != nil {
+				ids, err := w.roleHolders(role)
+				if err != nil {
+					return "", err
+				}
+				if len(ids) > 0 {
+					conds = append(conds, w.in("member_id", ids))
 				}
 			}
 		}
@@ -125,7 +134,20 @@ func (s *Store) SearchMembers(ctx context.Context, projectID string, p MemberSea
 	for id := range orgs {
 		ids = append(ids, id)
 	}
-	w := &sqlWhere{orgs: orgs}
+	q := s.db.Read()
+	w := &sqlWhere{orgs: orgs, roleHolders: func(roleID string) ([]string, error) {
+		var out []string
+		for _, src := range s.implicit {
+			if h, ok := src.(ImplicitRoleHolders); ok {
+				got, err := h.RoleHolders(ctx, q, projectID, ids, roleID)
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, got...)
+			}
+		}
+		return out, nil
+	}}
 	where := "project_id = " + w.arg(projectID) + " AND " + w.in("organization_id", ids)
 	filter, err := compileQuery(w, p.Query, memberFilters)
 	if err != nil {
@@ -137,7 +159,6 @@ func (s *Store) SearchMembers(ctx context.Context, projectID string, p MemberSea
 	if !filtersOn(p.Query, "statuses") {
 		where += " AND status <> " + w.arg(StatusDeleted)
 	}
-	q := s.db.Read()
 	members, meta, err := searchPage(ctx, q, pageSpec[*Member]{table: "members", columns: s.memberSelect(), idCol: "member_id",
 		scan: scanMember, key: func(m *Member) cursor { return cursor{createdAt: store.Millis(m.CreatedAt), id: m.MemberID} }},
 		w, where, after, limit)

@@ -34,6 +34,13 @@ type ImplicitRoleSource interface {
 	ImplicitRoles(ctx context.Context, q store.Querier, m *Member) ([]RoleGrant, error)
 }
 
+// ImplicitRoleHolders is an ImplicitRoleSource that can also list who
+// holds a role through it, so the members search's member_roles filter
+// finds the same members member.roles reports.
+type ImplicitRoleHolders interface {
+	RoleHolders(ctx context.Context, q store.Querier, projectID string, orgIDs []string, roleID string) ([]string, error)
+}
+
 // RBAC is what organizations and members need from role-based access
 // control (the rbac service): the authorization of SDK-face calls, and the
 // check that role ids named in assignments exist.
@@ -73,6 +80,13 @@ func (s *Store) withImplicitRoles(ctx context.Context, q store.Querier, ms ...*M
 		m.computeRoles(m.emailAssignments)
 	}
 	return nil
+}
+
+// CheckRoles refuses (invalid_request naming field) role ids that neither
+// the project policy nor org's custom roles define: modules that assign
+// roles (SAML implicit role assignments) validate them here.
+func (s *Store) CheckRoles(ctx context.Context, org *Organization, field string, ids []string) error {
+	return s.checkRoles(ctx, org, field, ids)
 }
 
 // checkRoles validates role ids through RBAC; without it only the built-in

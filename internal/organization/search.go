@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -79,7 +80,8 @@ func decodeCursor(s *string) (*cursor, error) {
 		return nil, bad
 	}
 	parts := strings.SplitN(string(raw), "|", 3)
-	if len(parts) != 3 || parts[0] != cursorVersion || parts[2] == "" {
+	// The id goes into a query: text PostgreSQL refuses is no cursor.
+	if len(parts) != 3 || parts[0] != cursorVersion || parts[2] == "" || !httpapi.Clean(parts[2]) {
 		return nil, bad
 	}
 	at, err := strconv.ParseInt(parts[1], 10, 64)
@@ -93,6 +95,9 @@ func decodeCursor(s *string) (*cursor, error) {
 type sqlWhere struct {
 	args []any
 	orgs map[string]*Organization // member searches: the organizations searched
+	// roleHolders lists the members of orgs holding a role through an
+	// implicit role source (member searches).
+	roleHolders func(roleID string) ([]string, error)
 }
 
 func (w *sqlWhere) arg(v any) string {

@@ -75,7 +75,13 @@ func ssoConnections(factors []Factor) []string {
 	return out
 }
 
-// ssoConnectionID is the SSO connection a factor was proven with. No
-// factor type of this server carries one yet, so no SSO-granted role
-// reaches a session; the SSO factor adds its connection here.
-func (f Factor) ssoConnectionID() string { return "" }
+// ssoConnectionID is the SSO connection a factor was proven with: the
+// provider_id of its SAML or OIDC factor ("" for other factors).
+func (f Factor) ssoConnectionID() string {
+	for _, sf := range []*SSOFactor{f.SAMLSSOFactor, f.OIDCSSOFactor} {
+		if sf != nil {
+			return sf.ProviderID
+		}
+	}
+	return ""
+}

@@ -178,7 +178,17 @@ func (h Handlers) CreateSAML(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SAMLResponse{Connection: samlWire(c, h.s.d.BaseURL())}, nil
+	return h.samlAnswer(c), nil
+}
+
+// samlAnswer is a SAML create or update answer for the face: the SDK's
+// declared shape there, as for the list.
+func (h Handlers) samlAnswer(c *conn) any {
+	w := samlWire(c, h.s.d.BaseURL())
+	if h.sdk {
+		return &sdkSAMLResponse{Connection: sdkSAML(*w)}
+	}
+	return &SAMLResponse{Connection: w}
 }
 
 // CreateOIDC handles POST b2b/sso/oidc.

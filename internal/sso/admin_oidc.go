@@ -96,10 +96,11 @@ func (s *Service) applyOIDC(c *conn, u oidcUpdate, disc *discoveryDoc) error {
 		if *u.ClientSecret == "" {
 			cfg.ClientSecret = ""
 		} else {
-			if s.d.Box == nil {
-				return apierr.New(apierr.EncryptionKeyNotConfigured)
+			sealed, err := s.seal(c.ID, *u.ClientSecret)
+			if err != nil {
+				return err
 			}
-			cfg.ClientSecret = s.d.Box.Seal(*u.ClientSecret, secretAAD(c.ID))
+			cfg.ClientSecret = sealed
 		}
 	}
 	if u.CustomScopes != nil {

@@ -42,11 +42,16 @@ func (h Handlers) UpdateSAML(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &u); err != nil {
 		return nil, err
 	}
-	c, err := h.change(r, KindSAML, func(ctx context.Context, c *conn) error { return h.s.applySAML(c, u) })
+	c, err := h.change(r, KindSAML, func(ctx context.Context, c *conn) error {
+		if err := h.s.checkRoleAssignments(ctx, c, u); err != nil {
+			return err
+		}
+		return h.s.applySAML(c, u)
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &SAMLResponse{Connection: samlWire(c, h.s.d.BaseURL())}, nil
+	return h.samlAnswer(c), nil
 }
 
 func (s *Service) applySAML(c *conn, u samlUpdate) error {
@@ -140,6 +145,37 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 	return nil
 }
 
+// checkRoleAssignments refuses implicit role assignments naming a role
+// that neither the project policy nor the organization's custom roles
+// define, or a group assignment without a group.
+func (s *Service) checkRoleAssignments(ctx context.Context, c *conn, u samlUpdate) error {
+	var conn, group []string
+	if u.SAMLConnectionImplicitRoleAssignments != nil {
+		for _, a := range *u.SAMLConnectionImplicitRoleAssignments {
+			conn = append(conn, a.RoleID)
+		}
+	}
+	if u.SAMLGroupImplicitRoleAssignments != nil {
+		for _, a := range *u.SAMLGroupImplicitRoleAssignments {
+			if strings.TrimSpace(a.Group) == "" {
+				return apierr.Invalid("saml_group_implicit_role_assignments", "Every group assignment needs a group.")
+			}
+			group = append(group, a.RoleID)
+		}
+	}
+	if len(conn) == 0 && len(group) == 0 {
+		return nil
+	}
+	org, err := s.d.Orgs.Get(ctx, c.ProjectID, c.OrganizationID)
+	if err != nil {
+		return fmt.Errorf("sso: organization of connection: %w", err)
+	}
+	if err := s.d.Orgs.CheckRoles(ctx, org, "saml_connection_implicit_role_assignments", conn); err != nil {
+		return err
+	}
+	return s.d.Orgs.CheckRoles(ctx, org, "saml_group_implicit_role_assignments", group)
+}
+
 type urlUpdate struct {
 	MetadataURL string `json:"metadata_url"`
 }
@@ -168,7 +204,7 @@ func (h Handlers) UpdateSAMLByURL(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SAMLResponse{Connection: samlWire(c, h.s.d.BaseURL())}, nil
+	return h.samlAnswer(c), nil
 }
 
 type idpMetadata struct {

@@ -141,5 +141,20 @@ func TestSDKAdmin(t *testing.T) {
 		}
 		r = e.SDK(http.MethodDelete, "/b2b/sso/"+oidcID, nil, session)
 		apptest.Want(t, r, 200, "")
+
+		// SAML create and update answer in the SDK's declared shape (Do
+		// fails on any undeclared field): encryption keys by the SDK's name.
+		r = e.SDK(http.MethodPost, "/b2b/sso/saml", map[string]any{"display_name": "Acme SAML 2"}, session)
+		apptest.Want(t, r, 200, "")
+		c := r.Data()["connection"].(map[string]any)
+		if keys, ok := c["saml_encryption_private_keys"].([]any); !ok || len(keys) != 0 || c["encryption_private_keys"] != nil {
+			t.Fatalf("sdk saml create: %s", r.Raw)
+		}
+		r = e.SDK(http.MethodPut, "/b2b/sso/saml/"+c["connection_id"].(string), map[string]any{"saml_encryption_private_key": rsaPEM(t)}, session)
+		apptest.Want(t, r, 200, "")
+		if keys := r.Data()["connection"].(map[string]any)["saml_encryption_private_keys"].([]any); len(keys) != 1 ||
+			strings.Contains(string(r.Raw), "PRIVATE KEY") {
+			t.Fatalf("sdk saml update: %s", r.Raw)
+		}
 	})
 }

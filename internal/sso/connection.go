@@ -56,16 +56,6 @@ func (c *conn) complete() bool {
 	return false // external connections delegate to another organization's connection, not supported
 }
 
-func (c *conn) config() any {
-	switch c.Kind {
-	case KindSAML:
-		return c.SAML
-	case KindOIDC:
-		return c.OIDC
-	}
-	return c.External
-}
-
 const connColumns = `connection_id, project_id, organization_id, kind, display_name, identity_provider, status, config, created_at`
 
 func scanConn(row interface{ Scan(...any) error }) (*conn, error) {
@@ -104,13 +94,14 @@ func (s *Service) load(ctx context.Context, q store.Querier, projectID, orgID, c
 	if err != nil {
 		return nil, fmt.Errorf("sso: load connection: %w", err)
 	}
-	return c, nil
+	return c, attachSecrets(ctx, q, c)
 }
 
 // loadAny reads a connection of the project whatever its organization (the
 // browser routes name only the connection).
 func (s *Service) loadAny(ctx context.Context, projectID, connID string) (*conn, error) {
-	c, err := scanConn(s.d.DB.Read().QueryRowContext(ctx, `SELECT `+connColumns+` FROM sso_connections
+	q := s.d.DB.Read()
+	c, err := scanConn(q.QueryRowContext(ctx, `SELECT `+connColumns+` FROM sso_connections
 		WHERE connection_id = $1 AND ($2 = '' OR project_id = $2)`, connID, projectID))
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, apierr.Wrap(apierr.SSOConnectionNotFound, err)
@@ -118,7 +109,7 @@ func (s *Service) loadAny(ctx context.Context, projectID, connID string) (*conn,
 	if err != nil {
 		return nil, fmt.Errorf("sso: load connection: %w", err)
 	}
-	return c, nil
+	return c, attachSecrets(ctx, q, c)
 }
 
 func (s *Service) list(ctx context.Context, q store.Querier, projectID, orgID string) ([]*conn, error) {
@@ -136,7 +127,11 @@ func (s *Service) list(ctx context.Context, q store.Querier, projectID, orgID st
 		}
 		out = append(out, c)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sso: list connections: %w", err)
+	}
+	rows.Close()
+	return out, attachSecrets(ctx, q, out...)
 }
 
 // insert stores a new connection and refreshes the organization's summary.
@@ -145,16 +140,15 @@ func (s *Service) insert(ctx context.Context, q store.Querier, c *conn) error {
 	if c.complete() {
 		c.Status = StatusActive
 	}
-	cfg, err := json.Marshal(c.config())
-	if err != nil {
-		return fmt.Errorf("sso: encode config: %w", err)
-	}
 	now := store.Millis(s.d.Clock.Now())
 	c.CreatedAt = now
 	if _, err := q.ExecContext(ctx, `INSERT INTO sso_connections (`+connColumns+`, updated_at)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`, c.ID, c.ProjectID, c.OrganizationID, c.Kind, c.DisplayName,
-		c.IdentityProvider, c.Status, string(cfg), now, now); err != nil {
+		VALUES ($1,$2,$3,$4,$5,$6,$7,'{}',$8,$9)`, c.ID, c.ProjectID, c.OrganizationID, c.Kind, c.DisplayName,
+		c.IdentityProvider, c.Status, now, now); err != nil {
 		return fmt.Errorf("sso: insert connection: %w", err)
+	}
+	if err := s.writeConfig(ctx, q, c); err != nil {
+		return err
 	}
 	return s.syncOrganization(ctx, q, c.ProjectID, c.OrganizationID)
 }
@@ -166,14 +160,13 @@ func (s *Service) save(ctx context.Context, q store.Querier, c *conn) error {
 	if c.complete() {
 		c.Status = StatusActive
 	}
-	cfg, err := json.Marshal(c.config())
-	if err != nil {
-		return fmt.Errorf("sso: encode config: %w", err)
-	}
 	if _, err := q.ExecContext(ctx, `UPDATE sso_connections SET display_name = $1, identity_provider = $2, status = $3,
-		config = $4, updated_at = $5 WHERE connection_id = $6`, c.DisplayName, c.IdentityProvider, c.Status, string(cfg),
+		updated_at = $4 WHERE connection_id = $5`, c.DisplayName, c.IdentityProvider, c.Status,
 		store.Millis(s.d.Clock.Now()), c.ID); err != nil {
 		return fmt.Errorf("sso: update connection: %w", err)
+	}
+	if err := s.writeConfig(ctx, q, c); err != nil {
+		return err
 	}
 	return s.syncOrganization(ctx, q, c.ProjectID, c.OrganizationID)
 }
@@ -197,6 +190,9 @@ func (s *Service) remove(ctx context.Context, q store.Querier, c *conn) error {
 	rows.Close()
 	if _, err := q.ExecContext(ctx, `DELETE FROM sso_registrations WHERE connection_id = $1`, c.ID); err != nil {
 		return fmt.Errorf("sso: delete registrations: %w", err)
+	}
+	if _, err := q.ExecContext(ctx, `DELETE FROM sso_secrets WHERE connection_id = $1`, c.ID); err != nil {
+		return fmt.Errorf("sso: delete secrets: %w", err)
 	}
 	if _, err := q.ExecContext(ctx, `DELETE FROM sso_connections WHERE connection_id = $1`, c.ID); err != nil {
 		return fmt.Errorf("sso: delete connection: %w", err)

@@ -83,7 +83,7 @@ func selfSigned(key crypto.Signer, name string, now time.Time) (*x509.Certificat
 }
 
 // newKey builds a stored service-provider key from key (generated when
-// nil), sealing the private half under aad.
+// nil), sealing the private half for its sso_secrets row.
 func (s *Service) newKey(id, connID string, key *rsa.PrivateKey, now time.Time) (storedKey, error) {
 	if s.d.Box == nil {
 		return storedKey{}, apierr.New(apierr.EncryptionKeyNotConfigured)
@@ -99,17 +99,18 @@ func (s *Service) newKey(id, connID string, key *rsa.PrivateKey, now time.Time) 
 		return storedKey{}, fmt.Errorf("sso: certificate: %w", err)
 	}
 	keyPEM := pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})
+	sealed, err := s.seal(id, string(keyPEM))
+	if err != nil {
+		return storedKey{}, err
+	}
 	return storedKey{storedCert: storedCert{ID: id, PEM: string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})),
 		Issuer: cert.Issuer.CommonName, CreatedAt: store.Millis(now), ExpiresAt: store.Millis(cert.NotAfter)},
-		SealedKey: s.d.Box.Seal(string(keyPEM), keyAAD(connID, id))}, nil
+		SealedKey: sealed}, nil
 }
 
 // openKey unseals a stored key for use.
-func (s *Service) openKey(connID string, k storedKey) (*rsa.PrivateKey, []byte, error) {
-	if s.d.Box == nil {
-		return nil, nil, apierr.New(apierr.EncryptionKeyNotConfigured)
-	}
-	text, err := s.d.Box.Open(k.SealedKey, keyAAD(connID, k.ID))
+func (s *Service) openKey(k storedKey) (*rsa.PrivateKey, []byte, error) {
+	text, err := s.open(k.ID, k.SealedKey)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sso: open key %s: %w", k.ID, err)
 	}
@@ -123,12 +124,6 @@ func (s *Service) openKey(connID string, k storedKey) (*rsa.PrivateKey, []byte, 
 	}
 	return key, cert.Raw, nil
 }
-
-// keyAAD binds a sealed key to its connection and id, so a sealed value
-// copied elsewhere does not open.
-func keyAAD(connID, keyID string) string { return "sso:" + connID + ":" + keyID }
-
-func secretAAD(connID string) string { return "sso:" + connID + ":client_secret" }
 
 // verificationCert stores an identity provider's certificate.
 func verificationCert(id, text string) (storedCert, error) {

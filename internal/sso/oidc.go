@@ -21,11 +21,8 @@ func (s *Service) oauthConfig(c *conn, base string) (*oauth2.Config, error) {
 	o := c.OIDC
 	secret := ""
 	if o.ClientSecret != "" {
-		if s.d.Box == nil {
-			return nil, apierr.New(apierr.EncryptionKeyNotConfigured)
-		}
 		var err error
-		if secret, err = s.d.Box.Open(o.ClientSecret, secretAAD(c.ID)); err != nil {
+		if secret, err = s.open(c.ID, o.ClientSecret); err != nil {
 			return nil, fmt.Errorf("sso: open client secret: %w", err)
 		}
 	}

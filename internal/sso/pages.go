@@ -15,11 +15,6 @@ import (
 	"github.com/latchkey/latchkey/internal/httpapi"
 )
 
-// pageCSP is the policy of the pages the browser routes render: no script,
-// no outside resources, no forms, no framing (a login error page has no
-// business in someone else's frame).
-const pageCSP = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-
 var errorTmpl = template.Must(template.New("error").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Single sign-on failed</title>
@@ -49,7 +44,10 @@ func (s *Service) errorPage(w http.ResponseWriter, r *http.Request, err error) {
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
-	h.Set("Content-Security-Policy", pageCSP)
+	// The house page policy: no inline script (the page has none), no
+	// outside resources, no framing (a login error page has no business
+	// in someone else's frame).
+	httpapi.SetPageCSP(w, httpapi.CSP{InlineStyles: true})
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Latchkey-Error-Type", string(e.Type))
 	w.WriteHeader(e.Status)

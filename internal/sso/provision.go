@@ -25,6 +25,8 @@ type SAMLSettings struct {
 	// certificate: the identity provider's key may be new.
 	Certificate      string
 	AttributeMapping map[string]any
+	// GroupRoles are the saml_group_implicit_role_assignments.
+	GroupRoles []GroupRoleAssignment
 }
 
 // OIDCSettings are what EnsureOIDC sets on an OIDC connection; the
@@ -60,6 +62,7 @@ func (s *Service) EnsureSAML(ctx context.Context, projectID, orgID string, set S
 		}
 		c.SAML.IdPEntityID, c.SAML.IdPSSOURL, c.SAML.AttributeMapping = set.IdPEntityID, set.IdPSSOURL, set.AttributeMapping
 		c.SAML.VerificationCertificates = []storedCert{cert}
+		c.SAML.GroupRoles = set.GroupRoles
 		return nil
 	})
 }

@@ -45,7 +45,7 @@ func (s *Service) serviceProvider(c *conn, base string, now time.Time) (*saml2.S
 		Clock:                       dsig.NewFakeClockAt(now),
 	}
 	if n := len(cfg.SigningKeys); n > 0 {
-		key, cert, err := s.openKey(c.ID, cfg.SigningKeys[n-1])
+		key, cert, err := s.openKey(cfg.SigningKeys[n-1])
 		if err != nil {
 			return nil, err
 		}
@@ -54,7 +54,7 @@ func (s *Service) serviceProvider(c *conn, base string, now time.Time) (*saml2.S
 	// Encrypted assertions are decrypted with the newest encryption key;
 	// older ones stay listed until deleted so a rotation can be staged.
 	if n := len(cfg.EncryptionKeys); n > 0 {
-		key, cert, err := s.openKey(c.ID, cfg.EncryptionKeys[n-1])
+		key, cert, err := s.openKey(cfg.EncryptionKeys[n-1])
 		if err != nil {
 			return nil, err
 		}

@@ -83,6 +83,11 @@ func wantPage(t *testing.T, r apptest.Resp, status int, errType string) {
 	if r.Status != status || r.Header.Get("X-Latchkey-Error-Type") != errType || !strings.Contains(string(r.Raw), errType) {
 		t.Fatalf("got %d %q, want %d %q: %s", r.Status, r.Header.Get("X-Latchkey-Error-Type"), status, errType, r.Raw)
 	}
+	// The house page policy (httpapi.SetPageCSP): no inline script, no framing.
+	if csp := r.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self';") ||
+		!strings.Contains(csp, "frame-ancestors 'none'") {
+		t.Fatalf("error page CSP %q", csp)
+	}
 }
 
 func TestSAMLLoginWithJIT(t *testing.T) {

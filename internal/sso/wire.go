@@ -157,17 +157,30 @@ type AuthenticateResponse struct {
 	ResetSession bool `json:"reset_session"`
 }
 
-// sdkSAMLConnection is a SAML connection as the browser SDK's list answer
-// declares it: the settings it does not declare are shadowed by zero-valued
-// omitempty fields, which encoding/json prefers over the embedded ones.
+// sdkSAMLConnection is a SAML connection as the browser SDK's answers
+// (list, create, update) declare it: the settings it does not declare are
+// shadowed by zero-valued omitempty fields, which encoding/json prefers
+// over the embedded ones, and the encryption keys go by the SDK's name for
+// them.
 type sdkSAMLConnection struct {
 	SAMLConnection
-	AlternativeAudienceURI   string                 `json:"alternative_audience_uri,omitempty"`
-	NameIDFormat             string                 `json:"nameid_format,omitempty"`
-	AlternativeACSURL        string                 `json:"alternative_acs_url,omitempty"`
-	IdPInitiatedAuthDisabled bool                   `json:"idp_initiated_auth_disabled,omitempty"`
-	AllowGatewayCallback     bool                   `json:"allow_gateway_callback,omitempty"`
-	EncryptionPrivateKeys    []EncryptionPrivateKey `json:"encryption_private_keys,omitempty"`
+	AlternativeAudienceURI    string                 `json:"alternative_audience_uri,omitempty"`
+	NameIDFormat              string                 `json:"nameid_format,omitempty"`
+	AlternativeACSURL         string                 `json:"alternative_acs_url,omitempty"`
+	IdPInitiatedAuthDisabled  bool                   `json:"idp_initiated_auth_disabled,omitempty"`
+	AllowGatewayCallback      bool                   `json:"allow_gateway_callback,omitempty"`
+	EncryptionPrivateKeys     []EncryptionPrivateKey `json:"encryption_private_keys,omitempty"`
+	SAMLEncryptionPrivateKeys []EncryptionPrivateKey `json:"saml_encryption_private_keys"`
+}
+
+func sdkSAML(c SAMLConnection) sdkSAMLConnection {
+	return sdkSAMLConnection{SAMLConnection: c, SAMLEncryptionPrivateKeys: nonNil(c.EncryptionPrivateKeys)}
+}
+
+// sdkSAMLResponse answers the SAML create and update calls on the SDK face.
+type sdkSAMLResponse struct {
+	httpapi.Common
+	Connection sdkSAMLConnection `json:"connection"`
 }
 
 // sdkConnectionsResponse answers GET b2b/sso on the SDK face.
@@ -182,7 +195,7 @@ func sdkConnections(in *ConnectionsResponse) *sdkConnectionsResponse {
 	out := &sdkConnectionsResponse{Common: in.Common, SAMLConnections: []sdkSAMLConnection{},
 		OIDCConnections: in.OIDCConnections, ExternalConnections: in.ExternalConnections}
 	for _, c := range in.SAMLConnections {
-		out.SAMLConnections = append(out.SAMLConnections, sdkSAMLConnection{SAMLConnection: c})
+		out.SAMLConnections = append(out.SAMLConnections, sdkSAML(c))
 	}
 	return out
 }
