@@ -42,7 +42,8 @@ func Migrations() []store.Source {
 // plaintext left in them, so a module that stores such a secret adds its
 // column here.
 func SealedColumns() []atrest.Column {
-	return []atrest.Column{project.SigningKeyColumn, mfa.TOTPSecretColumn, oauth.ClientSecretColumn, sso.SecretColumn}
+	return []atrest.Column{project.SigningKeyColumn, mfa.TOTPSecretColumn, oauth.ClientSecretColumn, oauth.TokensColumn,
+		sso.SecretColumn}
 }
 
 // migrateSecrets moves secrets that earlier versions of the modules sealed

@@ -154,6 +154,30 @@ describe('consent', () => {
   });
 });
 
+describe('trusted auth token refused or incomplete', () => {
+  const PARAMS = { trustedAuthTokenParams: { trustedAuthToken: 'tat', tokenProfileID: 'profile-1', organization_id: 'organization-test-acme' } };
+
+  it('a refused token is reported and the flow goes on without a session', async () => {
+    const server = acmeServer().on('POST', '/b2b/sessions/attest', apiError(401, 'invalid_trusted_auth_token'));
+    const ui = renderIdp(server, AUTHORIZE, PARAMS);
+    expect(await ui.findByText('No active session detected. Please log in to continue.')).toBeTruthy();
+    expect(ui.onError).toHaveBeenCalled();
+    // No member was stored, so nothing was revoked; the host's organization_id was sent.
+    expect(server.callsTo('/b2b/sessions/revoke')).toHaveLength(0);
+    expect(server.callsTo('/b2b/sessions/attest')[0]!.body).toEqual(expect.objectContaining({ organization_id: 'organization-test-acme' }));
+    expect(server.callsTo('/idp/b2b/oauth/authorize/start')).toHaveLength(0);
+  });
+
+  it('an attestation that needs MFA (an IST, no session) does not authorize', async () => {
+    const r = loggedInResponse();
+    const server = acmeServer().on('POST', '/b2b/sessions/attest', json({ ...r, member_session: null, session_token: '', session_jwt: '',
+      member_authenticated: false, intermediate_session_token: 'ist-1' }));
+    const ui = renderIdp(server, AUTHORIZE, PARAMS);
+    expect(await ui.findByText('No active session detected. Please log in to continue.')).toBeTruthy();
+    expect(server.callsTo('/idp/b2b/oauth/authorize/start')).toHaveLength(0);
+  });
+});
+
 describe('logout', () => {
   const LOGOUT = '/authorize?client_id=app-1&post_logout_redirect_uri=https%3A%2F%2Frp.test%2Fbye&state=s2';
 
