@@ -572,6 +572,11 @@ test('node client: method_options.authorization acts with the permissions of the
   );
   assert.equal(reactivated.member.status, 'active');
 
+  // Sessions: a plain member may not end another member's sessions, but may end their own.
+  await assert.rejects(client.sessions.revoke({ member_id: victim.member_id }, asPlain), refused);
+  await client.sessions.revoke({ session_token: plain.session_token }, asPlain);
+  await assert.rejects(client.sessions.authenticate({ session_token: plain.session_token }), (e) => e.error_type === 'session_not_found');
+
   // The admin's session does not reach another organization.
   const other = await orgWithMember(client, 'Acting Other');
   await assert.rejects(

@@ -190,6 +190,10 @@ function hostPage({ apiBase, publicToken, pageUrl, defaultSlug, defaults }) {
   // Discovery has no organization to look up; a slug would only be noise there.
   if (flow !== 'Discovery' && slug) config.organizationSlug = slug;
   var providers = flags('oauth');
+  // oneTap=true: the google entry asks for Google One Tap.
+  if (param('oneTap') === 'true') {
+    providers = providers.map(function (p) { return p === 'google' ? { type: 'google', one_tap: true } : p; });
+  }
   if (providers.length > 0) {
     config.oauthOptions = {
       providers: providers,

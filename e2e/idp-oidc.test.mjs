@@ -5,6 +5,8 @@
 // nonce, at_hash), and the token, userinfo, introspection and revocation answers.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import * as oidc from 'openid-client';
 import { useHarness, BIN, TEXT, enterCode, codeOf, uniqueEmail } from './harness.mjs';
@@ -209,4 +211,38 @@ h.test('refusals: wrong redirect URI, public client without the PKCE verifier, a
   assert.equal((await res.json()).error, 'invalid_grant');
   const ok = await oidc.authorizationCodeGrant(pubConfig, p.callback(), { pkceCodeVerifier: p.verifier, expectedState: p.state, expectedNonce: p.nonce });
   assert.ok(ok.id_token);
+});
+
+h.test('custom scopes of the RBAC policy: listed and blocked without the permission, granted with it, carried in the access token', async ({ page }) => {
+  await setup();
+  const policyFile = path.join(h.tmp, 'policy.json');
+  await writeFile(policyFile, JSON.stringify({
+    resources: [{ resource_id: 'documents', description: 'Documents', actions: ['read'] }],
+    roles: [{ role_id: 'reader', description: 'Reads documents', permissions: [{ resource_id: 'documents', actions: ['read'] }] }],
+    scopes: [{ scope: 'read:docs', description: 'Read your documents', permissions: [{ resource_id: 'documents', actions: ['read'] }] }],
+  }));
+  await execFileP(BIN, ['project', 'rbac', 'set', '--project', h.project.project_id, '--file', policyFile], { env: h.env, cwd: h.tmp });
+  const app = await newClient('third_party');
+  const config = await discover(app);
+  assert.ok(config.serverMetadata().scopes_supported.includes('read:docs'), 'discovery lists the custom scope');
+
+  // Without the permission: the scope is listed as one the member cannot grant, and Allow is off.
+  await logIn(page);
+  await authorize(page, config, { scope: 'openid read:docs', choose: null });
+  const blocked = page.getByRole('alert', { name: 'You do not have permission to grant:' });
+  await blocked.getByText('Read your documents').waitFor();
+  assert.equal(await page.getByRole('button', { name: TEXTS.allow }).isDisabled(), true, 'Allow is disabled');
+
+  // With a role that holds it (roles are recomputed on every session check): granted, and in the token.
+  const { member } = await h.api('GET', `/v1/b2b/organizations/${org.organization_id}/member?email_address=${encodeURIComponent(email)}`);
+  await h.api('PUT', `/v1/b2b/organizations/${org.organization_id}/members/${member.member_id}`, { roles: ['reader'] });
+  const a = await authorize(page, config, { scope: 'openid read:docs' });
+  const tokens = await oidc.authorizationCodeGrant(config, a.callback(), {
+    pkceCodeVerifier: a.verifier, expectedState: a.state, expectedNonce: a.nonce, idTokenExpected: true,
+  });
+  assert.deepEqual(tokens.scope.split(' ').sort(), ['openid', 'read:docs']);
+  const live = await oidc.tokenIntrospection(config, tokens.access_token);
+  assert.equal(live.active, true);
+  assert.ok(live.scope.split(' ').includes('read:docs'), `introspected scope: ${live.scope}`);
+  await h.api('PUT', `/v1/b2b/organizations/${org.organization_id}/members/${member.member_id}`, { roles: [] });
 });

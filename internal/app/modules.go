@@ -42,7 +42,8 @@ func Migrations() []store.Source {
 // plaintext left in them, so a module that stores such a secret adds its
 // column here.
 func SealedColumns() []atrest.Column {
-	return []atrest.Column{project.SigningKeyColumn, mfa.TOTPSecretColumn, oauth.ClientSecretColumn, sso.SecretColumn}
+	return []atrest.Column{project.SigningKeyColumn, mfa.TOTPSecretColumn, oauth.ClientSecretColumn, oauth.TokensColumn,
+		sso.SecretColumn}
 }
 
 // migrateSecrets moves secrets that earlier versions of the modules sealed
@@ -93,7 +94,7 @@ func (a *App) wireModules() error {
 		a.OAuth,
 		idp.New(idp.Deps{DB: a.DB, Clock: a.Clock, Log: a.Log, Apps: connectedapps.NewStore(a.DB, a.Clock), Orgs: a.Orgs,
 			Projects: a.Projects, Flows: a.Flows, Limiter: a.Limiter, Sessions: a.Sessions,
-			Members: members, M2M: m2m.NewStore(a.DB, a.Clock), BaseURL: func() string { return a.Config.BaseURL }}),
+			Members: members, M2M: m2m.NewStore(a.DB, a.Clock), Policies: a.RBAC, BaseURL: func() string { return a.Config.BaseURL }}),
 		a.SSO,
 		a.TrustedAuth,
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -81,6 +82,14 @@ func serve(ctx context.Context, env Env, dev bool) error {
 	go a.Sweeper().Run(ctx, cfg.SweepInterval)
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	// Start-up leaves garbage behind (migration checks, route tables,
+	// module wiring): collect it once and give its pages back to the OS now,
+	// rather than keep them until the heap grows over them or the background
+	// scavenger gets there. It runs beside the first requests, so readiness
+	// does not wait for it. GOGC stays at its default: under load the heap
+	// grows as usual, trading memory for less GC CPU on the hot path, and no
+	// memory limit is set because the right one depends on the host.
+	go debug.FreeOSMemory()
 	servers := []*http.Server{srv}
 	if cfg.MetricsAddr != "" {
 		mln, err := net.Listen("tcp", cfg.MetricsAddr)

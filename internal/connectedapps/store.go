@@ -2,18 +2,15 @@ package connectedapps
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/clientsecret"
 	"github.com/latchkey/latchkey/internal/clock"
-	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/keyset"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -182,66 +179,20 @@ type Page struct {
 // Search lists the project's clients, oldest first, with keyset paging
 // on (created_at, client_id).
 func (s *Store) Search(ctx context.Context, projectID, cursor string, limit int) (*Page, error) {
-	switch {
-	case limit == 0:
-		limit = 100
-	case limit < 0 || limit > 1000:
-		return nil, apierr.Invalid("limit", "limit must be between 1 and 1000.")
-	}
-	afterAt, afterID, err := DecodeCursor(cursor)
+	limit, err := keyset.Limit(limit)
 	if err != nil {
 		return nil, err
 	}
-	p := &Page{Apps: []*App{}}
-	if err := s.db.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM idp_connected_apps WHERE project_id = $1`, projectID).Scan(&p.Total); err != nil {
-		return nil, fmt.Errorf("connectedapps: count: %w", err)
-	}
-	rows, err := s.db.Read().QueryContext(ctx, `SELECT `+appColumns+` FROM idp_connected_apps
-		WHERE project_id = $1 AND (created_at > $2 OR (created_at = $2 AND client_id > $3))
-		ORDER BY created_at, client_id LIMIT $4`, projectID, afterAt, afterID, limit+1)
+	after, err := keyset.Decode(cursor)
 	if err != nil {
-		return nil, fmt.Errorf("connectedapps: search: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		a, err := scanApp(rows)
-		if err != nil {
-			return nil, err
-		}
-		p.Apps = append(p.Apps, a)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("connectedapps: search: %w", err)
-	}
-	if len(p.Apps) > limit {
-		p.Apps = p.Apps[:limit]
-		last := p.Apps[limit-1]
-		c := EncodeCursor(store.Millis(last.CreatedAt), last.ClientID)
-		p.NextCursor = &c
-	}
-	return p, nil
-}
-
-// EncodeCursor makes an opaque keyset cursor (shared with the M2M search).
-func EncodeCursor(at int64, id string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(at, 10) + "|" + id))
-}
-
-// DecodeCursor reads a cursor made by EncodeCursor ("" is the first page).
-func DecodeCursor(c string) (int64, string, error) {
-	if c == "" {
-		return -1, "", nil
-	}
-	bad := apierr.Invalid("cursor", "cursor is not a cursor returned by this search.")
-	raw, err := base64.RawURLEncoding.DecodeString(c)
+	page, err := keyset.Read(ctx, s.db.Read(), keyset.Spec[*App]{Table: "idp_connected_apps", Columns: appColumns,
+		IDCol: "client_id", Scan: func(r interface{ Scan(...any) error }) (*App, error) { return scanApp(r) },
+		Key: func(a *App) keyset.Cursor { return keyset.Cursor{CreatedAt: store.Millis(a.CreatedAt), ID: a.ClientID} }},
+		"project_id = $1", []any{projectID}, after, limit)
 	if err != nil {
-		return 0, "", bad
+		return nil, fmt.Errorf("connectedapps: %w", err)
 	}
-	at, id, ok := strings.Cut(string(raw), "|")
-	n, err := strconv.ParseInt(at, 10, 64)
-	// The id goes into a query: text PostgreSQL refuses is no cursor.
-	if !ok || err != nil || !httpapi.Clean(id) {
-		return 0, "", bad
-	}
-	return n, id, nil
+	return &Page{Apps: page.Items, Total: page.Total, NextCursor: page.Next}, nil
 }

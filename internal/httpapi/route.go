@@ -22,3 +22,26 @@ type Route struct {
 	// project's SDK settings ("" for none).
 	Product string
 }
+
+// PublicRoute is a raw route of the public face: redirects, HTML pages,
+// protocol endpoints that answer in their own format.
+func PublicRoute(pattern string, h http.Handler) Route {
+	return Route{Face: Public, Pattern: pattern, Raw: h}
+}
+
+// SDKRoute is a JSON route of the SDK face, open whatever products the
+// project enables (see ForProduct).
+func SDKRoute(pattern string, h HandlerFunc) Route {
+	return Route{Face: SDK, Pattern: pattern, Handler: h}
+}
+
+// BackendRoute is a JSON route of the backend face.
+func BackendRoute(pattern string, h HandlerFunc) Route {
+	return Route{Face: Backend, Pattern: pattern, Handler: h}
+}
+
+// ForProduct returns the route open only when the project enables product.
+func (rt Route) ForProduct(product string) Route {
+	rt.Product = product
+	return rt
+}

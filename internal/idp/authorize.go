@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +32,9 @@ type AuthorizeRequest struct {
 	CodeChallengeMethod string   `json:"code_challenge_method"`
 	Resources           []string `json:"resources"`
 	ConsentGranted      bool     `json:"consent_granted"`
+	// MaxAge is OIDC's max_age: the most seconds since the member last
+	// authenticated that the client accepts.
+	MaxAge *MaxAge `json:"max_age"`
 	// Backend face: who is authorizing.
 	OrganizationID string `json:"organization_id"`
 	MemberID       string `json:"member_id"`
@@ -47,11 +51,12 @@ type Client struct {
 	ClientLogoURL     string `json:"client_logo_url,omitempty"`
 }
 
-// authorizer is who authorizes: a member of an organization, and when
-// their session last authenticated.
+// authorizer is who authorizes: a member of an organization, the roles
+// they act with, and when their session last authenticated.
 type authorizer struct {
 	member   *organization.Member
 	org      *organization.Organization
+	roles    []string
 	authTime time.Time
 }
 
@@ -118,7 +123,11 @@ func (p *Provider) prepare(ctx context.Context, projectID string, req *Authorize
 	if slices.Contains(pr.prompts, "none") && len(pr.prompts) > 1 {
 		return nil, apierr.Invalid("prompt", "prompt none cannot be combined with other values.")
 	}
-	if pr.results, err = evaluateScopes(app, pr.scopes); err != nil {
+	pol, err := p.policy(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	if pr.results, err = evaluateScopes(app, pol, who, pr.scopes); err != nil {
 		return nil, err
 	}
 	pr.consentRequired = p.consentRequired(ctx, app, who, pr)
@@ -144,8 +153,26 @@ func (p *Provider) consentRequired(ctx context.Context, app *connectedapps.App, 
 }
 
 // freshLogin is how recent the session's authentication must be under
-// prompt=login.
+// prompt=login (and max_age=0, which OIDC Core 3.1.2.1 equates with it).
 const freshLogin = 5 * time.Minute
+
+// loginRequired reports whether the member must log in again first:
+// prompt=login and a session that did not just authenticate, or a last
+// authentication older than max_age seconds.
+func (p *Provider) loginRequired(req *AuthorizeRequest, prompts []string, who *authorizer) bool {
+	age := p.clock.Now().Sub(who.authTime)
+	if slices.Contains(prompts, "login") && age > freshLogin {
+		return true
+	}
+	if req.MaxAge == nil {
+		return false
+	}
+	limit := time.Duration(*req.MaxAge) * time.Second
+	if *req.MaxAge == 0 {
+		limit = freshLogin
+	}
+	return age > limit
+}
 
 // StartResult answers authorize/start.
 type StartResult struct {
@@ -155,11 +182,19 @@ type StartResult struct {
 }
 
 func (p *Provider) start(ctx context.Context, projectID string, req *AuthorizeRequest, who *authorizer) (*StartResult, error) {
+	if who == nil {
+		// prompt=none without a session: the widget submits at once, and
+		// submit answers login_required to the client.
+		if _, err := p.checkClient(ctx, projectID, req); err != nil {
+			return nil, err
+		}
+		return nil, apierr.New(apierr.LoginRequired)
+	}
 	pr, err := p.prepare(ctx, projectID, req, who)
 	if err != nil {
 		return nil, err
 	}
-	if slices.Contains(pr.prompts, "login") && p.clock.Now().Sub(who.authTime) > freshLogin {
+	if p.loginRequired(req, pr.prompts, who) {
 		return nil, apierr.New(apierr.LoginRequired)
 	}
 	out := &StartResult{ConsentRequired: pr.consentRequired, ScopeResults: pr.results,
@@ -184,12 +219,19 @@ type SubmitResult struct {
 // as a redirect to the registered redirect URI with state and iss
 // (RFC 9207).
 func (p *Provider) submit(ctx context.Context, projectID string, req *AuthorizeRequest, who *authorizer) (*SubmitResult, error) {
+	back := func(params url.Values) (*SubmitResult, error) { return p.redirectBack(projectID, req, params) }
+	if who == nil {
+		// prompt=none without a session (OIDC Core 3.1.2.6).
+		if _, err := p.checkClient(ctx, projectID, req); err != nil {
+			return nil, err
+		}
+		return back(url.Values{"error": {"login_required"}, "error_description": {"No active session."}})
+	}
 	pr, err := p.prepare(ctx, projectID, req, who)
 	if err != nil {
 		return nil, err
 	}
-	back := func(params url.Values) (*SubmitResult, error) { return p.redirectBack(projectID, req, params) }
-	if slices.Contains(pr.prompts, "login") && p.clock.Now().Sub(who.authTime) > freshLogin {
+	if p.loginRequired(req, pr.prompts, who) {
 		return back(url.Values{"error": {"login_required"}, "error_description": {"The member must log in again."}})
 	}
 	if pr.consentRequired && !req.ConsentGranted {
@@ -249,4 +291,19 @@ func (p *Provider) redirectBack(projectID string, req *AuthorizeRequest, params 
 		return nil, apierr.Wrap(apierr.InvalidRedirectURI, err)
 	}
 	return &SubmitResult{RedirectURI: u, AuthorizationCode: params.Get("code")}, nil
+}
+
+// MaxAge is max_age as the widget forwards it from the page address (a
+// string) or a backend sends it (a number): a non-negative integer.
+type MaxAge int64
+
+// UnmarshalJSON accepts a number or a string of digits.
+func (m *MaxAge) UnmarshalJSON(b []byte) error {
+	s := strings.Trim(string(b), `"`)
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return apierr.Invalid("max_age", "max_age must be a non-negative integer (seconds).")
+	}
+	*m = MaxAge(n)
+	return nil
 }

@@ -81,6 +81,11 @@ func TestConsentRules(t *testing.T) {
 			t.Fatalf("prompt=none without session: %s", r.Raw)
 		}
 		apptest.Want(t, e.SDK("POST", "/idp/b2b/oauth/authorize/start", authReq(fresh, "openid"), ""), 401, "user_unauthenticated")
+		apptest.Want(t, e.SDK("POST", "/idp/b2b/oauth/authorize/start", req, ""), 401, "login_required")
+		req["redirect_uri"] = "https://evil.test/cb" // never a redirect to an unregistered URI, session or not
+		if r := e.SDK("POST", "/idp/b2b/oauth/authorize/submit", req, ""); r.Status < 400 {
+			t.Fatalf("prompt=none redirected to an unregistered URI: %s", r.Raw)
+		}
 
 		// prompt=login needs a fresh authentication.
 		e.Clock.Advance(10 * time.Minute)

@@ -24,6 +24,10 @@ func (p *Provider) discovery(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	pol, err := p.policy(r.Context(), pr.ID)
+	if err != nil {
+		return nil, err
+	}
 	iss := p.Issuer(pr.ID)
 	grants := []string{"authorization_code", "refresh_token", "client_credentials"}
 	return map[string]any{
@@ -35,7 +39,7 @@ func (p *Provider) discovery(r *http.Request) (any, error) {
 		"introspection_endpoint":                        iss + "/oauth2/introspect",
 		"revocation_endpoint":                           iss + "/oauth2/revoke",
 		"end_session_endpoint":                          iss + "/oauth2/end_session",
-		"scopes_supported":                              BuiltinScopes,
+		"scopes_supported":                              supportedScopes(pol),
 		"response_types_supported":                      []string{"code"},
 		"response_modes_supported":                      []string{"query"},
 		"grant_types_supported":                         grants,

@@ -1,8 +1,8 @@
 package idp
 
 import (
+	"context"
 	"net/http"
-	"net/url"
 	"slices"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -34,35 +34,42 @@ func (f Faces) sessionAuthorizer(r *http.Request, p *project.Project, cred sessi
 	if err != nil {
 		return nil, err
 	}
-	return &authorizer{member: out.Member, org: out.Organization, authTime: authTimeOf(out.MemberSession)}, nil
+	return &authorizer{member: out.Member, org: out.Organization, roles: out.MemberSession.Roles,
+		authTime: authTimeOf(out.MemberSession)}, nil
 }
 
-func decodeAuthorize(r *http.Request) (*AuthorizeRequest, error) {
+// authorizeStep is one step of the provider (start or submit) for an
+// authorizer; who is nil when the widget has no session under prompt=none.
+type authorizeStep[T any] func(ctx context.Context, projectID string, req *AuthorizeRequest, who *authorizer) (T, error)
+
+// runAuthorize is every authorize route: decode the relying party's
+// request, resolve who authorizes it on this face, and run the step.
+func runAuthorize[T any](r *http.Request, resolve func(*http.Request, *AuthorizeRequest) (*authorizer, error), step authorizeStep[T]) (*authorizer, T, error) {
+	var zero T
 	var req AuthorizeRequest
 	if err := httpapi.Decode(r, &req); err != nil {
-		return nil, err
+		return nil, zero, err
 	}
-	return &req, nil
+	who, err := resolve(r, &req)
+	if err != nil {
+		return nil, zero, err
+	}
+	out, err := step(r.Context(), project.CallerFrom(r.Context()).Project.ID, &req, who)
+	return who, out, err
 }
 
-// sdkCaller is the widget's member; without a session, prompt=none is
-// answered login_required at the client's redirect URI, anything else is
-// user_unauthenticated.
-func (f Faces) sdkCaller(r *http.Request, req *AuthorizeRequest) (*authorizer, *SubmitResult, error) {
+// sdkCaller is the widget's member. Without a session, prompt=none has no
+// authorizer (nil: the provider answers login_required to the client);
+// anything else is user_unauthenticated.
+func (f Faces) sdkCaller(r *http.Request, req *AuthorizeRequest) (*authorizer, error) {
 	c := project.CallerFrom(r.Context())
 	if c.SessionToken == "" {
 		if slices.Contains(parseScopes(req.Prompt), "none") {
-			if _, err := f.P.checkClient(r.Context(), c.Project.ID, req); err != nil {
-				return nil, nil, err
-			}
-			res, err := f.P.redirectBack(c.Project.ID, req, url.Values{"error": {"login_required"},
-				"error_description": {"No active session."}})
-			return nil, res, err
+			return nil, nil
 		}
-		return nil, nil, apierr.New(apierr.UserUnauthenticated)
+		return nil, apierr.New(apierr.UserUnauthenticated)
 	}
-	who, err := f.sessionAuthorizer(r, c.Project, session.Credential{Token: c.SessionToken})
-	return who, nil, err
+	return f.sessionAuthorizer(r, c.Project, session.Credential{Token: c.SessionToken})
 }
 
 // SDKStartResponse answers SDK authorize/start.
@@ -73,18 +80,7 @@ type SDKStartResponse struct {
 
 // SDKStart handles SDK POST /idp/b2b/oauth/authorize/start.
 func (f Faces) SDKStart(r *http.Request) (any, error) {
-	req, err := decodeAuthorize(r)
-	if err != nil {
-		return nil, err
-	}
-	who, early, err := f.sdkCaller(r, req)
-	if err != nil || early != nil {
-		if early != nil {
-			return nil, apierr.New(apierr.LoginRequired)
-		}
-		return nil, err
-	}
-	res, err := f.P.start(r.Context(), project.CallerFrom(r.Context()).Project.ID, req, who)
+	_, res, err := runAuthorize(r, f.sdkCaller, f.P.start)
 	if err != nil {
 		return nil, err
 	}
@@ -99,18 +95,7 @@ type SubmitResponse struct {
 
 // SDKSubmit handles SDK POST /idp/b2b/oauth/authorize/submit.
 func (f Faces) SDKSubmit(r *http.Request) (any, error) {
-	req, err := decodeAuthorize(r)
-	if err != nil {
-		return nil, err
-	}
-	who, early, err := f.sdkCaller(r, req)
-	if early != nil {
-		return &SubmitResponse{SubmitResult: *early}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	res, err := f.P.submit(r.Context(), project.CallerFrom(r.Context()).Project.ID, req, who)
+	_, res, err := runAuthorize(r, f.sdkCaller, f.P.submit)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +124,7 @@ func (f Faces) backendCaller(r *http.Request, req *AuthorizeRequest) (*authorize
 		return nil, apierr.New(apierr.InactiveMember)
 	}
 	// The backend vouches for the member now: this is the authentication time.
-	return &authorizer{member: m, org: org, authTime: f.P.clock.Now()}, nil
+	return &authorizer{member: m, org: org, roles: m.RoleIDs(), authTime: f.P.clock.Now()}, nil
 }
 
 // BackendStartResponse answers backend authorize/start.
@@ -153,15 +138,7 @@ type BackendStartResponse struct {
 
 // BackendStart handles POST /v1/b2b/idp/oauth/authorize/start.
 func (f Faces) BackendStart(r *http.Request) (any, error) {
-	req, err := decodeAuthorize(r)
-	if err != nil {
-		return nil, err
-	}
-	who, err := f.backendCaller(r, req)
-	if err != nil {
-		return nil, err
-	}
-	res, err := f.P.start(r.Context(), project.CallerFrom(r.Context()).Project.ID, req, who)
+	who, res, err := runAuthorize(r, f.backendCaller, f.P.start)
 	if err != nil {
 		return nil, err
 	}
@@ -170,15 +147,7 @@ func (f Faces) BackendStart(r *http.Request) (any, error) {
 
 // BackendAuthorize handles POST /v1/b2b/idp/oauth/authorize.
 func (f Faces) BackendAuthorize(r *http.Request) (any, error) {
-	req, err := decodeAuthorize(r)
-	if err != nil {
-		return nil, err
-	}
-	who, err := f.backendCaller(r, req)
-	if err != nil {
-		return nil, err
-	}
-	res, err := f.P.submit(r.Context(), project.CallerFrom(r.Context()).Project.ID, req, who)
+	_, res, err := runAuthorize(r, f.backendCaller, f.P.submit)
 	if err != nil {
 		return nil, err
 	}

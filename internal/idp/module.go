@@ -49,6 +49,9 @@ type Deps struct {
 	// Members resolves SDK callers' sessions for the organization views.
 	Members organization.Sessions
 	M2M     *m2m.Store
+	// Policies gives the project's RBAC policy, whose custom scopes the
+	// provider offers.
+	Policies Policies
 	// BaseURL is read per request (the issuer is derived from it).
 	BaseURL func() string
 }
@@ -62,7 +65,7 @@ type Module struct {
 // New builds the module.
 func New(d Deps) *Module {
 	p := &Provider{db: d.DB, clock: d.Clock, log: d.Log, apps: d.Apps, orgs: d.Orgs, projects: d.Projects,
-		flows: d.Flows, limiter: d.Limiter, baseURL: d.BaseURL, m2m: d.M2M}
+		flows: d.Flows, limiter: d.Limiter, baseURL: d.BaseURL, m2m: d.M2M, policies: d.Policies}
 	return &Module{d: d, p: p}
 }
 
@@ -72,16 +75,9 @@ func (m *Module) Routes() []httpapi.Route {
 	machines := m2m.Handlers{Store: m.d.M2M}
 	org := connectedapps.OrgHandlers{Store: m.d.Apps, Orgs: m.d.Orgs, Sessions: m.d.Members, Tokens: m.p}
 	faces := Faces{P: m.p, Sessions: m.d.Sessions, Limiter: m.d.Limiter}
-	pub := func(pattern string, h http.HandlerFunc) httpapi.Route {
-		return httpapi.Route{Face: httpapi.Public, Pattern: pattern, Raw: h}
-	}
+	pub := func(pattern string, h http.HandlerFunc) httpapi.Route { return httpapi.PublicRoute(pattern, h) }
+	be, sdk := httpapi.BackendRoute, httpapi.SDKRoute
 	const iss = "/v1/public/{project_id}"
-	be := func(pattern string, h httpapi.HandlerFunc) httpapi.Route {
-		return httpapi.Route{Face: httpapi.Backend, Pattern: pattern, Handler: h}
-	}
-	sdk := func(pattern string, h httpapi.HandlerFunc) httpapi.Route {
-		return httpapi.Route{Face: httpapi.SDK, Pattern: pattern, Handler: h}
-	}
 	return []httpapi.Route{
 		// Connected-app registry (backend face only: the project secret).
 		be("POST /v1/connected_apps/clients", apps.Create),

@@ -20,6 +20,7 @@ import (
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/rbac"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -44,6 +45,13 @@ type Provider struct {
 	limiter  *ratelimit.Limiter
 	baseURL  func() string
 	m2m      *m2m.Store
+	policies Policies
+}
+
+// Policies is what the provider needs from RBAC (the rbac service): the
+// project's effective policy, whose custom scopes map to permissions.
+type Policies interface {
+	Policy(ctx context.Context, projectID string) (*rbac.Policy, error)
 }
 
 // Issuer is the issuer of ID tokens and discovery (OIDC Core 2, RFC 8414).
@@ -55,6 +63,20 @@ func (p *Provider) Issuer(projectID string) string {
 // family's server SDKs accept when they verify a token locally against the
 // session JWKS (idp.introspectTokenLocal, m2m.authenticateToken).
 func AccessTokenIssuer(projectID string) string { return "stytch.com/" + projectID }
+
+// policy loads the project's RBAC policy. Without one wired (or when it
+// cannot be loaded) there are no custom scopes and no permissions: only
+// the built-in scopes remain usable.
+func (p *Provider) policy(ctx context.Context, projectID string) (*rbac.Policy, error) {
+	if p.policies == nil {
+		return rbac.Effective(rbac.Policy{}), nil
+	}
+	pol, err := p.policies.Policy(ctx, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("idp: rbac policy: %w", err)
+	}
+	return pol, nil
+}
 
 // projectOf resolves {project_id} of a public route.
 func (p *Provider) projectOf(r *http.Request) (*project.Project, error) {

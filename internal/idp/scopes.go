@@ -9,6 +9,7 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/rbac"
 )
 
 // The built-in scopes (OIDC Core 5.4 and 11, plus full_access).
@@ -55,18 +56,49 @@ type ScopeResult struct {
 
 // evaluateScopes decides, per requested scope, whether the member may
 // grant it to the app: built-in scopes always (full_access only to apps
-// allowed full access); any other scope is unknown until the RBAC policy
-// defines it, and an unknown scope is refused (invalid_scope).
-func evaluateScopes(app *connectedapps.App, requested []string) ([]ScopeResult, error) {
+// allowed full access); a custom scope of the project's RBAC policy only
+// when the member's roles hold every permission it maps to (spec section
+// 6: the consent screen lists the others and blocks granting them). A
+// scope neither built in nor in the policy is refused (invalid_scope).
+func evaluateScopes(app *connectedapps.App, pol *rbac.Policy, who *authorizer, requested []string) ([]ScopeResult, error) {
+	lacking := pol.ScopesLacking(who.roles, who.org.CustomRoles, requested)
 	out := make([]ScopeResult, 0, len(requested))
 	for _, s := range requested {
-		d, known := scopeDescriptions[s]
-		if !known {
+		if d, builtin := scopeDescriptions[s]; builtin {
+			out = append(out, ScopeResult{Scope: s, Description: d, IsGrantable: s != ScopeFullAccess || app.FullAccessAllowed})
+			continue
+		}
+		custom := pol.Scope(s)
+		if custom == nil {
 			return nil, apierr.New(apierr.InvalidScope).WithMessage("Unknown scope: " + s + ".")
 		}
-		out = append(out, ScopeResult{Scope: s, Description: d, IsGrantable: s != ScopeFullAccess || app.FullAccessAllowed})
+		out = append(out, ScopeResult{Scope: s, Description: custom.Description, IsGrantable: !slices.Contains(lacking, s)})
 	}
 	return out, nil
+}
+
+// heldScopes keeps the scopes of a grant the member may still hold: custom
+// scopes whose permissions their roles have lost are dropped when tokens
+// are issued again (refresh), so a role removal narrows what an app can do
+// at its next refresh.
+func heldScopes(pol *rbac.Policy, roles []string, org *organization.Organization, scopes []string) []string {
+	lacking := pol.ScopesLacking(roles, org.CustomRoles, scopes)
+	if len(lacking) == 0 {
+		return scopes
+	}
+	return slices.DeleteFunc(slices.Clone(scopes), func(s string) bool { return slices.Contains(lacking, s) })
+}
+
+// supportedScopes are the built-in scopes and the policy's custom ones
+// (discovery's scopes_supported).
+func supportedScopes(pol *rbac.Policy) []string {
+	out := slices.Clone(BuiltinScopes)
+	for _, s := range pol.Scopes {
+		if !slices.Contains(out, s.Scope) {
+			out = append(out, s.Scope)
+		}
+	}
+	return out
 }
 
 // memberClaims are the standard claims (OIDC Core 5.1) a member's granted

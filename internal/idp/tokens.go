@@ -173,6 +173,11 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 	if err != nil || m.Status != organization.StatusActive {
 		return nil, invalidGrant("The member is no longer active.")
 	}
+	pol, err := p.policy(ctx, g.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	g.Scopes = heldScopes(pol, m.RoleIDs(), org, g.Scopes)
 	signer, err := p.signer(ctx, g.ProjectID)
 	if err != nil {
 		return nil, err

@@ -4,8 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/latchkey/latchkey/internal/apierr"
-	"github.com/latchkey/latchkey/internal/connectedapps"
+	"github.com/latchkey/latchkey/internal/keyset"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -20,13 +19,11 @@ type Page struct {
 // with keyset paging on (created_at, client_id). Filtering happens in Go:
 // a project has few M2M clients, and the filters (lists, OR) stay simple.
 func (s *Store) Search(ctx context.Context, projectID, cursor string, limit int, match func(*Client) bool) (*Page, error) {
-	switch {
-	case limit == 0:
-		limit = 100
-	case limit < 0 || limit > 1000:
-		return nil, apierr.Invalid("limit", "limit must be between 1 and 1000.")
+	limit, err := keyset.Limit(limit)
+	if err != nil {
+		return nil, err
 	}
-	afterAt, afterID, err := connectedapps.DecodeCursor(cursor)
+	after, err := keyset.Decode(cursor)
 	if err != nil {
 		return nil, err
 	}
@@ -46,15 +43,14 @@ func (s *Store) Search(ctx context.Context, projectID, cursor string, limit int,
 			continue
 		}
 		p.Total++
-		at := store.Millis(c.CreatedAt)
-		if at < afterAt || (at == afterAt && c.ClientID <= afterID) {
+		if after.Before(store.Millis(c.CreatedAt), c.ClientID) {
 			continue
 		}
 		if len(p.Clients) < limit {
 			p.Clients = append(p.Clients, c)
 		} else if p.NextCursor == nil {
 			last := p.Clients[limit-1]
-			next := connectedapps.EncodeCursor(store.Millis(last.CreatedAt), last.ClientID)
+			next := keyset.Cursor{CreatedAt: store.Millis(last.CreatedAt), ID: last.ClientID}.Encode()
 			p.NextCursor = &next
 		}
 	}

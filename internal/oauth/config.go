@@ -28,13 +28,11 @@ var ClientSecretColumn = atrest.Column{Table: "oauth_provider_configs", Key: "co
 // configID is a configuration's row key.
 func configID(projectID, provider string) string { return projectID + ":" + provider }
 
-// legacySecretAAD is how versions before ClientSecretColumn bound a sealed
-// client secret to its row.
-func legacySecretAAD(projectID, provider string) string { return "oauth:" + projectID + ":" + provider }
-
-// MigrateSecrets reseals, for ClientSecretColumn, the client secrets that
-// earlier versions sealed in their own way, and returns how many. It is
-// idempotent; the server runs it at start-up before sealing plaintext.
+// MigrateSecrets reseals, for ClientSecretColumn and TokensColumn, the
+// client secrets and registration tokens that earlier versions sealed in
+// their own way (bound to the project and provider, or to the project
+// only), and returns how many. It is idempotent; the server runs it at
+// start-up before sealing plaintext.
 func (m *Module) MigrateSecrets(ctx context.Context) (int, error) {
 	// Rows written by a replica of an earlier version during a rolling
 	// update have no key yet.
@@ -42,17 +40,31 @@ func (m *Module) MigrateSecrets(ctx context.Context) (int, error) {
 		WHERE config_id = ''`); err != nil {
 		return 0, fmt.Errorf("oauth: migrate secrets: %w", err)
 	}
-	rows, err := m.d.DB.QueryContext(ctx, `SELECT config_id, project_id, provider, client_secret FROM oauth_provider_configs`)
+	n, err := m.reseal(ctx, ClientSecretColumn, `SELECT config_id, client_secret, 'oauth:' || project_id || ':' || provider
+		FROM oauth_provider_configs`)
 	if err != nil {
-		return 0, fmt.Errorf("oauth: migrate secrets: %w", err)
+		return n, err
 	}
-	type row struct{ id, project, provider, stored string }
+	k, err := m.reseal(ctx, TokensColumn, `SELECT registration_id, tokens, 'oauth-tokens:' || project_id
+		FROM member_oauth_registrations`)
+	return n + k, err
+}
+
+// reseal reseals for col the sealed values that do not open for their
+// row; query yields each row's key, stored value and the associated data
+// it was sealed with before.
+func (m *Module) reseal(ctx context.Context, col atrest.Column, query string) (int, error) {
+	rows, err := m.d.DB.QueryContext(ctx, query)
+	if err != nil {
+		return 0, fmt.Errorf("oauth: migrate %s: %w", col.Column, err)
+	}
+	type row struct{ id, stored, legacyAAD string }
 	var legacy []row
 	for rows.Next() {
 		var r row
-		if err := rows.Scan(&r.id, &r.project, &r.provider, &r.stored); err != nil {
+		if err := rows.Scan(&r.id, &r.stored, &r.legacyAAD); err != nil {
 			rows.Close()
-			return 0, fmt.Errorf("oauth: migrate secrets: %w", err)
+			return 0, fmt.Errorf("oauth: migrate %s: %w", col.Column, err)
 		}
 		if !secretbox.IsSealed(r.stored) {
 			continue // plaintext is SealExisting's
@@ -61,26 +73,26 @@ func (m *Module) MigrateSecrets(ctx context.Context) (int, error) {
 			rows.Close()
 			return 0, atrest.ErrNoKey
 		}
-		if _, err := ClientSecretColumn.OpenStored(m.d.Box, r.id, r.stored); err != nil {
+		if _, err := col.OpenStored(m.d.Box, r.id, r.stored); err != nil {
 			legacy = append(legacy, r)
 		}
 	}
 	if err := rows.Close(); err != nil {
-		return 0, fmt.Errorf("oauth: migrate secrets: %w", err)
+		return 0, fmt.Errorf("oauth: migrate %s: %w", col.Column, err)
 	}
 	n := 0
 	for _, r := range legacy {
-		plain, err := m.d.Box.Open(r.stored, legacySecretAAD(r.project, r.provider))
+		plain, err := m.d.Box.Open(r.stored, r.legacyAAD)
 		if err != nil {
-			return n, fmt.Errorf("oauth: open %s client secret: %w", r.id, err)
+			return n, fmt.Errorf("oauth: open %s %s: %w", col.Column, r.id, err)
 		}
-		sealed, err := ClientSecretColumn.SealStored(m.d.Box, r.id, plain)
+		sealed, err := col.SealStored(m.d.Box, r.id, plain)
 		if err != nil {
 			return n, err
 		}
-		if _, err := m.d.DB.ExecContext(ctx, `UPDATE oauth_provider_configs SET client_secret = $1
-			WHERE config_id = $2 AND client_secret = $3`, sealed, r.id, r.stored); err != nil {
-			return n, fmt.Errorf("oauth: reseal %s client secret: %w", r.id, err)
+		if _, err := m.d.DB.ExecContext(ctx, `UPDATE `+col.Table+` SET `+col.Column+` = $1
+			WHERE `+col.Key+` = $2 AND `+col.Column+` = $3`, sealed, r.id, r.stored); err != nil {
+			return n, fmt.Errorf("oauth: reseal %s %s: %w", col.Column, r.id, err)
 		}
 		n++
 	}

@@ -110,14 +110,9 @@ func (m *Module) CallbackURL() string { return m.d.BaseURL() + "/v1/b2b/public/o
 
 // Routes lists the module's routes on every face.
 func (m *Module) Routes() []httpapi.Route {
-	pub := func(pattern string, h http.Handler) httpapi.Route {
-		return httpapi.Route{Face: httpapi.Public, Pattern: pattern, Raw: h}
-	}
+	pub, backend := httpapi.PublicRoute, httpapi.BackendRoute
 	sdk := func(pattern string, h httpapi.HandlerFunc) httpapi.Route {
-		return httpapi.Route{Face: httpapi.SDK, Pattern: pattern, Handler: h, Product: Product}
-	}
-	backend := func(pattern string, h httpapi.HandlerFunc) httpapi.Route {
-		return httpapi.Route{Face: httpapi.Backend, Pattern: pattern, Handler: h}
+		return httpapi.SDKRoute(pattern, h).ForProduct(Product)
 	}
 	return []httpapi.Route{
 		pub("GET /v1/b2b/public/oauth/{provider}/start", http.HandlerFunc(m.startOrganization)),

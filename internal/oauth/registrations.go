@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/atrest"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/oauth/providers"
@@ -40,13 +41,28 @@ func (m *Module) registeredMember(ctx context.Context, q store.Querier, orgID, p
 	return memberID, nil
 }
 
+// TokensColumn is where a registration's provider tokens are kept, sealed
+// at rest and bound to their row (app.SealedColumns).
+var TokensColumn = atrest.Column{Table: "member_oauth_registrations", Key: "registration_id", Column: "tokens"}
+
 // saveRegistration records (or refreshes) the member's registration of
-// this provider account and returns its id.
+// this provider account and returns its id. pendingTokens are the login's
+// tokens as the ticket carries them (sealed for the project, see
+// sealTokens; "" for none); the row gets them sealed for itself.
 func (m *Module) saveRegistration(ctx context.Context, q store.Querier, p *project.Project, mem *organization.Member,
-	id *providers.Identity, sealedTokens string) (string, error) {
+	id *providers.Identity, pendingTokens string) (string, error) {
 	tenants, err := json.Marshal(tenantsOf(id))
 	if err != nil {
 		return "", fmt.Errorf("oauth: encode tenants: %w", err)
+	}
+	plain := ""
+	if pendingTokens != "" {
+		if m.d.Box == nil {
+			return "", atrest.ErrNoKey
+		}
+		if plain, err = m.d.Box.Open(pendingTokens, tokensAAD(p.ID)); err != nil {
+			return "", fmt.Errorf("oauth: open tokens: %w", err)
+		}
 	}
 	now := store.Millis(m.d.Clock.Now())
 	var regID string
@@ -57,9 +73,20 @@ func (m *Module) saveRegistration(ctx context.Context, q store.Querier, p *proje
 		locale = excluded.locale, provider_tenants = excluded.provider_tenants, tokens = excluded.tokens, updated_at = excluded.updated_at
 		RETURNING registration_id`,
 		ids.New("member-oauth-registration", p.Env), p.ID, mem.OrganizationID, mem.MemberID, id.Provider, id.Subject,
-		id.Picture, id.Locale, string(tenants), sealedTokens, now).Scan(&regID)
+		id.Picture, id.Locale, string(tenants), "", now).Scan(&regID)
 	if err != nil {
 		return "", fmt.Errorf("oauth: save registration: %w", err)
+	}
+	if plain == "" {
+		return regID, nil
+	}
+	sealed, err := TokensColumn.SealStored(m.d.Box, regID, plain)
+	if err != nil {
+		return "", err
+	}
+	if _, err := q.ExecContext(ctx, `UPDATE member_oauth_registrations SET tokens = $1 WHERE registration_id = $2`,
+		sealed, regID); err != nil {
+		return "", fmt.Errorf("oauth: save registration tokens: %w", err)
 	}
 	return regID, nil
 }
@@ -116,6 +143,22 @@ func (m *Module) ensureRegistration(ctx context.Context, q store.Querier, p *pro
 		return "", nil
 	}
 	return regID, nil
+}
+
+// registrationTokens opens a registration's stored tokens.
+func (m *Module) registrationTokens(regID, stored string) (providers.Tokens, error) {
+	var t providers.Tokens
+	if stored == "" {
+		return t, nil
+	}
+	plain, err := TokensColumn.OpenStored(m.d.Box, regID, stored)
+	if err != nil {
+		return t, err
+	}
+	if err := json.Unmarshal([]byte(plain), &t); err != nil {
+		return t, fmt.Errorf("oauth: decode tokens: %w", err)
+	}
+	return t, nil
 }
 
 // decorateMembers fills oauth_registrations on loaded members.
@@ -184,17 +227,17 @@ func (m *Module) handleProviderInfo(r *http.Request) (any, error) {
 		return nil, organization.NotFound(err, apierr.MemberNotFound)
 	}
 	withRefresh := r.URL.Query().Get("include_refresh_token") == "true"
-	rows, err := m.d.DB.Read().QueryContext(ctx, `SELECT provider_subject, provider_tenants, tokens FROM member_oauth_registrations
+	rows, err := m.d.DB.Read().QueryContext(ctx, `SELECT registration_id, provider_subject, provider_tenants, tokens FROM member_oauth_registrations
 		WHERE member_id = $1 AND provider = $2 ORDER BY updated_at DESC, registration_id`, mem.MemberID, name)
 	if err != nil {
 		return nil, fmt.Errorf("oauth: provider info: %w", err)
 	}
 	var regs []providerInfo
-	var sealed []string
+	var sealed, regIDs []string
 	for rows.Next() {
 		var info providerInfo
-		var tenants, tok string
-		if err := rows.Scan(&info.ProviderSubject, &tenants, &tok); err != nil {
+		var regID, tenants, tok string
+		if err := rows.Scan(&regID, &info.ProviderSubject, &tenants, &tok); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("oauth: provider info: %w", err)
 		}
@@ -206,7 +249,7 @@ func (m *Module) handleProviderInfo(r *http.Request) (any, error) {
 		if name != providers.GitHub && len(info.ProviderTenantIDs) > 0 {
 			info.ProviderTenantID, info.ProviderTenantIDs = info.ProviderTenantIDs[0], nil
 		}
-		regs, sealed = append(regs, info), append(sealed, tok)
+		regs, sealed, regIDs = append(regs, info), append(sealed, tok), append(regIDs, regID)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -214,7 +257,7 @@ func (m *Module) handleProviderInfo(r *http.Request) (any, error) {
 	}
 	now := m.d.Clock.Now()
 	for i := range regs {
-		t, err := m.openTokens(p.ID, sealed[i])
+		t, err := m.registrationTokens(regIDs[i], sealed[i])
 		if err != nil {
 			return nil, err
 		}

@@ -2,6 +2,8 @@ package oauth_test
 
 import (
 	"context"
+	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -71,6 +73,55 @@ func TestClientSecretSealedAtRestAndMigrated(t *testing.T) {
 		}
 		if c, err := e.App.OAuth.LoadConfig(ctx, p, "github"); err != nil || c.ClientSecret != "gh-plain" {
 			t.Fatalf("after sealing plaintext: %v %v", c, err)
+		}
+	})
+}
+
+// A registration's provider tokens are sealed for their row; tokens
+// sealed the way earlier versions did (for the project) are resealed by
+// the start-up migration and still answer the provider-info call.
+func TestRegistrationTokensSealedAtRestAndMigrated(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		ctx := context.Background()
+		if !slices.Contains(app.SealedColumns(), oauth.TokensColumn) {
+			t.Fatal("oauth registration tokens are not among app.SealedColumns")
+		}
+		f := newFakeAPI(t, map[string]any{
+			"/user":        map[string]any{"id": 4242, "login": "octo", "name": "Octo Cat"},
+			"/user/emails": []any{map[string]any{"email": "octo@hub.test", "primary": true, "verified": true}},
+			"/user/orgs":   []any{},
+		})
+		configure(t, e, providers.GitHub, f.config())
+		org := e.CreateOrg("hub", "ALL_ALLOWED", nil)
+		u := browse(t, e, startPath(e, "github", url.Values{"organization_id": {org}}))
+		r := e.Backend(http.MethodPost, "/v1/b2b/oauth/authenticate", map[string]any{"oauth_token": u.Query().Get("token")})
+		apptest.Want(t, r, 200, "")
+		info := "/v1/b2b/organizations/" + org + "/members/" + r.Body["member_id"].(string) + "/oauth_providers/github"
+		var regID, stored string
+		if err := e.App.DB.Read().QueryRowContext(ctx, `SELECT registration_id, tokens FROM member_oauth_registrations
+			WHERE member_id = $1`, r.Body["member_id"]).Scan(&regID, &stored); err != nil {
+			t.Fatal(err)
+		}
+		plain, err := oauth.TokensColumn.OpenStored(e.App.Box, regID, stored)
+		if err != nil || !secretbox.IsSealed(stored) || !strings.Contains(plain, "at-1") || strings.Contains(stored, "at-1") {
+			t.Fatalf("tokens at rest: %v", err)
+		}
+
+		legacy := e.App.Box.Seal(plain, "oauth-tokens:"+e.Project.Project.ID)
+		if _, err := e.App.DB.ExecContext(ctx, `UPDATE member_oauth_registrations SET tokens = $1 WHERE registration_id = $2`,
+			legacy, regID); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := e.App.OAuth.MigrateSecrets(ctx); err != nil || n != 1 {
+			t.Fatalf("MigrateSecrets = %d, %v; want 1", n, err)
+		}
+		if n, err := e.App.OAuth.MigrateSecrets(ctx); err != nil || n != 0 {
+			t.Fatalf("second MigrateSecrets = %d, %v", n, err)
+		}
+		r = e.Backend(http.MethodGet, info, nil)
+		apptest.Want(t, r, 200, "")
+		if regs := r.Body["registrations"].([]any); len(regs) != 1 || str(regs[0].(map[string]any), "access_token") != "at-1" {
+			t.Fatalf("provider info after migration: %s", r.Raw)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/keyset"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -114,14 +115,6 @@ func (s *Store) SearchMembers(ctx context.Context, projectID string, p MemberSea
 	if len(p.OrganizationIDs) == 0 || len(p.OrganizationIDs) > maxFilterValues {
 		return nil, apierr.Invalid("organization_ids", fmt.Sprintf("organization_ids must name 1 to %d organizations.", maxFilterValues))
 	}
-	limit, err := searchLimit(p.Limit)
-	if err != nil {
-		return nil, err
-	}
-	after, err := decodeCursor(p.Cursor)
-	if err != nil {
-		return nil, err
-	}
 	orgs := map[string]*Organization{}
 	for _, id := range p.OrganizationIDs {
 		o, err := s.Get(ctx, projectID, id)
@@ -159,9 +152,11 @@ func (s *Store) SearchMembers(ctx context.Context, projectID string, p MemberSea
 	if !filtersOn(p.Query, "statuses") {
 		where += " AND status <> " + w.arg(StatusDeleted)
 	}
-	members, meta, err := searchPage(ctx, q, pageSpec[*Member]{table: "members", columns: s.memberSelect(), idCol: "member_id",
-		scan: scanMember, key: func(m *Member) cursor { return cursor{createdAt: store.Millis(m.CreatedAt), id: m.MemberID} }},
-		w, where, after, limit)
+	members, meta, err := searchPage(ctx, q, keyset.Spec[*Member]{Table: "members", Columns: s.memberSelect(), IDCol: "member_id",
+		Scan: scanMember, Key: func(m *Member) keyset.Cursor {
+			return keyset.Cursor{CreatedAt: store.Millis(m.CreatedAt), ID: m.MemberID}
+		}},
+		w, where, p.Cursor, p.Limit)
 	if err != nil {
 		return nil, err
 	}

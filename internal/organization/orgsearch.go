@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/latchkey/latchkey/internal/keyset"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -128,14 +129,6 @@ func policyFilter(col string, known ...string) filterFunc {
 // Search returns one page of the project's organizations matching p, in
 // creation order.
 func (s *Store) Search(ctx context.Context, projectID string, p SearchParams) (*SearchResult, error) {
-	limit, err := searchLimit(p.Limit)
-	if err != nil {
-		return nil, err
-	}
-	after, err := decodeCursor(p.Cursor)
-	if err != nil {
-		return nil, err
-	}
 	w := &sqlWhere{}
 	where := "project_id = " + w.arg(projectID)
 	filter, err := compileQuery(w, p.Query, orgFilters)
@@ -145,12 +138,12 @@ func (s *Store) Search(ctx context.Context, projectID string, p SearchParams) (*
 	if filter != "" {
 		where += " AND " + filter
 	}
-	orgs, meta, err := searchPage(ctx, s.db.Read(), pageSpec[*Organization]{table: "organizations", columns: orgSelect,
-		idCol: "organization_id", scan: scanOrg,
-		key: func(o *Organization) cursor {
-			return cursor{createdAt: store.Millis(o.CreatedAt), id: o.OrganizationID}
+	orgs, meta, err := searchPage(ctx, s.db.Read(), keyset.Spec[*Organization]{Table: "organizations", Columns: orgSelect,
+		IDCol: "organization_id", Scan: scanOrg,
+		Key: func(o *Organization) keyset.Cursor {
+			return keyset.Cursor{CreatedAt: store.Millis(o.CreatedAt), ID: o.OrganizationID}
 		}},
-		w, where, after, limit)
+		w, where, p.Cursor, p.Limit)
 	if err != nil {
 		return nil, err
 	}

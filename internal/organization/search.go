@@ -2,15 +2,13 @@ package organization
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
-	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/keyset"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -35,61 +33,14 @@ type ResultsMetadata struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
-// Paging limits.
+// Paging limits (keyset's, named here for the search parameters' docs).
 const (
-	DefaultSearchLimit = 100
-	MaxSearchLimit     = 1000
+	DefaultSearchLimit = keyset.DefaultLimit
+	MaxSearchLimit     = keyset.MaxLimit
 	maxOperands        = 50
 	maxFilterValues    = 1000
 	minFuzzyLength     = 3
 )
-
-func searchLimit(limit int) (int, error) {
-	switch {
-	case limit == 0:
-		return DefaultSearchLimit, nil
-	case limit < 0 || limit > MaxSearchLimit:
-		return 0, apierr.Invalid("limit", fmt.Sprintf("limit must be between 1 and %d.", MaxSearchLimit))
-	}
-	return limit, nil
-}
-
-// cursor is the position after the last row of a page. Paging is keyset
-// paging on (created_at, id): rows created or deleted between two calls
-// never shift a page, so no row is skipped or repeated.
-type cursor struct {
-	createdAt int64
-	id        string
-}
-
-const cursorVersion = "c1"
-
-// encode makes the cursor opaque: clients pass it back unchanged.
-func (c cursor) encode() *string {
-	s := base64.RawURLEncoding.EncodeToString([]byte(cursorVersion + "|" + strconv.FormatInt(c.createdAt, 10) + "|" + c.id))
-	return &s
-}
-
-func decodeCursor(s *string) (*cursor, error) {
-	if s == nil || *s == "" {
-		return nil, nil
-	}
-	bad := apierr.Invalid("cursor", "cursor is not a cursor returned by this search.")
-	raw, err := base64.RawURLEncoding.DecodeString(*s)
-	if err != nil {
-		return nil, bad
-	}
-	parts := strings.SplitN(string(raw), "|", 3)
-	// The id goes into a query: text PostgreSQL refuses is no cursor.
-	if len(parts) != 3 || parts[0] != cursorVersion || parts[2] == "" || !httpapi.Clean(parts[2]) {
-		return nil, bad
-	}
-	at, err := strconv.ParseInt(parts[1], 10, 64)
-	if err != nil {
-		return nil, bad
-	}
-	return &cursor{createdAt: at, id: parts[2]}, nil
-}
 
 // sqlWhere accumulates a WHERE clause and its $N arguments.
 type sqlWhere struct {
@@ -131,11 +82,6 @@ func likeEscape(s string) string {
 }
 
 // after is the keyset condition for rows after c.
-func (w *sqlWhere) after(createdCol, idCol string, c *cursor) string {
-	at, id := w.arg(c.createdAt), w.arg(c.id)
-	return fmt.Sprintf("(%s > %s OR (%s = %s AND %s > %s))", createdCol, at, createdCol, at, idCol, id)
-}
-
 // filterFunc turns one operand's value into a SQL condition.
 type filterFunc func(w *sqlWhere, name string, raw json.RawMessage) (string, error)
 
@@ -261,45 +207,27 @@ func checkKnown(name string, vs, known []string) error {
 	return nil
 }
 
-// pageSpec says how to read one kind of row for searchPage.
-type pageSpec[T any] struct {
-	table, columns, idCol string
-	scan                  func(interface{ Scan(...any) error }) (T, error)
-	key                   func(T) cursor
+// searchPage reads one page of a search (keyset paging on (created_at,
+// id)) with the metadata the API family answers.
+func searchPage[T any](ctx context.Context, q store.Querier, spec keyset.Spec[T], w *sqlWhere, where string,
+	cursor *string, limit int) ([]T, ResultsMetadata, error) {
+	after, err := keyset.Decode(deref(cursor))
+	if err != nil {
+		return nil, ResultsMetadata{}, err
+	}
+	if limit, err = keyset.Limit(limit); err != nil {
+		return nil, ResultsMetadata{}, err
+	}
+	page, err := keyset.Read(ctx, q, spec, where, w.args, after, limit)
+	if err != nil {
+		return nil, ResultsMetadata{}, fmt.Errorf("organization: %w", err)
+	}
+	return page.Items, ResultsMetadata{Total: page.Total, NextCursor: page.Next}, nil
 }
 
-// searchPage counts the rows matching where, then reads the page after
-// `after` in (created_at, id) order. It reads one row past the limit to
-// learn whether a next page exists without a second query.
-func searchPage[T any](ctx context.Context, q store.Querier, spec pageSpec[T], w *sqlWhere, where string,
-	after *cursor, limit int) ([]T, ResultsMetadata, error) {
-	var meta ResultsMetadata
-	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+spec.table+` WHERE `+where, w.args...).Scan(&meta.Total); err != nil {
-		return nil, meta, fmt.Errorf("organization: %s search count: %w", spec.table, store.MapError(err))
+func deref(s *string) string {
+	if s == nil {
+		return ""
 	}
-	if after != nil {
-		where += " AND " + w.after("created_at", spec.idCol, after)
-	}
-	rows, err := q.QueryContext(ctx, `SELECT `+spec.columns+` FROM `+spec.table+` WHERE `+where+
-		` ORDER BY created_at, `+spec.idCol+` LIMIT `+w.arg(limit+1), w.args...)
-	if err != nil {
-		return nil, meta, fmt.Errorf("organization: %s search: %w", spec.table, store.MapError(err))
-	}
-	defer rows.Close()
-	items := []T{}
-	for rows.Next() {
-		it, err := spec.scan(rows)
-		if err != nil {
-			return nil, meta, fmt.Errorf("organization: %s search scan: %w", spec.table, err)
-		}
-		items = append(items, it)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, meta, fmt.Errorf("organization: %s search: %w", spec.table, err)
-	}
-	if len(items) > limit {
-		items = items[:limit]
-		meta.NextCursor = spec.key(items[limit-1]).encode()
-	}
-	return items, meta, nil
+	return *s
 }

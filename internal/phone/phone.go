@@ -3,7 +3,8 @@
 //
 // The widget formats numbers in the browser (libphonenumber-js), but the
 // server never trusts that: every number is parsed again here with the
-// libphonenumber metadata of github.com/nyaruka/phonenumbers, so a stored
+// libphonenumber metadata of github.com/nyaruka/phonenumbers (patched copy in
+// third_party/phonenumbers), so a stored
 // number is always a real, dialable E.164 number and two spellings of the
 // same number compare equal (which duplicate detection relies on).
 package phone
@@ -13,9 +14,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/nyaruka/phonenumbers"
-
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/third_party/phonenumbers"
 )
 
 // maxInput bounds what is handed to the parser; E.164 is at most 16

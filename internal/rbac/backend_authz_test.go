@@ -94,6 +94,21 @@ func TestBackendCallsActForTheMemberSession(t *testing.T) {
 			403, "tenancy_mismatch")
 		apptest.Want(t, as(http.MethodDelete, victim, nil, "not-a-session"), 404, "session_not_found")
 
+		// sessions/revoke: one's own sessions (stytch.self), others' only
+		// with stytch.member revoke-sessions, never across organizations.
+		revoke := func(body map[string]any, token string) apptest.Resp {
+			return as(http.MethodPost, "/v1/b2b/sessions/revoke", body, token)
+		}
+		_, victimToken, _ := member(acme, "val@acme.test")
+		apptest.Want(t, revoke(map[string]any{"session_token": victimToken}, plain), 403, "unauthorized_action")
+		apptest.Want(t, revoke(map[string]any{"member_id": helpID}, plain), 403, "unauthorized_action")
+		apptest.Want(t, revoke(map[string]any{"session_token": victimToken}, outsider), 403, "tenancy_mismatch")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": victimToken}), 200, "")
+		apptest.Want(t, revoke(map[string]any{"session_token": victimToken}, admin), 200, "")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": victimToken}), 404, "session_not_found")
+		_, own, _ := member(acme, "ola@acme.test")
+		apptest.Want(t, revoke(map[string]any{"session_token": own}, own), 200, "")
+
 		// Removing the role takes the right away at once.
 		apptest.Want(t, as(http.MethodPut, victim, map[string]any{"name": "Victor"}, help), 200, "")
 		apptest.Want(t, e.Backend(http.MethodPut, orgPath+"/members/"+helpID, map[string]any{"roles": []string{}}), 200, "")

@@ -109,6 +109,16 @@ func (p *Policy) Resource(id string) *Resource {
 	return nil
 }
 
+// Scope finds a custom scope by name.
+func (p *Policy) Scope(name string) *Scope {
+	for i := range p.Scopes {
+		if p.Scopes[i].Scope == name {
+			return &p.Scopes[i]
+		}
+	}
+	return nil
+}
+
 // HasRole reports whether the project policy or custom defines role id.
 func (p *Policy) HasRole(id string, custom []Role) bool { return p.role(id, custom) != nil }
 

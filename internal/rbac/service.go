@@ -29,10 +29,9 @@ func Migrations() store.Source {
 
 // Deps are the collaborators of the RBAC service.
 type Deps struct {
-	DB       *store.DB
-	Clock    clock.Clock
-	Orgs     *organization.Store
-	Sessions organization.Sessions // resolves the member session header of backend calls
+	DB    *store.DB
+	Clock clock.Clock
+	Orgs  *organization.Store
 }
 
 // Service loads policies and answers authorization questions.

@@ -103,16 +103,19 @@ type backendRevokeRequest struct {
 	MemberID        string `json:"member_id"`
 }
 
-// BackendRevoke handles POST /v1/b2b/sessions/revoke.
+// BackendRevoke handles POST /v1/b2b/sessions/revoke (authorized by the
+// member session header's roles when one is sent: authorizeRevoke).
 func (h Handlers) BackendRevoke(r *http.Request) (any, error) {
 	var req backendRevokeRequest
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
 	p := project.CallerFrom(r.Context()).Project
-	err := h.Sessions.Revoke(r.Context(), p, RevokeTarget{SessionID: req.MemberSessionID, Token: req.SessionToken,
-		JWT: req.SessionJWT, MemberID: req.MemberID})
-	if err != nil {
+	t := RevokeTarget{SessionID: req.MemberSessionID, Token: req.SessionToken, JWT: req.SessionJWT, MemberID: req.MemberID}
+	if err := h.authorizeRevoke(r, p, t); err != nil {
+		return nil, err
+	}
+	if err := h.Sessions.Revoke(r.Context(), p, t); err != nil {
 		return nil, err
 	}
 	return &httpapi.Common{}, nil

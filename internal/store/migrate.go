@@ -59,7 +59,12 @@ func (db *DB) planSource(src Source) ([]migration, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: read migrations %q: %w", src.Name, err)
 	}
-	chosen := map[string]string{}
+	// A version names one migration, optionally with per-dialect variants
+	// (NNNN_x.postgres.sql beside NNNN_x.sqlite.sql, or overriding NNNN_x.sql).
+	// Two files claiming one version are an error, not a silent choice: one
+	// of them would never run on any database.
+	plain := map[string]string{}
+	variants := map[string]string{} // version + "." + dialect
 	for _, e := range entries {
 		if e.IsDir() || !strings.HasSuffix(e.Name(), ".sql") {
 			continue
@@ -67,13 +72,22 @@ func (db *DB) planSource(src Source) ([]migration, error) {
 		name := strings.TrimSuffix(e.Name(), ".sql")
 		version, _, _ := strings.Cut(name, "_")
 		parts := strings.Split(name, ".")
-		switch {
-		case len(parts) == 1:
-			if _, ok := chosen[version]; !ok {
-				chosen[version] = e.Name()
-			}
-		case parts[len(parts)-1] == string(db.dialect):
-			chosen[version] = e.Name()
+		seen, key := plain, version
+		if len(parts) > 1 {
+			seen, key = variants, version+"."+parts[len(parts)-1]
+		}
+		if other, dup := seen[key]; dup {
+			return nil, fmt.Errorf("store: migrations %s and %s in %q share version %s", other, e.Name(), src.Name, version)
+		}
+		seen[key] = e.Name()
+	}
+	chosen := map[string]string{}
+	for v, f := range plain {
+		chosen[v] = f
+	}
+	for key, f := range variants {
+		if v, d, _ := strings.Cut(key, "."); d == string(db.dialect) {
+			chosen[v] = f
 		}
 	}
 	prefix := ""

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -114,6 +115,42 @@ func TestMigrateSources(t *testing.T) {
 		}
 		if err := db.Migrate(ctx, store.Source{Name: "a/b", FS: fstest.MapFS{}}); err == nil {
 			t.Fatal("a source name with '/' must be refused")
+		}
+	})
+}
+
+// Two files claiming one version (two helpers each adding "the next" number)
+// used to run only the first; now neither runs and the start fails. Dialect
+// variants of one version stay allowed.
+func TestMigrateRefusesTwoMigrationsWithOneVersion(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		dup := store.Source{Name: "dup", FS: fstest.MapFS{
+			"0001_a.sql": {Data: []byte("CREATE TABLE dup_a (id TEXT PRIMARY KEY);\n")},
+			"0001_b.sql": {Data: []byte("CREATE TABLE dup_b (id TEXT PRIMARY KEY);\n")},
+		}}
+		if err := db.Migrate(ctx, dup); err == nil || !strings.Contains(err.Error(), "share version 0001") {
+			t.Fatalf("two files for version 0001: %v", err)
+		}
+		dupVariant := store.Source{Name: "dupv", FS: fstest.MapFS{
+			"0001_a.sqlite.sql":   {Data: []byte("SELECT 1;\n")},
+			"0001_b.sqlite.sql":   {Data: []byte("SELECT 1;\n")},
+			"0001_a.postgres.sql": {Data: []byte("SELECT 1;\n")},
+			"0001_b.postgres.sql": {Data: []byte("SELECT 1;\n")},
+		}}
+		if err := db.Migrate(ctx, dupVariant); err == nil {
+			t.Fatal("two variants of one version for one dialect must be refused")
+		}
+		variants := store.Source{Name: "variants", FS: fstest.MapFS{
+			"0001_v.sql":          {Data: []byte("CREATE TABLE v_plain (id TEXT PRIMARY KEY);\n")},
+			"0001_v.sqlite.sql":   {Data: []byte("CREATE TABLE v_dialect (id TEXT PRIMARY KEY);\n")},
+			"0001_v.postgres.sql": {Data: []byte("CREATE TABLE v_dialect (id TEXT PRIMARY KEY);\n")},
+		}}
+		if err := db.Migrate(ctx, variants); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, `INSERT INTO v_dialect (id) VALUES ('x')`); err != nil {
+			t.Fatalf("the dialect's variant must replace the plain file: %v", err)
 		}
 	})
 }

@@ -69,6 +69,8 @@ export default defineConfig(({ command, mode }) => {
       include: ['src/**/*.test.{ts,tsx}'],
       setupFiles: ['src/test/setup.ts'],
       restoreMocks: true,
+      // Matches asyncUtilTimeout in src/test/setup.ts, with room for the test's own steps.
+      testTimeout: 20000,
       // Process the widget CSS so `?inline` imports yield the real stylesheet in tests.
       css: { include: [/widget\.css/] },
     },

@@ -12,6 +12,8 @@ export interface AuthorizeBody {
   nonce?: string | undefined;
   code_challenge?: string | undefined;
   resources?: string[] | undefined;
+  /** OIDC max_age as the page address carries it (seconds, a string); the server checks it. */
+  max_age?: string | undefined;
 }
 
 export interface ScopeResult {

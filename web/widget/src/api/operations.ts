@@ -124,6 +124,28 @@ export function oauthDiscoveryAuthenticate(
   return http.post<DiscoveryAuthenticateResponse>('/b2b/oauth/discovery/authenticate', { ...body });
 }
 
+/** The project's Google client id for One Tap; "" when Google is not configured (api-reference 3.5). */
+export function oneTapStart(http: HttpClient) {
+  return http.get<{ google_client_id: string }>('/b2b/oauth/google/onetap/start');
+}
+
+export interface OneTapSubmitBody {
+  id_token: string;
+  pkce_code_challenge?: string | undefined;
+}
+
+/** Submits a One Tap ID token; the browser then follows `redirect_url` as after an OAuth callback. */
+export function oneTapSubmit(
+  http: HttpClient,
+  body: OneTapSubmitBody & { organization_id: string; login_redirect_url?: string | undefined; signup_redirect_url?: string | undefined },
+) {
+  return http.post<{ redirect_url: string }>('/b2b/oauth/google/onetap/submit', { ...body });
+}
+
+export function oneTapDiscoverySubmit(http: HttpClient, body: OneTapSubmitBody & { discovery_redirect_url?: string | undefined }) {
+  return http.post<{ redirect_url: string }>('/b2b/oauth/google/onetap/discovery/submit', { ...body });
+}
+
 export interface SSOAuthenticateBody {
   sso_token: string;
   session_duration_minutes: number;

@@ -111,17 +111,20 @@ export function LoginApp({ backend, options, eventTarget }: LoginAppProps) {
   return (
     <LoginContext.Provider value={ctx}>
       <div className="lk-root" style={style} data-screen={viewKey}>
-        <div className="lk-screen" ref={screenRef} key={viewKey}>
-          {loggingIn ? (
-            <LoggingInView />
-          ) : ScreenComponent ? (
-            <ScreenComponent />
-          ) : (
-            <div className="lk-center">
-              <Spinner label={t('common.loading')} />
-            </div>
-          )}
-        </div>
+        {/* Floating One Tap only: Google's prompt is the whole widget (api-reference 3.6). */}
+        {config.oneTap.floatingOnly ? null : (
+          <div className="lk-screen" ref={screenRef} key={viewKey}>
+            {loggingIn ? (
+              <LoggingInView />
+            ) : ScreenComponent ? (
+              <ScreenComponent />
+            ) : (
+              <div className="lk-center">
+                <Spinner label={t('common.loading')} />
+              </div>
+            )}
+          </div>
+        )}
         {bootstrap.displayWatermark ? <p className="lk-watermark">{t('common.watermark')}</p> : null}
       </div>
     </LoginContext.Provider>

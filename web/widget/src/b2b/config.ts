@@ -137,6 +137,8 @@ export interface NormalizedConfig {
   disableCreateOrganization: boolean;
   /** Configured products this build cannot complete yet. */
   unsupportedProducts: B2BProduct[];
+  /** Google One Tap: on when the google provider entry says `one_tap: true` (api-reference 3.5). */
+  oneTap: { enabled: boolean; cancelOnTapOutside: boolean; floatingOnly: boolean };
   /** MFA methods (policy names) in the configured order; the unmentioned ones follow. */
   mfaProductOrder: MfaMethod[];
   /** The configured MFA methods (policy names), or null when not configured. */
@@ -182,6 +184,21 @@ function oauthStartOptions(config: Partial<LoginConfig> | undefined): Partial<Re
     };
   }
   return out;
+}
+
+/**
+ * One Tap is on for a `{type:'google', one_tap:true}` entry. When it is the whole configuration (only
+ * the oauth product, only that provider) the widget is "floating One Tap only": no form (api-reference 3.6).
+ */
+function oneTapOptions(config: Partial<LoginConfig> | undefined, products: B2BProduct[]): NormalizedConfig['oneTap'] {
+  const entries = config?.oauthOptions?.providers ?? [];
+  const google = entries.find((p): p is OAuthProviderOption => typeof p === 'object' && p?.type === 'google');
+  const enabled = google?.one_tap === true;
+  return {
+    enabled,
+    cancelOnTapOutside: google?.cancel_on_tap_outside !== false,
+    floatingOnly: enabled && entries.length === 1 && products.length === 1 && products[0] === B2BProducts.oauth,
+  };
 }
 
 function passwordOptions(o: PasswordOptions | undefined): PasswordOptions {
@@ -238,6 +255,7 @@ export function normalizeConfig(config: Partial<LoginConfig> | undefined): Norma
     directCreateOrganizationForNoMembership: config?.directCreateOrganizationForNoMembership === true,
     disableCreateOrganization: config?.disableCreateOrganization === true,
     unsupportedProducts: products.filter((p) => !IMPLEMENTED_PRODUCTS.has(p)),
+    oneTap: oneTapOptions(config, products),
     mfaProductOrder: mfaMethods(config?.mfaProductOrder) ?? [],
     mfaProductInclude: mfaMethods(config?.mfaProductInclude),
   };

@@ -156,8 +156,11 @@ export class LoginController {
       );
       return;
     }
-    void this.authenticateUrlToken();
-    void this.lookupOrganization();
+    // Floating One Tap only: no form, and the page's token is left to the page (api-reference 3.6).
+    // A page that carries a token is the end of a login, so it does not prompt for another one.
+    const landing = readUrlToken(window.location.search) !== null;
+    if (!config.oneTap.floatingOnly) void this.authenticateUrlToken();
+    void this.lookupOrganization().then(() => (landing ? undefined : this.startOneTap()));
   }
 
   /**
@@ -405,6 +408,13 @@ export class LoginController {
         : EventType.B2BMagicLinkAuthenticate;
     this.deps.emit.event(event, redeemed.primary);
     this.core.completePrimary(redeemed.primary);
+  }
+
+  /** Google One Tap, when configured; its code is a lazy chunk, as most pages never use it. */
+  private async startOneTap(): Promise<void> {
+    if (!this.deps.getConfig().oneTap.enabled) return;
+    const { OneTapFlow } = await import('./oneTap');
+    await new OneTapFlow(this.core, this.redirects).start();
   }
 
   /** Spec section 4: lookup by slug runs on Main, in the Organization flow, without an organization. */

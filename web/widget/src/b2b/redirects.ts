@@ -72,7 +72,7 @@ export class Redirects {
   }
 
   /** Each start gets a new pair; without the requirement any old pair is dropped (api-reference 3.5). */
-  private async challenge(kind: 'oauth' | 'sso', required: boolean): Promise<string | undefined> {
+  async challenge(kind: 'oauth' | 'sso', required: boolean): Promise<string | undefined> {
     const { pkce } = this.core.deps.backend;
     if (!required) {
       pkce.clear(kind);

@@ -7,7 +7,7 @@ import { acmeServer, newClient, TOKEN } from '../test/harness';
 import type { IdentityProviderOptions } from './IdentityProviderApp';
 import { readIdpRequest } from './params';
 
-const AUTHORIZE = '/authorize?client_id=app-1&redirect_uri=https%3A%2F%2Frp.test%2Fcb&scope=openid%20email%20offline_access&state=s1&nonce=n1&code_challenge=c1';
+const AUTHORIZE = '/authorize?client_id=app-1&redirect_uri=https%3A%2F%2Frp.test%2Fcb&scope=openid%20email%20offline_access&state=s1&nonce=n1&code_challenge=c1&max_age=300';
 const CLIENT = { client_id: 'app-1', client_type: 'third_party', client_name: 'Agent', client_description: 'An agent', client_logo_url: 'https://rp.test/logo.png' };
 
 function results(blocked: string[] = []) {
@@ -71,7 +71,7 @@ describe('consent', () => {
       expect(ui.getByText(text)).toBeTruthy();
     }
     const start = server.callsTo('/idp/b2b/oauth/authorize/start')[0]!.body;
-    expect(start).toEqual(expect.objectContaining({ client_id: 'app-1', scopes: ['openid', 'email', 'offline_access'], state: 's1', nonce: 'n1', code_challenge: 'c1' }));
+    expect(start).toEqual(expect.objectContaining({ client_id: 'app-1', scopes: ['openid', 'email', 'offline_access'], state: 's1', nonce: 'n1', code_challenge: 'c1', max_age: '300' }));
     fireEvent.click(ui.getByRole('button', { name: 'Allow' }));
     await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/cb?code=abc&state=s1'));
     expect(server.callsTo('/idp/b2b/oauth/authorize/submit')[0]!.body).toEqual(expect.objectContaining({ consent_granted: true, state: 's1' }));

@@ -44,6 +44,7 @@ export function readIdpRequest(search: string): IdpRequest {
       state: get('state'),
       nonce: get('nonce'),
       prompt: get('prompt'),
+      max_age: get('max_age'),
       resources: resources.length > 0 ? resources : undefined,
     },
   };

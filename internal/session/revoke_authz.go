@@ -1,0 +1,83 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// authorizeRevoke decides a backend revoke that acts for a member session
+// (the Node client's method_options.authorization): the sessions revoked
+// must belong to a member of the acting member's organization, and the
+// acting member's roles must permit revoke-sessions on them (stytch.self
+// for their own, stytch.member for anyone's). Without the header the
+// project secret may revoke anything.
+func (h Handlers) authorizeRevoke(r *http.Request, p *project.Project, t RevokeTarget) error {
+	cred, acting := organization.MemberSessionOf(r)
+	if !acting {
+		return nil
+	}
+	actor, err := h.authenticate(r, p, Credential{Token: cred.Token, JWT: cred.JWT}, nil)
+	if err != nil {
+		return err
+	}
+	memberID, orgID, err := h.Sessions.revokeOwner(r.Context(), p, t)
+	if err != nil {
+		return err
+	}
+	if orgID != actor.Organization.OrganizationID {
+		return apierr.New(apierr.TenancyMismatch)
+	}
+	check := func(resource string) error {
+		_, err := h.Authz.Check(r.Context(), p.ID, actor.Organization, actor.MemberSession.Roles, resource, organization.ActionRevokeSessions)
+		return err
+	}
+	if memberID == actor.Member.MemberID && check(organization.ResourceSelf) == nil {
+		return nil
+	}
+	return check(organization.ResourceMember)
+}
+
+// revokeOwner names the member (and organization) whose sessions a revoke
+// target designates.
+func (s *Service) revokeOwner(ctx context.Context, p *project.Project, t RevokeTarget) (memberID, orgID string, err error) {
+	q := s.db.Read()
+	var where string
+	var arg any
+	switch {
+	case t.SessionID != "":
+		where, arg = `member_session_id = $2`, t.SessionID
+	case t.Token != "":
+		where, arg = `token_hash = $2`, ids.Hash(t.Token)
+	case t.JWT != "":
+		id, err := s.verify(ctx, p.ID, t.JWT, s.clock.Now())
+		if err != nil {
+			return "", "", apierr.Wrap(apierr.InvalidJWT, err)
+		}
+		where, arg = `member_session_id = $2`, id
+	case t.MemberID != "":
+		m, err := s.orgs.Member(ctx, q, p.ID, t.MemberID)
+		if err != nil {
+			return "", "", organization.NotFound(err, apierr.MemberNotFound)
+		}
+		return m.MemberID, m.OrganizationID, nil
+	default:
+		return "", "", apierr.Invalid("member_session_id", "One of member_session_id, session_token, session_jwt or member_id is required.")
+	}
+	err = q.QueryRowContext(ctx, `SELECT member_id, organization_id FROM member_sessions WHERE project_id = $1 AND `+where,
+		p.ID, arg).Scan(&memberID, &orgID)
+	if err = store.MapError(err); errors.Is(err, store.ErrNotFound) {
+		return "", "", apierr.Wrap(apierr.SessionNotFound, err)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("session: revoke owner: %w", err)
+	}
+	return memberID, orgID, nil
+}
