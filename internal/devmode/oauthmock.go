@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -130,36 +129,24 @@ func (m *OAuthMock) page(w http.ResponseWriter, r *http.Request) {
 
 func (m *OAuthMock) approve(w http.ResponseWriter, r *http.Request) {
 	p := r.PathValue("provider")
-	if _, ok := mockProviders[p]; !ok || r.ParseForm() != nil {
+	if _, ok := mockProviders[p]; !ok {
 		http.NotFound(w, r)
 		return
 	}
-	f := r.PostForm
-	redirect := f.Get("redirect_uri")
-	if f.Get("client_id") != MockClientID(p) || redirect != m.base()+"/v1/b2b/public/oauth/callback" {
-		http.Error(w, "mock: unknown client_id or unregistered redirect_uri", http.StatusBadRequest)
+	a, ok := readApproval(w, r, "mock", func(clientID, redirect string) bool {
+		return clientID == MockClientID(p) && redirect == m.base()+"/v1/b2b/public/oauth/callback"
+	})
+	if !ok {
 		return
 	}
-	back := url.Values{"state": {f.Get("state")}}
-	if f.Get("deny") != "" {
-		back.Set("error", "access_denied")
-		http.Redirect(w, r, redirect+"?"+back.Encode(), http.StatusFound)
-		return
-	}
-	email := strings.ToLower(strings.TrimSpace(f.Get("email")))
-	if email == "" {
-		http.Error(w, "mock: an email is required", http.StatusBadRequest)
-		return
-	}
-	id := MockIdentity{Provider: p, Subject: p + "-" + ids.Hash(email)[:12], Email: email,
-		Name: strings.TrimSpace(f.Get("name")), Tenant: strings.TrimSpace(f.Get("tenant"))}
-	code := ids.Token()
-	m.mu.Lock()
-	m.codes[code] = mockGrant{id: id, redirectURI: redirect, nonce: f.Get("nonce"), challenge: f.Get("code_challenge"),
-		clientID: f.Get("client_id"), expires: time.Now().Add(5 * time.Minute)}
-	m.mu.Unlock()
-	back.Set("code", code)
-	http.Redirect(w, r, redirect+"?"+back.Encode(), http.StatusFound)
+	id := MockIdentity{Provider: p, Subject: p + "-" + ids.Hash(a.email)[:12], Email: a.email,
+		Name: a.field("name"), Tenant: a.field("tenant")}
+	a.grant(w, r, func(code string) {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		m.codes[code] = mockGrant{id: id, redirectURI: a.redirect, nonce: a.form.Get("nonce"),
+			challenge: a.form.Get("code_challenge"), clientID: a.form.Get("client_id"), expires: time.Now().Add(5 * time.Minute)}
+	})
 }
 
 func (m *OAuthMock) token(w http.ResponseWriter, r *http.Request) {
@@ -168,10 +155,7 @@ func (m *OAuthMock) token(w http.ResponseWriter, r *http.Request) {
 		mockError(w, "invalid_request")
 		return
 	}
-	clientID, secret, ok := r.BasicAuth()
-	if !ok {
-		clientID, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
-	}
+	clientID, secret := clientCredentials(r)
 	if clientID != MockClientID(p) || secret != MockClientSecret(p) {
 		mockError(w, "invalid_client")
 		return

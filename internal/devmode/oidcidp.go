@@ -5,7 +5,6 @@ import (
 	"crypto/rsa"
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -118,35 +117,17 @@ func (o *OIDCIdP) page(w http.ResponseWriter, r *http.Request) {
 }
 
 func (o *OIDCIdP) approve(w http.ResponseWriter, r *http.Request) {
-	if r.ParseForm() != nil {
-		http.Error(w, "dev OIDC IdP: bad form", http.StatusBadRequest)
+	a, ok := readApproval(w, r, "dev OIDC IdP", o.redirectOK)
+	if !ok {
 		return
 	}
-	f := r.PostForm
-	redirect := f.Get("redirect_uri")
-	if !o.redirectOK(f.Get("client_id"), redirect) {
-		http.Error(w, "dev OIDC IdP: unknown client_id or unregistered redirect_uri", http.StatusBadRequest)
-		return
-	}
-	back := url.Values{"state": {f.Get("state")}}
-	if f.Get("deny") != "" {
-		back.Set("error", "access_denied")
-		http.Redirect(w, r, redirect+"?"+back.Encode(), http.StatusFound)
-		return
-	}
-	email := strings.ToLower(strings.TrimSpace(f.Get("email")))
-	if email == "" {
-		http.Error(w, "dev OIDC IdP: an email is required", http.StatusBadRequest)
-		return
-	}
-	code := ids.Token()
-	o.mu.Lock()
-	o.codes[code] = oidcGrant{person: oidcPerson{Subject: "dev-" + ids.Hash(email)[:16], Email: email,
-		First: strings.TrimSpace(f.Get("first_name")), Last: strings.TrimSpace(f.Get("last_name"))},
-		redirectURI: redirect, nonce: f.Get("nonce"), challenge: f.Get("code_challenge"), expires: time.Now().Add(5 * time.Minute)}
-	o.mu.Unlock()
-	back.Set("code", code)
-	http.Redirect(w, r, redirect+"?"+back.Encode(), http.StatusFound)
+	person := oidcPerson{Subject: "dev-" + ids.Hash(a.email)[:16], Email: a.email, First: a.field("first_name"), Last: a.field("last_name")}
+	a.grant(w, r, func(code string) {
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		o.codes[code] = oidcGrant{person: person, redirectURI: a.redirect, nonce: a.form.Get("nonce"),
+			challenge: a.form.Get("code_challenge"), expires: time.Now().Add(5 * time.Minute)}
+	})
 }
 
 func (o *OIDCIdP) token(w http.ResponseWriter, r *http.Request) {
@@ -154,10 +135,7 @@ func (o *OIDCIdP) token(w http.ResponseWriter, r *http.Request) {
 		mockError(w, "invalid_request")
 		return
 	}
-	clientID, secret, ok := r.BasicAuth()
-	if !ok {
-		clientID, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
-	}
+	clientID, secret := clientCredentials(r)
 	if clientID != DevOIDCClientID || secret != DevOIDCClientSecret {
 		mockError(w, "invalid_client")
 		return
