@@ -7,7 +7,6 @@ import (
 	"net/http"
 
 	"github.com/latchkey/latchkey/internal/apierr"
-	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
@@ -49,27 +48,16 @@ func (h Handlers) authorizeRevoke(r *http.Request, p *project.Project, t RevokeT
 // target designates.
 func (s *Service) revokeOwner(ctx context.Context, p *project.Project, t RevokeTarget) (memberID, orgID string, err error) {
 	q := s.db.Read()
-	var where string
-	var arg any
-	switch {
-	case t.SessionID != "":
-		where, arg = `member_session_id = $2`, t.SessionID
-	case t.Token != "":
-		where, arg = `token_hash = $2`, ids.Hash(t.Token)
-	case t.JWT != "":
-		id, err := s.verify(ctx, p.ID, t.JWT, s.clock.Now())
-		if err != nil {
-			return "", "", apierr.Wrap(apierr.InvalidJWT, err)
-		}
-		where, arg = `member_session_id = $2`, id
-	case t.MemberID != "":
+	if t.MemberID != "" && t.SessionID == "" && t.Token == "" && t.JWT == "" {
 		m, err := s.orgs.Member(ctx, q, p.ID, t.MemberID)
 		if err != nil {
 			return "", "", organization.NotFound(err, apierr.MemberNotFound)
 		}
 		return m.MemberID, m.OrganizationID, nil
-	default:
-		return "", "", apierr.Invalid("member_session_id", "One of member_session_id, session_token, session_jwt or member_id is required.")
+	}
+	where, arg, err := s.revokeMatch(ctx, p.ID, t, s.clock.Now(), 2)
+	if err != nil {
+		return "", "", err
 	}
 	err = q.QueryRowContext(ctx, `SELECT member_id, organization_id FROM member_sessions WHERE project_id = $1 AND `+where,
 		p.ID, arg).Scan(&memberID, &orgID)

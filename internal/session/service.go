@@ -360,23 +360,9 @@ type RevokeTarget struct {
 // is not an error; naming one that never existed is session_not_found.
 func (s *Service) Revoke(ctx context.Context, p *project.Project, t RevokeTarget) error {
 	now := s.clock.Now()
-	var where string
-	var arg any
-	switch {
-	case t.SessionID != "":
-		where, arg = `member_session_id = $3`, t.SessionID
-	case t.Token != "":
-		where, arg = `token_hash = $3`, ids.Hash(t.Token)
-	case t.JWT != "":
-		id, err := s.verify(ctx, p.ID, t.JWT, now)
-		if err != nil {
-			return apierr.Wrap(apierr.InvalidJWT, err)
-		}
-		where, arg = `member_session_id = $3`, id
-	case t.MemberID != "":
-		where, arg = `member_id = $3`, t.MemberID
-	default:
-		return apierr.Invalid("member_session_id", "One of member_session_id, session_token, session_jwt or member_id is required.")
+	where, arg, err := s.revokeMatch(ctx, p.ID, t, now, 3)
+	if err != nil {
+		return err
 	}
 	res, err := s.db.ExecContext(ctx, `UPDATE member_sessions SET revoked_at = COALESCE(revoked_at, $1)
 		WHERE project_id = $2 AND `+where, store.Millis(now), p.ID, arg)
@@ -390,6 +376,28 @@ func (s *Service) Revoke(ctx context.Context, p *project.Project, t RevokeTarget
 		s.jwts.drop(t.SessionID)
 	}
 	return nil
+}
+
+// revokeMatch turns a revoke target into the member_sessions condition that
+// selects its sessions, with its argument at placeholder $n; a JWT names
+// its session only once its signature verifies.
+func (s *Service) revokeMatch(ctx context.Context, projectID string, t RevokeTarget, now time.Time, n int) (string, any, error) {
+	ph := fmt.Sprintf("$%d", n)
+	switch {
+	case t.SessionID != "":
+		return "member_session_id = " + ph, t.SessionID, nil
+	case t.Token != "":
+		return "token_hash = " + ph, ids.Hash(t.Token), nil
+	case t.JWT != "":
+		id, err := s.verify(ctx, projectID, t.JWT, now)
+		if err != nil {
+			return "", nil, apierr.Wrap(apierr.InvalidJWT, err)
+		}
+		return "member_session_id = " + ph, id, nil
+	case t.MemberID != "":
+		return "member_id = " + ph, t.MemberID, nil
+	}
+	return "", nil, apierr.Invalid("member_session_id", "One of member_session_id, session_token, session_jwt or member_id is required.")
 }
 
 // RevokeTx ends one session inside the caller's transaction.

@@ -6,7 +6,7 @@ import { useLogin } from '../context';
 import { isValidEmail } from '../email';
 import { useAsyncAction } from '../useAsyncAction';
 import { BackButton } from './BackButton';
-import { PasswordEmailField } from './PasswordEmailField';
+import { EmailField } from './EmailField';
 
 /**
  * Password Authenticate (spec section 2): email, password with a show/hide toggle, Continue, and
@@ -34,7 +34,7 @@ export function PasswordAuthenticateScreen() {
     <>
       <Heading>{t('password.authenticate.title')}</Heading>
       <form className="lk-form" onSubmit={onSubmit} noValidate>
-        <PasswordEmailField value={email} onChange={setEmail} error={emailError} />
+        <EmailField value={email} onChange={setEmail} error={emailError} />
         <PasswordInput
           id="password-input"
           label={t('password.label')}

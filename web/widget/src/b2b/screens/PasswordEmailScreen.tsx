@@ -5,7 +5,7 @@ import { useLogin } from '../context';
 import { isValidEmail } from '../email';
 import { useAsyncAction } from '../useAsyncAction';
 import { BackButton } from './BackButton';
-import { PasswordEmailField } from './PasswordEmailField';
+import { EmailField } from './EmailField';
 import { LastUsed } from './LastUsed';
 
 /**
@@ -29,7 +29,7 @@ export function PasswordEmailForm({ lastUsed = false }: { lastUsed?: boolean }) 
 
   return (
     <form className="lk-form" onSubmit={onSubmit} noValidate>
-      <PasswordEmailField value={email} onChange={setEmail} error={submit.error} />
+      <EmailField value={email} onChange={setEmail} error={submit.error} />
       <LastUsed active={lastUsed}>
         {(describedBy) => (
           <Button type="submit" loading={submit.busy} aria-describedby={describedBy}>

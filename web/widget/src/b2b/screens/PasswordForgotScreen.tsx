@@ -5,7 +5,7 @@ import { useLogin } from '../context';
 import { isValidEmail } from '../email';
 import { useAsyncAction } from '../useAsyncAction';
 import { BackButton } from './BackButton';
-import { PasswordEmailField } from './PasswordEmailField';
+import { EmailField } from './EmailField';
 
 /** Password Forgot Form: the email to send a link to for creating or resetting the password. */
 export function PasswordForgotScreen() {
@@ -27,7 +27,7 @@ export function PasswordForgotScreen() {
       <Heading>{t('password.forgot.title')}</Heading>
       <p className="lk-text">{t('password.forgot.body')}</p>
       <form className="lk-form" onSubmit={onSubmit} noValidate>
-        <PasswordEmailField value={email} onChange={setEmail} error={send.error} />
+        <EmailField value={email} onChange={setEmail} error={send.error} />
         <Button type="submit" loading={send.busy}>
           {t('password.continue')}
         </Button>

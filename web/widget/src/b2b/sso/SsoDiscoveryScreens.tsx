@@ -11,6 +11,7 @@ import { useLogin } from '../context';
 import { ssoLastUsed } from '../lastUsed';
 import type { ButtonItem } from '../methods';
 import { BackButton } from '../screens/BackButton';
+import { EmailField } from '../screens/EmailField';
 import { MethodButtons } from '../screens/MethodButtons';
 import { useAsyncAction } from '../useAsyncAction';
 import { ssoDiscoveryTranslator } from './strings';
@@ -24,7 +25,7 @@ function useSsoDiscovery() {
 }
 
 export function SSODiscoveryEmailScreen() {
-  const { state, t, st, flow } = useSsoDiscovery();
+  const { state, st, flow } = useSsoDiscovery();
   const [email, setEmail] = useState(state.formState.emailState.userSuppliedEmail);
   const submit = useAsyncAction((value: string) => flow.discover(value));
   const onSubmit = (e: FormEvent) => {
@@ -36,18 +37,7 @@ export function SSODiscoveryEmailScreen() {
       <Heading>{st('ssoDiscovery.email.title')}</Heading>
       <p className="lk-text">{st('ssoDiscovery.email.body')}</p>
       <form className="lk-form" onSubmit={onSubmit} noValidate>
-        <Input
-          id="email-input"
-          type="email"
-          name="email"
-          label={t('email.label')}
-          placeholder={t('email.placeholder')}
-          autoComplete="email"
-          required
-          value={email}
-          onValueChange={setEmail}
-          error={submit.error}
-        />
+        <EmailField value={email} onChange={setEmail} error={submit.error} autoComplete="email" />
         <Button type="submit" loading={submit.busy}>
           {st('ssoDiscovery.email.submit')}
         </Button>
