@@ -94,6 +94,8 @@ func run(o options) error {
 	}
 	defer os.RemoveAll(tmp)
 	if o.cpuprofile != "" {
+		// The handler runs in this process, so one profile covers the server
+		// side of every figure selected with -only.
 		f, err := os.Create(o.cpuprofile)
 		if err != nil {
 			return err
