@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -35,6 +36,8 @@ type options struct {
 	growth      []int
 	orgGrowth   []int
 	only        string
+	cpuprofile  string
+	memprofile  string
 }
 
 func main() {
@@ -50,13 +53,50 @@ func main() {
 	flag.StringVar(&growth, "growth", "1000,100000,1000000", "session counts for the cost-growth figure")
 	flag.StringVar(&orgGrowth, "org-growth", "10,10000", "organization counts for the cost-growth figure")
 	flag.StringVar(&o.only, "only", "", "comma-separated sections to run (sessions,postgres,password,email,start,widget,growth); empty runs all")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (the servers run in this process) to this file")
+	flag.StringVar(&o.memprofile, "memprofile", "", "write an allocation profile of the whole run to this file (pprof -sample_index=alloc_space)")
 	flag.Parse()
 	o.growth, o.orgGrowth = ints(growth), ints(orgGrowth)
 	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err := run(o); err != nil {
+	stop, err := profile(o)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
+	err = run(o)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// profile starts the CPU profile and returns what ends both profiles.
+func profile(o options) (func(), error) {
+	var cpu *os.File
+	if o.cpuprofile != "" {
+		f, err := os.Create(o.cpuprofile)
+		if err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return nil, err
+		}
+		cpu = f
+	}
+	return func() {
+		if cpu != nil {
+			pprof.StopCPUProfile()
+			cpu.Close()
+		}
+		if o.memprofile != "" {
+			if f, err := os.Create(o.memprofile); err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}
+	}, nil
 }
 
 func ints(s string) []int {

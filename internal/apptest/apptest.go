@@ -39,7 +39,7 @@ const TestEncryptionKey = "dGVzdC1rZXktMzItYnl0ZXMtbG9uZy1mb3ItbGF0Y2g="
 // Env is one running server on a real database, with a project whose
 // redirect URL and origin belong to a fictional customer app.
 type Env struct {
-	T       *testing.T
+	T       testing.TB
 	App     *app.App
 	Srv     *httptest.Server
 	Clock   *clock.Fake
@@ -75,7 +75,7 @@ func EachPair(t *testing.T, fn func(t *testing.T, e1, e2 *Env)) {
 // New starts the real handler on db. Tests get a tiny argon2 cost and no
 // outside breach API: they run in parallel on two cores, and a test that
 // needs an outside service starts its own local one.
-func New(t *testing.T, db *store.DB, tweak func(*config.Config)) *Env {
+func New(t testing.TB, db *store.DB, tweak func(*config.Config)) *Env {
 	t.Helper()
 	clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	cfg := config.Defaults()
