@@ -53,50 +53,15 @@ func main() {
 	flag.StringVar(&growth, "growth", "1000,100000,1000000", "session counts for the cost-growth figure")
 	flag.StringVar(&orgGrowth, "org-growth", "10,10000", "organization counts for the cost-growth figure")
 	flag.StringVar(&o.only, "only", "", "comma-separated sections to run (sessions,postgres,password,email,start,widget,growth); empty runs all")
-	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (the servers run in this process) to this file")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (the server runs in this process) to this file")
 	flag.StringVar(&o.memprofile, "memprofile", "", "write an allocation profile of the whole run to this file (pprof -sample_index=alloc_space)")
 	flag.Parse()
 	o.growth, o.orgGrowth = ints(growth), ints(orgGrowth)
 	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
-	stop, err := profile(o)
-	if err != nil {
+	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
-	err = run(o)
-	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
-	}
-}
-
-// profile starts the CPU profile and returns what ends both profiles.
-func profile(o options) (func(), error) {
-	var cpu *os.File
-	if o.cpuprofile != "" {
-		f, err := os.Create(o.cpuprofile)
-		if err != nil {
-			return nil, err
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return nil, err
-		}
-		cpu = f
-	}
-	return func() {
-		if cpu != nil {
-			pprof.StopCPUProfile()
-			cpu.Close()
-		}
-		if o.memprofile != "" {
-			if f, err := os.Create(o.memprofile); err == nil {
-				_ = pprof.Lookup("allocs").WriteTo(f, 0)
-				f.Close()
-			}
-		}
-	}, nil
 }
 
 func ints(s string) []int {
@@ -130,6 +95,28 @@ func run(o options) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	if o.cpuprofile != "" {
+		// The handler runs in this process, so one profile covers the server
+		// side of every figure selected with -only.
+		f, err := os.Create(o.cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if o.memprofile != "" {
+		// Allocations drive GC work, and GC work the p99 tail.
+		defer func() {
+			if f, err := os.Create(o.memprofile); err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
+	}
 
 	if o.want("sessions") {
 		if err := sessionFigures(ctx, o, rep, "SQLite", filepath.Join(tmp, "sessions.db"), true); err != nil {
