@@ -138,7 +138,7 @@ func orgGrowth(ctx context.Context, o options, rep *report, tmp string) error {
 		return err
 	}
 	defer s.close()
-	hash, err := pwhash.Hash(benchPassword, owasp())
+	hash, err := pwhash.Hash(ctx, benchPassword, owasp())
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -35,6 +36,7 @@ type options struct {
 	growth      []int
 	orgGrowth   []int
 	only        string
+	cpuprofile  string
 }
 
 func main() {
@@ -50,6 +52,7 @@ func main() {
 	flag.StringVar(&growth, "growth", "1000,100000,1000000", "session counts for the cost-growth figure")
 	flag.StringVar(&orgGrowth, "org-growth", "10,10000", "organization counts for the cost-growth figure")
 	flag.StringVar(&o.only, "only", "", "comma-separated sections to run (sessions,postgres,password,email,start,widget,growth); empty runs all")
+	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (the server runs in this process) to this file")
 	flag.Parse()
 	o.growth, o.orgGrowth = ints(growth), ints(orgGrowth)
 	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -90,6 +93,19 @@ func run(o options) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	if o.cpuprofile != "" {
+		// The handler runs in this process, so one profile covers the server
+		// side of every figure selected with -only.
+		f, err := os.Create(o.cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 
 	if o.want("sessions") {
 		if err := sessionFigures(ctx, o, rep, "SQLite", filepath.Join(tmp, "sessions.db"), true); err != nil {

@@ -22,7 +22,7 @@ func owasp() pwhash.Params {
 
 // hashRate is how many argon2id hashes at the OWASP cost this machine
 // computes per second with one goroutine per CPU and nothing else.
-func hashRate(d time.Duration) (float64, error) {
+func hashRate(ctx context.Context, d time.Duration) (float64, error) {
 	var n atomic.Int64
 	var wg sync.WaitGroup
 	deadline := time.Now().Add(d)
@@ -32,7 +32,7 @@ func hashRate(d time.Duration) (float64, error) {
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(deadline) {
-				if _, err := pwhash.Hash(benchPassword, owasp()); err != nil {
+				if _, err := pwhash.Hash(ctx, benchPassword, owasp()); err != nil {
 					errs <- err
 					return
 				}
@@ -56,7 +56,7 @@ func passwordFigures(ctx context.Context, o options, rep *report, dsn string) er
 		return err
 	}
 	defer s.close()
-	hash, err := pwhash.Hash(benchPassword, owasp())
+	hash, err := pwhash.Hash(ctx, benchPassword, owasp())
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func passwordFigures(ctx context.Context, o options, rep *report, dsn string) er
 		body: fmt.Sprintf(`{"organization_id":%q,"email_address":"pw@bench.test","password":%q}`, org, benchPassword)}
 	var hashes, logins []float64
 	for range o.runs {
-		h, err := hashRate(o.duration)
+		h, err := hashRate(ctx, o.duration)
 		if err != nil {
 			return err
 		}

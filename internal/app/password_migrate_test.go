@@ -40,7 +40,7 @@ func legacyImports(t *testing.T, pw string) map[string]map[string]any {
 		return b64(k)
 	}
 	a2i := argon2.Key([]byte(pw), salt, 2, 64, 1, 32)
-	weakID, err := pwhash.Hash(pw, pwhash.Params{MemoryKiB: 32, Iterations: 1, Parallelism: 1}) // below the server's cost
+	weakID, err := pwhash.Hash(t.Context(), pw, pwhash.Params{MemoryKiB: 32, Iterations: 1, Parallelism: 1}) // below the server's cost
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ const strongPassword = "Vellum-Otter-Quarry-83"
 // setPassword gives an address a password through the backend import.
 func (e *env) setPassword(orgID, email, pw string) {
 	e.t.Helper()
-	h, err := pwhash.Hash(pw, pwhash.Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1})
+	h, err := pwhash.Hash(e.t.Context(), pw, pwhash.Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1})
 	if err != nil {
 		e.t.Fatal(err)
 	}

@@ -33,12 +33,16 @@ func (s *Service) verify(ctx context.Context, p *project.Project, ip, email, pas
 			return err
 		}
 		if cred == nil {
-			_, _ = pwhash.Verify(s.dummy, password)
+			// The dummy is well formed, so the only error is the wait for
+			// a hashing slot, answered as it is for a real credential.
+			if _, err := pwhash.Verify(ctx, s.dummy, password); err != nil {
+				return err
+			}
 			return apierr.New(apierr.UnauthorizedCredentials)
 		}
-		ok, err := pwhash.Verify(cred.Hash, password)
+		ok, err := pwhash.Verify(ctx, cred.Hash, password)
 		if err != nil {
-			return fmt.Errorf("password: stored hash of %s: %w", cred.ID, err)
+			return wrap("stored hash of "+cred.ID, err)
 		}
 		if !ok {
 			return apierr.New(apierr.UnauthorizedCredentials)
@@ -91,7 +95,7 @@ func (s *Service) afterVerify(ctx context.Context, p *project.Project, cred *cre
 	if !pwhash.NeedsUpgrade(cred.Hash, s.d.Hashing) {
 		return "", nil
 	}
-	return pwhash.Hash(password, s.d.Hashing)
+	return pwhash.Hash(ctx, password, s.d.Hashing)
 }
 
 // passwordFactor is the session factor of a password login.

@@ -24,7 +24,7 @@ func lockEnv(t *testing.T, fn func(t *testing.T, e *apptest.Env)) {
 
 func setPassword(e *apptest.Env, org, email string) {
 	e.T.Helper()
-	h, err := pwhash.Hash(strong, pwhash.Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1})
+	h, err := pwhash.Hash(e.T.Context(), strong, pwhash.Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1})
 	if err != nil {
 		e.T.Fatal(err)
 	}

@@ -211,7 +211,7 @@ func (s *Service) prepareReset(ctx context.Context, a ResetParams, discovery boo
 	if err := s.requireStrong(ctx, a.Project, "password", a.Password, t.Email); err != nil {
 		return nil, "", err
 	}
-	hash, err := pwhash.Hash(a.Password, s.d.Hashing)
+	hash, err := pwhash.Hash(ctx, a.Password, s.d.Hashing)
 	if err != nil {
 		return nil, "", err
 	}

@@ -48,7 +48,7 @@ func (s *Service) ResetBySession(ctx context.Context, a SessionResetParams) (*se
 	if err := s.requireStrong(ctx, a.Project, "password", a.Password, email); err != nil {
 		return nil, err
 	}
-	hash, err := pwhash.Hash(a.Password, s.d.Hashing)
+	hash, err := pwhash.Hash(ctx, a.Password, s.d.Hashing)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (s *Service) ResetExisting(ctx context.Context, a ExistingResetParams) (*se
 	if err := s.requireStrong(ctx, a.Project, "new_password", a.NewPassword, email); err != nil {
 		return nil, err
 	}
-	hash, err := pwhash.Hash(a.NewPassword, s.d.Hashing)
+	hash, err := pwhash.Hash(ctx, a.NewPassword, s.d.Hashing)
 	if err != nil {
 		return nil, err
 	}

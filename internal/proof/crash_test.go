@@ -36,7 +36,7 @@ func TestCrashKeepsAcknowledgedWrites(t *testing.T) {
 			t.Fatalf("create org: %d %v %v", st, body, err)
 		}
 		org := body["organization"].(map[string]any)["organization_id"].(string)
-		hash, err := pwhash.Hash(crashPassword, pwhash.Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1})
+		hash, err := pwhash.Hash(t.Context(), crashPassword, pwhash.Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -33,6 +33,9 @@ type argon2Hash struct {
 
 func (a *argon2Hash) kind() string { return a.variant }
 
+// lanes: x/crypto's argon2 processes the p lanes of each slice in parallel.
+func (a *argon2Hash) lanes() int { return int(a.params.p) }
+
 func (a *argon2Hash) verify(password string) (bool, error) {
 	var got []byte
 	if a.variant == "argon2id" {

@@ -27,6 +27,7 @@ const (
 type bcryptHash struct{ encoded []byte }
 
 func (b *bcryptHash) kind() string { return "bcrypt" }
+func (b *bcryptHash) lanes() int   { return 1 }
 
 func (b *bcryptHash) verify(password string) (bool, error) {
 	err := bcrypt.CompareHashAndPassword(b.encoded, []byte(password))
@@ -59,6 +60,9 @@ type scryptHash struct {
 }
 
 func (s *scryptHash) kind() string { return "scrypt" }
+
+// lanes: x/crypto's scrypt computes its p blocks one after another.
+func (s *scryptHash) lanes() int { return 1 }
 
 func (s *scryptHash) verify(password string) (bool, error) {
 	got, err := scrypt.Key([]byte(password), s.salt, 1<<s.logN, s.r, s.p, len(s.key))
@@ -116,6 +120,7 @@ type pbkdf2Hash struct {
 }
 
 func (p *pbkdf2Hash) kind() string { return "pbkdf2-" + p.digest }
+func (p *pbkdf2Hash) lanes() int   { return 1 }
 
 func (p *pbkdf2Hash) verify(password string) (bool, error) {
 	got, err := pbkdf2.Key(digests[p.digest], password, p.salt, p.iterations, len(p.key))

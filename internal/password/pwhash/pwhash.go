@@ -10,6 +10,7 @@
 package pwhash
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
@@ -61,8 +62,9 @@ var ErrMalformed = errors.New("pwhash: malformed hash")
 // b64 is the PHC string encoding: standard alphabet, no padding.
 var b64 = base64.RawStdEncoding
 
-// Hash returns the argon2id PHC string of password with a fresh salt.
-func Hash(password string, p Params) (string, error) {
+// Hash returns the argon2id PHC string of password with a fresh salt. It
+// waits for a hashing slot first (see slots); ctx ends the wait.
+func Hash(ctx context.Context, password string, p Params) (string, error) {
 	if err := p.Validate(); err != nil {
 		return "", fmt.Errorf("pwhash: %w", err)
 	}
@@ -70,7 +72,12 @@ func Hash(password string, p Params) (string, error) {
 	if _, err := rand.Read(salt); err != nil {
 		return "", fmt.Errorf("pwhash: salt: %w", err)
 	}
-	key := argon2.IDKey([]byte(password), salt, p.Iterations, p.MemoryKiB, p.Parallelism, keyLen)
+	var key []byte
+	if err := slots.do(ctx, int(p.Parallelism), func() {
+		key = argon2.IDKey([]byte(password), salt, p.Iterations, p.MemoryKiB, p.Parallelism, keyLen)
+	}); err != nil {
+		return "", err
+	}
 	return encodeArgon2("argon2id", argon2Params{m: p.MemoryKiB, t: p.Iterations, p: p.Parallelism}, salt, key), nil
 }
 
@@ -94,13 +101,20 @@ func Dummy(p Params) (string, error) {
 }
 
 // Verify reports whether password matches the stored hash. A hash it cannot
-// parse is an error, never a match.
-func Verify(encoded, password string) (bool, error) {
+// parse is an error, never a match. Every format waits for a hashing slot
+// first (see slots), so a dummy verify costs what a real one does; ctx
+// ends the wait.
+func Verify(ctx context.Context, encoded, password string) (bool, error) {
 	v, err := parse(encoded)
 	if err != nil {
 		return false, err
 	}
-	return v.verify(password)
+	var ok bool
+	var verr error
+	if err := slots.do(ctx, v.lanes(), func() { ok, verr = v.verify(password) }); err != nil {
+		return false, err
+	}
+	return ok, verr
 }
 
 // NeedsUpgrade reports whether a stored hash should be replaced by a fresh
@@ -133,6 +147,8 @@ func Kind(encoded string) string {
 type verifier interface {
 	verify(password string) (bool, error)
 	kind() string
+	// lanes is how many threads verify keeps busy at once.
+	lanes() int
 }
 
 func parse(encoded string) (verifier, error) {

@@ -11,19 +11,19 @@ var tiny = Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1}
 
 func TestArgon2idRoundTrip(t *testing.T) {
 	t.Parallel()
-	h, err := Hash("correct horse battery staple", tiny)
+	h, err := Hash(t.Context(), "correct horse battery staple", tiny)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(h, "$argon2id$v=19$m=64,t=1,p=1$") || Kind(h) != "argon2id" {
 		t.Fatalf("hash %q is not an argon2id PHC string", h)
 	}
-	h2, _ := Hash("correct horse battery staple", tiny)
+	h2, _ := Hash(t.Context(), "correct horse battery staple", tiny)
 	if h == h2 {
 		t.Fatal("two hashes of one password are equal: the salt is not random")
 	}
 	for pw, want := range map[string]bool{"correct horse battery staple": true, "Correct horse battery staple": false, "": false} {
-		if ok, err := Verify(h, pw); err != nil || ok != want {
+		if ok, err := Verify(t.Context(), h, pw); err != nil || ok != want {
 			t.Errorf("Verify(%q) = %v, %v; want %v", pw, ok, err, want)
 		}
 	}
@@ -50,10 +50,10 @@ func TestKnownVectors(t *testing.T) {
 			if k := Kind(v.hash); k != v.kind {
 				t.Fatalf("Kind = %q, want %q", k, v.kind)
 			}
-			if ok, err := Verify(v.hash, v.password); err != nil || !ok {
+			if ok, err := Verify(t.Context(), v.hash, v.password); err != nil || !ok {
 				t.Fatalf("right password: %v, %v", ok, err)
 			}
-			if ok, err := Verify(v.hash, v.password+"x"); err != nil || ok {
+			if ok, err := Verify(t.Context(), v.hash, v.password+"x"); err != nil || ok {
 				t.Fatalf("wrong password: %v, %v", ok, err)
 			}
 			if !NeedsUpgrade(v.hash, tiny) {
@@ -66,10 +66,10 @@ func TestKnownVectors(t *testing.T) {
 func TestNeedsUpgrade(t *testing.T) {
 	t.Parallel()
 	cur := Params{MemoryKiB: 128, Iterations: 2, Parallelism: 1}
-	same, _ := Hash("pw", cur)
-	stronger, _ := Hash("pw", Params{MemoryKiB: 256, Iterations: 3, Parallelism: 2})
-	weakerM, _ := Hash("pw", Params{MemoryKiB: 64, Iterations: 2, Parallelism: 1})
-	weakerT, _ := Hash("pw", Params{MemoryKiB: 128, Iterations: 1, Parallelism: 1})
+	same, _ := Hash(t.Context(), "pw", cur)
+	stronger, _ := Hash(t.Context(), "pw", Params{MemoryKiB: 256, Iterations: 3, Parallelism: 2})
+	weakerM, _ := Hash(t.Context(), "pw", Params{MemoryKiB: 64, Iterations: 2, Parallelism: 1})
+	weakerT, _ := Hash(t.Context(), "pw", Params{MemoryKiB: 128, Iterations: 1, Parallelism: 1})
 	for name, c := range map[string]struct {
 		h    string
 		want bool
@@ -91,7 +91,7 @@ func TestMalformed(t *testing.T) {
 		"$scrypt$ln=30,r=8,p=1$TmFDbC1hbmQtcGVwcGVyIQ$upmwwuX950iBeXnAdoSUDNoxYhK5VVP0IllQJkkiGe8",
 		"$pbkdf2-md5$i=1$c2FsdFNBTFRzYWx0U0FMVA$PS7sT+QchJuAyNg2YsDkSospGpY",
 		"$pbkdf2-sha256$i=0$c2FsdFNBTFRzYWx0U0FMVA$PS7sT+QchJuAyNg2YsDkSospGpY"} {
-		if ok, err := Verify(h, "password"); ok || !errors.Is(err, ErrMalformed) {
+		if ok, err := Verify(t.Context(), h, "password"); ok || !errors.Is(err, ErrMalformed) {
 			t.Errorf("Verify(%q) = %v, %v; want ErrMalformed", h, ok, err)
 		}
 	}
@@ -147,7 +147,7 @@ func TestParamsValidate(t *testing.T) {
 		if p.Validate() == nil {
 			t.Errorf("%+v accepted", p)
 		}
-		if _, err := Hash("x", p); err == nil {
+		if _, err := Hash(t.Context(), "x", p); err == nil {
 			t.Errorf("Hash accepted %+v", p)
 		}
 	}
@@ -164,7 +164,7 @@ func TestDummyHasTheCostAndMatchesNothing(t *testing.T) {
 		t.Fatalf("dummy = %q, want argon2id at the given cost", d)
 	}
 	for _, pw := range []string{"", "password", "latchkey timing equaliser"} {
-		if ok, err := Verify(d, pw); ok || err != nil {
+		if ok, err := Verify(t.Context(), d, pw); ok || err != nil {
 			t.Fatalf("Verify(dummy, %q) = %v, %v", pw, ok, err)
 		}
 	}
