@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -87,5 +88,37 @@ func TestEmailOTPLockoutExpiryAndSupersede(t *testing.T) {
 			last = e.checkCode(org, "guess@acme.test", "123456")
 		}
 		want(t, last, 429, "too_many_requests")
+	})
+}
+
+// A send is one transaction: the fifth send to an address goes out, the
+// sixth is refused and leaves nothing behind (no code, no mail), and a
+// send refused for any reason (here the organization's JIT policy) still
+// counts against the client address.
+func TestEmailOTPSendLimitsAndAtomicity(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		org := e.createOrg("acme", "ALL_ALLOWED")
+		for i := range emailotp.SendPerEmail.Limit {
+			if r := e.sendCode(org, "many@acme.test"); r.Status != 200 {
+				t.Fatalf("send %d: %s", i+1, r.Raw)
+			}
+		}
+		want(t, e.sendCode(org, "many@acme.test"), 429, "too_many_requests")
+		msgs, err := e.app.Outbox.List(ctx, "many@acme.test", 0)
+		if err != nil || len(msgs) != emailotp.SendPerEmail.Limit {
+			t.Fatalf("%d messages (%v), want %d: a refused send mailed a code", len(msgs), err, emailotp.SendPerEmail.Limit)
+		}
+		var codes int
+		if err := e.app.DB.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM email_otps`).Scan(&codes); err != nil || codes != emailotp.SendPerEmail.Limit {
+			t.Fatalf("%d codes stored (%v), want %d", codes, err, emailotp.SendPerEmail.Limit)
+		}
+
+		closed := e.createOrg("closed", "NOT_ALLOWED")
+		e.createMember(closed, "ada@closed.test")
+		for range emailotp.SendPerIP.Limit - emailotp.SendPerEmail.Limit - 1 {
+			want(t, e.sendCode(closed, "stranger@closed.test"), 403, "email_jit_provisioning_not_allowed")
+		}
+		want(t, e.sendCode(closed, "ada@closed.test"), 429, "too_many_requests")
 	})
 }

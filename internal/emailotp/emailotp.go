@@ -93,6 +93,11 @@ type SendResult struct {
 
 // LoginOrSignup emails a fresh code to a member, or to a new member the
 // organization's JIT policy admits.
+//
+// The send is one short transaction: the per-address limit, the member
+// (found or created), the per-member limit, the code and its queued email
+// are written together or not at all, and SMTP happens later, off the
+// request path (notify.Queue).
 func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult, error) {
 	loginExpiry, err := codeExpiry("login_expiration_minutes", p.ExpiryMinutes)
 	if err != nil {
@@ -102,40 +107,80 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult,
 	if err != nil {
 		return nil, err
 	}
-	if err := s.d.Limiter.Allow(ctx, SendPerIP, p.Project.ID+"|"+p.ClientIP); err != nil {
-		return nil, err
-	}
-	org, member, created, err := s.d.Orgs.LoadForEmailLogin(ctx, p.Project.ID, p.Project.Env, p.OrganizationID, p.Email)
+	ipKey := p.Project.ID + "|" + p.ClientIP
+	org, email, err := s.d.Orgs.EmailLoginTarget(ctx, p.Project.ID, p.OrganizationID, p.Email)
 	if err != nil {
-		return nil, err
+		return nil, s.refusedSend(ctx, ipKey, err)
 	}
-	expiry := loginExpiry
-	if member.Status != organization.StatusActive {
-		expiry = signupExpiry
-	}
-	if err := s.d.Limiter.Allow(ctx, SendPerEmail, org.OrganizationID+"|"+member.EmailAddress); err != nil {
-		return nil, err
-	}
-	var code string
+	mailer, inTx := notify.AsTx(s.d.Mailer)
+	var res SendResult
+	var msg notify.Email
+	var ipCounted bool
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		var err error
-		code, err = s.codes.Issue(ctx, q, p.Project.Env, p.Project.ID, member.MemberID, expiry,
+		ipCounted = false
+		if err := s.d.Limiter.AllowIn(ctx, q, SendPerIP, ipKey); err != nil {
+			return err
+		}
+		ipCounted = true
+		member, created, err := s.d.Orgs.MemberForEmailLoginIn(ctx, q, org, p.Project.Env, email)
+		if err != nil {
+			return err
+		}
+		if err := s.d.Limiter.AllowIn(ctx, q, SendPerEmail, org.OrganizationID+"|"+member.EmailAddress); err != nil {
+			return err
+		}
+		expiry := loginExpiry
+		if member.Status != organization.StatusActive {
+			expiry = signupExpiry
+		}
+		code, err := s.codes.Issue(ctx, q, p.Project.Env, p.Project.ID, member.MemberID, expiry,
 			map[string]any{"organization_id": org.OrganizationID})
-		return err
+		if err != nil {
+			return err
+		}
+		res = SendResult{Member: member, MemberCreated: created, Organization: org}
+		if msg, err = notify.EmailOTPEmail(member.EmailAddress, notify.CodeData{ProjectName: p.Project.Name,
+			OrganizationName: org.OrganizationName, Code: code, ExpiresIn: expiry}); err != nil {
+			return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+		}
+		if inTx {
+			if err := mailer.SendIn(ctx, q, msg); err != nil {
+				return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+			}
+		}
+		return nil
 	})
+	if err != nil && ipCounted {
+		return nil, s.refusedSend(ctx, ipKey, err)
+	}
 	if err != nil {
 		return nil, err
 	}
-	msg, err := notify.EmailOTPEmail(member.EmailAddress, notify.CodeData{ProjectName: p.Project.Name,
-		OrganizationName: org.OrganizationName, Code: code, ExpiresIn: expiry})
-	if err == nil {
-		err = s.d.Mailer.Send(ctx, msg)
+	if !inTx {
+		// A mailer that talks to a server runs after the commit, never
+		// while the writer is held; a failed delivery spends the code.
+		if err := s.d.Mailer.Send(ctx, msg); err != nil {
+			s.codes.Retire(ctx, s.d.DB, p.Project.ID, res.Member.MemberID)
+			return nil, apierr.Wrap(apierr.EmailDeliveryFailed, err)
+		}
 	}
-	if err != nil {
-		s.codes.Retire(ctx, s.d.DB, p.Project.ID, member.MemberID)
-		return nil, apierr.Wrap(apierr.EmailDeliveryFailed, err)
+	return &res, nil
+}
+
+// refusedSend counts a send that was refused (unknown organization, bad
+// address, JIT refusal, the per-member limit) against the client address
+// all the same, since its transaction rolled back: each one is an attempt.
+// An address already over its limit gets that refusal instead. Server
+// errors count nothing.
+func (s *Service) refusedSend(ctx context.Context, ipKey string, cause error) error {
+	var ae *apierr.Error
+	if !errors.As(cause, &ae) {
+		return cause
 	}
-	return &SendResult{Member: member, MemberCreated: created, Organization: org}, nil
+	if err := s.d.Limiter.Allow(ctx, SendPerIP, ipKey); err != nil {
+		return err
+	}
+	return cause
 }
 
 // codeExpiry validates a requested code lifetime in minutes (0: the
@@ -175,9 +220,15 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 	if err != nil {
 		return nil, err
 	}
+	org, err := s.d.Orgs.Get(ctx, p.Project.ID, p.OrganizationID)
+	if err != nil {
+		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	// One write transaction counts the guess, checks and spends the code
+	// and creates the session (ratelimit.GuardIn).
 	var resp *session.AuthResponse
-	err = s.d.Limiter.Guard(ctx, func() (err error) {
-		resp, err = s.check(ctx, p, email, duration)
+	err = s.d.Limiter.GuardIn(ctx, func(q store.Querier) (err error) {
+		resp, err = s.check(ctx, q, p, org, email, duration)
 		return err
 	}, ratelimit.FailureOf(apierr.OTPCodeNotFound),
 		ratelimit.For(CheckPerIP, p.Project.ID+"|"+p.ClientIP), ratelimit.For(CheckPerEmail, p.OrganizationID+"|"+email))
@@ -191,39 +242,30 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 	return resp, nil
 }
 
-// check checks the code (counted first by Authenticate) and logs in.
-func (s *Service) check(ctx context.Context, p AuthParams, email string, duration int) (*session.AuthResponse, error) {
-	org, err := s.d.Orgs.Get(ctx, p.Project.ID, p.OrganizationID)
-	if err != nil {
-		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
+// check checks the code inside q (where Authenticate counted the guess)
+// and logs in. A wrong code is otp_code_not_found, and q then commits the
+// attempt counted on the code.
+func (s *Service) check(ctx context.Context, q store.Querier, p AuthParams, org *organization.Organization, email string,
+	duration int) (*session.AuthResponse, error) {
+	member, err := s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, email)
+	if errors.Is(err, store.ErrNotFound) {
+		// Nobody has this address yet: it may be a member's new one.
+		resp, wrong, err := s.authenticateEmailUpdate(ctx, q, p, org, email, duration)
+		if wrong && err == nil {
+			return nil, apierr.New(apierr.OTPCodeNotFound)
+		}
+		return resp, err
 	}
-	var resp *session.AuthResponse
-	var wrong bool
-	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		member, err := s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, email)
-		if errors.Is(err, store.ErrNotFound) {
-			// Nobody has this address yet: it may be a member's new one.
-			resp, wrong, err = s.authenticateEmailUpdate(ctx, q, p, org, email, duration)
-			return err
-		}
-		if err != nil {
-			return err
-		}
-		matched, err := s.codes.Check(ctx, q, p.Project.ID, member.MemberID, p.Code)
-		if err != nil {
-			return err
-		}
-		if !matched {
-			// Commit the counted miss; the caller then answers not found.
-			wrong = true
-			return nil
-		}
-		resp, err = s.d.Sessions.CompleteEmail(ctx, q, session.EmailLogin{Project: p.Project, Organization: org, Member: member,
-			FactorType: "otp", DurationMinutes: duration, IST: p.IntermediateSessionToken})
-		return err
-	})
-	if wrong && err == nil {
+	if err != nil {
+		return nil, err
+	}
+	matched, err := s.codes.Check(ctx, q, p.Project.ID, member.MemberID, p.Code)
+	if err != nil {
+		return nil, err
+	}
+	if !matched {
 		return nil, apierr.New(apierr.OTPCodeNotFound)
 	}
-	return resp, err
+	return s.d.Sessions.CompleteEmail(ctx, q, session.EmailLogin{Project: p.Project, Organization: org, Member: member,
+		FactorType: "otp", DurationMinutes: duration, IST: p.IntermediateSessionToken})
 }

@@ -9,6 +9,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/latchkey/latchkey/internal/store"
 )
 
 // Email is one outbound message. Text is required because every client can
@@ -23,6 +25,32 @@ type Email struct {
 // Mailer delivers an Email. Implementations must be safe for concurrent use.
 type Mailer interface {
 	Send(ctx context.Context, m Email) error
+}
+
+// TxMailer is a Mailer that only writes to the database (the durable
+// queue, the dev outbox). SendIn writes through the caller's transaction
+// q, so the message exists exactly when the transaction's other writes do
+// (a login code and its email: nothing half-written either way), and on
+// SQLite no second write waits for the writer the transaction holds.
+type TxMailer interface {
+	Mailer
+	SendIn(ctx context.Context, q store.Querier, m Email) error
+}
+
+// AsTx returns m as a TxMailer when every message it sends only goes to
+// the database; a mailer that talks to a server (SMTP) must not run inside
+// a transaction, and ok is false.
+func AsTx(m Mailer) (TxMailer, bool) {
+	if f, isFanout := m.(fanout); isFanout {
+		for _, each := range f {
+			if _, ok := AsTx(each); !ok {
+				return nil, false
+			}
+		}
+		return f, true
+	}
+	t, ok := m.(TxMailer)
+	return t, ok
 }
 
 // Fanout returns a Mailer that sends every message through each of ms in
@@ -41,10 +69,20 @@ func Fanout(ms ...Mailer) Mailer {
 
 type fanout []Mailer
 
-func (f fanout) Send(ctx context.Context, m Email) error {
+func (f fanout) Send(ctx context.Context, m Email) error { return f.SendIn(ctx, nil, m) }
+
+// SendIn passes q on to every mailer (AsTx only offers a fanout whose
+// mailers all take it); with a nil q each sends on its own.
+func (f fanout) SendIn(ctx context.Context, q store.Querier, m Email) error {
 	var errs []error
 	for i, mailer := range f {
-		if err := mailer.Send(ctx, m); err != nil {
+		var err error
+		if t, ok := mailer.(TxMailer); ok && q != nil {
+			err = t.SendIn(ctx, q, m)
+		} else {
+			err = mailer.Send(ctx, m)
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("notify: fanout: mailer %d: %w", i, err))
 		}
 	}

@@ -51,11 +51,14 @@ type Message struct {
 }
 
 // Send stores m in the outbox.
-func (o *Outbox) Send(ctx context.Context, m Email) error {
+func (o *Outbox) Send(ctx context.Context, m Email) error { return o.SendIn(ctx, o.db, m) }
+
+// SendIn stores m through q, which may be a transaction.
+func (o *Outbox) SendIn(ctx context.Context, q store.Querier, m Email) error {
 	if strings.TrimSpace(m.To) == "" {
 		return errors.New("notify: outbox: empty recipient")
 	}
-	_, err := o.db.ExecContext(ctx,
+	_, err := q.ExecContext(ctx,
 		`INSERT INTO dev_outbox (message_id, channel, recipient, subject, text_body, html_body, created_at)
 		 VALUES ($1, $2, $3, $4, $5, $6, $7)`,
 		ids.New("message", ids.Test), ChannelEmail, strings.TrimSpace(m.To), m.Subject, m.Text, m.HTML, o.stamp())

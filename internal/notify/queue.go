@@ -56,21 +56,31 @@ func NewQueue(db *store.DB, c clock.Clock, box Sealer, next Mailer, log *slog.Lo
 const queueAAD = "mail_queue"
 
 // Send queues m for delivery.
-func (q *Queue) Send(ctx context.Context, m Email) error {
+func (q *Queue) Send(ctx context.Context, m Email) error { return q.SendIn(ctx, q.db, m) }
+
+// SendIn queues m through tx, which may be the caller's transaction: the
+// message is queued if and only if that transaction commits, and the
+// delivery loop is woken once it has.
+func (q *Queue) SendIn(ctx context.Context, tx store.Querier, m Email) error {
 	raw, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("notify: queue: %w", err)
 	}
 	now := store.Millis(q.clock.Now())
-	if _, err := q.db.ExecContext(ctx, `INSERT INTO mail_queue (mail_id, sealed, next_attempt_at, created_at) VALUES ($1, $2, $3, $3)`,
+	if _, err := tx.ExecContext(ctx, `INSERT INTO mail_queue (mail_id, sealed, next_attempt_at, created_at) VALUES ($1, $2, $3, $3)`,
 		ids.New("mail", ids.Test), q.box.Seal(string(raw), queueAAD), now); err != nil {
-		return fmt.Errorf("notify: queue: insert: %w", err)
+		return fmt.Errorf("notify: queue: insert: %w", store.MapError(err))
 	}
+	store.AfterCommit(tx, q.poke)
+	return nil
+}
+
+// poke wakes Run without blocking.
+func (q *Queue) poke() {
 	select {
 	case q.wake <- struct{}{}:
 	default:
 	}
-	return nil
 }
 
 // Run delivers queued mail until ctx ends: at once when this process

@@ -142,24 +142,34 @@ func (s *Store) CreateMember(ctx context.Context, q store.Querier, org *Organiza
 // members cannot log in until reactivated.
 func (s *Store) MemberForEmailLogin(ctx context.Context, org *Organization, env ids.Env, email string) (m *Member, created bool, err error) {
 	err = s.db.Tx(ctx, func(q store.Querier) error {
-		m, err = s.MemberByEmail(ctx, q, org.OrganizationID, email)
-		switch {
-		case err == nil:
-			if m.Status == StatusDeleted {
-				return apierr.New(apierr.InactiveMember)
-			}
-			return nil
-		case !errors.Is(err, store.ErrNotFound):
-			return err
-		}
-		if err := org.CheckEmailJIT(email); err != nil {
-			return err
-		}
-		m, err = s.CreateMember(ctx, q, org, env, NewMember{Email: email, Status: StatusPending})
-		created = err == nil
+		m, created, err = s.MemberForEmailLoginIn(ctx, q, org, env, email)
 		return err
 	})
 	return m, created, err
+}
+
+// MemberForEmailLoginIn is MemberForEmailLogin inside the caller's
+// transaction q, so a send can create the member, count its limits, store
+// its code and queue its email in one short transaction.
+func (s *Store) MemberForEmailLoginIn(ctx context.Context, q store.Querier, org *Organization, env ids.Env, email string) (*Member, bool, error) {
+	m, err := s.MemberByEmail(ctx, q, org.OrganizationID, email)
+	switch {
+	case err == nil:
+		if m.Status == StatusDeleted {
+			return nil, false, apierr.New(apierr.InactiveMember)
+		}
+		return m, false, nil
+	case !errors.Is(err, store.ErrNotFound):
+		return nil, false, err
+	}
+	if err := org.CheckEmailJIT(email); err != nil {
+		return nil, false, err
+	}
+	m, err = s.CreateMember(ctx, q, org, env, NewMember{Email: email, Status: StatusPending})
+	if err != nil {
+		return nil, false, err
+	}
+	return m, true, nil
 }
 
 // MarkEmailVerified records that the member proved control of their email:
@@ -184,20 +194,31 @@ func (s *Store) MarkEmailVerified(ctx context.Context, q store.Querier, m *Membe
 // MemberForEmailLogin). Magic links and email OTP share it so both apply
 // the same JIT rules.
 func (s *Store) LoadForEmailLogin(ctx context.Context, projectID string, env ids.Env, orgID, rawEmail string) (*Organization, *Member, bool, error) {
-	email, err := emailaddr.Normalize(rawEmail)
+	org, email, err := s.EmailLoginTarget(ctx, projectID, orgID, rawEmail)
 	if err != nil {
 		return nil, nil, false, err
-	}
-	if strings.TrimSpace(orgID) == "" {
-		return nil, nil, false, apierr.Invalid("organization_id", "organization_id is required.")
-	}
-	org, err := s.Get(ctx, projectID, orgID)
-	if err != nil {
-		return nil, nil, false, NotFound(err, apierr.OrganizationNotFound)
 	}
 	m, created, err := s.MemberForEmailLogin(ctx, org, env, email)
 	if err != nil {
 		return nil, nil, false, err
 	}
 	return org, m, created, nil
+}
+
+// EmailLoginTarget is the read-only first half of LoadForEmailLogin: it
+// validates the email (returned normalised) and loads the organization,
+// without touching the writer.
+func (s *Store) EmailLoginTarget(ctx context.Context, projectID, orgID, rawEmail string) (*Organization, string, error) {
+	email, err := emailaddr.Normalize(rawEmail)
+	if err != nil {
+		return nil, "", err
+	}
+	if strings.TrimSpace(orgID) == "" {
+		return nil, "", apierr.Invalid("organization_id", "organization_id is required.")
+	}
+	org, err := s.Get(ctx, projectID, orgID)
+	if err != nil {
+		return nil, "", NotFound(err, apierr.OrganizationNotFound)
+	}
+	return org, email, nil
 }

@@ -89,27 +89,15 @@ func (a *Attempt) Delay() time.Duration { return a.delay }
 // It must not run inside the caller's transaction: on SQLite that
 // transaction holds the one writer connection.
 func (l *Limiter) Reserve(ctx context.Context, keys ...Key) (*Attempt, error) {
-	sorted := append([]Key(nil), keys...)
-	// One order for every caller, so two transactions holding rows of the
-	// same keys never wait on each other in a cycle on PostgreSQL.
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].bucket() < sorted[j].bucket() })
+	sorted := sortKeys(keys)
 	now := l.clock.Now()
-	a := &Attempt{l: l}
+	var a *Attempt
 	var refusal error
 	err := l.db.Tx(ctx, func(q store.Querier) error {
-		a.keys, a.delay, refusal = a.keys[:0], 0, nil
-		for _, k := range sorted {
-			r, until, err := reserveOne(ctx, q, k, now)
-			if err != nil {
-				return err
-			}
-			if k.Rule.SlowOnly {
-				a.delay = max(a.delay, k.Rule.slowdown(r.hits))
-			} else if over := until > store.Millis(now) || r.hits > k.Rule.Limit; over && refusal == nil {
-				end := max(until, r.windowStart+k.Rule.Window.Milliseconds())
-				refusal = refuse(k.Rule, end-store.Millis(now))
-			}
-			a.keys = append(a.keys, r)
+		var err error
+		a, refusal, err = l.reserveIn(ctx, q, sorted, now)
+		if err != nil {
+			return err
 		}
 		if refusal != nil {
 			return errRefused // roll back: a refused attempt counts nothing
@@ -123,6 +111,36 @@ func (l *Limiter) Reserve(ctx context.Context, keys ...Key) (*Attempt, error) {
 		return nil, fmt.Errorf("ratelimit: reserve: %w", err)
 	}
 	return a, nil
+}
+
+// sortKeys puts keys in one order for every caller, so two transactions
+// holding rows of the same keys never wait on each other in a cycle on
+// PostgreSQL.
+func sortKeys(keys []Key) []Key {
+	sorted := append([]Key(nil), keys...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].bucket() < sorted[j].bucket() })
+	return sorted
+}
+
+// reserveIn counts one attempt against every key inside q and returns the
+// attempt, or the refusal when a key is locked or over its limit (the
+// caller then rolls q back).
+func (l *Limiter) reserveIn(ctx context.Context, q store.Querier, sorted []Key, now time.Time) (a *Attempt, refusal, err error) {
+	a = &Attempt{l: l}
+	for _, k := range sorted {
+		r, until, err := reserveOne(ctx, q, k, now)
+		if err != nil {
+			return nil, nil, err
+		}
+		if k.Rule.SlowOnly {
+			a.delay = max(a.delay, k.Rule.slowdown(r.hits))
+		} else if over := until > store.Millis(now) || r.hits > k.Rule.Limit; over && refusal == nil {
+			end := max(until, r.windowStart+k.Rule.Window.Milliseconds())
+			refusal = refuse(k.Rule, end-store.Millis(now))
+		}
+		a.keys = append(a.keys, r)
+	}
+	return a, refusal, nil
 }
 
 var errRefused = errors.New("ratelimit: refused")
@@ -180,12 +198,17 @@ func (a *Attempt) Failed(ctx context.Context) error {
 		return nil
 	}
 	a.done = true
+	return a.failIn(ctx, a.l.db)
+}
+
+// failIn writes Failed's locks through q.
+func (a *Attempt) failIn(ctx context.Context, q store.Querier) error {
 	now := a.l.clock.Now()
 	for _, r := range a.keys {
 		if r.key.Rule.Lock <= 0 || r.key.Rule.SlowOnly {
 			continue
 		}
-		if _, err := a.l.db.ExecContext(ctx, `UPDATE attempt_counters SET locked_until = $1
+		if _, err := q.ExecContext(ctx, `UPDATE attempt_counters SET locked_until = $1
 			WHERE bucket = $2 AND hits >= $3 AND locked_until < $1`,
 			store.Millis(now.Add(r.key.Rule.Lock)), r.key.bucket(), r.key.Rule.Limit); err != nil {
 			return fmt.Errorf("ratelimit: lock %s: %w", r.key.Rule.Name, err)
@@ -199,15 +222,20 @@ func (a *Attempt) settle(ctx context.Context, outcome func(reserved) Outcome) er
 		return nil
 	}
 	a.done = true
+	return a.settleIn(ctx, a.l.db, outcome)
+}
+
+// settleIn writes each key's outcome through q.
+func (a *Attempt) settleIn(ctx context.Context, q store.Querier, outcome func(reserved) Outcome) error {
 	now := store.Millis(a.l.clock.Now())
 	for _, r := range a.keys {
 		var err error
 		switch outcome(r) {
 		case Release:
-			_, err = a.l.db.ExecContext(ctx, `UPDATE attempt_counters SET hits = hits - 1
+			_, err = q.ExecContext(ctx, `UPDATE attempt_counters SET hits = hits - 1
 				WHERE bucket = $1 AND window_start = $2 AND hits > 0`, r.key.bucket(), r.windowStart)
 		case Reset:
-			_, err = a.l.db.ExecContext(ctx, `DELETE FROM attempt_counters WHERE bucket = $1 AND locked_until <= $2`,
+			_, err = q.ExecContext(ctx, `DELETE FROM attempt_counters WHERE bucket = $1 AND locked_until <= $2`,
 				r.key.bucket(), now)
 		}
 		if err != nil {
