@@ -97,11 +97,25 @@ type claims struct {
 }
 
 func (s *Service) sign(ctx context.Context, projectID string, ms *MemberSession, now time.Time) (string, error) {
+	k, err := s.signingKey(ctx, projectID)
+	if err != nil {
+		return "", err
+	}
+	return signWith(k, projectID, ms, now)
+}
+
+// signingKey is the project's current signing key.
+func (s *Service) signingKey(ctx context.Context, projectID string) (project.SigningKey, error) {
 	keys, err := s.keys.get(ctx, projectID)
 	if err != nil {
-		return "", fmt.Errorf("session: keys: %w", err)
+		return project.SigningKey{}, fmt.Errorf("session: keys: %w", err)
 	}
-	k := keys[0]
+	return keys[0], nil
+}
+
+// signWith signs ms's JWT with k: CPU work only, which cannot fail for a
+// key the project holds.
+func signWith(k project.SigningKey, projectID string, ms *MemberSession, now time.Time) (string, error) {
 	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: k.Private},
 		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", k.KID))
 	if err != nil {
