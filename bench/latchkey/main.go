@@ -37,6 +37,7 @@ type options struct {
 	orgGrowth   []int
 	only        string
 	cpuprofile  string
+	memprofile  string
 }
 
 func main() {
@@ -53,6 +54,7 @@ func main() {
 	flag.StringVar(&orgGrowth, "org-growth", "10,10000", "organization counts for the cost-growth figure")
 	flag.StringVar(&o.only, "only", "", "comma-separated sections to run (sessions,postgres,password,email,start,widget,growth); empty runs all")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (the server runs in this process) to this file")
+	flag.StringVar(&o.memprofile, "memprofile", "", "write an allocation profile of the whole run to this file (pprof -sample_index=alloc_space)")
 	flag.Parse()
 	o.growth, o.orgGrowth = ints(growth), ints(orgGrowth)
 	slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
@@ -105,6 +107,15 @@ func run(o options) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if o.memprofile != "" {
+		// Allocations drive GC work, and GC work the p99 tail.
+		defer func() {
+			if f, err := os.Create(o.memprofile); err == nil {
+				_ = pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
 	}
 
 	if o.want("sessions") {

@@ -39,7 +39,9 @@ const TestEncryptionKey = "dGVzdC1rZXktMzItYnl0ZXMtbG9uZy1mb3ItbGF0Y2g="
 // Env is one running server on a real database, with a project whose
 // redirect URL and origin belong to a fictional customer app.
 type Env struct {
+	// T is the test's T; nil when a benchmark made the Env (B is set then).
 	T       *testing.T
+	B       *testing.B
 	App     *app.App
 	Srv     *httptest.Server
 	Clock   *clock.Fake
@@ -75,7 +77,7 @@ func EachPair(t *testing.T, fn func(t *testing.T, e1, e2 *Env)) {
 // New starts the real handler on db. Tests get a tiny argon2 cost and no
 // outside breach API: they run in parallel on two cores, and a test that
 // needs an outside service starts its own local one.
-func New(t *testing.T, db *store.DB, tweak func(*config.Config)) *Env {
+func New(t testing.TB, db *store.DB, tweak func(*config.Config)) *Env {
 	t.Helper()
 	clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	cfg := config.Defaults()
@@ -98,19 +100,33 @@ func New(t *testing.T, db *store.DB, tweak func(*config.Config)) *Env {
 	srv := httptest.NewServer(a.Handler())
 	t.Cleanup(srv.Close)
 	a.Config.BaseURL = srv.URL
-	e := &Env{T: t, App: a, Srv: srv, Clock: clk}
+	e := &Env{App: a, Srv: srv, Clock: clk}
+	switch t := t.(type) {
+	case *testing.T:
+		e.T = t
+	case *testing.B:
+		e.B = t
+	}
 	e.Project = e.NewProject("Customer App")
 	return e
+}
+
+// tb is the test or benchmark that owns e.
+func (e *Env) tb() testing.TB {
+	if e.T != nil {
+		return e.T
+	}
+	return e.B
 }
 
 // NewProject creates a project with the customer app's redirect URL and
 // origin.
 func (e *Env) NewProject(name string) *project.Created {
-	e.T.Helper()
+	e.tb().Helper()
 	p, err := e.App.Projects.Create(context.Background(), project.CreateParams{Name: name,
 		RedirectURLs: []string{Page}, Origins: []string{Origin}})
 	if err != nil {
-		e.T.Fatalf("apptest: create project: %v", err)
+		e.tb().Fatalf("apptest: create project: %v", err)
 	}
 	return p
 }
@@ -135,7 +151,7 @@ func (r Resp) ErrType() string { s, _ := r.Body["error_type"].(string); return s
 // Do sends one request; body is nil, a raw string, or a value to marshal.
 // Redirects are not followed, so browser routes can be checked hop by hop.
 func (e *Env) Do(method, path string, body any, header http.Header, user, pass string) Resp {
-	e.T.Helper()
+	e.tb().Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -151,7 +167,7 @@ func (e *Env) Do(method, path string, body any, header http.Header, user, pass s
 	}
 	req, err := http.NewRequest(method, url, rd)
 	if err != nil {
-		e.T.Fatal(err)
+		e.tb().Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	for k, v := range header {
@@ -164,11 +180,11 @@ func (e *Env) Do(method, path string, body any, header http.Header, user, pass s
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	res, err := client.Do(req)
 	if err != nil {
-		e.T.Fatal(err)
+		e.tb().Fatal(err)
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
-	CheckSDKAnswer(e.T, method, req.URL.Path, res.StatusCode, raw)
+	CheckSDKAnswer(e.tb(), method, req.URL.Path, res.StatusCode, raw)
 	out := Resp{Status: res.StatusCode, Header: res.Header, Raw: raw}
 	_ = json.Unmarshal(raw, &out.Body)
 	return out
@@ -177,7 +193,7 @@ func (e *Env) Do(method, path string, body any, header http.Header, user, pass s
 // SDK calls the SDK face as the widget does, from the customer's origin,
 // with the session token (or the public token twice when it is "").
 func (e *Env) SDK(method, path string, body any, sessionToken string) Resp {
-	e.T.Helper()
+	e.tb().Helper()
 	pass := sessionToken
 	if pass == "" {
 		pass = e.Project.PublicToken
@@ -187,7 +203,7 @@ func (e *Env) SDK(method, path string, body any, sessionToken string) Resp {
 
 // Backend calls the backend face with the project secret.
 func (e *Env) Backend(method, path string, body any) Resp {
-	e.T.Helper()
+	e.tb().Helper()
 	return e.Do(method, path, body, nil, e.Project.Project.ID, e.Project.Secret)
 }
 
@@ -195,20 +211,20 @@ func (e *Env) Backend(method, path string, body any) Resp {
 // member: header names the member session header (X-Stytch-Member-Session
 // or X-Stytch-Member-SessionJWT), value is the token or JWT.
 func (e *Env) BackendAs(method, path string, body any, header, value string) Resp {
-	e.T.Helper()
+	e.tb().Helper()
 	return e.Do(method, path, body, http.Header{header: {value}}, e.Project.Project.ID, e.Project.Secret)
 }
 
 // Get fetches a public (browser) route without credentials.
 func (e *Env) Get(path string) Resp {
-	e.T.Helper()
+	e.tb().Helper()
 	return e.Do(http.MethodGet, path, nil, nil, "", "")
 }
 
 // CreateOrg makes an organization through the backend API; fields
 // override or extend the defaults (name from the slug, email JIT jit).
 func (e *Env) CreateOrg(slug, jit string, fields map[string]any) string {
-	e.T.Helper()
+	e.tb().Helper()
 	body := map[string]any{"organization_name": strings.ToUpper(slug[:1]) + slug[1:],
 		"organization_slug": slug, "email_jit_provisioning": jit, "email_allowed_domains": []string{}}
 	for k, v := range fields {
@@ -216,17 +232,17 @@ func (e *Env) CreateOrg(slug, jit string, fields map[string]any) string {
 	}
 	r := e.Backend(http.MethodPost, "/v1/b2b/organizations", body)
 	if r.Status != 200 {
-		e.T.Fatalf("apptest: create org: %d %s", r.Status, r.Raw)
+		e.tb().Fatalf("apptest: create org: %d %s", r.Status, r.Raw)
 	}
 	return r.Body["organization"].(map[string]any)["organization_id"].(string)
 }
 
 // CreateMember adds an active member through the backend API.
 func (e *Env) CreateMember(orgID, email string) string {
-	e.T.Helper()
+	e.tb().Helper()
 	r := e.Backend(http.MethodPost, "/v1/b2b/organizations/"+orgID+"/members", map[string]any{"email_address": email})
 	if r.Status != 200 {
-		e.T.Fatalf("apptest: create member: %d %s", r.Status, r.Raw)
+		e.tb().Fatalf("apptest: create member: %d %s", r.Status, r.Raw)
 	}
 	return r.Body["member_id"].(string)
 }
@@ -234,10 +250,10 @@ func (e *Env) CreateMember(orgID, email string) string {
 // LastMail returns the links and codes of the newest captured message to a
 // recipient.
 func (e *Env) LastMail(to string) (links, codes []string) {
-	e.T.Helper()
+	e.tb().Helper()
 	msgs, err := e.App.Outbox.List(context.Background(), to, 1)
 	if err != nil || len(msgs) == 0 {
-		e.T.Fatalf("apptest: no mail to %s: %v", to, err)
+		e.tb().Fatalf("apptest: no mail to %s: %v", to, err)
 	}
 	return msgs[0].Links, msgs[0].Codes
 }

@@ -1,12 +1,13 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 )
@@ -16,7 +17,18 @@ import (
 // (SDKs add telemetry fields such as dfp_telemetry_id); wrong types and
 // malformed JSON become invalid_request errors that name the problem.
 func Decode(r *http.Request, dst any) error {
-	body, err := io.ReadAll(r.Body)
+	buf := bodyBufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 64<<10 {
+			buf.Reset()
+			bodyBufs.Put(buf)
+		}
+	}()
+	if n := r.ContentLength; n > 0 && n <= 64<<10 {
+		buf.Grow(int(n) + bytes.MinRead) // ReadFrom wants MinRead free to see EOF
+	}
+	_, err := buf.ReadFrom(r.Body)
+	body := buf.Bytes()
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -24,7 +36,7 @@ func Decode(r *http.Request, dst any) error {
 		}
 		return apierr.Wrap(apierr.InvalidRequest, err).WithMessage("The request body could not be read.")
 	}
-	if len(strings.TrimSpace(string(body))) == 0 {
+	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
 	if err := cleanJSON(body); err != nil {
@@ -46,6 +58,11 @@ func Decode(r *http.Request, dst any) error {
 	}
 	return nil
 }
+
+// bodyBufs recycles request body buffers: Unmarshal copies every string
+// it keeps (json.Unmarshaler implementations must copy too), so a body is
+// garbage once decoded.
+var bodyBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 func jsonKind(goKind string) string {
 	switch goKind {

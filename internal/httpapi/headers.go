@@ -85,6 +85,15 @@ func SetPageCSP(w http.ResponseWriter, c CSP) {
 	}
 }
 
+// The constant header values, shared by every response (see jsonContentType).
+var (
+	nosniff         = []string{"nosniff"}
+	noReferrer      = []string{"no-referrer"}
+	hsts            = []string{"max-age=31536000"}
+	apiCSP          = []string{APICSP}
+	htmlBaselineCSP = []string{HTMLBaselineCSP}
+)
+
 // WithSecurityHeaders sets the headers every response carries: nosniff, no
 // referrer (URLs here carry one-time tokens), HSTS when the server is
 // served over https, and, unless the handler set its own, a CSP chosen by
@@ -94,10 +103,10 @@ func WithSecurityHeaders(https bool) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			h := w.Header()
-			h.Set("X-Content-Type-Options", "nosniff")
-			h.Set("Referrer-Policy", "no-referrer")
+			h["X-Content-Type-Options"] = nosniff
+			h["Referrer-Policy"] = noReferrer
 			if https {
-				h.Set("Strict-Transport-Security", "max-age=31536000")
+				h["Strict-Transport-Security"] = hsts
 			}
 			next.ServeHTTP(&headerWriter{ResponseWriter: w}, r)
 		})
@@ -120,9 +129,9 @@ func (hw *headerWriter) fill() {
 	html := strings.HasPrefix(h.Get("Content-Type"), "text/html")
 	if h.Get("Content-Security-Policy") == "" {
 		if html {
-			h.Set("Content-Security-Policy", HTMLBaselineCSP)
+			h["Content-Security-Policy"] = htmlBaselineCSP
 		} else {
-			h.Set("Content-Security-Policy", APICSP)
+			h["Content-Security-Policy"] = apiCSP
 		}
 	}
 	if csp := h.Get("Content-Security-Policy"); html && h.Get("X-Frame-Options") == "" &&

@@ -120,6 +120,14 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	})
 }
 
+// Header values every answer carries, shared rather than allocated per
+// response. Nothing edits a header value in place (Set and Add replace or
+// append), so sharing the backing arrays is safe.
+var (
+	jsonContentType = []string{"application/json; charset=utf-8"}
+	noStore         = []string{"no-store"}
+)
+
 // bufs recycles response buffers: answers are encoded whole, then sent
 // with Content-Length in one write (no chunked encoding, one syscall).
 var bufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -142,8 +150,8 @@ func writeRaw(w http.ResponseWriter, status int, body any) {
 			ErrorURL: ErrorURLBase + string(e.Type)})
 	}
 	h := w.Header()
-	h["Content-Type"] = []string{"application/json; charset=utf-8"}
-	h["Cache-Control"] = []string{"no-store"}
+	h["Content-Type"] = jsonContentType
+	h["Cache-Control"] = noStore
 	h["Content-Length"] = []string{strconv.Itoa(buf.Len())}
 	w.WriteHeader(status)
 	_, _ = w.Write(buf.Bytes())

@@ -52,7 +52,9 @@ func Token() string {
 // codes use HashCode with a per-row salt instead.
 func Hash(secret string) string {
 	sum := sha256.Sum256([]byte(secret))
-	return hex.EncodeToString(sum[:])
+	var out [2 * sha256.Size]byte
+	hex.Encode(out[:], sum[:])
+	return string(out[:])
 }
 
 // HashCode hashes a short one-time code with a per-row salt so that equal

@@ -5,6 +5,7 @@ import (
 	"crypto/rsa"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -96,11 +97,25 @@ type claims struct {
 }
 
 func (s *Service) sign(ctx context.Context, projectID string, ms *MemberSession, now time.Time) (string, error) {
+	k, err := s.signingKey(ctx, projectID)
+	if err != nil {
+		return "", err
+	}
+	return signWith(k, projectID, ms, now)
+}
+
+// signingKey is the project's current signing key.
+func (s *Service) signingKey(ctx context.Context, projectID string) (project.SigningKey, error) {
 	keys, err := s.keys.get(ctx, projectID)
 	if err != nil {
-		return "", fmt.Errorf("session: keys: %w", err)
+		return project.SigningKey{}, fmt.Errorf("session: keys: %w", err)
 	}
-	k := keys[0]
+	return keys[0], nil
+}
+
+// signWith signs ms's JWT with k: CPU work only, which cannot fail for a
+// key the project holds.
+func signWith(k project.SigningKey, projectID string, ms *MemberSession, now time.Time) (string, error) {
 	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: k.Private},
 		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", k.KID))
 	if err != nil {
@@ -184,15 +199,27 @@ type jwtCache struct {
 type cachedJWT struct {
 	token    string
 	issuedAt time.Time
-	claims   string // claimsKey of the session it was signed for
+	claims   jwtClaims // of the session it was signed for
 }
 
-// claimsKey summarises the session fields a JWT carries that can change
+// jwtClaims summarises the session fields a JWT carries that can change
 // while the session lives (roles, the organization's slug, times), so a
 // cached JWT is reused only while it still says what a new one would.
-func claimsKey(ms *MemberSession) string {
-	return fmt.Sprint(ms.Roles, "|", ms.OrganizationSlug, "|", ms.LastAccessedAt.UnixMilli(), "|", ms.ExpiresAt.UnixMilli(),
-		"|", len(ms.AuthenticationFactors))
+type jwtClaims struct {
+	roles              []string
+	slug               string
+	lastAccess, expiry int64
+	factors            int
+}
+
+func claimsOf(ms *MemberSession) jwtClaims {
+	return jwtClaims{roles: ms.Roles, slug: ms.OrganizationSlug, lastAccess: ms.LastAccessedAt.UnixMilli(),
+		expiry: ms.ExpiresAt.UnixMilli(), factors: len(ms.AuthenticationFactors)}
+}
+
+func (a jwtClaims) equal(b jwtClaims) bool {
+	return a.slug == b.slug && a.lastAccess == b.lastAccess && a.expiry == b.expiry && a.factors == b.factors &&
+		slices.Equal(a.roles, b.roles)
 }
 
 func (c *jwtCache) invalidate(ev changefeed.Event) {
@@ -214,7 +241,7 @@ func (c *jwtCache) get(ms *MemberSession, now time.Time) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.items[ms.MemberSessionID]
-	if !ok || now.Sub(e.issuedAt) >= freshFor || now.Before(e.issuedAt) || e.claims != claimsKey(ms) {
+	if !ok || now.Sub(e.issuedAt) >= freshFor || now.Before(e.issuedAt) || !e.claims.equal(claimsOf(ms)) {
 		return "", false
 	}
 	return e.token, true
@@ -233,7 +260,10 @@ func (c *jwtCache) put(ms *MemberSession, token string, now time.Time) {
 			clear(c.items)
 		}
 	}
-	c.items[ms.MemberSessionID] = cachedJWT{token: token, issuedAt: now, claims: claimsKey(ms)}
+	// The roles are copied: the slice is the caller's.
+	cl := claimsOf(ms)
+	cl.roles = slices.Clone(cl.roles)
+	c.items[ms.MemberSessionID] = cachedJWT{token: token, issuedAt: now, claims: cl}
 }
 
 func (c *jwtCache) drop(sessionID string) {

@@ -149,16 +149,31 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 		store.Millis(now), store.Millis(now), store.Millis(ms.ExpiresAt), ms.IPAddress, ms.UserAgent); err != nil {
 		return nil, fmt.Errorf("session: insert: %w", err)
 	}
-	jwtText, err := s.sign(ctx, p.Project.ID, ms, now)
+	// The key is read inside the transaction (a missing key fails the
+	// login); the RSA signature, the costliest step of a login, is made
+	// after the commit so it never holds SQLite's single writer.
+	key, err := s.signingKey(ctx, p.Project.ID)
 	if err != nil {
 		return nil, err
 	}
-	s.jwts.put(ms, jwtText, now)
-	return &AuthResponse{
-		SessionResponse: SessionResponse{MemberID: ms.MemberID, MemberSession: ms, SessionToken: token, SessionJWT: jwtText,
+	resp := &AuthResponse{
+		SessionResponse: SessionResponse{MemberID: ms.MemberID, MemberSession: ms, SessionToken: token,
 			Member: p.Member, Organization: p.Organization},
 		OrganizationID: ms.OrganizationID, MemberAuthenticated: true, MethodID: p.MethodID,
-	}, nil
+	}
+	err = store.Finish(q, func() error {
+		jwtText, err := signWith(key, p.Project.ID, ms, now)
+		if err != nil {
+			return err
+		}
+		resp.SessionJWT = jwtText
+		s.jwts.put(ms, jwtText, now)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return resp, nil
 }
 
 // intermediateResponse answers an authentication step that needs another

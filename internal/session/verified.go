@@ -28,8 +28,22 @@ type verifiedJWT struct {
 
 const verifiedLimit = 50000
 
+// keyOf hashes a token through a pooled buffer: a JWT is a kilobyte or
+// two, and the check runs on every request.
+func keyOf(token string) [32]byte {
+	b := keyBufs.Get().(*[]byte)
+	*b = append((*b)[:0], token...)
+	k := sha256.Sum256(*b)
+	if cap(*b) <= 16<<10 {
+		keyBufs.Put(b)
+	}
+	return k
+}
+
+var keyBufs = sync.Pool{New: func() any { return new([]byte) }}
+
 func (v *verifiedJWTs) get(projectID, token string, now time.Time) (string, bool) {
-	k := sha256.Sum256([]byte(token))
+	k := keyOf(token)
 	v.mu.Lock()
 	e, ok := v.items[k]
 	v.mu.Unlock()
@@ -42,7 +56,7 @@ func (v *verifiedJWTs) get(projectID, token string, now time.Time) (string, bool
 }
 
 func (v *verifiedJWTs) put(token string, e verifiedJWT) {
-	k := sha256.Sum256([]byte(token))
+	k := keyOf(token)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.items == nil || len(v.items) >= verifiedLimit {

@@ -189,7 +189,7 @@ func (db *DB) Read() Querier { return db.r }
 // tx is a transaction that can run work after it commits.
 type tx struct {
 	*sql.Tx
-	after []func()
+	after []func() error
 }
 
 // AfterCommit runs fn once q's transaction has committed (and never if it
@@ -198,10 +198,24 @@ type tx struct {
 // would hold SQLite's single writer for their whole duration.
 func AfterCommit(q Querier, fn func()) {
 	if t, ok := q.(*tx); ok {
-		t.after = append(t.after, fn)
+		t.after = append(t.after, func() error { fn(); return nil })
 		return
 	}
 	fn()
+}
+
+// Finish runs fn once q's transaction has committed, and Tx returns fn's
+// error (the transaction stays committed); outside a transaction it runs
+// fn at once and returns its error. It is for CPU work whose result only
+// the answer needs and which cannot fail once its inputs were checked
+// inside the transaction, such as signing a session JWT with a key read
+// there: doing it after the commit keeps it off SQLite's single writer.
+func Finish(q Querier, fn func() error) error {
+	if t, ok := q.(*tx); ok {
+		t.after = append(t.after, fn)
+		return nil
+	}
+	return fn()
 }
 
 // Tx runs fn in a transaction, committing if fn returns nil, then runs the
@@ -251,10 +265,13 @@ func (db *DB) tx(ctx context.Context, fn func(q Querier) error) error {
 	if err != nil {
 		return fmt.Errorf("store: commit: %w", MapError(err))
 	}
+	var errs []error
 	for _, fn := range tx.after {
-		fn()
+		if err := fn(); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // MapError translates driver errors into ErrNotFound and ErrConflict so

@@ -92,6 +92,45 @@ func TestAfterCommitRunsOnlyAfterCommit(t *testing.T) {
 	})
 }
 
+// Finish's work runs after the commit with the writer free (on SQLite a
+// write through another path would otherwise never run), never after a
+// rollback, and its error is Tx's while the transaction stays committed.
+func TestFinishRunsAfterCommitAndReportsItsError(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		var ran []string
+		_ = db.Tx(ctx, func(q store.Querier) error {
+			if err := store.Finish(q, func() error { ran = append(ran, "rolled back"); return nil }); err != nil {
+				return err
+			}
+			return errors.New("boom")
+		})
+		failed := errors.New("signing failed")
+		err := db.Tx(ctx, func(q store.Querier) error {
+			if _, err := q.ExecContext(ctx, `INSERT INTO projects (project_id, name, env, created_at) VALUES ('fin','P','test',1)`); err != nil {
+				return err
+			}
+			return store.Finish(q, func() error {
+				if _, err := db.ExecContext(ctx, `UPDATE projects SET name = 'after' WHERE project_id = 'fin'`); err != nil {
+					return err
+				}
+				ran = append(ran, "committed")
+				return failed
+			})
+		})
+		if !errors.Is(err, failed) || len(ran) != 1 || ran[0] != "committed" {
+			t.Fatalf("Tx = %v, work %v", err, ran)
+		}
+		var name string
+		if err := db.Read().QueryRowContext(ctx, `SELECT name FROM projects WHERE project_id = 'fin'`).Scan(&name); err != nil || name != "after" {
+			t.Fatalf("the transaction must stay committed and the work see it: %q %v", name, err)
+		}
+		if err := store.Finish(db, func() error { return failed }); !errors.Is(err, failed) {
+			t.Fatalf("outside a transaction: %v", err)
+		}
+	})
+}
+
 // A module's migration source applies after the core migrations, records
 // its versions under its name, and is not applied twice.
 func TestMigrateSources(t *testing.T) {
