@@ -6,7 +6,8 @@
 // Every stored hash is a self-describing string (PHC format, or bcrypt's
 // modular crypt format), so a verifier never needs side information and a
 // hash can be upgraded to the current argon2id cost after the next
-// successful login. Comparisons are constant-time.
+// successful login. Comparisons are constant-time. Every hash and verify
+// waits for one of a CPU-sized number of slots first (limit.go).
 package pwhash
 
 import (
