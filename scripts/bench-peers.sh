@@ -6,10 +6,11 @@
 #   - Ory Kratos v1.3.1 built with -tags sqlite: GET /sessions/whoami
 # For each server: session checks per second, p99 latency, server CPU per request (its user+system
 # ticks over the run / requests), cold start (exec to the first 200 of its readiness URL, on a
-# database that already exists) and idle RSS (2 s after ready). All on SQLite.
+# database that already exists; the median of 3 starts) and idle RSS (2 s after ready). All on SQLite.
 # The peers are built from the Go module proxy into tmp/peers once (scripts/peers/build.sh). Servers
 # listen on loopback only and are stopped by their pids; their data lives in tmp/peers.
-# DURATION (default 10s), CONNECTIONS (50) and IDLE (2, seconds before reading RSS) tune the run.
+# DURATION (default 10s), CONNECTIONS (50), STARTS (3) and IDLE (2, seconds before reading RSS)
+# tune the run.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$(pwd)
@@ -18,6 +19,7 @@ PEERS=$ROOT/tmp/peers
 DURATION=${DURATION:-10s}
 CONNECTIONS=${CONNECTIONS:-50}
 IDLE=${IDLE:-2}
+STARTS=${STARTS:-3}
 mkdir -p "$PEERS"
 
 for f in lib build latchkey pocketbase kratos; do
@@ -32,7 +34,6 @@ if ! command -v wrk >/dev/null; then
 fi
 [ -x bin/latchkey ] || make build
 build_peers
-rm -f "$PEERS"/wrk-*.lua
 
 bench_latchkey
 bench_pocketbase

@@ -59,19 +59,17 @@ type Event struct {
 type Log struct {
 	db    *store.DB
 	clock clock.Clock
+	batch batcher
 }
 
 // New returns a log on db.
 func New(db *store.DB, c clock.Clock) *Log { return &Log{db: db, clock: c} }
 
-// Record stores e, stamping its id and time.
-func (l *Log) Record(ctx context.Context, e Event) error { return l.RecordIn(ctx, l.db, e) }
-
 // RecordIn is Record inside the caller's transaction q (on SQLite a write
 // outside an open transaction would wait for the one writer connection).
 func (l *Log) RecordIn(ctx context.Context, q store.Querier, e Event) error {
-	if e.ProjectID == "" || e.Type == "" {
-		return fmt.Errorf("audit: event needs a project and a type: %+v", e)
+	if err := e.check(); err != nil {
+		return err
 	}
 	if e.Outcome == "" {
 		e.Outcome = Success

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -37,8 +39,10 @@ func (c Codes) Issue(ctx context.Context, q store.Querier, env ids.Env, projectI
 	cols := []string{c.IDColumn, "project_id", c.KeyColumn, "code_salt", "code_hash", "created_at", "expires_at"}
 	vals := []any{ids.New(strings.ReplaceAll(c.Table, "_", "-"), env), projectID, key, salt, ids.HashCode(salt, code),
 		store.Millis(now), store.Millis(now.Add(expiry))}
-	for col, v := range extra {
-		cols, vals = append(cols, col), append(vals, v)
+	// In a fixed order, so the statement's text is the same every time
+	// (SQLite keeps it prepared, see store).
+	for _, col := range slices.Sorted(maps.Keys(extra)) {
+		cols, vals = append(cols, col), append(vals, extra[col])
 	}
 	marks := make([]string, len(cols))
 	for i := range marks {

@@ -61,7 +61,7 @@ func checkClean(r *http.Request) error {
 		if !clean(a) {
 			return errDirty("credentials")
 		}
-		if u, p, ok := r.BasicAuth(); ok && (!clean(u) || !clean(p)) {
+		if u, p, ok := BasicAuth(r); ok && (!clean(u) || !clean(p)) {
 			return errDirty("credentials")
 		}
 	}
@@ -89,7 +89,11 @@ func isForm(r *http.Request) bool {
 	if r.Body == nil || r.Body == http.NoBody {
 		return false
 	}
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	ct := r.Header.Get("Content-Type")
+	if strings.HasPrefix(ct, "application/json") { // what API calls send: no need to parse it
+		return false
+	}
+	mt, _, _ := mime.ParseMediaType(ct)
 	return mt == "application/x-www-form-urlencoded"
 }
 

@@ -9,18 +9,15 @@ import (
 	"strings"
 )
 
-type clientIPKey struct{}
-
-type userAgentKey struct{}
-
 // Client is who sent the request being served, for records that outlive
 // it (a session's ip_address and user_agent): the address WithClientIP
 // computed and the User-Agent, made valid UTF-8 without NULs and cut to
 // maxUserAgent bytes so it can be stored as it is.
 func Client(ctx context.Context) (ip, userAgent string) {
-	ip, _ = ctx.Value(clientIPKey{}).(string)
-	userAgent, _ = ctx.Value(userAgentKey{}).(string)
-	return ip, userAgent
+	if st := stateOf(ctx); st != nil && st.hasClient {
+		return st.clientIP, st.userAgent
+	}
+	return "", ""
 }
 
 // maxUserAgent bounds a stored User-Agent; real ones are a few hundred bytes.
@@ -38,8 +35,8 @@ func cleanUserAgent(ua string) string {
 // WithClientIP computed (which honours X-Forwarded-For from trusted
 // proxies), or else the direct peer.
 func ClientIP(r *http.Request) string {
-	if ip, ok := r.Context().Value(clientIPKey{}).(string); ok {
-		return ip
+	if st := stateOf(r.Context()); st != nil && st.hasClient {
+		return st.clientIP
 	}
 	return peerIP(r)
 }
@@ -106,9 +103,9 @@ func WithClientIP(trusted []netip.Prefix) Middleware {
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			ctx := context.WithValue(r.Context(), clientIPKey{}, clientIPOf(r, isTrusted))
-			ctx = context.WithValue(ctx, userAgentKey{}, cleanUserAgent(r.UserAgent()))
-			next.ServeHTTP(w, r.WithContext(ctx))
+			r, st := withState(r)
+			st.clientIP, st.userAgent, st.hasClient = clientIPOf(r, isTrusted), cleanUserAgent(r.UserAgent()), true
+			next.ServeHTTP(w, r)
 		})
 	}
 }

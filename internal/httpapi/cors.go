@@ -18,6 +18,12 @@ const (
 	corsHeaders = "Authorization, Content-Type, X-SDK-Client, X-SDK-Parent-Host"
 )
 
+// Shared header values (see jsonContentType).
+var (
+	varyOrigin       = []string{"Origin"}
+	allowCredentials = []string{"true"}
+)
+
 // WithCORS answers preflights and sets CORS headers with the exact origin
 // (never "*", because the SDK sends credentials).
 func WithCORS(policy OriginPolicy) Middleware {
@@ -25,11 +31,15 @@ func WithCORS(policy OriginPolicy) Middleware {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			origin := r.Header.Get("Origin")
 			h := w.Header()
-			h.Add("Vary", "Origin")
+			if len(h["Vary"]) == 0 {
+				h["Vary"] = varyOrigin
+			} else {
+				h.Add("Vary", "Origin")
+			}
 			preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
 			if origin != "" && policy.AllowOrigin(r, origin, preflight) {
-				h.Set("Access-Control-Allow-Origin", origin)
-				h.Set("Access-Control-Allow-Credentials", "true")
+				h["Access-Control-Allow-Origin"] = []string{origin}
+				h["Access-Control-Allow-Credentials"] = allowCredentials
 				if preflight {
 					h.Set("Access-Control-Allow-Methods", corsMethods)
 					h.Set("Access-Control-Allow-Headers", allowHeaders(r))

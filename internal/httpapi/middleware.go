@@ -3,35 +3,30 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/latchkey/latchkey/internal/apierr"
-)
-
-type ctxKey int
-
-const (
-	requestIDKey ctxKey = iota
-	loggerKey
 )
 
 // logger returns the request's logger (set by WithLogging).
 func logger(ctx context.Context) *slog.Logger {
-	if l, ok := ctx.Value(loggerKey).(*slog.Logger); ok {
-		return l
+	if st := stateOf(ctx); st != nil && st.logger != nil {
+		return st.logger
 	}
 	return slog.Default()
 }
 
 // RequestID returns the request id stored by WithRequestID.
 func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
+	if st := stateOf(ctx); st != nil {
+		return st.requestID
+	}
+	return ""
 }
 
 // Middleware wraps a handler.
@@ -50,12 +45,35 @@ func Chain(h http.Handler, mw ...Middleware) http.Handler {
 func WithRequestID(env string) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			id := "request-id-" + env + "-" + uuid.NewString()
-			w.Header().Set("X-Request-Id", id)
-			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
+			r, st := withState(r)
+			st.requestID = newRequestID(env)
+			w.Header()["X-Request-Id"] = []string{st.requestID}
+			next.ServeHTTP(w, r)
 		})
 	}
 }
+
+// newRequestID is "request-id-{env}-" and a random (version 4) UUID, built
+// in one allocation.
+func newRequestID(env string) string {
+	var u [16]byte
+	if _, err := rand.Read(u[:]); err != nil {
+		panic(fmt.Errorf("httpapi: crypto/rand: %w", err))
+	}
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	var buf [128]byte
+	b := append(append(append(buf[:0], "request-id-"...), env...), '-')
+	for i, c := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b = append(b, '-')
+		}
+		b = append(b, hexDigits[c>>4], hexDigits[c&0x0f])
+	}
+	return string(b)
+}
+
+const hexDigits = "0123456789abcdef"
 
 // Recorder passes a response through and remembers its status and, when
 // KeepBody is set, up to KeepBody bytes of its body. One type serves the
@@ -99,14 +117,23 @@ func WithLogging(log *slog.Logger) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
-			rec := &Recorder{ResponseWriter: w}
-			r = r.WithContext(context.WithValue(r.Context(), loggerKey, log))
-			next.ServeHTTP(rec, r)
+			r, st := withState(r)
+			st.logger = log
+			var status int
+			if st.observed {
+				// WithObserver's recorder already sees every status.
+				next.ServeHTTP(w, r)
+				status = st.rec.Status
+			} else {
+				rec := &Recorder{ResponseWriter: w}
+				next.ServeHTTP(rec, r)
+				status = rec.Status
+			}
 			level := slog.LevelDebug
 			switch {
-			case rec.Status >= 500:
+			case status >= 500:
 				level = slog.LevelError
-			case rec.Status >= 400:
+			case status >= 400:
 				level = slog.LevelInfo
 			}
 			if !log.Enabled(r.Context(), level) {
@@ -114,7 +141,7 @@ func WithLogging(log *slog.Logger) Middleware {
 			}
 			log.LogAttrs(r.Context(), level, "http",
 				slog.String("method", r.Method), slog.String("path", r.URL.Path),
-				slog.Int("status", rec.Status), slog.Duration("duration", time.Since(start)),
+				slog.Int("status", status), slog.Duration("duration", time.Since(start)),
 				slog.String("request_id", RequestID(r.Context())))
 		})
 	}

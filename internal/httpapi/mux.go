@@ -22,7 +22,17 @@ func JSONNotFound(mux *http.ServeMux) http.Handler {
 		}
 		h, pattern := mux.Handler(r)
 		if pattern != "" {
-			mux.ServeHTTP(w, r)
+			if strings.Contains(pattern, "{") {
+				// Only the mux can fill in the path values, by matching
+				// again.
+				mux.ServeHTTP(w, r)
+				return
+			}
+			// A pattern without wildcards has no path values: serve what
+			// was found, as mux.ServeHTTP would after matching a second
+			// time (route matching is a visible share of a session check).
+			r.Pattern = pattern
+			h.ServeHTTP(w, r)
 			return
 		}
 		// The mux answers a miss with 404, or 405 plus an Allow header; run

@@ -6,11 +6,9 @@ import (
 	"time"
 )
 
-type routeKey struct{}
-
 // routeLabel is filled in by the route that matched, deep inside the
 // handler chain, and read by WithObserver at the top once the request is
-// done; a request copied by WithContext shares the same label.
+// done (it lives in the request's state, shared by every copy).
 type routeLabel struct{ pattern string }
 
 // Unmatched is the route label of a request no route matched.
@@ -19,15 +17,15 @@ const Unmatched = "unmatched"
 // SetRoute names the mux pattern that is serving the request (the route
 // table does it for every mounted route); the innermost call wins.
 func SetRoute(ctx context.Context, pattern string) {
-	if l, ok := ctx.Value(routeKey{}).(*routeLabel); ok {
-		l.pattern = pattern
+	if st := stateOf(ctx); st != nil {
+		st.route.pattern = pattern
 	}
 }
 
 // RouteOf returns the pattern SetRoute recorded, or Unmatched.
 func RouteOf(ctx context.Context) string {
-	if l, ok := ctx.Value(routeKey{}).(*routeLabel); ok && l.pattern != "" {
-		return l.pattern
+	if st := stateOf(ctx); st != nil && st.route.pattern != "" {
+		return st.route.pattern
 	}
 	return Unmatched
 }
@@ -38,18 +36,19 @@ func WithObserver(observe func(route string, status int, d time.Duration)) Middl
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
-			label := &routeLabel{}
-			rec := &Recorder{ResponseWriter: w}
-			next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), routeKey{}, label)))
+			r, st := withState(r)
+			rec := &st.rec
+			if st.observed { // observed twice: the outer one owns st.rec
+				rec = &Recorder{}
+			}
+			st.observed = true
+			*rec = Recorder{ResponseWriter: w}
+			next.ServeHTTP(rec, r)
 			status := rec.Status
 			if status == 0 {
 				status = http.StatusOK
 			}
-			route := label.pattern
-			if route == "" {
-				route = Unmatched
-			}
-			observe(route, status, time.Since(start))
+			observe(RouteOf(r.Context()), status, time.Since(start))
 		})
 	}
 }

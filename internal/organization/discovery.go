@@ -12,8 +12,8 @@ import (
 // (normalised) email, one per organization: what discovery shows a person
 // who proved they own the address.
 func (s *Store) MembersByEmail(ctx context.Context, q store.Querier, projectID, email string) ([]*Member, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+s.memberSelect()+` FROM members WHERE project_id = $1 AND email_address = $2
-		AND status <> $3 ORDER BY created_at, member_id`, projectID, email, StatusDeleted)
+	rows, err := q.QueryContext(ctx, `SELECT `+memberSelectAt(4)+` FROM members WHERE project_id = $1 AND email_address = $2
+		AND status <> $3 ORDER BY created_at, member_id`, projectID, email, StatusDeleted, store.Millis(s.clock.Now()))
 	if err != nil {
 		return nil, fmt.Errorf("organization: members by email: %w", err)
 	}

@@ -39,12 +39,26 @@ const memberColumnsRead = `member_id, organization_id, project_id, email_id, ema
 
 // memberSelect is memberColumnsRead plus is_locked: whether a lockout
 // about the member's address (ratelimit.EmailSubject) runs now. The time
-// is a number formatted here, not user input.
+// is a number formatted here, not user input. Frequent reads use
+// memberSelectAt instead, whose text stays the same (so SQLite keeps it
+// prepared, see store).
 func (s *Store) memberSelect() string {
 	return memberColumnsRead + fmt.Sprintf(`, EXISTS (SELECT 1 FROM attempt_counters ac
 		WHERE ac.subject = members.project_id || '|' || members.email_address AND ac.locked_until > %d)`,
 		store.Millis(s.clock.Now()))
 }
+
+// memberSelectAt is memberSelect with the time as parameter $n: pass
+// store.Millis(s.clock.Now()) there.
+func memberSelectAt(n int) string {
+	return memberColumnsRead + fmt.Sprintf(`, EXISTS (SELECT 1 FROM attempt_counters ac
+		WHERE ac.subject = members.project_id || '|' || members.email_address AND ac.locked_until > $%d)`, n)
+}
+
+var (
+	selectMemberByID    = `SELECT ` + memberSelectAt(3) + ` FROM members WHERE member_id = $1 AND project_id = $2`
+	selectMemberByEmail = `SELECT ` + memberSelectAt(3) + ` FROM members WHERE organization_id = $1 AND email_address = $2`
+)
 
 func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 	var m Member
@@ -78,8 +92,7 @@ func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 
 // Member loads a member of an organization of the project.
 func (s *Store) Member(ctx context.Context, q store.Querier, projectID, memberID string) (*Member, error) {
-	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+s.memberSelect()+` FROM members WHERE member_id = $1 AND project_id = $2`,
-		memberID, projectID))
+	m, err := scanMember(q.QueryRowContext(ctx, selectMemberByID, memberID, projectID, store.Millis(s.clock.Now())))
 	if err != nil {
 		return nil, fmt.Errorf("organization: member %s: %w", memberID, err)
 	}
@@ -88,8 +101,7 @@ func (s *Store) Member(ctx context.Context, q store.Querier, projectID, memberID
 
 // MemberByEmail loads the member with a (normalised) email in an organization.
 func (s *Store) MemberByEmail(ctx context.Context, q store.Querier, orgID, email string) (*Member, error) {
-	m, err := scanMember(q.QueryRowContext(ctx, `SELECT `+s.memberSelect()+` FROM members WHERE organization_id = $1 AND email_address = $2`,
-		orgID, email))
+	m, err := scanMember(q.QueryRowContext(ctx, selectMemberByEmail, orgID, email, store.Millis(s.clock.Now())))
 	if err != nil {
 		return nil, fmt.Errorf("organization: member by email: %w", err)
 	}

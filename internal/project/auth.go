@@ -124,7 +124,7 @@ func (r *Resolver) OriginAllowed(ctx context.Context, projectID, origin string) 
 func (r *Resolver) SDKAuth() httpapi.Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-			user, pass, ok := req.BasicAuth()
+			user, pass, ok := httpapi.BasicAuth(req)
 			if !ok || user == "" {
 				httpapi.WriteError(w, req, apierr.New(apierr.UnauthorizedCredentials).
 					WithMessage("Send Authorization: Basic base64(public_token:session_token_or_public_token)."))
@@ -155,7 +155,7 @@ func publicTokenError(err error) error {
 func (r *Resolver) BackendAuth() httpapi.Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-			id, secret, ok := req.BasicAuth()
+			id, secret, ok := httpapi.BasicAuth(req)
 			if !ok {
 				httpapi.WriteError(w, req, apierr.New(apierr.InvalidSecretAuthentication).
 					WithMessage("Send Authorization: Basic base64(project_id:secret)."))
@@ -197,7 +197,7 @@ func (o OriginPolicy) AllowOrigin(req *http.Request, origin string, preflight bo
 		ok, err := o.Resolver.OriginAllowed(ctx, "", origin)
 		return err == nil && ok
 	}
-	user, _, hasAuth := req.BasicAuth()
+	user, _, hasAuth := httpapi.BasicAuth(req)
 	if !hasAuth {
 		// Telemetry posts carry no credentials; the events handler checks
 		// the origin against the project named in the body.

@@ -52,6 +52,8 @@ type Querier interface {
 type DB struct {
 	w       *sql.DB
 	r       *sql.DB
+	wc, rc  *stmtCache // prepared statements of w and r; nil on PostgreSQL
+	wq, rq  pooled     // w and r with their caches
 	dialect Dialect
 	writes  atomic.Uint64
 }
@@ -101,7 +103,7 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 		w.Close()
 		return nil, err
 	}
-	return &DB{w: w, r: r, dialect: Postgres}, nil
+	return newDB(w, r, Postgres), nil
 }
 
 func openSQLite(ctx context.Context, dsn string) (*DB, error) {
@@ -140,7 +142,16 @@ func openSQLite(ctx context.Context, dsn string) (*DB, error) {
 	}
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
-	return &DB{w: w, r: r, dialect: SQLite}, nil
+	return newDB(w, r, SQLite), nil
+}
+
+func newDB(w, r *sql.DB, d Dialect) *DB {
+	db := &DB{w: w, r: r, dialect: d}
+	if d == SQLite {
+		db.wc, db.rc = newStmtCache(w), newStmtCache(r)
+	}
+	db.wq, db.rq = pooled{pool: w, cache: db.wc}, pooled{pool: r, cache: db.rc}
+	return db
 }
 
 // Dialect reports the engine.
@@ -148,6 +159,8 @@ func (db *DB) Dialect() Dialect { return db.dialect }
 
 // Close closes every connection.
 func (db *DB) Close() error {
+	db.wc.close()
+	db.rc.close()
 	err := db.w.Close()
 	if db.r != db.w {
 		err = errors.Join(err, db.r.Close())
@@ -160,7 +173,7 @@ func (db *DB) Ping(ctx context.Context) error { return db.r.PingContext(ctx) }
 
 // ExecContext runs a write on the writer.
 func (db *DB) ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	res, err := db.w.ExecContext(ctx, q, args...)
+	res, err := db.writer().ExecContext(ctx, q, args...)
 	db.writes.Add(1)
 	return res, MapError(err)
 }
@@ -168,7 +181,7 @@ func (db *DB) ExecContext(ctx context.Context, q string, args ...any) (sql.Resul
 // QueryContext runs a statement on the writer connection. Statements with
 // RETURNING must go through here or a Tx; Read() is for pure reads.
 func (db *DB) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	rows, err := db.w.QueryContext(ctx, q, args...)
+	rows, err := db.writer().QueryContext(ctx, q, args...)
 	db.writes.Add(1)
 	return rows, MapError(err)
 }
@@ -179,16 +192,19 @@ func (db *DB) QueryContext(ctx context.Context, q string, args ...any) (*sql.Row
 // poll of the change feed, within its interval.
 func (db *DB) QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row {
 	defer db.writes.Add(1)
-	return db.w.QueryRowContext(ctx, q, args...)
+	return db.writer().QueryRowContext(ctx, q, args...)
 }
+
+func (db *DB) writer() *pooled { return &db.wq }
 
 // Read returns the read pool, for pure reads on hot paths (session
 // authentication) that must not queue behind SQLite's single writer.
-func (db *DB) Read() Querier { return db.r }
+func (db *DB) Read() Querier { return &db.rq }
 
 // tx is a transaction that can run work after it commits.
 type tx struct {
 	*sql.Tx
+	cache *stmtCache // the writer's prepared statements
 	after []func() error
 }
 
@@ -253,7 +269,7 @@ func (db *DB) tx(ctx context.Context, fn func(q Querier) error) error {
 	if err != nil {
 		return fmt.Errorf("store: begin: %w", MapError(err))
 	}
-	tx := &tx{Tx: sqlTx}
+	tx := &tx{Tx: sqlTx, cache: db.wc}
 	if err := fn(tx); err != nil {
 		if rb := tx.Rollback(); rb != nil && !errors.Is(rb, sql.ErrTxDone) {
 			return errors.Join(MapError(err), fmt.Errorf("store: rollback: %w", rb))

@@ -16,7 +16,8 @@ build_pocketbase() {
 	(
 		cd "$dir"
 		go mod init peers.local/pocketbase >/dev/null 2>&1
-		go get "github.com/pocketbase/pocketbase@$PB_VERSION"
+		go get "github.com/pocketbase/pocketbase/examples/base@$PB_VERSION" 2>"$dir/get.log" ||
+			{ cat "$dir/get.log" >&2; exit 1; }
 		CGO_ENABLED=0 go build -trimpath -o "$PEERS/pocketbase.part" github.com/pocketbase/pocketbase/examples/base
 	)
 	mv "$PEERS/pocketbase.part" "$PEERS/pocketbase"
@@ -35,8 +36,11 @@ build_kratos() {
 		# Its go.mod replaces github.com/ory/client-go with ./internal/client-go, a nested module that
 		# module zips leave out. Only the examples import it, so the replace can simply go.
 		go mod edit -dropreplace github.com/ory/client-go
-		# -tags sqlite compiles in the SQLite driver, mattn/go-sqlite3, which needs cgo.
-		CGO_ENABLED=1 go build -trimpath -tags sqlite -o "$PEERS/kratos.part" .
+		# -tags sqlite compiles in the SQLite driver, mattn/go-sqlite3, which needs cgo. The version
+		# stamp is what Ory's release Dockerfile sets (else it runs as "master" and warns that the
+		# config's version differs).
+		CGO_ENABLED=1 go build -trimpath -tags sqlite -o "$PEERS/kratos.part" \
+			-ldflags "-X github.com/ory/kratos/driver/config.Version=$KRATOS_VERSION" .
 	)
 	mv "$PEERS/kratos.part" "$PEERS/kratos"
 }

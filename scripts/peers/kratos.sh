@@ -41,7 +41,7 @@ bench_kratos() {
 		{ cat "$dir/migrate.log" >&2; die "kratos migrate failed"; }
 	# --sqa-opt-out: no telemetry calls home during the measurement.
 	start_timed "$dir/serve.log" "$pub" /health/ready "$PEERS/kratos" serve -c "$dir/kratos.yml" --sqa-opt-out
-	for _ in $(seq 100); do probe "$adm" /admin/health/ready && break; sleep 0.1; done
+	wait_ready "$SERVER_PID" "$dir/serve.log" "$adm" /admin/health/ready
 	# One identity with a password, made through the admin API, then a session token from the
 	# native (API) login flow, the way a mobile or server client gets one.
 	curl -fsS -H 'Content-Type: application/json' -d '{"schema_id":"peers","traits":{"email":"peer@peers.test"},

@@ -22,7 +22,7 @@ bench_latchkey() {
 	"${lk[@]}" dev --addr "127.0.0.1:$port" >"$dir/dev.log" 2>&1 &
 	local dev=$!
 	PIDS+=("$dev")
-	local i; for i in $(seq 600); do probe "$port" /readyz && break; sleep 0.1; done
+	wait_ready "$dev" "$dir/dev.log" "$port" /readyz
 	local b=(-fsS -u "$project:$secret" -H 'Content-Type: application/json')
 	org=$(curl "${b[@]}" -d '{"organization_name":"Peers","organization_slug":"peers","email_jit_provisioning":"ALL_ALLOWED"}' \
 		"http://127.0.0.1:$port/v1/b2b/organizations" | json 'j["organization"]["organization_id"]')

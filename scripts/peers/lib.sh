@@ -9,13 +9,17 @@ die() { echo "bench-peers: $*" >&2; exit 1; }
 PIDS=()
 cleanup() {
 	local p
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+	for p in "${PIDS[@]}"; do stop "$p"; done
+	rm -f "$PEERS"/wrk-*.lua
 }
 trap cleanup EXIT
 
-stop() { # pid: SIGTERM, then wait for it to go
+stop() { # pid: SIGTERM, wait for it to go, and forget it (a reused pid must never be signalled)
+	local p keep=()
 	kill "$1" 2>/dev/null || true
 	wait "$1" 2>/dev/null || true
+	for p in "${PIDS[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
+	PIDS=("${keep[@]}")
 }
 
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -35,23 +39,35 @@ probe() {
 	[[ $line == HTTP/1.?' 200'* ]]
 }
 
-# start_timed LOG PORT READY_PATH COMMAND...: runs COMMAND in the background (output to LOG) and
-# sets SERVER_PID, COLD_MS (exec to the first 200 of READY_PATH, as `make bench` measures
-# Latchkey's cold start) and RSS_MIB (VmRSS after IDLE seconds of idle, as `make bench` does).
-start_timed() {
-	local log=$1 port=$2 path=$3 t0 t1
-	shift 3
-	t0=${EPOCHREALTIME/./}
-	"$@" >"$log" 2>&1 &
-	SERVER_PID=$!
-	PIDS+=("$SERVER_PID")
-	until probe "$port" "$path"; do
-		kill -0 "$SERVER_PID" 2>/dev/null || { cat "$log" >&2; die "$1 exited before it was ready"; }
-		(( ${EPOCHREALTIME/./} - t0 < 60000000 )) || { cat "$log" >&2; die "$1 not ready after 60 s"; }
+# wait_ready PID LOG PORT PATH: polls PATH until it answers 200; dies (showing LOG) when PID exits
+# first or after 60 s.
+wait_ready() {
+	local t0=${EPOCHREALTIME/./}
+	until probe "$3" "$4"; do
+		kill -0 "$1" 2>/dev/null || { cat "$2" >&2; die "the server logging to $2 exited before it was ready"; }
+		(( ${EPOCHREALTIME/./} - t0 < 60000000 )) || { cat "$2" >&2; die "127.0.0.1:$3$4 not ready after 60 s"; }
 		sleep 0.002
 	done
-	t1=${EPOCHREALTIME/./}
-	COLD_MS=$(( (t1 - t0) / 1000 ))
+}
+
+# start_timed LOG PORT READY_PATH COMMAND...: runs COMMAND in the background (output to LOG) and
+# sets SERVER_PID, COLD_MS and RSS_MIB. COLD_MS is the time from exec to the first 200 of
+# READY_PATH, as `make bench` measures Latchkey's cold start: the median of STARTS starts (the
+# figure is the noisiest of the table), each but the last stopped once ready. RSS_MIB is VmRSS
+# after IDLE seconds of idle, as `make bench` reads it.
+start_timed() {
+	local log=$1 port=$2 path=$3 t0 i times=()
+	shift 3
+	for i in $(seq "$STARTS"); do
+		t0=${EPOCHREALTIME/./}
+		"$@" >"$log" 2>&1 &
+		SERVER_PID=$!
+		PIDS+=("$SERVER_PID")
+		wait_ready "$SERVER_PID" "$log" "$port" "$path"
+		times+=($(( (${EPOCHREALTIME/./} - t0) / 1000 )))
+		if (( i < STARTS )); then stop "$SERVER_PID"; fi
+	done
+	COLD_MS=$(printf '%s\n' "${times[@]}" | sort -n | awk '{a[NR]=$1} END{print a[int((NR+1)/2)]}')
 	sleep "$IDLE"
 	RSS_MIB=$(awk '/^VmRSS:/ {printf "%.1f", $2/1024}' "/proc/$SERVER_PID/status")
 }
