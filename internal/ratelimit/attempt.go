@@ -198,7 +198,24 @@ func (a *Attempt) Failed(ctx context.Context) error {
 		return nil
 	}
 	a.done = true
-	return a.failIn(ctx, a.l.db)
+	if !a.any(func(r reserved) bool { return r.key.Rule.Lock > 0 && !r.key.Rule.SlowOnly }) {
+		return nil
+	}
+	// The request may be gone (a client that hung up after its guess); the
+	// lock must still be written.
+	bg := context.WithoutCancel(ctx)
+	return a.l.db.Tx(bg, func(q store.Querier) error { return a.failIn(bg, q) })
+}
+
+// any reports whether settling has a write for at least one key, so an
+// attempt with nothing to write opens no transaction.
+func (a *Attempt) any(writes func(reserved) bool) bool {
+	for _, r := range a.keys {
+		if writes(r) {
+			return true
+		}
+	}
+	return false
 }
 
 // failIn writes Failed's locks through q.
@@ -222,7 +239,15 @@ func (a *Attempt) settle(ctx context.Context, outcome func(reserved) Outcome) er
 		return nil
 	}
 	a.done = true
-	return a.settleIn(ctx, a.l.db, outcome)
+	if !a.any(func(r reserved) bool { o := outcome(r); return o == Release || o == Reset }) {
+		return nil
+	}
+	// One transaction for every key: on SQLite each statement alone would
+	// be a commit of its own on the one writer. The request may be gone by
+	// now (a client that hung up after its guess), and the settling must
+	// still be written, hence WithoutCancel.
+	bg := context.WithoutCancel(ctx)
+	return a.l.db.Tx(bg, func(q store.Querier) error { return a.settleIn(bg, q, outcome) })
 }
 
 // settleIn writes each key's outcome through q.

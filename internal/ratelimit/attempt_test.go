@@ -188,3 +188,47 @@ func TestGuardUnguessable(t *testing.T) {
 		}
 	})
 }
+
+// A client that hangs up once its guess was checked still has the attempt
+// settled: a wrong guess locks the key, an abandoned one gives its hit back.
+func TestSettleOutlivesTheRequest(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		l := ratelimit.New(db, clock.NewFake(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)))
+		lock := ratelimit.Rule{Name: "lock", Limit: 1, Window: time.Hour, Lock: 2 * time.Hour,
+			Refuse: apierr.UserLockLimitReached, OnSuccess: ratelimit.Reset}
+		gone := func() context.Context {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return ctx
+		}
+		// Abandoned after a hang-up: the hit is given back, so the next
+		// attempt (the limit is one) is not refused.
+		a, err := l.Reserve(context.Background(), ratelimit.For(lock, "abandon"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Abandon(gone()); err != nil {
+			t.Fatalf("abandon after hang-up: %v", err)
+		}
+		a, err = l.Reserve(context.Background(), ratelimit.For(lock, "abandon"))
+		if err != nil {
+			t.Fatalf("the abandoned hit was kept: %v", err)
+		}
+		_ = a.Abandon(context.Background())
+
+		// Failed after a hang-up: the lock is written; a correct credential
+		// in the next window, while the two-hour lock holds, is refused.
+		a, err = l.Reserve(context.Background(), ratelimit.For(lock, "fail"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Failed(gone()); err != nil {
+			t.Fatalf("fail after hang-up: %v", err)
+		}
+		clk := clock.NewFake(time.Date(2026, 1, 1, 13, 30, 0, 0, time.UTC)) // a new window, still locked
+		err = ratelimit.New(db, clk).Guard(context.Background(), func() error { return nil }, isWrong, ratelimit.For(lock, "fail"))
+		if !apierr.Is(err, apierr.UserLockLimitReached) {
+			t.Fatalf("after a failed guess whose client hung up, the key is not locked: %v", err)
+		}
+	})
+}
