@@ -8,6 +8,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -69,8 +70,119 @@ type SDKWirer interface {
 	SDKWire() any
 }
 
+// Preencoded is a success answer encoded ahead of time by EncodeTail, for
+// answers that are the same on every request (a session check of a session
+// that has not changed): WriteJSON only adds the envelope, the common
+// fields and Value, and the bytes are those encoding the payload would
+// give.
+type Preencoded struct {
+	Face Face
+	Tail []byte
+	// Value, when set, is the string at offset At of Tail (between the
+	// quotes EncodeTail left there): a secret such as a session token,
+	// which the kept encoding must not hold.
+	At    int
+	Value string
+}
+
+// commonPrefix is how every payload's JSON starts when its Common fields
+// are zero: Common is embedded first, so its fields come first.
+const commonPrefix = `{"request_id":"","status_code":0`
+
+// EncodeTail encodes payload as WriteJSON answers it on face, without the
+// envelope and the common fields, for a Preencoded. When mark is set, the
+// payload holds it as one string value (and nowhere else): it is cut out,
+// and at is where a Preencoded's Value goes. The payload's common fields
+// are cleared. It fails for a payload
+// without Common first, and for a mark not found exactly once.
+func EncodeTail(face Face, payload any, mark string) (tail []byte, at int, err error) {
+	if sw, ok := payload.(SDKWirer); ok && face == SDK {
+		payload = sw.SDKWire()
+	}
+	c, ok := payload.(commoner)
+	if !ok {
+		return nil, 0, fmt.Errorf("httpapi: %T has no common fields", payload)
+	}
+	c.SetCommon("", 0)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(payload); err != nil {
+		return nil, 0, err
+	}
+	tail, ok = bytes.CutPrefix(bytes.TrimSuffix(buf.Bytes(), []byte("\n")), []byte(commonPrefix))
+	if !ok {
+		return nil, 0, fmt.Errorf("httpapi: %T does not start with its common fields", payload)
+	}
+	if mark == "" {
+		return tail, 0, nil
+	}
+	quoted := appendJSONString(nil, mark)
+	if bytes.Count(tail, quoted) != 1 {
+		return nil, 0, fmt.Errorf("httpapi: the mark is not in %T exactly once", payload)
+	}
+	i := bytes.Index(tail, quoted)
+	return append(append(tail[:i:i], '"', '"'), tail[i+len(quoted):]...), i + 1, nil
+}
+
+// appendJSONString appends s as a JSON string, escaped as WriteJSON's
+// encoder does.
+func appendJSONString(b []byte, s string) []byte {
+	if plainJSON(s) {
+		return append(append(append(b, '"'), s...), '"')
+	}
+	var q bytes.Buffer
+	enc := json.NewEncoder(&q)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return append(b, bytes.TrimSuffix(q.Bytes(), []byte("\n"))...)
+}
+
+// plainJSON reports whether s needs no escaping inside a JSON string.
+func plainJSON(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// writePreencoded writes p as writeRaw would have written its payload.
+func writePreencoded(w http.ResponseWriter, r *http.Request, status int, p Preencoded) {
+	buf := bufs.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= 64<<10 {
+			buf.Reset()
+			bufs.Put(buf)
+		}
+	}()
+	b := buf.AvailableBuffer()
+	if p.Face == SDK {
+		b = append(b, `{"data":`...)
+	}
+	b = appendJSONString(append(b, `{"request_id":`...), RequestID(r.Context()))
+	b = strconv.AppendInt(append(b, `,"status_code":`...), int64(status), 10)
+	if p.Value != "" {
+		v := appendJSONString(nil, p.Value)
+		b = append(append(append(b, p.Tail[:p.At-1]...), v...), p.Tail[p.At+1:]...)
+	} else {
+		b = append(b, p.Tail...)
+	}
+	if p.Face == SDK {
+		b = append(b, '}')
+	}
+	b = append(b, '\n')
+	buf.Write(b)
+	writeBody(w, status, buf.Bytes())
+}
+
 // WriteJSON writes a success payload in the face's envelope.
 func WriteJSON(w http.ResponseWriter, r *http.Request, face Face, status int, payload any) {
+	if p, ok := payload.(Preencoded); ok && p.Face == face {
+		writePreencoded(w, r, status, p)
+		return
+	}
 	if sw, ok := payload.(SDKWirer); ok && face == SDK {
 		payload = sw.SDKWire()
 	}
@@ -149,10 +261,15 @@ func writeRaw(w http.ResponseWriter, status int, body any) {
 		_ = enc.Encode(errorBody{StatusCode: e.Status, ErrorType: string(e.Type), ErrorMessage: e.Message,
 			ErrorURL: ErrorURLBase + string(e.Type)})
 	}
+	writeBody(w, status, buf.Bytes())
+}
+
+// writeBody sends a JSON answer with its length, in one write.
+func writeBody(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
 	h["Content-Type"] = jsonContentType
 	h["Cache-Control"] = noStore
-	h["Content-Length"] = []string{strconv.Itoa(buf.Len())}
+	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	w.WriteHeader(status)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(body)
 }

@@ -107,7 +107,10 @@ func (c *hotCache) generation() uint64 {
 
 func fresh(loaded time.Time) bool { return time.Since(loaded) < cacheTTL }
 
-func (c *hotCache) session(tokenHash, id string) (row, bool) {
+// The getters return the entry too: entries are immutable, so an entry
+// seen again is proof that nothing it holds has changed (see answers).
+
+func (c *hotCache) session(tokenHash, id string) (row, *cachedSession) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	var e *cachedSession
@@ -117,31 +120,31 @@ func (c *hotCache) session(tokenHash, id string) (row, bool) {
 		e = c.byID[id]
 	}
 	if e == nil || !fresh(e.loaded) {
-		return row{}, false
+		return row{}, nil
 	}
-	return e.row, true
+	return e.row, e
 }
 
-func (c *hotCache) member(id string) (*organization.Member, bool) {
+func (c *hotCache) member(id string) (*organization.Member, *cachedMember) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	e := c.members[id]
 	if e == nil || !fresh(e.loaded) {
-		return nil, false
+		return nil, nil
 	}
 	m := *e.m
-	return &m, true
+	return &m, e
 }
 
-func (c *hotCache) org(id string) (*organization.Organization, bool) {
+func (c *hotCache) org(id string) (*organization.Organization, *cachedOrg) {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	e := c.orgs[id]
 	if e == nil || !fresh(e.loaded) {
-		return nil, false
+		return nil, nil
 	}
 	o := *e.o
-	return &o, true
+	return &o, e
 }
 
 // full makes room: when a map reaches maxItems it is emptied (the cache is

@@ -34,6 +34,16 @@ func check(e *apptest.Env, token, jwt string) apptest.Resp {
 	return e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": token, "session_jwt": jwt})
 }
 
+// sdkCheck authenticates a session token on e's SDK face; a success
+// answer's payload is put where check has it, so rules read both alike.
+func sdkCheck(e *apptest.Env, token string) apptest.Resp {
+	r := e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token)
+	if r.Status == 200 {
+		r.Body = r.Data()
+	}
+	return r
+}
+
 // within fails unless ok holds within d; it is polled, and checked once
 // more at the deadline.
 func within(t *testing.T, d time.Duration, what string, ok func() bool) {
@@ -106,7 +116,7 @@ func sessionRules() []rule {
 func warm(t *testing.T, e *apptest.Env, rl rule, token, jwt string) {
 	t.Helper()
 	for range 2 {
-		for _, r := range []apptest.Resp{check(e, token, ""), check(e, "", jwt)} {
+		for _, r := range []apptest.Resp{check(e, token, ""), check(e, "", jwt), sdkCheck(e, token)} {
 			apptest.Want(t, r, 200, "")
 			if rl.seen(r) {
 				t.Fatalf("%s: shown before the change", rl.name)
@@ -126,6 +136,7 @@ func TestCachedSessionSeesChangesOnSameProcess(t *testing.T) {
 				rl.change(t, e, org, member, token)
 				sameProcess(t, rl.name+" (token)", func() bool { return rl.seen(check(e, token, "")) })
 				sameProcess(t, rl.name+" (jwt)", func() bool { return rl.seen(check(e, "", jwt)) })
+				sameProcess(t, rl.name+" (SDK)", func() bool { return rl.seen(sdkCheck(e, token)) })
 			})
 		})
 	}
@@ -142,6 +153,7 @@ func TestCachedSessionSeesChangesOfOtherProcessWithinASecond(t *testing.T) {
 				rl.change(t, e2, org, member, token)
 				within(t, time.Second, rl.name+" (token)", func() bool { return rl.seen(check(e1, token, "")) })
 				within(t, time.Second, rl.name+" (jwt)", func() bool { return rl.seen(check(e1, "", jwt)) })
+				within(t, time.Second, rl.name+" (SDK)", func() bool { return rl.seen(sdkCheck(e1, token)) })
 			})
 		})
 	}

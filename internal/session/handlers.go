@@ -60,6 +60,9 @@ func (h Handlers) SDKAuthenticate(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if req.AuthorizationCheck == nil {
+		return h.Sessions.encoded(out, httpapi.SDK), nil
+	}
 	return h.withVerdict(r, c.Project, out, req.AuthorizationCheck)
 }
 
@@ -92,6 +95,9 @@ func (h Handlers) BackendAuthenticate(r *http.Request) (any, error) {
 	out, err := h.authenticate(r, p, Credential{Token: req.SessionToken, JWT: req.SessionJWT}, req.SessionDurationMinutes)
 	if err != nil {
 		return nil, err
+	}
+	if req.AuthorizationCheck == nil {
+		return h.Sessions.encoded(out, httpapi.Backend), nil
 	}
 	return h.withVerdict(r, p, out, req.AuthorizationCheck)
 }

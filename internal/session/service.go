@@ -30,6 +30,7 @@ type Service struct {
 	hot      *hotCache
 	touches  *toucher
 	verified *verifiedJWTs
+	answers  *answers
 	starts   []StartHook
 }
 
@@ -50,9 +51,9 @@ func (s *Service) OnStart(h StartHook) { s.starts = append(s.starts, h) }
 // table they are built from must be among the feed's watches (app.Watches).
 func New(db *store.DB, c clock.Clock, orgs *organization.Store, keys Keys, feed *changefeed.Feed) *Service {
 	s := &Service{db: db, clock: c, orgs: orgs, feed: feed,
-		keys:    &keyCache{src: keys, feed: feed, items: map[string]keyEntry{}},
-		jwts:    &jwtCache{items: map[string]cachedJWT{}},
-		hot:     newHotCache(200000),
+		keys: &keyCache{src: keys, feed: feed, items: map[string]keyEntry{}},
+		jwts: &jwtCache{items: map[string]cachedJWT{}},
+		hot:  newHotCache(200000), answers: &answers{},
 		touches: newToucher(db), verified: &verifiedJWTs{}}
 	feed.Subscribe(s.hot.invalidate)
 	feed.Subscribe(s.keys.invalidate)
@@ -260,7 +261,8 @@ func (s *Service) Authenticate(ctx context.Context, p *project.Project, cred Cre
 	// Without a fresh feed the caches cannot be trusted: read everything.
 	cached := s.feed.Fresh(ctx) == nil
 	gen := s.hot.generation()
-	r, err := s.session(ctx, cached, gen, tokenHash, id)
+	var key answerKey
+	r, err := s.session(ctx, cached, gen, tokenHash, id, &key)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && (r.projectID != p.ID || r.revokedAt != nil || !now.Before(r.ms.ExpiresAt))) {
 		// Another project's session, a revoked one and an expired one all
 		// look the same: not found.
@@ -269,11 +271,11 @@ func (s *Service) Authenticate(ctx context.Context, p *project.Project, cred Cre
 	if err != nil {
 		return nil, fmt.Errorf("session: authenticate: %w", err)
 	}
-	member, err := s.member(ctx, cached, gen, p.ID, r.ms.MemberID)
+	member, err := s.member(ctx, cached, gen, p.ID, r.ms.MemberID, &key)
 	if err != nil || member.Status != organization.StatusActive {
 		return nil, apierr.Wrap(apierr.SessionNotFound, fmt.Errorf("session member unusable: %v", err))
 	}
-	org, err := s.org(ctx, cached, gen, p.ID, r.ms.OrganizationID)
+	org, err := s.org(ctx, cached, gen, p.ID, r.ms.OrganizationID, &key)
 	if err != nil {
 		return nil, apierr.Wrap(apierr.SessionNotFound, err)
 	}
@@ -297,11 +299,13 @@ func (s *Service) Authenticate(ctx context.Context, p *project.Project, cred Cre
 			return nil, fmt.Errorf("session: extend: %w", err)
 		}
 		s.jwts.drop(ms.MemberSessionID)
+		key = answerKey{} // the answer is not the cached session's
 	} else if now.Sub(ms.LastAccessedAt) >= lastAccessWriteEvery {
 		ms.LastAccessedAt = now
 		s.touches.touch(ms.MemberSessionID, now)
 		s.hot.touched(ms.MemberSessionID, now)
 		s.jwts.drop(ms.MemberSessionID)
+		key = answerKey{}
 	}
 	jwtText, ok := s.jwts.get(&ms, now)
 	if !ok {
@@ -310,14 +314,21 @@ func (s *Service) Authenticate(ctx context.Context, p *project.Project, cred Cre
 		}
 		s.jwts.put(&ms, jwtText, now)
 	}
-	return &SessionResponse{MemberID: member.MemberID, MemberSession: &ms, SessionToken: cred.Token, SessionJWT: jwtText,
-		Member: member, Organization: org}, nil
+	out := &SessionResponse{MemberID: member.MemberID, MemberSession: &ms, SessionToken: cred.Token, SessionJWT: jwtText,
+		Member: member, Organization: org}
+	if key.complete() {
+		key.token, key.jwt = cred.Token != "", jwtText
+		out.key = &key
+	}
+	return out, nil
 }
 
 // session loads a session by token hash or id, from memory when allowed.
-func (s *Service) session(ctx context.Context, cached bool, gen uint64, tokenHash, id string) (row, error) {
+// The entries the answer was built from are noted in key.
+func (s *Service) session(ctx context.Context, cached bool, gen uint64, tokenHash, id string, key *answerKey) (row, error) {
 	if cached {
-		if r, ok := s.hot.session(tokenHash, id); ok {
+		if r, e := s.hot.session(tokenHash, id); e != nil {
+			key.session = e
 			return r, nil
 		}
 	}
@@ -337,9 +348,10 @@ func (s *Service) session(ctx context.Context, cached bool, gen uint64, tokenHas
 	return *r, nil
 }
 
-func (s *Service) member(ctx context.Context, cached bool, gen uint64, projectID, memberID string) (*organization.Member, error) {
+func (s *Service) member(ctx context.Context, cached bool, gen uint64, projectID, memberID string, key *answerKey) (*organization.Member, error) {
 	if cached {
-		if m, ok := s.hot.member(memberID); ok && m.ProjectID() == projectID {
+		if m, e := s.hot.member(memberID); e != nil && m.ProjectID() == projectID {
+			key.member = e
 			return m, nil
 		}
 	}
@@ -350,9 +362,10 @@ func (s *Service) member(ctx context.Context, cached bool, gen uint64, projectID
 	return m, err
 }
 
-func (s *Service) org(ctx context.Context, cached bool, gen uint64, projectID, orgID string) (*organization.Organization, error) {
+func (s *Service) org(ctx context.Context, cached bool, gen uint64, projectID, orgID string, key *answerKey) (*organization.Organization, error) {
 	if cached {
-		if o, ok := s.hot.org(orgID); ok && o.ProjectID() == projectID {
+		if o, e := s.hot.org(orgID); e != nil && o.ProjectID() == projectID {
+			key.org = e
 			return o, nil
 		}
 	}

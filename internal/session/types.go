@@ -109,6 +109,9 @@ type SessionResponse struct {
 	SessionJWT    string                     `json:"session_jwt"`
 	Member        *organization.Member       `json:"member"`
 	Organization  *organization.Organization `json:"organization"`
+	// key names the cached entries the answer was built from, when it
+	// was built from cache alone (see answers).
+	key *answerKey
 }
 
 // AuthResponse is B2BAuthenticateResponseWithMFA: the answer of every
