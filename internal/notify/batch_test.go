@@ -77,7 +77,9 @@ type batchRecorder struct {
 	refuse  string
 }
 
-func (b *batchRecorder) Send(ctx context.Context, e Email) error { return b.SendAll(ctx, []Email{e})[0] }
+func (b *batchRecorder) Send(ctx context.Context, e Email) error {
+	return b.SendAll(ctx, []Email{e})[0]
+}
 
 func (b *batchRecorder) SendAll(_ context.Context, es []Email) []error {
 	b.mu.Lock()
