@@ -116,6 +116,16 @@ func (c countingMailer) Send(ctx context.Context, e notify.Email) error {
 	return err
 }
 
+// SendAll keeps next's batching (notify.BatchMailer) and counts each
+// message.
+func (c countingMailer) SendAll(ctx context.Context, es []notify.Email) []error {
+	errs := notify.SendAll(ctx, c.next, es)
+	for _, err := range errs {
+		c.c.WithLabelValues(c.transport, result(err)).Inc()
+	}
+	return errs
+}
+
 type countingSMS struct {
 	next      notify.SMSSender
 	c         *prometheus.CounterVec

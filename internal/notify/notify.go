@@ -27,6 +27,26 @@ type Mailer interface {
 	Send(ctx context.Context, m Email) error
 }
 
+// BatchMailer is a Mailer that can deliver several messages in one go
+// (SMTP: over one connection). errs[i] is ms[i]'s result.
+type BatchMailer interface {
+	Mailer
+	SendAll(ctx context.Context, ms []Email) (errs []error)
+}
+
+// SendAll delivers ms through m: at once when m is a BatchMailer, one by
+// one otherwise.
+func SendAll(ctx context.Context, m Mailer, ms []Email) []error {
+	if b, ok := m.(BatchMailer); ok {
+		return b.SendAll(ctx, ms)
+	}
+	errs := make([]error, len(ms))
+	for i, e := range ms {
+		errs[i] = m.Send(ctx, e)
+	}
+	return errs
+}
+
 // TxMailer is a Mailer that only writes to the database (the durable
 // queue, the dev outbox). SendIn writes through the caller's transaction
 // q, so the message exists exactly when the transaction's other writes do

@@ -138,31 +138,30 @@ func (q *Queue) Deliver(ctx context.Context) (int, error) {
 	if err := rows.Err(); err != nil {
 		return 0, fmt.Errorf("notify: queue: claim: %w", err)
 	}
-	work := make(chan queued)
+	// The batch is split among the workers, and each hands its share to
+	// the Mailer at once: over SMTP, one connection carries them all.
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var done []string
 	var errs []error
-	for range min(q.Workers, len(batch)) {
+	workers := min(q.Workers, len(batch))
+	for w := range workers {
+		share := batch[len(batch)*w/workers : len(batch)*(w+1)/workers]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for m := range work {
-				err := q.send(ctx, m)
-				mu.Lock()
-				if err == nil {
+			results := q.sendAll(ctx, share)
+			mu.Lock()
+			defer mu.Unlock()
+			for i, m := range share {
+				if results[i] == nil {
 					done = append(done, m.id)
 				} else {
-					errs = append(errs, q.failed(ctx, m, err))
+					errs = append(errs, q.failed(ctx, m, results[i]))
 				}
-				mu.Unlock()
 			}
 		}()
 	}
-	for _, m := range batch {
-		work <- m
-	}
-	close(work)
 	wg.Wait()
 	if err := q.remove(ctx, done); err != nil {
 		errs = append(errs, err)
@@ -170,18 +169,40 @@ func (q *Queue) Deliver(ctx context.Context) (int, error) {
 	return len(batch), errors.Join(errs...)
 }
 
-func (q *Queue) send(ctx context.Context, m queued) error {
-	plain, err := q.box.Open(m.sealed, queueAAD)
-	if err != nil {
-		return err
+// sendAll opens ms and delivers them in one go (see BatchMailer), within
+// one attempt's timeout, and returns each one's result.
+func (q *Queue) sendAll(ctx context.Context, ms []queued) []error {
+	results := make([]error, len(ms))
+	emails := make([]Email, 0, len(ms))
+	index := make([]int, 0, len(ms))
+	for i, m := range ms {
+		e, err := q.open(m)
+		if err != nil {
+			results[i] = err
+			continue
+		}
+		emails, index = append(emails, e), append(index, i)
 	}
-	var e Email
-	if err := json.Unmarshal([]byte(plain), &e); err != nil {
-		return err
+	if len(emails) == 0 {
+		return results
 	}
 	ctx, cancel := context.WithTimeout(ctx, queueTimeout)
 	defer cancel()
-	return q.next.Send(ctx, e)
+	for j, err := range SendAll(ctx, q.next, emails) {
+		results[index[j]] = err
+	}
+	return results
+}
+
+// open unseals a queued message.
+func (q *Queue) open(m queued) (Email, error) {
+	var e Email
+	plain, err := q.box.Open(m.sealed, queueAAD)
+	if err != nil {
+		return e, err
+	}
+	err = json.Unmarshal([]byte(plain), &e)
+	return e, err
 }
 
 // failed schedules the next attempt, or drops a message out of tries.

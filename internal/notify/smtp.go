@@ -209,18 +209,71 @@ func (s *SMTP) String() string {
 // Send delivers m as multipart/alternative (text first, HTML preferred by
 // clients that can show it). It returns when the server has accepted the
 // message, the context ends, or one network step exceeds its timeout.
-func (s *SMTP) Send(ctx context.Context, m Email) error {
-	msg, err := s.message(m)
-	if err != nil {
-		return fmt.Errorf("notify: smtp: %w", err)
+func (s *SMTP) Send(ctx context.Context, m Email) error { return s.SendAll(ctx, []Email{m})[0] }
+
+// SendAll delivers ms over one connection (one dial, greeting, STARTTLS
+// and login for the lot: the outbox hands its due mail over in batches)
+// and returns each message's result: a message the server refuses fails
+// alone, a connection that fails fails the messages it did not deliver.
+func (s *SMTP) SendAll(ctx context.Context, ms []Email) []error {
+	errs := make([]error, len(ms))
+	msgs := make([]*gomail.Msg, 0, len(ms))
+	index := make([]int, 0, len(ms)) // msgs[i] is ms[index[i]]
+	for i, m := range ms {
+		msg, err := s.message(m)
+		if err != nil {
+			errs[i] = fmt.Errorf("notify: smtp: %w", err)
+			continue
+		}
+		msgs, index = append(msgs, msg), append(index, i)
+	}
+	if len(msgs) == 0 {
+		return errs
+	}
+	fail := func(err error) []error {
+		for _, i := range index {
+			errs[i] = err
+		}
+		return errs
 	}
 	if ctx.Err() != nil {
-		return fmt.Errorf("notify: smtp: %w", context.Cause(ctx))
+		return fail(fmt.Errorf("notify: smtp: %w", context.Cause(ctx)))
 	}
-	// Cancelled when Send returns, which also releases the AfterFunc below.
+	// Cancelled when SendAll returns, which also releases the AfterFunc of
+	// dialFunc.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	c, err := s.client(ctx)
+	if err != nil {
+		return fail(fmt.Errorf("notify: smtp: %s", s.redact(err)))
+	}
+	conn, err := c.DialToSMTPClientWithContext(ctx)
+	if err != nil {
+		return fail(s.sendError(ctx, err))
+	}
+	sendErr := c.SendWithSMTPClient(conn, msgs...)
+	// The messages the server accepted are delivered whatever QUIT says.
+	_ = c.CloseWithSMTPClient(conn)
+	if sendErr == nil {
+		return errs
+	}
+	anyOwn := false
+	for j, msg := range msgs {
+		if msg.HasSendError() {
+			errs[index[j]], anyOwn = s.sendError(ctx, msg.SendError()), true
+		}
+	}
+	if !anyOwn {
+		// The connection failed before any message: none was sent.
+		return fail(s.sendError(ctx, sendErr))
+	}
+	return errs
+}
 
+// client returns a go-mail client for one connection. A fresh client per
+// connection: go-mail's Client mutates its auth state while sending, so
+// sharing one across goroutines would race.
+func (s *SMTP) client(ctx context.Context) (*gomail.Client, error) {
 	tlsConf := &tls.Config{ServerName: s.host, MinVersion: tls.VersionTLS12, RootCAs: s.rootCAs}
 	opts := []gomail.Option{
 		gomail.WithPort(s.port),
@@ -249,21 +302,17 @@ func (s *SMTP) Send(ctx context.Context, m Email) error {
 			gomail.WithOpportunisticSMTPAuth(gomail.SMTPAuthPlain, gomail.SMTPAuthLogin),
 			gomail.WithUsername(s.user), gomail.WithPassword(s.pass))
 	}
-	// A fresh client per Send: go-mail's Client mutates its auth state while
-	// sending, so sharing one across goroutines would race.
-	c, err := gomail.NewClient(s.host, opts...)
-	if err != nil {
-		return fmt.Errorf("notify: smtp: %s", s.redact(err))
+	return gomail.NewClient(s.host, opts...)
+}
+
+// sendError words a delivery failure, with the password redacted.
+func (s *SMTP) sendError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		// Keep the context's error in the chain so callers can tell a
+		// timeout from a refusal with errors.Is.
+		return fmt.Errorf("notify: smtp: %s:%d: %w (%s)", s.host, s.port, context.Cause(ctx), s.redact(err))
 	}
-	if err := c.DialAndSendWithContext(ctx, msg); err != nil {
-		if ctx.Err() != nil {
-			// Keep the context's error in the chain so callers can tell a
-			// timeout from a refusal with errors.Is.
-			return fmt.Errorf("notify: smtp: %s:%d: %w (%s)", s.host, s.port, context.Cause(ctx), s.redact(err))
-		}
-		return fmt.Errorf("notify: smtp: %s:%d: %s", s.host, s.port, s.redact(err))
-	}
-	return nil
+	return fmt.Errorf("notify: smtp: %s:%d: %s", s.host, s.port, s.redact(err))
 }
 
 // dialFunc connects (with TLS for smtps) and closes the connection when ctx

@@ -1,0 +1,123 @@
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/store/storetest"
+)
+
+// countingProxy forwards TCP connections to target and counts them.
+func countingProxy(t *testing.T, target string) (addr string, conns *atomic.Int32) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	conns = &atomic.Int32{}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			up, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go func() { _, _ = io.Copy(up, c); up.Close() }()
+			go func() { _, _ = io.Copy(c, up); c.Close() }()
+		}
+	}()
+	return ln.Addr().String(), conns
+}
+
+// SendAll delivers a batch over one connection, and a message that cannot
+// be sent fails alone.
+func TestSMTPSendAllUsesOneConnection(t *testing.T) {
+	mp := startMailpit(t)
+	addr, conns := countingProxy(t, mp.smtpAddr)
+	s := newSMTP(t, "smtp://"+addr, nil)
+	ms := []Email{loginEmail(t, "a@example.com"), {To: "not an address", Subject: "x", Text: "x"},
+		loginEmail(t, "b@example.com"), loginEmail(t, "c@example.com")}
+	errs := s.SendAll(context.Background(), ms)
+	if errs[0] != nil || errs[2] != nil || errs[3] != nil || errs[1] == nil {
+		t.Fatalf("results %v: want only the bad recipient to fail", errs)
+	}
+	if n := conns.Load(); n != 1 {
+		t.Fatalf("%d connections for one batch, want 1", n)
+	}
+	var list struct{ Messages []mpSummary }
+	for deadline := time.Now().Add(5 * time.Second); len(list.Messages) < 3 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		getJSON(t, mp.api+"/api/v1/messages", &list)
+	}
+	if len(list.Messages) != 3 {
+		t.Fatalf("mailpit holds %d messages, want 3", len(list.Messages))
+	}
+}
+
+// batchRecorder is a BatchMailer that records its batches and refuses one
+// recipient.
+type batchRecorder struct {
+	mu      sync.Mutex
+	batches []int
+	sent    int
+	refuse  string
+}
+
+func (b *batchRecorder) Send(ctx context.Context, e Email) error {
+	return b.SendAll(ctx, []Email{e})[0]
+}
+
+func (b *batchRecorder) SendAll(_ context.Context, es []Email) []error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.batches = append(b.batches, len(es))
+	errs := make([]error, len(es))
+	for i, e := range es {
+		if e.To == b.refuse {
+			errs[i] = errors.New("550 mailbox unavailable")
+			continue
+		}
+		b.sent++
+	}
+	return errs
+}
+
+// The queue hands each worker's share of a claim to a BatchMailer at
+// once; a refused message is rescheduled alone and the rest are removed.
+func TestQueueDeliversInBatches(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		rec := &batchRecorder{refuse: "m7@example.com"}
+		q := NewQueue(db, clock.Real{}, testBox(t), rec, quietLog())
+		q.Workers = 4
+		for i := range 20 {
+			if err := q.Send(ctx, loginEmail(t, fmt.Sprintf("m%d@example.com", i))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n, err := q.Deliver(ctx)
+		if n != 20 || err != nil {
+			t.Fatalf("deliver: %d %v", n, err)
+		}
+		if len(rec.batches) != 4 || rec.sent != 19 {
+			t.Fatalf("batches %v, %d sent; want 4 batches and 19 sent", rec.batches, rec.sent)
+		}
+		if left, _ := q.Pending(ctx); left != 1 {
+			t.Fatalf("%d left queued, want the refused one", left)
+		}
+	})
+}
