@@ -31,38 +31,72 @@ type LinkParams struct {
 
 // SendLink emails a discovery link to the project's discovery redirect URL.
 // It answers the same whether or not the address belongs to anyone.
+//
+// The send is one short transaction, as with email codes: both limits, the
+// link and its queued email are written together or not at all, and SMTP
+// happens later, off the request path (notify.Queue).
 func (s *Service) SendLink(ctx context.Context, p LinkParams) error {
 	if p.Project.PKCERequiredForEmailMagicLinks && p.PKCECodeChallenge == "" {
 		return apierr.New(apierr.PKCERequired)
 	}
-	email, err := s.emailAndIP(ctx, p.Project, p.Email, p.ClientIP, SendPerEmail, SendPerIP)
+	email, err := emailaddr.Normalize(p.Email)
 	if err != nil {
 		return err
 	}
-	minutes := p.ExpirationMinutes
-	if minutes == 0 {
-		minutes = magiclink.DefaultExpiryMinutes
+	ipKey := p.Project.ID + "|" + p.ClientIP
+	mailer, inTx := notify.AsTx(s.d.Mailer)
+	var msg notify.Email
+	var linkID string
+	var ipCounted bool
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		ipCounted = false
+		if err := s.d.Limiter.AllowIn(ctx, q, SendPerIP, ipKey); err != nil {
+			return err
+		}
+		ipCounted = true
+		if err := s.d.Limiter.AllowIn(ctx, q, SendPerEmail, p.Project.ID+"|"+email); err != nil {
+			return err
+		}
+		minutes := p.ExpirationMinutes
+		if minutes == 0 {
+			minutes = magiclink.DefaultExpiryMinutes
+		}
+		if minutes < magiclink.MinExpiryMinutes || minutes > magiclink.MaxExpiryMinutes {
+			return apierr.Invalid("discovery_expiration_minutes", fmt.Sprintf("Expiration must be between %d and %d minutes.",
+				magiclink.MinExpiryMinutes, magiclink.MaxExpiryMinutes))
+		}
+		target, err := s.d.Projects.ResolveRedirect(ctx, p.Project.ID, project.RedirectDiscovery, p.RedirectURL)
+		if err != nil {
+			return err
+		}
+		var link string
+		if link, linkID, err = s.issueLinkIn(ctx, q, p.Project, email, p.PKCECodeChallenge, minutes, target); err != nil {
+			return err
+		}
+		if msg, err = notify.MagicLinkLoginEmail(email, notify.LinkData{ProjectName: p.Project.Name, URL: link,
+			ExpiresIn: time.Duration(minutes) * time.Minute}); err != nil {
+			return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+		}
+		if inTx {
+			if err := mailer.SendIn(ctx, q, msg); err != nil {
+				return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+			}
+		}
+		return nil
+	})
+	if err != nil && ipCounted {
+		return s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
 	}
-	if minutes < magiclink.MinExpiryMinutes || minutes > magiclink.MaxExpiryMinutes {
-		return apierr.Invalid("discovery_expiration_minutes", fmt.Sprintf("Expiration must be between %d and %d minutes.",
-			magiclink.MinExpiryMinutes, magiclink.MaxExpiryMinutes))
-	}
-	target, err := s.d.Projects.ResolveRedirect(ctx, p.Project.ID, project.RedirectDiscovery, p.RedirectURL)
 	if err != nil {
 		return err
 	}
-	link, id, err := s.IssueLink(ctx, p.Project, email, p.PKCECodeChallenge, minutes, target)
-	if err != nil {
-		return err
-	}
-	msg, err := notify.MagicLinkLoginEmail(email, notify.LinkData{ProjectName: p.Project.Name, URL: link,
-		ExpiresIn: time.Duration(minutes) * time.Minute})
-	if err == nil {
-		err = s.d.Mailer.Send(ctx, msg)
-	}
-	if err != nil {
-		s.BurnLink(ctx, id)
-		return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+	if !inTx {
+		// A mailer that talks to a server runs after the commit, never
+		// while the writer is held; a link nobody received is spent.
+		if err := s.d.Mailer.Send(ctx, msg); err != nil {
+			s.BurnLink(ctx, linkID)
+			return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+		}
 	}
 	return nil
 }
@@ -72,13 +106,19 @@ func (s *Service) SendLink(ctx context.Context, p LinkParams) error {
 // one; a discovery password reset email carries one as its "log in
 // without a password" link.
 func (s *Service) IssueLink(ctx context.Context, p *project.Project, email, challenge string, minutes int, target string) (link, id string, err error) {
+	return s.issueLinkIn(ctx, s.d.DB, p, email, challenge, minutes, target)
+}
+
+// issueLinkIn is IssueLink through q, which may be the send's transaction.
+func (s *Service) issueLinkIn(ctx context.Context, q store.Querier, p *project.Project, email, challenge string, minutes int,
+	target string) (link, id string, err error) {
 	u, err := url.Parse(target)
 	if err != nil {
 		return "", "", fmt.Errorf("discovery: redirect url: %w", err)
 	}
 	token, id := ids.Token(), ids.New("discovery-magic-link", p.Env)
 	now := s.d.Clock.Now()
-	if _, err := s.d.DB.ExecContext(ctx, `INSERT INTO discovery_magic_links (discovery_magic_link_id, project_id, email_address,
+	if _, err := q.ExecContext(ctx, `INSERT INTO discovery_magic_links (discovery_magic_link_id, project_id, email_address,
 		token_hash, pkce_code_challenge, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`, id, p.ID, email,
 		ids.Hash(token), challenge, store.Millis(now), store.Millis(now.Add(time.Duration(minutes)*time.Minute))); err != nil {
 		return "", "", fmt.Errorf("discovery: store link: %w", err)

@@ -110,7 +110,7 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult,
 	ipKey := p.Project.ID + "|" + p.ClientIP
 	org, email, err := s.d.Orgs.EmailLoginTarget(ctx, p.Project.ID, p.OrganizationID, p.Email)
 	if err != nil {
-		return nil, s.refusedSend(ctx, ipKey, err)
+		return nil, s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
 	}
 	mailer, inTx := notify.AsTx(s.d.Mailer)
 	var res SendResult
@@ -151,7 +151,7 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult,
 		return nil
 	})
 	if err != nil && ipCounted {
-		return nil, s.refusedSend(ctx, ipKey, err)
+		return nil, s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
 	}
 	if err != nil {
 		return nil, err
@@ -165,22 +165,6 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult,
 		}
 	}
 	return &res, nil
-}
-
-// refusedSend counts a send that was refused (unknown organization, bad
-// address, JIT refusal, the per-member limit) against the client address
-// all the same, since its transaction rolled back: each one is an attempt.
-// An address already over its limit gets that refusal instead. Server
-// errors count nothing.
-func (s *Service) refusedSend(ctx context.Context, ipKey string, cause error) error {
-	var ae *apierr.Error
-	if !errors.As(cause, &ae) {
-		return cause
-	}
-	if err := s.d.Limiter.Allow(ctx, SendPerIP, ipKey); err != nil {
-		return err
-	}
-	return cause
 }
 
 // codeExpiry validates a requested code lifetime in minutes (0: the

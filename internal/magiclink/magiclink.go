@@ -89,56 +89,92 @@ type SendResult struct {
 
 // LoginOrSignup emails a login link to a member, or a signup link to a new
 // member the organization's JIT policy admits.
+//
+// The send is one short transaction, as with email codes: the per-address
+// limit, the member (found or created), the per-member limit, the link and
+// its queued email are written together or not at all (a refused send
+// leaves no member, no link and no mail), and SMTP happens later, off the
+// request path (notify.Queue).
 func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult, error) {
 	if p.Project.PKCERequiredForEmailMagicLinks && p.PKCECodeChallenge == "" {
 		return nil, apierr.New(apierr.PKCERequired)
 	}
-	if err := s.d.Limiter.Allow(ctx, SendPerIP, p.Project.ID+"|"+p.ClientIP); err != nil {
-		return nil, err
+	ipKey := p.Project.ID + "|" + p.ClientIP
+	org, email, err := s.d.Orgs.EmailLoginTarget(ctx, p.Project.ID, p.OrganizationID, p.Email)
+	if err != nil {
+		return nil, s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
 	}
-	org, member, created, err := s.d.Orgs.LoadForEmailLogin(ctx, p.Project.ID, p.Project.Env, p.OrganizationID, p.Email)
+	mailer, inTx := notify.AsTx(s.d.Mailer)
+	var res SendResult
+	var msg notify.Email
+	var linkID string
+	var ipCounted bool
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		ipCounted = false
+		if err := s.d.Limiter.AllowIn(ctx, q, SendPerIP, ipKey); err != nil {
+			return err
+		}
+		ipCounted = true
+		member, created, err := s.d.Orgs.MemberForEmailLoginIn(ctx, q, org, p.Project.Env, email)
+		if err != nil {
+			return err
+		}
+		if err := s.d.Limiter.AllowIn(ctx, q, SendPerEmail, org.OrganizationID+"|"+member.EmailAddress); err != nil {
+			return err
+		}
+		purpose, redirectType, requested, minutes := "login", project.RedirectLogin, p.LoginRedirectURL, p.LoginExpiration
+		if member.Status != organization.StatusActive {
+			purpose, redirectType, requested, minutes = "signup", project.RedirectSignup, p.SignupRedirectURL, p.SignupExpiration
+		}
+		expiry, err := expiryMinutes(minutes)
+		if err != nil {
+			return err
+		}
+		target, err := s.d.Projects.ResolveRedirect(ctx, p.Project.ID, redirectType, requested)
+		if err != nil {
+			return err
+		}
+		token, id, err := s.insert(ctx, q, p.Project, org, member, purpose, p.PKCECodeChallenge, expiry)
+		if err != nil {
+			return err
+		}
+		linkID = id
+		link, err := withToken(target, token)
+		if err != nil {
+			return err
+		}
+		res = SendResult{Member: member, MemberCreated: created, Organization: org}
+		build := notify.MagicLinkLoginEmail
+		if purpose == "signup" {
+			build = notify.MagicLinkSignupEmail
+		}
+		if msg, err = build(member.EmailAddress, notify.LinkData{ProjectName: p.Project.Name, OrganizationName: org.OrganizationName,
+			URL: link, ExpiresIn: time.Duration(expiry) * time.Minute}); err != nil {
+			return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+		}
+		if inTx {
+			if err := mailer.SendIn(ctx, q, msg); err != nil {
+				return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+			}
+		}
+		return nil
+	})
+	if err != nil && ipCounted {
+		return nil, s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if err := s.d.Limiter.Allow(ctx, SendPerEmail, org.OrganizationID+"|"+member.EmailAddress); err != nil {
-		return nil, err
+	if !inTx {
+		// A mailer that talks to a server runs after the commit, never
+		// while the writer is held; a link nobody received must not stay
+		// redeemable.
+		if err := s.d.Mailer.Send(ctx, msg); err != nil {
+			s.burn(ctx, linkID)
+			return nil, apierr.Wrap(apierr.EmailDeliveryFailed, err)
+		}
 	}
-	purpose, redirectType, requested, minutes := "login", project.RedirectLogin, p.LoginRedirectURL, p.LoginExpiration
-	if member.Status != organization.StatusActive {
-		purpose, redirectType, requested, minutes = "signup", project.RedirectSignup, p.SignupRedirectURL, p.SignupExpiration
-	}
-	expiry, err := expiryMinutes(minutes)
-	if err != nil {
-		return nil, err
-	}
-	target, err := s.d.Projects.ResolveRedirect(ctx, p.Project.ID, redirectType, requested)
-	if err != nil {
-		return nil, err
-	}
-	token, id, err := s.insert(ctx, s.d.DB, p.Project, org, member, purpose, p.PKCECodeChallenge, expiry)
-	if err != nil {
-		return nil, err
-	}
-	link, err := withToken(target, token)
-	if err != nil {
-		return nil, err
-	}
-	data := notify.LinkData{ProjectName: p.Project.Name, OrganizationName: org.OrganizationName, URL: link,
-		ExpiresIn: time.Duration(expiry) * time.Minute}
-	build := notify.MagicLinkLoginEmail
-	if purpose == "signup" {
-		build = notify.MagicLinkSignupEmail
-	}
-	msg, err := build(member.EmailAddress, data)
-	if err == nil {
-		err = s.d.Mailer.Send(ctx, msg)
-	}
-	if err != nil {
-		// A link nobody received must not stay redeemable.
-		s.burn(ctx, id)
-		return nil, apierr.Wrap(apierr.EmailDeliveryFailed, err)
-	}
-	return &SendResult{Member: member, MemberCreated: created, Organization: org}, nil
+	return &res, nil
 }
 
 func expiryMinutes(requested int) (int, error) {
