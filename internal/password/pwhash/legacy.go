@@ -100,6 +100,12 @@ func (s *scryptHash) checkCost() error {
 		return fmt.Errorf("%w: scrypt cost out of range (N a power of two up to 2^%d, r <= %d, p <= %d)",
 			ErrMalformed, maxScryptLogN, maxScryptR, maxScryptP)
 	}
+	// scrypt holds 128·N·r bytes while it runs: N and r at their separate
+	// maxima would be 4 GiB per login, so their product has argon2's cap.
+	if kib := (128 << s.logN) * s.r / 1024; kib > maxArgonMemoryKiB {
+		return fmt.Errorf("%w: scrypt needs %d MiB (128·N·r); at most %d MiB is accepted",
+			ErrMalformed, kib/1024, maxArgonMemoryKiB/1024)
+	}
 	return nil
 }
 

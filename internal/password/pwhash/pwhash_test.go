@@ -89,6 +89,7 @@ func TestMalformed(t *testing.T) {
 		"$argon2id$v=19$m=64,t=1,p=1$c2FsdA$RdescudvJCsgt3ub+b+dWRWJTmaaJObG",           // 4-byte salt
 		"$2a$31$CCCCCCCCCCCCCCCCCCCCC.E5YPO9kmyuRGyh0XouQYb4YMJKvyOeW",                  // cost 31
 		"$scrypt$ln=30,r=8,p=1$TmFDbC1hbmQtcGVwcGVyIQ$upmwwuX950iBeXnAdoSUDNoxYhK5VVP0IllQJkkiGe8",
+		"$scrypt$ln=20,r=32,p=1$TmFDbC1hbmQtcGVwcGVyIQ$upmwwuX950iBeXnAdoSUDNoxYhK5VVP0IllQJkkiGe8", // 4 GiB: refused
 		"$pbkdf2-md5$i=1$c2FsdFNBTFRzYWx0U0FMVA$PS7sT+QchJuAyNg2YsDkSospGpY",
 		"$pbkdf2-sha256$i=0$c2FsdFNBTFRzYWx0U0FMVA$PS7sT+QchJuAyNg2YsDkSospGpY"} {
 		if ok, err := Verify(t.Context(), h, "password"); ok || !errors.Is(err, ErrMalformed) {
