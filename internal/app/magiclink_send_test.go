@@ -5,8 +5,12 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/config"
 	"github.com/latchkey/latchkey/internal/discovery"
 	"github.com/latchkey/latchkey/internal/magiclink"
+	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // count runs a COUNT(*) query and fails the test on error.
@@ -111,6 +115,31 @@ func TestDiscoveryLinkSendLimitsAndAtomicity(t *testing.T) {
 		}
 		if r := send("bob@corp.test", nil); r.Status != 200 || e.mails("bob@corp.test") != 1 {
 			t.Fatalf("send after a refusal: %s, %d mails", r.Raw, e.mails("bob@corp.test"))
+		}
+	})
+}
+
+// A mailer that is not transactional (here: no delivery configured) runs
+// after the send's commit; when it fails, the link it would have carried
+// is spent, so no redeemable link exists that nobody received.
+func TestMagicLinkSendWithoutDeliveryLeavesNoLiveLink(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnvWith(t, db, func(c *config.Config) {
+			c.Dev, c.SMTPURL, c.EncryptionKey = false, "", apptest.TestEncryptionKey
+		})
+		org := e.createOrg("acme", "ALL_ALLOWED")
+		e.createMember(org, "ada@acme.test")
+		want(t, e.sendLink(org, "ada@acme.test", nil), 503, "email_delivery_failed")
+		want(t, e.sdk("/b2b/magic_links/email/discovery/send", map[string]any{"email_address": "ada@acme.test"}, ""),
+			503, "email_delivery_failed")
+		if n := e.count(`SELECT COUNT(*) FROM magic_links WHERE used_at IS NULL`); n != 0 {
+			t.Fatalf("%d live links after failed deliveries", n)
+		}
+		if n := e.count(`SELECT COUNT(*) FROM discovery_magic_links WHERE used_at IS NULL`); n != 0 {
+			t.Fatalf("%d live discovery links after failed deliveries", n)
+		}
+		if n := e.count(`SELECT COUNT(*) FROM magic_links`) + e.count(`SELECT COUNT(*) FROM discovery_magic_links`); n != 2 {
+			t.Fatalf("%d links stored, want the 2 spent ones", n)
 		}
 	})
 }
