@@ -47,13 +47,9 @@ func (s *Service) SendLink(ctx context.Context, p LinkParams) error {
 	mailer, inTx := notify.AsTx(s.d.Mailer)
 	var msg notify.Email
 	var linkID string
-	var ipCounted bool
+	var ipRefused bool
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		ipCounted = false
-		if err := s.d.Limiter.AllowIn(ctx, q, SendPerIP, ipKey); err != nil {
-			return err
-		}
-		ipCounted = true
+		ipRefused = false
 		if err := s.d.Limiter.AllowIn(ctx, q, SendPerEmail, p.Project.ID+"|"+email); err != nil {
 			return err
 		}
@@ -82,9 +78,16 @@ func (s *Service) SendLink(ctx context.Context, p LinkParams) error {
 				return apierr.Wrap(apierr.EmailDeliveryFailed, err)
 			}
 		}
+		// The client address is counted last: every send from one
+		// address updates this one row, and on PostgreSQL its lock is
+		// then held only until the commit, not through the whole send.
+		if err := s.d.Limiter.AllowIn(ctx, q, SendPerIP, ipKey); err != nil {
+			ipRefused = true
+			return err
+		}
 		return nil
 	})
-	if err != nil && ipCounted {
+	if err != nil && !ipRefused {
 		return s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
 	}
 	if err != nil {

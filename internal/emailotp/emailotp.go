@@ -94,9 +94,9 @@ type SendResult struct {
 // LoginOrSignup emails a fresh code to a member, or to a new member the
 // organization's JIT policy admits.
 //
-// The send is one short transaction: the per-address limit, the member
-// (found or created), the per-member limit, the code and its queued email
-// are written together or not at all, and SMTP happens later, off the
+// The send is one short transaction: the member (found or created), the
+// per-member limit, the code, its queued email and, last, the per-address
+// limit are written together or not at all, and SMTP happens later, off the
 // request path (notify.Queue).
 func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult, error) {
 	loginExpiry, err := codeExpiry("login_expiration_minutes", p.ExpiryMinutes)
@@ -115,13 +115,9 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult,
 	mailer, inTx := notify.AsTx(s.d.Mailer)
 	var res SendResult
 	var msg notify.Email
-	var ipCounted bool
+	var ipRefused bool
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		ipCounted = false
-		if err := s.d.Limiter.AllowIn(ctx, q, SendPerIP, ipKey); err != nil {
-			return err
-		}
-		ipCounted = true
+		ipRefused = false
 		member, created, err := s.d.Orgs.MemberForEmailLoginIn(ctx, q, org, p.Project.Env, email)
 		if err != nil {
 			return err
@@ -148,9 +144,16 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult,
 				return apierr.Wrap(apierr.EmailDeliveryFailed, err)
 			}
 		}
+		// The client address is counted last: every send from one
+		// address updates this one row, and on PostgreSQL its lock is
+		// then held only until the commit, not through the whole send.
+		if err := s.d.Limiter.AllowIn(ctx, q, SendPerIP, ipKey); err != nil {
+			ipRefused = true
+			return err
+		}
 		return nil
 	})
-	if err != nil && ipCounted {
+	if err != nil && !ipRefused {
 		return nil, s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
 	}
 	if err != nil {

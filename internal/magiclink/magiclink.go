@@ -90,9 +90,9 @@ type SendResult struct {
 // LoginOrSignup emails a login link to a member, or a signup link to a new
 // member the organization's JIT policy admits.
 //
-// The send is one short transaction, as with email codes: the per-address
-// limit, the member (found or created), the per-member limit, the link and
-// its queued email are written together or not at all (a refused send
+// The send is one short transaction, as with email codes: the member
+// (found or created), the per-member limit, the link, its queued email
+// and, last, the per-address limit are written together or not at all (a refused send
 // leaves no member, no link and no mail), and SMTP happens later, off the
 // request path (notify.Queue).
 func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult, error) {
@@ -108,13 +108,9 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult,
 	var res SendResult
 	var msg notify.Email
 	var linkID string
-	var ipCounted bool
+	var ipRefused bool
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		ipCounted = false
-		if err := s.d.Limiter.AllowIn(ctx, q, SendPerIP, ipKey); err != nil {
-			return err
-		}
-		ipCounted = true
+		ipRefused = false
 		member, created, err := s.d.Orgs.MemberForEmailLoginIn(ctx, q, org, p.Project.Env, email)
 		if err != nil {
 			return err
@@ -157,9 +153,16 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult,
 				return apierr.Wrap(apierr.EmailDeliveryFailed, err)
 			}
 		}
+		// The client address is counted last: every send from one
+		// address updates this one row, and on PostgreSQL its lock is
+		// then held only until the commit, not through the whole send.
+		if err := s.d.Limiter.AllowIn(ctx, q, SendPerIP, ipKey); err != nil {
+			ipRefused = true
+			return err
+		}
 		return nil
 	})
-	if err != nil && ipCounted {
+	if err != nil && !ipRefused {
 		return nil, s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
 	}
 	if err != nil {
