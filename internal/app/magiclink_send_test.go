@@ -120,8 +120,8 @@ func TestDiscoveryLinkSendLimitsAndAtomicity(t *testing.T) {
 }
 
 // A mailer that is not transactional (here: no delivery configured) runs
-// after the send's commit; when it fails, the link it would have carried
-// is spent, so no redeemable link exists that nobody received.
+// after the send's commit; when it fails, the link or code it would have
+// carried is spent, so no live secret exists that nobody received.
 func TestMagicLinkSendWithoutDeliveryLeavesNoLiveLink(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnvWith(t, db, func(c *config.Config) {
@@ -132,6 +132,11 @@ func TestMagicLinkSendWithoutDeliveryLeavesNoLiveLink(t *testing.T) {
 		want(t, e.sendLink(org, "ada@acme.test", nil), 503, "email_delivery_failed")
 		want(t, e.sdk("/b2b/magic_links/email/discovery/send", map[string]any{"email_address": "ada@acme.test"}, ""),
 			503, "email_delivery_failed")
+		want(t, e.sdk("/b2b/otps/email/discovery/send", map[string]any{"email_address": "ada@acme.test"}, ""),
+			503, "email_delivery_failed")
+		if n := e.count(`SELECT COUNT(*) FROM discovery_email_otps WHERE used_at IS NULL`); n != 0 {
+			t.Fatalf("%d live discovery codes after a failed delivery", n)
+		}
 		if n := e.count(`SELECT COUNT(*) FROM magic_links WHERE used_at IS NULL`); n != 0 {
 			t.Fatalf("%d live links after failed deliveries", n)
 		}
@@ -140,6 +145,36 @@ func TestMagicLinkSendWithoutDeliveryLeavesNoLiveLink(t *testing.T) {
 		}
 		if n := e.count(`SELECT COUNT(*) FROM magic_links`) + e.count(`SELECT COUNT(*) FROM discovery_magic_links`); n != 2 {
 			t.Fatalf("%d links stored, want the 2 spent ones", n)
+		}
+	})
+}
+
+// A discovery code send is one transaction: each send stores one code and
+// queues one mail, a refused one neither, and refusals count against the
+// client address.
+func TestDiscoveryCodeSendLimitsAndAtomicity(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		send := func(email string) resp {
+			return e.sdk("/b2b/otps/email/discovery/send", map[string]any{"email_address": email}, "")
+		}
+		for i := range discovery.SendPerEmail.Limit {
+			if r := send("ada@corp.test"); r.Status != 200 {
+				t.Fatalf("send %d: %s", i+1, r.Raw)
+			}
+		}
+		want(t, send("ada@corp.test"), 429, "too_many_requests")
+		if n := e.mails("ada@corp.test"); n != discovery.SendPerEmail.Limit {
+			t.Fatalf("%d mails, want %d: a refused send mailed a code", n, discovery.SendPerEmail.Limit)
+		}
+		if n := e.count(`SELECT COUNT(*) FROM discovery_email_otps`); n != discovery.SendPerEmail.Limit {
+			t.Fatalf("%d codes stored, want %d", n, discovery.SendPerEmail.Limit)
+		}
+		for range discovery.SendPerIP.Limit - discovery.SendPerEmail.Limit - 1 {
+			want(t, send("ada@corp.test"), 429, "too_many_requests")
+		}
+		want(t, send("bob@corp.test"), 429, "too_many_requests")
+		if n := e.mails("bob@corp.test"); n != 0 {
+			t.Fatalf("a send over the address limit mailed %d codes", n)
 		}
 	})
 }

@@ -212,22 +212,6 @@ func (s *Service) entry(org *organization.Organization, m Membership, factors []
 	return d
 }
 
-// emailAndIP validates the email and applies the per-address and
-// per-client limits of an action.
-func (s *Service) emailAndIP(ctx context.Context, p *project.Project, raw, ip string, perEmail, perIP ratelimit.Rule) (string, error) {
-	email, err := emailaddr.Normalize(raw)
-	if err != nil {
-		return "", err
-	}
-	if err := s.d.Limiter.Allow(ctx, perIP, p.ID+"|"+ip); err != nil {
-		return "", err
-	}
-	if err := s.d.Limiter.Allow(ctx, perEmail, p.ID+"|"+email); err != nil {
-		return "", err
-	}
-	return email, nil
-}
-
 func publicErr(err error, context string) error {
 	var ae *apierr.Error
 	if err == nil || errors.As(err, &ae) {

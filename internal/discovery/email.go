@@ -183,6 +183,10 @@ func (s *Service) AuthenticateLink(ctx context.Context, p *project.Project, ip, 
 
 // SendCode emails a discovery code. It answers the same whether or not
 // the address belongs to anyone.
+//
+// The send is one short transaction, like every email send: the
+// per-address limit, the code, its queued email and, last, the
+// per-client-address limit are written together or not at all.
 func (s *Service) SendCode(ctx context.Context, p *project.Project, ip, rawEmail string, expiryMinutes int) error {
 	expiry := emailotp.DefaultExpiry
 	if expiryMinutes != 0 {
@@ -191,25 +195,51 @@ func (s *Service) SendCode(ctx context.Context, p *project.Project, ip, rawEmail
 		}
 		expiry = time.Duration(expiryMinutes) * time.Minute
 	}
-	email, err := s.emailAndIP(ctx, p, rawEmail, ip, SendPerEmail, SendPerIP)
+	email, err := emailaddr.Normalize(rawEmail)
 	if err != nil {
 		return err
 	}
-	var code string
+	ipKey := p.ID + "|" + ip
+	mailer, inTx := notify.AsTx(s.d.Mailer)
+	var msg notify.Email
+	var ipRefused bool
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		code, err = s.codes.Issue(ctx, q, p.Env, p.ID, email, expiry, nil)
-		return err
+		ipRefused = false
+		if err := s.d.Limiter.AllowIn(ctx, q, SendPerEmail, p.ID+"|"+email); err != nil {
+			return err
+		}
+		code, err := s.codes.Issue(ctx, q, p.Env, p.ID, email, expiry, nil)
+		if err != nil {
+			return err
+		}
+		if msg, err = notify.EmailOTPEmail(email, notify.CodeData{ProjectName: p.Name, Code: code, ExpiresIn: expiry}); err != nil {
+			return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+		}
+		if inTx {
+			if err := mailer.SendIn(ctx, q, msg); err != nil {
+				return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+			}
+		}
+		// The client address is counted last (see SendLink).
+		if err := s.d.Limiter.AllowIn(ctx, q, SendPerIP, ipKey); err != nil {
+			ipRefused = true
+			return err
+		}
+		return nil
 	})
+	if err != nil && !ipRefused {
+		return s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
+	}
 	if err != nil {
 		return err
 	}
-	msg, err := notify.EmailOTPEmail(email, notify.CodeData{ProjectName: p.Name, Code: code, ExpiresIn: expiry})
-	if err == nil {
-		err = s.d.Mailer.Send(ctx, msg)
-	}
-	if err != nil {
-		s.codes.Retire(ctx, s.d.DB, p.ID, email)
-		return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+	if !inTx {
+		// A mailer that talks to a server runs after the commit; a
+		// failed delivery spends the code.
+		if err := s.d.Mailer.Send(ctx, msg); err != nil {
+			s.codes.Retire(ctx, s.d.DB, p.ID, email)
+			return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+		}
 	}
 	return nil
 }
