@@ -42,6 +42,9 @@ func Decode(r *http.Request, dst any) error {
 	if err := cleanJSON(body); err != nil {
 		return err
 	}
+	if f, ok := dst.(StringFields); ok && decodeFlat(body, f) {
+		return nil
+	}
 	if err := json.Unmarshal(body, dst); err != nil {
 		var typeErr *json.UnmarshalTypeError
 		var syntaxErr *json.SyntaxError

@@ -85,6 +85,18 @@ type backendAuthRequest struct {
 	AuthorizationCheck     *AuthorizationCheck `json:"authorization_check"`
 }
 
+// StringField lets httpapi.Decode read the usual body, a token or a JWT
+// alone, without encoding/json (httpapi.StringFields).
+func (r *backendAuthRequest) StringField(key string) *string {
+	switch key {
+	case "session_token":
+		return &r.SessionToken
+	case "session_jwt":
+		return &r.SessionJWT
+	}
+	return nil
+}
+
 // BackendAuthenticate handles POST /v1/b2b/sessions/authenticate.
 func (h Handlers) BackendAuthenticate(r *http.Request) (any, error) {
 	var req backendAuthRequest

@@ -1,0 +1,99 @@
+package httpapi
+
+import "bytes"
+
+// StringFields is a request type whose usual body is a flat JSON object of
+// plain strings, such as the backend session check's {"session_jwt": ...}.
+// Decode reads such a body itself instead of through encoding/json, which
+// scans a body twice (validate, then decode) byte by byte: for a session
+// JWT of a kilobyte and more that was most of a check's own CPU. Any other
+// body (a key that is not spelled exactly as a field, a number, an object,
+// an escape) goes to encoding/json as before, so the result is the same
+// either way; FuzzDecodeFlat holds the two to that.
+type StringFields interface {
+	// StringField returns the field key fills, or nil when key is not
+	// exactly the JSON name of one of its string fields.
+	StringField(key string) *string
+}
+
+// maxFlatFields bounds the fields a flat body may set (more is unusual,
+// and goes to encoding/json).
+const maxFlatFields = 4
+
+// decodeFlat fills dst from body and reports true when body is one object
+// whose keys are dst's string fields and whose values are strings without
+// escapes or control characters. It sets nothing when it reports false.
+// body is valid UTF-8 (cleanJSON ran first).
+func decodeFlat(body []byte, dst StringFields) bool {
+	var fields [maxFlatFields]*string
+	var values [maxFlatFields][]byte
+	n := 0
+	i := skipSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		return false
+	}
+	i = skipSpace(body, i+1)
+	if i < len(body) && body[i] == '}' {
+		return skipSpace(body, i+1) == len(body)
+	}
+	for {
+		key, next, ok := plainString(body, i)
+		if !ok {
+			return false
+		}
+		i = skipSpace(body, next)
+		if i >= len(body) || body[i] != ':' {
+			return false
+		}
+		val, next, ok := plainString(body, skipSpace(body, i+1))
+		if !ok || n == maxFlatFields {
+			return false
+		}
+		if fields[n] = dst.StringField(string(key)); fields[n] == nil {
+			return false
+		}
+		values[n] = val
+		n++
+		i = skipSpace(body, next)
+		switch {
+		case i < len(body) && body[i] == ',':
+			i = skipSpace(body, i+1)
+		case i < len(body) && body[i] == '}' && skipSpace(body, i+1) == len(body):
+			// A repeated key: the last one wins, as with encoding/json.
+			for k := range n {
+				*fields[k] = string(values[k])
+			}
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// plainString returns the string that starts at b[i] and the index after
+// it, when it has no escape and no control character.
+func plainString(b []byte, i int) ([]byte, int, bool) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, 0, false
+	}
+	end := bytes.IndexByte(b[i+1:], '"')
+	if end < 0 {
+		return nil, 0, false
+	}
+	s := b[i+1 : i+1+end]
+	for _, c := range s {
+		if c < 0x20 || c == '\\' {
+			return nil, 0, false
+		}
+	}
+	return s, i + 2 + end, true
+}
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON whitespace.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}

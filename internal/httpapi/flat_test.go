@@ -1,0 +1,102 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http/httptest"
+	"testing"
+)
+
+// flatTarget is a request of two string fields read the fast way, beside
+// the other kinds of field a request may have.
+type flatTarget struct {
+	Token string `json:"session_token"`
+	JWT   string `json:"session_jwt"`
+	N     *int   `json:"n"`
+}
+
+func (f *flatTarget) StringField(key string) *string {
+	switch key {
+	case "session_token":
+		return &f.Token
+	case "session_jwt":
+		return &f.JWT
+	}
+	return nil
+}
+
+// The fast way takes the usual bodies and leaves every other one to
+// encoding/json, untouched.
+func TestDecodeFlat(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		body string
+		fast bool
+		want flatTarget
+	}{
+		{`{"session_jwt":"eyJ.a.b"}`, true, flatTarget{JWT: "eyJ.a.b"}},
+		{" {\n\t\"session_token\" : \"tok\" ,\"session_jwt\":\"j\"\r}\n", true, flatTarget{Token: "tok", JWT: "j"}},
+		{`{"session_token":"a","session_token":"b"}`, true, flatTarget{Token: "b"}},
+		{`{}`, true, flatTarget{}},
+		{`{"session_token":"é"}`, true, flatTarget{Token: "é"}},
+		{`{"Session_Token":"a"}`, false, flatTarget{}},       // encoding/json matches it case-insensitively
+		{`{"session_token":"a\"b"}`, false, flatTarget{}},    // an escape
+		{`{"session_token":"a","n":1}`, false, flatTarget{}}, // not a string field
+		{`{"session_token":"a","x":"y"}`, false, flatTarget{}},
+		{`{"session_token":"a"} x`, false, flatTarget{}},
+		{`{"session_token":"a",}`, false, flatTarget{}},
+		{`{"session_token":1}`, false, flatTarget{}},
+		{`{"session_token":"a","session_token":"b","session_token":"c","session_token":"d","session_jwt":"e"}`, false, flatTarget{}},
+	} {
+		var got flatTarget
+		if fast := decodeFlat([]byte(c.body), &got); fast != c.fast || got != c.want {
+			t.Errorf("decodeFlat(%q) = %v, %+v; want %v, %+v", c.body, fast, got, c.fast, c.want)
+		}
+	}
+}
+
+// FuzzDecodeFlat holds the fast way to encoding/json: whatever body it
+// takes, it must fill exactly what json.Unmarshal fills, and when it
+// declines it must have set nothing.
+func FuzzDecodeFlat(f *testing.F) {
+	f.Add([]byte(`{"session_jwt":"eyJ.a.b"}`))
+	f.Add([]byte(`{"session_token":"a","session_token":"b"}`))
+	f.Add([]byte(`{"SESSION_JWT":"a","session_jwt":"b"}`))
+	f.Add([]byte(`{"session_token":"a\u00e9"}`))
+	f.Add([]byte(" {\"session_jwt\" :\"x\"}\t"))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if cleanJSON(body) != nil {
+			return // Decode refuses it before either way runs
+		}
+		var fast flatTarget
+		if !decodeFlat(body, &fast) {
+			if fast != (flatTarget{}) {
+				t.Fatalf("decodeFlat(%q) declined but set %+v", body, fast)
+			}
+			return
+		}
+		var want flatTarget
+		if err := json.Unmarshal(body, &want); err != nil {
+			t.Fatalf("decodeFlat took %q, which encoding/json refuses: %v", body, err)
+		}
+		if fast.Token != want.Token || fast.JWT != want.JWT || want.N != nil {
+			t.Fatalf("decodeFlat(%q) = %+v, encoding/json %+v", body, fast, want)
+		}
+	})
+}
+
+// Decode goes the fast way for a StringFields target and still refuses
+// what it always refused.
+func TestDecodeUsesFlat(t *testing.T) {
+	t.Parallel()
+	var got flatTarget
+	if err := Decode(httptest.NewRequest("POST", "/", bytes.NewReader([]byte(`{"session_jwt":"j"}`))), &got); err != nil || got.JWT != "j" {
+		t.Fatalf("Decode = %v, %+v", err, got)
+	}
+	if err := Decode(httptest.NewRequest("POST", "/", bytes.NewReader([]byte(`{"session_jwt":"\u0000"}`))), &got); err == nil {
+		t.Fatal("a NUL passed the fast way")
+	}
+	if err := Decode(httptest.NewRequest("POST", "/", bytes.NewReader([]byte(`{"session_jwt":1}`))), &got); err == nil {
+		t.Fatal("a number for a string field passed")
+	}
+}
