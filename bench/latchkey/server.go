@@ -19,6 +19,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/app"
 	"github.com/latchkey/latchkey/internal/config"
+	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/project"
 )
@@ -59,7 +60,7 @@ func startServer(ctx context.Context, dsn string, tweak func(*config.Config)) (*
 	runCtx, cancel := context.WithCancel(context.Background())
 	a.Start(runCtx)
 	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
-	go srv.Serve(ln)
+	go srv.Serve(httpapi.Gather(srv, ln))
 	s := &server{app: a, base: cfg.BaseURL, srv: srv, cancel: cancel}
 	s.proj, err = a.Projects.Create(ctx, project.CreateParams{Name: "Bench", RedirectURLs: []string{cfg.BaseURL + "/"},
 		Origins: []string{cfg.BaseURL}})

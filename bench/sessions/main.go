@@ -25,6 +25,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/app"
 	"github.com/latchkey/latchkey/internal/config"
+	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/project"
 )
 
@@ -95,7 +96,7 @@ func run(duration time.Duration, workers int, pg string) error {
 	}
 	defer a.Close()
 	srv := &http.Server{Handler: a.Handler()}
-	go srv.Serve(ln)
+	go srv.Serve(httpapi.Gather(srv, ln))
 	defer srv.Close()
 
 	p, err := a.Projects.Create(ctx, project.CreateParams{Name: "Bench", RedirectURLs: []string{cfg.BaseURL + "/"}})

@@ -17,6 +17,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/app"
 	"github.com/latchkey/latchkey/internal/devmode"
+	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -81,7 +82,7 @@ func serve(ctx context.Context, env Env, dev bool) error {
 	a.Start(ctx)
 	go a.Sweeper().Run(ctx, cfg.SweepInterval)
 	errc := make(chan error, 2)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(httpapi.Gather(srv, ln)) }()
 	// Start-up leaves garbage behind (migration checks, route tables,
 	// module wiring): collect it once and give its pages back to the OS now,
 	// rather than keep them until the heap grows over them or the background

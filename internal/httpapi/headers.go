@@ -156,10 +156,13 @@ func (hw *headerWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (hw *headerWriter) Unwrap() http.ResponseWriter { return hw.ResponseWriter }
 
-// Flush passes flushes through (server-sent streams).
-func (hw *headerWriter) Flush() {
+// FlushError passes flushes through to the connection. The writer below
+// may be another wrapper (the Recorder) that is not itself a Flusher, so
+// this goes through ResponseController, which unwraps.
+func (hw *headerWriter) FlushError() error {
 	hw.fill()
-	if f, ok := hw.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
+	return http.NewResponseController(hw.ResponseWriter).Flush()
 }
+
+// Flush is FlushError for callers that use http.Flusher.
+func (hw *headerWriter) Flush() { _ = hw.FlushError() }

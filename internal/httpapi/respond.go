@@ -174,7 +174,7 @@ func writePreencoded(w http.ResponseWriter, r *http.Request, status int, p Preen
 	}
 	b = append(b, '\n')
 	buf.Write(b)
-	writeBody(w, status, buf.Bytes())
+	writeBody(w, r, status, buf.Bytes())
 }
 
 // WriteJSON writes a success payload in the face's envelope.
@@ -193,7 +193,7 @@ func WriteJSON(w http.ResponseWriter, r *http.Request, face Face, status int, pa
 	if face == SDK {
 		body = envelope{Data: payload}
 	}
-	writeRaw(w, status, body)
+	writeRaw(w, r, status, body)
 }
 
 type errorBody struct {
@@ -222,7 +222,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		attrs = append(attrs, "cause", c.Error())
 	}
 	logger(r.Context()).Log(r.Context(), level, "request failed", attrs...)
-	writeRaw(w, e.Status, errorBody{
+	writeRaw(w, r, e.Status, errorBody{
 		StatusCode:   e.Status,
 		RequestID:    rid,
 		ErrorType:    string(e.Type),
@@ -244,7 +244,7 @@ var (
 // with Content-Length in one write (no chunked encoding, one syscall).
 var bufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-func writeRaw(w http.ResponseWriter, status int, body any) {
+func writeRaw(w http.ResponseWriter, r *http.Request, status int, body any) {
 	buf := bufs.Get().(*bytes.Buffer)
 	defer func() {
 		if buf.Cap() <= 64<<10 {
@@ -261,15 +261,24 @@ func writeRaw(w http.ResponseWriter, status int, body any) {
 		_ = enc.Encode(errorBody{StatusCode: e.Status, ErrorType: string(e.Type), ErrorMessage: e.Message,
 			ErrorURL: ErrorURLBase + string(e.Type)})
 	}
-	writeBody(w, status, buf.Bytes())
+	writeBody(w, r, status, buf.Bytes())
 }
 
-// writeBody sends a JSON answer with its length, in one write.
-func writeBody(w http.ResponseWriter, status int, body []byte) {
+// writeBody sends a JSON answer with its length, in one write: a long one
+// is flushed while its connection gathers the writes (gather.go).
+func writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte) {
 	h := w.Header()
 	h["Content-Type"] = jsonContentType
 	h["Cache-Control"] = noStore
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	if gc := gatherFor(r); gc != nil && len(body) >= gatherMin {
+		gc.hold()
+		defer gc.release()
+		w.WriteHeader(status)
+		_, _ = w.Write(body)
+		_ = http.NewResponseController(w).Flush()
+		return
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
