@@ -111,7 +111,7 @@ func sessionGrowth(ctx context.Context, o options, rep *report, dsn string) erro
 			fmt.Printf("  (inserted %d sessions in %s)\n", n-have, time.Since(start).Round(time.Millisecond))
 			have = n
 		}
-		r, err := medianOf(o.runs, func() (result, error) { return wrkServer(l, o.connections, o.duration) })
+		r, err := measure(o.runs, l, o.connections, o.duration)
 		if err != nil {
 			return err
 		}

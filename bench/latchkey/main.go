@@ -23,6 +23,9 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/latchkey/latchkey/internal/config"
+	"github.com/latchkey/latchkey/internal/gctune"
 )
 
 type options struct {
@@ -46,6 +49,7 @@ func main() {
 	flag.IntVar(&o.runs, "runs", 3, "runs per figure; the median is reported")
 	flag.DurationVar(&o.duration, "duration", 5*time.Second, "load time per run")
 	flag.IntVar(&o.connections, "connections", 50, "wrk connections")
+	flag.IntVar(&wrkThreads, "wrk-threads", 1, "wrk threads")
 	flag.StringVar(&o.postgres, "postgres", os.Getenv("LATCHKEY_BENCH_POSTGRES_DSN"), "admin DSN of a PostgreSQL server (a fresh database is created); empty skips the PostgreSQL figure")
 	flag.StringVar(&o.mailpit, "mailpit", "bin/mailpit", "Mailpit binary for the email flows")
 	flag.StringVar(&o.binary, "binary", "bin/latchkey", "server binary for cold start and idle RSS")
@@ -83,13 +87,19 @@ func run(o options) error {
 	if _, err := lookWrk(); err != nil {
 		return err
 	}
-	ctx := context.Background()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The servers run in this process, tuned as serve tunes its own (the
+	// bare yardstick shares the process, so it gets the same GC).
+	floor := config.Defaults().GCFloorMiB
+	gctune.Start(ctx, uint64(floor)<<20)
 	rep := &report{}
 	host, _ := os.Hostname()
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Printf("Latchkey benchmark: %s, %d CPUs (GOMAXPROCS %d), %s, load before: %s", host, runtime.NumCPU(),
 		runtime.GOMAXPROCS(0), time.Now().UTC().Format(time.RFC3339), load)
-	fmt.Printf("median of %d runs; wrk %d connections, %s per run\n\n", o.runs, o.connections, o.duration)
+	fmt.Printf("median of %d runs; wrk %d thread(s), %d connections, %s per run after a 1 s warm-up; GC heap floor %d MiB while busy (as serve; GOGC=%q)\n\n",
+		o.runs, wrkThreads, o.connections, o.duration, floor, os.Getenv("GOGC"))
 	tmp, err := os.MkdirTemp("", "latchkey-bench-")
 	if err != nil {
 		return err

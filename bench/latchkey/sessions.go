@@ -98,9 +98,7 @@ func sessionFigures(ctx context.Context, o options, rep *report, engine, dsn str
 			return err
 		}
 		defer stop()
-		if bare, err = medianOf(o.runs, func() (result, error) {
-			return wrkServer(load{url: u, body: `{"session_token":"` + token + `"}`}, o.connections, o.duration)
-		}); err != nil {
+		if bare, err = measure(o.runs, load{url: u, body: `{"session_token":"` + token + `"}`}, o.connections, o.duration); err != nil {
 			return err
 		}
 		rep.add("bare net/http handler (read JSON, write 1 KB)",
@@ -108,7 +106,7 @@ func sessionFigures(ctx context.Context, o options, rep *report, engine, dsn str
 	}
 	var tokenRPS float64
 	for _, x := range loads {
-		r, err := medianOf(o.runs, func() (result, error) { return wrkServer(x.l, o.connections, o.duration) })
+		r, err := measure(o.runs, x.l, o.connections, o.duration)
 		if err != nil {
 			return fmt.Errorf("%s: %w", x.name, err)
 		}
@@ -127,7 +125,7 @@ func sessionFigures(ctx context.Context, o options, rep *report, engine, dsn str
 		}
 	}
 	jl := load{url: s.base + "/v1/b2b/sessions/authenticate", user: pid, pass: secret, body: `{"session_jwt":"` + jwt + `"}`}
-	r, err := medianOf(o.runs, func() (result, error) { return wrkServer(jl, o.connections, o.duration) })
+	r, err := measure(o.runs, jl, o.connections, o.duration)
 	if err != nil {
 		return fmt.Errorf("jwt: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/app"
 	"github.com/latchkey/latchkey/internal/devmode"
+	"github.com/latchkey/latchkey/internal/gctune"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -80,6 +81,7 @@ func serve(ctx context.Context, env Env, dev bool) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a.Start(ctx)
+	gctune.Start(ctx, uint64(cfg.GCFloorMiB)<<20)
 	go a.Sweeper().Run(ctx, cfg.SweepInterval)
 	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(httpapi.Gather(srv, ln)) }()

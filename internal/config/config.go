@@ -65,6 +65,11 @@ type Config struct {
 	// Successful requests log at debug, so the default (info) writes a
 	// line only for refused and failed ones.
 	LogLevel string
+
+	// GCFloorMiB is the heap the garbage collector may grow to while the
+	// server is busy before it collects (package gctune); 0 leaves Go's
+	// default. A GOGC in the environment wins over it.
+	GCFloorMiB int
 }
 
 // Defaults returns the configuration used when nothing is set.
@@ -87,6 +92,7 @@ func Defaults() Config {
 		AuditRetention:      180 * 24 * time.Hour,
 		EventsMaxPerProject: 50000,
 		EventsMaxPerIP:      1200,
+		GCFloorMiB:          64,
 	}
 }
 
@@ -133,7 +139,8 @@ func FromEnv(c Config, lookup func(string) (string, bool)) (Config, error) {
 	for _, n := range []struct {
 		key string
 		dst *int
-	}{{"LATCHKEY_EVENTS_MAX_PER_PROJECT", &c.EventsMaxPerProject}, {"LATCHKEY_EVENTS_MAX_PER_IP", &c.EventsMaxPerIP}} {
+	}{{"LATCHKEY_EVENTS_MAX_PER_PROJECT", &c.EventsMaxPerProject}, {"LATCHKEY_EVENTS_MAX_PER_IP", &c.EventsMaxPerIP},
+		{"LATCHKEY_GC_FLOOR_MIB", &c.GCFloorMiB}} {
 		if v, ok := lookup(n.key); ok && v != "" {
 			i, err := strconv.Atoi(v)
 			if err != nil {
@@ -224,6 +231,9 @@ func (c Config) Validate() error {
 	}
 	if c.EventsMaxPerProject < 1 || c.EventsMaxPerIP < 1 {
 		errs = append(errs, errors.New("LATCHKEY_EVENTS_MAX_PER_PROJECT and LATCHKEY_EVENTS_MAX_PER_IP must be at least 1"))
+	}
+	if c.GCFloorMiB < 0 || c.GCFloorMiB > 1<<20 {
+		errs = append(errs, errors.New("LATCHKEY_GC_FLOOR_MIB must be between 0 (Go's default) and 1048576"))
 	}
 	if c.BodyLimit < 1024 {
 		errs = append(errs, errors.New("LATCHKEY_BODY_LIMIT must be at least 1024 bytes"))

@@ -104,3 +104,23 @@ func TestSMSConfig(t *testing.T) {
 		t.Fatalf("URL with credentials: %v", err)
 	}
 }
+
+func TestGCFloor(t *testing.T) {
+	if Defaults().GCFloorMiB != 64 {
+		t.Fatalf("default GC floor %d MiB, want 64", Defaults().GCFloorMiB)
+	}
+	for v, want := range map[string]int{"0": 0, "256": 256} {
+		c, err := FromEnv(Defaults(), func(k string) (string, bool) { return v, k == "LATCHKEY_GC_FLOOR_MIB" })
+		if err != nil || c.GCFloorMiB != want || c.Validate() != nil {
+			t.Fatalf("LATCHKEY_GC_FLOOR_MIB=%s: %d, %v, %v", v, c.GCFloorMiB, err, c.Validate())
+		}
+	}
+	c := Defaults()
+	c.GCFloorMiB = -1
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "LATCHKEY_GC_FLOOR_MIB") {
+		t.Fatalf("a negative floor: %v", err)
+	}
+	if _, err := FromEnv(Defaults(), func(k string) (string, bool) { return "lots", k == "LATCHKEY_GC_FLOOR_MIB" }); err == nil {
+		t.Fatal("a floor that is not a number was accepted")
+	}
+}

@@ -97,9 +97,9 @@ to_ms() { # a wrk latency (850.00us, 12.34ms, 1.02s) in ms
 RESULTS=()
 load() {
 	local name=$1 script=$2 url=$3 out c0 c1 n rps p99 cpu
-	wrk -t2 -c"$CONNECTIONS" -d1s -s "$script" "$url" >/dev/null
+	wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d1s -s "$script" "$url" >/dev/null
 	c0=$(ticks "$SERVER_PID")
-	out=$(wrk -t2 -c"$CONNECTIONS" -d"$DURATION" --timeout 30s --latency -s "$script" "$url")
+	out=$(wrk -t"$WRK_THREADS" -c"$CONNECTIONS" -d"$DURATION" --timeout 30s --latency -s "$script" "$url")
 	c1=$(ticks "$SERVER_PID")
 	if grep -qE 'Non-2xx|Socket errors' <<<"$out"; then echo "$out" >&2; die "$name: errors under load"; fi
 	rps=$(awk '/^Requests\/sec/ {printf "%.0f", $2}' <<<"$out")
