@@ -186,7 +186,9 @@ func (a *App) Handler() http.Handler {
 	sdk.Handle("POST /sdk/v1/events", httpapi.Handle(httpapi.SDK, events.Post))
 
 	mux := newRouteMux(&a.routes, false, a.observeRoute)
-	mux.ServeMux.Handle("/sdk/v1/", httpapi.Chain(httpapi.JSONNotFound(sdk.ServeMux), httpapi.WithCORS(origins)))
+	const sdkMount = "/sdk/v1/"
+	sdkFront := httpapi.WithCORS(origins)
+	mux.ServeMux.Handle(sdkMount, httpapi.Chain(httpapi.JSONNotFound(sdk.ServeMux), sdkFront))
 	for _, rt := range backendRoutes {
 		mux.Handle(rt.pattern, backendAuth(httpapi.Handle(httpapi.Backend, rt.h)))
 	}
@@ -208,7 +210,11 @@ func (a *App) Handler() http.Handler {
 		a.DevOIDC.Register(mux)
 	}
 
-	return httpapi.Chain(httpapi.JSONNotFound(mux.ServeMux),
+	// Routes without wildcards, the session check's among them, are looked
+	// up by path first instead of matched by the mux (twice for the SDK
+	// face); a hit is served through the same chain as by the muxes.
+	exact := exactRoutes(mux, sdk, sdkMount, sdkFront)
+	return httpapi.Chain(exact.Handler(httpapi.JSONNotFound(mux.ServeMux)),
 		httpapi.WithObserver(a.Metrics.ObserveRequest),
 		httpapi.WithRequestID(requestIDEnv(a.Config.Dev)),
 		httpapi.WithClientIP(a.trustedProxies),

@@ -57,9 +57,16 @@ func (t *routeTable) add(ri RouteInfo) {
 // and the rest public.
 type routeMux struct {
 	*http.ServeMux
-	sdk   bool
-	table *routeTable
-	wrap  func(pattern string, h http.Handler) http.Handler // names the route (metrics, audit)
+	sdk     bool
+	table   *routeTable
+	wrap    func(pattern string, h http.Handler) http.Handler // names the route (metrics, audit)
+	mounted []mountedRoute
+}
+
+// mountedRoute is a pattern and the handler the mux serves it with.
+type mountedRoute struct {
+	pattern string
+	h       http.Handler
 }
 
 func newRouteMux(t *routeTable, sdk bool, wrap func(string, http.Handler) http.Handler) *routeMux {
@@ -79,6 +86,7 @@ func (m *routeMux) handle(pattern string, h http.Handler, raw bool) {
 		h = m.wrap(pattern, h)
 	}
 	m.ServeMux.Handle(pattern, h)
+	m.mounted = append(m.mounted, mountedRoute{pattern, h})
 	face := httpapi.Public
 	_, path, _ := strings.Cut(pattern, " ")
 	switch {
@@ -88,4 +96,17 @@ func (m *routeMux) handle(pattern string, h http.Handler, raw bool) {
 		face = httpapi.Backend
 	}
 	m.table.add(RouteInfo{Face: face, Pattern: pattern, Raw: raw})
+}
+
+// exactRoutes is Handler's fast path (httpapi.ExactRoutes): the routes of
+// root, and those of sdk, which root mounts at sdkMount behind front.
+func exactRoutes(root, sdk *routeMux, sdkMount string, front httpapi.Middleware) *httpapi.ExactRoutes {
+	t := &httpapi.ExactRoutes{}
+	for _, rt := range root.mounted {
+		t.Add(root.ServeMux, rt.pattern, rt.h)
+	}
+	for _, rt := range sdk.mounted {
+		t.AddMounted(root.ServeMux, sdkMount, sdk.ServeMux, rt.pattern, httpapi.Chain(rt.h, front))
+	}
+	return t
 }
