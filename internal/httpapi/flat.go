@@ -1,6 +1,9 @@
 package httpapi
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // StringFields is a request type whose usual body is a flat JSON object of
 // plain strings, such as the backend session check's {"session_jwt": ...}.
@@ -81,12 +84,41 @@ func plainString(b []byte, i int) ([]byte, int, bool) {
 		return nil, 0, false
 	}
 	s := b[i+1 : i+1+end]
-	for _, c := range s {
-		if c < 0x20 || c == '\\' {
-			return nil, 0, false
-		}
+	if bytes.IndexByte(s, '\\') >= 0 || hasControl(s) {
+		return nil, 0, false
 	}
 	return s, i + 2 + end, true
+}
+
+// hasControl reports whether s holds a byte below 0x20. A session JWT is
+// over a kilobyte, so it looks at eight bytes at a time: subtracting 0x20
+// from every byte of a word borrows into a byte's top bit only when that
+// byte, or an earlier one, is below 0x20, and & ^x drops the bytes whose top
+// bit was already set (0x80 and above, which are allowed). The first byte
+// below 0x20 always shows; a byte after it may show falsely, which does not
+// change the answer.
+func hasControl(s []byte) bool {
+	const ones, highs = 0x2020202020202020, 0x8080808080808080
+	for len(s) >= 16 {
+		x, y := binary.LittleEndian.Uint64(s), binary.LittleEndian.Uint64(s[8:])
+		if ((x-ones)&^x|(y-ones)&^y)&highs != 0 {
+			return true
+		}
+		s = s[16:]
+	}
+	if len(s) >= 8 {
+		x := binary.LittleEndian.Uint64(s)
+		if (x-ones)&^x&highs != 0 {
+			return true
+		}
+		s = s[8:]
+	}
+	for _, c := range s {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
 }
 
 // skipSpace returns the index of the first byte at or after i that is not

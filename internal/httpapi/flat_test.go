@@ -100,3 +100,49 @@ func TestDecodeUsesFlat(t *testing.T) {
 		t.Fatal("a number for a string field passed")
 	}
 }
+
+// BenchmarkPlainString reads a value the size of a session JWT with a few
+// custom claims (~1.6 KB), the longest string the session check reads:
+//
+//	go test ./internal/httpapi/ -run '^$' -bench PlainString -benchmem
+func BenchmarkPlainString(b *testing.B) {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_."
+	body := make([]byte, 0, 1602)
+	body = append(body, '"')
+	for i := range 1600 {
+		body = append(body, alphabet[i*7%len(alphabet)])
+	}
+	body = append(body, '"')
+	b.SetBytes(int64(len(body)))
+	for b.Loop() {
+		if _, _, ok := plainString(body, 0); !ok {
+			b.Fatal("refused")
+		}
+	}
+}
+
+// plainString refuses a control character or a backslash at any place in
+// a string of any length, across the word boundaries hasControl reads, and
+// takes every other byte: 0x20, 0x7f and the bytes from 0x80 (UTF-8).
+func TestPlainStringBoundaries(t *testing.T) {
+	t.Parallel()
+	for n := 1; n <= 40; n++ {
+		for _, fill := range []byte{'a', 0x20, 0x7f, 0x80, 0xff} {
+			for pos := range n {
+				for c := range 256 {
+					s := bytes.Repeat([]byte{fill}, n)
+					s[pos] = byte(c)
+					if c == '"' {
+						continue
+					}
+					body := append(append([]byte{'"'}, s...), '"')
+					got, next, ok := plainString(body, 0)
+					want := c >= 0x20 && c != '\\'
+					if ok != want || (ok && (!bytes.Equal(got, s) || next != len(body))) {
+						t.Fatalf("plainString(%q) = %q, %d, %v; want ok=%v", body, got, next, ok, want)
+					}
+				}
+			}
+		}
+	}
+}

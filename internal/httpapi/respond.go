@@ -271,6 +271,7 @@ func writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte) 
 	h["Content-Type"] = jsonContentType
 	h["Cache-Control"] = noStore
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	h["Date"] = dateHeader() // formatted once a second, not per answer by net/http (date.go)
 	if gc := gatherFor(r); gc != nil && len(body) >= gatherMin {
 		gc.hold()
 		defer gc.release()

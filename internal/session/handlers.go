@@ -44,6 +44,12 @@ type refreshRequest struct {
 	AuthorizationCheck     *AuthorizationCheck `json:"authorization_check"`
 }
 
+// StringField lets httpapi.Decode read the SDK's usual body, {}, without
+// encoding/json (httpapi.StringFields). The request has no plain string
+// field, so every key declines: a body with any key still goes to
+// encoding/json.
+func (r *refreshRequest) StringField(string) *string { return nil }
+
 // SDKAuthenticate handles SDK POST /b2b/sessions/authenticate: the session
 // is the Basic-auth password. A caller without one gets
 // unauthorized_credentials, which the SDK treats as "logged out".
