@@ -4,7 +4,7 @@
 // Go's default (GOGC=100) collects whenever the heap has doubled since the
 // last collection. Latchkey's live heap is small (about 10 MiB), so under
 // load, at some 20,000 session checks a second, the collector ran many
-// times a second and took about a sixth of the CPU of a check. A larger
+// times a second and took about a fifth of the CPU of a check. A larger
 // GOGC fixes that but multiplies a large live heap too: during a login
 // storm two argon2 buffers of 19 MiB are live, and a fixed GOGC of 800
 // would let the heap reach hundreds of MiB.
