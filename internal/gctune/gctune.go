@@ -11,9 +11,12 @@
 //
 // The tuner instead sets GOGC after every collection so that the next one
 // comes when the heap reaches Floor (or twice the live heap, whichever is
-// more), and only while collections come less than Busy apart. An idle
-// server (the runtime forces a collection every two minutes) goes back to
-// GOGC=100, and the scavenger returns the memory above it to the system.
+// more), and only while collections come less than Busy apart. A server
+// with no collection for ten seconds goes back to GOGC=100, and the
+// scavenger returns the memory above it to the system: under load the
+// process holds about the floor more (measured: ~110 MiB RSS instead of
+// ~33 MiB at 13k requests a second), some 20 s after the load stops it is
+// under 50 MiB, and near 34 MiB after the runtime's next forced collection.
 // A GOGC set in the environment is the operator's choice and is left
 // alone; a GOMEMLIMIT still bounds the heap as usual.
 package gctune
@@ -80,6 +83,7 @@ func Start(ctx context.Context, floor uint64) {
 	running = true
 	t := &tuner{floor: floor, busy: DefaultBusy, now: time.Now, setGC: debug.SetGCPercent, live: liveHeap, percent: 100}
 	t.arm()
+	go t.watchIdle(ctx, idleAfter)
 	context.AfterFunc(ctx, func() {
 		t.mu.Lock()
 		t.stopped = true
@@ -91,6 +95,38 @@ func Start(ctx context.Context, floor uint64) {
 		running = false
 		runningMu.Unlock()
 	})
+}
+
+// idleAfter is how long without a collection ends a busy spell. Without
+// this, a server whose load stopped would keep the floor's heap until the
+// runtime's forced collection two minutes later.
+const idleAfter = 10 * time.Second
+
+// watchIdle puts GOGC back to 100 once no collection has come for
+// idleAfter: the next small allocation (the change feed polls every
+// 200 ms) then starts a collection against the lower goal, and the
+// scavenger returns the memory above it.
+func (t *tuner) watchIdle(ctx context.Context, every time.Duration) {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			t.idleCheck()
+		}
+	}
+}
+
+// idleCheck is one look of watchIdle.
+func (t *tuner) idleCheck() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !t.stopped && t.percent != 100 && t.now().Sub(t.lastGC) >= idleAfter {
+		t.setGC(100)
+		t.percent = 100
+	}
 }
 
 // active reports whether a tuner runs in this process.

@@ -2,6 +2,7 @@ package gctune
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"runtime/metrics"
 	"testing"
@@ -50,13 +51,18 @@ func TestAfterGCFollowsTheLoad(t *testing.T) {
 	step(50*time.Millisecond, 16*mib)      // 300
 	step(5*time.Second, 16*mib)            // idle: back to 100
 	want := []int{700, 300, 100}
-	if len(sets) != len(want) {
+	if fmt.Sprint(sets) != fmt.Sprint(want) {
 		t.Fatalf("GOGC set to %v, want %v", sets, want)
 	}
-	for i := range want {
-		if sets[i] != want[i] {
-			t.Fatalf("GOGC set to %v, want %v", sets, want)
-		}
+	step(50*time.Millisecond, 8*mib) // busy again: 700
+	now = now.Add(idleAfter - time.Second)
+	tu.idleCheck() // not yet idle
+	now = now.Add(time.Second)
+	tu.idleCheck() // idle: back to 100 without waiting for a collection
+	tu.idleCheck() // and only once
+	want = append(want, 700, 100)
+	if fmt.Sprint(sets) != fmt.Sprint(want) {
+		t.Fatalf("GOGC set to %v, want %v", sets, want)
 	}
 	tu.stopped = true
 	if tu.afterGC() {
