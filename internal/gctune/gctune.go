@@ -10,8 +10,8 @@
 // would let the heap reach hundreds of MiB.
 //
 // The tuner instead sets GOGC after every collection so that the next one
-// comes when the heap reaches Floor (or twice the live heap, whichever is
-// more), and only while collections come less than Busy apart. A server
+// comes when the heap reaches the floor (or twice the live heap, whichever
+// is more), and only while collections come less than a second apart. A server
 // with no collection for ten seconds goes back to GOGC=100, and the
 // scavenger returns the memory above it to the system: under load the
 // process holds about the floor more (measured: ~110 MiB RSS instead of
@@ -31,19 +31,18 @@ import (
 	"time"
 )
 
-// Defaults: a 64 MiB floor, and busy means collections under a second
-// apart.
+// The floor itself is configuration (config.GCFloorMiB, 64 MiB by
+// default); busy means collections under a second apart.
 const (
-	DefaultFloor = 64 << 20
-	DefaultBusy  = time.Second
+	defaultBusy = time.Second
 	// maxPercent caps GOGC for a tiny live heap, so a heap that is
 	// mostly garbage is still collected now and then.
 	maxPercent = 2000
 )
 
-// Percent is the GOGC for the next cycle: the floor over the live heap
+// nextPercent is the GOGC for the next cycle: the floor over the live heap
 // while busy, never below Go's default.
-func Percent(floor, live uint64, busy bool) int {
+func nextPercent(floor, live uint64, busy bool) int {
 	if !busy || live == 0 || floor <= 2*live {
 		return 100
 	}
@@ -81,7 +80,7 @@ func Start(ctx context.Context, floor uint64) {
 		return
 	}
 	running = true
-	t := &tuner{floor: floor, busy: DefaultBusy, now: time.Now, setGC: debug.SetGCPercent, live: liveHeap, percent: 100}
+	t := &tuner{floor: floor, busy: defaultBusy, now: time.Now, setGC: debug.SetGCPercent, live: liveHeap, percent: 100}
 	t.arm()
 	go t.watchIdle(ctx, idleAfter)
 	context.AfterFunc(ctx, func() {
@@ -162,7 +161,7 @@ func (t *tuner) afterGC() bool {
 	t.lastGC = now
 	// Small swings of the live heap are not worth a change (each takes
 	// the runtime's heap lock); a return to 100 always is.
-	if p := Percent(t.floor, t.live(), busy); p != t.percent && (p == 100 || 10*absDiff(p, t.percent) > t.percent) {
+	if p := nextPercent(t.floor, t.live(), busy); p != t.percent && (p == 100 || 10*absDiff(p, t.percent) > t.percent) {
 		t.setGC(p)
 		t.percent = p
 	}

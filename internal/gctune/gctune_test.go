@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-func TestPercent(t *testing.T) {
+func TestPercentRule(t *testing.T) {
 	const mib = 1 << 20
 	for _, c := range []struct {
 		floor, live uint64
@@ -24,8 +24,8 @@ func TestPercent(t *testing.T) {
 		{64 * mib, 1024, true, maxPercent}, // a tiny live heap is still collected now and then
 		{64 * mib, 0, true, 100},           // no reading: the default
 	} {
-		if got := Percent(c.floor, c.live, c.busy); got != c.want {
-			t.Errorf("Percent(%d, %d, %v) = %d, want %d", c.floor, c.live, c.busy, got, c.want)
+		if got := nextPercent(c.floor, c.live, c.busy); got != c.want {
+			t.Errorf("nextPercent(%d, %d, %v) = %d, want %d", c.floor, c.live, c.busy, got, c.want)
 		}
 	}
 }

@@ -33,8 +33,7 @@ var heldBufs = sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &
 // hold needs no lock; HTTP/2 answers are never held (see gatherFor).
 type gatherConn struct {
 	net.Conn
-	held    *[]byte // non-nil while holding
-	heldErr error
+	held *[]byte // non-nil while holding
 }
 
 func (c *gatherConn) Write(p []byte) (int, error) {

@@ -272,14 +272,16 @@ func writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte) 
 	h["Cache-Control"] = noStore
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	h["Date"] = dateHeader() // formatted once a second, not per answer by net/http (date.go)
-	if gc := gatherFor(r); gc != nil && len(body) >= gatherMin {
+	gc := gatherFor(r)
+	if gc != nil && len(body) >= gatherMin {
 		gc.hold()
 		defer gc.release()
-		w.WriteHeader(status)
-		_, _ = w.Write(body)
-		_ = http.NewResponseController(w).Flush()
-		return
+	} else {
+		gc = nil
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+	if gc != nil {
+		_ = http.NewResponseController(w).Flush() // through the held connection, before release
+	}
 }
