@@ -1,7 +1,7 @@
 package session
 
 import (
-	"crypto/sha256"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,9 +15,14 @@ import (
 // are checked on every use, the session behind the JWT is still looked up
 // (revocation applies), and any change to a project's keys forgets the
 // project's entries (a retired key stops verifying within a second).
+//
+// Entries are keyed by the whole token, so a hit is an exact match of
+// every byte the signature covered; the map's own hashing costs a tenth of
+// a SHA-256 over the same kilobyte or two, the one step of a JWT check
+// that its size made dearer than a token check.
 type verifiedJWTs struct {
 	mu    sync.Mutex
-	items map[[32]byte]verifiedJWT
+	items map[string]verifiedJWT
 }
 
 type verifiedJWT struct {
@@ -26,26 +31,14 @@ type verifiedJWT struct {
 	expires              time.Time
 }
 
-const verifiedLimit = 50000
-
-// keyOf hashes a token through a pooled buffer: a JWT is a kilobyte or
-// two, and the check runs on every request.
-func keyOf(token string) [32]byte {
-	b := keyBufs.Get().(*[]byte)
-	*b = append((*b)[:0], token...)
-	k := sha256.Sum256(*b)
-	if cap(*b) <= 16<<10 {
-		keyBufs.Put(b)
-	}
-	return k
-}
-
-var keyBufs = sync.Pool{New: func() any { return new([]byte) }}
+// verifiedLimit bounds the tokens kept (about 2 KB each with their entry,
+// so at most ~40 MB); past it the map starts over, and each token
+// presented again costs one RSA verification (~50 µs) to come back.
+const verifiedLimit = 20000
 
 func (v *verifiedJWTs) get(projectID, token string, now time.Time) (string, bool) {
-	k := keyOf(token)
 	v.mu.Lock()
-	e, ok := v.items[k]
+	e, ok := v.items[token]
 	v.mu.Unlock()
 	const leeway = 5 * time.Second
 	if !ok || e.projectID != projectID || now.Add(leeway).Before(e.notBefore) || now.Add(leeway).Before(e.issued) ||
@@ -55,14 +48,16 @@ func (v *verifiedJWTs) get(projectID, token string, now time.Time) (string, bool
 	return e.sessionID, true
 }
 
+// put remembers a verified token. The key is a copy: the caller's string
+// may share memory with the request it came in.
 func (v *verifiedJWTs) put(token string, e verifiedJWT) {
-	k := keyOf(token)
+	token = strings.Clone(token)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.items == nil || len(v.items) >= verifiedLimit {
-		v.items = map[[32]byte]verifiedJWT{}
+		v.items = map[string]verifiedJWT{}
 	}
-	v.items[k] = e
+	v.items[token] = e
 }
 
 func (v *verifiedJWTs) invalidate(ev changefeed.Event) {
