@@ -207,7 +207,7 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 	if err != nil {
 		return nil, err
 	}
-	org, err := s.d.Orgs.Get(ctx, p.Project.ID, p.OrganizationID)
+	org, err := s.d.Sessions.Organization(ctx, p.Project.ID, p.OrganizationID)
 	if err != nil {
 		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
 	}

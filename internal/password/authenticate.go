@@ -16,14 +16,27 @@ import (
 	"github.com/latchkey/latchkey/internal/store"
 )
 
-// verify checks password for email under the lockout rules and returns the
-// credential it matched. eligible says whether the caller has a usable
-// member for the email; when it is false, or there is no credential, a
-// dummy hash is verified instead so the answer and its timing are those of
-// a wrong password.
-func (s *Service) verify(ctx context.Context, p *project.Project, ip, email, password string, eligible bool) (*credential, error) {
+// verified is what a correct password hands on: the credential it matched
+// (with the organization and member, for a login to one) and the settling
+// of its counted attempt, to write in the transaction the login makes.
+type verified struct {
+	org    *organization.Organization
+	member *organization.Member
+	cred   *credential
+	settle ratelimit.SettleIn
+}
+
+// verify checks password for email under the lockout rules and, when it is
+// correct, runs then with the credential it matched (see
+// ratelimit.GuardThen: the attempt is settled as a success whatever then
+// returns). eligible says whether the caller has a usable member for the
+// email; when it is false, or there is no credential, a dummy hash is
+// verified instead so the answer and its timing are those of a wrong
+// password.
+func (s *Service) verify(ctx context.Context, p *project.Project, ip, email, password string, eligible bool,
+	then func(v verified) error) error {
 	var cred *credential
-	err := s.d.Limiter.Guard(ctx, func() error {
+	return s.d.Limiter.GuardThen(ctx, func() error {
 		// The lookup runs either way so both cases do the same work.
 		c, err := s.credential(ctx, s.d.DB.Read(), p.ID, email)
 		switch {
@@ -48,34 +61,32 @@ func (s *Service) verify(ctx context.Context, p *project.Project, ip, email, pas
 			return apierr.New(apierr.UnauthorizedCredentials)
 		}
 		return nil
-	}, ratelimit.FailureOf(apierr.UnauthorizedCredentials), lockKeys(p.ID, email, ip)...)
-	if err != nil {
-		return nil, err
-	}
-	return cred, nil
+	}, ratelimit.FailureOf(apierr.UnauthorizedCredentials),
+		func(settle ratelimit.SettleIn) error { return then(verified{cred: cred, settle: settle}) },
+		lockKeys(p.ID, email, ip)...)
 }
 
 // usable reports whether a member may log in with a password at all.
 func usable(m *organization.Member) bool { return m != nil && m.Status != organization.StatusDeleted }
 
 // verifyInOrg loads the organization and the member with email in it, then
-// checks the password. Without a usable member verify still does the hash
-// work, so the answer's timing does not reveal who is a member.
-func (s *Service) verifyInOrg(ctx context.Context, p *project.Project, ip, orgID, email, password string) (
-	*organization.Organization, *organization.Member, *credential, error) {
-	org, err := s.d.Orgs.Get(ctx, p.ID, orgID)
+// checks the password and runs then as verify does. Without a usable
+// member verify still does the hash work, so the answer's timing does not
+// reveal who is a member.
+func (s *Service) verifyInOrg(ctx context.Context, p *project.Project, ip, orgID, email, password string,
+	then func(v verified) error) error {
+	org, err := s.d.Sessions.Organization(ctx, p.ID, orgID)
 	if err != nil {
-		return nil, nil, nil, organization.NotFound(err, apierr.OrganizationNotFound)
+		return organization.NotFound(err, apierr.OrganizationNotFound)
 	}
 	member, err := s.d.Orgs.MemberByEmail(ctx, s.d.DB.Read(), org.OrganizationID, email)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return nil, nil, nil, err
+		return err
 	}
-	cred, err := s.verify(ctx, p, ip, email, password, err == nil && usable(member))
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return org, member, cred, nil
+	return s.verify(ctx, p, ip, email, password, err == nil && usable(member), func(v verified) error {
+		v.org, v.member = org, member
+		return then(v)
+	})
 }
 
 // afterVerify applies what follows a correct password: a forced reset, and
@@ -134,32 +145,33 @@ func (s *Service) Authenticate(ctx context.Context, a AuthParams) (*session.Auth
 	if err != nil {
 		return nil, err
 	}
-	org, member, cred, err := s.verifyInOrg(ctx, a.Project, a.ClientIP, a.OrganizationID, email, a.Password)
-	if err != nil {
-		return nil, err
-	}
-	upgraded, err := s.afterVerify(ctx, a.Project, cred, a.Password)
-	if err != nil {
-		return nil, err
-	}
 	var resp *session.AuthResponse
-	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		if upgraded != "" {
-			if err := s.replaceHash(ctx, q, cred.ID, cred.Hash, upgraded); err != nil {
-				return err
-			}
-		}
-		if err := s.activate(ctx, q, member); err != nil {
-			return err
-		}
-		prior, err := s.d.Sessions.PriorFactors(ctx, q, a.Project, a.IntermediateSessionToken, org.OrganizationID,
-			member.MemberID, member.EmailAddress)
+	err = s.verifyInOrg(ctx, a.Project, a.ClientIP, a.OrganizationID, email, a.Password, func(v verified) error {
+		upgraded, err := s.afterVerify(ctx, a.Project, v.cred, a.Password)
 		if err != nil {
 			return err
 		}
-		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: a.Project, Organization: org, Member: member,
-			DurationMinutes: duration, Prior: prior, Factor: passwordFactor(member, "knowledge")})
-		return err
+		return s.d.DB.Tx(ctx, func(q store.Querier) error {
+			if err := v.settle(q); err != nil {
+				return err
+			}
+			if upgraded != "" {
+				if err := s.replaceHash(ctx, q, v.cred.ID, v.cred.Hash, upgraded); err != nil {
+					return err
+				}
+			}
+			if err := s.activate(ctx, q, v.member); err != nil {
+				return err
+			}
+			prior, err := s.d.Sessions.PriorFactors(ctx, q, a.Project, a.IntermediateSessionToken, v.org.OrganizationID,
+				v.member.MemberID, v.member.EmailAddress)
+			if err != nil {
+				return err
+			}
+			resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: a.Project, Organization: v.org, Member: v.member,
+				DurationMinutes: duration, Prior: prior, Factor: passwordFactor(v.member, "knowledge")})
+			return err
+		})
 	})
 	if err != nil {
 		return nil, wrap("authenticate", err)

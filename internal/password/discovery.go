@@ -48,23 +48,24 @@ func (s *Service) DiscoveryAuthenticate(ctx context.Context, a DiscoveryAuthPara
 	if a.Password == "" {
 		return nil, apierr.Invalid("password", "password is required.")
 	}
-	cred, err := s.verify(ctx, a.Project, a.ClientIP, email, a.Password, true)
-	if err != nil {
-		return nil, err
-	}
-	upgraded, err := s.afterVerify(ctx, a.Project, cred, a.Password)
-	if err != nil {
-		return nil, err
-	}
 	var out *discovery.Response
-	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		if upgraded != "" {
-			if err := s.replaceHash(ctx, q, cred.ID, cred.Hash, upgraded); err != nil {
+	err = s.verify(ctx, a.Project, a.ClientIP, email, a.Password, true, func(v verified) error {
+		upgraded, err := s.afterVerify(ctx, a.Project, v.cred, a.Password)
+		if err != nil {
+			return err
+		}
+		return s.d.DB.Tx(ctx, func(q store.Querier) error {
+			if err := v.settle(q); err != nil {
 				return err
 			}
-		}
-		out, err = s.d.Discovery.DiscoveredTx(ctx, q, a.Project, email, discoveryFactor(email, "knowledge"))
-		return err
+			if upgraded != "" {
+				if err := s.replaceHash(ctx, q, v.cred.ID, v.cred.Hash, upgraded); err != nil {
+					return err
+				}
+			}
+			out, err = s.d.Discovery.DiscoveredTx(ctx, q, a.Project, email, discoveryFactor(email, "knowledge"))
+			return err
+		})
 	})
 	if err != nil {
 		return nil, wrap("discovery authenticate", err)

@@ -99,38 +99,40 @@ func (s *Service) ResetExisting(ctx context.Context, a ExistingResetParams) (*se
 	if err != nil {
 		return nil, err
 	}
-	org, member, cred, err := s.verifyInOrg(ctx, a.Project, a.ClientIP, a.OrganizationID, email, a.ExistingPassword)
-	if err != nil {
-		return nil, err
-	}
-	if cred.RequireReset {
-		return nil, apierr.New(apierr.ResetPassword)
-	}
-	if a.NewPassword == a.ExistingPassword {
-		return nil, apierr.Invalid("new_password", "The new password must differ from the existing one.")
-	}
-	if err := s.requireStrong(ctx, a.Project, "new_password", a.NewPassword, email); err != nil {
-		return nil, err
-	}
-	hash, err := pwhash.Hash(ctx, a.NewPassword, s.d.Hashing)
-	if err != nil {
-		return nil, err
-	}
 	var resp *session.AuthResponse
-	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		if err := s.changePassword(ctx, q, a.Project, email, hash, ""); err != nil {
+	err = s.verifyInOrg(ctx, a.Project, a.ClientIP, a.OrganizationID, email, a.ExistingPassword, func(v verified) error {
+		if v.cred.RequireReset {
+			return apierr.New(apierr.ResetPassword)
+		}
+		if a.NewPassword == a.ExistingPassword {
+			return apierr.Invalid("new_password", "The new password must differ from the existing one.")
+		}
+		if err := s.requireStrong(ctx, a.Project, "new_password", a.NewPassword, email); err != nil {
 			return err
 		}
-		if err := s.activate(ctx, q, member); err != nil {
+		hash, err := pwhash.Hash(ctx, a.NewPassword, s.d.Hashing)
+		if err != nil {
 			return err
 		}
-		// Reload so the response carries the member's password id.
-		if member, err = s.d.Orgs.Member(ctx, q, a.Project.ID, member.MemberID); err != nil {
+		return s.d.DB.Tx(ctx, func(q store.Querier) error {
+			if err := v.settle(q); err != nil {
+				return err
+			}
+			if err := s.changePassword(ctx, q, a.Project, email, hash, ""); err != nil {
+				return err
+			}
+			if err := s.activate(ctx, q, v.member); err != nil {
+				return err
+			}
+			// Reload so the response carries the member's password id.
+			member, err := s.d.Orgs.Member(ctx, q, a.Project.ID, v.member.MemberID)
+			if err != nil {
+				return err
+			}
+			resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: a.Project, Organization: v.org, Member: member,
+				DurationMinutes: duration, Factor: passwordFactor(member, "knowledge")})
 			return err
-		}
-		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: a.Project, Organization: org, Member: member,
-			DurationMinutes: duration, Factor: passwordFactor(member, "knowledge")})
-		return err
+		})
 	})
 	if err != nil {
 		return nil, wrap("reset existing password", err)

@@ -362,6 +362,16 @@ func (s *Service) member(ctx context.Context, cached bool, gen uint64, projectID
 	return m, err
 }
 
+// Organization is organization orgID of project projectID as a session
+// check sees it: from memory while the change feed is fresh (a change on
+// this process is seen by the next read, on another within a second),
+// else from the database. Logins read it this way so a login costs no
+// more reading than a check, and the check after it finds it warm.
+func (s *Service) Organization(ctx context.Context, projectID, orgID string) (*organization.Organization, error) {
+	var key answerKey
+	return s.org(ctx, s.feed.Fresh(ctx) == nil, s.hot.generation(), projectID, orgID, &key)
+}
+
 func (s *Service) org(ctx context.Context, cached bool, gen uint64, projectID, orgID string, key *answerKey) (*organization.Organization, error) {
 	if cached {
 		if o, e := s.hot.org(orgID); e != nil && o.ProjectID() == projectID {
