@@ -121,16 +121,59 @@ func measure(runs int, l load, c int, d time.Duration) (result, error) {
 	return medianOf(runs, func() (result, error) { return wrkServer(l, c, d) })
 }
 
+// measurePair measures a and b runs times each, in turn and alternating
+// which goes first (a b, b a, a b, ...), and returns each one's medians
+// and the median over the runs of b's rate divided by a's: two loads are
+// then compared seconds apart, where measuring one after the other
+// compares two moments of a shared host, whose neighbours move a run's
+// rate by several percent from one minute to the next.
+func measurePair(runs int, a, b load, c int, d time.Duration) (ra, rb result, ratio float64, err error) {
+	for _, l := range []load{a, b} {
+		if _, err := wrk(l, c, time.Second); err != nil {
+			return ra, rb, 0, err
+		}
+	}
+	var as, bs []result
+	var ratios []float64
+	for i := range runs {
+		var ab [2]result
+		order := [2]int{0, 1}
+		if i%2 == 1 {
+			order = [2]int{1, 0}
+		}
+		for _, j := range order {
+			r, err := wrkServer([2]load{a, b}[j], c, d)
+			if err != nil {
+				return ra, rb, 0, err
+			}
+			ab[j] = r
+		}
+		as, bs = append(as, ab[0]), append(bs, ab[1])
+		ratios = append(ratios, ab[1].rps/ab[0].rps)
+	}
+	return medians(as), medians(bs), median(ratios), nil
+}
+
 // medianOf runs fn o.runs times and returns the median throughput and
 // p99 (each taken separately), and CPU per request.
 func medianOf(runs int, fn func() (result, error)) (result, error) {
-	var rps, p99, cpu []float64
+	var rs []result
 	for range runs {
 		r, err := fn()
 		if err != nil {
 			return result{}, err
 		}
+		rs = append(rs, r)
+	}
+	return medians(rs), nil
+}
+
+// medians is the median throughput, p99 and CPU per request of rs, each
+// taken separately.
+func medians(rs []result) result {
+	var rps, p99, cpu []float64
+	for _, r := range rs {
 		rps, p99, cpu = append(rps, r.rps), append(p99, r.p99ms), append(cpu, r.cpuMsPR)
 	}
-	return result{rps: median(rps), p99ms: median(p99), cpuMsPR: median(cpu)}, nil
+	return result{rps: median(rps), p99ms: median(p99), cpuMsPR: median(cpu)}
 }
