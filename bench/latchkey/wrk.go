@@ -121,37 +121,46 @@ func measure(runs int, l load, c int, d time.Duration) (result, error) {
 	return medianOf(runs, func() (result, error) { return wrkServer(l, c, d) })
 }
 
-// measurePair measures a and b runs times each, in turn and alternating
-// which goes first (a b, b a, a b, ...), and returns each one's medians
-// and the median over the runs of b's rate divided by a's: two loads are
-// then compared seconds apart, where measuring one after the other
-// compares two moments of a shared host, whose neighbours move a run's
-// rate by several percent from one minute to the next.
+// measurePair measures a and b runs times each, and returns each one's
+// medians and the median over the runs of b's rate divided by a's. Each
+// run measures a, b, b, a for half of d each (whole seconds, at least
+// one), so the two are compared seconds apart and neither always goes
+// first: measured one after the other, they would compare two moments of
+// a shared host, whose neighbours move a rate by several percent from one
+// minute to the next, and a fixed order favours whichever goes first.
 func measurePair(runs int, a, b load, c int, d time.Duration) (ra, rb result, ratio float64, err error) {
 	for _, l := range []load{a, b} {
 		if _, err := wrk(l, c, time.Second); err != nil {
 			return ra, rb, 0, err
 		}
 	}
+	half := max((d / 2).Truncate(time.Second), time.Second) // wrk runs whole seconds
 	var as, bs []result
 	var ratios []float64
-	for i := range runs {
-		var ab [2]result
-		order := [2]int{0, 1}
-		if i%2 == 1 {
-			order = [2]int{1, 0}
-		}
-		for _, j := range order {
-			r, err := wrkServer([2]load{a, b}[j], c, d)
+	for range runs {
+		var got [2][]result
+		for _, j := range []int{0, 1, 1, 0} {
+			r, err := wrkServer([2]load{a, b}[j], c, half)
 			if err != nil {
 				return ra, rb, 0, err
 			}
-			ab[j] = r
+			got[j] = append(got[j], r)
 		}
-		as, bs = append(as, ab[0]), append(bs, ab[1])
-		ratios = append(ratios, ab[1].rps/ab[0].rps)
+		ma, mb := mean(got[0]), mean(got[1])
+		as, bs, ratios = append(as, ma), append(bs, mb), append(ratios, mb.rps/ma.rps)
 	}
 	return medians(as), medians(bs), median(ratios), nil
+}
+
+// mean is the mean rate and CPU per request of rs, with the highest p99.
+func mean(rs []result) result {
+	var m result
+	for _, r := range rs {
+		m.rps += r.rps / float64(len(rs))
+		m.cpuMsPR += r.cpuMsPR / float64(len(rs))
+		m.p99ms = max(m.p99ms, r.p99ms)
+	}
+	return m
 }
 
 // medianOf runs fn o.runs times and returns the median throughput and
