@@ -14,6 +14,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/signslot"
 )
 
 // Keys supplies a project's signing keys, newest first.
@@ -133,7 +134,11 @@ func signWith(k project.SigningKey, projectID string, ms *MemberSession, now tim
 			AuthenticationFactors: ms.AuthenticationFactors, Roles: ms.Roles},
 		Organization: orgClaim{OrganizationID: ms.OrganizationID, Slug: ms.OrganizationSlug},
 	}
-	out, err := jwt.Signed(signer).Claims(c).Serialize()
+	var out string
+	err = signslot.Do(func() (err error) {
+		out, err = jwt.Signed(signer).Claims(c).Serialize()
+		return err
+	})
 	if err != nil {
 		return "", fmt.Errorf("session: sign: %w", err)
 	}
