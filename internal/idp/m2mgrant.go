@@ -12,6 +12,7 @@ import (
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/m2m"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/signslot"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -66,11 +67,15 @@ func (p *Provider) clientCredentials(r *http.Request, pr *project.Project) (any,
 		return nil, err
 	}
 	now := p.clock.Now()
-	at, err := jwt.Signed(signer).Claims(m2mClaims{
-		Claims: jwt.Claims{Issuer: AccessTokenIssuer(pr.ID), Subject: c.ClientID, Audience: jwt.Audience{pr.ID}, ID: ids.Token(),
-			IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now), Expiry: jwt.NewNumericDate(now.Add(m2mTokenTTL))},
-		Scope: strings.Join(scopes, " "),
-	}).Serialize()
+	var at string
+	err = signslot.Do(func() (err error) {
+		at, err = jwt.Signed(signer).Claims(m2mClaims{
+			Claims: jwt.Claims{Issuer: AccessTokenIssuer(pr.ID), Subject: c.ClientID, Audience: jwt.Audience{pr.ID}, ID: ids.Token(),
+				IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now), Expiry: jwt.NewNumericDate(now.Add(m2mTokenTTL))},
+			Scope: strings.Join(scopes, " "),
+		}).Serialize()
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}

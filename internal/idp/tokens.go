@@ -14,6 +14,7 @@ import (
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/signslot"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -188,36 +189,53 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 	if app.AccessTokenCustomAudience != "" {
 		aud = append(aud, app.AccessTokenCustomAudience)
 	}
-	at, err := jwt.Signed(signer).Claims(accessClaims{
-		Claims: jwt.Claims{Issuer: AccessTokenIssuer(g.ProjectID), Subject: g.MemberID, Audience: aud, ID: jti,
-			IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now), Expiry: jwt.NewNumericDate(now.Add(ttl))},
-		Scope: strings.Join(g.Scopes, " "), ClientID: app.ClientID,
-		Organization: &orgClaim{OrganizationID: org.OrganizationID, Slug: org.OrganizationSlug},
-	}).Serialize()
-	if err != nil {
-		return nil, fmt.Errorf("idp: sign access token: %w", err)
-	}
 	if err := p.insertToken(ctx, q, ids.Hash(jti), kindAccess, g, now.Add(ttl)); err != nil {
 		return nil, err
 	}
-	out := &issued{AccessToken: at, TokenType: "Bearer", ExpiresIn: int(ttl.Seconds()), Scope: strings.Join(g.Scopes, " ")}
+	out := &issued{TokenType: "Bearer", ExpiresIn: int(ttl.Seconds()), Scope: strings.Join(g.Scopes, " ")}
 	if g.has(ScopeOfflineAccess) {
 		out.RefreshToken = ids.Token()
 		if err := p.insertToken(ctx, q, ids.Hash(out.RefreshToken), kindRefresh, g, now.Add(refreshTokenTTL)); err != nil {
 			return nil, err
 		}
 	}
+	access := accessClaims{
+		Claims: jwt.Claims{Issuer: AccessTokenIssuer(g.ProjectID), Subject: g.MemberID, Audience: aud, ID: jti,
+			IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now), Expiry: jwt.NewNumericDate(now.Add(ttl))},
+		Scope: strings.Join(g.Scopes, " "), ClientID: app.ClientID,
+		Organization: &orgClaim{OrganizationID: org.OrganizationID, Slug: org.OrganizationSlug},
+	}
+	var id map[string]any
 	if g.has(ScopeOpenID) {
-		c := memberClaims(m, org, g.Scopes)
-		c["iss"], c["sub"], c["aud"], c["azp"] = p.Issuer(g.ProjectID), g.MemberID, app.ClientID, app.ClientID
-		c["iat"], c["exp"], c["auth_time"] = now.Unix(), now.Add(idTokenTTL).Unix(), g.AuthTime.Unix()
-		c["at_hash"] = atHash(at)
+		id = memberClaims(m, org, g.Scopes)
+		id["iss"], id["sub"], id["aud"], id["azp"] = p.Issuer(g.ProjectID), g.MemberID, app.ClientID, app.ClientID
+		id["iat"], id["exp"], id["auth_time"] = now.Unix(), now.Add(idTokenTTL).Unix(), g.AuthTime.Unix()
 		if nonce != "" {
-			c["nonce"] = nonce
+			id["nonce"] = nonce
 		}
-		if out.IDToken, err = jwt.Signed(signer).Claims(c).Serialize(); err != nil {
-			return nil, fmt.Errorf("idp: sign id token: %w", err)
-		}
+	}
+	// Everything signed is settled above, inside the transaction; the
+	// signatures, the costliest step, are made once it has committed
+	// (store.Finish), so they never hold SQLite's one writer.
+	err = store.Finish(q, func() error {
+		return signslot.Do(func() error {
+			at, err := jwt.Signed(signer).Claims(access).Serialize()
+			if err != nil {
+				return fmt.Errorf("idp: sign access token: %w", err)
+			}
+			out.AccessToken = at
+			if id == nil {
+				return nil
+			}
+			id["at_hash"] = atHash(at)
+			if out.IDToken, err = jwt.Signed(signer).Claims(id).Serialize(); err != nil {
+				return fmt.Errorf("idp: sign id token: %w", err)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }
