@@ -109,6 +109,27 @@ func (s *Service) afterVerify(ctx context.Context, p *project.Project, cred *cre
 	return pwhash.Hash(ctx, password, s.d.Hashing)
 }
 
+// loginTx follows a correct password: afterVerify's rules first, then one
+// transaction that settles the counted attempt, stores an upgraded hash if
+// one is due, and runs the login's own writes.
+func (s *Service) loginTx(ctx context.Context, p *project.Project, v verified, password string, writes func(q store.Querier) error) error {
+	upgraded, err := s.afterVerify(ctx, p, v.cred, password)
+	if err != nil {
+		return err
+	}
+	return s.d.DB.Tx(ctx, func(q store.Querier) error {
+		if err := v.settle(q); err != nil {
+			return err
+		}
+		if upgraded != "" {
+			if err := s.replaceHash(ctx, q, v.cred.ID, v.cred.Hash, upgraded); err != nil {
+				return err
+			}
+		}
+		return writes(q)
+	})
+}
+
 // passwordFactor is the session factor of a password login.
 func passwordFactor(m *organization.Member, delivery string) session.Factor {
 	return session.Factor{DeliveryMethod: delivery, Type: "password",
@@ -147,19 +168,7 @@ func (s *Service) Authenticate(ctx context.Context, a AuthParams) (*session.Auth
 	}
 	var resp *session.AuthResponse
 	err = s.verifyInOrg(ctx, a.Project, a.ClientIP, a.OrganizationID, email, a.Password, func(v verified) error {
-		upgraded, err := s.afterVerify(ctx, a.Project, v.cred, a.Password)
-		if err != nil {
-			return err
-		}
-		return s.d.DB.Tx(ctx, func(q store.Querier) error {
-			if err := v.settle(q); err != nil {
-				return err
-			}
-			if upgraded != "" {
-				if err := s.replaceHash(ctx, q, v.cred.ID, v.cred.Hash, upgraded); err != nil {
-					return err
-				}
-			}
+		return s.loginTx(ctx, a.Project, v, a.Password, func(q store.Querier) error {
 			if err := s.activate(ctx, q, v.member); err != nil {
 				return err
 			}

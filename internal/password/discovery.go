@@ -50,19 +50,7 @@ func (s *Service) DiscoveryAuthenticate(ctx context.Context, a DiscoveryAuthPara
 	}
 	var out *discovery.Response
 	err = s.verify(ctx, a.Project, a.ClientIP, email, a.Password, true, func(v verified) error {
-		upgraded, err := s.afterVerify(ctx, a.Project, v.cred, a.Password)
-		if err != nil {
-			return err
-		}
-		return s.d.DB.Tx(ctx, func(q store.Querier) error {
-			if err := v.settle(q); err != nil {
-				return err
-			}
-			if upgraded != "" {
-				if err := s.replaceHash(ctx, q, v.cred.ID, v.cred.Hash, upgraded); err != nil {
-					return err
-				}
-			}
+		return s.loginTx(ctx, a.Project, v, a.Password, func(q store.Querier) (err error) {
 			out, err = s.d.Discovery.DiscoveredTx(ctx, q, a.Project, email, discoveryFactor(email, "knowledge"))
 			return err
 		})

@@ -296,16 +296,8 @@ func (a *Attempt) Settle(ctx context.Context, checkErr error, isFailure func(err
 // check, and settles by its result (see Settle). A refusal is returned
 // without running check.
 func (l *Limiter) Guard(ctx context.Context, check func() error, isFailure func(error) bool, keys ...Key) error {
-	a, err := l.Reserve(ctx, keys...)
-	if err != nil {
-		return err
-	}
-	if d := a.Delay(); d > 0 {
-		if err := l.sleep(ctx, d); err != nil {
-			return errors.Join(err, a.Abandon(context.WithoutCancel(ctx)))
-		}
-	}
-	return a.Settle(ctx, check(), isFailure)
+	// GuardThen with nothing to follow a success settles it on its own.
+	return l.GuardThen(ctx, check, isFailure, func(SettleIn) error { return nil }, keys...)
 }
 
 // GuardUnguessable is Guard for secrets too long to guess (session
