@@ -109,16 +109,8 @@ func (a *App) recordRoute(r *http.Request, spec auditSpec, sdk bool, status int,
 	if status == 0 {
 		status = http.StatusOK
 	}
-	var resp struct {
-		Data json.RawMessage `json:"data"`
-		respFields
-	}
-	_ = json.Unmarshal(body, &resp)
-	fields := resp.respFields
-	if sdk && len(resp.Data) > 0 {
-		_ = json.Unmarshal(resp.Data, &fields)
-	}
 	ok := status < 300
+	fields := answerFields(r, sdk, ok, body)
 	if spec.event == audit.FactorChange && !ok {
 		return // a refused change changed nothing
 	}
@@ -128,7 +120,7 @@ func (a *App) recordRoute(r *http.Request, spec auditSpec, sdk bool, status int,
 		if p, err := a.Resolver.ByPublicToken(r.Context(), user); err == nil {
 			projectID = p.ID
 		}
-	} else if status != http.StatusUnauthorized || resp.ErrorType != "unauthorized_credentials" {
+	} else if status != http.StatusUnauthorized || fields.ErrorType != "unauthorized_credentials" {
 		projectID = user // the backend face authenticated project_id:secret
 	}
 	e := audit.Event{ProjectID: projectID, Type: spec.event, Method: spec.method, Outcome: audit.Success,
@@ -140,14 +132,14 @@ func (a *App) recordRoute(r *http.Request, spec auditSpec, sdk bool, status int,
 	if spec.event == audit.Login {
 		a.Metrics.Login(spec.method, ok)
 		switch {
-		case !ok && (lockoutTypes[resp.ErrorType] || status == http.StatusTooManyRequests):
+		case !ok && (lockoutTypes[fields.ErrorType] || status == http.StatusTooManyRequests):
 			a.Metrics.Lockout(spec.method)
 			e.Type, e.Outcome = audit.Lockout, audit.Failure
-			e.Details = map[string]any{"error_type": resp.ErrorType}
+			e.Details = map[string]any{"error_type": fields.ErrorType}
 		case !ok:
 			e.Outcome = audit.Failure
-			e.Details = map[string]any{"error_type": resp.ErrorType}
-		case fields.IST != "" && fields.SessionToken == "":
+			e.Details = map[string]any{"error_type": fields.ErrorType}
+		case fields.mfaPending():
 			e.Details = map[string]any{"mfa_required": true}
 		}
 	}
@@ -158,6 +150,25 @@ func (a *App) recordRoute(r *http.Request, spec auditSpec, sdk bool, status int,
 		a.Metrics.AuditWriteFailed()
 		a.Log.Error("audit: record failed", "error", err, "request_id", e.RequestID)
 	}
+}
+
+// answerFields are the fields of the answer an event is filed under: from
+// the payload's own Subject when it named one (a success whose handler
+// returned a session.AuthResponse), else parsed back out of body.
+func answerFields(r *http.Request, sdk, ok bool, body []byte) respFields {
+	if s, named := httpapi.AnswerSubject(r.Context()); ok && named {
+		return respFields{MemberID: s.MemberID, OrganizationID: s.OrganizationID, pending: s.MFAPending, named: true}
+	}
+	var resp struct {
+		Data json.RawMessage `json:"data"`
+		respFields
+	}
+	_ = json.Unmarshal(body, &resp)
+	fields := resp.respFields
+	if sdk && len(resp.Data) > 0 {
+		_ = json.Unmarshal(resp.Data, &fields)
+	}
+	return fields
 }
 
 // respFields are the response fields an audit event takes its subject from.
@@ -174,6 +185,17 @@ type respFields struct {
 	Organization struct {
 		OrganizationID string `json:"organization_id"`
 	} `json:"organization"`
+	// named: the fields came from the payload's Subject, whose pending
+	// says whether only an IST was issued.
+	named, pending bool
+}
+
+// mfaPending reports an answer that issued an IST and no session.
+func (f respFields) mfaPending() bool {
+	if f.named {
+		return f.pending
+	}
+	return f.IST != "" && f.SessionToken == ""
 }
 
 func (f respFields) memberID() string {

@@ -98,3 +98,40 @@ func TestLockoutIsAudited(t *testing.T) {
 		}
 	})
 }
+
+// A login that still owes a second factor is filed under its member and
+// organization with mfa_required, on both faces (the subject comes from
+// the answer's payload, not from its JSON).
+func TestMFAPendingLoginIsAudited(t *testing.T) {
+	t.Parallel()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", map[string]any{"mfa_policy": "REQUIRED_FOR_ALL"})
+		mid := e.CreateMember(org, "ada@acme.test")
+		login := func(send, check func(path string, body map[string]any) apptest.Resp) {
+			t.Helper()
+			apptest.Want(t, send("/b2b/otps/email/login_or_signup", map[string]any{"email_address": "ada@acme.test", "organization_id": org}), 200, "")
+			_, codes := e.LastMail("ada@acme.test")
+			r := check("/b2b/otps/email/authenticate", map[string]any{"email_address": "ada@acme.test", "organization_id": org, "code": codes[0]})
+			apptest.Want(t, r, 200, "")
+		}
+		sdk := func(path string, body map[string]any) apptest.Resp { return e.SDK(http.MethodPost, path, body, "") }
+		backend := func(path string, body map[string]any) apptest.Resp {
+			return e.Backend(http.MethodPost, "/v1"+path, body)
+		}
+		login(sdk, sdk)
+		e.Clock.Advance(time.Second)
+		login(backend, backend)
+		logins := events(t, e, audit.Login)
+		if len(logins) != 2 {
+			t.Fatalf("login events = %+v, want two", logins)
+		}
+		for _, ev := range logins {
+			if ev.Outcome != audit.Success || ev.MemberID != mid || ev.OrganizationID != org || ev.Details["mfa_required"] != true {
+				t.Errorf("MFA-pending login event = %+v", ev)
+			}
+		}
+		if logins[0].Actor != "backend" || logins[1].Actor != "sdk" {
+			t.Errorf("actors = %s, %s; want backend then sdk (newest first)", logins[0].Actor, logins[1].Actor)
+		}
+	})
+}

@@ -179,6 +179,7 @@ func writePreencoded(w http.ResponseWriter, r *http.Request, status int, p Preen
 
 // WriteJSON writes a success payload in the face's envelope.
 func WriteJSON(w http.ResponseWriter, r *http.Request, face Face, status int, payload any) {
+	noteSubject(r, payload)
 	if p, ok := payload.(Preencoded); ok && p.Face == face {
 		writePreencoded(w, r, status, p)
 		return

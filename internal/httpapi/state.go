@@ -31,6 +31,10 @@ type reqState struct {
 	basicParsed          bool
 	basicOK              bool
 	basicUser, basicPass string
+
+	// subject is what the answer's payload said it is about (see Subject).
+	hasSubject bool
+	subject    Subject
 }
 
 type stateKey struct{}

@@ -127,6 +127,30 @@ type AuthResponse struct {
 	MethodID                 string `json:"method_id,omitempty"`
 }
 
+// Every login answer names its subject for the audit log, wrapped or not.
+var (
+	_ httpapi.Subjecter = (*AuthResponse)(nil)
+	_ httpapi.Subjecter = WithMethodID{}
+)
+
+// AuditSubject implements httpapi.Subjecter with the fields the answer's
+// JSON shows: the member and organization ids, falling back to the nested
+// member and organization, and whether only an IST was issued.
+func (r *AuthResponse) AuditSubject() httpapi.Subject {
+	s := httpapi.Subject{OrganizationID: r.OrganizationID, MemberID: r.MemberID,
+		MFAPending: r.IntermediateSessionToken != "" && r.SessionToken == ""}
+	if s.MemberID == "" && r.Member != nil {
+		s.MemberID = r.Member.MemberID
+	}
+	if s.OrganizationID == "" && r.Organization != nil {
+		s.OrganizationID = r.Organization.OrganizationID
+	}
+	if s.OrganizationID == "" && r.Member != nil {
+		s.OrganizationID = r.Member.OrganizationID
+	}
+	return s
+}
+
 // Duration limits for session_duration_minutes.
 const (
 	MinDurationMinutes = 5
