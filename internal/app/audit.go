@@ -110,7 +110,7 @@ func (a *App) recordRoute(r *http.Request, spec auditSpec, sdk bool, status int,
 		status = http.StatusOK
 	}
 	ok := status < 300
-	fields := answerFields(r, sdk, ok, body)
+	subject, errorType := answerOf(r, sdk, ok, body)
 	if spec.event == audit.FactorChange && !ok {
 		return // a refused change changed nothing
 	}
@@ -120,11 +120,11 @@ func (a *App) recordRoute(r *http.Request, spec auditSpec, sdk bool, status int,
 		if p, err := a.Resolver.ByPublicToken(r.Context(), user); err == nil {
 			projectID = p.ID
 		}
-	} else if status != http.StatusUnauthorized || fields.ErrorType != "unauthorized_credentials" {
+	} else if status != http.StatusUnauthorized || errorType != "unauthorized_credentials" {
 		projectID = user // the backend face authenticated project_id:secret
 	}
 	e := audit.Event{ProjectID: projectID, Type: spec.event, Method: spec.method, Outcome: audit.Success,
-		OrganizationID: fields.orgID(), MemberID: fields.memberID(), Actor: "backend",
+		OrganizationID: subject.OrganizationID, MemberID: subject.MemberID, Actor: "backend",
 		IP: httpapi.ClientIP(r), UserAgent: r.UserAgent(), RequestID: httpapi.RequestID(r.Context())}
 	if sdk {
 		e.Actor = "sdk"
@@ -132,14 +132,14 @@ func (a *App) recordRoute(r *http.Request, spec auditSpec, sdk bool, status int,
 	if spec.event == audit.Login {
 		a.Metrics.Login(spec.method, ok)
 		switch {
-		case !ok && (lockoutTypes[fields.ErrorType] || status == http.StatusTooManyRequests):
+		case !ok && (lockoutTypes[errorType] || status == http.StatusTooManyRequests):
 			a.Metrics.Lockout(spec.method)
 			e.Type, e.Outcome = audit.Lockout, audit.Failure
-			e.Details = map[string]any{"error_type": fields.ErrorType}
+			e.Details = map[string]any{"error_type": errorType}
 		case !ok:
 			e.Outcome = audit.Failure
-			e.Details = map[string]any{"error_type": fields.ErrorType}
-		case fields.mfaPending():
+			e.Details = map[string]any{"error_type": errorType}
+		case subject.MFAPending:
 			e.Details = map[string]any{"mfa_required": true}
 		}
 	}
@@ -152,23 +152,24 @@ func (a *App) recordRoute(r *http.Request, spec auditSpec, sdk bool, status int,
 	}
 }
 
-// answerFields are the fields of the answer an event is filed under: from
-// the payload's own Subject when it named one (a success whose handler
+// answerOf is whom the answer is about and, for a failure, its error type:
+// from the payload's own Subject when a success named one (a handler that
 // returned a session.AuthResponse), else parsed back out of body.
-func answerFields(r *http.Request, sdk, ok bool, body []byte) respFields {
+func answerOf(r *http.Request, sdk, ok bool, body []byte) (httpapi.Subject, string) {
 	if s, named := httpapi.AnswerSubject(r.Context()); ok && named {
-		return respFields{MemberID: s.MemberID, OrganizationID: s.OrganizationID, pending: s.MFAPending, named: true}
+		return s, ""
 	}
 	var resp struct {
 		Data json.RawMessage `json:"data"`
 		respFields
 	}
 	_ = json.Unmarshal(body, &resp)
-	fields := resp.respFields
+	f := resp.respFields
 	if sdk && len(resp.Data) > 0 {
-		_ = json.Unmarshal(resp.Data, &fields)
+		_ = json.Unmarshal(resp.Data, &f)
 	}
-	return fields
+	return httpapi.Subject{OrganizationID: f.orgID(), MemberID: f.memberID(), MFAPending: f.IST != "" && f.SessionToken == ""},
+		f.ErrorType
 }
 
 // respFields are the response fields an audit event takes its subject from.
@@ -185,17 +186,6 @@ type respFields struct {
 	Organization struct {
 		OrganizationID string `json:"organization_id"`
 	} `json:"organization"`
-	// named: the fields came from the payload's Subject, whose pending
-	// says whether only an IST was issued.
-	named, pending bool
-}
-
-// mfaPending reports an answer that issued an IST and no session.
-func (f respFields) mfaPending() bool {
-	if f.named {
-		return f.pending
-	}
-	return f.IST != "" && f.SessionToken == ""
 }
 
 func (f respFields) memberID() string {

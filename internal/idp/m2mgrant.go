@@ -67,14 +67,10 @@ func (p *Provider) clientCredentials(r *http.Request, pr *project.Project) (any,
 		return nil, err
 	}
 	now := p.clock.Now()
-	var at string
-	err = signslot.Do(func() (err error) {
-		at, err = jwt.Signed(signer).Claims(m2mClaims{
-			Claims: jwt.Claims{Issuer: AccessTokenIssuer(pr.ID), Subject: c.ClientID, Audience: jwt.Audience{pr.ID}, ID: ids.Token(),
-				IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now), Expiry: jwt.NewNumericDate(now.Add(m2mTokenTTL))},
-			Scope: strings.Join(scopes, " "),
-		}).Serialize()
-		return err
+	at, err := signslot.Sign(signer, m2mClaims{
+		Claims: jwt.Claims{Issuer: AccessTokenIssuer(pr.ID), Subject: c.ClientID, Audience: jwt.Audience{pr.ID}, ID: ids.Token(),
+			IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now), Expiry: jwt.NewNumericDate(now.Add(m2mTokenTTL))},
+		Scope: strings.Join(scopes, " "),
 	})
 	if err != nil {
 		return nil, err

@@ -217,22 +217,18 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 	// Everything signed is settled above, inside the transaction; the
 	// signatures, the costliest step, are made once it has committed
 	// (store.Finish), so they never hold SQLite's one writer.
-	err = store.Finish(q, func() error {
-		return signslot.Do(func() error {
-			at, err := jwt.Signed(signer).Claims(access).Serialize()
-			if err != nil {
-				return fmt.Errorf("idp: sign access token: %w", err)
-			}
-			out.AccessToken = at
-			if id == nil {
-				return nil
-			}
-			id["at_hash"] = atHash(at)
-			if out.IDToken, err = jwt.Signed(signer).Claims(id).Serialize(); err != nil {
-				return fmt.Errorf("idp: sign id token: %w", err)
-			}
+	err = store.Finish(q, func() (err error) {
+		if out.AccessToken, err = signslot.Sign(signer, access); err != nil {
+			return fmt.Errorf("idp: sign access token: %w", err)
+		}
+		if id == nil {
 			return nil
-		})
+		}
+		id["at_hash"] = atHash(out.AccessToken)
+		if out.IDToken, err = signslot.Sign(signer, id); err != nil {
+			return fmt.Errorf("idp: sign id token: %w", err)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err

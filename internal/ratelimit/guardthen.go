@@ -11,18 +11,19 @@ import (
 // is given, so the settling commits with what the success leads to.
 type SettleIn func(q store.Querier) error
 
-// GuardThen is Guard for a check too slow to hold the writer (a password
-// hash) whose success leads to a write transaction (the login). The
-// reservation commits before check runs, as with Guard; a refusal or a
-// failed check settles as Guard settles it. After a correct check, then
+// GuardThen reserves an attempt on every key, waits out any slow-down,
+// runs check, and settles a refusal or a failed check by its result (see
+// Settle). It is for a check too slow to hold the writer (a password hash)
+// whose success leads to a write transaction (the login): the reservation
+// commits before check runs. After a correct check, then
 // runs and is handed settle, which writes the success's settling through
 // then's transaction: a login then commits in one transaction instead of
 // two.
 //
 // A correct check is always settled as a success: when then returns
 // before settle's transaction committed (an error before it, or a
-// transaction that rolled back), the settling is written on its own, as
-// Guard would have written it, and joined to then's error.
+// transaction that rolled back), the settling is written on its own (as
+// Succeeded writes it) and joined to then's error.
 func (l *Limiter) GuardThen(ctx context.Context, check func() error, isFailure func(error) bool,
 	then func(settle SettleIn) error, keys ...Key) error {
 	a, err := l.Reserve(ctx, keys...)

@@ -134,11 +134,7 @@ func signWith(k project.SigningKey, projectID string, ms *MemberSession, now tim
 			AuthenticationFactors: ms.AuthenticationFactors, Roles: ms.Roles},
 		Organization: orgClaim{OrganizationID: ms.OrganizationID, Slug: ms.OrganizationSlug},
 	}
-	var out string
-	err = signslot.Do(func() (err error) {
-		out, err = jwt.Signed(signer).Claims(c).Serialize()
-		return err
-	})
+	out, err := signslot.Sign(signer, c)
 	if err != nil {
 		return "", fmt.Errorf("session: sign: %w", err)
 	}

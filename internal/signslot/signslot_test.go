@@ -24,7 +24,7 @@ func TestDoBoundsConcurrentSignatures(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			err := Do(func() error {
+			err := do(func() error {
 				n := running.Add(1)
 				for {
 					m := most.Load()
