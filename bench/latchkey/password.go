@@ -23,23 +23,23 @@ func owasp() pwhash.Params {
 	return pwhash.Params{MemoryKiB: d.Argon2MemoryKiB, Iterations: d.Argon2Iterations, Parallelism: d.Argon2Parallelism}
 }
 
-// hashSlice hashes at the OWASP cost with one goroutine per CPU and
-// nothing else for about d, and returns how many hashes finished, the time
-// until the last one did (each goroutine finishes the hash it started
-// before d ran out, so dividing by d alone would overstate the rate) and
-// the process CPU they took.
-func hashSlice(ctx context.Context, d time.Duration) (n int64, elapsed, cpu time.Duration, err error) {
+// slice runs workers goroutines that repeat op for about d, each
+// finishing the op it has in flight when d runs out, and returns how many
+// ops finished, the time until the last one did (dividing by d alone would
+// overstate the rate) and the process CPU they took. Hashes and logins are
+// both counted this way, so their ratio compares like with like.
+func slice(workers int, d time.Duration, op func() error) (n int64, elapsed, cpu time.Duration, err error) {
 	var done atomic.Int64
 	before, start := cpuTime(), time.Now()
-	var wg sync.WaitGroup
 	deadline := start.Add(d)
-	errs := make(chan error, runtime.NumCPU())
-	for range runtime.NumCPU() {
+	errs := make(chan error, workers)
+	var wg sync.WaitGroup
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for time.Now().Before(deadline) {
-				if _, err := pwhash.Hash(ctx, benchPassword, owasp()); err != nil {
+				if err := op(); err != nil {
 					errs <- err
 					return
 				}
@@ -53,6 +53,15 @@ func hashSlice(ctx context.Context, d time.Duration) (n int64, elapsed, cpu time
 		return 0, 0, 0, err
 	}
 	return done.Load(), time.Since(start), cpuTime() - before, nil
+}
+
+// hashSlice hashes at the OWASP cost with one goroutine per CPU and
+// nothing else for about d (see slice).
+func hashSlice(ctx context.Context, d time.Duration) (n int64, elapsed, cpu time.Duration, err error) {
+	return slice(runtime.NumCPU(), d, func() error {
+		_, err := pwhash.Hash(ctx, benchPassword, owasp())
+		return err
+	})
 }
 
 // alternate measures the hash alone and the logins of l in one-second
@@ -139,40 +148,14 @@ func passwordFigures(ctx context.Context, o options, rep *report, dsn string) er
 	return nil
 }
 
-// loginSlice runs c clients that post l for about d, each finishing the
-// login it has in flight when d runs out, and returns how many logins
-// finished, the time until the last one did and the process CPU they took
-// (the server's and the clients'): the same count hashSlice makes of the
-// hashes. wrk instead stops at d and drops what is in flight, which at a
-// few dozen logins a second left out about one login in forty, a bias the
-// hash figure does not have.
+// loginSlice runs c clients that post l for about d (see slice); the CPU
+// is the server's and the clients'. wrk, used before, stops at d and drops
+// what is in flight, which at a few dozen logins a second left out about
+// one login in forty, a bias the hash figure does not have.
 func loginSlice(ctx context.Context, l load, c int, d time.Duration) (n int64, elapsed, cpu time.Duration, err error) {
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: c}}
 	defer client.CloseIdleConnections()
-	var done atomic.Int64
-	before, start := cpuTime(), time.Now()
-	deadline := start.Add(d)
-	errs := make(chan error, c)
-	var wg sync.WaitGroup
-	for range c {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for time.Now().Before(deadline) {
-				if err := post(ctx, client, l); err != nil {
-					errs <- err
-					return
-				}
-				done.Add(1)
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	if err := <-errs; err != nil {
-		return 0, 0, 0, err
-	}
-	return done.Load(), time.Since(start), cpuTime() - before, nil
+	return slice(c, d, func() error { return post(ctx, client, l) })
 }
 
 // post sends l once and fails unless the answer is a 2xx.
