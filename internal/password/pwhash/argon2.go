@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/crypto/argon2"
+	"github.com/latchkey/latchkey/third_party/argon2"
 )
 
 // Bounds on imported and configured argon2 costs: an absurd imported cost

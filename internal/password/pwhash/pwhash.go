@@ -19,7 +19,7 @@ import (
 	"fmt"
 	"strings"
 
-	"golang.org/x/crypto/argon2"
+	"github.com/latchkey/latchkey/third_party/argon2"
 )
 
 // Params is the argon2id cost of new hashes. The OWASP baseline is
