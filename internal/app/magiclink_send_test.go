@@ -121,7 +121,8 @@ func TestDiscoveryLinkSendLimitsAndAtomicity(t *testing.T) {
 
 // A mailer that is not transactional (here: no delivery configured) runs
 // after the send's commit; when it fails, the link or code it would have
-// carried is spent, so no live secret exists that nobody received.
+// carried is spent, so no live secret exists that nobody received. Every
+// login email goes out through notify.SendCounted; this covers each caller.
 func TestMagicLinkSendWithoutDeliveryLeavesNoLiveLink(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		e := newEnvWith(t, db, func(c *config.Config) {
@@ -134,8 +135,15 @@ func TestMagicLinkSendWithoutDeliveryLeavesNoLiveLink(t *testing.T) {
 			503, "email_delivery_failed")
 		want(t, e.sdk("/b2b/otps/email/discovery/send", map[string]any{"email_address": "ada@acme.test"}, ""),
 			503, "email_delivery_failed")
+		want(t, e.sendCode(org, "ada@acme.test"), 503, "email_delivery_failed")
 		if n := e.count(`SELECT COUNT(*) FROM discovery_email_otps WHERE used_at IS NULL`); n != 0 {
 			t.Fatalf("%d live discovery codes after a failed delivery", n)
+		}
+		if n := e.count(`SELECT COUNT(*) FROM email_otps WHERE used_at IS NULL`); n != 0 {
+			t.Fatalf("%d live email codes after a failed delivery", n)
+		}
+		if n := e.count(`SELECT COUNT(*) FROM email_otps`); n != 1 {
+			t.Fatalf("%d email codes stored, want the spent one", n)
 		}
 		if n := e.count(`SELECT COUNT(*) FROM magic_links WHERE used_at IS NULL`); n != 0 {
 			t.Fatalf("%d live links after failed deliveries", n)

@@ -44,64 +44,37 @@ func (s *Service) SendLink(ctx context.Context, p LinkParams) error {
 		return err
 	}
 	ipKey := p.Project.ID + "|" + p.ClientIP
-	mailer, inTx := notify.AsTx(s.d.Mailer)
-	var msg notify.Email
 	var linkID string
-	var ipRefused bool
-	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		ipRefused = false
-		if err := s.d.Limiter.AllowIn(ctx, q, SendPerEmail, p.Project.ID+"|"+email); err != nil {
-			return err
-		}
-		minutes := p.ExpirationMinutes
-		if minutes == 0 {
-			minutes = magiclink.DefaultExpiryMinutes
-		}
-		if minutes < magiclink.MinExpiryMinutes || minutes > magiclink.MaxExpiryMinutes {
-			return apierr.Invalid("discovery_expiration_minutes", fmt.Sprintf("Expiration must be between %d and %d minutes.",
-				magiclink.MinExpiryMinutes, magiclink.MaxExpiryMinutes))
-		}
-		target, err := s.d.Projects.ResolveRedirect(ctx, p.Project.ID, project.RedirectDiscovery, p.RedirectURL)
-		if err != nil {
-			return err
-		}
-		var link string
-		if link, linkID, err = s.issueLinkIn(ctx, q, p.Project, email, p.PKCECodeChallenge, minutes, target); err != nil {
-			return err
-		}
-		if msg, err = notify.MagicLinkLoginEmail(email, notify.LinkData{ProjectName: p.Project.Name, URL: link,
-			ExpiresIn: time.Duration(minutes) * time.Minute}); err != nil {
-			return apierr.Wrap(apierr.EmailDeliveryFailed, err)
-		}
-		if inTx {
-			if err := mailer.SendIn(ctx, q, msg); err != nil {
-				return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+	return notify.SendCounted(ctx, s.d.DB, s.d.Mailer, notify.AddressLimit{Limiter: s.d.Limiter, Rule: SendPerIP, Key: ipKey},
+		func(q store.Querier) (notify.Email, error) {
+			if err := s.d.Limiter.AllowIn(ctx, q, SendPerEmail, p.Project.ID+"|"+email); err != nil {
+				return notify.Email{}, err
 			}
-		}
-		// The client address is counted last: every send from one
-		// address updates this one row, and on PostgreSQL its lock is
-		// then held only until the commit, not through the whole send.
-		if err := s.d.Limiter.AllowIn(ctx, q, SendPerIP, ipKey); err != nil {
-			ipRefused = true
-			return err
-		}
-		return nil
-	})
-	if err != nil && !ipRefused {
-		return s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
-	}
-	if err != nil {
-		return err
-	}
-	if !inTx {
-		// A mailer that talks to a server runs after the commit, never
-		// while the writer is held; a link nobody received is spent.
-		if err := s.d.Mailer.Send(ctx, msg); err != nil {
-			s.BurnLink(ctx, linkID)
-			return apierr.Wrap(apierr.EmailDeliveryFailed, err)
-		}
-	}
-	return nil
+			minutes := p.ExpirationMinutes
+			if minutes == 0 {
+				minutes = magiclink.DefaultExpiryMinutes
+			}
+			if minutes < magiclink.MinExpiryMinutes || minutes > magiclink.MaxExpiryMinutes {
+				return notify.Email{}, apierr.Invalid("discovery_expiration_minutes", fmt.Sprintf("Expiration must be between %d and %d minutes.",
+					magiclink.MinExpiryMinutes, magiclink.MaxExpiryMinutes))
+			}
+			target, err := s.d.Projects.ResolveRedirect(ctx, p.Project.ID, project.RedirectDiscovery, p.RedirectURL)
+			if err != nil {
+				return notify.Email{}, err
+			}
+			var link string
+			if link, linkID, err = s.issueLinkIn(ctx, q, p.Project, email, p.PKCECodeChallenge, minutes, target); err != nil {
+				return notify.Email{}, err
+			}
+			msg, err := notify.MagicLinkLoginEmail(email, notify.LinkData{ProjectName: p.Project.Name, URL: link,
+				ExpiresIn: time.Duration(minutes) * time.Minute})
+			if err != nil {
+				return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)
+			}
+			return msg, nil
+		},
+		// A link nobody received is spent.
+		func(ctx context.Context) { s.BurnLink(ctx, linkID) })
 }
 
 // IssueLink stores a discovery magic link for email and returns its URL
@@ -200,48 +173,23 @@ func (s *Service) SendCode(ctx context.Context, p *project.Project, ip, rawEmail
 		return err
 	}
 	ipKey := p.ID + "|" + ip
-	mailer, inTx := notify.AsTx(s.d.Mailer)
-	var msg notify.Email
-	var ipRefused bool
-	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		ipRefused = false
-		if err := s.d.Limiter.AllowIn(ctx, q, SendPerEmail, p.ID+"|"+email); err != nil {
-			return err
-		}
-		code, err := s.codes.Issue(ctx, q, p.Env, p.ID, email, expiry, nil)
-		if err != nil {
-			return err
-		}
-		if msg, err = notify.EmailOTPEmail(email, notify.CodeData{ProjectName: p.Name, Code: code, ExpiresIn: expiry}); err != nil {
-			return apierr.Wrap(apierr.EmailDeliveryFailed, err)
-		}
-		if inTx {
-			if err := mailer.SendIn(ctx, q, msg); err != nil {
-				return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+	return notify.SendCounted(ctx, s.d.DB, s.d.Mailer, notify.AddressLimit{Limiter: s.d.Limiter, Rule: SendPerIP, Key: ipKey},
+		func(q store.Querier) (notify.Email, error) {
+			if err := s.d.Limiter.AllowIn(ctx, q, SendPerEmail, p.ID+"|"+email); err != nil {
+				return notify.Email{}, err
 			}
-		}
-		// The client address is counted last (see SendLink).
-		if err := s.d.Limiter.AllowIn(ctx, q, SendPerIP, ipKey); err != nil {
-			ipRefused = true
-			return err
-		}
-		return nil
-	})
-	if err != nil && !ipRefused {
-		return s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
-	}
-	if err != nil {
-		return err
-	}
-	if !inTx {
-		// A mailer that talks to a server runs after the commit; a
-		// failed delivery spends the code.
-		if err := s.d.Mailer.Send(ctx, msg); err != nil {
-			s.codes.Retire(ctx, s.d.DB, p.ID, email)
-			return apierr.Wrap(apierr.EmailDeliveryFailed, err)
-		}
-	}
-	return nil
+			code, err := s.codes.Issue(ctx, q, p.Env, p.ID, email, expiry, nil)
+			if err != nil {
+				return notify.Email{}, err
+			}
+			msg, err := notify.EmailOTPEmail(email, notify.CodeData{ProjectName: p.Name, Code: code, ExpiresIn: expiry})
+			if err != nil {
+				return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)
+			}
+			return msg, nil
+		},
+		// A failed delivery spends the code.
+		func(ctx context.Context) { s.codes.Retire(ctx, s.d.DB, p.ID, email) })
 }
 
 // AuthenticateCode checks a discovery code: an IST and the organizations.

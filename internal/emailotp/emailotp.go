@@ -112,60 +112,37 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult,
 	if err != nil {
 		return nil, s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
 	}
-	mailer, inTx := notify.AsTx(s.d.Mailer)
 	var res SendResult
-	var msg notify.Email
-	var ipRefused bool
-	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		ipRefused = false
-		member, created, err := s.d.Orgs.MemberForEmailLoginIn(ctx, q, org, p.Project.Env, email)
-		if err != nil {
-			return err
-		}
-		if err := s.d.Limiter.AllowIn(ctx, q, SendPerEmail, org.OrganizationID+"|"+member.EmailAddress); err != nil {
-			return err
-		}
-		expiry := loginExpiry
-		if member.Status != organization.StatusActive {
-			expiry = signupExpiry
-		}
-		code, err := s.codes.Issue(ctx, q, p.Project.Env, p.Project.ID, member.MemberID, expiry,
-			map[string]any{"organization_id": org.OrganizationID})
-		if err != nil {
-			return err
-		}
-		res = SendResult{Member: member, MemberCreated: created, Organization: org}
-		if msg, err = notify.EmailOTPEmail(member.EmailAddress, notify.CodeData{ProjectName: p.Project.Name,
-			OrganizationName: org.OrganizationName, Code: code, ExpiresIn: expiry}); err != nil {
-			return apierr.Wrap(apierr.EmailDeliveryFailed, err)
-		}
-		if inTx {
-			if err := mailer.SendIn(ctx, q, msg); err != nil {
-				return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+	err = notify.SendCounted(ctx, s.d.DB, s.d.Mailer, notify.AddressLimit{Limiter: s.d.Limiter, Rule: SendPerIP, Key: ipKey},
+		func(q store.Querier) (notify.Email, error) {
+			member, created, err := s.d.Orgs.MemberForEmailLoginIn(ctx, q, org, p.Project.Env, email)
+			if err != nil {
+				return notify.Email{}, err
 			}
-		}
-		// The client address is counted last: every send from one
-		// address updates this one row, and on PostgreSQL its lock is
-		// then held only until the commit, not through the whole send.
-		if err := s.d.Limiter.AllowIn(ctx, q, SendPerIP, ipKey); err != nil {
-			ipRefused = true
-			return err
-		}
-		return nil
-	})
-	if err != nil && !ipRefused {
-		return nil, s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
-	}
+			if err := s.d.Limiter.AllowIn(ctx, q, SendPerEmail, org.OrganizationID+"|"+member.EmailAddress); err != nil {
+				return notify.Email{}, err
+			}
+			expiry := loginExpiry
+			if member.Status != organization.StatusActive {
+				expiry = signupExpiry
+			}
+			code, err := s.codes.Issue(ctx, q, p.Project.Env, p.Project.ID, member.MemberID, expiry,
+				map[string]any{"organization_id": org.OrganizationID})
+			if err != nil {
+				return notify.Email{}, err
+			}
+			res = SendResult{Member: member, MemberCreated: created, Organization: org}
+			msg, err := notify.EmailOTPEmail(member.EmailAddress, notify.CodeData{ProjectName: p.Project.Name,
+				OrganizationName: org.OrganizationName, Code: code, ExpiresIn: expiry})
+			if err != nil {
+				return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)
+			}
+			return msg, nil
+		},
+		// A failed delivery spends the code.
+		func(ctx context.Context) { s.codes.Retire(ctx, s.d.DB, p.Project.ID, res.Member.MemberID) })
 	if err != nil {
 		return nil, err
-	}
-	if !inTx {
-		// A mailer that talks to a server runs after the commit, never
-		// while the writer is held; a failed delivery spends the code.
-		if err := s.d.Mailer.Send(ctx, msg); err != nil {
-			s.codes.Retire(ctx, s.d.DB, p.Project.ID, res.Member.MemberID)
-			return nil, apierr.Wrap(apierr.EmailDeliveryFailed, err)
-		}
 	}
 	return &res, nil
 }

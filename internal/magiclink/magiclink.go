@@ -104,78 +104,54 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult,
 	if err != nil {
 		return nil, s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
 	}
-	mailer, inTx := notify.AsTx(s.d.Mailer)
 	var res SendResult
-	var msg notify.Email
 	var linkID string
-	var ipRefused bool
-	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		ipRefused = false
-		member, created, err := s.d.Orgs.MemberForEmailLoginIn(ctx, q, org, p.Project.Env, email)
-		if err != nil {
-			return err
-		}
-		if err := s.d.Limiter.AllowIn(ctx, q, SendPerEmail, org.OrganizationID+"|"+member.EmailAddress); err != nil {
-			return err
-		}
-		purpose, redirectType, requested, minutes := "login", project.RedirectLogin, p.LoginRedirectURL, p.LoginExpiration
-		if member.Status != organization.StatusActive {
-			purpose, redirectType, requested, minutes = "signup", project.RedirectSignup, p.SignupRedirectURL, p.SignupExpiration
-		}
-		expiry, err := expiryMinutes(minutes)
-		if err != nil {
-			return err
-		}
-		target, err := s.d.Projects.ResolveRedirect(ctx, p.Project.ID, redirectType, requested)
-		if err != nil {
-			return err
-		}
-		token, id, err := s.insert(ctx, q, p.Project, org, member, purpose, p.PKCECodeChallenge, expiry)
-		if err != nil {
-			return err
-		}
-		linkID = id
-		link, err := withToken(target, token)
-		if err != nil {
-			return err
-		}
-		res = SendResult{Member: member, MemberCreated: created, Organization: org}
-		build := notify.MagicLinkLoginEmail
-		if purpose == "signup" {
-			build = notify.MagicLinkSignupEmail
-		}
-		if msg, err = build(member.EmailAddress, notify.LinkData{ProjectName: p.Project.Name, OrganizationName: org.OrganizationName,
-			URL: link, ExpiresIn: time.Duration(expiry) * time.Minute}); err != nil {
-			return apierr.Wrap(apierr.EmailDeliveryFailed, err)
-		}
-		if inTx {
-			if err := mailer.SendIn(ctx, q, msg); err != nil {
-				return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+	err = notify.SendCounted(ctx, s.d.DB, s.d.Mailer, notify.AddressLimit{Limiter: s.d.Limiter, Rule: SendPerIP, Key: ipKey},
+		func(q store.Querier) (notify.Email, error) {
+			member, created, err := s.d.Orgs.MemberForEmailLoginIn(ctx, q, org, p.Project.Env, email)
+			if err != nil {
+				return notify.Email{}, err
 			}
-		}
-		// The client address is counted last: every send from one
-		// address updates this one row, and on PostgreSQL its lock is
-		// then held only until the commit, not through the whole send.
-		if err := s.d.Limiter.AllowIn(ctx, q, SendPerIP, ipKey); err != nil {
-			ipRefused = true
-			return err
-		}
-		return nil
-	})
-	if err != nil && !ipRefused {
-		return nil, s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
-	}
+			if err := s.d.Limiter.AllowIn(ctx, q, SendPerEmail, org.OrganizationID+"|"+member.EmailAddress); err != nil {
+				return notify.Email{}, err
+			}
+			purpose, redirectType, requested, minutes := "login", project.RedirectLogin, p.LoginRedirectURL, p.LoginExpiration
+			if member.Status != organization.StatusActive {
+				purpose, redirectType, requested, minutes = "signup", project.RedirectSignup, p.SignupRedirectURL, p.SignupExpiration
+			}
+			expiry, err := expiryMinutes(minutes)
+			if err != nil {
+				return notify.Email{}, err
+			}
+			target, err := s.d.Projects.ResolveRedirect(ctx, p.Project.ID, redirectType, requested)
+			if err != nil {
+				return notify.Email{}, err
+			}
+			token, id, err := s.insert(ctx, q, p.Project, org, member, purpose, p.PKCECodeChallenge, expiry)
+			if err != nil {
+				return notify.Email{}, err
+			}
+			linkID = id
+			link, err := withToken(target, token)
+			if err != nil {
+				return notify.Email{}, err
+			}
+			res = SendResult{Member: member, MemberCreated: created, Organization: org}
+			build := notify.MagicLinkLoginEmail
+			if purpose == "signup" {
+				build = notify.MagicLinkSignupEmail
+			}
+			msg, err := build(member.EmailAddress, notify.LinkData{ProjectName: p.Project.Name, OrganizationName: org.OrganizationName,
+				URL: link, ExpiresIn: time.Duration(expiry) * time.Minute})
+			if err != nil {
+				return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)
+			}
+			return msg, nil
+		},
+		// A link nobody received must not stay redeemable.
+		func(ctx context.Context) { s.burn(ctx, linkID) })
 	if err != nil {
 		return nil, err
-	}
-	if !inTx {
-		// A mailer that talks to a server runs after the commit, never
-		// while the writer is held; a link nobody received must not stay
-		// redeemable.
-		if err := s.d.Mailer.Send(ctx, msg); err != nil {
-			s.burn(ctx, linkID)
-			return nil, apierr.Wrap(apierr.EmailDeliveryFailed, err)
-		}
 	}
 	return &res, nil
 }
