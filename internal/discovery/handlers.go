@@ -30,14 +30,16 @@ type request struct {
 	LoginTemplateID          string `json:"login_template_id"`
 }
 
+// Unsupported refuses the fields this server cannot honour (httpapi.Decode
+// calls it): custom templates and other languages are refused rather than
+// silently ignored.
+func (req request) Unsupported() error {
+	return httpapi.RefuseUnsupported(httpapi.Set("login_template_id", req.LoginTemplateID), httpapi.Locale("locale", req.Locale))
+}
+
 func decode(r *http.Request) (request, *project.Project, error) {
 	var req request
 	err := httpapi.Decode(r, &req)
-	if err == nil {
-		// Custom templates and other languages are not supported: refused
-		// rather than silently ignored.
-		err = httpapi.RefuseUnsupported(httpapi.Set("login_template_id", req.LoginTemplateID), httpapi.Locale("locale", req.Locale))
-	}
 	return req, project.CallerFrom(r.Context()).Project, err
 }
 

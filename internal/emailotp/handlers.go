@@ -25,8 +25,8 @@ type sendRequest struct {
 	SignupExpirationMinutes int    `json:"signup_expiration_minutes"`
 }
 
-// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
-func (req sendRequest) unsupported() error {
+// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
+func (req sendRequest) Unsupported() error {
 	return httpapi.RefuseUnsupported(httpapi.Set("login_template_id", req.LoginTemplateID), httpapi.Set("signup_template_id", req.SignupTemplateID), httpapi.Locale("locale", req.Locale))
 }
 
@@ -43,9 +43,6 @@ type SendResponse struct {
 func (h Handlers) LoginOrSignup(r *http.Request) (any, error) {
 	var req sendRequest
 	if err := httpapi.Decode(r, &req); err != nil {
-		return nil, err
-	}
-	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	res, err := h.Service.LoginOrSignup(r.Context(), SendParams{Project: project.CallerFrom(r.Context()).Project,
@@ -67,8 +64,8 @@ type authRequest struct {
 	IntermediateSession    string `json:"intermediate_session_token"`
 }
 
-// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
-func (req authRequest) unsupported() error {
+// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
+func (req authRequest) Unsupported() error {
 	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
 }
 
@@ -76,9 +73,6 @@ func (req authRequest) unsupported() error {
 func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	var req authRequest
 	if err := httpapi.Decode(r, &req); err != nil {
-		return nil, err
-	}
-	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	res, err := h.Service.Authenticate(r.Context(), AuthParams{Project: project.CallerFrom(r.Context()).Project,

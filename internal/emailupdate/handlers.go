@@ -27,8 +27,8 @@ type startRequest struct {
 	DeliveryMethod  string `json:"delivery_method"`
 }
 
-// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
-func (req startRequest) unsupported() error {
+// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
+func (req startRequest) Unsupported() error {
 	return httpapi.RefuseUnsupported(httpapi.Set("login_template_id", req.LoginTemplateID), httpapi.Locale("locale", req.Locale))
 }
 
@@ -53,9 +53,6 @@ func (h Handlers) SDKMember(r *http.Request) (any, error) {
 func (h Handlers) sdk(r *http.Request, memberID string) (any, error) {
 	var req startRequest
 	if err := httpapi.Decode(r, &req); err != nil {
-		return nil, err
-	}
-	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	method, err := DeliveryMethod(req.DeliveryMethod)
@@ -93,9 +90,6 @@ func (h Handlers) sdk(r *http.Request, memberID string) (any, error) {
 func (h Handlers) Backend(r *http.Request) (any, error) {
 	var req startRequest
 	if err := httpapi.Decode(r, &req); err != nil {
-		return nil, err
-	}
-	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	c, err := organization.BackendCaller(r, h.Service.d.Orgs, h.Sessions, r.PathValue("organization_id"))

@@ -15,8 +15,20 @@ import (
 // Decode reads a JSON object body into dst. An empty body decodes as {}
 // because the SDKs send some POSTs without one. Unknown fields are allowed
 // (SDKs add telemetry fields such as dfp_telemetry_id); wrong types and
-// malformed JSON become invalid_request errors that name the problem.
+// malformed JSON become invalid_request errors that name the problem. When
+// dst has fields this server cannot honour (Unsupported), Decode refuses
+// them too, so that no handler can forget to.
 func Decode(r *http.Request, dst any) error {
+	if err := decode(r, dst); err != nil {
+		return err
+	}
+	if u, ok := dst.(Unsupported); ok {
+		return u.Unsupported()
+	}
+	return nil
+}
+
+func decode(r *http.Request, dst any) error {
 	buf := bodyBufs.Get().(*bytes.Buffer)
 	defer func() {
 		if buf.Cap() <= 64<<10 {

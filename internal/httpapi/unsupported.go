@@ -12,6 +12,13 @@ import (
 // caller a promise was kept, so each is refused with unsupported_parameter
 // naming the field, and an unset field costs nothing.
 
+// Unsupported is a request type with such fields. Decode calls
+// Unsupported after reading the body, which returns RefuseUnsupported of
+// them.
+type Unsupported interface {
+	Unsupported() error
+}
+
 // Field is one request field and whether the caller set it.
 type Field struct {
 	Name string

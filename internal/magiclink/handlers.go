@@ -30,8 +30,8 @@ type sendRequest struct {
 	PKCECodeChallenge       string `json:"pkce_code_challenge"`
 }
 
-// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
-func (req sendRequest) unsupported() error {
+// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
+func (req sendRequest) Unsupported() error {
 	return httpapi.RefuseUnsupported(httpapi.Set("login_template_id", req.LoginTemplateID), httpapi.Set("signup_template_id", req.SignupTemplateID), httpapi.Locale("locale", req.Locale))
 }
 
@@ -51,9 +51,6 @@ const Product = "emailMagicLinks"
 func (h Handlers) LoginOrSignup(r *http.Request) (any, error) {
 	var req sendRequest
 	if err := httpapi.Decode(r, &req); err != nil {
-		return nil, err
-	}
-	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	res, err := h.Service.LoginOrSignup(r.Context(), SendParams{
@@ -77,8 +74,8 @@ type authRequest struct {
 	IntermediateSession    string `json:"intermediate_session_token"`
 }
 
-// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
-func (req authRequest) unsupported() error {
+// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
+func (req authRequest) Unsupported() error {
 	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
 }
 
@@ -86,9 +83,6 @@ func (req authRequest) unsupported() error {
 func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	var req authRequest
 	if err := httpapi.Decode(r, &req); err != nil {
-		return nil, err
-	}
-	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	res, err := h.Service.Authenticate(r.Context(), AuthParams{

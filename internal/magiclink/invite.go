@@ -126,8 +126,8 @@ type inviteRequest struct {
 	Roles                   *[]string      `json:"roles"`
 }
 
-// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
-func (req inviteRequest) unsupported() error {
+// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
+func (req inviteRequest) Unsupported() error {
 	return httpapi.RefuseUnsupported(httpapi.Set("invite_template_id", req.InviteTemplateID), httpapi.Locale("locale", req.Locale))
 }
 
@@ -135,9 +135,6 @@ func (req inviteRequest) unsupported() error {
 func (h Handlers) BackendInvite(r *http.Request) (any, error) {
 	var req inviteRequest
 	if err := httpapi.Decode(r, &req); err != nil {
-		return nil, err
-	}
-	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	ctx := r.Context()
@@ -177,9 +174,6 @@ func (h Handlers) BackendInvite(r *http.Request) (any, error) {
 func (h Handlers) SDKInvite(r *http.Request) (any, error) {
 	var req inviteRequest
 	if err := httpapi.Decode(r, &req); err != nil {
-		return nil, err
-	}
-	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	c, err := organization.CallerFromSession(r, h.Service.d.Orgs, h.Sessions)

@@ -42,14 +42,16 @@ type request struct {
 	Locale                 string   `json:"locale"`
 }
 
+// Unsupported refuses the fields this server cannot honour (httpapi.Decode
+// calls it): text messages are written in English only, so another
+// language is refused rather than silently ignored.
+func (req request) Unsupported() error {
+	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
+}
+
 func (h Handlers) decode(r *http.Request) (request, Who, error) {
 	var req request
 	if err := httpapi.Decode(r, &req); err != nil {
-		return req, Who{}, err
-	}
-	// Text messages are written in English only: another language is
-	// refused rather than silently ignored.
-	if err := httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale)); err != nil {
 		return req, Who{}, err
 	}
 	return req, h.who(r, req), nil

@@ -56,8 +56,8 @@ type authRequest struct {
 	IntermediateSession    string `json:"intermediate_session_token"`
 }
 
-// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
-func (req authRequest) unsupported() error {
+// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
+func (req authRequest) Unsupported() error {
 	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
 }
 
@@ -65,9 +65,6 @@ func (req authRequest) unsupported() error {
 func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	var req authRequest
 	if err := httpapi.Decode(r, &req); err != nil {
-		return nil, err
-	}
-	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	return h.Service.Authenticate(r.Context(), AuthParams{Project: project.CallerFrom(r.Context()).Project,
@@ -87,17 +84,14 @@ type resetStartRequest struct {
 	CodeChallenge                  string `json:"code_challenge"`
 }
 
-// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
-func (req resetStartRequest) unsupported() error {
+// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
+func (req resetStartRequest) Unsupported() error {
 	return httpapi.RefuseUnsupported(httpapi.Set("reset_password_template_id", req.ResetPasswordTemplateID), httpapi.Set("verify_email_template_id", req.VerifyEmailTemplateID), httpapi.Locale("locale", req.Locale))
 }
 
 func (h Handlers) resetStart(r *http.Request) (*StartResult, error) {
 	var req resetStartRequest
 	if err := httpapi.Decode(r, &req); err != nil {
-		return nil, err
-	}
-	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	return h.Service.StartEmailReset(r.Context(), StartParams{Project: project.CallerFrom(r.Context()).Project,
@@ -148,8 +142,8 @@ type resetRequest struct {
 	IntermediateSession    string `json:"intermediate_session_token"`
 }
 
-// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
-func (req resetRequest) unsupported() error {
+// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
+func (req resetRequest) Unsupported() error {
 	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
 }
 
@@ -157,9 +151,6 @@ func (req resetRequest) unsupported() error {
 func (h Handlers) ResetByEmail(r *http.Request) (any, error) {
 	var req resetRequest
 	if err := httpapi.Decode(r, &req); err != nil {
-		return nil, err
-	}
-	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	res, err := h.Service.ResetByEmail(r.Context(), ResetParams{Project: project.CallerFrom(r.Context()).Project,
@@ -187,8 +178,8 @@ type existingResetRequest struct {
 	Locale                 string `json:"locale"`
 }
 
-// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
-func (req existingResetRequest) unsupported() error {
+// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
+func (req existingResetRequest) Unsupported() error {
 	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
 }
 
@@ -196,9 +187,6 @@ func (req existingResetRequest) unsupported() error {
 func (h Handlers) ResetExisting(r *http.Request) (any, error) {
 	var req existingResetRequest
 	if err := httpapi.Decode(r, &req); err != nil {
-		return nil, err
-	}
-	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	return h.Service.ResetExisting(r.Context(), ExistingResetParams{Project: project.CallerFrom(r.Context()).Project,
@@ -215,8 +203,8 @@ type sessionResetRequest struct {
 	Locale                 string `json:"locale"`
 }
 
-// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
-func (req sessionResetRequest) unsupported() error {
+// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
+func (req sessionResetRequest) Unsupported() error {
 	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
 }
 
@@ -225,9 +213,6 @@ func (req sessionResetRequest) unsupported() error {
 func (h Handlers) SDKResetBySession(r *http.Request) (any, error) {
 	var req sessionResetRequest
 	if err := httpapi.Decode(r, &req); err != nil {
-		return nil, err
-	}
-	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	c := project.CallerFrom(r.Context())
@@ -247,9 +232,6 @@ func (h Handlers) SDKResetBySession(r *http.Request) (any, error) {
 func (h Handlers) BackendResetBySession(r *http.Request) (any, error) {
 	var req sessionResetRequest
 	if err := httpapi.Decode(r, &req); err != nil {
-		return nil, err
-	}
-	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	if err := httpapi.Required("organization_id", req.OrganizationID); err != nil {

@@ -39,8 +39,8 @@ type discoveryResetStartRequest struct {
 	PKCECodeChallenge              string `json:"pkce_code_challenge"`
 }
 
-// unsupported refuses the fields this server cannot honour (see httpapi.RefuseUnsupported).
-func (req discoveryResetStartRequest) unsupported() error {
+// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
+func (req discoveryResetStartRequest) Unsupported() error {
 	return httpapi.RefuseUnsupported(httpapi.Set("reset_password_template_id", req.ResetPasswordTemplateID), httpapi.Set("verify_email_template_id", req.VerifyEmailTemplateID), httpapi.Locale("locale", req.Locale))
 }
 
@@ -50,9 +50,6 @@ func (req discoveryResetStartRequest) unsupported() error {
 func (h Handlers) DiscoveryResetStart(r *http.Request) (any, error) {
 	var req discoveryResetStartRequest
 	if err := httpapi.Decode(r, &req); err != nil {
-		return nil, err
-	}
-	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	err := h.Service.StartDiscoveryReset(r.Context(), StartParams{Project: project.CallerFrom(r.Context()).Project,
@@ -70,9 +67,6 @@ func (h Handlers) DiscoveryResetStart(r *http.Request) (any, error) {
 func (h Handlers) DiscoveryReset(r *http.Request) (any, error) {
 	var req resetRequest
 	if err := httpapi.Decode(r, &req); err != nil {
-		return nil, err
-	}
-	if err := req.unsupported(); err != nil {
 		return nil, err
 	}
 	res, err := h.Service.ResetDiscovery(r.Context(), ResetParams{Project: project.CallerFrom(r.Context()).Project,

@@ -22,6 +22,13 @@ type authenticateRequest struct {
 	Locale                   string `json:"locale"`
 }
 
+// Unsupported refuses the fields this server cannot honour (httpapi.Decode
+// calls it): locale picks the language of a one-time code sent on the way
+// (MFA), and codes go out in English only.
+func (req authenticateRequest) Unsupported() error {
+	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
+}
+
 // Authenticate handles b2b/sso/authenticate: the SSO token (with the PKCE
 // verifier when the start had a challenge) becomes a session, or an IST
 // when the organization wants MFA or another primary method, through the
@@ -32,11 +39,6 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 		return nil, err
 	}
 	if err := httpapi.Required("sso_token", req.SSOToken); err != nil {
-		return nil, err
-	}
-	// locale picks the language of a one-time code sent on the way (MFA);
-	// codes go out in English only (see httpapi.RefuseUnsupported).
-	if err := httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale)); err != nil {
 		return nil, err
 	}
 	s := h.s

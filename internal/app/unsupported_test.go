@@ -1,0 +1,64 @@
+package app_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Every method refuses the request fields it cannot honour (custom email
+// templates, languages other than English) with unsupported_parameter,
+// through httpapi.Decode, before it does anything else; English and an
+// unset field pass through to the method's own checks.
+func TestEveryMethodRefusesWhatItCannotHonour(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org := e.createOrg("acme", "ALL_ALLOWED")
+		cases := []struct {
+			name, path string
+			body       map[string]any
+			field      string
+		}{
+			{"password login", "/b2b/passwords/authenticate",
+				map[string]any{"organization_id": org, "email_address": "ada@acme.test", "password": "x"}, "locale"},
+			{"password reset start", "/b2b/passwords/email/reset/start",
+				map[string]any{"organization_id": org, "email_address": "ada@acme.test"}, "reset_password_template_id"},
+			{"email code send", "/b2b/otps/email/login_or_signup",
+				map[string]any{"organization_id": org, "email_address": "ada@acme.test"}, "signup_template_id"},
+			{"email code check", "/b2b/otps/email/authenticate",
+				map[string]any{"organization_id": org, "email_address": "ada@acme.test", "code": "123456"}, "locale"},
+			{"magic link send", "/b2b/magic_links/email/login_or_signup",
+				map[string]any{"organization_id": org, "email_address": "ada@acme.test"}, "login_template_id"},
+			{"discovery link send", "/b2b/magic_links/email/discovery/send",
+				map[string]any{"email_address": "ada@acme.test"}, "locale"},
+			{"discovery organizations", "/b2b/discovery/organizations", map[string]any{}, "login_template_id"},
+			{"SMS code send", "/b2b/otps/sms/send", map[string]any{"organization_id": org, "member_id": "member-x"}, "locale"},
+			{"SSO login", "/b2b/sso/authenticate", map[string]any{"sso_token": "sso-token-x"}, "locale"},
+		}
+		for _, c := range cases {
+			set := func(v string) map[string]any {
+				b := map[string]any{c.field: v}
+				for k, x := range c.body {
+					b[k] = x
+				}
+				return b
+			}
+			value := "template-1"
+			if c.field == "locale" {
+				value = "fr"
+			}
+			r := e.sdk(c.path, set(value), "")
+			want(t, r, http.StatusBadRequest, "unsupported_parameter")
+			if msg, _ := r.Body["error_message"].(string); !strings.HasPrefix(msg, c.field+" ") {
+				t.Fatalf("%s: the refusal does not name %s: %v", c.name, c.field, r.Body)
+			}
+			if c.field == "locale" {
+				if r := e.sdk(c.path, set("en-GB"), ""); r.errType() == "unsupported_parameter" {
+					t.Fatalf("%s: English refused: %v", c.name, r.Body)
+				}
+			}
+			if r := e.sdk(c.path, c.body, ""); r.errType() == "unsupported_parameter" {
+				t.Fatalf("%s: refused without the field: %v", c.name, r.Body)
+			}
+		}
+	})
+}
