@@ -84,13 +84,6 @@ type SendParams struct {
 	SignupExpiryMinutes int
 }
 
-// SendResult says who the code was sent to.
-type SendResult struct {
-	Member        *organization.Member
-	MemberCreated bool
-	Organization  *organization.Organization
-}
-
 // LoginOrSignup emails a fresh code to a member, or to a new member the
 // organization's JIT policy admits.
 //
@@ -98,7 +91,7 @@ type SendResult struct {
 // per-member limit, the code, its queued email and, last, the per-address
 // limit are written together or not at all, and SMTP happens later, off the
 // request path (notify.Queue).
-func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult, error) {
+func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organization.LoginSend, error) {
 	loginExpiry, err := codeExpiry("login_expiration_minutes", p.ExpiryMinutes)
 	if err != nil {
 		return nil, err
@@ -112,7 +105,7 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult,
 	if err != nil {
 		return nil, s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
 	}
-	var res SendResult
+	var res organization.LoginSend
 	err = notify.SendCounted(ctx, s.d.DB, s.d.Mailer, notify.AddressLimit{Limiter: s.d.Limiter, Rule: SendPerIP, Key: ipKey},
 		func(q store.Querier) (notify.Email, error) {
 			member, created, err := s.d.Orgs.MemberForEmailLoginIn(ctx, q, org, p.Project.Env, email)
@@ -131,7 +124,7 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult,
 			if err != nil {
 				return notify.Email{}, err
 			}
-			res = SendResult{Member: member, MemberCreated: created, Organization: org}
+			res = organization.LoginSend{Member: member, MemberCreated: created, Organization: org}
 			msg, err := notify.EmailOTPEmail(member.EmailAddress, notify.CodeData{ProjectName: p.Project.Name,
 				OrganizationName: org.OrganizationName, Code: code, ExpiresIn: expiry})
 			if err != nil {

@@ -15,33 +15,9 @@ const Product = "emailOtp"
 // Handlers serves the email OTP routes of both faces.
 type Handlers struct{ Service *Service }
 
-type sendRequest struct {
-	EmailAddress            string `json:"email_address"`
-	OrganizationID          string `json:"organization_id"`
-	LoginTemplateID         string `json:"login_template_id"`
-	SignupTemplateID        string `json:"signup_template_id"`
-	Locale                  string `json:"locale"`
-	LoginExpirationMinutes  int    `json:"login_expiration_minutes"`
-	SignupExpirationMinutes int    `json:"signup_expiration_minutes"`
-}
-
-// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
-func (req sendRequest) Unsupported() error {
-	return httpapi.RefuseUnsupported(httpapi.Set("login_template_id", req.LoginTemplateID), httpapi.Set("signup_template_id", req.SignupTemplateID), httpapi.Locale("locale", req.Locale))
-}
-
-// SendResponse answers login_or_signup.
-type SendResponse struct {
-	httpapi.Common
-	MemberID      string                     `json:"member_id"`
-	MemberCreated bool                       `json:"member_created"`
-	Member        *organization.Member       `json:"member"`
-	Organization  *organization.Organization `json:"organization"`
-}
-
 // LoginOrSignup handles POST b2b/otps/email/login_or_signup.
 func (h Handlers) LoginOrSignup(r *http.Request) (any, error) {
-	var req sendRequest
+	var req organization.LoginSendRequest
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
@@ -51,8 +27,7 @@ func (h Handlers) LoginOrSignup(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SendResponse{MemberID: res.Member.MemberID, MemberCreated: res.MemberCreated, Member: res.Member,
-		Organization: res.Organization}, nil
+	return res.Response(), nil
 }
 
 type authRequest struct {

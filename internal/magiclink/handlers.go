@@ -17,31 +17,13 @@ type Handlers struct {
 	Sessions organization.Sessions
 }
 
+// sendRequest is login_or_signup's request: the fields of every
+// login_or_signup send, the redirect URLs and the PKCE challenge.
 type sendRequest struct {
-	EmailAddress            string `json:"email_address"`
-	OrganizationID          string `json:"organization_id"`
-	LoginRedirectURL        string `json:"login_redirect_url"`
-	SignupRedirectURL       string `json:"signup_redirect_url"`
-	LoginTemplateID         string `json:"login_template_id"`
-	SignupTemplateID        string `json:"signup_template_id"`
-	Locale                  string `json:"locale"`
-	LoginExpirationMinutes  int    `json:"login_expiration_minutes"`
-	SignupExpirationMinutes int    `json:"signup_expiration_minutes"`
-	PKCECodeChallenge       string `json:"pkce_code_challenge"`
-}
-
-// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
-func (req sendRequest) Unsupported() error {
-	return httpapi.RefuseUnsupported(httpapi.Set("login_template_id", req.LoginTemplateID), httpapi.Set("signup_template_id", req.SignupTemplateID), httpapi.Locale("locale", req.Locale))
-}
-
-// SendResponse answers login_or_signup.
-type SendResponse struct {
-	httpapi.Common
-	MemberID      string                     `json:"member_id"`
-	MemberCreated bool                       `json:"member_created"`
-	Member        *organization.Member       `json:"member"`
-	Organization  *organization.Organization `json:"organization"`
+	organization.LoginSendRequest
+	LoginRedirectURL  string `json:"login_redirect_url"`
+	SignupRedirectURL string `json:"signup_redirect_url"`
+	PKCECodeChallenge string `json:"pkce_code_challenge"`
 }
 
 // Product is the SDK product gating these routes.
@@ -62,8 +44,7 @@ func (h Handlers) LoginOrSignup(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &SendResponse{MemberID: res.Member.MemberID, MemberCreated: res.MemberCreated, Member: res.Member,
-		Organization: res.Organization}, nil
+	return res.Response(), nil
 }
 
 type authRequest struct {

@@ -80,13 +80,6 @@ type SendParams struct {
 	PKCECodeChallenge string
 }
 
-// SendResult says who the link was sent to.
-type SendResult struct {
-	Member        *organization.Member
-	MemberCreated bool
-	Organization  *organization.Organization
-}
-
 // LoginOrSignup emails a login link to a member, or a signup link to a new
 // member the organization's JIT policy admits.
 //
@@ -95,7 +88,7 @@ type SendResult struct {
 // and, last, the per-address limit are written together or not at all (a refused send
 // leaves no member, no link and no mail), and SMTP happens later, off the
 // request path (notify.Queue).
-func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult, error) {
+func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organization.LoginSend, error) {
 	if p.Project.PKCERequiredForEmailMagicLinks && p.PKCECodeChallenge == "" {
 		return nil, apierr.New(apierr.PKCERequired)
 	}
@@ -104,7 +97,7 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult,
 	if err != nil {
 		return nil, s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
 	}
-	var res SendResult
+	var res organization.LoginSend
 	var linkID string
 	err = notify.SendCounted(ctx, s.d.DB, s.d.Mailer, notify.AddressLimit{Limiter: s.d.Limiter, Rule: SendPerIP, Key: ipKey},
 		func(q store.Querier) (notify.Email, error) {
@@ -136,7 +129,7 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*SendResult,
 			if err != nil {
 				return notify.Email{}, err
 			}
-			res = SendResult{Member: member, MemberCreated: created, Organization: org}
+			res = organization.LoginSend{Member: member, MemberCreated: created, Organization: org}
 			build := notify.MagicLinkLoginEmail
 			if purpose == "signup" {
 				build = notify.MagicLinkSignupEmail
