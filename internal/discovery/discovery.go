@@ -48,11 +48,6 @@ var (
 	ExchangesPerIP = ratelimit.Rule{Name: "disc_exchange_ip", Limit: 100, Window: 10 * time.Minute, OnSuccess: ratelimit.Release}
 )
 
-// Mailer delivers email.
-type Mailer interface {
-	Send(ctx context.Context, m notify.Email) error
-}
-
 // Deps are the collaborators of the discovery service.
 type Deps struct {
 	DB       *store.DB
@@ -60,7 +55,7 @@ type Deps struct {
 	Projects *project.Store
 	Orgs     *organization.Store
 	Sessions *session.Service
-	Mailer   Mailer
+	Mailer   notify.Mailer
 	Limiter  *ratelimit.Limiter
 }
 

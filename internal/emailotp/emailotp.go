@@ -46,18 +46,13 @@ var (
 
 var codePattern = regexp.MustCompile(`^[0-9]{6}$`)
 
-// Mailer delivers email.
-type Mailer interface {
-	Send(ctx context.Context, m notify.Email) error
-}
-
 // Deps are the collaborators of the email OTP service.
 type Deps struct {
 	DB       *store.DB
 	Clock    clock.Clock
 	Orgs     *organization.Store
 	Sessions *session.Service
-	Mailer   Mailer
+	Mailer   notify.Mailer
 	Limiter  *ratelimit.Limiter
 }
 

@@ -45,11 +45,6 @@ var (
 	RedeemPerIP  = ratelimit.Rule{Name: "ml_redeem_ip", Limit: 60, Window: 10 * time.Minute, OnSuccess: ratelimit.Release}
 )
 
-// Mailer delivers email.
-type Mailer interface {
-	Send(ctx context.Context, m notify.Email) error
-}
-
 // Deps are the collaborators of the magic-link service.
 type Deps struct {
 	DB       *store.DB
@@ -57,7 +52,7 @@ type Deps struct {
 	Projects *project.Store
 	Orgs     *organization.Store
 	Sessions *session.Service
-	Mailer   Mailer
+	Mailer   notify.Mailer
 	Limiter  *ratelimit.Limiter
 }
 

@@ -72,11 +72,6 @@ var (
 	SetPerIP           = ratelimit.Rule{Name: "pw_set_ip", Limit: 60, Window: 10 * time.Minute}
 )
 
-// Mailer delivers email.
-type Mailer interface {
-	Send(ctx context.Context, m notify.Email) error
-}
-
 // LinkIssuer issues magic links (the magic-link service), used to verify
 // the address of a reset asked for without a password.
 type LinkIssuer interface {
@@ -92,7 +87,7 @@ type Deps struct {
 	Projects   *project.Store
 	Orgs       *organization.Store
 	Sessions   *session.Service
-	Mailer     Mailer
+	Mailer     notify.Mailer
 	Limiter    *ratelimit.Limiter
 	Breach     *breach.Checker
 	MagicLinks LinkIssuer
