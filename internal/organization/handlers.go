@@ -77,28 +77,22 @@ func (h Handlers) Update(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &set); err != nil {
 		return nil, err
 	}
-	c, err := h.backendCaller(r)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.authorizeSettings(r.Context(), set); err != nil {
-		return nil, err
-	}
-	o, err := h.Store.Update(r.Context(), c.Project.ID, c.Organization.OrganizationID, set)
-	if err != nil {
-		return nil, NotFound(err, apierr.OrganizationNotFound)
-	}
-	return &OrgResponse{Organization: o}, nil
+	return h.updateSettings(r, set)
 }
 
 // DeleteExternalID handles DELETE /v1/b2b/organizations/{organization_id}/external_id.
 func (h Handlers) DeleteExternalID(r *http.Request) (any, error) {
+	none := ""
+	return h.updateSettings(r, Settings{ExternalID: &none})
+}
+
+// updateSettings applies set to the backend caller's organization, once
+// the caller may change what set names.
+func (h Handlers) updateSettings(r *http.Request, set Settings) (any, error) {
 	c, err := h.backendCaller(r)
 	if err != nil {
 		return nil, err
 	}
-	none := ""
-	set := Settings{ExternalID: &none}
 	if err := c.authorizeSettings(r.Context(), set); err != nil {
 		return nil, err
 	}
