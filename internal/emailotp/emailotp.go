@@ -100,16 +100,15 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 	if err != nil {
 		return nil, s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
 	}
-	var res organization.LoginSend
+	var res *organization.LoginSend
 	err = notify.SendCounted(ctx, s.d.DB, s.d.Mailer, notify.AddressLimit{Limiter: s.d.Limiter, Rule: SendPerIP, Key: ipKey},
 		func(q store.Querier) (notify.Email, error) {
-			member, created, err := s.d.Orgs.MemberForEmailLoginIn(ctx, q, org, p.Project.Env, email)
+			sent, err := s.d.Orgs.LoginSendIn(ctx, q, org, p.Project.Env, email, s.d.Limiter, SendPerEmail)
 			if err != nil {
 				return notify.Email{}, err
 			}
-			if err := s.d.Limiter.AllowIn(ctx, q, SendPerEmail, org.OrganizationID+"|"+member.EmailAddress); err != nil {
-				return notify.Email{}, err
-			}
+			res = sent
+			member := sent.Member
 			expiry := loginExpiry
 			if member.Status != organization.StatusActive {
 				expiry = signupExpiry
@@ -119,7 +118,6 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 			if err != nil {
 				return notify.Email{}, err
 			}
-			res = organization.LoginSend{Member: member, MemberCreated: created, Organization: org}
 			msg, err := notify.EmailOTPEmail(member.EmailAddress, notify.CodeData{ProjectName: p.Project.Name,
 				OrganizationName: org.OrganizationName, Code: code, ExpiresIn: expiry})
 			if err != nil {
@@ -132,7 +130,7 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 	if err != nil {
 		return nil, err
 	}
-	return &res, nil
+	return res, nil
 }
 
 // codeExpiry validates a requested code lifetime in minutes (0: the

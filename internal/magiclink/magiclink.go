@@ -92,17 +92,16 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 	if err != nil {
 		return nil, s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
 	}
-	var res organization.LoginSend
+	var res *organization.LoginSend
 	var linkID string
 	err = notify.SendCounted(ctx, s.d.DB, s.d.Mailer, notify.AddressLimit{Limiter: s.d.Limiter, Rule: SendPerIP, Key: ipKey},
 		func(q store.Querier) (notify.Email, error) {
-			member, created, err := s.d.Orgs.MemberForEmailLoginIn(ctx, q, org, p.Project.Env, email)
+			sent, err := s.d.Orgs.LoginSendIn(ctx, q, org, p.Project.Env, email, s.d.Limiter, SendPerEmail)
 			if err != nil {
 				return notify.Email{}, err
 			}
-			if err := s.d.Limiter.AllowIn(ctx, q, SendPerEmail, org.OrganizationID+"|"+member.EmailAddress); err != nil {
-				return notify.Email{}, err
-			}
+			res = sent
+			member := sent.Member
 			purpose, redirectType, requested, minutes := "login", project.RedirectLogin, p.LoginRedirectURL, p.LoginExpiration
 			if member.Status != organization.StatusActive {
 				purpose, redirectType, requested, minutes = "signup", project.RedirectSignup, p.SignupRedirectURL, p.SignupExpiration
@@ -124,7 +123,6 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 			if err != nil {
 				return notify.Email{}, err
 			}
-			res = organization.LoginSend{Member: member, MemberCreated: created, Organization: org}
 			build := notify.MagicLinkLoginEmail
 			if purpose == "signup" {
 				build = notify.MagicLinkSignupEmail
@@ -141,7 +139,7 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 	if err != nil {
 		return nil, err
 	}
-	return &res, nil
+	return res, nil
 }
 
 func expiryMinutes(requested int) (int, error) {

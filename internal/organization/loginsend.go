@@ -1,6 +1,13 @@
 package organization
 
-import "github.com/latchkey/latchkey/internal/httpapi"
+import (
+	"context"
+
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/store"
+)
 
 // LoginSend is who a login email (an email code or a magic link) went to:
 // the member the address belongs to in the organization, or the one its
@@ -9,6 +16,22 @@ type LoginSend struct {
 	Member        *Member
 	MemberCreated bool
 	Organization  *Organization
+}
+
+// LoginSendIn finds the member a login email to email goes to, or creates
+// one as org's JIT policy admits (MemberForEmailLoginIn), and counts the
+// send against the recipient's limit perRecipient, all in the send's
+// transaction q.
+func (s *Store) LoginSendIn(ctx context.Context, q store.Querier, org *Organization, env ids.Env, email string,
+	l *ratelimit.Limiter, perRecipient ratelimit.Rule) (*LoginSend, error) {
+	m, created, err := s.MemberForEmailLoginIn(ctx, q, org, env, email)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.AllowIn(ctx, q, perRecipient, org.OrganizationID+"|"+m.EmailAddress); err != nil {
+		return nil, err
+	}
+	return &LoginSend{Member: m, MemberCreated: created, Organization: org}, nil
 }
 
 // LoginSendRequest holds the fields both login_or_signup sends take
