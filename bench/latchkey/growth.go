@@ -125,15 +125,12 @@ func sessionGrowth(ctx context.Context, o options, rep *report, dsn string) erro
 }
 
 func orgGrowth(ctx context.Context, o options, rep *report, tmp string) error {
-	mp, err := startMailpit(o.mailpit, tmp)
+	sink, err := startSink()
 	if err != nil {
 		return err
 	}
-	defer mp.stop()
-	s, err := startServer(ctx, filepath.Join(tmp, "growth-orgs.db"), func(c *config.Config) {
-		c.SMTPURL = "smtp://" + mp.smtp
-		c.Dev = true
-	})
+	defer sink.close()
+	s, err := startServer(ctx, filepath.Join(tmp, "growth-orgs.db"), func(c *config.Config) { c.SMTPURL = "smtp://" + sink.addr() })
 	if err != nil {
 		return err
 	}
@@ -151,7 +148,7 @@ func orgGrowth(ctx context.Context, o options, rep *report, tmp string) error {
 			have = n
 		}
 		label := fmt.Sprintf("%d organizations", n)
-		if err := emailRuns(ctx, o, rep, s, mp, "growth: "+label, 16); err != nil {
+		if err := emailRuns(ctx, o, rep, s, sink, "growth: "+label, 32, false); err != nil {
 			return err
 		}
 		org, err := s.createOrg(fmt.Sprintf("growth-pw-%d", n))

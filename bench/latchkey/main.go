@@ -154,7 +154,7 @@ func run(o options) error {
 		}
 	}
 	if o.want("email") {
-		if err := emailFigures(ctx, o, rep, filepath.Join(tmp, "email.db")); err != nil {
+		if err := emailFigures(ctx, o, rep, tmp); err != nil {
 			return fmt.Errorf("email: %w", err)
 		}
 	}
