@@ -92,6 +92,9 @@ type App struct {
 
 	loops sync.WaitGroup // background loops started by Start
 	stop  context.CancelFunc
+	// onClose runs after the loops have stopped (the SMTP connections the
+	// outbox keeps open).
+	onClose []func() error
 
 	magicLinks  *magiclink.Service
 	emailOTP    *emailotp.Service
@@ -236,6 +239,7 @@ func (a *App) buildMailer() (notify.Mailer, error) {
 		// The queue hands messages to SMTP off the request path; metrics
 		// count the real deliveries.
 		a.MailQueue = notify.NewQueue(a.DB, a.Clock, a.Box, a.Metrics.Mailer("smtp", smtp), a.Log)
+		a.onClose = append(a.onClose, smtp.Close)
 		ms = append(ms, a.MailQueue)
 	}
 	if a.Config.Dev {
@@ -254,14 +258,18 @@ func (a *App) buildMailer() (notify.Mailer, error) {
 }
 
 // Close writes what the background loops still hold (pending
-// last_accessed_at touches) and releases the database.
+// last_accessed_at touches), closes the SMTP connections kept open, and
+// releases the database.
 func (a *App) Close() error {
 	if a.stop != nil {
 		a.stop()
 	}
 	a.loops.Wait()
-	err := a.Sessions.FlushTouches(context.Background())
-	return errors.Join(err, a.DB.Close())
+	errs := []error{a.Sessions.FlushTouches(context.Background())}
+	for _, f := range a.onClose {
+		errs = append(errs, f())
+	}
+	return errors.Join(append(errs, a.DB.Close())...)
 }
 
 // emailDomain is the sender's domain, shown by the widget as an inbox hint.

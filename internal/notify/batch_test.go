@@ -16,47 +16,89 @@ import (
 	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
-// countingProxy forwards TCP connections to target and counts them.
-func countingProxy(t *testing.T, target string) (addr string, conns *atomic.Int32) {
+// smtpProxy forwards TCP connections to target, counts them, and can cut
+// the open ones, as a server does with connections idle for too long.
+type smtpProxy struct {
+	addr  string
+	dials atomic.Int32
+	mu    sync.Mutex
+	open  map[net.Conn]net.Conn // client side to server side
+}
+
+func newProxy(t *testing.T, target string) *smtpProxy {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	conns = &atomic.Int32{}
+	p := &smtpProxy{addr: ln.Addr().String(), open: map[net.Conn]net.Conn{}}
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			conns.Add(1)
+			p.dials.Add(1)
 			up, err := net.Dial("tcp", target)
 			if err != nil {
 				c.Close()
 				continue
 			}
+			p.mu.Lock()
+			p.open[c] = up
+			p.mu.Unlock()
 			go func() { _, _ = io.Copy(up, c); up.Close() }()
-			go func() { _, _ = io.Copy(c, up); c.Close() }()
+			go func() {
+				_, _ = io.Copy(c, up)
+				c.Close()
+				p.mu.Lock()
+				delete(p.open, c)
+				p.mu.Unlock()
+			}()
 		}
 	}()
-	return ln.Addr().String(), conns
+	return p
+}
+
+// cut closes every open connection on both sides.
+func (p *smtpProxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c, up := range p.open {
+		c.Close()
+		up.Close()
+	}
+}
+
+// waitOpen waits for the number of open connections to become n.
+func (p *smtpProxy) waitOpen(t *testing.T, n int) {
+	t.Helper()
+	open := -1
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		p.mu.Lock()
+		open = len(p.open)
+		p.mu.Unlock()
+		if open == n {
+			return
+		}
+	}
+	t.Fatalf("%d connections open, want %d", open, n)
 }
 
 // SendAll delivers a batch over one connection, and a message that cannot
 // be sent fails alone.
 func TestSMTPSendAllUsesOneConnection(t *testing.T) {
 	mp := startMailpit(t)
-	addr, conns := countingProxy(t, mp.smtpAddr)
-	s := newSMTP(t, "smtp://"+addr, nil)
+	p := newProxy(t, mp.smtpAddr)
+	s := newSMTP(t, "smtp://"+p.addr, nil)
 	ms := []Email{loginEmail(t, "a@example.com"), {To: "not an address", Subject: "x", Text: "x"},
 		loginEmail(t, "b@example.com"), loginEmail(t, "c@example.com")}
 	errs := s.SendAll(context.Background(), ms)
 	if errs[0] != nil || errs[2] != nil || errs[3] != nil || errs[1] == nil {
 		t.Fatalf("results %v: want only the bad recipient to fail", errs)
 	}
-	if n := conns.Load(); n != 1 {
+	if n := p.dials.Load(); n != 1 {
 		t.Fatalf("%d connections for one batch, want 1", n)
 	}
 	var list struct{ Messages []mpSummary }

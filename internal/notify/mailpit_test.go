@@ -238,6 +238,7 @@ func newSMTP(t *testing.T, rawURL string, roots *x509.CertPool) *SMTP {
 		t.Fatalf("NewSMTP: %v", err)
 	}
 	s.rootCAs = roots
+	t.Cleanup(func() { s.Close() })
 	return s
 }
 

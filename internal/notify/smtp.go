@@ -29,9 +29,9 @@ const (
 	stepTimeout = 30 * time.Second
 )
 
-// SMTP delivers mail through an SMTP submission server. It holds no open
-// connection: each Send dials, delivers and hangs up, which suits the low
-// volume of login mail and keeps replicas free of connection state.
+// SMTP delivers mail through an SMTP submission server. A connection that
+// delivered a batch cleanly is kept for the next one for up to smtpIdleFor
+// (see smtpPool); Close ends them.
 type SMTP struct {
 	host        string
 	port        int
@@ -41,6 +41,22 @@ type SMTP struct {
 	pass        string
 	from        *mail.Address
 	rootCAs     *x509.CertPool // nil means the system roots; tests trust their own CA
+	pool        smtpPool
+	now         func() time.Time // the clock of idle expiry; nil is time.Now (tests set it)
+}
+
+func (s *SMTP) clock() time.Time {
+	if s.now != nil {
+		return s.now()
+	}
+	return time.Now()
+}
+
+// Close QUITs the idle connections. A batch being sent closes its own
+// connection when it is done.
+func (s *SMTP) Close() error {
+	s.pool.close()
+	return nil
 }
 
 // tlsMode is how an smtp:// connection uses STARTTLS.
@@ -211,10 +227,11 @@ func (s *SMTP) String() string {
 // message, the context ends, or one network step exceeds its timeout.
 func (s *SMTP) Send(ctx context.Context, m Email) error { return s.SendAll(ctx, []Email{m})[0] }
 
-// SendAll delivers ms over one connection (one dial, greeting, STARTTLS
-// and login for the lot: the outbox hands its due mail over in batches)
-// and returns each message's result: a message the server refuses fails
-// alone, a connection that fails fails the messages it did not deliver.
+// SendAll delivers ms over one connection (an idle one kept from an
+// earlier batch, or one dial, greeting, STARTTLS and login for the lot: the
+// outbox hands its due mail over in batches) and returns each message's
+// result: a message the server refuses fails alone, a connection that fails
+// fails the messages it did not deliver.
 func (s *SMTP) SendAll(ctx context.Context, ms []Email) []error {
 	errs := make([]error, len(ms))
 	msgs := make([]*gomail.Msg, 0, len(ms))
@@ -239,21 +256,29 @@ func (s *SMTP) SendAll(ctx context.Context, ms []Email) []error {
 	if ctx.Err() != nil {
 		return fail(fmt.Errorf("notify: smtp: %w", context.Cause(ctx)))
 	}
-	// Cancelled when SendAll returns, which also releases the AfterFunc of
-	// dialFunc.
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	c, err := s.client(ctx)
-	if err != nil {
-		return fail(fmt.Errorf("notify: smtp: %s", s.redact(err)))
+	pc := s.pool.take(s.clock())
+	if pc != nil {
+		pc.use(ctx)
+	} else {
+		var err error
+		if pc, err = s.dial(ctx); err != nil {
+			return fail(err)
+		}
 	}
-	conn, err := c.DialToSMTPClientWithContext(ctx)
-	if err != nil {
-		return fail(s.sendError(ctx, err))
+	sendErr := pc.client.SendWithSMTPClient(pc.smtp, msgs...)
+	if pc.reused && connCheckFailed(sendErr) {
+		// The idle connection was closed by the server (or died): nothing
+		// was sent over it, so a new one carries the batch.
+		pc.stop()
+		_ = pc.conn.Close()
+		var err error
+		if pc, err = s.dial(ctx); err != nil {
+			return fail(err)
+		}
+		sendErr = pc.client.SendWithSMTPClient(pc.smtp, msgs...)
 	}
-	sendErr := c.SendWithSMTPClient(conn, msgs...)
 	// The messages the server accepted are delivered whatever QUIT says.
-	_ = c.CloseWithSMTPClient(conn)
+	s.pool.release(pc, len(msgs), sendErr == nil, s.clock())
 	if sendErr == nil {
 		return errs
 	}
@@ -270,10 +295,28 @@ func (s *SMTP) SendAll(ctx context.Context, ms []Email) []error {
 	return errs
 }
 
+// dial opens a connection, bound to ctx until it is released.
+func (s *SMTP) dial(ctx context.Context) (*smtpConn, error) {
+	pc := &smtpConn{}
+	c, err := s.client(ctx, pc)
+	if err != nil {
+		return nil, fmt.Errorf("notify: smtp: %s", s.redact(err))
+	}
+	pc.client = c
+	if pc.smtp, err = c.DialToSMTPClientWithContext(ctx); err != nil {
+		if pc.conn != nil {
+			pc.stop()
+			_ = pc.conn.Close()
+		}
+		return nil, s.sendError(ctx, err)
+	}
+	return pc, nil
+}
+
 // client returns a go-mail client for one connection. A fresh client per
 // connection: go-mail's Client mutates its auth state while sending, so
 // sharing one across goroutines would race.
-func (s *SMTP) client(ctx context.Context) (*gomail.Client, error) {
+func (s *SMTP) client(ctx context.Context, pc *smtpConn) (*gomail.Client, error) {
 	tlsConf := &tls.Config{ServerName: s.host, MinVersion: tls.VersionTLS12, RootCAs: s.rootCAs}
 	opts := []gomail.Option{
 		gomail.WithPort(s.port),
@@ -282,7 +325,7 @@ func (s *SMTP) client(ctx context.Context) (*gomail.Client, error) {
 		// fire first so the error says why.
 		gomail.WithTimeout(stepTimeout),
 		gomail.WithTLSConfig(tlsConf),
-		gomail.WithDialContextFunc(s.dialFunc(ctx, tlsConf)),
+		gomail.WithDialContextFunc(s.dialFunc(ctx, tlsConf, pc)),
 	}
 	switch {
 	case s.implicitTLS:
@@ -315,10 +358,11 @@ func (s *SMTP) sendError(ctx context.Context, err error) error {
 	return fmt.Errorf("notify: smtp: %s:%d: %s", s.host, s.port, s.redact(err))
 }
 
-// dialFunc connects (with TLS for smtps) and closes the connection when ctx
-// ends: go-mail only honours the context while dialing, and afterwards each
-// step is bounded by its own timeout, not by the caller's cancellation.
-func (s *SMTP) dialFunc(ctx context.Context, tlsConf *tls.Config) gomail.DialContextFunc {
+// dialFunc connects (with TLS for smtps) into pc and binds the connection
+// to ctx (smtpConn.use): go-mail only honours the context while dialing,
+// and afterwards each step is bounded by its own timeout, not by the
+// caller's cancellation.
+func (s *SMTP) dialFunc(ctx context.Context, tlsConf *tls.Config, pc *smtpConn) gomail.DialContextFunc {
 	return func(dctx context.Context, network, addr string) (net.Conn, error) {
 		d := &net.Dialer{}
 		var conn net.Conn
@@ -331,7 +375,8 @@ func (s *SMTP) dialFunc(ctx context.Context, tlsConf *tls.Config) gomail.DialCon
 		if err != nil {
 			return nil, err
 		}
-		context.AfterFunc(ctx, func() { _ = conn.Close() })
+		pc.conn = conn
+		pc.use(ctx)
 		return conn, nil
 	}
 }
