@@ -277,7 +277,9 @@ func (s *SMTP) SendAll(ctx context.Context, ms []Email) []error {
 		}
 		sendErr = pc.client.SendWithSMTPClient(pc.smtp, msgs...)
 	}
-	// The messages the server accepted are delivered whatever QUIT says.
+	// Kept for the next batch if this one went through cleanly, QUIT
+	// otherwise: the messages the server accepted are delivered whatever
+	// QUIT says.
 	s.pool.release(pc, len(msgs), sendErr == nil, s.clock())
 	if sendErr == nil {
 		return errs

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -280,6 +281,16 @@ func (db *DB) tx(ctx context.Context, fn func(q Querier) error) error {
 	db.writes.Add(1)
 	if err != nil {
 		return fmt.Errorf("store: commit: %w", MapError(err))
+	}
+	if db.dialect == SQLite {
+		// The commit handed SQLite's one writer connection to the next
+		// waiting transaction, and the runtime queued that goroutine to run
+		// next on this P, but only once this one blocks. The work after a
+		// commit can be long (a login signs its session JWT, ~1 ms), and the
+		// writer sat idle, owned by a goroutine that was not running:
+		// yielding lets it start now. Under email-code load this halved the
+		// wait for the writer (~8.5 to ~4 ms) in alternating A/B runs.
+		runtime.Gosched()
 	}
 	var errs []error
 	for _, fn := range tx.after {
