@@ -148,7 +148,7 @@ func orgGrowth(ctx context.Context, o options, rep *report, tmp string) error {
 			have = n
 		}
 		label := fmt.Sprintf("%d organizations", n)
-		if err := emailRuns(ctx, o, rep, s, sink, "growth: "+label, 32, false); err != nil {
+		if err := emailRuns(ctx, o, rep, s, sink, "growth: "+label, 32, "flat"); err != nil {
 			return err
 		}
 		org, err := s.createOrg(fmt.Sprintf("growth-pw-%d", n))
