@@ -61,6 +61,15 @@ func newProxy(t *testing.T, target string) *smtpProxy {
 	return p
 }
 
+// proxiedSMTP starts Mailpit (with extra flags) and returns it, a proxy
+// in front of its SMTP port, and an SMTP mailer sending through the proxy.
+func proxiedSMTP(t *testing.T, extra ...string) (mailpit, *smtpProxy, *SMTP) {
+	t.Helper()
+	mp := startMailpit(t, extra...)
+	p := newProxy(t, mp.smtpAddr)
+	return mp, p, newSMTP(t, "smtp://"+p.addr, nil)
+}
+
 // cut closes every open connection on both sides.
 func (p *smtpProxy) cut() {
 	p.mu.Lock()
@@ -89,9 +98,7 @@ func (p *smtpProxy) waitOpen(t *testing.T, n int) {
 // SendAll delivers a batch over one connection, and a message that cannot
 // be sent fails alone.
 func TestSMTPSendAllUsesOneConnection(t *testing.T) {
-	mp := startMailpit(t)
-	p := newProxy(t, mp.smtpAddr)
-	s := newSMTP(t, "smtp://"+p.addr, nil)
+	mp, p, s := proxiedSMTP(t)
 	ms := []Email{loginEmail(t, "a@example.com"), {To: "not an address", Subject: "x", Text: "x"},
 		loginEmail(t, "b@example.com"), loginEmail(t, "c@example.com")}
 	errs := s.SendAll(context.Background(), ms)

@@ -38,9 +38,7 @@ func waitMessages(t *testing.T, mp mailpit, n int) {
 // ends it.
 func TestSMTPKeepsTheConnectionForTheNextBatch(t *testing.T) {
 	t.Parallel()
-	mp := startMailpit(t)
-	p := newProxy(t, mp.smtpAddr)
-	s := newSMTP(t, "smtp://"+p.addr, nil)
+	mp, p, s := proxiedSMTP(t)
 	sendOK(t, s, "first", 2)
 	sendOK(t, s, "second", 1)
 	waitMessages(t, mp, 3)
@@ -61,9 +59,7 @@ func TestSMTPKeepsTheConnectionForTheNextBatch(t *testing.T) {
 // the batch is not failed and retried later.
 func TestSMTPRedialsWhenTheIdleConnectionWasClosed(t *testing.T) {
 	t.Parallel()
-	mp := startMailpit(t)
-	p := newProxy(t, mp.smtpAddr)
-	s := newSMTP(t, "smtp://"+p.addr, nil)
+	mp, p, s := proxiedSMTP(t)
 	sendOK(t, s, "first", 1)
 	p.cut()
 	p.waitOpen(t, 0)
@@ -77,9 +73,7 @@ func TestSMTPRedialsWhenTheIdleConnectionWasClosed(t *testing.T) {
 // A connection idle for longer than smtpIdleFor is closed, not reused.
 func TestSMTPClosesExpiredIdleConnections(t *testing.T) {
 	t.Parallel()
-	mp := startMailpit(t)
-	p := newProxy(t, mp.smtpAddr)
-	s := newSMTP(t, "smtp://"+p.addr, nil)
+	mp, p, s := proxiedSMTP(t)
 	var mu sync.Mutex
 	now := time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)
 	s.now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
@@ -100,9 +94,7 @@ func TestSMTPClosesExpiredIdleConnections(t *testing.T) {
 // messages.
 func TestSMTPKeepsOnlyCleanConnections(t *testing.T) {
 	t.Parallel()
-	mp := startMailpit(t, "--smtp-allowed-recipients", "^ok")
-	p := newProxy(t, mp.smtpAddr)
-	s := newSMTP(t, "smtp://"+p.addr, nil)
+	mp, p, s := proxiedSMTP(t, "--smtp-allowed-recipients", "^ok")
 	errs := s.SendAll(context.Background(), []Email{loginEmail(t, "ok-1@example.com"), loginEmail(t, "refused@example.com")})
 	if errs[0] != nil || errs[1] == nil {
 		t.Fatalf("results %v: want only the refused recipient to fail", errs)
@@ -121,9 +113,7 @@ func TestSMTPKeepsOnlyCleanConnections(t *testing.T) {
 // their own, and keep at most smtpIdleMax of them.
 func TestSMTPConcurrentBatches(t *testing.T) {
 	t.Parallel()
-	mp := startMailpit(t)
-	p := newProxy(t, mp.smtpAddr)
-	s := newSMTP(t, "smtp://"+p.addr, nil)
+	mp, p, s := proxiedSMTP(t)
 	const workers, rounds = 12, 3
 	var wg sync.WaitGroup
 	for w := range workers {
