@@ -57,6 +57,7 @@ type DB struct {
 	wq, rq  pooled     // w and r with their caches
 	dialect Dialect
 	writes  atomic.Uint64
+	ckpt    *checkpointer // SQLite only
 }
 
 // Writes counts the writes this process has finished on db (statements
@@ -107,6 +108,10 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	return newDB(w, r, Postgres), nil
 }
 
+// busyTimeout is how long a SQLite connection waits for another
+// process's lock (the CLI writing while a server runs) before it fails.
+const busyTimeout = 5 * time.Second
+
 func openSQLite(ctx context.Context, dsn string) (*DB, error) {
 	path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "file:")
 	if path == "" {
@@ -116,7 +121,10 @@ func openSQLite(ctx context.Context, dsn string) (*DB, error) {
 		path = path[:i]
 	}
 	pragmas := url.Values{}
-	for _, p := range []string{"foreign_keys(1)", "busy_timeout(5000)", "journal_mode(WAL)", "synchronous(NORMAL)"} {
+	// The writer does not checkpoint as it commits: the checkpointer does
+	// (checkpoint.go).
+	for _, p := range []string{"foreign_keys(1)", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()), "journal_mode(WAL)", "synchronous(NORMAL)",
+		"wal_autocheckpoint(0)", fmt.Sprintf("journal_size_limit(%d)", walSizeLimit)} {
 		pragmas.Add("_pragma", p)
 	}
 	// _txlock=immediate takes the write lock at BEGIN, so a transaction never
@@ -143,7 +151,9 @@ func openSQLite(ctx context.Context, dsn string) (*DB, error) {
 	}
 	r.SetMaxOpenConns(8)
 	r.SetMaxIdleConns(8)
-	return newDB(w, r, SQLite), nil
+	db := newDB(w, r, SQLite)
+	db.ckpt = db.startCheckpoints(ckptInterval, ckptRestartPages)
+	return db, nil
 }
 
 func newDB(w, r *sql.DB, d Dialect) *DB {
@@ -160,6 +170,9 @@ func (db *DB) Dialect() Dialect { return db.dialect }
 
 // Close closes every connection.
 func (db *DB) Close() error {
+	if db.ckpt != nil {
+		db.ckpt.close()
+	}
 	db.wc.close()
 	db.rc.close()
 	err := db.w.Close()
