@@ -63,6 +63,9 @@ func (db *DB) startCheckpoints(every time.Duration, restartPages int) *checkpoin
 			// last pass (another process's writes are its own to copy).
 			if w := db.writes.Load(); w != seen {
 				seen = w
+				// A failed pass is tried again at the next write; the I/O
+				// errors that could make it fail reach the writes too,
+				// which report them.
 				_ = db.checkpoint(restartPages)
 			}
 		}
