@@ -15,23 +15,14 @@ import (
 func TestCheckpointsKeepTheLogBoundedUnderLoad(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "ckpt.db")
-	db, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Faster and smaller than production, to see many restarts in a
+	// second: a restart at 256 pages (1 MiB).
+	db, path := blobDB(t, 5*time.Millisecond, 256)
 	defer func() {
 		if db != nil {
 			db.Close()
 		}
 	}()
-	// Faster and smaller than production, to see many restarts in a
-	// second: a restart at 256 pages (1 MiB).
-	db.ckpt.close()
-	db.ckpt = db.startCheckpoints(5*time.Millisecond, 256)
-	if _, err := db.ExecContext(ctx, `CREATE TABLE blobs (id INTEGER PRIMARY KEY, body BLOB NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
 
 	var written atomic.Int64 // bytes committed
 	var maxWAL atomic.Int64
@@ -112,9 +103,12 @@ func TestCheckpointsKeepTheLogBoundedUnderLoad(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if db, err = Open(ctx, path); err != nil {
+	db = nil
+	reopened, err := Open(ctx, path)
+	if err != nil {
 		t.Fatal(err)
 	}
+	db = reopened
 	var rows int64
 	if err := db.Read().QueryRowContext(ctx, `SELECT count(*) FROM blobs`).Scan(&rows); err != nil {
 		t.Fatal(err)
@@ -129,17 +123,8 @@ func TestCheckpointsKeepTheLogBoundedUnderLoad(t *testing.T) {
 func TestTheWriterLeavesCheckpointsToTheLoop(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "auto.db")
-	db, err := Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, _ := blobDB(t, time.Hour, 1<<30)
 	defer db.Close()
-	db.ckpt.close()
-	db.ckpt = db.startCheckpoints(time.Hour, 1<<30)
-	if _, err := db.ExecContext(ctx, `CREATE TABLE blobs (id INTEGER PRIMARY KEY, body BLOB NOT NULL)`); err != nil {
-		t.Fatal(err)
-	}
 	body := make([]byte, 4096)
 	for range 1500 {
 		if _, err := db.ExecContext(ctx, `INSERT INTO blobs (body) VALUES ($1)`, body); err != nil {
@@ -153,4 +138,22 @@ func TestTheWriterLeavesCheckpointsToTheLoop(t *testing.T) {
 	if pages < 1500 {
 		t.Errorf("the log holds %d pages after 1,500 page-sized inserts: the writer checkpointed", pages)
 	}
+}
+
+// blobDB opens a SQLite database in a temporary folder with its
+// checkpoint loop set to every and restartPages, and a blobs table.
+func blobDB(t *testing.T, every time.Duration, restartPages int) (*DB, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "blobs.db")
+	db, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.ckpt.close()
+	db.ckpt = db.startCheckpoints(every, restartPages)
+	if _, err := db.ExecContext(context.Background(), `CREATE TABLE blobs (id INTEGER PRIMARY KEY, body BLOB NOT NULL)`); err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	return db, path
 }
