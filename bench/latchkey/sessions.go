@@ -84,13 +84,9 @@ func sessionFigures(ctx context.Context, o options, rep *report, engine, dsn str
 		return err
 	}
 	pid, secret, pub := s.proj.Project.ID, s.proj.Secret, s.proj.PublicToken
-	loads := []struct {
-		name string
-		l    load
-	}{
-		{"backend face", load{url: s.base + "/v1/b2b/sessions/authenticate", user: pid, pass: secret, body: `{"session_token":"` + token + `"}`}},
-		{"SDK face", load{url: s.base + "/sdk/v1/b2b/sessions/authenticate", user: pub, pass: token, body: `{}`}},
-	}
+	backend := load{url: s.base + "/v1/b2b/sessions/authenticate", user: pid, pass: secret, body: `{"session_token":"` + token + `"}`}
+	byJWT := load{url: s.base + "/v1/b2b/sessions/authenticate", user: pid, pass: secret, body: `{"session_jwt":"` + jwt + `"}`}
+	sdk := load{url: s.base + "/sdk/v1/b2b/sessions/authenticate", user: pub, pass: token, body: `{}`}
 	var bare result
 	if withBare {
 		u, stop, err := bareServer()
@@ -104,20 +100,18 @@ func sessionFigures(ctx context.Context, o options, rep *report, engine, dsn str
 		rep.add("bare net/http handler (read JSON, write 1 KB)",
 			fmt.Sprintf("%s, p99 %s, %.3f ms CPU/req", kreq(bare.rps), ms(bare.p99ms), bare.cpuMsPR), "yardstick", nil)
 	}
-	// The backend check by token and by JWT are measured in turn, so the
-	// comparison between them is made seconds apart (see measurePair).
-	jl := load{url: s.base + "/v1/b2b/sessions/authenticate", user: pid, pass: secret, body: `{"session_jwt":"` + jwt + `"}`}
-	tokenR, jwtR, jwtRatio, err := measurePair(o.runs, loads[0].l, jl, o.connections, o.duration)
+	// The backend check by token, by JWT and the SDK face are measured in
+	// turn, so they are compared seconds apart (see measureInTurn).
+	rs, ratios, err := measureInTurn(o.runs, []load{backend, byJWT, sdk}, o.connections, o.duration)
 	if err != nil {
-		return fmt.Errorf("token and jwt: %w", err)
+		return fmt.Errorf("session checks: %w", err)
 	}
-	for _, x := range loads {
-		r := tokenR
-		if x.name != "backend face" {
-			if r, err = measure(o.runs, x.l, o.connections, o.duration); err != nil {
-				return fmt.Errorf("%s: %w", x.name, err)
-			}
-		}
+	jwtR, jwtRatio := rs[1], ratios[1]
+	for _, x := range []struct {
+		name string
+		r    result
+	}{{"backend face", rs[0]}, {"SDK face", rs[2]}} {
+		r := x.r
 		res := fmt.Sprintf("%s, p99 %s, %.3f ms CPU/req", kreq(r.rps), ms(r.p99ms), r.cpuMsPR)
 		if engine == "SQLite" {
 			met := r.rps >= 20000 && r.p99ms < 10 && (bare.rps == 0 || r.rps > bare.rps/2)

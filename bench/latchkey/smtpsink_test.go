@@ -20,6 +20,9 @@ func TestSinkReceivesTheOutboxMailer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Before the sink closes, which waits for its connections: the mailer
+	// keeps its connection for the next batch.
+	defer m.Close()
 	a, b := sink.expect("A@bench.test"), sink.expect("b@bench.test")
 	errs := m.SendAll(context.Background(), []notify.Email{
 		{To: "a@bench.test", Subject: "123456 is your Bench login code", Text: "Code: 123456"},

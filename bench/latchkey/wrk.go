@@ -121,35 +121,52 @@ func measure(runs int, l load, c int, d time.Duration) (result, error) {
 	return medianOf(runs, func() (result, error) { return wrkServer(l, c, d) })
 }
 
-// measurePair measures a and b runs times each, and returns each one's
-// medians and the median over the runs of b's rate divided by a's. Each
-// run measures a, b, b, a for half of d each (whole seconds, at least
-// one), so the two are compared seconds apart and neither always goes
-// first: measured one after the other, they would compare two moments of
-// a shared host, whose neighbours move a rate by several percent from one
-// minute to the next, and a fixed order favours whichever goes first.
-func measurePair(runs int, a, b load, c int, d time.Duration) (ra, rb result, ratio float64, err error) {
-	for _, l := range []load{a, b} {
+// measureInTurn measures loads runs times each, and returns each one's
+// medians and, for each, the median over the runs of its rate divided by
+// the first load's. Each run measures the loads forward and then backward
+// (a, b, c, c, b, a) for half of d each (whole seconds, at least one), so
+// they are compared seconds apart and none always goes first or last:
+// measured one after the other, they would compare two moments of a shared
+// host, whose neighbours move a rate by several percent from one minute to
+// the next, and a fixed order favoured whichever went first (the SDK face,
+// measured after the backend checks, came out 10-24% behind in four full
+// runs, and ahead when measured first).
+func measureInTurn(runs int, loads []load, c int, d time.Duration) (rs []result, ratios []float64, err error) {
+	for _, l := range loads {
 		if _, err := wrk(l, c, time.Second); err != nil {
-			return ra, rb, 0, err
+			return nil, nil, err
 		}
 	}
 	half := max((d / 2).Truncate(time.Second), time.Second) // wrk runs whole seconds
-	var as, bs []result
-	var ratios []float64
+	order := make([]int, 0, 2*len(loads))
+	for i := range loads {
+		order = append(order, i)
+	}
+	for i := range loads {
+		order = append(order, len(loads)-1-i)
+	}
+	perLoad := make([][]result, len(loads))
+	perRatio := make([][]float64, len(loads))
 	for range runs {
-		var got [2][]result
-		for _, j := range []int{0, 1, 1, 0} {
-			r, err := wrkServer([2]load{a, b}[j], c, half)
+		got := make([][]result, len(loads))
+		for _, j := range order {
+			r, err := wrkServer(loads[j], c, half)
 			if err != nil {
-				return ra, rb, 0, err
+				return nil, nil, err
 			}
 			got[j] = append(got[j], r)
 		}
-		ma, mb := mean(got[0]), mean(got[1])
-		as, bs, ratios = append(as, ma), append(bs, mb), append(ratios, mb.rps/ma.rps)
+		first := mean(got[0])
+		for j := range loads {
+			m := mean(got[j])
+			perLoad[j] = append(perLoad[j], m)
+			perRatio[j] = append(perRatio[j], m.rps/first.rps)
+		}
 	}
-	return medians(as), medians(bs), median(ratios), nil
+	for j := range loads {
+		rs, ratios = append(rs, medians(perLoad[j])), append(ratios, median(perRatio[j]))
+	}
+	return rs, ratios, nil
 }
 
 // mean is the mean rate and CPU per request of rs, with the highest p99.
