@@ -51,7 +51,7 @@ func main() {
 	flag.IntVar(&o.connections, "connections", 50, "wrk connections")
 	flag.IntVar(&wrkThreads, "wrk-threads", 1, "wrk threads")
 	flag.StringVar(&o.postgres, "postgres", os.Getenv("LATCHKEY_BENCH_POSTGRES_DSN"), "admin DSN of a PostgreSQL server (a fresh database is created); empty skips the PostgreSQL figure")
-	flag.StringVar(&o.mailpit, "mailpit", "bin/mailpit", "Mailpit binary for the email flows")
+	flag.StringVar(&o.mailpit, "mailpit", "bin/mailpit", "Mailpit binary for the reference email figure (dev mode, Mailpit on the same cores); empty skips it")
 	flag.StringVar(&o.binary, "binary", "bin/latchkey", "server binary for cold start and idle RSS")
 	flag.StringVar(&o.widget, "widget", "web/widget/dist", "built widget")
 	flag.StringVar(&growth, "growth", "1000,100000,1000000", "session counts for the cost-growth figure")
