@@ -95,20 +95,10 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 	if err != nil {
 		return nil, err
 	}
-	ipKey := p.Project.ID + "|" + p.ClientIP
-	org, email, err := s.d.Orgs.EmailLoginTarget(ctx, p.Project.ID, p.OrganizationID, p.Email)
-	if err != nil {
-		return nil, s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
-	}
-	var res *organization.LoginSend
-	err = notify.SendCounted(ctx, s.d.DB, s.d.Mailer, notify.AddressLimit{Limiter: s.d.Limiter, Rule: SendPerIP, Key: ipKey},
-		func(q store.Querier) (notify.Email, error) {
-			sent, err := s.d.Orgs.LoginSendIn(ctx, q, org, p.Project.Env, email, s.d.Limiter, SendPerEmail)
-			if err != nil {
-				return notify.Email{}, err
-			}
-			res = sent
-			member := sent.Member
+	return s.d.Orgs.SendLogin(ctx, s.d.Mailer, organization.LoginSendLimits{Limiter: s.d.Limiter, PerAddress: SendPerIP,
+		PerRecipient: SendPerEmail}, p.Project, p.OrganizationID, p.Email, p.ClientIP,
+		func(q store.Querier, sent *organization.LoginSend) (notify.Email, error) {
+			member, org := sent.Member, sent.Organization
 			expiry := loginExpiry
 			if member.Status != organization.StatusActive {
 				expiry = signupExpiry
@@ -126,11 +116,9 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 			return msg, nil
 		},
 		// A failed delivery spends the code.
-		func(ctx context.Context) { s.codes.Retire(ctx, s.d.DB, p.Project.ID, res.Member.MemberID) })
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+		func(ctx context.Context, sent *organization.LoginSend) {
+			s.codes.Retire(ctx, s.d.DB, p.Project.ID, sent.Member.MemberID)
+		})
 }
 
 // codeExpiry validates a requested code lifetime in minutes (0: the

@@ -87,21 +87,11 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 	if p.Project.PKCERequiredForEmailMagicLinks && p.PKCECodeChallenge == "" {
 		return nil, apierr.New(apierr.PKCERequired)
 	}
-	ipKey := p.Project.ID + "|" + p.ClientIP
-	org, email, err := s.d.Orgs.EmailLoginTarget(ctx, p.Project.ID, p.OrganizationID, p.Email)
-	if err != nil {
-		return nil, s.d.Limiter.CountRefused(ctx, SendPerIP, ipKey, err)
-	}
-	var res *organization.LoginSend
 	var linkID string
-	err = notify.SendCounted(ctx, s.d.DB, s.d.Mailer, notify.AddressLimit{Limiter: s.d.Limiter, Rule: SendPerIP, Key: ipKey},
-		func(q store.Querier) (notify.Email, error) {
-			sent, err := s.d.Orgs.LoginSendIn(ctx, q, org, p.Project.Env, email, s.d.Limiter, SendPerEmail)
-			if err != nil {
-				return notify.Email{}, err
-			}
-			res = sent
-			member := sent.Member
+	return s.d.Orgs.SendLogin(ctx, s.d.Mailer, organization.LoginSendLimits{Limiter: s.d.Limiter, PerAddress: SendPerIP,
+		PerRecipient: SendPerEmail}, p.Project, p.OrganizationID, p.Email, p.ClientIP,
+		func(q store.Querier, sent *organization.LoginSend) (notify.Email, error) {
+			member, org := sent.Member, sent.Organization
 			purpose, redirectType, requested, minutes := "login", project.RedirectLogin, p.LoginRedirectURL, p.LoginExpiration
 			if member.Status != organization.StatusActive {
 				purpose, redirectType, requested, minutes = "signup", project.RedirectSignup, p.SignupRedirectURL, p.SignupExpiration
@@ -135,11 +125,7 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 			return msg, nil
 		},
 		// A link nobody received must not stay redeemable.
-		func(ctx context.Context) { s.burn(ctx, linkID) })
-	if err != nil {
-		return nil, err
-	}
-	return res, nil
+		func(ctx context.Context, _ *organization.LoginSend) { s.burn(ctx, linkID) })
 }
 
 func expiryMinutes(requested int) (int, error) {

@@ -4,7 +4,8 @@ import (
 	"context"
 
 	"github.com/latchkey/latchkey/internal/httpapi"
-	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/notify"
+	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -18,20 +19,48 @@ type LoginSend struct {
 	Organization  *Organization
 }
 
-// LoginSendIn finds the member a login email to email goes to, or creates
-// one as org's JIT policy admits (MemberForEmailLoginIn), and counts the
-// send against the recipient's limit perRecipient, all in the send's
-// transaction q.
-func (s *Store) LoginSendIn(ctx context.Context, q store.Querier, org *Organization, env ids.Env, email string,
-	l *ratelimit.Limiter, perRecipient ratelimit.Rule) (*LoginSend, error) {
-	m, created, err := s.MemberForEmailLoginIn(ctx, q, org, env, email)
+// LoginSendLimits are the two limits of a login_or_signup send: per client
+// address (every send from one address) and per recipient.
+type LoginSendLimits struct {
+	Limiter      *ratelimit.Limiter
+	PerAddress   ratelimit.Rule
+	PerRecipient ratelimit.Rule
+}
+
+// SendLogin is a login_or_signup send (an email code or a magic link) of
+// proj to rawEmail in orgID, from clientIP. It finds the organization and
+// normalizes the address (a refusal still counts against the client
+// address); then, in the send's one transaction (notify.SendCounted), it
+// finds the member the email goes to or creates one as the organization's
+// JIT policy admits (MemberForEmailLoginIn), counts the recipient's limit,
+// and has build write what the email carries and return it. undo spends
+// that when delivery fails.
+func (s *Store) SendLogin(ctx context.Context, m notify.Mailer, l LoginSendLimits, proj *project.Project,
+	orgID, rawEmail, clientIP string, build func(q store.Querier, sent *LoginSend) (notify.Email, error),
+	undo func(ctx context.Context, sent *LoginSend)) (*LoginSend, error) {
+	addressKey := proj.ID + "|" + clientIP
+	org, email, err := s.EmailLoginTarget(ctx, proj.ID, orgID, rawEmail)
+	if err != nil {
+		return nil, l.Limiter.CountRefused(ctx, l.PerAddress, addressKey, err)
+	}
+	var sent *LoginSend
+	err = notify.SendCounted(ctx, s.db, m, notify.AddressLimit{Limiter: l.Limiter, Rule: l.PerAddress, Key: addressKey},
+		func(q store.Querier) (notify.Email, error) {
+			member, created, err := s.MemberForEmailLoginIn(ctx, q, org, proj.Env, email)
+			if err != nil {
+				return notify.Email{}, err
+			}
+			if err := l.Limiter.AllowIn(ctx, q, l.PerRecipient, org.OrganizationID+"|"+member.EmailAddress); err != nil {
+				return notify.Email{}, err
+			}
+			sent = &LoginSend{Member: member, MemberCreated: created, Organization: org}
+			return build(q, sent)
+		},
+		func(ctx context.Context) { undo(ctx, sent) })
 	if err != nil {
 		return nil, err
 	}
-	if err := l.AllowIn(ctx, q, perRecipient, org.OrganizationID+"|"+m.EmailAddress); err != nil {
-		return nil, err
-	}
-	return &LoginSend{Member: m, MemberCreated: created, Organization: org}, nil
+	return sent, nil
 }
 
 // LoginSendRequest holds the fields both login_or_signup sends take
