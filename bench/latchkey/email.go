@@ -143,7 +143,7 @@ func emailFlows(s *server, codes codeReader, org string, run int, workers int, d
 				c := pool.get()
 				wait := codes(email)
 				start := time.Now()
-				_, err := call(c, http.MethodPost, s.base+"/v1/b2b/otps/email/login_or_signup", pid, secret,
+				err := post(c, s.base+"/v1/b2b/otps/email/login_or_signup", pid, secret,
 					map[string]any{"organization_id": org, "email_address": email})
 				took := time.Since(start)
 				var code string
@@ -151,7 +151,7 @@ func emailFlows(s *server, codes codeReader, org string, run int, workers int, d
 					code, err = wait()
 				}
 				if err == nil {
-					_, err = call(c, http.MethodPost, s.base+"/v1/b2b/otps/email/authenticate", pid, secret,
+					err = post(c, s.base+"/v1/b2b/otps/email/authenticate", pid, secret,
 						map[string]any{"organization_id": org, "email_address": email, "code": code})
 				}
 				mu.Lock()

@@ -156,7 +156,6 @@ func loginSlice(l load, c int, d time.Duration) (n int64, elapsed, cpu time.Dura
 	defer client.CloseIdleConnections()
 	body := json.RawMessage(l.body)
 	return slice(c, d, func() error {
-		_, err := call(client, http.MethodPost, l.url, l.user, l.pass, body)
-		return err
+		return post(client, l.url, l.user, l.pass, body)
 	})
 }
