@@ -218,8 +218,8 @@ func (s *Store) LoadForEmailLogin(ctx context.Context, projectID string, env ids
 }
 
 // EmailLoginTarget is the read-only first half of LoadForEmailLogin: it
-// validates the email (returned normalised) and loads the organization,
-// without touching the writer.
+// validates the email (returned normalised) and loads the organization
+// (from the cache when UseCache gave one), without touching the writer.
 func (s *Store) EmailLoginTarget(ctx context.Context, projectID, orgID, rawEmail string) (*Organization, string, error) {
 	email, err := emailaddr.Normalize(rawEmail)
 	if err != nil {
@@ -228,7 +228,11 @@ func (s *Store) EmailLoginTarget(ctx context.Context, projectID, orgID, rawEmail
 	if strings.TrimSpace(orgID) == "" {
 		return nil, "", apierr.Invalid("organization_id", "organization_id is required.")
 	}
-	org, err := s.Get(ctx, projectID, orgID)
+	get := s.Get
+	if s.cached != nil {
+		get = s.cached.Organization
+	}
+	org, err := get(ctx, projectID, orgID)
 	if err != nil {
 		return nil, "", NotFound(err, apierr.OrganizationNotFound)
 	}

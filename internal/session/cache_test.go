@@ -229,3 +229,50 @@ func TestRememberedJWTStillExpires(t *testing.T) {
 		}
 	})
 }
+
+// Login sends read their organization from the same cache (see
+// organization.Store.UseCache), so the organization's JIT policy and its
+// deletion follow the same rules: the next send on the process that made
+// the change, within a second on another.
+func TestLoginSendsSeeOrganizationChanges(t *testing.T) {
+	send := func(e *apptest.Env, org, email string) apptest.Resp {
+		return e.Backend(http.MethodPost, "/v1/b2b/otps/email/login_or_signup",
+			map[string]any{"email_address": email, "organization_id": org})
+	}
+	closeJIT := func(t *testing.T, by *apptest.Env, org string) {
+		apptest.Want(t, by.Backend(http.MethodPut, "/v1/b2b/organizations/"+org,
+			map[string]any{"email_jit_provisioning": "NOT_ALLOWED"}), 200, "")
+	}
+	refused := func(e *apptest.Env, org, email string) func() bool {
+		return func() bool { return send(e, org, email).ErrType() == "email_jit_provisioning_not_allowed" }
+	}
+	deleted := func(e *apptest.Env, org string) func() bool {
+		return func() bool { return send(e, org, "ada@acme.test").ErrType() == "organization_not_found" }
+	}
+	t.Run("same process", func(t *testing.T) {
+		t.Parallel()
+		apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+			org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+			for _, email := range []string{"ada@acme.test", "bob@acme.test"} {
+				apptest.Want(t, send(e, org, email), 200, "")
+			}
+			closeJIT(t, e, org)
+			sameProcess(t, "closed JIT", refused(e, org, "eve@acme.test"))
+			apptest.Want(t, e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org, nil), 200, "")
+			sameProcess(t, "deleted organization", deleted(e, org))
+		})
+	})
+	t.Run("other process", func(t *testing.T) {
+		t.Parallel()
+		apptest.EachPair(t, func(t *testing.T, e1, e2 *apptest.Env) {
+			org := e1.CreateOrg("acme", "ALL_ALLOWED", nil)
+			for _, email := range []string{"ada@acme.test", "bob@acme.test"} {
+				apptest.Want(t, send(e1, org, email), 200, "")
+			}
+			closeJIT(t, e2, org)
+			within(t, time.Second, "closed JIT", refused(e1, org, "eve@acme.test"))
+			apptest.Want(t, e2.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org, nil), 200, "")
+			within(t, time.Second, "deleted organization", deleted(e1, org))
+		})
+	})
+}
