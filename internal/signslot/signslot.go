@@ -15,10 +15,11 @@
 package signslot
 
 import (
+	"encoding/json"
+	"fmt"
 	"runtime"
 
 	"github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
 )
 
 var slots = make(chan struct{}, size(runtime.GOMAXPROCS(0)))
@@ -28,10 +29,23 @@ func size(procs int) int { return max(procs-1, 1) }
 
 // Sign serializes claims as a JWT signed by signer, once a slot is free.
 // A wait is at most a few signatures long, so it does not watch a context.
+//
+// The claims are encoded once, outside the slot. go-jose's JWT builder
+// encodes them, decodes them into a map and encodes the map again (so it
+// can merge several claim sets, which no caller here does): three passes
+// for the same payload.
 func Sign(signer jose.Signer, claims any) (string, error) {
+	payload, err := json.Marshal(claims)
+	if err != nil {
+		return "", fmt.Errorf("signslot: claims: %w", err)
+	}
 	var out string
-	err := do(func() (err error) {
-		out, err = jwt.Signed(signer).Claims(claims).Serialize()
+	err = do(func() error {
+		obj, err := signer.Sign(payload)
+		if err != nil {
+			return err
+		}
+		out, err = obj.CompactSerialize()
 		return err
 	})
 	return out, err

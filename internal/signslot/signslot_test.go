@@ -1,10 +1,15 @@
 package signslot
 
 import (
+	"crypto/rand"
+	"crypto/rsa"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
 )
 
 func TestSizeLeavesACore(t *testing.T) {
@@ -48,5 +53,48 @@ func TestDoBoundsConcurrentSignatures(t *testing.T) {
 	}
 	if done.Load() != 20 {
 		t.Fatalf("%d of 20 signatures ran", done.Load())
+	}
+}
+
+// Sign's output is a compact JWS whose header names the signer's options
+// and whose payload verifies and decodes to the claims given.
+func TestSignVerifies(t *testing.T) {
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: key},
+		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", "key-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	type claims struct {
+		jwt.Claims
+		Roles []string `json:"roles"`
+	}
+	in := claims{Claims: jwt.Claims{Subject: "member-1", Audience: jwt.Audience{"project-1"},
+		Expiry: jwt.NewNumericDate(time.Unix(2_000_000_000, 0))}, Roles: []string{"stytch_member"}}
+	out, err := Sign(signer, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := jwt.ParseSigned(out, []jose.SignatureAlgorithm{jose.RS256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := parsed.Headers[0]; h.KeyID != "key-1" || h.ExtraHeaders["typ"] != "JWT" {
+		t.Fatalf("header = %+v", h)
+	}
+	var got claims
+	if err := parsed.Claims(&key.PublicKey, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Subject != "member-1" || len(got.Audience) != 1 || got.Audience[0] != "project-1" ||
+		!got.Expiry.Time().Equal(in.Expiry.Time()) || len(got.Roles) != 1 || got.Roles[0] != "stytch_member" {
+		t.Fatalf("claims = %+v", got)
+	}
+	other, _ := rsa.GenerateKey(rand.Reader, 2048)
+	if err := parsed.Claims(&other.PublicKey, &got); err == nil {
+		t.Fatal("verified with another key")
 	}
 }
