@@ -1,11 +1,13 @@
 package notify
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -23,6 +25,21 @@ type smtpProxy struct {
 	dials atomic.Int32
 	mu    sync.Mutex
 	open  map[net.Conn]net.Conn // client side to server side
+	said  bytes.Buffer          // everything clients sent, under mu
+}
+
+// Write records what a client sent (the proxy tees into it).
+func (p *smtpProxy) Write(b []byte) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.said.Write(b)
+}
+
+// commands counts the lines clients sent that are exactly cmd.
+func (p *smtpProxy) commands(cmd string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Count("\r\n"+p.said.String(), "\r\n"+cmd+"\r\n")
 }
 
 func newProxy(t *testing.T, target string) *smtpProxy {
@@ -48,7 +65,7 @@ func newProxy(t *testing.T, target string) *smtpProxy {
 			p.mu.Lock()
 			p.open[c] = up
 			p.mu.Unlock()
-			go func() { _, _ = io.Copy(up, c); up.Close() }()
+			go func() { _, _ = io.Copy(up, io.TeeReader(c, p)); up.Close() }()
 			go func() {
 				_, _ = io.Copy(c, up)
 				c.Close()

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/mail"
+	"net/textproto"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	gomail "github.com/wneessen/go-mail"
+	"github.com/wneessen/go-mail/smtp"
 
 	"github.com/latchkey/latchkey/internal/ids"
 )
@@ -259,42 +261,107 @@ func (s *SMTP) SendAll(ctx context.Context, ms []Email) []error {
 	pc := s.pool.take(s.clock())
 	if pc != nil {
 		pc.use(ctx)
-	} else {
+		if err := pc.smtp.Noop(); err != nil {
+			// The server closed the idle connection (or it died): nothing
+			// went over it, so a new one carries the batch.
+			pc.stop()
+			_ = pc.conn.Close()
+			pc = nil
+		}
+	}
+	if pc == nil {
 		var err error
 		if pc, err = s.dial(ctx); err != nil {
 			return fail(err)
 		}
 	}
-	sendErr := pc.client.SendWithSMTPClient(pc.smtp, msgs...)
-	if pc.reused && connCheckFailed(sendErr) {
-		// The idle connection was closed by the server (or died): nothing
-		// was sent over it, so a new one carries the batch.
-		pc.stop()
-		_ = pc.conn.Close()
-		var err error
-		if pc, err = s.dial(ctx); err != nil {
-			return fail(err)
-		}
-		sendErr = pc.client.SendWithSMTPClient(pc.smtp, msgs...)
-	}
+	refused, broken := deliver(pc, msgs)
 	// Kept for the next batch if this one went through cleanly, QUIT
 	// otherwise: the messages the server accepted are delivered whatever
 	// QUIT says.
-	s.pool.release(pc, len(msgs), sendErr == nil, s.clock())
-	if sendErr == nil {
-		return errs
-	}
-	anyOwn := false
-	for j, msg := range msgs {
-		if msg.HasSendError() {
-			errs[index[j]], anyOwn = s.sendError(ctx, msg.SendError()), true
+	clean := broken == nil
+	for j, err := range refused {
+		if err != nil {
+			errs[index[j]], clean = s.sendError(ctx, err), false
 		}
 	}
-	if !anyOwn {
-		// The connection failed before any message: none was sent.
-		return fail(s.sendError(ctx, sendErr))
+	s.pool.release(pc, len(msgs), clean, s.clock())
+	if broken != nil {
+		for j := len(refused); j < len(msgs); j++ {
+			errs[index[j]] = s.sendError(ctx, broken)
+		}
 	}
 	return errs
+}
+
+// deliver sends msgs over pc, one SMTP transaction each. It returns the
+// server's refusal of each message it got to (nil: accepted) and, when the
+// connection failed, why: that fails the messages from len(refused) on. A
+// refusal of the sender or a recipient ends the transaction with RSET, and
+// the next message goes out over the same connection; any other failure
+// leaves the connection in an unknown state.
+//
+// go-mail's own sender adds a NOOP before each batch and an RSET after each
+// message. A transaction is over once the server answers its data, and
+// SendAll checks only a reused connection, so those were two round trips
+// of a message's six for nothing.
+func deliver(pc *smtpConn, msgs []*gomail.Msg) (refused []error, broken error) {
+	for _, msg := range msgs {
+		if err := pc.smtp.UpdateDeadline(stepTimeout); err != nil {
+			return refused, err
+		}
+		from, rcpts, err := envelope(msg)
+		if err != nil {
+			refused = append(refused, err) // nothing was said to the server
+			continue
+		}
+		err = deliverOne(pc.smtp, from, rcpts, msg)
+		var reply *textproto.Error
+		switch {
+		case err == nil:
+			refused = append(refused, nil)
+		case errors.As(err, &reply):
+			refused = append(refused, err)
+			if err := pc.smtp.Reset(); err != nil {
+				return refused, err
+			}
+		default:
+			return refused, err
+		}
+	}
+	return refused, nil
+}
+
+// envelope is the sender and recipients msg's headers name.
+func envelope(msg *gomail.Msg) (string, []string, error) {
+	from, err := msg.GetSender(false)
+	if err != nil {
+		return "", nil, err
+	}
+	rcpts, err := msg.GetRecipients()
+	return from, rcpts, err
+}
+
+// deliverOne is one message's transaction: MAIL, RCPT for each recipient,
+// DATA. A *textproto.Error is the server's refusal; any other error is the
+// connection's.
+func deliverOne(c *smtp.Client, from string, rcpts []string, msg *gomail.Msg) error {
+	if err := c.Mail(from); err != nil {
+		return err
+	}
+	for _, rcpt := range rcpts {
+		if err := c.Rcpt(rcpt); err != nil {
+			return err
+		}
+	}
+	w, err := c.Data()
+	if err != nil {
+		return err
+	}
+	if _, err := msg.WriteTo(w); err != nil {
+		return err
+	}
+	return w.Close()
 }
 
 // dial opens a connection, bound to ctx until it is released.

@@ -2,7 +2,6 @@ package notify
 
 import (
 	"context"
-	"errors"
 	"net"
 	"sync"
 	"time"
@@ -125,12 +124,4 @@ func quit(pc *smtpConn) {
 	_ = pc.conn.SetDeadline(time.Now().Add(smtpQuitWait))
 	_ = pc.client.CloseWithSMTPClient(pc.smtp)
 	_ = pc.conn.Close()
-}
-
-// connCheckFailed reports whether a send failed at go-mail's check that a
-// connection still works (a NOOP before the first message), so nothing was
-// sent and a new connection may carry the batch.
-func connCheckFailed(err error) bool {
-	var se *gomail.SendError
-	return errors.As(err, &se) && se.Reason == gomail.ErrConnCheck
 }

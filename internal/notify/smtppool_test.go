@@ -3,6 +3,7 @@ package notify
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -107,6 +108,35 @@ func TestSMTPKeepsOnlyCleanConnections(t *testing.T) {
 		t.Fatalf("%d connections, want 2", n)
 	}
 	waitMessages(t, mp, smtpReuseMax+1)
+}
+
+// Each message is one transaction (MAIL, RCPT, DATA) with no RSET after
+// it; a refused recipient fails its message alone, RSET ends that
+// transaction, and the next message goes over the same connection. A kept
+// connection is checked with one NOOP before its next batch, a new one not
+// at all.
+func TestSMTPSendsEachMessageInOneTransaction(t *testing.T) {
+	t.Parallel()
+	mp, p, s := proxiedSMTP(t, "--smtp-allowed-recipients", "^ok")
+	sendOK(t, s, "ok-first", 3)
+	if n, m := p.commands("RSET"), p.commands("NOOP"); n != 0 || m != 0 {
+		t.Fatalf("a new connection's batch of three sent %d RSET and %d NOOP, want none", n, m)
+	}
+	errs := s.SendAll(context.Background(), []Email{loginEmail(t, "ok-a@example.com"),
+		loginEmail(t, "refused@example.com"), loginEmail(t, "ok-b@example.com")})
+	if errs[0] != nil || errs[1] == nil || errs[2] != nil {
+		t.Fatalf("results %v: want only the refused recipient to fail", errs)
+	}
+	if !strings.Contains(errs[1].Error(), "550") {
+		t.Fatalf("refusal %q does not carry the server's reply", errs[1])
+	}
+	if n, m := p.commands("RSET"), p.commands("NOOP"); n != 1 || m != 1 {
+		t.Fatalf("the kept connection's batch sent %d RSET and %d NOOP, want one of each", n, m)
+	}
+	if n := p.dials.Load(); n != 1 {
+		t.Fatalf("%d connections, want 1", n)
+	}
+	waitMessages(t, mp, 5)
 }
 
 // Concurrent batches (the outbox's workers) each take a connection of
