@@ -98,28 +98,45 @@ func (m *mailpitServer) count() (int, error) {
 
 // ipClients hands out HTTP clients bound to distinct loopback addresses:
 // the send limits are per client address (50 per 10 minutes), and real
-// traffic comes from many addresses. Each address serves perIP flows.
+// traffic comes from many addresses. Each worker takes a client of its own
+// and runs perIP flows over its keep-alive connection, then moves to the
+// next address, as a real client would. Handing one client to all workers
+// at once (as before) dialed a connection for about every flow, which
+// charged the cores with connection set-up no steady client causes.
 type ipClients struct {
-	mu      sync.Mutex
-	net     byte
-	next    int
-	perIP   int
-	current *http.Client
-	used    int
+	mu    sync.Mutex
+	net   byte
+	next  int
+	perIP int
 }
 
-func (p *ipClients) get() *http.Client {
+// fresh returns a client on the next address.
+func (p *ipClients) fresh() *http.Client {
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.current == nil || p.used >= p.perIP {
-		ip := net.IPv4(127, p.net, byte(p.next/250), byte(p.next%250+1))
-		p.next++
-		d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: ip}, Timeout: 5 * time.Second}
-		p.current = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 32}}
-		p.used = 0
+	ip := net.IPv4(127, p.net, byte(p.next/250), byte(p.next%250+1))
+	p.next++
+	p.mu.Unlock()
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: ip}, Timeout: 5 * time.Second}
+	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: d.DialContext}}
+}
+
+// workerClient is one worker's client, moved to a new address every perIP
+// flows.
+type workerClient struct {
+	pool *ipClients
+	c    *http.Client
+	used int
+}
+
+func (w *workerClient) get() *http.Client {
+	if w.c == nil || w.used >= w.pool.perIP {
+		if w.c != nil {
+			w.c.CloseIdleConnections()
+		}
+		w.c, w.used = w.pool.fresh(), 0
 	}
-	p.used++
-	return p.current
+	w.used++
+	return w.c
 }
 
 // emailFlows runs send-then-authenticate flows with workers clients for d
@@ -137,10 +154,16 @@ func emailFlows(s *server, codes codeReader, org string, run int, workers int, d
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			wc := &workerClient{pool: pool}
+			defer func() {
+				if wc.c != nil {
+					wc.c.CloseIdleConnections()
+				}
+			}()
 			for time.Now().Before(deadline) {
 				n := seq.Add(1)
 				email := fmt.Sprintf("flow-%d-%d@bench.test", run, n)
-				c := pool.get()
+				c := wc.get()
 				wait := codes(email)
 				start := time.Now()
 				err := post(c, s.base+"/v1/b2b/otps/email/login_or_signup", pid, secret,
