@@ -32,7 +32,6 @@ type smtpConn struct {
 	// stop detaches the connection from the context of its current use;
 	// false means that context ended and closed the connection.
 	stop      func() bool
-	reused    bool
 	sent      int
 	idleSince time.Time
 }
@@ -78,7 +77,6 @@ func (p *smtpPool) take(now time.Time) *smtpConn {
 	pc := p.idle[len(p.idle)-1]
 	p.idle[len(p.idle)-1] = nil
 	p.idle = p.idle[:len(p.idle)-1]
-	pc.reused = true
 	return pc
 }
 
