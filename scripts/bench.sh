@@ -2,8 +2,8 @@
 # `make bench`: every figure of the performance targets (README "Performance"), each the median of
 # three runs, as one plain table. Installs wrk from Debian when missing (as root), uses the
 # PostgreSQL on LATCHKEY_PG_PORT (default 55432) when one answers there and otherwise starts the
-# throwaway one (scripts/pg.sh), builds bin/mailpit when missing (make deps), then runs
-# bench/latchkey. Extra arguments go to bench/latchkey (e.g. -runs 1 -duration 3s -only sessions).
+# throwaway one (scripts/pg.sh, stopped again at the end), builds bin/mailpit when missing (make
+# deps), then runs bench/latchkey. Extra arguments go to bench/latchkey (e.g. -runs 1 -duration 3s -only sessions).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 export GOTOOLCHAIN=${GOTOOLCHAIN:-local}
@@ -24,6 +24,11 @@ if [ -z "$DSN" ]; then
 	if [ -n "$pg_isready_bin" ] && "$pg_isready_bin" -q -h 127.0.0.1 -p "$PORT" -U postgres; then
 		DSN="postgres://postgres@127.0.0.1:$PORT/postgres?sslmode=disable"   # already running: use it, never restart it
 	elif [ -n "$pg_isready_bin" ]; then
+		# Started here, so stopped here on every exit path: left running, it
+		# held the port that `make test` starts its own PostgreSQL on.
+		trap 'scripts/pg.sh stop' EXIT
+		trap 'exit 130' INT
+		trap 'exit 143' TERM
 		DSN=$(scripts/pg.sh start)
 	else
 		echo "bench.sh: no PostgreSQL installed (make deps installs it); the PostgreSQL figure is skipped" >&2
@@ -33,4 +38,4 @@ fi
 [ -x bin/mailpit ] || scripts/deps.sh
 [ -x bin/latchkey ] || make build
 
-exec go run ./bench/latchkey -postgres "$DSN" -mailpit bin/mailpit -binary bin/latchkey -widget web/widget/dist "$@"
+go run ./bench/latchkey -postgres "$DSN" -mailpit bin/mailpit -binary bin/latchkey -widget web/widget/dist "$@"
