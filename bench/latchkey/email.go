@@ -130,13 +130,18 @@ type workerClient struct {
 
 func (w *workerClient) get() *http.Client {
 	if w.c == nil || w.used >= w.pool.perIP {
-		if w.c != nil {
-			w.c.CloseIdleConnections()
-		}
+		w.close()
 		w.c, w.used = w.pool.fresh(), 0
 	}
 	w.used++
 	return w.c
+}
+
+// close ends the connection of the current address, if any.
+func (w *workerClient) close() {
+	if w.c != nil {
+		w.c.CloseIdleConnections()
+	}
 }
 
 // emailFlows runs send-then-authenticate flows with workers clients for d
@@ -155,11 +160,7 @@ func emailFlows(s *server, codes codeReader, org string, run int, workers int, d
 		go func() {
 			defer wg.Done()
 			wc := &workerClient{pool: pool}
-			defer func() {
-				if wc.c != nil {
-					wc.c.CloseIdleConnections()
-				}
-			}()
+			defer wc.close()
 			for time.Now().Before(deadline) {
 				n := seq.Add(1)
 				email := fmt.Sprintf("flow-%d-%d@bench.test", run, n)
