@@ -6,7 +6,6 @@ package idp
 
 import (
 	"embed"
-	"io/fs"
 	"log/slog"
 	"net/http"
 
@@ -28,11 +27,7 @@ var migrations embed.FS
 
 // Migrations is the module's migration source ("idp/NNNN").
 func Migrations() store.Source {
-	sub, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		panic(err) // the embedded directory always exists
-	}
-	return store.Source{Name: "idp", FS: sub}
+	return store.Embedded("idp", migrations)
 }
 
 // Deps are the core services the module uses.

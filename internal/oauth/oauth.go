@@ -15,7 +15,6 @@ package oauth
 
 import (
 	"embed"
-	"io/fs"
 	"net/http"
 	"time"
 
@@ -65,11 +64,7 @@ var migrations embed.FS
 
 // Migrations is the module's own schema ("oauth/NNNN").
 func Migrations() store.Source {
-	sub, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		panic(err) // the embedded directory exists at compile time
-	}
-	return store.Source{Name: "oauth", FS: sub}
+	return store.Embedded("oauth", migrations)
 }
 
 // Deps are the module's collaborators.

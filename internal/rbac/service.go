@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/clock"
@@ -20,11 +19,7 @@ var migrations embed.FS
 
 // Migrations is the module's own schema (recorded as "rbac/NNNN").
 func Migrations() store.Source {
-	sub, err := fs.Sub(migrations, "migrations")
-	if err != nil {
-		panic(fmt.Errorf("rbac: migrations: %w", err))
-	}
-	return store.Source{Name: "rbac", FS: sub}
+	return store.Embedded("rbac", migrations)
 }
 
 // Deps are the collaborators of the RBAC service.

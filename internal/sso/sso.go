@@ -26,7 +26,6 @@ package sso
 
 import (
 	"embed"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"time"
@@ -87,11 +86,7 @@ var migrationFiles embed.FS
 
 // Migrations are the module's own tables.
 func Migrations() store.Source {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		panic(err) // the embedded directory exists at build time
-	}
-	return store.Source{Name: "sso", FS: sub}
+	return store.Embedded("sso", migrationFiles)
 }
 
 // Routes is the module's route table.

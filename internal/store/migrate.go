@@ -178,3 +178,16 @@ func splitStatements(body string) []string {
 	}
 	return out
 }
+
+// Embedded is the Source of a module that embeds its files as
+// migrations/*.sql (go:embed keeps the folder in each path, so the module's
+// FS is the folder's). Every module with tables of its own declares them
+// with this one call.
+func Embedded(name string, fsys fs.FS) Source {
+	sub, err := fs.Sub(fsys, "migrations")
+	if err != nil {
+		// fs.Sub refuses only an invalid path, and this one is constant.
+		panic(fmt.Errorf("store: migrations of %s: %w", name, err))
+	}
+	return Source{Name: name, FS: sub}
+}

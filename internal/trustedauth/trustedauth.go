@@ -20,7 +20,6 @@ package trustedauth
 
 import (
 	"embed"
-	"io/fs"
 	"net/http"
 	"time"
 
@@ -67,11 +66,7 @@ var migrationFiles embed.FS
 
 // Migrations are the module's own tables.
 func Migrations() store.Source {
-	sub, err := fs.Sub(migrationFiles, "migrations")
-	if err != nil {
-		panic(err) // the embedded directory exists at build time
-	}
-	return store.Source{Name: "trustedauth", FS: sub}
+	return store.Embedded("trustedauth", migrationFiles)
 }
 
 // Routes is the module's route table.
