@@ -35,13 +35,8 @@ type authRequest struct {
 	EmailAddress           string `json:"email_address"`
 	OrganizationID         string `json:"organization_id"`
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
-	Locale                 string `json:"locale"`
 	IntermediateSession    string `json:"intermediate_session_token"`
-}
-
-// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
-func (req authRequest) Unsupported() error {
-	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
+	httpapi.EnglishOnly
 }
 
 // Authenticate handles POST b2b/otps/email/authenticate.

@@ -47,3 +47,15 @@ func RefuseUnsupported(fields ...Field) error {
 	}
 	return nil
 }
+
+// EnglishOnly is embedded by a request whose one field this server cannot
+// honour is locale: the codes and emails a login may send on the way are
+// written in English only, so another language is refused rather than
+// silently ignored. It decodes the field and gives the request its
+// Unsupported method; a request with more such fields writes its own.
+type EnglishOnly struct {
+	Locale string `json:"locale"`
+}
+
+// Unsupported refuses a locale other than English.
+func (e EnglishOnly) Unsupported() error { return RefuseUnsupported(Locale("locale", e.Locale)) }

@@ -46,3 +46,30 @@ func TestDecodeRefusesUnsupportedFields(t *testing.T) {
 		}
 	}
 }
+
+// A request that embeds EnglishOnly reads locale as its own field and
+// refuses any language but English with it.
+func TestEnglishOnlyRefusesOtherLanguages(t *testing.T) {
+	t.Parallel()
+	type login struct {
+		Code string `json:"code"`
+		EnglishOnly
+	}
+	for body, refused := range map[string]bool{
+		`{"code":"1","locale":"de"}`:    true,
+		`{"code":"1","locale":"en_GB"}`: false,
+		`{"code":"1"}`:                  false,
+	} {
+		var req login
+		err := Decode(httptest.NewRequest("POST", "/x", strings.NewReader(body)), &req)
+		var ae *apierr.Error
+		switch {
+		case req.Code != "1":
+			t.Fatalf("%s: code %q", body, req.Code)
+		case !refused && err != nil:
+			t.Fatalf("%s: %v", body, err)
+		case refused && (!errors.As(err, &ae) || ae.Details["parameter"] != "locale"):
+			t.Fatalf("%s: got %v, want locale refused", body, err)
+		}
+	}
+}

@@ -51,13 +51,8 @@ type authRequest struct {
 	MagicLinksToken        string `json:"magic_links_token"`
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
 	PKCECodeVerifier       string `json:"pkce_code_verifier"`
-	Locale                 string `json:"locale"`
 	IntermediateSession    string `json:"intermediate_session_token"`
-}
-
-// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
-func (req authRequest) Unsupported() error {
-	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
+	httpapi.EnglishOnly
 }
 
 // Authenticate handles POST b2b/magic_links/authenticate.

@@ -39,14 +39,7 @@ type request struct {
 	ExpirationMinutes      int      `json:"expiration_minutes"`
 	Secret                 string   `json:"secret"`
 	RecoveryCodes          []string `json:"recovery_codes"`
-	Locale                 string   `json:"locale"`
-}
-
-// Unsupported refuses the fields this server cannot honour (httpapi.Decode
-// calls it): text messages are written in English only, so another
-// language is refused rather than silently ignored.
-func (req request) Unsupported() error {
-	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
+	httpapi.EnglishOnly
 }
 
 func (h Handlers) decode(r *http.Request) (request, Who, error) {

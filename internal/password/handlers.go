@@ -52,13 +52,8 @@ type authRequest struct {
 	EmailAddress           string `json:"email_address"`
 	Password               string `json:"password"`
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
-	Locale                 string `json:"locale"`
 	IntermediateSession    string `json:"intermediate_session_token"`
-}
-
-// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
-func (req authRequest) Unsupported() error {
-	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
+	httpapi.EnglishOnly
 }
 
 // Authenticate handles POST b2b/passwords/authenticate (both faces).
@@ -138,13 +133,8 @@ type resetRequest struct {
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
 	CodeVerifier           string `json:"code_verifier"`
 	PKCECodeVerifier       string `json:"pkce_code_verifier"` // the discovery reset's name for it
-	Locale                 string `json:"locale"`
 	IntermediateSession    string `json:"intermediate_session_token"`
-}
-
-// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
-func (req resetRequest) Unsupported() error {
-	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
+	httpapi.EnglishOnly
 }
 
 // ResetByEmail handles POST b2b/passwords/email/reset (both faces).
@@ -175,12 +165,7 @@ type existingResetRequest struct {
 	ExistingPassword       string `json:"existing_password"`
 	NewPassword            string `json:"new_password"`
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
-	Locale                 string `json:"locale"`
-}
-
-// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
-func (req existingResetRequest) Unsupported() error {
-	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
+	httpapi.EnglishOnly
 }
 
 // ResetExisting handles POST b2b/passwords/existing_password/reset.
@@ -200,12 +185,7 @@ type sessionResetRequest struct {
 	SessionToken           string `json:"session_token"`
 	SessionJWT             string `json:"session_jwt"`
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
-	Locale                 string `json:"locale"`
-}
-
-// Unsupported refuses the fields this server cannot honour (httpapi.Decode calls it).
-func (req sessionResetRequest) Unsupported() error {
-	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
+	httpapi.EnglishOnly
 }
 
 // SDKResetBySession handles SDK POST b2b/passwords/session/reset: the

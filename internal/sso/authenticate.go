@@ -19,14 +19,7 @@ type authenticateRequest struct {
 	PKCECodeVerifier         string `json:"pkce_code_verifier"`
 	SessionDurationMinutes   *int   `json:"session_duration_minutes"`
 	IntermediateSessionToken string `json:"intermediate_session_token"`
-	Locale                   string `json:"locale"`
-}
-
-// Unsupported refuses the fields this server cannot honour (httpapi.Decode
-// calls it): locale picks the language of a one-time code sent on the way
-// (MFA), and codes go out in English only.
-func (req authenticateRequest) Unsupported() error {
-	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale))
+	httpapi.EnglishOnly
 }
 
 // Authenticate handles b2b/sso/authenticate: the SSO token (with the PKCE
