@@ -35,28 +35,22 @@ func (h Handlers) SDKUnlinkSelfRetired(r *http.Request) (any, error) {
 // a member's own addresses, or (admins) another member's of the same
 // organization.
 func (h Handlers) SDKUnlinkRetired(r *http.Request) (any, error) {
-	req, err := decodeUnlink(r)
-	if err != nil {
-		return nil, err
-	}
-	c, err := h.sessionCaller(r)
-	if err != nil {
-		return nil, err
-	}
-	id := r.PathValue("member_id")
-	if err := c.AuthorizeMember(r.Context(), id, ActionEmail); err != nil {
-		return nil, err
-	}
-	return h.unlinkRetired(r, c.Organization, id, req)
+	return h.unlinkRetiredOf(r, h.sessionCaller)
 }
 
 // UnlinkRetired handles POST /v1/b2b/organizations/{organization_id}/members/{member_id}/unlink_retired_email.
 func (h Handlers) UnlinkRetired(r *http.Request) (any, error) {
+	return h.unlinkRetiredOf(r, h.backendCaller)
+}
+
+// unlinkRetiredOf unlinks a retired address of the member named in the
+// path, for a caller of either face that may change that member's email.
+func (h Handlers) unlinkRetiredOf(r *http.Request, caller func(*http.Request) (*SessionCaller, error)) (any, error) {
 	req, err := decodeUnlink(r)
 	if err != nil {
 		return nil, err
 	}
-	c, err := h.backendCaller(r)
+	c, err := caller(r)
 	if err != nil {
 		return nil, err
 	}
