@@ -202,14 +202,8 @@ type CodesResult struct {
 // allowed (see the storage decision above). A login in progress (IST) may
 // never read them: they would turn the first factor alone into both.
 func (s *Service) RecoveryCodes(ctx context.Context, w Who) (*CodesResult, error) {
-	sub, err := s.resolve(ctx, w, true)
+	sub, err := s.resolveForChange(ctx, w)
 	if err != nil {
-		return nil, err
-	}
-	if sub.midLogin() {
-		return nil, apierr.New(apierr.UserUnauthenticated)
-	}
-	if err := s.stepUp(sub); err != nil {
 		return nil, err
 	}
 	m := sub.member
@@ -247,14 +241,8 @@ func (s *Service) RecoveryCodes(ctx context.Context, w Who) (*CodesResult, error
 
 // RotateRecoveryCodes replaces the member's recovery codes with a new set.
 func (s *Service) RotateRecoveryCodes(ctx context.Context, w Who) (*CodesResult, error) {
-	sub, err := s.resolve(ctx, w, true)
+	sub, err := s.resolveForChange(ctx, w)
 	if err != nil {
-		return nil, err
-	}
-	if sub.midLogin() {
-		return nil, apierr.New(apierr.UserUnauthenticated)
-	}
-	if err := s.stepUp(sub); err != nil {
 		return nil, err
 	}
 	if sub.member.TOTPRegistrationID == "" {

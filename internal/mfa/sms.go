@@ -288,14 +288,8 @@ func (s *Service) DeletePhone(ctx context.Context, w Who) (*MemberResult, error)
 // the transaction, and the default method then points at what remains.
 func (s *Service) removeFactor(ctx context.Context, w Who, what string,
 	remove func(q store.Querier, m *organization.Member) error) (*MemberResult, error) {
-	sub, err := s.resolve(ctx, w, true)
+	sub, err := s.resolveForChange(ctx, w)
 	if err != nil {
-		return nil, err
-	}
-	if sub.midLogin() {
-		return nil, apierr.New(apierr.UserUnauthenticated)
-	}
-	if err := s.stepUp(sub); err != nil {
 		return nil, err
 	}
 	var m *organization.Member

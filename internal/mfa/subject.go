@@ -57,6 +57,24 @@ func (s *Service) stepUp(sub *subject) error {
 	return stepup.Require(s.d.Clock.Now(), sub.sess.MemberSession.FactorTimes()...)
 }
 
+// resolveForChange finds the subject of a takeover-sensitive change
+// (removing a factor, showing or rotating recovery codes): a logged-in
+// member whose session passes stepUp, or the backend. A login in progress
+// (IST) never may: its one proven factor would change what guards it.
+func (s *Service) resolveForChange(ctx context.Context, w Who) (*subject, error) {
+	sub, err := s.resolve(ctx, w, true)
+	if err != nil {
+		return nil, err
+	}
+	if sub.midLogin() {
+		return nil, apierr.New(apierr.UserUnauthenticated)
+	}
+	if err := s.stepUp(sub); err != nil {
+		return nil, err
+	}
+	return sub, nil
+}
+
 // resolve finds the subject. trusted allows the backend's project secret
 // alone; calls that authenticate a factor never pass it, because a second
 // factor must complete a login (IST) or step up a session.
