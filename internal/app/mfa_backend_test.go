@@ -88,3 +88,38 @@ func TestMFARefusesDiscoveryIST(t *testing.T) {
 		}
 	})
 }
+
+// A login in progress has proven one factor only, so its IST may not
+// rotate the recovery codes that guard the second, on either face; the
+// codes it was refused are unchanged and still complete the login.
+func TestMFALoginInProgressCannotRotateRecoveryCodes(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		e.alignClock()
+		org := e.createOrg("secure", "NOT_ALLOWED")
+		e.setMFA(org, "REQUIRED_FOR_ALL")
+		mid := e.createMember(org, "ada@secure.test")
+		r := e.backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": mid})
+		codes, _ := r.Body["recovery_codes"].([]any)
+		secret, _ := r.Body["secret"].(string)
+		if r.Status != 200 || len(codes) == 0 {
+			t.Fatalf("backend totp create: %s", r.Raw)
+		}
+		// The codes count once the enrollment is proven by a first login.
+		ist, _ := e.mfaLogin(org, "ada@secure.test")
+		r = e.backend(http.MethodPost, "/v1/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
+			"intermediate_session_token": ist, "code": totpAt(t, secret, e.clock.Now())})
+		if r.Status != 200 || r.Body["member_authenticated"] != true {
+			t.Fatalf("first login: %s", r.Raw)
+		}
+		ist, _ = e.mfaLogin(org, "ada@secure.test")
+		want(t, e.sdk("/b2b/recovery_codes/rotate", map[string]any{"intermediate_session_token": ist}, ""),
+			401, "user_unauthenticated")
+		want(t, e.backend(http.MethodPost, "/v1/b2b/recovery_codes/rotate", map[string]any{"organization_id": org,
+			"member_id": mid, "intermediate_session_token": ist}), 401, "user_unauthenticated")
+		r = e.backend(http.MethodPost, "/v1/b2b/recovery_codes/recover", map[string]any{"organization_id": org,
+			"member_id": mid, "intermediate_session_token": ist, "recovery_code": codes[0], "session_duration_minutes": 30})
+		if r.Status != 200 || r.Body["member_authenticated"] != true {
+			t.Fatalf("recover with an unrotated code: %s", r.Raw)
+		}
+	})
+}
