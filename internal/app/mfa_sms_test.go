@@ -173,3 +173,39 @@ func TestSMSSendLimits(t *testing.T) {
 		want(t, last, 429, "too_many_requests")
 	})
 }
+
+// SMS code checks are limited per member beyond each code's own
+// MaxAttempts: a guesser who spends code after code (or guesses with no
+// live code at all) is refused once SMSCheckPerMember checks are used in a
+// window, even with the right code of a fresh send, until the window ends.
+func TestSMSChecksLimitedPerMember(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org := e.createOrg("secure", "NOT_ALLOWED")
+		e.setMFA(org, "REQUIRED_FOR_ALL")
+		mid := e.createMember(org, "ada@secure.test")
+		ist, _ := e.mfaLogin(org, "ada@secure.test")
+		const num = "+14155552671"
+		if r := e.smsSend(org, mid, ist, num); r.Status != 200 {
+			t.Fatalf("send: %s", r.Raw)
+		}
+		code := e.lastSMS(num)
+		for range mfa.SMSCheckPerMember.Limit {
+			want(t, e.smsAuth(org, mid, ist, wrongCode(code), nil), 404, "otp_code_not_found")
+		}
+		if r := e.smsSend(org, mid, ist, num); r.Status != 200 {
+			t.Fatalf("second send: %s", r.Raw)
+		}
+		want(t, e.smsAuth(org, mid, ist, e.lastSMS(num), nil), 429, "too_many_requests")
+
+		// A new window (and a new login, the IST has expired meanwhile), a
+		// new code: the member is not locked for good.
+		e.clock.Advance(mfa.SMSCheckPerMember.Window)
+		ist, _ = e.mfaLogin(org, "ada@secure.test")
+		if r := e.smsSend(org, mid, ist, num); r.Status != 200 {
+			t.Fatalf("send in a new window: %s", r.Raw)
+		}
+		if r := e.smsAuth(org, mid, ist, e.lastSMS(num), nil); r.Status != 200 {
+			t.Fatalf("right code in a new window: %s", r.Raw)
+		}
+	})
+}
