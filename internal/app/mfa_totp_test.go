@@ -191,3 +191,48 @@ func TestTOTPExpiryDeleteAndMigrate(t *testing.T) {
 		}
 	})
 }
+
+// Wrong recovery codes count toward the member's MFA lockout as wrong
+// TOTP codes do: after mfa.FailuresPerMember.Limit misses (spread over
+// logins) even a right recovery code is refused user_lock_limit_reached
+// until the lock ends, and the refused code is not spent by the refusal.
+func TestRecoveryCodeLockout(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		e.alignClock()
+		org := e.createOrg("secure", "NOT_ALLOWED")
+		e.setMFA(org, "REQUIRED_FOR_ALL")
+		mid := e.createMember(org, "ada@secure.test")
+		r := e.backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": mid})
+		codes, _ := r.Body["recovery_codes"].([]any)
+		secret, _ := r.Body["secret"].(string)
+		if r.Status != 200 || len(codes) == 0 {
+			t.Fatalf("backend totp create: %s", r.Raw)
+		}
+		ist, _ := e.mfaLogin(org, "ada@secure.test")
+		r = e.sdk("/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
+			"intermediate_session_token": ist, "code": totpAt(t, secret, e.clock.Now())}, "")
+		if r.Status != 200 {
+			t.Fatalf("first login proves the registration: %s", r.Raw)
+		}
+		recover := func(ist, code string) resp {
+			return e.sdk("/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": mid,
+				"recovery_code": code, "intermediate_session_token": ist, "session_duration_minutes": 60}, "")
+		}
+		e.clock.Advance(time.Minute)
+		ist, _ = e.mfaLogin(org, "ada@secure.test")
+		for i := range mfa.FailuresPerMember.Limit {
+			if i == mfa.FailuresPerMember.Limit/2 {
+				ist, _ = e.mfaLogin(org, "ada@secure.test")
+			}
+			want(t, recover(ist, "aaaa-bbbb-cccc"), 404, "recovery_code_not_found")
+		}
+		ist, _ = e.mfaLogin(org, "ada@secure.test")
+		want(t, recover(ist, codes[0].(string)), 429, "user_lock_limit_reached")
+
+		e.clock.Advance(mfa.FailuresPerMember.Lock)
+		ist, _ = e.mfaLogin(org, "ada@secure.test")
+		if r := recover(ist, codes[0].(string)); r.Status != 200 || r.data()["recovery_codes_remaining"] != float64(len(codes)-1) {
+			t.Fatalf("right code after the lock: %s", r.Raw)
+		}
+	})
+}
