@@ -127,3 +127,30 @@ func TestSDKDeleteMemberMFA(t *testing.T) {
 		want(t, e.backend(http.MethodDelete, "/v1/b2b/organizations/"+f.acme+"/members/"+f.plainID+"/nothing", nil), 404, "route_not_found")
 	})
 }
+
+// A member deleted after a login email was sent cannot finish that login:
+// the code and the link mailed before the deletion are refused
+// inactive_member, and no session is created for the deleted member.
+func TestDeletedMemberCannotFinishEmailLogin(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org := e.createOrg("acme", "NOT_ALLOWED")
+		mid := e.createMember(org, "ada@acme.test")
+		if r := e.sendCode(org, "ada@acme.test"); r.Status != 200 {
+			t.Fatalf("send code: %s", r.Raw)
+		}
+		_, codes := e.lastMail("ada@acme.test")
+		if r := e.sendLink(org, "ada@acme.test", nil); r.Status != 200 {
+			t.Fatalf("send link: %s", r.Raw)
+		}
+		links, _ := e.lastMail("ada@acme.test")
+		if r := e.backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+mid, nil); r.Status != 200 {
+			t.Fatalf("delete member: %s", r.Raw)
+		}
+
+		want(t, e.checkCode(org, "ada@acme.test", codes[0]), 403, "inactive_member")
+		want(t, e.redeem(tokenFrom(t, e, links[0]), nil), 403, "inactive_member")
+		if n := e.count(`SELECT COUNT(*) FROM member_sessions WHERE member_id = $1`, mid); n != 0 {
+			t.Fatalf("%d sessions for the deleted member", n)
+		}
+	})
+}
