@@ -1,6 +1,7 @@
 package rbac_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 
@@ -69,5 +70,37 @@ func TestSDKCallsFollowThePolicy(t *testing.T) {
 		apptest.Want(t, e.SDK(http.MethodPut, "/b2b/organizations/members/"+plainID, map[string]any{"email_address": "p2@acme.test"}, plain),
 			403, "unauthorized_action")
 		apptest.Want(t, e.SDK(http.MethodDelete, "/b2b/organizations/members/"+plainID, nil, plain), 200, "")
+	})
+}
+
+// An SDK invitation that names roles assigns them, so it needs
+// update.settings.roles on stytch.member as well as create: a role that
+// may only create members cannot invite someone (say, another address of
+// its own) as an administrator.
+func TestSDKInviteWithRolesNeedsTheRolesAction(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		setPolicy(t, e, rbac.Policy{Roles: []rbac.Role{
+			{RoleID: "recruiter", Permissions: []rbac.Permission{{ResourceID: "stytch.member", Actions: []string{"create"}}}},
+		}})
+		acme := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		r := e.Backend(http.MethodPost, "/v1/b2b/organizations/"+acme+"/members", map[string]any{"email_address": "rex@acme.test",
+			"roles": []string{"recruiter"}})
+		apptest.Want(t, r, 200, "")
+		tok, _ := e.LoginByEmailOTP(acme, "rex@acme.test")
+		invite := func(email string, roles []string) apptest.Resp {
+			body := map[string]any{"email_address": email}
+			if roles != nil {
+				body["roles"] = roles
+			}
+			return e.SDK(http.MethodPost, "/b2b/magic_links/email/invite", body, tok)
+		}
+
+		apptest.Want(t, invite("boss@acme.test", []string{"stytch_admin"}), 403, "unauthorized_action")
+		var n int
+		if err := e.App.DB.Read().QueryRowContext(context.Background(), `SELECT COUNT(*) FROM members WHERE email_address = $1`,
+			"boss@acme.test").Scan(&n); err != nil || n != 0 {
+			t.Fatalf("a refused invitation created %d members (%v)", n, err)
+		}
+		apptest.Want(t, invite("new@acme.test", nil), 200, "")
 	})
 }
