@@ -154,3 +154,30 @@ func TestDeletedMemberCannotFinishEmailLogin(t *testing.T) {
 		}
 	})
 }
+
+// The backend password deletion, called for a member session (the
+// X-Stytch-Member-Session header), is authorized by that member's roles:
+// a plain member cannot delete an administrator's password through it,
+// while their own goes.
+func TestBackendDeletePasswordForAMemberSession(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		f := newMeFixture(t, e)
+		e.setPassword(f.acme, "ada@acme.test", strongPassword)
+		e.setPassword(f.acme, "bob@acme.test", strongPassword)
+		adaPW, bobPW := e.passwordID(f.acme, f.adminID), e.passwordID(f.acme, f.plainID)
+		del := func(id, session string) resp {
+			return e.do(http.MethodDelete, "/v1/b2b/organizations/"+f.acme+"/members/passwords/"+id, nil,
+				http.Header{"X-Stytch-Member-Session": {session}}, e.proj.Project.ID, e.proj.Secret)
+		}
+		want(t, del(adaPW, f.plain), 403, "unauthorized_action")
+		if e.passwordID(f.acme, f.adminID) != adaPW {
+			t.Fatal("a refused deletion removed the administrator's password")
+		}
+		if r := e.pwLogin(f.acme, "ada@acme.test", strongPassword); r.Status != 200 {
+			t.Fatalf("administrator's password after a refused deletion: %s", r.Raw)
+		}
+		if r := del(bobPW, f.plain); r.Status != 200 || e.passwordID(f.acme, f.plainID) != "" {
+			t.Fatalf("own password through the backend: %s", r.Raw)
+		}
+	})
+}
