@@ -191,6 +191,23 @@ func TestSAMLNegative(t *testing.T) {
 			defer e.Clock.Advance(-5 * time.Minute)
 			wantPage(t, s.post(acs, form), 400, "saml_assertion_expired")
 		})
+		t.Run("not yet valid assertion", func(t *testing.T) {
+			// Our clock well behind the IdP's: the assertion's NotBefore
+			// lies beyond the allowed skew.
+			acs, form := s.idp.follow(s.start(nil))
+			e.Clock.Advance(-10 * time.Minute)
+			defer e.Clock.Advance(10 * time.Minute)
+			wantPage(t, s.post(acs, form), 400, "saml_assertion_expired")
+		})
+		t.Run("response to another login", func(t *testing.T) {
+			// A genuine response, posted with the relay state of a second
+			// login it does not answer (its InResponseTo names the first
+			// login's AuthnRequest).
+			acs, first := s.idp.follow(s.start(nil))
+			_, second := s.idp.follow(s.start(nil))
+			first.Set("RelayState", second.Get("RelayState"))
+			wantPage(t, s.post(acs, first), 400, "saml_in_response_to_mismatch")
+		})
 		t.Run("state mismatch", func(t *testing.T) {
 			acs, form := s.idp.follow(s.start(nil))
 			form.Set("RelayState", "not-a-state-we-issued")
