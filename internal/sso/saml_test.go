@@ -259,3 +259,22 @@ func s256(verifier string) string {
 	sum := sha256.Sum256([]byte(verifier))
 	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
+
+// A deleted member cannot log in through SSO: not with an SSO token issued
+// before the deletion (the redeem refuses inactive_member), and not with a
+// new login (the callback refuses it; no token reaches the page).
+func TestSAMLDeletedMemberIsRefused(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newSAMLEnv(t, e, nil)
+		mid := e.CreateMember(s.orgID, "ada@acme.test")
+		s.idp.login("ada@acme.test", "okta-user-1", "Ada", "Lovelace")
+		acs, form := s.idp.follow(s.start(nil))
+		token := tokenFrom(t, s.post(acs, form))
+		apptest.Want(t, e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+s.orgID+"/members/"+mid, nil), 200, "")
+
+		r := s.SDK(http.MethodPost, "/b2b/sso/authenticate", map[string]any{"sso_token": token, "session_duration_minutes": 60}, "")
+		apptest.Want(t, r, 403, "inactive_member")
+		acs, form = s.idp.follow(s.start(nil))
+		wantPage(t, s.post(acs, form), 403, "inactive_member")
+	})
+}
