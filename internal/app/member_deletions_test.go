@@ -181,3 +181,24 @@ func TestBackendDeletePasswordForAMemberSession(t *testing.T) {
 		}
 	})
 }
+
+// A deleted member's password no longer logs in: the answer is that of a
+// wrong password (no hint that the member exists), until an administrator
+// reactivates the member.
+func TestDeletedMemberCannotLogInWithPassword(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org := e.createOrg("acme", "NOT_ALLOWED")
+		mid := e.createMember(org, "ada@acme.test")
+		e.setPassword(org, "ada@acme.test", strongPassword)
+		if r := e.backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+mid, nil); r.Status != 200 {
+			t.Fatalf("delete member: %s", r.Raw)
+		}
+		want(t, e.pwLogin(org, "ada@acme.test", strongPassword), 401, "unauthorized_credentials")
+		if r := e.backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+mid+"/reactivate", nil); r.Status != 200 {
+			t.Fatalf("reactivate member: %s", r.Raw)
+		}
+		if r := e.pwLogin(org, "ada@acme.test", strongPassword); r.Status != 200 {
+			t.Fatalf("password after reactivation: %s", r.Raw)
+		}
+	})
+}
