@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"testing"
 	"time"
+
+	"github.com/latchkey/latchkey/internal/discovery"
 )
 
 // discover proves email by a discovery code and returns the response data.
@@ -246,6 +248,35 @@ func TestDiscoveryPreviewsMFA(t *testing.T) {
 			"organization_id": strict}, "")
 		if r.Status != 200 || r.data()["mfa_required"] == nil || r.data()["member_session"] != nil {
 			t.Fatalf("exchange into the MFA organization: %s", r.Raw)
+		}
+	})
+}
+
+// Discovery code checks are limited per address beyond each code's own
+// attempts: after discovery.CheckPerEmail.Limit checks at one address in a
+// window, even the right code of a fresh send is refused until the window
+// ends.
+func TestDiscoveryCodeChecksLimitedPerAddress(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		check := func(code string) resp {
+			return e.sdk("/b2b/otps/email/discovery/authenticate", map[string]any{"email_address": "guess@corp.test", "code": code}, "")
+		}
+		send := func() string {
+			if r := e.sdk("/b2b/otps/email/discovery/send", map[string]any{"email_address": "guess@corp.test"}, ""); r.Status != 200 {
+				t.Fatalf("send: %s", r.Raw)
+			}
+			_, codes := e.lastMail("guess@corp.test")
+			return codes[0]
+		}
+		code := send()
+		for range discovery.CheckPerEmail.Limit {
+			want(t, check(wrongCode(code)), 404, "otp_code_not_found")
+		}
+		want(t, check(send()), 429, "too_many_requests")
+
+		e.clock.Advance(discovery.CheckPerEmail.Window)
+		if r := check(send()); r.Status != 200 || r.data()["intermediate_session_token"] == "" {
+			t.Fatalf("right code in a new window: %s", r.Raw)
 		}
 	})
 }
