@@ -280,3 +280,23 @@ func TestDiscoveryCodeChecksLimitedPerAddress(t *testing.T) {
 		}
 	})
 }
+
+// A deleted member cannot get into their organization through discovery:
+// exchanging a discovery IST for that organization is refused
+// inactive_member, and no session is created.
+func TestDiscoveryExchangeRefusesDeletedMember(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org := e.createOrg("acme", "ALL_ALLOWED")
+		mid := e.createMember(org, "ada@acme.test")
+		if r := e.backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+mid, nil); r.Status != 200 {
+			t.Fatalf("delete member: %s", r.Raw)
+		}
+		d := e.discover("ada@acme.test")
+		r := e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"organization_id": org,
+			"intermediate_session_token": d["intermediate_session_token"], "session_duration_minutes": 60}, "")
+		want(t, r, 403, "inactive_member")
+		if n := e.count(`SELECT COUNT(*) FROM member_sessions WHERE member_id = $1`, mid); n != 0 {
+			t.Fatalf("%d sessions for the deleted member", n)
+		}
+	})
+}
