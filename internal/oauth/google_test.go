@@ -174,3 +174,25 @@ func TestGoogleTenantJITAndDiscovery(t *testing.T) {
 		apptest.Want(t, r, 403, "email_jit_provisioning_not_allowed")
 	})
 }
+
+// A deleted member cannot log in with OAuth, though the provider vouches
+// for their verified address: the authenticate call is refused
+// inactive_member and gives no session.
+func TestGoogleLoginRefusesDeletedMember(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		m := startGoogle(t, e)
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		memberID := e.CreateMember(org, "ada@acme.test")
+		apptest.Want(t, e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+memberID, nil), 200, "")
+		m.QueueUser(&mockoidc.MockUser{Subject: "g-ada", Email: "ada@acme.test", EmailVerified: true})
+		verifier := ids.Token()
+		u := browse(t, e, startPath(e, "google", url.Values{"organization_id": {org},
+			"pkce_code_challenge": {flowtoken.S256(verifier)}}))
+		r := e.SDK(http.MethodPost, "/b2b/oauth/authenticate", map[string]any{"oauth_token": u.Query().Get("token"),
+			"pkce_code_verifier": verifier, "session_duration_minutes": 60}, "")
+		apptest.Want(t, r, 403, "inactive_member")
+		if r.Data()["session_token"] != nil {
+			t.Fatalf("session for a deleted member: %s", r.Raw)
+		}
+	})
+}
