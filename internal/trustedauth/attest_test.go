@@ -306,3 +306,19 @@ func TestAttestRateLimit(t *testing.T) {
 			"token": is.token(now, "ana@acme.test", "ok", nil)}), 200, "")
 	})
 }
+
+// A deleted member cannot log in by a trusted auth token, though the
+// issuer signs for their address: the attestation is refused
+// inactive_member.
+func TestAttestRefusesDeletedMember(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		is := newIssuer(t)
+		prof := jwksProfile(t, e, is, nil)
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		mid := e.CreateMember(org, "ada@acme.test")
+		apptest.Want(t, e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+mid, nil), 200, "")
+		r := attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
+			"token": is.token(e.Clock.Now(), "ada@acme.test", "a", nil)})
+		apptest.Want(t, r, 403, "inactive_member")
+	})
+}
