@@ -157,6 +157,31 @@ func TestSAMLJITPolicy(t *testing.T) {
 	})
 }
 
+// sso_jit_provisioning RESTRICTED provisions new members only through the
+// connections it lists: a stranger arriving through another connection is
+// refused, and admitted once this connection is listed.
+func TestSAMLJITRestrictedToListedConnections(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newSAMLEnv(t, e, nil)
+		r := e.Backend(http.MethodPost, "/v1/b2b/sso/saml/"+s.orgID, map[string]any{"display_name": "Other IdP"})
+		apptest.Want(t, r, 200, "")
+		other := r.Body["connection"].(map[string]any)["connection_id"].(string)
+		restrict := func(conn string) {
+			t.Helper()
+			apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+s.orgID, map[string]any{
+				"sso_jit_provisioning": "RESTRICTED", "sso_jit_provisioning_allowed_connections": []string{conn}}), 200, "")
+		}
+		restrict(other)
+		s.idp.login("stranger@acme.test", "okta-user-2", "", "")
+		acs, form := s.idp.follow(s.start(nil))
+		wantPage(t, s.post(acs, form), 403, "sso_jit_provisioning_not_allowed")
+
+		restrict(s.connID)
+		acs, form = s.idp.follow(s.start(nil))
+		tokenFrom(t, s.post(acs, form))
+	})
+}
+
 // TestSAMLNegative: every broken response is a clear catalogue error and
 // creates no session (no token reaches the customer's page).
 func TestSAMLNegative(t *testing.T) {
