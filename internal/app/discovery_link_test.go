@@ -3,6 +3,7 @@ package app_test
 import (
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/flowtoken"
 )
@@ -47,6 +48,22 @@ func TestDiscoveryLinkPKCE(t *testing.T) {
 		if r := e.redeemDiscoveryLink(token, map[string]any{"pkce_code_verifier": verifier}); r.Status != 200 ||
 			r.data()["intermediate_session_token"] == "" {
 			t.Fatalf("right verifier after wrong ones: %s", r.Raw)
+		}
+	})
+}
+
+// A discovery link stops working when its lifetime
+// (discovery_expiration_minutes) is over, and works until then.
+func TestDiscoveryLinkExpiry(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		token := e.sendDiscoveryLink("ada@startup.test", map[string]any{"discovery_expiration_minutes": 5})
+		e.clock.Advance(5 * time.Minute)
+		want(t, e.redeemDiscoveryLink(token, nil), 401, "unable_to_auth_magic_link")
+
+		token = e.sendDiscoveryLink("bob@startup.test", map[string]any{"discovery_expiration_minutes": 5})
+		e.clock.Advance(5*time.Minute - time.Second)
+		if r := e.redeemDiscoveryLink(token, nil); r.Status != 200 {
+			t.Fatalf("link within its lifetime: %s", r.Raw)
 		}
 	})
 }
