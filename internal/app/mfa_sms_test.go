@@ -33,9 +33,7 @@ func (e *env) smsAuth(org, mid, ist, code string, extra map[string]any) resp {
 // member's, unique within the organization.
 func TestSMSEnrollmentCodesAndLockout(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("secure", "NOT_ALLOWED")
-		e.setMFA(org, "REQUIRED_FOR_ALL")
-		mid := e.createMember(org, "ada@secure.test")
+		org, mid := e.mfaMember()
 		ist, _ := e.mfaLogin(org, "ada@secure.test")
 
 		want(t, e.smsSend(org, mid, ist, "4155552671"), 400, "invalid_phone_number")
@@ -146,9 +144,7 @@ func TestSMSEnrollmentCodesAndLockout(t *testing.T) {
 // a guesser can flood a phone.
 func TestSMSSendLimits(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("secure", "NOT_ALLOWED")
-		e.setMFA(org, "REQUIRED_FOR_ALL")
-		mid := e.createMember(org, "ada@secure.test")
+		org, mid := e.mfaMember()
 		ist, _ := e.mfaLogin(org, "ada@secure.test")
 		for i := 0; i < mfa.SMSSendPerMember.Limit; i++ {
 			if r := e.smsSend(org, mid, ist, "+14155552671"); r.Status != 200 {
