@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -167,5 +168,37 @@ func TestSMSSendLimits(t *testing.T) {
 			last = e.smsSend(org, m, ist, "+14155550123")
 		}
 		want(t, last, 429, "too_many_requests")
+	})
+}
+
+// Per number and hour: once a ten-minute window has passed, a number may
+// receive codes again, but never more than SMSSendPerPhoneHour.Limit in an
+// hour, however many members ask for it.
+func TestSMSSendLimitPerNumberPerHour(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org, _ := e.mfaMember()
+		const phone = "+14155550123"
+		n := 0
+		send := func() resp {
+			t.Helper()
+			n++
+			email := fmt.Sprintf("m%d@secure.test", n)
+			m := e.createMember(org, email)
+			ist, _ := e.mfaLogin(org, email)
+			return e.smsSend(org, m, ist, phone)
+		}
+		for sent := range mfa.SMSSendPerPhoneHour.Limit {
+			if sent > 0 && sent%mfa.SMSSendPerPhone.Limit == 0 {
+				e.clock.Advance(mfa.SMSSendPerPhone.Window)
+			}
+			if r := send(); r.Status != 200 {
+				t.Fatalf("send %d: %s", sent, r.Raw)
+			}
+		}
+		e.clock.Advance(mfa.SMSSendPerPhone.Window)
+		want(t, send(), 429, "too_many_requests")
+		if got := e.smsCount(phone); got != mfa.SMSSendPerPhoneHour.Limit {
+			t.Fatalf("%d codes sent to the number, want %d", got, mfa.SMSSendPerPhoneHour.Limit)
+		}
 	})
 }
