@@ -202,3 +202,19 @@ func TestSMSSendLimitPerNumberPerHour(t *testing.T) {
 		}
 	})
 }
+
+// Per member: a member trying number after number still gets at most
+// SMSSendPerMember.Limit codes in the window, although no number's own
+// limit is reached.
+func TestSMSSendLimitPerMemberAcrossNumbers(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org, mid := e.mfaMember()
+		ist, _ := e.mfaLogin(org, "ada@secure.test")
+		for i := range mfa.SMSSendPerMember.Limit {
+			if r := e.smsSend(org, mid, ist, fmt.Sprintf("+1415555%04d", 100+i)); r.Status != 200 {
+				t.Fatalf("send %d: %s", i, r.Raw)
+			}
+		}
+		want(t, e.smsSend(org, mid, ist, "+14155550199"), 429, "too_many_requests")
+	})
+}
