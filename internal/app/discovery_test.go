@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"testing"
 	"time"
+
+	"github.com/latchkey/latchkey/internal/discovery"
 )
 
 // discover proves email by a discovery code and returns the response data.
@@ -247,5 +249,25 @@ func TestDiscoveryPreviewsMFA(t *testing.T) {
 		if r.Status != 200 || r.data()["mfa_required"] == nil || r.data()["member_session"] != nil {
 			t.Fatalf("exchange into the MFA organization: %s", r.Raw)
 		}
+	})
+}
+
+// Discovery code checks are limited per address beyond each code's own
+// attempts: once the guesses run out, even the right code of a fresh send
+// is refused until the window ends.
+func TestDiscoveryCodeChecksPerAddress(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		const email = "guess@startup.test"
+		check := func(code string) resp {
+			return e.sdk("/b2b/otps/email/discovery/authenticate", map[string]any{"email_address": email, "code": code}, "")
+		}
+		for range discovery.CheckPerEmail.Limit {
+			want(t, check("123456"), 404, "otp_code_not_found")
+		}
+		if r := e.sdk("/b2b/otps/email/discovery/send", map[string]any{"email_address": email}, ""); r.Status != 200 {
+			t.Fatalf("send: %s", r.Raw)
+		}
+		_, codes := e.lastMail(email)
+		want(t, check(codes[0]), 429, "too_many_requests")
 	})
 }
