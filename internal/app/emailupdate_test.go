@@ -1,8 +1,11 @@
 package app_test
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
+
+	"github.com/latchkey/latchkey/internal/emailupdate"
 )
 
 // startUpdate calls SDK start_email_update: for the session's own member
@@ -325,5 +328,34 @@ func TestUnlinkRetiredEmail(t *testing.T) {
 			r.Body["organization_id"] != f.acme || r.Body["member_id"] != f.plainID {
 			t.Fatalf("backend unlink: %s", r.Raw)
 		}
+	})
+}
+
+// start_email_update sends are limited per member across addresses (one
+// member cannot mail many inboxes) and per address across members (many
+// members cannot flood one inbox). Each limit alone is held here: the
+// member's sends go to different addresses, and the address's sends are
+// for different members.
+func TestEmailUpdateSendLimits(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		f := newMeFixture(t, e)
+		start := func(session, id, email string) resp {
+			return e.startUpdate(session, id, map[string]any{"email_address": email})
+		}
+		for i := range emailupdate.SendPerMember.Limit {
+			if r := start(f.plain, "", fmt.Sprintf("new%d@acme.test", i)); r.Status != 200 {
+				t.Fatalf("member's send %d: %s", i, r.Raw)
+			}
+		}
+		want(t, start(f.plain, "", "another@acme.test"), 429, "too_many_requests")
+
+		for i := range emailupdate.SendPerEmail.Limit {
+			m := e.createMember(f.acme, fmt.Sprintf("m%d@acme.test", i))
+			if r := start(f.admin, m, "target@acme.test"); r.Status != 200 {
+				t.Fatalf("address's send %d: %s", i, r.Raw)
+			}
+		}
+		m := e.createMember(f.acme, "last@acme.test")
+		want(t, start(f.admin, m, "target@acme.test"), 429, "too_many_requests")
 	})
 }

@@ -12,9 +12,7 @@ import (
 func TestMFABackendFace(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		e.alignClock()
-		org := e.createOrg("secure", "NOT_ALLOWED")
-		e.setMFA(org, "REQUIRED_FOR_ALL")
-		mid := e.createMember(org, "ada@secure.test")
+		org, mid := e.mfaMember()
 		r := e.backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": mid})
 		if r.Status != 200 || r.Body["secret"] == "" || r.Body["member_id"] != mid {
 			t.Fatalf("backend totp create: %s", r.Raw)
@@ -64,9 +62,7 @@ func TestMFABackendFace(t *testing.T) {
 // exchanged for an organization, which answers mfa_required.
 func TestMFARefusesDiscoveryIST(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("secure", "NOT_ALLOWED")
-		e.setMFA(org, "REQUIRED_FOR_ALL")
-		mid := e.createMember(org, "ada@secure.test")
+		org, mid := e.mfaMember()
 		d := e.discover("ada@secure.test")
 		ist := d["intermediate_session_token"].(string)
 		want(t, e.smsSend(org, mid, ist, "+14155552671"), 404, "intermediate_session_not_found")
@@ -95,9 +91,7 @@ func TestMFARefusesDiscoveryIST(t *testing.T) {
 func TestMFALoginInProgressCannotRotateRecoveryCodes(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		e.alignClock()
-		org := e.createOrg("secure", "NOT_ALLOWED")
-		e.setMFA(org, "REQUIRED_FOR_ALL")
-		mid := e.createMember(org, "ada@secure.test")
+		org, mid := e.mfaMember()
 		r := e.backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": mid})
 		codes, _ := r.Body["recovery_codes"].([]any)
 		secret, _ := r.Body["secret"].(string)

@@ -17,9 +17,7 @@ import (
 func TestMFAEndToEndTOTPAndRecoveryCode(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		e.alignClock()
-		org := e.createOrg("secure", "NOT_ALLOWED")
-		e.setMFA(org, "REQUIRED_FOR_ALL")
-		mid := e.createMember(org, "ada@secure.test")
+		org, mid := e.mfaMember()
 
 		ist, req := e.mfaLogin(org, "ada@secure.test")
 		if req["member_options"] != nil || req["secondary_auth_initiated"] != nil {

@@ -50,9 +50,7 @@ func TestSMSThroughGateway(t *testing.T) {
 		e := newEnvConfig(t, db, func(c *config.Config) {
 			c.SMSURL, c.SMSAccountSID, c.SMSAuthToken, c.SMSFrom = gw.URL, gw.SID, gw.Token, "+15005550006"
 		})
-		org := e.createOrg("secure", "NOT_ALLOWED")
-		e.setMFA(org, "REQUIRED_FOR_ALL")
-		mid := e.createMember(org, "ada@secure.test")
+		org, mid := e.mfaMember()
 		ist, _ := e.mfaLogin(org, "ada@secure.test")
 		if r := e.smsSend(org, mid, ist, "+14155552671"); r.Status != 200 {
 			t.Fatalf("send: %s", r.Raw)

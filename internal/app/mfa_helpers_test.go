@@ -63,6 +63,15 @@ func (e *env) emailLogin(org, email string) map[string]any {
 	return r.data()
 }
 
+// mfaMember is the usual MFA fixture: an organization that requires MFA
+// of everyone, with one member, ada@secure.test, not yet enrolled.
+func (e *env) mfaMember() (org, mid string) {
+	e.t.Helper()
+	org = e.createOrg("secure", "NOT_ALLOWED")
+	e.setMFA(org, "REQUIRED_FOR_ALL")
+	return org, e.createMember(org, "ada@secure.test")
+}
+
 // mfaLogin runs an email login that must stop at mfa_required and returns
 // the IST and the mfa_required object.
 func (e *env) mfaLogin(org, email string) (string, map[string]any) {

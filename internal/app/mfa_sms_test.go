@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -33,9 +34,7 @@ func (e *env) smsAuth(org, mid, ist, code string, extra map[string]any) resp {
 // member's, unique within the organization.
 func TestSMSEnrollmentCodesAndLockout(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("secure", "NOT_ALLOWED")
-		e.setMFA(org, "REQUIRED_FOR_ALL")
-		mid := e.createMember(org, "ada@secure.test")
+		org, mid := e.mfaMember()
 		ist, _ := e.mfaLogin(org, "ada@secure.test")
 
 		want(t, e.smsSend(org, mid, ist, "4155552671"), 400, "invalid_phone_number")
@@ -146,9 +145,7 @@ func TestSMSEnrollmentCodesAndLockout(t *testing.T) {
 // a guesser can flood a phone.
 func TestSMSSendLimits(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("secure", "NOT_ALLOWED")
-		e.setMFA(org, "REQUIRED_FOR_ALL")
-		mid := e.createMember(org, "ada@secure.test")
+		org, mid := e.mfaMember()
 		ist, _ := e.mfaLogin(org, "ada@secure.test")
 		for i := 0; i < mfa.SMSSendPerMember.Limit; i++ {
 			if r := e.smsSend(org, mid, ist, "+14155552671"); r.Status != 200 {
@@ -180,9 +177,7 @@ func TestSMSSendLimits(t *testing.T) {
 // window, even with the right code of a fresh send, until the window ends.
 func TestSMSChecksLimitedPerMember(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("secure", "NOT_ALLOWED")
-		e.setMFA(org, "REQUIRED_FOR_ALL")
-		mid := e.createMember(org, "ada@secure.test")
+		org, mid := e.mfaMember()
 		ist, _ := e.mfaLogin(org, "ada@secure.test")
 		const num = "+14155552671"
 		if r := e.smsSend(org, mid, ist, num); r.Status != 200 {
@@ -207,5 +202,53 @@ func TestSMSChecksLimitedPerMember(t *testing.T) {
 		if r := e.smsAuth(org, mid, ist, e.lastSMS(num), nil); r.Status != 200 {
 			t.Fatalf("right code in a new window: %s", r.Raw)
 		}
+	})
+}
+
+// Per number and hour: once a ten-minute window has passed, a number may
+// receive codes again, but never more than SMSSendPerPhoneHour.Limit in an
+// hour, however many members ask for it.
+func TestSMSSendLimitPerNumberPerHour(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org, _ := e.mfaMember()
+		const phone = "+14155550123"
+		n := 0
+		send := func() resp {
+			t.Helper()
+			n++
+			email := fmt.Sprintf("m%d@secure.test", n)
+			m := e.createMember(org, email)
+			ist, _ := e.mfaLogin(org, email)
+			return e.smsSend(org, m, ist, phone)
+		}
+		for sent := range mfa.SMSSendPerPhoneHour.Limit {
+			if sent > 0 && sent%mfa.SMSSendPerPhone.Limit == 0 {
+				e.clock.Advance(mfa.SMSSendPerPhone.Window)
+			}
+			if r := send(); r.Status != 200 {
+				t.Fatalf("send %d: %s", sent, r.Raw)
+			}
+		}
+		e.clock.Advance(mfa.SMSSendPerPhone.Window)
+		want(t, send(), 429, "too_many_requests")
+		if got := e.smsCount(phone); got != mfa.SMSSendPerPhoneHour.Limit {
+			t.Fatalf("%d codes sent to the number, want %d", got, mfa.SMSSendPerPhoneHour.Limit)
+		}
+	})
+}
+
+// Per member: a member trying number after number still gets at most
+// SMSSendPerMember.Limit codes in the window, although no number's own
+// limit is reached.
+func TestSMSSendLimitPerMemberAcrossNumbers(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org, mid := e.mfaMember()
+		ist, _ := e.mfaLogin(org, "ada@secure.test")
+		for i := range mfa.SMSSendPerMember.Limit {
+			if r := e.smsSend(org, mid, ist, fmt.Sprintf("+1415555%04d", 100+i)); r.Status != 200 {
+				t.Fatalf("send %d: %s", i, r.Raw)
+			}
+		}
+		want(t, e.smsSend(org, mid, ist, "+14155550199"), 429, "too_many_requests")
 	})
 }

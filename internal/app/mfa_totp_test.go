@@ -199,9 +199,7 @@ func TestTOTPExpiryDeleteAndMigrate(t *testing.T) {
 func TestRecoveryCodeLockout(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		e.alignClock()
-		org := e.createOrg("secure", "NOT_ALLOWED")
-		e.setMFA(org, "REQUIRED_FOR_ALL")
-		mid := e.createMember(org, "ada@secure.test")
+		org, mid := e.mfaMember()
 		r := e.backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": mid})
 		codes, _ := r.Body["recovery_codes"].([]any)
 		secret, _ := r.Body["secret"].(string)
