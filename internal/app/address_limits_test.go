@@ -8,6 +8,7 @@ import (
 	"github.com/latchkey/latchkey/internal/discovery"
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/magiclink"
+	"github.com/latchkey/latchkey/internal/password"
 	"github.com/latchkey/latchkey/internal/session"
 )
 
@@ -81,5 +82,40 @@ func TestFailedSessionChecksLimitedPerAddress(t *testing.T) {
 		if r := check(token); r.Status != 200 {
 			t.Fatalf("a valid session after the address's failures: %s", r.Raw)
 		}
+	})
+}
+
+func TestDiscoveryCodeChecksLimitedPerClientAddress(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		perEmail := discovery.CheckPerEmail.Limit - 1
+		check := func(email, code string) resp {
+			return e.sdk("/b2b/otps/email/discovery/authenticate", map[string]any{"email_address": email, "code": code}, "")
+		}
+		for i := range discovery.CheckPerIP.Limit {
+			want(t, check(fmt.Sprintf("g%d@startup.test", i/perEmail), "123456"), 404, "otp_code_not_found")
+		}
+		if r := e.sdk("/b2b/otps/email/discovery/send", map[string]any{"email_address": "ada@startup.test"}, ""); r.Status != 200 {
+			t.Fatalf("send: %s", r.Raw)
+		}
+		_, codes := e.lastMail("ada@startup.test")
+		want(t, check("ada@startup.test", codes[0]), 429, "too_many_requests")
+	})
+}
+
+func TestPasswordResetRedeemsLimitedPerAddress(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org := e.createOrg("acme", "ALL_ALLOWED")
+		e.createMember(org, "ada@acme.test")
+		e.setPassword(org, "ada@acme.test", strongPassword)
+		for i := range password.ResetRedeemPerIP.Limit {
+			if r := e.resetWith(fmt.Sprintf("not-a-token-%d", i), strongPassword, nil); r.Status == 200 || r.Status == 429 {
+				t.Fatalf("guess %d: %s", i, r.Raw)
+			}
+		}
+		if r := e.resetStart(org, "ada@acme.test", nil); r.Status != 200 {
+			t.Fatalf("reset start: %s", r.Raw)
+		}
+		token := e.mailedLink("ada@acme.test", "multi_tenant_passwords")
+		want(t, e.resetWith(token, strongPassword+"x", nil), 429, "too_many_requests")
 	})
 }

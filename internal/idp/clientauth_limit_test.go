@@ -1,0 +1,34 @@
+package idp_test
+
+import (
+	"net/url"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/idp"
+)
+
+// Wrong client secrets are limited per client and per client address:
+// after ClientSecretFailures misses a client's right secret is refused too,
+// and misses spread over clients, each below its own limit, still spend the
+// address's allowance, after which another client's right secret is
+// refused as well.
+func TestClientSecretFailuresLimited(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := setup(t, e)
+		a, aSecret := f.client("third_party", nil)
+		b, _ := f.client("third_party", nil)
+		c, cSecret := f.client("third_party", nil)
+		revoke := func(id, secret string) apptest.Resp {
+			return f.form("/oauth2/revoke", id, secret, url.Values{"token": {"unknown"}})
+		}
+		for range idp.ClientSecretFailures.Limit {
+			oauthErr(t, revoke(a, "wrong"), 401, "invalid_client")
+		}
+		oauthErr(t, revoke(a, aSecret), 429, "slow_down") // the client is locked
+		for range idp.ClientSecretFailuresPerIP.Limit - idp.ClientSecretFailures.Limit {
+			oauthErr(t, revoke(b, "wrong"), 401, "invalid_client")
+		}
+		oauthErr(t, revoke(c, cSecret), 429, "slow_down") // the address is out of allowance
+	})
+}
