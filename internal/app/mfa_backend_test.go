@@ -91,26 +91,13 @@ func TestMFARefusesDiscoveryIST(t *testing.T) {
 func TestMFALoginInProgressCannotRotateRecoveryCodes(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		e.alignClock()
-		org, mid := e.mfaMember()
-		r := e.backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": mid})
-		codes, _ := r.Body["recovery_codes"].([]any)
-		secret, _ := r.Body["secret"].(string)
-		if r.Status != 200 || len(codes) == 0 {
-			t.Fatalf("backend totp create: %s", r.Raw)
-		}
-		// The codes count once the enrollment is proven by a first login.
+		org, mid, _, codes := e.totpMember()
 		ist, _ := e.mfaLogin(org, "ada@secure.test")
-		r = e.backend(http.MethodPost, "/v1/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
-			"intermediate_session_token": ist, "code": totpAt(t, secret, e.clock.Now())})
-		if r.Status != 200 || r.Body["member_authenticated"] != true {
-			t.Fatalf("first login: %s", r.Raw)
-		}
-		ist, _ = e.mfaLogin(org, "ada@secure.test")
 		want(t, e.sdk("/b2b/recovery_codes/rotate", map[string]any{"intermediate_session_token": ist}, ""),
 			401, "user_unauthenticated")
 		want(t, e.backend(http.MethodPost, "/v1/b2b/recovery_codes/rotate", map[string]any{"organization_id": org,
 			"member_id": mid, "intermediate_session_token": ist}), 401, "user_unauthenticated")
-		r = e.backend(http.MethodPost, "/v1/b2b/recovery_codes/recover", map[string]any{"organization_id": org,
+		r := e.backend(http.MethodPost, "/v1/b2b/recovery_codes/recover", map[string]any{"organization_id": org,
 			"member_id": mid, "intermediate_session_token": ist, "recovery_code": codes[0], "session_duration_minutes": 30})
 		if r.Status != 200 || r.Body["member_authenticated"] != true {
 			t.Fatalf("recover with an unrotated code: %s", r.Raw)

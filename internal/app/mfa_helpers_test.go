@@ -72,6 +72,27 @@ func (e *env) mfaMember() (org, mid string) {
 	return org, e.createMember(org, "ada@secure.test")
 }
 
+// totpMember is mfaMember enrolled in an authenticator app by the backend
+// and proven by a first login (recovery codes count only from then on).
+// It returns the app's secret and the recovery codes as well.
+func (e *env) totpMember() (org, mid, secret string, codes []any) {
+	e.t.Helper()
+	org, mid = e.mfaMember()
+	r := e.backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": mid})
+	codes, _ = r.Body["recovery_codes"].([]any)
+	secret, _ = r.Body["secret"].(string)
+	if r.Status != 200 || len(codes) == 0 || secret == "" {
+		e.t.Fatalf("backend totp create: %s", r.Raw)
+	}
+	ist, _ := e.mfaLogin(org, "ada@secure.test")
+	r = e.backend(http.MethodPost, "/v1/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
+		"intermediate_session_token": ist, "code": totpAt(e.t, secret, e.clock.Now())})
+	if r.Status != 200 || r.Body["member_authenticated"] != true {
+		e.t.Fatalf("first login proves the registration: %s", r.Raw)
+	}
+	return org, mid, secret, codes
+}
+
 // mfaLogin runs an email login that must stop at mfa_required and returns
 // the IST and the mfa_required object.
 func (e *env) mfaLogin(org, email string) (string, map[string]any) {

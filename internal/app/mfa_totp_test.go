@@ -199,25 +199,13 @@ func TestTOTPExpiryDeleteAndMigrate(t *testing.T) {
 func TestRecoveryCodeLockout(t *testing.T) {
 	eachEnv(t, func(t *testing.T, e *env) {
 		e.alignClock()
-		org, mid := e.mfaMember()
-		r := e.backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": mid})
-		codes, _ := r.Body["recovery_codes"].([]any)
-		secret, _ := r.Body["secret"].(string)
-		if r.Status != 200 || len(codes) == 0 {
-			t.Fatalf("backend totp create: %s", r.Raw)
-		}
-		ist, _ := e.mfaLogin(org, "ada@secure.test")
-		r = e.sdk("/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
-			"intermediate_session_token": ist, "code": totpAt(t, secret, e.clock.Now())}, "")
-		if r.Status != 200 {
-			t.Fatalf("first login proves the registration: %s", r.Raw)
-		}
+		org, mid, _, codes := e.totpMember()
 		recover := func(ist, code string) resp {
 			return e.sdk("/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": mid,
 				"recovery_code": code, "intermediate_session_token": ist, "session_duration_minutes": 60}, "")
 		}
 		e.clock.Advance(time.Minute)
-		ist, _ = e.mfaLogin(org, "ada@secure.test")
+		ist, _ := e.mfaLogin(org, "ada@secure.test")
 		for i := range mfa.FailuresPerMember.Limit {
 			if i == mfa.FailuresPerMember.Limit/2 {
 				ist, _ = e.mfaLogin(org, "ada@secure.test")
