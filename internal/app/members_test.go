@@ -19,6 +19,14 @@ func (e *env) sdkAs(method, path string, body any, sessionToken string) resp {
 	return e.do(method, "/sdk/v1"+path, body, http.Header{"Origin": {e.origin}}, e.proj.PublicToken, pass)
 }
 
+// deleteMember deletes a member through the backend, which must succeed.
+func (e *env) deleteMember(org, mid string) {
+	e.t.Helper()
+	if r := e.backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+mid, nil); r.Status != 200 {
+		e.t.Fatalf("delete member: %s", r.Raw)
+	}
+}
+
 // sessionFor logs a member in (by email code) and returns the session token.
 func (e *env) sessionFor(orgID, email string) string {
 	e.t.Helper()
