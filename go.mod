@@ -3,6 +3,7 @@ module github.com/latchkey/latchkey
 go 1.26.0
 
 require (
+	github.com/beevik/etree v1.7.0
 	github.com/coreos/go-oidc/v3 v3.21.0
 	github.com/go-jose/go-jose/v4 v4.1.8
 	github.com/golang-jwt/jwt/v5 v5.3.1
@@ -20,7 +21,6 @@ require (
 )
 
 require (
-	github.com/beevik/etree v1.7.0 // indirect
 	github.com/jonboulle/clockwork v0.5.0 // indirect
 	github.com/mattermost/xml-roundtrip-validator v0.1.0 // indirect
 )

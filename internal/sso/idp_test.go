@@ -3,8 +3,10 @@ package sso_test
 import (
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/base64"
 	"encoding/pem"
 	"encoding/xml"
 	"html"
@@ -20,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/beevik/etree"
 	"github.com/crewjam/saml"
 	dsig "github.com/russellhaering/goxmldsig"
 )
@@ -138,4 +141,41 @@ func (d *samlIdP) follow(location string) (acs string, form url.Values) {
 		d.t.Fatalf("idp: no response form: %s", body)
 	}
 	return html.UnescapeString(action[1]), form
+}
+
+// resign rewrites a response the IdP posted: edit changes the Response
+// element, stripped of its signature, and the IdP signs the result again
+// as crewjam does, so the response is one the IdP itself could have sent.
+func (d *samlIdP) resign(encoded string, edit func(resp *etree.Element)) string {
+	d.t.Helper()
+	raw, err := base64.StdEncoding.DecodeString(encoded)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	doc := etree.NewDocument()
+	if err := doc.ReadFromBytes(raw); err != nil {
+		d.t.Fatal(err)
+	}
+	resp := doc.Root()
+	for _, c := range resp.ChildElements() {
+		if c.Tag == "Signature" {
+			resp.RemoveChild(c)
+		}
+	}
+	edit(resp)
+	ctx := dsig.NewDefaultSigningContext(dsig.TLSCertKeyStore(tls.Certificate{Certificate: [][]byte{d.cert.Raw}, PrivateKey: d.idp.Key}))
+	ctx.Canonicalizer = dsig.MakeC14N10ExclusiveCanonicalizerWithPrefixList("")
+	if err := ctx.SetSignatureMethod(dsig.RSASHA256SignatureMethod); err != nil {
+		d.t.Fatal(err)
+	}
+	signed, err := ctx.SignEnveloped(resp)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	doc.SetRoot(signed)
+	out, err := doc.WriteToBytes()
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(out)
 }

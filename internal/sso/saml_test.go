@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/beevik/etree"
+
 	"github.com/latchkey/latchkey/internal/apptest"
 )
 
@@ -232,6 +234,36 @@ func TestSAMLNegative(t *testing.T) {
 			_, second := s.idp.follow(s.start(nil))
 			first.Set("RelayState", second.Get("RelayState"))
 			wantPage(t, s.post(acs, first), 400, "saml_in_response_to_mismatch")
+		})
+		t.Run("two assertions", func(t *testing.T) {
+			// A response signed by the IdP with two assertions in it: the
+			// library accepts it, but a second story beside the first is how
+			// wrapping attacks work, so a response must carry exactly one.
+			// The same response re-signed with one assertion passes, so it is
+			// the count that is refused, not the signature.
+			acs, form := s.idp.follow(s.start(nil))
+			form.Set("SAMLResponse", s.idp.resign(form.Get("SAMLResponse"), func(*etree.Element) {}))
+			tokenFrom(t, s.post(acs, form))
+			acs, form = s.idp.follow(s.start(nil))
+			form.Set("SAMLResponse", s.idp.resign(form.Get("SAMLResponse"), func(resp *etree.Element) {
+				for _, c := range resp.ChildElements() {
+					if c.Tag == "Assertion" {
+						resp.AddChild(c.Copy())
+						return
+					}
+				}
+				t.Fatal("no assertion in the response")
+			}))
+			wantPage(t, s.post(acs, form), 400, "saml_response_invalid")
+		})
+		t.Run("response and assertion answer different logins", func(t *testing.T) {
+			// The assertion answers this login; the response around it,
+			// signed by the IdP, claims to answer another request.
+			acs, form := s.idp.follow(s.start(nil))
+			form.Set("SAMLResponse", s.idp.resign(form.Get("SAMLResponse"), func(resp *etree.Element) {
+				resp.CreateAttr("InResponseTo", "id-another-request")
+			}))
+			wantPage(t, s.post(acs, form), 400, "saml_in_response_to_mismatch")
 		})
 		t.Run("state mismatch", func(t *testing.T) {
 			acs, form := s.idp.follow(s.start(nil))
