@@ -8,6 +8,7 @@ import (
 	"github.com/latchkey/latchkey/internal/discovery"
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/magiclink"
+	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/password"
 	"github.com/latchkey/latchkey/internal/session"
 )
@@ -117,5 +118,27 @@ func TestPasswordResetRedeemsLimitedPerAddress(t *testing.T) {
 		}
 		token := e.mailedLink("ada@acme.test", "multi_tenant_passwords")
 		want(t, e.resetWith(token, strongPassword+"x", nil), 429, "too_many_requests")
+	})
+}
+
+func TestSMSChecksLimitedPerAddress(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org, mid := e.mfaMember()
+		perMember := mfa.SMSCheckPerMember.Limit - 1
+		var guessed, ist string
+		for i := range mfa.SMSCheckPerIP.Limit {
+			if i%perMember == 0 {
+				email := fmt.Sprintf("g%d@secure.test", i/perMember)
+				guessed = e.createMember(org, email)
+				ist, _ = e.mfaLogin(org, email)
+			}
+			want(t, e.smsAuth(org, guessed, ist, "123456", nil), 404, "otp_code_not_found")
+		}
+		ist, _ = e.mfaLogin(org, "ada@secure.test")
+		const num = "+14155552671"
+		if r := e.smsSend(org, mid, ist, num); r.Status != 200 {
+			t.Fatalf("send: %s", r.Raw)
+		}
+		want(t, e.smsAuth(org, mid, ist, e.lastSMS(num), nil), 429, "too_many_requests")
 	})
 }

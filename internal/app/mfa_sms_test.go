@@ -252,3 +252,37 @@ func TestSMSSendLimitPerMemberAcrossNumbers(t *testing.T) {
 		want(t, e.smsSend(org, mid, ist, "+14155550199"), 429, "too_many_requests")
 	})
 }
+
+// The code a login sends by itself to an enrolled number obeys the same
+// hourly limit per number: past it the member still stops at
+// mfa_required, but no code goes out and the answer does not claim one.
+func TestAutoSentSMSLimitedPerNumberPerHour(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org, mid := e.mfaMember()
+		const num = "+14155552671"
+		ist, _ := e.mfaLogin(org, "ada@secure.test")
+		if r := e.smsSend(org, mid, ist, num); r.Status != 200 {
+			t.Fatalf("enrolling send: %s", r.Raw)
+		}
+		if r := e.smsAuth(org, mid, ist, e.lastSMS(num), nil); r.Status != 200 {
+			t.Fatalf("enrolling check: %s", r.Raw)
+		}
+		// Ten-minute windows keep the per-member, per-number and email
+		// send limits apart from the hourly one.
+		for sent := 1; sent < mfa.SMSSendPerPhoneHour.Limit; sent++ {
+			if sent%mfa.SMSSendPerPhone.Limit == 0 {
+				e.clock.Advance(mfa.SMSSendPerPhone.Window)
+			}
+			if _, req := e.mfaLogin(org, "ada@secure.test"); req["secondary_auth_initiated"] != "sms_otp" {
+				t.Fatalf("login %d sent no code: %v", sent, req)
+			}
+		}
+		e.clock.Advance(mfa.SMSSendPerPhone.Window)
+		if _, req := e.mfaLogin(org, "ada@secure.test"); req["secondary_auth_initiated"] != nil {
+			t.Fatalf("a code past the hourly limit: %v", req)
+		}
+		if got := e.smsCount(num); got != mfa.SMSSendPerPhoneHour.Limit {
+			t.Fatalf("%d codes sent to the number, want %d", got, mfa.SMSSendPerPhoneHour.Limit)
+		}
+	})
+}
