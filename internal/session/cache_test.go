@@ -267,6 +267,29 @@ func TestCLIChangesReachRunningServer(t *testing.T) {
 	})
 }
 
+// A secret rotated out with the CLI, as a leak calls for, stops working on a
+// running server within a second, and the new one starts: the server keeps
+// the secrets' hashes in memory.
+func TestCLISecretRotationReachesRunningServer(t *testing.T) {
+	apptest.EachPair(t, func(t *testing.T, server, cli *apptest.Env) {
+		pid := server.Project.Project.ID
+		orgs := func(secret string) int {
+			return server.Do(http.MethodPost, "/v1/b2b/organizations/search", map[string]any{}, nil, pid, secret).Status
+		}
+		for range 2 {
+			if got := orgs(server.Project.Secret); got != 200 {
+				t.Fatalf("the project's secret answered %d", got)
+			}
+		}
+		_, fresh, err := cli.App.Projects.RotateSecret(context.Background(), pid, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		within(t, time.Second, "old secret refused", func() bool { return orgs(server.Project.Secret) == 401 })
+		within(t, time.Second, "new secret accepted", func() bool { return orgs(fresh) == 200 })
+	})
+}
+
 // A JWT whose signature was verified once is remembered, but its expiry is
 // still judged on every use.
 func TestRememberedJWTStillExpires(t *testing.T) {
