@@ -72,6 +72,13 @@ func (is *issuer) addKey(kid string) crypto.Signer {
 	return k
 }
 
+// removeKey stops publishing kid (the issuer withdrew the key).
+func (is *issuer) removeKey(kid string) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	delete(is.keys, kid)
+}
+
 func (is *issuer) key(kid string) crypto.Signer {
 	is.mu.Lock()
 	defer is.mu.Unlock()
