@@ -236,6 +236,26 @@ func TestAttestWithdrawnKeyExpiresFromCache(t *testing.T) {
 	})
 }
 
+// Only the issuer's signing keys verify tokens: a key its JWKS publishes
+// for encryption (use "enc") does not, though the token names it.
+func TestAttestIgnoresEncryptionKeys(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		is := newIssuer(t)
+		enc := is.addKey("e1")
+		is.mu.Lock()
+		is.uses["e1"] = "enc"
+		is.mu.Unlock()
+		prof := jwksProfile(t, e, is, nil)
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		e.CreateMember(org, "ana@acme.test")
+		now := e.Clock.Now()
+		apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
+			"token": sign(t, jose.ES256, enc, "e1", claimsFor(now, "ana@acme.test", "u1"))}), 401, "invalid_trusted_auth_token")
+		apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
+			"token": is.token(now, "ana@acme.test", "u2", nil)}), 200, "")
+	})
+}
+
 func TestAttestMFAAndExistingSession(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		is := newIssuer(t)
