@@ -15,14 +15,18 @@ import (
 	"github.com/oauth2-proxy/mockoidc"
 )
 
-// workspaceUser is a Google Workspace account: a mockoidc user whose ID
-// token also carries hd.
-type workspaceUser struct {
+// editedUser is a mockoidc user whose ID token a test shapes before the
+// provider signs it with its own key: HD adds Google's hosted domain (a
+// Workspace account), Edit sets claims (a nil value removes the claim).
+// Info, when set, is the provider's userinfo answer instead of mockoidc's.
+type editedUser struct {
 	*mockoidc.MockUser
-	HD string
+	HD   string
+	Edit map[string]any
+	Info map[string]any
 }
 
-func (u *workspaceUser) Claims(scope []string, c *mockoidc.IDTokenClaims) (jwt.Claims, error) {
+func (u *editedUser) Claims(scope []string, c *mockoidc.IDTokenClaims) (jwt.Claims, error) {
 	base, err := u.MockUser.Claims(scope, c)
 	if err != nil {
 		return nil, err
@@ -35,8 +39,24 @@ func (u *workspaceUser) Claims(scope []string, c *mockoidc.IDTokenClaims) (jwt.C
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return nil, err
 	}
-	out["hd"] = u.HD
+	if u.HD != "" {
+		out["hd"] = u.HD
+	}
+	for k, v := range u.Edit {
+		if v == nil {
+			delete(out, k)
+		} else {
+			out[k] = v
+		}
+	}
 	return out, nil
+}
+
+func (u *editedUser) Userinfo(scope []string) ([]byte, error) {
+	if u.Info == nil {
+		return u.MockUser.Userinfo(scope)
+	}
+	return json.Marshal(u.Info)
 }
 
 // startGoogle runs mockoidc (an OIDC provider we did not write) as the
