@@ -34,3 +34,26 @@ func TestSealOpen(t *testing.T) {
 		}
 	}
 }
+
+// The key is AES-256 only: aes.NewCipher would silently accept a 16- or
+// 24-byte key and give AES-128/192, so New must refuse every other length.
+func TestNewRefusesShortKeys(t *testing.T) {
+	for _, n := range []int{0, 16, 24, 31, 33} {
+		if _, err := New(make([]byte, n)); err == nil {
+			t.Errorf("New accepted a %d-byte key", n)
+		}
+	}
+}
+
+// A sealed value cut short (a truncated column, a hand-edited row) is an
+// error, not a panic: Open slices off the nonce, so it must check the
+// length first or one bad row crashes every request that reads it.
+func TestOpenRefusesTruncatedValues(t *testing.T) {
+	b := NewRandom()
+	s := b.Seal("hunter2", "aad")
+	for _, bad := range []string{Prefix, Prefix + "AAAA", Prefix + "not base64!", s[:len(s)-4]} {
+		if got, err := b.Open(bad, "aad"); err == nil || errors.Is(err, ErrNotSealed) {
+			t.Errorf("Open(%q) = %q, %v; want a malformed or tampered error", bad, got, err)
+		}
+	}
+}
