@@ -38,3 +38,21 @@ func TestRotation(t *testing.T) {
 		t.Fatal("a public client has no secret to match")
 	}
 }
+
+// An empty secret never matches, even against a pair stored from an empty
+// plain secret, and a pair without a current secret (a public client)
+// matches nothing, even with a next secret set: Matches refuses both
+// before comparing hashes.
+func TestEmptySecretsNeverMatch(t *testing.T) {
+	if FromPlain("").Matches("") {
+		t.Fatal("an empty secret matched")
+	}
+	public := Pair{}
+	next, err := public.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if public.Matches(next) {
+		t.Fatal("a public client (no current secret) matched a next secret")
+	}
+}
