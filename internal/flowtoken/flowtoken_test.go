@@ -217,3 +217,108 @@ func TestPKCEAndRedirects(t *testing.T) {
 		t.Fatalf("WithQuery = %s (%v)", got, err)
 	}
 }
+
+// Issue refuses a ticket without a kind or project, or with a lifetime that
+// is not positive (a TTL of zero would store a ticket that is born expired,
+// a negative one a ticket that silently never works).
+func TestIssueRefusesIncompleteTickets(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		f := setup(t, db)
+		for _, in := range []flowtoken.Issue{
+			{Kind: "k", ProjectID: f.project, TTL: 0},
+			{Kind: "k", ProjectID: f.project, TTL: -time.Minute},
+			{ProjectID: f.project, TTL: time.Minute},
+			{Kind: "k", TTL: time.Minute},
+		} {
+			if _, err := f.flows.Issue(f.ctx, in); err == nil {
+				t.Errorf("Issue(%+v) succeeded", in)
+			}
+		}
+	})
+}
+
+// Issuing with a LimitKey is limited per caller and per kind: past
+// IssueLimit the caller is refused, while another caller, and the same
+// caller for another kind, still get tickets.
+func TestIssueIsLimitedPerCallerAndKind(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		f := setup(t, db)
+		issue := func(kind flowtoken.Kind, key string) error {
+			_, err := f.flows.Issue(f.ctx, flowtoken.Issue{Kind: kind, ProjectID: f.project, TTL: time.Minute, LimitKey: key})
+			return err
+		}
+		for i := 0; i < flowtoken.IssueLimit.Limit; i++ {
+			if err := issue("k", "ip"); err != nil {
+				t.Fatalf("issue %d: %v", i, err)
+			}
+		}
+		if err := issue("k", "ip"); !apierr.Is(err, apierr.TooManyRequests) {
+			t.Fatalf("over the limit: %v, want too_many_requests", err)
+		}
+		if err := issue("k", "other-ip"); err != nil {
+			t.Fatalf("another caller: %v", err)
+		}
+		if err := issue("other-kind", "ip"); err != nil {
+			t.Fatalf("the same caller, another kind: %v", err)
+		}
+	})
+}
+
+// Failed redemptions are counted per kind: guessing one flow's tickets does
+// not lock the caller out of another flow. And wrong PKCE verifiers count
+// as failures, so a verifier cannot be guessed without limit.
+func TestRedeemLimitPerKindAndCountsPKCEFailures(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		f := setup(t, db)
+		other, err := f.flows.Issue(f.ctx, flowtoken.Issue{Kind: "other", ProjectID: f.project, TTL: time.Hour, Data: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		verifier := ids.Token()
+		pk, err := f.flows.Issue(f.ctx, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Hour,
+			Challenge: flowtoken.S256(verifier), Data: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < flowtoken.RedeemLimit.Limit; i++ {
+			if _, err := f.flows.Redeem(f.ctx, flowtoken.Redeem{Kind: "k", Token: pk, Verifier: ids.Token(), LimitKey: "ip"}); !apierr.Is(err, apierr.PKCEMismatch) {
+				t.Fatalf("wrong verifier %d: %v", i, err)
+			}
+		}
+		if _, err := f.flows.Redeem(f.ctx, flowtoken.Redeem{Kind: "k", Token: pk, Verifier: verifier, LimitKey: "ip"}); !apierr.Is(err, apierr.TooManyRequests) {
+			t.Fatalf("after %d wrong verifiers: %v, want too_many_requests", flowtoken.RedeemLimit.Limit, err)
+		}
+		if _, err := f.flows.Redeem(f.ctx, flowtoken.Redeem{Kind: "other", Token: other, LimitKey: "ip"}); err != nil {
+			t.Fatalf("another kind for the same caller: %v", err)
+		}
+	})
+}
+
+// A spent or expired ticket is ErrInvalid even when it carries a PKCE
+// challenge and the verifier is missing: the ticket's state is checked
+// before PKCE, so callers answer with their flow's invalid-ticket error
+// rather than pkce_mismatch for a ticket that can no longer work.
+func TestSpentOrExpiredPKCETicketIsInvalid(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		f := setup(t, db)
+		verifier := ids.Token()
+		issue := func(ttl time.Duration) string {
+			tok, err := f.flows.Issue(f.ctx, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: ttl,
+				Challenge: flowtoken.S256(verifier), Data: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tok
+		}
+		spent, expired := issue(time.Hour), issue(time.Minute)
+		if _, err := f.flows.Redeem(f.ctx, flowtoken.Redeem{Kind: "k", Token: spent, Verifier: verifier, LimitKey: "ip"}); err != nil {
+			t.Fatal(err)
+		}
+		f.clk.Advance(time.Minute)
+		for name, tok := range map[string]string{"spent": spent, "expired": expired} {
+			if _, err := f.flows.Redeem(f.ctx, flowtoken.Redeem{Kind: "k", Token: tok, LimitKey: "ip"}); !errors.Is(err, flowtoken.ErrInvalid) {
+				t.Errorf("%s ticket without its verifier: %v, want ErrInvalid", name, err)
+			}
+		}
+	})
+}
