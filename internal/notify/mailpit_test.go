@@ -354,6 +354,13 @@ func TestMailpitTLS(t *testing.T) {
 			!strings.Contains(err.Error(), "certificate") {
 			t.Errorf("untrusted certificate: Send = %v, want a certificate error", err)
 		}
+		// So does the default, required STARTTLS: the README promises a
+		// verified certificate, and with the password about to follow, an
+		// unverified upgrade would hand it to whoever answers.
+		if err := newSMTP(t, "smtp://carol:hunter2pw@"+mp.smtpAddr+"?tls=required", nil).Send(ctx, e); err == nil ||
+			!strings.Contains(err.Error(), "certificate") {
+			t.Errorf("untrusted certificate with tls=required: Send = %v, want a certificate error", err)
+		}
 		if err := newSMTP(t, "smtp://carol:hunter2pw@"+mp.smtpAddr+"?tls=required", roots).Send(ctx, e); err != nil {
 			t.Fatalf("Send: %v", err)
 		}
@@ -373,6 +380,11 @@ func TestMailpitTLS(t *testing.T) {
 		defer cancelShort()
 		if err := newSMTP(t, "smtp://"+mp.smtpAddr, roots).Send(short, e); err == nil {
 			t.Error("plain smtp:// against an implicit-TLS server: no error")
+		}
+		// Implicit TLS verifies the certificate too.
+		if err := newSMTP(t, "smtps://"+mp.smtpAddr, nil).Send(ctx, e); err == nil ||
+			!strings.Contains(err.Error(), "certificate") {
+			t.Errorf("untrusted certificate with smtps://: Send = %v, want a certificate error", err)
 		}
 		if err := newSMTP(t, "smtps://"+mp.smtpAddr, roots).Send(ctx, e); err != nil {
 			t.Fatalf("Send: %v", err)
