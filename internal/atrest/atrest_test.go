@@ -2,6 +2,7 @@ package atrest_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	"github.com/latchkey/latchkey/internal/atrest"
 	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/secretbox"
+	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 func box(t *testing.T, b64 string) *secretbox.Box {
@@ -99,6 +102,67 @@ func TestSecretsSealedInDatabase(t *testing.T) {
 		// A wrong key does not open it.
 		if _, err := mfa.TOTPSecretColumn.OpenStored(box(t, secretbox.NewKey()), regID, stored); err == nil {
 			t.Fatal("a wrong key opened the TOTP secret")
+		}
+	})
+}
+
+// SealExisting on a table of its own: it seals only non-empty plaintext
+// (an empty value means "no secret" and stays empty), leaves sealed values
+// alone, refuses to run without a key, and refuses a Column whose names
+// are not plain identifiers before building any SQL from them. A sealed
+// value read without a key is ErrNoKey, never handed back as if it were
+// the plaintext.
+func TestSealExistingRules(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		b := box(t, apptest.TestEncryptionKey)
+		c := atrest.Column{Table: "atrest_things", Key: "id", Column: "secret"}
+		if _, err := db.ExecContext(ctx, `CREATE TABLE atrest_things (id TEXT PRIMARY KEY, secret TEXT NOT NULL)`); err != nil {
+			t.Fatal(err)
+		}
+		sealed, _ := c.SealStored(b, "c", "already")
+		for id, v := range map[string]string{"a": "hunter2", "b": "", "c": sealed} {
+			if _, err := db.ExecContext(ctx, `INSERT INTO atrest_things (id, secret) VALUES ($1, $2)`, id, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := atrest.SealExisting(ctx, db, nil, c); !errors.Is(err, atrest.ErrNoKey) {
+			t.Fatalf("SealExisting without a key: %v, want ErrNoKey", err)
+		}
+		for _, bad := range []atrest.Column{
+			{Table: "atrest_things; DROP TABLE atrest_things; --", Key: "id", Column: "secret"},
+			{Table: "atrest_things", Key: "id = id OR 1", Column: "secret"},
+			{Table: "atrest_things", Key: "id", Column: "secret || ''"},
+		} {
+			if _, err := atrest.SealExisting(ctx, db, b, bad); err == nil {
+				t.Errorf("SealExisting(%+v) ran", bad)
+			}
+		}
+		if n, err := atrest.SealExisting(ctx, db, b, c); err != nil || n != 1 {
+			t.Fatalf("SealExisting = %d, %v; want the one plaintext sealed", n, err)
+		}
+		got := map[string]string{}
+		rows, err := db.Read().QueryContext(ctx, `SELECT id, secret FROM atrest_things`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id, v string
+			if err := rows.Scan(&id, &v); err != nil {
+				t.Fatal(err)
+			}
+			got[id] = v
+		}
+		rows.Close()
+		if len(got) != 3 || got["b"] != "" || got["c"] != sealed {
+			t.Fatalf("rows after SealExisting: %q", got)
+		}
+		if pt, err := c.OpenStored(b, "a", got["a"]); err != nil || pt != "hunter2" || !secretbox.IsSealed(got["a"]) {
+			t.Fatalf("sealed plaintext: %q %v", pt, err)
+		}
+		if pt, err := c.OpenStored(nil, "a", got["a"]); !errors.Is(err, atrest.ErrNoKey) || pt != "" {
+			t.Fatalf("OpenStored without a key = %q, %v; want ErrNoKey", pt, err)
 		}
 	})
 }
