@@ -189,3 +189,60 @@ func TestQueueClaimsAreExclusive(t *testing.T) {
 		}
 	})
 }
+
+// blocking holds each Send until released, standing for a replica that is
+// mid-send (or has died mid-send) with its claim.
+type blocking struct {
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (b *blocking) Send(ctx context.Context, _ Email) error {
+	b.entered <- struct{}{}
+	select {
+	case <-b.release:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// A claimed message is leased: while one replica holds it, another claims
+// nothing (so it is not sent twice), and once the lease has run out with
+// the message still queued, another replica claims it (so a replica that
+// died mid-send loses nothing).
+func TestQueueLeaseHoldsThenExpires(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+		stuck := &blocking{entered: make(chan struct{}), release: make(chan struct{})}
+		a := NewQueue(db, clk, testBox(t), stuck, quietLog())
+		f := &flaky{}
+		b := NewQueue(db, clk, testBox(t), f, quietLog())
+		if err := a.Send(ctx, loginEmail(t, "ada@example.com")); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { _, err := a.Deliver(ctx); done <- err }()
+		<-stuck.entered
+
+		if n, err := b.Deliver(ctx); n != 0 || err != nil {
+			t.Fatalf("another replica claimed a leased message: %d %v", n, err)
+		}
+		clk.Advance(queueLease - time.Millisecond)
+		if n, err := b.Deliver(ctx); n != 0 || err != nil {
+			t.Fatalf("claimed before the lease ran out: %d %v", n, err)
+		}
+		clk.Advance(time.Millisecond)
+		if n, err := b.Deliver(ctx); n != 1 || err != nil || len(f.sent) != 1 {
+			t.Fatalf("after the lease: claimed %d (%v), sent %v; want the message taken over", n, err, f.sent)
+		}
+		close(stuck.release)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := a.Pending(ctx); n != 0 {
+			t.Fatalf("%d left", n)
+		}
+	})
+}
