@@ -359,3 +359,32 @@ func TestEmailUpdateSendLimits(t *testing.T) {
 		want(t, start(f.admin, m, "target@acme.test"), 429, "too_many_requests")
 	})
 }
+
+// From browsers, start_email_update is also limited per client address:
+// past SendPerIP sends from one address (spread over members and new
+// addresses so neither of their limits is reached) the SDK face refuses,
+// while the backend face, which has no client address, still sends.
+func TestEmailUpdateSendLimitPerClientAddress(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		f := newMeFixture(t, e)
+		per := emailupdate.SendPerMember.Limit
+		sent := 0
+		for i := 0; sent < emailupdate.SendPerIP.Limit; i++ {
+			m := e.createMember(f.acme, fmt.Sprintf("ip%d@acme.test", i))
+			for j := 0; j < per && sent < emailupdate.SendPerIP.Limit; j++ {
+				r := e.startUpdate(f.admin, m, map[string]any{"email_address": fmt.Sprintf("ip%d-%d@acme.test", i, j)})
+				if r.Status != 200 {
+					t.Fatalf("send %d: %s", sent, r.Raw)
+				}
+				sent++
+			}
+		}
+		m := e.createMember(f.acme, "ip-last@acme.test")
+		want(t, e.startUpdate(f.admin, m, map[string]any{"email_address": "ip-last-new@acme.test"}), 429, "too_many_requests")
+		r := e.backend(http.MethodPost, "/v1/b2b/organizations/"+f.acme+"/members/"+m+"/start_email_update",
+			map[string]any{"email_address": "ip-last-new@acme.test"})
+		if r.Status != 200 {
+			t.Fatalf("backend face after the client address's limit: %s", r.Raw)
+		}
+	})
+}
