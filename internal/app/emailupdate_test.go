@@ -5,7 +5,12 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/config"
 	"github.com/latchkey/latchkey/internal/emailupdate"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // startUpdate calls SDK start_email_update: for the session's own member
@@ -385,6 +390,55 @@ func TestEmailUpdateSendLimitPerClientAddress(t *testing.T) {
 			map[string]any{"email_address": "ip-last-new@acme.test"})
 		if r.Status != 200 {
 			t.Fatalf("backend face after the client address's limit: %s", r.Raw)
+		}
+	})
+}
+
+// An email-update link or code that could not be sent is cancelled: with no
+// delivery configured, start_email_update answers email_delivery_failed
+// and leaves no live secret for the member, so one nobody received cannot
+// be redeemed later.
+func TestEmailUpdateFailedDeliveryLeavesNoLiveSecret(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		e := newEnvWith(t, db, func(c *config.Config) {
+			c.Dev, c.SMTPURL, c.EncryptionKey = false, "", apptest.TestEncryptionKey
+		})
+		org := e.createOrg("acme", "ALL_ALLOWED")
+		m := e.createMember(org, "ada@acme.test")
+		path := "/v1/b2b/organizations/" + org + "/members/" + m + "/start_email_update"
+		want(t, e.backend(http.MethodPost, path, map[string]any{"email_address": "ada.new@acme.test"}), 503, "email_delivery_failed")
+		want(t, e.backend(http.MethodPost, path, map[string]any{"email_address": "ada.new@acme.test",
+			"delivery_method": emailupdate.DeliveryOTP}), 503, "email_delivery_failed")
+		if n := e.count(`SELECT COUNT(*) FROM magic_links WHERE purpose = 'email_update'`); n != 1 {
+			t.Fatalf("%d email-update links stored, want the cancelled one", n)
+		}
+		if n := e.count(`SELECT COUNT(*) FROM email_update_otps`); n != 1 {
+			t.Fatalf("%d email-update codes stored, want the cancelled one", n)
+		}
+		if n := e.count(`SELECT COUNT(*) FROM magic_links WHERE purpose = 'email_update' AND used_at IS NULL`) +
+			e.count(`SELECT COUNT(*) FROM email_update_otps WHERE used_at IS NULL`); n != 0 {
+			t.Fatalf("%d live email-update secrets after failed deliveries", n)
+		}
+	})
+}
+
+// The SDK face sends only what the project offers the browser: a link needs
+// the email magic links product, a code the email OTP product.
+func TestEmailUpdateSDKNeedsTheProduct(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		f := newMeFixture(t, e)
+		products := func(p ...string) {
+			if _, err := e.app.Projects.Update(t.Context(), e.proj.Project.ID, project.Update{Products: &p}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		products("emailOtp")
+		want(t, e.startUpdate(f.plain, "", map[string]any{"email_address": "bob.new@acme.test"}), 403, "product_not_enabled")
+		products("emailMagicLinks")
+		want(t, e.startUpdate(f.plain, "", map[string]any{"email_address": "bob.new@acme.test",
+			"delivery_method": emailupdate.DeliveryOTP}), 403, "product_not_enabled")
+		if r := e.startUpdate(f.plain, "", map[string]any{"email_address": "bob.new@acme.test"}); r.Status != 200 {
+			t.Fatalf("link with the product: %s", r.Raw)
 		}
 	})
 }
