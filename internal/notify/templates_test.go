@@ -189,3 +189,40 @@ func TestTemplateRejects(t *testing.T) {
 		}
 	}
 }
+
+// Links must be absolute http(s) URLs, whatever else they look like: a
+// javascript: or ftp: URL with a host passes a host check, and the text
+// body (unlike html/template) would carry it as it is. The password reset
+// email's second link (LoginURL) is held to the same rule.
+func TestTemplateRejectsNonHTTPLinks(t *testing.T) {
+	t.Parallel()
+	for _, u := range []string{"javascript://x.example/%0aalert(1)", "ftp://files.example/x", "data://x.example/,hi"} {
+		if _, err := notify.MagicLinkLoginEmail("a@example.com", notify.LinkData{ProjectName: "P", URL: u, ExpiresIn: time.Hour}); err == nil {
+			t.Errorf("link %q: no error", u)
+		}
+		if _, err := notify.PasswordResetEmail("a@example.com", notify.LinkData{ProjectName: "P", URL: "https://x.example/reset",
+			LoginURL: u, ExpiresIn: time.Hour}); err == nil {
+			t.Errorf("login URL %q: no error", u)
+		}
+	}
+}
+
+// Customer-chosen names lose every control character, not only line
+// breaks: an escape sequence or NUL in an organization name must not reach
+// the subject header or the text body.
+func TestTemplateNamesLoseControlCharacters(t *testing.T) {
+	t.Parallel()
+	e, err := notify.MagicLinkLoginEmail("a@example.com", notify.LinkData{ProjectName: "P", OrganizationName: "Acme\x1b[31m\x00Corp\x7f",
+		URL: "https://x.example/", ExpiresIn: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, part := range []string{e.Subject, e.Text} {
+		if strings.ContainsAny(part, "\x1b\x00\x7f") {
+			t.Errorf("control character kept: %q", part)
+		}
+	}
+	if !strings.Contains(e.Subject, "Acme [31m Corp") {
+		t.Errorf("subject = %q", e.Subject)
+	}
+}
