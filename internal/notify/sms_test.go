@@ -185,3 +185,29 @@ func TestFanoutSMS(t *testing.T) {
 		t.Fatal("malformed code accepted")
 	}
 }
+
+// A message the gateway accepts but marks failed or undelivered at once,
+// with or without an error code, is a refusal, not a delivery: the code it
+// would have carried never arrives. A carrier code that concerns the
+// recipient still unwraps to its sentinel.
+func TestTwilioAcceptedButFailed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	gw := twiliotest.New(t, testSID, testToken)
+	gw.Fail("+14155550011", twiliotest.Failure{Status: "failed"})
+	gw.Fail("+14155550012", twiliotest.Failure{Status: "undelivered"})
+	gw.Fail("+14155550013", twiliotest.Failure{Status: "queued", Code: 21610, Message: "unsubscribed"})
+	tw, _ := notify.NewTwilio(gw.URL, testSID, testToken, "+15005550006", nil)
+	for _, to := range []string{"+14155550011", "+14155550012", "+14155550013"} {
+		var ge *notify.GatewayError
+		if err := tw.SendSMS(ctx, notify.SMS{To: to, Body: "x"}); !errors.As(err, &ge) {
+			t.Errorf("%s: %v, want a gateway error", to, err)
+		}
+	}
+	if err := tw.SendSMS(ctx, notify.SMS{To: "+14155550013", Body: "x"}); !errors.Is(err, notify.ErrSMSUnsubscribed) {
+		t.Errorf("error code 21610: %v, want ErrSMSUnsubscribed", err)
+	}
+	if err := tw.SendSMS(ctx, notify.SMS{To: "+14155552671", Body: "x"}); err != nil {
+		t.Fatalf("a queued message: %v", err)
+	}
+}

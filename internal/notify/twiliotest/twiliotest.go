@@ -33,6 +33,15 @@ type Refusal struct {
 	Message string
 }
 
+// Failure is how the server answers sends to one recipient that it
+// accepts (201, a message resource) but marks failed at once, as Twilio
+// does for some carrier refusals.
+type Failure struct {
+	Status  string // the resource's status: "failed" or "undelivered"
+	Code    int    // its error_code; 0 sends null
+	Message string // its error_message; "" sends null
+}
+
 // Server is a running fake gateway.
 type Server struct {
 	URL   string
@@ -42,6 +51,7 @@ type Server struct {
 	mu       sync.Mutex
 	messages []Message
 	refuse   map[string]Refusal
+	fail     map[string]Failure
 	requests int
 }
 
@@ -51,7 +61,7 @@ var e164 = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)
 // the test ends.
 func New(t testing.TB, sid, token string) *Server {
 	t.Helper()
-	s := &Server{SID: sid, Token: token, refuse: map[string]Refusal{}}
+	s := &Server{SID: sid, Token: token, refuse: map[string]Refusal{}, fail: map[string]Failure{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /2010-04-01/Accounts/{sid}/Messages.json", s.create)
 	srv := httptest.NewServer(mux)
@@ -65,6 +75,13 @@ func (s *Server) Refuse(to string, r Refusal) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.refuse[to] = r
+}
+
+// Fail makes sends to the number to be accepted with f's failed status.
+func (s *Server) Fail(to string, f Failure) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fail[to] = f
 }
 
 // Messages returns the accepted messages, oldest first.
@@ -116,6 +133,7 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	ref, refused := s.refuse[m.To]
+	failure, failed := s.fail[m.To]
 	if !refused {
 		m.SID = fmt.Sprintf("SM%032d", len(s.messages)+1)
 		s.messages = append(s.messages, m)
@@ -125,14 +143,21 @@ func (s *Server) create(w http.ResponseWriter, r *http.Request) {
 		writeError(w, ref.Status, ref.Code, ref.Message)
 		return
 	}
+	status, errCode, errMessage := "queued", any(nil), any(nil)
+	if failed {
+		status, errMessage = failure.Status, nilIfEmpty(failure.Message)
+		if failure.Code != 0 {
+			errCode = failure.Code
+		}
+	}
 	now := time.Now().UTC().Format(time.RFC1123Z)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusCreated)
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"account_sid": s.SID, "api_version": "2010-04-01", "body": m.Body, "date_created": now, "date_sent": nil,
-		"date_updated": now, "direction": "outbound-api", "error_code": nil, "error_message": nil, "from": m.From,
+		"date_updated": now, "direction": "outbound-api", "error_code": errCode, "error_message": errMessage, "from": m.From,
 		"messaging_service_sid": nilIfEmpty(m.MessagingServiceSID), "num_media": "0", "num_segments": "1",
-		"price": nil, "price_unit": "USD", "sid": m.SID, "status": "queued", "to": m.To,
+		"price": nil, "price_unit": "USD", "sid": m.SID, "status": status, "to": m.To,
 		"uri": "/2010-04-01/Accounts/" + s.SID + "/Messages/" + m.SID + ".json",
 	})
 }
