@@ -322,3 +322,33 @@ func TestSpentOrExpiredPKCETicketIsInvalid(t *testing.T) {
 		}
 	})
 }
+
+// StartChallenge: a challenge is required when the project says so, and a
+// given one must have the S256 shape, so a garbled challenge is refused at
+// the start instead of failing every redemption at the end.
+// CheckPKCE never accepts an empty verifier, not even against the
+// challenge of the empty string; Exact never matches an empty URL, not
+// even against an empty registration.
+func TestPKCEStartAndEmptyInputs(t *testing.T) {
+	good := flowtoken.S256(ids.Token())
+	if err := flowtoken.StartChallenge("", true); !apierr.Is(err, apierr.PKCERequired) {
+		t.Errorf("required and missing: %v", err)
+	}
+	for _, c := range []string{"short", "plain-verifier-sent-as-challenge", good + "x", good[:42] + "+"} {
+		if err := flowtoken.StartChallenge(c, false); err == nil || apierr.Is(err, apierr.PKCERequired) {
+			t.Errorf("malformed challenge %q: %v, want invalid_request", c, err)
+		}
+	}
+	if err := flowtoken.StartChallenge("", false); err != nil {
+		t.Errorf("optional and missing: %v", err)
+	}
+	if err := flowtoken.StartChallenge(good, true); err != nil {
+		t.Errorf("a valid challenge: %v", err)
+	}
+	if err := flowtoken.CheckPKCE(flowtoken.S256(""), ""); !apierr.Is(err, apierr.PKCEMismatch) {
+		t.Errorf("empty verifier against S256(\"\"): %v", err)
+	}
+	if flowtoken.Exact([]string{""}, "") {
+		t.Error("Exact matched an empty URL")
+	}
+}
