@@ -1,9 +1,11 @@
 package idp_test
 
 import (
+	"net/http"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/flowtoken"
 )
 
 // PKCE is S256 only (RFC 9700 2.1.1): code_challenge_method plain, or a
@@ -36,5 +38,22 @@ func TestPromptRules(t *testing.T) {
 		req := authReq(id, "openid")
 		req["prompt"], req["redirect_uri"] = "none", "https://evil.test/cb"
 		apptest.Want(t, e.SDK("POST", "/idp/b2b/oauth/authorize/start", req, ""), 400, "invalid_redirect_uri")
+	})
+}
+
+// Codes are flow tickets, issued under flowtoken.IssueLimit per member:
+// past it submit is refused with 429 instead of writing another row.
+func TestCodesIssuedPerMemberAreLimited(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := setup(t, e)
+		id, _ := f.client("first_party", nil)
+		for range flowtoken.IssueLimit.Limit {
+			f.authorize(authReq(id, "openid"), true)
+		}
+		req := authReq(id, "openid")
+		req["consent_granted"] = true
+		if r := e.SDK("POST", "/idp/b2b/oauth/authorize/submit", req, f.session); r.Status != http.StatusTooManyRequests {
+			t.Fatalf("past the limit: %d %s", r.Status, r.Raw)
+		}
 	})
 }
