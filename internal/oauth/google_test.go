@@ -125,8 +125,8 @@ func TestGoogleTenantJITAndDiscovery(t *testing.T) {
 		m := startGoogle(t, e)
 		org := e.CreateOrg("initech", "NOT_ALLOWED", map[string]any{"oauth_tenant_jit_provisioning": "RESTRICTED",
 			"allowed_oauth_tenants": map[string]any{"google": []string{"initech.test"}}})
-		user := func(sub string) *workspaceUser {
-			return &workspaceUser{MockUser: &mockoidc.MockUser{Subject: sub, Email: sub + "@initech.test", EmailVerified: true}, HD: "initech.test"}
+		user := func(sub string) *editedUser {
+			return &editedUser{MockUser: &mockoidc.MockUser{Subject: sub, Email: sub + "@initech.test", EmailVerified: true}, HD: "initech.test"}
 		}
 		// Discovery lists the organization as joinable by the Workspace tenant.
 		m.QueueUser(user("peter"))

@@ -2,42 +2,20 @@ package oauth_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
-	"github.com/golang-jwt/jwt/v5"
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/apptest/oidcuser"
 	"github.com/latchkey/latchkey/internal/oauth"
 	"github.com/latchkey/latchkey/internal/oauth/providers"
 	"github.com/oauth2-proxy/mockoidc"
 )
 
-// workspaceUser is a Google Workspace account: a mockoidc user whose ID
-// token also carries hd.
-type workspaceUser struct {
-	*mockoidc.MockUser
-	HD string
-}
-
-func (u *workspaceUser) Claims(scope []string, c *mockoidc.IDTokenClaims) (jwt.Claims, error) {
-	base, err := u.MockUser.Claims(scope, c)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := json.Marshal(base)
-	if err != nil {
-		return nil, err
-	}
-	out := jwt.MapClaims{}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, err
-	}
-	out["hd"] = u.HD
-	return out, nil
-}
+// editedUser is the shared shaped mockoidc user (oidcuser.User).
+type editedUser = oidcuser.User
 
 // startGoogle runs mockoidc (an OIDC provider we did not write) as the
 // project's Google.

@@ -2,7 +2,12 @@ package session_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"net/http"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,6 +81,36 @@ type rule struct {
 	seen func(r apptest.Resp) bool
 }
 
+// shown reports whether a check answer shows the change, in the answer and
+// in the session JWT it carries: a JWT the server reuses must not keep the
+// roles or slug from before the change.
+func (rl rule) shown(r apptest.Resp) bool {
+	return rl.seen(r) && jwtAgrees(r)
+}
+
+// jwtAgrees reports whether a successful answer's session_jwt carries the
+// roles and organization slug of its member_session (true for a refusal).
+func jwtAgrees(r apptest.Resp) bool {
+	if r.Status != 200 {
+		return true
+	}
+	ms, _ := r.Body["member_session"].(map[string]any)
+	token, _ := r.Body["session_jwt"].(string)
+	parts := strings.Split(token, ".")
+	if ms == nil || len(parts) != 3 {
+		return false
+	}
+	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+	var claims struct {
+		Session map[string]any `json:"https://stytch.com/session"`
+		Org     map[string]any `json:"https://stytch.com/organization"`
+	}
+	if err != nil || json.Unmarshal(payload, &claims) != nil {
+		return false
+	}
+	return reflect.DeepEqual(claims.Session["roles"], ms["roles"]) && claims.Org["slug"] == ms["organization_slug"]
+}
+
 func sessionRules() []rule {
 	gone := func(r apptest.Resp) bool { return r.Status == 404 && r.ErrType() == "session_not_found" }
 	return []rule{
@@ -104,6 +139,28 @@ func sessionRules() []rule {
 			o, _ := r.Body["organization"].(map[string]any)
 			ms, _ := r.Body["member_session"].(map[string]any)
 			return r.Status == 200 && o["organization_name"] == "Acme Two" && ms["organization_slug"] == "acme-two"
+		}},
+		// A member's roles also come from the organization: its implicit
+		// roles by email domain.
+		{"organization's implicit roles", func(t *testing.T, by *apptest.Env, org, _, _ string) {
+			apptest.Want(t, by.Backend(http.MethodPut, "/v1/b2b/organizations/"+org,
+				map[string]any{"rbac_email_implicit_role_assignments": []any{map[string]any{"role_id": "stytch_admin", "domain": "acme.test"}}}), 200, "")
+		}, func(r apptest.Resp) bool {
+			ms, _ := r.Body["member_session"].(map[string]any)
+			roles, _ := ms["roles"].([]any)
+			return r.Status == 200 && slices.Contains(roles, any("stytch_admin"))
+		}},
+		// One password serves an address in every organization, so setting
+		// it through another organization, which writes no row of this
+		// member, must still show in this member's member_password_id.
+		{"password set through another organization", func(t *testing.T, by *apptest.Env, _, _, _ string) {
+			other := by.CreateOrg("globex", "ALL_ALLOWED", nil)
+			apptest.Want(t, by.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"organization_id": other,
+				"email_address": "ada@acme.test", "hash_type": "bcrypt",
+				"hash": "$2a$04$WkBE3YGKfKkK5HlvTsc7f.uXkDvTzYAiGh.i1Jb5g9uDexXkvcwCG"}), 200, "")
+		}, func(r apptest.Resp) bool {
+			m, _ := r.Body["member"].(map[string]any)
+			return r.Status == 200 && m["member_password_id"] != ""
 		}},
 		{"deleted organization", func(t *testing.T, by *apptest.Env, org, _, _ string) {
 			apptest.Want(t, by.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org, nil), 200, "")
@@ -134,9 +191,9 @@ func TestCachedSessionSeesChangesOnSameProcess(t *testing.T) {
 				token, jwt, member := login(t, e, org, "ada@acme.test")
 				warm(t, e, rl, token, jwt)
 				rl.change(t, e, org, member, token)
-				sameProcess(t, rl.name+" (token)", func() bool { return rl.seen(check(e, token, "")) })
-				sameProcess(t, rl.name+" (jwt)", func() bool { return rl.seen(check(e, "", jwt)) })
-				sameProcess(t, rl.name+" (SDK)", func() bool { return rl.seen(sdkCheck(e, token)) })
+				sameProcess(t, rl.name+" (token)", func() bool { return rl.shown(check(e, token, "")) })
+				sameProcess(t, rl.name+" (jwt)", func() bool { return rl.shown(check(e, "", jwt)) })
+				sameProcess(t, rl.name+" (SDK)", func() bool { return rl.shown(sdkCheck(e, token)) })
 			})
 		})
 	}
@@ -151,9 +208,9 @@ func TestCachedSessionSeesChangesOfOtherProcessWithinASecond(t *testing.T) {
 				token, jwt, member := login(t, e1, org, "ada@acme.test")
 				warm(t, e1, rl, token, jwt)
 				rl.change(t, e2, org, member, token)
-				within(t, time.Second, rl.name+" (token)", func() bool { return rl.seen(check(e1, token, "")) })
-				within(t, time.Second, rl.name+" (jwt)", func() bool { return rl.seen(check(e1, "", jwt)) })
-				within(t, time.Second, rl.name+" (SDK)", func() bool { return rl.seen(sdkCheck(e1, token)) })
+				within(t, time.Second, rl.name+" (token)", func() bool { return rl.shown(check(e1, token, "")) })
+				within(t, time.Second, rl.name+" (jwt)", func() bool { return rl.shown(check(e1, "", jwt)) })
+				within(t, time.Second, rl.name+" (SDK)", func() bool { return rl.shown(sdkCheck(e1, token)) })
 			})
 		})
 	}
@@ -207,6 +264,29 @@ func TestCLIChangesReachRunningServer(t *testing.T) {
 			t.Fatal(err)
 		}
 		within(t, time.Second, "changed project setting", watermark)
+	})
+}
+
+// A secret rotated out with the CLI, as a leak calls for, stops working on a
+// running server within a second, and the new one starts: the server keeps
+// the secrets' hashes in memory.
+func TestCLISecretRotationReachesRunningServer(t *testing.T) {
+	apptest.EachPair(t, func(t *testing.T, server, cli *apptest.Env) {
+		pid := server.Project.Project.ID
+		orgs := func(secret string) int {
+			return server.Do(http.MethodPost, "/v1/b2b/organizations/search", map[string]any{}, nil, pid, secret).Status
+		}
+		for range 2 {
+			if got := orgs(server.Project.Secret); got != 200 {
+				t.Fatalf("the project's secret answered %d", got)
+			}
+		}
+		_, fresh, err := cli.App.Projects.RotateSecret(context.Background(), pid, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		within(t, time.Second, "old secret refused", func() bool { return orgs(server.Project.Secret) == 401 })
+		within(t, time.Second, "new secret accepted", func() bool { return orgs(fresh) == 200 })
 	})
 }
 
@@ -274,5 +354,81 @@ func TestLoginSendsSeeOrganizationChanges(t *testing.T) {
 			apptest.Want(t, e2.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org, nil), 200, "")
 			within(t, time.Second, "deleted organization", deleted(e1, org))
 		})
+	})
+}
+
+// A session belongs to its project: another project's backend or SDK face
+// answers session_not_found for its token and refuses its JWT, even right
+// after the session's own project checked (and so cached) both.
+func TestSessionIsBoundToItsProject(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		token, jwt, _ := login(t, e, org, "ada@acme.test")
+		for range 2 {
+			apptest.Want(t, check(e, token, ""), 200, "")
+			apptest.Want(t, check(e, "", jwt), 200, "")
+		}
+		other := e.NewProject("Other")
+		backend := func(body map[string]any) apptest.Resp {
+			return e.Do(http.MethodPost, "/v1/b2b/sessions/authenticate", body, nil, other.Project.ID, other.Secret)
+		}
+		apptest.Want(t, backend(map[string]any{"session_token": token}), 404, "session_not_found")
+		if r := backend(map[string]any{"session_jwt": jwt}); r.Status == 200 {
+			t.Fatalf("another project accepted the JWT: %s", r.Raw)
+		}
+		r := e.Do(http.MethodPost, "/sdk/v1/b2b/sessions/authenticate", map[string]any{},
+			http.Header{"Origin": {apptest.Origin}}, other.PublicToken, token)
+		if r.Status == 200 {
+			t.Fatalf("another project's SDK face accepted the token: %s", r.Raw)
+		}
+	})
+}
+
+// A cached organization serves only its own project: another project's
+// login send naming it gets organization_not_found, as before it was
+// cached, and no member is made for it.
+func TestCachedOrganizationIsBoundToItsProject(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		body := map[string]any{"email_address": "ada@acme.test", "organization_id": org}
+		for range 2 {
+			apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/otps/email/login_or_signup", body), 200, "")
+		}
+		other := e.NewProject("Other")
+		r := e.Do(http.MethodPost, "/v1/b2b/otps/email/login_or_signup", map[string]any{"email_address": "eve@acme.test",
+			"organization_id": org}, nil, other.Project.ID, other.Secret)
+		apptest.Want(t, r, 404, "organization_not_found")
+		r = e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members/search", nil)
+		if r.Status == 200 && strings.Contains(string(r.Raw), "eve@acme.test") {
+			t.Fatalf("a member made through another project: %s", r.Raw)
+		}
+	})
+}
+
+// Retiring a signing key (`keys retire` from the CLI) stops the JWTs it
+// signed, those already verified and remembered included, within a second
+// on a running server. Rotation alone does not: the old key stays
+// published until it is retired.
+func TestRetiredKeyStopsRememberedJWTs(t *testing.T) {
+	apptest.EachPair(t, func(t *testing.T, server, cli *apptest.Env) {
+		ctx := context.Background()
+		pid := server.Project.Project.ID
+		org := server.CreateOrg("acme", "ALL_ALLOWED", nil)
+		_, jwt, _ := login(t, server, org, "ada@acme.test")
+		for range 2 {
+			apptest.Want(t, check(server, "", jwt), 200, "")
+		}
+		keys, err := cli.App.Projects.ListSigningKeys(ctx, pid)
+		if err != nil || len(keys) != 1 {
+			t.Fatalf("keys before rotation: %v %v", keys, err)
+		}
+		if _, err := cli.App.Projects.RotateSigningKey(ctx, pid); err != nil {
+			t.Fatal(err)
+		}
+		apptest.Want(t, check(server, "", jwt), 200, "")
+		if err := cli.App.Projects.RetireSigningKey(ctx, pid, keys[0].KID); err != nil {
+			t.Fatal(err)
+		}
+		within(t, time.Second, "JWT of a retired key refused", func() bool { return check(server, "", jwt).Status != 200 })
 	})
 }

@@ -48,7 +48,7 @@ func newOIDCEnv(t *testing.T, e *apptest.Env) *oidcEnv {
 
 // login starts a login and follows the provider back to our callback,
 // returning the callback's answer.
-func (s *oidcEnv) login(user *mockoidc.MockUser, extra url.Values) apptest.Resp {
+func (s *oidcEnv) login(user mockoidc.User, extra url.Values) apptest.Resp {
 	s.T.Helper()
 	q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
 	for k, v := range extra {

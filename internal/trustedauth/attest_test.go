@@ -71,6 +71,8 @@ func TestAttestRefusals(t *testing.T) {
 		prof := jwksProfile(t, e, is, func(n *trustedauth.NewProfile) { n.AttributeMapping.OrganizationID = "org_id" })
 		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 		other := e.CreateOrg("other", "NOT_ALLOWED", nil)
+		// Email JIT would admit bo@open.test; this profile does not provision.
+		open := e.CreateOrg("open", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"open.test"}})
 		e.CreateMember(org, "ana@acme.test")
 		now := e.Clock.Now()
 		stranger, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -88,6 +90,7 @@ func TestAttestRefusals(t *testing.T) {
 			{"expired past the skew", is.token(now, "ana@acme.test", "c", map[string]any{"exp": now.Add(-time.Minute).Unix()}), org, 401, "invalid_trusted_auth_token"},
 			{"no expiry", is.token(now, "ana@acme.test", "d", map[string]any{"exp": nil}), org, 401, "invalid_trusted_auth_token"},
 			{"not valid yet", is.token(now, "ana@acme.test", "e", map[string]any{"nbf": now.Add(time.Minute).Unix()}), org, 401, "invalid_trusted_auth_token"},
+			{"issued in the future past the skew", is.token(now, "ana@acme.test", "e2", map[string]any{"iat": now.Add(time.Minute).Unix()}), org, 401, "invalid_trusted_auth_token"},
 			{"signed by a stranger with the issuer's kid", sign(t, jose.ES256, stranger, "k1", claimsFor(now, "ana@acme.test", "f")), org, 401, "invalid_trusted_auth_token"},
 			{"HMAC", hs, org, 401, "invalid_trusted_auth_token"},
 			{"not a JWT", "not.a.jwt", org, 401, "invalid_trusted_auth_token"},
@@ -96,6 +99,7 @@ func TestAttestRefusals(t *testing.T) {
 			{"organization differs from the claim", is.token(now, "ana@acme.test", "i", map[string]any{"org_id": other}), org, 400, "invalid_token_organization_id_claim"},
 			{"unknown organization", is.token(now, "ana@acme.test", "j", nil), "organization-test-00000000-0000-4000-8000-000000000000", 404, "organization_not_found"},
 			{"not a member, no JIT", is.token(now, "bo@acme.test", "k", nil), org, 404, "member_not_found"},
+			{"not a member, organization signed, profile without JIT", is.token(now, "bo@open.test", "k2", map[string]any{"org_id": open}), "", 404, "member_not_found"},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				r := attest(e, map[string]any{"profile_id": prof.ProfileID, "token": c.token, "organization_id": c.org})
@@ -193,6 +197,62 @@ func TestAttestPEMProfile(t *testing.T) {
 		tok = sign(t, jose.RS256, stranger, "", claimsFor(now, "ana@acme.test", "p2"))
 		apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "token": tok, "organization_id": org}),
 			401, "invalid_trusted_auth_token")
+		// An RSA key under 2048 bits is refused as a profile key.
+		weak, err := rsa.GenerateKey(rand.Reader, 1024)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wder, _ := x509.MarshalPKIXPublicKey(&weak.PublicKey)
+		_, err = e.App.TrustedAuth.CreateProfile(t.Context(), trustedauth.NewProfile{ProjectID: e.Project.Project.ID,
+			Env: e.Project.Project.Env, Issuer: issuerName, Audience: audience,
+			PEMKeys: []string{string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: wder}))}})
+		if err == nil {
+			t.Fatal("a profile with a 1024-bit RSA key was created")
+		}
+	})
+}
+
+// Fetched keys are trusted for keysTTL (an hour), not for ever: a key the
+// issuer withdrew from its JWKS still verifies while the keys are cached,
+// and stops verifying once they are older than that and fetched again.
+func TestAttestWithdrawnKeyExpiresFromCache(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		is := newIssuer(t)
+		prof := jwksProfile(t, e, is, nil)
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		e.CreateMember(org, "ana@acme.test")
+		k1 := is.key("k1")
+		call := func(jti string) apptest.Resp { // a token signed with k1
+			return attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
+				"token": sign(t, jose.ES256, k1, "k1", claimsFor(e.Clock.Now(), "ana@acme.test", jti))})
+		}
+		apptest.Want(t, call("w1"), 200, "")
+		is.addKey("k2")
+		is.removeKey("k1")
+		e.Clock.Advance(30 * time.Minute)
+		apptest.Want(t, call("w2"), 200, "")
+		e.Clock.Advance(31 * time.Minute)
+		apptest.Want(t, call("w3"), 401, "invalid_trusted_auth_token")
+	})
+}
+
+// Only the issuer's signing keys verify tokens: a key its JWKS publishes
+// for encryption (use "enc") does not, though the token names it.
+func TestAttestIgnoresEncryptionKeys(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		is := newIssuer(t)
+		enc := is.addKey("e1")
+		is.mu.Lock()
+		is.uses["e1"] = "enc"
+		is.mu.Unlock()
+		prof := jwksProfile(t, e, is, nil)
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		e.CreateMember(org, "ana@acme.test")
+		now := e.Clock.Now()
+		apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
+			"token": sign(t, jose.ES256, enc, "e1", claimsFor(now, "ana@acme.test", "u1"))}), 401, "invalid_trusted_auth_token")
+		apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
+			"token": is.token(now, "ana@acme.test", "u2", nil)}), 200, "")
 	})
 }
 

@@ -28,6 +28,7 @@ type issuer struct {
 	srv  *httptest.Server
 	mu   sync.Mutex
 	keys map[string]crypto.Signer // by kid, published
+	uses map[string]string        // by kid, the published "use" when not "sig"
 	hits atomic.Int32             // JWKS fetches
 	down atomic.Bool              // answer 503
 }
@@ -39,7 +40,7 @@ const (
 
 func newIssuer(t *testing.T) *issuer {
 	t.Helper()
-	is := &issuer{t: t, keys: map[string]crypto.Signer{}}
+	is := &issuer{t: t, keys: map[string]crypto.Signer{}, uses: map[string]string{}}
 	is.addKey("k1")
 	is.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		is.hits.Add(1)
@@ -50,7 +51,11 @@ func newIssuer(t *testing.T) *issuer {
 		is.mu.Lock()
 		set := jose.JSONWebKeySet{}
 		for kid, k := range is.keys {
-			set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.Public(), KeyID: kid, Use: "sig", Algorithm: string(jose.ES256)})
+			use := is.uses[kid]
+			if use == "" {
+				use = "sig"
+			}
+			set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.Public(), KeyID: kid, Use: use, Algorithm: string(jose.ES256)})
 		}
 		is.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
@@ -70,6 +75,13 @@ func (is *issuer) addKey(kid string) crypto.Signer {
 	defer is.mu.Unlock()
 	is.keys[kid] = k
 	return k
+}
+
+// removeKey stops publishing kid (the issuer withdrew the key).
+func (is *issuer) removeKey(kid string) {
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	delete(is.keys, kid)
 }
 
 func (is *issuer) key(kid string) crypto.Signer {

@@ -1,0 +1,103 @@
+package oauth_test
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/oauth"
+	"github.com/oauth2-proxy/mockoidc"
+)
+
+// oneTapToken is an ID token as Google's One Tap script hands it to the
+// page: signed by the provider's own key for our client id; edit sets
+// claims (a nil value removes the claim).
+func oneTapToken(t *testing.T, m *mockoidc.MockOIDC, edit map[string]any) string {
+	t.Helper()
+	return signedBy(t, m.Keypair, m, edit)
+}
+
+// signedBy is oneTapToken signed with key (the provider's, or a stranger's).
+func signedBy(t *testing.T, key *mockoidc.Keypair, m *mockoidc.MockOIDC, edit map[string]any) string {
+	t.Helper()
+	now := time.Now() // mockoidc and go-oidc read the real clock
+	c := jwt.MapClaims{"iss": m.Issuer(), "aud": m.ClientID, "sub": "g-ada", "email": "ada@acme.test",
+		"email_verified": true, "iat": now.Unix(), "exp": now.Add(5 * time.Minute).Unix()}
+	for k, v := range edit {
+		if v == nil {
+			delete(c, k)
+		} else {
+			c[k] = v
+		}
+	}
+	tok, err := key.SignJWT(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// One Tap submits a bare ID token; it is checked as strictly as the one
+// from a code exchange: our client id as audience, the configured issuer,
+// the provider's signature, an expiry, a subject. The organization must
+// exist. A valid one leads to the login page with a token that logs the
+// member in.
+func TestOneTapIDTokenChecks(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		m := startGoogle(t, e)
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		memberID := e.CreateMember(org, "ada@acme.test")
+		submit := func(tok string) apptest.Resp {
+			return e.SDK(http.MethodPost, "/b2b/oauth/google/onetap/submit", map[string]any{"id_token": tok, "organization_id": org}, "")
+		}
+		stranger, err := mockoidc.RandomKeypair(2048) // not the provider's key
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, tok := range map[string]string{
+			"another client's token": oneTapToken(t, m, map[string]any{"aud": "another-client-id"}),
+			"another issuer's token": oneTapToken(t, m, map[string]any{"iss": "https://issuer.evil.test"}),
+			"expired":                oneTapToken(t, m, map[string]any{"exp": time.Now().Add(-time.Minute).Unix()}),
+			"without sub":            oneTapToken(t, m, map[string]any{"sub": nil}),
+			"signed by another key":  signedBy(t, stranger, m, nil),
+			"not a JWT":              "x.y.z",
+		} {
+			t.Run(name, func(t *testing.T) {
+				apptest.Want(t, submit(tok), 401, "invalid_id_token")
+			})
+		}
+		// A valid token for an organization that does not exist.
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/oauth/google/onetap/submit", map[string]any{"id_token": oneTapToken(t, m, nil),
+			"organization_id": "organization-test-00000000-0000-4000-8000-000000000000"}, ""), 404, "organization_not_found")
+		r := submit(oneTapToken(t, m, nil))
+		apptest.Want(t, r, 200, "")
+		u, err := url.Parse(str(r.Data(), "redirect_url"))
+		if err != nil || u.Query().Get("stytch_token_type") != "oauth" {
+			t.Fatalf("redirect: %s", r.Raw)
+		}
+		r = e.SDK(http.MethodPost, "/b2b/oauth/authenticate", map[string]any{"oauth_token": u.Query().Get("token")}, "")
+		apptest.Want(t, r, 200, "")
+		if r.Data()["member_id"] != memberID {
+			t.Fatalf("logged in as: %s", r.Raw)
+		}
+	})
+}
+
+// One Tap submits are limited per client address: each one verifies a
+// token (and may fetch the provider's keys), so past OneTapPerIP submits
+// in a window the next is refused before any of that.
+func TestOneTapSubmitsLimitedPerAddress(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		startGoogle(t, e)
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		body := map[string]any{"id_token": "x.y.z", "organization_id": org}
+		for range oauth.OneTapPerIP.Limit {
+			r := e.SDK(http.MethodPost, "/b2b/oauth/google/onetap/submit", body, "")
+			apptest.Want(t, r, 401, "invalid_id_token")
+		}
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/oauth/google/onetap/submit", body, ""), 429, "too_many_requests")
+	})
+}

@@ -1,0 +1,159 @@
+package sso_test
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/oauth2-proxy/mockoidc"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/apptest/oidcuser"
+)
+
+// shapedUser is the shared shaped mockoidc user (oidcuser.User).
+type shapedUser = oidcuser.User
+
+// The ID token of an OIDC connection is checked for this login: its nonce
+// (present and the one this login sent), its audience (the connection's
+// client id) and its issuer (the connection's). A token the provider
+// signed that fails any of them is refused at the callback; the same token
+// unedited passes, so each refusal is the check's.
+func TestOIDCIDTokenBoundToLoginClientAndIssuer(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newOIDCEnv(t, e)
+		lin := func(edit map[string]any) *shapedUser {
+			return &shapedUser{MockUser: &mockoidc.MockUser{Subject: "oidc-sub-1", Email: "lin@acme.test", EmailVerified: true}, Edit: edit}
+		}
+		for name, edit := range map[string]map[string]any{
+			"another login's nonce":  {"nonce": "the-nonce-of-another-login"},
+			"no nonce":               {"nonce": nil},
+			"another client's token": {"aud": "another-client-id"},
+			"another issuer's token": {"iss": "https://issuer.evil.test"},
+		} {
+			t.Run(name, func(t *testing.T) {
+				wantPage(t, s.login(lin(edit), nil), 400, "oidc_id_token_invalid")
+			})
+		}
+		tokenFrom(t, s.login(lin(nil), nil))
+	})
+}
+
+// An OIDC provider that says the address is unverified (email_verified
+// false) logs no one in: the callback refuses it, where the same user
+// with a verified address gets a token.
+func TestOIDCEmailVerifiedFalseRefused(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newOIDCEnv(t, e)
+		user := &shapedUser{MockUser: &mockoidc.MockUser{Subject: "oidc-sub-1", Email: "lin@acme.test"},
+			Edit: map[string]any{"email_verified": false}}
+		wantPage(t, s.login(user, nil), 400, "sso_email_missing")
+		user.Edit = map[string]any{"email_verified": true}
+		tokenFrom(t, s.login(user, nil))
+	})
+}
+
+// Userinfo completes the ID token's claims only when it is about the same
+// subject (OpenID Connect Core 5.3.2): an answer about someone else is
+// refused; one about the token's subject supplies the email.
+func TestOIDCUserinfoAboutAnotherSubjectRefused(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newOIDCEnv(t, e)
+		user := func(infoSub string) *shapedUser {
+			return &shapedUser{MockUser: &mockoidc.MockUser{Subject: "oidc-sub-1"},
+				Edit: map[string]any{"email": nil, "email_verified": nil},
+				Info: map[string]any{"sub": infoSub, "email": "lin@acme.test", "email_verified": true}}
+		}
+		wantPage(t, s.login(user("oidc-sub-2"), nil), 400, "oidc_id_token_invalid")
+		token := tokenFrom(t, s.login(user("oidc-sub-1"), nil))
+		r := s.SDK(http.MethodPost, "/b2b/sso/authenticate", map[string]any{"sso_token": token}, "")
+		apptest.Want(t, r, 200, "")
+		if r.Data()["member"].(map[string]any)["email_address"] != "lin@acme.test" {
+			t.Fatalf("member: %s", r.Raw)
+		}
+	})
+}
+
+// A login's state belongs to the connection it started with: the
+// provider's answer brought to another connection's callback is refused
+// sso_state_mismatch.
+func TestOIDCStateBoundToConnection(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newOIDCEnv(t, e)
+		// A second connection of the organization, to the same provider.
+		r := e.Backend(http.MethodPost, "/v1/b2b/sso/oidc/"+s.orgID, map[string]any{"display_name": "Second"})
+		apptest.Want(t, r, 200, "")
+		second := r.Body["connection"].(map[string]any)["connection_id"].(string)
+		cfg := s.op.Config()
+		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/sso/oidc/"+s.orgID+"/connections/"+second, map[string]any{
+			"issuer": s.op.Issuer(), "client_id": cfg.ClientID, "client_secret": cfg.ClientSecret}), 200, "")
+		q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
+		r = s.Get("/v1/public/sso/start?" + q.Encode())
+		s.op.QueueUser(&mockoidc.MockUser{Subject: "oidc-sub-1", Email: "lin@acme.test", EmailVerified: true})
+		r = s.Get(r.Header.Get("Location"))
+		back, err := url.Parse(r.Header.Get("Location"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantPage(t, s.Get("/v1/b2b/sso/callback/"+second+"?"+back.RawQuery), 400, "sso_state_mismatch")
+	})
+}
+
+// provider_* start parameters pass through to the OIDC provider, except
+// the ones this server owns: the start URL cannot replace the state,
+// nonce, PKCE challenge, redirect URI, client, response type or scopes.
+func TestOIDCStartProviderParamsCannotOverrideOurs(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newOIDCEnv(t, e)
+		q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}, "provider_prompt": {"login"}}
+		for _, k := range []string{"redirect_uri", "state", "nonce", "code_challenge", "code_challenge_method", "client_id",
+			"response_type", "scope"} {
+			q.Set("provider_"+k, "forged")
+		}
+		r := s.Get("/v1/public/sso/start?" + q.Encode())
+		if r.Status != http.StatusFound {
+			t.Fatalf("start: %d %s", r.Status, r.Raw)
+		}
+		u, err := url.Parse(r.Header.Get("Location"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := u.Query()
+		if got.Get("prompt") != "login" {
+			t.Fatalf("prompt did not pass through: %s", u)
+		}
+		want := map[string]string{"redirect_uri": e.Srv.URL + "/v1/b2b/sso/callback/" + s.connID, "client_id": s.op.ClientID,
+			"response_type": "code", "code_challenge_method": "S256"}
+		for k, v := range want {
+			if got.Get(k) != v {
+				t.Errorf("%s = %q, want %q", k, got.Get(k), v)
+			}
+		}
+		for _, k := range []string{"state", "nonce", "code_challenge", "scope"} {
+			if vs := got[k]; len(vs) != 1 || vs[0] == "forged" || vs[0] == "" {
+				t.Errorf("%s = %q", k, vs)
+			}
+		}
+	})
+}
+
+// A login whose connection stopped being active while the browser was at
+// the provider is refused at the callback (sso_connection_not_active): an
+// administrator who takes a connection out of service ends its logins
+// under way too.
+func TestOIDCCallbackRefusedOnceConnectionInactive(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newOIDCEnv(t, e)
+		q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
+		r := s.Get("/v1/public/sso/start?" + q.Encode())
+		s.op.QueueUser(&mockoidc.MockUser{Subject: "oidc-sub-1", Email: "lin@acme.test", EmailVerified: true})
+		r = s.Get(r.Header.Get("Location"))
+		// Without a client secret the connection is pending.
+		c := e.Backend(http.MethodPut, "/v1/b2b/sso/oidc/"+s.orgID+"/connections/"+s.connID, map[string]any{"client_secret": ""})
+		apptest.Want(t, c, 200, "")
+		if st := c.Body["connection"].(map[string]any)["status"]; st != "pending" {
+			t.Fatalf("status after clearing the secret: %v", st)
+		}
+		wantPage(t, s.Get(r.Header.Get("Location")), 400, "sso_connection_not_active")
+	})
+}
