@@ -107,6 +107,8 @@ func (e *env) do(method, path string, body any, header http.Header, user, pass s
 	case nil:
 	case string:
 		rd = strings.NewReader(b)
+	case io.Reader:
+		rd = b // of unknown length: sent chunked
 	default:
 		buf, _ := json.Marshal(b)
 		rd = bytes.NewReader(buf)

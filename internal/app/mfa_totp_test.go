@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
@@ -219,6 +220,38 @@ func TestRecoveryCodeLockout(t *testing.T) {
 		ist, _ = e.mfaLogin(org, "ada@secure.test")
 		if r := recover(ist, codes[0].(string)); r.Status != 200 || r.data()["recovery_codes_remaining"] != float64(len(codes)-1) {
 			t.Fatalf("right code after the lock: %s", r.Raw)
+		}
+	})
+}
+
+// The sweeper removes TOTP enrollments left pending past their window, but
+// never a verified registration, whose pending expires_at stays on its row:
+// sweeping it would take the member's authenticator app away a day later.
+func TestSweeperKeepsVerifiedTOTP(t *testing.T) {
+	eachEnv(t, func(t *testing.T, e *env) {
+		org, mid, secret, _ := e.totpMember()
+		pending := e.createMember(org, "bob@secure.test")
+		if r := e.backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": pending}); r.Status != 200 {
+			t.Fatalf("pending enrollment: %s", r.Raw)
+		}
+		e.clock.Advance(48 * time.Hour)
+		if _, err := e.app.Sweeper().Once(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var verified, left int
+		if err := e.app.DB.Read().QueryRowContext(context.Background(), `SELECT
+			COUNT(CASE WHEN member_id = $1 THEN 1 END), COUNT(CASE WHEN member_id = $2 THEN 1 END) FROM totp_registrations`,
+			mid, pending).Scan(&verified, &left); err != nil {
+			t.Fatal(err)
+		}
+		if verified != 1 || left != 0 {
+			t.Fatalf("after the sweep: %d verified registrations (want 1), %d pending (want 0)", verified, left)
+		}
+		ist, _ := e.mfaLogin(org, "ada@secure.test")
+		r := e.backend(http.MethodPost, "/v1/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
+			"intermediate_session_token": ist, "code": totpAt(t, secret, e.clock.Now())})
+		if r.Status != 200 || r.Body["member_authenticated"] != true {
+			t.Fatalf("the app no longer logs in after the sweep: %s", r.Raw)
 		}
 	})
 }

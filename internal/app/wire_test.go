@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -27,6 +28,9 @@ func TestWireBasics(t *testing.T) {
 		t.Run("bodies: too large, malformed, wrong types", func(t *testing.T) {
 			big := `{"organization_slug":"` + strings.Repeat("a", 70<<10) + `"}`
 			want(t, e.sdk("/b2b/organizations/search", big, ""), 413, "request_too_large")
+			// Sent chunked, without a length to refuse up front, it is cut
+			// off at the limit as it is read.
+			want(t, e.sdk("/b2b/organizations/search", io.MultiReader(strings.NewReader(big)), ""), 413, "request_too_large")
 			want(t, e.sdk("/b2b/organizations/search", `{"organization_slug":`, ""), 400, "invalid_request")
 			r := e.sdk("/b2b/organizations/search", `{"organization_slug": 7}`, "")
 			want(t, r, 400, "invalid_request")

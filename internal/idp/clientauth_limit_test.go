@@ -1,6 +1,7 @@
 package idp_test
 
 import (
+	"net/http"
 	"net/url"
 	"testing"
 
@@ -30,5 +31,24 @@ func TestClientSecretFailuresLimited(t *testing.T) {
 			oauthErr(t, revoke(b, "wrong"), 401, "invalid_client")
 		}
 		oauthErr(t, revoke(c, cSecret), 429, "slow_down") // the address is out of allowance
+	})
+}
+
+// The client_credentials grant counts wrong M2M secrets under the same
+// per-client rule: after ClientSecretFailures misses the right secret is
+// refused too.
+func TestM2MClientSecretFailuresLimited(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		r := e.Backend("POST", "/v1/m2m/clients", map[string]any{"client_name": "Job", "scopes": []string{"read:x"}})
+		apptest.Want(t, r, 200, "")
+		c := r.Body["m2m_client"].(map[string]any)
+		token := func(secret string) apptest.Resp {
+			return e.Do("POST", "/v1/public/"+e.Project.Project.ID+"/oauth2/token", url.Values{"grant_type": {"client_credentials"}}.Encode(),
+				http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, c["client_id"].(string), secret)
+		}
+		for range idp.ClientSecretFailures.Limit {
+			oauthErr(t, token("wrong"), 401, "invalid_client")
+		}
+		oauthErr(t, token(c["client_secret"].(string)), 429, "slow_down")
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/session"
 )
 
 func TestExchangeAccessToken(t *testing.T) {
@@ -73,6 +74,22 @@ func TestExchangeAccessToken(t *testing.T) {
 		apptest.Want(t, r, 200, "")
 		if r.Body["session_token"] == "" || r.Body["member_authenticated"] != true {
 			t.Fatalf("exchange under MFA policy: %s", r.Raw)
+		}
+	})
+}
+
+// Failed exchanges count against session.FailuresPerIP for the caller's
+// address: past the limit another guess is refused with 429, not answered.
+func TestExchangeFailuresLimitedPerAddress(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		exchange := func() apptest.Resp {
+			return e.Backend(http.MethodPost, "/v1/b2b/sessions/exchange_access_token", map[string]any{"access_token": "x.y.z"})
+		}
+		for range session.FailuresPerIP.Limit {
+			apptest.Want(t, exchange(), 401, "oauth_access_token_exchange_token_invalid_grant")
+		}
+		if r := exchange(); r.Status != http.StatusTooManyRequests {
+			t.Fatalf("past the limit: %d %s", r.Status, r.Raw)
 		}
 	})
 }

@@ -2,6 +2,8 @@ package idp_test
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -137,4 +139,59 @@ func oauthErr(t *testing.T, r apptest.Resp, status int, code string) {
 	if r.Status != status || r.Body["error"] != code {
 		t.Fatalf("got %d %s, want %d %s", r.Status, r.Raw, status, code)
 	}
+}
+
+// grant runs the code flow for scopes (consent given) and returns the
+// token response, which must succeed.
+func (f *fixture) grant(id, secret string, scopes ...string) apptest.Resp {
+	f.t.Helper()
+	_, back := f.authorize(authReq(id, scopes...), true)
+	r := f.exchange(id, secret, back.Get("code"), verifier)
+	apptest.Want(f.t, r, 200, "")
+	return r
+}
+
+// refresh presents a refresh token (and a scope parameter when given).
+func (f *fixture) refresh(id, secret, token, scope string) apptest.Resp {
+	v := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {token}}
+	if scope != "" {
+		v.Set("scope", scope)
+	}
+	return f.form("/oauth2/token", id, secret, v)
+}
+
+// active introspects token as the client and reports "active".
+func (f *fixture) active(id, secret, token string) bool {
+	f.t.Helper()
+	r := f.form("/oauth2/introspect", id, secret, url.Values{"token": {token}})
+	apptest.Want(f.t, r, 200, "")
+	return r.Body["active"] == true
+}
+
+// forge re-signs a JWT's claims, unchanged and under the same kid, with a
+// key the project does not have: a token only a signature check refuses.
+func forge(t *testing.T, token string) string {
+	t.Helper()
+	parsed, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := map[string]any{}
+	if err := parsed.UnsafeClaimsWithoutVerification(&claims); err != nil {
+		t.Fatal(err)
+	}
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: key},
+		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", parsed.Headers[0].KeyID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := jwt.Signed(s).Claims(claims).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -83,3 +83,19 @@ func TestClientsAndClientCredentials(t *testing.T) {
 		apptest.Want(t, e.Backend("GET", "/v1/m2m/clients/"+id, nil), 404, "m2m_client_not_found")
 	})
 }
+
+// A status other than active or inactive is refused, and rotation steps
+// out of order (complete or cancel with none started, start twice) are
+// invalid_request rather than silent no-ops.
+func TestStatusAndRotationOrder(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		r := e.Backend("POST", "/v1/m2m/clients", map[string]any{"client_name": "Job", "scopes": []string{"read:x"}})
+		apptest.Want(t, r, 200, "")
+		path := "/v1/m2m/clients/" + r.Body["m2m_client"].(map[string]any)["client_id"].(string)
+		apptest.Want(t, e.Backend("PUT", path, map[string]any{"status": "suspended"}), 400, "invalid_request")
+		apptest.Want(t, e.Backend("POST", path+"/secrets/rotate", nil), 400, "invalid_request")
+		apptest.Want(t, e.Backend("POST", path+"/secrets/rotate/cancel", nil), 400, "invalid_request")
+		apptest.Want(t, e.Backend("POST", path+"/secrets/rotate/start", nil), 200, "")
+		apptest.Want(t, e.Backend("POST", path+"/secrets/rotate/start", nil), 400, "invalid_request")
+	})
+}

@@ -2,62 +2,20 @@ package oauth_test
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
-	"github.com/golang-jwt/jwt/v5"
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/apptest/oidcuser"
 	"github.com/latchkey/latchkey/internal/oauth"
 	"github.com/latchkey/latchkey/internal/oauth/providers"
 	"github.com/oauth2-proxy/mockoidc"
 )
 
-// editedUser is a mockoidc user whose ID token a test shapes before the
-// provider signs it with its own key: HD adds Google's hosted domain (a
-// Workspace account), Edit sets claims (a nil value removes the claim).
-// Info, when set, is the provider's userinfo answer instead of mockoidc's.
-type editedUser struct {
-	*mockoidc.MockUser
-	HD   string
-	Edit map[string]any
-	Info map[string]any
-}
-
-func (u *editedUser) Claims(scope []string, c *mockoidc.IDTokenClaims) (jwt.Claims, error) {
-	base, err := u.MockUser.Claims(scope, c)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := json.Marshal(base)
-	if err != nil {
-		return nil, err
-	}
-	out := jwt.MapClaims{}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, err
-	}
-	if u.HD != "" {
-		out["hd"] = u.HD
-	}
-	for k, v := range u.Edit {
-		if v == nil {
-			delete(out, k)
-		} else {
-			out[k] = v
-		}
-	}
-	return out, nil
-}
-
-func (u *editedUser) Userinfo(scope []string) ([]byte, error) {
-	if u.Info == nil {
-		return u.MockUser.Userinfo(scope)
-	}
-	return json.Marshal(u.Info)
-}
+// editedUser is the shared shaped mockoidc user (oidcuser.User).
+type editedUser = oidcuser.User
 
 // startGoogle runs mockoidc (an OIDC provider we did not write) as the
 // project's Google.

@@ -384,6 +384,27 @@ func TestSessionIsBoundToItsProject(t *testing.T) {
 	})
 }
 
+// A cached organization serves only its own project: another project's
+// login send naming it gets organization_not_found, as before it was
+// cached, and no member is made for it.
+func TestCachedOrganizationIsBoundToItsProject(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		body := map[string]any{"email_address": "ada@acme.test", "organization_id": org}
+		for range 2 {
+			apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/otps/email/login_or_signup", body), 200, "")
+		}
+		other := e.NewProject("Other")
+		r := e.Do(http.MethodPost, "/v1/b2b/otps/email/login_or_signup", map[string]any{"email_address": "eve@acme.test",
+			"organization_id": org}, nil, other.Project.ID, other.Secret)
+		apptest.Want(t, r, 404, "organization_not_found")
+		r = e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members/search", nil)
+		if r.Status == 200 && strings.Contains(string(r.Raw), "eve@acme.test") {
+			t.Fatalf("a member made through another project: %s", r.Raw)
+		}
+	})
+}
+
 // Retiring a signing key (`keys retire` from the CLI) stops the JWTs it
 // signed, those already verified and remembered included, within a second
 // on a running server. Rotation alone does not: the old key stays

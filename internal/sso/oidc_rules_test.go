@@ -1,55 +1,18 @@
 package sso_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"testing"
 
-	"github.com/golang-jwt/jwt/v5"
 	"github.com/oauth2-proxy/mockoidc"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/apptest/oidcuser"
 )
 
-// shapedUser is a mockoidc user whose ID token a test shapes before the
-// provider signs it with its own key: Edit sets claims (a nil value
-// removes the claim). Info, when set, is the provider's userinfo answer.
-type shapedUser struct {
-	*mockoidc.MockUser
-	Edit map[string]any
-	Info map[string]any
-}
-
-func (u *shapedUser) Claims(scope []string, c *mockoidc.IDTokenClaims) (jwt.Claims, error) {
-	base, err := u.MockUser.Claims(scope, c)
-	if err != nil {
-		return nil, err
-	}
-	raw, err := json.Marshal(base)
-	if err != nil {
-		return nil, err
-	}
-	out := jwt.MapClaims{}
-	if err := json.Unmarshal(raw, &out); err != nil {
-		return nil, err
-	}
-	for k, v := range u.Edit {
-		if v == nil {
-			delete(out, k)
-		} else {
-			out[k] = v
-		}
-	}
-	return out, nil
-}
-
-func (u *shapedUser) Userinfo(scope []string) ([]byte, error) {
-	if u.Info == nil {
-		return u.MockUser.Userinfo(scope)
-	}
-	return json.Marshal(u.Info)
-}
+// shapedUser is the shared shaped mockoidc user (oidcuser.User).
+type shapedUser = oidcuser.User
 
 // The ID token of an OIDC connection is checked for this login: its nonce
 // (present and the one this login sent), its audience (the connection's

@@ -1,0 +1,94 @@
+package idp_test
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+)
+
+// A refresh token is bound to the client it was issued to (RFC 6749 6):
+// another client of the project, authenticated with its own secret, gets
+// invalid_grant, and the owner can still use the token afterwards.
+func TestRefreshTokenIsBoundToItsClient(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := setup(t, e)
+		id, secret := f.client("third_party", nil)
+		other, otherSecret := f.client("third_party", nil)
+		rt := f.grant(id, secret, "openid", "offline_access").Body["refresh_token"].(string)
+		oauthErr(t, f.refresh(other, otherSecret, rt, ""), 400, "invalid_grant")
+		apptest.Want(t, f.refresh(id, secret, rt, ""), 200, "")
+	})
+}
+
+// The refresh grant takes refresh tokens only: an access token's jti (which
+// anyone holding the access token can read) names a stored row too, and
+// must not mint a refresh token. Introspecting the bare jti shows nothing.
+func TestRefreshRefusesAnAccessTokensID(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := setup(t, e)
+		id, secret := f.client("third_party", nil)
+		at := f.grant(id, secret, "openid", "offline_access").Body["access_token"].(string)
+		jti := f.claims(at)["jti"].(string)
+		oauthErr(t, f.refresh(id, secret, jti, ""), 400, "invalid_grant")
+		if f.active(id, secret, jti) {
+			t.Fatal("an access token's jti introspects as an active refresh token")
+		}
+	})
+}
+
+// A refresh token lives refreshTokenTTL (30 days): past it the grant is
+// invalid_grant and introspection says inactive; a rotated (spent) one is
+// inactive at once.
+func TestRefreshTokenExpiresAndASpentOneIsInactive(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := setup(t, e)
+		id, secret := f.client("third_party", nil)
+		rt := f.grant(id, secret, "openid", "offline_access").Body["refresh_token"].(string)
+		r := f.refresh(id, secret, rt, "")
+		apptest.Want(t, r, 200, "")
+		if f.active(id, secret, rt) {
+			t.Fatal("a rotated refresh token introspects as active")
+		}
+		next := r.Body["refresh_token"].(string)
+		e.Clock.Advance(30*24*time.Hour + time.Minute)
+		if f.active(id, secret, next) {
+			t.Fatal("an expired refresh token introspects as active")
+		}
+		oauthErr(t, f.refresh(id, secret, next, ""), 400, "invalid_grant")
+	})
+}
+
+// A refresh may narrow the granted scopes, never widen them (RFC 6749 6),
+// and a narrowed family keeps its refresh token.
+func TestRefreshMayOnlyNarrowScopes(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := setup(t, e)
+		id, secret := f.client("third_party", nil)
+		rt := f.grant(id, secret, "openid", "offline_access").Body["refresh_token"].(string)
+		oauthErr(t, f.refresh(id, secret, rt, "openid email"), 400, "invalid_scope")
+		r := f.refresh(id, secret, rt, "openid")
+		apptest.Want(t, r, 200, "")
+		if r.Body["scope"] != "openid offline_access" || r.Body["refresh_token"] == nil {
+			t.Fatalf("narrowed refresh: %s", r.Raw)
+		}
+	})
+}
+
+// Tokens are issued only to an active member: once the member is deleted,
+// their refresh token is invalid_grant and their access token cannot be
+// exchanged for a session.
+func TestDeletedMemberGetsNoTokensOrSession(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := setup(t, e)
+		id, secret := f.client("first_party", map[string]any{"full_access_allowed": true})
+		tok := f.grant(id, secret, "openid", "offline_access", "full_access")
+		apptest.Want(t, e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+f.org+"/members/"+f.member, nil), 200, "")
+		oauthErr(t, f.refresh(id, secret, tok.Body["refresh_token"].(string), ""), 400, "invalid_grant")
+		r := e.Backend(http.MethodPost, "/v1/b2b/sessions/exchange_access_token", map[string]any{"access_token": tok.Body["access_token"]})
+		if r.Status == 200 {
+			t.Fatalf("a deleted member's access token became a session: %s", r.Raw)
+		}
+	})
+}
