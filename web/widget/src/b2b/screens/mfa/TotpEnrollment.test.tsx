@@ -72,7 +72,9 @@ describe('TOTP enrollment', () => {
     await ui.findByRole('heading', { name: 'Enter the setup key in your authenticator app' });
     setClipboard(() => Promise.reject(new Error('denied')));
     fireEvent.click(ui.getByRole('button', { name: 'Copy key' }));
-    expect((await ui.findByRole('status')).textContent).toBe("Couldn't copy code to clipboard");
+    // The status region is always there, empty until the copy settles:
+    // wait for its text, not for the region.
+    await waitFor(() => expect(ui.getByRole('status').textContent).toBe("Couldn't copy code to clipboard"));
     const writeText = vi.fn(() => Promise.resolve());
     setClipboard(writeText);
     fireEvent.click(ui.getByRole('button', { name: 'Copy key' }));
@@ -117,7 +119,9 @@ describe('Recovery Code Save', () => {
   it("copy all reports \"Couldn't copy codes to clipboard\" without a clipboard, and success for 2 s", async () => {
     const ui = await openRecoverySave();
     fireEvent.click(ui.getByRole('button', { name: 'Copy all' }));
-    expect((await ui.findByRole('status')).textContent).toBe("Couldn't copy codes to clipboard");
+    // The status region is always there, empty until the copy settles:
+    // wait for its text, not for the region.
+    await waitFor(() => expect(ui.getByRole('status').textContent).toBe("Couldn't copy codes to clipboard"));
     const writeText = vi.fn(() => Promise.resolve());
     setClipboard(writeText);
     fireEvent.click(ui.getByRole('button', { name: 'Copy all' }));
