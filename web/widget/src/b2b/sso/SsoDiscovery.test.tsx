@@ -53,7 +53,8 @@ describe('SSO Discovery Email', () => {
     const server = connectionsServer([]);
     const ui = await openEmailStep(server);
     submitEmail(ui, 'not-an-email');
-    expect(await ui.findByRole('alert')).toHaveProperty('textContent', 'Invalid email address');
+    // The alert region is always there (ErrorText): wait for its text.
+    await waitFor(() => expect(ui.getByRole('alert').textContent).toBe('Invalid email address'));
     expect(ui.getByLabelText('Email').getAttribute('aria-invalid')).toBe('true');
     expect(server.callsTo(CONNECTIONS_PATH)).toHaveLength(0);
   });
