@@ -36,6 +36,16 @@ func setup(t *testing.T, db *store.DB) *fixture {
 	return &fixture{ctx: ctx, db: db, clk: clk, flows: flowtoken.New(db, clk, ratelimit.New(db, clk)), project: p.Project.ID}
 }
 
+// issue issues a ticket that must be issued and returns its token.
+func (f *fixture) issue(t *testing.T, in flowtoken.Issue) string {
+	t.Helper()
+	tok, err := f.flows.Issue(f.ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
 type state struct {
 	Provider string `json:"provider"`
 	Org      string `json:"org"`
@@ -44,11 +54,8 @@ type state struct {
 func TestIssueRedeemOnce(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		f := setup(t, db)
-		tok, err := f.flows.Issue(f.ctx, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Minute,
+		tok := f.issue(t, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Minute,
 			LimitKey: "ip", Data: state{Provider: "google", Org: "o1"}})
-		if err != nil {
-			t.Fatal(err)
-		}
 		var stored string
 		if err := db.Read().QueryRowContext(f.ctx, `SELECT ticket_hash FROM flow_tickets`).Scan(&stored); err != nil || stored != ids.Hash(tok) {
 			t.Fatalf("stored %q, want the hash of the ticket (%v)", stored, err)
@@ -71,10 +78,7 @@ func TestRefusals(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		f := setup(t, db)
 		issue := func(challenge string) string {
-			tok, err := f.flows.Issue(f.ctx, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Minute, Challenge: challenge, Data: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
+			tok := f.issue(t, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Minute, Challenge: challenge, Data: 1})
 			return tok
 		}
 		redeem := func(r flowtoken.Redeem) error {
@@ -123,10 +127,7 @@ func TestRefusals(t *testing.T) {
 func TestFailedRedemptionsAreLimited(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		f := setup(t, db)
-		tok, err := f.flows.Issue(f.ctx, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Hour, Data: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		tok := f.issue(t, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Hour, Data: 1})
 		for i := 0; i < flowtoken.RedeemLimit.Limit; i++ {
 			if _, err := f.flows.Redeem(f.ctx, flowtoken.Redeem{Kind: "k", Token: "guess", LimitKey: "ip"}); !errors.Is(err, flowtoken.ErrInvalid) {
 				t.Fatalf("guess %d: %v", i, err)
@@ -146,10 +147,7 @@ func TestFailedRedemptionsAreLimited(t *testing.T) {
 func TestConcurrentRedemptionHasOneWinner(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		f := setup(t, db)
-		tok, err := f.flows.Issue(f.ctx, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Minute, Data: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		tok := f.issue(t, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Minute, Data: 1})
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		wins := 0
@@ -270,16 +268,10 @@ func TestIssueIsLimitedPerCallerAndKind(t *testing.T) {
 func TestRedeemLimitPerKindAndCountsPKCEFailures(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		f := setup(t, db)
-		other, err := f.flows.Issue(f.ctx, flowtoken.Issue{Kind: "other", ProjectID: f.project, TTL: time.Hour, Data: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
+		other := f.issue(t, flowtoken.Issue{Kind: "other", ProjectID: f.project, TTL: time.Hour, Data: 1})
 		verifier := ids.Token()
-		pk, err := f.flows.Issue(f.ctx, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Hour,
+		pk := f.issue(t, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Hour,
 			Challenge: flowtoken.S256(verifier), Data: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
 		for i := 0; i < flowtoken.RedeemLimit.Limit; i++ {
 			if _, err := f.flows.Redeem(f.ctx, flowtoken.Redeem{Kind: "k", Token: pk, Verifier: ids.Token(), LimitKey: "ip"}); !apierr.Is(err, apierr.PKCEMismatch) {
 				t.Fatalf("wrong verifier %d: %v", i, err)
@@ -303,11 +295,8 @@ func TestSpentOrExpiredPKCETicketIsInvalid(t *testing.T) {
 		f := setup(t, db)
 		verifier := ids.Token()
 		issue := func(ttl time.Duration) string {
-			tok, err := f.flows.Issue(f.ctx, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: ttl,
+			tok := f.issue(t, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: ttl,
 				Challenge: flowtoken.S256(verifier), Data: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
 			return tok
 		}
 		spent, expired := issue(time.Hour), issue(time.Minute)
