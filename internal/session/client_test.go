@@ -3,6 +3,7 @@ package session_test
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,25 +13,31 @@ import (
 	"github.com/latchkey/latchkey/internal/config"
 )
 
+// jwtPayload decodes a JWT's claims into v without checking its signature
+// (the tests that need one verify with the JWKS).
+func jwtPayload(jwt string, v any) error {
+	parts := strings.Split(jwt, ".")
+	if len(parts) != 3 {
+		return fmt.Errorf("not a JWT: %q", jwt)
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, v)
+}
+
 // sessionAttributes reads the attributes of a session JWT's session claim,
 // where the API family reports the session's client (the Node SDK's
 // authenticateJwtLocal returns them as the session's attributes).
 func sessionAttributes(t *testing.T, jwt string) map[string]any {
 	t.Helper()
-	parts := strings.Split(jwt, ".")
-	if len(parts) != 3 {
-		t.Fatalf("not a JWT: %q", jwt)
-	}
-	raw, err := base64.RawURLEncoding.DecodeString(parts[1])
-	if err != nil {
-		t.Fatal(err)
-	}
 	var c struct {
 		Session struct {
 			Attributes map[string]any `json:"attributes"`
 		} `json:"https://stytch.com/session"`
 	}
-	if err := json.Unmarshal(raw, &c); err != nil {
+	if err := jwtPayload(jwt, &c); err != nil {
 		t.Fatal(err)
 	}
 	return c.Session.Attributes
