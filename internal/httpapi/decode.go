@@ -51,10 +51,13 @@ func decode(r *http.Request, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
-	if err := cleanJSON(body); err != nil {
-		return err
+	plain := plainText(body)
+	if !plain {
+		if err := cleanJSON(body); err != nil {
+			return err
+		}
 	}
-	if f, ok := dst.(StringFields); ok && decodeFlat(body, f) {
+	if f, ok := dst.(StringFields); ok && decodeFlat(body, f, plain) {
 		return nil
 	}
 	if err := json.Unmarshal(body, dst); err != nil {

@@ -19,6 +19,15 @@ type StringFields interface {
 	StringField(key string) *string
 }
 
+// Interner is a StringFields whose values are often strings the process
+// already holds, such as a session JWT presented on every request:
+// Interned returns that string when it equals value, which spares copying
+// the value out of the request body. The string returned must be one the
+// process owns (never one sharing the body's memory).
+type Interner interface {
+	Interned(field *string, value []byte) (string, bool)
+}
+
 // maxFlatFields bounds the fields a flat body may set (more is unusual,
 // and goes to encoding/json).
 const maxFlatFields = 4
@@ -26,8 +35,9 @@ const maxFlatFields = 4
 // decodeFlat fills dst from body and reports true when body is one object
 // whose keys are dst's string fields and whose values are strings without
 // escapes or control characters. It sets nothing when it reports false.
-// body is valid UTF-8 (cleanJSON ran first).
-func decodeFlat(body []byte, dst StringFields) bool {
+// body is valid UTF-8 (plainText passed it, or cleanJSON did); plain says
+// plainText did. An Interner's own strings replace copies of the body.
+func decodeFlat(body []byte, dst StringFields, plain bool) bool {
 	var fields [maxFlatFields]*string
 	var values [maxFlatFields][]byte
 	n := 0
@@ -40,7 +50,7 @@ func decodeFlat(body []byte, dst StringFields) bool {
 		return skipSpace(body, i+1) == len(body)
 	}
 	for {
-		key, next, ok := plainString(body, i)
+		key, next, ok := plainString(body, i, plain)
 		if !ok {
 			return false
 		}
@@ -48,7 +58,7 @@ func decodeFlat(body []byte, dst StringFields) bool {
 		if i >= len(body) || body[i] != ':' {
 			return false
 		}
-		val, next, ok := plainString(body, skipSpace(body, i+1))
+		val, next, ok := plainString(body, skipSpace(body, i+1), plain)
 		if !ok || n == maxFlatFields {
 			return false
 		}
@@ -63,7 +73,14 @@ func decodeFlat(body []byte, dst StringFields) bool {
 			i = skipSpace(body, i+1)
 		case i < len(body) && body[i] == '}' && skipSpace(body, i+1) == len(body):
 			// A repeated key: the last one wins, as with encoding/json.
+			in, _ := dst.(Interner)
 			for k := range n {
+				if in != nil {
+					if s, ok := in.Interned(fields[k], values[k]); ok {
+						*fields[k] = s
+						continue
+					}
+				}
 				*fields[k] = string(values[k])
 			}
 			return true
@@ -74,8 +91,9 @@ func decodeFlat(body []byte, dst StringFields) bool {
 }
 
 // plainString returns the string that starts at b[i] and the index after
-// it, when it has no escape and no control character.
-func plainString(b []byte, i int) ([]byte, int, bool) {
+// it, when it has no escape and no control character. plain says b has
+// neither anywhere (plainText), which spares looking again.
+func plainString(b []byte, i int, plain bool) ([]byte, int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return nil, 0, false
 	}
@@ -84,7 +102,7 @@ func plainString(b []byte, i int) ([]byte, int, bool) {
 		return nil, 0, false
 	}
 	s := b[i+1 : i+1+end]
-	if bytes.IndexByte(s, '\\') >= 0 || hasControl(s) {
+	if !plain && (bytes.IndexByte(s, '\\') >= 0 || hasControl(s)) {
 		return nil, 0, false
 	}
 	return s, i + 2 + end, true
@@ -119,6 +137,31 @@ func hasControl(s []byte) bool {
 		}
 	}
 	return false
+}
+
+// plainText reports whether b is printable ASCII without a backslash: then
+// it is valid UTF-8 with no escape and no control character, so neither
+// cleanJSON nor plainString need look at it again. A session JWT, the
+// longest body the session check reads, is such a text: one pass over it
+// instead of four.
+func plainText(b []byte) bool {
+	const highs, spaces, slashes, ones = 0x8080808080808080, 0x2020202020202020, 0x5c5c5c5c5c5c5c5c, 0x0101010101010101
+	for len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		y := x ^ slashes // a zero byte where b has a backslash
+		// A set high bit, a byte below 0x20 or a zero byte of y (the
+		// classic has-less-than and has-zero word tests).
+		if (x|(x-spaces)&^x|(y-ones)&^y)&highs != 0 {
+			return false
+		}
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 0x20 || c >= 0x80 || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // skipSpace returns the index of the first byte at or after i that is not

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"unsafe"
 )
 
 // flatTarget is a request of two string fields read the fast way, beside
@@ -48,9 +50,14 @@ func TestDecodeFlat(t *testing.T) {
 		{`{"session_token":1}`, false, flatTarget{}},
 		{`{"session_token":"a","session_token":"b","session_token":"c","session_token":"d","session_jwt":"e"}`, false, flatTarget{}},
 	} {
-		var got flatTarget
-		if fast := decodeFlat([]byte(c.body), &got); fast != c.fast || got != c.want {
-			t.Errorf("decodeFlat(%q) = %v, %+v; want %v, %+v", c.body, fast, got, c.fast, c.want)
+		// Both ways of reading a string: looking at it, and trusting
+		// plainText's look at the whole body when it passes.
+		body := []byte(c.body)
+		for _, plain := range []bool{false, plainText(body)} {
+			var got flatTarget
+			if fast := decodeFlat(body, &got, plain); fast != c.fast || got != c.want {
+				t.Errorf("decodeFlat(%q, plain %v) = %v, %+v; want %v, %+v", c.body, plain, fast, got, c.fast, c.want)
+			}
 		}
 	}
 }
@@ -69,7 +76,7 @@ func FuzzDecodeFlat(f *testing.F) {
 			return // Decode refuses it before either way runs
 		}
 		var fast flatTarget
-		if !decodeFlat(body, &fast) {
+		if !decodeFlat(body, &fast, plainText(body)) {
 			if fast != (flatTarget{}) {
 				t.Fatalf("decodeFlat(%q) declined but set %+v", body, fast)
 			}
@@ -115,7 +122,7 @@ func BenchmarkPlainString(b *testing.B) {
 	body = append(body, '"')
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		if _, _, ok := plainString(body, 0); !ok {
+		if _, _, ok := plainString(body, 0, false); !ok {
 			b.Fatal("refused")
 		}
 	}
@@ -136,7 +143,7 @@ func TestPlainStringBoundaries(t *testing.T) {
 						continue
 					}
 					body := append(append([]byte{'"'}, s...), '"')
-					got, next, ok := plainString(body, 0)
+					got, next, ok := plainString(body, 0, false)
 					want := c >= 0x20 && c != '\\'
 					if ok != want || (ok && (!bytes.Equal(got, s) || next != len(body))) {
 						t.Fatalf("plainString(%q) = %q, %d, %v; want ok=%v", body, got, next, ok, want)
@@ -144,5 +151,65 @@ func TestPlainStringBoundaries(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// plainText passes printable ASCII without a backslash and nothing else:
+// any other byte at any place, in bodies of every length around the
+// eight-byte words it reads, fails it (a text it passed wrongly would
+// skip cleanJSON).
+func TestPlainText(t *testing.T) {
+	t.Parallel()
+	for n := 1; n <= 25; n++ {
+		for _, fill := range []byte{'a', 0x20, 0x7f, '[', ']', 0x21} {
+			for pos := range n {
+				for c := range 256 {
+					s := bytes.Repeat([]byte{fill}, n)
+					s[pos] = byte(c)
+					want := c >= 0x20 && c < 0x80 && c != '\\'
+					if got := plainText(s); got != want {
+						t.Fatalf("plainText(%q) = %v, want %v", s, got, want)
+					}
+				}
+			}
+		}
+	}
+	if !plainText(nil) {
+		t.Fatal("the empty text is plain")
+	}
+}
+
+// internTarget hands out its own copies of the values it knows.
+type internTarget struct {
+	flatTarget
+	known map[string]string
+}
+
+func (f *internTarget) Interned(field *string, value []byte) (string, bool) {
+	if field != &f.JWT {
+		return "", false
+	}
+	s, ok := f.known[string(value)]
+	return s, ok
+}
+
+// An Interner's string replaces the copy for the values it knows; the
+// rest are copied from the body as usual.
+func TestDecodeFlatInterns(t *testing.T) {
+	t.Parallel()
+	own := strings.Clone("known.jwt")
+	f := &internTarget{known: map[string]string{own: own}}
+	if !decodeFlat([]byte(`{"session_jwt":"known.jwt","session_token":"known.jwt"}`), f, true) {
+		t.Fatal("declined")
+	}
+	if f.JWT != own || unsafe.StringData(f.JWT) != unsafe.StringData(own) {
+		t.Errorf("JWT = %q, not the interner's copy", f.JWT)
+	}
+	if f.Token != own || unsafe.StringData(f.Token) == unsafe.StringData(own) {
+		t.Errorf("Token = %q, which the interner declined, is not a copy of the body", f.Token)
+	}
+	g := &internTarget{known: map[string]string{own: own}}
+	if !decodeFlat([]byte(`{"session_jwt":"other.jwt"}`), g, true) || g.JWT != "other.jwt" {
+		t.Errorf("an unknown value was read as %q", g.JWT)
 	}
 }

@@ -25,6 +25,7 @@ type verifiedJWTs struct {
 }
 
 type verifiedJWT struct {
+	token                string // the key, so intern can hand it out
 	projectID, sessionID string
 	issued, notBefore    time.Time
 	expires              time.Time
@@ -47,10 +48,19 @@ func (v *verifiedJWTs) get(projectID, token string, now time.Time) (string, bool
 	return e.sessionID, true
 }
 
+// intern returns the remembered token equal to b, without copying b.
+func (v *verifiedJWTs) intern(b []byte) (string, bool) {
+	v.mu.Lock()
+	e, ok := v.items[string(b)]
+	v.mu.Unlock()
+	return e.token, ok
+}
+
 // put remembers a verified token. The key is a copy: the caller's string
 // may share memory with the request it came in.
 func (v *verifiedJWTs) put(token string, e verifiedJWT) {
 	token = strings.Clone(token)
+	e.token = token
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.items == nil || len(v.items) >= verifiedLimit {
