@@ -1,6 +1,10 @@
 package apptest
 
-import "net/http"
+import (
+	"net/http"
+	"slices"
+	"testing"
+)
 
 // LoginByEmailOTP logs a member of orgID in by emailed code through the
 // backend face and returns the session token and JWT.
@@ -23,4 +27,33 @@ func (e *Env) LoginByEmailOTP(orgID, email string) (token, jwt string) {
 	token, _ = r.Body["session_token"].(string)
 	jwt, _ = r.Body["session_jwt"].(string)
 	return token, jwt
+}
+
+// WantJoined fails unless the backend answer r is a new session that
+// joined the held session (session.Held): its factors are exactly types,
+// in order, and the held session has ended.
+func (e *Env) WantJoined(t *testing.T, r Resp, held string, types ...string) {
+	t.Helper()
+	Want(t, r, http.StatusOK, "")
+	if got := FactorTypes(r); !slices.Equal(got, types) {
+		t.Errorf("factors %v, want %v", got, types)
+	}
+	if tok, _ := r.Body["session_token"].(string); tok == "" || tok == held {
+		t.Errorf("session_token %q: want a new one", tok)
+	}
+	Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": held}),
+		http.StatusNotFound, "session_not_found")
+}
+
+// FactorTypes lists the types of the session factors in a backend
+// answer, in order.
+func FactorTypes(r Resp) []string {
+	ms, _ := r.Body["member_session"].(map[string]any)
+	fs, _ := ms["authentication_factors"].([]any)
+	var out []string
+	for _, f := range fs {
+		t, _ := f.(map[string]any)["type"].(string)
+		out = append(out, t)
+	}
+	return out
 }

@@ -143,6 +143,11 @@ type AuthParams struct {
 	DurationMinutes *int
 	// IntermediateSessionToken carries factors proven earlier.
 	IntermediateSessionToken string
+	// Session is the session the caller holds, if any: the code's factor
+	// joins it (session.Held).
+	Session session.Held
+
+	from *session.SessionResponse // Session, checked
 }
 
 // Authenticate checks a code and returns a session.
@@ -161,6 +166,9 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 	org, err := s.d.Sessions.Organization(ctx, p.Project.ID, p.OrganizationID)
 	if err != nil {
 		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
+	}
+	if p.from, err = s.d.Sessions.Held(ctx, p.Project, p.Session); err != nil {
+		return nil, err
 	}
 	// One write transaction counts the guess, checks and spends the code
 	// and creates the session (ratelimit.GuardIn).
@@ -205,5 +213,5 @@ func (s *Service) check(ctx context.Context, q store.Querier, p AuthParams, org 
 		return nil, apierr.New(apierr.OTPCodeNotFound)
 	}
 	return s.d.Sessions.CompleteEmail(ctx, q, session.EmailLogin{Project: p.Project, Organization: org, Member: member,
-		FactorType: "otp", DurationMinutes: duration, IST: p.IntermediateSessionToken})
+		FactorType: "otp", DurationMinutes: duration, IST: p.IntermediateSessionToken, From: p.from})
 }

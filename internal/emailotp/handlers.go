@@ -36,6 +36,7 @@ type authRequest struct {
 	OrganizationID         string `json:"organization_id"`
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
 	IntermediateSession    string `json:"intermediate_session_token"`
+	session.Held
 	httpapi.EnglishOnly
 }
 
@@ -47,7 +48,7 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	}
 	res, err := h.Service.Authenticate(r.Context(), AuthParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), Code: req.Code, Email: req.EmailAddress, OrganizationID: req.OrganizationID,
-		DurationMinutes: req.SessionDurationMinutes, IntermediateSessionToken: req.IntermediateSession})
+		DurationMinutes: req.SessionDurationMinutes, IntermediateSessionToken: req.IntermediateSession, Session: req.Held})
 	if err != nil {
 		return nil, err
 	}

@@ -52,6 +52,7 @@ type authRequest struct {
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
 	PKCECodeVerifier       string `json:"pkce_code_verifier"`
 	IntermediateSession    string `json:"intermediate_session_token"`
+	session.Held
 	httpapi.EnglishOnly
 }
 
@@ -64,7 +65,7 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	res, err := h.Service.Authenticate(r.Context(), AuthParams{
 		Project: project.CallerFrom(r.Context()).Project, ClientIP: httpapi.ClientIP(r), Token: req.MagicLinksToken,
 		DurationMinutes: req.SessionDurationMinutes, PKCECodeVerifier: req.PKCECodeVerifier,
-		IntermediateSessionToken: req.IntermediateSession,
+		IntermediateSessionToken: req.IntermediateSession, Session: req.Held,
 	})
 	if err != nil {
 		return nil, err

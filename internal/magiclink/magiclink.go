@@ -187,6 +187,9 @@ type AuthParams struct {
 	// IntermediateSessionToken carries factors proven earlier (after
 	// primary_required, the allowed method completes the login).
 	IntermediateSessionToken string
+	// Session is the session the caller holds, if any: the link's factor
+	// joins it (session.Held).
+	Session session.Held
 }
 
 // Authenticate redeems a magic-link token for a session. Redeeming an
@@ -197,6 +200,10 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*AuthResponse
 		return nil, apierr.Invalid("magic_links_token", "magic_links_token is required.")
 	}
 	duration, err := session.DurationMinutes(p.Project, p.DurationMinutes)
+	if err != nil {
+		return nil, err
+	}
+	from, err := s.d.Sessions.Held(ctx, p.Project, p.Session)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +254,7 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*AuthResponse
 			return apierr.Wrap(apierr.UnableToAuthMagicLink, err)
 		}
 		login := session.EmailLogin{Project: p.Project, Organization: org, Member: member,
-			FactorType: "magic_link", DurationMinutes: duration, IST: p.IntermediateSessionToken}
+			FactorType: "magic_link", DurationMinutes: duration, IST: p.IntermediateSessionToken, From: from}
 		if reset = purpose == PurposeEmailUpdate; reset {
 			resp, err = s.d.Sessions.CompleteEmailChange(ctx, q, login, newEmail)
 		} else {

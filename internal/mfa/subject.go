@@ -166,37 +166,26 @@ func (s *Service) reload(ctx context.Context, q store.Querier, p *project.Projec
 
 // finish ends a successful second-factor check inside q. Mid-login it
 // redeems the IST and completes the login with the IST's factors before
-// the new one; with a session it issues a session with the old session's
-// factors plus the new one and ends the old session, so stepping up never
-// leaves two live sessions.
+// the new one; with a session it steps that session up
+// (CompleteParams.From: a new session with the old one's factors and the
+// new one, the old one ended).
 func (s *Service) finish(ctx context.Context, q store.Querier, p *project.Project, sub *subject, m *organization.Member,
 	f session.Factor, duration int) (*session.AuthResponse, error) {
 	f.SequenceOrder = session.Secondary
 	params := session.CompleteParams{Project: p, Organization: sub.org, Member: m, Factor: f, DurationMinutes: duration}
-	if sub.midLogin() {
-		in, err := s.d.Sessions.RedeemIntermediate(ctx, q, p, sub.ist)
-		if err != nil {
-			return nil, err
-		}
-		if in.MemberID != m.MemberID || in.OrganizationID != sub.org.OrganizationID {
-			return nil, apierr.New(apierr.IntermediateSessionNotFound)
-		}
-		params.Prior = in.Factors
+	if !sub.midLogin() {
+		params.From = sub.sess
 		return s.d.Sessions.Complete(ctx, q, params)
 	}
-	// The fresh factor replaces an earlier one of the same kind, so a
-	// session stepped up again and again keeps one entry per factor with
-	// its latest time.
-	for _, old := range sub.sess.MemberSession.AuthenticationFactors {
-		if old.Type != f.Type || old.DeliveryMethod != f.DeliveryMethod {
-			params.Prior = append(params.Prior, old)
-		}
+	in, err := s.d.Sessions.RedeemIntermediate(ctx, q, p, sub.ist)
+	if err != nil {
+		return nil, err
 	}
-	resp, err := s.d.Sessions.Complete(ctx, q, params)
-	if err != nil || resp.MemberSession == nil {
-		return resp, err
+	if in.MemberID != m.MemberID || in.OrganizationID != sub.org.OrganizationID {
+		return nil, apierr.New(apierr.IntermediateSessionNotFound)
 	}
-	return resp, s.d.Sessions.RevokeTx(ctx, q, p, sub.sess.MemberSession.MemberSessionID)
+	params.Prior = in.Factors
+	return s.d.Sessions.Complete(ctx, q, params)
 }
 
 // publicErr keeps catalogued errors and wraps the rest with context.

@@ -94,6 +94,7 @@ type authRequest struct {
 	PKCECodeVerifier       string `json:"pkce_code_verifier"`
 	IntermediateSession    string `json:"intermediate_session_token"`
 	Locale                 string `json:"locale"`
+	session.Held
 }
 
 // handleAuthenticate serves POST b2b/oauth/authenticate on both faces.
@@ -133,6 +134,10 @@ func (m *Module) Authenticate(ctx context.Context, p *project.Project, ip string
 	if err != nil {
 		return nil, err
 	}
+	from, err := m.d.Sessions.Held(ctx, p, req.Held)
+	if err != nil {
+		return nil, err
+	}
 	pl, err := m.redeem(ctx, p, kindToken, req.OAuthToken, req.PKCECodeVerifier, ip)
 	if err != nil {
 		return nil, err
@@ -165,7 +170,7 @@ func (m *Module) Authenticate(ctx context.Context, p *project.Project, ip string
 			return err
 		}
 		out, err = m.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: member,
-			DurationMinutes: duration, MethodID: reg, Prior: prior, Factor: Factor(&id, reg, member.EmailID)})
+			DurationMinutes: duration, MethodID: reg, Prior: prior, From: from, Factor: Factor(&id, reg, member.EmailID)})
 		return err
 	})
 	if err != nil {

@@ -148,6 +148,9 @@ type AuthParams struct {
 	// its factors (an earlier primary step of this member, or a discovery
 	// proof of the address) carry over into the outcome.
 	IntermediateSessionToken string
+	// Session is the session the caller holds, if any: the password
+	// factor joins it (session.Held).
+	Session session.Held
 }
 
 // Authenticate logs a member of an organization in with their password.
@@ -166,6 +169,10 @@ func (s *Service) Authenticate(ctx context.Context, a AuthParams) (*session.Auth
 	if err != nil {
 		return nil, err
 	}
+	from, err := s.d.Sessions.Held(ctx, a.Project, a.Session)
+	if err != nil {
+		return nil, err
+	}
 	var resp *session.AuthResponse
 	err = s.verifyInOrg(ctx, a.Project, a.ClientIP, a.OrganizationID, email, a.Password, func(v verified) error {
 		return s.loginTx(ctx, a.Project, v, a.Password, func(q store.Querier) error {
@@ -178,7 +185,7 @@ func (s *Service) Authenticate(ctx context.Context, a AuthParams) (*session.Auth
 				return err
 			}
 			resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: a.Project, Organization: v.org, Member: v.member,
-				DurationMinutes: duration, Prior: prior, Factor: passwordFactor(v.member, "knowledge")})
+				DurationMinutes: duration, Prior: prior, From: from, Factor: passwordFactor(v.member, "knowledge")})
 			return err
 		})
 	})

@@ -53,6 +53,7 @@ type authRequest struct {
 	Password               string `json:"password"`
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
 	IntermediateSession    string `json:"intermediate_session_token"`
+	session.Held
 	httpapi.EnglishOnly
 }
 
@@ -64,7 +65,7 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	}
 	return h.Service.Authenticate(r.Context(), AuthParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), OrganizationID: req.OrganizationID, Email: req.EmailAddress, Password: req.Password,
-		DurationMinutes: req.SessionDurationMinutes, IntermediateSessionToken: req.IntermediateSession})
+		DurationMinutes: req.SessionDurationMinutes, IntermediateSessionToken: req.IntermediateSession, Session: req.Held})
 }
 
 type resetStartRequest struct {

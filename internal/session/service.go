@@ -90,6 +90,12 @@ type CompleteParams struct {
 	// app's access token, issued from a complete session), so the answer
 	// is a session, never an IST.
 	PolicyMet bool
+	// From is a session the caller holds (Held, or the session an MFA
+	// check steps up): it must be the same member's, its factors come
+	// before Factor, and it ends when the new session starts, so stepping
+	// up never leaves two live sessions. An answer that is an IST leaves
+	// it as it was.
+	From *SessionResponse
 }
 
 // Complete is where every successful authentication step ends, inside the
@@ -109,6 +115,11 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 	}
 	if p.Factor.SequenceOrder == "" {
 		p.Factor.SequenceOrder = Primary
+	}
+	if p.From != nil {
+		if err := stepUp(&p); err != nil {
+			return nil, err
+		}
 	}
 	factors := append(slices.Clone(p.Prior), p.Factor)
 	if !p.PolicyMet && !primarySatisfied(p.Organization, factors) {
@@ -149,6 +160,11 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 		ms.MemberSessionID, p.Project.ID, ms.OrganizationID, ms.MemberID, ids.Hash(token), string(factorsJSON),
 		store.Millis(now), store.Millis(now), store.Millis(ms.ExpiresAt), ms.IPAddress, ms.UserAgent); err != nil {
 		return nil, fmt.Errorf("session: insert: %w", err)
+	}
+	if p.From != nil {
+		if err := s.RevokeTx(ctx, q, p.Project, p.From.MemberSession.MemberSessionID); err != nil {
+			return nil, err
+		}
 	}
 	// The key is read inside the transaction (a missing key fails the
 	// login); the RSA signature, the costliest step of a login, is made
@@ -458,6 +474,8 @@ type EmailLogin struct {
 	DurationMinutes int
 	// IST is the intermediate session the client sent along, if any.
 	IST string
+	// From is the session the client holds, if any (CompleteParams.From).
+	From *SessionResponse
 }
 
 // CompleteEmail finishes an email login inside the caller's transaction:
@@ -477,7 +495,7 @@ func (s *Service) CompleteEmail(ctx context.Context, q store.Querier, l EmailLog
 		return nil, err
 	}
 	return s.Complete(ctx, q, CompleteParams{Project: l.Project, Organization: l.Organization, Member: m,
-		DurationMinutes: l.DurationMinutes, MethodID: m.EmailID, Prior: prior,
+		DurationMinutes: l.DurationMinutes, MethodID: m.EmailID, Prior: prior, From: l.From,
 		Factor: Factor{DeliveryMethod: "email", Type: l.FactorType,
 			EmailFactor: &EmailFactor{EmailID: m.EmailID, EmailAddress: m.EmailAddress}}})
 }

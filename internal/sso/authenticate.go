@@ -19,6 +19,7 @@ type authenticateRequest struct {
 	PKCECodeVerifier         string `json:"pkce_code_verifier"`
 	SessionDurationMinutes   *int   `json:"session_duration_minutes"`
 	IntermediateSessionToken string `json:"intermediate_session_token"`
+	session.Held
 	httpapi.EnglishOnly
 }
 
@@ -38,6 +39,10 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	ctx := r.Context()
 	p := project.CallerFrom(ctx).Project
 	duration, err := session.DurationMinutes(p, req.SessionDurationMinutes)
+	if err != nil {
+		return nil, err
+	}
+	from, err := s.d.Sessions.Held(ctx, p, req.Held)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +83,7 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 			factor.OIDCSSOFactor = f
 		}
 		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m,
-			Factor: factor, DurationMinutes: duration, Prior: prior})
+			Factor: factor, DurationMinutes: duration, Prior: prior, From: from})
 		return err
 	})
 	if err != nil {

@@ -156,19 +156,8 @@ func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Proj
 	}
 	factor := session.Factor{Type: FactorType, DeliveryMethod: DeliveryMethod,
 		TrustedAuthTokenFactor: &session.TrustedAuthTokenFactor{TokenID: id.tokenID}}
-	params := session.CompleteParams{Project: p, Organization: org, Member: m, Factor: factor, DurationMinutes: duration}
-	if prior != nil {
-		for _, old := range prior.MemberSession.AuthenticationFactors {
-			if old.Type != factor.Type || old.DeliveryMethod != factor.DeliveryMethod {
-				params.Prior = append(params.Prior, old)
-			}
-		}
-	}
-	resp, err := s.d.Sessions.Complete(ctx, q, params)
-	if err != nil || prior == nil || resp.MemberSession == nil {
-		return resp, err
-	}
-	return resp, s.d.Sessions.RevokeTx(ctx, q, p, prior.MemberSession.MemberSessionID)
+	return s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m, Factor: factor,
+		DurationMinutes: duration, From: prior})
 }
 
 // member finds the member the token names, or provisions one when the

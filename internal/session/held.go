@@ -1,0 +1,52 @@
+package session
+
+import (
+	"context"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/project"
+)
+
+// Held is the session a caller may present with a login
+// (session_token or session_jwt in the body, as the backend SDKs send
+// them): the new factor then joins that session's factors instead of
+// starting a separate session. Request types embed it.
+type Held struct {
+	SessionToken string `json:"session_token"`
+	SessionJWT   string `json:"session_jwt"`
+}
+
+// Held checks a presented session before a login spends its one-time
+// secret, so a stale session fails the call without using up the link,
+// code or token. No session presented is nil.
+func (s *Service) Held(ctx context.Context, p *project.Project, h Held) (*SessionResponse, error) {
+	switch {
+	case h.SessionToken == "" && h.SessionJWT == "":
+		return nil, nil
+	case h.SessionToken != "" && h.SessionJWT != "":
+		return nil, apierr.Invalid("session_token", "Send session_token or session_jwt, not both.")
+	}
+	return s.Authenticate(ctx, p, Credential{Token: h.SessionToken, JWT: h.SessionJWT}, nil)
+}
+
+// stepUp folds the held session into p: the session must be the same
+// member's (a member id names one organization's member, so that is the
+// same organization too), and its factors come before the new
+// one, keeping one entry per kind (the new one replaces an earlier one of
+// its kind, with its later time).
+func stepUp(p *CompleteParams) error {
+	from := p.From
+	if from.Member.MemberID != p.Member.MemberID {
+		return apierr.New(apierr.UnauthorizedAction).WithMessage(
+			"The session belongs to another member or organization than this login.")
+	}
+	if len(p.Prior) > 0 {
+		return apierr.Invalid("session_token", "Send an intermediate_session_token or a session, not both.")
+	}
+	for _, old := range from.MemberSession.AuthenticationFactors {
+		if old.Type != p.Factor.Type || old.DeliveryMethod != p.Factor.DeliveryMethod {
+			p.Prior = append(p.Prior, old)
+		}
+	}
+	return nil
+}

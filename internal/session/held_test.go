@@ -1,0 +1,121 @@
+package session_test
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+)
+
+// A login sent with the session the caller holds (session_token or
+// session_jwt in the body, as the backend SDKs send them) adds its factor
+// to that session: the answer is one session with every factor, and the
+// old one ends. The rules are the session package's (session.Held,
+// CompleteParams.From); email codes and magic links drive them here, and
+// each other method's package checks its own wiring.
+func TestLoginJoinsHeldSession(t *testing.T) {
+	t.Parallel()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("held", "ALL_ALLOWED", nil)
+		other := e.CreateOrg("held-other", "ALL_ALLOWED", nil)
+		link := func(t *testing.T, org, email string) string {
+			t.Helper()
+			apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/magic_links/email/login_or_signup",
+				map[string]any{"organization_id": org, "email_address": email}), 200, "")
+			links, _ := e.LastMail(email)
+			u, err := url.Parse(links[len(links)-1])
+			if err != nil || u.Query().Get("token") == "" {
+				t.Fatalf("no magic link token in %v (%v)", links, err)
+			}
+			return u.Query().Get("token")
+		}
+		redeem := func(token string, extra map[string]any) apptest.Resp {
+			body := map[string]any{"magic_links_token": token, "session_duration_minutes": 60}
+			for k, v := range extra {
+				body[k] = v
+			}
+			return e.Backend(http.MethodPost, "/v1/b2b/magic_links/authenticate", body)
+		}
+
+		for _, by := range []string{"session_token", "session_jwt"} {
+			t.Run("by "+by, func(t *testing.T) {
+				email := by + "@example.com"
+				token, jwt := e.LoginByEmailOTP(org, email)
+				held := map[string]any{"session_token": token, "session_jwt": jwt}[by]
+				r := redeem(link(t, org, email), map[string]any{by: held})
+				e.WantJoined(t, r, token, "otp", "magic_link")
+				apptest.Want(t, check(e, r.Body["session_token"].(string), ""), 200, "")
+			})
+		}
+
+		t.Run("same kind replaced", func(t *testing.T) {
+			const email = "again@example.com"
+			token, _ := e.LoginByEmailOTP(org, email)
+			apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/otps/email/login_or_signup",
+				map[string]any{"organization_id": org, "email_address": email}), 200, "")
+			_, codes := e.LastMail(email)
+			r := e.Backend(http.MethodPost, "/v1/b2b/otps/email/authenticate", map[string]any{"organization_id": org,
+				"email_address": email, "code": codes[len(codes)-1], "session_token": token})
+			e.WantJoined(t, r, token, "otp")
+		})
+
+		// When the organization wants a second factor the held session
+		// lacks, the answer is an IST and the held session lives on; an
+		// IST and a session together are refused, and the link is kept.
+		t.Run("MFA still needed", func(t *testing.T) {
+			mfaOrg := e.CreateOrg("held-mfa", "ALL_ALLOWED", nil)
+			const email = "mfa@example.com"
+			token, _ := e.LoginByEmailOTP(mfaOrg, email)
+			apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+mfaOrg,
+				map[string]any{"mfa_policy": "REQUIRED_FOR_ALL"}), 200, "")
+			r := redeem(link(t, mfaOrg, email), map[string]any{"session_token": token})
+			apptest.Want(t, r, 200, "")
+			if r.Body["member_authenticated"] != false || r.Body["intermediate_session_token"] == "" || r.Body["session_token"] != "" {
+				t.Errorf("answer %s: want an IST and no session", r.Raw)
+			}
+			apptest.Want(t, check(e, token, ""), 200, "")
+			ist := r.Body["intermediate_session_token"]
+			tok := link(t, mfaOrg, email)
+			apptest.Want(t, redeem(tok, map[string]any{"session_token": token, "intermediate_session_token": ist}), 400, "invalid_request")
+			r = redeem(tok, map[string]any{"intermediate_session_token": ist})
+			apptest.Want(t, r, 200, "")
+			if r.Body["intermediate_session_token"] == "" {
+				t.Errorf("answer %s: want an IST", r.Raw)
+			}
+		})
+
+		// A session the login cannot join fails the call before the link
+		// is spent: the same link then logs in without it.
+		t.Run("refused sessions keep the link", func(t *testing.T) {
+			const email = "refused@example.com"
+			mine, myJWT := e.LoginByEmailOTP(org, email)
+			theirs, _ := e.LoginByEmailOTP(org, "someone-else@example.com")
+			elsewhere, _ := e.LoginByEmailOTP(other, email)
+			revoked, _ := e.LoginByEmailOTP(org, email)
+			apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/revoke", map[string]any{"session_token": revoked}), 200, "")
+			tok := link(t, org, email)
+			for _, c := range []struct {
+				name    string
+				extra   map[string]any
+				status  int
+				errType string
+			}{
+				{"another member's", map[string]any{"session_token": theirs}, 403, "unauthorized_action"},
+				{"another organization's", map[string]any{"session_token": elsewhere}, 403, "unauthorized_action"},
+				{"revoked", map[string]any{"session_token": revoked}, 404, "session_not_found"},
+				{"unknown", map[string]any{"session_token": "no-such-token"}, 404, "session_not_found"},
+				{"both", map[string]any{"session_token": mine, "session_jwt": myJWT}, 400, "invalid_request"},
+			} {
+				apptest.Want(t, redeem(tok, c.extra), c.status, c.errType)
+				apptest.Want(t, check(e, theirs, ""), 200, "")
+			}
+			apptest.Want(t, check(e, mine, ""), 200, "")
+			r := redeem(tok, nil)
+			apptest.Want(t, r, 200, "")
+			if got := apptest.FactorTypes(r); len(got) != 1 || got[0] != "magic_link" {
+				t.Errorf("factors %v, want magic_link alone", got)
+			}
+		})
+	})
+}
