@@ -159,6 +159,7 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 	a.Flows = flowtoken.New(db, opt.Clock, a.Limiter)
 	a.Orgs = organization.NewStore(db, opt.Clock)
 	a.Sessions = session.New(db, opt.Clock, a.Orgs, a.Projects, a.Feed)
+	a.Sessions.LimitFailures(a.Limiter)
 	a.Orgs.UseCache(a.Sessions)
 	if a.mailer, err = a.buildMailer(); err != nil {
 		return nil, err

@@ -83,7 +83,7 @@ func (a *App) wireModules() error {
 		BaseURL: func() string { return a.Config.BaseURL }})
 	a.RBAC = rbac.New(rbac.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs})
 	a.TrustedAuth = trustedauth.New(trustedauth.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs, Sessions: a.Sessions, Limiter: a.Limiter})
-	members := memberSessions{sessions: a.Sessions, limiter: a.Limiter}
+	members := memberSessions{sessions: a.Sessions}
 	a.Orgs.UseRBAC(a.RBAC)
 	a.SSO = sso.New(sso.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Resolver: a.Resolver, Orgs: a.Orgs,
 		Sessions: a.Sessions, Members: members, Flows: a.Flows, Limiter: a.Limiter, Box: a.Box,

@@ -28,9 +28,9 @@ type route struct {
 // Handler assembles the HTTP handler. Every route of both API faces is
 // listed here, so the whole surface reads in one screen.
 func (a *App) Handler() http.Handler {
-	members := memberSessions{sessions: a.Sessions, limiter: a.Limiter}
+	members := memberSessions{sessions: a.Sessions}
 	orgs := organization.Handlers{Store: a.Orgs, Sessions: members, Limiter: a.Limiter}
-	sess := session.Handlers{Sessions: a.Sessions, Projects: a.Projects, Limiter: a.Limiter, Authz: a.RBAC}
+	sess := session.Handlers{Sessions: a.Sessions, Projects: a.Projects, Authz: a.RBAC}
 	ml := magiclink.Handlers{Service: a.magicLinks, Sessions: members}
 	otp := emailotp.Handlers{Service: a.emailOTP}
 	pw := password.Handlers{Service: a.passwords, Sessions: members}

@@ -4,10 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
-	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/session"
 )
 
@@ -16,19 +14,13 @@ import (
 // organization, so the bridge between them lives in the composition root.
 type memberSessions struct {
 	sessions *session.Service
-	limiter  *ratelimit.Limiter
 }
 
 // SessionMember authenticates a caller's session token or JWT (the SDK
 // caller's, or a backend call's member session header) under the same
 // per-address failure limit as sessions/authenticate.
 func (m memberSessions) SessionMember(ctx context.Context, p *project.Project, clientIP string, cred organization.SessionCredential) (*organization.Member, []time.Time, error) {
-	var out *session.SessionResponse
-	err := m.limiter.GuardUnguessable(ctx, func() error {
-		var err error
-		out, err = m.sessions.Authenticate(ctx, p, session.Credential{Token: cred.Token, JWT: cred.JWT}, nil)
-		return err
-	}, ratelimit.FailureOf(apierr.SessionNotFound), ratelimit.For(session.FailuresPerIP, p.ID+"|"+clientIP))
+	out, err := m.sessions.Check(ctx, p, clientIP, session.Credential{Token: cred.Token, JWT: cred.JWT}, nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/session"
@@ -95,7 +96,8 @@ func (s *Service) resolve(ctx context.Context, w Who, trusted bool) (*subject, e
 		}
 		orgID, memberID, out.ist = in.OrganizationID, in.MemberID, w.IST
 	case w.Session.Token != "" || w.Session.JWT != "":
-		sr, err := s.d.Sessions.Authenticate(ctx, w.Project, w.Session, nil)
+		ip, _ := httpapi.Client(ctx)
+		sr, err := s.d.Sessions.Check(ctx, w.Project, ip, w.Session, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -16,7 +16,6 @@ import (
 type Handlers struct {
 	Sessions *Service
 	Projects *project.Store
-	Limiter  *ratelimit.Limiter
 	Authz    Authorizer
 }
 
@@ -26,17 +25,9 @@ type Handlers struct {
 // colleagues' valid sessions).
 var FailuresPerIP = ratelimit.Rule{Name: "session_fail_ip", Limit: 600, Window: 10 * time.Minute}
 
-// authenticate runs a session check under the failure limit. A valid
-// session costs the limiter nothing, which keeps the hottest path of every
-// customer request free of writes.
+// authenticate runs a session check under the failure limit (Check).
 func (h Handlers) authenticate(r *http.Request, p *project.Project, cred Credential, duration *int) (*SessionResponse, error) {
-	var out *SessionResponse
-	err := h.Limiter.GuardUnguessable(r.Context(), func() error {
-		var err error
-		out, err = h.Sessions.Authenticate(r.Context(), p, cred, duration)
-		return err
-	}, ratelimit.FailureOf(apierr.SessionNotFound, apierr.InvalidJWT), ratelimit.For(FailuresPerIP, p.ID+"|"+httpapi.ClientIP(r)))
-	return out, err
+	return h.Sessions.Check(r.Context(), p, httpapi.ClientIP(r), cred, duration)
 }
 
 type refreshRequest struct {

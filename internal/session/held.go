@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/project"
 )
 
@@ -18,7 +19,8 @@ type Held struct {
 
 // Held checks a presented session before a login spends its one-time
 // secret, so a stale session fails the call without using up the link,
-// code or token. No session presented is nil.
+// code or token. Failures count against the client's address (Check). No
+// session presented is nil.
 func (s *Service) Held(ctx context.Context, p *project.Project, h Held) (*SessionResponse, error) {
 	switch {
 	case h.SessionToken == "" && h.SessionJWT == "":
@@ -26,7 +28,8 @@ func (s *Service) Held(ctx context.Context, p *project.Project, h Held) (*Sessio
 	case h.SessionToken != "" && h.SessionJWT != "":
 		return nil, apierr.Invalid("session_token", "Send session_token or session_jwt, not both.")
 	}
-	return s.Authenticate(ctx, p, Credential{Token: h.SessionToken, JWT: h.SessionJWT}, nil)
+	ip, _ := httpapi.Client(ctx)
+	return s.Check(ctx, p, ip, Credential{Token: h.SessionToken, JWT: h.SessionJWT}, nil)
 }
 
 // stepUp folds the held session into p: the session must be the same

@@ -1,11 +1,13 @@
 package session_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/session"
 )
 
 // A login sent with the session the caller holds (session_token or
@@ -117,5 +119,66 @@ func TestLoginJoinsHeldSession(t *testing.T) {
 				t.Errorf("factors %v, want magic_link alone", got)
 			}
 		})
+	})
+}
+
+// A stale session sent with a login counts against the client's address
+// like a failed session check (session.FailuresPerIP), and a valid one
+// still passes once the address is over the limit.
+func TestHeldSessionFailuresCounted(t *testing.T) {
+	t.Parallel()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("held-limit", "ALL_ALLOWED", nil)
+		held, _ := e.LoginByEmailOTP(org, "limit@example.com")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/magic_links/email/login_or_signup",
+			map[string]any{"organization_id": org, "email_address": "limit@example.com"}), 200, "")
+		links, _ := e.LastMail("limit@example.com")
+		u, err := url.Parse(links[len(links)-1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		redeemWith := func(field, value string) apptest.Resp {
+			return e.Backend(http.MethodPost, "/v1/b2b/magic_links/authenticate",
+				map[string]any{"magic_links_token": u.Query().Get("token"), field: value})
+		}
+		redeem := func(session string) apptest.Resp { return redeemWith("session_token", session) }
+		// Unknown tokens and forged JWTs alike count.
+		for i := range session.FailuresPerIP.Limit {
+			field, value, status := "session_token", fmt.Sprintf("stale-%d", i), 404
+			if i%2 == 1 {
+				field, value, status = "session_jwt", fmt.Sprintf("eyJhbGciOiJSUzI1NiJ9.e30.forged-%d", i), 401
+			}
+			r := redeemWith(field, value)
+			if r.Status != status {
+				t.Fatalf("failure %d: %d %s", i, r.Status, r.Raw)
+			}
+		}
+		apptest.Want(t, redeem("stale-again"), 429, "too_many_requests")
+		// (Not WantJoined: its check that the held session ended is itself
+		// a failure, refused now with 429.)
+		r := redeem(held)
+		apptest.Want(t, r, 200, "")
+		if got := apptest.FactorTypes(r); len(got) != 2 || got[1] != "magic_link" {
+			t.Errorf("factors %v, want the held session's and magic_link", got)
+		}
+	})
+}
+
+// An MFA check that steps a session up takes the session through the same
+// Check, so a stale one counts against the address too.
+func TestStepUpSessionFailuresCounted(t *testing.T) {
+	t.Parallel()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("stepup-limit", "ALL_ALLOWED", nil)
+		totp := func(session string) apptest.Resp {
+			return e.Backend(http.MethodPost, "/v1/b2b/totp/authenticate",
+				map[string]any{"organization_id": org, "code": "123456", "session_token": session})
+		}
+		for i := range session.FailuresPerIP.Limit {
+			if r := totp(fmt.Sprintf("stale-%d", i)); r.Status != 404 {
+				t.Fatalf("failure %d: %d %s", i, r.Status, r.Raw)
+			}
+		}
+		apptest.Want(t, totp("stale-again"), 429, "too_many_requests")
 	})
 }

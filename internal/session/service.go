@@ -15,6 +15,7 @@ import (
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -32,6 +33,7 @@ type Service struct {
 	verified *verifiedJWTs
 	answers  *answers
 	starts   []StartHook
+	limiter  *ratelimit.Limiter // counts failed checks (Check); nil counts nothing
 }
 
 // StartHook runs inside the login transaction just before a session is
@@ -45,6 +47,28 @@ type StartHook func(ctx context.Context, q store.Querier, p *project.Project, m 
 // OnStart adds a hook run before every session is created. Call it while
 // wiring, before serving.
 func (s *Service) OnStart(h StartHook) { s.starts = append(s.starts, h) }
+
+// LimitFailures makes Check count failed session checks with l. Call it
+// while wiring, before serving.
+func (s *Service) LimitFailures(l *ratelimit.Limiter) { s.limiter = l }
+
+// Check is Authenticate for a session a client presents, under the
+// per-address failure limit (FailuresPerIP, GuardUnguessable): a valid
+// session always passes and costs the limiter nothing. Every place that
+// takes a session from a client checks it here, so failures are counted
+// once, the same way.
+func (s *Service) Check(ctx context.Context, p *project.Project, clientIP string, cred Credential, duration *int) (*SessionResponse, error) {
+	if s.limiter == nil {
+		return s.Authenticate(ctx, p, cred, duration)
+	}
+	var out *SessionResponse
+	err := s.limiter.GuardUnguessable(ctx, func() error {
+		var err error
+		out, err = s.Authenticate(ctx, p, cred, duration)
+		return err
+	}, ratelimit.FailureOf(apierr.SessionNotFound, apierr.InvalidJWT), ratelimit.For(FailuresPerIP, p.ID+"|"+clientIP))
+	return out, err
+}
 
 // New returns a session service. Its caches (the hot path's sessions,
 // members and organizations, and the signing keys) follow feed: every
