@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -56,11 +57,18 @@ func slice(workers int, d time.Duration, op func() error) (n int64, elapsed, cpu
 
 // hashSlice hashes at the OWASP cost with one goroutine per CPU and
 // nothing else for about d (see slice).
+//
+// Its goroutines carry the profiler label phase=hash, so that a
+// -cpuprofile of the run tells the hashes alone (-tagfocus phase=hash)
+// from the logins' hashes and the rest of their work (-tagignore phase).
 func hashSlice(ctx context.Context, d time.Duration) (n int64, elapsed, cpu time.Duration, err error) {
-	return slice(runtime.NumCPU(), d, func() error {
-		_, err := pwhash.Hash(ctx, benchPassword, owasp())
-		return err
+	pprof.Do(ctx, pprof.Labels("phase", "hash"), func(ctx context.Context) {
+		n, elapsed, cpu, err = slice(runtime.NumCPU(), d, func() error {
+			_, err := pwhash.Hash(ctx, benchPassword, owasp())
+			return err
+		})
 	})
+	return n, elapsed, cpu, err
 }
 
 // alternate measures the hash alone and the logins of l in one-second

@@ -51,14 +51,14 @@ func decode(r *http.Request, dst any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil
 	}
-	plain := plainText(body)
-	if !plain {
+	if f, ok := dst.(StringFields); ok {
+		if done, err := decodeFast(body, f); done || err != nil {
+			return err
+		}
+	} else if !plainText(body) {
 		if err := cleanJSON(body); err != nil {
 			return err
 		}
-	}
-	if f, ok := dst.(StringFields); ok && decodeFlat(body, f, plain) {
-		return nil
 	}
 	if err := json.Unmarshal(body, dst); err != nil {
 		var typeErr *json.UnmarshalTypeError

@@ -22,10 +22,31 @@ type StringFields interface {
 // Interner is a StringFields whose values are often strings the process
 // already holds, such as a session JWT presented on every request:
 // Interned returns that string when it equals value, which spares copying
-// the value out of the request body. The string returned must be one the
-// process owns (never one sharing the body's memory).
+// the value out of the request body, and looking at its bytes at all. The
+// string returned must be one the process owns (never one sharing the
+// body's memory), and a value it is returned for must be printable ASCII
+// without a backslash (plainText): decodeFlat takes that value's bytes as
+// checked.
 type Interner interface {
 	Interned(field *string, value []byte) (string, bool)
+}
+
+// decodeFast reads body into f without encoding/json when it can, and
+// reports whether it did; the error is cleanJSON's refusal. The usual body
+// is read in one pass that checks its bytes as it goes; any other body is
+// checked whole (cleanJSON) before a second look at it, for UTF-8 strings
+// without escapes.
+func decodeFast(body []byte, f StringFields) (bool, error) {
+	if decodeFlat(body, f, false) {
+		return true, nil
+	}
+	if plainText(body) {
+		return false, nil
+	}
+	if err := cleanJSON(body); err != nil {
+		return false, err
+	}
+	return decodeFlat(body, f, true), nil
 }
 
 // maxFlatFields bounds the fields a flat body may set (more is unusual,
@@ -35,11 +56,22 @@ const maxFlatFields = 4
 // decodeFlat fills dst from body and reports true when body is one object
 // whose keys are dst's string fields and whose values are strings without
 // escapes or control characters. It sets nothing when it reports false.
-// body is valid UTF-8 (plainText passed it, or cleanJSON did); plain says
-// plainText did. An Interner's own strings replace copies of the body.
-func decodeFlat(body []byte, dst StringFields, plain bool) bool {
+//
+// When checked is false nothing is known of body yet, and every string must
+// be printable ASCII without a backslash (plainText), except a value an
+// Interner knows, whose bytes are then not looked at: a session JWT of
+// nearly two kilobytes is most of the usual body, and scanning it was a
+// tenth of the check's own CPU. Between the strings the parser takes only
+// JSON whitespace and punctuation, so a body it takes this way is what
+// cleanJSON would pass. When checked is true, body is valid UTF-8 without
+// an escaped NUL (cleanJSON passed it), and a string is refused for an
+// escape or a control character only.
+func decodeFlat(body []byte, dst StringFields, checked bool) bool {
+	in, _ := dst.(Interner)
 	var fields [maxFlatFields]*string
 	var values [maxFlatFields][]byte
+	var interned [maxFlatFields]string
+	var known [maxFlatFields]bool
 	n := 0
 	i := skipSpace(body, 0)
 	if i >= len(body) || body[i] != '{' {
@@ -50,19 +82,25 @@ func decodeFlat(body []byte, dst StringFields, plain bool) bool {
 		return skipSpace(body, i+1) == len(body)
 	}
 	for {
-		key, next, ok := plainString(body, i, plain)
-		if !ok {
+		key, next, ok := plainString(body, i, checked)
+		if !ok || n == maxFlatFields {
+			return false
+		}
+		if fields[n] = dst.StringField(string(key)); fields[n] == nil {
 			return false
 		}
 		i = skipSpace(body, next)
 		if i >= len(body) || body[i] != ':' {
 			return false
 		}
-		val, next, ok := plainString(body, skipSpace(body, i+1), plain)
-		if !ok || n == maxFlatFields {
+		val, next, ok := quoted(body, skipSpace(body, i+1))
+		if !ok {
 			return false
 		}
-		if fields[n] = dst.StringField(string(key)); fields[n] == nil {
+		if in != nil {
+			interned[n], known[n] = in.Interned(fields[n], val)
+		}
+		if !known[n] && !takeAsIs(val, checked) {
 			return false
 		}
 		values[n] = val
@@ -73,15 +111,12 @@ func decodeFlat(body []byte, dst StringFields, plain bool) bool {
 			i = skipSpace(body, i+1)
 		case i < len(body) && body[i] == '}' && skipSpace(body, i+1) == len(body):
 			// A repeated key: the last one wins, as with encoding/json.
-			in, _ := dst.(Interner)
 			for k := range n {
-				if in != nil {
-					if s, ok := in.Interned(fields[k], values[k]); ok {
-						*fields[k] = s
-						continue
-					}
+				if known[k] {
+					*fields[k] = interned[k]
+				} else {
+					*fields[k] = string(values[k])
 				}
-				*fields[k] = string(values[k])
 			}
 			return true
 		default:
@@ -90,10 +125,11 @@ func decodeFlat(body []byte, dst StringFields, plain bool) bool {
 	}
 }
 
-// plainString returns the string that starts at b[i] and the index after
-// it, when it has no escape and no control character. plain says b has
-// neither anywhere (plainText), which spares looking again.
-func plainString(b []byte, i int, plain bool) ([]byte, int, bool) {
+// quoted returns the bytes of the string that starts at b[i], up to the
+// next quote, and the index after it. An escaped quote ends it early; the
+// backslash left at its end fails takeAsIs, and is no value an Interner
+// knows.
+func quoted(b []byte, i int) ([]byte, int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return nil, 0, false
 	}
@@ -101,11 +137,26 @@ func plainString(b []byte, i int, plain bool) ([]byte, int, bool) {
 	if end < 0 {
 		return nil, 0, false
 	}
-	s := b[i+1 : i+1+end]
-	if !plain && (bytes.IndexByte(s, '\\') >= 0 || hasControl(s)) {
+	return b[i+1 : i+1+end], i + 2 + end, true
+}
+
+// takeAsIs reports whether s, a string's bytes between its quotes, may be
+// taken as it is (see decodeFlat for checked).
+func takeAsIs(s []byte, checked bool) bool {
+	if checked {
+		return bytes.IndexByte(s, '\\') < 0 && !hasControl(s)
+	}
+	return plainText(s)
+}
+
+// plainString returns the string that starts at b[i] and the index after
+// it, when takeAsIs takes it.
+func plainString(b []byte, i int, checked bool) ([]byte, int, bool) {
+	s, next, ok := quoted(b, i)
+	if !ok || !takeAsIs(s, checked) {
 		return nil, 0, false
 	}
-	return s, i + 2 + end, true
+	return s, next, true
 }
 
 // hasControl reports whether s holds a byte below 0x20. A session JWT is

@@ -50,13 +50,38 @@ func TestDecodeFlat(t *testing.T) {
 		{`{"session_token":1}`, false, flatTarget{}},
 		{`{"session_token":"a","session_token":"b","session_token":"c","session_token":"d","session_jwt":"e"}`, false, flatTarget{}},
 	} {
-		// Both ways of reading a string: looking at it, and trusting
-		// plainText's look at the whole body when it passes.
-		body := []byte(c.body)
-		for _, plain := range []bool{false, plainText(body)} {
+		var got flatTarget
+		if fast, err := decodeFast([]byte(c.body), &got); err != nil || fast != c.fast || got != c.want {
+			t.Errorf("decodeFast(%q) = %v, %v, %+v; want %v, %+v", c.body, fast, err, got, c.fast, c.want)
+		}
+	}
+}
+
+// Each way of looking at the strings takes what it should: unchecked, only
+// printable ASCII without a backslash; checked (the body is valid UTF-8),
+// anything but an escape or a control character.
+func TestDecodeFlatModes(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		body            string
+		lazy, whenClean bool
+	}{
+		{`{"session_jwt":"eyJ.a.b"}`, true, true},
+		{" {\n\t\"session_token\" : \"tok\"\r}\n", true, true},
+		{`{"session_token":"é"}`, false, true},
+		{`{"séssion_token":"a"}`, false, false},
+		{"{\"session_token\":\"a\tb\"}", false, false},
+		{`{"session_token":"a\u0041"}`, false, false},
+		{"{\"session_token\":\"\x7f\"}", true, true},
+	} {
+		for _, checked := range []bool{false, true} {
 			var got flatTarget
-			if fast := decodeFlat(body, &got, plain); fast != c.fast || got != c.want {
-				t.Errorf("decodeFlat(%q, plain %v) = %v, %+v; want %v, %+v", c.body, plain, fast, got, c.fast, c.want)
+			want := c.lazy
+			if checked {
+				want = c.whenClean
+			}
+			if ok := decodeFlat([]byte(c.body), &got, checked); ok != want {
+				t.Errorf("decodeFlat(%q, checked %v) = %v, want %v", c.body, checked, ok, want)
 			}
 		}
 	}
@@ -72,11 +97,15 @@ func FuzzDecodeFlat(f *testing.F) {
 	f.Add([]byte(`{"session_token":"a\u00e9"}`))
 	f.Add([]byte(" {\"session_jwt\" :\"x\"}\t"))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		if cleanJSON(body) != nil {
-			return // Decode refuses it before either way runs
-		}
 		var fast flatTarget
-		if !decodeFlat(body, &fast, plainText(body)) {
+		ok, _ := decodeFast(body, &fast)
+		if cleanJSON(body) != nil {
+			if ok {
+				t.Fatalf("decodeFast took %q, which cleanJSON refuses", body)
+			}
+			return
+		}
+		if !ok {
 			if fast != (flatTarget{}) {
 				t.Fatalf("decodeFlat(%q) declined but set %+v", body, fast)
 			}
@@ -103,6 +132,9 @@ func TestDecodeUsesFlat(t *testing.T) {
 	if err := Decode(httptest.NewRequest("POST", "/", bytes.NewReader([]byte(`{"session_jwt":"\u0000"}`))), &got); err == nil {
 		t.Fatal("a NUL passed the fast way")
 	}
+	if err := Decode(httptest.NewRequest("POST", "/", bytes.NewReader([]byte("{\"session_jwt\":\"a\xffb\"}"))), &got); err == nil {
+		t.Fatal("invalid UTF-8 passed the fast way")
+	}
 	if err := Decode(httptest.NewRequest("POST", "/", bytes.NewReader([]byte(`{"session_jwt":1}`))), &got); err == nil {
 		t.Fatal("a number for a string field passed")
 	}
@@ -122,7 +154,7 @@ func BenchmarkPlainString(b *testing.B) {
 	body = append(body, '"')
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
-		if _, _, ok := plainString(body, 0, false); !ok {
+		if _, _, ok := plainString(body, 0, true); !ok {
 			b.Fatal("refused")
 		}
 	}
@@ -143,7 +175,7 @@ func TestPlainStringBoundaries(t *testing.T) {
 						continue
 					}
 					body := append(append([]byte{'"'}, s...), '"')
-					got, next, ok := plainString(body, 0, false)
+					got, next, ok := plainString(body, 0, true)
 					want := c >= 0x20 && c != '\\'
 					if ok != want || (ok && (!bytes.Equal(got, s) || next != len(body))) {
 						t.Fatalf("plainString(%q) = %q, %d, %v; want ok=%v", body, got, next, ok, want)
@@ -199,7 +231,7 @@ func TestDecodeFlatInterns(t *testing.T) {
 	t.Parallel()
 	own := strings.Clone("known.jwt")
 	f := &internTarget{known: map[string]string{own: own}}
-	if !decodeFlat([]byte(`{"session_jwt":"known.jwt","session_token":"known.jwt"}`), f, true) {
+	if !decodeFlat([]byte(`{"session_jwt":"known.jwt","session_token":"known.jwt"}`), f, false) {
 		t.Fatal("declined")
 	}
 	if f.JWT != own || unsafe.StringData(f.JWT) != unsafe.StringData(own) {
@@ -209,7 +241,17 @@ func TestDecodeFlatInterns(t *testing.T) {
 		t.Errorf("Token = %q, which the interner declined, is not a copy of the body", f.Token)
 	}
 	g := &internTarget{known: map[string]string{own: own}}
-	if !decodeFlat([]byte(`{"session_jwt":"other.jwt"}`), g, true) || g.JWT != "other.jwt" {
+	if !decodeFlat([]byte(`{"session_jwt":"other.jwt"}`), g, false) || g.JWT != "other.jwt" {
 		t.Errorf("an unknown value was read as %q", g.JWT)
+	}
+	// A known value's bytes are not looked at again, which is why an
+	// Interner may know only plain values: one holding a tab shows it.
+	tab := "known\tjwt"
+	h := &internTarget{known: map[string]string{tab: tab}}
+	if !decodeFlat([]byte(`{"session_jwt":"`+tab+`"}`), h, false) || h.JWT != tab {
+		t.Errorf("the known value was looked at again: %q", h.JWT)
+	}
+	if decodeFlat([]byte(`{"session_token":"`+tab+`"}`), h, false) {
+		t.Error("an unknown value with a tab was taken")
 	}
 }

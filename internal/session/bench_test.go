@@ -61,11 +61,12 @@ func benchAuthenticate(b *testing.B, db *store.DB) {
 				tmpl.Header.Set("Origin", apptest.Origin)
 			}
 			tmpl.ContentLength = int64(len(c.body))
+			raw := []byte(c.body)
 			body := bytes.NewReader(nil)
 			w := &discardWriter{h: http.Header{}}
 			serve := func() {
 				r := *tmpl
-				body.Reset([]byte(c.body))
+				body.Reset(raw)
 				r.Body = io.NopCloser(body)
 				clear(w.h)
 				w.status, w.n = 0, 0

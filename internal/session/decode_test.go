@@ -9,6 +9,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/httpapi"
 )
 
@@ -79,5 +80,81 @@ func TestBackendRequestInternsVerifiedJWT(t *testing.T) {
 	}
 	if got := decode(`{"session_token":"` + known + `"}`); got.SessionToken != known || same(got.SessionToken, kept) || got.SessionJWT != "" {
 		t.Errorf("a token field was read as %+v (the JWT cache's copy: %v)", got, same(got.SessionToken, kept))
+	}
+}
+
+// What intern found while the request was read stands for the second
+// lookup only while it is still what the cache holds: an invalidation since,
+// or a token that is not the interned string, goes back to the map.
+func TestKnownJWTStandsForTheLookup(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	token := "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJtIn0.c2lnbmF0dXJl"
+	fresh := func() (*verifiedJWTs, knownJWT) {
+		v := &verifiedJWTs{}
+		v.put(token, verifiedJWT{projectID: "p", sessionID: "s", expires: now.Add(time.Hour)})
+		k := v.intern([]byte(token))
+		if !k.ok || k.entry.sessionID != "s" {
+			t.Fatalf("intern = %+v", k)
+		}
+		return v, k
+	}
+
+	// Found at intern, it is used as it is: with the map emptied behind
+	// its back (as the size bound does), the check still finds it.
+	v, k := fresh()
+	v.items = nil
+	if id, ok := v.get("p", k.entry.token, now, k); !ok || id != "s" {
+		t.Errorf("get with a current known entry = %q, %v", id, ok)
+	}
+	// Its time claims and project still apply.
+	if _, ok := v.get("q", k.entry.token, now, k); ok {
+		t.Error("a known entry of another project was taken")
+	}
+	if _, ok := v.get("p", k.entry.token, now.Add(2*time.Hour), k); ok {
+		t.Error("an expired known entry was taken")
+	}
+
+	// An invalidation between the read and the check forgets it.
+	v, k = fresh()
+	v.invalidate(changefeed.Event{Scope: changefeed.Project, Key: "p"})
+	if _, ok := v.get("p", k.entry.token, now, k); ok {
+		t.Error("a known entry outlived its project's invalidation")
+	}
+	// So does one of another project: the generation is the cache's.
+	v, k = fresh()
+	v.invalidate(changefeed.Event{Scope: changefeed.Project, Key: "other"})
+	if id, ok := v.get("p", k.entry.token, now, k); !ok || id != "s" {
+		t.Errorf("after another project's invalidation the map lookup failed: %q, %v", id, ok)
+	}
+	v.items = nil
+	if _, ok := v.get("p", k.entry.token, now, k); ok {
+		t.Error("a known entry was used after an invalidation")
+	}
+
+	// A token that is not the interned one (a body the fast reader
+	// declined after interning a value) is looked up.
+	v, k = fresh()
+	if _, ok := v.get("p", "eyJ.other.token", now, k); ok {
+		t.Error("the known entry of another token was taken")
+	}
+}
+
+// Only compact JWTs are remembered: the request reader takes the bytes of
+// a remembered one as checked.
+func TestVerifiedKeepsCompactJWTsOnly(t *testing.T) {
+	t.Parallel()
+	v := &verifiedJWTs{}
+	e := verifiedJWT{projectID: "p", sessionID: "s", expires: time.Now().Add(time.Hour)}
+	for _, bad := range []string{"eyJ.a\n.b", "eyJ.a b.c", "eyJ.a\\.b", "eyJ.a=.b", "eyJ.é.b"} {
+		v.put(bad, e)
+		if k := v.intern([]byte(bad)); k.ok {
+			t.Errorf("%q was remembered", bad)
+		}
+	}
+	good := "eyJhbGc-_.AZaz09.x"
+	v.put(good, e)
+	if k := v.intern([]byte(good)); !k.ok {
+		t.Errorf("%q was not remembered", good)
 	}
 }

@@ -82,17 +82,20 @@ type backendAuthRequest struct {
 	AuthorizationCheck     *AuthorizationCheck `json:"authorization_check"`
 
 	verified *verifiedJWTs
+	known    knownJWT
 }
 
 // Interned hands out the remembered copy of a session JWT this process
 // has verified (httpapi.Interner): a backend presents the same JWT of
 // nearly two kilobytes on every request, and copying it out of the body was the
-// check's largest allocation.
+// check's largest allocation. What the cache held is kept with the request
+// (known), so the check does not look the token up a second time.
 func (r *backendAuthRequest) Interned(field *string, value []byte) (string, bool) {
 	if field != &r.SessionJWT || r.verified == nil {
 		return "", false
 	}
-	return r.verified.intern(value)
+	r.known = r.verified.intern(value)
+	return r.known.entry.token, r.known.ok
 }
 
 // StringField lets httpapi.Decode read the usual body, a token or a JWT
@@ -114,7 +117,7 @@ func (h Handlers) BackendAuthenticate(r *http.Request) (any, error) {
 		return nil, err
 	}
 	p := project.CallerFrom(r.Context()).Project
-	out, err := h.authenticate(r, p, Credential{Token: req.SessionToken, JWT: req.SessionJWT}, req.SessionDurationMinutes)
+	out, err := h.authenticate(r, p, Credential{Token: req.SessionToken, JWT: req.SessionJWT, known: req.known}, req.SessionDurationMinutes)
 	if err != nil {
 		return nil, err
 	}

@@ -272,6 +272,8 @@ func (s *Service) load(ctx context.Context, where string, arg any) (*row, error)
 type Credential struct {
 	Token string
 	JWT   string
+
+	known knownJWT // what the verified cache held for JWT as the request was read
 }
 
 // lastAccessWriteEvery throttles last_accessed_at writes on the hot path.
@@ -289,7 +291,7 @@ func (s *Service) Authenticate(ctx context.Context, p *project.Project, cred Cre
 		tokenHash = ids.Hash(cred.Token)
 	case cred.JWT != "":
 		var err error
-		if id, err = s.verify(ctx, p.ID, cred.JWT, now); err != nil {
+		if id, err = s.verifyKnown(ctx, p.ID, cred.JWT, now, cred.known); err != nil {
 			if errors.Is(err, errBadJWT) {
 				return nil, apierr.Wrap(apierr.InvalidJWT, err)
 			}
