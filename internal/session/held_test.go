@@ -21,17 +21,6 @@ func TestLoginJoinsHeldSession(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("held", "ALL_ALLOWED", nil)
 		other := e.CreateOrg("held-other", "ALL_ALLOWED", nil)
-		link := func(t *testing.T, org, email string) string {
-			t.Helper()
-			apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/magic_links/email/login_or_signup",
-				map[string]any{"organization_id": org, "email_address": email}), 200, "")
-			links, _ := e.LastMail(email)
-			u, err := url.Parse(links[len(links)-1])
-			if err != nil || u.Query().Get("token") == "" {
-				t.Fatalf("no magic link token in %v (%v)", links, err)
-			}
-			return u.Query().Get("token")
-		}
 		redeem := func(token string, extra map[string]any) apptest.Resp {
 			body := map[string]any{"magic_links_token": token, "session_duration_minutes": 60}
 			for k, v := range extra {
@@ -45,7 +34,7 @@ func TestLoginJoinsHeldSession(t *testing.T) {
 				email := by + "@example.com"
 				token, jwt := e.LoginByEmailOTP(org, email)
 				held := map[string]any{"session_token": token, "session_jwt": jwt}[by]
-				r := redeem(link(t, org, email), map[string]any{by: held})
+				r := redeem(mailedLink(t, e, org, email), map[string]any{by: held})
 				e.WantJoined(t, r, token, "otp", "magic_link")
 				apptest.Want(t, check(e, r.Body["session_token"].(string), ""), 200, "")
 			})
@@ -71,14 +60,14 @@ func TestLoginJoinsHeldSession(t *testing.T) {
 			token, _ := e.LoginByEmailOTP(mfaOrg, email)
 			apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+mfaOrg,
 				map[string]any{"mfa_policy": "REQUIRED_FOR_ALL"}), 200, "")
-			r := redeem(link(t, mfaOrg, email), map[string]any{"session_token": token})
+			r := redeem(mailedLink(t, e, mfaOrg, email), map[string]any{"session_token": token})
 			apptest.Want(t, r, 200, "")
 			if r.Body["member_authenticated"] != false || r.Body["intermediate_session_token"] == "" || r.Body["session_token"] != "" {
 				t.Errorf("answer %s: want an IST and no session", r.Raw)
 			}
 			apptest.Want(t, check(e, token, ""), 200, "")
 			ist := r.Body["intermediate_session_token"]
-			tok := link(t, mfaOrg, email)
+			tok := mailedLink(t, e, mfaOrg, email)
 			apptest.Want(t, redeem(tok, map[string]any{"session_token": token, "intermediate_session_token": ist}), 400, "invalid_request")
 			r = redeem(tok, map[string]any{"intermediate_session_token": ist})
 			apptest.Want(t, r, 200, "")
@@ -96,7 +85,7 @@ func TestLoginJoinsHeldSession(t *testing.T) {
 			elsewhere, _ := e.LoginByEmailOTP(other, email)
 			revoked, _ := e.LoginByEmailOTP(org, email)
 			apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/revoke", map[string]any{"session_token": revoked}), 200, "")
-			tok := link(t, org, email)
+			tok := mailedLink(t, e, org, email)
 			for _, c := range []struct {
 				name    string
 				extra   map[string]any
@@ -130,16 +119,10 @@ func TestHeldSessionFailuresCounted(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("held-limit", "ALL_ALLOWED", nil)
 		held, _ := e.LoginByEmailOTP(org, "limit@example.com")
-		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/magic_links/email/login_or_signup",
-			map[string]any{"organization_id": org, "email_address": "limit@example.com"}), 200, "")
-		links, _ := e.LastMail("limit@example.com")
-		u, err := url.Parse(links[len(links)-1])
-		if err != nil {
-			t.Fatal(err)
-		}
+		token := mailedLink(t, e, org, "limit@example.com")
 		redeemWith := func(field, value string) apptest.Resp {
 			return e.Backend(http.MethodPost, "/v1/b2b/magic_links/authenticate",
-				map[string]any{"magic_links_token": u.Query().Get("token"), field: value})
+				map[string]any{"magic_links_token": token, field: value})
 		}
 		redeem := func(session string) apptest.Resp { return redeemWith("session_token", session) }
 		// Unknown tokens and forged JWTs alike count.
@@ -181,4 +164,21 @@ func TestStepUpSessionFailuresCounted(t *testing.T) {
 		}
 		apptest.Want(t, totp("stale-again"), 429, "too_many_requests")
 	})
+}
+
+// mailedLink sends a magic link to email's member of org and returns the
+// token of the link mailed.
+func mailedLink(t *testing.T, e *apptest.Env, org, email string) string {
+	t.Helper()
+	apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/magic_links/email/login_or_signup",
+		map[string]any{"organization_id": org, "email_address": email}), 200, "")
+	links, _ := e.LastMail(email)
+	if len(links) == 0 {
+		t.Fatalf("no magic link mailed to %s", email)
+	}
+	u, err := url.Parse(links[len(links)-1])
+	if err != nil || u.Query().Get("token") == "" {
+		t.Fatalf("no magic link token in %v (%v)", links, err)
+	}
+	return u.Query().Get("token")
 }
