@@ -94,7 +94,7 @@ func TestKnownJWTStandsForTheLookup(t *testing.T) {
 		v := &verifiedJWTs{}
 		v.put(token, verifiedJWT{projectID: "p", sessionID: "s", expires: now.Add(time.Hour)})
 		k := v.intern([]byte(token))
-		if !k.ok || k.entry.sessionID != "s" {
+		if k.entry == nil || k.entry.sessionID != "s" {
 			t.Fatalf("intern = %+v", k)
 		}
 		return v, k
@@ -148,13 +148,13 @@ func TestVerifiedKeepsCompactJWTsOnly(t *testing.T) {
 	e := verifiedJWT{projectID: "p", sessionID: "s", expires: time.Now().Add(time.Hour)}
 	for _, bad := range []string{"eyJ.a\n.b", "eyJ.a b.c", "eyJ.a\\.b", "eyJ.a=.b", "eyJ.é.b"} {
 		v.put(bad, e)
-		if k := v.intern([]byte(bad)); k.ok {
+		if k := v.intern([]byte(bad)); k.entry != nil {
 			t.Errorf("%q was remembered", bad)
 		}
 	}
 	good := "eyJhbGc-_.AZaz09.x"
 	v.put(good, e)
-	if k := v.intern([]byte(good)); !k.ok {
+	if k := v.intern([]byte(good)); k.entry == nil {
 		t.Errorf("%q was not remembered", good)
 	}
 }

@@ -94,8 +94,10 @@ func (r *backendAuthRequest) Interned(field *string, value []byte) (string, bool
 	if field != &r.SessionJWT || r.verified == nil {
 		return "", false
 	}
-	r.known = r.verified.intern(value)
-	return r.known.entry.token, r.known.ok
+	if r.known = r.verified.intern(value); r.known.entry == nil {
+		return "", false
+	}
+	return r.known.entry.token, true
 }
 
 // StringField lets httpapi.Decode read the usual body, a token or a JWT

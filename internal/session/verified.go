@@ -22,18 +22,19 @@ import (
 // two costs about a seventh of a SHA-256 over it.
 type verifiedJWTs struct {
 	mu    sync.Mutex
-	items map[string]verifiedJWT
+	items map[string]*verifiedJWT // entries are never changed once put
 	// gen counts invalidations (bumped under mu), so that an entry found
 	// while the request was read (intern) is known to be still in force
 	// without looking the token up a second time.
 	gen atomic.Uint64
 }
 
-// knownJWT is what intern found for a presented token, and when.
+// knownJWT is what intern found for a presented token (nil: nothing), and
+// when. It is two words, since the request that carries it is allocated
+// for every check, by token too.
 type knownJWT struct {
-	entry verifiedJWT
+	entry *verifiedJWT
 	gen   uint64
-	ok    bool
 }
 
 type verifiedJWT struct {
@@ -54,18 +55,18 @@ const verifiedLimit = 20000
 // since, it stands for the lookup (the map's hashing and comparing of the
 // kilobyte-long key a second time).
 func (v *verifiedJWTs) get(projectID, token string, now time.Time, known knownJWT) (string, bool) {
-	e, ok := known.entry, known.ok
+	e := known.entry
 	// The token compared is the request's own string, interned, so an
 	// equal one is the same pointer and the comparison costs nothing; a
 	// token decoded another way (a body the fast reader declined after
 	// interning a value) is looked up as usual.
-	if !ok || e.token != token || v.gen.Load() != known.gen {
+	if e == nil || e.token != token || v.gen.Load() != known.gen {
 		v.mu.Lock()
-		e, ok = v.items[token]
+		e = v.items[token]
 		v.mu.Unlock()
 	}
 	const leeway = 5 * time.Second
-	if !ok || e.projectID != projectID || now.Add(leeway).Before(e.notBefore) || now.Add(leeway).Before(e.issued) ||
+	if e == nil || e.projectID != projectID || now.Add(leeway).Before(e.notBefore) || now.Add(leeway).Before(e.issued) ||
 		!now.Add(-leeway).Before(e.expires) {
 		return "", false
 	}
@@ -76,10 +77,10 @@ func (v *verifiedJWTs) get(projectID, token string, now time.Time, known knownJW
 // copying b; its entry's token is the remembered copy.
 func (v *verifiedJWTs) intern(b []byte) knownJWT {
 	v.mu.Lock()
-	e, ok := v.items[string(b)]
+	e := v.items[string(b)]
 	gen := v.gen.Load()
 	v.mu.Unlock()
-	return knownJWT{entry: e, gen: gen, ok: ok}
+	return knownJWT{entry: e, gen: gen}
 }
 
 // put remembers a verified token. The key is a copy: the caller's string
@@ -93,9 +94,9 @@ func (v *verifiedJWTs) put(token string, e verifiedJWT) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.items == nil || len(v.items) >= verifiedLimit {
-		v.items = map[string]verifiedJWT{}
+		v.items = map[string]*verifiedJWT{}
 	}
-	v.items[token] = e
+	v.items[token] = &e
 }
 
 func (v *verifiedJWTs) invalidate(ev changefeed.Event) {
