@@ -1,10 +1,10 @@
 package app_test
 
 import (
-	"net/url"
 	"testing"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 )
 
@@ -19,11 +19,7 @@ func (e *env) sendDiscoveryLink(email string, extra map[string]any) string {
 		e.t.Fatalf("discovery link send: %s", r.Raw)
 	}
 	links, _ := e.lastMail(email)
-	u, err := url.Parse(links[0])
-	if err != nil || u.Query().Get("stytch_token_type") != "discovery" || u.Query().Get("token") == "" {
-		e.t.Fatalf("discovery link %q", links[0])
-	}
-	return u.Query().Get("token")
+	return apptest.LinkToken(e.t, links[0], e.page, "discovery")
 }
 
 func (e *env) redeemDiscoveryLink(token string, extra map[string]any) resp {

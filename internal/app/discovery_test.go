@@ -2,10 +2,10 @@ package app_test
 
 import (
 	"net/http"
-	"net/url"
 	"testing"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/discovery"
 )
 
@@ -105,15 +105,12 @@ func TestDiscoveryLinkCreateAndPolicies(t *testing.T) {
 			t.Fatalf("send: %s", r.Raw)
 		}
 		links, _ := e.lastMail("new@startup.test")
-		u, _ := url.Parse(links[0])
-		if u.Query().Get("stytch_token_type") != "discovery" {
-			t.Fatalf("link %s", links[0])
-		}
-		r := e.sdk("/b2b/magic_links/discovery/authenticate", map[string]any{"discovery_magic_links_token": u.Query().Get("token")}, "")
+		token := apptest.LinkToken(t, links[0], e.page, "discovery")
+		r := e.sdk("/b2b/magic_links/discovery/authenticate", map[string]any{"discovery_magic_links_token": token}, "")
 		if r.Status != 200 || len(r.data()["discovered_organizations"].([]any)) != 0 {
 			t.Fatalf("authenticate: %s", r.Raw)
 		}
-		want(t, e.sdk("/b2b/magic_links/discovery/authenticate", map[string]any{"discovery_magic_links_token": u.Query().Get("token")}, ""),
+		want(t, e.sdk("/b2b/magic_links/discovery/authenticate", map[string]any{"discovery_magic_links_token": token}, ""),
 			401, "unable_to_auth_magic_link")
 		ist := r.data()["intermediate_session_token"].(string)
 

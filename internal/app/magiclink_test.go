@@ -2,12 +2,11 @@ package app_test
 
 import (
 	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/magiclink"
 )
@@ -16,14 +15,7 @@ import (
 // the link targets the registered page with the right token type.
 func tokenFrom(t *testing.T, e *env, link string) string {
 	t.Helper()
-	u, err := url.Parse(link)
-	if err != nil || !strings.HasPrefix(link, e.page+"?") {
-		t.Fatalf("link %q does not go to the registered page %s", link, e.page)
-	}
-	if u.Query().Get("stytch_token_type") != "multi_tenant_magic_links" || u.Query().Get("token") == "" {
-		t.Fatalf("link %q lacks the token parameters", link)
-	}
-	return u.Query().Get("token")
+	return apptest.LinkToken(t, link, e.page, "multi_tenant_magic_links")
 }
 
 func (e *env) sendLink(org, email string, extra map[string]any) resp {

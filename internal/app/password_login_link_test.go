@@ -2,9 +2,9 @@ package app_test
 
 import (
 	"context"
-	"net/url"
 	"testing"
 
+	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/project"
 )
 
@@ -17,11 +17,7 @@ func (e *env) loginLink(to, page, tokenType string) string {
 	if len(links) != 2 {
 		e.t.Fatalf("want a reset link and a login link, got %v", links)
 	}
-	u, err := url.Parse(links[1])
-	if err != nil || u.Scheme+"://"+u.Host+u.Path != page || u.Query().Get("stytch_token_type") != tokenType || u.Query().Get("token") == "" {
-		e.t.Fatalf("login link %q: want %s with token type %s", links[1], page, tokenType)
-	}
-	return u.Query().Get("token")
+	return apptest.LinkToken(e.t, links[1], page, tokenType)
 }
 
 // A reset email honours login_redirect_url as the API family does: its

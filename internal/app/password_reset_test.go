@@ -3,11 +3,11 @@ package app_test
 import (
 	"maps"
 	"net/http"
-	"net/url"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/password"
 	"github.com/latchkey/latchkey/internal/project"
@@ -39,13 +39,9 @@ func (e *env) mailedLink(to, tokenType string) string {
 	if len(links) == 0 {
 		return ""
 	}
-	u, err := url.Parse(links[0])
-	if err != nil || u.Scheme+"://"+u.Host+u.Path != e.page {
-		e.t.Fatalf("link %q does not go to the registered page %s", links[0], e.page)
-	}
-	q := u.Query()
-	if q.Get("stytch_token_type") != tokenType || q.Get("stytch_redirect_type") != "reset_password" || q.Get("token") == "" {
-		e.t.Fatalf("link %q: want token type %s and redirect type reset_password", links[0], tokenType)
+	q := apptest.LinkParams(e.t, links[0], e.page, tokenType)
+	if q.Get("stytch_redirect_type") != "reset_password" {
+		e.t.Fatalf("link %q: want redirect type reset_password", links[0])
 	}
 	return q.Get("token")
 }

@@ -2,9 +2,10 @@ package app_test
 
 import (
 	"net/http"
-	"net/url"
 	"sync"
 	"testing"
+
+	"github.com/latchkey/latchkey/internal/apptest"
 )
 
 // raceN is how many concurrent redemptions each one-time secret gets.
@@ -89,11 +90,7 @@ func TestOneTimeSecretsRaces(t *testing.T) {
 				t.Fatalf("discovery send: %s", r.Raw)
 			}
 			links, _ := e.lastMail("disc@acme.test")
-			u, err := url.Parse(links[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			token := u.Query().Get("token")
+			token := apptest.LinkToken(t, links[0], e.page, "discovery")
 			race(t, "discovery token", raceN, func() resp {
 				return e.sdk("/b2b/magic_links/discovery/authenticate", map[string]any{"discovery_magic_links_token": token}, "")
 			})

@@ -81,11 +81,7 @@ func authenticate(t *testing.T, e *apptest.Env, r apptest.Resp) map[string]any {
 	if r.Status != http.StatusFound {
 		t.Fatalf("callback: %d %s", r.Status, r.Raw)
 	}
-	back, _ := url.Parse(r.Header.Get("Location"))
-	if back.Query().Get("stytch_token_type") != "sso" {
-		t.Fatalf("redirect %s", back)
-	}
-	r = e.SDK(http.MethodPost, "/b2b/sso/authenticate", map[string]any{"sso_token": back.Query().Get("token"),
+	r = e.SDK(http.MethodPost, "/b2b/sso/authenticate", map[string]any{"sso_token": apptest.LinkToken(t, r.Header.Get("Location"), "", "sso"),
 		"session_duration_minutes": 60}, "")
 	apptest.Want(t, r, 200, "")
 	return r.Data()

@@ -3,7 +3,6 @@ package session_test
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
@@ -176,9 +175,5 @@ func mailedLink(t *testing.T, e *apptest.Env, org, email string) string {
 	if len(links) == 0 {
 		t.Fatalf("no magic link mailed to %s", email)
 	}
-	u, err := url.Parse(links[len(links)-1])
-	if err != nil || u.Query().Get("token") == "" {
-		t.Fatalf("no magic link token in %v (%v)", links, err)
-	}
-	return u.Query().Get("token")
+	return apptest.LinkToken(t, links[len(links)-1], "", "multi_tenant_magic_links")
 }

@@ -73,11 +73,7 @@ func tokenFrom(t *testing.T, r apptest.Resp) string {
 	if r.Status != http.StatusFound {
 		t.Fatalf("callback: %d %s", r.Status, r.Raw)
 	}
-	u, err := url.Parse(r.Header.Get("Location"))
-	if err != nil || u.Query().Get("stytch_token_type") != "sso" || u.Query().Get("token") == "" {
-		t.Fatalf("callback redirect: %q", r.Header.Get("Location"))
-	}
-	return u.Query().Get("token")
+	return apptest.LinkToken(t, r.Header.Get("Location"), "", "sso")
 }
 
 func wantPage(t *testing.T, r apptest.Resp, status int, errType string) {
