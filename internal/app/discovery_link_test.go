@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"net/http"
 	"testing"
 	"time"
 
@@ -9,40 +10,40 @@ import (
 )
 
 // sendDiscoveryLink emails a discovery magic link and returns its token.
-func (e *env) sendDiscoveryLink(email string, extra map[string]any) string {
-	e.t.Helper()
+func sendDiscoveryLink(e *apptest.Env, email string, extra map[string]any) string {
+	e.T.Helper()
 	body := map[string]any{"email_address": email}
 	for k, v := range extra {
 		body[k] = v
 	}
-	if r := e.sdk("/b2b/magic_links/email/discovery/send", body, ""); r.Status != 200 {
-		e.t.Fatalf("discovery link send: %s", r.Raw)
+	if r := e.SDK(http.MethodPost, "/b2b/magic_links/email/discovery/send", body, ""); r.Status != 200 {
+		e.T.Fatalf("discovery link send: %s", r.Raw)
 	}
-	links, _ := e.lastMail(email)
-	return apptest.LinkToken(e.t, links[0], e.page, "discovery")
+	links, _ := e.LastMail(email)
+	return apptest.LinkToken(e.T, links[0], apptest.Page, "discovery")
 }
 
-func (e *env) redeemDiscoveryLink(token string, extra map[string]any) resp {
-	e.t.Helper()
+func redeemDiscoveryLink(e *apptest.Env, token string, extra map[string]any) apptest.Resp {
+	e.T.Helper()
 	body := map[string]any{"discovery_magic_links_token": token}
 	for k, v := range extra {
 		body[k] = v
 	}
-	return e.sdk("/b2b/magic_links/discovery/authenticate", body, "")
+	return e.SDK(http.MethodPost, "/b2b/magic_links/discovery/authenticate", body, "")
 }
 
 // A discovery link sent with a PKCE challenge is redeemed only with the
 // verifier of the browser that asked for it: no verifier and a wrong one are
 // both pkce_mismatch, and neither spends the link for its owner.
 func TestDiscoveryLinkPKCE(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		verifier := "0123456789abcdef0123456789abcdef0123456789abcdef"
-		token := e.sendDiscoveryLink("ada@startup.test", map[string]any{"pkce_code_challenge": flowtoken.S256(verifier)})
-		want(t, e.redeemDiscoveryLink(token, nil), 400, "pkce_mismatch")
-		want(t, e.redeemDiscoveryLink(token, map[string]any{"pkce_code_verifier": "wrong-verifier-wrong-verifier-wrong-verifier"}),
+		token := sendDiscoveryLink(e, "ada@startup.test", map[string]any{"pkce_code_challenge": flowtoken.S256(verifier)})
+		apptest.Want(t, redeemDiscoveryLink(e, token, nil), 400, "pkce_mismatch")
+		apptest.Want(t, redeemDiscoveryLink(e, token, map[string]any{"pkce_code_verifier": "wrong-verifier-wrong-verifier-wrong-verifier"}),
 			400, "pkce_mismatch")
-		if r := e.redeemDiscoveryLink(token, map[string]any{"pkce_code_verifier": verifier}); r.Status != 200 ||
-			r.data()["intermediate_session_token"] == "" {
+		if r := redeemDiscoveryLink(e, token, map[string]any{"pkce_code_verifier": verifier}); r.Status != 200 ||
+			r.Data()["intermediate_session_token"] == "" {
 			t.Fatalf("right verifier after wrong ones: %s", r.Raw)
 		}
 	})
@@ -51,14 +52,14 @@ func TestDiscoveryLinkPKCE(t *testing.T) {
 // A discovery link stops working when its lifetime
 // (discovery_expiration_minutes) is over, and works until then.
 func TestDiscoveryLinkExpiry(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		token := e.sendDiscoveryLink("ada@startup.test", map[string]any{"discovery_expiration_minutes": 5})
-		e.clock.Advance(5 * time.Minute)
-		want(t, e.redeemDiscoveryLink(token, nil), 401, "unable_to_auth_magic_link")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		token := sendDiscoveryLink(e, "ada@startup.test", map[string]any{"discovery_expiration_minutes": 5})
+		e.Clock.Advance(5 * time.Minute)
+		apptest.Want(t, redeemDiscoveryLink(e, token, nil), 401, "unable_to_auth_magic_link")
 
-		token = e.sendDiscoveryLink("bob@startup.test", map[string]any{"discovery_expiration_minutes": 5})
-		e.clock.Advance(5*time.Minute - time.Second)
-		if r := e.redeemDiscoveryLink(token, nil); r.Status != 200 {
+		token = sendDiscoveryLink(e, "bob@startup.test", map[string]any{"discovery_expiration_minutes": 5})
+		e.Clock.Advance(5*time.Minute - time.Second)
+		if r := redeemDiscoveryLink(e, token, nil); r.Status != 200 {
 			t.Fatalf("link within its lifetime: %s", r.Raw)
 		}
 	})

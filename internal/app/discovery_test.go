@@ -10,17 +10,17 @@ import (
 )
 
 // discover proves email by a discovery code and returns the response data.
-func (e *env) discover(email string) map[string]any {
-	e.t.Helper()
-	if r := e.sdk("/b2b/otps/email/discovery/send", map[string]any{"email_address": email}, ""); r.Status != 200 {
-		e.t.Fatalf("discovery send: %s", r.Raw)
+func discover(e *apptest.Env, email string) map[string]any {
+	e.T.Helper()
+	if r := e.SDK(http.MethodPost, "/b2b/otps/email/discovery/send", map[string]any{"email_address": email}, ""); r.Status != 200 {
+		e.T.Fatalf("discovery send: %s", r.Raw)
 	}
-	_, codes := e.lastMail(email)
-	r := e.sdk("/b2b/otps/email/discovery/authenticate", map[string]any{"email_address": email, "code": codes[0]}, "")
+	_, codes := e.LastMail(email)
+	r := e.SDK(http.MethodPost, "/b2b/otps/email/discovery/authenticate", map[string]any{"email_address": email, "code": codes[0]}, "")
 	if r.Status != 200 {
-		e.t.Fatalf("discovery authenticate: %s", r.Raw)
+		e.T.Fatalf("discovery authenticate: %s", r.Raw)
 	}
-	return r.data()
+	return r.Data()
 }
 
 func memberships(d map[string]any) map[string]string {
@@ -33,16 +33,16 @@ func memberships(d map[string]any) map[string]string {
 }
 
 func TestDiscoveryListsAndExchanges(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		active := e.createOrg("active-co", "NOT_ALLOWED")
-		e.createMember(active, "ada@corp.test")
-		pending := e.createOrg("pending-co", "NOT_ALLOWED")
-		e.backend(http.MethodPost, "/v1/b2b/organizations/"+pending+"/members", map[string]any{"email_address": "ada@corp.test",
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		active := e.CreateOrg("active-co", "NOT_ALLOWED", nil)
+		e.CreateMember(active, "ada@corp.test")
+		pending := e.CreateOrg("pending-co", "NOT_ALLOWED", nil)
+		e.Backend(http.MethodPost, "/v1/b2b/organizations/"+pending+"/members", map[string]any{"email_address": "ada@corp.test",
 			"create_member_as_pending": true})
-		e.createOrg("domain-co", "RESTRICTED", "corp.test")
-		e.createOrg("other-co", "ALL_ALLOWED") // open to all, but never listed to strangers
+		e.CreateOrg("domain-co", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"corp.test"}})
+		e.CreateOrg("other-co", "ALL_ALLOWED", nil) // open to all, but never listed to strangers
 
-		d := e.discover("Ada@Corp.test")
+		d := discover(e, "Ada@Corp.test")
 		got := memberships(d)
 		want := map[string]string{"active-co": "active_member", "pending-co": "pending_member", "domain-co": "eligible_to_join_by_email_domain"}
 		if len(got) != len(want) {
@@ -59,7 +59,7 @@ func TestDiscoveryListsAndExchanges(t *testing.T) {
 		ist := d["intermediate_session_token"].(string)
 
 		// Listing again with the IST does not consume it.
-		if r := e.sdk("/b2b/discovery/organizations", map[string]any{"intermediate_session_token": ist}, ""); len(memberships(r.data())) != 3 {
+		if r := e.SDK(http.MethodPost, "/b2b/discovery/organizations", map[string]any{"intermediate_session_token": ist}, ""); len(memberships(r.Data())) != 3 {
 			t.Fatalf("list with IST: %s", r.Raw)
 		}
 		// Joining by domain creates an active member and logs in.
@@ -70,146 +70,146 @@ func TestDiscoveryListsAndExchanges(t *testing.T) {
 				domainCo = o["organization_id"].(string)
 			}
 		}
-		r := e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": ist,
+		r := e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": ist,
 			"organization_id": domainCo, "session_duration_minutes": 60}, "")
-		if r.Status != 200 || r.data()["member_session"] == nil || r.data()["member"].(map[string]any)["status"] != "active" {
+		if r.Status != 200 || r.Data()["member_session"] == nil || r.Data()["member"].(map[string]any)["status"] != "active" {
 			t.Fatalf("exchange into domain org: %s", r.Raw)
 		}
-		token := r.data()["session_token"].(string)
+		token := r.Data()["session_token"].(string)
 		// Single use.
-		want409 := e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": ist,
+		want409 := e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": ist,
 			"organization_id": active}, "")
-		if want409.errType() != "intermediate_session_not_found" {
+		if want409.ErrType() != "intermediate_session_not_found" {
 			t.Fatalf("second exchange: %s", want409.Raw)
 		}
 
 		// With a session, the member switches organization; the old session ends.
-		r = e.sdk("/b2b/sessions/exchange", map[string]any{"organization_id": active, "session_duration_minutes": 60}, token)
-		if r.Status != 200 || r.data()["organization"].(map[string]any)["organization_id"] != active {
+		r = e.SDK(http.MethodPost, "/b2b/sessions/exchange", map[string]any{"organization_id": active, "session_duration_minutes": 60}, token)
+		if r.Status != 200 || r.Data()["organization"].(map[string]any)["organization_id"] != active {
 			t.Fatalf("session exchange: %s", r.Raw)
 		}
-		if old := e.sdk("/b2b/sessions/authenticate", map[string]any{}, token); old.errType() != "session_not_found" {
+		if old := e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token); old.ErrType() != "session_not_found" {
 			t.Fatalf("old session still valid after exchange: %s", old.Raw)
 		}
 		// The session can list its discovered organizations too.
-		if r := e.sdk("/b2b/discovery/organizations", map[string]any{}, r.data()["session_token"].(string)); r.Status != 200 {
+		if r := e.SDK(http.MethodPost, "/b2b/discovery/organizations", map[string]any{}, r.Data()["session_token"].(string)); r.Status != 200 {
 			t.Fatalf("list with session: %s", r.Raw)
 		}
 	})
 }
 
 func TestDiscoveryLinkCreateAndPolicies(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		// Magic-link discovery: the link carries stytch_token_type=discovery.
-		if r := e.sdk("/b2b/magic_links/email/discovery/send", map[string]any{"email_address": "new@startup.test"}, ""); r.Status != 200 {
+		if r := e.SDK(http.MethodPost, "/b2b/magic_links/email/discovery/send", map[string]any{"email_address": "new@startup.test"}, ""); r.Status != 200 {
 			t.Fatalf("send: %s", r.Raw)
 		}
-		links, _ := e.lastMail("new@startup.test")
-		token := apptest.LinkToken(t, links[0], e.page, "discovery")
-		r := e.sdk("/b2b/magic_links/discovery/authenticate", map[string]any{"discovery_magic_links_token": token}, "")
-		if r.Status != 200 || len(r.data()["discovered_organizations"].([]any)) != 0 {
+		links, _ := e.LastMail("new@startup.test")
+		token := apptest.LinkToken(t, links[0], apptest.Page, "discovery")
+		r := e.SDK(http.MethodPost, "/b2b/magic_links/discovery/authenticate", map[string]any{"discovery_magic_links_token": token}, "")
+		if r.Status != 200 || len(r.Data()["discovered_organizations"].([]any)) != 0 {
 			t.Fatalf("authenticate: %s", r.Raw)
 		}
-		want(t, e.sdk("/b2b/magic_links/discovery/authenticate", map[string]any{"discovery_magic_links_token": token}, ""),
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/magic_links/discovery/authenticate", map[string]any{"discovery_magic_links_token": token}, ""),
 			401, "unable_to_auth_magic_link")
-		ist := r.data()["intermediate_session_token"].(string)
+		ist := r.Data()["intermediate_session_token"].(string)
 
 		// Creating an organization makes the person its first member.
-		r = e.sdk("/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": ist, "session_duration_minutes": 60}, "")
-		if r.Status != 200 || r.data()["member_session"] == nil {
+		r = e.SDK(http.MethodPost, "/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": ist, "session_duration_minutes": 60}, "")
+		if r.Status != 200 || r.Data()["member_session"] == nil {
 			t.Fatalf("create: %s", r.Raw)
 		}
-		org := r.data()["organization"].(map[string]any)
+		org := r.Data()["organization"].(map[string]any)
 		if org["organization_name"] != "Startup" || org["organization_slug"] != "startup" {
 			t.Fatalf("created org = %v", org)
 		}
-		want(t, e.sdk("/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": ist}, ""), 404, "intermediate_session_not_found")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": ist}, ""), 404, "intermediate_session_not_found")
 
 		// A second creation from the same domain gets a fresh slug.
-		d := e.discover("other@startup.test")
-		r = e.sdk("/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": d["intermediate_session_token"]}, "")
-		if r.Status != 200 || r.data()["organization"].(map[string]any)["organization_slug"] == "startup" {
+		d := discover(e, "other@startup.test")
+		r = e.SDK(http.MethodPost, "/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": d["intermediate_session_token"]}, "")
+		if r.Status != 200 || r.Data()["organization"].(map[string]any)["organization_slug"] == "startup" {
 			t.Fatalf("second create: %s", r.Raw)
 		}
 
 		// Claimed domains: people of a domain an organization restricts
 		// to may not create or join other organizations.
-		e.createOrg("claimer", "RESTRICTED", "claimed.test")
-		open := e.createOrg("open-co", "ALL_ALLOWED")
-		d = e.discover("x@claimed.test")
-		want(t, e.sdk("/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": d["intermediate_session_token"]}, ""),
+		e.CreateOrg("claimer", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"claimed.test"}})
+		open := e.CreateOrg("open-co", "ALL_ALLOWED", nil)
+		d = discover(e, "x@claimed.test")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": d["intermediate_session_token"]}, ""),
 			403, "action_not_allowed_email_domain_is_claimed")
-		want(t, e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
 			"organization_id": open}, ""), 403, "action_not_allowed_email_domain_is_claimed")
 
 		// JIT refusals apply to exchange too, and do not burn the IST.
-		closed := e.createOrg("closed-co", "NOT_ALLOWED")
-		d = e.discover("y@free.test")
-		want(t, e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
+		closed := e.CreateOrg("closed-co", "NOT_ALLOWED", nil)
+		d = discover(e, "y@free.test")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
 			"organization_id": closed}, ""), 403, "email_jit_provisioning_not_allowed")
-		if r := e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
+		if r := e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
 			"organization_id": open}, ""); r.Status != 200 {
 			t.Fatalf("IST burned by a refused exchange: %s", r.Raw)
 		}
 
 		// The project flag gates creation.
-		if _, err := e.app.DB.ExecContext(t.Context(), `UPDATE projects SET create_organization_enabled = $1 WHERE project_id = $2`,
-			false, e.proj.Project.ID); err != nil {
+		if _, err := e.App.DB.ExecContext(t.Context(), `UPDATE projects SET create_organization_enabled = $1 WHERE project_id = $2`,
+			false, e.Project.Project.ID); err != nil {
 			t.Fatal(err)
 		}
-		d = e.discover("z@later.test")
-		want(t, e.do(http.MethodPost, "/v1/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": d["intermediate_session_token"]},
-			nil, e.proj.Project.ID, e.proj.Secret), 403, "create_organization_disabled")
+		d = discover(e, "z@later.test")
+		apptest.Want(t, e.Do(http.MethodPost, "/v1/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": d["intermediate_session_token"]},
+			nil, e.Project.Project.ID, e.Project.Secret), 403, "create_organization_disabled")
 	})
 }
 
 func TestDiscoveryISTExpiryPrimaryRequiredAndIsolation(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		strict := e.createOrg("strict", "ALL_ALLOWED")
-		e.backend(http.MethodPut, "/v1/b2b/organizations/"+strict, map[string]any{"auth_methods": "RESTRICTED", "allowed_auth_methods": []string{"magic_link"}})
-		e.createMember(strict, "ada@strict.test")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		strict := e.CreateOrg("strict", "ALL_ALLOWED", nil)
+		e.Backend(http.MethodPut, "/v1/b2b/organizations/"+strict, map[string]any{"auth_methods": "RESTRICTED", "allowed_auth_methods": []string{"magic_link"}})
+		e.CreateMember(strict, "ada@strict.test")
 
-		d := e.discover("ada@strict.test")
+		d := discover(e, "ada@strict.test")
 		entry := d["discovered_organizations"].([]any)[0].(map[string]any)
 		if pr := entry["primary_required"].(map[string]any); pr["allowed_auth_methods"].([]any)[0] != "magic_link" {
 			t.Fatalf("discovered entry lacks primary_required: %v", entry)
 		}
 		// Exchanging with an email-code IST into a magic-link-only
 		// organization asks for the allowed method, which then completes.
-		r := e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
+		r := e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
 			"organization_id": strict}, "")
-		if r.Status != 200 || r.data()["member_session"] != nil || r.data()["primary_required"] == nil {
+		if r.Status != 200 || r.Data()["member_session"] != nil || r.Data()["primary_required"] == nil {
 			t.Fatalf("exchange into restricted org: %s", r.Raw)
 		}
-		ist := r.data()["intermediate_session_token"].(string)
-		e.sendLink(strict, "ada@strict.test", nil)
-		links, _ := e.lastMail("ada@strict.test")
-		r = e.redeem(tokenFrom(t, e, links[0]), map[string]any{"intermediate_session_token": ist})
-		if r.Status != 200 || len(r.data()["member_session"].(map[string]any)["authentication_factors"].([]any)) != 2 {
+		ist := r.Data()["intermediate_session_token"].(string)
+		sendLink(e, strict, "ada@strict.test", nil)
+		links, _ := e.LastMail("ada@strict.test")
+		r = redeem(e, tokenFrom(t, e, links[0]), map[string]any{"intermediate_session_token": ist})
+		if r.Status != 200 || len(r.Data()["member_session"].(map[string]any)["authentication_factors"].([]any)) != 2 {
 			t.Fatalf("allowed method after discovery: %s", r.Raw)
 		}
 
 		// ISTs expire after 10 minutes.
-		d = e.discover("late@strict.test")
-		e.clock.Advance(10 * time.Minute)
-		want(t, e.sdk("/b2b/discovery/organizations", map[string]any{"intermediate_session_token": d["intermediate_session_token"]}, ""),
+		d = discover(e, "late@strict.test")
+		e.Clock.Advance(10 * time.Minute)
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/discovery/organizations", map[string]any{"intermediate_session_token": d["intermediate_session_token"]}, ""),
 			404, "intermediate_session_not_found")
 
 		// An IST of one project is nothing in another.
-		d = e.discover("iso@strict.test")
-		other := e.newProject("Other")
-		r = e.do(http.MethodPost, "/sdk/v1/b2b/discovery/organizations", map[string]any{"intermediate_session_token": d["intermediate_session_token"]},
-			http.Header{"Origin": {e.origin}}, other.PublicToken, other.PublicToken)
-		want(t, r, 404, "intermediate_session_not_found")
+		d = discover(e, "iso@strict.test")
+		other := e.NewProject("Other")
+		r = e.Do(http.MethodPost, "/sdk/v1/b2b/discovery/organizations", map[string]any{"intermediate_session_token": d["intermediate_session_token"]},
+			http.Header{"Origin": {apptest.Origin}}, other.PublicToken, other.PublicToken)
+		apptest.Want(t, r, 404, "intermediate_session_not_found")
 
 		// Wrong discovery codes are counted and locked like org codes.
-		e.sdk("/b2b/otps/email/discovery/send", map[string]any{"email_address": "lock@strict.test"}, "")
-		_, codes := e.lastMail("lock@strict.test")
+		e.SDK(http.MethodPost, "/b2b/otps/email/discovery/send", map[string]any{"email_address": "lock@strict.test"}, "")
+		_, codes := e.LastMail("lock@strict.test")
 		for range 5 {
-			want(t, e.sdk("/b2b/otps/email/discovery/authenticate", map[string]any{"email_address": "lock@strict.test", "code": wrongCode(codes[0])}, ""),
+			apptest.Want(t, e.SDK(http.MethodPost, "/b2b/otps/email/discovery/authenticate", map[string]any{"email_address": "lock@strict.test", "code": wrongCode(codes[0])}, ""),
 				404, "otp_code_not_found")
 		}
-		want(t, e.sdk("/b2b/otps/email/discovery/authenticate", map[string]any{"email_address": "lock@strict.test", "code": codes[0]}, ""),
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/otps/email/discovery/authenticate", map[string]any{"email_address": "lock@strict.test", "code": codes[0]}, ""),
 			404, "otp_code_not_found")
 	})
 }
@@ -217,15 +217,15 @@ func TestDiscoveryISTExpiryPrimaryRequiredAndIsolation(t *testing.T) {
 // Discovered organizations say in advance when logging in will ask for a
 // second factor, without starting anything (no SMS, no IST consumed).
 func TestDiscoveryPreviewsMFA(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		strict := e.createOrg("mfa-co", "RESTRICTED", "mfa.test")
-		if r := e.backend(http.MethodPut, "/v1/b2b/organizations/"+strict, map[string]any{"mfa_policy": "REQUIRED_FOR_ALL"}); r.Status != 200 {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		strict := e.CreateOrg("mfa-co", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"mfa.test"}})
+		if r := e.Backend(http.MethodPut, "/v1/b2b/organizations/"+strict, map[string]any{"mfa_policy": "REQUIRED_FOR_ALL"}); r.Status != 200 {
 			t.Fatalf("require MFA: %s", r.Raw)
 		}
-		relaxed := e.createOrg("plain-co", "NOT_ALLOWED")
-		e.createMember(relaxed, "ada@mfa.test")
+		relaxed := e.CreateOrg("plain-co", "NOT_ALLOWED", nil)
+		e.CreateMember(relaxed, "ada@mfa.test")
 
-		d := e.discover("ada@mfa.test")
+		d := discover(e, "ada@mfa.test")
 		got := map[string]any{}
 		for _, x := range d["discovered_organizations"].([]any) {
 			o := x.(map[string]any)
@@ -241,9 +241,9 @@ func TestDiscoveryPreviewsMFA(t *testing.T) {
 			t.Fatalf("optional organization, not enrolled: mfa_required = %v", got["plain-co"])
 		}
 		// The list was only a description: the IST still works.
-		r := e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
+		r := e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
 			"organization_id": strict}, "")
-		if r.Status != 200 || r.data()["mfa_required"] == nil || r.data()["member_session"] != nil {
+		if r.Status != 200 || r.Data()["mfa_required"] == nil || r.Data()["member_session"] != nil {
 			t.Fatalf("exchange into the MFA organization: %s", r.Raw)
 		}
 	})
@@ -254,25 +254,25 @@ func TestDiscoveryPreviewsMFA(t *testing.T) {
 // window, even the right code of a fresh send is refused until the window
 // ends.
 func TestDiscoveryCodeChecksLimitedPerAddress(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		check := func(code string) resp {
-			return e.sdk("/b2b/otps/email/discovery/authenticate", map[string]any{"email_address": "guess@corp.test", "code": code}, "")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		check := func(code string) apptest.Resp {
+			return e.SDK(http.MethodPost, "/b2b/otps/email/discovery/authenticate", map[string]any{"email_address": "guess@corp.test", "code": code}, "")
 		}
 		send := func() string {
-			if r := e.sdk("/b2b/otps/email/discovery/send", map[string]any{"email_address": "guess@corp.test"}, ""); r.Status != 200 {
+			if r := e.SDK(http.MethodPost, "/b2b/otps/email/discovery/send", map[string]any{"email_address": "guess@corp.test"}, ""); r.Status != 200 {
 				t.Fatalf("send: %s", r.Raw)
 			}
-			_, codes := e.lastMail("guess@corp.test")
+			_, codes := e.LastMail("guess@corp.test")
 			return codes[0]
 		}
 		code := send()
 		for range discovery.CheckPerEmail.Limit {
-			want(t, check(wrongCode(code)), 404, "otp_code_not_found")
+			apptest.Want(t, check(wrongCode(code)), 404, "otp_code_not_found")
 		}
-		want(t, check(send()), 429, "too_many_requests")
+		apptest.Want(t, check(send()), 429, "too_many_requests")
 
-		e.clock.Advance(discovery.CheckPerEmail.Window)
-		if r := check(send()); r.Status != 200 || r.data()["intermediate_session_token"] == "" {
+		e.Clock.Advance(discovery.CheckPerEmail.Window)
+		if r := check(send()); r.Status != 200 || r.Data()["intermediate_session_token"] == "" {
 			t.Fatalf("right code in a new window: %s", r.Raw)
 		}
 	})
@@ -282,15 +282,15 @@ func TestDiscoveryCodeChecksLimitedPerAddress(t *testing.T) {
 // exchanging a discovery IST for that organization is refused
 // inactive_member, and no session is created.
 func TestDiscoveryExchangeRefusesDeletedMember(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "ALL_ALLOWED")
-		mid := e.createMember(org, "ada@acme.test")
-		e.deleteMember(org, mid)
-		d := e.discover("ada@acme.test")
-		r := e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"organization_id": org,
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		mid := e.CreateMember(org, "ada@acme.test")
+		deleteMember(e, org, mid)
+		d := discover(e, "ada@acme.test")
+		r := e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"organization_id": org,
 			"intermediate_session_token": d["intermediate_session_token"], "session_duration_minutes": 60}, "")
-		want(t, r, 403, "inactive_member")
-		if n := e.count(`SELECT COUNT(*) FROM member_sessions WHERE member_id = $1`, mid); n != 0 {
+		apptest.Want(t, r, 403, "inactive_member")
+		if n := countRows(e, `SELECT COUNT(*) FROM member_sessions WHERE member_id = $1`, mid); n != 0 {
 			t.Fatalf("%d sessions for the deleted member", n)
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/store/storetest"
 )
@@ -17,37 +18,37 @@ import (
 // path's last letter as an escape, which the mux reads as the letter but
 // the table leaves to the mux.
 func TestExactRoutesAnswerAsTheMuxes(t *testing.T) {
-	e := newEnv(t, storetest.SQLite(t))
-	metricsBefore := e.scrapeRoutes()
+	e := apptest.New(t, storetest.SQLite(t), nil)
+	metricsBefore := scrapeRoutes(e)
 	sent := map[string]int{}
-	for _, rt := range e.app.RouteTable() {
+	for _, rt := range e.App.RouteTable() {
 		method, path, _ := strings.Cut(rt.Pattern, " ")
 		if method == "" || strings.ContainsAny(path, "{") || strings.HasSuffix(path, "/") || path == "/metrics" {
 			continue
 		}
 		escaped := path[:len(path)-1] + fmt.Sprintf("%%%02X", path[len(path)-1])
-		var answers [2]resp
+		var answers [2]apptest.Resp
 		for i, p := range []string{path, escaped} {
 			var body any
 			if method != http.MethodGet && method != http.MethodDelete {
 				body = `{}`
 			}
-			user, pass, header := e.proj.Project.ID, e.proj.Secret, http.Header(nil)
+			user, pass, header := e.Project.Project.ID, e.Project.Secret, http.Header(nil)
 			if rt.Face == httpapi.SDK {
-				user, pass, header = e.proj.PublicToken, e.proj.PublicToken, http.Header{"Origin": {e.origin}}
+				user, pass, header = e.Project.PublicToken, e.Project.PublicToken, http.Header{"Origin": {apptest.Origin}}
 			}
-			answers[i] = e.do(method, p, body, header, user, pass)
+			answers[i] = e.Do(method, p, body, header, user, pass)
 		}
 		fast, muxes := answers[0], answers[1]
-		if fast.Status != muxes.Status || fast.errType() != muxes.errType() {
-			t.Errorf("%s: %d %s from the table, %d %s from the muxes", rt.Pattern, fast.Status, fast.errType(), muxes.Status, muxes.errType())
+		if fast.Status != muxes.Status || fast.ErrType() != muxes.ErrType() {
+			t.Errorf("%s: %d %s from the table, %d %s from the muxes", rt.Pattern, fast.Status, fast.ErrType(), muxes.Status, muxes.ErrType())
 		}
 		for _, h := range []string{"Access-Control-Allow-Origin", "Access-Control-Allow-Credentials", "Vary", "Content-Type", "Allow"} {
 			if fast.Header.Get(h) != muxes.Header.Get(h) {
 				t.Errorf("%s: %s %q from the table, %q from the muxes", rt.Pattern, h, fast.Header.Get(h), muxes.Header.Get(h))
 			}
 		}
-		if rt.Face == httpapi.SDK && fast.Header.Get("Access-Control-Allow-Origin") != e.origin {
+		if rt.Face == httpapi.SDK && fast.Header.Get("Access-Control-Allow-Origin") != apptest.Origin {
 			t.Errorf("%s: no CORS answer for the project's origin", rt.Pattern)
 		}
 		sent[fmt.Sprintf("%s %d", rt.Pattern, fast.Status)] += 2
@@ -55,7 +56,7 @@ func TestExactRoutesAnswerAsTheMuxes(t *testing.T) {
 	if len(sent) < 50 {
 		t.Fatalf("only %d exact routes were tried", len(sent))
 	}
-	after := e.scrapeRoutes()
+	after := scrapeRoutes(e)
 	for key, n := range sent {
 		if got := after[key] - metricsBefore[key]; got != n {
 			t.Errorf("route label %q counted %d requests, want %d", key, got, n)
@@ -64,11 +65,11 @@ func TestExactRoutesAnswerAsTheMuxes(t *testing.T) {
 }
 
 // scrapeRoutes reads latchkey_http_requests_total by "route status".
-func (e *env) scrapeRoutes() map[string]int {
-	e.t.Helper()
-	res, err := e.srv.Client().Get(e.srv.URL + "/metrics")
+func scrapeRoutes(e *apptest.Env) map[string]int {
+	e.T.Helper()
+	res, err := e.Srv.Client().Get(e.Srv.URL + "/metrics")
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)

@@ -44,25 +44,25 @@ func TestHostileInputCorpus(t *testing.T) {
 		// when changing the edge (needs LATCHKEY_TEST_POSTGRES_DSN).
 		db = storetest.Postgres(t)
 	}
-	e := newEnv(t, db)
+	e := apptest.New(t, db, nil)
 	logs := &lockedBuffer{}
-	e.app.Log = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	e.app.Limiter.SetSleep(func(context.Context, time.Duration) error { return nil })
+	e.App.Log = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	e.App.Limiter.SetSleep(func(context.Context, time.Duration) error { return nil })
 	// Re-mount on the capturing logger.
-	e.srv.Config.Handler = e.app.Handler()
+	e.Srv.Config.Handler = e.App.Handler()
 
 	fields, err := requestFields()
 	if err != nil {
 		t.Fatalf("read field names: %v", err)
 	}
-	other := e.newProject("Other App")
-	f := &fixtures{publicToken: e.proj.PublicToken, projectID: e.proj.Project.ID, secret: e.proj.Secret,
+	other := e.NewProject("Other App")
+	f := &fixtures{publicToken: e.Project.PublicToken, projectID: e.Project.Project.ID, secret: e.Project.Secret,
 		otherPublicToken: other.PublicToken, otherProject: other.Project.ID, otherSecret: other.Secret,
-		origin: e.origin, page: e.page}
+		origin: apptest.Origin, page: apptest.Page}
 	fresh := 0
 	ensure := func() {
 		if f.session != "" {
-			r := e.backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": f.session})
+			r := e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": f.session})
 			if r.Status == 200 {
 				return
 			}
@@ -70,20 +70,20 @@ func TestHostileInputCorpus(t *testing.T) {
 		// Some route revoked or deleted it. Start over an hour later, so
 		// the sends' rate limits have reset.
 		fresh++
-		e.clock.Advance(time.Hour)
+		e.Clock.Advance(time.Hour)
 		f.email = fmt.Sprintf("ada%d@acme.test", fresh)
-		f.org = e.createOrg(fmt.Sprintf("acme-%d", fresh), "ALL_ALLOWED")
-		f.session, f.jwt, f.member = e.login(f.org, f.email)
+		f.org = e.CreateOrg(fmt.Sprintf("acme-%d", fresh), "ALL_ALLOWED", nil)
+		f.session, f.jwt, f.member = login(e, f.org, f.email)
 	}
 
 	// LATCHKEY_HOSTILE_FULL=1 sends every variant to every route (about
 	// 24,000 requests, a few minutes); the default samples them (about 7,000).
 	full := os.Getenv("LATCHKEY_HOSTILE_FULL") != ""
 	rng := rand.New(rand.NewPCG(9, 2026))
-	classify := newRouteClassifier(e.app.RouteTable())
+	classify := newRouteClassifier(e.App.RouteTable())
 	stats := corpusStats{byRoute: map[string]int{}, answers: map[string]int{}}
-	for _, rt := range e.app.RouteTable() {
-		e.clock.Advance(7 * time.Second) // let per-minute windows roll over now and then
+	for _, rt := range e.App.RouteTable() {
+		e.Clock.Advance(7 * time.Second) // let per-minute windows roll over now and then
 		ensure()
 		for _, req := range generate(rt, f, fields, rng, full) {
 			stats.sent++
@@ -101,7 +101,7 @@ func TestHostileInputCorpus(t *testing.T) {
 	if stats.sent < 2000 {
 		t.Errorf("the corpus has %d requests, want at least 2000", stats.sent)
 	}
-	for _, rt := range e.app.RouteTable() {
+	for _, rt := range e.App.RouteTable() {
 		if stats.byRoute[rt.Pattern] == 0 {
 			t.Errorf("no hostile request reached %s", rt.Pattern)
 		}
@@ -287,9 +287,9 @@ func mapKeys(m map[string]any) func(func(string) bool) {
 
 // send issues one request exactly as generated and returns what is wrong
 // with the answer, or "".
-func send(t *testing.T, e *env, classify *routeClassifier, req hostileReq) (answer, problem string) {
+func send(t *testing.T, e *apptest.Env, classify *routeClassifier, req hostileReq) (answer, problem string) {
 	t.Helper()
-	hr, err := http.NewRequest(req.method, e.srv.URL+"/", bytes.NewReader(req.body))
+	hr, err := http.NewRequest(req.method, e.Srv.URL+"/", bytes.NewReader(req.body))
 	if err != nil {
 		return "", "build request: " + err.Error()
 	}

@@ -8,165 +8,166 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/project"
 )
 
-func (e *env) invite(body map[string]any) resp {
-	e.t.Helper()
-	return e.backend(http.MethodPost, "/v1/b2b/magic_links/email/invite", body)
+func invite(e *apptest.Env, body map[string]any) apptest.Resp {
+	e.T.Helper()
+	return e.Backend(http.MethodPost, "/v1/b2b/magic_links/email/invite", body)
 }
 
 // lastMessage returns the newest captured email to a recipient.
-func (e *env) lastMessage(to string) (subject, text string, links []string) {
-	e.t.Helper()
-	msgs, err := e.app.Outbox.List(context.Background(), to, 1)
+func lastMessage(e *apptest.Env, to string) (subject, text string, links []string) {
+	e.T.Helper()
+	msgs, err := e.App.Outbox.List(context.Background(), to, 1)
 	if err != nil || len(msgs) == 0 {
-		e.t.Fatalf("no mail to %s: %v", to, err)
+		e.T.Fatalf("no mail to %s: %v", to, err)
 	}
 	return msgs[0].Subject, msgs[0].Text, msgs[0].Links
 }
 
 func TestInviteAcceptedByLink(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "NOT_ALLOWED")
-		inviter := e.createMember(org, "boss@acme.test")
-		e.backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+inviter, map[string]any{"name": "Grace Boss"})
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		inviter := e.CreateMember(org, "boss@acme.test")
+		e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+inviter, map[string]any{"name": "Grace Boss"})
 
-		r := e.invite(map[string]any{"organization_id": org, "email_address": "Nia@Acme.test", "name": "Nia",
+		r := invite(e, map[string]any{"organization_id": org, "email_address": "Nia@Acme.test", "name": "Nia",
 			"untrusted_metadata": map[string]any{"team": "ops"}, "invited_by_member_id": inviter})
 		m, _ := r.Body["member"].(map[string]any)
 		if r.Status != 200 || m["status"] != "invited" || m["name"] != "Nia" || m["email_address"] != "nia@acme.test" || r.Body["organization"] == nil {
 			t.Fatalf("invite: %s", r.Raw)
 		}
-		subject, text, links := e.lastMessage("nia@acme.test")
+		subject, text, links := lastMessage(e, "nia@acme.test")
 		if subject != "You are invited to join Acme" || !strings.Contains(text, "Grace Boss (boss@acme.test) invited you to join Acme.") {
 			t.Fatalf("invite email: %q\n%s", subject, text)
 		}
 		token := tokenFrom(t, e, links[0]) // the invite redirect URL, stytch_token_type=multi_tenant_magic_links
 
 		// The invitee is not active until they accept.
-		if st := e.member(org, r.Body["member_id"].(string))["status"]; st != "invited" {
+		if st := memberByID(e, org, r.Body["member_id"].(string))["status"]; st != "invited" {
 			t.Fatalf("status before accepting = %v", st)
 		}
-		r = e.redeem(token, nil)
-		d := r.data()
+		r = redeem(e, token, nil)
+		d := r.Data()
 		if r.Status != 200 || d["member_authenticated"] != true || d["session_token"] == "" {
 			t.Fatalf("accept: %s", r.Raw)
 		}
 		if m := d["member"].(map[string]any); m["status"] != "active" || m["email_address_verified"] != true {
 			t.Fatalf("member after accepting = %v", m)
 		}
-		want(t, e.redeem(token, nil), 401, "unable_to_auth_magic_link")
+		apptest.Want(t, redeem(e, token, nil), 401, "unable_to_auth_magic_link")
 
 		// An active member needs no invite.
-		want(t, e.invite(map[string]any{"organization_id": org, "email_address": "nia@acme.test"}), 400, "duplicate_member_email")
+		apptest.Want(t, invite(e, map[string]any{"organization_id": org, "email_address": "nia@acme.test"}), 400, "duplicate_member_email")
 		// An inviter must belong to the organization.
-		want(t, e.invite(map[string]any{"organization_id": org, "email_address": "x@acme.test", "invited_by_member_id": "member-test-nope"}),
+		apptest.Want(t, invite(e, map[string]any{"organization_id": org, "email_address": "x@acme.test", "invited_by_member_id": "member-test-nope"}),
 			404, "member_not_found")
 	})
 }
 
 func TestInviteStatusesAndPolicy(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "NOT_ALLOWED")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 
 		// A pending member becomes invited; inviting again resends.
-		r := e.backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members",
+		r := e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members",
 			map[string]any{"email_address": "pen@acme.test", "create_member_as_pending": true})
 		pen := r.Body["member_id"].(string)
 		for i := 0; i < 2; i++ {
-			r = e.invite(map[string]any{"organization_id": org, "email_address": "pen@acme.test"})
+			r = invite(e, map[string]any{"organization_id": org, "email_address": "pen@acme.test"})
 			if r.Status != 200 || r.Body["member_id"] != pen || r.Body["member"].(map[string]any)["status"] != "invited" {
 				t.Fatalf("invite pending member (%d): %s", i, r.Raw)
 			}
 		}
 		// Both links work until used: the newest is accepted.
-		_, _, links := e.lastMessage("pen@acme.test")
-		if r := e.redeem(tokenFrom(t, e, links[0]), nil); r.Status != 200 {
+		_, _, links := lastMessage(e, "pen@acme.test")
+		if r := redeem(e, tokenFrom(t, e, links[0]), nil); r.Status != 200 {
 			t.Fatalf("accept re-invite: %s", r.Raw)
 		}
 
 		// A deleted member must be reactivated, not re-invited.
-		del := e.createMember(org, "del@acme.test")
-		e.backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+del, nil)
-		want(t, e.invite(map[string]any{"organization_id": org, "email_address": "del@acme.test"}), 403, "inactive_member")
+		del := e.CreateMember(org, "del@acme.test")
+		e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+del, nil)
+		apptest.Want(t, invite(e, map[string]any{"organization_id": org, "email_address": "del@acme.test"}), 403, "inactive_member")
 
 		// email_invites NOT_ALLOWED refuses everyone; RESTRICTED only admits
 		// email_allowed_domains. Refused invites create no member.
-		closed := e.backend(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Closed", "email_invites": "NOT_ALLOWED"}).
+		closed := e.Backend(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Closed", "email_invites": "NOT_ALLOWED"}).
 			Body["organization"].(map[string]any)["organization_id"].(string)
-		want(t, e.invite(map[string]any{"organization_id": closed, "email_address": "a@closed.test"}), 403, "email_invites_not_allowed")
-		want(t, e.backend(http.MethodGet, "/v1/b2b/organizations/"+closed+"/member?email_address=a@closed.test", nil), 404, "member_not_found")
-		restricted := e.backend(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Corp", "email_invites": "RESTRICTED",
+		apptest.Want(t, invite(e, map[string]any{"organization_id": closed, "email_address": "a@closed.test"}), 403, "email_invites_not_allowed")
+		apptest.Want(t, e.Backend(http.MethodGet, "/v1/b2b/organizations/"+closed+"/member?email_address=a@closed.test", nil), 404, "member_not_found")
+		restricted := e.Backend(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Corp", "email_invites": "RESTRICTED",
 			"email_allowed_domains": []string{"corp.test"}}).Body["organization"].(map[string]any)["organization_id"].(string)
-		want(t, e.invite(map[string]any{"organization_id": restricted, "email_address": "a@gmail.test"}), 403, "invalid_email_for_invites")
-		if r := e.invite(map[string]any{"organization_id": restricted, "email_address": "a@corp.test"}); r.Status != 200 {
+		apptest.Want(t, invite(e, map[string]any{"organization_id": restricted, "email_address": "a@gmail.test"}), 403, "invalid_email_for_invites")
+		if r := invite(e, map[string]any{"organization_id": restricted, "email_address": "a@corp.test"}); r.Status != 200 {
 			t.Fatalf("allowed domain: %s", r.Raw)
 		}
 		// A policy tightened after a pending signup still applies to invites.
-		pend := e.backend(http.MethodPost, "/v1/b2b/organizations/"+restricted+"/members",
+		pend := e.Backend(http.MethodPost, "/v1/b2b/organizations/"+restricted+"/members",
 			map[string]any{"email_address": "p@other.test", "create_member_as_pending": true})
 		if pend.Status != 200 {
 			t.Fatal(pend.Raw)
 		}
-		want(t, e.invite(map[string]any{"organization_id": restricted, "email_address": "p@other.test"}), 403, "invalid_email_for_invites")
+		apptest.Want(t, invite(e, map[string]any{"organization_id": restricted, "email_address": "p@other.test"}), 403, "invalid_email_for_invites")
 
 		// Redirect URLs must be registered for invites.
-		want(t, e.invite(map[string]any{"organization_id": org, "email_address": "r@acme.test", "invite_redirect_url": "https://evil.test/"}),
+		apptest.Want(t, invite(e, map[string]any{"organization_id": org, "email_address": "r@acme.test", "invite_redirect_url": "https://evil.test/"}),
 			400, "redirect_url_not_registered")
-		bare, err := e.app.Projects.Create(context.Background(), project.CreateParams{Name: "No URLs"})
+		bare, err := e.App.Projects.Create(context.Background(), project.CreateParams{Name: "No URLs"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		bareOrg := e.do(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Bare"}, nil, bare.Project.ID, bare.Secret).
+		bareOrg := e.Do(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Bare"}, nil, bare.Project.ID, bare.Secret).
 			Body["organization"].(map[string]any)["organization_id"].(string)
-		want(t, e.do(http.MethodPost, "/v1/b2b/magic_links/email/invite", map[string]any{"organization_id": bareOrg, "email_address": "b@bare.test"},
+		apptest.Want(t, e.Do(http.MethodPost, "/v1/b2b/magic_links/email/invite", map[string]any{"organization_id": bareOrg, "email_address": "b@bare.test"},
 			nil, bare.Project.ID, bare.Secret), 400, "no_invite_redirect_urls_set")
 
 		// Another project cannot invite into this organization.
-		want(t, e.do(http.MethodPost, "/v1/b2b/magic_links/email/invite", map[string]any{"organization_id": org, "email_address": "x@acme.test"},
+		apptest.Want(t, e.Do(http.MethodPost, "/v1/b2b/magic_links/email/invite", map[string]any{"organization_id": org, "email_address": "x@acme.test"},
 			nil, bare.Project.ID, bare.Secret), 404, "organization_not_found")
-		want(t, e.invite(map[string]any{"organization_id": org, "email_address": "not-an-email"}), 400, "invalid_email")
+		apptest.Want(t, invite(e, map[string]any{"organization_id": org, "email_address": "not-an-email"}), 400, "invalid_email")
 	})
 }
 
 func TestInviteExpiry(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "NOT_ALLOWED")
-		e.invite(map[string]any{"organization_id": org, "email_address": "short@acme.test", "invite_expiration_minutes": 5})
-		_, _, short := e.lastMessage("short@acme.test")
-		e.invite(map[string]any{"organization_id": org, "email_address": "week@acme.test"})
-		_, text, week := e.lastMessage("week@acme.test")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		invite(e, map[string]any{"organization_id": org, "email_address": "short@acme.test", "invite_expiration_minutes": 5})
+		_, _, short := lastMessage(e, "short@acme.test")
+		invite(e, map[string]any{"organization_id": org, "email_address": "week@acme.test"})
+		_, text, week := lastMessage(e, "week@acme.test")
 		if !strings.Contains(text, "This link expires in 7 days.") {
 			t.Fatalf("default invite lifetime:\n%s", text)
 		}
-		e.clock.Advance(6 * time.Minute)
-		want(t, e.redeem(tokenFrom(t, e, short[0]), nil), 401, "unable_to_auth_magic_link")
-		e.clock.Advance(6 * 24 * time.Hour)
-		if r := e.redeem(tokenFrom(t, e, week[0]), nil); r.Status != 200 {
+		e.Clock.Advance(6 * time.Minute)
+		apptest.Want(t, redeem(e, tokenFrom(t, e, short[0]), nil), 401, "unable_to_auth_magic_link")
+		e.Clock.Advance(6 * 24 * time.Hour)
+		if r := redeem(e, tokenFrom(t, e, week[0]), nil); r.Status != 200 {
 			t.Fatalf("six-day-old invite: %s", r.Raw)
 		}
-		want(t, e.invite(map[string]any{"organization_id": org, "email_address": "x@acme.test", "invite_expiration_minutes": 1}), 400, "invalid_request")
+		apptest.Want(t, invite(e, map[string]any{"organization_id": org, "email_address": "x@acme.test", "invite_expiration_minutes": 1}), 400, "invalid_request")
 	})
 }
 
 func TestInviteFromTheSDK(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "NOT_ALLOWED")
-		other := e.createOrg("other", "NOT_ALLOWED")
-		admin := e.createMember(org, "admin@acme.test")
-		e.backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+admin, map[string]any{"is_admin": true})
-		e.createMember(org, "plain@acme.test")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		other := e.CreateOrg("other", "NOT_ALLOWED", nil)
+		admin := e.CreateMember(org, "admin@acme.test")
+		e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+admin, map[string]any{"is_admin": true})
+		e.CreateMember(org, "plain@acme.test")
 		body := map[string]any{"email_address": "new@acme.test", "organization_id": other, "trusted_metadata": map[string]any{"x": 1}}
 
-		want(t, e.sdk("/b2b/magic_links/email/invite", body, ""), 401, "user_unauthenticated")
-		want(t, e.sdk("/b2b/magic_links/email/invite", body, "not-a-session"), 404, "session_not_found")
-		want(t, e.sdk("/b2b/magic_links/email/invite", body, e.sessionFor(org, "plain@acme.test")), 403, "unauthorized_action")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/magic_links/email/invite", body, ""), 401, "user_unauthenticated")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/magic_links/email/invite", body, "not-a-session"), 404, "session_not_found")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/magic_links/email/invite", body, sessionFor(e, org, "plain@acme.test")), 403, "unauthorized_action")
 
 		// The organization comes from the session, never from the body, and
 		// the browser cannot write trusted metadata.
-		r := e.sdk("/b2b/magic_links/email/invite", body, e.sessionFor(org, "admin@acme.test"))
-		d := r.data()
+		r := e.SDK(http.MethodPost, "/b2b/magic_links/email/invite", body, sessionFor(e, org, "admin@acme.test"))
+		d := r.Data()
 		if r.Status != 200 || d["organization"].(map[string]any)["organization_id"] != org {
 			t.Fatalf("sdk invite: %s", r.Raw)
 		}
@@ -174,33 +175,33 @@ func TestInviteFromTheSDK(t *testing.T) {
 		if _, shown := m["trusted_metadata"]; m["status"] != "invited" || shown {
 			t.Fatalf("invited member = %v", m)
 		}
-		if tm := e.member(org, m["member_id"].(string))["trusted_metadata"]; len(tm.(map[string]any)) != 0 {
+		if tm := memberByID(e, org, m["member_id"].(string))["trusted_metadata"]; len(tm.(map[string]any)) != 0 {
 			t.Fatalf("the browser wrote trusted metadata: %v", tm)
 		}
-		_, text, links := e.lastMessage("new@acme.test")
+		_, text, links := lastMessage(e, "new@acme.test")
 		if !strings.Contains(text, "admin@acme.test") {
 			t.Fatalf("invite does not name the inviter:\n%s", text)
 		}
-		r = e.redeem(tokenFrom(t, e, links[0]), nil)
-		if r.Status != 200 || r.data()["organization"].(map[string]any)["organization_id"] != org {
+		r = redeem(e, tokenFrom(t, e, links[0]), nil)
+		if r.Status != 200 || r.Data()["organization"].(map[string]any)["organization_id"] != org {
 			t.Fatalf("accept: %s", r.Raw)
 		}
 		// An invite token works with its own project's public token only.
-		e.invite(map[string]any{"organization_id": org, "email_address": "cross@acme.test"})
-		_, _, links = e.lastMessage("cross@acme.test")
-		proj := e.newProject("Elsewhere")
-		want(t, e.do(http.MethodPost, "/sdk/v1/b2b/magic_links/authenticate", map[string]any{"magic_links_token": tokenFrom(t, e, links[0])},
-			http.Header{"Origin": {e.origin}}, proj.PublicToken, proj.PublicToken), 401, "unable_to_auth_magic_link")
+		invite(e, map[string]any{"organization_id": org, "email_address": "cross@acme.test"})
+		_, _, links = lastMessage(e, "cross@acme.test")
+		proj := e.NewProject("Elsewhere")
+		apptest.Want(t, e.Do(http.MethodPost, "/sdk/v1/b2b/magic_links/authenticate", map[string]any{"magic_links_token": tokenFrom(t, e, links[0])},
+			http.Header{"Origin": {apptest.Origin}}, proj.PublicToken, proj.PublicToken), 401, "unable_to_auth_magic_link")
 	})
 }
 
 func TestInviteRateLimits(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "NOT_ALLOWED")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 		// One recipient cannot be flooded with invitations...
 		limited := false
 		for i := 0; i < 8 && !limited; i++ {
-			limited = e.invite(map[string]any{"organization_id": org, "email_address": "flood@acme.test"}).errType() == "too_many_requests"
+			limited = invite(e, map[string]any{"organization_id": org, "email_address": "flood@acme.test"}).ErrType() == "too_many_requests"
 		}
 		if !limited {
 			t.Fatal("invites to one recipient are not rate-limited")
@@ -208,7 +209,7 @@ func TestInviteRateLimits(t *testing.T) {
 		// ...but the customer's backend may invite a whole team from one
 		// address (more than the per-address send limit).
 		for i := 0; i < 55; i++ {
-			if r := e.invite(map[string]any{"organization_id": org, "email_address": fmt.Sprintf("m%d@acme.test", i)}); r.Status != 200 {
+			if r := invite(e, map[string]any{"organization_id": org, "email_address": fmt.Sprintf("m%d@acme.test", i)}); r.Status != 200 {
 				t.Fatalf("backend invite %d: %s", i, r.Raw)
 			}
 		}

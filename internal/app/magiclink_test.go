@@ -13,44 +13,44 @@ import (
 
 // tokenFrom extracts the magic-link token from an emailed link and checks
 // the link targets the registered page with the right token type.
-func tokenFrom(t *testing.T, e *env, link string) string {
+func tokenFrom(t *testing.T, e *apptest.Env, link string) string {
 	t.Helper()
-	return apptest.LinkToken(t, link, e.page, "multi_tenant_magic_links")
+	return apptest.LinkToken(t, link, apptest.Page, "multi_tenant_magic_links")
 }
 
-func (e *env) sendLink(org, email string, extra map[string]any) resp {
+func sendLink(e *apptest.Env, org, email string, extra map[string]any) apptest.Resp {
 	body := map[string]any{"email_address": email, "organization_id": org}
 	for k, v := range extra {
 		body[k] = v
 	}
-	return e.sdk("/b2b/magic_links/email/login_or_signup", body, "")
+	return e.SDK(http.MethodPost, "/b2b/magic_links/email/login_or_signup", body, "")
 }
 
-func (e *env) redeem(token string, extra map[string]any) resp {
+func redeem(e *apptest.Env, token string, extra map[string]any) apptest.Resp {
 	body := map[string]any{"magic_links_token": token, "session_duration_minutes": 60}
 	for k, v := range extra {
 		body[k] = v
 	}
-	return e.sdk("/b2b/magic_links/authenticate", body, "")
+	return e.SDK(http.MethodPost, "/b2b/magic_links/authenticate", body, "")
 }
 
 func TestMagicLinkSignupLoginAndReplay(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "ALL_ALLOWED")
-		r := e.sendLink(org, "New.Person@Example.com", nil)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		r := sendLink(e, org, "New.Person@Example.com", nil)
 		// The public face says nothing about the member; the backend has it, pending.
-		if r.Status != 200 || r.data()["member"] != nil || r.data()["member_created"] != nil {
+		if r.Status != 200 || r.Data()["member"] != nil || r.Data()["member_created"] != nil {
 			t.Fatalf("signup send: %s", r.Raw)
 		}
-		if m := e.backend(http.MethodGet, "/v1/b2b/organizations/"+org+"/member?email_address=new.person@example.com", nil); m.Status != 200 ||
+		if m := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+org+"/member?email_address=new.person@example.com", nil); m.Status != 200 ||
 			m.Body["member"].(map[string]any)["status"] != "pending" {
 			t.Fatalf("signup member: %s", m.Raw)
 		}
-		links, _ := e.lastMail("new.person@example.com")
+		links, _ := e.LastMail("new.person@example.com")
 		token := tokenFrom(t, e, links[0])
 
-		r = e.redeem(token, nil)
-		d := r.data()
+		r = redeem(e, token, nil)
+		d := r.Data()
 		if r.Status != 200 || d["member_authenticated"] != true || d["session_token"] == "" || d["session_jwt"] == "" {
 			t.Fatalf("authenticate: %s", r.Raw)
 		}
@@ -62,32 +62,32 @@ func TestMagicLinkSignupLoginAndReplay(t *testing.T) {
 		if f["type"] != "magic_link" || f["delivery_method"] != "email" {
 			t.Fatalf("factor = %v", f)
 		}
-		want(t, e.redeem(token, nil), 401, "unable_to_auth_magic_link")
+		apptest.Want(t, redeem(e, token, nil), 401, "unable_to_auth_magic_link")
 
 		// The now-active member gets a login link.
-		if r := e.sendLink(org, "new.person@example.com", nil); r.Status != 200 {
+		if r := sendLink(e, org, "new.person@example.com", nil); r.Status != 200 {
 			t.Fatalf("second send: %s", r.Raw)
 		}
-		links, _ = e.lastMail("new.person@example.com")
-		if r := e.redeem(tokenFrom(t, e, links[0]), nil); r.Status != 200 {
+		links, _ = e.LastMail("new.person@example.com")
+		if r := redeem(e, tokenFrom(t, e, links[0]), nil); r.Status != 200 {
 			t.Fatalf("login link: %s", r.Raw)
 		}
-		want(t, e.redeem("not-a-token", nil), 401, "unable_to_auth_magic_link")
-		want(t, e.redeem("", nil), 400, "invalid_request")
+		apptest.Want(t, redeem(e, "not-a-token", nil), 401, "unable_to_auth_magic_link")
+		apptest.Want(t, redeem(e, "", nil), 400, "invalid_request")
 	})
 }
 
 func TestMagicLinkExpiryAndConcurrentRedeem(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "ALL_ALLOWED")
-		e.createMember(org, "ada@acme.test")
-		e.sendLink(org, "ada@acme.test", map[string]any{"login_expiration_minutes": 5})
-		links, _ := e.lastMail("ada@acme.test")
-		e.clock.Advance(5 * time.Minute)
-		want(t, e.redeem(tokenFrom(t, e, links[0]), nil), 401, "unable_to_auth_magic_link")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
+		sendLink(e, org, "ada@acme.test", map[string]any{"login_expiration_minutes": 5})
+		links, _ := e.LastMail("ada@acme.test")
+		e.Clock.Advance(5 * time.Minute)
+		apptest.Want(t, redeem(e, tokenFrom(t, e, links[0]), nil), 401, "unable_to_auth_magic_link")
 
-		e.sendLink(org, "ada@acme.test", nil)
-		links, _ = e.lastMail("ada@acme.test")
+		sendLink(e, org, "ada@acme.test", nil)
+		links, _ = e.LastMail("ada@acme.test")
 		token := tokenFrom(t, e, links[0])
 		var wg sync.WaitGroup
 		statuses := make([]int, 8)
@@ -95,7 +95,7 @@ func TestMagicLinkExpiryAndConcurrentRedeem(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				statuses[i] = e.redeem(token, nil).Status
+				statuses[i] = redeem(e, token, nil).Status
 			}()
 		}
 		wg.Wait()
@@ -112,61 +112,61 @@ func TestMagicLinkExpiryAndConcurrentRedeem(t *testing.T) {
 }
 
 func TestMagicLinkPolicies(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		closed := e.createOrg("closed", "NOT_ALLOWED")
-		restricted := e.createOrg("restricted", "RESTRICTED", "corp.test")
-		want(t, e.sendLink(closed, "x@corp.test", nil), 403, "email_jit_provisioning_not_allowed")
-		want(t, e.sendLink(restricted, "x@gmail.test", nil), 403, "invalid_email_for_jit_provisioning")
-		if r := e.sendLink(restricted, "x@corp.test", nil); r.Status != 200 {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		closed := e.CreateOrg("closed", "NOT_ALLOWED", nil)
+		restricted := e.CreateOrg("restricted", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"corp.test"}})
+		apptest.Want(t, sendLink(e, closed, "x@corp.test", nil), 403, "email_jit_provisioning_not_allowed")
+		apptest.Want(t, sendLink(e, restricted, "x@gmail.test", nil), 403, "invalid_email_for_jit_provisioning")
+		if r := sendLink(e, restricted, "x@corp.test", nil); r.Status != 200 {
 			t.Fatalf("allowed domain refused: %s", r.Raw)
 		}
-		want(t, e.sendLink(restricted, "not-an-email", nil), 400, "invalid_email")
-		want(t, e.sendLink("organization-test-nope", "x@corp.test", nil), 404, "organization_not_found")
+		apptest.Want(t, sendLink(e, restricted, "not-an-email", nil), 400, "invalid_email")
+		apptest.Want(t, sendLink(e, "organization-test-nope", "x@corp.test", nil), 404, "organization_not_found")
 
 		// Redirect URLs must match a registered one exactly.
-		want(t, e.sendLink(restricted, "y@corp.test", map[string]any{"signup_redirect_url": e.page + "/../evil"}), 400, "redirect_url_not_registered")
-		want(t, e.sendLink(restricted, "y@corp.test", map[string]any{"signup_redirect_url": "http://evil.test/login"}), 400, "redirect_url_not_registered")
-		if r := e.sendLink(restricted, "y@corp.test", map[string]any{"signup_redirect_url": e.page}); r.Status != 200 {
+		apptest.Want(t, sendLink(e, restricted, "y@corp.test", map[string]any{"signup_redirect_url": apptest.Page + "/../evil"}), 400, "redirect_url_not_registered")
+		apptest.Want(t, sendLink(e, restricted, "y@corp.test", map[string]any{"signup_redirect_url": "http://evil.test/login"}), 400, "redirect_url_not_registered")
+		if r := sendLink(e, restricted, "y@corp.test", map[string]any{"signup_redirect_url": apptest.Page}); r.Status != 200 {
 			t.Fatalf("registered URL refused: %s", r.Raw)
 		}
 
 		// Isolation: a token of one project does nothing in another.
-		links, _ := e.lastMail("y@corp.test")
+		links, _ := e.LastMail("y@corp.test")
 		token := tokenFrom(t, e, links[0])
-		other := e.newProject("Other")
-		r := e.do(http.MethodPost, "/sdk/v1/b2b/magic_links/authenticate", map[string]any{"magic_links_token": token},
-			http.Header{"Origin": {e.origin}}, other.PublicToken, other.PublicToken)
-		want(t, r, 401, "unable_to_auth_magic_link")
-		if r := e.redeem(token, nil); r.Status != 200 {
+		other := e.NewProject("Other")
+		r := e.Do(http.MethodPost, "/sdk/v1/b2b/magic_links/authenticate", map[string]any{"magic_links_token": token},
+			http.Header{"Origin": {apptest.Origin}}, other.PublicToken, other.PublicToken)
+		apptest.Want(t, r, 401, "unable_to_auth_magic_link")
+		if r := redeem(e, token, nil); r.Status != 200 {
 			t.Fatalf("token burned by the other project's attempt: %s", r.Raw)
 		}
 
 		// Sends are rate-limited per recipient.
-		var last resp
+		var last apptest.Resp
 		for range magiclink.SendPerEmail.Limit + 1 {
-			last = e.sendLink(restricted, "z@corp.test", nil)
+			last = sendLink(e, restricted, "z@corp.test", nil)
 		}
-		want(t, last, 429, "too_many_requests")
+		apptest.Want(t, last, 429, "too_many_requests")
 	})
 }
 
 func TestMagicLinkPKCE(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		if _, err := e.app.DB.ExecContext(t.Context(), `UPDATE projects SET pkce_required_for_email_magic_links = $1 WHERE project_id = $2`,
-			true, e.proj.Project.ID); err != nil {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		if _, err := e.App.DB.ExecContext(t.Context(), `UPDATE projects SET pkce_required_for_email_magic_links = $1 WHERE project_id = $2`,
+			true, e.Project.Project.ID); err != nil {
 			t.Fatal(err)
 		}
-		org := e.createOrg("acme", "ALL_ALLOWED")
-		want(t, e.sendLink(org, "a@acme.test", nil), 400, "pkce_required")
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		apptest.Want(t, sendLink(e, org, "a@acme.test", nil), 400, "pkce_required")
 		verifier := "0123456789abcdef0123456789abcdef0123456789abcdef"
-		if r := e.sendLink(org, "a@acme.test", map[string]any{"pkce_code_challenge": flowtoken.S256(verifier)}); r.Status != 200 {
+		if r := sendLink(e, org, "a@acme.test", map[string]any{"pkce_code_challenge": flowtoken.S256(verifier)}); r.Status != 200 {
 			t.Fatalf("send with challenge: %s", r.Raw)
 		}
-		links, _ := e.lastMail("a@acme.test")
+		links, _ := e.LastMail("a@acme.test")
 		token := tokenFrom(t, e, links[0])
-		want(t, e.redeem(token, nil), 400, "pkce_mismatch")
-		want(t, e.redeem(token, map[string]any{"pkce_code_verifier": "wrong"}), 400, "pkce_mismatch")
-		if r := e.redeem(token, map[string]any{"pkce_code_verifier": verifier}); r.Status != 200 {
+		apptest.Want(t, redeem(e, token, nil), 400, "pkce_mismatch")
+		apptest.Want(t, redeem(e, token, map[string]any{"pkce_code_verifier": "wrong"}), 400, "pkce_mismatch")
+		if r := redeem(e, token, map[string]any{"pkce_code_verifier": verifier}); r.Status != 200 {
 			t.Fatalf("right verifier after wrong ones: %s", r.Raw)
 		}
 	})

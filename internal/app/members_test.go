@@ -6,100 +6,102 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/latchkey/latchkey/internal/apptest"
 )
 
 // sdkAs calls the SDK face with any method, as the widget does, with the
 // session token (or the public token again when "").
-func (e *env) sdkAs(method, path string, body any, sessionToken string) resp {
-	e.t.Helper()
+func sdkAs(e *apptest.Env, method, path string, body any, sessionToken string) apptest.Resp {
+	e.T.Helper()
 	pass := sessionToken
 	if pass == "" {
-		pass = e.proj.PublicToken
+		pass = e.Project.PublicToken
 	}
-	return e.do(method, "/sdk/v1"+path, body, http.Header{"Origin": {e.origin}}, e.proj.PublicToken, pass)
+	return e.Do(method, "/sdk/v1"+path, body, http.Header{"Origin": {apptest.Origin}}, e.Project.PublicToken, pass)
 }
 
 // deleteMember deletes a member through the backend, which must succeed.
-func (e *env) deleteMember(org, mid string) {
-	e.t.Helper()
-	if r := e.backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+mid, nil); r.Status != 200 {
-		e.t.Fatalf("delete member: %s", r.Raw)
+func deleteMember(e *apptest.Env, org, mid string) {
+	e.T.Helper()
+	if r := e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+mid, nil); r.Status != 200 {
+		e.T.Fatalf("delete member: %s", r.Raw)
 	}
 }
 
 // sessionFor logs a member in (by email code) and returns the session token.
-func (e *env) sessionFor(orgID, email string) string {
-	e.t.Helper()
-	token, _, _ := e.login(orgID, email)
+func sessionFor(e *apptest.Env, orgID, email string) string {
+	e.T.Helper()
+	token, _, _ := login(e, orgID, email)
 	return token
 }
 
-func (e *env) member(orgID, memberID string) map[string]any {
-	e.t.Helper()
-	r := e.backend(http.MethodGet, "/v1/b2b/organizations/"+orgID+"/member?member_id="+memberID, nil)
+func memberByID(e *apptest.Env, orgID, memberID string) map[string]any {
+	e.T.Helper()
+	r := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+orgID+"/member?member_id="+memberID, nil)
 	if r.Status != 200 {
-		e.t.Fatalf("get member: %s", r.Raw)
+		e.T.Fatalf("get member: %s", r.Raw)
 	}
 	return r.Body["member"].(map[string]any)
 }
 
 func TestMemberLifecycle(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "ALL_ALLOWED")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		path := "/v1/b2b/organizations/" + org + "/members/"
 
 		// pending -> active by logging in with the email.
-		r := e.backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members",
+		r := e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members",
 			map[string]any{"email_address": "pat@acme.test", "create_member_as_pending": true})
 		pat := r.Body["member_id"].(string)
 		if m := r.Body["member"].(map[string]any); m["status"] != "pending" || m["email_address_verified"] != false {
 			t.Fatalf("pending member: %s", r.Raw)
 		}
-		e.sessionFor(org, "pat@acme.test")
-		if m := e.member(org, pat); m["status"] != "active" || m["email_address_verified"] != true {
+		sessionFor(e, org, "pat@acme.test")
+		if m := memberByID(e, org, pat); m["status"] != "active" || m["email_address_verified"] != true {
 			t.Fatalf("after login: %v", m)
 		}
 
 		// active -> deleted: sessions end, logins and updates are refused.
-		token := e.sessionFor(org, "pat@acme.test")
-		r = e.backend(http.MethodDelete, path+pat, nil)
+		token := sessionFor(e, org, "pat@acme.test")
+		r = e.Backend(http.MethodDelete, path+pat, nil)
 		if r.Status != 200 || r.Body["member_id"] != pat {
 			t.Fatalf("delete: %s", r.Raw)
 		}
-		if m := e.member(org, pat); m["status"] != "deleted" {
+		if m := memberByID(e, org, pat); m["status"] != "deleted" {
 			t.Fatalf("after delete: %v", m)
 		}
-		want(t, e.sdk("/b2b/sessions/authenticate", map[string]any{}, token), 404, "session_not_found")
-		want(t, e.sendLink(org, "pat@acme.test", nil), 403, "inactive_member")
-		want(t, e.backend(http.MethodPut, path+pat, map[string]any{"name": "Pat"}), 403, "inactive_member")
-		if r := e.backend(http.MethodDelete, path+pat, nil); r.Status != 200 {
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token), 404, "session_not_found")
+		apptest.Want(t, sendLink(e, org, "pat@acme.test", nil), 403, "inactive_member")
+		apptest.Want(t, e.Backend(http.MethodPut, path+pat, map[string]any{"name": "Pat"}), 403, "inactive_member")
+		if r := e.Backend(http.MethodDelete, path+pat, nil); r.Status != 200 {
 			t.Fatalf("deleting twice: %s", r.Raw)
 		}
 
 		// deleted -> active by reactivation; old sessions stay revoked.
-		r = e.backend(http.MethodPut, path+pat+"/reactivate", nil)
+		r = e.Backend(http.MethodPut, path+pat+"/reactivate", nil)
 		if r.Status != 200 || r.Body["member"].(map[string]any)["status"] != "active" || r.Body["organization"] == nil {
 			t.Fatalf("reactivate: %s", r.Raw)
 		}
-		want(t, e.backend(http.MethodPut, path+pat+"/reactivate", nil), 400, "no_deleted_member_found_for_reactivation")
-		want(t, e.sdk("/b2b/sessions/authenticate", map[string]any{}, token), 404, "session_not_found")
-		if e.sessionFor(org, "pat@acme.test") == "" {
+		apptest.Want(t, e.Backend(http.MethodPut, path+pat+"/reactivate", nil), 400, "no_deleted_member_found_for_reactivation")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token), 404, "session_not_found")
+		if sessionFor(e, org, "pat@acme.test") == "" {
 			t.Fatal("no session after reactivation")
 		}
-		want(t, e.backend(http.MethodPut, path+"member-test-nope/reactivate", nil), 404, "member_not_found")
-		want(t, e.backend(http.MethodDelete, path+"member-test-nope", nil), 404, "member_not_found")
+		apptest.Want(t, e.Backend(http.MethodPut, path+"member-test-nope/reactivate", nil), 404, "member_not_found")
+		apptest.Want(t, e.Backend(http.MethodDelete, path+"member-test-nope", nil), 404, "member_not_found")
 	})
 }
 
 func TestMemberUpdateAndGet(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "NOT_ALLOWED")
-		other := e.createOrg("other", "NOT_ALLOWED")
-		id := e.createMember(org, "ada@acme.test")
-		e.createMember(org, "taken@acme.test")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		other := e.CreateOrg("other", "NOT_ALLOWED", nil)
+		id := e.CreateMember(org, "ada@acme.test")
+		e.CreateMember(org, "taken@acme.test")
 		path := "/v1/b2b/organizations/" + org + "/members/" + id
 
-		r := e.backend(http.MethodPut, path, map[string]any{"name": " Ada L ", "trusted_metadata": map[string]any{"tier": 1},
+		r := e.Backend(http.MethodPut, path, map[string]any{"name": " Ada L ", "trusted_metadata": map[string]any{"tier": 1},
 			"untrusted_metadata": map[string]any{"theme": "dark"}, "is_breakglass": true, "is_admin": true})
 		m := r.Body["member"].(map[string]any)
 		if r.Status != 200 || m["name"] != "Ada L" || m["is_breakglass"] != true || m["is_admin"] != true ||
@@ -110,34 +112,34 @@ func TestMemberUpdateAndGet(t *testing.T) {
 			t.Fatalf("admin roles = %v", roles)
 		}
 		// roles is the other spelling of is_admin.
-		r = e.backend(http.MethodPut, path, map[string]any{"roles": []string{"stytch_member"}})
+		r = e.Backend(http.MethodPut, path, map[string]any{"roles": []string{"stytch_member"}})
 		if m := r.Body["member"].(map[string]any); m["is_admin"] != false || !slices.Equal(roleIDs(m), []string{"stytch_member"}) {
 			t.Fatalf("roles update: %s", r.Raw)
 		}
-		want(t, e.backend(http.MethodPut, path, map[string]any{"roles": []string{"billing"}}), 400, "invalid_request")
-		want(t, e.backend(http.MethodPut, path, map[string]any{"roles": []string{"stytch_admin"}, "is_admin": false}), 400, "invalid_request")
+		apptest.Want(t, e.Backend(http.MethodPut, path, map[string]any{"roles": []string{"billing"}}), 400, "invalid_request")
+		apptest.Want(t, e.Backend(http.MethodPut, path, map[string]any{"roles": []string{"stytch_admin"}, "is_admin": false}), 400, "invalid_request")
 
 		// A new email is unverified; a taken one is refused.
-		e.sessionFor(org, "ada@acme.test")
-		r = e.backend(http.MethodPut, path, map[string]any{"email_address": "Ada.New@Acme.test"})
+		sessionFor(e, org, "ada@acme.test")
+		r = e.Backend(http.MethodPut, path, map[string]any{"email_address": "Ada.New@Acme.test"})
 		if m := r.Body["member"].(map[string]any); m["email_address"] != "ada.new@acme.test" || m["email_address_verified"] != false {
 			t.Fatalf("email change: %s", r.Raw)
 		}
-		want(t, e.backend(http.MethodPut, path, map[string]any{"email_address": "taken@acme.test"}), 400, "duplicate_member_email")
-		want(t, e.backend(http.MethodPut, path, map[string]any{"email_address": "nope"}), 400, "invalid_email")
+		apptest.Want(t, e.Backend(http.MethodPut, path, map[string]any{"email_address": "taken@acme.test"}), 400, "duplicate_member_email")
+		apptest.Want(t, e.Backend(http.MethodPut, path, map[string]any{"email_address": "nope"}), 400, "invalid_email")
 
 		// Members are addressed within their organization only.
-		want(t, e.backend(http.MethodPut, "/v1/b2b/organizations/"+other+"/members/"+id, map[string]any{"name": "x"}), 404, "member_not_found")
-		want(t, e.backend(http.MethodDelete, "/v1/b2b/organizations/"+other+"/members/"+id, nil), 404, "member_not_found")
+		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+other+"/members/"+id, map[string]any{"name": "x"}), 404, "member_not_found")
+		apptest.Want(t, e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+other+"/members/"+id, nil), 404, "member_not_found")
 
 		// dangerously_get finds a member by id alone, in this project only.
-		r = e.backend(http.MethodGet, "/v1/b2b/organizations/members/dangerously_get/"+id, nil)
+		r = e.Backend(http.MethodGet, "/v1/b2b/organizations/members/dangerously_get/"+id, nil)
 		if r.Status != 200 || r.Body["member_id"] != id || r.Body["organization"].(map[string]any)["organization_id"] != org {
 			t.Fatalf("dangerously_get: %s", r.Raw)
 		}
-		proj := e.newProject("Elsewhere")
-		want(t, e.do(http.MethodGet, "/v1/b2b/organizations/members/dangerously_get/"+id, nil, nil, proj.Project.ID, proj.Secret), 404, "member_not_found")
-		want(t, e.do(http.MethodPut, path, map[string]any{"name": "x"}, nil, proj.Project.ID, proj.Secret), 404, "organization_not_found")
+		proj := e.NewProject("Elsewhere")
+		apptest.Want(t, e.Do(http.MethodGet, "/v1/b2b/organizations/members/dangerously_get/"+id, nil, nil, proj.Project.ID, proj.Secret), 404, "member_not_found")
+		apptest.Want(t, e.Do(http.MethodPut, path, map[string]any{"name": "x"}, nil, proj.Project.ID, proj.Secret), 404, "organization_not_found")
 	})
 }
 
@@ -151,11 +153,11 @@ func roleIDs(m map[string]any) []string {
 }
 
 // emailsOf runs a member search and returns the emails found.
-func (e *env) emailsOf(body map[string]any) ([]string, resp) {
-	e.t.Helper()
-	r := e.backend(http.MethodPost, "/v1/b2b/organizations/members/search", body)
+func emailsOf(e *apptest.Env, body map[string]any) ([]string, apptest.Resp) {
+	e.T.Helper()
+	r := e.Backend(http.MethodPost, "/v1/b2b/organizations/members/search", body)
 	if r.Status != 200 {
-		e.t.Fatalf("member search %v: %s", body, r.Raw)
+		e.T.Fatalf("member search %v: %s", body, r.Raw)
 	}
 	var out []string
 	for _, m := range r.Body["members"].([]any) {
@@ -166,26 +168,26 @@ func (e *env) emailsOf(body map[string]any) ([]string, resp) {
 }
 
 func TestMemberSearch(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		a := e.createOrg("alpha", "NOT_ALLOWED")
-		b := e.createOrg("beta", "NOT_ALLOWED")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		a := e.CreateOrg("alpha", "NOT_ALLOWED", nil)
+		b := e.CreateOrg("beta", "NOT_ALLOWED", nil)
 		mk := func(org string, body map[string]any) string {
-			r := e.backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members", body)
+			r := e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members", body)
 			if r.Status != 200 {
 				t.Fatalf("create member: %s", r.Raw)
 			}
-			e.clock.Advance(time.Millisecond)
+			e.Clock.Advance(time.Millisecond)
 			return r.Body["member_id"].(string)
 		}
 		ada := mk(a, map[string]any{"email_address": "ada@alpha.test", "is_admin": true})
 		mk(a, map[string]any{"email_address": "bob@alpha.test", "is_breakglass": true})
 		mk(a, map[string]any{"email_address": "carol@alpha.test", "create_member_as_pending": true})
-		if r := e.backend(http.MethodPost, "/v1/b2b/magic_links/email/invite", map[string]any{"organization_id": a, "email_address": "dave@alpha.test"}); r.Status != 200 {
+		if r := e.Backend(http.MethodPost, "/v1/b2b/magic_links/email/invite", map[string]any{"organization_id": a, "email_address": "dave@alpha.test"}); r.Status != 200 {
 			t.Fatalf("invite: %s", r.Raw)
 		}
-		e.clock.Advance(time.Millisecond)
+		e.Clock.Advance(time.Millisecond)
 		eve := mk(a, map[string]any{"email_address": "eve@alpha.test"})
-		e.backend(http.MethodDelete, "/v1/b2b/organizations/"+a+"/members/"+eve, nil)
+		e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+a+"/members/"+eve, nil)
 		mk(b, map[string]any{"email_address": "frank@beta.test"})
 
 		inA := func(q map[string]any) map[string]any {
@@ -218,13 +220,13 @@ func TestMemberSearch(t *testing.T) {
 				"operands": []any{op("member_email_fuzzy", "frank"), op("member_ids", []string{ada})}}}, []string{"ada@alpha.test", "frank@beta.test"}},
 		}
 		for _, tc := range tests {
-			if got, _ := e.emailsOf(tc.body); !slices.Equal(got, tc.want) {
+			if got, _ := emailsOf(e, tc.body); !slices.Equal(got, tc.want) {
 				t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 			}
 		}
 
 		// The response maps each returned member's organization.
-		_, r := e.emailsOf(map[string]any{"organization_ids": []string{a, b}, "limit": 10})
+		_, r := emailsOf(e, map[string]any{"organization_ids": []string{a, b}, "limit": 10})
 		orgs := r.Body["organizations"].(map[string]any)
 		if len(orgs) != 2 || orgs[a].(map[string]any)["organization_slug"] != "alpha" || orgs[b].(map[string]any)["organization_slug"] != "beta" {
 			t.Fatalf("organizations map: %s", r.Raw)
@@ -234,7 +236,7 @@ func TestMemberSearch(t *testing.T) {
 		var seen []string
 		body := map[string]any{"organization_ids": []string{a}, "limit": 3}
 		for i := 0; ; i++ {
-			got, r := e.emailsOf(body)
+			got, r := emailsOf(e, body)
 			seen = append(seen, got...)
 			meta := r.Body["results_metadata"].(map[string]any)
 			if meta["total"] != float64(4) {
@@ -254,15 +256,15 @@ func TestMemberSearch(t *testing.T) {
 		}
 
 		// organization_ids is required and bounded to the project.
-		want(t, e.backend(http.MethodPost, "/v1/b2b/organizations/members/search", map[string]any{}), 400, "invalid_request")
-		want(t, e.backend(http.MethodPost, "/v1/b2b/organizations/members/search", map[string]any{"organization_ids": []string{"organization-test-x"}}),
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/members/search", map[string]any{}), 400, "invalid_request")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/members/search", map[string]any{"organization_ids": []string{"organization-test-x"}}),
 			404, "organization_not_found")
-		want(t, e.backend(http.MethodPost, "/v1/b2b/organizations/members/search", inA(query("AND", op("member_is_breakglass", "yes")))),
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/members/search", inA(query("AND", op("member_is_breakglass", "yes")))),
 			400, "invalid_request")
-		want(t, e.backend(http.MethodPost, "/v1/b2b/organizations/members/search", inA(query("AND", op("statuses", []string{"asleep"})))),
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/members/search", inA(query("AND", op("statuses", []string{"asleep"})))),
 			400, "invalid_request")
-		proj := e.newProject("Elsewhere")
-		want(t, e.do(http.MethodPost, "/v1/b2b/organizations/members/search", map[string]any{"organization_ids": []string{a}}, nil,
+		proj := e.NewProject("Elsewhere")
+		apptest.Want(t, e.Do(http.MethodPost, "/v1/b2b/organizations/members/search", map[string]any{"organization_ids": []string{a}}, nil,
 			proj.Project.ID, proj.Secret), 404, "organization_not_found")
 	})
 }

@@ -4,82 +4,84 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/latchkey/latchkey/internal/apptest"
 )
 
 // The backend face: the project secret may start an enrollment for a
 // member it names, and completes a login with the IST it was handed, or
 // steps up a session named by session_token / session_jwt.
 func TestMFABackendFace(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		e.alignClock()
-		org, mid := e.mfaMember()
-		r := e.backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": mid})
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		alignClock(e)
+		org, mid := mfaMember(e)
+		r := e.Backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": mid})
 		if r.Status != 200 || r.Body["secret"] == "" || r.Body["member_id"] != mid {
 			t.Fatalf("backend totp create: %s", r.Raw)
 		}
 		secret := r.Body["secret"].(string)
 		codes := r.Body["recovery_codes"].([]any)
-		want(t, e.backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org}), 400, "invalid_request")
-		want(t, e.backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": "member-test-nope"}),
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org}), 400, "invalid_request")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": "member-test-nope"}),
 			404, "member_not_found")
 
-		ist, _ := e.mfaLogin(org, "ada@secure.test")
-		want(t, e.backend(http.MethodPost, "/v1/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
-			"code": totpAt(t, secret, e.clock.Now())}), 401, "user_unauthenticated")
-		r = e.backend(http.MethodPost, "/v1/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
-			"intermediate_session_token": ist, "code": totpAt(t, secret, e.clock.Now()), "session_duration_minutes": 30})
+		ist, _ := mfaLogin(e, org, "ada@secure.test")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
+			"code": totpAt(t, secret, e.Clock.Now())}), 401, "user_unauthenticated")
+		r = e.Backend(http.MethodPost, "/v1/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
+			"intermediate_session_token": ist, "code": totpAt(t, secret, e.Clock.Now()), "session_duration_minutes": 30})
 		if r.Status != 200 || r.Body["member_authenticated"] != true {
 			t.Fatalf("backend totp authenticate: %s", r.Raw)
 		}
 		jwt := r.Body["session_jwt"].(string)
 
 		// Step up by JWT with a recovery code: the new session replaces the old.
-		e.clock.Advance(time.Minute)
-		r = e.backend(http.MethodPost, "/v1/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": mid,
+		e.Clock.Advance(time.Minute)
+		r = e.Backend(http.MethodPost, "/v1/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": mid,
 			"session_jwt": jwt, "recovery_code": codes[0]})
 		if r.Status != 200 || r.Body["recovery_codes_remaining"] != float64(9) {
 			t.Fatalf("backend recover with a session: %s", r.Raw)
 		}
 		wantFactors(t, r.Body, "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY", "recovery_codes/recovery_code/SECONDARY")
-		want(t, e.backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_jwt": jwt}), 404, "session_not_found")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_jwt": jwt}), 404, "session_not_found")
 		adaToken := r.Body["session_token"].(string)
 
 		// Rotation through the backend, for a member it names.
-		r = e.backend(http.MethodPost, "/v1/b2b/recovery_codes/rotate", map[string]any{"organization_id": org, "member_id": mid})
+		r = e.Backend(http.MethodPost, "/v1/b2b/recovery_codes/rotate", map[string]any{"organization_id": org, "member_id": mid})
 		if got, _ := r.Body["recovery_codes"].([]any); r.Status != 200 || len(got) != 10 || got[0] == codes[0] {
 			t.Fatalf("backend rotate: %s", r.Raw)
 		}
 
 		// A session of one member cannot act for another.
-		bob := e.createMember(org, "bob@secure.test")
-		want(t, e.backend(http.MethodPost, "/v1/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": bob,
+		bob := e.CreateMember(org, "bob@secure.test")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": bob,
 			"session_token": adaToken, "recovery_code": codes[1]}), 403, "unauthorized_action")
-		want(t, e.sdk("/b2b/recovery_codes/recover", map[string]any{"recovery_code": codes[1]}, ""), 401, "user_unauthenticated")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/recovery_codes/recover", map[string]any{"recovery_code": codes[1]}, ""), 401, "user_unauthenticated")
 	})
 }
 
 // A discovery IST (email only) cannot be used for MFA: it must first be
 // exchanged for an organization, which answers mfa_required.
 func TestMFARefusesDiscoveryIST(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org, mid := e.mfaMember()
-		d := e.discover("ada@secure.test")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org, mid := mfaMember(e)
+		d := discover(e, "ada@secure.test")
 		ist := d["intermediate_session_token"].(string)
-		want(t, e.smsSend(org, mid, ist, "+14155552671"), 404, "intermediate_session_not_found")
-		r := e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"organization_id": org,
+		apptest.Want(t, smsSend(e, org, mid, ist, "+14155552671"), 404, "intermediate_session_not_found")
+		r := e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"organization_id": org,
 			"intermediate_session_token": ist, "session_duration_minutes": 60}, "")
-		mfaIST, _ := r.data()["intermediate_session_token"].(string)
-		if r.Status != 200 || r.data()["mfa_required"] == nil || mfaIST == "" {
+		mfaIST, _ := r.Data()["intermediate_session_token"].(string)
+		if r.Status != 200 || r.Data()["mfa_required"] == nil || mfaIST == "" {
 			t.Fatalf("exchange in a required organization: %s", r.Raw)
 		}
-		if r := e.smsSend(org, mid, mfaIST, "+14155552671"); r.Status != 200 {
+		if r := smsSend(e, org, mid, mfaIST, "+14155552671"); r.Status != 200 {
 			t.Fatalf("send with the organization IST: %s", r.Raw)
 		}
-		r = e.smsAuth(org, mid, mfaIST, e.lastSMS("+14155552671"), nil)
+		r = smsAuth(e, org, mid, mfaIST, lastSMS(e, "+14155552671"), nil)
 		if r.Status != 200 {
 			t.Fatalf("sms after discovery: %s", r.Raw)
 		}
-		if f := factorTypes(r.data()); len(f) != 2 || f[1] != "otp/sms/SECONDARY" {
+		if f := factorTypes(r.Data()); len(f) != 2 || f[1] != "otp/sms/SECONDARY" {
 			t.Fatalf("factors after discovery + sms: %v", f)
 		}
 	})
@@ -89,15 +91,15 @@ func TestMFARefusesDiscoveryIST(t *testing.T) {
 // rotate the recovery codes that guard the second, on either face; the
 // codes it was refused are unchanged and still complete the login.
 func TestMFALoginInProgressCannotRotateRecoveryCodes(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		e.alignClock()
-		org, mid, _, codes := e.totpMember()
-		ist, _ := e.mfaLogin(org, "ada@secure.test")
-		want(t, e.sdk("/b2b/recovery_codes/rotate", map[string]any{"intermediate_session_token": ist}, ""),
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		alignClock(e)
+		org, mid, _, codes := totpMember(e)
+		ist, _ := mfaLogin(e, org, "ada@secure.test")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/recovery_codes/rotate", map[string]any{"intermediate_session_token": ist}, ""),
 			401, "user_unauthenticated")
-		want(t, e.backend(http.MethodPost, "/v1/b2b/recovery_codes/rotate", map[string]any{"organization_id": org,
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/recovery_codes/rotate", map[string]any{"organization_id": org,
 			"member_id": mid, "intermediate_session_token": ist}), 401, "user_unauthenticated")
-		r := e.backend(http.MethodPost, "/v1/b2b/recovery_codes/recover", map[string]any{"organization_id": org,
+		r := e.Backend(http.MethodPost, "/v1/b2b/recovery_codes/recover", map[string]any{"organization_id": org,
 			"member_id": mid, "intermediate_session_token": ist, "recovery_code": codes[0], "session_duration_minutes": 30})
 		if r.Status != 200 || r.Body["member_authenticated"] != true {
 			t.Fatalf("recover with an unrotated code: %s", r.Raw)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/latchkey/latchkey/internal/apptest"
 )
 
 // The brief's end-to-end flow: email OTP login in an organization that
@@ -15,21 +17,21 @@ import (
 // a later login completes with a TOTP code, and another with a recovery
 // code.
 func TestMFAEndToEndTOTPAndRecoveryCode(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		e.alignClock()
-		org, mid := e.mfaMember()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		alignClock(e)
+		org, mid := mfaMember(e)
 
-		ist, req := e.mfaLogin(org, "ada@secure.test")
+		ist, req := mfaLogin(e, org, "ada@secure.test")
 		if req["member_options"] != nil || req["secondary_auth_initiated"] != nil {
 			t.Fatalf("not-enrolled member: mfa_required = %v", req)
 		}
 
 		// Enroll: create with the IST (not consumed by create).
-		r := e.sdk("/b2b/totp", map[string]any{"organization_id": org, "member_id": mid, "intermediate_session_token": ist}, "")
+		r := e.SDK(http.MethodPost, "/b2b/totp", map[string]any{"organization_id": org, "member_id": mid, "intermediate_session_token": ist}, "")
 		if r.Status != 200 {
 			t.Fatalf("totp create: %s", r.Raw)
 		}
-		d := r.data()
+		d := r.Data()
 		secret, regID := d["secret"].(string), d["totp_registration_id"].(string)
 		qr := d["qr_code"].(string)
 		if secret == "" || !strings.HasPrefix(regID, "member-totp-test-") || d["member_id"] != mid {
@@ -52,85 +54,85 @@ func TestMFAEndToEndTOTPAndRecoveryCode(t *testing.T) {
 		}
 
 		// A wrong code neither completes nor consumes the IST.
-		totpAuth := func(ist, code string) resp {
-			return e.sdk("/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid, "code": code,
+		totpAuth := func(ist, code string) apptest.Resp {
+			return e.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid, "code": code,
 				"intermediate_session_token": ist, "session_duration_minutes": 60}, "")
 		}
-		good := totpAt(t, secret, e.clock.Now())
-		want(t, totpAuth(ist, wrongCode(good)), 404, "otp_code_not_found")
+		good := totpAt(t, secret, e.Clock.Now())
+		apptest.Want(t, totpAuth(ist, wrongCode(good)), 404, "otp_code_not_found")
 		r = totpAuth(ist, good)
-		if r.Status != 200 || r.data()["member_session"] == nil || r.data()["session_token"] == "" {
+		if r.Status != 200 || r.Data()["member_session"] == nil || r.Data()["session_token"] == "" {
 			t.Fatalf("totp authenticate: %s", r.Raw)
 		}
-		wantFactors(t, r.data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
-		m := member(r.data())
+		wantFactors(t, r.Data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
+		m := member(r.Data())
 		if m["totp_registration_id"] != regID || m["default_mfa_method"] != "totp" || m["mfa_enrolled"] != false {
 			t.Fatalf("member after enrollment: %v", m)
 		}
-		token := r.data()["session_token"].(string)
-		want(t, totpAuth(ist, totpAt(t, secret, e.clock.Now().Add(30*time.Second))), 404, "intermediate_session_not_found")
+		token := r.Data()["session_token"].(string)
+		apptest.Want(t, totpAuth(ist, totpAt(t, secret, e.Clock.Now().Add(30*time.Second))), 404, "intermediate_session_not_found")
 
 		// The session keeps both factors.
-		r = e.sdk("/b2b/sessions/authenticate", map[string]any{}, token)
+		r = e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token)
 		if r.Status != 200 {
 			t.Fatalf("session authenticate: %s", r.Raw)
 		}
-		wantFactors(t, r.data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
+		wantFactors(t, r.Data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
 
 		// Later: the login asks for the enrolled app.
-		e.clock.Advance(5 * time.Minute)
-		ist, req = e.mfaLogin(org, "ada@secure.test")
+		e.Clock.Advance(5 * time.Minute)
+		ist, req = mfaLogin(e, org, "ada@secure.test")
 		opts, _ := req["member_options"].(map[string]any)
 		if opts == nil || opts["totp_registration_id"] != regID || opts["mfa_phone_number"] != "" || req["secondary_auth_initiated"] != nil {
 			t.Fatalf("enrolled member: mfa_required = %v", req)
 		}
-		r = totpAuth(ist, totpAt(t, secret, e.clock.Now()))
+		r = totpAuth(ist, totpAt(t, secret, e.Clock.Now()))
 		if r.Status != 200 {
 			t.Fatalf("login with totp: %s", r.Raw)
 		}
-		wantFactors(t, r.data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
+		wantFactors(t, r.Data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
 
 		// Another login with a recovery code instead.
-		e.clock.Advance(5 * time.Minute)
-		ist, _ = e.mfaLogin(org, "ada@secure.test")
-		recover := func(ist, code string) resp {
-			return e.sdk("/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": mid,
+		e.Clock.Advance(5 * time.Minute)
+		ist, _ = mfaLogin(e, org, "ada@secure.test")
+		recover := func(ist, code string) apptest.Resp {
+			return e.SDK(http.MethodPost, "/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": mid,
 				"recovery_code": code, "intermediate_session_token": ist, "session_duration_minutes": 60}, "")
 		}
-		want(t, recover(ist, "aaaa-bbbb-cccc"), 404, "recovery_code_not_found")
+		apptest.Want(t, recover(ist, "aaaa-bbbb-cccc"), 404, "recovery_code_not_found")
 		r = recover(ist, strings.ToUpper(codes[3].(string)))
-		if r.Status != 200 || r.data()["recovery_codes_remaining"] != float64(9) || r.data()["session_token"] == "" {
+		if r.Status != 200 || r.Data()["recovery_codes_remaining"] != float64(9) || r.Data()["session_token"] == "" {
 			t.Fatalf("recover: %s", r.Raw)
 		}
-		wantFactors(t, r.data(), "otp/email/PRIMARY", "recovery_codes/recovery_code/SECONDARY")
-		session := r.data()["session_token"].(string)
+		wantFactors(t, r.Data(), "otp/email/PRIMARY", "recovery_codes/recovery_code/SECONDARY")
+		session := r.Data()["session_token"].(string)
 
 		// Single use: the same code fails in the next login; another works.
-		ist, _ = e.mfaLogin(org, "ada@secure.test")
-		want(t, recover(ist, codes[3].(string)), 404, "recovery_code_not_found")
-		if r = recover(ist, codes[4].(string)); r.Status != 200 || r.data()["recovery_codes_remaining"] != float64(8) {
+		ist, _ = mfaLogin(e, org, "ada@secure.test")
+		apptest.Want(t, recover(ist, codes[3].(string)), 404, "recovery_code_not_found")
+		if r = recover(ist, codes[4].(string)); r.Status != 200 || r.Data()["recovery_codes_remaining"] != float64(8) {
 			t.Fatalf("second recovery code: %s", r.Raw)
 		}
 
 		// After a code was used, get no longer shows the set; rotate makes
 		// a fresh one that get shows until its first use.
-		want(t, e.sdkCall(http.MethodGet, "/b2b/recovery_codes", nil, session), 400, "recovery_codes_not_available")
-		r = e.sdk("/b2b/recovery_codes/rotate", map[string]any{}, session)
-		fresh, _ := r.data()["recovery_codes"].([]any)
+		apptest.Want(t, sdkCall(e, http.MethodGet, "/b2b/recovery_codes", nil, session), 400, "recovery_codes_not_available")
+		r = e.SDK(http.MethodPost, "/b2b/recovery_codes/rotate", map[string]any{}, session)
+		fresh, _ := r.Data()["recovery_codes"].([]any)
 		if r.Status != 200 || len(fresh) != 10 {
 			t.Fatalf("rotate: %s", r.Raw)
 		}
-		r = e.sdkCall(http.MethodGet, "/b2b/recovery_codes", nil, session)
-		if got, _ := r.data()["recovery_codes"].([]any); r.Status != 200 || len(got) != 10 || got[0] != fresh[0] {
+		r = sdkCall(e, http.MethodGet, "/b2b/recovery_codes", nil, session)
+		if got, _ := r.Data()["recovery_codes"].([]any); r.Status != 200 || len(got) != 10 || got[0] != fresh[0] {
 			t.Fatalf("get after rotate: %s", r.Raw)
 		}
-		r = e.backend(http.MethodGet, "/v1/b2b/recovery_codes/"+org+"/"+mid, nil)
+		r = e.Backend(http.MethodGet, "/v1/b2b/recovery_codes/"+org+"/"+mid, nil)
 		if got, _ := r.Body["recovery_codes"].([]any); r.Status != 200 || len(got) != 10 {
 			t.Fatalf("backend get: %s", r.Raw)
 		}
-		ist, _ = e.mfaLogin(org, "ada@secure.test")
-		want(t, recover(ist, codes[5].(string)), 404, "recovery_code_not_found") // rotated away
-		if r = recover(ist, fresh[9].(string)); r.Status != 200 || r.data()["recovery_codes_remaining"] != float64(9) {
+		ist, _ = mfaLogin(e, org, "ada@secure.test")
+		apptest.Want(t, recover(ist, codes[5].(string)), 404, "recovery_code_not_found") // rotated away
+		if r = recover(ist, fresh[9].(string)); r.Status != 200 || r.Data()["recovery_codes_remaining"] != float64(9) {
 			t.Fatalf("fresh code: %s", r.Raw)
 		}
 	})

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/latchkey/latchkey/internal/apptest"
 )
 
 // Helpers for the MFA tests. The TOTP code generator below is written from
@@ -37,101 +39,101 @@ func totpAt(t *testing.T, secret string, at time.Time) string {
 
 // setMFA sets an organization's MFA policy and, when methods are given,
 // restricts MFA to them.
-func (e *env) setMFA(org, policy string, methods ...string) {
-	e.t.Helper()
+func setMFA(e *apptest.Env, org, policy string, methods ...string) {
+	e.T.Helper()
 	body := map[string]any{"mfa_policy": policy, "mfa_methods": "ALL_ALLOWED"}
 	if len(methods) > 0 {
 		body["mfa_methods"], body["allowed_mfa_methods"] = "RESTRICTED", methods
 	}
-	if r := e.backend(http.MethodPut, "/v1/b2b/organizations/"+org, body); r.Status != 200 {
-		e.t.Fatalf("set mfa policy: %s", r.Raw)
+	if r := e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org, body); r.Status != 200 {
+		e.T.Fatalf("set mfa policy: %s", r.Raw)
 	}
 }
 
 // emailLogin runs an email-code login and returns the authenticate answer
 // (a session, or mfa_required with an IST).
-func (e *env) emailLogin(org, email string) map[string]any {
-	e.t.Helper()
-	if r := e.sendCode(org, email); r.Status != 200 {
-		e.t.Fatalf("send code: %s", r.Raw)
+func emailLogin(e *apptest.Env, org, email string) map[string]any {
+	e.T.Helper()
+	if r := sendCode(e, org, email); r.Status != 200 {
+		e.T.Fatalf("send code: %s", r.Raw)
 	}
-	_, codes := e.lastMail(email)
-	r := e.checkCode(org, email, codes[0])
+	_, codes := e.LastMail(email)
+	r := checkCode(e, org, email, codes[0])
 	if r.Status != 200 {
-		e.t.Fatalf("email login: %s", r.Raw)
+		e.T.Fatalf("email login: %s", r.Raw)
 	}
-	return r.data()
+	return r.Data()
 }
 
 // mfaMember is the usual MFA fixture: an organization that requires MFA
 // of everyone, with one member, ada@secure.test, not yet enrolled.
-func (e *env) mfaMember() (org, mid string) {
-	e.t.Helper()
-	org = e.createOrg("secure", "NOT_ALLOWED")
-	e.setMFA(org, "REQUIRED_FOR_ALL")
-	return org, e.createMember(org, "ada@secure.test")
+func mfaMember(e *apptest.Env) (org, mid string) {
+	e.T.Helper()
+	org = e.CreateOrg("secure", "NOT_ALLOWED", nil)
+	setMFA(e, org, "REQUIRED_FOR_ALL")
+	return org, e.CreateMember(org, "ada@secure.test")
 }
 
 // totpMember is mfaMember enrolled in an authenticator app by the backend
 // and proven by a first login (recovery codes count only from then on).
 // It returns the app's secret and the recovery codes as well.
-func (e *env) totpMember() (org, mid, secret string, codes []any) {
-	e.t.Helper()
-	org, mid = e.mfaMember()
-	r := e.backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": mid})
+func totpMember(e *apptest.Env) (org, mid, secret string, codes []any) {
+	e.T.Helper()
+	org, mid = mfaMember(e)
+	r := e.Backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": mid})
 	codes, _ = r.Body["recovery_codes"].([]any)
 	secret, _ = r.Body["secret"].(string)
 	if r.Status != 200 || len(codes) == 0 || secret == "" {
-		e.t.Fatalf("backend totp create: %s", r.Raw)
+		e.T.Fatalf("backend totp create: %s", r.Raw)
 	}
-	ist, _ := e.mfaLogin(org, "ada@secure.test")
-	r = e.backend(http.MethodPost, "/v1/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
-		"intermediate_session_token": ist, "code": totpAt(e.t, secret, e.clock.Now())})
+	ist, _ := mfaLogin(e, org, "ada@secure.test")
+	r = e.Backend(http.MethodPost, "/v1/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
+		"intermediate_session_token": ist, "code": totpAt(e.T, secret, e.Clock.Now())})
 	if r.Status != 200 || r.Body["member_authenticated"] != true {
-		e.t.Fatalf("first login proves the registration: %s", r.Raw)
+		e.T.Fatalf("first login proves the registration: %s", r.Raw)
 	}
 	return org, mid, secret, codes
 }
 
 // mfaLogin runs an email login that must stop at mfa_required and returns
 // the IST and the mfa_required object.
-func (e *env) mfaLogin(org, email string) (string, map[string]any) {
-	e.t.Helper()
-	d := e.emailLogin(org, email)
+func mfaLogin(e *apptest.Env, org, email string) (string, map[string]any) {
+	e.T.Helper()
+	d := emailLogin(e, org, email)
 	ist, _ := d["intermediate_session_token"].(string)
 	req, _ := d["mfa_required"].(map[string]any)
 	if d["member_session"] != nil || d["member_authenticated"] != false || ist == "" || req == nil || d["session_token"] != "" {
-		e.t.Fatalf("login did not stop at mfa_required: %v", d)
+		e.T.Fatalf("login did not stop at mfa_required: %v", d)
 	}
 	return ist, req
 }
 
 // sdkCall calls the SDK face with any method (e.sdk is POST only).
-func (e *env) sdkCall(method, path string, body any, sessionToken string) resp {
-	e.t.Helper()
+func sdkCall(e *apptest.Env, method, path string, body any, sessionToken string) apptest.Resp {
+	e.T.Helper()
 	pass := sessionToken
 	if pass == "" {
-		pass = e.proj.PublicToken
+		pass = e.Project.PublicToken
 	}
-	return e.do(method, "/sdk/v1"+path, body, http.Header{"Origin": {e.origin}}, e.proj.PublicToken, pass)
+	return e.Do(method, "/sdk/v1"+path, body, http.Header{"Origin": {apptest.Origin}}, e.Project.PublicToken, pass)
 }
 
 // lastSMS returns the code of the newest text message to a number.
-func (e *env) lastSMS(to string) string {
-	e.t.Helper()
-	msgs, err := e.app.Outbox.List(context.Background(), to, 1)
+func lastSMS(e *apptest.Env, to string) string {
+	e.T.Helper()
+	msgs, err := e.App.Outbox.List(context.Background(), to, 1)
 	if err != nil || len(msgs) == 0 || msgs[0].Channel != "sms" || len(msgs[0].Codes) != 1 {
-		e.t.Fatalf("no sms to %s: %+v %v", to, msgs, err)
+		e.T.Fatalf("no sms to %s: %+v %v", to, msgs, err)
 	}
 	return msgs[0].Codes[0]
 }
 
 // smsCount counts the text messages to a number.
-func (e *env) smsCount(to string) int {
-	e.t.Helper()
-	msgs, err := e.app.Outbox.List(context.Background(), to, 200)
+func smsCount(e *apptest.Env, to string) int {
+	e.T.Helper()
+	msgs, err := e.App.Outbox.List(context.Background(), to, 200)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	return len(msgs)
 }
@@ -162,7 +164,7 @@ func wantFactors(t *testing.T, d map[string]any, want ...string) {
 
 // A fixed fake-clock start inside a 30-second step, so "now ± n steps" in a
 // test never straddles a step boundary by accident.
-func (e *env) alignClock() {
-	now := e.clock.Now()
-	e.clock.Advance(time.Duration(45-now.Unix()%30) * time.Second) // 15 s into a step
+func alignClock(e *apptest.Env) {
+	now := e.Clock.Now()
+	e.Clock.Advance(time.Duration(45-now.Unix()%30) * time.Second) // 15 s into a step
 }

@@ -6,26 +6,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/organization"
 )
 
-func (e *env) smsSend(org, mid, ist, phone string) resp {
+func smsSend(e *apptest.Env, org, mid, ist, phone string) apptest.Resp {
 	body := map[string]any{"organization_id": org, "member_id": mid, "intermediate_session_token": ist}
 	if phone != "" {
 		body["mfa_phone_number"] = phone
 	}
-	return e.sdk("/b2b/otps/sms/send", body, "")
+	return e.SDK(http.MethodPost, "/b2b/otps/sms/send", body, "")
 }
 
-func (e *env) smsAuth(org, mid, ist, code string, extra map[string]any) resp {
+func smsAuth(e *apptest.Env, org, mid, ist, code string, extra map[string]any) apptest.Resp {
 	body := map[string]any{"organization_id": org, "member_id": mid, "intermediate_session_token": ist, "code": code,
 		"session_duration_minutes": 60}
 	for k, v := range extra {
 		body[k] = v
 	}
-	return e.sdk("/b2b/otps/sms/authenticate", body, "")
+	return e.SDK(http.MethodPost, "/b2b/otps/sms/authenticate", body, "")
 }
 
 // SMS enrollment during a required-MFA login: numbers are validated to
@@ -33,109 +34,109 @@ func (e *env) smsAuth(org, mid, ist, code string, extra map[string]any) resp {
 // repeated misses and are single use; the verified number becomes the
 // member's, unique within the organization.
 func TestSMSEnrollmentCodesAndLockout(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org, mid := e.mfaMember()
-		ist, _ := e.mfaLogin(org, "ada@secure.test")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org, mid := mfaMember(e)
+		ist, _ := mfaLogin(e, org, "ada@secure.test")
 
-		want(t, e.smsSend(org, mid, ist, "4155552671"), 400, "invalid_phone_number")
-		want(t, e.smsSend(org, mid, ist, "+1 415 555"), 400, "invalid_phone_number")
-		want(t, e.smsSend(org, mid, ist, "+999 1234567"), 400, "invalid_phone_number_country_code")
-		want(t, e.smsSend(org, mid, ist, ""), 400, "invalid_request") // nothing enrolled, no number given
-		want(t, e.smsSend(org, mid, "", "+14155552671"), 401, "user_unauthenticated")
+		apptest.Want(t, smsSend(e, org, mid, ist, "4155552671"), 400, "invalid_phone_number")
+		apptest.Want(t, smsSend(e, org, mid, ist, "+1 415 555"), 400, "invalid_phone_number")
+		apptest.Want(t, smsSend(e, org, mid, ist, "+999 1234567"), 400, "invalid_phone_number_country_code")
+		apptest.Want(t, smsSend(e, org, mid, ist, ""), 400, "invalid_request") // nothing enrolled, no number given
+		apptest.Want(t, smsSend(e, org, mid, "", "+14155552671"), 401, "user_unauthenticated")
 
 		const num = "+14155552671"
-		if r := e.smsSend(org, mid, ist, "+1 (415) 555-2671"); r.Status != 200 {
+		if r := smsSend(e, org, mid, ist, "+1 (415) 555-2671"); r.Status != 200 {
 			t.Fatalf("send: %s", r.Raw)
 		}
-		code := e.lastSMS(num)
+		code := lastSMS(e, num)
 
 		// Expiry: 2 minutes.
-		e.clock.Advance(mfa.SMSCodeExpiry)
-		want(t, e.smsAuth(org, mid, ist, code, nil), 404, "otp_code_not_found")
+		e.Clock.Advance(mfa.SMSCodeExpiry)
+		apptest.Want(t, smsAuth(e, org, mid, ist, code, nil), 404, "otp_code_not_found")
 
 		// Lockout: the code dies after emailotp.MaxAttempts misses.
-		e.smsSend(org, mid, ist, num)
-		code = e.lastSMS(num)
+		smsSend(e, org, mid, ist, num)
+		code = lastSMS(e, num)
 		for range emailotp.MaxAttempts {
-			want(t, e.smsAuth(org, mid, ist, wrongCode(code), nil), 404, "otp_code_not_found")
+			apptest.Want(t, smsAuth(e, org, mid, ist, wrongCode(code), nil), 404, "otp_code_not_found")
 		}
-		want(t, e.smsAuth(org, mid, ist, code, nil), 404, "otp_code_not_found")
-		want(t, e.smsAuth(org, mid, ist, "12a456", nil), 400, "invalid_code")
+		apptest.Want(t, smsAuth(e, org, mid, ist, code, nil), 404, "otp_code_not_found")
+		apptest.Want(t, smsAuth(e, org, mid, ist, "12a456", nil), 400, "invalid_code")
 
 		// A resend supersedes the previous code.
-		e.smsSend(org, mid, ist, num)
-		old := e.lastSMS(num)
-		e.clock.Advance(time.Second)
-		e.smsSend(org, mid, ist, num)
-		code = e.lastSMS(num)
+		smsSend(e, org, mid, ist, num)
+		old := lastSMS(e, num)
+		e.Clock.Advance(time.Second)
+		smsSend(e, org, mid, ist, num)
+		code = lastSMS(e, num)
 		if old != code {
-			want(t, e.smsAuth(org, mid, ist, old, nil), 404, "otp_code_not_found")
+			apptest.Want(t, smsAuth(e, org, mid, ist, old, nil), 404, "otp_code_not_found")
 		}
-		r := e.smsAuth(org, mid, ist, code, map[string]any{"set_mfa_enrollment": "enroll"})
+		r := smsAuth(e, org, mid, ist, code, map[string]any{"set_mfa_enrollment": "enroll"})
 		if r.Status != 200 {
 			t.Fatalf("sms authenticate: %s", r.Raw)
 		}
-		wantFactors(t, r.data(), "otp/email/PRIMARY", "otp/sms/SECONDARY")
-		f := r.data()["member_session"].(map[string]any)["authentication_factors"].([]any)[1].(map[string]any)
+		wantFactors(t, r.Data(), "otp/email/PRIMARY", "otp/sms/SECONDARY")
+		f := r.Data()["member_session"].(map[string]any)["authentication_factors"].([]any)[1].(map[string]any)
 		// Browsers see phone numbers masked (the backend face has them whole).
 		if pf, _ := f["phone_number_factor"].(map[string]any); pf["phone_number"] != organization.MaskPhone(num) || pf["phone_id"] == "" {
 			t.Fatalf("sms factor = %v", f)
 		}
-		m := member(r.data())
-		if m["mfa_phone_number"] != organization.MaskPhone(num) || e.member(org, mid)["mfa_phone_number"] != num ||
+		m := member(r.Data())
+		if m["mfa_phone_number"] != organization.MaskPhone(num) || memberByID(e, org, mid)["mfa_phone_number"] != num ||
 			m["mfa_phone_number_verified"] != true || m["default_mfa_method"] != "sms_otp" ||
 			m["mfa_enrolled"] != false { // REQUIRED_FOR_ALL ignores set_mfa_enrollment
 			t.Fatalf("member after sms enrollment: %v", m)
 		}
-		want(t, e.smsAuth(org, mid, ist, code, nil), 404, "intermediate_session_not_found") // the IST is spent
+		apptest.Want(t, smsAuth(e, org, mid, ist, code, nil), 404, "intermediate_session_not_found") // the IST is spent
 
 		// One member per number in an organization; other organizations
 		// are separate.
-		bob := e.createMember(org, "bob@secure.test")
-		bist, _ := e.mfaLogin(org, "bob@secure.test")
-		want(t, e.smsSend(org, bob, bist, "+1 415-555-2671"), 400, "duplicate_member_phone_number")
-		other := e.createOrg("other", "NOT_ALLOWED")
-		e.setMFA(other, "REQUIRED_FOR_ALL")
-		ada2 := e.createMember(other, "ada@secure.test")
-		ist2, _ := e.mfaLogin(other, "ada@secure.test")
-		if r := e.smsSend(other, ada2, ist2, num); r.Status != 200 {
+		bob := e.CreateMember(org, "bob@secure.test")
+		bist, _ := mfaLogin(e, org, "bob@secure.test")
+		apptest.Want(t, smsSend(e, org, bob, bist, "+1 415-555-2671"), 400, "duplicate_member_phone_number")
+		other := e.CreateOrg("other", "NOT_ALLOWED", nil)
+		setMFA(e, other, "REQUIRED_FOR_ALL")
+		ada2 := e.CreateMember(other, "ada@secure.test")
+		ist2, _ := mfaLogin(e, other, "ada@secure.test")
+		if r := smsSend(e, other, ada2, ist2, num); r.Status != 200 {
 			t.Fatalf("same number in another organization: %s", r.Raw)
 		}
 
 		// An IST is for this member only.
-		want(t, e.smsSend(org, mid, bist, ""), 403, "unauthorized_action")
+		apptest.Want(t, smsSend(e, org, mid, bist, ""), 403, "unauthorized_action")
 
 		// With only an IST, a member who has MFA cannot enroll more. (A
 		// new window first: the sends above used up the number's limit.)
-		e.clock.Advance(mfa.SMSSendPerPhone.Window)
-		ist, req := e.mfaLogin(org, "ada@secure.test")
+		e.Clock.Advance(mfa.SMSSendPerPhone.Window)
+		ist, req := mfaLogin(e, org, "ada@secure.test")
 		if req["secondary_auth_initiated"] != "sms_otp" || req["member_options"].(map[string]any)["mfa_phone_number"] != organization.MaskPhone(num) {
 			t.Fatalf("default sms: mfa_required = %v", req)
 		}
-		want(t, e.smsSend(org, mid, ist, "+14155550123"), 403, "unauthorized_action")
-		want(t, e.sdk("/b2b/totp", map[string]any{"organization_id": org, "member_id": mid, "intermediate_session_token": ist}, ""),
+		apptest.Want(t, smsSend(e, org, mid, ist, "+14155550123"), 403, "unauthorized_action")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/totp", map[string]any{"organization_id": org, "member_id": mid, "intermediate_session_token": ist}, ""),
 			403, "unauthorized_action")
 		// The login already sent a code; using it completes the login.
-		r = e.smsAuth(org, mid, ist, e.lastSMS(num), nil)
+		r = smsAuth(e, org, mid, ist, lastSMS(e, num), nil)
 		if r.Status != 200 {
 			t.Fatalf("server-initiated sms: %s", r.Raw)
 		}
-		wantFactors(t, r.data(), "otp/email/PRIMARY", "otp/sms/SECONDARY")
+		wantFactors(t, r.Data(), "otp/email/PRIMARY", "otp/sms/SECONDARY")
 
 		// Phone deletion: self route, then the backend route.
-		self := r.data()["session_token"].(string)
-		r = e.sdkCall(http.MethodDelete, "/b2b/organizations/members/deletePhoneNumber", nil, self)
-		if m := member(r.data()); r.Status != 200 || m["mfa_phone_number"] != "" || m["mfa_phone_number_verified"] != false ||
+		self := r.Data()["session_token"].(string)
+		r = sdkCall(e, http.MethodDelete, "/b2b/organizations/members/deletePhoneNumber", nil, self)
+		if m := member(r.Data()); r.Status != 200 || m["mfa_phone_number"] != "" || m["mfa_phone_number_verified"] != false ||
 			m["default_mfa_method"] != "" {
 			t.Fatalf("self delete phone: %s", r.Raw)
 		}
-		r = e.backend(http.MethodDelete, "/v1/b2b/organizations/"+other+"/members/mfa_phone_numbers/"+ada2, nil)
+		r = e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+other+"/members/mfa_phone_numbers/"+ada2, nil)
 		if r.Status != 200 || r.Body["member"].(map[string]any)["mfa_phone_number"] != "" {
 			t.Fatalf("backend delete phone: %s", r.Raw)
 		}
 		// The number is free again in the organization.
-		bist, _ = e.mfaLogin(org, "bob@secure.test")
-		if r := e.smsSend(org, bob, bist, num); r.Status != 200 {
+		bist, _ = mfaLogin(e, org, "bob@secure.test")
+		if r := smsSend(e, org, bob, bist, num); r.Status != 200 {
 			t.Fatalf("freed number: %s", r.Raw)
 		}
 	})
@@ -144,30 +145,30 @@ func TestSMSEnrollmentCodesAndLockout(t *testing.T) {
 // Sends are limited per member and per number, so neither a client nor
 // a guesser can flood a phone.
 func TestSMSSendLimits(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org, mid := e.mfaMember()
-		ist, _ := e.mfaLogin(org, "ada@secure.test")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org, mid := mfaMember(e)
+		ist, _ := mfaLogin(e, org, "ada@secure.test")
 		for i := 0; i < mfa.SMSSendPerMember.Limit; i++ {
-			if r := e.smsSend(org, mid, ist, "+14155552671"); r.Status != 200 {
+			if r := smsSend(e, org, mid, ist, "+14155552671"); r.Status != 200 {
 				t.Fatalf("send %d: %s", i, r.Raw)
 			}
 		}
-		want(t, e.smsSend(org, mid, ist, "+14155552671"), 429, "too_many_requests")
-		if n := e.smsCount("+14155552671"); n != mfa.SMSSendPerMember.Limit {
+		apptest.Want(t, smsSend(e, org, mid, ist, "+14155552671"), 429, "too_many_requests")
+		if n := smsCount(e, "+14155552671"); n != mfa.SMSSendPerMember.Limit {
 			t.Fatalf("%d messages sent, want %d", n, mfa.SMSSendPerMember.Limit)
 		}
 
 		// Per number: other members sending to one number (each may try to
 		// enroll it until one verifies it) share its limit.
-		e.clock.Advance(mfa.SMSSendPerMember.Window)
-		var last resp
+		e.Clock.Advance(mfa.SMSSendPerMember.Window)
+		var last apptest.Resp
 		for i := 0; i <= mfa.SMSSendPerPhone.Limit; i++ {
 			email := string(rune('a'+i)) + "@secure.test"
-			m := e.createMember(org, email)
-			ist, _ := e.mfaLogin(org, email)
-			last = e.smsSend(org, m, ist, "+14155550123")
+			m := e.CreateMember(org, email)
+			ist, _ := mfaLogin(e, org, email)
+			last = smsSend(e, org, m, ist, "+14155550123")
 		}
-		want(t, last, 429, "too_many_requests")
+		apptest.Want(t, last, 429, "too_many_requests")
 	})
 }
 
@@ -176,30 +177,30 @@ func TestSMSSendLimits(t *testing.T) {
 // live code at all) is refused once SMSCheckPerMember checks are used in a
 // window, even with the right code of a fresh send, until the window ends.
 func TestSMSChecksLimitedPerMember(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org, mid := e.mfaMember()
-		ist, _ := e.mfaLogin(org, "ada@secure.test")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org, mid := mfaMember(e)
+		ist, _ := mfaLogin(e, org, "ada@secure.test")
 		const num = "+14155552671"
-		if r := e.smsSend(org, mid, ist, num); r.Status != 200 {
+		if r := smsSend(e, org, mid, ist, num); r.Status != 200 {
 			t.Fatalf("send: %s", r.Raw)
 		}
-		code := e.lastSMS(num)
+		code := lastSMS(e, num)
 		for range mfa.SMSCheckPerMember.Limit {
-			want(t, e.smsAuth(org, mid, ist, wrongCode(code), nil), 404, "otp_code_not_found")
+			apptest.Want(t, smsAuth(e, org, mid, ist, wrongCode(code), nil), 404, "otp_code_not_found")
 		}
-		if r := e.smsSend(org, mid, ist, num); r.Status != 200 {
+		if r := smsSend(e, org, mid, ist, num); r.Status != 200 {
 			t.Fatalf("second send: %s", r.Raw)
 		}
-		want(t, e.smsAuth(org, mid, ist, e.lastSMS(num), nil), 429, "too_many_requests")
+		apptest.Want(t, smsAuth(e, org, mid, ist, lastSMS(e, num), nil), 429, "too_many_requests")
 
 		// A new window (and a new login, the IST has expired meanwhile), a
 		// new code: the member is not locked for good.
-		e.clock.Advance(mfa.SMSCheckPerMember.Window)
-		ist, _ = e.mfaLogin(org, "ada@secure.test")
-		if r := e.smsSend(org, mid, ist, num); r.Status != 200 {
+		e.Clock.Advance(mfa.SMSCheckPerMember.Window)
+		ist, _ = mfaLogin(e, org, "ada@secure.test")
+		if r := smsSend(e, org, mid, ist, num); r.Status != 200 {
 			t.Fatalf("send in a new window: %s", r.Raw)
 		}
-		if r := e.smsAuth(org, mid, ist, e.lastSMS(num), nil); r.Status != 200 {
+		if r := smsAuth(e, org, mid, ist, lastSMS(e, num), nil); r.Status != 200 {
 			t.Fatalf("right code in a new window: %s", r.Raw)
 		}
 	})
@@ -209,29 +210,29 @@ func TestSMSChecksLimitedPerMember(t *testing.T) {
 // receive codes again, but never more than SMSSendPerPhoneHour.Limit in an
 // hour, however many members ask for it.
 func TestSMSSendLimitPerNumberPerHour(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org, _ := e.mfaMember()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org, _ := mfaMember(e)
 		const phone = "+14155550123"
 		n := 0
-		send := func() resp {
+		send := func() apptest.Resp {
 			t.Helper()
 			n++
 			email := fmt.Sprintf("m%d@secure.test", n)
-			m := e.createMember(org, email)
-			ist, _ := e.mfaLogin(org, email)
-			return e.smsSend(org, m, ist, phone)
+			m := e.CreateMember(org, email)
+			ist, _ := mfaLogin(e, org, email)
+			return smsSend(e, org, m, ist, phone)
 		}
 		for sent := range mfa.SMSSendPerPhoneHour.Limit {
 			if sent > 0 && sent%mfa.SMSSendPerPhone.Limit == 0 {
-				e.clock.Advance(mfa.SMSSendPerPhone.Window)
+				e.Clock.Advance(mfa.SMSSendPerPhone.Window)
 			}
 			if r := send(); r.Status != 200 {
 				t.Fatalf("send %d: %s", sent, r.Raw)
 			}
 		}
-		e.clock.Advance(mfa.SMSSendPerPhone.Window)
-		want(t, send(), 429, "too_many_requests")
-		if got := e.smsCount(phone); got != mfa.SMSSendPerPhoneHour.Limit {
+		e.Clock.Advance(mfa.SMSSendPerPhone.Window)
+		apptest.Want(t, send(), 429, "too_many_requests")
+		if got := smsCount(e, phone); got != mfa.SMSSendPerPhoneHour.Limit {
 			t.Fatalf("%d codes sent to the number, want %d", got, mfa.SMSSendPerPhoneHour.Limit)
 		}
 	})
@@ -241,15 +242,15 @@ func TestSMSSendLimitPerNumberPerHour(t *testing.T) {
 // SMSSendPerMember.Limit codes in the window, although no number's own
 // limit is reached.
 func TestSMSSendLimitPerMemberAcrossNumbers(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org, mid := e.mfaMember()
-		ist, _ := e.mfaLogin(org, "ada@secure.test")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org, mid := mfaMember(e)
+		ist, _ := mfaLogin(e, org, "ada@secure.test")
 		for i := range mfa.SMSSendPerMember.Limit {
-			if r := e.smsSend(org, mid, ist, fmt.Sprintf("+1415555%04d", 100+i)); r.Status != 200 {
+			if r := smsSend(e, org, mid, ist, fmt.Sprintf("+1415555%04d", 100+i)); r.Status != 200 {
 				t.Fatalf("send %d: %s", i, r.Raw)
 			}
 		}
-		want(t, e.smsSend(org, mid, ist, "+14155550199"), 429, "too_many_requests")
+		apptest.Want(t, smsSend(e, org, mid, ist, "+14155550199"), 429, "too_many_requests")
 	})
 }
 
@@ -257,31 +258,31 @@ func TestSMSSendLimitPerMemberAcrossNumbers(t *testing.T) {
 // hourly limit per number: past it the member still stops at
 // mfa_required, but no code goes out and the answer does not claim one.
 func TestAutoSentSMSLimitedPerNumberPerHour(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org, mid := e.mfaMember()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org, mid := mfaMember(e)
 		const num = "+14155552671"
-		ist, _ := e.mfaLogin(org, "ada@secure.test")
-		if r := e.smsSend(org, mid, ist, num); r.Status != 200 {
+		ist, _ := mfaLogin(e, org, "ada@secure.test")
+		if r := smsSend(e, org, mid, ist, num); r.Status != 200 {
 			t.Fatalf("enrolling send: %s", r.Raw)
 		}
-		if r := e.smsAuth(org, mid, ist, e.lastSMS(num), nil); r.Status != 200 {
+		if r := smsAuth(e, org, mid, ist, lastSMS(e, num), nil); r.Status != 200 {
 			t.Fatalf("enrolling check: %s", r.Raw)
 		}
 		// Ten-minute windows keep the per-member, per-number and email
 		// send limits apart from the hourly one.
 		for sent := 1; sent < mfa.SMSSendPerPhoneHour.Limit; sent++ {
 			if sent%mfa.SMSSendPerPhone.Limit == 0 {
-				e.clock.Advance(mfa.SMSSendPerPhone.Window)
+				e.Clock.Advance(mfa.SMSSendPerPhone.Window)
 			}
-			if _, req := e.mfaLogin(org, "ada@secure.test"); req["secondary_auth_initiated"] != "sms_otp" {
+			if _, req := mfaLogin(e, org, "ada@secure.test"); req["secondary_auth_initiated"] != "sms_otp" {
 				t.Fatalf("login %d sent no code: %v", sent, req)
 			}
 		}
-		e.clock.Advance(mfa.SMSSendPerPhone.Window)
-		if _, req := e.mfaLogin(org, "ada@secure.test"); req["secondary_auth_initiated"] != nil {
+		e.Clock.Advance(mfa.SMSSendPerPhone.Window)
+		if _, req := mfaLogin(e, org, "ada@secure.test"); req["secondary_auth_initiated"] != nil {
 			t.Fatalf("a code past the hourly limit: %v", req)
 		}
-		if got := e.smsCount(num); got != mfa.SMSSendPerPhoneHour.Limit {
+		if got := smsCount(e, num); got != mfa.SMSSendPerPhoneHour.Limit {
 			t.Fatalf("%d codes sent to the number, want %d", got, mfa.SMSSendPerPhoneHour.Limit)
 		}
 	})

@@ -7,10 +7,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/latchkey/latchkey/internal/apptest"
 )
 
 func TestOrganizationEveryField(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		full := map[string]any{
 			"organization_name":                        "Full Org",
 			"organization_slug":                        "full-org",
@@ -36,12 +38,12 @@ func TestOrganizationEveryField(t *testing.T) {
 			"third_party_connected_apps_allowed_type":  "NOT_ALLOWED",
 			"allowed_third_party_connected_apps":       []any{},
 		}
-		r := e.backend(http.MethodPost, "/v1/b2b/organizations", full)
+		r := e.Backend(http.MethodPost, "/v1/b2b/organizations", full)
 		if r.Status != 200 {
 			t.Fatalf("create: %s", r.Raw)
 		}
 		id := r.Body["organization"].(map[string]any)["organization_id"].(string)
-		got := e.backend(http.MethodGet, "/v1/b2b/organizations/"+id, nil).Body["organization"].(map[string]any)
+		got := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+id, nil).Body["organization"].(map[string]any)
 		for k, v := range full {
 			if diff := cmp.Diff(v, got[k]); diff != "" {
 				t.Errorf("%s round trip (-sent +stored):\n%s", k, diff)
@@ -55,7 +57,7 @@ func TestOrganizationEveryField(t *testing.T) {
 		}
 
 		// A bare organization gets the documented defaults.
-		bare := e.backend(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Bare"}).Body["organization"].(map[string]any)
+		bare := e.Backend(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Bare"}).Body["organization"].(map[string]any)
 		for k, v := range map[string]any{"organization_slug": "bare", "sso_default_connection_id": nil, "sso_jit_provisioning": "ALL_ALLOWED",
 			"email_jit_provisioning": "NOT_ALLOWED", "email_invites": "ALL_ALLOWED", "oauth_tenant_jit_provisioning": "NOT_ALLOWED",
 			"auth_methods": "ALL_ALLOWED", "mfa_methods": "ALL_ALLOWED", "mfa_policy": "OPTIONAL",
@@ -75,22 +77,22 @@ func TestOrganizationEveryField(t *testing.T) {
 		}
 
 		// Updates: "" clears the default connection and the external id.
-		r = e.backend(http.MethodPut, "/v1/b2b/organizations/"+id, map[string]any{"sso_default_connection_id": "", "organization_external_id": ""})
+		r = e.Backend(http.MethodPut, "/v1/b2b/organizations/"+id, map[string]any{"sso_default_connection_id": "", "organization_external_id": ""})
 		if o := r.Body["organization"].(map[string]any); r.Status != 200 || o["sso_default_connection_id"] != nil || o["organization_external_id"] != nil {
 			t.Fatalf("clear: %s", r.Raw)
 		}
-		e.backend(http.MethodPut, "/v1/b2b/organizations/"+id, map[string]any{"organization_external_id": "ext-42"})
-		r = e.backend(http.MethodDelete, "/v1/b2b/organizations/"+id+"/external_id", nil)
+		e.Backend(http.MethodPut, "/v1/b2b/organizations/"+id, map[string]any{"organization_external_id": "ext-42"})
+		r = e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+id+"/external_id", nil)
 		if o := r.Body["organization"].(map[string]any); r.Status != 200 || o["organization_external_id"] != nil {
 			t.Fatalf("delete external id: %s", r.Raw)
 		}
-		want(t, e.backend(http.MethodDelete, "/v1/b2b/organizations/organization-test-nope/external_id", nil), 404, "organization_not_found")
-		e.backend(http.MethodPut, "/v1/b2b/organizations/"+id, map[string]any{"organization_external_id": "ext-42"})
-		want(t, e.backend(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Twin", "organization_external_id": "ext-42"}),
+		apptest.Want(t, e.Backend(http.MethodDelete, "/v1/b2b/organizations/organization-test-nope/external_id", nil), 404, "organization_not_found")
+		e.Backend(http.MethodPut, "/v1/b2b/organizations/"+id, map[string]any{"organization_external_id": "ext-42"})
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Twin", "organization_external_id": "ext-42"}),
 			400, "organization_external_id_already_used")
 		// Another project may reuse the external id and the slug.
-		other := e.newProject("Other")
-		if r := e.do(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Full Org", "organization_slug": "full-org",
+		other := e.NewProject("Other")
+		if r := e.Do(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Full Org", "organization_slug": "full-org",
 			"organization_external_id": "ext-42"}, nil, other.Project.ID, other.Secret); r.Status != 200 {
 			t.Fatalf("other project reusing slug and external id: %s", r.Raw)
 		}
@@ -98,8 +100,8 @@ func TestOrganizationEveryField(t *testing.T) {
 }
 
 func TestOrganizationSettingRules(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		id := e.createOrg("rules", "NOT_ALLOWED")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		id := e.CreateOrg("rules", "NOT_ALLOWED", nil)
 		for name, body := range map[string]map[string]any{
 			"invites RESTRICTED without domains":  {"email_invites": "RESTRICTED"},
 			"auth RESTRICTED without methods":     {"auth_methods": "RESTRICTED"},
@@ -119,17 +121,17 @@ func TestOrganizationSettingRules(t *testing.T) {
 			"allowed domains with a bad domain":   {"email_allowed_domains": []string{"not a domain"}},
 			"clearing domains that a policy uses": {"email_jit_provisioning": "RESTRICTED", "email_allowed_domains": []string{}},
 		} {
-			if r := e.backend(http.MethodPut, "/v1/b2b/organizations/"+id, body); r.Status != 400 || r.errType() != "invalid_request" {
+			if r := e.Backend(http.MethodPut, "/v1/b2b/organizations/"+id, body); r.Status != 400 || r.ErrType() != "invalid_request" {
 				t.Errorf("%s: got %d %s", name, r.Status, r.Raw)
 			}
 		}
 		// A refused update changes nothing.
-		o := e.backend(http.MethodGet, "/v1/b2b/organizations/"+id, nil).Body["organization"].(map[string]any)
+		o := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+id, nil).Body["organization"].(map[string]any)
 		if o["email_invites"] != "ALL_ALLOWED" || o["auth_methods"] != "ALL_ALLOWED" {
 			t.Fatalf("refused updates leaked: %v", o)
 		}
 		// Lists replace, de-duplicate and normalise.
-		r := e.backend(http.MethodPut, "/v1/b2b/organizations/"+id, map[string]any{"email_allowed_domains": []string{"A.test", "a.test", "b.test"},
+		r := e.Backend(http.MethodPut, "/v1/b2b/organizations/"+id, map[string]any{"email_allowed_domains": []string{"A.test", "a.test", "b.test"},
 			"allowed_auth_methods": []string{"password", "password"}})
 		raw, _ := json.Marshal(r.Body["organization"].(map[string]any)["email_allowed_domains"])
 		if string(raw) != `["a.test","b.test"]` {

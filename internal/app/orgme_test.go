@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"slices"
 	"testing"
+
+	"github.com/latchkey/latchkey/internal/apptest"
 )
 
 // meFixture: organization acme with an admin and a plain member, and
@@ -14,23 +16,23 @@ type meFixture struct {
 	admin, plain, betaSession string
 }
 
-func newMeFixture(t *testing.T, e *env) *meFixture {
+func newMeFixture(t *testing.T, e *apptest.Env) *meFixture {
 	t.Helper()
-	f := &meFixture{acme: e.createOrg("acme", "NOT_ALLOWED"), beta: e.createOrg("beta", "NOT_ALLOWED")}
+	f := &meFixture{acme: e.CreateOrg("acme", "NOT_ALLOWED", nil), beta: e.CreateOrg("beta", "NOT_ALLOWED", nil)}
 	mk := func(org, email string, admin bool) string {
-		r := e.backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members", map[string]any{"email_address": email, "is_admin": admin})
+		r := e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members", map[string]any{"email_address": email, "is_admin": admin})
 		if r.Status != 200 {
 			t.Fatalf("create member: %s", r.Raw)
 		}
 		return r.Body["member_id"].(string)
 	}
 	f.adminID, f.plainID, f.betaID = mk(f.acme, "ada@acme.test", true), mk(f.acme, "bob@acme.test", false), mk(f.beta, "cy@beta.test", true)
-	f.admin, f.plain, f.betaSession = e.sessionFor(f.acme, "ada@acme.test"), e.sessionFor(f.acme, "bob@acme.test"), e.sessionFor(f.beta, "cy@beta.test")
+	f.admin, f.plain, f.betaSession = sessionFor(e, f.acme, "ada@acme.test"), sessionFor(e, f.acme, "bob@acme.test"), sessionFor(e, f.beta, "cy@beta.test")
 	return f
 }
 
 func TestSDKMeRoutesNeedASession(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := newMeFixture(t, e)
 		routes := []struct{ method, path string }{
 			{http.MethodGet, "/b2b/organizations/me"},
@@ -45,32 +47,32 @@ func TestSDKMeRoutesNeedASession(t *testing.T) {
 			{http.MethodPut, "/b2b/organizations/members/" + f.plainID + "/reactivate"},
 		}
 		for _, rt := range routes {
-			if r := e.sdkAs(rt.method, rt.path, nil, ""); r.Status != 401 || r.errType() != "user_unauthenticated" {
+			if r := sdkAs(e, rt.method, rt.path, nil, ""); r.Status != 401 || r.ErrType() != "user_unauthenticated" {
 				t.Errorf("%s %s without a session: %d %s", rt.method, rt.path, r.Status, r.Raw)
 			}
-			if r := e.sdkAs(rt.method, rt.path, nil, "forged-session-token"); r.Status != 404 || r.errType() != "session_not_found" {
+			if r := sdkAs(e, rt.method, rt.path, nil, "forged-session-token"); r.Status != 404 || r.ErrType() != "session_not_found" {
 				t.Errorf("%s %s with a forged session: %d %s", rt.method, rt.path, r.Status, r.Raw)
 			}
 		}
 		// A session of one project is nothing to another project.
-		other := e.newProject("Other")
-		r := e.do(http.MethodGet, "/sdk/v1/b2b/organizations/me", nil, http.Header{"Origin": {e.origin}}, other.PublicToken, f.admin)
-		want(t, r, 404, "session_not_found")
+		other := e.NewProject("Other")
+		r := e.Do(http.MethodGet, "/sdk/v1/b2b/organizations/me", nil, http.Header{"Origin": {apptest.Origin}}, other.PublicToken, f.admin)
+		apptest.Want(t, r, 404, "session_not_found")
 		// Nothing changed on the way.
-		if m := e.member(f.acme, f.plainID); m["status"] != "active" {
+		if m := memberByID(e, f.acme, f.plainID); m["status"] != "active" {
 			t.Fatalf("plain member after refused calls: %v", m)
 		}
 	})
 }
 
 func TestSDKOrganizationMe(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := newMeFixture(t, e)
 
 		// Any member reads their own organization; each session sees only its own.
 		for session, org := range map[string]string{f.plain: f.acme, f.admin: f.acme, f.betaSession: f.beta} {
-			r := e.sdkAs(http.MethodGet, "/b2b/organizations/me", nil, session)
-			if r.Status != 200 || r.data()["organization"].(map[string]any)["organization_id"] != org {
+			r := sdkAs(e, http.MethodGet, "/b2b/organizations/me", nil, session)
+			if r.Status != 200 || r.Data()["organization"].(map[string]any)["organization_id"] != org {
 				t.Fatalf("GET me: %s", r.Raw)
 			}
 		}
@@ -78,140 +80,140 @@ func TestSDKOrganizationMe(t *testing.T) {
 		// Only admins change it; the browser cannot set trusted metadata.
 		update := map[string]any{"organization_name": "Acme Corp", "email_invites": "RESTRICTED", "email_allowed_domains": []string{"acme.test"},
 			"trusted_metadata": map[string]any{"plan": "free"}}
-		want(t, e.sdkAs(http.MethodPut, "/b2b/organizations/me", update, f.plain), 403, "unauthorized_action")
-		r := e.sdkAs(http.MethodPut, "/b2b/organizations/me", update, f.admin)
-		o := r.data()["organization"].(map[string]any)
+		apptest.Want(t, sdkAs(e, http.MethodPut, "/b2b/organizations/me", update, f.plain), 403, "unauthorized_action")
+		r := sdkAs(e, http.MethodPut, "/b2b/organizations/me", update, f.admin)
+		o := r.Data()["organization"].(map[string]any)
 		if _, shown := o["trusted_metadata"]; r.Status != 200 || o["organization_name"] != "Acme Corp" || o["email_invites"] != "RESTRICTED" || shown {
 			t.Fatalf("PUT me: %s", r.Raw)
 		}
-		if tm := e.backend(http.MethodGet, "/v1/b2b/organizations/"+f.acme, nil).Body["organization"].(map[string]any)["trusted_metadata"]; len(tm.(map[string]any)) != 0 {
+		if tm := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+f.acme, nil).Body["organization"].(map[string]any)["trusted_metadata"]; len(tm.(map[string]any)) != 0 {
 			t.Fatalf("the browser wrote trusted metadata: %v", tm)
 		}
-		want(t, e.sdkAs(http.MethodPut, "/b2b/organizations/me", map[string]any{"auth_methods": "RESTRICTED"}, f.admin), 400, "invalid_request")
-		want(t, e.sdkAs(http.MethodPut, "/b2b/organizations/me", map[string]any{"organization_slug": "beta"}, f.admin), 400, "organization_slug_already_used")
-		if b := e.backend(http.MethodGet, "/v1/b2b/organizations/"+f.beta, nil).Body["organization"].(map[string]any); b["organization_name"] != "Beta" {
+		apptest.Want(t, sdkAs(e, http.MethodPut, "/b2b/organizations/me", map[string]any{"auth_methods": "RESTRICTED"}, f.admin), 400, "invalid_request")
+		apptest.Want(t, sdkAs(e, http.MethodPut, "/b2b/organizations/me", map[string]any{"organization_slug": "beta"}, f.admin), 400, "organization_slug_already_used")
+		if b := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+f.beta, nil).Body["organization"].(map[string]any); b["organization_name"] != "Beta" {
 			t.Fatalf("another organization changed: %v", b)
 		}
 
-		want(t, e.sdkAs(http.MethodDelete, "/b2b/organizations/me", nil, f.plain), 403, "unauthorized_action")
-		r = e.sdkAs(http.MethodDelete, "/b2b/organizations/me", nil, f.admin)
-		if r.Status != 200 || r.data()["organization_id"] != f.acme {
+		apptest.Want(t, sdkAs(e, http.MethodDelete, "/b2b/organizations/me", nil, f.plain), 403, "unauthorized_action")
+		r = sdkAs(e, http.MethodDelete, "/b2b/organizations/me", nil, f.admin)
+		if r.Status != 200 || r.Data()["organization_id"] != f.acme {
 			t.Fatalf("DELETE me: %s", r.Raw)
 		}
-		want(t, e.backend(http.MethodGet, "/v1/b2b/organizations/"+f.acme, nil), 404, "organization_not_found")
-		want(t, e.sdkAs(http.MethodGet, "/b2b/organizations/me", nil, f.plain), 404, "session_not_found")
-		if r := e.sdkAs(http.MethodGet, "/b2b/organizations/me", nil, f.betaSession); r.Status != 200 {
+		apptest.Want(t, e.Backend(http.MethodGet, "/v1/b2b/organizations/"+f.acme, nil), 404, "organization_not_found")
+		apptest.Want(t, sdkAs(e, http.MethodGet, "/b2b/organizations/me", nil, f.plain), 404, "session_not_found")
+		if r := sdkAs(e, http.MethodGet, "/b2b/organizations/me", nil, f.betaSession); r.Status != 200 {
 			t.Fatalf("beta after acme's deletion: %s", r.Raw)
 		}
 	})
 }
 
 func TestSDKMembers(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := newMeFixture(t, e)
 
 		// Self: read, and update name and untrusted metadata only.
-		r := e.sdkAs(http.MethodGet, "/b2b/organizations/members/me", nil, f.plain)
-		if r.Status != 200 || r.data()["member_id"] != f.plainID || r.data()["member"].(map[string]any)["email_address"] != "bob@acme.test" {
+		r := sdkAs(e, http.MethodGet, "/b2b/organizations/members/me", nil, f.plain)
+		if r.Status != 200 || r.Data()["member_id"] != f.plainID || r.Data()["member"].(map[string]any)["email_address"] != "bob@acme.test" {
 			t.Fatalf("members/me: %s", r.Raw)
 		}
-		r = e.sdkAs(http.MethodPut, "/b2b/organizations/members/update", map[string]any{"name": "Bob", "untrusted_metadata": map[string]any{"k": "v"},
+		r = sdkAs(e, http.MethodPut, "/b2b/organizations/members/update", map[string]any{"name": "Bob", "untrusted_metadata": map[string]any{"k": "v"},
 			"is_admin": true, "trusted_metadata": map[string]any{"t": 1}, "is_breakglass": true}, f.plain)
-		m := r.data()["member"].(map[string]any)
+		m := r.Data()["member"].(map[string]any)
 		if r.Status != 200 || m["name"] != "Bob" || m["untrusted_metadata"].(map[string]any)["k"] != "v" || m["is_admin"] != false ||
-			m["is_breakglass"] != false || m["trusted_metadata"] != nil || len(e.member(f.acme, f.plainID)["trusted_metadata"].(map[string]any)) != 0 {
+			m["is_breakglass"] != false || m["trusted_metadata"] != nil || len(memberByID(e, f.acme, f.plainID)["trusted_metadata"].(map[string]any)) != 0 {
 			t.Fatalf("members/update: %s", r.Raw)
 		}
 		// The same through PUT members/{own id} (stytch.self); making oneself
 		// an admin needs stytch.member update.settings.roles, and other
 		// members need an admin.
-		if r := e.sdkAs(http.MethodPut, "/b2b/organizations/members/"+f.plainID, map[string]any{"name": "Bobby"}, f.plain); r.Status != 200 ||
-			r.data()["member"].(map[string]any)["name"] != "Bobby" || r.data()["member"].(map[string]any)["is_admin"] != false {
+		if r := sdkAs(e, http.MethodPut, "/b2b/organizations/members/"+f.plainID, map[string]any{"name": "Bobby"}, f.plain); r.Status != 200 ||
+			r.Data()["member"].(map[string]any)["name"] != "Bobby" || r.Data()["member"].(map[string]any)["is_admin"] != false {
 			t.Fatalf("self update by id: %s", r.Raw)
 		}
-		want(t, e.sdkAs(http.MethodPut, "/b2b/organizations/members/"+f.plainID, map[string]any{"is_admin": true}, f.plain), 403, "unauthorized_action")
-		want(t, e.sdkAs(http.MethodPut, "/b2b/organizations/members/"+f.plainID, map[string]any{"roles": []string{"stytch_admin"}}, f.plain), 403, "unauthorized_action")
-		want(t, e.sdkAs(http.MethodPut, "/b2b/organizations/members/"+f.adminID, map[string]any{"name": "x"}, f.plain), 403, "unauthorized_action")
-		want(t, e.sdkAs(http.MethodDelete, "/b2b/organizations/members/"+f.adminID, nil, f.plain), 403, "unauthorized_action")
-		want(t, e.sdkAs(http.MethodPost, "/b2b/organizations/members", map[string]any{"email_address": "x@acme.test"}, f.plain), 403, "unauthorized_action")
-		want(t, e.sdkAs(http.MethodPost, "/b2b/organizations/me/members/search", map[string]any{}, f.plain), 403, "unauthorized_action")
+		apptest.Want(t, sdkAs(e, http.MethodPut, "/b2b/organizations/members/"+f.plainID, map[string]any{"is_admin": true}, f.plain), 403, "unauthorized_action")
+		apptest.Want(t, sdkAs(e, http.MethodPut, "/b2b/organizations/members/"+f.plainID, map[string]any{"roles": []string{"stytch_admin"}}, f.plain), 403, "unauthorized_action")
+		apptest.Want(t, sdkAs(e, http.MethodPut, "/b2b/organizations/members/"+f.adminID, map[string]any{"name": "x"}, f.plain), 403, "unauthorized_action")
+		apptest.Want(t, sdkAs(e, http.MethodDelete, "/b2b/organizations/members/"+f.adminID, nil, f.plain), 403, "unauthorized_action")
+		apptest.Want(t, sdkAs(e, http.MethodPost, "/b2b/organizations/members", map[string]any{"email_address": "x@acme.test"}, f.plain), 403, "unauthorized_action")
+		apptest.Want(t, sdkAs(e, http.MethodPost, "/b2b/organizations/me/members/search", map[string]any{}, f.plain), 403, "unauthorized_action")
 
 		// Admins manage members of their own organization only.
-		r = e.sdkAs(http.MethodPost, "/b2b/organizations/members", map[string]any{"email_address": "dee@acme.test", "roles": []string{"stytch_admin"},
+		r = sdkAs(e, http.MethodPost, "/b2b/organizations/members", map[string]any{"email_address": "dee@acme.test", "roles": []string{"stytch_admin"},
 			"trusted_metadata": map[string]any{"t": 1}}, f.admin)
-		if r.Status != 200 || r.data()["member"].(map[string]any)["is_admin"] != true ||
-			len(e.member(f.acme, r.data()["member_id"].(string))["trusted_metadata"].(map[string]any)) != 0 {
+		if r.Status != 200 || r.Data()["member"].(map[string]any)["is_admin"] != true ||
+			len(memberByID(e, f.acme, r.Data()["member_id"].(string))["trusted_metadata"].(map[string]any)) != 0 {
 			t.Fatalf("sdk create member: %s", r.Raw)
 		}
-		r = e.sdkAs(http.MethodPost, "/b2b/organizations/me/members/search", map[string]any{"organization_ids": []string{f.beta}, "limit": 10}, f.admin)
-		if r.Status != 200 || len(r.data()["members"].([]any)) != 3 || r.data()["organizations"].(map[string]any)[f.beta] != nil {
+		r = sdkAs(e, http.MethodPost, "/b2b/organizations/me/members/search", map[string]any{"organization_ids": []string{f.beta}, "limit": 10}, f.admin)
+		if r.Status != 200 || len(r.Data()["members"].([]any)) != 3 || r.Data()["organizations"].(map[string]any)[f.beta] != nil {
 			t.Fatalf("sdk member search: %s", r.Raw)
 		}
-		want(t, e.sdkAs(http.MethodPut, "/b2b/organizations/members/"+f.betaID, map[string]any{"name": "x"}, f.admin), 404, "member_not_found")
-		want(t, e.sdkAs(http.MethodDelete, "/b2b/organizations/members/"+f.betaID, nil, f.admin), 404, "member_not_found")
-		want(t, e.sdkAs(http.MethodPut, "/b2b/organizations/members/"+f.betaID+"/reactivate", nil, f.admin), 404, "member_not_found")
+		apptest.Want(t, sdkAs(e, http.MethodPut, "/b2b/organizations/members/"+f.betaID, map[string]any{"name": "x"}, f.admin), 404, "member_not_found")
+		apptest.Want(t, sdkAs(e, http.MethodDelete, "/b2b/organizations/members/"+f.betaID, nil, f.admin), 404, "member_not_found")
+		apptest.Want(t, sdkAs(e, http.MethodPut, "/b2b/organizations/members/"+f.betaID+"/reactivate", nil, f.admin), 404, "member_not_found")
 
 		// Deleting a member ends their session at once; reactivation does
 		// not revive it.
-		r = e.sdkAs(http.MethodDelete, "/b2b/organizations/members/"+f.plainID, nil, f.admin)
-		if r.Status != 200 || r.data()["member_id"] != f.plainID {
+		r = sdkAs(e, http.MethodDelete, "/b2b/organizations/members/"+f.plainID, nil, f.admin)
+		if r.Status != 200 || r.Data()["member_id"] != f.plainID {
 			t.Fatalf("sdk delete: %s", r.Raw)
 		}
-		want(t, e.sdkAs(http.MethodGet, "/b2b/organizations/members/me", nil, f.plain), 404, "session_not_found")
-		want(t, e.sdkAs(http.MethodPut, "/b2b/organizations/members/"+f.plainID+"/reactivate", nil, f.plain), 404, "session_not_found")
-		if r := e.sdkAs(http.MethodPut, "/b2b/organizations/members/"+f.plainID+"/reactivate", nil, f.admin); r.Status != 200 ||
-			r.data()["member"].(map[string]any)["status"] != "active" {
+		apptest.Want(t, sdkAs(e, http.MethodGet, "/b2b/organizations/members/me", nil, f.plain), 404, "session_not_found")
+		apptest.Want(t, sdkAs(e, http.MethodPut, "/b2b/organizations/members/"+f.plainID+"/reactivate", nil, f.plain), 404, "session_not_found")
+		if r := sdkAs(e, http.MethodPut, "/b2b/organizations/members/"+f.plainID+"/reactivate", nil, f.admin); r.Status != 200 ||
+			r.Data()["member"].(map[string]any)["status"] != "active" {
 			t.Fatalf("sdk reactivate: %s", r.Raw)
 		}
-		want(t, e.sdkAs(http.MethodGet, "/b2b/organizations/members/me", nil, f.plain), 404, "session_not_found")
+		apptest.Want(t, sdkAs(e, http.MethodGet, "/b2b/organizations/members/me", nil, f.plain), 404, "session_not_found")
 
 		// Members may delete themselves.
-		if r := e.sdkAs(http.MethodDelete, "/b2b/organizations/members/"+f.betaID, nil, f.betaSession); r.Status != 200 {
+		if r := sdkAs(e, http.MethodDelete, "/b2b/organizations/members/"+f.betaID, nil, f.betaSession); r.Status != 200 {
 			t.Fatalf("self delete: %s", r.Raw)
 		}
-		want(t, e.sdkAs(http.MethodGet, "/b2b/organizations/me", nil, f.betaSession), 404, "session_not_found")
+		apptest.Want(t, sdkAs(e, http.MethodGet, "/b2b/organizations/me", nil, f.betaSession), 404, "session_not_found")
 	})
 }
 
 func TestMemberLookupForThePasswordScreen(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "NOT_ALLOWED")
-		id := e.createMember(org, "ada@acme.test")
-		e.backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+id, map[string]any{"name": "Ada",
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		id := e.CreateMember(org, "ada@acme.test")
+		e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+id, map[string]any{"name": "Ada",
 			"trusted_metadata": map[string]any{"secret": "x"}})
-		gone := e.createMember(org, "gone@acme.test")
-		e.backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+gone, nil)
-		lookup := func(email, orgID string) resp {
-			return e.sdk("/b2b/organizations/members/search", map[string]any{"email_address": email, "organization_id": orgID}, "")
+		gone := e.CreateMember(org, "gone@acme.test")
+		e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+gone, nil)
+		lookup := func(email, orgID string) apptest.Resp {
+			return e.SDK(http.MethodPost, "/b2b/organizations/members/search", map[string]any{"email_address": email, "organization_id": orgID}, "")
 		}
 
 		r := lookup("ADA@acme.test", org)
-		m, _ := r.data()["member"].(map[string]any)
+		m, _ := r.Data()["member"].(map[string]any)
 		if r.Status != 200 || len(m) != 3 || m["status"] != "active" || m["name"] != "Ada" || m["member_password_id"] != "" {
 			t.Fatalf("lookup reveals %s, want exactly status, name and member_password_id", r.Raw)
 		}
-		for name, r := range map[string]resp{
+		for name, r := range map[string]apptest.Resp{
 			"unknown email":        lookup("nobody@acme.test", org),
 			"deleted member":       lookup("gone@acme.test", org),
 			"unknown organization": lookup("ada@acme.test", "organization-test-nope"),
 		} {
-			if r.Status != 200 || r.data()["member"] != nil {
+			if r.Status != 200 || r.Data()["member"] != nil {
 				t.Errorf("%s: %s", name, r.Raw)
 			}
 		}
-		other := e.newProject("Other")
-		r = e.do(http.MethodPost, "/sdk/v1/b2b/organizations/members/search", map[string]any{"email_address": "ada@acme.test", "organization_id": org},
-			http.Header{"Origin": {e.origin}}, other.PublicToken, other.PublicToken)
-		if r.Status != 200 || r.data()["member"] != nil {
+		other := e.NewProject("Other")
+		r = e.Do(http.MethodPost, "/sdk/v1/b2b/organizations/members/search", map[string]any{"email_address": "ada@acme.test", "organization_id": org},
+			http.Header{"Origin": {apptest.Origin}}, other.PublicToken, other.PublicToken)
+		if r.Status != 200 || r.Data()["member"] != nil {
 			t.Fatalf("other project's lookup: %s", r.Raw)
 		}
-		want(t, lookup("not-an-email", org), 400, "invalid_email")
-		want(t, e.sdk("/b2b/organizations/members/search", map[string]any{"email_address": "ada@acme.test"}, ""), 400, "invalid_request")
+		apptest.Want(t, lookup("not-an-email", org), 400, "invalid_email")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/organizations/members/search", map[string]any{"email_address": "ada@acme.test"}, ""), 400, "invalid_request")
 
 		// It can enumerate, so it is rate-limited per address.
 		limited := false
 		for i := 0; i < 70 && !limited; i++ {
-			limited = lookup("x@acme.test", org).errType() == "too_many_requests"
+			limited = lookup("x@acme.test", org).ErrType() == "too_many_requests"
 		}
 		if !limited {
 			t.Fatal("member lookup is not rate-limited")
@@ -221,20 +223,20 @@ func TestMemberLookupForThePasswordScreen(t *testing.T) {
 
 // The person who creates an organization through discovery administers it.
 func TestDiscoveryCreatorIsAdmin(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		d := e.discover("founder@newco.test")
-		r := e.sdk("/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		d := discover(e, "founder@newco.test")
+		r := e.SDK(http.MethodPost, "/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
 			"session_duration_minutes": 60}, "")
 		if r.Status != 200 {
 			t.Fatalf("create: %s", r.Raw)
 		}
-		m := r.data()["member"].(map[string]any)
-		roles := r.data()["member_session"].(map[string]any)["roles"].([]any)
+		m := r.Data()["member"].(map[string]any)
+		roles := r.Data()["member_session"].(map[string]any)["roles"].([]any)
 		if m["is_admin"] != true || !slices.Contains(roles, any("stytch_admin")) {
 			t.Fatalf("creator = %v, session roles %v", m, roles)
 		}
-		token := r.data()["session_token"].(string)
-		if r := e.sdkAs(http.MethodPut, "/b2b/organizations/me", map[string]any{"organization_name": "NewCo Inc"}, token); r.Status != 200 {
+		token := r.Data()["session_token"].(string)
+		if r := sdkAs(e, http.MethodPut, "/b2b/organizations/me", map[string]any{"organization_name": "NewCo Inc"}, token); r.Status != 200 {
 			t.Fatalf("creator updating the organization: %s", r.Raw)
 		}
 	})

@@ -6,11 +6,13 @@ import (
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/latchkey/latchkey/internal/apptest"
 )
 
 // orgFixture creates three organizations with distinct settings and
 // members, so every filter has something to tell apart.
-func orgFixture(t *testing.T, e *env) map[string]string {
+func orgFixture(t *testing.T, e *apptest.Env) map[string]string {
 	t.Helper()
 	ids := map[string]string{}
 	for _, o := range []map[string]any{
@@ -22,17 +24,17 @@ func orgFixture(t *testing.T, e *env) map[string]string {
 		{"organization_name": "Gamma Three", "organization_slug": "gamma-three", "email_invites": "NOT_ALLOWED",
 			"allowed_mfa_methods": []string{"sms_otp", "totp"}},
 	} {
-		r := e.backend(http.MethodPost, "/v1/b2b/organizations", o)
+		r := e.Backend(http.MethodPost, "/v1/b2b/organizations", o)
 		if r.Status != 200 {
 			t.Fatalf("create %v: %s", o["organization_slug"], r.Raw)
 		}
 		ids[o["organization_slug"].(string)] = r.Body["organization"].(map[string]any)["organization_id"].(string)
 	}
-	e.createMember(ids["alpha-one"], "ada@alpha.test")
-	e.createMember(ids["beta-two"], "bob@beta.test")
-	e.createMember(ids["beta-two"], "carol@shared.test")
-	zed := e.createMember(ids["gamma-three"], "zed@gamma.test")
-	if r := e.backend(http.MethodDelete, "/v1/b2b/organizations/"+ids["gamma-three"]+"/members/"+zed, nil); r.Status != 200 {
+	e.CreateMember(ids["alpha-one"], "ada@alpha.test")
+	e.CreateMember(ids["beta-two"], "bob@beta.test")
+	e.CreateMember(ids["beta-two"], "carol@shared.test")
+	zed := e.CreateMember(ids["gamma-three"], "zed@gamma.test")
+	if r := e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+ids["gamma-three"]+"/members/"+zed, nil); r.Status != 200 {
 		t.Fatalf("delete member: %s", r.Raw)
 	}
 	return ids
@@ -47,11 +49,11 @@ func query(operator string, operands ...map[string]any) map[string]any {
 }
 
 // slugsOf runs an organization search and returns the slugs found.
-func (e *env) slugsOf(body map[string]any) []string {
-	e.t.Helper()
-	r := e.backend(http.MethodPost, "/v1/b2b/organizations/search", body)
+func slugsOf(e *apptest.Env, body map[string]any) []string {
+	e.T.Helper()
+	r := e.Backend(http.MethodPost, "/v1/b2b/organizations/search", body)
 	if r.Status != 200 {
-		e.t.Fatalf("search %v: %s", body, r.Raw)
+		e.T.Fatalf("search %v: %s", body, r.Raw)
 	}
 	var out []string
 	for _, o := range r.Body["organizations"].([]any) {
@@ -62,7 +64,7 @@ func (e *env) slugsOf(body map[string]any) []string {
 }
 
 func TestOrganizationSearchFilters(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		ids := orgFixture(t, e)
 		all := []string{"alpha-one", "beta-two", "gamma-three"}
 		tests := []struct {
@@ -99,7 +101,7 @@ func TestOrganizationSearchFilters(t *testing.T) {
 			{"operator is case-insensitive", query("or", op("organization_slugs", []string{"alpha-one"}), op("organization_slugs", []string{"beta-two"})), []string{"alpha-one", "beta-two"}},
 		}
 		for _, tc := range tests {
-			if got := e.slugsOf(tc.body); !slices.Equal(got, tc.want) {
+			if got := slugsOf(e, tc.body); !slices.Equal(got, tc.want) {
 				t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 			}
 		}
@@ -116,13 +118,13 @@ func TestOrganizationSearchFilters(t *testing.T) {
 			"limit too large":  {"limit": 1001},
 			"bad cursor":       {"cursor": "not-a-cursor"},
 		} {
-			want(t, e.backend(http.MethodPost, "/v1/b2b/organizations/search", body), 400, "invalid_request")
+			apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/search", body), 400, "invalid_request")
 			_ = name
 		}
 
 		// Another project sees none of these organizations, by any filter.
-		other := e.newProject("Other")
-		r := e.do(http.MethodPost, "/v1/b2b/organizations/search", query("OR", op("organization_ids", []string{ids["alpha-one"]}),
+		other := e.NewProject("Other")
+		r := e.Do(http.MethodPost, "/v1/b2b/organizations/search", query("OR", op("organization_ids", []string{ids["alpha-one"]}),
 			op("member_email_fuzzy", ".test")), nil, other.Project.ID, other.Secret)
 		if r.Status != 200 || len(r.Body["organizations"].([]any)) != 0 || r.Body["results_metadata"].(map[string]any)["total"] != float64(0) {
 			t.Fatalf("other project's search: %s", r.Raw)
@@ -131,16 +133,16 @@ func TestOrganizationSearchFilters(t *testing.T) {
 }
 
 func TestOrganizationSearchPaging(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		var created []string
 		for _, s := range []string{"p-a", "p-b", "p-c", "p-d", "p-e"} {
-			created = append(created, e.createOrg(s, "NOT_ALLOWED"))
-			e.clock.Advance(time.Millisecond)
+			created = append(created, e.CreateOrg(s, "NOT_ALLOWED", nil))
+			e.Clock.Advance(time.Millisecond)
 		}
 		page := func(cursor any) (ids []string, total float64, next any) {
 			t.Helper()
 			body := map[string]any{"limit": 2, "cursor": cursor}
-			r := e.backend(http.MethodPost, "/v1/b2b/organizations/search", body)
+			r := e.Backend(http.MethodPost, "/v1/b2b/organizations/search", body)
 			if r.Status != 200 {
 				t.Fatalf("page: %s", r.Raw)
 			}
@@ -157,10 +159,10 @@ func TestOrganizationSearchPaging(t *testing.T) {
 		}
 		// Changes between calls neither skip nor repeat rows: delete a row
 		// already seen and add a new one, then keep paging.
-		if r := e.backend(http.MethodDelete, "/v1/b2b/organizations/"+first[0], nil); r.Status != 200 {
+		if r := e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+first[0], nil); r.Status != 200 {
 			t.Fatal(r.Raw)
 		}
-		late := e.createOrg("p-late", "NOT_ALLOWED")
+		late := e.CreateOrg("p-late", "NOT_ALLOWED", nil)
 		seen := slices.Clone(first)
 		for i := 0; next != nil; i++ {
 			if i > 5 {
@@ -176,7 +178,7 @@ func TestOrganizationSearchPaging(t *testing.T) {
 		}
 
 		// The last page says so; a page past the end is empty.
-		r := e.backend(http.MethodPost, "/v1/b2b/organizations/search", map[string]any{"limit": 6})
+		r := e.Backend(http.MethodPost, "/v1/b2b/organizations/search", map[string]any{"limit": 6})
 		if meta := r.Body["results_metadata"].(map[string]any); meta["next_cursor"] != nil || meta["total"] != float64(5) {
 			t.Fatalf("single page: %s", r.Raw)
 		}

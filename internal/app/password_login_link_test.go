@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"net/http"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
@@ -11,13 +12,13 @@ import (
 // loginLink returns the "log in without password" link of the newest mail
 // to an address (its second link), checked to land on page with the token
 // type, or fails when the mail has none.
-func (e *env) loginLink(to, page, tokenType string) string {
-	e.t.Helper()
-	links, _ := e.lastMail(to)
+func loginLink(e *apptest.Env, to, page, tokenType string) string {
+	e.T.Helper()
+	links, _ := e.LastMail(to)
 	if len(links) != 2 {
-		e.t.Fatalf("want a reset link and a login link, got %v", links)
+		e.T.Fatalf("want a reset link and a login link, got %v", links)
 	}
-	return apptest.LinkToken(e.t, links[1], page, tokenType)
+	return apptest.LinkToken(e.T, links[1], page, tokenType)
 }
 
 // A reset email honours login_redirect_url as the API family does: its
@@ -26,48 +27,48 @@ func (e *env) loginLink(to, page, tokenType string) string {
 // URL is refused before anything is sent. The discovery reset does the
 // same with discovery_redirect_url.
 func TestPasswordResetEmailLogsInWithoutPassword(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		other := testOrigin + "/welcome"
-		if err := e.app.Projects.AddRedirectURL(context.Background(), e.proj.Project.ID, other,
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		other := apptest.Origin + "/welcome"
+		if err := e.App.Projects.AddRedirectURL(context.Background(), e.Project.Project.ID, other,
 			[]project.RedirectType{project.RedirectLogin, project.RedirectDiscovery}); err != nil {
 			t.Fatal(err)
 		}
-		org := e.createOrg("acme", "ALL_ALLOWED")
-		e.createMember(org, "ada@acme.test")
-		e.setPassword(org, "ada@acme.test", strongPassword)
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
+		setPassword(e, org, "ada@acme.test", strongPassword)
 
-		want(t, e.resetStart(org, "ada@acme.test", map[string]any{"login_redirect_url": "http://evil.test/"}),
+		apptest.Want(t, resetStart(e, org, "ada@acme.test", map[string]any{"login_redirect_url": "http://evil.test/"}),
 			400, "redirect_url_not_registered")
-		if r := e.resetStart(org, "ada@acme.test", map[string]any{"login_redirect_url": other}); r.Status != 200 {
+		if r := resetStart(e, org, "ada@acme.test", map[string]any{"login_redirect_url": other}); r.Status != 200 {
 			t.Fatalf("reset start: %s", r.Raw)
 		}
-		token := e.loginLink("ada@acme.test", other, "multi_tenant_magic_links")
-		r := e.sdk("/b2b/magic_links/authenticate", map[string]any{"magic_links_token": token, "session_duration_minutes": 60}, "")
-		if r.Status != 200 || r.data()["session_token"] == "" {
+		token := loginLink(e, "ada@acme.test", other, "multi_tenant_magic_links")
+		r := e.SDK(http.MethodPost, "/b2b/magic_links/authenticate", map[string]any{"magic_links_token": token, "session_duration_minutes": 60}, "")
+		if r.Status != 200 || r.Data()["session_token"] == "" {
 			t.Fatalf("login link: %s", r.Raw)
 		}
-		if r := e.pwLogin(org, "ada@acme.test", strongPassword); r.Status != 200 {
+		if r := pwLogin(e, org, "ada@acme.test", strongPassword); r.Status != 200 {
 			t.Fatalf("the password changed: %s", r.Raw)
 		}
 		// Without the field, the project's default login URL.
-		if r := e.resetStart(org, "ada@acme.test", nil); r.Status != 200 {
+		if r := resetStart(e, org, "ada@acme.test", nil); r.Status != 200 {
 			t.Fatalf("reset start: %s", r.Raw)
 		}
-		e.loginLink("ada@acme.test", e.page, "multi_tenant_magic_links")
+		loginLink(e, "ada@acme.test", apptest.Page, "multi_tenant_magic_links")
 
 		// Discovery: discovery_redirect_url, and a discovery magic link.
-		want(t, e.sdk("/b2b/passwords/discovery/reset/start", map[string]any{"email_address": "ada@acme.test",
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/discovery/reset/start", map[string]any{"email_address": "ada@acme.test",
 			"discovery_redirect_url": "http://evil.test/"}, ""), 400, "redirect_url_not_registered")
-		if r := e.sdk("/b2b/passwords/discovery/reset/start", map[string]any{"email_address": "ada@acme.test",
+		if r := e.SDK(http.MethodPost, "/b2b/passwords/discovery/reset/start", map[string]any{"email_address": "ada@acme.test",
 			"discovery_redirect_url": other}, ""); r.Status != 200 {
 			t.Fatalf("discovery reset start: %s", r.Raw)
 		}
-		token = e.loginLink("ada@acme.test", other, "discovery")
-		r = e.sdk("/b2b/magic_links/discovery/authenticate", map[string]any{"discovery_magic_links_token": token}, "")
-		if r.Status != 200 || r.data()["intermediate_session_token"] == "" {
+		token = loginLink(e, "ada@acme.test", other, "discovery")
+		r = e.SDK(http.MethodPost, "/b2b/magic_links/discovery/authenticate", map[string]any{"discovery_magic_links_token": token}, "")
+		if r.Status != 200 || r.Data()["intermediate_session_token"] == "" {
 			t.Fatalf("discovery login link: %s", r.Raw)
 		}
-		if r := e.pwLogin(org, "ada@acme.test", strongPassword); r.Status != 200 {
+		if r := pwLogin(e, org, "ada@acme.test", strongPassword); r.Status != 200 {
 			t.Fatalf("the password changed: %s", r.Raw)
 		}
 	})

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 	"golang.org/x/crypto/scrypt"
 
+	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/password/pwhash"
 )
 
@@ -66,44 +67,44 @@ func legacyImports(t *testing.T, pw string) map[string]map[string]any {
 // checks that the stored hash became argon2id at the server's cost and
 // still works.
 func TestPasswordMigrateEveryKind(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "NOT_ALLOWED")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 		i := 0
 		for kind, req := range legacyImports(t, strongPassword) {
 			i++
 			email := "user" + string(rune('a'+i)) + "@acme.test"
 			req["email_address"], req["organization_id"], req["name"] = email, org, "Imported "+kind
-			r := e.backend(http.MethodPost, "/v1/b2b/passwords/migrate", req)
+			r := e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", req)
 			m, _ := r.Body["member"].(map[string]any)
 			if r.Status != 200 || r.Body["member_created"] != true || m["status"] != "active" || m["email_address_verified"] != true ||
 				m["member_password_id"] == "" || m["name"] != "Imported "+kind {
 				t.Fatalf("%s: migrate: %s", kind, r.Raw)
 			}
-			before := e.storedHash(email)
+			before := storedHash(e, email)
 			if strings.HasPrefix(before, "$argon2id$v=19$m=64,t=1,p=1$") {
 				t.Fatalf("%s: stored as the server's own format before any login: %s", kind, before)
 			}
-			want(t, e.pwLogin(org, email, "Not-"+strongPassword), 401, "unauthorized_credentials")
-			if e.storedHash(email) != before {
+			apptest.Want(t, pwLogin(e, org, email, "Not-"+strongPassword), 401, "unauthorized_credentials")
+			if storedHash(e, email) != before {
 				t.Fatalf("%s: a failed login changed the hash", kind)
 			}
-			if r := e.pwLogin(org, email, strongPassword); r.Status != 200 {
+			if r := pwLogin(e, org, email, strongPassword); r.Status != 200 {
 				t.Fatalf("%s: login with the imported hash: %s", kind, r.Raw)
 			}
-			after := e.storedHash(email)
+			after := storedHash(e, email)
 			if pwhash.Kind(after) != "argon2id" || !strings.HasPrefix(after, "$argon2id$v=19$m=64,t=1,p=1$") {
 				t.Fatalf("%s: after login the hash is %q, want argon2id at the server's cost", kind, after)
 			}
-			if r := e.pwLogin(org, email, strongPassword); r.Status != 200 || e.storedHash(email) != after {
-				t.Fatalf("%s: second login: %s (hash rewritten: %v)", kind, r.Raw, e.storedHash(email) != after)
+			if r := pwLogin(e, org, email, strongPassword); r.Status != 200 || storedHash(e, email) != after {
+				t.Fatalf("%s: second login: %s (hash rewritten: %v)", kind, r.Raw, storedHash(e, email) != after)
 			}
 		}
 
 		// Importing for an existing member keeps the member and verifies it.
-		existing := e.createMember(org, "old@acme.test")
+		existing := e.CreateMember(org, "old@acme.test")
 		req := legacyImports(t, strongPassword)["bcrypt"]
 		req["email_address"], req["organization_id"] = "old@acme.test", org
-		r := e.backend(http.MethodPost, "/v1/b2b/passwords/migrate", req)
+		r := e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", req)
 		if r.Status != 200 || r.Body["member_created"] != false || r.Body["member_id"] != existing {
 			t.Fatalf("migrate for an existing member: %s", r.Raw)
 		}
@@ -111,8 +112,8 @@ func TestPasswordMigrateEveryKind(t *testing.T) {
 		// A breached password imported from elsewhere must be reset.
 		bad := legacyImports(t, "Password123!")["bcrypt"]
 		bad["email_address"], bad["organization_id"] = "leaky@acme.test", org
-		e.backend(http.MethodPost, "/v1/b2b/passwords/migrate", bad)
-		want(t, e.pwLogin(org, "leaky@acme.test", "Password123!"), 400, "reset_password")
+		e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", bad)
+		apptest.Want(t, pwLogin(e, org, "leaky@acme.test", "Password123!"), 400, "reset_password")
 
 		for name, body := range map[string]map[string]any{
 			"md5":            {"hash_type": "md_5", "hash": "5f4dcc3b5aa765d61d8327deb882cf99"},
@@ -120,15 +121,15 @@ func TestPasswordMigrateEveryKind(t *testing.T) {
 			"scrypt no cfg":  {"hash_type": "scrypt", "hash": "AAAA"},
 		} {
 			body["email_address"], body["organization_id"] = "x@acme.test", org
-			r := e.backend(http.MethodPost, "/v1/b2b/passwords/migrate", body)
-			if r.Status != 400 || r.errType() != "invalid_request" || r.Body["error_details"].(map[string]any)["field"] != "hash" {
+			r := e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", body)
+			if r.Status != 400 || r.ErrType() != "invalid_request" || r.Body["error_details"].(map[string]any)["field"] != "hash" {
 				t.Errorf("%s: %s", name, r.Raw)
 			}
 		}
-		want(t, e.backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"hash_type": "bcrypt",
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"hash_type": "bcrypt",
 			"hash": string(mustBcrypt(t)), "email_address": "x@acme.test", "organization_id": "organization-test-nope"}), 404, "organization_not_found")
 		// Backend only.
-		want(t, e.sdk("/b2b/passwords/migrate", req, ""), 404, "route_not_found")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/migrate", req, ""), 404, "route_not_found")
 	})
 }
 

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/latchkey/latchkey/internal/apptest"
 )
 
 // TestPasswordResetRevealsNoMembership starts resets for a member with a
@@ -13,19 +15,19 @@ import (
 // stranger it refuses: the API answers identically, and only the mailbox
 // owner sees the difference.
 func TestPasswordResetRevealsNoMembership(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "RESTRICTED", "acme.test")
-		e.createMember(org, "ada@acme.test")
-		e.setPassword(org, "ada@acme.test", strongPassword)
-		e.createMember(org, "nopass@acme.test")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"acme.test"}})
+		e.CreateMember(org, "ada@acme.test")
+		setPassword(e, org, "ada@acme.test", strongPassword)
+		e.CreateMember(org, "nopass@acme.test")
 
 		var answers []map[string]any
 		for _, email := range []string{"ada@acme.test", "nopass@acme.test", "new@acme.test", "eve@evil.test"} {
-			r := e.resetStart(org, email, nil)
+			r := resetStart(e, org, email, nil)
 			if r.Status != 200 {
 				t.Fatalf("%s: %s", email, r.Raw)
 			}
-			d := maps.Clone(r.data())
+			d := maps.Clone(r.Data())
 			delete(d, "request_id")
 			answers = append(answers, d)
 		}
@@ -34,66 +36,66 @@ func TestPasswordResetRevealsNoMembership(t *testing.T) {
 				t.Fatalf("answer %d differs: %v vs %v", i+1, a, answers[0])
 			}
 		}
-		e.mailedLink("ada@acme.test", "multi_tenant_passwords")
-		e.mailedLink("nopass@acme.test", "multi_tenant_magic_links")
-		ml := e.mailedLink("new@acme.test", "multi_tenant_magic_links")
-		if tok := e.mailedLink("eve@evil.test", ""); tok != "" {
+		mailedLink(e, "ada@acme.test", "multi_tenant_passwords")
+		mailedLink(e, "nopass@acme.test", "multi_tenant_magic_links")
+		ml := mailedLink(e, "new@acme.test", "multi_tenant_magic_links")
+		if tok := mailedLink(e, "eve@evil.test", ""); tok != "" {
 			t.Fatal("the refused stranger got a link")
 		}
-		msgs, _ := e.app.Outbox.List(context.Background(), "eve@evil.test", 1)
+		msgs, _ := e.App.Outbox.List(context.Background(), "eve@evil.test", 1)
 		if len(msgs) != 1 || msgs[0].Subject != "Password reset request for Acme" {
 			t.Fatalf("notice to the stranger: %+v", msgs)
 		}
 
 		// The stranger the organization admits verifies the address by the
 		// magic link, then sets a password with the fresh session.
-		r := e.redeem(ml, nil)
-		sess, _ := r.data()["session_token"].(string)
-		if r.Status != 200 || sess == "" || r.data()["member"].(map[string]any)["status"] != "active" {
+		r := redeem(e, ml, nil)
+		sess, _ := r.Data()["session_token"].(string)
+		if r.Status != 200 || sess == "" || r.Data()["member"].(map[string]any)["status"] != "active" {
 			t.Fatalf("magic link: %s", r.Raw)
 		}
-		want(t, e.sdk("/b2b/passwords/session/reset", map[string]any{"password": weakPassword}, sess), 400, "weak_password")
-		r = e.sdk("/b2b/passwords/session/reset", map[string]any{"password": "Gravel-Mitten-Sonnet-29"}, sess)
-		if r.Status != 200 || r.data()["session_token"] != sess || r.data()["member"].(map[string]any)["member_password_id"] == "" {
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/session/reset", map[string]any{"password": weakPassword}, sess), 400, "weak_password")
+		r = e.SDK(http.MethodPost, "/b2b/passwords/session/reset", map[string]any{"password": "Gravel-Mitten-Sonnet-29"}, sess)
+		if r.Status != 200 || r.Data()["session_token"] != sess || r.Data()["member"].(map[string]any)["member_password_id"] == "" {
 			t.Fatalf("session reset: %s", r.Raw)
 		}
-		if r := e.pwLogin(org, "new@acme.test", "Gravel-Mitten-Sonnet-29"); r.Status != 200 {
+		if r := pwLogin(e, org, "new@acme.test", "Gravel-Mitten-Sonnet-29"); r.Status != 200 {
 			t.Fatalf("login with the new password: %s", r.Raw)
 		}
 	})
 }
 
 func TestPasswordSessionReset(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "ALL_ALLOWED")
-		e.createMember(org, "ada@acme.test")
-		e.setPassword(org, "ada@acme.test", strongPassword)
-		other := e.pwLogin(org, "ada@acme.test", strongPassword).data()["session_token"].(string)
-		current := e.pwLogin(org, "ada@acme.test", strongPassword).data()["session_token"].(string)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
+		setPassword(e, org, "ada@acme.test", strongPassword)
+		other := pwLogin(e, org, "ada@acme.test", strongPassword).Data()["session_token"].(string)
+		current := pwLogin(e, org, "ada@acme.test", strongPassword).Data()["session_token"].(string)
 
-		want(t, e.sdk("/b2b/passwords/session/reset", map[string]any{"password": "Gravel-Mitten-Sonnet-29"}, ""), 401, "user_unauthenticated")
-		want(t, e.sdk("/b2b/passwords/session/reset", map[string]any{"password": "Gravel-Mitten-Sonnet-29"}, "bogus"), 404, "session_not_found")
-		want(t, e.sdk("/b2b/passwords/session/reset", map[string]any{"password": "Password123!"}, current), 400, "breached_password")
-		r := e.sdk("/b2b/passwords/session/reset", map[string]any{"password": "Gravel-Mitten-Sonnet-29"}, current)
-		if r.Status != 200 || r.data()["member_session"] == nil {
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/session/reset", map[string]any{"password": "Gravel-Mitten-Sonnet-29"}, ""), 401, "user_unauthenticated")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/session/reset", map[string]any{"password": "Gravel-Mitten-Sonnet-29"}, "bogus"), 404, "session_not_found")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/session/reset", map[string]any{"password": "Password123!"}, current), 400, "breached_password")
+		r := e.SDK(http.MethodPost, "/b2b/passwords/session/reset", map[string]any{"password": "Gravel-Mitten-Sonnet-29"}, current)
+		if r.Status != 200 || r.Data()["member_session"] == nil {
 			t.Fatalf("session reset: %s", r.Raw)
 		}
 		// The member's other sessions end; the one used stays.
-		want(t, e.sdk("/b2b/sessions/authenticate", map[string]any{}, other), 404, "session_not_found")
-		if r := e.sdk("/b2b/sessions/authenticate", map[string]any{}, current); r.Status != 200 {
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, other), 404, "session_not_found")
+		if r := e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, current); r.Status != 200 {
 			t.Fatalf("the session used was revoked: %s", r.Raw)
 		}
 
 		// A session whose newest factor is older than five minutes cannot.
-		e.clock.Advance(5*time.Minute + time.Second)
-		want(t, e.sdk("/b2b/passwords/session/reset", map[string]any{"password": "Another-Fresh-Secret-77"}, current), 400,
+		e.Clock.Advance(5*time.Minute + time.Second)
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/session/reset", map[string]any{"password": "Another-Fresh-Secret-77"}, current), 400,
 			"session_too_old_to_reset_password")
 
 		// Backend face: the session in the body, its organization named.
-		fresh := e.pwLogin(org, "ada@acme.test", "Gravel-Mitten-Sonnet-29").data()["session_token"].(string)
-		want(t, e.backend(http.MethodPost, "/v1/b2b/passwords/session/reset", map[string]any{"organization_id": "organization-test-x",
+		fresh := pwLogin(e, org, "ada@acme.test", "Gravel-Mitten-Sonnet-29").Data()["session_token"].(string)
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/passwords/session/reset", map[string]any{"organization_id": "organization-test-x",
 			"session_token": fresh, "password": "Another-Fresh-Secret-77"}), 404, "session_not_found")
-		r = e.backend(http.MethodPost, "/v1/b2b/passwords/session/reset", map[string]any{"organization_id": org,
+		r = e.Backend(http.MethodPost, "/v1/b2b/passwords/session/reset", map[string]any{"organization_id": org,
 			"session_token": fresh, "password": "Another-Fresh-Secret-77"})
 		if r.Status != 200 || r.Body["member_authenticated"] != true {
 			t.Fatalf("backend session reset: %s", r.Raw)
@@ -102,67 +104,67 @@ func TestPasswordSessionReset(t *testing.T) {
 }
 
 func TestPasswordExistingReset(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "ALL_ALLOWED")
-		e.createMember(org, "ada@acme.test")
-		e.setPassword(org, "ada@acme.test", strongPassword)
-		old := e.pwLogin(org, "ada@acme.test", strongPassword).data()["session_token"].(string)
-		reset := func(existing, next string) resp {
-			return e.sdk("/b2b/passwords/existing_password/reset", map[string]any{"organization_id": org,
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
+		setPassword(e, org, "ada@acme.test", strongPassword)
+		old := pwLogin(e, org, "ada@acme.test", strongPassword).Data()["session_token"].(string)
+		reset := func(existing, next string) apptest.Resp {
+			return e.SDK(http.MethodPost, "/b2b/passwords/existing_password/reset", map[string]any{"organization_id": org,
 				"email_address": "ada@acme.test", "existing_password": existing, "new_password": next, "session_duration_minutes": 30}, "")
 		}
-		want(t, reset("Wrong-Password-1", "Gravel-Mitten-Sonnet-29"), 401, "unauthorized_credentials")
-		want(t, reset(strongPassword, strongPassword), 400, "invalid_request")
-		want(t, reset(strongPassword, weakPassword), 400, "weak_password")
-		want(t, reset(strongPassword, "Summer2024!"), 400, "breached_password")
+		apptest.Want(t, reset("Wrong-Password-1", "Gravel-Mitten-Sonnet-29"), 401, "unauthorized_credentials")
+		apptest.Want(t, reset(strongPassword, strongPassword), 400, "invalid_request")
+		apptest.Want(t, reset(strongPassword, weakPassword), 400, "weak_password")
+		apptest.Want(t, reset(strongPassword, "Summer2024!"), 400, "breached_password")
 		r := reset(strongPassword, "Gravel-Mitten-Sonnet-29")
-		if r.Status != 200 || r.data()["member_session"] == nil {
+		if r.Status != 200 || r.Data()["member_session"] == nil {
 			t.Fatalf("existing password reset: %s", r.Raw)
 		}
-		want(t, e.sdk("/b2b/sessions/authenticate", map[string]any{}, old), 404, "session_not_found")
-		want(t, e.pwLogin(org, "ada@acme.test", strongPassword), 401, "unauthorized_credentials")
-		if r := e.pwLogin(org, "ada@acme.test", "Gravel-Mitten-Sonnet-29"); r.Status != 200 {
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, old), 404, "session_not_found")
+		apptest.Want(t, pwLogin(e, org, "ada@acme.test", strongPassword), 401, "unauthorized_credentials")
+		if r := pwLogin(e, org, "ada@acme.test", "Gravel-Mitten-Sonnet-29"); r.Status != 200 {
 			t.Fatalf("login with the new password: %s", r.Raw)
 		}
 	})
 }
 
 func TestPasswordRequireReset(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "ALL_ALLOWED")
-		member := e.createMember(org, "ada@acme.test")
-		e.setPassword(org, "ada@acme.test", strongPassword)
-		e.createMember(org, "nopass@acme.test")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		member := e.CreateMember(org, "ada@acme.test")
+		setPassword(e, org, "ada@acme.test", strongPassword)
+		e.CreateMember(org, "nopass@acme.test")
 
-		r := e.backend(http.MethodPost, "/v1/b2b/passwords/email/require_reset", map[string]any{"email_address": "ada@acme.test",
+		r := e.Backend(http.MethodPost, "/v1/b2b/passwords/email/require_reset", map[string]any{"email_address": "ada@acme.test",
 			"organization_id": org})
 		if r.Status != 200 || r.Body["member_id"] != member {
 			t.Fatalf("require_reset: %s", r.Raw)
 		}
-		want(t, e.pwLogin(org, "ada@acme.test", strongPassword), 400, "reset_password")
-		want(t, e.pwLogin(org, "ada@acme.test", "Wrong-Password-1"), 401, "unauthorized_credentials")
-		want(t, e.sdk("/b2b/passwords/existing_password/reset", map[string]any{"organization_id": org, "email_address": "ada@acme.test",
+		apptest.Want(t, pwLogin(e, org, "ada@acme.test", strongPassword), 400, "reset_password")
+		apptest.Want(t, pwLogin(e, org, "ada@acme.test", "Wrong-Password-1"), 401, "unauthorized_credentials")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/existing_password/reset", map[string]any{"organization_id": org, "email_address": "ada@acme.test",
 			"existing_password": strongPassword, "new_password": "Gravel-Mitten-Sonnet-29"}, ""), 400, "reset_password")
 
 		// Only a reset through the inbox clears it.
-		e.resetStart(org, "ada@acme.test", nil)
-		if r := e.resetWith(e.mailedLink("ada@acme.test", "multi_tenant_passwords"), "Gravel-Mitten-Sonnet-29", nil); r.Status != 200 {
+		resetStart(e, org, "ada@acme.test", nil)
+		if r := resetWith(e, mailedLink(e, "ada@acme.test", "multi_tenant_passwords"), "Gravel-Mitten-Sonnet-29", nil); r.Status != 200 {
 			t.Fatalf("reset: %s", r.Raw)
 		}
-		if r := e.pwLogin(org, "ada@acme.test", "Gravel-Mitten-Sonnet-29"); r.Status != 200 {
+		if r := pwLogin(e, org, "ada@acme.test", "Gravel-Mitten-Sonnet-29"); r.Status != 200 {
 			t.Fatalf("login after the reset: %s", r.Raw)
 		}
 
-		want(t, e.backend(http.MethodPost, "/v1/b2b/passwords/email/require_reset", map[string]any{"email_address": "nopass@acme.test"}),
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/passwords/email/require_reset", map[string]any{"email_address": "nopass@acme.test"}),
 			404, "member_password_not_found")
-		want(t, e.backend(http.MethodPost, "/v1/b2b/passwords/email/require_reset", map[string]any{"email_address": "ghost@acme.test",
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/passwords/email/require_reset", map[string]any{"email_address": "ghost@acme.test",
 			"organization_id": org}), 404, "member_not_found")
-		r = e.backend(http.MethodPost, "/v1/b2b/passwords/email/require_reset", map[string]any{"member_id": member})
+		r = e.Backend(http.MethodPost, "/v1/b2b/passwords/email/require_reset", map[string]any{"member_id": member})
 		if r.Status != 200 || r.Body["organization"].(map[string]any)["organization_id"] != org {
 			t.Fatalf("require_reset by member id: %s", r.Raw)
 		}
-		want(t, e.pwLogin(org, "ada@acme.test", "Gravel-Mitten-Sonnet-29"), 400, "reset_password")
+		apptest.Want(t, pwLogin(e, org, "ada@acme.test", "Gravel-Mitten-Sonnet-29"), 400, "reset_password")
 		// It is backend-only.
-		want(t, e.sdk("/b2b/passwords/email/require_reset", map[string]any{"email_address": "ada@acme.test"}, ""), 404, "route_not_found")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/email/require_reset", map[string]any{"email_address": "ada@acme.test"}, ""), 404, "route_not_found")
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/config"
 	"github.com/latchkey/latchkey/internal/password/pwhash"
 	"github.com/latchkey/latchkey/internal/project"
@@ -21,32 +22,32 @@ import (
 const strongPassword = "Vellum-Otter-Quarry-83"
 
 // setPassword gives an address a password through the backend import.
-func (e *env) setPassword(orgID, email, pw string) {
-	e.t.Helper()
-	h, err := pwhash.Hash(e.t.Context(), pw, pwhash.Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1})
+func setPassword(e *apptest.Env, orgID, email, pw string) {
+	e.T.Helper()
+	h, err := pwhash.Hash(e.T.Context(), pw, pwhash.Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1})
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
-	r := e.backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"email_address": email,
+	r := e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"email_address": email,
 		"organization_id": orgID, "hash": h, "hash_type": "argon_2id"})
 	if r.Status != 200 {
-		e.t.Fatalf("migrate: %d %s", r.Status, r.Raw)
+		e.T.Fatalf("migrate: %d %s", r.Status, r.Raw)
 	}
 }
 
-func (e *env) pwLogin(orgID, email, pw string) resp {
-	e.t.Helper()
-	return e.sdk("/b2b/passwords/authenticate", map[string]any{"organization_id": orgID, "email_address": email,
+func pwLogin(e *apptest.Env, orgID, email, pw string) apptest.Resp {
+	e.T.Helper()
+	return e.SDK(http.MethodPost, "/b2b/passwords/authenticate", map[string]any{"organization_id": orgID, "email_address": email,
 		"password": pw, "session_duration_minutes": 60}, "")
 }
 
 // storedHash reads an address's stored password hash.
-func (e *env) storedHash(email string) string {
-	e.t.Helper()
+func storedHash(e *apptest.Env, email string) string {
+	e.T.Helper()
 	var h string
-	if err := e.app.DB.Read().QueryRowContext(context.Background(), `SELECT hash FROM member_passwords
-		WHERE project_id = $1 AND email_address = $2`, e.proj.Project.ID, email).Scan(&h); err != nil {
-		e.t.Fatalf("stored hash of %s: %v", email, err)
+	if err := e.App.DB.Read().QueryRowContext(context.Background(), `SELECT hash FROM member_passwords
+		WHERE project_id = $1 AND email_address = $2`, e.Project.Project.ID, email).Scan(&h); err != nil {
+		e.T.Fatalf("stored hash of %s: %v", email, err)
 	}
 	return h
 }
@@ -54,23 +55,23 @@ func (e *env) storedHash(email string) string {
 // switchProject makes a new project with the given settings the env's
 // project. A new one, because the resolver caches a project for a few
 // seconds of real time and tests must not sleep.
-func (e *env) switchProject(u project.Update) {
-	e.t.Helper()
-	p := e.newProject("Customer App " + time.Now().Format("150405.000000"))
-	updated, err := e.app.Projects.Update(context.Background(), p.Project.ID, u)
+func switchProject(e *apptest.Env, u project.Update) {
+	e.T.Helper()
+	p := e.NewProject("Customer App " + time.Now().Format("150405.000000"))
+	updated, err := e.App.Projects.Update(context.Background(), p.Project.ID, u)
 	if err != nil {
-		e.t.Fatal(err)
+		e.T.Fatal(err)
 	}
 	p.Project = updated
-	e.proj = p
+	e.Project = p
 }
 
 func TestPasswordStrengthCheck(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		wantKeys := []string{"breach_detection_on_create", "breached_password", "luds_feedback", "request_id", "score",
 			"status_code", "strength_policy", "valid_password", "zxcvbn_feedback"}
-		r := e.sdk("/b2b/passwords/strength_check", map[string]any{"password": "password"}, "")
-		d := r.data()
+		r := e.SDK(http.MethodPost, "/b2b/passwords/strength_check", map[string]any{"password": "password"}, "")
+		d := r.Data()
 		if r.Status != 200 || !slices.Equal(slices.Sorted(maps.Keys(d)), wantKeys) {
 			t.Fatalf("strength check fields: %s", r.Raw)
 		}
@@ -82,47 +83,47 @@ func TestPasswordStrengthCheck(t *testing.T) {
 		if len(d["luds_feedback"].(map[string]any)) != 6 {
 			t.Fatalf("luds_feedback fields: %v", d["luds_feedback"])
 		}
-		r = e.backend(http.MethodPost, "/v1/b2b/passwords/strength_check", map[string]any{"password": strongPassword})
+		r = e.Backend(http.MethodPost, "/v1/b2b/passwords/strength_check", map[string]any{"password": strongPassword})
 		if r.Status != 200 || r.Body["valid_password"] != true || r.Body["score"].(float64) < 3 || r.Body["breached_password"] != false {
 			t.Fatalf("strong password on the backend face: %s", r.Raw)
 		}
 		// The email makes a password built from it weak.
-		r = e.sdk("/b2b/passwords/strength_check", map[string]any{"password": "bartholomew.quillfeather",
+		r = e.SDK(http.MethodPost, "/b2b/passwords/strength_check", map[string]any{"password": "bartholomew.quillfeather",
 			"email_address": "bartholomew.quillfeather@zyxcorp.test"}, "")
-		if r.data()["valid_password"] != false {
+		if r.Data()["valid_password"] != false {
 			t.Fatalf("password made of the email accepted: %s", r.Raw)
 		}
-		want(t, e.sdk("/b2b/passwords/strength_check", map[string]any{}, ""), 400, "invalid_request")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/strength_check", map[string]any{}, ""), 400, "invalid_request")
 
 		// LUDS, and the bootstrap that tells the widget about it.
-		if b := e.do(http.MethodGet, "/sdk/v1/projects/bootstrap/"+e.proj.PublicToken, nil, nil, "", ""); b.data()["password_config"] != nil {
+		if b := e.Do(http.MethodGet, "/sdk/v1/projects/bootstrap/"+e.Project.PublicToken, nil, nil, "", ""); b.Data()["password_config"] != nil {
 			t.Fatalf("zxcvbn project has a password_config: %s", b.Raw)
 		}
 		luds, ten, four := project.PolicyLUDS, 10, 4
-		e.switchProject(project.Update{PasswordStrengthPolicy: &luds, LUDSMinPasswordLength: &ten, LUDSMinPasswordComplexity: &four})
-		b := e.do(http.MethodGet, "/sdk/v1/projects/bootstrap/"+e.proj.PublicToken, nil, nil, "", "")
-		if pc, _ := b.data()["password_config"].(map[string]any); pc["luds_complexity"] != 4.0 || pc["luds_minimum_count"] != 10.0 {
+		switchProject(e, project.Update{PasswordStrengthPolicy: &luds, LUDSMinPasswordLength: &ten, LUDSMinPasswordComplexity: &four})
+		b := e.Do(http.MethodGet, "/sdk/v1/projects/bootstrap/"+e.Project.PublicToken, nil, nil, "", "")
+		if pc, _ := b.Data()["password_config"].(map[string]any); pc["luds_complexity"] != 4.0 || pc["luds_minimum_count"] != 10.0 {
 			t.Fatalf("bootstrap password_config: %s", b.Raw)
 		}
-		r = e.sdk("/b2b/passwords/strength_check", map[string]any{"password": "Abcdef1"}, "")
-		lf := r.data()["luds_feedback"].(map[string]any)
-		if r.data()["strength_policy"] != "luds" || r.data()["valid_password"] != false || lf["missing_characters"] != 3.0 ||
+		r = e.SDK(http.MethodPost, "/b2b/passwords/strength_check", map[string]any{"password": "Abcdef1"}, "")
+		lf := r.Data()["luds_feedback"].(map[string]any)
+		if r.Data()["strength_policy"] != "luds" || r.Data()["valid_password"] != false || lf["missing_characters"] != 3.0 ||
 			lf["missing_complexity"] != 1.0 || lf["has_symbol"] != false || lf["has_digit"] != true {
 			t.Fatalf("LUDS verdict: %s", r.Raw)
 		}
 		// LUDS-complete but breached (offline list): never valid.
-		r = e.sdk("/b2b/passwords/strength_check", map[string]any{"password": "Password123!"}, "")
-		if r.data()["valid_password"] != false || r.data()["breached_password"] != true {
+		r = e.SDK(http.MethodPost, "/b2b/passwords/strength_check", map[string]any{"password": "Password123!"}, "")
+		if r.Data()["valid_password"] != false || r.Data()["breached_password"] != true {
 			t.Fatalf("breached LUDS password: %s", r.Raw)
 		}
-		if r := e.sdk("/b2b/passwords/strength_check", map[string]any{"password": "Abcdefgh1!"}, ""); r.data()["valid_password"] != true {
+		if r := e.SDK(http.MethodPost, "/b2b/passwords/strength_check", map[string]any{"password": "Abcdefgh1!"}, ""); r.Data()["valid_password"] != true {
 			t.Fatalf("valid LUDS password refused: %s", r.Raw)
 		}
 
 		// The SDK face needs the passwords product.
 		none := []string{"emailMagicLinks"}
-		e.switchProject(project.Update{Products: &none})
-		want(t, e.sdk("/b2b/passwords/strength_check", map[string]any{"password": "x"}, ""), 403, "product_not_enabled")
+		switchProject(e, project.Update{Products: &none})
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/strength_check", map[string]any{"password": "x"}, ""), 403, "product_not_enabled")
 	})
 }
 
@@ -146,41 +147,41 @@ func TestPasswordBreachAPI(t *testing.T) {
 	const leaked = "Tangerine-Walrus-Ledger-61" // strong, but "leaked" by the fake API only
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		api := rangeAPI(t, leaked)
-		e := newEnvWith(t, db, func(c *config.Config) { c.BreachAPIURL = api.URL })
-		r := e.sdk("/b2b/passwords/strength_check", map[string]any{"password": leaked}, "")
-		if r.data()["breached_password"] != true || r.data()["valid_password"] != false || r.data()["score"].(float64) < 3 {
+		e := apptest.New(t, db, func(c *config.Config) { c.BreachAPIURL = api.URL })
+		r := e.SDK(http.MethodPost, "/b2b/passwords/strength_check", map[string]any{"password": leaked}, "")
+		if r.Data()["breached_password"] != true || r.Data()["valid_password"] != false || r.Data()["score"].(float64) < 3 {
 			t.Fatalf("API-breached password: %s", r.Raw)
 		}
-		if r := e.sdk("/b2b/passwords/strength_check", map[string]any{"password": strongPassword}, ""); r.data()["valid_password"] != true {
+		if r := e.SDK(http.MethodPost, "/b2b/passwords/strength_check", map[string]any{"password": strongPassword}, ""); r.Data()["valid_password"] != true {
 			t.Fatalf("clean password: %s", r.Raw)
 		}
 		// A password that became breached after it was set forces a reset
 		// at the next correct login, and from then on.
-		org := e.createOrg("acme", "ALL_ALLOWED")
-		e.createMember(org, "ada@acme.test")
-		e.setPassword(org, "ada@acme.test", leaked)
-		want(t, e.pwLogin(org, "ada@acme.test", leaked), 400, "reset_password")
-		want(t, e.pwLogin(org, "ada@acme.test", "wrong-"+leaked), 401, "unauthorized_credentials")
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
+		setPassword(e, org, "ada@acme.test", leaked)
+		apptest.Want(t, pwLogin(e, org, "ada@acme.test", leaked), 400, "reset_password")
+		apptest.Want(t, pwLogin(e, org, "ada@acme.test", "wrong-"+leaked), 401, "unauthorized_credentials")
 
 		// With the API gone, the shipped list still answers.
 		api.Close()
-		if r := e.sdk("/b2b/passwords/strength_check", map[string]any{"password": "Summer2024!"}, ""); r.data()["breached_password"] != true {
+		if r := e.SDK(http.MethodPost, "/b2b/passwords/strength_check", map[string]any{"password": "Summer2024!"}, ""); r.Data()["breached_password"] != true {
 			t.Fatalf("offline list: %s", r.Raw)
 		}
 	})
 }
 
 func TestPasswordAuthenticate(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "ALL_ALLOWED")
-		other := e.createOrg("other", "ALL_ALLOWED")
-		e.createMember(org, "ada@acme.test")
-		e.createMember(org, "nopass@acme.test")
-		e.createMember(other, "ada@acme.test")
-		e.setPassword(org, "ada@acme.test", strongPassword)
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		other := e.CreateOrg("other", "ALL_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
+		e.CreateMember(org, "nopass@acme.test")
+		e.CreateMember(other, "ada@acme.test")
+		setPassword(e, org, "ada@acme.test", strongPassword)
 
-		r := e.pwLogin(org, "Ada@Acme.test", strongPassword)
-		d := r.data()
+		r := pwLogin(e, org, "Ada@Acme.test", strongPassword)
+		d := r.Data()
 		if r.Status != 200 || d["member_authenticated"] != true || d["session_token"] == "" {
 			t.Fatalf("login: %s", r.Raw)
 		}
@@ -193,20 +194,20 @@ func TestPasswordAuthenticate(t *testing.T) {
 		}
 		// The password belongs to the address: the same person logs in to
 		// their other organization with it.
-		if r := e.pwLogin(other, "ada@acme.test", strongPassword); r.Status != 200 {
+		if r := pwLogin(e, other, "ada@acme.test", strongPassword); r.Status != 200 {
 			t.Fatalf("other organization: %s", r.Raw)
 		}
 
 		// Wrong password, unknown email, member without a password and a
 		// stranger with a real password of another organization all look
 		// the same.
-		outsider := e.createOrg("outsider", "ALL_ALLOWED")
+		outsider := e.CreateOrg("outsider", "ALL_ALLOWED", nil)
 		var bodies []map[string]any
 		for _, c := range []struct{ org, email, pw string }{{org, "ada@acme.test", "Wrong-" + strongPassword},
 			{org, "nobody@acme.test", strongPassword}, {org, "nopass@acme.test", strongPassword},
 			{outsider, "ada@acme.test", strongPassword}} {
-			r := e.pwLogin(c.org, c.email, c.pw)
-			want(t, r, 401, "unauthorized_credentials")
+			r := pwLogin(e, c.org, c.email, c.pw)
+			apptest.Want(t, r, 401, "unauthorized_credentials")
 			delete(r.Body, "request_id")
 			bodies = append(bodies, r.Body)
 		}
@@ -215,12 +216,12 @@ func TestPasswordAuthenticate(t *testing.T) {
 				t.Fatalf("failures differ: %v vs %v", b, bodies[0])
 			}
 		}
-		want(t, e.pwLogin("organization-test-nope", "ada@acme.test", strongPassword), 404, "organization_not_found")
-		want(t, e.pwLogin(org, "not-an-email", strongPassword), 400, "invalid_email")
-		want(t, e.pwLogin(org, "ada@acme.test", ""), 400, "invalid_request")
+		apptest.Want(t, pwLogin(e, "organization-test-nope", "ada@acme.test", strongPassword), 404, "organization_not_found")
+		apptest.Want(t, pwLogin(e, org, "not-an-email", strongPassword), 400, "invalid_email")
+		apptest.Want(t, pwLogin(e, org, "ada@acme.test", ""), 400, "invalid_request")
 
 		// Backend face, same rules.
-		r = e.backend(http.MethodPost, "/v1/b2b/passwords/authenticate", map[string]any{"organization_id": org,
+		r = e.Backend(http.MethodPost, "/v1/b2b/passwords/authenticate", map[string]any{"organization_id": org,
 			"email_address": "ada@acme.test", "password": strongPassword})
 		if r.Status != 200 || r.Body["member_session"] == nil {
 			t.Fatalf("backend login: %s", r.Raw)
@@ -228,10 +229,10 @@ func TestPasswordAuthenticate(t *testing.T) {
 
 		// Isolation: another project knows neither the organization nor the
 		// password.
-		p2 := e.newProject("Other")
-		r = e.do(http.MethodPost, "/sdk/v1/b2b/passwords/authenticate", map[string]any{"organization_id": org,
-			"email_address": "ada@acme.test", "password": strongPassword}, http.Header{"Origin": {e.origin}}, p2.PublicToken, p2.PublicToken)
-		want(t, r, 404, "organization_not_found")
+		p2 := e.NewProject("Other")
+		r = e.Do(http.MethodPost, "/sdk/v1/b2b/passwords/authenticate", map[string]any{"organization_id": org,
+			"email_address": "ada@acme.test", "password": strongPassword}, http.Header{"Origin": {apptest.Origin}}, p2.PublicToken, p2.PublicToken)
+		apptest.Want(t, r, 404, "organization_not_found")
 	})
 }
 
@@ -239,27 +240,27 @@ func TestPasswordAuthenticate(t *testing.T) {
 // so a membership created after the password was set shows it too, and
 // the member search filter and the widget's member lookup agree.
 func TestPasswordIDOnMembers(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		alpha := e.createOrg("alpha", "NOT_ALLOWED")
-		beta := e.createOrg("beta", "NOT_ALLOWED")
-		e.createMember(alpha, "ada@corp.test")
-		e.createMember(alpha, "bob@corp.test")
-		e.setPassword(alpha, "ada@corp.test", strongPassword)
-		e.createMember(beta, "ada@corp.test") // after the password
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		alpha := e.CreateOrg("alpha", "NOT_ALLOWED", nil)
+		beta := e.CreateOrg("beta", "NOT_ALLOWED", nil)
+		e.CreateMember(alpha, "ada@corp.test")
+		e.CreateMember(alpha, "bob@corp.test")
+		setPassword(e, alpha, "ada@corp.test", strongPassword)
+		e.CreateMember(beta, "ada@corp.test") // after the password
 
-		r := e.backend(http.MethodGet, "/v1/b2b/organizations/"+beta+"/member?email_address=ada@corp.test", nil)
+		r := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+beta+"/member?email_address=ada@corp.test", nil)
 		id, _ := r.Body["member"].(map[string]any)["member_password_id"].(string)
 		if r.Status != 200 || !strings.HasPrefix(id, "member-password-test-") {
 			t.Fatalf("member in the later organization: %s", r.Raw)
 		}
 		q := query("AND", op("member_password_exists", true))
 		q["organization_ids"] = []string{alpha, beta}
-		got, _ := e.emailsOf(q)
+		got, _ := emailsOf(e, q)
 		if !slices.Equal(got, []string{"ada@corp.test", "ada@corp.test"}) {
 			t.Fatalf("member_password_exists: %v", got)
 		}
-		r = e.sdk("/b2b/organizations/members/search", map[string]any{"email_address": "ada@corp.test", "organization_id": beta}, "")
-		if m, _ := r.data()["member"].(map[string]any); r.Status != 200 || m["member_password_id"] != id {
+		r = e.SDK(http.MethodPost, "/b2b/organizations/members/search", map[string]any{"email_address": "ada@corp.test", "organization_id": beta}, "")
+		if m, _ := r.Data()["member"].(map[string]any); r.Status != 200 || m["member_password_id"] != id {
 			t.Fatalf("widget member lookup: %s", r.Raw)
 		}
 	})

@@ -3,23 +3,25 @@ package app_test
 import (
 	"net/http"
 	"testing"
+
+	"github.com/latchkey/latchkey/internal/apptest"
 )
 
 // An organization that accepts only email codes answers a magic-link login
 // with primary_required and an IST; the email code then completes the
 // login, and the session carries both factors.
 func TestPrimaryRequiredThenAllowedMethod(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("strict", "ALL_ALLOWED")
-		if r := e.backend(http.MethodPut, "/v1/b2b/organizations/"+org, map[string]any{"auth_methods": "RESTRICTED",
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("strict", "ALL_ALLOWED", nil)
+		if r := e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org, map[string]any{"auth_methods": "RESTRICTED",
 			"allowed_auth_methods": []string{"email_otp"}}); r.Status != 200 {
 			t.Fatalf("restrict: %s", r.Raw)
 		}
-		e.createMember(org, "ada@strict.test")
-		e.sendLink(org, "ada@strict.test", nil)
-		links, _ := e.lastMail("ada@strict.test")
-		r := e.redeem(tokenFrom(t, e, links[0]), nil)
-		d := r.data()
+		e.CreateMember(org, "ada@strict.test")
+		sendLink(e, org, "ada@strict.test", nil)
+		links, _ := e.LastMail("ada@strict.test")
+		r := redeem(e, tokenFrom(t, e, links[0]), nil)
+		d := r.Data()
 		if r.Status != 200 || d["member_session"] != nil || d["member_authenticated"] != false || d["session_token"] != "" {
 			t.Fatalf("restricted magic link gave a session: %s", r.Raw)
 		}
@@ -32,11 +34,11 @@ func TestPrimaryRequiredThenAllowedMethod(t *testing.T) {
 			t.Fatalf("IST response lacks token/member/organization: %s", r.Raw)
 		}
 
-		e.sendCode(org, "ada@strict.test")
-		_, codes := e.lastMail("ada@strict.test")
-		r = e.sdk("/b2b/otps/email/authenticate", map[string]any{"email_address": "ada@strict.test", "organization_id": org,
+		sendCode(e, org, "ada@strict.test")
+		_, codes := e.LastMail("ada@strict.test")
+		r = e.SDK(http.MethodPost, "/b2b/otps/email/authenticate", map[string]any{"email_address": "ada@strict.test", "organization_id": org,
 			"code": codes[0], "intermediate_session_token": ist}, "")
-		ms, _ := r.data()["member_session"].(map[string]any)
+		ms, _ := r.Data()["member_session"].(map[string]any)
 		if r.Status != 200 || ms == nil {
 			t.Fatalf("allowed method did not complete the login: %s", r.Raw)
 		}
@@ -47,11 +49,11 @@ func TestPrimaryRequiredThenAllowedMethod(t *testing.T) {
 
 		// The IST was consumed: presenting it again adds nothing, and a
 		// stale IST never blocks an otherwise good login.
-		e.sendCode(org, "ada@strict.test")
-		_, codes = e.lastMail("ada@strict.test")
-		r = e.sdk("/b2b/otps/email/authenticate", map[string]any{"email_address": "ada@strict.test", "organization_id": org,
+		sendCode(e, org, "ada@strict.test")
+		_, codes = e.LastMail("ada@strict.test")
+		r = e.SDK(http.MethodPost, "/b2b/otps/email/authenticate", map[string]any{"email_address": "ada@strict.test", "organization_id": org,
 			"code": codes[0], "intermediate_session_token": ist}, "")
-		ms, _ = r.data()["member_session"].(map[string]any)
+		ms, _ = r.Data()["member_session"].(map[string]any)
 		if r.Status != 200 || len(ms["authentication_factors"].([]any)) != 1 {
 			t.Fatalf("replayed IST: %s", r.Raw)
 		}

@@ -14,7 +14,7 @@ const raceN = 50
 // race sends n copies of a redemption at once and fails unless exactly
 // one succeeds and every other answer is a refusal from the catalogue
 // (never a server error).
-func race(t *testing.T, what string, n int, redeem func() resp) {
+func race(t *testing.T, what string, n int, redeem func() apptest.Resp) {
 	t.Helper()
 	var mu sync.Mutex
 	answers := map[string]int{}
@@ -26,7 +26,7 @@ func race(t *testing.T, what string, n int, redeem func() resp) {
 			defer wg.Done()
 			<-start
 			r := redeem()
-			key := r.errType()
+			key := r.ErrType()
 			if r.Status == 200 {
 				key = "ok"
 			} else if r.Status >= 500 || key == "" {
@@ -52,90 +52,90 @@ func race(t *testing.T, what string, n int, redeem func() resp) {
 // Every one-time secret is single use under concurrency, on both engines:
 // of 50 simultaneous redemptions exactly one succeeds.
 func TestOneTimeSecretsRaces(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		e.alignClock()
-		org := e.createOrg("acme", "ALL_ALLOWED")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		alignClock(e)
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 
 		t.Run("magic link", func(t *testing.T) {
-			e.createMember(org, "link@acme.test")
-			if r := e.sendLink(org, "link@acme.test", nil); r.Status != 200 {
+			e.CreateMember(org, "link@acme.test")
+			if r := sendLink(e, org, "link@acme.test", nil); r.Status != 200 {
 				t.Fatalf("send: %s", r.Raw)
 			}
-			links, _ := e.lastMail("link@acme.test")
+			links, _ := e.LastMail("link@acme.test")
 			token := tokenFrom(t, e, links[0])
-			race(t, "magic link", raceN, func() resp { return e.redeem(token, nil) })
+			race(t, "magic link", raceN, func() apptest.Resp { return redeem(e, token, nil) })
 		})
 
 		t.Run("email code", func(t *testing.T) {
-			e.createMember(org, "code@acme.test")
-			if r := e.sendCode(org, "code@acme.test"); r.Status != 200 {
+			e.CreateMember(org, "code@acme.test")
+			if r := sendCode(e, org, "code@acme.test"); r.Status != 200 {
 				t.Fatalf("send: %s", r.Raw)
 			}
-			_, codes := e.lastMail("code@acme.test")
-			race(t, "email code", raceN, func() resp { return e.checkCode(org, "code@acme.test", codes[0]) })
+			_, codes := e.LastMail("code@acme.test")
+			race(t, "email code", raceN, func() apptest.Resp { return checkCode(e, org, "code@acme.test", codes[0]) })
 		})
 
 		t.Run("password reset token", func(t *testing.T) {
-			e.createMember(org, "reset@acme.test")
-			e.setPassword(org, "reset@acme.test", strongPassword)
-			if r := e.resetStart(org, "reset@acme.test", nil); r.Status != 200 {
+			e.CreateMember(org, "reset@acme.test")
+			setPassword(e, org, "reset@acme.test", strongPassword)
+			if r := resetStart(e, org, "reset@acme.test", nil); r.Status != 200 {
 				t.Fatalf("reset start: %s", r.Raw)
 			}
-			token := e.mailedLink("reset@acme.test", "multi_tenant_passwords")
-			race(t, "reset token", raceN, func() resp { return e.resetWith(token, strongPassword+" again", nil) })
+			token := mailedLink(e, "reset@acme.test", "multi_tenant_passwords")
+			race(t, "reset token", raceN, func() apptest.Resp { return resetWith(e, token, strongPassword+" again", nil) })
 		})
 
 		t.Run("discovery token", func(t *testing.T) {
-			if r := e.sdk("/b2b/magic_links/email/discovery/send", map[string]any{"email_address": "disc@acme.test"}, ""); r.Status != 200 {
+			if r := e.SDK(http.MethodPost, "/b2b/magic_links/email/discovery/send", map[string]any{"email_address": "disc@acme.test"}, ""); r.Status != 200 {
 				t.Fatalf("discovery send: %s", r.Raw)
 			}
-			links, _ := e.lastMail("disc@acme.test")
-			token := apptest.LinkToken(t, links[0], e.page, "discovery")
-			race(t, "discovery token", raceN, func() resp {
-				return e.sdk("/b2b/magic_links/discovery/authenticate", map[string]any{"discovery_magic_links_token": token}, "")
+			links, _ := e.LastMail("disc@acme.test")
+			token := apptest.LinkToken(t, links[0], apptest.Page, "discovery")
+			race(t, "discovery token", raceN, func() apptest.Resp {
+				return e.SDK(http.MethodPost, "/b2b/magic_links/discovery/authenticate", map[string]any{"discovery_magic_links_token": token}, "")
 			})
 		})
 
 		t.Run("intermediate session token", func(t *testing.T) {
-			e.createMember(org, "ist@acme.test")
-			ist := e.discover("ist@acme.test")["intermediate_session_token"].(string)
-			race(t, "IST exchange", raceN, func() resp {
-				return e.sdk("/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": ist,
+			e.CreateMember(org, "ist@acme.test")
+			ist := discover(e, "ist@acme.test")["intermediate_session_token"].(string)
+			race(t, "IST exchange", raceN, func() apptest.Resp {
+				return e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": ist,
 					"organization_id": org, "session_duration_minutes": 60}, "")
 			})
 		})
 
-		secure := e.createOrg("secure", "NOT_ALLOWED")
-		e.setMFA(secure, "REQUIRED_FOR_ALL")
+		secure := e.CreateOrg("secure", "NOT_ALLOWED", nil)
+		setMFA(e, secure, "REQUIRED_FOR_ALL")
 
 		t.Run("sms code", func(t *testing.T) {
-			mid := e.createMember(secure, "sms@secure.test")
-			ist, _ := e.mfaLogin(secure, "sms@secure.test")
-			if r := e.smsSend(secure, mid, ist, "+14155550100"); r.Status != 200 {
+			mid := e.CreateMember(secure, "sms@secure.test")
+			ist, _ := mfaLogin(e, secure, "sms@secure.test")
+			if r := smsSend(e, secure, mid, ist, "+14155550100"); r.Status != 200 {
 				t.Fatalf("sms send: %s", r.Raw)
 			}
-			code := e.lastSMS("+14155550100")
-			race(t, "sms code", raceN, func() resp { return e.smsAuth(secure, mid, ist, code, nil) })
+			code := lastSMS(e, "+14155550100")
+			race(t, "sms code", raceN, func() apptest.Resp { return smsAuth(e, secure, mid, ist, code, nil) })
 		})
 
 		t.Run("totp code and recovery code", func(t *testing.T) {
-			mid := e.createMember(secure, "totp@secure.test")
-			r := e.backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": secure, "member_id": mid})
+			mid := e.CreateMember(secure, "totp@secure.test")
+			r := e.Backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": secure, "member_id": mid})
 			if r.Status != 200 {
 				t.Fatalf("totp create: %s", r.Raw)
 			}
 			secret := r.Body["secret"].(string)
 			codes := r.Body["recovery_codes"].([]any)
-			ist, _ := e.mfaLogin(secure, "totp@secure.test")
-			code := totpAt(t, secret, e.clock.Now())
-			race(t, "totp code", raceN, func() resp {
-				return e.sdk("/b2b/totp/authenticate", map[string]any{"organization_id": secure, "member_id": mid, "code": code,
+			ist, _ := mfaLogin(e, secure, "totp@secure.test")
+			code := totpAt(t, secret, e.Clock.Now())
+			race(t, "totp code", raceN, func() apptest.Resp {
+				return e.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": secure, "member_id": mid, "code": code,
 					"intermediate_session_token": ist, "session_duration_minutes": 60}, "")
 			})
 
-			ist, _ = e.mfaLogin(secure, "totp@secure.test")
-			race(t, "recovery code", raceN, func() resp {
-				return e.sdk("/b2b/recovery_codes/recover", map[string]any{"organization_id": secure, "member_id": mid,
+			ist, _ = mfaLogin(e, secure, "totp@secure.test")
+			race(t, "recovery code", raceN, func() apptest.Resp {
+				return e.SDK(http.MethodPost, "/b2b/recovery_codes/recover", map[string]any{"organization_id": secure, "member_id": mid,
 					"recovery_code": codes[0], "intermediate_session_token": ist, "session_duration_minutes": 60}, "")
 			})
 		})

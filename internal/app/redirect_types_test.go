@@ -1,9 +1,11 @@
 package app_test
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/project"
 )
 
@@ -12,26 +14,26 @@ import (
 // password resets alone is no login, signup or discovery redirect, even
 // though it is a registered URL of the project.
 func TestRedirectURLsMatchTheirType(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		resetPage := testOrigin + "/reset"
-		if err := e.app.Projects.AddRedirectURL(t.Context(), e.proj.Project.ID, resetPage,
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		resetPage := apptest.Origin + "/reset"
+		if err := e.App.Projects.AddRedirectURL(t.Context(), e.Project.Project.ID, resetPage,
 			[]project.RedirectType{project.RedirectResetPassword}); err != nil {
 			t.Fatal(err)
 		}
-		org := e.createOrg("acme", "ALL_ALLOWED")
-		e.createMember(org, "ada@acme.test")
-		e.setPassword(org, "ada@acme.test", strongPassword)
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
+		setPassword(e, org, "ada@acme.test", strongPassword)
 
-		want(t, e.sendLink(org, "ada@acme.test", map[string]any{"login_redirect_url": resetPage}), 400, "redirect_url_not_registered")
-		want(t, e.sendLink(org, "new@acme.test", map[string]any{"signup_redirect_url": resetPage}), 400, "redirect_url_not_registered")
-		want(t, e.sdk("/b2b/magic_links/email/discovery/send", map[string]any{"email_address": "ada@acme.test",
+		apptest.Want(t, sendLink(e, org, "ada@acme.test", map[string]any{"login_redirect_url": resetPage}), 400, "redirect_url_not_registered")
+		apptest.Want(t, sendLink(e, org, "new@acme.test", map[string]any{"signup_redirect_url": resetPage}), 400, "redirect_url_not_registered")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/magic_links/email/discovery/send", map[string]any{"email_address": "ada@acme.test",
 			"discovery_redirect_url": resetPage}, ""), 400, "redirect_url_not_registered")
 
 		// The page is a redirect of its own type.
-		if r := e.resetStart(org, "ada@acme.test", map[string]any{"reset_password_redirect_url": resetPage}); r.Status != 200 {
+		if r := resetStart(e, org, "ada@acme.test", map[string]any{"reset_password_redirect_url": resetPage}); r.Status != 200 {
 			t.Fatalf("reset start to the reset page: %s", r.Raw)
 		}
-		if links, _ := e.lastMail("ada@acme.test"); !strings.HasPrefix(links[0], resetPage+"?") {
+		if links, _ := e.LastMail("ada@acme.test"); !strings.HasPrefix(links[0], resetPage+"?") {
 			t.Fatalf("reset link %q does not go to %s", links[0], resetPage)
 		}
 	})

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"reflect"
 	"testing"
+
+	"github.com/latchkey/latchkey/internal/apptest"
 )
 
 // Regression tests for wire-format bugs the compatibility suite (e2e/compat-*.test.mjs, the public
@@ -14,8 +16,8 @@ import (
 // used to come back with email_allowed_domains and allowed_auth_methods as null, because equal
 // stored values ("[]") collapsed in the decoder. Every list must be a JSON array.
 func TestOrganizationListsAreNeverNull(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		r := e.backend(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Bare", "organization_slug": "bare"})
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		r := e.Backend(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Bare", "organization_slug": "bare"})
 		if r.Status != 200 {
 			t.Fatalf("create: %d %s", r.Status, r.Raw)
 		}
@@ -32,7 +34,7 @@ func TestOrganizationListsAreNeverNull(t *testing.T) {
 			}
 		}
 		check("create", r.Body["organization"].(map[string]any), lists)
-		o := e.backend(http.MethodGet, "/v1/b2b/organizations/"+id, nil).Body["organization"].(map[string]any)
+		o := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+id, nil).Body["organization"].(map[string]any)
 		check("get", o, lists)
 		for _, k := range []string{"first_party_connected_apps_allowed_type", "third_party_connected_apps_allowed_type"} {
 			if o[k] != "ALL_ALLOWED" {
@@ -40,12 +42,12 @@ func TestOrganizationListsAreNeverNull(t *testing.T) {
 			}
 		}
 		// The widget's slug lookup carries the same lists.
-		so := e.sdk("/b2b/organizations/search", map[string]any{"organization_slug": "bare"}, "").data()["organization"].(map[string]any)
+		so := e.SDK(http.MethodPost, "/b2b/organizations/search", map[string]any{"organization_slug": "bare"}, "").Data()["organization"].(map[string]any)
 		check("slug search", so, []string{"email_allowed_domains", "allowed_auth_methods"})
 
 		// Members carry is_locked (no lockout exists yet, so false).
-		e.createMember(id, "ann@bare.test")
-		m := e.backend(http.MethodGet, "/v1/b2b/organizations/"+id+"/member?email_address=ann@bare.test", nil).Body["member"].(map[string]any)
+		e.CreateMember(id, "ann@bare.test")
+		m := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+id+"/member?email_address=ann@bare.test", nil).Body["member"].(map[string]any)
 		if m["is_locked"] != false {
 			t.Errorf("member is_locked = %#v, want false", m["is_locked"])
 		}
@@ -55,11 +57,11 @@ func TestOrganizationListsAreNeverNull(t *testing.T) {
 // TestClaimedEmailDomainsFollowTheClaimRule: claimed_email_domains reports the domains the server
 // treats as claimed (those of a RESTRICTED organization), and nothing otherwise.
 func TestClaimedEmailDomainsFollowTheClaimRule(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		walled := e.createOrg("walled", "RESTRICTED", "walled.test", "also.test")
-		open := e.createOrg("open", "ALL_ALLOWED", "open.test")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		walled := e.CreateOrg("walled", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"walled.test", "also.test"}})
+		open := e.CreateOrg("open", "ALL_ALLOWED", map[string]any{"email_allowed_domains": []string{"open.test"}})
 		claimed := func(id string) any {
-			return e.backend(http.MethodGet, "/v1/b2b/organizations/"+id, nil).Body["organization"].(map[string]any)["claimed_email_domains"]
+			return e.Backend(http.MethodGet, "/v1/b2b/organizations/"+id, nil).Body["organization"].(map[string]any)["claimed_email_domains"]
 		}
 		if got := claimed(walled); !reflect.DeepEqual(got, []any{"walled.test", "also.test"}) {
 			t.Errorf("RESTRICTED: claimed_email_domains = %#v", got)
@@ -76,13 +78,13 @@ func TestClaimedEmailDomainsFollowTheClaimRule(t *testing.T) {
 // hold when only an intermediate session is issued (primary_required). These are the backend
 // face's answers: the browser SDK declares neither field, so the SDK face leaves them out.
 func TestAuthenticateAnswersNameTheOrganization(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "ALL_ALLOWED")
-		e.createMember(org, "ada@acme.test")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
 
-		e.sendCode(org, "ada@acme.test")
-		_, codes := e.lastMail("ada@acme.test")
-		d := e.backend(http.MethodPost, "/v1/b2b/otps/email/authenticate", map[string]any{"email_address": "ada@acme.test",
+		sendCode(e, org, "ada@acme.test")
+		_, codes := e.LastMail("ada@acme.test")
+		d := e.Backend(http.MethodPost, "/v1/b2b/otps/email/authenticate", map[string]any{"email_address": "ada@acme.test",
 			"organization_id": org, "code": codes[0], "session_duration_minutes": 60}).Body
 		if d["organization_id"] != org || d["member_authenticated"] != true {
 			t.Errorf("email code: organization_id = %#v, member_authenticated = %#v", d["organization_id"], d["member_authenticated"])
@@ -91,10 +93,10 @@ func TestAuthenticateAnswersNameTheOrganization(t *testing.T) {
 			t.Error("email code answer has reset_sessions, which belongs to magic links")
 		}
 
-		e.sendLink(org, "ada@acme.test", nil)
-		links, _ := e.lastMail("ada@acme.test")
+		sendLink(e, org, "ada@acme.test", nil)
+		links, _ := e.LastMail("ada@acme.test")
 		backendRedeem := func(token string) map[string]any {
-			return e.backend(http.MethodPost, "/v1/b2b/magic_links/authenticate", map[string]any{"magic_links_token": token,
+			return e.Backend(http.MethodPost, "/v1/b2b/magic_links/authenticate", map[string]any{"magic_links_token": token,
 				"session_duration_minutes": 60}).Body
 		}
 		d = backendRedeem(tokenFrom(t, e, links[0]))
@@ -103,12 +105,12 @@ func TestAuthenticateAnswersNameTheOrganization(t *testing.T) {
 		}
 
 		// A policy that refuses the factor: an IST, still naming the organization.
-		if r := e.backend(http.MethodPut, "/v1/b2b/organizations/"+org, map[string]any{"auth_methods": "RESTRICTED",
+		if r := e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org, map[string]any{"auth_methods": "RESTRICTED",
 			"allowed_auth_methods": []string{"email_otp"}}); r.Status != 200 {
 			t.Fatalf("restrict: %s", r.Raw)
 		}
-		e.sendLink(org, "ada@acme.test", nil)
-		links, _ = e.lastMail("ada@acme.test")
+		sendLink(e, org, "ada@acme.test", nil)
+		links, _ = e.LastMail("ada@acme.test")
 		d = backendRedeem(tokenFrom(t, e, links[0]))
 		if d["member_authenticated"] != false || d["intermediate_session_token"] == "" || d["organization_id"] != org ||
 			d["reset_sessions"] != false {

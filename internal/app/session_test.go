@@ -8,27 +8,29 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/latchkey/latchkey/internal/apptest"
 )
 
 // login returns a fresh session (token, jwt, member id) for email in org.
-func (e *env) login(org, email string) (string, string, string) {
-	e.t.Helper()
-	e.sendCode(org, email)
-	_, codes := e.lastMail(email)
-	r := e.checkCode(org, email, codes[0])
+func login(e *apptest.Env, org, email string) (string, string, string) {
+	e.T.Helper()
+	sendCode(e, org, email)
+	_, codes := e.LastMail(email)
+	r := checkCode(e, org, email, codes[0])
 	if r.Status != 200 {
-		e.t.Fatalf("login: %s", r.Raw)
+		e.T.Fatalf("login: %s", r.Raw)
 	}
-	d := r.data()
+	d := r.Data()
 	return d["session_token"].(string), d["session_jwt"].(string), d["member_id"].(string)
 }
 
 func TestSessionJWTVerifiesWithJWKS(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "ALL_ALLOWED")
-		_, tok, member := e.login(org, "ada@acme.test")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		_, tok, member := login(e, org, "ada@acme.test")
 
-		r := e.do(http.MethodGet, "/v1/b2b/sessions/jwks/"+e.proj.Project.ID, nil, nil, "", "")
+		r := e.Do(http.MethodGet, "/v1/b2b/sessions/jwks/"+e.Project.Project.ID, nil, nil, "", "")
 		var set jose.JSONWebKeySet
 		if err := json.Unmarshal(r.Raw, &set); err != nil || len(set.Keys) != 1 || set.Keys[0].Algorithm != "RS256" {
 			t.Fatalf("jwks: %s (%v)", r.Raw, err)
@@ -45,8 +47,8 @@ func TestSessionJWTVerifiesWithJWKS(t *testing.T) {
 		if err := parsed.Claims(set.Keys[0].Key, &reg, &custom); err != nil {
 			t.Fatalf("signature does not verify with the published key: %v", err)
 		}
-		now := e.clock.Now()
-		if err := reg.Validate(jwt.Expected{Issuer: "stytch.com/" + e.proj.Project.ID, AnyAudience: jwt.Audience{e.proj.Project.ID},
+		now := e.Clock.Now()
+		if err := reg.Validate(jwt.Expected{Issuer: "stytch.com/" + e.Project.Project.ID, AnyAudience: jwt.Audience{e.Project.Project.ID},
 			Subject: member, Time: now}); err != nil {
 			t.Fatalf("claims: %v", err)
 		}
@@ -62,97 +64,97 @@ func TestSessionJWTVerifiesWithJWKS(t *testing.T) {
 			t.Fatalf("organization claim = %v", orgClaim)
 		}
 		// A JWT for another project does not verify against this JWKS.
-		other := e.newProject("Other")
-		r = e.do(http.MethodGet, "/v1/b2b/sessions/jwks/"+other.Project.ID, nil, nil, "", "")
+		other := e.NewProject("Other")
+		r = e.Do(http.MethodGet, "/v1/b2b/sessions/jwks/"+other.Project.ID, nil, nil, "", "")
 		var otherSet jose.JSONWebKeySet
 		_ = json.Unmarshal(r.Raw, &otherSet)
 		if err := parsed.Claims(otherSet.Keys[0].Key, &reg); err == nil {
 			t.Fatal("JWT verified with another project's key")
 		}
-		want(t, e.do(http.MethodGet, "/v1/b2b/sessions/jwks/project-test-nope", nil, nil, "", ""), 404, "project_not_found")
+		apptest.Want(t, e.Do(http.MethodGet, "/v1/b2b/sessions/jwks/project-test-nope", nil, nil, "", ""), 404, "project_not_found")
 	})
 }
 
 func TestSessionAuthenticateRefreshRevoke(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "ALL_ALLOWED")
-		token, firstJWT, member := e.login(org, "ada@acme.test")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		token, firstJWT, member := login(e, org, "ada@acme.test")
 
-		r := e.sdk("/b2b/sessions/authenticate", map[string]any{}, token)
-		d := r.data()
+		r := e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token)
+		d := r.Data()
 		if r.Status != 200 || d["member_id"] != member || d["session_token"] != token {
 			t.Fatalf("sdk authenticate: %s", r.Raw)
 		}
 		if d["session_jwt"] != firstJWT {
 			t.Fatal("a still-fresh JWT was re-signed on the hot path")
 		}
-		e.clock.Advance(90 * time.Second)
-		r = e.sdk("/b2b/sessions/authenticate", map[string]any{}, token)
-		if r.data()["session_jwt"] == firstJWT {
+		e.Clock.Advance(90 * time.Second)
+		r = e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token)
+		if r.Data()["session_jwt"] == firstJWT {
 			t.Fatal("JWT not refreshed after it stopped being fresh")
 		}
-		if r := e.backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_jwt": r.data()["session_jwt"]}); r.Status != 200 || r.Body["member_id"] != member {
+		if r := e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_jwt": r.Data()["session_jwt"]}); r.Status != 200 || r.Body["member_id"] != member {
 			t.Fatalf("backend authenticate by jwt: %s", r.Raw)
 		}
-		want(t, e.backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_jwt": "a.b.c"}), 401, "invalid_session_jwt")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_jwt": "a.b.c"}), 401, "invalid_session_jwt")
 
 		// Extending moves expires_at to now + duration.
-		r = e.backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": token, "session_duration_minutes": 120})
+		r = e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": token, "session_duration_minutes": 120})
 		exp, _ := time.Parse(time.RFC3339, r.Body["member_session"].(map[string]any)["expires_at"].(string))
-		if !exp.Equal(e.clock.Now().Add(120 * time.Minute)) {
+		if !exp.Equal(e.Clock.Now().Add(120 * time.Minute)) {
 			t.Fatalf("expires_at = %v, want now+120m", exp)
 		}
-		want(t, e.backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": token, "session_duration_minutes": 1}),
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": token, "session_duration_minutes": 1}),
 			400, "invalid_session_duration")
 
 		// No session: the SDK's "logged out" answer.
-		want(t, e.sdk("/b2b/sessions/authenticate", map[string]any{}, ""), 401, "unauthorized_credentials")
-		want(t, e.sdk("/b2b/sessions/authenticate", map[string]any{}, "bogus"), 404, "session_not_found")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, ""), 401, "unauthorized_credentials")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, "bogus"), 404, "session_not_found")
 
 		// Another project's session is not found here.
-		other := e.newProject("Other")
-		r = e.do(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": token}, nil, other.Project.ID, other.Secret)
-		want(t, r, 404, "session_not_found")
+		other := e.NewProject("Other")
+		r = e.Do(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": token}, nil, other.Project.ID, other.Secret)
+		apptest.Want(t, r, 404, "session_not_found")
 
-		if r := e.do(http.MethodPost, "/sdk/v1/b2b/sessions/revoke", nil, http.Header{"Origin": {e.origin}}, e.proj.PublicToken, token); r.Status != 200 {
+		if r := e.Do(http.MethodPost, "/sdk/v1/b2b/sessions/revoke", nil, http.Header{"Origin": {apptest.Origin}}, e.Project.PublicToken, token); r.Status != 200 {
 			t.Fatalf("revoke with empty body: %s", r.Raw)
 		}
-		want(t, e.sdk("/b2b/sessions/authenticate", map[string]any{}, token), 404, "session_not_found")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token), 404, "session_not_found")
 
 		// Expiry.
-		token2, _, _ := e.login(org, "bob@acme.test")
-		e.clock.Advance(61 * time.Minute)
-		want(t, e.sdk("/b2b/sessions/authenticate", map[string]any{}, token2), 404, "session_not_found")
+		token2, _, _ := login(e, org, "bob@acme.test")
+		e.Clock.Advance(61 * time.Minute)
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token2), 404, "session_not_found")
 
 		// Backend revoke of all a member's sessions.
-		token3, _, m3 := e.login(org, "cy@acme.test")
-		if r := e.backend(http.MethodPost, "/v1/b2b/sessions/revoke", map[string]any{"member_id": m3}); r.Status != 200 {
+		token3, _, m3 := login(e, org, "cy@acme.test")
+		if r := e.Backend(http.MethodPost, "/v1/b2b/sessions/revoke", map[string]any{"member_id": m3}); r.Status != 200 {
 			t.Fatalf("revoke member: %s", r.Raw)
 		}
-		want(t, e.sdk("/b2b/sessions/authenticate", map[string]any{}, token3), 404, "session_not_found")
-		want(t, e.backend(http.MethodPost, "/v1/b2b/sessions/revoke", map[string]any{}), 400, "invalid_request")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token3), 404, "session_not_found")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/revoke", map[string]any{}), 400, "invalid_request")
 	})
 }
 
 func TestDisabledProductIsRefused(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		// Switch email OTP off before the first SDK call, so the public-token
 		// cache has not seen the project yet.
-		if _, err := e.app.DB.ExecContext(t.Context(), `UPDATE projects SET products = $1 WHERE project_id = $2`,
-			`["emailMagicLinks"]`, e.proj.Project.ID); err != nil {
+		if _, err := e.App.DB.ExecContext(t.Context(), `UPDATE projects SET products = $1 WHERE project_id = $2`,
+			`["emailMagicLinks"]`, e.Project.Project.ID); err != nil {
 			t.Fatal(err)
 		}
-		org := e.createOrg("acme", "ALL_ALLOWED")
-		r := e.sendCode(org, "a@acme.test")
-		want(t, r, 403, "product_not_enabled")
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		r := sendCode(e, org, "a@acme.test")
+		apptest.Want(t, r, 403, "product_not_enabled")
 		if r.Body["error_details"].(map[string]any)["product"] != "emailOtp" {
 			t.Fatalf("details = %v", r.Body["error_details"])
 		}
-		if r := e.sendLink(org, "a@acme.test", nil); r.Status != 200 {
+		if r := sendLink(e, org, "a@acme.test", nil); r.Status != 200 {
 			t.Fatalf("enabled product refused: %s", r.Raw)
 		}
 		// The backend face is the operator's own and is not gated.
-		r = e.backend(http.MethodPost, "/v1/b2b/otps/email/login_or_signup", map[string]any{"organization_id": org, "email_address": "a@acme.test"})
+		r = e.Backend(http.MethodPost, "/v1/b2b/otps/email/login_or_signup", map[string]any{"organization_id": org, "email_address": "a@acme.test"})
 		if r.Status != 200 {
 			t.Fatalf("backend send: %s", r.Raw)
 		}

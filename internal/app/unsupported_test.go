@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/latchkey/latchkey/internal/apptest"
 )
 
 // Every method refuses the request fields it cannot honour (custom email
@@ -11,8 +13,8 @@ import (
 // through httpapi.Decode, before it does anything else; English and an
 // unset field pass through to the method's own checks.
 func TestEveryMethodRefusesWhatItCannotHonour(t *testing.T) {
-	eachEnv(t, func(t *testing.T, e *env) {
-		org := e.createOrg("acme", "ALL_ALLOWED")
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		cases := []struct {
 			name, path string
 			body       map[string]any
@@ -46,17 +48,17 @@ func TestEveryMethodRefusesWhatItCannotHonour(t *testing.T) {
 			if c.field == "locale" {
 				value = "fr"
 			}
-			r := e.sdk(c.path, set(value), "")
-			want(t, r, http.StatusBadRequest, "unsupported_parameter")
+			r := e.SDK(http.MethodPost, c.path, set(value), "")
+			apptest.Want(t, r, http.StatusBadRequest, "unsupported_parameter")
 			if msg, _ := r.Body["error_message"].(string); !strings.HasPrefix(msg, c.field+" ") {
 				t.Fatalf("%s: the refusal does not name %s: %v", c.name, c.field, r.Body)
 			}
 			if c.field == "locale" {
-				if r := e.sdk(c.path, set("en-GB"), ""); r.errType() == "unsupported_parameter" {
+				if r := e.SDK(http.MethodPost, c.path, set("en-GB"), ""); r.ErrType() == "unsupported_parameter" {
 					t.Fatalf("%s: English refused: %v", c.name, r.Body)
 				}
 			}
-			if r := e.sdk(c.path, c.body, ""); r.errType() == "unsupported_parameter" {
+			if r := e.SDK(http.MethodPost, c.path, c.body, ""); r.ErrType() == "unsupported_parameter" {
 				t.Fatalf("%s: refused without the field: %v", c.name, r.Body)
 			}
 		}

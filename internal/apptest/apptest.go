@@ -148,8 +148,9 @@ func (r Resp) Data() map[string]any {
 // ErrType is the error_type of an error answer.
 func (r Resp) ErrType() string { s, _ := r.Body["error_type"].(string); return s }
 
-// Do sends one request; body is nil, a raw string, or a value to marshal.
-// Redirects are not followed, so browser routes can be checked hop by hop.
+// Do sends one request; body is nil, a raw string, a reader (sent chunked:
+// no length is known up front) or a value to marshal. Redirects are not
+// followed, so browser routes can be checked hop by hop.
 func (e *Env) Do(method, path string, body any, header http.Header, user, pass string) Resp {
 	e.tb().Helper()
 	var rd io.Reader
@@ -157,6 +158,8 @@ func (e *Env) Do(method, path string, body any, header http.Header, user, pass s
 	case nil:
 	case string:
 		rd = strings.NewReader(b)
+	case io.Reader:
+		rd = b
 	default:
 		buf, _ := json.Marshal(b)
 		rd = bytes.NewReader(buf)
