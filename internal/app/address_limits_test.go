@@ -24,13 +24,13 @@ func TestEmailCodeChecksLimitedPerAddress(t *testing.T) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		perEmail := emailotp.CheckPerEmail.Limit - 1
 		for i := range emailotp.CheckPerIP.Limit {
-			apptest.Want(t, checkCode(e, org, fmt.Sprintf("g%d@acme.test", i/perEmail), "123456"), 404, "otp_code_not_found")
+			apptest.Want(t, e.CheckCode(org, fmt.Sprintf("g%d@acme.test", i/perEmail), "123456"), 404, "otp_code_not_found")
 		}
-		if r := sendCode(e, org, "ada@acme.test"); r.Status != 200 {
+		if r := e.SendCode(org, "ada@acme.test"); r.Status != 200 {
 			t.Fatalf("send: %s", r.Raw)
 		}
 		_, codes := e.LastMail("ada@acme.test")
-		apptest.Want(t, checkCode(e, org, "ada@acme.test", codes[0]), 429, "too_many_requests")
+		apptest.Want(t, e.CheckCode(org, "ada@acme.test", codes[0]), 429, "too_many_requests")
 	})
 }
 
@@ -38,15 +38,15 @@ func TestMagicLinkRedeemsLimitedPerAddress(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		for i := range magiclink.RedeemPerIP.Limit {
-			if r := redeem(e, fmt.Sprintf("not-a-token-%d", i), nil); r.Status == 200 || r.Status == 429 {
+			if r := e.RedeemLink(fmt.Sprintf("not-a-token-%d", i), nil); r.Status == 200 || r.Status == 429 {
 				t.Fatalf("guess %d: %s", i, r.Raw)
 			}
 		}
-		if r := sendLink(e, org, "ada@acme.test", nil); r.Status != 200 {
+		if r := e.SendLink(org, "ada@acme.test", nil); r.Status != 200 {
 			t.Fatalf("send: %s", r.Raw)
 		}
 		links, _ := e.LastMail("ada@acme.test")
-		apptest.Want(t, redeem(e, tokenFrom(t, e, links[0]), nil), 429, "too_many_requests")
+		apptest.Want(t, e.RedeemLink(apptest.MagicLinkToken(t, links[0]), nil), 429, "too_many_requests")
 	})
 }
 
@@ -63,7 +63,7 @@ func TestDiscoveryExchangesLimitedPerAddress(t *testing.T) {
 				t.Fatalf("guess %d: %s", i, r.Raw)
 			}
 		}
-		apptest.Want(t, exchange(discover(e, "ada@acme.test")["intermediate_session_token"]), 429, "too_many_requests")
+		apptest.Want(t, exchange(e.Discover("ada@acme.test")["intermediate_session_token"]), 429, "too_many_requests")
 	})
 }
 
@@ -73,7 +73,7 @@ func TestDiscoveryExchangesLimitedPerAddress(t *testing.T) {
 func TestFailedSessionChecksLimitedPerAddress(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
-		token := sessionFor(e, org, "ada@acme.test")
+		token := e.SessionFor(org, "ada@acme.test")
 		check := func(tok string) apptest.Resp {
 			return e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": tok})
 		}
@@ -108,38 +108,38 @@ func TestPasswordResetRedeemsLimitedPerAddress(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		e.CreateMember(org, "ada@acme.test")
-		setPassword(e, org, "ada@acme.test", strongPassword)
+		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
 		for i := range password.ResetRedeemPerIP.Limit {
-			if r := resetWith(e, fmt.Sprintf("not-a-token-%d", i), strongPassword, nil); r.Status == 200 || r.Status == 429 {
+			if r := e.ResetWith(fmt.Sprintf("not-a-token-%d", i), apptest.StrongPassword, nil); r.Status == 200 || r.Status == 429 {
 				t.Fatalf("guess %d: %s", i, r.Raw)
 			}
 		}
-		if r := resetStart(e, org, "ada@acme.test", nil); r.Status != 200 {
+		if r := e.ResetStart(org, "ada@acme.test", nil); r.Status != 200 {
 			t.Fatalf("reset start: %s", r.Raw)
 		}
-		token := mailedLink(e, "ada@acme.test", "multi_tenant_passwords")
-		apptest.Want(t, resetWith(e, token, strongPassword+"x", nil), 429, "too_many_requests")
+		token := e.ResetLink("ada@acme.test", "multi_tenant_passwords")
+		apptest.Want(t, e.ResetWith(token, apptest.StrongPassword+"x", nil), 429, "too_many_requests")
 	})
 }
 
 func TestSMSChecksLimitedPerAddress(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		org, mid := mfaMember(e)
+		org, mid := e.MFAMember()
 		perMember := mfa.SMSCheckPerMember.Limit - 1
 		var guessed, ist string
 		for i := range mfa.SMSCheckPerIP.Limit {
 			if i%perMember == 0 {
 				email := fmt.Sprintf("g%d@secure.test", i/perMember)
 				guessed = e.CreateMember(org, email)
-				ist, _ = mfaLogin(e, org, email)
+				ist, _ = e.MFALogin(org, email)
 			}
-			apptest.Want(t, smsAuth(e, org, guessed, ist, "123456", nil), 404, "otp_code_not_found")
+			apptest.Want(t, e.SMSAuth(org, guessed, ist, "123456", nil), 404, "otp_code_not_found")
 		}
-		ist, _ = mfaLogin(e, org, "ada@secure.test")
+		ist, _ = e.MFALogin(org, "ada@secure.test")
 		const num = "+14155552671"
-		if r := smsSend(e, org, mid, ist, num); r.Status != 200 {
+		if r := e.SMSSend(org, mid, ist, num); r.Status != 200 {
 			t.Fatalf("send: %s", r.Raw)
 		}
-		apptest.Want(t, smsAuth(e, org, mid, ist, lastSMS(e, num), nil), 429, "too_many_requests")
+		apptest.Want(t, e.SMSAuth(org, mid, ist, e.LastSMS(num), nil), 429, "too_many_requests")
 	})
 }

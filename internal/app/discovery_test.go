@@ -9,29 +9,6 @@ import (
 	"github.com/latchkey/latchkey/internal/discovery"
 )
 
-// discover proves email by a discovery code and returns the response data.
-func discover(e *apptest.Env, email string) map[string]any {
-	e.T.Helper()
-	if r := e.SDK(http.MethodPost, "/b2b/otps/email/discovery/send", map[string]any{"email_address": email}, ""); r.Status != 200 {
-		e.T.Fatalf("discovery send: %s", r.Raw)
-	}
-	_, codes := e.LastMail(email)
-	r := e.SDK(http.MethodPost, "/b2b/otps/email/discovery/authenticate", map[string]any{"email_address": email, "code": codes[0]}, "")
-	if r.Status != 200 {
-		e.T.Fatalf("discovery authenticate: %s", r.Raw)
-	}
-	return r.Data()
-}
-
-func memberships(d map[string]any) map[string]string {
-	out := map[string]string{}
-	for _, x := range d["discovered_organizations"].([]any) {
-		o := x.(map[string]any)
-		out[o["organization"].(map[string]any)["organization_slug"].(string)] = o["membership"].(map[string]any)["type"].(string)
-	}
-	return out
-}
-
 func TestDiscoveryListsAndExchanges(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		active := e.CreateOrg("active-co", "NOT_ALLOWED", nil)
@@ -42,8 +19,8 @@ func TestDiscoveryListsAndExchanges(t *testing.T) {
 		e.CreateOrg("domain-co", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"corp.test"}})
 		e.CreateOrg("other-co", "ALL_ALLOWED", nil) // open to all, but never listed to strangers
 
-		d := discover(e, "Ada@Corp.test")
-		got := memberships(d)
+		d := e.Discover("Ada@Corp.test")
+		got := apptest.Memberships(d)
 		want := map[string]string{"active-co": "active_member", "pending-co": "pending_member", "domain-co": "eligible_to_join_by_email_domain"}
 		if len(got) != len(want) {
 			t.Fatalf("memberships = %v, want %v", got, want)
@@ -59,7 +36,7 @@ func TestDiscoveryListsAndExchanges(t *testing.T) {
 		ist := d["intermediate_session_token"].(string)
 
 		// Listing again with the IST does not consume it.
-		if r := e.SDK(http.MethodPost, "/b2b/discovery/organizations", map[string]any{"intermediate_session_token": ist}, ""); len(memberships(r.Data())) != 3 {
+		if r := e.SDK(http.MethodPost, "/b2b/discovery/organizations", map[string]any{"intermediate_session_token": ist}, ""); len(apptest.Memberships(r.Data())) != 3 {
 			t.Fatalf("list with IST: %s", r.Raw)
 		}
 		// Joining by domain creates an active member and logs in.
@@ -126,7 +103,7 @@ func TestDiscoveryLinkCreateAndPolicies(t *testing.T) {
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": ist}, ""), 404, "intermediate_session_not_found")
 
 		// A second creation from the same domain gets a fresh slug.
-		d := discover(e, "other@startup.test")
+		d := e.Discover("other@startup.test")
 		r = e.SDK(http.MethodPost, "/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": d["intermediate_session_token"]}, "")
 		if r.Status != 200 || r.Data()["organization"].(map[string]any)["organization_slug"] == "startup" {
 			t.Fatalf("second create: %s", r.Raw)
@@ -136,7 +113,7 @@ func TestDiscoveryLinkCreateAndPolicies(t *testing.T) {
 		// to may not create or join other organizations.
 		e.CreateOrg("claimer", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"claimed.test"}})
 		open := e.CreateOrg("open-co", "ALL_ALLOWED", nil)
-		d = discover(e, "x@claimed.test")
+		d = e.Discover("x@claimed.test")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": d["intermediate_session_token"]}, ""),
 			403, "action_not_allowed_email_domain_is_claimed")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
@@ -144,7 +121,7 @@ func TestDiscoveryLinkCreateAndPolicies(t *testing.T) {
 
 		// JIT refusals apply to exchange too, and do not burn the IST.
 		closed := e.CreateOrg("closed-co", "NOT_ALLOWED", nil)
-		d = discover(e, "y@free.test")
+		d = e.Discover("y@free.test")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
 			"organization_id": closed}, ""), 403, "email_jit_provisioning_not_allowed")
 		if r := e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
@@ -157,7 +134,7 @@ func TestDiscoveryLinkCreateAndPolicies(t *testing.T) {
 			false, e.Project.Project.ID); err != nil {
 			t.Fatal(err)
 		}
-		d = discover(e, "z@later.test")
+		d = e.Discover("z@later.test")
 		apptest.Want(t, e.Do(http.MethodPost, "/v1/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": d["intermediate_session_token"]},
 			nil, e.Project.Project.ID, e.Project.Secret), 403, "create_organization_disabled")
 	})
@@ -169,7 +146,7 @@ func TestDiscoveryISTExpiryPrimaryRequiredAndIsolation(t *testing.T) {
 		e.Backend(http.MethodPut, "/v1/b2b/organizations/"+strict, map[string]any{"auth_methods": "RESTRICTED", "allowed_auth_methods": []string{"magic_link"}})
 		e.CreateMember(strict, "ada@strict.test")
 
-		d := discover(e, "ada@strict.test")
+		d := e.Discover("ada@strict.test")
 		entry := d["discovered_organizations"].([]any)[0].(map[string]any)
 		if pr := entry["primary_required"].(map[string]any); pr["allowed_auth_methods"].([]any)[0] != "magic_link" {
 			t.Fatalf("discovered entry lacks primary_required: %v", entry)
@@ -182,21 +159,21 @@ func TestDiscoveryISTExpiryPrimaryRequiredAndIsolation(t *testing.T) {
 			t.Fatalf("exchange into restricted org: %s", r.Raw)
 		}
 		ist := r.Data()["intermediate_session_token"].(string)
-		sendLink(e, strict, "ada@strict.test", nil)
+		e.SendLink(strict, "ada@strict.test", nil)
 		links, _ := e.LastMail("ada@strict.test")
-		r = redeem(e, tokenFrom(t, e, links[0]), map[string]any{"intermediate_session_token": ist})
+		r = e.RedeemLink(apptest.MagicLinkToken(t, links[0]), map[string]any{"intermediate_session_token": ist})
 		if r.Status != 200 || len(r.Data()["member_session"].(map[string]any)["authentication_factors"].([]any)) != 2 {
 			t.Fatalf("allowed method after discovery: %s", r.Raw)
 		}
 
 		// ISTs expire after 10 minutes.
-		d = discover(e, "late@strict.test")
+		d = e.Discover("late@strict.test")
 		e.Clock.Advance(10 * time.Minute)
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/discovery/organizations", map[string]any{"intermediate_session_token": d["intermediate_session_token"]}, ""),
 			404, "intermediate_session_not_found")
 
 		// An IST of one project is nothing in another.
-		d = discover(e, "iso@strict.test")
+		d = e.Discover("iso@strict.test")
 		other := e.NewProject("Other")
 		r = e.Do(http.MethodPost, "/sdk/v1/b2b/discovery/organizations", map[string]any{"intermediate_session_token": d["intermediate_session_token"]},
 			http.Header{"Origin": {apptest.Origin}}, other.PublicToken, other.PublicToken)
@@ -206,7 +183,7 @@ func TestDiscoveryISTExpiryPrimaryRequiredAndIsolation(t *testing.T) {
 		e.SDK(http.MethodPost, "/b2b/otps/email/discovery/send", map[string]any{"email_address": "lock@strict.test"}, "")
 		_, codes := e.LastMail("lock@strict.test")
 		for range 5 {
-			apptest.Want(t, e.SDK(http.MethodPost, "/b2b/otps/email/discovery/authenticate", map[string]any{"email_address": "lock@strict.test", "code": wrongCode(codes[0])}, ""),
+			apptest.Want(t, e.SDK(http.MethodPost, "/b2b/otps/email/discovery/authenticate", map[string]any{"email_address": "lock@strict.test", "code": apptest.WrongCode(codes[0])}, ""),
 				404, "otp_code_not_found")
 		}
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/otps/email/discovery/authenticate", map[string]any{"email_address": "lock@strict.test", "code": codes[0]}, ""),
@@ -225,7 +202,7 @@ func TestDiscoveryPreviewsMFA(t *testing.T) {
 		relaxed := e.CreateOrg("plain-co", "NOT_ALLOWED", nil)
 		e.CreateMember(relaxed, "ada@mfa.test")
 
-		d := discover(e, "ada@mfa.test")
+		d := e.Discover("ada@mfa.test")
 		got := map[string]any{}
 		for _, x := range d["discovered_organizations"].([]any) {
 			o := x.(map[string]any)
@@ -267,7 +244,7 @@ func TestDiscoveryCodeChecksLimitedPerAddress(t *testing.T) {
 		}
 		code := send()
 		for range discovery.CheckPerEmail.Limit {
-			apptest.Want(t, check(wrongCode(code)), 404, "otp_code_not_found")
+			apptest.Want(t, check(apptest.WrongCode(code)), 404, "otp_code_not_found")
 		}
 		apptest.Want(t, check(send()), 429, "too_many_requests")
 
@@ -285,12 +262,12 @@ func TestDiscoveryExchangeRefusesDeletedMember(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		mid := e.CreateMember(org, "ada@acme.test")
-		deleteMember(e, org, mid)
-		d := discover(e, "ada@acme.test")
+		e.DeleteMember(org, mid)
+		d := e.Discover("ada@acme.test")
 		r := e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"organization_id": org,
 			"intermediate_session_token": d["intermediate_session_token"], "session_duration_minutes": 60}, "")
 		apptest.Want(t, r, 403, "inactive_member")
-		if n := countRows(e, `SELECT COUNT(*) FROM member_sessions WHERE member_id = $1`, mid); n != 0 {
+		if n := e.Count(`SELECT COUNT(*) FROM member_sessions WHERE member_id = $1`, mid); n != 0 {
 			t.Fatalf("%d sessions for the deleted member", n)
 		}
 	})

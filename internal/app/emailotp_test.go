@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"context"
-	"net/http"
 	"testing"
 	"time"
 
@@ -10,36 +9,19 @@ import (
 	"github.com/latchkey/latchkey/internal/emailotp"
 )
 
-func sendCode(e *apptest.Env, org, email string) apptest.Resp {
-	return e.SDK(http.MethodPost, "/b2b/otps/email/login_or_signup", map[string]any{"email_address": email, "organization_id": org}, "")
-}
-
-func checkCode(e *apptest.Env, org, email, code string) apptest.Resp {
-	return e.SDK(http.MethodPost, "/b2b/otps/email/authenticate", map[string]any{"email_address": email, "organization_id": org,
-		"code": code, "session_duration_minutes": 60}, "")
-}
-
-// wrongCode returns a 6-digit code different from code.
-func wrongCode(code string) string {
-	if code == "000000" {
-		return "111111"
-	}
-	return "000000"
-}
-
 func TestEmailOTP(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 		e.CreateMember(org, "ada@acme.test")
 
-		if r := sendCode(e, org, "ada@acme.test"); r.Status != 200 {
+		if r := e.SendCode(org, "ada@acme.test"); r.Status != 200 {
 			t.Fatalf("send: %s", r.Raw)
 		}
 		_, codes := e.LastMail("ada@acme.test")
 		code := codes[0]
-		apptest.Want(t, checkCode(e, org, "ada@acme.test", wrongCode(code)), 404, "otp_code_not_found")
-		apptest.Want(t, checkCode(e, org, "ada@acme.test", "12ab56"), 400, "invalid_code")
-		r := checkCode(e, org, "ADA@acme.test", code)
+		apptest.Want(t, e.CheckCode(org, "ada@acme.test", apptest.WrongCode(code)), 404, "otp_code_not_found")
+		apptest.Want(t, e.CheckCode(org, "ada@acme.test", "12ab56"), 400, "invalid_code")
+		r := e.CheckCode(org, "ADA@acme.test", code)
 		if r.Status != 200 || r.Data()["member_session"] == nil {
 			t.Fatalf("right code after a wrong one: %s", r.Raw)
 		}
@@ -47,12 +29,12 @@ func TestEmailOTP(t *testing.T) {
 		if f["type"] != "otp" || f["delivery_method"] != "email" {
 			t.Fatalf("factor = %v", f)
 		}
-		apptest.Want(t, checkCode(e, org, "ada@acme.test", code), 404, "otp_code_not_found") // single use
+		apptest.Want(t, e.CheckCode(org, "ada@acme.test", code), 404, "otp_code_not_found") // single use
 
 		// Unknown members look exactly like wrong codes (no enumeration),
 		// and NOT_ALLOWED organizations refuse strangers at send time.
-		apptest.Want(t, checkCode(e, org, "nobody@acme.test", code), 404, "otp_code_not_found")
-		apptest.Want(t, sendCode(e, org, "nobody@acme.test"), 403, "email_jit_provisioning_not_allowed")
+		apptest.Want(t, e.CheckCode(org, "nobody@acme.test", code), 404, "otp_code_not_found")
+		apptest.Want(t, e.SendCode(org, "nobody@acme.test"), 403, "email_jit_provisioning_not_allowed")
 	})
 }
 
@@ -60,34 +42,34 @@ func TestEmailOTPLockoutExpiryAndSupersede(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 
-		sendCode(e, org, "lock@acme.test")
+		e.SendCode(org, "lock@acme.test")
 		_, codes := e.LastMail("lock@acme.test")
 		for range emailotp.MaxAttempts {
-			apptest.Want(t, checkCode(e, org, "lock@acme.test", wrongCode(codes[0])), 404, "otp_code_not_found")
+			apptest.Want(t, e.CheckCode(org, "lock@acme.test", apptest.WrongCode(codes[0])), 404, "otp_code_not_found")
 		}
-		apptest.Want(t, checkCode(e, org, "lock@acme.test", codes[0]), 404, "otp_code_not_found") // locked
+		apptest.Want(t, e.CheckCode(org, "lock@acme.test", codes[0]), 404, "otp_code_not_found") // locked
 
-		sendCode(e, org, "late@acme.test")
+		e.SendCode(org, "late@acme.test")
 		_, codes = e.LastMail("late@acme.test")
 		e.Clock.Advance(emailotp.DefaultExpiry)
-		apptest.Want(t, checkCode(e, org, "late@acme.test", codes[0]), 404, "otp_code_not_found")
+		apptest.Want(t, e.CheckCode(org, "late@acme.test", codes[0]), 404, "otp_code_not_found")
 
-		sendCode(e, org, "twice@acme.test")
+		e.SendCode(org, "twice@acme.test")
 		_, first := e.LastMail("twice@acme.test")
 		e.Clock.Advance(time.Second)
-		sendCode(e, org, "twice@acme.test")
+		e.SendCode(org, "twice@acme.test")
 		_, second := e.LastMail("twice@acme.test")
 		if first[0] != second[0] {
-			apptest.Want(t, checkCode(e, org, "twice@acme.test", first[0]), 404, "otp_code_not_found")
+			apptest.Want(t, e.CheckCode(org, "twice@acme.test", first[0]), 404, "otp_code_not_found")
 		}
-		if r := checkCode(e, org, "twice@acme.test", second[0]); r.Status != 200 {
+		if r := e.CheckCode(org, "twice@acme.test", second[0]); r.Status != 200 {
 			t.Fatalf("newest code: %s", r.Raw)
 		}
 
 		// Guesses are rate-limited per member beyond the per-code lockout.
 		var last apptest.Resp
 		for i := 0; i <= emailotp.CheckPerEmail.Limit; i++ {
-			last = checkCode(e, org, "guess@acme.test", "123456")
+			last = e.CheckCode(org, "guess@acme.test", "123456")
 		}
 		apptest.Want(t, last, 429, "too_many_requests")
 	})
@@ -102,11 +84,11 @@ func TestEmailOTPSendLimitsAndAtomicity(t *testing.T) {
 		ctx := context.Background()
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		for i := range emailotp.SendPerEmail.Limit {
-			if r := sendCode(e, org, "many@acme.test"); r.Status != 200 {
+			if r := e.SendCode(org, "many@acme.test"); r.Status != 200 {
 				t.Fatalf("send %d: %s", i+1, r.Raw)
 			}
 		}
-		apptest.Want(t, sendCode(e, org, "many@acme.test"), 429, "too_many_requests")
+		apptest.Want(t, e.SendCode(org, "many@acme.test"), 429, "too_many_requests")
 		msgs, err := e.App.Outbox.List(ctx, "many@acme.test", 0)
 		if err != nil || len(msgs) != emailotp.SendPerEmail.Limit {
 			t.Fatalf("%d messages (%v), want %d: a refused send mailed a code", len(msgs), err, emailotp.SendPerEmail.Limit)
@@ -119,8 +101,8 @@ func TestEmailOTPSendLimitsAndAtomicity(t *testing.T) {
 		closed := e.CreateOrg("closed", "NOT_ALLOWED", nil)
 		e.CreateMember(closed, "ada@closed.test")
 		for range emailotp.SendPerIP.Limit - emailotp.SendPerEmail.Limit - 1 {
-			apptest.Want(t, sendCode(e, closed, "stranger@closed.test"), 403, "email_jit_provisioning_not_allowed")
+			apptest.Want(t, e.SendCode(closed, "stranger@closed.test"), 403, "email_jit_provisioning_not_allowed")
 		}
-		apptest.Want(t, sendCode(e, closed, "ada@closed.test"), 429, "too_many_requests")
+		apptest.Want(t, e.SendCode(closed, "ada@closed.test"), 429, "too_many_requests")
 	})
 }

@@ -73,7 +73,7 @@ func TestHostileInputCorpus(t *testing.T) {
 		e.Clock.Advance(time.Hour)
 		f.email = fmt.Sprintf("ada%d@acme.test", fresh)
 		f.org = e.CreateOrg(fmt.Sprintf("acme-%d", fresh), "ALL_ALLOWED", nil)
-		f.session, f.jwt, f.member = login(e, f.org, f.email)
+		f.session, f.jwt, f.member = e.Login(f.org, f.email)
 	}
 
 	// LATCHKEY_HOSTILE_FULL=1 sends every variant to every route (about

@@ -43,13 +43,13 @@ func TestInviteAcceptedByLink(t *testing.T) {
 		if subject != "You are invited to join Acme" || !strings.Contains(text, "Grace Boss (boss@acme.test) invited you to join Acme.") {
 			t.Fatalf("invite email: %q\n%s", subject, text)
 		}
-		token := tokenFrom(t, e, links[0]) // the invite redirect URL, stytch_token_type=multi_tenant_magic_links
+		token := apptest.MagicLinkToken(t, links[0]) // the invite redirect URL, stytch_token_type=multi_tenant_magic_links
 
 		// The invitee is not active until they accept.
-		if st := memberByID(e, org, r.Body["member_id"].(string))["status"]; st != "invited" {
+		if st := e.MemberByID(org, r.Body["member_id"].(string))["status"]; st != "invited" {
 			t.Fatalf("status before accepting = %v", st)
 		}
-		r = redeem(e, token, nil)
+		r = e.RedeemLink(token, nil)
 		d := r.Data()
 		if r.Status != 200 || d["member_authenticated"] != true || d["session_token"] == "" {
 			t.Fatalf("accept: %s", r.Raw)
@@ -57,7 +57,7 @@ func TestInviteAcceptedByLink(t *testing.T) {
 		if m := d["member"].(map[string]any); m["status"] != "active" || m["email_address_verified"] != true {
 			t.Fatalf("member after accepting = %v", m)
 		}
-		apptest.Want(t, redeem(e, token, nil), 401, "unable_to_auth_magic_link")
+		apptest.Want(t, e.RedeemLink(token, nil), 401, "unable_to_auth_magic_link")
 
 		// An active member needs no invite.
 		apptest.Want(t, invite(e, map[string]any{"organization_id": org, "email_address": "nia@acme.test"}), 400, "duplicate_member_email")
@@ -83,7 +83,7 @@ func TestInviteStatusesAndPolicy(t *testing.T) {
 		}
 		// Both links work until used: the newest is accepted.
 		_, _, links := lastMessage(e, "pen@acme.test")
-		if r := redeem(e, tokenFrom(t, e, links[0]), nil); r.Status != 200 {
+		if r := e.RedeemLink(apptest.MagicLinkToken(t, links[0]), nil); r.Status != 200 {
 			t.Fatalf("accept re-invite: %s", r.Raw)
 		}
 
@@ -142,9 +142,9 @@ func TestInviteExpiry(t *testing.T) {
 			t.Fatalf("default invite lifetime:\n%s", text)
 		}
 		e.Clock.Advance(6 * time.Minute)
-		apptest.Want(t, redeem(e, tokenFrom(t, e, short[0]), nil), 401, "unable_to_auth_magic_link")
+		apptest.Want(t, e.RedeemLink(apptest.MagicLinkToken(t, short[0]), nil), 401, "unable_to_auth_magic_link")
 		e.Clock.Advance(6 * 24 * time.Hour)
-		if r := redeem(e, tokenFrom(t, e, week[0]), nil); r.Status != 200 {
+		if r := e.RedeemLink(apptest.MagicLinkToken(t, week[0]), nil); r.Status != 200 {
 			t.Fatalf("six-day-old invite: %s", r.Raw)
 		}
 		apptest.Want(t, invite(e, map[string]any{"organization_id": org, "email_address": "x@acme.test", "invite_expiration_minutes": 1}), 400, "invalid_request")
@@ -162,11 +162,11 @@ func TestInviteFromTheSDK(t *testing.T) {
 
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/magic_links/email/invite", body, ""), 401, "user_unauthenticated")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/magic_links/email/invite", body, "not-a-session"), 404, "session_not_found")
-		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/magic_links/email/invite", body, sessionFor(e, org, "plain@acme.test")), 403, "unauthorized_action")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/magic_links/email/invite", body, e.SessionFor(org, "plain@acme.test")), 403, "unauthorized_action")
 
 		// The organization comes from the session, never from the body, and
 		// the browser cannot write trusted metadata.
-		r := e.SDK(http.MethodPost, "/b2b/magic_links/email/invite", body, sessionFor(e, org, "admin@acme.test"))
+		r := e.SDK(http.MethodPost, "/b2b/magic_links/email/invite", body, e.SessionFor(org, "admin@acme.test"))
 		d := r.Data()
 		if r.Status != 200 || d["organization"].(map[string]any)["organization_id"] != org {
 			t.Fatalf("sdk invite: %s", r.Raw)
@@ -175,14 +175,14 @@ func TestInviteFromTheSDK(t *testing.T) {
 		if _, shown := m["trusted_metadata"]; m["status"] != "invited" || shown {
 			t.Fatalf("invited member = %v", m)
 		}
-		if tm := memberByID(e, org, m["member_id"].(string))["trusted_metadata"]; len(tm.(map[string]any)) != 0 {
+		if tm := e.MemberByID(org, m["member_id"].(string))["trusted_metadata"]; len(tm.(map[string]any)) != 0 {
 			t.Fatalf("the browser wrote trusted metadata: %v", tm)
 		}
 		_, text, links := lastMessage(e, "new@acme.test")
 		if !strings.Contains(text, "admin@acme.test") {
 			t.Fatalf("invite does not name the inviter:\n%s", text)
 		}
-		r = redeem(e, tokenFrom(t, e, links[0]), nil)
+		r = e.RedeemLink(apptest.MagicLinkToken(t, links[0]), nil)
 		if r.Status != 200 || r.Data()["organization"].(map[string]any)["organization_id"] != org {
 			t.Fatalf("accept: %s", r.Raw)
 		}
@@ -190,7 +190,7 @@ func TestInviteFromTheSDK(t *testing.T) {
 		invite(e, map[string]any{"organization_id": org, "email_address": "cross@acme.test"})
 		_, _, links = lastMessage(e, "cross@acme.test")
 		proj := e.NewProject("Elsewhere")
-		apptest.Want(t, e.Do(http.MethodPost, "/sdk/v1/b2b/magic_links/authenticate", map[string]any{"magic_links_token": tokenFrom(t, e, links[0])},
+		apptest.Want(t, e.Do(http.MethodPost, "/sdk/v1/b2b/magic_links/authenticate", map[string]any{"magic_links_token": apptest.MagicLinkToken(t, links[0])},
 			http.Header{"Origin": {apptest.Origin}}, proj.PublicToken, proj.PublicToken), 401, "unable_to_auth_magic_link")
 	})
 }

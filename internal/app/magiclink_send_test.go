@@ -13,16 +13,6 @@ import (
 	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
-// count runs a COUNT(*) query and fails the test on error.
-func countRows(e *apptest.Env, query string, args ...any) int {
-	e.T.Helper()
-	var n int
-	if err := e.App.DB.Read().QueryRowContext(context.Background(), query, args...).Scan(&n); err != nil {
-		e.T.Fatalf("%s: %v", query, err)
-	}
-	return n
-}
-
 // mails is how many messages the dev outbox holds for to.
 func mails(e *apptest.Env, to string) int {
 	e.T.Helper()
@@ -41,29 +31,29 @@ func TestMagicLinkSendLimitsAndAtomicity(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		for i := range magiclink.SendPerEmail.Limit {
-			if r := sendLink(e, org, "many@acme.test", nil); r.Status != 200 {
+			if r := e.SendLink(org, "many@acme.test", nil); r.Status != 200 {
 				t.Fatalf("send %d: %s", i+1, r.Raw)
 			}
 			if n := mails(e, "many@acme.test"); n != i+1 {
 				t.Fatalf("after send %d: %d mails, want %d", i+1, n, i+1)
 			}
 		}
-		apptest.Want(t, sendLink(e, org, "many@acme.test", nil), 429, "too_many_requests")
+		apptest.Want(t, e.SendLink(org, "many@acme.test", nil), 429, "too_many_requests")
 		if n := mails(e, "many@acme.test"); n != magiclink.SendPerEmail.Limit {
 			t.Fatalf("%d mails, want %d: a refused send mailed a link", n, magiclink.SendPerEmail.Limit)
 		}
-		if n := countRows(e, `SELECT COUNT(*) FROM magic_links`); n != magiclink.SendPerEmail.Limit {
+		if n := e.Count(`SELECT COUNT(*) FROM magic_links`); n != magiclink.SendPerEmail.Limit {
 			t.Fatalf("%d links stored, want %d", n, magiclink.SendPerEmail.Limit)
 		}
 
 		// Refused once the new member is known (its signup page is not
 		// registered): the member JIT would have created is not kept.
 		bad := map[string]any{"signup_redirect_url": "https://unregistered.test/signup"}
-		apptest.Want(t, sendLink(e, org, "new@acme.test", bad), 400, "redirect_url_not_registered")
+		apptest.Want(t, e.SendLink(org, "new@acme.test", bad), 400, "redirect_url_not_registered")
 		if m := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+org+"/member?email_address=new@acme.test", nil); m.Status != 404 {
 			t.Fatalf("a refused send left a member behind: %s", m.Raw)
 		}
-		if n := countRows(e, `SELECT COUNT(*) FROM magic_links`); n != magiclink.SendPerEmail.Limit {
+		if n := e.Count(`SELECT COUNT(*) FROM magic_links`); n != magiclink.SendPerEmail.Limit {
 			t.Fatalf("%d links stored after a refused send, want %d", n, magiclink.SendPerEmail.Limit)
 		}
 		if n := mails(e, "new@acme.test"); n != 0 {
@@ -73,9 +63,9 @@ func TestMagicLinkSendLimitsAndAtomicity(t *testing.T) {
 		// Every send so far counted against the client address, refused
 		// ones included: the address runs out at its limit.
 		for i := magiclink.SendPerEmail.Limit + 2; i < magiclink.SendPerIP.Limit; i++ {
-			apptest.Want(t, sendLink(e, org, "new@acme.test", bad), 400, "redirect_url_not_registered")
+			apptest.Want(t, e.SendLink(org, "new@acme.test", bad), 400, "redirect_url_not_registered")
 		}
-		apptest.Want(t, sendLink(e, org, "other@acme.test", nil), 429, "too_many_requests")
+		apptest.Want(t, e.SendLink(org, "other@acme.test", nil), 429, "too_many_requests")
 		if n := mails(e, "other@acme.test"); n != 0 {
 			t.Fatalf("a send over the address limit mailed %d links", n)
 		}
@@ -102,12 +92,12 @@ func TestDiscoveryLinkSendLimitsAndAtomicity(t *testing.T) {
 		if n := mails(e, "ada@corp.test"); n != discovery.SendPerEmail.Limit {
 			t.Fatalf("%d mails, want %d: a refused send mailed a link", n, discovery.SendPerEmail.Limit)
 		}
-		if n := countRows(e, `SELECT COUNT(*) FROM discovery_magic_links`); n != discovery.SendPerEmail.Limit {
+		if n := e.Count(`SELECT COUNT(*) FROM discovery_magic_links`); n != discovery.SendPerEmail.Limit {
 			t.Fatalf("%d links stored, want %d", n, discovery.SendPerEmail.Limit)
 		}
 		apptest.Want(t, send("bob@corp.test", map[string]any{"discovery_redirect_url": "https://unregistered.test/d"}), 400,
 			"redirect_url_not_registered")
-		if n := countRows(e, `SELECT COUNT(*) FROM discovery_magic_links`); n != discovery.SendPerEmail.Limit {
+		if n := e.Count(`SELECT COUNT(*) FROM discovery_magic_links`); n != discovery.SendPerEmail.Limit {
 			t.Fatalf("%d links stored after a refused send, want %d", n, discovery.SendPerEmail.Limit)
 		}
 		if n := mails(e, "bob@corp.test"); n != 0 {
@@ -130,28 +120,28 @@ func TestMagicLinkSendWithoutDeliveryLeavesNoLiveLink(t *testing.T) {
 		})
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		e.CreateMember(org, "ada@acme.test")
-		apptest.Want(t, sendLink(e, org, "ada@acme.test", nil), 503, "email_delivery_failed")
+		apptest.Want(t, e.SendLink(org, "ada@acme.test", nil), 503, "email_delivery_failed")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/magic_links/email/discovery/send", map[string]any{"email_address": "ada@acme.test"}, ""),
 			503, "email_delivery_failed")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/otps/email/discovery/send", map[string]any{"email_address": "ada@acme.test"}, ""),
 			503, "email_delivery_failed")
-		apptest.Want(t, sendCode(e, org, "ada@acme.test"), 503, "email_delivery_failed")
-		if n := countRows(e, `SELECT COUNT(*) FROM discovery_email_otps WHERE used_at IS NULL`); n != 0 {
+		apptest.Want(t, e.SendCode(org, "ada@acme.test"), 503, "email_delivery_failed")
+		if n := e.Count(`SELECT COUNT(*) FROM discovery_email_otps WHERE used_at IS NULL`); n != 0 {
 			t.Fatalf("%d live discovery codes after a failed delivery", n)
 		}
-		if n := countRows(e, `SELECT COUNT(*) FROM email_otps WHERE used_at IS NULL`); n != 0 {
+		if n := e.Count(`SELECT COUNT(*) FROM email_otps WHERE used_at IS NULL`); n != 0 {
 			t.Fatalf("%d live email codes after a failed delivery", n)
 		}
-		if n := countRows(e, `SELECT COUNT(*) FROM email_otps`); n != 1 {
+		if n := e.Count(`SELECT COUNT(*) FROM email_otps`); n != 1 {
 			t.Fatalf("%d email codes stored, want the spent one", n)
 		}
-		if n := countRows(e, `SELECT COUNT(*) FROM magic_links WHERE used_at IS NULL`); n != 0 {
+		if n := e.Count(`SELECT COUNT(*) FROM magic_links WHERE used_at IS NULL`); n != 0 {
 			t.Fatalf("%d live links after failed deliveries", n)
 		}
-		if n := countRows(e, `SELECT COUNT(*) FROM discovery_magic_links WHERE used_at IS NULL`); n != 0 {
+		if n := e.Count(`SELECT COUNT(*) FROM discovery_magic_links WHERE used_at IS NULL`); n != 0 {
 			t.Fatalf("%d live discovery links after failed deliveries", n)
 		}
-		if n := countRows(e, `SELECT COUNT(*) FROM magic_links`) + countRows(e, `SELECT COUNT(*) FROM discovery_magic_links`); n != 2 {
+		if n := e.Count(`SELECT COUNT(*) FROM magic_links`) + e.Count(`SELECT COUNT(*) FROM discovery_magic_links`); n != 2 {
 			t.Fatalf("%d links stored, want the 2 spent ones", n)
 		}
 	})
@@ -174,7 +164,7 @@ func TestDiscoveryCodeSendLimitsAndAtomicity(t *testing.T) {
 		if n := mails(e, "ada@corp.test"); n != discovery.SendPerEmail.Limit {
 			t.Fatalf("%d mails, want %d: a refused send mailed a code", n, discovery.SendPerEmail.Limit)
 		}
-		if n := countRows(e, `SELECT COUNT(*) FROM discovery_email_otps`); n != discovery.SendPerEmail.Limit {
+		if n := e.Count(`SELECT COUNT(*) FROM discovery_email_otps`); n != discovery.SendPerEmail.Limit {
 			t.Fatalf("%d codes stored, want %d", n, discovery.SendPerEmail.Limit)
 		}
 		for range discovery.SendPerIP.Limit - discovery.SendPerEmail.Limit - 1 {

@@ -11,33 +11,10 @@ import (
 	"github.com/latchkey/latchkey/internal/magiclink"
 )
 
-// tokenFrom extracts the magic-link token from an emailed link and checks
-// the link targets the registered page with the right token type.
-func tokenFrom(t *testing.T, e *apptest.Env, link string) string {
-	t.Helper()
-	return apptest.LinkToken(t, link, apptest.Page, "multi_tenant_magic_links")
-}
-
-func sendLink(e *apptest.Env, org, email string, extra map[string]any) apptest.Resp {
-	body := map[string]any{"email_address": email, "organization_id": org}
-	for k, v := range extra {
-		body[k] = v
-	}
-	return e.SDK(http.MethodPost, "/b2b/magic_links/email/login_or_signup", body, "")
-}
-
-func redeem(e *apptest.Env, token string, extra map[string]any) apptest.Resp {
-	body := map[string]any{"magic_links_token": token, "session_duration_minutes": 60}
-	for k, v := range extra {
-		body[k] = v
-	}
-	return e.SDK(http.MethodPost, "/b2b/magic_links/authenticate", body, "")
-}
-
 func TestMagicLinkSignupLoginAndReplay(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
-		r := sendLink(e, org, "New.Person@Example.com", nil)
+		r := e.SendLink(org, "New.Person@Example.com", nil)
 		// The public face says nothing about the member; the backend has it, pending.
 		if r.Status != 200 || r.Data()["member"] != nil || r.Data()["member_created"] != nil {
 			t.Fatalf("signup send: %s", r.Raw)
@@ -47,9 +24,9 @@ func TestMagicLinkSignupLoginAndReplay(t *testing.T) {
 			t.Fatalf("signup member: %s", m.Raw)
 		}
 		links, _ := e.LastMail("new.person@example.com")
-		token := tokenFrom(t, e, links[0])
+		token := apptest.MagicLinkToken(t, links[0])
 
-		r = redeem(e, token, nil)
+		r = e.RedeemLink(token, nil)
 		d := r.Data()
 		if r.Status != 200 || d["member_authenticated"] != true || d["session_token"] == "" || d["session_jwt"] == "" {
 			t.Fatalf("authenticate: %s", r.Raw)
@@ -62,18 +39,18 @@ func TestMagicLinkSignupLoginAndReplay(t *testing.T) {
 		if f["type"] != "magic_link" || f["delivery_method"] != "email" {
 			t.Fatalf("factor = %v", f)
 		}
-		apptest.Want(t, redeem(e, token, nil), 401, "unable_to_auth_magic_link")
+		apptest.Want(t, e.RedeemLink(token, nil), 401, "unable_to_auth_magic_link")
 
 		// The now-active member gets a login link.
-		if r := sendLink(e, org, "new.person@example.com", nil); r.Status != 200 {
+		if r := e.SendLink(org, "new.person@example.com", nil); r.Status != 200 {
 			t.Fatalf("second send: %s", r.Raw)
 		}
 		links, _ = e.LastMail("new.person@example.com")
-		if r := redeem(e, tokenFrom(t, e, links[0]), nil); r.Status != 200 {
+		if r := e.RedeemLink(apptest.MagicLinkToken(t, links[0]), nil); r.Status != 200 {
 			t.Fatalf("login link: %s", r.Raw)
 		}
-		apptest.Want(t, redeem(e, "not-a-token", nil), 401, "unable_to_auth_magic_link")
-		apptest.Want(t, redeem(e, "", nil), 400, "invalid_request")
+		apptest.Want(t, e.RedeemLink("not-a-token", nil), 401, "unable_to_auth_magic_link")
+		apptest.Want(t, e.RedeemLink("", nil), 400, "invalid_request")
 	})
 }
 
@@ -81,21 +58,21 @@ func TestMagicLinkExpiryAndConcurrentRedeem(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		e.CreateMember(org, "ada@acme.test")
-		sendLink(e, org, "ada@acme.test", map[string]any{"login_expiration_minutes": 5})
+		e.SendLink(org, "ada@acme.test", map[string]any{"login_expiration_minutes": 5})
 		links, _ := e.LastMail("ada@acme.test")
 		e.Clock.Advance(5 * time.Minute)
-		apptest.Want(t, redeem(e, tokenFrom(t, e, links[0]), nil), 401, "unable_to_auth_magic_link")
+		apptest.Want(t, e.RedeemLink(apptest.MagicLinkToken(t, links[0]), nil), 401, "unable_to_auth_magic_link")
 
-		sendLink(e, org, "ada@acme.test", nil)
+		e.SendLink(org, "ada@acme.test", nil)
 		links, _ = e.LastMail("ada@acme.test")
-		token := tokenFrom(t, e, links[0])
+		token := apptest.MagicLinkToken(t, links[0])
 		var wg sync.WaitGroup
 		statuses := make([]int, 8)
 		for i := range statuses {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				statuses[i] = redeem(e, token, nil).Status
+				statuses[i] = e.RedeemLink(token, nil).Status
 			}()
 		}
 		wg.Wait()
@@ -115,36 +92,36 @@ func TestMagicLinkPolicies(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		closed := e.CreateOrg("closed", "NOT_ALLOWED", nil)
 		restricted := e.CreateOrg("restricted", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"corp.test"}})
-		apptest.Want(t, sendLink(e, closed, "x@corp.test", nil), 403, "email_jit_provisioning_not_allowed")
-		apptest.Want(t, sendLink(e, restricted, "x@gmail.test", nil), 403, "invalid_email_for_jit_provisioning")
-		if r := sendLink(e, restricted, "x@corp.test", nil); r.Status != 200 {
+		apptest.Want(t, e.SendLink(closed, "x@corp.test", nil), 403, "email_jit_provisioning_not_allowed")
+		apptest.Want(t, e.SendLink(restricted, "x@gmail.test", nil), 403, "invalid_email_for_jit_provisioning")
+		if r := e.SendLink(restricted, "x@corp.test", nil); r.Status != 200 {
 			t.Fatalf("allowed domain refused: %s", r.Raw)
 		}
-		apptest.Want(t, sendLink(e, restricted, "not-an-email", nil), 400, "invalid_email")
-		apptest.Want(t, sendLink(e, "organization-test-nope", "x@corp.test", nil), 404, "organization_not_found")
+		apptest.Want(t, e.SendLink(restricted, "not-an-email", nil), 400, "invalid_email")
+		apptest.Want(t, e.SendLink("organization-test-nope", "x@corp.test", nil), 404, "organization_not_found")
 
 		// Redirect URLs must match a registered one exactly.
-		apptest.Want(t, sendLink(e, restricted, "y@corp.test", map[string]any{"signup_redirect_url": apptest.Page + "/../evil"}), 400, "redirect_url_not_registered")
-		apptest.Want(t, sendLink(e, restricted, "y@corp.test", map[string]any{"signup_redirect_url": "http://evil.test/login"}), 400, "redirect_url_not_registered")
-		if r := sendLink(e, restricted, "y@corp.test", map[string]any{"signup_redirect_url": apptest.Page}); r.Status != 200 {
+		apptest.Want(t, e.SendLink(restricted, "y@corp.test", map[string]any{"signup_redirect_url": apptest.Page + "/../evil"}), 400, "redirect_url_not_registered")
+		apptest.Want(t, e.SendLink(restricted, "y@corp.test", map[string]any{"signup_redirect_url": "http://evil.test/login"}), 400, "redirect_url_not_registered")
+		if r := e.SendLink(restricted, "y@corp.test", map[string]any{"signup_redirect_url": apptest.Page}); r.Status != 200 {
 			t.Fatalf("registered URL refused: %s", r.Raw)
 		}
 
 		// Isolation: a token of one project does nothing in another.
 		links, _ := e.LastMail("y@corp.test")
-		token := tokenFrom(t, e, links[0])
+		token := apptest.MagicLinkToken(t, links[0])
 		other := e.NewProject("Other")
 		r := e.Do(http.MethodPost, "/sdk/v1/b2b/magic_links/authenticate", map[string]any{"magic_links_token": token},
 			http.Header{"Origin": {apptest.Origin}}, other.PublicToken, other.PublicToken)
 		apptest.Want(t, r, 401, "unable_to_auth_magic_link")
-		if r := redeem(e, token, nil); r.Status != 200 {
+		if r := e.RedeemLink(token, nil); r.Status != 200 {
 			t.Fatalf("token burned by the other project's attempt: %s", r.Raw)
 		}
 
 		// Sends are rate-limited per recipient.
 		var last apptest.Resp
 		for range magiclink.SendPerEmail.Limit + 1 {
-			last = sendLink(e, restricted, "z@corp.test", nil)
+			last = e.SendLink(restricted, "z@corp.test", nil)
 		}
 		apptest.Want(t, last, 429, "too_many_requests")
 	})
@@ -157,16 +134,16 @@ func TestMagicLinkPKCE(t *testing.T) {
 			t.Fatal(err)
 		}
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
-		apptest.Want(t, sendLink(e, org, "a@acme.test", nil), 400, "pkce_required")
+		apptest.Want(t, e.SendLink(org, "a@acme.test", nil), 400, "pkce_required")
 		verifier := "0123456789abcdef0123456789abcdef0123456789abcdef"
-		if r := sendLink(e, org, "a@acme.test", map[string]any{"pkce_code_challenge": flowtoken.S256(verifier)}); r.Status != 200 {
+		if r := e.SendLink(org, "a@acme.test", map[string]any{"pkce_code_challenge": flowtoken.S256(verifier)}); r.Status != 200 {
 			t.Fatalf("send with challenge: %s", r.Raw)
 		}
 		links, _ := e.LastMail("a@acme.test")
-		token := tokenFrom(t, e, links[0])
-		apptest.Want(t, redeem(e, token, nil), 400, "pkce_mismatch")
-		apptest.Want(t, redeem(e, token, map[string]any{"pkce_code_verifier": "wrong"}), 400, "pkce_mismatch")
-		if r := redeem(e, token, map[string]any{"pkce_code_verifier": verifier}); r.Status != 200 {
+		token := apptest.MagicLinkToken(t, links[0])
+		apptest.Want(t, e.RedeemLink(token, nil), 400, "pkce_mismatch")
+		apptest.Want(t, e.RedeemLink(token, map[string]any{"pkce_code_verifier": "wrong"}), 400, "pkce_mismatch")
+		if r := e.RedeemLink(token, map[string]any{"pkce_code_verifier": verifier}); r.Status != 200 {
 			t.Fatalf("right verifier after wrong ones: %s", r.Raw)
 		}
 	})

@@ -10,41 +10,6 @@ import (
 	"github.com/latchkey/latchkey/internal/apptest"
 )
 
-// sdkAs calls the SDK face with any method, as the widget does, with the
-// session token (or the public token again when "").
-func sdkAs(e *apptest.Env, method, path string, body any, sessionToken string) apptest.Resp {
-	e.T.Helper()
-	pass := sessionToken
-	if pass == "" {
-		pass = e.Project.PublicToken
-	}
-	return e.Do(method, "/sdk/v1"+path, body, http.Header{"Origin": {apptest.Origin}}, e.Project.PublicToken, pass)
-}
-
-// deleteMember deletes a member through the backend, which must succeed.
-func deleteMember(e *apptest.Env, org, mid string) {
-	e.T.Helper()
-	if r := e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+mid, nil); r.Status != 200 {
-		e.T.Fatalf("delete member: %s", r.Raw)
-	}
-}
-
-// sessionFor logs a member in (by email code) and returns the session token.
-func sessionFor(e *apptest.Env, orgID, email string) string {
-	e.T.Helper()
-	token, _, _ := login(e, orgID, email)
-	return token
-}
-
-func memberByID(e *apptest.Env, orgID, memberID string) map[string]any {
-	e.T.Helper()
-	r := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+orgID+"/member?member_id="+memberID, nil)
-	if r.Status != 200 {
-		e.T.Fatalf("get member: %s", r.Raw)
-	}
-	return r.Body["member"].(map[string]any)
-}
-
 func TestMemberLifecycle(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
@@ -57,22 +22,22 @@ func TestMemberLifecycle(t *testing.T) {
 		if m := r.Body["member"].(map[string]any); m["status"] != "pending" || m["email_address_verified"] != false {
 			t.Fatalf("pending member: %s", r.Raw)
 		}
-		sessionFor(e, org, "pat@acme.test")
-		if m := memberByID(e, org, pat); m["status"] != "active" || m["email_address_verified"] != true {
+		e.SessionFor(org, "pat@acme.test")
+		if m := e.MemberByID(org, pat); m["status"] != "active" || m["email_address_verified"] != true {
 			t.Fatalf("after login: %v", m)
 		}
 
 		// active -> deleted: sessions end, logins and updates are refused.
-		token := sessionFor(e, org, "pat@acme.test")
+		token := e.SessionFor(org, "pat@acme.test")
 		r = e.Backend(http.MethodDelete, path+pat, nil)
 		if r.Status != 200 || r.Body["member_id"] != pat {
 			t.Fatalf("delete: %s", r.Raw)
 		}
-		if m := memberByID(e, org, pat); m["status"] != "deleted" {
+		if m := e.MemberByID(org, pat); m["status"] != "deleted" {
 			t.Fatalf("after delete: %v", m)
 		}
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token), 404, "session_not_found")
-		apptest.Want(t, sendLink(e, org, "pat@acme.test", nil), 403, "inactive_member")
+		apptest.Want(t, e.SendLink(org, "pat@acme.test", nil), 403, "inactive_member")
 		apptest.Want(t, e.Backend(http.MethodPut, path+pat, map[string]any{"name": "Pat"}), 403, "inactive_member")
 		if r := e.Backend(http.MethodDelete, path+pat, nil); r.Status != 200 {
 			t.Fatalf("deleting twice: %s", r.Raw)
@@ -85,7 +50,7 @@ func TestMemberLifecycle(t *testing.T) {
 		}
 		apptest.Want(t, e.Backend(http.MethodPut, path+pat+"/reactivate", nil), 400, "no_deleted_member_found_for_reactivation")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token), 404, "session_not_found")
-		if sessionFor(e, org, "pat@acme.test") == "" {
+		if e.SessionFor(org, "pat@acme.test") == "" {
 			t.Fatal("no session after reactivation")
 		}
 		apptest.Want(t, e.Backend(http.MethodPut, path+"member-test-nope/reactivate", nil), 404, "member_not_found")
@@ -120,7 +85,7 @@ func TestMemberUpdateAndGet(t *testing.T) {
 		apptest.Want(t, e.Backend(http.MethodPut, path, map[string]any{"roles": []string{"stytch_admin"}, "is_admin": false}), 400, "invalid_request")
 
 		// A new email is unverified; a taken one is refused.
-		sessionFor(e, org, "ada@acme.test")
+		e.SessionFor(org, "ada@acme.test")
 		r = e.Backend(http.MethodPut, path, map[string]any{"email_address": "Ada.New@Acme.test"})
 		if m := r.Body["member"].(map[string]any); m["email_address"] != "ada.new@acme.test" || m["email_address_verified"] != false {
 			t.Fatalf("email change: %s", r.Raw)
@@ -150,21 +115,6 @@ func roleIDs(m map[string]any) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// emailsOf runs a member search and returns the emails found.
-func emailsOf(e *apptest.Env, body map[string]any) ([]string, apptest.Resp) {
-	e.T.Helper()
-	r := e.Backend(http.MethodPost, "/v1/b2b/organizations/members/search", body)
-	if r.Status != 200 {
-		e.T.Fatalf("member search %v: %s", body, r.Raw)
-	}
-	var out []string
-	for _, m := range r.Body["members"].([]any) {
-		out = append(out, m.(map[string]any)["email_address"].(string))
-	}
-	sort.Strings(out)
-	return out, r
 }
 
 func TestMemberSearch(t *testing.T) {
@@ -201,32 +151,32 @@ func TestMemberSearch(t *testing.T) {
 			want []string
 		}{
 			{"all live members", inA(map[string]any{}), live},
-			{"member_ids", inA(query("AND", op("member_ids", []string{ada, eve}))), []string{"ada@alpha.test"}},
-			{"member_emails", inA(query("AND", op("member_emails", []string{"BOB@alpha.test"}))), []string{"bob@alpha.test"}},
-			{"member_email_fuzzy", inA(query("AND", op("member_email_fuzzy", "AROL@"))), []string{"carol@alpha.test"}},
-			{"member_is_breakglass", inA(query("AND", op("member_is_breakglass", true))), []string{"bob@alpha.test"}},
-			{"statuses", inA(query("AND", op("statuses", []string{"pending", "invited"}))), []string{"carol@alpha.test", "dave@alpha.test"}},
-			{"statuses finds deleted", inA(query("AND", op("statuses", []string{"deleted"}))), []string{"eve@alpha.test"}},
-			{"member_roles admin", inA(query("AND", op("member_roles", []string{"stytch_admin"}))), []string{"ada@alpha.test"}},
-			{"member_roles member", inA(query("AND", op("member_roles", []string{"stytch_member"}))), live},
-			{"member_roles unknown", inA(query("AND", op("member_roles", []string{"auditor"}))), nil},
-			{"member_password_exists false", inA(query("AND", op("member_password_exists", false))), live},
-			{"member_password_exists true", inA(query("AND", op("member_password_exists", true))), nil},
-			{"member_mfa_phone_numbers", inA(query("AND", op("member_mfa_phone_numbers", []string{"+14155552671"}))), nil},
-			{"AND", inA(query("AND", op("member_email_fuzzy", "alpha"), op("statuses", []string{"active"}))), []string{"ada@alpha.test", "bob@alpha.test"}},
-			{"OR", inA(query("OR", op("member_is_breakglass", true), op("member_roles", []string{"stytch_admin"}))), []string{"ada@alpha.test", "bob@alpha.test"}},
-			{"only the named organizations", inA(query("AND", op("member_email_fuzzy", "frank"))), nil},
+			{"member_ids", inA(apptest.Query("AND", apptest.Filter("member_ids", []string{ada, eve}))), []string{"ada@alpha.test"}},
+			{"member_emails", inA(apptest.Query("AND", apptest.Filter("member_emails", []string{"BOB@alpha.test"}))), []string{"bob@alpha.test"}},
+			{"member_email_fuzzy", inA(apptest.Query("AND", apptest.Filter("member_email_fuzzy", "AROL@"))), []string{"carol@alpha.test"}},
+			{"member_is_breakglass", inA(apptest.Query("AND", apptest.Filter("member_is_breakglass", true))), []string{"bob@alpha.test"}},
+			{"statuses", inA(apptest.Query("AND", apptest.Filter("statuses", []string{"pending", "invited"}))), []string{"carol@alpha.test", "dave@alpha.test"}},
+			{"statuses finds deleted", inA(apptest.Query("AND", apptest.Filter("statuses", []string{"deleted"}))), []string{"eve@alpha.test"}},
+			{"member_roles admin", inA(apptest.Query("AND", apptest.Filter("member_roles", []string{"stytch_admin"}))), []string{"ada@alpha.test"}},
+			{"member_roles member", inA(apptest.Query("AND", apptest.Filter("member_roles", []string{"stytch_member"}))), live},
+			{"member_roles unknown", inA(apptest.Query("AND", apptest.Filter("member_roles", []string{"auditor"}))), nil},
+			{"member_password_exists false", inA(apptest.Query("AND", apptest.Filter("member_password_exists", false))), live},
+			{"member_password_exists true", inA(apptest.Query("AND", apptest.Filter("member_password_exists", true))), nil},
+			{"member_mfa_phone_numbers", inA(apptest.Query("AND", apptest.Filter("member_mfa_phone_numbers", []string{"+14155552671"}))), nil},
+			{"AND", inA(apptest.Query("AND", apptest.Filter("member_email_fuzzy", "alpha"), apptest.Filter("statuses", []string{"active"}))), []string{"ada@alpha.test", "bob@alpha.test"}},
+			{"OR", inA(apptest.Query("OR", apptest.Filter("member_is_breakglass", true), apptest.Filter("member_roles", []string{"stytch_admin"}))), []string{"ada@alpha.test", "bob@alpha.test"}},
+			{"only the named organizations", inA(apptest.Query("AND", apptest.Filter("member_email_fuzzy", "frank"))), nil},
 			{"two organizations", map[string]any{"organization_ids": []string{a, b}, "query": map[string]any{"operator": "OR",
-				"operands": []any{op("member_email_fuzzy", "frank"), op("member_ids", []string{ada})}}}, []string{"ada@alpha.test", "frank@beta.test"}},
+				"operands": []any{apptest.Filter("member_email_fuzzy", "frank"), apptest.Filter("member_ids", []string{ada})}}}, []string{"ada@alpha.test", "frank@beta.test"}},
 		}
 		for _, tc := range tests {
-			if got, _ := emailsOf(e, tc.body); !slices.Equal(got, tc.want) {
+			if got, _ := e.EmailsOf(tc.body); !slices.Equal(got, tc.want) {
 				t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
 			}
 		}
 
 		// The response maps each returned member's organization.
-		_, r := emailsOf(e, map[string]any{"organization_ids": []string{a, b}, "limit": 10})
+		_, r := e.EmailsOf(map[string]any{"organization_ids": []string{a, b}, "limit": 10})
 		orgs := r.Body["organizations"].(map[string]any)
 		if len(orgs) != 2 || orgs[a].(map[string]any)["organization_slug"] != "alpha" || orgs[b].(map[string]any)["organization_slug"] != "beta" {
 			t.Fatalf("organizations map: %s", r.Raw)
@@ -236,7 +186,7 @@ func TestMemberSearch(t *testing.T) {
 		var seen []string
 		body := map[string]any{"organization_ids": []string{a}, "limit": 3}
 		for i := 0; ; i++ {
-			got, r := emailsOf(e, body)
+			got, r := e.EmailsOf(body)
 			seen = append(seen, got...)
 			meta := r.Body["results_metadata"].(map[string]any)
 			if meta["total"] != float64(4) {
@@ -259,9 +209,9 @@ func TestMemberSearch(t *testing.T) {
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/members/search", map[string]any{}), 400, "invalid_request")
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/members/search", map[string]any{"organization_ids": []string{"organization-test-x"}}),
 			404, "organization_not_found")
-		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/members/search", inA(query("AND", op("member_is_breakglass", "yes")))),
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/members/search", inA(apptest.Query("AND", apptest.Filter("member_is_breakglass", "yes")))),
 			400, "invalid_request")
-		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/members/search", inA(query("AND", op("statuses", []string{"asleep"})))),
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/members/search", inA(apptest.Query("AND", apptest.Filter("statuses", []string{"asleep"})))),
 			400, "invalid_request")
 		proj := e.NewProject("Elsewhere")
 		apptest.Want(t, e.Do(http.MethodPost, "/v1/b2b/organizations/members/search", map[string]any{"organization_ids": []string{a}}, nil,

@@ -13,8 +13,8 @@ import (
 // steps up a session named by session_token / session_jwt.
 func TestMFABackendFace(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		alignClock(e)
-		org, mid := mfaMember(e)
+		e.AlignClock()
+		org, mid := e.MFAMember()
 		r := e.Backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": mid})
 		if r.Status != 200 || r.Body["secret"] == "" || r.Body["member_id"] != mid {
 			t.Fatalf("backend totp create: %s", r.Raw)
@@ -25,11 +25,11 @@ func TestMFABackendFace(t *testing.T) {
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": "member-test-nope"}),
 			404, "member_not_found")
 
-		ist, _ := mfaLogin(e, org, "ada@secure.test")
+		ist, _ := e.MFALogin(org, "ada@secure.test")
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
-			"code": totpAt(t, secret, e.Clock.Now())}), 401, "user_unauthenticated")
+			"code": apptest.TOTPAt(t, secret, e.Clock.Now())}), 401, "user_unauthenticated")
 		r = e.Backend(http.MethodPost, "/v1/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
-			"intermediate_session_token": ist, "code": totpAt(t, secret, e.Clock.Now()), "session_duration_minutes": 30})
+			"intermediate_session_token": ist, "code": apptest.TOTPAt(t, secret, e.Clock.Now()), "session_duration_minutes": 30})
 		if r.Status != 200 || r.Body["member_authenticated"] != true {
 			t.Fatalf("backend totp authenticate: %s", r.Raw)
 		}
@@ -42,7 +42,7 @@ func TestMFABackendFace(t *testing.T) {
 		if r.Status != 200 || r.Body["recovery_codes_remaining"] != float64(9) {
 			t.Fatalf("backend recover with a session: %s", r.Raw)
 		}
-		wantFactors(t, r.Body, "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY", "recovery_codes/recovery_code/SECONDARY")
+		apptest.WantFactors(t, r.Body, "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY", "recovery_codes/recovery_code/SECONDARY")
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_jwt": jwt}), 404, "session_not_found")
 		adaToken := r.Body["session_token"].(string)
 
@@ -64,24 +64,24 @@ func TestMFABackendFace(t *testing.T) {
 // exchanged for an organization, which answers mfa_required.
 func TestMFARefusesDiscoveryIST(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		org, mid := mfaMember(e)
-		d := discover(e, "ada@secure.test")
+		org, mid := e.MFAMember()
+		d := e.Discover("ada@secure.test")
 		ist := d["intermediate_session_token"].(string)
-		apptest.Want(t, smsSend(e, org, mid, ist, "+14155552671"), 404, "intermediate_session_not_found")
+		apptest.Want(t, e.SMSSend(org, mid, ist, "+14155552671"), 404, "intermediate_session_not_found")
 		r := e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"organization_id": org,
 			"intermediate_session_token": ist, "session_duration_minutes": 60}, "")
 		mfaIST, _ := r.Data()["intermediate_session_token"].(string)
 		if r.Status != 200 || r.Data()["mfa_required"] == nil || mfaIST == "" {
 			t.Fatalf("exchange in a required organization: %s", r.Raw)
 		}
-		if r := smsSend(e, org, mid, mfaIST, "+14155552671"); r.Status != 200 {
+		if r := e.SMSSend(org, mid, mfaIST, "+14155552671"); r.Status != 200 {
 			t.Fatalf("send with the organization IST: %s", r.Raw)
 		}
-		r = smsAuth(e, org, mid, mfaIST, lastSMS(e, "+14155552671"), nil)
+		r = e.SMSAuth(org, mid, mfaIST, e.LastSMS("+14155552671"), nil)
 		if r.Status != 200 {
 			t.Fatalf("sms after discovery: %s", r.Raw)
 		}
-		if f := factorTypes(r.Data()); len(f) != 2 || f[1] != "otp/sms/SECONDARY" {
+		if f := apptest.SessionFactors(r.Data()); len(f) != 2 || f[1] != "otp/sms/SECONDARY" {
 			t.Fatalf("factors after discovery + sms: %v", f)
 		}
 	})
@@ -92,9 +92,9 @@ func TestMFARefusesDiscoveryIST(t *testing.T) {
 // codes it was refused are unchanged and still complete the login.
 func TestMFALoginInProgressCannotRotateRecoveryCodes(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		alignClock(e)
-		org, mid, _, codes := totpMember(e)
-		ist, _ := mfaLogin(e, org, "ada@secure.test")
+		e.AlignClock()
+		org, mid, _, codes := e.TOTPMember()
+		ist, _ := e.MFALogin(org, "ada@secure.test")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/recovery_codes/rotate", map[string]any{"intermediate_session_token": ist}, ""),
 			401, "user_unauthenticated")
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/recovery_codes/rotate", map[string]any{"organization_id": org,

@@ -18,10 +18,10 @@ import (
 // code.
 func TestMFAEndToEndTOTPAndRecoveryCode(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		alignClock(e)
-		org, mid := mfaMember(e)
+		e.AlignClock()
+		org, mid := e.MFAMember()
 
-		ist, req := mfaLogin(e, org, "ada@secure.test")
+		ist, req := e.MFALogin(org, "ada@secure.test")
 		if req["member_options"] != nil || req["secondary_auth_initiated"] != nil {
 			t.Fatalf("not-enrolled member: mfa_required = %v", req)
 		}
@@ -49,7 +49,7 @@ func TestMFAEndToEndTOTPAndRecoveryCode(t *testing.T) {
 		if len(codes) != 10 || len(seen) != 10 {
 			t.Fatalf("recovery codes: %v", codes)
 		}
-		if member(d)["totp_registration_id"] != "" {
+		if apptest.MemberOf(d)["totp_registration_id"] != "" {
 			t.Fatal("a pending registration is already the member's")
 		}
 
@@ -58,43 +58,43 @@ func TestMFAEndToEndTOTPAndRecoveryCode(t *testing.T) {
 			return e.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid, "code": code,
 				"intermediate_session_token": ist, "session_duration_minutes": 60}, "")
 		}
-		good := totpAt(t, secret, e.Clock.Now())
-		apptest.Want(t, totpAuth(ist, wrongCode(good)), 404, "otp_code_not_found")
+		good := apptest.TOTPAt(t, secret, e.Clock.Now())
+		apptest.Want(t, totpAuth(ist, apptest.WrongCode(good)), 404, "otp_code_not_found")
 		r = totpAuth(ist, good)
 		if r.Status != 200 || r.Data()["member_session"] == nil || r.Data()["session_token"] == "" {
 			t.Fatalf("totp authenticate: %s", r.Raw)
 		}
-		wantFactors(t, r.Data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
-		m := member(r.Data())
+		apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
+		m := apptest.MemberOf(r.Data())
 		if m["totp_registration_id"] != regID || m["default_mfa_method"] != "totp" || m["mfa_enrolled"] != false {
 			t.Fatalf("member after enrollment: %v", m)
 		}
 		token := r.Data()["session_token"].(string)
-		apptest.Want(t, totpAuth(ist, totpAt(t, secret, e.Clock.Now().Add(30*time.Second))), 404, "intermediate_session_not_found")
+		apptest.Want(t, totpAuth(ist, apptest.TOTPAt(t, secret, e.Clock.Now().Add(30*time.Second))), 404, "intermediate_session_not_found")
 
 		// The session keeps both factors.
 		r = e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token)
 		if r.Status != 200 {
 			t.Fatalf("session authenticate: %s", r.Raw)
 		}
-		wantFactors(t, r.Data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
+		apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
 
 		// Later: the login asks for the enrolled app.
 		e.Clock.Advance(5 * time.Minute)
-		ist, req = mfaLogin(e, org, "ada@secure.test")
+		ist, req = e.MFALogin(org, "ada@secure.test")
 		opts, _ := req["member_options"].(map[string]any)
 		if opts == nil || opts["totp_registration_id"] != regID || opts["mfa_phone_number"] != "" || req["secondary_auth_initiated"] != nil {
 			t.Fatalf("enrolled member: mfa_required = %v", req)
 		}
-		r = totpAuth(ist, totpAt(t, secret, e.Clock.Now()))
+		r = totpAuth(ist, apptest.TOTPAt(t, secret, e.Clock.Now()))
 		if r.Status != 200 {
 			t.Fatalf("login with totp: %s", r.Raw)
 		}
-		wantFactors(t, r.Data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
+		apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
 
 		// Another login with a recovery code instead.
 		e.Clock.Advance(5 * time.Minute)
-		ist, _ = mfaLogin(e, org, "ada@secure.test")
+		ist, _ = e.MFALogin(org, "ada@secure.test")
 		recover := func(ist, code string) apptest.Resp {
 			return e.SDK(http.MethodPost, "/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": mid,
 				"recovery_code": code, "intermediate_session_token": ist, "session_duration_minutes": 60}, "")
@@ -104,11 +104,11 @@ func TestMFAEndToEndTOTPAndRecoveryCode(t *testing.T) {
 		if r.Status != 200 || r.Data()["recovery_codes_remaining"] != float64(9) || r.Data()["session_token"] == "" {
 			t.Fatalf("recover: %s", r.Raw)
 		}
-		wantFactors(t, r.Data(), "otp/email/PRIMARY", "recovery_codes/recovery_code/SECONDARY")
+		apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "recovery_codes/recovery_code/SECONDARY")
 		session := r.Data()["session_token"].(string)
 
 		// Single use: the same code fails in the next login; another works.
-		ist, _ = mfaLogin(e, org, "ada@secure.test")
+		ist, _ = e.MFALogin(org, "ada@secure.test")
 		apptest.Want(t, recover(ist, codes[3].(string)), 404, "recovery_code_not_found")
 		if r = recover(ist, codes[4].(string)); r.Status != 200 || r.Data()["recovery_codes_remaining"] != float64(8) {
 			t.Fatalf("second recovery code: %s", r.Raw)
@@ -116,13 +116,13 @@ func TestMFAEndToEndTOTPAndRecoveryCode(t *testing.T) {
 
 		// After a code was used, get no longer shows the set; rotate makes
 		// a fresh one that get shows until its first use.
-		apptest.Want(t, sdkCall(e, http.MethodGet, "/b2b/recovery_codes", nil, session), 400, "recovery_codes_not_available")
+		apptest.Want(t, e.SDK(http.MethodGet, "/b2b/recovery_codes", nil, session), 400, "recovery_codes_not_available")
 		r = e.SDK(http.MethodPost, "/b2b/recovery_codes/rotate", map[string]any{}, session)
 		fresh, _ := r.Data()["recovery_codes"].([]any)
 		if r.Status != 200 || len(fresh) != 10 {
 			t.Fatalf("rotate: %s", r.Raw)
 		}
-		r = sdkCall(e, http.MethodGet, "/b2b/recovery_codes", nil, session)
+		r = e.SDK(http.MethodGet, "/b2b/recovery_codes", nil, session)
 		if got, _ := r.Data()["recovery_codes"].([]any); r.Status != 200 || len(got) != 10 || got[0] != fresh[0] {
 			t.Fatalf("get after rotate: %s", r.Raw)
 		}
@@ -130,7 +130,7 @@ func TestMFAEndToEndTOTPAndRecoveryCode(t *testing.T) {
 		if got, _ := r.Body["recovery_codes"].([]any); r.Status != 200 || len(got) != 10 {
 			t.Fatalf("backend get: %s", r.Raw)
 		}
-		ist, _ = mfaLogin(e, org, "ada@secure.test")
+		ist, _ = e.MFALogin(org, "ada@secure.test")
 		apptest.Want(t, recover(ist, codes[5].(string)), 404, "recovery_code_not_found") // rotated away
 		if r = recover(ist, fresh[9].(string)); r.Status != 200 || r.Data()["recovery_codes_remaining"] != float64(9) {
 			t.Fatalf("fresh code: %s", r.Raw)

@@ -21,18 +21,18 @@ func TestSMSThroughGateway(t *testing.T) {
 		e := apptest.New(t, db, func(c *config.Config) {
 			c.SMSURL, c.SMSAccountSID, c.SMSAuthToken, c.SMSFrom = gw.URL, gw.SID, gw.Token, "+15005550006"
 		})
-		org, mid := mfaMember(e)
-		ist, _ := mfaLogin(e, org, "ada@secure.test")
-		if r := smsSend(e, org, mid, ist, "+14155552671"); r.Status != 200 {
+		org, mid := e.MFAMember()
+		ist, _ := e.MFALogin(org, "ada@secure.test")
+		if r := e.SMSSend(org, mid, ist, "+14155552671"); r.Status != 200 {
 			t.Fatalf("send: %s", r.Raw)
 		}
 		msgs := gw.Messages()
-		code := lastSMS(e, "+14155552671")
+		code := e.LastSMS("+14155552671")
 		if len(msgs) != 1 || msgs[0].To != "+14155552671" || msgs[0].From != "+15005550006" ||
 			!strings.HasPrefix(msgs[0].Body, code+" is your Secure verification code") {
 			t.Fatalf("gateway got %+v (mailbox code %s)", msgs, code)
 		}
-		if r := smsAuth(e, org, mid, ist, code, nil); r.Status != 200 {
+		if r := e.SMSAuth(org, mid, ist, code, nil); r.Status != 200 {
 			t.Fatalf("authenticate: %s", r.Raw)
 		}
 
@@ -40,13 +40,13 @@ func TestSMSThroughGateway(t *testing.T) {
 		gw.Refuse("+14155550178", twiliotest.Refusal{Status: 400, Code: 21408, Message: "Permission to send an SMS has not been enabled"})
 		gw.Refuse("+14155550179", twiliotest.Refusal{Status: 500, Code: 20500, Message: "Internal Server Error"})
 		bob := e.CreateMember(org, "bob@secure.test")
-		bist, _ := mfaLogin(e, org, "bob@secure.test")
-		apptest.Want(t, smsSend(e, org, bob, bist, "+14155550177"), 400, "unsubscribed_phone_number")
-		apptest.Want(t, smsSend(e, org, bob, bist, "+14155550178"), 400, "invalid_phone_number_country_code")
-		apptest.Want(t, smsSend(e, org, bob, bist, "+14155550179"), 503, "sms_delivery_failed")
+		bist, _ := e.MFALogin(org, "bob@secure.test")
+		apptest.Want(t, e.SMSSend(org, bob, bist, "+14155550177"), 400, "unsubscribed_phone_number")
+		apptest.Want(t, e.SMSSend(org, bob, bist, "+14155550178"), 400, "invalid_phone_number_country_code")
+		apptest.Want(t, e.SMSSend(org, bob, bist, "+14155550179"), 503, "sms_delivery_failed")
 		// A refused send leaves no usable code behind (the mailbox copy
 		// was captured before the gateway refused).
-		apptest.Want(t, smsAuth(e, org, bob, bist, lastSMS(e, "+14155550179"), nil), 404, "otp_code_not_found")
+		apptest.Want(t, e.SMSAuth(org, bob, bist, e.LastSMS("+14155550179"), nil), 404, "otp_code_not_found")
 	})
 }
 

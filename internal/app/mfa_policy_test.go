@@ -10,43 +10,6 @@ import (
 	"github.com/latchkey/latchkey/internal/organization"
 )
 
-// sessionTOTP enrolls an authenticator app with a session and returns the
-// secret and the stepped-up session token.
-func sessionTOTP(e *apptest.Env, org, mid, token string, extra map[string]any) (string, string) {
-	e.T.Helper()
-	r := e.SDK(http.MethodPost, "/b2b/totp", map[string]any{"organization_id": org, "member_id": mid}, token)
-	if r.Status != 200 {
-		e.T.Fatalf("totp create: %s", r.Raw)
-	}
-	secret := r.Data()["secret"].(string)
-	body := map[string]any{"organization_id": org, "member_id": mid, "code": totpAt(e.T, secret, e.Clock.Now())}
-	for k, v := range extra {
-		body[k] = v
-	}
-	if r = e.SDK(http.MethodPost, "/b2b/totp/authenticate", body, token); r.Status != 200 {
-		e.T.Fatalf("totp authenticate: %s", r.Raw)
-	}
-	return secret, r.Data()["session_token"].(string)
-}
-
-// sessionSMS enrolls a phone number with a session and returns the
-// stepped-up session token.
-func sessionSMS(e *apptest.Env, org, mid, token, phone string, extra map[string]any) string {
-	e.T.Helper()
-	if r := e.SDK(http.MethodPost, "/b2b/otps/sms/send", map[string]any{"organization_id": org, "member_id": mid, "mfa_phone_number": phone}, token); r.Status != 200 {
-		e.T.Fatalf("sms send: %s", r.Raw)
-	}
-	body := map[string]any{"organization_id": org, "member_id": mid, "code": lastSMS(e, phone)}
-	for k, v := range extra {
-		body[k] = v
-	}
-	r := e.SDK(http.MethodPost, "/b2b/otps/sms/authenticate", body, token)
-	if r.Status != 200 {
-		e.T.Fatalf("sms authenticate: %s", r.Raw)
-	}
-	return r.Data()["session_token"].(string)
-}
-
 // The MFA policy matrix: the organization's policy (optional or required
 // for all), its allowed methods, the member's enrollment and default
 // method decide whether a login stops at mfa_required, what
@@ -66,61 +29,61 @@ func TestMFAPolicyMatrix(t *testing.T) {
 	}{
 		{name: "optional, nothing enrolled", policy: "OPTIONAL", want: outcome{}},
 		{name: "optional, app registered but not opted in", policy: "OPTIONAL",
-			setup: func(e *apptest.Env, org, mid, tok string) { sessionTOTP(e, org, mid, tok, nil) }, want: outcome{}},
+			setup: func(e *apptest.Env, org, mid, tok string) { e.SessionTOTP(org, mid, tok, nil) }, want: outcome{}},
 		{name: "optional, opted in with an app", policy: "OPTIONAL",
 			setup: func(e *apptest.Env, org, mid, tok string) {
-				sessionTOTP(e, org, mid, tok, map[string]any{"set_mfa_enrollment": "enroll"})
+				e.SessionTOTP(org, mid, tok, map[string]any{"set_mfa_enrollment": "enroll"})
 			}, want: outcome{mfa: true, options: "totp"}},
 		{name: "optional, opted in then out", policy: "OPTIONAL",
 			setup: func(e *apptest.Env, org, mid, tok string) {
-				_, tok = sessionTOTP(e, org, mid, tok, map[string]any{"set_mfa_enrollment": "enroll"})
-				sessionSMS(e, org, mid, tok, "+14155550100", map[string]any{"set_mfa_enrollment": "unenroll"})
+				_, tok = e.SessionTOTP(org, mid, tok, map[string]any{"set_mfa_enrollment": "enroll"})
+				e.SessionSMS(org, mid, tok, "+14155550100", map[string]any{"set_mfa_enrollment": "unenroll"})
 			}, want: outcome{}},
 		{name: "required, nothing enrolled", policy: "REQUIRED_FOR_ALL", want: outcome{mfa: true}},
 		{name: "required, app", policy: "REQUIRED_FOR_ALL",
-			setup: func(e *apptest.Env, org, mid, tok string) { sessionTOTP(e, org, mid, tok, nil) }, want: outcome{mfa: true, options: "totp"}},
+			setup: func(e *apptest.Env, org, mid, tok string) { e.SessionTOTP(org, mid, tok, nil) }, want: outcome{mfa: true, options: "totp"}},
 		{name: "required, sms is the default", policy: "REQUIRED_FOR_ALL",
-			setup: func(e *apptest.Env, org, mid, tok string) { sessionSMS(e, org, mid, tok, "+14155550101", nil) },
+			setup: func(e *apptest.Env, org, mid, tok string) { e.SessionSMS(org, mid, tok, "+14155550101", nil) },
 			want:  outcome{mfa: true, options: "sms", initiated: true}},
 		{name: "required, both, app enrolled first is the default", policy: "REQUIRED_FOR_ALL",
 			setup: func(e *apptest.Env, org, mid, tok string) {
-				_, tok = sessionTOTP(e, org, mid, tok, nil)
-				sessionSMS(e, org, mid, tok, "+14155550102", nil)
+				_, tok = e.SessionTOTP(org, mid, tok, nil)
+				e.SessionSMS(org, mid, tok, "+14155550102", nil)
 			}, want: outcome{mfa: true, options: "both"}},
 		{name: "required, both, sms made the default", policy: "REQUIRED_FOR_ALL",
 			setup: func(e *apptest.Env, org, mid, tok string) {
-				_, tok = sessionTOTP(e, org, mid, tok, nil)
-				sessionSMS(e, org, mid, tok, "+14155550103", map[string]any{"set_default_mfa": true})
+				_, tok = e.SessionTOTP(org, mid, tok, nil)
+				e.SessionSMS(org, mid, tok, "+14155550103", map[string]any{"set_default_mfa": true})
 			}, want: outcome{mfa: true, options: "both", initiated: true}},
 		{name: "required, sms default but only apps allowed", policy: "REQUIRED_FOR_ALL", methods: []string{"totp"},
 			setup: func(e *apptest.Env, org, mid, tok string) {
-				_, tok = sessionTOTP(e, org, mid, tok, nil)
-				sessionSMS(e, org, mid, tok, "+14155550104", map[string]any{"set_default_mfa": true})
+				_, tok = e.SessionTOTP(org, mid, tok, nil)
+				e.SessionSMS(org, mid, tok, "+14155550104", map[string]any{"set_default_mfa": true})
 			}, want: outcome{mfa: true, options: "both"}},
 		{name: "required, app made the default again", policy: "REQUIRED_FOR_ALL",
 			setup: func(e *apptest.Env, org, mid, tok string) {
-				tok = sessionSMS(e, org, mid, tok, "+14155550105", nil)
-				sessionTOTP(e, org, mid, tok, map[string]any{"set_default_mfa": true})
+				tok = e.SessionSMS(org, mid, tok, "+14155550105", nil)
+				e.SessionTOTP(org, mid, tok, map[string]any{"set_default_mfa": true})
 			}, want: outcome{mfa: true, options: "both"}},
 	}
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		alignClock(e)
+		e.AlignClock()
 		for i, tc := range cases {
 			org := e.CreateOrg(fmt.Sprintf("org%02d", i), "NOT_ALLOWED", nil)
 			email := fmt.Sprintf("m%02d@matrix.test", i)
 			mid := e.CreateMember(org, email)
 			if tc.setup != nil {
-				tok := emailLogin(e, org, email)["session_token"].(string)
+				tok := e.EmailLogin(org, email)["session_token"].(string)
 				tc.setup(e, org, mid, tok)
 			}
-			setMFA(e, org, tc.policy, tc.methods...)
-			d := emailLogin(e, org, email)
+			e.SetMFA(org, tc.policy, tc.methods...)
+			d := e.EmailLogin(org, email)
 			req, _ := d["mfa_required"].(map[string]any)
 			if got := req != nil; got != tc.want.mfa || (d["member_session"] != nil) == tc.want.mfa {
 				t.Fatalf("%s: mfa_required = %v, session = %v", tc.name, req, d["member_session"] != nil)
 			}
 			if !tc.want.mfa {
-				wantFactors(t, d, "otp/email/PRIMARY")
+				apptest.WantFactors(t, d, "otp/email/PRIMARY")
 				continue
 			}
 			opts, _ := req["member_options"].(map[string]any)
@@ -146,15 +109,15 @@ func TestMFAPolicyMatrix(t *testing.T) {
 				// The code was sent inside the login and completes it.
 				ist := d["intermediate_session_token"].(string)
 				// The browser sees the number masked; the backend has it whole.
-				num := memberByID(e, org, mid)["mfa_phone_number"].(string)
+				num := e.MemberByID(org, mid)["mfa_phone_number"].(string)
 				if opts["mfa_phone_number"] != organization.MaskPhone(num) || opts["mfa_phone_number"] == num {
 					t.Fatalf("%s: member_options.mfa_phone_number = %v for %s", tc.name, opts["mfa_phone_number"], num)
 				}
-				r := smsAuth(e, org, mid, ist, lastSMS(e, num), nil)
+				r := e.SMSAuth(org, mid, ist, e.LastSMS(num), nil)
 				if r.Status != 200 {
 					t.Fatalf("%s: server-initiated code: %s", tc.name, r.Raw)
 				}
-				wantFactors(t, r.Data(), "otp/email/PRIMARY", "otp/sms/SECONDARY")
+				apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "otp/sms/SECONDARY")
 			}
 		}
 	})
@@ -164,13 +127,13 @@ func TestMFAPolicyMatrix(t *testing.T) {
 // what the widget offers.
 func TestMFARestrictedMethods(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		alignClock(e)
+		e.AlignClock()
 		org := e.CreateOrg("smsonly", "NOT_ALLOWED", nil)
 		mid := e.CreateMember(org, "ada@smsonly.test")
-		tok := emailLogin(e, org, "ada@smsonly.test")["session_token"].(string)
-		secret, tok := sessionTOTP(e, org, mid, tok, nil)
-		setMFA(e, org, "REQUIRED_FOR_ALL", "sms_otp")
-		ist, req := mfaLogin(e, org, "ada@smsonly.test")
+		tok := e.EmailLogin(org, "ada@smsonly.test")["session_token"].(string)
+		secret, tok := e.SessionTOTP(org, mid, tok, nil)
+		e.SetMFA(org, "REQUIRED_FOR_ALL", "sms_otp")
+		ist, req := e.MFALogin(org, "ada@smsonly.test")
 		if req["member_options"].(map[string]any)["totp_registration_id"] == "" {
 			t.Fatalf("member_options = %v", req)
 		}
@@ -178,21 +141,21 @@ func TestMFARestrictedMethods(t *testing.T) {
 			403, "mfa_method_not_allowed")
 		e.Clock.Advance(30 * time.Second)
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
-			"intermediate_session_token": ist, "code": totpAt(t, secret, e.Clock.Now())}, ""), 403, "mfa_method_not_allowed")
+			"intermediate_session_token": ist, "code": apptest.TOTPAt(t, secret, e.Clock.Now())}, ""), 403, "mfa_method_not_allowed")
 		// SMS is allowed; the member has an app, so with only the IST they
 		// cannot add a phone: the organization's admin must remove the app
 		// first (or the member from a session).
-		apptest.Want(t, smsSend(e, org, mid, ist, "+14155550110"), 403, "unauthorized_action")
+		apptest.Want(t, e.SMSSend(org, mid, ist, "+14155550110"), 403, "unauthorized_action")
 		if r := e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+mid+"/totp", nil); r.Status != 200 {
 			t.Fatalf("delete totp: %s", r.Raw)
 		}
-		if r := smsSend(e, org, mid, ist, "+14155550110"); r.Status != 200 {
+		if r := e.SMSSend(org, mid, ist, "+14155550110"); r.Status != 200 {
 			t.Fatalf("sms enrollment: %s", r.Raw)
 		}
-		if r := smsAuth(e, org, mid, ist, lastSMS(e, "+14155550110"), nil); r.Status != 200 {
+		if r := e.SMSAuth(org, mid, ist, e.LastSMS("+14155550110"), nil); r.Status != 200 {
 			t.Fatalf("sms authenticate: %s", r.Raw)
 		}
-		setMFA(e, org, "REQUIRED_FOR_ALL", "totp")
+		e.SetMFA(org, "REQUIRED_FOR_ALL", "totp")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/otps/sms/send", map[string]any{"organization_id": org, "member_id": mid}, tok), 403, "mfa_method_not_allowed")
 	})
 }

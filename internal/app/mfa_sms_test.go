@@ -12,121 +12,104 @@ import (
 	"github.com/latchkey/latchkey/internal/organization"
 )
 
-func smsSend(e *apptest.Env, org, mid, ist, phone string) apptest.Resp {
-	body := map[string]any{"organization_id": org, "member_id": mid, "intermediate_session_token": ist}
-	if phone != "" {
-		body["mfa_phone_number"] = phone
-	}
-	return e.SDK(http.MethodPost, "/b2b/otps/sms/send", body, "")
-}
-
-func smsAuth(e *apptest.Env, org, mid, ist, code string, extra map[string]any) apptest.Resp {
-	body := map[string]any{"organization_id": org, "member_id": mid, "intermediate_session_token": ist, "code": code,
-		"session_duration_minutes": 60}
-	for k, v := range extra {
-		body[k] = v
-	}
-	return e.SDK(http.MethodPost, "/b2b/otps/sms/authenticate", body, "")
-}
-
 // SMS enrollment during a required-MFA login: numbers are validated to
 // E.164, codes land in the dev mailbox, expire after 2 minutes, lock after
 // repeated misses and are single use; the verified number becomes the
 // member's, unique within the organization.
 func TestSMSEnrollmentCodesAndLockout(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		org, mid := mfaMember(e)
-		ist, _ := mfaLogin(e, org, "ada@secure.test")
+		org, mid := e.MFAMember()
+		ist, _ := e.MFALogin(org, "ada@secure.test")
 
-		apptest.Want(t, smsSend(e, org, mid, ist, "4155552671"), 400, "invalid_phone_number")
-		apptest.Want(t, smsSend(e, org, mid, ist, "+1 415 555"), 400, "invalid_phone_number")
-		apptest.Want(t, smsSend(e, org, mid, ist, "+999 1234567"), 400, "invalid_phone_number_country_code")
-		apptest.Want(t, smsSend(e, org, mid, ist, ""), 400, "invalid_request") // nothing enrolled, no number given
-		apptest.Want(t, smsSend(e, org, mid, "", "+14155552671"), 401, "user_unauthenticated")
+		apptest.Want(t, e.SMSSend(org, mid, ist, "4155552671"), 400, "invalid_phone_number")
+		apptest.Want(t, e.SMSSend(org, mid, ist, "+1 415 555"), 400, "invalid_phone_number")
+		apptest.Want(t, e.SMSSend(org, mid, ist, "+999 1234567"), 400, "invalid_phone_number_country_code")
+		apptest.Want(t, e.SMSSend(org, mid, ist, ""), 400, "invalid_request") // nothing enrolled, no number given
+		apptest.Want(t, e.SMSSend(org, mid, "", "+14155552671"), 401, "user_unauthenticated")
 
 		const num = "+14155552671"
-		if r := smsSend(e, org, mid, ist, "+1 (415) 555-2671"); r.Status != 200 {
+		if r := e.SMSSend(org, mid, ist, "+1 (415) 555-2671"); r.Status != 200 {
 			t.Fatalf("send: %s", r.Raw)
 		}
-		code := lastSMS(e, num)
+		code := e.LastSMS(num)
 
 		// Expiry: 2 minutes.
 		e.Clock.Advance(mfa.SMSCodeExpiry)
-		apptest.Want(t, smsAuth(e, org, mid, ist, code, nil), 404, "otp_code_not_found")
+		apptest.Want(t, e.SMSAuth(org, mid, ist, code, nil), 404, "otp_code_not_found")
 
 		// Lockout: the code dies after emailotp.MaxAttempts misses.
-		smsSend(e, org, mid, ist, num)
-		code = lastSMS(e, num)
+		e.SMSSend(org, mid, ist, num)
+		code = e.LastSMS(num)
 		for range emailotp.MaxAttempts {
-			apptest.Want(t, smsAuth(e, org, mid, ist, wrongCode(code), nil), 404, "otp_code_not_found")
+			apptest.Want(t, e.SMSAuth(org, mid, ist, apptest.WrongCode(code), nil), 404, "otp_code_not_found")
 		}
-		apptest.Want(t, smsAuth(e, org, mid, ist, code, nil), 404, "otp_code_not_found")
-		apptest.Want(t, smsAuth(e, org, mid, ist, "12a456", nil), 400, "invalid_code")
+		apptest.Want(t, e.SMSAuth(org, mid, ist, code, nil), 404, "otp_code_not_found")
+		apptest.Want(t, e.SMSAuth(org, mid, ist, "12a456", nil), 400, "invalid_code")
 
 		// A resend supersedes the previous code.
-		smsSend(e, org, mid, ist, num)
-		old := lastSMS(e, num)
+		e.SMSSend(org, mid, ist, num)
+		old := e.LastSMS(num)
 		e.Clock.Advance(time.Second)
-		smsSend(e, org, mid, ist, num)
-		code = lastSMS(e, num)
+		e.SMSSend(org, mid, ist, num)
+		code = e.LastSMS(num)
 		if old != code {
-			apptest.Want(t, smsAuth(e, org, mid, ist, old, nil), 404, "otp_code_not_found")
+			apptest.Want(t, e.SMSAuth(org, mid, ist, old, nil), 404, "otp_code_not_found")
 		}
-		r := smsAuth(e, org, mid, ist, code, map[string]any{"set_mfa_enrollment": "enroll"})
+		r := e.SMSAuth(org, mid, ist, code, map[string]any{"set_mfa_enrollment": "enroll"})
 		if r.Status != 200 {
 			t.Fatalf("sms authenticate: %s", r.Raw)
 		}
-		wantFactors(t, r.Data(), "otp/email/PRIMARY", "otp/sms/SECONDARY")
+		apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "otp/sms/SECONDARY")
 		f := r.Data()["member_session"].(map[string]any)["authentication_factors"].([]any)[1].(map[string]any)
 		// Browsers see phone numbers masked (the backend face has them whole).
 		if pf, _ := f["phone_number_factor"].(map[string]any); pf["phone_number"] != organization.MaskPhone(num) || pf["phone_id"] == "" {
 			t.Fatalf("sms factor = %v", f)
 		}
-		m := member(r.Data())
-		if m["mfa_phone_number"] != organization.MaskPhone(num) || memberByID(e, org, mid)["mfa_phone_number"] != num ||
+		m := apptest.MemberOf(r.Data())
+		if m["mfa_phone_number"] != organization.MaskPhone(num) || e.MemberByID(org, mid)["mfa_phone_number"] != num ||
 			m["mfa_phone_number_verified"] != true || m["default_mfa_method"] != "sms_otp" ||
 			m["mfa_enrolled"] != false { // REQUIRED_FOR_ALL ignores set_mfa_enrollment
 			t.Fatalf("member after sms enrollment: %v", m)
 		}
-		apptest.Want(t, smsAuth(e, org, mid, ist, code, nil), 404, "intermediate_session_not_found") // the IST is spent
+		apptest.Want(t, e.SMSAuth(org, mid, ist, code, nil), 404, "intermediate_session_not_found") // the IST is spent
 
 		// One member per number in an organization; other organizations
 		// are separate.
 		bob := e.CreateMember(org, "bob@secure.test")
-		bist, _ := mfaLogin(e, org, "bob@secure.test")
-		apptest.Want(t, smsSend(e, org, bob, bist, "+1 415-555-2671"), 400, "duplicate_member_phone_number")
+		bist, _ := e.MFALogin(org, "bob@secure.test")
+		apptest.Want(t, e.SMSSend(org, bob, bist, "+1 415-555-2671"), 400, "duplicate_member_phone_number")
 		other := e.CreateOrg("other", "NOT_ALLOWED", nil)
-		setMFA(e, other, "REQUIRED_FOR_ALL")
+		e.SetMFA(other, "REQUIRED_FOR_ALL")
 		ada2 := e.CreateMember(other, "ada@secure.test")
-		ist2, _ := mfaLogin(e, other, "ada@secure.test")
-		if r := smsSend(e, other, ada2, ist2, num); r.Status != 200 {
+		ist2, _ := e.MFALogin(other, "ada@secure.test")
+		if r := e.SMSSend(other, ada2, ist2, num); r.Status != 200 {
 			t.Fatalf("same number in another organization: %s", r.Raw)
 		}
 
 		// An IST is for this member only.
-		apptest.Want(t, smsSend(e, org, mid, bist, ""), 403, "unauthorized_action")
+		apptest.Want(t, e.SMSSend(org, mid, bist, ""), 403, "unauthorized_action")
 
 		// With only an IST, a member who has MFA cannot enroll more. (A
 		// new window first: the sends above used up the number's limit.)
 		e.Clock.Advance(mfa.SMSSendPerPhone.Window)
-		ist, req := mfaLogin(e, org, "ada@secure.test")
+		ist, req := e.MFALogin(org, "ada@secure.test")
 		if req["secondary_auth_initiated"] != "sms_otp" || req["member_options"].(map[string]any)["mfa_phone_number"] != organization.MaskPhone(num) {
 			t.Fatalf("default sms: mfa_required = %v", req)
 		}
-		apptest.Want(t, smsSend(e, org, mid, ist, "+14155550123"), 403, "unauthorized_action")
+		apptest.Want(t, e.SMSSend(org, mid, ist, "+14155550123"), 403, "unauthorized_action")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/totp", map[string]any{"organization_id": org, "member_id": mid, "intermediate_session_token": ist}, ""),
 			403, "unauthorized_action")
 		// The login already sent a code; using it completes the login.
-		r = smsAuth(e, org, mid, ist, lastSMS(e, num), nil)
+		r = e.SMSAuth(org, mid, ist, e.LastSMS(num), nil)
 		if r.Status != 200 {
 			t.Fatalf("server-initiated sms: %s", r.Raw)
 		}
-		wantFactors(t, r.Data(), "otp/email/PRIMARY", "otp/sms/SECONDARY")
+		apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "otp/sms/SECONDARY")
 
 		// Phone deletion: self route, then the backend route.
 		self := r.Data()["session_token"].(string)
-		r = sdkCall(e, http.MethodDelete, "/b2b/organizations/members/deletePhoneNumber", nil, self)
-		if m := member(r.Data()); r.Status != 200 || m["mfa_phone_number"] != "" || m["mfa_phone_number_verified"] != false ||
+		r = e.SDK(http.MethodDelete, "/b2b/organizations/members/deletePhoneNumber", nil, self)
+		if m := apptest.MemberOf(r.Data()); r.Status != 200 || m["mfa_phone_number"] != "" || m["mfa_phone_number_verified"] != false ||
 			m["default_mfa_method"] != "" {
 			t.Fatalf("self delete phone: %s", r.Raw)
 		}
@@ -135,8 +118,8 @@ func TestSMSEnrollmentCodesAndLockout(t *testing.T) {
 			t.Fatalf("backend delete phone: %s", r.Raw)
 		}
 		// The number is free again in the organization.
-		bist, _ = mfaLogin(e, org, "bob@secure.test")
-		if r := smsSend(e, org, bob, bist, num); r.Status != 200 {
+		bist, _ = e.MFALogin(org, "bob@secure.test")
+		if r := e.SMSSend(org, bob, bist, num); r.Status != 200 {
 			t.Fatalf("freed number: %s", r.Raw)
 		}
 	})
@@ -146,14 +129,14 @@ func TestSMSEnrollmentCodesAndLockout(t *testing.T) {
 // a guesser can flood a phone.
 func TestSMSSendLimits(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		org, mid := mfaMember(e)
-		ist, _ := mfaLogin(e, org, "ada@secure.test")
+		org, mid := e.MFAMember()
+		ist, _ := e.MFALogin(org, "ada@secure.test")
 		for i := 0; i < mfa.SMSSendPerMember.Limit; i++ {
-			if r := smsSend(e, org, mid, ist, "+14155552671"); r.Status != 200 {
+			if r := e.SMSSend(org, mid, ist, "+14155552671"); r.Status != 200 {
 				t.Fatalf("send %d: %s", i, r.Raw)
 			}
 		}
-		apptest.Want(t, smsSend(e, org, mid, ist, "+14155552671"), 429, "too_many_requests")
+		apptest.Want(t, e.SMSSend(org, mid, ist, "+14155552671"), 429, "too_many_requests")
 		if n := smsCount(e, "+14155552671"); n != mfa.SMSSendPerMember.Limit {
 			t.Fatalf("%d messages sent, want %d", n, mfa.SMSSendPerMember.Limit)
 		}
@@ -165,8 +148,8 @@ func TestSMSSendLimits(t *testing.T) {
 		for i := 0; i <= mfa.SMSSendPerPhone.Limit; i++ {
 			email := string(rune('a'+i)) + "@secure.test"
 			m := e.CreateMember(org, email)
-			ist, _ := mfaLogin(e, org, email)
-			last = smsSend(e, org, m, ist, "+14155550123")
+			ist, _ := e.MFALogin(org, email)
+			last = e.SMSSend(org, m, ist, "+14155550123")
 		}
 		apptest.Want(t, last, 429, "too_many_requests")
 	})
@@ -178,29 +161,29 @@ func TestSMSSendLimits(t *testing.T) {
 // window, even with the right code of a fresh send, until the window ends.
 func TestSMSChecksLimitedPerMember(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		org, mid := mfaMember(e)
-		ist, _ := mfaLogin(e, org, "ada@secure.test")
+		org, mid := e.MFAMember()
+		ist, _ := e.MFALogin(org, "ada@secure.test")
 		const num = "+14155552671"
-		if r := smsSend(e, org, mid, ist, num); r.Status != 200 {
+		if r := e.SMSSend(org, mid, ist, num); r.Status != 200 {
 			t.Fatalf("send: %s", r.Raw)
 		}
-		code := lastSMS(e, num)
+		code := e.LastSMS(num)
 		for range mfa.SMSCheckPerMember.Limit {
-			apptest.Want(t, smsAuth(e, org, mid, ist, wrongCode(code), nil), 404, "otp_code_not_found")
+			apptest.Want(t, e.SMSAuth(org, mid, ist, apptest.WrongCode(code), nil), 404, "otp_code_not_found")
 		}
-		if r := smsSend(e, org, mid, ist, num); r.Status != 200 {
+		if r := e.SMSSend(org, mid, ist, num); r.Status != 200 {
 			t.Fatalf("second send: %s", r.Raw)
 		}
-		apptest.Want(t, smsAuth(e, org, mid, ist, lastSMS(e, num), nil), 429, "too_many_requests")
+		apptest.Want(t, e.SMSAuth(org, mid, ist, e.LastSMS(num), nil), 429, "too_many_requests")
 
 		// A new window (and a new login, the IST has expired meanwhile), a
 		// new code: the member is not locked for good.
 		e.Clock.Advance(mfa.SMSCheckPerMember.Window)
-		ist, _ = mfaLogin(e, org, "ada@secure.test")
-		if r := smsSend(e, org, mid, ist, num); r.Status != 200 {
+		ist, _ = e.MFALogin(org, "ada@secure.test")
+		if r := e.SMSSend(org, mid, ist, num); r.Status != 200 {
 			t.Fatalf("send in a new window: %s", r.Raw)
 		}
-		if r := smsAuth(e, org, mid, ist, lastSMS(e, num), nil); r.Status != 200 {
+		if r := e.SMSAuth(org, mid, ist, e.LastSMS(num), nil); r.Status != 200 {
 			t.Fatalf("right code in a new window: %s", r.Raw)
 		}
 	})
@@ -211,7 +194,7 @@ func TestSMSChecksLimitedPerMember(t *testing.T) {
 // hour, however many members ask for it.
 func TestSMSSendLimitPerNumberPerHour(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		org, _ := mfaMember(e)
+		org, _ := e.MFAMember()
 		const phone = "+14155550123"
 		n := 0
 		send := func() apptest.Resp {
@@ -219,8 +202,8 @@ func TestSMSSendLimitPerNumberPerHour(t *testing.T) {
 			n++
 			email := fmt.Sprintf("m%d@secure.test", n)
 			m := e.CreateMember(org, email)
-			ist, _ := mfaLogin(e, org, email)
-			return smsSend(e, org, m, ist, phone)
+			ist, _ := e.MFALogin(org, email)
+			return e.SMSSend(org, m, ist, phone)
 		}
 		for sent := range mfa.SMSSendPerPhoneHour.Limit {
 			if sent > 0 && sent%mfa.SMSSendPerPhone.Limit == 0 {
@@ -243,14 +226,14 @@ func TestSMSSendLimitPerNumberPerHour(t *testing.T) {
 // limit is reached.
 func TestSMSSendLimitPerMemberAcrossNumbers(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		org, mid := mfaMember(e)
-		ist, _ := mfaLogin(e, org, "ada@secure.test")
+		org, mid := e.MFAMember()
+		ist, _ := e.MFALogin(org, "ada@secure.test")
 		for i := range mfa.SMSSendPerMember.Limit {
-			if r := smsSend(e, org, mid, ist, fmt.Sprintf("+1415555%04d", 100+i)); r.Status != 200 {
+			if r := e.SMSSend(org, mid, ist, fmt.Sprintf("+1415555%04d", 100+i)); r.Status != 200 {
 				t.Fatalf("send %d: %s", i, r.Raw)
 			}
 		}
-		apptest.Want(t, smsSend(e, org, mid, ist, "+14155550199"), 429, "too_many_requests")
+		apptest.Want(t, e.SMSSend(org, mid, ist, "+14155550199"), 429, "too_many_requests")
 	})
 }
 
@@ -259,13 +242,13 @@ func TestSMSSendLimitPerMemberAcrossNumbers(t *testing.T) {
 // mfa_required, but no code goes out and the answer does not claim one.
 func TestAutoSentSMSLimitedPerNumberPerHour(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		org, mid := mfaMember(e)
+		org, mid := e.MFAMember()
 		const num = "+14155552671"
-		ist, _ := mfaLogin(e, org, "ada@secure.test")
-		if r := smsSend(e, org, mid, ist, num); r.Status != 200 {
+		ist, _ := e.MFALogin(org, "ada@secure.test")
+		if r := e.SMSSend(org, mid, ist, num); r.Status != 200 {
 			t.Fatalf("enrolling send: %s", r.Raw)
 		}
-		if r := smsAuth(e, org, mid, ist, lastSMS(e, num), nil); r.Status != 200 {
+		if r := e.SMSAuth(org, mid, ist, e.LastSMS(num), nil); r.Status != 200 {
 			t.Fatalf("enrolling check: %s", r.Raw)
 		}
 		// Ten-minute windows keep the per-member, per-number and email
@@ -274,12 +257,12 @@ func TestAutoSentSMSLimitedPerNumberPerHour(t *testing.T) {
 			if sent%mfa.SMSSendPerPhone.Limit == 0 {
 				e.Clock.Advance(mfa.SMSSendPerPhone.Window)
 			}
-			if _, req := mfaLogin(e, org, "ada@secure.test"); req["secondary_auth_initiated"] != "sms_otp" {
+			if _, req := e.MFALogin(org, "ada@secure.test"); req["secondary_auth_initiated"] != "sms_otp" {
 				t.Fatalf("login %d sent no code: %v", sent, req)
 			}
 		}
 		e.Clock.Advance(mfa.SMSSendPerPhone.Window)
-		if _, req := mfaLogin(e, org, "ada@secure.test"); req["secondary_auth_initiated"] != nil {
+		if _, req := e.MFALogin(org, "ada@secure.test"); req["secondary_auth_initiated"] != nil {
 			t.Fatalf("a code past the hourly limit: %v", req)
 		}
 		if got := smsCount(e, num); got != mfa.SMSSendPerPhoneHour.Limit {

@@ -10,52 +10,24 @@ import (
 	"github.com/latchkey/latchkey/internal/mfa"
 )
 
-// enrollTOTPWithSession logs in (no MFA required), creates a registration
-// with the session, verifies it, and returns the secret, the login's
-// session token and the stepped-up session token.
-func enrollTOTPWithSession(e *apptest.Env, org, email string, extra map[string]any) (secret, before, token string) {
-	e.T.Helper()
-	d := emailLogin(e, org, email)
-	token, _ = d["session_token"].(string)
-	before = token
-	if token == "" {
-		e.T.Fatalf("login gave no session: %v", d)
-	}
-	r := e.SDK(http.MethodPost, "/b2b/totp", map[string]any{"organization_id": d["organization"].(map[string]any)["organization_id"],
-		"member_id": d["member_id"]}, token)
-	if r.Status != 200 {
-		e.T.Fatalf("totp create with a session: %s", r.Raw)
-	}
-	secret = r.Data()["secret"].(string)
-	body := map[string]any{"organization_id": org, "member_id": d["member_id"], "code": totpAt(e.T, secret, e.Clock.Now())}
-	for k, v := range extra {
-		body[k] = v
-	}
-	r = e.SDK(http.MethodPost, "/b2b/totp/authenticate", body, token)
-	if r.Status != 200 {
-		e.T.Fatalf("totp authenticate with a session: %s", r.Raw)
-	}
-	return secret, before, r.Data()["session_token"].(string)
-}
-
 // TOTP codes are checked at the injected clock: one step of skew either
 // way is accepted, two are not, and a code (or an older one) is never
 // accepted twice.
 func TestTOTPSkewAndReplay(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		alignClock(e)
+		e.AlignClock()
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		mid := e.CreateMember(org, "ada@acme.test")
-		secret, first, token := enrollTOTPWithSession(e, org, "ada@acme.test", nil)
+		secret, first, token := e.EnrollTOTPWithSession(org, "ada@acme.test", nil)
 
 		// Stepping up from a session ends the old session.
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, first), 404, "session_not_found")
 		check := func(at time.Time) apptest.Resp {
 			r := e.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
-				"code": totpAt(t, secret, at)}, token)
+				"code": apptest.TOTPAt(t, secret, at)}, token)
 			if r.Status == 200 {
 				token = r.Data()["session_token"].(string)
-				wantFactors(t, r.Data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
+				apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
 			}
 			return r
 		}
@@ -90,37 +62,37 @@ func TestTOTPSkewAndReplay(t *testing.T) {
 // Wrong TOTP codes lock the member out for a while, whoever guesses.
 func TestTOTPLockout(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		alignClock(e)
+		e.AlignClock()
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		mid := e.CreateMember(org, "ada@acme.test")
-		secret, _, _ := enrollTOTPWithSession(e, org, "ada@acme.test", nil)
-		setMFA(e, org, "REQUIRED_FOR_ALL")
+		secret, _, _ := e.EnrollTOTPWithSession(org, "ada@acme.test", nil)
+		e.SetMFA(org, "REQUIRED_FOR_ALL")
 		e.Clock.Advance(time.Minute)
-		ist, _ := mfaLogin(e, org, "ada@acme.test")
+		ist, _ := e.MFALogin(org, "ada@acme.test")
 		auth := func(code string) apptest.Resp {
 			return e.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid, "code": code,
 				"intermediate_session_token": ist}, "")
 		}
-		good := totpAt(t, secret, e.Clock.Now())
+		good := apptest.TOTPAt(t, secret, e.Clock.Now())
 		// One login (IST) may try mfa.AttemptsPerIST codes.
 		for range mfa.AttemptsPerIST.Limit {
-			apptest.Want(t, auth(wrongCode(good)), 404, "otp_code_not_found")
+			apptest.Want(t, auth(apptest.WrongCode(good)), 404, "otp_code_not_found")
 		}
 		apptest.Want(t, auth(good), 429, "user_lock_limit_reached")
 		// Across logins the member's failures add up to the lockout.
-		ist, _ = mfaLogin(e, org, "ada@acme.test")
+		ist, _ = e.MFALogin(org, "ada@acme.test")
 		for range mfa.FailuresPerMember.Limit - mfa.AttemptsPerIST.Limit {
-			apptest.Want(t, auth(wrongCode(good)), 404, "otp_code_not_found")
+			apptest.Want(t, auth(apptest.WrongCode(good)), 404, "otp_code_not_found")
 		}
-		ist, _ = mfaLogin(e, org, "ada@acme.test")
+		ist, _ = e.MFALogin(org, "ada@acme.test")
 		apptest.Want(t, auth(good), 429, "user_lock_limit_reached")
 		e.Clock.Advance(10 * time.Minute)
-		if r := auth(totpAt(t, secret, e.Clock.Now())); r.Status != 200 {
+		if r := auth(apptest.TOTPAt(t, secret, e.Clock.Now())); r.Status != 200 {
 			// The IST outlived its 10 minutes: the lockout ended, the IST too.
 			apptest.Want(t, r, 404, "intermediate_session_not_found")
 		}
-		ist, _ = mfaLogin(e, org, "ada@acme.test")
-		if r := auth(totpAt(t, secret, e.Clock.Now())); r.Status != 200 {
+		ist, _ = e.MFALogin(org, "ada@acme.test")
+		if r := auth(apptest.TOTPAt(t, secret, e.Clock.Now())); r.Status != 200 {
 			t.Fatalf("after the lockout window: %s", r.Raw)
 		}
 	})
@@ -130,27 +102,27 @@ func TestTOTPLockout(t *testing.T) {
 // the registration and its recovery codes; migrate imports a secret.
 func TestTOTPExpiryDeleteAndMigrate(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		alignClock(e)
+		e.AlignClock()
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		mid := e.CreateMember(org, "ada@acme.test")
-		token := emailLogin(e, org, "ada@acme.test")["session_token"].(string)
+		token := e.EmailLogin(org, "ada@acme.test")["session_token"].(string)
 		r := e.SDK(http.MethodPost, "/b2b/totp", map[string]any{"organization_id": org, "member_id": mid, "expiration_minutes": 5}, token)
 		secret := r.Data()["secret"].(string)
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/totp", map[string]any{"organization_id": org, "member_id": mid, "expiration_minutes": 4}, token),
 			400, "invalid_request")
 		e.Clock.Advance(5 * time.Minute)
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
-			"code": totpAt(t, secret, e.Clock.Now())}, token), 404, "totp_not_found")
+			"code": apptest.TOTPAt(t, secret, e.Clock.Now())}, token), 404, "totp_not_found")
 
 		// Enroll for real, then delete through the backend.
-		secret, _, token = enrollTOTPWithSession(e, org, "ada@acme.test", map[string]any{"set_mfa_enrollment": "enroll"})
+		secret, _, token = e.EnrollTOTPWithSession(org, "ada@acme.test", map[string]any{"set_mfa_enrollment": "enroll"})
 		r = e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+mid+"/totp", nil)
 		if m, _ := r.Body["member"].(map[string]any); r.Status != 200 || m["totp_registration_id"] != "" || m["default_mfa_method"] != "" {
 			t.Fatalf("backend delete totp: %s", r.Raw)
 		}
-		apptest.Want(t, sdkCall(e, http.MethodGet, "/b2b/recovery_codes", nil, token), 404, "totp_not_found")
+		apptest.Want(t, e.SDK(http.MethodGet, "/b2b/recovery_codes", nil, token), 404, "totp_not_found")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
-			"code": totpAt(t, secret, e.Clock.Now().Add(30*time.Second))}, token), 404, "totp_not_found")
+			"code": apptest.TOTPAt(t, secret, e.Clock.Now().Add(30*time.Second))}, token), 404, "totp_not_found")
 		other := e.CreateOrg("other", "ALL_ALLOWED", nil)
 		apptest.Want(t, e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+other+"/members/"+mid+"/totp", nil), 404, "member_not_found")
 		apptest.Want(t, e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+mid+"/nonsense", nil), 404, "route_not_found")
@@ -165,15 +137,15 @@ func TestTOTPExpiryDeleteAndMigrate(t *testing.T) {
 		}
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/totp/migrate", map[string]any{"organization_id": org, "member_id": mid,
 			"secret": "not base32!"}), 400, "invalid_request")
-		setMFA(e, org, "REQUIRED_FOR_ALL")
+		e.SetMFA(org, "REQUIRED_FOR_ALL")
 		e.Clock.Advance(time.Minute)
-		ist, _ := mfaLogin(e, org, "ada@acme.test")
+		ist, _ := e.MFALogin(org, "ada@acme.test")
 		r = e.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid, "intermediate_session_token": ist,
-			"code": totpAt(t, "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP", e.Clock.Now())}, "")
+			"code": apptest.TOTPAt(t, "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP", e.Clock.Now())}, "")
 		if r.Status != 200 {
 			t.Fatalf("login with the migrated secret: %s", r.Raw)
 		}
-		ist, _ = mfaLogin(e, org, "ada@acme.test")
+		ist, _ = e.MFALogin(org, "ada@acme.test")
 		r = e.SDK(http.MethodPost, "/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": mid,
 			"intermediate_session_token": ist, "recovery_code": "oldcode0002"}, "")
 		if r.Status != 200 || r.Data()["recovery_codes_remaining"] != float64(1) {
@@ -182,13 +154,13 @@ func TestTOTPExpiryDeleteAndMigrate(t *testing.T) {
 
 		// Self deletion with the session.
 		self := r.Data()["session_token"].(string)
-		r = sdkCall(e, http.MethodDelete, "/b2b/organizations/members/deleteTOTP", nil, self)
+		r = e.SDK(http.MethodDelete, "/b2b/organizations/members/deleteTOTP", nil, self)
 		if r.Status != 200 || r.Data()["member"].(map[string]any)["totp_registration_id"] != "" {
 			t.Fatalf("self delete totp: %s", r.Raw)
 		}
-		apptest.Want(t, sdkCall(e, http.MethodDelete, "/b2b/organizations/members/deleteTOTP", nil, ""), 401, "user_unauthenticated")
+		apptest.Want(t, e.SDK(http.MethodDelete, "/b2b/organizations/members/deleteTOTP", nil, ""), 401, "user_unauthenticated")
 		// Nothing enrolled any more: the required login offers enrollment.
-		if _, req := mfaLogin(e, org, "ada@acme.test"); req["member_options"] != nil {
+		if _, req := e.MFALogin(org, "ada@acme.test"); req["member_options"] != nil {
 			t.Fatalf("member_options after deletion: %v", req)
 		}
 	})
@@ -200,25 +172,25 @@ func TestTOTPExpiryDeleteAndMigrate(t *testing.T) {
 // until the lock ends, and the refused code is not spent by the refusal.
 func TestRecoveryCodeLockout(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		alignClock(e)
-		org, mid, _, codes := totpMember(e)
+		e.AlignClock()
+		org, mid, _, codes := e.TOTPMember()
 		recover := func(ist, code string) apptest.Resp {
 			return e.SDK(http.MethodPost, "/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": mid,
 				"recovery_code": code, "intermediate_session_token": ist, "session_duration_minutes": 60}, "")
 		}
 		e.Clock.Advance(time.Minute)
-		ist, _ := mfaLogin(e, org, "ada@secure.test")
+		ist, _ := e.MFALogin(org, "ada@secure.test")
 		for i := range mfa.FailuresPerMember.Limit {
 			if i == mfa.FailuresPerMember.Limit/2 {
-				ist, _ = mfaLogin(e, org, "ada@secure.test")
+				ist, _ = e.MFALogin(org, "ada@secure.test")
 			}
 			apptest.Want(t, recover(ist, "aaaa-bbbb-cccc"), 404, "recovery_code_not_found")
 		}
-		ist, _ = mfaLogin(e, org, "ada@secure.test")
+		ist, _ = e.MFALogin(org, "ada@secure.test")
 		apptest.Want(t, recover(ist, codes[0].(string)), 429, "user_lock_limit_reached")
 
 		e.Clock.Advance(mfa.FailuresPerMember.Lock)
-		ist, _ = mfaLogin(e, org, "ada@secure.test")
+		ist, _ = e.MFALogin(org, "ada@secure.test")
 		if r := recover(ist, codes[0].(string)); r.Status != 200 || r.Data()["recovery_codes_remaining"] != float64(len(codes)-1) {
 			t.Fatalf("right code after the lock: %s", r.Raw)
 		}
@@ -230,7 +202,7 @@ func TestRecoveryCodeLockout(t *testing.T) {
 // sweeping it would take the member's authenticator app away a day later.
 func TestSweeperKeepsVerifiedTOTP(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		org, mid, secret, _ := totpMember(e)
+		org, mid, secret, _ := e.TOTPMember()
 		pending := e.CreateMember(org, "bob@secure.test")
 		if r := e.Backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": pending}); r.Status != 200 {
 			t.Fatalf("pending enrollment: %s", r.Raw)
@@ -248,9 +220,9 @@ func TestSweeperKeepsVerifiedTOTP(t *testing.T) {
 		if verified != 1 || left != 0 {
 			t.Fatalf("after the sweep: %d verified registrations (want 1), %d pending (want 0)", verified, left)
 		}
-		ist, _ := mfaLogin(e, org, "ada@secure.test")
+		ist, _ := e.MFALogin(org, "ada@secure.test")
 		r := e.Backend(http.MethodPost, "/v1/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
-			"intermediate_session_token": ist, "code": totpAt(t, secret, e.Clock.Now())})
+			"intermediate_session_token": ist, "code": apptest.TOTPAt(t, secret, e.Clock.Now())})
 		if r.Status != 200 || r.Body["member_authenticated"] != true {
 			t.Fatalf("the app no longer logs in after the sweep: %s", r.Raw)
 		}

@@ -8,32 +8,9 @@ import (
 	"github.com/latchkey/latchkey/internal/apptest"
 )
 
-// meFixture: organization acme with an admin and a plain member, and
-// organization beta with its own admin; all logged in.
-type meFixture struct {
-	acme, beta                string
-	adminID, plainID, betaID  string
-	admin, plain, betaSession string
-}
-
-func newMeFixture(t *testing.T, e *apptest.Env) *meFixture {
-	t.Helper()
-	f := &meFixture{acme: e.CreateOrg("acme", "NOT_ALLOWED", nil), beta: e.CreateOrg("beta", "NOT_ALLOWED", nil)}
-	mk := func(org, email string, admin bool) string {
-		r := e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members", map[string]any{"email_address": email, "is_admin": admin})
-		if r.Status != 200 {
-			t.Fatalf("create member: %s", r.Raw)
-		}
-		return r.Body["member_id"].(string)
-	}
-	f.adminID, f.plainID, f.betaID = mk(f.acme, "ada@acme.test", true), mk(f.acme, "bob@acme.test", false), mk(f.beta, "cy@beta.test", true)
-	f.admin, f.plain, f.betaSession = sessionFor(e, f.acme, "ada@acme.test"), sessionFor(e, f.acme, "bob@acme.test"), sessionFor(e, f.beta, "cy@beta.test")
-	return f
-}
-
 func TestSDKMeRoutesNeedASession(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		f := newMeFixture(t, e)
+		f := e.NewMeFixture()
 		routes := []struct{ method, path string }{
 			{http.MethodGet, "/b2b/organizations/me"},
 			{http.MethodPut, "/b2b/organizations/me"},
@@ -42,24 +19,24 @@ func TestSDKMeRoutesNeedASession(t *testing.T) {
 			{http.MethodPost, "/b2b/organizations/members"},
 			{http.MethodGet, "/b2b/organizations/members/me"},
 			{http.MethodPut, "/b2b/organizations/members/update"},
-			{http.MethodPut, "/b2b/organizations/members/" + f.plainID},
-			{http.MethodDelete, "/b2b/organizations/members/" + f.plainID},
-			{http.MethodPut, "/b2b/organizations/members/" + f.plainID + "/reactivate"},
+			{http.MethodPut, "/b2b/organizations/members/" + f.PlainID},
+			{http.MethodDelete, "/b2b/organizations/members/" + f.PlainID},
+			{http.MethodPut, "/b2b/organizations/members/" + f.PlainID + "/reactivate"},
 		}
 		for _, rt := range routes {
-			if r := sdkAs(e, rt.method, rt.path, nil, ""); r.Status != 401 || r.ErrType() != "user_unauthenticated" {
+			if r := e.SDK(rt.method, rt.path, nil, ""); r.Status != 401 || r.ErrType() != "user_unauthenticated" {
 				t.Errorf("%s %s without a session: %d %s", rt.method, rt.path, r.Status, r.Raw)
 			}
-			if r := sdkAs(e, rt.method, rt.path, nil, "forged-session-token"); r.Status != 404 || r.ErrType() != "session_not_found" {
+			if r := e.SDK(rt.method, rt.path, nil, "forged-session-token"); r.Status != 404 || r.ErrType() != "session_not_found" {
 				t.Errorf("%s %s with a forged session: %d %s", rt.method, rt.path, r.Status, r.Raw)
 			}
 		}
 		// A session of one project is nothing to another project.
 		other := e.NewProject("Other")
-		r := e.Do(http.MethodGet, "/sdk/v1/b2b/organizations/me", nil, http.Header{"Origin": {apptest.Origin}}, other.PublicToken, f.admin)
+		r := e.Do(http.MethodGet, "/sdk/v1/b2b/organizations/me", nil, http.Header{"Origin": {apptest.Origin}}, other.PublicToken, f.Admin)
 		apptest.Want(t, r, 404, "session_not_found")
 		// Nothing changed on the way.
-		if m := memberByID(e, f.acme, f.plainID); m["status"] != "active" {
+		if m := e.MemberByID(f.Acme, f.PlainID); m["status"] != "active" {
 			t.Fatalf("plain member after refused calls: %v", m)
 		}
 	})
@@ -67,11 +44,11 @@ func TestSDKMeRoutesNeedASession(t *testing.T) {
 
 func TestSDKOrganizationMe(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		f := newMeFixture(t, e)
+		f := e.NewMeFixture()
 
 		// Any member reads their own organization; each session sees only its own.
-		for session, org := range map[string]string{f.plain: f.acme, f.admin: f.acme, f.betaSession: f.beta} {
-			r := sdkAs(e, http.MethodGet, "/b2b/organizations/me", nil, session)
+		for session, org := range map[string]string{f.Plain: f.Acme, f.Admin: f.Acme, f.BetaSession: f.Beta} {
+			r := e.SDK(http.MethodGet, "/b2b/organizations/me", nil, session)
 			if r.Status != 200 || r.Data()["organization"].(map[string]any)["organization_id"] != org {
 				t.Fatalf("GET me: %s", r.Raw)
 			}
@@ -80,29 +57,29 @@ func TestSDKOrganizationMe(t *testing.T) {
 		// Only admins change it; the browser cannot set trusted metadata.
 		update := map[string]any{"organization_name": "Acme Corp", "email_invites": "RESTRICTED", "email_allowed_domains": []string{"acme.test"},
 			"trusted_metadata": map[string]any{"plan": "free"}}
-		apptest.Want(t, sdkAs(e, http.MethodPut, "/b2b/organizations/me", update, f.plain), 403, "unauthorized_action")
-		r := sdkAs(e, http.MethodPut, "/b2b/organizations/me", update, f.admin)
+		apptest.Want(t, e.SDK(http.MethodPut, "/b2b/organizations/me", update, f.Plain), 403, "unauthorized_action")
+		r := e.SDK(http.MethodPut, "/b2b/organizations/me", update, f.Admin)
 		o := r.Data()["organization"].(map[string]any)
 		if _, shown := o["trusted_metadata"]; r.Status != 200 || o["organization_name"] != "Acme Corp" || o["email_invites"] != "RESTRICTED" || shown {
 			t.Fatalf("PUT me: %s", r.Raw)
 		}
-		if tm := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+f.acme, nil).Body["organization"].(map[string]any)["trusted_metadata"]; len(tm.(map[string]any)) != 0 {
+		if tm := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+f.Acme, nil).Body["organization"].(map[string]any)["trusted_metadata"]; len(tm.(map[string]any)) != 0 {
 			t.Fatalf("the browser wrote trusted metadata: %v", tm)
 		}
-		apptest.Want(t, sdkAs(e, http.MethodPut, "/b2b/organizations/me", map[string]any{"auth_methods": "RESTRICTED"}, f.admin), 400, "invalid_request")
-		apptest.Want(t, sdkAs(e, http.MethodPut, "/b2b/organizations/me", map[string]any{"organization_slug": "beta"}, f.admin), 400, "organization_slug_already_used")
-		if b := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+f.beta, nil).Body["organization"].(map[string]any); b["organization_name"] != "Beta" {
+		apptest.Want(t, e.SDK(http.MethodPut, "/b2b/organizations/me", map[string]any{"auth_methods": "RESTRICTED"}, f.Admin), 400, "invalid_request")
+		apptest.Want(t, e.SDK(http.MethodPut, "/b2b/organizations/me", map[string]any{"organization_slug": "beta"}, f.Admin), 400, "organization_slug_already_used")
+		if b := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+f.Beta, nil).Body["organization"].(map[string]any); b["organization_name"] != "Beta" {
 			t.Fatalf("another organization changed: %v", b)
 		}
 
-		apptest.Want(t, sdkAs(e, http.MethodDelete, "/b2b/organizations/me", nil, f.plain), 403, "unauthorized_action")
-		r = sdkAs(e, http.MethodDelete, "/b2b/organizations/me", nil, f.admin)
-		if r.Status != 200 || r.Data()["organization_id"] != f.acme {
+		apptest.Want(t, e.SDK(http.MethodDelete, "/b2b/organizations/me", nil, f.Plain), 403, "unauthorized_action")
+		r = e.SDK(http.MethodDelete, "/b2b/organizations/me", nil, f.Admin)
+		if r.Status != 200 || r.Data()["organization_id"] != f.Acme {
 			t.Fatalf("DELETE me: %s", r.Raw)
 		}
-		apptest.Want(t, e.Backend(http.MethodGet, "/v1/b2b/organizations/"+f.acme, nil), 404, "organization_not_found")
-		apptest.Want(t, sdkAs(e, http.MethodGet, "/b2b/organizations/me", nil, f.plain), 404, "session_not_found")
-		if r := sdkAs(e, http.MethodGet, "/b2b/organizations/me", nil, f.betaSession); r.Status != 200 {
+		apptest.Want(t, e.Backend(http.MethodGet, "/v1/b2b/organizations/"+f.Acme, nil), 404, "organization_not_found")
+		apptest.Want(t, e.SDK(http.MethodGet, "/b2b/organizations/me", nil, f.Plain), 404, "session_not_found")
+		if r := e.SDK(http.MethodGet, "/b2b/organizations/me", nil, f.BetaSession); r.Status != 200 {
 			t.Fatalf("beta after acme's deletion: %s", r.Raw)
 		}
 	})
@@ -110,68 +87,68 @@ func TestSDKOrganizationMe(t *testing.T) {
 
 func TestSDKMembers(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		f := newMeFixture(t, e)
+		f := e.NewMeFixture()
 
 		// Self: read, and update name and untrusted metadata only.
-		r := sdkAs(e, http.MethodGet, "/b2b/organizations/members/me", nil, f.plain)
-		if r.Status != 200 || r.Data()["member_id"] != f.plainID || r.Data()["member"].(map[string]any)["email_address"] != "bob@acme.test" {
+		r := e.SDK(http.MethodGet, "/b2b/organizations/members/me", nil, f.Plain)
+		if r.Status != 200 || r.Data()["member_id"] != f.PlainID || r.Data()["member"].(map[string]any)["email_address"] != "bob@acme.test" {
 			t.Fatalf("members/me: %s", r.Raw)
 		}
-		r = sdkAs(e, http.MethodPut, "/b2b/organizations/members/update", map[string]any{"name": "Bob", "untrusted_metadata": map[string]any{"k": "v"},
-			"is_admin": true, "trusted_metadata": map[string]any{"t": 1}, "is_breakglass": true}, f.plain)
+		r = e.SDK(http.MethodPut, "/b2b/organizations/members/update", map[string]any{"name": "Bob", "untrusted_metadata": map[string]any{"k": "v"},
+			"is_admin": true, "trusted_metadata": map[string]any{"t": 1}, "is_breakglass": true}, f.Plain)
 		m := r.Data()["member"].(map[string]any)
 		if r.Status != 200 || m["name"] != "Bob" || m["untrusted_metadata"].(map[string]any)["k"] != "v" || m["is_admin"] != false ||
-			m["is_breakglass"] != false || m["trusted_metadata"] != nil || len(memberByID(e, f.acme, f.plainID)["trusted_metadata"].(map[string]any)) != 0 {
+			m["is_breakglass"] != false || m["trusted_metadata"] != nil || len(e.MemberByID(f.Acme, f.PlainID)["trusted_metadata"].(map[string]any)) != 0 {
 			t.Fatalf("members/update: %s", r.Raw)
 		}
 		// The same through PUT members/{own id} (stytch.self); making oneself
 		// an admin needs stytch.member update.settings.roles, and other
 		// members need an admin.
-		if r := sdkAs(e, http.MethodPut, "/b2b/organizations/members/"+f.plainID, map[string]any{"name": "Bobby"}, f.plain); r.Status != 200 ||
+		if r := e.SDK(http.MethodPut, "/b2b/organizations/members/"+f.PlainID, map[string]any{"name": "Bobby"}, f.Plain); r.Status != 200 ||
 			r.Data()["member"].(map[string]any)["name"] != "Bobby" || r.Data()["member"].(map[string]any)["is_admin"] != false {
 			t.Fatalf("self update by id: %s", r.Raw)
 		}
-		apptest.Want(t, sdkAs(e, http.MethodPut, "/b2b/organizations/members/"+f.plainID, map[string]any{"is_admin": true}, f.plain), 403, "unauthorized_action")
-		apptest.Want(t, sdkAs(e, http.MethodPut, "/b2b/organizations/members/"+f.plainID, map[string]any{"roles": []string{"stytch_admin"}}, f.plain), 403, "unauthorized_action")
-		apptest.Want(t, sdkAs(e, http.MethodPut, "/b2b/organizations/members/"+f.adminID, map[string]any{"name": "x"}, f.plain), 403, "unauthorized_action")
-		apptest.Want(t, sdkAs(e, http.MethodDelete, "/b2b/organizations/members/"+f.adminID, nil, f.plain), 403, "unauthorized_action")
-		apptest.Want(t, sdkAs(e, http.MethodPost, "/b2b/organizations/members", map[string]any{"email_address": "x@acme.test"}, f.plain), 403, "unauthorized_action")
-		apptest.Want(t, sdkAs(e, http.MethodPost, "/b2b/organizations/me/members/search", map[string]any{}, f.plain), 403, "unauthorized_action")
+		apptest.Want(t, e.SDK(http.MethodPut, "/b2b/organizations/members/"+f.PlainID, map[string]any{"is_admin": true}, f.Plain), 403, "unauthorized_action")
+		apptest.Want(t, e.SDK(http.MethodPut, "/b2b/organizations/members/"+f.PlainID, map[string]any{"roles": []string{"stytch_admin"}}, f.Plain), 403, "unauthorized_action")
+		apptest.Want(t, e.SDK(http.MethodPut, "/b2b/organizations/members/"+f.AdminID, map[string]any{"name": "x"}, f.Plain), 403, "unauthorized_action")
+		apptest.Want(t, e.SDK(http.MethodDelete, "/b2b/organizations/members/"+f.AdminID, nil, f.Plain), 403, "unauthorized_action")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/organizations/members", map[string]any{"email_address": "x@acme.test"}, f.Plain), 403, "unauthorized_action")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/organizations/me/members/search", map[string]any{}, f.Plain), 403, "unauthorized_action")
 
 		// Admins manage members of their own organization only.
-		r = sdkAs(e, http.MethodPost, "/b2b/organizations/members", map[string]any{"email_address": "dee@acme.test", "roles": []string{"stytch_admin"},
-			"trusted_metadata": map[string]any{"t": 1}}, f.admin)
+		r = e.SDK(http.MethodPost, "/b2b/organizations/members", map[string]any{"email_address": "dee@acme.test", "roles": []string{"stytch_admin"},
+			"trusted_metadata": map[string]any{"t": 1}}, f.Admin)
 		if r.Status != 200 || r.Data()["member"].(map[string]any)["is_admin"] != true ||
-			len(memberByID(e, f.acme, r.Data()["member_id"].(string))["trusted_metadata"].(map[string]any)) != 0 {
+			len(e.MemberByID(f.Acme, r.Data()["member_id"].(string))["trusted_metadata"].(map[string]any)) != 0 {
 			t.Fatalf("sdk create member: %s", r.Raw)
 		}
-		r = sdkAs(e, http.MethodPost, "/b2b/organizations/me/members/search", map[string]any{"organization_ids": []string{f.beta}, "limit": 10}, f.admin)
-		if r.Status != 200 || len(r.Data()["members"].([]any)) != 3 || r.Data()["organizations"].(map[string]any)[f.beta] != nil {
+		r = e.SDK(http.MethodPost, "/b2b/organizations/me/members/search", map[string]any{"organization_ids": []string{f.Beta}, "limit": 10}, f.Admin)
+		if r.Status != 200 || len(r.Data()["members"].([]any)) != 3 || r.Data()["organizations"].(map[string]any)[f.Beta] != nil {
 			t.Fatalf("sdk member search: %s", r.Raw)
 		}
-		apptest.Want(t, sdkAs(e, http.MethodPut, "/b2b/organizations/members/"+f.betaID, map[string]any{"name": "x"}, f.admin), 404, "member_not_found")
-		apptest.Want(t, sdkAs(e, http.MethodDelete, "/b2b/organizations/members/"+f.betaID, nil, f.admin), 404, "member_not_found")
-		apptest.Want(t, sdkAs(e, http.MethodPut, "/b2b/organizations/members/"+f.betaID+"/reactivate", nil, f.admin), 404, "member_not_found")
+		apptest.Want(t, e.SDK(http.MethodPut, "/b2b/organizations/members/"+f.BetaID, map[string]any{"name": "x"}, f.Admin), 404, "member_not_found")
+		apptest.Want(t, e.SDK(http.MethodDelete, "/b2b/organizations/members/"+f.BetaID, nil, f.Admin), 404, "member_not_found")
+		apptest.Want(t, e.SDK(http.MethodPut, "/b2b/organizations/members/"+f.BetaID+"/reactivate", nil, f.Admin), 404, "member_not_found")
 
 		// Deleting a member ends their session at once; reactivation does
 		// not revive it.
-		r = sdkAs(e, http.MethodDelete, "/b2b/organizations/members/"+f.plainID, nil, f.admin)
-		if r.Status != 200 || r.Data()["member_id"] != f.plainID {
+		r = e.SDK(http.MethodDelete, "/b2b/organizations/members/"+f.PlainID, nil, f.Admin)
+		if r.Status != 200 || r.Data()["member_id"] != f.PlainID {
 			t.Fatalf("sdk delete: %s", r.Raw)
 		}
-		apptest.Want(t, sdkAs(e, http.MethodGet, "/b2b/organizations/members/me", nil, f.plain), 404, "session_not_found")
-		apptest.Want(t, sdkAs(e, http.MethodPut, "/b2b/organizations/members/"+f.plainID+"/reactivate", nil, f.plain), 404, "session_not_found")
-		if r := sdkAs(e, http.MethodPut, "/b2b/organizations/members/"+f.plainID+"/reactivate", nil, f.admin); r.Status != 200 ||
+		apptest.Want(t, e.SDK(http.MethodGet, "/b2b/organizations/members/me", nil, f.Plain), 404, "session_not_found")
+		apptest.Want(t, e.SDK(http.MethodPut, "/b2b/organizations/members/"+f.PlainID+"/reactivate", nil, f.Plain), 404, "session_not_found")
+		if r := e.SDK(http.MethodPut, "/b2b/organizations/members/"+f.PlainID+"/reactivate", nil, f.Admin); r.Status != 200 ||
 			r.Data()["member"].(map[string]any)["status"] != "active" {
 			t.Fatalf("sdk reactivate: %s", r.Raw)
 		}
-		apptest.Want(t, sdkAs(e, http.MethodGet, "/b2b/organizations/members/me", nil, f.plain), 404, "session_not_found")
+		apptest.Want(t, e.SDK(http.MethodGet, "/b2b/organizations/members/me", nil, f.Plain), 404, "session_not_found")
 
 		// Members may delete themselves.
-		if r := sdkAs(e, http.MethodDelete, "/b2b/organizations/members/"+f.betaID, nil, f.betaSession); r.Status != 200 {
+		if r := e.SDK(http.MethodDelete, "/b2b/organizations/members/"+f.BetaID, nil, f.BetaSession); r.Status != 200 {
 			t.Fatalf("self delete: %s", r.Raw)
 		}
-		apptest.Want(t, sdkAs(e, http.MethodGet, "/b2b/organizations/me", nil, f.betaSession), 404, "session_not_found")
+		apptest.Want(t, e.SDK(http.MethodGet, "/b2b/organizations/me", nil, f.BetaSession), 404, "session_not_found")
 	})
 }
 
@@ -224,7 +201,7 @@ func TestMemberLookupForThePasswordScreen(t *testing.T) {
 // The person who creates an organization through discovery administers it.
 func TestDiscoveryCreatorIsAdmin(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		d := discover(e, "founder@newco.test")
+		d := e.Discover("founder@newco.test")
 		r := e.SDK(http.MethodPost, "/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": d["intermediate_session_token"],
 			"session_duration_minutes": 60}, "")
 		if r.Status != 200 {
@@ -236,7 +213,7 @@ func TestDiscoveryCreatorIsAdmin(t *testing.T) {
 			t.Fatalf("creator = %v, session roles %v", m, roles)
 		}
 		token := r.Data()["session_token"].(string)
-		if r := sdkAs(e, http.MethodPut, "/b2b/organizations/me", map[string]any{"organization_name": "NewCo Inc"}, token); r.Status != 200 {
+		if r := e.SDK(http.MethodPut, "/b2b/organizations/me", map[string]any{"organization_name": "NewCo Inc"}, token); r.Status != 200 {
 			t.Fatalf("creator updating the organization: %s", r.Raw)
 		}
 	})

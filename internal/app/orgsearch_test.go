@@ -40,14 +40,6 @@ func orgFixture(t *testing.T, e *apptest.Env) map[string]string {
 	return ids
 }
 
-func op(name string, value any) map[string]any {
-	return map[string]any{"filter_name": name, "filter_value": value}
-}
-
-func query(operator string, operands ...map[string]any) map[string]any {
-	return map[string]any{"query": map[string]any{"operator": operator, "operands": operands}}
-}
-
 // slugsOf runs an organization search and returns the slugs found.
 func slugsOf(e *apptest.Env, body map[string]any) []string {
 	e.T.Helper()
@@ -73,32 +65,32 @@ func TestOrganizationSearchFilters(t *testing.T) {
 			want []string
 		}{
 			{"no query", map[string]any{}, all},
-			{"no operands", query("AND"), all},
-			{"organization_ids", query("AND", op("organization_ids", []string{ids["alpha-one"], ids["gamma-three"], "organization-test-nope"})), []string{"alpha-one", "gamma-three"}},
-			{"organization_slugs", query("AND", op("organization_slugs", []string{"BETA-two"})), []string{"beta-two"}},
-			{"organization_name_fuzzy", query("AND", op("organization_name_fuzzy", "ETA T")), []string{"beta-two"}},
-			{"organization_slug_fuzzy", query("AND", op("organization_slug_fuzzy", "a-o")), []string{"alpha-one"}},
-			{"fuzzy wildcards are literal", query("AND", op("organization_slug_fuzzy", "a_o")), nil},
-			{"member_emails", query("AND", op("member_emails", []string{"Carol@Shared.test", "ada@alpha.test"})), []string{"alpha-one", "beta-two"}},
-			{"member_emails ignores deleted members", query("AND", op("member_emails", []string{"zed@gamma.test"})), nil},
-			{"member_email_fuzzy", query("AND", op("member_email_fuzzy", "@beta")), []string{"beta-two"}},
-			{"allowed_domains", query("AND", op("allowed_domains", []string{"shared.test"})), []string{"beta-two"}},
-			{"allowed_domains is exact", query("AND", op("allowed_domains", []string{"hared.test"})), nil},
-			{"allowed_domain_fuzzy", query("AND", op("allowed_domain_fuzzy", "ha.te")), []string{"alpha-one"}},
-			{"allowed_domain_fuzzy ignores list punctuation", query("AND", op("allowed_domain_fuzzy", `","`)), nil},
-			{"allowed_auth_methods", query("AND", op("allowed_auth_methods", []string{"email_otp", "password"})), []string{"alpha-one", "beta-two"}},
-			{"allowed_mfa_methods", query("AND", op("allowed_mfa_methods", []string{"sms_otp"})), []string{"gamma-three"}},
-			{"email_jit_provisioning", query("AND", op("email_jit_provisioning", "NOT_ALLOWED")), []string{"gamma-three"}},
-			{"email_jit_provisioning list", query("AND", op("email_jit_provisioning", []string{"RESTRICTED", "ALL_ALLOWED"})), []string{"alpha-one", "beta-two"}},
-			{"email_invites", query("AND", op("email_invites", "ALL_ALLOWED")), []string{"alpha-one"}},
-			{"auth_methods", query("AND", op("auth_methods", "RESTRICTED")), []string{"alpha-one"}},
-			{"mfa_methods", query("AND", op("mfa_methods", "ALL_ALLOWED")), []string{"beta-two", "gamma-three"}},
-			{"mfa_policy", query("AND", op("mfa_policy", "OPTIONAL")), []string{"beta-two", "gamma-three"}},
-			{"AND narrows", query("AND", op("member_email_fuzzy", ".test"), op("email_jit_provisioning", "ALL_ALLOWED")), []string{"beta-two"}},
-			{"AND of disjoint filters", query("AND", op("organization_slugs", []string{"alpha-one"}), op("organization_slugs", []string{"beta-two"})), nil},
-			{"OR widens", query("OR", op("organization_slugs", []string{"alpha-one"}), op("mfa_policy", "OPTIONAL")), all},
-			{"OR of two", query("OR", op("allowed_domains", []string{"alpha.test"}), op("email_invites", "NOT_ALLOWED")), []string{"alpha-one", "gamma-three"}},
-			{"operator is case-insensitive", query("or", op("organization_slugs", []string{"alpha-one"}), op("organization_slugs", []string{"beta-two"})), []string{"alpha-one", "beta-two"}},
+			{"no operands", apptest.Query("AND"), all},
+			{"organization_ids", apptest.Query("AND", apptest.Filter("organization_ids", []string{ids["alpha-one"], ids["gamma-three"], "organization-test-nope"})), []string{"alpha-one", "gamma-three"}},
+			{"organization_slugs", apptest.Query("AND", apptest.Filter("organization_slugs", []string{"BETA-two"})), []string{"beta-two"}},
+			{"organization_name_fuzzy", apptest.Query("AND", apptest.Filter("organization_name_fuzzy", "ETA T")), []string{"beta-two"}},
+			{"organization_slug_fuzzy", apptest.Query("AND", apptest.Filter("organization_slug_fuzzy", "a-o")), []string{"alpha-one"}},
+			{"fuzzy wildcards are literal", apptest.Query("AND", apptest.Filter("organization_slug_fuzzy", "a_o")), nil},
+			{"member_emails", apptest.Query("AND", apptest.Filter("member_emails", []string{"Carol@Shared.test", "ada@alpha.test"})), []string{"alpha-one", "beta-two"}},
+			{"member_emails ignores deleted members", apptest.Query("AND", apptest.Filter("member_emails", []string{"zed@gamma.test"})), nil},
+			{"member_email_fuzzy", apptest.Query("AND", apptest.Filter("member_email_fuzzy", "@beta")), []string{"beta-two"}},
+			{"allowed_domains", apptest.Query("AND", apptest.Filter("allowed_domains", []string{"shared.test"})), []string{"beta-two"}},
+			{"allowed_domains is exact", apptest.Query("AND", apptest.Filter("allowed_domains", []string{"hared.test"})), nil},
+			{"allowed_domain_fuzzy", apptest.Query("AND", apptest.Filter("allowed_domain_fuzzy", "ha.te")), []string{"alpha-one"}},
+			{"allowed_domain_fuzzy ignores list punctuation", apptest.Query("AND", apptest.Filter("allowed_domain_fuzzy", `","`)), nil},
+			{"allowed_auth_methods", apptest.Query("AND", apptest.Filter("allowed_auth_methods", []string{"email_otp", "password"})), []string{"alpha-one", "beta-two"}},
+			{"allowed_mfa_methods", apptest.Query("AND", apptest.Filter("allowed_mfa_methods", []string{"sms_otp"})), []string{"gamma-three"}},
+			{"email_jit_provisioning", apptest.Query("AND", apptest.Filter("email_jit_provisioning", "NOT_ALLOWED")), []string{"gamma-three"}},
+			{"email_jit_provisioning list", apptest.Query("AND", apptest.Filter("email_jit_provisioning", []string{"RESTRICTED", "ALL_ALLOWED"})), []string{"alpha-one", "beta-two"}},
+			{"email_invites", apptest.Query("AND", apptest.Filter("email_invites", "ALL_ALLOWED")), []string{"alpha-one"}},
+			{"auth_methods", apptest.Query("AND", apptest.Filter("auth_methods", "RESTRICTED")), []string{"alpha-one"}},
+			{"mfa_methods", apptest.Query("AND", apptest.Filter("mfa_methods", "ALL_ALLOWED")), []string{"beta-two", "gamma-three"}},
+			{"mfa_policy", apptest.Query("AND", apptest.Filter("mfa_policy", "OPTIONAL")), []string{"beta-two", "gamma-three"}},
+			{"AND narrows", apptest.Query("AND", apptest.Filter("member_email_fuzzy", ".test"), apptest.Filter("email_jit_provisioning", "ALL_ALLOWED")), []string{"beta-two"}},
+			{"AND of disjoint filters", apptest.Query("AND", apptest.Filter("organization_slugs", []string{"alpha-one"}), apptest.Filter("organization_slugs", []string{"beta-two"})), nil},
+			{"OR widens", apptest.Query("OR", apptest.Filter("organization_slugs", []string{"alpha-one"}), apptest.Filter("mfa_policy", "OPTIONAL")), all},
+			{"OR of two", apptest.Query("OR", apptest.Filter("allowed_domains", []string{"alpha.test"}), apptest.Filter("email_invites", "NOT_ALLOWED")), []string{"alpha-one", "gamma-three"}},
+			{"operator is case-insensitive", apptest.Query("or", apptest.Filter("organization_slugs", []string{"alpha-one"}), apptest.Filter("organization_slugs", []string{"beta-two"})), []string{"alpha-one", "beta-two"}},
 		}
 		for _, tc := range tests {
 			if got := slugsOf(e, tc.body); !slices.Equal(got, tc.want) {
@@ -107,14 +99,14 @@ func TestOrganizationSearchFilters(t *testing.T) {
 		}
 
 		for name, body := range map[string]map[string]any{
-			"unknown filter":   query("AND", op("organization_colour", "red")),
-			"fuzzy too short":  query("AND", op("organization_name_fuzzy", "al")),
-			"wrong value type": query("AND", op("organization_ids", "organization-test-x")),
-			"empty list":       query("AND", op("organization_slugs", []string{})),
-			"missing value":    query("AND", map[string]any{"filter_name": "organization_slugs"}),
-			"unknown policy":   query("AND", op("mfa_policy", "SOMETIMES")),
-			"unknown method":   query("AND", op("allowed_auth_methods", []string{"telepathy"})),
-			"bad operator":     query("XOR", op("organization_slugs", []string{"alpha-one"})),
+			"unknown filter":   apptest.Query("AND", apptest.Filter("organization_colour", "red")),
+			"fuzzy too short":  apptest.Query("AND", apptest.Filter("organization_name_fuzzy", "al")),
+			"wrong value type": apptest.Query("AND", apptest.Filter("organization_ids", "organization-test-x")),
+			"empty list":       apptest.Query("AND", apptest.Filter("organization_slugs", []string{})),
+			"missing value":    apptest.Query("AND", map[string]any{"filter_name": "organization_slugs"}),
+			"unknown policy":   apptest.Query("AND", apptest.Filter("mfa_policy", "SOMETIMES")),
+			"unknown method":   apptest.Query("AND", apptest.Filter("allowed_auth_methods", []string{"telepathy"})),
+			"bad operator":     apptest.Query("XOR", apptest.Filter("organization_slugs", []string{"alpha-one"})),
 			"limit too large":  {"limit": 1001},
 			"bad cursor":       {"cursor": "not-a-cursor"},
 		} {
@@ -124,8 +116,8 @@ func TestOrganizationSearchFilters(t *testing.T) {
 
 		// Another project sees none of these organizations, by any filter.
 		other := e.NewProject("Other")
-		r := e.Do(http.MethodPost, "/v1/b2b/organizations/search", query("OR", op("organization_ids", []string{ids["alpha-one"]}),
-			op("member_email_fuzzy", ".test")), nil, other.Project.ID, other.Secret)
+		r := e.Do(http.MethodPost, "/v1/b2b/organizations/search", apptest.Query("OR", apptest.Filter("organization_ids", []string{ids["alpha-one"]}),
+			apptest.Filter("member_email_fuzzy", ".test")), nil, other.Project.ID, other.Secret)
 		if r.Status != 200 || len(r.Body["organizations"].([]any)) != 0 || r.Body["results_metadata"].(map[string]any)["total"] != float64(0) {
 			t.Fatalf("other project's search: %s", r.Raw)
 		}

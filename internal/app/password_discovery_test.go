@@ -29,13 +29,13 @@ func TestPasswordDiscovery(t *testing.T) {
 		beta := e.CreateOrg("beta", "NOT_ALLOWED", nil)
 		e.CreateMember(acme, "ada@corp.test")
 		e.CreateMember(beta, "ada@corp.test")
-		setPassword(e, acme, "ada@corp.test", strongPassword)
+		e.SetPassword(acme, "ada@corp.test", apptest.StrongPassword)
 
-		apptest.Want(t, pwDiscover(e, "ada@corp.test", "Wrong-"+strongPassword), 401, "unauthorized_credentials")
-		apptest.Want(t, pwDiscover(e, "nobody@corp.test", strongPassword), 401, "unauthorized_credentials")
-		r := pwDiscover(e, "Ada@Corp.test", strongPassword)
+		apptest.Want(t, pwDiscover(e, "ada@corp.test", "Wrong-"+apptest.StrongPassword), 401, "unauthorized_credentials")
+		apptest.Want(t, pwDiscover(e, "nobody@corp.test", apptest.StrongPassword), 401, "unauthorized_credentials")
+		r := pwDiscover(e, "Ada@Corp.test", apptest.StrongPassword)
 		d := r.Data()
-		got := memberships(d)
+		got := apptest.Memberships(d)
 		if r.Status != 200 || d["email_address"] != "ada@corp.test" || d["intermediate_session_token"] == "" ||
 			got["acme"] != "active_member" || got["beta"] != "active_member" {
 			t.Fatalf("discovery authenticate: %s", r.Raw)
@@ -61,25 +61,25 @@ func TestPasswordDiscovery(t *testing.T) {
 		if !maps.Equal(answers[0], answers[1]) {
 			t.Fatalf("answers differ: %v", answers)
 		}
-		token := mailedLink(e, "ada@corp.test", "discovery")
-		stranger := mailedLink(e, "zed@elsewhere.test", "discovery")
+		token := e.ResetLink("ada@corp.test", "discovery")
+		stranger := e.ResetLink("zed@elsewhere.test", "discovery")
 
 		reset := func(tok, pw string) apptest.Resp {
 			return e.SDK(http.MethodPost, "/b2b/passwords/discovery/reset", map[string]any{"password_reset_token": tok, "password": pw}, "")
 		}
-		apptest.Want(t, reset(token, weakPassword), 400, "weak_password")
+		apptest.Want(t, reset(token, apptest.WeakPassword), 400, "weak_password")
 		// An organization reset cannot spend a discovery token, nor the reverse.
-		apptest.Want(t, resetWith(e, token, "Lantern-Pebble-Orchid-40", nil), 401, "unable_to_auth_magic_link")
-		resetStart(e, acme, "ada@corp.test", nil)
-		apptest.Want(t, reset(mailedLink(e, "ada@corp.test", "multi_tenant_passwords"), "Lantern-Pebble-Orchid-40"), 401, "unable_to_auth_magic_link")
+		apptest.Want(t, e.ResetWith(token, "Lantern-Pebble-Orchid-40", nil), 401, "unable_to_auth_magic_link")
+		e.ResetStart(acme, "ada@corp.test", nil)
+		apptest.Want(t, reset(e.ResetLink("ada@corp.test", "multi_tenant_passwords"), "Lantern-Pebble-Orchid-40"), 401, "unable_to_auth_magic_link")
 
 		r = reset(token, "Lantern-Pebble-Orchid-40")
-		if r.Status != 200 || r.Data()["intermediate_session_token"] == "" || len(memberships(r.Data())) != 2 {
+		if r.Status != 200 || r.Data()["intermediate_session_token"] == "" || len(apptest.Memberships(r.Data())) != 2 {
 			t.Fatalf("discovery reset: %s", r.Raw)
 		}
 		apptest.Want(t, reset(token, "Another-Fresh-Secret-77"), 401, "unable_to_auth_magic_link")
-		apptest.Want(t, pwLogin(e, acme, "ada@corp.test", strongPassword), 401, "unauthorized_credentials")
-		if r := pwLogin(e, acme, "ada@corp.test", "Lantern-Pebble-Orchid-40"); r.Status != 200 {
+		apptest.Want(t, e.PasswordLogin(acme, "ada@corp.test", apptest.StrongPassword), 401, "unauthorized_credentials")
+		if r := e.PasswordLogin(acme, "ada@corp.test", "Lantern-Pebble-Orchid-40"); r.Status != 200 {
 			t.Fatalf("organization login with the new password: %s", r.Raw)
 		}
 
@@ -100,7 +100,7 @@ func TestPasswordDiscovery(t *testing.T) {
 		if r.Status != 200 {
 			t.Fatalf("backend discovery reset start: %s", r.Raw)
 		}
-		token = mailedLink(e, "ada@corp.test", "discovery")
+		token = e.ResetLink("ada@corp.test", "discovery")
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/passwords/discovery/email/reset", map[string]any{"password_reset_token": token,
 			"password": "Quartz-Fennel-Harbor-58"}), 400, "pkce_mismatch")
 		r = e.Backend(http.MethodPost, "/v1/b2b/passwords/discovery/email/reset", map[string]any{"password_reset_token": token,
@@ -123,7 +123,7 @@ func TestPasswordPrimaryRequired(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 		e.CreateMember(org, "ada@acme.test")
-		setPassword(e, org, "ada@acme.test", strongPassword)
+		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
 		restrict := func(methods ...string) {
 			r := e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org, map[string]any{"auth_methods": "RESTRICTED",
 				"allowed_auth_methods": methods})
@@ -133,7 +133,7 @@ func TestPasswordPrimaryRequired(t *testing.T) {
 		}
 
 		restrict("magic_link")
-		r := pwLogin(e, org, "ada@acme.test", strongPassword)
+		r := e.PasswordLogin(org, "ada@acme.test", apptest.StrongPassword)
 		d := r.Data()
 		pr, _ := d["primary_required"].(map[string]any)
 		if r.Status != 200 || d["member_session"] != nil || d["member_authenticated"] != false || d["intermediate_session_token"] == "" ||
@@ -142,15 +142,15 @@ func TestPasswordPrimaryRequired(t *testing.T) {
 		}
 
 		restrict("password")
-		sendLink(e, org, "ada@acme.test", nil)
+		e.SendLink(org, "ada@acme.test", nil)
 		links, _ := e.LastMail("ada@acme.test")
-		r = redeem(e, tokenFrom(t, e, links[0]), nil)
+		r = e.RedeemLink(apptest.MagicLinkToken(t, links[0]), nil)
 		ist, _ := r.Data()["intermediate_session_token"].(string)
 		if r.Status != 200 || r.Data()["member_session"] != nil || ist == "" {
 			t.Fatalf("magic link where only passwords are allowed: %s", r.Raw)
 		}
 		r = e.SDK(http.MethodPost, "/b2b/passwords/authenticate", map[string]any{"organization_id": org, "email_address": "ada@acme.test",
-			"password": strongPassword, "session_duration_minutes": 60, "intermediate_session_token": ist}, "")
+			"password": apptest.StrongPassword, "session_duration_minutes": 60, "intermediate_session_token": ist}, "")
 		if r.Status != 200 || r.Data()["member_session"] == nil ||
 			!slices.Equal(pwFactorTypes(r.Data()), []string{"magic_link", "password"}) {
 			t.Fatalf("password completing the login: %s", r.Raw)
@@ -172,11 +172,11 @@ func TestPasswordMFARequired(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 		e.CreateMember(org, "ada@acme.test")
-		setPassword(e, org, "ada@acme.test", strongPassword)
+		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
 		if r := e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org, map[string]any{"mfa_policy": "REQUIRED_FOR_ALL"}); r.Status != 200 {
 			t.Fatalf("require MFA: %s", r.Raw)
 		}
-		r := pwLogin(e, org, "ada@acme.test", strongPassword)
+		r := e.PasswordLogin(org, "ada@acme.test", apptest.StrongPassword)
 		d := r.Data()
 		if r.Status != 200 || d["member_session"] != nil || d["member_authenticated"] != false || d["intermediate_session_token"] == "" ||
 			d["mfa_required"] == nil || d["primary_required"] != nil {

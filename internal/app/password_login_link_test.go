@@ -35,11 +35,11 @@ func TestPasswordResetEmailLogsInWithoutPassword(t *testing.T) {
 		}
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		e.CreateMember(org, "ada@acme.test")
-		setPassword(e, org, "ada@acme.test", strongPassword)
+		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
 
-		apptest.Want(t, resetStart(e, org, "ada@acme.test", map[string]any{"login_redirect_url": "http://evil.test/"}),
+		apptest.Want(t, e.ResetStart(org, "ada@acme.test", map[string]any{"login_redirect_url": "http://evil.test/"}),
 			400, "redirect_url_not_registered")
-		if r := resetStart(e, org, "ada@acme.test", map[string]any{"login_redirect_url": other}); r.Status != 200 {
+		if r := e.ResetStart(org, "ada@acme.test", map[string]any{"login_redirect_url": other}); r.Status != 200 {
 			t.Fatalf("reset start: %s", r.Raw)
 		}
 		token := loginLink(e, "ada@acme.test", other, "multi_tenant_magic_links")
@@ -47,11 +47,11 @@ func TestPasswordResetEmailLogsInWithoutPassword(t *testing.T) {
 		if r.Status != 200 || r.Data()["session_token"] == "" {
 			t.Fatalf("login link: %s", r.Raw)
 		}
-		if r := pwLogin(e, org, "ada@acme.test", strongPassword); r.Status != 200 {
+		if r := e.PasswordLogin(org, "ada@acme.test", apptest.StrongPassword); r.Status != 200 {
 			t.Fatalf("the password changed: %s", r.Raw)
 		}
 		// Without the field, the project's default login URL.
-		if r := resetStart(e, org, "ada@acme.test", nil); r.Status != 200 {
+		if r := e.ResetStart(org, "ada@acme.test", nil); r.Status != 200 {
 			t.Fatalf("reset start: %s", r.Raw)
 		}
 		loginLink(e, "ada@acme.test", apptest.Page, "multi_tenant_magic_links")
@@ -68,7 +68,7 @@ func TestPasswordResetEmailLogsInWithoutPassword(t *testing.T) {
 		if r.Status != 200 || r.Data()["intermediate_session_token"] == "" {
 			t.Fatalf("discovery login link: %s", r.Raw)
 		}
-		if r := pwLogin(e, org, "ada@acme.test", strongPassword); r.Status != 200 {
+		if r := e.PasswordLogin(org, "ada@acme.test", apptest.StrongPassword); r.Status != 200 {
 			t.Fatalf("the password changed: %s", r.Raw)
 		}
 	})

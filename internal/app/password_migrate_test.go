@@ -70,7 +70,7 @@ func TestPasswordMigrateEveryKind(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 		i := 0
-		for kind, req := range legacyImports(t, strongPassword) {
+		for kind, req := range legacyImports(t, apptest.StrongPassword) {
 			i++
 			email := "user" + string(rune('a'+i)) + "@acme.test"
 			req["email_address"], req["organization_id"], req["name"] = email, org, "Imported "+kind
@@ -84,25 +84,25 @@ func TestPasswordMigrateEveryKind(t *testing.T) {
 			if strings.HasPrefix(before, "$argon2id$v=19$m=64,t=1,p=1$") {
 				t.Fatalf("%s: stored as the server's own format before any login: %s", kind, before)
 			}
-			apptest.Want(t, pwLogin(e, org, email, "Not-"+strongPassword), 401, "unauthorized_credentials")
+			apptest.Want(t, e.PasswordLogin(org, email, "Not-"+apptest.StrongPassword), 401, "unauthorized_credentials")
 			if storedHash(e, email) != before {
 				t.Fatalf("%s: a failed login changed the hash", kind)
 			}
-			if r := pwLogin(e, org, email, strongPassword); r.Status != 200 {
+			if r := e.PasswordLogin(org, email, apptest.StrongPassword); r.Status != 200 {
 				t.Fatalf("%s: login with the imported hash: %s", kind, r.Raw)
 			}
 			after := storedHash(e, email)
 			if pwhash.Kind(after) != "argon2id" || !strings.HasPrefix(after, "$argon2id$v=19$m=64,t=1,p=1$") {
 				t.Fatalf("%s: after login the hash is %q, want argon2id at the server's cost", kind, after)
 			}
-			if r := pwLogin(e, org, email, strongPassword); r.Status != 200 || storedHash(e, email) != after {
+			if r := e.PasswordLogin(org, email, apptest.StrongPassword); r.Status != 200 || storedHash(e, email) != after {
 				t.Fatalf("%s: second login: %s (hash rewritten: %v)", kind, r.Raw, storedHash(e, email) != after)
 			}
 		}
 
 		// Importing for an existing member keeps the member and verifies it.
 		existing := e.CreateMember(org, "old@acme.test")
-		req := legacyImports(t, strongPassword)["bcrypt"]
+		req := legacyImports(t, apptest.StrongPassword)["bcrypt"]
 		req["email_address"], req["organization_id"] = "old@acme.test", org
 		r := e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", req)
 		if r.Status != 200 || r.Body["member_created"] != false || r.Body["member_id"] != existing {
@@ -113,7 +113,7 @@ func TestPasswordMigrateEveryKind(t *testing.T) {
 		bad := legacyImports(t, "Password123!")["bcrypt"]
 		bad["email_address"], bad["organization_id"] = "leaky@acme.test", org
 		e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", bad)
-		apptest.Want(t, pwLogin(e, org, "leaky@acme.test", "Password123!"), 400, "reset_password")
+		apptest.Want(t, e.PasswordLogin(org, "leaky@acme.test", "Password123!"), 400, "reset_password")
 
 		for name, body := range map[string]map[string]any{
 			"md5":            {"hash_type": "md_5", "hash": "5f4dcc3b5aa765d61d8327deb882cf99"},
@@ -135,7 +135,7 @@ func TestPasswordMigrateEveryKind(t *testing.T) {
 
 func mustBcrypt(t *testing.T) []byte {
 	t.Helper()
-	h, err := bcrypt.GenerateFromPassword([]byte(strongPassword), 4)
+	h, err := bcrypt.GenerateFromPassword([]byte(apptest.StrongPassword), 4)
 	if err != nil {
 		t.Fatal(err)
 	}

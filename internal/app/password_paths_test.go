@@ -18,12 +18,12 @@ func TestPasswordResetRevealsNoMembership(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"acme.test"}})
 		e.CreateMember(org, "ada@acme.test")
-		setPassword(e, org, "ada@acme.test", strongPassword)
+		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
 		e.CreateMember(org, "nopass@acme.test")
 
 		var answers []map[string]any
 		for _, email := range []string{"ada@acme.test", "nopass@acme.test", "new@acme.test", "eve@evil.test"} {
-			r := resetStart(e, org, email, nil)
+			r := e.ResetStart(org, email, nil)
 			if r.Status != 200 {
 				t.Fatalf("%s: %s", email, r.Raw)
 			}
@@ -36,10 +36,10 @@ func TestPasswordResetRevealsNoMembership(t *testing.T) {
 				t.Fatalf("answer %d differs: %v vs %v", i+1, a, answers[0])
 			}
 		}
-		mailedLink(e, "ada@acme.test", "multi_tenant_passwords")
-		mailedLink(e, "nopass@acme.test", "multi_tenant_magic_links")
-		ml := mailedLink(e, "new@acme.test", "multi_tenant_magic_links")
-		if tok := mailedLink(e, "eve@evil.test", ""); tok != "" {
+		e.ResetLink("ada@acme.test", "multi_tenant_passwords")
+		e.ResetLink("nopass@acme.test", "multi_tenant_magic_links")
+		ml := e.ResetLink("new@acme.test", "multi_tenant_magic_links")
+		if tok := e.ResetLink("eve@evil.test", ""); tok != "" {
 			t.Fatal("the refused stranger got a link")
 		}
 		msgs, _ := e.App.Outbox.List(context.Background(), "eve@evil.test", 1)
@@ -49,17 +49,17 @@ func TestPasswordResetRevealsNoMembership(t *testing.T) {
 
 		// The stranger the organization admits verifies the address by the
 		// magic link, then sets a password with the fresh session.
-		r := redeem(e, ml, nil)
+		r := e.RedeemLink(ml, nil)
 		sess, _ := r.Data()["session_token"].(string)
 		if r.Status != 200 || sess == "" || r.Data()["member"].(map[string]any)["status"] != "active" {
 			t.Fatalf("magic link: %s", r.Raw)
 		}
-		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/session/reset", map[string]any{"password": weakPassword}, sess), 400, "weak_password")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/session/reset", map[string]any{"password": apptest.WeakPassword}, sess), 400, "weak_password")
 		r = e.SDK(http.MethodPost, "/b2b/passwords/session/reset", map[string]any{"password": "Gravel-Mitten-Sonnet-29"}, sess)
 		if r.Status != 200 || r.Data()["session_token"] != sess || r.Data()["member"].(map[string]any)["member_password_id"] == "" {
 			t.Fatalf("session reset: %s", r.Raw)
 		}
-		if r := pwLogin(e, org, "new@acme.test", "Gravel-Mitten-Sonnet-29"); r.Status != 200 {
+		if r := e.PasswordLogin(org, "new@acme.test", "Gravel-Mitten-Sonnet-29"); r.Status != 200 {
 			t.Fatalf("login with the new password: %s", r.Raw)
 		}
 	})
@@ -69,9 +69,9 @@ func TestPasswordSessionReset(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		e.CreateMember(org, "ada@acme.test")
-		setPassword(e, org, "ada@acme.test", strongPassword)
-		other := pwLogin(e, org, "ada@acme.test", strongPassword).Data()["session_token"].(string)
-		current := pwLogin(e, org, "ada@acme.test", strongPassword).Data()["session_token"].(string)
+		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
+		other := e.PasswordLogin(org, "ada@acme.test", apptest.StrongPassword).Data()["session_token"].(string)
+		current := e.PasswordLogin(org, "ada@acme.test", apptest.StrongPassword).Data()["session_token"].(string)
 
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/session/reset", map[string]any{"password": "Gravel-Mitten-Sonnet-29"}, ""), 401, "user_unauthenticated")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/session/reset", map[string]any{"password": "Gravel-Mitten-Sonnet-29"}, "bogus"), 404, "session_not_found")
@@ -92,7 +92,7 @@ func TestPasswordSessionReset(t *testing.T) {
 			"session_too_old_to_reset_password")
 
 		// Backend face: the session in the body, its organization named.
-		fresh := pwLogin(e, org, "ada@acme.test", "Gravel-Mitten-Sonnet-29").Data()["session_token"].(string)
+		fresh := e.PasswordLogin(org, "ada@acme.test", "Gravel-Mitten-Sonnet-29").Data()["session_token"].(string)
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/passwords/session/reset", map[string]any{"organization_id": "organization-test-x",
 			"session_token": fresh, "password": "Another-Fresh-Secret-77"}), 404, "session_not_found")
 		r = e.Backend(http.MethodPost, "/v1/b2b/passwords/session/reset", map[string]any{"organization_id": org,
@@ -107,23 +107,23 @@ func TestPasswordExistingReset(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		e.CreateMember(org, "ada@acme.test")
-		setPassword(e, org, "ada@acme.test", strongPassword)
-		old := pwLogin(e, org, "ada@acme.test", strongPassword).Data()["session_token"].(string)
+		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
+		old := e.PasswordLogin(org, "ada@acme.test", apptest.StrongPassword).Data()["session_token"].(string)
 		reset := func(existing, next string) apptest.Resp {
 			return e.SDK(http.MethodPost, "/b2b/passwords/existing_password/reset", map[string]any{"organization_id": org,
 				"email_address": "ada@acme.test", "existing_password": existing, "new_password": next, "session_duration_minutes": 30}, "")
 		}
 		apptest.Want(t, reset("Wrong-Password-1", "Gravel-Mitten-Sonnet-29"), 401, "unauthorized_credentials")
-		apptest.Want(t, reset(strongPassword, strongPassword), 400, "invalid_request")
-		apptest.Want(t, reset(strongPassword, weakPassword), 400, "weak_password")
-		apptest.Want(t, reset(strongPassword, "Summer2024!"), 400, "breached_password")
-		r := reset(strongPassword, "Gravel-Mitten-Sonnet-29")
+		apptest.Want(t, reset(apptest.StrongPassword, apptest.StrongPassword), 400, "invalid_request")
+		apptest.Want(t, reset(apptest.StrongPassword, apptest.WeakPassword), 400, "weak_password")
+		apptest.Want(t, reset(apptest.StrongPassword, "Summer2024!"), 400, "breached_password")
+		r := reset(apptest.StrongPassword, "Gravel-Mitten-Sonnet-29")
 		if r.Status != 200 || r.Data()["member_session"] == nil {
 			t.Fatalf("existing password reset: %s", r.Raw)
 		}
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, old), 404, "session_not_found")
-		apptest.Want(t, pwLogin(e, org, "ada@acme.test", strongPassword), 401, "unauthorized_credentials")
-		if r := pwLogin(e, org, "ada@acme.test", "Gravel-Mitten-Sonnet-29"); r.Status != 200 {
+		apptest.Want(t, e.PasswordLogin(org, "ada@acme.test", apptest.StrongPassword), 401, "unauthorized_credentials")
+		if r := e.PasswordLogin(org, "ada@acme.test", "Gravel-Mitten-Sonnet-29"); r.Status != 200 {
 			t.Fatalf("login with the new password: %s", r.Raw)
 		}
 	})
@@ -133,7 +133,7 @@ func TestPasswordRequireReset(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		member := e.CreateMember(org, "ada@acme.test")
-		setPassword(e, org, "ada@acme.test", strongPassword)
+		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
 		e.CreateMember(org, "nopass@acme.test")
 
 		r := e.Backend(http.MethodPost, "/v1/b2b/passwords/email/require_reset", map[string]any{"email_address": "ada@acme.test",
@@ -141,17 +141,17 @@ func TestPasswordRequireReset(t *testing.T) {
 		if r.Status != 200 || r.Body["member_id"] != member {
 			t.Fatalf("require_reset: %s", r.Raw)
 		}
-		apptest.Want(t, pwLogin(e, org, "ada@acme.test", strongPassword), 400, "reset_password")
-		apptest.Want(t, pwLogin(e, org, "ada@acme.test", "Wrong-Password-1"), 401, "unauthorized_credentials")
+		apptest.Want(t, e.PasswordLogin(org, "ada@acme.test", apptest.StrongPassword), 400, "reset_password")
+		apptest.Want(t, e.PasswordLogin(org, "ada@acme.test", "Wrong-Password-1"), 401, "unauthorized_credentials")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/existing_password/reset", map[string]any{"organization_id": org, "email_address": "ada@acme.test",
-			"existing_password": strongPassword, "new_password": "Gravel-Mitten-Sonnet-29"}, ""), 400, "reset_password")
+			"existing_password": apptest.StrongPassword, "new_password": "Gravel-Mitten-Sonnet-29"}, ""), 400, "reset_password")
 
 		// Only a reset through the inbox clears it.
-		resetStart(e, org, "ada@acme.test", nil)
-		if r := resetWith(e, mailedLink(e, "ada@acme.test", "multi_tenant_passwords"), "Gravel-Mitten-Sonnet-29", nil); r.Status != 200 {
+		e.ResetStart(org, "ada@acme.test", nil)
+		if r := e.ResetWith(e.ResetLink("ada@acme.test", "multi_tenant_passwords"), "Gravel-Mitten-Sonnet-29", nil); r.Status != 200 {
 			t.Fatalf("reset: %s", r.Raw)
 		}
-		if r := pwLogin(e, org, "ada@acme.test", "Gravel-Mitten-Sonnet-29"); r.Status != 200 {
+		if r := e.PasswordLogin(org, "ada@acme.test", "Gravel-Mitten-Sonnet-29"); r.Status != 200 {
 			t.Fatalf("login after the reset: %s", r.Raw)
 		}
 
@@ -163,7 +163,7 @@ func TestPasswordRequireReset(t *testing.T) {
 		if r.Status != 200 || r.Body["organization"].(map[string]any)["organization_id"] != org {
 			t.Fatalf("require_reset by member id: %s", r.Raw)
 		}
-		apptest.Want(t, pwLogin(e, org, "ada@acme.test", "Gravel-Mitten-Sonnet-29"), 400, "reset_password")
+		apptest.Want(t, e.PasswordLogin(org, "ada@acme.test", "Gravel-Mitten-Sonnet-29"), 400, "reset_password")
 		// It is backend-only.
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/email/require_reset", map[string]any{"email_address": "ada@acme.test"}, ""), 404, "route_not_found")
 	})

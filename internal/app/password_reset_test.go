@@ -1,7 +1,6 @@
 package app_test
 
 import (
-	"maps"
 	"net/http"
 	"sync"
 	"testing"
@@ -13,107 +12,74 @@ import (
 	"github.com/latchkey/latchkey/internal/project"
 )
 
-// weakPassword is on no breach list but scores low.
-const weakPassword = "moosemoose9"
-
-func resetStart(e *apptest.Env, org, email string, extra map[string]any) apptest.Resp {
-	e.T.Helper()
-	body := map[string]any{"organization_id": org, "email_address": email}
-	maps.Copy(body, extra)
-	return e.SDK(http.MethodPost, "/b2b/passwords/email/reset/start", body, "")
-}
-
-func resetWith(e *apptest.Env, token, pw string, extra map[string]any) apptest.Resp {
-	e.T.Helper()
-	body := map[string]any{"password_reset_token": token, "password": pw, "session_duration_minutes": 60}
-	maps.Copy(body, extra)
-	return e.SDK(http.MethodPost, "/b2b/passwords/email/reset", body, "")
-}
-
-// mailedLink returns the newest link mailed to an address after checking
-// it targets the registered page with the given token type and the
-// reset_password redirect type; it returns "" when the mail has no link.
-func mailedLink(e *apptest.Env, to, tokenType string) string {
-	e.T.Helper()
-	links, _ := e.LastMail(to)
-	if len(links) == 0 {
-		return ""
-	}
-	q := apptest.LinkParams(e.T, links[0], apptest.Page, tokenType)
-	if q.Get("stytch_redirect_type") != "reset_password" {
-		e.T.Fatalf("link %q: want redirect type reset_password", links[0])
-	}
-	return q.Get("token")
-}
-
 func TestPasswordResetByEmail(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		e.CreateMember(org, "ada@acme.test")
-		setPassword(e, org, "ada@acme.test", strongPassword)
-		before := pwLogin(e, org, "ada@acme.test", strongPassword).Data()["session_token"].(string)
+		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
+		before := e.PasswordLogin(org, "ada@acme.test", apptest.StrongPassword).Data()["session_token"].(string)
 
-		r := resetStart(e, org, "ada@acme.test", nil)
+		r := e.ResetStart(org, "ada@acme.test", nil)
 		if r.Status != 200 || len(r.Data()) != 2 {
 			t.Fatalf("reset start: %s", r.Raw)
 		}
-		token := mailedLink(e, "ada@acme.test", "multi_tenant_passwords")
+		token := e.ResetLink("ada@acme.test", "multi_tenant_passwords")
 
 		// A weak or breached password is refused without spending the link.
-		apptest.Want(t, resetWith(e, token, weakPassword, nil), 400, "weak_password")
-		apptest.Want(t, resetWith(e, token, "Password123!", nil), 400, "breached_password")
-		apptest.Want(t, resetWith(e, token, "ada@acme.test", nil), 400, "weak_password")
+		apptest.Want(t, e.ResetWith(token, apptest.WeakPassword, nil), 400, "weak_password")
+		apptest.Want(t, e.ResetWith(token, "Password123!", nil), 400, "breached_password")
+		apptest.Want(t, e.ResetWith(token, "ada@acme.test", nil), 400, "weak_password")
 
 		const newPassword = "Lantern-Pebble-Orchid-40"
-		r = resetWith(e, token, newPassword, nil)
+		r = e.ResetWith(token, newPassword, nil)
 		d := r.Data()
 		// member_email_id and organization_id are the backend's (the Node client declares them; the browser SDK does not).
 		if r.Status != 200 || d["member_authenticated"] != true || d["session_token"] == "" || d["member_email_id"] != nil ||
-			d["organization_id"] != nil || member(d)["organization_id"] != org {
+			d["organization_id"] != nil || apptest.MemberOf(d)["organization_id"] != org {
 			t.Fatalf("reset: %s", r.Raw)
 		}
 		f := d["member_session"].(map[string]any)["authentication_factors"].([]any)[0].(map[string]any)
 		if f["type"] != "password" || f["delivery_method"] != "email" {
 			t.Fatalf("factor = %v", f)
 		}
-		apptest.Want(t, resetWith(e, token, "Another-Fresh-Secret-77", nil), 401, "unable_to_auth_magic_link") // replay
-		apptest.Want(t, pwLogin(e, org, "ada@acme.test", strongPassword), 401, "unauthorized_credentials")
-		if r := pwLogin(e, org, "ada@acme.test", newPassword); r.Status != 200 {
+		apptest.Want(t, e.ResetWith(token, "Another-Fresh-Secret-77", nil), 401, "unable_to_auth_magic_link") // replay
+		apptest.Want(t, e.PasswordLogin(org, "ada@acme.test", apptest.StrongPassword), 401, "unauthorized_credentials")
+		if r := e.PasswordLogin(org, "ada@acme.test", newPassword); r.Status != 200 {
 			t.Fatalf("new password: %s", r.Raw)
 		}
 		// The session opened with the old password is gone.
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, before), 404, "session_not_found")
 
 		// Expiry.
-		resetStart(e, org, "ada@acme.test", map[string]any{"reset_password_expiration_minutes": 5})
-		token = mailedLink(e, "ada@acme.test", "multi_tenant_passwords")
+		e.ResetStart(org, "ada@acme.test", map[string]any{"reset_password_expiration_minutes": 5})
+		token = e.ResetLink("ada@acme.test", "multi_tenant_passwords")
 		e.Clock.Advance(5 * time.Minute)
-		apptest.Want(t, resetWith(e, token, "Another-Fresh-Secret-77", nil), 401, "unable_to_auth_magic_link")
-		apptest.Want(t, resetWith(e, "not-a-token", "Another-Fresh-Secret-77", nil), 401, "unable_to_auth_magic_link")
-		apptest.Want(t, resetStart(e, org, "ada@acme.test", map[string]any{"reset_password_expiration_minutes": 1}), 400, "invalid_request")
-		apptest.Want(t, resetStart(e, org, "ada@acme.test", map[string]any{"reset_password_redirect_url": "http://evil.test/"}), 400, "redirect_url_not_registered")
+		apptest.Want(t, e.ResetWith(token, "Another-Fresh-Secret-77", nil), 401, "unable_to_auth_magic_link")
+		apptest.Want(t, e.ResetWith("not-a-token", "Another-Fresh-Secret-77", nil), 401, "unable_to_auth_magic_link")
+		apptest.Want(t, e.ResetStart(org, "ada@acme.test", map[string]any{"reset_password_expiration_minutes": 1}), 400, "invalid_request")
+		apptest.Want(t, e.ResetStart(org, "ada@acme.test", map[string]any{"reset_password_redirect_url": "http://evil.test/"}), 400, "redirect_url_not_registered")
 
 		// A newer password change retires older links.
-		resetStart(e, org, "ada@acme.test", nil)
-		older := mailedLink(e, "ada@acme.test", "multi_tenant_passwords")
-		resetStart(e, org, "ada@acme.test", nil)
-		newer := mailedLink(e, "ada@acme.test", "multi_tenant_passwords")
-		if r := resetWith(e, newer, "Another-Fresh-Secret-77", nil); r.Status != 200 {
+		e.ResetStart(org, "ada@acme.test", nil)
+		older := e.ResetLink("ada@acme.test", "multi_tenant_passwords")
+		e.ResetStart(org, "ada@acme.test", nil)
+		newer := e.ResetLink("ada@acme.test", "multi_tenant_passwords")
+		if r := e.ResetWith(newer, "Another-Fresh-Secret-77", nil); r.Status != 200 {
 			t.Fatalf("newer link: %s", r.Raw)
 		}
-		apptest.Want(t, resetWith(e, older, "Yet-Another-Secret-78", nil), 401, "unable_to_auth_magic_link")
+		apptest.Want(t, e.ResetWith(older, "Yet-Another-Secret-78", nil), 401, "unable_to_auth_magic_link")
 
 		// Concurrent redemptions: exactly one wins.
 		e.Clock.Advance(time.Hour) // out of the send window
-		resetStart(e, org, "ada@acme.test", nil)
-		token = mailedLink(e, "ada@acme.test", "multi_tenant_passwords")
+		e.ResetStart(org, "ada@acme.test", nil)
+		token = e.ResetLink("ada@acme.test", "multi_tenant_passwords")
 		var wg sync.WaitGroup
 		statuses := make([]int, 6)
 		for i := range statuses {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				statuses[i] = resetWith(e, token, "Concurrent-Secret-Plum-5", nil).Status
+				statuses[i] = e.ResetWith(token, "Concurrent-Secret-Plum-5", nil).Status
 			}()
 		}
 		wg.Wait()
@@ -122,20 +88,20 @@ func TestPasswordResetByEmail(t *testing.T) {
 		}
 
 		// Isolation: another project cannot use (or burn) the token.
-		resetStart(e, org, "ada@acme.test", nil)
-		token = mailedLink(e, "ada@acme.test", "multi_tenant_passwords")
+		e.ResetStart(org, "ada@acme.test", nil)
+		token = e.ResetLink("ada@acme.test", "multi_tenant_passwords")
 		p2 := e.NewProject("Other")
 		r = e.Do(http.MethodPost, "/sdk/v1/b2b/passwords/email/reset", map[string]any{"password_reset_token": token,
 			"password": "Intruder-Secret-Fig-12"}, http.Header{"Origin": {apptest.Origin}}, p2.PublicToken, p2.PublicToken)
 		apptest.Want(t, r, 401, "unable_to_auth_magic_link")
-		if r := resetWith(e, token, "Owner-Secret-Fig-13", nil); r.Status != 200 {
+		if r := e.ResetWith(token, "Owner-Secret-Fig-13", nil); r.Status != 200 {
 			t.Fatalf("token after the other project's attempt: %s", r.Raw)
 		}
 
 		// Sends are rate-limited per address.
 		var last apptest.Resp
 		for range password.ResetSendPerEmail.Limit + 1 {
-			last = resetStart(e, org, "ada@acme.test", nil)
+			last = e.ResetStart(org, "ada@acme.test", nil)
 		}
 		apptest.Want(t, last, 429, "too_many_requests")
 	})
@@ -161,27 +127,27 @@ func TestPasswordResetPKCE(t *testing.T) {
 		}
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		e.CreateMember(org, "ada@acme.test")
-		setPassword(e, org, "ada@acme.test", strongPassword)
-		apptest.Want(t, resetStart(e, org, "ada@acme.test", nil), 400, "pkce_required")
+		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
+		apptest.Want(t, e.ResetStart(org, "ada@acme.test", nil), 400, "pkce_required")
 
 		verifier := "5f1c0a9e3b7d2c4e8a6f1b3d5c7e9a0b2d4f6a8c"
-		if r := resetStart(e, org, "ada@acme.test", map[string]any{"code_challenge": flowtoken.S256(verifier)}); r.Status != 200 {
+		if r := e.ResetStart(org, "ada@acme.test", map[string]any{"code_challenge": flowtoken.S256(verifier)}); r.Status != 200 {
 			t.Fatalf("start with challenge: %s", r.Raw)
 		}
-		token := mailedLink(e, "ada@acme.test", "multi_tenant_passwords")
-		apptest.Want(t, resetWith(e, token, "Lantern-Pebble-Orchid-40", nil), 400, "pkce_mismatch")
-		apptest.Want(t, resetWith(e, token, "Lantern-Pebble-Orchid-40", map[string]any{"code_verifier": "wrong"}), 400, "pkce_mismatch")
-		if r := resetWith(e, token, "Lantern-Pebble-Orchid-40", map[string]any{"code_verifier": verifier}); r.Status != 200 {
+		token := e.ResetLink("ada@acme.test", "multi_tenant_passwords")
+		apptest.Want(t, e.ResetWith(token, "Lantern-Pebble-Orchid-40", nil), 400, "pkce_mismatch")
+		apptest.Want(t, e.ResetWith(token, "Lantern-Pebble-Orchid-40", map[string]any{"code_verifier": "wrong"}), 400, "pkce_mismatch")
+		if r := e.ResetWith(token, "Lantern-Pebble-Orchid-40", map[string]any{"code_verifier": verifier}); r.Status != 200 {
 			t.Fatalf("right verifier after wrong ones: %s", r.Raw)
 		}
 
 		// The address-verifying magic link of a member without a password
 		// carries the same challenge.
 		e.CreateMember(org, "nopass@acme.test")
-		resetStart(e, org, "nopass@acme.test", map[string]any{"code_challenge": flowtoken.S256(verifier)})
-		ml := mailedLink(e, "nopass@acme.test", "multi_tenant_magic_links")
-		apptest.Want(t, redeem(e, ml, nil), 400, "pkce_mismatch")
-		if r := redeem(e, ml, map[string]any{"pkce_code_verifier": verifier}); r.Status != 200 {
+		e.ResetStart(org, "nopass@acme.test", map[string]any{"code_challenge": flowtoken.S256(verifier)})
+		ml := e.ResetLink("nopass@acme.test", "multi_tenant_magic_links")
+		apptest.Want(t, e.RedeemLink(ml, nil), 400, "pkce_mismatch")
+		if r := e.RedeemLink(ml, map[string]any{"pkce_code_verifier": verifier}); r.Status != 200 {
 			t.Fatalf("magic link with the verifier: %s", r.Raw)
 		}
 	})

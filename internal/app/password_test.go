@@ -12,34 +12,10 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/config"
-	"github.com/latchkey/latchkey/internal/password/pwhash"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
 	"github.com/latchkey/latchkey/internal/store/storetest"
 )
-
-// strongPassword passes zxcvbn and LUDS and is on no breach list.
-const strongPassword = "Vellum-Otter-Quarry-83"
-
-// setPassword gives an address a password through the backend import.
-func setPassword(e *apptest.Env, orgID, email, pw string) {
-	e.T.Helper()
-	h, err := pwhash.Hash(e.T.Context(), pw, pwhash.Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1})
-	if err != nil {
-		e.T.Fatal(err)
-	}
-	r := e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"email_address": email,
-		"organization_id": orgID, "hash": h, "hash_type": "argon_2id"})
-	if r.Status != 200 {
-		e.T.Fatalf("migrate: %d %s", r.Status, r.Raw)
-	}
-}
-
-func pwLogin(e *apptest.Env, orgID, email, pw string) apptest.Resp {
-	e.T.Helper()
-	return e.SDK(http.MethodPost, "/b2b/passwords/authenticate", map[string]any{"organization_id": orgID, "email_address": email,
-		"password": pw, "session_duration_minutes": 60}, "")
-}
 
 // storedHash reads an address's stored password hash.
 func storedHash(e *apptest.Env, email string) string {
@@ -83,7 +59,7 @@ func TestPasswordStrengthCheck(t *testing.T) {
 		if len(d["luds_feedback"].(map[string]any)) != 6 {
 			t.Fatalf("luds_feedback fields: %v", d["luds_feedback"])
 		}
-		r = e.Backend(http.MethodPost, "/v1/b2b/passwords/strength_check", map[string]any{"password": strongPassword})
+		r = e.Backend(http.MethodPost, "/v1/b2b/passwords/strength_check", map[string]any{"password": apptest.StrongPassword})
 		if r.Status != 200 || r.Body["valid_password"] != true || r.Body["score"].(float64) < 3 || r.Body["breached_password"] != false {
 			t.Fatalf("strong password on the backend face: %s", r.Raw)
 		}
@@ -152,16 +128,16 @@ func TestPasswordBreachAPI(t *testing.T) {
 		if r.Data()["breached_password"] != true || r.Data()["valid_password"] != false || r.Data()["score"].(float64) < 3 {
 			t.Fatalf("API-breached password: %s", r.Raw)
 		}
-		if r := e.SDK(http.MethodPost, "/b2b/passwords/strength_check", map[string]any{"password": strongPassword}, ""); r.Data()["valid_password"] != true {
+		if r := e.SDK(http.MethodPost, "/b2b/passwords/strength_check", map[string]any{"password": apptest.StrongPassword}, ""); r.Data()["valid_password"] != true {
 			t.Fatalf("clean password: %s", r.Raw)
 		}
 		// A password that became breached after it was set forces a reset
 		// at the next correct login, and from then on.
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		e.CreateMember(org, "ada@acme.test")
-		setPassword(e, org, "ada@acme.test", leaked)
-		apptest.Want(t, pwLogin(e, org, "ada@acme.test", leaked), 400, "reset_password")
-		apptest.Want(t, pwLogin(e, org, "ada@acme.test", "wrong-"+leaked), 401, "unauthorized_credentials")
+		e.SetPassword(org, "ada@acme.test", leaked)
+		apptest.Want(t, e.PasswordLogin(org, "ada@acme.test", leaked), 400, "reset_password")
+		apptest.Want(t, e.PasswordLogin(org, "ada@acme.test", "wrong-"+leaked), 401, "unauthorized_credentials")
 
 		// With the API gone, the shipped list still answers.
 		api.Close()
@@ -178,9 +154,9 @@ func TestPasswordAuthenticate(t *testing.T) {
 		e.CreateMember(org, "ada@acme.test")
 		e.CreateMember(org, "nopass@acme.test")
 		e.CreateMember(other, "ada@acme.test")
-		setPassword(e, org, "ada@acme.test", strongPassword)
+		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
 
-		r := pwLogin(e, org, "Ada@Acme.test", strongPassword)
+		r := e.PasswordLogin(org, "Ada@Acme.test", apptest.StrongPassword)
 		d := r.Data()
 		if r.Status != 200 || d["member_authenticated"] != true || d["session_token"] == "" {
 			t.Fatalf("login: %s", r.Raw)
@@ -194,7 +170,7 @@ func TestPasswordAuthenticate(t *testing.T) {
 		}
 		// The password belongs to the address: the same person logs in to
 		// their other organization with it.
-		if r := pwLogin(e, other, "ada@acme.test", strongPassword); r.Status != 200 {
+		if r := e.PasswordLogin(other, "ada@acme.test", apptest.StrongPassword); r.Status != 200 {
 			t.Fatalf("other organization: %s", r.Raw)
 		}
 
@@ -203,10 +179,10 @@ func TestPasswordAuthenticate(t *testing.T) {
 		// the same.
 		outsider := e.CreateOrg("outsider", "ALL_ALLOWED", nil)
 		var bodies []map[string]any
-		for _, c := range []struct{ org, email, pw string }{{org, "ada@acme.test", "Wrong-" + strongPassword},
-			{org, "nobody@acme.test", strongPassword}, {org, "nopass@acme.test", strongPassword},
-			{outsider, "ada@acme.test", strongPassword}} {
-			r := pwLogin(e, c.org, c.email, c.pw)
+		for _, c := range []struct{ org, email, pw string }{{org, "ada@acme.test", "Wrong-" + apptest.StrongPassword},
+			{org, "nobody@acme.test", apptest.StrongPassword}, {org, "nopass@acme.test", apptest.StrongPassword},
+			{outsider, "ada@acme.test", apptest.StrongPassword}} {
+			r := e.PasswordLogin(c.org, c.email, c.pw)
 			apptest.Want(t, r, 401, "unauthorized_credentials")
 			delete(r.Body, "request_id")
 			bodies = append(bodies, r.Body)
@@ -216,13 +192,13 @@ func TestPasswordAuthenticate(t *testing.T) {
 				t.Fatalf("failures differ: %v vs %v", b, bodies[0])
 			}
 		}
-		apptest.Want(t, pwLogin(e, "organization-test-nope", "ada@acme.test", strongPassword), 404, "organization_not_found")
-		apptest.Want(t, pwLogin(e, org, "not-an-email", strongPassword), 400, "invalid_email")
-		apptest.Want(t, pwLogin(e, org, "ada@acme.test", ""), 400, "invalid_request")
+		apptest.Want(t, e.PasswordLogin("organization-test-nope", "ada@acme.test", apptest.StrongPassword), 404, "organization_not_found")
+		apptest.Want(t, e.PasswordLogin(org, "not-an-email", apptest.StrongPassword), 400, "invalid_email")
+		apptest.Want(t, e.PasswordLogin(org, "ada@acme.test", ""), 400, "invalid_request")
 
 		// Backend face, same rules.
 		r = e.Backend(http.MethodPost, "/v1/b2b/passwords/authenticate", map[string]any{"organization_id": org,
-			"email_address": "ada@acme.test", "password": strongPassword})
+			"email_address": "ada@acme.test", "password": apptest.StrongPassword})
 		if r.Status != 200 || r.Body["member_session"] == nil {
 			t.Fatalf("backend login: %s", r.Raw)
 		}
@@ -231,7 +207,7 @@ func TestPasswordAuthenticate(t *testing.T) {
 		// password.
 		p2 := e.NewProject("Other")
 		r = e.Do(http.MethodPost, "/sdk/v1/b2b/passwords/authenticate", map[string]any{"organization_id": org,
-			"email_address": "ada@acme.test", "password": strongPassword}, http.Header{"Origin": {apptest.Origin}}, p2.PublicToken, p2.PublicToken)
+			"email_address": "ada@acme.test", "password": apptest.StrongPassword}, http.Header{"Origin": {apptest.Origin}}, p2.PublicToken, p2.PublicToken)
 		apptest.Want(t, r, 404, "organization_not_found")
 	})
 }
@@ -245,7 +221,7 @@ func TestPasswordIDOnMembers(t *testing.T) {
 		beta := e.CreateOrg("beta", "NOT_ALLOWED", nil)
 		e.CreateMember(alpha, "ada@corp.test")
 		e.CreateMember(alpha, "bob@corp.test")
-		setPassword(e, alpha, "ada@corp.test", strongPassword)
+		e.SetPassword(alpha, "ada@corp.test", apptest.StrongPassword)
 		e.CreateMember(beta, "ada@corp.test") // after the password
 
 		r := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+beta+"/member?email_address=ada@corp.test", nil)
@@ -253,9 +229,9 @@ func TestPasswordIDOnMembers(t *testing.T) {
 		if r.Status != 200 || !strings.HasPrefix(id, "member-password-test-") {
 			t.Fatalf("member in the later organization: %s", r.Raw)
 		}
-		q := query("AND", op("member_password_exists", true))
+		q := apptest.Query("AND", apptest.Filter("member_password_exists", true))
 		q["organization_ids"] = []string{alpha, beta}
-		got, _ := emailsOf(e, q)
+		got, _ := e.EmailsOf(q)
 		if !slices.Equal(got, []string{"ada@corp.test", "ada@corp.test"}) {
 			t.Fatalf("member_password_exists: %v", got)
 		}

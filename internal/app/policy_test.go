@@ -18,9 +18,9 @@ func TestPrimaryRequiredThenAllowedMethod(t *testing.T) {
 			t.Fatalf("restrict: %s", r.Raw)
 		}
 		e.CreateMember(org, "ada@strict.test")
-		sendLink(e, org, "ada@strict.test", nil)
+		e.SendLink(org, "ada@strict.test", nil)
 		links, _ := e.LastMail("ada@strict.test")
-		r := redeem(e, tokenFrom(t, e, links[0]), nil)
+		r := e.RedeemLink(apptest.MagicLinkToken(t, links[0]), nil)
 		d := r.Data()
 		if r.Status != 200 || d["member_session"] != nil || d["member_authenticated"] != false || d["session_token"] != "" {
 			t.Fatalf("restricted magic link gave a session: %s", r.Raw)
@@ -34,7 +34,7 @@ func TestPrimaryRequiredThenAllowedMethod(t *testing.T) {
 			t.Fatalf("IST response lacks token/member/organization: %s", r.Raw)
 		}
 
-		sendCode(e, org, "ada@strict.test")
+		e.SendCode(org, "ada@strict.test")
 		_, codes := e.LastMail("ada@strict.test")
 		r = e.SDK(http.MethodPost, "/b2b/otps/email/authenticate", map[string]any{"email_address": "ada@strict.test", "organization_id": org,
 			"code": codes[0], "intermediate_session_token": ist}, "")
@@ -49,7 +49,7 @@ func TestPrimaryRequiredThenAllowedMethod(t *testing.T) {
 
 		// The IST was consumed: presenting it again adds nothing, and a
 		// stale IST never blocks an otherwise good login.
-		sendCode(e, org, "ada@strict.test")
+		e.SendCode(org, "ada@strict.test")
 		_, codes = e.LastMail("ada@strict.test")
 		r = e.SDK(http.MethodPost, "/b2b/otps/email/authenticate", map[string]any{"email_address": "ada@strict.test", "organization_id": org,
 			"code": codes[0], "intermediate_session_token": ist}, "")

@@ -53,36 +53,36 @@ func race(t *testing.T, what string, n int, redeem func() apptest.Resp) {
 // of 50 simultaneous redemptions exactly one succeeds.
 func TestOneTimeSecretsRaces(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		alignClock(e)
+		e.AlignClock()
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 
 		t.Run("magic link", func(t *testing.T) {
 			e.CreateMember(org, "link@acme.test")
-			if r := sendLink(e, org, "link@acme.test", nil); r.Status != 200 {
+			if r := e.SendLink(org, "link@acme.test", nil); r.Status != 200 {
 				t.Fatalf("send: %s", r.Raw)
 			}
 			links, _ := e.LastMail("link@acme.test")
-			token := tokenFrom(t, e, links[0])
-			race(t, "magic link", raceN, func() apptest.Resp { return redeem(e, token, nil) })
+			token := apptest.MagicLinkToken(t, links[0])
+			race(t, "magic link", raceN, func() apptest.Resp { return e.RedeemLink(token, nil) })
 		})
 
 		t.Run("email code", func(t *testing.T) {
 			e.CreateMember(org, "code@acme.test")
-			if r := sendCode(e, org, "code@acme.test"); r.Status != 200 {
+			if r := e.SendCode(org, "code@acme.test"); r.Status != 200 {
 				t.Fatalf("send: %s", r.Raw)
 			}
 			_, codes := e.LastMail("code@acme.test")
-			race(t, "email code", raceN, func() apptest.Resp { return checkCode(e, org, "code@acme.test", codes[0]) })
+			race(t, "email code", raceN, func() apptest.Resp { return e.CheckCode(org, "code@acme.test", codes[0]) })
 		})
 
 		t.Run("password reset token", func(t *testing.T) {
 			e.CreateMember(org, "reset@acme.test")
-			setPassword(e, org, "reset@acme.test", strongPassword)
-			if r := resetStart(e, org, "reset@acme.test", nil); r.Status != 200 {
+			e.SetPassword(org, "reset@acme.test", apptest.StrongPassword)
+			if r := e.ResetStart(org, "reset@acme.test", nil); r.Status != 200 {
 				t.Fatalf("reset start: %s", r.Raw)
 			}
-			token := mailedLink(e, "reset@acme.test", "multi_tenant_passwords")
-			race(t, "reset token", raceN, func() apptest.Resp { return resetWith(e, token, strongPassword+" again", nil) })
+			token := e.ResetLink("reset@acme.test", "multi_tenant_passwords")
+			race(t, "reset token", raceN, func() apptest.Resp { return e.ResetWith(token, apptest.StrongPassword+" again", nil) })
 		})
 
 		t.Run("discovery token", func(t *testing.T) {
@@ -98,7 +98,7 @@ func TestOneTimeSecretsRaces(t *testing.T) {
 
 		t.Run("intermediate session token", func(t *testing.T) {
 			e.CreateMember(org, "ist@acme.test")
-			ist := discover(e, "ist@acme.test")["intermediate_session_token"].(string)
+			ist := e.Discover("ist@acme.test")["intermediate_session_token"].(string)
 			race(t, "IST exchange", raceN, func() apptest.Resp {
 				return e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": ist,
 					"organization_id": org, "session_duration_minutes": 60}, "")
@@ -106,16 +106,16 @@ func TestOneTimeSecretsRaces(t *testing.T) {
 		})
 
 		secure := e.CreateOrg("secure", "NOT_ALLOWED", nil)
-		setMFA(e, secure, "REQUIRED_FOR_ALL")
+		e.SetMFA(secure, "REQUIRED_FOR_ALL")
 
 		t.Run("sms code", func(t *testing.T) {
 			mid := e.CreateMember(secure, "sms@secure.test")
-			ist, _ := mfaLogin(e, secure, "sms@secure.test")
-			if r := smsSend(e, secure, mid, ist, "+14155550100"); r.Status != 200 {
+			ist, _ := e.MFALogin(secure, "sms@secure.test")
+			if r := e.SMSSend(secure, mid, ist, "+14155550100"); r.Status != 200 {
 				t.Fatalf("sms send: %s", r.Raw)
 			}
-			code := lastSMS(e, "+14155550100")
-			race(t, "sms code", raceN, func() apptest.Resp { return smsAuth(e, secure, mid, ist, code, nil) })
+			code := e.LastSMS("+14155550100")
+			race(t, "sms code", raceN, func() apptest.Resp { return e.SMSAuth(secure, mid, ist, code, nil) })
 		})
 
 		t.Run("totp code and recovery code", func(t *testing.T) {
@@ -126,14 +126,14 @@ func TestOneTimeSecretsRaces(t *testing.T) {
 			}
 			secret := r.Body["secret"].(string)
 			codes := r.Body["recovery_codes"].([]any)
-			ist, _ := mfaLogin(e, secure, "totp@secure.test")
-			code := totpAt(t, secret, e.Clock.Now())
+			ist, _ := e.MFALogin(secure, "totp@secure.test")
+			code := apptest.TOTPAt(t, secret, e.Clock.Now())
 			race(t, "totp code", raceN, func() apptest.Resp {
 				return e.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": secure, "member_id": mid, "code": code,
 					"intermediate_session_token": ist, "session_duration_minutes": 60}, "")
 			})
 
-			ist, _ = mfaLogin(e, secure, "totp@secure.test")
+			ist, _ = e.MFALogin(secure, "totp@secure.test")
 			race(t, "recovery code", raceN, func() apptest.Resp {
 				return e.SDK(http.MethodPost, "/b2b/recovery_codes/recover", map[string]any{"organization_id": secure, "member_id": mid,
 					"recovery_code": codes[0], "intermediate_session_token": ist, "session_duration_minutes": 60}, "")

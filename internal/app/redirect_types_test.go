@@ -22,15 +22,15 @@ func TestRedirectURLsMatchTheirType(t *testing.T) {
 		}
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		e.CreateMember(org, "ada@acme.test")
-		setPassword(e, org, "ada@acme.test", strongPassword)
+		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
 
-		apptest.Want(t, sendLink(e, org, "ada@acme.test", map[string]any{"login_redirect_url": resetPage}), 400, "redirect_url_not_registered")
-		apptest.Want(t, sendLink(e, org, "new@acme.test", map[string]any{"signup_redirect_url": resetPage}), 400, "redirect_url_not_registered")
+		apptest.Want(t, e.SendLink(org, "ada@acme.test", map[string]any{"login_redirect_url": resetPage}), 400, "redirect_url_not_registered")
+		apptest.Want(t, e.SendLink(org, "new@acme.test", map[string]any{"signup_redirect_url": resetPage}), 400, "redirect_url_not_registered")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/magic_links/email/discovery/send", map[string]any{"email_address": "ada@acme.test",
 			"discovery_redirect_url": resetPage}, ""), 400, "redirect_url_not_registered")
 
 		// The page is a redirect of its own type.
-		if r := resetStart(e, org, "ada@acme.test", map[string]any{"reset_password_redirect_url": resetPage}); r.Status != 200 {
+		if r := e.ResetStart(org, "ada@acme.test", map[string]any{"reset_password_redirect_url": resetPage}); r.Status != 200 {
 			t.Fatalf("reset start to the reset page: %s", r.Raw)
 		}
 		if links, _ := e.LastMail("ada@acme.test"); !strings.HasPrefix(links[0], resetPage+"?") {

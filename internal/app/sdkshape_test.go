@@ -82,7 +82,7 @@ func TestAuthenticateAnswersNameTheOrganization(t *testing.T) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		e.CreateMember(org, "ada@acme.test")
 
-		sendCode(e, org, "ada@acme.test")
+		e.SendCode(org, "ada@acme.test")
 		_, codes := e.LastMail("ada@acme.test")
 		d := e.Backend(http.MethodPost, "/v1/b2b/otps/email/authenticate", map[string]any{"email_address": "ada@acme.test",
 			"organization_id": org, "code": codes[0], "session_duration_minutes": 60}).Body
@@ -93,13 +93,13 @@ func TestAuthenticateAnswersNameTheOrganization(t *testing.T) {
 			t.Error("email code answer has reset_sessions, which belongs to magic links")
 		}
 
-		sendLink(e, org, "ada@acme.test", nil)
+		e.SendLink(org, "ada@acme.test", nil)
 		links, _ := e.LastMail("ada@acme.test")
 		backendRedeem := func(token string) map[string]any {
 			return e.Backend(http.MethodPost, "/v1/b2b/magic_links/authenticate", map[string]any{"magic_links_token": token,
 				"session_duration_minutes": 60}).Body
 		}
-		d = backendRedeem(tokenFrom(t, e, links[0]))
+		d = backendRedeem(apptest.MagicLinkToken(t, links[0]))
 		if d["organization_id"] != org || d["reset_sessions"] != false || d["member_authenticated"] != true {
 			t.Errorf("magic link: organization_id = %#v, reset_sessions = %#v", d["organization_id"], d["reset_sessions"])
 		}
@@ -109,9 +109,9 @@ func TestAuthenticateAnswersNameTheOrganization(t *testing.T) {
 			"allowed_auth_methods": []string{"email_otp"}}); r.Status != 200 {
 			t.Fatalf("restrict: %s", r.Raw)
 		}
-		sendLink(e, org, "ada@acme.test", nil)
+		e.SendLink(org, "ada@acme.test", nil)
 		links, _ = e.LastMail("ada@acme.test")
-		d = backendRedeem(tokenFrom(t, e, links[0]))
+		d = backendRedeem(apptest.MagicLinkToken(t, links[0]))
 		if d["member_authenticated"] != false || d["intermediate_session_token"] == "" || d["organization_id"] != org ||
 			d["reset_sessions"] != false {
 			t.Errorf("primary_required answer: %#v", d)

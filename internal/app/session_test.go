@@ -12,23 +12,10 @@ import (
 	"github.com/latchkey/latchkey/internal/apptest"
 )
 
-// login returns a fresh session (token, jwt, member id) for email in org.
-func login(e *apptest.Env, org, email string) (string, string, string) {
-	e.T.Helper()
-	sendCode(e, org, email)
-	_, codes := e.LastMail(email)
-	r := checkCode(e, org, email, codes[0])
-	if r.Status != 200 {
-		e.T.Fatalf("login: %s", r.Raw)
-	}
-	d := r.Data()
-	return d["session_token"].(string), d["session_jwt"].(string), d["member_id"].(string)
-}
-
 func TestSessionJWTVerifiesWithJWKS(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
-		_, tok, member := login(e, org, "ada@acme.test")
+		_, tok, member := e.Login(org, "ada@acme.test")
 
 		r := e.Do(http.MethodGet, "/v1/b2b/sessions/jwks/"+e.Project.Project.ID, nil, nil, "", "")
 		var set jose.JSONWebKeySet
@@ -78,7 +65,7 @@ func TestSessionJWTVerifiesWithJWKS(t *testing.T) {
 func TestSessionAuthenticateRefreshRevoke(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
-		token, firstJWT, member := login(e, org, "ada@acme.test")
+		token, firstJWT, member := e.Login(org, "ada@acme.test")
 
 		r := e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token)
 		d := r.Data()
@@ -122,12 +109,12 @@ func TestSessionAuthenticateRefreshRevoke(t *testing.T) {
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token), 404, "session_not_found")
 
 		// Expiry.
-		token2, _, _ := login(e, org, "bob@acme.test")
+		token2, _, _ := e.Login(org, "bob@acme.test")
 		e.Clock.Advance(61 * time.Minute)
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token2), 404, "session_not_found")
 
 		// Backend revoke of all a member's sessions.
-		token3, _, m3 := login(e, org, "cy@acme.test")
+		token3, _, m3 := e.Login(org, "cy@acme.test")
 		if r := e.Backend(http.MethodPost, "/v1/b2b/sessions/revoke", map[string]any{"member_id": m3}); r.Status != 200 {
 			t.Fatalf("revoke member: %s", r.Raw)
 		}
@@ -145,12 +132,12 @@ func TestDisabledProductIsRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
-		r := sendCode(e, org, "a@acme.test")
+		r := e.SendCode(org, "a@acme.test")
 		apptest.Want(t, r, 403, "product_not_enabled")
 		if r.Body["error_details"].(map[string]any)["product"] != "emailOtp" {
 			t.Fatalf("details = %v", r.Body["error_details"])
 		}
-		if r := sendLink(e, org, "a@acme.test", nil); r.Status != 200 {
+		if r := e.SendLink(org, "a@acme.test", nil); r.Status != 200 {
 			t.Fatalf("enabled product refused: %s", r.Raw)
 		}
 		// The backend face is the operator's own and is not gated.

@@ -14,16 +14,16 @@ import (
 // address, the password or the factors for good.
 func TestTakeoverSensitiveChangesNeedAStepUp(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		alignClock(e)
+		e.AlignClock()
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		mid := e.CreateMember(org, "ada@acme.test")
 		bob := e.CreateMember(org, "bob@acme.test")
 		if r := e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+mid, map[string]any{"is_admin": true}); r.Status != 200 {
 			t.Fatalf("make admin: %s", r.Raw)
 		}
-		setPassword(e, org, "ada@acme.test", strongPassword)
-		_, _, token := enrollTOTPWithSession(e, org, "ada@acme.test", nil)
-		pwID := passwordID(e, org, mid)
+		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
+		_, _, token := e.EnrollTOTPWithSession(org, "ada@acme.test", nil)
+		pwID := e.PasswordID(org, mid)
 
 		e.Clock.Advance(stepup.Window + time.Second)
 		stale := []struct {
@@ -31,13 +31,13 @@ func TestTakeoverSensitiveChangesNeedAStepUp(t *testing.T) {
 			r    func() apptest.Resp
 		}{
 			{"start_email_update", func() apptest.Resp {
-				return startUpdate(e, token, "", map[string]any{"email_address": "new@acme.test"})
+				return e.StartEmailUpdate(token, "", map[string]any{"email_address": "new@acme.test"})
 			}},
 			{"start_email_update for another member", func() apptest.Resp {
-				return startUpdate(e, token, bob, map[string]any{"email_address": "bob2@acme.test"})
+				return e.StartEmailUpdate(token, bob, map[string]any{"email_address": "bob2@acme.test"})
 			}},
 			{"password deletion", func() apptest.Resp {
-				return sdkAs(e, http.MethodDelete, "/b2b/organizations/members/passwords/"+pwID, nil, token)
+				return e.SDK(http.MethodDelete, "/b2b/organizations/members/passwords/"+pwID, nil, token)
 			}},
 			{"totp enrolment", func() apptest.Resp {
 				return e.SDK(http.MethodPost, "/b2b/totp", map[string]any{"organization_id": org, "member_id": mid}, token)
@@ -46,23 +46,23 @@ func TestTakeoverSensitiveChangesNeedAStepUp(t *testing.T) {
 				return e.SDK(http.MethodPost, "/b2b/otps/sms/send", map[string]any{"organization_id": org, "member_id": mid,
 					"mfa_phone_number": "+14155550123"}, token)
 			}},
-			{"recovery codes shown", func() apptest.Resp { return sdkCall(e, http.MethodGet, "/b2b/recovery_codes", nil, token) }},
+			{"recovery codes shown", func() apptest.Resp { return e.SDK(http.MethodGet, "/b2b/recovery_codes", nil, token) }},
 			{"recovery codes rotated", func() apptest.Resp {
 				return e.SDK(http.MethodPost, "/b2b/recovery_codes/rotate", map[string]any{}, token)
 			}},
 			{"own totp deletion", func() apptest.Resp {
-				return sdkCall(e, http.MethodDelete, "/b2b/organizations/members/deleteTOTP", nil, token)
+				return e.SDK(http.MethodDelete, "/b2b/organizations/members/deleteTOTP", nil, token)
 			}},
 			{"own phone deletion", func() apptest.Resp {
-				return sdkCall(e, http.MethodDelete, "/b2b/organizations/members/deletePhoneNumber", nil, token)
+				return e.SDK(http.MethodDelete, "/b2b/organizations/members/deletePhoneNumber", nil, token)
 			}},
 			{"another member's totp deletion", func() apptest.Resp {
-				return sdkCall(e, http.MethodDelete, "/b2b/organizations/members/totp/"+bob, nil, token)
+				return e.SDK(http.MethodDelete, "/b2b/organizations/members/totp/"+bob, nil, token)
 			}},
 			// An admin's direct email change is immediate and unverified: the
 			// new address can reset the member's password.
 			{"another member's email by update", func() apptest.Resp {
-				return sdkAs(e, http.MethodPut, "/b2b/organizations/members/"+bob, map[string]any{"email_address": "bob3@acme.test"}, token)
+				return e.SDK(http.MethodPut, "/b2b/organizations/members/"+bob, map[string]any{"email_address": "bob3@acme.test"}, token)
 			}},
 			{"another member's email by backend update for the session", func() apptest.Resp {
 				return e.Do(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+bob, map[string]any{"email_address": "bob3@acme.test"},
@@ -80,11 +80,11 @@ func TestTakeoverSensitiveChangesNeedAStepUp(t *testing.T) {
 				t.Fatalf("%s with a stale session: %d %s", c.name, r.Status, r.Raw)
 			}
 		}
-		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/session/reset", map[string]any{"password": strongPassword + "!"}, token),
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/session/reset", map[string]any{"password": apptest.StrongPassword + "!"}, token),
 			400, "session_too_old_to_reset_password")
 		// An update that leaves the address as it is changes nothing
 		// sensitive, and the project secret is no session to step up.
-		if r := sdkAs(e, http.MethodPut, "/b2b/organizations/members/"+bob, map[string]any{"email_address": "Bob@acme.test",
+		if r := e.SDK(http.MethodPut, "/b2b/organizations/members/"+bob, map[string]any{"email_address": "Bob@acme.test",
 			"name": "Bob"}, token); r.Status != 200 {
 			t.Fatalf("unchanged address with a stale session: %s", r.Raw)
 		}
@@ -97,14 +97,14 @@ func TestTakeoverSensitiveChangesNeedAStepUp(t *testing.T) {
 		}
 
 		// A fresh factor (here a password login) allows the change.
-		fresh := pwLogin(e, org, "ada@acme.test", strongPassword)
+		fresh := e.PasswordLogin(org, "ada@acme.test", apptest.StrongPassword)
 		if fresh.Status != 200 {
 			t.Fatalf("password login: %s", fresh.Raw)
 		}
-		if r := startUpdate(e, fresh.Data()["session_token"].(string), "", map[string]any{"email_address": "new@acme.test"}); r.Status != 200 {
+		if r := e.StartEmailUpdate(fresh.Data()["session_token"].(string), "", map[string]any{"email_address": "new@acme.test"}); r.Status != 200 {
 			t.Fatalf("start_email_update after a fresh factor: %s", r.Raw)
 		}
-		if r := sdkAs(e, http.MethodPut, "/b2b/organizations/members/"+bob, map[string]any{"email_address": "bob5@acme.test"},
+		if r := e.SDK(http.MethodPut, "/b2b/organizations/members/"+bob, map[string]any{"email_address": "bob5@acme.test"},
 			fresh.Data()["session_token"].(string)); r.Status != 200 {
 			t.Fatalf("another member's email after a fresh factor: %s", r.Raw)
 		}

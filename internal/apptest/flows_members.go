@@ -1,0 +1,92 @@
+package apptest
+
+import (
+	"net/http"
+	"sort"
+)
+
+// MemberByID reads a member through the backend.
+func (e *Env) MemberByID(org, memberID string) map[string]any {
+	e.tb().Helper()
+	r := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+org+"/member?member_id="+memberID, nil)
+	if r.Status != 200 {
+		e.tb().Fatalf("apptest: get member: %s", r.Raw)
+	}
+	return r.Body["member"].(map[string]any)
+}
+
+// PasswordID returns a member's member_password_id as the backend sees it.
+func (e *Env) PasswordID(org, memberID string) string {
+	e.tb().Helper()
+	id, _ := e.MemberByID(org, memberID)["member_password_id"].(string)
+	return id
+}
+
+// DeleteMember deletes a member through the backend, which must succeed.
+func (e *Env) DeleteMember(org, memberID string) {
+	e.tb().Helper()
+	if r := e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+memberID, nil); r.Status != 200 {
+		e.tb().Fatalf("apptest: delete member: %s", r.Raw)
+	}
+}
+
+// EmailsOf runs a member search and returns the addresses found, sorted.
+func (e *Env) EmailsOf(body map[string]any) ([]string, Resp) {
+	e.tb().Helper()
+	r := e.Backend(http.MethodPost, "/v1/b2b/organizations/members/search", body)
+	if r.Status != 200 {
+		e.tb().Fatalf("apptest: member search %v: %s", body, r.Raw)
+	}
+	var out []string
+	for _, m := range r.Body["members"].([]any) {
+		out = append(out, m.(map[string]any)["email_address"].(string))
+	}
+	sort.Strings(out)
+	return out, r
+}
+
+// Filter is one operand of a search query.
+func Filter(name string, value any) map[string]any {
+	return map[string]any{"filter_name": name, "filter_value": value}
+}
+
+// Query is a search body: operator ("AND", "OR") over the operands.
+func Query(operator string, operands ...map[string]any) map[string]any {
+	return map[string]any{"query": map[string]any{"operator": operator, "operands": operands}}
+}
+
+// MeFixture: organization Acme with an admin and a plain member, and
+// organization Beta with its own admin, all logged in (sessions by email
+// code).
+type MeFixture struct {
+	Acme, Beta                string
+	AdminID, PlainID, BetaID  string
+	Admin, Plain, BetaSession string
+}
+
+// NewMeFixture builds a MeFixture.
+func (e *Env) NewMeFixture() *MeFixture {
+	e.tb().Helper()
+	f := &MeFixture{Acme: e.CreateOrg("acme", "NOT_ALLOWED", nil), Beta: e.CreateOrg("beta", "NOT_ALLOWED", nil)}
+	mk := func(org, email string, admin bool) string {
+		r := e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members", map[string]any{"email_address": email, "is_admin": admin})
+		if r.Status != 200 {
+			e.tb().Fatalf("apptest: create member: %s", r.Raw)
+		}
+		return r.Body["member_id"].(string)
+	}
+	f.AdminID, f.PlainID, f.BetaID = mk(f.Acme, "ada@acme.test", true), mk(f.Acme, "bob@acme.test", false), mk(f.Beta, "cy@beta.test", true)
+	f.Admin, f.Plain, f.BetaSession = e.SessionFor(f.Acme, "ada@acme.test"), e.SessionFor(f.Acme, "bob@acme.test"), e.SessionFor(f.Beta, "cy@beta.test")
+	return f
+}
+
+// StartEmailUpdate calls the SDK's start_email_update: for the session's
+// own member when memberID is "", else through the {member_id} route.
+func (e *Env) StartEmailUpdate(session, memberID string, body map[string]any) Resp {
+	e.tb().Helper()
+	path := "/b2b/organizations/members/start_email_update"
+	if memberID != "" {
+		path = "/b2b/organizations/members/" + memberID + "/start_email_update"
+	}
+	return e.SDK(http.MethodPost, path, body, session)
+}
