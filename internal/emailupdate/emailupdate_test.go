@@ -1,4 +1,4 @@
-package app_test
+package emailupdate_test
 
 import (
 	"fmt"

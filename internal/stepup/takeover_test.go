@@ -1,4 +1,4 @@
-package app_test
+package stepup_test
 
 import (
 	"net/http"

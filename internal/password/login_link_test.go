@@ -1,4 +1,4 @@
-package app_test
+package password_test
 
 import (
 	"context"

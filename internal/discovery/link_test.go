@@ -1,4 +1,4 @@
-package app_test
+package discovery_test
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package app_test
+package organization_test
 
 import (
 	"encoding/json"

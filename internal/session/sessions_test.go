@@ -1,4 +1,4 @@
-package app_test
+package session_test
 
 import (
 	"encoding/json"
@@ -120,30 +120,5 @@ func TestSessionAuthenticateRefreshRevoke(t *testing.T) {
 		}
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token3), 404, "session_not_found")
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/revoke", map[string]any{}), 400, "invalid_request")
-	})
-}
-
-func TestDisabledProductIsRefused(t *testing.T) {
-	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		// Switch email OTP off before the first SDK call, so the public-token
-		// cache has not seen the project yet.
-		if _, err := e.App.DB.ExecContext(t.Context(), `UPDATE projects SET products = $1 WHERE project_id = $2`,
-			`["emailMagicLinks"]`, e.Project.Project.ID); err != nil {
-			t.Fatal(err)
-		}
-		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
-		r := e.SendCode(org, "a@acme.test")
-		apptest.Want(t, r, 403, "product_not_enabled")
-		if r.Body["error_details"].(map[string]any)["product"] != "emailOtp" {
-			t.Fatalf("details = %v", r.Body["error_details"])
-		}
-		if r := e.SendLink(org, "a@acme.test", nil); r.Status != 200 {
-			t.Fatalf("enabled product refused: %s", r.Raw)
-		}
-		// The backend face is the operator's own and is not gated.
-		r = e.Backend(http.MethodPost, "/v1/b2b/otps/email/login_or_signup", map[string]any{"organization_id": org, "email_address": "a@acme.test"})
-		if r.Status != 200 {
-			t.Fatalf("backend send: %s", r.Raw)
-		}
 	})
 }

@@ -1,4 +1,4 @@
-package app_test
+package mfa_test
 
 import (
 	"net/http"

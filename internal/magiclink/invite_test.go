@@ -1,4 +1,4 @@
-package app_test
+package magiclink_test
 
 import (
 	"context"
