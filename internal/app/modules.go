@@ -23,10 +23,11 @@ import (
 )
 
 // Module is a feature package (an auth method, RBAC, the identity
-// provider...) as the root sees it: a route table. A module is built in
-// wireModules, its migrations are listed in Migrations and its watched
-// tables in moduleWatches, so adding one is its own package plus a line in
-// each of those functions.
+// provider...) as the root sees it: a route table. The first-round
+// methods' handlers are built in Handler, the later modules in
+// wireModules; a module's migrations are listed in Migrations and its
+// watched tables in moduleWatches, so adding one is its own package plus a
+// line in each of those functions.
 type Module interface {
 	Routes() []httpapi.Route
 }
@@ -107,8 +108,8 @@ func (a *App) wireModules() error {
 
 // mountModules adds the modules' routes to the root mux (backend and
 // public faces) and the SDK mux, behind each face's authentication.
-func (a *App) mountModules(mux, sdk *routeMux, sdkAuth, backendAuth func(http.Handler) http.Handler) {
-	for _, m := range a.modules {
+func (a *App) mountModules(modules []Module, mux, sdk *routeMux, sdkAuth, backendAuth func(http.Handler) http.Handler) {
+	for _, m := range modules {
 		for _, rt := range m.Routes() {
 			switch {
 			case rt.Raw != nil && rt.Face != httpapi.Public:

@@ -3,6 +3,7 @@ package app
 import (
 	"net/http"
 	"net/url"
+	"slices"
 
 	"github.com/latchkey/latchkey/internal/devmode"
 	"github.com/latchkey/latchkey/internal/discovery"
@@ -18,158 +19,29 @@ import (
 	"github.com/latchkey/latchkey/internal/telemetry"
 )
 
-// route is one line of the route table.
-type route struct {
-	pattern string
-	h       httpapi.HandlerFunc
-	product string // SDK face only: the product that must be enabled
-}
-
-// Handler assembles the HTTP handler. Every route of both API faces is
-// listed here, so the whole surface reads in one screen.
+// Handler assembles the HTTP handler: every module's route table (the
+// first-round methods' here, the later modules' from wireModules), behind
+// each face's authentication, and the root's own routes.
 func (a *App) Handler() http.Handler {
 	members := memberSessions{sessions: a.Sessions}
-	orgs := organization.Handlers{Store: a.Orgs, Sessions: members, Limiter: a.Limiter}
-	sess := session.Handlers{Sessions: a.Sessions, Projects: a.Projects, Authz: a.RBAC}
-	ml := magiclink.Handlers{Service: a.magicLinks, Sessions: members}
-	otp := emailotp.Handlers{Service: a.emailOTP}
 	pw := password.Handlers{Service: a.passwords, Sessions: members}
-	disc := discovery.Handlers{Service: a.discovery}
-	mfaSDK, mfaAPI := mfa.Handlers{Service: a.mfa, Sessions: members}, mfa.Handlers{Service: a.mfa, Backend: true, Sessions: members}
-	emailUpdate := emailupdate.Handlers{Service: a.emailUpdate, Sessions: members}
+	mfaAPI := mfa.Handlers{Service: a.mfa, Backend: true, Sessions: members}
+	sess := session.Handlers{Sessions: a.Sessions, Projects: a.Projects, Authz: a.RBAC}
+	// The first-round methods, each its own route table like the modules
+	// wired in wireModules.
+	core := []Module{
+		organization.Handlers{Store: a.Orgs, Sessions: members, Limiter: a.Limiter},
+		sess,
+		magiclink.Handlers{Service: a.magicLinks, Sessions: members},
+		emailotp.Handlers{Service: a.emailOTP},
+		pw,
+		discovery.Handlers{Service: a.discovery},
+		mfaAPI,
+		emailupdate.Handlers{Service: a.emailUpdate, Sessions: members},
+	}
 	origins := project.OriginPolicy{Resolver: a.Resolver, BaseOrigin: origin(a.Config.BaseURL)}
 	events := telemetry.Handler{DB: a.DB, Clock: a.Clock, Resolver: a.Resolver, Origins: origins, Limiter: a.Limiter,
 		MaxPerIP: a.Config.EventsMaxPerIP, MaxPerProject: a.Config.EventsMaxPerProject}
-
-	// SDK face: {"data": ...} envelope, Basic public_token:session_token.
-	sdkRoutes := []route{
-		{"POST /sdk/v1/b2b/organizations/search", orgs.SearchBySlug, ""},
-		{"POST /sdk/v1/b2b/magic_links/email/login_or_signup", ml.LoginOrSignup, magiclink.Product},
-		{"POST /sdk/v1/b2b/magic_links/authenticate", ml.Authenticate, magiclink.Product},
-		{"POST /sdk/v1/b2b/otps/email/login_or_signup", otp.LoginOrSignup, emailotp.Product},
-		{"POST /sdk/v1/b2b/otps/email/authenticate", otp.Authenticate, emailotp.Product},
-		// Passwords (issue 4).
-		{"POST /sdk/v1/b2b/passwords/strength_check", pw.StrengthCheck, password.Product},
-		{"POST /sdk/v1/b2b/passwords/authenticate", pw.Authenticate, password.Product},
-		{"POST /sdk/v1/b2b/passwords/email/reset/start", pw.SDKResetStart, password.Product},
-		{"POST /sdk/v1/b2b/passwords/email/reset", pw.ResetByEmail, password.Product},
-		{"POST /sdk/v1/b2b/passwords/existing_password/reset", pw.ResetExisting, password.Product},
-		{"POST /sdk/v1/b2b/passwords/session/reset", pw.SDKResetBySession, password.Product},
-		{"POST /sdk/v1/b2b/passwords/discovery/authenticate", pw.DiscoveryAuthenticate, password.Product},
-		{"POST /sdk/v1/b2b/passwords/discovery/reset/start", pw.DiscoveryResetStart, password.Product},
-		{"POST /sdk/v1/b2b/passwords/discovery/reset", pw.DiscoveryReset, password.Product},
-		{"POST /sdk/v1/b2b/sessions/authenticate", sess.SDKAuthenticate, ""},
-		{"POST /sdk/v1/b2b/sessions/revoke", sess.SDKRevoke, ""},
-
-		// Organizations and members (issue 3): the caller's own organization,
-		// gated by the session; the member lookup of the password path.
-		{"GET /sdk/v1/b2b/organizations/me", orgs.GetMe, ""},
-		{"PUT /sdk/v1/b2b/organizations/me", orgs.UpdateMe, ""},
-		{"DELETE /sdk/v1/b2b/organizations/me", orgs.DeleteMe, ""},
-		{"POST /sdk/v1/b2b/organizations/me/members/search", orgs.SDKSearchMembers, ""},
-		{"POST /sdk/v1/b2b/organizations/members", orgs.SDKCreateMember, ""},
-		{"GET /sdk/v1/b2b/organizations/members/me", orgs.SelfMember, ""},
-		{"PUT /sdk/v1/b2b/organizations/members/update", orgs.UpdateSelf, ""},
-		{"PUT /sdk/v1/b2b/organizations/members/{member_id}", orgs.SDKUpdateMember, ""},
-		{"DELETE /sdk/v1/b2b/organizations/members/{member_id}", orgs.SDKDeleteMember, ""},
-		{"PUT /sdk/v1/b2b/organizations/members/{member_id}/reactivate", orgs.SDKReactivateMember, ""},
-		{"POST /sdk/v1/b2b/organizations/members/search", orgs.LookupMember, ""},
-		{"POST /sdk/v1/b2b/magic_links/email/invite", ml.SDKInvite, magiclink.Product},
-
-		// Discovery.
-		{"POST /sdk/v1/b2b/magic_links/email/discovery/send", disc.SendLink, magiclink.Product},
-		{"POST /sdk/v1/b2b/magic_links/discovery/authenticate", disc.AuthenticateLink, magiclink.Product},
-		{"POST /sdk/v1/b2b/otps/email/discovery/send", disc.SendCode, emailotp.Product},
-		{"POST /sdk/v1/b2b/otps/email/discovery/authenticate", disc.AuthenticateCode, emailotp.Product},
-		{"POST /sdk/v1/b2b/discovery/organizations", disc.Organizations, ""},
-		{"POST /sdk/v1/b2b/discovery/organizations/create", disc.Create, ""},
-		{"POST /sdk/v1/b2b/discovery/intermediate_sessions/exchange", disc.Exchange, ""},
-		{"POST /sdk/v1/b2b/sessions/exchange", disc.SessionExchange, ""},
-		// Multi-factor authentication.
-		{"POST /sdk/v1/b2b/otps/sms/send", mfaSDK.SendSMS, ""},
-		{"POST /sdk/v1/b2b/otps/sms/authenticate", mfaSDK.AuthenticateSMS, ""},
-		{"POST /sdk/v1/b2b/totp", mfaSDK.CreateTOTP, ""},
-		{"POST /sdk/v1/b2b/totp/authenticate", mfaSDK.AuthenticateTOTP, ""},
-		{"POST /sdk/v1/b2b/recovery_codes/recover", mfaSDK.Recover, ""},
-		{"POST /sdk/v1/b2b/recovery_codes/rotate", mfaSDK.RotateRecoveryCodes, ""},
-		{"GET /sdk/v1/b2b/recovery_codes", mfaSDK.GetRecoveryCodes, ""},
-		{"DELETE /sdk/v1/b2b/organizations/members/deleteTOTP", mfaSDK.DeleteSelfTOTP, ""},
-		{"DELETE /sdk/v1/b2b/organizations/members/deletePhoneNumber", mfaSDK.DeleteSelfPhone, ""},
-
-		// Member self-service and admin routes of 3.11/3.12: email change,
-		// retired addresses, password and MFA factor deletion (self, or an
-		// admin for a member of the same organization).
-		{"POST /sdk/v1/b2b/organizations/members/start_email_update", emailUpdate.SDKSelf, ""},
-		{"POST /sdk/v1/b2b/organizations/members/{member_id}/start_email_update", emailUpdate.SDKMember, ""},
-		{"POST /sdk/v1/b2b/organizations/members/unlink_retired_email", orgs.SDKUnlinkSelfRetired, ""},
-		{"POST /sdk/v1/b2b/organizations/members/{member_id}/unlink_retired_email", orgs.SDKUnlinkRetired, ""},
-		{"DELETE /sdk/v1/b2b/organizations/members/passwords/{member_password_id}", pw.SDKDelete, ""},
-		{"DELETE /sdk/v1/b2b/organizations/members/mfa_phone_numbers/{member_id}", mfaSDK.SDKDeleteMemberPhone, ""},
-		{"DELETE /sdk/v1/b2b/organizations/members/totp/{member_id}", mfaSDK.SDKDeleteMemberTOTP, ""},
-	}
-	// Backend face: flat JSON, Basic project_id:secret.
-	backendRoutes := []route{
-		{"POST /v1/b2b/organizations", orgs.Create, ""},
-		{"GET /v1/b2b/organizations/{organization_id}", orgs.Get, ""},
-		{"PUT /v1/b2b/organizations/{organization_id}", orgs.Update, ""},
-		{"DELETE /v1/b2b/organizations/{organization_id}", orgs.Delete, ""},
-		{"POST /v1/b2b/organizations/{organization_id}/members", orgs.CreateMember, ""},
-		{"GET /v1/b2b/organizations/{organization_id}/member", orgs.GetMember, ""},
-		{"POST /v1/b2b/magic_links/email/login_or_signup", ml.LoginOrSignup, ""},
-		{"POST /v1/b2b/magic_links/authenticate", ml.Authenticate, ""},
-		{"POST /v1/b2b/otps/email/login_or_signup", otp.LoginOrSignup, ""},
-		{"POST /v1/b2b/otps/email/authenticate", otp.Authenticate, ""},
-		// Passwords (issue 4).
-		{"POST /v1/b2b/passwords/strength_check", pw.StrengthCheck, ""},
-		{"POST /v1/b2b/passwords/migrate", pw.Migrate, ""},
-		{"POST /v1/b2b/passwords/authenticate", pw.Authenticate, ""},
-		{"POST /v1/b2b/passwords/email/reset/start", pw.BackendResetStart, ""},
-		{"POST /v1/b2b/passwords/email/reset", pw.ResetByEmail, ""},
-		{"POST /v1/b2b/passwords/email/require_reset", pw.RequireReset, ""},
-		{"POST /v1/b2b/passwords/existing_password/reset", pw.ResetExisting, ""},
-		{"POST /v1/b2b/passwords/session/reset", pw.BackendResetBySession, ""},
-		{"POST /v1/b2b/passwords/discovery/authenticate", pw.DiscoveryAuthenticate, ""},
-		{"POST /v1/b2b/passwords/discovery/email/reset/start", pw.DiscoveryResetStart, ""},
-		{"POST /v1/b2b/passwords/discovery/email/reset", pw.DiscoveryReset, ""},
-		{"POST /v1/b2b/sessions/authenticate", sess.BackendAuthenticate, ""},
-		{"POST /v1/b2b/sessions/revoke", sess.BackendRevoke, ""},
-
-		// Organizations and members (issue 3).
-		{"POST /v1/b2b/organizations/search", orgs.Search, ""},
-		{"DELETE /v1/b2b/organizations/{organization_id}/external_id", orgs.DeleteExternalID, ""},
-		{"PUT /v1/b2b/organizations/{organization_id}/members/{member_id}", orgs.UpdateMember, ""},
-		{"DELETE /v1/b2b/organizations/{organization_id}/members/{member_id}", orgs.DeleteMember, ""},
-		{"PUT /v1/b2b/organizations/{organization_id}/members/{member_id}/reactivate", orgs.ReactivateMember, ""},
-		{"POST /v1/b2b/organizations/members/search", orgs.SearchMembers, ""},
-		{"GET /v1/b2b/organizations/members/dangerously_get/{member_id}", orgs.DangerouslyGetMember, ""},
-		{"POST /v1/b2b/magic_links/email/invite", ml.BackendInvite, ""},
-
-		// Discovery.
-		{"POST /v1/b2b/magic_links/email/discovery/send", disc.SendLink, ""},
-		{"POST /v1/b2b/magic_links/discovery/authenticate", disc.AuthenticateLink, ""},
-		{"POST /v1/b2b/otps/email/discovery/send", disc.SendCode, ""},
-		{"POST /v1/b2b/otps/email/discovery/authenticate", disc.AuthenticateCode, ""},
-		{"POST /v1/b2b/discovery/organizations", disc.Organizations, ""},
-		{"POST /v1/b2b/discovery/organizations/create", disc.Create, ""},
-		{"POST /v1/b2b/discovery/intermediate_sessions/exchange", disc.Exchange, ""},
-		{"POST /v1/b2b/sessions/exchange", disc.SessionExchange, ""},
-		// Multi-factor authentication. The DELETE covers .../members/{member_id}/totp,
-		// .../members/mfa_phone_numbers/{member_id} and .../members/passwords/{member_password_id}
-		// (see deleteMemberSubresource).
-		{"POST /v1/b2b/otps/sms/send", mfaAPI.SendSMS, ""},
-		{"POST /v1/b2b/otps/sms/authenticate", mfaAPI.AuthenticateSMS, ""},
-		{"POST /v1/b2b/totp", mfaAPI.CreateTOTP, ""},
-		{"POST /v1/b2b/totp/authenticate", mfaAPI.AuthenticateTOTP, ""},
-		{"POST /v1/b2b/totp/migrate", mfaAPI.MigrateTOTP, ""},
-		{"POST /v1/b2b/recovery_codes/recover", mfaAPI.Recover, ""},
-		{"GET /v1/b2b/recovery_codes/{organization_id}/{member_id}", mfaAPI.GetRecoveryCodes, ""},
-		{"POST /v1/b2b/recovery_codes/rotate", mfaAPI.RotateRecoveryCodes, ""},
-		{"DELETE /v1/b2b/organizations/{organization_id}/members/{a}/{b}", deleteMemberSubresource(pw, mfaAPI), ""},
-
-		// Member email change and retired addresses.
-		{"POST /v1/b2b/organizations/{organization_id}/members/{member_id}/start_email_update", emailUpdate.Backend, ""},
-		{"POST /v1/b2b/organizations/{organization_id}/members/{member_id}/unlink_retired_email", orgs.UnlinkRetired, ""},
-	}
 
 	sdkAuth := func(h http.Handler) http.Handler {
 		return httpapi.Chain(h, origins.RequireOrigin(), a.Resolver.SDKAuth())
@@ -177,9 +49,6 @@ func (a *App) Handler() http.Handler {
 	backendAuth := func(h http.Handler) http.Handler { return httpapi.Chain(h, a.Resolver.BackendAuth()) }
 	a.routes.reset()
 	sdk := newRouteMux(&a.routes, true, a.observeRoute)
-	for _, rt := range sdkRoutes {
-		sdk.Handle(rt.pattern, sdkAuth(httpapi.Handle(httpapi.SDK, requireProduct(rt.product, rt.h))))
-	}
 	// Bootstrap names its project in the path; events name it per event.
 	sdk.Handle("GET /sdk/v1/projects/bootstrap/{public_token}",
 		httpapi.Handle(httpapi.SDK, project.BootstrapHandler(a.Resolver, a.emailDomain(), a.RBAC)))
@@ -189,10 +58,11 @@ func (a *App) Handler() http.Handler {
 	const sdkMount = "/sdk/v1/"
 	sdkFront := httpapi.WithCORS(origins)
 	mux.ServeMux.Handle(sdkMount, httpapi.Chain(httpapi.JSONNotFound(sdk.ServeMux), sdkFront))
-	for _, rt := range backendRoutes {
-		mux.Handle(rt.pattern, backendAuth(httpapi.Handle(httpapi.Backend, rt.h)))
-	}
-	a.mountModules(mux, sdk, sdkAuth, backendAuth)
+	a.mountModules(slices.Concat(core, a.modules), mux, sdk, sdkAuth, backendAuth)
+	// One backend route serves a member's password and MFA factors alike
+	// (see deleteMemberSubresource), so the root owns it.
+	mux.Handle("DELETE /v1/b2b/organizations/{organization_id}/members/{a}/{b}",
+		backendAuth(httpapi.Handle(httpapi.Backend, deleteMemberSubresource(pw, mfaAPI))))
 	mux.Handle("GET /v1/b2b/sessions/jwks/{project_id}", httpapi.Handle(httpapi.Backend, sess.JWKS))
 	mux.Handle("GET /widget/{file...}", a.widgetHandler())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })

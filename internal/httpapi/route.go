@@ -45,3 +45,9 @@ func (rt Route) ForProduct(product string) Route {
 	rt.Product = product
 	return rt
 }
+
+// SDKRouteFor makes routes like SDKRoute, each open only when the project
+// enables product: a method's route table gates its SDK routes with it.
+func SDKRouteFor(product string) func(pattern string, h HandlerFunc) Route {
+	return func(pattern string, h HandlerFunc) Route { return SDKRoute(pattern, h).ForProduct(product) }
+}

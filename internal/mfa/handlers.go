@@ -11,7 +11,8 @@ import (
 	"github.com/latchkey/latchkey/internal/session"
 )
 
-// Handlers serves the MFA routes of one face. On the SDK face the session
+// Handlers serves the MFA routes of one face (Backend; Routes makes a copy
+// for each face). On the SDK face the session
 // is the Basic-auth password; on the backend face it is session_token or
 // session_jwt in the body, and the project secret may vouch for the member
 // on calls that do not authenticate a factor.

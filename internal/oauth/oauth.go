@@ -106,9 +106,7 @@ func (m *Module) CallbackURL() string { return m.d.BaseURL() + "/v1/b2b/public/o
 // Routes lists the module's routes on every face.
 func (m *Module) Routes() []httpapi.Route {
 	pub, backend := httpapi.PublicRoute, httpapi.BackendRoute
-	sdk := func(pattern string, h httpapi.HandlerFunc) httpapi.Route {
-		return httpapi.SDKRoute(pattern, h).ForProduct(Product)
-	}
+	sdk := httpapi.SDKRouteFor(Product)
 	return []httpapi.Route{
 		pub("GET /v1/b2b/public/oauth/{provider}/start", http.HandlerFunc(m.startOrganization)),
 		pub("GET /v1/b2b/public/oauth/{provider}/discovery/start", http.HandlerFunc(m.startDiscovery)),
