@@ -9,85 +9,17 @@ import (
 	"github.com/latchkey/latchkey/internal/httpapi"
 )
 
-// auditSpec says what a route's outcome means for the audit log.
-type auditSpec struct {
-	event  string // audit.Login or audit.FactorChange
-	method string // login method, or the factor change's action
-}
-
-// loginRoutes maps API paths (after /sdk/v1/ or /v1/) to the login method
-// they check. Module routes ending in /authenticate are covered by
-// loginMethodOf without an entry.
-var loginRoutes = map[string]string{
-	"b2b/magic_links/authenticate":                 "magic_link",
-	"b2b/magic_links/discovery/authenticate":       "magic_link",
-	"b2b/otps/email/authenticate":                  "email_otp",
-	"b2b/otps/email/discovery/authenticate":        "email_otp",
-	"b2b/passwords/authenticate":                   "password",
-	"b2b/passwords/discovery/authenticate":         "password",
-	"b2b/passwords/email/reset":                    "password_reset",
-	"b2b/passwords/existing_password/reset":        "password_reset",
-	"b2b/passwords/session/reset":                  "password_reset",
-	"b2b/passwords/discovery/reset":                "password_reset",
-	"b2b/passwords/discovery/email/reset":          "password_reset",
-	"b2b/otps/sms/authenticate":                    "sms_otp",
-	"b2b/totp/authenticate":                        "totp",
-	"b2b/recovery_codes/recover":                   "recovery_code",
-	"b2b/discovery/intermediate_sessions/exchange": "discovery_exchange",
-	"b2b/sessions/attest":                          "trusted_auth_token",
-	"b2b/sessions/exchange_access_token":           "access_token_exchange",
-	"b2b/sessions/migrate":                         "session_migration",
-}
-
-// factorRoutes maps "METHOD path" to the factor change it makes.
-var factorRoutes = map[string]string{
-	"POST b2b/totp":                                                                   "totp_created",
-	"POST b2b/totp/migrate":                                                           "totp_migrated",
-	"DELETE b2b/organizations/members/deleteTOTP":                                     "totp_deleted",
-	"DELETE b2b/organizations/members/totp/{member_id}":                               "totp_deleted",
-	"DELETE b2b/organizations/members/deletePhoneNumber":                              "phone_deleted",
-	"DELETE b2b/organizations/members/mfa_phone_numbers/{member_id}":                  "phone_deleted",
-	"DELETE b2b/organizations/members/passwords/{member_password_id}":                 "password_deleted",
-	"DELETE b2b/organizations/{organization_id}/members/{a}/{b}":                      "factor_deleted",
-	"POST b2b/recovery_codes/rotate":                                                  "recovery_codes_rotated",
-	"POST b2b/passwords/migrate":                                                      "password_migrated",
-	"POST b2b/organizations/members/start_email_update":                               "email_update_started",
-	"POST b2b/organizations/members/{member_id}/start_email_update":                   "email_update_started",
-	"POST b2b/organizations/{organization_id}/members/{member_id}/start_email_update": "email_update_started",
-}
-
-// auditSpecFor finds what a mounted pattern means for the audit log.
-func auditSpecFor(pattern string) (auditSpec, bool) {
-	verb, path, _ := strings.Cut(pattern, " ")
-	var rest string
-	switch {
-	case strings.HasPrefix(path, "/sdk/v1/"):
-		rest = strings.TrimPrefix(path, "/sdk/v1/")
-	case strings.HasPrefix(path, "/v1/"):
-		rest = strings.TrimPrefix(path, "/v1/")
-	default:
-		return auditSpec{}, false
-	}
-	if a, ok := factorRoutes[verb+" "+rest]; ok {
-		return auditSpec{event: audit.FactorChange, method: a}, true
-	}
-	if m, ok := loginRoutes[rest]; ok {
-		return auditSpec{event: audit.Login, method: m}, true
-	}
-	// A module's login route: b2b/oauth/authenticate, b2b/sso/authenticate...
-	if verb == http.MethodPost && strings.HasSuffix(rest, "/authenticate") && !strings.HasPrefix(rest, "b2b/sessions/") {
-		parts := strings.Split(strings.TrimPrefix(rest, "b2b/"), "/")
-		return auditSpec{event: audit.Login, method: parts[0]}, true
-	}
-	return auditSpec{}, false
-}
-
 // observeRoute wraps every mounted route: it names the route for the
-// request metrics and, on login and factor routes, records the outcome in
+// request metrics and, on the routes whose table declares an audit meaning
+// (httpapi.Route.Audit: a login or a factor change), records the outcome in
 // the audit log and the login metrics. Doing it here covers every module's
 // routes without a line in each handler.
-func (a *App) observeRoute(pattern string, h http.Handler) http.Handler {
-	spec, audited := auditSpecFor(pattern)
+func (a *App) observeRoute(pattern string, au httpapi.Audit, h http.Handler) http.Handler {
+	spec := auditSpec{event: audit.Login, method: au.Login}
+	if au.Factor != "" {
+		spec = auditSpec{event: audit.FactorChange, method: au.Factor}
+	}
+	audited := spec.method != ""
 	sdk := strings.Contains(pattern, " /sdk/v1/")
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		httpapi.SetRoute(r.Context(), pattern)
@@ -100,6 +32,12 @@ func (a *App) observeRoute(pattern string, h http.Handler) http.Handler {
 		h.ServeHTTP(rec, r)
 		a.recordRoute(r, spec, sdk, rec.Status, rec.Body.Bytes())
 	})
+}
+
+// auditSpec is what a route's outcome means for the audit log.
+type auditSpec struct {
+	event  string // audit.Login or audit.FactorChange
+	method string // login method, or the factor change's action
 }
 
 // lockoutTypes are refusals that mean an attempt limit or lockout hit.

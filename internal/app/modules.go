@@ -115,13 +115,13 @@ func (a *App) mountModules(modules []Module, mux, sdk *routeMux, sdkAuth, backen
 			case rt.Raw != nil && rt.Face != httpapi.Public:
 				panic(fmt.Sprintf("app: route %q: only public routes may be raw", rt.Pattern))
 			case rt.Raw != nil:
-				mux.handle(rt.Pattern, rt.Raw, true)
+				mux.handle(rt.Pattern, rt.Raw, true, rt.Audit)
 			case rt.Face == httpapi.SDK:
-				sdk.Handle(rt.Pattern, sdkAuth(httpapi.Handle(httpapi.SDK, requireProduct(rt.Product, rt.Handler))))
+				sdk.handle(rt.Pattern, sdkAuth(httpapi.Handle(httpapi.SDK, requireProduct(rt.Product, rt.Handler))), false, rt.Audit)
 			case rt.Face == httpapi.Backend:
-				mux.Handle(rt.Pattern, backendAuth(httpapi.Handle(httpapi.Backend, rt.Handler)))
+				mux.handle(rt.Pattern, backendAuth(httpapi.Handle(httpapi.Backend, rt.Handler)), false, rt.Audit)
 			default:
-				mux.Handle(rt.Pattern, httpapi.Handle(httpapi.Public, rt.Handler))
+				mux.handle(rt.Pattern, httpapi.Handle(httpapi.Public, rt.Handler), false, rt.Audit)
 			}
 		}
 	}

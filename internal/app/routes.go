@@ -61,8 +61,9 @@ func (a *App) Handler() http.Handler {
 	a.mountModules(slices.Concat(core, a.modules), mux, sdk, sdkAuth, backendAuth)
 	// One backend route serves a member's password and MFA factors alike
 	// (see deleteMemberSubresource), so the root owns it.
-	mux.Handle("DELETE /v1/b2b/organizations/{organization_id}/members/{a}/{b}",
-		backendAuth(httpapi.Handle(httpapi.Backend, deleteMemberSubresource(pw, mfaAPI))))
+	mux.handle("DELETE /v1/b2b/organizations/{organization_id}/members/{a}/{b}",
+		backendAuth(httpapi.Handle(httpapi.Backend, deleteMemberSubresource(pw, mfaAPI))), false,
+		httpapi.Audit{Factor: "factor_deleted"})
 	mux.Handle("GET /v1/b2b/sessions/jwks/{project_id}", httpapi.Handle(httpapi.Backend, sess.JWKS))
 	mux.Handle("GET /widget/{file...}", a.widgetHandler())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })

@@ -16,6 +16,7 @@ type RouteInfo struct {
 	Face    httpapi.Face
 	Pattern string
 	Raw     bool
+	Audit   httpapi.Audit
 }
 
 // RouteTable lists every route Handler mounts, core and module routes
@@ -59,7 +60,7 @@ type routeMux struct {
 	*http.ServeMux
 	sdk     bool
 	table   *routeTable
-	wrap    func(pattern string, h http.Handler) http.Handler // names the route (metrics, audit)
+	wrap    func(pattern string, au httpapi.Audit, h http.Handler) http.Handler // names the route (metrics, audit)
 	mounted []mountedRoute
 }
 
@@ -69,21 +70,23 @@ type mountedRoute struct {
 	h       http.Handler
 }
 
-func newRouteMux(t *routeTable, sdk bool, wrap func(string, http.Handler) http.Handler) *routeMux {
+func newRouteMux(t *routeTable, sdk bool, wrap func(string, httpapi.Audit, http.Handler) http.Handler) *routeMux {
 	return &routeMux{ServeMux: http.NewServeMux(), sdk: sdk, table: t, wrap: wrap}
 }
 
-// Handle mounts and records a route.
-func (m *routeMux) Handle(pattern string, h http.Handler) { m.handle(pattern, h, false) }
-
-// HandleFunc mounts and records a route.
-func (m *routeMux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
-	m.handle(pattern, http.HandlerFunc(h), false)
+// Handle mounts and records a route that the audit log does not record.
+func (m *routeMux) Handle(pattern string, h http.Handler) {
+	m.handle(pattern, h, false, httpapi.Audit{})
 }
 
-func (m *routeMux) handle(pattern string, h http.Handler, raw bool) {
+// HandleFunc mounts and records a route that the audit log does not record.
+func (m *routeMux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
+	m.handle(pattern, http.HandlerFunc(h), false, httpapi.Audit{})
+}
+
+func (m *routeMux) handle(pattern string, h http.Handler, raw bool, au httpapi.Audit) {
 	if m.wrap != nil {
-		h = m.wrap(pattern, h)
+		h = m.wrap(pattern, au, h)
 	}
 	m.ServeMux.Handle(pattern, h)
 	m.mounted = append(m.mounted, mountedRoute{pattern, h})
@@ -95,7 +98,7 @@ func (m *routeMux) handle(pattern string, h http.Handler, raw bool) {
 	case strings.HasPrefix(path, "/v1/") && !strings.HasPrefix(path, "/v1/b2b/sessions/jwks/"):
 		face = httpapi.Backend
 	}
-	m.table.add(RouteInfo{Face: face, Pattern: pattern, Raw: raw})
+	m.table.add(RouteInfo{Face: face, Pattern: pattern, Raw: raw, Audit: au})
 }
 
 // exactRoutes is Handler's fast path (httpapi.ExactRoutes): the routes of

@@ -68,6 +68,13 @@ func TestLoginsAndFactorChangesAreAudited(t *testing.T) {
 		if n := len(events(t, e, audit.FactorChange)); n != 1 {
 			t.Fatalf("a refused change was audited: %d events", n)
 		}
+		// The backend's one deletion route for a member's factors records
+		// what it deleted as factor_deleted.
+		e.Clock.Advance(time.Second)
+		apptest.Want(t, e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+mid+"/totp", nil), 200, "")
+		if changes := events(t, e, audit.FactorChange); len(changes) != 2 || changes[0].Method != "factor_deleted" || changes[0].MemberID != mid {
+			t.Fatalf("factor change events after the deletion = %+v", changes)
+		}
 		// Another project's log is its own.
 		other := e.NewProject("Other")
 		if evs, _ := e.App.Audit.List(context.Background(), audit.Filter{ProjectID: other.Project.ID}); len(evs) != 0 {

@@ -14,21 +14,21 @@ func (h Handlers) Routes() []httpapi.Route {
 	sdk, backend := httpapi.SDKRoute, httpapi.BackendRoute
 	return []httpapi.Route{
 		sdk("POST /sdk/v1/b2b/magic_links/email/discovery/send", h.SendLink).ForProduct(magiclink.Product),
-		sdk("POST /sdk/v1/b2b/magic_links/discovery/authenticate", h.AuthenticateLink).ForProduct(magiclink.Product),
+		sdk("POST /sdk/v1/b2b/magic_links/discovery/authenticate", h.AuthenticateLink).ForProduct(magiclink.Product).LogsLogin("magic_link"),
 		sdk("POST /sdk/v1/b2b/otps/email/discovery/send", h.SendCode).ForProduct(emailotp.Product),
-		sdk("POST /sdk/v1/b2b/otps/email/discovery/authenticate", h.AuthenticateCode).ForProduct(emailotp.Product),
+		sdk("POST /sdk/v1/b2b/otps/email/discovery/authenticate", h.AuthenticateCode).ForProduct(emailotp.Product).LogsLogin("email_otp"),
 		sdk("POST /sdk/v1/b2b/discovery/organizations", h.Organizations),
 		sdk("POST /sdk/v1/b2b/discovery/organizations/create", h.Create),
-		sdk("POST /sdk/v1/b2b/discovery/intermediate_sessions/exchange", h.Exchange),
+		sdk("POST /sdk/v1/b2b/discovery/intermediate_sessions/exchange", h.Exchange).LogsLogin("discovery_exchange"),
 		sdk("POST /sdk/v1/b2b/sessions/exchange", h.SessionExchange),
 
 		backend("POST /v1/b2b/magic_links/email/discovery/send", h.SendLink),
-		backend("POST /v1/b2b/magic_links/discovery/authenticate", h.AuthenticateLink),
+		backend("POST /v1/b2b/magic_links/discovery/authenticate", h.AuthenticateLink).LogsLogin("magic_link"),
 		backend("POST /v1/b2b/otps/email/discovery/send", h.SendCode),
-		backend("POST /v1/b2b/otps/email/discovery/authenticate", h.AuthenticateCode),
+		backend("POST /v1/b2b/otps/email/discovery/authenticate", h.AuthenticateCode).LogsLogin("email_otp"),
 		backend("POST /v1/b2b/discovery/organizations", h.Organizations),
 		backend("POST /v1/b2b/discovery/organizations/create", h.Create),
-		backend("POST /v1/b2b/discovery/intermediate_sessions/exchange", h.Exchange),
+		backend("POST /v1/b2b/discovery/intermediate_sessions/exchange", h.Exchange).LogsLogin("discovery_exchange"),
 		backend("POST /v1/b2b/sessions/exchange", h.SessionExchange),
 	}
 }

@@ -21,6 +21,31 @@ type Route struct {
 	// Product, on the SDK face, is the product that must be enabled in the
 	// project's SDK settings ("" for none).
 	Product string
+	// Audit is what the route's outcome means for the audit log.
+	Audit Audit
+}
+
+// Audit says what a route's outcome means for the audit log and the login
+// metrics: a login by the method Login, or a change of a member's factors
+// (the action Factor). The zero value records nothing.
+type Audit struct {
+	Login  string
+	Factor string
+}
+
+// LogsLogin returns the route with its outcomes recorded as logins by
+// method ("magic_link", "password"...).
+func (rt Route) LogsLogin(method string) Route {
+	rt.Audit = Audit{Login: method}
+	return rt
+}
+
+// LogsFactorChange returns the route with its successes recorded as the
+// factor change action ("totp_created"...); a refused change changed
+// nothing and is not recorded.
+func (rt Route) LogsFactorChange(action string) Route {
+	rt.Audit = Audit{Factor: action}
+	return rt
 }
 
 // PublicRoute is a raw route of the public face: redirects, HTML pages,

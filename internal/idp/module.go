@@ -114,8 +114,8 @@ func (m *Module) Routes() []httpapi.Route {
 		be("POST /v1/b2b/idp/oauth/authorize", faces.BackendAuthorize),
 
 		// A first-party app's full_access token back into a session (both faces).
-		sdk("POST /sdk/v1/b2b/sessions/exchange_access_token", faces.ExchangeAccessToken),
-		be("POST /v1/b2b/sessions/exchange_access_token", faces.ExchangeAccessToken),
+		sdk("POST /sdk/v1/b2b/sessions/exchange_access_token", faces.ExchangeAccessToken).LogsLogin("access_token_exchange"),
+		be("POST /v1/b2b/sessions/exchange_access_token", faces.ExchangeAccessToken).LogsLogin("access_token_exchange"),
 
 		// The OpenID provider (issuer {base}/v1/public/{project_id}).
 		pub("GET "+iss+"/.well-known/openid-configuration", m.p.Discovery),

@@ -9,11 +9,11 @@ func (h Handlers) Routes() []httpapi.Route {
 	backend := httpapi.BackendRoute
 	return []httpapi.Route{
 		sdk("POST /sdk/v1/b2b/magic_links/email/login_or_signup", h.LoginOrSignup),
-		sdk("POST /sdk/v1/b2b/magic_links/authenticate", h.Authenticate),
+		sdk("POST /sdk/v1/b2b/magic_links/authenticate", h.Authenticate).LogsLogin("magic_link"),
 		sdk("POST /sdk/v1/b2b/magic_links/email/invite", h.SDKInvite),
 
 		backend("POST /v1/b2b/magic_links/email/login_or_signup", h.LoginOrSignup),
-		backend("POST /v1/b2b/magic_links/authenticate", h.Authenticate),
+		backend("POST /v1/b2b/magic_links/authenticate", h.Authenticate).LogsLogin("magic_link"),
 		backend("POST /v1/b2b/magic_links/email/invite", h.BackendInvite),
 	}
 }

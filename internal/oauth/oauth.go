@@ -112,14 +112,14 @@ func (m *Module) Routes() []httpapi.Route {
 		pub("GET /v1/b2b/public/oauth/{provider}/discovery/start", http.HandlerFunc(m.startDiscovery)),
 		pub("GET /v1/b2b/public/oauth/callback", http.HandlerFunc(m.callback)),
 
-		sdk("POST /sdk/v1/b2b/oauth/authenticate", m.handleSDKAuthenticate),
-		sdk("POST /sdk/v1/b2b/oauth/discovery/authenticate", m.handleDiscoveryAuthenticate),
+		sdk("POST /sdk/v1/b2b/oauth/authenticate", m.handleSDKAuthenticate).LogsLogin("oauth"),
+		sdk("POST /sdk/v1/b2b/oauth/discovery/authenticate", m.handleDiscoveryAuthenticate).LogsLogin("oauth"),
 		sdk("GET /sdk/v1/b2b/oauth/google/onetap/start", m.handleOneTapStart),
 		sdk("POST /sdk/v1/b2b/oauth/google/onetap/submit", m.handleOneTapSubmit),
 		sdk("POST /sdk/v1/b2b/oauth/google/onetap/discovery/submit", m.handleOneTapDiscoverySubmit),
 
-		backend("POST /v1/b2b/oauth/authenticate", m.handleAuthenticate),
-		backend("POST /v1/b2b/oauth/discovery/authenticate", m.handleDiscoveryAuthenticate),
+		backend("POST /v1/b2b/oauth/authenticate", m.handleAuthenticate).LogsLogin("oauth"),
+		backend("POST /v1/b2b/oauth/discovery/authenticate", m.handleDiscoveryAuthenticate).LogsLogin("oauth"),
 		backend("GET /v1/b2b/organizations/{organization_id}/members/{member_id}/oauth_providers/{provider}", m.handleProviderInfo),
 	}
 }

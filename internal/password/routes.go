@@ -11,29 +11,29 @@ func (h Handlers) Routes() []httpapi.Route {
 	backend := httpapi.BackendRoute
 	return []httpapi.Route{
 		sdk("POST /sdk/v1/b2b/passwords/strength_check", h.StrengthCheck),
-		sdk("POST /sdk/v1/b2b/passwords/authenticate", h.Authenticate),
+		sdk("POST /sdk/v1/b2b/passwords/authenticate", h.Authenticate).LogsLogin("password"),
 		sdk("POST /sdk/v1/b2b/passwords/email/reset/start", h.SDKResetStart),
-		sdk("POST /sdk/v1/b2b/passwords/email/reset", h.ResetByEmail),
-		sdk("POST /sdk/v1/b2b/passwords/existing_password/reset", h.ResetExisting),
-		sdk("POST /sdk/v1/b2b/passwords/session/reset", h.SDKResetBySession),
-		sdk("POST /sdk/v1/b2b/passwords/discovery/authenticate", h.DiscoveryAuthenticate),
+		sdk("POST /sdk/v1/b2b/passwords/email/reset", h.ResetByEmail).LogsLogin("password_reset"),
+		sdk("POST /sdk/v1/b2b/passwords/existing_password/reset", h.ResetExisting).LogsLogin("password_reset"),
+		sdk("POST /sdk/v1/b2b/passwords/session/reset", h.SDKResetBySession).LogsLogin("password_reset"),
+		sdk("POST /sdk/v1/b2b/passwords/discovery/authenticate", h.DiscoveryAuthenticate).LogsLogin("password"),
 		sdk("POST /sdk/v1/b2b/passwords/discovery/reset/start", h.DiscoveryResetStart),
-		sdk("POST /sdk/v1/b2b/passwords/discovery/reset", h.DiscoveryReset),
+		sdk("POST /sdk/v1/b2b/passwords/discovery/reset", h.DiscoveryReset).LogsLogin("password_reset"),
 		// A member's own password or, for an admin, a member's of the same
 		// organization; not gated by the product, like the other member
 		// self-service routes.
-		httpapi.SDKRoute("DELETE /sdk/v1/b2b/organizations/members/passwords/{member_password_id}", h.SDKDelete),
+		httpapi.SDKRoute("DELETE /sdk/v1/b2b/organizations/members/passwords/{member_password_id}", h.SDKDelete).LogsFactorChange("password_deleted"),
 
 		backend("POST /v1/b2b/passwords/strength_check", h.StrengthCheck),
-		backend("POST /v1/b2b/passwords/migrate", h.Migrate),
-		backend("POST /v1/b2b/passwords/authenticate", h.Authenticate),
+		backend("POST /v1/b2b/passwords/migrate", h.Migrate).LogsFactorChange("password_migrated"),
+		backend("POST /v1/b2b/passwords/authenticate", h.Authenticate).LogsLogin("password"),
 		backend("POST /v1/b2b/passwords/email/reset/start", h.BackendResetStart),
-		backend("POST /v1/b2b/passwords/email/reset", h.ResetByEmail),
+		backend("POST /v1/b2b/passwords/email/reset", h.ResetByEmail).LogsLogin("password_reset"),
 		backend("POST /v1/b2b/passwords/email/require_reset", h.RequireReset),
-		backend("POST /v1/b2b/passwords/existing_password/reset", h.ResetExisting),
-		backend("POST /v1/b2b/passwords/session/reset", h.BackendResetBySession),
-		backend("POST /v1/b2b/passwords/discovery/authenticate", h.DiscoveryAuthenticate),
+		backend("POST /v1/b2b/passwords/existing_password/reset", h.ResetExisting).LogsLogin("password_reset"),
+		backend("POST /v1/b2b/passwords/session/reset", h.BackendResetBySession).LogsLogin("password_reset"),
+		backend("POST /v1/b2b/passwords/discovery/authenticate", h.DiscoveryAuthenticate).LogsLogin("password"),
 		backend("POST /v1/b2b/passwords/discovery/email/reset/start", h.DiscoveryResetStart),
-		backend("POST /v1/b2b/passwords/discovery/email/reset", h.DiscoveryReset),
+		backend("POST /v1/b2b/passwords/discovery/email/reset", h.DiscoveryReset).LogsLogin("password_reset"),
 	}
 }

@@ -100,7 +100,7 @@ func (s *Service) Routes() []httpapi.Route {
 		{Face: httpapi.Public, Pattern: "GET /v1/b2b/sso/saml/metadata/{connection_id}", Raw: http.HandlerFunc(s.serveMetadata)},
 
 		// SDK face: login, discovery and the logged-in admin's connections.
-		{Face: httpapi.SDK, Pattern: "POST /sdk/v1/b2b/sso/authenticate", Handler: sdk.Authenticate, Product: Product},
+		{Face: httpapi.SDK, Pattern: "POST /sdk/v1/b2b/sso/authenticate", Handler: sdk.Authenticate, Product: Product, Audit: httpapi.Audit{Login: "sso"}},
 		{Face: httpapi.SDK, Pattern: "GET /sdk/v1/b2b/sso/discovery/connections", Handler: sdk.DiscoverConnections, Product: Product},
 		{Face: httpapi.SDK, Pattern: "GET /sdk/v1/b2b/sso", Handler: sdk.List},
 		{Face: httpapi.SDK, Pattern: "DELETE /sdk/v1/b2b/sso/{connection_id}", Handler: sdk.Delete},
@@ -113,7 +113,7 @@ func (s *Service) Routes() []httpapi.Route {
 		{Face: httpapi.SDK, Pattern: "PUT /sdk/v1/b2b/sso/oidc/{connection_id}", Handler: sdk.UpdateOIDC},
 
 		// Backend face.
-		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sso/authenticate", Handler: backend.Authenticate},
+		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sso/authenticate", Handler: backend.Authenticate, Audit: httpapi.Audit{Login: "sso"}},
 		{Face: httpapi.Backend, Pattern: "GET /v1/b2b/sso/{organization_id}", Handler: backend.List},
 		{Face: httpapi.Backend, Pattern: "DELETE /v1/b2b/sso/{organization_id}/connections/{connection_id}", Handler: backend.Delete},
 		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sso/saml/{organization_id}", Handler: backend.CreateSAML},

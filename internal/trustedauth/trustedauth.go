@@ -74,11 +74,11 @@ func (s *Service) Routes() []httpapi.Route {
 	h := Handlers{s: s}
 	return []httpapi.Route{
 		// The same call on both faces: the token is the credential.
-		{Face: httpapi.SDK, Pattern: "POST /sdk/v1/b2b/sessions/attest", Handler: h.Attest},
-		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sessions/attest", Handler: h.Attest},
+		{Face: httpapi.SDK, Pattern: "POST /sdk/v1/b2b/sessions/attest", Handler: h.Attest, Audit: httpapi.Audit{Login: "trusted_auth_token"}},
+		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sessions/attest", Handler: h.Attest, Audit: httpapi.Audit{Login: "trusted_auth_token"}},
 		// Backend only, as in the Node client: the caller holds another
 		// provider's session token.
-		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sessions/migrate", Handler: h.Migrate},
+		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sessions/migrate", Handler: h.Migrate, Audit: httpapi.Audit{Login: "session_migration"}},
 	}
 }
 
