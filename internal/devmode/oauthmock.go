@@ -166,7 +166,7 @@ func (m *OAuthMock) token(w http.ResponseWriter, r *http.Request) {
 	delete(m.codes, code)
 	m.mu.Unlock()
 	if !found || time.Now().After(g.expires) || g.redirectURI != r.PostForm.Get("redirect_uri") ||
-		flowtoken.CheckPKCE(g.challenge, r.PostForm.Get("code_verifier")) != nil {
+		flowtoken.CheckPKCE(g.challenge, r.PostForm.Get("code_verifier"), "flow") != nil {
 		mockError(w, "invalid_grant")
 		return
 	}

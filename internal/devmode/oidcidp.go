@@ -146,7 +146,7 @@ func (o *OIDCIdP) token(w http.ResponseWriter, r *http.Request) {
 	delete(o.codes, code)
 	o.mu.Unlock()
 	if !found || time.Now().After(g.expires) || g.redirectURI != r.PostForm.Get("redirect_uri") ||
-		flowtoken.CheckPKCE(g.challenge, r.PostForm.Get("code_verifier")) != nil {
+		flowtoken.CheckPKCE(g.challenge, r.PostForm.Get("code_verifier"), "flow") != nil {
 		mockError(w, "invalid_grant")
 		return
 	}

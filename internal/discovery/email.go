@@ -3,7 +3,6 @@ package discovery
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -88,22 +87,17 @@ func (s *Service) IssueLink(ctx context.Context, p *project.Project, email, chal
 // issueLinkIn is IssueLink through q, which may be the send's transaction.
 func (s *Service) issueLinkIn(ctx context.Context, q store.Querier, p *project.Project, email, challenge string, minutes int,
 	target string) (link, id string, err error) {
-	u, err := url.Parse(target)
-	if err != nil {
+	token, id := ids.Token(), ids.New("discovery-magic-link", p.Env)
+	if link, err = flowtoken.TokenLink(target, TokenType, token, nil); err != nil {
 		return "", "", fmt.Errorf("discovery: redirect url: %w", err)
 	}
-	token, id := ids.Token(), ids.New("discovery-magic-link", p.Env)
 	now := s.d.Clock.Now()
 	if _, err := q.ExecContext(ctx, `INSERT INTO discovery_magic_links (discovery_magic_link_id, project_id, email_address,
 		token_hash, pkce_code_challenge, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`, id, p.ID, email,
 		ids.Hash(token), challenge, store.Millis(now), store.Millis(now.Add(time.Duration(minutes)*time.Minute))); err != nil {
 		return "", "", fmt.Errorf("discovery: store link: %w", err)
 	}
-	qv := u.Query()
-	qv.Set("stytch_token_type", TokenType)
-	qv.Set("token", token)
-	u.RawQuery = qv.Encode()
-	return u.String(), id, nil
+	return link, id, nil
 }
 
 // BurnLink spends an issued link whose email could not be sent.
@@ -136,8 +130,8 @@ func (s *Service) AuthenticateLink(ctx context.Context, p *project.Project, ip, 
 		if used != nil || !now.Before(store.Time(expires)) {
 			return apierr.New(apierr.UnableToAuthMagicLink)
 		}
-		if challenge != "" && (verifier == "" || !ids.Equal(flowtoken.S256(verifier), challenge)) {
-			return apierr.New(apierr.PKCEMismatch)
+		if err := flowtoken.CheckPKCE(challenge, verifier, "link"); err != nil {
+			return err
 		}
 		res, err := q.ExecContext(ctx, `UPDATE discovery_magic_links SET used_at = $1 WHERE discovery_magic_link_id = $2 AND used_at IS NULL`,
 			store.Millis(now), id)

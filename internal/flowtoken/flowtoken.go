@@ -186,7 +186,7 @@ func (s *Store) redeem(ctx context.Context, r Redeem) (*Ticket, error) {
 		used != nil || !now.Before(store.Time(expires)) {
 		return nil, ErrInvalid
 	}
-	if err := CheckPKCE(challenge, r.Verifier); err != nil {
+	if err := CheckPKCE(challenge, r.Verifier, "flow"); err != nil {
 		return nil, err
 	}
 	res, err := s.db.ExecContext(ctx, `UPDATE flow_tickets SET used_at = $1

@@ -193,7 +193,7 @@ func TestPKCEAndRedirects(t *testing.T) {
 	if got := flowtoken.S256("dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"); got != "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM" {
 		t.Fatalf("S256 = %s", got)
 	}
-	if err := flowtoken.CheckPKCE("", "anything"); err != nil {
+	if err := flowtoken.CheckPKCE("", "anything", "flow"); err != nil {
 		t.Fatalf("no challenge: %v", err)
 	}
 	if !flowtoken.ValidChallenge("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM") || flowtoken.ValidChallenge("short") ||
@@ -213,6 +213,14 @@ func TestPKCEAndRedirects(t *testing.T) {
 	got, err := flowtoken.WithQuery("https://app.test/auth?x=1&token=old", map[string][]string{"token": {"t"}, "stytch_token_type": {"oauth"}})
 	if err != nil || got != "https://app.test/auth?stytch_token_type=oauth&token=t&x=1" {
 		t.Fatalf("WithQuery = %s (%v)", got, err)
+	}
+	got, err = flowtoken.TokenLink("https://app.test/reset?x=1&token=old&stytch_token_type=old", "discovery_reset", "t",
+		map[string][]string{"stytch_redirect_type": {"reset_password"}})
+	if err != nil || got != "https://app.test/reset?stytch_redirect_type=reset_password&stytch_token_type=discovery_reset&token=t&x=1" {
+		t.Fatalf("TokenLink = %s (%v)", got, err)
+	}
+	if _, err := flowtoken.TokenLink("https://app.test/%zz", "sso", "t", nil); err == nil {
+		t.Fatal("TokenLink took an unparsable target")
 	}
 }
 
@@ -334,7 +342,7 @@ func TestPKCEStartAndEmptyInputs(t *testing.T) {
 	if err := flowtoken.StartChallenge(good, true); err != nil {
 		t.Errorf("a valid challenge: %v", err)
 	}
-	if err := flowtoken.CheckPKCE(flowtoken.S256(""), ""); !apierr.Is(err, apierr.PKCEMismatch) {
+	if err := flowtoken.CheckPKCE(flowtoken.S256(""), "", "flow"); !apierr.Is(err, apierr.PKCEMismatch) {
 		t.Errorf("empty verifier against S256(\"\"): %v", err)
 	}
 	if flowtoken.Exact([]string{""}, "") {

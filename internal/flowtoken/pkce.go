@@ -19,13 +19,14 @@ func S256(verifier string) string {
 // time. No challenge means the flow did not use PKCE and any verifier is
 // ignored; a challenge with a missing or wrong verifier is pkce_mismatch.
 // Only S256 exists here: "plain" would hand the secret to whoever sees
-// the start URL.
-func CheckPKCE(challenge, verifier string) error {
+// the start URL. what names the secret in the message for a missing
+// verifier ("flow", "link", "reset link").
+func CheckPKCE(challenge, verifier, what string) error {
 	if challenge == "" {
 		return nil
 	}
 	if verifier == "" {
-		return apierr.New(apierr.PKCEMismatch).WithMessage("This flow needs the PKCE code verifier of the browser that started it.")
+		return apierr.New(apierr.PKCEMismatch).WithMessage("This " + what + " needs the PKCE code verifier of the browser that started it.")
 	}
 	if !ids.Equal(S256(verifier), challenge) {
 		return apierr.New(apierr.PKCEMismatch)

@@ -34,3 +34,15 @@ func WithQuery(target string, params url.Values) (string, error) {
 	u.RawQuery = q.Encode()
 	return u.String(), nil
 }
+
+// TokenLink is target (a registered URL) carrying a one-time token the
+// customer's page redeems: stytch_token_type and token, plus any extra
+// parameters (stytch_redirect_type for reset links). Every emailed link
+// and every redirect back to the page with a token is built here.
+func TokenLink(target, tokenType, token string, extra url.Values) (string, error) {
+	params := url.Values{"stytch_token_type": {tokenType}, "token": {token}}
+	for k, vs := range extra {
+		params[k] = vs
+	}
+	return WithQuery(target, params)
+}

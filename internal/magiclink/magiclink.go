@@ -12,7 +12,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -166,15 +165,11 @@ func (s *Service) burn(ctx context.Context, id string) {
 func Link(target, token string) (string, error) { return withToken(target, token) }
 
 func withToken(target, token string) (string, error) {
-	u, err := url.Parse(target)
+	link, err := flowtoken.TokenLink(target, TokenType, token, nil)
 	if err != nil {
 		return "", fmt.Errorf("magiclink: redirect url: %w", err)
 	}
-	q := u.Query()
-	q.Set("stytch_token_type", TokenType)
-	q.Set("token", token)
-	u.RawQuery = q.Encode()
-	return u.String(), nil
+	return link, nil
 }
 
 // AuthParams is an authenticate request.
@@ -229,13 +224,8 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*AuthResponse
 		}
 		// PKCE is checked before the token is spent, so someone who
 		// intercepted the link cannot burn it for the real user either.
-		if challenge != "" {
-			if p.PKCECodeVerifier == "" {
-				return apierr.New(apierr.PKCEMismatch).WithMessage("This link needs the PKCE code verifier of the browser that requested it.")
-			}
-			if !ids.Equal(flowtoken.S256(p.PKCECodeVerifier), challenge) {
-				return apierr.New(apierr.PKCEMismatch)
-			}
+		if err := flowtoken.CheckPKCE(challenge, p.PKCECodeVerifier, "link"); err != nil {
+			return err
 		}
 		res, err := q.ExecContext(ctx, `UPDATE magic_links SET used_at = $1 WHERE magic_link_id = $2 AND used_at IS NULL`,
 			store.Millis(now), id)

@@ -213,5 +213,5 @@ func (m *Module) redirectWithToken(ctx context.Context, p *project.Project, st s
 	if err != nil {
 		return "", err
 	}
-	return flowtoken.WithQuery(target, url.Values{"stytch_token_type": {tokenType}, "token": {ticket}})
+	return flowtoken.TokenLink(target, tokenType, ticket, nil)
 }

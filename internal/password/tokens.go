@@ -80,13 +80,8 @@ func (s *Service) lookupReset(ctx context.Context, p *project.Project, token, ve
 	if used != nil || !s.d.Clock.Now().Before(store.Time(expires)) || discovery != (t.OrganizationID == "") {
 		return nil, apierr.New(apierr.UnableToAuthMagicLink)
 	}
-	if t.Challenge != "" {
-		if verifier == "" {
-			return nil, apierr.New(apierr.PKCEMismatch).WithMessage("This reset link needs the PKCE code verifier of the browser that asked for it.")
-		}
-		if !ids.Equal(flowtoken.S256(verifier), t.Challenge) {
-			return nil, apierr.New(apierr.PKCEMismatch)
-		}
+	if err := flowtoken.CheckPKCE(t.Challenge, verifier, "reset link"); err != nil {
+		return nil, err
 	}
 	return &t, nil
 }
@@ -108,16 +103,11 @@ func (s *Service) consumeReset(ctx context.Context, q store.Querier, id string) 
 // resetLink appends the token parameters to a registered reset URL, plus
 // stytch_redirect_type=reset_password so the widget opens its reset form.
 func resetLink(target, tokenType, token string) (string, error) {
-	u, err := url.Parse(target)
+	link, err := flowtoken.TokenLink(target, tokenType, token, url.Values{"stytch_redirect_type": {"reset_password"}})
 	if err != nil {
 		return "", fmt.Errorf("password: reset url: %w", err)
 	}
-	q := u.Query()
-	q.Set("stytch_token_type", tokenType)
-	q.Set("token", token)
-	q.Set("stytch_redirect_type", "reset_password")
-	u.RawQuery = q.Encode()
-	return u.String(), nil
+	return link, nil
 }
 
 // resetMinutes validates reset_password_expiration_minutes.

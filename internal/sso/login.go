@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -94,7 +93,7 @@ func (s *Service) finish(ctx context.Context, r *http.Request, c *conn, st *flow
 		if created {
 			dest = st.SignupURL
 		}
-		target, err = flowtoken.WithQuery(dest, url.Values{"stytch_token_type": {TokenType}, "token": {token}})
+		target, err = flowtoken.TokenLink(dest, TokenType, token, nil)
 		return err
 	})
 	return target, err
