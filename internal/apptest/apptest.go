@@ -2,7 +2,10 @@
 // database for HTTP tests that live beside the package they test (package
 // foo_test imports apptest, which imports app, which imports foo). Every
 // suite runs on SQLite and, when LATCHKEY_TEST_POSTGRES_DSN is set, on
-// PostgreSQL.
+// PostgreSQL. The flows_*.go files hold the steps many tests take (log in
+// by code, link or password, pass MFA, read a member), so that a method's
+// own tests and the cross-cutting ones in internal/app drive them alike;
+// links.go reads the one-time token of a mailed or redirected link.
 package apptest
 
 import (
