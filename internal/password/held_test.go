@@ -13,7 +13,7 @@ import (
 func TestPasswordLoginJoinsHeldSession(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
-		setPassword(e, org, "ada@acme.test")
+		e.SetPassword(org, "ada@acme.test", strong)
 		held, _ := e.LoginByEmailOTP(org, "ada@acme.test")
 		body := map[string]any{"organization_id": org, "email_address": "ada@acme.test", "password": strong,
 			"session_token": "no-such-session"}

@@ -11,7 +11,6 @@ import (
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/config"
 	"github.com/latchkey/latchkey/internal/password"
-	"github.com/latchkey/latchkey/internal/password/pwhash"
 )
 
 const strong = "correct horse battery staple 42"
@@ -20,16 +19,6 @@ const strong = "correct horse battery staple 42"
 // client address in X-Forwarded-For.
 func lockEnv(t *testing.T, fn func(t *testing.T, e *apptest.Env)) {
 	apptest.EachWith(t, func(c *config.Config) { c.TrustedProxies = "127.0.0.1/32, ::1/128" }, fn)
-}
-
-func setPassword(e *apptest.Env, org, email string) {
-	e.T.Helper()
-	h, err := pwhash.Hash(e.T.Context(), strong, pwhash.Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1})
-	if err != nil {
-		e.T.Fatal(err)
-	}
-	apptest.Want(e.T, e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"email_address": email,
-		"organization_id": org, "hash": h, "hash_type": "argon_2id"}), 200, "")
 }
 
 func login(e *apptest.Env, ip, org, email, pw string) apptest.Resp {
@@ -58,7 +47,7 @@ func TestPasswordLockoutCannotDenyTheRealUser(t *testing.T) {
 		})
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		e.CreateMember(org, "ada@acme.test")
-		setPassword(e, org, "ada@acme.test")
+		e.SetPassword(org, "ada@acme.test", strong)
 		const attacker, user = "203.0.113.66", "198.51.100.7"
 
 		// A success clears the (email, address) count.
@@ -117,7 +106,7 @@ func TestPasswordLockoutCannotDenyTheRealUser(t *testing.T) {
 		// Per client address: spraying many emails locks the address, for
 		// every email, but no one else.
 		e.CreateMember(org, "bob@acme.test")
-		setPassword(e, org, "bob@acme.test")
+		e.SetPassword(org, "bob@acme.test", strong)
 		const sprayer = "203.0.113.99"
 		for i := range password.IPLockout.Limit {
 			apptest.Want(t, login(e, sprayer, org, fmt.Sprintf("guess%d@acme.test", i), "nope"), 401, "unauthorized_credentials")

@@ -19,8 +19,8 @@ var requestID = regexp.MustCompile(`"request_id":"[^"]*"`)
 func TestRepeatedChecksAnswerTheSame(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
-		token, jwt, _ := login(t, e, org, "ada@acme.test")
-		token2, _, _ := login(t, e, org, "grace@acme.test")
+		token, jwt, _ := e.Login(org, "ada@acme.test")
+		token2, _, _ := e.Login(org, "grace@acme.test")
 		body := func(r apptest.Resp) string {
 			t.Helper()
 			apptest.Want(t, r, 200, "")

@@ -18,20 +18,6 @@ import (
 // database (a replica, or the CLI while a server runs). Each test warms
 // the cache first, so a missing invalidation shows as a stale answer.
 
-// login signs email into org by email code and returns the session token,
-// JWT and member id.
-func login(t *testing.T, e *apptest.Env, org, email string) (string, string, string) {
-	t.Helper()
-	apptest.Want(t, e.SDK(http.MethodPost, "/b2b/otps/email/login_or_signup",
-		map[string]any{"email_address": email, "organization_id": org}, ""), 200, "")
-	_, codes := e.LastMail(email)
-	r := e.SDK(http.MethodPost, "/b2b/otps/email/authenticate", map[string]any{"email_address": email,
-		"organization_id": org, "code": codes[0], "session_duration_minutes": 60}, "")
-	apptest.Want(t, r, 200, "")
-	d := r.Data()
-	return d["session_token"].(string), d["session_jwt"].(string), d["member_id"].(string)
-}
-
 // check authenticates a session token (or JWT) on e's backend face.
 func check(e *apptest.Env, token, jwt string) apptest.Resp {
 	return e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": token, "session_jwt": jwt})
@@ -181,7 +167,7 @@ func TestCachedSessionSeesChangesOnSameProcess(t *testing.T) {
 			t.Parallel()
 			apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 				org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
-				token, jwt, member := login(t, e, org, "ada@acme.test")
+				token, jwt, member := e.Login(org, "ada@acme.test")
 				warm(t, e, rl, token, jwt)
 				rl.change(t, e, org, member, token)
 				sameProcess(t, rl.name+" (token)", func() bool { return rl.shown(check(e, token, "")) })
@@ -198,7 +184,7 @@ func TestCachedSessionSeesChangesOfOtherProcessWithinASecond(t *testing.T) {
 			t.Parallel()
 			apptest.EachPair(t, func(t *testing.T, e1, e2 *apptest.Env) {
 				org := e1.CreateOrg("acme", "ALL_ALLOWED", nil)
-				token, jwt, member := login(t, e1, org, "ada@acme.test")
+				token, jwt, member := e1.Login(org, "ada@acme.test")
 				warm(t, e1, rl, token, jwt)
 				rl.change(t, e2, org, member, token)
 				within(t, time.Second, rl.name+" (token)", func() bool { return rl.shown(check(e1, token, "")) })
@@ -288,7 +274,7 @@ func TestCLISecretRotationReachesRunningServer(t *testing.T) {
 func TestRememberedJWTStillExpires(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
-		_, jwt, _ := login(t, e, org, "ada@acme.test")
+		_, jwt, _ := e.Login(org, "ada@acme.test")
 		for range 2 {
 			apptest.Want(t, check(e, "", jwt), 200, "")
 		}
@@ -356,7 +342,7 @@ func TestLoginSendsSeeOrganizationChanges(t *testing.T) {
 func TestSessionIsBoundToItsProject(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
-		token, jwt, _ := login(t, e, org, "ada@acme.test")
+		token, jwt, _ := e.Login(org, "ada@acme.test")
 		for range 2 {
 			apptest.Want(t, check(e, token, ""), 200, "")
 			apptest.Want(t, check(e, "", jwt), 200, "")
@@ -407,7 +393,7 @@ func TestRetiredKeyStopsRememberedJWTs(t *testing.T) {
 		ctx := context.Background()
 		pid := server.Project.Project.ID
 		org := server.CreateOrg("acme", "ALL_ALLOWED", nil)
-		_, jwt, _ := login(t, server, org, "ada@acme.test")
+		_, jwt, _ := server.Login(org, "ada@acme.test")
 		for range 2 {
 			apptest.Want(t, check(server, "", jwt), 200, "")
 		}
