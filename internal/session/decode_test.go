@@ -61,10 +61,12 @@ func TestBackendRequestInternsVerifiedJWT(t *testing.T) {
 	if kept != known {
 		t.Fatalf("the remembered entry holds %q, want the token", kept)
 	}
+	// Read as BackendAuthenticate reads it, with the service's cache.
+	h := Handlers{Sessions: &Service{verified: v}}
 	decode := func(body string) backendAuthRequest {
 		t.Helper()
-		req := backendAuthRequest{verified: v}
-		if err := httpapi.Decode(httptest.NewRequest("POST", "/", bytes.NewReader([]byte(body))), &req); err != nil {
+		req, err := h.decodeBackendAuth(httptest.NewRequest("POST", "/", bytes.NewReader([]byte(body))))
+		if err != nil {
 			t.Fatalf("Decode(%s): %v", body, err)
 		}
 		return req
@@ -73,6 +75,8 @@ func TestBackendRequestInternsVerifiedJWT(t *testing.T) {
 
 	if got := decode(`{"session_jwt":"` + known + `"}`); got.SessionJWT != known || !same(got.SessionJWT, kept) {
 		t.Errorf("a verified JWT was read as %q (the cache's copy: %v)", got.SessionJWT, same(got.SessionJWT, kept))
+	} else if c := got.credential(); c.JWT != known || c.known.entry != v.items[known] {
+		t.Errorf("the credential does not carry what the cache held: %+v", c)
 	}
 	other := known + "x"
 	if got := decode(`{"session_jwt":"` + other + `"}`); got.SessionJWT != other {

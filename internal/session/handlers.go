@@ -112,14 +112,28 @@ func (r *backendAuthRequest) StringField(key string) *string {
 	return nil
 }
 
+// decodeBackendAuth reads a backend check's body, interning a JWT this
+// process has verified (see Interned).
+func (h Handlers) decodeBackendAuth(r *http.Request) (backendAuthRequest, error) {
+	req := backendAuthRequest{verified: h.Sessions.verified}
+	err := httpapi.Decode(r, &req)
+	return req, err
+}
+
+// credential is what the request presents, with what the verified cache
+// held for its JWT as it was read.
+func (r *backendAuthRequest) credential() Credential {
+	return Credential{Token: r.SessionToken, JWT: r.SessionJWT, known: r.known}
+}
+
 // BackendAuthenticate handles POST /v1/b2b/sessions/authenticate.
 func (h Handlers) BackendAuthenticate(r *http.Request) (any, error) {
-	req := backendAuthRequest{verified: h.Sessions.verified}
-	if err := httpapi.Decode(r, &req); err != nil {
+	req, err := h.decodeBackendAuth(r)
+	if err != nil {
 		return nil, err
 	}
 	p := project.CallerFrom(r.Context()).Project
-	out, err := h.authenticate(r, p, Credential{Token: req.SessionToken, JWT: req.SessionJWT, known: req.known}, req.SessionDurationMinutes)
+	out, err := h.authenticate(r, p, req.credential(), req.SessionDurationMinutes)
 	if err != nil {
 		return nil, err
 	}
