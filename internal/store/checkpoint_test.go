@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
+	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -77,7 +79,18 @@ func TestCheckpointsKeepTheLogBoundedUnderLoad(t *testing.T) {
 	// Writes go on until 32 MiB are committed, 32 restarts' worth, with
 	// three readers on the log all the time (harder than a server's
 	// reads, which mostly hit its caches).
-	const total, bound = 32 << 20, 16 << 20
+	//
+	// The bound is three quarters of what is written. Without the restart
+	// step the log reached 42-82 MiB in runs of this test, more than was
+	// written, since the hot pages are logged again with every commit; with
+	// it, 3-11 MiB, the longer stretches on a loaded machine, where the
+	// restart waits for readers the scheduler has set aside.
+	const total, bound = 32 << 20, 24 << 20
+	shm, err := os.Open(path + "-shm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shm.Close()
 	deadline := time.Now().Add(60 * time.Second)
 	for written.Load() < total && !t.Failed() {
 		if time.Now().After(deadline) {
@@ -86,10 +99,15 @@ func TestCheckpointsKeepTheLogBoundedUnderLoad(t *testing.T) {
 		}
 		// The log's length, not its file's size: the file keeps its
 		// largest size up to walSizeLimit when the log restarts.
-		if pages, err := passiveCheckpoint(ctx, db.r); err == nil && int64(pages)*4096 > maxWAL.Load() {
+		pages, err := logLength(shm)
+		if err != nil {
+			t.Error(err)
+			break
+		}
+		if int64(pages)*4096 > maxWAL.Load() {
 			maxWAL.Store(int64(pages) * 4096)
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(time.Millisecond)
 	}
 	close(stop)
 	wg.Wait()
@@ -156,4 +174,17 @@ func blobDB(t *testing.T, every time.Duration, restartPages int) (*DB, string) {
 		t.Fatal(err)
 	}
 	return db, path
+}
+
+// logLength reads the length in frames of a database's log from its
+// WAL-index header, the -shm file (mxFrame, at byte 16, in the
+// machine's byte order; https://sqlite.org/walformat.html). Unlike a
+// checkpoint, reading it takes no lock and copies nothing, so watching the
+// log does not change what the checkpoint loop sees.
+func logLength(shm *os.File) (uint32, error) {
+	var b [4]byte
+	if _, err := shm.ReadAt(b[:], 16); err != nil {
+		return 0, err
+	}
+	return binary.NativeEndian.Uint32(b[:]), nil
 }
