@@ -161,7 +161,7 @@ func orgGrowth(ctx context.Context, o options, rep *report, tmp string) error {
 		}
 		l := load{url: s.base + "/v1/b2b/passwords/authenticate", user: s.proj.Project.ID, pass: s.proj.Secret,
 			body: fmt.Sprintf(`{"organization_id":%q,"email_address":"pw@bench.test","password":%q}`, org, benchPassword)}
-		r, err := medianOf(o.runs, func() (result, error) { return wrkServer(l, 8, o.duration) })
+		r, err := medianOf(o.runs, func() (result, error) { return loginRun(l, 8, o.duration) })
 		if err != nil {
 			return err
 		}

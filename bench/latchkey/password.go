@@ -155,6 +155,20 @@ func passwordFigures(ctx context.Context, o options, rep *report, dsn string) er
 	return nil
 }
 
+// loginRun is a loginSlice of d as a result, for the growth rows. wrk ran
+// them before and left the logins it dropped at its end still waiting for
+// a hashing slot, each holding its counted attempt, when the next run
+// began: the (email, address) lockout counts attempts in flight, so that
+// guesses sent at once cannot pass it together, and now and then an
+// eleventh at once was refused and failed the bench.
+func loginRun(l load, c int, d time.Duration) (result, error) {
+	n, elapsed, cpu, err := loginSlice(l, c, d)
+	if err != nil {
+		return result{}, err
+	}
+	return result{rps: float64(n) / elapsed.Seconds(), cpuMsPR: float64(cpu) / float64(time.Millisecond) / float64(n)}, nil
+}
+
 // loginSlice runs c clients that post l for about d (see slice); the CPU
 // is the server's and the clients'. wrk, used before, stops at d and drops
 // what is in flight, which at a few dozen logins a second left out about
