@@ -70,6 +70,11 @@ func (a *App) recordRoute(r *http.Request, spec auditSpec, sdk bool, status int,
 	if spec.event == audit.Login {
 		a.Metrics.Login(spec.method, ok)
 		switch {
+		case status == httpapi.StatusClientClosedRequest:
+			// The client left before an answer: nothing was decided that
+			// it could learn, and no limit refused it.
+			e.Outcome = audit.Failure
+			e.Details = map[string]any{"abandoned_by_client": true}
 		case !ok && (lockoutTypes[errorType] || status == http.StatusTooManyRequests):
 			a.Metrics.Lockout(spec.method)
 			e.Type, e.Outcome = audit.Lockout, audit.Failure

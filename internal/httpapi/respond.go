@@ -7,7 +7,9 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -209,11 +211,28 @@ type errorBody struct {
 // ErrorURLBase prefixes error_url; the docs page anchors each type.
 const ErrorURLBase = "https://latchkey.dev/docs/errors#"
 
+// StatusClientClosedRequest is the status recorded, logged and counted for
+// a request whose client left before its answer (nginx's 499). No client
+// ever reads it.
+const StatusClientClosedRequest = 499
+
 // WriteError writes err in the catalogue's shape (top level on both faces,
 // as the SDKs expect) and logs the hidden cause with the request id.
+//
+// An error that is the request's own context ending, because its client
+// hung up, is not the server's: answered as one, every user who closed a
+// tab during a password hash logged an ERROR and counted as a 5xx on the
+// operator's dashboards. It is logged at info and counted as 499 instead,
+// with no body, since nobody is there to read one.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
-	e := apierr.From(err)
 	rid := RequestID(r.Context())
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		logger(r.Context()).Log(r.Context(), slog.LevelInfo, "request abandoned by the client",
+			"request_id", rid, "status", StatusClientClosedRequest, "cause", err.Error())
+		w.WriteHeader(StatusClientClosedRequest)
+		return
+	}
+	e := apierr.From(err)
 	level := slog.LevelInfo
 	if e.Status >= 500 {
 		level = slog.LevelError
