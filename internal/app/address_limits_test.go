@@ -143,3 +143,46 @@ func TestSMSChecksLimitedPerAddress(t *testing.T) {
 		apptest.Want(t, e.SMSAuth(org, mid, ist, e.LastSMS(num), nil), 429, "too_many_requests")
 	})
 }
+
+// A customer's server calls the backend face for all of its users from one
+// address, so the limits per end-user address do not apply to it
+// (ratelimit.OnBehalf): neither the sends of many people nor a stranger's
+// password guesses across many accounts stop everyone else. The limits per
+// account still do. (The tests above are the same limits on the SDK face.)
+func TestBackendFaceIsNotLimitedPerClientAddress(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		send := func(email string) apptest.Resp {
+			return e.Backend(http.MethodPost, "/v1/b2b/otps/email/login_or_signup",
+				map[string]any{"email_address": email, "organization_id": org})
+		}
+		for i := range emailotp.SendPerIP.Limit + 5 {
+			if r := send(fmt.Sprintf("u%d@acme.test", i)); r.Status != 200 {
+				t.Fatalf("send %d of one server: %s", i, r.Raw)
+			}
+		}
+		for range emailotp.SendPerEmail.Limit - 1 {
+			if r := send("u0@acme.test"); r.Status != 200 {
+				t.Fatalf("send to u0: %s", r.Raw)
+			}
+		}
+		apptest.Want(t, send("u0@acme.test"), 429, "too_many_requests")
+
+		login := func(email, pw string) apptest.Resp {
+			return e.Backend(http.MethodPost, "/v1/b2b/passwords/authenticate",
+				map[string]any{"organization_id": org, "email_address": email, "password": pw})
+		}
+		const strong = "correct horse battery staple 42"
+		e.CreateMember(org, "bob@acme.test")
+		e.SetPassword(org, "bob@acme.test", strong)
+		perEmail := password.EmailIPLockout.Limit - 1
+		for i := range password.IPLockout.Limit + 1 {
+			apptest.Want(t, login(fmt.Sprintf("guess%d@acme.test", i/perEmail), "nope"), 401, "unauthorized_credentials")
+		}
+		apptest.Want(t, login("bob@acme.test", strong), 200, "")
+		for range password.EmailIPLockout.Limit {
+			apptest.Want(t, login("bob@acme.test", "nope"), 401, "unauthorized_credentials")
+		}
+		apptest.Want(t, login("bob@acme.test", strong), 429, "user_lock_limit_reached")
+	})
+}

@@ -42,10 +42,10 @@ const TokenType = "discovery"
 // Rate limits for discovery sends and checks.
 var (
 	SendPerEmail   = ratelimit.Rule{Name: "disc_send_email", Limit: 5, Window: 10 * time.Minute}
-	SendPerIP      = ratelimit.Rule{Name: "disc_send_ip", Limit: 50, Window: 10 * time.Minute}
+	SendPerIP      = ratelimit.Rule{Name: "disc_send_ip", Limit: 50, Window: 10 * time.Minute, PerClientAddress: true}
 	CheckPerEmail  = ratelimit.Rule{Name: "disc_check_email", Limit: 15, Window: 10 * time.Minute}
-	CheckPerIP     = ratelimit.Rule{Name: "disc_check_ip", Limit: 100, Window: 10 * time.Minute}
-	ExchangesPerIP = ratelimit.Rule{Name: "disc_exchange_ip", Limit: 100, Window: 10 * time.Minute, OnSuccess: ratelimit.Release}
+	CheckPerIP     = ratelimit.Rule{Name: "disc_check_ip", Limit: 100, Window: 10 * time.Minute, PerClientAddress: true}
+	ExchangesPerIP = ratelimit.Rule{Name: "disc_exchange_ip", Limit: 100, Window: 10 * time.Minute, OnSuccess: ratelimit.Release, PerClientAddress: true}
 )
 
 // Deps are the collaborators of the discovery service.

@@ -39,9 +39,9 @@ const (
 // Rate limits for sends and guesses.
 var (
 	SendPerEmail  = ratelimit.Rule{Name: "otp_send_email", Limit: 5, Window: 10 * time.Minute}
-	SendPerIP     = ratelimit.Rule{Name: "otp_send_ip", Limit: 50, Window: 10 * time.Minute}
+	SendPerIP     = ratelimit.Rule{Name: "otp_send_ip", Limit: 50, Window: 10 * time.Minute, PerClientAddress: true}
 	CheckPerEmail = ratelimit.Rule{Name: "otp_check_email", Limit: 15, Window: 10 * time.Minute}
-	CheckPerIP    = ratelimit.Rule{Name: "otp_check_ip", Limit: 100, Window: 10 * time.Minute}
+	CheckPerIP    = ratelimit.Rule{Name: "otp_check_ip", Limit: 100, Window: 10 * time.Minute, PerClientAddress: true}
 )
 
 var codePattern = regexp.MustCompile(`^[0-9]{6}$`)

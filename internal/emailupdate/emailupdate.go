@@ -42,7 +42,7 @@ const (
 var (
 	SendPerMember = ratelimit.Rule{Name: "email_update_member", Limit: 5, Window: 10 * time.Minute}
 	SendPerEmail  = ratelimit.Rule{Name: "email_update_email", Limit: 5, Window: 10 * time.Minute}
-	SendPerIP     = ratelimit.Rule{Name: "email_update_ip", Limit: 50, Window: 10 * time.Minute}
+	SendPerIP     = ratelimit.Rule{Name: "email_update_ip", Limit: 50, Window: 10 * time.Minute, PerClientAddress: true}
 )
 
 // Deps are the collaborators of the email-update service.

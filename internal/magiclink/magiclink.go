@@ -40,8 +40,8 @@ const (
 // attempts per client address (redeeming guesses tokens).
 var (
 	SendPerEmail = ratelimit.Rule{Name: "ml_send_email", Limit: 5, Window: 10 * time.Minute}
-	SendPerIP    = ratelimit.Rule{Name: "ml_send_ip", Limit: 50, Window: 10 * time.Minute}
-	RedeemPerIP  = ratelimit.Rule{Name: "ml_redeem_ip", Limit: 60, Window: 10 * time.Minute, OnSuccess: ratelimit.Release}
+	SendPerIP    = ratelimit.Rule{Name: "ml_send_ip", Limit: 50, Window: 10 * time.Minute, PerClientAddress: true}
+	RedeemPerIP  = ratelimit.Rule{Name: "ml_redeem_ip", Limit: 60, Window: 10 * time.Minute, OnSuccess: ratelimit.Release, PerClientAddress: true}
 )
 
 // Deps are the collaborators of the magic-link service.

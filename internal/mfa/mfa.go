@@ -81,7 +81,7 @@ var (
 	SMSSendPerMember    = ratelimit.Rule{Name: "sms_send_member", Limit: 5, Window: 10 * time.Minute}
 	SMSSendPerPhone     = ratelimit.Rule{Name: "sms_send_phone", Limit: 5, Window: 10 * time.Minute}
 	SMSSendPerPhoneHour = ratelimit.Rule{Name: "sms_send_phone_hour", Limit: 10, Window: time.Hour}
-	SMSSendPerIP        = ratelimit.Rule{Name: "sms_send_ip", Limit: 50, Window: 10 * time.Minute}
+	SMSSendPerIP        = ratelimit.Rule{Name: "sms_send_ip", Limit: 50, Window: 10 * time.Minute, PerClientAddress: true}
 	// Code checks, counted first (ratelimit.Guard). Every SMS check
 	// counts against the member and the address; failed TOTP and
 	// recovery-code checks lock the member out (user_lock_limit_reached)
@@ -89,10 +89,10 @@ var (
 	// nothing. Mid-login an IST allows AttemptsPerIST authenticator-code
 	// checks in all (istCap).
 	SMSCheckPerMember = ratelimit.Rule{Name: "sms_check_member", Limit: 15, Window: 10 * time.Minute}
-	SMSCheckPerIP     = ratelimit.Rule{Name: "sms_check_ip", Limit: 100, Window: 10 * time.Minute}
+	SMSCheckPerIP     = ratelimit.Rule{Name: "sms_check_ip", Limit: 100, Window: 10 * time.Minute, PerClientAddress: true}
 	FailuresPerMember = ratelimit.Rule{Name: "mfa_fail_member", Limit: 10, Window: 10 * time.Minute,
 		Lock: 10 * time.Minute, Refuse: apierr.UserLockLimitReached, OnSuccess: ratelimit.Release}
-	FailuresPerIP  = ratelimit.Rule{Name: "mfa_fail_ip", Limit: 100, Window: 10 * time.Minute, OnSuccess: ratelimit.Release}
+	FailuresPerIP  = ratelimit.Rule{Name: "mfa_fail_ip", Limit: 100, Window: 10 * time.Minute, OnSuccess: ratelimit.Release, PerClientAddress: true}
 	AttemptsPerIST = ratelimit.Rule{Name: "mfa_ist", Limit: 5, Window: time.Hour, Refuse: apierr.UserLockLimitReached}
 	// Creating TOTP registrations and rotating recovery codes write rows;
 	// bound them so a client cannot fill the tables.

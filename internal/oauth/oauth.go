@@ -54,9 +54,9 @@ const (
 // Rate limits: starts per client (each writes a state), provider
 // round trips per client (each costs an outbound exchange).
 var (
-	StartPerIP    = ratelimit.Rule{Name: "oauth_start_ip", Limit: 60, Window: 10 * time.Minute}
-	CallbackPerIP = ratelimit.Rule{Name: "oauth_callback_ip", Limit: 60, Window: 10 * time.Minute}
-	OneTapPerIP   = ratelimit.Rule{Name: "oauth_onetap_ip", Limit: 30, Window: 10 * time.Minute}
+	StartPerIP    = ratelimit.Rule{Name: "oauth_start_ip", Limit: 60, Window: 10 * time.Minute, PerClientAddress: true}
+	CallbackPerIP = ratelimit.Rule{Name: "oauth_callback_ip", Limit: 60, Window: 10 * time.Minute, PerClientAddress: true}
+	OneTapPerIP   = ratelimit.Rule{Name: "oauth_onetap_ip", Limit: 30, Window: 10 * time.Minute, PerClientAddress: true}
 )
 
 //go:embed migrations/*.sql

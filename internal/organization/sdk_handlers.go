@@ -202,7 +202,7 @@ func (h Handlers) SDKReactivateMember(r *http.Request) (any, error) {
 // LookupPerIP bounds the public member lookup per client address: anyone
 // holding the public token can call it, and each call tells whether an
 // email belongs to an organization.
-var LookupPerIP = ratelimit.Rule{Name: "member_lookup_ip", Limit: 60, Window: 10 * time.Minute}
+var LookupPerIP = ratelimit.Rule{Name: "member_lookup_ip", Limit: 60, Window: 10 * time.Minute, PerClientAddress: true}
 
 // MemberSummary is all the public member lookup reveals.
 type MemberSummary struct {

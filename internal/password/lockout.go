@@ -29,7 +29,7 @@ var (
 	EmailIPLockout = ratelimit.Rule{Name: "pw_email_ip", Limit: 10, Window: time.Hour, Lock: time.Hour,
 		Refuse: apierr.UserLockLimitReached, OnSuccess: ratelimit.Reset}
 	IPLockout = ratelimit.Rule{Name: "pw_ip", Limit: 100, Window: time.Hour, Lock: time.Hour,
-		Refuse: apierr.UserLockLimitReached, OnSuccess: ratelimit.Release}
+		Refuse: apierr.UserLockLimitReached, OnSuccess: ratelimit.Release, PerClientAddress: true}
 	EmailSlowdown = ratelimit.Rule{Name: "pw_email", Limit: 20, Window: time.Hour, SlowOnly: true,
 		SlowStep: 500 * time.Millisecond, SlowMax: 5 * time.Second, OnSuccess: ratelimit.Release}
 )

@@ -65,11 +65,11 @@ const SessionResetWindow = 5 * time.Minute
 
 // Rate limits on sends and checks (lockout rules are in lockout.go).
 var (
-	StrengthCheckPerIP = ratelimit.Rule{Name: "pw_strength_ip", Limit: 600, Window: 10 * time.Minute}
+	StrengthCheckPerIP = ratelimit.Rule{Name: "pw_strength_ip", Limit: 600, Window: 10 * time.Minute, PerClientAddress: true}
 	ResetSendPerEmail  = ratelimit.Rule{Name: "pw_reset_send_email", Limit: 5, Window: 10 * time.Minute}
-	ResetSendPerIP     = ratelimit.Rule{Name: "pw_reset_send_ip", Limit: 50, Window: 10 * time.Minute}
-	ResetRedeemPerIP   = ratelimit.Rule{Name: "pw_reset_redeem_ip", Limit: 60, Window: 10 * time.Minute, OnSuccess: ratelimit.Release}
-	SetPerIP           = ratelimit.Rule{Name: "pw_set_ip", Limit: 60, Window: 10 * time.Minute}
+	ResetSendPerIP     = ratelimit.Rule{Name: "pw_reset_send_ip", Limit: 50, Window: 10 * time.Minute, PerClientAddress: true}
+	ResetRedeemPerIP   = ratelimit.Rule{Name: "pw_reset_redeem_ip", Limit: 60, Window: 10 * time.Minute, OnSuccess: ratelimit.Release, PerClientAddress: true}
+	SetPerIP           = ratelimit.Rule{Name: "pw_set_ip", Limit: 60, Window: 10 * time.Minute, PerClientAddress: true}
 )
 
 // LinkIssuer issues magic links (the magic-link service), used to verify

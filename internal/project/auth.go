@@ -174,7 +174,10 @@ func (r *Resolver) BackendAuth() httpapi.Middleware {
 				httpapi.WriteError(w, req, err)
 				return
 			}
-			next.ServeHTTP(w, req.WithContext(WithCaller(req.Context(), Caller{Project: p})))
+			// The caller is the customer's server, acting for its users:
+			// limits per end-user address do not apply (ratelimit.OnBehalf).
+			ctx := ratelimit.OnBehalf(WithCaller(req.Context(), Caller{Project: p}))
+			next.ServeHTTP(w, req.WithContext(ctx))
 		})
 	}
 }

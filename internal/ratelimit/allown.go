@@ -15,7 +15,7 @@ import (
 // the window past the limit. The check and the increment are one
 // conditional upsert, so concurrent batches never overshoot.
 func (l *Limiter) AllowN(ctx context.Context, rule Rule, key string, n int) error {
-	if n <= 0 {
+	if n <= 0 || !applies(ctx, rule) {
 		return nil
 	}
 	now := l.clock.Now()

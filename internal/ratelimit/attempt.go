@@ -89,7 +89,10 @@ func (a *Attempt) Delay() time.Duration { return a.delay }
 // It must not run inside the caller's transaction: on SQLite that
 // transaction holds the one writer connection.
 func (l *Limiter) Reserve(ctx context.Context, keys ...Key) (*Attempt, error) {
-	sorted := sortKeys(keys)
+	sorted := sortKeys(ctx, keys)
+	if len(sorted) == 0 {
+		return &Attempt{l: l}, nil // nothing to count (see OnBehalf)
+	}
 	now := l.clock.Now()
 	var a *Attempt
 	var refusal error
@@ -113,11 +116,16 @@ func (l *Limiter) Reserve(ctx context.Context, keys ...Key) (*Attempt, error) {
 	return a, nil
 }
 
-// sortKeys puts keys in one order for every caller, so two transactions
-// holding rows of the same keys never wait on each other in a cycle on
-// PostgreSQL.
-func sortKeys(keys []Key) []Key {
-	sorted := append([]Key(nil), keys...)
+// sortKeys returns the keys that apply to the request of ctx, in one
+// order for every caller, so two transactions holding rows of the same
+// keys never wait on each other in a cycle on PostgreSQL.
+func sortKeys(ctx context.Context, keys []Key) []Key {
+	sorted := make([]Key, 0, len(keys))
+	for _, k := range keys {
+		if applies(ctx, k.Rule) {
+			sorted = append(sorted, k)
+		}
+	}
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].bucket() < sorted[j].bucket() })
 	return sorted
 }

@@ -26,7 +26,7 @@ import (
 // wait may hold the writer: when one applies, the transaction is rolled
 // back and GuardIn runs as Guard, with check in a transaction of its own.
 func (l *Limiter) GuardIn(ctx context.Context, check func(q store.Querier) error, isFailure func(error) bool, keys ...Key) error {
-	sorted := sortKeys(keys)
+	sorted := sortKeys(ctx, keys)
 	now := l.clock.Now()
 	var checkErr error
 	var slow bool

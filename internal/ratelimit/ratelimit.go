@@ -37,6 +37,32 @@ type Rule struct {
 	// the real user.
 	SlowOnly          bool
 	SlowStep, SlowMax time.Duration
+
+	// PerClientAddress says the rule's key is the end user's client
+	// address. It does not apply to a request that a customer's own server
+	// makes for its users (see OnBehalf), whose address is that server's.
+	PerClientAddress bool
+}
+
+// onBehalfKey marks a request made by a customer's server for its users.
+type onBehalfKey struct{}
+
+// OnBehalf marks ctx as a request that a customer's server made with its
+// project secret (the backend face), on behalf of the users it serves. Its
+// client address is that server's, one address for every one of them: a
+// per-address limit would cap the whole customer at what one person may
+// do (fifty login emails in ten minutes) and let any stranger lock every
+// user out with a hundred wrong passwords. So PerClientAddress rules are
+// skipped for it; the rules per account (email, member, code, token)
+// still hold, and the project secret's own failures stay counted per
+// address, before the secret is known.
+func OnBehalf(ctx context.Context) context.Context {
+	return context.WithValue(ctx, onBehalfKey{}, true)
+}
+
+// applies reports whether rule counts for the request of ctx.
+func applies(ctx context.Context, rule Rule) bool {
+	return !rule.PerClientAddress || ctx.Value(onBehalfKey{}) == nil
 }
 
 // Limiter counts hits per (rule, key, window).
@@ -83,6 +109,9 @@ func (l *Limiter) AllowIn(ctx context.Context, q store.Querier, rule Rule, key s
 }
 
 func (l *Limiter) allow(ctx context.Context, q store.Querier, rule Rule, key string, t apierr.Type) error {
+	if !applies(ctx, rule) {
+		return nil
+	}
 	now := l.clock.Now()
 	start := now.Truncate(rule.Window)
 	bucket := bucketFor(rule, key)

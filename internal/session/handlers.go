@@ -23,7 +23,7 @@ type Handlers struct {
 // (GuardUnguessable: a valid session always passes, so a whole office
 // behind one NAT reloading pages with expired cookies cannot lock out its
 // colleagues' valid sessions).
-var FailuresPerIP = ratelimit.Rule{Name: "session_fail_ip", Limit: 600, Window: 10 * time.Minute}
+var FailuresPerIP = ratelimit.Rule{Name: "session_fail_ip", Limit: 600, Window: 10 * time.Minute, PerClientAddress: true}
 
 // authenticate runs a session check under the failure limit (Check).
 func (h Handlers) authenticate(r *http.Request, p *project.Project, cred Credential, duration *int) (*SessionResponse, error) {

@@ -28,7 +28,7 @@ const MaxBatch = 50
 // past their retention. A batch over either bound is refused whole with
 // too_many_requests and stores nothing.
 var (
-	PerIP      = ratelimit.Rule{Name: "events_ip", Limit: 1200, Window: time.Minute}
+	PerIP      = ratelimit.Rule{Name: "events_ip", Limit: 1200, Window: time.Minute, PerClientAddress: true}
 	PerProject = ratelimit.Rule{Name: "events_project", Limit: 50000, Window: 24 * time.Hour}
 )
 

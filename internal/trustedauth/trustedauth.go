@@ -33,7 +33,7 @@ import (
 
 // AttestPerIP limits failed attestations from one address: tokens are
 // signed, so only failures count (ratelimit.GuardUnguessable).
-var AttestPerIP = ratelimit.Rule{Name: "trusted_attest_ip", Limit: 30, Window: 10 * time.Minute}
+var AttestPerIP = ratelimit.Rule{Name: "trusted_attest_ip", Limit: 30, Window: 10 * time.Minute, PerClientAddress: true}
 
 // Deps are the services the module uses.
 type Deps struct {

@@ -1,0 +1,70 @@
+package ratelimit_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/store/storetest"
+)
+
+// A request a customer's server makes for its users (OnBehalf) is not
+// counted under the rules keyed by the end user's address, whichever entry
+// it comes through, and still is under every other rule; without the mark
+// both count.
+func TestPerAddressRulesSkipRequestsOnBehalfOfUsers(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		l := ratelimit.New(db, clock.NewFake(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)))
+		addr := ratelimit.Rule{Name: "t_ip", Limit: 2, Window: time.Hour, Lock: time.Hour, PerClientAddress: true}
+		acct := ratelimit.Rule{Name: "t_email", Limit: 2, Window: time.Hour, Lock: time.Hour}
+		behalf := ratelimit.OnBehalf(context.Background())
+		direct := context.Background()
+
+		refusedAt := func(ctx context.Context, rule ratelimit.Rule, key string, try func(context.Context, ratelimit.Rule, string) error) int {
+			for i := 1; i <= 5; i++ {
+				if err := try(ctx, rule, key); err != nil {
+					if !apierr.Is(err, apierr.TooManyRequests) {
+						t.Fatalf("%s: %v", rule.Name, err)
+					}
+					return i
+				}
+			}
+			return 0
+		}
+		allow := func(ctx context.Context, r ratelimit.Rule, k string) error { return l.Allow(ctx, r, k) }
+		allowN := func(ctx context.Context, r ratelimit.Rule, k string) error { return l.AllowN(ctx, r, k, 2) }
+		guessWrong := func(ctx context.Context, r ratelimit.Rule, k string) error {
+			err := l.Guard(ctx, wrong, isWrong, ratelimit.For(r, k))
+			if isWrong(err) {
+				return nil
+			}
+			return err
+		}
+		guessInWrong := func(ctx context.Context, r ratelimit.Rule, k string) error {
+			err := l.GuardIn(ctx, func(store.Querier) error { return wrong() }, isWrong, ratelimit.For(r, k))
+			if isWrong(err) {
+				return nil
+			}
+			return err
+		}
+		for _, c := range []struct {
+			name string
+			try  func(context.Context, ratelimit.Rule, string) error
+			want int // the first refused try when the rule counts
+		}{{"Allow", allow, 3}, {"AllowN", allowN, 2}, {"Guard", guessWrong, 3}, {"GuardIn", guessInWrong, 3}} {
+			if got := refusedAt(behalf, addr, c.name+"|10.0.0.1", c.try); got != 0 {
+				t.Errorf("%s on behalf of users: the per-address rule refused try %d", c.name, got)
+			}
+			if got := refusedAt(behalf, acct, c.name+"|ada@acme.test", c.try); got != c.want {
+				t.Errorf("%s on behalf of users: the account rule refused try %d, want %d", c.name, got, c.want)
+			}
+			if got := refusedAt(direct, addr, c.name+"|10.0.0.2", c.try); got != c.want {
+				t.Errorf("%s from a user: the per-address rule refused try %d, want %d", c.name, got, c.want)
+			}
+		}
+	})
+}
