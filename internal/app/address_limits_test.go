@@ -69,13 +69,15 @@ func TestDiscoveryExchangesLimitedPerAddress(t *testing.T) {
 
 // Failed session checks are limited per address, but a valid session
 // always passes (GuardUnguessable): an office behind one address reloading
-// pages with expired cookies cannot lock out its colleagues.
+// pages with expired cookies cannot lock out its colleagues. The address
+// is the end user's on the SDK face; the backend face's is the customer's
+// server, and its stale tokens keep their 404 (ratelimit.OnBehalf).
 func TestFailedSessionChecksLimitedPerAddress(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		token := e.SessionFor(org, "ada@acme.test")
 		check := func(tok string) apptest.Resp {
-			return e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": tok})
+			return e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, tok)
 		}
 		for i := range session.FailuresPerIP.Limit {
 			apptest.Want(t, check(fmt.Sprintf("not-a-session-%d", i)), 404, "session_not_found")
@@ -84,6 +86,8 @@ func TestFailedSessionChecksLimitedPerAddress(t *testing.T) {
 		if r := check(token); r.Status != 200 {
 			t.Fatalf("a valid session after the address's failures: %s", r.Raw)
 		}
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate",
+			map[string]any{"session_token": "not-a-session-from-the-server"}), 404, "session_not_found")
 	})
 }
 

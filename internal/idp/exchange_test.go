@@ -78,12 +78,14 @@ func TestExchangeAccessToken(t *testing.T) {
 	})
 }
 
-// Failed exchanges count against session.FailuresPerIP for the caller's
-// address: past the limit another guess is refused with 429, not answered.
+// Failed exchanges count against session.FailuresPerIP for the end user's
+// address (the SDK face): past the limit another guess is refused with
+// 429, not answered. The backend face's address is the customer's server,
+// which is not limited so (ratelimit.OnBehalf).
 func TestExchangeFailuresLimitedPerAddress(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		exchange := func() apptest.Resp {
-			return e.Backend(http.MethodPost, "/v1/b2b/sessions/exchange_access_token", map[string]any{"access_token": "x.y.z"})
+			return e.SDK(http.MethodPost, "/b2b/sessions/exchange_access_token", map[string]any{"access_token": "x.y.z"}, "")
 		}
 		for range session.FailuresPerIP.Limit {
 			apptest.Want(t, exchange(), 401, "oauth_access_token_exchange_token_invalid_grant")
@@ -91,5 +93,7 @@ func TestExchangeFailuresLimitedPerAddress(t *testing.T) {
 		if r := exchange(); r.Status != http.StatusTooManyRequests {
 			t.Fatalf("past the limit: %d %s", r.Status, r.Raw)
 		}
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/exchange_access_token", map[string]any{"access_token": "x.y.z"}),
+			401, "oauth_access_token_exchange_token_invalid_grant")
 	})
 }

@@ -112,7 +112,9 @@ func TestLoginJoinsHeldSession(t *testing.T) {
 
 // A stale session sent with a login counts against the client's address
 // like a failed session check (session.FailuresPerIP), and a valid one
-// still passes once the address is over the limit.
+// still passes once the address is over the limit. The address is the
+// end user's on the SDK face; on the backend face it is the customer's
+// server, and nothing is counted against it (ratelimit.OnBehalf).
 func TestHeldSessionFailuresCounted(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
@@ -120,8 +122,8 @@ func TestHeldSessionFailuresCounted(t *testing.T) {
 		held, _ := e.LoginByEmailOTP(org, "limit@example.com")
 		token := mailedLink(t, e, org, "limit@example.com")
 		redeemWith := func(field, value string) apptest.Resp {
-			return e.Backend(http.MethodPost, "/v1/b2b/magic_links/authenticate",
-				map[string]any{"magic_links_token": token, field: value})
+			return e.SDK(http.MethodPost, "/b2b/magic_links/authenticate",
+				map[string]any{"magic_links_token": token, field: value}, "")
 		}
 		redeem := func(session string) apptest.Resp { return redeemWith("session_token", session) }
 		// Unknown tokens and forged JWTs alike count.
@@ -136,10 +138,13 @@ func TestHeldSessionFailuresCounted(t *testing.T) {
 			}
 		}
 		apptest.Want(t, redeem("stale-again"), 429, "too_many_requests")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/magic_links/authenticate",
+			map[string]any{"magic_links_token": token, "session_token": "stale-from-the-server"}), 404, "session_not_found")
 		// (Not WantJoined: its check that the held session ended is itself
 		// a failure, refused now with 429.)
 		r := redeem(held)
 		apptest.Want(t, r, 200, "")
+		r.Body = r.Data()
 		if got := apptest.FactorTypes(r); len(got) != 2 || got[1] != "magic_link" {
 			t.Errorf("factors %v, want the held session's and magic_link", got)
 		}
@@ -147,14 +152,14 @@ func TestHeldSessionFailuresCounted(t *testing.T) {
 }
 
 // An MFA check that steps a session up takes the session through the same
-// Check, so a stale one counts against the address too.
+// Check, so a stale one counts against the (end user's) address too.
 func TestStepUpSessionFailuresCounted(t *testing.T) {
 	t.Parallel()
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("stepup-limit", "ALL_ALLOWED", nil)
 		totp := func(session string) apptest.Resp {
-			return e.Backend(http.MethodPost, "/v1/b2b/totp/authenticate",
-				map[string]any{"organization_id": org, "code": "123456", "session_token": session})
+			return e.SDK(http.MethodPost, "/b2b/totp/authenticate",
+				map[string]any{"organization_id": org, "code": "123456"}, session)
 		}
 		for i := range session.FailuresPerIP.Limit {
 			if r := totp(fmt.Sprintf("stale-%d", i)); r.Status != 404 {

@@ -355,14 +355,21 @@ func TestAttestRateLimit(t *testing.T) {
 		e.CreateMember(org, "ana@acme.test")
 		now := e.Clock.Now()
 		bad := is.token(now, "ana@acme.test", "z", map[string]any{"aud": "elsewhere"})
+		// Counted per end-user address: on the SDK face. The backend face's
+		// address is the customer's server (ratelimit.OnBehalf).
+		sdkAttest := func(body map[string]any) apptest.Resp {
+			return e.SDK(http.MethodPost, "/b2b/sessions/attest", body, "")
+		}
 		for range trustedauth.AttestPerIP.Limit {
-			apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "token": bad, "organization_id": org}),
+			apptest.Want(t, sdkAttest(map[string]any{"profile_id": prof.ProfileID, "token": bad, "organization_id": org}),
 				401, "invalid_trusted_auth_token")
 		}
-		apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "token": bad, "organization_id": org}),
+		apptest.Want(t, sdkAttest(map[string]any{"profile_id": prof.ProfileID, "token": bad, "organization_id": org}),
 			429, "too_many_requests")
+		apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "token": bad, "organization_id": org}),
+			401, "invalid_trusted_auth_token")
 		// A valid token still passes: signed tokens cannot be guessed.
-		apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
+		apptest.Want(t, sdkAttest(map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
 			"token": is.token(now, "ana@acme.test", "ok", nil)}), 200, "")
 	})
 }
