@@ -15,7 +15,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/store/storetest"
+	"github.com/latchkey/latchkey/internal/syncbuf"
 )
 
 // TestHostileInputCorpus sends thousands of hostile requests, generated
@@ -45,7 +45,7 @@ func TestHostileInputCorpus(t *testing.T) {
 		db = storetest.Postgres(t)
 	}
 	e := apptest.New(t, db, nil)
-	logs := &lockedBuffer{}
+	logs := &syncbuf.Buffer{}
 	e.App.Log = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	e.App.Limiter.SetSleep(func(context.Context, time.Duration) error { return nil })
 	// Re-mount on the capturing logger.
@@ -431,24 +431,6 @@ func (c *routeClassifier) kind(method, path string) answerKind {
 		return kindAPI
 	}
 	return kindBrowser
-}
-
-// lockedBuffer collects the server's log lines from many goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func trunc(s string, n int) string {

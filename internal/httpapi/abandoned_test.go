@@ -1,41 +1,23 @@
 package httpapi
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/latchkey/latchkey/internal/syncbuf"
 )
-
-// lockedBuffer is a log sink the server's goroutines and the test share.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // abandonServer serves h behind the observer and the logger, and reports
 // each request's observed status on the channel it returns.
-func abandonServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, <-chan int, *lockedBuffer) {
+func abandonServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, <-chan int, *syncbuf.Buffer) {
 	t.Helper()
-	logs := &lockedBuffer{}
+	logs := &syncbuf.Buffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	statuses := make(chan int, 1)
 	observe := WithObserver(func(_ string, status int, _ time.Duration) { statuses <- status })

@@ -4,7 +4,6 @@ package notify
 // notify_test) only to point SMTP.rootCAs at the test's own CA.
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -23,9 +22,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/latchkey/latchkey/internal/syncbuf"
 )
 
 // envMailpit names the variable holding the path of the mailpit binary.
@@ -34,25 +34,6 @@ const envMailpit = "LATCHKEY_TEST_MAILPIT"
 type mailpit struct {
 	smtpAddr string // host:port
 	api      string // http://host:port
-}
-
-// syncBuffer collects mailpit's log for failure messages; the process
-// writes it from another goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func freePort(t *testing.T) string { return freePortOn(t, "127.0.0.1") }
@@ -93,7 +74,7 @@ func startMailpitOn(t *testing.T, host string, extra ...string) mailpit {
 			"--smtp-disable-rdns",
 		}, extra...)
 		cmd := exec.Command(bin, args...)
-		log := &syncBuffer{}
+		log := &syncbuf.Buffer{}
 		cmd.Stdout, cmd.Stderr = log, log
 		if err := cmd.Start(); err != nil {
 			t.Fatalf("start %s: %v", bin, err)

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/latchkey/latchkey/internal/syncbuf"
 )
 
 // testKey is the proofs' LATCHKEY_ENCRYPTION_KEY.
@@ -52,30 +54,12 @@ func binary(t *testing.T) string {
 	return binPath
 }
 
-// syncBuffer collects a process's output for failure messages.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // server is one `latchkey serve` process.
 type server struct {
 	t    *testing.T
 	cmd  *exec.Cmd
 	URL  string
-	out  *syncBuffer
+	out  *syncbuf.Buffer
 	done chan struct{}
 }
 
@@ -105,7 +89,7 @@ func baseEnv(dsn string, extra ...string) []string {
 func start(t *testing.T, env []string) *server {
 	t.Helper()
 	addr := freeAddr(t)
-	s := &server{t: t, URL: "http://" + addr, out: &syncBuffer{}, done: make(chan struct{})}
+	s := &server{t: t, URL: "http://" + addr, out: &syncbuf.Buffer{}, done: make(chan struct{})}
 	s.cmd = exec.Command(binary(t), "serve", "--addr", addr)
 	s.cmd.Env = append(append([]string{}, env...), "LATCHKEY_BASE_URL="+s.URL)
 	s.cmd.Stdout, s.cmd.Stderr = s.out, s.out

@@ -12,6 +12,8 @@ import (
 	"regexp"
 	"testing"
 	"time"
+
+	"github.com/latchkey/latchkey/internal/syncbuf"
 )
 
 // mailpit is a real SMTP server with an HTTP API to read what arrived.
@@ -29,7 +31,7 @@ func startMailpit(t *testing.T) mailpit {
 	mp := mailpit{smtp: freeAddr(t), api: "http://" + freeAddr(t)}
 	cmd := exec.Command(bin, "--smtp", mp.smtp, "--listen", mp.api[len("http://"):], "--database",
 		filepath.Join(t.TempDir(), "mailpit.db"), "--disable-version-check", "--smtp-disable-rdns")
-	out := &syncBuffer{}
+	out := &syncbuf.Buffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
