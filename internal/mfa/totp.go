@@ -61,7 +61,7 @@ func (s *Service) CreateTOTP(ctx context.Context, p TOTPCreateParams) (*TOTPCrea
 	if err := requireActive(m); err != nil {
 		return nil, err
 	}
-	if err := refuseSecondEnrollment(sub, m); err != nil {
+	if err := refuseISTEnrollment(sub, m); err != nil {
 		return nil, err
 	}
 	if err := s.stepUp(sub); err != nil {
@@ -151,7 +151,7 @@ func (s *Service) AuthenticateTOTP(ctx context.Context, p TOTPAuthParams) (*sess
 				return err
 			}
 			if !reg.verified {
-				if err := refuseSecondEnrollment(sub, m); err != nil {
+				if err := refuseISTEnrollment(sub, m); err != nil {
 					return err
 				}
 			}

@@ -74,6 +74,14 @@ func primarySatisfied(org *organization.Organization, factors []Factor) bool {
 	return false
 }
 
+// PrimarySatisfied reports whether some primary factor in factors is one
+// the organization's auth policy accepts. It is the check Complete makes
+// before answering primary_required, exported so that other packages
+// (MFA enrolment through an IST) apply exactly the same rule.
+func PrimarySatisfied(org *organization.Organization, factors []Factor) bool {
+	return primarySatisfied(org, factors)
+}
+
 func hasSecondary(factors []Factor) bool {
 	return slices.ContainsFunc(factors, func(f Factor) bool { return f.SequenceOrder == Secondary })
 }
