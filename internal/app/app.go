@@ -177,6 +177,9 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 	if err != nil {
 		return nil, err
 	}
+	// Every module keeping a secret emailed to a member, or a session of
+	// one: an address change or a deletion ends them in its transaction.
+	a.Orgs.AddAddressHolder(a.Sessions, a.magicLinks, a.emailOTP, a.passwords)
 	if err := a.wireMFA(); err != nil {
 		return nil, err
 	}

@@ -70,11 +70,29 @@ func (c Codes) Retire(ctx context.Context, q store.Querier, projectID, key strin
 // miss and for "no live code"; err is only for database failures. The
 // caller must commit q even on a miss, so the attempt is counted.
 func (c Codes) Check(ctx context.Context, q store.Querier, projectID, key, code string) (matched bool, err error) {
+	return c.check(ctx, q, projectID, key, nil, code)
+}
+
+// CheckSentTo is Check for a table that records the address each code was
+// sent to (email_address): only a code sent to sentTo is live. A code
+// keyed by a member proves the address it went to, which is not the
+// member's once their address changes (or unknown, left empty, for a code
+// stored before the address was recorded); such a code is no live code, so
+// it answers as an expired one does.
+func (c Codes) CheckSentTo(ctx context.Context, q store.Querier, projectID, key, sentTo, code string) (matched bool, err error) {
+	return c.check(ctx, q, projectID, key, &sentTo, code)
+}
+
+func (c Codes) check(ctx context.Context, q store.Querier, projectID, key string, sentTo *string, code string) (matched bool, err error) {
 	now := store.Millis(c.Clock.Now())
 	var id string
+	sent, args := "", []any{key, projectID, now}
+	if sentTo != nil {
+		sent, args = ` AND email_address = $4`, append(args, *sentTo)
+	}
 	err = q.QueryRowContext(ctx, `SELECT `+c.IDColumn+` FROM `+c.Table+`
-		WHERE `+c.KeyColumn+` = $1 AND project_id = $2 AND used_at IS NULL AND expires_at > $3 ORDER BY created_at DESC LIMIT 1`,
-		key, projectID, now).Scan(&id)
+		WHERE `+c.KeyColumn+` = $1 AND project_id = $2 AND used_at IS NULL AND expires_at > $3`+sent+` ORDER BY created_at DESC LIMIT 1`,
+		args...).Scan(&id)
 	if err != nil {
 		if err := store.MapError(err); err != nil && !isNotFound(err) {
 			return false, fmt.Errorf("emailotp: find code: %w", err)

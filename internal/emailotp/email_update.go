@@ -73,3 +73,16 @@ func (s *Service) authenticateEmailUpdate(ctx context.Context, q store.Querier, 
 		FactorType: "otp", DurationMinutes: duration, IST: p.IntermediateSessionToken, From: p.from}, email)
 	return resp, false, err
 }
+
+// ReleaseAddress spends, inside q, every live email code and email-update
+// code of a member whose address changed or who was reactivated
+// (organization.AddressHolder): login codes went to an address the member
+// no longer has, or before the deletion, and an email update in flight
+// was asked for by whoever held the address.
+func (s *Service) ReleaseAddress(ctx context.Context, q store.Querier, r organization.Released) error {
+	if _, err := q.ExecContext(ctx, `UPDATE email_otps SET used_at = $1 WHERE member_id = $2 AND project_id = $3 AND used_at IS NULL`,
+		store.Millis(s.d.Clock.Now()), r.MemberID, r.ProjectID); err != nil {
+		return fmt.Errorf("emailotp: spend codes of %s: %w", r.MemberID, err)
+	}
+	return s.CancelEmailUpdates(ctx, q, r.MemberID)
+}

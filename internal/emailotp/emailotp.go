@@ -103,8 +103,10 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 			if member.Status != organization.StatusActive {
 				expiry = signupExpiry
 			}
+			// The code proves only the address it is sent to: it records
+			// it, and check refuses it once the member's address is another.
 			code, err := s.codes.Issue(ctx, q, p.Project.Env, p.Project.ID, member.MemberID, expiry,
-				map[string]any{"organization_id": org.OrganizationID})
+				map[string]any{"organization_id": org.OrganizationID, "email_address": member.EmailAddress})
 			if err != nil {
 				return notify.Email{}, err
 			}
@@ -205,7 +207,7 @@ func (s *Service) check(ctx context.Context, q store.Querier, p AuthParams, org 
 	if err != nil {
 		return nil, err
 	}
-	matched, err := s.codes.Check(ctx, q, p.Project.ID, member.MemberID, p.Code)
+	matched, err := s.codes.CheckSentTo(ctx, q, p.Project.ID, member.MemberID, member.EmailAddress, p.Code)
 	if err != nil {
 		return nil, err
 	}

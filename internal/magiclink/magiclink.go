@@ -142,9 +142,12 @@ func (s *Service) insert(ctx context.Context, q store.Querier, p *project.Projec
 	purpose, challenge string, minutes int) (token, id string, err error) {
 	token, id = ids.Token(), ids.New("magic-link", p.Env)
 	now := s.d.Clock.Now()
+	// The link is sent to m's address and proves only that one: it
+	// records it, and Authenticate refuses it once the member's address is
+	// another.
 	_, err = q.ExecContext(ctx, `INSERT INTO magic_links (magic_link_id, project_id, organization_id, member_id, token_hash,
-		purpose, pkce_code_challenge, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
-		id, p.ID, org.OrganizationID, m.MemberID, ids.Hash(token), purpose, challenge,
+		purpose, pkce_code_challenge, email_address, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`,
+		id, p.ID, org.OrganizationID, m.MemberID, ids.Hash(token), purpose, challenge, m.EmailAddress,
 		store.Millis(now), store.Millis(now.Add(time.Duration(minutes)*time.Minute)))
 	if err != nil {
 		return "", "", fmt.Errorf("magiclink: insert: %w", err)
@@ -156,6 +159,20 @@ func (s *Service) burn(ctx context.Context, id string) {
 	// Best effort: if this fails too the link still expires on its own.
 	_, _ = s.d.DB.ExecContext(ctx, `UPDATE magic_links SET used_at = $1 WHERE magic_link_id = $2 AND used_at IS NULL`,
 		store.Millis(s.d.Clock.Now()), id)
+}
+
+// ReleaseAddress spends, inside q, every live link of a member whose
+// address changed or who was reactivated after a deletion
+// (organization.AddressHolder): login, signup and invite links were sent
+// to an address the member no longer has, or before the deletion, and an
+// email update in flight was asked for by whoever held the address.
+func (s *Service) ReleaseAddress(ctx context.Context, q store.Querier, r organization.Released) error {
+	_, err := q.ExecContext(ctx, `UPDATE magic_links SET used_at = $1 WHERE member_id = $2 AND project_id = $3 AND used_at IS NULL`,
+		store.Millis(s.d.Clock.Now()), r.MemberID, r.ProjectID)
+	if err != nil {
+		return fmt.Errorf("magiclink: spend links of %s: %w", r.MemberID, err)
+	}
+	return nil
 }
 
 // withToken appends the token parameters to a registered redirect URL,
@@ -210,12 +227,12 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*AuthResponse
 	var reset bool
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
 		now := s.d.Clock.Now()
-		var id, orgID, memberID, challenge, purpose, newEmail string
+		var id, orgID, memberID, challenge, purpose, sentTo string
 		var expires int64
 		var used *int64
 		err := q.QueryRowContext(ctx, `SELECT magic_link_id, organization_id, member_id, pkce_code_challenge, expires_at, used_at,
 			purpose, email_address FROM magic_links WHERE token_hash = $1 AND project_id = $2`, ids.Hash(p.Token), p.Project.ID).
-			Scan(&id, &orgID, &memberID, &challenge, &expires, &used, &purpose, &newEmail)
+			Scan(&id, &orgID, &memberID, &challenge, &expires, &used, &purpose, &sentTo)
 		if err != nil {
 			return apierr.Wrap(apierr.UnableToAuthMagicLink, store.MapError(err))
 		}
@@ -243,10 +260,19 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*AuthResponse
 		if err != nil {
 			return apierr.Wrap(apierr.UnableToAuthMagicLink, err)
 		}
+		reset = purpose == PurposeEmailUpdate
+		if !reset && member.EmailAddress != sentTo {
+			// Sent to an address the member no longer has (an admin
+			// changed it, or the link predates recording it): redeeming it
+			// would verify, and log in by email with, an address whose inbox
+			// never saw it. It reads as a used link, as a reset link does;
+			// the error rolls back the spend above.
+			return apierr.New(apierr.UnableToAuthMagicLink)
+		}
 		login := session.EmailLogin{Project: p.Project, Organization: org, Member: member,
 			FactorType: "magic_link", DurationMinutes: duration, IST: p.IntermediateSessionToken, From: from}
-		if reset = purpose == PurposeEmailUpdate; reset {
-			resp, err = s.d.Sessions.CompleteEmailChange(ctx, q, login, newEmail)
+		if reset {
+			resp, err = s.d.Sessions.CompleteEmailChange(ctx, q, login, sentTo)
 		} else {
 			resp, err = s.d.Sessions.CompleteEmail(ctx, q, login)
 		}

@@ -69,9 +69,25 @@ func (s *Store) OrgMember(ctx context.Context, q store.Querier, org *Organizatio
 }
 
 // UpdateMember applies u to a member of org, inside the caller's
-// transaction q. Deleted members must be reactivated first. A new email
-// address is unverified until the member proves it by logging in with it.
+// transaction q (or a transaction of its own when q is the database).
+// Deleted members must be reactivated first. A new email address is
+// unverified until the member proves it by logging in with it; changing it
+// ends, in the same transaction, the member's sessions and every secret
+// emailed to the old address (AddressHolder).
 func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, memberID string, u MemberUpdate) (*Member, error) {
+	var m *Member
+	err := s.inTx(ctx, q, func(q store.Querier) error {
+		var err error
+		m, err = s.updateMember(ctx, q, org, env, memberID, u)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (s *Store) updateMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, memberID string, u MemberUpdate) (*Member, error) {
 	m, err := s.OrgMember(ctx, q, org, memberID)
 	if err != nil {
 		return nil, err
@@ -103,7 +119,7 @@ func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organiza
 		}
 		m.explicit = roles
 	}
-	emailID := m.EmailID
+	emailID, oldEmail := m.EmailID, m.EmailAddress
 	if u.EmailAddress != nil {
 		email, err := emailaddr.Normalize(*u.EmailAddress)
 		if err != nil {
@@ -129,20 +145,50 @@ func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organiza
 		WHERE member_id = $10 AND project_id = $11`,
 		m.Name, mustJSON(m.TrustedMetadata), mustJSON(m.UntrustedMetadata), m.IsBreakglass, mustJSON(m.explicit), m.EmailAddress,
 		m.EmailAddressVerified, emailID, store.Millis(s.clock.Now()), memberID, org.projectID)
-	if errors.Is(store.MapError(err), store.ErrConflict) {
-		return nil, apierr.Wrap(apierr.DuplicateMemberEmail, err)
+	if mapped := store.MapError(err); errors.Is(mapped, store.ErrConflict) {
+		// The mapped error, not the driver's: store.DB.Tx maps what its
+		// callback returns, and a PostgreSQL unique violation still inside
+		// would turn this answer back into a bare conflict.
+		return nil, apierr.Wrap(apierr.DuplicateMemberEmail, mapped)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("organization: update member: %w", err)
+	}
+	if m.EmailAddress != oldEmail {
+		if err := s.release(ctx, q, Released{ProjectID: org.projectID, MemberID: memberID, Email: oldEmail}); err != nil {
+			return nil, err
+		}
 	}
 	return s.Member(ctx, q, org.projectID, memberID)
 }
 
 // SetMemberStatus moves a member of org from one of the from statuses to
-// status, inside q. It returns the member as it now is; wrongStatus is
-// returned when the member is in none of the from statuses.
+// status, inside q (or a transaction of its own when q is the database).
+// It returns the member as it now is; wrongStatus is returned when the
+// member is in none of the from statuses.
+//
+// Reactivating a deleted member also ends, in the same transaction, what
+// they held before the deletion (AddressHolder): an unexpired login,
+// invite or reset link, email code or login in progress would otherwise
+// work again. While the member is deleted those are refused as
+// inactive_member, which tells the real member why; a deleted member gets
+// no new ones, so everything ended here predates the deletion.
 func (s *Store) SetMemberStatus(ctx context.Context, q store.Querier, org *Organization, memberID, status string, from []string, wrongStatus error) (*Member, error) {
-	if _, err := s.OrgMember(ctx, q, org, memberID); err != nil {
+	var m *Member
+	err := s.inTx(ctx, q, func(q store.Querier) error {
+		var err error
+		m, err = s.setMemberStatus(ctx, q, org, memberID, status, from, wrongStatus)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (s *Store) setMemberStatus(ctx context.Context, q store.Querier, org *Organization, memberID, status string, from []string, wrongStatus error) (*Member, error) {
+	before, err := s.OrgMember(ctx, q, org, memberID)
+	if err != nil {
 		return nil, err
 	}
 	args := []any{status, store.Millis(s.clock.Now()), memberID, org.OrganizationID}
@@ -162,6 +208,11 @@ func (s *Store) SetMemberStatus(ctx context.Context, q store.Querier, org *Organ
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil, wrongStatus
+	}
+	if before.Status == StatusDeleted && status != StatusDeleted {
+		if err := s.release(ctx, q, Released{ProjectID: org.projectID, MemberID: memberID, Email: m.EmailAddress}); err != nil {
+			return nil, err
+		}
 	}
 	return m, nil
 }

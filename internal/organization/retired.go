@@ -125,8 +125,10 @@ func (s *Store) CheckNewEmail(ctx context.Context, q store.Querier, org *Organiz
 
 // ChangeEmail completes a verified email change inside the caller's
 // transaction: the member's address becomes email (verified, since its
-// owner just proved it), and the old address joins the retired ones. Only
-// active members change address. It returns the member as it now is.
+// owner just proved it), the old address joins the retired ones, and what
+// the old address held ends (AddressHolder: secrets emailed to it, the
+// member's sessions). Only active members change address. It returns the
+// member as it now is.
 func (s *Store) ChangeEmail(ctx context.Context, q store.Querier, org *Organization, env ids.Env, memberID, email string) (*Member, error) {
 	m, err := s.OrgMember(ctx, q, org, memberID)
 	if err != nil {
@@ -153,11 +155,14 @@ func (s *Store) ChangeEmail(ctx context.Context, q store.Querier, org *Organizat
 	}
 	_, err = q.ExecContext(ctx, `UPDATE members SET email_address = $1, email_id = $2, email_address_verified = $3, updated_at = $4
 		WHERE member_id = $5`, email, newID, true, now, m.MemberID)
-	if errors.Is(store.MapError(err), store.ErrConflict) {
-		return nil, apierr.Wrap(apierr.DuplicateMemberEmail, err)
+	if mapped := store.MapError(err); errors.Is(mapped, store.ErrConflict) {
+		return nil, apierr.Wrap(apierr.DuplicateMemberEmail, mapped) // mapped: see updateMember
 	}
 	if err != nil {
 		return nil, fmt.Errorf("organization: change email: %w", err)
+	}
+	if err := s.release(ctx, q, Released{ProjectID: org.projectID, MemberID: m.MemberID, Email: m.EmailAddress}); err != nil {
+		return nil, err
 	}
 	return s.Member(ctx, q, org.projectID, m.MemberID)
 }

@@ -22,6 +22,7 @@ type Store struct {
 	rbac       RBAC                 // see UseRBAC
 	implicit   []ImplicitRoleSource // see UseRBAC
 	cached     CachedOrgs           // see UseCache
+	holders    []AddressHolder      // see AddAddressHolder
 }
 
 // CachedOrgs answers organization reads from memory. The session service

@@ -9,6 +9,7 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -50,6 +51,23 @@ func (s *Service) burnReset(ctx context.Context, id string) {
 	// Best effort: the token expires on its own anyway.
 	_, _ = s.d.DB.ExecContext(ctx, `UPDATE password_resets SET used_at = $1 WHERE reset_id = $2 AND used_at IS NULL`,
 		store.Millis(s.d.Clock.Now()), id)
+}
+
+// ReleaseAddress spends, inside q, the live reset tokens sent to a member
+// at r.Email, their address having changed or the member having been
+// reactivated after a deletion (organization.AddressHolder). ResetByEmail already refuses a token whose
+// address is not the member's; spending it also keeps a deleted member's
+// reset link from working again once the member is reactivated. Discovery
+// resets name no member and stay: they belong to the address, whoever
+// holds it.
+func (s *Service) ReleaseAddress(ctx context.Context, q store.Querier, r organization.Released) error {
+	_, err := q.ExecContext(ctx, `UPDATE password_resets SET used_at = $1
+		WHERE project_id = $2 AND email_address = $3 AND member_id = $4 AND used_at IS NULL`,
+		store.Millis(s.d.Clock.Now()), r.ProjectID, r.Email, r.MemberID)
+	if err != nil {
+		return fmt.Errorf("password: spend reset tokens of %s: %w", r.MemberID, err)
+	}
+	return nil
 }
 
 // lookupReset finds a live token of the project, of the wanted kind, and

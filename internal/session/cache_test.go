@@ -102,6 +102,13 @@ func sessionRules() []rule {
 		{"deleted member", func(t *testing.T, by *apptest.Env, org, member, _ string) {
 			apptest.Want(t, by.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+member, nil), 200, "")
 		}, gone},
+		// An address changed without proof ends the member's sessions
+		// (organization.AddressHolder): they were started by whoever held
+		// the old address.
+		{"member's address changed", func(t *testing.T, by *apptest.Env, org, member, _ string) {
+			apptest.Want(t, by.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+member,
+				map[string]any{"email_address": "lovelace@acme.test"}), 200, "")
+		}, gone},
 		{"changed member", func(t *testing.T, by *apptest.Env, org, member, _ string) {
 			apptest.Want(t, by.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+member,
 				map[string]any{"name": "Ada L.", "is_admin": true}), 200, "")

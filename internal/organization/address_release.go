@@ -1,0 +1,57 @@
+package organization
+
+import (
+	"context"
+
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Released names a member who no longer holds what they had through an
+// email address: their address changed (Email is the old one), or they
+// were reactivated after a deletion (Email is their address).
+type Released struct {
+	ProjectID string
+	MemberID  string
+	Email     string
+}
+
+// AddressHolder is a module that keeps something a member holds through
+// their email address: a secret emailed to it (login and invite links,
+// email codes, reset tokens) or a session whose factors name it.
+//
+// An admin may change a member's address without proof. Whatever the old
+// address earned must end then: a link or code sent to it would otherwise
+// verify the new address and log in with an email factor for it, which
+// other organizations trust, and a session would keep speaking for a
+// member who now has someone else's address. Reactivating a deleted member
+// ends them too, so that the reactivation does not revive them.
+type AddressHolder interface {
+	// ReleaseAddress ends, inside q, what r's member holds through r.Email.
+	ReleaseAddress(ctx context.Context, q store.Querier, r Released) error
+}
+
+// AddAddressHolder registers holders. The composition root calls it once,
+// before serving; every module that keeps such secrets or sessions must be
+// registered, or an address change leaves them working.
+func (s *Store) AddAddressHolder(h ...AddressHolder) { s.holders = append(s.holders, h...) }
+
+// release tells every holder, inside the transaction q that changes the
+// member, that the member no longer holds the address.
+func (s *Store) release(ctx context.Context, q store.Querier, r Released) error {
+	for _, h := range s.holders {
+		if err := h.ReleaseAddress(ctx, q, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// inTx runs fn inside q when q is a transaction, and in a new one when q is
+// the database itself (handlers pass it for one-statement writes): a member
+// write and what it ends must commit together.
+func (s *Store) inTx(ctx context.Context, q store.Querier, fn func(q store.Querier) error) error {
+	if db, ok := q.(*store.DB); ok {
+		return db.Tx(ctx, fn)
+	}
+	return fn(q)
+}

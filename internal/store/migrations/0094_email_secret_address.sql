@@ -1,0 +1,14 @@
+-- Every email secret of a member remembers the address it was sent to, and
+-- is redeemable only while that is still the member's address: a link or
+-- code proves an inbox, and an admin may point a member at any address
+-- without proof, so a secret sent to the old one must not vouch for the
+-- new one (it would mark it verified and log in with an email factor for
+-- it, which other organizations trust: session.Factor.ProvesInbox).
+--
+-- magic_links.email_address (0006) held only an email update's new
+-- address; it now holds, for every link, the address the link was sent to
+-- (for an email update that is the new address, as before). email_otps
+-- gains the same column. Rows written before this migration are filled by
+-- 0095 where that is known to be safe; the others keep '' and no longer
+-- redeem.
+ALTER TABLE email_otps ADD COLUMN email_address TEXT NOT NULL DEFAULT '';
