@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"time"
 
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
@@ -18,13 +17,15 @@ type memberSessions struct {
 
 // SessionMember authenticates a caller's session token or JWT (the SDK
 // caller's, or a backend call's member session header) under the same
-// per-address failure limit as sessions/authenticate.
-func (m memberSessions) SessionMember(ctx context.Context, p *project.Project, clientIP string, cred organization.SessionCredential) (*organization.Member, []time.Time, error) {
+// per-address failure limit as sessions/authenticate. The roles are the
+// session's own, as sessions/authenticate reports them.
+func (m memberSessions) SessionMember(ctx context.Context, p *project.Project, clientIP string, cred organization.SessionCredential) (*organization.AuthenticatedSession, error) {
 	out, err := m.sessions.Check(ctx, p, clientIP, session.Credential{Token: cred.Token, JWT: cred.JWT}, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return out.Member, out.MemberSession.FactorTimes(), nil
+	return &organization.AuthenticatedSession{Member: out.Member, Roles: out.MemberSession.Roles,
+		FactorTimes: out.MemberSession.FactorTimes()}, nil
 }
 
 // RevokeMemberSessions ends every session of the member.
