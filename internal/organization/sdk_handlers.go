@@ -104,18 +104,14 @@ func (h Handlers) UpdateSelf(r *http.Request) (any, error) {
 	return h.updateMember(r.Context(), c.Project, c.Organization, c.Member.MemberID, u)
 }
 
-// SDKCreateMember handles SDK POST /b2b/organizations/members
-// (stytch.member create, and update.settings.roles to assign roles).
+// SDKCreateMember handles SDK POST /b2b/organizations/members, needing the
+// same stytch.member actions as the backend face (createMemberRequest.actions).
 func (h Handlers) SDKCreateMember(r *http.Request) (any, error) {
 	var req createMemberRequest
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
-	actions := []string{ActionCreate}
-	if req.Roles != nil || req.IsAdmin != nil {
-		actions = append(actions, ActionRoles)
-	}
-	c, err := h.authorizedCaller(r, ResourceMember, actions...)
+	c, err := h.authorizedCaller(r, ResourceMember, req.actions()...)
 	if err != nil {
 		return nil, err
 	}
