@@ -55,17 +55,18 @@ type ScopeResult struct {
 }
 
 // evaluateScopes decides, per requested scope, whether the member may
-// grant it to the app: built-in scopes always (full_access only to apps
-// allowed full access); a custom scope of the project's RBAC policy only
-// when the member's roles hold every permission it maps to (spec section
-// 6: the consent screen lists the others and blocks granting them). A
-// scope neither built in nor in the policy is refused (invalid_scope).
+// grant it to the app: built-in scopes always (full_access only to a
+// first-party app allowed full access, App.MayHoldFullAccess); a custom
+// scope of the project's RBAC policy only when the member's roles hold
+// every permission it maps to (spec section 6: the consent screen lists
+// the others and blocks granting them). A scope neither built in nor in
+// the policy is refused (invalid_scope).
 func evaluateScopes(app *connectedapps.App, pol *rbac.Policy, who *authorizer, requested []string) ([]ScopeResult, error) {
 	lacking := pol.ScopesLacking(who.roles, who.org.CustomRoles, requested)
 	out := make([]ScopeResult, 0, len(requested))
 	for _, s := range requested {
 		if d, builtin := scopeDescriptions[s]; builtin {
-			out = append(out, ScopeResult{Scope: s, Description: d, IsGrantable: s != ScopeFullAccess || app.FullAccessAllowed})
+			out = append(out, ScopeResult{Scope: s, Description: d, IsGrantable: s != ScopeFullAccess || app.MayHoldFullAccess()})
 			continue
 		}
 		custom := pol.Scope(s)
