@@ -3,6 +3,7 @@ package idp_test
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,5 +60,35 @@ func TestFullAccessIsForFirstPartyAppsOnly(t *testing.T) {
 		at = f.grant(id, secret, "openid", "full_access").Body["access_token"]
 		apptest.Want(t, e.Backend("PUT", "/v1/connected_apps/clients/"+id, map[string]any{"full_access_allowed": false}), 200, "")
 		apptest.Want(t, exchangeAccessToken(e, at), 403, "oauth_access_token_exchange_missing_full_access")
+	})
+}
+
+// A refresh after the operator turned full_access_allowed off issues
+// tokens without full_access (the rest of the grant stays), so the app's
+// next access token cannot become a session; turning it on again does not
+// bring the scope back to the family, whose grant was narrowed.
+func TestRefreshDropsFullAccessOnceDisallowed(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := setup(t, e)
+		id, secret := f.client("first_party", map[string]any{"full_access_allowed": true})
+		tok := f.grant(id, secret, "openid", "offline_access", "full_access")
+		rt := tok.Body["refresh_token"].(string)
+		apptest.Want(t, e.Backend("PUT", "/v1/connected_apps/clients/"+id, map[string]any{"full_access_allowed": false}), 200, "")
+		r := f.refresh(id, secret, rt, "")
+		apptest.Want(t, r, 200, "")
+		if r.Body["scope"] != "openid offline_access" {
+			t.Fatalf("scope after full_access_allowed=false: %q", r.Body["scope"])
+		}
+		if scope, _ := f.claims(r.Body["access_token"].(string))["scope"].(string); slices.Contains(strings.Fields(scope), "full_access") {
+			t.Fatalf("access token scope %q", scope)
+		}
+		apptest.Want(t, exchangeAccessToken(e, r.Body["access_token"]), 403, "oauth_access_token_exchange_missing_full_access")
+
+		apptest.Want(t, e.Backend("PUT", "/v1/connected_apps/clients/"+id, map[string]any{"full_access_allowed": true}), 200, "")
+		r = f.refresh(id, secret, r.Body["refresh_token"].(string), "")
+		apptest.Want(t, r, 200, "")
+		if r.Body["scope"] != "openid offline_access" {
+			t.Fatalf("full_access came back to a narrowed family: %q", r.Body["scope"])
+		}
 	})
 }

@@ -78,12 +78,19 @@ func evaluateScopes(app *connectedapps.App, pol *rbac.Policy, who *authorizer, r
 	return out, nil
 }
 
-// heldScopes keeps the scopes of a grant the member may still hold: custom
-// scopes whose permissions their roles have lost are dropped when tokens
-// are issued again (refresh), so a role removal narrows what an app can do
-// at its next refresh.
-func heldScopes(pol *rbac.Policy, roles []string, org *organization.Organization, scopes []string) []string {
+// heldScopes keeps the scopes of a grant the member and the app may still
+// hold when tokens are issued again (refresh): custom scopes whose
+// permissions the member's roles have lost are dropped, so a role removal
+// narrows what an app can do at its next refresh, and full_access is
+// dropped once the app may no longer hold it (its operator turned
+// full_access_allowed off), so its next access token cannot become a
+// session. The result never shares a backing array with scopes when it
+// differs, so a stored row's slice is not changed.
+func heldScopes(pol *rbac.Policy, roles []string, org *organization.Organization, app *connectedapps.App, scopes []string) []string {
 	lacking := pol.ScopesLacking(roles, org.CustomRoles, scopes)
+	if !app.MayHoldFullAccess() && slices.Contains(scopes, ScopeFullAccess) {
+		lacking = append(lacking, ScopeFullAccess)
+	}
 	if len(lacking) == 0 {
 		return scopes
 	}

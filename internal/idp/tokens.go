@@ -178,7 +178,7 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 	if err != nil {
 		return nil, err
 	}
-	g.Scopes = heldScopes(pol, m.RoleIDs(), org, g.Scopes)
+	g.Scopes = heldScopes(pol, m.RoleIDs(), org, app, g.Scopes)
 	signer, err := p.signer(ctx, g.ProjectID)
 	if err != nil {
 		return nil, err
