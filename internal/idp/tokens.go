@@ -186,6 +186,12 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 	if err != nil {
 		return nil, fmt.Errorf("idp: organization: %w", err)
 	}
+	// The organization's connected-app policy was met at authorization;
+	// it is applied again at every issue so that an organization that
+	// stops allowing the app also stops its refreshes.
+	if err := connectedapps.AllowedIn(org, app); err != nil {
+		return nil, invalidGrant("The organization no longer allows this connected app.")
+	}
 	m, err := p.orgs.Member(ctx, q, g.ProjectID, g.MemberID)
 	if err != nil || m.Status != organization.StatusActive {
 		return nil, invalidGrant("The member is no longer active.")
