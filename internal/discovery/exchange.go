@@ -26,8 +26,15 @@ type Who struct {
 
 // List answers b2b/discovery/organizations for an IST (not consumed) or a
 // session (the session member's email).
+//
+// The address's other organizations, and its member records there, are
+// listed only to a caller who proved the address: a discovery IST (its
+// flow proved it), or a session or organization IST with a factor that
+// proves it (session.Factor.ProvesAddress). An SSO login, or one by an
+// OAuth tenant an organization admits, speaks for that organization only
+// (see SessionExchange), so such a caller sees its own organization.
 func (s *Service) List(ctx context.Context, p *project.Project, who Who) (*Response, error) {
-	var email string
+	var email, own string
 	var factors []session.Factor
 	switch {
 	case who.IST != "":
@@ -35,19 +42,22 @@ func (s *Service) List(ctx context.Context, p *project.Project, who Who) (*Respo
 		if err != nil {
 			return nil, err
 		}
-		email, factors = in.Email, in.Factors
+		email, factors, own = in.Email, in.Factors, in.OrganizationID
 	case who.SessionToken != "" || who.SessionJWT != "":
 		sr, err := s.d.Sessions.Authenticate(ctx, p, session.Credential{Token: who.SessionToken, JWT: who.SessionJWT}, nil)
 		if err != nil {
 			return nil, err
 		}
-		email, factors = sr.Member.EmailAddress, sr.MemberSession.AuthenticationFactors
+		email, factors, own = sr.Member.EmailAddress, sr.MemberSession.AuthenticationFactors, sr.MemberSession.OrganizationID
 	default:
 		return nil, apierr.New(apierr.IntermediateSessionNotFound).WithMessage("An intermediate_session_token or a session is required.")
 	}
 	orgs, err := s.list(ctx, s.d.DB.Read(), p, email, factors)
 	if err != nil {
 		return nil, publicErr(err, "list")
+	}
+	if own != "" && !session.AnyProvesAddress(factors, email) {
+		orgs = slices.DeleteFunc(orgs, func(o DiscoveredOrganization) bool { return o.Organization.OrganizationID != own })
 	}
 	return &Response{IntermediateSessionToken: who.IST, EmailAddress: email, DiscoveredOrganizations: orgs}, nil
 }
@@ -265,9 +275,16 @@ type SessionExchangeParams struct {
 }
 
 // SessionExchange moves a logged-in member to another organization of the
-// same email. The factors carry over, so the target organization's policy
-// decides whether more are needed; the old session ends once the new one
-// exists.
+// same email; the old session ends once the new one exists.
+//
+// Only factors that proved the address's inbox carry over (a link or code
+// sent to it, session.Factor.ProvesInbox). An SSO or OAuth login, or a
+// password, speaks for the organization it happened in: an organization's
+// admin runs its SSO identity provider and may admit an OAuth tenant's
+// unverified addresses, so carrying those factors would let that admin log
+// in as a member of any other organization with the same address. Without
+// an inbox factor, an existing member gets an IST and primary_required
+// (the current session stays), and no member is created.
 func (s *Service) SessionExchange(ctx context.Context, x SessionExchangeParams) (*session.AuthResponse, error) {
 	duration, err := session.DurationMinutes(x.Project, x.DurationMinutes)
 	if err != nil {
@@ -277,27 +294,50 @@ func (s *Service) SessionExchange(ctx context.Context, x SessionExchangeParams) 
 	if err != nil {
 		return nil, err
 	}
+	email := cur.Member.EmailAddress
+	carried := []session.Factor{}
+	for _, f := range cur.MemberSession.AuthenticationFactors {
+		if f.SequenceOrder == session.Primary && f.ProvesInbox(email) {
+			carried = append(carried, f)
+		}
+	}
 	var out *session.AuthResponse
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
 		org, err := s.d.Orgs.GetTx(ctx, q, x.Project.ID, x.OrganizationID)
 		if err != nil {
 			return organization.NotFound(err, apierr.OrganizationNotFound)
 		}
-		m, err := s.memberFor(ctx, q, x.Project, org, cur.Member.EmailAddress, cur.MemberSession.AuthenticationFactors)
+		if len(carried) == 0 {
+			out, err = s.primaryRequired(ctx, q, x.Project, org, email)
+			return err
+		}
+		m, err := s.memberFor(ctx, q, x.Project, org, email, carried)
 		if err != nil {
 			return err
 		}
-		primaries := []session.Factor{}
-		for _, f := range cur.MemberSession.AuthenticationFactors {
-			if f.SequenceOrder == session.Primary {
-				primaries = append(primaries, f)
-			}
-		}
-		out, err = s.complete(ctx, q, x.Project, org, m, primaries, duration)
+		out, err = s.complete(ctx, q, x.Project, org, m, carried, duration)
 		if err != nil || out.MemberSession == nil {
 			return err
 		}
 		return s.d.Sessions.RevokeTx(ctx, q, x.Project, cur.MemberSession.MemberSessionID)
 	})
 	return out, publicErr(err, "session exchange")
+}
+
+// primaryRequired answers a session exchange that carries no factor into
+// org: the member with email must log in there (an IST, primary_required).
+// Someone who is not a member cannot be admitted on that session's word.
+func (s *Service) primaryRequired(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization,
+	email string) (*session.AuthResponse, error) {
+	m, err := s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, email)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return nil, apierr.New(apierr.UnauthorizedAction).WithMessage(
+			"This session's login does not carry over to another organization: log in to it directly.")
+	case err != nil:
+		return nil, err
+	case m.Status == organization.StatusDeleted:
+		return nil, apierr.New(apierr.InactiveMember)
+	}
+	return s.d.Sessions.RequirePrimary(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m})
 }

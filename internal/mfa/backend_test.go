@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/stepup"
 )
 
 // The backend face: the project secret may start an enrollment for a
@@ -103,6 +104,62 @@ func TestMFALoginInProgressCannotRotateRecoveryCodes(t *testing.T) {
 			"member_id": mid, "intermediate_session_token": ist, "recovery_code": codes[0], "session_duration_minutes": 30})
 		if r.Status != 200 || r.Body["member_authenticated"] != true {
 			t.Fatalf("recover with an unrotated code: %s", r.Raw)
+		}
+	})
+}
+
+// The backend's factor deletion acting for a member session (the
+// X-Stytch-Member-Session header) needs a recent factor, as the same
+// face's start_email_update does and with the same answer; a fresh
+// session may delete, and the project secret alone needs no step-up.
+func TestBackendFactorDeletionForAMemberSessionNeedsAStepUp(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		e.AlignClock()
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		mid := e.CreateMember(org, "ada@acme.test")
+		bob := e.CreateMember(org, "bob@acme.test")
+		if r := e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+mid, map[string]any{"is_admin": true}); r.Status != 200 {
+			t.Fatalf("make admin: %s", r.Raw)
+		}
+		secret, _, token := e.EnrollTOTPWithSession(org, "ada@acme.test", nil)
+		_, _, bobToken := e.EnrollTOTPWithSession(org, "bob@acme.test", nil)
+		e.SessionSMS(org, bob, bobToken, "+14155550123", nil)
+
+		asMember := func(method, path string, body any, session string) apptest.Resp {
+			return e.Do(method, path, body, http.Header{"X-Stytch-Member-Session": {session}}, e.Project.Project.ID, e.Project.Secret)
+		}
+		members := "/v1/b2b/organizations/" + org + "/members/"
+		e.Clock.Advance(stepup.Window + time.Minute)
+		apptest.Want(t, asMember(http.MethodPost, members+bob+"/start_email_update", map[string]any{"email_address": "bob2@acme.test"}, token),
+			403, "session_too_old")
+		apptest.Want(t, asMember(http.MethodDelete, members+bob+"/totp", nil, token), 403, "session_too_old")
+		apptest.Want(t, asMember(http.MethodDelete, members+"mfa_phone_numbers/"+bob, nil, token), 403, "session_too_old")
+		apptest.Want(t, asMember(http.MethodDelete, members+mid+"/totp", nil, token), 403, "session_too_old")
+		if m := e.MemberByID(org, bob); m["totp_registration_id"] == "" || m["mfa_phone_number"] == "" {
+			t.Fatalf("a refused deletion removed a factor: %v", m)
+		}
+
+		// A fresh factor (an authenticator code) allows it.
+		r := e.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
+			"code": apptest.TOTPAt(t, secret, e.Clock.Now())}, token)
+		if r.Status != 200 {
+			t.Fatalf("step up: %s", r.Raw)
+		}
+		fresh := r.Data()["session_token"].(string)
+		if r := asMember(http.MethodDelete, members+bob+"/totp", nil, fresh); r.Status != 200 {
+			t.Fatalf("totp deletion with a fresh session: %s", r.Raw)
+		}
+		if r := asMember(http.MethodDelete, members+"mfa_phone_numbers/"+bob, nil, fresh); r.Status != 200 {
+			t.Fatalf("phone deletion with a fresh session: %s", r.Raw)
+		}
+		if m := e.MemberByID(org, bob); m["totp_registration_id"] != "" || m["mfa_phone_number"] != "" {
+			t.Fatalf("factors left after the deletions: %v", m)
+		}
+
+		// The project secret alone is no session to step up.
+		e.Clock.Advance(stepup.Window + time.Minute)
+		if r := e.Backend(http.MethodDelete, members+mid+"/totp", nil); r.Status != 200 {
+			t.Fatalf("totp deletion with the project secret: %s", r.Raw)
 		}
 	})
 }

@@ -233,7 +233,10 @@ func (h Handlers) DeleteSelfPhone(r *http.Request) (any, error) {
 // against other .../members/<literal>/{id} routes.
 //
 // With a member session header the member's roles must permit the
-// deletion (on stytch.member, or stytch.self for their own factor).
+// deletion (on stytch.member, or stytch.self for their own factor), and
+// the session needs a recent factor, as on the SDK face and as the
+// backend's start_email_update asks: a customer's server relaying a
+// stolen or unattended session must not strip a member's factors.
 func (h Handlers) DeleteMemberFactor(r *http.Request) (any, error) {
 	a, b := r.PathValue("a"), r.PathValue("b")
 	var memberID, action string
@@ -252,6 +255,12 @@ func (h Handlers) DeleteMemberFactor(r *http.Request) (any, error) {
 	}
 	if err := c.AuthorizeMember(r.Context(), memberID, action); err != nil {
 		return nil, err
+	}
+	// The project secret alone is no session and needs no step-up.
+	if c.Member != nil {
+		if err := c.StepUp(); err != nil {
+			return nil, err
+		}
 	}
 	res, err := del(r.Context(), Who{Project: c.Project, OrganizationID: c.Organization.OrganizationID, MemberID: memberID, Backend: true})
 	if err != nil {

@@ -15,7 +15,12 @@
 //   - With only an IST a member may enroll a first MFA method, never add or
 //     replace one next to an enrolled method: otherwise a stolen password or
 //     mailbox would be enough to register the attacker's phone or app and
-//     pass MFA.
+//     pass MFA. Even the first needs an IST whose factors satisfy the
+//     organization's primary auth policy: an IST answered primary_required
+//     (a method the organization does not accept) proves nothing it trusts.
+//   - From a session a member may replace their authenticator app: the new
+//     registration takes over, and the old secret and recovery codes stop
+//     working, when a code from the new app is authenticated.
 //   - Codes (SMS codes, recovery codes) are stored as salted hashes and
 //     compared in constant time; each is single use through a conditional
 //     UPDATE; SMS codes expire after 2 minutes and lock after

@@ -100,7 +100,7 @@ func (s *Service) smsDestination(ctx context.Context, sub *subject, requested st
 	if m.MFAPhoneNumberVerified && to == m.MFAPhoneNumber {
 		return to, nil
 	}
-	if err := refuseSecondEnrollment(sub, m); err != nil {
+	if err := refuseISTEnrollment(sub, m); err != nil {
 		return "", err
 	}
 	if err := s.stepUp(sub); err != nil {
@@ -231,9 +231,10 @@ func (s *Service) checkSMS(ctx context.Context, p SMSAuthParams, sub *subject, d
 			return err
 		}
 		if m.MFAPhoneNumber != to || !m.MFAPhoneNumberVerified {
-			// A code sent (from a session) to a new number must not enroll
-			// it in a login that has only proven the primary factor.
-			if err := refuseSecondEnrollment(sub, m); err != nil {
+			// A code to a new number enrolls it, which a login in progress
+			// may do only under refuseISTEnrollment's rules (the code may
+			// even have been sent from a session).
+			if err := refuseISTEnrollment(sub, m); err != nil {
 				return err
 			}
 			m.MFAPhoneNumber, m.MFAPhoneNumberVerified = to, true

@@ -39,11 +39,17 @@ type Who struct {
 type subject struct {
 	org    *organization.Organization
 	member *organization.Member
-	ist    string                   // set when proven by an IST
-	sess   *session.SessionResponse // set when proven by a session
+	ist    string // set when proven by an IST
+	// istFactors are the factors the IST records (set with ist). An IST
+	// is issued both after an accepted primary factor (mfa_required) and
+	// after one the organization does not accept (primary_required), so
+	// naming a member does not by itself prove the primary factor.
+	istFactors []session.Factor
+	sess       *session.SessionResponse // set when proven by a session
 }
 
-// midLogin reports whether only the primary factor is proven (an IST).
+// midLogin reports whether the caller holds only an IST (a login in
+// progress), not a session.
 func (s *subject) midLogin() bool { return s.ist != "" }
 
 // stepUp refuses a takeover-sensitive change (enrolling or removing a
@@ -94,7 +100,7 @@ func (s *Service) resolve(ctx context.Context, w Who, trusted bool) (*subject, e
 			return nil, apierr.New(apierr.IntermediateSessionNotFound).WithMessage(
 				"This intermediate session is not for an organization member: exchange it for an organization first.")
 		}
-		orgID, memberID, out.ist = in.OrganizationID, in.MemberID, w.IST
+		orgID, memberID, out.ist, out.istFactors = in.OrganizationID, in.MemberID, w.IST, in.Factors
 	case w.Session.Token != "" || w.Session.JWT != "":
 		ip, _ := httpapi.Client(ctx)
 		sr, err := s.d.Sessions.Check(ctx, w.Project, ip, w.Session, nil)
@@ -146,10 +152,23 @@ func requireMethod(org *organization.Organization, method string) error {
 	return nil
 }
 
-// refuseSecondEnrollment stops an IST holder from registering a factor
-// next to one the member already has (see the package comment).
-func refuseSecondEnrollment(sub *subject, m *organization.Member) error {
-	if sub.midLogin() && len(m.EnrolledMFAMethods()) > 0 {
+// refuseISTEnrollment applies the enrolment rules of a login in progress
+// (see the package comment): an IST may register the member's first MFA
+// factor only once its factors satisfy the organization's primary auth
+// policy, and never one next to a factor the member already has. Without
+// the first rule an IST answered primary_required (say an email code in a
+// password-only organization) would let whoever holds only the mailbox
+// register their own app or phone, and then pass MFA as the member while
+// the real member is asked for the attacker's factor.
+func refuseISTEnrollment(sub *subject, m *organization.Member) error {
+	if !sub.midLogin() {
+		return nil
+	}
+	if !session.PrimarySatisfied(sub.org, sub.istFactors) {
+		return apierr.New(apierr.UnauthorizedAction).WithMessage(
+			"This login has not yet used an authentication method the organization accepts: complete primary authentication before setting up multi-factor authentication.")
+	}
+	if len(m.EnrolledMFAMethods()) > 0 {
 		return apierr.New(apierr.UnauthorizedAction).WithMessage(
 			"This member already has multi-factor authentication set up: complete the login with it, then change it from a session.")
 	}

@@ -2,6 +2,7 @@ package mfa
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"github.com/latchkey/latchkey/internal/atrest"
@@ -42,6 +43,11 @@ type TOTPCreateResult struct {
 // CreateTOTP starts an authenticator-app registration. It stays pending
 // (the member's totp_registration_id unchanged) until a code from the app
 // is authenticated; a newer pending registration replaces an older one.
+// A member who already has a verified registration may re-enroll from a
+// (recent) session or through the backend: the old app and its recovery
+// codes keep working until a code from the new app is authenticated with
+// a session, which replaces them (AuthenticateTOTP). A login in progress
+// may not (refuseISTEnrollment).
 func (s *Service) CreateTOTP(ctx context.Context, p TOTPCreateParams) (*TOTPCreateResult, error) {
 	exp := p.ExpirationMinutes
 	if exp == 0 {
@@ -61,7 +67,7 @@ func (s *Service) CreateTOTP(ctx context.Context, p TOTPCreateParams) (*TOTPCrea
 	if err := requireActive(m); err != nil {
 		return nil, err
 	}
-	if err := refuseSecondEnrollment(sub, m); err != nil {
+	if err := refuseISTEnrollment(sub, m); err != nil {
 		return nil, err
 	}
 	if err := s.stepUp(sub); err != nil {
@@ -146,16 +152,19 @@ func (s *Service) AuthenticateTOTP(ctx context.Context, p TOTPAuthParams) (*sess
 			if err != nil {
 				return err
 			}
-			reg, err := s.registrationFor(ctx, q, m)
+			regs, err := s.registrationsFor(ctx, q, sub, m)
 			if err != nil {
 				return err
 			}
-			if !reg.verified {
-				if err := refuseSecondEnrollment(sub, m); err != nil {
-					return err
+			for _, reg := range regs {
+				if !reg.verified {
+					if err := refuseISTEnrollment(sub, m); err != nil {
+						return err
+					}
 				}
 			}
-			if err := s.acceptTOTP(ctx, q, reg, p.Code); err != nil {
+			reg, err := s.acceptTOTP(ctx, q, regs, p.Code)
+			if err != nil {
 				return err
 			}
 			if !reg.verified {
@@ -177,26 +186,53 @@ func (s *Service) AuthenticateTOTP(ctx context.Context, p TOTPAuthParams) (*sess
 	return resp, nil
 }
 
-// registrationFor is the registration a code is checked against: the
-// member's verified one, else their newest pending one that has not
-// expired.
-func (s *Service) registrationFor(ctx context.Context, q store.Querier, m *organization.Member) (*registration, error) {
+// registrationsFor lists the registrations a code is checked against:
+// the member's verified one and their newest pending one that has not
+// expired, verified first. A login in progress (IST) gets only the first
+// of these: it must present the factor the member has, and a pending
+// registration there could only be a second enrollment, which
+// refuseISTEnrollment refuses. A session gets both, so a code from a newly
+// created app verifies it (replacing the old one, as CreateTOTP promises)
+// while the old app still steps the session up until then.
+func (s *Service) registrationsFor(ctx context.Context, q store.Querier, sub *subject, m *organization.Member) ([]*registration, error) {
+	var out []*registration
+	if m.TOTPRegistrationID != "" {
+		r, err := s.loadRegistration(q.QueryRowContext(ctx, `SELECT totp_registration_id, secret, last_used_step, verified_at
+			FROM totp_registrations WHERE totp_registration_id = $1 AND member_id = $2`, m.TOTPRegistrationID, m.MemberID))
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 || !sub.midLogin() {
+		r, err := s.loadRegistration(q.QueryRowContext(ctx, `SELECT totp_registration_id, secret, last_used_step, verified_at
+			FROM totp_registrations WHERE member_id = $1 AND verified_at IS NULL AND expires_at > $2
+			ORDER BY created_at DESC LIMIT 1`, m.MemberID, store.Millis(s.d.Clock.Now())))
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return nil, apierr.Wrap(apierr.TOTPNotFound, fmt.Errorf("mfa: member %s: no live registration: %w", m.MemberID, store.ErrNotFound))
+	}
+	return out, nil
+}
+
+// loadRegistration scans one registration row and opens its secret; a
+// missing row is store.ErrNotFound.
+func (s *Service) loadRegistration(row *sql.Row) (*registration, error) {
 	var r registration
 	var verifiedAt *int64
-	var err error
-	if m.TOTPRegistrationID != "" {
-		err = q.QueryRowContext(ctx, `SELECT totp_registration_id, secret, last_used_step, verified_at FROM totp_registrations
-			WHERE totp_registration_id = $1 AND member_id = $2`, m.TOTPRegistrationID, m.MemberID).
-			Scan(&r.id, &r.secret, &r.lastUsedStep, &verifiedAt)
-	} else {
-		err = q.QueryRowContext(ctx, `SELECT totp_registration_id, secret, last_used_step, verified_at FROM totp_registrations
-			WHERE member_id = $1 AND verified_at IS NULL AND expires_at > $2 ORDER BY created_at DESC LIMIT 1`,
-			m.MemberID, store.Millis(s.d.Clock.Now())).Scan(&r.id, &r.secret, &r.lastUsedStep, &verifiedAt)
+	err := store.MapError(row.Scan(&r.id, &r.secret, &r.lastUsedStep, &verifiedAt))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, err
 	}
-	if err := store.MapError(err); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return nil, apierr.Wrap(apierr.TOTPNotFound, err)
-		}
+	if err != nil {
 		return nil, fmt.Errorf("mfa: load registration: %w", err)
 	}
 	r.verified = verifiedAt != nil
@@ -206,27 +242,37 @@ func (s *Service) registrationFor(ctx context.Context, q store.Querier, m *organ
 	return &r, nil
 }
 
-// acceptTOTP checks code at the injected clock's now (±TOTPSkew steps) and
-// records its time step. Only a step later than the last accepted one is
-// taken, by a conditional UPDATE, so the same code (or an older one) is
-// refused even when two requests race.
-func (s *Service) acceptTOTP(ctx context.Context, q store.Querier, reg *registration, code string) error {
-	step, ok, err := matchTOTP(reg.secret, code, s.d.Clock.Now())
-	if err != nil {
-		return err
+// acceptTOTP checks code against each registration at the injected
+// clock's now (±TOTPSkew steps) and records its time step on the one it
+// matches. Every registration is computed, without stopping at a match,
+// so the answer's timing does not tell which one matched. Only a step
+// later than the registration's last accepted one is taken, by a
+// conditional UPDATE, so the same code (or an older one) is refused even
+// when two requests race.
+func (s *Service) acceptTOTP(ctx context.Context, q store.Querier, regs []*registration, code string) (*registration, error) {
+	var reg *registration
+	var step int64
+	for _, r := range regs {
+		st, ok, err := matchTOTP(r.secret, code, s.d.Clock.Now())
+		if err != nil {
+			return nil, err
+		}
+		if ok && st > r.lastUsedStep && reg == nil {
+			reg, step = r, st
+		}
 	}
-	if !ok || step <= reg.lastUsedStep {
-		return apierr.New(apierr.OTPCodeNotFound)
+	if reg == nil {
+		return nil, apierr.New(apierr.OTPCodeNotFound)
 	}
 	res, err := q.ExecContext(ctx, `UPDATE totp_registrations SET last_used_step = $1
 		WHERE totp_registration_id = $2 AND last_used_step < $1`, step, reg.id)
 	if err != nil {
-		return fmt.Errorf("mfa: record totp step: %w", err)
+		return nil, fmt.Errorf("mfa: record totp step: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
-		return apierr.New(apierr.OTPCodeNotFound)
+		return nil, apierr.New(apierr.OTPCodeNotFound)
 	}
-	return nil
+	return reg, nil
 }
 
 // verifyRegistration makes a pending registration the member's, dropping

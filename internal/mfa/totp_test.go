@@ -228,3 +228,87 @@ func TestSweeperKeepsVerifiedTOTP(t *testing.T) {
 		}
 	})
 }
+
+// Re-enrolling an authenticator app from a fresh session: the old app
+// keeps working while the new registration is pending; the first code
+// from the new app verifies it, and from then on the old secret and the
+// old recovery codes are refused while the new ones work. A login in
+// progress cannot verify the pending registration.
+func TestTOTPReEnrollmentReplacesTheOldApp(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		e.AlignClock()
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		mid := e.CreateMember(org, "ada@acme.test")
+		create := func(token string) (secret, regID string, codes []any) {
+			t.Helper()
+			r := e.SDK(http.MethodPost, "/b2b/totp", map[string]any{"organization_id": org, "member_id": mid}, token)
+			if r.Status != 200 {
+				t.Fatalf("totp create: %s", r.Raw)
+			}
+			return r.Data()["secret"].(string), r.Data()["totp_registration_id"].(string), r.Data()["recovery_codes"].([]any)
+		}
+		auth := func(token, secret string, at time.Time) apptest.Resp {
+			return e.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
+				"code": apptest.TOTPAt(t, secret, at)}, token)
+		}
+		registration := func() any { return e.MemberByID(org, mid)["totp_registration_id"] }
+
+		token := e.SessionFor(org, "ada@acme.test")
+		oldSecret, oldReg, oldCodes := create(token)
+		r := auth(token, oldSecret, e.Clock.Now())
+		if r.Status != 200 || registration() != oldReg {
+			t.Fatalf("first enrollment: %s", r.Raw)
+		}
+		token = r.Data()["session_token"].(string)
+
+		e.Clock.Advance(time.Minute) // within stepup.Window
+		newSecret, newReg, newCodes := create(token)
+		if registration() != oldReg {
+			t.Fatal("creating a registration changed the member's before it was verified")
+		}
+		// Until the new app is proven, the old one still steps up.
+		r = auth(token, oldSecret, e.Clock.Now())
+		if r.Status != 200 || registration() != oldReg {
+			t.Fatalf("old app while the new one is pending: %s", r.Raw)
+		}
+		token = r.Data()["session_token"].(string)
+
+		// A login in progress may not verify it (and gets no oracle for it).
+		e.SetMFA(org, "REQUIRED_FOR_ALL")
+		ist, _ := e.MFALogin(org, "ada@acme.test")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
+			"intermediate_session_token": ist, "code": apptest.TOTPAt(t, newSecret, e.Clock.Now())}, ""), 404, "otp_code_not_found")
+		if registration() != oldReg {
+			t.Fatal("a login in progress verified the pending registration")
+		}
+
+		e.Clock.Advance(time.Minute)
+		r = auth(token, newSecret, e.Clock.Now())
+		if r.Status != 200 {
+			t.Fatalf("a code from the new app: %s", r.Raw)
+		}
+		if got := apptest.MemberOf(r.Data())["totp_registration_id"]; got != newReg || registration() != newReg {
+			t.Fatalf("registration after re-enrollment = %v, want %s", got, newReg)
+		}
+		apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
+		token = r.Data()["session_token"].(string)
+
+		// The old secret and its recovery codes are gone; the new ones work.
+		e.Clock.Advance(time.Minute)
+		apptest.Want(t, auth(token, oldSecret, e.Clock.Now()), 404, "otp_code_not_found")
+		recover := func(code any) apptest.Resp {
+			return e.SDK(http.MethodPost, "/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": mid,
+				"recovery_code": code}, token)
+		}
+		apptest.Want(t, recover(oldCodes[0]), 404, "recovery_code_not_found")
+		if r := recover(newCodes[0]); r.Status != 200 {
+			t.Fatalf("a new recovery code: %s", r.Raw)
+		}
+		if n := e.Count(`SELECT COUNT(*) FROM totp_registrations WHERE member_id = $1`, mid); n != 1 {
+			t.Fatalf("%d registrations left, want the new one only", n)
+		}
+		if n := e.Count(`SELECT COUNT(*) FROM recovery_codes WHERE totp_registration_id = $1`, oldReg); n != 0 {
+			t.Fatalf("%d recovery codes of the old registration left", n)
+		}
+	})
+}

@@ -45,6 +45,11 @@ func (s *Service) ResetBySession(ctx context.Context, a SessionResetParams) (*se
 		return nil, apierr.New(apierr.SessionTooOldToResetPassword)
 	}
 	email := sr.Member.EmailAddress
+	if !session.AnyProvesAddress(sr.MemberSession.AuthenticationFactors, email) {
+		return nil, apierr.New(apierr.UnauthorizedAction).WithMessage("A password is shared by every organization of the email " +
+			"address, so setting one from a session needs a login by email link, email code or the current password. " +
+			"Reset it by email instead.")
+	}
 	if err := s.requireStrong(ctx, a.Project, "password", a.Password, email); err != nil {
 		return nil, err
 	}

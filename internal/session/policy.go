@@ -63,6 +63,18 @@ func AuthMethod(f Factor) string {
 	return ""
 }
 
+// RequirePrimary answers a step that brings no factor the organization
+// can accept: an IST naming the member, with p.Prior as its factors (none
+// is fine), and primary_required.
+func (s *Service) RequirePrimary(ctx context.Context, q store.Querier, p CompleteParams) (*AuthResponse, error) {
+	return s.intermediateResponse(ctx, q, p, p.Prior, primaryRequired(p.Organization), nil)
+}
+
+// primaryRequired lists the organization's accepted primary methods.
+func primaryRequired(org *organization.Organization) *PrimaryRequired {
+	return &PrimaryRequired{AllowedAuthMethods: slices.Clone(org.AllowedAuthMethods)}
+}
+
 // primarySatisfied reports whether some primary factor is one the
 // organization's auth policy accepts.
 func primarySatisfied(org *organization.Organization, factors []Factor) bool {
@@ -72,6 +84,14 @@ func primarySatisfied(org *organization.Organization, factors []Factor) bool {
 		}
 	}
 	return false
+}
+
+// PrimarySatisfied reports whether some primary factor in factors is one
+// the organization's auth policy accepts. It is the check Complete makes
+// before answering primary_required, exported so that other packages
+// (MFA enrolment through an IST) apply exactly the same rule.
+func PrimarySatisfied(org *organization.Organization, factors []Factor) bool {
+	return primarySatisfied(org, factors)
 }
 
 func hasSecondary(factors []Factor) bool {

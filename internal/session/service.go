@@ -147,8 +147,7 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 	}
 	factors := append(slices.Clone(p.Prior), p.Factor)
 	if !p.PolicyMet && !primarySatisfied(p.Organization, factors) {
-		allowed := slices.Clone(p.Organization.AllowedAuthMethods)
-		return s.intermediateResponse(ctx, q, p, factors, &PrimaryRequired{AllowedAuthMethods: allowed}, nil)
+		return s.intermediateResponse(ctx, q, p, factors, primaryRequired(p.Organization), nil)
 	}
 	if !p.PolicyMet && s.mfa != nil && !hasSecondary(factors) {
 		req, err := s.mfa.Required(ctx, q, p.Project, p.Organization, p.Member, factors)

@@ -168,6 +168,37 @@ func (ms *MemberSession) FactorTimes() []time.Time {
 	return out
 }
 
+// ProvesInbox reports whether f shows control of email's inbox: a link or
+// code delivered to that address. Only such a factor says anything about
+// the address to every organization. The others speak for one organization
+// at most: an SSO login is whatever that organization's identity provider
+// asserts, and an OAuth login may come from a tenant an organization admits
+// with an address the provider never verified.
+func (f Factor) ProvesInbox(email string) bool {
+	return f.DeliveryMethod == "email" && (f.Type == "magic_link" || f.Type == "otp") &&
+		f.EmailFactor != nil && strings.EqualFold(f.EmailFactor.EmailAddress, email)
+}
+
+// ProvesAddress is ProvesInbox, or a login with the password of email: a
+// password belongs to the address in every organization, and is set only
+// through the inbox, with the current password, or by the customer's
+// backend.
+func (f Factor) ProvesAddress(email string) bool {
+	return f.ProvesInbox(email) ||
+		(f.Type == "password" && f.EmailFactor != nil && strings.EqualFold(f.EmailFactor.EmailAddress, email))
+}
+
+// AnyProvesAddress reports whether one of factors proves email
+// (ProvesAddress).
+func AnyProvesAddress(factors []Factor, email string) bool {
+	for _, f := range factors {
+		if f.ProvesAddress(email) {
+			return true
+		}
+	}
+	return false
+}
+
 // OAuth returns the provider and the provider account of an OAuth factor
 // (ok false for other factors).
 func (f Factor) OAuth() (provider string, of *OAuthFactor, ok bool) {

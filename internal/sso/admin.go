@@ -203,27 +203,60 @@ func (h Handlers) CreateOIDC(r *http.Request) (any, error) {
 	return &OIDCResponse{Connection: oidcWire(c, h.s.d.BaseURL())}, nil
 }
 
+// changeTarget is a connection an update has been authorized to change.
+type changeTarget struct {
+	projectID, orgID, connID, kind string
+}
+
 // change loads a connection of kind, lets edit change it, and saves it,
-// all in one transaction.
+// all in one transaction, once the caller is authorized to update it.
 func (h Handlers) change(r *http.Request, kind string, edit func(ctx context.Context, c *conn) error) (*conn, error) {
 	p, orgID, err := h.scope(r, actionUpdate)
 	if err != nil {
 		return nil, err
 	}
+	return h.changeIn(r.Context(), changeTarget{p.ID, orgID, r.PathValue("connection_id"), kind}, edit)
+}
+
+// authorizeFetch is the update's authorization, run by updates that fetch
+// a URL the caller names (issuer discovery, IdP metadata) before they
+// fetch it: the fetch happens outside the transaction, and without this a
+// caller holding only the public token could make the server request any
+// URL. The connection must also exist in the caller's organization, so an
+// administrator cannot borrow another organization's connection id to
+// reach the fetch either.
+func (h Handlers) authorizeFetch(r *http.Request, kind string) (changeTarget, error) {
+	p, orgID, err := h.scope(r, actionUpdate)
+	if err != nil {
+		return changeTarget{}, err
+	}
+	t := changeTarget{p.ID, orgID, r.PathValue("connection_id"), kind}
+	c, err := h.s.load(r.Context(), h.s.d.DB.Read(), t.projectID, t.orgID, t.connID)
+	if err != nil {
+		return changeTarget{}, err
+	}
+	if c.Kind != kind {
+		return changeTarget{}, apierr.New(apierr.SSOConnectionNotFound)
+	}
+	return t, nil
+}
+
+// changeIn is change for a target already authorized.
+func (h Handlers) changeIn(ctx context.Context, t changeTarget, edit func(ctx context.Context, c *conn) error) (*conn, error) {
 	var out *conn
-	err = h.s.d.DB.Tx(r.Context(), func(q store.Querier) error {
-		c, err := h.s.load(r.Context(), q, p.ID, orgID, r.PathValue("connection_id"))
+	err := h.s.d.DB.Tx(ctx, func(q store.Querier) error {
+		c, err := h.s.load(ctx, q, t.projectID, t.orgID, t.connID)
 		if err != nil {
 			return err
 		}
-		if c.Kind != kind {
+		if c.Kind != t.kind {
 			return apierr.New(apierr.SSOConnectionNotFound)
 		}
-		if err := edit(r.Context(), c); err != nil {
+		if err := edit(ctx, c); err != nil {
 			return err
 		}
 		out = c
-		return h.s.save(r.Context(), q, c)
+		return h.s.save(ctx, q, c)
 	})
 	return out, err
 }

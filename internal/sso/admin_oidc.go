@@ -36,6 +36,12 @@ func (h Handlers) UpdateOIDC(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &u); err != nil {
 		return nil, err
 	}
+	// Authorized before anything else, the discovery fetch included: a
+	// caller who may not update the connection makes no outbound request.
+	t, err := h.authorizeFetch(r, KindOIDC)
+	if err != nil {
+		return nil, err
+	}
 	if u.Issuer != nil && strings.TrimSpace(*u.Issuer) != "" && !isHTTPURL(strings.TrimSpace(*u.Issuer)) {
 		return nil, apierr.Invalid("issuer", "issuer must be an http or https URL.")
 	}
@@ -48,7 +54,7 @@ func (h Handlers) UpdateOIDC(r *http.Request) (any, error) {
 			warning = "The issuer's discovery document could not be read (" + err.Error() + "); set the endpoints explicitly."
 		}
 	}
-	c, err := h.change(r, KindOIDC, func(ctx context.Context, c *conn) error { return h.s.applyOIDC(c, u, disc) })
+	c, err := h.changeIn(r.Context(), t, func(ctx context.Context, c *conn) error { return h.s.applyOIDC(c, u, disc) })
 	if err != nil {
 		return nil, err
 	}

@@ -188,6 +188,12 @@ func (h Handlers) UpdateSAMLByURL(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &u); err != nil {
 		return nil, err
 	}
+	// Authorized before anything else, the metadata fetch included: a
+	// caller who may not update the connection makes no outbound request.
+	t, err := h.authorizeFetch(r, KindSAML)
+	if err != nil {
+		return nil, err
+	}
 	if !isHTTPURL(u.MetadataURL) {
 		return nil, apierr.Invalid("metadata_url", "metadata_url must be an http or https URL.")
 	}
@@ -197,7 +203,7 @@ func (h Handlers) UpdateSAMLByURL(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := h.change(r, KindSAML, func(ctx context.Context, c *conn) error {
+	c, err := h.changeIn(r.Context(), t, func(ctx context.Context, c *conn) error {
 		cert := md.cert
 		return h.s.applySAML(c, samlUpdate{IdPEntityID: &md.entityID, IdPSSOURL: &md.ssoURL, X509Certificate: &cert})
 	})

@@ -86,7 +86,7 @@ func (k *keySets) get(ctx context.Context, url string) *oidc.RemoteKeySet {
 // oidcIdentity exchanges the code (with this server's PKCE verifier),
 // validates the ID token (signature from the provider's JWKS, issuer,
 // audience, expiry, nonce), then reads userinfo when the connection has an
-// endpoint for it.
+// endpoint for it, to fill the claims the ID token lacks.
 func (s *Service) oidcIdentity(ctx context.Context, c *conn, base string, st *flowState, code string) (identity, error) {
 	if code == "" {
 		return identity{}, apierr.New(apierr.SSOIdentityProviderError).WithMessage("The identity provider sent no authorization code.")
@@ -130,14 +130,26 @@ func (s *Service) oidcIdentity(ctx context.Context, c *conn, base string, st *fl
 		// ignored, and the ID token's claims stand alone.
 		switch sub, _ := info["sub"].(string); {
 		case sub == idt.Subject:
-			for k, v := range info {
-				claims[k] = v
-			}
+			fillFromUserinfo(claims, info)
 		case sub != "":
 			return identity{}, apierr.New(apierr.OIDCIDTokenInvalid).WithMessage("The userinfo answer is about another subject.")
 		}
 	}
 	return oidcClaimsIdentity(c, idt.Subject, claims)
+}
+
+// fillFromUserinfo adds to the ID token's claims the userinfo claims it
+// lacks, and never replaces one it has. The ID token is signed and bound
+// to this login; userinfo is a second answer that providers shape
+// differently (Cognito sends email_verified as a string), so letting it
+// replace email or email_verified would let it vouch for an address the ID
+// token did not, or lift the ID token's email_verified=false.
+func fillFromUserinfo(claims, info map[string]any) {
+	for k, v := range info {
+		if _, ok := claims[k]; !ok {
+			claims[k] = v
+		}
+	}
 }
 
 func (s *Service) userinfo(ctx context.Context, url, accessToken string) (map[string]any, error) {
@@ -175,7 +187,7 @@ func oidcClaimsIdentity(c *conn, subject string, claims map[string]any) (identit
 		return strings.TrimSpace(v)
 	}
 	id := identity{Kind: KindOIDC, ExternalID: subject, Attributes: claims}
-	if v, ok := claims["email_verified"].(bool); ok && !v {
+	if !emailVerified(claims) {
 		return id, apierr.New(apierr.SSOEmailMissing).WithMessage("The identity provider says this user's email address is not verified.")
 	}
 	if e, err := emailaddr.Normalize(claim("email", "email")); err == nil {
@@ -186,6 +198,20 @@ func oidcClaimsIdentity(c *conn, subject string, claims map[string]any) (identit
 		id.Name = strings.TrimSpace(claim("first_name", "given_name") + " " + claim("last_name", "family_name"))
 	}
 	return id, nil
+}
+
+// emailVerified reads the email_verified claim. Only true, or the string
+// "true" that some providers' userinfo sends (Cognito), says verified; any
+// other value present (false, "false", null, anything unexpected) says
+// not, since a check that refuses only a boolean false lets the string
+// "false" through. An absent claim is no statement, and the provider's
+// email counts as verified, as it always has for SSO connections.
+func emailVerified(claims map[string]any) bool {
+	v, ok := claims["email_verified"]
+	if !ok {
+		return true
+	}
+	return v == true || v == "true"
 }
 
 func contains(list []string, v string) bool {

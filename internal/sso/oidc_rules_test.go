@@ -1,6 +1,7 @@
 package sso_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"testing"
@@ -155,5 +156,45 @@ func TestOIDCCallbackRefusedOnceConnectionInactive(t *testing.T) {
 			t.Fatalf("status after clearing the secret: %v", st)
 		}
 		wantPage(t, s.Get(r.Header.Get("Location")), 400, "sso_connection_not_active")
+	})
+}
+
+// Userinfo fills only the claims the ID token lacks: it cannot lift the
+// ID token's email_verified=false, nor replace the ID token's email; and
+// its email_verified as the string "false" (Cognito's shape) is refused
+// like a boolean false, where the string "true" logs in.
+func TestOIDCUserinfoCannotOverrideIDTokenEmail(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newOIDCEnv(t, e)
+		// Each case is a subject of its own, so no case finds a member by
+		// an earlier case's registration.
+		n := 0
+		user := func(edit, info map[string]any) *shapedUser {
+			n++
+			sub := fmt.Sprintf("oidc-sub-%d", n)
+			info["sub"] = sub
+			return &shapedUser{MockUser: &mockoidc.MockUser{Subject: sub, Email: "lin@acme.test"}, Edit: edit, Info: info}
+		}
+		t.Run("ID token unverified, userinfo verified", func(t *testing.T) {
+			wantPage(t, s.login(user(map[string]any{"email_verified": false},
+				map[string]any{"email": "lin@acme.test", "email_verified": true}), nil), 400, "sso_email_missing")
+		})
+		t.Run("userinfo names another email", func(t *testing.T) {
+			token := tokenFrom(t, s.login(user(map[string]any{"email_verified": true},
+				map[string]any{"email": "ceo@acme.test", "email_verified": true}), nil))
+			r := s.SDK(http.MethodPost, "/b2b/sso/authenticate", map[string]any{"sso_token": token}, "")
+			apptest.Want(t, r, 200, "")
+			if got := r.Data()["member"].(map[string]any)["email_address"]; got != "lin@acme.test" {
+				t.Fatalf("member %v, want the ID token's lin@acme.test", got)
+			}
+		})
+		t.Run(`userinfo email_verified "false"`, func(t *testing.T) {
+			wantPage(t, s.login(user(map[string]any{"email": nil, "email_verified": nil},
+				map[string]any{"email": "lin@acme.test", "email_verified": "false"}), nil), 400, "sso_email_missing")
+		})
+		t.Run(`userinfo email_verified "true"`, func(t *testing.T) {
+			tokenFrom(t, s.login(user(map[string]any{"email": nil, "email_verified": nil},
+				map[string]any{"email": "lin@acme.test", "email_verified": "true"}), nil))
+		})
 	})
 }

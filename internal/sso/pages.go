@@ -92,22 +92,31 @@ func spMetadata(c *conn, base string, now time.Time) *types.EntityDescriptor {
 	cfg := c.SAML
 	var kds []types.KeyDescriptor
 	add := func(use string, keys []storedKey) {
-		if len(keys) == 0 {
-			return
+		for i := len(keys) - 1; i >= 0; i-- {
+			cert, _, err := parseCertificate(keys[i].PEM)
+			if err != nil {
+				continue
+			}
+			kd := types.KeyDescriptor{Use: use, KeyInfo: dsigtypes.KeyInfo{X509Data: dsigtypes.X509Data{
+				X509Certificates: []dsigtypes.X509Certificate{{Data: base64.StdEncoding.EncodeToString(cert.Raw)}}}}}
+			if use == "encryption" {
+				kd.EncryptionMethods = []types.EncryptionMethod{{Algorithm: types.MethodAES128CBC}, {Algorithm: types.MethodAES256CBC},
+					{Algorithm: types.MethodAES128GCM}, {Algorithm: types.MethodAES256GCM}}
+			}
+			kds = append(kds, kd)
 		}
-		cert, _, err := parseCertificate(keys[len(keys)-1].PEM)
-		if err != nil {
-			return
-		}
-		kd := types.KeyDescriptor{Use: use, KeyInfo: dsigtypes.KeyInfo{X509Data: dsigtypes.X509Data{
-			X509Certificates: []dsigtypes.X509Certificate{{Data: base64.StdEncoding.EncodeToString(cert.Raw)}}}}}
-		if use == "encryption" {
-			kd.EncryptionMethods = []types.EncryptionMethod{{Algorithm: types.MethodAES128CBC}, {Algorithm: types.MethodAES256CBC},
-				{Algorithm: types.MethodAES128GCM}, {Algorithm: types.MethodAES256GCM}}
-		}
-		kds = append(kds, kd)
 	}
-	add("signing", cfg.SigningKeys)
+	// A connection signs with its newest signing key only (an upload
+	// replaces the key), so only that certificate is listed. Every
+	// encryption key decrypts until it is deleted, so every one is listed,
+	// newest first: identity providers that take the first encryption
+	// certificate move to the new key, and ones still holding the previous
+	// certificate find it listed too.
+	signing := cfg.SigningKeys
+	if n := len(signing); n > 1 {
+		signing = signing[n-1:]
+	}
+	add("signing", signing)
 	add("encryption", cfg.EncryptionKeys)
 	return &types.EntityDescriptor{ValidUntil: now.Add(7 * 24 * time.Hour).UTC(), EntityID: metadataURL(base, c.ID),
 		SPSSODescriptor: &types.SPSSODescriptor{AuthnRequestsSigned: false, WantAssertionsSigned: true,

@@ -51,17 +51,48 @@ func (s *Service) serviceProvider(c *conn, base string, now time.Time) (*saml2.S
 		}
 		sp.SPSigningKeyStore = dsig.TLSCertKeyStore(tls.Certificate{Certificate: [][]byte{cert}, PrivateKey: key})
 	}
-	// Encrypted assertions are decrypted with the newest encryption key;
-	// older ones stay listed until deleted so a rotation can be staged.
-	if n := len(cfg.EncryptionKeys); n > 0 {
-		key, cert, err := s.openKey(cfg.EncryptionKeys[n-1])
+	// The decryption key is chosen per response, by validateResponse.
+	return sp, nil
+}
+
+// validateResponse runs gosaml2's validation of an encoded response,
+// decrypting encrypted assertions with the connection's encryption keys
+// in turn, newest first. Every stored key decrypts until it is deleted, so
+// a rotation can be staged: once a new key is added (and published first
+// in the metadata), identity providers still encrypting to the previous
+// certificate, and logins already under way, keep working until the old
+// key is deleted. Only a failure to decrypt moves on to the next key; any
+// other failure is the response's whichever key is used.
+func (s *Service) validateResponse(sp *saml2.SAMLServiceProvider, keys []storedKey, encoded string) (*types.Response, error) {
+	if len(keys) == 0 {
+		return sp.ValidateEncodedResponse(encoded)
+	}
+	var first error
+	for i := len(keys) - 1; i >= 0; i-- {
+		key, cert, err := s.openKey(keys[i])
 		if err != nil {
 			return nil, err
 		}
 		sp.SPKeyStore = dsig.TLSCertKeyStore(tls.Certificate{Certificate: [][]byte{cert}, PrivateKey: key})
+		resp, err := sp.ValidateEncodedResponse(encoded)
+		if err == nil {
+			return resp, nil
+		}
+		if first == nil {
+			first = err
+		}
+		if !decryptFailed(err) {
+			break
+		}
 	}
-	return sp, nil
+	return nil, first
 }
+
+// decryptFailed reports whether gosaml2 failed to decrypt an assertion
+// (no key, a key that does not open it, or plaintext that is not XML, as a
+// wrong key's output can be). gosaml2 has no error types for these, only
+// messages, all of which mention decrypting.
+func decryptFailed(err error) bool { return strings.Contains(err.Error(), "decrypt") }
 
 // samlResult is what a verified SAML response says.
 type samlResult struct {
@@ -83,7 +114,7 @@ func (s *Service) verifySAML(c *conn, base, encoded string) (*samlResult, error)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := sp.ValidateEncodedResponse(encoded)
+	resp, err := s.validateResponse(sp, c.SAML.EncryptionKeys, encoded)
 	if err != nil {
 		return nil, samlError(err)
 	}
@@ -159,7 +190,7 @@ func samlError(err error) error {
 		return apierr.Wrap(apierr.SAMLAssertionExpired, err)
 	case errors.As(err, &invalid), errors.As(err, &missing), errors.As(err, &parsing):
 		return apierr.Wrap(apierr.SAMLResponseInvalid, err)
-	case strings.Contains(err.Error(), "decrypt"), strings.Contains(err.Error(), "base64"),
+	case decryptFailed(err), strings.Contains(err.Error(), "base64"),
 		strings.Contains(err.Error(), "unable to unmarshal"), strings.Contains(err.Error(), "XML"):
 		return apierr.Wrap(apierr.SAMLResponseInvalid, err)
 	}
