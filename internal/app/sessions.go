@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"fmt"
 
+	"github.com/latchkey/latchkey/internal/idp"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/session"
@@ -13,6 +15,10 @@ import (
 // organization, so the bridge between them lives in the composition root.
 type memberSessions struct {
 	sessions *session.Service
+	// apps is the identity provider, whose tokens and consent a deleted
+	// member loses with their sessions (see RevokeMemberSessions). Only the
+	// organization routes' copy, which deletes members, needs it.
+	apps *idp.Module
 }
 
 // SessionMember authenticates a caller's session token or JWT (the SDK
@@ -28,7 +34,20 @@ func (m memberSessions) SessionMember(ctx context.Context, p *project.Project, c
 		FactorTimes: out.MemberSession.FactorTimes()}, nil
 }
 
-// RevokeMemberSessions ends every session of the member.
+// RevokeMemberSessions ends every session of the member. The organization
+// routes call it when they delete a member, so it also ends the member's
+// connected-app tokens and consent at once: the sweeper would remove them
+// only minutes later, and a member reactivated before it ran would get
+// them back.
 func (m memberSessions) RevokeMemberSessions(ctx context.Context, p *project.Project, memberID string) error {
-	return m.sessions.Revoke(ctx, p, session.RevokeTarget{MemberID: memberID})
+	if err := m.sessions.Revoke(ctx, p, session.RevokeTarget{MemberID: memberID}); err != nil {
+		return err
+	}
+	if m.apps == nil {
+		return nil
+	}
+	if err := m.apps.RevokeMember(ctx, p.ID, memberID); err != nil {
+		return fmt.Errorf("app: revoke member's connected apps: %w", err)
+	}
+	return nil
 }
