@@ -25,6 +25,7 @@ import (
 	"github.com/latchkey/latchkey/internal/emailupdate"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/idp"
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/metrics"
 	"github.com/latchkey/latchkey/internal/mfa"
@@ -105,6 +106,9 @@ type App struct {
 	mailer      notify.Mailer
 	widget      fs.FS
 	modules     []Module
+	// idp is the identity provider module, also in modules; member
+	// deletion ends its tokens (memberSessions).
+	idp *idp.Module
 	// trustedProxies are the parsed LATCHKEY_TRUSTED_PROXIES.
 	trustedProxies []netip.Prefix
 	routes         routeTable // what Handler mounted; see RouteTable

@@ -23,7 +23,7 @@ import (
 // first-round methods' here, the later modules' from wireModules), behind
 // each face's authentication, and the root's own routes.
 func (a *App) Handler() http.Handler {
-	members := memberSessions{sessions: a.Sessions}
+	members := memberSessions{sessions: a.Sessions, apps: a.idp}
 	pw := password.Handlers{Service: a.passwords, Sessions: members}
 	mfaAPI := mfa.Handlers{Service: a.mfa, Backend: true, Sessions: members}
 	sess := session.Handlers{Sessions: a.Sessions, Projects: a.Projects, Authz: a.RBAC}

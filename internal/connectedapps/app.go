@@ -63,6 +63,15 @@ func (a *App) FirstPartyApp() bool {
 	return a.ClientType == FirstParty || a.ClientType == FirstPartyPublic
 }
 
+// MayHoldFullAccess reports whether the app's tokens may carry full_access,
+// which turns an access token back into a member session
+// (exchange_access_token): only an app of the project's owner, and only
+// while the operator allows it. Every place that grants or honours
+// full_access asks here, so the two conditions cannot drift apart; a
+// third-party row stored with full_access_allowed before it was refused
+// still gets nothing.
+func (a *App) MayHoldFullAccess() bool { return a.FirstPartyApp() && a.FullAccessAllowed }
+
 // HasRedirectURL matches a redirect URI exactly, byte for byte (RFC 9700
 // 4.1.3: no prefix, wildcard or normalised matching).
 func (a *App) HasRedirectURL(u string) bool { return u != "" && slices.Contains(a.RedirectURLs, u) }
@@ -99,6 +108,13 @@ func (f Fields) apply(a *App) error {
 	set(&a.ClientDescription, f.ClientDescription)
 	set(&a.AccessTokenCustomAudience, f.AccessTokenCustomAudience)
 	if f.FullAccessAllowed != nil {
+		// A third party's token must never become a member session; only
+		// the value that would allow it is refused, so turning it off
+		// always works.
+		if *f.FullAccessAllowed && !a.FirstPartyApp() {
+			return apierr.Invalid("full_access_allowed",
+				"full_access_allowed is valid for first-party apps only (client_type first_party or first_party_public).")
+		}
 		a.FullAccessAllowed = *f.FullAccessAllowed
 	}
 	if f.BypassConsentForOfflineAccess != nil {

@@ -66,7 +66,7 @@ func TestClientTypesAndSecrets(t *testing.T) {
 
 func TestUpdateRotateDeleteSearch(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		a := app(t, e.Backend("POST", "/v1/connected_apps/clients", map[string]any{"client_type": "third_party", "client_name": "One"}))
+		a := app(t, e.Backend("POST", "/v1/connected_apps/clients", map[string]any{"client_type": "first_party", "client_name": "One"}))
 		id := a["client_id"].(string)
 		u := app(t, e.Backend("PUT", "/v1/connected_apps/clients/"+id, map[string]any{"client_description": "desc",
 			"redirect_urls": []string{"https://one.test/cb"}, "full_access_allowed": true, "access_token_expiry_minutes": 15}))
@@ -119,6 +119,62 @@ func TestUpdateRotateDeleteSearch(t *testing.T) {
 		apptest.Want(t, e.Backend("GET", "/v1/connected_apps/clients/"+id, nil), 404, "connected_app_not_found")
 		apptest.Want(t, e.Backend("DELETE", "/v1/connected_apps/clients/"+id, nil), 404, "connected_app_not_found")
 	})
+}
+
+// full_access turns an app's access token into a member session, so only
+// first-party apps may be allowed it (api-reference 5.4): create and update
+// refuse full_access_allowed=true on a third-party type with an error that
+// names the field, and turning it off is always accepted.
+func TestFullAccessAllowedOnlyForFirstPartyApps(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		refused := func(r apptest.Resp) {
+			t.Helper()
+			apptest.Want(t, r, 400, "invalid_request")
+			if d, _ := r.Body["error_details"].(map[string]any); d["field"] != "full_access_allowed" {
+				t.Fatalf("error names no field: %s", r.Raw)
+			}
+		}
+		for _, typ := range []string{"third_party", "third_party_public"} {
+			refused(e.Backend("POST", "/v1/connected_apps/clients", map[string]any{"client_type": typ, "full_access_allowed": true}))
+			id := app(t, e.Backend("POST", "/v1/connected_apps/clients", map[string]any{"client_type": typ, "full_access_allowed": false}))["client_id"].(string)
+			refused(e.Backend("PUT", "/v1/connected_apps/clients/"+id, map[string]any{"full_access_allowed": true}))
+			if got := app(t, e.Backend("GET", "/v1/connected_apps/clients/"+id, nil)); got["full_access_allowed"] != false {
+				t.Fatalf("%s: a refused update was stored: %v", typ, got)
+			}
+			apptest.Want(t, e.Backend("PUT", "/v1/connected_apps/clients/"+id, map[string]any{"full_access_allowed": false}), 200, "")
+		}
+		for _, typ := range []string{"first_party", "first_party_public"} {
+			a := app(t, e.Backend("POST", "/v1/connected_apps/clients", map[string]any{"client_type": typ, "full_access_allowed": true}))
+			if a["full_access_allowed"] != true {
+				t.Fatalf("%s: %v", typ, a)
+			}
+			u := app(t, e.Backend("PUT", "/v1/connected_apps/clients/"+a["client_id"].(string), map[string]any{"full_access_allowed": false}))
+			if u["full_access_allowed"] != false {
+				t.Fatalf("%s: update: %v", typ, u)
+			}
+		}
+	})
+}
+
+// MayHoldFullAccess is the one test of full access: a first-party type and
+// the operator's full_access_allowed, both.
+func TestMayHoldFullAccess(t *testing.T) {
+	for _, c := range []struct {
+		typ     string
+		allowed bool
+		want    bool
+	}{
+		{connectedapps.FirstParty, true, true},
+		{connectedapps.FirstPartyPublic, true, true},
+		{connectedapps.FirstParty, false, false},
+		{connectedapps.ThirdParty, true, false},
+		{connectedapps.ThirdPartyPublic, true, false},
+	} {
+		a := &connectedapps.App{ClientType: c.typ, FullAccessAllowed: c.allowed}
+		if got := a.MayHoldFullAccess(); got != c.want {
+			t.Errorf("%s allowed=%v: %v, want %v", c.typ, c.allowed, got, c.want)
+		}
+	}
 }
 
 func TestOrganizationPolicy(t *testing.T) {

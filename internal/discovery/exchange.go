@@ -26,8 +26,15 @@ type Who struct {
 
 // List answers b2b/discovery/organizations for an IST (not consumed) or a
 // session (the session member's email).
+//
+// The address's other organizations, and its member records there, are
+// listed only to a caller who proved the address: a discovery IST (its
+// flow proved it), or a session or organization IST with a factor that
+// proves it (session.Factor.ProvesAddress). An SSO login, or one by an
+// OAuth tenant an organization admits, speaks for that organization only
+// (see SessionExchange), so such a caller sees its own organization.
 func (s *Service) List(ctx context.Context, p *project.Project, who Who) (*Response, error) {
-	var email string
+	var email, own string
 	var factors []session.Factor
 	switch {
 	case who.IST != "":
@@ -35,19 +42,22 @@ func (s *Service) List(ctx context.Context, p *project.Project, who Who) (*Respo
 		if err != nil {
 			return nil, err
 		}
-		email, factors = in.Email, in.Factors
+		email, factors, own = in.Email, in.Factors, in.OrganizationID
 	case who.SessionToken != "" || who.SessionJWT != "":
 		sr, err := s.d.Sessions.Authenticate(ctx, p, session.Credential{Token: who.SessionToken, JWT: who.SessionJWT}, nil)
 		if err != nil {
 			return nil, err
 		}
-		email, factors = sr.Member.EmailAddress, sr.MemberSession.AuthenticationFactors
+		email, factors, own = sr.Member.EmailAddress, sr.MemberSession.AuthenticationFactors, sr.MemberSession.OrganizationID
 	default:
 		return nil, apierr.New(apierr.IntermediateSessionNotFound).WithMessage("An intermediate_session_token or a session is required.")
 	}
 	orgs, err := s.list(ctx, s.d.DB.Read(), p, email, factors)
 	if err != nil {
 		return nil, publicErr(err, "list")
+	}
+	if own != "" && !session.AnyProvesAddress(factors, email) {
+		orgs = slices.DeleteFunc(orgs, func(o DiscoveredOrganization) bool { return o.Organization.OrganizationID != own })
 	}
 	return &Response{IntermediateSessionToken: who.IST, EmailAddress: email, DiscoveredOrganizations: orgs}, nil
 }

@@ -2,6 +2,7 @@ package idp
 
 import (
 	"context"
+	"errors"
 	"net/url"
 	"slices"
 	"strconv"
@@ -89,26 +90,40 @@ func (p *Provider) checkClient(ctx context.Context, projectID string, req *Autho
 	return app, nil
 }
 
+// forClient is an error found in an authorization request after its
+// client and redirect URI were validated. submit sends it to the client
+// at the redirect URI with its RFC 6749 4.1.2.1 error code, as the client
+// must learn why its request failed; start answers the catalogue error it
+// wraps to the widget (or the customer's backend), as before.
+type forClient struct {
+	code string // RFC 6749 4.1.2.1 error code
+	err  error  // the catalogue error; its message is the description
+}
+
+func (e *forClient) Error() string { return e.code + ": " + e.err.Error() }
+func (e *forClient) Unwrap() error { return e.err }
+
 // prepare validates the rest of the request for an authorizer.
 func (p *Provider) prepare(ctx context.Context, projectID string, req *AuthorizeRequest, who *authorizer) (*prepared, error) {
 	app, err := p.checkClient(ctx, projectID, req)
 	if err != nil {
 		return nil, err
 	}
+	invalid := func(err error) error { return &forClient{"invalid_request", err} }
 	if req.ResponseType != "" && req.ResponseType != "code" {
-		return nil, apierr.New(apierr.UnsupportedResponseType)
+		return nil, &forClient{"unsupported_response_type", apierr.New(apierr.UnsupportedResponseType)}
 	}
 	if req.CodeChallengeMethod != "" && req.CodeChallengeMethod != "S256" {
-		return nil, apierr.Invalid("code_challenge_method", "code_challenge_method must be S256.")
+		return nil, invalid(apierr.Invalid("code_challenge_method", "code_challenge_method must be S256."))
 	}
 	if req.CodeChallenge != "" && !flowtoken.ValidChallenge(req.CodeChallenge) {
-		return nil, apierr.Invalid("code_challenge", "code_challenge must be a base64url SHA-256 (43 characters).")
+		return nil, invalid(apierr.Invalid("code_challenge", "code_challenge must be a base64url SHA-256 (43 characters)."))
 	}
 	if app.Public() && req.CodeChallenge == "" {
-		return nil, apierr.New(apierr.PKCERequired).WithMessage("Public clients must use PKCE: send a code_challenge (S256).")
+		return nil, invalid(apierr.New(apierr.PKCERequired).WithMessage("Public clients must use PKCE: send a code_challenge (S256)."))
 	}
 	if err := connectedapps.AllowedIn(who.org, app); err != nil {
-		return nil, err
+		return nil, &forClient{"access_denied", err}
 	}
 	pr := &prepared{app: app, scopes: req.Scopes, prompts: parseScopes(req.Prompt)}
 	if len(pr.scopes) == 0 {
@@ -117,18 +132,18 @@ func (p *Provider) prepare(ctx context.Context, projectID string, req *Authorize
 	pr.scopes = parseScopes(strings.Join(pr.scopes, " "))
 	for _, pv := range pr.prompts {
 		if pv != "none" && pv != "login" && pv != "consent" {
-			return nil, apierr.Invalid("prompt", "prompt must be none, login or consent.")
+			return nil, invalid(apierr.Invalid("prompt", "prompt must be none, login or consent."))
 		}
 	}
 	if slices.Contains(pr.prompts, "none") && len(pr.prompts) > 1 {
-		return nil, apierr.Invalid("prompt", "prompt none cannot be combined with other values.")
+		return nil, invalid(apierr.Invalid("prompt", "prompt none cannot be combined with other values."))
 	}
 	pol, err := p.policy(ctx, projectID)
 	if err != nil {
 		return nil, err
 	}
 	if pr.results, err = evaluateScopes(app, pol, who, pr.scopes); err != nil {
-		return nil, err
+		return nil, &forClient{"invalid_scope", err}
 	}
 	pr.consentRequired = p.consentRequired(ctx, app, who, pr)
 	return pr, nil
@@ -214,10 +229,10 @@ type SubmitResult struct {
 	AuthorizationCode string `json:"authorization_code,omitempty"`
 }
 
-// submit finishes the authorization: an error for the client (access
-// denied, consent or login required) or a single-use code, in both cases
-// as a redirect to the registered redirect URI with state and iss
-// (RFC 9207).
+// submit finishes the authorization: an error for the client (an invalid
+// request found once the redirect URI was validated, access denied,
+// consent or login required) or a single-use code, in both cases as a
+// redirect to the registered redirect URI with state and iss (RFC 9207).
 func (p *Provider) submit(ctx context.Context, projectID string, req *AuthorizeRequest, who *authorizer) (*SubmitResult, error) {
 	back := func(params url.Values) (*SubmitResult, error) { return p.redirectBack(projectID, req, params) }
 	if who == nil {
@@ -228,6 +243,10 @@ func (p *Provider) submit(ctx context.Context, projectID string, req *AuthorizeR
 		return back(url.Values{"error": {"login_required"}, "error_description": {"No active session."}})
 	}
 	pr, err := p.prepare(ctx, projectID, req, who)
+	var fc *forClient
+	if errors.As(err, &fc) {
+		return back(url.Values{"error": {fc.code}, "error_description": {apierr.From(fc.err).Message}})
+	}
 	if err != nil {
 		return nil, err
 	}

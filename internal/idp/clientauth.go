@@ -12,12 +12,15 @@ import (
 	"github.com/latchkey/latchkey/internal/store"
 )
 
-// Failed client authentications are counted per address and per client:
-// the per-client rule locks a client whose secret is being guessed.
-var (
-	ClientSecretFailuresPerIP = ratelimit.Rule{Name: "idp_client_secret_ip", Limit: 30, Window: 10 * time.Minute, OnSuccess: ratelimit.Release}
-	ClientSecretFailures      = ratelimit.Rule{Name: "idp_client_secret", Limit: 20, Window: 10 * time.Minute, Lock: 10 * time.Minute, OnSuccess: ratelimit.Release}
-)
+// ClientSecretFailuresPerIP counts failed client authentications per
+// address. There is no per-client rule: client secrets (connected apps and
+// M2M clients alike) are 256-bit random (clientsecret.New), so no number of
+// guesses finds one, and a per-client lock would only let anyone who knows
+// a client_id (it is in every authorization URL) lock the real client out
+// of the token endpoint. Past the limit an address's failures are answered
+// with the refusal, which slows a scanner down; a correct secret always
+// passes (ratelimit.GuardUnguessable).
+var ClientSecretFailuresPerIP = ratelimit.Rule{Name: "idp_client_secret_ip", Limit: 30, Window: 10 * time.Minute}
 
 // clientCredentials reads client_secret_basic (RFC 6749 2.3.1: the parts
 // are form-encoded) or client_secret_post; a public client sends only its
@@ -67,18 +70,18 @@ func (p *Provider) authenticateClient(r *http.Request, projectID string) (*conne
 		app = a
 		return nil
 	}
-	err = p.guardClient(r, projectID, id, check)
+	err = p.guardClient(r, check)
 	if err != nil {
 		return nil, err
 	}
 	return app, nil
 }
 
-// guardClient runs a client secret check under the failure limits.
-func (p *Provider) guardClient(r *http.Request, projectID, clientID string, check func() error) error {
+// guardClient runs a client secret check under the per-address failure
+// limit; a stranger's failures never refuse the real client.
+func (p *Provider) guardClient(r *http.Request, check func() error) error {
 	isFailure := func(err error) bool { var oe *oauthError; return errors.As(err, &oe) && oe.code == "invalid_client" }
-	return p.limiter.Guard(r.Context(), check, isFailure,
-		ratelimit.For(ClientSecretFailuresPerIP, httpapi.ClientIP(r)), ratelimit.For(ClientSecretFailures, projectID+"/"+clientID))
+	return p.limiter.GuardUnguessable(r.Context(), check, isFailure, ratelimit.For(ClientSecretFailuresPerIP, httpapi.ClientIP(r)))
 }
 
 // parseForm reads an application/x-www-form-urlencoded POST body.

@@ -9,12 +9,12 @@ import (
 	"github.com/latchkey/latchkey/internal/idp"
 )
 
-// Wrong client secrets are limited per client and per client address:
-// after ClientSecretFailures misses a client's right secret is refused too,
-// and misses spread over clients, each below its own limit, still spend the
-// address's allowance, after which another client's right secret is
-// refused as well.
-func TestClientSecretFailuresLimited(t *testing.T) {
+// Wrong client secrets are limited per address: misses spread over
+// clients spend the address's allowance, after which another miss from it
+// is refused with slow_down instead of answered. A right secret still
+// passes there: client secrets cannot be guessed, so the limit only slows
+// a scanner down and never refuses a real client.
+func TestClientSecretFailuresLimitedPerAddress(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := setup(t, e)
 		a, aSecret := f.client("third_party", nil)
@@ -23,32 +23,49 @@ func TestClientSecretFailuresLimited(t *testing.T) {
 		revoke := func(id, secret string) apptest.Resp {
 			return f.form("/oauth2/revoke", id, secret, url.Values{"token": {"unknown"}})
 		}
-		for range idp.ClientSecretFailures.Limit {
-			oauthErr(t, revoke(a, "wrong"), 401, "invalid_client")
+		for i := range idp.ClientSecretFailuresPerIP.Limit {
+			oauthErr(t, revoke([]string{a, b}[i%2], "wrong"), 401, "invalid_client")
 		}
-		oauthErr(t, revoke(a, aSecret), 429, "slow_down") // the client is locked
-		for range idp.ClientSecretFailuresPerIP.Limit - idp.ClientSecretFailures.Limit {
-			oauthErr(t, revoke(b, "wrong"), 401, "invalid_client")
-		}
-		oauthErr(t, revoke(c, cSecret), 429, "slow_down") // the address is out of allowance
+		oauthErr(t, revoke(c, "wrong"), 429, "slow_down") // the address is out of allowance
+		oauthErr(t, revoke("connected-app-test-unknown", "wrong"), 429, "slow_down")
+		apptest.Want(t, revoke(a, aSecret), 200, "")
+		apptest.Want(t, revoke(c, cSecret), 200, "")
 	})
 }
 
-// The client_credentials grant counts wrong M2M secrets under the same
-// per-client rule: after ClientSecretFailures misses the right secret is
-// refused too.
-func TestM2MClientSecretFailuresLimited(t *testing.T) {
+// Anyone who knows a client_id (it is in every authorization URL) can send
+// it with a made-up secret; however many times they do, the real client
+// is not locked out: a public client still redeems its code (it sends no
+// secret, so a stranger sending one is a failure), a confidential client
+// and an M2M client still authenticate with their secrets.
+func TestStrangerCannotLockOutAClient(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := setup(t, e)
+		pub, _ := f.client("third_party_public", nil)
+		conf, confSecret := f.client("third_party", nil)
+		tokenPath := "/v1/public/" + e.Project.Project.ID + "/oauth2/token"
+		formHeader := http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}
+		_, back := f.authorize(authReq(pub, "openid"), true)
+		for range idp.ClientSecretFailuresPerIP.Limit + 5 {
+			v := url.Values{"grant_type": {"authorization_code"}, "code": {"x"}, "redirect_uri": {rpURL},
+				"client_id": {pub}, "client_secret": {"bogus"}}
+			e.Do("POST", tokenPath, v.Encode(), formHeader, "", "")
+			f.form("/oauth2/revoke", conf, "bogus", url.Values{"token": {"unknown"}})
+		}
+		apptest.Want(t, f.exchange(pub, "", back.Get("code"), verifier), 200, "")
+		apptest.Want(t, f.form("/oauth2/revoke", conf, confSecret, url.Values{"token": {"unknown"}}), 200, "")
+
 		r := e.Backend("POST", "/v1/m2m/clients", map[string]any{"client_name": "Job", "scopes": []string{"read:x"}})
 		apptest.Want(t, r, 200, "")
-		c := r.Body["m2m_client"].(map[string]any)
+		m := r.Body["m2m_client"].(map[string]any)
 		token := func(secret string) apptest.Resp {
-			return e.Do("POST", "/v1/public/"+e.Project.Project.ID+"/oauth2/token", url.Values{"grant_type": {"client_credentials"}}.Encode(),
-				http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, c["client_id"].(string), secret)
+			return e.Do("POST", tokenPath, url.Values{"grant_type": {"client_credentials"}}.Encode(), formHeader,
+				m["client_id"].(string), secret)
 		}
-		for range idp.ClientSecretFailures.Limit {
-			oauthErr(t, token("wrong"), 401, "invalid_client")
+		for range idp.ClientSecretFailuresPerIP.Limit {
+			token("wrong")
 		}
-		oauthErr(t, token(c["client_secret"].(string)), 429, "slow_down")
+		oauthErr(t, token("wrong"), 429, "slow_down")
+		apptest.Want(t, token(m["client_secret"].(string)), 200, "")
 	})
 }

@@ -2,6 +2,7 @@ package idp
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -53,8 +54,22 @@ func (f Faces) ExchangeAccessToken(r *http.Request) (any, error) {
 		if err != nil {
 			return err
 		}
-		if !row.has("full_access") {
+		if !row.has(ScopeFullAccess) {
 			return apierr.New(apierr.AccessTokenExchangeMissingFullAccess)
+		}
+		// The scope alone is not enough: the token may predate the app
+		// losing full access (or a third-party row that was stored with
+		// it), and the app must still be allowed to hold it now.
+		app, err := f.P.apps.Get(ctx, p.ID, row.ClientID)
+		if errors.Is(err, store.ErrNotFound) {
+			return apierr.Wrap(apierr.AccessTokenExchangeInvalidGrant, err).WithMessage("The app this access token was issued to no longer exists.")
+		}
+		if err != nil {
+			return fmt.Errorf("idp: exchange access token: %w", err)
+		}
+		if !app.MayHoldFullAccess() {
+			return apierr.New(apierr.AccessTokenExchangeMissingFullAccess).WithMessage(
+				"Only access tokens of a first-party app allowed full access (full_access_allowed) can be exchanged for a session.")
 		}
 		if c.IssuedAt == nil || f.P.clock.Now().Sub(c.IssuedAt.Time()) > exchangeMaxAge {
 			return apierr.New(apierr.AccessTokenExchangeTooOld)

@@ -64,12 +64,32 @@ func runAuthorize[T any](r *http.Request, resolve func(*http.Request, *Authorize
 func (f Faces) sdkCaller(r *http.Request, req *AuthorizeRequest) (*authorizer, error) {
 	c := project.CallerFrom(r.Context())
 	if c.SessionToken == "" {
-		if slices.Contains(parseScopes(req.Prompt), "none") {
+		if req.promptNone() {
 			return nil, nil
 		}
 		return nil, apierr.New(apierr.UserUnauthenticated)
 	}
-	return f.sessionAuthorizer(r, c.Project, session.Credential{Token: c.SessionToken})
+	return f.sessionOrNone(r, c.Project, req, session.Credential{Token: c.SessionToken})
+}
+
+// sessionOrNone is sessionAuthorizer, except that under prompt=none an
+// expired or revoked session is treated as no session (nil): the client
+// must get login_required at its redirect URI (OIDC Core 3.1.2.6), not a
+// page error it never sees. start and submit still validate the client
+// and the redirect URI before answering it. A refusal by the failure
+// limit stays an error.
+func (f Faces) sessionOrNone(r *http.Request, p *project.Project, req *AuthorizeRequest, cred session.Credential) (*authorizer, error) {
+	who, err := f.sessionAuthorizer(r, p, cred)
+	if err != nil && req.promptNone() && (apierr.Is(err, apierr.SessionNotFound) || apierr.Is(err, apierr.InvalidJWT)) {
+		return nil, nil
+	}
+	return who, err
+}
+
+// promptNone reports whether the request forbids any screen (OIDC Core
+// 3.1.2.1 prompt=none).
+func (req *AuthorizeRequest) promptNone() bool {
+	return slices.Contains(parseScopes(req.Prompt), "none")
 }
 
 // SDKStartResponse answers SDK authorize/start.
@@ -107,7 +127,7 @@ func (f Faces) SDKSubmit(r *http.Request) (any, error) {
 func (f Faces) backendCaller(r *http.Request, req *AuthorizeRequest) (*authorizer, error) {
 	p := project.CallerFrom(r.Context()).Project
 	if req.SessionToken != "" || req.SessionJWT != "" {
-		return f.sessionAuthorizer(r, p, session.Credential{Token: req.SessionToken, JWT: req.SessionJWT})
+		return f.sessionOrNone(r, p, req, session.Credential{Token: req.SessionToken, JWT: req.SessionJWT})
 	}
 	if req.OrganizationID == "" || req.MemberID == "" {
 		return nil, apierr.Invalid("member_id", "Name the member: session_token, session_jwt, or organization_id with member_id.")

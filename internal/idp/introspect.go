@@ -12,7 +12,8 @@ import (
 
 // Introspect handles POST {issuer}/oauth2/introspect (RFC 7662). The
 // caller authenticates as a connected app of the project; an unknown,
-// expired or revoked token is {"active": false}.
+// expired or revoked token, or one whose member is no longer active, is
+// {"active": false}.
 func (p *Provider) Introspect(w http.ResponseWriter, r *http.Request) {
 	out, err := p.introspect(r)
 	writeOAuth(w, http.StatusOK, out, p.logged(r, err))
@@ -61,6 +62,13 @@ func (p *Provider) introspect(r *http.Request) (any, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	live, err := p.memberActive(r.Context(), pr.ID, row.MemberID)
+	if err != nil {
+		return nil, err
+	}
+	if !live {
+		return inactive()
 	}
 	o, err := p.orgs.Get(r.Context(), pr.ID, row.OrganizationID)
 	if err != nil {

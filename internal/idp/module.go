@@ -5,6 +5,7 @@
 package idp
 
 import (
+	"context"
 	"embed"
 	"log/slog"
 	"net/http"
@@ -62,6 +63,16 @@ func New(d Deps) *Module {
 	p := &Provider{db: d.DB, clock: d.Clock, log: d.Log, apps: d.Apps, orgs: d.Orgs, projects: d.Projects,
 		flows: d.Flows, limiter: d.Limiter, baseURL: d.BaseURL, m2m: d.M2M, policies: d.Policies}
 	return &Module{d: d, p: p}
+}
+
+// RevokeMember ends a deleted member's connected-app access at once: every
+// token of theirs is revoked and their consent deleted, so that reactivating
+// the member brings neither back (as it brings back none of their
+// sessions). The composition root calls it where a member is deleted; the
+// sweeper removes the rows later, and tokens of a member who is not active
+// are refused in any case (verifyAccess, issue).
+func (m *Module) RevokeMember(ctx context.Context, projectID, memberID string) error {
+	return m.p.revokeMember(ctx, projectID, memberID)
 }
 
 // Routes lists every route of the module.

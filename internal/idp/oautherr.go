@@ -2,6 +2,7 @@ package idp
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -37,8 +38,10 @@ func writeOAuth(w http.ResponseWriter, status int, body any, err error) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Pragma", "no-cache")
 	if err != nil {
-		oe, ok := err.(*oauthError)
-		if !ok {
+		// errors.As: a limiter joins its own settling to the check's
+		// error (ratelimit.GuardUnguessable), which must keep its shape.
+		var oe *oauthError
+		if !errors.As(err, &oe) {
 			ae := apierr.From(err)
 			if ae.Status < 500 && ae.Status != http.StatusTooManyRequests {
 				oe = &oauthError{ae.Status, "invalid_request", ae.Message}

@@ -92,3 +92,28 @@ func TestDeletedMemberGetsNoTokensOrSession(t *testing.T) {
 		}
 	})
 }
+
+// The organization's connected-app policy holds at every issue, not only
+// at authorization: once the organization stops allowing the app, a
+// refresh (and a code issued before the change) is invalid_grant. The
+// refused refresh token is not spent, so it works again once the
+// organization allows the app again.
+func TestOrganizationPolicyAppliesOnRefresh(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := setup(t, e)
+		id, secret := f.client("third_party", nil)
+		rt := f.grant(id, secret, "openid", "offline_access").Body["refresh_token"].(string)
+		_, back := f.authorize(authReq(id, "openid"), true)
+		policy := func(body map[string]any) {
+			t.Helper()
+			apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+f.org, body), 200, "")
+		}
+		policy(map[string]any{"third_party_connected_apps_allowed_type": "NOT_ALLOWED"})
+		oauthErr(t, f.refresh(id, secret, rt, ""), 400, "invalid_grant")
+		oauthErr(t, f.exchange(id, secret, back.Get("code"), verifier), 400, "invalid_grant")
+		policy(map[string]any{"third_party_connected_apps_allowed_type": "RESTRICTED", "allowed_third_party_connected_apps": []string{"connected-app-test-other"}})
+		oauthErr(t, f.refresh(id, secret, rt, ""), 400, "invalid_grant")
+		policy(map[string]any{"third_party_connected_apps_allowed_type": "RESTRICTED", "allowed_third_party_connected_apps": []string{id}})
+		apptest.Want(t, f.refresh(id, secret, rt, ""), 200, "")
+	})
+}

@@ -55,17 +55,18 @@ type ScopeResult struct {
 }
 
 // evaluateScopes decides, per requested scope, whether the member may
-// grant it to the app: built-in scopes always (full_access only to apps
-// allowed full access); a custom scope of the project's RBAC policy only
-// when the member's roles hold every permission it maps to (spec section
-// 6: the consent screen lists the others and blocks granting them). A
-// scope neither built in nor in the policy is refused (invalid_scope).
+// grant it to the app: built-in scopes always (full_access only to a
+// first-party app allowed full access, App.MayHoldFullAccess); a custom
+// scope of the project's RBAC policy only when the member's roles hold
+// every permission it maps to (spec section 6: the consent screen lists
+// the others and blocks granting them). A scope neither built in nor in
+// the policy is refused (invalid_scope).
 func evaluateScopes(app *connectedapps.App, pol *rbac.Policy, who *authorizer, requested []string) ([]ScopeResult, error) {
 	lacking := pol.ScopesLacking(who.roles, who.org.CustomRoles, requested)
 	out := make([]ScopeResult, 0, len(requested))
 	for _, s := range requested {
 		if d, builtin := scopeDescriptions[s]; builtin {
-			out = append(out, ScopeResult{Scope: s, Description: d, IsGrantable: s != ScopeFullAccess || app.FullAccessAllowed})
+			out = append(out, ScopeResult{Scope: s, Description: d, IsGrantable: s != ScopeFullAccess || app.MayHoldFullAccess()})
 			continue
 		}
 		custom := pol.Scope(s)
@@ -77,12 +78,19 @@ func evaluateScopes(app *connectedapps.App, pol *rbac.Policy, who *authorizer, r
 	return out, nil
 }
 
-// heldScopes keeps the scopes of a grant the member may still hold: custom
-// scopes whose permissions their roles have lost are dropped when tokens
-// are issued again (refresh), so a role removal narrows what an app can do
-// at its next refresh.
-func heldScopes(pol *rbac.Policy, roles []string, org *organization.Organization, scopes []string) []string {
+// heldScopes keeps the scopes of a grant the member and the app may still
+// hold when tokens are issued again (refresh): custom scopes whose
+// permissions the member's roles have lost are dropped, so a role removal
+// narrows what an app can do at its next refresh, and full_access is
+// dropped once the app may no longer hold it (its operator turned
+// full_access_allowed off), so its next access token cannot become a
+// session. The result never shares a backing array with scopes when it
+// differs, so a stored row's slice is not changed.
+func heldScopes(pol *rbac.Policy, roles []string, org *organization.Organization, app *connectedapps.App, scopes []string) []string {
 	lacking := pol.ScopesLacking(roles, org.CustomRoles, scopes)
+	if !app.MayHoldFullAccess() && slices.Contains(scopes, ScopeFullAccess) {
+		lacking = append(lacking, ScopeFullAccess)
+	}
 	if len(lacking) == 0 {
 		return scopes
 	}

@@ -122,6 +122,22 @@ func (p *Provider) RevokeMemberApp(ctx context.Context, q store.Querier, memberI
 	return nil
 }
 
+// revokeMember revokes every token of a member and deletes their consent,
+// in one transaction.
+func (p *Provider) revokeMember(ctx context.Context, projectID, memberID string) error {
+	return p.db.Tx(ctx, func(q store.Querier) error {
+		if _, err := q.ExecContext(ctx, `UPDATE idp_tokens SET revoked_at = $1 WHERE project_id = $2 AND member_id = $3
+			AND revoked_at IS NULL`, store.Millis(p.clock.Now()), projectID, memberID); err != nil {
+			return fmt.Errorf("idp: revoke member tokens: %w", err)
+		}
+		if _, err := q.ExecContext(ctx, `DELETE FROM idp_grants WHERE member_id = $1
+			AND client_id IN (SELECT client_id FROM idp_connected_apps WHERE project_id = $2)`, memberID, projectID); err != nil {
+			return fmt.Errorf("idp: delete member consent: %w", err)
+		}
+		return nil
+	})
+}
+
 // signer signs with the project's newest key; verifiers find every active
 // key in the JWKS.
 func (p *Provider) signer(ctx context.Context, projectID string) (jose.Signer, error) {
@@ -170,6 +186,12 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 	if err != nil {
 		return nil, fmt.Errorf("idp: organization: %w", err)
 	}
+	// The organization's connected-app policy was met at authorization;
+	// it is applied again at every issue so that an organization that
+	// stops allowing the app also stops its refreshes.
+	if err := connectedapps.AllowedIn(org, app); err != nil {
+		return nil, invalidGrant("The organization no longer allows this connected app.")
+	}
 	m, err := p.orgs.Member(ctx, q, g.ProjectID, g.MemberID)
 	if err != nil || m.Status != organization.StatusActive {
 		return nil, invalidGrant("The member is no longer active.")
@@ -178,7 +200,7 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 	if err != nil {
 		return nil, err
 	}
-	g.Scopes = heldScopes(pol, m.RoleIDs(), org, g.Scopes)
+	g.Scopes = heldScopes(pol, m.RoleIDs(), org, app, g.Scopes)
 	signer, err := p.signer(ctx, g.ProjectID)
 	if err != nil {
 		return nil, err

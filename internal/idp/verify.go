@@ -4,18 +4,20 @@ import (
 	"context"
 	"crypto/rsa"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
-// verifyAccess checks an access token's signature and claims, and that it
-// was not revoked (its family, its grant). It returns the claims and the
-// stored row.
+// verifyAccess checks an access token's signature and claims, that it was
+// not revoked (its family, its grant), and that its member is still
+// active. It returns the claims and the stored row.
 func (p *Provider) verifyAccess(ctx context.Context, projectID, token string) (*accessClaims, *tokenRow, error) {
 	parsed, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
 	if err != nil || len(parsed.Headers) != 1 {
@@ -47,7 +49,30 @@ func (p *Provider) verifyAccess(ctx context.Context, projectID, token string) (*
 	if row.Kind != kindAccess || !row.active(now) {
 		return nil, nil, errNoToken
 	}
+	ok, err := p.memberActive(ctx, projectID, row.MemberID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok {
+		return nil, nil, errNoToken
+	}
 	return &c, row, nil
+}
+
+// memberActive reports whether a token's member may still use it. A
+// deleted (or otherwise inactive) member's tokens are refused at once,
+// not only once their revocation or the sweeper reaches them.
+func (p *Provider) memberActive(ctx context.Context, projectID, memberID string) (bool, error) {
+	var status string
+	err := p.db.Read().QueryRowContext(ctx, `SELECT status FROM members WHERE project_id = $1 AND member_id = $2`,
+		projectID, memberID).Scan(&status)
+	if err = store.MapError(err); errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("idp: token member: %w", err)
+	}
+	return status == organization.StatusActive, nil
 }
 
 // publicKey returns the project's active key kid (nil when there is none).

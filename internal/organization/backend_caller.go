@@ -51,15 +51,14 @@ func BackendCaller(r *http.Request, st *Store, sessions Sessions, orgID string) 
 		// is safer than silently granting the secret's rights.
 		return nil, apierr.New(apierr.UnauthorizedAction)
 	}
-	m, factors, err := sessions.SessionMember(ctx, p, httpapi.ClientIP(r), cred)
+	s, err := sessions.SessionMember(ctx, p, httpapi.ClientIP(r), cred)
 	if err != nil {
 		return nil, err
 	}
-	if m.OrganizationID != o.OrganizationID {
+	if s.Member.OrganizationID != o.OrganizationID {
 		return nil, apierr.New(apierr.TenancyMismatch)
 	}
-	return &SessionCaller{Project: p, Member: m, Organization: o, Roles: m.RoleIDs(), rbac: st.rbac,
-		FactorTimes: factors, now: st.clock.Now()}, nil
+	return st.sessionCaller(p, o, s), nil
 }
 
 // BackendCallerIn is BackendCaller for calls that name their organizations

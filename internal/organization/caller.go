@@ -17,10 +17,11 @@ import (
 // session package imports this one, so the app wires an adapter over the
 // session service.
 type Sessions interface {
-	// SessionMember resolves a session token of project p to its (active)
-	// member, with the times the session's factors were last completed
-	// (for step-up). Failed lookups count against the client's address.
-	SessionMember(ctx context.Context, p *project.Project, clientIP string, cred SessionCredential) (*Member, []time.Time, error)
+	// SessionMember resolves a session of project p to its (active) member,
+	// the roles the session carries and the times its factors were last
+	// completed (for step-up). Failed lookups count against the client's
+	// address.
+	SessionMember(ctx context.Context, p *project.Project, clientIP string, cred SessionCredential) (*AuthenticatedSession, error)
 	// RevokeMemberSessions ends every session of a member.
 	RevokeMemberSessions(ctx context.Context, p *project.Project, memberID string) error
 }
@@ -30,6 +31,18 @@ type Sessions interface {
 type SessionCredential struct {
 	Token string
 	JWT   string
+}
+
+// AuthenticatedSession is a member session that authenticated.
+type AuthenticatedSession struct {
+	Member *Member
+	// Roles are the roles the session carries (Member.SessionRoles), not
+	// every role of the member: a role held only through an SSO connection
+	// counts only for a session that logged in through it, so authorizing
+	// by the member's roles would let any login use it.
+	Roles []string
+	// FactorTimes are when the session's factors were last completed.
+	FactorTimes []time.Time
 }
 
 // SessionCaller is a caller acting in one organization: on the SDK face
@@ -63,16 +76,21 @@ func CallerFromSession(r *http.Request, st *Store, sessions Sessions) (*SessionC
 	if c.SessionToken == "" {
 		return nil, apierr.New(apierr.UserUnauthenticated)
 	}
-	m, factors, err := sessions.SessionMember(r.Context(), c.Project, httpapi.ClientIP(r), SessionCredential{Token: c.SessionToken})
+	s, err := sessions.SessionMember(r.Context(), c.Project, httpapi.ClientIP(r), SessionCredential{Token: c.SessionToken})
 	if err != nil {
 		return nil, err
 	}
-	o, err := st.Get(r.Context(), c.Project.ID, m.OrganizationID)
+	o, err := st.Get(r.Context(), c.Project.ID, s.Member.OrganizationID)
 	if err != nil {
 		return nil, apierr.Wrap(apierr.SessionNotFound, err)
 	}
-	return &SessionCaller{Project: c.Project, Member: m, Organization: o, Roles: m.RoleIDs(), rbac: st.rbac,
-		FactorTimes: factors, now: st.clock.Now()}, nil
+	return st.sessionCaller(c.Project, o, s), nil
+}
+
+// sessionCaller is the caller acting with session s in organization o.
+func (st *Store) sessionCaller(p *project.Project, o *Organization, s *AuthenticatedSession) *SessionCaller {
+	return &SessionCaller{Project: p, Member: s.Member, Organization: o, Roles: s.Roles, rbac: st.rbac,
+		FactorTimes: s.FactorTimes, now: st.clock.Now()}
 }
 
 // Authorize refuses (unauthorized_action) unless the caller's roles permit

@@ -130,6 +130,22 @@ type createMemberRequest struct {
 	Roles                 *[]string      `json:"roles"`
 }
 
+// actions lists the stytch.member actions a member create needs, on both
+// faces (one list, so the faces cannot drift): create, plus
+// update.settings.roles when it names roles and
+// update.settings.is-breakglass for a break-glass member, since creating
+// one grants no less than marking an existing member, which needs it.
+func (req createMemberRequest) actions() []string {
+	out := []string{ActionCreate}
+	if req.Roles != nil || req.IsAdmin != nil {
+		out = append(out, ActionRoles)
+	}
+	if req.IsBreakglass {
+		out = append(out, ActionBreakglass)
+	}
+	return out
+}
+
 // CreateMember handles POST /v1/b2b/organizations/{organization_id}/members.
 func (h Handlers) CreateMember(r *http.Request) (any, error) {
 	var req createMemberRequest
@@ -140,14 +156,7 @@ func (h Handlers) CreateMember(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	actions := []string{ActionCreate}
-	if req.Roles != nil || req.IsAdmin != nil {
-		actions = append(actions, ActionRoles)
-	}
-	if req.IsBreakglass {
-		actions = append(actions, ActionBreakglass)
-	}
-	for _, a := range actions {
+	for _, a := range req.actions() {
 		if err := c.Authorize(r.Context(), ResourceMember, a); err != nil {
 			return nil, err
 		}

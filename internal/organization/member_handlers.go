@@ -80,22 +80,40 @@ func (h Handlers) UpdateMember(r *http.Request) (any, error) {
 		return nil, err
 	}
 	id := r.PathValue("member_id")
-	if c.Member != nil {
-		if u.TrustedMetadata != nil {
-			return nil, errMemberTrusted("trusted_metadata")
-		}
-		actions := u.Actions()
-		if id != c.Member.MemberID && len(actions) == 0 {
-			actions = []string{ActionSearch} // an empty update still reads another member
-		}
-		if err := c.AuthorizeMemberAll(r.Context(), id, actions); err != nil {
-			return nil, err
-		}
-		if err := h.stepUpForEmail(r.Context(), c, id, u); err != nil {
-			return nil, err
-		}
+	if err := h.authorizeMemberUpdate(r.Context(), c, id, u); err != nil {
+		return nil, err
 	}
 	return h.updateMember(r.Context(), c.Project, c.Organization, id, u)
+}
+
+// authorizeMemberUpdate is the one authorization of a member update, for
+// the SDK face and for the backend face acting for a member session, so
+// the two cannot drift apart: each changed field needs its action on
+// stytch.member (or stytch.self for the caller's own record), an empty
+// update of another member still reads them (search), a changed address
+// of another member needs a recent factor, and trusted metadata is the
+// backend's own. A member's own address is refused outright: it changes
+// only through start_email_update, which proves the new inbox; set here,
+// it would be unproven yet count for email-domain roles at once. The
+// project secret (no member) may do everything.
+func (h Handlers) authorizeMemberUpdate(ctx context.Context, c *SessionCaller, memberID string, u MemberUpdate) error {
+	if c.Member == nil {
+		return nil
+	}
+	if u.TrustedMetadata != nil {
+		return errMemberTrusted("trusted_metadata")
+	}
+	actions := u.Actions()
+	switch {
+	case memberID == c.Member.MemberID && u.EmailAddress != nil:
+		return apierr.New(apierr.UnauthorizedAction).WithMessage("Members cannot update their own email address here; use start_email_update.")
+	case memberID != c.Member.MemberID && len(actions) == 0:
+		actions = []string{ActionSearch} // an empty update still reads another member
+	}
+	if err := c.AuthorizeMemberAll(ctx, memberID, actions); err != nil {
+		return err
+	}
+	return h.stepUpForEmail(ctx, c, memberID, u)
 }
 
 // stepUpForEmail asks a member session that changes another member's

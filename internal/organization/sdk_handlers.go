@@ -104,18 +104,14 @@ func (h Handlers) UpdateSelf(r *http.Request) (any, error) {
 	return h.updateMember(r.Context(), c.Project, c.Organization, c.Member.MemberID, u)
 }
 
-// SDKCreateMember handles SDK POST /b2b/organizations/members
-// (stytch.member create, and update.settings.roles to assign roles).
+// SDKCreateMember handles SDK POST /b2b/organizations/members, needing the
+// same stytch.member actions as the backend face (createMemberRequest.actions).
 func (h Handlers) SDKCreateMember(r *http.Request) (any, error) {
 	var req createMemberRequest
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
-	actions := []string{ActionCreate}
-	if req.Roles != nil || req.IsAdmin != nil {
-		actions = append(actions, ActionRoles)
-	}
-	c, err := h.authorizedCaller(r, ResourceMember, actions...)
+	c, err := h.authorizedCaller(r, ResourceMember, req.actions()...)
 	if err != nil {
 		return nil, err
 	}
@@ -142,9 +138,11 @@ func (h Handlers) SDKSearchMembers(r *http.Request) (any, error) {
 	return memberSearchResponse(res), nil
 }
 
-// SDKUpdateMember handles SDK PUT /b2b/organizations/members/{member_id}:
-// each changed field needs its action on stytch.member, or, for the
-// caller's own record, on stytch.self.
+// SDKUpdateMember handles SDK PUT /b2b/organizations/members/{member_id},
+// authorized exactly like the backend face acting for a member
+// (authorizeMemberUpdate). Trusted metadata the browser sends is dropped
+// first, not refused: the SDK face never writes it, and the browser SDKs
+// may echo a member's fields back.
 func (h Handlers) SDKUpdateMember(r *http.Request) (any, error) {
 	var u MemberUpdate
 	if err := httpapi.Decode(r, &u); err != nil {
@@ -156,19 +154,7 @@ func (h Handlers) SDKUpdateMember(r *http.Request) (any, error) {
 		return nil, err
 	}
 	id := r.PathValue("member_id")
-	actions := u.Actions()
-	switch {
-	case id == c.Member.MemberID && u.EmailAddress != nil:
-		// The API family's rule: a member's own address changes only
-		// through start_email_update, which proves the new address.
-		return nil, apierr.New(apierr.UnauthorizedAction).WithMessage("Members cannot update their own email address here; use start_email_update.")
-	case id != c.Member.MemberID && len(actions) == 0:
-		actions = []string{ActionSearch} // an empty update still reads another member
-	}
-	if err := c.AuthorizeMemberAll(r.Context(), id, actions); err != nil {
-		return nil, err
-	}
-	if err := h.stepUpForEmail(r.Context(), c, id, u); err != nil {
+	if err := h.authorizeMemberUpdate(r.Context(), c, id, u); err != nil {
 		return nil, err
 	}
 	return h.updateMember(r.Context(), c.Project, c.Organization, id, u)

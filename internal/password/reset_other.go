@@ -2,7 +2,6 @@ package password
 
 import (
 	"context"
-	"slices"
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -46,7 +45,7 @@ func (s *Service) ResetBySession(ctx context.Context, a SessionResetParams) (*se
 		return nil, apierr.New(apierr.SessionTooOldToResetPassword)
 	}
 	email := sr.Member.EmailAddress
-	if !provesAddress(sr.MemberSession.AuthenticationFactors, email) {
+	if !session.AnyProvesAddress(sr.MemberSession.AuthenticationFactors, email) {
 		return nil, apierr.New(apierr.UnauthorizedAction).WithMessage("A password is shared by every organization of the email " +
 			"address, so setting one from a session needs a login by email link, email code or the current password. " +
 			"Reset it by email instead.")
@@ -70,15 +69,6 @@ func (s *Service) ResetBySession(ctx context.Context, a SessionResetParams) (*se
 	}
 	sr.Member = member // now with its member_password_id
 	return &session.AuthResponse{SessionResponse: *sr, OrganizationID: sr.MemberSession.OrganizationID, MemberAuthenticated: true}, nil
-}
-
-// provesAddress reports whether a session's factors prove the address
-// itself: its inbox, or the password already set for it (which was set the
-// same way). An SSO or OAuth login speaks for one organization only (see
-// session.Factor.ProvesInbox), while the password serves every
-// organization of the address, so such a session must not set it.
-func provesAddress(factors []session.Factor, email string) bool {
-	return slices.ContainsFunc(factors, func(f session.Factor) bool { return f.ProvesInbox(email) || f.Type == "password" })
 }
 
 // ExistingResetParams is a b2b/passwords/existing_password/reset request.

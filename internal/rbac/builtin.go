@@ -63,27 +63,20 @@ const (
 	ActionAllowedMFAMethods  = "update.settings.allowed-mfa-methods"
 )
 
-// builtinResources are served in every project policy.
+// builtinResources are served in every project policy. Their actions are
+// the organization package's lists, the very names its handlers check, so
+// every action a call needs is one a custom role can be granted (a hand
+// copy here once lacked update.settings.connected-apps). Each is cloned:
+// the policy is served and merged, and must not share arrays with them.
 var builtinResources = []Resource{
-	{ResourceID: ResourceOrganization, Description: "The member's organization and its settings.", Actions: []string{
-		ActionOrgName, ActionOrgSlug, ActionOrgLogoURL,
-		"update.settings.sso-jit-provisioning", "update.settings.email-jit-provisioning", "update.settings.email-invites",
-		"update.settings.allowed-domains", "update.settings.default-sso-connection", "update.settings.mfa-policy",
-		ActionImplicitRoles, ActionAllowedAuthMethods, ActionAllowedMFAMethods,
-		"update.settings.oauth-tenant-jit-provisioning", "update.settings.allowed-oauth-tenants", ActionOrgDelete}},
-	{ResourceID: ResourceMember, Description: "The other members of the organization.", Actions: memberActions(
-		ActionCreate, ActionSearch, ActionRoles, ActionBreakglass)},
-	{ResourceID: ResourceSSO, Description: "The organization's SSO connections.", Actions: []string{
-		ActionSSOCreate, ActionSSOGet, ActionSSOUpdate, ActionSSODelete}},
-	{ResourceID: ResourceSelf, Description: "The member acting on themselves.", Actions: memberActions()},
-}
-
-// memberActions are the actions on a member that stytch.member and
-// stytch.self share, plus extra.
-func memberActions(extra ...string) []string {
-	return append(extra, ActionName, ActionUntrustedMetadata, ActionEmail, ActionMFAPhone, ActionDeleteMFAPhone,
-		ActionDeleteMFATOTP, ActionDeletePassword, ActionMFAEnrolled, ActionDefaultMFAMethod,
-		ActionRevokeSessions, ActionDelete)
+	{ResourceID: ResourceOrganization, Description: "The member's organization and its settings.",
+		Actions: slices.Clone(organization.OrgActions)},
+	{ResourceID: ResourceMember, Description: "The other members of the organization.",
+		Actions: slices.Clone(organization.MemberActions)},
+	{ResourceID: ResourceSSO, Description: "The organization's SSO connections.",
+		Actions: slices.Clone(organization.SSOActions)},
+	{ResourceID: ResourceSelf, Description: "The member acting on themselves.",
+		Actions: slices.Clone(organization.SelfActions)},
 }
 
 func all(resources ...string) []Permission {

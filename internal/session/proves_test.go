@@ -28,5 +28,16 @@ func TestProvesInbox(t *testing.T) {
 		if got := c.f.ProvesInbox(email); got != c.want {
 			t.Errorf("%s: %v, want %v", c.name, got, c.want)
 		}
+		if got := c.f.ProvesAddress(email); got != (c.want || c.name == "password") {
+			t.Errorf("%s: ProvesAddress %v", c.name, got)
+		}
+	}
+	// A password proves only the address it was checked for.
+	if (Factor{Type: "password", DeliveryMethod: "knowledge", EmailFactor: &EmailFactor{EmailAddress: "eve@acme.test"}}).ProvesAddress(email) {
+		t.Error("a password login for another address proves this one")
+	}
+	if AnyProvesAddress([]Factor{{Type: "sso"}, inbox("otp", "email", "eve@acme.test")}, email) ||
+		!AnyProvesAddress([]Factor{{Type: "sso"}, inbox("otp", "email", email)}, email) {
+		t.Error("AnyProvesAddress")
 	}
 }

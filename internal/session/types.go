@@ -179,6 +179,26 @@ func (f Factor) ProvesInbox(email string) bool {
 		f.EmailFactor != nil && strings.EqualFold(f.EmailFactor.EmailAddress, email)
 }
 
+// ProvesAddress is ProvesInbox, or a login with the password of email: a
+// password belongs to the address in every organization, and is set only
+// through the inbox, with the current password, or by the customer's
+// backend.
+func (f Factor) ProvesAddress(email string) bool {
+	return f.ProvesInbox(email) ||
+		(f.Type == "password" && f.EmailFactor != nil && strings.EqualFold(f.EmailFactor.EmailAddress, email))
+}
+
+// AnyProvesAddress reports whether one of factors proves email
+// (ProvesAddress).
+func AnyProvesAddress(factors []Factor, email string) bool {
+	for _, f := range factors {
+		if f.ProvesAddress(email) {
+			return true
+		}
+	}
+	return false
+}
+
 // OAuth returns the provider and the provider account of an OAuth factor
 // (ok false for other factors).
 func (f Factor) OAuth() (provider string, of *OAuthFactor, ok bool) {

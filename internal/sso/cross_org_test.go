@@ -37,6 +37,13 @@ func TestSSOLoginStaysInItsOrganization(t *testing.T) {
 		// Nothing was exchanged: the SSO session is still the caller's.
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token), 200, "")
 
+		// Nor does it list the address's other organizations.
+		d := e.SDK(http.MethodPost, "/b2b/discovery/organizations", map[string]any{}, token)
+		apptest.Want(t, d, 200, "")
+		if got := apptest.Memberships(d.Data()); len(got) != 1 || got["acme"] != "active_member" {
+			t.Fatalf("discovered with the SSO session: %v", got)
+		}
+
 		// Where the address is no member, nobody is admitted on its word.
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/exchange", map[string]any{"organization_id": open,
 			"session_duration_minutes": 60}, token), 403, "unauthorized_action")

@@ -65,10 +65,15 @@ export default function IdpScreens({ backend, options, t, search, bootstrap }: P
         else await logOut(resp.redirect_uri);
         return;
       }
+      // prompt=none may not show a screen, so it goes straight to submit, whose answer is always for
+      // the client: a code, or login_required (no session, or one that expired since the cookie was
+      // written) or consent_required.
+      if (request.body.prompt === 'none') {
+        await submit(request.body, false);
+        return;
+      }
       if (!backend.session.getSync()) {
-        // prompt=none may not show a screen: the server sends login_required back to the client.
-        if (request.body.prompt === 'none') await submit(request.body, false);
-        else dispatch({ type: 'noSession' });
+        dispatch({ type: 'noSession' });
         return;
       }
       const start = await authorizeStart(backend.http, request.body);

@@ -137,6 +137,14 @@ describe('consent', () => {
     await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/cb?error=login_required'));
   });
 
+  it('prompt=none with a stale session cookie goes straight to submit, whose answer goes to the client', async () => {
+    loggedIn();
+    const server = acmeServer().on('POST', '/idp/b2b/oauth/authorize/submit', json({ redirect_uri: 'https://rp.test/cb?error=login_required' }));
+    const ui = renderIdp(server, AUTHORIZE + '&prompt=none');
+    await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/cb?error=login_required'));
+    expect(server.callsTo('/idp/b2b/oauth/authorize/start')).toHaveLength(0);
+  });
+
   it('attests a trusted auth token first: revoke, then attest', async () => {
     loggedIn();
     const r = loggedInResponse();

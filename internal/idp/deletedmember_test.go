@@ -1,0 +1,76 @@
+package idp_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+)
+
+// A member's tokens are refused the moment the member is not active: a
+// status change alone (no revocation, no sweep) makes userinfo answer
+// invalid_token, introspection inactive for access and refresh tokens, and
+// exchange_access_token invalid grant.
+func TestInactiveMembersTokensAreRefusedAtOnce(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := setup(t, e)
+		id, secret := f.client("first_party", map[string]any{"full_access_allowed": true})
+		tok := f.grant(id, secret, "openid", "email", "offline_access", "full_access")
+		at, rt := tok.Body["access_token"].(string), tok.Body["refresh_token"].(string)
+		setStatus := func(status string) {
+			t.Helper()
+			if _, err := e.App.DB.ExecContext(context.Background(), `UPDATE members SET status = $1 WHERE member_id = $2`,
+				status, f.member); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, status := range []string{"deleted", "pending"} {
+			setStatus(status)
+			oauthErr(t, f.userinfo(at), 401, "invalid_token")
+			if f.active(id, secret, at) || f.active(id, secret, rt) {
+				t.Fatalf("%s member: a token introspects as active", status)
+			}
+			apptest.Want(t, exchangeAccessToken(e, at), 401, "oauth_access_token_exchange_token_invalid_grant")
+		}
+		// Only the status refused them: nothing was revoked.
+		setStatus("active")
+		apptest.Want(t, f.userinfo(at), 200, "")
+	})
+}
+
+// Deleting a member revokes their connected-app tokens and deletes their
+// consent at once, so a member reactivated before the sweeper runs gets
+// neither back: the old tokens stay dead and the app must ask again.
+func TestDeletedMembersTokensStayRevokedAfterReactivation(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := setup(t, e)
+		id, secret := f.client("third_party", nil)
+		tok := f.grant(id, secret, "openid", "email", "offline_access")
+		at, rt := tok.Body["access_token"].(string), tok.Body["refresh_token"].(string)
+		apptest.Want(t, e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+f.org+"/members/"+f.member, nil), 200, "")
+		if n := rows(t, e, `SELECT COUNT(*) FROM idp_tokens WHERE member_id = $1 AND revoked_at IS NULL`, f.member); n != 0 {
+			t.Fatalf("%d of the deleted member's tokens are not revoked", n)
+		}
+		if n := rows(t, e, `SELECT COUNT(*) FROM idp_grants WHERE member_id = $1`, f.member); n != 0 {
+			t.Fatalf("the deleted member's consent is still on record")
+		}
+		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+f.org+"/members/"+f.member+"/reactivate", nil), 200, "")
+		oauthErr(t, f.userinfo(at), 401, "invalid_token")
+		if f.active(id, secret, at) || f.active(id, secret, rt) {
+			t.Fatal("a token introspects as active after reactivation")
+		}
+		oauthErr(t, f.refresh(id, secret, rt, ""), 400, "invalid_grant")
+		f.session, _ = e.LoginByEmailOTP(f.org, "ada@acme.test")
+		r := e.SDK("POST", "/idp/b2b/oauth/authorize/start", authReq(id, "openid", "email", "offline_access"), f.session)
+		apptest.Want(t, r, 200, "")
+		if r.Data()["consent_required"] != true {
+			t.Fatalf("consent came back with the member: %s", r.Raw)
+		}
+	})
+}
+
+// userinfo calls the userinfo endpoint with a bearer token.
+func (f *fixture) userinfo(at string) apptest.Resp {
+	return f.e.Do("GET", "/v1/public/"+f.e.Project.Project.ID+"/oauth2/userinfo", "", http.Header{"Authorization": {"Bearer " + at}}, "", "")
+}
