@@ -243,6 +243,17 @@ func (e *Env) CreateOrg(slug, jit string, fields map[string]any) string {
 	return r.Body["organization"].(map[string]any)["organization_id"].(string)
 }
 
+// CreateAdmin creates a member of orgID and makes them an admin through
+// the backend, which must succeed.
+func (e *Env) CreateAdmin(orgID, email string) string {
+	e.tb().Helper()
+	id := e.CreateMember(orgID, email)
+	if r := e.Backend(http.MethodPut, "/v1/b2b/organizations/"+orgID+"/members/"+id, map[string]any{"is_admin": true}); r.Status != 200 {
+		e.tb().Fatalf("apptest: make %s an admin: %d %s", email, r.Status, r.Raw)
+	}
+	return id
+}
+
 // CreateMember adds an active member through the backend API.
 func (e *Env) CreateMember(orgID, email string) string {
 	e.tb().Helper()

@@ -155,8 +155,7 @@ func TestInviteFromTheSDK(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 		other := e.CreateOrg("other", "NOT_ALLOWED", nil)
-		admin := e.CreateMember(org, "admin@acme.test")
-		e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+admin, map[string]any{"is_admin": true})
+		e.CreateAdmin(org, "admin@acme.test")
 		e.CreateMember(org, "plain@acme.test")
 		body := map[string]any{"email_address": "new@acme.test", "organization_id": other, "trusted_metadata": map[string]any{"x": 1}}
 

@@ -116,11 +116,8 @@ func TestBackendFactorDeletionForAMemberSessionNeedsAStepUp(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		e.AlignClock()
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
-		mid := e.CreateMember(org, "ada@acme.test")
+		mid := e.CreateAdmin(org, "ada@acme.test")
 		bob := e.CreateMember(org, "bob@acme.test")
-		if r := e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+mid, map[string]any{"is_admin": true}); r.Status != 200 {
-			t.Fatalf("make admin: %s", r.Raw)
-		}
 		secret, _, token := e.EnrollTOTPWithSession(org, "ada@acme.test", nil)
 		_, _, bobToken := e.EnrollTOTPWithSession(org, "bob@acme.test", nil)
 		e.SessionSMS(org, bob, bobToken, "+14155550123", nil)

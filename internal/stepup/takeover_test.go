@@ -16,11 +16,8 @@ func TestTakeoverSensitiveChangesNeedAStepUp(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		e.AlignClock()
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
-		mid := e.CreateMember(org, "ada@acme.test")
+		mid := e.CreateAdmin(org, "ada@acme.test")
 		bob := e.CreateMember(org, "bob@acme.test")
-		if r := e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+mid, map[string]any{"is_admin": true}); r.Status != 200 {
-			t.Fatalf("make admin: %s", r.Raw)
-		}
 		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
 		_, _, token := e.EnrollTOTPWithSession(org, "ada@acme.test", nil)
 		pwID := e.PasswordID(org, mid)
