@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/secretbox"
 )
 
@@ -188,9 +189,11 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("LATCHKEY_BASE_URL %q must be an absolute http(s) URL", c.BaseURL))
 	}
 	if c.SMTPURL != "" {
-		if u, err := url.Parse(c.SMTPURL); err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
-			// Never echo the URL: it may hold the SMTP password.
-			errs = append(errs, errors.New("LATCHKEY_SMTP_URL must look like smtp://user:pass@host:port"))
+		// NewSMTP's own parser, so Validate refuses exactly what NewSMTP would
+		// (it forgives unescaped '/', '?' and '#' in passwords, and refuses a
+		// password in clear to a remote host). Its errors never show the password.
+		if err := notify.CheckSMTPURL(c.SMTPURL); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	if c.Argon2Iterations < 1 || c.Argon2Parallelism < 1 || c.Argon2MemoryKiB < 8*uint32(c.Argon2Parallelism) ||

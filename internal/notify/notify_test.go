@@ -95,6 +95,9 @@ func TestNewSMTP(t *testing.T) {
 		if got := s.String(); got != want {
 			t.Errorf("NewSMTP(%q).String() = %q, want %q", raw, got, want)
 		}
+		if err := notify.CheckSMTPURL(raw); err != nil {
+			t.Errorf("CheckSMTPURL(%q) refuses what NewSMTP accepts: %v", raw, err)
+		}
 	}
 
 	bad := []string{
@@ -134,6 +137,10 @@ func TestNewSMTP(t *testing.T) {
 		}
 		if !strings.HasPrefix(err.Error(), "notify: smtp: LATCHKEY_SMTP_URL: ") {
 			t.Errorf("NewSMTP(%q) error lacks context: %v", raw, err)
+		}
+		// config.Validate reports CheckSMTPURL's reason: it must be NewSMTP's.
+		if cerr := notify.CheckSMTPURL(raw); cerr == nil || "notify: smtp: "+cerr.Error() != err.Error() {
+			t.Errorf("CheckSMTPURL(%q) = %v, NewSMTP says %v", raw, cerr, err)
 		}
 	}
 

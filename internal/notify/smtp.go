@@ -99,6 +99,19 @@ func NewSMTP(rawURL, from string) (*SMTP, error) {
 	return s, nil
 }
 
+// CheckSMTPURL reports why rawURL is not a LATCHKEY_SMTP_URL that NewSMTP
+// accepts, or nil. config.Validate runs before NewSMTP and calls this so
+// that there is one parser: a second, stricter one refused the passwords
+// with unescaped '/', '?' or '#' that parseSMTPURL forgives, and a looser
+// one would let through URLs that fail only later. The error names
+// LATCHKEY_SMTP_URL and never contains the password.
+func CheckSMTPURL(rawURL string) error {
+	if _, err := parseSMTPURL(rawURL); err != nil {
+		return fmt.Errorf("LATCHKEY_SMTP_URL: %w", err)
+	}
+	return nil
+}
+
 var schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
 
 // parseSMTPURL splits off the user info by hand before calling url.Parse,

@@ -1,0 +1,55 @@
+package config
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/notify"
+)
+
+// Validate runs before notify.NewSMTP (app.New), so it must judge
+// LATCHKEY_SMTP_URL exactly as NewSMTP does: a password pasted with an
+// unescaped '/', '?' or '#' is accepted by both, a URL NewSMTP refuses is
+// refused by Validate too, and the reason is NewSMTP's, never the password.
+func TestValidateJudgesSMTPURLAsNewSMTPDoes(t *testing.T) {
+	t.Parallel()
+	const from = "a@example.com"
+	for _, u := range []string{
+		"smtp://user:pa/ss@smtp.example.com:587",
+		"smtp://user:pa#ss@smtp.example.com:587",
+		"smtps://user:p?ss@smtp.example.com",
+		"smtp://user:p%40ss@smtp.example.com",
+		"smtp://127.0.0.1:1025",
+	} {
+		if _, err := notify.NewSMTP(u, from); err != nil {
+			t.Fatalf("NewSMTP(%q): %v", u, err)
+		}
+		c := Defaults()
+		c.SMTPURL = u
+		if err := c.Validate(); err != nil {
+			t.Errorf("Validate refuses an SMTP URL NewSMTP accepts (%q): %v", u, err)
+		}
+	}
+	for u, why := range map[string]string{
+		"smtp://user:hunter2/x@mail.example.com?tls=none": "in clear",
+		"smtp://user:hunter2/x@mail.example.com:99999":    "invalid port",
+		"smtp://user:hunter2/x@mail.example.com/inbox":    "unexpected path",
+		"mailto://user:hunter2/x@mail.example.com":        "unsupported scheme",
+		"smtp://:hunter2/x@mail.example.com":              "without a user name",
+	} {
+		if _, err := notify.NewSMTP(u, from); err == nil {
+			t.Fatalf("NewSMTP(%q) accepted", u)
+		}
+		c := Defaults()
+		c.SMTPURL = u
+		err := c.Validate()
+		switch {
+		case err == nil:
+			t.Errorf("Validate accepts an SMTP URL NewSMTP refuses (%q)", u)
+		case !strings.Contains(err.Error(), "LATCHKEY_SMTP_URL") || !strings.Contains(err.Error(), why):
+			t.Errorf("Validate(%q) = %v, want LATCHKEY_SMTP_URL and %q", u, err, why)
+		case strings.Contains(err.Error(), "hunter2"):
+			t.Errorf("Validate(%q) error shows the password: %v", u, err)
+		}
+	}
+}
