@@ -53,3 +53,30 @@ func TestValidateJudgesSMTPURLAsNewSMTPDoes(t *testing.T) {
 		}
 	}
 }
+
+// Every SMS request carries the gateway's account SID and auth token as
+// HTTP Basic, so LATCHKEY_SMS_URL must be https unless the gateway is on
+// this machine (a local relay, or a test's gateway on 127.0.0.1).
+func TestValidateRefusesSMSGatewayOverHTTPToRemoteHost(t *testing.T) {
+	t.Parallel()
+	sms := func(u string) Config {
+		c := Defaults()
+		c.SMSURL, c.SMSAccountSID, c.SMSAuthToken, c.SMSFrom = u, "AC123", "tok-secret", "+15005550006"
+		return c
+	}
+	for _, u := range []string{"http://remote-host", "http://api.twilio.com:80/", "HTTP://10.0.0.5:8080",
+		"http://127.0.0.1.example.com"} {
+		err := sms(u).Validate()
+		if err == nil || !strings.Contains(err.Error(), "LATCHKEY_SMS_URL") || !strings.Contains(err.Error(), "https") {
+			t.Errorf("LATCHKEY_SMS_URL=%s: Validate = %v, want a refusal asking for https", u, err)
+		} else if strings.Contains(err.Error(), "tok-secret") {
+			t.Errorf("LATCHKEY_SMS_URL=%s: the error shows the auth token: %v", u, err)
+		}
+	}
+	for _, u := range []string{"https://api.twilio.com", "https://gateway.example.com:8443/", "http://127.0.0.1:38211",
+		"http://localhost:8080", "http://[::1]:9000"} {
+		if err := sms(u).Validate(); err != nil {
+			t.Errorf("LATCHKEY_SMS_URL=%s refused: %v", u, err)
+		}
+	}
+}

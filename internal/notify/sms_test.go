@@ -124,6 +124,32 @@ func TestNewTwilioValidates(t *testing.T) {
 	}
 }
 
+// Every send carries the account SID and auth token as HTTP Basic, so a
+// plain-HTTP gateway is accepted only on this machine; the local gateways
+// of tests (httptest, on 127.0.0.1) keep working.
+func TestNewTwilioRefusesHTTPToRemoteHost(t *testing.T) {
+	t.Parallel()
+	for _, u := range []string{"http://remote-host", "http://api.twilio.com", "http://10.0.0.5:8080/", "http://localhost.example.com"} {
+		_, err := notify.NewTwilio(u, testSID, testToken, "+15005550006", nil)
+		if err == nil || !strings.Contains(err.Error(), "https") {
+			t.Errorf("NewTwilio(%q) = %v, want a refusal asking for https", u, err)
+		} else if strings.Contains(err.Error(), testToken) || strings.Contains(err.Error(), testSID) {
+			t.Errorf("NewTwilio(%q) error shows a credential: %v", u, err)
+		}
+		if err := notify.CheckSMSURL(u); err == nil {
+			t.Errorf("CheckSMSURL(%q) accepted what NewTwilio refuses", u)
+		}
+	}
+	for _, u := range []string{"https://api.twilio.com", "http://127.0.0.1:8080", "http://localhost", "http://[::1]:9000"} {
+		if _, err := notify.NewTwilio(u, testSID, testToken, "+15005550006", nil); err != nil {
+			t.Errorf("NewTwilio(%q): %v", u, err)
+		}
+		if err := notify.CheckSMSURL(u); err != nil {
+			t.Errorf("CheckSMSURL(%q): %v", u, err)
+		}
+	}
+}
+
 func TestOutboxSMS(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db *store.DB) {

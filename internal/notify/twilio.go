@@ -25,13 +25,14 @@ type Twilio struct {
 }
 
 // NewTwilio configures the client from LATCHKEY_SMS_URL (the API base, e.g.
-// https://api.twilio.com), LATCHKEY_SMS_ACCOUNT_SID, LATCHKEY_SMS_AUTH_TOKEN
-// and LATCHKEY_SMS_FROM (an E.164 sender number, or a Messaging Service SID
-// starting with "MG"). client may be nil for a default with a timeout.
+// https://api.twilio.com; see CheckSMSURL), LATCHKEY_SMS_ACCOUNT_SID,
+// LATCHKEY_SMS_AUTH_TOKEN and LATCHKEY_SMS_FROM (an E.164 sender number, or
+// a Messaging Service SID starting with "MG"). client may be nil for a
+// default with a timeout.
 func NewTwilio(baseURL, sid, token, from string, client *http.Client) (*Twilio, error) {
-	u, err := url.Parse(strings.TrimRight(strings.TrimSpace(baseURL), "/"))
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
-		return nil, errors.New("notify: sms: LATCHKEY_SMS_URL must be an absolute http(s) URL without credentials")
+	u, err := parseSMSURL(baseURL)
+	if err != nil {
+		return nil, fmt.Errorf("notify: sms: %w", err)
 	}
 	if strings.TrimSpace(sid) == "" || strings.ContainsAny(sid, "/?#% ") {
 		return nil, errors.New("notify: sms: LATCHKEY_SMS_ACCOUNT_SID is empty or malformed")
@@ -47,6 +48,32 @@ func NewTwilio(baseURL, sid, token, from string, client *http.Client) (*Twilio, 
 	}
 	return &Twilio{endpoint: u.String() + "/2010-04-01/Accounts/" + url.PathEscape(sid) + "/Messages.json",
 		sid: sid, token: token, from: strings.TrimSpace(from), client: client}, nil
+}
+
+// CheckSMSURL reports why rawURL is not a LATCHKEY_SMS_URL that NewTwilio
+// accepts, or nil; config.Validate calls it so that a bad URL stops the
+// server at startup, with NewTwilio's reason.
+func CheckSMSURL(rawURL string) error {
+	_, err := parseSMSURL(rawURL)
+	return err
+}
+
+// parseSMSURL parses the gateway's API base: https, or http only to a
+// loopback host (as for SMTP, see isLoopback), because every send carries
+// the account SID and auth token as HTTP Basic, which plain HTTP would hand
+// to anyone on the path. Credentials in the URL itself are refused: they
+// belong in LATCHKEY_SMS_ACCOUNT_SID and _AUTH_TOKEN. Errors name at most
+// the host, never a credential.
+func parseSMSURL(rawURL string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimRight(strings.TrimSpace(rawURL), "/"))
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+		return nil, errors.New("LATCHKEY_SMS_URL must be an absolute https URL without credentials, e.g. https://api.twilio.com")
+	}
+	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
+		return nil, fmt.Errorf("LATCHKEY_SMS_URL must use https: http to %q would send the gateway's account SID "+
+			"and auth token in clear (http is allowed only to localhost or a loopback address)", u.Hostname())
+	}
+	return u, nil
 }
 
 // GatewayError is a refusal reported by the SMS gateway. It unwraps to one
