@@ -44,6 +44,15 @@ type auditSpec struct {
 var lockoutTypes = map[string]bool{"user_lock_limit_reached": true, "too_many_requests": true}
 
 func (a *App) recordRoute(r *http.Request, spec auditSpec, sdk bool, status int, body []byte) {
+	// The project the face's authentication accepted (a public token, or
+	// project_id:secret), never the id a refused caller named: anyone may
+	// name a project, and its log must hold only what its callers did. A
+	// request refused there was no login attempt either, so it counts in
+	// no login metric.
+	projectID := httpapi.ProjectOf(r.Context())
+	if projectID == "" {
+		return
+	}
 	if status == 0 {
 		status = http.StatusOK
 	}
@@ -51,15 +60,6 @@ func (a *App) recordRoute(r *http.Request, spec auditSpec, sdk bool, status int,
 	subject, errorType := answerOf(r, sdk, ok, body)
 	if spec.event == audit.FactorChange && !ok {
 		return // a refused change changed nothing
-	}
-	user, _, _ := r.BasicAuth()
-	projectID := ""
-	if sdk {
-		if p, err := a.Resolver.ByPublicToken(r.Context(), user); err == nil {
-			projectID = p.ID
-		}
-	} else if status != http.StatusUnauthorized || errorType != "unauthorized_credentials" {
-		projectID = user // the backend face authenticated project_id:secret
 	}
 	e := audit.Event{ProjectID: projectID, Type: spec.event, Method: spec.method, Outcome: audit.Success,
 		OrganizationID: subject.OrganizationID, MemberID: subject.MemberID, Actor: "backend",
@@ -85,9 +85,6 @@ func (a *App) recordRoute(r *http.Request, spec auditSpec, sdk bool, status int,
 		case subject.MFAPending:
 			e.Details = map[string]any{"mfa_required": true}
 		}
-	}
-	if projectID == "" {
-		return // no project to file it under (a bad public token or secret)
 	}
 	if err := a.Audit.Record(r.Context(), e); err != nil {
 		a.Metrics.AuditWriteFailed()

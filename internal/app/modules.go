@@ -93,6 +93,9 @@ func (a *App) wireModules() error {
 	a.idp = idp.New(idp.Deps{DB: a.DB, Clock: a.Clock, Log: a.Log, Apps: connectedapps.NewStore(a.DB, a.Clock), Orgs: a.Orgs,
 		Projects: a.Projects, Flows: a.Flows, Limiter: a.Limiter, Sessions: a.Sessions,
 		Members: members, M2M: m2m.NewStore(a.DB, a.Clock), Policies: a.RBAC, BaseURL: func() string { return a.Config.BaseURL }})
+	// Connected-app tokens were granted by whoever held the member's
+	// address: an address change or a reactivation ends them too.
+	a.Orgs.AddAddressHolder(a.idp)
 	a.modules = []Module{
 		a.RBAC,
 		a.OAuth,

@@ -272,3 +272,32 @@ func TestDiscoveryExchangeRefusesDeletedMember(t *testing.T) {
 		}
 	})
 }
+
+// sessions/exchange answers a session whose factors do not carry over
+// (here a password login) with an IST that carries none. Redeeming that
+// IST through the discovery exchange asks for a primary factor again; it
+// proves nothing, so it logs no one in.
+func TestAFactorlessISTStillRequiresAPrimaryFactor(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		a := e.CreateOrg("alpha", "NOT_ALLOWED", nil)
+		b := e.CreateOrg("beta", "NOT_ALLOWED", nil)
+		e.CreateMember(a, "ada@acme.test")
+		e.CreateMember(b, "ada@acme.test")
+		e.SetPassword(a, "ada@acme.test", apptest.StrongPassword)
+		r := e.PasswordLogin(a, "ada@acme.test", apptest.StrongPassword)
+		apptest.Want(t, r, 200, "")
+		r = e.SDK(http.MethodPost, "/b2b/sessions/exchange", map[string]any{"organization_id": b, "session_duration_minutes": 60},
+			r.Data()["session_token"].(string))
+		apptest.Want(t, r, 200, "")
+		ist, _ := r.Data()["intermediate_session_token"].(string)
+		if ist == "" || r.Data()["primary_required"] == nil {
+			t.Fatalf("session exchange: %s", r.Raw)
+		}
+		r = e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{
+			"intermediate_session_token": ist, "organization_id": b, "session_duration_minutes": 60}, "")
+		apptest.Want(t, r, 200, "")
+		if r.Data()["member_session"] != nil || r.Data()["primary_required"] == nil || r.Data()["intermediate_session_token"] == "" {
+			t.Fatalf("discovery exchange of a factorless IST: %s", r.Raw)
+		}
+	})
+}

@@ -78,6 +78,12 @@ func (s *Service) claimedElsewhere(ctx context.Context, q store.Querier, p *proj
 // complete ends a discovery step for member m of org with the IST's factors.
 func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization,
 	m *organization.Member, factors []session.Factor, duration int) (*session.AuthResponse, error) {
+	if len(factors) == 0 {
+		// An IST that carries no factor (sessions/exchange answers one with
+		// primary_required when no factor of the session carries over):
+		// the member still has to log in here, and nothing was proven.
+		return s.d.Sessions.RequirePrimary(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m})
+	}
 	if err := s.d.Orgs.MarkEmailVerified(ctx, q, m); err != nil {
 		return nil, err
 	}

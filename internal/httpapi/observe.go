@@ -30,6 +30,25 @@ func RouteOf(ctx context.Context) string {
 	return Unmatched
 }
 
+// SetProject records the project the request's credentials were checked
+// for (the face's authentication middleware calls it), so that code
+// outside that middleware, which sees only the outer request, files what it
+// records under a project the caller proved, never one it merely named.
+func SetProject(ctx context.Context, projectID string) {
+	if st := stateOf(ctx); st != nil {
+		st.projectID = projectID
+	}
+}
+
+// ProjectOf returns the project SetProject recorded, or "" when the
+// request's credentials were not (or not yet) accepted.
+func ProjectOf(ctx context.Context) string {
+	if st := stateOf(ctx); st != nil {
+		return st.projectID
+	}
+	return ""
+}
+
 // WithObserver calls observe once per request with its route pattern
 // (never the raw path, so labels stay a bounded set), status and duration.
 func WithObserver(observe func(route string, status int, d time.Duration)) Middleware {

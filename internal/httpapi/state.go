@@ -21,7 +21,8 @@ type reqState struct {
 	hasClient           bool
 	clientIP, userAgent string
 
-	route routeLabel
+	route     routeLabel
+	projectID string // SetProject
 
 	// observed is set by WithObserver, whose recorder (rec) the logger
 	// reads the status from instead of wrapping the writer again.

@@ -70,7 +70,7 @@ func (p *Provider) authenticateClient(r *http.Request, projectID string) (*conne
 		app = a
 		return nil
 	}
-	err = p.guardClient(r, check)
+	err = p.guardClient(r, true, check)
 	if err != nil {
 		return nil, err
 	}
@@ -78,10 +78,20 @@ func (p *Provider) authenticateClient(r *http.Request, projectID string) (*conne
 }
 
 // guardClient runs a client secret check under the per-address failure
-// limit; a stranger's failures never refuse the real client.
-func (p *Provider) guardClient(r *http.Request, check func() error) error {
+// limit (never a per-client one: client ids are public, and a stranger's
+// failures must not lock the real client out). A connected app's secret
+// is generated (256 bits), so the check runs first and a right secret
+// always passes (GuardUnguessable); an M2M client may bring its own
+// secret, which may be guessable, so there the address's allowance is
+// checked before the secret, and an address out of it gets no answer at
+// all until the window passes.
+func (p *Provider) guardClient(r *http.Request, generated bool, check func() error) error {
 	isFailure := func(err error) bool { var oe *oauthError; return errors.As(err, &oe) && oe.code == "invalid_client" }
-	return p.limiter.GuardUnguessable(r.Context(), check, isFailure, ratelimit.For(ClientSecretFailuresPerIP, httpapi.ClientIP(r)))
+	rule := ratelimit.For(ClientSecretFailuresPerIP, httpapi.ClientIP(r))
+	if generated {
+		return p.limiter.GuardUnguessable(r.Context(), check, isFailure, rule)
+	}
+	return p.limiter.Guard(r.Context(), check, isFailure, rule)
 }
 
 // parseForm reads an application/x-www-form-urlencoded POST body.

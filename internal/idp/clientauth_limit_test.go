@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/config"
 	"github.com/latchkey/latchkey/internal/idp"
 )
 
@@ -37,9 +38,11 @@ func TestClientSecretFailuresLimitedPerAddress(t *testing.T) {
 // it with a made-up secret; however many times they do, the real client
 // is not locked out: a public client still redeems its code (it sends no
 // secret, so a stranger sending one is a failure), a confidential client
-// and an M2M client still authenticate with their secrets.
+// and an M2M client still authenticate with their secrets. (An M2M client
+// at the stranger's own address is refused while the address's allowance
+// is spent: see TestChosenM2MSecretsAreGuessedOnlyWithinTheAllowance.)
 func TestStrangerCannotLockOutAClient(t *testing.T) {
-	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+	apptest.EachWith(t, func(c *config.Config) { c.TrustedProxies = "127.0.0.1" }, func(t *testing.T, e *apptest.Env) {
 		f := setup(t, e)
 		pub, _ := f.client("third_party_public", nil)
 		conf, confSecret := f.client("third_party", nil)
@@ -58,14 +61,32 @@ func TestStrangerCannotLockOutAClient(t *testing.T) {
 		r := e.Backend("POST", "/v1/m2m/clients", map[string]any{"client_name": "Job", "scopes": []string{"read:x"}})
 		apptest.Want(t, r, 200, "")
 		m := r.Body["m2m_client"].(map[string]any)
-		token := func(secret string) apptest.Resp {
-			return e.Do("POST", tokenPath, url.Values{"grant_type": {"client_credentials"}}.Encode(), formHeader,
-				m["client_id"].(string), secret)
+		elsewhere := http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "X-Forwarded-For": {"203.0.113.7"}}
+		apptest.Want(t, e.Do("POST", tokenPath, url.Values{"grant_type": {"client_credentials"}}.Encode(), elsewhere,
+			m["client_id"].(string), m["client_secret"].(string)), 200, "")
+	})
+}
+
+// An M2M client may bring its own secret, which may be guessable: there
+// the address's allowance is checked before the secret, so once it is
+// spent even the right secret gets no answer from that address, while
+// another address still authenticates.
+func TestChosenM2MSecretsAreGuessedOnlyWithinTheAllowance(t *testing.T) {
+	apptest.EachWith(t, func(c *config.Config) { c.TrustedProxies = "127.0.0.1" }, func(t *testing.T, e *apptest.Env) {
+		const chosen = "correct-horse-battery-staple-1234567890"
+		r := e.Backend("POST", "/v1/m2m/clients", map[string]any{"client_name": "Job", "scopes": []string{"read:x"},
+			"client_id": "job-1", "client_secret": chosen})
+		apptest.Want(t, r, 200, "")
+		tokenPath := "/v1/public/" + e.Project.Project.ID + "/oauth2/token"
+		token := func(secret string, h http.Header) apptest.Resp {
+			h.Set("Content-Type", "application/x-www-form-urlencoded")
+			return e.Do("POST", tokenPath, url.Values{"grant_type": {"client_credentials"}}.Encode(), h, "job-1", secret)
 		}
+		guesser := func() http.Header { return http.Header{"X-Forwarded-For": {"198.51.100.4"}} }
 		for range idp.ClientSecretFailuresPerIP.Limit {
-			token("wrong")
+			oauthErr(t, token("wrong-guess-wrong-guess-wrong-guess", guesser()), 401, "invalid_client")
 		}
-		oauthErr(t, token("wrong"), 429, "slow_down")
-		apptest.Want(t, token(m["client_secret"].(string)), 200, "")
+		oauthErr(t, token(chosen, guesser()), 429, "slow_down")
+		apptest.Want(t, token(chosen, http.Header{"X-Forwarded-For": {"203.0.113.7"}}), 200, "")
 	})
 }

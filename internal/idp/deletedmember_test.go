@@ -74,3 +74,19 @@ func TestDeletedMembersTokensStayRevokedAfterReactivation(t *testing.T) {
 func (f *fixture) userinfo(at string) apptest.Resp {
 	return f.e.Do("GET", "/v1/public/"+f.e.Project.Project.ID+"/oauth2/userinfo", "", http.Header{"Authorization": {"Bearer " + at}}, "", "")
 }
+
+// Connected-app tokens were granted by whoever held the member's address.
+// When an admin points the member at another address, they end in the same
+// transaction: a full_access refresh token must not keep minting tokens
+// that become sessions of the member.
+func TestAnAddressChangeEndsConnectedAppTokens(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := setup(t, e)
+		id, secret := f.client("first_party", map[string]any{"full_access_allowed": true})
+		tok := f.grant(id, secret, "openid", "offline_access", "full_access")
+		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+f.org+"/members/"+f.member,
+			map[string]any{"email_address": "someone-else@acme.test"}), 200, "")
+		oauthErr(t, f.refresh(id, secret, tok.Body["refresh_token"].(string), ""), 400, "invalid_grant")
+		apptest.Want(t, exchangeAccessToken(e, tok.Body["access_token"]), 401, "oauth_access_token_exchange_token_invalid_grant")
+	})
+}

@@ -75,6 +75,15 @@ func (m *Module) RevokeMember(ctx context.Context, projectID, memberID string) e
 	return m.p.revokeMember(ctx, projectID, memberID)
 }
 
+// ReleaseAddress ends, inside q, a member's connected-app tokens and
+// consent when their address changes or they are reactivated
+// (organization.AddressHolder): the tokens were granted by whoever held
+// the old address, and a full_access one would otherwise keep turning
+// into new sessions of the member (exchange_access_token).
+func (m *Module) ReleaseAddress(ctx context.Context, q store.Querier, r organization.Released) error {
+	return m.p.revokeMemberIn(ctx, q, r.ProjectID, r.MemberID)
+}
+
 // Routes lists every route of the module.
 func (m *Module) Routes() []httpapi.Route {
 	apps := connectedapps.Handlers{Store: m.d.Apps}

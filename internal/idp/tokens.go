@@ -125,17 +125,20 @@ func (p *Provider) RevokeMemberApp(ctx context.Context, q store.Querier, memberI
 // revokeMember revokes every token of a member and deletes their consent,
 // in one transaction.
 func (p *Provider) revokeMember(ctx context.Context, projectID, memberID string) error {
-	return p.db.Tx(ctx, func(q store.Querier) error {
-		if _, err := q.ExecContext(ctx, `UPDATE idp_tokens SET revoked_at = $1 WHERE project_id = $2 AND member_id = $3
-			AND revoked_at IS NULL`, store.Millis(p.clock.Now()), projectID, memberID); err != nil {
-			return fmt.Errorf("idp: revoke member tokens: %w", err)
-		}
-		if _, err := q.ExecContext(ctx, `DELETE FROM idp_grants WHERE member_id = $1
-			AND client_id IN (SELECT client_id FROM idp_connected_apps WHERE project_id = $2)`, memberID, projectID); err != nil {
-			return fmt.Errorf("idp: delete member consent: %w", err)
-		}
-		return nil
-	})
+	return p.db.Tx(ctx, func(q store.Querier) error { return p.revokeMemberIn(ctx, q, projectID, memberID) })
+}
+
+// revokeMemberIn is revokeMember inside the caller's transaction q.
+func (p *Provider) revokeMemberIn(ctx context.Context, q store.Querier, projectID, memberID string) error {
+	if _, err := q.ExecContext(ctx, `UPDATE idp_tokens SET revoked_at = $1 WHERE project_id = $2 AND member_id = $3
+		AND revoked_at IS NULL`, store.Millis(p.clock.Now()), projectID, memberID); err != nil {
+		return fmt.Errorf("idp: revoke member tokens: %w", err)
+	}
+	if _, err := q.ExecContext(ctx, `DELETE FROM idp_grants WHERE member_id = $1
+		AND client_id IN (SELECT client_id FROM idp_connected_apps WHERE project_id = $2)`, memberID, projectID); err != nil {
+		return fmt.Errorf("idp: delete member consent: %w", err)
+	}
+	return nil
 }
 
 // signer signs with the project's newest key; verifiers find every active

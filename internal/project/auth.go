@@ -135,6 +135,7 @@ func (r *Resolver) SDKAuth() httpapi.Middleware {
 				httpapi.WriteError(w, req, publicTokenError(err))
 				return
 			}
+			httpapi.SetProject(req.Context(), p.ID)
 			c := Caller{Project: p}
 			if pass != user {
 				c.SessionToken = pass
@@ -174,6 +175,7 @@ func (r *Resolver) BackendAuth() httpapi.Middleware {
 				httpapi.WriteError(w, req, err)
 				return
 			}
+			httpapi.SetProject(req.Context(), p.ID)
 			// The caller is the customer's server, acting for its users:
 			// limits per end-user address do not apply (ratelimit.OnBehalf).
 			ctx := ratelimit.OnBehalf(WithCaller(req.Context(), Caller{Project: p}))
