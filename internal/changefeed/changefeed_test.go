@@ -36,6 +36,13 @@ func (r *recorder) take() []string {
 
 func setup(t *testing.T, db *store.DB) (*changefeed.Feed, *recorder) {
 	t.Helper()
+	install(t, db)
+	return start(t, db)
+}
+
+// install creates the watched table and its triggers.
+func install(t *testing.T, db *store.DB) {
+	t.Helper()
 	ctx := context.Background()
 	if _, err := db.ExecContext(ctx, `CREATE TABLE widgets (id TEXT PRIMARY KEY, owner TEXT, note TEXT NOT NULL DEFAULT '')`); err != nil {
 		t.Fatal(err)
@@ -50,10 +57,15 @@ func setup(t *testing.T, db *store.DB) (*changefeed.Feed, *recorder) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// start returns a started feed that records what it dispatches.
+func start(t *testing.T, db *store.DB) (*changefeed.Feed, *recorder) {
+	t.Helper()
 	f := changefeed.New(db, nil)
 	rec := &recorder{}
 	f.Subscribe(rec.add)
-	if err := f.Sync(ctx); err != nil {
+	if err := f.Sync(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if got := rec.take(); !slices.Equal(got, []string{"*"}) {

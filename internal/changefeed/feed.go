@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,10 +36,12 @@ const (
 	// request path itself, so the 1 s promise holds even if Run is starved
 	// or not running (tools and tests that never call Start).
 	MaxLag = 500 * time.Millisecond
-	// GapWait is how long, on PostgreSQL, an id below the cursor that has
-	// not appeared is re-read: ids are allocated at insert time but become
-	// visible at commit, so a slow transaction's change can appear after
-	// newer ones. Longer gaps are rolled-back inserts.
+	// GapWait is how long, on PostgreSQL, ids below the cursor that have
+	// not appeared are watched (the feed's holes): ids are allocated at
+	// insert time but become visible at commit, so a slow transaction's
+	// change can appear after newer ones. Longer gaps are taken for
+	// rolled-back inserts; a transaction slower than this is left to the
+	// caches' one-minute expiry.
 	GapWait = 30 * time.Second
 	// Keep is how long change rows are kept before Sweep deletes them.
 	Keep = time.Hour
@@ -49,10 +52,11 @@ type Feed struct {
 	db  *store.DB
 	log *slog.Logger
 
-	mu      sync.Mutex // one Sync at a time
-	started atomic.Bool
-	cursor  int64
-	gaps    map[int64]time.Time // PostgreSQL: ids below cursor not seen yet
+	mu       sync.Mutex // one Sync at a time
+	started  atomic.Bool
+	cursor   int64
+	holes    []hole // PostgreSQL: ids below cursor not seen yet, ascending
+	maxHoles int    // bound of len(holes): maxHoles, less in tests
 
 	writesSeen atomic.Uint64 // db.Writes() when the last Sync began
 	lastSync   atomic.Int64  // unix nanos of the last successful Sync
@@ -61,12 +65,32 @@ type Feed struct {
 	subs  []func(Event)
 }
 
+// hole is a run of ids, lo through hi, that were not visible when the feed
+// passed them: on PostgreSQL a transaction still in flight (or one that
+// rolled back) holds them. Each poll reads the rows that have appeared in
+// the holes, delivers them and takes their ids out, so a late row is
+// delivered once.
+//
+// One mechanism serves the few ids out-of-order commits skip, a long run
+// skipped while a big transaction (thousands of change rows) is in
+// flight, and the ids of transactions in flight when the feed starts. A
+// run costs one entry whatever its length, where a set of single ids
+// costs one per id and could not afford a run of 10,000 (so such runs used
+// to be skipped unwatched). And a poll reads only rows inside holes (one
+// index range scan each, empty unless something committed there), where
+// re-reading everything from the lowest gap read every row above it again
+// on every poll until the gap expired.
+type hole struct {
+	lo, hi int64
+	since  time.Time // when the feed first missed these ids
+}
+
 // New returns a feed on db; it reads nothing until the first Sync.
 func New(db *store.DB, log *slog.Logger) *Feed {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Feed{db: db, log: log, gaps: map[int64]time.Time{}}
+	return &Feed{db: db, log: log, maxHoles: maxHoles}
 }
 
 // Subscribe adds fn to the receivers of every event. fn runs under the
@@ -120,8 +144,8 @@ func (f *Feed) Sync(ctx context.Context) error {
 func (f *Feed) syncLocked(ctx context.Context) error {
 	writes := f.db.Writes()
 	if !f.started.Load() {
-		if err := f.db.Read().QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM changes`).Scan(&f.cursor); err != nil {
-			return fmt.Errorf("changefeed: start: %w", err)
+		if err := f.start(ctx); err != nil {
+			return err
 		}
 		f.started.Store(true)
 		f.Invalidate(Event{})
@@ -134,66 +158,222 @@ func (f *Feed) syncLocked(ctx context.Context) error {
 }
 
 const (
-	batch   = 5000
-	maxGaps = 10000
+	// batch is how many change rows one query reads.
+	batch = 5000
+	// maxHoles bounds the holes watched at once. Out-of-order commits fill
+	// theirs within milliseconds and a big transaction's ids are one hole,
+	// so only thousands of rolled-back watched writes within GapWait
+	// reach it.
+	maxHoles = 10000
+	// holesPerRead bounds the holes one query reads. The planner expects
+	// up to a batch of rows from each hole, so a query over a few hundred
+	// holes looks costly enough to be JIT-compiled (~20 ms measured for
+	// what is an empty index probe per hole); 64 keeps the estimate under
+	// PostgreSQL's default jit_above_cost.
+	holesPerRead = 64
 )
 
+// start places the cursor at the newest change; the reset that follows
+// covers everything visible. On PostgreSQL, ids below the cursor that are
+// not visible yet may belong to transactions still in flight (ids are
+// allocated at insert, visible at commit), so the recent ones become holes
+// and are delivered when they commit.
+func (f *Feed) start(ctx context.Context) error {
+	var cursor int64
+	if err := f.db.Read().QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM changes`).Scan(&cursor); err != nil {
+		return fmt.Errorf("changefeed: start: %w", err)
+	}
+	var holes []hole
+	if f.db.Dialect() == store.Postgres && cursor > 0 {
+		var err error
+		if holes, err = f.startHoles(ctx, cursor); err != nil {
+			return err
+		}
+	}
+	f.cursor, f.holes = cursor, holes
+	return nil
+}
+
+// startHoles finds the runs of missing ids up to cursor among the ids
+// allocated within the last GapWait. Older ones would be given up at once
+// (as on a running feed), and bounding the scan keeps a start cheap when
+// the table holds an hour of changes. A row's `at` is the database's clock
+// when its id was allocated, so every id allocated since the cutoff is
+// above the last row stamped before it; the database's clock is used for
+// the cutoff too, so a skewed host clock cannot move it. The newest
+// maxHoles are kept; the start's reset already covers what is visible.
+func (f *Feed) startHoles(ctx context.Context, cursor int64) ([]hole, error) {
+	rows, err := f.db.Read().QueryContext(ctx, `WITH since AS (
+			SELECT COALESCE((SELECT id FROM changes
+				WHERE at < (extract(epoch FROM clock_timestamp()) * 1000)::bigint - $2
+				ORDER BY at DESC LIMIT 1), 0) AS id
+		)
+		SELECT prev + 1, id - 1 FROM (
+			SELECT c.id, LAG(c.id, 1, since.id) OVER (ORDER BY c.id) AS prev
+			FROM changes c, since WHERE c.id > since.id AND c.id <= $1
+		) s WHERE id > prev + 1 ORDER BY id DESC LIMIT $3`, cursor, GapWait.Milliseconds(), f.maxHoles)
+	if err != nil {
+		return nil, fmt.Errorf("changefeed: start: holes: %w", err)
+	}
+	defer rows.Close()
+	var holes []hole
+	now := time.Now()
+	for rows.Next() {
+		h := hole{since: now}
+		if err := rows.Scan(&h.lo, &h.hi); err != nil {
+			return nil, fmt.Errorf("changefeed: start: scan hole: %w", err)
+		}
+		holes = append(holes, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("changefeed: start: holes: %w", err)
+	}
+	slices.Reverse(holes)
+	return holes, nil
+}
+
+// read delivers the rows that appeared in holes, then the rows after the
+// cursor. Each query continues from the last id it read, so no row is
+// read twice in a sync however many batches it takes, and a row delivered
+// in an earlier sync is not read again: it is neither in a hole nor after
+// the cursor.
 func (f *Feed) read(ctx context.Context) error {
+	now := time.Now()
+	f.holes = slices.DeleteFunc(f.holes, func(h hole) bool { return now.Sub(h.since) > GapWait })
+	if len(f.holes) > 0 {
+		if err := f.readHoles(ctx); err != nil {
+			return err
+		}
+	}
 	for {
-		from := f.cursor
-		for id := range f.gaps {
-			from = min(from, id-1)
-		}
-		rows, err := f.db.Read().QueryContext(ctx, `SELECT id, tbl, scope, row_key FROM changes
-			WHERE id > $1 ORDER BY id LIMIT `+fmt.Sprint(batch), from)
-		if err != nil {
-			return fmt.Errorf("changefeed: read: %w", err)
-		}
-		n := 0
-		now := time.Now()
-		for rows.Next() {
-			var id int64
-			var ev Event
-			if err := rows.Scan(&id, &ev.Table, &ev.Scope, &ev.Key); err != nil {
-				rows.Close()
-				return fmt.Errorf("changefeed: scan: %w", err)
+		n, err := f.each(ctx, `SELECT id, tbl, scope, row_key FROM changes
+			WHERE id > $1 ORDER BY id LIMIT `+fmt.Sprint(batch), func(id int64, ev Event) {
+			// However many ids this skips (a transaction of thousands of
+			// rows still in flight), the skipped run is one hole. SQLite
+			// commits in id order, so a skipped id there never appears.
+			if id > f.cursor+1 && f.db.Dialect() == store.Postgres {
+				f.holes = append(f.holes, hole{lo: f.cursor + 1, hi: id - 1, since: now})
+				f.bound()
 			}
-			n++
-			switch {
-			case id > f.cursor+maxGaps:
-				// Far more ids than any burst of in-flight transactions:
-				// the sequence jumped. Nothing below is worth waiting for.
-				f.cursor = id
-				f.Invalidate(Event{})
-				continue
-			case id > f.cursor:
-				for missing := f.cursor + 1; missing < id && f.db.Dialect() == store.Postgres; missing++ {
-					f.gaps[missing] = now
-				}
-				f.cursor = id
-			case f.hasGap(id):
-				delete(f.gaps, id)
-			default:
-				continue // seen in an earlier read of the gap window
-			}
+			f.cursor = id
 			f.Invalidate(ev)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("changefeed: read: %w", err)
-		}
-		for id, since := range f.gaps {
-			if now.Sub(since) > GapWait {
-				delete(f.gaps, id)
-			}
-		}
-		if n < batch {
-			return nil
+		}, f.cursor)
+		if err != nil || n < batch {
+			return err
 		}
 	}
 }
 
-func (f *Feed) hasGap(id int64) bool { _, ok := f.gaps[id]; return ok }
+// readHoles delivers the rows that committed into holes since the last
+// read: one index range scan per hole (holes exist only on PostgreSQL,
+// hence its array syntax). LATERAL makes the scans per hole; a plain join
+// let the planner walk the table from the lowest hole instead.
+func (f *Feed) readHoles(ctx context.Context) error {
+	// A copy: delivering a row changes f.holes.
+	holes := slices.Clone(f.holes)
+	for len(holes) > 0 {
+		chunk := holes[:min(len(holes), holesPerRead)]
+		holes = holes[len(chunk):]
+		lo, hi := make([]int64, len(chunk)), make([]int64, len(chunk))
+		for i, h := range chunk {
+			lo[i], hi[i] = h.lo, h.hi
+		}
+		// Every row this returns is new: a delivered id leaves its hole,
+		// and after moves past it. Holes are disjoint and ascending, so
+		// taking the lowest batch of each hole, then the lowest batch of
+		// those, reads in id order.
+		after := lo[0] - 1
+		for {
+			n, err := f.each(ctx, `SELECT c.id, c.tbl, c.scope, c.row_key
+				FROM unnest($1::bigint[], $2::bigint[]) AS h(lo, hi)
+				CROSS JOIN LATERAL (SELECT id, tbl, scope, row_key FROM changes
+					WHERE id BETWEEN h.lo AND h.hi AND id > $3 ORDER BY id LIMIT `+fmt.Sprint(batch)+`) c
+				ORDER BY c.id LIMIT `+fmt.Sprint(batch), func(id int64, ev Event) {
+				after = id
+				f.fill(id)
+				f.Invalidate(ev)
+			}, lo, hi, after)
+			if err != nil {
+				return err
+			}
+			if n < batch {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// each runs a read of change rows, calls fn with each, and returns how
+// many there were.
+func (f *Feed) each(ctx context.Context, q string, fn func(id int64, ev Event), args ...any) (int, error) {
+	rows, err := f.db.Read().QueryContext(ctx, q, args...)
+	if err != nil {
+		return 0, fmt.Errorf("changefeed: read: %w", err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var id int64
+		var ev Event
+		if err := rows.Scan(&id, &ev.Table, &ev.Scope, &ev.Key); err != nil {
+			return n, fmt.Errorf("changefeed: scan: %w", err)
+		}
+		n++
+		fn(id, ev)
+	}
+	if err := rows.Err(); err != nil {
+		return n, fmt.Errorf("changefeed: read: %w", err)
+	}
+	return n, nil
+}
+
+// fill takes a delivered id out of its hole.
+func (f *Feed) fill(id int64) {
+	i, ok := slices.BinarySearchFunc(f.holes, id, func(h hole, id int64) int {
+		switch {
+		case h.hi < id:
+			return -1
+		case h.lo > id:
+			return 1
+		}
+		return 0
+	})
+	if !ok {
+		return // its hole was given up during this read
+	}
+	switch h := &f.holes[i]; {
+	case h.lo == h.hi:
+		f.holes = slices.Delete(f.holes, i, i+1)
+	case id == h.lo: // a transaction's rows arrive in id order: the usual case
+		h.lo++
+	case id == h.hi:
+		h.hi--
+	default:
+		upper := hole{lo: id + 1, hi: h.hi, since: h.since}
+		h.hi = id - 1
+		f.holes = slices.Insert(f.holes, i+1, upper)
+		f.bound()
+	}
+}
+
+// bound keeps the holes within maxHoles by giving up the older half: the
+// lowest ids, allocated first, so the likeliest to have rolled back.
+// Halving rather than dropping one keeps this rare when something rolls
+// back watched writes thousands of times within GapWait. What committed
+// into the dropped holes since they were last read is covered by dropping
+// everything cached; what commits into them later is not delivered, and
+// the caches' one-minute expiry is the backstop, as for a transaction
+// slower than GapWait.
+func (f *Feed) bound() {
+	if len(f.holes) <= f.maxHoles {
+		return
+	}
+	drop := len(f.holes) - f.maxHoles/2
+	f.log.Warn("change feed: too many uncommitted ids to watch; giving up the oldest", "holes", len(f.holes), "dropped", drop)
+	f.holes = slices.Delete(f.holes, 0, drop)
+	f.Invalidate(Event{})
+}
 
 // Sweep deletes change rows older than Keep.
 func (f *Feed) Sweep(ctx context.Context) error {

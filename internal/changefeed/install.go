@@ -11,7 +11,8 @@
 // open must reach that server too, so one mechanism has to work on both
 // engines. A poll is also lossless across reconnects (NOTIFY drops what is
 // sent while a listener reconnects) and needs no dedicated connection per
-// replica. Its cost is one indexed read per interval per replica.
+// replica. Its cost is one indexed read per interval per replica, and a
+// second while PostgreSQL ids below the cursor are awaited (Feed's holes).
 package changefeed
 
 import (

@@ -1,0 +1,16 @@
+package changefeed
+
+// SetMaxHoles lowers the bound of watched holes, so a test reaches it with
+// a few rolled-back writes instead of thousands.
+func SetMaxHoles(f *Feed, n int) {
+	f.mu.Lock()
+	f.maxHoles = n
+	f.mu.Unlock()
+}
+
+// Holes returns how many runs of missing ids f watches.
+func Holes(f *Feed) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.holes)
+}
