@@ -3,6 +3,7 @@ package project
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/ids"
@@ -11,33 +12,57 @@ import (
 // memo is one of the resolver's caches: answers by key, dropped whole on
 // any change to a project's credentials, origins or settings (they change
 // rarely, so precision would buy nothing). Like the session cache, a load
-// that raced an invalidation is not stored.
+// that raced an invalidation is not stored, and an entry is used for at
+// most memoTTL.
 type memo[V any] struct {
 	mu    sync.Mutex
 	gen   uint64
-	items map[string]V
+	items map[string]memoEntry[V]
 }
 
-// memoLimit bounds each memo; reaching it empties the memo.
-const memoLimit = 10000
+type memoEntry[V any] struct {
+	v      V
+	loaded time.Time
+}
 
+const (
+	// memoLimit bounds each memo; reaching it empties the memo.
+	memoLimit = 10000
+	// memoTTL bounds an entry's age whatever the change feed says, as
+	// the session cache's cacheTTL does: the backstop for a change the
+	// feed could not see (on PostgreSQL, a transaction that committed
+	// more than changefeed.GapWait after it wrote). Checking it costs a
+	// clock read per lookup; reloading once a minute costs nothing
+	// measurable. Wall time, like the feed's own timing: the app's clock
+	// judges domain expiry and is fake in tests.
+	memoTTL = time.Minute
+)
+
+// get returns the entry for key unless it is older than memoTTL, and the
+// generation a load must present to put.
 func (m *memo[V]) get(key string) (V, bool, uint64) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	v, ok := m.items[key]
-	return v, ok, m.gen
+	e, ok := m.items[key]
+	gen := m.gen
+	m.mu.Unlock()
+	if !ok || time.Since(e.loaded) >= memoTTL {
+		var zero V
+		return zero, false, gen
+	}
+	return e.v, true, gen
 }
 
 func (m *memo[V]) put(gen uint64, key string, v V) {
+	e := memoEntry[V]{v: v, loaded: time.Now()}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if gen != m.gen {
 		return
 	}
 	if m.items == nil || len(m.items) >= memoLimit {
-		m.items = map[string]V{}
+		m.items = map[string]memoEntry[V]{}
 	}
-	m.items[key] = v
+	m.items[key] = e
 }
 
 func (m *memo[V]) clear() {
