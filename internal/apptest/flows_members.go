@@ -90,3 +90,30 @@ func (e *Env) StartEmailUpdate(session, memberID string, body map[string]any) Re
 	}
 	return e.SDK(http.MethodPost, path, body, session)
 }
+
+// ForceAddress points a member at another address straight in the
+// database, as no route does without also ending what the old address
+// held (organization.AddressHolder): tests use it to show that a secret
+// checks the address itself.
+func (e *Env) ForceAddress(memberID, email string) {
+	e.tb().Helper()
+	if _, err := e.App.DB.ExecContext(e.tb().Context(), `UPDATE members SET email_address = $1 WHERE member_id = $2`, email, memberID); err != nil {
+		e.tb().Fatal(err)
+	}
+}
+
+// AdminWithMule sets up the forgery the address rules stop: in a new
+// organization (evilco), an admin (boss@evil.test, whose session is
+// returned) creates a member, the mule (mule@evil.test), whose inbox the
+// admin controls, and may then point the mule at anyone's address.
+func (e *Env) AdminWithMule() (org, admin, mule string) {
+	e.tb().Helper()
+	org = e.CreateOrg("evilco", "ALL_ALLOWED", nil)
+	e.CreateAdmin(org, "boss@evil.test")
+	admin = e.SessionFor(org, "boss@evil.test")
+	r := e.SDK(http.MethodPost, "/b2b/organizations/members", map[string]any{"email_address": "mule@evil.test"}, admin)
+	if r.Status != 200 {
+		e.tb().Fatalf("apptest: create the mule: %d %s", r.Status, r.Raw)
+	}
+	return org, admin, r.Data()["member_id"].(string)
+}

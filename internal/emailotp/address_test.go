@@ -9,16 +9,6 @@ import (
 	"github.com/latchkey/latchkey/internal/apptest"
 )
 
-// setAddress points a member at another address straight in the database,
-// as no route does without also spending the member's codes: what it
-// shows is that a code checks the address itself.
-func setAddress(t *testing.T, e *apptest.Env, memberID, email string) {
-	t.Helper()
-	if _, err := e.App.DB.ExecContext(t.Context(), `UPDATE members SET email_address = $1 WHERE member_id = $2`, email, memberID); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // The reviewer's forgery by code: an organization admin sends a login
 // code to an inbox they own, points that member at the victim's address
 // (no proof needed), and redeems the code naming the victim's address. The
@@ -29,13 +19,7 @@ func TestCodeSentBeforeAdminAddressChangeProvesNothing(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		victimOrg := e.CreateOrg("victimco", "NOT_ALLOWED", nil)
 		e.CreateMember(victimOrg, "ceo@victim.test")
-		evil := e.CreateOrg("evilco", "ALL_ALLOWED", nil)
-		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/"+evil+"/members",
-			map[string]any{"email_address": "boss@evil.test", "is_admin": true}), 200, "")
-		admin := e.SessionFor(evil, "boss@evil.test")
-		r := e.SDK(http.MethodPost, "/b2b/organizations/members", map[string]any{"email_address": "mule@evil.test"}, admin)
-		apptest.Want(t, r, 200, "")
-		mule := r.Data()["member_id"].(string)
+		evil, admin, mule := e.AdminWithMule()
 
 		apptest.Want(t, e.SendCode(evil, "mule@evil.test"), 200, "")
 		_, codes := e.LastMail("mule@evil.test")
@@ -60,7 +44,7 @@ func TestCodeChecksOnlyForTheAddressItWasSentTo(t *testing.T) {
 		apptest.Want(t, e.SendCode(org, "ada@acme.test"), 200, "")
 		_, codes := e.LastMail("ada@acme.test")
 
-		setAddress(t, e, ada, "ceo@victim.test")
+		e.ForceAddress(ada, "ceo@victim.test")
 		apptest.Want(t, e.CheckCode(org, "ceo@victim.test", codes[0]), 404, "otp_code_not_found")
 		if m := e.MemberByID(org, ada); m["email_address_verified"] != false {
 			t.Fatalf("the refused code verified the address: %v", m)
@@ -68,7 +52,7 @@ func TestCodeChecksOnlyForTheAddressItWasSentTo(t *testing.T) {
 		if n := e.Count(`SELECT COUNT(*) FROM email_otps WHERE failed_attempts > 0`); n != 0 {
 			t.Fatalf("the refusal counted an attempt on %d codes", n)
 		}
-		setAddress(t, e, ada, "ada@acme.test")
+		e.ForceAddress(ada, "ada@acme.test")
 		if r := e.CheckCode(org, "ada@acme.test", codes[0]); r.Status != 200 {
 			t.Fatalf("code back at its address: %s", r.Raw)
 		}

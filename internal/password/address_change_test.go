@@ -11,16 +11,15 @@ import (
 const attackerPassword = "Old-Mule-Password-77x"
 
 // victimAndMule sets up the reviewer's second forgery: a victim member in
-// another organization, and in the attacker's organization a member
-// "mule" with a password the attacker knows.
-func victimAndMule(t *testing.T, e *apptest.Env) (victimOrg, evil, mule string) {
+// another organization, and in the attacker's organization (its admin's
+// session is returned) a member "mule" with a password the attacker knows.
+func victimAndMule(t *testing.T, e *apptest.Env) (victimOrg, evil, admin, mule string) {
 	t.Helper()
 	victimOrg = e.CreateOrg("victimco", "NOT_ALLOWED", nil)
 	e.CreateMember(victimOrg, "ceo@victim.test")
-	evil = e.CreateOrg("evilco", "ALL_ALLOWED", nil)
-	mule = e.CreateMember(evil, "mule@evil.test")
+	evil, admin, mule = e.AdminWithMule()
 	e.SetPassword(evil, "mule@evil.test", attackerPassword)
-	return victimOrg, evil, mule
+	return victimOrg, evil, admin, mule
 }
 
 // A password session of a member whose address an admin then points at
@@ -28,10 +27,7 @@ func victimAndMule(t *testing.T, e *apptest.Env) (victimOrg, evil, mule string) 
 // (session/reset): the admin's change ends the member's sessions.
 func TestAdminAddressChangeEndsPasswordSession(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		victimOrg, evil, mule := victimAndMule(t, e)
-		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/"+evil+"/members",
-			map[string]any{"email_address": "boss@evil.test", "is_admin": true}), 200, "")
-		admin := e.SessionFor(evil, "boss@evil.test")
+		victimOrg, evil, admin, mule := victimAndMule(t, e)
 		r := e.PasswordLogin(evil, "mule@evil.test", attackerPassword)
 		apptest.Want(t, r, 200, "")
 		muleSession := r.Data()["session_token"].(string)
@@ -52,7 +48,7 @@ func TestAdminAddressChangeEndsPasswordSession(t *testing.T) {
 // change spends the member's ISTs as well.
 func TestAdminAddressChangeEndsLoginInProgress(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		victimOrg, evil, mule := victimAndMule(t, e)
+		victimOrg, evil, _, mule := victimAndMule(t, e)
 		e.SetMFA(evil, "REQUIRED_FOR_ALL")
 		r := e.Backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": evil, "member_id": mule})
 		apptest.Want(t, r, 200, "")
