@@ -42,6 +42,21 @@ const memberColumnsRead = `member_id, organization_id, project_id, email_id, ema
 // is a number formatted here, not user input. Frequent reads use
 // memberSelectAt instead, whose text stays the same (so SQLite keeps it
 // prepared, see store).
+//
+// is_locked is as of the read, and one reader keeps it: the session check
+// answers from its in-memory copy of the member (session's hotCache, and
+// the encoded answers built from it), so the is_locked of its backend
+// answer (the SDK face does not carry it) is the one of when that copy was
+// loaded. Unlike every other member field, nothing drops the copy when it
+// changes: attempt_counters is not a change-feed watch (its rows are
+// rate-limit buckets, written on every counted attempt), and a lock ends
+// by time passing locked_until, which no write records. A lock
+// that begins or ends after the load therefore shows in session checks
+// when the copy is reloaded: at most session.cacheTTL (one minute) after
+// the load, sooner if the member, its organization or its project changes
+// or the feed restarts. Computing it per check instead would add this
+// query to a hot path that otherwise runs no SQL. Every other member read
+// (get, search, discovery, logins) selects it fresh.
 func (s *Store) memberSelect() string {
 	return memberColumnsRead + fmt.Sprintf(`, EXISTS (SELECT 1 FROM attempt_counters ac
 		WHERE ac.subject = members.project_id || '|' || members.email_address AND ac.locked_until > %d)`,

@@ -39,6 +39,8 @@ type cachedSession struct {
 }
 
 type cachedMember struct {
+	// m.IsLocked is as of loaded, for up to cacheTTL: no watched table
+	// records a lock (see organization.memberSelect).
 	m      *organization.Member
 	loaded time.Time
 }

@@ -2,6 +2,8 @@ package session_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"reflect"
 	"slices"
@@ -417,4 +419,71 @@ func TestRetiredKeyStopsRememberedJWTs(t *testing.T) {
 		}
 		within(t, time.Second, "JWT of a retired key refused", func() bool { return check(server, "", jwt).Status != 200 })
 	})
+}
+
+// After a leak an operator rotates the signing key and retires the old
+// one: from then on a session check answers with a JWT signed by the new
+// key, within a second on a running server (the CLI is another process),
+// not with the JWT it cached under the retired key, which the server itself
+// and every JWKS-verifying backend refuse.
+func TestRetiredKeyStopsSigningCachedJWTs(t *testing.T) {
+	retire := func(t *testing.T, server, by *apptest.Env) string {
+		ctx := context.Background()
+		pid := server.Project.Project.ID
+		keys, err := by.App.Projects.ListSigningKeys(ctx, pid)
+		if err != nil || len(keys) != 1 {
+			t.Fatalf("keys before rotation: %v %v", keys, err)
+		}
+		if _, err := by.App.Projects.RotateSigningKey(ctx, pid); err != nil {
+			t.Fatal(err)
+		}
+		if err := by.App.Projects.RetireSigningKey(ctx, pid, keys[0].KID); err != nil {
+			t.Fatal(err)
+		}
+		return keys[0].KID
+	}
+	// signedAfter reports whether a check of token answers with a JWT not
+	// signed by retired, which the server accepts in turn.
+	signedAfter := func(t *testing.T, server *apptest.Env, token, retired string) bool {
+		r := check(server, token, "")
+		apptest.Want(t, r, 200, "")
+		jwt, _ := r.Body["session_jwt"].(string)
+		return jwtKID(t, jwt) != retired && check(server, "", jwt).Status == 200
+	}
+	warmed := func(t *testing.T, server *apptest.Env) string {
+		org := server.CreateOrg("acme", "ALL_ALLOWED", nil)
+		token, _, _ := server.Login(org, "ada@acme.test")
+		for range 2 {
+			apptest.Want(t, check(server, token, ""), 200, "")
+		}
+		return token
+	}
+	t.Run("same process", func(t *testing.T) {
+		apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+			token := warmed(t, e)
+			retired := retire(t, e, e)
+			sameProcess(t, "JWT signed by the current key", func() bool { return signedAfter(t, e, token, retired) })
+		})
+	})
+	t.Run("other process", func(t *testing.T) {
+		apptest.EachPair(t, func(t *testing.T, server, cli *apptest.Env) {
+			token := warmed(t, server)
+			retired := retire(t, server, cli)
+			within(t, time.Second, "JWT signed by the current key", func() bool { return signedAfter(t, server, token, retired) })
+		})
+	})
+}
+
+// jwtKID is the kid in a compact JWT's header.
+func jwtKID(t *testing.T, jwt string) string {
+	t.Helper()
+	head, _, ok := strings.Cut(jwt, ".")
+	raw, err := base64.RawURLEncoding.DecodeString(head)
+	var h struct {
+		KID string `json:"kid"`
+	}
+	if !ok || err != nil || json.Unmarshal(raw, &h) != nil {
+		t.Fatalf("not a compact JWT: %q", jwt)
+	}
+	return h.KID
 }

@@ -56,7 +56,7 @@ func TestBackendRequestInternsVerifiedJWT(t *testing.T) {
 	t.Parallel()
 	v := &verifiedJWTs{}
 	known := "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJtIn0.c2lnbmF0dXJl"
-	v.put(known, verifiedJWT{projectID: "p", sessionID: "s", expires: time.Now().Add(time.Hour)})
+	v.put(v.generation(), known, verifiedJWT{projectID: "p", sessionID: "s", expires: time.Now().Add(time.Hour)})
 	kept := v.items[known].token
 	if kept != known {
 		t.Fatalf("the remembered entry holds %q, want the token", kept)
@@ -96,7 +96,7 @@ func TestKnownJWTStandsForTheLookup(t *testing.T) {
 	token := "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJtIn0.c2lnbmF0dXJl"
 	fresh := func() (*verifiedJWTs, knownJWT) {
 		v := &verifiedJWTs{}
-		v.put(token, verifiedJWT{projectID: "p", sessionID: "s", expires: now.Add(time.Hour)})
+		v.put(v.generation(), token, verifiedJWT{projectID: "p", sessionID: "s", expires: now.Add(time.Hour)})
 		k := v.intern([]byte(token))
 		if k.entry == nil || k.entry.sessionID != "s" {
 			t.Fatalf("intern = %+v", k)
@@ -151,13 +151,13 @@ func TestVerifiedKeepsCompactJWTsOnly(t *testing.T) {
 	v := &verifiedJWTs{}
 	e := verifiedJWT{projectID: "p", sessionID: "s", expires: time.Now().Add(time.Hour)}
 	for _, bad := range []string{"eyJ.a\n.b", "eyJ.a b.c", "eyJ.a\\.b", "eyJ.a=.b", "eyJ.é.b"} {
-		v.put(bad, e)
+		v.put(v.generation(), bad, e)
 		if k := v.intern([]byte(bad)); k.entry != nil {
 			t.Errorf("%q was remembered", bad)
 		}
 	}
 	good := "eyJhbGc-_.AZaz09.x"
-	v.put(good, e)
+	v.put(v.generation(), good, e)
 	if k := v.intern([]byte(good)); k.entry == nil {
 		t.Errorf("%q was not remembered", good)
 	}

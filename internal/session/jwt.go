@@ -28,9 +28,14 @@ type Keys interface {
 // reaches this process's JWKS within a second); the minute's expiry is only
 // a backstop.
 type keyCache struct {
-	src   Keys
-	feed  *changefeed.Feed
-	mu    sync.Mutex
+	src  Keys
+	feed *changefeed.Feed
+	mu   sync.Mutex
+	// gen moves (under mu) whenever entries are dropped. A load records it
+	// before reading the database and stores its keys only if it has not
+	// moved, so keys read before a retirement's event went by (the retired
+	// key among them) are not kept for the minute after it.
+	gen   uint64
 	items map[string]keyEntry
 }
 
@@ -39,8 +44,10 @@ func (c *keyCache) invalidate(ev changefeed.Event) {
 	defer c.mu.Unlock()
 	switch {
 	case ev.All():
+		c.gen++
 		clear(c.items)
 	case ev.Scope == changefeed.Project:
+		c.gen++
 		delete(c.items, ev.Key)
 	}
 }
@@ -55,6 +62,7 @@ func (c *keyCache) get(ctx context.Context, projectID string) ([]project.Signing
 	usable := c.feed.Fresh(ctx) == nil
 	c.mu.Lock()
 	e, ok := c.items[projectID]
+	gen := c.gen
 	c.mu.Unlock()
 	if usable && ok && now.Before(e.exp) {
 		return e.keys, nil
@@ -64,9 +72,12 @@ func (c *keyCache) get(ctx context.Context, projectID string) ([]project.Signing
 		return nil, err
 	}
 	c.mu.Lock()
-	// A newer load (after an invalidation) may already be stored; this
-	// one is no older than what the database held when it began.
-	c.items[projectID] = keyEntry{keys: keys, exp: now.Add(time.Minute)}
+	// An invalidation since gen was read may be a change this load did not
+	// see: its keys still serve this caller (whose request raced the
+	// change) but are not kept for the next.
+	if c.gen == gen {
+		c.items[projectID] = keyEntry{keys: keys, exp: now.Add(time.Minute)}
+	}
 	c.mu.Unlock()
 	return keys, nil
 }
@@ -163,6 +174,9 @@ func (s *Service) verifyKnown(ctx context.Context, projectID, token string, now 
 	if err != nil || len(parsed.Headers) != 1 {
 		return "", fmt.Errorf("%w: parse", errBadJWT)
 	}
+	// Read before the keys, so a verification with keys a retirement's
+	// event has since dropped is not remembered (see verifiedJWTs.put).
+	gen := s.verified.generation()
 	keys, err := s.keys.get(ctx, projectID)
 	if err != nil {
 		return "", fmt.Errorf("session: keys: %w", err)
@@ -191,23 +205,42 @@ func (s *Service) verifyKnown(ctx context.Context, projectID, token string, now 
 		if c.IssuedAt != nil {
 			e.issued = c.IssuedAt.Time()
 		}
-		s.verified.put(token, e)
+		s.verified.put(gen, token, e)
 	}
 	return c.Session.ID, nil
 }
 
 // jwtCache remembers the last JWT issued per session so the hot path does
 // not re-sign on every call while the current JWT is still fresh.
+//
+// A cached JWT is also only as good as its signing key: when a project's
+// signing_keys change (`keys rotate`, `keys retire` after a leak), its
+// entries are dropped, so the next check signs with the current key. That
+// costs the hot path nothing; comparing each entry's kid with the current
+// key instead would add the key cache's lock and lookup to every check.
 type jwtCache struct {
-	mu    sync.Mutex
+	mu sync.Mutex
+	// gen moves (under mu) when entries are dropped for a key change. A
+	// check records it (get) before reading the keys it signs with and
+	// stores its JWT only if it has not moved, so a JWT signed with a key
+	// retired meanwhile is not kept for the next minute.
+	gen   uint64
 	items map[string]cachedJWT
 }
 
 type cachedJWT struct {
-	token    string
-	issuedAt time.Time
-	claims   jwtClaims // of the session it was signed for
+	token     string
+	projectID string // whose keys signed it
+	issuedAt  time.Time
+	claims    jwtClaims // of the session it was signed for
 }
+
+// signingKeysTable is the watched table of project.SigningKey rows (see
+// app.coreWatches). Other project-scope changes (settings, origins, a
+// member's password) leave every JWT as it would be signed now, and
+// dropping a whole project's JWTs for them would cost an RSA signature per
+// session.
+const signingKeysTable = "signing_keys"
 
 // jwtClaims summarises the session fields a JWT carries that can change
 // while the session lives (roles, the organization's slug, times), so a
@@ -233,10 +266,22 @@ func (c *jwtCache) invalidate(ev changefeed.Event) {
 	switch {
 	case ev.All():
 		c.mu.Lock()
+		c.gen++
 		clear(c.items)
 		c.mu.Unlock()
 	case ev.Scope == changefeed.Session:
 		c.drop(ev.Key)
+	case ev.Scope == changefeed.Project && ev.Table == signingKeysTable:
+		// Key changes are rare (an operator's command), so a scan of the
+		// map is cheaper than keeping a per-project index on every put.
+		c.mu.Lock()
+		c.gen++
+		for id, e := range c.items {
+			if e.projectID == ev.Key {
+				delete(c.items, id)
+			}
+		}
+		c.mu.Unlock()
 	}
 }
 
@@ -244,19 +289,34 @@ func (c *jwtCache) invalidate(ev changefeed.Event) {
 // with at least JWTLifetime-freshFor of life left.
 const freshFor = time.Minute
 
-func (c *jwtCache) get(ms *MemberSession, now time.Time) (string, bool) {
+// get returns ms's cached JWT, and on a miss the generation to pass to
+// put (read under the same lock, so a hit costs nothing more).
+func (c *jwtCache) get(ms *MemberSession, now time.Time) (string, uint64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.items[ms.MemberSessionID]
 	if !ok || now.Sub(e.issuedAt) >= freshFor || now.Before(e.issuedAt) || !e.claims.equal(claimsOf(ms)) {
-		return "", false
+		return "", c.gen, false
 	}
-	return e.token, true
+	return e.token, c.gen, true
 }
 
-func (c *jwtCache) put(ms *MemberSession, token string, now time.Time) {
+// generation is what get returns on a miss, for a JWT signed elsewhere
+// (a login); read it before reading the signing key.
+func (c *jwtCache) generation() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.gen
+}
+
+// put remembers token, signed for ms of project projectID with keys read
+// after gen was: a key change since then leaves it unremembered.
+func (c *jwtCache) put(gen uint64, projectID string, ms *MemberSession, token string, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen {
+		return
+	}
 	if len(c.items) >= 100000 {
 		for k, v := range c.items {
 			if now.Sub(v.issuedAt) >= freshFor {
@@ -270,7 +330,7 @@ func (c *jwtCache) put(ms *MemberSession, token string, now time.Time) {
 	// The roles are copied: the slice is the caller's.
 	cl := claimsOf(ms)
 	cl.roles = slices.Clone(cl.roles)
-	c.items[ms.MemberSessionID] = cachedJWT{token: token, issuedAt: now, claims: cl}
+	c.items[ms.MemberSessionID] = cachedJWT{token: token, projectID: projectID, issuedAt: now, claims: cl}
 }
 
 func (c *jwtCache) drop(sessionID string) {

@@ -191,7 +191,10 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 	}
 	// The key is read inside the transaction (a missing key fails the
 	// login); the RSA signature, the costliest step of a login, is made
-	// after the commit so it never holds SQLite's single writer.
+	// after the commit so it never holds SQLite's single writer. The JWT
+	// cache's generation is read first so that a key retired meanwhile
+	// does not leave its JWT cached.
+	jwtGen := s.jwts.generation()
 	key, err := s.signingKey(ctx, p.Project.ID)
 	if err != nil {
 		return nil, err
@@ -207,7 +210,7 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 			return err
 		}
 		resp.SessionJWT = jwtText
-		s.jwts.put(ms, jwtText, now)
+		s.jwts.put(jwtGen, p.Project.ID, ms, jwtText, now)
 		return nil
 	})
 	if err != nil {
@@ -348,12 +351,19 @@ func (s *Service) Authenticate(ctx context.Context, p *project.Project, cred Cre
 		s.jwts.drop(ms.MemberSessionID)
 		key = answerKey{}
 	}
-	jwtText, ok := s.jwts.get(&ms, now)
+	// Without a fresh feed a key change may not have reached the JWT
+	// cache either: sign anew.
+	jwtText, jwtGen, ok := "", uint64(0), false
+	if cached {
+		jwtText, jwtGen, ok = s.jwts.get(&ms, now)
+	}
 	if !ok {
 		if jwtText, err = s.sign(ctx, p.ID, &ms, now); err != nil {
 			return nil, err
 		}
-		s.jwts.put(&ms, jwtText, now)
+		if cached {
+			s.jwts.put(jwtGen, p.ID, &ms, jwtText, now)
+		}
 	}
 	out := &SessionResponse{MemberID: member.MemberID, MemberSession: &ms, SessionToken: cred.Token, SessionJWT: jwtText,
 		Member: member, Organization: org}

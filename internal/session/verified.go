@@ -83,9 +83,17 @@ func (v *verifiedJWTs) intern(b []byte) knownJWT {
 	return knownJWT{entry: e, gen: gen}
 }
 
-// put remembers a verified token. The key is a copy: the caller's string
-// may share memory with the request it came in.
-func (v *verifiedJWTs) put(token string, e verifiedJWT) {
+// generation is the count of invalidations so far: read it before the
+// keys a verification uses, and pass it to put.
+func (v *verifiedJWTs) generation() uint64 { return v.gen.Load() }
+
+// put remembers a token verified with keys read after gen was read
+// (generation). An invalidation since then may have retired one of those
+// keys, and the project's entries it dropped would come back with this
+// one, kept until the JWT expires; so then it is not remembered (the
+// hot cache's loaders follow the same rule). The key is a copy: the
+// caller's string may share memory with the request it came in.
+func (v *verifiedJWTs) put(gen uint64, token string, e verifiedJWT) {
 	if !compactJWT(token) {
 		return
 	}
@@ -93,6 +101,9 @@ func (v *verifiedJWTs) put(token string, e verifiedJWT) {
 	e.token = token
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if v.gen.Load() != gen {
+		return
+	}
 	if v.items == nil || len(v.items) >= verifiedLimit {
 		v.items = map[string]*verifiedJWT{}
 	}

@@ -21,6 +21,7 @@ import {
 import type { AuthenticateResponseWithMFA, DiscoveryAuthenticateResponse } from '../api/types';
 import { AuthFlowType } from './config';
 import type { DiscoveryEntry, DiscoveryFlow } from './discoveryFlow';
+import { redeemEmailLink } from './emailLinkPkce';
 import { EventType } from './events';
 import { FlowCore, type ActionResult, type ControllerDeps } from './flowCore';
 import type { MfaFlow } from './mfaFlow';
@@ -334,8 +335,9 @@ export class LoginController {
       return;
     }
     store.dispatch({ type: 'urlTokenAuthenticating', active: true });
-    const pkceKind = oauth ? 'oauth' : sso ? 'sso' : 'magic_links';
-    const verifier = backend.pkce.get(pkceKind)?.code_verifier;
+    // An OAuth or SSO token answers its own pair; an emailed link either email pair (redeemEmailLink).
+    const redirectKind = oauth ? 'oauth' : sso ? 'sso' : null;
+    const verifier = redirectKind ? backend.pkce.get(redirectKind)?.code_verifier : undefined;
     const duration = getConfig().sessionDurationMinutes;
     const ist = this.core.intermediateSessionToken();
     let redeemed: { discovery: DiscoveryAuthenticateResponse } | { primary: AuthenticateResponseWithMFA };
@@ -343,10 +345,9 @@ export class LoginController {
       switch (urlToken.type) {
         case 'discovery':
           redeemed = {
-            discovery: await magicLinkDiscoveryAuthenticate(backend.http, {
-              discovery_magic_links_token: urlToken.token,
-              pkce_code_verifier: verifier,
-            }),
+            discovery: await redeemEmailLink(backend.pkce, (v) =>
+              magicLinkDiscoveryAuthenticate(backend.http, { discovery_magic_links_token: urlToken.token, pkce_code_verifier: v }),
+            ),
           };
           break;
         case 'discovery_oauth':
@@ -379,12 +380,14 @@ export class LoginController {
           break;
         default:
           redeemed = {
-            primary: await magicLinkAuthenticate(backend.http, {
-              magic_links_token: urlToken.token,
-              session_duration_minutes: duration,
-              pkce_code_verifier: verifier,
-              intermediate_session_token: ist,
-            }),
+            primary: await redeemEmailLink(backend.pkce, (v) =>
+              magicLinkAuthenticate(backend.http, {
+                magic_links_token: urlToken.token,
+                session_duration_minutes: duration,
+                pkce_code_verifier: v,
+                intermediate_session_token: ist,
+              }),
+            ),
           };
       }
     } catch (err) {
@@ -394,7 +397,8 @@ export class LoginController {
       this.core.fail(err, adBlocker ? ErrorType.AdBlockerDetected : linkError, false);
       return;
     }
-    backend.pkce.clear(pkceKind);
+    // The email pairs are spent by redeemEmailLink.
+    if (redirectKind) backend.pkce.clear(redirectKind);
     if ('discovery' in redeemed) {
       const event = oauth ? EventType.B2BOAuthDiscoveryAuthenticate : EventType.B2BMagicLinkDiscoveryAuthenticate;
       await this.discoveryEntry.authenticated(redeemed.discovery, event);

@@ -15,6 +15,7 @@ import type { AuthenticateResponseWithMFA } from '../api/types';
 import type { Clock } from '../clock';
 import { AuthFlowType } from './config';
 import type { DiscoveryEntry } from './discoveryFlow';
+import { redeemEmailLink } from './emailLinkPkce';
 import { EventType } from './events';
 import type { ActionResult, FlowCore } from './flowCore';
 import type { ResetEmailStore } from './passwordFlow';
@@ -71,33 +72,27 @@ export class PasswordResetFlow {
 
   /**
    * A magic link to the reset page (a member verifying the address to set a first password) logs
-   * the member in before the form is shown. The verifier of a password-reset start is tried first,
-   * then that of a magic-link send, as the reference does.
+   * the member in before the form is shown, with the verifier of a password-reset start or of a
+   * magic-link send (emailLinkPkce.ts).
    */
   private async authenticateMagicLink(token: string): Promise<void> {
     const { backend, store, getConfig, emit } = this.core.deps;
     store.dispatch({ type: 'urlTokenAuthenticating', active: true });
-    const verifiers = [backend.pkce.get('passwords')?.code_verifier, backend.pkce.get('magic_links')?.code_verifier];
-    const candidates = [...new Set(verifiers.filter((v): v is string => Boolean(v)))];
-    let resp: AuthenticateResponseWithMFA | null = null;
-    for (let i = 0; resp === null; i++) {
-      try {
-        resp = await magicLinkAuthenticate(backend.http, {
+    let resp: AuthenticateResponseWithMFA;
+    try {
+      resp = await redeemEmailLink(backend.pkce, (verifier) =>
+        magicLinkAuthenticate(backend.http, {
           magic_links_token: token,
           session_duration_minutes: getConfig().sessionDurationMinutes,
-          pkce_code_verifier: candidates[i],
+          pkce_code_verifier: verifier,
           intermediate_session_token: this.core.intermediateSessionToken(),
-        });
-      } catch (err) {
-        const retry = err instanceof APIError && /pkce/i.test(err.error_message) && i + 1 < candidates.length;
-        if (retry) continue;
-        const adBlocker = err instanceof APIError && err.error_type === 'ad_blocker_detected';
-        this.core.fail(err, adBlocker ? ErrorType.AdBlockerDetected : ErrorType.EmailMagicLink, false);
-        return;
-      }
+        }),
+      );
+    } catch (err) {
+      const adBlocker = err instanceof APIError && err.error_type === 'ad_blocker_detected';
+      this.core.fail(err, adBlocker ? ErrorType.AdBlockerDetected : ErrorType.EmailMagicLink, false);
+      return;
     }
-    backend.pkce.clear('passwords');
-    backend.pkce.clear('magic_links');
     backend.session.applyAuthResponse(resp);
     emit.event(EventType.B2BMagicLinkAuthenticate, resp);
     this.core.completePrimary(resp);

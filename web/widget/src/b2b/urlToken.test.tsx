@@ -7,6 +7,7 @@ import { readUrlToken } from './urlToken';
 
 const AUTH = '/b2b/magic_links/authenticate';
 const PKCE_KEY = `stytch_sdk_state_${TOKEN}::PKCE_VERIFIER:magic_links`;
+const PKCE_PASSWORDS_KEY = `stytch_sdk_state_${TOKEN}::PKCE_VERIFIER:passwords`;
 
 describe('readUrlToken', () => {
   it('reads known token types', () => {
@@ -49,6 +50,45 @@ describe('token in the page address', () => {
     await ui.findByRole('heading', { name: 'Success!' });
     expect((server.callsTo(AUTH)[0]!.body as Record<string, string>).pkce_code_verifier).toBe(pair.code_verifier);
     expect(localStorage.getItem(PKCE_KEY)).toBeNull();
+  });
+
+  it('a login link from a password-reset email redeems with the reset PKCE pair, and both email pairs are cleared', async () => {
+    // The reset email's "log in without a password" link carries the reset start's challenge.
+    const reset = await createPkcePair();
+    const links = await createPkcePair();
+    localStorage.setItem(PKCE_PASSWORDS_KEY, JSON.stringify(reset));
+    localStorage.setItem(PKCE_KEY, JSON.stringify(links));
+    window.history.replaceState(null, '', '/login?stytch_token_type=multi_tenant_magic_links&token=ml');
+    const server = acmeServer().on('POST', AUTH, (call) =>
+      (call.body as Record<string, string>).pkce_code_verifier === reset.code_verifier
+        ? json(loggedInResponse())
+        : apiError(400, 'pkce_mismatch', 'This link needs the PKCE code verifier of the browser that started it.'),
+    );
+    const ui = renderLogin(server);
+    expect(await ui.findByRole('heading', { name: 'Success!' })).toBeTruthy();
+    expect(server.callsTo(AUTH).map((c) => (c.body as Record<string, string>).pkce_code_verifier)).toEqual([reset.code_verifier]);
+    expect(localStorage.getItem(PKCE_PASSWORDS_KEY)).toBeNull();
+    expect(localStorage.getItem(PKCE_KEY)).toBeNull();
+  });
+
+  it('a magic link falls back to the magic-link pair when the reset pair is refused for PKCE', async () => {
+    const reset = await createPkcePair();
+    const links = await createPkcePair();
+    localStorage.setItem(PKCE_PASSWORDS_KEY, JSON.stringify(reset));
+    localStorage.setItem(PKCE_KEY, JSON.stringify(links));
+    window.history.replaceState(null, '', '/login?stytch_token_type=multi_tenant_magic_links&token=ml');
+    const server = acmeServer().on('POST', AUTH, (call) =>
+      (call.body as Record<string, string>).pkce_code_verifier === links.code_verifier
+        ? json(loggedInResponse())
+        : apiError(400, 'pkce_mismatch', 'The PKCE code verifier does not match.'),
+    );
+    const ui = renderLogin(server);
+    expect(await ui.findByRole('heading', { name: 'Success!' })).toBeTruthy();
+    expect(server.callsTo(AUTH).map((c) => (c.body as Record<string, string>).pkce_code_verifier)).toEqual([
+      reset.code_verifier,
+      links.code_verifier,
+    ]);
+    expect(ui.onError).not.toHaveBeenCalled();
   });
 
   it('a failed magic link shows the EmailMagicLink error without back', async () => {

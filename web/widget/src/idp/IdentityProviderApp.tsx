@@ -31,6 +31,8 @@ export interface IdpBackend {
   http: HttpClient;
   session: {
     getSync(): SessionSnapshot | null;
+    /** The session cookie, present while the stored state may still be loading. */
+    sessionToken(): string | null;
     onChange(cb: (s: SessionSnapshot | null) => void): () => void;
     revoke(opts?: { forceClear?: boolean }): Promise<void>;
     applyAuthResponse(resp: AuthenticateResponse): void;

@@ -91,8 +91,10 @@ export default function IdpScreens({ backend, options, t, search, bootstrap }: P
     // The request comes from the page address at mount; the flow runs once.
   }, [backend]);
 
+  // Always ends on the app's redirect URI: without a session nothing is revoked, and a failed revoke
+  // is only reported, its forced clear having logged the member out here already.
   const logOut = async (redirectURI: string) => {
-    await backend.session.revoke({ forceClear: true });
+    await revokeReporting(backend, fail);
     onEvent('IDP_OAUTH_LOGOUT', { redirect_uri: redirectURI });
     leave(redirectURI, false);
   };
@@ -116,8 +118,9 @@ async function attestTrustedToken(
   const params = options.trustedAuthTokenParams;
   if (!params?.trustedAuthToken || !params.tokenProfileID) return;
   const previous = backend.session.getSync();
+  // The attestation goes on even if the old session could not be revoked (spec section 4).
+  await revokeReporting(backend, fail);
   try {
-    if (previous) await backend.session.revoke({ forceClear: true });
     const resp = await sessionsAttest(backend.http, {
       token: params.trustedAuthToken,
       profile_id: params.tokenProfileID,
@@ -128,6 +131,21 @@ async function attestTrustedToken(
     onEvent('B2B_SESSION_ATTEST', resp);
   } catch (err) {
     // The flow continues either way (spec section 4); the host hears about the failure.
+    fail(err);
+  }
+}
+
+/**
+ * Ends this browser's session, if it has one (stored state or session cookie), with a forced clear:
+ * the local state goes even when the server refuses, so a failure is only reported to the host and
+ * never stops the caller's flow. Without a session the server would only answer
+ * user_unauthenticated, so nothing is sent.
+ */
+async function revokeReporting(backend: IdpBackend, fail: (err: unknown) => string): Promise<void> {
+  if (!backend.session.getSync() && !backend.session.sessionToken()) return;
+  try {
+    await backend.session.revoke({ forceClear: true });
+  } catch (err) {
     fail(err);
   }
 }

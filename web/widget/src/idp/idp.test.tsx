@@ -1,7 +1,7 @@
 import { fireEvent, render, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { B2BIdentityProvider } from '../react';
-import { SESSION_COOKIE, setCookie } from '../session/cookies';
+import { getCookie, SESSION_COOKIE, setCookie } from '../session/cookies';
 import { apiError, FakeServer, json, loggedInResponse } from '../test/fakeServer';
 import { acmeServer, newClient, TOKEN } from '../test/harness';
 import type { IdentityProviderOptions } from './IdentityProviderApp';
@@ -162,6 +162,24 @@ describe('consent', () => {
   });
 });
 
+describe('trusted auth when the old session cannot be revoked', () => {
+  it('reports the failed revoke, forgets the old session and still attests the trusted token', async () => {
+    loggedIn();
+    const r = loggedInResponse();
+    const server = acmeServer()
+      .on('POST', '/b2b/sessions/revoke', apiError(404, 'session_not_found'))
+      .on('POST', '/b2b/sessions/attest', json({ ...r, session_token: 'attested', session_jwt: 'jwt' }))
+      .on('POST', '/idp/b2b/oauth/authorize/start', json({ consent_required: true, client: CLIENT, scope_results: results() }));
+    const ui = renderIdp(server, AUTHORIZE, { trustedAuthTokenParams: { trustedAuthToken: 'tat', tokenProfileID: 'profile-1' } });
+    await ui.findByRole('button', { name: 'Allow' });
+    const paths = server.calls.map((c) => c.path).filter((p) => p.startsWith('/b2b/sessions') || p.startsWith('/idp'));
+    expect(paths).toEqual(['/b2b/sessions/revoke', '/b2b/sessions/attest', '/idp/b2b/oauth/authorize/start']);
+    expect(ui.onError).toHaveBeenCalledTimes(1);
+    expect(ui.onEvent).toHaveBeenCalledWith(expect.objectContaining({ type: 'B2B_SESSION_ATTEST' }));
+    expect(getCookie(SESSION_COOKIE)).toBe('attested');
+  });
+});
+
 describe('trusted auth token refused or incomplete', () => {
   const PARAMS = { trustedAuthTokenParams: { trustedAuthToken: 'tat', tokenProfileID: 'profile-1', organization_id: 'organization-test-acme' } };
 
@@ -200,6 +218,56 @@ describe('logout', () => {
     fireEvent.click(ui.getByRole('button', { name: 'Yes' }));
     await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/bye?state=s2'));
     expect(server.callsTo('/b2b/sessions/revoke')).toHaveLength(1);
+  });
+
+  it('without a session the server asks no confirmation: nothing is revoked and the member returns to the app', async () => {
+    // The server answers consent_required=false without a session, and a revoke would be user_unauthenticated.
+    const server = acmeServer()
+      .on('POST', '/b2b/oauth/logout/start', json({ redirect_uri: 'https://rp.test/bye?state=s2', consent_required: false }))
+      .on('POST', '/b2b/sessions/revoke', apiError(401, 'user_unauthenticated'));
+    const ui = renderIdp(server, LOGOUT);
+    await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/bye?state=s2'));
+    expect(server.callsTo('/b2b/sessions/revoke')).toHaveLength(0);
+    expect(ui.onError).not.toHaveBeenCalled();
+    expect(ui.onEvent).toHaveBeenCalledWith({ type: 'IDP_OAUTH_LOGOUT', data: { redirect_uri: 'https://rp.test/bye?state=s2' } });
+  });
+
+  it('a session without confirmation (the ID token hint names its member) whose revoke fails is reported, cleared, and left', async () => {
+    loggedIn();
+    const server = acmeServer()
+      .on('POST', '/b2b/oauth/logout/start', json({ redirect_uri: 'https://rp.test/bye?state=s2', consent_required: false }))
+      .on('POST', '/b2b/sessions/revoke', apiError(404, 'session_not_found'));
+    const ui = renderIdp(server, LOGOUT);
+    await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/bye?state=s2'));
+    expect(server.callsTo('/b2b/sessions/revoke')).toHaveLength(1);
+    expect(ui.onError).toHaveBeenCalledTimes(1);
+    expect(getCookie(SESSION_COOKIE)).toBeNull();
+    expect(localStorage.getItem(`stytch_sdk_state_${TOKEN}`)).toBeNull();
+  });
+
+  it('Yes whose revoke fails reports the error, clears the local session and still returns to the app', async () => {
+    loggedIn();
+    const server = acmeServer()
+      .on('POST', '/b2b/oauth/logout/start', json({ redirect_uri: 'https://rp.test/bye?state=s2', consent_required: true }))
+      .on('POST', '/b2b/sessions/revoke', apiError(500, 'internal_server_error'));
+    const ui = renderIdp(server, LOGOUT);
+    fireEvent.click(await ui.findByRole('button', { name: 'Yes' }));
+    await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/bye?state=s2'));
+    expect(ui.onError).toHaveBeenCalledTimes(1);
+    expect(getCookie(SESSION_COOKIE)).toBeNull();
+    expect(localStorage.getItem(`stytch_sdk_state_${TOKEN}`)).toBeNull();
+  });
+
+  it('Yes revokes a session known only by its cookie (stored state not loaded yet)', async () => {
+    setCookie(SESSION_COOKIE, 'session-token-1', new Date(Date.now() + 3600_000));
+    const server = acmeServer()
+      .on('POST', '/b2b/oauth/logout/start', json({ redirect_uri: 'https://rp.test/bye', consent_required: true }))
+      .on('POST', '/b2b/sessions/revoke', json({}));
+    const ui = renderIdp(server, LOGOUT);
+    fireEvent.click(await ui.findByRole('button', { name: 'Yes' }));
+    await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/bye'));
+    expect(server.callsTo('/b2b/sessions/revoke')).toHaveLength(1);
+    expect(getCookie(SESSION_COOKIE)).toBeNull();
   });
 
   it('No keeps the session', async () => {

@@ -127,6 +127,24 @@ describe('discovery link on load', () => {
     expect(ui.server.callsTo(ML_AUTH)[0]!.body).toEqual({ discovery_magic_links_token: 'dml-token', pkce_code_verifier: 'v1' });
     expect(localStorage.getItem(key)).toBeNull();
   });
+
+  it('a login link from a discovery password-reset email redeems with the reset PKCE pair and clears both email pairs', async () => {
+    const resetKey = `stytch_sdk_state_${TOKEN}::PKCE_VERIFIER:passwords`;
+    const linksKey = `stytch_sdk_state_${TOKEN}::PKCE_VERIFIER:magic_links`;
+    localStorage.setItem(resetKey, JSON.stringify({ code_verifier: 'reset-v', code_challenge: 'c1' }));
+    localStorage.setItem(linksKey, JSON.stringify({ code_verifier: 'links-v', code_challenge: 'c2' }));
+    const server = acmeServer().on('POST', ML_AUTH, (call) =>
+      (call.body as Record<string, string>).pkce_code_verifier === 'reset-v'
+        ? json(discoveryResponse([discovered(ACME)]))
+        : apiError(400, 'pkce_mismatch', 'This link needs the PKCE code verifier of the browser that started it.'),
+    );
+    window.history.replaceState(null, '', '/login?stytch_token_type=discovery&token=dml-token');
+    const ui = renderLogin(server, discoveryConfig());
+    await ui.findByRole('heading', { name: 'Select an organization to continue' });
+    expect(server.callsTo(ML_AUTH)[0]!.body).toEqual({ discovery_magic_links_token: 'dml-token', pkce_code_verifier: 'reset-v' });
+    expect(localStorage.getItem(resetKey)).toBeNull();
+    expect(localStorage.getItem(linksKey)).toBeNull();
+  });
 });
 
 describe('no organizations', () => {
