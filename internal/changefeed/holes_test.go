@@ -44,6 +44,19 @@ func rollBack(t *testing.T, db *store.DB, id string) {
 	})
 }
 
+// holesBelowRows makes n holes, each a rolled-back write followed by a
+// committed one, and returns the events the committed rows dispatch.
+func holesBelowRows(t *testing.T, db *store.DB, n int) []string {
+	t.Helper()
+	var want []string
+	for i := range n {
+		rollBack(t, db, fmt.Sprintf("rolled%d", i))
+		exec(t, db, `INSERT INTO widgets (id, owner) VALUES ($1, 'o1')`, fmt.Sprintf("c%d", i))
+		want = append(want, fmt.Sprintf("widgets:member:c%d", i))
+	}
+	return want
+}
+
 // inFlight runs write in a transaction that stays open until the returned
 // commit is called.
 func inFlight(t *testing.T, db *store.DB, write func(q store.Querier)) (commit func()) {
@@ -211,12 +224,7 @@ func TestHolesAreBounded(t *testing.T) {
 	db := storetest.Postgres(t)
 	f, rec := setup(t, db)
 	changefeed.SetMaxHoles(f, 4)
-	var want []string
-	for i := range 6 {
-		rollBack(t, db, fmt.Sprintf("rolled%d", i))
-		exec(t, db, `INSERT INTO widgets (id, owner) VALUES ($1, 'o1')`, fmt.Sprintf("c%d", i))
-		want = append(want, fmt.Sprintf("widgets:member:c%d", i))
-	}
+	want := holesBelowRows(t, db, 6)
 	commit := inFlight(t, db, func(q store.Querier) {
 		exec(t, q, `INSERT INTO widgets (id, owner) VALUES ('slow', 'o1')`)
 	})
@@ -242,12 +250,7 @@ func TestHolesAreBounded(t *testing.T) {
 func TestLateCommitAboveManyHolesIsDelivered(t *testing.T) {
 	db := storetest.Postgres(t)
 	f, rec := setup(t, db)
-	var want []string
-	for i := range 100 {
-		rollBack(t, db, fmt.Sprintf("rolled%d", i))
-		exec(t, db, `INSERT INTO widgets (id, owner) VALUES ($1, 'o1')`, fmt.Sprintf("c%d", i))
-		want = append(want, fmt.Sprintf("widgets:member:c%d", i))
-	}
+	want := holesBelowRows(t, db, 100)
 	commit := inFlight(t, db, func(q store.Querier) {
 		exec(t, q, `INSERT INTO widgets (id, owner) VALUES ('slow', 'o1')`)
 	})
