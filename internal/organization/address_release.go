@@ -45,13 +45,3 @@ func (s *Store) release(ctx context.Context, q store.Querier, r Released) error 
 	}
 	return nil
 }
-
-// inTx runs fn inside q when q is a transaction, and in a new one when q is
-// the database itself (handlers pass it for one-statement writes): a member
-// write and what it ends must commit together.
-func (s *Store) inTx(ctx context.Context, q store.Querier, fn func(q store.Querier) error) error {
-	if db, ok := q.(*store.DB); ok {
-		return db.Tx(ctx, fn)
-	}
-	return fn(q)
-}

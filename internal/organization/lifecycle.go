@@ -69,25 +69,11 @@ func (s *Store) OrgMember(ctx context.Context, q store.Querier, org *Organizatio
 }
 
 // UpdateMember applies u to a member of org, inside the caller's
-// transaction q (or a transaction of its own when q is the database).
-// Deleted members must be reactivated first. A new email address is
-// unverified until the member proves it by logging in with it; changing it
-// ends, in the same transaction, the member's sessions and every secret
-// emailed to the old address (AddressHolder).
+// transaction q. Deleted members must be reactivated first. A new email
+// address is unverified until the member proves it by logging in with it;
+// changing it ends, in q, the member's sessions and every secret emailed
+// to the old address (AddressHolder), so q must be a transaction.
 func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, memberID string, u MemberUpdate) (*Member, error) {
-	var m *Member
-	err := s.inTx(ctx, q, func(q store.Querier) error {
-		var err error
-		m, err = s.updateMember(ctx, q, org, env, memberID, u)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-func (s *Store) updateMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, memberID string, u MemberUpdate) (*Member, error) {
 	m, err := s.OrgMember(ctx, q, org, memberID)
 	if err != nil {
 		return nil, err
@@ -163,30 +149,17 @@ func (s *Store) updateMember(ctx context.Context, q store.Querier, org *Organiza
 }
 
 // SetMemberStatus moves a member of org from one of the from statuses to
-// status, inside q (or a transaction of its own when q is the database).
-// It returns the member as it now is; wrongStatus is returned when the
-// member is in none of the from statuses.
+// status, inside the caller's transaction q. It returns the member as it
+// now is; wrongStatus is returned when the member is in none of the from
+// statuses.
 //
-// Reactivating a deleted member also ends, in the same transaction, what
-// they held before the deletion (AddressHolder): an unexpired login,
-// invite or reset link, email code or login in progress would otherwise
-// work again. While the member is deleted those are refused as
-// inactive_member, which tells the real member why; a deleted member gets
-// no new ones, so everything ended here predates the deletion.
+// Reactivating a deleted member also ends, in q, what they held before
+// the deletion (AddressHolder): an unexpired login, invite or reset link,
+// email code or login in progress would otherwise work again. While the
+// member is deleted those are refused as inactive_member, which tells the
+// real member why; a deleted member gets no new ones, so everything ended
+// here predates the deletion.
 func (s *Store) SetMemberStatus(ctx context.Context, q store.Querier, org *Organization, memberID, status string, from []string, wrongStatus error) (*Member, error) {
-	var m *Member
-	err := s.inTx(ctx, q, func(q store.Querier) error {
-		var err error
-		m, err = s.setMemberStatus(ctx, q, org, memberID, status, from, wrongStatus)
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-func (s *Store) setMemberStatus(ctx context.Context, q store.Querier, org *Organization, memberID, status string, from []string, wrongStatus error) (*Member, error) {
 	before, err := s.OrgMember(ctx, q, org, memberID)
 	if err != nil {
 		return nil, err

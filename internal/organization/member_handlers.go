@@ -8,6 +8,7 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
 )
 
 // SearchResponse answers an organization search.
@@ -138,7 +139,11 @@ func (h Handlers) stepUpForEmail(ctx context.Context, c *SessionCaller, memberID
 }
 
 func (h Handlers) updateMember(ctx context.Context, p *project.Project, o *Organization, memberID string, u MemberUpdate) (any, error) {
-	m, err := h.Store.UpdateMember(ctx, h.Store.db, o, p.Env, memberID, u)
+	var m *Member
+	err := h.Store.db.Tx(ctx, func(q store.Querier) (err error) {
+		m, err = h.Store.UpdateMember(ctx, q, o, p.Env, memberID, u)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -169,8 +174,7 @@ func (h Handlers) DeleteMember(r *http.Request) (any, error) {
 // of a non-active member already fail to authenticate; revoking them as
 // well keeps a later reactivation from reviving old sessions.
 func (h Handlers) deleteMember(ctx context.Context, p *project.Project, o *Organization, memberID string) (any, error) {
-	m, err := h.Store.SetMemberStatus(ctx, h.Store.db, o, memberID, StatusDeleted,
-		Statuses, apierr.New(apierr.MemberNotFound))
+	m, err := h.setStatus(ctx, o, memberID, StatusDeleted, Statuses, apierr.New(apierr.MemberNotFound))
 	if err != nil {
 		return nil, err
 	}
@@ -196,12 +200,23 @@ func (h Handlers) ReactivateMember(r *http.Request) (any, error) {
 // an admin decision, so the member does not need to log in again to count
 // as active; their email stays verified or unverified as it was.
 func (h Handlers) reactivateMember(ctx context.Context, _ *project.Project, o *Organization, memberID string) (any, error) {
-	m, err := h.Store.SetMemberStatus(ctx, h.Store.db, o, memberID, StatusActive, []string{StatusDeleted},
+	m, err := h.setStatus(ctx, o, memberID, StatusActive, []string{StatusDeleted},
 		apierr.New(apierr.NoDeletedMemberFoundForReactivation))
 	if err != nil {
 		return nil, err
 	}
 	return &MemberResponse{MemberID: m.MemberID, Member: m, Organization: o}, nil
+}
+
+// setStatus is SetMemberStatus in a transaction of its own: what a
+// reactivation ends must commit with it.
+func (h Handlers) setStatus(ctx context.Context, o *Organization, memberID, status string, from []string, wrongStatus error) (*Member, error) {
+	var m *Member
+	err := h.Store.db.Tx(ctx, func(q store.Querier) (err error) {
+		m, err = h.Store.SetMemberStatus(ctx, q, o, memberID, status, from, wrongStatus)
+		return err
+	})
+	return m, err
 }
 
 // DangerouslyGetMember handles GET /v1/b2b/organizations/members/dangerously_get/{member_id}:
