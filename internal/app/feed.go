@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/latchkey/latchkey/internal/changefeed"
+	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -33,7 +34,7 @@ func coreWatches() []changefeed.Watch {
 		{Table: "project_public_tokens", KeyColumn: "project_id", Scope: changefeed.Project},
 		{Table: "project_secrets", KeyColumn: "project_id", Scope: changefeed.Project},
 		{Table: "project_origins", KeyColumn: "project_id", Scope: changefeed.Project},
-		{Table: "signing_keys", KeyColumn: "project_id", Scope: changefeed.Project},
+		{Table: project.SigningKeyColumn.Table, KeyColumn: "project_id", Scope: changefeed.Project},
 	}
 }
 

@@ -236,11 +236,11 @@ type cachedJWT struct {
 }
 
 // signingKeysTable is the watched table of project.SigningKey rows (see
-// app.coreWatches). Other project-scope changes (settings, origins, a
-// member's password) leave every JWT as it would be signed now, and
-// dropping a whole project's JWTs for them would cost an RSA signature per
-// session.
-const signingKeysTable = "signing_keys"
+// app.coreWatches, which names it the same way). Other project-scope
+// changes (settings, origins, a member's password) leave every JWT as it
+// would be signed now, and dropping a whole project's JWTs for them would
+// cost an RSA signature per session.
+var signingKeysTable = project.SigningKeyColumn.Table
 
 // jwtClaims summarises the session fields a JWT carries that can change
 // while the session lives (roles, the organization's slug, times), so a
