@@ -41,6 +41,23 @@ describe('token in the page address', () => {
     expect(ui.onEvent).toHaveBeenCalledWith({ type: 'AUTHENTICATE_FLOW_COMPLETE', data: {} });
   });
 
+  /**
+   * A magic link from the page address with both email PKCE pairs stored; the server accepts only the
+   * verifier of `accepted` and refuses any other with a pkce_mismatch saying `refusal`.
+   */
+  async function redeemWithBothPairs(accepted: 'reset' | 'links', refusal: string) {
+    const reset = await createPkcePair();
+    const links = await createPkcePair();
+    localStorage.setItem(PKCE_PASSWORDS_KEY, JSON.stringify(reset));
+    localStorage.setItem(PKCE_KEY, JSON.stringify(links));
+    window.history.replaceState(null, '', '/login?stytch_token_type=multi_tenant_magic_links&token=ml');
+    const want = (accepted === 'reset' ? reset : links).code_verifier;
+    const server = acmeServer().on('POST', AUTH, (call) =>
+      (call.body as Record<string, string>).pkce_code_verifier === want ? json(loggedInResponse()) : apiError(400, 'pkce_mismatch', refusal),
+    );
+    return { reset, links, server, ui: renderLogin(server) };
+  }
+
   it('sends the stored PKCE verifier and clears the pair on success', async () => {
     const pair = await createPkcePair();
     localStorage.setItem(PKCE_KEY, JSON.stringify(pair));
@@ -54,17 +71,8 @@ describe('token in the page address', () => {
 
   it('a login link from a password-reset email redeems with the reset PKCE pair, and both email pairs are cleared', async () => {
     // The reset email's "log in without a password" link carries the reset start's challenge.
-    const reset = await createPkcePair();
-    const links = await createPkcePair();
-    localStorage.setItem(PKCE_PASSWORDS_KEY, JSON.stringify(reset));
-    localStorage.setItem(PKCE_KEY, JSON.stringify(links));
-    window.history.replaceState(null, '', '/login?stytch_token_type=multi_tenant_magic_links&token=ml');
-    const server = acmeServer().on('POST', AUTH, (call) =>
-      (call.body as Record<string, string>).pkce_code_verifier === reset.code_verifier
-        ? json(loggedInResponse())
-        : apiError(400, 'pkce_mismatch', 'This link needs the PKCE code verifier of the browser that started it.'),
-    );
-    const ui = renderLogin(server);
+    const { reset, server, ui } = await redeemWithBothPairs('reset',
+      'This link needs the PKCE code verifier of the browser that started it.');
     expect(await ui.findByRole('heading', { name: 'Success!' })).toBeTruthy();
     expect(server.callsTo(AUTH).map((c) => (c.body as Record<string, string>).pkce_code_verifier)).toEqual([reset.code_verifier]);
     expect(localStorage.getItem(PKCE_PASSWORDS_KEY)).toBeNull();
@@ -72,17 +80,7 @@ describe('token in the page address', () => {
   });
 
   it('a magic link falls back to the magic-link pair when the reset pair is refused for PKCE', async () => {
-    const reset = await createPkcePair();
-    const links = await createPkcePair();
-    localStorage.setItem(PKCE_PASSWORDS_KEY, JSON.stringify(reset));
-    localStorage.setItem(PKCE_KEY, JSON.stringify(links));
-    window.history.replaceState(null, '', '/login?stytch_token_type=multi_tenant_magic_links&token=ml');
-    const server = acmeServer().on('POST', AUTH, (call) =>
-      (call.body as Record<string, string>).pkce_code_verifier === links.code_verifier
-        ? json(loggedInResponse())
-        : apiError(400, 'pkce_mismatch', 'The PKCE code verifier does not match.'),
-    );
-    const ui = renderLogin(server);
+    const { reset, links, server, ui } = await redeemWithBothPairs('links', 'The PKCE code verifier does not match.');
     expect(await ui.findByRole('heading', { name: 'Success!' })).toBeTruthy();
     expect(server.callsTo(AUTH).map((c) => (c.body as Record<string, string>).pkce_code_verifier)).toEqual([
       reset.code_verifier,

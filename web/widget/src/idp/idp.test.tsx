@@ -146,34 +146,39 @@ describe('consent', () => {
   });
 
   it('attests a trusted auth token first: revoke, then attest', async () => {
-    loggedIn();
-    const r = loggedInResponse();
-    const server = acmeServer()
-      .on('POST', '/b2b/sessions/revoke', json({}))
-      .on('POST', '/b2b/sessions/attest', json({ ...r, session_token: 'attested', session_jwt: 'jwt' }))
-      .on('POST', '/idp/b2b/oauth/authorize/start', json({ consent_required: true, client: CLIENT, scope_results: results() }));
-    const ui = renderIdp(server, AUTHORIZE, { trustedAuthTokenParams: { trustedAuthToken: 'tat', tokenProfileID: 'profile-1' } });
-    await ui.findByRole('button', { name: 'Allow' });
-    const paths = server.calls.map((c) => c.path).filter((p) => p.startsWith('/b2b/sessions') || p.startsWith('/idp'));
-    expect(paths).toEqual(['/b2b/sessions/revoke', '/b2b/sessions/attest', '/idp/b2b/oauth/authorize/start']);
+    const { r, server } = await attestOverSession(json({}));
+    expect(sessionAndIdpPaths(server)).toEqual(['/b2b/sessions/revoke', '/b2b/sessions/attest', '/idp/b2b/oauth/authorize/start']);
     expect(server.callsTo('/b2b/sessions/attest')[0]!.body).toEqual({
       token: 'tat', profile_id: 'profile-1', organization_id: r.organization.organization_id, session_duration_minutes: 60,
     });
   });
 });
 
+/**
+ * A trusted-auth attestation over a stored session whose revoke answers `revoke`; the attested session
+ * then reaches a consent screen.
+ */
+async function attestOverSession(revoke: Parameters<ReturnType<typeof acmeServer>['on']>[2]) {
+  loggedIn();
+  const r = loggedInResponse();
+  const server = acmeServer()
+    .on('POST', '/b2b/sessions/revoke', revoke)
+    .on('POST', '/b2b/sessions/attest', json({ ...r, session_token: 'attested', session_jwt: 'jwt' }))
+    .on('POST', '/idp/b2b/oauth/authorize/start', json({ consent_required: true, client: CLIENT, scope_results: results() }));
+  const ui = renderIdp(server, AUTHORIZE, { trustedAuthTokenParams: { trustedAuthToken: 'tat', tokenProfileID: 'profile-1' } });
+  await ui.findByRole('button', { name: 'Allow' });
+  return { r, server, ui };
+}
+
+/** The session and IdP calls the page made, in order. */
+function sessionAndIdpPaths(server: ReturnType<typeof acmeServer>) {
+  return server.calls.map((c) => c.path).filter((p) => p.startsWith('/b2b/sessions') || p.startsWith('/idp'));
+}
+
 describe('trusted auth when the old session cannot be revoked', () => {
   it('reports the failed revoke, forgets the old session and still attests the trusted token', async () => {
-    loggedIn();
-    const r = loggedInResponse();
-    const server = acmeServer()
-      .on('POST', '/b2b/sessions/revoke', apiError(404, 'session_not_found'))
-      .on('POST', '/b2b/sessions/attest', json({ ...r, session_token: 'attested', session_jwt: 'jwt' }))
-      .on('POST', '/idp/b2b/oauth/authorize/start', json({ consent_required: true, client: CLIENT, scope_results: results() }));
-    const ui = renderIdp(server, AUTHORIZE, { trustedAuthTokenParams: { trustedAuthToken: 'tat', tokenProfileID: 'profile-1' } });
-    await ui.findByRole('button', { name: 'Allow' });
-    const paths = server.calls.map((c) => c.path).filter((p) => p.startsWith('/b2b/sessions') || p.startsWith('/idp'));
-    expect(paths).toEqual(['/b2b/sessions/revoke', '/b2b/sessions/attest', '/idp/b2b/oauth/authorize/start']);
+    const { server, ui } = await attestOverSession(apiError(404, 'session_not_found'));
+    expect(sessionAndIdpPaths(server)).toEqual(['/b2b/sessions/revoke', '/b2b/sessions/attest', '/idp/b2b/oauth/authorize/start']);
     expect(ui.onError).toHaveBeenCalledTimes(1);
     expect(ui.onEvent).toHaveBeenCalledWith(expect.objectContaining({ type: 'B2B_SESSION_ATTEST' }));
     expect(getCookie(SESSION_COOKIE)).toBe('attested');
