@@ -123,6 +123,26 @@ func (s *Store) MemberByEmail(ctx context.Context, q store.Querier, orgID, email
 	return m, s.decorate(ctx, q, m)
 }
 
+// LockMember reads a member's address and status inside the transaction q
+// and keeps the row from changing until q ends, so that what q writes on
+// the strength of them commits before any change of the member starts, or
+// sees that change. On PostgreSQL that is a share lock (FOR SHARE): an
+// address change or deletion updates the row, so it waits for q, and a
+// read made while one is in flight waits for it and returns the row as it
+// committed. Concurrent logins of one member share the lock. SQLite has a
+// single writer: a read inside the write transaction is already current
+// and nothing can change the row before q commits.
+func (s *Store) LockMember(ctx context.Context, q store.Querier, projectID, memberID string) (email, status string, err error) {
+	query := `SELECT email_address, status FROM members WHERE member_id = $1 AND project_id = $2`
+	if s.db.Dialect() == store.Postgres {
+		query += ` FOR SHARE`
+	}
+	if err := q.QueryRowContext(ctx, query, memberID, projectID).Scan(&email, &status); err != nil {
+		return "", "", fmt.Errorf("organization: lock member %s: %w", memberID, store.MapError(err))
+	}
+	return email, status, nil
+}
+
 // NewMember describes a member to create.
 type NewMember struct {
 	Email             string

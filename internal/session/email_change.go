@@ -14,13 +14,27 @@ import (
 // existing session of the member ends (they were started by whoever
 // controlled the old address), and the login then completes as any email
 // login with the new address.
+//
+// A session the caller holds (l.From) must be the member's at the address
+// being changed; its factors then join the new address's session, as the
+// member proved both.
 func (s *Service) CompleteEmailChange(ctx context.Context, q store.Querier, l EmailLogin, email string) (*AuthResponse, error) {
+	// Another member's session is left for stepUp to refuse.
+	same := l.From != nil && l.From.Member.MemberID == l.Member.MemberID
+	if same && l.From.Member.EmailAddress != l.Member.EmailAddress {
+		return nil, addressChanged()
+	}
 	m, err := s.orgs.ChangeEmail(ctx, q, l.Organization, l.Project.Env, l.Member.MemberID, email)
 	if err != nil {
 		return nil, err
 	}
 	if err := s.RevokeMemberTx(ctx, q, l.Project.ID, m.MemberID); err != nil {
 		return nil, err
+	}
+	if same {
+		from := *l.From
+		from.Member = m
+		l.From = &from
 	}
 	l.Member = m
 	return s.CompleteEmail(ctx, q, l)

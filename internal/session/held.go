@@ -34,14 +34,22 @@ func (s *Service) Held(ctx context.Context, p *project.Project, h Held) (*Sessio
 
 // stepUp folds the held session into p: the session must be the same
 // member's (a member id names one organization's member, so that is the
-// same organization too), and its factors come before the new
-// one, keeping one entry per kind (the new one replaces an earlier one of
-// its kind, with its later time).
+// same organization too), at the same address, and its factors come
+// before the new one, keeping one entry per kind (the new one replaces an
+// earlier one of its kind, with its later time).
+//
+// The session was checked before the login's transaction, so the member
+// it names was read then; the login may have read the member later, after
+// an address change ended that session. Its factors were proven for the
+// old address and must not start a session for the new one.
 func stepUp(p *CompleteParams) error {
 	from := p.From
 	if from.Member.MemberID != p.Member.MemberID {
 		return apierr.New(apierr.UnauthorizedAction).WithMessage(
 			"The session belongs to another member or organization than this login.")
+	}
+	if from.Member.EmailAddress != p.Member.EmailAddress {
+		return addressChanged()
 	}
 	if len(p.Prior) > 0 {
 		return apierr.Invalid("session_token", "Send an intermediate_session_token or a session, not both.")

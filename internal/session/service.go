@@ -124,7 +124,9 @@ type CompleteParams struct {
 
 // Complete is where every successful authentication step ends, inside the
 // caller's transaction q so the one-time secret's redemption and its
-// outcome commit together or not at all. It decides, in order:
+// outcome commit together or not at all. It holds the member's row until
+// q ends and refuses a member deleted, or at another address, since the
+// caller read p.Member (confirmMember). It decides, in order:
 //  1. the organization's auth policy accepts none of the primary factors:
 //     an IST and primary_required;
 //  2. the MFA policy wants a second factor not yet given: an IST and
@@ -144,6 +146,11 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 		if err := stepUp(&p); err != nil {
 			return nil, err
 		}
+	}
+	// Before anything is issued: a session or an IST names the member and
+	// carries factors proven for the address the caller read.
+	if err := s.confirmMember(ctx, q, p.Project.ID, p.Member); err != nil {
+		return nil, err
 	}
 	factors := append(slices.Clone(p.Prior), p.Factor)
 	if !p.PolicyMet && !primarySatisfied(p.Organization, factors) {
