@@ -270,6 +270,11 @@ func (p *Provider) submit(ctx context.Context, projectID string, req *AuthorizeR
 	}
 	var code string
 	err = p.db.Tx(ctx, func(q store.Querier) error {
+		// The session was checked before this transaction: an address
+		// change since ended it, and must not leave a grant or code.
+		if err := p.holdMember(ctx, q, projectID, who.member.MemberID, who.member.EmailAddress); err != nil {
+			return err
+		}
 		if err := p.apps.SaveGrant(ctx, q, connectedapps.Grant{MemberID: who.member.MemberID,
 			OrganizationID: who.org.OrganizationID, ClientID: pr.app.ClientID, Scopes: pr.scopes}); err != nil {
 			return err
@@ -278,9 +283,12 @@ func (p *Provider) submit(ctx context.Context, projectID string, req *AuthorizeR
 			Challenge: req.CodeChallenge, LimitKey: projectID + "|" + who.member.MemberID,
 			Data: codeData{ClientID: pr.app.ClientID, RedirectURI: req.RedirectURI, MemberID: who.member.MemberID,
 				OrganizationID: who.org.OrganizationID, Scopes: pr.scopes, Nonce: req.Nonce,
-				AuthTime: who.authTime.Unix(), PKCE: req.CodeChallenge != ""}})
+				AuthTime: who.authTime.Unix(), PKCE: req.CodeChallenge != "", Email: who.member.EmailAddress}})
 		return err
 	})
+	if errors.Is(err, errAddressChanged) {
+		return back(url.Values{"error": {"login_required"}, "error_description": {"The member must log in again."}})
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -75,14 +75,17 @@ func (f Faces) ExchangeAccessToken(r *http.Request) (any, error) {
 			return apierr.New(apierr.AccessTokenExchangeTooOld)
 		}
 		return f.P.db.Tx(ctx, func(q store.Querier) error {
-			// used_at marks the exchange: a second one finds it set.
-			res, err := q.ExecContext(ctx, `UPDATE idp_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL`,
-				store.Millis(f.P.clock.Now()), ids.Hash(c.ID))
+			// used_at marks the exchange: a second one finds it set. The
+			// token was checked before this transaction: revoked_at is read
+			// again here, so a token the member's address change revoked
+			// meanwhile (ReleaseAddress) does not start a session after it.
+			res, err := q.ExecContext(ctx, `UPDATE idp_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL
+				AND revoked_at IS NULL`, store.Millis(f.P.clock.Now()), ids.Hash(c.ID))
 			if err != nil {
 				return err
 			}
 			if n, err := res.RowsAffected(); err != nil || n == 0 {
-				return apierr.New(apierr.AccessTokenExchangeInvalidGrant).WithMessage("This access token was already exchanged.")
+				return apierr.New(apierr.AccessTokenExchangeInvalidGrant).WithMessage("This access token was already exchanged or was revoked.")
 			}
 			org, err := f.P.orgs.GetIn(ctx, q, p.ID, row.OrganizationID)
 			if err != nil {

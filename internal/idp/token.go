@@ -25,6 +25,11 @@ type codeData struct {
 	Nonce          string   `json:"nonce"`
 	AuthTime       int64    `json:"auth_time"`
 	PKCE           bool     `json:"pkce"`
+	// Email is the member's address when the code was granted: the code
+	// is exchanged only while it still is, as an address change ends
+	// what the old address's holder granted (ReleaseAddress). Codes
+	// issued before it was recorded have none and live a minute.
+	Email string `json:"email_address,omitempty"`
 }
 
 // Token handles POST {issuer}/oauth2/token (RFC 6749 3.2).
@@ -96,7 +101,7 @@ func (p *Provider) exchangeCode(r *http.Request, projectID string, app *connecte
 		return nil, invalidGrant("code_verifier was sent but the authorization request had no code_challenge.")
 	}
 	g := &grantState{ProjectID: projectID, ClientID: app.ClientID, MemberID: d.MemberID, OrganizationID: d.OrganizationID,
-		Scopes: d.Scopes, AuthTime: unixTime(d.AuthTime), FamilyID: ids.Token(), CodeHash: ids.Hash(code)}
+		Scopes: d.Scopes, AuthTime: unixTime(d.AuthTime), FamilyID: ids.Token(), CodeHash: ids.Hash(code), Email: d.Email}
 	var out *issued
 	err = p.db.Tx(ctx, func(q store.Querier) error {
 		out, err = p.issue(ctx, q, app, g, d.Nonce)
@@ -131,8 +136,11 @@ func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps
 		if !t.active(p.clock.Now()) {
 			return bad
 		}
-		res, err := q.ExecContext(ctx, `UPDATE idp_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL`,
-			store.Millis(p.clock.Now()), ids.Hash(presented))
+		// revoked_at is read again with the spend: t was read before a
+		// revocation still in flight (an address change's) committed, and
+		// such a token spends nothing; the family is revoked already.
+		res, err := q.ExecContext(ctx, `UPDATE idp_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL
+			AND revoked_at IS NULL`, store.Millis(p.clock.Now()), ids.Hash(presented))
 		if err != nil {
 			return err
 		}

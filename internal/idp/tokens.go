@@ -35,6 +35,9 @@ type grantState struct {
 	AuthTime       time.Time
 	FamilyID       string
 	CodeHash       string
+	// Email is, on a code exchange, the member's address when the code
+	// was granted (codeData.Email); "" elsewhere.
+	Email string
 }
 
 func (g *grantState) has(scope string) bool {
@@ -122,6 +125,28 @@ func (p *Provider) RevokeMemberApp(ctx context.Context, q store.Querier, memberI
 	return nil
 }
 
+// errAddressChanged reports that a member's address is no longer the one
+// an authorization was granted under.
+var errAddressChanged = errors.New("idp: the member's email address changed")
+
+// holdMember holds the member's row inside q until q ends
+// (organization.LockMember), and reports errAddressChanged when email is
+// given and is no longer the member's address. Grants and tokens are
+// written under it: an address change, which deletes the member's grants
+// and revokes their tokens (ReleaseAddress), either waits for them and
+// ends them too, or is waited for and seen here. Without it, a grant or
+// token written while the change is in flight survives it.
+func (p *Provider) holdMember(ctx context.Context, q store.Querier, projectID, memberID, email string) error {
+	now, _, err := p.orgs.LockMember(ctx, q, projectID, memberID)
+	if err != nil {
+		return err
+	}
+	if email != "" && now != email {
+		return errAddressChanged
+	}
+	return nil
+}
+
 // revokeMember revokes every token of a member and deletes their consent,
 // in one transaction.
 func (p *Provider) revokeMember(ctx context.Context, projectID, memberID string) error {
@@ -194,6 +219,11 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 	// stops allowing the app also stops its refreshes.
 	if err := connectedapps.AllowedIn(org, app); err != nil {
 		return nil, invalidGrant("The organization no longer allows this connected app.")
+	}
+	if err := p.holdMember(ctx, q, g.ProjectID, g.MemberID, g.Email); errors.Is(err, errAddressChanged) {
+		return nil, invalidGrant("The member's email address changed since the authorization.")
+	} else if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
 	}
 	m, err := p.orgs.Member(ctx, q, g.ProjectID, g.MemberID)
 	if err != nil || m.Status != organization.StatusActive {
