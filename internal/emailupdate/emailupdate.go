@@ -19,6 +19,7 @@ package emailupdate
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -73,6 +74,9 @@ type StartParams struct {
 	Email          string
 	RedirectURL    string
 	DeliveryMethod string
+	// Caller is the member of the session the request came with (nil
+	// with the project secret alone), as that session was checked.
+	Caller *organization.Member
 }
 
 // DeliveryMethod validates a requested delivery method ("" is the link).
@@ -123,6 +127,9 @@ func (s *Service) Start(ctx context.Context, p StartParams) (*organization.Membe
 	var m *organization.Member
 	var secret string
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		if err := s.hold(ctx, q, p); err != nil {
+			return err
+		}
 		var err error
 		if m, err = s.check(ctx, q, org, p.MemberID, email); err != nil {
 			return err
@@ -147,6 +154,28 @@ func (s *Service) Start(ctx context.Context, p StartParams) (*organization.Membe
 		return nil, apierr.Wrap(apierr.EmailDeliveryFailed, err)
 	}
 	return m, nil
+}
+
+// hold locks the member's row inside q until the secret commits
+// (organization.LockMember): an admin's address change, which cancels the
+// member's update in flight (organization.AddressHolder), then either
+// waits and cancels this one too, or is seen here. A member changing their
+// own address must still be at the one their session was checked with:
+// the change ended that session, and its holder must not be left a secret
+// that moves the member away from the address the admin set.
+func (s *Service) hold(ctx context.Context, q store.Querier, p StartParams) error {
+	email, _, err := s.d.Orgs.LockMember(ctx, q, p.Project.ID, p.MemberID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil // check answers member_not_found
+	}
+	if err != nil {
+		return err
+	}
+	if p.Caller != nil && p.Caller.MemberID == p.MemberID && p.Caller.EmailAddress != email {
+		return apierr.New(apierr.MemberNotFound).WithMessage(
+			"The member's email address changed while this request was in progress.")
+	}
+	return nil
 }
 
 // check loads the member through q and decides whether it may change to

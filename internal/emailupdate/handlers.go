@@ -81,7 +81,7 @@ func (h Handlers) sdk(r *http.Request, memberID string) (any, error) {
 		return nil, err
 	}
 	sp := req.params(c.Project, c.Organization, memberID)
-	sp.ClientIP = httpapi.ClientIP(r)
+	sp.ClientIP, sp.Caller = httpapi.ClientIP(r), c.Member
 	return h.start(r, sp)
 }
 
@@ -107,7 +107,9 @@ func (h Handlers) Backend(r *http.Request) (any, error) {
 			return nil, err
 		}
 	}
-	return h.start(r, req.params(c.Project, c.Organization, id))
+	sp := req.params(c.Project, c.Organization, id)
+	sp.Caller = c.Member
+	return h.start(r, sp)
 }
 
 func (h Handlers) start(r *http.Request, sp StartParams) (any, error) {
