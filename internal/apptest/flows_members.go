@@ -3,6 +3,9 @@ package apptest
 import (
 	"net/http"
 	"sort"
+
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/store"
 )
 
 // MemberByID reads a member through the backend.
@@ -100,6 +103,20 @@ func (e *Env) ForceAddress(memberID, email string) {
 	if _, err := e.App.DB.ExecContext(e.tb().Context(), `UPDATE members SET email_address = $1 WHERE member_id = $2`, email, memberID); err != nil {
 		e.tb().Fatal(err)
 	}
+}
+
+// ChangeAddressIn is an admin's change of a member's address inside q,
+// as the member routes make it (organization.UpdateMember): it ends, in
+// q, what the old address held. Tests hold q open with storetest.Overlap
+// to race a login or a secret's issue against the change.
+func (e *Env) ChangeAddressIn(q store.Querier, orgID, memberID, email string) error {
+	ctx := e.tb().Context()
+	org, err := e.App.Orgs.GetIn(ctx, q, e.Project.Project.ID, orgID)
+	if err != nil {
+		return err
+	}
+	_, err = e.App.Orgs.UpdateMember(ctx, q, org, e.Project.Project.Env, memberID, organization.MemberUpdate{EmailAddress: &email})
+	return err
 }
 
 // AdminWithMule sets up the forgery the address rules stop: in a new

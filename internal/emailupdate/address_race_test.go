@@ -2,11 +2,9 @@ package emailupdate_test
 
 import (
 	"net/http"
-	"os"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
-	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/store"
 	"github.com/latchkey/latchkey/internal/store/storetest"
 )
@@ -20,23 +18,13 @@ import (
 // of their choosing.
 func TestStartOverlappingAddressChangeOnPostgres(t *testing.T) {
 	t.Parallel()
-	if os.Getenv(storetest.EnvPostgres) == "" {
-		t.Skip(storetest.EnvPostgres + " not set")
-	}
 	e := apptest.New(t, storetest.Postgres(t), nil)
 	orgID := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 	mid := e.CreateMember(orgID, "bob@acme.test")
 	sess := e.SessionFor(orgID, "bob@acme.test")
-	org, err := e.App.Orgs.Get(t.Context(), e.Project.Project.ID, orgID)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var r apptest.Resp
 	changeErr, _ := storetest.Overlap(t, e.App.DB, func(q store.Querier) error {
-		email := "someone-else@acme.test"
-		_, err := e.App.Orgs.UpdateMember(t.Context(), q, org, e.Project.Project.Env, mid,
-			organization.MemberUpdate{EmailAddress: &email})
-		return err
+		return e.ChangeAddressIn(q, orgID, mid, "someone-else@acme.test")
 	}, func() error {
 		r = e.StartEmailUpdate(sess, "", map[string]any{"email_address": "robert@acme.test", "login_redirect_url": apptest.Page})
 		return nil
