@@ -116,6 +116,12 @@ func (s *Service) identify(ctx context.Context, prof *Profile, req attestRequest
 	if err != nil {
 		return identity{}, 0, badToken(fmt.Sprintf("has an invalid email in its %q claim.", m.Email))
 	}
+	// The issuer saying the address is unconfirmed must not log into (or
+	// provision, or verify) the member who owns it: anyone can sign up at
+	// most issuers with someone else's address.
+	if !c.emailVerified() {
+		return identity{}, 0, badToken("says its email is not verified (email_verified is not true).")
+	}
 	id := identity{email: email, name: c.text(m.Name), tokenID: c.text(m.TokenID)}
 	claimOrg := c.text(m.OrganizationID)
 	switch {
@@ -150,7 +156,8 @@ func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Proj
 	if err := s.spend(ctx, q, prof.ProfileID, id.tokenID, expMs); err != nil {
 		return nil, err
 	}
-	// The profile's issuer vouches for the address, as an SSO provider does.
+	// The profile's issuer vouches for the address, as an SSO provider
+	// does (identify refused a token that said it was not verified).
 	if err := s.d.Orgs.MarkEmailVerified(ctx, q, m); err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -387,5 +388,53 @@ func TestAttestRefusesDeletedMember(t *testing.T) {
 		r := attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
 			"token": is.token(e.Clock.Now(), "ada@acme.test", "a", nil)})
 		apptest.Want(t, r, 403, "inactive_member")
+	})
+}
+
+// A token that itself says its email is not verified (email_verified
+// false, as Auth0, Firebase or Supabase sign for addresses nobody
+// confirmed) must not log into the member who owns that address, mark the
+// address verified, or provision a member: anyone who signs up at the
+// issuer with someone else's address would get their session. Only true
+// or "true" says verified; an absent claim is the issuer vouching, as
+// before.
+func TestAttestEmailVerifiedClaim(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		is := newIssuer(t)
+		prof := jwksProfile(t, e, is, func(n *trustedauth.NewProfile) {
+			n.AttributeMapping.OrganizationID, n.CanJITProvision = "org_id", true
+		})
+		org := e.CreateOrg("acme", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"acme.test"}})
+		ceo := e.CreateMember(org, "ceo@acme.test")
+		now := e.Clock.Now()
+		call := func(email, jti string, verified any) apptest.Resp { // nil: no email_verified claim
+			claims := map[string]any{"org_id": org, "email_verified": verified}
+			return attest(e, map[string]any{"profile_id": prof.ProfileID, "token": is.token(now, email, jti, claims)})
+		}
+		for i, v := range []any{false, "false", "yes", 0} {
+			r := call("ceo@acme.test", "uv"+strconv.Itoa(i), v)
+			apptest.Want(t, r, 401, "invalid_trusted_auth_token")
+			if msg, _ := r.Body["error_message"].(string); !strings.Contains(msg, "email_verified") {
+				t.Fatalf("email_verified %v: message %q does not name the claim", v, msg)
+			}
+		}
+		// Nobody was provisioned for an unverified address the organization admits.
+		apptest.Want(t, call("new@acme.test", "uv-jit", false), 401, "invalid_trusted_auth_token")
+		if n := e.Count(`SELECT COUNT(*) FROM members WHERE email_address = $1`, "new@acme.test"); n != 0 {
+			t.Fatalf("an unverified address was provisioned: %d members", n)
+		}
+		if e.MemberByID(org, ceo)["email_address_verified"] != false {
+			t.Fatal("a refused token marked the member's address verified")
+		}
+		for i, v := range []any{true, "true", nil} {
+			r := call("ceo@acme.test", "v"+strconv.Itoa(i), v)
+			apptest.Want(t, r, 200, "")
+			if r.Body["member_id"] != ceo {
+				t.Fatalf("email_verified %v: %s", v, r.Raw)
+			}
+		}
+		if e.MemberByID(org, ceo)["email_address_verified"] != true {
+			t.Fatal("a verified token left the member's address unverified")
+		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -46,10 +47,8 @@ func (s *Service) verify(ctx context.Context, p *Profile, raw string) (claims, t
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	var c claims
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	dec.UseNumber()
-	if err := dec.Decode(&c); err != nil || c == nil {
+	c, err := decodeClaims(payload)
+	if err != nil {
 		return nil, time.Time{}, badToken("payload is not a JSON object.")
 	}
 	if iss, _ := c["iss"].(string); iss != p.Issuer {
@@ -117,6 +116,33 @@ func audienceHas(aud any, want string) bool {
 		return slices.ContainsFunc(a, func(v any) bool { s, _ := v.(string); return s == want })
 	}
 	return false
+}
+
+// decodeClaims reads a JSON object of claims (a token's payload, a
+// userinfo answer), keeping numbers as they were written.
+func decodeClaims(b []byte) (claims, error) {
+	var c claims
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&c); err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return nil, errors.New("null is not a JSON object")
+	}
+	return c, nil
+}
+
+// emailVerified is the one rule for the email_verified claim of an
+// attested token and of a migrated session's userinfo, the same as the
+// SSO package's for OIDC: only true, or the string "true" that some
+// providers send (Cognito), says verified; any other value present
+// (false, "false", null) says not, since refusing only a boolean false
+// would let the string "false" through. An absent claim is no statement,
+// and the issuer's email counts as verified.
+func (c claims) emailVerified() bool {
+	v, ok := c["email_verified"]
+	return !ok || v == true || v == "true"
 }
 
 // time reads a NumericDate claim.
