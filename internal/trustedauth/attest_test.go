@@ -66,6 +66,75 @@ func TestAttestJWKSAndReplay(t *testing.T) {
 	})
 }
 
+// Many issuers (Firebase, Auth0 ID tokens) sign no jti. Such a token is
+// still spent once: otherwise whoever sees it (a log, a proxy, the
+// browser's history) could replay it for another session until it
+// expires. What is spent is the signed claims, so the same token in
+// another encoding that also verifies (the ECDSA twin signature, the JWS
+// JSON serialization) is the same token.
+func TestAttestTokenWithoutIDIsSpentOnce(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		is := newIssuer(t)
+		prof := jwksProfile(t, e, is, nil)
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		e.CreateMember(org, "ana@acme.test")
+		now := e.Clock.Now()
+		tok := is.token(now, "ana@acme.test", "", map[string]any{"jti": nil})
+		body := func(tok string) map[string]any {
+			return map[string]any{"profile_id": prof.ProfileID, "token": tok, "organization_id": org}
+		}
+		r := attest(e, body(tok))
+		apptest.Want(t, r, 200, "")
+		if f := factors(t, r.Body); f[0]["trusted_auth_token_factor"].(map[string]any)["token_id"] != "" {
+			t.Fatalf("factors: %v", f)
+		}
+		parsed, err := jose.ParseSigned(tok, []jose.SignatureAlgorithm{jose.ES256})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, again := range []struct{ name, token string }{{"the same token", tok},
+			{"its twin signature", ecdsaTwin(t, tok)}, {"its JSON serialization", parsed.FullSerialize()}} {
+			if r := attest(e, body(again.token)); r.Status != 401 || r.ErrType() != "invalid_trusted_auth_token" {
+				t.Fatalf("%s was accepted again: status %d %q", again.name, r.Status, r.ErrType())
+			}
+		}
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/attest", body(tok), ""), 401, "invalid_trusted_auth_token")
+		// Another token without an id (issued a second later) is another token.
+		e.Clock.Advance(time.Second)
+		apptest.Want(t, attest(e, body(is.token(e.Clock.Now(), "ana@acme.test", "", map[string]any{"jti": nil}))), 200, "")
+	})
+}
+
+// The rows that remember spent tokens go once the tokens have expired,
+// whether or not the profile is used again.
+func TestAttestSpentTokensAreSwept(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		is := newIssuer(t)
+		prof := jwksProfile(t, e, is, nil)
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		e.CreateMember(org, "ana@acme.test")
+		now := e.Clock.Now()
+		for _, tok := range []string{is.token(now, "ana@acme.test", "a", nil), is.token(now, "ana@acme.test", "", map[string]any{"jti": nil})} {
+			apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org, "token": tok}), 200, "")
+		}
+		const spent = `SELECT COUNT(*) FROM trusted_auth_token_uses`
+		sweep := func() {
+			if _, err := e.App.Sweeper().Once(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sweep()
+		if n := e.Count(spent); n != 2 {
+			t.Fatalf("%d spent tokens remembered before expiry, want 2", n)
+		}
+		e.Clock.Advance(6 * time.Minute) // past exp and the skew
+		sweep()
+		if n := e.Count(spent); n != 0 {
+			t.Fatalf("%d spent tokens remembered after expiry", n)
+		}
+	})
+}
+
 func TestAttestRefusals(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		is := newIssuer(t)
@@ -90,6 +159,7 @@ func TestAttestRefusals(t *testing.T) {
 			{"wrong audience", is.token(now, "ana@acme.test", "b", map[string]any{"aud": []string{"someone-else"}}), org, 401, "invalid_trusted_auth_token"},
 			{"expired past the skew", is.token(now, "ana@acme.test", "c", map[string]any{"exp": now.Add(-time.Minute).Unix()}), org, 401, "invalid_trusted_auth_token"},
 			{"no expiry", is.token(now, "ana@acme.test", "d", map[string]any{"exp": nil}), org, 401, "invalid_trusted_auth_token"},
+			{"expiry more than a day ahead", is.token(now, "ana@acme.test", "d2", map[string]any{"exp": now.Add(25 * time.Hour).Unix()}), org, 401, "invalid_trusted_auth_token"},
 			{"not valid yet", is.token(now, "ana@acme.test", "e", map[string]any{"nbf": now.Add(time.Minute).Unix()}), org, 401, "invalid_trusted_auth_token"},
 			{"issued in the future past the skew", is.token(now, "ana@acme.test", "e2", map[string]any{"iat": now.Add(time.Minute).Unix()}), org, 401, "invalid_trusted_auth_token"},
 			{"signed by a stranger with the issuer's kid", sign(t, jose.ES256, stranger, "k1", claimsFor(now, "ana@acme.test", "f")), org, 401, "invalid_trusted_auth_token"},
@@ -110,6 +180,10 @@ func TestAttestRefusals(t *testing.T) {
 		// Within the skew an expired token still passes.
 		r := attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
 			"token": is.token(now, "ana@acme.test", "l", map[string]any{"exp": now.Add(-10 * time.Second).Unix()})})
+		apptest.Want(t, r, 200, "")
+		// A day ahead is as far as exp may lie (a spent token is remembered until then).
+		r = attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
+			"token": is.token(now, "ana@acme.test", "l2", map[string]any{"exp": now.Add(24 * time.Hour).Unix()})})
 		apptest.Want(t, r, 200, "")
 		// A token whose organization claim names the organization needs no organization_id.
 		r = attest(e, map[string]any{"profile_id": prof.ProfileID,

@@ -6,9 +6,12 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -128,6 +131,21 @@ func (is *issuer) token(now time.Time, email, jti string, extra map[string]any) 
 		}
 	}
 	return sign(is.t, jose.ES256, is.key("k1"), "k1", c)
+}
+
+// ecdsaTwin is tok with its ECDSA signature's twin (r, n−s), which
+// verifies as well: the same signed token in another encoding.
+func ecdsaTwin(t *testing.T, tok string) string {
+	t.Helper()
+	parts := strings.Split(tok, ".")
+	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
+	if err != nil || len(sig) != 64 {
+		t.Fatalf("not an ES256 signature: %q", parts[2])
+	}
+	s := new(big.Int).SetBytes(sig[32:])
+	s.Sub(elliptic.P256().Params().N, s)
+	s.FillBytes(sig[32:])
+	return parts[0] + "." + parts[1] + "." + base64.RawURLEncoding.EncodeToString(sig)
 }
 
 // jwksProfile registers a profile for the issuer on the env's project.

@@ -8,8 +8,9 @@
 // skew), its email claim names the member (found by email in the
 // organization, or provisioned just in time when the profile allows it and
 // the signed token itself names the organization), and its token id claim
-// (jti by default) is remembered in the database so each token is spent
-// once on any replica. The session comes from the same completion seam as
+// (jti by default; the signed claims when there is none) is remembered in
+// the database until the token expires, at most a day ahead, so each token
+// is spent once on any replica. The session comes from the same completion seam as
 // every login, so the organization's auth and MFA policies apply.
 //
 // b2b/sessions/migrate is the other way an outside identity becomes a

@@ -24,6 +24,23 @@ var signingAlgs = []jose.SignatureAlgorithm{jose.RS256, jose.RS384, jose.RS512, 
 // clockSkew is how far the issuer's clock may be from ours.
 const clockSkew = 30 * time.Second
 
+// maxExpiryAhead bounds how far ahead a token's exp may lie. A spent token
+// is remembered until it expires, so the bound is also how long any such
+// record lives; ID tokens that issuers sign for an exchange live minutes
+// to hours.
+const maxExpiryAhead = 24 * time.Hour
+
+// verified is a token that passed verify.
+type verified struct {
+	claims claims
+	exp    time.Time
+	// payload is the signed claims exactly as the issuer signed them. The
+	// compact token is not: one signed payload has several encodings that
+	// all verify (the ECDSA twin signature (r, n−s), base64 variants of the
+	// payload, the JWS JSON serialization).
+	payload []byte
+}
+
 // claims are a verified token's payload.
 type claims map[string]any
 
@@ -32,46 +49,49 @@ func badToken(msg string) error {
 }
 
 // verify checks raw against the profile: signature by one of its keys,
-// issuer, audience, expiry (required) and not-before, and returns the
-// claims and when the token expires.
-func (s *Service) verify(ctx context.Context, p *Profile, raw string) (claims, time.Time, error) {
+// issuer, audience, expiry (required, at most maxExpiryAhead away) and
+// not-before.
+func (s *Service) verify(ctx context.Context, p *Profile, raw string) (*verified, error) {
 	obj, err := jose.ParseSigned(raw, signingAlgs)
 	if err != nil {
-		return nil, time.Time{}, apierr.Wrap(apierr.InvalidTrustedAuthToken, err).WithMessage(
+		return nil, apierr.Wrap(apierr.InvalidTrustedAuthToken, err).WithMessage(
 			"The trusted auth token is not a JWT signed with an accepted algorithm.")
 	}
 	if len(obj.Signatures) != 1 {
-		return nil, time.Time{}, badToken("must carry exactly one signature.")
+		return nil, badToken("must carry exactly one signature.")
 	}
 	payload, err := s.checkSignature(ctx, p, obj)
 	if err != nil {
-		return nil, time.Time{}, err
+		return nil, err
 	}
 	c, err := decodeClaims(payload)
 	if err != nil {
-		return nil, time.Time{}, badToken("payload is not a JSON object.")
+		return nil, badToken("payload is not a JSON object.")
 	}
 	if iss, _ := c["iss"].(string); iss != p.Issuer {
-		return nil, time.Time{}, badToken("was issued by another issuer.")
+		return nil, badToken("was issued by another issuer.")
 	}
 	if !audienceHas(c["aud"], p.Audience) {
-		return nil, time.Time{}, badToken("is meant for another audience.")
+		return nil, badToken("is meant for another audience.")
 	}
 	now := s.d.Clock.Now()
 	exp, ok := c.time("exp")
 	if !ok {
-		return nil, time.Time{}, badToken("has no expiry (exp).")
+		return nil, badToken("has no expiry (exp).")
 	}
 	if now.After(exp.Add(clockSkew)) {
-		return nil, time.Time{}, badToken("has expired.")
+		return nil, badToken("has expired.")
+	}
+	if exp.After(now.Add(maxExpiryAhead + clockSkew)) {
+		return nil, badToken("expires too far ahead: exp may be at most 24 hours from now.")
 	}
 	if nbf, ok := c.time("nbf"); ok && now.Add(clockSkew).Before(nbf) {
-		return nil, time.Time{}, badToken("is not valid yet (nbf).")
+		return nil, badToken("is not valid yet (nbf).")
 	}
 	if iat, ok := c.time("iat"); ok && now.Add(clockSkew).Before(iat) {
-		return nil, time.Time{}, badToken("was issued in the future (iat).")
+		return nil, badToken("was issued in the future (iat).")
 	}
-	return c, exp, nil
+	return &verified{claims: c, exp: exp, payload: payload}, nil
 }
 
 // checkSignature verifies obj with the profile's keys and returns the
