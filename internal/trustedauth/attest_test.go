@@ -414,11 +414,36 @@ func TestAttestKeyRotationAndOutage(t *testing.T) {
 		tok := sign(t, jose.ES256, k2, "k2", claimsFor(now, "ana@acme.test", "r2"))
 		apptest.Want(t, call(tok), 200, "")
 
-		// An outage after a fetch keeps the known keys working.
+		// An outage after a fetch keeps the known keys working, and the
+		// stale keys are refetched at most once per gap: each login must
+		// not wait (behind the key set's lock) for a fetch that fails.
 		is.down.Store(true)
 		e.Clock.Advance(2 * time.Hour)
-		now = e.Clock.Now()
-		apptest.Want(t, call(sign(t, jose.ES256, k2, "k2", claimsFor(now, "ana@acme.test", "r3"))), 200, "")
+		hits = is.hits.Load()
+		for i := range 4 {
+			now = e.Clock.Now()
+			apptest.Want(t, call(sign(t, jose.ES256, k2, "k2", claimsFor(now, "ana@acme.test", "r3"+string(rune('a'+i))))), 200, "")
+			e.Clock.Advance(time.Second)
+		}
+		// An unknown key id within the gap does not refetch either.
+		apptest.Want(t, call(sign(t, jose.ES256, stranger, "k9", claimsFor(now, "ana@acme.test", "r4"))), 401, "invalid_trusted_auth_token")
+		if got := is.hits.Load() - hits; got != 1 {
+			t.Fatalf("JWKS fetched %d times for 5 logins within 5 s of an outage, want 1", got)
+		}
+		// Past the gap the next login tries again; once the issuer is back,
+		// its keys are fresh again.
+		e.Clock.Advance(30 * time.Second) // the refetch gap
+		apptest.Want(t, call(sign(t, jose.ES256, k2, "k2", claimsFor(e.Clock.Now(), "ana@acme.test", "r5"))), 200, "")
+		if got := is.hits.Load() - hits; got != 2 {
+			t.Fatalf("JWKS fetched %d times after the gap, want 2", got)
+		}
+		is.down.Store(false)
+		e.Clock.Advance(30 * time.Second)
+		apptest.Want(t, call(sign(t, jose.ES256, k2, "k2", claimsFor(e.Clock.Now(), "ana@acme.test", "r6"))), 200, "")
+		apptest.Want(t, call(sign(t, jose.ES256, k2, "k2", claimsFor(e.Clock.Now(), "ana@acme.test", "r7"))), 200, "")
+		if got := is.hits.Load() - hits; got != 3 {
+			t.Fatalf("JWKS fetched %d times once the issuer was back, want 3 (the refreshed keys are fresh)", got)
+		}
 	})
 }
 
