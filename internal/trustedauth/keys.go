@@ -155,6 +155,34 @@ func (c *keyCache) fetch(ctx context.Context, url string) ([]jose.JSONWebKey, er
 	return keys, nil
 }
 
+// maxRedirects is how many redirects a fetch follows, as net/http does
+// by default.
+const maxRedirects = 10
+
+// checkedClient is a copy of c (which may be shared) whose redirects must
+// each pass checkFetchURL too: otherwise an https URL could hand the fetch
+// to plain http, and Go re-sends an Authorization header on a same-host
+// redirect.
+func checkedClient(c *http.Client, field string) *http.Client {
+	cc := *c
+	next := c.CheckRedirect
+	cc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if err := checkFetchURL(field, req.URL.String()); err != nil {
+			// %v, not %w: the caller's own error type is the answer, not
+			// the checker's invalid_request.
+			return fmt.Errorf("trustedauth: redirect to %s refused: %v", req.URL.Redacted(), err)
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= maxRedirects {
+			return fmt.Errorf("trustedauth: stopped after %d redirects", maxRedirects)
+		}
+		return nil
+	}
+	return &cc
+}
+
 // parsePublicKey reads an RSA, ECDSA or Ed25519 public key from PEM: a
 // PUBLIC KEY (PKIX), an RSA PUBLIC KEY (PKCS#1) or a CERTIFICATE.
 func parsePublicKey(text string) (crypto.PublicKey, error) {

@@ -143,7 +143,7 @@ func (s *Service) userinfoEmail(ctx context.Context, endpoint, token string) (st
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Accept", "application/json")
-	res, err := s.d.HTTP.Do(req)
+	res, err := s.userinfo.Do(req)
 	if err != nil {
 		return "", apierr.Wrap(apierr.MigrateUserinfoUnavailable, err)
 	}

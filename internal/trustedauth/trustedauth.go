@@ -50,8 +50,9 @@ type Deps struct {
 
 // Service runs trusted auth tokens.
 type Service struct {
-	d    Deps
-	keys *keyCache
+	d        Deps
+	keys     *keyCache
+	userinfo *http.Client // d.HTTP, redirects checked
 }
 
 // New returns the service.
@@ -59,7 +60,8 @@ func New(d Deps) *Service {
 	if d.HTTP == nil {
 		d.HTTP = &http.Client{Timeout: fetchTimeout}
 	}
-	return &Service{d: d, keys: &keyCache{http: d.HTTP, clock: d.Clock}}
+	return &Service{d: d, keys: &keyCache{http: checkedClient(d.HTTP, "jwks_url"), clock: d.Clock},
+		userinfo: checkedClient(d.HTTP, "userinfo_url")}
 }
 
 //go:embed migrations/*.sql
