@@ -96,7 +96,7 @@ func (h Handlers) Attest(r *http.Request) (any, error) {
 			resp, err = s.complete(ctx, q, p, prof, id, exp, prior, duration)
 			return err
 		})
-	}, ratelimit.FailureOf(apierr.InvalidTrustedAuthToken), ratelimit.For(AttestPerIP, httpapi.ClientIP(r)))
+	}, ratelimit.FailureOf(apierr.InvalidTrustedAuthToken), ratelimit.For(AttestPerIP, p.ID+"|"+httpapi.ClientIP(r)))
 	if err != nil {
 		return nil, err
 	}

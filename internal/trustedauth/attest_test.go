@@ -471,6 +471,17 @@ func TestAttestRateLimit(t *testing.T) {
 		// A valid token still passes: signed tokens cannot be guessed.
 		apptest.Want(t, sdkAttest(map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
 			"token": is.token(now, "ana@acme.test", "ok", nil)}), 200, "")
+		// Counted per project, as every per-address limit: failures at one
+		// customer's login do not refuse the same address at another's.
+		p2 := e.NewProject("Other")
+		prof2, err := e.App.TrustedAuth.CreateProfile(t.Context(), trustedauth.NewProfile{ProjectID: p2.Project.ID,
+			Env: p2.Project.Env, Issuer: issuerName, Audience: audience, JWKSURL: is.srv.URL + "/.well-known/jwks.json"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := e.Do(http.MethodPost, "/sdk/v1/b2b/sessions/attest", map[string]any{"profile_id": prof2.ProfileID, "token": bad,
+			"organization_id": org}, http.Header{"Origin": {apptest.Origin}}, p2.PublicToken, p2.PublicToken)
+		apptest.Want(t, r, 401, "invalid_trusted_auth_token")
 	})
 }
 

@@ -126,7 +126,7 @@ func (h Handlers) Migrate(r *http.Request) (any, error) {
 					EmailFactor: &session.EmailFactor{EmailID: m.EmailID, EmailAddress: m.EmailAddress}}})
 			return err
 		})
-	}, ratelimit.FailureOf(apierr.MigrateUnexpectedResponse), ratelimit.For(AttestPerIP, httpapi.ClientIP(r)))
+	}, ratelimit.FailureOf(apierr.MigrateUnexpectedResponse), ratelimit.For(MigratePerIP, p.ID+"|"+httpapi.ClientIP(r)))
 	if err != nil {
 		return nil, err
 	}

@@ -32,9 +32,16 @@ import (
 	"github.com/latchkey/latchkey/internal/store"
 )
 
-// AttestPerIP limits failed attestations from one address: tokens are
-// signed, so only failures count (ratelimit.GuardUnguessable).
-var AttestPerIP = ratelimit.Rule{Name: "trusted_attest_ip", Limit: 30, Window: 10 * time.Minute, PerClientAddress: true}
+// Failures per client address (keyed projectID|address, as every such
+// limit): tokens are signed and sessions checked by their provider, so
+// only failures count (ratelimit.GuardUnguessable). AttestPerIP limits
+// failed attestations; MigratePerIP failed migrations, which come only
+// from the backend face today, where per-address rules do not apply
+// (ratelimit.OnBehalf).
+var (
+	AttestPerIP  = ratelimit.Rule{Name: "trusted_attest_ip", Limit: 30, Window: 10 * time.Minute, PerClientAddress: true}
+	MigratePerIP = ratelimit.Rule{Name: "session_migrate_ip", Limit: 30, Window: 10 * time.Minute, PerClientAddress: true}
+)
 
 // Deps are the services the module uses.
 type Deps struct {
