@@ -74,16 +74,9 @@ func TestAttestJWKSAndReplay(t *testing.T) {
 // JSON serialization) is the same token.
 func TestAttestTokenWithoutIDIsSpentOnce(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		is := newIssuer(t)
-		prof := jwksProfile(t, e, is, nil)
-		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
-		e.CreateMember(org, "ana@acme.test")
-		now := e.Clock.Now()
-		tok := is.token(now, "ana@acme.test", "", map[string]any{"jti": nil})
-		body := func(tok string) map[string]any {
-			return map[string]any{"profile_id": prof.ProfileID, "token": tok, "organization_id": org}
-		}
-		r := attest(e, body(tok))
+		sc := newScene(t, e)
+		tok := sc.is.token(e.Clock.Now(), "ana@acme.test", "", map[string]any{"jti": nil})
+		r := sc.attest(tok)
 		apptest.Want(t, r, 200, "")
 		if f := factors(t, r.Body); f[0]["trusted_auth_token_factor"].(map[string]any)["token_id"] != "" {
 			t.Fatalf("factors: %v", f)
@@ -94,14 +87,14 @@ func TestAttestTokenWithoutIDIsSpentOnce(t *testing.T) {
 		}
 		for _, again := range []struct{ name, token string }{{"the same token", tok},
 			{"its twin signature", ecdsaTwin(t, tok)}, {"its JSON serialization", parsed.FullSerialize()}} {
-			if r := attest(e, body(again.token)); r.Status != 401 || r.ErrType() != "invalid_trusted_auth_token" {
+			if r := sc.attest(again.token); r.Status != 401 || r.ErrType() != "invalid_trusted_auth_token" {
 				t.Fatalf("%s was accepted again: status %d %q", again.name, r.Status, r.ErrType())
 			}
 		}
-		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/attest", body(tok), ""), 401, "invalid_trusted_auth_token")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/attest", sc.body(tok), ""), 401, "invalid_trusted_auth_token")
 		// Another token without an id (issued a second later) is another token.
 		e.Clock.Advance(time.Second)
-		apptest.Want(t, attest(e, body(is.token(e.Clock.Now(), "ana@acme.test", "", map[string]any{"jti": nil}))), 200, "")
+		apptest.Want(t, sc.attest(sc.is.token(e.Clock.Now(), "ana@acme.test", "", map[string]any{"jti": nil})), 200, "")
 	})
 }
 
@@ -109,13 +102,10 @@ func TestAttestTokenWithoutIDIsSpentOnce(t *testing.T) {
 // whether or not the profile is used again.
 func TestAttestSpentTokensAreSwept(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		is := newIssuer(t)
-		prof := jwksProfile(t, e, is, nil)
-		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
-		e.CreateMember(org, "ana@acme.test")
+		sc := newScene(t, e)
 		now := e.Clock.Now()
-		for _, tok := range []string{is.token(now, "ana@acme.test", "a", nil), is.token(now, "ana@acme.test", "", map[string]any{"jti": nil})} {
-			apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org, "token": tok}), 200, "")
+		for _, tok := range []string{sc.is.token(now, "ana@acme.test", "a", nil), sc.is.token(now, "ana@acme.test", "", map[string]any{"jti": nil})} {
+			apptest.Want(t, sc.attest(tok), 200, "")
 		}
 		const spent = `SELECT COUNT(*) FROM trusted_auth_token_uses`
 		sweep := func() {
@@ -292,14 +282,10 @@ func TestAttestPEMProfile(t *testing.T) {
 // and stops verifying once they are older than that and fetched again.
 func TestAttestWithdrawnKeyExpiresFromCache(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		is := newIssuer(t)
-		prof := jwksProfile(t, e, is, nil)
-		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
-		e.CreateMember(org, "ana@acme.test")
-		k1 := is.key("k1")
+		sc := newScene(t, e)
+		is, k1 := sc.is, sc.is.key("k1")
 		call := func(jti string) apptest.Resp { // a token signed with k1
-			return attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
-				"token": sign(t, jose.ES256, k1, "k1", claimsFor(e.Clock.Now(), "ana@acme.test", jti))})
+			return sc.attest(sign(t, jose.ES256, k1, "k1", claimsFor(e.Clock.Now(), "ana@acme.test", jti)))
 		}
 		apptest.Want(t, call("w1"), 200, "")
 		is.addKey("k2")
@@ -377,14 +363,8 @@ func TestAttestMFAAndExistingSession(t *testing.T) {
 
 func TestAttestKeyRotationAndOutage(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		is := newIssuer(t)
-		prof := jwksProfile(t, e, is, nil)
-		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
-		e.CreateMember(org, "ana@acme.test")
-		now := e.Clock.Now()
-		call := func(tok string) apptest.Resp {
-			return attest(e, map[string]any{"profile_id": prof.ProfileID, "token": tok, "organization_id": org})
-		}
+		sc := newScene(t, e)
+		is, call, now := sc.is, sc.attest, e.Clock.Now()
 
 		// The issuer is down before anything was fetched: a clear error.
 		is.down.Store(true)
@@ -449,38 +429,31 @@ func TestAttestKeyRotationAndOutage(t *testing.T) {
 
 func TestAttestRateLimit(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		is := newIssuer(t)
-		prof := jwksProfile(t, e, is, nil)
-		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
-		e.CreateMember(org, "ana@acme.test")
+		sc := newScene(t, e)
 		now := e.Clock.Now()
-		bad := is.token(now, "ana@acme.test", "z", map[string]any{"aud": "elsewhere"})
+		bad := sc.is.token(now, "ana@acme.test", "z", map[string]any{"aud": "elsewhere"})
 		// Counted per end-user address: on the SDK face. The backend face's
 		// address is the customer's server (ratelimit.OnBehalf).
-		sdkAttest := func(body map[string]any) apptest.Resp {
-			return e.SDK(http.MethodPost, "/b2b/sessions/attest", body, "")
+		sdkAttest := func(tok string) apptest.Resp {
+			return e.SDK(http.MethodPost, "/b2b/sessions/attest", sc.body(tok), "")
 		}
 		for range trustedauth.AttestPerIP.Limit {
-			apptest.Want(t, sdkAttest(map[string]any{"profile_id": prof.ProfileID, "token": bad, "organization_id": org}),
-				401, "invalid_trusted_auth_token")
+			apptest.Want(t, sdkAttest(bad), 401, "invalid_trusted_auth_token")
 		}
-		apptest.Want(t, sdkAttest(map[string]any{"profile_id": prof.ProfileID, "token": bad, "organization_id": org}),
-			429, "too_many_requests")
-		apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "token": bad, "organization_id": org}),
-			401, "invalid_trusted_auth_token")
+		apptest.Want(t, sdkAttest(bad), 429, "too_many_requests")
+		apptest.Want(t, sc.attest(bad), 401, "invalid_trusted_auth_token")
 		// A valid token still passes: signed tokens cannot be guessed.
-		apptest.Want(t, sdkAttest(map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
-			"token": is.token(now, "ana@acme.test", "ok", nil)}), 200, "")
+		apptest.Want(t, sdkAttest(sc.is.token(now, "ana@acme.test", "ok", nil)), 200, "")
 		// Counted per project, as every per-address limit: failures at one
 		// customer's login do not refuse the same address at another's.
 		p2 := e.NewProject("Other")
 		prof2, err := e.App.TrustedAuth.CreateProfile(t.Context(), trustedauth.NewProfile{ProjectID: p2.Project.ID,
-			Env: p2.Project.Env, Issuer: issuerName, Audience: audience, JWKSURL: is.srv.URL + "/.well-known/jwks.json"})
+			Env: p2.Project.Env, Issuer: issuerName, Audience: audience, JWKSURL: sc.is.srv.URL + "/.well-known/jwks.json"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		r := e.Do(http.MethodPost, "/sdk/v1/b2b/sessions/attest", map[string]any{"profile_id": prof2.ProfileID, "token": bad,
-			"organization_id": org}, http.Header{"Origin": {apptest.Origin}}, p2.PublicToken, p2.PublicToken)
+			"organization_id": sc.org}, http.Header{"Origin": {apptest.Origin}}, p2.PublicToken, p2.PublicToken)
 		apptest.Want(t, r, 401, "invalid_trusted_auth_token")
 	})
 }

@@ -163,6 +163,32 @@ func jwksProfile(t *testing.T, e *apptest.Env, is *issuer, tweak func(*trustedau
 	return p
 }
 
+// scene is the usual setting of an attestation test: an issuer, its
+// profile (default mapping, no JIT) on the env's project, and the
+// organization acme (no email JIT) with the member ana@acme.test.
+type scene struct {
+	e    *apptest.Env
+	is   *issuer
+	prof *trustedauth.Profile
+	org  string
+}
+
+func newScene(t *testing.T, e *apptest.Env) *scene {
+	t.Helper()
+	is := newIssuer(t)
+	sc := &scene{e: e, is: is, prof: jwksProfile(t, e, is, nil), org: e.CreateOrg("acme", "NOT_ALLOWED", nil)}
+	e.CreateMember(sc.org, "ana@acme.test")
+	return sc
+}
+
+// body attests tok for the scene's profile and organization.
+func (sc *scene) body(tok string) map[string]any {
+	return map[string]any{"profile_id": sc.prof.ProfileID, "token": tok, "organization_id": sc.org}
+}
+
+// attest sends tok on the backend face.
+func (sc *scene) attest(tok string) apptest.Resp { return attest(sc.e, sc.body(tok)) }
+
 // attest calls the backend face.
 func attest(e *apptest.Env, body map[string]any) apptest.Resp {
 	return e.Backend(http.MethodPost, "/v1/b2b/sessions/attest", body)
