@@ -10,11 +10,13 @@
 // Security: the secrets are the magic-link and email-code ones (hashed,
 // expiring, single use, codes locked after repeated misses); a member has
 // at most one update in flight, starting another cancels the previous
-// link or code; sends are rate-limited per member, per new address and,
-// from browsers, per client address. The new address must not belong to
-// another member of the organization (duplicate_member_email), current or
-// retired, and must be of an allowed domain where the organization
-// restricts email JIT or invites to its domains.
+// link or code; several members' updates to one address stay apart (a
+// link or code completes only the update it was issued for); sends are
+// rate-limited per member, per new address and, from browsers, per client
+// address. The new address must not belong to another member of the
+// organization (duplicate_member_email), current or retired, and must be
+// of an allowed domain where the organization restricts email JIT or
+// invites to its domains.
 package emailupdate
 
 import (
