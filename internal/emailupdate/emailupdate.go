@@ -106,11 +106,11 @@ func (s *Service) Start(ctx context.Context, p StartParams) (*organization.Membe
 			return nil, err
 		}
 	}
-	// Refusals are answered before the limits count, so only real sends
-	// (and attempts at them) use up a member's allowance.
-	if _, err := s.check(ctx, s.d.DB.Read(), org, p.MemberID, email); err != nil {
-		return nil, err
-	}
+	// The limits count before the address is checked, so a refused start
+	// uses up the allowance too: otherwise duplicate_member_email would
+	// tell any member, without limit, which addresses are other members'
+	// (and, once a limit ran out, still tell them apart from
+	// too_many_requests).
 	if p.ClientIP != "" {
 		if err := s.d.Limiter.Allow(ctx, SendPerIP, p.Project.ID+"|"+p.ClientIP); err != nil {
 			return nil, err
