@@ -2,6 +2,7 @@ package oauth_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -123,20 +124,17 @@ func TestVerifiedOAuthLoginCarriesIntoAnotherOrganization(t *testing.T) {
 func TestOAuthLoginWithoutAVerifiedAddressDoesNotCarry(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		m := startGoogle(t, e)
-		alpha, beta, inBeta := twoOrgs(e, "")
-		open := e.CreateOrg("open-co", "ALL_ALLOWED", nil)
-		googleSession(t, e, m, alpha, verifiedAda()) // registers g-ada to Ada in alpha
-		for _, c := range []struct {
+		for i, c := range []struct {
 			name  string
-			token func() string
+			login func(alpha string) string
 		}{
-			{"registered account, address unverified", func() string {
+			{"registered account, address unverified", func(alpha string) string {
 				return googleSession(t, e, m, alpha, &mockoidc.MockUser{Subject: "g-ada", Email: adaEmail})
 			}},
-			{"registered account, another verified address", func() string {
+			{"registered account, another verified address", func(alpha string) string {
 				return googleSession(t, e, m, alpha, &mockoidc.MockUser{Subject: "g-ada", Email: "ada@gmail.test", EmailVerified: true})
 			}},
-			{"session stored before provenance", func() string {
+			{"session stored before provenance", func(alpha string) string {
 				token := googleSession(t, e, m, alpha, verifiedAda())
 				if _, err := e.App.DB.ExecContext(context.Background(), `UPDATE member_sessions SET factor_proofs = '[]'
 					WHERE token_hash = $1`, ids.Hash(token)); err != nil {
@@ -146,14 +144,18 @@ func TestOAuthLoginWithoutAVerifiedAddressDoesNotCarry(t *testing.T) {
 			}},
 		} {
 			t.Run(c.name, func(t *testing.T) {
-				token := c.token()
+				prefix := fmt.Sprintf("c%d-", i)
+				alpha, beta, inBeta := twoOrgs(e, prefix)
+				open := e.CreateOrg(prefix+"open", "ALL_ALLOWED", nil)
+				googleSession(t, e, m, alpha, verifiedAda()) // registers g-ada to Ada in alpha
+				token := c.login(alpha)
 				wantPrimaryRequired(t, e, exchange(e, beta, token), inBeta, token)
 				if n := e.Count(`SELECT COUNT(*) FROM member_sessions WHERE member_id = $1`, inBeta); n != 0 {
 					t.Fatalf("%d sessions in beta", n)
 				}
 				apptest.Want(t, exchange(e, open, token), http.StatusForbidden, "unauthorized_action")
 				if got, _ := e.EmailsOf(map[string]any{"organization_ids": []string{open}}); len(got) != 0 {
-					t.Fatalf("members of open-co: %v", got)
+					t.Fatalf("members of %s: %v", open, got)
 				}
 			})
 		}
