@@ -85,7 +85,7 @@ func wantPrimaryRequired(t *testing.T, e *apptest.Env, r apptest.Resp, member, h
 
 // A Google login whose provider verified the member's address moves with
 // the session to another organization where that address is a member,
-// and the session can list that organization first. The answer's factor
+// and the session lists that organization beforehand. The answer's factor
 // is the wire object the SDKs read, without the provenance behind it.
 func TestVerifiedOAuthLoginCarriesIntoAnotherOrganization(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
