@@ -45,7 +45,10 @@ func CheckKey(ctx context.Context, db *store.DB, box *secretbox.Box, cols ...Col
 		if err := checkSealed(ctx, db, box, cols); err != nil {
 			return err
 		}
-		sealed, _ := keyCheck.SealStored(box, keyCheckID, keyCheckText)
+		sealed, err := keyCheck.SealStored(box, keyCheckID, keyCheckText)
+		if err != nil {
+			return err
+		}
 		if _, err := db.ExecContext(ctx, `INSERT INTO `+keyCheck.Table+` (id, sealed) VALUES ($1, $2)
 			ON CONFLICT (id) DO NOTHING`, keyCheckID, sealed); err != nil {
 			return fmt.Errorf("atrest: write key check: %w", err)
