@@ -45,9 +45,9 @@ func CheckKey(ctx context.Context, db *store.DB, box *secretbox.Box, cols ...Col
 		if err := checkSealed(ctx, db, box, cols); err != nil {
 			return err
 		}
-		sealed, err := keyCheck.SealStored(box, keyCheckID, keyCheckText)
-		if err != nil {
-			return err
+		sealed, serr := keyCheck.SealStored(box, keyCheckID, keyCheckText)
+		if serr != nil {
+			return serr
 		}
 		if _, err := db.ExecContext(ctx, `INSERT INTO `+keyCheck.Table+` (id, sealed) VALUES ($1, $2)
 			ON CONFLICT (id) DO NOTHING`, keyCheckID, sealed); err != nil {
