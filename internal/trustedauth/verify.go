@@ -13,6 +13,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
 )
 
 // signingAlgs are the asymmetric algorithms a trusted token may use. HMAC
@@ -37,7 +38,8 @@ type verified struct {
 	// payload is the signed claims exactly as the issuer signed them. The
 	// compact token is not: one signed payload has several encodings that
 	// all verify (the ECDSA twin signature (r, n−s), base64 variants of the
-	// payload, the JWS JSON serialization).
+	// payload). The JWS JSON serialization is refused outright (a JWT is
+	// compact, RFC 7519 section 1).
 	payload []byte
 }
 
@@ -52,7 +54,7 @@ func badToken(msg string) error {
 // issuer, audience, expiry (required, at most maxExpiryAhead away) and
 // not-before.
 func (s *Service) verify(ctx context.Context, p *Profile, raw string) (*verified, error) {
-	obj, err := jose.ParseSigned(raw, signingAlgs)
+	obj, err := jose.ParseSignedCompact(raw, signingAlgs)
 	if err != nil {
 		return nil, apierr.Wrap(apierr.InvalidTrustedAuthToken, err).WithMessage(
 			"The trusted auth token is not a JWT signed with an accepted algorithm.")
@@ -153,17 +155,9 @@ func decodeClaims(b []byte) (claims, error) {
 	return c, nil
 }
 
-// emailVerified is the one rule for the email_verified claim of an
-// attested token and of a migrated session's userinfo, the same as the
-// SSO package's for OIDC: only true, or the string "true" that some
-// providers send (Cognito), says verified; any other value present
-// (false, "false", null) says not, since refusing only a boolean false
-// would let the string "false" through. An absent claim is no statement,
-// and the issuer's email counts as verified.
-func (c claims) emailVerified() bool {
-	v, ok := c["email_verified"]
-	return !ok || v == true || v == "true"
-}
+// emailVerified applies emailaddr.VerifiedClaim, the rule SSO uses too,
+// to an attested token or a migrated session's userinfo.
+func (c claims) emailVerified() bool { return emailaddr.VerifiedClaim(c) }
 
 // time reads a NumericDate claim.
 func (c claims) time(name string) (time.Time, bool) {
