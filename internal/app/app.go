@@ -153,6 +153,13 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 	if a.Box, err = openBox(cfg, opt.Logger); err != nil {
 		return nil, err
 	}
+	if err := CheckEncryptionKey(ctx, db, a.Box); err != nil {
+		if errors.Is(err, ErrWrongEncryptionKey) && cfg.EncryptionKey == "" {
+			// openBox made a key up for this process (dev mode).
+			return nil, errNoKeyForSealed
+		}
+		return nil, err
+	}
 	if a.trustedProxies, err = httpapi.ParseTrustedProxies(cfg.TrustedProxies); err != nil {
 		return nil, fmt.Errorf("LATCHKEY_TRUSTED_PROXIES: %w", err)
 	}
@@ -206,6 +213,31 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 // ErrNoEncryptionKey is the start-up error outside dev mode without a key.
 var ErrNoEncryptionKey = errors.New("LATCHKEY_ENCRYPTION_KEY is required outside dev mode: 32 random bytes in " +
 	"standard base64 (openssl rand -base64 32); it encrypts signing keys, TOTP and OAuth client secrets at rest")
+
+// ErrWrongEncryptionKey is the start-up error when the configured key does
+// not open the secrets already sealed in the database. It names no key.
+var ErrWrongEncryptionKey = errors.New("LATCHKEY_ENCRYPTION_KEY is not the key this database's secrets are sealed with: " +
+	"start with that key (nothing was sealed with this one)")
+
+// errNoKeyForSealed is the dev-mode start-up error without a key on a
+// database whose secrets are sealed.
+var errNoKeyForSealed = errors.New("the database holds secrets sealed with an encryption key, and none is configured: " +
+	"set LATCHKEY_ENCRYPTION_KEY to that key")
+
+// CheckEncryptionKey refuses a key that does not open the secrets already
+// sealed in db (atrest.CheckKey). NewWithDB and the CLI run it after the
+// migrations and before anything is sealed, so a mistyped key never leaves
+// the database under two keys.
+func CheckEncryptionKey(ctx context.Context, db *store.DB, box *secretbox.Box) error {
+	err := atrest.CheckKey(ctx, db, box, SealedColumns()...)
+	switch {
+	case errors.Is(err, atrest.ErrWrongKey):
+		return ErrWrongEncryptionKey
+	case err != nil:
+		return fmt.Errorf("app: check the encryption key: %w", err)
+	}
+	return nil
+}
 
 // openBox builds the box that seals secrets at rest. Dev mode without a
 // key (tests that wire the app directly) gets a key for this process only;

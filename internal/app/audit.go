@@ -61,9 +61,10 @@ func (a *App) recordRoute(r *http.Request, spec auditSpec, sdk bool, status int,
 	if spec.event == audit.FactorChange && !ok {
 		return // a refused change changed nothing
 	}
+	ip, _ := httpapi.Client(r.Context()) // the full address, not the one rate limits count
 	e := audit.Event{ProjectID: projectID, Type: spec.event, Method: spec.method, Outcome: audit.Success,
 		OrganizationID: subject.OrganizationID, MemberID: subject.MemberID, Actor: "backend",
-		IP: httpapi.ClientIP(r), UserAgent: r.UserAgent(), RequestID: httpapi.RequestID(r.Context())}
+		IP: ip, UserAgent: r.UserAgent(), RequestID: httpapi.RequestID(r.Context())}
 	if sdk {
 		e.Actor = "sdk"
 	}

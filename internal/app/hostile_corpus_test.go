@@ -387,6 +387,8 @@ var hostilePathValues = []struct{ name, v string }{
 var hostileQueries = []struct{ name, q string }{
 	{"nul", "member_id=%00&email_address=%00&limit=%00&to=%00"},
 	{"invalid-utf8", "member_id=%ff&organization_id=%fe&to=%c0%af&limit=%ff"},
+	// A pair that does not parse must not hide the others from the check.
+	{"nul-beside-bad-escape", "member_id=%00&email_address=%00&to=%00&junk=%zz"},
 	{"types", "limit=-1&limit=99999999999999999999&cursor=%7B%7D&member_id[]=x&redirect_uri=javascript:alert(1)"},
 	{"huge", "x=" + strings.Repeat("y", 6000)},
 	{"oauth", "client_id=..%2f&redirect_uri=http%3A%2F%2Fevil.test&response_type=%00&state=%ff&scope=openid%00&code_challenge=x&token=" + strings.Repeat("t", 300)},
@@ -400,6 +402,7 @@ var contentTypes = []string{"", "text/plain", "application/x-www-form-urlencoded
 func (f *fixtures) formBodies() []struct{ name, body string } {
 	return []struct{ name, body string }{
 		{"form-nul", "grant_type=authorization_code&code=%00&client_id=%00&client_secret=%00&redirect_uri=%00&token=%00"},
+		{"form-nul-beside-bad-escape", "grant_type=authorization_code&code=%00&client_id=%00&token=%00&junk=%zz"},
 		{"form-invalid-utf8", "grant_type=%ff&code=%ff%fe&client_id=%c0%af&token=%ff&SAMLResponse=%ff&RelayState=%ff"},
 		{"form-refresh", "grant_type=refresh_token&refresh_token=" + f.session + "&client_id=x&client_secret=y"},
 		{"form-client-credentials", "grant_type=client_credentials&client_id=" + url.QueryEscape(f.projectID) + "&client_secret=" + url.QueryEscape(f.secret) + "&scope=%00"},

@@ -5,9 +5,11 @@
 // A sealed value is bound to its place (table, column and row key) through
 // the AEAD's associated data, so a value copied into another row, or another
 // column, does not open there. Every column that holds such a secret is
-// described once by a Column; the start-up pass SealExisting encrypts any
-// plaintext left from before a key was configured, so serve, migrate and the
-// CLI all leave the database sealed.
+// described once by a Column. At start-up, CheckKey first proves the
+// configured key is the one already in use (so nothing is ever sealed under
+// a second key), then SealExisting encrypts any plaintext left from before a
+// key was configured, so serve, migrate and the CLI all leave the database
+// sealed under one key.
 package atrest
 
 import (
@@ -62,6 +64,15 @@ func (c Column) OpenStored(box *secretbox.Box, id, stored string) (string, error
 
 var ident = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 
+// check refuses a Column whose names are not plain identifiers, before
+// any SQL is built from them.
+func (c Column) check() error {
+	if !ident.MatchString(c.Table) || !ident.MatchString(c.Key) || !ident.MatchString(c.Column) {
+		return fmt.Errorf("atrest: bad column %+v", c)
+	}
+	return nil
+}
+
 // SealExisting encrypts every plaintext value of the given columns and
 // returns how many it sealed. It is idempotent and safe to run from several
 // replicas at once: each row is updated only while it still holds the
@@ -72,8 +83,8 @@ func SealExisting(ctx context.Context, db *store.DB, box *secretbox.Box, cols ..
 	}
 	total := 0
 	for _, c := range cols {
-		if !ident.MatchString(c.Table) || !ident.MatchString(c.Key) || !ident.MatchString(c.Column) {
-			return total, fmt.Errorf("atrest: bad column %+v", c)
+		if err := c.check(); err != nil {
+			return total, err
 		}
 		n, err := sealColumn(ctx, db, box, c)
 		total += n

@@ -78,7 +78,8 @@ func resolveKey(cfg *config.Config, dev bool) (generated string, err error) {
 }
 
 // openDB loads the configuration with its encryption key, opens and
-// migrates the database, and seals any plaintext secrets, as serve does.
+// migrates the database, checks the key opens the secrets already sealed,
+// and seals any plaintext secrets, as serve does.
 func openDB(ctx context.Context, env Env) (*store.DB, *secretbox.Box, error) {
 	cfg, err := loadConfig(env)
 	if err != nil {
@@ -97,6 +98,10 @@ func openDB(ctx context.Context, env Env) (*store.DB, *secretbox.Box, error) {
 		return nil, nil, err
 	}
 	if err := app.MigrateDB(ctx, db); err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	if err := app.CheckEncryptionKey(ctx, db, box); err != nil {
 		db.Close()
 		return nil, nil, err
 	}

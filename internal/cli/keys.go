@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"maps"
 
 	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
 )
 
 // openAudited opens the project store and the audit log on one database.
@@ -20,9 +22,17 @@ func openAudited(ctx context.Context, env Env) (*project.Store, *audit.Log, func
 	return project.NewStore(db, clock.Real{}, box), audit.New(db, clock.Real{}), func() { db.Close() }, nil
 }
 
-// recordCLI files a CLI action in the project's audit log.
-func recordCLI(ctx context.Context, log *audit.Log, projectID, typ string, details map[string]any) error {
-	return log.Record(ctx, audit.Event{ProjectID: projectID, Type: typ, Actor: "cli", Details: details})
+// audited files a CLI change in the project's audit log inside the change's
+// own transaction (project.Also), with the changed key's or secret's id
+// under idField: if the event cannot be written, the change is rolled back
+// rather than committed unrecorded, or, for rotate-secret, committed with
+// the new secret never shown.
+func audited(ctx context.Context, log *audit.Log, projectID, typ, idField string, details map[string]any) project.Also {
+	return func(q store.Querier, id string) error {
+		d := map[string]any{idField: id}
+		maps.Copy(d, details)
+		return log.RecordIn(ctx, q, audit.Event{ProjectID: projectID, Type: typ, Actor: "cli", Details: d})
+	}
 }
 
 // encodeLines prints one JSON object per line, the CLI's listing format.
@@ -69,11 +79,8 @@ func keysCmd(ctx context.Context, env Env) error {
 	enc := json.NewEncoder(env.Stdout)
 	switch sub {
 	case "rotate":
-		newKID, err := projects.RotateSigningKey(ctx, *id)
+		newKID, err := projects.RotateSigningKey(ctx, *id, audited(ctx, log, *id, audit.SigningKeyRotated, "kid", nil))
 		if err != nil {
-			return err
-		}
-		if err := recordCLI(ctx, log, *id, audit.SigningKeyRotated, map[string]any{"kid": newKID}); err != nil {
 			return err
 		}
 		return enc.Encode(map[string]string{"kid": newKID,
@@ -85,10 +92,7 @@ func keysCmd(ctx context.Context, env Env) error {
 		}
 		return encodeLines(env, keys)
 	default: // retire
-		if err := projects.RetireSigningKey(ctx, *id, *kid); err != nil {
-			return err
-		}
-		if err := recordCLI(ctx, log, *id, audit.SigningKeyRetired, map[string]any{"kid": *kid}); err != nil {
+		if err := projects.RetireSigningKey(ctx, *id, *kid, audited(ctx, log, *id, audit.SigningKeyRetired, "kid", nil)); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "key %s retired: it is no longer in the JWKS and tokens it signed no longer verify\n", *kid)
@@ -119,11 +123,9 @@ func secretCmd(ctx context.Context, env Env) error {
 	enc := json.NewEncoder(env.Stdout)
 	switch sub {
 	case "rotate-secret":
-		sid, secret, err := projects.RotateSecret(ctx, *id, *keepOld)
+		sid, secret, err := projects.RotateSecret(ctx, *id, *keepOld,
+			audited(ctx, log, *id, audit.SecretRotated, "secret_id", map[string]any{"previous_secrets_valid": *keepOld}))
 		if err != nil {
-			return err
-		}
-		if err := recordCLI(ctx, log, *id, audit.SecretRotated, map[string]any{"secret_id": sid, "previous_secrets_valid": *keepOld}); err != nil {
 			return err
 		}
 		return enc.Encode(map[string]any{"project_id": *id, "secret_id": sid, "secret": secret, "previous_secrets_valid": *keepOld})
@@ -134,10 +136,7 @@ func secretCmd(ctx context.Context, env Env) error {
 		}
 		return encodeLines(env, list)
 	default: // retire-secret
-		if err := projects.RetireSecret(ctx, *id, *secretID); err != nil {
-			return err
-		}
-		if err := recordCLI(ctx, log, *id, audit.SecretRetired, map[string]any{"secret_id": *secretID}); err != nil {
+		if err := projects.RetireSecret(ctx, *id, *secretID, audited(ctx, log, *id, audit.SecretRetired, "secret_id", nil)); err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "secret %s retired\n", *secretID)

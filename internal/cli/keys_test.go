@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/config"
 	"github.com/latchkey/latchkey/internal/project"
@@ -254,5 +256,49 @@ func TestDevKeyFile(t *testing.T) {
 	}
 	if _, err := resolveKey(&other, true); err == nil || !strings.Contains(err.Error(), "malformed") {
 		t.Fatalf("malformed key file: %v", err)
+	}
+}
+
+// A key or secret change and its audit event commit together: when the
+// event cannot be written, the command fails and changes nothing. Before,
+// rotate-secret deleted every earlier secret and committed, then failed on
+// the audit write without printing the new one: the project was left with
+// no secret anyone knew.
+func TestAuditFailureRollsBackTheChange(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "a.db")
+	id, old := createProject(t, db)
+	if code, _, errs := runCLI(t, db, "keys", "rotate", "--project", id); code != 0 {
+		t.Fatalf("rotate: %s", errs)
+	}
+	if code, _, errs := runCLI(t, db, "project", "rotate-secret", "--project", id, "--keep-old"); code != 0 {
+		t.Fatalf("rotate-secret --keep-old: %s", errs)
+	}
+	d, projects := openStore(t, db)
+	ctx := context.Background()
+	keys, _ := projects.ListSigningKeys(ctx, id)
+	secrets, _ := projects.ListSecrets(ctx, id)
+	if _, err := d.ExecContext(ctx, `DROP TABLE audit_events`); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"project", "rotate-secret", "--project", id},
+		{"project", "rotate-secret", "--project", id, "--keep-old"},
+		{"project", "retire-secret", "--project", id, "--secret-id", secrets[1].SecretID},
+		{"keys", "rotate", "--project", id},
+		{"keys", "retire", "--project", id, "--kid", keys[1].KID},
+	} {
+		if code, out, _ := runCLI(t, db, args...); code == 0 {
+			t.Errorf("%v succeeded without its audit event: %s", args, out)
+		}
+	}
+	if _, err := projects.CheckSecret(ctx, id, old); err != nil {
+		t.Fatalf("the project's secret after the failed commands: %v", err)
+	}
+	if k, _ := projects.ListSigningKeys(ctx, id); cmp.Diff(keys, k) != "" {
+		t.Fatalf("signing keys changed (-before +after):\n%s", cmp.Diff(keys, k))
+	}
+	if s, _ := projects.ListSecrets(ctx, id); cmp.Diff(secrets, s) != "" {
+		t.Fatalf("secrets changed (-before +after):\n%s", cmp.Diff(secrets, s))
 	}
 }

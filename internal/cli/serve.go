@@ -55,6 +55,14 @@ func serve(ctx context.Context, env Env, dev bool) error {
 		log.Warn("generated a dev encryption key; keep it with the database", "file", keyFile)
 	}
 	a, err := app.New(ctx, cfg, app.Options{Logger: log})
+	if errors.Is(err, app.ErrWrongEncryptionKey) && keyFile != "" {
+		// The key file was missing, and the database's secrets are sealed
+		// with the key it held: the new key unlocks nothing, and kept, it
+		// would stand in for the lost one at the next start.
+		_ = os.Remove(keyFile)
+		return fmt.Errorf("the database holds secrets sealed with an encryption key, and its key file %s is missing: "+
+			"restore the file or set LATCHKEY_ENCRYPTION_KEY to that key", keyFile)
+	}
 	if err != nil {
 		return err
 	}

@@ -30,9 +30,11 @@ type Who struct {
 // The address's other organizations, and its member records there, are
 // listed only to a caller who proved the address: a discovery IST (its
 // flow proved it), or a session or organization IST with a factor that
-// proves it (session.Factor.ProvesAddress). An SSO login, or one by an
-// OAuth tenant an organization admits, speaks for that organization only
-// (see SessionExchange), so such a caller sees its own organization.
+// proves it (session.Factor.ProvesAddress) or would carry into another
+// organization (session.Factor.Carries, what SessionExchange moves). An
+// SSO login, or an OAuth login whose provider did not verify the address,
+// speaks for that organization only, so such a caller sees its own
+// organization.
 func (s *Service) List(ctx context.Context, p *project.Project, who Who) (*Response, error) {
 	var email, own string
 	var factors []session.Factor
@@ -56,7 +58,7 @@ func (s *Service) List(ctx context.Context, p *project.Project, who Who) (*Respo
 	if err != nil {
 		return nil, publicErr(err, "list")
 	}
-	if own != "" && !session.AnyProvesAddress(factors, email) {
+	if own != "" && !session.AnyProvesAddress(factors, email) && !session.AnyCarries(factors, email) {
 		orgs = slices.DeleteFunc(orgs, func(o DiscoveredOrganization) bool { return o.Organization.OrganizationID != own })
 	}
 	return &Response{IntermediateSessionToken: who.IST, EmailAddress: email, DiscoveredOrganizations: orgs}, nil
@@ -283,14 +285,17 @@ type SessionExchangeParams struct {
 // SessionExchange moves a logged-in member to another organization of the
 // same email; the old session ends once the new one exists.
 //
-// Only factors that proved the address's inbox carry over (a link or code
-// sent to it, session.Factor.ProvesInbox). An SSO or OAuth login, or a
-// password, speaks for the organization it happened in: an organization's
-// admin runs its SSO identity provider and may admit an OAuth tenant's
-// unverified addresses, so carrying those factors would let that admin log
-// in as a member of any other organization with the same address. Without
-// an inbox factor, an existing member gets an IST and primary_required
-// (the current session stays), and no member is created.
+// Only the factors session.Factor.Carries accepts move: those that proved
+// the address itself (an email link or code sent to it, or an OAuth login
+// whose provider verified it), and the target organization's auth policy
+// decides whether they suffice there. An SSO login, an OAuth login without
+// that verification, or a password speaks for the organization it
+// happened in: an organization's admin runs its SSO identity provider and
+// may admit an OAuth tenant's unverified addresses, so carrying those
+// factors would let that admin log in as a member of any other
+// organization with the same address. Without a factor that carries, an
+// existing member gets an IST and primary_required (the current session
+// stays), and no member is created.
 func (s *Service) SessionExchange(ctx context.Context, x SessionExchangeParams) (*session.AuthResponse, error) {
 	duration, err := session.DurationMinutes(x.Project, x.DurationMinutes)
 	if err != nil {
@@ -303,7 +308,7 @@ func (s *Service) SessionExchange(ctx context.Context, x SessionExchangeParams) 
 	email := cur.Member.EmailAddress
 	carried := []session.Factor{}
 	for _, f := range cur.MemberSession.AuthenticationFactors {
-		if f.SequenceOrder == session.Primary && f.ProvesInbox(email) {
+		if f.Carries(email) {
 			carried = append(carried, f)
 		}
 	}

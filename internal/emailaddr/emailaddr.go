@@ -30,3 +30,15 @@ func Domain(addr string) string {
 	_, d, _ := strings.Cut(addr, "@")
 	return d
 }
+
+// VerifiedClaim is the one rule for an email_verified claim, from an OIDC
+// identity provider (SSO) or a customer's own token issuer (trusted auth):
+// only true, or the string "true" that some providers send (Cognito), says
+// verified. Any other value present (false, "false", null, anything
+// unexpected) says not, since a check that refuses only a boolean false
+// lets the string "false" through. An absent claim is no statement, and
+// the issuer's email counts as verified, as it always has.
+func VerifiedClaim(claims map[string]any) bool {
+	v, ok := claims["email_verified"]
+	return !ok || v == true || v == "true"
+}

@@ -99,6 +99,18 @@ func (c Codes) check(ctx context.Context, q store.Querier, projectID, key string
 		}
 		return false, nil
 	}
+	matched, err = c.attempt(ctx, q, id, code, now)
+	if err != nil || !matched {
+		return false, err
+	}
+	return c.spend(ctx, q, id, now)
+}
+
+// attempt counts a guess on the live code id, then compares code with it
+// in constant time; the MaxAttempts-th miss retires the code. A code spent
+// or out of attempts meanwhile is a miss. A match is not spent yet: the
+// caller spends it (spend).
+func (c Codes) attempt(ctx context.Context, q store.Querier, id, code string, now int64) (matched bool, err error) {
 	var salt, hash string
 	var attempts int
 	err = q.QueryRowContext(ctx, `UPDATE `+c.Table+` SET failed_attempts = failed_attempts + 1
@@ -110,15 +122,19 @@ func (c Codes) check(ctx context.Context, q store.Querier, projectID, key string
 		}
 		return false, nil // spent or out of attempts meanwhile
 	}
-	if !ids.Equal(ids.HashCode(salt, code), hash) {
-		if attempts >= MaxAttempts {
-			if _, err := q.ExecContext(ctx, `UPDATE `+c.Table+` SET used_at = $1 WHERE `+c.IDColumn+` = $2 AND used_at IS NULL`,
-				now, id); err != nil {
-				return false, fmt.Errorf("emailotp: retire code: %w", err)
-			}
-		}
-		return false, nil
+	if ids.Equal(ids.HashCode(salt, code), hash) {
+		return true, nil
 	}
+	if attempts >= MaxAttempts {
+		if _, err := c.spend(ctx, q, id, now); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// spend uses up the code id; false when a concurrent check spent it first.
+func (c Codes) spend(ctx context.Context, q store.Querier, id string, now int64) (bool, error) {
 	res, err := q.ExecContext(ctx, `UPDATE `+c.Table+` SET used_at = $1 WHERE `+c.IDColumn+` = $2 AND used_at IS NULL`, now, id)
 	if err != nil {
 		return false, fmt.Errorf("emailotp: spend code: %w", err)

@@ -2,7 +2,6 @@ package emailotp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -14,9 +13,10 @@ import (
 
 // Email-update codes are sent to a member's new address by
 // start_email_update and checked by the ordinary authenticate call with
-// that new address: no member has it yet, so Authenticate looks for a live
-// email-update code for it in the organization. A match changes the
-// member's email (session.CompleteEmailChange).
+// that new address: no member has it yet, so Authenticate looks among the
+// live email-update codes sent to it in the organization. A match changes
+// the email of the member that code was issued for
+// (session.CompleteEmailChange).
 
 func emailUpdateCodes(s *Service) Codes {
 	return Codes{Table: "email_update_otps", IDColumn: "email_update_otp_id", KeyColumn: "update_key", Clock: s.d.Clock}
@@ -49,29 +49,86 @@ func (s *Service) CancelEmailUpdates(ctx context.Context, q store.Querier, membe
 // authenticateEmailUpdate checks code as an email-update code for the
 // (normalised) address email in org, inside q. wrong reports a counted
 // miss, which the caller commits before answering otp_code_not_found.
+//
+// Several members may each have an update to the address in flight (nobody
+// holds it yet, so start_email_update admits them all), and the caller is
+// bound to none of them (the call needs no session). So the code is
+// compared with every live one, each comparison counted on its code as a
+// guess, and only the update whose code it is applies: another member's
+// later start neither voids a member's code nor lets it change that other
+// member. There are few such codes: SendPerEmail bounds the starts per
+// address in a code's lifetime.
 func (s *Service) authenticateEmailUpdate(ctx context.Context, q store.Querier, p AuthParams, org *organization.Organization,
 	email string, duration int) (resp *session.AuthResponse, wrong bool, err error) {
-	var memberID string
-	err = q.QueryRowContext(ctx, `SELECT member_id FROM email_update_otps WHERE project_id = $1 AND organization_id = $2
-		AND email_address = $3 AND used_at IS NULL AND expires_at > $4 ORDER BY created_at DESC LIMIT 1`,
-		p.Project.ID, org.OrganizationID, email, store.Millis(s.d.Clock.Now())).Scan(&memberID)
-	if err = store.MapError(err); errors.Is(err, store.ErrNotFound) {
+	now := store.Millis(s.d.Clock.Now())
+	pending, err := pendingUpdates(ctx, q, p.Project.ID, org.OrganizationID, email, now)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(pending) == 0 {
 		return nil, false, apierr.New(apierr.OTPCodeNotFound)
 	}
-	if err != nil {
-		return nil, false, fmt.Errorf("emailotp: find email update: %w", err)
+	codes := emailUpdateCodes(s)
+	var hits []pendingUpdate
+	for _, u := range pending {
+		matched, err := codes.attempt(ctx, q, u.id, p.Code, now)
+		if err != nil {
+			return nil, false, err
+		}
+		if matched {
+			hits = append(hits, u)
+		}
 	}
-	matched, err := emailUpdateCodes(s).Check(ctx, q, p.Project.ID, updateKey(memberID, email), p.Code)
-	if err != nil || !matched {
-		return nil, !matched, err
+	if len(hits) != 1 {
+		// More than one is two members sent the same code (one chance in
+		// a million a pair): nothing tells whose change the caller proves,
+		// so none is made, and the codes, now known to whoever typed one,
+		// are spent.
+		for _, u := range hits {
+			if _, err := codes.spend(ctx, q, u.id, now); err != nil {
+				return nil, false, err
+			}
+		}
+		return nil, true, nil
 	}
-	member, err := s.d.Orgs.Member(ctx, q, p.Project.ID, memberID)
+	if spent, err := codes.spend(ctx, q, hits[0].id, now); err != nil || !spent {
+		return nil, !spent, err
+	}
+	member, err := s.d.Orgs.Member(ctx, q, p.Project.ID, hits[0].memberID)
 	if err != nil {
 		return nil, false, organization.NotFound(err, apierr.OTPCodeNotFound)
 	}
 	resp, err = s.d.Sessions.CompleteEmailChange(ctx, q, session.EmailLogin{Project: p.Project, Organization: org, Member: member,
 		FactorType: "otp", DurationMinutes: duration, IST: p.IntermediateSessionToken, From: p.from}, email)
 	return resp, false, err
+}
+
+// pendingUpdate is a live email-update code: its id and the member whose
+// update it would complete.
+type pendingUpdate struct{ id, memberID string }
+
+// pendingUpdates lists, inside q, the live email-update codes sent to
+// email in org, in a fixed order.
+func pendingUpdates(ctx context.Context, q store.Querier, projectID, orgID, email string, now int64) ([]pendingUpdate, error) {
+	rows, err := q.QueryContext(ctx, `SELECT email_update_otp_id, member_id FROM email_update_otps WHERE project_id = $1
+		AND organization_id = $2 AND email_address = $3 AND used_at IS NULL AND expires_at > $4 ORDER BY email_update_otp_id`,
+		projectID, orgID, email, now)
+	if err != nil {
+		return nil, fmt.Errorf("emailotp: find email updates: %w", err)
+	}
+	defer rows.Close()
+	var out []pendingUpdate
+	for rows.Next() {
+		var u pendingUpdate
+		if err := rows.Scan(&u.id, &u.memberID); err != nil {
+			return nil, fmt.Errorf("emailotp: find email updates: %w", err)
+		}
+		out = append(out, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("emailotp: find email updates: %w", err)
+	}
+	return out, nil
 }
 
 // ReleaseAddress spends, inside q, every live email code and email-update

@@ -10,11 +10,13 @@
 // Security: the secrets are the magic-link and email-code ones (hashed,
 // expiring, single use, codes locked after repeated misses); a member has
 // at most one update in flight, starting another cancels the previous
-// link or code; sends are rate-limited per member, per new address and,
-// from browsers, per client address. The new address must not belong to
-// another member of the organization (duplicate_member_email), current or
-// retired, and must be of an allowed domain where the organization
-// restricts email JIT or invites to its domains.
+// link or code; several members' updates to one address stay apart (a
+// link or code completes only the update it was issued for); sends are
+// rate-limited per member, per new address and, from browsers, per client
+// address. The new address must not belong to another member of the
+// organization (duplicate_member_email), current or retired, and must be
+// of an allowed domain where the organization restricts email JIT or
+// invites to its domains.
 package emailupdate
 
 import (
@@ -108,11 +110,11 @@ func (s *Service) Start(ctx context.Context, p StartParams) (*organization.Membe
 			return nil, err
 		}
 	}
-	// Refusals are answered before the limits count, so only real sends
-	// (and attempts at them) use up a member's allowance.
-	if _, err := s.check(ctx, s.d.DB.Read(), org, p.MemberID, email); err != nil {
-		return nil, err
-	}
+	// The limits count before the address is checked, so a refused start
+	// uses up the allowance too: otherwise duplicate_member_email would
+	// tell any member, without limit, which addresses are other members'
+	// (and, once a limit ran out, still tell them apart from
+	// too_many_requests).
 	if p.ClientIP != "" {
 		if err := s.d.Limiter.Allow(ctx, SendPerIP, p.Project.ID+"|"+p.ClientIP); err != nil {
 			return nil, err

@@ -354,6 +354,24 @@ func TestEmailUpdateSendLimits(t *testing.T) {
 	})
 }
 
+// A refused start counts against the send limits as a sent one does: a
+// member cannot ask, without limit, which addresses are other members'
+// (duplicate_member_email), and once the limit is reached a taken and a
+// free address answer alike.
+func TestEmailUpdateRefusedStartsCount(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.NewMeFixture()
+		start := func(email string) apptest.Resp {
+			return e.StartEmailUpdate(f.Plain, "", map[string]any{"email_address": email})
+		}
+		for range emailupdate.SendPerMember.Limit {
+			apptest.Want(t, start("ada@acme.test"), 400, "duplicate_member_email")
+		}
+		apptest.Want(t, start("ada@acme.test"), 429, "too_many_requests")
+		apptest.Want(t, start("free@acme.test"), 429, "too_many_requests")
+	})
+}
+
 // From browsers, start_email_update is also limited per client address:
 // past SendPerIP sends from one address (spread over members and new
 // addresses so neither of their limits is reached) the SDK face refuses,

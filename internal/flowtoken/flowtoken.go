@@ -48,9 +48,18 @@ const MaxTTL = time.Hour
 // Limits. Issuing writes a row, so it is limited per caller; failed
 // redemptions are guesses and are limited harder. Successful redemptions
 // cost no write beyond spending the ticket.
+//
+// RedeemLimit's key is the redeemer's client address, so it is a
+// per-client-address rule (like magic-link redemptions): on the backend
+// face the redeemer is the customer's server, redeeming every one of its
+// users' tickets from one address, and any visitor can make it redeem
+// stale ones (a reload of a spent callback URL); counted there, twenty of
+// them would refuse every valid ticket of the customer for the window.
+// Tickets are random tokens, which cannot be guessed, so nothing is lost.
 var (
 	IssueLimit  = ratelimit.Rule{Name: "flow_issue", Limit: 120, Window: 10 * time.Minute}
-	RedeemLimit = ratelimit.Rule{Name: "flow_redeem_fail", Limit: 20, Window: 10 * time.Minute, OnSuccess: ratelimit.Release}
+	RedeemLimit = ratelimit.Rule{Name: "flow_redeem_fail", Limit: 20, Window: 10 * time.Minute, OnSuccess: ratelimit.Release,
+		PerClientAddress: true}
 )
 
 // ErrInvalid is every way a ticket can fail to redeem: unknown, expired,
@@ -128,8 +137,10 @@ type Redeem struct {
 	ProjectID string
 	// Verifier answers the ticket's PKCE challenge, if it has one.
 	Verifier string
-	// LimitKey identifies the redeemer (e.g. client IP): its failed
-	// attempts are counted, and it is refused once over RedeemLimit.
+	// LimitKey identifies the redeemer by its client address (e.g.
+	// project|client IP): its failed attempts are counted, and it is
+	// refused once over RedeemLimit (not on the backend face, see
+	// RedeemLimit).
 	LimitKey string
 }
 

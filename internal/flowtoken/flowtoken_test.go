@@ -144,6 +144,26 @@ func TestFailedRedemptionsAreLimited(t *testing.T) {
 	})
 }
 
+// On the backend face the redeemer is the customer's server, one address
+// for all its users: its failures are not counted against that address
+// (RedeemLimit is a per-client-address rule), or a visitor's stale tickets
+// would refuse every valid one of the customer.
+func TestFailedRedemptionsOnBehalfOfUsersDoNotLockOut(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		f := setup(t, db)
+		tok := f.issue(t, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Hour, Data: 1})
+		ctx := ratelimit.OnBehalf(f.ctx)
+		for i := range flowtoken.RedeemLimit.Limit + 1 {
+			if _, err := f.flows.Redeem(ctx, flowtoken.Redeem{Kind: "k", Token: "stale", LimitKey: "server-ip"}); !errors.Is(err, flowtoken.ErrInvalid) {
+				t.Fatalf("stale ticket %d from the customer's server: %v", i+1, err)
+			}
+		}
+		if _, err := f.flows.Redeem(ctx, flowtoken.Redeem{Kind: "k", Token: tok, LimitKey: "server-ip"}); err != nil {
+			t.Fatalf("a valid ticket after the stale ones: %v", err)
+		}
+	})
+}
+
 func TestConcurrentRedemptionHasOneWinner(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		f := setup(t, db)

@@ -52,10 +52,8 @@ func checkClean(r *http.Request) error {
 	if !clean(r.URL.Path) {
 		return errDirty("path")
 	}
-	if q := r.URL.RawQuery; q != "" {
-		if v, err := url.QueryUnescape(q); err == nil && !clean(v) {
-			return errDirty("query")
-		}
+	if err := checkEncoded(r.URL.RawQuery, "query"); err != nil {
+		return err
 	}
 	if a := r.Header.Get("Authorization"); a != "" {
 		if !clean(a) {
@@ -78,8 +76,34 @@ func checkClean(r *http.Request) error {
 			return apierr.Wrap(apierr.InvalidRequest, err).WithMessage("The request body could not be read.")
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		if v, err := url.QueryUnescape(string(body)); err == nil && !clean(v) {
-			return errDirty("body")
+		if err := checkEncoded(string(body), "body"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkEncoded checks a query or form body as the handlers will read it:
+// pair by pair, as url.ParseQuery does. A pair that does not parse (a bad
+// escape, a ';' separator) is refused too, not skipped: ParseQuery drops
+// only that pair and still hands the others to the handler, so skipping
+// the check on a parse error would let "?member_id=%00&junk=%zz" through.
+func checkEncoded(s, where string) error {
+	if s == "" {
+		return nil
+	}
+	v, err := url.ParseQuery(s)
+	if err != nil {
+		return apierr.Invalid(where, "The request's "+where+" is not valid URL encoding.")
+	}
+	for k, vs := range v {
+		if !clean(k) {
+			return errDirty(where)
+		}
+		for _, x := range vs {
+			if !clean(x) {
+				return errDirty(where)
+			}
 		}
 	}
 	return nil

@@ -68,6 +68,17 @@ func TestWithCleanInputRefusesNULAndInvalidUTF8(t *testing.T) {
 		{"origin", "/v1/x", "", "", map[string]string{"Origin": "http://\xff.test"}},
 		{"form nul", "/v1/x", "application/x-www-form-urlencoded", "code=%00", nil},
 		{"form utf8", "/v1/x", "application/x-www-form-urlencoded; charset=utf-8", "code=%ff", nil},
+		// url.ParseQuery drops a pair that does not parse and hands the
+		// others to the handler, so a bad escape must not skip the check
+		// of the rest; and a pair that does not parse is refused itself.
+		{"query nul beside a bad escape", "/v1/x?member_id=%00&junk=%zz", "", "", nil},
+		{"query utf8 beside a bad escape", "/v1/x?member_id=%ff&junk=%zz", "", "", nil},
+		{"form nul beside a bad escape", "/v1/x", "application/x-www-form-urlencoded", "code=%00&junk=%zz", nil},
+		{"form utf8 beside a bad escape", "/v1/x", "application/x-www-form-urlencoded", "code=%ff&junk=%zz", nil},
+		{"query bad escape", "/v1/x?member_id=m1&junk=%zz", "", "", nil},
+		{"query semicolon", "/v1/x?member_id=m1;x=1", "", "", nil},
+		{"form bad escape", "/v1/x", "application/x-www-form-urlencoded", "code=abc&junk=%zz", nil},
+		{"query nul key", "/v1/x?a%00=1", "", "", nil},
 	} {
 		if code, typ := do(tc.target, tc.ctype, tc.body, tc.hdr); code != 400 || typ != "invalid_request" {
 			t.Errorf("%s: got %d %q, want 400 invalid_request", tc.name, code, typ)

@@ -10,8 +10,9 @@ import (
 )
 
 // Client is who sent the request being served, for records that outlive
-// it (a session's ip_address and user_agent): the address WithClientIP
-// computed and the User-Agent, made valid UTF-8 without NULs and cut to
+// it (a session's ip_address and user_agent, an audit event): the full
+// address WithClientIP computed (rate limits count a masked one, see
+// ClientIP) and the User-Agent, made valid UTF-8 without NULs and cut to
 // maxUserAgent bytes so it can be stored as it is.
 func Client(ctx context.Context) (ip, userAgent string) {
 	if st := stateOf(ctx); st != nil && st.hasClient {
@@ -31,14 +32,52 @@ func cleanUserAgent(ua string) string {
 	return ua
 }
 
-// ClientIP returns the address of the client that sent r: the one
-// WithClientIP computed (which honours X-Forwarded-For from trusted
-// proxies), or else the direct peer.
+// ClientIP returns the client address that per-address rate limits count
+// r under: the address WithClientIP computed (which honours
+// X-Forwarded-For from trusted proxies), or else the direct peer, as
+// limitAddress masks it. Every rate-limit key that names the client takes
+// its address from here (or ClientIPFrom); records that outlive the request
+// (sessions, audit events) keep the full address of Client.
 func ClientIP(r *http.Request) string {
-	if st := stateOf(r.Context()); st != nil && st.hasClient {
-		return st.clientIP
+	if ip, ok := limitIPOf(r.Context()); ok {
+		return ip
 	}
-	return peerIP(r)
+	return limitAddress(peerIP(r))
+}
+
+// ClientIPFrom is ClientIP for code that holds only the request's context;
+// "" outside a request that went through WithClientIP.
+func ClientIPFrom(ctx context.Context) string {
+	ip, _ := limitIPOf(ctx)
+	return ip
+}
+
+func limitIPOf(ctx context.Context) (string, bool) {
+	if st := stateOf(ctx); st != nil && st.hasClient {
+		return st.limitIP, true
+	}
+	return "", false
+}
+
+// limitAddress is the part of a client address that names one client for
+// rate limits. An IPv6 host is handed at least a /64 and may take a fresh
+// address of it for every request, so counting full IPv6 addresses would
+// give one guesser 2^64 allowances: all of a /64 counts as one client
+// ("2001:db8:1:2::/64"). An IPv4-mapped IPv6 address is its plain IPv4
+// address. Anything that is not an address (a test's RemoteAddr) is kept.
+func limitAddress(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
+	}
+	if a = a.Unmap(); a.Is4() {
+		return a.String()
+	}
+	p, err := a.Prefix(64)
+	if err != nil {
+		return ip
+	}
+	return p.String()
 }
 
 func peerIP(r *http.Request) string {
@@ -105,6 +144,7 @@ func WithClientIP(trusted []netip.Prefix) Middleware {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			r, st := withState(r)
 			st.clientIP, st.userAgent, st.hasClient = clientIPOf(r, isTrusted), cleanUserAgent(r.UserAgent()), true
+			st.limitIP = limitAddress(st.clientIP)
 			next.ServeHTTP(w, r)
 		})
 	}
@@ -121,7 +161,7 @@ func clientIPOf(r *http.Request, isTrusted func(netip.Addr) bool) string {
 	for i := len(hops) - 1; i >= 0; i-- {
 		entries := strings.Split(hops[i], ",")
 		for j := len(entries) - 1; j >= 0; j-- {
-			a, err := netip.ParseAddr(strings.TrimSpace(entries[j]))
+			a, err := parseHop(strings.TrimSpace(entries[j]))
 			if err != nil {
 				// A malformed hop: nothing left of it can be trusted, so
 				// the last proxy's view (the hop to its right) stands.
@@ -134,4 +174,19 @@ func clientIPOf(r *http.Request, isTrusted func(netip.Addr) bool) string {
 		}
 	}
 	return client.String()
+}
+
+// parseHop reads one X-Forwarded-For entry: an address, or an address with
+// a port ("192.0.2.1:5678", "[2001:db8::1]:443"), which some proxies
+// write. The port is dropped.
+func parseHop(s string) (netip.Addr, error) {
+	a, err := netip.ParseAddr(s)
+	if err == nil {
+		return a, nil
+	}
+	ap, perr := netip.ParseAddrPort(s)
+	if perr != nil {
+		return netip.Addr{}, err
+	}
+	return ap.Addr(), nil
 }

@@ -20,6 +20,7 @@ type reqState struct {
 
 	hasClient           bool
 	clientIP, userAgent string
+	limitIP             string // clientIP as rate limits count it (ClientIP)
 
 	route     routeLabel
 	projectID string // SetProject

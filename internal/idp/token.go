@@ -11,6 +11,7 @@ import (
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -74,8 +75,8 @@ func (p *Provider) exchangeCode(r *http.Request, projectID string, app *connecte
 	if code == "" {
 		return nil, invalidRequest("code is required.")
 	}
-	t, err := p.flows.Redeem(ctx, flowtoken.Redeem{Kind: codeKind, Token: code, ProjectID: projectID, Verifier: verifier,
-		LimitKey: httpapi.ClientIP(r)})
+	t, err := p.flows.Redeem(redeemerOf(ctx, app), flowtoken.Redeem{Kind: codeKind, Token: code, ProjectID: projectID,
+		Verifier: verifier, LimitKey: projectID + "|" + httpapi.ClientIP(r)})
 	switch {
 	case errors.Is(err, flowtoken.ErrInvalid):
 		if rerr := p.revokeCode(context.WithoutCancel(ctx), code); rerr != nil {
@@ -108,6 +109,23 @@ func (p *Provider) exchangeCode(r *http.Request, projectID string, app *connecte
 		return err
 	})
 	return out, err
+}
+
+// redeemerOf is the context a code is redeemed in. A confidential client
+// has just proved its secret: it is the client's server, redeeming the
+// codes of all its users from one address, and any visitor can make it
+// present a stale code (a reload of a spent callback URL). Counted per
+// address, a few of those would refuse every user's valid code, so its
+// redemptions are made on behalf of its users (ratelimit.OnBehalf), which
+// the per-address failure count of flowtoken.RedeemLimit skips; codes are
+// random tokens, which cannot be guessed, and the secret's own failures
+// were counted per address before it was known (guardClient). A public
+// client redeems from each user's own device, so there the count holds.
+func redeemerOf(ctx context.Context, app *connectedapps.App) context.Context {
+	if app.Public() {
+		return ctx
+	}
+	return ratelimit.OnBehalf(ctx)
 }
 
 // refresh rotates a refresh token (RFC 6749 6, RFC 9700 4.14.2): the

@@ -3,12 +3,23 @@
 // opaque cursor naming the last row of a page, and the limit rule. Rows
 // created or deleted between two calls never shift a page, so no row is
 // skipped or repeated.
+//
+// The order of ids must be decided in one place per search. Read leaves
+// both the order and the cursor comparison to the database (one
+// collation, whatever it is, and the search's index serves both). A
+// search that filters in Go pages with Slice, which orders and compares
+// in Go: ids taken in the database's ORDER BY would follow the column's
+// collation, which on PostgreSQL is often a locale's ("Client-B" between
+// "client-a" and "client-C"), while Go compares bytes, and rows created
+// in one millisecond would be skipped or repeated.
 package keyset
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -70,10 +81,35 @@ func Decode(s string) (*Cursor, error) {
 	return &Cursor{CreatedAt: at, ID: parts[2]}, nil
 }
 
-// Before reports whether a row at (createdAt, id) comes at or before c,
-// for searches that filter in Go; a nil cursor is before every row.
+// Compare orders two rows' positions as Go-side paging does: by
+// created_at, then by id byte for byte.
+func Compare(a, b Cursor) int {
+	return cmp.Or(cmp.Compare(a.CreatedAt, b.CreatedAt), strings.Compare(a.ID, b.ID))
+}
+
+// Before reports whether a row at (createdAt, id) comes at or before c in
+// Compare's order; a nil cursor is before every row.
 func (c *Cursor) Before(createdAt int64, id string) bool {
-	return c != nil && (createdAt < c.CreatedAt || (createdAt == c.CreatedAt && id <= c.ID))
+	return c != nil && Compare(Cursor{CreatedAt: createdAt, ID: id}, *c) <= 0
+}
+
+// Slice pages a search that filters in Go: given every matching row, in
+// any order, it sorts them in Compare's order (items is sorted in place)
+// and returns the page after `after` and the cursor of the next one (nil
+// on the last page).
+func Slice[T any](items []T, key func(T) Cursor, after *Cursor, limit int) (page []T, next *string) {
+	slices.SortFunc(items, func(a, b T) int { return Compare(key(a), key(b)) })
+	from := len(items)
+	if i := slices.IndexFunc(items, func(it T) bool { k := key(it); return !after.Before(k.CreatedAt, k.ID) }); i >= 0 {
+		from = i
+	}
+	to := min(from+limit, len(items))
+	page = append(make([]T, 0, to-from), items[from:to]...)
+	if to < len(items) && len(page) > 0 {
+		n := key(page[len(page)-1]).Encode()
+		next = &n
+	}
+	return page, next
 }
 
 // Spec says how to read one kind of row.

@@ -2,6 +2,7 @@ package keyset
 
 import (
 	"encoding/base64"
+	"slices"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -43,6 +44,42 @@ func TestLimitAndBefore(t *testing.T) {
 	var none *Cursor
 	if none.Before(0, "") {
 		t.Error("a nil cursor is before every row")
+	}
+}
+
+// Slice orders rows the way the cursor compares them, whatever order they
+// came in (a database's collation may put "Client-B" between "client-a" and
+// "client-C"): paged one or two at a time, every row comes back once, in
+// (created_at, bytewise id) order.
+func TestSliceOrdersAsTheCursorCompares(t *testing.T) {
+	t.Parallel()
+	// As a case-insensitive collation returns them; bytewise, upper case
+	// comes first.
+	rows := []Cursor{{1, "z"}, {5, "client-a"}, {5, "Client-B"}, {5, "client-C"}, {9, "a"}}
+	want := []string{"z", "Client-B", "client-C", "client-a", "a"}
+	key := func(c Cursor) Cursor { return c }
+	for _, limit := range []int{1, 2, 10} {
+		var got []string
+		var after *Cursor
+		for range len(rows) + 1 {
+			page, next := Slice(slices.Clone(rows), key, after, limit)
+			for _, c := range page {
+				got = append(got, c.ID)
+			}
+			if next == nil {
+				break
+			}
+			var err error
+			if after, err = Decode(*next); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("limit %d: pages gave %q, want %q", limit, got, want)
+		}
+	}
+	if page, next := Slice([]Cursor(nil), key, nil, 10); page == nil || len(page) != 0 || next != nil {
+		t.Errorf("no rows: %v %v, want an empty page and no cursor", page, next)
 	}
 }
 

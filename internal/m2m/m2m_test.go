@@ -1,8 +1,6 @@
 package m2m_test
 
 import (
-	"net/http"
-	"net/url"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
@@ -22,14 +20,7 @@ func TestClientsAndClientCredentials(t *testing.T) {
 		apptest.Want(t, e.Backend("POST", "/v1/m2m/clients", map[string]any{"scopes": []string{"x"}, "client_secret": "short"}), 400, "invalid_request")
 		apptest.Want(t, e.Backend("POST", "/v1/m2m/clients", map[string]any{"scopes": []string{"x"}, "client_id": id}), 400, "invalid_request")
 
-		token := func(user, pass, scope string) apptest.Resp {
-			v := url.Values{"grant_type": {"client_credentials"}}
-			if scope != "" {
-				v.Set("scope", scope)
-			}
-			return e.Do("POST", "/v1/public/"+e.Project.Project.ID+"/oauth2/token", v.Encode(),
-				http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}, user, pass)
-		}
+		token := tenant{e, e.Project}.token
 		ok := token(id, secret, "read:reports")
 		apptest.Want(t, ok, 200, "")
 		if ok.Body["scope"] != "read:reports" || ok.Body["expires_in"] != float64(3600) {

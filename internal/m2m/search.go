@@ -18,6 +18,9 @@ type Page struct {
 // Search pages through the project's clients that match, oldest first,
 // with keyset paging on (created_at, client_id). Filtering happens in Go:
 // a project has few M2M clients, and the filters (lists, OR) stay simple.
+// So does the order (keyset.Slice): client ids may be the customer's own,
+// and the database's collation would order them otherwise than the
+// cursor compares them.
 func (s *Store) Search(ctx context.Context, projectID, cursor string, limit int, match func(*Client) bool) (*Page, error) {
 	limit, err := keyset.Limit(limit)
 	if err != nil {
@@ -27,32 +30,27 @@ func (s *Store) Search(ctx context.Context, projectID, cursor string, limit int,
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.Read().QueryContext(ctx, `SELECT `+columns+` FROM m2m_clients WHERE project_id = $1
-		ORDER BY created_at, client_id`, projectID)
+	rows, err := s.db.Read().QueryContext(ctx, `SELECT `+columns+` FROM m2m_clients WHERE project_id = $1`, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("m2m: search: %w", err)
 	}
 	defer rows.Close()
-	p := &Page{Clients: []*Client{}}
+	var matched []*Client
 	for rows.Next() {
 		c, err := scan(rows)
 		if err != nil {
 			return nil, err
 		}
-		if !match(c) {
-			continue
-		}
-		p.Total++
-		if after.Before(store.Millis(c.CreatedAt), c.ClientID) {
-			continue
-		}
-		if len(p.Clients) < limit {
-			p.Clients = append(p.Clients, c)
-		} else if p.NextCursor == nil {
-			last := p.Clients[limit-1]
-			next := keyset.Cursor{CreatedAt: store.Millis(last.CreatedAt), ID: last.ClientID}.Encode()
-			p.NextCursor = &next
+		if match(c) {
+			matched = append(matched, c)
 		}
 	}
-	return p, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("m2m: search: %w", err)
+	}
+	p := &Page{Total: len(matched)}
+	p.Clients, p.NextCursor = keyset.Slice(matched, func(c *Client) keyset.Cursor {
+		return keyset.Cursor{CreatedAt: store.Millis(c.CreatedAt), ID: c.ClientID}
+	}, after, limit)
+	return p, nil
 }

@@ -102,8 +102,7 @@ func (s *Service) resolve(ctx context.Context, w Who, trusted bool) (*subject, e
 		}
 		orgID, memberID, out.ist, out.istFactors = in.OrganizationID, in.MemberID, w.IST, in.Factors
 	case w.Session.Token != "" || w.Session.JWT != "":
-		ip, _ := httpapi.Client(ctx)
-		sr, err := s.d.Sessions.Check(ctx, w.Project, ip, w.Session, nil)
+		sr, err := s.d.Sessions.Check(ctx, w.Project, httpapi.ClientIPFrom(ctx), w.Session, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -186,7 +186,10 @@ func (m *Module) Authenticate(ctx context.Context, p *project.Project, ip string
 
 // Factor is the session factor of an OAuth login: type oauth, delivery
 // method oauth_{provider}, and {provider}_oauth_factor naming the
-// registration ("" in discovery, before any member exists).
+// registration ("" in discovery, before any member exists). When the
+// provider verified the account's address, the factor records it beside
+// the wire object (session.Factor.WithVerifiedEmail), so that the login
+// can later carry into another organization of that address.
 func Factor(id *providers.Identity, registrationID, emailID string) session.Factor {
 	of := &session.OAuthFactor{ID: registrationID, EmailID: emailID, ProviderSubject: id.Subject}
 	tenants := id.TenantIDs()
@@ -196,6 +199,9 @@ func Factor(id *providers.Identity, registrationID, emailID string) session.Fact
 		of.ProviderTenantID = tenants[0]
 	}
 	f := session.Factor{Type: "oauth", DeliveryMethod: "oauth_" + id.Provider}
+	if id.EmailVerified && id.Email != "" {
+		f = f.WithVerifiedEmail(id.Email)
+	}
 	switch id.Provider {
 	case providers.Google:
 		f.GoogleOAuthFactor = of

@@ -121,3 +121,23 @@ func TestPasswordLockoutCannotDenyTheRealUser(t *testing.T) {
 		// loopback, so the addresses above were the header's.
 	})
 }
+
+// Every IPv6 host is handed at least a /64, so one guesser owns 2^64
+// client addresses. Counted per full IPv6 address, it could take a fresh
+// one after each (email, address) lock and guess one member's password
+// without end (the per-email rule only slows it). The addresses of one
+// /64 count as one client; another /64 is someone else.
+func TestPasswordLockoutHoldsAcrossOneIPv6Prefix(t *testing.T) {
+	lockEnv(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
+		e.SetPassword(org, "ada@acme.test", strong)
+
+		for i := range password.EmailIPLockout.Limit {
+			apptest.Want(t, login(e, fmt.Sprintf("2001:db8:1:2::%x", i+1), org, "ada@acme.test", "nope"),
+				401, "unauthorized_credentials")
+		}
+		apptest.Want(t, login(e, "2001:db8:1:2::ffff", org, "ada@acme.test", strong), 429, "user_lock_limit_reached")
+		apptest.Want(t, login(e, "2001:db8:9:9::1", org, "ada@acme.test", strong), 200, "")
+	})
+}

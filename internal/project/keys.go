@@ -34,6 +34,22 @@ type KeyInfo struct {
 	Signing   bool   `json:"signing"`    // the newest key, which signs new JWTs
 }
 
+// Also is work a caller joins to a key or secret change, run in the
+// change's transaction with the id of the key or secret changed: the CLI
+// files the change's audit event there, so the change and its record
+// commit together or not at all (a rotation that deleted every old secret
+// must not commit without the new one reaching its caller).
+type Also func(q store.Querier, id string) error
+
+func runAlso(q store.Querier, id string, also []Also) error {
+	for _, f := range also {
+		if err := f(q, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (s *Store) newSigningKey(ctx context.Context, q store.Querier, projectID string, env ids.Env, now int64) (string, error) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
@@ -59,15 +75,17 @@ func (s *Store) newSigningKey(ctx context.Context, q store.Querier, projectID st
 // RotateSigningKey adds a new key that becomes the signing key, and keeps
 // the old ones published so JWTs they signed still verify until they
 // expire; RetireSigningKey removes one afterwards. It returns the new kid.
-func (s *Store) RotateSigningKey(ctx context.Context, projectID string) (string, error) {
+func (s *Store) RotateSigningKey(ctx context.Context, projectID string, also ...Also) (string, error) {
 	p, err := s.ByID(ctx, projectID)
 	if err != nil {
 		return "", err
 	}
 	var kid string
 	err = s.db.Tx(ctx, func(q store.Querier) error {
-		kid, err = s.newSigningKey(ctx, q, p.ID, p.Env, store.Millis(s.clock.Now()))
-		return err
+		if kid, err = s.newSigningKey(ctx, q, p.ID, p.Env, store.Millis(s.clock.Now())); err != nil {
+			return err
+		}
+		return runAlso(q, kid, also)
 	})
 	return kid, err
 }
@@ -75,7 +93,7 @@ func (s *Store) RotateSigningKey(ctx context.Context, projectID string) (string,
 // RetireSigningKey deletes one of the project's keys, private part
 // included, so it leaves the JWKS and JWTs it signed stop verifying. The
 // last key cannot be retired.
-func (s *Store) RetireSigningKey(ctx context.Context, projectID, kid string) error {
+func (s *Store) RetireSigningKey(ctx context.Context, projectID, kid string, also ...Also) error {
 	return s.db.Tx(ctx, func(q store.Querier) error {
 		var n int
 		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM signing_keys WHERE project_id = $1`, projectID).Scan(&n); err != nil {
@@ -91,7 +109,7 @@ func (s *Store) RetireSigningKey(ctx context.Context, projectID, kid string) err
 		if n <= 1 {
 			return ErrLastSigningKey // rolls the delete back
 		}
-		return nil
+		return runAlso(q, kid, also)
 	})
 }
 
@@ -161,7 +179,7 @@ func (s *Store) SigningKeys(ctx context.Context, projectID string) ([]SigningKey
 // hashed). With keepOld false every earlier secret stops working at once,
 // which is what a leak calls for; with keepOld true they keep working until
 // RetireSecret, so backends can switch without downtime.
-func (s *Store) RotateSecret(ctx context.Context, projectID string, keepOld bool) (secretID, secret string, err error) {
+func (s *Store) RotateSecret(ctx context.Context, projectID string, keepOld bool, also ...Also) (secretID, secret string, err error) {
 	p, err := s.ByID(ctx, projectID)
 	if err != nil {
 		return "", "", err
@@ -179,7 +197,7 @@ func (s *Store) RotateSecret(ctx context.Context, projectID string, keepOld bool
 		if err != nil {
 			return fmt.Errorf("project: rotate secret: %w", err)
 		}
-		return nil
+		return runAlso(q, secretID, also)
 	})
 	if err != nil {
 		return "", "", err
@@ -215,7 +233,7 @@ func (s *Store) ListSecrets(ctx context.Context, projectID string) ([]SecretInfo
 
 // RetireSecret revokes one secret; the project's last secret cannot be
 // retired (rotate instead).
-func (s *Store) RetireSecret(ctx context.Context, projectID, secretID string) error {
+func (s *Store) RetireSecret(ctx context.Context, projectID, secretID string, also ...Also) error {
 	return s.db.Tx(ctx, func(q store.Querier) error {
 		var n int
 		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM project_secrets WHERE project_id = $1`, projectID).Scan(&n); err != nil {
@@ -231,6 +249,6 @@ func (s *Store) RetireSecret(ctx context.Context, projectID, secretID string) er
 		if n <= 1 {
 			return errors.New("project: cannot retire the only secret; use rotate-secret")
 		}
-		return nil
+		return runAlso(q, secretID, also)
 	})
 }

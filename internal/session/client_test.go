@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/config"
 )
 
@@ -43,21 +45,33 @@ func sessionAttributes(t *testing.T, jwt string) map[string]any {
 	return c.Session.Attributes
 }
 
+// viaProxy trusts the test's loopback as a proxy, so each request names
+// its client in X-Forwarded-For.
+func viaProxy(c *config.Config) { c.TrustedProxies = "127.0.0.1/32,::1/128" }
+
+// loginFrom logs ada@acme.test into a new organization by email code on
+// the SDK face, sending hdr (and the customer's Origin) with both calls.
+func loginFrom(t *testing.T, e *apptest.Env, hdr http.Header) apptest.Resp {
+	t.Helper()
+	org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+	hdr.Set("Origin", apptest.Origin)
+	pt := e.Project.PublicToken
+	apptest.Want(t, e.Do(http.MethodPost, "/sdk/v1/b2b/otps/email/login_or_signup",
+		map[string]any{"email_address": "ada@acme.test", "organization_id": org}, hdr, pt, pt), 200, "")
+	_, codes := e.LastMail("ada@acme.test")
+	r := e.Do(http.MethodPost, "/sdk/v1/b2b/otps/email/authenticate", map[string]any{"email_address": "ada@acme.test",
+		"organization_id": org, "code": codes[0], "session_duration_minutes": 60}, hdr, pt, pt)
+	apptest.Want(t, r, 200, "")
+	return r
+}
+
 // The client that logs in is recorded with the session (its address as
 // the trusted proxy reports it, and its User-Agent) and reported in every
 // JWT of the session, including those re-signed by later checks.
 func TestSessionRecordsItsClient(t *testing.T) {
-	apptest.EachWith(t, func(c *config.Config) { c.TrustedProxies = "127.0.0.1/32,::1/128" }, func(t *testing.T, e *apptest.Env) {
-		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+	apptest.EachWith(t, viaProxy, func(t *testing.T, e *apptest.Env) {
 		const ua = "Mozilla/5.0 (X11; Linux x86_64) Latchkey-Test/1.0"
-		hdr := http.Header{"Origin": {apptest.Origin}, "User-Agent": {ua}, "X-Forwarded-For": {"198.51.100.7, 203.0.113.9"}}
-		pt := e.Project.PublicToken
-		apptest.Want(t, e.Do(http.MethodPost, "/sdk/v1/b2b/otps/email/login_or_signup",
-			map[string]any{"email_address": "ada@acme.test", "organization_id": org}, hdr, pt, pt), 200, "")
-		_, codes := e.LastMail("ada@acme.test")
-		r := e.Do(http.MethodPost, "/sdk/v1/b2b/otps/email/authenticate", map[string]any{"email_address": "ada@acme.test",
-			"organization_id": org, "code": codes[0], "session_duration_minutes": 60}, hdr, pt, pt)
-		apptest.Want(t, r, 200, "")
+		r := loginFrom(t, e, http.Header{"User-Agent": {ua}, "X-Forwarded-For": {"198.51.100.7, 203.0.113.9"}})
 		want := map[string]any{"ip_address": "203.0.113.9", "user_agent": ua}
 		if got := sessionAttributes(t, r.Data()["session_jwt"].(string)); !equalAttrs(got, want) {
 			t.Fatalf("login JWT attributes %v, want %v", got, want)
@@ -77,4 +91,23 @@ func TestSessionRecordsItsClient(t *testing.T) {
 
 func equalAttrs(got, want map[string]any) bool {
 	return len(got) == len(want) && got["ip_address"] == want["ip_address"] && got["user_agent"] == want["user_agent"]
+}
+
+// Rate limits count an IPv6 client by its /64 (httpapi.ClientIP), but the
+// session and the audit log keep the address the client really used.
+func TestSessionAndAuditKeepTheFullIPv6Address(t *testing.T) {
+	apptest.EachWith(t, viaProxy, func(t *testing.T, e *apptest.Env) {
+		const client = "2001:db8:1:2::7"
+		r := loginFrom(t, e, http.Header{"X-Forwarded-For": {client}})
+		if got := sessionAttributes(t, r.Data()["session_jwt"].(string))["ip_address"]; got != client {
+			t.Errorf("session ip_address %v, want %s", got, client)
+		}
+		logins, err := e.App.Audit.List(context.Background(), audit.Filter{ProjectID: e.Project.Project.ID, Type: audit.Login})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(logins) != 1 || logins[0].IP != client {
+			t.Errorf("login events %+v, want one from %s", logins, client)
+		}
+	})
 }

@@ -28,8 +28,7 @@ func (s *Service) Held(ctx context.Context, p *project.Project, h Held) (*Sessio
 	case h.SessionToken != "" && h.SessionJWT != "":
 		return nil, apierr.Invalid("session_token", "Send session_token or session_jwt, not both.")
 	}
-	ip, _ := httpapi.Client(ctx)
-	return s.Check(ctx, p, ip, Credential{Token: h.SessionToken, JWT: h.SessionJWT}, nil)
+	return s.Check(ctx, p, httpapi.ClientIPFrom(ctx), Credential{Token: h.SessionToken, JWT: h.SessionJWT}, nil)
 }
 
 // stepUp folds the held session into p: the session must be the same

@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -34,13 +33,14 @@ type Intermediate struct {
 func (s *Service) IssueIntermediate(ctx context.Context, q store.Querier, p *project.Project, in Intermediate) (string, error) {
 	now := s.clock.Now().Truncate(time.Millisecond)
 	token := ids.Token()
-	factors, err := json.Marshal(in.Factors)
+	factors, proofs, err := encodeFactors(in.Factors)
 	if err != nil {
-		return "", fmt.Errorf("session: encode ist factors: %w", err)
+		return "", err
 	}
 	_, err = q.ExecContext(ctx, `INSERT INTO intermediate_sessions (intermediate_session_id, project_id, token_hash, email_address,
-		organization_id, member_id, authentication_factors, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
-		ids.New("intermediate-session", p.Env), p.ID, ids.Hash(token), in.Email, in.OrganizationID, in.MemberID, string(factors),
+		organization_id, member_id, authentication_factors, factor_proofs, created_at, expires_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`,
+		ids.New("intermediate-session", p.Env), p.ID, ids.Hash(token), in.Email, in.OrganizationID, in.MemberID, factors, proofs,
 		store.Millis(now), store.Millis(now.Add(IntermediateLifetime)))
 	if err != nil {
 		return "", fmt.Errorf("session: issue ist: %w", err)
@@ -53,12 +53,12 @@ func (s *Service) loadIntermediate(ctx context.Context, q store.Querier, p *proj
 		return nil, apierr.New(apierr.IntermediateSessionNotFound)
 	}
 	var in Intermediate
-	var factors string
+	var factors, proofs string
 	var exp int64
 	var used *int64
 	err := q.QueryRowContext(ctx, `SELECT intermediate_session_id, project_id, email_address, organization_id, member_id,
-		authentication_factors, expires_at, used_at FROM intermediate_sessions WHERE token_hash = $1 AND project_id = $2`,
-		ids.Hash(token), p.ID).Scan(&in.ID, &in.ProjectID, &in.Email, &in.OrganizationID, &in.MemberID, &factors, &exp, &used)
+		authentication_factors, factor_proofs, expires_at, used_at FROM intermediate_sessions WHERE token_hash = $1 AND project_id = $2`,
+		ids.Hash(token), p.ID).Scan(&in.ID, &in.ProjectID, &in.Email, &in.OrganizationID, &in.MemberID, &factors, &proofs, &exp, &used)
 	if err != nil {
 		return nil, apierr.Wrap(apierr.IntermediateSessionNotFound, store.MapError(err))
 	}
@@ -66,8 +66,8 @@ func (s *Service) loadIntermediate(ctx context.Context, q store.Querier, p *proj
 	if used != nil || !s.clock.Now().Before(in.ExpiresAt) {
 		return nil, apierr.New(apierr.IntermediateSessionNotFound)
 	}
-	if err := json.Unmarshal([]byte(factors), &in.Factors); err != nil {
-		return nil, fmt.Errorf("session: decode ist factors: %w", err)
+	if in.Factors, err = decodeFactors(factors, proofs); err != nil {
+		return nil, err
 	}
 	return &in, nil
 }

@@ -1,6 +1,9 @@
 package session
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // Only a link or code sent to the address proves it to every organization.
 func TestProvesInbox(t *testing.T) {
@@ -39,5 +42,80 @@ func TestProvesInbox(t *testing.T) {
 	if AnyProvesAddress([]Factor{{Type: "sso"}, inbox("otp", "email", "eve@acme.test")}, email) ||
 		!AnyProvesAddress([]Factor{{Type: "sso"}, inbox("otp", "email", email)}, email) {
 		t.Error("AnyProvesAddress")
+	}
+}
+
+// What sessions/exchange carries: a primary factor that proved the
+// address, by the inbox or by an OAuth provider that verified it.
+func TestCarries(t *testing.T) {
+	t.Parallel()
+	const email = "ada@acme.test"
+	google := func(verified string) Factor {
+		return Factor{Type: "oauth", DeliveryMethod: "oauth_google", SequenceOrder: Primary,
+			GoogleOAuthFactor: &OAuthFactor{ID: "reg-1", ProviderSubject: "g-ada"}}.WithVerifiedEmail(verified)
+	}
+	primary := func(f Factor) Factor { f.SequenceOrder = Primary; return f }
+	cases := []struct {
+		name string
+		f    Factor
+		want bool
+	}{
+		{"email code", primary(Factor{Type: "otp", DeliveryMethod: "email", EmailFactor: &EmailFactor{EmailAddress: email}}), true},
+		{"email code as a second factor", Factor{Type: "otp", DeliveryMethod: "email", SequenceOrder: Secondary,
+			EmailFactor: &EmailFactor{EmailAddress: email}}, false},
+		{"oauth, address verified by the provider", google(email), true},
+		{"oauth, verified in another case", google("Ada@ACME.test"), true},
+		{"oauth, another address verified", google("ada@gmail.test"), false},
+		{"oauth, nothing verified", google(""), false},
+		{"sso claiming a verified address", primary(Factor{Type: "sso", DeliveryMethod: "sso_oidc", OIDCSSOFactor: &SSOFactor{}}.WithVerifiedEmail(email)), false},
+		{"access token exchange claiming a verified address", primary(Factor{Type: "oauth", DeliveryMethod: "oauth_access_token_exchange",
+			OAuthAccessTokenExchangeFactor: &OAuthAccessTokenExchangeFactor{ClientID: "c"}}.WithVerifiedEmail(email)), false},
+		{"password", primary(Factor{Type: "password", DeliveryMethod: "knowledge", EmailFactor: &EmailFactor{EmailAddress: email}}), false},
+	}
+	for _, c := range cases {
+		if got := c.f.Carries(email); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+		if got := AnyCarries([]Factor{{Type: "sso"}, c.f}, email); got != c.want {
+			t.Errorf("%s: AnyCarries %v", c.name, got)
+		}
+	}
+	// A provider's verification does not let the session set the
+	// address's password (ProvesAddress), which every organization that
+	// accepts passwords would then accept.
+	if google(email).ProvesAddress(email) || google(email).ProvesInbox(email) {
+		t.Error("a verified OAuth login proves the address for passwords")
+	}
+}
+
+// The provenance is stored beside the wire objects, never in them, and
+// rows without it (factor_proofs '[]') prove nothing.
+func TestFactorProofsStoredBesideTheFactors(t *testing.T) {
+	t.Parallel()
+	const email = "ada@acme.test"
+	code := Factor{Type: "otp", DeliveryMethod: "sms", SequenceOrder: Secondary, PhoneNumberFactor: &PhoneNumberFactor{PhoneID: "p"}}
+	google := Factor{Type: "oauth", DeliveryMethod: "oauth_google", SequenceOrder: Primary,
+		GoogleOAuthFactor: &OAuthFactor{ID: "reg-1", ProviderSubject: "g-ada"}}
+	wire, proofs, err := encodeFactors([]Factor{google.WithVerifiedEmail(email), code})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(wire, email) || strings.Contains(wire, "verified") {
+		t.Fatalf("provenance in the wire objects: %s", wire)
+	}
+	got, err := decodeFactors(wire, proofs)
+	if err != nil || len(got) != 2 || !got[0].Carries(email) || got[1].verifiedEmail != "" {
+		t.Fatalf("decoded %+v, %v (proofs %s)", got, err, proofs)
+	}
+	wire, proofs, err = encodeFactors([]Factor{google, code})
+	if err != nil || proofs != "[]" {
+		t.Fatalf("proofs of factors that proved nothing: %q, %v", proofs, err)
+	}
+	got, err = decodeFactors(wire, `[]`)
+	if err != nil || len(got) != 2 || got[0].Carries(email) {
+		t.Fatalf("a row without proofs: %+v, %v", got, err)
+	}
+	if _, err := decodeFactors(wire, `{`); err == nil {
+		t.Fatal("a corrupt factor_proofs column decoded")
 	}
 }

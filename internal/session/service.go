@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -180,14 +179,14 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 	}
 	ms.IPAddress, ms.UserAgent = httpapi.Client(ctx)
 	token := ids.Token()
-	factorsJSON, err := json.Marshal(ms.AuthenticationFactors)
+	factorsJSON, proofsJSON, err := encodeFactors(ms.AuthenticationFactors)
 	if err != nil {
-		return nil, fmt.Errorf("session: encode factors: %w", err)
+		return nil, err
 	}
 	if _, err := q.ExecContext(ctx, `INSERT INTO member_sessions (member_session_id, project_id, organization_id, member_id,
-		token_hash, authentication_factors, started_at, last_accessed_at, expires_at, ip_address, user_agent)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
-		ms.MemberSessionID, p.Project.ID, ms.OrganizationID, ms.MemberID, ids.Hash(token), string(factorsJSON),
+		token_hash, authentication_factors, factor_proofs, started_at, last_accessed_at, expires_at, ip_address, user_agent)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+		ms.MemberSessionID, p.Project.ID, ms.OrganizationID, ms.MemberID, ids.Hash(token), factorsJSON, proofsJSON,
 		store.Millis(now), store.Millis(now), store.Millis(ms.ExpiresAt), ms.IPAddress, ms.UserAgent); err != nil {
 		return nil, fmt.Errorf("session: insert: %w", err)
 	}
@@ -257,19 +256,19 @@ type row struct {
 }
 
 const selectSession = `SELECT member_session_id, project_id, organization_id, member_id, authentication_factors,
-	started_at, last_accessed_at, expires_at, revoked_at, ip_address, user_agent FROM member_sessions `
+	factor_proofs, started_at, last_accessed_at, expires_at, revoked_at, ip_address, user_agent FROM member_sessions `
 
 func (s *Service) load(ctx context.Context, where string, arg any) (*row, error) {
 	var r row
-	var factors string
+	var factors, proofs string
 	var started, last, exp int64
 	err := s.db.Read().QueryRowContext(ctx, selectSession+where, arg).Scan(&r.ms.MemberSessionID, &r.projectID,
-		&r.ms.OrganizationID, &r.ms.MemberID, &factors, &started, &last, &exp, &r.revokedAt, &r.ms.IPAddress, &r.ms.UserAgent)
+		&r.ms.OrganizationID, &r.ms.MemberID, &factors, &proofs, &started, &last, &exp, &r.revokedAt, &r.ms.IPAddress, &r.ms.UserAgent)
 	if err != nil {
 		return nil, store.MapError(err)
 	}
-	if err := json.Unmarshal([]byte(factors), &r.ms.AuthenticationFactors); err != nil {
-		return nil, fmt.Errorf("session: decode factors: %w", err)
+	if r.ms.AuthenticationFactors, err = decodeFactors(factors, proofs); err != nil {
+		return nil, err
 	}
 	r.ms.StartedAt, r.ms.LastAccessedAt, r.ms.ExpiresAt = store.Time(started), store.Time(last), store.Time(exp)
 	r.ms.CustomClaims = map[string]any{}

@@ -6,6 +6,7 @@
 package session
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -68,6 +69,22 @@ type Factor struct {
 	// A connected app's access token exchanged back into a session
 	// (type "oauth", delivery_method "oauth_access_token_exchange").
 	OAuthAccessTokenExchangeFactor *OAuthAccessTokenExchangeFactor `json:"oauth_access_token_exchange_factor,omitempty"`
+
+	// verifiedEmail is provenance, not part of the wire object: the
+	// address an OAuth login's provider verified for the account ("" when
+	// it verified none). It is unexported so that no encoding of the wire
+	// shape (answers, the JWT claim, authentication_factors) can carry it;
+	// it is stored beside the factors (see encodeFactors) and set only by
+	// WithVerifiedEmail.
+	verifiedEmail string
+}
+
+// WithVerifiedEmail returns f recording that its OAuth provider verified
+// email as the account's address at this login. The OAuth module calls it
+// when the provider said so; Carries decides what that is worth.
+func (f Factor) WithVerifiedEmail(email string) Factor {
+	f.verifiedEmail = email
+	return f
 }
 
 // OAuthAccessTokenExchangeFactor names the connected app whose access
@@ -169,20 +186,67 @@ func (ms *MemberSession) FactorTimes() []time.Time {
 }
 
 // ProvesInbox reports whether f shows control of email's inbox: a link or
-// code delivered to that address. Only such a factor says anything about
-// the address to every organization. The others speak for one organization
-// at most: an SSO login is whatever that organization's identity provider
-// asserts, and an OAuth login may come from a tenant an organization admits
-// with an address the provider never verified.
+// code delivered to that address. Only such a factor, or an OAuth login
+// whose provider verified the address (see Carries), says anything about
+// the address to every organization. The others speak for one
+// organization at most: an SSO login is whatever that organization's
+// identity provider asserts, and an OAuth login may come from a tenant an
+// organization admits with an address the provider never verified.
 func (f Factor) ProvesInbox(email string) bool {
 	return f.DeliveryMethod == "email" && (f.Type == "magic_link" || f.Type == "otp") &&
 		f.EmailFactor != nil && strings.EqualFold(f.EmailFactor.EmailAddress, email)
 }
 
+// providerVerified reports whether f is an OAuth login whose provider
+// verified, at that login, that the account's address is email. A
+// registered provider account may log in to its member with an address
+// the provider did not verify, or with another one; such a login proves
+// nothing about email. Rows stored before the provenance was recorded
+// have none, so they prove nothing either.
+func (f Factor) providerVerified(email string) bool {
+	_, _, ok := f.OAuth()
+	return ok && f.verifiedEmail != "" && strings.EqualFold(f.verifiedEmail, email)
+}
+
+// Carries reports whether f moves with a session of the member whose
+// address is email into another organization of that address
+// (sessions/exchange). It is the one place that decides; what carries is
+// a primary factor that proved the address itself, as every organization
+// can rely on:
+//   - an email link or code for email (ProvesInbox);
+//   - an OAuth login whose provider verified email (the discovery exchange
+//     trusts the same logins). How the member was admitted (by tenant JIT,
+//     say) no longer matters once the provider vouched for the address.
+//
+// The target organization's allowed_auth_methods still apply to what
+// carries (session.Complete): a Google login satisfies only an
+// organization that accepts google_oauth.
+//
+// Never carried: SSO (an organization's admin runs the identity provider,
+// which may assert any address) and a password, although it serves the
+// address in every organization. A password can be withdrawn without
+// ending the sessions made with it (a forced reset, require_reset from the
+// backend or after a breach; its deletion), and a direct login is then
+// refused, while the exchange cannot check it again: a carried password
+// factor would keep minting sessions from a password that no longer logs
+// in. The member logs in with it in the target organization instead.
+func (f Factor) Carries(email string) bool {
+	return f.SequenceOrder == Primary && (f.ProvesInbox(email) || f.providerVerified(email))
+}
+
+// AnyCarries reports whether one of factors carries (Carries).
+func AnyCarries(factors []Factor, email string) bool {
+	return slices.ContainsFunc(factors, func(f Factor) bool { return f.Carries(email) })
+}
+
 // ProvesAddress is ProvesInbox, or a login with the password of email: a
 // password belongs to the address in every organization, and is set only
 // through the inbox, with the current password, or by the customer's
-// backend.
+// backend. An OAuth login does not count here even when its provider
+// verified the address: this is what lets a session set the address's
+// password (passwords/session/reset), which would then open every
+// organization that accepts passwords, including those that do not accept
+// that provider.
 func (f Factor) ProvesAddress(email string) bool {
 	return f.ProvesInbox(email) ||
 		(f.Type == "password" && f.EmailFactor != nil && strings.EqualFold(f.EmailFactor.EmailAddress, email))

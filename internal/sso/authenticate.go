@@ -47,7 +47,7 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 		return nil, err
 	}
 	t, err := s.d.Flows.Redeem(ctx, flowtoken.Redeem{Kind: kindToken, Token: req.SSOToken, ProjectID: p.ID,
-		Verifier: req.PKCECodeVerifier, LimitKey: httpapi.ClientIP(r)})
+		Verifier: req.PKCECodeVerifier, LimitKey: p.ID + "|" + httpapi.ClientIP(r)})
 	if errors.Is(err, flowtoken.ErrInvalid) {
 		return nil, apierr.Wrap(apierr.SSOTokenNotFound, err)
 	}

@@ -187,7 +187,7 @@ func oidcClaimsIdentity(c *conn, subject string, claims map[string]any) (identit
 		return strings.TrimSpace(v)
 	}
 	id := identity{Kind: KindOIDC, ExternalID: subject, Attributes: claims}
-	if !emailVerified(claims) {
+	if !emailaddr.VerifiedClaim(claims) {
 		return id, apierr.New(apierr.SSOEmailMissing).WithMessage("The identity provider says this user's email address is not verified.")
 	}
 	if e, err := emailaddr.Normalize(claim("email", "email")); err == nil {
@@ -198,20 +198,6 @@ func oidcClaimsIdentity(c *conn, subject string, claims map[string]any) (identit
 		id.Name = strings.TrimSpace(claim("first_name", "given_name") + " " + claim("last_name", "family_name"))
 	}
 	return id, nil
-}
-
-// emailVerified reads the email_verified claim. Only true, or the string
-// "true" that some providers' userinfo sends (Cognito), says verified; any
-// other value present (false, "false", null, anything unexpected) says
-// not, since a check that refuses only a boolean false lets the string
-// "false" through. An absent claim is no statement, and the provider's
-// email counts as verified, as it always has for SSO connections.
-func emailVerified(claims map[string]any) bool {
-	v, ok := claims["email_verified"]
-	if !ok {
-		return true
-	}
-	return v == true || v == "true"
 }
 
 func contains(list []string, v string) bool {

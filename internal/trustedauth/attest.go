@@ -15,6 +15,7 @@ import (
 	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/sweeper"
 )
 
 // Factor names of an attested token, as Stytch names them.
@@ -37,6 +38,7 @@ type identity struct {
 	email     string
 	name      string
 	tokenID   string
+	spendKey  string // what spend records: the token id, or the signed claims of a token without one
 	orgID     string
 	signedOrg bool // orgID came from the token, not the request
 }
@@ -94,7 +96,7 @@ func (h Handlers) Attest(r *http.Request) (any, error) {
 			resp, err = s.complete(ctx, q, p, prof, id, exp, prior, duration)
 			return err
 		})
-	}, ratelimit.FailureOf(apierr.InvalidTrustedAuthToken), ratelimit.For(AttestPerIP, httpapi.ClientIP(r)))
+	}, ratelimit.FailureOf(apierr.InvalidTrustedAuthToken), ratelimit.For(AttestPerIP, p.ID+"|"+httpapi.ClientIP(r)))
 	if err != nil {
 		return nil, err
 	}
@@ -103,10 +105,11 @@ func (h Handlers) Attest(r *http.Request) (any, error) {
 
 // identify verifies the token and reads the member's identity from it.
 func (s *Service) identify(ctx context.Context, prof *Profile, req attestRequest) (identity, int64, error) {
-	c, exp, err := s.verify(ctx, prof, req.Token)
+	v, err := s.verify(ctx, prof, req.Token)
 	if err != nil {
 		return identity{}, 0, err
 	}
+	c := v.claims
 	m := prof.AttributeMapping
 	raw := c.text(m.Email)
 	if raw == "" {
@@ -116,7 +119,19 @@ func (s *Service) identify(ctx context.Context, prof *Profile, req attestRequest
 	if err != nil {
 		return identity{}, 0, badToken(fmt.Sprintf("has an invalid email in its %q claim.", m.Email))
 	}
+	// The issuer saying the address is unconfirmed must not log into (or
+	// provision, or verify) the member who owns it: anyone can sign up at
+	// most issuers with someone else's address.
+	if !c.emailVerified() {
+		return identity{}, 0, badToken("says its email is not verified (email_verified is not true).")
+	}
 	id := identity{email: email, name: c.text(m.Name), tokenID: c.text(m.TokenID)}
+	// Many issuers (Firebase, Auth0 ID tokens) sign no token id; such a
+	// token is spent by its signed claims, so it is single-use all the same.
+	id.spendKey = id.tokenID
+	if id.spendKey == "" {
+		id.spendKey = string(v.payload)
+	}
 	claimOrg := c.text(m.OrganizationID)
 	switch {
 	case claimOrg != "" && req.OrganizationID != "" && claimOrg != req.OrganizationID:
@@ -128,10 +143,10 @@ func (s *Service) identify(ctx context.Context, prof *Profile, req attestRequest
 	default:
 		return identity{}, 0, apierr.New(apierr.TokenMissingOrganizationIDClaim)
 	}
-	return id, store.Millis(exp.Add(clockSkew)), nil
+	return id, store.Millis(v.exp.Add(clockSkew)), nil
 }
 
-// complete finds (or provisions) the member, spends the token id and
+// complete finds (or provisions) the member, spends the token and
 // completes the login inside q.
 func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Project, prof *Profile, id identity,
 	expMs int64, prior *session.SessionResponse, duration int) (*session.AuthResponse, error) {
@@ -147,10 +162,11 @@ func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Proj
 		return nil, apierr.New(apierr.UnauthorizedAction).WithMessage(
 			"The session belongs to another member than the trusted auth token names.")
 	}
-	if err := s.spend(ctx, q, prof.ProfileID, id.tokenID, expMs); err != nil {
+	if err := s.spend(ctx, q, prof.ProfileID, id.spendKey, expMs); err != nil {
 		return nil, err
 	}
-	// The profile's issuer vouches for the address, as an SSO provider does.
+	// The profile's issuer vouches for the address, as an SSO provider
+	// does (identify refused a token that said it was not verified).
 	if err := s.d.Orgs.MarkEmailVerified(ctx, q, m); err != nil {
 		return nil, err
 	}
@@ -186,19 +202,16 @@ func (s *Service) member(ctx context.Context, q store.Querier, p *project.Projec
 		Status: organization.StatusActive})
 }
 
-// spend records a token id as used; a second use is refused. Tokens
-// without an id cannot be tracked and rely on their expiry alone.
-func (s *Service) spend(ctx context.Context, q store.Querier, profileID, tokenID string, expMs int64) error {
-	if tokenID == "" {
-		return nil
-	}
+// spend records a token (its id or its signed claims, hashed) as used
+// until it expires; a second use is refused.
+func (s *Service) spend(ctx context.Context, q store.Querier, profileID, key string, expMs int64) error {
 	now := store.Millis(s.d.Clock.Now())
 	if _, err := q.ExecContext(ctx, `DELETE FROM trusted_auth_token_uses WHERE profile_id = $1 AND expires_at < $2`,
 		profileID, now); err != nil {
 		return fmt.Errorf("trustedauth: sweep used tokens: %w", err)
 	}
 	res, err := q.ExecContext(ctx, `INSERT INTO trusted_auth_token_uses (profile_id, token_hash, expires_at)
-		VALUES ($1, $2, $3) ON CONFLICT (profile_id, token_hash) DO NOTHING`, profileID, ids.Hash(tokenID), expMs)
+		VALUES ($1, $2, $3) ON CONFLICT (profile_id, token_hash) DO NOTHING`, profileID, ids.Hash(key), expMs)
 	if err != nil {
 		return fmt.Errorf("trustedauth: record used token: %w", err)
 	}
@@ -206,4 +219,22 @@ func (s *Service) spend(ctx context.Context, q store.Querier, profileID, tokenID
 		return badToken("was already used.")
 	}
 	return nil
+}
+
+// Sweeps offers the spent-token rows to the sweeper (app.Sweeper). spend
+// trims a profile's expired rows whenever it records one; this removes
+// those of profiles no longer used. One plain delete rather than
+// sweeper.Expired's batches by one key column: the key is (profile_id,
+// token_hash), and batching by token_hash alone could take another
+// profile's live row with the same hash (two issuers may both sign jti
+// "1"). Rows live a day at most (maxExpiryAhead), so the backlog is small.
+func (s *Service) Sweeps() []sweeper.Sweepable {
+	return []sweeper.Sweepable{sweeper.Func{Label: "trusted_auth_token_uses", Fn: func(ctx context.Context) error {
+		_, err := s.d.DB.ExecContext(ctx, `DELETE FROM trusted_auth_token_uses WHERE expires_at < $1`,
+			store.Millis(s.d.Clock.Now()))
+		if err != nil {
+			return fmt.Errorf("trustedauth: sweep used tokens: %w", err)
+		}
+		return nil
+	}}}
 }

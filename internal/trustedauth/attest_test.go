@@ -8,6 +8,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -65,6 +66,61 @@ func TestAttestJWKSAndReplay(t *testing.T) {
 	})
 }
 
+// Many issuers (Firebase, Auth0 ID tokens) sign no jti. Such a token is
+// still spent once: otherwise whoever sees it (a log, a proxy, the
+// browser's history) could replay it for another session until it
+// expires. What is spent is the signed claims, so the same token in
+// another encoding that also verifies (the ECDSA twin signature, the JWS
+// JSON serialization) is the same token.
+func TestAttestTokenWithoutIDIsSpentOnce(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		sc := newScene(t, e)
+		tok := sc.is.token(e.Clock.Now(), "ana@acme.test", "", map[string]any{"jti": nil})
+		r := sc.attest(tok)
+		apptest.Want(t, r, 200, "")
+		if f := factors(t, r.Body); f[0]["trusted_auth_token_factor"].(map[string]any)["token_id"] != "" {
+			t.Fatalf("factors: %v", f)
+		}
+		for _, again := range []struct{ name, token string }{{"the same token", tok},
+			{"its twin signature", ecdsaTwin(t, tok)}, {"its JSON serialization", jsonForm(t, tok)}} {
+			if r := sc.attest(again.token); r.Status != 401 || r.ErrType() != "invalid_trusted_auth_token" {
+				t.Fatalf("%s was accepted again: status %d %q", again.name, r.Status, r.ErrType())
+			}
+		}
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/attest", sc.body(tok), ""), 401, "invalid_trusted_auth_token")
+		// Another token without an id (issued a second later) is another token.
+		e.Clock.Advance(time.Second)
+		apptest.Want(t, sc.attest(sc.is.token(e.Clock.Now(), "ana@acme.test", "", map[string]any{"jti": nil})), 200, "")
+	})
+}
+
+// The rows that remember spent tokens go once the tokens have expired,
+// whether or not the profile is used again.
+func TestAttestSpentTokensAreSwept(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		sc := newScene(t, e)
+		now := e.Clock.Now()
+		for _, tok := range []string{sc.is.token(now, "ana@acme.test", "a", nil), sc.is.token(now, "ana@acme.test", "", map[string]any{"jti": nil})} {
+			apptest.Want(t, sc.attest(tok), 200, "")
+		}
+		const spent = `SELECT COUNT(*) FROM trusted_auth_token_uses`
+		sweep := func() {
+			if _, err := e.App.Sweeper().Once(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sweep()
+		if n := e.Count(spent); n != 2 {
+			t.Fatalf("%d spent tokens remembered before expiry, want 2", n)
+		}
+		e.Clock.Advance(6 * time.Minute) // past exp and the skew
+		sweep()
+		if n := e.Count(spent); n != 0 {
+			t.Fatalf("%d spent tokens remembered after expiry", n)
+		}
+	})
+}
+
 func TestAttestRefusals(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		is := newIssuer(t)
@@ -89,11 +145,13 @@ func TestAttestRefusals(t *testing.T) {
 			{"wrong audience", is.token(now, "ana@acme.test", "b", map[string]any{"aud": []string{"someone-else"}}), org, 401, "invalid_trusted_auth_token"},
 			{"expired past the skew", is.token(now, "ana@acme.test", "c", map[string]any{"exp": now.Add(-time.Minute).Unix()}), org, 401, "invalid_trusted_auth_token"},
 			{"no expiry", is.token(now, "ana@acme.test", "d", map[string]any{"exp": nil}), org, 401, "invalid_trusted_auth_token"},
+			{"expiry more than a day ahead", is.token(now, "ana@acme.test", "d2", map[string]any{"exp": now.Add(25 * time.Hour).Unix()}), org, 401, "invalid_trusted_auth_token"},
 			{"not valid yet", is.token(now, "ana@acme.test", "e", map[string]any{"nbf": now.Add(time.Minute).Unix()}), org, 401, "invalid_trusted_auth_token"},
 			{"issued in the future past the skew", is.token(now, "ana@acme.test", "e2", map[string]any{"iat": now.Add(time.Minute).Unix()}), org, 401, "invalid_trusted_auth_token"},
 			{"signed by a stranger with the issuer's kid", sign(t, jose.ES256, stranger, "k1", claimsFor(now, "ana@acme.test", "f")), org, 401, "invalid_trusted_auth_token"},
 			{"HMAC", hs, org, 401, "invalid_trusted_auth_token"},
 			{"not a JWT", "not.a.jwt", org, 401, "invalid_trusted_auth_token"},
+			{"the JWS JSON serialization of a good token", jsonForm(t, is.token(now, "ana@acme.test", "l", nil)), org, 401, "invalid_trusted_auth_token"},
 			{"no email", is.token(now, "", "g", map[string]any{"email": nil}), org, 401, "invalid_trusted_auth_token"},
 			{"no organization", is.token(now, "ana@acme.test", "h", nil), "", 400, "token_missing_organization_id_claim"},
 			{"organization differs from the claim", is.token(now, "ana@acme.test", "i", map[string]any{"org_id": other}), org, 400, "invalid_token_organization_id_claim"},
@@ -109,6 +167,10 @@ func TestAttestRefusals(t *testing.T) {
 		// Within the skew an expired token still passes.
 		r := attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
 			"token": is.token(now, "ana@acme.test", "l", map[string]any{"exp": now.Add(-10 * time.Second).Unix()})})
+		apptest.Want(t, r, 200, "")
+		// A day ahead is as far as exp may lie (a spent token is remembered until then).
+		r = attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
+			"token": is.token(now, "ana@acme.test", "l2", map[string]any{"exp": now.Add(24 * time.Hour).Unix()})})
 		apptest.Want(t, r, 200, "")
 		// A token whose organization claim names the organization needs no organization_id.
 		r = attest(e, map[string]any{"profile_id": prof.ProfileID,
@@ -217,14 +279,10 @@ func TestAttestPEMProfile(t *testing.T) {
 // and stops verifying once they are older than that and fetched again.
 func TestAttestWithdrawnKeyExpiresFromCache(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		is := newIssuer(t)
-		prof := jwksProfile(t, e, is, nil)
-		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
-		e.CreateMember(org, "ana@acme.test")
-		k1 := is.key("k1")
+		sc := newScene(t, e)
+		is, k1 := sc.is, sc.is.key("k1")
 		call := func(jti string) apptest.Resp { // a token signed with k1
-			return attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
-				"token": sign(t, jose.ES256, k1, "k1", claimsFor(e.Clock.Now(), "ana@acme.test", jti))})
+			return sc.attest(sign(t, jose.ES256, k1, "k1", claimsFor(e.Clock.Now(), "ana@acme.test", jti)))
 		}
 		apptest.Want(t, call("w1"), 200, "")
 		is.addKey("k2")
@@ -302,14 +360,8 @@ func TestAttestMFAAndExistingSession(t *testing.T) {
 
 func TestAttestKeyRotationAndOutage(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		is := newIssuer(t)
-		prof := jwksProfile(t, e, is, nil)
-		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
-		e.CreateMember(org, "ana@acme.test")
-		now := e.Clock.Now()
-		call := func(tok string) apptest.Resp {
-			return attest(e, map[string]any{"profile_id": prof.ProfileID, "token": tok, "organization_id": org})
-		}
+		sc := newScene(t, e)
+		is, call, now := sc.is, sc.attest, e.Clock.Now()
 
 		// The issuer is down before anything was fetched: a clear error.
 		is.down.Store(true)
@@ -339,38 +391,67 @@ func TestAttestKeyRotationAndOutage(t *testing.T) {
 		tok := sign(t, jose.ES256, k2, "k2", claimsFor(now, "ana@acme.test", "r2"))
 		apptest.Want(t, call(tok), 200, "")
 
-		// An outage after a fetch keeps the known keys working.
+		// An outage after a fetch keeps the known keys working, and the
+		// stale keys are refetched at most once per gap: each login must
+		// not wait (behind the key set's lock) for a fetch that fails.
 		is.down.Store(true)
 		e.Clock.Advance(2 * time.Hour)
-		now = e.Clock.Now()
-		apptest.Want(t, call(sign(t, jose.ES256, k2, "k2", claimsFor(now, "ana@acme.test", "r3"))), 200, "")
+		hits = is.hits.Load()
+		for i := range 4 {
+			now = e.Clock.Now()
+			apptest.Want(t, call(sign(t, jose.ES256, k2, "k2", claimsFor(now, "ana@acme.test", "r3"+string(rune('a'+i))))), 200, "")
+			e.Clock.Advance(time.Second)
+		}
+		// An unknown key id within the gap does not refetch either.
+		apptest.Want(t, call(sign(t, jose.ES256, stranger, "k9", claimsFor(now, "ana@acme.test", "r4"))), 401, "invalid_trusted_auth_token")
+		if got := is.hits.Load() - hits; got != 1 {
+			t.Fatalf("JWKS fetched %d times for 5 logins within 5 s of an outage, want 1", got)
+		}
+		// Past the gap the next login tries again; once the issuer is back,
+		// its keys are fresh again.
+		e.Clock.Advance(30 * time.Second) // the refetch gap
+		apptest.Want(t, call(sign(t, jose.ES256, k2, "k2", claimsFor(e.Clock.Now(), "ana@acme.test", "r5"))), 200, "")
+		if got := is.hits.Load() - hits; got != 2 {
+			t.Fatalf("JWKS fetched %d times after the gap, want 2", got)
+		}
+		is.down.Store(false)
+		e.Clock.Advance(30 * time.Second)
+		apptest.Want(t, call(sign(t, jose.ES256, k2, "k2", claimsFor(e.Clock.Now(), "ana@acme.test", "r6"))), 200, "")
+		apptest.Want(t, call(sign(t, jose.ES256, k2, "k2", claimsFor(e.Clock.Now(), "ana@acme.test", "r7"))), 200, "")
+		if got := is.hits.Load() - hits; got != 3 {
+			t.Fatalf("JWKS fetched %d times once the issuer was back, want 3 (the refreshed keys are fresh)", got)
+		}
 	})
 }
 
 func TestAttestRateLimit(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		is := newIssuer(t)
-		prof := jwksProfile(t, e, is, nil)
-		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
-		e.CreateMember(org, "ana@acme.test")
+		sc := newScene(t, e)
 		now := e.Clock.Now()
-		bad := is.token(now, "ana@acme.test", "z", map[string]any{"aud": "elsewhere"})
+		bad := sc.is.token(now, "ana@acme.test", "z", map[string]any{"aud": "elsewhere"})
 		// Counted per end-user address: on the SDK face. The backend face's
 		// address is the customer's server (ratelimit.OnBehalf).
-		sdkAttest := func(body map[string]any) apptest.Resp {
-			return e.SDK(http.MethodPost, "/b2b/sessions/attest", body, "")
+		sdkAttest := func(tok string) apptest.Resp {
+			return e.SDK(http.MethodPost, "/b2b/sessions/attest", sc.body(tok), "")
 		}
 		for range trustedauth.AttestPerIP.Limit {
-			apptest.Want(t, sdkAttest(map[string]any{"profile_id": prof.ProfileID, "token": bad, "organization_id": org}),
-				401, "invalid_trusted_auth_token")
+			apptest.Want(t, sdkAttest(bad), 401, "invalid_trusted_auth_token")
 		}
-		apptest.Want(t, sdkAttest(map[string]any{"profile_id": prof.ProfileID, "token": bad, "organization_id": org}),
-			429, "too_many_requests")
-		apptest.Want(t, attest(e, map[string]any{"profile_id": prof.ProfileID, "token": bad, "organization_id": org}),
-			401, "invalid_trusted_auth_token")
+		apptest.Want(t, sdkAttest(bad), 429, "too_many_requests")
+		apptest.Want(t, sc.attest(bad), 401, "invalid_trusted_auth_token")
 		// A valid token still passes: signed tokens cannot be guessed.
-		apptest.Want(t, sdkAttest(map[string]any{"profile_id": prof.ProfileID, "organization_id": org,
-			"token": is.token(now, "ana@acme.test", "ok", nil)}), 200, "")
+		apptest.Want(t, sdkAttest(sc.is.token(now, "ana@acme.test", "ok", nil)), 200, "")
+		// Counted per project, as every per-address limit: failures at one
+		// customer's login do not refuse the same address at another's.
+		p2 := e.NewProject("Other")
+		prof2, err := e.App.TrustedAuth.CreateProfile(t.Context(), trustedauth.NewProfile{ProjectID: p2.Project.ID,
+			Env: p2.Project.Env, Issuer: issuerName, Audience: audience, JWKSURL: sc.is.srv.URL + "/.well-known/jwks.json"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := e.Do(http.MethodPost, "/sdk/v1/b2b/sessions/attest", map[string]any{"profile_id": prof2.ProfileID, "token": bad,
+			"organization_id": sc.org}, http.Header{"Origin": {apptest.Origin}}, p2.PublicToken, p2.PublicToken)
+		apptest.Want(t, r, 401, "invalid_trusted_auth_token")
 	})
 }
 
@@ -388,4 +469,63 @@ func TestAttestRefusesDeletedMember(t *testing.T) {
 			"token": is.token(e.Clock.Now(), "ada@acme.test", "a", nil)})
 		apptest.Want(t, r, 403, "inactive_member")
 	})
+}
+
+// A token that itself says its email is not verified (email_verified
+// false, as Auth0, Firebase or Supabase sign for addresses nobody
+// confirmed) must not log into the member who owns that address, mark the
+// address verified, or provision a member: anyone who signs up at the
+// issuer with someone else's address would get their session. Only true
+// or "true" says verified; an absent claim is the issuer vouching, as
+// before.
+func TestAttestEmailVerifiedClaim(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		is := newIssuer(t)
+		prof := jwksProfile(t, e, is, func(n *trustedauth.NewProfile) {
+			n.AttributeMapping.OrganizationID, n.CanJITProvision = "org_id", true
+		})
+		org := e.CreateOrg("acme", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"acme.test"}})
+		ceo := e.CreateMember(org, "ceo@acme.test")
+		now := e.Clock.Now()
+		call := func(email, jti string, verified any) apptest.Resp { // nil: no email_verified claim
+			claims := map[string]any{"org_id": org, "email_verified": verified}
+			return attest(e, map[string]any{"profile_id": prof.ProfileID, "token": is.token(now, email, jti, claims)})
+		}
+		for i, v := range []any{false, "false", "yes", 0} {
+			r := call("ceo@acme.test", "uv"+strconv.Itoa(i), v)
+			apptest.Want(t, r, 401, "invalid_trusted_auth_token")
+			if msg, _ := r.Body["error_message"].(string); !strings.Contains(msg, "email_verified") {
+				t.Fatalf("email_verified %v: message %q does not name the claim", v, msg)
+			}
+		}
+		// Nobody was provisioned for an unverified address the organization admits.
+		apptest.Want(t, call("new@acme.test", "uv-jit", false), 401, "invalid_trusted_auth_token")
+		if n := e.Count(`SELECT COUNT(*) FROM members WHERE email_address = $1`, "new@acme.test"); n != 0 {
+			t.Fatalf("an unverified address was provisioned: %d members", n)
+		}
+		if e.MemberByID(org, ceo)["email_address_verified"] != false {
+			t.Fatal("a refused token marked the member's address verified")
+		}
+		for i, v := range []any{true, "true", nil} {
+			r := call("ceo@acme.test", "v"+strconv.Itoa(i), v)
+			apptest.Want(t, r, 200, "")
+			if r.Body["member_id"] != ceo {
+				t.Fatalf("email_verified %v: %s", v, r.Raw)
+			}
+		}
+		if e.MemberByID(org, ceo)["email_address_verified"] != true {
+			t.Fatal("a verified token left the member's address unverified")
+		}
+	})
+}
+
+// jsonForm re-encodes a compact token in the JWS JSON serialization, which
+// verifies as well: a trusted auth token is a JWT, and JWTs are compact.
+func jsonForm(t *testing.T, compact string) string {
+	t.Helper()
+	parsed, err := jose.ParseSigned(compact, []jose.SignatureAlgorithm{jose.ES256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return parsed.FullSerialize()
 }

@@ -6,9 +6,12 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/json"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -130,6 +133,21 @@ func (is *issuer) token(now time.Time, email, jti string, extra map[string]any) 
 	return sign(is.t, jose.ES256, is.key("k1"), "k1", c)
 }
 
+// ecdsaTwin is tok with its ECDSA signature's twin (r, n−s), which
+// verifies as well: the same signed token in another encoding.
+func ecdsaTwin(t *testing.T, tok string) string {
+	t.Helper()
+	parts := strings.Split(tok, ".")
+	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
+	if err != nil || len(sig) != 64 {
+		t.Fatalf("not an ES256 signature: %q", parts[2])
+	}
+	s := new(big.Int).SetBytes(sig[32:])
+	s.Sub(elliptic.P256().Params().N, s)
+	s.FillBytes(sig[32:])
+	return parts[0] + "." + parts[1] + "." + base64.RawURLEncoding.EncodeToString(sig)
+}
+
 // jwksProfile registers a profile for the issuer on the env's project.
 func jwksProfile(t *testing.T, e *apptest.Env, is *issuer, tweak func(*trustedauth.NewProfile)) *trustedauth.Profile {
 	t.Helper()
@@ -144,6 +162,32 @@ func jwksProfile(t *testing.T, e *apptest.Env, is *issuer, tweak func(*trustedau
 	}
 	return p
 }
+
+// scene is the usual setting of an attestation test: an issuer, its
+// profile (default mapping, no JIT) on the env's project, and the
+// organization acme (no email JIT) with the member ana@acme.test.
+type scene struct {
+	e    *apptest.Env
+	is   *issuer
+	prof *trustedauth.Profile
+	org  string
+}
+
+func newScene(t *testing.T, e *apptest.Env) *scene {
+	t.Helper()
+	is := newIssuer(t)
+	sc := &scene{e: e, is: is, prof: jwksProfile(t, e, is, nil), org: e.CreateOrg("acme", "NOT_ALLOWED", nil)}
+	e.CreateMember(sc.org, "ana@acme.test")
+	return sc
+}
+
+// body attests tok for the scene's profile and organization.
+func (sc *scene) body(tok string) map[string]any {
+	return map[string]any{"profile_id": sc.prof.ProfileID, "token": tok, "organization_id": sc.org}
+}
+
+// attest sends tok on the backend face.
+func (sc *scene) attest(tok string) apptest.Resp { return attest(sc.e, sc.body(tok)) }
 
 // attest calls the backend face.
 func attest(e *apptest.Env, body map[string]any) apptest.Resp {

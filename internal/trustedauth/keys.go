@@ -26,9 +26,12 @@ import (
 
 // How a profile's JWKS is cached. Keys are kept for keysTTL; a token
 // signed with a key id the cache does not know triggers a refetch (the
-// issuer rotated its keys), but at most once per refetchGap, so a stream
-// of tokens with made-up key ids cannot make this server hammer the
-// issuer. A fetch gives up after fetchTimeout.
+// issuer rotated its keys). Once keys are held, any refetch (stale keys or
+// an unknown key id) happens at most once per refetchGap, so a stream of
+// tokens with made-up key ids cannot make this server hammer the issuer,
+// and while the issuer is down logins keep using the keys held instead of
+// each waiting, behind the key set's lock, for a fetch that fails. A fetch
+// gives up after fetchTimeout.
 const (
 	keysTTL      = time.Hour
 	refetchGap   = 30 * time.Second
@@ -81,18 +84,19 @@ func (c *keyCache) keys(ctx context.Context, p *Profile, kid string) ([]jose.JSO
 	ks.mu.Lock()
 	defer ks.mu.Unlock()
 	now := c.clock.Now()
-	fresh := !ks.fetched.IsZero() && now.Sub(ks.fetched) < keysTTL
-	if !fresh || (!hasKey(ks.keys, kid) && now.Sub(ks.tried) >= refetchGap) {
+	held := !ks.fetched.IsZero()
+	want := !held || now.Sub(ks.fetched) >= keysTTL || !hasKey(ks.keys, kid)
+	if want && (!held || now.Sub(ks.tried) >= refetchGap) {
 		ks.tried = now
 		keys, err := c.fetch(ctx, ks.url)
 		switch {
 		case err == nil:
 			ks.keys, ks.fetched = keys, now
-		case ks.fetched.IsZero():
+		case !held:
 			return nil, apierr.Wrap(apierr.TrustedAuthTokenKeysUnavailable, err)
 		}
 		// A failed refresh keeps the keys last fetched: the issuer being
-		// briefly unreachable should not stop logins with known keys.
+		// unreachable should not stop logins with known keys.
 	}
 	return matching(ks.keys, kid), nil
 }
@@ -149,6 +153,34 @@ func (c *keyCache) fetch(ctx context.Context, url string) ([]jose.JSONWebKey, er
 		return nil, errors.New("trustedauth: jwks has no public signing key")
 	}
 	return keys, nil
+}
+
+// maxRedirects is how many redirects a fetch follows, as net/http does
+// by default.
+const maxRedirects = 10
+
+// checkedClient is a copy of c (which may be shared) whose redirects must
+// each pass checkFetchURL too: otherwise an https URL could hand the fetch
+// to plain http, and Go re-sends an Authorization header on a same-host
+// redirect.
+func checkedClient(c *http.Client, field string) *http.Client {
+	cc := *c
+	next := c.CheckRedirect
+	cc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if err := checkFetchURL(field, req.URL.String()); err != nil {
+			// %v, not %w: the caller's own error type is the answer, not
+			// the checker's invalid_request.
+			return fmt.Errorf("trustedauth: redirect to %s refused: %v", req.URL.Redacted(), err)
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= maxRedirects {
+			return fmt.Errorf("trustedauth: stopped after %d redirects", maxRedirects)
+		}
+		return nil
+	}
+	return &cc
 }
 
 // parsePublicKey reads an RSA, ECDSA or Ed25519 public key from PEM: a

@@ -3,7 +3,6 @@ package trustedauth
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -127,7 +126,7 @@ func (h Handlers) Migrate(r *http.Request) (any, error) {
 					EmailFactor: &session.EmailFactor{EmailID: m.EmailID, EmailAddress: m.EmailAddress}}})
 			return err
 		})
-	}, ratelimit.FailureOf(apierr.MigrateUnexpectedResponse), ratelimit.For(AttestPerIP, httpapi.ClientIP(r)))
+	}, ratelimit.FailureOf(apierr.MigrateUnexpectedResponse), ratelimit.For(MigratePerIP, p.ID+"|"+httpapi.ClientIP(r)))
 	if err != nil {
 		return nil, err
 	}
@@ -144,7 +143,7 @@ func (s *Service) userinfoEmail(ctx context.Context, endpoint, token string) (st
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Accept", "application/json")
-	res, err := s.d.HTTP.Do(req)
+	res, err := s.userinfo.Do(req)
 	if err != nil {
 		return "", apierr.Wrap(apierr.MigrateUserinfoUnavailable, err)
 	}
@@ -159,20 +158,18 @@ func (s *Service) userinfoEmail(ctx context.Context, endpoint, token string) (st
 	if err != nil {
 		return "", unexpected("answer could not be read.")
 	}
-	var info struct {
-		Email         string `json:"email"`
-		EmailVerified *bool  `json:"email_verified"`
-	}
-	if err := json.Unmarshal(body, &info); err != nil {
+	info, err := decodeClaims(body)
+	if err != nil {
 		return "", unexpected("did not answer a JSON object.")
 	}
-	if strings.TrimSpace(info.Email) == "" {
+	raw := info.text("email")
+	if strings.TrimSpace(raw) == "" {
 		return "", unexpected("answered no email.")
 	}
-	if info.EmailVerified != nil && !*info.EmailVerified {
-		return "", unexpected("says the email is not verified.")
+	if !info.emailVerified() {
+		return "", unexpected("says the email is not verified (email_verified is not true).")
 	}
-	email, err := emailaddr.Normalize(info.Email)
+	email, err := emailaddr.Normalize(raw)
 	if err != nil {
 		return "", unexpected("answered an invalid email.")
 	}

@@ -37,7 +37,10 @@ func TestMigrateSession(t *testing.T) {
 			"tok-ana":        {"sub": "1", "email": "Ana@acme.test", "email_verified": true},
 			"tok-stranger":   {"sub": "2", "email": "zed@acme.test"},
 			"tok-unverified": {"sub": "3", "email": "ana@acme.test", "email_verified": false},
-			"tok-noemail":    {"sub": "4"},
+			// Cognito's userinfo sends email_verified as a string.
+			"tok-string-verified":   {"sub": "5", "email": "ana@acme.test", "email_verified": "true"},
+			"tok-string-unverified": {"sub": "6", "email": "ana@acme.test", "email_verified": "false"},
+			"tok-noemail":           {"sub": "4"},
 		})
 		migrate := func(token string) apptest.Resp {
 			return e.Backend(http.MethodPost, "/v1/b2b/sessions/migrate", map[string]any{"session_token": token,
@@ -59,6 +62,8 @@ func TestMigrateSession(t *testing.T) {
 		}
 		apptest.Want(t, migrate("tok-stranger"), 404, "migrate_from_external_email_does_not_exist")
 		apptest.Want(t, migrate("tok-unverified"), 400, "migrate_from_external_unexpected_response")
+		apptest.Want(t, migrate("tok-string-unverified"), 400, "migrate_from_external_unexpected_response")
+		apptest.Want(t, migrate("tok-string-verified"), 200, "")
 		apptest.Want(t, migrate("tok-noemail"), 400, "migrate_from_external_unexpected_response")
 		apptest.Want(t, migrate("tok-forged"), 400, "migrate_from_external_unexpected_response")
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/migrate", map[string]any{"session_token": "tok-ana"}),

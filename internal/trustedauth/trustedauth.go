@@ -8,8 +8,9 @@
 // skew), its email claim names the member (found by email in the
 // organization, or provisioned just in time when the profile allows it and
 // the signed token itself names the organization), and its token id claim
-// (jti by default) is remembered in the database so each token is spent
-// once on any replica. The session comes from the same completion seam as
+// (jti by default; the signed claims when there is none) is remembered in
+// the database until the token expires, at most a day ahead, so each token
+// is spent once on any replica. The session comes from the same completion seam as
 // every login, so the organization's auth and MFA policies apply.
 //
 // b2b/sessions/migrate is the other way an outside identity becomes a
@@ -31,9 +32,16 @@ import (
 	"github.com/latchkey/latchkey/internal/store"
 )
 
-// AttestPerIP limits failed attestations from one address: tokens are
-// signed, so only failures count (ratelimit.GuardUnguessable).
-var AttestPerIP = ratelimit.Rule{Name: "trusted_attest_ip", Limit: 30, Window: 10 * time.Minute, PerClientAddress: true}
+// Failures per client address (keyed projectID|address, as every such
+// limit): tokens are signed and sessions checked by their provider, so
+// only failures count (ratelimit.GuardUnguessable). AttestPerIP limits
+// failed attestations; MigratePerIP failed migrations, which come only
+// from the backend face today, where per-address rules do not apply
+// (ratelimit.OnBehalf).
+var (
+	AttestPerIP  = ratelimit.Rule{Name: "trusted_attest_ip", Limit: 30, Window: 10 * time.Minute, PerClientAddress: true}
+	MigratePerIP = ratelimit.Rule{Name: "session_migrate_ip", Limit: 30, Window: 10 * time.Minute, PerClientAddress: true}
+)
 
 // Deps are the services the module uses.
 type Deps struct {
@@ -49,8 +57,9 @@ type Deps struct {
 
 // Service runs trusted auth tokens.
 type Service struct {
-	d    Deps
-	keys *keyCache
+	d        Deps
+	keys     *keyCache
+	userinfo *http.Client // d.HTTP, redirects checked
 }
 
 // New returns the service.
@@ -58,7 +67,8 @@ func New(d Deps) *Service {
 	if d.HTTP == nil {
 		d.HTTP = &http.Client{Timeout: fetchTimeout}
 	}
-	return &Service{d: d, keys: &keyCache{http: d.HTTP, clock: d.Clock}}
+	return &Service{d: d, keys: &keyCache{http: checkedClient(d.HTTP, "jwks_url"), clock: d.Clock},
+		userinfo: checkedClient(d.HTTP, "userinfo_url")}
 }
 
 //go:embed migrations/*.sql

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
 )
 
 // signingAlgs are the asymmetric algorithms a trusted token may use. HMAC
@@ -23,6 +25,24 @@ var signingAlgs = []jose.SignatureAlgorithm{jose.RS256, jose.RS384, jose.RS512, 
 // clockSkew is how far the issuer's clock may be from ours.
 const clockSkew = 30 * time.Second
 
+// maxExpiryAhead bounds how far ahead a token's exp may lie. A spent token
+// is remembered until it expires, so the bound is also how long any such
+// record lives; ID tokens that issuers sign for an exchange live minutes
+// to hours.
+const maxExpiryAhead = 24 * time.Hour
+
+// verified is a token that passed verify.
+type verified struct {
+	claims claims
+	exp    time.Time
+	// payload is the signed claims exactly as the issuer signed them. The
+	// compact token is not: one signed payload has several encodings that
+	// all verify (the ECDSA twin signature (r, n−s), base64 variants of the
+	// payload). The JWS JSON serialization is refused outright (a JWT is
+	// compact, RFC 7519 section 1).
+	payload []byte
+}
+
 // claims are a verified token's payload.
 type claims map[string]any
 
@@ -31,48 +51,49 @@ func badToken(msg string) error {
 }
 
 // verify checks raw against the profile: signature by one of its keys,
-// issuer, audience, expiry (required) and not-before, and returns the
-// claims and when the token expires.
-func (s *Service) verify(ctx context.Context, p *Profile, raw string) (claims, time.Time, error) {
-	obj, err := jose.ParseSigned(raw, signingAlgs)
+// issuer, audience, expiry (required, at most maxExpiryAhead away) and
+// not-before.
+func (s *Service) verify(ctx context.Context, p *Profile, raw string) (*verified, error) {
+	obj, err := jose.ParseSignedCompact(raw, signingAlgs)
 	if err != nil {
-		return nil, time.Time{}, apierr.Wrap(apierr.InvalidTrustedAuthToken, err).WithMessage(
+		return nil, apierr.Wrap(apierr.InvalidTrustedAuthToken, err).WithMessage(
 			"The trusted auth token is not a JWT signed with an accepted algorithm.")
 	}
 	if len(obj.Signatures) != 1 {
-		return nil, time.Time{}, badToken("must carry exactly one signature.")
+		return nil, badToken("must carry exactly one signature.")
 	}
 	payload, err := s.checkSignature(ctx, p, obj)
 	if err != nil {
-		return nil, time.Time{}, err
+		return nil, err
 	}
-	var c claims
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	dec.UseNumber()
-	if err := dec.Decode(&c); err != nil || c == nil {
-		return nil, time.Time{}, badToken("payload is not a JSON object.")
+	c, err := decodeClaims(payload)
+	if err != nil {
+		return nil, badToken("payload is not a JSON object.")
 	}
 	if iss, _ := c["iss"].(string); iss != p.Issuer {
-		return nil, time.Time{}, badToken("was issued by another issuer.")
+		return nil, badToken("was issued by another issuer.")
 	}
 	if !audienceHas(c["aud"], p.Audience) {
-		return nil, time.Time{}, badToken("is meant for another audience.")
+		return nil, badToken("is meant for another audience.")
 	}
 	now := s.d.Clock.Now()
 	exp, ok := c.time("exp")
 	if !ok {
-		return nil, time.Time{}, badToken("has no expiry (exp).")
+		return nil, badToken("has no expiry (exp).")
 	}
 	if now.After(exp.Add(clockSkew)) {
-		return nil, time.Time{}, badToken("has expired.")
+		return nil, badToken("has expired.")
+	}
+	if exp.After(now.Add(maxExpiryAhead + clockSkew)) {
+		return nil, badToken("expires too far ahead: exp may be at most 24 hours from now.")
 	}
 	if nbf, ok := c.time("nbf"); ok && now.Add(clockSkew).Before(nbf) {
-		return nil, time.Time{}, badToken("is not valid yet (nbf).")
+		return nil, badToken("is not valid yet (nbf).")
 	}
 	if iat, ok := c.time("iat"); ok && now.Add(clockSkew).Before(iat) {
-		return nil, time.Time{}, badToken("was issued in the future (iat).")
+		return nil, badToken("was issued in the future (iat).")
 	}
-	return c, exp, nil
+	return &verified{claims: c, exp: exp, payload: payload}, nil
 }
 
 // checkSignature verifies obj with the profile's keys and returns the
@@ -118,6 +139,25 @@ func audienceHas(aud any, want string) bool {
 	}
 	return false
 }
+
+// decodeClaims reads a JSON object of claims (a token's payload, a
+// userinfo answer), keeping numbers as they were written.
+func decodeClaims(b []byte) (claims, error) {
+	var c claims
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&c); err != nil {
+		return nil, err
+	}
+	if c == nil {
+		return nil, errors.New("null is not a JSON object")
+	}
+	return c, nil
+}
+
+// emailVerified applies emailaddr.VerifiedClaim, the rule SSO uses too,
+// to an attested token or a migrated session's userinfo.
+func (c claims) emailVerified() bool { return emailaddr.VerifiedClaim(c) }
 
 // time reads a NumericDate claim.
 func (c claims) time(name string) (time.Time, bool) {

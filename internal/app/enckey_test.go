@@ -1,0 +1,48 @@
+package app_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/app"
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/secretbox"
+)
+
+// A server started with another key than the one the database's secrets
+// are sealed with refuses to start, before it seals anything (here: the
+// signing key of a new project would be); so does a dev server with no key
+// at all, whose throwaway key opens nothing either. The key is never in
+// the message.
+func TestStartRefusesAnotherEncryptionKey(t *testing.T) {
+	t.Parallel()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		ctx := context.Background()
+		quiet := app.Options{Clock: e.Clock, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		other := secretbox.NewKey()
+		// A started App is not closed: Close would close the test's database.
+		for key, want := range map[string]string{other: "is not the key", "": "none is configured"} {
+			cfg := e.App.Config
+			cfg.EncryptionKey = key
+			_, err := app.NewWithDB(ctx, cfg, e.App.DB, quiet)
+			switch {
+			case err == nil:
+				t.Fatalf("key %q: the server started", key)
+			case !strings.Contains(err.Error(), want) || (key != "" && strings.Contains(err.Error(), key)):
+				t.Fatalf("key %q: %v, want a message saying %q without the key", key, err, want)
+			case key != "" && !errors.Is(err, app.ErrWrongEncryptionKey):
+				t.Fatalf("key %q: %v, want ErrWrongEncryptionKey", key, err)
+			}
+		}
+		if _, err := app.NewWithDB(ctx, e.App.Config, e.App.DB, quiet); err != nil {
+			t.Fatalf("the right key: %v", err)
+		}
+		if _, err := e.App.Projects.SigningKeys(ctx, e.Project.Project.ID); err != nil {
+			t.Fatalf("signing keys after the refused starts: %v", err)
+		}
+	})
+}

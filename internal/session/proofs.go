@@ -1,0 +1,66 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Sessions and ISTs store their factors in two columns side by side:
+// authentication_factors holds the factors in their wire shape (what
+// answers and the session JWT show), and factor_proofs what each factor
+// proved beyond its organization, which no public answer shows (see
+// Factor.Carries). Every path a factor takes (an IST's factors becoming a
+// session's after MFA or primary_required, a held session's merged into
+// the next) reads and writes both through encodeFactors and
+// decodeFactors, so the provenance follows the factor.
+
+// factorProof is the stored provenance of one factor: an entry of
+// factor_proofs, in the order of authentication_factors.
+type factorProof struct {
+	VerifiedEmail string `json:"verified_email,omitempty"`
+}
+
+// encodeFactors returns the authentication_factors and factor_proofs
+// columns of factors. factor_proofs is "[]" when no factor proved
+// anything, as it is for every row written before the column existed.
+func encodeFactors(factors []Factor) (wire, proofs string, err error) {
+	w, err := json.Marshal(factors)
+	if err != nil {
+		return "", "", fmt.Errorf("session: encode factors: %w", err)
+	}
+	stored := []factorProof{}
+	for i, f := range factors {
+		if f.verifiedEmail == "" {
+			continue
+		}
+		if len(stored) == 0 {
+			stored = make([]factorProof, len(factors))
+		}
+		stored[i].VerifiedEmail = f.verifiedEmail
+	}
+	p, err := json.Marshal(stored)
+	if err != nil {
+		return "", "", fmt.Errorf("session: encode factor proofs: %w", err)
+	}
+	return string(w), string(p), nil
+}
+
+// decodeFactors reads the two columns back into factors. Proofs that do
+// not pair one to one with the factors (the "[]" of a row without any)
+// are ignored: such factors prove nothing, the safe default.
+func decodeFactors(wire, proofs string) ([]Factor, error) {
+	var factors []Factor
+	if err := json.Unmarshal([]byte(wire), &factors); err != nil {
+		return nil, fmt.Errorf("session: decode factors: %w", err)
+	}
+	var stored []factorProof
+	if err := json.Unmarshal([]byte(proofs), &stored); err != nil {
+		return nil, fmt.Errorf("session: decode factor proofs: %w", err)
+	}
+	if len(stored) == len(factors) {
+		for i := range factors {
+			factors[i].verifiedEmail = stored[i].VerifiedEmail
+		}
+	}
+	return factors, nil
+}
