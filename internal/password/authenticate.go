@@ -89,19 +89,31 @@ func (s *Service) verifyInOrg(ctx context.Context, p *project.Project, ip, orgID
 	})
 }
 
-// afterVerify applies what follows a correct password: a forced reset, and
-// a breach found since the password was set (which forces one from now on).
-// It returns the upgraded hash to store, or "" when none is due.
-func (s *Service) afterVerify(ctx context.Context, p *project.Project, cred *credential, password string) (string, error) {
+// refuseForced applies the rules that refuse a correct password: a forced
+// reset, and a breach found since the password was set (which forces one
+// from now on). Every use of a correct password goes through it, a login
+// or a change with the current password alike: whoever holds a password
+// that must be reset through the inbox may be an attacker.
+func (s *Service) refuseForced(ctx context.Context, p *project.Project, cred *credential, password string) error {
 	if cred.RequireReset {
-		return "", apierr.New(apierr.ResetPassword)
+		return apierr.New(apierr.ResetPassword)
 	}
 	if breached, _ := s.d.Breach.Breached(ctx, password); breached {
 		if _, err := s.forceReset(ctx, s.d.DB, p.ID, cred.Email); err != nil {
-			return "", err
+			return err
 		}
-		return "", apierr.New(apierr.ResetPassword).WithMessage(
+		return apierr.New(apierr.ResetPassword).WithMessage(
 			"This password appears in a list of breached passwords, so it must be reset before it can be used.")
+	}
+	return nil
+}
+
+// afterVerify applies what follows a correct password at login:
+// refuseForced's rules, then the hash upgrade. It returns the upgraded hash
+// to store, or "" when none is due.
+func (s *Service) afterVerify(ctx context.Context, p *project.Project, cred *credential, password string) (string, error) {
+	if err := s.refuseForced(ctx, p, cred, password); err != nil {
+		return "", err
 	}
 	if !pwhash.NeedsUpgrade(cred.Hash, s.d.Hashing) {
 		return "", nil

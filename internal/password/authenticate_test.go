@@ -28,6 +28,17 @@ func storedHash(e *apptest.Env, email string) string {
 	return h
 }
 
+// resetForced reads whether an address's password must be reset.
+func resetForced(e *apptest.Env, email string) bool {
+	e.T.Helper()
+	var forced bool
+	if err := e.App.DB.Read().QueryRowContext(context.Background(), `SELECT require_reset FROM member_passwords
+		WHERE project_id = $1 AND email_address = $2`, e.Project.Project.ID, email).Scan(&forced); err != nil {
+		e.T.Fatalf("require_reset of %s: %v", email, err)
+	}
+	return forced
+}
+
 // switchProject makes a new project with the given settings the env's
 // project. A new one, because the resolver caches a project for a few
 // seconds of real time and tests must not sleep.

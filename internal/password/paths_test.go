@@ -129,6 +129,29 @@ func TestPasswordExistingReset(t *testing.T) {
 	})
 }
 
+// A correct but breached password at login forces a reset through the
+// inbox. existing_password/reset checks the same password and must answer
+// the same: otherwise whoever stuffs a breached credential chooses the new
+// password and gets a session.
+func TestPasswordExistingResetWithBreachedPasswordForcesReset(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
+		// Imported before the breach was known: migrate stores any hash.
+		const breached = "Password123!"
+		e.SetPassword(org, "ada@acme.test", breached)
+
+		r := e.SDK(http.MethodPost, "/b2b/passwords/existing_password/reset", map[string]any{"organization_id": org,
+			"email_address": "ada@acme.test", "existing_password": breached, "new_password": "Attacker-Chosen-Secret-91",
+			"session_duration_minutes": 30}, "")
+		apptest.Want(t, r, 400, "reset_password")
+		// And, as at login, the reset is now forced.
+		if !resetForced(e, "ada@acme.test") {
+			t.Fatal("the breached password's reset is not forced")
+		}
+	})
+}
+
 func TestPasswordRequireReset(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)

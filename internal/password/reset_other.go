@@ -83,8 +83,9 @@ type ExistingResetParams struct {
 }
 
 // ResetExisting changes a password given the current one. It is refused
-// while a reset is forced: a password that must be reset (breached, or
-// flagged by the customer) may be known to an attacker, so only the inbox
+// as a login with it would be (refuseForced): a password that must be
+// reset (flagged by the customer, or breached, which this call finds as a
+// login does and forces) may be known to an attacker, so only the inbox
 // can replace it.
 func (s *Service) ResetExisting(ctx context.Context, a ExistingResetParams) (*session.AuthResponse, error) {
 	email, err := emailaddr.Normalize(a.Email)
@@ -106,8 +107,8 @@ func (s *Service) ResetExisting(ctx context.Context, a ExistingResetParams) (*se
 	}
 	var resp *session.AuthResponse
 	err = s.verifyInOrg(ctx, a.Project, a.ClientIP, a.OrganizationID, email, a.ExistingPassword, func(v verified) error {
-		if v.cred.RequireReset {
-			return apierr.New(apierr.ResetPassword)
+		if err := s.refuseForced(ctx, a.Project, v.cred, a.ExistingPassword); err != nil {
+			return err
 		}
 		if a.NewPassword == a.ExistingPassword {
 			return apierr.Invalid("new_password", "The new password must differ from the existing one.")
