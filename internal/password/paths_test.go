@@ -103,6 +103,49 @@ func TestPasswordSessionReset(t *testing.T) {
 	})
 }
 
+// A session proves the address by a login with its password only while
+// that password stands. Once the backend forces its reset (the password
+// is presumed known to an attacker, who may hold such a session) or
+// deletes it, session/reset must not replace it: only a session that
+// proved the inbox may, which is the reset the flag asks for.
+func TestPasswordSessionResetNeedsTheInboxOnceThePasswordFalls(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		mid := e.CreateMember(org, "ada@acme.test")
+		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
+		reset := func(session, pw string) apptest.Resp {
+			return e.SDK(http.MethodPost, "/b2b/passwords/session/reset", map[string]any{"password": pw}, session)
+		}
+		// The attacker logs in with the leaked password; the customer's
+		// backend notices and forces a reset.
+		stolen := e.PasswordLogin(org, "ada@acme.test", apptest.StrongPassword).Data()["session_token"].(string)
+		if r := e.Backend(http.MethodPost, "/v1/b2b/passwords/email/require_reset",
+			map[string]any{"email_address": "ada@acme.test", "organization_id": org}); r.Status != 200 {
+			t.Fatalf("require_reset: %s", r.Raw)
+		}
+		apptest.Want(t, reset(stolen, "Attacker-Chosen-Secret-91"), 400, "reset_password")
+		if !resetForced(e, "ada@acme.test") {
+			t.Fatal("a refused session reset cleared the forced reset")
+		}
+
+		// The owner's session proved the inbox (an email code): it may.
+		owner, _ := e.LoginByEmailOTP(org, "ada@acme.test")
+		if r := reset(owner, "Gravel-Mitten-Sonnet-29"); r.Status != 200 {
+			t.Fatalf("session reset proven by the inbox: %s", r.Raw)
+		}
+
+		// A deleted password proves nothing either.
+		stolen = e.PasswordLogin(org, "ada@acme.test", "Gravel-Mitten-Sonnet-29").Data()["session_token"].(string)
+		if r := e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/passwords/"+e.PasswordID(org, mid), nil); r.Status != 200 {
+			t.Fatalf("delete password: %s", r.Raw)
+		}
+		apptest.Want(t, reset(stolen, "Attacker-Chosen-Secret-91"), 400, "reset_password")
+		if e.PasswordID(org, mid) != "" {
+			t.Fatal("a refused session reset set a password")
+		}
+	})
+}
+
 func TestPasswordExistingReset(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)

@@ -219,12 +219,18 @@ func (s *Service) prepareReset(ctx context.Context, a ResetParams, discovery boo
 }
 
 // changePassword stores a new hash for the address inside q and ends what
-// the old password could still do: other reset links and other sessions of
-// the address's members (keep names a session to spare, "" for none).
+// the old password could still do (endOldPassword).
 func (s *Service) changePassword(ctx context.Context, q store.Querier, p *project.Project, email, hash, keep string) error {
 	if err := s.setHash(ctx, q, p, email, hash); err != nil {
 		return err
 	}
+	return s.endOldPassword(ctx, q, p, email, keep)
+}
+
+// endOldPassword ends, inside q, what the address's previous password could
+// still do once a new one is stored: other reset links and other sessions
+// of the address's members (keep names a session to spare, "" for none).
+func (s *Service) endOldPassword(ctx context.Context, q store.Querier, p *project.Project, email, keep string) error {
 	if err := s.retireResets(ctx, q, p.ID, email); err != nil {
 		return err
 	}

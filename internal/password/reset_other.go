@@ -2,6 +2,7 @@ package password
 
 import (
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -26,7 +27,9 @@ type SessionResetParams struct {
 // ResetBySession sets the password of a logged-in member whose session was
 // authenticated within the last SessionResetWindow, and ends the address's
 // other sessions. This is how a member without a password sets one after
-// verifying the address by magic link.
+// verifying the address by magic link. A session that proved the address
+// only by its password may replace that password while it stands, not
+// once it was deleted or its reset forced.
 func (s *Service) ResetBySession(ctx context.Context, a SessionResetParams) (*session.AuthResponse, error) {
 	if err := checkInput("password", a.Password); err != nil {
 		return nil, err
@@ -57,8 +60,25 @@ func (s *Service) ResetBySession(ctx context.Context, a SessionResetParams) (*se
 	if err != nil {
 		return nil, err
 	}
+	keep := sr.MemberSession.MemberSessionID
+	inbox := slices.ContainsFunc(sr.MemberSession.AuthenticationFactors, func(f session.Factor) bool { return f.ProvesInbox(email) })
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		return s.changePassword(ctx, q, a.Project, email, hash, sr.MemberSession.MemberSessionID)
+		if inbox {
+			return s.changePassword(ctx, q, a.Project, email, hash, keep)
+		}
+		// The session's only proof of the address is a login with its
+		// password, which proves something only while that password
+		// stands: one deleted, or flagged for a reset (by the backend, or
+		// after a breach found at login), may be an attacker's, and only
+		// the inbox may replace it.
+		replaced, err := s.replaceUsable(ctx, q, a.Project.ID, email, hash)
+		if err != nil {
+			return err
+		}
+		if !replaced {
+			return apierr.New(apierr.ResetPassword)
+		}
+		return s.endOldPassword(ctx, q, a.Project, email, keep)
 	})
 	if err != nil {
 		return nil, wrap("reset by session", err)

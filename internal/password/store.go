@@ -42,6 +42,24 @@ func (s *Service) setHash(ctx context.Context, q store.Querier, p *project.Proje
 	return nil
 }
 
+// replaceUsable stores hash as the address's password only if it has one
+// whose reset is not forced, in one conditional statement, and reports
+// whether it did. A forced reset or a deletion committed first leaves
+// nothing to replace; one that commits after applies to the new password.
+func (s *Service) replaceUsable(ctx context.Context, q store.Querier, projectID, email, hash string) (bool, error) {
+	res, err := q.ExecContext(ctx, `UPDATE member_passwords SET hash = $1, updated_at = $2
+		WHERE project_id = $3 AND email_address = $4 AND require_reset = $5`,
+		hash, store.Millis(s.d.Clock.Now()), projectID, email, false)
+	if err != nil {
+		return false, fmt.Errorf("password: replace hash: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("password: replace hash: %w", err)
+	}
+	return n == 1, nil
+}
+
 // replaceHash swaps old for new only if the stored hash is still old, so a
 // login's upgrade never overwrites a password changed meanwhile.
 func (s *Service) replaceHash(ctx context.Context, q store.Querier, id, old, new string) error {
