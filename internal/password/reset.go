@@ -228,8 +228,9 @@ func (s *Service) changePassword(ctx context.Context, q store.Querier, p *projec
 }
 
 // endOldPassword ends, inside q, what the address's previous password could
-// still do once a new one is stored: other reset links and other sessions
-// of the address's members (keep names a session to spare, "" for none).
+// still do once a new one is stored: other reset links, other sessions of
+// the address's members (keep names a session to spare, "" for none) and
+// the address's logins in progress (ISTs, see session.EndForEmail).
 func (s *Service) endOldPassword(ctx context.Context, q store.Querier, p *project.Project, email, keep string) error {
 	if err := s.retireResets(ctx, q, p.ID, email); err != nil {
 		return err
@@ -239,7 +240,7 @@ func (s *Service) endOldPassword(ctx context.Context, q store.Querier, p *projec
 	if err := s.d.Limiter.Unlock(ctx, q, ratelimit.EmailSubject(p.ID, email)); err != nil {
 		return err
 	}
-	return s.d.Sessions.RevokeForEmail(ctx, q, p.ID, email, keep)
+	return s.d.Sessions.EndForEmail(ctx, q, p.ID, email, keep)
 }
 
 // ResetByEmail handles b2b/passwords/email/reset: it spends the token, sets
@@ -267,6 +268,14 @@ func (s *Service) ResetByEmail(ctx context.Context, a ResetParams) (*session.Aut
 		if err != nil {
 			return apierr.Wrap(apierr.UnableToAuthMagicLink, err)
 		}
+		// The client's IST is the reset's own login in progress: its
+		// factors carry, so they are read (and it spent) before the
+		// change spends the address's other ISTs.
+		prior, err := s.d.Sessions.PriorFactors(ctx, q, a.Project, a.IntermediateSessionToken, org.OrganizationID,
+			member.MemberID, member.EmailAddress)
+		if err != nil {
+			return err
+		}
 		if err := s.changePassword(ctx, q, a.Project, t.Email, hash, ""); err != nil {
 			return err
 		}
@@ -274,11 +283,6 @@ func (s *Service) ResetByEmail(ctx context.Context, a ResetParams) (*session.Aut
 			return err
 		}
 		if err := s.activate(ctx, q, member); err != nil {
-			return err
-		}
-		prior, err := s.d.Sessions.PriorFactors(ctx, q, a.Project, a.IntermediateSessionToken, org.OrganizationID,
-			member.MemberID, member.EmailAddress)
-		if err != nil {
 			return err
 		}
 		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: a.Project, Organization: org, Member: member,

@@ -2,6 +2,7 @@ package password_test
 
 import (
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -149,6 +150,60 @@ func TestPasswordResetPKCE(t *testing.T) {
 		apptest.Want(t, e.RedeemLink(ml, nil), 400, "pkce_mismatch")
 		if r := e.RedeemLink(ml, map[string]any{"pkce_code_verifier": verifier}); r.Status != 200 {
 			t.Fatalf("magic link with the verifier: %s", r.Raw)
+		}
+	})
+}
+
+// Setting a password ends what the old one could still do, logins in
+// progress included. A discovery IST minted by the old password, left
+// alive, lets whoever used that password turn it into a session after the
+// owner's reset, whose fresh password factor may then set a password of
+// their choosing by session/reset.
+func TestPasswordResetSpendsLoginsInProgressOfTheOldPassword(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		e.CreateMember(org, "ada@corp.test")
+		e.SetPassword(org, "ada@corp.test", apptest.StrongPassword)
+
+		// The attacker, holding the old password, starts a discovery login.
+		d := e.SDK(http.MethodPost, "/b2b/passwords/discovery/authenticate",
+			map[string]any{"email_address": "ada@corp.test", "password": apptest.StrongPassword}, "").Data()
+		ist, _ := d["intermediate_session_token"].(string)
+		if ist == "" {
+			t.Fatalf("no IST: %v", d)
+		}
+
+		// The owner resets the password through the inbox.
+		e.ResetStart(org, "ada@corp.test", nil)
+		if r := e.ResetWith(e.ResetLink("ada@corp.test", "multi_tenant_passwords"), "Gravel-Mitten-Sonnet-29", nil); r.Status != 200 {
+			t.Fatalf("reset: %s", r.Raw)
+		}
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": ist,
+			"organization_id": org, "session_duration_minutes": 60}, ""), 404, "intermediate_session_not_found")
+	})
+}
+
+// The IST a client sends with its reset is the reset's own login in
+// progress: its factors still carry into the session, although the change
+// spends the address's other ISTs.
+func TestPasswordResetCarriesItsOwnIST(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", map[string]any{"auth_methods": "RESTRICTED", "allowed_auth_methods": []string{"password"}})
+		e.CreateMember(org, "ada@acme.test")
+		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
+		e.SendLink(org, "ada@acme.test", nil)
+		links, _ := e.LastMail("ada@acme.test")
+		r := e.RedeemLink(apptest.MagicLinkToken(t, links[0]), nil)
+		ist, _ := r.Data()["intermediate_session_token"].(string)
+		if r.Status != 200 || r.Data()["member_session"] != nil || ist == "" {
+			t.Fatalf("magic link where only passwords are allowed: %s", r.Raw)
+		}
+
+		e.ResetStart(org, "ada@acme.test", nil)
+		r = e.ResetWith(e.ResetLink("ada@acme.test", "multi_tenant_passwords"), "Gravel-Mitten-Sonnet-29",
+			map[string]any{"intermediate_session_token": ist})
+		if r.Status != 200 || !slices.Equal(pwFactorTypes(r.Data()), []string{"magic_link", "password"}) {
+			t.Fatalf("reset with the login's IST: %s", r.Raw)
 		}
 	})
 }
