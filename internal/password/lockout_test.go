@@ -10,6 +10,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/config"
+	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/password"
 )
 
@@ -139,5 +140,65 @@ func TestPasswordLockoutHoldsAcrossOneIPv6Prefix(t *testing.T) {
 		}
 		apptest.Want(t, login(e, "2001:db8:1:2::ffff", org, "ada@acme.test", strong), 429, "user_lock_limit_reached")
 		apptest.Want(t, login(e, "2001:db8:9:9::1", org, "ada@acme.test", strong), 200, "")
+	})
+}
+
+// The TOTP lockout exists because a guesser there already holds the first
+// factor, so knowing the password must not end it: a password change
+// (here with the current password, all existing_password/reset needs)
+// ends the address's password locks only. Otherwise whoever holds the
+// password resets it, gets a fresh budget of codes, and repeats.
+func TestPasswordChangeEndsPasswordLocksNotTheMFALockout(t *testing.T) {
+	lockEnv(t, func(t *testing.T, e *apptest.Env) {
+		e.AlignClock()
+		org, mid, secret, _ := e.TOTPMember()
+		const email, attacker = "ada@secure.test", "203.0.113.66"
+		e.SetPassword(org, email, strong)
+		e.Clock.Advance(time.Minute) // past the code the fixture used
+		pwIST := func(ip, pw string) string {
+			d := login(e, ip, org, email, pw).Data()
+			ist, _ := d["intermediate_session_token"].(string)
+			if ist == "" || d["mfa_required"] == nil {
+				t.Fatalf("password login did not stop at mfa_required: %v", d)
+			}
+			return ist
+		}
+		totp := func(ist, code string) apptest.Resp {
+			return e.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
+				"code": code, "intermediate_session_token": ist, "session_duration_minutes": 60}, "")
+		}
+		good := apptest.TOTPAt(t, secret, e.Clock.Now())
+		for i := 0; i < mfa.FailuresPerMember.Limit; i += mfa.AttemptsPerIST.Limit {
+			ist := pwIST(attacker, strong)
+			for range mfa.AttemptsPerIST.Limit {
+				apptest.Want(t, totp(ist, apptest.WrongCode(good)), 404, "otp_code_not_found")
+			}
+		}
+		apptest.Want(t, totp(pwIST(attacker, strong), good), 429, "user_lock_limit_reached")
+		// And wrong passwords lock the (address, client address) pair.
+		for range password.EmailIPLockout.Limit {
+			apptest.Want(t, login(e, attacker, org, email, "nope"), 401, "unauthorized_credentials")
+		}
+		apptest.Want(t, login(e, attacker, org, email, strong), 429, "user_lock_limit_reached")
+
+		// The guesser changes the password with the one they hold, from
+		// another client address.
+		r := e.SDK(http.MethodPost, "/b2b/passwords/existing_password/reset", map[string]any{"organization_id": org,
+			"email_address": email, "existing_password": strong, "new_password": "Gravel-Mitten-Sonnet-29",
+			"session_duration_minutes": 30}, "")
+		if r.Status != 200 {
+			t.Fatalf("existing reset: %s", r.Raw)
+		}
+		// The password lock ended; the second factor stays locked, and
+		// is_locked says so.
+		ist := pwIST(attacker, "Gravel-Mitten-Sonnet-29")
+		apptest.Want(t, totp(ist, good), 429, "user_lock_limit_reached")
+		if !isLocked(e, org, email) {
+			t.Fatal("is_locked is false while the MFA lockout runs")
+		}
+		e.Clock.Advance(mfa.FailuresPerMember.Lock)
+		if isLocked(e, org, email) {
+			t.Fatal("is_locked after the MFA lockout ran out")
+		}
 	})
 }

@@ -236,8 +236,11 @@ func (s *Service) endOldPassword(ctx context.Context, q store.Querier, p *projec
 		return err
 	}
 	// Whoever sets the password proved the address (inbox link, fresh
-	// session or the old password): the address's lockouts end.
-	if err := s.d.Limiter.Unlock(ctx, q, ratelimit.EmailSubject(p.ID, email)); err != nil {
+	// session or the old password): the address's password lockouts end.
+	// Its MFA lockout (about the same address) runs its course: a guesser
+	// of codes already holds the password, and changing it must not buy
+	// them a fresh budget of guesses.
+	if err := s.d.Limiter.Unlock(ctx, q, EmailIPLockout, ratelimit.EmailSubject(p.ID, email)); err != nil {
 		return err
 	}
 	return s.d.Sessions.EndForEmail(ctx, q, p.ID, email, keep)

@@ -358,11 +358,16 @@ func (l *Limiter) IsLocked(ctx context.Context, q store.Querier, subject string)
 	return true, nil
 }
 
-// Unlock ends every lock about subject and forgets its counts (an
-// administrator's action, or a password reset through the inbox).
-func (l *Limiter) Unlock(ctx context.Context, q store.Querier, subject string) error {
-	if _, err := q.ExecContext(ctx, `DELETE FROM attempt_counters WHERE subject = $1`, subject); err != nil {
-		return fmt.Errorf("ratelimit: unlock: %w", err)
+// Unlock ends rule's locks about subject and forgets their counts (a
+// password change ends the address's password lockouts). Other rules'
+// locks about the same subject stay: what ends one lock (a new password)
+// need not say anything about the secret another guards (an MFA code).
+// A rule's buckets are its name and a colon, then the key's hash.
+func (l *Limiter) Unlock(ctx context.Context, q store.Querier, rule Rule, subject string) error {
+	prefix := rule.Name + ":"
+	if _, err := q.ExecContext(ctx, `DELETE FROM attempt_counters WHERE subject = $1 AND substr(bucket, 1, $2) = $3`,
+		subject, len(prefix), prefix); err != nil {
+		return fmt.Errorf("ratelimit: unlock %s: %w", rule.Name, err)
 	}
 	return nil
 }

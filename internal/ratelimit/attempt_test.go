@@ -137,7 +137,7 @@ func TestOutcomesLocksAndSlowdown(t *testing.T) {
 		for i := 0; i < 3; i++ {
 			_ = l.Guard(ctx, wrong, isWrong, key)
 		}
-		if err := l.Unlock(ctx, db, "member@example.com"); err != nil {
+		if err := l.Unlock(ctx, db, lock, "member@example.com"); err != nil {
 			t.Fatal(err)
 		}
 		if err := l.Guard(ctx, ok, isWrong, key); err != nil {
@@ -169,6 +169,38 @@ func TestOutcomesLocksAndSlowdown(t *testing.T) {
 
 // Valid unguessable secrets always pass; failures past the limit are
 // refused with the rule's error instead of their own.
+// Unlock ends one rule's locks about a subject; another rule's lock about
+// the same subject (a password change must not end the MFA lockout) keeps
+// running, and the subject stays locked. A rule whose name extends the
+// unlocked one's is another rule.
+func TestUnlockEndsOneRulesLocks(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		l := ratelimit.New(db, clock.NewFake(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)))
+		rule := func(name string) ratelimit.Rule {
+			return ratelimit.Rule{Name: name, Limit: 1, Window: time.Hour, Lock: time.Hour, Refuse: apierr.UserLockLimitReached}
+		}
+		pw, pwIP, mfa := rule("pw"), rule("pw_ip"), rule("mfa")
+		keys := []ratelimit.Key{ratelimit.For(pw, "a|1").About("s"), ratelimit.For(pw, "a|2").About("s"),
+			ratelimit.For(pwIP, "a").About("s"), ratelimit.For(mfa, "m").About("s")}
+		for _, k := range keys {
+			_ = l.Guard(ctx, wrong, isWrong, k)
+		}
+		if err := l.Unlock(ctx, db, pw, "s"); err != nil {
+			t.Fatal(err)
+		}
+		for i, k := range keys {
+			err := l.Guard(ctx, func() error { return nil }, isWrong, k)
+			if unlocked := k.Rule.Name == "pw"; unlocked != (err == nil) {
+				t.Fatalf("key %d (%s) after unlocking pw: %v", i, k.Rule.Name, err)
+			}
+		}
+		if locked, err := l.IsLocked(ctx, db.Read(), "s"); err != nil || !locked {
+			t.Fatalf("IsLocked = %v, %v with other rules' locks running", locked, err)
+		}
+	})
+}
+
 func TestGuardUnguessable(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
