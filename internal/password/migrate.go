@@ -34,7 +34,9 @@ type MigrateResult struct {
 // Migrate imports a hash from another system for an address of an
 // organization, creating the member (active, email verified: the customer's
 // backend vouches for the address) when needed. The hash is kept as given
-// and replaced by argon2id at the member's next successful login.
+// and replaced by argon2id at the member's next successful login. A hash
+// that replaces the address's password ends what the old one could do
+// (importHash).
 func (s *Service) Migrate(ctx context.Context, a MigrateParams) (*MigrateResult, error) {
 	email, err := emailaddr.Normalize(a.Email)
 	if err != nil {
@@ -69,7 +71,7 @@ func (s *Service) Migrate(ctx context.Context, a MigrateParams) (*MigrateResult,
 		case m.Status == organization.StatusDeleted:
 			return apierr.New(apierr.InactiveMember)
 		}
-		if err := s.setHash(ctx, q, a.Project, email, encoded); err != nil {
+		if err := s.importHash(ctx, q, a.Project, email, encoded); err != nil {
 			return err
 		}
 		if err := s.d.Orgs.MarkEmailVerified(ctx, q, m); err != nil {
@@ -82,6 +84,23 @@ func (s *Service) Migrate(ctx context.Context, a MigrateParams) (*MigrateResult,
 		return nil, wrap("migrate", err)
 	}
 	return out, nil
+}
+
+// importHash stores an imported hash inside q. Replacing another password
+// of the address is a password change like any other (changePassword: its
+// reset links, sessions and logins in progress end). A first password has
+// nothing to end, and the same hash imported again (once per organization
+// of the address, as the API family advises) changes nothing: both stay a
+// single write, so a bulk import stays cheap.
+func (s *Service) importHash(ctx context.Context, q store.Querier, p *project.Project, email, encoded string) error {
+	cur, err := s.credential(ctx, q, p.ID, email)
+	switch {
+	case isNotFound(err) || err == nil && cur.Hash == encoded:
+		return s.setHash(ctx, q, p, email, encoded)
+	case err != nil:
+		return err
+	}
+	return s.changePassword(ctx, q, p, email, encoded, "")
 }
 
 // RequireResetParams is a b2b/passwords/email/require_reset request.

@@ -141,3 +141,58 @@ func mustBcrypt(t *testing.T) []byte {
 	}
 	return h
 }
+
+// A migrate that replaces the address's password is a password change:
+// reset links sent for the old one, the sessions and the logins in
+// progress it opened all end, as with any other change. A first import
+// leaves the address's sessions alone (no password opened them), and so
+// does importing the same hash again. (Once a login has upgraded the
+// stored hash, an import differs from it and counts as a replacement:
+// without the password nothing tells that it is the same one.)
+func TestPasswordMigrateOverAPasswordEndsWhatItOpened(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
+		migrate := func(hash string) {
+			t.Helper()
+			if r := e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"email_address": "ada@acme.test",
+				"organization_id": org, "hash": hash, "hash_type": "bcrypt"}); r.Status != 200 {
+				t.Fatalf("migrate: %s", r.Raw)
+			}
+		}
+		alive := func(session string) bool {
+			return e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, session).Status == 200
+		}
+		byCode, _ := e.LoginByEmailOTP(org, "ada@acme.test")
+		first := string(mustBcrypt(t))
+		migrate(first)
+		migrate(first)
+		if !alive(byCode) {
+			t.Fatal("a first import, or the same hash again, ended a session")
+		}
+
+		byPassword := e.PasswordLogin(org, "ada@acme.test", apptest.StrongPassword).Data()["session_token"].(string)
+		ist, _ := e.SDK(http.MethodPost, "/b2b/passwords/discovery/authenticate", map[string]any{"email_address": "ada@acme.test",
+			"password": apptest.StrongPassword}, "").Data()["intermediate_session_token"].(string)
+		e.ResetStart(org, "ada@acme.test", nil)
+		link := e.ResetLink("ada@acme.test", "multi_tenant_passwords")
+		if ist == "" || link == "" {
+			t.Fatalf("setup: IST %q, reset link %q", ist, link)
+		}
+
+		replaced, err := bcrypt.GenerateFromPassword([]byte("Gravel-Mitten-Sonnet-29"), 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		migrate(string(replaced))
+		if alive(byCode) || alive(byPassword) {
+			t.Fatal("a session outlived the password's replacement")
+		}
+		apptest.Want(t, e.ResetWith(link, "Attacker-Chosen-Secret-91", nil), 401, "unable_to_auth_magic_link")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": ist,
+			"organization_id": org, "session_duration_minutes": 60}, ""), 404, "intermediate_session_not_found")
+		if r := e.PasswordLogin(org, "ada@acme.test", "Gravel-Mitten-Sonnet-29"); r.Status != 200 {
+			t.Fatalf("login with the imported password: %s", r.Raw)
+		}
+	})
+}

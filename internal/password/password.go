@@ -22,7 +22,10 @@
 //     concurrency and optionally bound to the browser by PKCE. A reset for
 //     an address without a password (or not a member) sends a different
 //     email, never a different response.
-//   - Setting a password ends the address's other sessions.
+//   - Setting a password ends what the address's previous one could still
+//     do: its reset links, the address's other sessions and its logins in
+//     progress. Only the backend's import of a first password skips it,
+//     no previous password having stood.
 package password
 
 import (
