@@ -35,8 +35,8 @@ type LinkParams struct {
 // link and its queued email are written together or not at all, and SMTP
 // happens later, off the request path (notify.Queue).
 func (s *Service) SendLink(ctx context.Context, p LinkParams) error {
-	if p.Project.PKCERequiredForEmailMagicLinks && p.PKCECodeChallenge == "" {
-		return apierr.New(apierr.PKCERequired)
+	if err := flowtoken.StartChallenge("pkce_code_challenge", p.PKCECodeChallenge, p.Project.PKCERequiredForEmailMagicLinks); err != nil {
+		return err
 	}
 	email, err := emailaddr.Normalize(p.Email)
 	if err != nil {

@@ -38,6 +38,10 @@ func redeemDiscoveryLink(e *apptest.Env, token string, extra map[string]any) app
 func TestDiscoveryLinkPKCE(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		verifier := "0123456789abcdef0123456789abcdef0123456789abcdef"
+		// A garbled challenge would make a link no verifier redeems: refused
+		// at the start, as OAuth and SSO starts refuse it.
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/magic_links/email/discovery/send", map[string]any{"email_address": "ada@startup.test",
+			"pkce_code_challenge": verifier}, ""), 400, "invalid_request")
 		token := sendDiscoveryLink(e, "ada@startup.test", map[string]any{"pkce_code_challenge": flowtoken.S256(verifier)})
 		apptest.Want(t, redeemDiscoveryLink(e, token, nil), 400, "pkce_mismatch")
 		apptest.Want(t, redeemDiscoveryLink(e, token, map[string]any{"pkce_code_verifier": "wrong-verifier-wrong-verifier-wrong-verifier"}),

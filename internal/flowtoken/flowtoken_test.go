@@ -348,18 +348,18 @@ func TestSpentOrExpiredPKCETicketIsInvalid(t *testing.T) {
 // even against an empty registration.
 func TestPKCEStartAndEmptyInputs(t *testing.T) {
 	good := flowtoken.S256(ids.Token())
-	if err := flowtoken.StartChallenge("", true); !apierr.Is(err, apierr.PKCERequired) {
+	if err := flowtoken.StartChallenge("pkce_code_challenge", "", true); !apierr.Is(err, apierr.PKCERequired) {
 		t.Errorf("required and missing: %v", err)
 	}
 	for _, c := range []string{"short", "plain-verifier-sent-as-challenge", good + "x", good[:42] + "+"} {
-		if err := flowtoken.StartChallenge(c, false); err == nil || apierr.Is(err, apierr.PKCERequired) {
+		if err := flowtoken.StartChallenge("pkce_code_challenge", c, false); err == nil || apierr.Is(err, apierr.PKCERequired) {
 			t.Errorf("malformed challenge %q: %v, want invalid_request", c, err)
 		}
 	}
-	if err := flowtoken.StartChallenge("", false); err != nil {
+	if err := flowtoken.StartChallenge("pkce_code_challenge", "", false); err != nil {
 		t.Errorf("optional and missing: %v", err)
 	}
-	if err := flowtoken.StartChallenge(good, true); err != nil {
+	if err := flowtoken.StartChallenge("pkce_code_challenge", good, true); err != nil {
 		t.Errorf("a valid challenge: %v", err)
 	}
 	if err := flowtoken.CheckPKCE(flowtoken.S256(""), "", "flow"); !apierr.Is(err, apierr.PKCEMismatch) {

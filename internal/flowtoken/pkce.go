@@ -34,15 +34,17 @@ func CheckPKCE(challenge, verifier, what string) error {
 	return nil
 }
 
-// StartChallenge checks the PKCE challenge a browser flow starts with: it
-// is required when the project says so (pkce_required_for_*), and when
-// given it must have the S256 shape.
-func StartChallenge(challenge string, required bool) error {
+// StartChallenge checks the PKCE challenge a browser flow starts with
+// (OAuth, SSO, email magic links, password resets), sent in the request's
+// field (pkce_code_challenge, or code_challenge for an organization's
+// password reset): it is required when the project says so
+// (pkce_required_for_*), and when given it must have the S256 shape.
+func StartChallenge(field, challenge string, required bool) error {
 	switch {
 	case challenge == "" && required:
 		return apierr.New(apierr.PKCERequired)
 	case challenge != "" && !ValidChallenge(challenge):
-		return apierr.Invalid("pkce_code_challenge", "pkce_code_challenge must be an S256 challenge (43 base64url characters).")
+		return apierr.Invalid(field, field+" must be an S256 challenge (43 base64url characters).")
 	}
 	return nil
 }

@@ -83,8 +83,8 @@ type SendParams struct {
 // leaves no member, no link and no mail), and SMTP happens later, off the
 // request path (notify.Queue).
 func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organization.LoginSend, error) {
-	if p.Project.PKCERequiredForEmailMagicLinks && p.PKCECodeChallenge == "" {
-		return nil, apierr.New(apierr.PKCERequired)
+	if err := flowtoken.StartChallenge("pkce_code_challenge", p.PKCECodeChallenge, p.Project.PKCERequiredForEmailMagicLinks); err != nil {
+		return nil, err
 	}
 	var linkID string
 	return s.d.Orgs.SendLogin(ctx, s.d.Mailer, organization.LoginSendLimits{Limiter: s.d.Limiter, PerAddress: SendPerIP,

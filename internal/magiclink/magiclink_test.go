@@ -135,6 +135,10 @@ func TestMagicLinkPKCE(t *testing.T) {
 		}
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		apptest.Want(t, e.SendLink(org, "a@acme.test", nil), 400, "pkce_required")
+		// A garbled challenge would make a link no verifier redeems: refused
+		// at the start, as OAuth and SSO starts refuse it.
+		apptest.Want(t, e.SendLink(org, "a@acme.test", map[string]any{"pkce_code_challenge": "plain-verifier-sent-as-challenge"}),
+			400, "invalid_request")
 		verifier := "0123456789abcdef0123456789abcdef0123456789abcdef"
 		if r := e.SendLink(org, "a@acme.test", map[string]any{"pkce_code_challenge": flowtoken.S256(verifier)}); r.Status != 200 {
 			t.Fatalf("send with challenge: %s", r.Raw)

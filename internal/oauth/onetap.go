@@ -61,7 +61,7 @@ func (m *Module) oneTap(r *http.Request, discovery bool) (any, error) {
 	if err := m.d.Limiter.Allow(ctx, OneTapPerIP, p.ID+"|"+httpapi.ClientIP(r)); err != nil {
 		return nil, err
 	}
-	if err := flowtoken.StartChallenge(req.PKCECodeChallenge, p.PKCERequiredForOAuth); err != nil {
+	if err := flowtoken.StartChallenge("pkce_code_challenge", req.PKCECodeChallenge, p.PKCERequiredForOAuth); err != nil {
 		return nil, err
 	}
 	st := state{Provider: providers.Google, Discovery: discovery, Challenge: req.PKCECodeChallenge}

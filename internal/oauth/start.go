@@ -65,7 +65,7 @@ func (m *Module) startURL(r *http.Request, discovery bool) (string, error) {
 	}
 	st := state{Provider: name, Discovery: discovery, Challenge: q.Get("pkce_code_challenge"),
 		Verifier: ids.Token(), Nonce: ids.Token(), Scopes: strings.Fields(q.Get("custom_scopes"))}
-	if err := flowtoken.StartChallenge(st.Challenge, p.PKCERequiredForOAuth); err != nil {
+	if err := flowtoken.StartChallenge("pkce_code_challenge", st.Challenge, p.PKCERequiredForOAuth); err != nil {
 		return "", err
 	}
 	if discovery {

@@ -66,7 +66,7 @@ func (s *Service) DiscoveryAuthenticate(ctx context.Context, a DiscoveryAuthPara
 // With or without a password the link is the same kind (only the email's
 // wording differs), and the response is always the same.
 func (s *Service) StartDiscoveryReset(ctx context.Context, a StartParams) error {
-	email, target, minutes, err := s.checkStart(ctx, a, "discovery")
+	email, target, minutes, err := s.checkStart(ctx, a, "discovery", "pkce_code_challenge")
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -41,10 +42,12 @@ type StartResult struct {
 }
 
 // checkStart validates what every reset start needs before it looks at
-// membership, so that no error depends on who is a member.
-func (s *Service) checkStart(ctx context.Context, a StartParams, emailKey string) (email, target string, minutes int, err error) {
-	if a.Project.PKCERequiredForPasswordResets && a.CodeChallenge == "" {
-		return "", "", 0, apierr.New(apierr.PKCERequired)
+// membership, so that no error depends on who is a member. challengeField
+// names the request's PKCE challenge, as the two starts name it
+// differently.
+func (s *Service) checkStart(ctx context.Context, a StartParams, emailKey, challengeField string) (email, target string, minutes int, err error) {
+	if err = flowtoken.StartChallenge(challengeField, a.CodeChallenge, a.Project.PKCERequiredForPasswordResets); err != nil {
+		return "", "", 0, err
 	}
 	if email, err = emailaddr.Normalize(a.Email); err != nil {
 		return "", "", 0, err
@@ -91,7 +94,7 @@ func (s *Service) StartEmailReset(ctx context.Context, a StartParams) (*StartRes
 	if err != nil {
 		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
 	}
-	email, target, minutes, err := s.checkStart(ctx, a, org.OrganizationID)
+	email, target, minutes, err := s.checkStart(ctx, a, org.OrganizationID, "code_challenge")
 	if err != nil {
 		return nil, err
 	}

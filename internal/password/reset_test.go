@@ -131,6 +131,25 @@ func TestPasswordResetPKCE(t *testing.T) {
 		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
 		apptest.Want(t, e.ResetStart(org, "ada@acme.test", nil), 400, "pkce_required")
 
+		// A garbled challenge would make a link that no verifier redeems:
+		// the start refuses it, as OAuth and SSO starts do, and sends
+		// nothing. The discovery start names its field differently.
+		const garbled = "plain-verifier-sent-as-challenge"
+		r := e.ResetStart(org, "ada@acme.test", map[string]any{"code_challenge": garbled})
+		apptest.Want(t, r, 400, "invalid_request")
+		if r.Body["error_details"].(map[string]any)["field"] != "code_challenge" {
+			t.Fatalf("garbled challenge: %s", r.Raw)
+		}
+		r = e.SDK(http.MethodPost, "/b2b/passwords/discovery/reset/start", map[string]any{"email_address": "ada@acme.test",
+			"pkce_code_challenge": garbled + "x"}, "")
+		apptest.Want(t, r, 400, "invalid_request")
+		if r.Body["error_details"].(map[string]any)["field"] != "pkce_code_challenge" {
+			t.Fatalf("garbled discovery challenge: %s", r.Raw)
+		}
+		if msgs, _ := e.App.Outbox.List(t.Context(), "ada@acme.test", 1); len(msgs) != 0 {
+			t.Fatalf("a refused start sent mail: %+v", msgs)
+		}
+
 		verifier := "5f1c0a9e3b7d2c4e8a6f1b3d5c7e9a0b2d4f6a8c"
 		if r := e.ResetStart(org, "ada@acme.test", map[string]any{"code_challenge": flowtoken.S256(verifier)}); r.Status != 200 {
 			t.Fatalf("start with challenge: %s", r.Raw)

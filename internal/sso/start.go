@@ -82,7 +82,7 @@ func (s *Service) start(ctx context.Context, r *http.Request) (string, error) {
 		return "", apierr.New(apierr.SSOConnectionNotActive)
 	}
 	challenge := q.Get("pkce_code_challenge")
-	if err := flowtoken.StartChallenge(challenge, p.PKCERequiredForSSO); err != nil {
+	if err := flowtoken.StartChallenge("pkce_code_challenge", challenge, p.PKCERequiredForSSO); err != nil {
 		return "", err
 	}
 	st := flowState{ConnectionID: c.ID, OrganizationID: c.OrganizationID, Challenge: challenge}
