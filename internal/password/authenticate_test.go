@@ -17,26 +17,22 @@ import (
 	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
-// storedHash reads an address's stored password hash.
-func storedHash(e *apptest.Env, email string) string {
+// storedPassword reads an address's stored password: its hash, and
+// whether its reset is forced.
+func storedPassword(e *apptest.Env, email string) (hash string, forced bool) {
 	e.T.Helper()
-	var h string
-	if err := e.App.DB.Read().QueryRowContext(context.Background(), `SELECT hash FROM member_passwords
-		WHERE project_id = $1 AND email_address = $2`, e.Project.Project.ID, email).Scan(&h); err != nil {
-		e.T.Fatalf("stored hash of %s: %v", email, err)
+	if err := e.App.DB.Read().QueryRowContext(context.Background(), `SELECT hash, require_reset FROM member_passwords
+		WHERE project_id = $1 AND email_address = $2`, e.Project.Project.ID, email).Scan(&hash, &forced); err != nil {
+		e.T.Fatalf("stored password of %s: %v", email, err)
 	}
-	return h
+	return hash, forced
 }
 
-// resetForced reads whether an address's password must be reset.
-func resetForced(e *apptest.Env, email string) bool {
+// storedHash is storedPassword's hash.
+func storedHash(e *apptest.Env, email string) string {
 	e.T.Helper()
-	var forced bool
-	if err := e.App.DB.Read().QueryRowContext(context.Background(), `SELECT require_reset FROM member_passwords
-		WHERE project_id = $1 AND email_address = $2`, e.Project.Project.ID, email).Scan(&forced); err != nil {
-		e.T.Fatalf("require_reset of %s: %v", email, err)
-	}
-	return forced
+	h, _ := storedPassword(e, email)
+	return h
 }
 
 // switchProject makes a new project with the given settings the env's

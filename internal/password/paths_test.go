@@ -124,7 +124,7 @@ func TestPasswordSessionResetNeedsTheInboxOnceThePasswordFalls(t *testing.T) {
 			t.Fatalf("require_reset: %s", r.Raw)
 		}
 		apptest.Want(t, reset(stolen, "Attacker-Chosen-Secret-91"), 400, "reset_password")
-		if !resetForced(e, "ada@acme.test") {
+		if _, forced := storedPassword(e, "ada@acme.test"); !forced {
 			t.Fatal("a refused session reset cleared the forced reset")
 		}
 
@@ -189,7 +189,7 @@ func TestPasswordExistingResetWithBreachedPasswordForcesReset(t *testing.T) {
 			"session_duration_minutes": 30}, "")
 		apptest.Want(t, r, 400, "reset_password")
 		// And, as at login, the reset is now forced.
-		if !resetForced(e, "ada@acme.test") {
+		if _, forced := storedPassword(e, "ada@acme.test"); !forced {
 			t.Fatal("the breached password's reset is not forced")
 		}
 	})
