@@ -70,6 +70,10 @@ const (
 	NoInviteRedirectURLsSet             Type = "no_invite_redirect_urls_set"
 	OrganizationExternalIDUsed          Type = "organization_external_id_already_used"
 	NoDeletedMemberFoundForReactivation Type = "no_deleted_member_found_for_reactivation"
+	DuplicateMemberExternalID           Type = "duplicate_member_external_id"
+	InvalidMFADefaultMethod             Type = "invalid_mfa_default_method"
+	DefaultMFAMemberMissingFactor       Type = "default_mfa_member_missing_factor"
+	CannotPreserveExistingSessions      Type = "cannot_preserve_existing_sessions"
 
 	// Multi-factor authentication.
 	MFAMethodNotAllowed       Type = "mfa_method_not_allowed"
@@ -209,6 +213,10 @@ var catalogue = map[Type]entry{
 	NoInviteRedirectURLsSet:             {http.StatusBadRequest, "No invite redirect URL is registered for this project."},
 	OrganizationExternalIDUsed:          {http.StatusBadRequest, "An organization with this external ID already exists in the project."},
 	NoDeletedMemberFoundForReactivation: {http.StatusBadRequest, "Only a deleted member can be reactivated."},
+	DuplicateMemberExternalID:           {http.StatusBadRequest, "A member with this external ID already exists in the organization."},
+	InvalidMFADefaultMethod:             {http.StatusBadRequest, "default_mfa_method must be sms_otp or totp."},
+	DefaultMFAMemberMissingFactor:       {http.StatusBadRequest, "The member has no verified factor of this method, so it cannot be their default MFA method."},
+	CannotPreserveExistingSessions:      {http.StatusBadRequest, "An email address change always ends the member's sessions; preserve_existing_sessions cannot keep them."},
 
 	MFAMethodNotAllowed:       {http.StatusForbidden, "This organization does not allow this multi-factor authentication method."},
 	TOTPNotFound:              {http.StatusNotFound, "No authenticator app is registered for this member."},

@@ -191,6 +191,8 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 	// Every module keeping a secret emailed to a member, or a session of
 	// one: an address change or a deletion ends them in its transaction.
 	a.Orgs.AddAddressHolder(a.Sessions, a.magicLinks, a.emailOTP, a.passwords)
+	// A roles change ends the sessions an SSO connection keeps the role in.
+	a.Orgs.UseConnectionSessions(a.Sessions)
 	if err := a.wireMFA(); err != nil {
 		return nil, err
 	}

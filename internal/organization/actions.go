@@ -110,7 +110,11 @@ func (s Settings) Actions() []string {
 }
 
 // Actions lists the member actions an update needs (checked on
-// stytch.member, or for the caller's own record on stytch.self first).
+// stytch.member, or for the caller's own record on stytch.self first),
+// one per field as the Node client documents them. unlink_email rides on
+// the address change (update.info.email) and preserve_existing_sessions on
+// the roles change (update.settings.roles) it qualifies; external_id is
+// the backend's alone (authorizeMemberUpdate).
 func (u MemberUpdate) Actions() []string {
 	var out []string
 	for _, f := range []struct {
@@ -118,7 +122,8 @@ func (u MemberUpdate) Actions() []string {
 		action string
 	}{{u.Name != nil, ActionName}, {u.UntrustedMetadata != nil, ActionUntrustedMetadata},
 		{u.IsBreakglass != nil, ActionBreakglass}, {u.EmailAddress != nil, ActionEmail},
-		{u.Roles != nil || u.IsAdmin != nil, ActionRoles}} {
+		{u.Roles != nil || u.IsAdmin != nil, ActionRoles}, {u.MFAPhoneNumber != nil, ActionMFAPhone},
+		{u.MFAEnrolled != nil, ActionMFAEnrolled}, {u.DefaultMFAMethod != nil, ActionDefaultMFAMethod}} {
 		if f.set {
 			out = append(out, f.action)
 		}

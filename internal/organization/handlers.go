@@ -128,6 +128,22 @@ type createMemberRequest struct {
 	IsBreakglass          bool           `json:"is_breakglass"`
 	IsAdmin               *bool          `json:"is_admin"`
 	Roles                 *[]string      `json:"roles"`
+	MemberFields
+}
+
+// refuseForMember refuses the fields only the project secret may set
+// (the SDK face drops trusted_metadata first, as it always has). MFA
+// enrollment and phone need no action beyond create: a new member has no
+// factor to weaken, and a phone number set here is unverified, no factor
+// until the member proves it.
+func (req createMemberRequest) refuseForMember() error {
+	if req.TrustedMetadata != nil {
+		return errMemberTrusted("trusted_metadata")
+	}
+	if req.ExternalID != nil {
+		return errMemberTrusted("external_id")
+	}
+	return nil
 }
 
 // actions lists the stytch.member actions a member create needs, on both
@@ -161,8 +177,10 @@ func (h Handlers) CreateMember(r *http.Request) (any, error) {
 			return nil, err
 		}
 	}
-	if c.Member != nil && req.TrustedMetadata != nil {
-		return nil, errMemberTrusted("trusted_metadata")
+	if c.Member != nil {
+		if err := req.refuseForMember(); err != nil {
+			return nil, err
+		}
 	}
 	return h.createMember(r, c.Project, c.Organization, req)
 }
@@ -180,9 +198,24 @@ func (h Handlers) createMember(r *http.Request, p *project.Project, o *Organizat
 	if req.CreateMemberAsPending {
 		status = StatusPending
 	}
-	m, err := h.Store.CreateMember(r.Context(), h.Store.db, o, p.Env, NewMember{Email: email, Name: req.Name, Status: status,
-		TrustedMetadata: req.TrustedMetadata, UntrustedMetadata: req.UntrustedMetadata, IsBreakglass: req.IsBreakglass,
-		Roles: roles})
+	nm := NewMember{Email: email, Name: req.Name, Status: status, TrustedMetadata: req.TrustedMetadata,
+		UntrustedMetadata: req.UntrustedMetadata, IsBreakglass: req.IsBreakglass, Roles: roles}
+	// The MFA fields and external id go through the update's rules after
+	// the insert, in its transaction: a refusal undoes the insert. The
+	// answer is the callback's own error: Tx maps what it returns again,
+	// which would turn a catalogued conflict (duplicate_member_email)
+	// back into a bare one.
+	var m *Member
+	var failed error
+	err = h.Store.db.Tx(r.Context(), func(q store.Querier) error {
+		if m, failed = h.Store.CreateMember(r.Context(), q, o, p.Env, nm); failed == nil && req.MemberFields.set() {
+			m, failed = h.Store.UpdateMember(r.Context(), q, o, p.Env, m.MemberID, MemberUpdate{MemberFields: req.MemberFields})
+		}
+		return failed
+	})
+	if failed != nil {
+		return nil, failed
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -25,6 +25,14 @@ type MemberUpdate struct {
 	// older spelling) adds or removes stytch_admin among them.
 	Roles   *[]string `json:"roles"`
 	IsAdmin *bool     `json:"is_admin"`
+	MemberFields
+	DefaultMFAMethod *string `json:"default_mfa_method"`
+	// UnlinkEmail, with a changed email_address, frees the old address
+	// instead of retiring it (RetiredEmail), so another member may take it.
+	UnlinkEmail bool `json:"unlink_email"`
+	// PreserveExistingSessions keeps the sessions a roles change would end
+	// (endRoleSessions). It cannot keep them through an address change.
+	PreserveExistingSessions bool `json:"preserve_existing_sessions"`
 }
 
 // explicitRoles applies the update's roles and is_admin to the member's
@@ -50,9 +58,11 @@ func (u MemberUpdate) explicitRoles(current []string) ([]string, error) {
 }
 
 // ForSelf keeps only what members may change about themselves from the
-// browser: their name and untrusted metadata.
+// browser (the SDK's self update): their name, untrusted metadata, MFA
+// enrollment, MFA phone number and default MFA method.
 func (u MemberUpdate) ForSelf() MemberUpdate {
-	return MemberUpdate{Name: u.Name, UntrustedMetadata: u.UntrustedMetadata}
+	return MemberUpdate{Name: u.Name, UntrustedMetadata: u.UntrustedMetadata, DefaultMFAMethod: u.DefaultMFAMethod,
+		MemberFields: MemberFields{MFAEnrolled: u.MFAEnrolled, MFAPhoneNumber: u.MFAPhoneNumber}}
 }
 
 // OrgMember loads a member of org inside q; a member of another
@@ -72,15 +82,18 @@ func (s *Store) OrgMember(ctx context.Context, q store.Querier, org *Organizatio
 // transaction q. Deleted members must be reactivated first. A new email
 // address is unverified until the member proves it by logging in with it;
 // changing it ends, in q, the member's sessions and every secret emailed
-// to the old address (AddressHolder), so q must be a transaction. Every
-// column is written back from the member as read, so the read locks the
-// row (orgMemberForUpdate): a concurrent update is not undone, nor an
-// address change reverted without ending what the address held.
+// to the old address (AddressHolder), so q must be a transaction, and
+// retires the old address unless u.UnlinkEmail (as a verified change
+// does, ChangeEmail). Every column is written back from the member as
+// read, so the read locks the row (orgMemberForUpdate): a concurrent
+// update is not undone, nor an address change reverted without ending
+// what the address held.
 func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, memberID string, u MemberUpdate) (*Member, error) {
 	m, err := s.orgMemberForUpdate(ctx, q, org, memberID)
 	if err != nil {
 		return nil, err
 	}
+	explicitBefore := m.explicit
 	if m.Status == StatusDeleted {
 		return nil, apierr.New(apierr.InactiveMember).WithMessage("This member is deleted; reactivate the member first.")
 	}
@@ -108,6 +121,10 @@ func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organiza
 		}
 		m.explicit = roles
 	}
+	changed, err := s.applyFields(ctx, q, org, m, u)
+	if err != nil {
+		return nil, err
+	}
 	emailID, oldEmail := m.EmailID, m.EmailAddress
 	if u.EmailAddress != nil {
 		email, err := emailaddr.Normalize(*u.EmailAddress)
@@ -115,6 +132,11 @@ func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organiza
 			return nil, err
 		}
 		if email != m.EmailAddress {
+			if u.PreserveExistingSessions {
+				// The address rule (AddressHolder) ends them whatever the
+				// caller asks: refused rather than silently not kept.
+				return nil, apierr.New(apierr.CannotPreserveExistingSessions)
+			}
 			if err := s.refuseRetired(ctx, q, org.OrganizationID, email, m.MemberID); err != nil {
 				return nil, err
 			}
@@ -143,12 +165,25 @@ func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organiza
 	if err != nil {
 		return nil, fmt.Errorf("organization: update member: %w", err)
 	}
+	if err := s.saveFields(ctx, q, m, changed); err != nil {
+		return nil, err
+	}
 	if m.EmailAddress != oldEmail {
+		if !u.UnlinkEmail {
+			// m.EmailID is still the old address's id (emailID is the new one).
+			if err := s.retire(ctx, q, org, memberID, m.EmailID, oldEmail); err != nil {
+				return nil, err
+			}
+		}
 		if err := s.release(ctx, q, Released{ProjectID: org.projectID, MemberID: memberID, Email: oldEmail}); err != nil {
 			return nil, err
 		}
 	}
-	return s.Member(ctx, q, org.projectID, memberID)
+	out, err := s.Member(ctx, q, org.projectID, memberID)
+	if err != nil {
+		return nil, err
+	}
+	return out, s.endRoleSessions(ctx, q, explicitBefore, out, u.PreserveExistingSessions)
 }
 
 // SetMemberStatus moves a member of org from one of the from statuses to

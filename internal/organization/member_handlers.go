@@ -3,7 +3,6 @@ package organization
 import (
 	"context"
 	"net/http"
-	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
@@ -87,22 +86,43 @@ func (h Handlers) UpdateMember(r *http.Request) (any, error) {
 	return h.updateMember(r.Context(), c.Project, c.Organization, id, u)
 }
 
+// DeleteMemberExternalID handles
+// DELETE /v1/b2b/organizations/{organization_id}/members/{member_id}/external_id:
+// an update clearing the external id, as the organization's route does.
+func (h Handlers) DeleteMemberExternalID(r *http.Request) (any, error) {
+	c, err := h.backendCaller(r)
+	if err != nil {
+		return nil, err
+	}
+	none := ""
+	u := MemberUpdate{MemberFields: MemberFields{ExternalID: &none}}
+	id := r.PathValue("member_id")
+	if err := h.authorizeMemberUpdate(r.Context(), c, id, u); err != nil {
+		return nil, err
+	}
+	return h.updateMember(r.Context(), c.Project, c.Organization, id, u)
+}
+
 // authorizeMemberUpdate is the one authorization of a member update, for
-// the SDK face and for the backend face acting for a member session, so
-// the two cannot drift apart: each changed field needs its action on
-// stytch.member (or stytch.self for the caller's own record), an empty
-// update of another member still reads them (search), a changed address
-// of another member needs a recent factor, and trusted metadata is the
-// backend's own. A member's own address is refused outright: it changes
-// only through start_email_update, which proves the new inbox; set here,
-// it would be unproven yet count for email-domain roles at once. The
-// project secret (no member) may do everything.
+// the SDK face (the self update too) and for the backend face acting for
+// a member session, so they cannot drift apart: each changed field needs
+// its action on stytch.member (or stytch.self for the caller's own
+// record), an empty update of another member still reads them (search),
+// a changed address of another member and a changed MFA setting of anyone
+// need a recent factor (stepUpForChanges), and trusted metadata and the
+// external id are the backend's own. A member's own address is refused
+// outright: it changes only through start_email_update, which proves the
+// new inbox; set here, it would be unproven yet count for email-domain
+// roles at once. The project secret (no member) may do everything.
 func (h Handlers) authorizeMemberUpdate(ctx context.Context, c *SessionCaller, memberID string, u MemberUpdate) error {
 	if c.Member == nil {
 		return nil
 	}
 	if u.TrustedMetadata != nil {
 		return errMemberTrusted("trusted_metadata")
+	}
+	if u.ExternalID != nil {
+		return errMemberTrusted("external_id")
 	}
 	actions := u.Actions()
 	switch {
@@ -114,28 +134,30 @@ func (h Handlers) authorizeMemberUpdate(ctx context.Context, c *SessionCaller, m
 	if err := c.AuthorizeMemberAll(ctx, memberID, actions); err != nil {
 		return err
 	}
-	return h.stepUpForEmail(ctx, c, memberID, u)
+	return h.stepUpForChanges(ctx, c, memberID, u)
 }
 
-// stepUpForEmail asks a member session that changes another member's
-// email address for a recent factor (session_too_old otherwise), as
-// start_email_update does. The change is immediate and unverified, and
-// whoever holds the address can reset the password, so an admin session
-// that is stolen, or left open, must not be enough to take accounts over.
-// The project secret is no session and needs none. An unchanged address
-// is no change.
-func (h Handlers) stepUpForEmail(ctx context.Context, c *SessionCaller, memberID string, u MemberUpdate) error {
-	if c.Member == nil || u.EmailAddress == nil {
+// stepUpForChanges asks a member session for a recent factor
+// (session_too_old otherwise) when it changes another member's email
+// address, as start_email_update does, or anyone's MFA enrollment, MFA
+// phone number or default MFA method, as enrolling or removing a factor
+// does (internal/stepup). The address change is immediate and unverified,
+// and whoever holds the address can reset the password; turning MFA off
+// or steering it weakens what guards the account. So a session that is
+// stolen, or left open, must not be enough. The project secret is no
+// session and needs none. An unchanged value is no change.
+func (h Handlers) stepUpForChanges(ctx context.Context, c *SessionCaller, memberID string, u MemberUpdate) error {
+	if c.Member == nil || (u.EmailAddress == nil && u.MFAEnrolled == nil && u.MFAPhoneNumber == nil && u.DefaultMFAMethod == nil) {
 		return nil
 	}
 	m, err := h.Store.Member(ctx, h.Store.db.Read(), c.Project.ID, memberID)
 	if err != nil {
 		return NotFound(err, apierr.MemberNotFound)
 	}
-	if strings.EqualFold(strings.TrimSpace(*u.EmailAddress), m.EmailAddress) {
-		return nil
+	if u.changesGuarded(m) {
+		return c.StepUp()
 	}
-	return c.StepUp()
+	return nil
 }
 
 func (h Handlers) updateMember(ctx context.Context, p *project.Project, o *Organization, memberID string, u MemberUpdate) (any, error) {

@@ -30,12 +30,14 @@ const memberEmailRoles = `(SELECT o.rbac_email_implicit_role_assignments FROM or
 	WHERE o.organization_id = members.organization_id)`
 
 // memberColumnsRead is what member reads select: the stored columns with
-// member_password_id derived, plus the MFA enrollment columns, which only
-// the MFA flows write (mfa.go), so inserts leave them at their defaults,
-// and the organization's email role assignments.
+// member_password_id derived, plus the MFA enrollment columns and the
+// external id, which inserts leave at their defaults (the MFA flows and
+// member updates write them: mfa.go, member_fields.go), and the
+// organization's email role assignments.
 const memberColumnsRead = `member_id, organization_id, project_id, email_id, email_address, email_address_verified, status,
 	name, trusted_metadata, untrusted_metadata, is_breakglass, roles, ` + memberPasswordID + `, created_at, updated_at,
-	mfa_phone_number, mfa_phone_number_verified, mfa_enrolled, default_mfa_method, totp_registration_id, ` + memberEmailRoles + `, sso_registrations`
+	mfa_phone_number, mfa_phone_number_verified, mfa_enrolled, default_mfa_method, totp_registration_id, ` + memberEmailRoles + `, sso_registrations,
+	external_id`
 
 // memberSelect is memberColumnsRead plus is_locked: whether a lockout
 // about the member's address (ratelimit.EmailSubject) runs now. The time
@@ -82,7 +84,7 @@ func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 	if err := row.Scan(&m.MemberID, &m.OrganizationID, &m.projectID, &m.EmailID, &m.EmailAddress, &m.EmailAddressVerified,
 		&m.Status, &m.Name, &trusted, &untrusted, &m.IsBreakglass, &roles, &m.MemberPasswordID, &created, &updated,
 		&m.MFAPhoneNumber, &m.MFAPhoneNumberVerified, &m.MFAEnrolled, &m.DefaultMFAMethod, &m.TOTPRegistrationID, &emailRoles, &ssoRegs,
-		&m.IsLocked); err != nil {
+		&m.ExternalID, &m.IsLocked); err != nil {
 		return nil, store.MapError(err)
 	}
 	for _, c := range []struct {

@@ -150,10 +150,8 @@ func (s *Store) ChangeEmail(ctx context.Context, q store.Querier, org *Organizat
 		newID = ids.New("email", env)
 	}
 	now := store.Millis(s.clock.Now())
-	if _, err := q.ExecContext(ctx, `INSERT INTO member_retired_emails (email_id, project_id, organization_id, member_id,
-		email_address, created_at) VALUES ($1,$2,$3,$4,$5,$6)`, m.EmailID, org.projectID, org.OrganizationID, m.MemberID,
-		m.EmailAddress, now); err != nil {
-		return nil, fmt.Errorf("organization: retire email: %w", store.MapError(err))
+	if err := s.retire(ctx, q, org, m.MemberID, m.EmailID, m.EmailAddress); err != nil {
+		return nil, err
 	}
 	_, err = q.ExecContext(ctx, `UPDATE members SET email_address = $1, email_id = $2, email_address_verified = $3, updated_at = $4
 		WHERE member_id = $5`, email, newID, true, now, m.MemberID)
@@ -167,6 +165,17 @@ func (s *Store) ChangeEmail(ctx context.Context, q store.Querier, org *Organizat
 		return nil, err
 	}
 	return s.Member(ctx, q, org.projectID, m.MemberID)
+}
+
+// retire adds a member's former address, with the id it had, to their
+// retired ones, inside q.
+func (s *Store) retire(ctx context.Context, q store.Querier, org *Organization, memberID, emailID, email string) error {
+	if _, err := q.ExecContext(ctx, `INSERT INTO member_retired_emails (email_id, project_id, organization_id, member_id,
+		email_address, created_at) VALUES ($1,$2,$3,$4,$5,$6)`, emailID, org.projectID, org.OrganizationID, memberID,
+		email, store.Millis(s.clock.Now())); err != nil {
+		return fmt.Errorf("organization: retire email: %w", store.MapError(err))
+	}
+	return nil
 }
 
 // UnlinkRetired removes one retired address of a member of org, named by

@@ -34,6 +34,9 @@ func (h Handlers) Routes() []httpapi.Route {
 		backend("GET /v1/b2b/organizations/{organization_id}/member", h.GetMember),
 		backend("PUT /v1/b2b/organizations/{organization_id}/members/{member_id}", h.UpdateMember),
 		backend("DELETE /v1/b2b/organizations/{organization_id}/members/{member_id}", h.DeleteMember),
+		// More specific than the root's .../members/{a}/{b} (app), which
+		// serves the factor and password deletions.
+		backend("DELETE /v1/b2b/organizations/{organization_id}/members/{member_id}/external_id", h.DeleteMemberExternalID),
 		backend("PUT /v1/b2b/organizations/{organization_id}/members/{member_id}/reactivate", h.ReactivateMember),
 		backend("POST /v1/b2b/organizations/members/search", h.SearchMembers),
 		backend("GET /v1/b2b/organizations/members/dangerously_get/{member_id}", h.DangerouslyGetMember),

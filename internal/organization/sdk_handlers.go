@@ -87,7 +87,9 @@ func (h Handlers) SelfMember(r *http.Request) (any, error) {
 }
 
 // UpdateSelf handles SDK PUT /b2b/organizations/members/update: a member
-// changes their own name and untrusted metadata (stytch.self).
+// changes their own name, untrusted metadata and MFA settings (ForSelf),
+// authorized as any update of their own record (stytch.self, and a
+// recent factor for an MFA change: authorizeMemberUpdate).
 func (h Handlers) UpdateSelf(r *http.Request) (any, error) {
 	var u MemberUpdate
 	if err := httpapi.Decode(r, &u); err != nil {
@@ -98,7 +100,7 @@ func (h Handlers) UpdateSelf(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.AuthorizeMemberAll(r.Context(), c.Member.MemberID, u.Actions()); err != nil {
+	if err := h.authorizeMemberUpdate(r.Context(), c, c.Member.MemberID, u); err != nil {
 		return nil, err
 	}
 	return h.updateMember(r.Context(), c.Project, c.Organization, c.Member.MemberID, u)
@@ -116,6 +118,9 @@ func (h Handlers) SDKCreateMember(r *http.Request) (any, error) {
 		return nil, err
 	}
 	req.TrustedMetadata = nil // written by the customer's backend only
+	if err := req.refuseForMember(); err != nil {
+		return nil, err
+	}
 	return h.createMember(r, c.Project, c.Organization, req)
 }
 

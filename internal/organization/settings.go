@@ -104,8 +104,8 @@ func (s Settings) applyInfo(o *Organization, creating bool) error {
 	}
 	if s.ExternalID != nil {
 		id := strings.TrimSpace(*s.ExternalID)
-		if len(id) > 128 || strings.ContainsFunc(id, unicode.IsControl) {
-			return apierr.Invalid("organization_external_id", "organization_external_id must be at most 128 printable characters.")
+		if err := checkExternalID("organization_external_id", id); err != nil {
+			return err
 		}
 		o.OrganizationExternalID = id // "" clears it
 	}

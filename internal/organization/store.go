@@ -23,6 +23,8 @@ type Store struct {
 	implicit   []ImplicitRoleSource // see UseRBAC
 	cached     CachedOrgs           // see UseCache
 	holders    []AddressHolder      // see AddAddressHolder
+	// connSessions ends sessions by SSO connection (UseConnectionSessions).
+	connSessions ConnectionSessions
 }
 
 // CachedOrgs answers organization reads from memory. The session service
