@@ -1,7 +1,6 @@
 package sso_test
 
 import (
-	"context"
 	"net/http"
 	"testing"
 
@@ -16,13 +15,7 @@ import (
 // a removal no connection backs ends nothing.
 func TestRoleRemovalEndsTheConnectionsSessions(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		if _, err := e.App.RBAC.SetCustom(context.Background(), e.Project.Project.ID, docsPolicy); err != nil {
-			t.Fatal(err)
-		}
-		s := newSAMLEnv(t, e, nil)
-		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/sso/saml/"+s.orgID+"/connections/"+s.connID, map[string]any{
-			"attribute_mapping":                    map[string]any{"email": "mail", "groups": "eduPersonAffiliation"},
-			"saml_group_implicit_role_assignments": []any{map[string]any{"role_id": "stytch_admin", "group": "admins"}}}), 200, "")
+		s := newAdminsGroupEnv(t, e)
 		r := s.loginWithGroups("ada@acme.test", "okta-ada", "admins")
 		samlToken, mid := r.Body["session_token"].(string), r.Body["member_id"].(string)
 		emailToken, _ := e.LoginByEmailOTP(s.orgID, "ada@acme.test")

@@ -9,6 +9,20 @@ import (
 	"github.com/latchkey/latchkey/internal/organization"
 )
 
+// newAdminsGroupEnv is a SAML connection of acme under docsPolicy whose
+// group "admins" grants stytch_admin.
+func newAdminsGroupEnv(t *testing.T, e *apptest.Env) *samlEnv {
+	t.Helper()
+	if _, err := e.App.RBAC.SetCustom(context.Background(), e.Project.Project.ID, docsPolicy); err != nil {
+		t.Fatal(err)
+	}
+	s := newSAMLEnv(t, e, nil)
+	apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/sso/saml/"+s.orgID+"/connections/"+s.connID, map[string]any{
+		"attribute_mapping":                    map[string]any{"email": "mail", "groups": "eduPersonAffiliation"},
+		"saml_group_implicit_role_assignments": []any{map[string]any{"role_id": "stytch_admin", "group": "admins"}}}), 200, "")
+	return s
+}
+
 // A role granted by a SAML group administers the organization only for a
 // session that logged in through that connection: the member's email-code
 // session is refused on the SDK face and on the backend face acting for
@@ -16,13 +30,7 @@ import (
 // session keeps the role on both.
 func TestSAMLGroupRoleAuthorizesOnlyThatConnectionsSessions(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		if _, err := e.App.RBAC.SetCustom(context.Background(), e.Project.Project.ID, docsPolicy); err != nil {
-			t.Fatal(err)
-		}
-		s := newSAMLEnv(t, e, nil)
-		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/sso/saml/"+s.orgID+"/connections/"+s.connID, map[string]any{
-			"attribute_mapping":                    map[string]any{"email": "mail", "groups": "eduPersonAffiliation"},
-			"saml_group_implicit_role_assignments": []any{map[string]any{"role_id": "stytch_admin", "group": "admins"}}}), 200, "")
+		s := newAdminsGroupEnv(t, e)
 		samlToken := s.loginWithGroups("ada@acme.test", "okta-ada", "admins").Body["session_token"].(string)
 		emailToken, _ := e.LoginByEmailOTP(s.orgID, "ada@acme.test")
 		orgPath := "/v1/b2b/organizations/" + s.orgID
