@@ -315,7 +315,10 @@ func (db *DB) tx(ctx context.Context, fn func(q Querier) error) error {
 }
 
 // MapError translates driver errors into ErrNotFound and ErrConflict so
-// domain code never inspects driver types.
+// domain code never inspects driver types. The mapped error wraps err
+// whole, not only the driver error found in it: Tx maps what its callback
+// returns, and a catalogue error wrapping a unique violation
+// (duplicate_member_email) must stay the answer.
 func MapError(err error) error {
 	if err == nil {
 		return nil
@@ -328,7 +331,7 @@ func MapError(err error) error {
 	}
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) && pg.Code == "23505" {
-		return fmt.Errorf("%w: %s", ErrConflict, pg.ConstraintName)
+		return fmt.Errorf("%w: %s: %w", ErrConflict, pg.ConstraintName, err)
 	}
 	var lite *sqlite.Error
 	if errors.As(err, &lite) {
