@@ -119,6 +119,21 @@ func (e *Env) ChangeAddressIn(q store.Querier, orgID, memberID, email string) er
 	return err
 }
 
+// ProvisionIn is a login's just-in-time creation of email's member of
+// orgID inside q, as the login methods make it when they find no member
+// (organization.ProvisionMember). Tests hold q open with
+// storetest.Overlap to race another login or creation of the address.
+func (e *Env) ProvisionIn(q store.Querier, orgID, email string) error {
+	ctx := e.tb().Context()
+	org, err := e.App.Orgs.GetIn(ctx, q, e.Project.Project.ID, orgID)
+	if err != nil {
+		return err
+	}
+	_, _, err = e.App.Orgs.ProvisionMember(ctx, q, org, e.Project.Project.Env,
+		organization.NewMember{Email: email, Status: organization.StatusActive})
+	return err
+}
+
 // AdminWithMule sets up the forgery the address rules stop: in a new
 // organization (evilco), an admin (boss@evil.test, whose session is
 // returned) creates a member, the mule (mule@evil.test), whose inbox the

@@ -118,9 +118,8 @@ func (s *Service) member(ctx context.Context, q store.Querier, c *conn, org *org
 			if err := checkJIT(org, c.ID); err != nil {
 				return nil, "", false, err
 			}
-			created = true
-			m, err = s.d.Orgs.CreateMember(ctx, q, org, envOf(c), organization.NewMember{Email: id.Email, Name: id.Name,
-				Status: organization.StatusActive})
+			m, created, err = s.d.Orgs.ProvisionMember(ctx, q, org, envOf(c), organization.NewMember{Email: id.Email,
+				Name: id.Name, Status: organization.StatusActive})
 		}
 	}
 	if err != nil {
