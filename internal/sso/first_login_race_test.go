@@ -1,6 +1,7 @@
 package sso_test
 
 import (
+	"fmt"
 	"net/http"
 	"testing"
 
@@ -40,5 +41,36 @@ func TestSSOJITLoginWhileTheAddressIsProvisionedJoinsThatMember(t *testing.T) {
 	raceLogin(t, s, func(q store.Querier) error { return e.ProvisionIn(q, s.orgID, "lin@acme.test") }, user)
 	if n := e.Count(`SELECT COUNT(*) FROM members WHERE organization_id = $1`, s.orgID); n != 1 {
 		t.Fatalf("%d members, want the one", n)
+	}
+}
+
+// Two first logins of one identity (two tabs, a double-submitted form)
+// both find no registration for it and both register it. The second
+// registration waits for the first and takes it over (an upsert, as the
+// OAuth module's), so the login goes on as the member it names, as a
+// later login would, even one other than the address's; an insert would
+// hit the (connection_id, external_id) index and fail the login (500).
+// The first transaction is the winning login's registration, as
+// sso.finish writes it, held open while the second callback runs.
+func TestOIDCFirstLoginsOfOneIdentityShareTheRegistration(t *testing.T) {
+	t.Parallel()
+	e := apptest.New(t, storetest.Postgres(t), nil)
+	s := newOIDCEnv(t, e)
+	lin, other := e.CreateMember(s.orgID, "lin@acme.test"), e.CreateMember(s.orgID, "other@acme.test")
+	for i, owner := range []string{lin, other} {
+		sub := fmt.Sprintf("oidc-sub-%d", i)
+		winner := func(q store.Querier) error {
+			_, err := q.ExecContext(t.Context(), `INSERT INTO sso_registrations (registration_id, project_id, organization_id,
+				connection_id, member_id, external_id, sso_attributes, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,$6,'{}',0,0)`,
+				"registration-race-"+sub, e.Project.Project.ID, s.orgID, s.connID, owner, sub)
+			return err
+		}
+		user := &mockoidc.MockUser{Subject: sub, Email: "lin@acme.test", EmailVerified: true}
+		if got := raceLogin(t, s, winner, user); got != owner {
+			t.Fatalf("%s logged in as %s, want %s", sub, got, owner)
+		}
+		if n := e.Count(`SELECT COUNT(*) FROM sso_registrations WHERE external_id = $1`, sub); n != 1 {
+			t.Fatalf("%s: %d registrations, want the one", sub, n)
+		}
 	}
 }
