@@ -168,6 +168,24 @@ func newDB(w, r *sql.DB, d Dialect) *DB {
 // Dialect reports the engine.
 func (db *DB) Dialect() Dialect { return db.dialect }
 
+// LockRow holds the row of table whose keyColumn is key until the
+// transaction q ends, for a write computed from reads made after it (a
+// summary rebuilt from other tables): a concurrent writer holding the row
+// commits first, and those reads see what it wrote. On PostgreSQL (READ
+// COMMITTED) that is FOR NO KEY UPDATE, the lock an UPDATE of the row
+// takes, which inserts referencing the row (foreign key checks) do not
+// wait for. SQLite has one writer: a read inside the write transaction is
+// already current.
+func (db *DB) LockRow(ctx context.Context, q Querier, table, keyColumn, key string) error {
+	if db.dialect != Postgres {
+		return nil
+	}
+	if _, err := q.ExecContext(ctx, `SELECT 1 FROM `+table+` WHERE `+keyColumn+` = $1 FOR NO KEY UPDATE`, key); err != nil {
+		return fmt.Errorf("store: lock %s: %w", table, MapError(err))
+	}
+	return nil
+}
+
 // Close closes every connection.
 func (db *DB) Close() error {
 	if db.ckpt != nil {
