@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
-	"github.com/latchkey/latchkey/internal/store"
 	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
@@ -20,17 +19,9 @@ func TestDiscoveryJITExchangeWhileTheAddressIsProvisionedJoinsThatMember(t *test
 	org := e.CreateOrg("open-co", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"free.test"}})
 	ist := e.Discover("y@free.test")["intermediate_session_token"]
 	var r apptest.Resp
-	exchange := func() error {
+	e.DuringProvisioning(t, org, "y@free.test", func() {
 		r = e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": ist,
 			"organization_id": org}, "")
-		return nil
-	}
-	if _, err := storetest.Overlap(t, e.App.DB, func(q store.Querier) error { return e.ProvisionIn(q, org, "y@free.test") },
-		exchange); err != nil {
-		t.Fatal(err)
-	}
+	})
 	apptest.Want(t, r, 200, "")
-	if n := e.Count(`SELECT COUNT(*) FROM members WHERE organization_id = $1`, org); n != 1 {
-		t.Fatalf("%d members, want the one", n)
-	}
 }

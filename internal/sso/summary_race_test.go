@@ -17,18 +17,28 @@ import (
 // transaction is a change (the real code, through export_test.go's
 // hooks) held open while the second, through the API, runs.
 
-// Two connection changes of one organization at once: the summary shows
-// both.
+// pendingConnection adds an OIDC connection, not configured (pending), to
+// the organization and returns its id.
+func (s *oidcEnv) pendingConnection(t *testing.T, name string) string {
+	t.Helper()
+	r := s.Backend(http.MethodPost, "/v1/b2b/sso/oidc/"+s.orgID, map[string]any{"display_name": name})
+	apptest.Want(t, r, 200, "")
+	return r.Body["connection"].(map[string]any)["connection_id"].(string)
+}
+
+// Two connection changes of one organization at once: the second one's
+// rebuild of the organization's summary keeps the first one's change (a
+// rename of the active connection, while the other, pending, one is
+// renamed too).
 func TestConcurrentConnectionChangesBothReachTheOrganizationSummary(t *testing.T) {
 	t.Parallel()
 	e := apptest.New(t, storetest.Postgres(t), nil)
 	s := newOIDCEnv(t, e)
-	r := e.Backend(http.MethodPost, "/v1/b2b/sso/oidc/"+s.orgID, map[string]any{"display_name": "Second"})
-	apptest.Want(t, r, 200, "")
-	second := r.Body["connection"].(map[string]any)["connection_id"].(string)
+	second := s.pendingConnection(t, "Second")
 	rename := func(q store.Querier) error {
 		return e.App.SSO.RenameIn(t.Context(), q, e.Project.Project.ID, s.orgID, s.connID, "Renamed")
 	}
+	var r apptest.Resp
 	if _, err := storetest.Overlap(t, e.App.DB, rename, func() error {
 		r = e.Backend(http.MethodPut, "/v1/b2b/sso/oidc/"+s.orgID+"/connections/"+second, map[string]any{"display_name": "Second, renamed"})
 		return nil
@@ -50,9 +60,7 @@ func TestRegistrationDuringAConnectionsDeletionReachesTheMemberSummary(t *testin
 	e := apptest.New(t, storetest.Postgres(t), nil)
 	s := newOIDCEnv(t, e)
 	ctx, projectID := t.Context(), e.Project.Project.ID
-	r := e.Backend(http.MethodPost, "/v1/b2b/sso/oidc/"+s.orgID, map[string]any{"display_name": "Second"})
-	apptest.Want(t, r, 200, "")
-	second := r.Body["connection"].(map[string]any)["connection_id"].(string)
+	second := s.pendingConnection(t, "Second")
 	mid := e.CreateMember(s.orgID, "lin@acme.test")
 	if err := e.App.DB.Tx(ctx, func(q store.Querier) error {
 		return e.App.SSO.RegisterIn(ctx, q, projectID, s.orgID, s.connID, mid, "first-sub")
@@ -62,6 +70,7 @@ func TestRegistrationDuringAConnectionsDeletionReachesTheMemberSummary(t *testin
 	register := func(q store.Querier) error {
 		return e.App.SSO.RegisterIn(ctx, q, projectID, s.orgID, second, mid, "second-sub")
 	}
+	var r apptest.Resp
 	if _, err := storetest.Overlap(t, e.App.DB, register, func() error {
 		r = e.Backend(http.MethodDelete, "/v1/b2b/sso/"+s.orgID+"/connections/"+s.connID, nil)
 		return nil
