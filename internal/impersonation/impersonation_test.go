@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/cli"
@@ -242,17 +243,22 @@ func TestMembersMustBeActive(t *testing.T) {
 		other := e.CreateOrg("globex", "ALL_ALLOWED", nil)
 		mid := e.CreateMember(org, "ada@acme.test")
 
-		if _, err := mint(t, e, other, mid, nil); !isType(err, "member_not_found") {
-			t.Errorf("member of another organization: %v", err)
-		}
-		if _, err := mint(t, e, org, "member-test-00000000-0000-4000-8000-000000000000", nil); !isType(err, "member_not_found") {
-			t.Errorf("unknown member: %v", err)
-		}
-		if _, err := mint(t, e, org, mid, func(p *impersonation.MintParams) { p.ImpersonatorEmail = "not an email" }); !isType(err, "invalid_request") {
-			t.Errorf("bad impersonator: %v", err)
-		}
-		if _, err := mint(t, e, org, mid, func(p *impersonation.MintParams) { p.RedirectURL = "https://evil.test/" }); !isType(err, "redirect_url_not_registered") {
-			t.Errorf("unregistered redirect: %v", err)
+		for _, c := range []struct {
+			name      string
+			org, mid  string
+			tweak     func(*impersonation.MintParams)
+			wantError apierr.Type
+		}{
+			{"member of another organization", other, mid, nil, apierr.MemberNotFound},
+			{"unknown member", org, "member-test-00000000-0000-4000-8000-000000000000", nil, apierr.MemberNotFound},
+			{"bad impersonator", org, mid, func(p *impersonation.MintParams) { p.ImpersonatorEmail = "not an email" },
+				apierr.InvalidRequest},
+			{"unregistered redirect", org, mid, func(p *impersonation.MintParams) { p.RedirectURL = "https://evil.test/" },
+				apierr.RedirectURLNotRegistered},
+		} {
+			if _, err := mint(t, e, c.org, c.mid, c.tweak); !apierr.Is(err, c.wantError) {
+				t.Errorf("%s: %v, want %s", c.name, err, c.wantError)
+			}
 		}
 		if m, err := mint(t, e, org, mid, func(p *impersonation.MintParams) { p.RedirectURL = apptest.Page }); err != nil ||
 			!strings.HasPrefix(m.LoginURL, apptest.Page+"?") {
@@ -262,7 +268,7 @@ func TestMembersMustBeActive(t *testing.T) {
 		pending := mustMint(t, e, org, mid)
 		e.DeleteMember(org, mid)
 		apptest.Want(t, redeemSDK(e, pending.Token), 403, "inactive_member")
-		if _, err := mint(t, e, org, mid, nil); !isType(err, "inactive_member") {
+		if _, err := mint(t, e, org, mid, nil); !apierr.Is(err, apierr.InactiveMember) {
 			t.Errorf("deleted member: %v", err)
 		}
 		// The refusal did not spend the token, but the reactivation does.
@@ -272,16 +278,13 @@ func TestMembersMustBeActive(t *testing.T) {
 		apptest.Want(t, redeemSDK(e, pending.Token), 401, "unable_to_auth_impersonation_token")
 
 		pending = mustMint(t, e, org, mid)
-		if r := e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+mid, map[string]any{"email_address": "eve@acme.test"}); r.Status != 200 {
+		r := e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+mid, map[string]any{"email_address": "eve@acme.test"})
+		if r.Status != 200 {
 			t.Fatalf("change address: %s", r.Raw)
 		}
 		apptest.Want(t, redeemSDK(e, pending.Token), 401, "unable_to_auth_impersonation_token")
 		apptest.Want(t, redeemSDK(e, mustMint(t, e, org, mid).Token), 200, "")
 	})
-}
-
-func isType(err error, t string) bool {
-	return err != nil && strings.HasPrefix(err.Error(), t+":")
 }
 
 // Wrong tokens from one browser address are limited (RedeemPerIP); the
