@@ -13,13 +13,17 @@ import (
 )
 
 // ClientSecretFailuresPerIP counts failed client authentications per
-// address. There is no per-client rule: client secrets (connected apps and
-// M2M clients alike) are 256-bit random (clientsecret.New), so no number of
-// guesses finds one, and a per-client lock would only let anyone who knows
-// a client_id (it is in every authorization URL) lock the real client out
-// of the token endpoint. Past the limit an address's failures are answered
-// with the refusal, which slows a scanner down; a correct secret always
-// passes (ratelimit.GuardUnguessable).
+// address at one project's endpoints (keyed projectID|address, as every
+// per-address limit of a project is): failures at another project's
+// endpoints from a shared address (a NAT, an IPv6 /64) spend nothing of
+// this project's allowance. There is no per-client rule: client secrets
+// (connected apps and M2M clients alike) are 256-bit random
+// (clientsecret.New), so no number of guesses finds one, and a per-client
+// lock would only let anyone who knows a client_id (it is in every
+// authorization URL) lock the real client out of the token endpoint. Past
+// the limit an address's failures are answered with the refusal, which
+// slows a scanner down; a correct secret always passes
+// (ratelimit.GuardUnguessable).
 var ClientSecretFailuresPerIP = ratelimit.Rule{Name: "idp_client_secret_ip", Limit: 30, Window: 10 * time.Minute}
 
 // clientCredentials reads client_secret_basic (RFC 6749 2.3.1: the parts
@@ -70,7 +74,7 @@ func (p *Provider) authenticateClient(r *http.Request, projectID string) (*conne
 		app = a
 		return nil
 	}
-	err = p.guardClient(r, true, check)
+	err = p.guardClient(r, projectID, true, check)
 	if err != nil {
 		return nil, err
 	}
@@ -85,9 +89,9 @@ func (p *Provider) authenticateClient(r *http.Request, projectID string) (*conne
 // secret, which may be guessable, so there the address's allowance is
 // checked before the secret, and an address out of it gets no answer at
 // all until the window passes.
-func (p *Provider) guardClient(r *http.Request, generated bool, check func() error) error {
+func (p *Provider) guardClient(r *http.Request, projectID string, generated bool, check func() error) error {
 	isFailure := func(err error) bool { var oe *oauthError; return errors.As(err, &oe) && oe.code == "invalid_client" }
-	rule := ratelimit.For(ClientSecretFailuresPerIP, httpapi.ClientIP(r))
+	rule := ratelimit.For(ClientSecretFailuresPerIP, projectID+"|"+httpapi.ClientIP(r))
 	if generated {
 		return p.limiter.GuardUnguessable(r.Context(), check, isFailure, rule)
 	}

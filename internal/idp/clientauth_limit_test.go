@@ -90,3 +90,28 @@ func TestChosenM2MSecretsAreGuessedOnlyWithinTheAllowance(t *testing.T) {
 		apptest.Want(t, token(chosen, http.Header{"X-Forwarded-For": {"203.0.113.7"}}), 200, "")
 	})
 }
+
+// The token endpoint belongs to one project (its issuer path names it),
+// and per-address limits are keyed projectID|address: wrong client
+// secrets sent to another project's endpoint from a shared address (a
+// NAT, a cloud egress, now a whole IPv6 /64) must not lock this project's
+// M2M client, which brings its own secret and is refused even with it
+// once the address is out of allowance (Guard, not GuardUnguessable).
+func TestOtherProjectsClientFailuresDoNotLockOutM2M(t *testing.T) {
+	apptest.EachWith(t, func(c *config.Config) { c.TrustedProxies = "127.0.0.1" }, func(t *testing.T, e *apptest.Env) {
+		const chosen = "correct-horse-battery-staple-1234567890"
+		apptest.Want(t, e.Backend("POST", "/v1/m2m/clients", map[string]any{"client_name": "Job", "scopes": []string{"read:x"},
+			"client_id": "job-1", "client_secret": chosen}), 200, "")
+		other := e.NewProject("Other")
+		shared := func() http.Header {
+			return http.Header{"X-Forwarded-For": {"198.51.100.4"}, "Content-Type": {"application/x-www-form-urlencoded"}}
+		}
+		body := url.Values{"grant_type": {"client_credentials"}}.Encode()
+		otherPath := "/v1/public/" + other.Project.ID + "/oauth2/token"
+		for range idp.ClientSecretFailuresPerIP.Limit {
+			oauthErr(t, e.Do("POST", otherPath, body, shared(), "someone-elses-job", "wrong-guess"), 401, "invalid_client")
+		}
+		ownPath := "/v1/public/" + e.Project.Project.ID + "/oauth2/token"
+		apptest.Want(t, e.Do("POST", ownPath, body, shared(), "job-1", chosen), 200, "")
+	})
+}

@@ -76,15 +76,14 @@ func (f Faces) ExchangeAccessToken(r *http.Request) (any, error) {
 		}
 		return f.P.db.Tx(ctx, func(q store.Querier) error {
 			// used_at marks the exchange: a second one finds it set. The
-			// token was checked before this transaction: revoked_at is read
-			// again here, so a token the member's address change revoked
-			// meanwhile (ReleaseAddress) does not start a session after it.
-			res, err := q.ExecContext(ctx, `UPDATE idp_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL
-				AND revoked_at IS NULL`, store.Millis(f.P.clock.Now()), ids.Hash(c.ID))
+			// token was checked before this transaction: a token the
+			// member's address change revoked meanwhile (ReleaseAddress)
+			// spends nothing and starts no session after it.
+			spent, err := f.P.spend(ctx, q, row, ids.Hash(c.ID))
 			if err != nil {
 				return err
 			}
-			if n, err := res.RowsAffected(); err != nil || n == 0 {
+			if !spent {
 				return apierr.New(apierr.AccessTokenExchangeInvalidGrant).WithMessage("This access token was already exchanged or was revoked.")
 			}
 			org, err := f.P.orgs.GetIn(ctx, q, p.ID, row.OrganizationID)

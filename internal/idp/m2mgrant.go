@@ -36,7 +36,7 @@ func (p *Provider) clientCredentials(r *http.Request, pr *project.Project) (any,
 		return nil, invalidClient()
 	}
 	var c *m2m.Client
-	err = p.guardClient(r, false, func() error {
+	err = p.guardClient(r, pr.ID, false, func() error {
 		got, err := p.m2m.Get(r.Context(), pr.ID, id)
 		if errors.Is(err, store.ErrNotFound) {
 			return invalidClient()

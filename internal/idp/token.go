@@ -154,15 +154,14 @@ func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps
 		if !t.active(p.clock.Now()) {
 			return bad
 		}
-		// revoked_at is read again with the spend: t was read before a
-		// revocation still in flight (an address change's) committed, and
-		// such a token spends nothing; the family is revoked already.
-		res, err := q.ExecContext(ctx, `UPDATE idp_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL
-			AND revoked_at IS NULL`, store.Millis(p.clock.Now()), ids.Hash(presented))
+		// t was read without a lock: a token revoked since (an address
+		// change's revocation) spends nothing, and its family is revoked
+		// already.
+		spent, err := p.spend(ctx, q, t, ids.Hash(presented))
 		if err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n != 1 || t.Used {
+		if !spent || t.Used {
 			reused = t.FamilyID
 			return bad
 		}

@@ -147,6 +147,34 @@ func (p *Provider) holdMember(ctx context.Context, q store.Querier, projectID, m
 	return nil
 }
 
+// spend marks the stored token hash used inside q, holding its member's
+// row first (holdMember). false: the token was used or revoked meanwhile;
+// revoked_at is read again here, after t was read, so a token an address
+// change revoked while the caller checked it spends nothing.
+//
+// The order matters on PostgreSQL: an address change updates the member's
+// row and then revokes the member's tokens (ReleaseAddress). A spend that
+// locked the token's row first and the member's after (in issue, or
+// session.Complete) would deadlock with a change landing between the two;
+// PostgreSQL would break it after deadlock_timeout and store.Tx run one
+// side again. Held first, the member's row makes one of them wait for the
+// other instead. A missing member is left to the caller's member read.
+func (p *Provider) spend(ctx context.Context, q store.Querier, t *tokenRow, hash string) (bool, error) {
+	if err := p.holdMember(ctx, q, t.ProjectID, t.MemberID, ""); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return false, err
+	}
+	res, err := q.ExecContext(ctx, `UPDATE idp_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL
+		AND revoked_at IS NULL`, store.Millis(p.clock.Now()), hash)
+	if err != nil {
+		return false, fmt.Errorf("idp: spend %s token: %w", t.Kind, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("idp: spend %s token: %w", t.Kind, err)
+	}
+	return n == 1, nil
+}
+
 // revokeMember revokes every token of a member and deletes their consent,
 // in one transaction.
 func (p *Provider) revokeMember(ctx context.Context, projectID, memberID string) error {

@@ -295,7 +295,7 @@ func (s *Service) removeFactor(ctx context.Context, w Who, what string,
 	}
 	var m *organization.Member
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		m, err = s.d.Orgs.Member(ctx, q, w.Project.ID, sub.member.MemberID)
+		m, err = s.d.Orgs.MemberForUpdate(ctx, q, w.Project.ID, sub.member.MemberID)
 		if err != nil {
 			return organization.NotFound(err, apierr.MemberNotFound)
 		}

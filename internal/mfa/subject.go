@@ -174,10 +174,12 @@ func refuseISTEnrollment(sub *subject, m *organization.Member) error {
 	return nil
 }
 
-// reload reads the subject's member again inside q, so the MFA fields
-// written by this transaction start from the committed state.
+// reload reads the subject's member again inside q, locked until q ends
+// (organization.MemberForUpdate), so the MFA fields written by this
+// transaction start from the committed state and no concurrent change of
+// them commits in between to be overwritten.
 func (s *Service) reload(ctx context.Context, q store.Querier, p *project.Project, sub *subject) (*organization.Member, error) {
-	m, err := s.d.Orgs.Member(ctx, q, p.ID, sub.member.MemberID)
+	m, err := s.d.Orgs.MemberForUpdate(ctx, q, p.ID, sub.member.MemberID)
 	if err != nil {
 		return nil, organization.NotFound(err, apierr.MemberNotFound)
 	}

@@ -72,9 +72,12 @@ func (s *Store) OrgMember(ctx context.Context, q store.Querier, org *Organizatio
 // transaction q. Deleted members must be reactivated first. A new email
 // address is unverified until the member proves it by logging in with it;
 // changing it ends, in q, the member's sessions and every secret emailed
-// to the old address (AddressHolder), so q must be a transaction.
+// to the old address (AddressHolder), so q must be a transaction. Every
+// column is written back from the member as read, so the read locks the
+// row (orgMemberForUpdate): a concurrent update is not undone, nor an
+// address change reverted without ending what the address held.
 func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, memberID string, u MemberUpdate) (*Member, error) {
-	m, err := s.OrgMember(ctx, q, org, memberID)
+	m, err := s.orgMemberForUpdate(ctx, q, org, memberID)
 	if err != nil {
 		return nil, err
 	}

@@ -40,7 +40,9 @@ func (m *Member) EnrolledMFAMethods() []string {
 // SaveMFA writes the member's MFA fields (phone, verification, enrollment,
 // default method, TOTP registration) inside the caller's transaction. A
 // verified phone number already held by another member of the
-// organization is duplicate_member_phone_number.
+// organization is duplicate_member_phone_number. Every MFA field is
+// written from m: read it with MemberForUpdate in the same transaction, or
+// a concurrent change of another of them (a factor's removal) is undone.
 func (s *Store) SaveMFA(ctx context.Context, q store.Querier, m *Member) error {
 	if m.MFAPhoneNumber == "" {
 		m.MFAPhoneNumberVerified = false

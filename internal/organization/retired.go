@@ -128,9 +128,11 @@ func (s *Store) CheckNewEmail(ctx context.Context, q store.Querier, org *Organiz
 // owner just proved it), the old address joins the retired ones, and what
 // the old address held ends (AddressHolder: secrets emailed to it, the
 // member's sessions). Only active members change address. It returns the
-// member as it now is.
+// member as it now is. The member is read locked (orgMemberForUpdate): the
+// address retired and released is the one the change replaces, not one a
+// concurrent change replaced already.
 func (s *Store) ChangeEmail(ctx context.Context, q store.Querier, org *Organization, env ids.Env, memberID, email string) (*Member, error) {
-	m, err := s.OrgMember(ctx, q, org, memberID)
+	m, err := s.orgMemberForUpdate(ctx, q, org, memberID)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -163,4 +164,42 @@ func TestLoginOverlappingAddressChangeOnPostgres(t *testing.T) {
 			})
 		}
 	}
+}
+
+// An MFA step redeems the login's IST (a row lock on intermediate_sessions)
+// and then completes the login, which holds the member's row; an admin's
+// address change updates the member's row and then spends the member's
+// ISTs (ReleaseAddress). In opposite orders, a change landing between the
+// two steps deadlocks with the login: PostgreSQL aborts one after
+// deadlock_timeout and store.Tx runs it again. The redemption holds the
+// member's row first, so the change waits for the login, which runs once
+// and whose new IST the change then spends.
+func TestISTRedemptionAndAddressChangeDoNotDeadlock(t *testing.T) {
+	t.Parallel()
+	e := apptest.New(t, storetest.Postgres(t), nil)
+	ctx := t.Context()
+	l := newRaceLogin(t, e, "redeem", true)
+	ist, _ := e.MFALogin(l.org.OrganizationID, "ada@race.test")
+	m := l.read(t)
+	var logins, changes atomic.Int32
+	loginErr, changeErr := storetest.Interleave(t, e.App.DB,
+		func(q store.Querier) error {
+			logins.Add(1)
+			_, err := e.App.Sessions.RedeemIntermediate(ctx, q, e.Project.Project, ist)
+			return err
+		},
+		func() error {
+			return e.App.DB.Tx(ctx, func(q store.Querier) error {
+				changes.Add(1)
+				return e.ChangeAddressIn(q, l.org.OrganizationID, l.mid, "someone-else@race.test")
+			})
+		},
+		func(q store.Querier) error { return l.complete(ctx, q, m, nil) })
+	if loginErr != nil || changeErr != nil {
+		t.Fatalf("login: %v; change: %v", loginErr, changeErr)
+	}
+	if logins.Load() != 1 || changes.Load() != 1 {
+		t.Fatalf("the login ran %d times and the change %d times: they deadlocked and one was retried", logins.Load(), changes.Load())
+	}
+	l.wantNothingLive(t)
 }

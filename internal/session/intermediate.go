@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -80,10 +81,23 @@ func (s *Service) PeekIntermediate(ctx context.Context, p *project.Project, toke
 
 // RedeemIntermediate consumes an IST inside the caller's transaction; the
 // conditional UPDATE makes a second redemption fail even under concurrency.
+//
+// For an IST naming a member, the member's row is held before the spend
+// (organization.LockMember), not only by the Complete that follows it: an
+// address change updates the member's row and then spends the member's
+// ISTs (ReleaseAddress), so on PostgreSQL a change landing between the
+// spend and a later member lock would deadlock with the redemption, to be
+// broken after deadlock_timeout and retried. A missing member is left to
+// Complete.
 func (s *Service) RedeemIntermediate(ctx context.Context, q store.Querier, p *project.Project, token string) (*Intermediate, error) {
 	in, err := s.loadIntermediate(ctx, q, p, token)
 	if err != nil {
 		return nil, err
+	}
+	if in.MemberID != "" {
+		if _, _, err := s.orgs.LockMember(ctx, q, p.ID, in.MemberID); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
 	}
 	res, err := q.ExecContext(ctx, `UPDATE intermediate_sessions SET used_at = $1 WHERE intermediate_session_id = $2 AND used_at IS NULL`,
 		store.Millis(s.clock.Now()), in.ID)

@@ -77,10 +77,12 @@ func (s *Service) callback(ctx context.Context, r *http.Request) (string, error)
 }
 
 // redeemState spends the login's state ticket, which must belong to this
-// connection.
+// connection. Failures count per project and client address: the
+// connection names its project, and another project's stale callbacks
+// from a shared address must not spend this one's allowance.
 func (s *Service) redeemState(ctx context.Context, r *http.Request, c *conn, token string) (*flowState, error) {
 	t, err := s.d.Flows.Redeem(ctx, flowtoken.Redeem{Kind: kindState, Token: token, ProjectID: c.ProjectID,
-		LimitKey: httpapi.ClientIP(r)})
+		LimitKey: c.ProjectID + "|" + httpapi.ClientIP(r)})
 	if errors.Is(err, flowtoken.ErrInvalid) {
 		return nil, apierr.Wrap(apierr.SSOStateMismatch, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/oauth2-proxy/mockoidc"
+
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 )
@@ -40,5 +42,24 @@ func TestSSORedeemFailuresCountPerEndUserAddressAndProject(t *testing.T) {
 		redeem(sdk, flowtoken.RedeemLimit.Limit, "sso_token_not_found")
 		redeem(sdk, 1, "too_many_requests")
 		redeem(otherSDK, 1, "sso_token_not_found")
+	})
+}
+
+// A connection's callback knows its project, and its state redemptions
+// fail-count per project and client address: stale states sent to another
+// project's connection from a shared address (a NAT, an IPv6 /64) leave
+// this project's logins from that address alone. The allowance is checked
+// before the state (flowtoken.Redeem), so counted together they would
+// refuse even a valid login.
+func TestSSOCallbackFailuresCountPerProject(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newOIDCEnv(t, e)
+		elsewhere := *e // the same server, another project
+		elsewhere.Project = e.NewProject("Other")
+		other := newOIDCEnv(t, &elsewhere)
+		for range flowtoken.RedeemLimit.Limit {
+			wantPage(t, e.Get("/v1/b2b/sso/callback/"+other.connID+"?code=x&state=stale"), 400, "sso_state_mismatch")
+		}
+		tokenFrom(t, s.login(&mockoidc.MockUser{Subject: "oidc-sub-1", Email: "lin@acme.test", EmailVerified: true}, nil))
 	})
 }

@@ -16,6 +16,18 @@ import (
 // second would simply wait for the first.
 func Overlap(t *testing.T, db *store.DB, first func(q store.Querier) error, second func() error) (firstErr, secondErr error) {
 	t.Helper()
+	return Interleave(t, db, first, second, nil)
+}
+
+// Interleave is Overlap with a last step: once second has returned or
+// waits for a lock first holds, then (unless nil) runs in first's
+// transaction before it commits. It drives a lock taken by first after
+// second's began, the interleaving where opposite lock orders deadlock.
+// first's transaction may run again (store.Tx retries a deadlock's loser);
+// the hold is skipped then.
+func Interleave(t *testing.T, db *store.DB, first func(q store.Querier) error, second func() error,
+	then func(q store.Querier) error) (firstErr, secondErr error) {
+	t.Helper()
 	ctx := t.Context()
 	holder, commit, firstDone := make(chan int, 1), make(chan struct{}), make(chan error, 1)
 	var once sync.Once
@@ -35,7 +47,10 @@ func Overlap(t *testing.T, db *store.DB, first func(q store.Querier) error, seco
 			default:
 			}
 			<-commit
-			return nil
+			if then == nil {
+				return nil
+			}
+			return then(q)
 		})
 	}()
 	var pid int
