@@ -201,21 +201,15 @@ func (h Handlers) createMember(r *http.Request, p *project.Project, o *Organizat
 	nm := NewMember{Email: email, Name: req.Name, Status: status, TrustedMetadata: req.TrustedMetadata,
 		UntrustedMetadata: req.UntrustedMetadata, IsBreakglass: req.IsBreakglass, Roles: roles}
 	// The MFA fields and external id go through the update's rules after
-	// the insert, in its transaction: a refusal undoes the insert. The
-	// answer is the callback's own error: Tx maps what it returns again,
-	// which would turn a catalogued conflict (duplicate_member_email)
-	// back into a bare one.
+	// the insert, in its transaction: a refusal undoes the insert.
 	var m *Member
-	var failed error
-	err = h.Store.db.Tx(r.Context(), func(q store.Querier) error {
-		if m, failed = h.Store.CreateMember(r.Context(), q, o, p.Env, nm); failed == nil && req.MemberFields.set() {
-			m, failed = h.Store.UpdateMember(r.Context(), q, o, p.Env, m.MemberID, MemberUpdate{MemberFields: req.MemberFields})
+	err = h.Store.db.Tx(r.Context(), func(q store.Querier) (err error) {
+		if m, err = h.Store.CreateMember(r.Context(), q, o, p.Env, nm); err != nil || !req.MemberFields.set() {
+			return err
 		}
-		return failed
+		m, err = h.Store.UpdateMember(r.Context(), q, o, p.Env, m.MemberID, MemberUpdate{MemberFields: req.MemberFields})
+		return err
 	})
-	if failed != nil {
-		return nil, failed
-	}
 	if err != nil {
 		return nil, err
 	}

@@ -154,10 +154,8 @@ func (s *Store) saveFields(ctx context.Context, q store.Querier, m *Member, c fi
 	}
 	_, err := q.ExecContext(ctx, `UPDATE members SET external_id = $1, updated_at = $2 WHERE member_id = $3`,
 		m.ExternalID, store.Millis(s.clock.Now()), m.MemberID)
-	if mapped := store.MapError(err); errors.Is(mapped, store.ErrConflict) {
-		// The mapped error: store.DB.Tx maps what its callback returns
-		// again, and must find the catalogue error in it.
-		return apierr.Wrap(apierr.DuplicateMemberExternalID, mapped)
+	if errors.Is(store.MapError(err), store.ErrConflict) {
+		return apierr.Wrap(apierr.DuplicateMemberExternalID, err)
 	}
 	if err != nil {
 		return fmt.Errorf("organization: save external id: %w", err)
