@@ -45,6 +45,7 @@ const ROUTES = {
   'POST /sdk/v1/b2b/passwords/discovery/reset': 'B2BPasswordDiscoveryResetByEmailResponse',
   'POST /sdk/v1/b2b/sessions/authenticate': 'B2BSessionAuthenticateResponse',
   'POST /sdk/v1/b2b/sessions/revoke': 'SessionRevokeResponse',
+  'POST /sdk/v1/b2b/sessions/revoke/{member_id}': 'B2BSessionRevokeForMemberResponse',
   'GET /sdk/v1/b2b/organizations/me': 'B2BOrganizationsUpdateResponse', // organization.get reads resp.organization (no own type)
   'PUT /sdk/v1/b2b/organizations/me': 'B2BOrganizationsUpdateResponse',
   'DELETE /sdk/v1/b2b/organizations/me': 'B2BOrganizationsDeleteResponse',

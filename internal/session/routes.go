@@ -8,6 +8,7 @@ func (h Handlers) Routes() []httpapi.Route {
 	return []httpapi.Route{
 		httpapi.SDKRoute("POST /sdk/v1/b2b/sessions/authenticate", h.SDKAuthenticate),
 		httpapi.SDKRoute("POST /sdk/v1/b2b/sessions/revoke", h.SDKRevoke),
+		httpapi.SDKRoute("POST /sdk/v1/b2b/sessions/revoke/{member_id}", h.SDKRevokeForMember),
 		httpapi.BackendRoute("POST /v1/b2b/sessions/authenticate", h.BackendAuthenticate),
 		httpapi.BackendRoute("POST /v1/b2b/sessions/revoke", h.BackendRevoke),
 	}
