@@ -87,6 +87,7 @@ const ROUTES = {
   'GET /sdk/v1/b2b/organizations/connected_apps/{connected_app_id}': 'B2BOrganizationsGetConnectedAppResponse',
   'GET /sdk/v1/b2b/organizations/members/connected_apps': 'B2BMemberGetConnectedAppsResponse',
   'GET /sdk/v1/b2b/organizations/members/{member_id}/connected_apps': 'B2BOrganizationsMemberGetConnectedAppsResponse',
+  'GET /sdk/v1b2b/organizations/members/{member_id}/connected_apps': 'B2BOrganizationsMemberGetConnectedAppsResponse', // the SDK's own spelling (api-reference §1.4)
   'POST /sdk/v1/b2b/organizations/members/connected_apps/{connected_app_id}/revoke': 'B2BMemberRevokeConnectedAppResponse',
   'POST /sdk/v1/b2b/organizations/members/{member_id}/connected_apps/{connected_app_id}/revoke': 'B2BOrganizationsMemberRevokeConnectedAppResponse',
   'POST /sdk/v1/b2b/oauth/authenticate': 'B2BOAuthAuthenticateResponse',
