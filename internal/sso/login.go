@@ -14,6 +14,7 @@ import (
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/providertokens"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -25,6 +26,9 @@ type identity struct {
 	Name       string
 	Groups     []string
 	Attributes map[string]any
+	// Tokens are an OIDC login's provider tokens (nil for SAML), kept
+	// sealed on the registration for the backend's oidc_providers call.
+	Tokens *providertokens.Tokens
 }
 
 // tokenData is what an SSO token redeems to.
@@ -68,14 +72,23 @@ func (s *Service) finish(ctx context.Context, r *http.Request, c *conn, st *flow
 			return fmt.Errorf("sso: encode attributes: %w", err)
 		}
 		now := store.Millis(s.d.Clock.Now())
-		if regID == "" {
+		fresh := regID == ""
+		if fresh {
 			regID = newKeyID("registration", c)
+		}
+		// Each login's tokens replace the last ones: they are the newest
+		// the provider issued.
+		tokens, err := s.sealTokens(regID, id.Tokens)
+		if err != nil {
+			return err
+		}
+		if fresh {
 			_, err = q.ExecContext(ctx, `INSERT INTO sso_registrations (registration_id, project_id, organization_id,
-				connection_id, member_id, external_id, sso_attributes, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$8)`,
-				regID, c.ProjectID, c.OrganizationID, c.ID, m.MemberID, id.ExternalID, string(attrs), now)
+				connection_id, member_id, external_id, sso_attributes, tokens, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$9)`,
+				regID, c.ProjectID, c.OrganizationID, c.ID, m.MemberID, id.ExternalID, string(attrs), tokens, now)
 		} else {
-			_, err = q.ExecContext(ctx, `UPDATE sso_registrations SET sso_attributes = $1, updated_at = $2
-				WHERE registration_id = $3`, string(attrs), now, regID)
+			_, err = q.ExecContext(ctx, `UPDATE sso_registrations SET sso_attributes = $1, tokens = $2, updated_at = $3
+				WHERE registration_id = $4`, string(attrs), tokens, now, regID)
 		}
 		if err != nil {
 			return fmt.Errorf("sso: write registration: %w", err)

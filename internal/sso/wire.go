@@ -136,6 +136,24 @@ type DeleteKeyResponse struct {
 	PrivateKeyID string `json:"private_key_id"`
 }
 
+// OIDCProviderInfo is one OIDC SSO registration's provider tokens (the
+// Node client's OIDCProviderInfo); refresh_token only when asked for.
+type OIDCProviderInfo struct {
+	ProviderSubject      string   `json:"provider_subject"`
+	IDToken              string   `json:"id_token"`
+	AccessToken          string   `json:"access_token"`
+	AccessTokenExpiresIn int      `json:"access_token_expires_in"`
+	Scopes               []string `json:"scopes"`
+	ConnectionID         string   `json:"connection_id"`
+	RefreshToken         string   `json:"refresh_token,omitempty"`
+}
+
+// OIDCProvidersResponse answers the backend's members/{member_id}/oidc_providers.
+type OIDCProvidersResponse struct {
+	httpapi.Common
+	Registrations []OIDCProviderInfo `json:"registrations"`
+}
+
 // DiscoveryResponse answers b2b/sso/discovery/connections.
 type DiscoveryResponse struct {
 	httpapi.Common
