@@ -67,6 +67,7 @@ const ROUTES = {
   'POST /sdk/v1/b2b/sessions/exchange': 'B2BSessionExchangeResponse',
   'POST /sdk/v1/b2b/sessions/attest': 'B2BSessionAttestResponse',
   'POST /sdk/v1/b2b/sessions/exchange_access_token': 'B2BSessionAccessTokenExchangeResponse',
+  'POST /sdk/v1/b2b/impersonation/authenticate': 'B2BImpersonationAuthenticateResponse',
   'POST /sdk/v1/b2b/otps/sms/send': 'B2BSMSSendResponse',
   'POST /sdk/v1/b2b/otps/sms/authenticate': 'B2BSMSAuthenticateResponse',
   'POST /sdk/v1/b2b/totp': 'B2BTOTPCreateResponse',

@@ -140,6 +140,9 @@ const (
 	MigrateEmailDoesNotExist             Type = "migrate_from_external_email_does_not_exist"
 	MigrateUnexpectedResponse            Type = "migrate_from_external_unexpected_response"
 	MigrateUserinfoUnavailable           Type = "migrate_from_external_userinfo_unavailable"
+
+	// Member impersonation by an operator (package impersonation).
+	UnableToAuthImpersonationToken Type = "unable_to_auth_impersonation_token"
 )
 
 type entry struct {
@@ -266,4 +269,6 @@ var catalogue = map[Type]entry{
 	MigrateEmailDoesNotExist:             {http.StatusNotFound, "No member of the organization has the email the previous provider returned; import the member first."},
 	MigrateUnexpectedResponse:            {http.StatusBadRequest, "The previous provider's userinfo endpoint did not confirm the session with an email."},
 	MigrateUserinfoUnavailable:           {http.StatusBadGateway, "The previous provider's userinfo endpoint could not be reached."},
+
+	UnableToAuthImpersonationToken: {http.StatusUnauthorized, "The impersonation token could not be authenticated because it was either already used or expired."},
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/idp"
+	"github.com/latchkey/latchkey/internal/impersonation"
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/metrics"
 	"github.com/latchkey/latchkey/internal/mfa"
@@ -81,6 +82,9 @@ type App struct {
 	// TrustedAuth is the trusted auth tokens module (its profiles are
 	// configured by the CLI).
 	TrustedAuth *trustedauth.Service
+	// Impersonation is operators acting as members (its tokens are
+	// minted by the CLI).
+	Impersonation *impersonation.Service
 	// SSO is the SSO module (also configured by dev mode's seed).
 	SSO *sso.Service
 	// DevSAML and DevOIDC are dev mode's built-in identity providers

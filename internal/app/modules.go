@@ -12,6 +12,7 @@ import (
 	"github.com/latchkey/latchkey/internal/devmode"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/idp"
+	"github.com/latchkey/latchkey/internal/impersonation"
 	"github.com/latchkey/latchkey/internal/m2m"
 	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/oauth"
@@ -35,7 +36,8 @@ type Module interface {
 // Migrations lists every module's own migrations, applied after the core
 // ones by App.New, `latchkey migrate` and the test harness.
 func Migrations() []store.Source {
-	return []store.Source{oauth.Migrations(), rbac.Migrations(), idp.Migrations(), sso.Migrations(), trustedauth.Migrations()}
+	return []store.Source{oauth.Migrations(), rbac.Migrations(), idp.Migrations(), sso.Migrations(), trustedauth.Migrations(),
+		impersonation.Migrations()}
 }
 
 // SealedColumns lists every column holding a secret sealed at rest with
@@ -96,12 +98,16 @@ func (a *App) wireModules() error {
 	// Connected-app tokens were granted by whoever held the member's
 	// address: an address change or a reactivation ends them too.
 	a.Orgs.AddAddressHolder(a.idp)
+	a.Impersonation = impersonation.New(impersonation.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Orgs: a.Orgs,
+		Sessions: a.Sessions, Limiter: a.Limiter, Audit: a.Audit})
+	a.Orgs.AddAddressHolder(a.Impersonation)
 	a.modules = []Module{
 		a.RBAC,
 		a.OAuth,
 		a.idp,
 		a.SSO,
 		a.TrustedAuth,
+		a.Impersonation,
 	}
 	if a.Config.Dev {
 		base := func() string { return a.Config.BaseURL }

@@ -1,11 +1,13 @@
 package app_test
 
 import (
+	"context"
 	"net/http"
 	"sync"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/impersonation"
 )
 
 // raceN is how many concurrent redemptions each one-time secret gets.
@@ -102,6 +104,18 @@ func TestOneTimeSecretsRaces(t *testing.T) {
 			race(t, "IST exchange", raceN, func() apptest.Resp {
 				return e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{"intermediate_session_token": ist,
 					"organization_id": org, "session_duration_minutes": 60}, "")
+			})
+		})
+
+		t.Run("impersonation token", func(t *testing.T) {
+			mid := e.CreateMember(org, "imp@acme.test")
+			m, err := e.App.Impersonation.Mint(context.Background(), impersonation.MintParams{ProjectID: e.Project.Project.ID,
+				OrganizationID: org, MemberID: mid, ImpersonatorEmail: "support@operator.test"})
+			if err != nil {
+				t.Fatalf("mint: %v", err)
+			}
+			race(t, "impersonation token", raceN, func() apptest.Resp {
+				return e.SDK(http.MethodPost, "/b2b/impersonation/authenticate", map[string]any{"impersonation_token": m.Token}, "")
 			})
 		})
 

@@ -3,9 +3,11 @@ package apptest
 import (
 	"net/http"
 	"sort"
+	"testing"
 
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // MemberByID reads a member through the backend.
@@ -117,6 +119,31 @@ func (e *Env) ChangeAddressIn(q store.Querier, orgID, memberID, email string) er
 	}
 	_, err = e.App.Orgs.UpdateMember(ctx, q, org, e.Project.Project.Env, memberID, organization.MemberUpdate{EmailAddress: &email})
 	return err
+}
+
+// DuringProvisioning runs request (a login, or a creation of a member,
+// of email in orgID) while another login's just-in-time creation of the
+// member (organization.ProvisionMember) is held open in its transaction
+// (storetest.Overlap, PostgreSQL): both found no member and both create
+// one. The test fails unless the organization ends with the one member.
+func (e *Env) DuringProvisioning(t *testing.T, orgID, email string, request func()) {
+	t.Helper()
+	ctx := t.Context()
+	provision := func(q store.Querier) error {
+		org, err := e.App.Orgs.GetIn(ctx, q, e.Project.Project.ID, orgID)
+		if err != nil {
+			return err
+		}
+		_, _, err = e.App.Orgs.ProvisionMember(ctx, q, org, e.Project.Project.Env,
+			organization.NewMember{Email: email, Status: organization.StatusActive})
+		return err
+	}
+	if _, err := storetest.Overlap(t, e.App.DB, provision, func() error { request(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.Count(`SELECT COUNT(*) FROM members WHERE organization_id = $1`, orgID); n != 1 {
+		t.Fatalf("%d members of the organization, want the one", n)
+	}
 }
 
 // AdminWithMule sets up the forgery the address rules stop: in a new

@@ -1,9 +1,9 @@
 // Package audit records security events in the audit_events table: logins
 // and their failures, lockouts, factor changes (TOTP, phone, password,
-// recovery codes, email), and signing-key and secret rotation. Any package
-// records through a *Log; the HTTP layer records the login and factor
-// routes of every module by itself (see app/audit.go), and `latchkey audit
-// --project ID` prints the log.
+// recovery codes, email), signing-key and secret rotation, and member
+// impersonation. Any package records through a *Log; the HTTP layer
+// records the login and factor routes of every module by itself (see
+// app/audit.go), and `latchkey audit --project ID` prints the log.
 //
 // An event never holds a secret: no token, code, password or key material,
 // only who, what, the outcome, and where the request came from.
@@ -30,6 +30,10 @@ const (
 	SigningKeyRetired = "signing_key_retired" // keys retire
 	SecretRotated     = "secret_rotated"      // project rotate-secret
 	SecretRetired     = "secret_retired"      // project retire-secret
+	// An operator minted an impersonation token (member impersonate), and
+	// it was redeemed for a session; both name the impersonator.
+	ImpersonationTokenCreated = "impersonation_token_created"
+	MemberImpersonated        = "member_impersonated"
 )
 
 // Outcomes.

@@ -1,5 +1,6 @@
 // Package cli implements the latchkey command: serve, dev, migrate,
-// project and keys. Each noun has its own file; Run dispatches.
+// project, keys, member and audit. Each noun has its own file; Run
+// dispatches.
 package cli
 
 import (
@@ -43,6 +44,8 @@ Usage:
   latchkey keys rotate --project ID                           new JWT signing key; old keys stay published
   latchkey keys list --project ID
   latchkey keys retire --project ID --kid K                   remove a key from the JWKS
+  latchkey member impersonate --project ID --org ORG --member M --impersonator EMAIL
+                   [--impersonator-id ID] [--redirect URL] [--reason TEXT]   one-time login URL as the member
   latchkey audit --project ID [--type T] [--since 24h] [--limit N]   security events, newest first
 
 Configuration comes from LATCHKEY_DATABASE_URL, LATCHKEY_BASE_URL, LATCHKEY_SMTP_URL,
@@ -79,6 +82,8 @@ func Run(ctx context.Context, env Env) int {
 		err = projectCmd(ctx, env)
 	case "keys":
 		err = keysCmd(ctx, env)
+	case "member":
+		err = memberCmd(ctx, env)
 	case "audit":
 		err = auditCmd(ctx, env)
 	case "help", "-h", "--help":

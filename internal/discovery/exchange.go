@@ -116,7 +116,8 @@ func (s *Service) memberFor(ctx context.Context, q store.Querier, p *project.Pro
 			return nil, err
 		}
 	}
-	return s.d.Orgs.CreateMember(ctx, q, org, p.Env, organization.NewMember{Email: email, Status: organization.StatusActive})
+	m, _, err = s.d.Orgs.ProvisionMember(ctx, q, org, p.Env, organization.NewMember{Email: email, Status: organization.StatusActive})
+	return m, err
 }
 
 // admitsOAuthTenant reports whether an OAuth factor proves a tenant the

@@ -273,7 +273,7 @@ func (m *Module) memberFor(ctx context.Context, q store.Querier, p *project.Proj
 			return nil, err
 		}
 	}
-	mem, err = m.d.Orgs.CreateMember(ctx, q, org, p.Env, organization.NewMember{Email: id.Email, Name: id.Name,
+	mem, _, err = m.d.Orgs.ProvisionMember(ctx, q, org, p.Env, organization.NewMember{Email: id.Email, Name: id.Name,
 		Status: organization.StatusActive})
 	if err != nil {
 		return nil, err

@@ -134,11 +134,8 @@ func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organiza
 		WHERE member_id = $10 AND project_id = $11`,
 		m.Name, mustJSON(m.TrustedMetadata), mustJSON(m.UntrustedMetadata), m.IsBreakglass, mustJSON(m.explicit), m.EmailAddress,
 		m.EmailAddressVerified, emailID, store.Millis(s.clock.Now()), memberID, org.projectID)
-	if mapped := store.MapError(err); errors.Is(mapped, store.ErrConflict) {
-		// The mapped error, not the driver's: store.DB.Tx maps what its
-		// callback returns, and a PostgreSQL unique violation still inside
-		// would turn this answer back into a bare conflict.
-		return nil, apierr.Wrap(apierr.DuplicateMemberEmail, mapped)
+	if errors.Is(store.MapError(err), store.ErrConflict) {
+		return nil, apierr.Wrap(apierr.DuplicateMemberEmail, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("organization: update member: %w", err)

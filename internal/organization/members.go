@@ -195,8 +195,41 @@ type NewMember struct {
 	Roles             []string // explicitly assigned; stytch_member is implied
 }
 
-// CreateMember inserts a member into org. email must be normalised.
+// CreateMember inserts a member into org. email must be normalised. An
+// address already a member's is duplicate_member_email.
 func (s *Store) CreateMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, nm NewMember) (*Member, error) {
+	m, _, err := s.insertMember(ctx, q, org, env, nm, false)
+	return m, err
+}
+
+// ProvisionMember is CreateMember for a login or signup that found no
+// member with the address and admits a new one (just-in-time
+// provisioning). When a concurrent login of the same address (a double
+// click, two tabs) created the member first, it returns that member with
+// created false, as if this login had come second; a deleted one is
+// inactive_member, as a lookup finding it answers. On PostgreSQL both
+// logins find no member; the insert waits for the other transaction and
+// then skips the row (ON CONFLICT DO NOTHING) rather than failing, which
+// would abort this transaction.
+func (s *Store) ProvisionMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, nm NewMember) (
+	m *Member, created bool, err error) {
+	if m, created, err = s.insertMember(ctx, q, org, env, nm, true); err != nil || created {
+		return m, created, err
+	}
+	if m, err = s.MemberByEmail(ctx, q, org.OrganizationID, nm.Email); err != nil {
+		return nil, false, err
+	}
+	if m.Status == StatusDeleted {
+		return nil, false, apierr.New(apierr.InactiveMember)
+	}
+	return m, false, nil
+}
+
+// insertMember inserts nm into org and returns it, with true.
+// With skipTaken, an address already a member's inserts nothing (nil,
+// false); otherwise it is duplicate_member_email.
+func (s *Store) insertMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, nm NewMember,
+	skipTaken bool) (*Member, bool, error) {
 	if nm.TrustedMetadata == nil {
 		nm.TrustedMetadata = map[string]any{}
 	}
@@ -204,24 +237,36 @@ func (s *Store) CreateMember(ctx context.Context, q store.Querier, org *Organiza
 		nm.UntrustedMetadata = map[string]any{}
 	}
 	if err := s.refuseRetired(ctx, q, org.OrganizationID, nm.Email, ""); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	roles := cleanExplicit(nm.Roles)
 	if err := s.checkRoles(ctx, org, "roles", roles); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	id := ids.New("member", env)
 	now := store.Millis(s.clock.Now())
-	_, err := q.ExecContext(ctx, `INSERT INTO members (`+memberColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`,
+	insert := `INSERT INTO members (` + memberColumns + `) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`
+	if skipTaken {
+		insert += ` ON CONFLICT (organization_id, email_address) DO NOTHING`
+	}
+	res, err := q.ExecContext(ctx, insert,
 		id, org.OrganizationID, org.projectID, ids.New("email", env), nm.Email, false, nm.Status, strings.TrimSpace(nm.Name),
 		mustJSON(nm.TrustedMetadata), mustJSON(nm.UntrustedMetadata), nm.IsBreakglass, mustJSON(roles), "", now, now)
-	if err != nil {
-		if errors.Is(store.MapError(err), store.ErrConflict) {
-			return nil, apierr.Wrap(apierr.DuplicateMemberEmail, err)
-		}
-		return nil, fmt.Errorf("organization: create member: %w", err)
+	if errors.Is(store.MapError(err), store.ErrConflict) {
+		return nil, false, apierr.Wrap(apierr.DuplicateMemberEmail, err)
 	}
-	return s.Member(ctx, q, org.projectID, id)
+	if err != nil {
+		return nil, false, fmt.Errorf("organization: create member: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return nil, false, fmt.Errorf("organization: create member: %w", err)
+	}
+	if n == 0 {
+		return nil, false, nil
+	}
+	m, err := s.Member(ctx, q, org.projectID, id)
+	return m, err == nil, err
 }
 
 // MemberForEmailLogin returns the member an email login-or-signup is for:
@@ -253,11 +298,7 @@ func (s *Store) MemberForEmailLoginIn(ctx context.Context, q store.Querier, org 
 	if err := org.CheckEmailJIT(email); err != nil {
 		return nil, false, err
 	}
-	m, err = s.CreateMember(ctx, q, org, env, NewMember{Email: email, Status: StatusPending})
-	if err != nil {
-		return nil, false, err
-	}
-	return m, true, nil
+	return s.ProvisionMember(ctx, q, org, env, NewMember{Email: email, Status: StatusPending})
 }
 
 // MarkEmailVerified records that the member proved control of their email:

@@ -157,8 +157,8 @@ func (s *Store) ChangeEmail(ctx context.Context, q store.Querier, org *Organizat
 	}
 	_, err = q.ExecContext(ctx, `UPDATE members SET email_address = $1, email_id = $2, email_address_verified = $3, updated_at = $4
 		WHERE member_id = $5`, email, newID, true, now, m.MemberID)
-	if mapped := store.MapError(err); errors.Is(mapped, store.ErrConflict) {
-		return nil, apierr.Wrap(apierr.DuplicateMemberEmail, mapped) // mapped: see updateMember
+	if errors.Is(store.MapError(err), store.ErrConflict) {
+		return nil, apierr.Wrap(apierr.DuplicateMemberEmail, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("organization: change email: %w", err)

@@ -110,8 +110,9 @@ type CompleteParams struct {
 	Prior []Factor
 	// PolicyMet says the organization's auth and MFA policies were already
 	// satisfied when the credential behind Factor was issued (a connected
-	// app's access token, issued from a complete session), so the answer
-	// is a session, never an IST.
+	// app's access token, issued from a complete session), or do not
+	// apply to it (an operator's impersonation), so the answer is a
+	// session, never an IST.
 	PolicyMet bool
 	// From is a session the caller holds (Held, or the session an MFA
 	// check steps up): it must be the same member's, its factors come
@@ -131,6 +132,9 @@ type CompleteParams struct {
 //  2. the MFA policy wants a second factor not yet given: an IST and
 //     mfa_required;
 //  3. otherwise a session carrying every factor.
+//
+// An impersonation factor stands alone and caps the duration
+// (checkImpersonated).
 func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParams) (*AuthResponse, error) {
 	// Millisecond precision is what the database keeps; answering with the
 	// same precision keeps a session's times identical on every read.
@@ -152,6 +156,9 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 		return nil, err
 	}
 	factors := append(slices.Clone(p.Prior), p.Factor)
+	if err := checkImpersonated(&p, factors); err != nil {
+		return nil, err
+	}
 	if !p.PolicyMet && !primarySatisfied(p.Organization, factors) {
 		return s.intermediateResponse(ctx, q, p, factors, primaryRequired(p.Organization), nil)
 	}
@@ -348,7 +355,7 @@ func (s *Service) Authenticate(ctx context.Context, p *project.Project, cred Cre
 		}
 		// Extending is the caller's explicit request, so it is written
 		// before answering; its trigger drops every cached copy.
-		ms.ExpiresAt, ms.LastAccessedAt = now.Add(time.Duration(mins)*time.Minute), now
+		ms.ExpiresAt, ms.LastAccessedAt = extendedExpiry(&ms, now, mins), now
 		if _, err := s.db.ExecContext(ctx, `UPDATE member_sessions SET last_accessed_at = $1, expires_at = $2
 			WHERE member_session_id = $3 AND revoked_at IS NULL`, store.Millis(now), store.Millis(ms.ExpiresAt), ms.MemberSessionID); err != nil {
 			return nil, fmt.Errorf("session: extend: %w", err)

@@ -69,6 +69,9 @@ type Factor struct {
 	// A connected app's access token exchanged back into a session
 	// (type "oauth", delivery_method "oauth_access_token_exchange").
 	OAuthAccessTokenExchangeFactor *OAuthAccessTokenExchangeFactor `json:"oauth_access_token_exchange_factor,omitempty"`
+	// An operator acting as the member (type "impersonated",
+	// delivery_method "impersonation"; package impersonation).
+	ImpersonatedFactor *ImpersonatedFactor `json:"impersonated_factor,omitempty"`
 
 	// verifiedEmail is provenance, not part of the wire object: the
 	// address an OAuth login's provider verified for the account ("" when

@@ -51,8 +51,9 @@ func (ms *MemberSession) sdk() *MemberSession {
 		// delivery_method already say saml/oidc), so the connection and
 		// external ids stay on the backend face.
 		f.SAMLSSOFactor, f.OIDCSSOFactor = nil, nil
-		// Nor a trusted auth token or access token exchange factor object.
-		f.TrustedAuthTokenFactor, f.OAuthAccessTokenExchangeFactor = nil, nil
+		// Nor a trusted auth token, access token exchange or impersonation
+		// factor object (the session JWT carries them all).
+		f.TrustedAuthTokenFactor, f.OAuthAccessTokenExchangeFactor, f.ImpersonatedFactor = nil, nil, nil
 		out.AuthenticationFactors[i] = f
 	}
 	return &out

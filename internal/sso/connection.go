@@ -197,12 +197,19 @@ func (s *Service) remove(ctx context.Context, q store.Querier, c *conn) error {
 	if _, err := q.ExecContext(ctx, `DELETE FROM sso_connections WHERE connection_id = $1`, c.ID); err != nil {
 		return fmt.Errorf("sso: delete connection: %w", err)
 	}
+	// The organization's summary first: its row is locked
+	// (syncOrganization) before the members' (syncMember), so two removals
+	// wait for each other there rather than lock shared members in
+	// opposite orders.
+	if err := s.syncOrganization(ctx, q, c.ProjectID, c.OrganizationID); err != nil {
+		return err
+	}
 	for _, m := range members {
 		if err := s.syncMember(ctx, q, m); err != nil {
 			return err
 		}
 	}
-	return s.syncOrganization(ctx, q, c.ProjectID, c.OrganizationID)
+	return nil
 }
 
 // syncOrganization rewrites the organization's sso_active_connections and
@@ -210,8 +217,14 @@ func (s *Service) remove(ctx context.Context, q store.Querier, c *conn) error {
 // first connection to become active becomes the default (so a single
 // connection works with no further setting, as in the best hosted
 // products), and a default that is deleted or no longer active moves to the
-// oldest remaining active one, or is cleared.
+// oldest remaining active one, or is cleared. The organization's row is
+// locked before the connections are read: two connection changes at once
+// would each rebuild the summary without the other's change, and the last
+// write would drop it.
 func (s *Service) syncOrganization(ctx context.Context, q store.Querier, projectID, orgID string) error {
+	if err := s.d.DB.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil {
+		return err
+	}
 	conns, err := s.list(ctx, q, projectID, orgID)
 	if err != nil {
 		return err
@@ -251,8 +264,14 @@ func (s *Service) syncOrganization(ctx context.Context, q store.Querier, project
 }
 
 // syncMember rewrites the member's sso_registrations from the registrations
-// table.
+// table. The member's row is locked before the registrations are read, as
+// the organization's is in syncOrganization: a connection's deletion and a
+// registration through another connection at once would otherwise each
+// write a summary missing the other's change.
 func (s *Service) syncMember(ctx context.Context, q store.Querier, memberID string) error {
+	if err := s.d.DB.LockRow(ctx, q, "members", "member_id", memberID); err != nil {
+		return err
+	}
 	rows, err := q.QueryContext(ctx, `SELECT registration_id, connection_id, external_id, sso_attributes
 		FROM sso_registrations WHERE member_id = $1 ORDER BY created_at, registration_id`, memberID)
 	if err != nil {

@@ -60,38 +60,27 @@ func (s *Service) finish(ctx context.Context, r *http.Request, c *conn, st *flow
 		if err != nil {
 			return err
 		}
-		m, regID, created, err := s.member(ctx, q, c, org, id)
+		m, created, err := s.member(ctx, q, c, org, id)
 		if err != nil {
+			return err
+		}
+		regID, owner, err := s.register(ctx, q, c, m.MemberID, id)
+		if err != nil {
+			return err
+		}
+		if owner != m.MemberID {
+			// A first login of the identity in another tab registered it
+			// after member looked: go on as its member, as a later login.
+			if m, err = s.registeredMember(ctx, q, c, owner); err != nil {
+				return err
+			}
+			created = false
+		}
+		if err := s.keepTokens(ctx, q, regID, id.Tokens); err != nil {
 			return err
 		}
 		if err := s.d.Orgs.MarkEmailVerified(ctx, q, m); err != nil {
 			return err
-		}
-		attrs, err := json.Marshal(nonNilMap(id.Attributes))
-		if err != nil {
-			return fmt.Errorf("sso: encode attributes: %w", err)
-		}
-		now := store.Millis(s.d.Clock.Now())
-		fresh := regID == ""
-		if fresh {
-			regID = newKeyID("registration", c)
-		}
-		// Each login's tokens replace the last ones: they are the newest
-		// the provider issued.
-		tokens, err := s.sealTokens(regID, id.Tokens)
-		if err != nil {
-			return err
-		}
-		if fresh {
-			_, err = q.ExecContext(ctx, `INSERT INTO sso_registrations (registration_id, project_id, organization_id,
-				connection_id, member_id, external_id, sso_attributes, tokens, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$9)`,
-				regID, c.ProjectID, c.OrganizationID, c.ID, m.MemberID, id.ExternalID, string(attrs), tokens, now)
-		} else {
-			_, err = q.ExecContext(ctx, `UPDATE sso_registrations SET sso_attributes = $1, tokens = $2, updated_at = $3
-				WHERE registration_id = $4`, string(attrs), tokens, now, regID)
-		}
-		if err != nil {
-			return fmt.Errorf("sso: write registration: %w", err)
 		}
 		if err := s.syncMember(ctx, q, m.MemberID); err != nil {
 			return err
@@ -112,37 +101,94 @@ func (s *Service) finish(ctx context.Context, r *http.Request, c *conn, st *flow
 	return target, err
 }
 
-// member finds or provisions the member an identity logs in as; regID is
-// the identity's existing registration ("" if none).
+// member finds or provisions the member an identity logs in as.
 func (s *Service) member(ctx context.Context, q store.Querier, c *conn, org *organization.Organization, id identity) (
-	m *organization.Member, regID string, created bool, err error) {
+	m *organization.Member, created bool, err error) {
 	var memberID string
-	err = q.QueryRowContext(ctx, `SELECT registration_id, member_id FROM sso_registrations
-		WHERE connection_id = $1 AND external_id = $2`, c.ID, id.ExternalID).Scan(&regID, &memberID)
+	err = q.QueryRowContext(ctx, `SELECT member_id FROM sso_registrations WHERE connection_id = $1 AND external_id = $2`,
+		c.ID, id.ExternalID).Scan(&memberID)
 	switch {
 	case err == nil:
-		m, err = s.d.Orgs.Member(ctx, q, c.ProjectID, memberID)
-	case errors.Is(err, sql.ErrNoRows):
-		if id.Email == "" {
-			return nil, "", false, apierr.New(apierr.SSOEmailMissing)
+		m, err := s.registeredMember(ctx, q, c, memberID)
+		return m, false, err
+	case !errors.Is(err, sql.ErrNoRows):
+		return nil, false, fmt.Errorf("sso: registration: %w", err)
+	case id.Email == "":
+		return nil, false, apierr.New(apierr.SSOEmailMissing)
+	}
+	m, err = s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, id.Email)
+	if errors.Is(err, store.ErrNotFound) {
+		if err := checkJIT(org, c.ID); err != nil {
+			return nil, false, err
 		}
-		m, err = s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, id.Email)
-		if errors.Is(err, store.ErrNotFound) {
-			if err := checkJIT(org, c.ID); err != nil {
-				return nil, "", false, err
-			}
-			created = true
-			m, err = s.d.Orgs.CreateMember(ctx, q, org, envOf(c), organization.NewMember{Email: id.Email, Name: id.Name,
-				Status: organization.StatusActive})
-		}
+		m, created, err = s.d.Orgs.ProvisionMember(ctx, q, org, envOf(c), organization.NewMember{Email: id.Email,
+			Name: id.Name, Status: organization.StatusActive})
 	}
 	if err != nil {
-		return nil, "", false, fmt.Errorf("sso: member: %w", err)
+		return nil, false, fmt.Errorf("sso: member: %w", err)
 	}
 	if m.Status == organization.StatusDeleted {
-		return nil, "", false, apierr.New(apierr.InactiveMember)
+		return nil, false, apierr.New(apierr.InactiveMember)
 	}
-	return m, regID, created, nil
+	return m, created, nil
+}
+
+// registeredMember loads the member an identity is registered to, who
+// must not be deleted.
+func (s *Service) registeredMember(ctx context.Context, q store.Querier, c *conn, memberID string) (*organization.Member, error) {
+	m, err := s.d.Orgs.Member(ctx, q, c.ProjectID, memberID)
+	if err != nil {
+		return nil, fmt.Errorf("sso: member: %w", err)
+	}
+	if m.Status == organization.StatusDeleted {
+		return nil, apierr.New(apierr.InactiveMember)
+	}
+	return m, nil
+}
+
+// register records the identity's registration to memberID, or refreshes
+// the attributes of the one it has, and returns the registration's id and
+// member. Another first login of the identity (a second tab) may register
+// it after member looked: the upsert (on PostgreSQL, once that login's
+// transaction ends) returns that registration and its member, where an
+// insert would fail on the (connection_id, external_id) index and abort
+// this login's transaction.
+func (s *Service) register(ctx context.Context, q store.Querier, c *conn, memberID string, id identity) (regID, owner string, err error) {
+	attrs, err := json.Marshal(nonNilMap(id.Attributes))
+	if err != nil {
+		return "", "", fmt.Errorf("sso: encode attributes: %w", err)
+	}
+	err = q.QueryRowContext(ctx, `INSERT INTO sso_registrations (registration_id, project_id, organization_id,
+		connection_id, member_id, external_id, sso_attributes, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$8)
+		ON CONFLICT (connection_id, external_id) DO UPDATE SET sso_attributes = excluded.sso_attributes,
+		updated_at = excluded.updated_at
+		RETURNING registration_id, member_id`,
+		newKeyID("registration", c), c.ProjectID, c.OrganizationID, c.ID, memberID, id.ExternalID, string(attrs),
+		store.Millis(s.d.Clock.Now())).Scan(&regID, &owner)
+	if err != nil {
+		return "", "", fmt.Errorf("sso: write registration: %w", err)
+	}
+	return regID, owner, nil
+}
+
+// keepTokens stores an OIDC identity's provider tokens on its registration,
+// sealed for that row. Each login's tokens replace the last ones: they
+// are the newest the provider issued. They are written apart from the
+// registration's upsert (register) because the row they are sealed for
+// is known only once that upsert returns it.
+func (s *Service) keepTokens(ctx context.Context, q store.Querier, regID string, t *providertokens.Tokens) error {
+	if t == nil {
+		return nil // SAML
+	}
+	tokens, err := s.sealTokens(regID, t)
+	if err != nil {
+		return err
+	}
+	if _, err := q.ExecContext(ctx, `UPDATE sso_registrations SET tokens = $1 WHERE registration_id = $2`,
+		tokens, regID); err != nil {
+		return fmt.Errorf("sso: keep tokens: %w", err)
+	}
+	return nil
 }
 
 // checkJIT applies sso_jit_provisioning to someone not yet a member.

@@ -168,6 +168,24 @@ func newDB(w, r *sql.DB, d Dialect) *DB {
 // Dialect reports the engine.
 func (db *DB) Dialect() Dialect { return db.dialect }
 
+// LockRow holds the row of table whose keyColumn is key until the
+// transaction q ends, for a write computed from reads made after it (a
+// summary rebuilt from other tables): a concurrent writer holding the row
+// commits first, and those reads see what it wrote. On PostgreSQL (READ
+// COMMITTED) that is FOR NO KEY UPDATE, the lock an UPDATE of the row
+// takes, which inserts referencing the row (foreign key checks) do not
+// wait for. SQLite has one writer: a read inside the write transaction is
+// already current.
+func (db *DB) LockRow(ctx context.Context, q Querier, table, keyColumn, key string) error {
+	if db.dialect != Postgres {
+		return nil
+	}
+	if _, err := q.ExecContext(ctx, `SELECT 1 FROM `+table+` WHERE `+keyColumn+` = $1 FOR NO KEY UPDATE`, key); err != nil {
+		return fmt.Errorf("store: lock %s: %w", table, MapError(err))
+	}
+	return nil
+}
+
 // Close closes every connection.
 func (db *DB) Close() error {
 	if db.ckpt != nil {
@@ -315,7 +333,10 @@ func (db *DB) tx(ctx context.Context, fn func(q Querier) error) error {
 }
 
 // MapError translates driver errors into ErrNotFound and ErrConflict so
-// domain code never inspects driver types.
+// domain code never inspects driver types. The mapped error wraps err
+// whole, not only the driver error found in it: Tx maps what its callback
+// returns, and a catalogue error wrapping a unique violation
+// (duplicate_member_email) must stay the answer.
 func MapError(err error) error {
 	if err == nil {
 		return nil
@@ -328,7 +349,7 @@ func MapError(err error) error {
 	}
 	var pg *pgconn.PgError
 	if errors.As(err, &pg) && pg.Code == "23505" {
-		return fmt.Errorf("%w: %s", ErrConflict, pg.ConstraintName)
+		return fmt.Errorf("%w: %s: %w", ErrConflict, pg.ConstraintName, err)
 	}
 	var lite *sqlite.Error
 	if errors.As(err, &lite) {

@@ -198,8 +198,9 @@ func (s *Service) member(ctx context.Context, q store.Querier, p *project.Projec
 	if err := org.CheckEmailJIT(id.email); err != nil {
 		return nil, err
 	}
-	return s.d.Orgs.CreateMember(ctx, q, org, p.Env, organization.NewMember{Email: id.email, Name: id.name,
+	m, _, err = s.d.Orgs.ProvisionMember(ctx, q, org, p.Env, organization.NewMember{Email: id.email, Name: id.name,
 		Status: organization.StatusActive})
+	return m, err
 }
 
 // spend records a token (its id or its signed claims, hashed) as used

@@ -159,6 +159,11 @@ export function ssoAuthenticate(http: HttpClient, body: SSOAuthenticateBody) {
   return http.post<AuthenticateResponseWithMFA>('/b2b/sso/authenticate', { ...body });
 }
 
+/** An operator's impersonation link (api-reference 3.13): the token only; the server fixes the session's length. */
+export function impersonationAuthenticate(http: HttpClient, body: { impersonation_token: string }) {
+  return http.post<AuthenticateResponseWithMFA>('/b2b/impersonation/authenticate', { ...body });
+}
+
 export interface OtpEmailDiscoverySendBody {
   email_address: string;
   login_template_id?: string | undefined;

@@ -5,6 +5,7 @@
  */
 import { APIError } from '../api/errors';
 import {
+  impersonationAuthenticate,
   magicLinkAuthenticate,
   magicLinkDiscoveryAuthenticate,
   magicLinkDiscoverySend,
@@ -329,18 +330,17 @@ export class LoginController {
     const { backend, store, getConfig } = this.deps;
     const oauth = urlToken.type === 'oauth' || urlToken.type === 'discovery_oauth';
     const sso = urlToken.type === 'sso';
-    if (urlToken.type === 'multi_tenant_impersonation') {
-      console.error(`Latchkey: "${urlToken.type}" tokens are not supported by this build yet.`);
-      this.core.fail(null, ErrorType.Default, false);
-      return;
-    }
+    // Emailed links get the link error when they fail; the other types the default one.
+    const emailed = urlToken.type === 'discovery' || urlToken.type === 'multi_tenant_magic_links';
     store.dispatch({ type: 'urlTokenAuthenticating', active: true });
     // An OAuth or SSO token answers its own pair; an emailed link either email pair (redeemEmailLink).
     const redirectKind = oauth ? 'oauth' : sso ? 'sso' : null;
     const verifier = redirectKind ? backend.pkce.get(redirectKind)?.code_verifier : undefined;
     const duration = getConfig().sessionDurationMinutes;
     const ist = this.core.intermediateSessionToken();
-    let redeemed: { discovery: DiscoveryAuthenticateResponse } | { primary: AuthenticateResponseWithMFA };
+    let redeemed:
+      | { discovery: DiscoveryAuthenticateResponse; event: EventType }
+      | { primary: AuthenticateResponseWithMFA; event: EventType };
     try {
       switch (urlToken.type) {
         case 'discovery':
@@ -348,6 +348,7 @@ export class LoginController {
             discovery: await redeemEmailLink(backend.pkce, (v) =>
               magicLinkDiscoveryAuthenticate(backend.http, { discovery_magic_links_token: urlToken.token, pkce_code_verifier: v }),
             ),
+            event: EventType.B2BMagicLinkDiscoveryAuthenticate,
           };
           break;
         case 'discovery_oauth':
@@ -356,6 +357,7 @@ export class LoginController {
               discovery_oauth_token: urlToken.token,
               pkce_code_verifier: verifier,
             }),
+            event: EventType.B2BOAuthDiscoveryAuthenticate,
           };
           break;
         case 'oauth':
@@ -366,6 +368,7 @@ export class LoginController {
               pkce_code_verifier: verifier,
               intermediate_session_token: ist,
             }),
+            event: EventType.B2BOAuthAuthenticate,
           };
           break;
         case 'sso':
@@ -376,9 +379,17 @@ export class LoginController {
               pkce_code_verifier: verifier,
               intermediate_session_token: ist,
             }),
+            event: EventType.B2BSSOAuthenticate,
           };
           break;
-        default:
+        case 'multi_tenant_impersonation':
+          // An operator acting as a member: always a full session, whose length the server fixes.
+          redeemed = {
+            primary: await impersonationAuthenticate(backend.http, { impersonation_token: urlToken.token }),
+            event: EventType.B2BImpersonationAuthenticate,
+          };
+          break;
+        case 'multi_tenant_magic_links':
           redeemed = {
             primary: await redeemEmailLink(backend.pkce, (v) =>
               magicLinkAuthenticate(backend.http, {
@@ -388,29 +399,28 @@ export class LoginController {
                 intermediate_session_token: ist,
               }),
             ),
+            event: EventType.B2BMagicLinkAuthenticate,
           };
+          break;
+        default: {
+          const never: never = urlToken.type;
+          throw new Error(`unknown token type ${JSON.stringify(never)}`);
+        }
       }
     } catch (err) {
-      // Emailed links get the link error; an OAuth or SSO token that fails gets the default one.
       const adBlocker = err instanceof APIError && err.error_type === 'ad_blocker_detected';
-      const linkError = oauth || sso ? ErrorType.Default : ErrorType.EmailMagicLink;
+      const linkError = emailed ? ErrorType.EmailMagicLink : ErrorType.Default;
       this.core.fail(err, adBlocker ? ErrorType.AdBlockerDetected : linkError, false);
       return;
     }
     // The email pairs are spent by redeemEmailLink.
     if (redirectKind) backend.pkce.clear(redirectKind);
     if ('discovery' in redeemed) {
-      const event = oauth ? EventType.B2BOAuthDiscoveryAuthenticate : EventType.B2BMagicLinkDiscoveryAuthenticate;
-      await this.discoveryEntry.authenticated(redeemed.discovery, event);
+      await this.discoveryEntry.authenticated(redeemed.discovery, redeemed.event);
       return;
     }
     backend.session.applyAuthResponse(redeemed.primary);
-    const event = oauth
-      ? EventType.B2BOAuthAuthenticate
-      : sso
-        ? EventType.B2BSSOAuthenticate
-        : EventType.B2BMagicLinkAuthenticate;
-    this.deps.emit.event(event, redeemed.primary);
+    this.deps.emit.event(redeemed.event, redeemed.primary);
     this.core.completePrimary(redeemed.primary);
   }
 

@@ -12,6 +12,7 @@ export const EventType = {
   B2BOAuthAuthenticate: 'B2B_OAUTH_AUTHENTICATE',
   B2BOAuthDiscoveryAuthenticate: 'B2B_OAUTH_DISCOVERY_AUTHENTICATE',
   B2BSSOAuthenticate: 'B2B_SSO_AUTHENTICATE',
+  B2BImpersonationAuthenticate: 'B2B_IMPERSONATION_AUTHENTICATE',
   B2BSSODiscoverConnections: 'B2B_SSO_DISCOVER_CONNECTIONS',
   B2BDiscoveryOrganizationsCreate: 'B2B_DISCOVERY_ORGANIZATIONS_CREATE',
   B2BDiscoveryIntermediateSessionExchange: 'B2B_DISCOVERY_INTERMEDIATE_SESSION_EXCHANGE',

@@ -6,6 +6,7 @@ import { acmeServer, renderLogin, TOKEN } from '../test/harness';
 import { readUrlToken } from './urlToken';
 
 const AUTH = '/b2b/magic_links/authenticate';
+const IMPERSONATE = '/b2b/impersonation/authenticate';
 const PKCE_KEY = `stytch_sdk_state_${TOKEN}::PKCE_VERIFIER:magic_links`;
 const PKCE_PASSWORDS_KEY = `stytch_sdk_state_${TOKEN}::PKCE_VERIFIER:passwords`;
 
@@ -13,6 +14,10 @@ describe('readUrlToken', () => {
   it('reads known token types', () => {
     expect(readUrlToken('?stytch_token_type=multi_tenant_magic_links&token=abc')).toEqual({ type: 'multi_tenant_magic_links', token: 'abc' });
     expect(readUrlToken('?stytch_token_type=sso&token=abc')).toEqual({ type: 'sso', token: 'abc' });
+    expect(readUrlToken('?stytch_token_type=multi_tenant_impersonation&token=abc')).toEqual({
+      type: 'multi_tenant_impersonation',
+      token: 'abc',
+    });
   });
   it('ignores unknown types, missing tokens and password-reset redirects', () => {
     expect(readUrlToken('?stytch_token_type=multi_tenant_passwords&token=abc')).toBeNull();
@@ -152,15 +157,27 @@ describe('token in the page address', () => {
     expect(error).toHaveBeenCalled();
   });
 
-  it('token types of later slices show the default error after removing the token', async () => {
-    window.history.replaceState(null, '', '/?stytch_token_type=multi_tenant_impersonation&token=t');
-    const error = vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    const server = acmeServer();
+  it('an impersonation link authenticates its token alone and logs in', async () => {
+    window.history.replaceState(null, '', '/login?stytch_token_type=multi_tenant_impersonation&token=imp-token');
+    const server = acmeServer().on('POST', IMPERSONATE, json(loggedInResponse()));
+    const ui = renderLogin(server);
+    expect(await ui.findByRole('heading', { name: 'Success!' })).toBeTruthy();
+    expect(window.location.search).toBe('');
+    // The server fixes an impersonated session's length: no duration, no intermediate session.
+    expect(server.callsTo(IMPERSONATE).map((c) => c.body)).toEqual([{ impersonation_token: 'imp-token' }]);
+    expect(getCookie(SESSION_COOKIE)).toBe('session-token-1');
+    expect(ui.onEvent).toHaveBeenCalledWith(expect.objectContaining({ type: 'B2B_IMPERSONATION_AUTHENTICATE' }));
+  });
+
+  it('a failed impersonation link shows the default error without back', async () => {
+    window.history.replaceState(null, '', '/?stytch_token_type=multi_tenant_impersonation&token=spent');
+    const server = acmeServer().on('POST', IMPERSONATE, apiError(401, 'unable_to_auth_impersonation_token'));
     const ui = renderLogin(server);
     expect(await ui.findByText('Something went wrong. Try again later or contact your admin for help.')).toBeTruthy();
+    expect(ui.queryByRole('button')).toBeNull();
     expect(window.location.search).toBe('');
-    expect(server.calls.some((c) => c.path.includes('impersonation'))).toBe(false);
-    expect(error).toHaveBeenCalled();
+    expect(ui.onError).toHaveBeenCalledWith(expect.objectContaining({ error_type: 'unable_to_auth_impersonation_token' }));
+    expect(getCookie(SESSION_COOKIE)).toBeNull();
   });
 
   it('leaves unknown token types and password-reset redirects alone', async () => {

@@ -1,0 +1,35 @@
+package sso
+
+import (
+	"context"
+
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Hooks for the external tests that hold a change's transaction open
+// (storetest.Overlap) to race another change against it.
+
+// RenameIn renames a connection of the organization inside q, as an
+// administrator's change does (load, then save).
+func (s *Service) RenameIn(ctx context.Context, q store.Querier, projectID, orgID, connID, name string) error {
+	c, err := s.load(ctx, q, projectID, orgID, connID)
+	if err != nil {
+		return err
+	}
+	c.DisplayName = name
+	return s.save(ctx, q, c)
+}
+
+// RegisterIn registers the identity externalID of a connection of the
+// organization to memberID inside q, as a first login does (register, then
+// syncMember).
+func (s *Service) RegisterIn(ctx context.Context, q store.Querier, projectID, orgID, connID, memberID, externalID string) error {
+	c, err := s.load(ctx, q, projectID, orgID, connID)
+	if err != nil {
+		return err
+	}
+	if _, _, err := s.register(ctx, q, c, memberID, identity{ExternalID: externalID}); err != nil {
+		return err
+	}
+	return s.syncMember(ctx, q, memberID)
+}
