@@ -45,6 +45,7 @@ const ROUTES = {
   'POST /sdk/v1/b2b/passwords/discovery/reset': 'B2BPasswordDiscoveryResetByEmailResponse',
   'POST /sdk/v1/b2b/sessions/authenticate': 'B2BSessionAuthenticateResponse',
   'POST /sdk/v1/b2b/sessions/revoke': 'SessionRevokeResponse',
+  'POST /sdk/v1/b2b/sessions/revoke/{member_id}': 'B2BSessionRevokeForMemberResponse',
   'GET /sdk/v1/b2b/organizations/me': 'B2BOrganizationsUpdateResponse', // organization.get reads resp.organization (no own type)
   'PUT /sdk/v1/b2b/organizations/me': 'B2BOrganizationsUpdateResponse',
   'DELETE /sdk/v1/b2b/organizations/me': 'B2BOrganizationsDeleteResponse',
@@ -87,6 +88,7 @@ const ROUTES = {
   'GET /sdk/v1/b2b/organizations/connected_apps/{connected_app_id}': 'B2BOrganizationsGetConnectedAppResponse',
   'GET /sdk/v1/b2b/organizations/members/connected_apps': 'B2BMemberGetConnectedAppsResponse',
   'GET /sdk/v1/b2b/organizations/members/{member_id}/connected_apps': 'B2BOrganizationsMemberGetConnectedAppsResponse',
+  'GET /sdk/v1b2b/organizations/members/{member_id}/connected_apps': 'B2BOrganizationsMemberGetConnectedAppsResponse', // the SDK's own spelling (api-reference §1.4)
   'POST /sdk/v1/b2b/organizations/members/connected_apps/{connected_app_id}/revoke': 'B2BMemberRevokeConnectedAppResponse',
   'POST /sdk/v1/b2b/organizations/members/{member_id}/connected_apps/{connected_app_id}/revoke': 'B2BOrganizationsMemberRevokeConnectedAppResponse',
   'POST /sdk/v1/b2b/oauth/authenticate': 'B2BOAuthAuthenticateResponse',

@@ -46,7 +46,7 @@ func Migrations() []store.Source {
 // column here.
 func SealedColumns() []atrest.Column {
 	return []atrest.Column{project.SigningKeyColumn, mfa.TOTPSecretColumn, oauth.ClientSecretColumn, oauth.TokensColumn,
-		sso.SecretColumn}
+		sso.SecretColumn, sso.TokensColumn}
 }
 
 // migrateSecrets moves secrets that earlier versions of the modules sealed

@@ -57,7 +57,13 @@ func (a *App) Handler() http.Handler {
 	mux := newRouteMux(&a.routes, false, a.observeRoute)
 	const sdkMount = "/sdk/v1/"
 	sdkFront := httpapi.WithCORS(origins)
-	mux.ServeMux.Handle(sdkMount, httpapi.Chain(httpapi.JSONNotFound(sdk.ServeMux), sdkFront))
+	sdkFace := httpapi.Chain(httpapi.JSONNotFound(sdk.ServeMux), sdkFront)
+	mux.ServeMux.Handle(sdkMount, sdkFace)
+	// @stytch/vanilla-js 6.3.0 builds one URL without the slash after
+	// /sdk/v1 (api-reference §1.4: members.getConnectedApps). The routes a
+	// module registers under that spelling are SDK routes like the others,
+	// served by the SDK mux behind the same front; no other path exists there.
+	mux.ServeMux.Handle("/sdk/v1b2b/", sdkFace)
 	a.mountModules(slices.Concat(core, a.modules), mux, sdk, sdkAuth, backendAuth)
 	// One backend route serves a member's password and MFA factors alike
 	// (see deleteMemberSubresource), so the root owns it.

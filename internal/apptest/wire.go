@@ -113,8 +113,11 @@ func walkShape(shape, v any, at string, extra *[]string) {
 // CheckSDKAnswer fails the test when a successful SDK-face answer carries a
 // field the browser SDK does not declare, or its route has no allowlist
 // entry. Env.Do applies it to every answer; other harnesses call it too.
+// The SDK face is /sdk/v1/ and the one misspelled mount the browser SDK
+// calls, /sdk/v1b2b/ (api-reference §1.4).
 func CheckSDKAnswer(t interface{ Errorf(string, ...any) }, method, path string, status int, raw []byte) {
-	if status < 200 || status > 299 || !strings.HasPrefix(path, "/sdk/v1/") || len(raw) == 0 {
+	sdk := strings.HasPrefix(path, "/sdk/v1/") || strings.HasPrefix(path, "/sdk/v1b2b/")
+	if status < 200 || status > 299 || !sdk || len(raw) == 0 {
 		return
 	}
 	var env struct {

@@ -34,6 +34,13 @@ func (f Faces) sessionAuthorizer(r *http.Request, p *project.Project, cred sessi
 	if err != nil {
 		return nil, err
 	}
+	if out.MemberSession.Impersonated() {
+		// An operator's visit lasts an hour at most (session package);
+		// a connected app's refresh tokens would outlive it, and a
+		// full_access grant would mint ordinary sessions from it.
+		return nil, apierr.New(apierr.UnauthorizedAction).WithMessage(
+			"An impersonated session cannot authorize a connected app.")
+	}
 	return &authorizer{member: out.Member, org: out.Organization, roles: out.MemberSession.Roles,
 		authTime: authTimeOf(out.MemberSession)}, nil
 }

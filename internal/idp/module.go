@@ -123,6 +123,8 @@ func (m *Module) Routes() []httpapi.Route {
 		sdk("GET /sdk/v1/b2b/organizations/connected_apps/{connected_app_id}", org.SDKOrgApp),
 		sdk("GET /sdk/v1/b2b/organizations/members/connected_apps", org.SDKMemberApps),
 		sdk("GET /sdk/v1/b2b/organizations/members/{member_id}/connected_apps", org.SDKMemberApps),
+		// The same call as @stytch/vanilla-js 6.3.0 spells it (api-reference §1.4).
+		sdk("GET /sdk/v1b2b/organizations/members/{member_id}/connected_apps", org.SDKMemberApps),
 		sdk("POST /sdk/v1/b2b/organizations/members/connected_apps/{connected_app_id}/revoke", org.SDKRevoke),
 		sdk("POST /sdk/v1/b2b/organizations/members/{member_id}/connected_apps/{connected_app_id}/revoke", org.SDKRevoke),
 

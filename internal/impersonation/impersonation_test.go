@@ -13,6 +13,8 @@ import (
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/cli"
+	"github.com/latchkey/latchkey/internal/flowtoken"
+	"github.com/latchkey/latchkey/internal/idp"
 	"github.com/latchkey/latchkey/internal/impersonation"
 )
 
@@ -305,5 +307,39 @@ func TestRedemptionsAreRateLimitedPerAddress(t *testing.T) {
 			apptest.Want(t, redeemBackend(e, "wrong", nil), 401, "unable_to_auth_impersonation_token")
 		}
 		apptest.Want(t, redeemBackend(e, m.Token, nil), 200, "")
+	})
+}
+
+// An impersonated session cannot authorize a connected app, on either
+// face: the app would get refresh tokens that outlive the visit's hour
+// (and, for a first-party app with full_access, sessions of its own).
+func TestImpersonatedSessionsCannotAuthorizeConnectedApps(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		if err := idp.SetAuthorizationURL(context.Background(), e.App.DB, e.Clock, e.Project.Project.ID,
+			"https://app.customer.test/authorize"); err != nil {
+			t.Fatal(err)
+		}
+		r := e.Backend(http.MethodPost, "/v1/connected_apps/clients", map[string]any{"client_type": "first_party",
+			"client_name": "RP", "redirect_urls": []string{"https://rp.test/cb"}})
+		apptest.Want(t, r, 200, "")
+		clientID := r.Body["connected_app"].(map[string]any)["client_id"].(string)
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		mid := e.CreateMember(org, "ada@acme.test")
+		r = redeemSDK(e, mustMint(t, e, org, mid).Token)
+		apptest.Want(t, r, 200, "")
+		token := r.Data()["session_token"].(string)
+
+		req := map[string]any{"client_id": clientID, "redirect_uri": "https://rp.test/cb", "response_type": "code",
+			"scopes": []string{"openid"}, "state": "st", "code_challenge": flowtoken.S256("a-verifier-of-forty-three-characters-or-more-x")}
+		for _, path := range []string{"/idp/b2b/oauth/authorize/start", "/idp/b2b/oauth/authorize/submit"} {
+			apptest.Want(t, e.SDK(http.MethodPost, path, req, token), 403, "unauthorized_action")
+		}
+		backend := map[string]any{"session_token": token}
+		for k, v := range req {
+			backend[k] = v
+		}
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/idp/oauth/authorize/start", backend), 403, "unauthorized_action")
+		backend["consent_granted"] = true
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/idp/oauth/authorize", backend), 403, "unauthorized_action")
 	})
 }

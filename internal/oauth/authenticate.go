@@ -305,7 +305,11 @@ func (m *Module) handleDiscoveryAuthenticate(r *http.Request) (any, error) {
 	if pl.Identity.Email == "" || !pl.Identity.EmailVerified {
 		return nil, apierr.New(apierr.OAuthEmailNotVerified)
 	}
-	return m.d.Discovery.Discovered(ctx, p, pl.Identity.Email, Factor(&pl.Identity, "", ""))
+	res, err := m.d.Discovery.Discovered(ctx, p, pl.Identity.Email, Factor(&pl.Identity, "", ""))
+	if err != nil {
+		return nil, err
+	}
+	return discoveryAnswer(res, &pl.Identity), nil
 }
 
 // tenantsOf returns the identity's tenants as stored on a registration.

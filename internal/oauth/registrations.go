@@ -15,6 +15,7 @@ import (
 	"github.com/latchkey/latchkey/internal/oauth/providers"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/providertokens"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -145,22 +146,6 @@ func (m *Module) ensureRegistration(ctx context.Context, q store.Querier, p *pro
 	return regID, nil
 }
 
-// registrationTokens opens a registration's stored tokens.
-func (m *Module) registrationTokens(regID, stored string) (providers.Tokens, error) {
-	var t providers.Tokens
-	if stored == "" {
-		return t, nil
-	}
-	plain, err := TokensColumn.OpenStored(m.d.Box, regID, stored)
-	if err != nil {
-		return t, err
-	}
-	if err := json.Unmarshal([]byte(plain), &t); err != nil {
-		return t, fmt.Errorf("oauth: decode tokens: %w", err)
-	}
-	return t, nil
-}
-
 // decorateMembers fills oauth_registrations on loaded members.
 func (m *Module) decorateMembers(ctx context.Context, q store.Querier, byID map[string]*organization.Member) error {
 	args := make([]any, 0, len(byID))
@@ -257,7 +242,7 @@ func (m *Module) handleProviderInfo(r *http.Request) (any, error) {
 	}
 	now := m.d.Clock.Now()
 	for i := range regs {
-		t, err := m.registrationTokens(regIDs[i], sealed[i])
+		t, err := providertokens.Open(m.d.Box, TokensColumn, regIDs[i], sealed[i])
 		if err != nil {
 			return nil, err
 		}
@@ -268,9 +253,7 @@ func (m *Module) handleProviderInfo(r *http.Request) (any, error) {
 		if withRefresh {
 			regs[i].RefreshToken = t.RefreshToken
 		}
-		if !t.ExpiresAt.IsZero() && t.ExpiresAt.After(now) {
-			regs[i].AccessTokenExpiresIn = int(t.ExpiresAt.Sub(now).Seconds())
-		}
+		regs[i].AccessTokenExpiresIn = t.ExpiresIn(now)
 	}
 	if providers.IsOIDC(name) {
 		if len(regs) == 0 {

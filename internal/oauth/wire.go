@@ -3,7 +3,9 @@ package oauth
 import (
 	"net/http"
 
+	"github.com/latchkey/latchkey/internal/discovery"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/oauth/providers"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/session"
 )
@@ -39,4 +41,33 @@ type sdkAuthAnswer struct {
 // (organization/wire.go, session/wire.go) with provider_values.
 func (r *SDKAuthResponse) SDKWire() any {
 	return &sdkAuthAnswer{SDKAuthResponse: r.AuthResponse.SDK(), ProviderValues: r.ProviderValues}
+}
+
+// DiscoveryResponse is b2b/oauth/discovery/authenticate on the backend
+// face: the discovery answer with the provider fields the Node client
+// declares (B2BOAuthDiscoveryAuthenticateResponse). The browser SDK
+// declares the discovery answer alone (B2BDiscoveryAuthenticateResponse),
+// which is the SDK face's.
+type DiscoveryResponse struct {
+	*discovery.Response
+	ProviderType string `json:"provider_type"`
+	// ProviderTenantID is set only when the provider named exactly one
+	// tenant; ProviderTenantIDs lists them all.
+	ProviderTenantID  string   `json:"provider_tenant_id"`
+	ProviderTenantIDs []string `json:"provider_tenant_ids"`
+	FullName          string   `json:"full_name"`
+}
+
+// SDKWire implements httpapi.SDKWirer.
+func (r *DiscoveryResponse) SDKWire() any { return r.Response.SDKWire() }
+
+func discoveryAnswer(res *discovery.Response, id *providers.Identity) *DiscoveryResponse {
+	out := &DiscoveryResponse{Response: res, ProviderType: id.Provider, ProviderTenantIDs: []string{}, FullName: id.Name}
+	for _, t := range id.Tenants {
+		out.ProviderTenantIDs = append(out.ProviderTenantIDs, t.ID)
+	}
+	if len(out.ProviderTenantIDs) == 1 {
+		out.ProviderTenantID = out.ProviderTenantIDs[0]
+	}
+	return out
 }

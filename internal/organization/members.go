@@ -145,42 +145,28 @@ func (s *Store) LockMember(ctx context.Context, q store.Querier, projectID, memb
 	return email, status, nil
 }
 
-// lockForUpdate locks, inside the write transaction q, the row of table
-// that where (with args) names, for a change that reads the row and
-// writes fields back from what it read. On PostgreSQL (READ COMMITTED,
-// many writers) the read would otherwise be taken without a lock and a
-// change committed after it overwritten with the fields as read: FOR
-// UPDATE makes a concurrent change commit first, read afterwards by q's
-// next statement, or wait for q. SQLite has a single writer: a read
-// inside the write transaction is already current.
-func (s *Store) lockForUpdate(ctx context.Context, q store.Querier, table, where string, args ...any) error {
-	if s.db.Dialect() != store.Postgres {
-		return nil
-	}
-	if _, err := q.ExecContext(ctx, `SELECT 1 FROM `+table+` WHERE `+where+` FOR UPDATE`, args...); err != nil {
-		return fmt.Errorf("organization: lock %s: %w", table, store.MapError(err))
-	}
-	return nil
-}
-
-// lockMemberForUpdate is lockForUpdate of a member's row.
-func (s *Store) lockMemberForUpdate(ctx context.Context, q store.Querier, projectID, memberID string) error {
-	return s.lockForUpdate(ctx, q, "members", "member_id = $1 AND project_id = $2", memberID, projectID)
+// lockMemberForUpdate locks, inside the write transaction q, a member's
+// row for a change that reads the row and writes fields back from what it
+// read (store.DB.LockRow): on PostgreSQL the read would otherwise be taken
+// without a lock, and a change committed after it overwritten with the
+// fields as read.
+func (s *Store) lockMemberForUpdate(ctx context.Context, q store.Querier, memberID string) error {
+	return s.db.LockRow(ctx, q, "members", "member_id", memberID)
 }
 
 // MemberForUpdate is Member for a change written back from the read (the
-// MFA fields, SaveMFA): the row is locked first (lockForUpdate).
+// MFA fields, SaveMFA): the row is locked first (lockMemberForUpdate).
 func (s *Store) MemberForUpdate(ctx context.Context, q store.Querier, projectID, memberID string) (*Member, error) {
-	if err := s.lockMemberForUpdate(ctx, q, projectID, memberID); err != nil {
+	if err := s.lockMemberForUpdate(ctx, q, memberID); err != nil {
 		return nil, err
 	}
 	return s.Member(ctx, q, projectID, memberID)
 }
 
 // orgMemberForUpdate is OrgMember for a change written back from the read
-// (lockForUpdate).
+// (lockMemberForUpdate).
 func (s *Store) orgMemberForUpdate(ctx context.Context, q store.Querier, org *Organization, memberID string) (*Member, error) {
-	if err := s.lockMemberForUpdate(ctx, q, org.projectID, memberID); err != nil {
+	if err := s.lockMemberForUpdate(ctx, q, memberID); err != nil {
 		return nil, err
 	}
 	return s.OrgMember(ctx, q, org, memberID)

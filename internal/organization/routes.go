@@ -30,6 +30,7 @@ func (h Handlers) Routes() []httpapi.Route {
 		backend("DELETE /v1/b2b/organizations/{organization_id}", h.Delete),
 		backend("POST /v1/b2b/organizations/search", h.Search),
 		backend("DELETE /v1/b2b/organizations/{organization_id}/external_id", h.DeleteExternalID),
+		backend("GET /v1/b2b/organizations/{organization_id}/metrics", h.Metrics),
 		backend("POST /v1/b2b/organizations/{organization_id}/members", h.CreateMember),
 		backend("GET /v1/b2b/organizations/{organization_id}/member", h.GetMember),
 		backend("PUT /v1/b2b/organizations/{organization_id}/members/{member_id}", h.UpdateMember),

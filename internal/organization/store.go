@@ -206,11 +206,11 @@ func (s *Store) CreateIn(ctx context.Context, q store.Querier, projectID string,
 
 // Update applies set to the organization. Every setting is written back
 // from the organization as read, so the read locks the row
-// (lockForUpdate): a concurrent update's settings are not undone.
+// (store.DB.LockRow): a concurrent update's settings are not undone.
 func (s *Store) Update(ctx context.Context, projectID, orgID string, set Settings) (*Organization, error) {
 	var o *Organization
 	err := s.db.Tx(ctx, func(q store.Querier) error {
-		err := s.lockForUpdate(ctx, q, "organizations", "organization_id = $1 AND project_id = $2", orgID, projectID)
+		err := s.db.LockRow(ctx, q, "organizations", "organization_id", orgID)
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"net/http"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
@@ -34,14 +35,51 @@ func (h Handlers) authorizeRevoke(r *http.Request, p *project.Project, t RevokeT
 	if orgID != actor.Organization.OrganizationID {
 		return apierr.New(apierr.TenancyMismatch)
 	}
+	return h.mayRevoke(r.Context(), p, actor, memberID)
+}
+
+// mayRevoke applies the RBAC rule for ending memberID's sessions (a member
+// of the actor's organization): revoke-sessions on stytch.self for one's
+// own, on stytch.member for anyone's.
+func (h Handlers) mayRevoke(ctx context.Context, p *project.Project, actor *SessionResponse, memberID string) error {
 	check := func(resource string) error {
-		_, err := h.Authz.Check(r.Context(), p.ID, actor.Organization, actor.MemberSession.Roles, resource, organization.ActionRevokeSessions)
+		_, err := h.Authz.Check(ctx, p.ID, actor.Organization, actor.MemberSession.Roles, resource, organization.ActionRevokeSessions)
 		return err
 	}
 	if memberID == actor.Member.MemberID && check(organization.ResourceSelf) == nil {
 		return nil
 	}
 	return check(organization.ResourceMember)
+}
+
+// SDKRevokeForMember handles SDK POST /b2b/sessions/revoke/{member_id}
+// (session.revokeForMember): every session of a member of the caller's
+// organization ends. Authorized as the backend's revoke by member_id acting
+// for a member, and in the order of the SDK's other member routes: the
+// permission first, then the member, so a caller without it learns
+// nothing about which ids exist; a member of another organization is not
+// found, as for every SDK member route.
+func (h Handlers) SDKRevokeForMember(r *http.Request) (any, error) {
+	ctx, c := r.Context(), project.CallerFrom(r.Context())
+	if c.SessionToken == "" {
+		return nil, apierr.New(apierr.UserUnauthenticated)
+	}
+	actor, err := h.authenticate(r, c.Project, Credential{Token: c.SessionToken}, nil)
+	if err != nil {
+		return nil, err
+	}
+	memberID := r.PathValue("member_id")
+	if err := h.mayRevoke(ctx, c.Project, actor, memberID); err != nil {
+		return nil, err
+	}
+	m, err := h.Sessions.orgs.OrgMember(ctx, h.Sessions.db.Read(), actor.Organization, memberID)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.Sessions.Revoke(ctx, c.Project, RevokeTarget{MemberID: m.MemberID}); err != nil {
+		return nil, err
+	}
+	return &httpapi.Common{}, nil
 }
 
 // revokeOwner names the member (and organization) whose sessions a revoke

@@ -266,11 +266,16 @@ const selectSession = `SELECT member_session_id, project_id, organization_id, me
 	factor_proofs, started_at, last_accessed_at, expires_at, revoked_at, ip_address, user_agent FROM member_sessions `
 
 func (s *Service) load(ctx context.Context, where string, arg any) (*row, error) {
+	return scanRow(s.db.Read().QueryRowContext(ctx, selectSession+where, arg))
+}
+
+// scanRow reads one row of selectSession.
+func scanRow(sc interface{ Scan(...any) error }) (*row, error) {
 	var r row
 	var factors, proofs string
 	var started, last, exp int64
-	err := s.db.Read().QueryRowContext(ctx, selectSession+where, arg).Scan(&r.ms.MemberSessionID, &r.projectID,
-		&r.ms.OrganizationID, &r.ms.MemberID, &factors, &proofs, &started, &last, &exp, &r.revokedAt, &r.ms.IPAddress, &r.ms.UserAgent)
+	err := sc.Scan(&r.ms.MemberSessionID, &r.projectID, &r.ms.OrganizationID, &r.ms.MemberID, &factors, &proofs,
+		&started, &last, &exp, &r.revokedAt, &r.ms.IPAddress, &r.ms.UserAgent)
 	if err != nil {
 		return nil, store.MapError(err)
 	}

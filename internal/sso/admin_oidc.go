@@ -58,7 +58,7 @@ func (h Handlers) UpdateOIDC(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &OIDCResponse{Connection: oidcWire(c, h.s.d.BaseURL()), Warning: warning}, nil
+	return &OIDCUpdateResponse{Connection: oidcWire(c, h.s.d.BaseURL()), Warning: warning}, nil
 }
 
 func (s *Service) applyOIDC(c *conn, u oidcUpdate, disc *discoveryDoc) error {

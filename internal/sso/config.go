@@ -80,7 +80,7 @@ func timePtr(ms int64) *time.Time {
 
 func certWire(c storedCert) X509Certificate {
 	return X509Certificate{CertificateID: c.ID, Certificate: c.PEM, Issuer: c.Issuer,
-		CreatedAt: timePtr(c.CreatedAt), ExpiresAt: timePtr(c.ExpiresAt)}
+		CreatedAt: timePtr(c.CreatedAt), ExpiresAt: timePtr(c.ExpiresAt), UpdatedAt: timePtr(c.CreatedAt)}
 }
 
 // samlWire renders a SAML connection for the API.

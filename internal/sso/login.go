@@ -14,6 +14,7 @@ import (
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/providertokens"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -25,6 +26,9 @@ type identity struct {
 	Name       string
 	Groups     []string
 	Attributes map[string]any
+	// Tokens are an OIDC login's provider tokens (nil for SAML), kept
+	// sealed on the registration for the backend's oidc_providers call.
+	Tokens *providertokens.Tokens
 }
 
 // tokenData is what an SSO token redeems to.
@@ -71,6 +75,9 @@ func (s *Service) finish(ctx context.Context, r *http.Request, c *conn, st *flow
 				return err
 			}
 			created = false
+		}
+		if err := s.keepTokens(ctx, q, regID, id.Tokens); err != nil {
+			return err
 		}
 		if err := s.d.Orgs.MarkEmailVerified(ctx, q, m); err != nil {
 			return err
@@ -162,6 +169,26 @@ func (s *Service) register(ctx context.Context, q store.Querier, c *conn, member
 		return "", "", fmt.Errorf("sso: write registration: %w", err)
 	}
 	return regID, owner, nil
+}
+
+// keepTokens stores an OIDC identity's provider tokens on its registration,
+// sealed for that row. Each login's tokens replace the last ones: they
+// are the newest the provider issued. They are written apart from the
+// registration's upsert (register) because the row they are sealed for
+// is known only once that upsert returns it.
+func (s *Service) keepTokens(ctx context.Context, q store.Querier, regID string, t *providertokens.Tokens) error {
+	if t == nil {
+		return nil // SAML
+	}
+	tokens, err := s.sealTokens(regID, t)
+	if err != nil {
+		return err
+	}
+	if _, err := q.ExecContext(ctx, `UPDATE sso_registrations SET tokens = $1 WHERE registration_id = $2`,
+		tokens, regID); err != nil {
+		return fmt.Errorf("sso: keep tokens: %w", err)
+	}
+	return nil
 }
 
 // checkJIT applies sso_jit_provisioning to someone not yet a member.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/providertokens"
 )
 
 // oauthConfig is the OAuth 2.0 client of an OIDC connection.
@@ -135,7 +136,13 @@ func (s *Service) oidcIdentity(ctx context.Context, c *conn, base string, st *fl
 			return identity{}, apierr.New(apierr.OIDCIDTokenInvalid).WithMessage("The userinfo answer is about another subject.")
 		}
 	}
-	return oidcClaimsIdentity(c, idt.Subject, claims)
+	id, err := oidcClaimsIdentity(c, idt.Subject, claims)
+	if err != nil {
+		return id, err
+	}
+	t := providertokens.FromOAuth2(tok, conf.Scopes)
+	id.Tokens = &t
+	return id, nil
 }
 
 // fillFromUserinfo adds to the ID token's claims the userinfo claims it

@@ -40,7 +40,7 @@ func newOIDCEnv(t *testing.T, e *apptest.Env) *oidcEnv {
 		"issuer": op.Issuer(), "client_id": cfg.ClientID, "client_secret": cfg.ClientSecret})
 	apptest.Want(t, r, 200, "")
 	c := r.Body["connection"].(map[string]any)
-	if c["status"] != "active" || c["token_url"] != op.TokenEndpoint() || c["client_secret"] != "" || r.Body["warning"] != nil {
+	if c["status"] != "active" || c["token_url"] != op.TokenEndpoint() || c["client_secret"] != "" || r.Body["warning"] != "" {
 		t.Fatalf("configured: %s", r.Raw)
 	}
 	return s

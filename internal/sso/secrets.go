@@ -7,6 +7,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/atrest"
+	"github.com/latchkey/latchkey/internal/providertokens"
 	"github.com/latchkey/latchkey/internal/secretbox"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -17,6 +18,30 @@ import (
 // (storedKey.SealedKey, oidcConfig.ClientSecret); the config JSON is
 // stored without them.
 var SecretColumn = atrest.Column{Table: "sso_secrets", Key: "secret_id", Column: "secret"}
+
+// TokensColumn is where an OIDC registration's provider tokens are kept,
+// sealed at rest and bound to their row (app.SealedColumns).
+var TokensColumn = atrest.Column{Table: "sso_registrations", Key: "registration_id", Column: "tokens"}
+
+// sealTokens returns what to store in TokensColumn for registration regID:
+// "" for a login without tokens (SAML).
+func (s *Service) sealTokens(regID string, t *providertokens.Tokens) (string, error) {
+	if t == nil {
+		return "", nil
+	}
+	if s.d.Box == nil {
+		return "", apierr.New(apierr.EncryptionKeyNotConfigured)
+	}
+	return providertokens.Seal(s.d.Box, TokensColumn, regID, *t)
+}
+
+// openTokens opens a registration's stored tokens ("" for none).
+func (s *Service) openTokens(regID, stored string) (providertokens.Tokens, error) {
+	if s.d.Box == nil && secretbox.IsSealed(stored) {
+		return providertokens.Tokens{}, apierr.New(apierr.EncryptionKeyNotConfigured)
+	}
+	return providertokens.Open(s.d.Box, TokensColumn, regID, stored)
+}
 
 // seal seals a secret for its sso_secrets row.
 func (s *Service) seal(id, plaintext string) (string, error) {

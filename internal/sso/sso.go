@@ -123,5 +123,6 @@ func (s *Service) Routes() []httpapi.Route {
 		{Face: httpapi.Backend, Pattern: "DELETE /v1/b2b/sso/saml/{organization_id}/connections/{connection_id}/encryption_private_keys/{private_key_id}", Handler: backend.DeleteEncryptionKey},
 		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sso/oidc/{organization_id}", Handler: backend.CreateOIDC},
 		{Face: httpapi.Backend, Pattern: "PUT /v1/b2b/sso/oidc/{organization_id}/connections/{connection_id}", Handler: backend.UpdateOIDC},
+		{Face: httpapi.Backend, Pattern: "GET /v1/b2b/organizations/{organization_id}/members/{member_id}/oidc_providers", Handler: backend.OIDCProviders},
 	}
 }

@@ -15,6 +15,9 @@ type X509Certificate struct {
 	Issuer        string     `json:"issuer"`
 	CreatedAt     *time.Time `json:"created_at,omitempty"`
 	ExpiresAt     *time.Time `json:"expires_at,omitempty"`
+	// UpdatedAt is CreatedAt: a certificate is never changed, only added
+	// or deleted. The browser SDK declares it required.
+	UpdatedAt *time.Time `json:"updated_at,omitempty"`
 }
 
 // EncryptionPrivateKey names an encryption key of a SAML connection. The
@@ -110,12 +113,19 @@ type SAMLResponse struct {
 	Connection *SAMLConnection `json:"connection"`
 }
 
-// OIDCResponse answers the OIDC create and update calls; warning says what
-// could not be discovered from the issuer.
+// OIDCResponse answers the OIDC create call.
 type OIDCResponse struct {
 	httpapi.Common
 	Connection *OIDCConnection `json:"connection"`
-	Warning    string          `json:"warning,omitempty"`
+}
+
+// OIDCUpdateResponse answers the OIDC update call; warning says what could
+// not be discovered from the issuer, "" when nothing (the browser SDK
+// declares it required).
+type OIDCUpdateResponse struct {
+	httpapi.Common
+	Connection *OIDCConnection `json:"connection"`
+	Warning    string          `json:"warning"`
 }
 
 // DeleteResponse answers a connection delete.
@@ -134,6 +144,24 @@ type DeleteCertificateResponse struct {
 type DeleteKeyResponse struct {
 	httpapi.Common
 	PrivateKeyID string `json:"private_key_id"`
+}
+
+// OIDCProviderInfo is one OIDC SSO registration's provider tokens (the
+// Node client's OIDCProviderInfo); refresh_token only when asked for.
+type OIDCProviderInfo struct {
+	ProviderSubject      string   `json:"provider_subject"`
+	IDToken              string   `json:"id_token"`
+	AccessToken          string   `json:"access_token"`
+	AccessTokenExpiresIn int      `json:"access_token_expires_in"`
+	Scopes               []string `json:"scopes"`
+	ConnectionID         string   `json:"connection_id"`
+	RefreshToken         string   `json:"refresh_token,omitempty"`
+}
+
+// OIDCProvidersResponse answers the backend's members/{member_id}/oidc_providers.
+type OIDCProvidersResponse struct {
+	httpapi.Common
+	Registrations []OIDCProviderInfo `json:"registrations"`
 }
 
 // DiscoveryResponse answers b2b/sso/discovery/connections.

@@ -170,7 +170,8 @@ func (db *DB) Dialect() Dialect { return db.dialect }
 
 // LockRow holds the row of table whose keyColumn is key until the
 // transaction q ends, for a write computed from reads made after it (a
-// summary rebuilt from other tables): a concurrent writer holding the row
+// summary rebuilt from other tables, fields written back as read): a
+// concurrent writer holding the row
 // commits first, and those reads see what it wrote. On PostgreSQL (READ
 // COMMITTED) that is FOR NO KEY UPDATE, the lock an UPDATE of the row
 // takes, which inserts referencing the row (foreign key checks) do not

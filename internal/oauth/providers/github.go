@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/oauth2"
+
+	"github.com/latchkey/latchkey/internal/providertokens"
 )
 
 // GitHub's endpoints.
@@ -79,7 +81,7 @@ func (g *github) Exchange(ctx context.Context, code string, r AuthRequest) (*Ide
 		name = user.Login
 	}
 	id := &Identity{Provider: GitHub, Subject: strconv.FormatInt(user.ID, 10), Name: name, Picture: user.AvatarURL,
-		Tenants: []Tenant{}, Tokens: tokensOf(tok, c.Scopes)}
+		Tenants: []Tenant{}, Tokens: providertokens.FromOAuth2(tok, c.Scopes)}
 	for _, e := range emails {
 		if e.Primary {
 			id.Email, id.EmailVerified = strings.ToLower(e.Email), e.Verified

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"golang.org/x/oauth2"
+
+	"github.com/latchkey/latchkey/internal/providertokens"
 )
 
 // HubSpot's endpoints.
@@ -60,7 +62,7 @@ func (h *hubspot) Exchange(ctx context.Context, code string, r AuthRequest) (*Id
 		return nil, fmt.Errorf("%w: hubspot token info without user_id", ErrProvider)
 	}
 	id := &Identity{Provider: HubSpot, Subject: strconv.FormatInt(info.UserID, 10), Email: strings.ToLower(info.User),
-		EmailVerified: info.User != "", Tenants: []Tenant{}, Tokens: tokensOf(tok, c.Scopes)}
+		EmailVerified: info.User != "", Tenants: []Tenant{}, Tokens: providertokens.FromOAuth2(tok, c.Scopes)}
 	if info.HubID != 0 {
 		id.Tenants = append(id.Tenants, Tenant{ID: strconv.FormatInt(info.HubID, 10), Name: info.HubDomain})
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
+
+	"github.com/latchkey/latchkey/internal/providertokens"
 )
 
 // Default issuers. Microsoft's multi-tenant "organizations" endpoint
@@ -116,7 +118,7 @@ func (o *oidcProvider) Exchange(ctx context.Context, code string, r AuthRequest)
 			return nil, err
 		}
 	}
-	id.Tokens = tokensOf(tok, c.Scopes)
+	id.Tokens = providertokens.FromOAuth2(tok, c.Scopes)
 	return id, nil
 }
 
@@ -242,8 +244,4 @@ func mergeScopes(base, extra []string) []string {
 		}
 	}
 	return out
-}
-
-func splitScopes(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' })
 }

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/latchkey/latchkey/internal/providertokens"
 )
 
 // The providers.
@@ -61,13 +63,7 @@ type Tenant struct {
 }
 
 // Tokens are what the provider handed back.
-type Tokens struct {
-	AccessToken  string    `json:"access_token"`
-	RefreshToken string    `json:"refresh_token"`
-	IDToken      string    `json:"id_token"`
-	Scopes       []string  `json:"scopes"`
-	ExpiresAt    time.Time `json:"expires_at"`
-}
+type Tokens = providertokens.Tokens
 
 // Identity is the person at the provider.
 type Identity struct {
@@ -186,19 +182,4 @@ func exchange(ctx context.Context, client *http.Client, cfg *oauth2.Config, code
 		return nil, fmt.Errorf("%w: token exchange: %v", ErrProvider, err)
 	}
 	return tok, nil
-}
-
-// tokensOf copies what the token endpoint answered.
-func tokensOf(t *oauth2.Token, scopes []string) Tokens {
-	out := Tokens{AccessToken: t.AccessToken, RefreshToken: t.RefreshToken, Scopes: scopes, ExpiresAt: t.Expiry.UTC()}
-	if id, ok := t.Extra("id_token").(string); ok {
-		out.IDToken = id
-	}
-	if s, ok := t.Extra("scope").(string); ok && s != "" {
-		out.Scopes = splitScopes(s)
-	}
-	if out.Scopes == nil {
-		out.Scopes = []string{}
-	}
-	return out
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"golang.org/x/oauth2"
+
+	"github.com/latchkey/latchkey/internal/providertokens"
 )
 
 // Slack's "Sign in with Slack" endpoints (OpenID Connect flavoured; the
@@ -66,7 +68,7 @@ func (s *slack) Exchange(ctx context.Context, code string, r AuthRequest) (*Iden
 		return nil, fmt.Errorf("%w: slack userInfo: %s", ErrProvider, info.Error)
 	}
 	id := &Identity{Provider: Slack, Subject: info.Subject, Email: strings.ToLower(info.Email), EmailVerified: info.EmailVerified,
-		Name: info.Name, Picture: info.Picture, Locale: info.Locale, Tenants: []Tenant{}, Tokens: tokensOf(tok, c.Scopes)}
+		Name: info.Name, Picture: info.Picture, Locale: info.Locale, Tenants: []Tenant{}, Tokens: providertokens.FromOAuth2(tok, c.Scopes)}
 	if info.TeamID != "" {
 		id.Tenants = append(id.Tenants, Tenant{ID: info.TeamID, Name: info.TeamName})
 	}
