@@ -59,6 +59,9 @@ type authorizer struct {
 	org      *organization.Organization
 	roles    []string
 	authTime time.Time
+	// impersonated: the session is an operator's visit, which may log
+	// out but authorizes no connected app (Faces.sessionOrNone).
+	impersonated bool
 }
 
 // prepared is a validated authorization request.

@@ -34,15 +34,8 @@ func (f Faces) sessionAuthorizer(r *http.Request, p *project.Project, cred sessi
 	if err != nil {
 		return nil, err
 	}
-	if out.MemberSession.Impersonated() {
-		// An operator's visit lasts an hour at most (session package);
-		// a connected app's refresh tokens would outlive it, and a
-		// full_access grant would mint ordinary sessions from it.
-		return nil, apierr.New(apierr.UnauthorizedAction).WithMessage(
-			"An impersonated session cannot authorize a connected app.")
-	}
 	return &authorizer{member: out.Member, org: out.Organization, roles: out.MemberSession.Roles,
-		authTime: authTimeOf(out.MemberSession)}, nil
+		authTime: authTimeOf(out.MemberSession), impersonated: out.MemberSession.Impersonated()}, nil
 }
 
 // authorizeStep is one step of the provider (start or submit) for an
@@ -79,16 +72,28 @@ func (f Faces) sdkCaller(r *http.Request, req *AuthorizeRequest) (*authorizer, e
 	return f.sessionOrNone(r, c.Project, req, session.Credential{Token: c.SessionToken})
 }
 
-// sessionOrNone is sessionAuthorizer, except that under prompt=none an
-// expired or revoked session is treated as no session (nil): the client
-// must get login_required at its redirect URI (OIDC Core 3.1.2.6), not a
-// page error it never sees. start and submit still validate the client
-// and the redirect URI before answering it. A refusal by the failure
-// limit stays an error.
+// sessionOrNone is sessionAuthorizer for authorize start and submit,
+// except that under prompt=none an expired or revoked session is treated
+// as no session (nil): the client must get login_required at its
+// redirect URI (OIDC Core 3.1.2.6), not a page error it never sees. start
+// and submit still validate the client and the redirect URI before
+// answering it. A refusal by the failure limit stays an error.
+//
+// An impersonated session authorizes no connected app: an operator's
+// visit lasts an hour at most (session package), the app's refresh
+// tokens would outlive it, and a full_access grant would mint ordinary
+// sessions from it. Under prompt=none it counts as no session; otherwise
+// it is refused. It may still log out (logout.go).
 func (f Faces) sessionOrNone(r *http.Request, p *project.Project, req *AuthorizeRequest, cred session.Credential) (*authorizer, error) {
 	who, err := f.sessionAuthorizer(r, p, cred)
-	if err != nil && req.promptNone() && (apierr.Is(err, apierr.SessionNotFound) || apierr.Is(err, apierr.InvalidJWT)) {
+	switch {
+	case err != nil && req.promptNone() && (apierr.Is(err, apierr.SessionNotFound) || apierr.Is(err, apierr.InvalidJWT)):
 		return nil, nil
+	case err == nil && who.impersonated && req.promptNone():
+		return nil, nil
+	case err == nil && who.impersonated:
+		return nil, apierr.New(apierr.UnauthorizedAction).WithMessage(
+			"An impersonated session cannot authorize a connected app.")
 	}
 	return who, err
 }

@@ -320,7 +320,7 @@ func TestImpersonatedSessionsCannotAuthorizeConnectedApps(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := e.Backend(http.MethodPost, "/v1/connected_apps/clients", map[string]any{"client_type": "first_party",
-			"client_name": "RP", "redirect_urls": []string{"https://rp.test/cb"}})
+			"client_name": "RP", "redirect_urls": []string{"https://rp.test/cb"}, "post_logout_redirect_urls": []string{"https://rp.test/bye"}})
 		apptest.Want(t, r, 200, "")
 		clientID := r.Body["connected_app"].(map[string]any)["client_id"].(string)
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
@@ -341,5 +341,51 @@ func TestImpersonatedSessionsCannotAuthorizeConnectedApps(t *testing.T) {
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/idp/oauth/authorize/start", backend), 403, "unauthorized_action")
 		backend["consent_granted"] = true
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/idp/oauth/authorize", backend), 403, "unauthorized_action")
+
+		// Under prompt=none the visit is no session: the app gets
+		// login_required at its redirect URI, as without one.
+		req["prompt"] = "none"
+		r = e.SDK(http.MethodPost, "/idp/b2b/oauth/authorize/submit", req, token)
+		apptest.Want(t, r, 200, "")
+		if u, _ := url.Parse(r.Data()["redirect_uri"].(string)); u.Query().Get("error") != "login_required" {
+			t.Fatalf("prompt=none with an impersonated session: %s", r.Raw)
+		}
+		// Logging out of the app still works.
+		r = e.SDK(http.MethodPost, "/b2b/oauth/logout/start", map[string]any{"client_id": clientID,
+			"post_logout_redirect_uri": "https://rp.test/bye", "state": "s"}, token)
+		apptest.Want(t, r, 200, "")
+	})
+}
+
+// An impersonated factor is the operator's visit, not the member proving
+// themselves: it is never the recent factor that takeover-sensitive
+// changes need (package stepup). Otherwise the visit could show the
+// recovery codes, remove the member's authenticator app, or move the
+// member's address to an inbox the operator controls, whose link would
+// then log in as the member with an ordinary session long past the hour.
+func TestImpersonatedSessionsCannotMakeTakeoverChanges(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		mid := e.CreateMember(org, "ada@acme.test")
+		e.EnrollTOTPWithSession(org, "ada@acme.test", nil)
+		e.Clock.Advance(time.Hour)
+		r := redeemSDK(e, mustMint(t, e, org, mid).Token)
+		apptest.Want(t, r, 200, "")
+		token := r.Data()["session_token"].(string)
+
+		for name, change := range map[string]func() apptest.Resp{
+			"recovery codes shown": func() apptest.Resp { return e.SDK(http.MethodGet, "/b2b/recovery_codes", nil, token) },
+			"own TOTP deleted": func() apptest.Resp {
+				return e.SDK(http.MethodDelete, "/b2b/organizations/members/deleteTOTP", nil, token)
+			},
+			"email update started": func() apptest.Resp {
+				return e.StartEmailUpdate(token, "", map[string]any{"email_address": "operator@evil.test"})
+			},
+		} {
+			if got := change(); got.Status < 400 {
+				t.Errorf("%s from an impersonated session: %s", name, got.Raw)
+			}
+		}
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token), 200, "")
 	})
 }

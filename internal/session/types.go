@@ -179,11 +179,17 @@ const (
 )
 
 // FactorTimes lists when each of the session's factors was last
-// completed, for step-up checks (package stepup).
+// completed, for step-up checks (package stepup). An impersonated factor
+// is left out: an operator's visit is the member's session, not a proof
+// by the member, so it never counts as a recent factor for the changes
+// step-up guards (an email update, MFA or recovery codes), which would
+// otherwise let the visit take the account over for good.
 func (ms *MemberSession) FactorTimes() []time.Time {
 	out := make([]time.Time, 0, len(ms.AuthenticationFactors))
 	for _, f := range ms.AuthenticationFactors {
-		out = append(out, f.LastAuthenticatedAt)
+		if !f.Impersonated() {
+			out = append(out, f.LastAuthenticatedAt)
+		}
 	}
 	return out
 }
