@@ -93,7 +93,7 @@ func (h Handlers) Delete(r *http.Request) (any, error) {
 	}
 	id := r.PathValue("connection_id")
 	err = h.s.d.DB.Tx(r.Context(), func(q store.Querier) error {
-		c, err := h.s.load(r.Context(), q, p.ID, orgID, id)
+		c, err := h.s.loadLocked(r.Context(), q, p.ID, orgID, id)
 		if err != nil {
 			return err
 		}
@@ -245,20 +245,28 @@ func (h Handlers) authorizeFetch(r *http.Request, kind string) (changeTarget, er
 func (h Handlers) changeIn(ctx context.Context, t changeTarget, edit func(ctx context.Context, c *conn) error) (*conn, error) {
 	var out *conn
 	err := h.s.d.DB.Tx(ctx, func(q store.Querier) error {
-		c, err := h.s.load(ctx, q, t.projectID, t.orgID, t.connID)
-		if err != nil {
-			return err
-		}
-		if c.Kind != t.kind {
-			return apierr.New(apierr.SSOConnectionNotFound)
-		}
-		if err := edit(ctx, c); err != nil {
-			return err
-		}
-		out = c
-		return h.s.save(ctx, q, c)
+		var err error
+		out, err = h.s.changeTx(ctx, q, t, edit)
+		return err
 	})
 	return out, err
+}
+
+// changeTx loads the target locked (loadLocked), lets edit change it and
+// saves it inside q. Every field is written back as read, so without the
+// lock a concurrent change of another field would be undone.
+func (s *Service) changeTx(ctx context.Context, q store.Querier, t changeTarget, edit func(ctx context.Context, c *conn) error) (*conn, error) {
+	c, err := s.loadLocked(ctx, q, t.projectID, t.orgID, t.connID)
+	if err != nil {
+		return nil, err
+	}
+	if c.Kind != t.kind {
+		return nil, apierr.New(apierr.SSOConnectionNotFound)
+	}
+	if err := edit(ctx, c); err != nil {
+		return nil, err
+	}
+	return c, s.save(ctx, q, c)
 }
 
 // newKeyID mints a key or certificate id in the environment of the

@@ -97,6 +97,23 @@ func (s *Service) load(ctx context.Context, q store.Querier, projectID, orgID, c
 	return c, attachSecrets(ctx, q, c)
 }
 
+// loadLocked is load for a change that writes the connection back or
+// deletes it: the connection's row is locked before it is read, so a
+// concurrent change commits first and is read rather than overwritten
+// (store.DB.LockRow). The organization's row is locked before it: the
+// write rebuilds the organization's summary (syncOrganization), and
+// every change takes organization, then connection, then member locks in
+// that order, so two of them wait for each other rather than deadlock.
+func (s *Service) loadLocked(ctx context.Context, q store.Querier, projectID, orgID, connID string) (*conn, error) {
+	if err := s.d.DB.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil {
+		return nil, err
+	}
+	if err := s.d.DB.LockRow(ctx, q, "sso_connections", "connection_id", connID); err != nil {
+		return nil, err
+	}
+	return s.load(ctx, q, projectID, orgID, connID)
+}
+
 // loadAny reads a connection of the project whatever its organization (the
 // browser routes name only the connection).
 func (s *Service) loadAny(ctx context.Context, projectID, connID string) (*conn, error) {

@@ -9,15 +9,14 @@ import (
 // Hooks for the external tests that hold a change's transaction open
 // (storetest.Overlap) to race another change against it.
 
-// RenameIn renames a connection of the organization inside q, as an
-// administrator's change does (load, then save).
-func (s *Service) RenameIn(ctx context.Context, q store.Querier, projectID, orgID, connID, name string) error {
-	c, err := s.load(ctx, q, projectID, orgID, connID)
-	if err != nil {
-		return err
-	}
-	c.DisplayName = name
-	return s.save(ctx, q, c)
+// RenameIn renames a connection of kind of the organization inside q,
+// through an administrator's change (changeTx).
+func (s *Service) RenameIn(ctx context.Context, q store.Querier, projectID, orgID, connID, kind, name string) error {
+	_, err := s.changeTx(ctx, q, changeTarget{projectID, orgID, connID, kind}, func(_ context.Context, c *conn) error {
+		c.DisplayName = name
+		return nil
+	})
+	return err
 }
 
 // RegisterIn registers the identity externalID of a connection of the

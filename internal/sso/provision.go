@@ -92,6 +92,12 @@ func (s *Service) ensure(ctx context.Context, projectID, orgID, kind, name, idp 
 	}
 	var id string
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		// The connection is found among the organization's and written back
+		// as read: its lock, which every connection change takes first
+		// (loadLocked), keeps a concurrent change from being overwritten.
+		if err := s.d.DB.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil {
+			return err
+		}
 		if _, err := s.d.Orgs.GetIn(ctx, q, projectID, orgID); err != nil {
 			return fmt.Errorf("sso: ensure connection: %w", err)
 		}

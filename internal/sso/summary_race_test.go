@@ -36,7 +36,7 @@ func TestConcurrentConnectionChangesBothReachTheOrganizationSummary(t *testing.T
 	s := newOIDCEnv(t, e)
 	second := s.pendingConnection(t, "Second")
 	rename := func(q store.Querier) error {
-		return e.App.SSO.RenameIn(t.Context(), q, e.Project.Project.ID, s.orgID, s.connID, "Renamed")
+		return e.App.SSO.RenameIn(t.Context(), q, e.Project.Project.ID, s.orgID, s.connID, "oidc", "Renamed")
 	}
 	var r apptest.Resp
 	if _, err := storetest.Overlap(t, e.App.DB, rename, func() error {
