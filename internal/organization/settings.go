@@ -193,7 +193,7 @@ func (s Settings) applyLists(o *Organization) error {
 		o.RBACEmailImplicitRoleAssignments = out
 	}
 	if s.CustomRoles != nil {
-		o.CustomRoles = *s.CustomRoles // validated against the project policy by the rbac module
+		o.CustomRoles = *s.CustomRoles // validated against the project policy by the rbac module (in UpdateIn's transaction)
 	}
 	return nil
 }

@@ -204,43 +204,52 @@ func (s *Store) CreateIn(ctx context.Context, q store.Querier, projectID string,
 	return s.GetIn(ctx, q, projectID, o.OrganizationID)
 }
 
-// Update applies set to the organization. Every setting is written back
-// from the organization as read, so the read locks the row
-// (store.DB.LockRow): a concurrent update's settings are not undone.
+// Update applies set to the organization in a transaction of its own
+// (UpdateIn).
 func (s *Store) Update(ctx context.Context, projectID, orgID string, set Settings) (*Organization, error) {
 	var o *Organization
 	err := s.db.Tx(ctx, func(q store.Querier) error {
-		err := s.db.LockRow(ctx, q, "organizations", "organization_id", orgID)
-		if err != nil {
-			return err
-		}
-		if o, err = s.GetIn(ctx, q, projectID, orgID); err != nil {
-			return err
-		}
-		if err := set.apply(o, false); err != nil {
-			return err
-		}
-		if err := s.checkAssignedRoles(ctx, o, set); err != nil {
-			return err
-		}
-		assign := make([]string, len(orgFields))
-		for i, f := range orgFields {
-			assign[i] = fmt.Sprintf("%s = $%d", f, i+1)
-		}
-		n := len(orgFields)
-		args := append(orgValues(o), store.Millis(s.clock.Now()), orgID, projectID)
-		_, err = q.ExecContext(ctx, `UPDATE organizations SET `+strings.Join(assign, ", ")+
-			fmt.Sprintf(`, updated_at = $%d WHERE organization_id = $%d AND project_id = $%d`, n+1, n+2, n+3), args...)
-		if err != nil {
-			return conflictError(fmt.Errorf("organization: update: %w", store.MapError(err)))
-		}
-		o, err = s.GetIn(ctx, q, projectID, orgID)
+		var err error
+		o, err = s.UpdateIn(ctx, q, projectID, orgID, set)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return o, nil
+}
+
+// UpdateIn applies set to the organization inside q, for a caller that
+// checked set in the same transaction (the rbac module's custom roles,
+// against a policy it locked). Every setting is written back from the
+// organization as read, so the read locks the row (store.DB.LockRow): a
+// concurrent update's settings are not undone.
+func (s *Store) UpdateIn(ctx context.Context, q store.Querier, projectID, orgID string, set Settings) (*Organization, error) {
+	if err := s.db.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil {
+		return nil, err
+	}
+	o, err := s.GetIn(ctx, q, projectID, orgID)
+	if err != nil {
+		return nil, err
+	}
+	if err := set.apply(o, false); err != nil {
+		return nil, err
+	}
+	if err := s.checkAssignedRoles(ctx, o, set); err != nil {
+		return nil, err
+	}
+	assign := make([]string, len(orgFields))
+	for i, f := range orgFields {
+		assign[i] = fmt.Sprintf("%s = $%d", f, i+1)
+	}
+	n := len(orgFields)
+	args := append(orgValues(o), store.Millis(s.clock.Now()), orgID, projectID)
+	_, err = q.ExecContext(ctx, `UPDATE organizations SET `+strings.Join(assign, ", ")+
+		fmt.Sprintf(`, updated_at = $%d WHERE organization_id = $%d AND project_id = $%d`, n+1, n+2, n+3), args...)
+	if err != nil {
+		return nil, conflictError(fmt.Errorf("organization: update: %w", store.MapError(err)))
+	}
+	return s.GetIn(ctx, q, projectID, orgID)
 }
 
 // checkAssignedRoles refuses email role assignments naming roles the

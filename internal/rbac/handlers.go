@@ -7,6 +7,7 @@ import (
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
 )
 
 // Routes is the module's route table (backend face; the browser SDK reads
@@ -77,15 +78,11 @@ func (s *Service) setOrgPolicy(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	pol, err := s.Policy(r.Context(), p.ID)
-	if err != nil {
-		return nil, err
-	}
-	roles, err := ValidateOrgRoles(req.OrgPolicy.Roles, pol)
-	if err != nil {
-		return nil, err
-	}
-	o, err = s.d.Orgs.Update(r.Context(), p.ID, o.OrganizationID, organization.Settings{CustomRoles: &roles})
+	err = s.d.DB.Tx(r.Context(), func(q store.Querier) error {
+		updated, err := s.setOrgRolesIn(r.Context(), q, p.ID, o.OrganizationID, req.OrgPolicy.Roles)
+		o = updated
+		return err
+	})
 	if err != nil {
 		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
 	}

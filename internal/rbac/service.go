@@ -78,46 +78,84 @@ func (s *Service) SetCustom(ctx context.Context, projectID string, custom Policy
 	if err != nil {
 		return Policy{}, err
 	}
-	eff := Effective(clean)
-	text, err := json.Marshal(clean)
-	if err != nil {
-		return Policy{}, fmt.Errorf("rbac: encode policy: %w", err)
-	}
-	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		rows, err := q.QueryContext(ctx, `SELECT organization_id, custom_roles FROM organizations
-			WHERE project_id = $1 AND custom_roles <> '[]'`, projectID)
-		if err != nil {
-			return fmt.Errorf("rbac: list organization roles: %w", err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var orgID, rolesText string
-			var roles []Role
-			if err := rows.Scan(&orgID, &rolesText); err != nil {
-				return fmt.Errorf("rbac: scan organization roles: %w", err)
-			}
-			if err := json.Unmarshal([]byte(rolesText), &roles); err != nil {
-				return fmt.Errorf("rbac: decode organization roles: %w", err)
-			}
-			if _, err := ValidateOrgRoles(roles, eff); err != nil {
-				return fmt.Errorf("organization %s's custom roles would no longer be valid: %w", orgID, err)
-			}
-		}
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("rbac: organization roles: %w", err)
-		}
-		_, err = q.ExecContext(ctx, `INSERT INTO rbac_policies (project_id, policy, updated_at) VALUES ($1, $2, $3)
-			ON CONFLICT (project_id) DO UPDATE SET policy = excluded.policy, updated_at = excluded.updated_at`,
-			projectID, string(text), store.Millis(s.d.Clock.Now()))
-		if err != nil {
-			return fmt.Errorf("rbac: store policy: %w", store.MapError(err))
-		}
-		return nil
-	})
-	if err != nil {
+	if err := s.d.DB.Tx(ctx, func(q store.Querier) error { return s.setCustomIn(ctx, q, projectID, clean) }); err != nil {
 		return Policy{}, err
 	}
 	return clean, nil
+}
+
+// setCustomIn is SetCustom's transaction: the organizations' roles are
+// read under the policy's lock (lockPolicy), which an organization's roles
+// change takes before its own check.
+func (s *Service) setCustomIn(ctx context.Context, q store.Querier, projectID string, clean Policy) error {
+	text, err := json.Marshal(clean)
+	if err != nil {
+		return fmt.Errorf("rbac: encode policy: %w", err)
+	}
+	if err := s.lockPolicy(ctx, q, projectID); err != nil {
+		return err
+	}
+	eff := Effective(clean)
+	rows, err := q.QueryContext(ctx, `SELECT organization_id, custom_roles FROM organizations
+		WHERE project_id = $1 AND custom_roles <> '[]'`, projectID)
+	if err != nil {
+		return fmt.Errorf("rbac: list organization roles: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var orgID, rolesText string
+		var roles []Role
+		if err := rows.Scan(&orgID, &rolesText); err != nil {
+			return fmt.Errorf("rbac: scan organization roles: %w", err)
+		}
+		if err := json.Unmarshal([]byte(rolesText), &roles); err != nil {
+			return fmt.Errorf("rbac: decode organization roles: %w", err)
+		}
+		if _, err := ValidateOrgRoles(roles, eff); err != nil {
+			return fmt.Errorf("organization %s's custom roles would no longer be valid: %w", orgID, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("rbac: organization roles: %w", err)
+	}
+	rows.Close()
+	_, err = q.ExecContext(ctx, `INSERT INTO rbac_policies (project_id, policy, updated_at) VALUES ($1, $2, $3)
+		ON CONFLICT (project_id) DO UPDATE SET policy = excluded.policy, updated_at = excluded.updated_at`,
+		projectID, string(text), store.Millis(s.d.Clock.Now()))
+	if err != nil {
+		return fmt.Errorf("rbac: store policy: %w", store.MapError(err))
+	}
+	return nil
+}
+
+// setOrgRolesIn validates an organization's custom roles against the
+// project policy and stores them, inside q. The policy is read under its
+// lock (lockPolicy), as SetCustom reads the organizations' roles: without
+// it each could check against the other's old state and both commit,
+// leaving an organization role that names something the policy no longer
+// defines.
+func (s *Service) setOrgRolesIn(ctx context.Context, q store.Querier, projectID, orgID string, roles []Role) (*organization.Organization, error) {
+	if err := s.lockPolicy(ctx, q, projectID); err != nil {
+		return nil, err
+	}
+	custom, err := s.custom(ctx, q, projectID)
+	if err != nil {
+		return nil, err
+	}
+	clean, err := ValidateOrgRoles(roles, Effective(custom))
+	if err != nil {
+		return nil, err
+	}
+	return s.d.Orgs.UpdateIn(ctx, q, projectID, orgID, organization.Settings{CustomRoles: &clean})
+}
+
+// lockPolicy is the lock that a change of the project's policy and a
+// change of an organization's custom roles both take before checking one
+// against the other: the project's row (the policy's own may not exist
+// yet). It comes before any organization's row (UpdateIn locks that), the
+// order every path takes.
+func (s *Service) lockPolicy(ctx context.Context, q store.Querier, projectID string) error {
+	return s.d.DB.LockRow(ctx, q, "projects", "project_id", projectID)
 }
 
 // Check applies the matching rule for roles held in org and returns the
