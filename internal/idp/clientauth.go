@@ -16,14 +16,16 @@ import (
 // address at one project's endpoints (keyed projectID|address, as every
 // per-address limit of a project is): failures at another project's
 // endpoints from a shared address (a NAT, an IPv6 /64) spend nothing of
-// this project's allowance. There is no per-client rule: client secrets
-// (connected apps and M2M clients alike) are 256-bit random
-// (clientsecret.New), so no number of guesses finds one, and a per-client
+// this project's allowance. There is no per-client rule: a per-client
 // lock would only let anyone who knows a client_id (it is in every
-// authorization URL) lock the real client out of the token endpoint. Past
-// the limit an address's failures are answered with the refusal, which
-// slows a scanner down; a correct secret always passes
-// (ratelimit.GuardUnguessable).
+// authorization URL) lock the real client out of the token endpoint.
+// Generated secrets (every connected app's, and an M2M client's unless
+// the customer chose one) are 256-bit random (clientsecret.New), so no
+// number of guesses finds one: past the limit an address's failures are
+// answered with the refusal, which slows a scanner down, and a correct
+// secret always passes (ratelimit.GuardUnguessable). A chosen M2M secret
+// may be guessable, so there the allowance is checked before the secret
+// (guardClient).
 var ClientSecretFailuresPerIP = ratelimit.Rule{Name: "idp_client_secret_ip", Limit: 30, Window: 10 * time.Minute}
 
 // clientCredentials reads client_secret_basic (RFC 6749 2.3.1: the parts
