@@ -226,56 +226,12 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*AuthResponse
 	var resp *session.AuthResponse
 	var reset bool
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		now := s.d.Clock.Now()
-		var id, orgID, memberID, challenge, purpose, sentTo string
-		var expires int64
-		var used *int64
-		err := q.QueryRowContext(ctx, `SELECT magic_link_id, organization_id, member_id, pkce_code_challenge, expires_at, used_at,
-			purpose, email_address FROM magic_links WHERE token_hash = $1 AND project_id = $2`, ids.Hash(p.Token), p.Project.ID).
-			Scan(&id, &orgID, &memberID, &challenge, &expires, &used, &purpose, &sentTo)
+		l, err := s.redeem(ctx, q, p)
 		if err != nil {
-			return apierr.Wrap(apierr.UnableToAuthMagicLink, store.MapError(err))
-		}
-		if used != nil || !now.Before(store.Time(expires)) {
-			return apierr.New(apierr.UnableToAuthMagicLink)
-		}
-		// PKCE is checked before the token is spent, so someone who
-		// intercepted the link cannot burn it for the real user either.
-		if err := flowtoken.CheckPKCE(challenge, p.PKCECodeVerifier, "link"); err != nil {
 			return err
 		}
-		res, err := q.ExecContext(ctx, `UPDATE magic_links SET used_at = $1 WHERE magic_link_id = $2 AND used_at IS NULL`,
-			store.Millis(now), id)
-		if err != nil {
-			return fmt.Errorf("magiclink: redeem: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n != 1 {
-			return apierr.New(apierr.UnableToAuthMagicLink)
-		}
-		org, err := s.d.Orgs.Get(ctx, p.Project.ID, orgID)
-		if err != nil {
-			return apierr.Wrap(apierr.UnableToAuthMagicLink, err)
-		}
-		member, err := s.d.Orgs.Member(ctx, q, p.Project.ID, memberID)
-		if err != nil {
-			return apierr.Wrap(apierr.UnableToAuthMagicLink, err)
-		}
-		reset = purpose == PurposeEmailUpdate
-		if !reset && member.EmailAddress != sentTo {
-			// Sent to an address the member no longer has (an admin
-			// changed it, or the link predates recording it): redeeming it
-			// would verify, and log in by email with, an address whose inbox
-			// never saw it. It reads as a used link, as a reset link does;
-			// the error rolls back the spend above.
-			return apierr.New(apierr.UnableToAuthMagicLink)
-		}
-		login := session.EmailLogin{Project: p.Project, Organization: org, Member: member,
-			FactorType: "magic_link", DurationMinutes: duration, IST: p.IntermediateSessionToken, From: from}
-		if reset {
-			resp, err = s.d.Sessions.CompleteEmailChange(ctx, q, login, sentTo)
-		} else {
-			resp, err = s.d.Sessions.CompleteEmail(ctx, q, login)
-		}
+		reset = l.purpose == PurposeEmailUpdate
+		resp, err = s.complete(ctx, q, p, l, duration, from)
 		return err
 	})
 	if err = attempt.Settle(ctx, err, ratelimit.LinkFailure); err != nil {
@@ -286,4 +242,75 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*AuthResponse
 		return nil, fmt.Errorf("magiclink: authenticate: %w", err)
 	}
 	return &AuthResponse{AuthResponse: resp, ResetSessions: reset}, nil
+}
+
+// redeemed is a link spent by redeem, for complete.
+type redeemed struct {
+	orgID, memberID, purpose, sentTo string
+}
+
+// redeem spends the link of p.Token inside q. The link is read unlocked,
+// its member's row held (organization.Store.HoldMemberToSpend) and only
+// then the link spent, by a conditional UPDATE that keeps it single use.
+func (s *Service) redeem(ctx context.Context, q store.Querier, p AuthParams) (*redeemed, error) {
+	now := s.d.Clock.Now()
+	var l redeemed
+	var id, challenge string
+	var expires int64
+	var used *int64
+	err := q.QueryRowContext(ctx, `SELECT magic_link_id, organization_id, member_id, pkce_code_challenge, expires_at, used_at,
+		purpose, email_address FROM magic_links WHERE token_hash = $1 AND project_id = $2`, ids.Hash(p.Token), p.Project.ID).
+		Scan(&id, &l.orgID, &l.memberID, &challenge, &expires, &used, &l.purpose, &l.sentTo)
+	if err != nil {
+		return nil, apierr.Wrap(apierr.UnableToAuthMagicLink, store.MapError(err))
+	}
+	if used != nil || !now.Before(store.Time(expires)) {
+		return nil, apierr.New(apierr.UnableToAuthMagicLink)
+	}
+	// PKCE is checked before the token is spent, so someone who
+	// intercepted the link cannot burn it for the real user either.
+	if err := flowtoken.CheckPKCE(challenge, p.PKCECodeVerifier, "link"); err != nil {
+		return nil, err
+	}
+	if err := s.d.Orgs.HoldMemberToSpend(ctx, q, l.memberID); err != nil {
+		return nil, err
+	}
+	res, err := q.ExecContext(ctx, `UPDATE magic_links SET used_at = $1 WHERE magic_link_id = $2 AND used_at IS NULL`,
+		store.Millis(now), id)
+	if err != nil {
+		return nil, fmt.Errorf("magiclink: redeem: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return nil, apierr.New(apierr.UnableToAuthMagicLink)
+	}
+	return &l, nil
+}
+
+// complete logs in, inside q, the member of the link l that redeem spent;
+// an email-update link changes the member's address first.
+func (s *Service) complete(ctx context.Context, q store.Querier, p AuthParams, l *redeemed, duration int,
+	from *session.SessionResponse) (*session.AuthResponse, error) {
+	org, err := s.d.Orgs.Get(ctx, p.Project.ID, l.orgID)
+	if err != nil {
+		return nil, apierr.Wrap(apierr.UnableToAuthMagicLink, err)
+	}
+	member, err := s.d.Orgs.Member(ctx, q, p.Project.ID, l.memberID)
+	if err != nil {
+		return nil, apierr.Wrap(apierr.UnableToAuthMagicLink, err)
+	}
+	reset := l.purpose == PurposeEmailUpdate
+	if !reset && member.EmailAddress != l.sentTo {
+		// Sent to an address the member no longer has (an admin
+		// changed it, or the link predates recording it): redeeming it
+		// would verify, and log in by email with, an address whose inbox
+		// never saw it. It reads as a used link, as a reset link does;
+		// the error rolls back the spend.
+		return nil, apierr.New(apierr.UnableToAuthMagicLink)
+	}
+	login := session.EmailLogin{Project: p.Project, Organization: org, Member: member,
+		FactorType: "magic_link", DurationMinutes: duration, IST: p.IntermediateSessionToken, From: from}
+	if reset {
+		return s.d.Sessions.CompleteEmailChange(ctx, q, login, l.sentTo)
+	}
+	return s.d.Sessions.CompleteEmail(ctx, q, login)
 }

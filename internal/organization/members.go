@@ -154,6 +154,25 @@ func (s *Store) lockMemberForUpdate(ctx context.Context, q store.Querier, member
 	return s.db.LockRow(ctx, q, "members", "member_id", memberID)
 }
 
+// HoldMemberToSpend locks, inside q, the row of the member a one-time
+// secret names (a login link or code, a reset link, an email-update link
+// or code) before the statement that locks the secret's row. An address
+// change updates the member's row and then spends the member's secrets
+// (AddressHolder); a login that spent its secret first and locked the
+// member after (MarkEmailVerified, ChangeEmail, session.Complete) would,
+// on PostgreSQL, deadlock with a change landing between the two, to be
+// broken after deadlock_timeout and retried. Held first, the member's row
+// makes one wait for the other instead.
+//
+// The lock is the one the update the login makes next takes (FOR NO KEY
+// UPDATE, lockMemberForUpdate), not LockMember's share lock: two logins
+// of one member each holding a share lock would deadlock upgrading it.
+// A missing member locks nothing and is left to the caller's read. SQLite
+// (one writer) takes no lock.
+func (s *Store) HoldMemberToSpend(ctx context.Context, q store.Querier, memberID string) error {
+	return s.lockMemberForUpdate(ctx, q, memberID)
+}
+
 // MemberForUpdate is Member for a change written back from the read (the
 // MFA fields, SaveMFA): the row is locked first (lockMemberForUpdate).
 func (s *Store) MemberForUpdate(ctx context.Context, q store.Querier, projectID, memberID string) (*Member, error) {

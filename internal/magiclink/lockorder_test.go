@@ -1,0 +1,55 @@
+package magiclink_test
+
+import (
+	"sync/atomic"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/magiclink"
+	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/store/storetest"
+)
+
+// A link's redemption spends the link (a row lock on magic_links) and then
+// logs its member in, which updates the member's row (MarkEmailVerified);
+// an admin's address change updates the member's row and then spends the
+// member's links (ReleaseAddress). A change landing between the two steps
+// would deadlock with the redemption on PostgreSQL, broken after
+// deadlock_timeout and one side run again. The redemption holds the
+// member's row before the spend, so the change waits for the login, which
+// runs once and whose session the change then ends.
+func TestLinkRedemptionAndAddressChangeDoNotDeadlock(t *testing.T) {
+	t.Parallel()
+	e := apptest.New(t, storetest.Postgres(t), nil)
+	ctx := t.Context()
+	org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+	mid := e.CreateMember(org, "ada@acme.test")
+	apptest.Want(t, e.SendLink(org, "ada@acme.test", nil), 200, "")
+	links, _ := e.LastMail("ada@acme.test")
+	token := apptest.MagicLinkToken(t, links[0])
+
+	links2 := magiclink.New(magiclink.Deps{DB: e.App.DB, Clock: e.App.Clock, Orgs: e.App.Orgs, Sessions: e.App.Sessions})
+	spend, complete := links2.AuthenticateSteps(ctx, magiclink.AuthParams{Project: e.Project.Project, Token: token})
+	var logins, changes atomic.Int32
+	loginErr, changeErr := storetest.Interleave(t, e.App.DB,
+		func(q store.Querier) error {
+			logins.Add(1)
+			return spend(q)
+		},
+		func() error {
+			return e.App.DB.Tx(ctx, func(q store.Querier) error {
+				changes.Add(1)
+				return e.ChangeAddressIn(q, org, mid, "someone-else@acme.test")
+			})
+		},
+		complete)
+	if loginErr != nil || changeErr != nil {
+		t.Fatalf("login: %v; change: %v", loginErr, changeErr)
+	}
+	if logins.Load() != 1 || changes.Load() != 1 {
+		t.Fatalf("the login ran %d times and the change %d times: they deadlocked and one was retried", logins.Load(), changes.Load())
+	}
+	if n := e.Count(`SELECT COUNT(*) FROM member_sessions WHERE member_id = $1 AND revoked_at IS NULL`, mid); n != 0 {
+		t.Fatalf("%d live sessions of the member after the change", n)
+	}
+}
