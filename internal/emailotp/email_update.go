@@ -3,6 +3,7 @@ package emailotp
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -68,6 +69,15 @@ func (s *Service) authenticateEmailUpdate(ctx context.Context, q store.Querier, 
 	if len(pending) == 0 {
 		return nil, false, apierr.New(apierr.OTPCodeNotFound)
 	}
+	// The members whose updates are pending are held before any code's row
+	// is locked, in one order (organization.Store.HoldMemberToSpend): an
+	// address change of one of them updates their row and then cancels
+	// their codes, so the opposite order could deadlock with it.
+	for _, memberID := range pendingMembers(pending) {
+		if err := s.d.Orgs.HoldMemberToSpend(ctx, q, memberID); err != nil {
+			return nil, false, err
+		}
+	}
 	codes := emailUpdateCodes(s)
 	var hits []pendingUpdate
 	for _, u := range pending {
@@ -106,6 +116,16 @@ func (s *Service) authenticateEmailUpdate(ctx context.Context, q store.Querier, 
 // pendingUpdate is a live email-update code: its id and the member whose
 // update it would complete.
 type pendingUpdate struct{ id, memberID string }
+
+// pendingMembers are the distinct members of pending, sorted.
+func pendingMembers(pending []pendingUpdate) []string {
+	ids := make([]string, 0, len(pending))
+	for _, u := range pending {
+		ids = append(ids, u.memberID)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
 
 // pendingUpdates lists, inside q, the live email-update codes sent to
 // email in org, in a fixed order.

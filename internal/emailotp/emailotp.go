@@ -195,7 +195,7 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 // attempt counted on the code.
 func (s *Service) check(ctx context.Context, q store.Querier, p AuthParams, org *organization.Organization, email string,
 	duration int) (*session.AuthResponse, error) {
-	member, err := s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, email)
+	member, err := s.spendLogin(ctx, q, p, org, email)
 	if errors.Is(err, store.ErrNotFound) {
 		// Nobody has this address yet: it may be a member's new one.
 		resp, wrong, err := s.authenticateEmailUpdate(ctx, q, p, org, email, duration)
@@ -207,6 +207,24 @@ func (s *Service) check(ctx context.Context, q store.Querier, p AuthParams, org 
 	if err != nil {
 		return nil, err
 	}
+	return s.completeLogin(ctx, q, p, org, member, duration)
+}
+
+// spendLogin checks, inside q, p.Code as the login code of the member of
+// org at email and spends it on a match (otp_code_not_found on a miss,
+// store.ErrNotFound when no member has the address). The member's row is
+// held before the code's row is locked (organization.Store.HoldMemberToSpend):
+// an address change updates the member's row and then spends the
+// member's codes, so the opposite order could deadlock with one.
+func (s *Service) spendLogin(ctx context.Context, q store.Querier, p AuthParams, org *organization.Organization,
+	email string) (*organization.Member, error) {
+	member, err := s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, email)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.d.Orgs.HoldMemberToSpend(ctx, q, member.MemberID); err != nil {
+		return nil, err
+	}
 	matched, err := s.codes.CheckSentTo(ctx, q, p.Project.ID, member.MemberID, member.EmailAddress, p.Code)
 	if err != nil {
 		return nil, err
@@ -214,6 +232,12 @@ func (s *Service) check(ctx context.Context, q store.Querier, p AuthParams, org 
 	if !matched {
 		return nil, apierr.New(apierr.OTPCodeNotFound)
 	}
+	return member, nil
+}
+
+// completeLogin logs in, inside q, the member whose code spendLogin spent.
+func (s *Service) completeLogin(ctx context.Context, q store.Querier, p AuthParams, org *organization.Organization,
+	member *organization.Member, duration int) (*session.AuthResponse, error) {
 	return s.d.Sessions.CompleteEmail(ctx, q, session.EmailLogin{Project: p.Project, Organization: org, Member: member,
 		FactorType: "otp", DurationMinutes: duration, IST: p.IntermediateSessionToken, From: p.from})
 }
