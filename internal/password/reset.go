@@ -262,6 +262,13 @@ func (s *Service) ResetByEmail(ctx context.Context, a ResetParams) (*session.Aut
 	}
 	var resp *session.AuthResponse
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		// The member's row is held before the token's is spent
+		// (organization.Store.HoldMemberToSpend): an address change
+		// updates the member's row and then spends their reset tokens
+		// (ReleaseAddress), so the opposite order could deadlock with one.
+		if err := s.d.Orgs.HoldMemberToSpend(ctx, q, t.MemberID); err != nil {
+			return err
+		}
 		if err := s.consumeReset(ctx, q, t.ID); err != nil {
 			return err
 		}
