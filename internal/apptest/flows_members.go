@@ -3,6 +3,7 @@ package apptest
 import (
 	"net/http"
 	"sort"
+	"sync/atomic"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/organization"
@@ -119,6 +120,36 @@ func (e *Env) ChangeAddressIn(q store.Querier, orgID, memberID, email string) er
 	}
 	_, err = e.App.Orgs.UpdateMember(ctx, q, org, e.Project.Project.Env, memberID, organization.MemberUpdate{EmailAddress: &email})
 	return err
+}
+
+// LoginDuringAddressChange runs a login's two steps in one transaction,
+// spend (the one-time secret) and then complete (the session, which writes
+// the member's row), with an admin's address change of memberID to email
+// landing between them (storetest.Interleave, PostgreSQL). The test fails
+// unless both succeeded and each ran once: taking the two rows in
+// opposite orders they deadlock, PostgreSQL aborts one after
+// deadlock_timeout and store.Tx runs it again.
+func (e *Env) LoginDuringAddressChange(t *testing.T, orgID, memberID, email string, spend, complete func(q store.Querier) error) {
+	t.Helper()
+	var logins, changes atomic.Int32
+	loginErr, changeErr := storetest.Interleave(t, e.App.DB,
+		func(q store.Querier) error {
+			logins.Add(1)
+			return spend(q)
+		},
+		func() error {
+			return e.App.DB.Tx(t.Context(), func(q store.Querier) error {
+				changes.Add(1)
+				return e.ChangeAddressIn(q, orgID, memberID, email)
+			})
+		},
+		complete)
+	if loginErr != nil || changeErr != nil {
+		t.Fatalf("login: %v; change: %v", loginErr, changeErr)
+	}
+	if logins.Load() != 1 || changes.Load() != 1 {
+		t.Fatalf("the login ran %d times and the change %d times: they deadlocked and one was retried", logins.Load(), changes.Load())
+	}
 }
 
 // DuringProvisioning runs request (a login, or a creation of a member,
