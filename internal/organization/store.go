@@ -191,7 +191,7 @@ func (s *Store) CreateIn(ctx context.Context, q store.Querier, projectID string,
 	if err := set.apply(o, true); err != nil {
 		return nil, err
 	}
-	if err := s.checkAssignedRoles(ctx, o, set); err != nil {
+	if err := s.checkAssignedRoles(ctx, q, o, set); err != nil {
 		return nil, err
 	}
 	now := store.Millis(s.clock.Now())
@@ -225,6 +225,11 @@ func (s *Store) Update(ctx context.Context, projectID, orgID string, set Setting
 // organization as read, so the read locks the row (store.DB.LockRow): a
 // concurrent update's settings are not undone.
 func (s *Store) UpdateIn(ctx context.Context, q store.Querier, projectID, orgID string, set Settings) (*Organization, error) {
+	// The policy lock before the organization's row when the update
+	// assigns roles: the order a policy change takes (LockRoles).
+	if err := s.LockRoles(ctx, q, projectID, set.assignedRoleIDs()); err != nil {
+		return nil, err
+	}
 	if err := s.db.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil {
 		return nil, err
 	}
@@ -235,7 +240,7 @@ func (s *Store) UpdateIn(ctx context.Context, q store.Querier, projectID, orgID 
 	if err := set.apply(o, false); err != nil {
 		return nil, err
 	}
-	if err := s.checkAssignedRoles(ctx, o, set); err != nil {
+	if err := s.checkAssignedRoles(ctx, q, o, set); err != nil {
 		return nil, err
 	}
 	assign := make([]string, len(orgFields))
@@ -253,8 +258,12 @@ func (s *Store) UpdateIn(ctx context.Context, q store.Querier, projectID, orgID 
 }
 
 // checkAssignedRoles refuses email role assignments naming roles the
-// project policy and the organization's custom roles do not define.
-func (s *Store) checkAssignedRoles(ctx context.Context, o *Organization, set Settings) error {
+// project policy and the organization's custom roles do not define. It
+// reads the policy inside q, under the policy lock (UpdateIn took it
+// before the organization's row), so a policy change cannot remove an
+// assigned role between the check and the write. o was read under its
+// row's lock, so its custom roles are current.
+func (s *Store) checkAssignedRoles(ctx context.Context, q store.Querier, o *Organization, set Settings) error {
 	if set.RBACEmailImplicitRoleAssignments == nil {
 		return nil
 	}
@@ -262,7 +271,19 @@ func (s *Store) checkAssignedRoles(ctx context.Context, o *Organization, set Set
 	for _, a := range o.RBACEmailImplicitRoleAssignments {
 		ids = append(ids, a.RoleID)
 	}
-	return s.checkRoles(ctx, o, "rbac_email_implicit_role_assignments", ids)
+	return s.checkRolesIn(ctx, q, o.projectID, o.CustomRoles, "rbac_email_implicit_role_assignments", ids)
+}
+
+// assignedRoleIDs are the role ids set assigns (its email assignments).
+func (set Settings) assignedRoleIDs() []string {
+	if set.RBACEmailImplicitRoleAssignments == nil {
+		return nil
+	}
+	var ids []string
+	for _, a := range *set.RBACEmailImplicitRoleAssignments {
+		ids = append(ids, strings.TrimSpace(a.RoleID))
+	}
+	return ids
 }
 
 // conflictError names which unique rule a write broke: the external id's

@@ -42,16 +42,49 @@ func (h Handlers) UpdateSAML(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &u); err != nil {
 		return nil, err
 	}
-	c, err := h.change(r, KindSAML, func(ctx context.Context, c *conn) error {
-		if err := h.s.checkRoleAssignments(ctx, c, u); err != nil {
+	p, orgID, err := h.scope(r, actionUpdate)
+	if err != nil {
+		return nil, err
+	}
+	ctx, t := r.Context(), changeTarget{p.ID, orgID, r.PathValue("connection_id"), KindSAML}
+	var c *conn
+	err = h.s.d.DB.Tx(ctx, func(q store.Querier) error {
+		// The policy lock before the organization's and the connection's
+		// rows (organization.Store.LockRoles): the assignments are checked
+		// against the policy inside this transaction, which a change
+		// removing one of their roles then waits for, or is seen by.
+		if err := h.s.d.Orgs.LockRoles(ctx, q, t.projectID, u.roleIDs()); err != nil {
 			return err
 		}
-		return h.s.applySAML(c, u)
+		var err error
+		c, err = h.s.changeTx(ctx, q, t, func(ctx context.Context, c *conn) error {
+			if err := h.s.checkRoleAssignments(ctx, q, c, u); err != nil {
+				return err
+			}
+			return h.s.applySAML(c, u)
+		})
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return h.samlAnswer(c), nil
+}
+
+// roleIDs are the role ids the update assigns.
+func (u samlUpdate) roleIDs() []string {
+	var out []string
+	if u.SAMLConnectionImplicitRoleAssignments != nil {
+		for _, a := range *u.SAMLConnectionImplicitRoleAssignments {
+			out = append(out, a.RoleID)
+		}
+	}
+	if u.SAMLGroupImplicitRoleAssignments != nil {
+		for _, a := range *u.SAMLGroupImplicitRoleAssignments {
+			out = append(out, a.RoleID)
+		}
+	}
+	return out
 }
 
 func (s *Service) applySAML(c *conn, u samlUpdate) error {
@@ -147,8 +180,9 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 
 // checkRoleAssignments refuses implicit role assignments naming a role
 // that neither the project policy nor the organization's custom roles
-// define, or a group assignment without a group.
-func (s *Service) checkRoleAssignments(ctx context.Context, c *conn, u samlUpdate) error {
+// define, or a group assignment without a group; both are read inside q,
+// under the policy lock (organization.Store.CheckRoles).
+func (s *Service) checkRoleAssignments(ctx context.Context, q store.Querier, c *conn, u samlUpdate) error {
 	var conn, group []string
 	if u.SAMLConnectionImplicitRoleAssignments != nil {
 		for _, a := range *u.SAMLConnectionImplicitRoleAssignments {
@@ -166,14 +200,14 @@ func (s *Service) checkRoleAssignments(ctx context.Context, c *conn, u samlUpdat
 	if len(conn) == 0 && len(group) == 0 {
 		return nil
 	}
-	org, err := s.d.Orgs.Get(ctx, c.ProjectID, c.OrganizationID)
+	org, err := s.d.Orgs.GetIn(ctx, q, c.ProjectID, c.OrganizationID)
 	if err != nil {
 		return fmt.Errorf("sso: organization of connection: %w", err)
 	}
-	if err := s.d.Orgs.CheckRoles(ctx, org, "saml_connection_implicit_role_assignments", conn); err != nil {
+	if err := s.d.Orgs.CheckRoles(ctx, q, org, "saml_connection_implicit_role_assignments", conn); err != nil {
 		return err
 	}
-	return s.d.Orgs.CheckRoles(ctx, org, "saml_group_implicit_role_assignments", group)
+	return s.d.Orgs.CheckRoles(ctx, q, org, "saml_group_implicit_role_assignments", group)
 }
 
 type urlUpdate struct {

@@ -133,3 +133,76 @@ func memberGroups(mapping map[string]any, attrs map[string]any) []string {
 	}
 	return nil
 }
+
+// RoleRefs lists the SAML connections' implicit role assignments naming a
+// role that gone reports, and with drop removes them
+// (organization.RoleReferrer). A connection is rewritten under its
+// organization's and its own row locks (loadLocked), read again after
+// them; the config's secrets are written back unchanged.
+func (s *Service) RoleRefs(ctx context.Context, q store.Querier, projectID, orgID string,
+	gone func(orgID, roleID string) bool, drop bool) ([]organization.RoleRef, error) {
+	rows, err := q.QueryContext(ctx, `SELECT connection_id, organization_id, config FROM sso_connections
+		WHERE kind = $1 AND project_id = $2 AND ($3 = '' OR organization_id = $3)
+		ORDER BY organization_id, connection_id`, KindSAML, projectID, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("sso: role references: %w", err)
+	}
+	type hit struct{ connID, orgID string }
+	var hits []hit
+	var out []organization.RoleRef
+	for rows.Next() {
+		var connID, org, text string
+		var cfg samlConfig
+		if err := rows.Scan(&connID, &org, &text); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("sso: role references: %w", err)
+		}
+		if err := json.Unmarshal([]byte(text), &cfg); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("sso: decode saml config: %w", err)
+		}
+		refs := goneAssignments(connID, org, &cfg, gone)
+		if len(refs) > 0 {
+			out = append(out, refs...)
+			hits = append(hits, hit{connID, org})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return nil, fmt.Errorf("sso: role references: %w", err)
+	}
+	rows.Close()
+	if !drop {
+		return out, nil
+	}
+	for _, h := range hits {
+		c, err := s.loadLocked(ctx, q, projectID, h.orgID, h.connID)
+		if err != nil {
+			return nil, err
+		}
+		c.SAML.ConnectionRoles = slices.DeleteFunc(c.SAML.ConnectionRoles, func(a RoleAssignment) bool { return gone(h.orgID, a.RoleID) })
+		c.SAML.GroupRoles = slices.DeleteFunc(c.SAML.GroupRoles, func(a GroupRoleAssignment) bool { return gone(h.orgID, a.RoleID) })
+		if err := s.writeConfig(ctx, q, c); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// goneAssignments are a SAML connection's assignments of gone roles.
+func goneAssignments(connID, orgID string, cfg *samlConfig, gone func(orgID, roleID string) bool) []organization.RoleRef {
+	var out []organization.RoleRef
+	for _, a := range cfg.ConnectionRoles {
+		if gone(orgID, a.RoleID) {
+			out = append(out, organization.RoleRef{OrganizationID: orgID, RoleID: a.RoleID,
+				Where: "SAML connection " + connID + " (saml_connection_implicit_role_assignments)"})
+		}
+	}
+	for _, a := range cfg.GroupRoles {
+		if gone(orgID, a.RoleID) {
+			out = append(out, organization.RoleRef{OrganizationID: orgID, RoleID: a.RoleID,
+				Where: "SAML connection " + connID + " (saml_group_implicit_role_assignments, group " + a.Group + ")"})
+		}
+	}
+	return out
+}
