@@ -16,6 +16,7 @@ import (
 	"github.com/latchkey/latchkey/internal/m2m"
 	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/oauth"
+	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/rbac"
 	"github.com/latchkey/latchkey/internal/sso"
@@ -117,7 +118,9 @@ func (a *App) wireModules() error {
 }
 
 // mountModules adds the modules' routes to the root mux (backend and
-// public faces) and the SDK mux, behind each face's authentication.
+// public faces) and the SDK mux, behind each face's authentication. Every
+// backend route resolves organization and member aliases first
+// (organization.AliasEdge), so no handler has to.
 func (a *App) mountModules(modules []Module, mux, sdk *routeMux, sdkAuth, backendAuth func(http.Handler) http.Handler) {
 	for _, m := range modules {
 		for _, rt := range m.Routes() {
@@ -129,10 +132,13 @@ func (a *App) mountModules(modules []Module, mux, sdk *routeMux, sdkAuth, backen
 			case rt.Face == httpapi.SDK:
 				sdk.handle(rt.Pattern, sdkAuth(httpapi.Handle(httpapi.SDK, requireProduct(rt.Product, rt.Handler))), false, rt.Audit)
 			case rt.Face == httpapi.Backend:
-				mux.handle(rt.Pattern, backendAuth(httpapi.Handle(httpapi.Backend, rt.Handler)), false, rt.Audit)
+				mux.handle(rt.Pattern, backendAuth(httpapi.Handle(httpapi.Backend, a.aliases().Wrap(rt.Handler))), false, rt.Audit)
 			default:
 				mux.handle(rt.Pattern, httpapi.Handle(httpapi.Public, rt.Handler), false, rt.Audit)
 			}
 		}
 	}
 }
+
+// aliases is the backend face's alias resolution (organization.AliasEdge).
+func (a *App) aliases() organization.AliasEdge { return organization.AliasEdge{Store: a.Orgs} }
