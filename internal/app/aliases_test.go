@@ -3,6 +3,8 @@ package app_test
 import (
 	"net/http"
 	"net/url"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
@@ -153,4 +155,35 @@ func TestBackendAliasCannotReachAnotherOrganization(t *testing.T) {
 func orgName(r apptest.Resp) any {
 	o, _ := r.Body["organization"].(map[string]any)
 	return o["organization_name"]
+}
+
+// Across the route kinds that name an organization or a member in the
+// path (organizations, SSO, RBAC, connected apps, OAuth and OIDC
+// providers, recovery codes, metrics), an alias answers exactly as the id:
+// the same status, error type and body but for the request id.
+func TestBackendAliasAnswersAsTheID(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		acme, _, ada, _ := aliasOrgs(t, e)
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": acme, "member_id": ada}), 200, "")
+		for _, path := range []string{
+			"/v1/b2b/organizations/{o}/metrics",
+			"/v1/b2b/sso/{o}",
+			"/v1/b2b/rbac/organizations/{o}",
+			"/v1/b2b/organizations/{o}/connected_apps",
+			"/v1/b2b/organizations/{o}/members/{m}/connected_apps",
+			"/v1/b2b/organizations/{o}/members/{m}/oidc_providers",
+			"/v1/b2b/organizations/{o}/members/{m}/oauth_providers/google",
+			"/v1/b2b/recovery_codes/{o}/{m}",
+			"/v1/b2b/organizations/{o}/member?member_id={m}",
+		} {
+			byID := e.Backend(http.MethodGet, strings.NewReplacer("{o}", acme, "{m}", ada).Replace(path), nil)
+			byAlias := e.Backend(http.MethodGet, strings.NewReplacer("{o}", "crm-acme", "{m}", "emp-1").Replace(path), nil)
+			delete(byID.Body, "request_id")
+			delete(byAlias.Body, "request_id")
+			if byID.ErrType() == "organization_not_found" || byID.ErrType() == "member_not_found" ||
+				!reflect.DeepEqual(byID.Body, byAlias.Body) || byID.Status != byAlias.Status {
+				t.Errorf("GET %s: by id %d %v, by alias %d %v", path, byID.Status, byID.Body, byAlias.Status, byAlias.Body)
+			}
+		}
+	})
 }
