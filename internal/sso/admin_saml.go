@@ -12,6 +12,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/store"
 	"github.com/russellhaering/gosaml2/types"
 )
@@ -145,24 +146,11 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 	return nil
 }
 
-// checkRoleAssignments refuses implicit role assignments naming a role
-// that neither the project policy nor the organization's custom roles
-// define, or a group assignment without a group.
+// checkRoleAssignments refuses SAML implicit role assignments naming a
+// role that neither the project policy nor the organization's custom roles
+// define, or a group assignment without a group (checkImplicitRoles).
 func (s *Service) checkRoleAssignments(ctx context.Context, c *conn, u samlUpdate) error {
-	var conn, group []string
-	if u.SAMLConnectionImplicitRoleAssignments != nil {
-		for _, a := range *u.SAMLConnectionImplicitRoleAssignments {
-			conn = append(conn, a.RoleID)
-		}
-	}
-	if u.SAMLGroupImplicitRoleAssignments != nil {
-		for _, a := range *u.SAMLGroupImplicitRoleAssignments {
-			if strings.TrimSpace(a.Group) == "" {
-				return apierr.Invalid("saml_group_implicit_role_assignments", "Every group assignment needs a group.")
-			}
-			group = append(group, a.RoleID)
-		}
-	}
+	conn, group := deref(u.SAMLConnectionImplicitRoleAssignments), deref(u.SAMLGroupImplicitRoleAssignments)
 	if len(conn) == 0 && len(group) == 0 {
 		return nil
 	}
@@ -170,10 +158,31 @@ func (s *Service) checkRoleAssignments(ctx context.Context, c *conn, u samlUpdat
 	if err != nil {
 		return fmt.Errorf("sso: organization of connection: %w", err)
 	}
-	if err := s.d.Orgs.CheckRoles(ctx, org, "saml_connection_implicit_role_assignments", conn); err != nil {
+	return s.checkImplicitRoles(ctx, org,
+		[2]string{"saml_connection_implicit_role_assignments", "saml_group_implicit_role_assignments"}, conn, group)
+}
+
+// checkImplicitRoles is the one check of a connection's implicit role
+// assignments (SAML and external connections): every role must be one
+// the project policy or org's custom roles define, and every group
+// assignment must name a group. fields name the connection and group
+// lists in errors.
+func (s *Service) checkImplicitRoles(ctx context.Context, org *organization.Organization, fields [2]string,
+	conn []RoleAssignment, group []GroupRoleAssignment) error {
+	connIDs, groupIDs := make([]string, 0, len(conn)), make([]string, 0, len(group))
+	for _, a := range conn {
+		connIDs = append(connIDs, a.RoleID)
+	}
+	for _, a := range group {
+		if strings.TrimSpace(a.Group) == "" {
+			return apierr.Invalid(fields[1], "Every group assignment needs a group.")
+		}
+		groupIDs = append(groupIDs, a.RoleID)
+	}
+	if err := s.d.Orgs.CheckRoles(ctx, org, fields[0], connIDs); err != nil {
 		return err
 	}
-	return s.d.Orgs.CheckRoles(ctx, org, "saml_group_implicit_role_assignments", group)
+	return s.d.Orgs.CheckRoles(ctx, org, fields[1], groupIDs)
 }
 
 type urlUpdate struct {
