@@ -23,6 +23,7 @@ type Store struct {
 	implicit   []ImplicitRoleSource // see UseRBAC
 	cached     CachedOrgs           // see UseCache
 	holders    []AddressHolder      // see AddAddressHolder
+	deletion   []DeletionHook       // see AddDeletionHook
 	// connSessions ends sessions by SSO connection (UseConnectionSessions).
 	connSessions ConnectionSessions
 }
@@ -298,16 +299,29 @@ func conflictError(err error) error {
 	return apierr.Wrap(apierr.OrganizationSlugUsed, err)
 }
 
-// Delete removes the organization with its members and sessions.
+// Delete removes the organization with its members and sessions. The
+// organization's row is locked first, then the deletion hooks run (they
+// lock other organizations' rows after it, in the order every SSO change
+// takes), then the row goes with everything that cascades from it.
 func (s *Store) Delete(ctx context.Context, projectID, orgID string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM organizations WHERE organization_id = $1 AND project_id = $2`, orgID, projectID)
-	if err != nil {
-		return fmt.Errorf("organization: delete: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("organization: delete %s: %w", orgID, store.ErrNotFound)
-	}
-	return nil
+	return s.db.Tx(ctx, func(q store.Querier) error {
+		if err := s.db.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil {
+			return err
+		}
+		for _, h := range s.deletion {
+			if err := h.BeforeOrganizationDelete(ctx, q, projectID, orgID); err != nil {
+				return fmt.Errorf("organization: delete %s: %w", orgID, err)
+			}
+		}
+		res, err := q.ExecContext(ctx, `DELETE FROM organizations WHERE organization_id = $1 AND project_id = $2`, orgID, projectID)
+		if err != nil {
+			return fmt.Errorf("organization: delete: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("organization: delete %s: %w", orgID, store.ErrNotFound)
+		}
+		return nil
+	})
 }
 
 // placeholders returns "$from, ..., $(from+n-1)".

@@ -15,7 +15,7 @@ import (
 
 // A change of the project policy or of an organization's custom roles may
 // not remove a role that is still assigned (to a member, in the email
-// assignments, in a SAML connection's assignments): it is refused, listing
+// assignments, in a SAML or external connection's assignments): it is refused, listing
 // the assignments, and nothing changes. SetCustomDropping removes the
 // assignments with the role, in the same transaction.
 
@@ -63,6 +63,21 @@ var assignments = []assignment{
 		conn := r.Body["saml_connections"].([]any)[0].(map[string]any)
 		both, _ := json.Marshal([]any{conn["saml_connection_implicit_role_assignments"], conn["saml_group_implicit_role_assignments"]})
 		return strings.Count(string(both), `"`+role+`"`) == 2
+	}},
+	{name: "external", where: "(external_connection_implicit_role_assignments)", assign: func(t *testing.T, e *apptest.Env, org, role string) {
+		// Another organization's SAML connection, used by org with its own assignment.
+		source := e.CreateOrg("source", "ALL_ALLOWED", nil)
+		r := e.Backend(http.MethodPost, "/v1/b2b/sso/saml/"+source, map[string]any{"display_name": "Source Okta", "identity_provider": "okta"})
+		apptest.Want(t, r, 200, "")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sso/external/"+org, map[string]any{
+			"external_organization_id": source, "external_connection_id": r.Body["connection"].(map[string]any)["connection_id"],
+			"connection_implicit_role_assignments": []any{map[string]any{"role_id": role}}}), 200, "")
+	}, holds: func(t *testing.T, e *apptest.Env, org, role string) bool {
+		r := e.Backend(http.MethodGet, "/v1/b2b/sso/"+org, nil)
+		apptest.Want(t, r, 200, "")
+		conn := r.Body["external_connections"].([]any)[0].(map[string]any)
+		roles, _ := json.Marshal(conn["external_connection_implicit_role_assignments"])
+		return strings.Contains(string(roles), `"`+role+`"`)
 	}},
 }
 
@@ -150,8 +165,8 @@ func TestPolicyChangeDroppingAssignments(t *testing.T) {
 				t.Errorf("dropped %v", ref)
 			}
 		}
-		if len(dropped) != 4 { // member, email, SAML connection and group
-			t.Errorf("dropped %v, want the 4 assignments of editor", dropped)
+		if len(dropped) != 5 { // member, email, SAML connection and group, external connection
+			t.Errorf("dropped %v, want the 5 assignments of editor", dropped)
 		}
 		wantPolicyRole(t, e, "editor", false)
 		wantPolicyRole(t, e, rbac.AdminRole, true)
