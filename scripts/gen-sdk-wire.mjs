@@ -107,6 +107,8 @@ const ROUTES = {
   'DELETE /sdk/v1/b2b/sso/saml/{connection_id}/encryption_private_key/{private_key_id}': 'B2BSSOSAMLDeleteEncryptionPrivateKeyResponse',
   'POST /sdk/v1/b2b/sso/oidc': 'B2BSSOOIDCCreateConnectionResponse',
   'PUT /sdk/v1/b2b/sso/oidc/{connection_id}': 'B2BSSOOIDCUpdateConnectionResponse',
+  'POST /sdk/v1/b2b/sso/external': 'B2BSSOCreateExternalConnectionResponse',
+  'PUT /sdk/v1/b2b/sso/external/{connection_id}': 'B2BSSOUpdateExternalConnectionResponse',
 };
 
 // SDK calls without a public response type: what the browser reads, as a TypeScript type literal.

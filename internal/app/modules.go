@@ -16,6 +16,7 @@ import (
 	"github.com/latchkey/latchkey/internal/m2m"
 	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/oauth"
+	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/rbac"
 	"github.com/latchkey/latchkey/internal/sso"
@@ -92,6 +93,12 @@ func (a *App) wireModules() error {
 		Sessions: a.Sessions, Members: members, Flows: a.Flows, Limiter: a.Limiter, Box: a.Box,
 		BaseURL: func() string { return a.Config.BaseURL }, Log: a.Log})
 	a.Orgs.AddImplicitRoleSource(a.SSO)
+	// A change removing roles looks for their assignments in these, and
+	// locks their rows in this order (organizations, connections, members).
+	a.RBAC.UseRoleReferrers(a.Orgs.EmailAssignmentRefs(), a.SSO, a.Orgs.MemberRoleRefs())
+	// External connections in other organizations go with their source's
+	// organization.
+	a.Orgs.AddDeletionHook(a.SSO)
 	a.idp = idp.New(idp.Deps{DB: a.DB, Clock: a.Clock, Log: a.Log, Apps: connectedapps.NewStore(a.DB, a.Clock), Orgs: a.Orgs,
 		Projects: a.Projects, Flows: a.Flows, Limiter: a.Limiter, Sessions: a.Sessions,
 		Members: members, M2M: m2m.NewStore(a.DB, a.Clock), Policies: a.RBAC, BaseURL: func() string { return a.Config.BaseURL }})
@@ -117,7 +124,9 @@ func (a *App) wireModules() error {
 }
 
 // mountModules adds the modules' routes to the root mux (backend and
-// public faces) and the SDK mux, behind each face's authentication.
+// public faces) and the SDK mux, behind each face's authentication. Every
+// backend route resolves organization and member aliases first
+// (organization.AliasEdge), so no handler has to.
 func (a *App) mountModules(modules []Module, mux, sdk *routeMux, sdkAuth, backendAuth func(http.Handler) http.Handler) {
 	for _, m := range modules {
 		for _, rt := range m.Routes() {
@@ -129,10 +138,13 @@ func (a *App) mountModules(modules []Module, mux, sdk *routeMux, sdkAuth, backen
 			case rt.Face == httpapi.SDK:
 				sdk.handle(rt.Pattern, sdkAuth(httpapi.Handle(httpapi.SDK, requireProduct(rt.Product, rt.Handler))), false, rt.Audit)
 			case rt.Face == httpapi.Backend:
-				mux.handle(rt.Pattern, backendAuth(httpapi.Handle(httpapi.Backend, rt.Handler)), false, rt.Audit)
+				mux.handle(rt.Pattern, backendAuth(httpapi.Handle(httpapi.Backend, a.aliases().Wrap(rt.Handler))), false, rt.Audit)
 			default:
 				mux.handle(rt.Pattern, httpapi.Handle(httpapi.Public, rt.Handler), false, rt.Audit)
 			}
 		}
 	}
 }
+
+// aliases is the backend face's alias resolution (organization.AliasEdge).
+func (a *App) aliases() organization.AliasEdge { return organization.AliasEdge{Store: a.Orgs} }

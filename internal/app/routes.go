@@ -68,7 +68,7 @@ func (a *App) Handler() http.Handler {
 	// One backend route serves a member's password and MFA factors alike
 	// (see deleteMemberSubresource), so the root owns it.
 	mux.handle("DELETE /v1/b2b/organizations/{organization_id}/members/{a}/{b}",
-		backendAuth(httpapi.Handle(httpapi.Backend, deleteMemberSubresource(pw, mfaAPI))), false,
+		backendAuth(httpapi.Handle(httpapi.Backend, a.aliases().Wrap(deleteMemberSubresource(pw, mfaAPI, a.aliases())))), false,
 		httpapi.Audit{Factor: "factor_deleted"})
 	mux.Handle("GET /v1/b2b/sessions/jwks/{project_id}", httpapi.Handle(httpapi.Backend, sess.JWKS))
 	mux.Handle("GET /widget/{file...}", a.widgetHandler())

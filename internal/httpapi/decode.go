@@ -17,9 +17,13 @@ import (
 // (SDKs add telemetry fields such as dfp_telemetry_id); wrong types and
 // malformed JSON become invalid_request errors that name the problem. When
 // dst has fields this server cannot honour (Unsupported), Decode refuses
-// them too, so that no handler can forget to.
+// them too, so that no handler can forget to, and resolves the body's
+// references when the route asked for it (SetRefResolver).
 func Decode(r *http.Request, dst any) error {
 	if err := decode(r, dst); err != nil {
+		return err
+	}
+	if err := resolveRefs(r, dst); err != nil {
 		return err
 	}
 	if u, ok := dst.(Unsupported); ok {

@@ -34,6 +34,10 @@ type reqState struct {
 	basicOK              bool
 	basicUser, basicPass string
 
+	// refs resolves the references of the bodies Decode reads
+	// (SetRefResolver).
+	refs RefResolver
+
 	// subject is what the answer's payload said it is about (see Subject).
 	hasSubject bool
 	subject    Subject

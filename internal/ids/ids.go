@@ -15,6 +15,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math/big"
+	"strings"
 
 	"github.com/google/uuid"
 )
@@ -34,6 +35,23 @@ func (e Env) Valid() bool { return e == Test || e == Live }
 // New returns "<kind>-<env>-<uuidv4>".
 func New(kind string, env Env) string {
 	return kind + "-" + string(env) + "-" + uuid.NewString()
+}
+
+// Is reports whether s is spelled as New spells an identifier of kind:
+// "<kind>-<env>-<uuid>" with a known env. It says nothing of whether the
+// identifier exists; callers use it to tell an id from another handle
+// (a slug, an external id) without a lookup.
+func Is(kind, s string) bool {
+	rest, ok := strings.CutPrefix(s, kind+"-")
+	if !ok {
+		return false
+	}
+	env, u, ok := strings.Cut(rest, "-")
+	if !ok || !Env(env).Valid() || len(u) != 36 {
+		return false
+	}
+	_, err := uuid.Parse(u)
+	return err == nil
 }
 
 // Token returns a fresh 256-bit random secret in base64url without padding.

@@ -89,6 +89,12 @@ func (s *Store) OrgMember(ctx context.Context, q store.Querier, org *Organizatio
 // update is not undone, nor an address change reverted without ending
 // what the address held.
 func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, memberID string, u MemberUpdate) (*Member, error) {
+	if u.Roles != nil {
+		// The policy lock before the member's row (LockRoles).
+		if err := s.LockRoles(ctx, q, org.projectID, *u.Roles); err != nil {
+			return nil, err
+		}
+	}
 	m, err := s.orgMemberForUpdate(ctx, q, org, memberID)
 	if err != nil {
 		return nil, err
@@ -116,7 +122,12 @@ func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organiza
 		return nil, err
 	}
 	if roles != nil {
-		if err := s.checkRoles(ctx, org, "roles", roles); err != nil {
+		// Only the roles this update adds: those the member holds were
+		// checked when assigned, and a policy change that removes a role
+		// removes its assignments too or is refused. An is_admin toggle so
+		// never waits for the policy lock while it holds the member's row.
+		added := slices.DeleteFunc(slices.Clone(roles), func(id string) bool { return slices.Contains(m.explicit, id) })
+		if err := s.CheckRoles(ctx, q, org, "roles", added); err != nil {
 			return nil, err
 		}
 		m.explicit = roles

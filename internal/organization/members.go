@@ -247,7 +247,7 @@ func (s *Store) insertMember(ctx context.Context, q store.Querier, org *Organiza
 		return nil, false, err
 	}
 	roles := cleanExplicit(nm.Roles)
-	if err := s.checkRoles(ctx, org, "roles", roles); err != nil {
+	if err := s.CheckRoles(ctx, q, org, "roles", roles); err != nil {
 		return nil, false, err
 	}
 	id := ids.New("member", env)

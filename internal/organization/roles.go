@@ -48,9 +48,18 @@ type RBAC interface {
 	// Authorize returns nil when one of held permits action on resource in
 	// org, else unauthorized_action.
 	Authorize(ctx context.Context, p *project.Project, org *Organization, held []string, resource, action string) error
+	// LockPolicy takes, inside q, the lock that a change of the project
+	// policy or of an organization's custom roles holds while it looks for
+	// assignments of the roles it removes. A write that assigns a role
+	// takes it before checking the role, and before locking any
+	// organization, connection or member row (the order the policy change
+	// takes), so each of the two sees the other's result.
+	LockPolicy(ctx context.Context, q store.Querier, projectID string) error
 	// CheckRoles refuses (invalid_request naming field) role ids that
-	// neither the project policy nor org's custom roles define.
-	CheckRoles(ctx context.Context, projectID string, org *Organization, field string, roleIDs []string) error
+	// neither the project policy, read in q, nor custom (the
+	// organization's custom roles as the write leaves them) define. The
+	// caller holds LockPolicy.
+	CheckRoles(ctx context.Context, q store.Querier, projectID string, custom []CustomRole, field string, roleIDs []string) error
 }
 
 // UseRBAC connects the store to role-based access control and registers
@@ -82,18 +91,50 @@ func (s *Store) withImplicitRoles(ctx context.Context, q store.Querier, ms ...*M
 	return nil
 }
 
-// CheckRoles refuses (invalid_request naming field) role ids that neither
-// the project policy nor org's custom roles define: modules that assign
-// roles (SAML implicit role assignments) validate them here.
-func (s *Store) CheckRoles(ctx context.Context, org *Organization, field string, ids []string) error {
-	return s.checkRoles(ctx, org, field, ids)
+// LockRoles takes the policy lock (RBAC.LockPolicy) in q when ids name a
+// role other than the built-in ones, which no policy change can remove.
+// A write that assigns roles calls it before it locks any organization,
+// SSO connection or member row; CheckRoles takes it too, for the callers
+// that hold no such lock yet.
+func (s *Store) LockRoles(ctx context.Context, q store.Querier, projectID string, ids []string) error {
+	if s.rbac == nil || !namesCustomRole(ids) {
+		return nil
+	}
+	return s.rbac.LockPolicy(ctx, q, projectID)
 }
 
-// checkRoles validates role ids through RBAC; without it only the built-in
-// roles exist.
-func (s *Store) checkRoles(ctx context.Context, org *Organization, field string, ids []string) error {
+// CheckRoles refuses (invalid_request naming field) role ids that neither
+// the project policy nor org's custom roles define, both read inside q
+// under the policy lock: a policy change or a custom-roles change cannot
+// remove a role between this check and the caller's write. Modules that
+// assign roles (SAML implicit role assignments) validate them here.
+func (s *Store) CheckRoles(ctx context.Context, q store.Querier, org *Organization, field string, ids []string) error {
+	if !namesCustomRole(ids) {
+		return nil
+	}
+	if err := s.LockRoles(ctx, q, org.projectID, ids); err != nil {
+		return err
+	}
+	// org may have been read before the lock; its custom roles are read again.
+	fresh, err := s.GetIn(ctx, q, org.projectID, org.OrganizationID)
+	if err != nil {
+		return err
+	}
+	return s.checkRolesIn(ctx, q, org.projectID, fresh.CustomRoles, field, ids)
+}
+
+// checkRolesIn is CheckRoles with the organization's custom roles given
+// (read under the lock, or an organization being created); without RBAC
+// only the built-in roles exist.
+func (s *Store) checkRolesIn(ctx context.Context, q store.Querier, projectID string, custom []CustomRole, field string, ids []string) error {
+	if !namesCustomRole(ids) {
+		return nil
+	}
 	if s.rbac != nil {
-		return s.rbac.CheckRoles(ctx, org.projectID, org, field, ids)
+		if err := s.rbac.LockPolicy(ctx, q, projectID); err != nil {
+			return err
+		}
+		return s.rbac.CheckRoles(ctx, q, projectID, custom, field, ids)
 	}
 	for _, id := range ids {
 		if id != DefaultRole && id != AdminRole {
@@ -101,6 +142,12 @@ func (s *Store) checkRoles(ctx context.Context, org *Organization, field string,
 		}
 	}
 	return nil
+}
+
+// namesCustomRole reports whether ids name a role other than the built-in
+// ones.
+func namesCustomRole(ids []string) bool {
+	return slices.ContainsFunc(ids, func(id string) bool { return id != DefaultRole && id != AdminRole })
 }
 
 // RolesIn recomputes the member's roles with org's current email

@@ -23,6 +23,7 @@ type Store struct {
 	implicit   []ImplicitRoleSource // see UseRBAC
 	cached     CachedOrgs           // see UseCache
 	holders    []AddressHolder      // see AddAddressHolder
+	deletion   []DeletionHook       // see AddDeletionHook
 	// connSessions ends sessions by SSO connection (UseConnectionSessions).
 	connSessions ConnectionSessions
 }
@@ -191,7 +192,7 @@ func (s *Store) CreateIn(ctx context.Context, q store.Querier, projectID string,
 	if err := set.apply(o, true); err != nil {
 		return nil, err
 	}
-	if err := s.checkAssignedRoles(ctx, o, set); err != nil {
+	if err := s.checkAssignedRoles(ctx, q, o, set); err != nil {
 		return nil, err
 	}
 	now := store.Millis(s.clock.Now())
@@ -225,6 +226,11 @@ func (s *Store) Update(ctx context.Context, projectID, orgID string, set Setting
 // organization as read, so the read locks the row (store.DB.LockRow): a
 // concurrent update's settings are not undone.
 func (s *Store) UpdateIn(ctx context.Context, q store.Querier, projectID, orgID string, set Settings) (*Organization, error) {
+	// The policy lock before the organization's row when the update
+	// assigns roles: the order a policy change takes (LockRoles).
+	if err := s.LockRoles(ctx, q, projectID, set.assignedRoleIDs()); err != nil {
+		return nil, err
+	}
 	if err := s.db.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil {
 		return nil, err
 	}
@@ -235,7 +241,7 @@ func (s *Store) UpdateIn(ctx context.Context, q store.Querier, projectID, orgID 
 	if err := set.apply(o, false); err != nil {
 		return nil, err
 	}
-	if err := s.checkAssignedRoles(ctx, o, set); err != nil {
+	if err := s.checkAssignedRoles(ctx, q, o, set); err != nil {
 		return nil, err
 	}
 	assign := make([]string, len(orgFields))
@@ -253,8 +259,12 @@ func (s *Store) UpdateIn(ctx context.Context, q store.Querier, projectID, orgID 
 }
 
 // checkAssignedRoles refuses email role assignments naming roles the
-// project policy and the organization's custom roles do not define.
-func (s *Store) checkAssignedRoles(ctx context.Context, o *Organization, set Settings) error {
+// project policy and the organization's custom roles do not define. It
+// reads the policy inside q, under the policy lock (UpdateIn took it
+// before the organization's row), so a policy change cannot remove an
+// assigned role between the check and the write. o was read under its
+// row's lock, so its custom roles are current.
+func (s *Store) checkAssignedRoles(ctx context.Context, q store.Querier, o *Organization, set Settings) error {
 	if set.RBACEmailImplicitRoleAssignments == nil {
 		return nil
 	}
@@ -262,7 +272,19 @@ func (s *Store) checkAssignedRoles(ctx context.Context, o *Organization, set Set
 	for _, a := range o.RBACEmailImplicitRoleAssignments {
 		ids = append(ids, a.RoleID)
 	}
-	return s.checkRoles(ctx, o, "rbac_email_implicit_role_assignments", ids)
+	return s.checkRolesIn(ctx, q, o.projectID, o.CustomRoles, "rbac_email_implicit_role_assignments", ids)
+}
+
+// assignedRoleIDs are the role ids set assigns (its email assignments).
+func (set Settings) assignedRoleIDs() []string {
+	if set.RBACEmailImplicitRoleAssignments == nil {
+		return nil
+	}
+	var ids []string
+	for _, a := range *set.RBACEmailImplicitRoleAssignments {
+		ids = append(ids, strings.TrimSpace(a.RoleID))
+	}
+	return ids
 }
 
 // conflictError names which unique rule a write broke: the external id's
@@ -277,16 +299,29 @@ func conflictError(err error) error {
 	return apierr.Wrap(apierr.OrganizationSlugUsed, err)
 }
 
-// Delete removes the organization with its members and sessions.
+// Delete removes the organization with its members and sessions. The
+// organization's row is locked first, then the deletion hooks run (they
+// lock other organizations' rows after it, in the order every SSO change
+// takes), then the row goes with everything that cascades from it.
 func (s *Store) Delete(ctx context.Context, projectID, orgID string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM organizations WHERE organization_id = $1 AND project_id = $2`, orgID, projectID)
-	if err != nil {
-		return fmt.Errorf("organization: delete: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("organization: delete %s: %w", orgID, store.ErrNotFound)
-	}
-	return nil
+	return s.db.Tx(ctx, func(q store.Querier) error {
+		if err := s.db.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil {
+			return err
+		}
+		for _, h := range s.deletion {
+			if err := h.BeforeOrganizationDelete(ctx, q, projectID, orgID); err != nil {
+				return fmt.Errorf("organization: delete %s: %w", orgID, err)
+			}
+		}
+		res, err := q.ExecContext(ctx, `DELETE FROM organizations WHERE organization_id = $1 AND project_id = $2`, orgID, projectID)
+		if err != nil {
+			return fmt.Errorf("organization: delete: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("organization: delete %s: %w", orgID, store.ErrNotFound)
+		}
+		return nil
+	})
 }
 
 // placeholders returns "$from, ..., $(from+n-1)".

@@ -12,7 +12,8 @@ import (
 // SetCustomIn is SetCustom's transaction, inside q, for a policy already
 // valid.
 func (s *Service) SetCustomIn(ctx context.Context, q store.Querier, projectID string, clean Policy) error {
-	return s.setCustomIn(ctx, q, projectID, clean)
+	_, err := s.setCustomIn(ctx, q, projectID, clean, false)
+	return err
 }
 
 // SetOrgRolesIn is the organization policy route's transaction, inside q.

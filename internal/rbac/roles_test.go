@@ -86,7 +86,12 @@ func TestExplicitRoles(t *testing.T) {
 		beta := e.CreateOrg("beta", "ALL_ALLOWED", nil)
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/"+beta+"/members",
 			map[string]any{"email_address": "eve@beta.test", "roles": []string{"reviewer"}}), 400, "invalid_request")
-		// Dropping the custom role from the organization ends what it granted.
+		// The custom role cannot be dropped while a member holds it; once
+		// taken away from the member, it can, and what it granted is gone.
+		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/rbac/organizations/"+acme,
+			map[string]any{"org_policy": map[string]any{"roles": []any{}}}), 400, "invalid_request")
+		apptest.Want(t, check(e, token, acme, "documents", "write"), 200, "")
+		apptest.Want(t, e.Backend(http.MethodPut, memberPath(acme, eve), map[string]any{"roles": []string{}}), 200, "")
 		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/rbac/organizations/"+acme,
 			map[string]any{"org_policy": map[string]any{"roles": []any{}}}), 200, "")
 		apptest.Want(t, check(e, token, acme, "documents", "write"), 403, "unauthorized_action")

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/clock"
@@ -32,10 +33,20 @@ type Deps struct {
 // Service loads policies and answers authorization questions.
 type Service struct {
 	d Deps
+	// referrers find the assignments of roles (UseRoleReferrers).
+	referrers []organization.RoleReferrer
 }
 
 // New returns the RBAC service.
 func New(d Deps) *Service { return &Service{d: d} }
+
+// UseRoleReferrers registers what stores role assignments, in the order a
+// change that removes roles locks their rows: organizations, then SSO
+// connections, then members (the order every other write takes). The
+// composition root calls it once, before serving.
+func (s *Service) UseRoleReferrers(r ...organization.RoleReferrer) {
+	s.referrers = append(s.referrers, r...)
+}
 
 // Custom returns the stored custom part of a project's policy (empty when
 // none was set).
@@ -72,60 +83,121 @@ func (s *Service) Policy(ctx context.Context, projectID string) (*Policy, error)
 // replacing the previous one in a single transaction. The organizations'
 // custom roles must still make sense under the new policy (their resources
 // and actions exist, their ids do not collide with a project role);
-// otherwise nothing changes and the error names the organization.
+// otherwise nothing changes and the error names the organization. A role
+// the new policy removes must not be assigned anywhere (RoleReferrer):
+// otherwise nothing changes and the error is a *RolesInUseError listing
+// the assignments. The built-in roles are never removed (Effective).
 func (s *Service) SetCustom(ctx context.Context, projectID string, custom Policy) (Policy, error) {
-	clean, err := Validate(custom)
-	if err != nil {
-		return Policy{}, err
-	}
-	if err := s.d.DB.Tx(ctx, func(q store.Querier) error { return s.setCustomIn(ctx, q, projectID, clean) }); err != nil {
-		return Policy{}, err
-	}
-	return clean, nil
+	clean, _, err := s.setCustom(ctx, projectID, custom, false)
+	return clean, err
 }
 
-// setCustomIn is SetCustom's transaction: the organizations' roles are
-// read under the policy's lock (lockPolicy), which an organization's roles
-// change takes before its own check.
-func (s *Service) setCustomIn(ctx context.Context, q store.Querier, projectID string, clean Policy) error {
+// SetCustomDropping is SetCustom that removes the assignments of the roles
+// the new policy removes, in the same transaction, and returns them.
+func (s *Service) SetCustomDropping(ctx context.Context, projectID string, custom Policy) (Policy, []organization.RoleRef, error) {
+	return s.setCustom(ctx, projectID, custom, true)
+}
+
+func (s *Service) setCustom(ctx context.Context, projectID string, custom Policy, drop bool) (Policy, []organization.RoleRef, error) {
+	clean, err := Validate(custom)
+	if err != nil {
+		return Policy{}, nil, err
+	}
+	var refs []organization.RoleRef
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		var err error
+		refs, err = s.setCustomIn(ctx, q, projectID, clean, drop)
+		return err
+	})
+	if err != nil {
+		return Policy{}, nil, err
+	}
+	return clean, refs, nil
+}
+
+// setCustomIn is SetCustom's transaction: the organizations' roles and the
+// assignments are read under the policy's lock (lockPolicy), which an
+// organization's roles change and every assignment of a role take before
+// their own check.
+func (s *Service) setCustomIn(ctx context.Context, q store.Querier, projectID string, clean Policy, drop bool) ([]organization.RoleRef, error) {
 	text, err := json.Marshal(clean)
 	if err != nil {
-		return fmt.Errorf("rbac: encode policy: %w", err)
+		return nil, fmt.Errorf("rbac: encode policy: %w", err)
 	}
 	if err := s.lockPolicy(ctx, q, projectID); err != nil {
-		return err
+		return nil, err
+	}
+	old, err := s.custom(ctx, q, projectID)
+	if err != nil {
+		return nil, err
 	}
 	eff := Effective(clean)
 	rows, err := q.QueryContext(ctx, `SELECT organization_id, custom_roles FROM organizations
 		WHERE project_id = $1 AND custom_roles <> '[]'`, projectID)
 	if err != nil {
-		return fmt.Errorf("rbac: list organization roles: %w", err)
+		return nil, fmt.Errorf("rbac: list organization roles: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var orgID, rolesText string
 		var roles []Role
 		if err := rows.Scan(&orgID, &rolesText); err != nil {
-			return fmt.Errorf("rbac: scan organization roles: %w", err)
+			return nil, fmt.Errorf("rbac: scan organization roles: %w", err)
 		}
 		if err := json.Unmarshal([]byte(rolesText), &roles); err != nil {
-			return fmt.Errorf("rbac: decode organization roles: %w", err)
+			return nil, fmt.Errorf("rbac: decode organization roles: %w", err)
 		}
 		if _, err := ValidateOrgRoles(roles, eff); err != nil {
-			return fmt.Errorf("organization %s's custom roles would no longer be valid: %w", orgID, err)
+			return nil, fmt.Errorf("organization %s's custom roles would no longer be valid: %w", orgID, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("rbac: organization roles: %w", err)
+		return nil, fmt.Errorf("rbac: organization roles: %w", err)
 	}
 	rows.Close()
+	// An organization's custom role cannot share a removed role's id (the
+	// check above), so a removed project role is gone everywhere.
+	removed := removedRoles(Effective(old).Roles, eff.Roles)
+	refs, err := s.assignments(ctx, q, projectID, "", func(_, id string) bool { return slices.Contains(removed, id) }, drop)
+	if err != nil {
+		return nil, err
+	}
+	if len(refs) > 0 && !drop {
+		return nil, &RolesInUseError{Refs: refs}
+	}
 	_, err = q.ExecContext(ctx, `INSERT INTO rbac_policies (project_id, policy, updated_at) VALUES ($1, $2, $3)
 		ON CONFLICT (project_id) DO UPDATE SET policy = excluded.policy, updated_at = excluded.updated_at`,
 		projectID, string(text), store.Millis(s.d.Clock.Now()))
 	if err != nil {
-		return fmt.Errorf("rbac: store policy: %w", store.MapError(err))
+		return nil, fmt.Errorf("rbac: store policy: %w", store.MapError(err))
 	}
-	return nil
+	return refs, nil
+}
+
+// assignments asks every referrer for the assignments of the roles gone
+// reports (and with drop removes them), in the referrers' lock order.
+// Nothing is asked when no role goes.
+func (s *Service) assignments(ctx context.Context, q store.Querier, projectID, orgID string, gone func(orgID, roleID string) bool, drop bool) ([]organization.RoleRef, error) {
+	var out []organization.RoleRef
+	for _, r := range s.referrers {
+		refs, err := r.RoleRefs(ctx, q, projectID, orgID, gone, drop)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, refs...)
+	}
+	return out, nil
+}
+
+// removedRoles are the ids among before that after lacks.
+func removedRoles(before, after []Role) []string {
+	var out []string
+	for _, r := range before {
+		if !slices.ContainsFunc(after, func(a Role) bool { return a.RoleID == r.RoleID }) {
+			out = append(out, r.RoleID)
+		}
+	}
+	return out
 }
 
 // setOrgRolesIn validates an organization's custom roles against the
@@ -133,7 +205,8 @@ func (s *Service) setCustomIn(ctx context.Context, q store.Querier, projectID st
 // lock (lockPolicy), as SetCustom reads the organizations' roles: without
 // it each could check against the other's old state and both commit,
 // leaving an organization role that names something the policy no longer
-// defines.
+// defines. A role the change removes must not be assigned in the
+// organization (invalid_request listing where), as for the policy.
 func (s *Service) setOrgRolesIn(ctx context.Context, q store.Querier, projectID, orgID string, roles []Role) (*organization.Organization, error) {
 	if err := s.lockPolicy(ctx, q, projectID); err != nil {
 		return nil, err
@@ -146,6 +219,20 @@ func (s *Service) setOrgRolesIn(ctx context.Context, q store.Querier, projectID,
 	if err != nil {
 		return nil, err
 	}
+	// Read under the policy lock, which every change of these roles holds.
+	before, err := s.d.Orgs.GetIn(ctx, q, projectID, orgID)
+	if err != nil {
+		return nil, err
+	}
+	removed := removedRoles(before.CustomRoles, clean)
+	refs, err := s.assignments(ctx, q, projectID, orgID, func(_, id string) bool { return slices.Contains(removed, id) }, false)
+	if err != nil {
+		return nil, err
+	}
+	if len(refs) > 0 {
+		return nil, apierr.Invalid("org_policy", (&RolesInUseError{Refs: refs}).summary()+
+			" Remove these assignments before removing the role.")
+	}
 	return s.d.Orgs.UpdateIn(ctx, q, projectID, orgID, organization.Settings{CustomRoles: &clean})
 }
 
@@ -156,6 +243,13 @@ func (s *Service) setOrgRolesIn(ctx context.Context, q store.Querier, projectID,
 // order every path takes.
 func (s *Service) lockPolicy(ctx context.Context, q store.Querier, projectID string) error {
 	return s.d.DB.LockRow(ctx, q, "projects", "project_id", projectID)
+}
+
+// LockPolicy is lockPolicy for the writes that assign roles
+// (organization.RBAC): they take it before checking a role, so a change
+// removing the role either sees their assignment or is seen by their check.
+func (s *Service) LockPolicy(ctx context.Context, q store.Querier, projectID string) error {
+	return s.lockPolicy(ctx, q, projectID)
 }
 
 // Check applies the matching rule for roles held in org and returns the
@@ -174,18 +268,21 @@ func (s *Service) Check(ctx context.Context, projectID string, org *organization
 	return granting, nil
 }
 
-// CheckRoles refuses role ids that neither the project policy nor org's
-// custom roles define (organization.RBAC): assignments must name real roles.
-func (s *Service) CheckRoles(ctx context.Context, projectID string, org *organization.Organization, field string, ids []string) error {
+// CheckRoles refuses role ids that neither the project policy, read in q,
+// nor custom (the organization's custom roles) define
+// (organization.RBAC): assignments must name real roles. The caller holds
+// LockPolicy in q, so the policy read is the one the write commits under.
+func (s *Service) CheckRoles(ctx context.Context, q store.Querier, projectID string, custom []Role, field string, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	p, err := s.Policy(ctx, projectID)
+	c, err := s.custom(ctx, q, projectID)
 	if err != nil {
 		return err
 	}
+	p := Effective(c)
 	for _, id := range ids {
-		if !p.HasRole(id, org.CustomRoles) {
+		if !p.HasRole(id, custom) {
 			return invalid(field, "Role %q is not defined in this project's RBAC policy or the organization's custom roles.", id)
 		}
 	}

@@ -77,6 +77,8 @@ func (h Handlers) List(r *http.Request) (any, error) {
 			out.SAMLConnections = append(out.SAMLConnections, *samlWire(c, base))
 		case KindOIDC:
 			out.OIDCConnections = append(out.OIDCConnections, *oidcWire(c, base))
+		case KindExternal:
+			out.ExternalConnections = append(out.ExternalConnections, *externalWire(c))
 		}
 	}
 	if h.sdk {

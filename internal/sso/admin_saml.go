@@ -12,6 +12,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/store"
 	"github.com/russellhaering/gosaml2/types"
 )
@@ -42,16 +43,51 @@ func (h Handlers) UpdateSAML(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &u); err != nil {
 		return nil, err
 	}
-	c, err := h.change(r, KindSAML, func(ctx context.Context, c *conn) error {
-		if err := h.s.checkRoleAssignments(ctx, c, u); err != nil {
+	p, orgID, err := h.scope(r, actionUpdate)
+	if err != nil {
+		return nil, err
+	}
+	ctx, t := r.Context(), changeTarget{p.ID, orgID, r.PathValue("connection_id"), KindSAML}
+	var c *conn
+	err = h.s.d.DB.Tx(ctx, func(q store.Querier) error {
+		// The policy lock before the organization's and the connection's
+		// rows (organization.Store.LockRoles): the assignments are checked
+		// against the policy inside this transaction, which a change
+		// removing one of their roles then waits for, or is seen by.
+		if err := h.s.d.Orgs.LockRoles(ctx, q, t.projectID, u.roleIDs()); err != nil {
 			return err
 		}
-		return h.s.applySAML(c, u)
+		var err error
+		c, err = h.s.changeTx(ctx, q, t, func(ctx context.Context, c *conn) error {
+			if err := h.s.checkRoleAssignments(ctx, q, c, u); err != nil {
+				return err
+			}
+			return h.s.applySAML(c, u)
+		})
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 	return h.samlAnswer(c), nil
+}
+
+// roleIDs are the role ids the update assigns.
+func (u samlUpdate) roleIDs() []string {
+	return assignedRoleIDs(u.SAMLConnectionImplicitRoleAssignments, u.SAMLGroupImplicitRoleAssignments)
+}
+
+// assignedRoleIDs are the role ids of a connection's and a group's
+// assignment lists (nil lists are left as they are, so assign nothing).
+func assignedRoleIDs(conn *[]RoleAssignment, group *[]GroupRoleAssignment) []string {
+	var out []string
+	for _, a := range deref(conn) {
+		out = append(out, a.RoleID)
+	}
+	for _, a := range deref(group) {
+		out = append(out, a.RoleID)
+	}
+	return out
 }
 
 func (s *Service) applySAML(c *conn, u samlUpdate) error {
@@ -145,35 +181,44 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 	return nil
 }
 
-// checkRoleAssignments refuses implicit role assignments naming a role
-// that neither the project policy nor the organization's custom roles
-// define, or a group assignment without a group.
-func (s *Service) checkRoleAssignments(ctx context.Context, c *conn, u samlUpdate) error {
-	var conn, group []string
-	if u.SAMLConnectionImplicitRoleAssignments != nil {
-		for _, a := range *u.SAMLConnectionImplicitRoleAssignments {
-			conn = append(conn, a.RoleID)
-		}
-	}
-	if u.SAMLGroupImplicitRoleAssignments != nil {
-		for _, a := range *u.SAMLGroupImplicitRoleAssignments {
-			if strings.TrimSpace(a.Group) == "" {
-				return apierr.Invalid("saml_group_implicit_role_assignments", "Every group assignment needs a group.")
-			}
-			group = append(group, a.RoleID)
-		}
-	}
+// checkRoleAssignments refuses SAML implicit role assignments naming a
+// role that neither the project policy nor the organization's custom roles
+// define, or a group assignment without a group (checkImplicitRoles).
+func (s *Service) checkRoleAssignments(ctx context.Context, q store.Querier, c *conn, u samlUpdate) error {
+	conn, group := deref(u.SAMLConnectionImplicitRoleAssignments), deref(u.SAMLGroupImplicitRoleAssignments)
 	if len(conn) == 0 && len(group) == 0 {
 		return nil
 	}
-	org, err := s.d.Orgs.Get(ctx, c.ProjectID, c.OrganizationID)
+	org, err := s.d.Orgs.GetIn(ctx, q, c.ProjectID, c.OrganizationID)
 	if err != nil {
 		return fmt.Errorf("sso: organization of connection: %w", err)
 	}
-	if err := s.d.Orgs.CheckRoles(ctx, org, "saml_connection_implicit_role_assignments", conn); err != nil {
+	return s.checkImplicitRoles(ctx, q, org,
+		[2]string{"saml_connection_implicit_role_assignments", "saml_group_implicit_role_assignments"}, conn, group)
+}
+
+// checkImplicitRoles is the one check of a connection's implicit role
+// assignments (SAML and external connections): every role must be one
+// the project policy or org's custom roles define, both read inside q
+// under the policy lock (organization.Store.CheckRoles), and every group
+// assignment must name a group. fields name the connection and group
+// lists in errors.
+func (s *Service) checkImplicitRoles(ctx context.Context, q store.Querier, org *organization.Organization, fields [2]string,
+	conn []RoleAssignment, group []GroupRoleAssignment) error {
+	connIDs, groupIDs := make([]string, 0, len(conn)), make([]string, 0, len(group))
+	for _, a := range conn {
+		connIDs = append(connIDs, a.RoleID)
+	}
+	for _, a := range group {
+		if strings.TrimSpace(a.Group) == "" {
+			return apierr.Invalid(fields[1], "Every group assignment needs a group.")
+		}
+		groupIDs = append(groupIDs, a.RoleID)
+	}
+	if err := s.d.Orgs.CheckRoles(ctx, q, org, fields[0], connIDs); err != nil {
 		return err
 	}
-	return s.d.Orgs.CheckRoles(ctx, org, "saml_group_implicit_role_assignments", group)
+	return s.d.Orgs.CheckRoles(ctx, q, org, fields[1], groupIDs)
 }
 
 type urlUpdate struct {

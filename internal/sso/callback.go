@@ -71,9 +71,15 @@ func (s *Service) callback(ctx context.Context, r *http.Request) (string, error)
 			return "", err
 		}
 	default:
+		// An external connection has no callback of its own: its logins
+		// come back to its source's.
 		return "", apierr.New(apierr.MethodNotAllowed)
 	}
-	return s.finish(ctx, r, c, st, id)
+	target, err := s.loginTarget(ctx, c, st)
+	if err != nil {
+		return "", err
+	}
+	return s.finish(ctx, r, target, st, id)
 }
 
 // redeemState spends the login's state ticket, which must belong to this

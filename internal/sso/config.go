@@ -52,10 +52,13 @@ type oidcConfig struct {
 	AttributeMapping map[string]any `json:"attribute_mapping"`
 }
 
-// externalConfig is an external connection's settings.
+// externalConfig is an external connection's settings: its source (also
+// in the row's source_connection_id) and its own implicit roles.
 type externalConfig struct {
-	ExternalOrganizationID string `json:"external_organization_id"`
-	ExternalConnectionID   string `json:"external_connection_id"`
+	ExternalOrganizationID string                `json:"external_organization_id"`
+	ExternalConnectionID   string                `json:"external_connection_id"`
+	ConnectionRoles        []RoleAssignment      `json:"connection_roles"`
+	GroupRoles             []GroupRoleAssignment `json:"group_roles"`
 }
 
 // Endpoints of this server that identity providers are configured with.

@@ -20,8 +20,9 @@ const (
 )
 
 // Connection statuses: pending until every setting a login needs is
-// present, then active. Only active connections can be started and appear
-// in the organization's sso_active_connections.
+// present, then active; an external connection is active while its source
+// is. Only active connections can be started and appear in the
+// organization's sso_active_connections.
 const (
 	StatusPending = "pending"
 	StatusActive  = "active"
@@ -53,7 +54,28 @@ func (c *conn) complete() bool {
 		return o.Issuer != "" && o.ClientID != "" && o.ClientSecret != "" && o.AuthorizationURL != "" &&
 			o.TokenURL != "" && o.JWKSURL != ""
 	}
-	return false // external connections delegate to another organization's connection, not supported
+	return false // external connections: their source's status (status)
+}
+
+// status is the connection's status as it now stands. An external
+// connection is as active as its source, whose identity_provider it shows
+// in the organization's sso_active_connections (status sets it).
+func (s *Service) status(ctx context.Context, q store.Querier, c *conn) (string, error) {
+	if c.Kind != KindExternal {
+		if c.complete() {
+			return StatusActive, nil
+		}
+		return StatusPending, nil
+	}
+	src, err := s.source(ctx, q, c)
+	if errors.Is(err, errNoSource) {
+		return StatusPending, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	c.IdentityProvider = src.IdentityProvider
+	return src.Status, nil
 }
 
 const connColumns = `connection_id, project_id, organization_id, kind, display_name, identity_provider, status, config, created_at`
@@ -153,9 +175,9 @@ func (s *Service) list(ctx context.Context, q store.Querier, projectID, orgID st
 
 // insert stores a new connection and refreshes the organization's summary.
 func (s *Service) insert(ctx context.Context, q store.Querier, c *conn) error {
-	c.Status = StatusPending
-	if c.complete() {
-		c.Status = StatusActive
+	var err error
+	if c.Status, err = s.status(ctx, q, c); err != nil {
+		return err
 	}
 	now := store.Millis(s.d.Clock.Now())
 	c.CreatedAt = now
@@ -164,6 +186,12 @@ func (s *Service) insert(ctx context.Context, q store.Querier, c *conn) error {
 		c.IdentityProvider, c.Status, now, now); err != nil {
 		return fmt.Errorf("sso: insert connection: %w", err)
 	}
+	if c.Kind == KindExternal {
+		if _, err := q.ExecContext(ctx, `UPDATE sso_connections SET source_connection_id = $1 WHERE connection_id = $2`,
+			c.External.ExternalConnectionID, c.ID); err != nil {
+			return fmt.Errorf("sso: insert connection: %w", err)
+		}
+	}
 	if err := s.writeConfig(ctx, q, c); err != nil {
 		return err
 	}
@@ -171,11 +199,12 @@ func (s *Service) insert(ctx context.Context, q store.Querier, c *conn) error {
 }
 
 // save writes a changed connection, recomputing its status, and refreshes
-// the organization's summary.
+// the organization's summary, then the external connections that use it
+// (saveDependents).
 func (s *Service) save(ctx context.Context, q store.Querier, c *conn) error {
-	c.Status = StatusPending
-	if c.complete() {
-		c.Status = StatusActive
+	var err error
+	if c.Status, err = s.status(ctx, q, c); err != nil {
+		return err
 	}
 	if _, err := q.ExecContext(ctx, `UPDATE sso_connections SET display_name = $1, identity_provider = $2, status = $3,
 		updated_at = $4 WHERE connection_id = $5`, c.DisplayName, c.IdentityProvider, c.Status,
@@ -185,12 +214,21 @@ func (s *Service) save(ctx context.Context, q store.Querier, c *conn) error {
 	if err := s.writeConfig(ctx, q, c); err != nil {
 		return err
 	}
-	return s.syncOrganization(ctx, q, c.ProjectID, c.OrganizationID)
+	if err := s.syncOrganization(ctx, q, c.ProjectID, c.OrganizationID); err != nil {
+		return err
+	}
+	return s.saveDependents(ctx, q, c)
 }
 
 // remove deletes a connection with its registrations and refreshes the
-// summaries of the organization and of the members who had one.
+// summaries of the organization and of the members who had one. The
+// external connections that use it go first, each as if deleted by its
+// organization: an external connection without its source can never log
+// anyone in again, and keeping it would only leave a dead button.
 func (s *Service) remove(ctx context.Context, q store.Querier, c *conn) error {
+	if err := s.removeDependents(ctx, q, `source_connection_id = $1`, c.ID); err != nil {
+		return err
+	}
 	rows, err := q.QueryContext(ctx, `SELECT member_id FROM sso_registrations WHERE connection_id = $1`, c.ID)
 	if err != nil {
 		return fmt.Errorf("sso: registrations of connection: %w", err)

@@ -38,14 +38,18 @@ type tokenData struct {
 	ConnectionID   string `json:"connection_id"`
 	RegistrationID string `json:"registration_id"`
 	ExternalID     string `json:"external_id"`
-	Kind           string `json:"kind"`
+	// Kind is the protocol the identity came by (saml or oidc), also for
+	// a login through an external connection.
+	Kind string `json:"kind"`
 }
 
 // TokenType is the stytch_token_type of the customer page's redirect.
 const TokenType = "sso"
 
-// finish turns a verified identity into a member of the connection's
-// organization and a single-use token for the customer's page:
+// finish turns a verified identity into a member of the connection c's
+// organization and a single-use token for the customer's page (c is the
+// external connection for a login through one: its organization, JIT
+// rule, registration and roles apply, id came from its source):
 //   - an identity seen before is its registered member;
 //   - otherwise the member with the identity's email, or, when the
 //     organization's sso_jit_provisioning allows this connection, a new
@@ -87,7 +91,7 @@ func (s *Service) finish(ctx context.Context, r *http.Request, c *conn, st *flow
 		}
 		token, err := s.d.Flows.IssueIn(ctx, q, flowtoken.Issue{Kind: kindToken, ProjectID: c.ProjectID, TTL: tokenTTL,
 			Challenge: st.Challenge, Data: tokenData{OrganizationID: org.OrganizationID, MemberID: m.MemberID,
-				ConnectionID: c.ID, RegistrationID: regID, ExternalID: id.ExternalID, Kind: c.Kind}})
+				ConnectionID: c.ID, RegistrationID: regID, ExternalID: id.ExternalID, Kind: id.Kind}})
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,8 @@ import (
 // OIDCProviders handles GET /v1/b2b/organizations/{organization_id}/
 // members/{member_id}/oidc_providers (the Node client's
 // members.oidcProviders): the provider tokens of the member's OIDC SSO
-// registrations, latest login first, for the customer's backend to call
+// registrations (also those at external connections over OIDC), latest
+// login first, for the customer's backend to call
 // the identity provider's API. Refresh tokens only with
 // include_refresh_token=true, as for oauth_providers. A registration from
 // before tokens were kept is listed with empty tokens.
@@ -29,7 +30,8 @@ func (h Handlers) OIDCProviders(r *http.Request) (any, error) {
 	}
 	rows, err := q.QueryContext(ctx, `SELECT r.registration_id, r.connection_id, r.external_id, r.tokens
 		FROM sso_registrations r JOIN sso_connections c ON c.connection_id = r.connection_id
-		WHERE r.member_id = $1 AND c.kind = $2 ORDER BY r.updated_at DESC, r.registration_id`, m.MemberID, KindOIDC)
+		WHERE r.member_id = $1 AND (c.kind = $2 OR (c.kind = $3 AND r.tokens <> ''))
+		ORDER BY r.updated_at DESC, r.registration_id`, m.MemberID, KindOIDC, KindExternal)
 	if err != nil {
 		return nil, fmt.Errorf("sso: oidc providers: %w", err)
 	}

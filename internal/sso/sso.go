@@ -1,6 +1,7 @@
 // Package sso is enterprise single sign-on for organizations: SAML 2.0 and
-// OpenID Connect connections, administered on both API faces, and the login
-// they give members.
+// OpenID Connect connections, and external connections (another
+// organization's connection used by this one, external.go), administered
+// on both API faces, and the login they give members.
 //
 // A login is browser round trip and then an API call:
 //
@@ -111,6 +112,8 @@ func (s *Service) Routes() []httpapi.Route {
 		{Face: httpapi.SDK, Pattern: "DELETE /sdk/v1/b2b/sso/saml/{connection_id}/encryption_private_key/{private_key_id}", Handler: sdk.DeleteEncryptionKey},
 		{Face: httpapi.SDK, Pattern: "POST /sdk/v1/b2b/sso/oidc", Handler: sdk.CreateOIDC},
 		{Face: httpapi.SDK, Pattern: "PUT /sdk/v1/b2b/sso/oidc/{connection_id}", Handler: sdk.UpdateOIDC},
+		{Face: httpapi.SDK, Pattern: "POST /sdk/v1/b2b/sso/external", Handler: sdk.CreateExternal},
+		{Face: httpapi.SDK, Pattern: "PUT /sdk/v1/b2b/sso/external/{connection_id}", Handler: sdk.UpdateExternal},
 
 		// Backend face.
 		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sso/authenticate", Handler: backend.Authenticate, Audit: httpapi.Audit{Login: "sso"}},
@@ -123,6 +126,8 @@ func (s *Service) Routes() []httpapi.Route {
 		{Face: httpapi.Backend, Pattern: "DELETE /v1/b2b/sso/saml/{organization_id}/connections/{connection_id}/encryption_private_keys/{private_key_id}", Handler: backend.DeleteEncryptionKey},
 		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sso/oidc/{organization_id}", Handler: backend.CreateOIDC},
 		{Face: httpapi.Backend, Pattern: "PUT /v1/b2b/sso/oidc/{organization_id}/connections/{connection_id}", Handler: backend.UpdateOIDC},
+		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sso/external/{organization_id}", Handler: backend.CreateExternal},
+		{Face: httpapi.Backend, Pattern: "PUT /v1/b2b/sso/external/{organization_id}/connections/{connection_id}", Handler: backend.UpdateExternal},
 		{Face: httpapi.Backend, Pattern: "GET /v1/b2b/organizations/{organization_id}/members/{member_id}/oidc_providers", Handler: backend.OIDCProviders},
 	}
 }

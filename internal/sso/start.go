@@ -30,11 +30,16 @@ const (
 )
 
 // flowState is what a login remembers between start and callback.
+// ConnectionID is the connection whose identity provider runs the login
+// (and whose callback it comes back to); ExternalConnectionID, when the
+// login started at an external connection, is where it lands, in
+// OrganizationID.
 type flowState struct {
-	ConnectionID   string `json:"connection_id"`
-	OrganizationID string `json:"organization_id"`
-	LoginURL       string `json:"login_url"`
-	SignupURL      string `json:"signup_url"`
+	ConnectionID         string `json:"connection_id"`
+	ExternalConnectionID string `json:"external_connection_id,omitempty"`
+	OrganizationID       string `json:"organization_id"`
+	LoginURL             string `json:"login_url"`
+	SignupURL            string `json:"signup_url"`
 	// Challenge is the customer page's PKCE challenge, moved onto the token.
 	Challenge string `json:"challenge,omitempty"`
 	// SAMLRequestID is the AuthnRequest's ID, which the response must name
@@ -81,11 +86,20 @@ func (s *Service) start(ctx context.Context, r *http.Request) (string, error) {
 	if c.Status != StatusActive {
 		return "", apierr.New(apierr.SSOConnectionNotActive)
 	}
+	// An external connection runs its source's identity provider flow; the
+	// login lands in the external connection's organization (loginTarget).
+	src, st := c, flowState{ConnectionID: c.ID, OrganizationID: c.OrganizationID}
+	if c.Kind == KindExternal {
+		if src, err = s.activeSource(ctx, c); err != nil {
+			return "", err
+		}
+		st.ConnectionID, st.ExternalConnectionID = src.ID, c.ID
+	}
 	challenge := q.Get("pkce_code_challenge")
 	if err := flowtoken.StartChallenge("pkce_code_challenge", challenge, p.PKCERequiredForSSO); err != nil {
 		return "", err
 	}
-	st := flowState{ConnectionID: c.ID, OrganizationID: c.OrganizationID, Challenge: challenge}
+	st.Challenge = challenge
 	if st.LoginURL, err = s.d.Projects.ResolveRedirect(ctx, p.ID, project.RedirectLogin, q.Get("login_redirect_url")); err != nil {
 		return "", err
 	}
@@ -98,10 +112,10 @@ func (s *Service) start(ctx context.Context, r *http.Request) (string, error) {
 		return s.d.Flows.Issue(ctx, flowtoken.Issue{Kind: kindState, ProjectID: p.ID, TTL: stateTTL,
 			LimitKey: p.ID + "|" + httpapi.ClientIP(r), Data: st})
 	}
-	if c.Kind == KindSAML {
-		return s.samlStart(c, base, st, issue)
+	if src.Kind == KindSAML {
+		return s.samlStart(src, base, st, issue)
 	}
-	return s.oidcStart(ctx, c, base, st, params, issue)
+	return s.oidcStart(ctx, src, base, st, params, issue)
 }
 
 // samlStart builds the AuthnRequest (HTTP-Redirect binding), remembering

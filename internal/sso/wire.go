@@ -86,8 +86,8 @@ type OIDCConnection struct {
 	AttributeMapping map[string]any `json:"attribute_mapping"`
 }
 
-// ExternalConnection is the wire shape of an external connection (listed
-// for the wire's sake; Latchkey creates none).
+// ExternalConnection is the wire shape of an external connection: another
+// organization's SAML or OIDC connection used by this organization.
 type ExternalConnection struct {
 	OrganizationID                            string                `json:"organization_id"`
 	ConnectionID                              string                `json:"connection_id"`
@@ -97,6 +97,12 @@ type ExternalConnection struct {
 	Status                                    string                `json:"status"`
 	ExternalConnectionImplicitRoleAssignments []RoleAssignment      `json:"external_connection_implicit_role_assignments"`
 	ExternalGroupImplicitRoleAssignments      []GroupRoleAssignment `json:"external_group_implicit_role_assignments"`
+}
+
+// ExternalResponse answers the external connection create and update calls.
+type ExternalResponse struct {
+	httpapi.Common
+	Connection *ExternalConnection `json:"connection"`
 }
 
 // ConnectionsResponse answers GET b2b/sso.

@@ -34,7 +34,7 @@ import { Redirects } from './redirects';
 import type { SsoDiscoveryFlow } from './sso/ssoDiscoveryFlow';
 import { isDiscovering, selectEmailMethods } from './selectors';
 import { slugFromURL } from './slug';
-import { ErrorType } from './state/types';
+import { ErrorType, Screen } from './state/types';
 import { readUrlToken, stripUrlToken } from './urlToken';
 
 export type { ActionResult, ControllerDeps, Emitter, LoginBackend } from './flowCore';
@@ -457,7 +457,11 @@ export class LoginController {
   }
 
   private reportOrganizationMissing(): void {
-    this.deps.store.dispatch({ type: 'organizationMissing' });
-    this.deps.emit.error({ message: this.deps.getTranslate()('error.screen.Organization') });
+    const { store, emit, getTranslate } = this.deps;
+    store.dispatch({ type: 'organizationMissing' });
+    // Reported only when it became the screen: a page landing with a token reports that token's outcome.
+    const { screen, error } = store.getState();
+    if (screen !== Screen.Error || error?.type !== ErrorType.Organization) return;
+    emit.error({ message: getTranslate()('error.screen.Organization') });
   }
 }

@@ -180,6 +180,36 @@ describe('token in the page address', () => {
     expect(getCookie(SESSION_COOKIE)).toBeNull();
   });
 
+  // An impersonation link lands on the project's default login URL, which may be an organization
+  // page that finds no slug of its own: the token, not the missing organization, decides the screen.
+  it('an impersonation link on an organization page without a slug logs in with no Organization error', async () => {
+    window.history.replaceState(null, '', '/login?stytch_token_type=multi_tenant_impersonation&token=imp-token');
+    let release: () => void = () => undefined;
+    const server = acmeServer().on('POST', IMPERSONATE, () => new Promise((r) => (release = () => r(json(loggedInResponse())))));
+    const ui = renderLogin(server, { config: { products: ['emailOtp'] } });
+    // The lookup settles (no slug anywhere) while the token is still being redeemed.
+    await vi.waitFor(() => expect(server.callsTo(`/projects/bootstrap/${TOKEN}`).length).toBeGreaterThan(0));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(ui.getByRole('heading', { name: 'Logging in...' })).toBeTruthy();
+    release();
+    expect(await ui.findByRole('heading', { name: 'Success!' })).toBeTruthy();
+    expect(ui.onError).not.toHaveBeenCalled();
+  });
+
+  it('a spent impersonation link on an organization page without a slug reports the link, once', async () => {
+    window.history.replaceState(null, '', '/login?stytch_token_type=multi_tenant_impersonation&token=spent');
+    let release: () => void = () => undefined;
+    const refusal = apiError(401, 'unable_to_auth_impersonation_token');
+    const server = acmeServer().on('POST', IMPERSONATE, () => new Promise((r) => (release = () => r(refusal))));
+    const ui = renderLogin(server, { config: { products: ['emailOtp'] } });
+    await vi.waitFor(() => expect(server.callsTo(`/projects/bootstrap/${TOKEN}`).length).toBeGreaterThan(0));
+    await new Promise((r) => setTimeout(r, 20));
+    release();
+    expect(await ui.findByText('Something went wrong. Try again later or contact your admin for help.')).toBeTruthy();
+    expect(ui.onError).toHaveBeenCalledTimes(1);
+    expect(ui.onError).toHaveBeenCalledWith(expect.objectContaining({ error_type: 'unable_to_auth_impersonation_token' }));
+  });
+
   it('leaves unknown token types and password-reset redirects alone', async () => {
     window.history.replaceState(null, '', '/?stytch_token_type=something_else&token=t');
     const ui = renderLogin(acmeServer());

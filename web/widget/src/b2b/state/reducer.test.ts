@@ -44,6 +44,13 @@ describe('organization lookup', () => {
     expect(s).toMatchObject({ screen: Screen.Error, error: { type: ErrorType.Organization, canGoBack: false } });
   });
 
+  it('a missing organization waits for a token from the page address: that token decides the screen', () => {
+    const landing = run(initialState(AuthFlowType.Organization), { type: 'urlTokenAuthenticating', active: true },
+      { type: 'organizationLookupStarted' }, { type: 'organizationMissing' });
+    expect(landing).toMatchObject({ screen: Screen.Main, error: null, pending: { organization: false, urlToken: true } });
+    expect(reducer(landing, { type: 'primaryAuthSucceeded', response: auth({}) }).screen).toBe(Screen.LoggedIn);
+  });
+
   it('a missing organization is ignored once another screen is shown', () => {
     const loggedIn = reducer(initialState(AuthFlowType.Organization), { type: 'primaryAuthSucceeded', response: auth({}) });
     expect(reducer(loggedIn, { type: 'organizationMissing' }).screen).toBe(Screen.LoggedIn);

@@ -82,7 +82,10 @@ export function reducer(state: WidgetState, action: Action): WidgetState {
       };
     case 'organizationMissing': {
       const settled = { ...state, pending: { ...state.pending, organization: false } };
+      // A token from the page address is still being redeemed: its answer decides the screen
+      // (spec section 4, "no pending result"), e.g. an impersonation link on a page without a slug.
       const applies =
+        !state.pending.urlToken &&
         state.screen === Screen.Main &&
         state.flowState.type === AuthFlowType.Organization &&
         state.flowState.organization === null;
