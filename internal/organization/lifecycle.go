@@ -250,16 +250,27 @@ type Invitation struct {
 // were given), inside q. The organization's email_invites policy decides
 // who may be invited. Active members need no invite, and deleted members
 // must be reactivated rather than re-invited, so both are refused.
+//
+// Inviting twice is not a duplicate, so a concurrent creation of the
+// address (another invite, a login's JIT signup, a password import) is
+// not one either: the insert waits for it and skips the row (insertMember
+// with skipTaken), and the invite goes on with the member it created, as
+// if it had come second.
 func (s *Store) InviteMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, inv Invitation) (*Member, error) {
 	m, err := s.MemberByEmail(ctx, q, org.OrganizationID, inv.Email)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
+	if errors.Is(err, store.ErrNotFound) {
 		if err := org.CheckEmailInvite(inv.Email); err != nil {
 			return nil, err
 		}
-		return s.CreateMember(ctx, q, org, env, NewMember{Email: inv.Email, Name: inv.Name, Status: StatusInvited,
-			TrustedMetadata: inv.TrustedMetadata, UntrustedMetadata: inv.UntrustedMetadata, Roles: derefRoles(inv.Roles)})
-	case err != nil:
+		var created bool
+		m, created, err = s.insertMember(ctx, q, org, env, NewMember{Email: inv.Email, Name: inv.Name, Status: StatusInvited,
+			TrustedMetadata: inv.TrustedMetadata, UntrustedMetadata: inv.UntrustedMetadata, Roles: derefRoles(inv.Roles)}, true)
+		if err != nil || created {
+			return m, err
+		}
+		m, err = s.MemberByEmail(ctx, q, org.OrganizationID, inv.Email)
+	}
+	if err != nil {
 		return nil, err
 	}
 	switch m.Status {

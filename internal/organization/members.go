@@ -211,13 +211,15 @@ func (s *Store) CreateMember(ctx context.Context, q store.Querier, org *Organiza
 
 // ProvisionMember is CreateMember for a login or signup that found no
 // member with the address and admits a new one (just-in-time
-// provisioning). When a concurrent login of the same address (a double
-// click, two tabs) created the member first, it returns that member with
-// created false, as if this login had come second; a deleted one is
-// inactive_member, as a lookup finding it answers. On PostgreSQL both
-// logins find no member; the insert waits for the other transaction and
-// then skips the row (ON CONFLICT DO NOTHING) rather than failing, which
-// would abort this transaction.
+// provisioning), and for a password import (passwords/migrate), which
+// creates the member it finds none for. When a concurrent creation of the
+// same address (a double click, two tabs, an import retried) committed
+// the member first, it returns that member with created false, as if
+// this call had come second; a deleted one is inactive_member, as a
+// lookup finding it answers. On PostgreSQL both calls find no member; the
+// insert waits for the other transaction and then skips the row (ON
+// CONFLICT DO NOTHING) rather than failing, which would abort this
+// transaction.
 func (s *Store) ProvisionMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, nm NewMember) (
 	m *Member, created bool, err error) {
 	if m, created, err = s.insertMember(ctx, q, org, env, nm, true); err != nil || created {

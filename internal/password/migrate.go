@@ -38,6 +38,31 @@ type MigrateResult struct {
 // that replaces the address's password ends what the old one could do
 // (importHash).
 func (s *Service) Migrate(ctx context.Context, a MigrateParams) (*MigrateResult, error) {
+	m, err := s.prepareMigrate(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	var out *MigrateResult
+	err = s.d.DB.Tx(ctx, func(q store.Querier) (err error) {
+		out, err = s.migrateIn(ctx, q, m)
+		return err
+	})
+	if err != nil {
+		return nil, wrap("migrate", err)
+	}
+	return out, nil
+}
+
+// migration is a checked migrate request.
+type migration struct {
+	MigrateParams
+	email, encoded string
+	org            *organization.Organization
+}
+
+// prepareMigrate checks a migrate request and loads its organization,
+// outside the write transaction.
+func (s *Service) prepareMigrate(ctx context.Context, a MigrateParams) (*migration, error) {
 	email, err := emailaddr.Normalize(a.Email)
 	if err != nil {
 		return nil, err
@@ -54,34 +79,38 @@ func (s *Service) Migrate(ctx context.Context, a MigrateParams) (*MigrateResult,
 	if err != nil {
 		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
 	}
-	out := &MigrateResult{Organization: org}
-	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		m, err := s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, email)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-			m, err = s.d.Orgs.CreateMember(ctx, q, org, a.Project.Env, organization.NewMember{Email: email,
-				Name: a.Name, Status: organization.StatusActive, TrustedMetadata: a.TrustedMetadata,
-				UntrustedMetadata: a.UntrustedMetadata})
-			if err != nil {
-				return err
-			}
-			out.MemberCreated = true
-		case err != nil:
-			return err
-		case m.Status == organization.StatusDeleted:
-			return apierr.New(apierr.InactiveMember)
+	return &migration{MigrateParams: a, email: email, encoded: encoded, org: org}, nil
+}
+
+// migrateIn imports the hash inside q, creating the member when the
+// address has none in the organization. A concurrent creation of the
+// address (another migrate, an invite, a login's signup) is not a
+// duplicate: ProvisionMember takes the member it created, and the import
+// goes on as if it had come second.
+func (s *Service) migrateIn(ctx context.Context, q store.Querier, a *migration) (*MigrateResult, error) {
+	out := &MigrateResult{Organization: a.org}
+	m, err := s.d.Orgs.MemberByEmail(ctx, q, a.org.OrganizationID, a.email)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		m, out.MemberCreated, err = s.d.Orgs.ProvisionMember(ctx, q, a.org, a.Project.Env, organization.NewMember{Email: a.email,
+			Name: a.Name, Status: organization.StatusActive, TrustedMetadata: a.TrustedMetadata,
+			UntrustedMetadata: a.UntrustedMetadata})
+		if err != nil {
+			return nil, err
 		}
-		if err := s.importHash(ctx, q, a.Project, email, encoded); err != nil {
-			return err
-		}
-		if err := s.d.Orgs.MarkEmailVerified(ctx, q, m); err != nil {
-			return err
-		}
-		out.Member, err = s.d.Orgs.Member(ctx, q, a.Project.ID, m.MemberID)
-		return err
-	})
-	if err != nil {
-		return nil, wrap("migrate", err)
+	case err != nil:
+		return nil, err
+	case m.Status == organization.StatusDeleted:
+		return nil, apierr.New(apierr.InactiveMember)
+	}
+	if err := s.importHash(ctx, q, a.Project, a.email, a.encoded); err != nil {
+		return nil, err
+	}
+	if err := s.d.Orgs.MarkEmailVerified(ctx, q, m); err != nil {
+		return nil, err
+	}
+	if out.Member, err = s.d.Orgs.Member(ctx, q, a.Project.ID, m.MemberID); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

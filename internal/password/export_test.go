@@ -1,0 +1,17 @@
+package password
+
+import (
+	"context"
+
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// MigrateIn is Migrate inside the caller's transaction q, for the
+// external tests that hold it open (storetest.Overlap).
+func (s *Service) MigrateIn(ctx context.Context, q store.Querier, a MigrateParams) (*MigrateResult, error) {
+	m, err := s.prepareMigrate(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	return s.migrateIn(ctx, q, m)
+}

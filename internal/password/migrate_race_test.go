@@ -1,0 +1,110 @@
+package password_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/password"
+	"github.com/latchkey/latchkey/internal/password/pwhash"
+	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/store/storetest"
+)
+
+// A second migrate of an address finds the member the first created and
+// imports for it (member_created false; TestPasswordMigrateEveryKind).
+// Two migrates of a new address at once (an import job retried, two
+// workers) both find no member and both create one; the second must
+// still answer as if it had come second, not duplicate_member_email from
+// the unique index. In each test the first creation (the real code) is
+// held open in its transaction while the second request runs
+// (storetest.Overlap; SQLite has one writer, so the second would only
+// wait and then find the member).
+
+// migrateRace is a PostgreSQL server with an organization admitting
+// email JIT signups of acme.test, the organization, and a bcrypt hash of
+// apptest.StrongPassword to import.
+func migrateRace(t *testing.T) (e *apptest.Env, org *organization.Organization, hash string) {
+	t.Helper()
+	e = apptest.New(t, storetest.Postgres(t), nil)
+	orgID := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+	org, err := e.App.Orgs.Get(t.Context(), e.Project.Project.ID, orgID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, org, string(mustBcrypt(t))
+}
+
+// wantImported fails unless r is a migrate that found (not created) the
+// organization's one member with email, now active and verified, and
+// the password logs them in.
+func wantImported(t *testing.T, e *apptest.Env, org *organization.Organization, email string, r apptest.Resp) {
+	t.Helper()
+	apptest.Want(t, r, 200, "")
+	if n := e.Count(`SELECT COUNT(*) FROM members WHERE organization_id = $1`, org.OrganizationID); n != 1 {
+		t.Fatalf("%d members of the organization, want the one", n)
+	}
+	m := r.Body["member"].(map[string]any)
+	if r.Body["member_created"] != false || m["status"] != "active" || m["email_address_verified"] != true {
+		t.Fatalf("second migrate: %s", r.Raw)
+	}
+	if l := e.PasswordLogin(org.OrganizationID, email, apptest.StrongPassword); l.Status != 200 || l.Data()["member_id"] != m["member_id"] {
+		t.Fatalf("login with the imported password: %s", l.Raw)
+	}
+}
+
+// A migrate while another migrate of the address creates its member.
+func TestMigratesOfOneNewAddressAtOnce(t *testing.T) {
+	t.Parallel()
+	e, org, hash := migrateRace(t)
+	ctx := t.Context()
+	svc, err := password.New(password.Deps{DB: e.App.DB, Clock: e.App.Clock, Orgs: e.App.Orgs, Sessions: e.App.Sessions,
+		Hashing: pwhash.Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first *password.MigrateResult
+	migrateIn := func(q store.Querier) (err error) {
+		first, err = svc.MigrateIn(ctx, q, password.MigrateParams{Project: e.Project.Project, OrganizationID: org.OrganizationID,
+			Email: "ada@acme.test", Hash: pwhash.Import{Hash: hash, HashType: "bcrypt"}})
+		return err
+	}
+	var r apptest.Resp
+	if err, _ := storetest.Overlap(t, e.App.DB, migrateIn, func() error {
+		r = e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"organization_id": org.OrganizationID,
+			"email_address": "ada@acme.test", "hash": hash, "hash_type": "bcrypt"})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !first.MemberCreated {
+		t.Fatal("the first migrate found a member")
+	}
+	wantImported(t, e, org, "ada@acme.test", r)
+	if r.Body["member_id"] != first.Member.MemberID {
+		t.Fatalf("second migrate answered member %v; the first created %s", r.Body["member_id"], first.Member.MemberID)
+	}
+}
+
+// A migrate while a login-or-signup of the address creates it as a
+// pending member (email JIT): the migrate imports for that member and
+// verifies it, as it does a pending member found.
+func TestMigrateDuringASignupOfTheAddress(t *testing.T) {
+	t.Parallel()
+	e, org, hash := migrateRace(t)
+	ctx := t.Context()
+	signup := func(q store.Querier) error {
+		_, _, err := e.App.Orgs.MemberForEmailLoginIn(ctx, q, org, e.Project.Project.Env, "ada@acme.test")
+		return err
+	}
+	var r apptest.Resp
+	if err, _ := storetest.Overlap(t, e.App.DB, signup, func() error {
+		r = e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"organization_id": org.OrganizationID,
+			"email_address": "ada@acme.test", "hash": hash, "hash_type": "bcrypt"})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	wantImported(t, e, org, "ada@acme.test", r)
+}
