@@ -187,3 +187,19 @@ func TestBackendAliasAnswersAsTheID(t *testing.T) {
 		}
 	})
 }
+
+// GET .../organizations/{organization_id}/member reads its organization
+// from the path only; a stray organization_id in the query must not
+// change which organization the query's member alias is looked up in.
+// An alias must answer as the id it stands for.
+func TestQueryMemberAliasFollowsThePathsOrganization(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		acme, globex, ada, _ := aliasOrgs(t, e)
+		byID := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+acme+"/member?organization_id="+globex+"&member_id="+ada, nil)
+		apptest.Want(t, byID, 200, "")
+		byAlias := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+acme+"/member?organization_id="+globex+"&member_id=emp-1", nil)
+		if byAlias.Status != byID.Status || byAlias.Body["member_id"] != ada {
+			t.Fatalf("by id: %d %v; by external id: %d %s", byID.Status, byID.Body["member_id"], byAlias.Status, byAlias.Raw)
+		}
+	})
+}

@@ -20,7 +20,7 @@ import (
 // on the ids exactly as when the caller sent them.
 //
 // A member alias is resolved within the organization the same request
-// names (the body's or the query's, else the path's); a request that names
+// names (the path's, else the body's or the query's); a request that names
 // no organization has its member_id taken as an id. A reference that
 // resolves to nothing is handed on unchanged, so the route refuses it as
 // it refuses an unknown id today (organization_not_found, member_not_found):
@@ -92,7 +92,10 @@ func (e AliasEdge) resolvePathAndQuery(r *http.Request) error {
 		changed = changed || id != org
 		org = id
 		q.Set("organization_id", id)
-	} else {
+	}
+	// A route whose path names an organization works within it, whatever
+	// else the query says: its member alias is that organization's.
+	if pathOrg != "" {
 		org = pathOrg
 	}
 	if member != "" && org != "" {
@@ -124,8 +127,12 @@ func (e AliasEdge) resolveBody(r *http.Request, orgRef, memberRef *string) error
 		if err != nil {
 			return err
 		}
-		*orgRef, org = id, id
+		*orgRef = id
+		if org == "" {
+			org = id
+		}
 	}
+	// As for the query: the path's organization, when it names one.
 	if memberRef != nil && *memberRef != "" && org != "" {
 		id, err := e.member(ctx, p.ID, org, *memberRef)
 		if err != nil {

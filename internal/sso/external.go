@@ -218,14 +218,26 @@ func (h Handlers) CreateExternal(r *http.Request) (any, error) {
 		DisplayName: strings.TrimSpace(req.DisplayName), External: x}
 	ctx := r.Context()
 	err = h.s.d.DB.Tx(ctx, func(q store.Querier) error {
-		// The policy lock before any row (organization.Store.LockRoles),
-		// then the organization's, as every connection change takes it: the
-		// duplicate check below then sees every committed insert.
+		// The policy lock before any row (organization.Store.LockRoles).
 		if err := h.s.d.Orgs.LockRoles(ctx, q, p.ID, assignedRoleIDs(req.ConnectionRoles, req.GroupRoles)); err != nil {
 			return err
 		}
-		if err := h.s.d.DB.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil {
-			return err
+		// Then the source's organization and connection, as a change or
+		// deletion of the source locks them before its dependents: such a
+		// change either commits first, and checkSource reads its outcome
+		// (a pending or deleted source), or waits for this insert and
+		// refreshes or deletes it with the others. Then the target
+		// organization, as every connection change takes it: the
+		// duplicate check below sees every committed insert.
+		for _, row := range [][2]string{{"organizations", x.ExternalOrganizationID},
+			{"sso_connections", x.ExternalConnectionID}, {"organizations", orgID}} {
+			key := "organization_id"
+			if row[0] == "sso_connections" {
+				key = "connection_id"
+			}
+			if err := h.s.d.DB.LockRow(ctx, q, row[0], key, row[1]); err != nil {
+				return err
+			}
 		}
 		src, err := h.s.checkSource(ctx, q, c)
 		if err != nil {
