@@ -586,3 +586,19 @@ test('node client: method_options.authorization acts with the permissions of the
   // Without authorization the secret keeps its full rights.
   await client.organizations.members.delete({ organization_id: orgId, member_id: victim.member_id });
 });
+
+test('node client: debug.whoami and project.metrics describe the project of the secret', async () => {
+  const client = newClient();
+  const who = await client.debug.whoami();
+  assert.equal(who.project_id, h.project.project_id);
+  assert.equal(typeof who.name, 'string');
+  assert.ok(who.name.length > 0, 'the project has a name');
+  const before = await client.project.metrics();
+  const count = (r, type) => r.metrics.find((m) => m.metric_type === type)?.count;
+  assert.equal(before.project_id, h.project.project_id);
+  await orgWithMember(client, 'Metrics');
+  const after = await client.project.metrics();
+  assert.equal(count(after, 'ORGANIZATION_COUNT'), count(before, 'ORGANIZATION_COUNT') + 1);
+  assert.equal(count(after, 'MEMBER_COUNT'), count(before, 'MEMBER_COUNT') + 1);
+  assert.equal(typeof count(after, 'M2M_CLIENT_COUNT'), 'number');
+});

@@ -109,6 +109,14 @@ const ROUTES = {
   'PUT /sdk/v1/b2b/sso/oidc/{connection_id}': 'B2BSSOOIDCUpdateConnectionResponse',
   'POST /sdk/v1/b2b/sso/external': 'B2BSSOCreateExternalConnectionResponse',
   'PUT /sdk/v1/b2b/sso/external/{connection_id}': 'B2BSSOUpdateExternalConnectionResponse',
+  'POST /sdk/v1/b2b/scim': 'B2BSCIMCreateConnectionResponse',
+  'GET /sdk/v1/b2b/scim': 'B2BSCIMGetConnectionResponse',
+  'PUT /sdk/v1/b2b/scim/{connection_id}': 'B2BSCIMUpdateConnectionResponse',
+  'DELETE /sdk/v1/b2b/scim/{connection_id}': 'B2BSCIMDeleteConnectionResponse',
+  'POST /sdk/v1/b2b/scim/groups': 'B2BSCIMGetConnectionGroupsResponse',
+  'POST /sdk/v1/b2b/scim/rotate/start': 'B2BSCIMRotateStartResponse',
+  'POST /sdk/v1/b2b/scim/rotate/complete': 'B2BSCIMRotateCompleteResponse',
+  'POST /sdk/v1/b2b/scim/rotate/cancel': 'B2BSCIMRotateCancelResponse',
 };
 
 // SDK calls without a public response type: what the browser reads, as a TypeScript type literal.

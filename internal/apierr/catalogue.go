@@ -126,6 +126,11 @@ const (
 	SSOMetadataInvalid           Type = "sso_metadata_invalid"
 	EncryptionKeyNotConfigured   Type = "encryption_key_not_configured"
 
+	// SCIM connections (the SCIM service itself answers in SCIM's error
+	// shape, package scim).
+	SCIMConnectionNotFound Type = "scim_connection_not_found"
+	SCIMConnectionExists   Type = "scim_connection_already_exists"
+
 	// Trusted auth tokens (issue 11): a token profile and the JWTs it
 	// vouches for.
 	TrustedTokenProfileNotFound     Type = "trusted_token_profile_not_found"
@@ -263,6 +268,9 @@ var catalogue = map[Type]entry{
 	SSOJITProvisioningNotAllowed: {http.StatusForbidden, "This organization does not allow new members to join through this SSO connection."},
 	SSOMetadataInvalid:           {http.StatusBadRequest, "The identity provider's metadata could not be fetched or read."},
 	EncryptionKeyNotConfigured:   {http.StatusServiceUnavailable, "This server has no LATCHKEY_ENCRYPTION_KEY, so it cannot store private keys or client secrets."},
+
+	SCIMConnectionNotFound: {http.StatusNotFound, "SCIM connection not found."},
+	SCIMConnectionExists:   {http.StatusBadRequest, "This organization already has a SCIM connection; an organization has at most one. Update or delete it instead."},
 
 	TrustedTokenProfileNotFound:          {http.StatusNotFound, "The trusted auth token profile could not be found."},
 	TrustedTokenProfileInvalid:           {http.StatusBadRequest, "The trusted auth token profile is invalid."},

@@ -19,6 +19,7 @@ import (
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/rbac"
+	"github.com/latchkey/latchkey/internal/scim"
 	"github.com/latchkey/latchkey/internal/sso"
 	"github.com/latchkey/latchkey/internal/store"
 	"github.com/latchkey/latchkey/internal/trustedauth"
@@ -38,7 +39,7 @@ type Module interface {
 // ones by App.New, `latchkey migrate` and the test harness.
 func Migrations() []store.Source {
 	return []store.Source{oauth.Migrations(), rbac.Migrations(), idp.Migrations(), sso.Migrations(), trustedauth.Migrations(),
-		impersonation.Migrations()}
+		impersonation.Migrations(), scim.Migrations()}
 }
 
 // SealedColumns lists every column holding a secret sealed at rest with
@@ -76,7 +77,7 @@ func (a *App) migrateSecrets(ctx context.Context) error {
 // A module exports them as a function beside its migrations, e.g.
 // `rbac.Watches()`, and adds it here.
 func moduleWatches() []changefeed.Watch {
-	return slices.Concat(rbac.Watches(), oauth.Watches(), sso.Watches())
+	return slices.Concat(rbac.Watches(), oauth.Watches(), sso.Watches(), scim.Watches())
 }
 
 // wireModules builds the modules on the core services. It runs at the end
@@ -93,9 +94,15 @@ func (a *App) wireModules() error {
 		Sessions: a.Sessions, Members: members, Flows: a.Flows, Limiter: a.Limiter, Box: a.Box,
 		BaseURL: func() string { return a.Config.BaseURL }, Log: a.Log})
 	a.Orgs.AddImplicitRoleSource(a.SSO)
+	// SCIM provisioning: members' scim_registration (a decorator, which
+	// runs before the implicit role sources) and SCIM group roles.
+	scimSvc := scim.New(scim.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Orgs: a.Orgs, Members: members,
+		Limiter: a.Limiter, Audit: a.Audit, BaseURL: func() string { return a.Config.BaseURL }})
+	a.Orgs.AddMemberDecorator(scimSvc.Decorate)
+	a.Orgs.AddImplicitRoleSource(scimSvc)
 	// A change removing roles looks for their assignments in these, and
 	// locks their rows in this order (organizations, connections, members).
-	a.RBAC.UseRoleReferrers(a.Orgs.EmailAssignmentRefs(), a.SSO, a.Orgs.MemberRoleRefs())
+	a.RBAC.UseRoleReferrers(a.Orgs.EmailAssignmentRefs(), a.SSO, scimSvc, a.Orgs.MemberRoleRefs())
 	// External connections in other organizations go with their source's
 	// organization.
 	a.Orgs.AddDeletionHook(a.SSO)
@@ -115,6 +122,7 @@ func (a *App) wireModules() error {
 		a.SSO,
 		a.TrustedAuth,
 		a.Impersonation,
+		scimSvc,
 	}
 	if a.Config.Dev {
 		base := func() string { return a.Config.BaseURL }

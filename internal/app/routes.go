@@ -10,6 +10,7 @@ import (
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/emailupdate"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/m2m"
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/mfa"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -38,6 +39,7 @@ func (a *App) Handler() http.Handler {
 		discovery.Handlers{Service: a.discovery},
 		mfaAPI,
 		emailupdate.Handlers{Service: a.emailUpdate, Sessions: members},
+		project.InfoHandlers{Counters: []project.Counter{a.Orgs, m2m.NewStore(a.DB, a.Clock)}},
 	}
 	origins := project.OriginPolicy{Resolver: a.Resolver, BaseOrigin: origin(a.Config.BaseURL)}
 	events := telemetry.Handler{DB: a.DB, Clock: a.Clock, Resolver: a.Resolver, Origins: origins, Limiter: a.Limiter,

@@ -34,6 +34,9 @@ const (
 	// it was redeemed for a session; both name the impersonator.
 	ImpersonationTokenCreated = "impersonation_token_created"
 	MemberImpersonated        = "member_impersonated"
+	// An organization's identity provider changed its members or groups
+	// through the SCIM API (Method names the change: user_created...).
+	SCIMProvisioning = "scim_provisioning"
 )
 
 // Outcomes.

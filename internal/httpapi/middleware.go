@@ -13,6 +13,10 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 )
 
+// Logger is the request's logger (with its request id), for handlers that
+// answer in a protocol's own format and so log their failures themselves.
+func Logger(ctx context.Context) *slog.Logger { return logger(ctx) }
+
 // logger returns the request's logger (set by WithLogging).
 func logger(ctx context.Context) *slog.Logger {
 	if st := stateOf(ctx); st != nil && st.logger != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/latchkey/latchkey/internal/clientsecret"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -218,4 +219,14 @@ func (s *Store) Rotate(ctx context.Context, projectID, clientID, step string) (*
 		return s.save(ctx, q, c)
 	})
 	return out, next, err
+}
+
+// ProjectCounts reports the project's M2M clients, active or not
+// (project.Counter, for project.metrics).
+func (s *Store) ProjectCounts(ctx context.Context, projectID string) ([]project.Metric, error) {
+	var n int
+	if err := s.db.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM m2m_clients WHERE project_id = $1`, projectID).Scan(&n); err != nil {
+		return nil, fmt.Errorf("m2m: count clients: %w", err)
+	}
+	return []project.Metric{{MetricType: "M2M_CLIENT_COUNT", Count: n}}, nil
 }

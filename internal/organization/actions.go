@@ -8,6 +8,7 @@ const (
 	ResourceOrganization = "stytch.organization"
 	ResourceMember       = "stytch.member"
 	ResourceSSO          = "stytch.sso"
+	ResourceSCIM         = "stytch.scim"
 	ResourceSelf         = "stytch.self" // a member acting on themselves
 )
 
@@ -60,6 +61,14 @@ const (
 	ActionSSODelete = "delete"
 )
 
+// Actions on stytch.scim (the organization's SCIM connection).
+const (
+	ActionSCIMCreate = "create"
+	ActionSCIMGet    = "get"
+	ActionSCIMUpdate = "update"
+	ActionSCIMDelete = "delete"
+)
+
 // OrgActions lists every action on stytch.organization.
 var OrgActions = []string{ActionOrgName, ActionOrgSlug, ActionOrgLogoURL, ActionOrgSSOJIT, ActionOrgEmailJIT,
 	ActionOrgEmailInvites, ActionOrgAllowedDomains, ActionOrgDefaultSSO, ActionOrgMFAPolicy, ActionOrgImplicitRoles,
@@ -75,6 +84,9 @@ var MemberActions = append([]string{ActionCreate, ActionSearch, ActionRoles, Act
 
 // SSOActions lists every action on stytch.sso.
 var SSOActions = []string{ActionSSOCreate, ActionSSOGet, ActionSSOUpdate, ActionSSODelete}
+
+// SCIMActions lists every action on stytch.scim.
+var SCIMActions = []string{ActionSCIMCreate, ActionSCIMGet, ActionSCIMUpdate, ActionSCIMDelete}
 
 // Actions lists the stytch.organization actions an organization update
 // needs: one per field group it changes.

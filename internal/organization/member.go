@@ -38,6 +38,17 @@ type SSORegistration struct {
 	SSOAttributes  map[string]any `json:"sso_attributes"`
 }
 
+// SCIMRegistration links a member to their identity at the organization's
+// SCIM connection (filled by the SCIM module's member decorator).
+// SCIMAttributes is the user as the identity provider last described it,
+// in the wire's SCIMAttributes shape.
+type SCIMRegistration struct {
+	ConnectionID   string         `json:"connection_id"`
+	RegistrationID string         `json:"registration_id"`
+	ExternalID     string         `json:"external_id,omitempty"`
+	SCIMAttributes map[string]any `json:"scim_attributes,omitempty"`
+}
+
 // Member is the wire shape of a member.
 type Member struct {
 	OrganizationID         string            `json:"organization_id"`
@@ -64,6 +75,10 @@ type Member struct {
 	TOTPRegistrationID     string            `json:"totp_registration_id"`
 	OAuthRegistrations     []any             `json:"oauth_registrations"`
 	ExternalID             string            `json:"external_id"`
+	// SCIMRegistration is set for a member the organization's identity
+	// provider provisioned (backend face only: the browser SDK does not
+	// declare it).
+	SCIMRegistration *SCIMRegistration `json:"scim_registration,omitempty"`
 
 	EmailID   string `json:"-"`
 	projectID string

@@ -191,19 +191,40 @@ func (h Handlers) DeleteMember(r *http.Request) (any, error) {
 	return h.deleteMember(r.Context(), c.Project, c.Organization, id)
 }
 
-// deleteMember marks the member deleted (again, harmlessly, if they already
-// are) and ends their sessions. Sessions
-// of a non-active member already fail to authenticate; revoking them as
-// well keeps a later reactivation from reviving old sessions.
+// deleteMember deletes the member through Store.DeleteMember.
 func (h Handlers) deleteMember(ctx context.Context, p *project.Project, o *Organization, memberID string) (any, error) {
-	m, err := h.setStatus(ctx, o, memberID, StatusDeleted, Statuses, apierr.New(apierr.MemberNotFound))
+	m, err := h.Store.DeleteMember(ctx, h.Sessions, p, o, memberID, nil)
 	if err != nil {
 		return nil, err
 	}
-	if err := h.Sessions.RevokeMemberSessions(ctx, p, m.MemberID); err != nil {
+	return &MemberDeleteResponse{MemberID: m.MemberID}, nil
+}
+
+// DeleteMember is the one member deletion path (the member routes of both
+// faces, SCIM deprovisioning): the member is marked deleted (again,
+// harmlessly, if they already are) in a transaction of its own, in which
+// also runs (nil for nothing more), and then their sessions end. Sessions
+// of a non-active member already fail to authenticate; revoking them as
+// well keeps a later reactivation from reviving old sessions.
+func (s *Store) DeleteMember(ctx context.Context, sessions Sessions, p *project.Project, o *Organization, memberID string,
+	also func(q store.Querier, m *Member) error) (*Member, error) {
+	var m *Member
+	err := s.db.Tx(ctx, func(q store.Querier) (err error) {
+		if m, err = s.SetMemberStatus(ctx, q, o, memberID, StatusDeleted, Statuses, apierr.New(apierr.MemberNotFound)); err != nil {
+			return err
+		}
+		if also != nil {
+			return also(q, m)
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	return &MemberDeleteResponse{MemberID: m.MemberID}, nil
+	if err := sessions.RevokeMemberSessions(ctx, p, m.MemberID); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // ReactivateMember handles PUT /v1/b2b/organizations/{organization_id}/members/{member_id}/reactivate.

@@ -46,3 +46,17 @@ func (s *Store) MemberCount(ctx context.Context, o *Organization) (int, error) {
 	}
 	return n, nil
 }
+
+// ProjectCounts reports the project's organizations and its members that
+// are not deleted, as MemberCount counts them per organization
+// (project.Counter, for project.metrics).
+func (s *Store) ProjectCounts(ctx context.Context, projectID string) ([]project.Metric, error) {
+	var orgs, members int
+	err := s.db.Read().QueryRowContext(ctx, `SELECT
+		(SELECT COUNT(*) FROM organizations WHERE project_id = $1),
+		(SELECT COUNT(*) FROM members WHERE project_id = $1 AND status <> $2)`, projectID, StatusDeleted).Scan(&orgs, &members)
+	if err != nil {
+		return nil, fmt.Errorf("organization: project counts: %w", err)
+	}
+	return []project.Metric{{MetricType: "ORGANIZATION_COUNT", Count: orgs}, {MetricType: "MEMBER_COUNT", Count: members}}, nil
+}

@@ -16,6 +16,10 @@ const (
 	SourceEmail         = "email_assignment"     // the organization's rbac_email_implicit_role_assignments; details.email_domain
 	SourceSSOConnection = "sso_connection"       // a SAML connection's assignment; details.connection_id
 	SourceSSOGroup      = "sso_connection_group" // a SAML group's assignment; details.connection_id and details.group
+	// SourceSCIMGroup is a SCIM group's assignment (the SCIM connection's
+	// scim_group_implicit_role_assignments); details.connection_id and
+	// details.group_id. Unlike the SSO sources it counts in every session.
+	SourceSCIMGroup = "scim_connection_group"
 )
 
 // RoleGrant is one reason a member holds a role.
@@ -26,7 +30,8 @@ type RoleGrant struct {
 
 // ImplicitRoleSource grants roles a member holds because of something
 // other than a direct assignment or their email domain: SAML connection
-// and group assignments (the SSO module registers one). It runs whenever a
+// and group assignments (the SSO module registers one), SCIM group
+// assignments (the SCIM module). It runs whenever a
 // member is read, inside the reading transaction q; the tables it reads
 // must be watched (app.Watches) with the member's or the organization's
 // scope, or cached sessions keep stale roles.

@@ -80,20 +80,21 @@ func orgValues(o *Organization) []any {
 var orgColumns = "organization_id, project_id, " + strings.Join(orgFields, ", ") + ", created_at, updated_at"
 
 // orgSelect is what organization reads select: the writable columns plus
-// sso_active_connections, which only the SSO module writes (it keeps the
-// summary of the organization's active connections there).
-var orgSelect = orgColumns + ", sso_active_connections"
+// sso_active_connections and scim_active_connection, which only the SSO
+// and SCIM modules write (each keeps the summary of the organization's
+// active connections there).
+var orgSelect = orgColumns + ", sso_active_connections, scim_active_connection"
 
 func scanOrg(row interface{ Scan(...any) error }) (*Organization, error) {
 	var o Organization
 	var external, defaultConn sql.NullString
-	var trusted, roles, ssoConns, domains, tenants, allowedAuth, allowedMFA, implicit, firstApps, thirdApps, active string
+	var trusted, roles, ssoConns, domains, tenants, allowedAuth, allowedMFA, implicit, firstApps, thirdApps, active, scim string
 	var created, updated int64
 	if err := row.Scan(&o.OrganizationID, &o.projectID, &o.OrganizationName, &o.OrganizationSlug, &external,
 		&o.OrganizationLogoURL, &trusted, &roles, &defaultConn, &o.SSOJITProvisioning, &ssoConns,
 		&o.EmailJITProvisioning, &domains, &o.EmailInvites, &o.OAuthTenantJITProvisioning, &tenants, &o.AuthMethods,
 		&allowedAuth, &o.MFAPolicy, &o.MFAMethods, &allowedMFA, &implicit, &o.FirstPartyConnectedAppsAllowedType,
-		&firstApps, &o.ThirdPartyConnectedAppsAllowedType, &thirdApps, &created, &updated, &active); err != nil {
+		&firstApps, &o.ThirdPartyConnectedAppsAllowedType, &thirdApps, &created, &updated, &active, &scim); err != nil {
 		return nil, store.MapError(err)
 	}
 	// A list of pairs, not a map keyed by column value: equal values (several
@@ -118,9 +119,11 @@ func scanOrg(row interface{ Scan(...any) error }) (*Organization, error) {
 	if o.SSOActiveConnections == nil {
 		o.SSOActiveConnections = []SSOActiveConnection{}
 	}
-	// SCIM connections arrive with their feature; until then an
-	// organization has none.
-	o.SCIMActiveConnection = nil
+	if scim != "" {
+		if err := json.Unmarshal([]byte(scim), &o.SCIMActiveConnection); err != nil {
+			return nil, fmt.Errorf("decode scim_active_connection: %w", err)
+		}
+	}
 	o.ClaimedEmailDomains = []string{}
 	if o.EmailJITProvisioning == Restricted {
 		// Latchkey's claim rule (ClaimingDomain): a RESTRICTED organization

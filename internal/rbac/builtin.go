@@ -14,6 +14,7 @@ const (
 	ResourceOrganization = "stytch.organization"
 	ResourceMember       = "stytch.member"
 	ResourceSSO          = "stytch.sso"
+	ResourceSCIM         = "stytch.scim"
 	ResourceSelf         = "stytch.self"
 )
 
@@ -75,6 +76,8 @@ var builtinResources = []Resource{
 		Actions: slices.Clone(organization.MemberActions)},
 	{ResourceID: ResourceSSO, Description: "The organization's SSO connections.",
 		Actions: slices.Clone(organization.SSOActions)},
+	{ResourceID: ResourceSCIM, Description: "The organization's SCIM connection.",
+		Actions: slices.Clone(organization.SCIMActions)},
 	{ResourceID: ResourceSelf, Description: "The member acting on themselves.",
 		Actions: slices.Clone(organization.SelfActions)},
 }
@@ -92,8 +95,8 @@ func all(resources ...string) []Permission {
 var builtinRoles = []Role{
 	{RoleID: MemberRole, Description: "Granted to every member: manage their own account.",
 		Permissions: all(ResourceSelf)},
-	{RoleID: AdminRole, Description: "Administers the organization, its members and its SSO connections.",
-		Permissions: all(ResourceOrganization, ResourceMember, ResourceSSO, ResourceSelf)},
+	{RoleID: AdminRole, Description: "Administers the organization, its members and its SSO and SCIM connections.",
+		Permissions: all(ResourceOrganization, ResourceMember, ResourceSSO, ResourceSCIM, ResourceSelf)},
 }
 
 // isBuiltinRole reports whether id is one of the two built-in roles.

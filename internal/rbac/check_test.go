@@ -51,20 +51,20 @@ func TestPolicyIsServed(t *testing.T) {
 		r := e.Backend(http.MethodGet, "/v1/b2b/rbac/policy", nil)
 		apptest.Want(t, r, 200, "")
 		pol := r.Body["policy"].(map[string]any)
-		if len(pol["roles"].([]any)) != 2 || len(pol["resources"].([]any)) != 4 || len(pol["scopes"].([]any)) != 0 {
+		if len(pol["roles"].([]any)) != 2 || len(pol["resources"].([]any)) != 5 || len(pol["scopes"].([]any)) != 0 {
 			t.Fatalf("built-in policy: %s", r.Raw)
 		}
 		setPolicy(t, e, docsPolicy)
 		r = e.Backend(http.MethodGet, "/v1/b2b/rbac/policy", nil)
 		pol = r.Body["policy"].(map[string]any)
-		if len(pol["roles"].([]any)) != 3 || len(pol["resources"].([]any)) != 5 || len(pol["scopes"].([]any)) != 1 {
+		if len(pol["roles"].([]any)) != 3 || len(pol["resources"].([]any)) != 6 || len(pol["scopes"].([]any)) != 1 {
 			t.Fatalf("custom policy: %s", r.Raw)
 		}
 		b := e.SDK(http.MethodGet, "/projects/bootstrap/"+e.Project.PublicToken, nil, "")
 		bp := b.Data()["rbac_policy"].(map[string]any)
 		roles := bp["roles"].([]any)
 		member := roles[0].(map[string]any)
-		if member["role_id"] != "stytch_member" || len(member["permissions"].([]any)) != 2 || len(bp["resources"].([]any)) != 5 {
+		if member["role_id"] != "stytch_member" || len(member["permissions"].([]any)) != 2 || len(bp["resources"].([]any)) != 6 {
 			t.Fatalf("bootstrap rbac_policy: %s", b.Raw)
 		}
 		// Another project keeps the built-in policy only.

@@ -1,0 +1,487 @@
+package scim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// group is a stored group.
+type group struct {
+	ID, Name, ExternalID string
+	Created, Updated     int64
+}
+
+// groupInput is a Group resource as the identity provider writes it.
+type groupInput struct {
+	DisplayName string     `json:"displayName"`
+	ExternalID  string     `json:"externalId"`
+	Members     []groupRef `json:"members"`
+}
+
+func (s *Service) loadGroup(ctx context.Context, q store.Querier, c *conn, id string) (*group, error) {
+	var g group
+	err := q.QueryRowContext(ctx, `SELECT group_id, display_name, external_id, created_at, updated_at FROM scim_groups
+		WHERE group_id = $1 AND connection_id = $2`, id, c.ID).Scan(&g.ID, &g.Name, &g.ExternalID, &g.Created, &g.Updated)
+	if errors.Is(store.MapError(err), store.ErrNotFound) {
+		return nil, errNotFound("Group", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("scim: group %s: %w", id, err)
+	}
+	return &g, nil
+}
+
+// members lists a group's members as references.
+func (s *Service) members(ctx context.Context, q store.Querier, c *conn, groupID string) ([]groupRef, error) {
+	rows, err := q.QueryContext(ctx, `SELECT m.member_id, m.email_address FROM scim_group_members gm
+		JOIN members m ON m.member_id = gm.member_id WHERE gm.group_id = $1 ORDER BY gm.created_at, m.member_id`, groupID)
+	if err != nil {
+		return nil, fmt.Errorf("scim: group members: %w", err)
+	}
+	defer rows.Close()
+	out := []groupRef{}
+	for rows.Next() {
+		var ref groupRef
+		if err := rows.Scan(&ref.Value, &ref.Display); err != nil {
+			return nil, err
+		}
+		ref.Ref = s.location(c, "Users", ref.Value)
+		out = append(out, ref)
+	}
+	return out, rows.Err()
+}
+
+// groupsOf lists, per member id, the groups of c the members belong to.
+func (s *Service) groupsOf(ctx context.Context, q store.Querier, c *conn, memberIDs []string) (map[string][]groupRef, error) {
+	out := map[string][]groupRef{}
+	if len(memberIDs) == 0 {
+		return out, nil
+	}
+	args := []any{c.ID}
+	marks := make([]string, len(memberIDs))
+	for i, id := range memberIDs {
+		args = append(args, id)
+		marks[i] = fmt.Sprintf("$%d", i+2)
+	}
+	rows, err := q.QueryContext(ctx, `SELECT gm.member_id, g.group_id, g.display_name FROM scim_group_members gm
+		JOIN scim_groups g ON g.group_id = gm.group_id WHERE g.connection_id = $1 AND gm.member_id IN (`+strings.Join(marks, ", ")+`)
+		ORDER BY g.display_name, g.group_id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("scim: groups of members: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var mid string
+		var ref groupRef
+		if err := rows.Scan(&mid, &ref.Value, &ref.Display); err != nil {
+			return nil, err
+		}
+		ref.Ref = s.location(c, "Groups", ref.Value)
+		out[mid] = append(out[mid], ref)
+	}
+	return out, rows.Err()
+}
+
+// groupResource is the Group resource of g; members are left out when
+// the request excludes them (Microsoft Entra's excludedAttributes=members).
+func (s *Service) groupResource(ctx context.Context, q store.Querier, r *http.Request, c *conn, g *group) (map[string]any, error) {
+	doc := map[string]any{"schemas": []string{schemaGroup}, "id": g.ID, "displayName": g.Name,
+		"meta": newMeta("Group", g.Created, g.Updated, s.location(c, "Groups", g.ID))}
+	if g.ExternalID != "" {
+		doc["externalId"] = g.ExternalID
+	}
+	if !excludesMembers(r) {
+		ms, err := s.members(ctx, q, c, g.ID)
+		if err != nil {
+			return nil, err
+		}
+		doc["members"] = ms
+	}
+	return doc, nil
+}
+
+func excludesMembers(r *http.Request) bool {
+	for _, a := range strings.Split(r.URL.Query().Get("excludedAttributes"), ",") {
+		if strings.EqualFold(strings.TrimSpace(a), "members") {
+			return true
+		}
+	}
+	return false
+}
+
+// setMembers makes ids the group's members (add and remove change only
+// those named). Every id must be a user the connection provisioned.
+func (s *Service) setMembers(ctx context.Context, q store.Querier, c *conn, groupID string, ids []string, mode string) error {
+	for _, id := range ids {
+		if mode == "remove" {
+			continue
+		}
+		var n int
+		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM scim_registrations WHERE connection_id = $1 AND member_id = $2`,
+			c.ID, id).Scan(&n); err != nil {
+			return fmt.Errorf("scim: group member: %w", err)
+		}
+		if n == 0 {
+			return errInvalidValue("Group member " + id + " is not a user of this SCIM connection.")
+		}
+	}
+	if mode == "replace" {
+		if _, err := q.ExecContext(ctx, `DELETE FROM scim_group_members WHERE group_id = $1`, groupID); err != nil {
+			return fmt.Errorf("scim: replace group members: %w", err)
+		}
+	}
+	now := store.Millis(s.d.Clock.Now())
+	for _, id := range ids {
+		var err error
+		if mode == "remove" {
+			_, err = q.ExecContext(ctx, `DELETE FROM scim_group_members WHERE group_id = $1 AND member_id = $2`, groupID, id)
+		} else {
+			_, err = q.ExecContext(ctx, `INSERT INTO scim_group_members (group_id, member_id, created_at) VALUES ($1, $2, $3)
+				ON CONFLICT (group_id, member_id) DO NOTHING`, groupID, id, now)
+		}
+		if err != nil {
+			return fmt.Errorf("scim: group member %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+func refIDs(refs []groupRef) []string {
+	out := []string{}
+	for _, r := range refs {
+		if v := strings.TrimSpace(r.Value); v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// saveGroup writes a group's name and external id, refusing a name
+// another group of the connection has.
+func (s *Service) saveGroup(ctx context.Context, q store.Querier, c *conn, g *group, insert bool) error {
+	g.Name = strings.TrimSpace(g.Name)
+	if g.Name == "" || len(g.Name) > 256 {
+		return errInvalidValue("displayName is required (at most 256 characters).")
+	}
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM scim_groups WHERE connection_id = $1 AND display_name = $2
+		AND group_id <> $3`, c.ID, g.Name, g.ID).Scan(&n); err != nil {
+		return fmt.Errorf("scim: group name: %w", err)
+	}
+	if n > 0 {
+		return errUniqueness("A group named " + g.Name + " already exists.")
+	}
+	g.Updated = store.Millis(s.d.Clock.Now())
+	var err error
+	if insert {
+		g.Created = g.Updated
+		_, err = q.ExecContext(ctx, `INSERT INTO scim_groups (group_id, connection_id, organization_id, display_name, external_id,
+			created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`, g.ID, c.ID, c.OrgID, g.Name, g.ExternalID, g.Created, g.Updated)
+	} else {
+		_, err = q.ExecContext(ctx, `UPDATE scim_groups SET display_name = $1, external_id = $2, updated_at = $3 WHERE group_id = $4`,
+			g.Name, g.ExternalID, g.Updated, g.ID)
+	}
+	if errors.Is(store.MapError(err), store.ErrConflict) {
+		return errUniqueness("A group named " + g.Name + " already exists.")
+	}
+	if err != nil {
+		return fmt.Errorf("scim: save group: %w", err)
+	}
+	return nil
+}
+
+func (s *Service) createGroup(r *http.Request, c *conn) (int, any, error) {
+	ctx := r.Context()
+	var in groupInput
+	if err := readJSON(r, &in); err != nil {
+		return 0, nil, err
+	}
+	p, err := s.d.Projects.ByID(ctx, c.ProjectID)
+	if err != nil {
+		return 0, nil, err
+	}
+	g := &group{ID: ids.New("scim-group", p.Env), Name: in.DisplayName, ExternalID: strings.TrimSpace(in.ExternalID)}
+	var out map[string]any
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		if err := s.saveGroup(ctx, q, c, g, true); err != nil {
+			return err
+		}
+		if err := s.setMembers(ctx, q, c, g.ID, refIDs(in.Members), "add"); err != nil {
+			return err
+		}
+		if err := s.record(ctx, q, r, c, "group_created", "", map[string]any{"group_id": g.ID}); err != nil {
+			return err
+		}
+		out, err = s.groupResource(ctx, q, r, c, g)
+		return err
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusCreated, out, nil
+}
+
+func (s *Service) getGroup(r *http.Request, c *conn) (int, any, error) {
+	ctx, q := r.Context(), s.d.DB.Read()
+	g, err := s.loadGroup(ctx, q, c, r.PathValue("id"))
+	if err != nil {
+		return 0, nil, err
+	}
+	out, err := s.groupResource(ctx, q, r, c, g)
+	return http.StatusOK, out, err
+}
+
+func (s *Service) listGroups(r *http.Request, c *conn) (int, any, error) {
+	ctx, q := r.Context(), s.d.DB.Read()
+	start, count, err := paging(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	where, args, err := groupFilter(r.URL.Query().Get("filter"))
+	if err != nil {
+		return 0, nil, err
+	}
+	args = append([]any{c.ID}, args...)
+	cond := ` WHERE g.connection_id = $1` + where
+	var total int
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM scim_groups g`+cond, args...).Scan(&total); err != nil {
+		return 0, nil, fmt.Errorf("scim: count groups: %w", err)
+	}
+	rows, err := q.QueryContext(ctx, `SELECT g.group_id, g.display_name, g.external_id, g.created_at, g.updated_at
+		FROM scim_groups g`+cond+fmt.Sprintf(` ORDER BY g.created_at, g.group_id LIMIT %d OFFSET %d`, count, start-1), args...)
+	if err != nil {
+		return 0, nil, fmt.Errorf("scim: list groups: %w", err)
+	}
+	var gs []*group
+	for rows.Next() {
+		var g group
+		if err := rows.Scan(&g.ID, &g.Name, &g.ExternalID, &g.Created, &g.Updated); err != nil {
+			rows.Close()
+			return 0, nil, err
+		}
+		gs = append(gs, &g)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, nil, err
+	}
+	res := []any{}
+	for _, g := range gs {
+		doc, err := s.groupResource(ctx, q, r, c, g)
+		if err != nil {
+			return 0, nil, err
+		}
+		res = append(res, doc)
+	}
+	return http.StatusOK, listResponse{Schemas: []string{schemaList}, TotalResults: total, StartIndex: start,
+		ItemsPerPage: len(res), Resources: res}, nil
+}
+
+func (s *Service) replaceGroup(r *http.Request, c *conn) (int, any, error) {
+	var in groupInput
+	if err := readJSON(r, &in); err != nil {
+		return 0, nil, err
+	}
+	return s.changeGroup(r, c, func(ctx context.Context, q store.Querier, g *group) error {
+		g.Name, g.ExternalID = in.DisplayName, strings.TrimSpace(in.ExternalID)
+		if err := s.saveGroup(ctx, q, c, g, false); err != nil {
+			return err
+		}
+		return s.setMembers(ctx, q, c, g.ID, refIDs(in.Members), "replace")
+	})
+}
+
+// patchGroup applies the operations identity providers send for groups:
+// a rename (displayName, by path or in a path-less object) and member
+// changes (add or remove a list, remove members[value eq "id"], replace
+// them all).
+func (s *Service) patchGroup(r *http.Request, c *conn) (int, any, error) {
+	var req patchRequest
+	if err := readJSON(r, &req); err != nil {
+		return 0, nil, err
+	}
+	if len(req.Operations) == 0 {
+		return 0, nil, errInvalidValue("A PATCH needs at least one operation.")
+	}
+	return s.changeGroup(r, c, func(ctx context.Context, q store.Querier, g *group) error {
+		renamed := false
+		for _, op := range req.Operations {
+			kind := strings.ToLower(op.Op)
+			if kind != "add" && kind != "replace" && kind != "remove" {
+				return errInvalidSyntax(fmt.Sprintf("Unknown PATCH operation %q.", op.Op))
+			}
+			fields := map[string]any{}
+			if strings.TrimSpace(op.Path) == "" {
+				obj, ok := op.Value.(map[string]any)
+				if !ok || kind == "remove" {
+					return errInvalidValue("A PATCH operation without a path needs an object value.")
+				}
+				fields = obj
+			} else {
+				fields[op.Path] = op.Value
+			}
+			for path, value := range fields {
+				pp, err := parsePath(path)
+				if err != nil {
+					return err
+				}
+				switch strings.ToLower(pp.attr) {
+				case "displayname", "externalid":
+					v, ok := value.(string)
+					if !ok && kind != "remove" {
+						return errInvalidValue(pp.attr + " must be a string.")
+					}
+					if strings.EqualFold(pp.attr, "displayName") {
+						g.Name = v
+					} else {
+						g.ExternalID = strings.TrimSpace(v)
+					}
+					renamed = true
+				case "members":
+					refs, err := memberRefs(value)
+					if err != nil {
+						return err
+					}
+					mode := kind
+					if pp.filtered {
+						if pp.filterAttr != "value" || kind != "remove" {
+							return errInvalidPath(path)
+						}
+						refs, mode = []string{pp.filterValue}, "remove"
+					} else if kind == "remove" && value == nil {
+						refs, mode = nil, "replace" // remove every member
+					}
+					if err := s.setMembers(ctx, q, c, g.ID, refs, mode); err != nil {
+						return err
+					}
+				case "id":
+					// Okta repeats the id in its path-less replace.
+				default:
+					return errInvalidPath(path)
+				}
+			}
+		}
+		if renamed {
+			return s.saveGroup(ctx, q, c, g, false)
+		}
+		return nil
+	})
+}
+
+// memberRefs reads a members value: a list of {value} objects (or one).
+func memberRefs(v any) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if m, ok := v.(map[string]any); ok {
+		v = []any{m}
+	}
+	raw, _ := json.Marshal(v)
+	var refs []groupRef
+	if err := json.Unmarshal(raw, &refs); err != nil {
+		return nil, errInvalidValue("members must be a list of {\"value\": id} objects.")
+	}
+	return refIDs(refs), nil
+}
+
+// changeGroup runs change on the group in a transaction and answers the
+// group as it then is.
+func (s *Service) changeGroup(r *http.Request, c *conn, change func(context.Context, store.Querier, *group) error) (int, any, error) {
+	ctx := r.Context()
+	var out map[string]any
+	err := s.d.DB.Tx(ctx, func(q store.Querier) error {
+		if err := s.d.DB.LockRow(ctx, q, "scim_groups", "group_id", r.PathValue("id")); err != nil {
+			return err
+		}
+		g, err := s.loadGroup(ctx, q, c, r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		if err := change(ctx, q, g); err != nil {
+			return err
+		}
+		if _, err := q.ExecContext(ctx, `UPDATE scim_groups SET updated_at = $1 WHERE group_id = $2`,
+			store.Millis(s.d.Clock.Now()), g.ID); err != nil {
+			return fmt.Errorf("scim: touch group: %w", err)
+		}
+		if err := s.record(ctx, q, r, c, "group_updated", "", map[string]any{"group_id": g.ID}); err != nil {
+			return err
+		}
+		g, err = s.loadGroup(ctx, q, c, g.ID)
+		if err != nil {
+			return err
+		}
+		out, err = s.groupResource(ctx, q, r, c, g)
+		return err
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, out, nil
+}
+
+// deleteGroup removes the group with its memberships and the
+// connection's role assignments naming it.
+func (s *Service) deleteGroup(r *http.Request, c *conn) (int, any, error) {
+	ctx := r.Context()
+	id := r.PathValue("id")
+	err := s.d.DB.Tx(ctx, func(q store.Querier) error {
+		if _, err := s.loadGroup(ctx, q, c, id); err != nil {
+			return err
+		}
+		if _, err := q.ExecContext(ctx, `DELETE FROM scim_groups WHERE group_id = $1`, id); err != nil {
+			return fmt.Errorf("scim: delete group: %w", err)
+		}
+		cc, err := s.load(ctx, q, c.ProjectID, c.OrgID, c.ID, true)
+		if err != nil {
+			return err
+		}
+		kept := slices.DeleteFunc(slices.Clone(cc.GroupRoles), func(a GroupRole) bool { return a.GroupID == id })
+		if len(kept) != len(cc.GroupRoles) {
+			cc.GroupRoles = kept
+			if err := s.save(ctx, q, cc); err != nil {
+				return err
+			}
+		}
+		return s.record(ctx, q, r, c, "group_deleted", "", map[string]any{"group_id": id})
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusNoContent, nil, nil
+}
+
+// groupPage is a page of the connection's groups for the connection APIs,
+// after cursor (a group id) in group id order.
+func (s *Service) groupPage(ctx context.Context, q store.Querier, c *conn, cursor string, limit int) ([]GroupWire, *string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT group_id, display_name FROM scim_groups WHERE connection_id = $1 AND group_id > $2
+		ORDER BY group_id LIMIT $3`, c.ID, cursor, limit+1)
+	if err != nil {
+		return nil, nil, fmt.Errorf("scim: group page: %w", err)
+	}
+	defer rows.Close()
+	out := []GroupWire{}
+	for rows.Next() {
+		g := GroupWire{OrganizationID: c.OrgID, ConnectionID: c.ID}
+		if err := rows.Scan(&g.GroupID, &g.GroupName); err != nil {
+			return nil, nil, err
+		}
+		out = append(out, g)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	if len(out) > limit {
+		next := out[limit-1].GroupID
+		return out[:limit], &next, nil
+	}
+	return out, nil, nil
+}

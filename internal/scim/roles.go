@@ -1,0 +1,197 @@
+package scim
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Decorate fills scim_registration on members the organization's SCIM
+// connection provisioned (organization.MemberDecorator), in one query for
+// the lot, and a second for their groups only when one is provisioned.
+func (s *Service) Decorate(ctx context.Context, q store.Querier, byID map[string]*organization.Member) error {
+	if len(byID) == 0 {
+		return nil
+	}
+	args := make([]any, 0, len(byID))
+	marks := make([]string, 0, len(byID))
+	for id := range byID {
+		args = append(args, id)
+		marks = append(marks, fmt.Sprintf("$%d", len(args)))
+	}
+	rows, err := q.QueryContext(ctx, `SELECT member_id, registration_id, connection_id, external_id, attributes
+		FROM scim_registrations WHERE member_id IN (`+strings.Join(marks, ", ")+`)`, args...)
+	if err != nil {
+		return fmt.Errorf("scim: registrations: %w", err)
+	}
+	type found struct {
+		m    *organization.Member
+		u    user
+		conn string
+	}
+	var regs []found
+	for rows.Next() {
+		var mid, attrs string
+		var reg organization.SCIMRegistration
+		if err := rows.Scan(&mid, &reg.RegistrationID, &reg.ConnectionID, &reg.ExternalID, &attrs); err != nil {
+			rows.Close()
+			return err
+		}
+		var u user
+		if err := json.Unmarshal([]byte(attrs), &u); err != nil {
+			rows.Close()
+			return fmt.Errorf("scim: decode attributes: %w", err)
+		}
+		m := byID[mid]
+		m.SCIMRegistration = &reg
+		regs = append(regs, found{m, u, reg.ConnectionID})
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil || len(regs) == 0 {
+		return err
+	}
+	for _, f := range regs {
+		groups, err := s.groupsOf(ctx, q, &conn{ID: f.conn}, []string{f.m.MemberID})
+		if err != nil {
+			return err
+		}
+		active := f.m.Status != organization.StatusDeleted
+		f.m.SCIMRegistration.SCIMAttributes = f.u.attributes(f.m.MemberID, active, groups[f.m.MemberID])
+	}
+	return nil
+}
+
+// ImplicitRoles grants the roles of the SCIM groups a provisioned member
+// belongs to (organization.ImplicitRoleSource). Members the connection
+// did not provision (no scim_registration, filled by Decorate, which runs
+// first) cost no query.
+func (s *Service) ImplicitRoles(ctx context.Context, q store.Querier, m *organization.Member) ([]organization.RoleGrant, error) {
+	if m.SCIMRegistration == nil {
+		return nil, nil
+	}
+	rows, err := q.QueryContext(ctx, `SELECT c.connection_id, c.group_roles, gm.group_id FROM scim_group_members gm
+		JOIN scim_groups g ON g.group_id = gm.group_id JOIN scim_connections c ON c.connection_id = g.connection_id
+		WHERE gm.member_id = $1 ORDER BY gm.created_at, gm.group_id`, m.MemberID)
+	if err != nil {
+		return nil, fmt.Errorf("scim: implicit roles: %w", err)
+	}
+	defer rows.Close()
+	var out []organization.RoleGrant
+	for rows.Next() {
+		var connID, text, groupID string
+		if err := rows.Scan(&connID, &text, &groupID); err != nil {
+			return nil, err
+		}
+		var roles []GroupRole
+		if err := json.Unmarshal([]byte(text), &roles); err != nil {
+			return nil, fmt.Errorf("scim: decode group_roles: %w", err)
+		}
+		for _, a := range roles {
+			if a.GroupID == groupID {
+				out = append(out, organization.RoleGrant{RoleID: a.RoleID, Source: organization.RoleSource{
+					Type: organization.SourceSCIMGroup, Details: map[string]any{"connection_id": connID, "group_id": groupID}}})
+			}
+		}
+	}
+	return out, rows.Err()
+}
+
+// RoleHolders lists the members of the organizations who hold roleID
+// through a SCIM group (organization.ImplicitRoleHolders), so the members
+// search's member_roles filter agrees with member.roles.
+func (s *Service) RoleHolders(ctx context.Context, q store.Querier, projectID string, orgIDs []string, roleID string) ([]string, error) {
+	if len(orgIDs) == 0 {
+		return nil, nil
+	}
+	args := []any{projectID}
+	marks := make([]string, len(orgIDs))
+	for i, id := range orgIDs {
+		args = append(args, id)
+		marks[i] = fmt.Sprintf("$%d", len(args))
+	}
+	rows, err := q.QueryContext(ctx, `SELECT c.group_roles, gm.group_id, gm.member_id FROM scim_connections c
+		JOIN scim_groups g ON g.connection_id = c.connection_id JOIN scim_group_members gm ON gm.group_id = g.group_id
+		JOIN scim_registrations r ON r.member_id = gm.member_id AND r.connection_id = c.connection_id
+		WHERE c.project_id = $1 AND c.organization_id IN (`+strings.Join(marks, ", ")+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("scim: role holders: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var text, groupID, memberID string
+		if err := rows.Scan(&text, &groupID, &memberID); err != nil {
+			return nil, err
+		}
+		var roles []GroupRole
+		if err := json.Unmarshal([]byte(text), &roles); err != nil {
+			return nil, fmt.Errorf("scim: decode group_roles: %w", err)
+		}
+		if slices.Contains(roles, GroupRole{RoleID: roleID, GroupID: groupID}) && !slices.Contains(out, memberID) {
+			out = append(out, memberID)
+		}
+	}
+	return out, rows.Err()
+}
+
+// RoleRefs lists the SCIM group role assignments naming a role that gone
+// reports and, with drop, removes them (organization.RoleReferrer); each
+// connection is rewritten under its row lock, read again after it.
+func (s *Service) RoleRefs(ctx context.Context, q store.Querier, projectID, orgID string,
+	gone func(orgID, roleID string) bool, drop bool) ([]organization.RoleRef, error) {
+	rows, err := q.QueryContext(ctx, `SELECT connection_id, organization_id, group_roles FROM scim_connections
+		WHERE project_id = $1 AND ($2 = '' OR organization_id = $2) ORDER BY organization_id, connection_id`, projectID, orgID)
+	if err != nil {
+		return nil, fmt.Errorf("scim: role references: %w", err)
+	}
+	type hit struct{ connID, orgID string }
+	var hits []hit
+	var out []organization.RoleRef
+	for rows.Next() {
+		var connID, org, text string
+		var roles []GroupRole
+		if err := rows.Scan(&connID, &org, &text); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(text), &roles); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("scim: decode group_roles: %w", err)
+		}
+		found := false
+		for _, a := range roles {
+			if gone(org, a.RoleID) {
+				found = true
+				out = append(out, organization.RoleRef{OrganizationID: org, RoleID: a.RoleID,
+					Where: "SCIM connection " + connID + " (scim_group_implicit_role_assignments, group " + a.GroupID + ")"})
+			}
+		}
+		if found {
+			hits = append(hits, hit{connID, org})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		rows.Close()
+		return nil, err
+	}
+	rows.Close()
+	if !drop {
+		return out, nil
+	}
+	for _, h := range hits {
+		c, err := s.load(ctx, q, projectID, h.orgID, h.connID, true)
+		if err != nil {
+			return nil, err
+		}
+		c.GroupRoles = slices.DeleteFunc(c.GroupRoles, func(a GroupRole) bool { return gone(h.orgID, a.RoleID) })
+		if err := s.save(ctx, q, c); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,404 @@
+package scim
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/audit"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// reg is a provisioned member: their registration with the member fields
+// a User resource shows.
+type reg struct {
+	ID, MemberID, ExternalID string
+	Attrs                    user
+	Created, Updated         int64
+	Email, Name, Status      string
+}
+
+const regSelect = `SELECT r.registration_id, r.member_id, r.external_id, r.attributes, r.created_at, r.updated_at,
+	m.email_address, m.name, m.status FROM scim_registrations r JOIN members m ON m.member_id = r.member_id`
+
+func scanReg(row interface{ Scan(...any) error }) (*reg, error) {
+	var g reg
+	var attrs string
+	if err := row.Scan(&g.ID, &g.MemberID, &g.ExternalID, &attrs, &g.Created, &g.Updated, &g.Email, &g.Name, &g.Status); err != nil {
+		return nil, store.MapError(err)
+	}
+	if err := json.Unmarshal([]byte(attrs), &g.Attrs); err != nil {
+		return nil, fmt.Errorf("scim: decode attributes: %w", err)
+	}
+	return &g, nil
+}
+
+// regOf loads the registration of member id at c (a SCIM 404 when the
+// connection did not provision them).
+func (s *Service) regOf(ctx context.Context, q store.Querier, c *conn, id string) (*reg, error) {
+	g, err := scanReg(q.QueryRowContext(ctx, regSelect+` WHERE r.connection_id = $1 AND r.member_id = $2`, c.ID, id))
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errNotFound("User", id)
+	}
+	return g, err
+}
+
+// userTaken refuses a userName another registration of c has.
+func (s *Service) userTaken(ctx context.Context, q store.Querier, c *conn, userName, except string) error {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM scim_registrations WHERE connection_id = $1 AND user_name_key = $2
+		AND member_id <> $3`, c.ID, strings.ToLower(userName), except).Scan(&n); err != nil {
+		return fmt.Errorf("scim: user name: %w", err)
+	}
+	if n > 0 {
+		return errUniqueness("A user with userName " + userName + " already exists.")
+	}
+	return nil
+}
+
+// resource is the User resource of g.
+func (s *Service) resource(c *conn, g *reg, groups []groupRef) map[string]any {
+	doc := g.Attrs.toDoc()
+	doc["schemas"] = []string{schemaUser}
+	if g.Attrs.Enterprise != nil {
+		doc["schemas"] = []string{schemaUser, schemaEnterprise}
+	}
+	doc["id"] = g.MemberID
+	doc["active"] = g.Status != organization.StatusDeleted
+	if groups == nil {
+		groups = []groupRef{}
+	}
+	doc["groups"] = groups
+	doc["meta"] = newMeta("User", g.Created, g.Updated, s.location(c, "Users", g.MemberID))
+	return doc
+}
+
+// resources answers registrations with their groups, read in one query.
+func (s *Service) resources(ctx context.Context, q store.Querier, c *conn, gs []*reg) ([]any, error) {
+	ids := make([]string, len(gs))
+	for i, g := range gs {
+		ids[i] = g.MemberID
+	}
+	groups, err := s.groupsOf(ctx, q, c, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(gs))
+	for i, g := range gs {
+		out[i] = s.resource(c, g, groups[g.MemberID])
+	}
+	return out, nil
+}
+
+func (s *Service) userAnswer(ctx context.Context, q store.Querier, c *conn, id string, status int) (int, any, error) {
+	g, err := s.regOf(ctx, q, c, id)
+	if err != nil {
+		return 0, nil, err
+	}
+	res, err := s.resources(ctx, q, c, []*reg{g})
+	if err != nil {
+		return 0, nil, err
+	}
+	return status, res[0], nil
+}
+
+// scope loads what provisioning writes need: the connection's organization
+// and project.
+func (s *Service) scope(ctx context.Context, c *conn) (*project.Project, *organization.Organization, error) {
+	p, err := s.d.Projects.ByID(ctx, c.ProjectID)
+	if err != nil {
+		return nil, nil, err
+	}
+	o, err := s.d.Orgs.Get(ctx, c.ProjectID, c.OrgID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, o, nil
+}
+
+// record writes an audit event for a provisioning change, in q.
+func (s *Service) record(ctx context.Context, q store.Querier, r *http.Request, c *conn, method, memberID string, details map[string]any) error {
+	ip, _ := httpapi.Client(ctx)
+	if details == nil {
+		details = map[string]any{}
+	}
+	details["connection_id"] = c.ID
+	return s.d.Audit.RecordIn(ctx, q, audit.Event{ProjectID: c.ProjectID, Type: audit.SCIMProvisioning, Method: method,
+		OrganizationID: c.OrgID, MemberID: memberID, Actor: "scim", IP: ip, UserAgent: r.UserAgent(),
+		RequestID: httpapi.RequestID(ctx), Details: details})
+}
+
+func (s *Service) createUser(r *http.Request, c *conn) (int, any, error) {
+	ctx := r.Context()
+	doc := map[string]any{}
+	if err := readJSON(r, &doc); err != nil {
+		return 0, nil, err
+	}
+	u, err := parseUser(doc)
+	if err != nil {
+		return 0, nil, err
+	}
+	email, err := u.email()
+	if err != nil {
+		return 0, nil, err
+	}
+	if email == "" {
+		return 0, nil, errInvalidValue("The user needs an email address: in emails, or as userName.")
+	}
+	p, org, err := s.scope(ctx, c)
+	if err != nil {
+		return 0, nil, err
+	}
+	var memberID string
+	var active bool
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		if err := s.userTaken(ctx, q, c, u.UserName, ""); err != nil {
+			return err
+		}
+		m, err := s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, email)
+		method := "user_linked"
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			// Provisioned members are active: the identity provider
+			// vouches for them (their address is verified at first login).
+			m, err = s.d.Orgs.CreateMember(ctx, q, org, p.Env, organization.NewMember{Email: email, Name: u.memberName(),
+				Status: organization.StatusActive})
+			method = "user_created"
+		case err == nil && m.SCIMRegistration != nil:
+			return errUniqueness("A user with the email " + email + " already exists.")
+		case err == nil && m.Status == organization.StatusDeleted && (u.Active == nil || bool(*u.Active)):
+			m, err = s.d.Orgs.SetMemberStatus(ctx, q, org, m.MemberID, organization.StatusActive,
+				[]string{organization.StatusDeleted}, apierr.New(apierr.MemberNotFound))
+		}
+		if err != nil {
+			return err
+		}
+		if m.Status != organization.StatusDeleted && u.memberName() != "" && u.memberName() != m.Name {
+			n := u.memberName()
+			if m, err = s.d.Orgs.UpdateMember(ctx, q, org, p.Env, m.MemberID, organization.MemberUpdate{Name: &n}); err != nil {
+				return err
+			}
+		}
+		memberID, active = m.MemberID, m.Status != organization.StatusDeleted
+		if err := s.insertReg(ctx, q, c, p.Env, memberID, u); err != nil {
+			return err
+		}
+		return s.record(ctx, q, r, c, method, memberID, nil)
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	if active && u.Active != nil && !bool(*u.Active) {
+		if err := s.deactivate(ctx, r, c, p, org, memberID); err != nil {
+			return 0, nil, err
+		}
+	}
+	return s.userAnswer(ctx, s.d.DB.Read(), c, memberID, http.StatusCreated)
+}
+
+func (s *Service) insertReg(ctx context.Context, q store.Querier, c *conn, env ids.Env, memberID string, u *user) error {
+	now := store.Millis(s.d.Clock.Now())
+	_, err := q.ExecContext(ctx, `INSERT INTO scim_registrations (registration_id, connection_id, organization_id, member_id,
+		user_name_key, external_id, attributes, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		ids.New("scim-registration", env), c.ID, c.OrgID, memberID, strings.ToLower(u.UserName), u.ExternalID, mustJSON(u), now, now)
+	if errors.Is(store.MapError(err), store.ErrConflict) {
+		return errUniqueness("The user is already provisioned.")
+	}
+	if err != nil {
+		return fmt.Errorf("scim: insert registration: %w", err)
+	}
+	return nil
+}
+
+// deactivate deletes a provisioned member through the organization's one
+// deletion path (their sessions end). Their registration and group
+// memberships stay: a deactivated user still exists for the identity
+// provider, which may reactivate them.
+func (s *Service) deactivate(ctx context.Context, r *http.Request, c *conn, p *project.Project, org *organization.Organization, memberID string) error {
+	_, err := s.d.Orgs.DeleteMember(ctx, s.d.Members, p, org, memberID, func(q store.Querier, m *organization.Member) error {
+		return s.record(ctx, q, r, c, "user_deactivated", memberID, nil)
+	})
+	return err
+}
+
+func (s *Service) getUser(r *http.Request, c *conn) (int, any, error) {
+	return s.userAnswer(r.Context(), s.d.DB.Read(), c, r.PathValue("id"), http.StatusOK)
+}
+
+func (s *Service) listUsers(r *http.Request, c *conn) (int, any, error) {
+	ctx, q := r.Context(), s.d.DB.Read()
+	start, count, err := paging(r)
+	if err != nil {
+		return 0, nil, err
+	}
+	where, args, err := userFilter(r.URL.Query().Get("filter"))
+	if err != nil {
+		return 0, nil, err
+	}
+	args = append([]any{c.ID}, args...)
+	cond := ` WHERE r.connection_id = $1` + where
+	var total int
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM scim_registrations r JOIN members m ON m.member_id = r.member_id`+cond,
+		args...).Scan(&total); err != nil {
+		return 0, nil, fmt.Errorf("scim: count users: %w", err)
+	}
+	rows, err := q.QueryContext(ctx, regSelect+cond+fmt.Sprintf(` ORDER BY r.created_at, r.member_id LIMIT %d OFFSET %d`,
+		count, start-1), args...)
+	if err != nil {
+		return 0, nil, fmt.Errorf("scim: list users: %w", err)
+	}
+	var gs []*reg
+	for rows.Next() {
+		g, err := scanReg(rows)
+		if err != nil {
+			rows.Close()
+			return 0, nil, err
+		}
+		gs = append(gs, g)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, nil, err
+	}
+	res, err := s.resources(ctx, q, c, gs)
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, listResponse{Schemas: []string{schemaList}, TotalResults: total, StartIndex: start,
+		ItemsPerPage: len(res), Resources: res}, nil
+}
+
+func (s *Service) replaceUser(r *http.Request, c *conn) (int, any, error) {
+	doc := map[string]any{}
+	if err := readJSON(r, &doc); err != nil {
+		return 0, nil, err
+	}
+	u, err := parseUser(doc)
+	if err != nil {
+		return 0, nil, err
+	}
+	return s.updateUser(r, c, r.PathValue("id"), func(*reg) (*user, error) { return u, nil })
+}
+
+func (s *Service) patchUser(r *http.Request, c *conn) (int, any, error) {
+	var req patchRequest
+	if err := readJSON(r, &req); err != nil {
+		return 0, nil, err
+	}
+	return s.updateUser(r, c, r.PathValue("id"), func(g *reg) (*user, error) {
+		doc := g.Attrs.toDoc()
+		doc["active"] = g.Status != organization.StatusDeleted
+		if err := applyPatch(doc, req.Operations); err != nil {
+			return nil, err
+		}
+		return parseUser(doc)
+	})
+}
+
+// updateUser applies the user next builds from the registration as read:
+// the member's name and address follow it, active deletes or reactivates
+// the member, and the attributes are stored.
+func (s *Service) updateUser(r *http.Request, c *conn, id string, next func(*reg) (*user, error)) (int, any, error) {
+	ctx := r.Context()
+	p, org, err := s.scope(ctx, c)
+	if err != nil {
+		return 0, nil, err
+	}
+	deactivate := false
+	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		g, err := s.regOf(ctx, q, c, id)
+		if err != nil {
+			return err
+		}
+		u, err := next(g)
+		if err != nil {
+			return err
+		}
+		if err := s.userTaken(ctx, q, c, u.UserName, id); err != nil {
+			return err
+		}
+		email, err := u.email()
+		if err != nil {
+			return err
+		}
+		deleted := g.Status == organization.StatusDeleted
+		if deleted && u.Active != nil && bool(*u.Active) {
+			if _, err := s.d.Orgs.SetMemberStatus(ctx, q, org, id, organization.StatusActive,
+				[]string{organization.StatusDeleted}, apierr.New(apierr.MemberNotFound)); err != nil {
+				return err
+			}
+			deleted = false
+			if err := s.record(ctx, q, r, c, "user_reactivated", id, nil); err != nil {
+				return err
+			}
+		}
+		if !deleted {
+			var upd organization.MemberUpdate
+			if n := u.memberName(); n != "" && n != g.Name {
+				upd.Name = &n
+			}
+			if email != "" && email != g.Email {
+				upd.EmailAddress = &email
+			}
+			if upd.Name != nil || upd.EmailAddress != nil {
+				if _, err := s.d.Orgs.UpdateMember(ctx, q, org, p.Env, id, upd); err != nil {
+					return err
+				}
+			}
+			deactivate = u.Active != nil && !bool(*u.Active)
+		}
+		u.Active = nil // the member's status is the truth
+		if _, err := q.ExecContext(ctx, `UPDATE scim_registrations SET user_name_key = $1, external_id = $2, attributes = $3,
+			updated_at = $4 WHERE registration_id = $5`, strings.ToLower(u.UserName), u.ExternalID, mustJSON(u),
+			store.Millis(s.d.Clock.Now()), g.ID); err != nil {
+			return fmt.Errorf("scim: update registration: %w", err)
+		}
+		return s.record(ctx, q, r, c, "user_updated", id, nil)
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	if deactivate {
+		if err := s.deactivate(ctx, r, c, p, org, id); err != nil {
+			return 0, nil, err
+		}
+	}
+	return s.userAnswer(ctx, s.d.DB.Read(), c, id, http.StatusOK)
+}
+
+// deleteUser deprovisions: the member is deleted (sessions end), and their
+// registration and group memberships go, so the identity provider may
+// provision the address again later.
+func (s *Service) deleteUser(r *http.Request, c *conn) (int, any, error) {
+	ctx := r.Context()
+	id := r.PathValue("id")
+	if _, err := s.regOf(ctx, s.d.DB.Read(), c, id); err != nil {
+		return 0, nil, err
+	}
+	p, org, err := s.scope(ctx, c)
+	if err != nil {
+		return 0, nil, err
+	}
+	_, err = s.d.Orgs.DeleteMember(ctx, s.d.Members, p, org, id, func(q store.Querier, _ *organization.Member) error {
+		if _, err := q.ExecContext(ctx, `DELETE FROM scim_group_members WHERE member_id = $1
+			AND group_id IN (SELECT group_id FROM scim_groups WHERE connection_id = $2)`, id, c.ID); err != nil {
+			return fmt.Errorf("scim: delete user groups: %w", err)
+		}
+		if _, err := q.ExecContext(ctx, `DELETE FROM scim_registrations WHERE connection_id = $1 AND member_id = $2`, c.ID, id); err != nil {
+			return fmt.Errorf("scim: delete registration: %w", err)
+		}
+		return s.record(ctx, q, r, c, "user_deleted", id, nil)
+	})
+	if err != nil {
+		return 0, nil, err
+	}
+	return http.StatusNoContent, nil, nil
+}
