@@ -42,8 +42,19 @@ type SSOActiveConnection struct {
 	IdentityProvider string `json:"identity_provider"`
 }
 
-// SCIMConnection is the organization's active SCIM connection summary.
+// SCIMConnection is the organization's active SCIM connection summary as
+// the backend face answers it (the Node client's ActiveSCIMConnection,
+// which requires bearer_token_last_four).
 type SCIMConnection struct {
+	ConnectionID         string `json:"connection_id"`
+	DisplayName          string `json:"display_name"`
+	BearerTokenLastFour  string `json:"bearer_token_last_four"`
+	BearerTokenExpiresAt string `json:"bearer_token_expires_at,omitempty"`
+}
+
+// SDKSCIMConnection is the summary on the SDK face, which declares only
+// the connection's id and name: the browser gets nothing of its token.
+type SDKSCIMConnection struct {
 	ConnectionID string `json:"connection_id"`
 	DisplayName  string `json:"display_name"`
 }

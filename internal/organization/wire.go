@@ -95,7 +95,7 @@ type SDKOrganization struct {
 	SSOJITProvisioning                   string                `json:"sso_jit_provisioning"`
 	SSOJITProvisioningAllowedConnections []string              `json:"sso_jit_provisioning_allowed_connections"`
 	SSOActiveConnections                 []SSOActiveConnection `json:"sso_active_connections"`
-	SCIMActiveConnection                 *SCIMConnection       `json:"scim_active_connection"`
+	SCIMActiveConnection                 *SDKSCIMConnection    `json:"scim_active_connection"`
 	EmailAllowedDomains                  []string              `json:"email_allowed_domains"`
 	EmailJITProvisioning                 string                `json:"email_jit_provisioning"`
 	EmailInvites                         string                `json:"email_invites"`
@@ -113,6 +113,14 @@ type SDKOrganization struct {
 	AllowedThirdPartyConnectedApps       []string              `json:"allowed_third_party_connected_apps"`
 }
 
+// SDK returns the summary's SDK wire form (nil for nil).
+func (c *SCIMConnection) SDK() *SDKSCIMConnection {
+	if c == nil {
+		return nil
+	}
+	return &SDKSCIMConnection{ConnectionID: c.ConnectionID, DisplayName: c.DisplayName}
+}
+
 // SDK returns the organization's SDK wire form (nil for nil).
 func (o *Organization) SDK() *SDKOrganization {
 	if o == nil {
@@ -123,7 +131,7 @@ func (o *Organization) SDK() *SDKOrganization {
 		OrganizationLogoURL: o.OrganizationLogoURL, CustomRoles: o.CustomRoles,
 		SSODefaultConnectionID: o.SSODefaultConnectionID, SSOJITProvisioning: o.SSOJITProvisioning,
 		SSOJITProvisioningAllowedConnections: o.SSOJITProvisioningAllowedConnections,
-		SSOActiveConnections:                 o.SSOActiveConnections, SCIMActiveConnection: o.SCIMActiveConnection,
+		SSOActiveConnections:                 o.SSOActiveConnections, SCIMActiveConnection: o.SCIMActiveConnection.SDK(),
 		EmailAllowedDomains: o.EmailAllowedDomains, EmailJITProvisioning: o.EmailJITProvisioning,
 		EmailInvites: o.EmailInvites, OAuthTenantJITProvisioning: o.OAuthTenantJITProvisioning,
 		AllowedOAuthTenants: o.AllowedOAuthTenants, AuthMethods: o.AuthMethods, AllowedAuthMethods: o.AllowedAuthMethods,

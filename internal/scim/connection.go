@@ -169,16 +169,19 @@ func (s *Service) remove(ctx context.Context, q store.Querier, c *conn) error {
 }
 
 // summarise rewrites the organization's scim_active_connection from its
-// connection, in the transaction that changed it; the organizations watch
-// then drops every cached copy.
+// connection, in the transaction that changed it (so a rotation's new
+// last four show at once); the organizations watch then drops every
+// cached copy.
 func (s *Service) summarise(ctx context.Context, q store.Querier, orgID string) error {
-	var id, name string
-	err := q.QueryRowContext(ctx, `SELECT connection_id, display_name FROM scim_connections WHERE organization_id = $1`,
-		orgID).Scan(&id, &name)
+	var a organization.SCIMConnection
+	var expires int64
+	err := q.QueryRowContext(ctx, `SELECT connection_id, display_name, token_last_four, token_expires_at FROM scim_connections
+		WHERE organization_id = $1`, orgID).Scan(&a.ConnectionID, &a.DisplayName, &a.BearerTokenLastFour, &expires)
 	summary := ""
 	switch {
 	case err == nil:
-		summary = mustJSON(organization.SCIMConnection{ConnectionID: id, DisplayName: name})
+		a.BearerTokenExpiresAt = rfc3339(expires)
+		summary = mustJSON(a)
 	case !errors.Is(store.MapError(err), store.ErrNotFound):
 		return fmt.Errorf("scim: summarise %s: %w", orgID, err)
 	}

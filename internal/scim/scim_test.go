@@ -347,3 +347,43 @@ func TestExistingMemberIsLinked(t *testing.T) {
 		}
 	})
 }
+
+// TestActiveConnectionSummary: the backend's organization carries the
+// active connection's bearer_token_last_four (the Node client's
+// ActiveSCIMConnection requires it) and follows a rotation; the SDK face
+// shows only the id and name it declares.
+func TestActiveConnectionSummary(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		e.CreateAdmin(org, "admin@acme.test")
+		id, token, c := connection(t, e, org, map[string]any{"display_name": "Okta"})
+		summary := func() map[string]any {
+			o := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+org, nil).Body["organization"].(map[string]any)
+			a, _ := o["scim_active_connection"].(map[string]any)
+			return a
+		}
+		if a := summary(); a["connection_id"] != id || a["bearer_token_last_four"] != token[len(token)-4:] ||
+			a["bearer_token_expires_at"] != c["bearer_token_expires_at"] {
+			t.Fatalf("scim_active_connection = %v, connection %v", a, c)
+		}
+		r := e.Backend(http.MethodPost, "/v1/b2b/scim/"+org+"/connection/"+id+"/rotate/start", nil)
+		apptest.Want(t, r, 200, "")
+		next := r.Body["connection"].(map[string]any)["next_bearer_token"].(string)
+		if a := summary(); a["bearer_token_last_four"] != token[len(token)-4:] {
+			t.Fatalf("during the rotation: %v", a)
+		}
+		r = e.Backend(http.MethodPost, "/v1/b2b/scim/"+org+"/connection/"+id+"/rotate/complete", nil)
+		apptest.Want(t, r, 200, "")
+		done := r.Body["connection"].(map[string]any)
+		if a := summary(); a["bearer_token_last_four"] != next[len(next)-4:] || a["bearer_token_expires_at"] != done["bearer_token_expires_at"] {
+			t.Fatalf("after the rotation: %v, connection %v", a, done)
+		}
+
+		r = e.SDK(http.MethodGet, "/b2b/organizations/me", nil, e.SessionFor(org, "admin@acme.test"))
+		apptest.Want(t, r, 200, "")
+		a, _ := r.Data()["organization"].(map[string]any)["scim_active_connection"].(map[string]any)
+		if len(a) != 2 || a["connection_id"] != id || a["display_name"] != "Okta" {
+			t.Fatalf("SDK scim_active_connection = %v", a)
+		}
+	})
+}
