@@ -108,3 +108,14 @@ func errMemberTrusted(field string) error {
 	return apierr.New(apierr.UnauthorizedAction).WithMessage(
 		field + " cannot be changed when acting for a member session; send the call without the member session header.")
 }
+
+// CallerOf resolves the caller of a route served on both faces by one
+// handler: on the SDK face the session's member (CallerFromSession), on
+// the backend face the project secret or the member session header for
+// the path's {organization_id} (BackendCaller).
+func CallerOf(r *http.Request, sdk bool, st *Store, sessions Sessions) (*SessionCaller, error) {
+	if sdk {
+		return CallerFromSession(r, st, sessions)
+	}
+	return BackendCaller(r, st, sessions, r.PathValue("organization_id"))
+}

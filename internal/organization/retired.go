@@ -35,7 +35,7 @@ func (s *Store) withRetired(ctx context.Context, q store.Querier, ms ...*Member)
 		args = append(args, m.MemberID)
 	}
 	rows, err := q.QueryContext(ctx, `SELECT member_id, email_id, email_address FROM member_retired_emails
-		WHERE member_id IN (`+placeholders(1, len(args))+`) ORDER BY created_at, email_id`, args...)
+		WHERE member_id IN (`+store.Placeholders(1, len(args))+`) ORDER BY created_at, email_id`, args...)
 	if err != nil {
 		return fmt.Errorf("organization: retired emails: %w", err)
 	}

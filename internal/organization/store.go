@@ -201,7 +201,7 @@ func (s *Store) CreateIn(ctx context.Context, q store.Querier, projectID string,
 	now := store.Millis(s.clock.Now())
 	args := append([]any{o.OrganizationID, projectID}, orgValues(o)...)
 	args = append(args, now, now)
-	_, err := q.ExecContext(ctx, `INSERT INTO organizations (`+orgColumns+`) VALUES (`+placeholders(1, len(args))+`)`, args...)
+	_, err := q.ExecContext(ctx, `INSERT INTO organizations (`+orgColumns+`) VALUES (`+store.Placeholders(1, len(args))+`)`, args...)
 	if err != nil {
 		return nil, conflictError(fmt.Errorf("organization: create: %w", store.MapError(err)))
 	}
@@ -325,13 +325,4 @@ func (s *Store) Delete(ctx context.Context, projectID, orgID string) error {
 		}
 		return nil
 	})
-}
-
-// placeholders returns "$from, ..., $(from+n-1)".
-func placeholders(from, n int) string {
-	ps := make([]string, n)
-	for i := range ps {
-		ps[i] = fmt.Sprintf("$%d", from+i)
-	}
-	return strings.Join(ps, ", ")
 }

@@ -28,13 +28,7 @@ type admin struct {
 // caller resolves who acts, in which organization, and authorizes action
 // on stytch.scim.
 func (h admin) caller(r *http.Request, action string) (*organization.SessionCaller, error) {
-	var c *organization.SessionCaller
-	var err error
-	if h.sdk {
-		c, err = organization.CallerFromSession(r, h.s.d.Orgs, h.s.d.Members)
-	} else {
-		c, err = organization.BackendCaller(r, h.s.d.Orgs, h.s.d.Members, r.PathValue("organization_id"))
-	}
+	c, err := organization.CallerOf(r, h.sdk, h.s.d.Orgs, h.s.d.Members)
 	if err != nil {
 		return nil, err
 	}

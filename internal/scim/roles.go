@@ -109,15 +109,13 @@ func (s *Service) RoleHolders(ctx context.Context, q store.Querier, projectID st
 		return nil, nil
 	}
 	args := []any{projectID}
-	marks := make([]string, len(orgIDs))
-	for i, id := range orgIDs {
+	for _, id := range orgIDs {
 		args = append(args, id)
-		marks[i] = fmt.Sprintf("$%d", len(args))
 	}
 	rows, err := q.QueryContext(ctx, `SELECT c.group_roles, gm.group_id, gm.member_id FROM scim_connections c
 		JOIN scim_groups g ON g.connection_id = c.connection_id JOIN scim_group_members gm ON gm.group_id = g.group_id
 		JOIN scim_registrations r ON r.member_id = gm.member_id AND r.connection_id = c.connection_id
-		WHERE c.project_id = $1 AND c.organization_id IN (`+strings.Join(marks, ", ")+`)`, args...)
+		WHERE c.project_id = $1 AND c.organization_id IN (`+store.Placeholders(2, len(orgIDs))+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("scim: role holders: %w", err)
 	}

@@ -42,13 +42,7 @@ func authorize(ctx context.Context, c *organization.SessionCaller, action string
 
 // scope resolves the project and organization a request acts on.
 func (h Handlers) scope(r *http.Request, action string) (*project.Project, string, error) {
-	var c *organization.SessionCaller
-	var err error
-	if h.sdk {
-		c, err = organization.CallerFromSession(r, h.s.d.Orgs, h.s.d.Members)
-	} else {
-		c, err = organization.BackendCaller(r, h.s.d.Orgs, h.s.d.Members, r.PathValue("organization_id"))
-	}
+	c, err := organization.CallerOf(r, h.sdk, h.s.d.Orgs, h.s.d.Members)
 	if err != nil {
 		return nil, "", err
 	}

@@ -82,25 +82,19 @@ func (s *Service) saveDependents(ctx context.Context, q store.Querier, src *conn
 	if src.Kind == KindExternal {
 		return nil
 	}
-	deps, err := dependents(ctx, q, `source_connection_id = $1`, src.ID)
-	if err != nil {
-		return err
-	}
-	for _, d := range deps {
-		c, err := s.loadLocked(ctx, q, d.projectID, d.orgID, d.connID)
-		if err != nil {
-			return err
-		}
-		if err := s.save(ctx, q, c); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.eachDependent(ctx, q, `source_connection_id = $1`, src.ID, s.save)
 }
 
 // removeDependents deletes the external connections matching where, each
 // as its organization's administrator would (remove).
 func (s *Service) removeDependents(ctx context.Context, q store.Querier, where, arg string) error {
+	return s.eachDependent(ctx, q, where, arg, s.remove)
+}
+
+// eachDependent runs fn on each external connection matching where (one
+// parameter, $1), loaded under its organization's and its own row locks.
+func (s *Service) eachDependent(ctx context.Context, q store.Querier, where, arg string,
+	fn func(context.Context, store.Querier, *conn) error) error {
 	deps, err := dependents(ctx, q, where, arg)
 	if err != nil {
 		return err
@@ -110,7 +104,7 @@ func (s *Service) removeDependents(ctx context.Context, q store.Querier, where, 
 		if err != nil {
 			return err
 		}
-		if err := s.remove(ctx, q, c); err != nil {
+		if err := fn(ctx, q, c); err != nil {
 			return err
 		}
 	}

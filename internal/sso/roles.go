@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -48,13 +47,11 @@ func (s *Service) RoleHolders(ctx context.Context, q store.Querier, projectID st
 		return nil, nil
 	}
 	args := []any{projectID}
-	marks := make([]string, len(orgIDs))
-	for i, id := range orgIDs {
+	for _, id := range orgIDs {
 		args = append(args, id)
-		marks[i] = fmt.Sprintf("$%d", len(args)+2)
 	}
 	var out []string
-	err := s.samlRegistrations(ctx, q, `c.project_id = $3 AND c.organization_id IN (`+strings.Join(marks, ", ")+`)`, args,
+	err := s.samlRegistrations(ctx, q, `c.project_id = $3 AND c.organization_id IN (`+store.Placeholders(4, len(orgIDs))+`)`, args,
 		func(memberID, connID string, rc roleConfig, attrs map[string]any) {
 			for _, g := range samlGrants(connID, rc, attrs) {
 				if g.RoleID == roleID && !slices.Contains(out, memberID) {
