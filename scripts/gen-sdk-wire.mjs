@@ -142,6 +142,10 @@ const CUSTOM = {
   'GET /sdk/v1/b2b/oauth/google/onetap/start': `{ ${COMMON} google_client_id: string }`,
   'POST /sdk/v1/b2b/oauth/google/onetap/submit': `{ ${COMMON} redirect_url: string }`,
   'POST /sdk/v1/b2b/oauth/google/onetap/discovery/submit': `{ ${COMMON} redirect_url: string }`,
+  // The Admin Portal's feature switches (adminPortal/utils/useAdminPortalConfig and its readers).
+  'GET /sdk/v1/b2b/admin_portal_config': `{ ${COMMON}
+    sso_config: { sso_enabled: boolean; can_create_saml_connection: boolean; can_create_oidc_connection: boolean };
+    organization_config: { mfa_controls_enabled: boolean }; scim_config: { scim_enabled: boolean } }`,
 };
 
 // Latchkey's additions to an SDK-declared answer (merged into the route's ROUTES type), with who

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/latchkey/latchkey/internal/adminportal"
 	"github.com/latchkey/latchkey/internal/atrest"
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/connectedapps"
@@ -123,6 +124,8 @@ func (a *App) wireModules() error {
 		a.TrustedAuth,
 		a.Impersonation,
 		scimSvc,
+		// The vendor Admin Portal's summary of the three above.
+		adminportal.New(adminportal.Deps{Orgs: a.Orgs, Members: members}),
 	}
 	if a.Config.Dev {
 		base := func() string { return a.Config.BaseURL }
