@@ -333,6 +333,13 @@ func (h admin) Groups(r *http.Request) (any, error) {
 	var conn *conn
 	if h.sdk {
 		conn, err = h.s.orgConn(ctx, q, c.Project.ID, c.Organization.OrganizationID)
+		// The SDK call names no connection, so an organization without one
+		// has no groups, as GET b2b/scim answers it without a connection
+		// rather than an error; the Admin Portal's settings screen lists the
+		// groups of every organization whose admin may read SCIM.
+		if apierr.Is(err, apierr.SCIMConnectionNotFound) {
+			return &groupsResponse{SCIMGroups: []GroupWire{}}, nil
+		}
 	} else {
 		conn, err = h.s.load(ctx, q, c.Project.ID, c.Organization.OrganizationID, r.PathValue("connection_id"), false)
 	}

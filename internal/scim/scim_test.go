@@ -133,6 +133,13 @@ func TestSDKFaceIsAuthorizedByRBAC(t *testing.T) {
 		if r := e.SDK(http.MethodGet, "/b2b/scim", nil, admin); r.Status != 200 || r.Data()["connection"] != nil {
 			t.Fatalf("get before create: %s", r.Raw)
 		}
+		// Without a connection there are no groups (the Admin Portal lists
+		// them for every organization), and still only for who may read SCIM.
+		if r := e.SDK(http.MethodPost, "/b2b/scim/groups", map[string]any{"limit": 1000}, admin); r.Status != 200 ||
+			len(r.Data()["scim_groups"].([]any)) != 0 || r.Data()["next_cursor"] != nil {
+			t.Fatalf("groups before create: %s", r.Raw)
+		}
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/scim/groups", map[string]any{}, mule), 403, "unauthorized_action")
 		r := e.SDK(http.MethodPost, "/b2b/scim", map[string]any{"display_name": "Okta", "identity_provider": "okta"}, admin)
 		apptest.Want(t, r, 200, "")
 		c := r.Data()["connection"].(map[string]any)
