@@ -1,0 +1,212 @@
+// Compatibility: the Admin Portal of the public @stytch/vanilla-js 6.3.0 (its SSO, Member
+// Management, Organization Settings and SCIM components; code we did not write) administers an
+// organization against our real binary, logged in as a stytch_admin member. The IIFE builds are
+// served unchanged from node_modules on the harness's page server (another origin than the API), and
+// the internal `endpoints` option points the client at our server (api-reference 6.3 (a)). Every
+// request the portal makes is recorded: none may be refused as unknown (404, 405) or answered with
+// an error the portal did not ask for. A failure here is a wire-format bug in our server.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { useHarness, codeOf, uniqueEmail } from './harness.mjs';
+
+const vendor = (p) => readFileSync(fileURLToPath(new URL(`./node_modules/@stytch/vanilla-js/dist/iife/${p}`, import.meta.url)), 'utf8');
+const SDK_JS = vendor('b2b/index.js');
+const PORTAL_JS = vendor('adminPortal/index.js');
+
+/**
+ * The customer's admin page. Both IIFEs assign the global `stytch`, so the client library's is kept
+ * as `stytchB2B` before the portal's loads. ?component=sso|members|settings|scim mounts one
+ * component; without it nothing is mounted (the test logs in first through the client).
+ */
+function adminPage(h, url) {
+  const cfg = JSON.stringify({
+    publicToken: h.project?.public_token ?? '',
+    apiBase: h.base,
+    component: url.searchParams.get('component') || '',
+  }).replace(/</g, '\\u003c');
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Admin Portal</title></head>
+<body>
+<div id="portal"></div>
+<script type="application/json" id="cfg">${cfg}</script>
+<script src="/vendor/stytch-b2b.js"></script>
+<script>window.stytchB2B = stytch;</script>
+<script src="/vendor/stytch-admin-portal.js"></script>
+<script>
+(function () {
+  var cfg = JSON.parse(document.getElementById('cfg').textContent);
+  var client = new stytchB2B.StytchB2BClient(cfg.publicToken, {
+    endpoints: { testAPIURL: cfg.apiBase, liveAPIURL: cfg.apiBase },
+  });
+  window.client = client;
+  var mount = {
+    sso: stytch.mountAdminPortalSSO,
+    members: stytch.mountAdminPortalMemberManagement,
+    settings: stytch.mountAdminPortalOrgSettings,
+    scim: stytch.mountAdminPortalSCIM,
+  }[cfg.component];
+  if (mount) mount({ element: '#portal', client: client });
+})();
+</script>
+</body>
+</html>
+`;
+}
+
+const h = useHarness({
+  routes: {
+    '/admin': adminPage,
+    '/vendor/stytch-b2b.js': () => ({ type: 'text/javascript; charset=utf-8', body: SDK_JS }),
+    '/vendor/stytch-admin-portal.js': () => ({ type: 'text/javascript; charset=utf-8', body: PORTAL_JS }),
+    '/favicon.ico': () => ({ status: 204, type: 'image/x-icon', body: '' }),
+  },
+});
+
+// The portal's CSS-in-JS library (emotion) warns about its own selectors in development builds; it
+// says nothing about the server.
+const VENDOR_NOISE = /^The pseudo class ":[a-z-]+" is potentially unsafe when doing server-side rendering/;
+
+/**
+ * Records every API call of the page. `refused` collects what betrays a route we do not serve or
+ * an answer the portal cannot use: 404/405, any other error status not listed in `expected`
+ * ("METHOD /path status"), console errors and page errors.
+ */
+function watchPage(page) {
+  const w = { calls: [], refused: [], errors: [], expected: new Set() };
+  page.on('response', (r) => {
+    const u = new URL(r.url());
+    if (u.port !== String(h.port) || r.request().method() === 'OPTIONS') return;
+    const call = `${r.request().method()} ${u.pathname}`;
+    w.calls.push(`${call} ${r.status()}`);
+    if (r.status() >= 400 && !w.expected.has(`${call} ${r.status()}`)) w.refused.push(`${call} ${r.status()}`);
+  });
+  page.on('console', (m) => m.type() === 'error' && !VENDOR_NOISE.test(m.text()) && w.errors.push(m.text()));
+  page.on('pageerror', (e) => w.errors.push(e.message));
+  w.assertClean = () => {
+    assert.deepEqual(w.refused, [], `every portal call was served and answered as the portal expects; calls:\n${w.calls.join('\n')}`);
+    assert.deepEqual(w.errors, [], 'the portal logged no error');
+  };
+  return w;
+}
+
+/** Logs `email` into `orgId` through the vendor client on the admin page (emailed code). */
+async function logIn(page, orgId, email) {
+  await page.goto(`${h.pageOrigin}/admin`);
+  await page.waitForFunction(() => !!window.client);
+  const seen = (await h.mailbox(email)).map((m) => m.id);
+  await page.evaluate(([organization_id, email_address]) =>
+    window.client.otps.email.loginOrSignup({ organization_id, email_address }), [orgId, email]);
+  const code = codeOf(await h.waitForMail(email, { exclude: seen }));
+  await page.evaluate(([organization_id, email_address, code]) =>
+    window.client.otps.email.authenticate({ organization_id, email_address, code, session_duration_minutes: 60 }),
+  [orgId, email, code]);
+  await page.waitForFunction(() => !!window.client.session.getSync());
+}
+
+/** An organization with a stytch_admin member, logged in on `page`. */
+async function adminOrg(page, name) {
+  const slug = `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}-${Date.now().toString(36)}`;
+  const org = await h.createOrg({ name, slug });
+  const email = uniqueEmail('portal-admin');
+  const r = await h.api('POST', `/v1/b2b/organizations/${org.organization_id}/members`, {
+    email_address: email, name: 'Portal Admin', roles: ['stytch_admin'],
+  });
+  await logIn(page, org.organization_id, email);
+  return { org, admin: r.member, email };
+}
+
+/** Opens the admin page with one portal component mounted, after the login. */
+async function openPortal(page, component) {
+  await page.goto(`${h.pageOrigin}/admin?component=${component}`);
+}
+
+h.test('admin portal SSO: list connections, create a SAML connection, rename it', async ({ page }) => {
+  const { org } = await adminOrg(page, 'Portal SSO');
+  const orgId = org.organization_id;
+  // One connection made by the backend, which the list must show.
+  await h.api('POST', `/v1/b2b/sso/saml/${orgId}`, { display_name: 'Existing Okta', identity_provider: 'okta' });
+  const w = watchPage(page);
+  await openPortal(page, 'sso');
+  await page.getByRole('heading', { name: 'SSO Connections' }).waitFor();
+  await page.getByText('Existing Okta').waitFor();
+
+  await page.getByRole('button', { name: 'New connection' }).click();
+  await page.getByText('New SSO Connection').waitFor();
+  await page.getByPlaceholder('Text').fill('Portal SAML');
+  await page.getByText('Select', { exact: true }).click();
+  await page.getByText('Custom SAML', { exact: true }).click();
+  const created = page.waitForResponse((r) => r.url().endsWith('/sdk/v1/b2b/sso/saml') && r.request().method() === 'POST');
+  await page.getByRole('button', { name: 'Create' }).click();
+  assert.equal((await created).status(), 200);
+  const connectionId = (await (await created).json()).data.connection.connection_id;
+  await page.getByText('Configure Portal SAML').waitFor();
+  // Its default attribute mapping is saved with the connection (the IdP's values come later).
+  const configured = page.waitForResponse((r) => r.url().endsWith(`/sdk/v1/b2b/sso/saml/${connectionId}`) && r.request().method() === 'PUT');
+  await page.getByRole('button', { name: 'Create' }).click();
+  assert.equal((await configured).status(), 200);
+  await page.getByRole('heading', { name: 'SSO Connections' }).waitFor();
+  await page.getByText('Portal SAML').waitFor();
+
+  // Rename it from its details screen.
+  await page.getByText('Portal SAML').click();
+  await page.getByText('Display Name', { exact: true }).waitFor();
+  // Three sections have an Edit button; Details, with the display name, is the last.
+  await page.getByRole('button', { name: 'Edit', exact: true }).last().click();
+  const nameInput = page.getByRole('textbox').first();
+  assert.equal(await nameInput.inputValue(), 'Portal SAML');
+  await nameInput.fill('Portal SAML Renamed');
+  const renamed = page.waitForResponse((r) => r.url().endsWith(`/sdk/v1/b2b/sso/saml/${connectionId}`) && r.request().method() === 'PUT');
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  assert.equal((await renamed).status(), 200);
+  await page.getByRole('heading', { name: 'Portal SAML Renamed' }).waitFor();
+
+  const { saml_connections: saml } = await h.api('GET', `/v1/b2b/sso/${orgId}`);
+  assert.deepEqual(saml.map((c) => c.display_name).sort(), ['Existing Okta', 'Portal SAML Renamed']);
+  w.assertClean();
+});
+
+h.test('admin portal Member Management: list members, invite one, change a role', async ({ page }) => {
+  const { org } = await adminOrg(page, 'Portal Members');
+  const orgId = org.organization_id;
+  const plainEmail = uniqueEmail('portal-plain');
+  const plain = await h.createMember(orgId, plainEmail, 'Plain Member');
+  const w = watchPage(page);
+  await openPortal(page, 'members');
+  await page.getByRole('heading', { name: 'Members' }).waitFor();
+  await page.getByRole('cell', { name: plainEmail, exact: true }).waitFor();
+
+  // Invite a new member by email.
+  const invitee = uniqueEmail('portal-invitee');
+  await page.getByRole('button', { name: 'Invite', exact: true }).click();
+  await page.getByPlaceholder('Enter name').fill('Invited Person');
+  await page.getByPlaceholder('Enter email address').fill(invitee);
+  const invited = page.waitForResponse((r) => r.url().endsWith('/sdk/v1/b2b/magic_links/email/invite'));
+  await page.getByRole('dialog').getByRole('button', { name: 'Invite', exact: true }).click();
+  assert.equal((await invited).status(), 200);
+  await page.getByText(`Invite sent to ${invitee}`).waitFor();
+  await page.getByRole('cell', { name: invitee, exact: true }).waitFor();
+  const mail = await h.waitForMail(invitee);
+  assert.ok(mail.links.some((l) => l.includes('stytch_token_type=multi_tenant_magic_links')), JSON.stringify(mail.links));
+
+  // Make the plain member an admin from their details screen.
+  await page.getByRole('cell', { name: plainEmail, exact: true }).click();
+  await page.getByRole('heading', { name: 'Plain Member' }).waitFor();
+  // Details and Access each have an Edit button; Access is the second.
+  await page.getByRole('button', { name: 'Edit', exact: true }).nth(1).click();
+  await page.getByRole('button', { name: 'Add Role assignment' }).click();
+  await page.getByRole('dialog').getByRole('combobox').click();
+  await page.getByRole('option', { name: /^stytch_admin/ }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Add Role' }).click();
+  const updated = page.waitForResponse((r) =>
+    r.url().endsWith(`/sdk/v1/b2b/organizations/members/${plain.member_id}`) && r.request().method() === 'PUT');
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  assert.equal((await updated).status(), 200);
+  await page.getByRole('cell', { name: 'stytch_admin', exact: true }).waitFor();
+  const { member } = await h.api('GET', `/v1/b2b/organizations/${orgId}/member?member_id=${encodeURIComponent(plain.member_id)}`);
+  assert.deepEqual(member.roles.map((r) => r.role_id).sort(), ['stytch_admin', 'stytch_member']);
+  w.assertClean();
+});
