@@ -60,8 +60,13 @@ func (s *Service) regOf(ctx context.Context, q store.Querier, c *conn, id string
 // (store.DB.LockRow), so two concurrent updates of one user run one after
 // the other and the second reads what the first wrote. The member's row
 // comes first because every member write (deleteUser's DeleteMember,
-// UpdateMember) locks it before the registration.
+// UpdateMember) locks it before the registration. An id that is not a
+// user of c is refused before anything is locked: the token holder locks
+// no other organization's member.
 func (s *Service) regForUpdate(ctx context.Context, q store.Querier, c *conn, id string) (*reg, error) {
+	if _, err := s.regOf(ctx, q, c, id); err != nil {
+		return nil, err
+	}
 	for _, table := range []string{"members", "scim_registrations"} {
 		if err := s.d.DB.LockRow(ctx, q, table, "member_id", id); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, err
