@@ -218,6 +218,15 @@ func CheckName(name string) (string, error) {
 	return name, nil
 }
 
+// truncateName trims name and cuts it to MaxNameLength characters.
+func truncateName(name string) string {
+	name = strings.TrimSpace(name)
+	if utf8.RuneCountInString(name) <= MaxNameLength {
+		return name
+	}
+	return strings.TrimSpace(string([]rune(name)[:MaxNameLength]))
+}
+
 // CreateMember inserts a member into org. email must be normalised. An
 // address already a member's is duplicate_member_email.
 func (s *Store) CreateMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, nm NewMember) (*Member, error) {
@@ -236,8 +245,14 @@ func (s *Store) CreateMember(ctx context.Context, q store.Querier, org *Organiza
 // insert waits for the other transaction and then skips the row (ON
 // CONFLICT DO NOTHING) rather than failing, which would abort this
 // transaction.
+//
+// A name over MaxNameLength is cut to it rather than refused: the names
+// JIT provisioning gets come from identity providers, and a login must not
+// fail over a name the person cannot change here (an API call that names
+// a member, passwords/migrate among them, checks it first with CheckName).
 func (s *Store) ProvisionMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, nm NewMember) (
 	m *Member, created bool, err error) {
+	nm.Name = truncateName(nm.Name)
 	if m, created, err = s.insertMember(ctx, q, org, env, nm, true); err != nil || created {
 		return m, created, err
 	}

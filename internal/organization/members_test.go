@@ -250,3 +250,33 @@ func TestMemberNameLimitOnCreation(t *testing.T) {
 		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+id, map[string]any{"name": name}), 200, "")
 	})
 }
+
+// A name that comes from an identity provider at a just-in-time signup
+// (ProvisionMember) is cut to MaxNameLength rather than refused: the
+// person cannot change it here, and the login must not fail over it.
+// passwords/migrate, whose caller names the member, refuses it.
+func TestProvisionedNameIsCutToTheLimit(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		orgID := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		org, err := e.App.Orgs.Get(t.Context(), e.Project.Project.ID, orgID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		long := strings.Repeat("名", organization.MaxNameLength) + " tail"
+		m, created, err := e.App.Orgs.ProvisionMember(t.Context(), e.App.DB, org, e.Project.Project.Env,
+			organization.NewMember{Email: "jit@acme.test", Name: long, Status: organization.StatusActive})
+		if err != nil || !created {
+			t.Fatalf("provision: %v (created %v)", err, created)
+		}
+		if m.Name != strings.Repeat("名", organization.MaxNameLength) {
+			t.Fatalf("name kept %d characters, want %d", len([]rune(m.Name)), organization.MaxNameLength)
+		}
+		r := e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"organization_id": orgID,
+			"email_address": "imported@acme.test", "hash_type": "bcrypt", "name": long,
+			"hash": "$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy"})
+		apptest.Want(t, r, 400, "invalid_request")
+		if msg, _ := r.Body["error_message"].(string); !strings.Contains(msg, "name") {
+			t.Fatalf("migrate refused for another reason: %s", r.Raw)
+		}
+	})
+}
