@@ -104,8 +104,8 @@ func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organiza
 		return nil, apierr.New(apierr.InactiveMember).WithMessage("This member is deleted; reactivate the member first.")
 	}
 	if u.Name != nil {
-		if m.Name = strings.TrimSpace(*u.Name); len(m.Name) > 256 {
-			return nil, apierr.Invalid("name", "name must be at most 256 characters.")
+		if m.Name, err = CheckName(*u.Name); err != nil {
+			return nil, err
 		}
 	}
 	if u.TrustedMetadata != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/emailaddr"
@@ -202,6 +203,30 @@ type NewMember struct {
 	Roles             []string // explicitly assigned; stytch_member is implied
 }
 
+// MaxNameLength bounds a member's name, in characters (a name in a
+// non-Latin script is not held to a third of the limit), on creation and
+// update alike: a name accepted at creation must survive being sent back
+// unchanged in a later update.
+const MaxNameLength = 256
+
+// CheckName trims a member name and refuses one over MaxNameLength.
+func CheckName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if utf8.RuneCountInString(name) > MaxNameLength {
+		return "", apierr.Invalid("name", fmt.Sprintf("name must be at most %d characters.", MaxNameLength))
+	}
+	return name, nil
+}
+
+// truncateName trims name and cuts it to MaxNameLength characters.
+func truncateName(name string) string {
+	name = strings.TrimSpace(name)
+	if utf8.RuneCountInString(name) <= MaxNameLength {
+		return name
+	}
+	return strings.TrimSpace(string([]rune(name)[:MaxNameLength]))
+}
+
 // CreateMember inserts a member into org. email must be normalised. An
 // address already a member's is duplicate_member_email.
 func (s *Store) CreateMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, nm NewMember) (*Member, error) {
@@ -220,8 +245,14 @@ func (s *Store) CreateMember(ctx context.Context, q store.Querier, org *Organiza
 // insert waits for the other transaction and then skips the row (ON
 // CONFLICT DO NOTHING) rather than failing, which would abort this
 // transaction.
+//
+// A name over MaxNameLength is cut to it rather than refused: the names
+// JIT provisioning gets come from identity providers, and a login must not
+// fail over a name the person cannot change here (an API call that names
+// a member, passwords/migrate among them, checks it first with CheckName).
 func (s *Store) ProvisionMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, nm NewMember) (
 	m *Member, created bool, err error) {
+	nm.Name = truncateName(nm.Name)
 	if m, created, err = s.insertMember(ctx, q, org, env, nm, true); err != nil || created {
 		return m, created, err
 	}
@@ -239,6 +270,12 @@ func (s *Store) ProvisionMember(ctx context.Context, q store.Querier, org *Organ
 // false); otherwise it is duplicate_member_email.
 func (s *Store) insertMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, nm NewMember,
 	skipTaken bool) (*Member, bool, error) {
+	// Every creation path (the member routes, invites, SCIM, JIT
+	// provisioning) comes through here, so the name limit holds for all.
+	var err error
+	if nm.Name, err = CheckName(nm.Name); err != nil {
+		return nil, false, err
+	}
 	if nm.TrustedMetadata == nil {
 		nm.TrustedMetadata = map[string]any{}
 	}
@@ -259,7 +296,7 @@ func (s *Store) insertMember(ctx context.Context, q store.Querier, org *Organiza
 		insert += ` ON CONFLICT (organization_id, email_address) DO NOTHING`
 	}
 	res, err := q.ExecContext(ctx, insert,
-		id, org.OrganizationID, org.projectID, ids.New("email", env), nm.Email, false, nm.Status, strings.TrimSpace(nm.Name),
+		id, org.OrganizationID, org.projectID, ids.New("email", env), nm.Email, false, nm.Status, nm.Name,
 		mustJSON(nm.TrustedMetadata), mustJSON(nm.UntrustedMetadata), nm.IsBreakglass, mustJSON(roles), "", now, now)
 	if errors.Is(store.MapError(err), store.ErrConflict) {
 		return nil, false, apierr.Wrap(apierr.DuplicateMemberEmail, err)

@@ -4,10 +4,12 @@ import (
 	"net/http"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/organization"
 )
 
 func TestMemberLifecycle(t *testing.T) {
@@ -216,5 +218,65 @@ func TestMemberSearch(t *testing.T) {
 		proj := e.NewProject("Elsewhere")
 		apptest.Want(t, e.Do(http.MethodPost, "/v1/b2b/organizations/members/search", map[string]any{"organization_ids": []string{a}}, nil,
 			proj.Project.ID, proj.Secret), 404, "organization_not_found")
+	})
+}
+
+// A member's name is capped at MaxNameLength characters on every path
+// that creates one (the backend and SDK member routes, invites), as it is
+// on update: a name accepted at creation could otherwise never be sent
+// back unchanged. The limit counts characters, not bytes.
+func TestMemberNameLimitOnCreation(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		e.CreateAdmin(org, "admin@acme.test")
+		admin := e.SessionFor(org, "admin@acme.test")
+		long := strings.Repeat("n", organization.MaxNameLength+1)
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members",
+			map[string]any{"email_address": "long@acme.test", "name": long}), 400, "invalid_request")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/organizations/members",
+			map[string]any{"email_address": "long@acme.test", "name": long}, admin), 400, "invalid_request")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/magic_links/email/invite",
+			map[string]any{"organization_id": org, "email_address": "long@acme.test", "name": long}), 400, "invalid_request")
+		if n := e.Count(`SELECT COUNT(*) FROM members WHERE email_address = $1`, "long@acme.test"); n != 0 {
+			t.Fatalf("%d members created with a name over the limit", n)
+		}
+		// At the limit, in a script of several bytes per character: kept,
+		// and the same name sent back in an update is accepted.
+		name := strings.Repeat("名", organization.MaxNameLength)
+		r := e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members",
+			map[string]any{"email_address": "kanji@acme.test", "name": name})
+		apptest.Want(t, r, 200, "")
+		id := r.Body["member_id"].(string)
+		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+id, map[string]any{"name": name}), 200, "")
+	})
+}
+
+// A name that comes from an identity provider at a just-in-time signup
+// (ProvisionMember) is cut to MaxNameLength rather than refused: the
+// person cannot change it here, and the login must not fail over it.
+// passwords/migrate, whose caller names the member, refuses it.
+func TestProvisionedNameIsCutToTheLimit(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		orgID := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		org, err := e.App.Orgs.Get(t.Context(), e.Project.Project.ID, orgID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		long := strings.Repeat("名", organization.MaxNameLength) + " tail"
+		m, created, err := e.App.Orgs.ProvisionMember(t.Context(), e.App.DB, org, e.Project.Project.Env,
+			organization.NewMember{Email: "jit@acme.test", Name: long, Status: organization.StatusActive})
+		if err != nil || !created {
+			t.Fatalf("provision: %v (created %v)", err, created)
+		}
+		if m.Name != strings.Repeat("名", organization.MaxNameLength) {
+			t.Fatalf("name kept %d characters, want %d", len([]rune(m.Name)), organization.MaxNameLength)
+		}
+		r := e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"organization_id": orgID,
+			"email_address": "imported@acme.test", "hash_type": "bcrypt", "name": long,
+			"hash": "$2a$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy"})
+		apptest.Want(t, r, 400, "invalid_request")
+		if msg, _ := r.Body["error_message"].(string); !strings.Contains(msg, "name") {
+			t.Fatalf("migrate refused for another reason: %s", r.Raw)
+		}
 	})
 }

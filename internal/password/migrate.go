@@ -70,6 +70,11 @@ func (s *Service) prepareMigrate(ctx context.Context, a MigrateParams) (*migrati
 	if strings.TrimSpace(a.OrganizationID) == "" {
 		return nil, apierr.Invalid("organization_id", "organization_id is required.")
 	}
+	// The caller names the member, so a name over the limit is refused
+	// (ProvisionMember would cut it, as it does for identity providers).
+	if a.Name, err = organization.CheckName(a.Name); err != nil {
+		return nil, err
+	}
 	encoded, err := pwhash.Normalize(a.Hash)
 	if err != nil {
 		return nil, apierr.Wrap(apierr.InvalidRequest, err).WithMessage(strings.TrimPrefix(err.Error(), "pwhash: malformed hash: ")).

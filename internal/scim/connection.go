@@ -85,9 +85,21 @@ func (s *Service) orgConn(ctx context.Context, q store.Querier, projectID, orgID
 
 // load loads connection id of the organization; with lock, the row is
 // locked for a change written back from the read (store.DB.LockRow).
+//
+// The organization's row is locked before the connection's: every
+// connection write then rewrites the organization's row (summarise), and
+// every other writer of both takes the organization first (its deletion,
+// whose cascade reaches the connection; the SSO module; the RBAC
+// referrers). Taking the connection first would deadlock with them. A
+// caller assigning roles takes the policy lock before calling this
+// (LockRoles' order).
 func (s *Service) load(ctx context.Context, q store.Querier, projectID, orgID, id string, lock bool) (*conn, error) {
 	if lock {
-		if err := s.d.DB.LockRow(ctx, q, "scim_connections", "connection_id", id); err != nil && !errors.Is(err, store.ErrNotFound) {
+		err := s.d.DB.LockRow(ctx, q, "organizations", "organization_id", orgID)
+		if err == nil {
+			err = s.d.DB.LockRow(ctx, q, "scim_connections", "connection_id", id)
+		}
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, err
 		}
 	}

@@ -3,6 +3,7 @@ package scim
 import (
 	"encoding/json"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/latchkey/latchkey/internal/emailaddr"
 )
@@ -49,6 +50,12 @@ func parseFilter(f string) (*filterExpr, error) {
 	var value string
 	if err := json.Unmarshal([]byte(strings.TrimSpace(rest)), &value); err != nil {
 		return nil, errInvalidFilter("The filter value must be a quoted string.")
+	}
+	// The value is JSON-decoded, so \u0000 becomes a NUL the raw query's
+	// checks never saw; PostgreSQL refuses it as a parameter (SQLite would
+	// just match nothing). Refused alike on both, as readJSON does bodies.
+	if strings.ContainsRune(value, 0) || !utf8.ValidString(value) {
+		return nil, errInvalidFilter("The filter value contains a NUL character or invalid UTF-8.")
 	}
 	// emails[type eq "work"].value: the value filter narrows which email,
 	// and any of a member's addresses is its one address here.

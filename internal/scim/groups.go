@@ -118,19 +118,38 @@ func excludesMembers(r *http.Request) bool {
 }
 
 // setMembers makes ids the group's members (add and remove change only
-// those named). Every id must be a user the connection provisioned.
+// those named). Every id added must be a user the connection provisioned,
+// and not a break-glass member.
+//
+// The user's registration is share-locked (FOR SHARE on PostgreSQL) until
+// the membership commits, so a concurrent DELETE /Users (deleteUser, which
+// deletes the registration and then the memberships) either waits for
+// this transaction and then deletes the new membership too, or has
+// deleted the registration first, and this read, waiting for it, finds no
+// user. A plain read would let the membership of a deleted user through,
+// to grant the group's role again when the address is provisioned anew.
+// SQLite has one writer: the read is already current.
 func (s *Service) setMembers(ctx context.Context, q store.Querier, c *conn, groupID string, ids []string, mode string) error {
+	query := `SELECT m.is_breakglass, m.email_address FROM scim_registrations r JOIN members m ON m.member_id = r.member_id
+		WHERE r.connection_id = $1 AND r.member_id = $2`
+	if s.d.DB.Dialect() == store.Postgres {
+		query += ` FOR SHARE OF r`
+	}
 	for _, id := range ids {
 		if mode == "remove" {
 			continue
 		}
-		var n int
-		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM scim_registrations WHERE connection_id = $1 AND member_id = $2`,
-			c.ID, id).Scan(&n); err != nil {
+		var breakglass bool
+		var email string
+		err := q.QueryRowContext(ctx, query, c.ID, id).Scan(&breakglass, &email)
+		if errors.Is(store.MapError(err), store.ErrNotFound) {
+			return errInvalidValue("Group member " + id + " is not a user of this SCIM connection.")
+		}
+		if err != nil {
 			return fmt.Errorf("scim: group member: %w", err)
 		}
-		if n == 0 {
-			return errInvalidValue("Group member " + id + " is not a user of this SCIM connection.")
+		if err := refuseBreakglass(breakglass, email); err != nil {
+			return err
 		}
 	}
 	if mode == "replace" {
@@ -429,20 +448,22 @@ func (s *Service) changeGroup(r *http.Request, c *conn, change func(context.Cont
 }
 
 // deleteGroup removes the group with its memberships and the
-// connection's role assignments naming it.
+// connection's role assignments naming it. The organization and
+// connection rows are locked (load) before the group's row is deleted,
+// in the order an organization's deletion cascades.
 func (s *Service) deleteGroup(r *http.Request, c *conn) (int, any, error) {
 	ctx := r.Context()
 	id := r.PathValue("id")
 	err := s.d.DB.Tx(ctx, func(q store.Querier) error {
+		cc, err := s.load(ctx, q, c.ProjectID, c.OrgID, c.ID, true)
+		if err != nil {
+			return err
+		}
 		if _, err := s.loadGroup(ctx, q, c, id); err != nil {
 			return err
 		}
 		if _, err := q.ExecContext(ctx, `DELETE FROM scim_groups WHERE group_id = $1`, id); err != nil {
 			return fmt.Errorf("scim: delete group: %w", err)
-		}
-		cc, err := s.load(ctx, q, c.ProjectID, c.OrgID, c.ID, true)
-		if err != nil {
-			return err
 		}
 		kept := slices.DeleteFunc(slices.Clone(cc.GroupRoles), func(a GroupRole) bool { return a.GroupID == id })
 		if len(kept) != len(cc.GroupRoles) {

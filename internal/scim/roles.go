@@ -69,13 +69,16 @@ func (s *Service) Decorate(ctx context.Context, q store.Querier, byID map[string
 // ImplicitRoles grants the roles of the SCIM groups a provisioned member
 // belongs to (organization.ImplicitRoleSource). Members the connection
 // did not provision (no scim_registration, filled by Decorate, which runs
-// first) cost no query.
+// first) cost no query. Only memberships in groups of the connection that
+// registered the member count (as in RoleHolders): a membership left
+// behind without its registration grants nothing.
 func (s *Service) ImplicitRoles(ctx context.Context, q store.Querier, m *organization.Member) ([]organization.RoleGrant, error) {
 	if m.SCIMRegistration == nil {
 		return nil, nil
 	}
 	rows, err := q.QueryContext(ctx, `SELECT c.connection_id, c.group_roles, gm.group_id FROM scim_group_members gm
 		JOIN scim_groups g ON g.group_id = gm.group_id JOIN scim_connections c ON c.connection_id = g.connection_id
+		JOIN scim_registrations r ON r.member_id = gm.member_id AND r.connection_id = c.connection_id
 		WHERE gm.member_id = $1 ORDER BY gm.created_at, gm.group_id`, m.MemberID)
 	if err != nil {
 		return nil, fmt.Errorf("scim: implicit roles: %w", err)

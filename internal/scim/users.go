@@ -18,21 +18,25 @@ import (
 )
 
 // reg is a provisioned member: their registration with the member fields
-// a User resource shows.
+// a User resource shows. Linked is set when the connection linked a
+// member that already existed rather than creating them (see
+// refuseAddressChange).
 type reg struct {
 	ID, MemberID, ExternalID string
 	Attrs                    user
 	Created, Updated         int64
 	Email, Name, Status      string
+	Linked, Breakglass       bool
 }
 
-const regSelect = `SELECT r.registration_id, r.member_id, r.external_id, r.attributes, r.created_at, r.updated_at,
-	m.email_address, m.name, m.status FROM scim_registrations r JOIN members m ON m.member_id = r.member_id`
+const regSelect = `SELECT r.registration_id, r.member_id, r.external_id, r.attributes, r.created_at, r.updated_at, r.linked,
+	m.email_address, m.name, m.status, m.is_breakglass FROM scim_registrations r JOIN members m ON m.member_id = r.member_id`
 
 func scanReg(row interface{ Scan(...any) error }) (*reg, error) {
 	var g reg
 	var attrs string
-	if err := row.Scan(&g.ID, &g.MemberID, &g.ExternalID, &attrs, &g.Created, &g.Updated, &g.Email, &g.Name, &g.Status); err != nil {
+	if err := row.Scan(&g.ID, &g.MemberID, &g.ExternalID, &attrs, &g.Created, &g.Updated, &g.Linked, &g.Email, &g.Name, &g.Status,
+		&g.Breakglass); err != nil {
 		return nil, store.MapError(err)
 	}
 	if err := json.Unmarshal([]byte(attrs), &g.Attrs); err != nil {
@@ -49,6 +53,50 @@ func (s *Service) regOf(ctx context.Context, q store.Querier, c *conn, id string
 		return nil, errNotFound("User", id)
 	}
 	return g, err
+}
+
+// regForUpdate is regOf for a change written back from the read: the
+// member's row, then the registration's, are locked first
+// (store.DB.LockRow), so two concurrent updates of one user run one after
+// the other and the second reads what the first wrote. The member's row
+// comes first because every member write (deleteUser's DeleteMember,
+// UpdateMember) locks it before the registration. An id that is not a
+// user of c is refused before anything is locked: the token holder locks
+// no other organization's member.
+func (s *Service) regForUpdate(ctx context.Context, q store.Querier, c *conn, id string) (*reg, error) {
+	if _, err := s.regOf(ctx, q, c, id); err != nil {
+		return nil, err
+	}
+	for _, table := range []string{"members", "scim_registrations"} {
+		if err := s.d.DB.LockRow(ctx, q, table, "member_id", id); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
+	}
+	return s.regOf(ctx, q, c, id)
+}
+
+// refuseBreakglass keeps SCIM away from break-glass members: they are the
+// way in when the identity provider is down or compromised, so it may
+// neither link, change nor deactivate them.
+func refuseBreakglass(breakglass bool, email string) error {
+	if breakglass {
+		return &scimError{http.StatusBadRequest, "mutability", "The address " + email +
+			" belongs to a break-glass member, whom SCIM provisioning does not manage."}
+	}
+	return nil
+}
+
+// refuseAddressChange keeps a linked member's email address: the member
+// existed before the connection (an admin, say), and letting the bearer
+// token move them to another address would let its holder log in as them.
+// Members the connection created may change address.
+func refuseAddressChange(g *reg, email string) error {
+	if g.Linked && email != "" && email != g.Email {
+		return &scimError{http.StatusBadRequest, "mutability", "The member " + g.Email +
+			" existed before this SCIM connection linked them, so their email address cannot be changed through SCIM; " +
+			"change it in the organization's member settings."}
+	}
+	return nil
 }
 
 // userTaken refuses a userName another registration of c has.
@@ -174,9 +222,14 @@ func (s *Service) createUser(r *http.Request, c *conn) (int, any, error) {
 			method = "user_created"
 		case err == nil && m.SCIMRegistration != nil:
 			return errUniqueness("A user with the email " + email + " already exists.")
-		case err == nil && m.Status == organization.StatusDeleted && (u.Active == nil || bool(*u.Active)):
+		case err == nil && m.IsBreakglass:
+			return errUniqueness("The address " + email + " belongs to a break-glass member, whom SCIM provisioning does not manage.")
+		case err == nil && m.Status != organization.StatusActive && (u.Active == nil || bool(*u.Active)):
+			// A linked member becomes active like a created one (the
+			// identity provider vouches for them): a deleted member is
+			// reactivated, an invited or pending one admitted.
 			m, err = s.d.Orgs.SetMemberStatus(ctx, q, org, m.MemberID, organization.StatusActive,
-				[]string{organization.StatusDeleted}, apierr.New(apierr.MemberNotFound))
+				[]string{m.Status}, apierr.New(apierr.MemberNotFound))
 		}
 		if err != nil {
 			return err
@@ -188,7 +241,7 @@ func (s *Service) createUser(r *http.Request, c *conn) (int, any, error) {
 			}
 		}
 		memberID, active = m.MemberID, m.Status != organization.StatusDeleted
-		if err := s.insertReg(ctx, q, c, p.Env, memberID, u); err != nil {
+		if err := s.insertReg(ctx, q, c, p.Env, memberID, u, method == "user_linked"); err != nil {
 			return err
 		}
 		return s.record(ctx, q, r, c, method, memberID, nil)
@@ -204,11 +257,12 @@ func (s *Service) createUser(r *http.Request, c *conn) (int, any, error) {
 	return s.userAnswer(ctx, s.d.DB.Read(), c, memberID, http.StatusCreated)
 }
 
-func (s *Service) insertReg(ctx context.Context, q store.Querier, c *conn, env ids.Env, memberID string, u *user) error {
+func (s *Service) insertReg(ctx context.Context, q store.Querier, c *conn, env ids.Env, memberID string, u *user, linked bool) error {
 	now := store.Millis(s.d.Clock.Now())
 	_, err := q.ExecContext(ctx, `INSERT INTO scim_registrations (registration_id, connection_id, organization_id, member_id,
-		user_name_key, external_id, attributes, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-		ids.New("scim-registration", env), c.ID, c.OrgID, memberID, strings.ToLower(u.UserName), u.ExternalID, mustJSON(u), now, now)
+		user_name_key, external_id, attributes, linked, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		ids.New("scim-registration", env), c.ID, c.OrgID, memberID, strings.ToLower(u.UserName), u.ExternalID, mustJSON(u), linked,
+		now, now)
 	if errors.Is(store.MapError(err), store.ErrConflict) {
 		return errUniqueness("The user is already provisioned.")
 	}
@@ -314,8 +368,11 @@ func (s *Service) updateUser(r *http.Request, c *conn, id string, next func(*reg
 	}
 	deactivate := false
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		g, err := s.regOf(ctx, q, c, id)
+		g, err := s.regForUpdate(ctx, q, c, id)
 		if err != nil {
+			return err
+		}
+		if err := refuseBreakglass(g.Breakglass, g.Email); err != nil {
 			return err
 		}
 		u, err := next(g)
@@ -329,14 +386,24 @@ func (s *Service) updateUser(r *http.Request, c *conn, id string, next func(*reg
 		if err != nil {
 			return err
 		}
+		if err := refuseAddressChange(g, email); err != nil {
+			return err
+		}
 		deleted := g.Status == organization.StatusDeleted
-		if deleted && u.Active != nil && bool(*u.Active) {
+		if g.Status != organization.StatusActive && u.Active != nil && bool(*u.Active) {
+			// Reactivated when deleted; admitted when invited or pending
+			// (a member re-invited after SCIM linked them): the identity
+			// provider holds the user active.
 			if _, err := s.d.Orgs.SetMemberStatus(ctx, q, org, id, organization.StatusActive,
-				[]string{organization.StatusDeleted}, apierr.New(apierr.MemberNotFound)); err != nil {
+				[]string{g.Status}, apierr.New(apierr.MemberNotFound)); err != nil {
 				return err
 			}
+			method := "user_activated"
+			if deleted {
+				method = "user_reactivated"
+			}
 			deleted = false
-			if err := s.record(ctx, q, r, c, "user_reactivated", id, nil); err != nil {
+			if err := s.record(ctx, q, r, c, method, id, nil); err != nil {
 				return err
 			}
 		}
@@ -356,9 +423,15 @@ func (s *Service) updateUser(r *http.Request, c *conn, id string, next func(*reg
 			deactivate = u.Active != nil && !bool(*u.Active)
 		}
 		u.Active = nil // the member's status is the truth
-		if _, err := q.ExecContext(ctx, `UPDATE scim_registrations SET user_name_key = $1, external_id = $2, attributes = $3,
+		_, err = q.ExecContext(ctx, `UPDATE scim_registrations SET user_name_key = $1, external_id = $2, attributes = $3,
 			updated_at = $4 WHERE registration_id = $5`, strings.ToLower(u.UserName), u.ExternalID, mustJSON(u),
-			store.Millis(s.d.Clock.Now()), g.ID); err != nil {
+			store.Millis(s.d.Clock.Now()), g.ID)
+		if errors.Is(store.MapError(err), store.ErrConflict) {
+			// Another user took the userName after userTaken looked (a
+			// concurrent rename or create): the same answer as its check.
+			return errUniqueness("A user with userName " + u.UserName + " already exists.")
+		}
+		if err != nil {
 			return fmt.Errorf("scim: update registration: %w", err)
 		}
 		return s.record(ctx, q, r, c, "user_updated", id, nil)
@@ -380,20 +453,32 @@ func (s *Service) updateUser(r *http.Request, c *conn, id string, next func(*reg
 func (s *Service) deleteUser(r *http.Request, c *conn) (int, any, error) {
 	ctx := r.Context()
 	id := r.PathValue("id")
-	if _, err := s.regOf(ctx, s.d.DB.Read(), c, id); err != nil {
+	g, err := s.regOf(ctx, s.d.DB.Read(), c, id)
+	if err != nil {
+		return 0, nil, err
+	}
+	if err := refuseBreakglass(g.Breakglass, g.Email); err != nil {
 		return 0, nil, err
 	}
 	p, org, err := s.scope(ctx, c)
 	if err != nil {
 		return 0, nil, err
 	}
-	_, err = s.d.Orgs.DeleteMember(ctx, s.d.Members, p, org, id, func(q store.Querier, _ *organization.Member) error {
+	_, err = s.d.Orgs.DeleteMember(ctx, s.d.Members, p, org, id, func(q store.Querier, m *organization.Member) error {
+		if err := refuseBreakglass(m.IsBreakglass, m.EmailAddress); err != nil {
+			return err // marked break-glass since the read above
+		}
+		// The registration goes before the memberships. A group add locks
+		// the registration (FOR SHARE, setMembers) before it inserts: one
+		// that got there first has committed its membership by the time
+		// this DELETE has the row, and the next statement sees and deletes
+		// it; one that comes after waits here and then finds no user.
+		if _, err := q.ExecContext(ctx, `DELETE FROM scim_registrations WHERE connection_id = $1 AND member_id = $2`, c.ID, id); err != nil {
+			return fmt.Errorf("scim: delete registration: %w", err)
+		}
 		if _, err := q.ExecContext(ctx, `DELETE FROM scim_group_members WHERE member_id = $1
 			AND group_id IN (SELECT group_id FROM scim_groups WHERE connection_id = $2)`, id, c.ID); err != nil {
 			return fmt.Errorf("scim: delete user groups: %w", err)
-		}
-		if _, err := q.ExecContext(ctx, `DELETE FROM scim_registrations WHERE connection_id = $1 AND member_id = $2`, c.ID, id); err != nil {
-			return fmt.Errorf("scim: delete registration: %w", err)
 		}
 		return s.record(ctx, q, r, c, "user_deleted", id, nil)
 	})
