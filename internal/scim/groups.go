@@ -132,12 +132,22 @@ func excludesMembers(r *http.Request) bool {
 func (s *Service) setMembers(ctx context.Context, q store.Querier, c *conn, groupID string, ids []string, mode string) error {
 	query := `SELECT m.is_breakglass, m.email_address FROM scim_registrations r JOIN members m ON m.member_id = r.member_id
 		WHERE r.connection_id = $1 AND r.member_id = $2`
-	if s.d.DB.Dialect() == store.Postgres {
+	pg := s.d.DB.Dialect() == store.Postgres
+	if pg {
 		query += ` FOR SHARE OF r`
 	}
 	for _, id := range ids {
 		if mode == "remove" {
 			continue
+		}
+		// The member's row first (the key share the membership's foreign
+		// key takes anyway), then its registration: the order a member's
+		// deletion takes them (the member, then its registration by
+		// cascade), so an organization's deletion cannot deadlock with this.
+		if pg {
+			if _, err := q.ExecContext(ctx, `SELECT 1 FROM members WHERE member_id = $1 FOR KEY SHARE`, id); err != nil {
+				return fmt.Errorf("scim: group member: %w", err)
+			}
 		}
 		var breakglass bool
 		var email string

@@ -86,12 +86,26 @@ func refuseBreakglass(breakglass bool, email string) error {
 	return nil
 }
 
+// addressChange reports whether a request asks to move g's member to
+// email: only when the identity provider sends an address other than the
+// one it last sent (g's stored attributes). An address changed outside
+// SCIM (by an admin, or the member's own verified change) is not undone
+// by a later push that still carries the old one, and a deprovisioning
+// PATCH of such a member still goes through.
+func addressChange(g *reg, email string) bool {
+	if email == "" || email == g.Email {
+		return false
+	}
+	sent, err := g.Attrs.email()
+	return err != nil || email != sent
+}
+
 // refuseAddressChange keeps a linked member's email address: the member
 // existed before the connection (an admin, say), and letting the bearer
 // token move them to another address would let its holder log in as them.
 // Members the connection created may change address.
 func refuseAddressChange(g *reg, email string) error {
-	if g.Linked && email != "" && email != g.Email {
+	if g.Linked && addressChange(g, email) {
 		return &scimError{http.StatusBadRequest, "mutability", "The member " + g.Email +
 			" existed before this SCIM connection linked them, so their email address cannot be changed through SCIM; " +
 			"change it in the organization's member settings."}
@@ -412,7 +426,7 @@ func (s *Service) updateUser(r *http.Request, c *conn, id string, next func(*reg
 			if n := u.memberName(); n != "" && n != g.Name {
 				upd.Name = &n
 			}
-			if email != "" && email != g.Email {
+			if addressChange(g, email) {
 				upd.EmailAddress = &email
 			}
 			if upd.Name != nil || upd.EmailAddress != nil {
