@@ -36,16 +36,7 @@ func projectOAuth(ctx context.Context, env Env) error {
 	if !providers.Known(*provider) {
 		return fmt.Errorf("--provider must be one of google, microsoft, hubspot, slack, github")
 	}
-	cfg, err := loadConfig(env)
-	if err != nil {
-		return err
-	}
-	// The dev server's generated key file counts, as for every command
-	// that touches sealed secrets.
-	if _, err := resolveKey(&cfg, false); err != nil {
-		return err
-	}
-	a, err := app.New(ctx, cfg, app.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	a, err := openApp(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -57,4 +48,20 @@ func projectOAuth(ctx context.Context, env Env) error {
 	}
 	return json.NewEncoder(env.Stdout).Encode(map[string]string{"project_id": *id, "provider": *provider,
 		"client_id": *clientID, "callback_url": a.OAuth.CallbackURL()})
+}
+
+// openApp opens the whole application, every module wired, for a command
+// that works through the modules' services (a policy change must see
+// every module that assigns roles; an OAuth configuration is sealed by the
+// module that reads it). The dev server's generated key file counts, as
+// for every command that touches sealed secrets, and nothing is logged.
+func openApp(ctx context.Context, env Env) (*app.App, error) {
+	cfg, err := loadConfig(env)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := resolveKey(&cfg, false); err != nil {
+		return nil, err
+	}
+	return app.New(ctx, cfg, app.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }

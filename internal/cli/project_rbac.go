@@ -7,11 +7,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 
-	"github.com/latchkey/latchkey/internal/app"
 	"github.com/latchkey/latchkey/internal/rbac"
 )
 
@@ -39,15 +36,7 @@ func projectRBAC(ctx context.Context, env Env) error {
 	if *id == "" {
 		return fmt.Errorf("--project is required")
 	}
-	cfg, err := loadConfig(env)
-	if err != nil {
-		return err
-	}
-	if _, err := resolveKey(&cfg, false); err != nil {
-		return err
-	}
-	// The whole application: a set must see every module that assigns roles.
-	a, err := app.New(ctx, cfg, app.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	a, err := openApp(ctx, env)
 	if err != nil {
 		return err
 	}
