@@ -218,8 +218,10 @@ func CheckName(name string) (string, error) {
 	return name, nil
 }
 
-// truncateName trims name and cuts it to MaxNameLength characters.
-func truncateName(name string) string {
+// TruncateName trims name and cuts it to MaxNameLength characters: for a
+// name an identity provider sends (a JIT signup, SCIM), which the person
+// cannot change here and must not make a login or a provisioning fail.
+func TruncateName(name string) string {
 	name = strings.TrimSpace(name)
 	if utf8.RuneCountInString(name) <= MaxNameLength {
 		return name
@@ -252,7 +254,7 @@ func (s *Store) CreateMember(ctx context.Context, q store.Querier, org *Organiza
 // a member, passwords/migrate among them, checks it first with CheckName).
 func (s *Store) ProvisionMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, nm NewMember) (
 	m *Member, created bool, err error) {
-	nm.Name = truncateName(nm.Name)
+	nm.Name = TruncateName(nm.Name)
 	if m, created, err = s.insertMember(ctx, q, org, env, nm, true); err != nil || created {
 		return m, created, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/organization"
 )
 
 // flexBool is a SCIM boolean as identity providers send it: true, or the
@@ -157,7 +158,13 @@ func (u *user) email() (string, error) {
 
 // memberName is the member name the attributes give: name.formatted, or
 // the given and family names, or displayName.
-func (u *user) memberName() string {
+//
+// The identity provider's name is cut to the member name limit rather
+// than refused, as for a just-in-time signup: a push (a deprovisioning
+// above all) must not fail over a name nobody can change here.
+func (u *user) memberName() string { return organization.TruncateName(u.fullName()) }
+
+func (u *user) fullName() string {
 	if u.Name != nil {
 		if f := strings.TrimSpace(u.Name.Formatted); f != "" {
 			return f

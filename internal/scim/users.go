@@ -227,18 +227,25 @@ func (s *Service) createUser(r *http.Request, c *conn) (int, any, error) {
 		}
 		m, err := s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, email)
 		method := "user_linked"
-		switch {
-		case errors.Is(err, store.ErrNotFound):
+		if errors.Is(err, store.ErrNotFound) {
 			// Provisioned members are active: the identity provider
 			// vouches for them (their address is verified at first login).
-			m, err = s.d.Orgs.CreateMember(ctx, q, org, p.Env, organization.NewMember{Email: email, Name: u.memberName(),
-				Status: organization.StatusActive})
-			method = "user_created"
-		case err == nil && m.SCIMRegistration != nil:
+			// A creation of the address that commits first (a login's JIT
+			// signup, an invite) is linked, as it would be after it.
+			var created bool
+			m, created, err = s.d.Orgs.ProvisionMember(ctx, q, org, p.Env, organization.NewMember{Email: email,
+				Name: u.memberName(), Status: organization.StatusActive})
+			if created {
+				method = "user_created"
+			}
+		}
+		switch {
+		case err != nil || method == "user_created":
+		case m.SCIMRegistration != nil:
 			return errUniqueness("A user with the email " + email + " already exists.")
-		case err == nil && m.IsBreakglass:
+		case m.IsBreakglass:
 			return errUniqueness("The address " + email + " belongs to a break-glass member, whom SCIM provisioning does not manage.")
-		case err == nil && m.Status != organization.StatusActive && (u.Active == nil || bool(*u.Active)):
+		case m.Status != organization.StatusActive && (u.Active == nil || bool(*u.Active)):
 			// A linked member becomes active like a created one (the
 			// identity provider vouches for them): a deleted member is
 			// reactivated, an invited or pending one admitted.
@@ -399,6 +406,12 @@ func (s *Service) updateUser(r *http.Request, c *conn, id string, next func(*reg
 		email, err := u.email()
 		if err != nil {
 			return err
+		}
+		if u.Active != nil && !bool(*u.Active) {
+			// A deprovisioning is never refused over the address it
+			// carries: the member is deleted as they are, and a new
+			// address waits for the identity provider to send it again.
+			email = ""
 		}
 		if err := refuseAddressChange(g, email); err != nil {
 			return err

@@ -216,6 +216,11 @@ func (h Handlers) CreateExternal(r *http.Request) (any, error) {
 		if err := h.s.d.Orgs.LockRoles(ctx, q, p.ID, assignedRoleIDs(req.ConnectionRoles, req.GroupRoles)); err != nil {
 			return err
 		}
+		// Only rows of this project are locked: the names are checked
+		// first with plain reads (and again under the locks below).
+		if _, err := h.s.checkSource(ctx, q, c); err != nil {
+			return err
+		}
 		// Then the source's organization and connection, as a change or
 		// deletion of the source locks them before its dependents: such a
 		// change either commits first, and checkSource reads its outcome

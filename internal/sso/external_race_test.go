@@ -118,3 +118,41 @@ func TestExternalCreateDuringSourceDeletion(t *testing.T) {
 		t.Fatalf("create during the source's deletion: %d %s", created.Status, created.Raw)
 	}
 }
+
+// Naming another project's organization and connection as a source locks
+// nothing of that project: the create is refused with plain reads, not
+// after waiting for (or holding) that project's rows.
+func TestExternalCreateLocksNothingOfAnotherProject(t *testing.T) {
+	t.Parallel()
+	e := apptest.New(t, storetest.Postgres(t), nil)
+	target := e.CreateOrg("globex", "NOT_ALLOWED", nil)
+	other := e.NewProject("Other")
+	r := e.Do(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Theirs", "organization_slug": "theirs"},
+		nil, other.Project.ID, other.Secret)
+	apptest.Want(t, r, 200, "")
+	theirs := r.Body["organization"].(map[string]any)["organization_id"].(string)
+	r = e.Do(http.MethodPost, "/v1/b2b/sso/saml/"+theirs, map[string]any{"display_name": "Theirs"}, nil, other.Project.ID, other.Secret)
+	apptest.Want(t, r, 200, "")
+	conn := r.Body["connection"].(map[string]any)["connection_id"].(string)
+	ctx := t.Context()
+	var created apptest.Resp
+	returned := false
+	_, err := storetest.Interleave(t, e.App.DB, func(q store.Querier) error {
+		// The other project's admin holds its organization's row.
+		return e.App.DB.LockRow(ctx, q, "organizations", "organization_id", theirs)
+	}, func() error {
+		created = e.Backend(http.MethodPost, "/v1/b2b/sso/external/"+target,
+			map[string]any{"external_organization_id": theirs, "external_connection_id": conn})
+		returned = true
+		return nil
+	}, func(store.Querier) error {
+		if !returned {
+			t.Error("the create waited for a row of another project")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	apptest.Want(t, created, 404, "organization_not_found")
+}
