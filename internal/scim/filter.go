@@ -102,7 +102,7 @@ func groupFilter(f string) (string, []any, error) {
 	}
 	switch e.attr {
 	case "displayname":
-		return ` AND g.display_name = $2`, []any{e.value}, nil
+		return ` AND g.display_name_key = $2`, []any{strings.ToLower(e.value)}, nil
 	case "externalid":
 		return ` AND g.external_id = $2`, []any{e.value}, nil
 	case "id":

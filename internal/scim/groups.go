@@ -201,8 +201,8 @@ func (s *Service) saveGroup(ctx context.Context, q store.Querier, c *conn, g *gr
 		return errInvalidValue("displayName is required (at most 256 characters).")
 	}
 	var n int
-	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM scim_groups WHERE connection_id = $1 AND display_name = $2
-		AND group_id <> $3`, c.ID, g.Name, g.ID).Scan(&n); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM scim_groups WHERE connection_id = $1 AND display_name_key = $2
+		AND group_id <> $3`, c.ID, strings.ToLower(g.Name), g.ID).Scan(&n); err != nil {
 		return fmt.Errorf("scim: group name: %w", err)
 	}
 	if n > 0 {
@@ -212,11 +212,12 @@ func (s *Service) saveGroup(ctx context.Context, q store.Querier, c *conn, g *gr
 	var err error
 	if insert {
 		g.Created = g.Updated
-		_, err = q.ExecContext(ctx, `INSERT INTO scim_groups (group_id, connection_id, organization_id, display_name, external_id,
-			created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)`, g.ID, c.ID, c.OrgID, g.Name, g.ExternalID, g.Created, g.Updated)
+		_, err = q.ExecContext(ctx, `INSERT INTO scim_groups (group_id, connection_id, organization_id, display_name, display_name_key,
+			external_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, g.ID, c.ID, c.OrgID, g.Name,
+			strings.ToLower(g.Name), g.ExternalID, g.Created, g.Updated)
 	} else {
-		_, err = q.ExecContext(ctx, `UPDATE scim_groups SET display_name = $1, external_id = $2, updated_at = $3 WHERE group_id = $4`,
-			g.Name, g.ExternalID, g.Updated, g.ID)
+		_, err = q.ExecContext(ctx, `UPDATE scim_groups SET display_name = $1, display_name_key = $2, external_id = $3, updated_at = $4
+			WHERE group_id = $5`, g.Name, strings.ToLower(g.Name), g.ExternalID, g.Updated, g.ID)
 	}
 	if errors.Is(store.MapError(err), store.ErrConflict) {
 		return errUniqueness("A group named " + g.Name + " already exists.")
