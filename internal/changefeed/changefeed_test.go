@@ -201,3 +201,46 @@ func TestSweepKeepsRecentChanges(t *testing.T) {
 		}
 	})
 }
+
+// On SQLite a start that finds the triggers installed as written leaves the
+// schema alone (rewriting it made every connection parse it again), and a
+// trigger whose text differs is still replaced.
+func TestInstallKeepsCurrentSQLiteTriggers(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.SQLite(t)
+	schemaVersion := func() int {
+		t.Helper()
+		var v int
+		if err := db.QueryRowContext(ctx, `PRAGMA schema_version`).Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	install(t, db)
+	watches := []changefeed.Watch{{Table: "widgets", KeyColumn: "id", Scope: changefeed.Member, Columns: []string{"id", "owner"}}}
+	before := schemaVersion()
+	if err := changefeed.Install(ctx, db, watches); err != nil {
+		t.Fatal(err)
+	}
+	if after := schemaVersion(); after != before {
+		t.Fatalf("reinstalling unchanged triggers moved the schema version from %d to %d", before, after)
+	}
+	exec(t, db, `DROP TRIGGER changefeed_widgets_id_delete`)
+	exec(t, db, `CREATE TRIGGER changefeed_widgets_id_delete AFTER DELETE ON widgets FOR EACH ROW BEGIN SELECT 1; END`)
+	if err := changefeed.Install(ctx, db, watches); err != nil {
+		t.Fatal(err)
+	}
+	f, rec := start(t, db)
+	exec(t, db, `INSERT INTO widgets (id, owner) VALUES ('w1', 'o1')`)
+	exec(t, db, `DELETE FROM widgets WHERE id = 'w1'`)
+	if err := f.Fresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := rec.take()
+	slices.Sort(got)
+	// The insert, and the delete through the replaced trigger and the
+	// owner watch's own.
+	if want := []string{"widgets:member:w1", "widgets:member:w1", "widgets:organization:o1"}; !slices.Equal(got, want) {
+		t.Fatalf("dispatched %v, want %v (the stale trigger replaced)", got, want)
+	}
+}

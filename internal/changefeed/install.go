@@ -119,12 +119,27 @@ func Install(ctx context.Context, db *store.DB, watches []Watch) error {
 				return fmt.Errorf("changefeed: trigger function: %w", err)
 			}
 		}
+		var installed map[string]string
+		if db.Dialect() == store.SQLite {
+			var err error
+			if installed, err = sqliteTriggers(ctx, q); err != nil {
+				return err
+			}
+		}
 		for _, w := range watches {
 			stmts := pgTriggerSQL(w)
 			if db.Dialect() == store.SQLite {
 				stmts = nil
 				for _, op := range w.ops() {
-					stmts = append(stmts, sqliteTriggerSQL(w, op)...)
+					s := sqliteTriggerSQL(w, op)
+					// A trigger already installed as written is left
+					// alone: recreating it on every start rewrote the
+					// schema, so every connection parsed it again (memory
+					// held at idle) and each start wrote to the WAL.
+					if installed[w.trigger(op)] == s[1] {
+						continue
+					}
+					stmts = append(stmts, s...)
 				}
 			}
 			for _, stmt := range stmts {
@@ -135,6 +150,28 @@ func Install(ctx context.Context, db *store.DB, watches []Watch) error {
 		}
 		return nil
 	})
+}
+
+// sqliteTriggers maps the name of every changefeed trigger installed to the
+// statement that created it, as SQLite keeps it (the text as given).
+func sqliteTriggers(ctx context.Context, q store.Querier) (map[string]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'changefeed\_%' ESCAPE '\'`)
+	if err != nil {
+		return nil, fmt.Errorf("changefeed: installed triggers: %w", err)
+	}
+	defer rows.Close()
+	m := map[string]string{}
+	for rows.Next() {
+		var name, text string
+		if err := rows.Scan(&name, &text); err != nil {
+			return nil, fmt.Errorf("changefeed: installed triggers: %w", err)
+		}
+		m[name] = text
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("changefeed: installed triggers: %w", err)
+	}
+	return m, nil
 }
 
 // pgTriggerSQL is one trigger per watch on PostgreSQL, replaced in place
