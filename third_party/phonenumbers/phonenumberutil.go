@@ -263,12 +263,12 @@ var (
 	// region, they will be represented as a regex string that always
 	// contains character(s) other than ASCII digits.
 	// Note this regex also includes tilde, which signals waiting for the tone.
-	UNIQUE_INTERNATIONAL_PREFIX = regexp.MustCompile("[\\d]+(?:[~\u2053\u223C\uFF5E][\\d]+)?")
+	UNIQUE_INTERNATIONAL_PREFIX = lazyRegexp("[\\d]+(?:[~\u2053\u223C\uFF5E][\\d]+)?")
 
-	PLUS_CHARS_PATTERN      = regexp.MustCompile("[" + PLUS_CHARS + "]+")
-	SEPARATOR_PATTERN       = regexp.MustCompile("[" + VALID_PUNCTUATION + "]+")
-	NOT_SEPARATOR_PATTERN   = regexp.MustCompile("[^" + VALID_PUNCTUATION + "]+")
-	CAPTURING_DIGIT_PATTERN = regexp.MustCompile("(" + DIGITS + ")")
+	PLUS_CHARS_PATTERN      = lazyRegexp("[" + PLUS_CHARS + "]+")
+	SEPARATOR_PATTERN       = lazyRegexp("[" + VALID_PUNCTUATION + "]+")
+	NOT_SEPARATOR_PATTERN   = lazyRegexp("[^" + VALID_PUNCTUATION + "]+")
+	CAPTURING_DIGIT_PATTERN = lazyRegexp("(" + DIGITS + ")")
 
 	// Regular expression of acceptable characters that may start a
 	// phone number for the purposes of parsing. This allows us to
@@ -279,7 +279,7 @@ var (
 	// include other punctuation, as this will be stripped later during
 	// parsing and is of no information value when parsing a number.
 	VALID_START_CHAR         = "[" + PLUS_CHARS + DIGITS + "]"
-	VALID_START_CHAR_PATTERN = regexp.MustCompile(VALID_START_CHAR)
+	VALID_START_CHAR_PATTERN = lazyRegexp(VALID_START_CHAR)
 
 	// Regular expression of characters typically used to start a second
 	// phone number for the purposes of parsing. This allows us to strip
@@ -289,19 +289,19 @@ var (
 	// (530) 583-6985 x302 and (530) 583-6985 x2303. We remove the second
 	// extension so that the first number is parsed correctly.
 	SECOND_NUMBER_START         = "[\\\\/] *x"
-	SECOND_NUMBER_START_PATTERN = regexp.MustCompile(SECOND_NUMBER_START)
+	SECOND_NUMBER_START_PATTERN = lazyRegexp(SECOND_NUMBER_START)
 
 	// Regular expression of trailing characters that we want to remove.
 	// We remove all characters that are not alpha or numerical characters.
 	// The hash character is retained here, as it may signify the previous
 	// block was an extension.
 	UNWANTED_END_CHARS        = "[[\\P{N}&&\\P{L}]&&[^#]]+$"
-	UNWANTED_END_CHAR_PATTERN = regexp.MustCompile(UNWANTED_END_CHARS)
+	UNWANTED_END_CHAR_PATTERN = lazyRegexp(UNWANTED_END_CHARS)
 
 	// We use this pattern to check if the phone number has at least three
 	// letters in it - if so, then we treat it as a number where some
 	// phone-number digits are represented by letters.
-	VALID_ALPHA_PHONE_PATTERN = regexp.MustCompile("^(?:.*?[A-Za-z]){3}.*$")
+	VALID_ALPHA_PHONE_PATTERN = lazyRegexp("^(?:.*?[A-Za-z]){3}.*$")
 
 	// Regular expression of viable phone numbers. This is location
 	// independent. Checks we have at least three leading digits, and
@@ -399,32 +399,32 @@ var (
 
 	// Regexp of all known extension prefixes used by different regions
 	// followed by 1 or more valid digits, for use when parsing.
-	EXTN_PATTERN = regexp.MustCompile("(?i)(?:" + EXTN_PATTERNS_FOR_PARSING + ")$")
+	EXTN_PATTERN = lazyRegexp("(?i)(?:" + EXTN_PATTERNS_FOR_PARSING + ")$")
 
 	// We append optionally the extension pattern to the end here, as a
 	// valid phone number may have an extension prefix appended,
 	// followed by 1 or more digits.
-	VALID_PHONE_NUMBER_PATTERN = regexp.MustCompile(
+	VALID_PHONE_NUMBER_PATTERN = lazyRegexp(
 		"(?i)^(" + VALID_PHONE_NUMBER + "(?:" + EXTN_PATTERNS_FOR_PARSING + ")?)$")
 
-	NON_DIGITS_PATTERN = regexp.MustCompile(`(\D+)`)
-	DIGITS_PATTERN     = regexp.MustCompile(`(\d+)`)
+	NON_DIGITS_PATTERN = lazyRegexp(`(\D+)`)
+	DIGITS_PATTERN     = lazyRegexp(`(\d+)`)
 
 	// The FIRST_GROUP_PATTERN was originally set to $1 but there are some
 	// countries for which the first group is not used in the national
 	// pattern (e.g. Argentina) so the $1 group does not match correctly.
 	// Therefore, we use \d, so that the first group actually used in the
 	// pattern will be matched.
-	FIRST_GROUP_PATTERN = regexp.MustCompile(`(\$\d)`)
-	NP_PATTERN          = regexp.MustCompile(`\$NP`)
-	FG_PATTERN          = regexp.MustCompile(`\$FG`)
-	CC_PATTERN          = regexp.MustCompile(`\$CC`)
+	FIRST_GROUP_PATTERN = lazyRegexp(`(\$\d)`)
+	NP_PATTERN          = lazyRegexp(`\$NP`)
+	FG_PATTERN          = lazyRegexp(`\$FG`)
+	CC_PATTERN          = lazyRegexp(`\$CC`)
 
 	// A pattern that is used to determine if the national prefix
 	// formatting rule has the first group only, i.e., does not start
 	// with the national prefix. Note that the pattern explicitly allows
 	// for unbalanced parentheses.
-	FIRST_GROUP_ONLY_PREFIX_PATTERN = regexp.MustCompile(`^\(?\$1\)?$`)
+	FIRST_GROUP_ONLY_PREFIX_PATTERN = lazyRegexp(`^\(?\$1\)?$`)
 
 	REGION_CODE_FOR_NON_GEO_ENTITY = "001"
 
@@ -433,7 +433,7 @@ var (
 	RFC3966_VISUAL_SEPARATOR             = "[\\-\\.\\(\\)]?"
 	RFC3966_PHONE_DIGIT                  = "(" + DIGITS + "|" + RFC3966_VISUAL_SEPARATOR + ")"
 	RFC3966_GLOBAL_NUMBER_DIGITS         = "^\\" + string(PLUS_SIGN) + RFC3966_PHONE_DIGIT + "*" + DIGITS + RFC3966_PHONE_DIGIT + "*$"
-	RFC3966_GLOBAL_NUMBER_DIGITS_PATTERN = regexp.MustCompile(RFC3966_GLOBAL_NUMBER_DIGITS)
+	RFC3966_GLOBAL_NUMBER_DIGITS_PATTERN = lazyRegexp(RFC3966_GLOBAL_NUMBER_DIGITS)
 
 	// Regular expression of valid domainname for the phone-context parameter, following the syntax
 	// defined in RFC3966.
@@ -441,7 +441,7 @@ var (
 	RFC3966_DOMAINLABEL        = "[" + ALPHANUM + "]+((\\-)*[" + ALPHANUM + "])*"
 	RFC3966_TOPLABEL           = "[" + VALID_ALPHA + "]+((\\-)*[" + ALPHANUM + "])*"
 	RFC3966_DOMAINNAME         = "^(" + RFC3966_DOMAINLABEL + "\\.)*" + RFC3966_TOPLABEL + "\\.?$"
-	RFC3966_DOMAINNAME_PATTERN = regexp.MustCompile(RFC3966_DOMAINNAME)
+	RFC3966_DOMAINNAME_PATTERN = lazyRegexp(RFC3966_DOMAINNAME)
 
 	// Set of country codes that have geographically assigned mobile numbers (see GEO_MOBILE_COUNTRIES
 	// below) which are not based on *area codes*. For example, in China mobile numbers start with a
@@ -478,6 +478,13 @@ var (
 	regCacheMutex sync.RWMutex
 )
 
+// lazyRegexp compiles pattern on first use. Latchkey patch: the package's
+// patterns were compiled in init, about 300 KB of heap every process kept
+// although only phone-number parsing needs them.
+func lazyRegexp(pattern string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(pattern) })
+}
+
 func readFromRegexCache(key string) (*regexp.Regexp, bool) {
 	regCacheMutex.RLock()
 	v, ok := regexCache[key]
@@ -511,16 +518,16 @@ func regexFor(pattern string) *regexp.Regexp {
 // actually two phone numbers, (530) 583-6985 x302 and (530) 583-6985 x2303.
 // We remove the second extension so that the first number is parsed correctly.
 func extractPossibleNumber(number string) string {
-	if VALID_START_CHAR_PATTERN.MatchString(number) {
-		start := VALID_START_CHAR_PATTERN.FindIndex([]byte(number))[0]
+	if VALID_START_CHAR_PATTERN().MatchString(number) {
+		start := VALID_START_CHAR_PATTERN().FindIndex([]byte(number))[0]
 		number = number[start:]
 		// Remove trailing non-alpha non-numerical characters.
-		indices := UNWANTED_END_CHAR_PATTERN.FindIndex([]byte(number))
+		indices := UNWANTED_END_CHAR_PATTERN().FindIndex([]byte(number))
 		if len(indices) > 0 {
 			number = number[0:indices[0]]
 		}
 		// Check for extra numbers at the end.
-		indices = SECOND_NUMBER_START_PATTERN.FindIndex([]byte(number))
+		indices = SECOND_NUMBER_START_PATTERN().FindIndex([]byte(number))
 		if len(indices) > 0 {
 			number = number[0:indices[0]]
 		}
@@ -541,7 +548,7 @@ func isViablePhoneNumber(number string) bool {
 		return false
 	}
 
-	return VALID_PHONE_NUMBER_PATTERN.MatchString(number)
+	return VALID_PHONE_NUMBER_PATTERN().MatchString(number)
 }
 
 // Normalizes a string of characters representing a phone number. This
@@ -564,7 +571,7 @@ func isViablePhoneNumber(number string) bool {
 //
 //   - Spurious alpha characters are stripped.
 func normalize(number string) string {
-	if VALID_ALPHA_PHONE_PATTERN.MatchString(number) {
+	if VALID_ALPHA_PHONE_PATTERN().MatchString(number) {
 		return normalizeHelper(number, ALPHA_PHONE_MAPPINGS, true)
 	}
 	return NormalizeDigitsOnly(number)
@@ -749,7 +756,7 @@ func GetLengthOfNationalDestinationCode(number *PhoneNumber) int {
 	}
 
 	nationalSignificantNumber := Format(copiedProto, INTERNATIONAL)
-	numberGroups := NON_DIGITS_PATTERN.Split(nationalSignificantNumber, -1)
+	numberGroups := NON_DIGITS_PATTERN().Split(nationalSignificantNumber, -1)
 
 	// The pattern will start with "+COUNTRY_CODE " so the first group
 	// will always be the empty string (before the + symbol) and the
@@ -827,7 +834,7 @@ func GetSupportedGlobalNetworkCallingCodes() map[int]bool {
 // first group only, i.e., does not start with the national prefix.
 func formattingRuleHasFirstGroupOnly(nationalPrefixFormattingRule string) bool {
 	return len(nationalPrefixFormattingRule) == 0 ||
-		FIRST_GROUP_ONLY_PREFIX_PATTERN.MatchString(nationalPrefixFormattingRule)
+		FIRST_GROUP_ONLY_PREFIX_PATTERN().MatchString(nationalPrefixFormattingRule)
 }
 
 // Tests whether a phone number has a geographical association. It checks
@@ -966,10 +973,10 @@ func FormatByPattern(number *PhoneNumber,
 				// Replace $NP with national prefix and $FG with the
 				// first group ($1).
 				nationalPrefixFormattingRule =
-					NP_PATTERN.ReplaceAllString(
+					NP_PATTERN().ReplaceAllString(
 						nationalPrefixFormattingRule, nationalPrefix)
 				nationalPrefixFormattingRule =
-					FG_PATTERN.ReplaceAllString(
+					FG_PATTERN().ReplaceAllString(
 						nationalPrefixFormattingRule, "\\$1")
 				numFormatCopy.NationalPrefixFormattingRule =
 					&nationalPrefixFormattingRule
@@ -1203,7 +1210,7 @@ func FormatOutOfCountryCallingNumber(
 	metPref := metadataForRegionCallingFrom.GetPreferredInternationalPrefix()
 	if metPref != "" {
 		internationalPrefixForFormatting = metPref
-	} else if UNIQUE_INTERNATIONAL_PREFIX.MatchString(internationalPrefix) {
+	} else if UNIQUE_INTERNATIONAL_PREFIX().MatchString(internationalPrefix) {
 		internationalPrefixForFormatting = internationalPrefix
 	}
 
@@ -1461,7 +1468,7 @@ func FormatOutOfCountryKeepingAlphaChars(
 	if metadataForRegionCallingFrom != nil {
 		internationalPrefix := metadataForRegionCallingFrom.GetInternationalPrefix()
 		internationalPrefixForFormatting = internationalPrefix
-		if !UNIQUE_INTERNATIONAL_PREFIX.MatchString(internationalPrefix) {
+		if !UNIQUE_INTERNATIONAL_PREFIX().MatchString(internationalPrefix) {
 			internationalPrefixForFormatting =
 				metadataForRegionCallingFrom.GetPreferredInternationalPrefix()
 		}
@@ -1641,7 +1648,7 @@ func formatNsnUsingPatternWithCarrier(
 		carrierCodeFormattingRule := formattingPattern.GetDomesticCarrierCodeFormattingRule()
 		i := 1
 		carrierCodeFormattingRule =
-			CC_PATTERN.ReplaceAllStringFunc(carrierCodeFormattingRule,
+			CC_PATTERN().ReplaceAllStringFunc(carrierCodeFormattingRule,
 				func(s string) string {
 					if i > 0 {
 						i -= 1
@@ -1652,7 +1659,7 @@ func formatNsnUsingPatternWithCarrier(
 		// Now replace the $FG in the formatting rule with the first group
 		// and the carrier code combined in the appropriate way.
 		i = 1
-		numberFormatRule = FIRST_GROUP_PATTERN.ReplaceAllStringFunc(
+		numberFormatRule = FIRST_GROUP_PATTERN().ReplaceAllStringFunc(
 			numberFormatRule,
 			func(s string) string {
 				if i > 0 {
@@ -1669,7 +1676,7 @@ func formatNsnUsingPatternWithCarrier(
 		if numberFormat == NATIONAL &&
 			len(nationalPrefixFormattingRule) > 0 {
 			i := 1
-			fgp := FIRST_GROUP_PATTERN.ReplaceAllStringFunc(numberFormatRule,
+			fgp := FIRST_GROUP_PATTERN().ReplaceAllStringFunc(numberFormatRule,
 				func(s string) string {
 					if i > 0 {
 						i -= 1
@@ -1687,11 +1694,11 @@ func formatNsnUsingPatternWithCarrier(
 	}
 	if numberFormat == RFC3966 {
 		// Strip any leading punctuation.
-		inds := SEPARATOR_PATTERN.FindStringIndex(formattedNationalNumber)
+		inds := SEPARATOR_PATTERN().FindStringIndex(formattedNationalNumber)
 		if len(inds) > 0 && inds[0] == 0 {
 			formattedNationalNumber = formattedNationalNumber[inds[1]:]
 		}
-		allStr := NOT_SEPARATOR_PATTERN.FindAllString(formattedNationalNumber, -1)
+		allStr := NOT_SEPARATOR_PATTERN().FindAllString(formattedNationalNumber, -1)
 		formattedNationalNumber = strings.Join(allStr, "-")
 	}
 	return formattedNationalNumber
@@ -2073,7 +2080,7 @@ func IsAlphaNumber(number string) bool {
 	}
 	strippedNumber := NewBuilderString(number)
 	maybeStripExtension(strippedNumber)
-	return VALID_ALPHA_PHONE_PATTERN.MatchString(strippedNumber.String())
+	return VALID_ALPHA_PHONE_PATTERN().MatchString(strippedNumber.String())
 }
 
 // Convenience wrapper around IsPossibleNumberWithReason(). Instead of
@@ -2408,7 +2415,7 @@ func parsePrefixAsIdd(iddPattern *regexp.Regexp, number *Builder) bool {
 	matchEnd := ind[1] // ind is a two element slice
 	// Only strip this if the first digit after the match is not
 	// a 0, since country calling codes cannot begin with 0.
-	find := CAPTURING_DIGIT_PATTERN.FindAllString(numStr[matchEnd:], -1)
+	find := CAPTURING_DIGIT_PATTERN().FindAllString(numStr[matchEnd:], -1)
 	if len(find) > 0 {
 		if NormalizeDigitsOnly(find[0]) == "0" {
 			return false
@@ -2432,8 +2439,8 @@ func maybeStripInternationalPrefixAndNormalize(
 		return PhoneNumber_FROM_DEFAULT_COUNTRY
 	}
 	// Check to see if the number begins with one or more plus signs.
-	ind := PLUS_CHARS_PATTERN.FindIndex(numBytes) // Return is an int pair [start,end]
-	if len(ind) > 0 && ind[0] == 0 {              // Strictly match from string start
+	ind := PLUS_CHARS_PATTERN().FindIndex(numBytes) // Return is an int pair [start,end]
+	if len(ind) > 0 && ind[0] == 0 {                // Strictly match from string start
 		number.ResetWith(numBytes[ind[1]:])
 		// Can now normalize the rest of the number since we've consumed
 		// the "+" sign at the start.
@@ -2530,7 +2537,7 @@ func MaybeSeparateExtensionFromPhone(rawPhone string) (phoneNumber string, exten
 }
 
 func splitAtExtensionSeparator(rawPhone string) (phoneNumber string, extWithSeparator string) {
-	ind := EXTN_PATTERN.FindStringIndex(rawPhone)
+	ind := EXTN_PATTERN().FindStringIndex(rawPhone)
 	if len(ind) == 0 {
 		return rawPhone, ""
 	}
@@ -2538,7 +2545,7 @@ func splitAtExtensionSeparator(rawPhone string) (phoneNumber string, extWithSepa
 }
 
 func removeLeadingExtensionSeparator(extWithSeparator string) string {
-	matches := EXTN_PATTERN.FindStringSubmatch(extWithSeparator)
+	matches := EXTN_PATTERN().FindStringSubmatch(extWithSeparator)
 	for _, extension := range matches[1:] {
 		if len(extension) > 0 {
 			return extension
@@ -2555,10 +2562,10 @@ func maybeStripExtension(number *Builder) string {
 	// If we find a potential extension, and the number preceding this is
 	// a viable number, we assume it is an extension.
 	numStr := number.String()
-	ind := EXTN_PATTERN.FindStringIndex(numStr)
+	ind := EXTN_PATTERN().FindStringIndex(numStr)
 	if len(ind) > 0 && isViablePhoneNumber(numStr[0:ind[0]]) {
 		// The numbers are captured into groups in the regular expression.
-		for _, extension := range EXTN_PATTERN.FindStringSubmatch(numStr)[1:] {
+		for _, extension := range EXTN_PATTERN().FindStringSubmatch(numStr)[1:] {
 			if len(extension) == 0 {
 				continue
 			}
@@ -2581,7 +2588,7 @@ func checkRegionForParsing(numberToParse, defaultRegion string) bool {
 	if !isValidRegionCode(defaultRegion) {
 		// If the number is null or empty, we can't infer the region.
 		if len(numberToParse) == 0 ||
-			!PLUS_CHARS_PATTERN.MatchString(numberToParse) {
+			!PLUS_CHARS_PATTERN().MatchString(numberToParse) {
 			return false
 		}
 	}
@@ -2726,7 +2733,7 @@ func parseHelper(
 		normalizedNationalNumber, keepRawInput, phoneNumber)
 	if err != nil {
 		// There might be a plus at the beginning
-		inds := PLUS_CHARS_PATTERN.FindStringIndex(nationalNumber.String())
+		inds := PLUS_CHARS_PATTERN().FindStringIndex(nationalNumber.String())
 		if err == ErrInvalidCountryCode && len(inds) > 0 {
 			// Strip the plus-char, and try again.
 			countryCode, err = maybeExtractCountryCode(
@@ -2835,7 +2842,7 @@ func isPhoneContextValid(phoneContext string) bool {
 	}
 
 	// Does phone-context value match pattern of global-number-digits or domainname
-	return RFC3966_GLOBAL_NUMBER_DIGITS_PATTERN.MatchString(phoneContext) || RFC3966_DOMAINNAME_PATTERN.MatchString(phoneContext)
+	return RFC3966_GLOBAL_NUMBER_DIGITS_PATTERN().MatchString(phoneContext) || RFC3966_DOMAINNAME_PATTERN().MatchString(phoneContext)
 }
 
 // Converts numberToParse to a form that we can parse and write it to
