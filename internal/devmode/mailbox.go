@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/notify"
@@ -34,7 +35,8 @@ type MailboxSource interface {
 //go:embed mailbox.html.tmpl
 var mailboxHTML string
 
-var mailboxTmpl = template.Must(template.New("mailbox").Parse(mailboxHTML))
+// Parsed on first use, like demoTemplate.
+var mailboxTmpl = sync.OnceValue(func() *template.Template { return template.Must(template.New("mailbox").Parse(mailboxHTML)) })
 
 // MailboxHandler serves GET /dev/mailbox (an HTML page for people) and
 // GET /dev/mailbox/messages (JSON for browser tests), both filtered by an
@@ -93,7 +95,7 @@ func (h *mailbox) page(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Security-Policy",
 		"default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := mailboxTmpl.Execute(w, data); err != nil {
+	if err := mailboxTmpl().Execute(w, data); err != nil {
 		slog.ErrorContext(r.Context(), "dev mailbox: render", "err", err)
 	}
 }

@@ -105,7 +105,8 @@ var mockPeople = []MockIdentity{
 //go:embed oauthmock.html.tmpl
 var mockPageHTML string
 
-var mockPage = template.Must(template.New("oauthmock").Parse(mockPageHTML))
+// Parsed on first use, like demoTemplate.
+var mockPage = sync.OnceValue(func() *template.Template { return template.Must(template.New("oauthmock").Parse(mockPageHTML)) })
 
 func (m *OAuthMock) page(w http.ResponseWriter, r *http.Request) {
 	p := r.PathValue("provider")
@@ -122,7 +123,7 @@ func (m *OAuthMock) page(w http.ResponseWriter, r *http.Request) {
 	hint := q.Get("login_hint")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	httpapi.SetPageCSP(w, httpapi.CSP{Nonce: httpapi.NewNonce(), InlineStyles: true})
-	_ = mockPage.Execute(w, map[string]any{"Provider": name, "Query": q, "People": mockPeople, "Hint": hint,
+	_ = mockPage().Execute(w, map[string]any{"Provider": name, "Query": q, "People": mockPeople, "Hint": hint,
 		"TenantLabel": map[string]string{"google": "Workspace domain (hd)", "microsoft": "Entra tenant id (tid)",
 			"slack": "Slack team id", "github": "GitHub organization id", "hubspot": "HubSpot portal id"}[p]})
 }

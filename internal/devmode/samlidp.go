@@ -229,7 +229,7 @@ func (d *SAMLIdP) approve(w http.ResponseWriter, r *http.Request) {
 	}
 	nonce := httpapi.NewNonce()
 	var buf bytes.Buffer
-	if err := postTemplate.Execute(&buf, map[string]any{"Form": form, "Nonce": nonce}); err != nil {
+	if err := postTemplate().Execute(&buf, map[string]any{"Form": form, "Nonce": nonce}); err != nil {
 		http.Error(w, "render failed", http.StatusInternalServerError)
 		return
 	}
@@ -251,8 +251,9 @@ func splitList(s string) []string {
 
 // postTemplate is the HTTP-POST binding: a form to the ACS that submits
 // itself (its script runs by the page's nonce), with a button for
-// browsers without script.
-var postTemplate = template.Must(template.New("samlpost").Parse(`<!doctype html>
+// browsers without script. Parsed on first use, like demoTemplate.
+var postTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("samlpost").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Signing in · Latchkey dev</title></head>
 <body><form method="post" action="{{.Form.URL}}" id="saml-post">
 <input type="hidden" name="SAMLResponse" value="{{.Form.SAMLResponse}}">
@@ -262,11 +263,13 @@ var postTemplate = template.Must(template.New("samlpost").Parse(`<!doctype html>
 <script nonce="{{.Nonce}}">document.getElementById("saml-post").submit();</script>
 </body></html>
 `))
+})
 
 //go:embed idp.html.tmpl
 var idpPageHTML string
 
-var idpPage = template.Must(template.New("idp").Parse(idpPageHTML))
+// Parsed on first use, like demoTemplate.
+var idpPage = sync.OnceValue(func() *template.Template { return template.Must(template.New("idp").Parse(idpPageHTML)) })
 
 // idpPageView is the pick page of the dev SAML and OIDC providers.
 type idpPageView struct {
@@ -282,7 +285,7 @@ type idpPageView struct {
 func renderIdPPage(w http.ResponseWriter, v idpPageView) {
 	v.Nonce = httpapi.NewNonce()
 	var buf bytes.Buffer
-	if err := idpPage.Execute(&buf, v); err != nil {
+	if err := idpPage().Execute(&buf, v); err != nil {
 		http.Error(w, "render failed", http.StatusInternalServerError)
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/russellhaering/gosaml2/types"
@@ -15,7 +16,10 @@ import (
 	"github.com/latchkey/latchkey/internal/httpapi"
 )
 
-var errorTmpl = template.Must(template.New("error").Parse(`<!doctype html>
+// errorTmpl parses on first use: most servers never show it, and a
+// template parsed at package load is heap every process keeps at idle.
+var errorTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("error").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Single sign-on failed</title>
 <style>body{font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem;color:#1f2933}
@@ -26,6 +30,7 @@ code{background:#eef1f4;padding:.1rem .3rem;border-radius:3px}</style></head>
 <p>Go back to the application and start the login again. If it keeps failing, contact your administrator with the error above.</p>
 </main></body></html>
 `))
+})
 
 // errorPage answers a failed browser step with a page naming the catalogue
 // error (the browser is mid-navigation: JSON would strand the person), and
@@ -51,7 +56,7 @@ func (s *Service) errorPage(w http.ResponseWriter, r *http.Request, err error) {
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Latchkey-Error-Type", string(e.Type))
 	w.WriteHeader(e.Status)
-	_ = errorTmpl.Execute(w, map[string]any{"Message": e.Message, "Type": string(e.Type), "Status": e.Status,
+	_ = errorTmpl().Execute(w, map[string]any{"Message": e.Message, "Type": string(e.Type), "Status": e.Status,
 		"RequestID": httpapi.RequestID(r.Context())})
 }
 
