@@ -370,3 +370,47 @@ h.test('admin portal SSO: set a connection as the default', async ({ page }) => 
   assert.equal(organization.sso_default_connection_id, second.connection_id);
   w.assertClean();
 });
+
+/** The status the SCIM service answers for `bearer` on the connection at `baseUrl`. */
+async function scimStatus(baseUrl, bearer) {
+  const r = await fetch(`${h.apiBase}${new URL(baseUrl).pathname}/ServiceProviderConfig`, {
+    headers: { authorization: `Bearer ${bearer}` }, signal: AbortSignal.timeout(5000),
+  });
+  return r.status;
+}
+
+h.test('admin portal SCIM: rotate the token', async ({ page }) => {
+  const { org } = await adminOrg(page, 'Portal SCIM Rotation');
+  const orgId = org.organization_id;
+  const { connection } = await h.api('POST', `/v1/b2b/scim/${orgId}/connection`, { display_name: 'Rotating SCIM', identity_provider: 'okta' });
+  const oldToken = connection.bearer_token;
+  const w = watchPage(page);
+  await openPortal(page, 'scim');
+  await page.getByText('Token Rotation', { exact: true }).waitFor();
+
+  const started = page.waitForResponse((r) => r.url().endsWith('/sdk/v1/b2b/scim/rotate/start'));
+  await page.getByRole('button', { name: 'Start token rotation' }).click();
+  const res = await started;
+  assert.equal(res.status(), 200);
+  const newToken = (await res.json()).data.connection.next_bearer_token;
+  assert.match(newToken ?? '', /\S{20,}/);
+  const dialog = page.getByRole('dialog');
+  await dialog.getByText(newToken, { exact: true }).waitFor();
+  await dialog.getByText('I have copied the token to my IdP.').click();
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  // While the rotation is open, both tokens are accepted.
+  assert.equal(await scimStatus(connection.base_url, oldToken), 200);
+  assert.equal(await scimStatus(connection.base_url, newToken), 200);
+
+  await page.getByRole('button', { name: 'Complete rotation' }).click();
+  const completed = page.waitForResponse((r) => r.url().endsWith('/sdk/v1/b2b/scim/rotate/complete'));
+  await page.getByRole('dialog').getByRole('button', { name: 'Complete rotation' }).click();
+  assert.equal((await completed).status(), 200);
+  await page.getByRole('button', { name: 'Start token rotation' }).waitFor();
+  assert.equal(await scimStatus(connection.base_url, oldToken), 401);
+  assert.equal(await scimStatus(connection.base_url, newToken), 200);
+  const { connection: stored } = await h.api('GET', `/v1/b2b/scim/${orgId}/connection`);
+  assert.equal(stored.bearer_token_last_four, newToken.slice(-4));
+  w.assertClean();
+});
