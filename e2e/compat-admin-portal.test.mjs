@@ -414,3 +414,46 @@ h.test('admin portal SCIM: rotate the token', async ({ page }) => {
   assert.equal(stored.bearer_token_last_four, newToken.slice(-4));
   w.assertClean();
 });
+
+h.test('admin portal SSO: create an OIDC connection', async ({ page }) => {
+  const { org } = await adminOrg(page, 'Portal OIDC');
+  const orgId = org.organization_id;
+  const w = watchPage(page);
+  await openPortal(page, 'sso');
+  await page.getByRole('heading', { name: 'SSO Connections' }).waitFor();
+  await page.getByRole('button', { name: 'New connection' }).click();
+  await page.getByText('New SSO Connection').waitFor();
+  await page.getByPlaceholder('Text').fill('Portal OIDC');
+  await page.getByText('Select', { exact: true }).click();
+  await page.getByText('Custom OIDC', { exact: true }).click();
+  const created = page.waitForResponse((r) => r.url().endsWith('/sdk/v1/b2b/sso/oidc') && r.request().method() === 'POST');
+  await page.getByRole('button', { name: 'Create' }).click();
+  assert.equal((await created).status(), 200);
+  const connectionId = (await (await created).json()).data.connection.connection_id;
+  await page.getByText('Configure Portal OIDC').waitFor();
+  // The IdP's values: dev mode's built-in OpenID provider, whose discovery the server reads (its
+  // issuer is under the server's base URL, which names localhost).
+  await page.getByText('Enter the following from your IdP.').click();
+  const issuer = `http://localhost:${h.port}/dev/oidc`;
+  await page.getByPlaceholder('Enter Client ID').fill('dev-oidc-client');
+  await page.getByPlaceholder('Enter Client Secret').fill('dev-oidc-secret');
+  await page.getByPlaceholder('Enter Issuer').fill(issuer);
+  const configured = page.waitForResponse((r) => r.url().endsWith(`/sdk/v1/b2b/sso/oidc/${connectionId}`) && r.request().method() === 'PUT');
+  await page.getByRole('button', { name: 'Create' }).click();
+  assert.equal((await configured).status(), 200);
+  assert.equal((await (await configured).json()).data.warning, '', 'the discovery document was read');
+  await page.getByRole('heading', { name: 'SSO Connections' }).waitFor();
+  await page.getByText('Portal OIDC', { exact: true }).waitFor();
+
+  const { oidc_connections: oidc } = await h.api('GET', `/v1/b2b/sso/${orgId}`);
+  assert.equal(oidc.length, 1);
+  assert.equal(oidc[0].connection_id, connectionId);
+  assert.equal(oidc[0].display_name, 'Portal OIDC');
+  assert.equal(oidc[0].client_id, 'dev-oidc-client');
+  assert.equal(oidc[0].issuer, issuer);
+  // The endpoints came from the issuer's discovery document; the secret is never sent back.
+  assert.equal(oidc[0].token_url, `${issuer}/token`);
+  assert.equal(oidc[0].client_secret, '');
+  assert.equal(oidc[0].status, 'active');
+  w.assertClean();
+});
