@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { useHarness, codeOf, uniqueEmail } from './harness.mjs';
+import { useHarness, codeOf, uniqueEmail, waitUntil } from './harness.mjs';
 
 const vendor = (p) => readFileSync(fileURLToPath(new URL(`./node_modules/@stytch/vanilla-js/dist/iife/${p}`, import.meta.url)), 'utf8');
 const SDK_JS = vendor('b2b/index.js');
@@ -271,5 +271,189 @@ h.test('admin portal SCIM: create a connection and see its token', async ({ page
   const { connection: stored } = await h.api('GET', `/v1/b2b/scim/${org.organization_id}/connection`);
   assert.equal(stored.connection_id, connection.connection_id);
   assert.equal(stored.identity_provider, 'okta');
+  w.assertClean();
+});
+
+/** Logs `email` into `orgId` through the backend API (emailed code); returns the session token. */
+async function backendLogIn(orgId, email) {
+  const seen = (await h.mailbox(email)).map((m) => m.id);
+  await h.api('POST', '/v1/b2b/otps/email/login_or_signup', { organization_id: orgId, email_address: email });
+  const code = codeOf(await h.waitForMail(email, { exclude: seen }));
+  const r = await h.api('POST', '/v1/b2b/otps/email/authenticate', {
+    organization_id: orgId, email_address: email, code, session_duration_minutes: 60,
+  });
+  return r.session_token;
+}
+
+/** The member's live sessions, as the backend lists them. */
+async function sessionsOf(orgId, memberId) {
+  const q = new URLSearchParams({ organization_id: orgId, member_id: memberId });
+  return (await h.api('GET', `/v1/b2b/sessions?${q}`)).member_sessions;
+}
+
+h.test('admin portal Member Management: revoke a member\'s sessions, deactivate the member', async ({ page }) => {
+  const { org } = await adminOrg(page, 'Portal Member Offboarding');
+  const orgId = org.organization_id;
+  const leaverEmail = uniqueEmail('portal-leaver');
+  const leaver = await h.createMember(orgId, leaverEmail, 'Leaving Member');
+  const token = await backendLogIn(orgId, leaverEmail);
+  assert.equal((await sessionsOf(orgId, leaver.member_id)).length, 1);
+  const w = watchPage(page);
+  await openPortal(page, 'members');
+  await page.getByRole('heading', { name: 'Members' }).waitFor();
+
+  // Revoke all their sessions from their details screen.
+  await page.getByRole('cell', { name: leaverEmail, exact: true }).click();
+  await page.getByRole('heading', { name: 'Leaving Member' }).waitFor();
+  await page.getByRole('button', { name: 'Revoke all sessions' }).click();
+  const revoked = page.waitForResponse((r) => r.url().includes('/sdk/v1/b2b/sessions/revoke'));
+  await page.getByRole('dialog').getByRole('button', { name: 'Revoke all sessions' }).click();
+  assert.equal((await revoked).status(), 200);
+  await waitUntil(async () => (await sessionsOf(orgId, leaver.member_id)).length === 0, { what: 'sessions revoked' });
+  await assert.rejects(h.authenticateSession(token), (e) => e.status === 404, 'the revoked session no longer authenticates');
+
+  // Deactivate them from the list's row menu.
+  await openPortal(page, 'members');
+  const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: leaverEmail, exact: true }) });
+  await row.getByRole('button', { name: 'actions' }).click();
+  await page.getByRole('menuitem', { name: 'Deactivate' }).click();
+  await page.getByRole('dialog').getByText('Deactivate Member?').waitFor();
+  const deleted = page.waitForResponse((r) =>
+    r.url().includes(`/sdk/v1/b2b/organizations/members/${leaver.member_id}`) && r.request().method() === 'DELETE');
+  await page.getByRole('dialog').getByRole('button', { name: 'Deactivate Member' }).click();
+  assert.equal((await deleted).status(), 200);
+  // The list the portal asks for after the delete holds active and invited members only.
+  await row.waitFor({ state: 'detached' });
+  const { member } = await h.api('GET', `/v1/b2b/organizations/${orgId}/member?member_id=${encodeURIComponent(leaver.member_id)}`);
+  assert.equal(member.status, 'deleted');
+  w.assertClean();
+});
+
+h.test('admin portal Org Settings: require MFA for all members', async ({ page }) => {
+  const { org } = await adminOrg(page, 'Portal MFA Policy');
+  assert.equal(org.mfa_policy, 'OPTIONAL');
+  const w = watchPage(page);
+  await openPortal(page, 'settings');
+  await page.getByRole('heading', { name: 'Authentication & Access Settings' }).waitFor();
+  // Three sections have an Edit button (Details, Authentication settings, Automatic Role
+  // assignments); the MFA policy is in Authentication settings, the second.
+  await page.getByRole('button', { name: 'Edit', exact: true }).nth(1).click();
+  await page.getByRole('checkbox', { name: 'Enable Require MFA for all users' }).check();
+  const updated = page.waitForResponse((r) => r.url().endsWith('/sdk/v1/b2b/organizations/me') && r.request().method() === 'PUT');
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  const res = await updated;
+  assert.equal(res.status(), 200);
+  assert.equal(JSON.parse(res.request().postData()).mfa_policy, 'REQUIRED_FOR_ALL');
+  // Back in the read-only view, the switch offers to turn the policy off.
+  await page.getByRole('checkbox', { name: 'Disable Require MFA for all users' }).waitFor({ state: 'attached' });
+  const { organization } = await h.api('GET', `/v1/b2b/organizations/${org.organization_id}`);
+  assert.equal(organization.mfa_policy, 'REQUIRED_FOR_ALL');
+  w.assertClean();
+});
+
+h.test('admin portal SSO: set a connection as the default', async ({ page }) => {
+  const { org } = await adminOrg(page, 'Portal SSO Default');
+  const orgId = org.organization_id;
+  await h.api('POST', `/v1/b2b/sso/saml/${orgId}`, { display_name: 'First IdP', identity_provider: 'okta' });
+  const { connection: second } = await h.api('POST', `/v1/b2b/sso/saml/${orgId}`, { display_name: 'Second IdP', identity_provider: 'generic' });
+  const w = watchPage(page);
+  await openPortal(page, 'sso');
+  await page.getByRole('heading', { name: 'SSO Connections' }).waitFor();
+  const row = page.getByRole('row').filter({ has: page.getByText('Second IdP', { exact: true }) });
+  await row.getByRole('button', { name: 'actions' }).click();
+  await page.getByRole('menuitem', { name: 'Set as default' }).click();
+  const updated = page.waitForResponse((r) => r.url().endsWith('/sdk/v1/b2b/organizations/me') && r.request().method() === 'PUT');
+  await page.getByRole('dialog').getByRole('button', { name: 'Set as default' }).click();
+  assert.equal((await updated).status(), 200);
+  const { organization } = await h.api('GET', `/v1/b2b/organizations/${orgId}`);
+  assert.equal(organization.sso_default_connection_id, second.connection_id);
+  w.assertClean();
+});
+
+/** The status the SCIM service answers for `bearer` on the connection at `baseUrl`. */
+async function scimStatus(baseUrl, bearer) {
+  const r = await fetch(`${h.apiBase}${new URL(baseUrl).pathname}/ServiceProviderConfig`, {
+    headers: { authorization: `Bearer ${bearer}` }, signal: AbortSignal.timeout(5000),
+  });
+  return r.status;
+}
+
+h.test('admin portal SCIM: rotate the token', async ({ page }) => {
+  const { org } = await adminOrg(page, 'Portal SCIM Rotation');
+  const orgId = org.organization_id;
+  const { connection } = await h.api('POST', `/v1/b2b/scim/${orgId}/connection`, { display_name: 'Rotating SCIM', identity_provider: 'okta' });
+  const oldToken = connection.bearer_token;
+  const w = watchPage(page);
+  await openPortal(page, 'scim');
+  await page.getByText('Token Rotation', { exact: true }).waitFor();
+
+  const started = page.waitForResponse((r) => r.url().endsWith('/sdk/v1/b2b/scim/rotate/start'));
+  await page.getByRole('button', { name: 'Start token rotation' }).click();
+  const res = await started;
+  assert.equal(res.status(), 200);
+  const newToken = (await res.json()).data.connection.next_bearer_token;
+  assert.match(newToken ?? '', /\S{20,}/);
+  const dialog = page.getByRole('dialog');
+  await dialog.getByText(newToken, { exact: true }).waitFor();
+  await dialog.getByText('I have copied the token to my IdP.').click();
+  await dialog.getByRole('button', { name: 'Done' }).click();
+  await dialog.waitFor({ state: 'detached' });
+  // While the rotation is open, both tokens are accepted.
+  assert.equal(await scimStatus(connection.base_url, oldToken), 200);
+  assert.equal(await scimStatus(connection.base_url, newToken), 200);
+
+  await page.getByRole('button', { name: 'Complete rotation' }).click();
+  const completed = page.waitForResponse((r) => r.url().endsWith('/sdk/v1/b2b/scim/rotate/complete'));
+  await page.getByRole('dialog').getByRole('button', { name: 'Complete rotation' }).click();
+  assert.equal((await completed).status(), 200);
+  await page.getByRole('button', { name: 'Start token rotation' }).waitFor();
+  assert.equal(await scimStatus(connection.base_url, oldToken), 401);
+  assert.equal(await scimStatus(connection.base_url, newToken), 200);
+  const { connection: stored } = await h.api('GET', `/v1/b2b/scim/${orgId}/connection`);
+  assert.equal(stored.bearer_token_last_four, newToken.slice(-4));
+  w.assertClean();
+});
+
+h.test('admin portal SSO: create an OIDC connection', async ({ page }) => {
+  const { org } = await adminOrg(page, 'Portal OIDC');
+  const orgId = org.organization_id;
+  const w = watchPage(page);
+  await openPortal(page, 'sso');
+  await page.getByRole('heading', { name: 'SSO Connections' }).waitFor();
+  await page.getByRole('button', { name: 'New connection' }).click();
+  await page.getByText('New SSO Connection').waitFor();
+  await page.getByPlaceholder('Text').fill('Portal OIDC');
+  await page.getByText('Select', { exact: true }).click();
+  await page.getByText('Custom OIDC', { exact: true }).click();
+  const created = page.waitForResponse((r) => r.url().endsWith('/sdk/v1/b2b/sso/oidc') && r.request().method() === 'POST');
+  await page.getByRole('button', { name: 'Create' }).click();
+  assert.equal((await created).status(), 200);
+  const connectionId = (await (await created).json()).data.connection.connection_id;
+  await page.getByText('Configure Portal OIDC').waitFor();
+  // The IdP's values: dev mode's built-in OpenID provider, whose discovery the server reads (its
+  // issuer is under the server's base URL, which names localhost).
+  await page.getByText('Enter the following from your IdP.').click();
+  const issuer = `http://localhost:${h.port}/dev/oidc`;
+  await page.getByPlaceholder('Enter Client ID').fill('dev-oidc-client');
+  await page.getByPlaceholder('Enter Client Secret').fill('dev-oidc-secret');
+  await page.getByPlaceholder('Enter Issuer').fill(issuer);
+  const configured = page.waitForResponse((r) => r.url().endsWith(`/sdk/v1/b2b/sso/oidc/${connectionId}`) && r.request().method() === 'PUT');
+  await page.getByRole('button', { name: 'Create' }).click();
+  assert.equal((await configured).status(), 200);
+  assert.equal((await (await configured).json()).data.warning, '', 'the discovery document was read');
+  await page.getByRole('heading', { name: 'SSO Connections' }).waitFor();
+  await page.getByText('Portal OIDC', { exact: true }).waitFor();
+
+  const { oidc_connections: oidc } = await h.api('GET', `/v1/b2b/sso/${orgId}`);
+  assert.equal(oidc.length, 1);
+  assert.equal(oidc[0].connection_id, connectionId);
+  assert.equal(oidc[0].display_name, 'Portal OIDC');
+  assert.equal(oidc[0].client_id, 'dev-oidc-client');
+  assert.equal(oidc[0].issuer, issuer);
+  // The endpoints came from the issuer's discovery document; the secret is never sent back.
+  assert.equal(oidc[0].token_url, `${issuer}/token`);
+  assert.equal(oidc[0].client_secret, '');
+  assert.equal(oidc[0].status, 'active');
   w.assertClean();
 });
