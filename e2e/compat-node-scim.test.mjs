@@ -12,14 +12,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import stytch from 'stytch';
 import { useHarness, cookieValue, enterCode, codeOf, uniqueEmail, BIN, TEXT } from './harness.mjs';
-import { shapeErrors } from './sdk-types.mjs';
+import { assertShape, nodeClient } from './node-client.mjs';
 
 const execFileP = promisify(execFile);
 const h = useHarness();
-
-function assertShape(value, typeName) {
-  assert.deepEqual(shapeErrors(value, typeName), [], `${typeName} as declared by stytch@14.2.0`);
-}
 
 // A custom role for SCIM groups to grant, so its source is unmistakable.
 const POLICY = {
@@ -49,14 +45,7 @@ function setPolicy() {
 
 async function newClient() {
   await setPolicy();
-  // The client warns once per construction that env is not one of its own hosts; that is the point.
-  const warn = console.warn;
-  console.warn = (...a) => String(a[0]).includes("custom 'env'") || warn(...a);
-  try {
-    return new stytch.B2BClient({ project_id: h.project.project_id, secret: h.project.secret, env: `${h.apiBase}/` });
-  } finally {
-    console.warn = warn;
-  }
+  return nodeClient({ project_id: h.project.project_id, secret: h.project.secret, env: `${h.apiBase}/` });
 }
 
 let seq = 0;

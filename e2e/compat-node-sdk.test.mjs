@@ -9,17 +9,12 @@ import { after, before, test } from 'node:test';
 import http from 'node:http';
 import stytch from 'stytch';
 import { useHarness, codeOf, uniqueEmail, BIN } from './harness.mjs';
-import { shapeErrors } from './sdk-types.mjs';
+import { assertShape, nodeClient } from './node-client.mjs';
 
 /**
  * Asserts that a response conforms to the client's declared response type. `known` lists the
  * declared fields we knowingly do not send (each with its reason at the call site).
  */
-function assertShape(value, typeName, known = []) {
-  const errs = shapeErrors(value, typeName).filter((e) => !known.some((re) => re.test(e)));
-  assert.deepEqual(errs, [], `${typeName} as declared by stytch@14.2.0`);
-}
-
 const h = useHarness({ browser: false });
 
 /**
@@ -76,14 +71,7 @@ after(() => proxy.close());
 
 /** A fresh client (own JWKS cache) pointed at our server; custom_base_url must be https, env need not be. */
 function newClient({ secret = h.project.secret, env = proxyBase } = {}) {
-  // The client warns once per construction that env is not one of its own hosts; that is the point.
-  const warn = console.warn;
-  console.warn = (...a) => String(a[0]).includes("custom 'env'") || warn(...a);
-  try {
-    return new stytch.B2BClient({ project_id: h.project.project_id, secret, env });
-  } finally {
-    console.warn = warn;
-  }
+  return nodeClient({ project_id: h.project.project_id, secret, env });
 }
 
 /**

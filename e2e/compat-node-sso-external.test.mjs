@@ -15,14 +15,10 @@ import Provider from 'oidc-provider';
 import stytch from 'stytch';
 import { useHarness, cookieValue, uniqueEmail, BIN, TEXT } from './harness.mjs';
 import { startSamlIdp } from './samlidp.mjs';
-import { shapeErrors } from './sdk-types.mjs';
+import { assertShape, nodeClient } from './node-client.mjs';
 
 const execFileP = promisify(execFile);
 const h = useHarness();
-
-function assertShape(value, typeName) {
-  assert.deepEqual(shapeErrors(value, typeName), [], `${typeName} as declared by stytch@14.2.0`);
-}
 
 // Custom roles, so that which connection granted a role is visible: the source's own implicit role
 // must never reach a member who logged in through the external connection.
@@ -75,14 +71,7 @@ async function serveOidcProvider(client) {
 }
 
 function newClient() {
-  // The client warns once per construction that env is not one of its own hosts; that is the point.
-  const warn = console.warn;
-  console.warn = (...a) => String(a[0]).includes("custom 'env'") || warn(...a);
-  try {
-    return new stytch.B2BClient({ project_id: h.project.project_id, secret: h.project.secret, env: `${h.apiBase}/` });
-  } finally {
-    console.warn = warn;
-  }
+  return nodeClient({ project_id: h.project.project_id, secret: h.project.secret, env: `${h.apiBase}/` });
 }
 
 let seq = 0;

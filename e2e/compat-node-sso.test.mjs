@@ -9,17 +9,11 @@ import { after, before, test } from 'node:test';
 import { generateKeyPairSync } from 'node:crypto';
 import http from 'node:http';
 import Provider from 'oidc-provider';
-import stytch from 'stytch';
 import { useHarness, uniqueEmail } from './harness.mjs';
 import { samlResponseFor, startSamlIdp } from './samlidp.mjs';
-import { shapeErrors } from './sdk-types.mjs';
+import { assertShape, nodeClient } from './node-client.mjs';
 
 const h = useHarness({ browser: false });
-
-function assertShape(value, typeName, known = []) {
-  const errs = shapeErrors(value, typeName).filter((e) => !known.some((re) => re.test(e)));
-  assert.deepEqual(errs, [], `${typeName} as declared by stytch@14.2.0`);
-}
 
 let idp = null;
 let oidc = null; // {issuer, server}
@@ -41,14 +35,7 @@ after(async () => {
 });
 
 function newClient() {
-  // The client warns once per construction that env is not one of its own hosts; that is the point.
-  const warn = console.warn;
-  console.warn = (...a) => String(a[0]).includes("custom 'env'") || warn(...a);
-  try {
-    return new stytch.B2BClient({ project_id: h.project.project_id, secret: h.project.secret, env: `${h.apiBase}/` });
-  } finally {
-    console.warn = warn;
-  }
+  return nodeClient({ project_id: h.project.project_id, secret: h.project.secret, env: `${h.apiBase}/` });
 }
 
 let seq = 0;

@@ -8,25 +8,14 @@ import { createSign, generateKeyPairSync, randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { test, before, after } from 'node:test';
 import { promisify } from 'node:util';
-import stytch from 'stytch';
 import { BIN, useHarness } from './harness.mjs';
-import { shapeErrors } from './sdk-types.mjs';
+import { assertShape, nodeClient } from './node-client.mjs';
 
 const execFileP = promisify(execFile);
 const h = useHarness({ browser: false });
 
-function assertShape(value, typeName) {
-  assert.deepEqual(shapeErrors(value, typeName), [], `${typeName} as declared by stytch@14.2.0`);
-}
-
 function newClient() {
-  const warn = console.warn;
-  console.warn = (...a) => String(a[0]).includes("custom 'env'") || warn(...a);
-  try {
-    return new stytch.B2BClient({ project_id: h.project.project_id, secret: h.project.secret, env: `${h.apiBase}/` });
-  } finally {
-    console.warn = warn;
-  }
+  return nodeClient({ project_id: h.project.project_id, secret: h.project.secret, env: `${h.apiBase}/` });
 }
 
 async function cli(...args) {
