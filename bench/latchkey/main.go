@@ -56,7 +56,7 @@ func main() {
 	flag.StringVar(&o.widget, "widget", "web/widget/dist", "built widget")
 	flag.StringVar(&growth, "growth", "1000,100000,1000000", "session counts for the cost-growth figure")
 	flag.StringVar(&orgGrowth, "org-growth", "10,10000", "organization counts for the cost-growth figure")
-	flag.StringVar(&o.only, "only", "", "comma-separated sections to run (sessions,postgres,password,email,start,widget,growth); empty runs all")
+	flag.StringVar(&o.only, "only", "", "comma-separated sections to run (sessions,postgres,password,overhead,email,start,widget,growth); empty runs all")
 	flag.StringVar(&o.cpuprofile, "cpuprofile", "", "write a CPU profile of the whole run (the server runs in this process) to this file")
 	flag.StringVar(&o.memprofile, "memprofile", "", "write an allocation profile of the whole run to this file (pprof -sample_index=alloc_space)")
 	flag.Parse()
@@ -151,6 +151,11 @@ func run(o options) error {
 	if o.want("password") {
 		if err := passwordFigures(ctx, o, rep, filepath.Join(tmp, "password.db")); err != nil {
 			return fmt.Errorf("password: %w", err)
+		}
+	}
+	if o.want("overhead") {
+		if err := overheadFigures(ctx, o, rep, filepath.Join(tmp, "overhead.db")); err != nil {
+			return fmt.Errorf("password overhead: %w", err)
 		}
 	}
 	if o.want("email") {

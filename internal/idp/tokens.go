@@ -202,8 +202,7 @@ func (p *Provider) signer(ctx context.Context, projectID string) (jose.Signer, e
 		return nil, fmt.Errorf("idp: keys: %w", err)
 	}
 	k := keys[0]
-	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: k.Private},
-		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", k.KID))
+	s, err := signslot.RS256(k)
 	if err != nil {
 		return nil, fmt.Errorf("idp: signer: %w", err)
 	}

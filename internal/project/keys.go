@@ -2,6 +2,7 @@ package project
 
 import (
 	"context"
+	"crypto"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/atrest"
 	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/rsasign"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -25,6 +27,9 @@ var ErrLastSigningKey = errors.New("project: cannot retire the only signing key;
 type SigningKey struct {
 	KID     string
 	Private *rsa.PrivateKey
+	// Signer signs with Private, on rsasign's fast path where the CPU
+	// allows; nil means Private signs through crypto/rsa.
+	Signer crypto.Signer
 }
 
 // KeyInfo describes a published key without its private part.
@@ -164,7 +169,7 @@ func (s *Store) SigningKeys(ctx context.Context, projectID string) ([]SigningKey
 		if !ok {
 			return nil, fmt.Errorf("project: signing key %s is not RSA", kid)
 		}
-		out = append(out, SigningKey{KID: kid, Private: rk})
+		out = append(out, SigningKey{KID: kid, Private: rk, Signer: rsasign.New(rk)})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("project: signing keys: %w", err)

@@ -128,8 +128,7 @@ func (s *Service) signingKey(ctx context.Context, projectID string) (project.Sig
 // signWith signs ms's JWT with k: CPU work only, which cannot fail for a
 // key the project holds.
 func signWith(k project.SigningKey, projectID string, ms *MemberSession, now time.Time) (string, error) {
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: k.Private},
-		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", k.KID))
+	signer, err := signslot.RS256(k)
 	if err != nil {
 		return "", fmt.Errorf("session: signer: %w", err)
 	}

@@ -10,6 +10,9 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
+
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/rsasign"
 )
 
 func TestSizeLeavesACore(t *testing.T) {
@@ -96,5 +99,41 @@ func TestSignVerifies(t *testing.T) {
 	other, _ := rsa.GenerateKey(rand.Reader, 2048)
 	if err := parsed.Claims(&other.PublicKey, &got); err == nil {
 		t.Fatal("verified with another key")
+	}
+}
+
+// The fast signer gives the very JWT crypto/rsa gives (RS256 signatures
+// are deterministic), header included.
+func TestRS256FastSignerSameJWT(t *testing.T) {
+	priv, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := map[string]any{"sub": "member-test-1", "iat": 1700000000}
+	var out []string
+	for _, k := range []project.SigningKey{{KID: "kid-1", Private: priv}, {KID: "kid-1", Private: priv, Signer: rsasign.New(priv)}} {
+		s, err := RS256(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, err := Sign(s, claims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, tok)
+	}
+	if out[0] != out[1] {
+		t.Fatalf("crypto/rsa JWT %s\nfast JWT %s", out[0], out[1])
+	}
+	parsed, err := jwt.ParseSigned(out[1], []jose.SignatureAlgorithm{jose.RS256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kid := parsed.Headers[0].KeyID; kid != "kid-1" {
+		t.Fatalf("kid = %q", kid)
+	}
+	var got map[string]any
+	if err := parsed.Claims(&priv.PublicKey, &got); err != nil || got["sub"] != "member-test-1" {
+		t.Fatalf("claims %v, %v", got, err)
 	}
 }
