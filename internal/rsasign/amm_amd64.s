@@ -12,6 +12,7 @@
 //   Z18 b[i] (P)      Z20 b[i] (Q)
 //   Z19 y (P)         Z21 y (Q)
 //   Z22 zero          Z23, Z24 carries
+//   Z25-Z27 t (P)     Z28-Z30 t (Q): the high halves of an iteration
 //   R14 the 52-bit mask
 
 // func amm2(out, a, b, m *pair, k0 *[2]uint64)
@@ -57,64 +58,85 @@ loop:
 	VPMADD52LUQ Z20, Z10, Z16
 	VPMADD52LUQ Z20, Z11, Z17
 
-	// y = acc[0] * k0 mod 2^52; carry = (acc[0] + lo(m[0] * y)) >> 52,
-	// the bits that leave lane 0 when it is shifted out below.
+	// t = hi(a * b[i]), kept apart from acc: it is added after the shift
+	// below with one addition, off the chain through lane 0.
+	VPXORQ Z25, Z25, Z25
+	VPXORQ Z26, Z26, Z26
+	VPXORQ Z27, Z27, Z27
+	VPXORQ Z28, Z28, Z28
+	VPXORQ Z29, Z29, Z29
+	VPXORQ Z30, Z30, Z30
+	VPMADD52HUQ Z18, Z0, Z25
+	VPMADD52HUQ Z18, Z1, Z26
+	VPMADD52HUQ Z18, Z2, Z27
+	VPMADD52HUQ Z20, Z9, Z28
+	VPMADD52HUQ Z20, Z10, Z29
+	VPMADD52HUQ Z20, Z11, Z30
+
+	// y = acc[0] * k0 mod 2^52, in every lane (computed in the vector unit:
+	// a round trip through a general register is slower); carry =
+	// (acc[0] + lo(m[0] * y)) >> 52, the bits that leave lane 0 when it is
+	// shifted out below, computed from the same y in general registers,
+	// off the chain through lane 0.
+	VPXORQ Z19, Z19, Z19
+	VPMADD52LUQ.BCST 0(R13), Z6, Z19
+	VPBROADCASTQ X19, Z19
 	VMOVQ X6, AX
 	MOVQ AX, R8
 	IMULQ 0(R13), R8
 	ANDQ R14, R8
-	VPBROADCASTQ R8, Z19
 	MOVQ 0(DX), R9
 	IMULQ R8, R9
 	ANDQ R14, R9
 	ADDQ AX, R9
 	SHRQ $52, R9
 
+	VPXORQ Z21, Z21, Z21
+	VPMADD52LUQ.BCST 8(R13), Z15, Z21
+	VPBROADCASTQ X21, Z21
 	VMOVQ X15, R10
 	MOVQ R10, R11
 	IMULQ 8(R13), R11
 	ANDQ R14, R11
-	VPBROADCASTQ R11, Z21
 	MOVQ 192(DX), R12
 	IMULQ R11, R12
 	ANDQ R14, R12
 	ADDQ R10, R12
 	SHRQ $52, R12
 
-	// acc += lo(m * y): lane 0 is now a multiple of 2^52.
+	// acc += lo(m * y): lane 0 is now a multiple of 2^52. t += hi(m * y).
 	VPMADD52LUQ Z19, Z3, Z6
 	VPMADD52LUQ Z19, Z4, Z7
 	VPMADD52LUQ Z19, Z5, Z8
 	VPMADD52LUQ Z21, Z12, Z15
 	VPMADD52LUQ Z21, Z13, Z16
 	VPMADD52LUQ Z21, Z14, Z17
+	VPMADD52HUQ Z19, Z3, Z25
+	VPMADD52HUQ Z19, Z4, Z26
+	VPMADD52HUQ Z19, Z5, Z27
+	VPMADD52HUQ Z21, Z12, Z28
+	VPMADD52HUQ Z21, Z13, Z29
+	VPMADD52HUQ Z21, Z14, Z30
+	VMOVQ R9, X23
+	VMOVQ R12, X24
+	VPADDQ Z23, Z25, Z25
+	VPADDQ Z24, Z28, Z28
 
-	// acc >>= 52 (one lane), lane 0's carry into the new lane 0.
+	// acc = (acc >> 52, one lane) + t: the high halves belong one lane up,
+	// which after the shift is the same lane, and lane 0's carry joins
+	// the new lane 0.
 	VALIGNQ $1, Z6, Z7, Z6
 	VALIGNQ $1, Z7, Z8, Z7
 	VALIGNQ $1, Z8, Z22, Z8
 	VALIGNQ $1, Z15, Z16, Z15
 	VALIGNQ $1, Z16, Z17, Z16
 	VALIGNQ $1, Z17, Z22, Z17
-	VMOVQ R9, X23
-	VMOVQ R12, X24
-	VPADDQ Z23, Z6, Z6
-	VPADDQ Z24, Z15, Z15
-
-	// The high halves belong one lane up, which after the shift is the
-	// same lane.
-	VPMADD52HUQ Z18, Z0, Z6
-	VPMADD52HUQ Z18, Z1, Z7
-	VPMADD52HUQ Z18, Z2, Z8
-	VPMADD52HUQ Z20, Z9, Z15
-	VPMADD52HUQ Z20, Z10, Z16
-	VPMADD52HUQ Z20, Z11, Z17
-	VPMADD52HUQ Z19, Z3, Z6
-	VPMADD52HUQ Z19, Z4, Z7
-	VPMADD52HUQ Z19, Z5, Z8
-	VPMADD52HUQ Z21, Z12, Z15
-	VPMADD52HUQ Z21, Z13, Z16
-	VPMADD52HUQ Z21, Z14, Z17
+	VPADDQ Z25, Z6, Z6
+	VPADDQ Z26, Z7, Z7
+	VPADDQ Z27, Z8, Z8
+	VPADDQ Z28, Z15, Z15
+	VPADDQ Z29, Z16, Z16
+	VPADDQ Z30, Z17, Z17
 
 	INCQ CX
 	CMPQ CX, $20

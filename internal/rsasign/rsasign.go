@@ -45,7 +45,7 @@ type Key struct {
 // Q = q, each 1024 bits) the lanes of m, −m⁻¹ mod 2^52, and the powers of
 // two it uses reduced mod m.
 type crtKey struct {
-	m, one, rr, k2 pair // m; R, R², 2^1024·R² mod m (R = 2^1040)
+	m, one, rr, k2 pair // m; R, R², 2^1024·R² mod m (R = 2^1040), each below 2m
 	k0             [2]uint64
 	p, q           nat
 	dp, dq         nat
@@ -114,22 +114,29 @@ func prepare(priv *rsa.PrivateKey) *crtKey {
 			inv *= 2 - m[0]*inv
 		}
 		k.k0[h] = -inv & mask52
-		// R, R² and 2^1024·R² mod m, by doubling 1 (m is secret: no
-		// division, only constant-time steps).
+		// R = 2^1040, 2^65·R and 2^129·R mod m, by doubling 1 (m is
+		// secret: no division, only constant-time steps).
 		x := nat{1}
-		for i := 1; i <= 3*1040-16; i++ {
+		for i := 1; i <= 1040+129; i++ {
 			double(&x, m)
 			switch i {
 			case 1040:
 				v := to52(&x)
 				k.one.set(h, &v)
-			case 2 * 1040:
+			case 1040 + 65:
 				v := to52(&x)
 				k.rr.set(h, &v)
 			}
 		}
 		v := to52(&x)
 		k.k2.set(h, &v)
+	}
+	// Four Montgomery squarings take 2^a·R to 2^16a·R: 2^65·R to
+	// 2^1040·R = R², and 2^129·R to 2^2064·R = 2^1024·R². Cheaper than
+	// doubling on to 2^3104 (a third of the time).
+	for range 4 {
+		amm2(&k.rr, &k.rr, &k.rr, &k.m, &k.k0)
+		amm2(&k.k2, &k.k2, &k.k2, &k.m, &k.k0)
 	}
 	var qinv pair
 	qn := natOf(b(pre.Qinv))

@@ -116,9 +116,25 @@ func TestAMMAgainstBig(t *testing.T) {
 	R := new(big.Int).Lsh(big.NewInt(1), 1040)
 	for h, p := range priv.Primes {
 		rinv := new(big.Int).ModInverse(R, p)
+		// The edges first: zero, one, p-1, p, 2p-1, 4p-1, and 2^1030-1
+		// (the largest operand the bound allows), in every combination.
+		one := big.NewInt(1)
+		edges := []*big.Int{new(big.Int), one, new(big.Int).Sub(p, one), p,
+			new(big.Int).Sub(new(big.Int).Lsh(p, 1), one), new(big.Int).Sub(new(big.Int).Lsh(p, 2), one),
+			new(big.Int).Sub(new(big.Int).Lsh(one, 1030), one)}
+		var cases [][2]*big.Int
+		for _, a := range edges {
+			for _, b := range edges {
+				cases = append(cases, [2]*big.Int{a, b})
+			}
+		}
 		for range 200 {
 			a, _ := rand.Int(rand.Reader, new(big.Int).Lsh(p, 2))
 			b, _ := rand.Int(rand.Reader, new(big.Int).Lsh(p, 2))
+			cases = append(cases, [2]*big.Int{a, b})
+		}
+		for _, c := range cases {
+			a, b := c[0], c[1]
 			var pa, pb, out pair
 			pa.set(h, lanesOf(a))
 			pb.set(h, lanesOf(b))
