@@ -19,12 +19,13 @@
 // reveal the key): on a failed check the signature is made again by
 // crypto/rsa.
 //
-// Keys the fast path does not cover (other sizes, more than two primes)
-// and CPUs without the instructions go to crypto/rsa.
+// Keys the fast path does not cover (other sizes, more than two primes),
+// CPUs without the instructions and FIPS 140-3 mode go to crypto/rsa.
 package rsasign
 
 import (
 	"crypto"
+	"crypto/fips140"
 	"crypto/rsa"
 	"crypto/sha256"
 	"io"
@@ -61,7 +62,9 @@ func New(priv *rsa.PrivateKey) *Key { return &Key{priv: priv} }
 // ready prepares the fast path once and returns it (nil without one).
 func (k *Key) ready() *crtKey {
 	k.once.Do(func() {
-		if supported {
+		// In FIPS 140-3 mode (GODEBUG=fips140=on) every signature must come
+		// from the validated module, crypto/rsa.
+		if supported && !fips140.Enabled() {
 			k.fast = prepare(k.priv)
 		}
 	})

@@ -3,10 +3,14 @@ package rsasign
 import (
 	"bytes"
 	"crypto"
+	"crypto/fips140"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
 	"math/big"
+	"os"
+	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -23,8 +27,8 @@ func newKey(t testing.TB, bits int) *rsa.PrivateKey {
 // crypto/rsa's bytes exactly, for many keys and messages, including the
 // digests at the edges.
 func TestSignMatchesCryptoRSA(t *testing.T) {
-	if !supported {
-		t.Skip("no AVX-512 IFMA on this CPU: New signs with crypto/rsa (covered by TestOtherKeysUseCryptoRSA)")
+	if !supported || fips140.Enabled() {
+		t.Skip("no AVX-512 IFMA on this CPU, or FIPS mode: New signs with crypto/rsa (covered by TestOtherKeysUseCryptoRSA)")
 	}
 	before := fallbacks.Load()
 	for range 6 {
@@ -73,6 +77,23 @@ func TestKeyWithoutPrecomputedValues(t *testing.T) {
 	}
 	if err := rsa.VerifyPKCS1v15(&priv.PublicKey, crypto.SHA256, d[:], got); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// In FIPS 140-3 mode every signature is crypto/rsa's: the test runs
+// itself again with GODEBUG=fips140=on.
+func TestFIPSModeUsesCryptoRSA(t *testing.T) {
+	if fips140.Enabled() {
+		if New(newKey(t, 2048)).Fast() {
+			t.Fatal("FIPS mode signs on the fast path")
+		}
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFIPSModeUsesCryptoRSA$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), "GODEBUG=fips140=on")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestFIPSModeUsesCryptoRSA") {
+		t.Fatalf("FIPS-mode run: %v\n%s", err, out)
 	}
 }
 
