@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/latchkey/latchkey/internal/notify"
+	"github.com/latchkey/latchkey/internal/rsasign"
 )
 
 // Metrics holds one server's collectors. Each App has its own registry, so
@@ -73,7 +74,10 @@ func New() *Metrics {
 		Help: "SMS deliveries by transport and result (sent or failed)."}, []string{"transport", "result"})
 	m.auditFail = prometheus.NewCounter(prometheus.CounterOpts{Name: "latchkey_audit_write_failures_total",
 		Help: "Audit events that could not be stored."})
-	m.reg.MustRegister(m.requests, m.latency, m.logins, m.lockouts, m.emails, m.sms, m.auditFail,
+	rsaFallbacks := prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "latchkey_rs256_fast_path_fallbacks_total",
+		Help: "RS256 signatures of the fast path that failed their check and were made again by crypto/rsa (any is a fault)."},
+		func() float64 { return float64(rsasign.Fallbacks()) })
+	m.reg.MustRegister(m.requests, m.latency, m.logins, m.lockouts, m.emails, m.sms, m.auditFail, rsaFallbacks,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

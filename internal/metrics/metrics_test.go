@@ -56,6 +56,8 @@ func TestMetricsEndpoint(t *testing.T) {
 		want(t, body, `latchkey_logins_total\{method="email_otp",result="success"\} 1`)
 		want(t, body, `latchkey_logins_total\{method="email_otp",result="failure"\} 1`)
 		want(t, body, `go_goroutines \d`)
+		// The login signed a session JWT; the fast path's check never failed.
+		want(t, body, `latchkey_rs256_fast_path_fallbacks_total 0`)
 		if strings.Contains(body, org) {
 			t.Error("/metrics labels carry a raw path (an organization id)")
 		}

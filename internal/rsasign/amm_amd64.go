@@ -8,10 +8,11 @@ import "golang.org/x/sys/cpu"
 var supported = cpu.X86.HasAVX512F && cpu.X86.HasAVX512IFMA
 
 // amm2 sets out to the almost-Montgomery products a·b·R⁻¹ mod m of both
-// halves of the pairs (P with P, Q with Q), R = 2^1040: the result is
-// congruent to that product and less than 2m when a·b < 2m·R, which holds
-// for the operands here (all below 2^1030). Every lane of a, b and m must
-// be below 2^52; every lane of out is. out may alias a or b.
+// halves of the pairs (P with P, Q with Q), R = 2^1040: the result, which
+// is less than a·b/R + m, is congruent to that product and less than 2m
+// when a·b < m·R. Every operand here is below 4m < 2^1026, so a·b is
+// below 2^2052, far under m·R (at least 2^2063). Every lane of a, b and m
+// must be below 2^52; every lane of out is. out may alias a or b.
 //
 //go:noescape
 func amm2(out, a, b, m *pair, k0 *[2]uint64)

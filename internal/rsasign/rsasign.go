@@ -29,6 +29,7 @@ import (
 	"crypto/rsa"
 	"crypto/sha256"
 	"io"
+	"math/big"
 	"sync"
 	"sync/atomic"
 )
@@ -53,8 +54,13 @@ type crtKey struct {
 	qinvR          pair // P half: q⁻¹·R mod p
 }
 
-// fallbacks counts fast signatures that failed their check (for tests).
+// fallbacks counts fast signatures that failed their check.
 var fallbacks atomic.Uint64
+
+// Fallbacks is how many fast signatures failed their check against the
+// public key and were made again by crypto/rsa since the process started
+// (a metric: anything but zero is a fault of the CPU or of this package).
+func Fallbacks() uint64 { return fallbacks.Load() }
 
 // New returns a signer for priv, on the fast path when it can be.
 func New(priv *rsa.PrivateKey) *Key { return &Key{priv: priv} }
@@ -95,14 +101,24 @@ func (k *Key) Sign(rand io.Reader, digest []byte, opts crypto.SignerOpts) ([]byt
 // prepare returns the fast path's form of priv, or nil when the key is
 // not a precomputed two-prime 2048-bit key of 1024-bit primes.
 func prepare(priv *rsa.PrivateKey) *crtKey {
-	if priv.N.BitLen() != 2048 || len(priv.Primes) != 2 || priv.Primes[0].BitLen() != 1024 || priv.Primes[1].BitLen() != 1024 {
+	if priv.N == nil || priv.N.BitLen() != 2048 || len(priv.Primes) != 2 {
 		return nil
+	}
+	for _, p := range priv.Primes {
+		if p == nil || p.BitLen() != 1024 {
+			return nil
+		}
 	}
 	// Parsed and generated keys come precomputed; one that is not is left
 	// to crypto/rsa rather than changed under its other users.
+	// A hand-built key may carry values out of range (an unreduced
+	// exponent): those are crypto/rsa's to refuse. Within 1024 bits every
+	// value is safe here, and a wrong one fails the signature's check.
 	pre := priv.Precomputed
-	if pre.Dp == nil || pre.Dq == nil || pre.Qinv == nil {
-		return nil
+	for _, v := range []*big.Int{pre.Dp, pre.Dq, pre.Qinv} {
+		if v == nil || v.Sign() < 0 || v.BitLen() > 1024 {
+			return nil
+		}
 	}
 	const size = 8 * wide
 	b := func(x interface{ FillBytes([]byte) []byte }) []byte { return x.FillBytes(make([]byte, size)) }

@@ -137,12 +137,13 @@ func TestAMMAgainstBig(t *testing.T) {
 	R := new(big.Int).Lsh(big.NewInt(1), 1040)
 	for h, p := range priv.Primes {
 		rinv := new(big.Int).ModInverse(R, p)
-		// The edges first: zero, one, p-1, p, 2p-1, 4p-1, and 2^1030-1
-		// (the largest operand the bound allows), in every combination.
+		// The edges first: zero, one, p-1, p, 2p-1, 4p-1, 2^1030-1 and the
+		// largest operand with a·a < m·R (the bound for a result below 2m),
+		// in every combination.
 		one := big.NewInt(1)
 		edges := []*big.Int{new(big.Int), one, new(big.Int).Sub(p, one), p,
 			new(big.Int).Sub(new(big.Int).Lsh(p, 1), one), new(big.Int).Sub(new(big.Int).Lsh(p, 2), one),
-			new(big.Int).Sub(new(big.Int).Lsh(one, 1030), one)}
+			new(big.Int).Sub(new(big.Int).Lsh(one, 1030), one), new(big.Int).Sqrt(new(big.Int).Sub(new(big.Int).Mul(p, R), one))}
 		var cases [][2]*big.Int
 		for _, a := range edges {
 			for _, b := range edges {
@@ -156,10 +157,11 @@ func TestAMMAgainstBig(t *testing.T) {
 		}
 		for _, c := range cases {
 			a, b := c[0], c[1]
-			var pa, pb, out pair
+			var pa, pb pair
 			pa.set(h, lanesOf(a))
 			pb.set(h, lanesOf(b))
-			amm2(&out, &pa, &pb, &k.m, &k.k0)
+			amm2(&pb, &pa, &pb, &k.m, &k.k0) // out may alias b (and a: the squarings)
+			out := pb
 			got := bigOf(out.half(h))
 			want := new(big.Int).Mul(a, b)
 			want.Mul(want, rinv).Mod(want, p)
