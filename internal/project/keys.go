@@ -138,6 +138,12 @@ func (s *Store) ListSigningKeys(ctx context.Context, projectID string) ([]KeyInf
 	return out, rows.Err()
 }
 
+// parsedKey is a signing key as parsed from its stored text.
+type parsedKey struct {
+	stored string
+	key    SigningKey
+}
+
 // SigningKeys returns the project's active keys, newest first: the first
 // signs, all verify and appear in the JWKS.
 func (s *Store) SigningKeys(ctx context.Context, projectID string) ([]SigningKey, error) {
@@ -152,6 +158,15 @@ func (s *Store) SigningKeys(ctx context.Context, projectID string) ([]SigningKey
 		var kid, stored string
 		if err := rows.Scan(&kid, &stored); err != nil {
 			return nil, fmt.Errorf("project: scan signing key: %w", err)
+		}
+		// A key never changes under its kid, so one parsed before is reused
+		// while its stored text is the same (a re-seal at rest changes the
+		// text, not the key): unsealing, PKCS #8 with its checks, and the
+		// fast signer's preparation cost more than the read, and the IdP
+		// loads the keys for every token it signs.
+		if v, ok := s.parsed.Load(kid); ok && v.(parsedKey).stored == stored {
+			out = append(out, v.(parsedKey).key)
+			continue
 		}
 		pemText, err := SigningKeyColumn.OpenStored(s.box, kid, stored)
 		if err != nil {
@@ -169,7 +184,9 @@ func (s *Store) SigningKeys(ctx context.Context, projectID string) ([]SigningKey
 		if !ok {
 			return nil, fmt.Errorf("project: signing key %s is not RSA", kid)
 		}
-		out = append(out, SigningKey{KID: kid, Private: rk, Signer: rsasign.New(rk)})
+		sk := SigningKey{KID: kid, Private: rk, Signer: rsasign.New(rk)}
+		s.parsed.Store(kid, parsedKey{stored: stored, key: sk})
+		out = append(out, sk)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("project: signing keys: %w", err)

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
@@ -79,6 +80,8 @@ type Store struct {
 	db    *store.DB
 	clock clock.Clock
 	box   *secretbox.Box // seals signing private keys at rest
+	// parsed keeps signing keys parsed, by kid (see SigningKeys).
+	parsed sync.Map // kid → parsedKey
 }
 
 // NewStore returns a project store; box seals the signing keys.
