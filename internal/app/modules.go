@@ -99,7 +99,7 @@ func (a *App) wireModules() error {
 	// runs before the implicit role sources) and SCIM group roles.
 	scimSvc := scim.New(scim.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Orgs: a.Orgs, Members: members,
 		Limiter: a.Limiter, Audit: a.Audit, BaseURL: func() string { return a.Config.BaseURL }})
-	a.Orgs.AddMemberDecorator(scimSvc.Decorate)
+	a.Orgs.AddMemberDecorator(scim.RegistrationsTable, scimSvc.Decorate)
 	a.Orgs.AddImplicitRoleSource(scimSvc)
 	// A change removing roles looks for their assignments in these, and
 	// locks their rows in this order (organizations, connections, members).

@@ -92,10 +92,11 @@ type Module struct {
 }
 
 // New returns the module and installs its member decorator
-// (oauth_registrations).
+// (oauth_registrations), which only adds the member's rows of
+// member_oauth_registrations: member loads skip it when there are none.
 func New(d Deps) *Module {
 	m := &Module{d: d, factory: providers.NewFactory(d.HTTP)}
-	d.Orgs.AddMemberDecorator(m.decorateMembers)
+	d.Orgs.AddMemberDecorator("member_oauth_registrations", m.decorateMembers)
 	d.Sessions.OnStart(m.registerDiscovered)
 	return m
 }

@@ -39,6 +39,15 @@ type ImplicitRoleSource interface {
 	ImplicitRoles(ctx context.Context, q store.Querier, m *Member) ([]RoleGrant, error)
 }
 
+// MemberTableSource is an ImplicitRoleSource that grants a member nothing
+// unless MemberTable, a table with a member_id column, has a row for the
+// member: member loads ask it only when the probe (see Store.probe) finds
+// such a row for one of the members loaded. A source that does not
+// implement it is asked on every load.
+type MemberTableSource interface {
+	MemberTable() string
+}
+
 // ImplicitRoleHolders is an ImplicitRoleSource that can also list who
 // holds a role through it, so the members search's member_roles filter
 // finds the same members member.roles reports.
@@ -72,19 +81,40 @@ type RBAC interface {
 // serving.
 func (s *Store) UseRBAC(r RBAC, sources ...ImplicitRoleSource) {
 	s.rbac = r
-	s.implicit = append(s.implicit, sources...)
+	for _, src := range sources {
+		s.AddImplicitRoleSource(src)
+	}
 }
 
 // AddImplicitRoleSource registers one more implicit role source (a module
 // wired after RBAC, such as SSO).
-func (s *Store) AddImplicitRoleSource(src ImplicitRoleSource) { s.implicit = append(s.implicit, src) }
+func (s *Store) AddImplicitRoleSource(src ImplicitRoleSource) {
+	s.addMemberTable(sourceTable(src))
+	s.implicit = append(s.implicit, src)
+}
 
-// withImplicitRoles asks every registered source for the members' implicit
-// roles and recomputes their roles.
-func (s *Store) withImplicitRoles(ctx context.Context, q store.Querier, ms ...*Member) error {
+// sourceTable is the member table src declares, or "" (always asked).
+func sourceTable(src ImplicitRoleSource) string {
+	if t, ok := src.(MemberTableSource); ok {
+		return t.MemberTable()
+	}
+	return ""
+}
+
+// withImplicitRoles asks the registered sources for the members' implicit
+// roles and recomputes their roles. A source whose member table has no row
+// for any of ms (has, from the probe) would grant none, so it is not
+// asked; every member's roles are recomputed all the same.
+func (s *Store) withImplicitRoles(ctx context.Context, q store.Querier, has func(table string) bool, ms ...*Member) error {
+	sources := make([]ImplicitRoleSource, 0, len(s.implicit))
+	for _, src := range s.implicit {
+		if has(sourceTable(src)) {
+			sources = append(sources, src)
+		}
+	}
 	for _, m := range ms {
 		m.implicit = nil
-		for _, src := range s.implicit {
+		for _, src := range sources {
 			grants, err := src.ImplicitRoles(ctx, q, m)
 			if err != nil {
 				return err

@@ -18,7 +18,7 @@ import (
 type Store struct {
 	db         *store.DB
 	clock      clock.Clock
-	decorators []MemberDecorator
+	decorators []memberDecorator    // see AddMemberDecorator
 	rbac       RBAC                 // see UseRBAC
 	implicit   []ImplicitRoleSource // see UseRBAC
 	cached     CachedOrgs           // see UseCache
@@ -26,6 +26,11 @@ type Store struct {
 	deletion   []DeletionHook       // see AddDeletionHook
 	// connSessions ends sessions by SSO connection (UseConnectionSessions).
 	connSessions ConnectionSessions
+	// memberTables are the tables the member loaders read, each once, in
+	// the order registered; loaders counts the loaders that declared one
+	// (see probe).
+	memberTables []string
+	loaders      int
 }
 
 // CachedOrgs answers organization reads from memory. The session service
@@ -43,7 +48,11 @@ type CachedOrgs interface {
 func (s *Store) UseCache(c CachedOrgs) { s.cached = c }
 
 // NewStore returns an organization store.
-func NewStore(db *store.DB, c clock.Clock) *Store { return &Store{db: db, clock: c} }
+func NewStore(db *store.DB, c clock.Clock) *Store {
+	s := &Store{db: db, clock: c}
+	s.addMemberTable(retiredTable) // withRetired
+	return s
+}
 
 // DB exposes the database so flows can run their own transactions that
 // include member writes.

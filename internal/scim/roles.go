@@ -11,6 +11,17 @@ import (
 	"github.com/latchkey/latchkey/internal/store"
 )
 
+// RegistrationsTable is the table Decorate and ImplicitRoles read, keyed
+// by member_id: a member with no row there gets neither a
+// scim_registration nor a SCIM role, so member loads skip both when the
+// table has no row for the members loaded (organization.AddMemberDecorator,
+// organization.MemberTableSource).
+const RegistrationsTable = "scim_registrations"
+
+// MemberTable declares RegistrationsTable for ImplicitRoles
+// (organization.MemberTableSource).
+func (s *Service) MemberTable() string { return RegistrationsTable }
+
 // Decorate fills scim_registration on members the organization's SCIM
 // connection provisioned (organization.MemberDecorator), in one query for
 // the lot, and a second for their groups only when one is provisioned.

@@ -38,6 +38,11 @@ func (s *Service) ImplicitRoles(ctx context.Context, q store.Querier, m *organiz
 	return out, err
 }
 
+// MemberTable declares sso_registrations (organization.MemberTableSource):
+// ImplicitRoles grants through a member's registrations only, so a member
+// with none there holds no SSO role, whatever the connections assign.
+func (s *Service) MemberTable() string { return "sso_registrations" }
+
 // RoleHolders lists the members of the organizations who hold roleID
 // through a SAML connection or one of its groups
 // (organization.ImplicitRoleHolders), so the members search's member_roles
