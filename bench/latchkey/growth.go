@@ -151,16 +151,10 @@ func orgGrowth(ctx context.Context, o options, rep *report, tmp string) error {
 		if err := emailRuns(ctx, o, rep, s, sink, "growth: "+label, 32, "flat"); err != nil {
 			return err
 		}
-		org, err := s.createOrg(fmt.Sprintf("growth-pw-%d", n))
+		l, err := s.passwordMember(fmt.Sprintf("growth-pw-%d", n), hash)
 		if err != nil {
 			return err
 		}
-		if _, err := s.backend("/v1/b2b/passwords/migrate", map[string]any{"organization_id": org,
-			"email_address": "pw@bench.test", "hash": hash, "hash_type": "argon_2id"}); err != nil {
-			return err
-		}
-		l := load{url: s.base + "/v1/b2b/passwords/authenticate", user: s.proj.Project.ID, pass: s.proj.Secret,
-			body: fmt.Sprintf(`{"organization_id":%q,"email_address":"pw@bench.test","password":%q}`, org, benchPassword)}
 		r, err := medianOf(o.runs, func() (result, error) { return loginRun(l, 8, o.duration) })
 		if err != nil {
 			return err

@@ -31,16 +31,10 @@ func overheadFigures(ctx context.Context, o options, rep *report, dsn string) er
 	if err != nil {
 		return err
 	}
-	org, err := s.createOrg("bench-pw-overhead")
+	l, err := s.passwordMember("bench-pw-overhead", hash)
 	if err != nil {
 		return err
 	}
-	if _, err := s.backend("/v1/b2b/passwords/migrate", map[string]any{"organization_id": org,
-		"email_address": "pw@bench.test", "hash": hash, "hash_type": "argon_2id"}); err != nil {
-		return err
-	}
-	l := load{url: s.base + "/v1/b2b/passwords/authenticate", user: s.proj.Project.ID, pass: s.proj.Secret,
-		body: fmt.Sprintf(`{"organization_id":%q,"email_address":"pw@bench.test","password":%q}`, org, benchPassword)}
 	if _, _, _, err := loginSlice(l, 8, time.Second); err != nil { // warm-up
 		return err
 	}

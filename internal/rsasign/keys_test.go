@@ -46,6 +46,8 @@ func primeFrom(start *big.Int, step int64) *big.Int {
 	}
 }
 
+// checkKey compares the fast signatures of the all-zero and all-ones
+// digests and of n random ones with crypto/rsa's.
 func checkKey(t *testing.T, name string, priv *rsa.PrivateKey, n int) {
 	t.Helper()
 	k := New(priv)
