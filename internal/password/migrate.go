@@ -126,9 +126,27 @@ func (s *Service) migrateIn(ctx context.Context, q store.Querier, a *migration) 
 // nothing to end, and the same hash imported again (once per organization
 // of the address, as the API family advises) changes nothing: both stay a
 // single write, so a bulk import stays cheap.
+//
+// Which case applies is decided on the password as it stands once this
+// import holds it: two imports of one address at once (into two of its
+// organizations, with different hashes) must not both find no password
+// and each store theirs as a first one, the later winning without the
+// change's side effects. The stored row is held (heldCredential); with
+// none, the first password is inserted only if still absent (addFirst),
+// and an import that finds one added meanwhile comes second and replaces
+// it as any other.
 func (s *Service) importHash(ctx context.Context, q store.Querier, p *project.Project, email, encoded string) error {
-	cur, err := s.credential(ctx, q, p.ID, email)
+	cur, err := s.heldCredential(ctx, q, p.ID, email)
+	if isNotFound(err) {
+		var added bool
+		if added, err = s.addFirst(ctx, q, p, email, encoded); err != nil || added {
+			return err
+		}
+		cur, err = s.heldCredential(ctx, q, p.ID, email)
+	}
 	switch {
+	// Not found again: the password added meanwhile was also deleted
+	// meanwhile, so this import sets the first one after the deletion.
 	case isNotFound(err) || err == nil && cur.Hash == encoded:
 		return s.setHash(ctx, q, p, email, encoded)
 	case err != nil:

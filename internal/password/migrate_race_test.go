@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"testing"
 
+	"golang.org/x/crypto/bcrypt"
+
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/password"
@@ -36,6 +38,18 @@ func migrateRace(t *testing.T) (e *apptest.Env, org *organization.Organization, 
 	return e, org, string(mustBcrypt(t))
 }
 
+// raceService is a password service on e's database, for the first,
+// held transaction of a race (MigrateIn).
+func raceService(t *testing.T, e *apptest.Env) *password.Service {
+	t.Helper()
+	svc, err := password.New(password.Deps{DB: e.App.DB, Clock: e.App.Clock, Orgs: e.App.Orgs, Sessions: e.App.Sessions,
+		Limiter: e.App.Limiter, Hashing: pwhash.Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
 // wantImported fails unless r is a migrate that found (not created) the
 // organization's one member with email, now active and verified, and
 // the password logs them in.
@@ -59,11 +73,7 @@ func TestMigratesOfOneNewAddressAtOnce(t *testing.T) {
 	t.Parallel()
 	e, org, hash := migrateRace(t)
 	ctx := t.Context()
-	svc, err := password.New(password.Deps{DB: e.App.DB, Clock: e.App.Clock, Orgs: e.App.Orgs, Sessions: e.App.Sessions,
-		Hashing: pwhash.Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc := raceService(t, e)
 	var first *password.MigrateResult
 	migrateIn := func(q store.Querier) (err error) {
 		first, err = svc.MigrateIn(ctx, q, password.MigrateParams{Project: e.Project.Project, OrganizationID: org.OrganizationID,
@@ -107,4 +117,47 @@ func TestMigrateDuringASignupOfTheAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantImported(t, e, org, "ada@acme.test", r)
+}
+
+// Two migrates of an address new to passwords, into two of its
+// organizations with different hashes (two import jobs, one per former
+// tenant): whichever comes second replaces the first's password, which
+// is a password change (TestPasswordMigrateOverAPasswordEndsWhatItOpened),
+// so the address's sessions end. Both must not read "no password yet"
+// and each store theirs as a first one: the later hash would win with
+// none of a change's side effects, and a session opened before the
+// imports (here by email code) would outlive the password's replacement.
+func TestMigratesOfOneAddressIntoTwoOrganizationsAtOnce(t *testing.T) {
+	t.Parallel()
+	e, orgA, first := migrateRace(t)
+	ctx := t.Context()
+	orgB := e.CreateOrg("globex", "NOT_ALLOWED", nil)
+	e.CreateMember(orgA.OrganizationID, "ada@acme.test")
+	byCode, _ := e.LoginByEmailOTP(orgA.OrganizationID, "ada@acme.test")
+	second, err := bcrypt.GenerateFromPassword([]byte("Gravel-Mitten-Sonnet-29"), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := raceService(t, e)
+	migrateA := func(q store.Querier) error {
+		_, err := svc.MigrateIn(ctx, q, password.MigrateParams{Project: e.Project.Project, OrganizationID: orgA.OrganizationID,
+			Email: "ada@acme.test", Hash: pwhash.Import{Hash: first, HashType: "bcrypt"}})
+		return err
+	}
+	var r apptest.Resp
+	if err, _ := storetest.Overlap(t, e.App.DB, migrateA, func() error {
+		r = e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"organization_id": orgB,
+			"email_address": "ada@acme.test", "hash": string(second), "hash_type": "bcrypt"})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	apptest.Want(t, r, 200, "")
+	// The held import committed first, so the request's came second.
+	if l := e.PasswordLogin(orgB, "ada@acme.test", "Gravel-Mitten-Sonnet-29"); l.Status != 200 {
+		t.Fatalf("login with the second import: %s", l.Raw)
+	}
+	if e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, byCode).Status == 200 {
+		t.Fatal("the session opened before the imports outlived the second replacing the first's password")
+	}
 }

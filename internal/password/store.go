@@ -19,9 +19,26 @@ type credential struct {
 }
 
 func (s *Service) credential(ctx context.Context, q store.Querier, projectID, email string) (*credential, error) {
+	return s.readCredential(ctx, q, projectID, email, "")
+}
+
+// heldCredential is credential for a write decided by what it reads: the
+// row is held until q ends (on PostgreSQL FOR NO KEY UPDATE, the lock the
+// write's UPDATE takes, as store.DB.LockRow), so a concurrent change of
+// the password commits first and is what the read sees. SQLite has one
+// writer: a read inside the write transaction is already current.
+func (s *Service) heldCredential(ctx context.Context, q store.Querier, projectID, email string) (*credential, error) {
+	lock := ""
+	if s.d.DB.Dialect() == store.Postgres {
+		lock = ` FOR NO KEY UPDATE`
+	}
+	return s.readCredential(ctx, q, projectID, email, lock)
+}
+
+func (s *Service) readCredential(ctx context.Context, q store.Querier, projectID, email, lock string) (*credential, error) {
 	c := credential{Email: email}
 	err := q.QueryRowContext(ctx, `SELECT password_id, hash, require_reset FROM member_passwords
-		WHERE project_id = $1 AND email_address = $2`, projectID, email).Scan(&c.ID, &c.Hash, &c.RequireReset)
+		WHERE project_id = $1 AND email_address = $2`+lock, projectID, email).Scan(&c.ID, &c.Hash, &c.RequireReset)
 	if err != nil {
 		return nil, fmt.Errorf("password: credential: %w", store.MapError(err))
 	}
@@ -40,6 +57,25 @@ func (s *Service) setHash(ctx context.Context, q store.Querier, p *project.Proje
 		return fmt.Errorf("password: store hash: %w", err)
 	}
 	return nil
+}
+
+// addFirst stores hash as the address's password only if it has none,
+// and reports whether it did. On PostgreSQL an insert of the address by a
+// transaction still open (another import) makes it wait for that one,
+// and once that commits it finds the row and stores nothing.
+func (s *Service) addFirst(ctx context.Context, q store.Querier, p *project.Project, email, hash string) (bool, error) {
+	now := store.Millis(s.d.Clock.Now())
+	res, err := q.ExecContext(ctx, `INSERT INTO member_passwords (password_id, project_id, email_address, hash, require_reset,
+		created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)
+		ON CONFLICT (project_id, email_address) DO NOTHING`, ids.New("member-password", p.Env), p.ID, email, hash, false, now)
+	if err != nil {
+		return false, fmt.Errorf("password: add hash: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("password: add hash: %w", err)
+	}
+	return n == 1, nil
 }
 
 // replaceUsable stores hash as the address's password only if it has one
