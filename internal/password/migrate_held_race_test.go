@@ -7,7 +7,6 @@ import (
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/password/pwhash"
 	"github.com/latchkey/latchkey/internal/store"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // A migrate arriving while a deletion of the address's password is open
@@ -25,14 +24,7 @@ func TestMigrateDuringPasswordDeletion(t *testing.T) {
 			e.Project.Project.ID, "ada@acme.test")
 		return err
 	}
-	var r apptest.Resp
-	if err, _ := storetest.Overlap(t, e.App.DB, del, func() error {
-		r = e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"organization_id": org.OrganizationID,
-			"email_address": "ada@acme.test", "hash": hash, "hash_type": "bcrypt"})
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	r := migrateDuring(t, e, del, org.OrganizationID, hash)
 	wantImported(t, e, org, "ada@acme.test", r)
 	if n := e.Count(`SELECT COUNT(*) FROM member_passwords WHERE email_address = $1`, "ada@acme.test"); n != 1 {
 		t.Fatalf("%d passwords for the address, want 1", n)
@@ -61,13 +53,7 @@ func TestMigrateDuringHashUpgrade(t *testing.T) {
 			upgraded, e.Project.Project.ID, "ada@acme.test")
 		return err
 	}
-	if err, _ := storetest.Overlap(t, e.App.DB, upgrade, func() error {
-		r = e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"organization_id": org.OrganizationID,
-			"email_address": "ada@acme.test", "hash": hash, "hash_type": "bcrypt"})
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	r = migrateDuring(t, e, upgrade, org.OrganizationID, hash)
 	apptest.Want(t, r, 200, "")
 	var stored string
 	if err := e.App.DB.Read().QueryRowContext(ctx, `SELECT hash FROM member_passwords WHERE email_address = $1`,

@@ -80,14 +80,7 @@ func TestMigratesOfOneNewAddressAtOnce(t *testing.T) {
 			Email: "ada@acme.test", Hash: pwhash.Import{Hash: hash, HashType: "bcrypt"}})
 		return err
 	}
-	var r apptest.Resp
-	if err, _ := storetest.Overlap(t, e.App.DB, migrateIn, func() error {
-		r = e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"organization_id": org.OrganizationID,
-			"email_address": "ada@acme.test", "hash": hash, "hash_type": "bcrypt"})
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	r := migrateDuring(t, e, migrateIn, org.OrganizationID, hash)
 	if !first.MemberCreated {
 		t.Fatal("the first migrate found a member")
 	}
@@ -108,14 +101,7 @@ func TestMigrateDuringASignupOfTheAddress(t *testing.T) {
 		_, _, err := e.App.Orgs.MemberForEmailLoginIn(ctx, q, org, e.Project.Project.Env, "ada@acme.test")
 		return err
 	}
-	var r apptest.Resp
-	if err, _ := storetest.Overlap(t, e.App.DB, signup, func() error {
-		r = e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"organization_id": org.OrganizationID,
-			"email_address": "ada@acme.test", "hash": hash, "hash_type": "bcrypt"})
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	r := migrateDuring(t, e, signup, org.OrganizationID, hash)
 	wantImported(t, e, org, "ada@acme.test", r)
 }
 
@@ -144,14 +130,7 @@ func TestMigratesOfOneAddressIntoTwoOrganizationsAtOnce(t *testing.T) {
 			Email: "ada@acme.test", Hash: pwhash.Import{Hash: first, HashType: "bcrypt"}})
 		return err
 	}
-	var r apptest.Resp
-	if err, _ := storetest.Overlap(t, e.App.DB, migrateA, func() error {
-		r = e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"organization_id": orgB,
-			"email_address": "ada@acme.test", "hash": string(second), "hash_type": "bcrypt"})
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	r := migrateDuring(t, e, migrateA, orgB, string(second))
 	apptest.Want(t, r, 200, "")
 	// The held import committed first, so the request's came second.
 	if l := e.PasswordLogin(orgB, "ada@acme.test", "Gravel-Mitten-Sonnet-29"); l.Status != 200 {
@@ -160,4 +139,20 @@ func TestMigratesOfOneAddressIntoTwoOrganizationsAtOnce(t *testing.T) {
 	if e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, byCode).Status == 200 {
 		t.Fatal("the session opened before the imports outlived the second replacing the first's password")
 	}
+}
+
+// migrateDuring imports hash (bcrypt) for ada@acme.test into org over
+// the backend API while hold's transaction is open (storetest.Overlap),
+// and returns the answer.
+func migrateDuring(t *testing.T, e *apptest.Env, hold func(store.Querier) error, org, hash string) apptest.Resp {
+	t.Helper()
+	var r apptest.Resp
+	if err, _ := storetest.Overlap(t, e.App.DB, hold, func() error {
+		r = e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"organization_id": org,
+			"email_address": "ada@acme.test", "hash": hash, "hash_type": "bcrypt"})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
