@@ -112,6 +112,12 @@ func boolFilter(cond string) filterFunc {
 // the project, in creation order. Deleted members are left out unless the
 // query filters on statuses, as the API family does.
 func (s *Store) SearchMembers(ctx context.Context, projectID string, p MemberSearchParams) (*MemberSearchResult, error) {
+	return s.searchMembers(ctx, s.db.Read(), projectID, p)
+}
+
+// searchMembers is SearchMembers reading members through q (the
+// organizations come from the store's cache).
+func (s *Store) searchMembers(ctx context.Context, q store.Querier, projectID string, p MemberSearchParams) (*MemberSearchResult, error) {
 	if len(p.OrganizationIDs) == 0 || len(p.OrganizationIDs) > maxFilterValues {
 		return nil, apierr.Invalid("organization_ids", fmt.Sprintf("organization_ids must name 1 to %d organizations.", maxFilterValues))
 	}
@@ -127,7 +133,6 @@ func (s *Store) SearchMembers(ctx context.Context, projectID string, p MemberSea
 	for id := range orgs {
 		ids = append(ids, id)
 	}
-	q := s.db.Read()
 	w := &sqlWhere{orgs: orgs, roleHolders: func(roleID string) ([]string, error) {
 		var out []string
 		for _, src := range s.implicit {

@@ -35,8 +35,15 @@ type RoleGrant struct {
 // member is read, inside the reading transaction q; the tables it reads
 // must be watched (app.Watches) with the member's or the organization's
 // scope, or cached sessions keep stale roles.
+//
+// It answers for every member of a load at once: a members search page
+// holds up to keyset.MaxLimit of them, so one statement per member would
+// be up to a thousand per source. ImplicitRoles returns each member's
+// grants by member_id (a member granted nothing may be absent), in the
+// order member.roles[].sources lists them, and runs a fixed number of
+// statements whatever len(ms).
 type ImplicitRoleSource interface {
-	ImplicitRoles(ctx context.Context, q store.Querier, m *Member) ([]RoleGrant, error)
+	ImplicitRoles(ctx context.Context, q store.Querier, ms []*Member) (map[string][]RoleGrant, error)
 }
 
 // MemberTableSource is an ImplicitRoleSource that grants a member nothing
@@ -102,25 +109,28 @@ func sourceTable(src ImplicitRoleSource) string {
 }
 
 // withImplicitRoles asks the registered sources for the members' implicit
-// roles and recomputes their roles. A source whose member table has no row
-// for any of ms (has, from the probe) would grant none, so it is not
-// asked; every member's roles are recomputed all the same.
+// roles, each source once for the whole batch, and recomputes their roles.
+// A source whose member table has no row for any of ms (has, from the
+// probe) would grant none, so it is not asked; every member's roles are
+// recomputed all the same. A member's grants are its first source's, then
+// the next source's, and so on, as when each member was asked alone.
 func (s *Store) withImplicitRoles(ctx context.Context, q store.Querier, has func(table string) bool, ms ...*Member) error {
-	sources := make([]ImplicitRoleSource, 0, len(s.implicit))
+	for _, m := range ms {
+		m.implicit = nil
+	}
 	for _, src := range s.implicit {
-		if has(sourceTable(src)) {
-			sources = append(sources, src)
+		if !has(sourceTable(src)) {
+			continue
+		}
+		grants, err := src.ImplicitRoles(ctx, q, ms)
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			m.implicit = append(m.implicit, grants[m.MemberID]...)
 		}
 	}
 	for _, m := range ms {
-		m.implicit = nil
-		for _, src := range sources {
-			grants, err := src.ImplicitRoles(ctx, q, m)
-			if err != nil {
-				return err
-			}
-			m.implicit = append(m.implicit, grants...)
-		}
 		m.computeRoles(m.emailAssignments)
 	}
 	return nil

@@ -151,16 +151,20 @@ func TestEmailImplicitRoles(t *testing.T) {
 // roles by SAML connection and group, read from its own table.
 type ssoSource struct{}
 
-func (ssoSource) ImplicitRoles(ctx context.Context, q store.Querier, m *organization.Member) ([]organization.RoleGrant, error) {
-	if m.EmailAddress != "sam@acme.test" {
-		return nil, nil
+func (ssoSource) ImplicitRoles(ctx context.Context, q store.Querier, ms []*organization.Member) (map[string][]organization.RoleGrant, error) {
+	out := map[string][]organization.RoleGrant{}
+	for _, m := range ms {
+		if m.EmailAddress != "sam@acme.test" {
+			continue
+		}
+		out[m.MemberID] = []organization.RoleGrant{
+			{RoleID: "editor", Source: organization.RoleSource{Type: organization.SourceSSOConnection,
+				Details: map[string]any{"connection_id": "saml-connection-test-1"}}},
+			{RoleID: "stytch_admin", Source: organization.RoleSource{Type: organization.SourceSSOGroup,
+				Details: map[string]any{"connection_id": "saml-connection-test-1", "group": "admins"}}},
+		}
 	}
-	return []organization.RoleGrant{
-		{RoleID: "editor", Source: organization.RoleSource{Type: organization.SourceSSOConnection,
-			Details: map[string]any{"connection_id": "saml-connection-test-1"}}},
-		{RoleID: "stytch_admin", Source: organization.RoleSource{Type: organization.SourceSSOGroup,
-			Details: map[string]any{"connection_id": "saml-connection-test-1", "group": "admins"}}},
-	}, nil
+	return out, nil
 }
 
 // Implicit role sources registered by other modules (SSO) appear in

@@ -24,7 +24,8 @@ func (s *Service) MemberTable() string { return RegistrationsTable }
 
 // Decorate fills scim_registration on members the organization's SCIM
 // connection provisioned (organization.MemberDecorator), in one query for
-// the lot, and a second for their groups only when one is provisioned.
+// the lot, and, when some are provisioned, one more per SCIM connection
+// among them (one per organization) for their groups.
 func (s *Service) Decorate(ctx context.Context, q store.Querier, byID map[string]*organization.Member) error {
 	if len(byID) == 0 {
 		return nil
@@ -66,40 +67,63 @@ func (s *Service) Decorate(ctx context.Context, q store.Querier, byID map[string
 	if err := rows.Err(); err != nil || len(regs) == 0 {
 		return err
 	}
+	// The groups: one query per connection among the registrations, not
+	// one per member.
+	byConn := map[string][]string{}
+	var conns []string
 	for _, f := range regs {
-		groups, err := s.groupsOf(ctx, q, &conn{ID: f.conn}, []string{f.m.MemberID})
+		if _, ok := byConn[f.conn]; !ok {
+			conns = append(conns, f.conn)
+		}
+		byConn[f.conn] = append(byConn[f.conn], f.m.MemberID)
+	}
+	groups := make(map[string]map[string][]groupRef, len(conns))
+	for _, c := range conns {
+		g, err := s.groupsOf(ctx, q, &conn{ID: c}, byConn[c])
 		if err != nil {
 			return err
 		}
+		groups[c] = g
+	}
+	for _, f := range regs {
 		active := f.m.Status != organization.StatusDeleted
-		f.m.SCIMRegistration.SCIMAttributes = f.u.attributes(f.m.MemberID, active, groups[f.m.MemberID])
+		f.m.SCIMRegistration.SCIMAttributes = f.u.attributes(f.m.MemberID, active, groups[f.conn][f.m.MemberID])
 	}
 	return nil
 }
 
-// ImplicitRoles grants the roles of the SCIM groups a provisioned member
-// belongs to (organization.ImplicitRoleSource). Members the connection
-// did not provision (no scim_registration, filled by Decorate, which runs
-// first) cost no query. Only memberships in groups of the connection that
-// registered the member count (as in RoleHolders): a membership left
-// behind without its registration grants nothing.
-func (s *Service) ImplicitRoles(ctx context.Context, q store.Querier, m *organization.Member) ([]organization.RoleGrant, error) {
-	if m.SCIMRegistration == nil {
+// ImplicitRoles grants the roles of the SCIM groups each of ms belongs to
+// (organization.ImplicitRoleSource), in one query for the lot. Members the
+// connection did not provision (no scim_registration, filled by Decorate,
+// which runs first) are not asked about, and a batch without any costs no
+// query. Only memberships in groups of the connection that registered the
+// member count (as in RoleHolders): a membership left behind without its
+// registration grants nothing. The rows come in membership order
+// (created_at, then group_id, unique for a member), so each member's
+// grants keep the order a query for that member alone gives.
+func (s *Service) ImplicitRoles(ctx context.Context, q store.Querier, ms []*organization.Member) (map[string][]organization.RoleGrant, error) {
+	var ids []any
+	for _, m := range ms {
+		if m.SCIMRegistration != nil {
+			ids = append(ids, m.MemberID)
+		}
+	}
+	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := q.QueryContext(ctx, `SELECT c.connection_id, c.group_roles, gm.group_id FROM scim_group_members gm
+	rows, err := q.QueryContext(ctx, `SELECT gm.member_id, c.connection_id, c.group_roles, gm.group_id FROM scim_group_members gm
 		JOIN scim_groups g ON g.group_id = gm.group_id JOIN scim_connections c ON c.connection_id = g.connection_id
 		JOIN scim_registrations r ON r.member_id = gm.member_id AND r.connection_id = c.connection_id
-		WHERE gm.member_id = $1 ORDER BY gm.created_at, gm.group_id`, m.MemberID)
+		WHERE gm.member_id IN (`+store.Placeholders(1, len(ids))+`) ORDER BY gm.created_at, gm.group_id, gm.member_id`, ids...)
 	if err != nil {
 		return nil, fmt.Errorf("scim: implicit roles: %w", err)
 	}
 	defer rows.Close()
-	var out []organization.RoleGrant
+	out := map[string][]organization.RoleGrant{}
 	for rows.Next() {
-		var connID, text, groupID string
-		if err := rows.Scan(&connID, &text, &groupID); err != nil {
-			return nil, err
+		var memberID, connID, text, groupID string
+		if err := rows.Scan(&memberID, &connID, &text, &groupID); err != nil {
+			return nil, fmt.Errorf("scim: implicit roles: %w", err)
 		}
 		var roles []GroupRole
 		if err := json.Unmarshal([]byte(text), &roles); err != nil {
@@ -107,7 +131,7 @@ func (s *Service) ImplicitRoles(ctx context.Context, q store.Querier, m *organiz
 		}
 		for _, a := range roles {
 			if a.GroupID == groupID {
-				out = append(out, organization.RoleGrant{RoleID: a.RoleID, Source: organization.RoleSource{
+				out[memberID] = append(out[memberID], organization.RoleGrant{RoleID: a.RoleID, Source: organization.RoleSource{
 					Type: organization.SourceSCIMGroup, Details: map[string]any{"connection_id": connID, "group_id": groupID}}})
 			}
 		}

@@ -25,15 +25,25 @@ func Watches() []changefeed.Watch {
 }
 
 // ImplicitRoles grants the roles of the SAML connections, and of the
-// external connections over SAML, a member is registered with
-// (organization.ImplicitRoleSource). OIDC connections grant none, as in
-// the API family. Member.SessionRoles then keeps these
-// roles out of sessions not authenticated through the connection.
-func (s *Service) ImplicitRoles(ctx context.Context, q store.Querier, m *organization.Member) ([]organization.RoleGrant, error) {
-	var out []organization.RoleGrant
-	err := s.samlRegistrations(ctx, q, `r.member_id = $3`, []any{m.MemberID},
-		func(_, connID string, g roleConfig, attrs map[string]any) {
-			out = append(out, samlGrants(connID, g, attrs)...)
+// external connections over SAML, each of ms is registered with
+// (organization.ImplicitRoleSource), in one query for the lot. OIDC
+// connections grant none, as in the API family. Member.SessionRoles then
+// keeps these roles out of sessions not authenticated through the
+// connection. The rows come in registration order (created_at, then
+// registration_id, unique), so each member's grants keep the order a query
+// for that member alone gives.
+func (s *Service) ImplicitRoles(ctx context.Context, q store.Querier, ms []*organization.Member) (map[string][]organization.RoleGrant, error) {
+	if len(ms) == 0 {
+		return nil, nil
+	}
+	args := make([]any, len(ms))
+	for i, m := range ms {
+		args[i] = m.MemberID
+	}
+	out := map[string][]organization.RoleGrant{}
+	err := s.samlRegistrations(ctx, q, `r.member_id IN (`+store.Placeholders(3, len(ms))+`)`, args,
+		func(memberID, connID string, g roleConfig, attrs map[string]any) {
+			out[memberID] = append(out[memberID], samlGrants(connID, g, attrs)...)
 		})
 	return out, err
 }
