@@ -211,3 +211,22 @@ export async function passwordWorks(orgId, email, password) {
     throw e;
   }
 }
+
+/**
+ * Creates a Custom SAML or OIDC connection named `name` from the SSO screen's list (kind 'SAML' or
+ * 'OIDC') and returns its id, once the portal shows the connection's configuration page.
+ */
+export async function newConnection(page, name, kind) {
+  await page.getByRole('button', { name: 'New connection' }).click();
+  await page.getByText('New SSO Connection').waitFor();
+  await page.getByPlaceholder('Text').fill(name);
+  await page.getByText('Select', { exact: true }).click();
+  await page.getByText(`Custom ${kind}`, { exact: true }).click();
+  const path = `/sdk/v1/b2b/sso/${kind.toLowerCase()}`;
+  const created = page.waitForResponse((r) => r.url().endsWith(path) && r.request().method() === 'POST');
+  await page.getByRole('button', { name: 'Create' }).click();
+  assert.equal((await created).status(), 200);
+  const connectionId = (await (await created).json()).data.connection.connection_id;
+  await page.getByText(`Configure ${name}`).waitFor();
+  return connectionId;
+}

@@ -4,7 +4,7 @@
 // the portal makes is recorded: none may be refused as unknown (404, 405) or answered with an error
 // the portal did not ask for. A failure here is a wire-format bug in our server (admin-portal.mjs).
 import assert from 'node:assert/strict';
-import { h, watchPage, adminOrg, openPortal, scimStatus, devSamlIdp, pemBody, sectionEdit, saveSection, samlConnectionOf, pickOption, pickMenuItem } from './admin-portal.mjs';
+import { h, newConnection, watchPage, adminOrg, openPortal, scimStatus, devSamlIdp, pemBody, sectionEdit, saveSection, samlConnectionOf, pickOption, pickMenuItem } from './admin-portal.mjs';
 
 h.test('admin portal SSO: list connections, create a SAML connection, rename it', async ({ page }) => {
   const { org } = await adminOrg(page, 'Portal SSO');
@@ -17,16 +17,7 @@ h.test('admin portal SSO: list connections, create a SAML connection, rename it'
   await page.getByText('Existing Okta').waitFor();
   assert.ok(w.calls.includes('GET /sdk/v1/b2b/admin_portal_config 200'), w.calls.join('\n'));
 
-  await page.getByRole('button', { name: 'New connection' }).click();
-  await page.getByText('New SSO Connection').waitFor();
-  await page.getByPlaceholder('Text').fill('Portal SAML');
-  await page.getByText('Select', { exact: true }).click();
-  await page.getByText('Custom SAML', { exact: true }).click();
-  const created = page.waitForResponse((r) => r.url().endsWith('/sdk/v1/b2b/sso/saml') && r.request().method() === 'POST');
-  await page.getByRole('button', { name: 'Create' }).click();
-  assert.equal((await created).status(), 200);
-  const connectionId = (await (await created).json()).data.connection.connection_id;
-  await page.getByText('Configure Portal SAML').waitFor();
+  const connectionId = await newConnection(page, 'Portal SAML', 'SAML');
   // Its default attribute mapping is saved with the connection (the IdP's values come later).
   const configured = page.waitForResponse((r) => r.url().endsWith(`/sdk/v1/b2b/sso/saml/${connectionId}`) && r.request().method() === 'PUT');
   await page.getByRole('button', { name: 'Create' }).click();
@@ -152,16 +143,7 @@ h.test('admin portal SSO: create an OIDC connection', async ({ page }) => {
   const w = watchPage(page);
   await openPortal(page, 'sso');
   await page.getByRole('heading', { name: 'SSO Connections' }).waitFor();
-  await page.getByRole('button', { name: 'New connection' }).click();
-  await page.getByText('New SSO Connection').waitFor();
-  await page.getByPlaceholder('Text').fill('Portal OIDC');
-  await page.getByText('Select', { exact: true }).click();
-  await page.getByText('Custom OIDC', { exact: true }).click();
-  const created = page.waitForResponse((r) => r.url().endsWith('/sdk/v1/b2b/sso/oidc') && r.request().method() === 'POST');
-  await page.getByRole('button', { name: 'Create' }).click();
-  assert.equal((await created).status(), 200);
-  const connectionId = (await (await created).json()).data.connection.connection_id;
-  await page.getByText('Configure Portal OIDC').waitFor();
+  const connectionId = await newConnection(page, 'Portal OIDC', 'OIDC');
   // The IdP's values: dev mode's built-in OpenID provider, whose discovery the server reads (its
   // issuer is under the server's base URL, which names localhost).
   await page.getByText('Enter the following from your IdP.').click();
@@ -241,16 +223,7 @@ h.test('admin portal SSO: configure a new SAML connection from the IdP\'s metada
   const w = watchPage(page);
   await openPortal(page, 'sso');
   await page.getByRole('heading', { name: 'SSO Connections' }).waitFor();
-  await page.getByRole('button', { name: 'New connection' }).click();
-  await page.getByText('New SSO Connection').waitFor();
-  await page.getByPlaceholder('Text').fill('Metadata SAML');
-  await page.getByText('Select', { exact: true }).click();
-  await page.getByText('Custom SAML', { exact: true }).click();
-  const created = page.waitForResponse((r) => r.url().endsWith('/sdk/v1/b2b/sso/saml') && r.request().method() === 'POST');
-  await page.getByRole('button', { name: 'Create' }).click();
-  assert.equal((await created).status(), 200);
-  const connectionId = (await (await created).json()).data.connection.connection_id;
-  await page.getByText('Configure Metadata SAML').waitFor();
+  const connectionId = await newConnection(page, 'Metadata SAML', 'SAML');
   await page.getByText('Enter the following from your IdP.').click();
   await page.getByPlaceholder('Enter Metadata URL').fill(idp.metadataUrl);
   const byUrl = page.waitForResponse((r) => r.url().endsWith(`/sdk/v1/b2b/sso/saml/${connectionId}/url`) && r.request().method() === 'PUT');
