@@ -1,9 +1,9 @@
 // Compatibility: the vendor's Admin Portal (@stytch/vanilla-js 6.3.0) manages members and organization
-// settings against our real binary: invites, roles, sessions, deactivation and reactivation, password
-// resets, the organization's name, MFA policy, allowed auth methods, onboarding and role assignments.
-// Every request the portal makes is recorded: none may be refused as unknown (404, 405) or answered
-// with an error the portal did not ask for. A failure here is a wire-format bug in our server
-// (admin-portal.mjs).
+// settings against our real binary: invites (resent, revoked), roles, sessions, deactivation and
+// reactivation, password resets, MFA factor resets, the organization's name, MFA policy, allowed auth
+// methods, onboarding and role assignments. Every request the portal makes is recorded: none may be
+// refused as unknown (404, 405) or answered with an error the portal did not ask for. A failure here
+// is a wire-format bug in our server (admin-portal.mjs).
 import assert from 'node:assert/strict';
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { uniqueEmail, waitUntil } from './harness.mjs';
@@ -353,5 +353,93 @@ h.test('admin portal Member Management: reset a member\'s password and email the
   const link = new URL(found);
   assert.equal(`${link.origin}${link.pathname}`, h.pageUrl);
   assert.equal(link.searchParams.get('stytch_redirect_type'), 'reset_password');
+  w.assertClean();
+});
+
+h.test('admin portal Member Management: resend an invitation, then revoke it', async ({ page }) => {
+  const { org } = await adminOrg(page, 'Portal Invites');
+  const orgId = org.organization_id;
+  const email = uniqueEmail('portal-pending-invite');
+  const { member: invitee } = await h.api('POST', '/v1/b2b/magic_links/email/invite', { organization_id: orgId, email_address: email });
+  assert.equal(invitee.status, 'invited');
+  const first = await h.waitForMail(email);
+  const w = watchPage(page);
+  await openPortal(page, 'members');
+  await page.getByRole('heading', { name: 'Members' }).waitFor();
+  const row = page.getByRole('row').filter({ has: page.getByRole('cell', { name: email, exact: true }) });
+  await row.getByRole('cell', { name: 'Invited', exact: true }).waitFor();
+
+  // Resending emails a new invitation to the same member.
+  await row.getByRole('button', { name: 'actions' }).click();
+  const resent = page.waitForResponse((r) => r.url().endsWith('/sdk/v1/b2b/magic_links/email/invite'));
+  await page.getByRole('menuitem', { name: 'Resend invite email' }).click();
+  assert.equal((await resent).status(), 200);
+  await page.getByText(`Invite sent to ${email}`).waitFor();
+  const second = await h.waitForMail(email, { exclude: [first.id] });
+  assert.ok(second.links.some((l) => l.includes('stytch_token_type=multi_tenant_magic_links')), JSON.stringify(second.links));
+  let { member } = await h.api('GET', `/v1/b2b/organizations/${orgId}/member?member_id=${encodeURIComponent(invitee.member_id)}`);
+  assert.equal(member.status, 'invited');
+
+  // Revoking deletes the invited member.
+  await row.getByRole('button', { name: 'actions' }).click();
+  await page.getByRole('menuitem', { name: 'Revoke invite' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByText('Revoke invite?').waitFor();
+  const revoked = page.waitForResponse((r) =>
+    r.url().endsWith(`/sdk/v1/b2b/organizations/members/${invitee.member_id}`) && r.request().method() === 'DELETE');
+  await dialog.getByRole('button', { name: 'Revoke invite' }).click();
+  assert.equal((await revoked).status(), 200);
+  await dialog.waitFor({ state: 'detached' });
+  ({ member } = await h.api('GET', `/v1/b2b/organizations/${orgId}/member?member_id=${encodeURIComponent(invitee.member_id)}`));
+  assert.equal(member.status, 'deleted');
+  // The revoked invitation's link no longer logs anyone in.
+  const link = new URL(second.links.find((l) => l.includes('stytch_token_type=multi_tenant_magic_links')));
+  await assert.rejects(h.api('POST', '/v1/b2b/magic_links/authenticate', {
+    magic_links_token: link.searchParams.get('token'), session_duration_minutes: 60,
+  }), (e) => e.status >= 400 && e.status < 500);
+  w.assertClean();
+});
+
+h.test('admin portal Member Management: reset a member\'s SMS OTP and TOTP enrollments', async ({ page }) => {
+  const { org } = await adminOrg(page, 'Portal MFA Reset');
+  const orgId = org.organization_id;
+  const email = uniqueEmail('portal-mfa');
+  const enrolled = await h.createMember(orgId, email, 'MFA Member');
+  // Both factors set up through the backend: a phone number and an imported authenticator secret.
+  await h.api('PUT', `/v1/b2b/organizations/${orgId}/members/${enrolled.member_id}`, { mfa_phone_number: '+12025550123' });
+  await h.api('POST', '/v1/b2b/totp/migrate', { organization_id: orgId, member_id: enrolled.member_id, secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP' });
+  const memberUrl = `/v1/b2b/organizations/${orgId}/member?member_id=${encodeURIComponent(enrolled.member_id)}`;
+  let { member } = await h.api('GET', memberUrl);
+  assert.equal(member.mfa_phone_number, '+12025550123');
+  assert.notEqual(member.totp_registration_id, '');
+  const w = watchPage(page);
+  await openPortal(page, 'members');
+  await page.getByRole('heading', { name: 'Members' }).waitFor();
+  await page.getByRole('cell', { name: email, exact: true }).click();
+  await page.getByRole('heading', { name: 'MFA Member' }).waitFor();
+
+  await page.getByRole('button', { name: 'Reset TOTP' }).click();
+  let dialog = page.getByRole('dialog');
+  await dialog.getByText('Reset Member’s TOTP enrollment').waitFor();
+  const totpDeleted = page.waitForResponse((r) =>
+    r.url().endsWith(`/sdk/v1/b2b/organizations/members/totp/${enrolled.member_id}`) && r.request().method() === 'DELETE');
+  await dialog.getByRole('button', { name: 'Reset TOTP' }).click();
+  assert.equal((await totpDeleted).status(), 200);
+  await dialog.waitFor({ state: 'detached' });
+  // The member's answer no longer names a registration, so the portal drops the button.
+  await page.getByRole('button', { name: 'Reset TOTP' }).waitFor({ state: 'detached' });
+
+  await page.getByRole('button', { name: 'Reset SMS OTP' }).click();
+  dialog = page.getByRole('dialog');
+  const phoneDeleted = page.waitForResponse((r) =>
+    r.url().endsWith(`/sdk/v1/b2b/organizations/members/mfa_phone_numbers/${enrolled.member_id}`) && r.request().method() === 'DELETE');
+  await dialog.getByRole('button', { name: 'Reset SMS OTP' }).click();
+  assert.equal((await phoneDeleted).status(), 200);
+  await dialog.waitFor({ state: 'detached' });
+  await page.getByRole('button', { name: 'Reset SMS OTP' }).waitFor({ state: 'detached' });
+
+  ({ member } = await h.api('GET', memberUrl));
+  assert.equal(member.mfa_phone_number, '');
+  assert.equal(member.totp_registration_id, '');
   w.assertClean();
 });

@@ -1,8 +1,9 @@
 // Compatibility: the vendor's Admin Portal (@stytch/vanilla-js 6.3.0) administers SSO and SCIM against
-// our real binary: SAML and OIDC connections, their IdP values, role assignments and external
-// connections, the default connection, SCIM connections, their tokens and group roles. Every request
-// the portal makes is recorded: none may be refused as unknown (404, 405) or answered with an error
-// the portal did not ask for. A failure here is a wire-format bug in our server (admin-portal.mjs).
+// our real binary: SAML and OIDC connections (created, renamed, deleted), their IdP values, role
+// assignments and external connections, the default connection, SCIM connections, their tokens and
+// group roles. Every request the portal makes is recorded: none may be refused as unknown (404, 405)
+// or answered with an error the portal did not ask for. A failure here is a wire-format bug in our
+// server (admin-portal.mjs).
 import assert from 'node:assert/strict';
 import { h, newConnection, watchPage, adminOrg, openPortal, scimStatus, devSamlIdp, pemBody, sectionEdit, saveSection, samlConnectionOf, pickOption, pickMenuItem } from './admin-portal.mjs';
 
@@ -71,7 +72,9 @@ h.test('admin portal SCIM: create a connection and see its token', async ({ page
     headers: { authorization: `Bearer ${connection.bearer_token}` }, signal: AbortSignal.timeout(5000),
   });
   assert.equal(spc.status, 200);
-  await page.getByText('I have copied the above values to my IdP.').click();
+  // The checkbox rather than its label text: a click on the text, while the panel was still expanding,
+  // sometimes left it unticked and Done disabled; check() waits for the box and confirms it ticked.
+  await page.getByRole('checkbox', { name: 'I have copied the above values to my IdP.' }).check();
   await page.getByRole('button', { name: 'Done' }).click();
   // Afterwards only the last four characters are shown (from GET b2b/scim's bearer_token_last_four).
   await page.getByText('Portal Okta SCIM', { exact: true }).waitFor();
@@ -382,5 +385,30 @@ h.test('admin portal SSO: add an external connection to another organization\'s 
   assert.equal(ext[0].external_connection_id, sourceConn.connection_id);
   assert.equal(ext[0].status, 'active');
   assert.deepEqual(ext[0].external_connection_implicit_role_assignments, [{ role_id: 'stytch_admin' }]);
+  w.assertClean();
+});
+
+h.test('admin portal SSO: delete a connection', async ({ page }) => {
+  const { org } = await adminOrg(page, 'Portal SSO Delete');
+  const orgId = org.organization_id;
+  const { connection: kept } = await h.api('POST', `/v1/b2b/sso/saml/${orgId}`, { display_name: 'Kept IdP', identity_provider: 'okta' });
+  const { connection: doomed } = await h.api('POST', `/v1/b2b/sso/saml/${orgId}`, { display_name: 'Doomed IdP', identity_provider: 'generic' });
+  const w = watchPage(page);
+  await openPortal(page, 'sso');
+  await page.getByRole('heading', { name: 'SSO Connections' }).waitFor();
+  const row = page.getByRole('row').filter({ has: page.getByText('Doomed IdP', { exact: true }) });
+  await row.getByRole('button', { name: 'actions' }).click();
+  await page.getByRole('menuitem', { name: 'Delete' }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByText('Delete Doomed IdP?').waitFor();
+  const deleted = page.waitForResponse((r) => r.url().endsWith(`/sdk/v1/b2b/sso/${doomed.connection_id}`) && r.request().method() === 'DELETE');
+  await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
+  assert.equal((await deleted).status(), 200);
+  await dialog.waitFor({ state: 'detached' });
+  await page.getByText('Doomed IdP', { exact: true }).waitFor({ state: 'detached' });
+  await page.getByText('Kept IdP', { exact: true }).waitFor();
+
+  const { saml_connections: saml } = await h.api('GET', `/v1/b2b/sso/${orgId}`);
+  assert.deepEqual(saml.map((c) => c.connection_id), [kept.connection_id]);
   w.assertClean();
 });
