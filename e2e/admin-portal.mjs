@@ -123,6 +123,14 @@ export async function openPortal(page, component) {
   await page.goto(`${h.pageOrigin}/admin?component=${component}`);
 }
 
+/** Opens Member Management and the details screen of the member `email`, titled `name`. */
+export async function openMember(page, email, name) {
+  await openPortal(page, 'members');
+  await page.getByRole('heading', { name: 'Members' }).waitFor();
+  await page.getByRole('cell', { name: email, exact: true }).click();
+  await page.getByRole('heading', { name }).waitFor();
+}
+
 /** Logs `email` into `orgId` through the backend API (emailed code); returns the session token. */
 export async function backendLogIn(orgId, email) {
   const seen = (await h.mailbox(email)).map((m) => m.id);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { uniqueEmail, waitUntil } from './harness.mjs';
-import { h, watchPage, adminOrg, openPortal, backendLogIn, sessionsOf, sectionEdit, saveSection, samlConnectionOf, pickMenuItem, passwordWorks } from './admin-portal.mjs';
+import { h, openMember, watchPage, adminOrg, openPortal, backendLogIn, sessionsOf, sectionEdit, saveSection, samlConnectionOf, pickMenuItem, passwordWorks } from './admin-portal.mjs';
 
 h.test('admin portal Member Management: list members, invite one, change a role', async ({ page }) => {
   const { org } = await adminOrg(page, 'Portal Members');
@@ -84,12 +84,8 @@ h.test('admin portal Member Management: revoke a member\'s sessions, deactivate 
   const token = await backendLogIn(orgId, leaverEmail);
   assert.equal((await sessionsOf(orgId, leaver.member_id)).length, 1);
   const w = watchPage(page);
-  await openPortal(page, 'members');
-  await page.getByRole('heading', { name: 'Members' }).waitFor();
-
   // Revoke all their sessions from their details screen.
-  await page.getByRole('cell', { name: leaverEmail, exact: true }).click();
-  await page.getByRole('heading', { name: 'Leaving Member' }).waitFor();
+  await openMember(page, leaverEmail, 'Leaving Member');
   await page.getByRole('button', { name: 'Revoke all sessions' }).click();
   const revoked = page.waitForResponse((r) => r.url().includes('/sdk/v1/b2b/sessions/revoke'));
   await page.getByRole('dialog').getByRole('button', { name: 'Revoke all sessions' }).click();
@@ -324,10 +320,7 @@ h.test('admin portal Member Management: reset a member\'s password and email the
   assert.equal(await passwordWorks(orgId, email, password), true);
   const seen = (await h.mailbox(email)).map((m) => m.id);
   const w = watchPage(page);
-  await openPortal(page, 'members');
-  await page.getByRole('heading', { name: 'Members' }).waitFor();
-  await page.getByRole('cell', { name: email, exact: true }).click();
-  await page.getByRole('heading', { name: 'Password Member' }).waitFor();
+  await openMember(page, email, 'Password Member');
 
   await page.getByRole('button', { name: 'Reset password' }).click();
   const dialog = page.getByRole('dialog');
@@ -413,10 +406,7 @@ h.test('admin portal Member Management: reset a member\'s SMS OTP and TOTP enrol
   assert.equal(member.mfa_phone_number, '+12025550123');
   assert.notEqual(member.totp_registration_id, '');
   const w = watchPage(page);
-  await openPortal(page, 'members');
-  await page.getByRole('heading', { name: 'Members' }).waitFor();
-  await page.getByRole('cell', { name: email, exact: true }).click();
-  await page.getByRole('heading', { name: 'MFA Member' }).waitFor();
+  await openMember(page, email, 'MFA Member');
 
   await page.getByRole('button', { name: 'Reset TOTP' }).click();
   let dialog = page.getByRole('dialog');

@@ -143,7 +143,7 @@ func normalize(p *pair) {
 	}
 }
 
-// window returns the w-th window of e's expBits bits, from the top. The
+// windowOf returns the w-th window of e's expBits bits, from the top. The
 // branch depends on the position only.
 func windowOf(e *nat, w int) uint64 {
 	s := expBits - window*(w+1)
