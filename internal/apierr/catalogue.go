@@ -126,7 +126,11 @@ const (
 	SSOMetadataInvalid           Type = "sso_metadata_invalid"
 	SSOVerificationKeyNotFound   Type = "sso_verification_key_not_found"
 	SSOEncryptionKeyNotFound     Type = "sso_encryption_private_key_not_found"
-	EncryptionKeyNotConfigured   Type = "encryption_key_not_configured"
+	// A SAML connection's verification certificates: at most five, and an
+	// active connection never without one (the API family's two rules).
+	CannotDeleteLastSSOVerificationKey Type = "cannot_delete_last_sso_verification_key"
+	TooManySSOVerificationCertificates Type = "too_many_sso_verification_certificates"
+	EncryptionKeyNotConfigured         Type = "encryption_key_not_configured"
 
 	// SCIM connections (the SCIM service itself answers in SCIM's error
 	// shape, package scim).
@@ -271,7 +275,11 @@ var catalogue = map[Type]entry{
 	SSOMetadataInvalid:           {http.StatusBadRequest, "The identity provider's metadata could not be fetched or read."},
 	SSOVerificationKeyNotFound:   {http.StatusNotFound, "The SSO connection has no such verification certificate."},
 	SSOEncryptionKeyNotFound:     {http.StatusNotFound, "The SSO connection has no such encryption private key."},
-	EncryptionKeyNotConfigured:   {http.StatusServiceUnavailable, "This server has no LATCHKEY_ENCRYPTION_KEY, so it cannot store private keys or client secrets."},
+	CannotDeleteLastSSOVerificationKey: {http.StatusBadRequest, "An active SAML connection needs at least one verification certificate: " +
+		"upload the new certificate first, then delete the old one."},
+	TooManySSOVerificationCertificates: {http.StatusBadRequest, "A SAML connection has at most 5 verification certificates: " +
+		"delete one it no longer needs before adding another."},
+	EncryptionKeyNotConfigured: {http.StatusServiceUnavailable, "This server has no LATCHKEY_ENCRYPTION_KEY, so it cannot store private keys or client secrets."},
 
 	SCIMConnectionNotFound: {http.StatusNotFound, "SCIM connection not found."},
 	SCIMConnectionExists:   {http.StatusBadRequest, "This organization already has a SCIM connection; an organization has at most one. Update or delete it instead."},
