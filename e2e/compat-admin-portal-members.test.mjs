@@ -1,9 +1,10 @@
 // Compatibility: the vendor's Admin Portal (@stytch/vanilla-js 6.3.0) manages members and organization
 // settings against our real binary: invites (resent, revoked, sent again after revoking), roles,
 // sessions, deactivation and reactivation, password resets, MFA factor resets, the organization's
-// name, MFA policy, allowed auth methods, onboarding and role assignments. Every request the portal
-// makes is recorded: none may be refused as unknown (404, 405) or answered with an error the portal
-// did not ask for. A failure here is a wire-format bug in our server (admin-portal.mjs).
+// name, MFA policy, allowed auth methods, onboarding (allowed email domains, SSO connections and
+// OAuth accounts) and role assignments. Every request the portal makes is recorded: none may be
+// refused as unknown (404, 405) or answered with an error the portal did not ask for. A failure here
+// is a wire-format bug in our server (admin-portal.mjs).
 import assert from 'node:assert/strict';
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { uniqueEmail, waitUntil } from './harness.mjs';
@@ -446,5 +447,62 @@ h.test('admin portal Member Management: reset a member\'s SMS OTP and TOTP enrol
   ({ member } = await h.api('GET', memberUrl));
   assert.equal(member.mfa_phone_number, '');
   assert.equal(member.totp_registration_id, '');
+  w.assertClean();
+});
+
+h.test('admin portal Org Settings: JIT by allowed OAuth accounts (tenants), added and removed', async ({ page }) => {
+  const { org } = await adminOrg(page, 'Portal OAuth Tenants');
+  const orgId = org.organization_id;
+  assert.equal(org.oauth_tenant_jit_provisioning, 'NOT_ALLOWED');
+  assert.deepEqual(org.allowed_oauth_tenants, {});
+  const w = watchPage(page);
+  await openPortal(page, 'settings');
+  await page.getByRole('heading', { name: 'Authentication & Access Settings' }).waitFor();
+  await sectionEdit(page, 'User onboarding').click();
+  // The admin has no linked OAuth account, so the dialog asks for a provider and an account id.
+  await page.getByRole('checkbox', { name: 'OAuth accounts' }).check();
+  const addAccount = async (provider, id) => {
+    await page.getByRole('button', { name: 'Add account' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText('Add allowed OAuth account').waitFor();
+    await pickMenuItem(page, dialog.getByRole('combobox'), provider);
+    await dialog.getByPlaceholder('Enter account ID').fill(id);
+    await dialog.getByRole('button', { name: 'Save', exact: true }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await page.getByRole('cell', { name: id, exact: true }).waitFor();
+  };
+  await addAccount('GitHub', '4242');
+  await addAccount('Slack', 'T0PORTAL');
+  let updated = page.waitForResponse((r) => r.url().endsWith('/sdk/v1/b2b/organizations/me') && r.request().method() === 'PUT');
+  await saveSection(page);
+  let res = await updated;
+  assert.equal(res.status(), 200);
+  let sent = JSON.parse(res.request().postData());
+  assert.equal(sent.oauth_tenant_jit_provisioning, 'RESTRICTED');
+  assert.deepEqual(sent.allowed_oauth_tenants, { github: ['4242'], slack: ['T0PORTAL'] });
+  // Back in the read-only view, the accounts from our answer.
+  await page.getByRole('button', { name: 'Add account' }).waitFor({ state: 'detached' });
+  await page.getByRole('cell', { name: 'T0PORTAL', exact: true }).waitFor();
+  let { organization } = await h.api('GET', `/v1/b2b/organizations/${orgId}`);
+  assert.equal(organization.oauth_tenant_jit_provisioning, 'RESTRICTED');
+  assert.deepEqual(organization.allowed_oauth_tenants, { github: ['4242'], slack: ['T0PORTAL'] });
+
+  // Removing the Slack workspace sends its provider with an empty list: the provider goes away.
+  await sectionEdit(page, 'User onboarding').click();
+  const slackRow = page.getByRole('row').filter({ has: page.getByRole('cell', { name: 'T0PORTAL', exact: true }) });
+  await slackRow.getByRole('button', { name: 'Delete', exact: true }).click();
+  await slackRow.waitFor({ state: 'detached' });
+  updated = page.waitForResponse((r) => r.url().endsWith('/sdk/v1/b2b/organizations/me') && r.request().method() === 'PUT');
+  await saveSection(page);
+  res = await updated;
+  assert.equal(res.status(), 200);
+  sent = JSON.parse(res.request().postData());
+  assert.deepEqual(sent.allowed_oauth_tenants, { github: ['4242'], slack: [] });
+  await page.getByRole('button', { name: 'Add account' }).waitFor({ state: 'detached' });
+  await page.getByRole('cell', { name: '4242', exact: true }).waitFor();
+  await page.getByRole('cell', { name: 'T0PORTAL', exact: true }).waitFor({ state: 'detached' });
+  ({ organization } = await h.api('GET', `/v1/b2b/organizations/${orgId}`));
+  assert.equal(organization.oauth_tenant_jit_provisioning, 'RESTRICTED');
+  assert.deepEqual(organization.allowed_oauth_tenants, { github: ['4242'] });
   w.assertClean();
 });

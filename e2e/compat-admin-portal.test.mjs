@@ -1,5 +1,6 @@
 // Compatibility: the vendor's Admin Portal (@stytch/vanilla-js 6.3.0) administers SSO and SCIM against
-// our real binary: SAML and OIDC connections (created, renamed, deleted), their IdP values, role
+// our real binary: SAML and OIDC connections (created, renamed, deleted), their IdP values (an OIDC
+// connection's edited in its details screen), a SAML connection's certificates (one deleted), role
 // assignments and external connections, the default connection, SCIM connections, their tokens and
 // group roles. Every request the portal makes is recorded: none may be refused as unknown (404, 405)
 // or answered with an error the portal did not ask for. A failure here is a wire-format bug in our
@@ -410,5 +411,117 @@ h.test('admin portal SSO: delete a connection', async ({ page }) => {
 
   const { saml_connections: saml } = await h.api('GET', `/v1/b2b/sso/${orgId}`);
   assert.deepEqual(saml.map((c) => c.connection_id), [kept.connection_id]);
+  w.assertClean();
+});
+
+h.test('admin portal SSO: delete one of a SAML connection\'s two certificates', async ({ page }) => {
+  const { org } = await adminOrg(page, 'Portal SAML Certs');
+  const orgId = org.organization_id;
+  const idp = await devSamlIdp();
+  const { connection } = await h.api('POST', `/v1/b2b/sso/saml/${orgId}`, { display_name: 'Rotating IdP', identity_provider: 'generic' });
+  const connUrl = `/v1/b2b/sso/saml/${orgId}/connections/${connection.connection_id}`;
+  await h.api('PUT', connUrl, { idp_entity_id: idp.entityId, idp_sso_url: idp.ssoUrl, x509_certificate: idp.certificate });
+  // The IdP's next certificate, added beside the current one (the portal lets a certificate go only
+  // while another remains). Any other X.509 certificate will do: the connection's own service-provider
+  // certificate is one at hand, with another issuer.
+  const next = connection.signing_certificates[0];
+  const { connection: both } = await h.api('PUT', connUrl, { x509_certificate: next.certificate });
+  assert.equal(both.verification_certificates.length, 2);
+  const [old, kept] = both.verification_certificates;
+  assert.equal(pemBody(old.certificate), idp.certificateBase64);
+  assert.notEqual(old.issuer, kept.issuer);
+  const w = watchPage(page);
+  await openPortal(page, 'sso');
+  await page.getByRole('heading', { name: 'SSO Connections' }).waitFor();
+  // An organization's first active connection is its default: the cell carries a "Default" tag.
+  await page.getByRole('cell', { name: /^Rotating IdP/ }).click();
+  await page.getByRole('heading', { name: 'Rotating IdP' }).waitFor();
+
+  await sectionEdit(page, 'Details').click();
+  const oldRow = page.getByRole('row').filter({ hasText: old.issuer });
+  const keptRow = page.getByRole('row').filter({ hasText: kept.issuer });
+  await oldRow.getByRole('button', { name: 'Delete', exact: true }).click();
+  await oldRow.waitFor({ state: 'detached' });
+  // The last certificate cannot be deleted: its row offers no Delete any more.
+  await keptRow.getByRole('button', { name: 'Delete', exact: true }).waitFor({ state: 'detached' });
+  const deleted = page.waitForResponse((r) => r.request().method() === 'DELETE' &&
+    r.url().endsWith(`/sdk/v1/b2b/sso/saml/${connection.connection_id}/verification_certificates/${old.certificate_id}`));
+  await saveSection(page);
+  assert.equal((await deleted).status(), 200);
+  // Back in the read-only view, the remaining certificate is listed from our answer.
+  await page.getByRole('button', { name: 'Save', exact: true }).waitFor({ state: 'detached' });
+  await keptRow.getByRole('button', { name: 'View', exact: true }).waitFor();
+  await oldRow.waitFor({ state: 'detached' });
+
+  const stored = await samlConnectionOf(orgId, connection.connection_id);
+  assert.deepEqual(stored.verification_certificates.map((c) => c.certificate_id), [kept.certificate_id]);
+  assert.equal(pemBody(stored.verification_certificates[0].certificate), pemBody(next.certificate));
+  assert.equal(stored.status, 'active');
+  w.assertClean();
+});
+
+h.test('admin portal SSO: edit an OIDC connection\'s values in its details screen (client, issuer, endpoints)', async ({ page }) => {
+  const { org } = await adminOrg(page, 'Portal OIDC Details');
+  const orgId = org.organization_id;
+  // An active connection, its endpoints read from dev mode's OpenID provider's discovery document.
+  const { connection } = await h.api('POST', `/v1/b2b/sso/oidc/${orgId}`, { display_name: 'Moving OIDC', identity_provider: 'generic' });
+  const devIssuer = `http://localhost:${h.port}/dev/oidc`;
+  const { connection: before } = await h.api('PUT', `/v1/b2b/sso/oidc/${orgId}/connections/${connection.connection_id}`, {
+    client_id: 'old-client', client_secret: 'old-secret', issuer: devIssuer,
+  });
+  assert.equal(before.status, 'active');
+  assert.equal(before.token_url, `${devIssuer}/token`);
+  const w = watchPage(page);
+  await openPortal(page, 'sso');
+  await page.getByRole('heading', { name: 'SSO Connections' }).waitFor();
+  await page.getByRole('cell', { name: /^Moving OIDC/ }).click();
+  await page.getByRole('heading', { name: 'Moving OIDC' }).waitFor();
+  await page.getByText(devIssuer, { exact: true }).waitFor();
+
+  // The organization moves to another tenant of its IdP: new client, secret, issuer and endpoints,
+  // entered by hand (the issuer is not reachable from here, so nothing is discovered).
+  const issuer = 'https://login.portal-oidc.test/tenant-b';
+  const endpoints = {
+    authorization_url: `${issuer}/oauth2/authorize`, token_url: `${issuer}/oauth2/token`,
+    userinfo_url: `${issuer}/oauth2/userinfo`, jwks_url: `${issuer}/oauth2/keys`,
+  };
+  await sectionEdit(page, 'Details').click();
+  const clientId = page.getByPlaceholder('Enter Client ID');
+  assert.equal(await clientId.inputValue(), 'old-client');
+  await clientId.fill('tenant-b-client');
+  await page.getByPlaceholder('Enter Client Secret').fill('tenant-b-secret');
+  await page.getByPlaceholder('URL', { exact: true }).fill(issuer);
+  await page.getByRole('button', { name: 'Configure manually' }).click();
+  // The endpoint fields start from the stored (discovered) values.
+  const tokenUrl = page.getByPlaceholder('Enter Token URL');
+  assert.equal(await tokenUrl.inputValue(), `${devIssuer}/token`);
+  await page.getByPlaceholder('Enter Authorization URL').fill(endpoints.authorization_url);
+  await tokenUrl.fill(endpoints.token_url);
+  await page.getByPlaceholder('Enter User info URL').fill(endpoints.userinfo_url);
+  await page.getByPlaceholder('Enter JWKS URL').fill(endpoints.jwks_url);
+  const updated = page.waitForResponse((r) => r.url().endsWith(`/sdk/v1/b2b/sso/oidc/${connection.connection_id}`) && r.request().method() === 'PUT');
+  await saveSection(page);
+  const res = await updated;
+  assert.equal(res.status(), 200);
+  assert.deepEqual(JSON.parse(res.request().postData()), {
+    connection_id: connection.connection_id, client_id: 'tenant-b-client', client_secret: 'tenant-b-secret', issuer, ...endpoints,
+  });
+  assert.equal((await res.json()).data.warning, '', 'every endpoint was given: no discovery was tried');
+  // Back in the read-only view, with the values from our answer.
+  await page.getByText(issuer, { exact: true }).waitFor();
+  await page.getByText('tenant-b-client', { exact: true }).waitFor();
+
+  const { oidc_connections: oidc } = await h.api('GET', `/v1/b2b/sso/${orgId}`);
+  assert.equal(oidc.length, 1);
+  const stored = oidc[0];
+  assert.equal(stored.connection_id, connection.connection_id);
+  assert.equal(stored.client_id, 'tenant-b-client');
+  assert.equal(stored.issuer, issuer);
+  assert.deepEqual(
+    { authorization_url: stored.authorization_url, token_url: stored.token_url, userinfo_url: stored.userinfo_url, jwks_url: stored.jwks_url },
+    endpoints);
+  // The secret is stored but never sent back.
+  assert.equal(stored.client_secret, '');
+  assert.equal(stored.status, 'active');
   w.assertClean();
 });

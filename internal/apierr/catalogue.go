@@ -124,6 +124,8 @@ const (
 	SSOEmailMissing              Type = "sso_email_missing"
 	SSOJITProvisioningNotAllowed Type = "sso_jit_provisioning_not_allowed"
 	SSOMetadataInvalid           Type = "sso_metadata_invalid"
+	SSOVerificationKeyNotFound   Type = "sso_verification_key_not_found"
+	SSOEncryptionKeyNotFound     Type = "sso_encryption_private_key_not_found"
 	EncryptionKeyNotConfigured   Type = "encryption_key_not_configured"
 
 	// SCIM connections (the SCIM service itself answers in SCIM's error
@@ -267,6 +269,8 @@ var catalogue = map[Type]entry{
 	SSOEmailMissing:              {http.StatusBadRequest, "The identity provider did not send an email address for this user."},
 	SSOJITProvisioningNotAllowed: {http.StatusForbidden, "This organization does not allow new members to join through this SSO connection."},
 	SSOMetadataInvalid:           {http.StatusBadRequest, "The identity provider's metadata could not be fetched or read."},
+	SSOVerificationKeyNotFound:   {http.StatusNotFound, "The SSO connection has no such verification certificate."},
+	SSOEncryptionKeyNotFound:     {http.StatusNotFound, "The SSO connection has no such encryption private key."},
 	EncryptionKeyNotConfigured:   {http.StatusServiceUnavailable, "This server has no LATCHKEY_ENCRYPTION_KEY, so it cannot store private keys or client secrets."},
 
 	SCIMConnectionNotFound: {http.StatusNotFound, "SCIM connection not found."},

@@ -122,15 +122,18 @@ func (s *Service) afterVerify(ctx context.Context, p *project.Project, cred *cre
 }
 
 // loginTx follows a correct password: afterVerify's rules first, then one
-// transaction that settles the counted attempt, stores an upgraded hash if
-// one is due, and runs the login's own writes.
+// transaction that stores an upgraded hash if one is due, settles the
+// counted attempt, and runs the login's own writes.
+//
+// The rows are taken in the order every password write takes them
+// (lockInOrder): the member's, the password's, then the attempt counters.
 func (s *Service) loginTx(ctx context.Context, p *project.Project, v verified, password string, writes func(q store.Querier) error) error {
 	upgraded, err := s.afterVerify(ctx, p, v.cred, password)
 	if err != nil {
 		return err
 	}
 	return s.d.DB.Tx(ctx, func(q store.Querier) error {
-		if err := v.settle(q); err != nil {
+		if err := s.holdMember(ctx, q, v.member); err != nil {
 			return err
 		}
 		if upgraded != "" {
@@ -138,8 +141,31 @@ func (s *Service) loginTx(ctx context.Context, p *project.Project, v verified, p
 				return err
 			}
 		}
+		if err := v.settle(q); err != nil {
+			return err
+		}
 		return writes(q)
 	})
+}
+
+// holdMember takes m's row (nil: a discovery login, no member) before
+// anything else a password write takes.
+//
+// lockInOrder: on PostgreSQL every transaction that writes an address's
+// password takes its rows in one order: the member's row, then the
+// password's, then the attempt counters (the address's lockout, which a
+// password change lifts), then the sessions and logins in progress it
+// ends. A reset by email holds the member first (HoldMemberToSpend) and
+// lifts the lockout after storing the password; a login that settled its
+// attempt first, or stored an upgraded hash before activating the member,
+// took two of them the other way round and could deadlock with it,
+// PostgreSQL aborting one after deadlock_timeout for store.Tx to rerun.
+// SQLite (one writer) takes no lock.
+func (s *Service) holdMember(ctx context.Context, q store.Querier, m *organization.Member) error {
+	if m == nil {
+		return nil
+	}
+	return s.d.Orgs.HoldMemberToSpend(ctx, q, m.MemberID)
 }
 
 // passwordFactor is the session factor of a password login.

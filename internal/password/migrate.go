@@ -107,6 +107,14 @@ func (s *Service) migrateIn(ctx context.Context, q store.Querier, a *migration) 
 		return nil, err
 	case m.Status == organization.StatusDeleted:
 		return nil, apierr.New(apierr.InactiveMember)
+	default:
+		// The member's row before the password's (holdMember's
+		// lockInOrder): the import marks the address verified after
+		// storing the hash. A member created just now is this
+		// transaction's own row already.
+		if err := s.holdMember(ctx, q, m); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.importHash(ctx, q, a.Project, a.email, a.encoded); err != nil {
 		return nil, err

@@ -141,10 +141,16 @@ func (s *Service) ResetExisting(ctx context.Context, a ExistingResetParams) (*se
 			return err
 		}
 		return s.d.DB.Tx(ctx, func(q store.Querier) error {
-			if err := v.settle(q); err != nil {
+			// The member's row, the password's, then the counters
+			// (holdMember's lockInOrder): the change lifts the address's
+			// lockout, and settling after it ends the same.
+			if err := s.holdMember(ctx, q, v.member); err != nil {
 				return err
 			}
 			if err := s.changePassword(ctx, q, a.Project, email, hash, ""); err != nil {
+				return err
+			}
+			if err := v.settle(q); err != nil {
 				return err
 			}
 			if err := s.activate(ctx, q, v.member); err != nil {

@@ -311,7 +311,9 @@ func (h Handlers) DeleteCertificate(r *http.Request) (any, error) {
 		c.SAML.VerificationCertificates = slices.DeleteFunc(c.SAML.VerificationCertificates,
 			func(v storedCert) bool { return v.ID == id })
 		if len(c.SAML.VerificationCertificates) == before {
-			return apierr.New(apierr.InvalidRequest).WithMessage("The connection has no verification certificate " + id + ".")
+			// The type the API family names: the Admin Portal reads it as
+			// "already deleted" when an admin saves a stale edit form.
+			return apierr.New(apierr.SSOVerificationKeyNotFound)
 		}
 		return nil
 	})
@@ -328,7 +330,7 @@ func (h Handlers) DeleteEncryptionKey(r *http.Request) (any, error) {
 		before := len(c.SAML.EncryptionKeys)
 		c.SAML.EncryptionKeys = slices.DeleteFunc(c.SAML.EncryptionKeys, func(k storedKey) bool { return k.ID == id })
 		if len(c.SAML.EncryptionKeys) == before {
-			return apierr.New(apierr.InvalidRequest).WithMessage("The connection has no encryption key " + id + ".")
+			return apierr.New(apierr.SSOEncryptionKeyNotFound)
 		}
 		return nil
 	})

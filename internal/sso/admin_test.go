@@ -158,3 +158,33 @@ func TestSDKAdmin(t *testing.T) {
 		}
 	})
 }
+
+// TestDeleteGoneCertificateOrKey: deleting a verification certificate or
+// an encryption key the connection no longer has answers the not-found
+// types the API family names for them, on both faces. The vendor's Admin
+// Portal deletes the certificates an admin struck out when they save, and
+// takes sso_verification_key_not_found as "already gone" (another admin
+// was quicker); any other error leaves the admin stuck in the edit form.
+func TestDeleteGoneCertificateOrKey(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newSAMLEnv(t, e, nil)
+		e.CreateAdmin(s.orgID, "root@acme.test")
+		session := e.SessionFor(s.orgID, "root@acme.test")
+		path := "/v1/b2b/sso/saml/" + s.orgID + "/connections/" + s.connID
+		r := e.Backend(http.MethodPut, path, map[string]any{"saml_encryption_private_key": rsaPEM(t)})
+		apptest.Want(t, r, 200, "")
+		c := r.Body["connection"].(map[string]any)
+		certID := c["verification_certificates"].([]any)[0].(map[string]any)["certificate_id"].(string)
+		keyID := c["encryption_private_keys"].([]any)[0].(map[string]any)["private_key_id"].(string)
+
+		sdkCert := "/b2b/sso/saml/" + s.connID + "/verification_certificates/" + certID
+		apptest.Want(t, e.SDK(http.MethodDelete, sdkCert, nil, session), 200, "")
+		apptest.Want(t, e.SDK(http.MethodDelete, sdkCert, nil, session), 404, "sso_verification_key_not_found")
+		apptest.Want(t, e.Backend(http.MethodDelete, path+"/verification_certificates/"+certID, nil), 404, "sso_verification_key_not_found")
+
+		apptest.Want(t, e.Backend(http.MethodDelete, path+"/encryption_private_keys/"+keyID, nil), 200, "")
+		apptest.Want(t, e.Backend(http.MethodDelete, path+"/encryption_private_keys/"+keyID, nil), 404, "sso_encryption_private_key_not_found")
+		apptest.Want(t, e.SDK(http.MethodDelete, "/b2b/sso/saml/"+s.connID+"/encryption_private_key/"+keyID, nil, session),
+			404, "sso_encryption_private_key_not_found")
+	})
+}
