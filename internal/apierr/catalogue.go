@@ -70,6 +70,7 @@ const (
 	NoInviteRedirectURLsSet             Type = "no_invite_redirect_urls_set"
 	OrganizationExternalIDUsed          Type = "organization_external_id_already_used"
 	NoDeletedMemberFoundForReactivation Type = "no_deleted_member_found_for_reactivation"
+	EmailUnverifiedForReactivation      Type = "email_unverified_for_reactivation"
 	DuplicateMemberExternalID           Type = "duplicate_member_external_id"
 	InvalidMFADefaultMethod             Type = "invalid_mfa_default_method"
 	DefaultMFAMemberMissingFactor       Type = "default_mfa_member_missing_factor"
@@ -227,6 +228,7 @@ var catalogue = map[Type]entry{
 	NoInviteRedirectURLsSet:             {http.StatusBadRequest, "No invite redirect URL is registered for this project."},
 	OrganizationExternalIDUsed:          {http.StatusBadRequest, "An organization with this external ID already exists in the project."},
 	NoDeletedMemberFoundForReactivation: {http.StatusBadRequest, "Only a deleted member can be reactivated."},
+	EmailUnverifiedForReactivation:      {http.StatusBadRequest, "This member's email address was never verified, so the member cannot be reactivated; invite the address again to create a new member."},
 	DuplicateMemberExternalID:           {http.StatusBadRequest, "A member with this external ID already exists in the organization."},
 	InvalidMFADefaultMethod:             {http.StatusBadRequest, "default_mfa_method must be sms_otp or totp."},
 	DefaultMFAMemberMissingFactor:       {http.StatusBadRequest, "The member has no verified factor of this method, so it cannot be their default MFA method."},

@@ -244,6 +244,7 @@ func TestMembersMustBeActive(t *testing.T) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		other := e.CreateOrg("globex", "ALL_ALLOWED", nil)
 		mid := e.CreateMember(org, "ada@acme.test")
+		e.SessionFor(org, "ada@acme.test") // verifies the address: only then can ada be reactivated below
 
 		for _, c := range []struct {
 			name      string

@@ -147,7 +147,13 @@ func TestReactivationDoesNotReviveEmailSecrets(t *testing.T) {
 		bob := e.CreateMember(org, "bob@acme.test")
 		e.SetPassword(org, "bob@acme.test", apptest.StrongPassword)
 		h := hold(t, e, org, bob, "bob@acme.test")
+		// Only a member whose address was verified can be reactivated: the
+		// invitee logs in by code, which leaves the invite link live.
 		nia, invite := invited(t, e, org, "nia@acme.test")
+		e.SessionFor(org, "nia@acme.test")
+		if n := e.Count(`SELECT COUNT(*) FROM magic_links WHERE member_id = $1 AND used_at IS NULL`, nia); n != 1 {
+			t.Fatalf("%d live links of the invitee after their login, want the invite's", n)
+		}
 
 		for _, id := range []string{bob, nia} {
 			apptest.Want(t, e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+id, nil), 200, "")

@@ -239,27 +239,21 @@ func (h Handlers) ReactivateMember(r *http.Request) (any, error) {
 	return h.reactivateMember(r.Context(), c.Project, c.Organization, r.PathValue("member_id"))
 }
 
-// reactivateMember makes a deleted member active again. Reactivating is
-// an admin decision, so the member does not need to log in again to count
-// as active; their email stays verified or unverified as it was.
+// reactivateMember makes a deleted member whose address was verified
+// active again (Store.reactivate). Reactivating is an admin decision, so
+// the member does not need to log in again to count as active. The
+// transaction is the request's own: what a reactivation ends must commit
+// with it.
 func (h Handlers) reactivateMember(ctx context.Context, _ *project.Project, o *Organization, memberID string) (any, error) {
-	m, err := h.setStatus(ctx, o, memberID, StatusActive, []string{StatusDeleted},
-		apierr.New(apierr.NoDeletedMemberFoundForReactivation))
+	var m *Member
+	err := h.Store.db.Tx(ctx, func(q store.Querier) (err error) {
+		m, err = h.Store.reactivate(ctx, q, o, memberID)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
 	return &MemberResponse{MemberID: m.MemberID, Member: m, Organization: o}, nil
-}
-
-// setStatus is SetMemberStatus in a transaction of its own: what a
-// reactivation ends must commit with it.
-func (h Handlers) setStatus(ctx context.Context, o *Organization, memberID, status string, from []string, wrongStatus error) (*Member, error) {
-	var m *Member
-	err := h.Store.db.Tx(ctx, func(q store.Querier) (err error) {
-		m, err = h.Store.SetMemberStatus(ctx, q, o, memberID, status, from, wrongStatus)
-		return err
-	})
-	return m, err
 }
 
 // DangerouslyGetMember handles GET /v1/b2b/organizations/members/dangerously_get/{member_id}:

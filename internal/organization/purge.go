@@ -22,7 +22,8 @@ import (
 // schema's ON DELETE CASCADE, and the change feed drops cached answers
 // about it) and creates a new member, with a new member_id. A deleted
 // member with a verified address is the person's, and is reactivated
-// rather than replaced. A login's JIT signup never removes one: the person
+// rather than replaced; an admin cannot reactivate an unverified one
+// (reactivate). A login's JIT signup never removes one: the person
 // logging in is told they are inactive (inactive_member), as before.
 
 // PurgeGuard names a table, keyed by member_id, whose row for a deleted
@@ -115,18 +116,65 @@ func (s *Store) purgeDeleted(ctx context.Context, q store.Querier, m *Member) (b
 // of m, a deleted member who stays: inactive_member, saying why.
 func (s *Store) refuseDeleted(ctx context.Context, q store.Querier, m *Member, doing string) error {
 	if !m.EmailAddressVerified {
-		for _, g := range s.guards {
-			var n int
-			if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+g.Table+` WHERE member_id = $1`, m.MemberID).Scan(&n); err != nil {
-				return fmt.Errorf("organization: purge guard %s: %w", g.Table, err)
-			}
-			if n > 0 {
-				return apierr.New(apierr.InactiveMember).WithMessage(
-					"This member is deleted but " + g.Reason + "; reactivate the member instead of " + doing + " them.")
-			}
+		reason, err := s.guardReason(ctx, q, m)
+		if err != nil {
+			return err
+		}
+		if reason != "" {
+			return apierr.New(apierr.InactiveMember).WithMessage(
+				"This member is deleted but " + reason + "; reactivate the member instead of " + doing + " them.")
 		}
 	}
 	return apierr.New(apierr.InactiveMember).WithMessage("This member is deleted; reactivate the member instead of " + doing + " them.")
+}
+
+// guardReason is the Reason of the first guard keeping m, or "" when none
+// does.
+func (s *Store) guardReason(ctx context.Context, q store.Querier, m *Member) (string, error) {
+	for _, g := range s.guards {
+		var n int
+		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+g.Table+` WHERE member_id = $1`, m.MemberID).Scan(&n); err != nil {
+			return "", fmt.Errorf("organization: purge guard %s: %w", g.Table, err)
+		}
+		if n > 0 {
+			return g.Reason, nil
+		}
+	}
+	return "", nil
+}
+
+// reactivate makes org's deleted member memberID active again for an admin
+// (the reactivate routes of both faces), inside the write transaction q.
+// The other side of the purge: a member whose address was never verified
+// is refused (email_unverified_for_reactivation, as the vendor documents
+// the endpoint) and stays deleted; an invite or creation of the address
+// replaces them instead. The row is locked before it is read, so the test
+// and the status change are about the same row: a purge waits, or has
+// already removed it (member_not_found). The identity provider's own
+// reactivation (SCIM) goes through SetMemberStatus without the rule; a
+// member it keeps gets a message saying so, since inviting them is refused
+// too.
+func (s *Store) reactivate(ctx context.Context, q store.Querier, org *Organization, memberID string) (*Member, error) {
+	if err := s.lockMemberForUpdate(ctx, q, memberID); err != nil {
+		return nil, err
+	}
+	m, err := s.OrgMember(ctx, q, org, memberID)
+	if err != nil {
+		return nil, err
+	}
+	if m.Status == StatusDeleted && !m.EmailAddressVerified {
+		reason, err := s.guardReason(ctx, q, m)
+		if err != nil {
+			return nil, err
+		}
+		if reason != "" {
+			return nil, apierr.New(apierr.EmailUnverifiedForReactivation).WithMessage(
+				"This member's email address was never verified, so the member cannot be reactivated here; they are " + reason + ".")
+		}
+		return nil, apierr.New(apierr.EmailUnverifiedForReactivation)
+	}
+	return s.SetMemberStatus(ctx, q, org, memberID, StatusActive, []string{StatusDeleted},
+		apierr.New(apierr.NoDeletedMemberFoundForReactivation))
 }
 
 // recordPurge files, in q, the end of the purged member, replaced by m:

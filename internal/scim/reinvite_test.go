@@ -39,10 +39,18 @@ func TestDeletedProvisionedMemberIsNotReplaced(t *testing.T) {
 			map[string]any{"organization_id": org, "email_address": "nia@acme.test"}))
 		wantKeptForSCIM(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members",
 			map[string]any{"email_address": "nia@acme.test"}))
-		if m := member(t, e, org, mid); m["status"] != "deleted" || m["scim_registration"] == nil {
-			t.Fatalf("member after the refused invite: %v", m)
+		// Nor may an admin reactivate them (the address was never verified):
+		// the refusal points to the identity provider, not to an invite.
+		r = e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+mid+"/reactivate", nil)
+		apptest.Want(t, r, 400, "email_unverified_for_reactivation")
+		if msg, _ := r.Body["error_message"].(string); !strings.Contains(msg, "SCIM connection") {
+			t.Fatalf("the refused reactivation does not say why: %s", r.Raw)
 		}
-		// The identity provider brings back the member it knows.
+		if m := member(t, e, org, mid); m["status"] != "deleted" || m["scim_registration"] == nil {
+			t.Fatalf("member after the refused invite and reactivation: %v", m)
+		}
+		// The identity provider brings back the member it knows, verified
+		// or not: its own reactivation has no such rule.
 		wantSCIM(t, do(http.MethodPatch, "/Users/"+mid, patch(map[string]any{"op": "replace", "path": "active", "value": true})), 200, "")
 		if m := member(t, e, org, mid); m["status"] != "active" {
 			t.Fatalf("member after reactivation: %v", m)
