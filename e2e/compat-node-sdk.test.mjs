@@ -523,10 +523,10 @@ test('node client: method_options.authorization acts with the permissions of the
   const orgId = organization.organization_id;
   const adminEmail = uniqueEmail('acting-admin');
   await client.organizations.members.create({ organization_id: orgId, email_address: adminEmail, roles: ['stytch_admin'] });
-  const { member: victim } = await client.organizations.members.create({
-    organization_id: orgId,
-    email_address: uniqueEmail('acting-victim'),
-  });
+  const victimEmail = uniqueEmail('acting-victim');
+  const { member: victim } = await client.organizations.members.create({ organization_id: orgId, email_address: victimEmail });
+  // Only a member whose email was verified can be reactivated below: a login verifies it.
+  await widgetLogin(orgId, victimEmail);
   const plain = await widgetLogin(orgId, email);
   const admin = await widgetLogin(orgId, adminEmail);
   const refused = (e) => {
