@@ -59,6 +59,8 @@ const (
 	PKCERequired                Type = "pkce_required"
 	InvalidSessionDuration      Type = "invalid_session_duration"
 	InvalidJWT                  Type = "invalid_session_jwt"
+	TooManySessionArguments     Type = "too_many_session_arguments"
+	TooManyRevokeArguments      Type = "too_many_session_revoke_arguments"
 	IntermediateSessionNotFound Type = "intermediate_session_not_found"
 	EmailDeliveryFailed         Type = "email_delivery_failed"
 	CreateOrganizationDisabled  Type = "create_organization_disabled"
@@ -213,6 +215,8 @@ var catalogue = map[Type]entry{
 	PKCERequired:                {http.StatusBadRequest, "This project requires PKCE: send a code challenge with the request."},
 	InvalidSessionDuration:      {http.StatusBadRequest, "session_duration_minutes must be between 5 and 527040."},
 	InvalidJWT:                  {http.StatusUnauthorized, "The session JWT is invalid or expired."},
+	TooManySessionArguments:     {http.StatusBadRequest, "Send one of session_token, session_jwt and intermediate_session_token, not several."},
+	TooManyRevokeArguments:      {http.StatusBadRequest, "Send exactly one of member_session_id, session_token, session_jwt and member_id."},
 	IntermediateSessionNotFound: {http.StatusNotFound, "Intermediate session not found, expired or already used."},
 	CreateOrganizationDisabled:  {http.StatusForbidden, "Creating organizations is disabled for this project."},
 	EmailDeliveryFailed:         {http.StatusServiceUnavailable, "The email could not be sent. Please try again in a moment."},
