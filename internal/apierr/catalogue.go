@@ -90,6 +90,7 @@ const (
 	// Passwords (issue 4).
 	WeakPassword                 Type = "weak_password"
 	SessionTooOldToResetPassword Type = "session_too_old_to_reset_password"
+	ResetToExistingPassword      Type = "cannot_reset_password_with_existing_password"
 
 	// OAuth (issue 8).
 	OAuthConfigNotFound     Type = "oauth_config_not_found"
@@ -242,6 +243,7 @@ var catalogue = map[Type]entry{
 
 	WeakPassword:                 {http.StatusBadRequest, "Password does not meet the strength requirements. Check it with the strength check for feedback."},
 	SessionTooOldToResetPassword: {http.StatusBadRequest, "The session cannot reset the password: none of its authentication factors was completed in the last 5 minutes. Log in again first."},
+	ResetToExistingPassword:      {http.StatusBadRequest, "The new password must differ from the existing one."},
 
 	OAuthConfigNotFound:     {http.StatusBadRequest, "This OAuth provider is not configured for the project. An operator configures it with `latchkey project oauth`."},
 	OAuthProviderNotFound:   {http.StatusBadRequest, "The OAuth provider must be one of google, microsoft, hubspot, slack or github."},
