@@ -85,7 +85,8 @@ const (
 	SMSDeliveryFailed         Type = "sms_delivery_failed"
 
 	// Roles and permissions (issue 10).
-	TenancyMismatch Type = "tenancy_mismatch"
+	TenancyMismatch         Type = "tenancy_mismatch"
+	CannotAssignDefaultRole Type = "cannot_assign_default_rbac_role_id"
 
 	// Passwords (issue 4).
 	WeakPassword                 Type = "weak_password"
@@ -239,7 +240,8 @@ var catalogue = map[Type]entry{
 	RecoveryCodesNotAvailable: {http.StatusBadRequest, "Recovery codes can be shown again only until one of them is used. Rotate them to get a new set."},
 	SMSDeliveryFailed:         {http.StatusServiceUnavailable, "The text message could not be sent. Please try again in a moment."},
 
-	TenancyMismatch: {http.StatusForbidden, "The member belongs to a different organization than the one named in the request."},
+	TenancyMismatch:         {http.StatusForbidden, "The member belongs to a different organization than the one named in the request."},
+	CannotAssignDefaultRole: {http.StatusBadRequest, "stytch_member is every member's role already and cannot be assigned explicitly; leave it out of roles."},
 
 	WeakPassword:                 {http.StatusBadRequest, "Password does not meet the strength requirements. Check it with the strength check for feedback."},
 	SessionTooOldToResetPassword: {http.StatusBadRequest, "The session cannot reset the password: none of its authentication factors was completed in the last 5 minutes. Log in again first."},
