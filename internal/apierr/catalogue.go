@@ -132,6 +132,9 @@ const (
 	SSOEncryptionKeyNotFound     Type = "sso_encryption_private_key_not_found"
 	EncryptionKeyNotConfigured   Type = "encryption_key_not_configured"
 
+	// An organization's second external connection to the same source.
+	DuplicateExternalSSOConnection Type = "duplicate_external_sso_connection"
+
 	// SCIM connections (the SCIM service itself answers in SCIM's error
 	// shape, package scim).
 	SCIMConnectionNotFound Type = "scim_connection_not_found"
@@ -280,6 +283,8 @@ var catalogue = map[Type]entry{
 	SSOVerificationKeyNotFound:   {http.StatusNotFound, "The SSO connection has no such verification certificate."},
 	SSOEncryptionKeyNotFound:     {http.StatusNotFound, "The SSO connection has no such encryption private key."},
 	EncryptionKeyNotConfigured:   {http.StatusServiceUnavailable, "This server has no LATCHKEY_ENCRYPTION_KEY, so it cannot store private keys or client secrets."},
+
+	DuplicateExternalSSOConnection: {http.StatusBadRequest, "The organization already has an external connection to this connection."},
 
 	SCIMConnectionNotFound: {http.StatusNotFound, "SCIM connection not found."},
 	SCIMConnectionExists:   {http.StatusBadRequest, "This organization already has a SCIM connection; an organization has at most one. Update or delete it instead."},
