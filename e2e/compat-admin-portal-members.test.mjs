@@ -1,10 +1,10 @@
 // Compatibility: the vendor's Admin Portal (@stytch/vanilla-js 6.3.0) manages members and organization
-// settings against our real binary: invites (resent, revoked), roles, sessions, deactivation and
-// reactivation, password resets, MFA factor resets, the organization's name, MFA policy, allowed auth
-// methods, onboarding (allowed email domains, SSO connections and OAuth accounts) and role
-// assignments. Every request the portal makes is recorded: none may be refused as unknown (404, 405)
-// or answered with an error the portal did not ask for. A failure here is a wire-format bug in our
-// server (admin-portal.mjs).
+// settings against our real binary: invites (resent, revoked, sent again after revoking), roles,
+// sessions, deactivation and reactivation, password resets, MFA factor resets, the organization's
+// name, MFA policy, allowed auth methods, onboarding (allowed email domains, SSO connections and
+// OAuth accounts) and role assignments. Every request the portal makes is recorded: none may be
+// refused as unknown (404, 405) or answered with an error the portal did not ask for. A failure here
+// is a wire-format bug in our server (admin-portal.mjs).
 import assert from 'node:assert/strict';
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { uniqueEmail, waitUntil } from './harness.mjs';
@@ -391,6 +391,21 @@ h.test('admin portal Member Management: resend an invitation, then revoke it', a
   await assert.rejects(h.api('POST', '/v1/b2b/magic_links/authenticate', {
     magic_links_token: link.searchParams.get('token'), session_duration_minutes: 60,
   }), (e) => e.status >= 400 && e.status < 500);
+
+  // Resending an invite to the address creates a new Member record, as the revoke dialog says.
+  await page.getByRole('button', { name: 'Invite', exact: true }).click();
+  await page.getByPlaceholder('Enter name').fill('Invited Again');
+  await page.getByPlaceholder('Enter email address').fill(email);
+  const reinvited = page.waitForResponse((r) => r.url().endsWith('/sdk/v1/b2b/magic_links/email/invite'));
+  await page.getByRole('dialog').getByRole('button', { name: 'Invite', exact: true }).click();
+  assert.equal((await reinvited).status(), 200);
+  await page.getByText(`Invite sent to ${email}`).waitFor();
+  ({ member } = await h.api('GET', `/v1/b2b/organizations/${orgId}/member?email_address=${encodeURIComponent(email)}`));
+  assert.notEqual(member.member_id, invitee.member_id);
+  assert.equal(member.status, 'invited');
+  assert.equal(member.name, 'Invited Again');
+  await assert.rejects(h.api('GET', `/v1/b2b/organizations/${orgId}/member?member_id=${encodeURIComponent(invitee.member_id)}`),
+    (e) => e.status === 404);
   w.assertClean();
 });
 

@@ -202,17 +202,18 @@ test('node client: an external connection follows its source to pending and back
   });
   assert.equal(ext.display_name, 'Source Okta', 'display_name defaults to the source\'s');
 
-  // Without a certificate the source is pending: so is the external connection, and the target no
+  // Without an SSO URL the source is pending (an active connection keeps its last certificate, so its
+  // administrator takes it out of service this way): so is the external connection, and the target no
   // longer offers it.
-  const [cert] = source.connection.verification_certificates;
-  await client.sso.saml.deleteVerificationCertificate({
-    organization_id: source.org.organization_id, connection_id: source.connection.connection_id, certificate_id: cert.certificate_id,
+  const { connection: pending } = await client.sso.saml.updateConnection({
+    organization_id: source.org.organization_id, connection_id: source.connection.connection_id, idp_sso_url: '',
   });
+  assert.equal(pending.status, 'pending');
   assert.equal((await client.sso.getConnections({ organization_id })).external_connections[0].status, 'pending');
   assert.deepEqual((await client.organizations.get({ organization_id })).organization.sso_active_connections, []);
 
   await client.sso.saml.updateConnection({
-    organization_id: source.org.organization_id, connection_id: source.connection.connection_id, x509_certificate: idp.certificate,
+    organization_id: source.org.organization_id, connection_id: source.connection.connection_id, idp_sso_url: idp.sso_url,
   });
   assert.equal((await client.sso.getConnections({ organization_id })).external_connections[0].status, 'active');
   assert.deepEqual(

@@ -125,25 +125,34 @@ test('node client: sso.saml administers a connection, and sso.authenticate redee
   await assert.rejects(client.sso.authenticate({ sso_token }), (e) => e.error_type === 'sso_token_not_found');
 });
 
-test('node client: deleteVerificationCertificate removes the certificate the metadata brought', async () => {
+test('node client: deleteVerificationCertificate removes a rotated-out certificate, never an active connection\'s last', async () => {
   const client = newClient();
   const org = await newOrganization(client, 'Saml Certs');
   const organization_id = org.organization_id;
   const { connection } = await client.sso.saml.createConnection({ organization_id, display_name: 'Certs' });
-  const { connection: filled } = await client.sso.saml.updateByURL({
-    organization_id, connection_id: connection.connection_id, metadata_url: idp.metadata_url,
-  });
+  const connection_id = connection.connection_id;
+  const { connection: filled } = await client.sso.saml.updateByURL({ organization_id, connection_id, metadata_url: idp.metadata_url });
   const [cert] = filled.verification_certificates;
   assert.ok(cert.certificate_id);
-  const removed = await client.sso.saml.deleteVerificationCertificate({
-    organization_id, connection_id: connection.connection_id, certificate_id: cert.certificate_id,
+  assert.equal(filled.status, 'active');
+  // The certificate the metadata brought is the active connection's only one: without it nothing could
+  // be verified, so its deletion is refused with the type the API family names.
+  await assert.rejects(
+    client.sso.saml.deleteVerificationCertificate({ organization_id, connection_id, certificate_id: cert.certificate_id }),
+    (e) => e.status_code === 400 && e.error_type === 'cannot_delete_last_sso_verification_key',
+  );
+  // A rotation: the IdP's next certificate is added first (any other X.509 certificate will do: the
+  // connection's own service-provider certificate is one at hand), then the old one goes.
+  const { connection: both } = await client.sso.saml.updateConnection({
+    organization_id, connection_id, x509_certificate: connection.signing_certificates[0].certificate,
   });
+  assert.equal(both.verification_certificates.length, 2);
+  const removed = await client.sso.saml.deleteVerificationCertificate({ organization_id, connection_id, certificate_id: cert.certificate_id });
   assertShape(removed, 'B2BSSOSAMLDeleteVerificationCertificateResponse');
   assert.equal(removed.certificate_id, cert.certificate_id);
   const { saml_connections } = await client.sso.getConnections({ organization_id });
-  assert.equal(saml_connections[0].verification_certificates.length, 0);
-  // Without a certificate nothing can be verified: the connection is pending again.
-  assert.equal(saml_connections[0].status, 'pending');
+  assert.deepEqual(saml_connections[0].verification_certificates.map((c) => c.certificate_id), [both.verification_certificates[1].certificate_id]);
+  assert.equal(saml_connections[0].status, 'active');
 });
 
 test('node client: sso.oidc creates and configures a connection from the issuer, and sso.deleteConnection removes it', async () => {

@@ -130,7 +130,11 @@ const (
 	SSOMetadataInvalid           Type = "sso_metadata_invalid"
 	SSOVerificationKeyNotFound   Type = "sso_verification_key_not_found"
 	SSOEncryptionKeyNotFound     Type = "sso_encryption_private_key_not_found"
-	EncryptionKeyNotConfigured   Type = "encryption_key_not_configured"
+	// A SAML connection's verification certificates: at most five, and an
+	// active connection never without one (the API family's two rules).
+	CannotDeleteLastSSOVerificationKey Type = "cannot_delete_last_sso_verification_key"
+	TooManySSOVerificationCertificates Type = "too_many_sso_verification_certificates"
+	EncryptionKeyNotConfigured         Type = "encryption_key_not_configured"
 
 	// An organization's second external connection to the same source.
 	DuplicateExternalSSOConnection Type = "duplicate_external_sso_connection"
@@ -282,7 +286,11 @@ var catalogue = map[Type]entry{
 	SSOMetadataInvalid:           {http.StatusBadRequest, "The identity provider's metadata could not be fetched or read."},
 	SSOVerificationKeyNotFound:   {http.StatusNotFound, "The SSO connection has no such verification certificate."},
 	SSOEncryptionKeyNotFound:     {http.StatusNotFound, "The SSO connection has no such encryption private key."},
-	EncryptionKeyNotConfigured:   {http.StatusServiceUnavailable, "This server has no LATCHKEY_ENCRYPTION_KEY, so it cannot store private keys or client secrets."},
+	CannotDeleteLastSSOVerificationKey: {http.StatusBadRequest, "An active SAML connection needs at least one verification certificate: " +
+		"upload the new certificate first, then delete the old one."},
+	TooManySSOVerificationCertificates: {http.StatusBadRequest, "A SAML connection has at most 5 verification certificates: " +
+		"delete one it no longer needs before adding another."},
+	EncryptionKeyNotConfigured: {http.StatusServiceUnavailable, "This server has no LATCHKEY_ENCRYPTION_KEY, so it cannot store private keys or client secrets."},
 
 	DuplicateExternalSSOConnection: {http.StatusBadRequest, "The organization already has an external connection to this connection."},
 

@@ -197,6 +197,9 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 	a.Orgs.AddAddressHolder(a.Sessions, a.magicLinks, a.emailOTP, a.passwords)
 	// A roles change ends the sessions an SSO connection keeps the role in.
 	a.Orgs.UseConnectionSessions(a.Sessions)
+	// An admin's invite or creation that replaces a deleted member records
+	// the old member's end.
+	a.Orgs.UseAudit(a.Audit)
 	if err := a.wireMFA(); err != nil {
 		return nil, err
 	}

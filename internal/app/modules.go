@@ -100,6 +100,9 @@ func (a *App) wireModules() error {
 	scimSvc := scim.New(scim.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Orgs: a.Orgs, Members: members,
 		Limiter: a.Limiter, Audit: a.Audit, BaseURL: func() string { return a.Config.BaseURL }})
 	a.Orgs.AddMemberDecorator(scim.RegistrationsTable, scimSvc.Decorate)
+	// A deleted member the identity provider still manages is kept when an
+	// admin invites their address (it may reactivate them).
+	a.Orgs.AddPurgeGuard(scim.PurgeGuard())
 	a.Orgs.AddImplicitRoleSource(scimSvc)
 	// A change removing roles looks for their assignments in these, and
 	// locks their rows in this order (organizations, connections, members).

@@ -37,6 +37,10 @@ const (
 	// An organization's identity provider changed its members or groups
 	// through the SCIM API (Method names the change: user_created...).
 	SCIMProvisioning = "scim_provisioning"
+	// A deleted member whose address was never verified was removed for
+	// good, its address taken by a new member an admin invited or created
+	// (details.replaced_by); the event is what remains of the old id.
+	MemberPurged = "member_purged"
 )
 
 // Outcomes.

@@ -98,8 +98,10 @@ func TestInviteStatusesAndPolicy(t *testing.T) {
 		}
 		apptest.Want(t, e.Backend(http.MethodGet, "/v1/b2b/organizations/"+org+"/member?email_address=new@acme.test", nil), 404, "member_not_found")
 
-		// A deleted member must be reactivated, not re-invited.
+		// A deleted member with a verified address must be reactivated, not
+		// re-invited (an unverified one is replaced: reinvite_test.go).
 		del := e.CreateMember(org, "del@acme.test")
+		e.SessionFor(org, "del@acme.test")
 		e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org+"/members/"+del, nil)
 		apptest.Want(t, invite(e, map[string]any{"organization_id": org, "email_address": "del@acme.test"}), 403, "inactive_member")
 

@@ -251,8 +251,11 @@ type Invitation struct {
 // InviteMember creates an invited member, or turns an existing pending or
 // invited member into an invited one (updating the name and metadata that
 // were given), inside q. The organization's email_invites policy decides
-// who may be invited. Active members need no invite, and deleted members
-// must be reactivated rather than re-invited, so both are refused.
+// who may be invited. Active members need no invite, so they are refused.
+// A deleted member whose address was never verified is replaced by a new
+// invited member (memberForAdmin, recorded by recordPurge); any other
+// deleted member must be reactivated rather than re-invited, and is
+// refused.
 //
 // Inviting twice is not a duplicate, so a concurrent creation of the
 // address (another invite, a login's JIT signup, a password import) is
@@ -260,30 +263,43 @@ type Invitation struct {
 // with skipTaken), and the invite goes on with the member it created, as
 // if it had come second.
 func (s *Store) InviteMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, inv Invitation) (*Member, error) {
-	m, err := s.MemberByEmail(ctx, q, org.OrganizationID, inv.Email)
+	m, purged, err := s.inviteMember(ctx, q, org, env, inv)
+	if err != nil || purged == "" {
+		return m, err
+	}
+	return m, s.recordPurge(ctx, q, org, purged, m)
+}
+
+// inviteMember is InviteMember but for the audit event; purged names the
+// deleted member it replaced, if any.
+func (s *Store) inviteMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, inv Invitation) (
+	m *Member, purged string, err error) {
+	m, purged, err = s.memberForAdmin(ctx, q, org, inv.Email, "inviting")
 	if errors.Is(err, store.ErrNotFound) {
 		if err := org.CheckEmailInvite(inv.Email); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		var created bool
 		m, created, err = s.insertMember(ctx, q, org, env, NewMember{Email: inv.Email, Name: inv.Name, Status: StatusInvited,
 			TrustedMetadata: inv.TrustedMetadata, UntrustedMetadata: inv.UntrustedMetadata, Roles: derefRoles(inv.Roles)}, true)
 		if err != nil || created {
-			return m, err
+			return m, purged, err
 		}
 		m, err = s.MemberByEmail(ctx, q, org.OrganizationID, inv.Email)
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	switch m.Status {
 	case StatusActive:
-		return nil, apierr.New(apierr.DuplicateMemberEmail).WithMessage("This member is already active in the organization.")
+		return nil, "", apierr.New(apierr.DuplicateMemberEmail).WithMessage("This member is already active in the organization.")
 	case StatusDeleted:
-		return nil, apierr.New(apierr.InactiveMember).WithMessage("This member is deleted; reactivate the member instead of inviting them.")
+		// Only a concurrent creation that was deleted before this read:
+		// not purged a second time.
+		return nil, "", s.refuseDeleted(ctx, q, m, "inviting")
 	}
 	if err := org.CheckEmailInvite(inv.Email); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	u := MemberUpdate{Roles: inv.Roles}
 	if inv.Name != "" {
@@ -296,9 +312,10 @@ func (s *Store) InviteMember(ctx context.Context, q store.Querier, org *Organiza
 		u.UntrustedMetadata = &inv.UntrustedMetadata
 	}
 	if _, err := s.UpdateMember(ctx, q, org, env, m.MemberID, u); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return s.SetMemberStatus(ctx, q, org, m.MemberID, StatusInvited, []string{StatusPending, StatusInvited}, apierr.New(apierr.InactiveMember))
+	m, err = s.SetMemberStatus(ctx, q, org, m.MemberID, StatusInvited, []string{StatusPending, StatusInvited}, apierr.New(apierr.InactiveMember))
+	return m, purged, err
 }
 
 func derefRoles(r *[]string) []string {

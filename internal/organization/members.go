@@ -230,10 +230,21 @@ func TruncateName(name string) string {
 }
 
 // CreateMember inserts a member into org. email must be normalised. An
-// address already a member's is duplicate_member_email.
+// address already a member's is duplicate_member_email, except a deleted
+// member's: one whose address was never verified is replaced by the new
+// member, as an invite replaces it (memberForAdmin), and any other is
+// inactive_member (reactivate them instead).
 func (s *Store) CreateMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, nm NewMember) (*Member, error) {
+	_, purged, err := s.memberForAdmin(ctx, q, org, nm.Email, "creating")
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	// A member found otherwise makes the insert duplicate_member_email.
 	m, _, err := s.insertMember(ctx, q, org, env, nm, false)
-	return m, err
+	if err != nil || purged == "" {
+		return m, err
+	}
+	return m, s.recordPurge(ctx, q, org, purged, m)
 }
 
 // ProvisionMember is CreateMember for a login or signup that found no

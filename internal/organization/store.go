@@ -24,6 +24,8 @@ type Store struct {
 	cached     CachedOrgs           // see UseCache
 	holders    []AddressHolder      // see AddAddressHolder
 	deletion   []DeletionHook       // see AddDeletionHook
+	guards     []PurgeGuard         // see AddPurgeGuard
+	audit      Auditor              // see UseAudit; nil records nothing
 	// connSessions ends sessions by SSO connection (UseConnectionSessions).
 	connSessions ConnectionSessions
 	// memberTables are the tables the member loaders read, each once, in

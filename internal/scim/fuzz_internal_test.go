@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/latchkey/latchkey/internal/store"
 )
 
 // Robustness sweep: the filter and PATCH path parsers, and applyPatch,
@@ -31,8 +33,10 @@ func TestParsersDoNotPanic(t *testing.T) {
 				}
 			}()
 			_, _ = parseFilter(s)
-			_, _, _ = userFilter(s)
-			_, _, _ = groupFilter(s)
+			for _, d := range []store.Dialect{store.SQLite, store.Postgres} {
+				_, _, _ = userFilter(d, s)
+				_, _, _ = groupFilter(d, s)
+			}
 			_, _ = parsePath(s)
 			u := &user{UserName: "a@b.c", Emails: []multi{{Value: "a@b.c", Type: "work", Primary: true}}}
 			doc := u.toDoc()

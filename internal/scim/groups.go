@@ -275,7 +275,12 @@ func (s *Service) listGroups(r *http.Request, c *conn) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	where, args, err := groupFilter(r.URL.Query().Get("filter"))
+	d := s.d.DB.Dialect()
+	where, args, err := groupFilter(d, r.URL.Query().Get("filter"))
+	if err != nil {
+		return 0, nil, err
+	}
+	order, err := orderBy(r, d, groupSortKeys, urnGroup, "g.created_at", "g.group_id")
 	if err != nil {
 		return 0, nil, err
 	}
@@ -286,7 +291,7 @@ func (s *Service) listGroups(r *http.Request, c *conn) (int, any, error) {
 		return 0, nil, fmt.Errorf("scim: count groups: %w", err)
 	}
 	rows, err := q.QueryContext(ctx, `SELECT g.group_id, g.display_name, g.external_id, g.created_at, g.updated_at
-		FROM scim_groups g`+cond+fmt.Sprintf(` ORDER BY g.created_at, g.group_id LIMIT %d OFFSET %d`, count, start-1), args...)
+		FROM scim_groups g`+cond+order+fmt.Sprintf(` LIMIT %d OFFSET %d`, count, start-1), args...)
 	if err != nil {
 		return 0, nil, fmt.Errorf("scim: list groups: %w", err)
 	}

@@ -46,11 +46,17 @@ func parsePath(p string) (patchPath, error) {
 		if j < i {
 			return out, errInvalidPath(p)
 		}
+		// A PATCH path's value filter is the one comparison identity
+		// providers send there: attribute eq "value".
 		f, err := parseFilter(p[i+1 : j])
-		if err != nil || f == nil {
+		if err != nil || f == nil || f.kind != nodeCmp || f.op != "eq" {
 			return out, errInvalidPath(p)
 		}
-		out.filtered, out.filterAttr, out.filterValue = true, f.attr, f.value
+		v, ok := f.value.v.(string)
+		if !ok {
+			return out, errInvalidPath(p)
+		}
+		out.filtered, out.filterAttr, out.filterValue = true, f.path.String(), v
 		out.attr, p = p[:i], strings.TrimPrefix(p[j+1:], ".")
 		out.sub = p
 	} else {

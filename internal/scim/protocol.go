@@ -253,7 +253,7 @@ func (s *Service) serviceProviderConfig(_ *http.Request, _ *conn) (int, any, err
 		"bulk":             map[string]any{"supported": false, "maxOperations": 0, "maxPayloadSize": 0},
 		"filter":           map[string]any{"supported": true, "maxResults": maxPage},
 		"changePassword":   on(false),
-		"sort":             on(false),
+		"sort":             on(true),
 		"etag":             on(false),
 		"authenticationSchemes": []map[string]any{{"type": "oauthbearertoken", "name": "OAuth Bearer Token",
 			"description": "The SCIM connection's bearer token, sent as Authorization: Bearer.", "primary": true}},

@@ -18,6 +18,15 @@ import (
 // organization.MemberTableSource).
 const RegistrationsTable = "scim_registrations"
 
+// PurgeGuard keeps a deleted member the connection provisioned when an
+// admin invites or creates their address (organization.AddPurgeGuard):
+// the identity provider still manages the user, and a PATCH with active
+// true reactivates the member it knows by id.
+func PurgeGuard() organization.PurgeGuard {
+	return organization.PurgeGuard{Table: RegistrationsTable,
+		Reason: "still provisioned by the organization's SCIM connection, whose identity provider may reactivate them"}
+}
+
 // MemberTable declares RegistrationsTable for ImplicitRoles
 // (organization.MemberTableSource).
 func (s *Service) MemberTable() string { return RegistrationsTable }

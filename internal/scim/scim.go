@@ -11,7 +11,9 @@
 //   - the SCIM service at the connection's base_url
 //     (/v1/b2b/scim/{connection_id}), authenticated by that connection's
 //     bearer token only (auth.go), answering in SCIM's own JSON
-//     (protocol.go): Users (users.go, patch.go) and Groups (groups.go).
+//     (protocol.go): Users (users.go, patch.go) and Groups (groups.go),
+//     listed through RFC 7644 filters (filter_parse.go parses them,
+//     filter.go and filter_attrs.go write their SQL) and sorting (sort.go).
 //
 // Members are created, updated and deleted through the organization
 // store's own paths, so every side effect of the member routes (sessions

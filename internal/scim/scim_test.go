@@ -227,7 +227,7 @@ func TestProvisioningRun(t *testing.T) {
 		if r = do(http.MethodGet, "/Users?filter="+url.QueryEscape(`userName eq "nobody@acme.test"`), nil); r.Body["totalResults"] != float64(0) {
 			t.Fatalf("no match: %s", r.Raw)
 		}
-		wantSCIM(t, do(http.MethodGet, "/Users?filter="+url.QueryEscape(`userName co "ada"`), nil), 400, "invalidFilter")
+		wantSCIM(t, do(http.MethodGet, "/Users?filter="+url.QueryEscape(`userName like "ada"`), nil), 400, "invalidFilter")
 
 		m := member(t, e, org, uid)
 		reg, _ := m["scim_registration"].(map[string]any)

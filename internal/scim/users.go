@@ -314,7 +314,12 @@ func (s *Service) listUsers(r *http.Request, c *conn) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	where, args, err := userFilter(r.URL.Query().Get("filter"))
+	d := s.d.DB.Dialect()
+	where, args, err := userFilter(d, r.URL.Query().Get("filter"))
+	if err != nil {
+		return 0, nil, err
+	}
+	order, err := orderBy(r, d, userSortKeys, urnUser, "r.created_at", "r.member_id")
 	if err != nil {
 		return 0, nil, err
 	}
@@ -325,8 +330,7 @@ func (s *Service) listUsers(r *http.Request, c *conn) (int, any, error) {
 		args...).Scan(&total); err != nil {
 		return 0, nil, fmt.Errorf("scim: count users: %w", err)
 	}
-	rows, err := q.QueryContext(ctx, regSelect+cond+fmt.Sprintf(` ORDER BY r.created_at, r.member_id LIMIT %d OFFSET %d`,
-		count, start-1), args...)
+	rows, err := q.QueryContext(ctx, regSelect+cond+order+fmt.Sprintf(` LIMIT %d OFFSET %d`, count, start-1), args...)
 	if err != nil {
 		return 0, nil, fmt.Errorf("scim: list users: %w", err)
 	}

@@ -90,6 +90,11 @@ func assignedRoleIDs(conn *[]RoleAssignment, group *[]GroupRoleAssignment) []str
 	return out
 }
 
+// maxVerificationCertificates is the API family's limit on a SAML
+// connection's verification certificates: room for a rotation (the new
+// certificate uploaded before the old one is deleted), not an archive.
+const maxVerificationCertificates = 5
+
 func (s *Service) applySAML(c *conn, u samlUpdate) error {
 	cfg, now := c.SAML, s.d.Clock.Now()
 	if u.IdPInitiatedAuthDisabled != nil && !*u.IdPInitiatedAuthDisabled {
@@ -132,7 +137,12 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 			return err
 		}
 		cert.CreatedAt = store.Millis(now)
+		// The same certificate again is no new one: the update leaves the
+		// list as it is, limit or not.
 		if !slices.ContainsFunc(cfg.VerificationCertificates, func(v storedCert) bool { return v.PEM == cert.PEM }) {
+			if len(cfg.VerificationCertificates) >= maxVerificationCertificates {
+				return apierr.New(apierr.TooManySSOVerificationCertificates)
+			}
 			cfg.VerificationCertificates = append(cfg.VerificationCertificates, cert)
 		}
 	}
@@ -306,21 +316,34 @@ func (s *Service) fetchMetadata(ctx context.Context, u string) (*idpMetadata, er
 // DeleteCertificate handles DELETE of a verification certificate.
 func (h Handlers) DeleteCertificate(r *http.Request) (any, error) {
 	id := r.PathValue("certificate_id")
-	_, err := h.change(r, KindSAML, func(ctx context.Context, c *conn) error {
-		before := len(c.SAML.VerificationCertificates)
-		c.SAML.VerificationCertificates = slices.DeleteFunc(c.SAML.VerificationCertificates,
-			func(v storedCert) bool { return v.ID == id })
-		if len(c.SAML.VerificationCertificates) == before {
-			// The type the API family names: the Admin Portal reads it as
-			// "already deleted" when an admin saves a stale edit form.
-			return apierr.New(apierr.SSOVerificationKeyNotFound)
-		}
-		return nil
-	})
+	_, err := h.change(r, KindSAML, func(ctx context.Context, c *conn) error { return deleteCertificate(c, id) })
 	if err != nil {
 		return nil, err
 	}
 	return &DeleteCertificateResponse{CertificateID: id}, nil
+}
+
+// deleteCertificate removes the verification certificate id from c, which
+// an administrator's change (changeTx) has read under the connection's
+// lock: two deletions of an active connection's last two certificates at
+// once are serialised there, so the second counts what the first left and
+// is refused.
+func deleteCertificate(c *conn, id string) error {
+	before := len(c.SAML.VerificationCertificates)
+	c.SAML.VerificationCertificates = slices.DeleteFunc(c.SAML.VerificationCertificates,
+		func(v storedCert) bool { return v.ID == id })
+	if len(c.SAML.VerificationCertificates) == before {
+		// The type the API family names: the Admin Portal reads it as
+		// "already deleted" when an admin saves a stale edit form.
+		return apierr.New(apierr.SSOVerificationKeyNotFound)
+	}
+	// An active connection keeps one certificate, or every login through
+	// it would stop at once: a rotation uploads the new certificate before
+	// deleting the old. A pending connection has no logins to break.
+	if len(c.SAML.VerificationCertificates) == 0 && c.Status == StatusActive {
+		return apierr.New(apierr.CannotDeleteLastSSOVerificationKey)
+	}
+	return nil
 }
 
 // DeleteEncryptionKey handles DELETE of an encryption private key.

@@ -78,16 +78,25 @@ func TestSAMLAdmin(t *testing.T) {
 		if r.Body["private_key_id"] != keyID {
 			t.Fatalf("delete key: %s", r.Raw)
 		}
+		// A certificate rotation: the active connection's only
+		// certificate stays until the next one is added, then goes.
 		certID := certs[0].(map[string]any)["certificate_id"].(string)
+		r = e.Backend(http.MethodDelete, base+"/connections/"+id+"/verification_certificates/"+certID, nil)
+		apptest.Want(t, r, 400, "cannot_delete_last_sso_verification_key")
+		r = e.Backend(http.MethodPut, base+"/connections/"+id, map[string]any{"x509_certificate": certPEM(t, "next idp")})
+		apptest.Want(t, r, 200, "")
 		r = e.Backend(http.MethodDelete, base+"/connections/"+id+"/verification_certificates/"+certID, nil)
 		apptest.Want(t, r, 200, "")
 		if r.Body["certificate_id"] != certID {
 			t.Fatalf("delete certificate: %s", r.Raw)
 		}
-		// Without a certificate the connection is pending again.
+		certs = samlConnection(t, e, orgID, id)["verification_certificates"].([]any)
+		if len(certs) != 1 || certs[0].(map[string]any)["issuer"] != "next idp" {
+			t.Fatalf("after the rotation: %v", certs)
+		}
 		org = e.Backend(http.MethodGet, "/v1/b2b/organizations/"+orgID, nil).Body["organization"].(map[string]any)
-		if len(org["sso_active_connections"].([]any)) != 0 {
-			t.Fatalf("still active: %v", org)
+		if len(org["sso_active_connections"].([]any)) != 1 {
+			t.Fatalf("not active after the rotation: %v", org)
 		}
 
 		// Another organization cannot reach the connection.
@@ -171,7 +180,10 @@ func TestDeleteGoneCertificateOrKey(t *testing.T) {
 		e.CreateAdmin(s.orgID, "root@acme.test")
 		session := e.SessionFor(s.orgID, "root@acme.test")
 		path := "/v1/b2b/sso/saml/" + s.orgID + "/connections/" + s.connID
-		r := e.Backend(http.MethodPut, path, map[string]any{"saml_encryption_private_key": rsaPEM(t)})
+		// A second certificate, so that the first may go (an active
+		// connection keeps one).
+		r := e.Backend(http.MethodPut, path, map[string]any{"saml_encryption_private_key": rsaPEM(t),
+			"x509_certificate": certPEM(t, "next idp")})
 		apptest.Want(t, r, 200, "")
 		c := r.Body["connection"].(map[string]any)
 		certID := c["verification_certificates"].([]any)[0].(map[string]any)["certificate_id"].(string)

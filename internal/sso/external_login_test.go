@@ -167,14 +167,16 @@ func TestExternalSourceLifecycle(t *testing.T) {
 		extID := createExternal(t, e, target, s.orgID, s.connID, nil)["connection_id"].(string)
 		srcPath := "/v1/b2b/sso/saml/" + s.orgID + "/connections/" + s.connID
 
-		// Deactivated: the source loses its only certificate. A login
-		// already at the identity provider fails at the callback too.
+		// Deactivated: the source's SSO URL is cleared (an active
+		// connection keeps its last certificate). A login already at the
+		// identity provider fails at the callback too.
 		s.idp.login("ada@acme.test", "okta-ada", "", "")
 		acs, form := s.idp.follow(startAt(t, e, extID))
-		r := e.Backend(http.MethodGet, "/v1/b2b/sso/"+s.orgID, nil)
-		certs := r.Body["saml_connections"].([]any)[0].(map[string]any)["verification_certificates"].([]any)
-		certID := certs[0].(map[string]any)["certificate_id"].(string)
-		apptest.Want(t, e.Backend(http.MethodDelete, srcPath+"/verification_certificates/"+certID, nil), 200, "")
+		r := e.Backend(http.MethodPut, srcPath, map[string]any{"idp_sso_url": ""})
+		apptest.Want(t, r, 200, "")
+		if st := r.Body["connection"].(map[string]any)["status"]; st != "pending" {
+			t.Fatalf("source without an SSO URL: %s", r.Raw)
+		}
 		if l := externals(t, e, target); len(l) != 1 || l[0].(map[string]any)["status"] != "pending" {
 			t.Fatalf("external of an inactive source: %v", l)
 		}
@@ -185,7 +187,7 @@ func TestExternalSourceLifecycle(t *testing.T) {
 		wantPage(t, s.post(acs, form), 400, "sso_connection_not_active")
 
 		// Reactivated: the external connection works again.
-		apptest.Want(t, e.Backend(http.MethodPut, srcPath, map[string]any{"x509_certificate": s.idp.certPEM()}), 200, "")
+		apptest.Want(t, e.Backend(http.MethodPut, srcPath, map[string]any{"idp_sso_url": s.idp.idp.SSOURL.String()}), 200, "")
 		if l := externals(t, e, target); l[0].(map[string]any)["status"] != "active" {
 			t.Fatalf("external of a reactivated source: %v", l)
 		}

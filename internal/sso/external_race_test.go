@@ -55,8 +55,8 @@ func TestExternalCreateDuringSourceOrganizationDeletion(t *testing.T) {
 	}
 }
 
-// The source deactivated (its last certificate removed, through the real
-// change path) while an external connection to it is created: the
+// The source deactivated (its SSO URL cleared, through the real change
+// path) while an external connection to it is created: the
 // source's saveDependents runs before the create commits and misses it,
 // and the create read the source as still active, so the external
 // connection is stored active and offered by its organization while its
