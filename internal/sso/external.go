@@ -329,7 +329,7 @@ func (s *Service) checkSource(ctx context.Context, q store.Querier, c *conn) (*c
 	for _, d := range deps {
 		if d.orgID == c.OrganizationID {
 			return nil, apierr.New(apierr.DuplicateExternalSSOConnection).WithMessage(
-				"The organization already has an external connection to this connection ("+d.connID+").")
+				"The organization already has an external connection to this connection (" + d.connID + ").")
 		}
 	}
 	return src, nil
