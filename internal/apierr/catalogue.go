@@ -59,6 +59,8 @@ const (
 	PKCERequired                Type = "pkce_required"
 	InvalidSessionDuration      Type = "invalid_session_duration"
 	InvalidJWT                  Type = "invalid_session_jwt"
+	TooManySessionArguments     Type = "too_many_session_arguments"
+	TooManyRevokeArguments      Type = "too_many_session_revoke_arguments"
 	IntermediateSessionNotFound Type = "intermediate_session_not_found"
 	EmailDeliveryFailed         Type = "email_delivery_failed"
 	CreateOrganizationDisabled  Type = "create_organization_disabled"
@@ -84,11 +86,13 @@ const (
 	SMSDeliveryFailed         Type = "sms_delivery_failed"
 
 	// Roles and permissions (issue 10).
-	TenancyMismatch Type = "tenancy_mismatch"
+	TenancyMismatch         Type = "tenancy_mismatch"
+	CannotAssignDefaultRole Type = "cannot_assign_default_rbac_role_id"
 
 	// Passwords (issue 4).
 	WeakPassword                 Type = "weak_password"
 	SessionTooOldToResetPassword Type = "session_too_old_to_reset_password"
+	ResetToExistingPassword      Type = "cannot_reset_password_with_existing_password"
 
 	// OAuth (issue 8).
 	OAuthConfigNotFound     Type = "oauth_config_not_found"
@@ -132,6 +136,9 @@ const (
 	CannotDeleteLastSSOVerificationKey Type = "cannot_delete_last_sso_verification_key"
 	TooManySSOVerificationCertificates Type = "too_many_sso_verification_certificates"
 	EncryptionKeyNotConfigured         Type = "encryption_key_not_configured"
+
+	// An organization's second external connection to the same source.
+	DuplicateExternalSSOConnection Type = "duplicate_external_sso_connection"
 
 	// SCIM connections (the SCIM service itself answers in SCIM's error
 	// shape, package scim).
@@ -218,6 +225,8 @@ var catalogue = map[Type]entry{
 	PKCERequired:                {http.StatusBadRequest, "This project requires PKCE: send a code challenge with the request."},
 	InvalidSessionDuration:      {http.StatusBadRequest, "session_duration_minutes must be between 5 and 527040."},
 	InvalidJWT:                  {http.StatusUnauthorized, "The session JWT is invalid or expired."},
+	TooManySessionArguments:     {http.StatusBadRequest, "Send one of session_token, session_jwt and intermediate_session_token, not several."},
+	TooManyRevokeArguments:      {http.StatusBadRequest, "Send exactly one of member_session_id, session_token, session_jwt and member_id."},
 	IntermediateSessionNotFound: {http.StatusNotFound, "Intermediate session not found, expired or already used."},
 	CreateOrganizationDisabled:  {http.StatusForbidden, "Creating organizations is disabled for this project."},
 	EmailDeliveryFailed:         {http.StatusServiceUnavailable, "The email could not be sent. Please try again in a moment."},
@@ -240,10 +249,12 @@ var catalogue = map[Type]entry{
 	RecoveryCodesNotAvailable: {http.StatusBadRequest, "Recovery codes can be shown again only until one of them is used. Rotate them to get a new set."},
 	SMSDeliveryFailed:         {http.StatusServiceUnavailable, "The text message could not be sent. Please try again in a moment."},
 
-	TenancyMismatch: {http.StatusForbidden, "The member belongs to a different organization than the one named in the request."},
+	TenancyMismatch:         {http.StatusForbidden, "The member belongs to a different organization than the one named in the request."},
+	CannotAssignDefaultRole: {http.StatusBadRequest, "stytch_member is every member's role already and cannot be assigned explicitly; leave it out of roles."},
 
 	WeakPassword:                 {http.StatusBadRequest, "Password does not meet the strength requirements. Check it with the strength check for feedback."},
 	SessionTooOldToResetPassword: {http.StatusBadRequest, "The session cannot reset the password: none of its authentication factors was completed in the last 5 minutes. Log in again first."},
+	ResetToExistingPassword:      {http.StatusBadRequest, "The new password must differ from the existing one."},
 
 	OAuthConfigNotFound:     {http.StatusBadRequest, "This OAuth provider is not configured for the project. An operator configures it with `latchkey project oauth`."},
 	OAuthProviderNotFound:   {http.StatusBadRequest, "The OAuth provider must be one of google, microsoft, hubspot, slack or github."},
@@ -282,6 +293,8 @@ var catalogue = map[Type]entry{
 	TooManySSOVerificationCertificates: {http.StatusBadRequest, "A SAML connection has at most 5 verification certificates: " +
 		"delete one it no longer needs before adding another."},
 	EncryptionKeyNotConfigured: {http.StatusServiceUnavailable, "This server has no LATCHKEY_ENCRYPTION_KEY, so it cannot store private keys or client secrets."},
+
+	DuplicateExternalSSOConnection: {http.StatusBadRequest, "The organization already has an external connection to this connection."},
 
 	SCIMConnectionNotFound: {http.StatusNotFound, "SCIM connection not found."},
 	SCIMConnectionExists:   {http.StatusBadRequest, "This organization already has a SCIM connection; an organization has at most one. Update or delete it instead."},

@@ -3,6 +3,7 @@ package discovery
 import (
 	"net/http"
 
+	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
@@ -41,6 +42,17 @@ func decode(r *http.Request) (request, *project.Project, error) {
 	var req request
 	err := httpapi.Decode(r, &req)
 	return req, project.CallerFrom(r.Context()).Project, err
+}
+
+// nonEmpty counts the values that are set.
+func nonEmpty(vs ...string) int {
+	n := 0
+	for _, v := range vs {
+		if v != "" {
+			n++
+		}
+	}
+	return n
 }
 
 func credential(r *http.Request, req request) session.Credential {
@@ -107,6 +119,12 @@ func (h Handlers) Organizations(r *http.Request) (any, error) {
 	req, p, err := decode(r)
 	if err != nil {
 		return nil, err
+	}
+	// The body names the caller once: an IST, a session token or a session
+	// JWT (the SDK face's own session comes from its credentials, not the
+	// body, and is not counted).
+	if n := nonEmpty(req.IntermediateSession, req.SessionToken, req.SessionJWT); n > 1 {
+		return nil, apierr.New(apierr.TooManySessionArguments)
 	}
 	c := credential(r, req)
 	res, err := h.Service.List(r.Context(), p, Who{IST: req.IntermediateSession, SessionToken: c.Token, SessionJWT: c.JWT})

@@ -87,6 +87,17 @@ func TestInviteStatusesAndPolicy(t *testing.T) {
 			t.Fatalf("accept re-invite: %s", r.Raw)
 		}
 
+		// stytch_member is every member's already: an invite naming it is
+		// refused for a pending member and a new address alike, and no
+		// member is created.
+		e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members",
+			map[string]any{"email_address": "pen2@acme.test", "create_member_as_pending": true})
+		for _, email := range []string{"pen2@acme.test", "new@acme.test"} {
+			apptest.Want(t, invite(e, map[string]any{"organization_id": org, "email_address": email,
+				"roles": []string{"stytch_member"}}), 400, "cannot_assign_default_rbac_role_id")
+		}
+		apptest.Want(t, e.Backend(http.MethodGet, "/v1/b2b/organizations/"+org+"/member?email_address=new@acme.test", nil), 404, "member_not_found")
+
 		// A deleted member with a verified address must be reactivated, not
 		// re-invited (an unverified one is replaced: reinvite_test.go).
 		del := e.CreateMember(org, "del@acme.test")

@@ -43,7 +43,10 @@ func (u MemberUpdate) explicitRoles(current []string) ([]string, error) {
 	}
 	roles := current
 	if u.Roles != nil {
-		roles = cleanExplicit(*u.Roles)
+		var err error
+		if roles, err = cleanExplicit(*u.Roles); err != nil {
+			return nil, err
+		}
 		if u.IsAdmin != nil && slices.Contains(roles, AdminRole) != *u.IsAdmin {
 			return nil, apierr.Invalid("roles", "is_admin and roles disagree about stytch_admin.")
 		}

@@ -298,7 +298,10 @@ func (s *Store) insertMember(ctx context.Context, q store.Querier, org *Organiza
 	if err := s.refuseRetired(ctx, q, org.OrganizationID, nm.Email, ""); err != nil {
 		return nil, false, err
 	}
-	roles := cleanExplicit(nm.Roles)
+	roles, err := cleanExplicit(nm.Roles)
+	if err != nil {
+		return nil, false, err
+	}
 	if err := s.CheckRoles(ctx, q, org, "roles", roles); err != nil {
 		return nil, false, err
 	}

@@ -78,8 +78,10 @@ func TestMemberUpdateAndGet(t *testing.T) {
 		if roles := roleIDs(m); !slices.Equal(roles, []string{"stytch_admin", "stytch_member"}) {
 			t.Fatalf("admin roles = %v", roles)
 		}
-		// roles is the other spelling of is_admin.
-		r = e.Backend(http.MethodPut, path, map[string]any{"roles": []string{"stytch_member"}})
+		// roles is the other spelling of is_admin. stytch_member is
+		// everyone's and cannot be assigned (cannot_assign_default_rbac_role_id).
+		apptest.Want(t, e.Backend(http.MethodPut, path, map[string]any{"roles": []string{"stytch_member"}}), 400, "cannot_assign_default_rbac_role_id")
+		r = e.Backend(http.MethodPut, path, map[string]any{"roles": []string{}})
 		if m := r.Body["member"].(map[string]any); m["is_admin"] != false || !slices.Equal(roleIDs(m), []string{"stytch_member"}) {
 			t.Fatalf("roles update: %s", r.Raw)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
@@ -273,14 +274,20 @@ func (m *Member) SessionRoles(connections []string) []string {
 // which everyone holds, not included).
 func (m *Member) ExplicitRoles() []string { return slices.Clone(m.explicit) }
 
-// cleanExplicit normalises a roles list of a create or update: stytch_member
-// is implied, so it is not stored; duplicates collapse.
-func cleanExplicit(in []string) []string {
+// cleanExplicit normalises a roles list of a create, update or invite:
+// duplicates collapse. stytch_member is every member's already, so naming
+// it is refused (cannot_assign_default_rbac_role_id, as the API family
+// answers) rather than dropped: a caller listing it expects an assignment
+// that could later be taken away, and none exists.
+func cleanExplicit(in []string) ([]string, error) {
 	out := []string{}
 	for _, id := range in {
-		if id != DefaultRole && id != "" && !slices.Contains(out, id) {
+		if id == DefaultRole {
+			return nil, apierr.New(apierr.CannotAssignDefaultRole).WithDetails(map[string]any{"field": "roles"})
+		}
+		if id != "" && !slices.Contains(out, id) {
 			out = append(out, id)
 		}
 	}
-	return out
+	return out, nil
 }

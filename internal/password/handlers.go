@@ -219,7 +219,7 @@ func (h Handlers) BackendResetBySession(r *http.Request) (any, error) {
 		return nil, err
 	}
 	if req.SessionToken != "" && req.SessionJWT != "" {
-		return nil, apierr.Invalid("session_token", "Send session_token or session_jwt, not both.")
+		return nil, session.TooManyArguments()
 	}
 	return h.Service.ResetBySession(r.Context(), SessionResetParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), Session: session.Credential{Token: req.SessionToken, JWT: req.SessionJWT},

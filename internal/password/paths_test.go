@@ -157,7 +157,8 @@ func TestPasswordExistingReset(t *testing.T) {
 				"email_address": "ada@acme.test", "existing_password": existing, "new_password": next, "session_duration_minutes": 30}, "")
 		}
 		apptest.Want(t, reset("Wrong-Password-1", "Gravel-Mitten-Sonnet-29"), 401, "unauthorized_credentials")
-		apptest.Want(t, reset(apptest.StrongPassword, apptest.StrongPassword), 400, "invalid_request")
+		// The same password again is the API family's own refusal.
+		apptest.Want(t, reset(apptest.StrongPassword, apptest.StrongPassword), 400, "cannot_reset_password_with_existing_password")
 		apptest.Want(t, reset(apptest.StrongPassword, apptest.WeakPassword), 400, "weak_password")
 		apptest.Want(t, reset(apptest.StrongPassword, "Summer2024!"), 400, "breached_password")
 		r := reset(apptest.StrongPassword, "Gravel-Mitten-Sonnet-29")

@@ -131,7 +131,7 @@ func (s *Service) ResetExisting(ctx context.Context, a ExistingResetParams) (*se
 			return err
 		}
 		if a.NewPassword == a.ExistingPassword {
-			return apierr.Invalid("new_password", "The new password must differ from the existing one.")
+			return apierr.New(apierr.ResetToExistingPassword)
 		}
 		if err := s.requireStrong(ctx, a.Project, "new_password", a.NewPassword, email); err != nil {
 			return err

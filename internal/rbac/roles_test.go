@@ -44,8 +44,12 @@ func TestExplicitRoles(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		setPolicy(t, e, docsPolicy)
 		acme := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		// stytch_member is everyone's already: naming it is refused, not
+		// dropped (the API family's cannot_assign_default_rbac_role_id).
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/"+acme+"/members",
+			map[string]any{"email_address": "eve@acme.test", "roles": []string{"editor", "stytch_member"}}), 400, "cannot_assign_default_rbac_role_id")
 		r := e.Backend(http.MethodPost, "/v1/b2b/organizations/"+acme+"/members",
-			map[string]any{"email_address": "eve@acme.test", "roles": []string{"editor", "stytch_member"}})
+			map[string]any{"email_address": "eve@acme.test", "roles": []string{"editor"}})
 		apptest.Want(t, r, 200, "")
 		eve := r.Body["member_id"].(string)
 		m := r.Body["member"].(map[string]any)

@@ -159,6 +159,9 @@ func (h Handlers) BackendRevoke(r *http.Request) (any, error) {
 	}
 	p := project.CallerFrom(r.Context()).Project
 	t := RevokeTarget{SessionID: req.MemberSessionID, Token: req.SessionToken, JWT: req.SessionJWT, MemberID: req.MemberID}
+	if err := t.single(); err != nil {
+		return nil, err // before the acting member's session is checked
+	}
 	if err := h.authorizeRevoke(r, p, t); err != nil {
 		return nil, err
 	}

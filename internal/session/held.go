@@ -22,12 +22,10 @@ type Held struct {
 // code or token. Failures count against the client's address (Check). No
 // session presented is nil.
 func (s *Service) Held(ctx context.Context, p *project.Project, h Held) (*SessionResponse, error) {
-	switch {
-	case h.SessionToken == "" && h.SessionJWT == "":
+	if h.SessionToken == "" && h.SessionJWT == "" {
 		return nil, nil
-	case h.SessionToken != "" && h.SessionJWT != "":
-		return nil, apierr.Invalid("session_token", "Send session_token or session_jwt, not both.")
 	}
+	// Both at once is refused by Authenticate (TooManyArguments).
 	return s.Check(ctx, p, httpapi.ClientIPFrom(ctx), Credential{Token: h.SessionToken, JWT: h.SessionJWT}, nil)
 }
 
@@ -51,7 +49,8 @@ func stepUp(p *CompleteParams) error {
 		return addressChanged()
 	}
 	if len(p.Prior) > 0 {
-		return apierr.Invalid("session_token", "Send an intermediate_session_token or a session, not both.")
+		return apierr.New(apierr.TooManySessionArguments).WithMessage(
+			"Send an intermediate_session_token or a session, not both.")
 	}
 	for _, old := range from.MemberSession.AuthenticationFactors {
 		if old.Type != p.Factor.Type || old.DeliveryMethod != p.Factor.DeliveryMethod {

@@ -67,7 +67,7 @@ func TestLoginJoinsHeldSession(t *testing.T) {
 			apptest.Want(t, check(e, token, ""), 200, "")
 			ist := r.Body["intermediate_session_token"]
 			tok := mailedLink(t, e, mfaOrg, email)
-			apptest.Want(t, redeem(tok, map[string]any{"session_token": token, "intermediate_session_token": ist}), 400, "invalid_request")
+			apptest.Want(t, redeem(tok, map[string]any{"session_token": token, "intermediate_session_token": ist}), 400, "too_many_session_arguments")
 			r = redeem(tok, map[string]any{"intermediate_session_token": ist})
 			apptest.Want(t, r, 200, "")
 			if r.Body["intermediate_session_token"] == "" {
@@ -95,7 +95,7 @@ func TestLoginJoinsHeldSession(t *testing.T) {
 				{"another organization's", map[string]any{"session_token": elsewhere}, 403, "unauthorized_action"},
 				{"revoked", map[string]any{"session_token": revoked}, 404, "session_not_found"},
 				{"unknown", map[string]any{"session_token": "no-such-token"}, 404, "session_not_found"},
-				{"both", map[string]any{"session_token": mine, "session_jwt": myJWT}, 400, "invalid_request"},
+				{"both", map[string]any{"session_token": mine, "session_jwt": myJWT}, 400, "too_many_session_arguments"},
 			} {
 				apptest.Want(t, redeem(tok, c.extra), c.status, c.errType)
 				apptest.Want(t, check(e, theirs, ""), 200, "")

@@ -296,6 +296,13 @@ type Credential struct {
 	known knownJWT // what the verified cache held for JWT as the request was read
 }
 
+// TooManyArguments is the refusal of a request that names its session
+// twice, by token and by JWT: the API family answers it with its own type
+// rather than picking one, since the two could name different sessions.
+func TooManyArguments() error {
+	return apierr.New(apierr.TooManySessionArguments).WithMessage("Send session_token or session_jwt, not both.")
+}
+
 // lastAccessWriteEvery throttles last_accessed_at writes on the hot path.
 const lastAccessWriteEvery = time.Minute
 
@@ -307,6 +314,8 @@ func (s *Service) Authenticate(ctx context.Context, p *project.Project, cred Cre
 	now := s.clock.Now()
 	var tokenHash, id string
 	switch {
+	case cred.Token != "" && cred.JWT != "":
+		return nil, TooManyArguments()
 	case cred.Token != "":
 		tokenHash = ids.Hash(cred.Token)
 	case cred.JWT != "":
@@ -463,9 +472,28 @@ type RevokeTarget struct {
 	MemberID  string
 }
 
+// single refuses a target naming more than one thing: the API family
+// answers too_many_session_revoke_arguments rather than revoking one of
+// them, which could be another session than the caller meant.
+func (t RevokeTarget) single() error {
+	n := 0
+	for _, v := range []string{t.SessionID, t.Token, t.JWT, t.MemberID} {
+		if v != "" {
+			n++
+		}
+	}
+	if n > 1 {
+		return apierr.New(apierr.TooManyRevokeArguments)
+	}
+	return nil
+}
+
 // Revoke ends sessions of project p. Revoking an already revoked session
 // is not an error; naming one that never existed is session_not_found.
 func (s *Service) Revoke(ctx context.Context, p *project.Project, t RevokeTarget) error {
+	if err := t.single(); err != nil {
+		return err
+	}
 	now := s.clock.Now()
 	where, arg, err := s.revokeMatch(ctx, p.ID, t, now, 3)
 	if err != nil {

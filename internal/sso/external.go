@@ -328,8 +328,8 @@ func (s *Service) checkSource(ctx context.Context, q store.Querier, c *conn) (*c
 	}
 	for _, d := range deps {
 		if d.orgID == c.OrganizationID {
-			return nil, apierr.Invalid("external_connection_id",
-				"The organization already has an external connection to this connection ("+d.connID+").")
+			return nil, apierr.New(apierr.DuplicateExternalSSOConnection).WithMessage(
+				"The organization already has an external connection to this connection (" + d.connID + ").")
 		}
 	}
 	return src, nil

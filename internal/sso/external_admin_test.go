@@ -127,10 +127,11 @@ func TestExternalAdmin(t *testing.T) {
 			t.Fatalf("discovery: %s", r.Raw)
 		}
 
-		// One external connection per source and organization; none of
-		// an external connection.
+		// One external connection per source and organization (the API
+		// family's duplicate_external_sso_connection); none of an external
+		// connection.
 		apptest.Want(t, e.Backend(http.MethodPost, path, map[string]any{"external_organization_id": s.orgID,
-			"external_connection_id": s.connID}), 400, "invalid_request")
+			"external_connection_id": s.connID}), 400, "duplicate_external_sso_connection")
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sso/external/"+third, map[string]any{"external_organization_id": target,
 			"external_connection_id": id}), 400, "invalid_request")
 
