@@ -121,8 +121,11 @@ func (s *Store) refuseDeleted(ctx context.Context, q store.Querier, m *Member, d
 			return err
 		}
 		if reason != "" {
+			// Not "reactivate instead": an admin cannot reactivate an
+			// unverified member (reactivate), so that would send them in
+			// a circle.
 			return apierr.New(apierr.InactiveMember).WithMessage(
-				"This member is deleted but " + reason + "; reactivate the member instead of " + doing + " them.")
+				"This member is deleted but " + reason + "; " + doing + " the address again is refused while they are.")
 		}
 	}
 	return apierr.New(apierr.InactiveMember).WithMessage("This member is deleted; reactivate the member instead of " + doing + " them.")

@@ -16,12 +16,18 @@ import (
 // user by its id and may reactivate it.
 
 // wantKeptForSCIM fails unless r refuses an admin's invite or creation of
-// a SCIM-provisioned deleted member, saying why.
+// a SCIM-provisioned deleted member, saying why, and without sending the
+// admin to a reactivation they would be refused (the member's address is
+// unverified).
 func wantKeptForSCIM(t *testing.T, r apptest.Resp) {
 	t.Helper()
 	apptest.Want(t, r, 403, "inactive_member")
-	if msg, _ := r.Body["error_message"].(string); !strings.Contains(msg, "SCIM connection") {
+	msg, _ := r.Body["error_message"].(string)
+	if !strings.Contains(msg, "SCIM connection") {
 		t.Fatalf("the refusal does not say why: %s", r.Raw)
+	}
+	if strings.Contains(msg, "reactivate the member instead") {
+		t.Fatalf("the refusal sends the admin to a reactivation they cannot make: %s", r.Raw)
 	}
 }
 
