@@ -52,6 +52,7 @@ const (
 	MemberNotFound              Type = "member_not_found"
 	DuplicateMemberEmail        Type = "duplicate_member_email"
 	InactiveMember              Type = "inactive_member"
+	MemberHasNoVerifiedEmail    Type = "member_has_no_active_verified_email"
 	NoLoginRedirectURLsSet      Type = "no_login_redirect_urls_set"
 	NoSignupRedirectURLsSet     Type = "no_signup_redirect_urls_set"
 	RedirectURLNotRegistered    Type = "redirect_url_not_registered"
@@ -218,6 +219,7 @@ var catalogue = map[Type]entry{
 	MemberNotFound:              {http.StatusNotFound, "Member not found."},
 	DuplicateMemberEmail:        {http.StatusBadRequest, "A member with the specified email already exists for this organization."},
 	InactiveMember:              {http.StatusForbidden, "This member is not active in the organization."},
+	MemberHasNoVerifiedEmail:    {http.StatusBadRequest, "This member's email address is not verified, so it cannot be changed by a self-serve email update; an admin can update it instead."},
 	NoLoginRedirectURLsSet:      {http.StatusBadRequest, "No login redirect URL is registered for this project."},
 	NoSignupRedirectURLsSet:     {http.StatusBadRequest, "No signup redirect URL is registered for this project."},
 	RedirectURLNotRegistered:    {http.StatusBadRequest, "The redirect URL does not exactly match a registered redirect URL of this type."},

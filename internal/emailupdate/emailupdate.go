@@ -181,7 +181,11 @@ func (s *Service) hold(ctx context.Context, q store.Querier, p StartParams) erro
 }
 
 // check loads the member through q and decides whether it may change to
-// email: active members only, and organization.CheckNewEmail.
+// email: active members whose current address is verified only (as the
+// API family documents the self-serve update), and
+// organization.CheckNewEmail. The update moves a proven address to a new
+// one; a member who never proved the address they have is changed by an
+// admin's update instead.
 func (s *Service) check(ctx context.Context, q store.Querier, org *organization.Organization, memberID, email string) (*organization.Member, error) {
 	m, err := s.d.Orgs.OrgMember(ctx, q, org, memberID)
 	if err != nil {
@@ -189,6 +193,9 @@ func (s *Service) check(ctx context.Context, q store.Querier, org *organization.
 	}
 	if m.Status != organization.StatusActive {
 		return nil, apierr.New(apierr.InactiveMember)
+	}
+	if !m.EmailAddressVerified {
+		return nil, apierr.New(apierr.MemberHasNoVerifiedEmail)
 	}
 	return m, s.d.Orgs.CheckNewEmail(ctx, q, org, m, email)
 }

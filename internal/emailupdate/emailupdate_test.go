@@ -220,6 +220,15 @@ func TestEmailUpdateRefusals(t *testing.T) {
 		dee := e.CreateMember(f.Acme, "dee@acme.test")
 		e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+f.Acme+"/members/"+dee, nil)
 		apptest.Want(t, start(f.Admin, dee, "dee2@acme.test", nil), 403, "inactive_member")
+		// A member who never proved their address has no self-serve
+		// update: an admin changes it (members update) instead.
+		una := e.CreateMember(f.Acme, "una@acme.test")
+		apptest.Want(t, start(f.Admin, una, "una2@acme.test", nil), 400, "member_has_no_active_verified_email")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/"+f.Acme+"/members/"+una+"/start_email_update",
+			map[string]any{"email_address": "una2@acme.test"}), 400, "member_has_no_active_verified_email")
+		if n := e.Count(`SELECT COUNT(*) FROM magic_links WHERE member_id = $1`, una); n != 0 {
+			t.Fatalf("%d links for the refused update", n)
+		}
 
 		// Sends are rate-limited per member.
 		limited := false
@@ -344,12 +353,12 @@ func TestEmailUpdateSendLimits(t *testing.T) {
 		apptest.Want(t, start(f.Plain, "", "another@acme.test"), 429, "too_many_requests")
 
 		for i := range emailupdate.SendPerEmail.Limit {
-			m := e.CreateMember(f.Acme, fmt.Sprintf("m%d@acme.test", i))
+			m := e.CreateVerifiedMember(f.Acme, fmt.Sprintf("m%d@acme.test", i))
 			if r := start(f.Admin, m, "target@acme.test"); r.Status != 200 {
 				t.Fatalf("address's send %d: %s", i, r.Raw)
 			}
 		}
-		m := e.CreateMember(f.Acme, "last@acme.test")
+		m := e.CreateVerifiedMember(f.Acme, "last@acme.test")
 		apptest.Want(t, start(f.Admin, m, "target@acme.test"), 429, "too_many_requests")
 	})
 }
@@ -382,7 +391,7 @@ func TestEmailUpdateSendLimitPerClientAddress(t *testing.T) {
 		per := emailupdate.SendPerMember.Limit
 		sent := 0
 		for i := 0; sent < emailupdate.SendPerIP.Limit; i++ {
-			m := e.CreateMember(f.Acme, fmt.Sprintf("ip%d@acme.test", i))
+			m := e.CreateVerifiedMember(f.Acme, fmt.Sprintf("ip%d@acme.test", i))
 			for j := 0; j < per && sent < emailupdate.SendPerIP.Limit; j++ {
 				r := e.StartEmailUpdate(f.Admin, m, map[string]any{"email_address": fmt.Sprintf("ip%d-%d@acme.test", i, j)})
 				if r.Status != 200 {
@@ -391,7 +400,7 @@ func TestEmailUpdateSendLimitPerClientAddress(t *testing.T) {
 				sent++
 			}
 		}
-		m := e.CreateMember(f.Acme, "ip-last@acme.test")
+		m := e.CreateVerifiedMember(f.Acme, "ip-last@acme.test")
 		apptest.Want(t, e.StartEmailUpdate(f.Admin, m, map[string]any{"email_address": "ip-last-new@acme.test"}), 429, "too_many_requests")
 		r := e.Backend(http.MethodPost, "/v1/b2b/organizations/"+f.Acme+"/members/"+m+"/start_email_update",
 			map[string]any{"email_address": "ip-last-new@acme.test"})
@@ -411,7 +420,7 @@ func TestEmailUpdateFailedDeliveryLeavesNoLiveSecret(t *testing.T) {
 			c.Dev, c.SMTPURL, c.EncryptionKey = false, "", apptest.TestEncryptionKey
 		})
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
-		m := e.CreateMember(org, "ada@acme.test")
+		m := e.CreateVerifiedMember(org, "ada@acme.test")
 		path := "/v1/b2b/organizations/" + org + "/members/" + m + "/start_email_update"
 		apptest.Want(t, e.Backend(http.MethodPost, path, map[string]any{"email_address": "ada.new@acme.test"}), 503, "email_delivery_failed")
 		apptest.Want(t, e.Backend(http.MethodPost, path, map[string]any{"email_address": "ada.new@acme.test",
