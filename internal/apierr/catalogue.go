@@ -67,6 +67,11 @@ const (
 	CreateOrganizationDisabled  Type = "create_organization_disabled"
 	InternalServerError         Type = "internal_server_error"
 
+	// A session's custom claims (session_custom_claims; session.MergeClaims).
+	CustomClaimsTooLarge       Type = "custom_claims_too_large"
+	StytchClaimsInCustomClaims Type = "stytch_claims_in_custom_claims"
+	UnrepresentableClaims      Type = "unable_to_represent_custom_claims_json"
+
 	// Organizations, members and invites (issue 3).
 	EmailInvitesNotAllowed              Type = "email_invites_not_allowed"
 	InvalidEmailForInvites              Type = "invalid_email_for_invites"
@@ -233,6 +238,10 @@ var catalogue = map[Type]entry{
 	CreateOrganizationDisabled:  {http.StatusForbidden, "Creating organizations is disabled for this project."},
 	EmailDeliveryFailed:         {http.StatusServiceUnavailable, "The email could not be sent. Please try again in a moment."},
 	InternalServerError:         {http.StatusInternalServerError, "An unexpected error occurred. Please try again later."},
+
+	CustomClaimsTooLarge:       {http.StatusBadRequest, "The session's custom claims would exceed 4096 bytes of JSON; send a key with null to delete it."},
+	StytchClaimsInCustomClaims: {http.StatusBadRequest, "Custom claims cannot use keys starting with https://stytch.com/: the session and organization claims are the server's own."},
+	UnrepresentableClaims:      {http.StatusBadRequest, "The session's custom claims cannot be represented as JSON."},
 
 	EmailInvitesNotAllowed:              {http.StatusForbidden, "This organization does not allow members to be invited by email."},
 	InvalidEmailForInvites:              {http.StatusForbidden, "This email address's domain is not allowed to be invited to this organization."},

@@ -18,7 +18,7 @@ import (
 // until the caches' one-minute backstop.
 func coreWatches() []changefeed.Watch {
 	sessionCols := []string{"revoked_at", "expires_at", "authentication_factors", "member_id", "organization_id",
-		"project_id", "token_hash"}
+		"project_id", "token_hash", "custom_claims"}
 	return []changefeed.Watch{
 		// last_accessed_at is written in the background and is not among
 		// the columns, so touches record nothing; new sessions cannot be

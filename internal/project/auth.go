@@ -24,6 +24,10 @@ const callerKey ctxKey = iota
 type Caller struct {
 	Project      *Project
 	SessionToken string
+	// Backend is set on the backend face, whose caller holds the project
+	// secret: only it may write what a browser must not choose for itself,
+	// such as a session's custom claims (session.ClaimsField).
+	Backend bool
 }
 
 // CallerFrom returns the authenticated caller. Routes behind SDKAuth or
@@ -178,7 +182,7 @@ func (r *Resolver) BackendAuth() httpapi.Middleware {
 			httpapi.SetProject(req.Context(), p.ID)
 			// The caller is the customer's server, acting for its users:
 			// limits per end-user address do not apply (ratelimit.OnBehalf).
-			ctx := ratelimit.OnBehalf(WithCaller(req.Context(), Caller{Project: p}))
+			ctx := ratelimit.OnBehalf(WithCaller(req.Context(), Caller{Project: p, Backend: true}))
 			next.ServeHTTP(w, req.WithContext(ctx))
 		})
 	}

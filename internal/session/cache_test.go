@@ -75,7 +75,8 @@ func (rl rule) shown(r apptest.Resp) bool {
 }
 
 // jwtAgrees reports whether a successful answer's session_jwt carries the
-// roles and organization slug of its member_session (true for a refusal).
+// roles, organization slug and custom claims of its member_session (true
+// for a refusal).
 func jwtAgrees(r apptest.Resp) bool {
 	if r.Status != 200 {
 		return true
@@ -86,8 +87,15 @@ func jwtAgrees(r apptest.Resp) bool {
 		Session map[string]any `json:"https://stytch.com/session"`
 		Org     map[string]any `json:"https://stytch.com/organization"`
 	}
-	if ms == nil || jwtPayload(token, &claims) != nil {
+	var all map[string]any
+	if ms == nil || jwtPayload(token, &claims) != nil || jwtPayload(token, &all) != nil {
 		return false
+	}
+	custom, _ := ms["custom_claims"].(map[string]any)
+	for k, v := range custom {
+		if !reflect.DeepEqual(all[k], v) {
+			return false
+		}
 	}
 	return reflect.DeepEqual(claims.Session["roles"], ms["roles"]) && claims.Org["slug"] == ms["organization_slug"]
 }
@@ -149,6 +157,16 @@ func sessionRules() []rule {
 		}, func(r apptest.Resp) bool {
 			m, _ := r.Body["member"].(map[string]any)
 			return r.Status == 200 && m["member_password_id"] != ""
+		}},
+		// Custom claims set on another process reach this one's answers
+		// and the JWTs it reuses (jwtAgrees compares them too).
+		{"custom claims set", func(t *testing.T, by *apptest.Env, _, _, token string) {
+			apptest.Want(t, by.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": token,
+				"session_custom_claims": map[string]any{"plan": "pro"}}), 200, "")
+		}, func(r apptest.Resp) bool {
+			ms, _ := r.Body["member_session"].(map[string]any)
+			claims, _ := ms["custom_claims"].(map[string]any)
+			return r.Status == 200 && claims["plan"] == "pro"
 		}},
 		{"deleted organization", func(t *testing.T, by *apptest.Env, org, _, _ string) {
 			apptest.Want(t, by.Backend(http.MethodDelete, "/v1/b2b/organizations/"+org, nil), 200, "")

@@ -80,6 +80,8 @@ type backendAuthRequest struct {
 	SessionJWT             string              `json:"session_jwt"`
 	SessionDurationMinutes *int                `json:"session_duration_minutes"`
 	AuthorizationCheck     *AuthorizationCheck `json:"authorization_check"`
+	// An object: a body with it goes to encoding/json (StringField).
+	ClaimsField
 
 	verified *verifiedJWTs
 	known    knownJWT
@@ -132,8 +134,13 @@ func (h Handlers) BackendAuthenticate(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	claims, err := req.Claims(r)
+	if err != nil {
+		return nil, err
+	}
 	p := project.CallerFrom(r.Context()).Project
-	out, err := h.authenticate(r, p, req.credential(), req.SessionDurationMinutes)
+	out, err := h.Sessions.check(r.Context(), p, httpapi.ClientIP(r), req.credential(),
+		change{duration: req.SessionDurationMinutes, claims: claims})
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"crypto/rsa"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -108,6 +109,33 @@ type claims struct {
 	Organization orgClaim     `json:"https://stytch.com/organization"`
 }
 
+// withCustom is a session JWT's claims with the session's custom claims
+// as further top-level claims. MergeClaims keeps the registered names and
+// https://stytch.com/ out of them, so no key is written twice.
+type withCustom struct {
+	claims claims
+	custom map[string]any
+}
+
+// MarshalJSON writes the claims object with the custom claims appended.
+func (w withCustom) MarshalJSON() ([]byte, error) {
+	base, err := json.Marshal(w.claims)
+	if err != nil {
+		return nil, err
+	}
+	extra, err := json.Marshal(w.custom)
+	if err != nil {
+		return nil, err
+	}
+	if len(extra) <= 2 { // {}
+		return base, nil
+	}
+	out := make([]byte, 0, len(base)+len(extra))
+	out = append(out, base[:len(base)-1]...)
+	out = append(out, ',')
+	return append(out, extra[1:]...), nil
+}
+
 func (s *Service) sign(ctx context.Context, projectID string, ms *MemberSession, now time.Time) (string, error) {
 	k, err := s.signingKey(ctx, projectID)
 	if err != nil {
@@ -144,7 +172,11 @@ func signWith(k project.SigningKey, projectID string, ms *MemberSession, now tim
 			AuthenticationFactors: ms.AuthenticationFactors, Roles: ms.Roles},
 		Organization: orgClaim{OrganizationID: ms.OrganizationID, Slug: ms.OrganizationSlug},
 	}
-	out, err := signslot.Sign(signer, c)
+	var payload any = c
+	if len(ms.CustomClaims) > 0 {
+		payload = withCustom{claims: c, custom: ms.CustomClaims}
+	}
+	out, err := signslot.Sign(signer, payload)
 	if err != nil {
 		return "", fmt.Errorf("session: sign: %w", err)
 	}
@@ -249,16 +281,17 @@ type jwtClaims struct {
 	slug               string
 	lastAccess, expiry int64
 	factors            int
+	custom             string // the custom claims as stored
 }
 
 func claimsOf(ms *MemberSession) jwtClaims {
 	return jwtClaims{roles: ms.Roles, slug: ms.OrganizationSlug, lastAccess: ms.LastAccessedAt.UnixMilli(),
-		expiry: ms.ExpiresAt.UnixMilli(), factors: len(ms.AuthenticationFactors)}
+		expiry: ms.ExpiresAt.UnixMilli(), factors: len(ms.AuthenticationFactors), custom: ms.claimsText}
 }
 
 func (a jwtClaims) equal(b jwtClaims) bool {
 	return a.slug == b.slug && a.lastAccess == b.lastAccess && a.expiry == b.expiry && a.factors == b.factors &&
-		slices.Equal(a.roles, b.roles)
+		a.custom == b.custom && slices.Equal(a.roles, b.roles)
 }
 
 func (c *jwtCache) invalidate(ev changefeed.Event) {

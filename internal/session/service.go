@@ -57,16 +57,29 @@ func (s *Service) LimitFailures(l *ratelimit.Limiter) { s.limiter = l }
 // takes a session from a client checks it here, so failures are counted
 // once, the same way.
 func (s *Service) Check(ctx context.Context, p *project.Project, clientIP string, cred Credential, duration *int) (*SessionResponse, error) {
+	return s.check(ctx, p, clientIP, cred, change{duration: duration})
+}
+
+// check is Check with the changes the backend's session check may ask for.
+func (s *Service) check(ctx context.Context, p *project.Project, clientIP string, cred Credential, c change) (*SessionResponse, error) {
 	if s.limiter == nil {
-		return s.Authenticate(ctx, p, cred, duration)
+		return s.authenticate(ctx, p, cred, c)
 	}
 	var out *SessionResponse
 	err := s.limiter.GuardUnguessable(ctx, func() error {
 		var err error
-		out, err = s.Authenticate(ctx, p, cred, duration)
+		out, err = s.authenticate(ctx, p, cred, c)
 		return err
 	}, ratelimit.FailureOf(apierr.SessionNotFound, apierr.InvalidJWT), ratelimit.For(FailuresPerIP, p.ID+"|"+clientIP))
 	return out, err
+}
+
+// change is what a session check writes to the session besides its last
+// access: a new duration, custom claims (session_custom_claims, merged by
+// MergeClaims; nil changes none).
+type change struct {
+	duration *int
+	claims   map[string]any
 }
 
 // New returns a session service. Its caches (the hot path's sessions,
@@ -120,6 +133,10 @@ type CompleteParams struct {
 	// up never leaves two live sessions. An answer that is an IST leaves
 	// it as it was.
 	From *SessionResponse
+	// CustomClaims are the new session's custom claims (ClaimsField), by
+	// the rule of MergeClaims. An answer that is an IST keeps none: the
+	// step that completes the login brings its own.
+	CustomClaims map[string]any
 }
 
 // Complete is where every successful authentication step ends, inside the
@@ -155,6 +172,10 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 	if err := s.confirmMember(ctx, q, p.Project.ID, p.Member); err != nil {
 		return nil, err
 	}
+	claims, claimsText, err := mergeClaims(nil, p.CustomClaims)
+	if err != nil {
+		return nil, err
+	}
 	factors := append(slices.Clone(p.Prior), p.Factor)
 	if err := checkImpersonated(&p, factors); err != nil {
 		return nil, err
@@ -182,7 +203,8 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 		MemberSessionID: ids.New("member-session", p.Project.Env), MemberID: p.Member.MemberID,
 		OrganizationID: p.Organization.OrganizationID, StartedAt: now, LastAccessedAt: now,
 		ExpiresAt: now.Add(time.Duration(p.DurationMinutes) * time.Minute), AuthenticationFactors: factors,
-		CustomClaims: map[string]any{}, Roles: p.Member.SessionRoles(ssoConnections(factors)), OrganizationSlug: p.Organization.OrganizationSlug,
+		CustomClaims: claims, claimsText: claimsText, Roles: p.Member.SessionRoles(ssoConnections(factors)),
+		OrganizationSlug: p.Organization.OrganizationSlug,
 	}
 	ms.IPAddress, ms.UserAgent = httpapi.Client(ctx)
 	token := ids.Token()
@@ -191,10 +213,10 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 		return nil, err
 	}
 	if _, err := q.ExecContext(ctx, `INSERT INTO member_sessions (member_session_id, project_id, organization_id, member_id,
-		token_hash, authentication_factors, factor_proofs, started_at, last_accessed_at, expires_at, ip_address, user_agent)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+		token_hash, authentication_factors, factor_proofs, started_at, last_accessed_at, expires_at, ip_address, user_agent,
+		custom_claims) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
 		ms.MemberSessionID, p.Project.ID, ms.OrganizationID, ms.MemberID, ids.Hash(token), factorsJSON, proofsJSON,
-		store.Millis(now), store.Millis(now), store.Millis(ms.ExpiresAt), ms.IPAddress, ms.UserAgent); err != nil {
+		store.Millis(now), store.Millis(now), store.Millis(ms.ExpiresAt), ms.IPAddress, ms.UserAgent, claimsText); err != nil {
 		return nil, fmt.Errorf("session: insert: %w", err)
 	}
 	if p.From != nil {
@@ -263,7 +285,7 @@ type row struct {
 }
 
 const selectSession = `SELECT member_session_id, project_id, organization_id, member_id, authentication_factors,
-	factor_proofs, started_at, last_accessed_at, expires_at, revoked_at, ip_address, user_agent FROM member_sessions `
+	factor_proofs, started_at, last_accessed_at, expires_at, revoked_at, ip_address, user_agent, custom_claims FROM member_sessions `
 
 func (s *Service) load(ctx context.Context, where string, arg any) (*row, error) {
 	return scanRow(s.db.Read().QueryRowContext(ctx, selectSession+where, arg))
@@ -275,7 +297,7 @@ func scanRow(sc interface{ Scan(...any) error }) (*row, error) {
 	var factors, proofs string
 	var started, last, exp int64
 	err := sc.Scan(&r.ms.MemberSessionID, &r.projectID, &r.ms.OrganizationID, &r.ms.MemberID, &factors, &proofs,
-		&started, &last, &exp, &r.revokedAt, &r.ms.IPAddress, &r.ms.UserAgent)
+		&started, &last, &exp, &r.revokedAt, &r.ms.IPAddress, &r.ms.UserAgent, &r.ms.claimsText)
 	if err != nil {
 		return nil, store.MapError(err)
 	}
@@ -283,7 +305,11 @@ func scanRow(sc interface{ Scan(...any) error }) (*row, error) {
 		return nil, err
 	}
 	r.ms.StartedAt, r.ms.LastAccessedAt, r.ms.ExpiresAt = store.Time(started), store.Time(last), store.Time(exp)
-	r.ms.CustomClaims = map[string]any{}
+	if r.ms.claimsText == noClaims {
+		r.ms.CustomClaims = map[string]any{}
+	} else if r.ms.CustomClaims, err = decodeClaims([]byte(r.ms.claimsText)); err != nil || r.ms.CustomClaims == nil {
+		return nil, fmt.Errorf("session: custom claims of %s: %v", r.ms.MemberSessionID, err)
+	}
 	return &r, nil
 }
 
@@ -311,7 +337,12 @@ const lastAccessWriteEvery = time.Minute
 // answered from memory (see hotCache); last_accessed_at is written in the
 // background (see toucher).
 func (s *Service) Authenticate(ctx context.Context, p *project.Project, cred Credential, duration *int) (*SessionResponse, error) {
+	return s.authenticate(ctx, p, cred, change{duration: duration})
+}
+
+func (s *Service) authenticate(ctx context.Context, p *project.Project, cred Credential, c change) (*SessionResponse, error) {
 	now := s.clock.Now()
+	duration := c.duration
 	var tokenHash, id string
 	switch {
 	case cred.Token != "" && cred.JWT != "":
@@ -357,7 +388,15 @@ func (s *Service) Authenticate(ctx context.Context, p *project.Project, cred Cre
 	member = member.RolesIn(org)
 	ms.Roles, ms.OrganizationSlug = member.SessionRoles(ssoConnections(ms.AuthenticationFactors)), org.OrganizationSlug
 
-	if duration != nil && *duration != 0 {
+	if c.claims != nil {
+		// Written before answering, like an extension, in one
+		// transaction with it (writeClaims).
+		if err := s.writeClaims(ctx, p, &ms, c, now); err != nil {
+			return nil, err
+		}
+		s.jwts.drop(ms.MemberSessionID)
+		key = answerKey{}
+	} else if duration != nil && *duration != 0 {
 		mins, err := DurationMinutes(p, duration)
 		if err != nil {
 			return nil, err
@@ -557,6 +596,8 @@ type EmailLogin struct {
 	IST string
 	// From is the session the client holds, if any (CompleteParams.From).
 	From *SessionResponse
+	// CustomClaims are the new session's (CompleteParams.CustomClaims).
+	CustomClaims map[string]any
 }
 
 // CompleteEmail finishes an email login inside the caller's transaction:
@@ -576,7 +617,7 @@ func (s *Service) CompleteEmail(ctx context.Context, q store.Querier, l EmailLog
 		return nil, err
 	}
 	return s.Complete(ctx, q, CompleteParams{Project: l.Project, Organization: l.Organization, Member: m,
-		DurationMinutes: l.DurationMinutes, MethodID: m.EmailID, Prior: prior, From: l.From,
+		DurationMinutes: l.DurationMinutes, MethodID: m.EmailID, Prior: prior, From: l.From, CustomClaims: l.CustomClaims,
 		Factor: Factor{DeliveryMethod: "email", Type: l.FactorType,
 			EmailFactor: &EmailFactor{EmailID: m.EmailID, EmailAddress: m.EmailAddress}}})
 }

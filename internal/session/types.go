@@ -118,6 +118,9 @@ type MemberSession struct {
 	// are reported in the session JWT's attributes claim.
 	IPAddress string `json:"-"`
 	UserAgent string `json:"-"`
+	// claimsText is CustomClaims as stored (encodeClaims): what a cached
+	// JWT is compared by, since a string compares without walking a map.
+	claimsText string
 }
 
 // SessionResponse is the API family's B2BAuthenticateResponse.

@@ -1,0 +1,207 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Custom claims are the customer's own keys on a session
+// (session_custom_claims on the backend's session check and logins): kept
+// with the session, shown in member_session.custom_claims and carried as
+// top-level claims of the session JWT, beside the registered claims and
+// the two https://stytch.com/ claims.
+
+// MaxClaimsBytes bounds a session's custom claims, as JSON.
+const MaxClaimsBytes = 4096
+
+// reservedClaims are the JWT's registered claims: this server sets them,
+// so a custom claim of the same name is dropped, as the API family does.
+var reservedClaims = map[string]bool{"iss": true, "sub": true, "aud": true, "exp": true, "nbf": true, "iat": true, "jti": true}
+
+// stytchClaimPrefix starts the claims the session JWT carries the session
+// and organization in. A custom claim there is refused rather than
+// dropped: a verifier reading https://stytch.com/session must only ever
+// see the server's own.
+const stytchClaimPrefix = "https://stytch.com/"
+
+// noClaims is the stored text of a session without custom claims.
+const noClaims = "{}"
+
+// MergeClaims returns current updated by update, the rule of
+// session_custom_claims: a key with a null value is deleted, a reserved
+// registered claim (iss, sub, aud, exp, nbf, iat, jti) is ignored, a key
+// starting with https://stytch.com/ is refused
+// (stytch_claims_in_custom_claims), and a result over MaxClaimsBytes of
+// JSON is refused (custom_claims_too_large). current is not modified: a
+// cached session's claims are shared.
+func MergeClaims(current, update map[string]any) (map[string]any, error) {
+	out, _, err := mergeClaims(current, update)
+	return out, err
+}
+
+// mergeClaims is MergeClaims, also returning the result's JSON text.
+func mergeClaims(current, update map[string]any) (map[string]any, string, error) {
+	for k := range update {
+		// Case-insensitively: a look-alike key would read as the server's
+		// own to a verifier that folds case.
+		if len(k) >= len(stytchClaimPrefix) && strings.EqualFold(k[:len(stytchClaimPrefix)], stytchClaimPrefix) {
+			return nil, "", apierr.New(apierr.StytchClaimsInCustomClaims).
+				WithMessage(fmt.Sprintf("Custom claim %q starts with https://stytch.com/, which names the server's own claims.", k))
+		}
+	}
+	out := maps.Clone(current)
+	if out == nil {
+		out = map[string]any{}
+	}
+	for k, v := range update {
+		switch {
+		case reservedClaims[k]:
+		case v == nil:
+			delete(out, k)
+		default:
+			out[k] = v
+		}
+	}
+	text, err := encodeClaims(out)
+	if err != nil {
+		return nil, "", err
+	}
+	return out, text, nil
+}
+
+// encodeClaims is the stored (and measured) form of claims. A value
+// encoding/json cannot write (a NaN, a channel) comes only from a Go
+// caller, never from a request's JSON; it is refused with its own type.
+func encodeClaims(claims map[string]any) (string, error) {
+	if len(claims) == 0 {
+		return noClaims, nil
+	}
+	b, err := json.Marshal(claims)
+	if err != nil {
+		return "", apierr.Wrap(apierr.UnrepresentableClaims, err)
+	}
+	if len(b) > MaxClaimsBytes {
+		return "", apierr.New(apierr.CustomClaimsTooLarge).WithMessage(
+			fmt.Sprintf("The session's custom claims would be %d bytes of JSON, over the limit of %d; send a key with null to delete it.", len(b), MaxClaimsBytes))
+	}
+	return string(b), nil
+}
+
+// decodeClaims reads claims stored by encodeClaims, or sent by a client.
+// Numbers stay json.Number, so an integer too large for a float64 is
+// carried exactly as it was sent.
+func decodeClaims(text []byte) (map[string]any, error) {
+	var m map[string]any
+	d := json.NewDecoder(bytes.NewReader(text))
+	d.UseNumber()
+	if err := d.Decode(&m); err != nil {
+		return nil, err
+	}
+	if d.More() {
+		return nil, fmt.Errorf("session: claims: trailing data")
+	}
+	return m, nil
+}
+
+// ClaimsField is the session_custom_claims field of a backend request
+// that starts or updates a session. Login requests embed it and pass
+// Claims(r) to the login, which stores it on the session it starts (not
+// on an intermediate session: the MFA step that completes the login
+// takes its own).
+type ClaimsField struct {
+	SessionCustomClaims json.RawMessage `json:"session_custom_claims"`
+}
+
+// Claims returns the claims the request sets: nil when it sets none, or
+// when it came through the SDK face, whose browsers the API family never
+// lets choose their own claims (a customer's backend trusts them). It is
+// checked by the rule of MergeClaims, so a login refuses bad claims before
+// spending its one-time secret.
+func (f ClaimsField) Claims(r *http.Request) (map[string]any, error) {
+	if len(f.SessionCustomClaims) == 0 || !project.CallerFrom(r.Context()).Backend {
+		return nil, nil
+	}
+	if string(bytes.TrimSpace(f.SessionCustomClaims)) == "null" {
+		return nil, nil
+	}
+	m, err := decodeClaims(f.SessionCustomClaims)
+	if err != nil {
+		return nil, apierr.Invalid("session_custom_claims", "session_custom_claims must be a JSON object.")
+	}
+	if len(m) == 0 {
+		return nil, nil // {} changes nothing
+	}
+	if _, _, err := mergeClaims(nil, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// writeClaims merges c.claims into session ms's stored claims, and
+// extends it when c asks for a duration, in one transaction. The merge
+// starts from the row as stored, under its lock, not from the cached
+// session: two backends updating different keys at once both keep theirs.
+func (s *Service) writeClaims(ctx context.Context, p *project.Project, ms *MemberSession, c change, now time.Time) error {
+	extend := c.duration != nil && *c.duration != 0
+	var expires time.Time
+	if extend {
+		mins, err := DurationMinutes(p, c.duration)
+		if err != nil {
+			return err
+		}
+		expires = extendedExpiry(ms, now, mins)
+	}
+	var merged map[string]any
+	var text string
+	err := s.db.Tx(ctx, func(q store.Querier) error {
+		if err := s.db.LockRow(ctx, q, "member_sessions", "member_session_id", ms.MemberSessionID); err != nil {
+			return err
+		}
+		var stored string
+		err := q.QueryRowContext(ctx, `SELECT custom_claims FROM member_sessions WHERE member_session_id = $1 AND revoked_at IS NULL`,
+			ms.MemberSessionID).Scan(&stored)
+		if err != nil {
+			if err = store.MapError(err); errors.Is(err, store.ErrNotFound) {
+				return apierr.Wrap(apierr.SessionNotFound, err) // revoked since it was read
+			}
+			return err
+		}
+		current, err := decodeClaims([]byte(stored))
+		if err != nil {
+			return fmt.Errorf("stored claims: %w", err)
+		}
+		if merged, text, err = mergeClaims(current, c.claims); err != nil {
+			return err
+		}
+		if extend {
+			_, err = q.ExecContext(ctx, `UPDATE member_sessions SET custom_claims = $1, last_accessed_at = $2, expires_at = $3
+				WHERE member_session_id = $4`, text, store.Millis(now), store.Millis(expires), ms.MemberSessionID)
+		} else {
+			_, err = q.ExecContext(ctx, `UPDATE member_sessions SET custom_claims = $1 WHERE member_session_id = $2`,
+				text, ms.MemberSessionID)
+		}
+		return err
+	})
+	if err != nil {
+		if pub := (*apierr.Error)(nil); errors.As(err, &pub) {
+			return err
+		}
+		return fmt.Errorf("session: custom claims: %w", err)
+	}
+	ms.CustomClaims, ms.claimsText = merged, text
+	if extend {
+		ms.ExpiresAt, ms.LastAccessedAt = expires, now
+	}
+	return nil
+}

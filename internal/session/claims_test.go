@@ -1,0 +1,179 @@
+package session_test
+
+import (
+	"encoding/json"
+	"math"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/session"
+)
+
+func TestMergeClaims(t *testing.T) {
+	current := map[string]any{"plan": "free", "seats": 3.0}
+	cases := []struct {
+		name    string
+		update  map[string]any
+		want    map[string]any
+		errType apierr.Type
+	}{
+		{"add", map[string]any{"team": "red"}, map[string]any{"plan": "free", "seats": 3.0, "team": "red"}, ""},
+		{"replace", map[string]any{"plan": "pro"}, map[string]any{"plan": "pro", "seats": 3.0}, ""},
+		{"delete by null", map[string]any{"seats": nil, "gone": nil}, map[string]any{"plan": "free"}, ""},
+		{"reserved ignored", map[string]any{"iss": "x", "sub": "x", "aud": "x", "exp": 1, "nbf": 1, "iat": 1, "jti": "x", "ok": true},
+			map[string]any{"plan": "free", "seats": 3.0, "ok": true}, ""},
+		{"stytch session claim", map[string]any{"https://stytch.com/session": map[string]any{}}, nil, apierr.StytchClaimsInCustomClaims},
+		{"stytch organization claim", map[string]any{"https://stytch.com/organization": "x"}, nil, apierr.StytchClaimsInCustomClaims},
+		{"any stytch claim, any case", map[string]any{"HTTPS://Stytch.com/other": 1}, nil, apierr.StytchClaimsInCustomClaims},
+		{"too large", map[string]any{"big": strings.Repeat("x", session.MaxClaimsBytes)}, nil, apierr.CustomClaimsTooLarge},
+		{"not JSON", map[string]any{"nan": math.NaN()}, nil, apierr.UnrepresentableClaims},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := session.MergeClaims(current, c.update)
+			if c.errType != "" {
+				if !apierr.Is(err, c.errType) {
+					t.Fatalf("err = %v, want %s", err, c.errType)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("MergeClaims = %v, %v; want %v", got, err, c.want)
+			}
+		})
+	}
+	if !reflect.DeepEqual(current, map[string]any{"plan": "free", "seats": 3.0}) {
+		t.Fatalf("MergeClaims modified its input: %v", current)
+	}
+	// The limit is on the merged claims, so deleting a key makes room.
+	fill := map[string]any{"a": strings.Repeat("x", session.MaxClaimsBytes-20)}
+	if _, err := session.MergeClaims(fill, map[string]any{"b": strings.Repeat("y", 20)}); !apierr.Is(err, apierr.CustomClaimsTooLarge) {
+		t.Fatalf("merged claims over the limit: %v", err)
+	}
+	if _, err := session.MergeClaims(fill, map[string]any{"a": nil, "b": strings.Repeat("y", 20)}); err != nil {
+		t.Fatalf("deleting a key did not make room: %v", err)
+	}
+}
+
+// customIn reads a check answer's member_session.custom_claims and the
+// top-level claims of its JWT other than the registered and stytch ones.
+func customIn(t *testing.T, r apptest.Resp) (answer, inJWT map[string]any) {
+	t.Helper()
+	apptest.Want(t, r, 200, "")
+	ms, _ := r.Body["member_session"].(map[string]any)
+	answer, _ = ms["custom_claims"].(map[string]any)
+	return answer, jwtCustom(t, r.Body["session_jwt"].(string))
+}
+
+func jwtCustom(t *testing.T, token string) map[string]any {
+	t.Helper()
+	var all map[string]any
+	if err := jwtPayload(token, &all); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"iss", "sub", "aud", "exp", "nbf", "iat", "jti", "https://stytch.com/session", "https://stytch.com/organization"} {
+		delete(all, k)
+	}
+	return all
+}
+
+func wantClaims(t *testing.T, r apptest.Resp, want map[string]any) {
+	t.Helper()
+	answer, inJWT := customIn(t, r)
+	if !reflect.DeepEqual(answer, want) || !reflect.DeepEqual(inJWT, want) {
+		t.Fatalf("custom claims: answer %v, JWT %v; want %v", answer, inJWT, want)
+	}
+}
+
+func withClaims(e *apptest.Env, token string, claims any) apptest.Resp {
+	return e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": token, "session_custom_claims": claims})
+}
+
+func TestSessionCustomClaims(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		token, jwt, _ := e.Login(org, "ada@acme.test")
+		wantClaims(t, check(e, token, ""), map[string]any{})
+
+		// Set: shown in the answer and as top-level claims of a new JWT,
+		// and on every later check without the field, by token or JWT,
+		// on either face.
+		r := withClaims(e, token, map[string]any{"plan": "pro", "seats": 12345678901234567, "tags": []any{"a", "b"}})
+		want := map[string]any{"plan": "pro", "seats": 12345678901234567.0, "tags": []any{"a", "b"}}
+		wantClaims(t, r, want)
+		if r.Body["session_jwt"] == jwt {
+			t.Fatal("the JWT was not signed anew with the claims")
+		}
+		if !strings.Contains(string(r.Raw), `"seats":12345678901234567`) {
+			t.Fatalf("a large integer was not carried exactly: %s", r.Raw)
+		}
+		wantClaims(t, check(e, token, ""), want)
+		wantClaims(t, check(e, "", jwt), want)
+		sdk := sdkCheck(e, token)
+		if got, _ := sdk.Body["member_session"].(map[string]any)["custom_claims"].(map[string]any); !reflect.DeepEqual(got, want) ||
+			!reflect.DeepEqual(jwtCustom(t, sdk.Body["session_jwt"].(string)), want) {
+			t.Fatalf("SDK check: %s", sdk.Raw)
+		}
+
+		// Update one key, delete one by null; the reserved claims are
+		// ignored, and a registered claim of the JWT keeps its value.
+		r = withClaims(e, token, map[string]any{"plan": "enterprise", "tags": nil, "sub": "member-test-someone-else", "exp": 1})
+		want = map[string]any{"plan": "enterprise", "seats": 12345678901234567.0}
+		wantClaims(t, r, want)
+		var reg struct{ Sub string }
+		if err := jwtPayload(r.Body["session_jwt"].(string), &reg); err != nil || reg.Sub != r.Body["member_id"] {
+			t.Fatalf("sub = %q (%v)", reg.Sub, err)
+		}
+		// With a duration, both are written.
+		r = e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_jwt": jwt,
+			"session_duration_minutes": 120, "session_custom_claims": map[string]any{"seats": nil}})
+		want = map[string]any{"plan": "enterprise"}
+		wantClaims(t, r, want)
+		exp, _ := time.Parse(time.RFC3339, r.Body["member_session"].(map[string]any)["expires_at"].(string))
+		if !exp.Equal(e.Clock.Now().Add(120 * time.Minute)) {
+			t.Fatalf("expires_at = %v, want now+120m", exp)
+		}
+
+		// Refusals change nothing.
+		apptest.Want(t, withClaims(e, token, map[string]any{"https://stytch.com/session": map[string]any{"id": "x"}}),
+			400, "stytch_claims_in_custom_claims")
+		apptest.Want(t, withClaims(e, token, map[string]any{"big": strings.Repeat("x", 4100)}), 400, "custom_claims_too_large")
+		apptest.Want(t, withClaims(e, token, []any{"plan"}), 400, "invalid_request")
+		apptest.Want(t, withClaims(e, token, "plan"), 400, "invalid_request")
+		wantClaims(t, check(e, token, ""), want)
+
+		// The SDK face takes no claims: a browser never chooses its own.
+		sdk = e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{"session_custom_claims": map[string]any{"admin": true}}, token)
+		apptest.Want(t, sdk, 200, "")
+		wantClaims(t, check(e, token, ""), want)
+
+		// A revoked session's claims cannot be written.
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/revoke", map[string]any{"session_token": token}), 200, "")
+		apptest.Want(t, withClaims(e, token, map[string]any{"plan": "x"}), 404, "session_not_found")
+	})
+}
+
+// TestCustomClaimsKeepCachedAnswers: a check without claims after a check
+// with them is answered from memory again, with the same JWT.
+func TestCustomClaimsKeepCachedAnswers(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		token, _, _ := e.Login(org, "ada@acme.test")
+		set := withClaims(e, token, map[string]any{"plan": "pro"})
+		apptest.Want(t, set, 200, "")
+		first := check(e, token, "")
+		second := check(e, token, "")
+		if first.Body["session_jwt"] != second.Body["session_jwt"] {
+			t.Fatal("a fresh JWT with custom claims was signed again")
+		}
+		var raw json.RawMessage = second.Raw
+		if !strings.Contains(string(raw), `"custom_claims":{"plan":"pro"}`) {
+			t.Fatalf("answer: %s", raw)
+		}
+	})
+}
