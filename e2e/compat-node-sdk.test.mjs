@@ -263,6 +263,39 @@ test('node client: verifies the session JWT locally with our JWKS, without calli
   });
 });
 
+test('node client: session_custom_claims are stored, signed into the JWT and read back locally', async () => {
+  const client = newClient();
+  const { organization, email } = await orgWithMember(client, 'Custom Claims');
+  const issued = await widgetLogin(organization.organization_id, email);
+  // Reserved registered claims are ignored; the rest are the session's.
+  const set = await client.sessions.authenticate({
+    session_token: issued.session_token,
+    session_custom_claims: { plan: 'pro', seats: 5, iss: 'ignored' },
+  });
+  assert.deepEqual(set.member_session.custom_claims, { plan: 'pro', seats: 5 });
+
+  // The local check (the JWKS only) reads them from the JWT's top-level claims.
+  proxy.seen.length = 0;
+  const local = await client.sessions.authenticateJwt({ session_jwt: set.session_jwt });
+  assert.ok(!proxy.seen.includes('POST /v1/b2b/sessions/authenticate'), `the local path was not taken: ${proxy.seen}`);
+  assert.deepEqual(local.member_session.custom_claims, { plan: 'pro', seats: 5 });
+
+  // A null deletes a key; a later check without the field still shows the rest.
+  await client.sessions.authenticate({ session_token: issued.session_token, session_custom_claims: { seats: null } });
+  const later = await client.sessions.authenticate({ session_token: issued.session_token });
+  assert.deepEqual(later.member_session.custom_claims, { plan: 'pro' });
+
+  await assert.rejects(
+    client.sessions.authenticate({ session_token: issued.session_token, session_custom_claims: { 'https://stytch.com/session': {} } }),
+    (e) => {
+      assert.ok(e instanceof stytch.StytchError, `not a StytchError: ${e}`);
+      assert.equal(e.error_type, 'stytch_claims_in_custom_claims');
+      assert.equal(e.status_code, 400);
+      return true;
+    },
+  );
+});
+
 test('node client: organization login by emailed link and by emailed code', async () => {
   const client = newClient();
   const { organization, member, email } = await orgWithMember(client, 'Backend Login');

@@ -148,6 +148,8 @@ type AuthParams struct {
 	// Session is the session the caller holds, if any: the code's factor
 	// joins it (session.Held).
 	Session session.Held
+	// CustomClaims are the new session's (session.ClaimsField).
+	CustomClaims map[string]any
 
 	from *session.SessionResponse // Session, checked
 }
@@ -239,5 +241,6 @@ func (s *Service) spendLogin(ctx context.Context, q store.Querier, p AuthParams,
 func (s *Service) completeLogin(ctx context.Context, q store.Querier, p AuthParams, org *organization.Organization,
 	member *organization.Member, duration int) (*session.AuthResponse, error) {
 	return s.d.Sessions.CompleteEmail(ctx, q, session.EmailLogin{Project: p.Project, Organization: org, Member: member,
-		FactorType: "otp", DurationMinutes: duration, IST: p.IntermediateSessionToken, From: p.from})
+		FactorType: "otp", DurationMinutes: duration, IST: p.IntermediateSessionToken, From: p.from,
+		CustomClaims: p.CustomClaims})
 }

@@ -37,6 +37,7 @@ type authRequest struct {
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
 	IntermediateSession    string `json:"intermediate_session_token"`
 	session.Held
+	session.ClaimsField
 	httpapi.EnglishOnly
 }
 
@@ -46,9 +47,14 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
+	claims, err := req.Claims(r)
+	if err != nil {
+		return nil, err
+	}
 	res, err := h.Service.Authenticate(r.Context(), AuthParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), Code: req.Code, Email: req.EmailAddress, OrganizationID: req.OrganizationID,
-		DurationMinutes: req.SessionDurationMinutes, IntermediateSessionToken: req.IntermediateSession, Session: req.Held})
+		DurationMinutes: req.SessionDurationMinutes, IntermediateSessionToken: req.IntermediateSession, Session: req.Held,
+		CustomClaims: claims})
 	if err != nil {
 		return nil, err
 	}

@@ -53,6 +53,7 @@ type authRequest struct {
 	PKCECodeVerifier       string `json:"pkce_code_verifier"`
 	IntermediateSession    string `json:"intermediate_session_token"`
 	session.Held
+	session.ClaimsField
 	httpapi.EnglishOnly
 }
 
@@ -62,10 +63,14 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
+	claims, err := req.Claims(r)
+	if err != nil {
+		return nil, err
+	}
 	res, err := h.Service.Authenticate(r.Context(), AuthParams{
 		Project: project.CallerFrom(r.Context()).Project, ClientIP: httpapi.ClientIP(r), Token: req.MagicLinksToken,
 		DurationMinutes: req.SessionDurationMinutes, PKCECodeVerifier: req.PKCECodeVerifier,
-		IntermediateSessionToken: req.IntermediateSession, Session: req.Held,
+		IntermediateSessionToken: req.IntermediateSession, Session: req.Held, CustomClaims: claims,
 	})
 	if err != nil {
 		return nil, err

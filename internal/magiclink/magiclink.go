@@ -202,6 +202,8 @@ type AuthParams struct {
 	// Session is the session the caller holds, if any: the link's factor
 	// joins it (session.Held).
 	Session session.Held
+	// CustomClaims are the new session's (session.ClaimsField).
+	CustomClaims map[string]any
 }
 
 // Authenticate redeems a magic-link token for a session. Redeeming an
@@ -308,7 +310,8 @@ func (s *Service) complete(ctx context.Context, q store.Querier, p AuthParams, l
 		return nil, apierr.New(apierr.UnableToAuthMagicLink)
 	}
 	login := session.EmailLogin{Project: p.Project, Organization: org, Member: member,
-		FactorType: "magic_link", DurationMinutes: duration, IST: p.IntermediateSessionToken, From: from}
+		FactorType: "magic_link", DurationMinutes: duration, IST: p.IntermediateSessionToken, From: from,
+		CustomClaims: p.CustomClaims}
 	if reset {
 		return s.d.Sessions.CompleteEmailChange(ctx, q, login, l.sentTo)
 	}

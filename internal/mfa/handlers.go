@@ -40,6 +40,7 @@ type request struct {
 	ExpirationMinutes      int      `json:"expiration_minutes"`
 	Secret                 string   `json:"secret"`
 	RecoveryCodes          []string `json:"recovery_codes"`
+	session.ClaimsField
 	httpapi.EnglishOnly
 }
 
@@ -48,7 +49,13 @@ func (h Handlers) decode(r *http.Request) (request, Who, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return req, Who{}, err
 	}
-	return req, h.who(r, req), nil
+	claims, err := req.Claims(r)
+	if err != nil {
+		return req, Who{}, err
+	}
+	w := h.who(r, req)
+	w.CustomClaims = claims
+	return req, w, nil
 }
 
 func (h Handlers) who(r *http.Request, req request) Who {

@@ -33,6 +33,9 @@ type Who struct {
 	// themselves or an admin of the organization); like the secret, it
 	// counts only for calls that do not authenticate a factor.
 	Vouched bool
+	// CustomClaims are the session's a factor check completes or steps up
+	// to (session.ClaimsField; backend face only).
+	CustomClaims map[string]any
 }
 
 // subject is the member an MFA call acts for and how they were proven.
@@ -46,6 +49,7 @@ type subject struct {
 	// naming a member does not by itself prove the primary factor.
 	istFactors []session.Factor
 	sess       *session.SessionResponse // set when proven by a session
+	claims     map[string]any           // Who.CustomClaims
 }
 
 // midLogin reports whether the caller holds only an IST (a login in
@@ -87,7 +91,7 @@ func (s *Service) resolveForChange(ctx context.Context, w Who) (*subject, error)
 // factor must complete a login (IST) or step up a session.
 func (s *Service) resolve(ctx context.Context, w Who, trusted bool) (*subject, error) {
 	var orgID, memberID string
-	out := &subject{}
+	out := &subject{claims: w.CustomClaims}
 	switch {
 	case w.IST != "":
 		in, err := s.d.Sessions.PeekIntermediate(ctx, w.Project, w.IST)
@@ -194,7 +198,8 @@ func (s *Service) reload(ctx context.Context, q store.Querier, p *project.Projec
 func (s *Service) finish(ctx context.Context, q store.Querier, p *project.Project, sub *subject, m *organization.Member,
 	f session.Factor, duration int) (*session.AuthResponse, error) {
 	f.SequenceOrder = session.Secondary
-	params := session.CompleteParams{Project: p, Organization: sub.org, Member: m, Factor: f, DurationMinutes: duration}
+	params := session.CompleteParams{Project: p, Organization: sub.org, Member: m, Factor: f, DurationMinutes: duration,
+		CustomClaims: sub.claims}
 	if !sub.midLogin() {
 		params.From = sub.sess
 		return s.d.Sessions.Complete(ctx, q, params)

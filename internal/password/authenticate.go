@@ -189,6 +189,8 @@ type AuthParams struct {
 	// Session is the session the caller holds, if any: the password
 	// factor joins it (session.Held).
 	Session session.Held
+	// CustomClaims are the new session's (session.ClaimsField).
+	CustomClaims map[string]any
 }
 
 // Authenticate logs a member of an organization in with their password.
@@ -223,7 +225,8 @@ func (s *Service) Authenticate(ctx context.Context, a AuthParams) (*session.Auth
 				return err
 			}
 			resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: a.Project, Organization: v.org, Member: v.member,
-				DurationMinutes: duration, Prior: prior, From: from, Factor: passwordFactor(v.member, "knowledge")})
+				DurationMinutes: duration, Prior: prior, From: from, Factor: passwordFactor(v.member, "knowledge"),
+				CustomClaims: a.CustomClaims})
 			return err
 		})
 	})

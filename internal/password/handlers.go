@@ -54,6 +54,7 @@ type authRequest struct {
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
 	IntermediateSession    string `json:"intermediate_session_token"`
 	session.Held
+	session.ClaimsField
 	httpapi.EnglishOnly
 }
 
@@ -63,9 +64,14 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
+	claims, err := req.Claims(r)
+	if err != nil {
+		return nil, err
+	}
 	return h.Service.Authenticate(r.Context(), AuthParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), OrganizationID: req.OrganizationID, Email: req.EmailAddress, Password: req.Password,
-		DurationMinutes: req.SessionDurationMinutes, IntermediateSessionToken: req.IntermediateSession, Session: req.Held})
+		DurationMinutes: req.SessionDurationMinutes, IntermediateSessionToken: req.IntermediateSession, Session: req.Held,
+		CustomClaims: claims})
 }
 
 type resetStartRequest struct {
@@ -135,6 +141,7 @@ type resetRequest struct {
 	CodeVerifier           string `json:"code_verifier"`
 	PKCECodeVerifier       string `json:"pkce_code_verifier"` // the discovery reset's name for it
 	IntermediateSession    string `json:"intermediate_session_token"`
+	session.ClaimsField
 	httpapi.EnglishOnly
 }
 
@@ -144,9 +151,13 @@ func (h Handlers) ResetByEmail(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
+	claims, err := req.Claims(r)
+	if err != nil {
+		return nil, err
+	}
 	res, err := h.Service.ResetByEmail(r.Context(), ResetParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), Token: req.PasswordResetToken, Password: req.Password, CodeVerifier: req.CodeVerifier,
-		DurationMinutes: req.SessionDurationMinutes, IntermediateSessionToken: req.IntermediateSession})
+		DurationMinutes: req.SessionDurationMinutes, IntermediateSessionToken: req.IntermediateSession, CustomClaims: claims})
 	if err != nil {
 		return nil, err
 	}
@@ -166,6 +177,7 @@ type existingResetRequest struct {
 	ExistingPassword       string `json:"existing_password"`
 	NewPassword            string `json:"new_password"`
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
+	session.ClaimsField
 	httpapi.EnglishOnly
 }
 
@@ -175,9 +187,14 @@ func (h Handlers) ResetExisting(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
+	claims, err := req.Claims(r)
+	if err != nil {
+		return nil, err
+	}
 	return h.Service.ResetExisting(r.Context(), ExistingResetParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), OrganizationID: req.OrganizationID, Email: req.EmailAddress,
-		ExistingPassword: req.ExistingPassword, NewPassword: req.NewPassword, DurationMinutes: req.SessionDurationMinutes})
+		ExistingPassword: req.ExistingPassword, NewPassword: req.NewPassword, DurationMinutes: req.SessionDurationMinutes,
+		CustomClaims: claims})
 }
 
 type sessionResetRequest struct {

@@ -197,6 +197,8 @@ type ResetParams struct {
 	// IntermediateSessionToken, on an organization reset, carries the
 	// factors of an IST the client sent along (see AuthParams).
 	IntermediateSessionToken string
+	// CustomClaims are the new session's (session.ClaimsField).
+	CustomClaims map[string]any
 }
 
 // prepareReset runs the checks of a token reset that spend nothing: the
@@ -299,7 +301,8 @@ func (s *Service) ResetByEmail(ctx context.Context, a ResetParams) (*session.Aut
 			return err
 		}
 		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: a.Project, Organization: org, Member: member,
-			DurationMinutes: duration, MethodID: member.EmailID, Prior: prior, Factor: passwordFactor(member, "email")})
+			DurationMinutes: duration, MethodID: member.EmailID, Prior: prior, Factor: passwordFactor(member, "email"),
+			CustomClaims: a.CustomClaims})
 		return err
 	})
 	if err != nil {

@@ -100,6 +100,8 @@ type ExistingResetParams struct {
 	ExistingPassword string
 	NewPassword      string
 	DurationMinutes  *int
+	// CustomClaims are the new session's (session.ClaimsField).
+	CustomClaims map[string]any
 }
 
 // ResetExisting changes a password given the current one. It is refused
@@ -162,7 +164,7 @@ func (s *Service) ResetExisting(ctx context.Context, a ExistingResetParams) (*se
 				return err
 			}
 			resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: a.Project, Organization: v.org, Member: member,
-				DurationMinutes: duration, Factor: passwordFactor(member, "knowledge")})
+				DurationMinutes: duration, Factor: passwordFactor(member, "knowledge"), CustomClaims: a.CustomClaims})
 			return err
 		})
 	})

@@ -177,3 +177,73 @@ func TestCustomClaimsKeepCachedAnswers(t *testing.T) {
 		}
 	})
 }
+
+// TestLoginsTakeCustomClaims: a backend login that starts a session
+// stores its session_custom_claims (refused by the same rule), and the
+// SDK face's logins take none.
+func TestLoginsTakeCustomClaims(t *testing.T) {
+	const pw = "correct horse battery staple 1"
+	logins := []struct {
+		name  string
+		login func(t *testing.T, e *apptest.Env, org, email string, claims any) apptest.Resp
+	}{
+		{"email code", func(t *testing.T, e *apptest.Env, org, email string, claims any) apptest.Resp {
+			apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/otps/email/login_or_signup", map[string]any{"organization_id": org, "email_address": email}), 200, "")
+			_, codes := e.LastMail(email)
+			return e.Backend(http.MethodPost, "/v1/b2b/otps/email/authenticate", map[string]any{"organization_id": org, "email_address": email,
+				"code": codes[0], "session_custom_claims": claims})
+		}},
+		{"magic link", func(t *testing.T, e *apptest.Env, org, email string, claims any) apptest.Resp {
+			apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/magic_links/email/login_or_signup", map[string]any{"organization_id": org, "email_address": email}), 200, "")
+			links, _ := e.LastMail(email)
+			return e.Backend(http.MethodPost, "/v1/b2b/magic_links/authenticate", map[string]any{
+				"magic_links_token": apptest.MagicLinkToken(t, links[0]), "session_custom_claims": claims})
+		}},
+		{"password", func(t *testing.T, e *apptest.Env, org, email string, claims any) apptest.Resp {
+			e.SetPassword(org, email, pw)
+			return e.Backend(http.MethodPost, "/v1/b2b/passwords/authenticate", map[string]any{"organization_id": org, "email_address": email,
+				"password": pw, "session_custom_claims": claims})
+		}},
+	}
+	for _, l := range logins {
+		t.Run(l.name, func(t *testing.T) {
+			apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+				org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+				apptest.Want(t, l.login(t, e, org, "eve@acme.test", map[string]any{"https://stytch.com/organization": "x"}),
+					400, "stytch_claims_in_custom_claims")
+				r := l.login(t, e, org, "ada@acme.test", map[string]any{"plan": "pro", "iat": 1, "gone": nil})
+				want := map[string]any{"plan": "pro"}
+				wantClaims(t, r, want)
+				wantClaims(t, check(e, r.Body["session_token"].(string), ""), want)
+			})
+		})
+	}
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		e.SetPassword(org, "ada@acme.test", pw)
+		r := e.SDK(http.MethodPost, "/b2b/passwords/authenticate", map[string]any{"organization_id": org, "email_address": "ada@acme.test",
+			"password": pw, "session_custom_claims": map[string]any{"admin": true}}, "")
+		apptest.Want(t, r, 200, "")
+		wantClaims(t, check(e, r.Data()["session_token"].(string), ""), map[string]any{})
+	})
+}
+
+// TestSteppedUpSessionKeepsItsClaims: a login joining a held session
+// starts a new session with the held one's factors; its custom claims
+// carry over too, updated by the login's.
+func TestSteppedUpSessionKeepsItsClaims(t *testing.T) {
+	const pw = "correct horse battery staple 1"
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		token, _, _ := e.Login(org, "ada@acme.test")
+		apptest.Want(t, withClaims(e, token, map[string]any{"plan": "pro", "team": "red"}), 200, "")
+		e.SetPassword(org, "ada@acme.test", pw)
+		r := e.Backend(http.MethodPost, "/v1/b2b/passwords/authenticate", map[string]any{"organization_id": org,
+			"email_address": "ada@acme.test", "password": pw, "session_token": token,
+			"session_custom_claims": map[string]any{"team": nil, "seats": 2}})
+		wantClaims(t, r, map[string]any{"plan": "pro", "seats": 2.0})
+		if factors := r.Body["member_session"].(map[string]any)["authentication_factors"].([]any); len(factors) != 2 {
+			t.Fatalf("not a stepped-up session: %v", factors)
+		}
+	})
+}

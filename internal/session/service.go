@@ -134,8 +134,9 @@ type CompleteParams struct {
 	// it as it was.
 	From *SessionResponse
 	// CustomClaims are the new session's custom claims (ClaimsField), by
-	// the rule of MergeClaims. An answer that is an IST keeps none: the
-	// step that completes the login brings its own.
+	// the rule of MergeClaims, merged into From's when set. An answer that
+	// is an IST keeps none: the step that completes the login brings its
+	// own.
 	CustomClaims map[string]any
 }
 
@@ -172,7 +173,13 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 	if err := s.confirmMember(ctx, q, p.Project.ID, p.Member); err != nil {
 		return nil, err
 	}
-	claims, claimsText, err := mergeClaims(nil, p.CustomClaims)
+	// A stepped-up session is the same session to its holder: its claims
+	// carry over, updated by the login's.
+	var held map[string]any
+	if p.From != nil {
+		held = p.From.MemberSession.CustomClaims
+	}
+	claims, claimsText, err := mergeClaims(held, p.CustomClaims)
 	if err != nil {
 		return nil, err
 	}
