@@ -145,6 +145,7 @@ const (
 
 	// An organization's second external connection to the same source.
 	DuplicateExternalSSOConnection Type = "duplicate_external_sso_connection"
+	ExternalOrganizationIsOwn      Type = "external_organization_id_same_as_organization_id"
 
 	// SCIM connections (the SCIM service itself answers in SCIM's error
 	// shape, package scim).
@@ -306,6 +307,7 @@ var catalogue = map[Type]entry{
 	EncryptionKeyNotConfigured: {http.StatusServiceUnavailable, "This server has no LATCHKEY_ENCRYPTION_KEY, so it cannot store private keys or client secrets."},
 
 	DuplicateExternalSSOConnection: {http.StatusBadRequest, "The organization already has an external connection to this connection."},
+	ExternalOrganizationIsOwn:      {http.StatusBadRequest, "external_organization_id must name another organization: an organization uses its own connections directly."},
 
 	SCIMConnectionNotFound: {http.StatusNotFound, "SCIM connection not found."},
 	SCIMConnectionExists:   {http.StatusBadRequest, "This organization already has a SCIM connection; an organization has at most one. Update or delete it instead."},

@@ -308,8 +308,7 @@ func (h Handlers) UpdateExternal(r *http.Request) (any, error) {
 func (s *Service) checkSource(ctx context.Context, q store.Querier, c *conn) (*conn, error) {
 	x := c.External
 	if x.ExternalOrganizationID == c.OrganizationID {
-		return nil, apierr.Invalid("external_organization_id",
-			"external_organization_id must name another organization: an organization uses its own connections directly.")
+		return nil, apierr.New(apierr.ExternalOrganizationIsOwn).WithDetails(map[string]any{"field": "external_organization_id"})
 	}
 	if _, err := s.d.Orgs.GetIn(ctx, q, c.ProjectID, x.ExternalOrganizationID); err != nil {
 		return nil, organization.NotFound(err, apierr.OrganizationNotFound)

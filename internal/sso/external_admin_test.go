@@ -67,7 +67,8 @@ func TestExternalAdmin(t *testing.T) {
 		}{
 			{"no organization", map[string]any{"external_connection_id": s.connID}, 400, "invalid_request"},
 			{"no connection", map[string]any{"external_organization_id": s.orgID}, 400, "invalid_request"},
-			{"own organization", map[string]any{"external_organization_id": target, "external_connection_id": s.connID}, 400, "invalid_request"},
+			{"own organization", map[string]any{"external_organization_id": target, "external_connection_id": s.connID}, 400,
+				"external_organization_id_same_as_organization_id"},
 			{"unknown organization", map[string]any{"external_organization_id": "organization-test-00000000-0000-4000-8000-000000000000",
 				"external_connection_id": s.connID}, 404, "organization_not_found"},
 			{"connection of another organization", map[string]any{"external_organization_id": s.orgID,
