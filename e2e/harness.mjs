@@ -501,6 +501,8 @@ class Harness {
   /**
    * Creates an organization; jit is ALL_ALLOWED, RESTRICTED or NOT_ALLOWED; `extra` holds any other
    * fields of the create call (auth_methods, allowed_auth_methods, organization_logo_url, ...).
+   * Invites are ALL_ALLOWED unless `extra` says otherwise: a create that names auth settings would
+   * otherwise get email_invites NOT_ALLOWED, as the API family defaults it.
    */
   async createOrg({ name, slug, jit = 'ALL_ALLOWED', domains = [], extra = {} }) {
     const r = await this.api('POST', '/v1/b2b/organizations', {
@@ -508,6 +510,7 @@ class Harness {
       organization_slug: slug,
       email_jit_provisioning: jit,
       email_allowed_domains: domains,
+      email_invites: 'ALL_ALLOWED',
       ...extra,
     });
     if (!r.organization?.organization_id) throw new Error(`no organization_id in ${JSON.stringify(r)}`);

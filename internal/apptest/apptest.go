@@ -228,11 +228,14 @@ func (e *Env) Get(path string) Resp {
 }
 
 // CreateOrg makes an organization through the backend API; fields
-// override or extend the defaults (name from the slug, email JIT jit).
+// override or extend the defaults (name from the slug, email JIT jit,
+// email invites ALL_ALLOWED). The invites are explicit because a create
+// that names authentication settings otherwise gets NOT_ALLOWED.
 func (e *Env) CreateOrg(slug, jit string, fields map[string]any) string {
 	e.tb().Helper()
 	body := map[string]any{"organization_name": strings.ToUpper(slug[:1]) + slug[1:],
-		"organization_slug": slug, "email_jit_provisioning": jit, "email_allowed_domains": []string{}}
+		"organization_slug": slug, "email_jit_provisioning": jit, "email_allowed_domains": []string{},
+		"email_invites": "ALL_ALLOWED"}
 	for k, v := range fields {
 		body[k] = v
 	}

@@ -56,6 +56,13 @@ func TestDemoSeedAndPageOfferEveryFlow(t *testing.T) {
 			if !strings.Contains(page, `id="login-`+d.Slug+`"`) || !strings.Contains(page, d.Member) {
 				t.Errorf("demo page lacks %s", d.Slug)
 			}
+			// Every demo organization's admins may invite (the seed names
+			// auth settings, so it must say so explicitly).
+			if o, err := a.Orgs.BySlug(ctx, p, d.Slug); err != nil {
+				t.Errorf("%s: %v", d.Slug, err)
+			} else if o.EmailInvites != "ALL_ALLOWED" {
+				t.Errorf("%s: email_invites = %s, want ALL_ALLOWED", d.Slug, o.EmailInvites)
+			}
 		}
 	})
 }

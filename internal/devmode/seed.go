@@ -100,11 +100,14 @@ func Seed(ctx context.Context, projects *project.Store, orgs *organization.Store
 	for _, d := range DemoOrgs {
 		o, err := orgs.BySlug(ctx, p.ID, d.Slug)
 		if errors.Is(err, store.ErrNotFound) {
-			name, slug, jit, domains := d.Name, d.Slug, d.JIT, d.Domains
+			name, slug, jit, domains, invites := d.Name, d.Slug, d.JIT, d.Domains, organization.AllAllowed
 			if domains == nil {
 				domains = []string{}
 			}
-			set := organization.Settings{Name: &name, Slug: &slug, EmailJITProvisioning: &jit, EmailAllowedDomains: &domains}
+			// Invites explicitly: a create naming other auth settings
+			// would leave them NOT_ALLOWED, and a demo admin may invite.
+			set := organization.Settings{Name: &name, Slug: &slug, EmailJITProvisioning: &jit, EmailAllowedDomains: &domains,
+				EmailInvites: &invites}
 			if d.Tenants != nil {
 				restricted, tenants := organization.Restricted, d.Tenants
 				set.OAuthTenantJITProvisioning, set.AllowedOAuthTenants = &restricted, &tenants

@@ -301,3 +301,44 @@ func TestAFactorlessISTStillRequiresAPrimaryFactor(t *testing.T) {
 		}
 	})
 }
+
+// A discovery create is an organization create: email_invites defaults to
+// ALL_ALLOWED only when the request names no authentication setting (the
+// widget's create sends none), on both faces.
+func TestDiscoveryCreateEmailInvitesDefault(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		create := func(backend bool, email string, fields map[string]any) map[string]any {
+			t.Helper()
+			body := map[string]any{"intermediate_session_token": e.Discover(email)["intermediate_session_token"], "session_duration_minutes": 60}
+			for k, v := range fields {
+				body[k] = v
+			}
+			var r apptest.Resp
+			if backend {
+				r = e.Backend(http.MethodPost, "/v1/b2b/discovery/organizations/create", body)
+			} else {
+				r = e.SDK(http.MethodPost, "/b2b/discovery/organizations/create", body, "")
+			}
+			if r.Status != 200 {
+				t.Fatalf("create %v: %s", fields, r.Raw)
+			}
+			if backend {
+				return r.Body["organization"].(map[string]any)
+			}
+			return r.Data()["organization"].(map[string]any)
+		}
+		for _, backend := range []bool{false, true} {
+			face := map[bool]string{false: "sdk", true: "backend"}[backend]
+			if o := create(backend, "plain-"+face+"@plain-"+face+".test", nil); o["email_invites"] != "ALL_ALLOWED" {
+				t.Errorf("%s, no settings: email_invites = %v", face, o["email_invites"])
+			}
+			if o := create(backend, "mfa-"+face+"@mfa-"+face+".test", map[string]any{"mfa_policy": "OPTIONAL"}); o["email_invites"] != "NOT_ALLOWED" {
+				t.Errorf("%s, mfa_policy: email_invites = %v", face, o["email_invites"])
+			}
+			o := create(backend, "inv-"+face+"@inv-"+face+".test", map[string]any{"email_jit_provisioning": "NOT_ALLOWED", "email_invites": "ALL_ALLOWED"})
+			if o["email_invites"] != "ALL_ALLOWED" {
+				t.Errorf("%s, explicit invites: email_invites = %v", face, o["email_invites"])
+			}
+		}
+	})
+}

@@ -17,7 +17,7 @@ func orgFixture(t *testing.T, e *apptest.Env) map[string]string {
 	ids := map[string]string{}
 	for _, o := range []map[string]any{
 		{"organization_name": "Alpha One", "organization_slug": "alpha-one", "email_allowed_domains": []string{"alpha.test"},
-			"email_jit_provisioning": "RESTRICTED", "auth_methods": "RESTRICTED", "allowed_auth_methods": []string{"magic_link", "email_otp"},
+			"email_jit_provisioning": "RESTRICTED", "email_invites": "ALL_ALLOWED", "auth_methods": "RESTRICTED", "allowed_auth_methods": []string{"magic_link", "email_otp"},
 			"mfa_methods": "RESTRICTED", "allowed_mfa_methods": []string{"totp"}, "mfa_policy": "REQUIRED_FOR_ALL"},
 		{"organization_name": "Beta Two", "organization_slug": "beta-two", "email_allowed_domains": []string{"beta.test", "shared.test"},
 			"email_jit_provisioning": "ALL_ALLOWED", "email_invites": "RESTRICTED", "allowed_auth_methods": []string{"password"}},

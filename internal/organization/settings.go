@@ -78,10 +78,43 @@ func (s Settings) apply(o *Organization, creating bool) error {
 		}
 		*p.dst = *p.in
 	}
+	// The API family's create default: email_invites is ALL_ALLOWED (the
+	// organization's way to add members) only when the request names no
+	// authentication setting; a caller who configures them chooses
+	// email_invites too, and leaving it out means NOT_ALLOWED.
+	defaulted := creating && s.EmailInvites == nil && s.namesAuthSettings()
+	if defaulted {
+		o.EmailInvites = NotAllowed
+	}
 	if err := s.applyLists(o); err != nil {
 		return err
 	}
+	if defaulted && noWayToJoin(o) {
+		return apierr.Invalid("email_invites", "sso_jit_provisioning, email_jit_provisioning and email_invites cannot all be NOT_ALLOWED; "+
+			"email_invites defaults to NOT_ALLOWED when a create names other authentication settings, so send it explicitly.")
+	}
 	return checkRules(o)
+}
+
+// namesAuthSettings reports whether the request names any of the
+// organization authentication settings (the API family's org-auth-settings
+// resource: the email_*, sso_* and oauth_tenant_* provisioning settings
+// and their lists, and the auth and MFA method settings, mfa_policy
+// included). Descriptive fields, metadata, implicit role assignments and
+// connected-app settings govern neither authentication nor provisioning.
+// A field sent as null is not named (it decodes as absent).
+func (s Settings) namesAuthSettings() bool {
+	return s.EmailInvites != nil || s.EmailJITProvisioning != nil || s.EmailAllowedDomains != nil ||
+		s.SSOJITProvisioning != nil || s.SSOJITProvisioningAllowedConnections != nil || s.SSODefaultConnectionID != nil ||
+		s.OAuthTenantJITProvisioning != nil || s.AllowedOAuthTenants != nil ||
+		s.AuthMethods != nil || s.AllowedAuthMethods != nil ||
+		s.MFAPolicy != nil || s.MFAMethods != nil || s.AllowedMFAMethods != nil
+}
+
+// noWayToJoin reports an organization no new member could join: no SSO or
+// email JIT provisioning and no email invites.
+func noWayToJoin(o *Organization) bool {
+	return o.SSOJITProvisioning == NotAllowed && o.EmailJITProvisioning == NotAllowed && o.EmailInvites == NotAllowed
 }
 
 // applyInfo sets the descriptive fields: name, slug, ids, logo, metadata.
@@ -221,7 +254,7 @@ func checkRules(o *Organization) error {
 		}
 	}
 	// An organization must keep at least one way for new members to join.
-	if o.SSOJITProvisioning == NotAllowed && o.EmailJITProvisioning == NotAllowed && o.EmailInvites == NotAllowed {
+	if noWayToJoin(o) {
 		return apierr.Invalid("email_invites", "sso_jit_provisioning, email_jit_provisioning and email_invites cannot all be NOT_ALLOWED.")
 	}
 	return nil
