@@ -84,6 +84,15 @@ const (
 	DefaultMFAMemberMissingFactor       Type = "default_mfa_member_missing_factor"
 	CannotPreserveExistingSessions      Type = "cannot_preserve_existing_sessions"
 
+	// Organization and member searches: a fuzzy filter value shorter than
+	// three characters, one type per filter as the API family names them.
+	MemberSearchEmailFuzzyTooShort      Type = "member_search_member_email_fuzzy_too_short"
+	MemberSearchMFAPhoneFuzzyTooShort   Type = "member_search_member_mfa_phone_number_fuzzy_too_short"
+	OrgSearchNameFuzzyTooShort          Type = "organization_search_organization_name_fuzzy_too_short"
+	OrgSearchSlugFuzzyTooShort          Type = "organization_search_organization_slug_fuzzy_too_short"
+	OrgSearchMemberEmailFuzzyTooShort   Type = "organization_search_member_email_fuzzy_too_short"
+	OrgSearchAllowedDomainFuzzyTooShort Type = "organization_search_allowed_domain_fuzzy_too_short"
+
 	// Multi-factor authentication.
 	MFAMethodNotAllowed       Type = "mfa_method_not_allowed"
 	TOTPNotFound              Type = "totp_not_found"
@@ -254,6 +263,13 @@ var catalogue = map[Type]entry{
 	InvalidMFADefaultMethod:             {http.StatusBadRequest, "default_mfa_method must be sms_otp or totp."},
 	DefaultMFAMemberMissingFactor:       {http.StatusBadRequest, "The member has no verified factor of this method, so it cannot be their default MFA method."},
 	CannotPreserveExistingSessions:      {http.StatusBadRequest, "An email address change always ends the member's sessions; preserve_existing_sessions cannot keep them."},
+
+	MemberSearchEmailFuzzyTooShort:      {http.StatusBadRequest, "member_email_fuzzy needs at least 3 characters: fuzzy search filters require a minimum of three."},
+	MemberSearchMFAPhoneFuzzyTooShort:   {http.StatusBadRequest, "member_mfa_phone_number_fuzzy needs at least 3 characters: fuzzy search filters require a minimum of three."},
+	OrgSearchNameFuzzyTooShort:          {http.StatusBadRequest, "organization_name_fuzzy needs at least 3 characters: fuzzy search filters require a minimum of three."},
+	OrgSearchSlugFuzzyTooShort:          {http.StatusBadRequest, "organization_slug_fuzzy needs at least 3 characters: fuzzy search filters require a minimum of three."},
+	OrgSearchMemberEmailFuzzyTooShort:   {http.StatusBadRequest, "member_email_fuzzy needs at least 3 characters: fuzzy search filters require a minimum of three."},
+	OrgSearchAllowedDomainFuzzyTooShort: {http.StatusBadRequest, "allowed_domain_fuzzy needs at least 3 characters: fuzzy search filters require a minimum of three."},
 
 	MFAMethodNotAllowed:       {http.StatusForbidden, "This organization does not allow this multi-factor authentication method."},
 	TOTPNotFound:              {http.StatusNotFound, "No authenticator app is registered for this member."},

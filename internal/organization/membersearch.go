@@ -33,10 +33,10 @@ var Statuses = []string{StatusActive, StatusPending, StatusInvited, StatusDelete
 var memberFilters = map[string]filterFunc{
 	"member_ids":                    listFilter("member_id", false),
 	"member_emails":                 listFilter("email_address", true),
-	"member_email_fuzzy":            fuzzyFilter("email_address"),
+	"member_email_fuzzy":            fuzzyFilter("email_address", apierr.MemberSearchEmailFuzzyTooShort),
 	"member_is_breakglass":          boolFilter("is_breakglass = "),
 	"member_mfa_phone_numbers":      listFilter("mfa_phone_number", false),
-	"member_mfa_phone_number_fuzzy": fuzzyFilter("mfa_phone_number"),
+	"member_mfa_phone_number_fuzzy": fuzzyFilter("mfa_phone_number", apierr.MemberSearchMFAPhoneFuzzyTooShort),
 	"statuses": func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
 		vs, err := stringsValue(name, raw)
 		if err != nil {

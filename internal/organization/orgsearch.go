@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/keyset"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -32,8 +33,8 @@ const liveMember = `SELECT 1 FROM members m WHERE m.organization_id = organizati
 var orgFilters = map[string]filterFunc{
 	"organization_ids":        listFilter("organization_id", false),
 	"organization_slugs":      listFilter("organization_slug", true),
-	"organization_name_fuzzy": fuzzyFilter("organization_name"),
-	"organization_slug_fuzzy": fuzzyFilter("organization_slug"),
+	"organization_name_fuzzy": fuzzyFilter("organization_name", apierr.OrgSearchNameFuzzyTooShort),
+	"organization_slug_fuzzy": fuzzyFilter("organization_slug", apierr.OrgSearchSlugFuzzyTooShort),
 	"member_emails": func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
 		vs, err := stringsValue(name, raw)
 		if err != nil {
@@ -42,7 +43,7 @@ var orgFilters = map[string]filterFunc{
 		return "EXISTS (" + liveMember + w.in("m.email_address", lowerAll(vs)) + ")", nil
 	},
 	"member_email_fuzzy": func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
-		v, err := fuzzyValue(name, raw)
+		v, err := fuzzyValue(name, raw, apierr.OrgSearchMemberEmailFuzzyTooShort)
 		if err != nil {
 			return "", err
 		}
@@ -50,7 +51,7 @@ var orgFilters = map[string]filterFunc{
 	},
 	"allowed_domains": jsonListFilter("email_allowed_domains", nil, true),
 	"allowed_domain_fuzzy": func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
-		v, err := fuzzyValue(name, raw)
+		v, err := fuzzyValue(name, raw, apierr.OrgSearchAllowedDomainFuzzyTooShort)
 		if err != nil {
 			return "", err
 		}
@@ -83,9 +84,9 @@ func listFilter(col string, lower bool) filterFunc {
 	}
 }
 
-func fuzzyFilter(col string) filterFunc {
+func fuzzyFilter(col string, tooShort apierr.Type) filterFunc {
 	return func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
-		v, err := fuzzyValue(name, raw)
+		v, err := fuzzyValue(name, raw, tooShort)
 		if err != nil {
 			return "", err
 		}

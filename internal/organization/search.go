@@ -158,14 +158,16 @@ func mustRaw(v any) json.RawMessage {
 	return b
 }
 
-// fuzzyValue decodes a substring of at least minFuzzyLength characters.
-func fuzzyValue(name string, raw json.RawMessage) (string, error) {
+// fuzzyValue decodes a substring of at least minFuzzyLength characters
+// (after trimming); a shorter one is tooShort, the API family's type for
+// that filter of that search.
+func fuzzyValue(name string, raw json.RawMessage, tooShort apierr.Type) (string, error) {
 	var v string
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return "", filterError(name, "filter_value must be a string.")
 	}
 	if v = strings.TrimSpace(v); len([]rune(v)) < minFuzzyLength {
-		return "", filterError(name, fmt.Sprintf("filter_value must be at least %d characters.", minFuzzyLength))
+		return "", apierr.New(tooShort).WithDetails(map[string]any{"field": "query.operands", "filter_name": name})
 	}
 	return v, nil
 }

@@ -100,7 +100,6 @@ func TestOrganizationSearchFilters(t *testing.T) {
 
 		for name, body := range map[string]map[string]any{
 			"unknown filter":   apptest.Query("AND", apptest.Filter("organization_colour", "red")),
-			"fuzzy too short":  apptest.Query("AND", apptest.Filter("organization_name_fuzzy", "al")),
 			"wrong value type": apptest.Query("AND", apptest.Filter("organization_ids", "organization-test-x")),
 			"empty list":       apptest.Query("AND", apptest.Filter("organization_slugs", []string{})),
 			"missing value":    apptest.Query("AND", map[string]any{"filter_name": "organization_slugs"}),
