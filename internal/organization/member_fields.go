@@ -103,7 +103,7 @@ func (s *Store) setMFAPhone(ctx context.Context, q store.Querier, org *Organizat
 	if to == m.MFAPhoneNumber {
 		return nil
 	}
-	if !org.AllowsMFAMethod(MFAMethodSMS) {
+	if !org.AllowsMFAMethodFor(m, MFAMethodSMS) {
 		return apierr.New(apierr.MFAMethodNotAllowed)
 	}
 	if m.MFAPhoneNumber != "" {
@@ -132,7 +132,7 @@ func setDefaultMFA(org *Organization, m *Member, method string) error {
 	if method == m.DefaultMFAMethod {
 		return nil
 	}
-	if !org.AllowsMFAMethod(method) {
+	if !org.AllowsMFAMethodFor(m, method) {
 		return apierr.New(apierr.MFAMethodNotAllowed)
 	}
 	if !slices.Contains(m.EnrolledMFAMethods(), method) {

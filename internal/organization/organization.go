@@ -126,6 +126,14 @@ func (o *Organization) AllowsAuthMethod(method string) bool {
 	return o.AuthMethods != Restricted || slices.Contains(o.AllowedAuthMethods, method)
 }
 
+// AllowsAuthMethodFor is AllowsAuthMethod for member m (nil: someone not
+// yet a member). A break-glass member is exempt from a RESTRICTED list, as
+// the API family documents: they are the way back in when the one allowed
+// method (typically the organization's SSO) is broken or misconfigured.
+func (o *Organization) AllowsAuthMethodFor(m *Member, method string) bool {
+	return (m != nil && m.IsBreakglass) || o.AllowsAuthMethod(method)
+}
+
 // CheckEmailJIT decides whether a non-member with this (normalised) email
 // may join by email. The two refusals are distinct types so the widget can
 // show the spec's text for both.
