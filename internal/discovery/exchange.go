@@ -265,11 +265,12 @@ func (s *Service) createWithFreeSlug(ctx context.Context, p *project.Project, se
 }
 
 // defaultName names a new organization after the email's domain
-// ("acme.com" -> "Acme"), or the person for shared mail providers.
+// ("acme.com" -> "Acme"), or the person for shared mail providers
+// (emailaddr.IsCommonDomain).
 func defaultName(email string) string {
 	local, domain, _ := strings.Cut(email, "@")
 	label, _, _ := strings.Cut(domain, ".")
-	if slices.Contains([]string{"gmail", "googlemail", "outlook", "hotmail", "yahoo", "icloud", "proton", "protonmail", "aol", "live"}, label) || label == "" {
+	if emailaddr.IsCommonDomain(domain) || label == "" {
 		return local + "'s Organization"
 	}
 	return strings.ToUpper(label[:1]) + label[1:]
