@@ -52,13 +52,14 @@ func addressesFit(as []address) bool {
 	return true
 }
 
-// bound refuses multi-valued attributes over the bounds, comparing what
-// is written with prev, the user as stored (nil at creation).
+// bound refuses multi-valued attributes over the bounds; prev is the user
+// as stored (nil at creation).
 //
 // A push with active false is never refused over them (as over its name
 // or address, see updateUser): an attribute out of bounds keeps its
-// stored values instead, and the answer shows them. At creation there is
-// nothing to keep, so it is refused.
+// stored values instead, and the answer shows them. A PATCH starts from
+// the member's status, so one of a deactivated user counts as such a
+// push. At creation there is nothing to keep, so it is refused.
 func (u *user) bound(prev *user) error {
 	keep := prev != nil && u.Active != nil && !bool(*u.Active)
 	if prev == nil {
