@@ -20,6 +20,7 @@ type authenticateRequest struct {
 	SessionDurationMinutes   *int   `json:"session_duration_minutes"`
 	IntermediateSessionToken string `json:"intermediate_session_token"`
 	session.Held
+	session.ClaimsField
 	httpapi.EnglishOnly
 }
 
@@ -33,6 +34,10 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 		return nil, err
 	}
 	if err := httpapi.Required("sso_token", req.SSOToken); err != nil {
+		return nil, err
+	}
+	claims, err := req.Claims(r)
+	if err != nil {
 		return nil, err
 	}
 	s := h.s
@@ -83,7 +88,7 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 			factor.OIDCSSOFactor = f
 		}
 		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m,
-			Factor: factor, DurationMinutes: duration, Prior: prior, From: from})
+			Factor: factor, DurationMinutes: duration, Prior: prior, From: from, CustomClaims: claims})
 		return err
 	})
 	if err != nil {
