@@ -148,7 +148,9 @@ const (
 	// active connection never without one (the API family's two rules).
 	CannotDeleteLastSSOVerificationKey Type = "cannot_delete_last_sso_verification_key"
 	TooManySSOVerificationCertificates Type = "too_many_sso_verification_certificates"
-	EncryptionKeyNotConfigured         Type = "encryption_key_not_configured"
+	// At most five encryption private keys per SAML connection.
+	TooManyEncryptionCertificates Type = "too_many_encryption_certificates"
+	EncryptionKeyNotConfigured    Type = "encryption_key_not_configured"
 
 	// An organization's second external connection to the same source.
 	DuplicateExternalSSOConnection Type = "duplicate_external_sso_connection"
@@ -314,6 +316,8 @@ var catalogue = map[Type]entry{
 	CannotDeleteLastSSOVerificationKey: {http.StatusBadRequest, "An active SAML connection needs at least one verification certificate: " +
 		"upload the new certificate first, then delete the old one."},
 	TooManySSOVerificationCertificates: {http.StatusBadRequest, "A SAML connection has at most 5 verification certificates: " +
+		"delete one it no longer needs before adding another."},
+	TooManyEncryptionCertificates: {http.StatusBadRequest, "A SAML connection has at most 5 encryption private keys: " +
 		"delete one it no longer needs before adding another."},
 	EncryptionKeyNotConfigured: {http.StatusServiceUnavailable, "This server has no LATCHKEY_ENCRYPTION_KEY, so it cannot store private keys or client secrets."},
 

@@ -52,7 +52,8 @@ func (s *Store) ClaimingDomain(ctx context.Context, q store.Querier, projectID, 
 }
 
 // WithAllowedDomain returns the organizations whose email_allowed_domains
-// list domain, whatever their JIT setting (SSO discovery by email domain).
+// list domain, whatever their JIT settings: SSO discovery applies the SSO
+// JIT rule to each connection itself.
 func (s *Store) WithAllowedDomain(ctx context.Context, q store.Querier, projectID, domain string) ([]*Organization, error) {
 	return s.withDomain(ctx, q, projectID, domain, false)
 }
