@@ -49,6 +49,13 @@ const (
 	OrganizationNotFound        Type = "organization_not_found"
 	OrganizationSlugUsed        Type = "organization_slug_already_used"
 	InvalidOrganizationSlug     Type = "invalid_organization_slug"
+	// The API family's types for an email domain an organization setting
+	// refuses: not a domain at all, or a shared mail provider's (gmail.com),
+	// in email_allowed_domains or in an RBAC email implicit role assignment.
+	InvalidAllowedDomain        Type = "organization_settings_invalid_domain"
+	AllowedDomainTooCommon      Type = "organization_settings_domain_too_common"
+	InvalidRBACDomain           Type = "rbac_invalid_domain"
+	RBACDomainTooCommon         Type = "rbac_domain_too_common"
 	MemberNotFound              Type = "member_not_found"
 	DuplicateMemberEmail        Type = "duplicate_member_email"
 	InactiveMember              Type = "inactive_member"
@@ -150,7 +157,9 @@ const (
 	// active connection never without one (the API family's two rules).
 	CannotDeleteLastSSOVerificationKey Type = "cannot_delete_last_sso_verification_key"
 	TooManySSOVerificationCertificates Type = "too_many_sso_verification_certificates"
-	EncryptionKeyNotConfigured         Type = "encryption_key_not_configured"
+	// At most five encryption private keys per SAML connection.
+	TooManyEncryptionCertificates Type = "too_many_encryption_certificates"
+	EncryptionKeyNotConfigured    Type = "encryption_key_not_configured"
 
 	// An organization's second external connection to the same source.
 	DuplicateExternalSSOConnection Type = "duplicate_external_sso_connection"
@@ -231,6 +240,10 @@ var catalogue = map[Type]entry{
 	OrganizationNotFound:        {http.StatusNotFound, "Organization not found."},
 	OrganizationSlugUsed:        {http.StatusBadRequest, "An organization with this slug already exists in the project."},
 	InvalidOrganizationSlug:     {http.StatusBadRequest, "Organization slugs are 2 to 128 characters of lowercase letters, digits, '-', '.', '_' and '~'."},
+	InvalidAllowedDomain:        {http.StatusBadRequest, "This is not a valid email domain."},
+	AllowedDomainTooCommon:      {http.StatusBadRequest, "Common email domains such as gmail.com cannot be allowed domains of an organization: anyone can have an address there."},
+	InvalidRBACDomain:           {http.StatusBadRequest, "An email implicit role assignment needs a valid email domain."},
+	RBACDomainTooCommon:         {http.StatusBadRequest, "Common email domains such as gmail.com cannot be used for email implicit role assignments: anyone can have an address there."},
 	MemberNotFound:              {http.StatusNotFound, "Member not found."},
 	DuplicateMemberEmail:        {http.StatusBadRequest, "A member with the specified email already exists for this organization."},
 	InactiveMember:              {http.StatusForbidden, "This member is not active in the organization."},
@@ -319,6 +332,8 @@ var catalogue = map[Type]entry{
 	CannotDeleteLastSSOVerificationKey: {http.StatusBadRequest, "An active SAML connection needs at least one verification certificate: " +
 		"upload the new certificate first, then delete the old one."},
 	TooManySSOVerificationCertificates: {http.StatusBadRequest, "A SAML connection has at most 5 verification certificates: " +
+		"delete one it no longer needs before adding another."},
+	TooManyEncryptionCertificates: {http.StatusBadRequest, "A SAML connection has at most 5 encryption private keys: " +
 		"delete one it no longer needs before adding another."},
 	EncryptionKeyNotConfigured: {http.StatusServiceUnavailable, "This server has no LATCHKEY_ENCRYPTION_KEY, so it cannot store private keys or client secrets."},
 

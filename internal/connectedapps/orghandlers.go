@@ -33,38 +33,41 @@ type subject struct {
 	memberID  string
 }
 
-// backend resolves {organization_id} (and {member_id}) of a backend path,
-// authorized like the SDK face when the call carries a member session
-// header (organization.BackendCaller).
-func (h OrgHandlers) backend(r *http.Request, withMember bool) (*subject, error) {
+// orgWide is the action argument of the organization-wide views, which
+// name no member.
+const orgWide = ""
+
+// backend resolves {organization_id} (and, unless action is orgWide,
+// {member_id}) of a backend path, authorized like the SDK face when the
+// call carries a member session header (organization.BackendCaller).
+func (h OrgHandlers) backend(r *http.Request, action string) (*subject, error) {
 	c, err := organization.BackendCaller(r, h.Orgs, h.Sessions, r.PathValue("organization_id"))
 	if err != nil {
 		return nil, err
 	}
-	if !withMember {
-		return h.authorize(r, c, "", true)
-	}
-	return h.authorize(r, c, r.PathValue("member_id"), false)
+	return h.authorize(r, c, r.PathValue("member_id"), action)
 }
 
-// sdk resolves the session caller and authorizes it; memberID "" means
-// the caller.
-func (h OrgHandlers) sdk(r *http.Request, memberID string, orgWide bool) (*subject, error) {
+// sdk resolves the session caller and authorizes it for action on
+// memberID ("" means the caller), or for the organization-wide views.
+func (h OrgHandlers) sdk(r *http.Request, memberID, action string) (*subject, error) {
 	c, err := organization.CallerFromSession(r, h.Orgs, h.Sessions)
 	if err != nil {
 		return nil, err
 	}
-	if memberID == "" && !orgWide {
+	if memberID == "" {
 		memberID = c.Member.MemberID
 	}
-	return h.authorize(r, c, memberID, orgWide)
+	return h.authorize(r, c, memberID, action)
 }
 
-// authorize applies the RBAC policy: another member's grants need
-// stytch.member revoke-sessions, the organization-wide views stytch.member
-// search. (The project secret may do both.)
-func (h OrgHandlers) authorize(r *http.Request, c *organization.SessionCaller, memberID string, orgWide bool) (*subject, error) {
-	if orgWide {
+// authorize applies the RBAC policy: a member's grants need the action
+// (get.connected-apps or revoke.connected-app, as the SDK documents them)
+// on stytch.member, or on stytch.self for one's own; the
+// organization-wide views need stytch.member search. (The project secret
+// may do all.)
+func (h OrgHandlers) authorize(r *http.Request, c *organization.SessionCaller, memberID, action string) (*subject, error) {
+	if action == orgWide {
 		// Who granted which app is directory information: the member
 		// search permission.
 		if err := c.Authorize(r.Context(), organization.ResourceMember, organization.ActionSearch); err != nil {
@@ -72,8 +75,7 @@ func (h OrgHandlers) authorize(r *http.Request, c *organization.SessionCaller, m
 		}
 		return &subject{projectID: c.Project.ID, org: c.Organization}, nil
 	}
-	// A member's grants are managed like their sessions.
-	if err := c.AuthorizeMember(r.Context(), memberID, organization.ActionRevokeSessions); err != nil {
+	if err := c.AuthorizeMember(r.Context(), memberID, action); err != nil {
 		return nil, err
 	}
 	m, err := h.Orgs.OrgMember(r.Context(), h.Orgs.DB(), c.Organization, memberID)
@@ -147,7 +149,7 @@ func (h OrgHandlers) revoke(r *http.Request, s *subject) (any, error) {
 
 // BackendOrgApps handles GET /v1/b2b/organizations/{organization_id}/connected_apps.
 func (h OrgHandlers) BackendOrgApps(r *http.Request) (any, error) {
-	s, err := h.backend(r, false)
+	s, err := h.backend(r, orgWide)
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +158,7 @@ func (h OrgHandlers) BackendOrgApps(r *http.Request) (any, error) {
 
 // BackendOrgApp handles GET /v1/b2b/organizations/{organization_id}/connected_apps/{connected_app_id}.
 func (h OrgHandlers) BackendOrgApp(r *http.Request) (any, error) {
-	s, err := h.backend(r, false)
+	s, err := h.backend(r, orgWide)
 	if err != nil {
 		return nil, err
 	}
@@ -165,7 +167,7 @@ func (h OrgHandlers) BackendOrgApp(r *http.Request) (any, error) {
 
 // BackendMemberApps handles GET /v1/b2b/organizations/{organization_id}/members/{member_id}/connected_apps.
 func (h OrgHandlers) BackendMemberApps(r *http.Request) (any, error) {
-	s, err := h.backend(r, true)
+	s, err := h.backend(r, organization.ActionGetConnectedApps)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +176,7 @@ func (h OrgHandlers) BackendMemberApps(r *http.Request) (any, error) {
 
 // BackendRevoke handles POST /v1/b2b/organizations/{organization_id}/members/{member_id}/connected_apps/{connected_app_id}/revoke.
 func (h OrgHandlers) BackendRevoke(r *http.Request) (any, error) {
-	s, err := h.backend(r, true)
+	s, err := h.backend(r, organization.ActionRevokeConnectedApp)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +185,7 @@ func (h OrgHandlers) BackendRevoke(r *http.Request) (any, error) {
 
 // SDKOrgApps handles SDK GET /b2b/organizations/connected_apps (admins).
 func (h OrgHandlers) SDKOrgApps(r *http.Request) (any, error) {
-	s, err := h.sdk(r, "", true)
+	s, err := h.sdk(r, "", orgWide)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +194,7 @@ func (h OrgHandlers) SDKOrgApps(r *http.Request) (any, error) {
 
 // SDKOrgApp handles SDK GET /b2b/organizations/connected_apps/{connected_app_id} (admins).
 func (h OrgHandlers) SDKOrgApp(r *http.Request) (any, error) {
-	s, err := h.sdk(r, "", true)
+	s, err := h.sdk(r, "", orgWide)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +204,7 @@ func (h OrgHandlers) SDKOrgApp(r *http.Request) (any, error) {
 // SDKMemberApps handles SDK GET /b2b/organizations/members/{member_id}/connected_apps
 // and, without {member_id}, the caller's own GET /b2b/organizations/members/connected_apps.
 func (h OrgHandlers) SDKMemberApps(r *http.Request) (any, error) {
-	s, err := h.sdk(r, r.PathValue("member_id"), false)
+	s, err := h.sdk(r, r.PathValue("member_id"), organization.ActionGetConnectedApps)
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +214,7 @@ func (h OrgHandlers) SDKMemberApps(r *http.Request) (any, error) {
 // SDKRevoke handles SDK POST /b2b/organizations/members/{member_id}/connected_apps/{connected_app_id}/revoke
 // and the caller's own POST /b2b/organizations/members/connected_apps/{connected_app_id}/revoke.
 func (h OrgHandlers) SDKRevoke(r *http.Request) (any, error) {
-	s, err := h.sdk(r, r.PathValue("member_id"), false)
+	s, err := h.sdk(r, r.PathValue("member_id"), organization.ActionRevokeConnectedApp)
 	if err != nil {
 		return nil, err
 	}

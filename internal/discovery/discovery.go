@@ -197,9 +197,11 @@ func (s *Service) entry(org *organization.Organization, m Membership, factors []
 		member = &organization.Member{} // not yet a member: only the organization's own rule applies
 	}
 	d.MFARequired = s.d.Sessions.PreviewMFA(org, member)
+	// A known member's own exemption (break-glass) counts here as at login;
+	// the zero Member of someone not yet a member has none.
 	ok := false
 	for _, f := range factors {
-		ok = ok || org.AllowsAuthMethod(session.AuthMethod(f))
+		ok = ok || org.AllowsAuthMethodFor(member, session.AuthMethod(f))
 	}
 	if !ok {
 		d.PrimaryRequired = &session.PrimaryRequired{AllowedAuthMethods: org.AllowedAuthMethods}

@@ -77,9 +77,10 @@ func (s *Service) claimedElsewhere(ctx context.Context, q store.Querier, p *proj
 	return nil
 }
 
-// complete ends a discovery step for member m of org with the IST's factors.
+// complete ends a discovery step for member m of org with the IST's
+// factors; a session it starts gets claims (session.ClaimsField).
 func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization,
-	m *organization.Member, factors []session.Factor, duration int) (*session.AuthResponse, error) {
+	m *organization.Member, factors []session.Factor, duration int, claims map[string]any) (*session.AuthResponse, error) {
 	if len(factors) == 0 {
 		// An IST that carries no factor (sessions/exchange answers one with
 		// primary_required when no factor of the session carries over):
@@ -91,7 +92,7 @@ func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Proj
 	}
 	last := len(factors) - 1
 	return s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m,
-		DurationMinutes: duration, Prior: factors[:last], Factor: factors[last], MethodID: m.EmailID})
+		DurationMinutes: duration, Prior: factors[:last], Factor: factors[last], MethodID: m.EmailID, CustomClaims: claims})
 }
 
 // memberFor finds the member with email in org, or admits a new one by the
@@ -140,6 +141,8 @@ type ExchangeParams struct {
 	IST             string
 	OrganizationID  string
 	DurationMinutes *int
+	// CustomClaims are the new session's (session.ClaimsField).
+	CustomClaims map[string]any
 }
 
 // Exchange logs a discovery IST into one organization.
@@ -169,7 +172,7 @@ func (s *Service) Exchange(ctx context.Context, x ExchangeParams) (*session.Auth
 		if err != nil {
 			return err
 		}
-		out, err = s.complete(ctx, q, x.Project, org, m, in.Factors, duration)
+		out, err = s.complete(ctx, q, x.Project, org, m, in.Factors, duration, x.CustomClaims)
 		return err
 	})
 	return out, publicErr(attempt.Settle(ctx, err, ratelimit.FailureOf(apierr.IntermediateSessionNotFound)), "exchange")
@@ -181,6 +184,8 @@ type CreateParams struct {
 	IST             string
 	DurationMinutes *int
 	Settings        organization.Settings
+	// CustomClaims are the new session's (session.ClaimsField).
+	CustomClaims map[string]any
 }
 
 // Create makes an organization for the IST's email, with that person as
@@ -225,7 +230,7 @@ func (s *Service) Create(ctx context.Context, c CreateParams) (*session.AuthResp
 		if err != nil {
 			return err
 		}
-		out, err = s.complete(ctx, q, c.Project, org, m, in.Factors, duration)
+		out, err = s.complete(ctx, q, c.Project, org, m, in.Factors, duration, c.CustomClaims)
 		return err
 	})
 	if err != nil {
@@ -265,11 +270,12 @@ func (s *Service) createWithFreeSlug(ctx context.Context, p *project.Project, se
 }
 
 // defaultName names a new organization after the email's domain
-// ("acme.com" -> "Acme"), or the person for shared mail providers.
+// ("acme.com" -> "Acme"), or the person for shared mail providers
+// (emailaddr.IsCommonDomain).
 func defaultName(email string) string {
 	local, domain, _ := strings.Cut(email, "@")
 	label, _, _ := strings.Cut(domain, ".")
-	if slices.Contains([]string{"gmail", "googlemail", "outlook", "hotmail", "yahoo", "icloud", "proton", "protonmail", "aol", "live"}, label) || label == "" {
+	if emailaddr.IsCommonDomain(domain) || label == "" {
 		return local + "'s Organization"
 	}
 	return strings.ToUpper(label[:1]) + label[1:]
@@ -281,6 +287,10 @@ type SessionExchangeParams struct {
 	Credential      session.Credential
 	OrganizationID  string
 	DurationMinutes *int
+	// CustomClaims are the new session's (session.ClaimsField). The old
+	// session's are not copied: the new session is another
+	// organization's, and the backend moving the member says what it holds.
+	CustomClaims map[string]any
 }
 
 // SessionExchange moves a logged-in member to another organization of the
@@ -327,7 +337,7 @@ func (s *Service) SessionExchange(ctx context.Context, x SessionExchangeParams) 
 		if err != nil {
 			return err
 		}
-		out, err = s.complete(ctx, q, x.Project, org, m, carried, duration)
+		out, err = s.complete(ctx, q, x.Project, org, m, carried, duration, x.CustomClaims)
 		if err != nil || out.MemberSession == nil {
 			return err
 		}

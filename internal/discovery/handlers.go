@@ -29,6 +29,9 @@ type request struct {
 	SessionJWT               string `json:"session_jwt"`
 	Locale                   string `json:"locale"`
 	LoginTemplateID          string `json:"login_template_id"`
+	// The routes that start a session take it (backend face only); the
+	// others ignore it, as they ignore every field they do not read.
+	session.ClaimsField
 }
 
 // Unsupported refuses the fields this server cannot honour (httpapi.Decode
@@ -143,8 +146,13 @@ func (h Handlers) Create(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &body); err != nil {
 		return nil, err
 	}
+	claims, err := body.Claims(r)
+	if err != nil {
+		return nil, err
+	}
 	return h.Service.Create(r.Context(), CreateParams{Project: project.CallerFrom(r.Context()).Project,
-		IST: body.IntermediateSession, DurationMinutes: body.SessionDurationMinutes, Settings: body.Settings})
+		IST: body.IntermediateSession, DurationMinutes: body.SessionDurationMinutes, Settings: body.Settings,
+		CustomClaims: claims})
 }
 
 // Exchange handles POST b2b/discovery/intermediate_sessions/exchange.
@@ -153,8 +161,13 @@ func (h Handlers) Exchange(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	claims, err := req.Claims(r)
+	if err != nil {
+		return nil, err
+	}
 	return h.Service.Exchange(r.Context(), ExchangeParams{Project: p, ClientIP: httpapi.ClientIP(r),
-		IST: req.IntermediateSession, OrganizationID: req.OrganizationID, DurationMinutes: req.SessionDurationMinutes})
+		IST: req.IntermediateSession, OrganizationID: req.OrganizationID, DurationMinutes: req.SessionDurationMinutes,
+		CustomClaims: claims})
 }
 
 // SessionExchange handles POST b2b/sessions/exchange.
@@ -163,6 +176,10 @@ func (h Handlers) SessionExchange(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	claims, err := req.Claims(r)
+	if err != nil {
+		return nil, err
+	}
 	return h.Service.SessionExchange(r.Context(), SessionExchangeParams{Project: p, Credential: credential(r, req),
-		OrganizationID: req.OrganizationID, DurationMinutes: req.SessionDurationMinutes})
+		OrganizationID: req.OrganizationID, DurationMinutes: req.SessionDurationMinutes, CustomClaims: claims})
 }

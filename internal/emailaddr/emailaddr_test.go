@@ -22,3 +22,19 @@ func TestNormalize(t *testing.T) {
 		t.Error("Domain")
 	}
 }
+
+func TestIsCommonDomain(t *testing.T) {
+	for _, d := range []string{"gmail.com", "googlemail.com", "outlook.com", "hotmail.com", "live.com", "yahoo.com", "icloud.com",
+		"me.com", "aol.com", "proton.me", "protonmail.com", "mail.ru", "qq.com", "163.com", "gmail.com.",
+		"gmx.de", "gmx.net", "yandex.ru", "yandex.com.tr", "yahoo.co.jp", "hotmail.co.uk", "outlook.fr", "live.nl"} {
+		if !IsCommonDomain(d) {
+			t.Errorf("IsCommonDomain(%q) = false", d)
+		}
+	}
+	for _, d := range []string{"acme.test", "example.com", "gmail.acme.test", "mail.gmail.com", "corp.gmx.de",
+		"live.example.org", "yahoo.company", "gmxx.de", "notgmail.com", "yandex.co.example", ""} {
+		if IsCommonDomain(d) {
+			t.Errorf("IsCommonDomain(%q) = true", d)
+		}
+	}
+}

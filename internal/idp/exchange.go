@@ -23,6 +23,7 @@ const exchangeMaxAge = 5 * time.Minute
 type exchangeRequest struct {
 	AccessToken            string `json:"access_token"`
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
+	session.ClaimsField
 }
 
 // ExchangeAccessToken handles b2b/sessions/exchange_access_token on both
@@ -37,6 +38,10 @@ func (f Faces) ExchangeAccessToken(r *http.Request) (any, error) {
 		return nil, err
 	}
 	if err := httpapi.Required("access_token", req.AccessToken); err != nil {
+		return nil, err
+	}
+	claims, err := req.Claims(r)
+	if err != nil {
 		return nil, err
 	}
 	ctx := r.Context()
@@ -100,7 +105,8 @@ func (f Faces) ExchangeAccessToken(r *http.Request) (any, error) {
 			resp, err = f.Sessions.Complete(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m,
 				DurationMinutes: duration, PolicyMet: true, Factor: session.Factor{Type: "oauth",
 					DeliveryMethod:                 "oauth_access_token_exchange",
-					OAuthAccessTokenExchangeFactor: &session.OAuthAccessTokenExchangeFactor{ClientID: row.ClientID}}})
+					OAuthAccessTokenExchangeFactor: &session.OAuthAccessTokenExchangeFactor{ClientID: row.ClientID}},
+				CustomClaims: claims})
 			return err
 		})
 	}, ratelimit.FailureOf(apierr.AccessTokenExchangeInvalidGrant), ratelimit.For(session.FailuresPerIP, p.ID+"|"+httpapi.ClientIP(r)))

@@ -34,7 +34,7 @@ func (pl *Policy) Required(ctx context.Context, q store.Querier, p *project.Proj
 		return nil, nil
 	}
 	if m.DefaultMFAMethod == organization.MFAMethodSMS && out.MemberOptions != nil && out.MemberOptions.MFAPhoneNumber != "" &&
-		org.AllowsMFAMethod(organization.MFAMethodSMS) && pl.s.autoSendSMS(ctx, q, p, org, m) == nil {
+		org.AllowsMFAMethodFor(m, organization.MFAMethodSMS) && pl.s.autoSendSMS(ctx, q, p, org, m) == nil {
 		initiated := organization.MFAMethodSMS
 		out.SecondaryAuthInitiated = &initiated
 	}

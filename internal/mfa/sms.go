@@ -41,7 +41,7 @@ func (s *Service) SendSMS(ctx context.Context, p SMSSendParams) (*MemberResult, 
 		return nil, err
 	}
 	m, org := sub.member, sub.org
-	if err := requireMethod(org, organization.MFAMethodSMS); err != nil {
+	if err := requireMethod(org, m, organization.MFAMethodSMS); err != nil {
 		return nil, err
 	}
 	if err := requireActive(m); err != nil {
@@ -181,7 +181,7 @@ func (s *Service) beginCodeAuth(ctx context.Context, p CodeAuthParams, method st
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := requireMethod(sub.org, method); err != nil {
+	if err := requireMethod(sub.org, sub.member, method); err != nil {
 		return nil, 0, err
 	}
 	return sub, duration, nil

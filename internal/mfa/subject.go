@@ -147,9 +147,10 @@ func requireActive(m *organization.Member) error {
 	return nil
 }
 
-// requireMethod refuses a method the organization does not allow.
-func requireMethod(org *organization.Organization, method string) error {
-	if !org.AllowsMFAMethod(method) {
+// requireMethod refuses a method the organization does not allow member
+// m (a break-glass member is exempt from a restricted list).
+func requireMethod(org *organization.Organization, m *organization.Member, method string) error {
+	if !org.AllowsMFAMethodFor(m, method) {
 		return apierr.New(apierr.MFAMethodNotAllowed).WithDetails(map[string]any{"mfa_method": method})
 	}
 	return nil
@@ -167,7 +168,7 @@ func refuseISTEnrollment(sub *subject, m *organization.Member) error {
 	if !sub.midLogin() {
 		return nil
 	}
-	if !session.PrimarySatisfied(sub.org, sub.istFactors) {
+	if !session.PrimarySatisfied(sub.org, sub.member, sub.istFactors) {
 		return apierr.New(apierr.UnauthorizedAction).WithMessage(
 			"This login has not yet used an authentication method the organization accepts: complete primary authentication before setting up multi-factor authentication.")
 	}

@@ -61,7 +61,7 @@ func (s *Service) CreateTOTP(ctx context.Context, p TOTPCreateParams) (*TOTPCrea
 		return nil, err
 	}
 	m, org, proj := sub.member, sub.org, p.Who.Project
-	if err := requireMethod(org, organization.MFAMethodTOTP); err != nil {
+	if err := requireMethod(org, m, organization.MFAMethodTOTP); err != nil {
 		return nil, err
 	}
 	if err := requireActive(m); err != nil {

@@ -95,6 +95,7 @@ type authRequest struct {
 	IntermediateSession    string `json:"intermediate_session_token"`
 	Locale                 string `json:"locale"`
 	session.Held
+	session.ClaimsField
 }
 
 // handleAuthenticate serves POST b2b/oauth/authenticate on both faces.
@@ -103,7 +104,11 @@ func (m *Module) handleAuthenticate(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
-	return m.Authenticate(r.Context(), project.CallerFrom(r.Context()).Project, httpapi.ClientIP(r), req)
+	claims, err := req.Claims(r)
+	if err != nil {
+		return nil, err
+	}
+	return m.Authenticate(r.Context(), project.CallerFrom(r.Context()).Project, httpapi.ClientIP(r), req, claims)
 }
 
 // redeem spends a token ticket of kind.
@@ -128,8 +133,10 @@ func (m *Module) redeem(ctx context.Context, p *project.Project, kind flowtoken.
 
 // Authenticate redeems an organization-flow OAuth token: it finds or
 // admits the member, records the OAuth registration, and completes the
-// login through session.Complete.
-func (m *Module) Authenticate(ctx context.Context, p *project.Project, ip string, req authRequest) (*AuthResponse, error) {
+// login through session.Complete. A session it starts gets claims
+// (session.ClaimsField).
+func (m *Module) Authenticate(ctx context.Context, p *project.Project, ip string, req authRequest,
+	claims map[string]any) (*AuthResponse, error) {
 	duration, err := session.DurationMinutes(p, req.SessionDurationMinutes)
 	if err != nil {
 		return nil, err
@@ -170,7 +177,8 @@ func (m *Module) Authenticate(ctx context.Context, p *project.Project, ip string
 			return err
 		}
 		out, err = m.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: member,
-			DurationMinutes: duration, MethodID: reg, Prior: prior, From: from, Factor: Factor(&id, reg, member.EmailID)})
+			DurationMinutes: duration, MethodID: reg, Prior: prior, From: from, Factor: Factor(&id, reg, member.EmailID),
+			CustomClaims: claims})
 		return err
 	})
 	if err != nil {

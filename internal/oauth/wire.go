@@ -25,7 +25,8 @@ func (m *Module) handleSDKAuthenticate(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
-	res, err := m.Authenticate(r.Context(), project.CallerFrom(r.Context()).Project, httpapi.ClientIP(r), req)
+	// No custom claims: a browser does not choose its own (session.ClaimsField).
+	res, err := m.Authenticate(r.Context(), project.CallerFrom(r.Context()).Project, httpapi.ClientIP(r), req, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -51,6 +51,11 @@ const (
 	ActionDefaultMFAMethod  = "update.settings.default-mfa-method"
 	ActionRevokeSessions    = "revoke-sessions"
 	ActionDelete            = "delete"
+	// Named as the browser SDK's @rbac annotations name them (members and
+	// self getConnectedApps, revokeConnectedApp, unlinkRetiredEmail).
+	ActionGetConnectedApps   = "get.connected-apps"
+	ActionRevokeConnectedApp = "revoke.connected-app"
+	ActionUnlinkRetiredEmail = "update.info.unlink.retired-email"
 )
 
 // Actions on stytch.sso.
@@ -77,7 +82,8 @@ var OrgActions = []string{ActionOrgName, ActionOrgSlug, ActionOrgLogoURL, Action
 
 // SelfActions lists every action on stytch.self.
 var SelfActions = []string{ActionName, ActionUntrustedMetadata, ActionEmail, ActionMFAPhone, ActionDeleteMFAPhone,
-	ActionDeleteMFATOTP, ActionDeletePassword, ActionMFAEnrolled, ActionDefaultMFAMethod, ActionRevokeSessions, ActionDelete}
+	ActionDeleteMFATOTP, ActionDeletePassword, ActionMFAEnrolled, ActionDefaultMFAMethod, ActionRevokeSessions, ActionDelete,
+	ActionGetConnectedApps, ActionRevokeConnectedApp, ActionUnlinkRetiredEmail}
 
 // MemberActions lists every action on stytch.member.
 var MemberActions = append([]string{ActionCreate, ActionSearch, ActionRoles, ActionBreakglass}, SelfActions...)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -36,12 +37,23 @@ func (s *Store) MembersByEmail(ctx context.Context, q store.Querier, projectID, 
 // ClaimingDomain returns the organizations that restrict email JIT to a
 // list containing domain. Such an organization "claims" the domain: people
 // with it may join it by email, and may not create or join others.
+//
+// A shared mail provider's domain (emailaddr.IsCommonDomain) is claimed by
+// no one. Settings refuse it now, but an organization may have stored it
+// before; it must not keep every gmail.com user of the project from
+// creating an organization, nor be offered to them all as one they can
+// join. (Its own email JIT still admits them: that is its members' list,
+// not a claim on others.)
 func (s *Store) ClaimingDomain(ctx context.Context, q store.Querier, projectID, domain string) ([]*Organization, error) {
+	if emailaddr.IsCommonDomain(domain) {
+		return nil, nil
+	}
 	return s.withDomain(ctx, q, projectID, domain, true)
 }
 
 // WithAllowedDomain returns the organizations whose email_allowed_domains
-// list domain, whatever their JIT setting (SSO discovery by email domain).
+// list domain, whatever their JIT settings: SSO discovery applies the SSO
+// JIT rule to each connection itself.
 func (s *Store) WithAllowedDomain(ctx context.Context, q store.Querier, projectID, domain string) ([]*Organization, error) {
 	return s.withDomain(ctx, q, projectID, domain, false)
 }

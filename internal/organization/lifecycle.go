@@ -33,6 +33,11 @@ type MemberUpdate struct {
 	// PreserveExistingSessions keeps the sessions a roles change would end
 	// (endRoleSessions). It cannot keep them through an address change.
 	PreserveExistingSessions bool `json:"preserve_existing_sessions"`
+	// MFAPhoneVouched marks MFAPhoneNumber verified at once, a factor
+	// without an SMS code: the project's backend attests that the member
+	// owns it (passwords/migrate's set_phone_number_verified). Never read
+	// from a request body: the member update routes have no such field.
+	MFAPhoneVouched bool `json:"-"`
 }
 
 // explicitRoles applies the update's roles and is_admin to the member's

@@ -65,7 +65,9 @@ type Member struct {
 	SSORegistrations       []SSORegistration `json:"sso_registrations"`
 	IsBreakglass           bool              `json:"is_breakglass"`
 	IsAdmin                bool              `json:"is_admin"`
-	IsLocked               bool              `json:"is_locked"` // a lockout about the address runs (see memberSelect)
+	IsLocked               bool              `json:"is_locked"`                 // a lockout about the address runs (see memberSelect)
+	LockCreatedAt          *time.Time        `json:"lock_created_at,omitempty"` // the running lockouts' earliest start, if known
+	LockExpiresAt          *time.Time        `json:"lock_expires_at,omitempty"` // and latest end (absent when none runs)
 	MemberPasswordID       string            `json:"member_password_id"`
 	MFAEnrolled            bool              `json:"mfa_enrolled"`
 	MFAPhoneNumber         string            `json:"mfa_phone_number"`

@@ -66,6 +66,9 @@ func (s *Store) applyFields(ctx context.Context, q store.Querier, org *Organizat
 		if err := s.setMFAPhone(ctx, q, org, m, *u.MFAPhoneNumber); err != nil {
 			return fieldChanges{}, err
 		}
+		if u.MFAPhoneVouched {
+			m.MFAPhoneNumberVerified = true
+		}
 	}
 	if u.DefaultMFAMethod != nil {
 		if err := setDefaultMFA(org, m, *u.DefaultMFAMethod); err != nil {
@@ -81,7 +84,7 @@ func (s *Store) applyFields(ctx context.Context, q store.Querier, org *Organizat
 	}
 	return fieldChanges{
 		mfa: m.MFAEnrolled != before.MFAEnrolled || m.MFAPhoneNumber != before.MFAPhoneNumber ||
-			m.DefaultMFAMethod != before.DefaultMFAMethod,
+			m.MFAPhoneNumberVerified != before.MFAPhoneNumberVerified || m.DefaultMFAMethod != before.DefaultMFAMethod,
 		externalID: m.ExternalID != before.ExternalID,
 	}, nil
 }
@@ -103,7 +106,7 @@ func (s *Store) setMFAPhone(ctx context.Context, q store.Querier, org *Organizat
 	if to == m.MFAPhoneNumber {
 		return nil
 	}
-	if !org.AllowsMFAMethod(MFAMethodSMS) {
+	if !org.AllowsMFAMethodFor(m, MFAMethodSMS) {
 		return apierr.New(apierr.MFAMethodNotAllowed)
 	}
 	if m.MFAPhoneNumber != "" {
@@ -132,7 +135,7 @@ func setDefaultMFA(org *Organization, m *Member, method string) error {
 	if method == m.DefaultMFAMethod {
 		return nil
 	}
-	if !org.AllowsMFAMethod(method) {
+	if !org.AllowsMFAMethodFor(m, method) {
 		return apierr.New(apierr.MFAMethodNotAllowed)
 	}
 	if !slices.Contains(m.EnrolledMFAMethods(), method) {

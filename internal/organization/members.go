@@ -2,9 +2,11 @@ package organization
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -40,20 +42,22 @@ const memberColumnsRead = `member_id, organization_id, project_id, email_id, ema
 	mfa_phone_number, mfa_phone_number_verified, mfa_enrolled, default_mfa_method, totp_registration_id, ` + memberEmailRoles + `, sso_registrations,
 	external_id`
 
-// memberSelect is memberColumnsRead plus is_locked: whether a lockout
-// about the member's address (ratelimit.EmailSubject) runs now. The time
-// is a number formatted here, not user input. Frequent reads use
+// memberSelect is memberColumnsRead plus the member's lock: the start of
+// the earliest and the end of the latest lockout about the member's
+// address (ratelimit.EmailSubject) that runs now, NULL when none does
+// (is_locked, lock_created_at, lock_expires_at; see lockColumns). The
+// time is a number formatted here, not user input. Frequent reads use
 // memberSelectAt instead, whose text stays the same (so SQLite keeps it
 // prepared, see store).
 //
-// is_locked is as of the read, and one reader keeps it: the session check
+// The lock is as of the read, and one reader keeps it: the session check
 // answers from its in-memory copy of the member (session's hotCache, and
-// the encoded answers built from it), so the is_locked of its backend
-// answer (the SDK face does not carry it) is the one of when that copy was
-// loaded. Unlike every other member field, nothing drops the copy when it
-// changes: attempt_counters is not a change-feed watch (its rows are
-// rate-limit buckets, written on every counted attempt), and a lock ends
-// by time passing locked_until, which no write records. A lock
+// the encoded answers built from it), so the lock fields of its backend
+// answer (the SDK face does not carry them) are the ones of when that
+// copy was loaded. Unlike every other member field, nothing drops the copy
+// when they change: attempt_counters is not a change-feed watch (its rows
+// are rate-limit buckets, written on every counted attempt), and a lock
+// ends by time passing locked_until, which no write records. A lock
 // that begins or ends after the load therefore shows in session checks
 // when the copy is reloaded: at most session.cacheTTL (one minute) after
 // the load, sooner if the member, its organization or its project changes
@@ -61,16 +65,21 @@ const memberColumnsRead = `member_id, organization_id, project_id, email_id, ema
 // query to a hot path that otherwise runs no SQL. Every other member read
 // (get, search, discovery, logins) selects it fresh.
 func (s *Store) memberSelect() string {
-	return memberColumnsRead + fmt.Sprintf(`, EXISTS (SELECT 1 FROM attempt_counters ac
-		WHERE ac.subject = members.project_id || '|' || members.email_address AND ac.locked_until > %d)`,
-		store.Millis(s.clock.Now()))
+	return memberColumnsRead + lockColumns(strconv.FormatInt(store.Millis(s.clock.Now()), 10))
 }
 
 // memberSelectAt is memberSelect with the time as parameter $n: pass
 // store.Millis(s.clock.Now()) there.
-func memberSelectAt(n int) string {
-	return memberColumnsRead + fmt.Sprintf(`, EXISTS (SELECT 1 FROM attempt_counters ac
-		WHERE ac.subject = members.project_id || '|' || members.email_address AND ac.locked_until > $%d)`, n)
+func memberSelectAt(n int) string { return memberColumnsRead + lockColumns(fmt.Sprintf("$%d", n)) }
+
+// lockColumns selects the running locks' earliest start and latest end,
+// now being the SQL for the current time. Every lock they span runs now,
+// so the member is locked throughout. A start of 0 is not known (a lock
+// older than attempt_counters.locked_at).
+func lockColumns(now string) string {
+	running := ` FROM attempt_counters ac
+		WHERE ac.subject = members.project_id || '|' || members.email_address AND ac.locked_until > ` + now + `)`
+	return `, (SELECT MIN(ac.locked_at)` + running + `, (SELECT MAX(ac.locked_until)` + running
 }
 
 var (
@@ -82,11 +91,21 @@ func scanMember(row interface{ Scan(...any) error }) (*Member, error) {
 	var m Member
 	var trusted, untrusted, roles, emailRoles, ssoRegs string
 	var created, updated int64
+	var lockedAt, lockedUntil sql.NullInt64
 	if err := row.Scan(&m.MemberID, &m.OrganizationID, &m.projectID, &m.EmailID, &m.EmailAddress, &m.EmailAddressVerified,
 		&m.Status, &m.Name, &trusted, &untrusted, &m.IsBreakglass, &roles, &m.MemberPasswordID, &created, &updated,
 		&m.MFAPhoneNumber, &m.MFAPhoneNumberVerified, &m.MFAEnrolled, &m.DefaultMFAMethod, &m.TOTPRegistrationID, &emailRoles, &ssoRegs,
-		&m.ExternalID, &m.IsLocked); err != nil {
+		&m.ExternalID, &lockedAt, &lockedUntil); err != nil {
 		return nil, store.MapError(err)
+	}
+	if lockedUntil.Valid {
+		m.IsLocked = true
+		end := store.Time(lockedUntil.Int64)
+		m.LockExpiresAt = &end
+		if lockedAt.Int64 > 0 {
+			start := store.Time(lockedAt.Int64)
+			m.LockCreatedAt = &start
+		}
 	}
 	for _, c := range []struct {
 		text string

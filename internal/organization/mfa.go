@@ -24,6 +24,14 @@ func (o *Organization) AllowsMFAMethod(method string) bool {
 	return o.MFAMethods != Restricted || slices.Contains(o.AllowedMFAMethods, method)
 }
 
+// AllowsMFAMethodFor is AllowsMFAMethod for member m: a break-glass member
+// is exempt from a RESTRICTED list, as from a restricted auth_methods
+// (AllowsAuthMethodFor). The exemption is from the list of methods only;
+// mfa_policy still decides whether a second factor is asked for.
+func (o *Organization) AllowsMFAMethodFor(m *Member, method string) bool {
+	return (m != nil && m.IsBreakglass) || o.AllowsMFAMethod(method)
+}
+
 // EnrolledMFAMethods lists the methods the member has a verified factor
 // for, SMS first.
 func (m *Member) EnrolledMFAMethods() []string {

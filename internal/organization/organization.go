@@ -126,6 +126,14 @@ func (o *Organization) AllowsAuthMethod(method string) bool {
 	return o.AuthMethods != Restricted || slices.Contains(o.AllowedAuthMethods, method)
 }
 
+// AllowsAuthMethodFor is AllowsAuthMethod for member m (nil: someone not
+// yet a member). A break-glass member is exempt from a RESTRICTED list, as
+// the API family documents: they are the way back in when the one allowed
+// method (typically the organization's SSO) is broken or misconfigured.
+func (o *Organization) AllowsAuthMethodFor(m *Member, method string) bool {
+	return (m != nil && m.IsBreakglass) || o.AllowsAuthMethod(method)
+}
+
 // CheckEmailJIT decides whether a non-member with this (normalised) email
 // may join by email. The two refusals are distinct types so the widget can
 // show the spec's text for both.
@@ -208,12 +216,35 @@ func validatePolicy(field, v string, allowed ...string) error {
 	return nil
 }
 
-func normalizeDomains(in []string) ([]string, error) {
+// domainRule is how a setting refuses an email domain: the field named in
+// the error, and its types for not a domain and for a shared provider's.
+type domainRule struct {
+	field              string
+	invalid, tooCommon apierr.Type
+}
+
+var (
+	allowedDomainRule = domainRule{"email_allowed_domains", apierr.InvalidAllowedDomain, apierr.AllowedDomainTooCommon}
+	rbacDomainRule    = domainRule{"rbac_email_implicit_role_assignments", apierr.InvalidRBACDomain, apierr.RBACDomainTooCommon}
+)
+
+// normalizeDomains lower-cases and de-duplicates a list of email domains
+// (a repeated one is merged, not refused). A shared mail provider's domain
+// (emailaddr.IsCommonDomain) is refused: allowing gmail.com would let
+// anyone in, and under RESTRICTED JIT claim every gmail user for one
+// organization. Only lists a request sends are checked, so an
+// organization stored with such a domain before this rule keeps it until
+// the list is next written.
+func normalizeDomains(rule domainRule, in []string) ([]string, error) {
 	out := make([]string, 0, len(in))
 	for _, d := range in {
 		d = strings.ToLower(strings.TrimSpace(d))
+		details := map[string]any{"field": rule.field, "domain": d}
 		if _, err := emailaddr.Normalize("x@" + d); err != nil {
-			return nil, apierr.Invalid("email_allowed_domains", fmt.Sprintf("%q is not a valid email domain.", d))
+			return nil, apierr.New(rule.invalid).WithMessage(fmt.Sprintf("%q is not a valid email domain.", d)).WithDetails(details)
+		}
+		if emailaddr.IsCommonDomain(d) {
+			return nil, apierr.New(rule.tooCommon).WithDetails(details)
 		}
 		if !slices.Contains(out, d) {
 			out = append(out, d)

@@ -18,7 +18,10 @@ func decodeUnlink(r *http.Request) (unlinkRequest, error) {
 }
 
 // SDKUnlinkSelfRetired handles SDK POST b2b/organizations/members/unlink_retired_email:
-// the logged-in member unlinks one of their own retired addresses.
+// the logged-in member unlinks one of their own retired addresses
+// (update.info.unlink.retired-email on stytch.self, which every member
+// holds through stytch_member; checked so the route follows the policy
+// like the other self routes).
 func (h Handlers) SDKUnlinkSelfRetired(r *http.Request) (any, error) {
 	req, err := decodeUnlink(r)
 	if err != nil {
@@ -26,6 +29,9 @@ func (h Handlers) SDKUnlinkSelfRetired(r *http.Request) (any, error) {
 	}
 	c, err := h.sessionCaller(r)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.AuthorizeMember(r.Context(), c.Member.MemberID, ActionUnlinkRetiredEmail); err != nil {
 		return nil, err
 	}
 	return h.unlinkRetired(r, c.Organization, c.Member.MemberID, req)
@@ -44,7 +50,9 @@ func (h Handlers) UnlinkRetired(r *http.Request) (any, error) {
 }
 
 // unlinkRetiredOf unlinks a retired address of the member named in the
-// path, for a caller of either face that may change that member's email.
+// path, for a caller of either face holding update.info.unlink.retired-email
+// on that member (the SDK's documented action; changing the address,
+// update.info.email, is a different right).
 func (h Handlers) unlinkRetiredOf(r *http.Request, caller func(*http.Request) (*SessionCaller, error)) (any, error) {
 	req, err := decodeUnlink(r)
 	if err != nil {
@@ -55,7 +63,7 @@ func (h Handlers) unlinkRetiredOf(r *http.Request, caller func(*http.Request) (*
 		return nil, err
 	}
 	id := r.PathValue("member_id")
-	if err := c.AuthorizeMember(r.Context(), id, ActionEmail); err != nil {
+	if err := c.AuthorizeMember(r.Context(), id, ActionUnlinkRetiredEmail); err != nil {
 		return nil, err
 	}
 	return h.unlinkRetired(r, c.Organization, id, req)

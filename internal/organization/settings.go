@@ -171,7 +171,7 @@ func (s Settings) applyInfo(o *Organization, creating bool) error {
 // applyLists sets the list- and map-valued fields, validating each entry.
 func (s Settings) applyLists(o *Organization) error {
 	if s.EmailAllowedDomains != nil {
-		d, err := normalizeDomains(*s.EmailAllowedDomains)
+		d, err := normalizeDomains(allowedDomainRule, *s.EmailAllowedDomains)
 		if err != nil {
 			return err
 		}
@@ -217,9 +217,12 @@ func (s Settings) applyLists(o *Organization) error {
 	if s.RBACEmailImplicitRoleAssignments != nil {
 		out := []RoleAssignment{}
 		for _, a := range *s.RBACEmailImplicitRoleAssignments {
-			d, err := normalizeDomains([]string{a.Domain})
-			if err != nil || strings.TrimSpace(a.RoleID) == "" {
-				return apierr.Invalid("rbac_email_implicit_role_assignments", "Each assignment needs a role_id and a valid email domain.")
+			if strings.TrimSpace(a.RoleID) == "" || strings.TrimSpace(a.Domain) == "" {
+				return apierr.Invalid("rbac_email_implicit_role_assignments", "Each assignment needs a role_id and an email domain.")
+			}
+			d, err := normalizeDomains(rbacDomainRule, []string{a.Domain})
+			if err != nil {
+				return err
 			}
 			out = append(out, RoleAssignment{RoleID: strings.TrimSpace(a.RoleID), Domain: d[0]})
 		}

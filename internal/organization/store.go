@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -138,8 +140,9 @@ func scanOrg(row interface{ Scan(...any) error }) (*Organization, error) {
 	o.ClaimedEmailDomains = []string{}
 	if o.EmailJITProvisioning == Restricted {
 		// Latchkey's claim rule (ClaimingDomain): a RESTRICTED organization
-		// claims its allowed domains, so the wire reports exactly those.
-		o.ClaimedEmailDomains = o.EmailAllowedDomains
+		// claims its allowed domains but shared mail providers' (stored
+		// before settings refused them), so the wire reports exactly those.
+		o.ClaimedEmailDomains = slices.DeleteFunc(slices.Clone(o.EmailAllowedDomains), emailaddr.IsCommonDomain)
 	}
 	return &o, nil
 }

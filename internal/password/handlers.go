@@ -251,9 +251,18 @@ type migrateRequest struct {
 	Argon2Config      *pwhash.Argon2Config `json:"argon_2_config"`
 	ScryptConfig      *pwhash.ScryptConfig `json:"scrypt_config"`
 	PBKDF2Config      *pwhash.PBKDF2Config `json:"pbkdf_2_config"`
+	MD5Config         *pwhash.SaltConfig   `json:"md_5_config"`
+	SHA1Config        *pwhash.SaltConfig   `json:"sha_1_config"`
+	SHA512Config      *pwhash.SaltConfig   `json:"sha_512_config"`
 	Name              string               `json:"name"`
 	TrustedMetadata   map[string]any       `json:"trusted_metadata"`
 	UntrustedMetadata map[string]any       `json:"untrusted_metadata"`
+	// The member fields of B2BPasswordsMigrateRequest.
+	Roles                    *[]string `json:"roles"`
+	PreserveExistingSessions bool      `json:"preserve_existing_sessions"`
+	MFAPhoneNumber           string    `json:"mfa_phone_number"`
+	SetPhoneNumberVerified   bool      `json:"set_phone_number_verified"`
+	ExternalID               string    `json:"external_id"`
 }
 
 // MigrateResponse answers migrate.
@@ -274,7 +283,10 @@ func (h Handlers) Migrate(r *http.Request) (any, error) {
 	res, err := h.Service.Migrate(r.Context(), MigrateParams{Project: project.CallerFrom(r.Context()).Project,
 		OrganizationID: req.OrganizationID, Email: req.EmailAddress, Name: req.Name, TrustedMetadata: req.TrustedMetadata,
 		UntrustedMetadata: req.UntrustedMetadata, Hash: pwhash.Import{Hash: req.Hash, HashType: req.HashType,
-			Argon2: req.Argon2Config, Scrypt: req.ScryptConfig, PBKDF2: req.PBKDF2Config}})
+			Argon2: req.Argon2Config, Scrypt: req.ScryptConfig, PBKDF2: req.PBKDF2Config, MD5: req.MD5Config,
+			SHA1: req.SHA1Config, SHA512: req.SHA512Config},
+		Roles: req.Roles, PreserveExistingSessions: req.PreserveExistingSessions, ExternalID: req.ExternalID,
+		MFAPhoneNumber: req.MFAPhoneNumber, PhoneVerified: req.SetPhoneNumberVerified})
 	if err != nil {
 		return nil, err
 	}

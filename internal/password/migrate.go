@@ -22,6 +22,20 @@ type MigrateParams struct {
 	Name              string
 	TrustedMetadata   map[string]any
 	UntrustedMetadata map[string]any
+	// Roles, when not nil, replaces the member's explicit roles.
+	Roles *[]string
+	// PreserveExistingSessions keeps the SSO sessions that taking away a
+	// role the member also holds through a connection would end (the
+	// member update's rule). It is about roles only: a hash that replaces
+	// the address's password still ends what the old one opened.
+	PreserveExistingSessions bool
+	// ExternalID names a member this import creates; it is ignored for
+	// one that exists, as the API family documents.
+	ExternalID string
+	// MFAPhoneNumber is set as a member update sets it; PhoneVerified
+	// vouches for it (set_phone_number_verified) and needs it.
+	MFAPhoneNumber string
+	PhoneVerified  bool
 }
 
 // MigrateResult is the member the password was imported for.
@@ -36,7 +50,9 @@ type MigrateResult struct {
 // backend vouches for the address) when needed. The hash is kept as given
 // and replaced by argon2id at the member's next successful login. A hash
 // that replaces the address's password ends what the old one could do
-// (importHash).
+// (importHash). The member fields the request carries go through the
+// member update's rules in the same transaction (memberFields), so a
+// refused one leaves neither member, nor roles, nor hash written.
 func (s *Service) Migrate(ctx context.Context, a MigrateParams) (*MigrateResult, error) {
 	m, err := s.prepareMigrate(ctx, a)
 	if err != nil {
@@ -75,6 +91,11 @@ func (s *Service) prepareMigrate(ctx context.Context, a MigrateParams) (*migrati
 	if a.Name, err = organization.CheckName(a.Name); err != nil {
 		return nil, err
 	}
+	// The flag attests ownership of one number: the one this request
+	// names, never whatever number the member happens to have.
+	if a.PhoneVerified && strings.TrimSpace(a.MFAPhoneNumber) == "" {
+		return nil, apierr.Invalid("set_phone_number_verified", "set_phone_number_verified needs the mfa_phone_number it vouches for.")
+	}
 	encoded, err := pwhash.Normalize(a.Hash)
 	if err != nil {
 		return nil, apierr.Wrap(apierr.InvalidRequest, err).WithMessage(strings.TrimPrefix(err.Error(), "pwhash: malformed hash: ")).
@@ -94,6 +115,12 @@ func (s *Service) prepareMigrate(ctx context.Context, a MigrateParams) (*migrati
 // goes on as if it had come second.
 func (s *Service) migrateIn(ctx context.Context, q store.Querier, a *migration) (*MigrateResult, error) {
 	out := &MigrateResult{Organization: a.org}
+	if a.Roles != nil {
+		// The policy lock before any member's row, as UpdateMember takes it.
+		if err := s.d.Orgs.LockRoles(ctx, q, a.Project.ID, *a.Roles); err != nil {
+			return nil, err
+		}
+	}
 	m, err := s.d.Orgs.MemberByEmail(ctx, q, a.org.OrganizationID, a.email)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
@@ -119,6 +146,9 @@ func (s *Service) migrateIn(ctx context.Context, q store.Querier, a *migration) 
 	if err := s.importHash(ctx, q, a.Project, a.email, a.encoded); err != nil {
 		return nil, err
 	}
+	if err := s.memberFields(ctx, q, a, m, out.MemberCreated); err != nil {
+		return nil, err
+	}
 	if err := s.d.Orgs.MarkEmailVerified(ctx, q, m); err != nil {
 		return nil, err
 	}
@@ -126,6 +156,28 @@ func (s *Service) migrateIn(ctx context.Context, q store.Querier, a *migration) 
 		return nil, err
 	}
 	return out, nil
+}
+
+// memberFields applies the request's roles, MFA phone number and, for a
+// member this import created, external id, through the member update
+// (organization.Store.UpdateMember: unknown roles, stytch_member, a taken
+// external id or number and a second number are refused there). After the
+// hash, in lockInOrder's order: the member's row, already held, then the
+// password's, then the sessions a roles change ends. An import without
+// them stays the single write importHash describes.
+func (s *Service) memberFields(ctx context.Context, q store.Querier, a *migration, m *organization.Member, created bool) error {
+	u := organization.MemberUpdate{Roles: a.Roles, PreserveExistingSessions: a.PreserveExistingSessions}
+	if a.MFAPhoneNumber != "" {
+		u.MFAPhoneNumber, u.MFAPhoneVouched = &a.MFAPhoneNumber, a.PhoneVerified
+	}
+	if created && a.ExternalID != "" {
+		u.ExternalID = &a.ExternalID
+	}
+	if u.Roles == nil && u.MFAPhoneNumber == nil && u.ExternalID == nil {
+		return nil
+	}
+	_, err := s.d.Orgs.UpdateMember(ctx, q, a.org, a.Project.Env, m.MemberID, u)
+	return err
 }
 
 // importHash stores an imported hash inside q. Replacing another password

@@ -233,9 +233,13 @@ func (a *Attempt) failIn(ctx context.Context, q store.Querier) error {
 		if r.key.Rule.Lock <= 0 || r.key.Rule.SlowOnly {
 			continue
 		}
-		if _, err := q.ExecContext(ctx, `UPDATE attempt_counters SET locked_until = $1
+		// locked_at is when the lock began: a failure counted before the
+		// lock and settled after it (a concurrent guess) extends the lock
+		// but does not restart it.
+		if _, err := q.ExecContext(ctx, `UPDATE attempt_counters
+			SET locked_at = CASE WHEN locked_until > $4 THEN locked_at ELSE $4 END, locked_until = $1
 			WHERE bucket = $2 AND hits >= $3 AND locked_until < $1`,
-			store.Millis(now.Add(r.key.Rule.Lock)), r.key.bucket(), r.key.Rule.Limit); err != nil {
+			store.Millis(now.Add(r.key.Rule.Lock)), r.key.bucket(), r.key.Rule.Limit, store.Millis(now)); err != nil {
 			return fmt.Errorf("ratelimit: lock %s: %w", r.key.Rule.Name, err)
 		}
 	}

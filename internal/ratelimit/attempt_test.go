@@ -264,3 +264,53 @@ func TestSettleOutlivesTheRequest(t *testing.T) {
 		}
 	})
 }
+
+// A lock records when it began (a member's lock_created_at). A failure
+// counted before the lock and settled after it (a concurrent guess)
+// pushes the end back but keeps the start; the next lock, after this one
+// ran out, starts anew.
+func TestLockKeepsItsStartWhenExtended(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+		clk := clock.NewFake(start)
+		l := ratelimit.New(db, clk)
+		k := ratelimit.For(ratelimit.Rule{Name: "pw", Limit: 2, Window: time.Hour, Lock: time.Hour,
+			Refuse: apierr.UserLockLimitReached}, "a").About("s")
+		lock := func() (began, ends time.Time) {
+			t.Helper()
+			var at, until int64
+			if err := db.Read().QueryRowContext(ctx, `SELECT locked_at, locked_until FROM attempt_counters WHERE subject = 's'`).
+				Scan(&at, &until); err != nil {
+				t.Fatal(err)
+			}
+			return store.Time(at), store.Time(until)
+		}
+		var held []*ratelimit.Attempt
+		for range 2 {
+			a, err := l.Reserve(ctx, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			held = append(held, a)
+		}
+		if err := held[0].Failed(ctx); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(time.Minute)
+		if err := held[1].Failed(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if began, ends := lock(); !began.Equal(start) || !ends.Equal(start.Add(time.Hour+time.Minute)) {
+			t.Fatalf("extended lock: began %s, ends %s", began, ends)
+		}
+
+		clk.Advance(2 * time.Hour)
+		for range 2 {
+			_ = l.Guard(ctx, wrong, isWrong, k)
+		}
+		if began, ends := lock(); !began.Equal(clk.Now()) || !ends.Equal(clk.Now().Add(time.Hour)) {
+			t.Fatalf("second lock: began %s, ends %s; now %s", began, ends, clk.Now())
+		}
+	})
+}

@@ -2,6 +2,7 @@ package scim
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -52,8 +53,14 @@ func parsePath(p string) (patchPath, error) {
 		if err != nil || f == nil || f.kind != nodeCmp || f.op != "eq" {
 			return out, errInvalidPath(p)
 		}
-		v, ok := f.value.v.(string)
-		if !ok {
+		// Entra picks a value by its flag too: roles[primary eq "True"].
+		var v string
+		switch x := f.value.v.(type) {
+		case string:
+			v = x
+		case bool:
+			v = strconv.FormatBool(x)
+		default:
 			return out, errInvalidPath(p)
 		}
 		out.filtered, out.filterAttr, out.filterValue = true, f.path.String(), v
@@ -249,10 +256,15 @@ func removePath(doc map[string]any, path string, value any) error {
 
 // matches reports whether a multi-valued attribute's element passes the
 // path's value filter (values compared case-insensitively: types such as
-// "work" are case-insensitive).
+// "work" are case-insensitive, and Entra spells booleans "True").
 func matches(m map[string]any, pp patchPath) bool {
-	v, _ := m[key(m, pp.filterAttr)].(string)
-	return strings.EqualFold(v, pp.filterValue)
+	switch v := m[key(m, pp.filterAttr)].(type) {
+	case string:
+		return strings.EqualFold(v, pp.filterValue)
+	case bool:
+		return strings.EqualFold(strconv.FormatBool(v), pp.filterValue)
+	}
+	return false
 }
 
 func merge(dst, src map[string]any) {

@@ -49,7 +49,9 @@ type name struct {
 	HonorificSuffix string `json:"honorificSuffix,omitempty"`
 }
 
-// multi is one value of a multi-valued attribute (emails, phoneNumbers).
+// multi is one value of a multi-valued attribute: emails, phoneNumbers,
+// ims, photos, entitlements, roles and x509Certificates share this shape
+// (RFC 7643 4.1.2, 4.1.3); addresses have their own (values.go).
 type multi struct {
 	Value   string   `json:"value"`
 	Type    string   `json:"type,omitempty"`
@@ -88,6 +90,12 @@ type user struct {
 	Active            *flexBool   `json:"active,omitempty"`
 	Emails            []multi     `json:"emails,omitempty"`
 	PhoneNumbers      []multi     `json:"phoneNumbers,omitempty"`
+	Addresses         []address   `json:"addresses,omitempty"`
+	IMs               []multi     `json:"ims,omitempty"`
+	Photos            []multi     `json:"photos,omitempty"`
+	Entitlements      []multi     `json:"entitlements,omitempty"`
+	Roles             []multi     `json:"roles,omitempty"` // kept and echoed only: SCIM groups grant roles, not this
+	X509Certificates  []multi     `json:"x509Certificates,omitempty"`
 	Enterprise        *enterprise `json:"urn:ietf:params:scim:schemas:extension:enterprise:2.0:User,omitempty"`
 }
 
@@ -180,13 +188,6 @@ func (u *user) fullName() string {
 // scim_registration.scim_attributes), with the server's id, active state
 // and groups.
 func (u *user) attributes(id string, active bool, groups []groupRef) map[string]any {
-	list := func(ms []multi) []map[string]any {
-		out := []map[string]any{}
-		for _, m := range ms {
-			out = append(out, map[string]any{"value": m.Value, "type": m.Type, "primary": bool(m.Primary)})
-		}
-		return out
-	}
 	gs := []map[string]any{}
 	for _, g := range groups {
 		gs = append(gs, map[string]any{"value": g.Value, "display": g.Display})
@@ -194,8 +195,9 @@ func (u *user) attributes(id string, active bool, groups []groupRef) map[string]
 	out := map[string]any{"user_name": u.UserName, "id": id, "external_id": u.ExternalID, "active": active, "groups": gs,
 		"display_name": u.DisplayName, "nick_name": u.NickName, "profile_url": u.ProfileURL, "user_type": u.UserType,
 		"title": u.Title, "preferred_language": u.PreferredLanguage, "locale": u.Locale, "timezone": u.Timezone,
-		"emails": list(u.Emails), "phone_numbers": list(u.PhoneNumbers), "addresses": []any{}, "ims": []any{},
-		"photos": []any{}, "entitlements": []any{}, "roles": []any{}, "x509certificates": []any{}}
+		"emails": multiWire(u.Emails), "phone_numbers": multiWire(u.PhoneNumbers), "addresses": addressWire(u.Addresses),
+		"ims": multiWire(u.IMs), "photos": multiWire(u.Photos), "entitlements": multiWire(u.Entitlements),
+		"roles": multiWire(u.Roles), "x509certificates": multiWire(u.X509Certificates)}
 	if n := u.Name; n != nil {
 		out["name"] = map[string]any{"formatted": n.Formatted, "family_name": n.FamilyName, "given_name": n.GivenName,
 			"middle_name": n.MiddleName, "honorific_prefix": n.HonorificPrefix, "honorific_suffix": n.HonorificSuffix}

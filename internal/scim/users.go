@@ -208,6 +208,9 @@ func (s *Service) createUser(r *http.Request, c *conn) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	if err := u.bound(nil); err != nil {
+		return 0, nil, err
+	}
 	email, err := u.email()
 	if err != nil {
 		return 0, nil, err
@@ -402,6 +405,9 @@ func (s *Service) updateUser(r *http.Request, c *conn, id string, next func(*reg
 		}
 		u, err := next(g)
 		if err != nil {
+			return err
+		}
+		if err := u.bound(&g.Attrs); err != nil {
 			return err
 		}
 		if err := s.userTaken(ctx, q, c, u.UserName, id); err != nil {

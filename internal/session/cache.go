@@ -39,8 +39,9 @@ type cachedSession struct {
 }
 
 type cachedMember struct {
-	// m.IsLocked is as of loaded, for up to cacheTTL: no watched table
-	// records a lock (see organization.memberSelect).
+	// m.IsLocked and the lock times are as of loaded, for up to
+	// cacheTTL: no watched table records a lock (see
+	// organization.memberSelect).
 	m      *organization.Member
 	loaded time.Time
 }

@@ -76,10 +76,11 @@ func primaryRequired(org *organization.Organization) *PrimaryRequired {
 }
 
 // primarySatisfied reports whether some primary factor is one the
-// organization's auth policy accepts.
-func primarySatisfied(org *organization.Organization, factors []Factor) bool {
+// organization's auth policy accepts from member m (a break-glass member
+// is exempt from a restricted list: organization.AllowsAuthMethodFor).
+func primarySatisfied(org *organization.Organization, m *organization.Member, factors []Factor) bool {
 	for _, f := range factors {
-		if f.SequenceOrder == Primary && org.AllowsAuthMethod(AuthMethod(f)) {
+		if f.SequenceOrder == Primary && org.AllowsAuthMethodFor(m, AuthMethod(f)) {
 			return true
 		}
 	}
@@ -87,11 +88,12 @@ func primarySatisfied(org *organization.Organization, factors []Factor) bool {
 }
 
 // PrimarySatisfied reports whether some primary factor in factors is one
-// the organization's auth policy accepts. It is the check Complete makes
-// before answering primary_required, exported so that other packages
-// (MFA enrolment through an IST) apply exactly the same rule.
-func PrimarySatisfied(org *organization.Organization, factors []Factor) bool {
-	return primarySatisfied(org, factors)
+// the organization's auth policy accepts from member m. It is the check
+// Complete makes before answering primary_required, exported so that
+// other packages (MFA enrolment through an IST) apply exactly the same
+// rule.
+func PrimarySatisfied(org *organization.Organization, m *organization.Member, factors []Factor) bool {
+	return primarySatisfied(org, m, factors)
 }
 
 func hasSecondary(factors []Factor) bool {

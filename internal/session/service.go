@@ -187,7 +187,7 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 	if err := checkImpersonated(&p, factors); err != nil {
 		return nil, err
 	}
-	if !p.PolicyMet && !primarySatisfied(p.Organization, factors) {
+	if !p.PolicyMet && !primarySatisfied(p.Organization, p.Member, factors) {
 		return s.intermediateResponse(ctx, q, p, factors, primaryRequired(p.Organization), nil)
 	}
 	if !p.PolicyMet && s.mfa != nil && !hasSecondary(factors) {

@@ -95,6 +95,11 @@ func assignedRoleIDs(conn *[]RoleAssignment, group *[]GroupRoleAssignment) []str
 // certificate uploaded before the old one is deleted), not an archive.
 const maxVerificationCertificates = 5
 
+// maxEncryptionKeys is the API family's limit on a SAML connection's
+// encryption private keys ("a maximum of 5 private keys per connection"),
+// for the same reason: room for a rotation.
+const maxEncryptionKeys = 5
+
 func (s *Service) applySAML(c *conn, u samlUpdate) error {
 	cfg, now := c.SAML, s.d.Clock.Now()
 	if u.IdPInitiatedAuthDisabled != nil && !*u.IdPInitiatedAuthDisabled {
@@ -164,11 +169,22 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 		if err != nil {
 			return apierr.Invalid("saml_encryption_private_key", "saml_encryption_private_key must be an RSA private key in PEM.")
 		}
-		k, err := s.newKey(newKeyID("saml-encryption-key", c), c.ID, key, now)
+		// The same key again is no new one (as with certificates): the
+		// update leaves the list as it is, limit or not.
+		held, err := holdsKey(cfg.EncryptionKeys, &key.PublicKey)
 		if err != nil {
 			return err
 		}
-		cfg.EncryptionKeys = append(cfg.EncryptionKeys, k)
+		if !held {
+			if len(cfg.EncryptionKeys) >= maxEncryptionKeys {
+				return apierr.New(apierr.TooManyEncryptionCertificates)
+			}
+			k, err := s.newKey(newKeyID("saml-encryption-key", c), c.ID, key, now)
+			if err != nil {
+				return err
+			}
+			cfg.EncryptionKeys = append(cfg.EncryptionKeys, k)
+		}
 	}
 	if u.SAMLConnectionImplicitRoleAssignments != nil {
 		cfg.ConnectionRoles = *u.SAMLConnectionImplicitRoleAssignments

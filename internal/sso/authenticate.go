@@ -20,6 +20,7 @@ type authenticateRequest struct {
 	SessionDurationMinutes   *int   `json:"session_duration_minutes"`
 	IntermediateSessionToken string `json:"intermediate_session_token"`
 	session.Held
+	session.ClaimsField
 	httpapi.EnglishOnly
 }
 
@@ -33,6 +34,10 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 		return nil, err
 	}
 	if err := httpapi.Required("sso_token", req.SSOToken); err != nil {
+		return nil, err
+	}
+	claims, err := req.Claims(r)
+	if err != nil {
 		return nil, err
 	}
 	s := h.s
@@ -83,7 +88,7 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 			factor.OIDCSSOFactor = f
 		}
 		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m,
-			Factor: factor, DurationMinutes: duration, Prior: prior, From: from})
+			Factor: factor, DurationMinutes: duration, Prior: prior, From: from, CustomClaims: claims})
 		return err
 	})
 	if err != nil {
@@ -92,11 +97,13 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	return &AuthenticateResponse{AuthResponse: resp}, nil
 }
 
-// DiscoverConnections handles SDK GET b2b/sso/discovery/connections: the
-// active connections of the organizations an email belongs to, by its
-// domain (organizations that list the domain in email_allowed_domains) or
-// by membership. The widget starts the only one, or offers a menu, or
-// asks for the organization's slug when there is none.
+// DiscoverConnections handles SDK GET b2b/sso/discovery/connections as
+// the vendor documents it: the active connections of the organizations
+// the address is a member of or, only when those have none, the ones it
+// could join through by SSO JIT provisioning (discover.go). The widget
+// starts the only one, or offers a menu, or asks for the organization's
+// slug when there is none: a connection listed must be one whose login
+// can succeed, not one that ends on an error after the identity provider.
 func (h Handlers) DiscoverConnections(r *http.Request) (any, error) {
 	p := project.CallerFrom(r.Context()).Project
 	email, err := emailaddr.Normalize(r.URL.Query().Get("email_address"))
@@ -104,35 +111,12 @@ func (h Handlers) DiscoverConnections(r *http.Request) (any, error) {
 		return nil, err
 	}
 	ctx, q := r.Context(), h.s.d.DB.Read()
-	domain := emailaddr.Domain(email)
-	orgs, err := h.s.d.Orgs.WithAllowedDomain(ctx, q, p.ID, domain)
+	conns, err := h.s.memberConnections(ctx, q, p.ID, email)
+	if err == nil && len(conns) == 0 {
+		conns, err = h.s.jitConnections(ctx, q, p.ID, email)
+	}
 	if err != nil {
 		return nil, err
 	}
-	members, err := h.s.d.Orgs.MembersByEmail(ctx, q, p.ID, email)
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	out := &DiscoveryResponse{Connections: []DiscoveredConnection{}}
-	add := func(o *organization.Organization) {
-		if seen[o.OrganizationID] {
-			return
-		}
-		seen[o.OrganizationID] = true
-		for _, c := range o.SSOActiveConnections {
-			out.Connections = append(out.Connections, DiscoveredConnection(c))
-		}
-	}
-	for _, o := range orgs {
-		add(o)
-	}
-	for _, m := range members {
-		o, err := h.s.d.Orgs.GetIn(ctx, q, p.ID, m.OrganizationID)
-		if err != nil {
-			return nil, err
-		}
-		add(o)
-	}
-	return out, nil
+	return &DiscoveryResponse{Connections: conns}, nil
 }

@@ -125,6 +125,23 @@ func (s *Service) openKey(k storedKey) (*rsa.PrivateKey, []byte, error) {
 	return key, cert.Raw, nil
 }
 
+// holdsKey reports whether keys include pub: compared by public key, as
+// each stored key's certificate carries it, so the same private key in
+// another PEM encoding (PKCS #1 or #8, other line breaks) is recognised
+// without unsealing anything.
+func holdsKey(keys []storedKey, pub *rsa.PublicKey) (bool, error) {
+	for _, k := range keys {
+		cert, _, err := parseCertificate(k.PEM)
+		if err != nil {
+			return false, fmt.Errorf("sso: parse certificate %s: %w", k.ID, err)
+		}
+		if pub.Equal(cert.PublicKey) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // verificationCert stores an identity provider's certificate.
 func verificationCert(id, text string) (storedCert, error) {
 	cert, pemText, err := parseCertificate(text)

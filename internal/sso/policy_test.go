@@ -35,29 +35,3 @@ func TestSSOCompletionSeam(t *testing.T) {
 		}
 	})
 }
-
-// TestDiscoverConnections finds active connections by email domain and by
-// membership.
-func TestDiscoverConnections(t *testing.T) {
-	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		s := newSAMLEnv(t, e, map[string]any{"email_allowed_domains": []string{"acme.test"}})
-		get := func(email string) []any {
-			r := e.SDK(http.MethodGet, "/b2b/sso/discovery/connections?email_address="+email, nil, "")
-			apptest.Want(t, r, 200, "")
-			return r.Data()["connections"].([]any)
-		}
-		if c := get("ada@acme.test"); len(c) != 1 || c[0].(map[string]any)["connection_id"] != s.connID ||
-			c[0].(map[string]any)["identity_provider"] != "okta" {
-			t.Fatalf("by domain: %v", c)
-		}
-		if c := get("someone@elsewhere.test"); len(c) != 0 {
-			t.Fatalf("stranger: %v", c)
-		}
-		e.CreateMember(s.orgID, "contractor@elsewhere.test")
-		if c := get("contractor@elsewhere.test"); len(c) != 1 {
-			t.Fatalf("by membership: %v", c)
-		}
-		r := e.SDK(http.MethodGet, "/b2b/sso/discovery/connections?email_address=nope", nil, "")
-		apptest.Want(t, r, 400, "invalid_email")
-	})
-}

@@ -31,6 +31,7 @@ type attestRequest struct {
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
 	SessionToken           string `json:"session_token"`
 	SessionJWT             string `json:"session_jwt"`
+	session.ClaimsField
 }
 
 // identity is what a verified token says.
@@ -57,6 +58,10 @@ func (h Handlers) Attest(r *http.Request) (any, error) {
 		if err := httpapi.Required(f[0], f[1]); err != nil {
 			return nil, err
 		}
+	}
+	claims, err := req.Claims(r)
+	if err != nil {
+		return nil, err
 	}
 	ctx := r.Context()
 	p := project.CallerFrom(ctx).Project
@@ -93,7 +98,7 @@ func (h Handlers) Attest(r *http.Request) (any, error) {
 			return err
 		}
 		return s.d.DB.Tx(ctx, func(q store.Querier) error {
-			resp, err = s.complete(ctx, q, p, prof, id, exp, prior, duration)
+			resp, err = s.complete(ctx, q, p, prof, id, exp, prior, duration, claims)
 			return err
 		})
 	}, ratelimit.FailureOf(apierr.InvalidTrustedAuthToken), ratelimit.For(AttestPerIP, p.ID+"|"+httpapi.ClientIP(r)))
@@ -147,9 +152,10 @@ func (s *Service) identify(ctx context.Context, prof *Profile, req attestRequest
 }
 
 // complete finds (or provisions) the member, spends the token and
-// completes the login inside q.
+// completes the login inside q; the session gets claims
+// (session.ClaimsField).
 func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Project, prof *Profile, id identity,
-	expMs int64, prior *session.SessionResponse, duration int) (*session.AuthResponse, error) {
+	expMs int64, prior *session.SessionResponse, duration int, claims map[string]any) (*session.AuthResponse, error) {
 	org, err := s.d.Orgs.GetIn(ctx, q, p.ID, id.orgID)
 	if err != nil {
 		return nil, organization.NotFound(err, apierr.OrganizationNotFound)
@@ -173,7 +179,7 @@ func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Proj
 	factor := session.Factor{Type: FactorType, DeliveryMethod: DeliveryMethod,
 		TrustedAuthTokenFactor: &session.TrustedAuthTokenFactor{TokenID: id.tokenID}}
 	return s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m, Factor: factor,
-		DurationMinutes: duration, From: prior})
+		DurationMinutes: duration, From: prior, CustomClaims: claims})
 }
 
 // member finds the member the token names, or provisions one when the

@@ -68,6 +68,7 @@ type migrateRequest struct {
 	SessionToken           string `json:"session_token"`
 	OrganizationID         string `json:"organization_id"`
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
+	session.ClaimsField
 }
 
 // Migrate handles POST /v1/b2b/sessions/migrate: a session (an OAuth
@@ -85,6 +86,10 @@ func (h Handlers) Migrate(r *http.Request) (any, error) {
 		if err := httpapi.Required(f[0], f[1]); err != nil {
 			return nil, err
 		}
+	}
+	claims, err := req.Claims(r)
+	if err != nil {
+		return nil, err
 	}
 	ctx := r.Context()
 	p := project.CallerFrom(ctx).Project
@@ -123,7 +128,8 @@ func (h Handlers) Migrate(r *http.Request) (any, error) {
 			}
 			resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m,
 				DurationMinutes: duration, Factor: session.Factor{Type: MigratedFactorType, DeliveryMethod: MigratedDeliveryMethod,
-					EmailFactor: &session.EmailFactor{EmailID: m.EmailID, EmailAddress: m.EmailAddress}}})
+					EmailFactor: &session.EmailFactor{EmailID: m.EmailID, EmailAddress: m.EmailAddress}},
+				CustomClaims: claims})
 			return err
 		})
 	}, ratelimit.FailureOf(apierr.MigrateUnexpectedResponse), ratelimit.For(MigratePerIP, p.ID+"|"+httpapi.ClientIP(r)))

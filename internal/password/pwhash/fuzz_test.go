@@ -23,6 +23,9 @@ func FuzzParse(f *testing.F) {
 		"$pbkdf2-sha256$29000$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA",
 		"$pbkdf2-sha512$99999999999$c2FsdA$aGFzaA",
 		"$argon2id$v=19$m=65536,t=2,p=4,m=1$c2FsdA$aGFzaA",
+		"$digest-md5$cGVwJHBlcg$c2E6bHQ$M31FFEX4LK8Qaa67zZKerQ",
+		"$digest-sha512$$$sQnzu7wkTrgkQZF+0G1hi5AI3Qmzvv0bXgc5THBqi7mAsdd4Xll27ASbRt9fEyavWi6m0QP9B8lThf+rDKy8hg",
+		"$digest-sha1$$$$W6ph5Mm5Pz8GgiULbPgzG37mj9g",
 		"",
 	} {
 		f.Add(s)
@@ -54,6 +57,14 @@ func FuzzParse(f *testing.F) {
 		case *pbkdf2Hash:
 			if h.iterations < 1 || h.iterations > maxPBKDF2Iterations {
 				t.Fatalf("parse(%q) accepted pbkdf2 iterations %d", encoded, h.iterations)
+			}
+			if _, err := parse(h.encode()); err != nil {
+				t.Fatalf("re-encoded %q does not parse: %v", encoded, err)
+			}
+		case *digestHash:
+			if len(h.prepend) > maxDigestSalt || len(h.append) > maxDigestSalt || len(h.sum) != digestKinds[h.alg]().Size() {
+				t.Fatalf("parse(%q) accepted a %s digest of %d bytes with salts of %d and %d", encoded, h.alg, len(h.sum),
+					len(h.prepend), len(h.append))
 			}
 			if _, err := parse(h.encode()); err != nil {
 				t.Fatalf("re-encoded %q does not parse: %v", encoded, err)

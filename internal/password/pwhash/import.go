@@ -7,7 +7,7 @@ import (
 )
 
 // HashTypes are the hash_type values passwords/migrate accepts.
-var HashTypes = []string{"bcrypt", "argon_2i", "argon_2id", "scrypt", "pbkdf_2"}
+var HashTypes = []string{"bcrypt", "argon_2i", "argon_2id", "scrypt", "pbkdf_2", "md_5", "sha_1", "sha_512"}
 
 // Argon2Config is migrate's argon_2_config: the parameters of a raw argon2
 // hash. The salt is the salt string itself (not base64).
@@ -37,6 +37,14 @@ type PBKDF2Config struct {
 	Algorithm       string `json:"algorithm"`
 }
 
+// SaltConfig is migrate's md_5_config, sha_1_config and sha_512_config:
+// the salts the other system put around the password before hashing it,
+// as the strings themselves (not base64).
+type SaltConfig struct {
+	PrependSalt string `json:"prepend_salt"`
+	AppendSalt  string `json:"append_salt"`
+}
+
 // Import is a hash exported from another system.
 type Import struct {
 	Hash     string
@@ -44,12 +52,16 @@ type Import struct {
 	Argon2   *Argon2Config
 	Scrypt   *ScryptConfig
 	PBKDF2   *PBKDF2Config
+	MD5      *SaltConfig
+	SHA1     *SaltConfig
+	SHA512   *SaltConfig
 }
 
 // Normalize checks an imported hash and returns the self-describing string
 // Latchkey stores. A hash already in PHC (or bcrypt) form is taken as is;
 // otherwise the type's config supplies the parameters and Hash is the
-// base64 of the raw derived key. Errors wrap ErrMalformed and say what is
+// base64 of the raw derived key (the hex digest for md_5, sha_1 and
+// sha_512, whose optional config holds the salts). Errors wrap ErrMalformed and say what is
 // wrong, for the importing developer.
 func Normalize(in Import) (string, error) {
 	h := strings.TrimSpace(in.Hash)
@@ -68,6 +80,12 @@ func Normalize(in Import) (string, error) {
 		return normalizeScrypt(h, in.Scrypt)
 	case "pbkdf_2":
 		return normalizePBKDF2(h, in.PBKDF2)
+	case "md_5":
+		return normalizeDigest(h, in.HashType, "md5", in.MD5)
+	case "sha_1":
+		return normalizeDigest(h, in.HashType, "sha1", in.SHA1)
+	case "sha_512":
+		return normalizeDigest(h, in.HashType, "sha512", in.SHA512)
 	default:
 		return "", fmt.Errorf("%w: hash_type must be one of %s", ErrMalformed, strings.Join(HashTypes, ", "))
 	}

@@ -1,7 +1,7 @@
 // Package pwhash hashes new passwords with argon2id and verifies stored
 // hashes of every format Latchkey accepts: its own argon2id, and the
-// bcrypt, argon2i/argon2id, scrypt and PBKDF2 hashes imported from other
-// systems by passwords/migrate.
+// bcrypt, argon2i/argon2id, scrypt, PBKDF2 and salted MD-5, SHA-1 and
+// SHA-512 hashes imported from other systems by passwords/migrate.
 //
 // Every stored hash is a self-describing string (PHC format, or bcrypt's
 // modular crypt format), so a verifier never needs side information and a
@@ -162,6 +162,8 @@ func parse(encoded string) (verifier, error) {
 		return parseScrypt(encoded)
 	case strings.HasPrefix(encoded, "$pbkdf2-"):
 		return parsePBKDF2(encoded)
+	case strings.HasPrefix(encoded, "$digest-"):
+		return parseDigest(encoded)
 	default:
 		return nil, ErrMalformed
 	}

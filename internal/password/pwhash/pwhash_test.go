@@ -31,7 +31,8 @@ func TestArgon2idRoundTrip(t *testing.T) {
 
 // Vectors computed by independent implementations: the argon2 reference
 // README, the OpenBSD bcrypt test suite, and Python's hashlib (scrypt,
-// PBKDF2), so a wrong parameter order here cannot hide.
+// PBKDF2, and the salted digests: hashlib.md5(b"pep$per" + b"password" +
+// b"sa:lt")), so a wrong parameter order here cannot hide.
 var vectors = []struct {
 	name, hash, password, kind string
 }{
@@ -41,6 +42,11 @@ var vectors = []struct {
 	{"pbkdf2-sha1 hashlib", "$pbkdf2-sha1$i=4096$c2FsdFNBTFRzYWx0U0FMVHNhbHRTQUxUc2FsdFNBTFRzYWx0$PS7sT+QchJuAyNg2YsDkSospGpY", "passwordPASSWORDpassword", "pbkdf2-sha1"},
 	{"pbkdf2-sha256 hashlib", "$pbkdf2-sha256$i=4096$c2FsdFNBTFRzYWx0U0FMVHNhbHRTQUxUc2FsdFNBTFRzYWx0$NIyJ28vTKy8y2BS4EW6EzysXNH68GAAYHE4qH7jdU+E", "passwordPASSWORDpassword", "pbkdf2-sha256"},
 	{"pbkdf2-sha512 hashlib", "$pbkdf2-sha512$i=4096$c2FsdFNBTFRzYWx0U0FMVHNhbHRTQUxUc2FsdFNBTFRzYWx0$jAUR9Mbll8asYxXY8DYuIl88UBSVuiO4aMAFF03E7nERW1n55gzZUy+jPg91rv4wIlxYOhhs2CvU2uqXJKPTuA", "passwordPASSWORDpassword", "pbkdf2-sha512"},
+	{"md5 salted hashlib", "$digest-md5$cGVwJHBlcg$c2E6bHQ$M31FFEX4LK8Qaa67zZKerQ", "password", "md5"},
+	{"md5 unsalted hashlib", "$digest-md5$$$X03MO1qnZdYdgyfeuILPmQ", "password", "md5"},
+	{"sha1 salted hashlib", "$digest-sha1$cGVwJHBlcg$c2E6bHQ$Ncf9S/ivCodgxcPj6TFDDXbUn4Y", "password", "sha1"},
+	{"sha512 salted hashlib", "$digest-sha512$cGVwJHBlcg$c2E6bHQ$567i2IOpBR9vwZDCsSXM4OC4YGg+UmRiJ96NHZPB4YDCeRrJJHJKxlLgHAeaG86POl3ij9fQyKIcTB2zZ8v/uQ", "password", "sha512"},
+	{"sha512 unsalted hashlib", "$digest-sha512$$$sQnzu7wkTrgkQZF+0G1hi5AI3Qmzvv0bXgc5THBqi7mAsdd4Xll27ASbRt9fEyavWi6m0QP9B8lThf+rDKy8hg", "password", "sha512"},
 }
 
 func TestKnownVectors(t *testing.T) {
@@ -91,7 +97,12 @@ func TestMalformed(t *testing.T) {
 		"$scrypt$ln=30,r=8,p=1$TmFDbC1hbmQtcGVwcGVyIQ$upmwwuX950iBeXnAdoSUDNoxYhK5VVP0IllQJkkiGe8",
 		"$scrypt$ln=20,r=32,p=1$TmFDbC1hbmQtcGVwcGVyIQ$upmwwuX950iBeXnAdoSUDNoxYhK5VVP0IllQJkkiGe8", // 4 GiB: refused
 		"$pbkdf2-md5$i=1$c2FsdFNBTFRzYWx0U0FMVA$PS7sT+QchJuAyNg2YsDkSospGpY",
-		"$pbkdf2-sha256$i=0$c2FsdFNBTFRzYWx0U0FMVA$PS7sT+QchJuAyNg2YsDkSospGpY"} {
+		"$pbkdf2-sha256$i=0$c2FsdFNBTFRzYWx0U0FMVA$PS7sT+QchJuAyNg2YsDkSospGpY",
+		"$digest-md5$$$Ncf9S/ivCodgxcPj6TFDDXbUn4Y", // a SHA-1 sized digest
+		"$digest-sha256$$$X03MO1qnZdYdgyfeuILPmQ",   // no such digest
+		"$digest-md5$c2FsdA$X03MO1qnZdYdgyfeuILPmQ", // one salt only
+		"$digest-md5$!!$$X03MO1qnZdYdgyfeuILPmQ",    // salt not base64
+		"$digest-md5$$$" + strings.Repeat("A", 22) + "$"} {
 		if ok, err := Verify(t.Context(), h, "password"); ok || !errors.Is(err, ErrMalformed) {
 			t.Errorf("Verify(%q) = %v, %v; want ErrMalformed", h, ok, err)
 		}
@@ -121,7 +132,22 @@ func TestNormalize(t *testing.T) {
 		{"pbkdf2 wrong key length", Import{HashType: "pbkdf_2", Hash: "PS7sT+QchJuAyNg2YsDkSospGpY",
 			PBKDF2: &PBKDF2Config{Salt: "c2FsdFNBTFRzYWx0U0FMVHNhbHRTQUxUc2FsdFNBTFRzYWx0", IterationAmount: 4096, KeyLength: 32, Algorithm: "sha1"}}, ""},
 		{"missing config", Import{HashType: "scrypt", Hash: "abcd"}, ""},
-		{"md5 unsupported", Import{HashType: "md_5", Hash: "5f4dcc3b5aa765d61d8327deb882cf99"}, ""},
+		{"md5 hex + config", Import{HashType: "md_5", Hash: "337d451445f82caf1069aebbcd929ead",
+			MD5: &SaltConfig{PrependSalt: "pep$per", AppendSalt: "sa:lt"}}, vectors[6].hash},
+		{"md5 no config", Import{HashType: "md_5", Hash: " 5f4dcc3b5aa765d61d8327deb882cf99 "}, vectors[7].hash},
+		{"sha1 upper-case hex", Import{HashType: "sha_1", Hash: "35C7FD4BF8AF0A8760C5C3E3E931430D76D49F86",
+			SHA1: &SaltConfig{PrependSalt: "pep$per", AppendSalt: "sa:lt"}}, vectors[8].hash},
+		{"sha512 hex + config", Import{HashType: "sha_512", Hash: "e7aee2d883a9051f6fc190c2b125cce0e0b860683e52646227de8d1d93c1e180c2791ac924724ac652e01c079a1bce8f3a5de28fd7d0c8a21c4c1db367cbffb9",
+			SHA512: &SaltConfig{PrependSalt: "pep$per", AppendSalt: "sa:lt"}}, vectors[9].hash},
+		// Each type's own config: an md_5 import ignores a sha_1_config.
+		{"md5 other type's config", Import{HashType: "md_5", Hash: "5f4dcc3b5aa765d61d8327deb882cf99",
+			SHA1: &SaltConfig{PrependSalt: "x"}}, vectors[7].hash},
+		{"md5 as base64", Import{HashType: "md_5", Hash: "X03MO1qnZdYdgyfeuILPmQ=="}, ""},
+		{"md5 sha1-length hex", Import{HashType: "md_5", Hash: "5baa61e4c9b93f3f0682250b6cf8331b7ee68fd8"}, ""},
+		{"sha1 not hex", Import{HashType: "sha_1", Hash: "zbaa61e4c9b93f3f0682250b6cf8331b7ee68fd8"}, ""},
+		{"sha512 salt too long", Import{HashType: "sha_512", Hash: "b109f3bbbc244eb82441917ed06d618b9008dd09b3befd1b5e07394c706a8bb980b1d7785e5976ec049b46df5f1326af5a2ea6d103fd07c95385ffab0cacbc86",
+			SHA512: &SaltConfig{AppendSalt: strings.Repeat("s", 1025)}}, ""},
+		{"unknown type", Import{HashType: "sha_256", Hash: "5f4dcc3b5aa765d61d8327deb882cf99"}, ""},
 		{"empty", Import{HashType: "bcrypt"}, ""},
 	}
 	for _, c := range cases {

@@ -1,0 +1,115 @@
+package scim
+
+import "fmt"
+
+// address is one value of addresses (RFC 7643 4.1.2).
+type address struct {
+	Formatted     string   `json:"formatted,omitempty"`
+	StreetAddress string   `json:"streetAddress,omitempty"`
+	Locality      string   `json:"locality,omitempty"`
+	Region        string   `json:"region,omitempty"`
+	PostalCode    string   `json:"postalCode,omitempty"`
+	Country       string   `json:"country,omitempty"`
+	Type          string   `json:"type,omitempty"`
+	Primary       flexBool `json:"primary,omitempty"`
+}
+
+// Bounds on the multi-valued attributes. The body limit bounds one
+// request, but PATCH add appends to what is stored, so without a bound on
+// the stored lists a token holder could grow a registration (read with
+// every load of the member) a request at a time.
+const (
+	maxValues = 50   // values of one multi-valued attribute
+	maxText   = 1024 // bytes of one string in a value
+	// maxCertText bounds an x509Certificates value: a base64 DER
+	// certificate, a few kilobytes for a long RSA chain member.
+	maxCertText = 16 << 10
+)
+
+func multiFits(ms []multi, valueMax int) bool {
+	if len(ms) > maxValues {
+		return false
+	}
+	for _, m := range ms {
+		if len(m.Value) > valueMax || len(m.Type) > maxText {
+			return false
+		}
+	}
+	return true
+}
+
+func addressesFit(as []address) bool {
+	if len(as) > maxValues {
+		return false
+	}
+	for _, a := range as {
+		for _, s := range []string{a.Formatted, a.StreetAddress, a.Locality, a.Region, a.PostalCode, a.Country, a.Type} {
+			if len(s) > maxText {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// bound refuses multi-valued attributes over the bounds; prev is the user
+// as stored (nil at creation).
+//
+// A push with active false is never refused over them (as over its name
+// or address, see updateUser): an attribute out of bounds keeps its
+// stored values instead, and the answer shows them. A PATCH starts from
+// the member's status, so one of a deactivated user counts as such a
+// push. At creation there is nothing to keep, so it is refused.
+func (u *user) bound(prev *user) error {
+	keep := prev != nil && u.Active != nil && !bool(*u.Active)
+	if prev == nil {
+		prev = &user{}
+	}
+	for _, a := range []struct {
+		name  string
+		fits  bool
+		text  int // the longest string a value may hold, for the refusal
+		reset func()
+	}{
+		{"emails", multiFits(u.Emails, maxText), maxText, func() { u.Emails = prev.Emails }},
+		{"phoneNumbers", multiFits(u.PhoneNumbers, maxText), maxText, func() { u.PhoneNumbers = prev.PhoneNumbers }},
+		{"addresses", addressesFit(u.Addresses), maxText, func() { u.Addresses = prev.Addresses }},
+		{"ims", multiFits(u.IMs, maxText), maxText, func() { u.IMs = prev.IMs }},
+		{"photos", multiFits(u.Photos, maxText), maxText, func() { u.Photos = prev.Photos }},
+		{"entitlements", multiFits(u.Entitlements, maxText), maxText, func() { u.Entitlements = prev.Entitlements }},
+		{"roles", multiFits(u.Roles, maxText), maxText, func() { u.Roles = prev.Roles }},
+		{"x509Certificates", multiFits(u.X509Certificates, maxCertText), maxCertText,
+			func() { u.X509Certificates = prev.X509Certificates }},
+	} {
+		switch {
+		case a.fits:
+		case keep:
+			a.reset()
+		default:
+			return errInvalidValue(fmt.Sprintf("%s has more than %d values, or a value with a string over %d bytes.",
+				a.name, maxValues, a.text))
+		}
+	}
+	return nil
+}
+
+// multiWire is values in the Node client's shape (B2BSCIMEmail and its
+// like): every field present.
+func multiWire(ms []multi) []map[string]any {
+	out := []map[string]any{}
+	for _, m := range ms {
+		out = append(out, map[string]any{"value": m.Value, "type": m.Type, "primary": bool(m.Primary)})
+	}
+	return out
+}
+
+// addressWire is addresses in the Node client's Address shape.
+func addressWire(as []address) []map[string]any {
+	out := []map[string]any{}
+	for _, a := range as {
+		out = append(out, map[string]any{"formatted": a.Formatted, "street_address": a.StreetAddress,
+			"locality": a.Locality, "region": a.Region, "postal_code": a.PostalCode, "country": a.Country,
+			"type": a.Type, "primary": bool(a.Primary)})
+	}
+	return out
+}

@@ -1,0 +1,74 @@
+package sso
+
+import (
+	"context"
+	"errors"
+
+	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// memberConnections lists the active connections of the organizations
+// email is a member of. Pending and invited members count: an SSO login
+// by their address finds them and activates them (finish). Deleted ones
+// do not (MembersByEmail leaves them out): the login refuses them.
+func (s *Service) memberConnections(ctx context.Context, q store.Querier, projectID, email string) ([]DiscoveredConnection, error) {
+	members, err := s.d.Orgs.MembersByEmail(ctx, q, projectID, email)
+	if err != nil {
+		return nil, err
+	}
+	out := []DiscoveredConnection{}
+	for _, m := range members {
+		o, err := s.d.Orgs.GetIn(ctx, q, projectID, m.OrganizationID)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range o.SSOActiveConnections {
+			out = append(out, DiscoveredConnection(c))
+		}
+	}
+	return out, nil
+}
+
+// jitConnections lists the active connections through which email could
+// join an organization by SSO JIT provisioning: organizations that list
+// its domain in email_allowed_domains, and of each only the connections
+// its sso_jit_provisioning admits, by the rule the login applies
+// (checkJIT). Only called when email has no membership with a connection,
+// so an organization that still holds it as a member holds it deleted,
+// which the login refuses (inactive_member): it is left out.
+func (s *Service) jitConnections(ctx context.Context, q store.Querier, projectID, email string) ([]DiscoveredConnection, error) {
+	orgs, err := s.d.Orgs.WithAllowedDomain(ctx, q, projectID, emailaddr.Domain(email))
+	if err != nil {
+		return nil, err
+	}
+	out := []DiscoveredConnection{}
+	for _, o := range orgs {
+		admitted := jitAdmitted(o)
+		if len(admitted) == 0 {
+			continue
+		}
+		_, err := s.d.Orgs.MemberByEmail(ctx, q, o.OrganizationID, email)
+		switch {
+		case err == nil:
+			continue
+		case !errors.Is(err, store.ErrNotFound):
+			return nil, err
+		}
+		out = append(out, admitted...)
+	}
+	return out, nil
+}
+
+// jitAdmitted is the organization's active connections through which
+// someone not yet a member may be provisioned.
+func jitAdmitted(o *organization.Organization) []DiscoveredConnection {
+	var out []DiscoveredConnection
+	for _, c := range o.SSOActiveConnections {
+		if checkJIT(o, c.ConnectionID) == nil {
+			out = append(out, DiscoveredConnection(c))
+		}
+	}
+	return out
+}
