@@ -15,3 +15,14 @@ func (s *Service) MigrateIn(ctx context.Context, q store.Querier, a MigrateParam
 	}
 	return s.migrateIn(ctx, q, m)
 }
+
+// WatchVerifies has every hash s verifies from now on passed to seen
+// first, and returns s's dummy hash.
+func (s *Service) WatchVerifies(seen func(encoded string)) string {
+	next := s.verifyHash
+	s.verifyHash = func(ctx context.Context, encoded, password string) (bool, error) {
+		seen(encoded)
+		return next(ctx, encoded, password)
+	}
+	return s.dummy
+}

@@ -104,6 +104,9 @@ type Service struct {
 	// dummy is a hash at the current cost, verified when there is no real
 	// one so that "no such member" costs what "wrong password" costs.
 	dummy string
+	// verifyHash is pwhash.Verify (a test may watch which hashes a check
+	// verifies).
+	verifyHash func(ctx context.Context, encoded, password string) (bool, error)
 }
 
 // New returns a password service.
@@ -112,5 +115,5 @@ func New(d Deps) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("password: %w", err)
 	}
-	return &Service{d: d, dummy: dummy}, nil
+	return &Service{d: d, dummy: dummy, verifyHash: pwhash.Verify}, nil
 }
