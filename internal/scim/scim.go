@@ -106,6 +106,7 @@ func (s *Service) Routes() []httpapi.Route {
 		scim("GET "+base+"/ServiceProviderConfig", s.serviceProviderConfig),
 		scim("GET "+base+"/ResourceTypes", s.resourceTypes),
 		scim("GET "+base+"/Schemas", s.schemas),
+		scim("GET "+base+"/Schemas/{id}", s.schema),
 		scim("POST "+base+"/Users", s.createUser),
 		scim("GET "+base+"/Users", s.listUsers),
 		scim("GET "+base+"/Users/{id}", s.getUser),
