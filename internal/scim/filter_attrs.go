@@ -79,8 +79,15 @@ func (u userAttrs) attr(p attrPath) (attrSpec, error) {
 		return attrSpec{}, errUnknownAttr
 	case "meta":
 		return metaAttr(p, "r")
-	case "phonenumbers", "groups":
-		return attrSpec{}, errNotFilterable(p)
+	case "addresses":
+		// An address has no value to compare as a whole.
+		if p.sub == "" {
+			return attrSpec{}, errInvalidFilter("Name a sub-attribute of addresses to filter on, as in addresses.locality.")
+		}
+	}
+	if _, ok := userValues[p.attr]; ok || notFilterable[p.attr] {
+		vs, err := u.values(p) // p.sub is resolved below, in the set
+		return subOf(vs, err, p)
 	}
 	if k, ok := userTextKeys[p.attr]; ok {
 		return plain(p, u.stored(k))
@@ -88,41 +95,72 @@ func (u userAttrs) attr(p attrPath) (attrSpec, error) {
 	return attrSpec{}, errUnknownAttr
 }
 
-// values is emails[...]: the addresses the identity provider sent, as the
-// User resource shows them, each with its type and primary flag.
+// userValues are the User's multi-valued attributes a value filter can
+// see, by their lowered names: the key they are stored under in
+// r.attributes and their sub-attributes (lowered name to stored key),
+// each text and not caseExact, as /Schemas publishes them, but primary,
+// a boolean.
+var userValues = map[string]struct {
+	key  string
+	subs map[string]string
+}{
+	"emails":       {"emails", multiSubs},
+	"entitlements": {"entitlements", multiSubs},
+	"roles":        {"roles", multiSubs},
+	"addresses": {"addresses", map[string]string{"formatted": "formatted", "streetaddress": "streetAddress",
+		"locality": "locality", "region": "region", "postalcode": "postalCode", "country": "country", "type": "type",
+		"primary": "primary"}},
+}
+
+var multiSubs = map[string]string{"value": "value", "type": "type", "primary": "primary"}
+
+// values is emails[...], addresses[...], entitlements[...] and roles[...]:
+// the values the identity provider sent, as the User resource shows them.
+// ims and photos are not filterable, like phoneNumbers, and
+// x509Certificates' binary values are no text to compare.
 func (u userAttrs) values(p attrPath) (valueSet, error) {
 	if p.urn != "" && p.urn != urnUser {
 		return valueSet{}, errUnknownAttr
 	}
-	switch p.attr {
-	case "emails":
-	case "phonenumbers", "groups":
+	set, ok := userValues[p.attr]
+	switch {
+	case ok:
+	case notFilterable[p.attr]:
 		return valueSet{}, errNotFilterable(p)
 	default:
 		return valueSet{}, notMultiValued(u, p)
 	}
+	// set.key and the sub-attributes' keys are constants of the table
+	// above, never user input.
 	var exists string
 	var field func(string) string
 	var primary string
 	if u.d == store.Postgres {
-		exists = `EXISTS (SELECT 1 FROM jsonb_array_elements(COALESCE(CAST(r.attributes AS jsonb) -> 'emails', CAST('[]' AS jsonb))) AS e(v) WHERE %s)`
+		exists = `EXISTS (SELECT 1 FROM jsonb_array_elements(COALESCE(CAST(r.attributes AS jsonb) -> '` + set.key +
+			`', CAST('[]' AS jsonb))) AS e(v) WHERE %s)`
 		field = func(k string) string { return "COALESCE(e.v ->> '" + k + "', '')" }
 		primary = "COALESCE(e.v ->> 'primary', '') = 'true'"
 	} else {
-		exists = `EXISTS (SELECT 1 FROM json_each(r.attributes, '$.emails') AS e WHERE %s)`
+		exists = `EXISTS (SELECT 1 FROM json_each(r.attributes, '$.` + set.key + `') AS e WHERE %s)`
 		field = func(k string) string { return "COALESCE(json_extract(e.value, '$." + k + "'), '')" }
 		primary = "COALESCE(json_extract(e.value, '$.primary'), 0) = 1"
 	}
 	return valueSet{exists: exists, sub: func(name string) (attrSpec, error) {
-		switch name {
-		case "value", "type":
-			return attrSpec{kind: kindText, expr: field(name), fold: foldSQL}, nil
-		case "primary":
+		key, ok := set.subs[name]
+		switch {
+		case !ok:
+			return attrSpec{}, errUnknownAttr
+		case key == "primary":
 			return attrSpec{kind: kindBool, expr: primary}, nil
 		}
-		return attrSpec{}, errUnknownAttr
+		return attrSpec{kind: kindText, expr: field(key), fold: foldSQL}, nil
 	}}, nil
 }
+
+// notFilterable are the User's multi-valued attributes the schema has
+// but a filter cannot use here.
+var notFilterable = map[string]bool{"phonenumbers": true, "groups": true, "ims": true, "photos": true,
+	"x509certificates": true}
 
 // groupAttrs resolves Group attributes over scim_groups g.
 type groupAttrs struct{ d store.Dialect }

@@ -151,7 +151,8 @@ func TestFilterSQLRefusesAndUnknown(t *testing.T) {
 			`meta.location pr`, `meta.created co "2026"`, `meta.created gt "yesterday"`, `meta.created gt 5`, `active gt true`,
 			`active eq "maybe"`, `userName eq 5`, `userName gt true`, `userName[value eq "x"]`, `name[givenName eq "x"]`,
 			`userName co null`, `urn:ietf:params:scim:schemas:extension:enterprise:2.0:User:manager.value eq "x"`,
-			`emails[value eq "x"].type gt 5`} {
+			`emails[value eq "x"].type gt 5`, `ims pr`, `photos[type eq "photo"]`, `x509Certificates.value eq "x"`,
+			`addresses eq "x"`, `addresses pr`, `roles.primary co "t"`} {
 			_, _, err := userFilter(d, f)
 			var se *scimError
 			if !errors.As(err, &se) || se.scimType != "invalidFilter" {
@@ -164,7 +165,7 @@ func TestFilterSQLRefusesAndUnknown(t *testing.T) {
 			}
 		}
 		for _, f := range []string{`nickNames eq "x"`, `name.nick eq "x"`, `urn:example:ext:1.0:User:badge eq "x"`,
-			`emails.display eq "x"`, `userName.sub eq "x"`} {
+			`emails.display eq "x"`, `userName.sub eq "x"`, `addresses.value eq "x"`, `roles.display eq "x"`} {
 			where, args, err := userFilter(d, f)
 			if err != nil || where != ` AND (1 = 0)` || len(args) != 0 {
 				t.Errorf("%s: userFilter(%q) = %q %v %v, want no match", d, f, where, args, err)

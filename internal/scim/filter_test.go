@@ -126,6 +126,70 @@ func TestUserFilters(t *testing.T) {
 	})
 }
 
+// addresses, entitlements and roles filter by their sub-attributes, as
+// emails[...] does (not caseExact); ims, photos and x509Certificates are
+// in the schema but not filterable here.
+func TestUserFiltersOnKeptMultiValuedAttributes(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		id, token, _ := connection(t, e, org, nil)
+		do := func(method, path string, body any) apptest.Resp { return scimDo(e, method, id, path, token, body) }
+		for _, u := range []map[string]any{
+			{"userName": "ada@acme.test",
+				"addresses": []any{map[string]any{"type": "work", "locality": "London", "postalCode": "N1 9GU", "country": "GB",
+					"primary": "True"}, map[string]any{"type": "home", "locality": "Oxford"}},
+				"entitlements": []any{map[string]any{"value": "Licence-Pro", "type": "licence"}},
+				"roles":        []any{map[string]any{"value": "Reader", "primary": true}}},
+			{"userName": "bob@acme.test",
+				"addresses": []any{map[string]any{"type": "work", "streetAddress": "1 Rue de la Paix", "locality": "Paris",
+					"country": "FR"}},
+				"roles": []any{map[string]any{"value": "Writer"}, map[string]any{"value": "reader", "type": "extra"}}},
+			{"userName": "carol@acme.test", "ims": []any{map[string]any{"value": "carol@chat", "type": "xmpp"}}},
+		} {
+			wantSCIM(t, do(http.MethodPost, "/Users", u), 201, "")
+		}
+		all := []string{"ada@acme.test", "bob@acme.test", "carol@acme.test"}
+		for _, tc := range []struct {
+			filter string
+			want   []string
+		}{
+			{`addresses.locality eq "london"`, all[:1]},
+			{`addresses.locality eq "Oxford"`, all[:1]},
+			{`addresses[type eq "work" and country eq "fr"]`, all[1:2]},
+			{`addresses[type eq "work"].locality sw "Lon"`, all[:1]},
+			{`addresses[type eq "home" and locality eq "London"]`, nil}, // one value must match both
+			{`addresses.streetAddress co "rue"`, all[1:2]},
+			{`addresses.postalCode pr`, all[:1]},
+			{`addresses[primary eq true]`, all[:1]},
+			{`addresses.formatted pr`, nil},
+			{`not (addresses.country pr)`, all[2:]},
+			{`entitlements eq "licence-pro"`, all[:1]},
+			{`entitlements.value sw "Licence"`, all[:1]},
+			{`entitlements[type eq "licence"]`, all[:1]},
+			{`roles.value eq "READER"`, all[:2]},
+			{`roles eq "writer"`, all[1:2]},
+			{`roles[value eq "reader" and primary eq true]`, all[:1]},
+			{`roles[type eq "extra"].value eq "Reader"`, all[1:2]},
+			{`roles pr`, all[:2]},
+			{`urn:ietf:params:scim:schemas:core:2.0:User:roles.value eq "writer"`, all[1:2]},
+			// Sub-attributes the schema does not have match nothing.
+			{`addresses.value eq "London"`, nil},
+			{`roles.display eq "Reader"`, nil},
+			{`entitlements[display eq "Pro"]`, nil},
+		} {
+			got := listNames(t, do, "Users", "userName", "sortBy=userName&filter="+url.QueryEscape(tc.filter))
+			if !slices.Equal(got, tc.want) && !(len(got) == 0 && len(tc.want) == 0) {
+				t.Errorf("filter %s: got %q, want %q", tc.filter, got, tc.want)
+			}
+		}
+		for _, f := range []string{`ims eq "carol@chat"`, `ims[type eq "xmpp"]`, `photos.value pr`, `photos[primary eq true]`,
+			`x509Certificates pr`, `x509Certificates[value eq "MIIC"]`, `addresses eq "London"`, `addresses pr`,
+			`addresses[primary eq "maybe"]`, `roles.primary gt true`} {
+			wantSCIM(t, do(http.MethodGet, "/Users?filter="+url.QueryEscape(f), nil), 400, "invalidFilter")
+		}
+	})
+}
+
 func TestGroupFilters(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
