@@ -129,7 +129,8 @@ func (s *Service) DiscoveredTx(ctx context.Context, q store.Querier, p *project.
 }
 
 // list finds the organizations email belongs to, then those whose email
-// domain rule admits it. primary_required is set where the organization
+// domain or OAuth tenant rule admits it, leaving out those where it is a
+// deleted member. primary_required is set where the organization
 // will not accept the factors already proven.
 func (s *Service) list(ctx context.Context, q store.Querier, p *project.Project, email string, factors []session.Factor) ([]DiscoveredOrganization, error) {
 	out := []DiscoveredOrganization{}
@@ -150,6 +151,17 @@ func (s *Service) list(ctx context.Context, q store.Querier, p *project.Project,
 		}
 		seen[org.OrganizationID] = true
 		out = append(out, s.entry(org, Membership{Type: t, Member: m}, factors))
+	}
+	// Where the address is a deleted member, that member still holds it:
+	// joining by a domain or OAuth tenant rule is refused there
+	// (inactive_member), and no membership type names a deleted member, so
+	// the organization is not listed at all.
+	deleted, err := s.d.Orgs.DeletedMembershipOrgs(ctx, q, p.ID, email)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range deleted {
+		seen[id] = true
 	}
 	domain := emailaddr.Domain(email)
 	eligible, err := s.d.Orgs.ClaimingDomain(ctx, q, p.ID, domain)

@@ -55,9 +55,16 @@ func samlConnection(t *testing.T, e *apptest.Env, orgID, connID string) map[stri
 // certIDs are the ids of a connection's verification certificates, in
 // order.
 func certIDs(c map[string]any) []string {
+	return listIDs(c, "verification_certificates", "certificate_id")
+}
+
+// listIDs are the idKey values of the objects in a connection's list
+// (verification certificates, encryption keys), in order.
+func listIDs(c map[string]any, list, idKey string) []string {
 	var out []string
-	for _, v := range c["verification_certificates"].([]any) {
-		out = append(out, v.(map[string]any)["certificate_id"].(string))
+	items, _ := c[list].([]any)
+	for _, v := range items {
+		out = append(out, v.(map[string]any)[idKey].(string))
 	}
 	return out
 }

@@ -16,12 +16,7 @@ import (
 // encryptionKeyIDs are the ids of a connection's encryption private keys
 // (as the backend lists them), in order.
 func encryptionKeyIDs(c map[string]any) []string {
-	var out []string
-	list, _ := c["encryption_private_keys"].([]any)
-	for _, k := range list {
-		out = append(out, k.(map[string]any)["private_key_id"].(string))
-	}
-	return out
+	return listIDs(c, "encryption_private_keys", "private_key_id")
 }
 
 // TestEncryptionKeysDeduplicatedAndAtMostFive: the same key uploaded again
