@@ -165,7 +165,7 @@ test('node client: sso.external creates, lists, updates and deletes a connection
     client.sso.external.createConnection({
       organization_id: source.org.organization_id, external_organization_id: source.org.organization_id, external_connection_id: source.connection.connection_id,
     }),
-    'invalid_request',
+    'external_organization_id_same_as_organization_id',
   );
   await refused(
     client.sso.external.createConnection({
