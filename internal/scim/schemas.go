@@ -1,6 +1,7 @@
 package scim
 
 import (
+	"maps"
 	"net/http"
 	"strings"
 )
@@ -13,6 +14,26 @@ func attr(name, typ string, multi, required, caseExact bool, uniqueness string, 
 		a["subAttributes"] = sub
 	}
 	return a
+}
+
+// readOnly marks a (and its sub-attributes) as one the server sets: the
+// User's groups are changed through the Group resources (RFC 7643 4.1.2),
+// and a User write never touches them.
+func readOnly(a map[string]any) map[string]any {
+	ro := func(m map[string]any) map[string]any {
+		c := maps.Clone(m)
+		c["mutability"] = "readOnly"
+		return c
+	}
+	out := ro(a)
+	if sub, ok := a["subAttributes"].([]map[string]any); ok {
+		subs := make([]map[string]any, len(sub))
+		for i, m := range sub {
+			subs[i] = ro(m)
+		}
+		out["subAttributes"] = subs
+	}
+	return out
 }
 
 // canonical gives a string attribute its canonical values (RFC 7643 7),
@@ -56,7 +77,7 @@ func publishedSchemas() []map[string]any {
 			// 8.7.1 gives the value caseExact false, but a binary value is
 			// base64 and "case exact" (2.3.6): "MIIC" is not "miic".
 			kept("x509Certificates", attr("value", "binary", false, false, true, "none")),
-			attr("groups", "complex", true, false, false, "none", member...),
+			readOnly(attr("groups", "complex", true, false, false, "none", member...)),
 		}, "meta": map[string]any{"resourceType": "Schema"}},
 		{"schemas": []string{schemaSchema}, "id": schemaEnterprise, "name": "EnterpriseUser", "attributes": []any{
 			str("employeeNumber"), str("costCenter"), str("organization"), str("division"), str("department"),

@@ -72,6 +72,17 @@ func TestSchemasPublishKeptUserAttributes(t *testing.T) {
 			}
 		}
 		wantSCIM(t, do(http.MethodGet, "/Schemas/urn:example:params:scim:schemas:Badge", nil), 404, "")
+		// A User's groups are set through the Group resources: read-only
+		// here, sub-attributes too (RFC 7643 4.1.2).
+		groups := schemaAttr(user["attributes"], "groups")
+		if groups == nil || groups["mutability"] != "readOnly" {
+			t.Fatalf("groups = %v, want readOnly", groups)
+		}
+		for _, sub := range groups["subAttributes"].([]any) {
+			if m := sub.(map[string]any); m["mutability"] != "readOnly" {
+				t.Fatalf("groups.%v = %v, want readOnly", m["name"], m)
+			}
+		}
 
 		attrs := user["attributes"]
 		for _, tc := range []struct {
