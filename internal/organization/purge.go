@@ -135,11 +135,11 @@ func (s *Store) refuseDeleted(ctx context.Context, q store.Querier, m *Member, d
 // does.
 func (s *Store) guardReason(ctx context.Context, q store.Querier, m *Member) (string, error) {
 	for _, g := range s.guards {
-		var n int
-		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+g.Table+` WHERE member_id = $1`, m.MemberID).Scan(&n); err != nil {
+		var kept bool
+		if err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM `+g.Table+` WHERE member_id = $1)`, m.MemberID).Scan(&kept); err != nil {
 			return "", fmt.Errorf("organization: purge guard %s: %w", g.Table, err)
 		}
-		if n > 0 {
+		if kept {
 			return g.Reason, nil
 		}
 	}

@@ -235,9 +235,8 @@ func (h Handlers) BackendResetBySession(r *http.Request) (any, error) {
 	if err := httpapi.Required("organization_id", req.OrganizationID); err != nil {
 		return nil, err
 	}
-	if req.SessionToken != "" && req.SessionJWT != "" {
-		return nil, session.TooManyArguments()
-	}
+	// A token and a JWT both are refused where the session is checked
+	// (session.Service.Authenticate: too_many_session_arguments).
 	return h.Service.ResetBySession(r.Context(), SessionResetParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), Session: session.Credential{Token: req.SessionToken, JWT: req.SessionJWT},
 		OrganizationID: req.OrganizationID, Password: req.Password, DurationMinutes: req.SessionDurationMinutes})

@@ -9,8 +9,8 @@ import (
 )
 
 // The attributes Users and Groups filter on, following the schemas that
-// /Schemas publishes (protocol.go) for caseExact; id is caseExact as RFC
-// 7643 3.1 has it for every resource.
+// /Schemas publishes (schemas.go, publishedSchemas) for caseExact; id is
+// caseExact as RFC 7643 3.1 has it for every resource.
 
 var (
 	urnUser       = strings.ToLower(schemaUser)

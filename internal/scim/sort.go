@@ -45,14 +45,18 @@ func orderBy(r *http.Request, d store.Dialect, keys map[string]sortKey, urn, cre
 	if by == "" {
 		return " ORDER BY " + createdCol + ", " + idCol, nil
 	}
+	refused := errInvalidValue("The list cannot be sorted by " + by + ".")
 	p, err := parseAttrPath(by)
+	if err != nil || (p.urn != "" && p.urn != urn) {
+		return "", refused
+	}
 	name := p.attr
 	if p.sub != "" {
 		name += "." + p.sub
 	}
 	k, ok := keys[name]
-	if err != nil || (p.urn != "" && p.urn != urn) || !ok {
-		return "", errInvalidValue("The list cannot be sorted by " + by + ".")
+	if !ok {
+		return "", refused
 	}
 	collate := ""
 	if d == store.Postgres {

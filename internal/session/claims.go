@@ -148,20 +148,12 @@ func (f ClaimsField) Claims(r *http.Request) (map[string]any, error) {
 	return m, nil
 }
 
-// writeClaims merges c.claims into session ms's stored claims, and
-// extends it when c asks for a duration, in one transaction. The merge
-// starts from the row as stored, under its lock, not from the cached
-// session: two backends updating different keys at once both keep theirs.
-func (s *Service) writeClaims(ctx context.Context, p *project.Project, ms *MemberSession, c change, now time.Time) error {
-	extend := c.duration != nil && *c.duration != 0
-	var expires time.Time
-	if extend {
-		mins, err := DurationMinutes(p, c.duration)
-		if err != nil {
-			return err
-		}
-		expires = extendedExpiry(ms, now, mins)
-	}
+// writeClaims merges claims into session ms's stored claims, and extends
+// it to expires unless that is zero, in one transaction. The merge starts
+// from the row as stored, under its lock, not from the cached session:
+// two backends updating different keys at once both keep theirs.
+func (s *Service) writeClaims(ctx context.Context, ms *MemberSession, claims map[string]any, expires, now time.Time) error {
+	extend := !expires.IsZero()
 	var merged map[string]any
 	var text string
 	err := s.db.Tx(ctx, func(q store.Querier) error {
@@ -181,7 +173,7 @@ func (s *Service) writeClaims(ctx context.Context, p *project.Project, ms *Membe
 		if err != nil {
 			return fmt.Errorf("stored claims: %w", err)
 		}
-		if merged, text, err = mergeClaims(current, c.claims); err != nil {
+		if merged, text, err = mergeClaims(current, claims); err != nil {
 			return err
 		}
 		if extend {

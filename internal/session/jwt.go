@@ -111,10 +111,13 @@ type claims struct {
 
 // withCustom is a session JWT's claims with the session's custom claims
 // as further top-level claims. MergeClaims keeps the registered names and
-// https://stytch.com/ out of them, so no key is written twice.
+// https://stytch.com/ out of them, so no key is written twice. custom is
+// the session's stored claims text (MemberSession.claimsText, a JSON
+// object encoded once when the claims were set), so signing does not
+// encode them again.
 type withCustom struct {
 	claims claims
-	custom map[string]any
+	custom string
 }
 
 // MarshalJSON writes the claims object with the custom claims appended.
@@ -123,17 +126,10 @@ func (w withCustom) MarshalJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	extra, err := json.Marshal(w.custom)
-	if err != nil {
-		return nil, err
-	}
-	if len(extra) <= 2 { // {}
-		return base, nil
-	}
-	out := make([]byte, 0, len(base)+len(extra))
+	out := make([]byte, 0, len(base)+len(w.custom))
 	out = append(out, base[:len(base)-1]...)
 	out = append(out, ',')
-	return append(out, extra[1:]...), nil
+	return append(out, w.custom[1:]...), nil
 }
 
 func (s *Service) sign(ctx context.Context, projectID string, ms *MemberSession, now time.Time) (string, error) {
@@ -173,8 +169,8 @@ func signWith(k project.SigningKey, projectID string, ms *MemberSession, now tim
 		Organization: orgClaim{OrganizationID: ms.OrganizationID, Slug: ms.OrganizationSlug},
 	}
 	var payload any = c
-	if len(ms.CustomClaims) > 0 {
-		payload = withCustom{claims: c, custom: ms.CustomClaims}
+	if ms.claimsText != "" && ms.claimsText != noClaims {
+		payload = withCustom{claims: c, custom: ms.claimsText}
 	}
 	out, err := signslot.Sign(signer, payload)
 	if err != nil {

@@ -395,22 +395,27 @@ func (s *Service) authenticate(ctx context.Context, p *project.Project, cred Cre
 	member = member.RolesIn(org)
 	ms.Roles, ms.OrganizationSlug = member.SessionRoles(ssoConnections(ms.AuthenticationFactors)), org.OrganizationSlug
 
-	if c.claims != nil {
-		// Written before answering, like an extension, in one
-		// transaction with it (writeClaims).
-		if err := s.writeClaims(ctx, p, &ms, c, now); err != nil {
-			return nil, err
-		}
-		s.jwts.drop(ms.MemberSessionID)
-		key = answerKey{}
-	} else if duration != nil && *duration != 0 {
+	// extendTo is the expiry a requested duration sets (zero: none asked).
+	var extendTo time.Time
+	if duration != nil && *duration != 0 {
 		mins, err := DurationMinutes(p, duration)
 		if err != nil {
 			return nil, err
 		}
+		extendTo = extendedExpiry(&ms, now, mins)
+	}
+	if c.claims != nil {
+		// Written before answering, like an extension, in one
+		// transaction with it (writeClaims).
+		if err := s.writeClaims(ctx, &ms, c.claims, extendTo, now); err != nil {
+			return nil, err
+		}
+		s.jwts.drop(ms.MemberSessionID)
+		key = answerKey{}
+	} else if !extendTo.IsZero() {
 		// Extending is the caller's explicit request, so it is written
 		// before answering; its trigger drops every cached copy.
-		ms.ExpiresAt, ms.LastAccessedAt = extendedExpiry(&ms, now, mins), now
+		ms.ExpiresAt, ms.LastAccessedAt = extendTo, now
 		if _, err := s.db.ExecContext(ctx, `UPDATE member_sessions SET last_accessed_at = $1, expires_at = $2
 			WHERE member_session_id = $3 AND revoked_at IS NULL`, store.Millis(now), store.Millis(ms.ExpiresAt), ms.MemberSessionID); err != nil {
 			return nil, fmt.Errorf("session: extend: %w", err)

@@ -2,7 +2,7 @@ package sso
 
 import (
 	"context"
-	"errors"
+	"slices"
 
 	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -43,20 +43,15 @@ func (s *Service) jitConnections(ctx context.Context, q store.Querier, projectID
 	if err != nil {
 		return nil, err
 	}
+	deleted, err := s.d.Orgs.DeletedMembershipOrgs(ctx, q, projectID, email)
+	if err != nil {
+		return nil, err
+	}
 	out := []DiscoveredConnection{}
 	for _, o := range orgs {
-		admitted := jitAdmitted(o)
-		if len(admitted) == 0 {
-			continue
+		if !slices.Contains(deleted, o.OrganizationID) {
+			out = append(out, jitAdmitted(o)...)
 		}
-		_, err := s.d.Orgs.MemberByEmail(ctx, q, o.OrganizationID, email)
-		switch {
-		case err == nil:
-			continue
-		case !errors.Is(err, store.ErrNotFound):
-			return nil, err
-		}
-		out = append(out, admitted...)
 	}
 	return out, nil
 }
