@@ -206,6 +206,21 @@ export async function pickOption(page, combobox, name, role = 'option') {
   await page.getByRole(role, { name: new RegExp(`^${name}`) }).click();
 }
 
+/**
+ * Ticks the portal's `checkbox` inside an accordion panel `opened` by a click. It waits for the panel
+ * to finish opening (MUI's Collapse marks that state), then ticks the box, and once more if the first
+ * click did not hold: one CI run saw the vendor's controlled Preact checkbox stay unticked after a
+ * click that Playwright reported done. A box that never ticks still fails the test.
+ */
+export async function tickInPanel(page, checkbox) {
+  await page.locator('.MuiCollapse-entered').filter({ has: checkbox }).waitFor();
+  try {
+    await checkbox.check({ timeout: 5000 });
+  } catch {
+    await checkbox.check();
+  }
+}
+
 /** Picks `name` in the portal's Select `combobox`. */
 export const pickMenuItem = (page, combobox, name) => pickOption(page, combobox, name, 'menuitem');
 

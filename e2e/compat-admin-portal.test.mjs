@@ -6,7 +6,7 @@
 // or answered with an error the portal did not ask for. A failure here is a wire-format bug in our
 // server (admin-portal.mjs).
 import assert from 'node:assert/strict';
-import { h, newConnection, watchPage, adminOrg, openPortal, scimStatus, devSamlIdp, pemBody, sectionEdit, saveSection, samlConnectionOf, pickOption, pickMenuItem } from './admin-portal.mjs';
+import { h, newConnection, watchPage, adminOrg, openPortal, scimStatus, devSamlIdp, pemBody, sectionEdit, saveSection, samlConnectionOf, pickOption, pickMenuItem, tickInPanel } from './admin-portal.mjs';
 
 h.test('admin portal SSO: list connections, create a SAML connection, rename it', async ({ page }) => {
   const { org } = await adminOrg(page, 'Portal SSO');
@@ -73,9 +73,7 @@ h.test('admin portal SCIM: create a connection and see its token', async ({ page
     headers: { authorization: `Bearer ${connection.bearer_token}` }, signal: AbortSignal.timeout(5000),
   });
   assert.equal(spc.status, 200);
-  // The checkbox rather than its label text: a click on the text, while the panel was still expanding,
-  // sometimes left it unticked and Done disabled; check() waits for the box and confirms it ticked.
-  await page.getByRole('checkbox', { name: 'I have copied the above values to my IdP.' }).check();
+  await tickInPanel(page, page.getByRole('checkbox', { name: 'I have copied the above values to my IdP.' }));
   await page.getByRole('button', { name: 'Done' }).click();
   // Afterwards only the last four characters are shown (from GET b2b/scim's bearer_token_last_four).
   await page.getByText('Portal Okta SCIM', { exact: true }).waitFor();
