@@ -65,16 +65,19 @@ func (s *Service) List(ctx context.Context, p *project.Project, who Who) (*Respo
 }
 
 // claimedElsewhere refuses when the email's domain is claimed by an
-// organization other than target ("" = any organization).
+// organization and target ("" = a new organization) is not one of its
+// claimants. Two organizations may restrict to one domain (two teams of
+// one company): discovery lists both as eligible, so joining either is
+// allowed, and the claim keeps the domain's people out of the others.
 func (s *Service) claimedElsewhere(ctx context.Context, q store.Querier, p *project.Project, email, target string) error {
 	claims, err := s.d.Orgs.ClaimingDomain(ctx, q, p.ID, emailaddr.Domain(email))
 	if err != nil {
 		return err
 	}
-	if slices.ContainsFunc(claims, func(o *organization.Organization) bool { return o.OrganizationID != target }) {
-		return apierr.New(apierr.EmailDomainIsClaimed)
+	if len(claims) == 0 || slices.ContainsFunc(claims, func(o *organization.Organization) bool { return o.OrganizationID == target }) {
+		return nil
 	}
-	return nil
+	return apierr.New(apierr.EmailDomainIsClaimed)
 }
 
 // complete ends a discovery step for member m of org with the IST's
