@@ -66,7 +66,13 @@ func (s *Store) applyFields(ctx context.Context, q store.Querier, org *Organizat
 		if err := s.setMFAPhone(ctx, q, org, m, *u.MFAPhoneNumber); err != nil {
 			return fieldChanges{}, err
 		}
-		if u.MFAPhoneVouched {
+		if u.MFAPhoneVouched && !m.MFAPhoneNumberVerified {
+			// Vouching makes the number a factor, so the organization
+			// must allow SMS for m now, also for a number stored before
+			// it restricted its MFA methods (setMFAPhone's same number).
+			if !org.AllowsMFAMethodFor(m, MFAMethodSMS) {
+				return fieldChanges{}, apierr.New(apierr.MFAMethodNotAllowed)
+			}
 			m.MFAPhoneNumberVerified = true
 		}
 	}

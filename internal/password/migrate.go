@@ -132,15 +132,21 @@ func (s *Service) migrateIn(ctx context.Context, q store.Querier, a *migration) 
 		}
 	case err != nil:
 		return nil, err
-	case m.Status == organization.StatusDeleted:
-		return nil, apierr.New(apierr.InactiveMember)
 	default:
 		// The member's row before the password's (holdMember's
 		// lockInOrder): the import marks the address verified after
 		// storing the hash. A member created just now is this
-		// transaction's own row already.
+		// transaction's own row already. The status is read again under
+		// the lock, so a deletion that committed while this waited for
+		// the row refuses the import.
 		if err := s.holdMember(ctx, q, m); err != nil {
 			return nil, err
+		}
+		if m, err = s.d.Orgs.MemberByEmail(ctx, q, a.org.OrganizationID, a.email); err != nil {
+			return nil, err
+		}
+		if m.Status == organization.StatusDeleted {
+			return nil, apierr.New(apierr.InactiveMember)
 		}
 	}
 	if err := s.importHash(ctx, q, a.Project, a.email, a.encoded); err != nil {

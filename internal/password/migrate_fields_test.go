@@ -221,3 +221,32 @@ func TestPasswordMigrateDigests(t *testing.T) {
 		apptest.Want(t, e.PasswordLogin(org, "salty@acme.test", apptest.StrongPassword), 401, "unauthorized_credentials")
 	})
 }
+
+// Vouching for a number makes it an SMS factor, so it needs an
+// organization that allows SMS for the member, also when the number is
+// the one already stored (set before the organization restricted its MFA
+// methods, which a same-number update does not check): refused with
+// mfa_method_not_allowed, and nothing is written.
+func TestPasswordMigrateVouchingNeedsSMSAllowed(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		ada := e.CreateMember(org, "ada@acme.test")
+		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+ada, map[string]any{
+			"mfa_phone_number": "+12025550123"}), 200, "")
+		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org, map[string]any{
+			"mfa_methods": "RESTRICTED", "allowed_mfa_methods": []string{"totp"}}), 200, "")
+
+		r := e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", migrateBody(t, org, "ada@acme.test", map[string]any{
+			"mfa_phone_number": "+12025550123", "set_phone_number_verified": true}))
+		apptest.Want(t, r, 403, "mfa_method_not_allowed")
+		if m := e.MemberByID(org, ada); m["mfa_phone_number_verified"] != false {
+			t.Fatalf("the refused vouch verified the number: %v", m)
+		}
+		if n := e.Count(`SELECT COUNT(*) FROM member_passwords WHERE email_address = $1`, "ada@acme.test"); n != 0 {
+			t.Fatal("the refused migrate stored a password")
+		}
+		// The same number without the vouch is no change, and imports.
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", migrateBody(t, org, "ada@acme.test", map[string]any{
+			"mfa_phone_number": "+12025550123"})), 200, "")
+	})
+}

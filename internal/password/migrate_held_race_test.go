@@ -67,3 +67,23 @@ func TestMigrateDuringHashUpgrade(t *testing.T) {
 		t.Fatalf("login after: %s", l.Raw)
 	}
 }
+
+// A migrate arriving while a deletion of the address's member is open
+// reads the member active, waits for its row, and must then see the
+// deletion: refused as a migrate after the deletion is (inactive_member),
+// with no password stored.
+func TestMigrateDuringMemberDeletion(t *testing.T) {
+	t.Parallel()
+	e, org, hash := migrateRace(t)
+	ctx := t.Context()
+	ada := e.CreateMember(org.OrganizationID, "ada@acme.test")
+	del := func(q store.Querier) error {
+		_, err := q.ExecContext(ctx, `UPDATE members SET status = 'deleted' WHERE member_id = $1`, ada)
+		return err
+	}
+	r := migrateDuring(t, e, del, org.OrganizationID, hash)
+	apptest.Want(t, r, 403, "inactive_member")
+	if n := e.Count(`SELECT COUNT(*) FROM member_passwords WHERE email_address = $1`, "ada@acme.test"); n != 0 {
+		t.Fatal("a migrate for a deleted member stored a password")
+	}
+}
