@@ -90,10 +90,16 @@ func (p *Provider) jwks(r *http.Request) (any, error) {
 	return set, nil
 }
 
-// EndSession handles GET {issuer}/oauth2/end_session (OIDC RP-Initiated
-// Logout 2): it sends the browser, with the relying party's parameters,
-// to the operator's page, where the widget's Logout screen asks the
-// member and then returns to the registered post_logout_redirect_uri.
+// EndSession handles {issuer}/oauth2/end_session (OIDC RP-Initiated
+// Logout 2), by GET and by POST with a form body (the specification
+// requires both): it sends the browser, with the relying party's
+// parameters, to the operator's page, where the widget's Logout screen
+// asks the member and then returns to the registered
+// post_logout_redirect_uri, or ends on its logged-out state when there is
+// none. Every parameter is optional, so the redirect also carries
+// end_session=1: without a post_logout_redirect_uri the widget could not
+// otherwise tell a logout from an authorization. logout/start validates
+// the parameters.
 func (p *Provider) EndSession(w http.ResponseWriter, r *http.Request) {
 	pr, err := p.projectOf(r)
 	if err != nil {
@@ -105,15 +111,27 @@ func (p *Provider) EndSession(w http.ResponseWriter, r *http.Request) {
 		writeOAuth(w, 0, nil, err)
 		return
 	}
-	q := url.Values{}
+	in := r.URL.Query()
+	if r.Method == http.MethodPost {
+		if err := parseForm(r); err != nil {
+			writeOAuth(w, 0, nil, err)
+			return
+		}
+		in = r.PostForm
+	}
+	q := url.Values{endSessionMarker: {"1"}}
 	for _, k := range []string{"client_id", "post_logout_redirect_uri", "id_token_hint", "state", "ui_locales", "logout_hint"} {
-		if v := r.URL.Query().Get(k); v != "" {
+		if v := in.Get(k); v != "" {
 			q.Set(k, v)
 		}
 	}
-	if q.Get("post_logout_redirect_uri") == "" {
-		writeOAuth(w, 0, nil, invalidRequest("post_logout_redirect_uri is required."))
-		return
+	status := http.StatusFound
+	if r.Method == http.MethodPost {
+		status = http.StatusSeeOther // the page is fetched with GET
 	}
-	http.Redirect(w, r, page+"?"+q.Encode(), http.StatusFound)
+	http.Redirect(w, r, page+"?"+q.Encode(), status)
 }
+
+// endSessionMarker is the parameter that tells the widget a request came
+// from end_session (its params.ts reads the same name).
+const endSessionMarker = "end_session"
