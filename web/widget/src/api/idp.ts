@@ -11,6 +11,8 @@ export interface AuthorizeBody {
   state?: string | undefined;
   nonce?: string | undefined;
   code_challenge?: string | undefined;
+  /** Forwarded as the relying party sent it (absent stays absent), so the server refuses `plain`. */
+  code_challenge_method?: string | undefined;
   resources?: string[] | undefined;
   /** OIDC max_age as the page address carries it (seconds, a string); the server checks it. */
   max_age?: string | undefined;
@@ -41,14 +43,16 @@ export interface AuthorizeSubmitResponse extends ResponseCommon {
   authorization_code?: string;
 }
 
+/** RP-Initiated Logout 1.0 section 2: every parameter is optional (the server finds the client in the hint). */
 export interface LogoutBody {
-  client_id: string;
-  post_logout_redirect_uri: string;
+  client_id?: string | undefined;
+  post_logout_redirect_uri?: string | undefined;
   id_token_hint?: string | undefined;
   state?: string | undefined;
 }
 
 export interface LogoutStartResponse extends ResponseCommon {
+  /** Empty when the relying party named no post-logout redirect URI: nowhere to return to. */
   redirect_uri: string;
   consent_required: boolean;
 }

@@ -1,10 +1,21 @@
 /**
  * The identity-provider screens (consent and logout), loaded lazily: most pages mount only the login
  * widget, so this code stays out of the main ESM bundle. The flow runs once per mount: trusted-auth
- * attestation (if configured), then the page address decides between Authorize and Logout.
+ * attestation (if configured), then the page address decides between Authorize and Logout. An
+ * authorization waiting for a login (no session, or one too old for the request) goes on once the
+ * member has logged in on the same client.
  */
-import { useEffect, useReducer, type ReactNode } from 'react';
-import { authorizeStart, authorizeSubmit, logoutStart, sessionsAttest, type AuthorizeBody, type ScopeResult } from '../api/idp';
+import { useEffect, useReducer, useRef, type ReactNode } from 'react';
+import { APIError } from '../api/errors';
+import {
+  authorizeStart,
+  authorizeSubmit,
+  logoutStart,
+  sessionsAttest,
+  type AuthorizeBody,
+  type AuthorizeStartResponse,
+  type ScopeResult,
+} from '../api/idp';
 import type { BootstrapData } from '../api/bootstrap';
 import { errorMessage, errorPayload } from '../b2b/errorMessages';
 import type { Translate } from '../strings/t';
@@ -33,8 +44,10 @@ export default function IdpScreens({ backend, options, t, search, bootstrap }: P
   const it = idpTranslator(options.strings);
   const request = readIdpRequest(search);
   const onEvent = (type: string, data: unknown) => options.callbacks?.onEvent?.({ type, data });
+  // The server's error_message, not the login screens' catalogue text for its error_type (spec:
+  // "preflight error shows the server's error_message"); it names what is wrong with the request.
   const fail = (err: unknown) => {
-    const message = errorMessage(err, t);
+    const message = err instanceof APIError ? err.error_message : errorMessage(err, t);
     options.callbacks?.onError?.(errorPayload(err, message));
     return message;
   };
@@ -42,11 +55,36 @@ export default function IdpScreens({ backend, options, t, search, bootstrap }: P
     dispatch({ type: 'redirecting', denied });
     backend.navigate(url);
   };
+  // The screen as the session listener sees it (it is subscribed once, at mount).
+  const screen = useRef(state.screen);
+  screen.current = state.screen;
 
   const submit = async (body: AuthorizeBody, granted: boolean) => {
     const resp = await authorizeSubmit(backend.http, { ...body, consent_granted: granted });
     onEvent('IDP_OAUTH_AUTHORIZE_SUBMIT', resp);
     leave(resp.redirect_uri, !granted && new URL(resp.redirect_uri).searchParams.get('error') === 'access_denied');
+  };
+
+  // An authorization from its preflight: without a session the page's login comes first; a session
+  // that authenticated too long ago for prompt=login or max_age must log in again (OIDC Core
+  // 3.1.2.1); otherwise consent, or an immediate submit.
+  const authorize = async (body: AuthorizeBody, live: () => boolean) => {
+    if (!backend.session.getSync()) {
+      dispatch({ type: 'noSession' });
+      return;
+    }
+    let start: AuthorizeStartResponse;
+    try {
+      start = await authorizeStart(backend.http, body);
+    } catch (err) {
+      if (!(err instanceof APIError && err.error_type === 'login_required')) throw err;
+      if (live()) dispatch({ type: 'loginRequired' });
+      return;
+    }
+    if (!live()) return;
+    onEvent('IDP_OAUTH_AUTHORIZE_START', start);
+    if (start.consent_required) dispatch({ type: 'consent', start });
+    else await submit(body, false);
   };
 
   useEffect(() => {
@@ -61,8 +99,9 @@ export default function IdpScreens({ backend, options, t, search, bootstrap }: P
       if (request.flow === 'logout') {
         const resp = await logoutStart(backend.http, request.body);
         if (cancelled) return;
-        if (resp.consent_required) dispatch({ type: 'confirmLogout', redirectURI: resp.redirect_uri });
-        else await logOut(resp.redirect_uri);
+        const redirectURI = resp.redirect_uri || null;
+        if (resp.consent_required) dispatch({ type: 'confirmLogout', redirectURI });
+        else await logOut(redirectURI);
         return;
       }
       // prompt=none may not show a screen, so it goes straight to submit, whose answer is always for
@@ -72,31 +111,43 @@ export default function IdpScreens({ backend, options, t, search, bootstrap }: P
         await submit(request.body, false);
         return;
       }
-      if (!backend.session.getSync()) {
-        dispatch({ type: 'noSession' });
-        return;
-      }
-      const start = await authorizeStart(backend.http, request.body);
-      if (cancelled) return;
-      onEvent('IDP_OAUTH_AUTHORIZE_START', start);
-      if (start.consent_required) dispatch({ type: 'consent', start });
-      else await submit(request.body, false);
+      await authorize(request.body, () => !cancelled);
     };
     run().catch((err: unknown) => {
       if (!cancelled) dispatch({ type: 'failed', message: fail(err) });
     });
+    // Once the member has logged in on this client (the page's login, shown without a session), the
+    // authorization goes on from its preflight: once per login, and only while it waits for one.
+    const off = backend.session.onChange((snapshot) => {
+      if (!snapshot || request.flow !== 'authorize' || screen.current !== 'noSession') return;
+      screen.current = 'loading';
+      dispatch({ type: 'loading' });
+      authorize(request.body, () => !cancelled).catch((err: unknown) => {
+        if (!cancelled) dispatch({ type: 'failed', message: fail(err) });
+      });
+    });
     return () => {
       cancelled = true;
+      off();
     };
     // The request comes from the page address at mount; the flow runs once.
   }, [backend]);
 
-  // Always ends on the app's redirect URI: without a session nothing is revoked, and a failed revoke
-  // is only reported, its forced clear having logged the member out here already.
-  const logOut = async (redirectURI: string) => {
+  // Without a redirect URI (none was named) the logout ends on the logged-out state. Without a
+  // session nothing is revoked, and a failed revoke is only reported, its forced clear having logged
+  // the member out here already.
+  const logOut = async (redirectURI: string | null) => {
     await revokeReporting(backend, fail);
-    onEvent('IDP_OAUTH_LOGOUT', { redirect_uri: redirectURI });
-    leave(redirectURI, false);
+    onEvent('IDP_OAUTH_LOGOUT', { redirect_uri: redirectURI ?? '' });
+    if (redirectURI) leave(redirectURI, false);
+    else dispatch({ type: 'loggedOut' });
+  };
+
+  // Logging in again starts from no session: the too-old one ends (forced clear), then the page's
+  // login takes over and the authorization goes on once the member is back.
+  const logInAgain = () => {
+    dispatch({ type: 'endingSession' });
+    void revokeReporting(backend, fail).then(() => dispatch({ type: 'noSession' }));
   };
 
   const decide = (granted: boolean) => {
@@ -105,7 +156,7 @@ export default function IdpScreens({ backend, options, t, search, bootstrap }: P
     submit(request.body, granted).catch((err: unknown) => dispatch({ type: 'actionFailed', message: fail(err) }));
   };
 
-  return render(state, { t, it, backend, options, request, decide, logOut, dispatch, fail, bootstrap });
+  return render(state, { t, it, backend, options, request, decide, logOut, logInAgain, dispatch, fail, bootstrap });
 }
 
 /** Trusted auth on load: end any current session, then attest one from the host's token. */
@@ -157,7 +208,8 @@ interface View {
   options: IdentityProviderOptions;
   request: ReturnType<typeof readIdpRequest>;
   decide: (granted: boolean) => void;
-  logOut: (redirectURI: string) => Promise<void>;
+  logOut: (redirectURI: string | null) => Promise<void>;
+  logInAgain: () => void;
   dispatch: (a: import('./state').IdpAction) => void;
   fail: (err: unknown) => string;
   bootstrap: BootstrapData;
@@ -173,6 +225,15 @@ function render(state: IdpState, v: View): ReactNode {
       return <p className="lk-text lk-error" role="alert">{state.message}</p>;
     case 'noSession':
       return <p className="lk-text" role="status">{it('idp.noSession')}</p>;
+    case 'loginAgain':
+      return (
+        <>
+          <p className="lk-text" role="status">{it('idp.loginAgain')}</p>
+          <Button loading={state.busy} onClick={v.logInAgain}>
+            {it('idp.loginAgain.button')}
+          </Button>
+        </>
+      );
     case 'redirecting':
       return state.denied ? (
         <p className="lk-text" role="status">{it('idp.consent.denied')}</p>
@@ -181,6 +242,8 @@ function render(state: IdpState, v: View): ReactNode {
       );
     case 'notLoggedOut':
       return <p className="lk-text" role="status">{it('idp.logout.notLoggedOut')}</p>;
+    case 'loggedOut':
+      return <p className="lk-text" role="status">{it('idp.logout.loggedOut')}</p>;
     case 'logoutConfirm':
       return (
         <>

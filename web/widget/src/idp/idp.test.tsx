@@ -33,7 +33,7 @@ function renderIdp(server: FakeServer, address: string, options: IdentityProvide
   const result = render(<B2BIdentityProvider client={client} callbacks={{ onEvent, onError }} {...options} />);
   const host = result.container.querySelector<HTMLElement>('[data-latchkey-widget]')!;
   const root = host.shadowRoot!.querySelector<HTMLElement>('.lk-root')!;
-  return { ...within(root), server, navigate, onEvent, onError };
+  return { ...within(root), server, navigate, onEvent, onError, client };
 }
 
 afterEach(() => {
@@ -54,7 +54,28 @@ describe('readIdpRequest', () => {
       body: { client_id: 'c', post_logout_redirect_uri: 'https://x', state: 's', id_token_hint: undefined },
     });
     expect(readIdpRequest('?redirect_uri=x')).toEqual({ flow: 'invalid', missing: 'client_id' });
-    expect(readIdpRequest('?post_logout_redirect_uri=x')).toEqual({ flow: 'invalid', missing: 'client_id' });
+  });
+
+  it('reads a logout without client_id or post_logout_redirect_uri (RP-Initiated Logout 2: both optional)', () => {
+    expect(readIdpRequest('?post_logout_redirect_uri=x&id_token_hint=h')).toEqual({
+      flow: 'logout',
+      body: { client_id: undefined, post_logout_redirect_uri: 'x', id_token_hint: 'h', state: undefined },
+    });
+    // end_session marks its redirect, so a logout with no parameter at all is still a logout.
+    expect(readIdpRequest('?end_session=1')).toEqual({
+      flow: 'logout',
+      body: { client_id: undefined, post_logout_redirect_uri: undefined, id_token_hint: undefined, state: undefined },
+    });
+  });
+
+  it('forwards code_challenge_method as sent, and leaves it out when absent', () => {
+    const body = (search: string) => {
+      const r = readIdpRequest(search);
+      return r.flow === 'authorize' ? r.body : null;
+    };
+    expect(body('?client_id=c&redirect_uri=x&code_challenge=c1&code_challenge_method=plain')?.code_challenge_method).toBe('plain');
+    // As sent: JSON leaves an undefined field out.
+    expect(JSON.stringify(body('?client_id=c&redirect_uri=x&code_challenge=c1'))).not.toContain('code_challenge_method');
   });
 });
 
@@ -129,6 +150,67 @@ describe('consent', () => {
     const ui = renderIdp(server, AUTHORIZE);
     expect(await ui.findByText('The redirect URI does not match.')).toBeTruthy();
     expect(ui.onError).toHaveBeenCalled();
+  });
+
+  it('shows the server error_message for a preflight error even when the catalogue has a text for its type', async () => {
+    loggedIn();
+    const server = acmeServer().on('POST', '/idp/b2b/oauth/authorize/start',
+      apiError(403, 'unauthorized_action', 'An impersonated session cannot authorize a connected app.'));
+    const ui = renderIdp(server, AUTHORIZE);
+    expect(await ui.findByText('An impersonated session cannot authorize a connected app.')).toBeTruthy();
+    expect(ui.queryByText('Unauthorized action.')).toBeNull();
+    expect(ui.onError).toHaveBeenCalledWith(expect.objectContaining({ message: 'An impersonated session cannot authorize a connected app.', error_type: 'unauthorized_action' }));
+  });
+
+  it('forwards code_challenge_method to start and submit, so the server can refuse plain', async () => {
+    loggedIn();
+    const server = acmeServer()
+      .on('POST', '/idp/b2b/oauth/authorize/start', json({ consent_required: false, client: CLIENT, scope_results: results() }))
+      .on('POST', '/idp/b2b/oauth/authorize/submit', json({ redirect_uri: 'https://rp.test/cb?error=invalid_request' }));
+    const ui = renderIdp(server, AUTHORIZE + '&code_challenge_method=plain');
+    await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/cb?error=invalid_request'));
+    for (const path of ['/idp/b2b/oauth/authorize/start', '/idp/b2b/oauth/authorize/submit']) {
+      expect(server.callsTo(path)[0]!.body).toEqual(expect.objectContaining({ code_challenge: 'c1', code_challenge_method: 'plain' }));
+    }
+  });
+
+  it('without a session asks to log in, and goes on with the authorization once the member has logged in', async () => {
+    const server = acmeServer()
+      .on('POST', '/b2b/sessions/authenticate', json(loggedInResponse()))
+      .on('POST', '/idp/b2b/oauth/authorize/start', json({ consent_required: true, client: CLIENT, scope_results: results() }));
+    const ui = renderIdp(server, AUTHORIZE);
+    expect(await ui.findByText('No active session detected. Please log in to continue.')).toBeTruthy();
+    expect(server.callsTo('/idp/b2b/oauth/authorize/start')).toHaveLength(0);
+    // The page's login (here the session API of the same client) logs the member in.
+    loggedIn();
+    await ui.client.session.authenticate();
+    expect(await ui.findByRole('button', { name: 'Allow' })).toBeTruthy();
+    expect(server.callsTo('/idp/b2b/oauth/authorize/start')).toHaveLength(1);
+  });
+
+  it('a session too old for prompt=login or max_age asks to log in again, ends it, and goes on once the member is back', async () => {
+    loggedIn();
+    let starts = 0;
+    const server = acmeServer()
+      .on('POST', '/b2b/sessions/revoke', json({}))
+      .on('POST', '/b2b/sessions/authenticate', json(loggedInResponse()))
+      .on('POST', '/idp/b2b/oauth/authorize/start', () => (++starts === 1
+        ? apiError(401, 'login_required', 'The member must log in again before authorizing this app.')
+        : json({ consent_required: false, client: CLIENT, scope_results: results() })))
+      .on('POST', '/idp/b2b/oauth/authorize/submit', json({ redirect_uri: 'https://rp.test/cb?code=fresh&state=s1' }));
+    const ui = renderIdp(server, AUTHORIZE + '&prompt=login');
+    expect(await ui.findByText('Please log in again to continue.')).toBeTruthy();
+    expect(ui.queryByText('The member must log in again before authorizing this app.')).toBeNull();
+    expect(ui.onError).not.toHaveBeenCalled();
+    fireEvent.click(ui.getByRole('button', { name: 'Log in again' }));
+    expect(await ui.findByText('No active session detected. Please log in to continue.')).toBeTruthy();
+    expect(server.callsTo('/b2b/sessions/revoke')).toHaveLength(1);
+    expect(getCookie(SESSION_COOKIE)).toBeNull();
+    loggedIn();
+    await ui.client.session.authenticate();
+    await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/cb?code=fresh&state=s1'));
+    expect(server.callsTo('/idp/b2b/oauth/authorize/start')).toHaveLength(2);
+    expect(server.callsTo('/idp/b2b/oauth/authorize/submit')[0]!.body).toEqual(expect.objectContaining({ prompt: 'login' }));
   });
 
   it('without a session asks to log in, unless prompt=none sends the answer to the client', async () => {
@@ -273,6 +355,30 @@ describe('logout', () => {
     await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/bye'));
     expect(server.callsTo('/b2b/sessions/revoke')).toHaveLength(1);
     expect(getCookie(SESSION_COOKIE)).toBeNull();
+  });
+
+  it('without a post_logout_redirect_uri (end_session) logs out after Yes and ends on the logged-out state', async () => {
+    loggedIn();
+    const server = acmeServer()
+      .on('POST', '/b2b/oauth/logout/start', json({ redirect_uri: '', consent_required: true }))
+      .on('POST', '/b2b/sessions/revoke', json({}));
+    const ui = renderIdp(server, '/authorize?end_session=1&client_id=app-1');
+    fireEvent.click(await ui.findByRole('button', { name: 'Yes' }));
+    expect(await ui.findByText('You have been logged out. You may close this page.')).toBeTruthy();
+    expect(server.callsTo('/b2b/sessions/revoke')).toHaveLength(1);
+    expect(getCookie(SESSION_COOKIE)).toBeNull();
+    expect(ui.navigate).not.toHaveBeenCalled();
+    expect(server.callsTo('/b2b/oauth/logout/start')[0]!.body).toEqual({ client_id: 'app-1' });
+  });
+
+  it('an ID token hint alone (no client_id) logs out without asking and returns to the app', async () => {
+    loggedIn();
+    const server = acmeServer()
+      .on('POST', '/b2b/oauth/logout/start', json({ redirect_uri: 'https://rp.test/bye', consent_required: false }))
+      .on('POST', '/b2b/sessions/revoke', json({}));
+    const ui = renderIdp(server, '/authorize?end_session=1&id_token_hint=idt&post_logout_redirect_uri=https%3A%2F%2Frp.test%2Fbye');
+    await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/bye'));
+    expect(server.callsTo('/b2b/oauth/logout/start')[0]!.body).toEqual({ id_token_hint: 'idt', post_logout_redirect_uri: 'https://rp.test/bye' });
   });
 
   it('No keeps the session', async () => {

@@ -5,21 +5,29 @@ export type IdpState =
   | { screen: 'loading' }
   | { screen: 'error'; message: string }
   | { screen: 'noSession' }
+  /** The session is too old for the request (prompt=login, max_age): the member must log in again. */
+  | { screen: 'loginAgain'; busy: boolean }
   | { screen: 'consent'; start: AuthorizeStartResponse; busy: 'allow' | 'deny' | null; error: string | null }
   | { screen: 'redirecting'; denied: boolean }
-  | { screen: 'logoutConfirm'; redirectURI: string; busy: boolean; error: string | null }
-  | { screen: 'notLoggedOut' };
+  /** redirectURI is null when the relying party named no post-logout redirect URI. */
+  | { screen: 'logoutConfirm'; redirectURI: string | null; busy: boolean; error: string | null }
+  | { screen: 'notLoggedOut' }
+  | { screen: 'loggedOut' };
 
 export type IdpAction =
   | { type: 'failed'; message: string }
+  | { type: 'loading' }
   | { type: 'noSession' }
+  | { type: 'loginRequired' }
+  | { type: 'endingSession' }
   | { type: 'consent'; start: AuthorizeStartResponse }
   | { type: 'submitting'; choice: 'allow' | 'deny' }
   | { type: 'actionFailed'; message: string }
   | { type: 'redirecting'; denied: boolean }
-  | { type: 'confirmLogout'; redirectURI: string }
+  | { type: 'confirmLogout'; redirectURI: string | null }
   | { type: 'loggingOut' }
-  | { type: 'stayLoggedIn' };
+  | { type: 'stayLoggedIn' }
+  | { type: 'loggedOut' };
 
 export const initialIdpState: IdpState = { screen: 'loading' };
 
@@ -27,8 +35,14 @@ export function idpReducer(state: IdpState, action: IdpAction): IdpState {
   switch (action.type) {
     case 'failed':
       return { screen: 'error', message: action.message };
+    case 'loading':
+      return { screen: 'loading' };
     case 'noSession':
       return { screen: 'noSession' };
+    case 'loginRequired':
+      return { screen: 'loginAgain', busy: false };
+    case 'endingSession':
+      return state.screen === 'loginAgain' ? { ...state, busy: true } : state;
     case 'consent':
       return { screen: 'consent', start: action.start, busy: null, error: null };
     case 'submitting':
@@ -45,5 +59,7 @@ export function idpReducer(state: IdpState, action: IdpAction): IdpState {
       return state.screen === 'logoutConfirm' ? { ...state, busy: true, error: null } : state;
     case 'stayLoggedIn':
       return { screen: 'notLoggedOut' };
+    case 'loggedOut':
+      return { screen: 'loggedOut' };
   }
 }
