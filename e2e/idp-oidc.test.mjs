@@ -16,11 +16,17 @@ const execFileP = promisify(execFile);
 // The operator's page that mounts the identity provider, and the relying party's pages.
 const idpPage = (h) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Authorize</title></head>
-<body><main><h1>Authorize</h1><div id="root"></div></main>
+<body><main><h1>Authorize</h1><div id="root"></div><div id="login"></div></main>
 <script src="${h.apiBase}/widget/latchkey.js"></script>
 <script>
   window.client = new Latchkey.B2BClient(${JSON.stringify(h.project.public_token)});
   client.mountIdentityProvider({ elementId: '#root' });
+  // The operator's login, shown while there is no session: the identity provider asks for one and
+  // goes on once the member has logged in.
+  const login = (s) => s || client.mountLogin({ elementId: '#login', config: { products: ['emailOtp'],
+    organizationSlug: 'oidc-corp', sessionOptions: { sessionDurationMinutes: 60 } } });
+  login(client.session.getSync());
+  client.session.onChange(login);
 </script></body></html>`;
 const rpPage = (title) => () => `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1></main></body></html>`;
 
@@ -49,14 +55,27 @@ async function setup() {
   setUp = true;
 }
 
-/** Logs the member in through the login widget on the customer's page. */
-async function logIn(page) {
+/** Logs the member (by default the file's) in through the login widget on the customer's page. */
+async function logIn(page, who = email) {
   await page.goto(h.pageUrlWith({ slug: 'oidc-corp', products: 'emailOtp' }));
-  await page.locator('#email-input').fill(email);
+  await enterEmailOTP(page, who);
+  await page.getByText(TEXT.loggedIn).waitFor();
+}
+
+/** The email OTP login in the login widget already on the page. */
+async function enterEmailOTP(page, who) {
+  const seen = (await h.mailbox(who)).map((m) => m.id);
+  await page.locator('#email-input').fill(who);
   await page.getByRole('button', { name: TEXT.continueWithEmail }).click();
   await page.getByLabel(TEXT.otpLabel).first().waitFor();
-  await enterCode(page, codeOf(await h.waitForMail(email)));
-  await page.getByText(TEXT.loggedIn).waitFor();
+  await enterCode(page, codeOf(await h.waitForMail(who, { exclude: seen })));
+}
+
+/** Another member of the organization: email codes are limited per address (5 sends in 10 minutes). */
+async function otherMember(name) {
+  const who = uniqueEmail('oidc');
+  await h.createMember(org.organization_id, who, name);
+  return who;
 }
 
 async function newClient(type, extra = {}) {
@@ -176,6 +195,52 @@ h.test('the Logout screen asks first and No keeps the session', async ({ page, c
   await page.getByText('You have not been logged out. You may close this page.').waitFor();
   const session = await context.cookies(h.pageOrigin).then((cs) => cs.find((c) => c.name === 'stytch_session')?.value);
   assert.ok((await h.authenticateSession(session)).member_session);
+});
+
+h.test('end-session by POST without a post_logout_redirect_uri: the member confirms and the page says they are logged out', async ({ page, context }) => {
+  await setup();
+  const app = await newClient('third_party');
+  const config = await discover(app);
+  await logIn(page, await otherMember('Ada Post'));
+  const session = await context.cookies(h.pageOrigin).then((cs) => cs.find((c) => c.name === 'stytch_session')?.value);
+  // The relying party posts a form (RP-Initiated Logout 2: GET and POST), naming only itself.
+  await page.goto(`${h.pageOrigin}/rp/bye`);
+  await page.evaluate(({ action, clientID }) => {
+    const form = Object.assign(document.createElement('form'), { method: 'POST', action });
+    form.append(Object.assign(document.createElement('input'), { type: 'hidden', name: 'client_id', value: clientID }));
+    document.body.append(form);
+    form.submit();
+  }, { action: config.serverMetadata().end_session_endpoint, clientID: app.client_id });
+  await page.getByRole('heading', { name: TEXTS.logoutTitle }).waitFor();
+  await page.getByRole('button', { name: TEXTS.yes }).click();
+  await page.getByText('You have been logged out. You may close this page.').waitFor();
+  assert.equal(new URL(page.url()).pathname, '/authorize', 'no redirect: there is nowhere to return to');
+  await assert.rejects(h.authenticateSession(session), 'the session is over after logout');
+});
+
+h.test('max_age: a session older than it logs in again on the authorization page, and the authorization goes on', async ({ page }) => {
+  await setup();
+  const app = await newClient('first_party');
+  const config = await discover(app);
+  const who = await otherMember('Ada Again');
+  await logIn(page, who);
+  // Older than max_age (3 s) by the time the authorization starts.
+  await new Promise((resolve) => setTimeout(resolve, 4000));
+  const verifier = oidc.randomPKCECodeVerifier();
+  const state = oidc.randomState();
+  const url = oidc.buildAuthorizationUrl(config, {
+    redirect_uri: `${h.pageOrigin}/rp/cb`, scope: 'openid email', state, max_age: '3',
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+  });
+  await page.goto(url.href);
+  await page.getByRole('button', { name: 'Log in again' }).click();
+  await page.getByText(TEXTS.noSession).waitFor();
+  const before = Math.floor(Date.now() / 1000);
+  // The page's login; the first-party app needs no consent, so the code goes back at once.
+  await enterEmailOTP(page, who);
+  await page.waitForURL((u) => u.pathname === '/rp/cb');
+  const tokens = await oidc.authorizationCodeGrant(config, new URL(page.url()), { pkceCodeVerifier: verifier, expectedState: state });
+  assert.ok(tokens.claims().auth_time >= before - 1, `auth_time ${tokens.claims().auth_time} is the new login (after ${before})`);
 });
 
 h.test('refusals: wrong redirect URI, public client without the PKCE verifier, a code used twice, Deny', async ({ page }) => {
