@@ -105,7 +105,7 @@ func (p *Provider) exchangeCode(r *http.Request, projectID string, app *connecte
 		Scopes: d.Scopes, AuthTime: unixTime(d.AuthTime), FamilyID: ids.Token(), CodeHash: ids.Hash(code), Email: d.Email}
 	var out *issued
 	err = p.db.Tx(ctx, func(q store.Querier) error {
-		out, err = p.issue(ctx, q, app, g, d.Nonce)
+		out, err = p.issue(ctx, q, app, g, d.Nonce, nil)
 		return err
 	})
 	return out, err
@@ -130,7 +130,10 @@ func redeemerOf(ctx context.Context, app *connectedapps.App) context.Context {
 
 // refresh rotates a refresh token (RFC 6749 6, RFC 9700 4.14.2): the
 // presented token is spent and a new one issued in the same family; a
-// spent token presented again revokes the whole family.
+// spent token presented again revokes the whole family. A scope parameter
+// narrows the new access token only: the new refresh token keeps the
+// family's scopes (RFC 6749 6: identical to the presented one's), so a
+// later refresh may ask for them again.
 func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps.App) (any, error) {
 	ctx := r.Context()
 	presented := r.PostForm.Get("refresh_token")
@@ -165,21 +168,17 @@ func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps
 			reused = t.FamilyID
 			return bad
 		}
-		scopes := t.Scopes
+		var narrow []string
 		if s := r.PostForm.Get("scope"); s != "" {
-			scopes = parseScopes(s)
-			for _, sc := range scopes {
+			narrow = parseScopes(s)
+			for _, sc := range narrow {
 				if !slices.Contains(t.Scopes, sc) {
 					return invalidScope("A refresh may only narrow the granted scopes.")
 				}
 			}
 		}
 		g := t.grantState
-		g.Scopes = scopes
-		if !g.has(ScopeOfflineAccess) {
-			g.Scopes = append(g.Scopes, ScopeOfflineAccess) // the family keeps its refresh token
-		}
-		out, err = p.issue(ctx, q, app, &g, "")
+		out, err = p.issue(ctx, q, app, &g, "", narrow)
 		return err
 	})
 	if reused != "" {
