@@ -112,11 +112,20 @@ describe('discovery link on load', () => {
     expect(ui.queryByRole('button', { name: 'Create an organization' })).toBeNull();
   });
 
-  it('an expired discovery link shows the magic link error without back', async () => {
+  // Spec section 4: only the multi_tenant_magic_links type gets the link error; discovery is Default.
+  it('an expired discovery link shows the default error without back', async () => {
     window.history.replaceState(null, '', '/?stytch_token_type=discovery&token=used');
     const ui = renderLogin(acmeServer().on('POST', ML_AUTH, apiError(401, 'unable_to_auth_magic_link')), discoveryConfig());
-    expect(await ui.findByText(/login link may have expired/)).toBeTruthy();
+    expect(await ui.findByText('Something went wrong. Try again later or contact your admin for help.')).toBeTruthy();
+    expect(ui.queryByText(/login link may have expired/)).toBeNull();
     expect(ui.queryByRole('button')).toBeNull();
+    expect(ui.onError).toHaveBeenCalledWith(expect.objectContaining({ error_type: 'unable_to_auth_magic_link' }));
+  });
+
+  it('a discovery link refused by an ad blocker shows the AdBlockerDetected screen', async () => {
+    window.history.replaceState(null, '', '/?stytch_token_type=discovery&token=t');
+    const ui = renderLogin(acmeServer().on('POST', ML_AUTH, apiError(400, 'ad_blocker_detected')), discoveryConfig());
+    expect(await ui.findByText(/ad blocker is preventing you/)).toBeTruthy();
   });
 
   it('sends the stored PKCE verifier', async () => {
