@@ -260,7 +260,10 @@ describe('the organization list', () => {
     const ui = arriveByLink([discovered(ACME), restricted]);
     ui.server.on('POST', '/b2b/otps/email/login_or_signup', json({}));
     fireEvent.click(await ui.findByRole('button', { name: 'Globex' }));
-    expect(await ui.findByRole('heading', { name: 'Continue to Globex' })).toBeTruthy();
+    // Still the Discovery flow (spec sections 2 and 4): its title, with the organization's logo.
+    expect(await ui.findByRole('heading', { name: 'Sign up or log in' })).toBeTruthy();
+    expect(ui.queryByRole('heading', { name: 'Continue to Globex' })).toBeNull();
+    expect(ui.getByRole('img', { name: 'Globex logo' }).getAttribute('src')).toBe('https://cdn.test/globex.png');
     expect(ui.queryByLabelText('Email')).toBeNull();
     expect(ui.queryByRole('button', { name: 'Email me a link' })).toBeNull();
     expect(ui.server.callsTo(EXCHANGE)).toHaveLength(0);
@@ -329,7 +332,8 @@ describe('directLoginForSingleMembership', () => {
   it('follows the selection rules: a restricted single membership goes to Main', async () => {
     const only = discovered(ACME, 'active_member', { primary_required: { allowed_auth_methods: ['magic_link'] } });
     const ui = arriveByLink([only], direct({}));
-    expect(await ui.findByRole('heading', { name: 'Continue to Acme' })).toBeTruthy();
-    expect(ui.getByRole('button', { name: 'Email me a link' })).toBeTruthy();
+    expect(await ui.findByRole('button', { name: 'Email me a link' })).toBeTruthy();
+    expect(ui.getByRole('heading', { name: 'Sign up or log in' })).toBeTruthy();
+    expect(ui.server.callsTo(EXCHANGE)).toHaveLength(0);
   });
 });
