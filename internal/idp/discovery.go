@@ -91,47 +91,63 @@ func (p *Provider) jwks(r *http.Request) (any, error) {
 }
 
 // EndSession handles {issuer}/oauth2/end_session (OIDC RP-Initiated
-// Logout 2), by GET and by POST with a form body (the specification
-// requires both): it sends the browser, with the relying party's
+// Logout 1.0 2), by GET and by POST with a form body (the specification
+// requires both). It sends the browser, with the relying party's
 // parameters, to the operator's page, where the widget's Logout screen
-// asks the member and then returns to the registered
-// post_logout_redirect_uri, or ends on its logged-out state when there is
-// none. Every parameter is optional, so the redirect also carries
-// end_session=1: without a post_logout_redirect_uri the widget could not
-// otherwise tell a logout from an authorization. logout/start validates
-// the parameters.
+// asks the member and then goes to the post_logout_redirect_uri.
+//
+// The specification makes client_id and post_logout_redirect_uri
+// optional, while the widget (its product spec) requires both, so they
+// are filled in here: the client from a verified id_token_hint's
+// audience, and the provider's own logged-out page as the redirect.
+// logout/start accepts that page for every client of the project and
+// checks everything else (registered redirect URI, the hint again).
 func (p *Provider) EndSession(w http.ResponseWriter, r *http.Request) {
+	target, status, err := p.endSession(r)
+	if err != nil {
+		writeOAuth(w, 0, nil, p.logged(r, err))
+		return
+	}
+	http.Redirect(w, r, target, status)
+}
+
+func (p *Provider) endSession(r *http.Request) (string, int, error) {
 	pr, err := p.projectOf(r)
 	if err != nil {
-		writeOAuth(w, 0, nil, err)
-		return
+		return "", 0, err
 	}
 	page, err := p.AuthorizationURL(r.Context(), pr.ID)
 	if err != nil {
-		writeOAuth(w, 0, nil, err)
-		return
+		return "", 0, err
 	}
-	in := r.URL.Query()
+	in, status := r.URL.Query(), http.StatusFound
 	if r.Method == http.MethodPost {
 		if err := parseForm(r); err != nil {
-			writeOAuth(w, 0, nil, err)
-			return
+			return "", 0, err
 		}
-		in = r.PostForm
+		in, status = r.PostForm, http.StatusSeeOther // the page is fetched with GET
 	}
-	q := url.Values{endSessionMarker: {"1"}}
+	q := url.Values{}
 	for _, k := range []string{"client_id", "post_logout_redirect_uri", "id_token_hint", "state", "ui_locales", "logout_hint"} {
 		if v := in.Get(k); v != "" {
 			q.Set(k, v)
 		}
 	}
-	status := http.StatusFound
-	if r.Method == http.MethodPost {
-		status = http.StatusSeeOther // the page is fetched with GET
+	clientID, hint := q.Get("client_id"), q.Get("id_token_hint")
+	if clientID == "" && hint == "" {
+		return "", 0, invalidRequest("client_id or id_token_hint is required: the logout must name its client.")
 	}
-	http.Redirect(w, r, page+"?"+q.Encode(), status)
+	if hint != "" {
+		// Both present must agree (the hint's aud contains client_id);
+		// alone, the hint names the client, and it must name one.
+		claims, err := p.verifyIDTokenHint(r.Context(), pr.ID, clientID, hint)
+		if err != nil {
+			return "", 0, err
+		}
+		q.Set("client_id", claims.clientID)
+	}
+	if q.Get("post_logout_redirect_uri") == "" {
+		q.Set("post_logout_redirect_uri", p.loggedOutURL(pr.ID))
+	}
+	return page + "?" + q.Encode(), status, nil
 }
-
-// endSessionMarker is the parameter that tells the widget a request came
-// from end_session (its params.ts reads the same name).
-const endSessionMarker = "end_session"

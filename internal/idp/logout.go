@@ -24,9 +24,7 @@ type logoutRequest struct {
 }
 
 // LogoutResponse answers logout/start: where to go after the session is
-// ended (empty when the relying party named no post-logout redirect URI:
-// the widget then ends on its logged-out state), and whether the member
-// must confirm first.
+// ended, and whether the member must confirm first.
 type LogoutResponse struct {
 	httpapi.Common
 	RedirectURI     string `json:"redirect_uri"`
@@ -34,44 +32,50 @@ type LogoutResponse struct {
 }
 
 // SDKLogoutStart handles SDK POST /b2b/oauth/logout/start (OIDC
-// RP-Initiated Logout 1.0 2 and 3). Every parameter is optional there:
-// the client is client_id or, without it, the id_token_hint's audience
-// (both present must agree); a post-logout redirect URI needs a client
-// and must be registered exactly for it. Confirmation is skipped only
-// when a valid id_token_hint names the logged-in member; with no session
-// there is nothing to confirm.
+// RP-Initiated Logout 1.0 2 and 3). client_id and post_logout_redirect_uri
+// are required, as the widget always sends them (end_session fills them
+// in when the relying party left them out). The redirect URI must be
+// registered exactly for the client, or be the provider's own logged-out
+// page. An id_token_hint must have been issued to the client.
+// Confirmation is skipped only when a valid id_token_hint names the
+// logged-in member; with no session there is nothing to confirm.
 func (f Faces) SDKLogoutStart(r *http.Request) (any, error) {
 	var req logoutRequest
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
+	if err := httpapi.Required("client_id", req.ClientID); err != nil {
+		return nil, err
+	}
+	if err := httpapi.Required("post_logout_redirect_uri", req.PostLogoutRedirectURI); err != nil {
+		return nil, err
+	}
 	c := project.CallerFrom(r.Context())
+	app, err := f.P.apps.Get(r.Context(), c.Project.ID, req.ClientID)
+	if err != nil {
+		return nil, connectedapps.NotFound(err)
+	}
+	// The provider's own logged-out page is every client's (end_session
+	// names it when the relying party named no redirect URI).
+	ownPage := req.PostLogoutRedirectURI == f.P.loggedOutURL(c.Project.ID)
+	if !ownPage && !app.HasPostLogoutRedirectURL(req.PostLogoutRedirectURI) {
+		return nil, apierr.New(apierr.InvalidRedirectURI).WithMessage("The post_logout_redirect_uri does not exactly match a URL registered for this connected app.")
+	}
 	hint := &hintClaims{}
 	if req.IDTokenHint != "" {
-		var err error
-		if hint, err = f.P.verifyIDTokenHint(r.Context(), c.Project.ID, req.ClientID, req.IDTokenHint); err != nil {
+		if hint, err = f.P.verifyIDTokenHint(r.Context(), c.Project.ID, app.ClientID, req.IDTokenHint); err != nil {
 			return nil, err
 		}
 	}
-	clientID := req.ClientID
-	if clientID == "" {
-		clientID = hint.clientID
+	q := url.Values{}
+	if req.State != "" {
+		q.Set("state", req.State)
 	}
-	if clientID == "" && req.PostLogoutRedirectURI != "" {
-		return nil, apierr.Invalid("client_id", "client_id (or an id_token_hint) is required with a post_logout_redirect_uri.")
+	u, err := flowtoken.WithQuery(req.PostLogoutRedirectURI, q)
+	if err != nil {
+		return nil, apierr.Wrap(apierr.InvalidRedirectURI, err)
 	}
-	out := &LogoutResponse{}
-	if clientID != "" {
-		app, err := f.P.apps.Get(r.Context(), c.Project.ID, clientID)
-		if err != nil {
-			return nil, connectedapps.NotFound(err)
-		}
-		if req.PostLogoutRedirectURI != "" {
-			if out.RedirectURI, err = postLogoutRedirect(app, req.PostLogoutRedirectURI, req.State); err != nil {
-				return nil, err
-			}
-		}
-	}
+	out := &LogoutResponse{RedirectURI: u}
 	if c.SessionToken != "" {
 		who, err := f.sessionAuthorizer(r, c.Project, session.Credential{Token: c.SessionToken})
 		if err != nil && !apierr.Is(err, apierr.SessionNotFound) {
@@ -80,23 +84,6 @@ func (f Faces) SDKLogoutStart(r *http.Request) (any, error) {
 		out.ConsentRequired = who != nil && who.member.MemberID != hint.subject
 	}
 	return out, nil
-}
-
-// postLogoutRedirect is where the browser returns after logout: the URI,
-// registered exactly for the app, with the relying party's state.
-func postLogoutRedirect(app *connectedapps.App, uri, state string) (string, error) {
-	if !app.HasPostLogoutRedirectURL(uri) {
-		return "", apierr.New(apierr.InvalidRedirectURI).WithMessage("The post_logout_redirect_uri does not exactly match a URL registered for this connected app.")
-	}
-	q := url.Values{}
-	if state != "" {
-		q.Set("state", state)
-	}
-	u, err := flowtoken.WithQuery(uri, q)
-	if err != nil {
-		return "", apierr.Wrap(apierr.InvalidRedirectURI, err)
-	}
-	return u, nil
 }
 
 // hintClaims are what a verified id_token_hint tells: whose token it is,
@@ -108,8 +95,8 @@ type hintClaims struct {
 
 // verifyIDTokenHint verifies an ID token this provider issued (expired
 // ones included: a logout hint may be old). With clientID it must have
-// been issued to that client; without, its audience names the client, so
-// it must name exactly one.
+// been issued to that client; without (end_session, where client_id is
+// optional), its audience names the client, so it must name exactly one.
 func (p *Provider) verifyIDTokenHint(ctx context.Context, projectID, clientID, token string) (*hintClaims, error) {
 	bad := apierr.Invalid("id_token_hint", "id_token_hint is not an ID token issued to this client.")
 	parsed, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})

@@ -152,5 +152,6 @@ func (m *Module) Routes() []httpapi.Route {
 		pub("POST "+iss+"/oauth2/revoke", m.p.Revoke),
 		pub("GET "+iss+"/oauth2/end_session", m.p.EndSession),
 		pub("POST "+iss+"/oauth2/end_session", m.p.EndSession),
+		pub("GET "+iss+loggedOutPath, m.p.LoggedOut),
 	}
 }
