@@ -43,16 +43,14 @@ export interface AuthorizeSubmitResponse extends ResponseCommon {
   authorization_code?: string;
 }
 
-/** RP-Initiated Logout 1.0 section 2: every parameter is optional (the server finds the client in the hint). */
 export interface LogoutBody {
-  client_id?: string | undefined;
-  post_logout_redirect_uri?: string | undefined;
+  client_id: string;
+  post_logout_redirect_uri: string;
   id_token_hint?: string | undefined;
   state?: string | undefined;
 }
 
 export interface LogoutStartResponse extends ResponseCommon {
-  /** Empty when the relying party named no post-logout redirect URI: nowhere to return to. */
   redirect_uri: string;
   consent_required: boolean;
 }

@@ -78,7 +78,8 @@ export default function IdpScreens({ backend, options, t, search, bootstrap }: P
       start = await authorizeStart(backend.http, body);
     } catch (err) {
       if (!(err instanceof APIError && err.error_type === 'login_required')) throw err;
-      if (live()) dispatch({ type: 'loginRequired' });
+      // The preflight error as any other (the server's error_message), plus a way to log in again.
+      if (live()) dispatch({ type: 'loginRequired', message: fail(err) });
       return;
     }
     if (!live()) return;
@@ -99,9 +100,8 @@ export default function IdpScreens({ backend, options, t, search, bootstrap }: P
       if (request.flow === 'logout') {
         const resp = await logoutStart(backend.http, request.body);
         if (cancelled) return;
-        const redirectURI = resp.redirect_uri || null;
-        if (resp.consent_required) dispatch({ type: 'confirmLogout', redirectURI });
-        else await logOut(redirectURI);
+        if (resp.consent_required) dispatch({ type: 'confirmLogout', redirectURI: resp.redirect_uri });
+        else await logOut(resp.redirect_uri);
         return;
       }
       // prompt=none may not show a screen, so it goes straight to submit, whose answer is always for
@@ -133,14 +133,13 @@ export default function IdpScreens({ backend, options, t, search, bootstrap }: P
     // The request comes from the page address at mount; the flow runs once.
   }, [backend]);
 
-  // Without a redirect URI (none was named) the logout ends on the logged-out state. Without a
-  // session nothing is revoked, and a failed revoke is only reported, its forced clear having logged
-  // the member out here already.
-  const logOut = async (redirectURI: string | null) => {
+  // Always ends on the app's redirect URI (or the provider's logged-out page, which end_session names
+  // when the app named none): without a session nothing is revoked, and a failed revoke is only
+  // reported, its forced clear having logged the member out here already.
+  const logOut = async (redirectURI: string) => {
     await revokeReporting(backend, fail);
-    onEvent('IDP_OAUTH_LOGOUT', { redirect_uri: redirectURI ?? '' });
-    if (redirectURI) leave(redirectURI, false);
-    else dispatch({ type: 'loggedOut' });
+    onEvent('IDP_OAUTH_LOGOUT', { redirect_uri: redirectURI });
+    leave(redirectURI, false);
   };
 
   // Logging in again starts from no session: the too-old one ends (forced clear), then the page's
@@ -208,7 +207,7 @@ interface View {
   options: IdentityProviderOptions;
   request: ReturnType<typeof readIdpRequest>;
   decide: (granted: boolean) => void;
-  logOut: (redirectURI: string | null) => Promise<void>;
+  logOut: (redirectURI: string) => Promise<void>;
   logInAgain: () => void;
   dispatch: (a: import('./state').IdpAction) => void;
   fail: (err: unknown) => string;
@@ -222,18 +221,18 @@ function render(state: IdpState, v: View): ReactNode {
     case 'loading':
       return <Spinner label={v.t('idp.loading')} />;
     case 'error':
-      return <p className="lk-text lk-error" role="alert">{state.message}</p>;
-    case 'noSession':
-      return <p className="lk-text" role="status">{it('idp.noSession')}</p>;
-    case 'loginAgain':
       return (
         <>
-          <p className="lk-text" role="status">{it('idp.loginAgain')}</p>
-          <Button loading={state.busy} onClick={v.logInAgain}>
-            {it('idp.loginAgain.button')}
-          </Button>
+          <p className="lk-text lk-error" role="alert">{state.message}</p>
+          {state.logInAgain ? (
+            <Button loading={state.logInAgain.busy} onClick={v.logInAgain}>
+              {it('idp.loginAgain.button')}
+            </Button>
+          ) : null}
         </>
       );
+    case 'noSession':
+      return <p className="lk-text" role="status">{it('idp.noSession')}</p>;
     case 'redirecting':
       return state.denied ? (
         <p className="lk-text" role="status">{it('idp.consent.denied')}</p>
@@ -242,8 +241,6 @@ function render(state: IdpState, v: View): ReactNode {
       );
     case 'notLoggedOut':
       return <p className="lk-text" role="status">{it('idp.logout.notLoggedOut')}</p>;
-    case 'loggedOut':
-      return <p className="lk-text" role="status">{it('idp.logout.loggedOut')}</p>;
     case 'logoutConfirm':
       return (
         <>

@@ -56,16 +56,12 @@ describe('readIdpRequest', () => {
     expect(readIdpRequest('?redirect_uri=x')).toEqual({ flow: 'invalid', missing: 'client_id' });
   });
 
-  it('reads a logout without client_id or post_logout_redirect_uri (RP-Initiated Logout 2: both optional)', () => {
-    expect(readIdpRequest('?post_logout_redirect_uri=x&id_token_hint=h')).toEqual({
-      flow: 'logout',
-      body: { client_id: undefined, post_logout_redirect_uri: 'x', id_token_hint: 'h', state: undefined },
-    });
-    // end_session marks its redirect, so a logout with no parameter at all is still a logout.
-    expect(readIdpRequest('?end_session=1')).toEqual({
-      flow: 'logout',
-      body: { client_id: undefined, post_logout_redirect_uri: undefined, id_token_hint: undefined, state: undefined },
-    });
+  it('a logout requires client_id and post_logout_redirect_uri (spec), and no marker makes one', () => {
+    expect(readIdpRequest('?post_logout_redirect_uri=x')).toEqual({ flow: 'invalid', missing: 'client_id' });
+    expect(readIdpRequest('?post_logout_redirect_uri=x&id_token_hint=h')).toEqual({ flow: 'invalid', missing: 'client_id' });
+    expect(readIdpRequest('?client_id=c&post_logout_redirect_uri=')).toEqual({ flow: 'invalid', missing: 'post_logout_redirect_uri' });
+    // A post_logout_redirect_uri selects Logout; end_session=1 is just another parameter of an authorization.
+    expect(readIdpRequest('?end_session=1&client_id=c')).toEqual({ flow: 'invalid', missing: 'redirect_uri' });
   });
 
   it('forwards code_challenge_method as sent, and leaves it out when absent', () => {
@@ -188,7 +184,7 @@ describe('consent', () => {
     expect(server.callsTo('/idp/b2b/oauth/authorize/start')).toHaveLength(1);
   });
 
-  it('a session too old for prompt=login or max_age asks to log in again, ends it, and goes on once the member is back', async () => {
+  it('a session too old for prompt=login or max_age shows the server error with Log in again, which ends it, and goes on once the member is back', async () => {
     loggedIn();
     let starts = 0;
     const server = acmeServer()
@@ -199,10 +195,13 @@ describe('consent', () => {
         : json({ consent_required: false, client: CLIENT, scope_results: results() })))
       .on('POST', '/idp/b2b/oauth/authorize/submit', json({ redirect_uri: 'https://rp.test/cb?code=fresh&state=s1' }));
     const ui = renderIdp(server, AUTHORIZE + '&prompt=login');
-    expect(await ui.findByText('Please log in again to continue.')).toBeTruthy();
-    expect(ui.queryByText('The member must log in again before authorizing this app.')).toBeNull();
-    expect(ui.onError).not.toHaveBeenCalled();
-    fireEvent.click(ui.getByRole('button', { name: 'Log in again' }));
+    // The preflight error screen (the server's error_message, reported as any error), and below it the action.
+    const error = await ui.findByRole('alert');
+    expect(error.textContent).toBe('The member must log in again before authorizing this app.');
+    const again = ui.getByRole('button', { name: 'Log in again' });
+    expect(error.compareDocumentPosition(again) & Node.DOCUMENT_POSITION_FOLLOWING).toBeTruthy();
+    expect(ui.onError).toHaveBeenCalledWith(expect.objectContaining({ error_type: 'login_required', message: 'The member must log in again before authorizing this app.' }));
+    fireEvent.click(again);
     expect(await ui.findByText('No active session detected. Please log in to continue.')).toBeTruthy();
     expect(server.callsTo('/b2b/sessions/revoke')).toHaveLength(1);
     expect(getCookie(SESSION_COOKIE)).toBeNull();
@@ -211,6 +210,14 @@ describe('consent', () => {
     await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/cb?code=fresh&state=s1'));
     expect(server.callsTo('/idp/b2b/oauth/authorize/start')).toHaveLength(2);
     expect(server.callsTo('/idp/b2b/oauth/authorize/submit')[0]!.body).toEqual(expect.objectContaining({ prompt: 'login' }));
+  });
+
+  it('other preflight errors offer no Log in again', async () => {
+    loggedIn();
+    const server = acmeServer().on('POST', '/idp/b2b/oauth/authorize/start', apiError(400, 'invalid_redirect_uri', 'The redirect URI does not match.'));
+    const ui = renderIdp(server, AUTHORIZE + '&prompt=login');
+    expect(await ui.findByText('The redirect URI does not match.')).toBeTruthy();
+    expect(ui.queryByRole('button')).toBeNull();
   });
 
   it('without a session asks to log in, unless prompt=none sends the answer to the client', async () => {
@@ -357,28 +364,26 @@ describe('logout', () => {
     expect(getCookie(SESSION_COOKIE)).toBeNull();
   });
 
-  it('without a post_logout_redirect_uri (end_session) logs out after Yes and ends on the logged-out state', async () => {
+  it('a logout without client_id names the missing parameter and calls nothing (spec: logout requires it)', async () => {
     loggedIn();
-    const server = acmeServer()
-      .on('POST', '/b2b/oauth/logout/start', json({ redirect_uri: '', consent_required: true }))
-      .on('POST', '/b2b/sessions/revoke', json({}));
-    const ui = renderIdp(server, '/authorize?end_session=1&client_id=app-1');
-    fireEvent.click(await ui.findByRole('button', { name: 'Yes' }));
-    expect(await ui.findByText('You have been logged out. You may close this page.')).toBeTruthy();
-    expect(server.callsTo('/b2b/sessions/revoke')).toHaveLength(1);
-    expect(getCookie(SESSION_COOKIE)).toBeNull();
+    const server = acmeServer();
+    const ui = renderIdp(server, '/authorize?id_token_hint=idt&post_logout_redirect_uri=https%3A%2F%2Frp.test%2Fbye');
+    expect(await ui.findByText('Required parameter is missing: client_id. Please reach out to the application developer.')).toBeTruthy();
+    expect(server.callsTo('/b2b/oauth/logout/start')).toHaveLength(0);
+    expect(server.callsTo('/b2b/sessions/revoke')).toHaveLength(0);
     expect(ui.navigate).not.toHaveBeenCalled();
-    expect(server.callsTo('/b2b/oauth/logout/start')[0]!.body).toEqual({ client_id: 'app-1' });
   });
 
-  it('an ID token hint alone (no client_id) logs out without asking and returns to the app', async () => {
+  it("the provider's logged-out page (end_session without a post_logout_redirect_uri) is left for after Yes like any other", async () => {
     loggedIn();
+    const page = 'https://auth.test/v1/public/project-1/oauth2/logged_out';
     const server = acmeServer()
-      .on('POST', '/b2b/oauth/logout/start', json({ redirect_uri: 'https://rp.test/bye', consent_required: false }))
+      .on('POST', '/b2b/oauth/logout/start', json({ redirect_uri: page, consent_required: true }))
       .on('POST', '/b2b/sessions/revoke', json({}));
-    const ui = renderIdp(server, '/authorize?end_session=1&id_token_hint=idt&post_logout_redirect_uri=https%3A%2F%2Frp.test%2Fbye');
-    await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/bye'));
-    expect(server.callsTo('/b2b/oauth/logout/start')[0]!.body).toEqual({ id_token_hint: 'idt', post_logout_redirect_uri: 'https://rp.test/bye' });
+    const ui = renderIdp(server, `/authorize?client_id=app-1&post_logout_redirect_uri=${encodeURIComponent(page)}`);
+    fireEvent.click(await ui.findByRole('button', { name: 'Yes' }));
+    await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith(page));
+    expect(server.callsTo('/b2b/oauth/logout/start')[0]!.body).toEqual({ client_id: 'app-1', post_logout_redirect_uri: page });
   });
 
   it('No keeps the session', async () => {

@@ -1,8 +1,6 @@
 /**
  * Reads the relying party's request from the page address (api-reference 3.14): a
- * post_logout_redirect_uri selects the Logout flow, anything else is Authorize. The provider's
- * end_session endpoint also marks its redirect end_session=1, because RP-Initiated Logout makes
- * every logout parameter optional (a logout may carry none of them).
+ * post_logout_redirect_uri selects the Logout flow, anything else is Authorize.
  */
 import type { AuthorizeBody, LogoutBody } from '../api/idp';
 
@@ -16,15 +14,17 @@ export type IdpRequest =
 export function readIdpRequest(search: string): IdpRequest {
   const q = new URLSearchParams(search);
   const get = (k: string) => q.get(k) ?? undefined;
-  if (q.has('post_logout_redirect_uri') || q.get('end_session') === '1') {
-    // The server checks them: the client may come from the hint, the redirect URI may be absent.
+  if (q.has('post_logout_redirect_uri')) {
+    for (const name of ['client_id', 'post_logout_redirect_uri']) {
+      if (!q.get(name)) return { flow: 'invalid', missing: name };
+    }
     return {
       flow: 'logout',
       body: {
-        client_id: get('client_id') || undefined,
-        post_logout_redirect_uri: get('post_logout_redirect_uri') || undefined,
-        id_token_hint: get('id_token_hint') || undefined,
-        state: get('state') || undefined,
+        client_id: q.get('client_id') ?? '',
+        post_logout_redirect_uri: q.get('post_logout_redirect_uri') ?? '',
+        id_token_hint: get('id_token_hint'),
+        state: get('state'),
       },
     };
   }

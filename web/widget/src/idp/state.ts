@@ -3,46 +3,45 @@ import type { AuthorizeStartResponse } from '../api/idp';
 
 export type IdpState =
   | { screen: 'loading' }
-  | { screen: 'error'; message: string }
+  /**
+   * logInAgain is set when the session is too old for the request (prompt=login, max_age: the
+   * server's login_required): the error offers to end it so the member can log in again.
+   */
+  | { screen: 'error'; message: string; logInAgain: { busy: boolean } | null }
   | { screen: 'noSession' }
-  /** The session is too old for the request (prompt=login, max_age): the member must log in again. */
-  | { screen: 'loginAgain'; busy: boolean }
   | { screen: 'consent'; start: AuthorizeStartResponse; busy: 'allow' | 'deny' | null; error: string | null }
   | { screen: 'redirecting'; denied: boolean }
-  /** redirectURI is null when the relying party named no post-logout redirect URI. */
-  | { screen: 'logoutConfirm'; redirectURI: string | null; busy: boolean; error: string | null }
-  | { screen: 'notLoggedOut' }
-  | { screen: 'loggedOut' };
+  | { screen: 'logoutConfirm'; redirectURI: string; busy: boolean; error: string | null }
+  | { screen: 'notLoggedOut' };
 
 export type IdpAction =
   | { type: 'failed'; message: string }
   | { type: 'loading' }
   | { type: 'noSession' }
-  | { type: 'loginRequired' }
+  | { type: 'loginRequired'; message: string }
   | { type: 'endingSession' }
   | { type: 'consent'; start: AuthorizeStartResponse }
   | { type: 'submitting'; choice: 'allow' | 'deny' }
   | { type: 'actionFailed'; message: string }
   | { type: 'redirecting'; denied: boolean }
-  | { type: 'confirmLogout'; redirectURI: string | null }
+  | { type: 'confirmLogout'; redirectURI: string }
   | { type: 'loggingOut' }
-  | { type: 'stayLoggedIn' }
-  | { type: 'loggedOut' };
+  | { type: 'stayLoggedIn' };
 
 export const initialIdpState: IdpState = { screen: 'loading' };
 
 export function idpReducer(state: IdpState, action: IdpAction): IdpState {
   switch (action.type) {
     case 'failed':
-      return { screen: 'error', message: action.message };
+      return { screen: 'error', message: action.message, logInAgain: null };
     case 'loading':
       return { screen: 'loading' };
     case 'noSession':
       return { screen: 'noSession' };
     case 'loginRequired':
-      return { screen: 'loginAgain', busy: false };
+      return { screen: 'error', message: action.message, logInAgain: { busy: false } };
     case 'endingSession':
-      return state.screen === 'loginAgain' ? { ...state, busy: true } : state;
+      return state.screen === 'error' && state.logInAgain ? { ...state, logInAgain: { busy: true } } : state;
     case 'consent':
       return { screen: 'consent', start: action.start, busy: null, error: null };
     case 'submitting':
@@ -50,7 +49,7 @@ export function idpReducer(state: IdpState, action: IdpAction): IdpState {
     case 'actionFailed':
       if (state.screen === 'consent') return { ...state, busy: null, error: action.message };
       if (state.screen === 'logoutConfirm') return { ...state, busy: false, error: action.message };
-      return { screen: 'error', message: action.message };
+      return { screen: 'error', message: action.message, logInAgain: null };
     case 'redirecting':
       return { screen: 'redirecting', denied: action.denied };
     case 'confirmLogout':
@@ -59,7 +58,5 @@ export function idpReducer(state: IdpState, action: IdpAction): IdpState {
       return state.screen === 'logoutConfirm' ? { ...state, busy: true, error: null } : state;
     case 'stayLoggedIn':
       return { screen: 'notLoggedOut' };
-    case 'loggedOut':
-      return { screen: 'loggedOut' };
   }
 }

@@ -7,10 +7,9 @@ import { createTranslator } from '../strings/t';
 
 export const idpEn = {
   'idp.noSession': 'No active session detected. Please log in to continue.',
-  // Not in the spec: prompt=login or max_age found the session too old (OIDC Core 3.1.2.1 asks for
-  // reauthentication). Worded like the no-session text; the button ends the session so that the
-  // page's login takes over, as without a session.
-  'idp.loginAgain': 'Please log in again to continue.',
+  // Not in the spec: the action under the error when prompt=login or max_age found the session too
+  // old (OIDC Core 3.1.2.1 asks for reauthentication; the server's error_message says so). It ends
+  // the session so that the page's login takes over, as without a session.
   'idp.loginAgain.button': 'Log in again',
   'idp.missingParam': 'Required parameter is missing: {name}. Please reach out to the application developer.',
   'idp.defaultClientName': 'The App',
@@ -36,9 +35,6 @@ export const idpEn = {
   'idp.logout.yes': 'Yes',
   'idp.logout.no': 'No',
   'idp.logout.notLoggedOut': 'You have not been logged out. You may close this page.',
-  // Not in the spec: a logout without a post_logout_redirect_uri has nowhere to return to, so it
-  // ends here. Worded like the spec's text after No.
-  'idp.logout.loggedOut': 'You have been logged out. You may close this page.',
 };
 
 export type IdpStringKey = keyof typeof idpEn;
