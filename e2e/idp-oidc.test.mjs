@@ -197,7 +197,7 @@ h.test('the Logout screen asks first and No keeps the session', async ({ page, c
   assert.ok((await h.authenticateSession(session)).member_session);
 });
 
-h.test('end-session by POST without a post_logout_redirect_uri: the member confirms and the page says they are logged out', async ({ page, context }) => {
+h.test("end-session by POST without a post_logout_redirect_uri: the member confirms and ends on the provider's logged-out page", async ({ page, context }) => {
   await setup();
   const app = await newClient('third_party');
   const config = await discover(app);
@@ -212,9 +212,14 @@ h.test('end-session by POST without a post_logout_redirect_uri: the member confi
     form.submit();
   }, { action: config.serverMetadata().end_session_endpoint, clientID: app.client_id });
   await page.getByRole('heading', { name: TEXTS.logoutTitle }).waitFor();
+  // end_session named the provider's own page as the post_logout_redirect_uri, so the widget runs its
+  // usual Logout flow and leaves for it.
+  const loggedOut = `${config.serverMetadata().issuer}/oauth2/logged_out`;
+  assert.equal(new URL(page.url()).searchParams.get('post_logout_redirect_uri'), loggedOut);
   await page.getByRole('button', { name: TEXTS.yes }).click();
+  await page.waitForURL((u) => u.href === loggedOut);
   await page.getByText('You have been logged out. You may close this page.').waitFor();
-  assert.equal(new URL(page.url()).pathname, '/authorize', 'no redirect: there is nowhere to return to');
+  assert.equal(await page.locator('script').count(), 0, 'the logged-out page runs no script');
   await assert.rejects(h.authenticateSession(session), 'the session is over after logout');
 });
 
@@ -233,6 +238,8 @@ h.test('max_age: a session older than it logs in again on the authorization page
     code_challenge: await oidc.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
   });
   await page.goto(url.href);
+  // The preflight error (the server's error_message), and below it the way to log in again.
+  await page.getByText('The member must log in again before authorizing this app.').waitFor();
   await page.getByRole('button', { name: 'Log in again' }).click();
   await page.getByText(TEXTS.noSession).waitFor();
   const before = Math.floor(Date.now() / 1000);
