@@ -66,9 +66,14 @@ type authorizer struct {
 
 // prepared is a validated authorization request.
 type prepared struct {
-	app             *connectedapps.App
-	scopes          []string
-	results         []ScopeResult
+	app     *connectedapps.App
+	scopes  []string // as requested
+	results []ScopeResult
+	// granted are the requested scopes the member may grant the app, in
+	// request order: the others are reported not grantable at start and
+	// left out of the code (RFC 6749 3.3 lets the server issue fewer
+	// scopes than requested; the token response's scope says which).
+	granted         []string
 	consentRequired bool
 	prompts         []string
 }
@@ -148,13 +153,19 @@ func (p *Provider) prepare(ctx context.Context, projectID string, req *Authorize
 	if pr.results, err = evaluateScopes(app, pol, who, pr.scopes); err != nil {
 		return nil, &forClient{"invalid_scope", err}
 	}
+	for _, r := range pr.results {
+		if r.IsGrantable {
+			pr.granted = append(pr.granted, r.Scope)
+		}
+	}
 	pr.consentRequired = p.consentRequired(ctx, app, who, pr)
 	return pr, nil
 }
 
 // consentRequired: first-party apps never ask; otherwise consent on record
-// covering the scopes is enough (offline_access too, when the app bypasses
-// consent for it); prompt=consent always asks.
+// covering the scopes that would be granted is enough (offline_access too,
+// when the app bypasses consent for it); prompt=consent always asks. A
+// scope the member cannot grant needs no consent, as it is not granted.
 func (p *Provider) consentRequired(ctx context.Context, app *connectedapps.App, who *authorizer, pr *prepared) bool {
 	if slices.Contains(pr.prompts, "consent") {
 		return true
@@ -162,7 +173,7 @@ func (p *Provider) consentRequired(ctx context.Context, app *connectedapps.App, 
 	if app.FirstPartyApp() {
 		return false
 	}
-	need := pr.scopes
+	need := pr.granted
 	if app.BypassConsentForOfflineAccess {
 		need = slices.DeleteFunc(slices.Clone(need), func(s string) bool { return s == ScopeOfflineAccess })
 	}
@@ -234,8 +245,9 @@ type SubmitResult struct {
 
 // submit finishes the authorization: an error for the client (an invalid
 // request found once the redirect URI was validated, access denied,
-// consent or login required) or a single-use code, in both cases as a
-// redirect to the registered redirect URI with state and iss (RFC 9207).
+// nothing grantable, consent or login required) or a single-use code for
+// the grantable scopes, in both cases as a redirect to the registered
+// redirect URI with state and iss (RFC 9207).
 func (p *Provider) submit(ctx context.Context, projectID string, req *AuthorizeRequest, who *authorizer) (*SubmitResult, error) {
 	back := func(params url.Values) (*SubmitResult, error) { return p.redirectBack(projectID, req, params) }
 	if who == nil {
@@ -256,20 +268,17 @@ func (p *Provider) submit(ctx context.Context, projectID string, req *AuthorizeR
 	if p.loginRequired(req, pr.prompts, who) {
 		return back(url.Values{"error": {"login_required"}, "error_description": {"The member must log in again."}})
 	}
+	if len(pr.granted) == 0 {
+		// Nothing the client asked for can be granted: the client learns
+		// it (RFC 6749 4.1.2.1); the member is not left on an error page.
+		return back(url.Values{"error": {"access_denied"},
+			"error_description": {"None of the requested scopes can be granted: " + strings.Join(pr.scopes, " ") + "."}})
+	}
 	if pr.consentRequired && !req.ConsentGranted {
 		if slices.Contains(pr.prompts, "none") {
 			return back(url.Values{"error": {"consent_required"}, "error_description": {"The member has not consented to this app."}})
 		}
 		return back(url.Values{"error": {"access_denied"}, "error_description": {"Access to the application was denied."}})
-	}
-	var blocked []string
-	for _, r := range pr.results {
-		if !r.IsGrantable {
-			blocked = append(blocked, r.Scope)
-		}
-	}
-	if len(blocked) > 0 {
-		return nil, apierr.New(apierr.UnauthorizedAction).WithMessage("These scopes cannot be granted: " + strings.Join(blocked, " ") + ".")
 	}
 	var code string
 	err = p.db.Tx(ctx, func(q store.Querier) error {
@@ -279,13 +288,13 @@ func (p *Provider) submit(ctx context.Context, projectID string, req *AuthorizeR
 			return err
 		}
 		if err := p.apps.SaveGrant(ctx, q, connectedapps.Grant{MemberID: who.member.MemberID,
-			OrganizationID: who.org.OrganizationID, ClientID: pr.app.ClientID, Scopes: pr.scopes}); err != nil {
+			OrganizationID: who.org.OrganizationID, ClientID: pr.app.ClientID, Scopes: pr.granted}); err != nil {
 			return err
 		}
 		code, err = p.flows.IssueIn(ctx, q, flowtoken.Issue{Kind: codeKind, ProjectID: projectID, TTL: codeTTL,
 			Challenge: req.CodeChallenge, LimitKey: projectID + "|" + who.member.MemberID,
 			Data: codeData{ClientID: pr.app.ClientID, RedirectURI: req.RedirectURI, MemberID: who.member.MemberID,
-				OrganizationID: who.org.OrganizationID, Scopes: pr.scopes, Nonce: req.Nonce,
+				OrganizationID: who.org.OrganizationID, Scopes: pr.granted, Nonce: req.Nonce,
 				AuthTime: who.authTime.Unix(), PKCE: req.CodeChallenge != "", Email: who.member.EmailAddress}})
 		return err
 	})

@@ -26,22 +26,23 @@ func exchangeAccessToken(e *apptest.Env, at any) apptest.Resp {
 
 // full_access is for first-party apps only: a third-party app whose row
 // says full_access_allowed (the API refuses to store it now; older rows
-// may) cannot be granted the scope, and a full_access token of an app that
+// may) is not granted the scope (the rest of the request is), and a
+// full_access token of an app that
 // is not, or no longer, a first-party app allowed full access is not
 // exchanged for a session.
 func TestFullAccessIsForFirstPartyAppsOnly(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := setup(t, e)
-		third, _ := f.client("third_party", nil)
+		third, thirdSecret := f.client("third_party", nil)
 		setApp(t, e, third, "full_access_allowed", true)
 		r := e.SDK("POST", "/idp/b2b/oauth/authorize/start", authReq(third, "openid", "full_access"), f.session)
 		apptest.Want(t, r, 200, "")
 		if res := r.Data()["scope_results"].([]any)[1].(map[string]any); res["scope"] != "full_access" || res["is_grantable"] != false {
 			t.Fatalf("a third-party app is offered full_access: %s", r.Raw)
 		}
-		req := authReq(third, "openid", "full_access")
-		req["consent_granted"] = true
-		apptest.Want(t, e.SDK("POST", "/idp/b2b/oauth/authorize/submit", req, f.session), 403, "unauthorized_action")
+		if tok := f.grant(third, thirdSecret, "openid", "full_access"); tok.Body["scope"] != "openid" {
+			t.Fatalf("a third-party app was granted full_access: %s", tok.Raw)
+		}
 
 		// A token minted while the app was a first-party app allowed full
 		// access is refused once it is neither.

@@ -23,6 +23,9 @@ func (e *oauthError) Error() string { return e.code + ": " + e.desc }
 func invalidRequest(desc string) *oauthError { return &oauthError{400, "invalid_request", desc} }
 func invalidGrant(desc string) *oauthError   { return &oauthError{400, "invalid_grant", desc} }
 func invalidScope(desc string) *oauthError   { return &oauthError{400, "invalid_scope", desc} }
+func unauthorizedClient(desc string) *oauthError {
+	return &oauthError{400, "unauthorized_client", desc}
+}
 func invalidClient() *oauthError {
 	return &oauthError{401, "invalid_client", "Client authentication failed."}
 }

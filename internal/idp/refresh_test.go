@@ -2,6 +2,7 @@ package idp_test
 
 import (
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -60,18 +61,44 @@ func TestRefreshTokenExpiresAndASpentOneIsInactive(t *testing.T) {
 	})
 }
 
-// A refresh may narrow the granted scopes, never widen them (RFC 6749 6),
-// and a narrowed family keeps its refresh token.
+// A refresh may narrow the granted scopes, never widen them (RFC 6749 6).
+// A narrowed refresh narrows that access token (its ID token, userinfo and
+// the answer's scope) only: the rotated refresh token keeps the family's
+// scopes, identical to the presented one's, so the next refresh without a
+// scope parameter gets them all back.
 func TestRefreshMayOnlyNarrowScopes(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := setup(t, e)
 		id, secret := f.client("third_party", nil)
-		rt := f.grant(id, secret, "openid", "offline_access").Body["refresh_token"].(string)
-		oauthErr(t, f.refresh(id, secret, rt, "openid email"), 400, "invalid_scope")
+		rt := f.grant(id, secret, "openid", "email", "offline_access").Body["refresh_token"].(string)
+		oauthErr(t, f.refresh(id, secret, rt, "openid phone"), 400, "invalid_scope")
 		r := f.refresh(id, secret, rt, "openid")
 		apptest.Want(t, r, 200, "")
-		if r.Body["scope"] != "openid offline_access" || r.Body["refresh_token"] == nil {
+		at, next := r.Body["access_token"].(string), r.Body["refresh_token"].(string)
+		if r.Body["scope"] != "openid" || next == "" || f.claims(at)["scope"] != "openid" {
 			t.Fatalf("narrowed refresh: %s", r.Raw)
+		}
+		if _, ok := f.claims(r.Body["id_token"].(string))["email"]; ok {
+			t.Fatalf("the narrowed ID token carries email: %s", r.Raw)
+		}
+		if u := f.userinfo(at); u.Status != 200 || u.Body["email"] != nil {
+			t.Fatalf("userinfo of the narrowed token: %s", u.Raw)
+		}
+		in := f.form("/oauth2/introspect", id, secret, url.Values{"token": {next}})
+		if in.Body["scope"] != "openid email offline_access" {
+			t.Fatalf("the rotated refresh token was narrowed: %s", in.Raw)
+		}
+		r = f.refresh(id, secret, next, "")
+		apptest.Want(t, r, 200, "")
+		if r.Body["scope"] != "openid email offline_access" {
+			t.Fatalf("refresh after a narrowed one: %s", r.Raw)
+		}
+		// Narrowed to a scope without openid: no ID token, and the
+		// family still has its refresh token.
+		r = f.refresh(id, secret, r.Body["refresh_token"].(string), "email")
+		apptest.Want(t, r, 200, "")
+		if r.Body["scope"] != "email" || r.Body["id_token"] != nil || r.Body["refresh_token"] == nil {
+			t.Fatalf("narrowed to email: %s", r.Raw)
 		}
 	})
 }
@@ -115,5 +142,35 @@ func TestOrganizationPolicyAppliesOnRefresh(t *testing.T) {
 		oauthErr(t, f.refresh(id, secret, rt, ""), 400, "invalid_grant")
 		policy(map[string]any{"third_party_connected_apps_allowed_type": "RESTRICTED", "allowed_third_party_connected_apps": []string{id}})
 		apptest.Want(t, f.refresh(id, secret, rt, ""), 200, "")
+	})
+}
+
+// The family's scopes kept by a narrowed refresh are still what the member
+// may hold: a custom scope whose role was removed leaves the rotated
+// refresh token too, and does not come back with the next refresh.
+func TestNarrowedRefreshStillDropsLostScopes(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := setup(t, e)
+		docsPolicy(t, e)
+		member := func(roles []string) {
+			t.Helper()
+			apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+f.org+"/members/"+f.member,
+				map[string]any{"roles": roles}), 200, "")
+		}
+		member([]string{"editor"})
+		f.session, _ = e.LoginByEmailOTP(f.org, "ada@acme.test")
+		id, secret := f.client("third_party", nil)
+		rt := f.grant(id, secret, "openid", "read:docs", "offline_access").Body["refresh_token"].(string)
+		member([]string{})
+		r := f.refresh(id, secret, rt, "openid")
+		apptest.Want(t, r, 200, "")
+		in := f.form("/oauth2/introspect", id, secret, url.Values{"token": {r.Body["refresh_token"].(string)}})
+		if r.Body["scope"] != "openid" || in.Body["scope"] != "openid offline_access" {
+			t.Fatalf("narrowed refresh after the role went: %s, refresh token %s", r.Raw, in.Raw)
+		}
+		member([]string{"editor"})
+		if r = f.refresh(id, secret, r.Body["refresh_token"].(string), ""); r.Body["scope"] != "openid offline_access" {
+			t.Fatalf("a lost scope came back: %s", r.Raw)
+		}
 	})
 }

@@ -14,8 +14,13 @@ import (
 
 // Revoke handles POST {issuer}/oauth2/revoke (RFC 7009). Revoking a
 // refresh token revokes its whole family (the access tokens too);
-// revoking an access token revokes that token. Unknown tokens, and tokens
-// of other clients, are answered 200 like successes (RFC 7009 2.2).
+// revoking an access token revokes that token. Unknown tokens (and other
+// projects' tokens, which this issuer does not know) are answered 200 like
+// successes (RFC 7009 2.2); a token of another client of the project is
+// refused (RFC 7009 2.1) with unauthorized_client: the client is
+// authenticated (not invalid_client) and its request well formed (not
+// invalid_request), but it is not allowed to act on that token, and
+// answering 200 would tell it the token was revoked when it was not.
 func (p *Provider) Revoke(w http.ResponseWriter, r *http.Request) {
 	err := p.revoke(r)
 	writeOAuth(w, http.StatusOK, map[string]any{}, p.logged(r, err))
@@ -53,11 +58,14 @@ func (p *Provider) revoke(r *http.Request) error {
 		hash = ids.Hash(c.ID)
 	}
 	row, err := p.loadToken(r.Context(), p.db.Read(), hash)
-	if errors.Is(err, store.ErrNotFound) || (err == nil && (row.ProjectID != pr.ID || row.ClientID != app.ClientID)) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && row.ProjectID != pr.ID) {
 		return nil
 	}
 	if err != nil {
 		return err
+	}
+	if row.ClientID != app.ClientID {
+		return unauthorizedClient("The token was issued to another client.")
 	}
 	if row.Kind == kindRefresh {
 		return p.revokeFamily(r.Context(), p.db, row.FamilyID)

@@ -8,19 +8,28 @@ import (
 )
 
 // Only the client a token was issued to may revoke it (RFC 7009 2.1):
-// another client of the project is answered 200 like a success, and the
-// token stays active.
+// another client of the project is refused with unauthorized_client (a
+// public one too), and the token stays active; an unknown token is still
+// answered 200 (RFC 7009 2.2), and the owner's revocation works.
 func TestRevokeOnlyByTheOwningClient(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := setup(t, e)
 		id, secret := f.client("third_party", nil)
 		other, otherSecret := f.client("third_party", nil)
+		public, _ := f.client("third_party_public", nil)
 		tok := f.grant(id, secret, "openid", "offline_access")
 		for _, k := range []string{"access_token", "refresh_token"} {
-			apptest.Want(t, f.form("/oauth2/revoke", other, otherSecret, url.Values{"token": {tok.Body[k].(string)}}), 200, "")
+			token := url.Values{"token": {tok.Body[k].(string)}}
+			oauthErr(t, f.form("/oauth2/revoke", other, otherSecret, token), 400, "unauthorized_client")
+			oauthErr(t, f.form("/oauth2/revoke", public, "", token), 400, "unauthorized_client")
 		}
 		if !f.active(id, secret, tok.Body["access_token"].(string)) || !f.active(id, secret, tok.Body["refresh_token"].(string)) {
 			t.Fatal("another client revoked the tokens")
+		}
+		apptest.Want(t, f.form("/oauth2/revoke", other, otherSecret, url.Values{"token": {"no-such-token"}}), 200, "")
+		apptest.Want(t, f.form("/oauth2/revoke", id, secret, url.Values{"token": {tok.Body["refresh_token"].(string)}}), 200, "")
+		if f.active(id, secret, tok.Body["access_token"].(string)) || f.active(id, secret, tok.Body["refresh_token"].(string)) {
+			t.Fatal("the owner's revocation left the family active")
 		}
 	})
 }

@@ -59,8 +59,9 @@ type ScopeResult struct {
 // first-party app allowed full access, App.MayHoldFullAccess); a custom
 // scope of the project's RBAC policy only when the member's roles hold
 // every permission it maps to (spec section 6: the consent screen lists
-// the others and blocks granting them). A scope neither built in nor in
-// the policy is refused (invalid_scope).
+// the others, and they are not granted; the authorization goes on with
+// the rest, prepared.granted). A scope neither built in nor in the policy
+// is refused (invalid_scope).
 func evaluateScopes(app *connectedapps.App, pol *rbac.Policy, who *authorizer, requested []string) ([]ScopeResult, error) {
 	lacking := pol.ScopesLacking(who.roles, who.org.CustomRoles, requested)
 	out := make([]ScopeResult, 0, len(requested))

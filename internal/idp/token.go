@@ -75,6 +75,13 @@ func (p *Provider) exchangeCode(r *http.Request, projectID string, app *connecte
 	if code == "" {
 		return nil, invalidRequest("code is required.")
 	}
+	if verifier != "" && !validVerifier(verifier) {
+		// A malformed parameter is a malformed request (RFC 6749 5.2
+		// invalid_request); invalid_grant is for a well-formed verifier
+		// that does not match (RFC 7636 4.6). Refused before the code is
+		// looked up, it spends nothing.
+		return nil, invalidRequest("code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, '-', '.', '_' and '~' (RFC 7636 4.1).")
+	}
 	t, err := p.flows.Redeem(redeemerOf(ctx, app), flowtoken.Redeem{Kind: codeKind, Token: code, ProjectID: projectID,
 		Verifier: verifier, LimitKey: projectID + "|" + httpapi.ClientIP(r)})
 	switch {
@@ -105,7 +112,7 @@ func (p *Provider) exchangeCode(r *http.Request, projectID string, app *connecte
 		Scopes: d.Scopes, AuthTime: unixTime(d.AuthTime), FamilyID: ids.Token(), CodeHash: ids.Hash(code), Email: d.Email}
 	var out *issued
 	err = p.db.Tx(ctx, func(q store.Querier) error {
-		out, err = p.issue(ctx, q, app, g, d.Nonce)
+		out, err = p.issue(ctx, q, app, g, d.Nonce, nil)
 		return err
 	})
 	return out, err
@@ -130,7 +137,10 @@ func redeemerOf(ctx context.Context, app *connectedapps.App) context.Context {
 
 // refresh rotates a refresh token (RFC 6749 6, RFC 9700 4.14.2): the
 // presented token is spent and a new one issued in the same family; a
-// spent token presented again revokes the whole family.
+// spent token presented again revokes the whole family. A scope parameter
+// narrows the new access token only: the new refresh token keeps the
+// family's scopes (RFC 6749 6: identical to the presented one's), so a
+// later refresh may ask for them again.
 func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps.App) (any, error) {
 	ctx := r.Context()
 	presented := r.PostForm.Get("refresh_token")
@@ -165,21 +175,17 @@ func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps
 			reused = t.FamilyID
 			return bad
 		}
-		scopes := t.Scopes
+		var narrow []string
 		if s := r.PostForm.Get("scope"); s != "" {
-			scopes = parseScopes(s)
-			for _, sc := range scopes {
+			narrow = parseScopes(s)
+			for _, sc := range narrow {
 				if !slices.Contains(t.Scopes, sc) {
 					return invalidScope("A refresh may only narrow the granted scopes.")
 				}
 			}
 		}
 		g := t.grantState
-		g.Scopes = scopes
-		if !g.has(ScopeOfflineAccess) {
-			g.Scopes = append(g.Scopes, ScopeOfflineAccess) // the family keeps its refresh token
-		}
-		out, err = p.issue(ctx, q, app, &g, "")
+		out, err = p.issue(ctx, q, app, &g, "", narrow)
 		return err
 	})
 	if reused != "" {
@@ -188,4 +194,18 @@ func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps
 		}
 	}
 	return out, err
+}
+
+// validVerifier reports whether s is a PKCE code_verifier as RFC 7636 4.1
+// defines it: 43 to 128 unreserved characters ([A-Za-z0-9-._~]).
+func validVerifier(s string) bool {
+	if len(s) < 43 || len(s) > 128 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~') {
+			return false
+		}
+	}
+	return true
 }

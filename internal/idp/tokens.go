@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -234,8 +235,12 @@ type issued struct {
 
 // issue mints an access token, a refresh token under offline_access, and
 // an ID token under openid (with nonce on the code exchange only), and
-// stores the token rows in q.
-func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapps.App, g *grantState, nonce string) (*issued, error) {
+// stores the token rows in q. g.Scopes are the family's scopes, narrowed
+// to what the member and the app may still hold (heldScopes), which the
+// refresh token carries; narrow, when not nil, is a refresh's scope
+// parameter (a subset of the family's), which narrows only the access
+// token, the ID token and the answer's scope.
+func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapps.App, g *grantState, nonce string, narrow []string) (*issued, error) {
 	now := p.clock.Now()
 	org, err := p.orgs.GetIn(ctx, q, g.ProjectID, g.OrganizationID)
 	if err != nil {
@@ -261,6 +266,10 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 		return nil, err
 	}
 	g.Scopes = heldScopes(pol, m.RoleIDs(), org, app, g.Scopes)
+	scoped := *g // the access token's grant
+	if narrow != nil {
+		scoped.Scopes = slices.DeleteFunc(slices.Clone(g.Scopes), func(s string) bool { return !slices.Contains(narrow, s) })
+	}
 	signer, err := p.signer(ctx, g.ProjectID)
 	if err != nil {
 		return nil, err
@@ -271,10 +280,10 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 	if app.AccessTokenCustomAudience != "" {
 		aud = append(aud, app.AccessTokenCustomAudience)
 	}
-	if err := p.insertToken(ctx, q, ids.Hash(jti), kindAccess, g, now.Add(ttl)); err != nil {
+	if err := p.insertToken(ctx, q, ids.Hash(jti), kindAccess, &scoped, now.Add(ttl)); err != nil {
 		return nil, err
 	}
-	out := &issued{TokenType: "Bearer", ExpiresIn: int(ttl.Seconds()), Scope: strings.Join(g.Scopes, " ")}
+	out := &issued{TokenType: "Bearer", ExpiresIn: int(ttl.Seconds()), Scope: strings.Join(scoped.Scopes, " ")}
 	if g.has(ScopeOfflineAccess) {
 		out.RefreshToken = ids.Token()
 		if err := p.insertToken(ctx, q, ids.Hash(out.RefreshToken), kindRefresh, g, now.Add(refreshTokenTTL)); err != nil {
@@ -284,12 +293,12 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 	access := accessClaims{
 		Claims: jwt.Claims{Issuer: AccessTokenIssuer(g.ProjectID), Subject: g.MemberID, Audience: aud, ID: jti,
 			IssuedAt: jwt.NewNumericDate(now), NotBefore: jwt.NewNumericDate(now), Expiry: jwt.NewNumericDate(now.Add(ttl))},
-		Scope: strings.Join(g.Scopes, " "), ClientID: app.ClientID,
+		Scope: strings.Join(scoped.Scopes, " "), ClientID: app.ClientID,
 		Organization: &orgClaim{OrganizationID: org.OrganizationID, Slug: org.OrganizationSlug},
 	}
 	var id map[string]any
-	if g.has(ScopeOpenID) {
-		id = memberClaims(m, org, g.Scopes)
+	if scoped.has(ScopeOpenID) {
+		id = memberClaims(m, org, scoped.Scopes)
 		id["iss"], id["sub"], id["aud"], id["azp"] = p.Issuer(g.ProjectID), g.MemberID, app.ClientID, app.ClientID
 		id["iat"], id["exp"], id["auth_time"] = now.Unix(), now.Add(idTokenTTL).Unix(), g.AuthTime.Unix()
 		if nonce != "" {

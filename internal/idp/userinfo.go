@@ -8,15 +8,19 @@ import (
 
 // UserInfo handles GET and POST {issuer}/oauth2/userinfo (OIDC Core 5.3)
 // with a bearer access token (RFC 6750 2.1) that includes openid.
+// Its token errors carry the RFC 6750 3 challenge, the 403 for a token
+// without openid too (error="insufficient_scope", naming the scope).
 func (p *Provider) UserInfo(w http.ResponseWriter, r *http.Request) {
 	out, err := p.userInfo(r)
-	if err != nil {
-		var oe *oauthError
-		if errors.As(err, &oe) && oe.status == http.StatusUnauthorized {
-			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", error_description="`+oe.desc+`"`)
-			writeBearerError(w, oe)
-			return
+	var oe *oauthError
+	if errors.As(err, &oe) && (oe.status == http.StatusUnauthorized || oe.status == http.StatusForbidden) {
+		challenge := `Bearer error="` + oe.code + `", error_description="` + oe.desc + `"`
+		if oe.code == "insufficient_scope" {
+			challenge += `, scope="` + ScopeOpenID + `"`
 		}
+		w.Header().Set("WWW-Authenticate", challenge)
+		writeBearerError(w, oe)
+		return
 	}
 	writeOAuth(w, http.StatusOK, out, p.logged(r, err))
 }
@@ -33,9 +37,8 @@ func (p *Provider) userInfo(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	auth := r.Header.Get("Authorization")
-	token, ok := strings.CutPrefix(auth, "Bearer ")
-	if !ok || token == "" {
+	token, ok := bearerToken(r.Header.Get("Authorization"))
+	if !ok {
 		return nil, &oauthError{401, "invalid_token", "A bearer access token is required."}
 	}
 	c, row, err := p.verifyAccess(r.Context(), pr.ID, token)
@@ -59,4 +62,16 @@ func (p *Provider) userInfo(r *http.Request) (any, error) {
 	out := memberClaims(m, o, row.Scopes)
 	out["sub"] = m.MemberID
 	return out, nil
+}
+
+// bearerToken reads an Authorization header of the Bearer scheme (RFC 6750
+// 2.1), whose name is case-insensitive (RFC 7235 2.1): "bearer x" and
+// "BEARER x" are as good as "Bearer x".
+func bearerToken(header string) (string, bool) {
+	scheme, token, ok := strings.Cut(header, " ")
+	token = strings.TrimLeft(token, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+		return "", false
+	}
+	return token, true
 }

@@ -330,8 +330,9 @@ export class LoginController {
     const { backend, store, getConfig } = this.deps;
     const oauth = urlToken.type === 'oauth' || urlToken.type === 'discovery_oauth';
     const sso = urlToken.type === 'sso';
-    // Emailed links get the link error when they fail; the other types the default one.
-    const emailed = urlToken.type === 'discovery' || urlToken.type === 'multi_tenant_magic_links';
+    // Spec section 4: only the organization magic link fails with the link error; every other type,
+    // the emailed discovery link included, fails with the default one.
+    const failureType = urlToken.type === 'multi_tenant_magic_links' ? ErrorType.EmailMagicLink : ErrorType.Default;
     store.dispatch({ type: 'urlTokenAuthenticating', active: true });
     // An OAuth or SSO token answers its own pair; an emailed link either email pair (redeemEmailLink).
     const redirectKind = oauth ? 'oauth' : sso ? 'sso' : null;
@@ -409,8 +410,7 @@ export class LoginController {
       }
     } catch (err) {
       const adBlocker = err instanceof APIError && err.error_type === 'ad_blocker_detected';
-      const linkError = emailed ? ErrorType.EmailMagicLink : ErrorType.Default;
-      this.core.fail(err, adBlocker ? ErrorType.AdBlockerDetected : linkError, false);
+      this.core.fail(err, adBlocker ? ErrorType.AdBlockerDetected : failureType, false);
       return;
     }
     // The email pairs are spent by redeemEmailLink.

@@ -69,14 +69,13 @@ export class PasswordFlow {
   }
 
   /**
-   * 'Use a password instead' (spec section 4): Password Authenticate with the email already typed
-   * or known; with none yet, the email step comes first so the member lookup can run.
+   * 'Use a password instead' (spec section 4): always Password Authenticate, carrying the email
+   * already known or typed (even empty or malformed: that screen has its own field and refuses an
+   * invalid email before anything is sent).
    */
   usePassword(typedEmail: string): void {
     const email = this.core.deps.store.getState().primary?.email || typedEmail.trim();
-    this.core.deps.store.dispatch(
-      isValidEmail(email) ? { type: 'passwordAuthenticateRequested', email } : { type: 'passwordEmailRequested', email },
-    );
+    this.core.deps.store.dispatch({ type: 'passwordAuthenticateRequested', email });
   }
 
   /** 'Sign up or reset password'. */

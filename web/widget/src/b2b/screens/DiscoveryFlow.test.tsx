@@ -112,11 +112,20 @@ describe('discovery link on load', () => {
     expect(ui.queryByRole('button', { name: 'Create an organization' })).toBeNull();
   });
 
-  it('an expired discovery link shows the magic link error without back', async () => {
+  // Spec section 4: only the multi_tenant_magic_links type gets the link error; discovery is Default.
+  it('an expired discovery link shows the default error without back', async () => {
     window.history.replaceState(null, '', '/?stytch_token_type=discovery&token=used');
     const ui = renderLogin(acmeServer().on('POST', ML_AUTH, apiError(401, 'unable_to_auth_magic_link')), discoveryConfig());
-    expect(await ui.findByText(/login link may have expired/)).toBeTruthy();
+    expect(await ui.findByText('Something went wrong. Try again later or contact your admin for help.')).toBeTruthy();
+    expect(ui.queryByText(/login link may have expired/)).toBeNull();
     expect(ui.queryByRole('button')).toBeNull();
+    expect(ui.onError).toHaveBeenCalledWith(expect.objectContaining({ error_type: 'unable_to_auth_magic_link' }));
+  });
+
+  it('a discovery link refused by an ad blocker shows the AdBlockerDetected screen', async () => {
+    window.history.replaceState(null, '', '/?stytch_token_type=discovery&token=t');
+    const ui = renderLogin(acmeServer().on('POST', ML_AUTH, apiError(400, 'ad_blocker_detected')), discoveryConfig());
+    expect(await ui.findByText(/ad blocker is preventing you/)).toBeTruthy();
   });
 
   it('sends the stored PKCE verifier', async () => {
@@ -251,7 +260,10 @@ describe('the organization list', () => {
     const ui = arriveByLink([discovered(ACME), restricted]);
     ui.server.on('POST', '/b2b/otps/email/login_or_signup', json({}));
     fireEvent.click(await ui.findByRole('button', { name: 'Globex' }));
-    expect(await ui.findByRole('heading', { name: 'Continue to Globex' })).toBeTruthy();
+    // Still the Discovery flow (spec sections 2 and 4): its title, with the organization's logo.
+    expect(await ui.findByRole('heading', { name: 'Sign up or log in' })).toBeTruthy();
+    expect(ui.queryByRole('heading', { name: 'Continue to Globex' })).toBeNull();
+    expect(ui.getByRole('img', { name: 'Globex logo' }).getAttribute('src')).toBe('https://cdn.test/globex.png');
     expect(ui.queryByLabelText('Email')).toBeNull();
     expect(ui.queryByRole('button', { name: 'Email me a link' })).toBeNull();
     expect(ui.server.callsTo(EXCHANGE)).toHaveLength(0);
@@ -320,7 +332,8 @@ describe('directLoginForSingleMembership', () => {
   it('follows the selection rules: a restricted single membership goes to Main', async () => {
     const only = discovered(ACME, 'active_member', { primary_required: { allowed_auth_methods: ['magic_link'] } });
     const ui = arriveByLink([only], direct({}));
-    expect(await ui.findByRole('heading', { name: 'Continue to Acme' })).toBeTruthy();
-    expect(ui.getByRole('button', { name: 'Email me a link' })).toBeTruthy();
+    expect(await ui.findByRole('button', { name: 'Email me a link' })).toBeTruthy();
+    expect(ui.getByRole('heading', { name: 'Sign up or log in' })).toBeTruthy();
+    expect(ui.server.callsTo(EXCHANGE)).toHaveLength(0);
   });
 });

@@ -16,10 +16,10 @@ function title({ state, t }: LoginContextValue): string {
   const { type, organization } = state.flowState;
   switch (type) {
     case AuthFlowType.Discovery:
-      // After choosing an organization that needs another method, Main belongs to that organization.
-      return organization
-        ? t('main.title.organization', { organizationName: organization.organization_name })
-        : t('main.title.discovery');
+      // Spec section 2: the title follows the flow type alone. Choosing an organization that needs
+      // another method (or finding one by slug in SSO discovery) stays in Discovery (spec section 4
+      // stores the organization but never changes the flow), so its logo shows but not its name.
+      return t('main.title.discovery');
     case AuthFlowType.PasswordReset:
       return '';
     case AuthFlowType.Organization:

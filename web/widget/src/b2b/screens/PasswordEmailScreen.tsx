@@ -41,7 +41,11 @@ export function PasswordEmailForm({ lastUsed = false }: { lastUsed?: boolean }) 
   );
 }
 
-/** Password Email: the email step on its own screen (reached with no email typed yet). */
+/**
+ * Password Email: the email step on its own screen. The spec lists it, but 'Use a password instead'
+ * goes straight to Password Authenticate (spec section 4), so no transition of the widget
+ * leads here; Main's password form shows the same step in place.
+ */
 export function PasswordEmailScreen() {
   const { t } = useLogin();
   return (

@@ -109,15 +109,51 @@ describe('Password Email (organization)', () => {
     expect(ui.onError).toHaveBeenCalled();
   });
 
-  it('"Use a password instead" with nothing typed asks for the email first', async () => {
-    const server = acmeServer().on('POST', SEARCH, json({ member: MEMBER }));
-    const ui = renderLogin(server, { config: { products: ['emailOtp', 'passwords'], organizationSlug: 'acme' } });
+});
+
+// Spec section 4: 'Use password' goes to Password Authenticate, whatever the email field holds;
+// that screen asks for a valid email itself before anything is sent.
+describe('"Use a password instead"', () => {
+  /** The message the email field is described by (its error), and whether it is marked invalid. */
+  function emailError(ui: ReturnType<typeof renderLogin>) {
+    const input = ui.getByLabelText('Email');
+    const describedBy = input.getAttribute('aria-describedby') ?? '';
+    return { invalid: input.getAttribute('aria-invalid') === 'true', text: ui.root.querySelector(`[id="${describedBy}"]`)?.textContent };
+  }
+
+  const emailAndPasswords = { config: { products: ['emailOtp' as const, 'passwords' as const], organizationSlug: 'acme' } };
+
+  it('with nothing typed opens Password Authenticate, which asks for the email before logging in', async () => {
+    const server = acmeServer().on('POST', AUTH, json(loggedInResponse()));
+    const ui = renderLogin(server, emailAndPasswords);
     fireEvent.click(await ui.findByRole('button', { name: 'Use a password instead' }));
-    expect(await ui.findByRole('heading', { name: 'Continue with a password' })).toBeTruthy();
-    await typeEmail(ui, 'ada@acme.test');
     expect(await ui.findByRole('heading', { name: 'Log in with your password' })).toBeTruthy();
+    expect(ui.queryByRole('heading', { name: 'Continue with a password' })).toBeNull();
+    expect((ui.getByLabelText('Email') as HTMLInputElement).value).toBe('');
+    await logIn(ui, 'correct horse battery staple');
+    await waitFor(() => expect(emailError(ui)).toEqual({ invalid: true, text: 'Invalid email address' }));
+    expect(server.callsTo(AUTH)).toHaveLength(0);
+    fireEvent.change(ui.getByLabelText('Email'), { target: { value: 'ada@acme.test' } });
+    fireEvent.click(ui.getByRole('button', { name: 'Continue' }));
+    expect(await ui.findByRole('heading', { name: 'Success!' })).toBeTruthy();
+    expect(server.callsTo(AUTH)[0]!.body).toMatchObject({ organization_id: ACME.organization_id, email_address: 'ada@acme.test' });
+    // No member lookup on the way: the password screen was reached directly.
+    expect(server.callsTo(SEARCH)).toHaveLength(0);
+  });
+
+  it('with a malformed email opens Password Authenticate holding it, and refuses it there', async () => {
+    const server = acmeServer();
+    const ui = renderLogin(server, emailAndPasswords);
+    fireEvent.change(await ui.findByLabelText('Email'), { target: { value: 'ada@acme' } });
+    fireEvent.click(ui.getByRole('button', { name: 'Use a password instead' }));
+    expect(await ui.findByRole('heading', { name: 'Log in with your password' })).toBeTruthy();
+    expect((ui.getByLabelText('Email') as HTMLInputElement).value).toBe('ada@acme');
+    await logIn(ui, 'correct horse battery staple');
+    await waitFor(() => expect(emailError(ui)).toEqual({ invalid: true, text: 'Invalid email address' }));
+    expect(server.callsTo(AUTH)).toHaveLength(0);
+    expect(server.callsTo(SEARCH)).toHaveLength(0);
     fireEvent.click(ui.getByRole('button', { name: 'Back' }));
-    expect(await ui.findByRole('heading', { name: 'Continue with a password' })).toBeTruthy();
+    expect(await ui.findByRole('heading', { name: 'Continue to Acme' })).toBeTruthy();
   });
 });
 
@@ -285,8 +321,7 @@ describe('after another method is required', () => {
     window.history.replaceState(null, '', '/?stytch_token_type=discovery&token=d');
     const ui = renderLogin(server, { config: { products: ['emailMagicLinks', 'passwords'], authFlowType: 'Discovery' } });
     fireEvent.click(await ui.findByRole('button', { name: /Acme/ }));
-    expect(await ui.findByRole('heading', { name: 'Continue to Acme' })).toBeTruthy();
-    fireEvent.click(ui.getByRole('button', { name: 'Use a password instead' }));
+    fireEvent.click(await ui.findByRole('button', { name: 'Use a password instead' }));
     expect((await ui.findByLabelText('Email') as HTMLInputElement).value).toBe('ada@acme.test');
     await logIn(ui, 'correct horse battery staple');
     expect(await ui.findByRole('heading', { name: 'Success!' })).toBeTruthy();

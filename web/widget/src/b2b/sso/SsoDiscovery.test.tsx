@@ -168,8 +168,9 @@ describe('SSO Discovery Fallback', () => {
     const server = connectionsServer([]).on('POST', SEARCH, json({ organization: acme }));
     const ui = await openFallback(server);
     submitSlug(ui, 'acme');
-    expect(await ui.findByRole('heading', { name: 'Continue to Acme' })).toBeTruthy();
-    expect(ui.getByRole('button', { name: 'Continue with Acme Okta' })).toBeTruthy();
+    expect(await ui.findByRole('button', { name: 'Continue with Acme Okta' })).toBeTruthy();
+    // Still the Discovery flow: its title, not the organization's (spec section 2).
+    expect(ui.getByRole('heading', { name: 'Sign up or log in' })).toBeTruthy();
     expect(ui.getByRole('button', { name: 'Continue with Acme Entra' })).toBeTruthy();
     fireEvent.click(ui.getByRole('button', { name: 'Back' }));
     expect(await ui.findByLabelText('Organization slug')).toBeTruthy();

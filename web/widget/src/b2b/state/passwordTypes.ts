@@ -21,7 +21,7 @@ export interface PasswordFormState {
 }
 
 export type PasswordAction =
-  /** The email step of the password flow (the member lookup decides what follows). */
+  /** The email step on its own screen (the member lookup decides what follows); unused, see PasswordEmailScreen. */
   | { type: 'passwordEmailRequested'; email: string }
   | { type: 'passwordAuthenticateRequested'; email: string }
   | { type: 'passwordForgotRequested'; email: string }
