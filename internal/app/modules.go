@@ -85,7 +85,7 @@ func moduleWatches() []changefeed.Watch {
 // of NewWithDB, so every core service is available.
 func (a *App) wireModules() error {
 	a.OAuth = oauth.New(oauth.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Resolver: a.Resolver, Orgs: a.Orgs,
-		Sessions: a.Sessions, Discovery: a.discovery, Limiter: a.Limiter, Flows: a.Flows, Box: a.Box,
+		Sessions: a.Sessions, Discovery: a.discovery, Limiter: a.Limiter, Flows: a.Flows, Box: a.Box, Audit: a.Audit,
 		BaseURL: func() string { return a.Config.BaseURL }})
 	a.RBAC = rbac.New(rbac.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs})
 	a.TrustedAuth = trustedauth.New(trustedauth.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs, Sessions: a.Sessions, Limiter: a.Limiter})

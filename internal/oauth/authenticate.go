@@ -160,13 +160,21 @@ func (m *Module) Authenticate(ctx context.Context, p *project.Project, ip string
 		if err != nil {
 			return organization.NotFound(err, apierr.OrganizationNotFound)
 		}
-		member, err := m.memberFor(ctx, q, p, org, &id)
+		member, proven, err := m.memberFor(ctx, q, p, org, &id)
 		if err != nil {
 			return err
 		}
-		reg, err := m.saveRegistration(ctx, q, p, member, &id, pl.SealedTokens)
+		reg, err := m.saveRegistration(ctx, q, p, member, &id, pl.SealedTokens, proven)
 		if err != nil {
 			return err
+		}
+		// After the registration is recorded as proving the address: a
+		// first proof ends the member's registrations that did not
+		// (AddressVerified), and this one must not be among them.
+		if proven {
+			if err := m.d.Orgs.MarkEmailVerified(ctx, q, member); err != nil {
+				return err
+			}
 		}
 		// Reload so the answer shows the registration just recorded.
 		if member, err = m.d.Orgs.Member(ctx, q, p.ID, member.MemberID); err != nil {
@@ -229,8 +237,8 @@ func Factor(id *providers.Identity, registrationID, emailID string) session.Fact
 // member of the organization (the callback then uses the login URL).
 func (m *Module) isMember(ctx context.Context, p *project.Project, orgID, provider string, id *providers.Identity) bool {
 	q := m.d.DB.Read()
-	if memberID, err := m.registeredMember(ctx, q, orgID, provider, id.Subject); err == nil {
-		mem, err := m.d.Orgs.Member(ctx, q, p.ID, memberID)
+	if reg, err := m.registeredMember(ctx, q, orgID, provider, id.Subject); err == nil {
+		mem, err := m.d.Orgs.Member(ctx, q, p.ID, reg.memberID)
 		return err == nil && mem.Status == organization.StatusActive
 	}
 	mem, err := m.d.Orgs.MemberByEmail(ctx, q, orgID, id.Email)
@@ -243,55 +251,68 @@ func (m *Module) isMember(ctx context.Context, p *project.Project, orgID, provid
 //     (an unverified address would let anyone claim any member);
 //  3. a new member, by OAuth tenant JIT (the identity's tenant is allowed)
 //     or by email JIT with a verified address.
+//
+// It also reports whether this login proves the member's address (proves);
+// the caller then records the registration as proving it and marks the
+// address verified, in that order.
+//
+// A registration that never proved the address (tenant JIT with an
+// address the provider did not verify) opens its member only while nobody
+// has proven the address: the account may have given someone else's
+// address before its owner arrived. Once the owner proves it, the
+// registration is deleted (AddressVerified); one the deletion missed (made
+// before registrations recorded this, or the address verified by an email
+// change) is refused here, unless this very login proves the address.
 func (m *Module) memberFor(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization,
-	id *providers.Identity) (*organization.Member, error) {
+	id *providers.Identity) (*organization.Member, bool, error) {
 	var mem *organization.Member
-	memberID, err := m.registeredMember(ctx, q, org.OrganizationID, id.Provider, id.Subject)
+	reg, err := m.registeredMember(ctx, q, org.OrganizationID, id.Provider, id.Subject)
 	switch {
 	case err == nil:
-		mem, err = m.d.Orgs.Member(ctx, q, p.ID, memberID)
+		mem, err = m.d.Orgs.Member(ctx, q, p.ID, reg.memberID)
 	case errors.Is(err, store.ErrNotFound):
 		mem, err = m.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, id.Email)
 		if err == nil && !id.EmailVerified {
-			return nil, apierr.New(apierr.OAuthEmailNotVerified)
+			return nil, false, apierr.New(apierr.OAuthEmailNotVerified)
 		}
 	}
 	switch {
 	case err == nil:
 		if mem.Status == organization.StatusDeleted {
-			return nil, apierr.New(apierr.InactiveMember)
+			return nil, false, apierr.New(apierr.InactiveMember)
 		}
-		if id.EmailVerified && mem.EmailAddress == id.Email {
-			if err := m.d.Orgs.MarkEmailVerified(ctx, q, mem); err != nil {
-				return nil, err
-			}
+		ok := proves(id, mem)
+		if reg != nil && !reg.emailVerified && mem.EmailAddressVerified && !ok {
+			return nil, false, apierr.New(apierr.OAuthEmailNotVerified).WithMessage(
+				"This account was admitted with an email address its OAuth provider had not verified, and the address has since been verified another way.")
 		}
-		return mem, nil
+		return mem, ok, nil
 	case !errors.Is(err, store.ErrNotFound):
-		return nil, err
+		return nil, false, err
 	}
 	if id.Email == "" {
-		return nil, apierr.New(apierr.OAuthEmailNotVerified).WithMessage("The OAuth provider shared no email address for this account.")
+		return nil, false, apierr.New(apierr.OAuthEmailNotVerified).WithMessage("The OAuth provider shared no email address for this account.")
 	}
 	if _, ok := org.AllowsOAuthTenant(id.Provider, id.TenantIDs()); !ok {
 		if !id.EmailVerified {
-			return nil, apierr.New(apierr.OAuthEmailNotVerified)
+			return nil, false, apierr.New(apierr.OAuthEmailNotVerified)
 		}
 		if err := org.CheckEmailJIT(id.Email); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	mem, _, err = m.d.Orgs.ProvisionMember(ctx, q, org, p.Env, organization.NewMember{Email: id.Email, Name: id.Name,
 		Status: organization.StatusActive})
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if id.EmailVerified {
-		if err := m.d.Orgs.MarkEmailVerified(ctx, q, mem); err != nil {
-			return nil, err
-		}
-	}
-	return mem, nil
+	return mem, proves(id, mem), nil
+}
+
+// proves reports whether the identity's provider verified the member's
+// own address.
+func proves(id *providers.Identity, mem *organization.Member) bool {
+	return id.EmailVerified && id.Email != "" && id.Email == mem.EmailAddress
 }
 
 type discoveryRequest struct {

@@ -79,6 +79,7 @@ type Deps struct {
 	Limiter   *ratelimit.Limiter
 	Flows     *flowtoken.Store
 	Box       *secretbox.Box // seals client secrets and provider tokens; nil refuses to store them
+	Audit     Auditor        // records the registrations AddressVerified removes; nil records nothing
 	// BaseURL is this server's public URL (read per request).
 	BaseURL func() string
 	// HTTP reaches the providers; nil for a default client with a timeout.
@@ -94,9 +95,13 @@ type Module struct {
 // New returns the module and installs its member decorator
 // (oauth_registrations), which only adds the member's rows of
 // member_oauth_registrations: member loads skip it when there are none.
+// It also registers the module as an organization.UnprovenAccess, so that
+// a member's first proven address ends the registrations that did not
+// prove it.
 func New(d Deps) *Module {
 	m := &Module{d: d, factory: providers.NewFactory(d.HTTP)}
 	d.Orgs.AddMemberDecorator("member_oauth_registrations", m.decorateMembers)
+	d.Orgs.AddUnprovenAccess(m)
 	d.Sessions.OnStart(m.registerDiscovered)
 	return m
 }

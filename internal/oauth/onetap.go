@@ -1,7 +1,10 @@
 package oauth
 
 import (
+	"errors"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/flowtoken"
@@ -14,6 +17,23 @@ import (
 // submit routes verify it against Google's keys (the configured issuer's
 // JWKS, audience our client id) and continue exactly like the callback,
 // answering the URL the browser then visits.
+//
+// A bare ID token is a bearer credential, and Latchkey itself hands Google
+// ID tokens back (provider_values), so a submitted token must be one One
+// Tap asked for, and is accepted once:
+//   - One Tap issues no nonce (the vendor's start answers only the client
+//     id), so a token carrying one was minted for a redirect flow's request
+//     and is refused: its nonce binds it to that request;
+//   - each token is spent on its first submit (flowtoken.Spend, by the
+//     hash of its signed part), and refused after, until it expires.
+
+// kindOneTapIDToken marks spent One Tap ID tokens among the flow tickets.
+const kindOneTapIDToken flowtoken.Kind = "oauth_onetap_id_token"
+
+// oneTapSkew keeps a spent token's record past its expiry by the clock
+// difference replicas may have (the token's expiry is checked against each
+// replica's own clock).
+const oneTapSkew = 5 * time.Minute
 
 type oneTapStartResponse struct {
 	httpapi.Common
@@ -96,6 +116,18 @@ func (m *Module) oneTap(r *http.Request, discovery bool) (any, error) {
 	id, err := v.VerifyIDToken(ctx, req.IDToken, "")
 	if err != nil {
 		return nil, apierr.Wrap(apierr.OAuthInvalidIDToken, err)
+	}
+	if id.IDToken == nil || id.IDToken.Nonce != "" {
+		return nil, apierr.New(apierr.OAuthInvalidIDToken).WithMessage(
+			"The ID token carries a nonce, so it was issued for another sign-in request than Google One Tap.")
+	}
+	// Spent only once verified: what anyone can send must not write rows.
+	signed := req.IDToken[:strings.LastIndexByte(req.IDToken, '.')]
+	if err := m.d.Flows.Spend(ctx, kindOneTapIDToken, p.ID, signed, id.IDToken.Expiry.Add(oneTapSkew)); err != nil {
+		if errors.Is(err, flowtoken.ErrInvalid) {
+			return nil, apierr.Wrap(apierr.OAuthInvalidIDToken, err).WithMessage("The ID token was already used.")
+		}
+		return nil, err
 	}
 	id.Tokens = providers.Tokens{IDToken: req.IDToken, Scopes: []string{"openid", "email", "profile"}}
 	target, err := m.redirectWithToken(ctx, p, st, id)

@@ -3,6 +3,7 @@ package oauth_test
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,5 +100,69 @@ func TestOneTapSubmitsLimitedPerAddress(t *testing.T) {
 			apptest.Want(t, r, 401, "invalid_id_token")
 		}
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/oauth/google/onetap/submit", body, ""), 429, "too_many_requests")
+	})
+}
+
+// A One Tap ID token is spent on its first submit: submitted again, to
+// either submit route, it is refused, where another token of the same
+// person still logs in. The record is of the token's signed part, so a
+// token re-encoded with another signature spelling is the same token.
+func TestOneTapIDTokenIsSingleUse(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		m := startGoogle(t, e)
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
+		submit := func(tok string) apptest.Resp {
+			return e.SDK(http.MethodPost, "/b2b/oauth/google/onetap/submit", map[string]any{"id_token": tok, "organization_id": org}, "")
+		}
+		tok := oneTapToken(t, m, map[string]any{"jti": "one"})
+		apptest.Want(t, submit(tok), 200, "")
+		apptest.Want(t, submit(tok), 401, "invalid_id_token")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/oauth/google/onetap/discovery/submit", map[string]any{"id_token": tok}, ""),
+			401, "invalid_id_token")
+		apptest.Want(t, submit(oneTapToken(t, m, map[string]any{"jti": "two"})), 200, "")
+
+		// Base64url leaves the last character's low bits unused, and the
+		// decoder ignores them: the respelled token verifies (it logs in),
+		// and is the same token as the original.
+		tok = oneTapToken(t, m, map[string]any{"jti": "three"})
+		apptest.Want(t, submit(respell(t, tok)), 200, "")
+		apptest.Want(t, submit(tok), 401, "invalid_id_token")
+	})
+}
+
+// respell changes the unused low bits of a JWT's last character.
+func respell(t *testing.T, tok string) string {
+	t.Helper()
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	if (len(tok)-strings.LastIndexByte(tok, '.')-1)%4 != 2 {
+		t.Fatalf("signature length leaves no unused bits: %s", tok)
+	}
+	v := strings.IndexByte(alphabet, tok[len(tok)-1])
+	return tok[:len(tok)-1] + string(alphabet[v^1])
+}
+
+// One Tap issues no nonce, so an ID token carrying one was made for a
+// redirect flow's request. The one Latchkey hands back in provider_values
+// after a Google login is such a token, and so is refused by One Tap,
+// although Google signed it for our client id and it has not expired.
+func TestOneTapRefusesTokensWithANonce(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		m := startGoogle(t, e)
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
+		submit := func(tok string) apptest.Resp {
+			return e.SDK(http.MethodPost, "/b2b/oauth/google/onetap/submit", map[string]any{"id_token": tok, "organization_id": org}, "")
+		}
+		apptest.Want(t, submit(oneTapToken(t, m, map[string]any{"nonce": "n-1"})), 401, "invalid_id_token")
+
+		r := authenticateAfter(t, e, callbackOf(t, e, m, "google", org,
+			&mockoidc.MockUser{Subject: "g-ada", Email: "ada@acme.test", EmailVerified: true}))
+		apptest.Want(t, r, 200, "")
+		leaked := str(r.Data(), "provider_values", "id_token")
+		if leaked == "" {
+			t.Fatalf("no id_token in provider_values: %s", r.Raw)
+		}
+		apptest.Want(t, submit(leaked), 401, "invalid_id_token")
 	})
 }

@@ -30,16 +30,25 @@ type Registration struct {
 	ProviderTenants           []providers.Tenant `json:"provider_tenants"`
 }
 
+// registered is a provider account's registration to a member:
+// emailVerified records whether the provider ever verified the member's
+// address for it (memberFor).
+type registered struct {
+	memberID      string
+	emailVerified bool
+}
+
 // registeredMember finds the member who registered this provider account
 // in the organization.
-func (m *Module) registeredMember(ctx context.Context, q store.Querier, orgID, provider, subject string) (string, error) {
-	var memberID string
-	err := q.QueryRowContext(ctx, `SELECT member_id FROM member_oauth_registrations
-		WHERE organization_id = $1 AND provider = $2 AND provider_subject = $3`, orgID, provider, subject).Scan(&memberID)
+func (m *Module) registeredMember(ctx context.Context, q store.Querier, orgID, provider, subject string) (*registered, error) {
+	var r registered
+	err := q.QueryRowContext(ctx, `SELECT member_id, email_verified FROM member_oauth_registrations
+		WHERE organization_id = $1 AND provider = $2 AND provider_subject = $3`, orgID, provider, subject).
+		Scan(&r.memberID, &r.emailVerified)
 	if err != nil {
-		return "", store.MapError(err)
+		return nil, store.MapError(err)
 	}
-	return memberID, nil
+	return &r, nil
 }
 
 // TokensColumn is where a registration's provider tokens are kept, sealed
@@ -49,9 +58,11 @@ var TokensColumn = atrest.Column{Table: "member_oauth_registrations", Key: "regi
 // saveRegistration records (or refreshes) the member's registration of
 // this provider account and returns its id. pendingTokens are the login's
 // tokens as the ticket carries them (sealed for the project, see
-// sealTokens; "" for none); the row gets them sealed for itself.
+// sealTokens; "" for none); the row gets them sealed for itself. proven
+// says this login's provider verified the member's address; once a
+// registration has proven it, it stays proven.
 func (m *Module) saveRegistration(ctx context.Context, q store.Querier, p *project.Project, mem *organization.Member,
-	id *providers.Identity, pendingTokens string) (string, error) {
+	id *providers.Identity, pendingTokens string, proven bool) (string, error) {
 	tenants, err := json.Marshal(tenantsOf(id))
 	if err != nil {
 		return "", fmt.Errorf("oauth: encode tenants: %w", err)
@@ -68,13 +79,15 @@ func (m *Module) saveRegistration(ctx context.Context, q store.Querier, p *proje
 	now := store.Millis(m.d.Clock.Now())
 	var regID string
 	err = q.QueryRowContext(ctx, `INSERT INTO member_oauth_registrations (registration_id, project_id, organization_id,
-		member_id, provider, provider_subject, profile_picture_url, locale, provider_tenants, tokens, created_at, updated_at)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$11)
+		member_id, provider, provider_subject, profile_picture_url, locale, provider_tenants, tokens, email_verified,
+		created_at, updated_at)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$12)
 		ON CONFLICT (organization_id, provider, provider_subject) DO UPDATE SET profile_picture_url = excluded.profile_picture_url,
-		locale = excluded.locale, provider_tenants = excluded.provider_tenants, tokens = excluded.tokens, updated_at = excluded.updated_at
+		locale = excluded.locale, provider_tenants = excluded.provider_tenants, tokens = excluded.tokens,
+		email_verified = (member_oauth_registrations.email_verified OR excluded.email_verified), updated_at = excluded.updated_at
 		RETURNING registration_id`,
 		ids.New("member-oauth-registration", p.Env), p.ID, mem.OrganizationID, mem.MemberID, id.Provider, id.Subject,
-		id.Picture, id.Locale, string(tenants), "", now).Scan(&regID)
+		id.Picture, id.Locale, string(tenants), "", proven, now).Scan(&regID)
 	if err != nil {
 		return "", fmt.Errorf("oauth: save registration: %w", err)
 	}
@@ -98,7 +111,9 @@ func (m *Module) saveRegistration(ctx context.Context, q store.Querier, p *proje
 // the member is known; the account is registered to them (unless it
 // already is) and the factor names the registration, as an organization
 // flow login's does. Provider tokens stay unrecorded: discovery does not
-// keep them past the callback.
+// keep them past the callback. The registration proves the member's
+// address when the provider verified that address at the login (the
+// factor carries it, session.Factor.Carries; discovery admits no other).
 func (m *Module) registerDiscovered(ctx context.Context, q store.Querier, p *project.Project, mem *organization.Member,
 	factors []session.Factor) (*organization.Member, error) {
 	added := false
@@ -111,7 +126,7 @@ func (m *Module) registerDiscovered(ctx context.Context, q store.Querier, p *pro
 		for _, t := range of.TenantIDs() {
 			id.Tenants = append(id.Tenants, providers.Tenant{ID: t})
 		}
-		regID, err := m.ensureRegistration(ctx, q, p, mem, id)
+		regID, err := m.ensureRegistration(ctx, q, p, mem, id, f.Carries(mem.EmailAddress))
 		if err != nil {
 			return nil, err
 		}
@@ -126,22 +141,29 @@ func (m *Module) registerDiscovered(ctx context.Context, q store.Querier, p *pro
 
 // ensureRegistration returns the member's registration of this provider
 // account, recording it first when there is none. An existing one keeps
-// its tokens and tenant names. An account already registered to another
-// member of the organization stays theirs: "" and no error, so the login
-// (proven by its email) goes on without claiming the account.
+// its tokens and tenant names, and is marked as proving the address when
+// this login does. An account already registered to another member of the
+// organization stays theirs: "" and no error, so the login (proven by its
+// email) goes on without claiming the account.
 func (m *Module) ensureRegistration(ctx context.Context, q store.Querier, p *project.Project, mem *organization.Member,
-	id *providers.Identity) (string, error) {
+	id *providers.Identity, proven bool) (string, error) {
 	var regID, owner string
 	err := q.QueryRowContext(ctx, `SELECT registration_id, member_id FROM member_oauth_registrations
 		WHERE organization_id = $1 AND provider = $2 AND provider_subject = $3`,
 		mem.OrganizationID, id.Provider, id.Subject).Scan(&regID, &owner)
 	switch err = store.MapError(err); {
 	case errors.Is(err, store.ErrNotFound):
-		return m.saveRegistration(ctx, q, p, mem, id, "")
+		return m.saveRegistration(ctx, q, p, mem, id, "", proven)
 	case err != nil:
 		return "", fmt.Errorf("oauth: find registration: %w", err)
 	case owner != mem.MemberID:
 		return "", nil
+	}
+	if proven {
+		if _, err := q.ExecContext(ctx, `UPDATE member_oauth_registrations SET email_verified = $1
+			WHERE registration_id = $2 AND email_verified = $3`, true, regID, false); err != nil {
+			return "", fmt.Errorf("oauth: mark registration verified: %w", err)
+		}
 	}
 	return regID, nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/ids"
@@ -192,8 +193,13 @@ func (m *Module) callbackURL(r *http.Request) (string, error) {
 
 // redirectWithToken stores the identity in a single-use token ticket and
 // returns the customer URL carrying it: the discovery URL, or the login
-// URL for an existing member and the signup URL otherwise.
+// URL for an existing member and the signup URL otherwise. Every provider
+// answer (callback and One Tap) becomes a login here, so this is where its
+// address is normalized (normalizeEmail).
 func (m *Module) redirectWithToken(ctx context.Context, p *project.Project, st state, id *providers.Identity) (string, error) {
+	if err := normalizeEmail(id); err != nil {
+		return "", err
+	}
 	tokens, err := m.sealTokens(p.ID, id.Tokens)
 	if err != nil {
 		return "", err
@@ -214,4 +220,23 @@ func (m *Module) redirectWithToken(ctx context.Context, p *project.Project, st s
 		return "", err
 	}
 	return flowtoken.TokenLink(target, tokenType, ticket, nil)
+}
+
+// normalizeEmail puts the provider's address in the form every address
+// Latchkey stores has (emailaddr.Normalize), before it finds, admits or
+// verifies a member: providers only lower-case it, and an address the rest
+// of the system refuses (surrounding space, no domain, too long) would
+// otherwise become a member's. An unusable address is refused
+// (invalid_email); no address at all stays "" (memberFor decides).
+func normalizeEmail(id *providers.Identity) error {
+	if id.Email == "" {
+		return nil
+	}
+	email, err := emailaddr.Normalize(id.Email)
+	if err != nil {
+		return apierr.Wrap(apierr.InvalidEmail, err).
+			WithMessage("The OAuth provider's email address for this account is not a usable email address.")
+	}
+	id.Email = email
+	return nil
 }

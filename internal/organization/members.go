@@ -384,8 +384,28 @@ func (s *Store) MemberForEmailLoginIn(ctx context.Context, q store.Querier, org 
 
 // MarkEmailVerified records that the member proved control of their email:
 // the address becomes verified and a pending or invited member becomes
-// active. It runs inside the caller's login transaction.
+// active. It runs inside the caller's login transaction. Every path that
+// verifies an address at a login comes here, so this is where a first
+// proof ends what was let in without one (UnprovenAccess).
 func (s *Store) MarkEmailVerified(ctx context.Context, q store.Querier, m *Member) error {
+	first := false
+	if !m.EmailAddressVerified {
+		// The conditional update tells which of two concurrent logins
+		// verified the address (the other waits for the row, then finds
+		// it verified). A member read as verified is not looked at again:
+		// had the address changed since, the new one would be unverified,
+		// and the OAuth login checks that case itself.
+		res, err := q.ExecContext(ctx, `UPDATE members SET email_address_verified = $1
+			WHERE member_id = $2 AND email_address_verified = $3`, true, m.MemberID, false)
+		if err != nil {
+			return fmt.Errorf("organization: verify email: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("organization: verify email: %w", err)
+		}
+		first = n == 1
+	}
 	_, err := q.ExecContext(ctx, `UPDATE members SET email_address_verified = $1,
 		status = CASE WHEN status IN ('pending', 'invited') THEN 'active' ELSE status END, updated_at = $2
 		WHERE member_id = $3`, true, store.Millis(s.clock.Now()), m.MemberID)
@@ -395,6 +415,9 @@ func (s *Store) MarkEmailVerified(ctx context.Context, q store.Querier, m *Membe
 	m.EmailAddressVerified = true
 	if m.Status == StatusPending || m.Status == StatusInvited {
 		m.Status = StatusActive
+	}
+	if first {
+		return s.addressVerified(ctx, q, m)
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ type Store struct {
 	implicit   []ImplicitRoleSource // see UseRBAC
 	cached     CachedOrgs           // see UseCache
 	holders    []AddressHolder      // see AddAddressHolder
+	unproven   []UnprovenAccess     // see AddUnprovenAccess
 	deletion   []DeletionHook       // see AddDeletionHook
 	guards     []PurgeGuard         // see AddPurgeGuard
 	audit      Auditor              // see UseAudit; nil records nothing

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/coreos/go-oidc/v3/oidc"
+
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
 )
@@ -27,8 +29,10 @@ type oidcUpdate struct {
 }
 
 // UpdateOIDC handles PUT of an OIDC connection. When the issuer is set and
-// an endpoint is not, the endpoints are read from the issuer's discovery
-// document; if that fails the update still applies and warning says why.
+// an endpoint is not, the endpoints and ID token signing algorithms are
+// read from the issuer's discovery document; if that fails the update still
+// applies and warning says why, as it does when the document lists no
+// algorithm this server accepts.
 // A connection becomes active once it has an issuer, client credentials
 // and the authorization, token and JWKS endpoints.
 func (h Handlers) UpdateOIDC(r *http.Request) (any, error) {
@@ -58,6 +62,14 @@ func (h Handlers) UpdateOIDC(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if disc != nil && len(disc.IDTokenSigningAlgs) > 0 && len(allowedSigningAlgs(disc.IDTokenSigningAlgs)) == 0 {
+		listed := make([]string, len(disc.IDTokenSigningAlgs))
+		for i, a := range disc.IDTokenSigningAlgs {
+			listed[i] = safeCode(a) // the provider's text, echoed
+		}
+		warning = "The issuer's discovery document lists no ID token signing algorithm this server accepts (" +
+			strings.Join(listed, ", ") + "); only ID tokens signed with RS256 will be accepted."
+	}
 	return &OIDCUpdateResponse{Connection: oidcWire(c, h.s.d.BaseURL()), Warning: warning}, nil
 }
 
@@ -75,9 +87,15 @@ func (s *Service) applyOIDC(c *conn, u oidcUpdate, disc *discoveryDoc) error {
 		}
 		c.IdentityProvider = idp
 	}
-	if disc != nil {
+	switch {
+	case disc != nil:
 		cfg.AuthorizationURL, cfg.TokenURL, cfg.UserinfoURL, cfg.JWKSURL =
 			disc.AuthorizationEndpoint, disc.TokenEndpoint, disc.UserinfoEndpoint, disc.JWKSURI
+		cfg.SigningAlgs = allowedSigningAlgs(disc.IDTokenSigningAlgs)
+	case u.Issuer != nil && strings.TrimSpace(*u.Issuer) != cfg.Issuer:
+		// Another issuer, whose document was not read: the previous
+		// issuer's algorithms say nothing about it.
+		cfg.SigningAlgs = nil
 	}
 	for _, f := range []struct {
 		name string
@@ -130,6 +148,47 @@ type discoveryDoc struct {
 	TokenEndpoint         string `json:"token_endpoint"`
 	UserinfoEndpoint      string `json:"userinfo_endpoint"`
 	JWKSURI               string `json:"jwks_uri"`
+	// IDTokenSigningAlgs is required by OpenID Connect Discovery 1.0
+	// section 3; go-oidc, given none, accepts RS256 alone.
+	IDTokenSigningAlgs []string `json:"id_token_signing_alg_values_supported"`
+}
+
+// asymmetric reports whether alg is one of the ID token signing
+// algorithms this server accepts when the issuer lists them: public-key
+// signatures, which go-oidc verifies against the issuer's JWKS. Never
+// "none", and never HS256/384/512: their key is a shared secret (the
+// client secret, or worse, an "oct" key a JWKS publishes, which go-oidc
+// would load), so whoever else holds it could sign ID tokens.
+func asymmetric(alg string) bool {
+	switch alg {
+	case oidc.RS256, oidc.RS384, oidc.RS512, oidc.PS256, oidc.PS384, oidc.PS512,
+		oidc.ES256, oidc.ES384, oidc.ES512, oidc.EdDSA:
+		return true
+	}
+	return false
+}
+
+// allowedSigningAlgs keeps the algorithms of algs this server accepts, in
+// the issuer's order, each once.
+func allowedSigningAlgs(algs []string) []string {
+	var out []string
+	for _, a := range algs {
+		if asymmetric(a) && !contains(out, a) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// signingAlgs are the algorithms an ID token of connection o may be signed
+// with: those recorded from the issuer's discovery document (filtered
+// again, so nothing stored can widen them), else RS256, the one every
+// OpenID provider must support (OpenID Connect Core 1.0 section 15.1).
+func signingAlgs(o *oidcConfig) []string {
+	if algs := allowedSigningAlgs(o.SigningAlgs); len(algs) > 0 {
+		return algs
+	}
+	return []string{oidc.RS256}
 }
 
 func (s *Service) discover(ctx context.Context, issuer string) (*discoveryDoc, error) {

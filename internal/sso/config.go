@@ -50,6 +50,10 @@ type oidcConfig struct {
 	JWKSURL          string         `json:"jwks_url"`
 	CustomScopes     string         `json:"custom_scopes"`
 	AttributeMapping map[string]any `json:"attribute_mapping"`
+	// SigningAlgs are the ID token signing algorithms accepted: those of
+	// the issuer's discovery document this server allows (signingAlgs);
+	// none recorded means RS256 alone.
+	SigningAlgs []string `json:"id_token_signing_algs,omitempty"`
 }
 
 // externalConfig is an external connection's settings: its source (also

@@ -47,17 +47,7 @@ type samlIdP struct {
 
 func newSAMLIdP(t *testing.T) *samlIdP {
 	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "crewjam test idp"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
+	key, cert := idpKeyPair(t, time.Now().Add(-time.Hour), time.Now().Add(24*time.Hour))
 	d := &samlIdP{t: t, cert: cert}
 	mux := http.NewServeMux()
 	d.srv = httptest.NewServer(mux)
@@ -74,6 +64,38 @@ func newSAMLIdP(t *testing.T) *samlIdP {
 	mux.HandleFunc("/metadata", d.idp.ServeMetadata)
 	mux.HandleFunc("/sso", d.idp.ServeSSO)
 	return d
+}
+
+// idpKeyPair is a signing key and its self-signed certificate, valid
+// from notBefore to notAfter.
+func idpKeyPair(t *testing.T, notBefore, notAfter time.Time) (*rsa.PrivateKey, *x509.Certificate) {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "crewjam test idp"},
+		NotBefore: notBefore, NotAfter: notAfter}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key, cert
+}
+
+// rotate gives the IdP a new signing key whose certificate is valid from
+// notBefore to notAfter, and returns the certificate (PEM) to register.
+func (d *samlIdP) rotate(notBefore, notAfter time.Time) string {
+	d.t.Helper()
+	key, cert := idpKeyPair(d.t, notBefore, notAfter)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.cert, d.idp.Key, d.idp.Certificate = cert, key, cert
+	return d.certPEM()
 }
 
 func (d *samlIdP) certPEM() string {
@@ -157,25 +179,55 @@ func (d *samlIdP) resign(encoded string, edit func(resp *etree.Element)) string 
 		d.t.Fatal(err)
 	}
 	resp := doc.Root()
-	for _, c := range resp.ChildElements() {
-		if c.Tag == "Signature" {
-			resp.RemoveChild(c)
-		}
-	}
+	unsign(resp)
 	edit(resp)
-	ctx := dsig.NewDefaultSigningContext(dsig.TLSCertKeyStore(tls.Certificate{Certificate: [][]byte{d.cert.Raw}, PrivateKey: d.idp.Key}))
-	ctx.Canonicalizer = dsig.MakeC14N10ExclusiveCanonicalizerWithPrefixList("")
-	if err := ctx.SetSignatureMethod(dsig.RSASHA256SignatureMethod); err != nil {
-		d.t.Fatal(err)
-	}
-	signed, err := ctx.SignEnveloped(resp)
-	if err != nil {
-		d.t.Fatal(err)
-	}
-	doc.SetRoot(signed)
+	doc.SetRoot(d.sign(resp))
 	out, err := doc.WriteToBytes()
 	if err != nil {
 		d.t.Fatal(err)
 	}
 	return base64.StdEncoding.EncodeToString(out)
+}
+
+// resignAssertion rewrites the (unencrypted) assertion of a response the
+// IdP posted: edit changes the Assertion element, stripped of its
+// signature, and the IdP signs the assertion and then the response again.
+func (d *samlIdP) resignAssertion(encoded string, edit func(assertion *etree.Element)) string {
+	d.t.Helper()
+	return d.resign(encoded, func(resp *etree.Element) {
+		for _, c := range resp.ChildElements() {
+			if c.Tag == "Assertion" {
+				i := c.Index()
+				unsign(c)
+				edit(c)
+				resp.RemoveChildAt(i)
+				resp.InsertChildAt(i, d.sign(c))
+				return
+			}
+		}
+		d.t.Fatal("no assertion in the response")
+	})
+}
+
+func unsign(el *etree.Element) {
+	for _, c := range el.ChildElements() {
+		if c.Tag == "Signature" {
+			el.RemoveChild(c)
+		}
+	}
+}
+
+// sign signs el (enveloped) with the IdP's key, as crewjam does.
+func (d *samlIdP) sign(el *etree.Element) *etree.Element {
+	d.t.Helper()
+	ctx := dsig.NewDefaultSigningContext(dsig.TLSCertKeyStore(tls.Certificate{Certificate: [][]byte{d.cert.Raw}, PrivateKey: d.idp.Key}))
+	ctx.Canonicalizer = dsig.MakeC14N10ExclusiveCanonicalizerWithPrefixList("")
+	if err := ctx.SetSignatureMethod(dsig.RSASHA256SignatureMethod); err != nil {
+		d.t.Fatal(err)
+	}
+	signed, err := ctx.SignEnveloped(el)
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	return signed
 }

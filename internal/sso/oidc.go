@@ -85,9 +85,10 @@ func (k *keySets) get(ctx context.Context, url string) *oidc.RemoteKeySet {
 }
 
 // oidcIdentity exchanges the code (with this server's PKCE verifier),
-// validates the ID token (signature from the provider's JWKS, issuer,
-// audience, expiry, nonce), then reads userinfo when the connection has an
-// endpoint for it, to fill the claims the ID token lacks.
+// validates the ID token (signature from the provider's JWKS by an
+// algorithm signingAlgs allows, issuer, audience, expiry, nonce), then
+// reads userinfo when the connection has an endpoint for it, to fill the
+// claims the ID token lacks.
 func (s *Service) oidcIdentity(ctx context.Context, c *conn, base string, st *flowState, code string) (identity, error) {
 	if code == "" {
 		return identity{}, apierr.New(apierr.SSOIdentityProviderError).WithMessage("The identity provider sent no authorization code.")
@@ -108,7 +109,8 @@ func (s *Service) oidcIdentity(ctx context.Context, c *conn, base string, st *fl
 		return identity{}, apierr.New(apierr.OIDCIDTokenInvalid).WithMessage("The identity provider sent no ID token.")
 	}
 	keys := s.keys.get(oidc.ClientContext(context.Background(), s.d.HTTP), c.OIDC.JWKSURL)
-	verifier := oidc.NewVerifier(c.OIDC.Issuer, keys, &oidc.Config{ClientID: c.OIDC.ClientID, Now: s.d.Clock.Now})
+	verifier := oidc.NewVerifier(c.OIDC.Issuer, keys, &oidc.Config{ClientID: c.OIDC.ClientID, Now: s.d.Clock.Now,
+		SupportedSigningAlgs: signingAlgs(c.OIDC)})
 	idt, err := verifier.Verify(hctx, raw)
 	if err != nil {
 		return identity{}, apierr.Wrap(apierr.OIDCIDTokenInvalid, err)

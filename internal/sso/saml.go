@@ -19,11 +19,20 @@ import (
 )
 
 // clockSkew is how far the identity provider's clock may be from ours when
-// an assertion's validity window is checked.
+// an assertion's validity windows (Conditions and SubjectConfirmationData)
+// are checked, in either direction.
 const clockSkew = 90 * time.Second
 
-// serviceProvider configures gosaml2 for one connection at time now.
-func (s *Service) serviceProvider(c *conn, base string, now time.Time) (*saml2.SAMLServiceProvider, error) {
+// serviceProvider configures gosaml2 for one connection at time now, with
+// gosaml2's clock set lag behind it. gosaml2 checks
+// SubjectConfirmationData/@NotOnOrAfter itself, with no tolerance and
+// before anything else can: verifySAML passes clockSkew as lag so that
+// check allows the skew, and then applies every time window exactly
+// itself. The verification certificates' validity periods are moved back
+// by the same lag, so goxmldsig's certificate check under the lagging
+// clock is exactly the check at now: a certificate is not accepted past
+// its NotAfter because of the lag, nor refused before its NotBefore.
+func (s *Service) serviceProvider(c *conn, base string, now time.Time, lag time.Duration) (*saml2.SAMLServiceProvider, error) {
 	cfg := c.SAML
 	roots := make([]*x509.Certificate, 0, len(cfg.VerificationCertificates))
 	for _, vc := range cfg.VerificationCertificates {
@@ -31,7 +40,11 @@ func (s *Service) serviceProvider(c *conn, base string, now time.Time) (*saml2.S
 		if err != nil {
 			return nil, fmt.Errorf("sso: verification certificate %s: %w", vc.ID, err)
 		}
-		roots = append(roots, cert)
+		// goxmldsig matches a signature's certificate to a root by its raw
+		// bytes and verifies with its public key, neither of which changes.
+		shifted := *cert
+		shifted.NotBefore, shifted.NotAfter = cert.NotBefore.Add(-lag), cert.NotAfter.Add(-lag)
+		roots = append(roots, &shifted)
 	}
 	sp := &saml2.SAMLServiceProvider{
 		IdentityProviderSSOURL:      cfg.IdPSSOURL,
@@ -42,7 +55,7 @@ func (s *Service) serviceProvider(c *conn, base string, now time.Time) (*saml2.S
 		AudienceURI:                 metadataURL(base, c.ID),
 		IDPCertificateStore:         &dsig.MemoryX509CertificateStore{Roots: roots},
 		NameIdFormat:                cfg.NameIDFormat,
-		Clock:                       dsig.NewFakeClockAt(now),
+		Clock:                       dsig.NewFakeClockAt(now.Add(-lag)),
 	}
 	if n := len(cfg.SigningKeys); n > 0 {
 		key, cert, err := s.openKey(cfg.SigningKeys[n-1])
@@ -106,11 +119,11 @@ type samlResult struct {
 // verifySAML checks a base64 SAML response for connection c: the signature
 // (on the response or the assertion) by a verification certificate, issuer,
 // destination, recipient, status, exactly one assertion, its audience and
-// validity window. gosaml2 reports some of these only as warnings; here
-// every warning is a failure, and the time window gets clockSkew.
+// validity windows. gosaml2 reports some of these only as warnings; here
+// every warning is a failure, and both time windows get clockSkew.
 func (s *Service) verifySAML(c *conn, base, encoded string) (*samlResult, error) {
 	now := s.d.Clock.Now()
-	sp, err := s.serviceProvider(c, base, now)
+	sp, err := s.serviceProvider(c, base, now, clockSkew)
 	if err != nil {
 		return nil, err
 	}
@@ -136,26 +149,34 @@ func (s *Service) verifySAML(c *conn, base, encoded string) (*samlResult, error)
 	}
 	// OneTimeUse is what the replay cache enforces for every assertion,
 	// so it needs no further action.
-	notBefore, _ := time.Parse(time.RFC3339, a.Conditions.NotBefore)
-	notAfter, _ := time.Parse(time.RFC3339, a.Conditions.NotOnOrAfter)
-	if warn.InvalidTime && (now.Add(clockSkew).Before(notBefore) || !now.Add(-clockSkew).Before(notAfter)) {
-		return nil, apierr.New(apierr.SAMLAssertionExpired)
-	}
 	if a.Subject == nil || a.Subject.NameID == nil || strings.TrimSpace(a.Subject.NameID.Value) == "" {
 		return nil, apierr.New(apierr.SAMLResponseInvalid).WithMessage("The SAML assertion names no subject.")
 	}
 	if a.ID == "" {
 		return nil, apierr.New(apierr.SAMLResponseInvalid).WithMessage("The SAML assertion has no ID.")
 	}
+	// gosaml2's clock lags ours by clockSkew (serviceProvider), so its
+	// InvalidTime warning is not the check: both windows are checked here,
+	// against our clock. gosaml2 has already required and parsed these
+	// times (VerifyAssertionConditions for Conditions, Validate for the
+	// subject's confirmation, which it requires too).
+	notBefore, _ := time.Parse(time.RFC3339, a.Conditions.NotBefore)
+	notAfter, _ := time.Parse(time.RFC3339, a.Conditions.NotOnOrAfter)
+	scd := a.Subject.SubjectConfirmation.SubjectConfirmationData
+	scdNotAfter, _ := time.Parse(time.RFC3339, scd.NotOnOrAfter)
+	if !withinSkew(now, notBefore, notAfter) || !withinSkew(now, time.Time{}, scdNotAfter) {
+		return nil, apierr.New(apierr.SAMLAssertionExpired)
+	}
 	out := &samlResult{nameID: strings.TrimSpace(a.Subject.NameID.Value), assertionID: a.ID,
 		expires: notAfter.Add(clockSkew), attributes: map[string][]string{}}
-	scd := a.Subject.SubjectConfirmation.SubjectConfirmationData
 	out.inResponseTo = scd.InResponseTo
 	if resp.InResponseTo != "" && resp.InResponseTo != scd.InResponseTo {
 		return nil, apierr.New(apierr.SAMLInResponseToMismatch)
 	}
-	if t, err := time.Parse(time.RFC3339, scd.NotOnOrAfter); err == nil && t.Add(clockSkew).After(out.expires) {
-		out.expires = t.Add(clockSkew)
+	// The replay cache keeps the id at least until both windows are
+	// closed, skew included.
+	if scdNotAfter.Add(clockSkew).After(out.expires) {
+		out.expires = scdNotAfter.Add(clockSkew)
 	}
 	if a.AttributeStatement != nil {
 		for _, attr := range a.AttributeStatement.Attributes {
@@ -166,6 +187,14 @@ func (s *Service) verifySAML(c *conn, base, encoded string) (*samlResult, error)
 		}
 	}
 	return out, nil
+}
+
+// withinSkew reports whether now lies in the window [notBefore,
+// notOnOrAfter) widened by clockSkew at both ends; a zero notBefore sets no
+// lower bound. NotOnOrAfter is exclusive (SAML core 2.5.1.2), so an
+// assertion is refused from the instant now-clockSkew reaches it.
+func withinSkew(now, notBefore, notOnOrAfter time.Time) bool {
+	return !now.Add(clockSkew).Before(notBefore) && now.Add(-clockSkew).Before(notOnOrAfter)
 }
 
 func attributeValues(a types.Attribute) []string {

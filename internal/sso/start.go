@@ -121,7 +121,7 @@ func (s *Service) start(ctx context.Context, r *http.Request) (string, error) {
 // samlStart builds the AuthnRequest (HTTP-Redirect binding), remembering
 // its ID for InResponseTo.
 func (s *Service) samlStart(c *conn, base string, st flowState, issue func(flowState) (string, error)) (string, error) {
-	sp, err := s.serviceProvider(c, base, s.d.Clock.Now())
+	sp, err := s.serviceProvider(c, base, s.d.Clock.Now(), 0)
 	if err != nil {
 		return "", err
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 
 	"golang.org/x/oauth2"
 
@@ -84,7 +83,7 @@ func (g *github) Exchange(ctx context.Context, code string, r AuthRequest) (*Ide
 		Tenants: []Tenant{}, Tokens: providertokens.FromOAuth2(tok, c.Scopes)}
 	for _, e := range emails {
 		if e.Primary {
-			id.Email, id.EmailVerified = strings.ToLower(e.Email), e.Verified
+			id.Email, id.EmailVerified = e.Email, e.Verified
 		}
 	}
 	for _, o := range orgs {

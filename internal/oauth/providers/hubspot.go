@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"golang.org/x/oauth2"
 
@@ -61,7 +60,7 @@ func (h *hubspot) Exchange(ctx context.Context, code string, r AuthRequest) (*Id
 	if info.UserID == 0 {
 		return nil, fmt.Errorf("%w: hubspot token info without user_id", ErrProvider)
 	}
-	id := &Identity{Provider: HubSpot, Subject: strconv.FormatInt(info.UserID, 10), Email: strings.ToLower(info.User),
+	id := &Identity{Provider: HubSpot, Subject: strconv.FormatInt(info.UserID, 10), Email: info.User,
 		EmailVerified: info.User != "", Tenants: []Tenant{}, Tokens: providertokens.FromOAuth2(tok, c.Scopes)}
 	if info.HubID != 0 {
 		id.Tenants = append(id.Tenants, Tenant{ID: strconv.FormatInt(info.HubID, 10), Name: info.HubDomain})

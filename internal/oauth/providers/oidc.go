@@ -137,7 +137,7 @@ func (o *oidcProvider) fromUserInfo(ctx context.Context, tok *oauth2.Token, id *
 	if err := info.Claims(&c); err != nil {
 		return fmt.Errorf("%w: userinfo claims: %v", ErrProvider, err)
 	}
-	id.Email, id.EmailVerified = strings.ToLower(info.Email), info.EmailVerified
+	id.Email, id.EmailVerified = info.Email, info.EmailVerified
 	if id.Name == "" {
 		id.Name = c.Name
 	}
@@ -189,10 +189,10 @@ func (o *oidcProvider) VerifyIDToken(ctx context.Context, raw, nonce string) (*I
 	if c.Subject == "" {
 		return nil, fmt.Errorf("%w: id token without sub", ErrProvider)
 	}
-	id := &Identity{Provider: o.name, Subject: c.Subject, Email: strings.ToLower(c.Email), Name: c.Name, Picture: c.Picture,
-		Locale: c.Locale, Tenants: []Tenant{}}
+	id := &Identity{Provider: o.name, Subject: c.Subject, Email: c.Email, Name: c.Name, Picture: c.Picture,
+		Locale: c.Locale, Tenants: []Tenant{}, IDToken: &IDTokenInfo{Nonce: t.Nonce, Expiry: t.Expiry}}
 	if id.Email == "" && o.name == Microsoft && strings.Contains(c.PreferredName, "@") {
-		id.Email = strings.ToLower(c.PreferredName)
+		id.Email = c.PreferredName
 	}
 	switch o.name {
 	case Google:

@@ -6,9 +6,11 @@
 // sovereign clouds and for compatible providers.
 //
 // A provider turns an authorization code into an Identity: who the person
-// is at the provider, whether the provider verified their email, which
-// tenants (Google hosted domain, Microsoft tenant, Slack team, GitHub
-// organizations, HubSpot portal) they belong to, and the provider's tokens.
+// is at the provider, their email address as the provider gave it (the
+// oauth package normalizes it, refusing one that is unusable), whether the
+// provider verified it, which tenants (Google hosted domain, Microsoft
+// tenant, Slack team, GitHub organizations, HubSpot portal) they belong to,
+// and the provider's tokens.
 package providers
 
 import (
@@ -76,6 +78,17 @@ type Identity struct {
 	Locale        string   `json:"locale"`
 	Tenants       []Tenant `json:"tenants"`
 	Tokens        Tokens   `json:"tokens"`
+	// IDToken describes the verified ID token the identity was read from
+	// (OIDC providers); it stays with the request, out of tickets.
+	IDToken *IDTokenInfo `json:"-"`
+}
+
+// IDTokenInfo is what a caller of VerifyIDToken may still have to check
+// itself: the nonce (VerifyIDToken compares it only when one is expected)
+// and when the token stops being accepted.
+type IDTokenInfo struct {
+	Nonce  string
+	Expiry time.Time
 }
 
 // TenantIDs lists the identity's tenant ids.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"golang.org/x/oauth2"
 
@@ -67,7 +66,7 @@ func (s *slack) Exchange(ctx context.Context, code string, r AuthRequest) (*Iden
 	if !info.OK || info.Subject == "" {
 		return nil, fmt.Errorf("%w: slack userInfo: %s", ErrProvider, info.Error)
 	}
-	id := &Identity{Provider: Slack, Subject: info.Subject, Email: strings.ToLower(info.Email), EmailVerified: info.EmailVerified,
+	id := &Identity{Provider: Slack, Subject: info.Subject, Email: info.Email, EmailVerified: info.EmailVerified,
 		Name: info.Name, Picture: info.Picture, Locale: info.Locale, Tenants: []Tenant{}, Tokens: providertokens.FromOAuth2(tok, c.Scopes)}
 	if info.TeamID != "" {
 		id.Tenants = append(id.Tenants, Tenant{ID: info.TeamID, Name: info.TeamName})

@@ -1,0 +1,13 @@
+-- email_verified records whether the provider vouched for the member's
+-- address when the account was registered (or at a later login of it). A
+-- registration without it was let in by an allowed tenant alone (OAuth
+-- tenant JIT), possibly with someone else's unverified address; once the
+-- address is proven another way it stops logging in (see memberFor and
+-- Module.AddressVerified).
+--
+-- Registrations made before this column existed are unknown and start
+-- unverified: one whose member's address is still unverified went in by
+-- its tenant (a verified address would have verified the member), and one
+-- whose member is verified is upgraded by its next login whose provider
+-- verifies the member's address, and refused otherwise.
+ALTER TABLE member_oauth_registrations ADD COLUMN email_verified BOOLEAN NOT NULL DEFAULT FALSE;

@@ -1,0 +1,62 @@
+package oauth
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/latchkey/latchkey/internal/audit"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Auditor files audit events inside the caller's transaction.
+type Auditor interface {
+	RecordIn(ctx context.Context, q store.Querier, e audit.Event) error
+}
+
+// RegistrationRemoved is the factor change (audit.FactorChange) recorded
+// for each registration AddressVerified deletes.
+const RegistrationRemoved = "oauth_registration_removed"
+
+// AddressVerified deletes, inside q, the member's OAuth registrations that
+// never proved the member's address (organization.UnprovenAccess): their
+// provider accounts were admitted by their tenant alone, with an address
+// the provider did not verify, and the address has now been proven by
+// its owner. Whoever registered them may have given someone else's
+// address; they no longer open the member. Each deletion is recorded in
+// the audit log.
+func (m *Module) AddressVerified(ctx context.Context, q store.Querier, v organization.Verified) error {
+	rows, err := q.QueryContext(ctx, `DELETE FROM member_oauth_registrations WHERE member_id = $1 AND email_verified = $2
+		RETURNING registration_id, provider, provider_subject`, v.MemberID, false)
+	if err != nil {
+		return fmt.Errorf("oauth: remove unproven registrations: %w", err)
+	}
+	type removed struct{ id, provider, subject string }
+	var gone []removed
+	for rows.Next() {
+		var r removed
+		if err := rows.Scan(&r.id, &r.provider, &r.subject); err != nil {
+			rows.Close()
+			return fmt.Errorf("oauth: remove unproven registrations: %w", err)
+		}
+		gone = append(gone, r)
+	}
+	// Closed before the audit inserts: on SQLite they share the writer.
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("oauth: remove unproven registrations: %w", err)
+	}
+	if m.d.Audit == nil {
+		return nil
+	}
+	for _, r := range gone {
+		if err := m.d.Audit.RecordIn(ctx, q, audit.Event{ProjectID: v.ProjectID, Type: audit.FactorChange,
+			Method: RegistrationRemoved, OrganizationID: v.OrganizationID, MemberID: v.MemberID,
+			RequestID: httpapi.RequestID(ctx), Details: map[string]any{"registration_id": r.id, "provider": r.provider,
+				"provider_subject": r.subject, "reason": "email_verified_without_provider"}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
