@@ -26,7 +26,12 @@ import (
 // secret always passes (ratelimit.GuardUnguessable). A chosen M2M secret
 // may be guessable, so there the allowance is checked before the secret
 // (guardClient).
-var ClientSecretFailuresPerIP = ratelimit.Rule{Name: "idp_client_secret_ip", Limit: 30, Window: 10 * time.Minute}
+//
+// A right secret gives its count back (Release): the rule counts failures,
+// so machines behind one address (a NAT, a fleet) that ask for M2M tokens
+// all day with their right secrets never spend it.
+var ClientSecretFailuresPerIP = ratelimit.Rule{Name: "idp_client_secret_ip", Limit: 30, Window: 10 * time.Minute,
+	OnSuccess: ratelimit.Release}
 
 // clientCredentials reads client_secret_basic (RFC 6749 2.3.1: the parts
 // are form-encoded) or client_secret_post; a public client sends only its

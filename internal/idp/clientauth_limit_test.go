@@ -115,3 +115,29 @@ func TestOtherProjectsClientFailuresDoNotLockOutM2M(t *testing.T) {
 		apptest.Want(t, e.Do("POST", ownPath, body, shared(), "job-1", chosen), 200, "")
 	})
 }
+
+// The per-address rule counts failures only: machines behind one address
+// that ask for M2M tokens with their right secret, however often, never
+// spend the allowance, and wrong secrets from that address are still
+// refused once they have.
+func TestRightM2MSecretsSpendNoAllowance(t *testing.T) {
+	apptest.EachWith(t, func(c *config.Config) { c.TrustedProxies = "127.0.0.1" }, func(t *testing.T, e *apptest.Env) {
+		const chosen = "correct-horse-battery-staple-1234567890"
+		apptest.Want(t, e.Backend("POST", "/v1/m2m/clients", map[string]any{"client_name": "Job", "scopes": []string{"read:x"},
+			"client_id": "job-1", "client_secret": chosen}), 200, "")
+		tokenPath := "/v1/public/" + e.Project.Project.ID + "/oauth2/token"
+		token := func(secret string) apptest.Resp {
+			h := http.Header{"X-Forwarded-For": {"198.51.100.4"}, "Content-Type": {"application/x-www-form-urlencoded"}}
+			return e.Do("POST", tokenPath, url.Values{"grant_type": {"client_credentials"}}.Encode(), h, "job-1", secret)
+		}
+		for i := range idp.ClientSecretFailuresPerIP.Limit + 5 {
+			if r := token(chosen); r.Status != 200 {
+				t.Fatalf("token %d with the right secret: %s", i+1, r.Raw)
+			}
+		}
+		for range idp.ClientSecretFailuresPerIP.Limit {
+			oauthErr(t, token("wrong-guess-wrong-guess-wrong-guess"), 401, "invalid_client")
+		}
+		oauthErr(t, token(chosen), 429, "slow_down")
+	})
+}

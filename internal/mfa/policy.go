@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/ratelimit"
@@ -65,15 +66,17 @@ func (pl *Policy) Preview(org *organization.Organization, m *organization.Member
 func (s *Service) autoSendSMS(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization,
 	m *organization.Member) error {
 	to := m.MFAPhoneNumber
-	for _, lim := range []struct {
-		rule ratelimit.Rule
-		key  string
-	}{
-		{SMSSendPerMember, m.MemberID},
-		{SMSSendPerPhone, p.ID + "|" + to},
-		{SMSSendPerPhoneHour, p.ID + "|" + to},
-	} {
-		if err := s.d.Limiter.AllowIn(ctx, q, lim.rule, lim.key); err != nil {
+	var limits []ratelimit.Key
+	// The client's address first, as SendSMS counts it: a login's code is
+	// a send like any other, and someone holding many members' first
+	// factors must not send texts past the address's limit.
+	if ip := httpapi.ClientIPFrom(ctx); ip != "" {
+		limits = append(limits, ratelimit.For(SMSSendPerIP, p.ID+"|"+ip))
+	}
+	limits = append(limits, ratelimit.For(SMSSendPerMember, m.MemberID),
+		ratelimit.For(SMSSendPerPhone, p.ID+"|"+to), ratelimit.For(SMSSendPerPhoneHour, p.ID+"|"+to))
+	for _, k := range limits {
+		if err := s.d.Limiter.AllowIn(ctx, q, k.Rule, k.Key); err != nil {
 			return err
 		}
 	}

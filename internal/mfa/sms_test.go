@@ -270,3 +270,34 @@ func TestAutoSentSMSLimitedPerNumberPerHour(t *testing.T) {
 		}
 	})
 }
+
+// The code a login sends by itself counts against the client's address
+// as an asked-for send does (SMSSendPerIP): one address holding many
+// members' first factors cannot send texts past the address's limit.
+func TestAutoSentSMSCountsAgainstTheAddress(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org, mid := e.MFAMember()
+		const num = "+14155552671"
+		ist, _ := e.MFALogin(org, "ada@secure.test")
+		if r := e.SMSSend(org, mid, ist, num); r.Status != 200 {
+			t.Fatalf("enrolling send: %s", r.Raw)
+		}
+		if r := e.SMSAuth(org, mid, ist, e.LastSMS(num), nil); r.Status != 200 {
+			t.Fatalf("enrolling check: %s", r.Raw)
+		}
+		addressSends := func() int {
+			return e.Count(`SELECT COALESCE(SUM(hits), 0) FROM rate_limits WHERE bucket LIKE $1`, mfa.SMSSendPerIP.Name+":%")
+		}
+		if n := addressSends(); n != 1 {
+			t.Fatalf("%d sends counted for the address after the enrolling send, want 1", n)
+		}
+		for i := 2; i <= 3; i++ {
+			if _, req := e.MFALogin(org, "ada@secure.test"); req["secondary_auth_initiated"] != "sms_otp" {
+				t.Fatalf("login sent no code: %v", req)
+			}
+			if n := addressSends(); n != i {
+				t.Fatalf("%d sends counted for the address after %d logins' codes, want %d", n, i-1, i)
+			}
+		}
+	})
+}
