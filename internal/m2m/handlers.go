@@ -149,7 +149,7 @@ type operand struct {
 	FilterValue json.RawMessage `json:"filter_value"`
 }
 
-// searchFields are the fields a search filters on.
+// searchFields are the fields a search filters on (read-only).
 var searchFields = map[string]func(*Client) []string{
 	"client_id":   func(c *Client) []string { return []string{c.ClientID} },
 	"client_name": func(c *Client) []string { return []string{c.ClientName} },
