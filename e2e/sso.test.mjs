@@ -385,20 +385,20 @@ h.test('refusals: tampered signature, forged RelayState and wrong audience end o
     form.set('SAMLResponse', Buffer.from(tampered).toString('base64'));
   });
   await startSamlLogin(page, email);
-  await assertFailedPage(page, 'saml_signature_invalid');
+  await assertFailedPage(page, 'invalid_signature_saml_response');
   await assertNoSession(page, context);
   await page.unroute(/\/v1\/b2b\/sso\/callback\//);
 
   await interceptAcs(page, (form) => form.set('RelayState', 'a-state-latchkey-never-issued'));
   await startSamlLogin(page, email);
-  await assertFailedPage(page, 'sso_state_mismatch');
+  await assertFailedPage(page, 'unsolicited_saml_response');
   await assertNoSession(page, context);
   await page.unroute(/\/v1\/b2b\/sso\/callback\//);
 
   await samlIdp.setAudience('https://another-service-provider.test/metadata');
   try {
     await startSamlLogin(page, email);
-    await assertFailedPage(page, 'saml_audience_mismatch');
+    await assertFailedPage(page, 'invalid_audience_saml_response');
   } finally {
     await samlIdp.setAudience('');
   }
@@ -430,7 +430,7 @@ h.test('refusals: a replayed assertion, and a token redeemed with the wrong PKCE
     headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: acsPost.body,
   });
   assert.equal(res.status, 400);
-  assert.equal(res.headers.get('x-latchkey-error-type'), 'saml_assertion_replayed');
+  assert.equal(res.headers.get('x-latchkey-error-type'), 'duplicate_saml_response');
   assert.equal(res.headers.get('location'), null);
 });
 

@@ -157,23 +157,45 @@ const (
 
 	// SSO (issue 8). Each way an SSO login can fail has its own type, so a
 	// refused login says why.
-	SSOConnectionNotFound        Type = "sso_connection_not_found"
-	SSOConnectionNotActive       Type = "sso_connection_not_active"
-	SSOTokenNotFound             Type = "sso_token_not_found"
-	SSOStateMismatch             Type = "sso_state_mismatch"
-	SAMLSignatureInvalid         Type = "saml_signature_invalid"
-	SAMLResponseInvalid          Type = "saml_response_invalid"
-	SAMLAudienceMismatch         Type = "saml_audience_mismatch"
-	SAMLAssertionExpired         Type = "saml_assertion_expired"
-	SAMLAssertionReplayed        Type = "saml_assertion_replayed"
-	SAMLInResponseToMismatch     Type = "saml_in_response_to_mismatch"
-	OIDCIDTokenInvalid           Type = "oidc_id_token_invalid"
-	SSOIdentityProviderError     Type = "sso_identity_provider_error"
-	SSOEmailMissing              Type = "sso_email_missing"
-	SSOJITProvisioningNotAllowed Type = "sso_jit_provisioning_not_allowed"
-	SSOMetadataInvalid           Type = "sso_metadata_invalid"
-	SSOVerificationKeyNotFound   Type = "sso_verification_key_not_found"
-	SSOEncryptionKeyNotFound     Type = "sso_encryption_private_key_not_found"
+	SSOConnectionNotFound       Type = "sso_connection_not_found"
+	SSOConnectionNotActive      Type = "sso_connection_not_active"
+	ExternalConnectionNotActive Type = "external_connection_not_active"
+	SSOTokenNotFound            Type = "sso_token_not_found"
+	// The login's state (RelayState, OIDC state) is absent, or names no
+	// login started here for this connection (unknown, expired, spent).
+	MissingSAMLRelayState   Type = "missing_saml_relay_state"
+	MissingOIDCStateParam   Type = "missing_oidc_state_param"
+	UnsolicitedSAMLResponse Type = "unsolicited_saml_response"
+	UnsolicitedOIDCResponse Type = "unsolicited_oidc_response"
+	// A SAML response that fails verification, one type per check.
+	MissingSAMLResponse          Type = "missing_saml_response"
+	InvalidXMLSAMLResponse       Type = "invalid_xml_saml_response"
+	InvalidSAMLResponse          Type = "invalid_saml_response"
+	MissingSignatureSAMLResponse Type = "missing_signature_saml_response"
+	InvalidSignatureSAMLResponse Type = "invalid_signature_saml_response"
+	InvalidAudienceSAMLResponse  Type = "invalid_audience_saml_response"
+	ExpiredSAMLResponse          Type = "expired_saml_response"
+	NotYetValidSAMLResponse      Type = "not_yet_valid_saml_response"
+	DuplicateSAMLResponse        Type = "duplicate_saml_response"
+	InvalidSAMLResponseEmail     Type = "invalid_saml_response_email"
+	// An OIDC login that fails, one type per step.
+	OIDCInvalidCallbackRequest  Type = "oidc_invalid_callback_request"
+	OIDCAuthCodeError           Type = "oidc_auth_code_error"
+	OIDCInvalidIDToken          Type = "oidc_invalid_id_token"
+	OIDCInvalidUserinfo         Type = "oidc_invalid_userinfo"
+	OIDCResponseSubjectMismatch Type = "oidc_response_subject_mismatch"
+	OIDCResponseUnverifiedEmail Type = "oidc_response_unverified_email"
+	OIDCResponseEmailMissing    Type = "oidc_response_email_missing"
+	// The identity provider refused the login (an OIDC error callback) or
+	// could not be reached: no vendor type names this.
+	SSOIdentityProviderError            Type = "sso_identity_provider_error"
+	InvalidConnectionForJITProvisioning Type = "invalid_connection_for_jit_provisioning"
+	// A SAML connection's metadata_url: unreachable (or not 200), or not
+	// IdP metadata this server can use.
+	InvalidSAMLMetadataURL        Type = "invalid_saml_metadata_url"
+	InvalidXMLFromSAMLMetadataURL Type = "invalid_xml_from_saml_metadata_url"
+	SSOVerificationKeyNotFound    Type = "sso_verification_key_not_found"
+	SSOEncryptionKeyNotFound      Type = "sso_encryption_private_key_not_found"
 	// A SAML connection's verification certificates: at most five, and an
 	// active connection never without one (the API family's two rules).
 	CannotDeleteLastSSOVerificationKey Type = "cannot_delete_last_sso_verification_key"
@@ -351,23 +373,39 @@ var catalogue = map[Type]entry{
 	M2MSearchMissingFilterName:   {http.StatusBadRequest, "Each search operand needs a filter_name."},
 	M2MSearchMissingFilterValue:  {http.StatusBadRequest, "Each search operand needs a filter_value."},
 
-	SSOConnectionNotFound:        {http.StatusNotFound, "SSO connection not found."},
-	SSOConnectionNotActive:       {http.StatusBadRequest, "This SSO connection is not active yet: its identity provider settings are incomplete."},
-	SSOTokenNotFound:             {http.StatusNotFound, "The SSO token could not be found: it is wrong, expired or already used."},
-	SSOStateMismatch:             {http.StatusBadRequest, "The SSO login could not be matched to a login started here: it is unknown, expired or already used. Please start again."},
-	SAMLSignatureInvalid:         {http.StatusBadRequest, "The SAML response is not signed by the identity provider's certificate."},
-	SAMLResponseInvalid:          {http.StatusBadRequest, "The SAML response is malformed or fails validation (issuer, destination, recipient or status)."},
-	SAMLAudienceMismatch:         {http.StatusBadRequest, "The SAML assertion is meant for another service provider (audience mismatch)."},
-	SAMLAssertionExpired:         {http.StatusBadRequest, "The SAML assertion is expired or not yet valid."},
-	SAMLAssertionReplayed:        {http.StatusBadRequest, "The SAML assertion was already used."},
-	SAMLInResponseToMismatch:     {http.StatusBadRequest, "The SAML response does not answer the login request started here (InResponseTo mismatch)."},
-	OIDCIDTokenInvalid:           {http.StatusBadRequest, "The identity provider's ID token failed validation (issuer, audience, expiry, nonce or signature)."},
-	SSOIdentityProviderError:     {http.StatusBadRequest, "The identity provider refused the login or could not be reached."},
-	SSOEmailMissing:              {http.StatusBadRequest, "The identity provider did not send an email address for this user."},
-	SSOJITProvisioningNotAllowed: {http.StatusForbidden, "This organization does not allow new members to join through this SSO connection."},
-	SSOMetadataInvalid:           {http.StatusBadRequest, "The identity provider's metadata could not be fetched or read."},
-	SSOVerificationKeyNotFound:   {http.StatusNotFound, "The SSO connection has no such verification certificate."},
-	SSOEncryptionKeyNotFound:     {http.StatusNotFound, "The SSO connection has no such encryption private key."},
+	SSOConnectionNotFound:       {http.StatusNotFound, "SSO connection not found."},
+	SSOConnectionNotActive:      {http.StatusBadRequest, "This SSO connection is not active yet: its identity provider settings are incomplete."},
+	ExternalConnectionNotActive: {http.StatusBadRequest, "This external SSO connection is not active: the connection it uses is inactive or gone, or it is inactive itself."},
+	SSOTokenNotFound:            {http.StatusNotFound, "The SSO token could not be found: it is wrong, expired or already used."},
+	MissingSAMLRelayState:       {http.StatusBadRequest, "The SAML response carries no RelayState, so it cannot be matched to a login started here. Please start again."},
+	MissingOIDCStateParam:       {http.StatusBadRequest, "The OIDC callback carries no state, so it cannot be matched to a login started here. Please start again."},
+	UnsolicitedSAMLResponse: {http.StatusBadRequest, "The SAML response does not answer a login started here for this connection " +
+		"(it is unknown, expired or already used, or its InResponseTo does not match). Please start again."},
+	UnsolicitedOIDCResponse: {http.StatusBadRequest, "The OIDC callback does not answer a login started here for this connection " +
+		"(it is unknown, expired or already used). Please start again."},
+	MissingSAMLResponse:                 {http.StatusBadRequest, "The request carries no SAMLResponse."},
+	InvalidXMLSAMLResponse:              {http.StatusBadRequest, "The SAML response is not base64-encoded XML that can be read."},
+	InvalidSAMLResponse:                 {http.StatusBadRequest, "The SAML response is malformed or fails validation (issuer, destination, recipient or status)."},
+	MissingSignatureSAMLResponse:        {http.StatusBadRequest, "Neither the SAML response nor its assertion is signed."},
+	InvalidSignatureSAMLResponse:        {http.StatusBadRequest, "The SAML response is not signed by the identity provider's certificate."},
+	InvalidAudienceSAMLResponse:         {http.StatusBadRequest, "The SAML assertion is meant for another service provider (audience mismatch)."},
+	ExpiredSAMLResponse:                 {http.StatusBadRequest, "The SAML assertion has expired."},
+	NotYetValidSAMLResponse:             {http.StatusBadRequest, "The SAML assertion is not valid yet (NotBefore is in the future)."},
+	DuplicateSAMLResponse:               {http.StatusBadRequest, "The SAML assertion was already used."},
+	InvalidSAMLResponseEmail:            {http.StatusBadRequest, "The SAML response carries no usable email address for this user."},
+	OIDCInvalidCallbackRequest:          {http.StatusBadRequest, "The OIDC callback carries no authorization code."},
+	OIDCAuthCodeError:                   {http.StatusBadRequest, "The identity provider refused to exchange the authorization code."},
+	OIDCInvalidIDToken:                  {http.StatusBadRequest, "The identity provider's ID token failed validation (issuer, audience, expiry, nonce or signature)."},
+	OIDCInvalidUserinfo:                 {http.StatusBadRequest, "The identity provider's userinfo answer could not be read."},
+	OIDCResponseSubjectMismatch:         {http.StatusBadRequest, "The identity provider's userinfo answer is about another subject than its ID token."},
+	OIDCResponseUnverifiedEmail:         {http.StatusBadRequest, "The identity provider says this user's email address is not verified."},
+	OIDCResponseEmailMissing:            {http.StatusBadRequest, "The identity provider did not send an email address for this user."},
+	SSOIdentityProviderError:            {http.StatusBadRequest, "The identity provider refused the login or could not be reached."},
+	InvalidConnectionForJITProvisioning: {http.StatusForbidden, "This organization does not allow new members to join through this SSO connection."},
+	InvalidSAMLMetadataURL:              {http.StatusBadRequest, "The identity provider's metadata could not be fetched from metadata_url."},
+	InvalidXMLFromSAMLMetadataURL:       {http.StatusBadRequest, "The document at metadata_url is not SAML identity provider metadata this server can use."},
+	SSOVerificationKeyNotFound:          {http.StatusNotFound, "The SSO connection has no such verification certificate."},
+	SSOEncryptionKeyNotFound:            {http.StatusNotFound, "The SSO connection has no such encryption private key."},
 	CannotDeleteLastSSOVerificationKey: {http.StatusBadRequest, "An active SAML connection needs at least one verification certificate: " +
 		"upload the new certificate first, then delete the old one."},
 	TooManySSOVerificationCertificates: {http.StatusBadRequest, "A SAML connection has at most 5 verification certificates: " +

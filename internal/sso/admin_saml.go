@@ -293,23 +293,23 @@ const bindingRedirect = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect"
 func (s *Service) fetchMetadata(ctx context.Context, u string) (*idpMetadata, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, apierr.Wrap(apierr.SSOMetadataInvalid, err)
+		return nil, apierr.Wrap(apierr.InvalidSAMLMetadataURL, err)
 	}
 	res, err := s.d.HTTP.Do(req)
 	if err != nil {
-		return nil, apierr.Wrap(apierr.SSOMetadataInvalid, err)
+		return nil, apierr.Wrap(apierr.InvalidSAMLMetadataURL, err)
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
-		return nil, apierr.Wrap(apierr.SSOMetadataInvalid, fmt.Errorf("metadata answered %d", res.StatusCode))
+		return nil, apierr.Wrap(apierr.InvalidSAMLMetadataURL, fmt.Errorf("metadata answered %d", res.StatusCode))
 	}
 	body, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
 	if err != nil {
-		return nil, apierr.Wrap(apierr.SSOMetadataInvalid, err)
+		return nil, apierr.Wrap(apierr.InvalidSAMLMetadataURL, err)
 	}
 	var ed types.EntityDescriptor
 	if err := xml.Unmarshal(body, &ed); err != nil || ed.IDPSSODescriptor == nil {
-		return nil, apierr.Wrap(apierr.SSOMetadataInvalid, fmt.Errorf("no IDPSSODescriptor: %v", err))
+		return nil, apierr.Wrap(apierr.InvalidXMLFromSAMLMetadataURL, fmt.Errorf("no IDPSSODescriptor: %v", err))
 	}
 	md := &idpMetadata{entityID: ed.EntityID}
 	for _, sso := range ed.IDPSSODescriptor.SingleSignOnServices {
@@ -323,7 +323,7 @@ func (s *Service) fetchMetadata(ctx context.Context, u string) (*idpMetadata, er
 		}
 	}
 	if md.entityID == "" || md.ssoURL == "" || md.cert == "" {
-		return nil, apierr.New(apierr.SSOMetadataInvalid).WithMessage(
+		return nil, apierr.New(apierr.InvalidXMLFromSAMLMetadataURL).WithMessage(
 			"The metadata needs an entityID, an HTTP-Redirect SingleSignOnService and a signing certificate.")
 	}
 	return md, nil

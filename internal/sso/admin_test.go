@@ -55,7 +55,10 @@ func TestSAMLAdmin(t *testing.T) {
 			t.Fatalf("by url: %s", r.Raw)
 		}
 		r = e.Backend(http.MethodPut, base+"/connections/"+id+"/url", map[string]any{"metadata_url": e.Srv.URL + "/nothing"})
-		apptest.Want(t, r, 400, "sso_metadata_invalid")
+		apptest.Want(t, r, 400, "invalid_saml_metadata_url")
+		// Reachable, but not IdP metadata.
+		r = e.Backend(http.MethodPut, base+"/connections/"+id+"/url", map[string]any{"metadata_url": e.Srv.URL + "/healthz"})
+		apptest.Want(t, r, 400, "invalid_xml_from_saml_metadata_url")
 
 		// An encryption key: its certificate is listed, the key never is.
 		keyPEM := rsaPEM(t)

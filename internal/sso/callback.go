@@ -37,11 +37,11 @@ func (s *Service) callback(ctx context.Context, r *http.Request) (string, error)
 	switch {
 	case c.Kind == KindSAML && r.Method == http.MethodPost:
 		if err := r.ParseForm(); err != nil {
-			return "", apierr.Wrap(apierr.SAMLResponseInvalid, err)
+			return "", apierr.Wrap(apierr.InvalidSAMLResponse, err)
 		}
 		encoded := r.PostForm.Get("SAMLResponse")
 		if encoded == "" {
-			return "", apierr.New(apierr.SAMLResponseInvalid).WithMessage("The request carries no SAMLResponse.")
+			return "", apierr.New(apierr.MissingSAMLResponse)
 		}
 		res, err := s.verifySAML(c, base, encoded)
 		if err != nil {
@@ -56,7 +56,7 @@ func (s *Service) callback(ctx context.Context, r *http.Request) (string, error)
 			return "", err
 		}
 		if res.inResponseTo == "" || res.inResponseTo != st.SAMLRequestID {
-			return "", apierr.New(apierr.SAMLInResponseToMismatch)
+			return "", apierr.New(apierr.UnsolicitedSAMLResponse)
 		}
 		id = samlIdentity(c, res)
 	case c.Kind == KindOIDC && r.Method == http.MethodGet:
@@ -87,10 +87,16 @@ func (s *Service) callback(ctx context.Context, r *http.Request) (string, error)
 // connection names its project, and another project's stale callbacks
 // from a shared address must not spend this one's allowance.
 func (s *Service) redeemState(ctx context.Context, r *http.Request, c *conn, token string) (*flowState, error) {
+	if token == "" {
+		if c.Kind == KindOIDC {
+			return nil, apierr.New(apierr.MissingOIDCStateParam)
+		}
+		return nil, apierr.New(apierr.MissingSAMLRelayState)
+	}
 	t, err := s.d.Flows.Redeem(ctx, flowtoken.Redeem{Kind: kindState, Token: token, ProjectID: c.ProjectID,
 		LimitKey: c.ProjectID + "|" + httpapi.ClientIP(r)})
 	if errors.Is(err, flowtoken.ErrInvalid) {
-		return nil, apierr.Wrap(apierr.SSOStateMismatch, err)
+		return nil, apierr.Wrap(unsolicited(c), err)
 	}
 	if err != nil {
 		return nil, err
@@ -100,9 +106,18 @@ func (s *Service) redeemState(ctx context.Context, r *http.Request, c *conn, tok
 		return nil, err
 	}
 	if st.ConnectionID != c.ID {
-		return nil, apierr.New(apierr.SSOStateMismatch)
+		return nil, apierr.New(unsolicited(c))
 	}
 	return &st, nil
+}
+
+// unsolicited is the type of a callback to connection c (a source: SAML
+// or OIDC) that answers no login started here for it.
+func unsolicited(c *conn) apierr.Type {
+	if c.Kind == KindOIDC {
+		return apierr.UnsolicitedOIDCResponse
+	}
+	return apierr.UnsolicitedSAMLResponse
 }
 
 // safeCode keeps an identity provider's error code printable and short: it

@@ -127,13 +127,13 @@ func (s *Service) BeforeOrganizationDelete(ctx context.Context, q store.Querier,
 func (s *Service) activeSource(ctx context.Context, c *conn) (*conn, error) {
 	src, err := s.source(ctx, s.d.DB.Read(), c)
 	if errors.Is(err, errNoSource) {
-		return nil, apierr.Wrap(apierr.SSOConnectionNotActive, err)
+		return nil, apierr.Wrap(apierr.ExternalConnectionNotActive, err)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if src.Status != StatusActive {
-		return nil, apierr.New(apierr.SSOConnectionNotActive)
+		return nil, apierr.New(apierr.ExternalConnectionNotActive)
 	}
 	return src, nil
 }
@@ -151,10 +151,10 @@ func (s *Service) loginTarget(ctx context.Context, src *conn, st *flowState) (*c
 		return nil, err
 	}
 	if c.Kind != KindExternal || c.External.ExternalConnectionID != src.ID || c.OrganizationID != st.OrganizationID {
-		return nil, apierr.New(apierr.SSOStateMismatch)
+		return nil, apierr.New(unsolicited(src))
 	}
 	if c.Status != StatusActive {
-		return nil, apierr.New(apierr.SSOConnectionNotActive)
+		return nil, apierr.New(apierr.ExternalConnectionNotActive)
 	}
 	return c, nil
 }

@@ -54,7 +54,7 @@ func TestExternalSAMLLogin(t *testing.T) {
 		if !strings.HasSuffix(acs, "/v1/b2b/sso/callback/"+s.connID) {
 			t.Fatalf("ACS %q: the source's callback expected", acs)
 		}
-		wantPage(t, s.post(acs, form), 403, "sso_jit_provisioning_not_allowed")
+		wantPage(t, s.post(acs, form), 403, "invalid_connection_for_jit_provisioning")
 		// RESTRICTED to the external connection admits them.
 		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+target, map[string]any{"sso_jit_provisioning": "RESTRICTED",
 			"sso_jit_provisioning_allowed_connections": []string{extID}}), 200, "")
@@ -127,7 +127,7 @@ func TestExternalLoginBinding(t *testing.T) {
 		// Hooli's relay state under Globex's response: the response answers
 		// another request, so nothing lands.
 		swapped := url.Values{"SAMLResponse": formG["SAMLResponse"], "RelayState": formH["RelayState"]}
-		wantPage(t, s.post(acsG, swapped), 400, "saml_in_response_to_mismatch")
+		wantPage(t, s.post(acsG, swapped), 400, "unsolicited_saml_response")
 		acsG, formG = s.idp.follow(startAt(t, e, viaGlobex))
 		acsH, formH = s.idp.follow(startAt(t, e, viaHooli))
 		for _, c := range []struct {

@@ -117,8 +117,10 @@ func (s *Service) member(ctx context.Context, q store.Querier, c *conn, org *org
 		return m, false, err
 	case !errors.Is(err, sql.ErrNoRows):
 		return nil, false, fmt.Errorf("sso: registration: %w", err)
+	case id.Email == "" && id.Kind == KindOIDC:
+		return nil, false, apierr.New(apierr.OIDCResponseEmailMissing)
 	case id.Email == "":
-		return nil, false, apierr.New(apierr.SSOEmailMissing)
+		return nil, false, apierr.New(apierr.InvalidSAMLResponseEmail)
 	}
 	m, err = s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, id.Email)
 	if errors.Is(err, store.ErrNotFound) {
@@ -205,7 +207,7 @@ func checkJIT(org *organization.Organization, connID string) error {
 			return nil
 		}
 	}
-	return apierr.New(apierr.SSOJITProvisioningNotAllowed)
+	return apierr.New(apierr.InvalidConnectionForJITProvisioning)
 }
 
 // envOf is the environment of a connection, read from its id.

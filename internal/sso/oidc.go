@@ -91,7 +91,7 @@ func (k *keySets) get(ctx context.Context, url string) *oidc.RemoteKeySet {
 // claims the ID token lacks.
 func (s *Service) oidcIdentity(ctx context.Context, c *conn, base string, st *flowState, code string) (identity, error) {
 	if code == "" {
-		return identity{}, apierr.New(apierr.SSOIdentityProviderError).WithMessage("The identity provider sent no authorization code.")
+		return identity{}, apierr.New(apierr.OIDCInvalidCallbackRequest)
 	}
 	conf, err := s.oauthConfig(c, base)
 	if err != nil {
@@ -102,25 +102,25 @@ func (s *Service) oidcIdentity(ctx context.Context, c *conn, base string, st *fl
 	hctx := oidc.ClientContext(ctx, s.d.HTTP)
 	tok, err := conf.Exchange(hctx, code, oauth2.VerifierOption(st.Verifier))
 	if err != nil {
-		return identity{}, apierr.Wrap(apierr.SSOIdentityProviderError, err)
+		return identity{}, apierr.Wrap(apierr.OIDCAuthCodeError, err)
 	}
 	raw, _ := tok.Extra("id_token").(string)
 	if raw == "" {
-		return identity{}, apierr.New(apierr.OIDCIDTokenInvalid).WithMessage("The identity provider sent no ID token.")
+		return identity{}, apierr.New(apierr.OIDCInvalidIDToken).WithMessage("The identity provider sent no ID token.")
 	}
 	keys := s.keys.get(oidc.ClientContext(context.Background(), s.d.HTTP), c.OIDC.JWKSURL)
 	verifier := oidc.NewVerifier(c.OIDC.Issuer, keys, &oidc.Config{ClientID: c.OIDC.ClientID, Now: s.d.Clock.Now,
 		SupportedSigningAlgs: signingAlgs(c.OIDC)})
 	idt, err := verifier.Verify(hctx, raw)
 	if err != nil {
-		return identity{}, apierr.Wrap(apierr.OIDCIDTokenInvalid, err)
+		return identity{}, apierr.Wrap(apierr.OIDCInvalidIDToken, err)
 	}
 	if idt.Nonce == "" || idt.Nonce != st.Nonce {
-		return identity{}, apierr.New(apierr.OIDCIDTokenInvalid).WithMessage("The ID token's nonce does not match this login.")
+		return identity{}, apierr.New(apierr.OIDCInvalidIDToken).WithMessage("The ID token's nonce does not match this login.")
 	}
 	claims := map[string]any{}
 	if err := idt.Claims(&claims); err != nil {
-		return identity{}, apierr.Wrap(apierr.OIDCIDTokenInvalid, err)
+		return identity{}, apierr.Wrap(apierr.OIDCInvalidIDToken, err)
 	}
 	if c.OIDC.UserinfoURL != "" {
 		info, err := s.userinfo(hctx, c.OIDC.UserinfoURL, tok.AccessToken)
@@ -135,7 +135,7 @@ func (s *Service) oidcIdentity(ctx context.Context, c *conn, base string, st *fl
 		case sub == idt.Subject:
 			fillFromUserinfo(claims, info)
 		case sub != "":
-			return identity{}, apierr.New(apierr.OIDCIDTokenInvalid).WithMessage("The userinfo answer is about another subject.")
+			return identity{}, apierr.New(apierr.OIDCResponseSubjectMismatch)
 		}
 	}
 	id, err := oidcClaimsIdentity(c, idt.Subject, claims)
@@ -174,11 +174,11 @@ func (s *Service) userinfo(ctx context.Context, url, accessToken string) (map[st
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
-		return nil, apierr.Wrap(apierr.SSOIdentityProviderError, fmt.Errorf("userinfo answered %d", res.StatusCode))
+		return nil, apierr.Wrap(apierr.OIDCInvalidUserinfo, fmt.Errorf("userinfo answered %d", res.StatusCode))
 	}
 	info := map[string]any{}
 	if err := json.NewDecoder(io.LimitReader(res.Body, 1<<20)).Decode(&info); err != nil {
-		return nil, apierr.Wrap(apierr.SSOIdentityProviderError, err)
+		return nil, apierr.Wrap(apierr.OIDCInvalidUserinfo, err)
 	}
 	return info, nil
 }
@@ -197,7 +197,7 @@ func oidcClaimsIdentity(c *conn, subject string, claims map[string]any) (identit
 	}
 	id := identity{Kind: KindOIDC, ExternalID: subject, Attributes: claims}
 	if !emailaddr.VerifiedClaim(claims) {
-		return id, apierr.New(apierr.SSOEmailMissing).WithMessage("The identity provider says this user's email address is not verified.")
+		return id, apierr.New(apierr.OIDCResponseUnverifiedEmail)
 	}
 	if e, err := emailaddr.Normalize(claim("email", "email")); err == nil {
 		id.Email = e

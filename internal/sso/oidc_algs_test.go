@@ -79,7 +79,7 @@ func TestOIDCSigningAlgorithms(t *testing.T) {
 				}
 				res := loginOIDC(t, e, connID)
 				if !tc.ok {
-					wantPage(t, res, 400, "oidc_id_token_invalid")
+					wantPage(t, res, 400, "oidc_invalid_id_token")
 					return
 				}
 				r := e.SDK(http.MethodPost, "/b2b/sso/authenticate", map[string]any{"sso_token": tokenFrom(t, res)}, "")
@@ -107,12 +107,12 @@ func TestOIDCSigningAlgorithmsNeedDiscovery(t *testing.T) {
 		first, second := newSigningOP(t, "ES256", "ES256"), newSigningOP(t, "ES256", "ES256")
 
 		_, connID, _ := connectOIDC(t, e, "by-hand", first, byHand(first))
-		wantPage(t, loginOIDC(t, e, connID), 400, "oidc_id_token_invalid")
+		wantPage(t, loginOIDC(t, e, connID), 400, "oidc_invalid_id_token")
 
 		orgID, connID, _ := connectOIDC(t, e, "moved", first, nil)
 		tokenFrom(t, loginOIDC(t, e, connID))
 		r := e.Backend(http.MethodPut, "/v1/b2b/sso/oidc/"+orgID+"/connections/"+connID, byHand(second))
 		apptest.Want(t, r, 200, "")
-		wantPage(t, loginOIDC(t, e, connID), 400, "oidc_id_token_invalid")
+		wantPage(t, loginOIDC(t, e, connID), 400, "oidc_invalid_id_token")
 	})
 }

@@ -42,7 +42,7 @@ func TestOIDCEmailVerifiedOnlyTrueCounts(t *testing.T) {
 			switch {
 			case tc.verified && (err != nil || id.Email != "ceo@acme.test"):
 				t.Fatalf("refused a verified address: %+v %v", id, err)
-			case !tc.verified && (err == nil || !errors.As(err, &pub) || pub.Type != apierr.SSOEmailMissing):
+			case !tc.verified && (err == nil || !errors.As(err, &pub) || pub.Type != apierr.OIDCResponseUnverifiedEmail):
 				t.Fatalf("accepted an unverified address: %+v %v", id, err)
 			}
 		})

@@ -33,7 +33,7 @@ func TestOIDCIDTokenBoundToLoginClientAndIssuer(t *testing.T) {
 			"another issuer's token": {"iss": "https://issuer.evil.test"},
 		} {
 			t.Run(name, func(t *testing.T) {
-				wantPage(t, s.login(lin(edit), nil), 400, "oidc_id_token_invalid")
+				wantPage(t, s.login(lin(edit), nil), 400, "oidc_invalid_id_token")
 			})
 		}
 		tokenFrom(t, s.login(lin(nil), nil))
@@ -48,9 +48,20 @@ func TestOIDCEmailVerifiedFalseRefused(t *testing.T) {
 		s := newOIDCEnv(t, e)
 		user := &shapedUser{MockUser: &mockoidc.MockUser{Subject: "oidc-sub-1", Email: "lin@acme.test"},
 			Edit: map[string]any{"email_verified": false}}
-		wantPage(t, s.login(user, nil), 400, "sso_email_missing")
+		wantPage(t, s.login(user, nil), 400, "oidc_response_unverified_email")
 		user.Edit = map[string]any{"email_verified": true}
 		tokenFrom(t, s.login(user, nil))
+	})
+}
+
+// A verified login that names no email address cannot find or create a
+// member: the OIDC answer lacks the email.
+func TestOIDCEmailMissingRefused(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newOIDCEnv(t, e)
+		user := &shapedUser{MockUser: &mockoidc.MockUser{Subject: "oidc-sub-1"},
+			Edit: map[string]any{"email": nil, "email_verified": true}}
+		wantPage(t, s.login(user, nil), 400, "oidc_response_email_missing")
 	})
 }
 
@@ -65,7 +76,7 @@ func TestOIDCUserinfoAboutAnotherSubjectRefused(t *testing.T) {
 				Edit: map[string]any{"email": nil, "email_verified": nil},
 				Info: map[string]any{"sub": infoSub, "email": "lin@acme.test", "email_verified": true}}
 		}
-		wantPage(t, s.login(user("oidc-sub-2"), nil), 400, "oidc_id_token_invalid")
+		wantPage(t, s.login(user("oidc-sub-2"), nil), 400, "oidc_response_subject_mismatch")
 		token := tokenFrom(t, s.login(user("oidc-sub-1"), nil))
 		r := s.SDK(http.MethodPost, "/b2b/sso/authenticate", map[string]any{"sso_token": token}, "")
 		apptest.Want(t, r, 200, "")
@@ -77,7 +88,7 @@ func TestOIDCUserinfoAboutAnotherSubjectRefused(t *testing.T) {
 
 // A login's state belongs to the connection it started with: the
 // provider's answer brought to another connection's callback is refused
-// sso_state_mismatch.
+// unsolicited_oidc_response.
 func TestOIDCStateBoundToConnection(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		s := newOIDCEnv(t, e)
@@ -96,7 +107,7 @@ func TestOIDCStateBoundToConnection(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantPage(t, s.Get("/v1/b2b/sso/callback/"+second+"?"+back.RawQuery), 400, "sso_state_mismatch")
+		wantPage(t, s.Get("/v1/b2b/sso/callback/"+second+"?"+back.RawQuery), 400, "unsolicited_oidc_response")
 	})
 }
 
@@ -177,7 +188,7 @@ func TestOIDCUserinfoCannotOverrideIDTokenEmail(t *testing.T) {
 		}
 		t.Run("ID token unverified, userinfo verified", func(t *testing.T) {
 			wantPage(t, s.login(user(map[string]any{"email_verified": false},
-				map[string]any{"email": "lin@acme.test", "email_verified": true}), nil), 400, "sso_email_missing")
+				map[string]any{"email": "lin@acme.test", "email_verified": true}), nil), 400, "oidc_response_unverified_email")
 		})
 		t.Run("userinfo names another email", func(t *testing.T) {
 			token := tokenFrom(t, s.login(user(map[string]any{"email_verified": true},
@@ -190,7 +201,7 @@ func TestOIDCUserinfoCannotOverrideIDTokenEmail(t *testing.T) {
 		})
 		t.Run(`userinfo email_verified "false"`, func(t *testing.T) {
 			wantPage(t, s.login(user(map[string]any{"email": nil, "email_verified": nil},
-				map[string]any{"email": "lin@acme.test", "email_verified": "false"}), nil), 400, "sso_email_missing")
+				map[string]any{"email": "lin@acme.test", "email_verified": "false"}), nil), 400, "oidc_response_unverified_email")
 		})
 		t.Run(`userinfo email_verified "true"`, func(t *testing.T) {
 			tokenFrom(t, s.login(user(map[string]any{"email": nil, "email_verified": nil},

@@ -100,7 +100,7 @@ func TestOIDCNegative(t *testing.T) {
 			v := back.Query()
 			v.Set("state", "forged")
 			back.RawQuery = v.Encode()
-			wantPage(t, s.Get(back.String()), 400, "sso_state_mismatch")
+			wantPage(t, s.Get(back.String()), 400, "unsolicited_oidc_response")
 		})
 		t.Run("expired ID token", func(t *testing.T) {
 			q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
@@ -110,7 +110,32 @@ func TestOIDCNegative(t *testing.T) {
 			// Past the ID token's ten minutes, within the state's fifteen.
 			e.Clock.Advance(12 * time.Minute)
 			defer e.Clock.Advance(-12 * time.Minute)
-			wantPage(t, s.Get(r.Header.Get("Location")), 400, "oidc_id_token_invalid")
+			wantPage(t, s.Get(r.Header.Get("Location")), 400, "oidc_invalid_id_token")
+		})
+		t.Run("no state", func(t *testing.T) {
+			q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
+			r := s.Get("/v1/public/sso/start?" + q.Encode())
+			s.op.QueueUser(user)
+			r = s.Get(r.Header.Get("Location"))
+			back, _ := url.Parse(r.Header.Get("Location"))
+			v := back.Query()
+			v.Del("state")
+			back.RawQuery = v.Encode()
+			wantPage(t, s.Get(back.String()), 400, "missing_oidc_state_param")
+		})
+		t.Run("no code", func(t *testing.T) {
+			q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
+			r := s.Get("/v1/public/sso/start?" + q.Encode())
+			authz, _ := url.Parse(r.Header.Get("Location"))
+			back := url.Values{"state": {authz.Query().Get("state")}}
+			wantPage(t, s.Get("/v1/b2b/sso/callback/"+s.connID+"?"+back.Encode()), 400, "oidc_invalid_callback_request")
+		})
+		t.Run("code the provider refuses", func(t *testing.T) {
+			q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
+			r := s.Get("/v1/public/sso/start?" + q.Encode())
+			authz, _ := url.Parse(r.Header.Get("Location"))
+			back := url.Values{"state": {authz.Query().Get("state")}, "code": {"never-issued"}}
+			wantPage(t, s.Get("/v1/b2b/sso/callback/"+s.connID+"?"+back.Encode()), 400, "oidc_auth_code_error")
 		})
 		t.Run("provider error", func(t *testing.T) {
 			// The provider sends the browser back with an OAuth error.

@@ -58,7 +58,7 @@ func TestSSOCallbackFailuresCountPerProject(t *testing.T) {
 		elsewhere.Project = e.NewProject("Other")
 		other := newOIDCEnv(t, &elsewhere)
 		for range flowtoken.RedeemLimit.Limit {
-			wantPage(t, e.Get("/v1/b2b/sso/callback/"+other.connID+"?code=x&state=stale"), 400, "sso_state_mismatch")
+			wantPage(t, e.Get("/v1/b2b/sso/callback/"+other.connID+"?code=x&state=stale"), 400, "unsolicited_oidc_response")
 		}
 		tokenFrom(t, s.login(&mockoidc.MockUser{Subject: "oidc-sub-1", Email: "lin@acme.test", EmailVerified: true}, nil))
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"strings"
@@ -134,7 +135,7 @@ func (s *Service) verifySAML(c *conn, base, encoded string) (*samlResult, error)
 	if len(resp.Assertions) != 1 {
 		// One login, one assertion: anything else is how wrapping attacks
 		// smuggle a second, unsigned story past the signed one.
-		return nil, apierr.New(apierr.SAMLResponseInvalid).WithMessage("The SAML response must carry exactly one assertion.")
+		return nil, apierr.New(apierr.InvalidSAMLResponse).WithMessage("The SAML response must carry exactly one assertion.")
 	}
 	a := &resp.Assertions[0]
 	warn, err := sp.VerifyAssertionConditions(a)
@@ -142,18 +143,18 @@ func (s *Service) verifySAML(c *conn, base, encoded string) (*samlResult, error)
 		return nil, samlError(err)
 	}
 	if warn.NotInAudience || len(a.Conditions.AudienceRestrictions) == 0 {
-		return nil, apierr.New(apierr.SAMLAudienceMismatch)
+		return nil, apierr.New(apierr.InvalidAudienceSAMLResponse)
 	}
 	if warn.ProxyRestriction != nil {
-		return nil, apierr.New(apierr.SAMLResponseInvalid).WithMessage("SAML proxy restrictions are not supported.")
+		return nil, apierr.New(apierr.InvalidSAMLResponse).WithMessage("SAML proxy restrictions are not supported.")
 	}
 	// OneTimeUse is what the replay cache enforces for every assertion,
 	// so it needs no further action.
 	if a.Subject == nil || a.Subject.NameID == nil || strings.TrimSpace(a.Subject.NameID.Value) == "" {
-		return nil, apierr.New(apierr.SAMLResponseInvalid).WithMessage("The SAML assertion names no subject.")
+		return nil, apierr.New(apierr.InvalidSAMLResponse).WithMessage("The SAML assertion names no subject.")
 	}
 	if a.ID == "" {
-		return nil, apierr.New(apierr.SAMLResponseInvalid).WithMessage("The SAML assertion has no ID.")
+		return nil, apierr.New(apierr.InvalidSAMLResponse).WithMessage("The SAML assertion has no ID.")
 	}
 	// gosaml2's clock lags ours by clockSkew (serviceProvider), so its
 	// InvalidTime warning is not the check: both windows are checked here,
@@ -164,14 +165,20 @@ func (s *Service) verifySAML(c *conn, base, encoded string) (*samlResult, error)
 	notAfter, _ := time.Parse(time.RFC3339, a.Conditions.NotOnOrAfter)
 	scd := a.Subject.SubjectConfirmation.SubjectConfirmationData
 	scdNotAfter, _ := time.Parse(time.RFC3339, scd.NotOnOrAfter)
+	if now.Add(clockSkew).Before(notBefore) {
+		return nil, apierr.New(apierr.NotYetValidSAMLResponse)
+	}
 	if !withinSkew(now, notBefore, notAfter) || !withinSkew(now, time.Time{}, scdNotAfter) {
-		return nil, apierr.New(apierr.SAMLAssertionExpired)
+		return nil, apierr.New(apierr.ExpiredSAMLResponse)
 	}
 	out := &samlResult{nameID: strings.TrimSpace(a.Subject.NameID.Value), assertionID: a.ID,
 		expires: notAfter.Add(clockSkew), attributes: map[string][]string{}}
 	out.inResponseTo = scd.InResponseTo
 	if resp.InResponseTo != "" && resp.InResponseTo != scd.InResponseTo {
-		return nil, apierr.New(apierr.SAMLInResponseToMismatch)
+		// The response contradicts itself; whether it answers a login
+		// started here is the callback's check (unsolicited_saml_response).
+		return nil, apierr.New(apierr.InvalidSAMLResponse).WithMessage(
+			"The SAML response and its assertion answer different requests (InResponseTo).")
 	}
 	// The replay cache keeps the id at least until both windows are
 	// closed, skew included.
@@ -216,14 +223,32 @@ func samlError(err error) error {
 	var parsing saml2.ErrParsing
 	switch {
 	case errors.As(err, &invalid) && invalid.Reason == saml2.ReasonExpired:
-		return apierr.Wrap(apierr.SAMLAssertionExpired, err)
-	case errors.As(err, &invalid), errors.As(err, &missing), errors.As(err, &parsing):
-		return apierr.Wrap(apierr.SAMLResponseInvalid, err)
-	case decryptFailed(err), strings.Contains(err.Error(), "base64"),
-		strings.Contains(err.Error(), "unable to unmarshal"), strings.Contains(err.Error(), "XML"):
-		return apierr.Wrap(apierr.SAMLResponseInvalid, err)
+		return apierr.Wrap(apierr.ExpiredSAMLResponse, err)
+	case errors.As(err, &invalid), errors.As(err, &missing), errors.As(err, &parsing), decryptFailed(err):
+		return apierr.Wrap(apierr.InvalidSAMLResponse, err)
+	case unreadable(err):
+		return apierr.Wrap(apierr.InvalidXMLSAMLResponse, err)
+	case errors.Is(err, dsig.ErrMissingSignature):
+		return apierr.Wrap(apierr.MissingSignatureSAMLResponse, err)
 	}
-	return apierr.Wrap(apierr.SAMLSignatureInvalid, err)
+	return apierr.Wrap(apierr.InvalidSignatureSAMLResponse, err)
+}
+
+// unreadable reports whether gosaml2 failed before any check could run:
+// the response is not base64, or neither XML nor deflated XML (gosaml2
+// then reports the inflate failure, not the XML one). As with
+// decryptFailed, only the messages say so.
+func unreadable(err error) bool {
+	var b64 base64.CorruptInputError
+	if errors.As(err, &b64) {
+		return true
+	}
+	for _, m := range []string{"base64", "unable to unmarshal", "XML", "flate:", "unable to parse response"} {
+		if strings.Contains(err.Error(), m) {
+			return true
+		}
+	}
+	return false
 }
 
 // rememberAssertion records an assertion id for connection c, failing if
@@ -238,7 +263,7 @@ func (s *Service) rememberAssertion(ctx context.Context, connID string, r *samlR
 	_, err := s.d.DB.ExecContext(ctx, `INSERT INTO sso_saml_assertions (connection_id, assertion_id, expires_at)
 		VALUES ($1, $2, $3)`, connID, r.assertionID, store.Millis(r.expires))
 	if errors.Is(store.MapError(err), store.ErrConflict) {
-		return apierr.Wrap(apierr.SAMLAssertionReplayed, err)
+		return apierr.Wrap(apierr.DuplicateSAMLResponse, err)
 	}
 	if err != nil {
 		return fmt.Errorf("sso: remember assertion: %w", err)

@@ -90,6 +90,6 @@ func TestSAMLEncryptionKeyRotation(t *testing.T) {
 		wantAda(s.post(acs, form))
 
 		apptest.Want(t, e.Backend(http.MethodDelete, path+"/encryption_private_keys/"+oldID, nil), 200, "")
-		wantPage(t, s.post(acsB, formB), 400, "saml_response_invalid")
+		wantPage(t, s.post(acsB, formB), 400, "invalid_saml_response")
 	})
 }

@@ -56,20 +56,20 @@ func TestSAMLClockSkewCrewjam(t *testing.T) {
 		s := newSAMLEnv(t, e, nil)
 		s.idp.login("ada@acme.test", "okta-user-1", "Ada", "Lovelace")
 		for _, tc := range []struct {
-			name string
-			at   func(w samlWindows) time.Time
-			ok   bool
+			name    string
+			at      func(w samlWindows) time.Time
+			refused string // the error type, "" when the login succeeds
 		}{
 			// crewjam's NotBefore is our AuthnRequest's IssueInstant.
-			{"posted 120 s after issue", func(w samlWindows) time.Time { return w.notBefore.Add(120 * time.Second) }, true},
+			{"posted 120 s after issue", func(w samlWindows) time.Time { return w.notBefore.Add(120 * time.Second) }, ""},
 			{"posted just before the first window's end plus the skew", func(w samlWindows) time.Time {
 				return earlier(w.notOnOrAfter, w.confirmBy).Add(skew - time.Millisecond)
-			}, true},
+			}, ""},
 			{"posted at the end of the confirmation window plus the skew", func(w samlWindows) time.Time {
 				return w.confirmBy.Add(skew)
-			}, false},
-			{"our clock 90 s behind", func(w samlWindows) time.Time { return w.notBefore.Add(-skew) }, true},
-			{"our clock 91 s behind", func(w samlWindows) time.Time { return w.notBefore.Add(-skew - time.Second) }, false},
+			}, "expired_saml_response"},
+			{"our clock 90 s behind", func(w samlWindows) time.Time { return w.notBefore.Add(-skew) }, ""},
+			{"our clock 91 s behind", func(w samlWindows) time.Time { return w.notBefore.Add(-skew - time.Second) }, "not_yet_valid_saml_response"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				// crewjam checks our AuthnRequest's IssueInstant against its
@@ -78,10 +78,10 @@ func TestSAMLClockSkewCrewjam(t *testing.T) {
 				acs, form := s.idp.follow(s.start(nil))
 				setClock(e, tc.at(readWindows(t, form.Get("SAMLResponse"))))
 				res := s.post(acs, form)
-				if tc.ok {
+				if tc.refused == "" {
 					tokenFrom(t, res)
 				} else {
-					wantPage(t, res, 400, "saml_assertion_expired")
+					wantPage(t, res, 400, tc.refused)
 				}
 			})
 		}
@@ -106,15 +106,15 @@ func TestSAMLClockSkewEachWindow(t *testing.T) {
 			name                string
 			notBefore, notAfter time.Duration // Conditions, from our clock
 			confirmBy           time.Duration // SubjectConfirmationData/@NotOnOrAfter
-			ok                  bool
+			refused             string        // the error type, "" when the login succeeds
 		}{
-			{"confirmation ended 89 s ago", -time.Minute, time.Minute, -89 * time.Second, true},
-			{"confirmation ended 90 s ago", -time.Minute, time.Minute, -skew, false},
-			{"confirmation ended 10 minutes ago", -time.Minute, time.Minute, -10 * time.Minute, false},
-			{"conditions ended 89 s ago", -time.Minute, -89 * time.Second, time.Minute, true},
-			{"conditions ended 90 s ago", -time.Minute, -skew, time.Minute, false},
-			{"conditions begin in 90 s", skew, 5 * time.Minute, 5 * time.Minute, true},
-			{"conditions begin in 91 s", skew + time.Second, 5 * time.Minute, 5 * time.Minute, false},
+			{"confirmation ended 89 s ago", -time.Minute, time.Minute, -89 * time.Second, ""},
+			{"confirmation ended 90 s ago", -time.Minute, time.Minute, -skew, "expired_saml_response"},
+			{"confirmation ended 10 minutes ago", -time.Minute, time.Minute, -10 * time.Minute, "expired_saml_response"},
+			{"conditions ended 89 s ago", -time.Minute, -89 * time.Second, time.Minute, ""},
+			{"conditions ended 90 s ago", -time.Minute, -skew, time.Minute, "expired_saml_response"},
+			{"conditions begin in 90 s", skew, 5 * time.Minute, 5 * time.Minute, ""},
+			{"conditions begin in 91 s", skew + time.Second, 5 * time.Minute, 5 * time.Minute, "not_yet_valid_saml_response"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				setClock(e, time.Now())
@@ -131,10 +131,10 @@ func TestSAMLClockSkewEachWindow(t *testing.T) {
 					scd.CreateAttr("NotOnOrAfter", stamp(tc.confirmBy))
 				}))
 				res := s.post(acs, form)
-				if tc.ok {
+				if tc.refused == "" {
 					tokenFrom(t, res)
 				} else {
-					wantPage(t, res, 400, "saml_assertion_expired")
+					wantPage(t, res, 400, tc.refused)
 				}
 			})
 		}
@@ -162,7 +162,7 @@ func TestSAMLClockSkewLeavesCertificatesExact(t *testing.T) {
 			acs, form := s.idp.follow(s.start(nil))
 			// Within the assertion's own window; past the certificate's.
 			setClock(e, now.Add(time.Minute))
-			wantPage(t, s.post(acs, form), 400, "saml_signature_invalid")
+			wantPage(t, s.post(acs, form), 400, "invalid_signature_saml_response")
 		})
 		t.Run("issued 30 s ago", func(t *testing.T) {
 			setClock(e, time.Now())

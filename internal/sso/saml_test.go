@@ -145,13 +145,24 @@ func TestSAMLJITPolicy(t *testing.T) {
 		s := newSAMLEnv(t, e, map[string]any{"sso_jit_provisioning": "NOT_ALLOWED", "email_invites": "ALL_ALLOWED"})
 		s.idp.login("stranger@acme.test", "okta-user-2", "", "")
 		acs, form := s.idp.follow(s.start(nil))
-		wantPage(t, s.post(acs, form), 403, "sso_jit_provisioning_not_allowed")
+		wantPage(t, s.post(acs, form), 403, "invalid_connection_for_jit_provisioning")
 
 		// An existing member may log in; they get a registration.
 		e.CreateMember(s.orgID, "grace@acme.test")
 		s.idp.login("grace@acme.test", "okta-user-3", "", "")
 		acs, form = s.idp.follow(s.start(nil))
 		tokenFrom(t, s.post(acs, form))
+	})
+}
+
+// A SAML login with no email attribute and a NameID that is no address
+// names no one to find or create.
+func TestSAMLEmailMissing(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newSAMLEnv(t, e, nil)
+		s.idp.login("", "okta-user-9", "", "")
+		acs, form := s.idp.follow(s.start(nil))
+		wantPage(t, s.post(acs, form), 400, "invalid_saml_response_email")
 	})
 }
 
@@ -172,7 +183,7 @@ func TestSAMLJITRestrictedToListedConnections(t *testing.T) {
 		restrict(other)
 		s.idp.login("stranger@acme.test", "okta-user-2", "", "")
 		acs, form := s.idp.follow(s.start(nil))
-		wantPage(t, s.post(acs, form), 403, "sso_jit_provisioning_not_allowed")
+		wantPage(t, s.post(acs, form), 403, "invalid_connection_for_jit_provisioning")
 
 		restrict(s.connID)
 		acs, form = s.idp.follow(s.start(nil))
@@ -195,24 +206,24 @@ func TestSAMLNegative(t *testing.T) {
 				t.Fatal("nothing tampered")
 			}
 			form.Set("SAMLResponse", base64.StdEncoding.EncodeToString([]byte(tampered)))
-			wantPage(t, s.post(acs, form), 400, "saml_signature_invalid")
+			wantPage(t, s.post(acs, form), 400, "invalid_signature_saml_response")
 		})
 		t.Run("wrong audience", func(t *testing.T) {
 			s.idp.audience = "https://other-sp.example/metadata"
 			defer func() { s.idp.audience = "" }()
 			acs, form := s.idp.follow(s.start(nil))
-			wantPage(t, s.post(acs, form), 400, "saml_audience_mismatch")
+			wantPage(t, s.post(acs, form), 400, "invalid_audience_saml_response")
 		})
 		t.Run("replayed assertion", func(t *testing.T) {
 			acs, form := s.idp.follow(s.start(nil))
 			tokenFrom(t, s.post(acs, form))
-			wantPage(t, s.post(acs, form), 400, "saml_assertion_replayed")
+			wantPage(t, s.post(acs, form), 400, "duplicate_saml_response")
 		})
 		t.Run("expired assertion", func(t *testing.T) {
 			acs, form := s.idp.follow(s.start(nil))
 			e.Clock.Advance(5 * time.Minute)
 			defer e.Clock.Advance(-5 * time.Minute)
-			wantPage(t, s.post(acs, form), 400, "saml_assertion_expired")
+			wantPage(t, s.post(acs, form), 400, "expired_saml_response")
 		})
 		t.Run("not yet valid assertion", func(t *testing.T) {
 			// Our clock well behind the IdP's: the assertion's NotBefore
@@ -220,7 +231,7 @@ func TestSAMLNegative(t *testing.T) {
 			acs, form := s.idp.follow(s.start(nil))
 			e.Clock.Advance(-10 * time.Minute)
 			defer e.Clock.Advance(10 * time.Minute)
-			wantPage(t, s.post(acs, form), 400, "saml_assertion_expired")
+			wantPage(t, s.post(acs, form), 400, "not_yet_valid_saml_response")
 		})
 		t.Run("response to another login", func(t *testing.T) {
 			// A genuine response, posted with the relay state of a second
@@ -229,7 +240,7 @@ func TestSAMLNegative(t *testing.T) {
 			acs, first := s.idp.follow(s.start(nil))
 			_, second := s.idp.follow(s.start(nil))
 			first.Set("RelayState", second.Get("RelayState"))
-			wantPage(t, s.post(acs, first), 400, "saml_in_response_to_mismatch")
+			wantPage(t, s.post(acs, first), 400, "unsolicited_saml_response")
 		})
 		t.Run("two assertions", func(t *testing.T) {
 			// A response signed by the IdP with two assertions in it: the
@@ -250,7 +261,7 @@ func TestSAMLNegative(t *testing.T) {
 				}
 				t.Fatal("no assertion in the response")
 			}))
-			wantPage(t, s.post(acs, form), 400, "saml_response_invalid")
+			wantPage(t, s.post(acs, form), 400, "invalid_saml_response")
 		})
 		t.Run("response and assertion answer different logins", func(t *testing.T) {
 			// The assertion answers this login; the response around it,
@@ -259,12 +270,43 @@ func TestSAMLNegative(t *testing.T) {
 			form.Set("SAMLResponse", s.idp.resign(form.Get("SAMLResponse"), func(resp *etree.Element) {
 				resp.CreateAttr("InResponseTo", "id-another-request")
 			}))
-			wantPage(t, s.post(acs, form), 400, "saml_in_response_to_mismatch")
+			wantPage(t, s.post(acs, form), 400, "invalid_saml_response")
 		})
 		t.Run("state mismatch", func(t *testing.T) {
 			acs, form := s.idp.follow(s.start(nil))
 			form.Set("RelayState", "not-a-state-we-issued")
-			wantPage(t, s.post(acs, form), 400, "sso_state_mismatch")
+			wantPage(t, s.post(acs, form), 400, "unsolicited_saml_response")
+		})
+		t.Run("no relay state", func(t *testing.T) {
+			acs, form := s.idp.follow(s.start(nil))
+			form.Del("RelayState")
+			wantPage(t, s.post(acs, form), 400, "missing_saml_relay_state")
+		})
+		t.Run("no SAMLResponse", func(t *testing.T) {
+			acs, form := s.idp.follow(s.start(nil))
+			form.Del("SAMLResponse")
+			wantPage(t, s.post(acs, form), 400, "missing_saml_response")
+		})
+		t.Run("not XML", func(t *testing.T) {
+			acs, form := s.idp.follow(s.start(nil))
+			form.Set("SAMLResponse", base64.StdEncoding.EncodeToString([]byte("<Response")))
+			wantPage(t, s.post(acs, form), 400, "invalid_xml_saml_response")
+		})
+		t.Run("unsigned", func(t *testing.T) {
+			// Neither the response nor its assertion carries a signature.
+			acs, form := s.idp.follow(s.start(nil))
+			raw, _ := base64.StdEncoding.DecodeString(form.Get("SAMLResponse"))
+			doc := etree.NewDocument()
+			if err := doc.ReadFromBytes(raw); err != nil {
+				t.Fatal(err)
+			}
+			unsign(doc.Root())
+			for _, c := range doc.Root().ChildElements() {
+				unsign(c)
+			}
+			out, _ := doc.WriteToBytes()
+			form.Set("SAMLResponse", base64.StdEncoding.EncodeToString(out))
+			wantPage(t, s.post(acs, form), 400, "missing_signature_saml_response")
 		})
 		t.Run("unregistered redirect URL", func(t *testing.T) {
 			q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID},

@@ -36,7 +36,7 @@ func TestSSOTokenExpires(t *testing.T) {
 
 // The state of an SSO login (the ticket carried through the identity
 // provider) lives fifteen minutes: a provider that answers within them
-// completes the login, one that answers after them is sso_state_mismatch.
+// completes the login, one that answers after them is unsolicited_oidc_response.
 func TestSSOStateExpires(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		s := newOIDCEnv(t, e)
@@ -69,6 +69,6 @@ func TestSSOStateExpires(t *testing.T) {
 		advance(15*time.Minute - time.Second)
 		tokenFrom(t, back(early))
 		advance(time.Second)
-		wantPage(t, back(late), 400, "sso_state_mismatch")
+		wantPage(t, back(late), 400, "unsolicited_oidc_response")
 	})
 }
