@@ -122,11 +122,16 @@ const (
 	ResetToExistingPassword      Type = "cannot_reset_password_with_existing_password"
 
 	// OAuth (issue 8).
-	OAuthConfigNotFound     Type = "oauth_config_not_found"
-	OAuthProviderNotFound   Type = "oauth_provider_not_supported"
-	OAuthEmailNotVerified   Type = "oauth_email_not_verified"
-	OAuthInvalidIDToken     Type = "invalid_id_token"
-	OAuthTenantJITForbidden Type = "oauth_tenant_jit_provisioning_not_allowed"
+	OAuthConfigNotFound   Type = "oauth_config_not_found"
+	OAuthProviderNotFound Type = "oauth_provider_not_supported"
+	OAuthUnverifiedEmail  Type = "oauth_unverified_email"
+	// A Google One Tap ID token refused: expired, for another client, with
+	// a nonce (issued for another sign-in), or otherwise invalid or spent.
+	IDTokenExpired           Type = "id_token_expired"
+	IDTokenIncorrectAudience Type = "id_token_incorrect_audience"
+	IDTokenNonceInvalid      Type = "id_token_nonce_invalid"
+	IDTokenInvalid           Type = "id_token_invalid"
+	OAuthTenantJITForbidden  Type = "oauth_tenant_jit_provisioning_not_allowed"
 
 	// Hardening (issue 9).
 	SessionTooOld        Type = "session_too_old"
@@ -342,11 +347,14 @@ var catalogue = map[Type]entry{
 	SessionTooOldToResetPassword: {http.StatusBadRequest, "The session cannot reset the password: none of its authentication factors was completed in the last 5 minutes. Log in again first."},
 	ResetToExistingPassword:      {http.StatusBadRequest, "The new password must differ from the existing one."},
 
-	OAuthConfigNotFound:     {http.StatusBadRequest, "This OAuth provider is not configured for the project. An operator configures it with `latchkey project oauth`."},
-	OAuthProviderNotFound:   {http.StatusBadRequest, "The OAuth provider must be one of google, microsoft, hubspot, slack or github."},
-	OAuthEmailNotVerified:   {http.StatusForbidden, "The OAuth provider has not verified this email address, so it cannot be used to log in."},
-	OAuthInvalidIDToken:     {http.StatusUnauthorized, "The ID token could not be verified."},
-	OAuthTenantJITForbidden: {http.StatusForbidden, "This organization does not let members of this provider account join automatically."},
+	OAuthConfigNotFound:      {http.StatusBadRequest, "This OAuth provider is not configured for the project. An operator configures it with `latchkey project oauth`."},
+	OAuthProviderNotFound:    {http.StatusBadRequest, "The OAuth provider must be one of google, microsoft, hubspot, slack or github."},
+	OAuthUnverifiedEmail:     {http.StatusForbidden, "The OAuth provider has not verified this email address, so it cannot be used to log in."},
+	IDTokenExpired:           {http.StatusUnauthorized, "The ID token has expired."},
+	IDTokenIncorrectAudience: {http.StatusUnauthorized, "The ID token was issued for another client than this project's Google client ID."},
+	IDTokenNonceInvalid:      {http.StatusUnauthorized, "The ID token's nonce does not fit this sign-in."},
+	IDTokenInvalid:           {http.StatusUnauthorized, "The ID token could not be verified."},
+	OAuthTenantJITForbidden:  {http.StatusForbidden, "This organization does not let members of this provider account join automatically."},
 
 	SessionTooOld:           {http.StatusForbidden, "This change needs a recent login: none of the session's authentication factors was completed in the last 5 minutes. Authenticate again first."},
 	UnsupportedParameter:    {http.StatusBadRequest, "This parameter is not supported by this server."},

@@ -273,7 +273,7 @@ func (m *Module) memberFor(ctx context.Context, q store.Querier, p *project.Proj
 	case errors.Is(err, store.ErrNotFound):
 		mem, err = m.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, id.Email)
 		if err == nil && !id.EmailVerified {
-			return nil, false, apierr.New(apierr.OAuthEmailNotVerified)
+			return nil, false, apierr.New(apierr.OAuthUnverifiedEmail)
 		}
 	}
 	switch {
@@ -283,7 +283,7 @@ func (m *Module) memberFor(ctx context.Context, q store.Querier, p *project.Proj
 		}
 		ok := proves(id, mem)
 		if reg != nil && !reg.emailVerified && mem.EmailAddressVerified && !ok {
-			return nil, false, apierr.New(apierr.OAuthEmailNotVerified).WithMessage(
+			return nil, false, apierr.New(apierr.OAuthUnverifiedEmail).WithMessage(
 				"This account was admitted with an email address its OAuth provider had not verified, and the address has since been verified another way.")
 		}
 		return mem, ok, nil
@@ -291,11 +291,11 @@ func (m *Module) memberFor(ctx context.Context, q store.Querier, p *project.Proj
 		return nil, false, err
 	}
 	if id.Email == "" {
-		return nil, false, apierr.New(apierr.OAuthEmailNotVerified).WithMessage("The OAuth provider shared no email address for this account.")
+		return nil, false, apierr.New(apierr.OAuthUnverifiedEmail).WithMessage("The OAuth provider shared no email address for this account.")
 	}
 	if _, ok := org.AllowsOAuthTenant(id.Provider, id.TenantIDs()); !ok {
 		if !id.EmailVerified {
-			return nil, false, apierr.New(apierr.OAuthEmailNotVerified)
+			return nil, false, apierr.New(apierr.OAuthUnverifiedEmail)
 		}
 		if err := org.CheckEmailJIT(id.Email); err != nil {
 			return nil, false, err
@@ -332,7 +332,7 @@ func (m *Module) handleDiscoveryAuthenticate(r *http.Request) (any, error) {
 		return nil, err
 	}
 	if pl.Identity.Email == "" || !pl.Identity.EmailVerified {
-		return nil, apierr.New(apierr.OAuthEmailNotVerified)
+		return nil, apierr.New(apierr.OAuthUnverifiedEmail)
 	}
 	res, err := m.d.Discovery.Discovered(ctx, p, pl.Identity.Email, Factor(&pl.Identity, "", ""))
 	if err != nil {

@@ -94,7 +94,7 @@ func TestGoogleNegativePaths(t *testing.T) {
 		m.QueueUser(&mockoidc.MockUser{Subject: "g-carol", Email: "carol@acme.test", EmailVerified: false})
 		u = browse(t, e, startPath(e, "google", url.Values{"organization_id": {org}}))
 		r = e.SDK(http.MethodPost, "/b2b/oauth/authenticate", map[string]any{"oauth_token": u.Query().Get("token")}, "")
-		apptest.Want(t, r, 403, "oauth_email_not_verified")
+		apptest.Want(t, r, 403, "oauth_unverified_email")
 		// pkce_required_for_oauth: a start or One Tap submit without a challenge is refused.
 		on := true
 		if _, err := e.App.Projects.Update(context.Background(), e.Project.Project.ID, project.Update{PKCERequiredForOAuth: &on}); err != nil {

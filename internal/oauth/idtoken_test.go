@@ -81,7 +81,7 @@ func TestGoogleEmailVerifiedFalseCannotClaimMember(t *testing.T) {
 		e.CreateMember(org, "ada@acme.test")
 		user := &editedUser{MockUser: &mockoidc.MockUser{Subject: "g-ada", Email: "ada@acme.test"},
 			Edit: map[string]any{"email_verified": false}}
-		apptest.Want(t, authenticateAfter(t, e, callbackOf(t, e, m, "google", org, user)), 403, "oauth_email_not_verified")
+		apptest.Want(t, authenticateAfter(t, e, callbackOf(t, e, m, "google", org, user)), 403, "oauth_unverified_email")
 	})
 }
 
@@ -102,8 +102,8 @@ func TestMicrosoftEmailTrustedOnlyWithDomainOwnership(t *testing.T) {
 			return &editedUser{MockUser: &mockoidc.MockUser{Subject: "ms-ada", Email: "ada@acme.test"},
 				Edit: map[string]any{"tid": "tenant-1", "xms_edov": edov}}
 		}
-		apptest.Want(t, authenticateAfter(t, e, callbackOf(t, e, m, "microsoft", org, user(nil))), 403, "oauth_email_not_verified")
-		apptest.Want(t, authenticateAfter(t, e, callbackOf(t, e, m, "microsoft", org, user(false))), 403, "oauth_email_not_verified")
+		apptest.Want(t, authenticateAfter(t, e, callbackOf(t, e, m, "microsoft", org, user(nil))), 403, "oauth_unverified_email")
+		apptest.Want(t, authenticateAfter(t, e, callbackOf(t, e, m, "microsoft", org, user(false))), 403, "oauth_unverified_email")
 		r := authenticateAfter(t, e, callbackOf(t, e, m, "microsoft", org, user(true)))
 		apptest.Want(t, r, 200, "")
 		if r.Data()["member_id"] != memberID {

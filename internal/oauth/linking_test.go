@@ -11,21 +11,21 @@ import (
 )
 
 // Email JIT admits only addresses the provider verified: an unverified
-// address in an allowed domain is refused oauth_email_not_verified, where
+// address in an allowed domain is refused oauth_unverified_email, where
 // the same login with a verified one is admitted.
 func TestOAuthEmailJITNeedsVerifiedEmail(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		m := startGoogle(t, e)
 		org := e.CreateOrg("acme", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"acme.test"}})
 		unverified := &mockoidc.MockUser{Subject: "g-eve", Email: "eve@acme.test"}
-		apptest.Want(t, authenticateAfter(t, e, callbackOf(t, e, m, "google", org, unverified)), 403, "oauth_email_not_verified")
+		apptest.Want(t, authenticateAfter(t, e, callbackOf(t, e, m, "google", org, unverified)), 403, "oauth_unverified_email")
 		verified := &mockoidc.MockUser{Subject: "g-ada", Email: "ada@acme.test", EmailVerified: true}
 		apptest.Want(t, authenticateAfter(t, e, callbackOf(t, e, m, "google", org, verified)), 200, "")
 	})
 }
 
 // Discovery lists organizations by email, so it needs an address the
-// provider verified: an unverified one is refused oauth_email_not_verified.
+// provider verified: an unverified one is refused oauth_unverified_email.
 func TestOAuthDiscoveryNeedsVerifiedEmail(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		m := startGoogle(t, e)
@@ -36,7 +36,7 @@ func TestOAuthDiscoveryNeedsVerifiedEmail(t *testing.T) {
 			u := browse(t, e, "/v1/b2b/public/oauth/google/discovery/start?"+url.Values{"public_token": {e.Project.PublicToken}}.Encode())
 			return e.SDK(http.MethodPost, "/b2b/oauth/discovery/authenticate", map[string]any{"discovery_oauth_token": u.Query().Get("token")}, "")
 		}
-		apptest.Want(t, discover(&mockoidc.MockUser{Subject: "g-ada", Email: "ada@acme.test"}), 403, "oauth_email_not_verified")
+		apptest.Want(t, discover(&mockoidc.MockUser{Subject: "g-ada", Email: "ada@acme.test"}), 403, "oauth_unverified_email")
 		r := discover(&mockoidc.MockUser{Subject: "g-ada", Email: "ada@acme.test", EmailVerified: true})
 		apptest.Want(t, r, 200, "")
 		if orgs, _ := r.Data()["discovered_organizations"].([]any); len(orgs) != 1 {
@@ -94,17 +94,17 @@ func TestOAuthProviderEmailTrustForLinking(t *testing.T) {
 		}{
 			{"github primary address unverified", providers.GitHub, map[string]any{"/user": user, "/user/orgs": []any{},
 				"/user/emails": []any{map[string]any{"email": "ada@acme.test", "primary": true, "verified": false}}},
-				403, "oauth_email_not_verified"},
+				403, "oauth_unverified_email"},
 			{"github verified address that is not the primary", providers.GitHub, map[string]any{"/user": user, "/user/orgs": []any{},
 				"/user/emails": []any{map[string]any{"email": "octo@hub.test", "primary": true, "verified": true},
 					map[string]any{"email": "ada@acme.test", "primary": false, "verified": true}}},
 				403, "email_jit_provisioning_not_allowed"},
 			{"github account without an address, in an allowed tenant", providers.GitHub, map[string]any{"/user": user,
 				"/user/orgs": []any{map[string]any{"id": 77, "login": "acme"}}, "/user/emails": []any{}},
-				403, "oauth_email_not_verified"},
+				403, "oauth_unverified_email"},
 			{"slack address unverified", providers.Slack, map[string]any{"/openid.connect.userInfo": map[string]any{"ok": true,
 				"sub": "U1", "email": "ada@acme.test", "email_verified": false, "https://slack.com/team_id": "T9"}},
-				403, "oauth_email_not_verified"},
+				403, "oauth_unverified_email"},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				configure(t, e, c.provider, newFakeAPI(t, c.routes).config())

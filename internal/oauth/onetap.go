@@ -114,18 +114,26 @@ func (m *Module) oneTap(r *http.Request, discovery bool) (any, error) {
 		return nil, apierr.New(apierr.OAuthConfigNotFound)
 	}
 	id, err := v.VerifyIDToken(ctx, req.IDToken, "")
-	if err != nil {
-		return nil, apierr.Wrap(apierr.OAuthInvalidIDToken, err)
+	switch {
+	case errors.Is(err, providers.ErrIDTokenExpired):
+		return nil, apierr.Wrap(apierr.IDTokenExpired, err)
+	case errors.Is(err, providers.ErrIDTokenAudience):
+		return nil, apierr.Wrap(apierr.IDTokenIncorrectAudience, err)
+	case err != nil:
+		return nil, apierr.Wrap(apierr.IDTokenInvalid, err)
 	}
-	if id.IDToken == nil || id.IDToken.Nonce != "" {
-		return nil, apierr.New(apierr.OAuthInvalidIDToken).WithMessage(
+	if id.IDToken == nil {
+		return nil, apierr.New(apierr.IDTokenInvalid)
+	}
+	if id.IDToken.Nonce != "" {
+		return nil, apierr.New(apierr.IDTokenNonceInvalid).WithMessage(
 			"The ID token carries a nonce, so it was issued for another sign-in request than Google One Tap.")
 	}
 	// Spent only once verified: what anyone can send must not write rows.
 	signed := req.IDToken[:strings.LastIndexByte(req.IDToken, '.')]
 	if err := m.d.Flows.Spend(ctx, kindOneTapIDToken, p.ID, signed, id.IDToken.Expiry.Add(oneTapSkew)); err != nil {
 		if errors.Is(err, flowtoken.ErrInvalid) {
-			return nil, apierr.Wrap(apierr.OAuthInvalidIDToken, err).WithMessage("The ID token was already used.")
+			return nil, apierr.Wrap(apierr.IDTokenInvalid, err).WithMessage("The ID token was already used.")
 		}
 		return nil, err
 	}

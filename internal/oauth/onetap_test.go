@@ -58,16 +58,16 @@ func TestOneTapIDTokenChecks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for name, tok := range map[string]string{
-			"another client's token": oneTapToken(t, m, map[string]any{"aud": "another-client-id"}),
-			"another issuer's token": oneTapToken(t, m, map[string]any{"iss": "https://issuer.evil.test"}),
-			"expired":                oneTapToken(t, m, map[string]any{"exp": time.Now().Add(-time.Minute).Unix()}),
-			"without sub":            oneTapToken(t, m, map[string]any{"sub": nil}),
-			"signed by another key":  signedBy(t, stranger, m, nil),
-			"not a JWT":              "x.y.z",
+		for name, tc := range map[string]struct{ tok, want string }{
+			"another client's token": {oneTapToken(t, m, map[string]any{"aud": "another-client-id"}), "id_token_incorrect_audience"},
+			"another issuer's token": {oneTapToken(t, m, map[string]any{"iss": "https://issuer.evil.test"}), "id_token_invalid"},
+			"expired":                {oneTapToken(t, m, map[string]any{"exp": time.Now().Add(-time.Minute).Unix()}), "id_token_expired"},
+			"without sub":            {oneTapToken(t, m, map[string]any{"sub": nil}), "id_token_invalid"},
+			"signed by another key":  {signedBy(t, stranger, m, nil), "id_token_invalid"},
+			"not a JWT":              {"x.y.z", "id_token_invalid"},
 		} {
 			t.Run(name, func(t *testing.T) {
-				apptest.Want(t, submit(tok), 401, "invalid_id_token")
+				apptest.Want(t, submit(tc.tok), 401, tc.want)
 			})
 		}
 		// A valid token for an organization that does not exist.
@@ -97,7 +97,7 @@ func TestOneTapSubmitsLimitedPerAddress(t *testing.T) {
 		body := map[string]any{"id_token": "x.y.z", "organization_id": org}
 		for range oauth.OneTapPerIP.Limit {
 			r := e.SDK(http.MethodPost, "/b2b/oauth/google/onetap/submit", body, "")
-			apptest.Want(t, r, 401, "invalid_id_token")
+			apptest.Want(t, r, 401, "id_token_invalid")
 		}
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/oauth/google/onetap/submit", body, ""), 429, "too_many_requests")
 	})
@@ -112,9 +112,9 @@ func TestOneTapIDTokenIsSingleUse(t *testing.T) {
 		m, _, submit := oneTapAcme(t, e)
 		tok := oneTapToken(t, m, map[string]any{"jti": "one"})
 		apptest.Want(t, submit(tok), 200, "")
-		apptest.Want(t, submit(tok), 401, "invalid_id_token")
+		apptest.Want(t, submit(tok), 401, "id_token_invalid")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/oauth/google/onetap/discovery/submit", map[string]any{"id_token": tok}, ""),
-			401, "invalid_id_token")
+			401, "id_token_invalid")
 		apptest.Want(t, submit(oneTapToken(t, m, map[string]any{"jti": "two"})), 200, "")
 
 		// Base64url leaves the last character's low bits unused, and the
@@ -122,7 +122,7 @@ func TestOneTapIDTokenIsSingleUse(t *testing.T) {
 		// and is the same token as the original.
 		tok = oneTapToken(t, m, map[string]any{"jti": "three"})
 		apptest.Want(t, submit(respell(t, tok)), 200, "")
-		apptest.Want(t, submit(tok), 401, "invalid_id_token")
+		apptest.Want(t, submit(tok), 401, "id_token_invalid")
 	})
 }
 
@@ -144,7 +144,7 @@ func respell(t *testing.T, tok string) string {
 func TestOneTapRefusesTokensWithANonce(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		m, org, submit := oneTapAcme(t, e)
-		apptest.Want(t, submit(oneTapToken(t, m, map[string]any{"nonce": "n-1"})), 401, "invalid_id_token")
+		apptest.Want(t, submit(oneTapToken(t, m, map[string]any{"nonce": "n-1"})), 401, "id_token_nonce_invalid")
 
 		r := authenticateAfter(t, e, callbackOf(t, e, m, "google", org,
 			&mockoidc.MockUser{Subject: "g-ada", Email: "ada@acme.test", EmailVerified: true}))
@@ -153,7 +153,7 @@ func TestOneTapRefusesTokensWithANonce(t *testing.T) {
 		if leaked == "" {
 			t.Fatalf("no id_token in provider_values: %s", r.Raw)
 		}
-		apptest.Want(t, submit(leaked), 401, "invalid_id_token")
+		apptest.Want(t, submit(leaked), 401, "id_token_nonce_invalid")
 	})
 }
 

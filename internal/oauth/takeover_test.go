@@ -115,7 +115,7 @@ func TestUnprovenTenantRegistrationEndsWhenTheOwnerProvesTheAddress(t *testing.T
 					t.Fatalf("audit: %+v", events)
 				}
 
-				apptest.Want(t, gitHubLogin(t, e, org), 403, "oauth_email_not_verified")
+				apptest.Want(t, gitHubLogin(t, e, org), 403, "oauth_unverified_email")
 			})
 		})
 	}
@@ -142,7 +142,7 @@ func TestUnprovenRegistrationOfAVerifiedMemberIsRefused(t *testing.T) {
 			true, memberID); err != nil {
 			t.Fatal(err)
 		}
-		apptest.Want(t, gitHubLogin(t, e, org), 403, "oauth_email_not_verified")
+		apptest.Want(t, gitHubLogin(t, e, org), 403, "oauth_unverified_email")
 
 		useGitHub(t, e, "cfo@acme.test", true)
 		r = gitHubLogin(t, e, org)

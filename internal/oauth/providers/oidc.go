@@ -2,6 +2,7 @@ package providers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -171,10 +172,19 @@ type idClaims struct {
 // nonce, and returns the identity it names.
 func (o *oidcProvider) VerifyIDToken(ctx context.Context, raw, nonce string) (*Identity, error) {
 	ctx = oidc.ClientContext(ctx, o.http)
-	v := o.provider.VerifierContext(ctx, &oidc.Config{ClientID: o.cfg.ClientID, SkipIssuerCheck: true})
+	// The audience is checked here rather than by go-oidc, whose refusal
+	// carries no type, so that it can be told apart.
+	v := o.provider.VerifierContext(ctx, &oidc.Config{SkipClientIDCheck: true, SkipIssuerCheck: true})
 	t, err := v.Verify(ctx, raw)
+	var expired *oidc.TokenExpiredError
+	if errors.As(err, &expired) {
+		return nil, fmt.Errorf("%w: %w: %v", ErrProvider, ErrIDTokenExpired, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: id token: %v", ErrProvider, err)
+	}
+	if !slices.Contains(t.Audience, o.cfg.ClientID) {
+		return nil, fmt.Errorf("%w: %w: audience %q", ErrProvider, ErrIDTokenAudience, t.Audience)
 	}
 	var c idClaims
 	if err := t.Claims(&c); err != nil {

@@ -128,6 +128,13 @@ type Provider interface {
 // unreadable answer, an ID token that does not verify).
 var ErrProvider = errors.New("providers: provider refused or answered badly")
 
+// The ID token failures a caller may answer with a type of its own (One
+// Tap does); each comes wrapped with ErrProvider too.
+var (
+	ErrIDTokenExpired  = errors.New("providers: id token expired")
+	ErrIDTokenAudience = errors.New("providers: id token issued for another client")
+)
+
 // Factory builds providers; it caches OIDC discovery per issuer.
 type Factory struct {
 	HTTP *http.Client

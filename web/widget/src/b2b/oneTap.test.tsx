@@ -92,7 +92,7 @@ describe('Google One Tap', () => {
     const gsi = installGsi();
     const server = acmeServer()
       .on('GET', '/b2b/oauth/google/onetap/start', json({ google_client_id: 'cid' }))
-      .on('POST', '/b2b/oauth/google/onetap/submit', apiError(400, 'invalid_id_token'));
+      .on('POST', '/b2b/oauth/google/onetap/submit', apiError(401, 'id_token_invalid'));
     const ui = renderLogin(server, oneTapConfig());
     await waitFor(() => expect(gsi.prompts).toBe(1));
     gsi.options!.callback({ credential: 'bad' });
