@@ -150,7 +150,7 @@ test('node client: scim.connection creates, gets, updates, rotates, lists groups
   // A second connection for the same organization is refused.
   await assert.rejects(
     client.scim.connection.create({ organization_id, identity_provider: 'okta' }),
-    (e) => e instanceof stytch.StytchError && e.error_type === 'scim_connection_already_exists',
+    (e) => e instanceof stytch.StytchError && e.error_type === 'active_scim_connection_exists',
   );
 
   const got = await client.scim.connection.get({ organization_id });

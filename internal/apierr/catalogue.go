@@ -215,8 +215,9 @@ const (
 
 	// SCIM connections (the SCIM service itself answers in SCIM's error
 	// shape, package scim).
-	SCIMConnectionNotFound Type = "scim_connection_not_found"
-	SCIMConnectionExists   Type = "scim_connection_already_exists"
+	NoActiveSCIMConnection         Type = "no_active_scim_connection"
+	ActiveSCIMConnectionExists     Type = "active_scim_connection_exists"
+	SCIMConnectionNotRotatingToken Type = "scim_connection_not_rotating_token"
 
 	// Trusted auth tokens (issue 11): a token profile and the JWTs it
 	// vouches for.
@@ -425,8 +426,9 @@ var catalogue = map[Type]entry{
 	DuplicateExternalSSOConnection: {http.StatusBadRequest, "The organization already has an external connection to this connection."},
 	ExternalOrganizationIsOwn:      {http.StatusBadRequest, "external_organization_id must name another organization: an organization uses its own connections directly."},
 
-	SCIMConnectionNotFound: {http.StatusNotFound, "SCIM connection not found."},
-	SCIMConnectionExists:   {http.StatusBadRequest, "This organization already has a SCIM connection; an organization has at most one. Update or delete it instead."},
+	NoActiveSCIMConnection:         {http.StatusNotFound, "SCIM connection not found."},
+	ActiveSCIMConnectionExists:     {http.StatusBadRequest, "This organization already has a SCIM connection; an organization has at most one. Update or delete it instead."},
+	SCIMConnectionNotRotatingToken: {http.StatusBadRequest, "No bearer token rotation is in progress for this SCIM connection: start one first."},
 
 	TrustedTokenProfileNotFound:          {http.StatusNotFound, "The trusted auth token profile could not be found."},
 	TrustedTokenProfileInvalid:           {http.StatusBadRequest, "The trusted auth token profile is invalid."},

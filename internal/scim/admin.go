@@ -102,7 +102,7 @@ func (h admin) Get(r *http.Request) (any, error) {
 	}
 	q := h.s.d.DB.Read()
 	conn, err := h.s.orgConn(r.Context(), q, c.Project.ID, c.Organization.OrganizationID)
-	if apierr.Is(err, apierr.SCIMConnectionNotFound) {
+	if apierr.Is(err, apierr.NoActiveSCIMConnection) {
 		return &connectionResponse{}, nil
 	}
 	if err != nil {
@@ -337,7 +337,7 @@ func (h admin) Groups(r *http.Request) (any, error) {
 		// has no groups, as GET b2b/scim answers it without a connection
 		// rather than an error; the Admin Portal's settings screen lists the
 		// groups of every organization whose admin may read SCIM.
-		if apierr.Is(err, apierr.SCIMConnectionNotFound) {
+		if apierr.Is(err, apierr.NoActiveSCIMConnection) {
 			return &groupsResponse{SCIMGroups: []GroupWire{}}, nil
 		}
 	} else {

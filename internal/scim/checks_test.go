@@ -34,7 +34,7 @@ func TestTokenExpiryAndFailureLimit(t *testing.T) {
 		}
 		wantSCIM(t, scimDo(e, http.MethodGet, id, "/Users", next, nil), 200, "")
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/scim/"+org+"/connection/"+id+"/rotate/complete", nil), 200, "")
-		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/scim/"+org+"/connection/"+id+"/rotate/cancel", nil), 400, "invalid_request")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/scim/"+org+"/connection/"+id+"/rotate/cancel", nil), 400, "scim_connection_not_rotating_token")
 		if scimDo(e, http.MethodGet, id, "/Users", token, nil).Status != 401 {
 			t.Fatal("the old token works after complete")
 		}

@@ -67,12 +67,12 @@ func scanConn(row interface{ Scan(...any) error }) (*conn, error) {
 // notFound is the refusal of a connection the organization does not have.
 func notFound(err error) error {
 	if errors.Is(err, store.ErrNotFound) {
-		return apierr.Wrap(apierr.SCIMConnectionNotFound, err)
+		return apierr.Wrap(apierr.NoActiveSCIMConnection, err)
 	}
 	return err
 }
 
-// orgConn loads the organization's connection (scim_connection_not_found
+// orgConn loads the organization's connection (no_active_scim_connection
 // when it has none).
 func (s *Service) orgConn(ctx context.Context, q store.Querier, projectID, orgID string) (*conn, error) {
 	c, err := scanConn(q.QueryRowContext(ctx, `SELECT `+connColumns+` FROM scim_connections
@@ -135,8 +135,8 @@ func (s *Service) create(ctx context.Context, org *organization.Organization, en
 			return err
 		}
 		if _, err := s.orgConn(ctx, q, c.ProjectID, c.OrgID); err == nil {
-			return apierr.New(apierr.SCIMConnectionExists)
-		} else if !apierr.Is(err, apierr.SCIMConnectionNotFound) {
+			return apierr.New(apierr.ActiveSCIMConnectionExists)
+		} else if !apierr.Is(err, apierr.NoActiveSCIMConnection) {
 			return err
 		}
 		_, err := q.ExecContext(ctx, `INSERT INTO scim_connections (`+connColumns+`)
@@ -144,7 +144,7 @@ func (s *Service) create(ctx context.Context, org *organization.Organization, en
 			c.ID, c.ProjectID, c.OrgID, c.DisplayName, c.IdP, c.Token.Hash, c.Token.LastFour, c.Expires,
 			"", "", 0, "[]", c.Created, c.Updated)
 		if errors.Is(store.MapError(err), store.ErrConflict) {
-			return apierr.Wrap(apierr.SCIMConnectionExists, err)
+			return apierr.Wrap(apierr.ActiveSCIMConnectionExists, err)
 		}
 		if err != nil {
 			return fmt.Errorf("scim: create connection: %w", err)
@@ -227,7 +227,7 @@ func (s *Service) rotate(c *conn, step string) (string, error) {
 	case errors.Is(err, clientsecret.ErrRotationStarted):
 		return "", apierr.Invalid("connection_id", "A bearer token rotation is already in progress: complete or cancel it first.")
 	case errors.Is(err, clientsecret.ErrNoRotation):
-		return "", apierr.Invalid("connection_id", "No bearer token rotation is in progress: start one first.")
+		return "", apierr.New(apierr.SCIMConnectionNotRotatingToken)
 	}
 	return next, err
 }

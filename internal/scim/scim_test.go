@@ -63,7 +63,7 @@ func TestConnectionManagementAndRotation(t *testing.T) {
 			t.Fatalf("created connection = %v", c)
 		}
 		// One connection per organization.
-		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/scim/"+org+"/connection", map[string]any{}), 400, "scim_connection_already_exists")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/scim/"+org+"/connection", map[string]any{}), 400, "active_scim_connection_exists")
 		r := e.Backend(http.MethodGet, "/v1/b2b/scim/"+org+"/connection", nil)
 		if got := r.Body["connection"].(map[string]any); got["connection_id"] != id || got["bearer_token"] != nil {
 			t.Fatalf("get = %s", r.Raw)
@@ -83,7 +83,7 @@ func TestConnectionManagementAndRotation(t *testing.T) {
 		}
 
 		// Rotation: both tokens until complete; cancel drops the new one.
-		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/scim/"+org+"/connection/"+id+"/rotate/complete", nil), 400, "invalid_request")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/scim/"+org+"/connection/"+id+"/rotate/complete", nil), 400, "scim_connection_not_rotating_token")
 		r = e.Backend(http.MethodPost, "/v1/b2b/scim/"+org+"/connection/"+id+"/rotate/start", nil)
 		apptest.Want(t, r, 200, "")
 		next := r.Body["connection"].(map[string]any)["next_bearer_token"].(string)
@@ -109,7 +109,7 @@ func TestConnectionManagementAndRotation(t *testing.T) {
 		otherID, otherToken, _ := connection(t, e, other, nil)
 		wantSCIM(t, scimDo(e, http.MethodGet, id, "/Users", otherToken, nil), 401, "")
 		wantSCIM(t, scimDo(e, http.MethodGet, otherID, "/Users", next, nil), 401, "")
-		apptest.Want(t, e.Backend(http.MethodDelete, "/v1/b2b/scim/"+org+"/connection/"+otherID, nil), 404, "scim_connection_not_found")
+		apptest.Want(t, e.Backend(http.MethodDelete, "/v1/b2b/scim/"+org+"/connection/"+otherID, nil), 404, "no_active_scim_connection")
 
 		apptest.Want(t, e.Backend(http.MethodDelete, "/v1/b2b/scim/"+org+"/connection/"+id, nil), 200, "")
 		o = e.Backend(http.MethodGet, "/v1/b2b/organizations/"+org, nil).Body["organization"].(map[string]any)
