@@ -101,11 +101,17 @@ const (
 	OrgSearchAllowedDomainFuzzyTooShort Type = "organization_search_allowed_domain_fuzzy_too_short"
 
 	// Multi-factor authentication.
-	MFAMethodNotAllowed       Type = "mfa_method_not_allowed"
-	TOTPNotFound              Type = "totp_not_found"
-	RecoveryCodeNotFound      Type = "recovery_code_not_found"
-	RecoveryCodesNotAvailable Type = "recovery_codes_not_available"
-	SMSDeliveryFailed         Type = "sms_delivery_failed"
+	MFAMethodRestricted Type = "operation_restricted_by_organization_mfa_methods"
+	// MFA on a member that is not active (invited, pending, deleted).
+	ActionOnlyForActiveMembers Type = "action_available_only_for_active_members"
+	TOTPNotFound               Type = "totp_not_found"
+	// A recovery code that matches none of the member's unused codes; a
+	// member without TOTP (so without recovery codes); recovery codes that
+	// can no longer be shown (one was used since they were issued).
+	UnableToAuthRecoveryCode         Type = "unable_to_authenticate_recovery_code"
+	NoActiveRecoveryCodeBackedFactor Type = "no_active_recovery_code_backed_factor"
+	RecoveryCodesNotFound            Type = "recovery_codes_not_found"
+	SMSDeliveryFailed                Type = "sms_delivery_failed"
 
 	// Roles and permissions (issue 10).
 	TenancyMismatch         Type = "tenancy_mismatch"
@@ -333,11 +339,13 @@ var catalogue = map[Type]entry{
 	OrgSearchMemberEmailFuzzyTooShort:   {http.StatusBadRequest, "member_email_fuzzy needs at least 3 characters: fuzzy search filters require a minimum of three."},
 	OrgSearchAllowedDomainFuzzyTooShort: {http.StatusBadRequest, "allowed_domain_fuzzy needs at least 3 characters: fuzzy search filters require a minimum of three."},
 
-	MFAMethodNotAllowed:       {http.StatusForbidden, "This organization does not allow this multi-factor authentication method."},
-	TOTPNotFound:              {http.StatusNotFound, "No authenticator app is registered for this member."},
-	RecoveryCodeNotFound:      {http.StatusNotFound, "Invalid backup code, please try again."},
-	RecoveryCodesNotAvailable: {http.StatusBadRequest, "Recovery codes can be shown again only until one of them is used. Rotate them to get a new set."},
-	SMSDeliveryFailed:         {http.StatusServiceUnavailable, "The text message could not be sent. Please try again in a moment."},
+	MFAMethodRestricted:              {http.StatusForbidden, "This organization does not allow this multi-factor authentication method."},
+	ActionOnlyForActiveMembers:       {http.StatusBadRequest, "Multi-factor authentication is available only to active members."},
+	TOTPNotFound:                     {http.StatusNotFound, "No authenticator app is registered for this member."},
+	UnableToAuthRecoveryCode:         {http.StatusUnauthorized, "Invalid backup code, please try again."},
+	NoActiveRecoveryCodeBackedFactor: {http.StatusBadRequest, "This member has no authenticator app, so no recovery codes."},
+	RecoveryCodesNotFound:            {http.StatusNotFound, "Recovery codes can be shown again only until one of them is used. Rotate them to get a new set."},
+	SMSDeliveryFailed:                {http.StatusServiceUnavailable, "The text message could not be sent. Please try again in a moment."},
 
 	TenancyMismatch:                  {http.StatusForbidden, "The member belongs to a different organization than the one named in the request."},
 	CannotAssignDefaultRole:          {http.StatusBadRequest, "stytch_member is every member's role already and cannot be assigned explicitly; leave it out of roles."},

@@ -42,10 +42,10 @@ func TestBreakglassMemberUsesSMSUnderAppOnlyMFA(t *testing.T) {
 		}
 
 		ist, _ = e.MFALogin(org, "ada@glass.test")
-		apptest.Want(t, e.SMSSend(org, ada, ist, "+14155550171"), 403, "mfa_method_not_allowed")
+		apptest.Want(t, e.SMSSend(org, ada, ist, "+14155550171"), 403, "operation_restricted_by_organization_mfa_methods")
 		// Nor can the backend give the ordinary member a number to use.
 		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+ada,
-			map[string]any{"mfa_phone_number": "+14155550171"}), 403, "mfa_method_not_allowed")
+			map[string]any{"mfa_phone_number": "+14155550171"}), 403, "operation_restricted_by_organization_mfa_methods")
 	})
 }
 
@@ -67,6 +67,6 @@ func TestBreakglassMemberUsesTOTPUnderSMSOnlyMFA(t *testing.T) {
 
 		ist, _ = e.MFALogin(org, "ada@glass.test")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/totp", map[string]any{"organization_id": org, "member_id": ada,
-			"intermediate_session_token": ist}, ""), 403, "mfa_method_not_allowed")
+			"intermediate_session_token": ist}, ""), 403, "operation_restricted_by_organization_mfa_methods")
 	})
 }

@@ -25,6 +25,9 @@ func TestMFAEndToEndTOTPAndRecoveryCode(t *testing.T) {
 		if req["member_options"] != nil || req["secondary_auth_initiated"] != nil {
 			t.Fatalf("not-enrolled member: mfa_required = %v", req)
 		}
+		// No authenticator app yet, so no recovery codes to recover with.
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": mid,
+			"recovery_code": "aaaa-bbbb-cccc", "intermediate_session_token": ist}, ""), 400, "no_active_recovery_code_backed_factor")
 
 		// Enroll: create with the IST (not consumed by create).
 		r := e.SDK(http.MethodPost, "/b2b/totp", map[string]any{"organization_id": org, "member_id": mid, "intermediate_session_token": ist}, "")
@@ -99,7 +102,7 @@ func TestMFAEndToEndTOTPAndRecoveryCode(t *testing.T) {
 			return e.SDK(http.MethodPost, "/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": mid,
 				"recovery_code": code, "intermediate_session_token": ist, "session_duration_minutes": 60}, "")
 		}
-		apptest.Want(t, recover(ist, "aaaa-bbbb-cccc"), 404, "recovery_code_not_found")
+		apptest.Want(t, recover(ist, "aaaa-bbbb-cccc"), 401, "unable_to_authenticate_recovery_code")
 		r = recover(ist, strings.ToUpper(codes[3].(string)))
 		if r.Status != 200 || r.Data()["recovery_codes_remaining"] != float64(9) || r.Data()["session_token"] == "" {
 			t.Fatalf("recover: %s", r.Raw)
@@ -109,14 +112,14 @@ func TestMFAEndToEndTOTPAndRecoveryCode(t *testing.T) {
 
 		// Single use: the same code fails in the next login; another works.
 		ist, _ = e.MFALogin(org, "ada@secure.test")
-		apptest.Want(t, recover(ist, codes[3].(string)), 404, "recovery_code_not_found")
+		apptest.Want(t, recover(ist, codes[3].(string)), 401, "unable_to_authenticate_recovery_code")
 		if r = recover(ist, codes[4].(string)); r.Status != 200 || r.Data()["recovery_codes_remaining"] != float64(8) {
 			t.Fatalf("second recovery code: %s", r.Raw)
 		}
 
 		// After a code was used, get no longer shows the set; rotate makes
 		// a fresh one that get shows until its first use.
-		apptest.Want(t, e.SDK(http.MethodGet, "/b2b/recovery_codes", nil, session), 400, "recovery_codes_not_available")
+		apptest.Want(t, e.SDK(http.MethodGet, "/b2b/recovery_codes", nil, session), 404, "recovery_codes_not_found")
 		r = e.SDK(http.MethodPost, "/b2b/recovery_codes/rotate", map[string]any{}, session)
 		fresh, _ := r.Data()["recovery_codes"].([]any)
 		if r.Status != 200 || len(fresh) != 10 {
@@ -131,7 +134,7 @@ func TestMFAEndToEndTOTPAndRecoveryCode(t *testing.T) {
 			t.Fatalf("backend get: %s", r.Raw)
 		}
 		ist, _ = e.MFALogin(org, "ada@secure.test")
-		apptest.Want(t, recover(ist, codes[5].(string)), 404, "recovery_code_not_found") // rotated away
+		apptest.Want(t, recover(ist, codes[5].(string)), 401, "unable_to_authenticate_recovery_code") // rotated away
 		if r = recover(ist, fresh[9].(string)); r.Status != 200 || r.Data()["recovery_codes_remaining"] != float64(9) {
 			t.Fatalf("fresh code: %s", r.Raw)
 		}

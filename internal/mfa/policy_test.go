@@ -138,10 +138,10 @@ func TestMFARestrictedMethods(t *testing.T) {
 			t.Fatalf("member_options = %v", req)
 		}
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/totp", map[string]any{"organization_id": org, "member_id": mid, "intermediate_session_token": ist}, ""),
-			403, "mfa_method_not_allowed")
+			403, "operation_restricted_by_organization_mfa_methods")
 		e.Clock.Advance(30 * time.Second)
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
-			"intermediate_session_token": ist, "code": apptest.TOTPAt(t, secret, e.Clock.Now())}, ""), 403, "mfa_method_not_allowed")
+			"intermediate_session_token": ist, "code": apptest.TOTPAt(t, secret, e.Clock.Now())}, ""), 403, "operation_restricted_by_organization_mfa_methods")
 		// SMS is allowed; the member has an app, so with only the IST they
 		// cannot add a phone: the organization's admin must remove the app
 		// first (or the member from a session).
@@ -156,6 +156,6 @@ func TestMFARestrictedMethods(t *testing.T) {
 			t.Fatalf("sms authenticate: %s", r.Raw)
 		}
 		e.SetMFA(org, "REQUIRED_FOR_ALL", "totp")
-		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/otps/sms/send", map[string]any{"organization_id": org, "member_id": mid}, tok), 403, "mfa_method_not_allowed")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/otps/sms/send", map[string]any{"organization_id": org, "member_id": mid}, tok), 403, "operation_restricted_by_organization_mfa_methods")
 	})
 }

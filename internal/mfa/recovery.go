@@ -29,7 +29,7 @@ import (
 // when every copy of the set is erased. The member is shown the set at
 // creation and rotation and can fetch it again while saving it; once they
 // have used a code they evidently kept the set, and get then answers
-// recovery_codes_not_available until a rotation makes a fresh set. The
+// recovery_codes_not_found until a rotation makes a fresh set. The
 // readable window adds little exposure: the TOTP secret the codes back up
 // is necessarily stored readable anyway.
 const RecoveryCodeCount = 10
@@ -112,7 +112,7 @@ func (s *Service) Recover(ctx context.Context, p RecoverParams) (*RecoverResult,
 		return nil, apierr.Invalid("recovery_code", "recovery_code is required.")
 	}
 	if len(code) > 64 {
-		return nil, apierr.New(apierr.RecoveryCodeNotFound)
+		return nil, apierr.New(apierr.UnableToAuthRecoveryCode)
 	}
 	duration, err := session.DurationMinutes(p.Who.Project, p.DurationMinutes)
 	if err != nil {
@@ -124,14 +124,14 @@ func (s *Service) Recover(ctx context.Context, p RecoverParams) (*RecoverResult,
 	}
 	proj := p.Who.Project
 	out := &RecoverResult{}
-	err = s.guard(ctx, sub, proj.ID+"|"+p.ClientIP, apierr.RecoveryCodeNotFound, func() error {
+	err = s.guard(ctx, sub, proj.ID+"|"+p.ClientIP, apierr.UnableToAuthRecoveryCode, func() error {
 		return s.d.DB.Tx(ctx, func(q store.Querier) error {
 			m, err := s.reload(ctx, q, proj, sub)
 			if err != nil {
 				return err
 			}
 			if m.TOTPRegistrationID == "" {
-				return apierr.New(apierr.RecoveryCodeNotFound)
+				return apierr.New(apierr.NoActiveRecoveryCodeBackedFactor)
 			}
 			if err := s.spendRecoveryCode(ctx, q, m, code); err != nil {
 				return err
@@ -176,7 +176,7 @@ func (s *Service) spendRecoveryCode(ctx context.Context, q store.Querier, m *org
 		return fmt.Errorf("mfa: load recovery codes: %w", err)
 	}
 	if match == "" {
-		return apierr.New(apierr.RecoveryCodeNotFound)
+		return apierr.New(apierr.UnableToAuthRecoveryCode)
 	}
 	res, err := q.ExecContext(ctx, `UPDATE recovery_codes SET used_at = $1 WHERE recovery_code_id = $2 AND used_at IS NULL`,
 		store.Millis(s.d.Clock.Now()), match)
@@ -184,7 +184,7 @@ func (s *Service) spendRecoveryCode(ctx context.Context, q store.Querier, m *org
 		return fmt.Errorf("mfa: spend recovery code: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
-		return apierr.New(apierr.RecoveryCodeNotFound)
+		return apierr.New(apierr.UnableToAuthRecoveryCode)
 	}
 	if _, err := q.ExecContext(ctx, `UPDATE recovery_codes SET reveal = NULL WHERE totp_registration_id = $1`, m.TOTPRegistrationID); err != nil {
 		return fmt.Errorf("mfa: erase recovery code copies: %w", err)
@@ -234,7 +234,7 @@ func (s *Service) RecoveryCodes(ctx context.Context, w Who) (*CodesResult, error
 		return nil, fmt.Errorf("mfa: read recovery codes: %w", err)
 	}
 	if !available || len(codes) == 0 {
-		return nil, apierr.New(apierr.RecoveryCodesNotAvailable)
+		return nil, apierr.New(apierr.RecoveryCodesNotFound)
 	}
 	return &CodesResult{MemberResult: MemberResult{Member: m, Organization: sub.org}, RecoveryCodes: codes}, nil
 }

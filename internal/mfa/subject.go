@@ -142,7 +142,7 @@ func (s *Service) resolve(ctx context.Context, w Who, trusted bool) (*subject, e
 // requireActive refuses MFA changes for members who cannot log in.
 func requireActive(m *organization.Member) error {
 	if m.Status != organization.StatusActive {
-		return apierr.New(apierr.InactiveMember)
+		return apierr.New(apierr.ActionOnlyForActiveMembers)
 	}
 	return nil
 }
@@ -151,7 +151,7 @@ func requireActive(m *organization.Member) error {
 // m (a break-glass member is exempt from a restricted list).
 func requireMethod(org *organization.Organization, m *organization.Member, method string) error {
 	if !org.AllowsMFAMethodFor(m, method) {
-		return apierr.New(apierr.MFAMethodNotAllowed).WithDetails(map[string]any{"mfa_method": method})
+		return apierr.New(apierr.MFAMethodRestricted).WithDetails(map[string]any{"mfa_method": method})
 	}
 	return nil
 }

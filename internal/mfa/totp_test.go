@@ -184,7 +184,7 @@ func TestRecoveryCodeLockout(t *testing.T) {
 			if i == mfa.FailuresPerMember.Limit/2 {
 				ist, _ = e.MFALogin(org, "ada@secure.test")
 			}
-			apptest.Want(t, recover(ist, "aaaa-bbbb-cccc"), 404, "recovery_code_not_found")
+			apptest.Want(t, recover(ist, "aaaa-bbbb-cccc"), 401, "unable_to_authenticate_recovery_code")
 		}
 		ist, _ = e.MFALogin(org, "ada@secure.test")
 		apptest.Want(t, recover(ist, codes[0].(string)), 429, "user_lock_limit_reached")
@@ -300,7 +300,7 @@ func TestTOTPReEnrollmentReplacesTheOldApp(t *testing.T) {
 			return e.SDK(http.MethodPost, "/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": mid,
 				"recovery_code": code}, token)
 		}
-		apptest.Want(t, recover(oldCodes[0]), 404, "recovery_code_not_found")
+		apptest.Want(t, recover(oldCodes[0]), 401, "unable_to_authenticate_recovery_code")
 		if r := recover(newCodes[0]); r.Status != 200 {
 			t.Fatalf("a new recovery code: %s", r.Raw)
 		}

@@ -71,7 +71,7 @@ func (s *Store) applyFields(ctx context.Context, q store.Querier, org *Organizat
 			// must allow SMS for m now, also for a number stored before
 			// it restricted its MFA methods (setMFAPhone's same number).
 			if !org.AllowsMFAMethodFor(m, MFAMethodSMS) {
-				return fieldChanges{}, apierr.New(apierr.MFAMethodNotAllowed)
+				return fieldChanges{}, apierr.New(apierr.MFAMethodRestricted)
 			}
 			m.MFAPhoneNumberVerified = true
 		}
@@ -113,7 +113,7 @@ func (s *Store) setMFAPhone(ctx context.Context, q store.Querier, org *Organizat
 		return nil
 	}
 	if !org.AllowsMFAMethodFor(m, MFAMethodSMS) {
-		return apierr.New(apierr.MFAMethodNotAllowed)
+		return apierr.New(apierr.MFAMethodRestricted)
 	}
 	if m.MFAPhoneNumber != "" {
 		return apierr.Invalid("mfa_phone_number",
@@ -142,7 +142,7 @@ func setDefaultMFA(org *Organization, m *Member, method string) error {
 		return nil
 	}
 	if !org.AllowsMFAMethodFor(m, method) {
-		return apierr.New(apierr.MFAMethodNotAllowed)
+		return apierr.New(apierr.MFAMethodRestricted)
 	}
 	if !slices.Contains(m.EnrolledMFAMethods(), method) {
 		return apierr.New(apierr.DefaultMFAMemberMissingFactor)

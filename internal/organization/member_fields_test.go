@@ -94,9 +94,9 @@ func TestMemberMFAPhoneSetByUpdateIsProvenByAnSMSCode(t *testing.T) {
 		wantFields(t, e.MemberByID(org, mid), map[string]any{"default_mfa_method": "totp"})
 		// An organization that no longer allows SMS cannot be steered to it.
 		e.SetMFA(org, "REQUIRED_FOR_ALL", "totp")
-		apptest.Want(t, e.Backend(http.MethodPut, path, map[string]any{"default_mfa_method": "sms_otp"}), 403, "mfa_method_not_allowed")
+		apptest.Want(t, e.Backend(http.MethodPut, path, map[string]any{"default_mfa_method": "sms_otp"}), 403, "operation_restricted_by_organization_mfa_methods")
 		apptest.Want(t, e.Backend(http.MethodPut, memberPath(org, other), map[string]any{"mfa_phone_number": "+12025550100"}), 403,
-			"mfa_method_not_allowed")
+			"operation_restricted_by_organization_mfa_methods")
 	})
 }
 

@@ -226,7 +226,7 @@ func TestPasswordMigrateDigests(t *testing.T) {
 // organization that allows SMS for the member, also when the number is
 // the one already stored (set before the organization restricted its MFA
 // methods, which a same-number update does not check): refused with
-// mfa_method_not_allowed, and nothing is written.
+// operation_restricted_by_organization_mfa_methods, and nothing is written.
 func TestPasswordMigrateVouchingNeedsSMSAllowed(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
@@ -238,7 +238,7 @@ func TestPasswordMigrateVouchingNeedsSMSAllowed(t *testing.T) {
 
 		r := e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", migrateBody(t, org, "ada@acme.test", map[string]any{
 			"mfa_phone_number": "+12025550123", "set_phone_number_verified": true}))
-		apptest.Want(t, r, 403, "mfa_method_not_allowed")
+		apptest.Want(t, r, 403, "operation_restricted_by_organization_mfa_methods")
 		if m := e.MemberByID(org, ada); m["mfa_phone_number_verified"] != false {
 			t.Fatalf("the refused vouch verified the number: %v", m)
 		}

@@ -220,7 +220,7 @@ export const en = {
   'error.api.otp_code_not_found': 'Invalid passcode, please try again.',
   'error.api.duplicate_member_phone_number':
     'A member with the specified phone number already exists for this organization.',
-  'error.api.recovery_code_not_found': 'Invalid backup code, please try again.',
+  'error.api.unable_to_authenticate_recovery_code': 'Invalid backup code, please try again.',
 } as const;
 
 export type StringKey = keyof typeof en;

@@ -89,7 +89,7 @@ describe('Recovery Code Entry', () => {
     expect(await ui.findByText('Enter a backup code.')).toBeTruthy();
     expect(ui.server.callsTo(RECOVER)).toHaveLength(0);
 
-    ui.server.on('POST', RECOVER, apiError(404, 'recovery_code_not_found', 'server wording'));
+    ui.server.on('POST', RECOVER, apiError(401, 'unable_to_authenticate_recovery_code', 'server wording'));
     fireEvent.change(ui.getByLabelText('Backup code'), { target: { value: 'zzzz-zzzz-zzzz' } });
     fireEvent.click(ui.getByRole('button', { name: 'Continue' }));
     await waitFor(() => expect(ui.getByText('Invalid backup code, please try again.')).toBeTruthy());
