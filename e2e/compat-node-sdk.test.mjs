@@ -258,7 +258,7 @@ test('node client: verifies the session JWT locally with our JWKS, without calli
   const forged = `${head}.${body.slice(0, -2)}AA.${sig}`;
   await assert.rejects(client.sessions.authenticateJwt({ session_jwt: forged }), (e) => {
     assert.ok(e instanceof stytch.StytchError, `not a StytchError: ${e}`);
-    assert.equal(e.error_type, 'invalid_session_jwt');
+    assert.equal(e.error_type, 'unable_to_parse_session_jwt');
     return true;
   });
 });

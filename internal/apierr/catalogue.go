@@ -66,7 +66,7 @@ const (
 	PKCEMismatch                Type = "pkce_mismatch"
 	PKCERequired                Type = "pkce_required"
 	InvalidSessionDuration      Type = "invalid_session_duration"
-	InvalidJWT                  Type = "invalid_session_jwt"
+	UnableToParseSessionJWT     Type = "unable_to_parse_session_jwt"
 	TooManySessionArguments     Type = "too_many_session_arguments"
 	TooManyRevokeArguments      Type = "too_many_session_revoke_arguments"
 	IntermediateSessionNotFound Type = "intermediate_session_not_found"
@@ -309,7 +309,7 @@ var catalogue = map[Type]entry{
 	PKCEMismatch:                {http.StatusBadRequest, "The PKCE code verifier does not match the code challenge."},
 	PKCERequired:                {http.StatusBadRequest, "This project requires PKCE: send a code challenge with the request."},
 	InvalidSessionDuration:      {http.StatusBadRequest, "session_duration_minutes must be between 5 and 527040."},
-	InvalidJWT:                  {http.StatusUnauthorized, "The session JWT is invalid or expired."},
+	UnableToParseSessionJWT:     {http.StatusUnauthorized, "The session JWT is invalid or expired."},
 	TooManySessionArguments:     {http.StatusBadRequest, "Send one of session_token, session_jwt and intermediate_session_token, not several."},
 	TooManyRevokeArguments:      {http.StatusBadRequest, "Send exactly one of member_session_id, session_token, session_jwt and member_id."},
 	IntermediateSessionNotFound: {http.StatusNotFound, "Intermediate session not found, expired or already used."},

@@ -30,7 +30,7 @@ func (f Faces) sessionAuthorizer(r *http.Request, p *project.Project, cred sessi
 		var err error
 		out, err = f.Sessions.Authenticate(r.Context(), p, cred, nil)
 		return err
-	}, ratelimit.FailureOf(apierr.SessionNotFound, apierr.InvalidJWT), ratelimit.For(session.FailuresPerIP, p.ID+"|"+httpapi.ClientIP(r)))
+	}, ratelimit.FailureOf(apierr.SessionNotFound, apierr.UnableToParseSessionJWT), ratelimit.For(session.FailuresPerIP, p.ID+"|"+httpapi.ClientIP(r)))
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func (f Faces) sdkCaller(r *http.Request, req *AuthorizeRequest) (*authorizer, e
 func (f Faces) sessionOrNone(r *http.Request, p *project.Project, req *AuthorizeRequest, cred session.Credential) (*authorizer, error) {
 	who, err := f.sessionAuthorizer(r, p, cred)
 	switch {
-	case err != nil && req.promptNone() && (apierr.Is(err, apierr.SessionNotFound) || apierr.Is(err, apierr.InvalidJWT)):
+	case err != nil && req.promptNone() && (apierr.Is(err, apierr.SessionNotFound) || apierr.Is(err, apierr.UnableToParseSessionJWT)):
 		return nil, nil
 	case err == nil && who.impersonated && req.promptNone():
 		return nil, nil

@@ -70,7 +70,7 @@ func (s *Service) check(ctx context.Context, p *project.Project, clientIP string
 		var err error
 		out, err = s.authenticate(ctx, p, cred, c)
 		return err
-	}, ratelimit.FailureOf(apierr.SessionNotFound, apierr.InvalidJWT), ratelimit.For(FailuresPerIP, p.ID+"|"+clientIP))
+	}, ratelimit.FailureOf(apierr.SessionNotFound, apierr.UnableToParseSessionJWT), ratelimit.For(FailuresPerIP, p.ID+"|"+clientIP))
 	return out, err
 }
 
@@ -360,7 +360,7 @@ func (s *Service) authenticate(ctx context.Context, p *project.Project, cred Cre
 		var err error
 		if id, err = s.verifyKnown(ctx, p.ID, cred.JWT, now, cred.known); err != nil {
 			if errors.Is(err, errBadJWT) {
-				return nil, apierr.Wrap(apierr.InvalidJWT, err)
+				return nil, apierr.Wrap(apierr.UnableToParseSessionJWT, err)
 			}
 			return nil, err
 		}
@@ -577,7 +577,7 @@ func (s *Service) revokeMatch(ctx context.Context, projectID string, t RevokeTar
 	case t.JWT != "":
 		id, err := s.verify(ctx, projectID, t.JWT, now)
 		if err != nil {
-			return "", nil, apierr.Wrap(apierr.InvalidJWT, err)
+			return "", nil, apierr.Wrap(apierr.UnableToParseSessionJWT, err)
 		}
 		return "member_session_id = " + ph, id, nil
 	case t.MemberID != "":

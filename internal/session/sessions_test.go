@@ -83,7 +83,7 @@ func TestSessionAuthenticateRefreshRevoke(t *testing.T) {
 		if r := e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_jwt": r.Data()["session_jwt"]}); r.Status != 200 || r.Body["member_id"] != member {
 			t.Fatalf("backend authenticate by jwt: %s", r.Raw)
 		}
-		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_jwt": "a.b.c"}), 401, "invalid_session_jwt")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_jwt": "a.b.c"}), 401, "unable_to_parse_session_jwt")
 
 		// Extending moves expires_at to now + duration.
 		r = e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": token, "session_duration_minutes": 120})

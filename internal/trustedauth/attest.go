@@ -85,7 +85,7 @@ func (h Handlers) Attest(r *http.Request) (any, error) {
 			var err error
 			prior, err = s.d.Sessions.Authenticate(ctx, p, session.Credential{Token: req.SessionToken, JWT: req.SessionJWT}, nil)
 			return err
-		}, ratelimit.FailureOf(apierr.SessionNotFound, apierr.InvalidJWT),
+		}, ratelimit.FailureOf(apierr.SessionNotFound, apierr.UnableToParseSessionJWT),
 			ratelimit.For(session.FailuresPerIP, p.ID+"|"+httpapi.ClientIP(r)))
 		if err != nil {
 			return nil, err
