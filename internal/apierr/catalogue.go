@@ -52,27 +52,31 @@ const (
 	// The API family's types for an email domain an organization setting
 	// refuses: not a domain at all, or a shared mail provider's (gmail.com),
 	// in email_allowed_domains or in an RBAC email implicit role assignment.
-	InvalidAllowedDomain        Type = "organization_settings_invalid_domain"
-	AllowedDomainTooCommon      Type = "organization_settings_domain_too_common"
-	InvalidRBACDomain           Type = "rbac_invalid_domain"
-	RBACDomainTooCommon         Type = "rbac_domain_too_common"
-	MemberNotFound              Type = "member_not_found"
-	DuplicateMemberEmail        Type = "duplicate_member_email"
-	InactiveMember              Type = "inactive_member"
-	MemberHasNoVerifiedEmail    Type = "member_has_no_active_verified_email"
-	NoLoginRedirectURLsSet      Type = "no_login_redirect_urls_set"
-	NoSignupRedirectURLsSet     Type = "no_signup_redirect_urls_set"
-	RedirectURLNotRegistered    Type = "redirect_url_not_registered"
-	PKCEMismatch                Type = "pkce_mismatch"
-	PKCERequired                Type = "pkce_required"
-	InvalidSessionDuration      Type = "invalid_session_duration"
-	UnableToParseSessionJWT     Type = "unable_to_parse_session_jwt"
-	TooManySessionArguments     Type = "too_many_session_arguments"
-	TooManyRevokeArguments      Type = "too_many_session_revoke_arguments"
-	IntermediateSessionNotFound Type = "intermediate_session_not_found"
-	EmailDeliveryFailed         Type = "email_delivery_failed"
-	CreateOrganizationDisabled  Type = "create_organization_disabled"
-	InternalServerError         Type = "internal_server_error"
+	InvalidAllowedDomain     Type = "organization_settings_invalid_domain"
+	AllowedDomainTooCommon   Type = "organization_settings_domain_too_common"
+	InvalidRBACDomain        Type = "rbac_invalid_domain"
+	RBACDomainTooCommon      Type = "rbac_domain_too_common"
+	MemberNotFound           Type = "member_not_found"
+	DuplicateMemberEmail     Type = "duplicate_member_email"
+	InactiveMember           Type = "inactive_member"
+	MemberHasNoVerifiedEmail Type = "member_has_no_active_verified_email"
+	NoLoginRedirectURLsSet   Type = "no_login_redirect_urls_set"
+	NoSignupRedirectURLsSet  Type = "no_signup_redirect_urls_set"
+	RedirectURLNotRegistered Type = "redirect_url_not_registered"
+	PKCEMismatch             Type = "pkce_mismatch"
+	// A browser flow's start without a code challenge the project
+	// requires, or with one that is not S256-shaped; a public connected
+	// app's authorization without one.
+	InvalidPKCECodeChallenge            Type = "invalid_pkce_code_challenge"
+	PKCERequiredForIDPAuthorizationFlow Type = "pkce_required_for_idp_authorization_flow"
+	InvalidSessionDuration              Type = "invalid_session_duration"
+	UnableToParseSessionJWT             Type = "unable_to_parse_session_jwt"
+	TooManySessionArguments             Type = "too_many_session_arguments"
+	TooManyRevokeArguments              Type = "too_many_session_revoke_arguments"
+	IntermediateSessionNotFound         Type = "intermediate_session_not_found"
+	EmailDeliveryFailed                 Type = "email_delivery_failed"
+	CreateOrganizationDisabled          Type = "create_organization_disabled"
+	InternalServerError                 Type = "internal_server_error"
 
 	// A session's custom claims (session_custom_claims; session.MergeClaims).
 	CustomClaimsTooLarge       Type = "custom_claims_too_large"
@@ -282,40 +286,41 @@ var catalogue = map[Type]entry{
 	InvalidEmailForJITProvisioning: {http.StatusForbidden, "This email address's domain is not allowed to join this organization."},
 	EmailDomainIsClaimed:           {http.StatusForbidden, "This email domain is claimed by another organization, so this action is not allowed."},
 
-	InvalidRequest:              {http.StatusBadRequest, "The request is invalid."},
-	RouteNotFound:               {http.StatusNotFound, "The requested route does not exist."},
-	MethodNotAllowed:            {http.StatusMethodNotAllowed, "The HTTP method is not allowed on this route."},
-	RequestTooLarge:             {http.StatusRequestEntityTooLarge, "The request body is too large."},
-	TooManyRequests:             {http.StatusTooManyRequests, "Too many requests. Please wait and try again."},
-	InvalidSecretAuthentication: {http.StatusUnauthorized, "The project ID and secret do not match a project."},
-	InvalidPublicToken:          {http.StatusUnauthorized, "The public token is not valid for any project."},
-	OriginNotAllowed:            {http.StatusForbidden, "This origin is not an authorized origin of the project."},
-	ProductNotEnabled:           {http.StatusForbidden, "This authentication method is not enabled for the project."},
-	ProjectNotFound:             {http.StatusNotFound, "Project not found."},
-	OrganizationNotFound:        {http.StatusNotFound, "Organization not found."},
-	OrganizationSlugUsed:        {http.StatusBadRequest, "An organization with this slug already exists in the project."},
-	InvalidOrganizationSlug:     {http.StatusBadRequest, "Organization slugs are 2 to 128 characters of lowercase letters, digits, '-', '.', '_' and '~'."},
-	InvalidAllowedDomain:        {http.StatusBadRequest, "This is not a valid email domain."},
-	AllowedDomainTooCommon:      {http.StatusBadRequest, "Common email domains such as gmail.com cannot be allowed domains of an organization: anyone can have an address there."},
-	InvalidRBACDomain:           {http.StatusBadRequest, "An email implicit role assignment needs a valid email domain."},
-	RBACDomainTooCommon:         {http.StatusBadRequest, "Common email domains such as gmail.com cannot be used for email implicit role assignments: anyone can have an address there."},
-	MemberNotFound:              {http.StatusNotFound, "Member not found."},
-	DuplicateMemberEmail:        {http.StatusBadRequest, "A member with the specified email already exists for this organization."},
-	InactiveMember:              {http.StatusForbidden, "This member is not active in the organization."},
-	MemberHasNoVerifiedEmail:    {http.StatusBadRequest, "This member's email address is not verified, so it cannot be changed by a self-serve email update; an admin can update it instead."},
-	NoLoginRedirectURLsSet:      {http.StatusBadRequest, "No login redirect URL is registered for this project."},
-	NoSignupRedirectURLsSet:     {http.StatusBadRequest, "No signup redirect URL is registered for this project."},
-	RedirectURLNotRegistered:    {http.StatusBadRequest, "The redirect URL does not exactly match a registered redirect URL of this type."},
-	PKCEMismatch:                {http.StatusBadRequest, "The PKCE code verifier does not match the code challenge."},
-	PKCERequired:                {http.StatusBadRequest, "This project requires PKCE: send a code challenge with the request."},
-	InvalidSessionDuration:      {http.StatusBadRequest, "session_duration_minutes must be between 5 and 527040."},
-	UnableToParseSessionJWT:     {http.StatusUnauthorized, "The session JWT is invalid or expired."},
-	TooManySessionArguments:     {http.StatusBadRequest, "Send one of session_token, session_jwt and intermediate_session_token, not several."},
-	TooManyRevokeArguments:      {http.StatusBadRequest, "Send exactly one of member_session_id, session_token, session_jwt and member_id."},
-	IntermediateSessionNotFound: {http.StatusNotFound, "Intermediate session not found, expired or already used."},
-	CreateOrganizationDisabled:  {http.StatusForbidden, "Creating organizations is disabled for this project."},
-	EmailDeliveryFailed:         {http.StatusServiceUnavailable, "The email could not be sent. Please try again in a moment."},
-	InternalServerError:         {http.StatusInternalServerError, "An unexpected error occurred. Please try again later."},
+	InvalidRequest:                      {http.StatusBadRequest, "The request is invalid."},
+	RouteNotFound:                       {http.StatusNotFound, "The requested route does not exist."},
+	MethodNotAllowed:                    {http.StatusMethodNotAllowed, "The HTTP method is not allowed on this route."},
+	RequestTooLarge:                     {http.StatusRequestEntityTooLarge, "The request body is too large."},
+	TooManyRequests:                     {http.StatusTooManyRequests, "Too many requests. Please wait and try again."},
+	InvalidSecretAuthentication:         {http.StatusUnauthorized, "The project ID and secret do not match a project."},
+	InvalidPublicToken:                  {http.StatusUnauthorized, "The public token is not valid for any project."},
+	OriginNotAllowed:                    {http.StatusForbidden, "This origin is not an authorized origin of the project."},
+	ProductNotEnabled:                   {http.StatusForbidden, "This authentication method is not enabled for the project."},
+	ProjectNotFound:                     {http.StatusNotFound, "Project not found."},
+	OrganizationNotFound:                {http.StatusNotFound, "Organization not found."},
+	OrganizationSlugUsed:                {http.StatusBadRequest, "An organization with this slug already exists in the project."},
+	InvalidOrganizationSlug:             {http.StatusBadRequest, "Organization slugs are 2 to 128 characters of lowercase letters, digits, '-', '.', '_' and '~'."},
+	InvalidAllowedDomain:                {http.StatusBadRequest, "This is not a valid email domain."},
+	AllowedDomainTooCommon:              {http.StatusBadRequest, "Common email domains such as gmail.com cannot be allowed domains of an organization: anyone can have an address there."},
+	InvalidRBACDomain:                   {http.StatusBadRequest, "An email implicit role assignment needs a valid email domain."},
+	RBACDomainTooCommon:                 {http.StatusBadRequest, "Common email domains such as gmail.com cannot be used for email implicit role assignments: anyone can have an address there."},
+	MemberNotFound:                      {http.StatusNotFound, "Member not found."},
+	DuplicateMemberEmail:                {http.StatusBadRequest, "A member with the specified email already exists for this organization."},
+	InactiveMember:                      {http.StatusForbidden, "This member is not active in the organization."},
+	MemberHasNoVerifiedEmail:            {http.StatusBadRequest, "This member's email address is not verified, so it cannot be changed by a self-serve email update; an admin can update it instead."},
+	NoLoginRedirectURLsSet:              {http.StatusBadRequest, "No login redirect URL is registered for this project."},
+	NoSignupRedirectURLsSet:             {http.StatusBadRequest, "No signup redirect URL is registered for this project."},
+	RedirectURLNotRegistered:            {http.StatusBadRequest, "The redirect URL does not exactly match a registered redirect URL of this type."},
+	PKCEMismatch:                        {http.StatusBadRequest, "The PKCE code verifier does not match the code challenge."},
+	InvalidPKCECodeChallenge:            {http.StatusBadRequest, "This project requires PKCE: send an S256 code challenge (43 base64url characters) with the request."},
+	PKCERequiredForIDPAuthorizationFlow: {http.StatusBadRequest, "Public clients must use PKCE: send a code_challenge (S256)."},
+	InvalidSessionDuration:              {http.StatusBadRequest, "session_duration_minutes must be between 5 and 527040."},
+	UnableToParseSessionJWT:             {http.StatusUnauthorized, "The session JWT is invalid or expired."},
+	TooManySessionArguments:             {http.StatusBadRequest, "Send one of session_token, session_jwt and intermediate_session_token, not several."},
+	TooManyRevokeArguments:              {http.StatusBadRequest, "Send exactly one of member_session_id, session_token, session_jwt and member_id."},
+	IntermediateSessionNotFound:         {http.StatusNotFound, "Intermediate session not found, expired or already used."},
+	CreateOrganizationDisabled:          {http.StatusForbidden, "Creating organizations is disabled for this project."},
+	EmailDeliveryFailed:                 {http.StatusServiceUnavailable, "The email could not be sent. Please try again in a moment."},
+	InternalServerError:                 {http.StatusInternalServerError, "An unexpected error occurred. Please try again later."},
 
 	CustomClaimsTooLarge:       {http.StatusBadRequest, "The session's custom claims would exceed 4096 bytes of JSON; send a key with null to delete it."},
 	StytchClaimsInCustomClaims: {http.StatusBadRequest, "Custom claims cannot use keys starting with https://stytch.com/: the session and organization claims are the server's own."},

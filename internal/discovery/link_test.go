@@ -41,7 +41,7 @@ func TestDiscoveryLinkPKCE(t *testing.T) {
 		// A garbled challenge would make a link no verifier redeems: refused
 		// at the start, as OAuth and SSO starts refuse it.
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/magic_links/email/discovery/send", map[string]any{"email_address": "ada@startup.test",
-			"pkce_code_challenge": verifier}, ""), 400, "invalid_request")
+			"pkce_code_challenge": verifier}, ""), 400, "invalid_pkce_code_challenge")
 		token := sendDiscoveryLink(e, "ada@startup.test", map[string]any{"pkce_code_challenge": flowtoken.S256(verifier)})
 		apptest.Want(t, redeemDiscoveryLink(e, token, nil), 400, "pkce_mismatch")
 		apptest.Want(t, redeemDiscoveryLink(e, token, map[string]any{"pkce_code_verifier": "wrong-verifier-wrong-verifier-wrong-verifier"}),

@@ -348,12 +348,12 @@ func TestSpentOrExpiredPKCETicketIsInvalid(t *testing.T) {
 // even against an empty registration.
 func TestPKCEStartAndEmptyInputs(t *testing.T) {
 	good := flowtoken.S256(ids.Token())
-	if err := flowtoken.StartChallenge("pkce_code_challenge", "", true); !apierr.Is(err, apierr.PKCERequired) {
+	if err := flowtoken.StartChallenge("pkce_code_challenge", "", true); !apierr.Is(err, apierr.InvalidPKCECodeChallenge) {
 		t.Errorf("required and missing: %v", err)
 	}
 	for _, c := range []string{"short", "plain-verifier-sent-as-challenge", good + "x", good[:42] + "+"} {
-		if err := flowtoken.StartChallenge("pkce_code_challenge", c, false); err == nil || apierr.Is(err, apierr.PKCERequired) {
-			t.Errorf("malformed challenge %q: %v, want invalid_request", c, err)
+		if err := flowtoken.StartChallenge("pkce_code_challenge", c, false); !apierr.Is(err, apierr.InvalidPKCECodeChallenge) {
+			t.Errorf("malformed challenge %q: %v, want invalid_pkce_code_challenge", c, err)
 		}
 	}
 	if err := flowtoken.StartChallenge("pkce_code_challenge", "", false); err != nil {

@@ -42,9 +42,10 @@ func CheckPKCE(challenge, verifier, what string) error {
 func StartChallenge(field, challenge string, required bool) error {
 	switch {
 	case challenge == "" && required:
-		return apierr.New(apierr.PKCERequired)
+		return apierr.New(apierr.InvalidPKCECodeChallenge).WithDetails(map[string]any{"field": field})
 	case challenge != "" && !ValidChallenge(challenge):
-		return apierr.Invalid(field, field+" must be an S256 challenge (43 base64url characters).")
+		return apierr.New(apierr.InvalidPKCECodeChallenge).WithMessage(field + " must be an S256 challenge (43 base64url characters).").
+			WithDetails(map[string]any{"field": field})
 	}
 	return nil
 }

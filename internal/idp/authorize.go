@@ -128,7 +128,7 @@ func (p *Provider) prepare(ctx context.Context, projectID string, req *Authorize
 		return nil, invalid(apierr.Invalid("code_challenge", "code_challenge must be a base64url SHA-256 (43 characters)."))
 	}
 	if app.Public() && req.CodeChallenge == "" {
-		return nil, invalid(apierr.New(apierr.PKCERequired).WithMessage("Public clients must use PKCE: send a code_challenge (S256)."))
+		return nil, invalid(apierr.New(apierr.PKCERequiredForIDPAuthorizationFlow))
 	}
 	if err := connectedapps.AllowedIn(who.org, app); err != nil {
 		return nil, &forClient{"access_denied", err}

@@ -103,7 +103,7 @@ func TestCodeRefusals(t *testing.T) {
 		// A public client must use PKCE.
 		req = authReq(pub, "openid")
 		delete(req, "code_challenge")
-		apptest.Want(t, e.SDK("POST", "/idp/b2b/oauth/authorize/start", req, f.session), 400, "pkce_required")
+		apptest.Want(t, e.SDK("POST", "/idp/b2b/oauth/authorize/start", req, f.session), 400, "pkce_required_for_idp_authorization_flow")
 		// ... and present the verifier.
 		_, back := f.authorize(authReq(pub, "openid"), true)
 		oauthErr(t, f.exchange(pub, "", back.Get("code"), ""), 400, "invalid_grant")

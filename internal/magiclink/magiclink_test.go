@@ -134,11 +134,11 @@ func TestMagicLinkPKCE(t *testing.T) {
 			t.Fatal(err)
 		}
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
-		apptest.Want(t, e.SendLink(org, "a@acme.test", nil), 400, "pkce_required")
+		apptest.Want(t, e.SendLink(org, "a@acme.test", nil), 400, "invalid_pkce_code_challenge")
 		// A garbled challenge would make a link no verifier redeems: refused
 		// at the start, as OAuth and SSO starts refuse it.
 		apptest.Want(t, e.SendLink(org, "a@acme.test", map[string]any{"pkce_code_challenge": "plain-verifier-sent-as-challenge"}),
-			400, "invalid_request")
+			400, "invalid_pkce_code_challenge")
 		verifier := "0123456789abcdef0123456789abcdef0123456789abcdef"
 		if r := e.SendLink(org, "a@acme.test", map[string]any{"pkce_code_challenge": flowtoken.S256(verifier)}); r.Status != 200 {
 			t.Fatalf("send with challenge: %s", r.Raw)

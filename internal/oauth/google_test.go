@@ -107,9 +107,9 @@ func TestGoogleNegativePaths(t *testing.T) {
 				break
 			}
 		}
-		apptest.Want(t, r, 400, "pkce_required")
+		apptest.Want(t, r, 400, "invalid_pkce_code_challenge")
 		r = e.SDK(http.MethodPost, "/b2b/oauth/google/onetap/submit", map[string]any{"id_token": "x.y.z", "organization_id": org}, "")
-		apptest.Want(t, r, 400, "pkce_required")
+		apptest.Want(t, r, 400, "invalid_pkce_code_challenge")
 		if boot := e.Get("/sdk/v1/projects/bootstrap/" + e.Project.PublicToken); boot.Data()["pkce_required_for_oauth"] != true {
 			t.Fatalf("bootstrap: %s", boot.Raw)
 		}

@@ -129,20 +129,20 @@ func TestPasswordResetPKCE(t *testing.T) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		e.CreateMember(org, "ada@acme.test")
 		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
-		apptest.Want(t, e.ResetStart(org, "ada@acme.test", nil), 400, "pkce_required")
+		apptest.Want(t, e.ResetStart(org, "ada@acme.test", nil), 400, "invalid_pkce_code_challenge")
 
 		// A garbled challenge would make a link that no verifier redeems:
 		// the start refuses it, as OAuth and SSO starts do, and sends
 		// nothing. The discovery start names its field differently.
 		const garbled = "plain-verifier-sent-as-challenge"
 		r := e.ResetStart(org, "ada@acme.test", map[string]any{"code_challenge": garbled})
-		apptest.Want(t, r, 400, "invalid_request")
+		apptest.Want(t, r, 400, "invalid_pkce_code_challenge")
 		if r.Body["error_details"].(map[string]any)["field"] != "code_challenge" {
 			t.Fatalf("garbled challenge: %s", r.Raw)
 		}
 		r = e.SDK(http.MethodPost, "/b2b/passwords/discovery/reset/start", map[string]any{"email_address": "ada@acme.test",
 			"pkce_code_challenge": garbled + "x"}, "")
-		apptest.Want(t, r, 400, "invalid_request")
+		apptest.Want(t, r, 400, "invalid_pkce_code_challenge")
 		if r.Body["error_details"].(map[string]any)["field"] != "pkce_code_challenge" {
 			t.Fatalf("garbled discovery challenge: %s", r.Raw)
 		}
