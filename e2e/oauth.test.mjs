@@ -182,7 +182,7 @@ h.test('refusals: a forged state and an unregistered redirect URL get catalogue 
     login_redirect_url: 'https://evil.test/steal' });
   res = await fetch(`${h.apiBase}/v1/b2b/public/oauth/google/start?${q}`, { redirect: 'manual' });
   assert.equal(res.status, 400);
-  assert.equal((await res.json()).error_type, 'redirect_url_not_registered');
+  assert.equal((await res.json()).error_type, 'no_match_for_provided_oauth_url');
 });
 
 h.test('GitHub login in the organization flow: a member joins by email JIT and the registration is kept', async ({ page, context }) => {

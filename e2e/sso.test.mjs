@@ -440,7 +440,7 @@ h.test('refusals: an unregistered redirect URL never reaches the IdP', async ({ 
   const q = new URLSearchParams({ public_token: h.project.public_token, connection_id: connection.connection_id,
     pkce_code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', login_redirect_url: 'https://evil.test/steal' });
   await page.goto(`${h.base}/v1/public/sso/start?${q}`);
-  await assertFailedPage(page, 'redirect_url_not_registered');
+  await assertFailedPage(page, 'no_match_for_provided_sso_url');
   assert.ok(!page.url().startsWith(samlIdp.base));
   await assertNoSession(page, context);
 });

@@ -62,8 +62,13 @@ const (
 	MemberHasNoVerifiedEmail Type = "member_has_no_active_verified_email"
 	NoLoginRedirectURLsSet   Type = "no_login_redirect_urls_set"
 	NoSignupRedirectURLsSet  Type = "no_signup_redirect_urls_set"
-	RedirectURLNotRegistered Type = "redirect_url_not_registered"
-	PKCEMismatch             Type = "pkce_mismatch"
+	// A redirect URL that matches no registered URL of its type, named per
+	// flow: email links (magic links, invites, discovery, resets, email
+	// updates, impersonation), OAuth and SSO.
+	NoMatchForMagicLinkURL Type = "no_match_for_provided_magic_link_url"
+	NoMatchForOAuthURL     Type = "no_match_for_provided_oauth_url"
+	NoMatchForSSOURL       Type = "no_match_for_provided_sso_url"
+	PKCEMismatch           Type = "pkce_mismatch"
 	// A browser flow's start without a code challenge the project
 	// requires, or with one that is not S256-shaped; a public connected
 	// app's authorization without one.
@@ -309,7 +314,9 @@ var catalogue = map[Type]entry{
 	MemberHasNoVerifiedEmail:            {http.StatusBadRequest, "This member's email address is not verified, so it cannot be changed by a self-serve email update; an admin can update it instead."},
 	NoLoginRedirectURLsSet:              {http.StatusBadRequest, "No login redirect URL is registered for this project."},
 	NoSignupRedirectURLsSet:             {http.StatusBadRequest, "No signup redirect URL is registered for this project."},
-	RedirectURLNotRegistered:            {http.StatusBadRequest, "The redirect URL does not exactly match a registered redirect URL of this type."},
+	NoMatchForMagicLinkURL:              {http.StatusBadRequest, "The redirect URL does not exactly match a registered redirect URL of this type."},
+	NoMatchForOAuthURL:                  {http.StatusBadRequest, "The OAuth redirect URL does not exactly match a registered redirect URL of this type."},
+	NoMatchForSSOURL:                    {http.StatusBadRequest, "The SSO redirect URL does not exactly match a registered redirect URL of this type."},
 	PKCEMismatch:                        {http.StatusBadRequest, "The PKCE code verifier does not match the code challenge."},
 	InvalidPKCECodeChallenge:            {http.StatusBadRequest, "This project requires PKCE: send an S256 code challenge (43 base64url characters) with the request."},
 	PKCERequiredForIDPAuthorizationFlow: {http.StatusBadRequest, "Public clients must use PKCE: send a code_challenge (S256)."},

@@ -24,10 +24,10 @@ func TestRedirectURLsMatchTheirType(t *testing.T) {
 		e.CreateMember(org, "ada@acme.test")
 		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
 
-		apptest.Want(t, e.SendLink(org, "ada@acme.test", map[string]any{"login_redirect_url": resetPage}), 400, "redirect_url_not_registered")
-		apptest.Want(t, e.SendLink(org, "new@acme.test", map[string]any{"signup_redirect_url": resetPage}), 400, "redirect_url_not_registered")
+		apptest.Want(t, e.SendLink(org, "ada@acme.test", map[string]any{"login_redirect_url": resetPage}), 400, "no_match_for_provided_magic_link_url")
+		apptest.Want(t, e.SendLink(org, "new@acme.test", map[string]any{"signup_redirect_url": resetPage}), 400, "no_match_for_provided_magic_link_url")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/magic_links/email/discovery/send", map[string]any{"email_address": "ada@acme.test",
-			"discovery_redirect_url": resetPage}, ""), 400, "redirect_url_not_registered")
+			"discovery_redirect_url": resetPage}, ""), 400, "no_match_for_provided_magic_link_url")
 
 		// The page is a redirect of its own type.
 		if r := e.ResetStart(org, "ada@acme.test", map[string]any{"reset_password_redirect_url": resetPage}); r.Status != 200 {

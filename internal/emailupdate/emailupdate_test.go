@@ -193,7 +193,7 @@ func TestEmailUpdateRefusals(t *testing.T) {
 		apptest.Want(t, start(f.Plain, "", "bob@acme.test", nil), 400, "invalid_request")
 		apptest.Want(t, start(f.Plain, "", "not-an-email", nil), 400, "invalid_email")
 		apptest.Want(t, start(f.Plain, "", "x@acme.test", map[string]any{"delivery_method": "SMS"}), 400, "invalid_request")
-		apptest.Want(t, start(f.Plain, "", "x@acme.test", map[string]any{"login_redirect_url": "https://evil.test/"}), 400, "redirect_url_not_registered")
+		apptest.Want(t, start(f.Plain, "", "x@acme.test", map[string]any{"login_redirect_url": "https://evil.test/"}), 400, "no_match_for_provided_magic_link_url")
 		apptest.Want(t, start("", "", "x@acme.test", nil), 401, "user_unauthenticated")
 		// Members act on themselves; only admins on others; nobody across
 		// organizations.

@@ -127,7 +127,7 @@ func TestInviteStatusesAndPolicy(t *testing.T) {
 
 		// Redirect URLs must be registered for invites.
 		apptest.Want(t, invite(e, map[string]any{"organization_id": org, "email_address": "r@acme.test", "invite_redirect_url": "https://evil.test/"}),
-			400, "redirect_url_not_registered")
+			400, "no_match_for_provided_magic_link_url")
 		bare, err := e.App.Projects.Create(context.Background(), project.CreateParams{Name: "No URLs"})
 		if err != nil {
 			t.Fatal(err)

@@ -101,8 +101,8 @@ func TestMagicLinkPolicies(t *testing.T) {
 		apptest.Want(t, e.SendLink("organization-test-nope", "x@corp.test", nil), 404, "organization_not_found")
 
 		// Redirect URLs must match a registered one exactly.
-		apptest.Want(t, e.SendLink(restricted, "y@corp.test", map[string]any{"signup_redirect_url": apptest.Page + "/../evil"}), 400, "redirect_url_not_registered")
-		apptest.Want(t, e.SendLink(restricted, "y@corp.test", map[string]any{"signup_redirect_url": "http://evil.test/login"}), 400, "redirect_url_not_registered")
+		apptest.Want(t, e.SendLink(restricted, "y@corp.test", map[string]any{"signup_redirect_url": apptest.Page + "/../evil"}), 400, "no_match_for_provided_magic_link_url")
+		apptest.Want(t, e.SendLink(restricted, "y@corp.test", map[string]any{"signup_redirect_url": "http://evil.test/login"}), 400, "no_match_for_provided_magic_link_url")
 		if r := e.SendLink(restricted, "y@corp.test", map[string]any{"signup_redirect_url": apptest.Page}); r.Status != 200 {
 			t.Fatalf("registered URL refused: %s", r.Raw)
 		}

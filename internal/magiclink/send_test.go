@@ -49,7 +49,7 @@ func TestMagicLinkSendLimitsAndAtomicity(t *testing.T) {
 		// Refused once the new member is known (its signup page is not
 		// registered): the member JIT would have created is not kept.
 		bad := map[string]any{"signup_redirect_url": "https://unregistered.test/signup"}
-		apptest.Want(t, e.SendLink(org, "new@acme.test", bad), 400, "redirect_url_not_registered")
+		apptest.Want(t, e.SendLink(org, "new@acme.test", bad), 400, "no_match_for_provided_magic_link_url")
 		if m := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+org+"/member?email_address=new@acme.test", nil); m.Status != 404 {
 			t.Fatalf("a refused send left a member behind: %s", m.Raw)
 		}
@@ -63,7 +63,7 @@ func TestMagicLinkSendLimitsAndAtomicity(t *testing.T) {
 		// Every send so far counted against the client address, refused
 		// ones included: the address runs out at its limit.
 		for i := magiclink.SendPerEmail.Limit + 2; i < magiclink.SendPerIP.Limit; i++ {
-			apptest.Want(t, e.SendLink(org, "new@acme.test", bad), 400, "redirect_url_not_registered")
+			apptest.Want(t, e.SendLink(org, "new@acme.test", bad), 400, "no_match_for_provided_magic_link_url")
 		}
 		apptest.Want(t, e.SendLink(org, "other@acme.test", nil), 429, "too_many_requests")
 		if n := mails(e, "other@acme.test"); n != 0 {
@@ -96,7 +96,7 @@ func TestDiscoveryLinkSendLimitsAndAtomicity(t *testing.T) {
 			t.Fatalf("%d links stored, want %d", n, discovery.SendPerEmail.Limit)
 		}
 		apptest.Want(t, send("bob@corp.test", map[string]any{"discovery_redirect_url": "https://unregistered.test/d"}), 400,
-			"redirect_url_not_registered")
+			"no_match_for_provided_magic_link_url")
 		if n := e.Count(`SELECT COUNT(*) FROM discovery_magic_links`); n != discovery.SendPerEmail.Limit {
 			t.Fatalf("%d links stored after a refused send, want %d", n, discovery.SendPerEmail.Limit)
 		}

@@ -62,7 +62,7 @@ func TestGoogleNegativePaths(t *testing.T) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		// Unregistered redirect URL: refused before the browser leaves.
 		r := e.Get(startPath(e, "google", url.Values{"organization_id": {org}, "login_redirect_url": {"https://evil.test/x"}}))
-		apptest.Want(t, r, 400, "redirect_url_not_registered")
+		apptest.Want(t, r, 400, "no_match_for_provided_oauth_url")
 		// Unconfigured provider: a catalogue error, never a 404.
 		r = e.Get(startPath(e, "github", url.Values{"organization_id": {org}}))
 		apptest.Want(t, r, 400, "oauth_config_not_found")

@@ -38,7 +38,7 @@ func TestPasswordResetEmailLogsInWithoutPassword(t *testing.T) {
 		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
 
 		apptest.Want(t, e.ResetStart(org, "ada@acme.test", map[string]any{"login_redirect_url": "http://evil.test/"}),
-			400, "redirect_url_not_registered")
+			400, "no_match_for_provided_magic_link_url")
 		if r := e.ResetStart(org, "ada@acme.test", map[string]any{"login_redirect_url": other}); r.Status != 200 {
 			t.Fatalf("reset start: %s", r.Raw)
 		}
@@ -58,7 +58,7 @@ func TestPasswordResetEmailLogsInWithoutPassword(t *testing.T) {
 
 		// Discovery: discovery_redirect_url, and a discovery magic link.
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/discovery/reset/start", map[string]any{"email_address": "ada@acme.test",
-			"discovery_redirect_url": "http://evil.test/"}, ""), 400, "redirect_url_not_registered")
+			"discovery_redirect_url": "http://evil.test/"}, ""), 400, "no_match_for_provided_magic_link_url")
 		if r := e.SDK(http.MethodPost, "/b2b/passwords/discovery/reset/start", map[string]any{"email_address": "ada@acme.test",
 			"discovery_redirect_url": other}, ""); r.Status != 200 {
 			t.Fatalf("discovery reset start: %s", r.Raw)

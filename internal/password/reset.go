@@ -67,7 +67,7 @@ func (s *Service) checkStart(ctx context.Context, a StartParams, emailKey, chall
 
 // loginTarget resolves where a reset email's "log in without password"
 // link lands, as the API family does: a requested URL must be registered
-// for its type (redirect_url_not_registered otherwise); none requested
+// for its type (no_match_for_provided_magic_link_url otherwise); none requested
 // means the project's default. A project with no such URL gets no link,
 // rather than the API family's error, so resets keep working there.
 func (s *Service) loginTarget(ctx context.Context, p *project.Project, t project.RedirectType, requested string) (string, error) {

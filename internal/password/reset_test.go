@@ -58,7 +58,7 @@ func TestPasswordResetByEmail(t *testing.T) {
 		apptest.Want(t, e.ResetWith(token, "Another-Fresh-Secret-77", nil), 401, "unable_to_auth_magic_link")
 		apptest.Want(t, e.ResetWith("not-a-token", "Another-Fresh-Secret-77", nil), 401, "unable_to_auth_magic_link")
 		apptest.Want(t, e.ResetStart(org, "ada@acme.test", map[string]any{"reset_password_expiration_minutes": 1}), 400, "invalid_request")
-		apptest.Want(t, e.ResetStart(org, "ada@acme.test", map[string]any{"reset_password_redirect_url": "http://evil.test/"}), 400, "redirect_url_not_registered")
+		apptest.Want(t, e.ResetStart(org, "ada@acme.test", map[string]any{"reset_password_redirect_url": "http://evil.test/"}), 400, "no_match_for_provided_magic_link_url")
 
 		// A newer password change retires older links.
 		e.ResetStart(org, "ada@acme.test", nil)

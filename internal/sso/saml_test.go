@@ -311,7 +311,7 @@ func TestSAMLNegative(t *testing.T) {
 		t.Run("unregistered redirect URL", func(t *testing.T) {
 			q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID},
 				"login_redirect_url": {"https://evil.example/steal"}}
-			wantPage(t, s.Get("/v1/public/sso/start?"+q.Encode()), 400, "redirect_url_not_registered")
+			wantPage(t, s.Get("/v1/public/sso/start?"+q.Encode()), 400, "no_match_for_provided_sso_url")
 		})
 		t.Run("PKCE mismatch", func(t *testing.T) {
 			challenge := base64.RawURLEncoding.EncodeToString(make([]byte, 32))
