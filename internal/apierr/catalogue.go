@@ -42,8 +42,9 @@ const (
 	RequestTooLarge             Type = "request_too_large"
 	TooManyRequests             Type = "too_many_requests"
 	InvalidSecretAuthentication Type = "invalid_secret_authentication"
-	InvalidPublicToken          Type = "invalid_public_token"
-	OriginNotAllowed            Type = "origin_not_allowed"
+	PublicTokenNotFound         Type = "public_token_not_found"
+	PublicTokenRequired         Type = "public_token_required"
+	BadDomainForSDK             Type = "bad_domain_for_stytch_sdk"
 	ProductNotEnabled           Type = "product_not_enabled"
 	ProjectNotFound             Type = "project_not_found"
 	OrganizationNotFound        Type = "organization_not_found"
@@ -297,8 +298,9 @@ var catalogue = map[Type]entry{
 	RequestTooLarge:                     {http.StatusRequestEntityTooLarge, "The request body is too large."},
 	TooManyRequests:                     {http.StatusTooManyRequests, "Too many requests. Please wait and try again."},
 	InvalidSecretAuthentication:         {http.StatusUnauthorized, "The project ID and secret do not match a project."},
-	InvalidPublicToken:                  {http.StatusUnauthorized, "The public token is not valid for any project."},
-	OriginNotAllowed:                    {http.StatusForbidden, "This origin is not an authorized origin of the project."},
+	PublicTokenNotFound:                 {http.StatusUnauthorized, "The public token is not valid for any project."},
+	PublicTokenRequired:                 {http.StatusBadRequest, "public_token is required."},
+	BadDomainForSDK:                     {http.StatusForbidden, "This origin is not an authorized origin of the project."},
 	ProductNotEnabled:                   {http.StatusForbidden, "This authentication method is not enabled for the project."},
 	ProjectNotFound:                     {http.StatusNotFound, "Project not found."},
 	OrganizationNotFound:                {http.StatusNotFound, "Organization not found."},

@@ -42,7 +42,7 @@ func TestWireBasics(t *testing.T) {
 		})
 		t.Run("credentials", func(t *testing.T) {
 			apptest.Want(t, e.Do(http.MethodPost, "/sdk/v1/b2b/organizations/search", `{}`, nil, "", ""), 401, "unauthorized_credentials")
-			apptest.Want(t, e.Do(http.MethodPost, "/sdk/v1/b2b/organizations/search", `{}`, nil, "public-token-test-nope", "x"), 401, "invalid_public_token")
+			apptest.Want(t, e.Do(http.MethodPost, "/sdk/v1/b2b/organizations/search", `{}`, nil, "public-token-test-nope", "x"), 401, "public_token_not_found")
 			apptest.Want(t, e.Do(http.MethodGet, "/v1/b2b/organizations/x", nil, nil, e.Project.Project.ID, "secret-test-wrong"), 401, "invalid_secret_authentication")
 			// The public token is not a backend credential.
 			apptest.Want(t, e.Do(http.MethodGet, "/v1/b2b/organizations/x", nil, nil, e.Project.Project.ID, pt), 401, "invalid_secret_authentication")
@@ -83,7 +83,7 @@ func TestWireBasics(t *testing.T) {
 			other := e.NewProject("Other")
 			r = e.Do(http.MethodPost, "/sdk/v1/b2b/organizations/search", `{"organization_slug":"x"}`,
 				http.Header{"Origin": {"http://evil.test"}}, other.PublicToken, other.PublicToken)
-			apptest.Want(t, r, 403, "origin_not_allowed")
+			apptest.Want(t, r, 403, "bad_domain_for_stytch_sdk")
 		})
 		t.Run("bootstrap has every field the SDK needs", func(t *testing.T) {
 			r := e.Do(http.MethodGet, "/sdk/v1/projects/bootstrap/"+pt, nil, nil, pt, pt)
@@ -99,7 +99,7 @@ func TestWireBasics(t *testing.T) {
 			if d["project_name"] != "Customer App" || d["captcha_settings"].(map[string]any)["enabled"] != false {
 				t.Fatalf("bootstrap = %v", d)
 			}
-			apptest.Want(t, e.Do(http.MethodGet, "/sdk/v1/projects/bootstrap/public-token-test-nope", nil, nil, "", ""), 401, "invalid_public_token")
+			apptest.Want(t, e.Do(http.MethodGet, "/sdk/v1/projects/bootstrap/public-token-test-nope", nil, nil, "", ""), 401, "public_token_not_found")
 		})
 		t.Run("events are stored per project", func(t *testing.T) {
 			batch := []map[string]any{{"telemetry": map[string]any{}, "event": map[string]any{"public_token": pt,
@@ -114,7 +114,7 @@ func TestWireBasics(t *testing.T) {
 				t.Fatalf("stored events = %d, %v", n, err)
 			}
 			r = e.Do(http.MethodPost, "/sdk/v1/events", batch, http.Header{"Origin": {"http://evil.test"}}, "", "")
-			apptest.Want(t, r, 403, "origin_not_allowed")
+			apptest.Want(t, r, 403, "bad_domain_for_stytch_sdk")
 		})
 		t.Run("widget is served", func(t *testing.T) {
 			r := e.Do(http.MethodGet, "/widget/latchkey.js", nil, nil, "", "")

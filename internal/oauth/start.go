@@ -112,7 +112,7 @@ func providerParams(q url.Values) map[string]string {
 // publicProject resolves the public token of a browser start.
 func (m *Module) publicProject(ctx context.Context, token string) (*project.Project, error) {
 	if token == "" {
-		return nil, apierr.New(apierr.InvalidPublicToken).WithMessage("public_token is required.")
+		return nil, apierr.New(apierr.PublicTokenRequired)
 	}
 	p, err := m.d.Resolver.ByPublicToken(ctx, token)
 	if err != nil {

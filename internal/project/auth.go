@@ -151,7 +151,7 @@ func (r *Resolver) SDKAuth() httpapi.Middleware {
 
 func publicTokenError(err error) error {
 	if IsNotFound(err) {
-		return apierr.New(apierr.InvalidPublicToken)
+		return apierr.New(apierr.PublicTokenNotFound)
 	}
 	return apierr.Wrap(apierr.InternalServerError, err)
 }
@@ -229,7 +229,7 @@ func (o OriginPolicy) RequireOrigin() httpapi.Middleware {
 		return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			origin := req.Header.Get("Origin")
 			if origin != "" && !o.AllowOrigin(req, origin, false) {
-				httpapi.WriteError(w, req, apierr.New(apierr.OriginNotAllowed))
+				httpapi.WriteError(w, req, apierr.New(apierr.BadDomainForSDK))
 				return
 			}
 			next.ServeHTTP(w, req)

@@ -245,12 +245,12 @@ func TestCLIChangesReachRunningServer(t *testing.T) {
 
 		const other = "http://admin.customer.test"
 		// A session check without a session: unauthorized_credentials
-		// once the origin may call, origin_not_allowed before.
+		// once the origin may call, bad_domain_for_stytch_sdk before.
 		fromOther := func() string {
 			return server.Do(http.MethodPost, "/sdk/v1/b2b/sessions/authenticate", map[string]any{},
 				http.Header{"Origin": {other}}, server.Project.PublicToken, server.Project.PublicToken).ErrType()
 		}
-		if got := fromOther(); got != "origin_not_allowed" {
+		if got := fromOther(); got != "bad_domain_for_stytch_sdk" {
 			t.Fatalf("unregistered origin answered %q", got)
 		}
 		if err := cli.App.Projects.AddOrigin(ctx, pid, other); err != nil {

@@ -313,6 +313,12 @@ func TestSAMLNegative(t *testing.T) {
 				"login_redirect_url": {"https://evil.example/steal"}}
 			wantPage(t, s.Get("/v1/public/sso/start?"+q.Encode()), 400, "no_match_for_provided_sso_url")
 		})
+		t.Run("public token", func(t *testing.T) {
+			q := url.Values{"connection_id": {s.connID}}
+			wantPage(t, s.Get("/v1/public/sso/start?"+q.Encode()), 400, "public_token_required")
+			q.Set("public_token", "public-token-test-00000000-0000-4000-8000-000000000000")
+			wantPage(t, s.Get("/v1/public/sso/start?"+q.Encode()), 401, "public_token_not_found")
+		})
 		t.Run("PKCE mismatch", func(t *testing.T) {
 			challenge := base64.RawURLEncoding.EncodeToString(make([]byte, 32))
 			acs, form := s.idp.follow(s.start(url.Values{"pkce_code_challenge": {challenge}}))

@@ -67,11 +67,11 @@ func (s *Service) start(ctx context.Context, r *http.Request) (string, error) {
 	q := r.URL.Query()
 	token := q.Get("public_token")
 	if token == "" {
-		return "", apierr.Invalid("public_token", "public_token is required.")
+		return "", apierr.New(apierr.PublicTokenRequired)
 	}
 	p, err := s.d.Resolver.ByPublicToken(ctx, token)
 	if errors.Is(err, store.ErrNotFound) {
-		return "", apierr.Wrap(apierr.InvalidPublicToken, err)
+		return "", apierr.Wrap(apierr.PublicTokenNotFound, err)
 	}
 	if err != nil {
 		return "", err

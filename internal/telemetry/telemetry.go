@@ -119,13 +119,13 @@ func (h Handler) check(ctx context.Context, r *http.Request, origin string, e Ev
 	}
 	p, err := h.Resolver.ByPublicToken(ctx, e.Event.PublicToken)
 	if err != nil {
-		return row{}, apierr.Wrap(apierr.InvalidPublicToken, err)
+		return row{}, apierr.Wrap(apierr.PublicTokenNotFound, err)
 	}
 	if origin != "" {
 		authed := r.Clone(ctx)
 		authed.SetBasicAuth(e.Event.PublicToken, e.Event.PublicToken)
 		if !h.Origins.AllowOrigin(authed, origin, false) {
-			return row{}, apierr.New(apierr.OriginNotAllowed)
+			return row{}, apierr.New(apierr.BadDomainForSDK)
 		}
 	}
 	details := string(e.Event.Details)
