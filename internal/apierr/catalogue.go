@@ -45,7 +45,7 @@ const (
 	PublicTokenNotFound         Type = "public_token_not_found"
 	PublicTokenRequired         Type = "public_token_required"
 	BadDomainForSDK             Type = "bad_domain_for_stytch_sdk"
-	ProductNotEnabled           Type = "product_not_enabled"
+	EndpointNotAuthorizedForSDK Type = "endpoint_not_authorized_for_sdk"
 	ProjectNotFound             Type = "project_not_found"
 	OrganizationNotFound        Type = "organization_not_found"
 	OrganizationSlugUsed        Type = "organization_slug_already_used"
@@ -114,7 +114,9 @@ const (
 	MFAMethodRestricted Type = "operation_restricted_by_organization_mfa_methods"
 	// MFA on a member that is not active (invited, pending, deleted).
 	ActionOnlyForActiveMembers Type = "action_available_only_for_active_members"
-	TOTPNotFound               Type = "totp_not_found"
+	// A self-serve email update of a member that is not active.
+	EmailUpdatesOnlyForActiveMembers Type = "email_updates_available_only_for_active_members"
+	TOTPNotFound                     Type = "totp_not_found"
 	// A recovery code that matches none of the member's unused codes; a
 	// member without TOTP (so without recovery codes); recovery codes that
 	// can no longer be shown (one was used since they were issued).
@@ -301,7 +303,7 @@ var catalogue = map[Type]entry{
 	PublicTokenNotFound:                 {http.StatusUnauthorized, "The public token is not valid for any project."},
 	PublicTokenRequired:                 {http.StatusBadRequest, "public_token is required."},
 	BadDomainForSDK:                     {http.StatusForbidden, "This origin is not an authorized origin of the project."},
-	ProductNotEnabled:                   {http.StatusForbidden, "This authentication method is not enabled for the project."},
+	EndpointNotAuthorizedForSDK:         {http.StatusUnauthorized, "This authentication method is not enabled for the project's SDK."},
 	ProjectNotFound:                     {http.StatusNotFound, "Project not found."},
 	OrganizationNotFound:                {http.StatusNotFound, "Organization not found."},
 	OrganizationSlugUsed:                {http.StatusBadRequest, "An organization with this slug already exists in the project."},
@@ -355,6 +357,7 @@ var catalogue = map[Type]entry{
 
 	MFAMethodRestricted:              {http.StatusForbidden, "This organization does not allow this multi-factor authentication method."},
 	ActionOnlyForActiveMembers:       {http.StatusBadRequest, "Multi-factor authentication is available only to active members."},
+	EmailUpdatesOnlyForActiveMembers: {http.StatusBadRequest, "Only an active member can update their email address."},
 	TOTPNotFound:                     {http.StatusNotFound, "No authenticator app is registered for this member."},
 	UnableToAuthRecoveryCode:         {http.StatusUnauthorized, "Invalid backup code, please try again."},
 	NoActiveRecoveryCodeBackedFactor: {http.StatusBadRequest, "This member has no authenticator app, so no recovery codes."},

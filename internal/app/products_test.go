@@ -8,7 +8,7 @@ import (
 )
 
 // A product the project has not enabled is refused on the SDK face with
-// product_not_enabled, while enabled products and the backend face (the
+// endpoint_not_authorized_for_sdk, while enabled products and the backend face (the
 // operator's own) go on working.
 func TestDisabledProductIsRefused(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
@@ -20,7 +20,7 @@ func TestDisabledProductIsRefused(t *testing.T) {
 		}
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		r := e.SendCode(org, "a@acme.test")
-		apptest.Want(t, r, 403, "product_not_enabled")
+		apptest.Want(t, r, 401, "endpoint_not_authorized_for_sdk")
 		if r.Body["error_details"].(map[string]any)["product"] != "emailOtp" {
 			t.Fatalf("details = %v", r.Body["error_details"])
 		}

@@ -192,7 +192,7 @@ func (s *Service) check(ctx context.Context, q store.Querier, org *organization.
 		return nil, err
 	}
 	if m.Status != organization.StatusActive {
-		return nil, apierr.New(apierr.InactiveMember)
+		return nil, apierr.New(apierr.EmailUpdatesOnlyForActiveMembers)
 	}
 	if !m.EmailAddressVerified {
 		return nil, apierr.New(apierr.MemberHasNoVerifiedEmail)

@@ -219,7 +219,7 @@ func TestEmailUpdateRefusals(t *testing.T) {
 		// Deleted members cannot change address.
 		dee := e.CreateMember(f.Acme, "dee@acme.test")
 		e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+f.Acme+"/members/"+dee, nil)
-		apptest.Want(t, start(f.Admin, dee, "dee2@acme.test", nil), 403, "inactive_member")
+		apptest.Want(t, start(f.Admin, dee, "dee2@acme.test", nil), 400, "email_updates_available_only_for_active_members")
 		// A member who never proved their address has no self-serve
 		// update: an admin changes it (members update) instead.
 		una := e.CreateMember(f.Acme, "una@acme.test")
@@ -449,10 +449,10 @@ func TestEmailUpdateSDKNeedsTheProduct(t *testing.T) {
 			}
 		}
 		products("emailOtp")
-		apptest.Want(t, e.StartEmailUpdate(f.Plain, "", map[string]any{"email_address": "bob.new@acme.test"}), 403, "product_not_enabled")
+		apptest.Want(t, e.StartEmailUpdate(f.Plain, "", map[string]any{"email_address": "bob.new@acme.test"}), 401, "endpoint_not_authorized_for_sdk")
 		products("emailMagicLinks")
 		apptest.Want(t, e.StartEmailUpdate(f.Plain, "", map[string]any{"email_address": "bob.new@acme.test",
-			"delivery_method": emailupdate.DeliveryOTP}), 403, "product_not_enabled")
+			"delivery_method": emailupdate.DeliveryOTP}), 401, "endpoint_not_authorized_for_sdk")
 		if r := e.StartEmailUpdate(f.Plain, "", map[string]any{"email_address": "bob.new@acme.test"}); r.Status != 200 {
 			t.Fatalf("link with the product: %s", r.Raw)
 		}

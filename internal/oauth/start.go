@@ -119,7 +119,7 @@ func (m *Module) publicProject(ctx context.Context, token string) (*project.Proj
 		return nil, err
 	}
 	if !p.HasProduct(Product) {
-		return nil, apierr.New(apierr.ProductNotEnabled).WithDetails(map[string]any{"product": Product})
+		return nil, apierr.New(apierr.EndpointNotAuthorizedForSDK).WithDetails(map[string]any{"product": Product})
 	}
 	return p, nil
 }

@@ -106,7 +106,7 @@ func TestPasswordStrengthCheck(t *testing.T) {
 		// The SDK face needs the passwords product.
 		none := []string{"emailMagicLinks"}
 		switchProject(e, project.Update{Products: &none})
-		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/strength_check", map[string]any{"password": "x"}, ""), 403, "product_not_enabled")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/strength_check", map[string]any{"password": "x"}, ""), 401, "endpoint_not_authorized_for_sdk")
 	})
 }
 

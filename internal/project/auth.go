@@ -240,11 +240,11 @@ func (o OriginPolicy) RequireOrigin() httpapi.Middleware {
 // ErrNoProduct is returned by RequireProduct's callers when a product is off.
 var ErrNoProduct = errors.New("project: product not enabled")
 
-// RequireProduct returns product_not_enabled when the caller's project has
+// RequireProduct returns endpoint_not_authorized_for_sdk when the caller's project has
 // not enabled the product.
 func RequireProduct(ctx context.Context, product string) error {
 	if p := CallerFrom(ctx).Project; p == nil || !p.HasProduct(product) {
-		return apierr.Wrap(apierr.ProductNotEnabled, ErrNoProduct).WithDetails(map[string]any{"product": product})
+		return apierr.Wrap(apierr.EndpointNotAuthorizedForSDK, ErrNoProduct).WithDetails(map[string]any{"product": product})
 	}
 	return nil
 }
