@@ -257,7 +257,7 @@ func TestMembersMustBeActive(t *testing.T) {
 			{"bad impersonator", org, mid, func(p *impersonation.MintParams) { p.ImpersonatorEmail = "not an email" },
 				apierr.InvalidRequest},
 			{"unregistered redirect", org, mid, func(p *impersonation.MintParams) { p.RedirectURL = "https://evil.test/" },
-				apierr.RedirectURLNotRegistered},
+				apierr.NoMatchForMagicLinkURL},
 		} {
 			if _, err := mint(t, e, c.org, c.mid, c.tweak); !apierr.Is(err, c.wantError) {
 				t.Errorf("%s: %v, want %s", c.name, err, c.wantError)
