@@ -30,7 +30,7 @@ func serve(ctx context.Context, env Env, dev bool) error {
 	fs := flag.NewFlagSet(env.Args[0], flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address")
-	if err := fs.Parse(env.Args[1:]); err != nil {
+	if err := parseFlags(fs, env.Args[1:]); err != nil {
 		return err
 	}
 	cfg.Dev = dev

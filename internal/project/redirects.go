@@ -132,7 +132,7 @@ func registeredTypes(ctx context.Context, q store.Querier, projectID, u string, 
 		return nil, fmt.Errorf("project: redirect url types: %w", err)
 	}
 	if len(have) == 0 {
-		return nil, fmt.Errorf("project: redirect URL %q is not registered: %w", u, store.ErrNotFound)
+		return nil, notFound(fmt.Sprintf("project: redirect URL %q is not registered", u))
 	}
 	if len(types) == 0 {
 		return have, nil
@@ -141,7 +141,7 @@ func registeredTypes(ctx context.Context, q store.Querier, projectID, u string, 
 		return nil, err
 	}
 	if _, err := checkTypes(types, have); err != nil {
-		return nil, fmt.Errorf("project: redirect URL %q is registered only for %s: %w", u, joinTypes(have), store.ErrNotFound)
+		return nil, notFound(fmt.Sprintf("project: redirect URL %q is registered only for %s", u, joinTypes(have)))
 	}
 	return types, nil
 }
@@ -208,7 +208,14 @@ func (s *Store) RemoveOrigin(ctx context.Context, projectID, origin string) erro
 	if n, err := res.RowsAffected(); err != nil {
 		return fmt.Errorf("project: remove origin: %w", err)
 	} else if n == 0 {
-		return fmt.Errorf("project: origin %s is not authorized: %w", norm, store.ErrNotFound)
+		return notFound(fmt.Sprintf("project: origin %s is not authorized", norm))
 	}
 	return nil
 }
+
+// notFound is a refusal for something not registered, with its own message
+// (store.ErrNotFound's text would add nothing for the operator reading it).
+type notFound string
+
+func (e notFound) Error() string { return string(e) }
+func (e notFound) Unwrap() error { return store.ErrNotFound }
