@@ -126,7 +126,9 @@ h.test('restricted Main after discovery: only the allowed provider, started for 
   await page.getByRole('list', { name: TEXT.orgList }).getByRole('button', { name: /Google Shop/ }).click();
 
   // Of the configured methods (code, Google, Microsoft) the organization accepts only Google here.
-  await page.getByRole('heading', { name: TEXT.continueTo('Google Shop') }).waitFor();
+  // The flow is still Discovery (spec sections 2 and 4), so Main keeps discovery's title.
+  await page.getByRole('heading', { name: TEXT.signUpOrLogIn }).waitFor();
+  assert.equal(await page.getByRole('heading', { name: TEXT.continueTo('Google Shop') }).count(), 0);
   const google = oauthButton(page, 'google');
   await google.waitFor();
   assert.equal(await oauthButton(page, 'microsoft').count(), 0);
