@@ -528,7 +528,7 @@ test('node client: RBAC policy, organization policy and authorization checks (re
   await assert.rejects(client.sessions.authenticate({ session_token: memberLogin.session_token, authorization_check: check }), (e) => {
     assert.ok(e instanceof stytch.StytchError, `not a StytchError: ${e}`);
     assert.equal(e.status_code, 403);
-    assert.equal(e.error_type, 'unauthorized_action');
+    assert.equal(e.error_type, 'session_authorization_error');
     return true;
   });
   const other = await orgWithMember(client, 'RBAC Other');
@@ -537,16 +537,17 @@ test('node client: RBAC policy, organization policy and authorization checks (re
       session_token: adminLogin.session_token,
       authorization_check: { ...check, organization_id: other.organization.organization_id },
     }),
-    (e) => e instanceof stytch.StytchError && e.error_type === 'tenancy_mismatch' && e.status_code === 403,
+    (e) => e instanceof stytch.StytchError && e.error_type === 'session_authorization_tenancy_error' && e.status_code === 403,
   );
 
   // authenticateJwt checks locally (rbac.policy, getOrgPolicy and the JWT's roles) or, when it
-  // falls back to the server, remotely: either way the admin passes and the member is refused.
+  // falls back to the server, remotely: either way the admin passes and the member is refused
+  // (a local refusal also falls back to the server, whose type is session_authorization_error).
   const local = await client.sessions.authenticateJwt({ session_jwt: adminLogin.session_jwt, authorization_check: check });
   assert.equal(local.member_session.member_id, admin.member_id);
   await assert.rejects(
     client.sessions.authenticateJwt({ session_jwt: memberLogin.session_jwt, authorization_check: check }),
-    (e) => e.error_type === 'unauthorized_action' || /permission/.test(String(e.message)),
+    (e) => e.error_type === 'session_authorization_error' || /permission/.test(String(e.message)),
   );
 });
 

@@ -110,6 +110,11 @@ const (
 	// Roles and permissions (issue 10).
 	TenancyMismatch         Type = "tenancy_mismatch"
 	CannotAssignDefaultRole Type = "cannot_assign_default_rbac_role_id"
+	// A refused authorization_check of sessions/authenticate: the SDKs'
+	// own types for it (unauthorized_action and tenancy_mismatch stay
+	// the types of every other route's refusal).
+	SessionAuthorizationError        Type = "session_authorization_error"
+	SessionAuthorizationTenancyError Type = "session_authorization_tenancy_error"
 
 	// Passwords (issue 4).
 	WeakPassword                 Type = "weak_password"
@@ -133,6 +138,22 @@ const (
 	UnsupportedResponseType Type = "unsupported_response_type"
 	LoginRequired           Type = "login_required"
 	M2MClientNotFound       Type = "m2m_client_not_found"
+	// Client secret rotation steps out of order, one pair per client kind.
+	ConnectedAppAlreadyRotatingSecret Type = "connected_app_already_rotating_secret"
+	ConnectedAppNotRotatingSecret     Type = "connected_app_not_rotating_secret"
+	M2MClientAlreadyRotatingSecret    Type = "m2m_client_already_rotating_secret"
+	M2MClientNotRotatingSecret        Type = "m2m_client_not_rotating_secret"
+	// M2M client fields and searches, as the API family names them.
+	DuplicateM2MClientID         Type = "duplicate_m2m_client_id"
+	InvalidM2MClientStatus       Type = "invalid_m2m_client_status"
+	InvalidM2MClientScope        Type = "invalid_m2m_client_scope"
+	InsecureM2MClientSecret      Type = "insecure_m2m_client_secret"
+	M2MClientInvalidClientSecret Type = "m2m_client_invalid_client_secret"
+	M2MSearchExpectedStrings     Type = "m2m_search_expected_array_of_strings"
+	M2MSearchFilterNameNotString Type = "m2m_search_filter_name_must_be_string"
+	M2MSearchFilterNameUnknown   Type = "m2m_search_filter_name_not_recognized"
+	M2MSearchMissingFilterName   Type = "m2m_search_missing_filter_name"
+	M2MSearchMissingFilterValue  Type = "m2m_search_missing_filter_value"
 
 	// SSO (issue 8). Each way an SSO login can fail has its own type, so a
 	// refused login says why.
@@ -290,8 +311,10 @@ var catalogue = map[Type]entry{
 	RecoveryCodesNotAvailable: {http.StatusBadRequest, "Recovery codes can be shown again only until one of them is used. Rotate them to get a new set."},
 	SMSDeliveryFailed:         {http.StatusServiceUnavailable, "The text message could not be sent. Please try again in a moment."},
 
-	TenancyMismatch:         {http.StatusForbidden, "The member belongs to a different organization than the one named in the request."},
-	CannotAssignDefaultRole: {http.StatusBadRequest, "stytch_member is every member's role already and cannot be assigned explicitly; leave it out of roles."},
+	TenancyMismatch:                  {http.StatusForbidden, "The member belongs to a different organization than the one named in the request."},
+	CannotAssignDefaultRole:          {http.StatusBadRequest, "stytch_member is every member's role already and cannot be assigned explicitly; leave it out of roles."},
+	SessionAuthorizationError:        {http.StatusForbidden, "The Member is not authorized to perform the requested action on that resource."},
+	SessionAuthorizationTenancyError: {http.StatusForbidden, "The session belongs to a different organization than the one the authorization check names."},
 
 	WeakPassword:                 {http.StatusBadRequest, "Password does not meet the strength requirements. Check it with the strength check for feedback."},
 	SessionTooOldToResetPassword: {http.StatusBadRequest, "The session cannot reset the password: none of its authentication factors was completed in the last 5 minutes. Log in again first."},
@@ -311,6 +334,22 @@ var catalogue = map[Type]entry{
 	UnsupportedResponseType: {http.StatusBadRequest, "Only the authorization code flow is supported: response_type must be code."},
 	LoginRequired:           {http.StatusUnauthorized, "The member must log in again before authorizing this app."},
 	M2MClientNotFound:       {http.StatusNotFound, "M2M client not found."},
+
+	ConnectedAppAlreadyRotatingSecret: {http.StatusBadRequest, "A secret rotation is already in progress for this connected app: complete or cancel it first."},
+	ConnectedAppNotRotatingSecret:     {http.StatusBadRequest, "No secret rotation is in progress for this connected app: start one first."},
+	M2MClientAlreadyRotatingSecret:    {http.StatusBadRequest, "A secret rotation is already in progress for this M2M client: complete or cancel it first."},
+	M2MClientNotRotatingSecret:        {http.StatusBadRequest, "No secret rotation is in progress for this M2M client: start one first."},
+	DuplicateM2MClientID:              {http.StatusBadRequest, "An M2M client with this client_id already exists in the project."},
+	InvalidM2MClientStatus:            {http.StatusBadRequest, "status must be active or inactive."},
+	InvalidM2MClientScope:             {http.StatusBadRequest, "Each scope is a non-empty string without spaces, quotes or backslashes (RFC 6749 3.3)."},
+	InsecureM2MClientSecret: {http.StatusBadRequest, "A chosen client_secret must be at least 8 characters long and hard to guess: " +
+		"use a long random string, or leave client_secret out to have one generated."},
+	M2MClientInvalidClientSecret: {http.StatusBadRequest, "A chosen client_secret is at most 256 characters."},
+	M2MSearchExpectedStrings:     {http.StatusBadRequest, "filter_value must be a list of strings."},
+	M2MSearchFilterNameNotString: {http.StatusBadRequest, "filter_name must be a string."},
+	M2MSearchFilterNameUnknown:   {http.StatusBadRequest, "filter_name must be client_id, client_name or scopes."},
+	M2MSearchMissingFilterName:   {http.StatusBadRequest, "Each search operand needs a filter_name."},
+	M2MSearchMissingFilterValue:  {http.StatusBadRequest, "Each search operand needs a filter_value."},
 
 	SSOConnectionNotFound:        {http.StatusNotFound, "SSO connection not found."},
 	SSOConnectionNotActive:       {http.StatusBadRequest, "This SSO connection is not active yet: its identity provider settings are incomplete."},

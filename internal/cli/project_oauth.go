@@ -118,11 +118,8 @@ func checkEndpoint(flag, raw string) error {
 // module that reads it). The dev server's generated key file counts, as
 // for every command that touches sealed secrets, and nothing is logged.
 func openApp(ctx context.Context, env Env) (*app.App, error) {
-	cfg, err := loadConfig(env)
+	cfg, err := cliConfig(env)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := resolveKey(&cfg, false); err != nil {
 		return nil, err
 	}
 	return app.New(ctx, cfg, app.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})

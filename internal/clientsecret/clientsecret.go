@@ -95,9 +95,18 @@ const (
 	StepCancel   = "cancel"
 )
 
+// Refusals are the public errors a client kind answers misordered
+// rotation steps with: each kind has its own pair of types in the API
+// family (m2m_client_already_rotating_secret,
+// connected_app_not_rotating_secret ...).
+type Refusals struct {
+	AlreadyRotating apierr.Type
+	NotRotating     apierr.Type
+}
+
 // Rotate runs one rotation step and returns the next secret on start.
-// Misordered steps are invalid_request errors the API answers as they are.
-func (p *Pair) Rotate(step string) (string, error) {
+// Misordered steps are refused with the caller's types (refuse).
+func (p *Pair) Rotate(step string, refuse Refusals) (string, error) {
 	var next string
 	var err error
 	switch step {
@@ -110,9 +119,9 @@ func (p *Pair) Rotate(step string) (string, error) {
 	}
 	switch {
 	case errors.Is(err, ErrRotationStarted):
-		return "", apierr.Invalid("client_id", "A secret rotation is already in progress: complete or cancel it first.")
+		return "", apierr.Wrap(refuse.AlreadyRotating, err)
 	case errors.Is(err, ErrNoRotation):
-		return "", apierr.Invalid("client_id", "No secret rotation is in progress: start one first.")
+		return "", apierr.Wrap(refuse.NotRotating, err)
 	}
 	return next, err
 }

@@ -3,6 +3,8 @@ package clientsecret
 import (
 	"errors"
 	"testing"
+
+	"github.com/latchkey/latchkey/internal/apierr"
 )
 
 func TestRotation(t *testing.T) {
@@ -54,5 +56,25 @@ func TestEmptySecretsNeverMatch(t *testing.T) {
 	}
 	if public.Matches(next) {
 		t.Fatal("a public client (no current secret) matched a next secret")
+	}
+}
+
+// Rotate answers misordered steps with the caller's own types, so each
+// client kind names its refusals as the API family does.
+func TestRotateRefusesWithTheCallersTypes(t *testing.T) {
+	refuse := Refusals{AlreadyRotating: apierr.M2MClientAlreadyRotatingSecret, NotRotating: apierr.M2MClientNotRotatingSecret}
+	_, p := New()
+	for _, step := range []string{StepComplete, StepCancel} {
+		if _, err := p.Rotate(step, refuse); !apierr.Is(err, apierr.M2MClientNotRotatingSecret) || !errors.Is(err, ErrNoRotation) {
+			t.Fatalf("%s without a rotation: %v", step, err)
+		}
+	}
+	next, err := p.Rotate(StepStart, refuse)
+	if err != nil || next == "" {
+		t.Fatalf("start: %q %v", next, err)
+	}
+	_, err = p.Rotate(StepStart, refuse)
+	if !apierr.Is(err, apierr.M2MClientAlreadyRotatingSecret) || apierr.From(err).Status != 400 {
+		t.Fatalf("second start: %v", err)
 	}
 }

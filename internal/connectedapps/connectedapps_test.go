@@ -73,13 +73,14 @@ func TestUpdateRotateDeleteSearch(t *testing.T) {
 		if u["client_name"] != "One" || u["client_description"] != "desc" || u["full_access_allowed"] != true || u["access_token_expiry_minutes"] != float64(15) {
 			t.Fatalf("update: %v", u)
 		}
-		apptest.Want(t, e.Backend("POST", "/v1/connected_apps/clients/"+id+"/secrets/rotate", nil), 400, "invalid_request")
+		apptest.Want(t, e.Backend("POST", "/v1/connected_apps/clients/"+id+"/secrets/rotate", nil), 400, "connected_app_not_rotating_secret")
+		apptest.Want(t, e.Backend("POST", "/v1/connected_apps/clients/"+id+"/secrets/rotate/cancel", nil), 400, "connected_app_not_rotating_secret")
 		s := app(t, e.Backend("POST", "/v1/connected_apps/clients/"+id+"/secrets/rotate/start", nil))
 		next, _ := s["next_client_secret"].(string)
 		if next == "" || s["next_client_secret_last_four"] != next[len(next)-4:] {
 			t.Fatalf("rotate start: %v", s)
 		}
-		apptest.Want(t, e.Backend("POST", "/v1/connected_apps/clients/"+id+"/secrets/rotate/start", nil), 400, "invalid_request")
+		apptest.Want(t, e.Backend("POST", "/v1/connected_apps/clients/"+id+"/secrets/rotate/start", nil), 400, "connected_app_already_rotating_secret")
 		c := app(t, e.Backend("POST", "/v1/connected_apps/clients/"+id+"/secrets/rotate", nil))
 		if c["client_secret_last_four"] != next[len(next)-4:] || c["next_client_secret_last_four"] != nil {
 			t.Fatalf("rotate complete: %v", c)

@@ -160,7 +160,9 @@ func (s *Store) Rotate(ctx context.Context, projectID, clientID, step string) (*
 		if a.Public() {
 			return apierr.Invalid("client_id", "Public clients have no client secret to rotate.")
 		}
-		if next, err = a.Secret.Rotate(step); err != nil {
+		refuse := clientsecret.Refusals{AlreadyRotating: apierr.ConnectedAppAlreadyRotatingSecret,
+			NotRotating: apierr.ConnectedAppNotRotatingSecret}
+		if next, err = a.Secret.Rotate(step, refuse); err != nil {
 			return err
 		}
 		out = a

@@ -1,11 +1,16 @@
 package idp
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/ratelimit"
@@ -103,6 +108,72 @@ func (p *Provider) guardClient(r *http.Request, projectID string, generated bool
 		return p.limiter.GuardUnguessable(r.Context(), check, isFailure, rule)
 	}
 	return p.limiter.Guard(r.Context(), check, isFailure, rule)
+}
+
+// parseTokenBody reads the token endpoint's parameters into r.PostForm,
+// from the form (RFC 6749 3.2) or, as the vendor's API reference sends
+// them, from a flat JSON object of string values. Every grant takes
+// either: the reference shows JSON for authorization_code and refresh_token
+// as for client_credentials, and each grant then reads one set of
+// parameters however they came.
+func parseTokenBody(r *http.Request) error {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" {
+		return parseJSONForm(r)
+	}
+	return parseForm(r)
+}
+
+// parseJSONForm reads a JSON object whose values are all strings into
+// r.PostForm. The body is bounded as a form's is (httpapi.WithBodyLimit).
+// A value of another type (a list, a number, null, an object) or a key
+// given twice is invalid_request, as a repeated form parameter is: the
+// body is read token by token (json.Decoder.Token), not unmarshalled into
+// a map, which would silently keep the last of two keys. NUL characters are
+// refused as WithCleanInput refuses them in a form (it does not read JSON).
+func parseJSONForm(r *http.Request) error {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return apierr.New(apierr.RequestTooLarge)
+		}
+		return invalidRequest("The request body could not be read.")
+	}
+	notFlat := invalidRequest("The request body must be a JSON object whose values are strings.")
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return notFlat
+	}
+	v := url.Values{}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return notFlat
+		}
+		key, _ := k.(string) // an object's keys are strings
+		t, err := dec.Token()
+		if err != nil {
+			return notFlat
+		}
+		value, ok := t.(string)
+		switch {
+		case !ok:
+			return invalidRequest("Parameter " + key + " must be a string.")
+		case v.Has(key):
+			return invalidRequest("Parameter " + key + " is repeated.") // RFC 6749 3.1, 3.2
+		case !httpapi.Clean(key) || !httpapi.Clean(value):
+			return invalidRequest("The request body contains a NUL character.")
+		}
+		v.Set(key, value)
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return notFlat
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return notFlat
+	}
+	r.PostForm = v
+	return nil
 }
 
 // parseForm reads an application/x-www-form-urlencoded POST body.

@@ -172,20 +172,33 @@ func (f *fixture) active(id, secret, token string) bool {
 // key the project does not have: a token only a signature check refuses.
 func forge(t *testing.T, token string) string {
 	t.Helper()
-	parsed, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
-	if err != nil {
-		t.Fatal(err)
-	}
-	claims := map[string]any{}
-	if err := parsed.UnsafeClaimsWithoutVerification(&claims); err != nil {
-		t.Fatal(err)
-	}
+	claims, kid := claimsOf(t, token)
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return signRS256(t, key, kid, claims)
+}
+
+// claimsOf reads a JWT's claims and key id without verifying it.
+func claimsOf(t *testing.T, token string) (claims map[string]any, kid string) {
+	t.Helper()
+	parsed, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims = map[string]any{}
+	if err := parsed.UnsafeClaimsWithoutVerification(&claims); err != nil {
+		t.Fatal(err)
+	}
+	return claims, parsed.Headers[0].KeyID
+}
+
+// signRS256 signs claims as a JWT with key under kid.
+func signRS256(t *testing.T, key any, kid string, claims map[string]any) string {
+	t.Helper()
 	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: key},
-		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", parsed.Headers[0].KeyID))
+		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", kid))
 	if err != nil {
 		t.Fatal(err)
 	}

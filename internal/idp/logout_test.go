@@ -9,9 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
-
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/httpapi"
 )
@@ -213,14 +210,7 @@ func wantRedirect(t *testing.T, name string, r apptest.Resp, status int, want ur
 // the given claims: a token only a claim check refuses.
 func resign(t *testing.T, e *apptest.Env, token string, set map[string]any) string {
 	t.Helper()
-	parsed, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
-	if err != nil {
-		t.Fatal(err)
-	}
-	claims := map[string]any{}
-	if err := parsed.UnsafeClaimsWithoutVerification(&claims); err != nil {
-		t.Fatal(err)
-	}
+	claims, _ := claimsOf(t, token)
 	for k, v := range set {
 		claims[k] = v
 	}
@@ -228,14 +218,5 @@ func resign(t *testing.T, e *apptest.Env, token string, set map[string]any) stri
 	if err != nil || len(keys) == 0 {
 		t.Fatalf("signing keys: %v", err)
 	}
-	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: keys[0].Private},
-		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", keys[0].KID))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := jwt.Signed(s).Claims(claims).Serialize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return signRS256(t, keys[0].Private, keys[0].KID, claims)
 }

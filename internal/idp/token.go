@@ -44,7 +44,7 @@ func (p *Provider) token(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := parseForm(r); err != nil {
+	if err := parseTokenBody(r); err != nil {
 		return nil, err
 	}
 	grant := r.PostForm.Get("grant_type")

@@ -137,13 +137,53 @@ type searchRequest struct {
 	Cursor string `json:"cursor"`
 	Limit  int    `json:"limit"`
 	Query  *struct {
-		Operator string `json:"operator"`
-		Operands []struct {
-			FilterName  string          `json:"filter_name"`
-			FilterValue json.RawMessage `json:"filter_value"`
-		} `json:"operands"`
+		Operator string    `json:"operator"`
+		Operands []operand `json:"operands"`
 	} `json:"query"`
 }
+
+// operand is one filter of a search, read raw so that each way it can be
+// wrong has the API family's own type (m2m_search_*).
+type operand struct {
+	FilterName  json.RawMessage `json:"filter_name"`
+	FilterValue json.RawMessage `json:"filter_value"`
+}
+
+// searchFields are the fields a search filters on (read-only).
+var searchFields = map[string]func(*Client) []string{
+	"client_id":   func(c *Client) []string { return []string{c.ClientID} },
+	"client_name": func(c *Client) []string { return []string{c.ClientName} },
+	"scopes":      func(c *Client) []string { return c.Scopes },
+}
+
+// parse returns the operand's field and values.
+func (op operand) parse() (func(*Client) []string, []string, error) {
+	if isNull(op.FilterName) {
+		return nil, nil, apierr.New(apierr.M2MSearchMissingFilterName)
+	}
+	var name string
+	if err := json.Unmarshal(op.FilterName, &name); err != nil {
+		return nil, nil, apierr.New(apierr.M2MSearchFilterNameNotString)
+	}
+	if name == "" {
+		return nil, nil, apierr.New(apierr.M2MSearchMissingFilterName)
+	}
+	field := searchFields[name]
+	if field == nil {
+		return nil, nil, apierr.New(apierr.M2MSearchFilterNameUnknown)
+	}
+	if isNull(op.FilterValue) {
+		return nil, nil, apierr.New(apierr.M2MSearchMissingFilterValue)
+	}
+	var vals []string
+	if err := json.Unmarshal(op.FilterValue, &vals); err != nil {
+		return nil, nil, apierr.New(apierr.M2MSearchExpectedStrings)
+	}
+	return field, vals, nil
+}
+
+// isNull reports a member absent from the operand or sent as null.
+func isNull(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "null" }
 
 // Search handles POST /v1/m2m/clients/search: filters client_id,
 // client_name and scopes (each a list; a client matches an operand when
@@ -164,17 +204,9 @@ func (h Handlers) Search(r *http.Request) (any, error) {
 			return nil, apierr.Invalid("query.operator", "query.operator must be AND or OR.")
 		}
 		for _, op := range req.Query.Operands {
-			var vals []string
-			if err := json.Unmarshal(op.FilterValue, &vals); err != nil {
-				return nil, apierr.Invalid("query.operands", "filter_value must be a list of strings.")
-			}
-			field := map[string]func(*Client) []string{
-				"client_id":   func(c *Client) []string { return []string{c.ClientID} },
-				"client_name": func(c *Client) []string { return []string{c.ClientName} },
-				"scopes":      func(c *Client) []string { return c.Scopes },
-			}[op.FilterName]
-			if field == nil {
-				return nil, apierr.Invalid("query.operands", "filter_name must be client_id, client_name or scopes.")
+			field, vals, err := op.parse()
+			if err != nil {
+				return nil, err
 			}
 			filters = append(filters, func(c *Client) bool {
 				return slices.ContainsFunc(field(c), func(v string) bool { return slices.Contains(vals, v) })

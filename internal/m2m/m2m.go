@@ -84,7 +84,7 @@ func (f Fields) apply(c *Client) error {
 	}
 	if f.Status != nil {
 		if *f.Status != Active && *f.Status != Inactive {
-			return apierr.Invalid("status", "status must be active or inactive.")
+			return apierr.New(apierr.InvalidM2MClientStatus)
 		}
 		c.Status = *f.Status
 	}
@@ -98,7 +98,7 @@ func (f Fields) apply(c *Client) error {
 		scopes := []string{}
 		for _, s := range *f.Scopes {
 			if s == "" || strings.ContainsAny(s, " \t\n\"\\") {
-				return apierr.Invalid("scopes", "Each scope is a non-empty string without spaces, quotes or backslashes (RFC 6749 3.3).")
+				return apierr.New(apierr.InvalidM2MClientScope)
 			}
 			if !slices.Contains(scopes, s) {
 				scopes = append(scopes, s)
@@ -109,11 +109,9 @@ func (f Fields) apply(c *Client) error {
 	return nil
 }
 
-// minCustomSecret is the shortest secret a caller may choose.
-const minCustomSecret = 32
-
 // Create registers a client; a generated secret is returned once. The
-// caller may choose the client id and secret (for migrations).
+// caller may choose the client id and secret (for migrations); a chosen
+// secret must be hard to guess (checkChosenSecret).
 func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clientID, secret string, f Fields) (*Client, string, error) {
 	if f.Scopes == nil {
 		return nil, "", apierr.Invalid("scopes", "scopes is required.")
@@ -125,12 +123,12 @@ func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clien
 	if err := f.apply(c); err != nil {
 		return nil, "", err
 	}
-	switch {
-	case secret == "":
+	if secret == "" {
 		secret, c.Secret = clientsecret.New()
-	case len(secret) < minCustomSecret:
-		return nil, "", apierr.Invalid("client_secret", "A chosen client_secret must be at least 32 characters.")
-	default:
+	} else {
+		if err := checkChosenSecret(secret, c); err != nil {
+			return nil, "", err
+		}
 		c.Secret = clientsecret.FromPlain(secret)
 	}
 	now := store.Millis(c.CreatedAt)
@@ -138,7 +136,7 @@ func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clien
 		c.ClientID, projectID, c.ClientName, c.ClientDescription, c.Status, jsonText(c.Scopes), jsonText(c.TrustedMetadata),
 		c.Secret.Hash, c.Secret.LastFour, c.Secret.NextHash, c.Secret.NextLastFour, now)
 	if errors.Is(err, store.ErrConflict) {
-		return nil, "", apierr.Invalid("client_id", "A client with this client_id already exists.")
+		return nil, "", apierr.Wrap(apierr.DuplicateM2MClientID, err)
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("m2m: create: %w", err)
@@ -212,7 +210,9 @@ func (s *Store) Rotate(ctx context.Context, projectID, clientID, step string) (*
 		if err != nil {
 			return err
 		}
-		if next, err = c.Secret.Rotate(step); err != nil {
+		refuse := clientsecret.Refusals{AlreadyRotating: apierr.M2MClientAlreadyRotatingSecret,
+			NotRotating: apierr.M2MClientNotRotatingSecret}
+		if next, err = c.Secret.Rotate(step, refuse); err != nil {
 			return err
 		}
 		out = c

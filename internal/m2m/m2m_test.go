@@ -16,9 +16,10 @@ func TestClientsAndClientCredentials(t *testing.T) {
 			t.Fatalf("create: %s", r.Raw)
 		}
 		apptest.Want(t, e.Backend("POST", "/v1/m2m/clients", map[string]any{"client_name": "No scopes"}), 400, "invalid_request")
-		apptest.Want(t, e.Backend("POST", "/v1/m2m/clients", map[string]any{"scopes": []string{"a b"}}), 400, "invalid_request")
-		apptest.Want(t, e.Backend("POST", "/v1/m2m/clients", map[string]any{"scopes": []string{"x"}, "client_secret": "short"}), 400, "invalid_request")
-		apptest.Want(t, e.Backend("POST", "/v1/m2m/clients", map[string]any{"scopes": []string{"x"}, "client_id": id}), 400, "invalid_request")
+		apptest.Want(t, e.Backend("POST", "/v1/m2m/clients", map[string]any{"scopes": []string{"a b"}}), 400, "invalid_m2m_client_scope")
+		apptest.Want(t, e.Backend("PUT", "/v1/m2m/clients/"+id, map[string]any{"scopes": []string{""}}), 400, "invalid_m2m_client_scope")
+		apptest.Want(t, e.Backend("POST", "/v1/m2m/clients", map[string]any{"scopes": []string{"x"}, "client_secret": "short"}), 400, "insecure_m2m_client_secret")
+		apptest.Want(t, e.Backend("POST", "/v1/m2m/clients", map[string]any{"scopes": []string{"x"}, "client_id": id}), 400, "duplicate_m2m_client_id")
 
 		token := tenant{e, e.Project}.token
 		ok := token(id, secret, "read:reports")
@@ -77,16 +78,18 @@ func TestClientsAndClientCredentials(t *testing.T) {
 
 // A status other than active or inactive is refused, and rotation steps
 // out of order (complete or cancel with none started, start twice) are
-// invalid_request rather than silent no-ops.
+// refused rather than silent no-ops, with the API family's types.
 func TestStatusAndRotationOrder(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		r := e.Backend("POST", "/v1/m2m/clients", map[string]any{"client_name": "Job", "scopes": []string{"read:x"}})
 		apptest.Want(t, r, 200, "")
 		path := "/v1/m2m/clients/" + r.Body["m2m_client"].(map[string]any)["client_id"].(string)
-		apptest.Want(t, e.Backend("PUT", path, map[string]any{"status": "suspended"}), 400, "invalid_request")
-		apptest.Want(t, e.Backend("POST", path+"/secrets/rotate", nil), 400, "invalid_request")
-		apptest.Want(t, e.Backend("POST", path+"/secrets/rotate/cancel", nil), 400, "invalid_request")
+		apptest.Want(t, e.Backend("PUT", path, map[string]any{"status": "suspended"}), 400, "invalid_m2m_client_status")
+		apptest.Want(t, e.Backend("POST", "/v1/m2m/clients", map[string]any{"scopes": []string{"x"}, "status": "paused"}), 400, "invalid_m2m_client_status")
+		apptest.Want(t, e.Backend("POST", path+"/secrets/rotate", nil), 400, "m2m_client_not_rotating_secret")
+		apptest.Want(t, e.Backend("POST", path+"/secrets/rotate/cancel", nil), 400, "m2m_client_not_rotating_secret")
 		apptest.Want(t, e.Backend("POST", path+"/secrets/rotate/start", nil), 200, "")
-		apptest.Want(t, e.Backend("POST", path+"/secrets/rotate/start", nil), 400, "invalid_request")
+		apptest.Want(t, e.Backend("POST", path+"/secrets/rotate/start", nil), 400, "m2m_client_already_rotating_secret")
+		apptest.Want(t, e.Backend("POST", "/v1/m2m/clients/m2m-client-test-nope/secrets/rotate/start", nil), 404, "m2m_client_not_found")
 	})
 }

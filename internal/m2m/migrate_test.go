@@ -40,7 +40,7 @@ func TestPerProjectKeyMigrationKeepsClients(t *testing.T) {
 
 		a := tenant{e, e.Project}
 		const id = "nightly-reports"
-		secret := strings.Repeat("s", 40)
+		const secret = "migrated-reports-job-7Hq2vLp9Xw"
 		apptest.Want(t, a.backend("POST", "/v1/m2m/clients", map[string]any{"client_id": id, "client_secret": secret,
 			"client_name": "Reports", "client_description": "Nightly", "scopes": []string{"read", "write"},
 			"trusted_metadata": map[string]any{"team": "bi"}}), 200, "")
@@ -81,6 +81,6 @@ func TestPerProjectKeyMigrationKeepsClients(t *testing.T) {
 		// The key is the new one: another project may now take the id.
 		b := tenant{e, e.NewProject("Neighbour")}
 		apptest.Want(t, b.backend("POST", "/v1/m2m/clients", map[string]any{"client_id": id, "scopes": []string{"x"}}), 200, "")
-		apptest.Want(t, a.backend("POST", "/v1/m2m/clients", map[string]any{"client_id": id, "scopes": []string{"x"}}), 400, "invalid_request")
+		apptest.Want(t, a.backend("POST", "/v1/m2m/clients", map[string]any{"client_id": id, "scopes": []string{"x"}}), 400, "duplicate_m2m_client_id")
 	})
 }

@@ -1,7 +1,6 @@
 package m2m_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -19,7 +18,7 @@ func TestChosenClientIDIsPerProject(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		a, b := tenant{e, e.Project}, tenant{e, e.NewProject("Neighbour")}
 		const id = "nightly-reports"
-		secretA, secretB := strings.Repeat("a", 40), strings.Repeat("b", 40)
+		secretA, secretB := "tenant-a-4fK9qLm2Vx8Rt", "tenant-b-7Hs3WpZ6nQ1Ye"
 		for _, c := range []struct {
 			tenant
 			secret, name string
@@ -27,7 +26,7 @@ func TestChosenClientIDIsPerProject(t *testing.T) {
 			apptest.Want(t, c.backend("POST", "/v1/m2m/clients", map[string]any{"client_id": id, "client_secret": c.secret,
 				"client_name": c.name, "scopes": []string{"read"}}), 200, "")
 		}
-		apptest.Want(t, a.backend("POST", "/v1/m2m/clients", map[string]any{"client_id": id, "scopes": []string{"x"}}), 400, "invalid_request")
+		apptest.Want(t, a.backend("POST", "/v1/m2m/clients", map[string]any{"client_id": id, "scopes": []string{"x"}}), 400, "duplicate_m2m_client_id")
 
 		tokA, tokB := a.token(id, secretA, ""), b.token(id, secretB, "")
 		apptest.Want(t, tokA, 200, "")

@@ -242,15 +242,7 @@ func TestSMSSendLimitPerMemberAcrossNumbers(t *testing.T) {
 // mfa_required, but no code goes out and the answer does not claim one.
 func TestAutoSentSMSLimitedPerNumberPerHour(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		org, mid := e.MFAMember()
-		const num = "+14155552671"
-		ist, _ := e.MFALogin(org, "ada@secure.test")
-		if r := e.SMSSend(org, mid, ist, num); r.Status != 200 {
-			t.Fatalf("enrolling send: %s", r.Raw)
-		}
-		if r := e.SMSAuth(org, mid, ist, e.LastSMS(num), nil); r.Status != 200 {
-			t.Fatalf("enrolling check: %s", r.Raw)
-		}
+		org, num := smsEnrolled(t, e)
 		// Ten-minute windows keep the per-member, per-number and email
 		// send limits apart from the hourly one.
 		for sent := 1; sent < mfa.SMSSendPerPhoneHour.Limit; sent++ {
@@ -276,15 +268,7 @@ func TestAutoSentSMSLimitedPerNumberPerHour(t *testing.T) {
 // members' first factors cannot send texts past the address's limit.
 func TestAutoSentSMSCountsAgainstTheAddress(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		org, mid := e.MFAMember()
-		const num = "+14155552671"
-		ist, _ := e.MFALogin(org, "ada@secure.test")
-		if r := e.SMSSend(org, mid, ist, num); r.Status != 200 {
-			t.Fatalf("enrolling send: %s", r.Raw)
-		}
-		if r := e.SMSAuth(org, mid, ist, e.LastSMS(num), nil); r.Status != 200 {
-			t.Fatalf("enrolling check: %s", r.Raw)
-		}
+		org, _ := smsEnrolled(t, e)
 		addressSends := func() int {
 			return e.Count(`SELECT COALESCE(SUM(hits), 0) FROM rate_limits WHERE bucket LIKE $1`, mfa.SMSSendPerIP.Name+":%")
 		}
@@ -300,4 +284,20 @@ func TestAutoSentSMSCountsAgainstTheAddress(t *testing.T) {
 			}
 		}
 	})
+}
+
+// smsEnrolled is MFAMember ada@secure.test enrolled in SMS codes at a
+// number, by one code sent and checked (ada's default MFA method since).
+func smsEnrolled(t *testing.T, e *apptest.Env) (org, num string) {
+	t.Helper()
+	org, mid := e.MFAMember()
+	num = "+14155552671"
+	ist, _ := e.MFALogin(org, "ada@secure.test")
+	if r := e.SMSSend(org, mid, ist, num); r.Status != 200 {
+		t.Fatalf("enrolling send: %s", r.Raw)
+	}
+	if r := e.SMSAuth(org, mid, ist, e.LastSMS(num), nil); r.Status != 200 {
+		t.Fatalf("enrolling check: %s", r.Raw)
+	}
+	return org, num
 }

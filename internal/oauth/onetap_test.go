@@ -109,12 +109,7 @@ func TestOneTapSubmitsLimitedPerAddress(t *testing.T) {
 // token re-encoded with another signature spelling is the same token.
 func TestOneTapIDTokenIsSingleUse(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		m := startGoogle(t, e)
-		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
-		e.CreateMember(org, "ada@acme.test")
-		submit := func(tok string) apptest.Resp {
-			return e.SDK(http.MethodPost, "/b2b/oauth/google/onetap/submit", map[string]any{"id_token": tok, "organization_id": org}, "")
-		}
+		m, _, submit := oneTapAcme(t, e)
 		tok := oneTapToken(t, m, map[string]any{"jti": "one"})
 		apptest.Want(t, submit(tok), 200, "")
 		apptest.Want(t, submit(tok), 401, "invalid_id_token")
@@ -148,12 +143,7 @@ func respell(t *testing.T, tok string) string {
 // although Google signed it for our client id and it has not expired.
 func TestOneTapRefusesTokensWithANonce(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		m := startGoogle(t, e)
-		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
-		e.CreateMember(org, "ada@acme.test")
-		submit := func(tok string) apptest.Resp {
-			return e.SDK(http.MethodPost, "/b2b/oauth/google/onetap/submit", map[string]any{"id_token": tok, "organization_id": org}, "")
-		}
+		m, org, submit := oneTapAcme(t, e)
 		apptest.Want(t, submit(oneTapToken(t, m, map[string]any{"nonce": "n-1"})), 401, "invalid_id_token")
 
 		r := authenticateAfter(t, e, callbackOf(t, e, m, "google", org,
@@ -165,4 +155,16 @@ func TestOneTapRefusesTokensWithANonce(t *testing.T) {
 		}
 		apptest.Want(t, submit(leaked), 401, "invalid_id_token")
 	})
+}
+
+// oneTapAcme is Google configured, an organization with ada@acme.test as
+// a member, and a One Tap submit of an ID token for that organization.
+func oneTapAcme(t *testing.T, e *apptest.Env) (*mockoidc.MockOIDC, string, func(string) apptest.Resp) {
+	t.Helper()
+	m := startGoogle(t, e)
+	org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+	e.CreateMember(org, "ada@acme.test")
+	return m, org, func(tok string) apptest.Resp {
+		return e.SDK(http.MethodPost, "/b2b/oauth/google/onetap/submit", map[string]any{"id_token": tok, "organization_id": org}, "")
+	}
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/rbac"
 )
 
@@ -77,8 +79,10 @@ func TestPolicyIsServed(t *testing.T) {
 }
 
 // authorization_check on sessions/authenticate: a verdict naming the
-// granting roles, unauthorized_action without a matching permission, and
-// tenancy_mismatch for another organization, on both faces.
+// granting roles, session_authorization_error without a matching
+// permission, and session_authorization_tenancy_error for another
+// organization, on both faces (the SDKs' types for these refusals; other
+// routes' refusals keep unauthorized_action and tenancy_mismatch).
 func TestAuthorizationCheck(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		setPolicy(t, e, docsPolicy)
@@ -98,17 +102,26 @@ func TestAuthorizationCheck(t *testing.T) {
 		if r.Body["member_session"] == nil || r.Body["session_jwt"] == "" {
 			t.Fatalf("the session answer is still there: %s", r.Raw)
 		}
-		apptest.Want(t, check(e, member, acme, "documents", "write"), 403, "unauthorized_action")
-		apptest.Want(t, check(e, member, acme, "stytch.member", "delete"), 403, "unauthorized_action")
+		apptest.Want(t, check(e, member, acme, "documents", "write"), 403, "session_authorization_error")
+		apptest.Want(t, check(e, member, acme, "stytch.member", "delete"), 403, "session_authorization_error")
 		apptest.Want(t, check(e, member, acme, "stytch.self", "update.info.name"), 200, "")
-		apptest.Want(t, check(e, member, acme, "nonexistent", "read"), 403, "unauthorized_action")
+		apptest.Want(t, check(e, member, acme, "nonexistent", "read"), 403, "session_authorization_error")
 		r = check(e, admin, acme, "stytch.member", "delete")
 		if r.Status != 200 || !slices.Equal(granting(r), []string{"stytch_admin"}) {
 			t.Fatalf("admin deletes members: %s", r.Raw)
 		}
 		// The organization must be the session's own, whatever the roles.
-		apptest.Want(t, check(e, admin, beta, "stytch.member", "delete"), 403, "tenancy_mismatch")
-		apptest.Want(t, check(e, member, "organization-test-nope", "documents", "read"), 403, "tenancy_mismatch")
+		apptest.Want(t, check(e, admin, beta, "stytch.member", "delete"), 403, "session_authorization_tenancy_error")
+		r = check(e, member, "organization-test-nope", "documents", "read")
+		apptest.Want(t, r, 403, "session_authorization_tenancy_error")
+		if msg, _ := r.Body["error_message"].(string); !strings.Contains(msg, acme) || !strings.Contains(msg, "organization-test-nope") {
+			t.Fatalf("the tenancy refusal names both organizations: %s", r.Raw)
+		}
+		// The same member refused elsewhere keeps the routes' own types.
+		apptest.Want(t, e.SDK(http.MethodPut, "/b2b/organizations/me", map[string]any{"organization_name": "Bob's"}, member),
+			403, "unauthorized_action")
+		apptest.Want(t, e.BackendAs(http.MethodPut, "/v1/b2b/organizations/"+beta, map[string]any{"organization_name": "Ada's"},
+			organization.MemberSessionHeader, admin), 403, "tenancy_mismatch")
 		// Every field is required.
 		r = e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": member,
 			"authorization_check": map[string]any{"organization_id": acme, "resource_id": "documents"}})
@@ -129,10 +142,13 @@ func TestAuthorizationCheck(t *testing.T) {
 			t.Fatalf("SDK check: %s", r.Raw)
 		}
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{
-			"authorization_check": map[string]any{"organization_id": acme, "resource_id": "documents", "action": "write"}}, member), 403, "unauthorized_action")
+			"authorization_check": map[string]any{"organization_id": acme, "resource_id": "documents", "action": "write"}}, member), 403, "session_authorization_error")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{
+			"authorization_check": map[string]any{"organization_id": beta, "resource_id": "documents", "action": "read"}}, member),
+			403, "session_authorization_tenancy_error")
 		// A policy change applies to the very next check.
 		setPolicy(t, e, rbac.Policy{Resources: docsPolicy.Resources})
-		apptest.Want(t, check(e, member, acme, "documents", "read"), 403, "unauthorized_action")
+		apptest.Want(t, check(e, member, acme, "documents", "read"), 403, "session_authorization_error")
 	})
 }
 

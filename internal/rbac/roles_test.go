@@ -69,7 +69,7 @@ func TestExplicitRoles(t *testing.T) {
 		if m := r.Body["member"].(map[string]any); r.Status != 200 || m["is_admin"] != true || roleSources(t, m)["editor"] != nil {
 			t.Fatalf("roles replaced: %s", r.Raw)
 		}
-		apptest.Want(t, check(e, token, acme, "documents", "write"), 403, "unauthorized_action")
+		apptest.Want(t, check(e, token, acme, "documents", "write"), 403, "session_authorization_error")
 		apptest.Want(t, check(e, token, acme, "stytch.member", "delete"), 200, "")
 		apptest.Want(t, e.Backend(http.MethodPut, memberPath(acme, eve), map[string]any{"roles": []string{"ghost"}}), 400, "invalid_request")
 		// is_admin remains a spelling of stytch_admin; it must agree with roles.
@@ -77,7 +77,7 @@ func TestExplicitRoles(t *testing.T) {
 		if r.Status != 200 || r.Body["member"].(map[string]any)["is_admin"] != false {
 			t.Fatalf("is_admin false: %s", r.Raw)
 		}
-		apptest.Want(t, check(e, token, acme, "stytch.member", "delete"), 403, "unauthorized_action")
+		apptest.Want(t, check(e, token, acme, "stytch.member", "delete"), 403, "session_authorization_error")
 		apptest.Want(t, e.Backend(http.MethodPut, memberPath(acme, eve), map[string]any{"roles": []string{"stytch_admin"}, "is_admin": false}),
 			400, "invalid_request")
 
@@ -98,7 +98,7 @@ func TestExplicitRoles(t *testing.T) {
 		apptest.Want(t, e.Backend(http.MethodPut, memberPath(acme, eve), map[string]any{"roles": []string{}}), 200, "")
 		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/rbac/organizations/"+acme,
 			map[string]any{"org_policy": map[string]any{"roles": []any{}}}), 200, "")
-		apptest.Want(t, check(e, token, acme, "documents", "write"), 403, "unauthorized_action")
+		apptest.Want(t, check(e, token, acme, "documents", "write"), 403, "session_authorization_error")
 	})
 }
 
@@ -124,7 +124,7 @@ func TestEmailImplicitRoles(t *testing.T) {
 			}
 		}
 		apptest.Want(t, check(e, token, acme, "documents", "write"), 200, "")
-		apptest.Want(t, check(e, outsider, acme, "documents", "write"), 403, "unauthorized_action")
+		apptest.Want(t, check(e, outsider, acme, "documents", "write"), 403, "session_authorization_error")
 		// A direct assignment of the same role adds a second source.
 		id := m["member_id"].(string)
 		r = e.Backend(http.MethodPut, memberPath(acme, id), map[string]any{"roles": []string{"editor"}})
@@ -141,7 +141,7 @@ func TestEmailImplicitRoles(t *testing.T) {
 		// Taking the assignment away (the session is cached by now).
 		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+acme,
 			map[string]any{"rbac_email_implicit_role_assignments": []any{}}), 200, "")
-		apptest.Want(t, check(e, token, acme, "documents", "write"), 403, "unauthorized_action")
+		apptest.Want(t, check(e, token, acme, "documents", "write"), 403, "session_authorization_error")
 		if got := sessionRoles(t, e, token); !slices.Equal(got, []string{"stytch_member"}) {
 			t.Fatalf("session roles after removal: %v", got)
 		}
@@ -190,7 +190,7 @@ func TestImplicitRoleSources(t *testing.T) {
 		if roles := sessionRoles(t, e, token); !slices.Equal(roles, []string{"stytch_member"}) {
 			t.Fatalf("an email session carries SSO roles: %v", roles)
 		}
-		apptest.Want(t, check(e, token, acme, "documents", "write"), 403, "unauthorized_action")
+		apptest.Want(t, check(e, token, acme, "documents", "write"), 403, "session_authorization_error")
 		// A direct assignment counts for every session.
 		apptest.Want(t, e.Backend(http.MethodPut, memberPath(acme, m["member_id"].(string)), map[string]any{"roles": []string{"editor"}}), 200, "")
 		apptest.Want(t, check(e, token, acme, "documents", "write"), 200, "")

@@ -26,7 +26,7 @@ func TestSSOOnlyRolesDoNotAuthorizeOtherLogins(t *testing.T) {
 			return e.BackendAs(method, path, body, organization.MemberSessionHeader, token)
 		}
 
-		apptest.Want(t, check(e, token, acme, "stytch.organization", "update.info.name"), 403, "unauthorized_action")
+		apptest.Want(t, check(e, token, acme, "stytch.organization", "update.info.name"), 403, "session_authorization_error")
 		apptest.Want(t, e.SDK(http.MethodPut, "/b2b/organizations/me", rename, token), 403, "unauthorized_action")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/organizations/me/members/search", map[string]any{}, token), 403, "unauthorized_action")
 		apptest.Want(t, as(http.MethodPut, orgPath, rename), 403, "unauthorized_action")

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -11,7 +12,8 @@ import (
 )
 
 // Authorizer applies the RBAC matching rule (the rbac service): the roles
-// among held that permit action on resource in org, or unauthorized_action.
+// among held that permit action on resource in org, or unauthorized_action
+// (which withVerdict answers as session_authorization_error).
 type Authorizer interface {
 	Check(ctx context.Context, projectID string, org *organization.Organization, held []string, resource, action string) ([]string, error)
 }
@@ -39,9 +41,12 @@ type VerdictResponse struct {
 
 // withVerdict runs the request's authorization check, if any, against the
 // authenticated session. The organization must be the session's own
-// (tenancy_mismatch otherwise, before any permission is looked at), and the
-// roles are the session's, computed afresh by Authenticate, so a role taken
-// away is gone from the very next check.
+// (session_authorization_tenancy_error otherwise, before any permission is
+// looked at), and the roles are the session's, computed afresh by
+// Authenticate, so a role taken away is gone from the very next check. The
+// refusals carry the SDKs' own types for this check
+// (session_authorization_error and ..._tenancy_error); the same RBAC
+// refusal on any other route stays unauthorized_action.
 func (h Handlers) withVerdict(r *http.Request, p *project.Project, out *SessionResponse, check *AuthorizationCheck) (any, error) {
 	if check == nil {
 		return out, nil
@@ -52,10 +57,16 @@ func (h Handlers) withVerdict(r *http.Request, p *project.Project, out *SessionR
 			return nil, err
 		}
 	}
-	if check.OrganizationID != out.Organization.OrganizationID {
-		return nil, apierr.New(apierr.TenancyMismatch)
+	if own := out.Organization.OrganizationID; check.OrganizationID != own {
+		// Both ids are the caller's to know: the session's organization
+		// is in the answer it would otherwise get.
+		return nil, apierr.New(apierr.SessionAuthorizationTenancyError).WithMessage(fmt.Sprintf(
+			"The session belongs to organization %s, but the authorization check names organization %s.", own, check.OrganizationID))
 	}
 	granting, err := h.Authz.Check(r.Context(), p.ID, out.Organization, out.MemberSession.Roles, check.ResourceID, check.Action)
+	if apierr.Is(err, apierr.UnauthorizedAction) {
+		return nil, apierr.Wrap(apierr.SessionAuthorizationError, err).WithDetails(apierr.From(err).Details)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -113,7 +113,7 @@ func TestSAMLImplicitRoles(t *testing.T) {
 
 		// Another method's session does not carry the connection's roles.
 		emailToken, _ := e.LoginByEmailOTP(s.orgID, "ada@acme.test")
-		apptest.Want(t, checkAccess(e, emailToken, s.orgID, "read"), 403, "unauthorized_action")
+		apptest.Want(t, checkAccess(e, emailToken, s.orgID, "read"), 403, "session_authorization_error")
 
 		// The search finds holders through the connection and the group.
 		if got := searchRole(t, e, s.orgID, "editor"); !slices.Equal(got, []string{"ada@acme.test"}) {
@@ -128,7 +128,7 @@ func TestSAMLImplicitRoles(t *testing.T) {
 
 		// Removing the group assignment revokes it for the live session.
 		apptest.Want(t, e.Backend(http.MethodPut, path, map[string]any{"saml_group_implicit_role_assignments": []any{}}), 200, "")
-		apptest.Want(t, checkAccess(e, token, s.orgID, "write"), 403, "unauthorized_action")
+		apptest.Want(t, checkAccess(e, token, s.orgID, "write"), 403, "session_authorization_error")
 		apptest.Want(t, checkAccess(e, token, s.orgID, "read"), 200, "")
 		if got := searchRole(t, e, s.orgID, "editor"); len(got) != 0 {
 			t.Fatalf("search editor after removal: %v", got)

@@ -42,7 +42,7 @@ func TestSAMLGroupRoleAuthorizesOnlyThatConnectionsSessions(t *testing.T) {
 			return e.BackendAs(method, path, body, organization.MemberSessionHeader, token)
 		}
 
-		apptest.Want(t, authz(emailToken), 403, "unauthorized_action")
+		apptest.Want(t, authz(emailToken), 403, "session_authorization_error")
 		apptest.Want(t, e.SDK(http.MethodPut, "/b2b/organizations/me", map[string]any{"organization_name": "Email"}, emailToken), 403, "unauthorized_action")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/organizations/me/members/search", map[string]any{}, emailToken), 403, "unauthorized_action")
 		apptest.Want(t, as(http.MethodPut, orgPath, map[string]any{"organization_name": "Email"}, emailToken), 403, "unauthorized_action")

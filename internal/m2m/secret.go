@@ -1,0 +1,59 @@
+package m2m
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/trustelem/zxcvbn"
+
+	"github.com/latchkey/latchkey/internal/apierr"
+)
+
+// The rule for a client_secret the customer chooses (the Node client's
+// M2MClientsCreateRequest: "at least 8 characters long and pass entropy
+// requirements").
+const (
+	minChosenSecret = 8
+	maxChosenSecret = 256
+	// minSecretScore is zxcvbn's top score (an estimated 10^10 guesses or
+	// more), one above what passwords need (password.ValidScore): a
+	// machine's secret is pasted, never typed or remembered, so the
+	// strongest bucket costs its owner nothing, and it is stored as a fast
+	// SHA-256 hash (clientsecret), which an offline guesser runs far
+	// faster than a password hash. In practice it takes about eleven
+	// random characters, or a passphrase of several uncommon words.
+	minSecretScore = 4
+	// scoredPrefix bounds what zxcvbn reads: its matching grows quickly
+	// with length (a quarter of a second for 256 characters). Scoring the
+	// beginning is conservative: a secret is at least as hard to guess as
+	// its first hundred characters, and any longer one that is weak there
+	// is refused.
+	scoredPrefix = 100
+)
+
+// checkChosenSecret refuses a chosen secret that is too short or too easy
+// to guess (insecure_m2m_client_secret) or too long
+// (m2m_client_invalid_client_secret). The client's id and name are
+// counted as known to an attacker: they are not secret.
+func checkChosenSecret(secret string, c *Client) error {
+	n := utf8.RuneCountInString(secret)
+	switch {
+	case n > maxChosenSecret:
+		return apierr.New(apierr.M2MClientInvalidClientSecret)
+	case n < minChosenSecret:
+		return apierr.New(apierr.InsecureM2MClientSecret).WithMessage("A chosen client_secret must be at least 8 characters long.")
+	}
+	scored := secret
+	if n > scoredPrefix {
+		scored = string([]rune(secret)[:scoredPrefix])
+	}
+	known := append([]string{c.ClientID, c.ClientName}, strings.FieldsFunc(c.ClientID+" "+c.ClientName, notAlphanumeric)...)
+	if zxcvbn.PasswordStrength(scored, known).Score < minSecretScore {
+		return apierr.New(apierr.InsecureM2MClientSecret)
+	}
+	return nil
+}
+
+func notAlphanumeric(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+}
