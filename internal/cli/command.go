@@ -140,6 +140,15 @@ func required(cmd string, missing bool, flags string) error {
 	return nil
 }
 
+// requiredWithProject refuses a missing --project and, when the
+// subcommand has the flag (value not nil), a missing --name.
+func requiredWithProject(cmd, id, name string, value *string) error {
+	if value == nil {
+		return required(cmd, id == "", "--project is")
+	}
+	return required(cmd, id == "" || *value == "", "--project and --"+name+" are")
+}
+
 // requireProject loads the project a command names with --project, so that
 // every command says the same thing, before doing anything, when it does
 // not exist.

@@ -23,6 +23,21 @@ func openProjects(ctx context.Context, env Env) (*project.Store, func(), error) 
 	return project.NewStore(db, clock.Real{}, box), func() { db.Close() }, nil
 }
 
+// openProject is openProjects for a command that names project id: it
+// fails, with nothing left open, when the project does not exist
+// (requireProject).
+func openProject(ctx context.Context, env Env, id string) (*project.Store, func(), error) {
+	projects, closeDB, err := openProjects(ctx, env)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := requireProject(ctx, projects, id); err != nil {
+		closeDB()
+		return nil, nil, err
+	}
+	return projects, closeDB, nil
+}
+
 const projectSubcommands = "create, list, update, add-redirect-url, redirect-urls, remove-redirect-url, add-origin, origins, " +
 	"remove-origin, oauth, token-profile, session-migration, rbac, rotate-secret, secrets, retire-secret"
 

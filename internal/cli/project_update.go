@@ -86,14 +86,11 @@ func projectUpdate(ctx context.Context, env Env) error {
 	if set["luds-complexity"] {
 		u.LUDSMinPasswordComplexity = ludsComplexity
 	}
-	projects, closeDB, err := openProjects(ctx, env)
+	projects, closeDB, err := openProject(ctx, env, *id)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
-	if _, err := requireProject(ctx, projects, *id); err != nil {
-		return err
-	}
 	// The IdP setting lives in its own table: it is written in the
 	// project update's transaction, so a bad URL leaves everything as it
 	// was rather than half the change applied.

@@ -29,21 +29,14 @@ func projectRedirectURLs(ctx context.Context, env Env) error {
 	if err := parseFlags(fs, env.Args[2:]); err != nil {
 		return err
 	}
-	if url != nil {
-		if err := required(fs.Name(), *id == "" || *url == "", "--project and --url are"); err != nil {
-			return err
-		}
-	} else if err := required(fs.Name(), *id == "", "--project is"); err != nil {
+	if err := requiredWithProject(fs.Name(), *id, "url", url); err != nil {
 		return err
 	}
-	projects, closeDB, err := openProjects(ctx, env)
+	projects, closeDB, err := openProject(ctx, env, *id)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
-	if _, err := requireProject(ctx, projects, *id); err != nil {
-		return err
-	}
 	rts := make([]project.RedirectType, 0, len(types))
 	for _, t := range types {
 		rts = append(rts, project.RedirectType(t))
@@ -82,21 +75,14 @@ func projectOrigins(ctx context.Context, env Env) error {
 	if err := parseFlags(fs, env.Args[2:]); err != nil {
 		return err
 	}
-	if origin != nil {
-		if err := required(fs.Name(), *id == "" || *origin == "", "--project and --origin are"); err != nil {
-			return err
-		}
-	} else if err := required(fs.Name(), *id == "", "--project is"); err != nil {
+	if err := requiredWithProject(fs.Name(), *id, "origin", origin); err != nil {
 		return err
 	}
-	projects, closeDB, err := openProjects(ctx, env)
+	projects, closeDB, err := openProject(ctx, env, *id)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
-	if _, err := requireProject(ctx, projects, *id); err != nil {
-		return err
-	}
 	switch sub {
 	case "origins":
 		list, err := projects.Origins(ctx, *id)
