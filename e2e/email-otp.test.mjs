@@ -46,6 +46,11 @@ h.test('a wrong code shows an error and the right code still works', async ({ pa
   await enterCode(page, wrongCode(code));
   await page.getByText(TEXT.wrongCode).waitFor();
   assert.equal(await page.getByText(TEXT.loggedIn).count(), 0);
+  // The field was read-only, not disabled, while the code was checked, so it kept the focus
+  // (Chrome sends a disabled field's focus to <body>) and the next try can be typed at once.
+  const field = page.getByLabel(TEXT.otpLabel).first();
+  assert.equal(await field.evaluate((el) => el.getRootNode().activeElement === el), true, 'the code field keeps focus');
+  assert.equal(await field.inputValue(), '', 'the wrong code is cleared');
 
   await enterCode(page, code);
   await page.getByText(TEXT.loggedIn).waitFor();

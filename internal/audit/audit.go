@@ -43,6 +43,12 @@ const (
 	MemberPurged = "member_purged"
 )
 
+// Types lists every event type, for the CLI's `audit --type` (an unknown
+// type is refused there rather than answered with nothing). A test keeps it
+// in step with the constants above.
+var Types = []string{Login, Lockout, FactorChange, SigningKeyRotated, SigningKeyRetired, SecretRotated, SecretRetired,
+	ImpersonationTokenCreated, MemberImpersonated, SCIMProvisioning, MemberPurged}
+
 // Outcomes.
 const (
 	Success = "success"

@@ -5,6 +5,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,11 +24,19 @@ Usage:
   latchkey project create --name N [--redirect-url URL]... [--origin ORIGIN]... [--live]
   latchkey project list
   latchkey project update --project ID [--name N] [--products a,b] [--session-duration MIN]
-                   [--pkce-magic-links true|false] [--create-organization true|false]
+                   [--pkce-magic-links true|false] [--pkce-password-resets true|false]
+                   [--pkce-sso true|false] [--pkce-oauth true|false] [--create-organization true|false]
                    [--disable-watermark true|false] [--slug-pattern URL-with-{{slug}}|-]
-  latchkey project add-redirect-url --project ID --url URL [--type login|signup|discovery|reset_password|invite]...
+                   [--password-policy zxcvbn|luds] [--luds-min-length 8-64] [--luds-complexity 1-4]
+                   [--idp-authorization-url URL|-]
+  latchkey project add-redirect-url --project ID --url URL [--type login|signup|discovery|reset_password|invite]... [--default]
+  latchkey project redirect-urls --project ID                 each URL with its type and whether it is the type's default
+  latchkey project remove-redirect-url --project ID --url URL [--type T]...   (default: every type)
   latchkey project add-origin --project ID --origin ORIGIN
-  latchkey project oauth --project ID --provider google|microsoft|hubspot|slack|github --client-id X --client-secret Y
+  latchkey project origins --project ID
+  latchkey project remove-origin --project ID --origin ORIGIN
+  latchkey project oauth --project ID --provider google|microsoft|hubspot|slack|github --client-id X
+                         (--client-secret Y | --client-secret - | --client-secret-stdin | $LATCHKEY_OAUTH_CLIENT_SECRET)
                          [--issuer URL | --authorize-url URL --token-url URL --api-url URL]
   latchkey project token-profile create --project ID --issuer ISS --audience AUD (--jwks-url URL | --pem-file F...)
                          [--email-claim C] [--organization-id-claim C] [--name-claim C] [--token-id-claim C]
@@ -36,7 +45,7 @@ Usage:
   latchkey project token-profile update --project ID --profile PID --active true|false
   latchkey project token-profile delete --project ID --profile PID
   latchkey project session-migration --project ID --userinfo-url URL|-   where b2b/sessions/migrate checks tokens
-  latchkey project rbac set --project ID --file policy.json
+  latchkey project rbac set --project ID --file policy.json [--force]
   latchkey project rbac get --project ID [--effective]
   latchkey project rotate-secret --project ID [--keep-old]   new backend secret (shown once)
   latchkey project secrets --project ID                       list secret ids (never the secrets)
@@ -48,6 +57,9 @@ Usage:
                    [--impersonator-id ID] [--redirect URL] [--reason TEXT]   one-time login URL as the member
   latchkey audit --project ID [--type T] [--since 24h] [--limit N]   security events, newest first
 
+Every command and subcommand takes --help. Quote a value that contains spaces (--name "My Shop").
+Exit status: 0 done, 1 failed, 2 wrong usage.
+
 Configuration comes from LATCHKEY_DATABASE_URL, LATCHKEY_BASE_URL, LATCHKEY_SMTP_URL,
 LATCHKEY_EMAIL_FROM, LATCHKEY_SMS_URL, LATCHKEY_SMS_ACCOUNT_SID, LATCHKEY_SMS_AUTH_TOKEN,
 LATCHKEY_SMS_FROM, LATCHKEY_ENCRYPTION_KEY and LATCHKEY_ADDR (flags override the address).
@@ -58,6 +70,7 @@ mode; "latchkey dev" writes one to encryption.key beside the SQLite file.
 // Env is what a command sees of its process, injectable for tests.
 type Env struct {
 	Args   []string
+	Stdin  io.Reader // nil reads as empty
 	Stdout io.Writer
 	Stderr io.Writer
 	Lookup func(string) (string, bool)
@@ -77,7 +90,9 @@ func Run(ctx context.Context, env Env) int {
 	case "dev":
 		err = serve(ctx, env, true)
 	case "migrate":
-		err = migrate(ctx, env)
+		if err = parseFlags(newFlags("migrate"), env.Args[1:]); err == nil {
+			err = migrate(ctx, env)
+		}
 	case "project":
 		err = projectCmd(ctx, env)
 	case "keys":
@@ -86,18 +101,38 @@ func Run(ctx context.Context, env Env) int {
 		err = memberCmd(ctx, env)
 	case "audit":
 		err = auditCmd(ctx, env)
-	case "help", "-h", "--help":
+	case "help", "-h", "-help", "--help":
 		fmt.Fprint(env.Stdout, usage)
 		return 0
 	default:
 		fmt.Fprintf(env.Stderr, "latchkey: unknown command %q\n\n%s", env.Args[0], usage)
 		return 2
 	}
-	if err != nil {
+	return report(env, err)
+}
+
+// report turns a command's result into its exit status: 0 (help included,
+// printed on stdout), 2 for a usage error, 1 for anything else.
+func report(env Env, err error) int {
+	var help *helpRequested
+	var bad *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &help):
+		fmt.Fprint(env.Stdout, help.text)
+		return 0
+	case errors.As(err, &bad):
+		cmd := bad.cmd
+		if cmd == "" {
+			cmd = env.Args[0]
+		}
+		fmt.Fprintf(env.Stderr, "latchkey %s: %s\n(latchkey %s --help shows its usage)\n", cmd, bad.msg, cmd)
+		return 2
+	default:
 		fmt.Fprintf(env.Stderr, "latchkey %s: %v\n", env.Args[0], err)
 		return 1
 	}
-	return 0
 }
 
 func loadConfig(env Env) (config.Config, error) {
@@ -106,7 +141,7 @@ func loadConfig(env Env) (config.Config, error) {
 
 // OSEnv returns the process environment.
 func OSEnv() Env {
-	return Env{Args: os.Args[1:], Stdout: os.Stdout, Stderr: os.Stderr, Lookup: os.LookupEnv}
+	return Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Lookup: os.LookupEnv}
 }
 
 // secretKeys are attribute names whose values never reach a log.

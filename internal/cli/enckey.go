@@ -20,23 +20,28 @@ import (
 const devKeyFile = "encryption.key"
 
 // devKeyPath is where `latchkey dev` keeps its generated key: beside the
-// SQLite database, or in ./data for a PostgreSQL URL.
-func devKeyPath(dsn string) string {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		return filepath.Join("data", devKeyFile)
+// SQLite database, or in ./data for a PostgreSQL URL. It refuses a
+// database URL the store would refuse (that value is no file's path).
+func devKeyPath(dsn string) (string, store.Dialect, error) {
+	d, target, err := store.ParseDSN(dsn)
+	if err != nil {
+		return "", "", fmt.Errorf("LATCHKEY_DATABASE_URL: %w", err)
 	}
-	p := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "file:")
-	if i := strings.IndexByte(p, '?'); i >= 0 {
-		p = p[:i]
+	if d == store.Postgres {
+		return filepath.Join("data", devKeyFile), d, nil
 	}
-	return filepath.Join(filepath.Dir(p), devKeyFile)
+	return filepath.Join(filepath.Dir(target), devKeyFile), d, nil
 }
 
 // resolveKey fills cfg.EncryptionKey for serve, dev, migrate and the other
 // commands alike: LATCHKEY_ENCRYPTION_KEY when set; else the key file that
-// `latchkey dev` wrote beside the database (the file is as private as the
-// database it unlocks); else, in dev mode only, a new key written there.
-// Outside dev mode a missing key is an error that says what to set.
+// `latchkey dev` wrote beside a SQLite database (the file is as private as
+// the database it unlocks); else, in dev mode only, a new key written
+// there. Outside dev mode a missing key is an error that says what to set.
+// A PostgreSQL database takes the file only in dev mode: the file is then
+// ./data's, beside no database, and a production serve or CLI run from a
+// checkout where `latchkey dev` once ran would seal the production
+// database with the dev key.
 func resolveKey(cfg *config.Config, dev bool) (generated string, err error) {
 	if cfg.EncryptionKey != "" {
 		if _, err := secretbox.ParseKey(cfg.EncryptionKey); err != nil {
@@ -44,7 +49,17 @@ func resolveKey(cfg *config.Config, dev bool) (generated string, err error) {
 		}
 		return "", nil
 	}
-	path := devKeyPath(cfg.DatabaseURL)
+	path, dialect, err := devKeyPath(cfg.DatabaseURL)
+	if err != nil {
+		return "", err
+	}
+	if dialect == store.Postgres && !dev {
+		if _, err := os.Stat(path); err == nil {
+			return "", fmt.Errorf("%w (%s is `latchkey dev`'s key, read only in dev mode for a PostgreSQL database)",
+				app.ErrNoEncryptionKey, path)
+		}
+		return "", app.ErrNoEncryptionKey
+	}
 	b, err := os.ReadFile(path)
 	switch {
 	case err == nil:
@@ -77,15 +92,30 @@ func resolveKey(cfg *config.Config, dev bool) (generated string, err error) {
 	return path, nil
 }
 
+// cliConfig is the configuration of a command other than serve and dev
+// (openDB, openApp): its encryption key resolved, and the folder of a
+// SQLite database created as serve creates it, so a fresh setup may start
+// with `latchkey migrate` or any other command.
+func cliConfig(env Env) (config.Config, error) {
+	cfg, err := loadConfig(env)
+	if err != nil {
+		return cfg, err
+	}
+	if _, err := resolveKey(&cfg, false); err != nil {
+		return cfg, err
+	}
+	if err := sqliteFolder(cfg.DatabaseURL); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
 // openDB loads the configuration with its encryption key, opens and
 // migrates the database, checks the key opens the secrets already sealed,
 // and seals any plaintext secrets, as serve does.
 func openDB(ctx context.Context, env Env) (*store.DB, *secretbox.Box, error) {
-	cfg, err := loadConfig(env)
+	cfg, err := cliConfig(env)
 	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := resolveKey(&cfg, false); err != nil {
 		return nil, nil, err
 	}
 	k, _ := secretbox.ParseKey(cfg.EncryptionKey)

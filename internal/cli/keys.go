@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
 	"fmt"
 	"maps"
 
@@ -35,27 +33,15 @@ func audited(ctx context.Context, log *audit.Log, projectID, typ, idField string
 	}
 }
 
-// encodeLines prints one JSON object per line, the CLI's listing format.
-func encodeLines[T any](env Env, items []T) error {
-	enc := json.NewEncoder(env.Stdout)
-	for _, it := range items {
-		if err := enc.Encode(it); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // keysCmd manages a project's JWT signing keys: rotate adds a new signing
 // key (old ones stay in the JWKS), retire removes one, list shows them.
 func keysCmd(ctx context.Context, env Env) error {
-	const usage = "usage: latchkey keys rotate|list --project ID, or keys retire --project ID --kid KID"
-	if len(env.Args) < 2 {
-		return fmt.Errorf(usage)
+	const choices = "rotate, list, retire"
+	sub, err := subcommand(env, 1, "keys", choices)
+	if err != nil {
+		return err
 	}
-	sub := env.Args[1]
-	fs := flag.NewFlagSet("keys "+sub, flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	fs := newFlags("keys " + sub)
 	id := fs.String("project", "", "project id (required)")
 	var kid *string
 	switch sub {
@@ -63,27 +49,34 @@ func keysCmd(ctx context.Context, env Env) error {
 	case "retire":
 		kid = fs.String("kid", "", "key id to remove from the JWKS (required)")
 	default:
-		return fmt.Errorf("unknown subcommand %q; %s", sub, usage)
+		return unknownSubcommand("keys", sub, choices)
 	}
-	if err := fs.Parse(env.Args[2:]); err != nil {
+	if err := parseFlags(fs, env.Args[2:]); err != nil {
 		return err
 	}
-	if *id == "" || (kid != nil && *kid == "") {
-		return fmt.Errorf(usage)
+	if kid != nil {
+		err = required(fs.Name(), *id == "" || *kid == "", "--project and --kid are")
+	} else {
+		err = required(fs.Name(), *id == "", "--project is")
+	}
+	if err != nil {
+		return err
 	}
 	projects, log, closeDB, err := openAudited(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
-	enc := json.NewEncoder(env.Stdout)
+	if _, err := requireProject(ctx, projects, *id); err != nil {
+		return err
+	}
 	switch sub {
 	case "rotate":
 		newKID, err := projects.RotateSigningKey(ctx, *id, audited(ctx, log, *id, audit.SigningKeyRotated, "kid", nil))
 		if err != nil {
 			return err
 		}
-		return enc.Encode(map[string]string{"kid": newKID,
+		return newEncoder(env.Stdout).Encode(map[string]string{"kid": newKID,
 			"note": "new signing key active; previous keys stay published until retired"})
 	case "list":
 		keys, err := projects.ListSigningKeys(ctx, *id)
@@ -101,34 +94,49 @@ func keysCmd(ctx context.Context, env Env) error {
 }
 
 // secretCmd handles `project rotate-secret`, `project secrets` and
-// `project retire-secret`.
+// `project retire-secret`, each with only its own flags: --secret-id given
+// to rotate-secret must not pass for a rotation that revokes every secret.
 func secretCmd(ctx context.Context, env Env) error {
 	sub := env.Args[1]
-	fs := flag.NewFlagSet("project "+sub, flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	fs := newFlags("project " + sub)
 	id := fs.String("project", "", "project id (required)")
-	keepOld := fs.Bool("keep-old", false, "rotate-secret: keep earlier secrets valid until retire-secret (zero-downtime switch)")
-	secretID := fs.String("secret-id", "", "retire-secret: the secret to revoke (see project secrets)")
-	if err := fs.Parse(env.Args[2:]); err != nil {
+	var keepOld bool
+	var secretID string
+	switch sub {
+	case "rotate-secret":
+		fs.BoolVar(&keepOld, "keep-old", false, "keep earlier secrets valid until retire-secret (zero-downtime switch)")
+	case "retire-secret":
+		fs.StringVar(&secretID, "secret-id", "", "the secret to revoke, see project secrets (required)")
+	}
+	if err := parseFlags(fs, env.Args[2:]); err != nil {
 		return err
 	}
-	if *id == "" || (sub == "retire-secret" && *secretID == "") {
-		return fmt.Errorf("--project is required (and --secret-id for retire-secret)")
+	var err error
+	if sub == "retire-secret" {
+		err = required(fs.Name(), *id == "" || secretID == "", "--project and --secret-id are")
+	} else {
+		err = required(fs.Name(), *id == "", "--project is")
+	}
+	if err != nil {
+		return err
 	}
 	projects, log, closeDB, err := openAudited(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
-	enc := json.NewEncoder(env.Stdout)
+	if _, err := requireProject(ctx, projects, *id); err != nil {
+		return err
+	}
 	switch sub {
 	case "rotate-secret":
-		sid, secret, err := projects.RotateSecret(ctx, *id, *keepOld,
-			audited(ctx, log, *id, audit.SecretRotated, "secret_id", map[string]any{"previous_secrets_valid": *keepOld}))
+		sid, secret, err := projects.RotateSecret(ctx, *id, keepOld,
+			audited(ctx, log, *id, audit.SecretRotated, "secret_id", map[string]any{"previous_secrets_valid": keepOld}))
 		if err != nil {
 			return err
 		}
-		return enc.Encode(map[string]any{"project_id": *id, "secret_id": sid, "secret": secret, "previous_secrets_valid": *keepOld})
+		return newEncoder(env.Stdout).Encode(map[string]any{"project_id": *id, "secret_id": sid, "secret": secret,
+			"previous_secrets_valid": keepOld})
 	case "secrets":
 		list, err := projects.ListSecrets(ctx, *id)
 		if err != nil {
@@ -136,10 +144,10 @@ func secretCmd(ctx context.Context, env Env) error {
 		}
 		return encodeLines(env, list)
 	default: // retire-secret
-		if err := projects.RetireSecret(ctx, *id, *secretID, audited(ctx, log, *id, audit.SecretRetired, "secret_id", nil)); err != nil {
+		if err := projects.RetireSecret(ctx, *id, secretID, audited(ctx, log, *id, audit.SecretRetired, "secret_id", nil)); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "secret %s retired\n", *secretID)
+		fmt.Fprintf(env.Stdout, "secret %s retired\n", secretID)
 		return nil
 	}
 }

@@ -2,9 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
-	"fmt"
 
 	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/clock"
@@ -14,18 +11,18 @@ import (
 	"github.com/latchkey/latchkey/internal/store"
 )
 
-const memberUsage = `usage: latchkey member impersonate --project ID --org ORG --member MEMBER --impersonator EMAIL
-         [--impersonator-id ID] [--redirect URL] [--reason TEXT]`
-
 // memberCmd holds the operator's actions on one member. Members are
 // otherwise managed through the backend API; impersonation is here because
 // it is an operator's act, not the customer application's.
 func memberCmd(ctx context.Context, env Env) error {
-	if len(env.Args) < 2 || env.Args[1] != "impersonate" {
-		return fmt.Errorf("%s", memberUsage)
+	sub, err := subcommand(env, 1, "member", "impersonate")
+	if err != nil {
+		return err
 	}
-	fs := flag.NewFlagSet("member impersonate", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	if sub != "impersonate" {
+		return unknownSubcommand("member", sub, "impersonate")
+	}
+	fs := newFlags("member impersonate")
 	var m impersonation.MintParams
 	var reason string
 	fs.StringVar(&m.ProjectID, "project", "", "project id (required)")
@@ -35,11 +32,12 @@ func memberCmd(ctx context.Context, env Env) error {
 	fs.StringVar(&m.ImpersonatorID, "impersonator-id", "", "your id in your own staff directory (default: the email address)")
 	fs.StringVar(&m.RedirectURL, "redirect", "", "one of the project's login redirect URLs (default: its default login URL)")
 	fs.StringVar(&reason, "reason", "", "why, for the audit log (a ticket number...)")
-	if err := fs.Parse(env.Args[2:]); err != nil {
+	if err := parseFlags(fs, env.Args[2:]); err != nil {
 		return err
 	}
-	if m.ProjectID == "" || m.OrganizationID == "" || m.MemberID == "" || m.ImpersonatorEmail == "" {
-		return fmt.Errorf("%s", memberUsage)
+	if err := required(fs.Name(), m.ProjectID == "" || m.OrganizationID == "" || m.MemberID == "" || m.ImpersonatorEmail == "",
+		"--project, --org, --member and --impersonator are"); err != nil {
+		return err
 	}
 	db, box, err := openDB(ctx, env)
 	if err != nil {
@@ -47,14 +45,18 @@ func memberCmd(ctx context.Context, env Env) error {
 	}
 	defer db.Close()
 	c := clock.Real{}
+	projects := project.NewStore(db, c, box)
+	if _, err := requireProject(ctx, projects, m.ProjectID); err != nil {
+		return err
+	}
 	log := audit.New(db, c)
-	imp := impersonation.New(impersonation.Deps{DB: db, Clock: c, Projects: project.NewStore(db, c, box),
+	imp := impersonation.New(impersonation.Deps{DB: db, Clock: c, Projects: projects,
 		Orgs: organization.NewStore(db, c)})
 	minted, err := Impersonate(ctx, imp, log, m, reason)
 	if err != nil {
 		return err
 	}
-	return json.NewEncoder(env.Stdout).Encode(minted)
+	return newEncoder(env.Stdout).Encode(minted)
 }
 
 // Impersonate mints an impersonation token and files its audit event in

@@ -33,6 +33,9 @@ func TestMemberImpersonate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("impersonate: exit %d: %s", code, errs)
 	}
+	if !strings.Contains(out, "multi_tenant_impersonation&token=") {
+		t.Fatalf("the login URL cannot be pasted as printed: %s", out)
+	}
 	var minted map[string]any
 	if err := json.Unmarshal([]byte(out), &minted); err != nil {
 		t.Fatalf("output is not JSON: %q", out)

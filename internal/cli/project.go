@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
 	"fmt"
 
 	"github.com/latchkey/latchkey/internal/clock"
@@ -25,30 +23,40 @@ func openProjects(ctx context.Context, env Env) (*project.Store, func(), error) 
 	return project.NewStore(db, clock.Real{}, box), func() { db.Close() }, nil
 }
 
-func projectCmd(ctx context.Context, env Env) error {
-	if len(env.Args) < 2 {
-		return fmt.Errorf("missing subcommand: create, list, update, oauth, token-profile, session-migration, rbac, add-redirect-url, add-origin, rotate-secret, secrets or retire-secret")
+// openProject is openProjects for a command that names project id: it
+// fails, with nothing left open, when the project does not exist
+// (requireProject).
+func openProject(ctx context.Context, env Env, id string) (*project.Store, func(), error) {
+	projects, closeDB, err := openProjects(ctx, env)
+	if err != nil {
+		return nil, nil, err
 	}
-	fs := flag.NewFlagSet("project "+env.Args[1], flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	var name, id, url, origin string
-	var live bool
-	var urls, origins, types multi
-	switch env.Args[1] {
+	if _, err := requireProject(ctx, projects, id); err != nil {
+		closeDB()
+		return nil, nil, err
+	}
+	return projects, closeDB, nil
+}
+
+const projectSubcommands = "create, list, update, add-redirect-url, redirect-urls, remove-redirect-url, add-origin, origins, " +
+	"remove-origin, oauth, token-profile, session-migration, rbac, rotate-secret, secrets, retire-secret"
+
+func projectCmd(ctx context.Context, env Env) error {
+	sub, err := subcommand(env, 1, "project", projectSubcommands)
+	if err != nil {
+		return err
+	}
+	switch sub {
 	case "create":
-		fs.StringVar(&name, "name", "", "project name (required)")
-		fs.Var(&urls, "redirect-url", "redirect URL registered for every type (repeatable)")
-		fs.Var(&origins, "origin", "authorized browser origin (repeatable)")
-		fs.BoolVar(&live, "live", false, "create a live project (default: test)")
-	case "add-redirect-url":
-		fs.StringVar(&id, "project", "", "project id (required)")
-		fs.StringVar(&url, "url", "", "redirect URL (required)")
-		fs.Var(&types, "type", "redirect type (repeatable; default: every type)")
-	case "add-origin":
-		fs.StringVar(&id, "project", "", "project id (required)")
-		fs.StringVar(&origin, "origin", "", "origin, e.g. https://app.example.com (required)")
+		return projectCreate(ctx, env)
+	case "list":
+		return projectList(ctx, env)
 	case "update":
 		return projectUpdate(ctx, env)
+	case "add-redirect-url", "redirect-urls", "remove-redirect-url":
+		return projectRedirectURLs(ctx, env)
+	case "add-origin", "origins", "remove-origin":
+		return projectOrigins(ctx, env)
 	case "oauth":
 		return projectOAuth(ctx, env)
 	case "token-profile":
@@ -59,11 +67,22 @@ func projectCmd(ctx context.Context, env Env) error {
 		return secretCmd(ctx, env)
 	case "rbac":
 		return projectRBAC(ctx, env)
-	case "list":
 	default:
-		return fmt.Errorf("unknown subcommand %q", env.Args[1])
+		return unknownSubcommand("project", sub, projectSubcommands)
 	}
-	if err := fs.Parse(env.Args[2:]); err != nil {
+}
+
+func projectCreate(ctx context.Context, env Env) error {
+	fs := newFlags("project create")
+	var urls, origins multi
+	name := fs.String("name", "", "project name (required)")
+	fs.Var(&urls, "redirect-url", "redirect URL registered for every type (repeatable)")
+	fs.Var(&origins, "origin", "authorized browser origin (repeatable)")
+	live := fs.Bool("live", false, "create a live project (default: test)")
+	if err := parseFlags(fs, env.Args[2:]); err != nil {
+		return err
+	}
+	if err := required(fs.Name(), *name == "", "--name is"); err != nil {
 		return err
 	}
 	projects, closeDB, err := openProjects(ctx, env)
@@ -71,45 +90,35 @@ func projectCmd(ctx context.Context, env Env) error {
 		return err
 	}
 	defer closeDB()
-	enc := json.NewEncoder(env.Stdout)
-	switch env.Args[1] {
-	case "create":
-		if name == "" {
-			return fmt.Errorf("--name is required")
-		}
-		e := ids.Test
-		if live {
-			e = ids.Live
-		}
-		c, err := projects.Create(ctx, project.CreateParams{Name: name, Env: e, RedirectURLs: urls, Origins: origins})
-		if err != nil {
-			return err
-		}
-		return enc.Encode(map[string]string{"project_id": c.Project.ID, "secret": c.Secret, "public_token": c.PublicToken})
-	case "list":
-		ps, err := projects.List(ctx)
-		if err != nil {
-			return err
-		}
-		for _, p := range ps {
-			if err := enc.Encode(map[string]any{"project_id": p.ID, "name": p.Name, "env": p.Env, "products": p.Products}); err != nil {
-				return err
-			}
-		}
-		return nil
-	case "add-redirect-url":
-		if id == "" || url == "" {
-			return fmt.Errorf("--project and --url are required")
-		}
-		rts := make([]project.RedirectType, 0, len(types))
-		for _, t := range types {
-			rts = append(rts, project.RedirectType(t))
-		}
-		return projects.AddRedirectURL(ctx, id, url, rts)
-	default: // add-origin
-		if id == "" || origin == "" {
-			return fmt.Errorf("--project and --origin are required")
-		}
-		return projects.AddOrigin(ctx, id, origin)
+	e := ids.Test
+	if *live {
+		e = ids.Live
 	}
+	c, err := projects.Create(ctx, project.CreateParams{Name: *name, Env: e, RedirectURLs: urls, Origins: origins})
+	if err != nil {
+		return err
+	}
+	return newEncoder(env.Stdout).Encode(map[string]string{"project_id": c.Project.ID, "secret": c.Secret, "public_token": c.PublicToken})
+}
+
+func projectList(ctx context.Context, env Env) error {
+	if err := parseFlags(newFlags("project list"), env.Args[2:]); err != nil {
+		return err
+	}
+	projects, closeDB, err := openProjects(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	ps, err := projects.List(ctx)
+	if err != nil {
+		return err
+	}
+	enc := newEncoder(env.Stdout)
+	for _, p := range ps {
+		if err := enc.Encode(map[string]any{"project_id": p.ID, "name": p.Name, "env": p.Env, "products": p.Products}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -2,11 +2,11 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"net/url"
 
 	"github.com/latchkey/latchkey/internal/app"
 	"github.com/latchkey/latchkey/internal/oauth"
@@ -15,39 +15,101 @@ import (
 
 // projectOAuth stores a provider's OAuth credentials for a project. The
 // client secret is sealed with LATCHKEY_ENCRYPTION_KEY and never printed
-// back; the answer names the callback URL to register at the provider.
+// back; the answer names the callback URL to register at the provider. The
+// secret may come from stdin or LATCHKEY_OAUTH_CLIENT_SECRET instead of
+// the command line, which shell history and ps would keep.
 func projectOAuth(ctx context.Context, env Env) error {
-	fs := flag.NewFlagSet("project oauth", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	fs := newFlags("project oauth")
 	id := fs.String("project", "", "project id (required)")
 	provider := fs.String("provider", "", "google, microsoft, hubspot, slack or github (required)")
 	clientID := fs.String("client-id", "", "OAuth client id (required)")
-	secret := fs.String("client-secret", "", "OAuth client secret (required; stored encrypted)")
+	secret := fs.String("client-secret", "", "OAuth client secret, stored encrypted; - reads it from stdin "+
+		"(default: $"+clientSecretVar+")")
+	secretStdin := fs.Bool("client-secret-stdin", false, "read the client secret from the first line of stdin")
 	issuer := fs.String("issuer", "", "google, microsoft: OpenID Connect issuer (default: the real provider)")
 	authorize := fs.String("authorize-url", "", "hubspot, slack, github: authorization endpoint")
 	token := fs.String("token-url", "", "hubspot, slack, github: token endpoint")
 	api := fs.String("api-url", "", "hubspot, slack, github: API base URL")
-	if err := fs.Parse(env.Args[2:]); err != nil {
+	if err := parseFlags(fs, env.Args[2:]); err != nil {
 		return err
 	}
-	if *id == "" || *provider == "" || *clientID == "" || *secret == "" {
-		return fmt.Errorf("--project, --provider, --client-id and --client-secret are required")
+	if err := required(fs.Name(), *id == "" || *provider == "" || *clientID == "", "--project, --provider and --client-id are"); err != nil {
+		return err
 	}
 	if !providers.Known(*provider) {
-		return fmt.Errorf("--provider must be one of google, microsoft, hubspot, slack, github")
+		return usageErrorf(fs.Name(), "--provider must be one of google, microsoft, hubspot, slack, github")
+	}
+	clientSecret, err := oauthClientSecret(env, fs.Name(), *secret, *secretStdin)
+	if err != nil {
+		return err
+	}
+	// The endpoints are fetched and their answers trusted (tokens, the
+	// member's identity): plain http only to this machine, as for a trusted
+	// auth profile's JWKS URL.
+	for flag, u := range map[string]string{"issuer": *issuer, "authorize-url": *authorize, "token-url": *token, "api-url": *api} {
+		if err := checkEndpoint(flag, u); err != nil {
+			return err
+		}
 	}
 	a, err := openApp(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
+	if _, err := requireProject(ctx, a.Projects, *id); err != nil {
+		return err
+	}
 	err = a.OAuth.SaveConfig(ctx, oauth.ProviderConfig{ProjectID: *id, Provider: *provider, Config: providers.Config{
-		ClientID: *clientID, ClientSecret: *secret, Issuer: *issuer, AuthorizeURL: *authorize, TokenURL: *token, APIURL: *api}})
+		ClientID: *clientID, ClientSecret: clientSecret, Issuer: *issuer, AuthorizeURL: *authorize, TokenURL: *token, APIURL: *api}})
 	if err != nil {
 		return err
 	}
-	return json.NewEncoder(env.Stdout).Encode(map[string]string{"project_id": *id, "provider": *provider,
+	return newEncoder(env.Stdout).Encode(map[string]string{"project_id": *id, "provider": *provider,
 		"client_id": *clientID, "callback_url": a.OAuth.CallbackURL()})
+}
+
+// clientSecretVar is where `project oauth` finds the client secret when no
+// flag gives it.
+const clientSecretVar = "LATCHKEY_OAUTH_CLIENT_SECRET"
+
+// oauthClientSecret returns the client secret from --client-secret, stdin
+// (--client-secret - or --client-secret-stdin) or the environment, in that
+// order of choice; two sources at once, or none, is a usage error.
+func oauthClientSecret(env Env, cmd, flagValue string, fromStdin bool) (string, error) {
+	if flagValue != "" && flagValue != "-" && fromStdin {
+		return "", usageErrorf(cmd, "give the client secret either with --client-secret or on stdin, not both")
+	}
+	if flagValue == "-" || fromStdin {
+		s, err := readSecretLine(env.Stdin)
+		if err != nil {
+			return "", err
+		}
+		if s == "" {
+			return "", usageErrorf(cmd, "no client secret on stdin (its first line is the secret)")
+		}
+		return s, nil
+	}
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	if s, ok := env.Lookup(clientSecretVar); ok && s != "" {
+		return s, nil
+	}
+	return "", usageErrorf(cmd, "the client secret is required: --client-secret, --client-secret-stdin or $%s", clientSecretVar)
+}
+
+// checkEndpoint refuses an endpoint URL that is plain http to anything but
+// a loopback host. SaveConfig checks the rest of its shape.
+func checkEndpoint(flag, raw string) error {
+	u, err := url.Parse(raw)
+	if raw == "" || err != nil || u.Scheme != "http" {
+		return nil
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return nil
+	}
+	return fmt.Errorf("--%s %s must use https (plain http is allowed only to a loopback host)", flag, raw)
 }
 
 // openApp opens the whole application, every module wired, for a command
@@ -56,11 +118,8 @@ func projectOAuth(ctx context.Context, env Env) error {
 // module that reads it). The dev server's generated key file counts, as
 // for every command that touches sealed secrets, and nothing is logged.
 func openApp(ctx context.Context, env Env) (*app.App, error) {
-	cfg, err := loadConfig(env)
+	cfg, err := cliConfig(env)
 	if err != nil {
-		return nil, err
-	}
-	if _, err := resolveKey(&cfg, false); err != nil {
 		return nil, err
 	}
 	return app.New(ctx, cfg, app.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})

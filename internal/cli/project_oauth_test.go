@@ -57,3 +57,86 @@ func TestProjectOAuth(t *testing.T) {
 		}
 	}
 }
+
+// The provider endpoints are fetched and trusted, so plain http is only
+// for a loopback host (a test or a local mock), as for JWKS URLs.
+func TestProjectOAuthRefusesPlainHTTP(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "http.db")
+	id, _ := createProject(t, db)
+	base := []string{"project", "oauth", "--project", id, "--client-id", "a", "--client-secret", "b"}
+	for _, extra := range [][]string{
+		{"--provider", "google", "--issuer", "http://idp.example.com"},
+		{"--provider", "github", "--token-url", "http://ghe.example.com/token"},
+		{"--provider", "github", "--api-url", "http://10.0.0.5/api"},
+		{"--provider", "hubspot", "--authorize-url", "http://localhost.example.com/auth"},
+	} {
+		if code, _, errs := runCLI(t, db, append(base, extra...)...); code != 1 || !strings.Contains(errs, "https") {
+			t.Errorf("%v: exit %d %s; want plain http refused", extra, code, errs)
+		}
+	}
+	for _, extra := range [][]string{
+		{"--provider", "google", "--issuer", "http://127.0.0.1:9999"},
+		{"--provider", "github", "--token-url", "http://localhost:9999/token", "--api-url", "http://[::1]:9999/api"},
+	} {
+		if code, _, errs := runCLI(t, db, append(base, extra...)...); code != 0 {
+			t.Errorf("%v: exit %d %s; want loopback http accepted", extra, code, errs)
+		}
+	}
+}
+
+// The client secret need not be typed on the command line: it can come
+// from stdin or from LATCHKEY_OAUTH_CLIENT_SECRET.
+func TestProjectOAuthSecretSources(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "src.db")
+	id, _ := createProject(t, db)
+	d, _ := openStore(t, db)
+	stored := func(provider string) string {
+		t.Helper()
+		var sealed string
+		if err := d.Read().QueryRowContext(context.Background(), `SELECT client_secret FROM oauth_provider_configs
+			WHERE project_id = $1 AND provider = $2`, id, provider).Scan(&sealed); err != nil {
+			t.Fatal(err)
+		}
+		return sealed
+	}
+	ctx := context.Background()
+	base := []string{"project", "oauth", "--project", id, "--client-id", "a"}
+	if code, _, errs := runIn(t, ctx, db, "from-stdin\n", nil, append(base, "--provider", "github", "--client-secret-stdin")...); code != 0 {
+		t.Fatalf("--client-secret-stdin: %s", errs)
+	}
+	if code, _, errs := runIn(t, ctx, db, "dash-secret\r\n", nil, append(base, "--provider", "slack", "--client-secret", "-")...); code != 0 {
+		t.Fatalf("--client-secret -: %s", errs)
+	}
+	if code, _, errs := runIn(t, ctx, db, "", map[string]string{"LATCHKEY_OAUTH_CLIENT_SECRET": "env-secret"},
+		append(base, "--provider", "hubspot")...); code != 0 {
+		t.Fatalf("LATCHKEY_OAUTH_CLIENT_SECRET: %s", errs)
+	}
+	a, err := openApp(ctx, Env{Lookup: func(k string) (string, bool) {
+		v, ok := map[string]string{"LATCHKEY_DATABASE_URL": db, "LATCHKEY_ENCRYPTION_KEY": testKey}[k]
+		return v, ok
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	for provider, want := range map[string]string{"github": "from-stdin", "slack": "dash-secret", "hubspot": "env-secret"} {
+		c, err := a.OAuth.LoadConfig(ctx, id, provider)
+		if err != nil || c.ClientSecret != want || strings.Contains(stored(provider), want) {
+			t.Errorf("%s: stored secret %+v (%v), want %q sealed", provider, c, err, want)
+		}
+	}
+	for _, c := range []struct {
+		stdin string
+		args  []string
+	}{
+		{"", append(base, "--provider", "github", "--client-secret-stdin")},
+		{"\n", append(base, "--provider", "github", "--client-secret", "-")},
+		{"x\n", append(base, "--provider", "github", "--client-secret", "y", "--client-secret-stdin")},
+	} {
+		if code, _, errs := runIn(t, ctx, db, c.stdin, nil, c.args...); code != 2 || errs == "" {
+			t.Errorf("%v with stdin %q: exit %d %s; want a usage error", c.args, c.stdin, code, errs)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 
@@ -21,35 +20,43 @@ import (
 // of those assignments; with --force it removes them in the same
 // transaction and lists them on stderr.
 func projectRBAC(ctx context.Context, env Env) error {
-	if len(env.Args) < 3 || (env.Args[2] != "set" && env.Args[2] != "get") {
-		return fmt.Errorf("usage: latchkey project rbac set --project ID --file policy.json [--force] | get --project ID [--effective]")
-	}
-	fs := flag.NewFlagSet("project rbac "+env.Args[2], flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	id := fs.String("project", "", "project id (required)")
-	file := fs.String("file", "", "set: policy JSON file: {\"resources\":[...],\"roles\":[...],\"scopes\":[...]}")
-	effective := fs.Bool("effective", false, "get: print the policy as served, built-in part included")
-	force := fs.Bool("force", false, "set: remove the assignments of the roles the new policy removes, instead of refusing")
-	if err := fs.Parse(env.Args[3:]); err != nil {
+	verb, err := subcommand(env, 2, "project rbac", "set, get")
+	if err != nil {
 		return err
 	}
-	if *id == "" {
-		return fmt.Errorf("--project is required")
+	fs := newFlags("project rbac " + verb)
+	id := fs.String("project", "", "project id (required)")
+	var file string
+	var effective, force bool
+	switch verb {
+	case "set":
+		fs.StringVar(&file, "file", "", "policy JSON file: {\"resources\":[...],\"roles\":[...],\"scopes\":[...]} (required)")
+		fs.BoolVar(&force, "force", false, "remove the assignments of the roles the new policy removes, instead of refusing")
+	case "get":
+		fs.BoolVar(&effective, "effective", false, "print the policy as served, built-in part included")
+	default:
+		return unknownSubcommand("project rbac", verb, "set, get")
+	}
+	if err := parseFlags(fs, env.Args[3:]); err != nil {
+		return err
+	}
+	if err := required(fs.Name(), *id == "" || (verb == "set" && file == ""), "--project (and --file for set) are"); err != nil {
+		return err
 	}
 	a, err := openApp(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	if _, err := a.Projects.ByID(ctx, *id); err != nil {
-		return fmt.Errorf("project %s: %w", *id, err)
+	if _, err := requireProject(ctx, a.Projects, *id); err != nil {
+		return err
 	}
 	svc := a.RBAC
-	enc := json.NewEncoder(env.Stdout)
+	enc := newEncoder(env.Stdout)
 	enc.SetIndent("", "  ")
-	if env.Args[2] == "get" {
+	if verb == "get" {
 		var out any
-		if *effective {
+		if effective {
 			out, err = svc.Policy(ctx, *id)
 		} else {
 			out, err = svc.Custom(ctx, *id)
@@ -59,10 +66,7 @@ func projectRBAC(ctx context.Context, env Env) error {
 		}
 		return enc.Encode(out)
 	}
-	if *file == "" {
-		return fmt.Errorf("--file is required")
-	}
-	raw, err := os.ReadFile(*file)
+	raw, err := os.ReadFile(file)
 	if err != nil {
 		return err
 	}
@@ -70,9 +74,9 @@ func projectRBAC(ctx context.Context, env Env) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&pol); err != nil {
-		return fmt.Errorf("%s: not a policy document: %w", *file, err)
+		return fmt.Errorf("%s: not a policy document: %w", file, err)
 	}
-	if !*force {
+	if !force {
 		stored, err := svc.SetCustom(ctx, *id, pol)
 		if _, inUse := errors.AsType[*rbac.RolesInUseError](err); inUse {
 			return fmt.Errorf("%w\nremove these assignments first, or pass --force to remove them with the roles", err)

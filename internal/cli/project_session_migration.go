@@ -2,9 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
-	"fmt"
 
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/project"
@@ -15,23 +12,22 @@ import (
 // session tokens of the provider a project moves from: that provider's
 // OpenID Connect userinfo endpoint ("-" turns migration off).
 func projectSessionMigration(ctx context.Context, env Env) error {
-	fs := flag.NewFlagSet("project session-migration", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	fs := newFlags("project session-migration")
 	id := fs.String("project", "", "project id (required)")
 	userinfo := fs.String("userinfo-url", "", "the previous provider's userinfo endpoint (https), or - to turn migration off (required)")
-	if err := fs.Parse(env.Args[2:]); err != nil {
+	if err := parseFlags(fs, env.Args[2:]); err != nil {
 		return err
 	}
-	if *id == "" || *userinfo == "" {
-		return fmt.Errorf("--project and --userinfo-url are required")
+	if err := required(fs.Name(), *id == "" || *userinfo == "", "--project and --userinfo-url are"); err != nil {
+		return err
 	}
 	db, box, err := openDB(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	if _, err := project.NewStore(db, clock.Real{}, box).ByID(ctx, *id); err != nil {
-		return fmt.Errorf("project %s: %w", *id, err)
+	if _, err := requireProject(ctx, project.NewStore(db, clock.Real{}, box), *id); err != nil {
+		return err
 	}
 	u := *userinfo
 	if u == "-" {
@@ -40,5 +36,5 @@ func projectSessionMigration(ctx context.Context, env Env) error {
 	if err := trustedauth.New(trustedauth.Deps{DB: db, Clock: clock.Real{}}).SetMigrationUserinfoURL(ctx, *id, u); err != nil {
 		return err
 	}
-	return json.NewEncoder(env.Stdout).Encode(map[string]string{"project_id": *id, "userinfo_url": u})
+	return newEncoder(env.Stdout).Encode(map[string]string{"project_id": *id, "userinfo_url": u})
 }

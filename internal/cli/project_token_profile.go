@@ -2,9 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
-	"fmt"
 	"os"
 	"strconv"
 
@@ -13,24 +10,18 @@ import (
 	"github.com/latchkey/latchkey/internal/trustedauth"
 )
 
-const tokenProfileUsage = `usage: latchkey project token-profile create --project ID --issuer ISS --audience AUD (--jwks-url URL | --pem-file F ...)
-         [--name N] [--email-claim C] [--token-id-claim C] [--organization-id-claim C] [--name-claim C] [--can-jit-provision] [--inactive]
-       latchkey project token-profile list --project ID
-       latchkey project token-profile update --project ID --profile PID --active true|false
-       latchkey project token-profile delete --project ID --profile PID`
-
 // projectTokenProfile manages a project's trusted auth token profiles:
 // the issuers whose signed JWTs b2b/sessions/attest exchanges for
 // sessions. Profiles hold only public keys, so nothing here is secret.
 func projectTokenProfile(ctx context.Context, env Env) error {
-	if len(env.Args) < 3 {
-		return fmt.Errorf("%s", tokenProfileUsage)
+	const choices = "create, list, update, delete"
+	verb, err := subcommand(env, 2, "project token-profile", choices)
+	if err != nil {
+		return err
 	}
-	verb := env.Args[2]
-	fs := flag.NewFlagSet("project token-profile "+verb, flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	fs := newFlags("project token-profile " + verb)
 	id := fs.String("project", "", "project id (required)")
-	profileID := fs.String("profile", "", "update, delete: profile id")
+	var profileID string
 	var n trustedauth.NewProfile
 	var pemFiles multi
 	var active string
@@ -51,33 +42,33 @@ func projectTokenProfile(ctx context.Context, env Env) error {
 		// A string, not a bool flag: "--active false" would otherwise
 		// leave "false" as an argument and switch nothing off.
 		fs.StringVar(&active, "active", "", "true or false: whether the profile vouches for tokens (required)")
-	case "list", "delete":
+		fs.StringVar(&profileID, "profile", "", "profile id (required)")
+	case "delete":
+		fs.StringVar(&profileID, "profile", "", "profile id (required)")
+	case "list":
 	default:
-		return fmt.Errorf("unknown token-profile subcommand %q\n%s", verb, tokenProfileUsage)
+		return unknownSubcommand("project token-profile", verb, choices)
 	}
-	if err := fs.Parse(env.Args[3:]); err != nil {
+	if err := parseFlags(fs, env.Args[3:]); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	if err := required(fs.Name(), *id == "", "--project is"); err != nil {
+		return err
 	}
-	if *id == "" {
-		return fmt.Errorf("--project is required")
-	}
-	if (verb == "update" || verb == "delete") && *profileID == "" {
-		return fmt.Errorf("--profile is required")
+	if err := required(fs.Name(), (verb == "update" || verb == "delete") && profileID == "", "--profile is"); err != nil {
+		return err
 	}
 	db, box, err := openDB(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	p, err := project.NewStore(db, clock.Real{}, box).ByID(ctx, *id)
+	p, err := requireProject(ctx, project.NewStore(db, clock.Real{}, box), *id)
 	if err != nil {
-		return fmt.Errorf("project %s: %w", *id, err)
+		return err
 	}
 	svc := trustedauth.New(trustedauth.Deps{DB: db, Clock: clock.Real{}})
-	enc := json.NewEncoder(env.Stdout)
+	enc := newEncoder(env.Stdout)
 	switch verb {
 	case "create":
 		for _, f := range pemFiles {
@@ -102,17 +93,17 @@ func projectTokenProfile(ctx context.Context, env Env) error {
 	case "update":
 		on, err := strconv.ParseBool(active)
 		if err != nil {
-			return fmt.Errorf("--active must be true or false")
+			return usageErrorf(fs.Name(), "--active must be true or false")
 		}
-		prof, err := svc.SetActive(ctx, p.ID, *profileID, on)
+		prof, err := svc.SetActive(ctx, p.ID, profileID, on)
 		if err != nil {
 			return err
 		}
 		return enc.Encode(prof)
 	default: // delete
-		if err := svc.DeleteProfile(ctx, p.ID, *profileID); err != nil {
+		if err := svc.DeleteProfile(ctx, p.ID, profileID); err != nil {
 			return err
 		}
-		return enc.Encode(map[string]string{"deleted": *profileID})
+		return enc.Encode(map[string]string{"deleted": profileID})
 	}
 }

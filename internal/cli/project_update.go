@@ -2,22 +2,20 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
-	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/idp"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
 )
 
 // projectUpdate changes project settings. Only flags that are given are
 // applied, so `--products emailOtp` leaves everything else alone.
 func projectUpdate(ctx context.Context, env Env) error {
-	fs := flag.NewFlagSet("project update", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	fs := newFlags("project update")
 	id := fs.String("project", "", "project id (required)")
 	name := fs.String("name", "", "new name")
 	products := fs.String("products", "", "comma-separated enabled products: "+strings.Join(project.AllProducts, ","))
@@ -33,11 +31,11 @@ func projectUpdate(ctx context.Context, env Env) error {
 	idpURL := fs.String("idp-authorization-url", "", "the page that mounts the widget's identity provider: the OpenID provider's authorization endpoint (\"-\" clears it)")
 	pkceSSO := fs.String("pkce-sso", "", "true or false: require PKCE for SSO logins")
 	pkceOAuth := fs.String("pkce-oauth", "", "true or false: require PKCE for OAuth logins and One Tap")
-	if err := fs.Parse(env.Args[2:]); err != nil {
+	if err := parseFlags(fs, env.Args[2:]); err != nil {
 		return err
 	}
-	if *id == "" {
-		return fmt.Errorf("--project is required")
+	if err := required(fs.Name(), *id == "", "--project is"); err != nil {
+		return err
 	}
 	var u project.Update
 	set := map[string]bool{}
@@ -69,7 +67,7 @@ func projectUpdate(ctx context.Context, env Env) error {
 		}
 		v, err := strconv.ParseBool(*b.in)
 		if err != nil {
-			return fmt.Errorf("--%s takes true or false", b.name)
+			return usageErrorf(fs.Name(), "--%s takes true or false", b.name)
 		}
 		*b.dst = &v
 	}
@@ -88,28 +86,32 @@ func projectUpdate(ctx context.Context, env Env) error {
 	if set["luds-complexity"] {
 		u.LUDSMinPasswordComplexity = ludsComplexity
 	}
-	projects, closeDB, err := openProjects(ctx, env)
+	projects, closeDB, err := openProject(ctx, env, *id)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
-	p, err := projects.Update(ctx, *id, u)
-	if err != nil {
-		return err
-	}
+	// The IdP setting lives in its own table: it is written in the
+	// project update's transaction, so a bad URL leaves everything as it
+	// was rather than half the change applied.
+	var also []project.Also
 	if set["idp-authorization-url"] {
 		if *idpURL == "-" {
 			*idpURL = ""
 		}
-		if err := idp.SetAuthorizationURL(ctx, projects.DB(), clock.Real{}, p.ID, *idpURL); err != nil {
-			return err
-		}
+		also = append(also, func(q store.Querier, projectID string) error {
+			return idp.SetAuthorizationURL(ctx, q, clock.Real{}, projectID, *idpURL)
+		})
+	}
+	p, err := projects.Update(ctx, *id, u, also...)
+	if err != nil {
+		return err
 	}
 	authz, err := idp.AuthorizationURLOf(ctx, projects.DB(), p.ID)
 	if err != nil {
 		return err
 	}
-	return json.NewEncoder(env.Stdout).Encode(map[string]any{"idp_authorization_url": authz, "project_id": p.ID, "name": p.Name, "products": p.Products,
+	return newEncoder(env.Stdout).Encode(map[string]any{"idp_authorization_url": authz, "project_id": p.ID, "name": p.Name, "products": p.Products,
 		"session_duration_minutes": p.SessionDurationMinutes, "pkce_required_for_email_magic_links": p.PKCERequiredForEmailMagicLinks,
 		"create_organization_enabled": p.CreateOrganizationEnabled, "disable_sdk_watermark": p.DisableSDKWatermark,
 		"slug_pattern": p.SlugPattern, "password_strength_policy": p.PasswordStrengthPolicy,

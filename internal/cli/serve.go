@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/app"
+	"github.com/latchkey/latchkey/internal/config"
 	"github.com/latchkey/latchkey/internal/devmode"
 	"github.com/latchkey/latchkey/internal/gctune"
 	"github.com/latchkey/latchkey/internal/httpapi"
@@ -30,7 +31,7 @@ func serve(ctx context.Context, env Env, dev bool) error {
 	fs := flag.NewFlagSet(env.Args[0], flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address")
-	if err := fs.Parse(env.Args[1:]); err != nil {
+	if err := parseFlags(fs, env.Args[1:]); err != nil {
 		return err
 	}
 	cfg.Dev = dev
@@ -53,6 +54,18 @@ func serve(ctx context.Context, env Env, dev bool) error {
 	}
 	if keyFile != "" {
 		log.Warn("generated a dev encryption key; keep it with the database", "file", keyFile)
+	}
+	baseSet := baseURLSet(env)
+	var ln net.Listener
+	if dev && !baseSet {
+		// The banner, the demo page, emailed links and the mock providers'
+		// redirects must come back to this listener, on whatever port it
+		// got (--addr :0 included): listen first, then name it.
+		if ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+			return fmt.Errorf("listen: %w", err)
+		}
+		defer ln.Close() // on an early return; Shutdown closes it otherwise
+		cfg.BaseURL = devBaseURL(ln.Addr().String())
 	}
 	a, err := app.New(ctx, cfg, app.Options{Logger: log})
 	if errors.Is(err, app.ErrWrongEncryptionKey) && keyFile != "" {
@@ -80,9 +93,17 @@ func serve(ctx context.Context, env Env, dev bool) error {
 		}
 		printDevBanner(env, cfg.BaseURL, seeded)
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
+	if ln == nil {
+		// Production listens only once migrated and wired: a load balancer's
+		// TCP check does not pass while migrations run.
+		if ln, err = net.Listen("tcp", cfg.Addr); err != nil {
+			return fmt.Errorf("listen: %w", err)
+		}
+	}
+	if !dev && !baseSet && !loopbackOnly(ln.Addr()) {
+		log.Warn("LATCHKEY_BASE_URL is not set: emailed links, the OAuth and SSO callbacks and the OIDC issuer name "+
+			cfg.BaseURL+", which no other machine reaches; set it to this server's public URL",
+			"base_url", cfg.BaseURL, "addr", ln.Addr().String())
 	}
 	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
@@ -161,6 +182,34 @@ func migrate(ctx context.Context, env Env) error {
 	return nil
 }
 
+// baseURLSet reports whether LATCHKEY_BASE_URL was given (the default
+// names localhost:8080).
+func baseURLSet(env Env) bool {
+	v, ok := env.Lookup("LATCHKEY_BASE_URL")
+	return ok && strings.TrimSpace(v) != ""
+}
+
+// devBaseURL is the dev server's base URL when none is set: the address it
+// listens on, named localhost when that is loopback or every address (a
+// browser on this machine then gets localhost's secure context and
+// cookies), else the address itself.
+func devBaseURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return config.Defaults().BaseURL
+	}
+	if ip := net.ParseIP(host); host == "" || host == "localhost" || ip != nil && (ip.IsLoopback() || ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// loopbackOnly reports whether a listener is reachable from this machine only.
+func loopbackOnly(a net.Addr) bool {
+	t, ok := a.(*net.TCPAddr)
+	return ok && t.IP.IsLoopback()
+}
+
 // devAddr is where `latchkey dev` listens by default: loopback only.
 const devAddr = "127.0.0.1:8080"
 
@@ -174,17 +223,16 @@ func addrChosen(fs *flag.FlagSet, env Env) bool {
 	return chosen
 }
 
-// sqliteFolder creates the folder of a SQLite database file (serve and
-// dev alike), so a fresh LATCHKEY_DATABASE_URL path just works.
+// sqliteFolder creates the folder of a SQLite database file (serve, dev
+// and every other command alike), so a fresh LATCHKEY_DATABASE_URL path
+// just works. It refuses a value the store would refuse before anything
+// is made of it.
 func sqliteFolder(dsn string) error {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		return nil
+	d, path, err := store.ParseDSN(dsn)
+	if err != nil {
+		return fmt.Errorf("LATCHKEY_DATABASE_URL: %w", err)
 	}
-	path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "file:")
-	if i := strings.IndexByte(path, '?'); i >= 0 {
-		path = path[:i]
-	}
-	if path == "" {
+	if d != store.SQLite {
 		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

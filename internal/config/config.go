@@ -15,12 +15,13 @@ import (
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/secretbox"
+	"github.com/latchkey/latchkey/internal/store"
 )
 
 // Config is everything the server needs to start.
 type Config struct {
 	Addr        string // listen address, e.g. ":8080"
-	DatabaseURL string // SQLite file path or postgres:// URL
+	DatabaseURL string // SQLite file path or file: URL, or postgres:// URL (store.ParseDSN)
 	BaseURL     string // public URL of this server, without trailing slash
 	SMTPURL     string // smtp://user:pass@host:port; empty disables SMTP
 	EmailFrom   string // From address of outgoing email
@@ -184,9 +185,12 @@ func (c Config) Validate() error {
 	}
 	if c.DatabaseURL == "" {
 		errs = append(errs, errors.New("LATCHKEY_DATABASE_URL is empty"))
+	} else if _, _, err := store.ParseDSN(c.DatabaseURL); err != nil {
+		// store.Open's own check; its errors never show the password.
+		errs = append(errs, fmt.Errorf("LATCHKEY_DATABASE_URL: %w", err))
 	}
-	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		errs = append(errs, fmt.Errorf("LATCHKEY_BASE_URL %q must be an absolute http(s) URL", c.BaseURL))
+	if err := checkBaseURL(c.BaseURL); err != nil {
+		errs = append(errs, err)
 	}
 	if c.SMTPURL != "" {
 		// NewSMTP's own parser, so Validate refuses exactly what NewSMTP would
@@ -248,6 +252,24 @@ func (c Config) Validate() error {
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("config: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// checkBaseURL accepts an absolute http(s) URL, with a path or not: every
+// link, the OAuth callback and the OIDC issuer are it plus a path, so a
+// query or fragment would land inside each, and user information would be
+// in every emailed link. Under a path prefix the server still mounts its
+// routes at /: a proxy in front strips the prefix.
+func checkBaseURL(base string) error {
+	u, err := url.Parse(base)
+	switch {
+	case strings.Contains(base, "@"): // not echoed: what precedes it may be a password
+		return errors.New("LATCHKEY_BASE_URL must be an absolute http(s) URL without user information (user:password@)")
+	case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return fmt.Errorf("LATCHKEY_BASE_URL %q must be an absolute http(s) URL", base)
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(base, "#"):
+		return fmt.Errorf("LATCHKEY_BASE_URL %q must have no query or fragment: paths are appended to it", base)
 	}
 	return nil
 }

@@ -124,3 +124,51 @@ func TestGCFloor(t *testing.T) {
 		t.Fatal("a floor that is not a number was accepted")
 	}
 }
+
+// Every link, the OAuth callback and the OIDC issuer are the base URL plus
+// a path: a query or fragment in it would land in the middle of each, and
+// user information in every link. A path prefix is kept (a proxy that
+// strips it serves the server's routes under it).
+func TestBaseURLShape(t *testing.T) {
+	for _, bad := range []string{"https://auth.example.com/path?x=1", "https://auth.example.com#top",
+		"https://auth.example.com/?", "https://admin:hunter2@auth.example.com", "ftp://auth.example.com", "https://"} {
+		c := Defaults()
+		c.BaseURL = bad
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), "LATCHKEY_BASE_URL") {
+			t.Errorf("base URL %q: %v", bad, err)
+		} else if strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("base URL %q: the error shows the password: %v", bad, err)
+		}
+	}
+	for _, good := range []string{"https://auth.example.com", "https://example.com/auth", "http://127.0.0.1:8080"} {
+		c := Defaults()
+		c.BaseURL = good
+		if err := c.Validate(); err != nil {
+			t.Errorf("base URL %q refused: %v", good, err)
+		}
+	}
+}
+
+// A database URL the store would refuse is reported with the rest, and
+// without its password.
+func TestDatabaseURLIsChecked(t *testing.T) {
+	for _, bad := range []string{"postgress://u:hunter2@db.example.com/latchkey", "host=db user=u password=hunter2"} {
+		c := Defaults()
+		c.DatabaseURL = bad
+		c.BaseURL = "nope"
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), "LATCHKEY_DATABASE_URL") || !strings.Contains(err.Error(), "LATCHKEY_BASE_URL") {
+			t.Errorf("database URL %q: %v", bad, err)
+		} else if strings.Contains(err.Error(), "hunter2") {
+			t.Errorf("database URL %q: the error shows the password: %v", bad, err)
+		}
+	}
+	for _, good := range []string{"./data/latchkey.db", "file:/var/lib/latchkey/latchkey.db", "POSTGRES://u@db/latchkey"} {
+		c := Defaults()
+		c.DatabaseURL = good
+		if err := c.Validate(); err != nil {
+			t.Errorf("database URL %q refused: %v", good, err)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/devmode"
+	"github.com/latchkey/latchkey/internal/project"
 )
 
 // The seed makes one organization per family of flows and the demo page
@@ -63,6 +64,37 @@ func TestDemoSeedAndPageOfferEveryFlow(t *testing.T) {
 			} else if o.EmailInvites != "ALL_ALLOWED" {
 				t.Errorf("%s: email_invites = %s, want ALL_ALLOWED", d.Slug, o.EmailInvites)
 			}
+		}
+	})
+}
+
+// A dev server started on another address (latchkey dev --addr, whose
+// base URL follows it) finds the demo project it seeded before: the demo
+// page's origin and redirect URL there must be the project's too, or the
+// widget is refused on the new port.
+func TestDemoSeedFollowsTheBaseURL(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		ctx := context.Background()
+		a := e.App
+		first, err := devmode.Seed(ctx, a.Projects, a.Orgs, "http://localhost:8080")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := devmode.Seed(ctx, a.Projects, a.Orgs, "http://localhost:9000"); err != nil {
+			t.Fatal(err)
+		}
+		p := first.Project.ID
+		for _, base := range []string{"http://localhost:8080", "http://localhost:9000"} {
+			if ok, err := a.Projects.OriginAllowed(ctx, p, base); err != nil || !ok {
+				t.Errorf("origin %s: %t, %v", base, ok, err)
+			}
+			if got, err := a.Projects.ResolveRedirect(ctx, p, project.RedirectLogin, base+"/"); err != nil || got != base+"/" {
+				t.Errorf("redirect %s/: %q, %v", base, got, err)
+			}
+		}
+		// The first base stays the default redirect.
+		if got, err := a.Projects.ResolveRedirect(ctx, p, project.RedirectLogin, ""); err != nil || got != "http://localhost:8080/" {
+			t.Errorf("default redirect: %q, %v", got, err)
 		}
 	})
 }

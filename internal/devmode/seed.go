@@ -78,7 +78,8 @@ type Seeded struct {
 }
 
 // Seed creates the demo project, organizations and members when missing.
-// It is idempotent: later runs find and keep what exists.
+// It is idempotent: later runs find and keep what exists, and add baseURL
+// to the project's redirect URLs and origins when it is new.
 func Seed(ctx context.Context, projects *project.Store, orgs *organization.Store, baseURL string) (*Seeded, error) {
 	out := &Seeded{}
 	p, err := projects.ByName(ctx, DemoProjectName)
@@ -92,6 +93,16 @@ func Seed(ctx context.Context, projects *project.Store, orgs *organization.Store
 		p, out.Secret = created.Project, created.Secret
 	case err != nil:
 		return nil, fmt.Errorf("devmode: seed: %w", err)
+	default:
+		// Seeded by a run on another address (the base URL follows
+		// --addr): the demo page there must be the project's too. Both
+		// adds keep what exists.
+		if err := projects.AddRedirectURL(ctx, p.ID, baseURL+"/", nil); err != nil {
+			return nil, fmt.Errorf("devmode: seed redirect url: %w", err)
+		}
+		if err := projects.AddOrigin(ctx, p.ID, baseURL); err != nil {
+			return nil, fmt.Errorf("devmode: seed origin: %w", err)
+		}
 	}
 	out.Project = p
 	if out.PublicToken, err = projects.PublicToken(ctx, p.ID); err != nil {

@@ -108,14 +108,15 @@ var errNoAuthorizationURL = &oauthError{400, "invalid_request",
 
 // SetAuthorizationURL sets the operator's authorization page (the CLI's
 // --idp-authorization-url). It must be an absolute http(s) URL without a
-// fragment; "" clears it.
-func SetAuthorizationURL(ctx context.Context, db *store.DB, c clock.Clock, projectID, u string) error {
+// fragment; "" clears it. q may be a transaction: the CLI sets it together
+// with the project's other settings.
+func SetAuthorizationURL(ctx context.Context, q store.Querier, c clock.Clock, projectID, u string) error {
 	if u != "" {
 		if err := checkPageURL(u); err != nil {
 			return err
 		}
 	}
-	_, err := db.ExecContext(ctx, `INSERT INTO idp_settings (project_id, authorization_url, updated_at) VALUES ($1, $2, $3)
+	_, err := q.ExecContext(ctx, `INSERT INTO idp_settings (project_id, authorization_url, updated_at) VALUES ($1, $2, $3)
 		ON CONFLICT (project_id) DO UPDATE SET authorization_url = excluded.authorization_url, updated_at = excluded.updated_at`,
 		projectID, u, store.Millis(c.Now()))
 	if err != nil {

@@ -275,12 +275,21 @@ func ValidateRedirectURL(raw string) error {
 	return nil
 }
 
+// defaultPorts are the ports a browser leaves out of an Origin header.
+var defaultPorts = map[string]string{"http": "80", "https": "443"}
+
 // NormalizeOrigin reduces an origin to scheme://host[:port] as browsers
-// send it in the Origin header.
+// send it in the Origin header: lower case, and without the scheme's
+// default port (a browser never sends https://host:443, so an origin
+// stored with it would match nothing).
 func NormalizeOrigin(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
 		return "", fmt.Errorf("project: origin %q must look like https://app.example.com", raw)
 	}
-	return strings.ToLower(u.Scheme + "://" + u.Host), nil
+	host := u.Host
+	if p := u.Port(); p == "" || p == defaultPorts[u.Scheme] {
+		host = strings.TrimSuffix(strings.TrimSuffix(host, p), ":")
+	}
+	return strings.ToLower(u.Scheme + "://" + host), nil
 }

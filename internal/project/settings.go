@@ -205,8 +205,11 @@ type Update struct {
 	PKCERequiredForOAuth          *bool
 }
 
-// Update applies u to the project and returns the result.
-func (s *Store) Update(ctx context.Context, projectID string, u Update) (*Project, error) {
+// Update applies u to the project and returns the result. Everything in u
+// is checked before anything is written, and also runs in the same
+// transaction (with the project id), so a change that fails anywhere,
+// including in also, leaves the project as it was.
+func (s *Store) Update(ctx context.Context, projectID string, u Update, also ...Also) (*Project, error) {
 	p, err := s.ByID(ctx, projectID)
 	if err != nil {
 		return nil, err
@@ -256,17 +259,22 @@ func (s *Store) Update(ctx context.Context, projectID string, u Update) (*Projec
 	if p.SlugPattern != "" {
 		slug = p.SlugPattern
 	}
-	_, err = s.db.ExecContext(ctx, `UPDATE projects SET name = $1, products = $2, session_duration_minutes = $3,
+	err = s.db.Tx(ctx, func(q store.Querier) error {
+		if _, err := q.ExecContext(ctx, `UPDATE projects SET name = $1, products = $2, session_duration_minutes = $3,
 		pkce_required_for_email_magic_links = $4, create_organization_enabled = $5, disable_sdk_watermark = $6,
 		slug_pattern = $7, password_strength_policy = $9, luds_min_password_length = $10,
 		luds_min_password_complexity = $11, pkce_required_for_password_resets = $12, pkce_required_for_sso = $13,
 		pkce_required_for_oauth = $14 WHERE project_id = $8`,
-		p.Name, string(products), p.SessionDurationMinutes,
-		p.PKCERequiredForEmailMagicLinks, p.CreateOrganizationEnabled, p.DisableSDKWatermark, slug, p.ID,
-		p.PasswordStrengthPolicy, p.LUDSMinPasswordLength, p.LUDSMinPasswordComplexity, p.PKCERequiredForPasswordResets,
-		p.PKCERequiredForSSO, p.PKCERequiredForOAuth)
+			p.Name, string(products), p.SessionDurationMinutes,
+			p.PKCERequiredForEmailMagicLinks, p.CreateOrganizationEnabled, p.DisableSDKWatermark, slug, p.ID,
+			p.PasswordStrengthPolicy, p.LUDSMinPasswordLength, p.LUDSMinPasswordComplexity, p.PKCERequiredForPasswordResets,
+			p.PKCERequiredForSSO, p.PKCERequiredForOAuth); err != nil {
+			return fmt.Errorf("project: update: %w", err)
+		}
+		return runAlso(q, p.ID, also)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("project: update: %w", err)
+		return nil, err
 	}
 	return p, nil
 }

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"net/url"
 	"runtime"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -66,13 +65,17 @@ type DB struct {
 // have changed a watched row, and the next read must catch up first.
 func (db *DB) Writes() uint64 { return db.writes.Load() }
 
-// Open connects to dsn: a postgres:// or postgresql:// URL, or else a
-// SQLite file path (optionally prefixed with "sqlite:" or "file:").
+// Open connects to dsn: a postgres:// or postgresql:// URL, or a SQLite
+// file path (optionally prefixed with "sqlite:" or "file:"); see ParseDSN.
 func Open(ctx context.Context, dsn string) (*DB, error) {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		return openPostgres(ctx, dsn)
+	dialect, target, err := ParseDSN(dsn)
+	if err != nil {
+		return nil, err
 	}
-	return openSQLite(ctx, dsn)
+	if dialect == Postgres {
+		return openPostgres(ctx, target)
+	}
+	return openSQLite(ctx, target)
 }
 
 func openPostgres(ctx context.Context, dsn string) (*DB, error) {
@@ -112,14 +115,8 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 // process's lock (the CLI writing while a server runs) before it fails.
 const busyTimeout = 5 * time.Second
 
-func openSQLite(ctx context.Context, dsn string) (*DB, error) {
-	path := strings.TrimPrefix(strings.TrimPrefix(dsn, "sqlite:"), "file:")
-	if path == "" {
-		return nil, errors.New("store: empty database path")
-	}
-	if i := strings.IndexByte(path, '?'); i >= 0 {
-		path = path[:i]
-	}
+// openSQLite opens the file at path (ParseDSN's target: no prefix, no query).
+func openSQLite(ctx context.Context, path string) (*DB, error) {
 	pragmas := url.Values{}
 	// The writer does not checkpoint as it commits: the checkpointer does
 	// (checkpoint.go).

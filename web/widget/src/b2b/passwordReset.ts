@@ -146,7 +146,7 @@ export class PasswordResetFlow {
         }
       }
     } catch (err) {
-      return this.core.failInline(err, store.getState().formState.passwordState.email || this.resetEmail.get() || '');
+      return this.core.failInline(err, this.knownEmail());
     }
   }
 
@@ -167,6 +167,14 @@ export class PasswordResetFlow {
     this.resetEmail.clear();
   }
 
+  /**
+   * The address whose password is being set, or '' when unknown: the one this page's flow asked
+   * for, else the one remembered when the reset link was sent (the link may open in a new tab).
+   */
+  knownEmail(): string {
+    return this.core.deps.store.getState().formState.passwordState.email || this.resetEmail.get() || '';
+  }
+
   /** Asks the server about `password` once typing pauses; an empty field clears the verdict. */
   checkStrength(password: string): void {
     if (!password) {
@@ -184,7 +192,7 @@ export class PasswordResetFlow {
 
   private async runStrengthCheck(password: string): Promise<void> {
     const { backend, store } = this.core.deps;
-    const email = store.getState().formState.passwordState.email || this.resetEmail.get() || undefined;
+    const email = this.knownEmail() || undefined;
     store.dispatch({ type: 'passwordStrengthChecking', password });
     try {
       const result = await passwordStrengthCheck(backend.http, { password, email_address: email });

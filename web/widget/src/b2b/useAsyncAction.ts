@@ -2,8 +2,8 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ActionResult } from './controller';
 
 /**
- * Tracks one controller call for a form: `busy` while it runs (buttons disable and spin) and the
- * message of a failure for display under the field.
+ * Tracks one controller call for a form: `busy` while it runs (its button spins and ignores presses)
+ * and the message of a failure for display under the field.
  */
 export function useAsyncAction<A extends unknown[]>(action: (...args: A) => Promise<ActionResult>) {
   const [busy, setBusy] = useState(false);

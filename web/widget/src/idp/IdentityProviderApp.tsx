@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useMemo, useState, type CSSProperties } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState, type CSSProperties } from 'react';
 import type { BootstrapData } from '../api/bootstrap';
 import type { HttpClient } from '../api/http';
 import type { AuthenticateResponse } from '../api/types';
@@ -52,6 +52,7 @@ export function IdentityProviderApp({ backend, options }: { backend: IdpBackend;
   const [bootstrap, setBootstrap] = useState<BootstrapData | null>(null);
   // The request is the page address at mount.
   const [search] = useState(() => window.location.search);
+  const screenRef = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     void backend.bootstrap().then((b) => {
@@ -64,10 +65,10 @@ export function IdentityProviderApp({ backend, options }: { backend: IdpBackend;
   const loading = <Spinner label={t('idp.loading')} />;
   return (
     <div className="lk-root" style={style}>
-      <div className="lk-screen">
+      <div className="lk-screen" ref={screenRef}>
         {bootstrap ? (
           <Suspense fallback={loading}>
-            <IdpScreens backend={backend} options={options} t={t} search={search} bootstrap={bootstrap} />
+            <IdpScreens backend={backend} options={options} t={t} search={search} bootstrap={bootstrap} screenRef={screenRef} />
           </Suspense>
         ) : (
           loading

@@ -5,7 +5,7 @@
  * authorization waiting for a login (no session, or one too old for the request) goes on once the
  * member has logged in on the same client.
  */
-import { useEffect, useReducer, useRef, type ReactNode } from 'react';
+import { useEffect, useLayoutEffect, useReducer, useRef, type ReactNode, type RefObject } from 'react';
 import { APIError } from '../api/errors';
 import {
   authorizeStart,
@@ -37,10 +37,13 @@ interface Props {
   t: Translate;
   search: string;
   bootstrap: BootstrapData;
+  /** The element the screens render in. */
+  screenRef: RefObject<HTMLElement | null>;
 }
 
-export default function IdpScreens({ backend, options, t, search, bootstrap }: Props) {
+export default function IdpScreens({ backend, options, t, search, bootstrap, screenRef }: Props) {
   const [state, dispatch] = useReducer(idpReducer, initialIdpState);
+  const pressed = useFocusAfterPress(screenRef, state.screen);
   const it = idpTranslator(options.strings);
   const request = readIdpRequest(search);
   const onEvent = (type: string, data: unknown) => options.callbacks?.onEvent?.({ type, data });
@@ -145,17 +148,40 @@ export default function IdpScreens({ backend, options, t, search, bootstrap }: P
   // Logging in again starts from no session: the too-old one ends (forced clear), then the page's
   // login takes over and the authorization goes on once the member is back.
   const logInAgain = () => {
+    pressed();
     dispatch({ type: 'endingSession' });
     void revokeReporting(backend, fail).then(() => dispatch({ type: 'noSession' }));
   };
 
   const decide = (granted: boolean) => {
     if (request.flow !== 'authorize') return;
+    pressed();
     dispatch({ type: 'submitting', choice: granted ? 'allow' : 'deny' });
     submit(request.body, granted).catch((err: unknown) => dispatch({ type: 'actionFailed', message: fail(err) }));
   };
 
-  return render(state, { t, it, backend, options, request, decide, logOut, logInAgain, dispatch, fail, bootstrap });
+  return render(state, { t, it, backend, options, request, decide, logOut, logInAgain, dispatch, fail, bootstrap, pressed });
+}
+
+/**
+ * Deny, No and Log in again replace the whole screen, so the focus the pressed button held would
+ * fall to the page (WCAG 2.4.3). Call the returned function when such a button is pressed: once the
+ * screen changes, its heading or message takes the focus, which also has a screen reader read the
+ * message (it arrives with its text, too late for a live region). Only a press that held the focus
+ * moves it, so the host page's focus is never taken.
+ */
+function useFocusAfterPress(container: RefObject<HTMLElement | null>, screen: IdpState['screen']): () => void {
+  const pending = useRef(false);
+  useLayoutEffect(() => {
+    if (!pending.current) return;
+    pending.current = false;
+    container.current?.querySelector<HTMLElement>('[data-lk-heading], [data-lk-message]')?.focus();
+  }, [container, screen]);
+  return () => {
+    const root = container.current;
+    const active = root ? (root.getRootNode() as Document | ShadowRoot).activeElement : null;
+    pending.current = root !== null && active !== null && root.contains(active);
+  };
 }
 
 /** Trusted auth on load: end any current session, then attest one from the host's token. */
@@ -212,6 +238,8 @@ interface View {
   dispatch: (a: import('./state').IdpAction) => void;
   fail: (err: unknown) => string;
   bootstrap: BootstrapData;
+  /** A button that replaces the screen was pressed (see useFocusAfterPress). */
+  pressed: () => void;
 }
 
 function render(state: IdpState, v: View): ReactNode {
@@ -223,7 +251,9 @@ function render(state: IdpState, v: View): ReactNode {
     case 'error':
       return (
         <>
-          <p className="lk-text lk-error" role="alert">{state.message}</p>
+          <Message role="alert" className="lk-text lk-error">
+            {state.message}
+          </Message>
           {state.logInAgain ? (
             <Button loading={state.logInAgain.busy} onClick={v.logInAgain}>
               {it('idp.loginAgain.button')}
@@ -232,15 +262,15 @@ function render(state: IdpState, v: View): ReactNode {
         </>
       );
     case 'noSession':
-      return <p className="lk-text" role="status">{it('idp.noSession')}</p>;
+      return <Message>{it('idp.noSession')}</Message>;
     case 'redirecting':
       return state.denied ? (
-        <p className="lk-text" role="status">{it('idp.consent.denied')}</p>
+        <Message>{it('idp.consent.denied')}</Message>
       ) : (
         <Spinner label={it('idp.redirecting')} />
       );
     case 'notLoggedOut':
-      return <p className="lk-text" role="status">{it('idp.logout.notLoggedOut')}</p>;
+      return <Message>{it('idp.logout.notLoggedOut')}</Message>;
     case 'logoutConfirm':
       return (
         <>
@@ -253,13 +283,21 @@ function render(state: IdpState, v: View): ReactNode {
             <Button
               loading={state.busy}
               onClick={() => {
+                v.pressed();
                 v.dispatch({ type: 'loggingOut' });
                 v.logOut(state.redirectURI).catch((err: unknown) => v.dispatch({ type: 'actionFailed', message: v.fail(err) }));
               }}
             >
               {it('idp.logout.yes')}
             </Button>
-            <Button variant="secondary" disabled={state.busy} onClick={() => v.dispatch({ type: 'stayLoggedIn' })}>
+            <Button
+              variant="secondary"
+              busy={state.busy}
+              onClick={() => {
+                v.pressed();
+                v.dispatch({ type: 'stayLoggedIn' });
+              }}
+            >
               {it('idp.logout.no')}
             </Button>
           </div>
@@ -268,6 +306,18 @@ function render(state: IdpState, v: View): ReactNode {
     case 'consent':
       return <Consent state={state} v={v} projectName={projectName} />;
   }
+}
+
+/**
+ * A screen's only text (no session, denied, not logged out, an error). Script can focus it, so the
+ * focus of a button the screen replaced lands on it (useFocusAfterPress).
+ */
+function Message({ role = 'status', className = 'lk-text', children }: { role?: 'status' | 'alert'; className?: string; children: ReactNode }) {
+  return (
+    <p className={className} role={role} tabIndex={-1} data-lk-message="">
+      {children}
+    </p>
+  );
 }
 
 function clientNameOf(name: string, redirectURI: string, it: IdpTranslate): string {
@@ -328,10 +378,15 @@ function Consent({ state, v, projectName }: { state: Extract<IdpState, { screen:
       ) : null}
       <ErrorText message={state.error} />
       <div className="lk-stack">
-        <Button loading={state.busy === 'allow'} disabled={blocked.length > 0 || state.busy !== null} onClick={() => v.decide(true)}>
+        <Button
+          loading={state.busy === 'allow'}
+          busy={state.busy !== null}
+          disabled={blocked.length > 0}
+          onClick={() => v.decide(true)}
+        >
           {it('idp.consent.allow')}
         </Button>
-        <Button variant="secondary" loading={state.busy === 'deny'} disabled={state.busy !== null} onClick={() => v.decide(false)}>
+        <Button variant="secondary" loading={state.busy === 'deny'} busy={state.busy !== null} onClick={() => v.decide(false)}>
           {it('idp.consent.deny')}
         </Button>
       </div>

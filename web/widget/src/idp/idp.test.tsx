@@ -2,7 +2,7 @@ import { fireEvent, render, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { B2BIdentityProvider } from '../react';
 import { getCookie, SESSION_COOKIE, setCookie } from '../session/cookies';
-import { apiError, FakeServer, json, loggedInResponse } from '../test/fakeServer';
+import { apiError, FakeServer, json, loggedInResponse, type Reply } from '../test/fakeServer';
 import { acmeServer, newClient, TOKEN } from '../test/harness';
 import type { IdentityProviderOptions } from './IdentityProviderApp';
 import { readIdpRequest } from './params';
@@ -33,7 +33,7 @@ function renderIdp(server: FakeServer, address: string, options: IdentityProvide
   const result = render(<B2BIdentityProvider client={client} callbacks={{ onEvent, onError }} {...options} />);
   const host = result.container.querySelector<HTMLElement>('[data-latchkey-widget]')!;
   const root = host.shadowRoot!.querySelector<HTMLElement>('.lk-root')!;
-  return { ...within(root), server, navigate, onEvent, onError, client };
+  return { ...within(root), root, server, navigate, onEvent, onError, client };
 }
 
 afterEach(() => {
@@ -394,5 +394,80 @@ describe('logout', () => {
     expect(await ui.findByText('You have not been logged out. You may close this page.')).toBeTruthy();
     expect(server.callsTo('/b2b/sessions/revoke')).toHaveLength(0);
     expect(ui.navigate).not.toHaveBeenCalled();
+  });
+});
+
+describe('focus and announcements', () => {
+  const active = (ui: ReturnType<typeof renderIdp>) => (ui.root.getRootNode() as ShadowRoot).activeElement;
+
+  function consentServer(submit: () => Reply | Promise<Reply>) {
+    return acmeServer()
+      .on('POST', '/idp/b2b/oauth/authorize/start', json({ consent_required: true, client: CLIENT, scope_results: results() }))
+      .on('POST', '/idp/b2b/oauth/authorize/submit', submit);
+  }
+
+  it('Deny keeps focus while it runs, ignores another press, and hands focus to the message that replaces it', async () => {
+    loggedIn();
+    let release: () => void = () => undefined;
+    const server = consentServer(() => new Promise((r) => (release = () => r(json({ redirect_uri: 'https://rp.test/cb?error=access_denied' })))));
+    const ui = renderIdp(server, AUTHORIZE);
+    const deny = (await ui.findByRole('button', { name: 'Deny' })) as HTMLButtonElement;
+    const allow = ui.getByRole('button', { name: 'Allow' }) as HTMLButtonElement;
+    deny.focus();
+    fireEvent.click(deny);
+    await waitFor(() => expect(deny.getAttribute('aria-disabled')).toBe('true'));
+    expect(deny.disabled).toBe(false);
+    expect(allow.getAttribute('aria-disabled')).toBe('true');
+    expect(allow.disabled).toBe(false);
+    expect(active(ui)).toBe(deny);
+    fireEvent.click(deny);
+    fireEvent.click(allow);
+    release();
+    const message = await ui.findByText('Access to the application was denied.');
+    expect(active(ui)).toBe(message);
+    expect(server.callsTo('/idp/b2b/oauth/authorize/submit')).toHaveLength(1);
+  });
+
+  it('a failed Allow leaves focus on Allow, with the error below', async () => {
+    loggedIn();
+    const ui = renderIdp(consentServer(() => apiError(500, 'internal_server_error', 'Try later.')), AUTHORIZE);
+    const allow = (await ui.findByRole('button', { name: 'Allow' })) as HTMLButtonElement;
+    allow.focus();
+    fireEvent.click(allow);
+    await waitFor(() => expect(ui.getByRole('alert').textContent).toBe('Try later.'));
+    expect(allow.getAttribute('aria-disabled')).toBeNull();
+    expect(active(ui)).toBe(allow);
+  });
+
+  it('a press that did not hold focus (the host page had it) takes none', async () => {
+    loggedIn();
+    const ui = renderIdp(consentServer(() => json({ redirect_uri: 'https://rp.test/cb?error=access_denied' })), AUTHORIZE);
+    fireEvent.click(await ui.findByRole('button', { name: 'Deny' }));
+    await ui.findByText('Access to the application was denied.');
+    expect(active(ui)).toBeNull();
+  });
+
+  it('No hands focus to the message that replaces it', async () => {
+    loggedIn();
+    const server = acmeServer().on('POST', '/b2b/oauth/logout/start', json({ redirect_uri: 'https://rp.test/bye', consent_required: true }));
+    const ui = renderIdp(server, '/authorize?client_id=app-1&post_logout_redirect_uri=https%3A%2F%2Frp.test%2Fbye&state=s2');
+    const no = await ui.findByRole('button', { name: 'No' });
+    no.focus();
+    fireEvent.click(no);
+    const message = await ui.findByText('You have not been logged out. You may close this page.');
+    expect(active(ui)).toBe(message);
+  });
+
+  it('Log in again hands focus to the message that replaces it', async () => {
+    loggedIn();
+    const server = acmeServer()
+      .on('POST', '/b2b/sessions/revoke', json({}))
+      .on('POST', '/idp/b2b/oauth/authorize/start', apiError(401, 'login_required', 'Log in again, please.'));
+    const ui = renderIdp(server, AUTHORIZE + '&prompt=login');
+    const again = await ui.findByRole('button', { name: 'Log in again' });
+    again.focus();
+    fireEvent.click(again);
+    const message = await ui.findByText('No active session detected. Please log in to continue.');
+    expect(active(ui)).toBe(message);
   });
 });

@@ -1,6 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_THEME, themeVariables } from './theme';
 
+/** WCAG 2 relative luminance of a #rrggbb colour. */
+function luminance(hex: string): number {
+  const [r, g, b] = [1, 3, 5].map((i) => {
+    const c = parseInt(hex.slice(i, i + 2), 16) / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  }) as [number, number, number];
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+function contrast(a: string, b: string): number {
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x) as [number, number];
+  return (hi + 0.05) / (lo + 0.05);
+}
+
 describe('themeVariables', () => {
   it('uses the spec defaults', () => {
     const vars = themeVariables(undefined);
@@ -10,6 +24,12 @@ describe('themeVariables', () => {
     expect(vars['--lk-input-height']).toBe('47px');
     expect(vars['--lk-font-size']).toBe('16px');
     expect(vars['--lk-header-font-size']).toBe('24px');
+  });
+
+  it('default placeholder text has at least 4.5:1 contrast on the default input background (WCAG 1.4.3)', () => {
+    const vars = themeVariables(undefined);
+    expect(contrast(vars['--lk-input-placeholder'], vars['--lk-input-background'])).toBeGreaterThanOrEqual(4.5);
+    expect(contrast(vars['--lk-input-placeholder'], vars['--lk-container-background'])).toBeGreaterThanOrEqual(4.5);
   });
 
   it('maps every styles option to its custom property', () => {

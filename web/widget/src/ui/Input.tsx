@@ -1,4 +1,4 @@
-import type { InputHTMLAttributes } from 'react';
+import type { InputHTMLAttributes, Ref } from 'react';
 import { ErrorText } from './ErrorText';
 
 export interface InputProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 'id' | 'onChange'> {
@@ -7,10 +7,12 @@ export interface InputProps extends Omit<InputHTMLAttributes<HTMLInputElement>, 
   value: string;
   onValueChange: (value: string) => void;
   error?: string | null;
+  /** The <input> itself (a prop, not `ref`: the standalone script runs React 18, which has no ref props). */
+  inputRef?: Ref<HTMLInputElement>;
 }
 
 /** A labelled text field with its error message wired through aria-describedby. */
-export function Input({ id, label, value, onValueChange, error, className, ...rest }: InputProps) {
+export function Input({ id, label, value, onValueChange, error, className, inputRef, ...rest }: InputProps) {
   const errorId = `${id}-error`;
   return (
     <div className={`lk-field${className ? ` ${className}` : ''}`}>
@@ -19,6 +21,7 @@ export function Input({ id, label, value, onValueChange, error, className, ...re
       </label>
       <input
         {...rest}
+        ref={inputRef}
         id={id}
         className="lk-input"
         value={value}

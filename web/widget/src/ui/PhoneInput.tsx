@@ -14,7 +14,12 @@ export interface PhoneInputProps {
   phone: string;
   onCountryChange: (country: string) => void;
   onPhoneChange: (phone: string) => void;
-  disabled?: boolean;
+  /**
+   * The number is being sent: both controls hold their values but stay enabled, so the one with
+   * focus keeps it (disabling a focused control sends focus to the page). A <select> cannot be
+   * read-only, so the selector is marked aria-disabled and ignores changes.
+   */
+  busy?: boolean;
   error?: string | null;
 }
 
@@ -35,7 +40,7 @@ function regionNames(locale: string): (code: string) => string {
 
 /** A country selector (with calling codes) and a national phone number field. No I/O. */
 export function PhoneInput(props: PhoneInputProps) {
-  const { id, countryLabel, phoneLabel, optionLabel, namesLocale, country, phone, disabled, error } = props;
+  const { id, countryLabel, phoneLabel, optionLabel, namesLocale, country, phone, busy = false, error } = props;
   const options = useMemo(() => {
     const nameOf = regionNames(namesLocale);
     return COUNTRIES.map((c) => ({ code: c.code, name: nameOf(c.code), callingCode: c.callingCode })).sort((a, b) =>
@@ -53,9 +58,15 @@ export function PhoneInput(props: PhoneInputProps) {
           id={countryId}
           className="lk-input"
           value={country}
-          disabled={disabled}
+          aria-disabled={busy || undefined}
           autoComplete="tel-country-code"
-          onChange={(e) => props.onCountryChange(e.target.value)}
+          // Keeps the list shut while busy, as it is for a disabled select.
+          onMouseDown={(e) => {
+            if (busy) e.preventDefault();
+          }}
+          onChange={(e) => {
+            if (!busy) props.onCountryChange(e.target.value);
+          }}
         >
           {options.map((o) => (
             <option key={o.code} value={o.code}>
@@ -72,7 +83,7 @@ export function PhoneInput(props: PhoneInputProps) {
         onValueChange={props.onPhoneChange}
         inputMode="tel"
         autoComplete="tel-national"
-        disabled={disabled}
+        readOnly={busy}
         required
         error={error}
       />

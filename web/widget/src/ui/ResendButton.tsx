@@ -42,7 +42,8 @@ export function ResendButton({ labels, onResend, clock }: ResendButtonProps) {
 
   const label = phase === 'sending' ? labels.sending : phase === 'sent' ? labels.sent : labels.idle;
   return (
-    <Button variant="text" disabled={phase !== 'idle'} onClick={() => void onClick()} aria-live="polite">
+    // busy, not disabled: the pressed button keeps focus through sending and "sent".
+    <Button variant="text" busy={phase !== 'idle'} onClick={() => void onClick()} aria-live="polite">
       {label}
     </Button>
   );

@@ -82,7 +82,7 @@ function KnownEmailButtons({ block, email }: { block: EmailBlock; email: string 
       {block.magicLink ? (
         <LastUsed active={block.lastUsed === 'emailMagicLinks'}>
           {(describedBy) => (
-            <Button loading={link.busy} disabled={busy} aria-describedby={describedBy} onClick={() => void link.run()}>
+            <Button loading={link.busy} busy={busy} aria-describedby={describedBy} onClick={() => void link.run()}>
               {t('email.sendLink')}
             </Button>
           )}
@@ -94,7 +94,7 @@ function KnownEmailButtons({ block, email }: { block: EmailBlock; email: string 
             <Button
               variant={block.magicLink ? 'secondary' : 'primary'}
               loading={code.busy}
-              disabled={busy}
+              busy={busy}
               aria-describedby={describedBy}
               onClick={() => void code.run()}
             >

@@ -17,14 +17,13 @@ export function EmailMethodSelectionScreen() {
       <Heading>{t('methodSelection.title')}</Heading>
       <p className="lk-text">{t('methodSelection.sendingTo', { email })}</p>
       <div className="lk-form">
-        <Button loading={link.busy} disabled={busy} onClick={() => void link.run()}>
+        <Button loading={link.busy} busy={busy} onClick={() => void link.run()}>
           {t('email.sendLink')}
         </Button>
         <Button
           variant="secondary"
           loading={code.busy}
-          disabled={busy}
-         
+          busy={busy}
           onClick={() => void code.run()}
         >
           {t('email.sendCode')}

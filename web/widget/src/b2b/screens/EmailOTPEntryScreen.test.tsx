@@ -22,7 +22,8 @@ describe('Email OTP entry', () => {
     const input = ui.getByLabelText('One-time passcode') as HTMLInputElement;
     expect(input.getAttribute('inputmode')).toBe('numeric');
     expect(input.getAttribute('autocomplete')).toBe('one-time-code');
-    expect(input.maxLength).toBe(6);
+    // No maxlength: it would cut a pasted " 123456" before the separators are stripped.
+    expect(input.hasAttribute('maxlength')).toBe(false);
     // Focus moved into the new screen.
     expect(ui.root.getRootNode() instanceof ShadowRoot && (ui.root.getRootNode() as ShadowRoot).activeElement).toBe(input);
   });
@@ -62,13 +63,36 @@ describe('Email OTP entry', () => {
     expect(getCookie(SESSION_COOKIE)).toBeNull();
   });
 
-  it('counts down the 10-minute expiry', async () => {
+  it('while a code is checked the field is read-only and keeps focus; a wrong one leaves it focused', async () => {
+    let release: () => void = () => undefined;
+    const server = acmeServer().on('POST', AUTH, () => new Promise((r) => (release = () => r(apiError(401, 'otp_code_not_found')))));
+    const ui = await openOtpEntry(server);
+    const root = ui.root.getRootNode() as ShadowRoot;
+    const input = ui.getByLabelText('One-time passcode') as HTMLInputElement;
+    expect(root.activeElement).toBe(input);
+    fireEvent.change(input, { target: { value: '000000' } });
+    await waitFor(() => expect(input.readOnly).toBe(true));
+    expect(input.disabled).toBe(false);
+    expect(root.activeElement).toBe(input);
+    release();
+    await waitFor(() => expect(ui.getByRole('alert').textContent).toBe('Invalid passcode, please try again.'));
+    expect(input.readOnly).toBe(false);
+    expect(input.value).toBe('');
+    expect(root.activeElement).toBe(input);
+  });
+
+  it('counts down the 10-minute expiry and announces only the expiry', async () => {
     const ui = await openOtpEntry();
-    expect(ui.getByText('Your code expires in 10:00.')).toBeTruthy();
+    expect(ui.getByText('Your code expires in 10:00.').getAttribute('aria-live')).toBe('off');
+    const announcement = ui.getByRole('status');
+    expect(announcement.getAttribute('aria-live')).toBe('polite');
+    expect(announcement.textContent).toBe('');
     tick(ui.clock, 61_000);
     expect(ui.getByText('Your code expires in 8:59.')).toBeTruthy();
+    expect(announcement.textContent).toBe('');
     tick(ui.clock, 9 * 60_000);
-    expect(ui.getByText('Your code has expired. Request a new one.')).toBeTruthy();
+    expect(ui.getByText('Your code has expired. Request a new one.', { selector: '[aria-live="off"]' })).toBeTruthy();
+    expect(announcement.textContent).toBe('Your code has expired. Request a new one.');
   });
 
   it('resend goes initial → sending → "Code sent" for 2 s → initial, renewing the expiry', async () => {
@@ -76,15 +100,24 @@ describe('Email OTP entry', () => {
     const ui = await openOtpEntry();
     tick(ui.clock, 5 * 60_000);
     ui.server.on('POST', SEND, () => new Promise((r) => (release = () => r(json({})))));
-    fireEvent.click(ui.getByRole('button', { name: 'Resend code' }));
-    expect(((await ui.findByRole('button', { name: 'Sending…' })) as HTMLButtonElement).disabled).toBe(true);
+    const resend = ui.getByRole('button', { name: 'Resend code' }) as HTMLButtonElement;
+    resend.focus();
+    fireEvent.click(resend);
+    // Held, not disabled: the pressed button keeps focus; a second press sends nothing.
+    expect(await ui.findByRole('button', { name: 'Sending…' })).toBe(resend);
+    expect(resend.disabled).toBe(false);
+    expect(resend.getAttribute('aria-disabled')).toBe('true');
+    fireEvent.click(resend);
+    expect((ui.root.getRootNode() as ShadowRoot).activeElement).toBe(resend);
     release();
     expect(await ui.findByRole('button', { name: 'Code sent' })).toBeTruthy();
     expect(ui.getByText('Your code expires in 10:00.')).toBeTruthy();
     tick(ui.clock, 1999);
-    expect(ui.getByRole('button', { name: 'Code sent' })).toBeTruthy();
+    expect(ui.getByRole('button', { name: 'Code sent' }).getAttribute('aria-disabled')).toBe('true');
+    fireEvent.click(resend);
     tick(ui.clock, 1);
-    expect(ui.getByRole('button', { name: 'Resend code' })).toBeTruthy();
+    expect(ui.getByRole('button', { name: 'Resend code' }).getAttribute('aria-disabled')).toBeNull();
     expect(ui.server.callsTo(SEND)).toHaveLength(2);
+    expect((ui.root.getRootNode() as ShadowRoot).activeElement).toBe(resend);
   });
 });

@@ -1,5 +1,6 @@
 import { useState } from 'react';
 import { CodeInput } from '../../ui/CodeInput';
+import { CodeExpiry } from '../../ui/CodeExpiry';
 import { Heading } from '../../ui/Heading';
 import { ResendButton } from '../../ui/ResendButton';
 import { Spinner } from '../../ui/Spinner';
@@ -34,15 +35,17 @@ export function EmailOTPEntryScreen() {
       <CodeInput
         id="otp-input"
         label={t('otp.codeLabel')}
-        disabled={verify.busy}
+        busy={verify.busy}
         error={verify.error}
         resetKey={attempt}
         onComplete={(code) => void onComplete(code)}
       />
       {verify.busy ? <Spinner size="small" label={t('otp.verifying')} /> : null}
-      <p className="lk-text lk-text--muted" aria-live="off">
-        {secondsLeft > 0 ? t('otp.expiresIn', { time: formatMinutesSeconds(secondsLeft) }) : t('otp.expired')}
-      </p>
+      <CodeExpiry
+        secondsLeft={secondsLeft}
+        countdownText={t('otp.expiresIn', { time: formatMinutesSeconds(secondsLeft) })}
+        expiredText={t('otp.expired')}
+      />
       <ResendButton
         clock={clock}
         onResend={resend}

@@ -95,7 +95,7 @@ describe('Main screen (Organization flow)', () => {
     expect(ui.onError).toHaveBeenCalledWith(expect.objectContaining({ error_type: 'email_jit_provisioning_not_allowed', status_code: 403 }));
   });
 
-  it('disables the button with a spinner while sending', async () => {
+  it('holds the button (aria-disabled, keeping focus) with a spinner while sending', async () => {
     let release: () => void = () => undefined;
     const server = acmeServer().on('POST', '/b2b/magic_links/email/login_or_signup', () => new Promise((r) => (release = () => r(json({})))));
     const ui = renderLogin(server, { config: { products: ['emailMagicLinks'], organizationSlug: 'acme' } });
@@ -103,10 +103,14 @@ describe('Main screen (Organization flow)', () => {
     fireEvent.click(ui.getByRole('button', { name: 'Continue with email' }));
     const button = await waitFor(() => {
       const b = ui.getByRole('button', { name: 'Continue with email' }) as HTMLButtonElement;
-      expect(b.disabled).toBe(true);
+      expect(b.getAttribute('aria-disabled')).toBe('true');
       return b;
     });
+    expect(button.disabled).toBe(false);
     expect(button.getAttribute('aria-busy')).toBe('true');
+    // Enter in the field, or another press, sends nothing more.
+    fireEvent.click(button);
+    expect(server.callsTo('/b2b/magic_links/email/login_or_signup')).toHaveLength(1);
     release();
     expect(await ui.findByRole('heading', { name: 'Check your email' })).toBeTruthy();
   });

@@ -63,7 +63,7 @@ export function MethodButtons({ items }: { items: ButtonItem[] }) {
           {(describedBy) => (
             <Button
               variant="secondary"
-              disabled={start.busy}
+              busy={start.busy}
               aria-describedby={describedBy}
               onClick={() => void start.run(item)}
             >

@@ -58,6 +58,25 @@ describe('entry from the page address', () => {
     expect(window.location.pathname + window.location.search).toBe('/reset?keep=1');
     expect(server.callsTo(ORG_SEARCH)).toHaveLength(0);
     expect(ui.queryByRole('button', { name: 'Back' })).toBeNull();
+    // No address is known here, so there is no username for password managers either.
+    expect(ui.root.querySelector('input[autocomplete="username"]')).toBeNull();
+  });
+
+  it('gives password managers the remembered address as a hidden, unfocusable username', async () => {
+    openResetPage('&stytch_token_type=multi_tenant_passwords&token=reset-token');
+    localStorage.setItem(RESET_EMAIL, 'ada@acme.test');
+    const ui = renderLogin(acmeServer(), organizationPage());
+    await ui.findByRole('heading', { name: 'Create a new password' });
+    const username = ui.root.querySelector<HTMLInputElement>('input[autocomplete="username"]')!;
+    expect(username.value).toBe('ada@acme.test');
+    expect(username.form).toBe((ui.getByLabelText('New password') as HTMLInputElement).form);
+    expect(username.readOnly).toBe(true);
+    expect(username.tabIndex).toBe(-1);
+    expect(username.getAttribute('aria-hidden')).toBe('true');
+    expect(username.className).toBe('lk-visually-hidden');
+    // Out of the accessibility tree: the form's only textbox is the new password.
+    expect(ui.queryAllByRole('textbox')).toHaveLength(0);
+    expect(ui.getByLabelText('New password')).toBeTruthy();
   });
 
   it('an email reset token sets the password and logs in', async () => {

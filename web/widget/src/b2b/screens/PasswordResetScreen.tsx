@@ -16,6 +16,7 @@ const FEEDBACK_ID = 'password-strength';
 export function PasswordResetScreen() {
   const { state, controller, t } = useLogin();
   const [password, setPassword] = useState('');
+  const [email] = useState(() => controller.passwordReset.knownEmail());
   const submit = useAsyncAction(() => controller.passwordReset.submit(password));
   const accepted = isPasswordAccepted(state.formState.passwordState.strength, password);
   useEffect(() => () => controller.passwordReset.cancelStrengthCheck(), [controller]);
@@ -34,6 +35,20 @@ export function PasswordResetScreen() {
       <Heading>{t('password.reset.title')}</Heading>
       <p className="lk-text">{t('password.reset.body')}</p>
       <form className="lk-form" onSubmit={onSubmit} noValidate>
+        {/* For password managers, which save a new password under the form's username: hidden,
+            out of the tab order and of the accessibility tree (focus.ts skips it too). */}
+        {email ? (
+          <input
+            className="lk-visually-hidden"
+            type="email"
+            name="username"
+            autoComplete="username"
+            value={email}
+            readOnly
+            tabIndex={-1}
+            aria-hidden="true"
+          />
+        ) : null}
         <PasswordInput
           id="new-password-input"
           label={t('password.newLabel')}

@@ -68,7 +68,8 @@ describe('SSO Discovery Email', () => {
     expect(call.method).toBe('GET');
     expect(new URL(call.url).searchParams.get('email_address')).toBe('ada+sso@acme.test');
     expect(ui.onEvent).toHaveBeenCalledWith(expect.objectContaining({ type: 'B2B_SSO_DISCOVER_CONNECTIONS' }));
-    expect(ui.getByLabelText('Organization slug')).toBeTruthy();
+    // A slug is not the company name that autocomplete="organization" would offer.
+    expect(ui.getByLabelText('Organization slug').getAttribute('autocomplete')).toBe('off');
   });
 
   it('one connection starts SSO at once, with a PKCE challenge when the project requires it', async () => {

@@ -13,7 +13,8 @@ describe('the SSO discovery part', () => {
     fireEvent.click(button);
     expect(await ui.findByText(DEFAULT_TEXT)).toBeTruthy();
     expect(ui.getByRole('heading', { name: 'Sign up or log in' })).toBeTruthy();
-    await waitFor(() => expect((button as HTMLButtonElement).disabled).toBe(false));
+    await waitFor(() => expect(button.getAttribute('aria-disabled')).toBeNull());
+    expect((button as HTMLButtonElement).disabled).toBe(false);
 
     fireEvent.click(button);
     expect(await ui.findByRole('heading', { name: 'Log in with single sign-on' })).toBeTruthy();

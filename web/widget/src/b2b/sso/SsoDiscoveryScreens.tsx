@@ -65,7 +65,7 @@ export function SSODiscoveryFallbackScreen() {
           type="text"
           name="organization_slug"
           label={st('ssoDiscovery.fallback.slugLabel')}
-          autoComplete="organization"
+          autoComplete="off"
           autoCapitalize="none"
           spellCheck={false}
           required

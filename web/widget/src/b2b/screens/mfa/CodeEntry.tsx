@@ -22,7 +22,7 @@ export function CodeEntry({ id, verify }: { id: string; verify: (code: string) =
       <CodeInput
         id={id}
         label={t('otp.codeLabel')}
-        disabled={action.busy}
+        busy={action.busy}
         error={action.error}
         resetKey={attempt}
         onComplete={(code) => void onComplete(code)}

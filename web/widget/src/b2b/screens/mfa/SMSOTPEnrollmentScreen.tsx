@@ -40,7 +40,7 @@ export function SMSOTPEnrollmentScreen() {
           phone={phone}
           onCountryChange={setCountry}
           onPhoneChange={setPhone}
-          disabled={busy}
+          busy={busy}
           error={send.error}
         />
         <Button type="submit" loading={busy}>

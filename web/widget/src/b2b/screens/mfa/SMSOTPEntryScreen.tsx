@@ -1,4 +1,5 @@
 import { Button } from '../../../ui/Button';
+import { CodeExpiry } from '../../../ui/CodeExpiry';
 import { ErrorText } from '../../../ui/ErrorText';
 import { Heading } from '../../../ui/Heading';
 import { ResendButton } from '../../../ui/ResendButton';
@@ -24,9 +25,11 @@ export function SMSOTPEntryScreen() {
       {waitingForFirstCode ? <Spinner size="small" label={t('mfa.smsEntry.sending')} /> : null}
       <CodeEntry id="sms-otp-input" verify={(code) => controller.mfa.authenticateSms(code)} />
       <ErrorText message={sms.sendError} />
-      <p className="lk-text lk-text--muted" aria-live="off">
-        {secondsLeft > 0 ? t('otp.expiresIn', { time: formatMinutesSeconds(secondsLeft) }) : t('otp.expired')}
-      </p>
+      <CodeExpiry
+        secondsLeft={secondsLeft}
+        countdownText={t('otp.expiresIn', { time: formatMinutesSeconds(secondsLeft) })}
+        expiredText={t('otp.expired')}
+      />
       <ResendButton
         clock={clock}
         onResend={() => controller.mfa.resendSms()}

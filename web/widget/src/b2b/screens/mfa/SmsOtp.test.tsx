@@ -58,6 +58,40 @@ describe('SMS OTP enrollment', () => {
     expect(ui.getByLabelText('Phone number').getAttribute('aria-invalid')).toBe('true');
   });
 
+  it('while the number is sent, the fields hold (read-only, not disabled) and Send code keeps focus', async () => {
+    let release: () => void = () => undefined;
+    const server = mfaServer(mfaRequired({ allowed: ['sms_otp'] })).on(
+      'POST',
+      SMS_SEND,
+      () => new Promise((r) => (release = () => r(apiError(400, 'duplicate_member_phone_number')))),
+    );
+    const ui = await openEnrollment(server);
+    const select = ui.getByLabelText('Country') as HTMLSelectElement;
+    const phone = ui.getByLabelText('Phone number') as HTMLInputElement;
+    const send = ui.getByRole('button', { name: 'Send code' }) as HTMLButtonElement;
+    fireEvent.change(phone, { target: { value: '4155552671' } });
+    send.focus();
+    fireEvent.click(send);
+    await waitFor(() => expect(send.getAttribute('aria-disabled')).toBe('true'));
+    expect(send.disabled).toBe(false);
+    expect(phone.disabled).toBe(false);
+    expect(phone.readOnly).toBe(true);
+    expect(select.disabled).toBe(false);
+    expect(select.getAttribute('aria-disabled')).toBe('true');
+    // The selector cannot be read-only: a change while busy is ignored.
+    fireEvent.change(select, { target: { value: 'GB' } });
+    expect(select.value).toBe('US');
+    fireEvent.click(send);
+    expect(server.callsTo(SMS_SEND)).toHaveLength(1);
+    const root = ui.root.getRootNode() as ShadowRoot;
+    expect(root.activeElement).toBe(send);
+    release();
+    expect(await ui.findByText('A member with the specified phone number already exists for this organization.')).toBeTruthy();
+    expect(send.getAttribute('aria-disabled')).toBeNull();
+    expect(phone.readOnly).toBe(false);
+    expect(root.activeElement).toBe(send);
+  });
+
   it("the server's refusal shows its catalogue text", async () => {
     const server = mfaServer(mfaRequired({ allowed: ['sms_otp'] })).on(
       'POST',
@@ -76,11 +110,15 @@ describe('SMS OTP enrollment', () => {
     await ui.findByText('Your code expires in 2:00.');
     tick(ui.clock, 61_000);
     expect(ui.getByText('Your code expires in 0:59.')).toBeTruthy();
+    const announcement = ui.root.querySelector('[role="status"][aria-live="polite"]')!;
+    expect(announcement.textContent).toBe('');
     tick(ui.clock, 59_000);
-    expect(ui.getByText('Your code has expired. Request a new one.')).toBeTruthy();
+    expect(ui.getByText('Your code has expired. Request a new one.', { selector: '[aria-live="off"]' })).toBeTruthy();
+    expect(announcement.textContent).toBe('Your code has expired. Request a new one.');
     fireEvent.click(ui.getByRole('button', { name: 'Resend code' }));
     expect(await ui.findByRole('button', { name: 'Code sent' })).toBeTruthy();
     expect(ui.getByText('Your code expires in 2:00.')).toBeTruthy();
+    expect(announcement.textContent).toBe('');
     expect(ui.server.callsTo(SMS_SEND).map((c) => c.body)).toEqual([
       { ...MEMBER, mfa_phone_number: '+14155552671' },
       { ...MEMBER, mfa_phone_number: '+14155552671' },

@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/latchkey/latchkey/internal/project"
+)
+
+// usageError is a mistake in how a command was called (an unknown flag or
+// subcommand, a missing required flag, a stray word): Run prints it with a
+// pointer to the command's --help and exits 2, where a failure of the work
+// itself exits 1.
+type usageError struct {
+	cmd string // "project create"; "" for the top level
+	msg string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+func usageErrorf(cmd, format string, a ...any) error {
+	return &usageError{cmd: cmd, msg: fmt.Sprintf(format, a...)}
+}
+
+// helpRequested carries a command's usage to Run, which prints it on
+// stdout and exits 0.
+type helpRequested struct{ text string }
+
+func (h *helpRequested) Error() string { return "help requested" }
+
+// isHelp reports whether a word in a subcommand's place asks for help.
+func isHelp(word string) bool {
+	switch word {
+	case "help", "-h", "-help", "--help":
+		return true
+	}
+	return false
+}
+
+// subcommand returns env.Args[i], the subcommand of the command named cmd,
+// or the error to return: a usage error naming the choices when it is
+// missing, help when it asks for help.
+func subcommand(env Env, i int, cmd, choices string) (string, error) {
+	if len(env.Args) <= i {
+		return "", usageErrorf(cmd, "missing subcommand: %s", choices)
+	}
+	if isHelp(env.Args[i]) {
+		return "", &helpRequested{text: commandUsage(cmd)}
+	}
+	return env.Args[i], nil
+}
+
+// unknownSubcommand is the usage error for a subcommand cmd does not have.
+func unknownSubcommand(cmd, sub, choices string) error {
+	return usageErrorf(cmd, "unknown subcommand %q (one of: %s)", sub, choices)
+}
+
+// newFlags returns the flag set of the command named, e.g. "project
+// create". Each subcommand gets its own, holding only its own flags, so a
+// flag meant for another is refused rather than ignored.
+func newFlags(name string) *flag.FlagSet {
+	return flag.NewFlagSet(name, flag.ContinueOnError)
+}
+
+// parseFlags parses args into fs. The flag package stops at the first word
+// that is not a flag and leaves the rest unread, so a value with an
+// unquoted space (--name My Shop --origin …) would silently drop every flag
+// after it: any leftover word is refused. --help is answered with the
+// command's usage.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	fs.SetOutput(io.Discard) // errors go through Run, help to stdout
+	err := fs.Parse(args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		var b strings.Builder
+		b.WriteString(commandUsage(fs.Name()))
+		fs.SetOutput(&b)
+		b.WriteString("\nFlags:\n")
+		fs.PrintDefaults()
+		return &helpRequested{text: b.String()}
+	case err != nil:
+		return usageErrorf(fs.Name(), "%v", err)
+	case fs.NArg() > 0:
+		return strayArgument(fs.Name(), args, len(args)-fs.NArg())
+	}
+	return nil
+}
+
+// strayArgument explains the leftover word args[i], suggesting the quoted
+// value when it most likely continues the value before it.
+func strayArgument(cmd string, args []string, i int) error {
+	isFlag := func(s string) bool { return len(s) > 1 && s[0] == '-' && s != "--" }
+	hint := "quote a value that contains spaces"
+	switch {
+	case i >= 2 && isFlag(args[i-2]) && !strings.Contains(args[i-2], "=") && !isFlag(args[i-1]):
+		hint += fmt.Sprintf(`: %s "%s %s"`, args[i-2], args[i-1], args[i])
+	case i >= 1 && isFlag(args[i-1]) && strings.Contains(args[i-1], "="):
+		name, value, _ := strings.Cut(args[i-1], "=")
+		hint += fmt.Sprintf(`: %s="%s %s"`, name, value, args[i])
+	}
+	return usageErrorf(cmd, "unexpected argument %q (nothing after it was read; %s)", args[i], hint)
+}
+
+// commandUsage returns the lines of the top-level usage that describe cmd
+// ("project" gives every project subcommand), or all of it when none does.
+func commandUsage(cmd string) string {
+	var b strings.Builder
+	in := false
+	for line := range strings.Lines(usage) {
+		trimmed := strings.TrimSpace(line)
+		if trimmed == "" && b.Len() > 0 {
+			break
+		}
+		if strings.HasPrefix(trimmed, "latchkey ") {
+			in = strings.HasPrefix(trimmed+" ", "latchkey "+cmd+" ")
+		} else if !strings.HasPrefix(line, " ") {
+			in = false // a heading, not a continuation line
+		}
+		if in {
+			b.WriteString(line)
+		}
+	}
+	if b.Len() == 0 {
+		return usage
+	}
+	return "Usage:\n" + b.String()
+}
+
+// required is the usage error for missing required flags, or nil.
+func required(cmd string, missing bool, flags string) error {
+	if missing {
+		return usageErrorf(cmd, "%s required", flags)
+	}
+	return nil
+}
+
+// requiredWithProject refuses a missing --project and, when the
+// subcommand has the flag (value not nil), a missing --name.
+func requiredWithProject(cmd, id, name string, value *string) error {
+	if value == nil {
+		return required(cmd, id == "", "--project is")
+	}
+	return required(cmd, id == "" || *value == "", "--project and --"+name+" are")
+}
+
+// requireProject loads the project a command names with --project, so that
+// every command says the same thing, before doing anything, when it does
+// not exist.
+func requireProject(ctx context.Context, projects *project.Store, id string) (*project.Project, error) {
+	p, err := projects.ByID(ctx, id)
+	if project.IsNotFound(err) {
+		return nil, fmt.Errorf("project %q not found", id)
+	}
+	return p, err
+}
+
+// newEncoder returns the CLI's JSON encoder. HTML escaping is off: output
+// is read and pasted by people (a login URL with \u0026 for & cannot be
+// opened), never embedded in a page.
+func newEncoder(w io.Writer) *json.Encoder {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc
+}
+
+// encodeLines prints one JSON object per line, the CLI's listing format.
+func encodeLines[T any](env Env, items []T) error {
+	enc := newEncoder(env.Stdout)
+	for _, it := range items {
+		if err := enc.Encode(it); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readSecretLine reads one line from r (stdin) without its line ending,
+// returning at the newline so that a secret typed at a terminal needs no
+// end-of-file.
+func readSecretLine(r io.Reader) (string, error) {
+	if r == nil {
+		return "", nil
+	}
+	line, err := bufio.NewReader(io.LimitReader(r, 64<<10)).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("read stdin: %w", err)
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}

@@ -1,0 +1,30 @@
+import { render, screen } from '@testing-library/react';
+import { useRef } from 'react';
+import { describe, expect, it } from 'vitest';
+import { useScreenFocus } from './focus';
+
+function Screen({ name }: { name: string }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useScreenFocus(ref, name);
+  return (
+    <div ref={ref}>
+      <h1 tabIndex={-1} data-lk-heading="">
+        {name}
+      </h1>
+      {/* Like the reset form's username for password managers. */}
+      <input aria-hidden="true" tabIndex={-1} readOnly value="ada@acme.test" />
+      {name === 'form' ? <input aria-label="Field" /> : null}
+    </div>
+  );
+}
+
+describe('useScreenFocus', () => {
+  it('focuses a new screen’s first field that is in the tab order, else its heading', () => {
+    const { rerender } = render(<Screen name="first" />);
+    expect(document.activeElement).toBe(document.body);
+    rerender(<Screen name="form" />);
+    expect(document.activeElement).toBe(screen.getByLabelText('Field'));
+    rerender(<Screen name="done" />);
+    expect(document.activeElement).toBe(screen.getByRole('heading', { name: 'done' }));
+  });
+});

@@ -1,0 +1,75 @@
+import { render, screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import css from '../theme/widget.css?inline';
+import { CodeExpiry } from './CodeExpiry';
+import { ErrorText } from './ErrorText';
+import { Flash } from './Flash';
+
+/** The widget's stylesheet in the test document, so computed styles are the real ones. */
+function withWidgetStyles() {
+  const style = document.createElement('style');
+  style.textContent = css;
+  document.head.append(style);
+  return () => style.remove();
+}
+
+describe('live regions', () => {
+  it('an empty Flash or ErrorText region stays rendered (not display: none) and takes no room', () => {
+    const removeStyles = withWidgetStyles();
+    try {
+      render(
+        <>
+          <Flash message={null} />
+          <ErrorText message={null} />
+        </>,
+      );
+      for (const region of [screen.getByRole('status'), screen.getByRole('alert')]) {
+        expect(region.textContent).toBe('');
+        const style = getComputedStyle(region);
+        expect(style.display).not.toBe('none');
+        expect(style.visibility).not.toBe('hidden');
+        // Out of the flex flow, so the screens' gaps are as before.
+        expect(style.position).toBe('absolute');
+      }
+    } finally {
+      removeStyles();
+    }
+  });
+
+  it('a Flash message shows in the region that was already there', () => {
+    const { rerender } = render(<Flash message={null} />);
+    const region = screen.getByRole('status');
+    rerender(<Flash message={{ text: 'Codes copied to clipboard', ok: true }} />);
+    expect(screen.getByRole('status')).toBe(region);
+    expect(region.textContent).toBe('Codes copied to clipboard');
+  });
+
+  it('CodeExpiry announces the expiry, once the code runs out, in a region present from the start', () => {
+    const expiry = (secondsLeft: number) => (
+      <CodeExpiry secondsLeft={secondsLeft} countdownText={`expires in ${secondsLeft}`} expiredText="Expired." />
+    );
+    const { rerender } = render(expiry(2));
+    const region = screen.getByRole('status');
+    expect(region.getAttribute('aria-live')).toBe('polite');
+    expect(region.textContent).toBe('');
+    // The countdown itself is not announced every second.
+    expect(screen.getByText('expires in 2').getAttribute('aria-live')).toBe('off');
+    rerender(expiry(1));
+    expect(region.textContent).toBe('');
+    rerender(expiry(0));
+    expect(screen.getByRole('status')).toBe(region);
+    expect(region.textContent).toBe('Expired.');
+    expect(screen.getAllByText('Expired.')).toHaveLength(2);
+    // A new code clears it, for the next expiry.
+    rerender(expiry(120));
+    expect(region.textContent).toBe('');
+  });
+
+  it('CodeExpiry says nothing when the screen opens on a code already gone (an SMS not sent yet)', () => {
+    const { rerender } = render(<CodeExpiry secondsLeft={0} countdownText="" expiredText="Expired." />);
+    expect(screen.getByRole('status').textContent).toBe('');
+    expect(screen.getByText('Expired.').getAttribute('aria-live')).toBe('off');
+    rerender(<CodeExpiry secondsLeft={0} countdownText="" expiredText="Expired." />);
+    expect(screen.getByRole('status').textContent).toBe('');
+  });
+});
