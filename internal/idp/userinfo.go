@@ -15,7 +15,12 @@ func (p *Provider) UserInfo(w http.ResponseWriter, r *http.Request) {
 	var oe *oauthError
 	if errors.As(err, &oe) && (oe.status == http.StatusUnauthorized || oe.status == http.StatusForbidden) {
 		challenge := `Bearer error="` + oe.code + `", error_description="` + oe.desc + `"`
-		if oe.code == "insufficient_scope" {
+		switch {
+		case oe == errNoBearer:
+			// A request without a bearer token gets the bare challenge
+			// (RFC 6750 3.1: no error code when no credentials were sent).
+			challenge = `Bearer realm="latchkey"`
+		case oe.code == "insufficient_scope":
 			challenge += `, scope="` + ScopeOpenID + `"`
 		}
 		w.Header().Set("WWW-Authenticate", challenge)
@@ -32,6 +37,9 @@ func writeBearerError(w http.ResponseWriter, oe *oauthError) {
 	_, _ = w.Write([]byte(`{"error":"` + oe.code + `","error_description":"` + oe.desc + `"}` + "\n"))
 }
 
+// errNoBearer answers a userinfo request that carries no bearer token.
+var errNoBearer = &oauthError{401, "invalid_token", "A bearer access token is required."}
+
 func (p *Provider) userInfo(r *http.Request) (any, error) {
 	pr, err := p.projectOf(r)
 	if err != nil {
@@ -39,7 +47,7 @@ func (p *Provider) userInfo(r *http.Request) (any, error) {
 	}
 	token, ok := bearerToken(r.Header.Get("Authorization"))
 	if !ok {
-		return nil, &oauthError{401, "invalid_token", "A bearer access token is required."}
+		return nil, errNoBearer
 	}
 	c, row, err := p.verifyAccess(r.Context(), pr.ID, token)
 	if errors.Is(err, errNoToken) {

@@ -13,7 +13,7 @@ import (
 // The userinfo endpoint reads the Bearer scheme case-insensitively (RFC
 // 7235 2.1), and every token error carries its RFC 6750 3 challenge: the
 // 403 for a token without openid says insufficient_scope and names the
-// scope. Client authentication at the provider's other endpoints reads
+// scope, and a request without a bearer token gets the bare challenge. Client authentication at the provider's other endpoints reads
 // Basic case-insensitively too.
 func TestBearerAndBasicSchemes(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
@@ -28,16 +28,23 @@ func TestBearerAndBasicSchemes(t *testing.T) {
 				t.Fatalf("%s: %d %s", scheme, r.Status, r.Raw)
 			}
 		}
-		for _, auth := range []string{"Basic " + at, "Bearer", "Bearer ", "Bearer nope"} {
+		r := userinfo("Bearer nope")
+		oauthErr(t, r, 401, "invalid_token")
+		if h := r.Header.Get("WWW-Authenticate"); !strings.HasPrefix(h, "Bearer ") || !strings.Contains(h, `error="invalid_token"`) {
+			t.Fatalf("a wrong token: WWW-Authenticate %q", h)
+		}
+		// No bearer token at all: the bare challenge, without an error
+		// code (RFC 6750 3.1).
+		for _, auth := range []string{"", "Basic " + at, "Bearer", "Bearer "} {
 			r := userinfo(auth)
 			oauthErr(t, r, 401, "invalid_token")
-			if h := r.Header.Get("WWW-Authenticate"); !strings.HasPrefix(h, "Bearer ") || !strings.Contains(h, `error="invalid_token"`) {
+			if h := r.Header.Get("WWW-Authenticate"); h != `Bearer realm="latchkey"` {
 				t.Fatalf("%q: WWW-Authenticate %q", auth, h)
 			}
 		}
 
 		email := f.grant(id, secret, "email").Body["access_token"].(string)
-		r := userinfo("Bearer " + email)
+		r = userinfo("Bearer " + email)
 		oauthErr(t, r, 403, "insufficient_scope")
 		if h := r.Header.Get("WWW-Authenticate"); !strings.HasPrefix(h, "Bearer ") || !strings.Contains(h, `error="insufficient_scope"`) ||
 			!strings.Contains(h, `scope="openid"`) {
