@@ -24,15 +24,20 @@ import (
 )
 
 func serve(ctx context.Context, env Env, dev bool) error {
+	// Flags first, so that --help and a mistyped flag are answered even
+	// where the environment's configuration is wrong.
+	fs := flag.NewFlagSet(env.Args[0], flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	addr := fs.String("addr", "", "listen address (default: LATCHKEY_ADDR, else "+config.Defaults().Addr+")")
+	if err := parseFlags(fs, env.Args[1:]); err != nil {
+		return err
+	}
 	cfg, err := loadConfig(env)
 	if err != nil {
 		return err
 	}
-	fs := flag.NewFlagSet(env.Args[0], flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	fs.StringVar(&cfg.Addr, "addr", cfg.Addr, "listen address")
-	if err := parseFlags(fs, env.Args[1:]); err != nil {
-		return err
+	if *addr != "" {
+		cfg.Addr = *addr
 	}
 	cfg.Dev = dev
 	if dev && !addrChosen(fs, env) {

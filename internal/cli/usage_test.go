@@ -208,3 +208,19 @@ func writeFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// serve and dev read their flags before the configuration: --help answers
+// even where the environment's configuration would stop start-up.
+func TestServeHelpDespiteBadConfiguration(t *testing.T) {
+	t.Parallel()
+	bad := map[string]string{"LATCHKEY_BODY_LIMIT": "lots"}
+	for _, cmd := range []string{"serve", "dev"} {
+		code, out, errs := runIn(t, t.Context(), filepath.Join(t.TempDir(), "help.db"), "", bad, cmd, "--help")
+		if code != 0 || !strings.Contains(out, "Usage:") || !strings.Contains(out, "-addr") {
+			t.Errorf("%s --help: exit %d, stdout %q, stderr %q; want usage, exit 0", cmd, code, out, errs)
+		}
+	}
+	if code, _, errs := runIn(t, t.Context(), filepath.Join(t.TempDir(), "bad.db"), "", bad, "serve"); code != 1 || !strings.Contains(errs, "LATCHKEY_BODY_LIMIT") {
+		t.Errorf("serve with a bad body limit: exit %d, stderr %q; want the configuration error, exit 1", code, errs)
+	}
+}
