@@ -12,7 +12,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -115,6 +117,21 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 // process's lock (the CLI writing while a server runs) before it fails.
 const busyTimeout = 5 * time.Second
 
+// createPrivate creates a new database file that only its owner may read:
+// it holds hashed tokens and sealed secrets, and SQLite gives its -wal and
+// -shm files the database file's permissions. An empty file is an empty
+// database. A file that exists keeps the mode its operator gave it.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("store: create sqlite %s: %w", path, err)
+	}
+	return f.Close()
+}
+
 // openSQLite opens the file at path (ParseDSN's target: no prefix, no query).
 func openSQLite(ctx context.Context, path string) (*DB, error) {
 	pragmas := url.Values{}
@@ -127,6 +144,9 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	// _txlock=immediate takes the write lock at BEGIN, so a transaction never
 	// fails later when it upgrades from reader to writer.
 	wq := pragmas.Encode() + "&_txlock=immediate"
+	if err := createPrivate(path); err != nil {
+		return nil, err
+	}
 	w, err := sql.Open("sqlite", "file:"+path+"?"+wq)
 	if err != nil {
 		return nil, fmt.Errorf("store: open sqlite: %w", err)
