@@ -70,6 +70,7 @@ const (
 	NoMatchForOAuthURL     Type = "no_match_for_provided_oauth_url"
 	NoMatchForSSOURL       Type = "no_match_for_provided_sso_url"
 	PKCEMismatch           Type = "pkce_mismatch"
+	PKCEExpectedVerifier   Type = "pkce_expected_code_verifier"
 	// A browser flow's start without a code challenge the project
 	// requires, or with one that is not S256-shaped; a public connected
 	// app's authorization without one.
@@ -322,6 +323,7 @@ var catalogue = map[Type]entry{
 	NoMatchForOAuthURL:                  {http.StatusBadRequest, "The OAuth redirect URL does not exactly match a registered redirect URL of this type."},
 	NoMatchForSSOURL:                    {http.StatusBadRequest, "The SSO redirect URL does not exactly match a registered redirect URL of this type."},
 	PKCEMismatch:                        {http.StatusBadRequest, "The PKCE code verifier does not match the code challenge."},
+	PKCEExpectedVerifier:                {http.StatusBadRequest, "A PKCE code verifier is required: this flow started with a code challenge."},
 	InvalidPKCECodeChallenge:            {http.StatusBadRequest, "This project requires PKCE: send an S256 code challenge (43 base64url characters) with the request."},
 	PKCERequiredForIDPAuthorizationFlow: {http.StatusBadRequest, "Public clients must use PKCE: send a code_challenge (S256)."},
 	InvalidSessionDuration:              {http.StatusBadRequest, "session_duration_minutes must be between 5 and 527040."},

@@ -33,8 +33,9 @@ func redeemDiscoveryLink(e *apptest.Env, token string, extra map[string]any) app
 }
 
 // A discovery link sent with a PKCE challenge is redeemed only with the
-// verifier of the browser that asked for it: no verifier and a wrong one are
-// both pkce_mismatch, and neither spends the link for its owner.
+// verifier of the browser that asked for it: no verifier is
+// pkce_expected_code_verifier, a wrong one pkce_mismatch, and neither spends
+// the link for its owner.
 func TestDiscoveryLinkPKCE(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		verifier := "0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -43,7 +44,7 @@ func TestDiscoveryLinkPKCE(t *testing.T) {
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/magic_links/email/discovery/send", map[string]any{"email_address": "ada@startup.test",
 			"pkce_code_challenge": verifier}, ""), 400, "invalid_pkce_code_challenge")
 		token := sendDiscoveryLink(e, "ada@startup.test", map[string]any{"pkce_code_challenge": flowtoken.S256(verifier)})
-		apptest.Want(t, redeemDiscoveryLink(e, token, nil), 400, "pkce_mismatch")
+		apptest.Want(t, redeemDiscoveryLink(e, token, nil), 400, "pkce_expected_code_verifier")
 		apptest.Want(t, redeemDiscoveryLink(e, token, map[string]any{"pkce_code_verifier": "wrong-verifier-wrong-verifier-wrong-verifier"}),
 			400, "pkce_mismatch")
 		if r := redeemDiscoveryLink(e, token, map[string]any{"pkce_code_verifier": verifier}); r.Status != 200 ||

@@ -30,7 +30,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/ratelimit"
@@ -162,7 +161,8 @@ func (t *Ticket) Decode(v any) error {
 // Redeem spends a ticket and returns it. PKCE is checked before the ticket
 // is spent, so someone holding an intercepted ticket without the verifier
 // can neither use it nor burn it for its owner. Errors: ErrInvalid (wrapped),
-// apierr pkce_mismatch, apierr too_many_requests, or a store failure.
+// CheckPKCE's refusals (IsPKCEFailure), apierr too_many_requests, or a
+// store failure.
 func (s *Store) Redeem(ctx context.Context, r Redeem) (*Ticket, error) {
 	var t *Ticket
 	rule := scoped(RedeemLimit, r.Kind)
@@ -170,7 +170,7 @@ func (s *Store) Redeem(ctx context.Context, r Redeem) (*Ticket, error) {
 		var err error
 		t, err = s.redeem(ctx, r)
 		return err
-	}, func(err error) bool { return errors.Is(err, ErrInvalid) || apierr.Is(err, apierr.PKCEMismatch) },
+	}, func(err error) bool { return errors.Is(err, ErrInvalid) || IsPKCEFailure(err) },
 		ratelimit.For(rule, r.LimitKey))
 	return t, err
 }

@@ -109,7 +109,7 @@ func TestRefusals(t *testing.T) {
 		}
 		verifier := ids.Token()
 		pk := issue(flowtoken.S256(verifier))
-		if err := redeem(flowtoken.Redeem{Token: pk}); !apierr.Is(err, apierr.PKCEMismatch) {
+		if err := redeem(flowtoken.Redeem{Token: pk}); !apierr.Is(err, apierr.PKCEExpectedVerifier) {
 			t.Fatalf("missing verifier: %v", err)
 		}
 		if err := redeem(flowtoken.Redeem{Token: pk, Verifier: ids.Token()}); !apierr.Is(err, apierr.PKCEMismatch) {
@@ -362,7 +362,7 @@ func TestPKCEStartAndEmptyInputs(t *testing.T) {
 	if err := flowtoken.StartChallenge("pkce_code_challenge", good, true); err != nil {
 		t.Errorf("a valid challenge: %v", err)
 	}
-	if err := flowtoken.CheckPKCE(flowtoken.S256(""), "", "flow"); !apierr.Is(err, apierr.PKCEMismatch) {
+	if err := flowtoken.CheckPKCE(flowtoken.S256(""), "", "flow"); !apierr.Is(err, apierr.PKCEExpectedVerifier) {
 		t.Errorf("empty verifier against S256(\"\"): %v", err)
 	}
 	if flowtoken.Exact([]string{""}, "") {

@@ -17,7 +17,9 @@ func S256(verifier string) string {
 
 // CheckPKCE answers a stored S256 challenge with a verifier, in constant
 // time. No challenge means the flow did not use PKCE and any verifier is
-// ignored; a challenge with a missing or wrong verifier is pkce_mismatch.
+// ignored; a challenge with a missing verifier is
+// pkce_expected_code_verifier, with a wrong one pkce_mismatch (the
+// vendor's types; IsPKCEFailure covers both).
 // Only S256 exists here: "plain" would hand the secret to whoever sees
 // the start URL. what names the secret in the message for a missing
 // verifier ("flow", "link", "reset link").
@@ -26,12 +28,18 @@ func CheckPKCE(challenge, verifier, what string) error {
 		return nil
 	}
 	if verifier == "" {
-		return apierr.New(apierr.PKCEMismatch).WithMessage("This " + what + " needs the PKCE code verifier of the browser that started it.")
+		return apierr.New(apierr.PKCEExpectedVerifier).WithMessage("This " + what + " needs the PKCE code verifier of the browser that started it.")
 	}
 	if !ids.Equal(S256(verifier), challenge) {
 		return apierr.New(apierr.PKCEMismatch)
 	}
 	return nil
+}
+
+// IsPKCEFailure reports whether err is CheckPKCE's refusal: a missing or
+// a wrong verifier, which rate limits count as failed attempts.
+func IsPKCEFailure(err error) bool {
+	return apierr.Is(err, apierr.PKCEMismatch) || apierr.Is(err, apierr.PKCEExpectedVerifier)
 }
 
 // StartChallenge checks the PKCE challenge a browser flow starts with

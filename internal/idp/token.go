@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/httpapi"
@@ -90,7 +89,7 @@ func (p *Provider) exchangeCode(r *http.Request, projectID string, app *connecte
 			return nil, rerr
 		}
 		return nil, invalidGrant("The authorization code is invalid, expired or already used.")
-	case apierr.Is(err, apierr.PKCEMismatch):
+	case flowtoken.IsPKCEFailure(err):
 		return nil, invalidGrant("The code_verifier does not match the code_challenge.")
 	case err != nil:
 		return nil, err

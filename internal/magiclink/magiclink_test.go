@@ -145,7 +145,7 @@ func TestMagicLinkPKCE(t *testing.T) {
 		}
 		links, _ := e.LastMail("a@acme.test")
 		token := apptest.MagicLinkToken(t, links[0])
-		apptest.Want(t, e.RedeemLink(token, nil), 400, "pkce_mismatch")
+		apptest.Want(t, e.RedeemLink(token, nil), 400, "pkce_expected_code_verifier")
 		apptest.Want(t, e.RedeemLink(token, map[string]any{"pkce_code_verifier": "wrong"}), 400, "pkce_mismatch")
 		if r := e.RedeemLink(token, map[string]any{"pkce_code_verifier": verifier}); r.Status != 200 {
 			t.Fatalf("right verifier after wrong ones: %s", r.Raw)

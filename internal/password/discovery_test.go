@@ -102,7 +102,7 @@ func TestPasswordDiscovery(t *testing.T) {
 		}
 		token = e.ResetLink("ada@corp.test", "discovery")
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/passwords/discovery/email/reset", map[string]any{"password_reset_token": token,
-			"password": "Quartz-Fennel-Harbor-58"}), 400, "pkce_mismatch")
+			"password": "Quartz-Fennel-Harbor-58"}), 400, "pkce_expected_code_verifier")
 		r = e.Backend(http.MethodPost, "/v1/b2b/passwords/discovery/email/reset", map[string]any{"password_reset_token": token,
 			"password": "Quartz-Fennel-Harbor-58", "pkce_code_verifier": verifier})
 		if r.Status != 200 || r.Body["intermediate_session_token"] == "" {

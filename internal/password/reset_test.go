@@ -155,7 +155,7 @@ func TestPasswordResetPKCE(t *testing.T) {
 			t.Fatalf("start with challenge: %s", r.Raw)
 		}
 		token := e.ResetLink("ada@acme.test", "multi_tenant_passwords")
-		apptest.Want(t, e.ResetWith(token, "Lantern-Pebble-Orchid-40", nil), 400, "pkce_mismatch")
+		apptest.Want(t, e.ResetWith(token, "Lantern-Pebble-Orchid-40", nil), 400, "pkce_expected_code_verifier")
 		apptest.Want(t, e.ResetWith(token, "Lantern-Pebble-Orchid-40", map[string]any{"code_verifier": "wrong"}), 400, "pkce_mismatch")
 		if r := e.ResetWith(token, "Lantern-Pebble-Orchid-40", map[string]any{"code_verifier": verifier}); r.Status != 200 {
 			t.Fatalf("right verifier after wrong ones: %s", r.Raw)
@@ -166,7 +166,7 @@ func TestPasswordResetPKCE(t *testing.T) {
 		e.CreateMember(org, "nopass@acme.test")
 		e.ResetStart(org, "nopass@acme.test", map[string]any{"code_challenge": flowtoken.S256(verifier)})
 		ml := e.ResetLink("nopass@acme.test", "multi_tenant_magic_links")
-		apptest.Want(t, e.RedeemLink(ml, nil), 400, "pkce_mismatch")
+		apptest.Want(t, e.RedeemLink(ml, nil), 400, "pkce_expected_code_verifier")
 		if r := e.RedeemLink(ml, map[string]any{"pkce_code_verifier": verifier}); r.Status != 200 {
 			t.Fatalf("magic link with the verifier: %s", r.Raw)
 		}

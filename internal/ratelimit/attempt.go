@@ -346,7 +346,7 @@ func FailureOf(types ...apierr.Type) func(error) bool {
 
 // LinkFailure recognises a wrong link or token (unknown, spent, expired,
 // or without the browser's PKCE verifier), for Guard and Settle.
-var LinkFailure = FailureOf(apierr.UnableToAuthMagicLink, apierr.PKCEMismatch)
+var LinkFailure = FailureOf(apierr.UnableToAuthMagicLink, apierr.PKCEMismatch, apierr.PKCEExpectedVerifier)
 
 // IsLocked reports whether any lock about subject (see Key.About) runs.
 func (l *Limiter) IsLocked(ctx context.Context, q store.Querier, subject string) (bool, error) {

@@ -149,7 +149,7 @@ func TestOIDCNegative(t *testing.T) {
 			verifier := "a-verifier-of-the-customer-page-that-is-long-enough-0123456789"
 			token := tokenFrom(t, s.login(user, url.Values{"pkce_code_challenge": {s256(verifier)}}))
 			r := s.SDK(http.MethodPost, "/b2b/sso/authenticate", map[string]any{"sso_token": token}, "")
-			apptest.Want(t, r, 400, "pkce_mismatch")
+			apptest.Want(t, r, 400, "pkce_expected_code_verifier")
 			r = s.SDK(http.MethodPost, "/b2b/sso/authenticate", map[string]any{"sso_token": token, "pkce_code_verifier": verifier}, "")
 			apptest.Want(t, r, 200, "")
 		})
