@@ -90,60 +90,55 @@ func TestOIDCNegative(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		s := newOIDCEnv(t, e)
 		user := &mockoidc.MockUser{Subject: "oidc-sub-1", Email: "lin@acme.test", EmailVerified: true}
+		// started runs a login start and answers the provider's authorize
+		// redirect; back follows it as user and answers the callback URL
+		// the provider sends the browser to.
+		started := func() apptest.Resp {
+			q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
+			return s.Get("/v1/public/sso/start?" + q.Encode())
+		}
+		stateOf := func(r apptest.Resp) string {
+			authz, _ := url.Parse(r.Header.Get("Location"))
+			return authz.Query().Get("state")
+		}
+		back := func() apptest.Resp {
+			r := started()
+			s.op.QueueUser(user)
+			return s.Get(r.Header.Get("Location"))
+		}
+		withState := func(r apptest.Resp, edit func(url.Values)) string {
+			u, _ := url.Parse(r.Header.Get("Location"))
+			v := u.Query()
+			edit(v)
+			u.RawQuery = v.Encode()
+			return u.String()
+		}
 
 		t.Run("state mismatch", func(t *testing.T) {
-			q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
-			r := s.Get("/v1/public/sso/start?" + q.Encode())
-			s.op.QueueUser(user)
-			r = s.Get(r.Header.Get("Location"))
-			back, _ := url.Parse(r.Header.Get("Location"))
-			v := back.Query()
-			v.Set("state", "forged")
-			back.RawQuery = v.Encode()
-			wantPage(t, s.Get(back.String()), 400, "unsolicited_oidc_response")
+			wantPage(t, s.Get(withState(back(), func(v url.Values) { v.Set("state", "forged") })), 400, "unsolicited_oidc_response")
 		})
 		t.Run("expired ID token", func(t *testing.T) {
-			q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
-			r := s.Get("/v1/public/sso/start?" + q.Encode())
-			s.op.QueueUser(user)
-			r = s.Get(r.Header.Get("Location"))
+			r := back()
 			// Past the ID token's ten minutes, within the state's fifteen.
 			e.Clock.Advance(12 * time.Minute)
 			defer e.Clock.Advance(-12 * time.Minute)
 			wantPage(t, s.Get(r.Header.Get("Location")), 400, "oidc_invalid_id_token")
 		})
 		t.Run("no state", func(t *testing.T) {
-			q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
-			r := s.Get("/v1/public/sso/start?" + q.Encode())
-			s.op.QueueUser(user)
-			r = s.Get(r.Header.Get("Location"))
-			back, _ := url.Parse(r.Header.Get("Location"))
-			v := back.Query()
-			v.Del("state")
-			back.RawQuery = v.Encode()
-			wantPage(t, s.Get(back.String()), 400, "missing_oidc_state_param")
+			wantPage(t, s.Get(withState(back(), func(v url.Values) { v.Del("state") })), 400, "missing_oidc_state_param")
 		})
 		t.Run("no code", func(t *testing.T) {
-			q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
-			r := s.Get("/v1/public/sso/start?" + q.Encode())
-			authz, _ := url.Parse(r.Header.Get("Location"))
-			back := url.Values{"state": {authz.Query().Get("state")}}
-			wantPage(t, s.Get("/v1/b2b/sso/callback/"+s.connID+"?"+back.Encode()), 400, "oidc_invalid_callback_request")
+			cb := url.Values{"state": {stateOf(started())}}
+			wantPage(t, s.Get("/v1/b2b/sso/callback/"+s.connID+"?"+cb.Encode()), 400, "oidc_invalid_callback_request")
 		})
 		t.Run("code the provider refuses", func(t *testing.T) {
-			q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
-			r := s.Get("/v1/public/sso/start?" + q.Encode())
-			authz, _ := url.Parse(r.Header.Get("Location"))
-			back := url.Values{"state": {authz.Query().Get("state")}, "code": {"never-issued"}}
-			wantPage(t, s.Get("/v1/b2b/sso/callback/"+s.connID+"?"+back.Encode()), 400, "oidc_auth_code_error")
+			cb := url.Values{"state": {stateOf(started())}, "code": {"never-issued"}}
+			wantPage(t, s.Get("/v1/b2b/sso/callback/"+s.connID+"?"+cb.Encode()), 400, "oidc_auth_code_error")
 		})
 		t.Run("provider error", func(t *testing.T) {
 			// The provider sends the browser back with an OAuth error.
-			q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
-			r := s.Get("/v1/public/sso/start?" + q.Encode())
-			authz, _ := url.Parse(r.Header.Get("Location"))
-			back := url.Values{"error": {"access_denied"}, "state": {authz.Query().Get("state")}}
-			wantPage(t, s.Get("/v1/b2b/sso/callback/"+s.connID+"?"+back.Encode()), 400, "sso_identity_provider_error")
+			cb := url.Values{"error": {"access_denied"}, "state": {stateOf(started())}}
+			wantPage(t, s.Get("/v1/b2b/sso/callback/"+s.connID+"?"+cb.Encode()), 400, "sso_identity_provider_error")
 		})
 		t.Run("PKCE mismatch", func(t *testing.T) {
 			verifier := "a-verifier-of-the-customer-page-that-is-long-enough-0123456789"
