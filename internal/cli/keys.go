@@ -54,12 +54,7 @@ func keysCmd(ctx context.Context, env Env) error {
 	if err := parseFlags(fs, env.Args[2:]); err != nil {
 		return err
 	}
-	if kid != nil {
-		err = required(fs.Name(), *id == "" || *kid == "", "--project and --kid are")
-	} else {
-		err = required(fs.Name(), *id == "", "--project is")
-	}
-	if err != nil {
+	if err := requiredWithProject(fs.Name(), *id, "kid", kid); err != nil {
 		return err
 	}
 	projects, log, closeDB, err := openAudited(ctx, env)
@@ -101,23 +96,17 @@ func secretCmd(ctx context.Context, env Env) error {
 	fs := newFlags("project " + sub)
 	id := fs.String("project", "", "project id (required)")
 	var keepOld bool
-	var secretID string
+	var secretID *string
 	switch sub {
 	case "rotate-secret":
 		fs.BoolVar(&keepOld, "keep-old", false, "keep earlier secrets valid until retire-secret (zero-downtime switch)")
 	case "retire-secret":
-		fs.StringVar(&secretID, "secret-id", "", "the secret to revoke, see project secrets (required)")
+		secretID = fs.String("secret-id", "", "the secret to revoke, see project secrets (required)")
 	}
 	if err := parseFlags(fs, env.Args[2:]); err != nil {
 		return err
 	}
-	var err error
-	if sub == "retire-secret" {
-		err = required(fs.Name(), *id == "" || secretID == "", "--project and --secret-id are")
-	} else {
-		err = required(fs.Name(), *id == "", "--project is")
-	}
-	if err != nil {
+	if err := requiredWithProject(fs.Name(), *id, "secret-id", secretID); err != nil {
 		return err
 	}
 	projects, log, closeDB, err := openAudited(ctx, env)
@@ -144,10 +133,10 @@ func secretCmd(ctx context.Context, env Env) error {
 		}
 		return encodeLines(env, list)
 	default: // retire-secret
-		if err := projects.RetireSecret(ctx, *id, secretID, audited(ctx, log, *id, audit.SecretRetired, "secret_id", nil)); err != nil {
+		if err := projects.RetireSecret(ctx, *id, *secretID, audited(ctx, log, *id, audit.SecretRetired, "secret_id", nil)); err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "secret %s retired\n", secretID)
+		fmt.Fprintf(env.Stdout, "secret %s retired\n", *secretID)
 		return nil
 	}
 }

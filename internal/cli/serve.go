@@ -26,8 +26,7 @@ import (
 func serve(ctx context.Context, env Env, dev bool) error {
 	// Flags first, so that --help and a mistyped flag are answered even
 	// where the environment's configuration is wrong.
-	fs := flag.NewFlagSet(env.Args[0], flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
+	fs := newFlags(env.Args[0])
 	addr := fs.String("addr", "", "listen address (default: LATCHKEY_ADDR, else "+config.Defaults().Addr+")")
 	if err := parseFlags(fs, env.Args[1:]); err != nil {
 		return err
