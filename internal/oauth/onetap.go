@@ -87,7 +87,7 @@ func (m *Module) oneTap(r *http.Request, discovery bool) (any, error) {
 	st := state{Provider: providers.Google, Discovery: discovery, Challenge: req.PKCECodeChallenge}
 	var err error
 	if discovery {
-		if st.DiscoveryURL, err = m.resolveRedirect(ctx, p.ID, project.RedirectDiscovery, req.DiscoveryRedirectURL); err != nil {
+		if st.DiscoveryURL, err = m.d.Projects.ResolveRedirectAs(ctx, p.ID, project.RedirectDiscovery, req.DiscoveryRedirectURL, apierr.NoMatchForOAuthURL); err != nil {
 			return nil, err
 		}
 	} else {
@@ -98,10 +98,10 @@ func (m *Module) oneTap(r *http.Request, discovery bool) (any, error) {
 			return nil, apierr.Wrap(apierr.OrganizationNotFound, err)
 		}
 		st.OrganizationID = req.OrganizationID
-		if st.LoginURL, err = m.resolveRedirect(ctx, p.ID, project.RedirectLogin, req.LoginRedirectURL); err != nil {
+		if st.LoginURL, err = m.d.Projects.ResolveRedirectAs(ctx, p.ID, project.RedirectLogin, req.LoginRedirectURL, apierr.NoMatchForOAuthURL); err != nil {
 			return nil, err
 		}
-		if st.SignupURL, err = m.resolveRedirect(ctx, p.ID, project.RedirectSignup, req.SignupRedirectURL); err != nil {
+		if st.SignupURL, err = m.d.Projects.ResolveRedirectAs(ctx, p.ID, project.RedirectSignup, req.SignupRedirectURL, apierr.NoMatchForOAuthURL); err != nil {
 			return nil, err
 		}
 	}

@@ -70,7 +70,7 @@ func (m *Module) startURL(r *http.Request, discovery bool) (string, error) {
 		return "", err
 	}
 	if discovery {
-		if st.DiscoveryURL, err = m.resolveRedirect(ctx, p.ID, project.RedirectDiscovery, q.Get("discovery_redirect_url")); err != nil {
+		if st.DiscoveryURL, err = m.d.Projects.ResolveRedirectAs(ctx, p.ID, project.RedirectDiscovery, q.Get("discovery_redirect_url"), apierr.NoMatchForOAuthURL); err != nil {
 			return "", err
 		}
 	} else {
@@ -79,10 +79,10 @@ func (m *Module) startURL(r *http.Request, discovery bool) (string, error) {
 			return "", err
 		}
 		st.OrganizationID = org.OrganizationID
-		if st.LoginURL, err = m.resolveRedirect(ctx, p.ID, project.RedirectLogin, q.Get("login_redirect_url")); err != nil {
+		if st.LoginURL, err = m.d.Projects.ResolveRedirectAs(ctx, p.ID, project.RedirectLogin, q.Get("login_redirect_url"), apierr.NoMatchForOAuthURL); err != nil {
 			return "", err
 		}
-		if st.SignupURL, err = m.resolveRedirect(ctx, p.ID, project.RedirectSignup, q.Get("signup_redirect_url")); err != nil {
+		if st.SignupURL, err = m.d.Projects.ResolveRedirectAs(ctx, p.ID, project.RedirectSignup, q.Get("signup_redirect_url"), apierr.NoMatchForOAuthURL); err != nil {
 			return "", err
 		}
 	}
@@ -239,11 +239,4 @@ func normalizeEmail(id *providers.Identity) error {
 	}
 	id.Email = email
 	return nil
-}
-
-// resolveRedirect is the project's redirect URL resolution, with the
-// mismatch named as the OAuth flow's.
-func (m *Module) resolveRedirect(ctx context.Context, projectID string, t project.RedirectType, requested string) (string, error) {
-	u, err := m.d.Projects.ResolveRedirect(ctx, projectID, t, requested)
-	return u, project.MismatchAs(err, apierr.NoMatchForOAuthURL)
 }

@@ -66,22 +66,17 @@ func (s *Store) AddOrigin(ctx context.Context, projectID, origin string) error {
 	return addOrigin(ctx, s.db, projectID, norm, store.Millis(s.clock.Now()))
 }
 
-// MismatchAs gives ResolveRedirect's refusal of an unregistered URL the
-// type of the calling flow (OAuth, SSO): the API family names the
-// mismatch per flow, and ResolveRedirect's own is the email links'.
-func MismatchAs(err error, t apierr.Type) error {
-	var e *apierr.Error
-	if errors.As(err, &e) && e.Type == apierr.NoMatchForMagicLinkURL {
-		return apierr.New(t).WithDetails(e.Details)
-	}
-	return err
-}
-
 // ResolveRedirect returns the URL a flow may redirect to: requested, when it
 // exactly matches a registered URL of type t, or the type's default when
 // requested is empty. A mismatch is an error (no_match_for_provided_magic_link_url,
-// see MismatchAs), never a redirect.
+// the email links' type; see ResolveRedirectAs), never a redirect.
 func (s *Store) ResolveRedirect(ctx context.Context, projectID string, t RedirectType, requested string) (string, error) {
+	return s.ResolveRedirectAs(ctx, projectID, t, requested, apierr.NoMatchForMagicLinkURL)
+}
+
+// ResolveRedirectAs is ResolveRedirect with the mismatch refused as
+// mismatch: the API family names it per flow (OAuth, SSO, email links).
+func (s *Store) ResolveRedirectAs(ctx context.Context, projectID string, t RedirectType, requested string, mismatch apierr.Type) (string, error) {
 	rows, err := s.db.Read().QueryContext(ctx, `SELECT url, is_default FROM project_redirect_urls
 		WHERE project_id = $1 AND redirect_type = $2 ORDER BY created_at, url`, projectID, string(t))
 	if err != nil {
@@ -115,7 +110,7 @@ func (s *Store) ResolveRedirect(ctx context.Context, projectID string, t Redirec
 		return "", apierr.New(apierr.NoLoginRedirectURLsSet)
 	}
 	if requested != "" {
-		return "", apierr.New(apierr.NoMatchForMagicLinkURL).WithDetails(map[string]any{"redirect_type": string(t)})
+		return "", apierr.New(mismatch).WithDetails(map[string]any{"redirect_type": string(t)})
 	}
 	if def == "" {
 		def = first

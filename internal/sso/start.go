@@ -100,10 +100,10 @@ func (s *Service) start(ctx context.Context, r *http.Request) (string, error) {
 		return "", err
 	}
 	st.Challenge = challenge
-	if st.LoginURL, err = s.resolveRedirect(ctx, p.ID, project.RedirectLogin, q.Get("login_redirect_url")); err != nil {
+	if st.LoginURL, err = s.d.Projects.ResolveRedirectAs(ctx, p.ID, project.RedirectLogin, q.Get("login_redirect_url"), apierr.NoMatchForSSOURL); err != nil {
 		return "", err
 	}
-	if st.SignupURL, err = s.resolveRedirect(ctx, p.ID, project.RedirectSignup, q.Get("signup_redirect_url")); err != nil {
+	if st.SignupURL, err = s.d.Projects.ResolveRedirectAs(ctx, p.ID, project.RedirectSignup, q.Get("signup_redirect_url"), apierr.NoMatchForSSOURL); err != nil {
 		return "", err
 	}
 	params := providerParams(q)
@@ -154,10 +154,3 @@ func providerParams(q map[string][]string) map[string]string {
 
 // newNonce is an OIDC nonce.
 func newNonce() string { return ids.Token() }
-
-// resolveRedirect is the project's redirect URL resolution, with the
-// mismatch named as the SSO flow's.
-func (s *Service) resolveRedirect(ctx context.Context, projectID string, t project.RedirectType, requested string) (string, error) {
-	u, err := s.d.Projects.ResolveRedirect(ctx, projectID, t, requested)
-	return u, project.MismatchAs(err, apierr.NoMatchForSSOURL)
-}
