@@ -72,3 +72,17 @@ func ValidChallenge(s string) bool {
 	}
 	return true
 }
+
+// ValidVerifier reports whether s is a PKCE code_verifier as RFC 7636 4.1
+// defines it: 43 to 128 unreserved characters ([A-Za-z0-9-._~]).
+func ValidVerifier(s string) bool {
+	if len(s) < 43 || len(s) > 128 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~') {
+			return false
+		}
+	}
+	return true
+}

@@ -74,7 +74,7 @@ func (p *Provider) exchangeCode(r *http.Request, projectID string, app *connecte
 	if code == "" {
 		return nil, invalidRequest("code is required.")
 	}
-	if verifier != "" && !validVerifier(verifier) {
+	if verifier != "" && !flowtoken.ValidVerifier(verifier) {
 		// A malformed parameter is a malformed request (RFC 6749 5.2
 		// invalid_request); invalid_grant is for a well-formed verifier
 		// that does not match (RFC 7636 4.6). Refused before the code is
@@ -193,18 +193,4 @@ func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps
 		}
 	}
 	return out, err
-}
-
-// validVerifier reports whether s is a PKCE code_verifier as RFC 7636 4.1
-// defines it: 43 to 128 unreserved characters ([A-Za-z0-9-._~]).
-func validVerifier(s string) bool {
-	if len(s) < 43 || len(s) > 128 {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~') {
-			return false
-		}
-	}
-	return true
 }

@@ -66,15 +66,10 @@ func (pl *Policy) Preview(org *organization.Organization, m *organization.Member
 func (s *Service) autoSendSMS(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization,
 	m *organization.Member) error {
 	to := m.MFAPhoneNumber
-	var limits []ratelimit.Key
-	// The client's address first, as SendSMS counts it: a login's code is
+	// The client's address too, as SendSMS counts it: a login's code is
 	// a send like any other, and someone holding many members' first
 	// factors must not send texts past the address's limit.
-	if ip := httpapi.ClientIPFrom(ctx); ip != "" {
-		limits = append(limits, ratelimit.For(SMSSendPerIP, p.ID+"|"+ip))
-	}
-	limits = append(limits, ratelimit.For(SMSSendPerMember, m.MemberID),
-		ratelimit.For(SMSSendPerPhone, p.ID+"|"+to), ratelimit.For(SMSSendPerPhoneHour, p.ID+"|"+to))
+	limits := smsSendLimits(p.ID, httpapi.ClientIPFrom(ctx), m.MemberID, to)
 	for _, k := range limits {
 		if err := s.d.Limiter.AllowIn(ctx, q, k.Rule, k.Key); err != nil {
 			return err
@@ -94,4 +89,16 @@ func (s *Service) autoSendSMS(ctx context.Context, q store.Querier, p *project.P
 		}
 	})
 	return nil
+}
+
+// smsSendLimits are the buckets one SMS send counts against, the client's
+// address first (when the request has one), for SendSMS and for the code
+// a login sends by itself alike.
+func smsSendLimits(projectID, ip, memberID, to string) []ratelimit.Key {
+	var ks []ratelimit.Key
+	if ip != "" {
+		ks = append(ks, ratelimit.For(SMSSendPerIP, projectID+"|"+ip))
+	}
+	return append(ks, ratelimit.For(SMSSendPerMember, memberID),
+		ratelimit.For(SMSSendPerPhone, projectID+"|"+to), ratelimit.For(SMSSendPerPhoneHour, projectID+"|"+to))
 }

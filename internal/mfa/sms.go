@@ -52,16 +52,8 @@ func (s *Service) SendSMS(ctx context.Context, p SMSSendParams) (*MemberResult, 
 		return nil, err
 	}
 	proj := p.Who.Project
-	for _, lim := range []struct {
-		rule ratelimit.Rule
-		key  string
-	}{
-		{SMSSendPerIP, proj.ID + "|" + p.ClientIP},
-		{SMSSendPerMember, m.MemberID},
-		{SMSSendPerPhone, proj.ID + "|" + to},
-		{SMSSendPerPhoneHour, proj.ID + "|" + to},
-	} {
-		if err := s.d.Limiter.Allow(ctx, lim.rule, lim.key); err != nil {
+	for _, k := range smsSendLimits(proj.ID, p.ClientIP, m.MemberID, to) {
+		if err := s.d.Limiter.Allow(ctx, k.Rule, k.Key); err != nil {
 			return nil, err
 		}
 	}

@@ -143,7 +143,8 @@ func (s *Service) migrateIn(ctx context.Context, q store.Querier, a *migration) 
 			return nil, err
 		}
 		if m, err = s.d.Orgs.MemberByEmail(ctx, q, a.org.OrganizationID, a.email); err != nil {
-			return nil, err
+			// Gone while this waited (a purge, an address change).
+			return nil, organization.NotFound(err, apierr.MemberNotFound)
 		}
 		if m.Status == organization.StatusDeleted {
 			return nil, apierr.New(apierr.InactiveMember)
