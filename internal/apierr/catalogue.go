@@ -111,6 +111,15 @@ const (
 	OrgSearchMemberEmailFuzzyTooShort   Type = "organization_search_member_email_fuzzy_too_short"
 	OrgSearchAllowedDomainFuzzyTooShort Type = "organization_search_allowed_domain_fuzzy_too_short"
 
+	// claimed_email_domains, a setting only the backend writes: not a
+	// domain, a shared mail provider's, or already claimed by another
+	// organization of the project (a domain has one claimant); and the
+	// organization search filter of that name without a list of domains.
+	InvalidClaimedDomain           Type = "organization_settings_invalid_claimed_domain"
+	ClaimedDomainTooCommon         Type = "organization_settings_claimed_domain_too_common"
+	DuplicateClaimedDomain         Type = "organization_settings_duplicate_claimed_domain"
+	OrgSearchMissingClaimedDomains Type = "organization_search_missing_claimed_email_domains"
+
 	// Multi-factor authentication.
 	MFAMethodRestricted Type = "operation_restricted_by_organization_mfa_methods"
 	// MFA on a member that is not active (invited, pending, deleted).
@@ -356,6 +365,11 @@ var catalogue = map[Type]entry{
 	OrgSearchSlugFuzzyTooShort:          {http.StatusBadRequest, "organization_slug_fuzzy needs at least 3 characters: fuzzy search filters require a minimum of three."},
 	OrgSearchMemberEmailFuzzyTooShort:   {http.StatusBadRequest, "member_email_fuzzy needs at least 3 characters: fuzzy search filters require a minimum of three."},
 	OrgSearchAllowedDomainFuzzyTooShort: {http.StatusBadRequest, "allowed_domain_fuzzy needs at least 3 characters: fuzzy search filters require a minimum of three."},
+
+	InvalidClaimedDomain:           {http.StatusBadRequest, "A claimed email domain must be a valid email domain."},
+	ClaimedDomainTooCommon:         {http.StatusBadRequest, "Common email domains such as gmail.com cannot be claimed by an organization: anyone can have an address there."},
+	DuplicateClaimedDomain:         {http.StatusBadRequest, "This email domain is already claimed by another organization of the project."},
+	OrgSearchMissingClaimedDomains: {http.StatusBadRequest, "The claimed_email_domains filter needs a non-empty list of email domains."},
 
 	MFAMethodRestricted:              {http.StatusForbidden, "This organization does not allow this multi-factor authentication method."},
 	ActionOnlyForActiveMembers:       {http.StatusBadRequest, "Multi-factor authentication is available only to active members."},

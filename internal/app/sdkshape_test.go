@@ -54,20 +54,27 @@ func TestOrganizationListsAreNeverNull(t *testing.T) {
 	})
 }
 
-// TestClaimedEmailDomainsFollowTheClaimRule: claimed_email_domains reports the domains the server
-// treats as claimed (those of a RESTRICTED organization), and nothing otherwise.
-func TestClaimedEmailDomainsFollowTheClaimRule(t *testing.T) {
+// TestClaimedEmailDomainsAreTheBackendsSetting: claimed_email_domains is what the backend set (an
+// allowed domain under RESTRICTED email JIT is not a claim), on the backend face only: the browser
+// SDK does not declare the field, so the SDK face does not show it (nor take it: organization's
+// TestClaimedDomainsAreNotSetForMembers).
+func TestClaimedEmailDomainsAreTheBackendsSetting(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		walled := e.CreateOrg("walled", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"walled.test", "also.test"}})
-		open := e.CreateOrg("open", "ALL_ALLOWED", map[string]any{"email_allowed_domains": []string{"open.test"}})
+		claimer := e.CreateOrg("claimer", "NOT_ALLOWED", map[string]any{"claimed_email_domains": []string{"claimer.test"}})
 		claimed := func(id string) any {
 			return e.Backend(http.MethodGet, "/v1/b2b/organizations/"+id, nil).Body["organization"].(map[string]any)["claimed_email_domains"]
 		}
-		if got := claimed(walled); !reflect.DeepEqual(got, []any{"walled.test", "also.test"}) {
+		if got := claimed(walled); !reflect.DeepEqual(got, []any{}) {
 			t.Errorf("RESTRICTED: claimed_email_domains = %#v", got)
 		}
-		if got := claimed(open); !reflect.DeepEqual(got, []any{}) {
-			t.Errorf("ALL_ALLOWED: claimed_email_domains = %#v", got)
+		if got := claimed(claimer); !reflect.DeepEqual(got, []any{"claimer.test"}) {
+			t.Errorf("set by the backend: claimed_email_domains = %#v", got)
+		}
+		e.CreateMember(claimer, "ann@claimer.test")
+		r := e.SDK(http.MethodGet, "/b2b/organizations/me", nil, e.SessionFor(claimer, "ann@claimer.test"))
+		if _, shown := r.Data()["organization"].(map[string]any)["claimed_email_domains"]; r.Status != 200 || shown {
+			t.Errorf("SDK organizations/me: %s", r.Raw)
 		}
 	})
 }

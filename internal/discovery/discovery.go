@@ -164,11 +164,23 @@ func (s *Service) list(ctx context.Context, q store.Querier, p *project.Project,
 		seen[id] = true
 	}
 	domain := emailaddr.Domain(email)
-	eligible, err := s.d.Orgs.ClaimingDomain(ctx, q, p.ID, domain)
+	eligible, err := s.d.Orgs.JoinableByDomain(ctx, q, p.ID, domain)
 	if err != nil {
 		return nil, err
 	}
+	// Where another organization claims the domain, joining by the domain
+	// rule is refused (claimedElsewhere), so such an organization is not
+	// offered. A claim alone does not make its claimant eligible: it keeps
+	// the domain's people out of other organizations, and the claimant's
+	// own email JIT settings say whether they may join it.
+	claimant, err := s.d.Orgs.ClaimantOf(ctx, q, p.ID, domain)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
 	for _, org := range eligible {
+		if claimant != "" && claimant != org.OrganizationID {
+			continue
+		}
 		if !seen[org.OrganizationID] {
 			seen[org.OrganizationID] = true
 			out = append(out, s.entry(org, Membership{Type: EligibleByMail, Details: map[string]any{"domain": domain}}, factors))

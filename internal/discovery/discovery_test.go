@@ -109,9 +109,10 @@ func TestDiscoveryLinkCreateAndPolicies(t *testing.T) {
 			t.Fatalf("second create: %s", r.Raw)
 		}
 
-		// Claimed domains: people of a domain an organization restricts
-		// to may not create or join other organizations.
-		e.CreateOrg("claimer", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"claimed.test"}})
+		// Claimed domains (set by the backend): people of the domain may
+		// not create or join other organizations.
+		e.CreateOrg("claimer", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"claimed.test"},
+			"claimed_email_domains": []string{"claimed.test"}})
 		open := e.CreateOrg("open-co", "ALL_ALLOWED", nil)
 		d = e.Discover("x@claimed.test")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/discovery/organizations/create", map[string]any{"intermediate_session_token": d["intermediate_session_token"]}, ""),

@@ -64,20 +64,19 @@ func (s *Service) List(ctx context.Context, p *project.Project, who Who) (*Respo
 	return &Response{IntermediateSessionToken: who.IST, EmailAddress: email, DiscoveredOrganizations: orgs}, nil
 }
 
-// claimedElsewhere refuses when the email's domain is claimed by an
-// organization and target ("" = a new organization) is not one of its
-// claimants. Two organizations may restrict to one domain (two teams of
-// one company): discovery lists both as eligible, so joining either is
-// allowed, and the claim keeps the domain's people out of the others.
+// claimedElsewhere refuses when the email's domain is claimed
+// (claimed_email_domains, set by the customer's backend) by an
+// organization other than target ("" = a new organization): the claim
+// keeps the domain's people out of every organization but its claimant.
 func (s *Service) claimedElsewhere(ctx context.Context, q store.Querier, p *project.Project, email, target string) error {
-	claims, err := s.d.Orgs.ClaimingDomain(ctx, q, p.ID, emailaddr.Domain(email))
+	claimed, err := s.d.Orgs.ClaimedByAnother(ctx, q, p.ID, emailaddr.Domain(email), target)
 	if err != nil {
 		return err
 	}
-	if len(claims) == 0 || slices.ContainsFunc(claims, func(o *organization.Organization) bool { return o.OrganizationID == target }) {
-		return nil
+	if claimed {
+		return apierr.New(apierr.EmailDomainIsClaimed)
 	}
-	return apierr.New(apierr.EmailDomainIsClaimed)
+	return nil
 }
 
 // complete ends a discovery step for member m of org with the IST's

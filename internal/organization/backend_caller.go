@@ -83,8 +83,9 @@ func BackendCallerIn(r *http.Request, st *Store, sessions Sessions, orgIDs []str
 
 // authorizeSettings authorizes an organization update: each changed field
 // group needs its stytch.organization action. Trusted metadata and the
-// external id are the customer backend's own bookkeeping, which no member
-// permission covers, so a call acting for a member cannot change them.
+// external id are the customer backend's own bookkeeping, and claimed
+// domains its word on who owns a domain (claims.go): no member permission
+// covers them, so a call acting for a member cannot change them.
 func (c *SessionCaller) authorizeSettings(ctx context.Context, set Settings) error {
 	if c.Member == nil {
 		return nil
@@ -94,6 +95,9 @@ func (c *SessionCaller) authorizeSettings(ctx context.Context, set Settings) err
 	}
 	if set.ExternalID != nil {
 		return errMemberTrusted("external_id")
+	}
+	if set.ClaimedEmailDomains != nil {
+		return errMemberTrusted("claimed_email_domains")
 	}
 	for _, a := range set.Actions() {
 		if err := c.Authorize(ctx, ResourceOrganization, a); err != nil {

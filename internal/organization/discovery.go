@@ -61,17 +61,19 @@ func (s *Store) DeletedMembershipOrgs(ctx context.Context, q store.Querier, proj
 	return out, nil
 }
 
-// ClaimingDomain returns the organizations that restrict email JIT to a
-// list containing domain. Such an organization "claims" the domain: people
-// with it may join it by email, and may not create or join others.
+// JoinableByDomain returns the organizations that admit people of domain
+// by email JIT: email_jit_provisioning RESTRICTED with domain in
+// email_allowed_domains, the API family's eligible_to_join_by_email_domain
+// rule. This only offers: an organization's allowed domains claim nothing
+// (claimed_email_domains does, ClaimantOf), so anyone may list any domain
+// here without keeping its people from anything.
 //
-// A shared mail provider's domain (emailaddr.IsCommonDomain) is claimed by
-// no one. Settings refuse it now, but an organization may have stored it
-// before; it must not keep every gmail.com user of the project from
-// creating an organization, nor be offered to them all as one they can
-// join. (Its own email JIT still admits them: that is its members' list,
-// not a claim on others.)
-func (s *Store) ClaimingDomain(ctx context.Context, q store.Querier, projectID, domain string) ([]*Organization, error) {
+// A shared mail provider's domain (emailaddr.IsCommonDomain) makes no
+// organization joinable. Settings refuse it now, but an organization may
+// have stored it before; it must not be offered to every gmail.com user
+// of the project. (Its own email JIT still admits them: that is its
+// members' list, not an offer to everyone.)
+func (s *Store) JoinableByDomain(ctx context.Context, q store.Querier, projectID, domain string) ([]*Organization, error) {
 	if emailaddr.IsCommonDomain(domain) {
 		return nil, nil
 	}

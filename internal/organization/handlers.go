@@ -47,10 +47,29 @@ func NotFound(err error, t apierr.Type) error {
 	return err
 }
 
+// backendSettings is the body of the backend face's organization create
+// and update: the settings plus claimed_email_domains, which only these
+// two routes decode (Settings leaves it out), so neither the SDK face nor
+// discovery's organization create can set it (claims.go).
+type backendSettings struct {
+	Settings
+	ClaimedEmailDomains *[]string `json:"claimed_email_domains"`
+}
+
+func decodeBackendSettings(r *http.Request) (Settings, error) {
+	var body backendSettings
+	if err := httpapi.Decode(r, &body); err != nil {
+		return Settings{}, err
+	}
+	set := body.Settings
+	set.ClaimedEmailDomains = body.ClaimedEmailDomains
+	return set, nil
+}
+
 // Create handles POST /v1/b2b/organizations.
 func (h Handlers) Create(r *http.Request) (any, error) {
-	var set Settings
-	if err := httpapi.Decode(r, &set); err != nil {
+	set, err := decodeBackendSettings(r)
+	if err != nil {
 		return nil, err
 	}
 	p := project.CallerFrom(r.Context()).Project
@@ -73,8 +92,8 @@ func (h Handlers) Get(r *http.Request) (any, error) {
 
 // Update handles PUT /v1/b2b/organizations/{organization_id}.
 func (h Handlers) Update(r *http.Request) (any, error) {
-	var set Settings
-	if err := httpapi.Decode(r, &set); err != nil {
+	set, err := decodeBackendSettings(r)
+	if err != nil {
 		return nil, err
 	}
 	return h.updateSettings(r, set)

@@ -231,8 +231,8 @@ var (
 // normalizeDomains lower-cases and de-duplicates a list of email domains
 // (a repeated one is merged, not refused). A shared mail provider's domain
 // (emailaddr.IsCommonDomain) is refused: allowing gmail.com would let
-// anyone in, and under RESTRICTED JIT claim every gmail user for one
-// organization. Only lists a request sends are checked, so an
+// anyone in, and claiming it would keep every gmail user of the project
+// out of every other organization. Only lists a request sends are checked, so an
 // organization stored with such a domain before this rule keeps it until
 // the list is next written.
 func normalizeDomains(rule domainRule, in []string) ([]string, error) {

@@ -62,6 +62,20 @@ var orgFilters = map[string]filterFunc{
 		}
 		return w.contains("email_allowed_domains", v), nil
 	},
+	"claimed_email_domains": func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
+		var empty []string
+		if json.Unmarshal(raw, &empty) == nil && len(empty) == 0 {
+			return "", apierr.New(apierr.OrgSearchMissingClaimedDomains).WithDetails(map[string]any{"field": "query.operands", "filter_name": name})
+		}
+		vs, err := stringsValue(name, raw)
+		if err != nil {
+			return "", err
+		}
+		// The claims index holds exactly the organizations' lists, one
+		// row per domain: an exact, indexed match.
+		return "EXISTS (SELECT 1 FROM organization_claimed_domains c WHERE c.organization_id = organizations.organization_id AND " +
+			w.in("c.domain", lowerAll(vs)) + ")", nil
+	},
 	"allowed_auth_methods":   jsonListFilter("allowed_auth_methods", AuthMethods, false),
 	"allowed_mfa_methods":    jsonListFilter("allowed_mfa_methods", MFAMethods, false),
 	"email_jit_provisioning": policyFilter("email_jit_provisioning", AllAllowed, Restricted, NotAllowed),
@@ -126,6 +140,11 @@ func policyFilter(col string, known ...string) filterFunc {
 		return w.in(col, vs), nil
 	}
 }
+
+// missingFilterValue names the API family's type for an operand of
+// these filters sent without filter_value (or with null), where it has
+// one of its own.
+var missingFilterValue = map[string]apierr.Type{"claimed_email_domains": apierr.OrgSearchMissingClaimedDomains}
 
 // Search returns one page of the project's organizations matching p, in
 // creation order.

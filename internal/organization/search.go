@@ -111,6 +111,9 @@ func compileQuery(w *sqlWhere, q *Query, filters map[string]filterFunc) (string,
 				WithDetails(map[string]any{"field": "query.operands", "filter_name": op.FilterName})
 		}
 		if len(op.FilterValue) == 0 || string(op.FilterValue) == "null" {
+			if t, ok := missingFilterValue[op.FilterName]; ok {
+				return "", apierr.New(t).WithDetails(map[string]any{"field": "query.operands", "filter_name": op.FilterName})
+			}
 			return "", filterError(op.FilterName, "filter_value is required.")
 		}
 		c, err := f(w, op.FilterName, op.FilterValue)

@@ -20,6 +20,7 @@ type Settings struct {
 	LogoURL                              *string              `json:"organization_logo_url"`
 	TrustedMetadata                      *map[string]any      `json:"trusted_metadata"`
 	CustomRoles                          *[]CustomRole        `json:"-"` // set through the RBAC organization policy only
+	ClaimedEmailDomains                  *[]string            `json:"-"` // set by the backend face's create and update only (backendSettings)
 	SSODefaultConnectionID               *string              `json:"sso_default_connection_id"`
 	SSOJITProvisioning                   *string              `json:"sso_jit_provisioning"`
 	SSOJITProvisioningAllowedConnections *[]string            `json:"sso_jit_provisioning_allowed_connections"`
@@ -176,6 +177,13 @@ func (s Settings) applyLists(o *Organization) error {
 			return err
 		}
 		o.EmailAllowedDomains = d
+	}
+	if s.ClaimedEmailDomains != nil {
+		d, err := normalizeDomains(claimedDomainRule, *s.ClaimedEmailDomains)
+		if err != nil {
+			return err
+		}
+		o.ClaimedEmailDomains = d // unique across the project: writeClaims, in the same transaction
 	}
 	for _, l := range []struct {
 		field string

@@ -6,12 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/clock"
-	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -72,7 +70,7 @@ var orgFields = []string{"organization_name", "organization_slug", "organization
 	"oauth_tenant_jit_provisioning", "allowed_oauth_tenants", "auth_methods", "allowed_auth_methods", "mfa_policy",
 	"mfa_methods", "allowed_mfa_methods", "rbac_email_implicit_role_assignments",
 	"first_party_connected_apps_allowed_type", "allowed_first_party_connected_apps",
-	"third_party_connected_apps_allowed_type", "allowed_third_party_connected_apps"}
+	"third_party_connected_apps_allowed_type", "allowed_third_party_connected_apps", "claimed_email_domains"}
 
 func orgValues(o *Organization) []any {
 	var external, defaultConn any // NULL when unset; unset external ids never collide in the unique index
@@ -88,7 +86,7 @@ func orgValues(o *Organization) []any {
 		o.OAuthTenantJITProvisioning, mustJSON(o.AllowedOAuthTenants), o.AuthMethods, mustJSON(o.AllowedAuthMethods), o.MFAPolicy,
 		o.MFAMethods, mustJSON(o.AllowedMFAMethods), mustJSON(o.RBACEmailImplicitRoleAssignments),
 		o.FirstPartyConnectedAppsAllowedType, mustJSON(o.AllowedFirstPartyConnectedApps),
-		o.ThirdPartyConnectedAppsAllowedType, mustJSON(o.AllowedThirdPartyConnectedApps)}
+		o.ThirdPartyConnectedAppsAllowedType, mustJSON(o.AllowedThirdPartyConnectedApps), mustJSON(o.ClaimedEmailDomains)}
 }
 
 var orgColumns = "organization_id, project_id, " + strings.Join(orgFields, ", ") + ", created_at, updated_at"
@@ -102,13 +100,13 @@ var orgSelect = orgColumns + ", sso_active_connections, scim_active_connection"
 func scanOrg(row interface{ Scan(...any) error }) (*Organization, error) {
 	var o Organization
 	var external, defaultConn sql.NullString
-	var trusted, roles, ssoConns, domains, tenants, allowedAuth, allowedMFA, implicit, firstApps, thirdApps, active, scim string
+	var trusted, roles, ssoConns, domains, tenants, allowedAuth, allowedMFA, implicit, firstApps, thirdApps, claimed, active, scim string
 	var created, updated int64
 	if err := row.Scan(&o.OrganizationID, &o.projectID, &o.OrganizationName, &o.OrganizationSlug, &external,
 		&o.OrganizationLogoURL, &trusted, &roles, &defaultConn, &o.SSOJITProvisioning, &ssoConns,
 		&o.EmailJITProvisioning, &domains, &o.EmailInvites, &o.OAuthTenantJITProvisioning, &tenants, &o.AuthMethods,
 		&allowedAuth, &o.MFAPolicy, &o.MFAMethods, &allowedMFA, &implicit, &o.FirstPartyConnectedAppsAllowedType,
-		&firstApps, &o.ThirdPartyConnectedAppsAllowedType, &thirdApps, &created, &updated, &active, &scim); err != nil {
+		&firstApps, &o.ThirdPartyConnectedAppsAllowedType, &thirdApps, &claimed, &created, &updated, &active, &scim); err != nil {
 		return nil, store.MapError(err)
 	}
 	// A list of pairs, not a map keyed by column value: equal values (several
@@ -120,7 +118,7 @@ func scanOrg(row interface{ Scan(...any) error }) (*Organization, error) {
 		{domains, &o.EmailAllowedDomains}, {tenants, &o.AllowedOAuthTenants}, {allowedAuth, &o.AllowedAuthMethods},
 		{allowedMFA, &o.AllowedMFAMethods}, {implicit, &o.RBACEmailImplicitRoleAssignments},
 		{firstApps, &o.AllowedFirstPartyConnectedApps}, {thirdApps, &o.AllowedThirdPartyConnectedApps},
-		{active, &o.SSOActiveConnections}} {
+		{claimed, &o.ClaimedEmailDomains}, {active, &o.SSOActiveConnections}} {
 		if err := json.Unmarshal([]byte(c.text), c.dst); err != nil {
 			return nil, fmt.Errorf("decode column: %w", err)
 		}
@@ -137,13 +135,6 @@ func scanOrg(row interface{ Scan(...any) error }) (*Organization, error) {
 		if err := json.Unmarshal([]byte(scim), &o.SCIMActiveConnection); err != nil {
 			return nil, fmt.Errorf("decode scim_active_connection: %w", err)
 		}
-	}
-	o.ClaimedEmailDomains = []string{}
-	if o.EmailJITProvisioning == Restricted {
-		// Latchkey's claim rule (ClaimingDomain): a RESTRICTED organization
-		// claims its allowed domains but shared mail providers' (stored
-		// before settings refused them), so the wire reports exactly those.
-		o.ClaimedEmailDomains = slices.DeleteFunc(slices.Clone(o.EmailAllowedDomains), emailaddr.IsCommonDomain)
 	}
 	return &o, nil
 }
@@ -185,7 +176,7 @@ func newOrganization(projectID string, env ids.Env) *Organization {
 		AuthMethods: AllAllowed, AllowedAuthMethods: []string{}, MFAPolicy: MFAOptional, MFAMethods: AllAllowed,
 		AllowedMFAMethods: []string{}, RBACEmailImplicitRoleAssignments: []RoleAssignment{},
 		FirstPartyConnectedAppsAllowedType: AllAllowed, AllowedFirstPartyConnectedApps: []string{},
-		ThirdPartyConnectedAppsAllowedType: AllAllowed, AllowedThirdPartyConnectedApps: []string{}}
+		ThirdPartyConnectedAppsAllowedType: AllAllowed, AllowedThirdPartyConnectedApps: []string{}, ClaimedEmailDomains: []string{}}
 }
 
 // Create inserts a new organization of the project from set.
@@ -219,6 +210,11 @@ func (s *Store) CreateIn(ctx context.Context, q store.Querier, projectID string,
 	_, err := q.ExecContext(ctx, `INSERT INTO organizations (`+orgColumns+`) VALUES (`+store.Placeholders(1, len(args))+`)`, args...)
 	if err != nil {
 		return nil, conflictError(fmt.Errorf("organization: create: %w", store.MapError(err)))
+	}
+	if len(o.ClaimedEmailDomains) > 0 {
+		if err := s.writeClaims(ctx, q, o); err != nil {
+			return nil, err
+		}
 	}
 	return s.GetIn(ctx, q, projectID, o.OrganizationID)
 }
@@ -272,6 +268,11 @@ func (s *Store) UpdateIn(ctx context.Context, q store.Querier, projectID, orgID 
 		fmt.Sprintf(`, updated_at = $%d WHERE organization_id = $%d AND project_id = $%d`, n+1, n+2, n+3), args...)
 	if err != nil {
 		return nil, conflictError(fmt.Errorf("organization: update: %w", store.MapError(err)))
+	}
+	if set.ClaimedEmailDomains != nil {
+		if err := s.writeClaims(ctx, q, o); err != nil {
+			return nil, err
+		}
 	}
 	return s.GetIn(ctx, q, projectID, orgID)
 }
