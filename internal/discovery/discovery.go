@@ -173,9 +173,12 @@ func (s *Service) list(ctx context.Context, q store.Querier, p *project.Project,
 	// offered. A claim alone does not make its claimant eligible: it keeps
 	// the domain's people out of other organizations, and the claimant's
 	// own email JIT settings say whether they may join it.
-	claimant, err := s.d.Orgs.ClaimantOf(ctx, q, p.ID, domain)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return nil, err
+	var claimant string
+	if len(eligible) > 0 {
+		claimant, err = s.d.Orgs.ClaimantOf(ctx, q, p.ID, domain)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return nil, err
+		}
 	}
 	for _, org := range eligible {
 		if claimant != "" && claimant != org.OrganizationID {
