@@ -150,8 +150,17 @@ func (h Handlers) Create(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.Service.Create(r.Context(), CreateParams{Project: project.CallerFrom(r.Context()).Project,
-		IST: body.IntermediateSession, DurationMinutes: body.SessionDurationMinutes, Settings: body.Settings,
+	caller := project.CallerFrom(r.Context())
+	set := body.Settings
+	if !caller.Backend {
+		// A browser holds only the public token: trusted_metadata and the
+		// external id are the customer's backend's to write. Dropped, not
+		// refused, as the SDK's organization update (UpdateMe) drops them;
+		// the browser SDK's create options name neither.
+		set = set.ForMembers()
+	}
+	return h.Service.Create(r.Context(), CreateParams{Project: caller.Project,
+		IST: body.IntermediateSession, DurationMinutes: body.SessionDurationMinutes, Settings: set,
 		CustomClaims: claims})
 }
 
