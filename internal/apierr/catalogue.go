@@ -101,6 +101,15 @@ const (
 	InvalidMFADefaultMethod             Type = "invalid_mfa_default_method"
 	DefaultMFAMemberMissingFactor       Type = "default_mfa_member_missing_factor"
 	CannotPreserveExistingSessions      Type = "cannot_preserve_existing_sessions"
+	// An organization name that is empty, too long or holds control
+	// characters; a default SSO connection that is not one of the
+	// organization's active connections.
+	InvalidOrganizationName     Type = "invalid_organization_name"
+	InvalidSSODefaultConnection Type = "invalid_sso_default_connection_id"
+	// A metadata object (trusted_metadata, untrusted_metadata) over the
+	// API family's limits once an update is merged in.
+	MetadataTooManyKeys Type = "metadata_too_many_keys"
+	MetadataTooLarge    Type = "metadata_too_large"
 
 	// Organization and member searches: a fuzzy filter value shorter than
 	// three characters, one type per filter as the API family names them.
@@ -349,6 +358,10 @@ var catalogue = map[Type]entry{
 	InvalidMFADefaultMethod:             {http.StatusBadRequest, "default_mfa_method must be sms_otp or totp."},
 	DefaultMFAMemberMissingFactor:       {http.StatusBadRequest, "The member has no verified factor of this method, so it cannot be their default MFA method."},
 	CannotPreserveExistingSessions:      {http.StatusBadRequest, "An email address change always ends the member's sessions; preserve_existing_sessions cannot keep them."},
+	InvalidOrganizationName:             {http.StatusBadRequest, "organization_name must be 1 to 128 characters, without control characters."},
+	InvalidSSODefaultConnection:         {http.StatusBadRequest, "sso_default_connection_id must name one of the organization's active SSO connections."},
+	MetadataTooManyKeys:                 {http.StatusBadRequest, "Metadata objects may contain at most 20 top-level keys."},
+	MetadataTooLarge:                    {http.StatusBadRequest, "Metadata objects cannot exceed 4KB."},
 
 	MemberSearchEmailFuzzyTooShort:      {http.StatusBadRequest, "member_email_fuzzy needs at least 3 characters: fuzzy search filters require a minimum of three."},
 	MemberSearchMFAPhoneFuzzyTooShort:   {http.StatusBadRequest, "member_mfa_phone_number_fuzzy needs at least 3 characters: fuzzy search filters require a minimum of three."},
