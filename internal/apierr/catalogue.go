@@ -61,8 +61,12 @@ const (
 	DuplicateMemberEmail     Type = "duplicate_member_email"
 	InactiveMember           Type = "inactive_member"
 	MemberHasNoVerifiedEmail Type = "member_has_no_active_verified_email"
-	NoLoginRedirectURLsSet   Type = "no_login_redirect_urls_set"
-	NoSignupRedirectURLsSet  Type = "no_signup_redirect_urls_set"
+	// A project with no redirect URL of the type a flow needs, one type
+	// per redirect type as the API family names them (project.NoRedirectURLs).
+	NoLoginRedirectURLsSet     Type = "no_login_redirect_urls_set"
+	NoSignupRedirectURLsSet    Type = "no_signup_redirect_urls_set"
+	NoDiscoveryRedirectURLsSet Type = "no_discovery_redirect_urls_set"
+	NoPasswordResetRedirectURL Type = "no_password_reset_redirect_url"
 	// A redirect URL that matches no registered URL of its type, named per
 	// flow: email links (magic links, invites, discovery, resets, email
 	// updates, impersonation), OAuth and SSO.
@@ -319,6 +323,8 @@ var catalogue = map[Type]entry{
 	MemberHasNoVerifiedEmail:            {http.StatusBadRequest, "This member's email address is not verified, so it cannot be changed by a self-serve email update; an admin can update it instead."},
 	NoLoginRedirectURLsSet:              {http.StatusBadRequest, "No login redirect URL is registered for this project."},
 	NoSignupRedirectURLsSet:             {http.StatusBadRequest, "No signup redirect URL is registered for this project."},
+	NoDiscoveryRedirectURLsSet:          {http.StatusBadRequest, "No discovery redirect URL is registered for this project."},
+	NoPasswordResetRedirectURL:          {http.StatusBadRequest, "No password reset redirect URL is registered for this project."},
 	NoMatchForMagicLinkURL:              {http.StatusBadRequest, "The redirect URL does not exactly match a registered redirect URL of this type."},
 	NoMatchForOAuthURL:                  {http.StatusBadRequest, "The OAuth redirect URL does not exactly match a registered redirect URL of this type."},
 	NoMatchForSSOURL:                    {http.StatusBadRequest, "The SSO redirect URL does not exactly match a registered redirect URL of this type."},

@@ -68,9 +68,6 @@ func (s *Service) Invite(ctx context.Context, p InviteParams) (*organization.Mem
 		return nil, nil, organization.NotFound(err, apierr.OrganizationNotFound)
 	}
 	target, err := s.d.Projects.ResolveRedirect(ctx, p.Project.ID, project.RedirectInvite, p.RedirectURL)
-	if apierr.Is(err, apierr.NoLoginRedirectURLsSet) {
-		err = apierr.Wrap(apierr.NoInviteRedirectURLsSet, err)
-	}
 	if err != nil {
 		return nil, nil, err
 	}
