@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/organization"
 )
 
 // A session JWT's exp is not the session's end. As the API family
@@ -105,5 +106,20 @@ func TestRevokeByExpiredJWT(t *testing.T) {
 		for _, token := range []string{tokenA, tokenB} {
 			apptest.Want(t, check(e, token, ""), 404, "session_not_found")
 		}
+	})
+}
+
+// The member session header of a backend call takes an expired JWT of a
+// live session too (it goes through the same check), and refuses one whose
+// session was revoked.
+func TestExpiredJWTInMemberSessionHeader(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		_, jwt, member := e.Login(org, "ada@acme.test")
+		e.Clock.Advance(6 * time.Minute)
+		path := "/v1/b2b/organizations/" + org + "/members/" + member
+		apptest.Want(t, e.BackendAs(http.MethodPut, path, map[string]any{"name": "Ada"}, organization.MemberSessionJWTHeader, jwt), 200, "")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/revoke", map[string]any{"session_jwt": jwt}), 200, "")
+		apptest.Want(t, e.BackendAs(http.MethodPut, path, map[string]any{"name": "Eve"}, organization.MemberSessionJWTHeader, jwt), 404, "session_not_found")
 	})
 }
