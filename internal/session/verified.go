@@ -60,10 +60,10 @@ const verifiedLimit = 20000
 
 // get returns the session id of token when its signature was verified
 // before, its nbf and iat hold at now and the session it names has not
-// ended by its own account (exp is not checked: see verifiedJWTs). known is what intern found for
-// the same token while its request was read: when no invalidation came
-// since, it stands for the lookup (the map's hashing and comparing of the
-// kilobyte-long key a second time).
+// ended by its own account (exp is not checked: see verifiedJWTs). known
+// is what intern found for the same token while its request was read:
+// when no invalidation came since, it stands for the lookup (the map's
+// hashing and comparing of the kilobyte-long key a second time).
 func (v *verifiedJWTs) get(projectID, token string, now time.Time, known knownJWT) (string, bool) {
 	e := known.entry
 	// The token compared is the request's own string, interned, so an
