@@ -126,6 +126,11 @@ func (s *Service) Recover(ctx context.Context, p RecoverParams) (*RecoverResult,
 	if err != nil {
 		return nil, err
 	}
+	// The codes back up the authenticator app: where the organization
+	// does not allow apps, they do not pass MFA either.
+	if err := requireMethod(sub.org, sub.member, organization.MFAMethodTOTP); err != nil {
+		return nil, err
+	}
 	proj := p.Who.Project
 	out := &RecoverResult{}
 	err = s.guard(ctx, sub, proj.ID+"|"+p.ClientIP, apierr.UnableToAuthRecoveryCode, func() error {
@@ -201,13 +206,18 @@ type CodesResult struct {
 
 // RecoveryCodes shows the member's unused recovery codes again (an empty
 // list once every code is spent). A login in progress (IST) may never read
-// them: they would turn the first factor alone into both.
+// them: they would turn the first factor alone into both. Where the
+// organization does not allow authenticator apps, which the codes back up,
+// neither get nor rotate serves them, as TOTP create does not.
 func (s *Service) RecoveryCodes(ctx context.Context, w Who) (*CodesResult, error) {
 	sub, err := s.resolveForChange(ctx, w)
 	if err != nil {
 		return nil, err
 	}
 	m := sub.member
+	if err := requireMethod(sub.org, m, organization.MFAMethodTOTP); err != nil {
+		return nil, err
+	}
 	if m.TOTPRegistrationID == "" {
 		return nil, apierr.New(apierr.TOTPNotFound)
 	}
@@ -245,6 +255,9 @@ func (s *Service) RecoveryCodes(ctx context.Context, w Who) (*CodesResult, error
 func (s *Service) RotateRecoveryCodes(ctx context.Context, w Who) (*CodesResult, error) {
 	sub, err := s.resolveForChange(ctx, w)
 	if err != nil {
+		return nil, err
+	}
+	if err := requireMethod(sub.org, sub.member, organization.MFAMethodTOTP); err != nil {
 		return nil, err
 	}
 	if sub.member.TOTPRegistrationID == "" {
