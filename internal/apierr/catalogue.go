@@ -372,7 +372,7 @@ var catalogue = map[Type]entry{
 	TOTPNotFound:                     {http.StatusNotFound, "No authenticator app is registered for this member."},
 	UnableToAuthRecoveryCode:         {http.StatusUnauthorized, "Invalid backup code, please try again."},
 	NoActiveRecoveryCodeBackedFactor: {http.StatusBadRequest, "This member has no authenticator app, so no recovery codes."},
-	RecoveryCodesNotFound:            {http.StatusNotFound, "Recovery codes can be shown again only until one of them is used. Rotate them to get a new set."},
+	RecoveryCodesNotFound:            {http.StatusNotFound, "These recovery codes can no longer be shown (an earlier version erased them once one was used). Rotate them to get a new set."},
 	SMSDeliveryFailed:                {http.StatusServiceUnavailable, "The text message could not be sent. Please try again in a moment."},
 
 	TenancyMismatch:                  {http.StatusForbidden, "The member belongs to a different organization than the one named in the request."},

@@ -49,7 +49,7 @@ func Migrations() []store.Source {
 // plaintext left in them, so a module that stores such a secret adds its
 // column here.
 func SealedColumns() []atrest.Column {
-	return []atrest.Column{project.SigningKeyColumn, mfa.TOTPSecretColumn, oauth.ClientSecretColumn, oauth.TokensColumn,
+	return []atrest.Column{project.SigningKeyColumn, mfa.TOTPSecretColumn, mfa.RecoveryCodeColumn, oauth.ClientSecretColumn, oauth.TokensColumn,
 		sso.SecretColumn, sso.TokensColumn}
 }
 
