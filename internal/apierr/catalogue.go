@@ -241,6 +241,15 @@ const (
 	NoActiveSCIMConnection         Type = "no_active_scim_connection"
 	ActiveSCIMConnectionExists     Type = "active_scim_connection_exists"
 	SCIMConnectionNotRotatingToken Type = "scim_connection_not_rotating_token"
+	// A connection's fields refused, in the vendor's types: an
+	// identity_provider not in the list, a display_name too long, and a
+	// scim_group_implicit_role_assignments entry without a group_id or a
+	// role_id, or naming a group the connection does not have.
+	InvalidSCIMIdP                     Type = "invalid_scim_idp"
+	InvalidDisplayName                 Type = "invalid_display_name"
+	SCIMGroupRoleAssignmentNoGroupID   Type = "scim_group_role_assignment_does_not_contain_group_id"
+	SCIMGroupRoleAssignmentNoSuchGroup Type = "scim_group_role_assignment_group_does_not_exist"
+	EmptyRBACRoleID                    Type = "empty_rbac_role_id"
 
 	// Trusted auth tokens (issue 11): a token profile and the JWTs it
 	// vouches for.
@@ -369,7 +378,7 @@ var catalogue = map[Type]entry{
 	TOTPNotFound:                     {http.StatusNotFound, "No authenticator app is registered for this member."},
 	UnableToAuthRecoveryCode:         {http.StatusUnauthorized, "Invalid backup code, please try again."},
 	NoActiveRecoveryCodeBackedFactor: {http.StatusBadRequest, "This member has no authenticator app, so no recovery codes."},
-	RecoveryCodesNotFound:            {http.StatusNotFound, "Recovery codes can be shown again only until one of them is used. Rotate them to get a new set."},
+	RecoveryCodesNotFound:            {http.StatusNotFound, "These recovery codes can no longer be shown (an earlier version erased them once one was used). Rotate them to get a new set."},
 	SMSDeliveryFailed:                {http.StatusServiceUnavailable, "The text message could not be sent. Please try again in a moment."},
 
 	TenancyMismatch:                  {http.StatusForbidden, "The member belongs to a different organization than the one named in the request."},
@@ -462,6 +471,13 @@ var catalogue = map[Type]entry{
 	NoActiveSCIMConnection:         {http.StatusNotFound, "SCIM connection not found."},
 	ActiveSCIMConnectionExists:     {http.StatusBadRequest, "This organization already has a SCIM connection; an organization has at most one. Update or delete it instead."},
 	SCIMConnectionNotRotatingToken: {http.StatusBadRequest, "No bearer token rotation is in progress for this SCIM connection: start one first."},
+	InvalidSCIMIdP:                 {http.StatusBadRequest, "identity_provider is not one of the supported SCIM identity providers."},
+	InvalidDisplayName:             {http.StatusBadRequest, "display_name is too long."},
+	SCIMGroupRoleAssignmentNoGroupID: {http.StatusBadRequest,
+		"Each scim_group_implicit_role_assignments entry needs a group_id."},
+	SCIMGroupRoleAssignmentNoSuchGroup: {http.StatusBadRequest,
+		"A scim_group_implicit_role_assignments entry names a group this SCIM connection does not have; the identity provider must push it first."},
+	EmptyRBACRoleID: {http.StatusBadRequest, "A role_id is required."},
 
 	TrustedTokenProfileNotFound:          {http.StatusNotFound, "The trusted auth token profile could not be found."},
 	TrustedTokenProfileInvalid:           {http.StatusBadRequest, "The trusted auth token profile is invalid."},
