@@ -130,7 +130,8 @@ func (h Handlers) Organizations(r *http.Request) (any, error) {
 		return nil, apierr.New(apierr.TooManySessionArguments)
 	}
 	c := credential(r, req)
-	res, err := h.Service.List(r.Context(), p, Who{IST: req.IntermediateSession, SessionToken: c.Token, SessionJWT: c.JWT})
+	res, err := h.Service.List(r.Context(), p, Who{IST: req.IntermediateSession, SessionToken: c.Token, SessionJWT: c.JWT,
+		ClientIP: httpapi.ClientIP(r)})
 	if err != nil {
 		return nil, err
 	}
@@ -190,5 +191,5 @@ func (h Handlers) SessionExchange(r *http.Request) (any, error) {
 		return nil, err
 	}
 	return h.Service.SessionExchange(r.Context(), SessionExchangeParams{Project: p, Credential: credential(r, req),
-		OrganizationID: req.OrganizationID, DurationMinutes: req.SessionDurationMinutes, CustomClaims: claims})
+		ClientIP: httpapi.ClientIP(r), OrganizationID: req.OrganizationID, DurationMinutes: req.SessionDurationMinutes, CustomClaims: claims})
 }
