@@ -188,7 +188,7 @@ test('node client: scim.connection creates, gets, updates, rotates, lists groups
       organization_id, connection_id: conn.connection_id,
       scim_group_implicit_role_assignments: [{ role_id: 'engineering-editor', group_id: 'scim-group-test-nope', group_name: '' }],
     }),
-    (e) => e instanceof stytch.StytchError && e.error_type === 'invalid_request',
+    (e) => e instanceof stytch.StytchError && e.error_type === 'scim_group_role_assignment_group_does_not_exist',
   );
 
   // Three groups pushed, then listed a page of two at a time.

@@ -61,8 +61,12 @@ const (
 	DuplicateMemberEmail     Type = "duplicate_member_email"
 	InactiveMember           Type = "inactive_member"
 	MemberHasNoVerifiedEmail Type = "member_has_no_active_verified_email"
-	NoLoginRedirectURLsSet   Type = "no_login_redirect_urls_set"
-	NoSignupRedirectURLsSet  Type = "no_signup_redirect_urls_set"
+	// A project with no redirect URL of the type a flow needs, one type
+	// per redirect type as the API family names them (project.NoRedirectURLs).
+	NoLoginRedirectURLsSet     Type = "no_login_redirect_urls_set"
+	NoSignupRedirectURLsSet    Type = "no_signup_redirect_urls_set"
+	NoDiscoveryRedirectURLsSet Type = "no_discovery_redirect_urls_set"
+	NoPasswordResetRedirectURL Type = "no_password_reset_redirect_url"
 	// A redirect URL that matches no registered URL of its type, named per
 	// flow: email links (magic links, invites, discovery, resets, email
 	// updates, impersonation), OAuth and SSO.
@@ -101,6 +105,15 @@ const (
 	InvalidMFADefaultMethod             Type = "invalid_mfa_default_method"
 	DefaultMFAMemberMissingFactor       Type = "default_mfa_member_missing_factor"
 	CannotPreserveExistingSessions      Type = "cannot_preserve_existing_sessions"
+	// An organization name that is empty, too long or holds control
+	// characters; a default SSO connection that is not one of the
+	// organization's active connections.
+	InvalidOrganizationName     Type = "invalid_organization_name"
+	InvalidSSODefaultConnection Type = "invalid_sso_default_connection_id"
+	// A metadata object (trusted_metadata, untrusted_metadata) over the
+	// API family's limits once an update is merged in.
+	MetadataTooManyKeys Type = "metadata_too_many_keys"
+	MetadataTooLarge    Type = "metadata_too_large"
 
 	// Organization and member searches: a fuzzy filter value shorter than
 	// three characters, one type per filter as the API family names them.
@@ -246,6 +259,15 @@ const (
 	NoActiveSCIMConnection         Type = "no_active_scim_connection"
 	ActiveSCIMConnectionExists     Type = "active_scim_connection_exists"
 	SCIMConnectionNotRotatingToken Type = "scim_connection_not_rotating_token"
+	// A connection's fields refused, in the vendor's types: an
+	// identity_provider not in the list, a display_name too long, and a
+	// scim_group_implicit_role_assignments entry without a group_id or a
+	// role_id, or naming a group the connection does not have.
+	InvalidSCIMIdP                     Type = "invalid_scim_idp"
+	InvalidDisplayName                 Type = "invalid_display_name"
+	SCIMGroupRoleAssignmentNoGroupID   Type = "scim_group_role_assignment_does_not_contain_group_id"
+	SCIMGroupRoleAssignmentNoSuchGroup Type = "scim_group_role_assignment_group_does_not_exist"
+	EmptyRBACRoleID                    Type = "empty_rbac_role_id"
 
 	// Trusted auth tokens (issue 11): a token profile and the JWTs it
 	// vouches for.
@@ -328,6 +350,8 @@ var catalogue = map[Type]entry{
 	MemberHasNoVerifiedEmail:            {http.StatusBadRequest, "This member's email address is not verified, so it cannot be changed by a self-serve email update; an admin can update it instead."},
 	NoLoginRedirectURLsSet:              {http.StatusBadRequest, "No login redirect URL is registered for this project."},
 	NoSignupRedirectURLsSet:             {http.StatusBadRequest, "No signup redirect URL is registered for this project."},
+	NoDiscoveryRedirectURLsSet:          {http.StatusBadRequest, "No discovery redirect URL is registered for this project."},
+	NoPasswordResetRedirectURL:          {http.StatusBadRequest, "No password reset redirect URL is registered for this project."},
 	NoMatchForMagicLinkURL:              {http.StatusBadRequest, "The redirect URL does not exactly match a registered redirect URL of this type."},
 	NoMatchForOAuthURL:                  {http.StatusBadRequest, "The OAuth redirect URL does not exactly match a registered redirect URL of this type."},
 	NoMatchForSSOURL:                    {http.StatusBadRequest, "The SSO redirect URL does not exactly match a registered redirect URL of this type."},
@@ -358,6 +382,10 @@ var catalogue = map[Type]entry{
 	InvalidMFADefaultMethod:             {http.StatusBadRequest, "default_mfa_method must be sms_otp or totp."},
 	DefaultMFAMemberMissingFactor:       {http.StatusBadRequest, "The member has no verified factor of this method, so it cannot be their default MFA method."},
 	CannotPreserveExistingSessions:      {http.StatusBadRequest, "An email address change always ends the member's sessions; preserve_existing_sessions cannot keep them."},
+	InvalidOrganizationName:             {http.StatusBadRequest, "organization_name must be 1 to 128 characters, without control characters."},
+	InvalidSSODefaultConnection:         {http.StatusBadRequest, "sso_default_connection_id must name one of the organization's active SSO connections."},
+	MetadataTooManyKeys:                 {http.StatusBadRequest, "Metadata objects may contain at most 20 top-level keys."},
+	MetadataTooLarge:                    {http.StatusBadRequest, "Metadata objects cannot exceed 4KB."},
 
 	MemberSearchEmailFuzzyTooShort:      {http.StatusBadRequest, "member_email_fuzzy needs at least 3 characters: fuzzy search filters require a minimum of three."},
 	MemberSearchMFAPhoneFuzzyTooShort:   {http.StatusBadRequest, "member_mfa_phone_number_fuzzy needs at least 3 characters: fuzzy search filters require a minimum of three."},
@@ -377,7 +405,7 @@ var catalogue = map[Type]entry{
 	TOTPNotFound:                     {http.StatusNotFound, "No authenticator app is registered for this member."},
 	UnableToAuthRecoveryCode:         {http.StatusUnauthorized, "Invalid backup code, please try again."},
 	NoActiveRecoveryCodeBackedFactor: {http.StatusBadRequest, "This member has no authenticator app, so no recovery codes."},
-	RecoveryCodesNotFound:            {http.StatusNotFound, "Recovery codes can be shown again only until one of them is used. Rotate them to get a new set."},
+	RecoveryCodesNotFound:            {http.StatusNotFound, "These recovery codes can no longer be shown (an earlier version erased them once one was used). Rotate them to get a new set."},
 	SMSDeliveryFailed:                {http.StatusServiceUnavailable, "The text message could not be sent. Please try again in a moment."},
 
 	TenancyMismatch:                  {http.StatusForbidden, "The member belongs to a different organization than the one named in the request."},
@@ -470,6 +498,13 @@ var catalogue = map[Type]entry{
 	NoActiveSCIMConnection:         {http.StatusNotFound, "SCIM connection not found."},
 	ActiveSCIMConnectionExists:     {http.StatusBadRequest, "This organization already has a SCIM connection; an organization has at most one. Update or delete it instead."},
 	SCIMConnectionNotRotatingToken: {http.StatusBadRequest, "No bearer token rotation is in progress for this SCIM connection: start one first."},
+	InvalidSCIMIdP:                 {http.StatusBadRequest, "identity_provider is not one of the supported SCIM identity providers."},
+	InvalidDisplayName:             {http.StatusBadRequest, "display_name is too long."},
+	SCIMGroupRoleAssignmentNoGroupID: {http.StatusBadRequest,
+		"Each scim_group_implicit_role_assignments entry needs a group_id."},
+	SCIMGroupRoleAssignmentNoSuchGroup: {http.StatusBadRequest,
+		"A scim_group_implicit_role_assignments entry names a group this SCIM connection does not have; the identity provider must push it first."},
+	EmptyRBACRoleID: {http.StatusBadRequest, "A role_id is required."},
 
 	TrustedTokenProfileNotFound:          {http.StatusNotFound, "The trusted auth token profile could not be found."},
 	TrustedTokenProfileInvalid:           {http.StatusBadRequest, "The trusted auth token profile is invalid."},

@@ -221,7 +221,7 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 
 // ErrNoEncryptionKey is the start-up error outside dev mode without a key.
 var ErrNoEncryptionKey = errors.New("LATCHKEY_ENCRYPTION_KEY is required outside dev mode: 32 random bytes in " +
-	"standard base64 (openssl rand -base64 32); it encrypts signing keys, TOTP and OAuth client secrets at rest")
+	"standard base64 (openssl rand -base64 32); it encrypts signing keys, TOTP secrets, recovery codes and OAuth client secrets at rest")
 
 // ErrWrongEncryptionKey is the start-up error when the configured key does
 // not open the secrets already sealed in the database. It names no key.

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/latchkey/latchkey/internal/changefeed"
+	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -43,12 +44,16 @@ func Watches() []changefeed.Watch {
 	return append(coreWatches(), moduleWatches()...)
 }
 
-// MigrateDB applies every migration (core and modules) and installs the
-// change-feed triggers on the watched tables. App.New, NewWithDB and
-// `latchkey migrate` use it, so a database is never used without its
-// triggers.
+// MigrateDB applies every migration (core and modules), fills the
+// columns a migration added that only Go can compute (organization name
+// folding), and installs the change-feed triggers on the watched tables.
+// App.New, NewWithDB and `latchkey migrate` use it, so a database is never
+// used without its triggers.
 func MigrateDB(ctx context.Context, db *store.DB) error {
 	if err := db.Migrate(ctx, Migrations()...); err != nil {
+		return err
+	}
+	if _, err := organization.FoldNames(ctx, db); err != nil {
 		return err
 	}
 	return changefeed.Install(ctx, db, Watches())

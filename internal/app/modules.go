@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/latchkey/latchkey/internal/adminportal"
 	"github.com/latchkey/latchkey/internal/atrest"
@@ -48,7 +49,7 @@ func Migrations() []store.Source {
 // plaintext left in them, so a module that stores such a secret adds its
 // column here.
 func SealedColumns() []atrest.Column {
-	return []atrest.Column{project.SigningKeyColumn, mfa.TOTPSecretColumn, oauth.ClientSecretColumn, oauth.TokensColumn,
+	return []atrest.Column{project.SigningKeyColumn, mfa.TOTPSecretColumn, mfa.RecoveryCodeColumn, oauth.ClientSecretColumn, oauth.TokensColumn,
 		sso.SecretColumn, sso.TokensColumn}
 }
 
@@ -141,10 +142,22 @@ func (a *App) wireModules() error {
 // public faces) and the SDK mux, behind each face's authentication. Every
 // backend route resolves organization and member aliases first
 // (organization.AliasEdge), so no handler has to.
-func (a *App) mountModules(modules []Module, mux, sdk *routeMux, sdkAuth, backendAuth func(http.Handler) http.Handler) {
+func (a *App) mountModules(modules []Module, mux, sdk *routeMux, shapes *httpapi.ErrorShapes, sdkAuth, backendAuth func(http.Handler) http.Handler) {
 	for _, m := range modules {
 		for _, rt := range m.Routes() {
+			if rt.Errors != nil {
+				if rt.Face == httpapi.SDK {
+					panic(fmt.Sprintf("app: route %q: the SDK face answers in its own envelope", rt.Pattern))
+				}
+				_, path, ok := strings.Cut(rt.Pattern, " ")
+				if !ok {
+					path = rt.Pattern
+				}
+				shapes.Add(path, rt.Errors)
+			}
 			switch {
+			case rt.Raw == nil && rt.Handler == nil:
+				// An error shape only (httpapi.ErrorShapeRoute).
 			case rt.Raw != nil && rt.Face != httpapi.Public:
 				panic(fmt.Sprintf("app: route %q: only public routes may be raw", rt.Pattern))
 			case rt.Raw != nil:

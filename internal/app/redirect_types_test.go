@@ -38,3 +38,63 @@ func TestRedirectURLsMatchTheirType(t *testing.T) {
 		}
 	})
 }
+
+// A project without a redirect URL of the type a flow needs is refused with
+// that type's own error, as the API family names them, whatever URLs the
+// other types have: a password reset needs a reset_password URL (and gets
+// no_password_reset_redirect_url, not no_login_redirect_urls_set while
+// login URLs exist), a discovery email a discovery URL, an invite an
+// invite URL. The "log in without password" link of a reset email is
+// optional: without a login or discovery URL the email goes without it.
+func TestRedirectTypeWithoutURLs(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		ctx, id := t.Context(), e.Project.Project.ID
+		remove := func(types ...project.RedirectType) {
+			t.Helper()
+			if err := e.App.Projects.RemoveRedirectURL(ctx, id, apptest.Page, types); err != nil {
+				t.Fatal(err)
+			}
+		}
+		restore := func(types ...project.RedirectType) {
+			t.Helper()
+			if err := e.App.Projects.AddRedirectURL(ctx, id, apptest.Page, types); err != nil {
+				t.Fatal(err)
+			}
+		}
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
+		e.SetPassword(org, "ada@acme.test", apptest.StrongPassword)
+		discoveryReset := func() apptest.Resp {
+			return e.SDK(http.MethodPost, "/b2b/passwords/discovery/reset/start", map[string]any{"email_address": "ada@acme.test"}, "")
+		}
+
+		remove(project.RedirectResetPassword)
+		apptest.Want(t, e.ResetStart(org, "ada@acme.test", nil), 400, "no_password_reset_redirect_url")
+		apptest.Want(t, discoveryReset(), 400, "no_password_reset_redirect_url")
+		restore(project.RedirectResetPassword)
+
+		remove(project.RedirectDiscovery)
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/magic_links/email/discovery/send", map[string]any{"email_address": "ada@acme.test"}, ""),
+			400, "no_discovery_redirect_urls_set")
+		if r := discoveryReset(); r.Status != 200 {
+			t.Fatalf("discovery reset start without a discovery URL: %s", r.Raw)
+		}
+		if links, _ := e.LastMail("ada@acme.test"); len(links) != 1 || !strings.HasPrefix(links[0], apptest.Page+"?") {
+			t.Fatalf("want the reset link alone, got %v", links)
+		}
+		restore(project.RedirectDiscovery)
+
+		remove(project.RedirectInvite)
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/magic_links/email/invite", map[string]any{"organization_id": org,
+			"email_address": "bob@acme.test"}), 400, "no_invite_redirect_urls_set")
+
+		remove(project.RedirectLogin)
+		if r := e.ResetStart(org, "ada@acme.test", nil); r.Status != 200 {
+			t.Fatalf("reset start without a login URL: %s", r.Raw)
+		}
+		if links, _ := e.LastMail("ada@acme.test"); len(links) != 1 {
+			t.Fatalf("want the reset link alone, got %v", links)
+		}
+		apptest.Want(t, e.SendLink(org, "ada@acme.test", nil), 400, "no_login_redirect_urls_set")
+	})
+}

@@ -66,7 +66,9 @@ func (a *App) Handler() http.Handler {
 	// module registers under that spelling are SDK routes like the others,
 	// served by the SDK mux behind the same front; no other path exists there.
 	mux.ServeMux.Handle("/sdk/v1b2b/", sdkFace)
-	a.mountModules(slices.Concat(core, a.modules), mux, sdk, sdkAuth, backendAuth)
+	// Module protocols with their own error shape (SCIM) name their paths.
+	shapes := &httpapi.ErrorShapes{}
+	a.mountModules(slices.Concat(core, a.modules), mux, sdk, shapes, sdkAuth, backendAuth)
 	// One backend route serves a member's password and MFA factors alike
 	// (see deleteMemberSubresource), so the root owns it.
 	mux.handle("DELETE /v1/b2b/organizations/{organization_id}/members/{a}/{b}",
@@ -96,6 +98,7 @@ func (a *App) Handler() http.Handler {
 	return httpapi.Chain(exact.Handler(httpapi.JSONNotFound(mux.ServeMux)),
 		httpapi.WithObserver(a.Metrics.ObserveRequest),
 		httpapi.WithRequestID(requestIDEnv(a.Config.Dev)),
+		httpapi.WithErrorShapes(shapes),
 		httpapi.WithClientIP(a.trustedProxies),
 		httpapi.WithLogging(a.Log),
 		httpapi.WithRecover(),

@@ -22,6 +22,9 @@ type Who struct {
 	IST          string
 	SessionToken string
 	SessionJWT   string
+	// ClientIP is the caller's address, under which a failed session
+	// check counts (session.Service.Check).
+	ClientIP string
 }
 
 // List answers b2b/discovery/organizations for an IST (not consumed) or a
@@ -46,7 +49,7 @@ func (s *Service) List(ctx context.Context, p *project.Project, who Who) (*Respo
 		}
 		email, factors, own = in.Email, in.Factors, in.OrganizationID
 	case who.SessionToken != "" || who.SessionJWT != "":
-		sr, err := s.d.Sessions.Authenticate(ctx, p, session.Credential{Token: who.SessionToken, JWT: who.SessionJWT}, nil)
+		sr, err := s.d.Sessions.Check(ctx, p, who.ClientIP, session.Credential{Token: who.SessionToken, JWT: who.SessionJWT}, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -285,8 +288,11 @@ func defaultName(email string) string {
 
 // SessionExchangeParams is a sessions/exchange request.
 type SessionExchangeParams struct {
-	Project         *project.Project
-	Credential      session.Credential
+	Project    *project.Project
+	Credential session.Credential
+	// ClientIP is the caller's address, under which a failed session
+	// check counts (session.Service.Check).
+	ClientIP        string
 	OrganizationID  string
 	DurationMinutes *int
 	// CustomClaims are the new session's (session.ClaimsField). The old
@@ -314,7 +320,7 @@ func (s *Service) SessionExchange(ctx context.Context, x SessionExchangeParams) 
 	if err != nil {
 		return nil, err
 	}
-	cur, err := s.d.Sessions.Authenticate(ctx, x.Project, x.Credential, nil)
+	cur, err := s.d.Sessions.Check(ctx, x.Project, x.ClientIP, x.Credential, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -130,7 +130,8 @@ func (h Handlers) Organizations(r *http.Request) (any, error) {
 		return nil, apierr.New(apierr.TooManySessionArguments)
 	}
 	c := credential(r, req)
-	res, err := h.Service.List(r.Context(), p, Who{IST: req.IntermediateSession, SessionToken: c.Token, SessionJWT: c.JWT})
+	res, err := h.Service.List(r.Context(), p, Who{IST: req.IntermediateSession, SessionToken: c.Token, SessionJWT: c.JWT,
+		ClientIP: httpapi.ClientIP(r)})
 	if err != nil {
 		return nil, err
 	}
@@ -150,8 +151,17 @@ func (h Handlers) Create(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.Service.Create(r.Context(), CreateParams{Project: project.CallerFrom(r.Context()).Project,
-		IST: body.IntermediateSession, DurationMinutes: body.SessionDurationMinutes, Settings: body.Settings,
+	caller := project.CallerFrom(r.Context())
+	set := body.Settings
+	if !caller.Backend {
+		// A browser holds only the public token: trusted_metadata and the
+		// external id are the customer's backend's to write. Dropped, not
+		// refused, as the SDK's organization update (UpdateMe) drops them;
+		// the browser SDK's create options name neither.
+		set = set.ForMembers()
+	}
+	return h.Service.Create(r.Context(), CreateParams{Project: caller.Project,
+		IST: body.IntermediateSession, DurationMinutes: body.SessionDurationMinutes, Settings: set,
 		CustomClaims: claims})
 }
 
@@ -181,5 +191,5 @@ func (h Handlers) SessionExchange(r *http.Request) (any, error) {
 		return nil, err
 	}
 	return h.Service.SessionExchange(r.Context(), SessionExchangeParams{Project: p, Credential: credential(r, req),
-		OrganizationID: req.OrganizationID, DurationMinutes: req.SessionDurationMinutes, CustomClaims: claims})
+		ClientIP: httpapi.ClientIP(r), OrganizationID: req.OrganizationID, DurationMinutes: req.SessionDurationMinutes, CustomClaims: claims})
 }

@@ -87,16 +87,17 @@ type SendParams struct {
 // limit are written together or not at all, and SMTP happens later, off the
 // request path (notify.Queue).
 func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organization.LoginSend, error) {
-	loginExpiry, err := codeExpiry("login_expiration_minutes", p.ExpiryMinutes)
-	if err != nil {
-		return nil, err
-	}
-	signupExpiry, err := codeExpiry("signup_expiration_minutes", p.SignupExpiryMinutes)
-	if err != nil {
-		return nil, err
-	}
+	var loginExpiry, signupExpiry time.Duration
 	return s.d.Orgs.SendLogin(ctx, s.d.Mailer, organization.LoginSendLimits{Limiter: s.d.Limiter, PerAddress: SendPerIP,
 		PerRecipient: SendPerEmail}, p.Project, p.OrganizationID, p.Email, p.ClientIP,
+		// Both lifetimes, whichever the member's status picks.
+		func(context.Context) (err error) {
+			if loginExpiry, err = codeExpiry("login_expiration_minutes", p.ExpiryMinutes); err != nil {
+				return err
+			}
+			signupExpiry, err = codeExpiry("signup_expiration_minutes", p.SignupExpiryMinutes)
+			return err
+		},
 		func(q store.Querier, sent *organization.LoginSend) (notify.Email, error) {
 			member, org := sent.Member, sent.Organization
 			expiry := loginExpiry

@@ -2,6 +2,7 @@ package emailotp_test
 
 import (
 	"context"
+	"net/http"
 	"testing"
 	"time"
 
@@ -104,5 +105,30 @@ func TestEmailOTPSendLimitsAndAtomicity(t *testing.T) {
 			apptest.Want(t, e.SendCode(closed, "stranger@closed.test"), 403, "email_jit_provisioning_not_allowed")
 		}
 		apptest.Want(t, e.SendCode(closed, "ada@closed.test"), 429, "too_many_requests")
+	})
+}
+
+// Both code lifetimes are checked before the member is looked up, each
+// reported as its own field: a refusal reads the same for a member (who
+// would get the login lifetime) and a stranger (the signup one).
+func TestEmailOTPSendChecksBothLifetimes(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
+		for _, field := range []string{"login_expiration_minutes", "signup_expiration_minutes"} {
+			for _, email := range []string{"ada@acme.test", "stranger@acme.test"} {
+				r := e.SDK(http.MethodPost, "/b2b/otps/email/login_or_signup", map[string]any{"organization_id": org,
+					"email_address": email, field: 16}, "")
+				apptest.Want(t, r, 400, "invalid_request")
+				if d, _ := r.Body["error_details"].(map[string]any); d["field"] != field {
+					t.Fatalf("%s to %s: error_details %v", field, email, d)
+				}
+			}
+		}
+		for _, email := range []string{"ada@acme.test", "stranger@acme.test"} {
+			if msgs, err := e.App.Outbox.List(context.Background(), email, 0); err != nil || len(msgs) != 0 {
+				t.Fatalf("refused sends mailed %s %d codes (%v)", email, len(msgs), err)
+			}
+		}
 	})
 }

@@ -40,7 +40,7 @@ func WithCleanInput() Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if err := checkClean(r); err != nil {
-				WriteError(w, r, err)
+				writeEdgeError(w, r, err)
 				return
 			}
 			next.ServeHTTP(w, r)

@@ -151,7 +151,8 @@ func WithLogging(log *slog.Logger) Middleware {
 	}
 }
 
-// WithRecover turns a panic into a 500 in the catalogue's shape.
+// WithRecover turns a panic into a 500 in the catalogue's shape (or the
+// one registered for the path).
 func WithRecover() Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -160,7 +161,7 @@ func WithRecover() Middleware {
 					if v == http.ErrAbortHandler {
 						panic(v)
 					}
-					WriteError(w, r, apierr.Wrap(apierr.InternalServerError,
+					writeEdgeError(w, r, apierr.Wrap(apierr.InternalServerError,
 						fmt.Errorf("panic: %v\n%s", v, debug.Stack())))
 				}
 			}()
@@ -169,12 +170,14 @@ func WithRecover() Middleware {
 	}
 }
 
-// WithBodyLimit caps request bodies; Decode reports request_too_large.
+// WithBodyLimit caps request bodies; Decode reports request_too_large. A
+// body whose Content-Length says it is over the limit is refused before
+// routing, in the shape registered for its path (WithErrorShapes).
 func WithBodyLimit(n int64) Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.ContentLength > n {
-				WriteError(w, r, apierr.New(apierr.RequestTooLarge))
+				writeEdgeError(w, r, apierr.New(apierr.RequestTooLarge))
 				return
 			}
 			r.Body = http.MaxBytesReader(w, r.Body, n)

@@ -10,14 +10,15 @@ import (
 )
 
 // JSONNotFound wraps a ServeMux so unmatched paths and methods get JSON
-// errors in the catalogue's shape instead of the mux's plain text. A path
+// errors in the catalogue's shape instead of the mux's plain text (or in
+// the shape registered for the path, see WithErrorShapes). A path
 // with dot segments or doubled slashes is not found either: the mux would
 // redirect it to the cleaned path, which an API client cannot follow with
 // its body, and which lets "members/.." name a different route.
 func JSONNotFound(mux *http.ServeMux) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !canonical(r.URL.Path) {
-			WriteError(w, r, apierr.New(apierr.RouteNotFound))
+			writeEdgeError(w, r, apierr.New(apierr.RouteNotFound))
 			return
 		}
 		h, pattern := mux.Handler(r)
@@ -41,10 +42,10 @@ func JSONNotFound(mux *http.ServeMux) http.Handler {
 		h.ServeHTTP(rec, r)
 		if rec.Code == http.StatusMethodNotAllowed {
 			w.Header().Set("Allow", rec.Header().Get("Allow"))
-			WriteError(w, r, apierr.New(apierr.MethodNotAllowed))
+			writeEdgeError(w, r, apierr.New(apierr.MethodNotAllowed))
 			return
 		}
-		WriteError(w, r, apierr.New(apierr.RouteNotFound))
+		writeEdgeError(w, r, apierr.New(apierr.RouteNotFound))
 	})
 }
 

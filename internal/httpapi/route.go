@@ -23,6 +23,11 @@ type Route struct {
 	Product string
 	// Audit is what the route's outcome means for the audit log.
 	Audit Audit
+	// Errors, when set, is the shape of the errors the edge answers on
+	// the route's path itself (see ErrorShapes): a Raw route speaking a
+	// protocol's own JSON sets it. A route with Errors and no handler
+	// (ErrorShapeRoute) serves nothing and only names a subtree's shape.
+	Errors ErrorWriter
 }
 
 // Audit says what a route's outcome means for the audit log and the login
@@ -52,6 +57,13 @@ func (rt Route) LogsFactorChange(action string) Route {
 // protocol endpoints that answer in their own format.
 func PublicRoute(pattern string, h http.Handler) Route {
 	return Route{Face: Public, Pattern: pattern, Raw: h}
+}
+
+// ErrorShapeRoute is a route table line that serves nothing: the edge's
+// errors on the paths pattern (a ServeMux pattern without a method)
+// matches, a path no route serves among them, are answered by wr.
+func ErrorShapeRoute(pattern string, wr ErrorWriter) Route {
+	return Route{Face: Public, Pattern: pattern, Errors: wr}
 }
 
 // SDKRoute is a JSON route of the SDK face, open whatever products the

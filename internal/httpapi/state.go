@@ -41,6 +41,9 @@ type reqState struct {
 	// subject is what the answer's payload said it is about (see Subject).
 	hasSubject bool
 	subject    Subject
+
+	// shapes are the error shapes of the edge's refusals (WithErrorShapes).
+	shapes *ErrorShapes
 }
 
 type stateKey struct{}

@@ -97,3 +97,35 @@ func TestExchangeFailuresLimitedPerAddress(t *testing.T) {
 			401, "oauth_access_token_exchange_token_invalid_grant")
 	})
 }
+
+// A session from an exchanged access token is no recent authentication
+// for step-up: the token may come from a refresh token weeks old, and
+// whoever holds it must not be able to move the member's address.
+func TestExchangedSessionDoesNotPassStepUp(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := setup(t, e)
+		full, secret := f.client("first_party", map[string]any{"full_access_allowed": true})
+		rt := f.grant(full, secret, "openid", "full_access", "offline_access").Body["refresh_token"].(string)
+		e.Clock.Advance(20 * 24 * time.Hour)
+		r := f.refresh(full, secret, rt, "")
+		apptest.Want(t, r, 200, "")
+		for _, face := range []string{"backend", "sdk"} {
+			body := map[string]any{"access_token": r.Body["access_token"]}
+			var token string
+			if face == "backend" {
+				x := e.Backend(http.MethodPost, "/v1/b2b/sessions/exchange_access_token", body)
+				apptest.Want(t, x, 200, "")
+				token = x.Body["session_token"].(string)
+				r = f.refresh(full, secret, r.Body["refresh_token"].(string), "")
+				apptest.Want(t, r, 200, "")
+			} else {
+				x := e.SDK(http.MethodPost, "/b2b/sessions/exchange_access_token", body, "")
+				apptest.Want(t, x, 200, "")
+				token = x.Data()["session_token"].(string)
+			}
+			apptest.Want(t, e.StartEmailUpdate(token, "", map[string]any{"email_address": "eve@evil.test"}), 403, "session_too_old")
+			// The session serves everything step-up does not guard.
+			apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token), 200, "")
+		}
+	})
+}

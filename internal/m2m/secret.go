@@ -4,9 +4,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/trustelem/zxcvbn"
-
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/pwscore"
 )
 
 // The rule for a client_secret the customer chooses (the Node client's
@@ -23,12 +22,6 @@ const (
 	// faster than a password hash. In practice it takes about eleven
 	// random characters, or a passphrase of several uncommon words.
 	minSecretScore = 4
-	// scoredPrefix bounds what zxcvbn reads: its matching grows quickly
-	// with length (a quarter of a second for 256 characters). Scoring the
-	// beginning is conservative: a secret is at least as hard to guess as
-	// its first hundred characters, and any longer one that is weak there
-	// is refused.
-	scoredPrefix = 100
 )
 
 // checkChosenSecret refuses a chosen secret that is too short or too easy
@@ -43,12 +36,10 @@ func checkChosenSecret(secret string, c *Client) error {
 	case n < minChosenSecret:
 		return apierr.New(apierr.InsecureM2MClientSecret).WithMessage("A chosen client_secret must be at least 8 characters long.")
 	}
-	scored := secret
-	if n > scoredPrefix {
-		scored = string([]rune(secret)[:scoredPrefix])
-	}
+	// pwscore reads only the secret's beginning, as for passwords: a
+	// longer secret that is weak there is refused.
 	known := append([]string{c.ClientID, c.ClientName}, strings.FieldsFunc(c.ClientID+" "+c.ClientName, notAlphanumeric)...)
-	if zxcvbn.PasswordStrength(scored, known).Score < minSecretScore {
+	if pwscore.Score(secret, known).Score < minSecretScore {
 		return apierr.New(apierr.InsecureM2MClientSecret)
 	}
 	return nil

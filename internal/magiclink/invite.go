@@ -51,8 +51,8 @@ func (s *Service) Invite(ctx context.Context, p InviteParams) (*organization.Mem
 	}
 	minutes := DefaultInviteExpiryMinutes
 	if p.ExpirationMinutes != 0 {
-		if minutes, err = expiryMinutes(p.ExpirationMinutes); err != nil {
-			return nil, nil, apierr.Invalid("invite_expiration_minutes", apierr.From(err).Message)
+		if minutes, err = expiryMinutes("invite_expiration_minutes", p.ExpirationMinutes); err != nil {
+			return nil, nil, err
 		}
 	}
 	if p.ClientIP != "" {
@@ -68,9 +68,6 @@ func (s *Service) Invite(ctx context.Context, p InviteParams) (*organization.Mem
 		return nil, nil, organization.NotFound(err, apierr.OrganizationNotFound)
 	}
 	target, err := s.d.Projects.ResolveRedirect(ctx, p.Project.ID, project.RedirectInvite, p.RedirectURL)
-	if apierr.Is(err, apierr.NoLoginRedirectURLsSet) {
-		err = apierr.Wrap(apierr.NoInviteRedirectURLsSet, err)
-	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -86,24 +86,31 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 	if err := flowtoken.StartChallenge("pkce_code_challenge", p.PKCECodeChallenge, p.Project.PKCERequiredForEmailMagicLinks); err != nil {
 		return nil, err
 	}
+	var login, signup sendHalf
 	var linkID string
 	return s.d.Orgs.SendLogin(ctx, s.d.Mailer, organization.LoginSendLimits{Limiter: s.d.Limiter, PerAddress: SendPerIP,
 		PerRecipient: SendPerEmail}, p.Project, p.OrganizationID, p.Email, p.ClientIP,
+		// Both halves, whichever the member's status picks.
+		func(ctx context.Context) (err error) {
+			if login, err = s.checkHalf(ctx, p.Project.ID, project.RedirectLogin, p.LoginRedirectURL,
+				"login_expiration_minutes", p.LoginExpiration); err != nil {
+				return err
+			}
+			signup, err = s.checkHalf(ctx, p.Project.ID, project.RedirectSignup, p.SignupRedirectURL,
+				"signup_expiration_minutes", p.SignupExpiration)
+			return err
+		},
 		func(q store.Querier, sent *organization.LoginSend) (notify.Email, error) {
 			member, org := sent.Member, sent.Organization
-			purpose, redirectType, requested, minutes := "login", project.RedirectLogin, p.LoginRedirectURL, p.LoginExpiration
+			purpose, half := "login", login
 			if member.Status != organization.StatusActive {
-				purpose, redirectType, requested, minutes = "signup", project.RedirectSignup, p.SignupRedirectURL, p.SignupExpiration
+				purpose, half = "signup", signup
 			}
-			expiry, err := expiryMinutes(minutes)
+			target, err := s.target(ctx, p.Project.ID, half)
 			if err != nil {
 				return notify.Email{}, err
 			}
-			target, err := s.d.Projects.ResolveRedirect(ctx, p.Project.ID, redirectType, requested)
-			if err != nil {
-				return notify.Email{}, err
-			}
-			token, id, err := s.insert(ctx, q, p.Project, org, member, purpose, p.PKCECodeChallenge, expiry)
+			token, id, err := s.insert(ctx, q, p.Project, org, member, purpose, p.PKCECodeChallenge, half.minutes)
 			if err != nil {
 				return notify.Email{}, err
 			}
@@ -117,7 +124,7 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 				build = notify.MagicLinkSignupEmail
 			}
 			msg, err := build(member.EmailAddress, notify.LinkData{ProjectName: p.Project.Name, OrganizationName: org.OrganizationName,
-				URL: link, ExpiresIn: time.Duration(expiry) * time.Minute})
+				URL: link, ExpiresIn: time.Duration(half.minutes) * time.Minute})
 			if err != nil {
 				return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)
 			}
@@ -127,12 +134,51 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 		func(ctx context.Context, _ *organization.LoginSend) { s.burn(ctx, linkID) })
 }
 
-func expiryMinutes(requested int) (int, error) {
+// sendHalf is the login or the signup half of a login_or_signup request,
+// checked: the link's lifetime and the redirect URL the request named
+// (empty when it named none).
+type sendHalf struct {
+	redirect project.RedirectType
+	url      string
+	minutes  int
+}
+
+// checkHalf checks one half of a send: the lifetime (reported as field)
+// and, when the request names one, the redirect URL of type t. A default
+// URL is left to target, for the half the send uses: a project with no
+// signup URL still sends its members login links.
+func (s *Service) checkHalf(ctx context.Context, projectID string, t project.RedirectType, requested, field string,
+	minutes int) (sendHalf, error) {
+	h := sendHalf{redirect: t}
+	var err error
+	if h.minutes, err = expiryMinutes(field, minutes); err != nil {
+		return sendHalf{}, err
+	}
+	if requested != "" {
+		if h.url, err = s.d.Projects.ResolveRedirect(ctx, projectID, t, requested); err != nil {
+			return sendHalf{}, err
+		}
+	}
+	return h, nil
+}
+
+// target is where a link of h lands: the URL it named, or its type's
+// default.
+func (s *Service) target(ctx context.Context, projectID string, h sendHalf) (string, error) {
+	if h.url != "" {
+		return h.url, nil
+	}
+	return s.d.Projects.ResolveRedirect(ctx, projectID, h.redirect, "")
+}
+
+// expiryMinutes validates a requested link lifetime in minutes (0: the
+// default), reporting a bad one as field.
+func expiryMinutes(field string, requested int) (int, error) {
 	if requested == 0 {
 		return DefaultExpiryMinutes, nil
 	}
 	if requested < MinExpiryMinutes || requested > MaxExpiryMinutes {
-		return 0, apierr.Invalid("login_expiration_minutes",
+		return 0, apierr.Invalid(field,
 			fmt.Sprintf("Expiration must be between %d and %d minutes.", MinExpiryMinutes, MaxExpiryMinutes))
 	}
 	return requested, nil

@@ -2,13 +2,16 @@ package magiclink_test
 
 import (
 	"context"
+	"maps"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/config"
 	"github.com/latchkey/latchkey/internal/discovery"
 	"github.com/latchkey/latchkey/internal/magiclink"
+	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
 	"github.com/latchkey/latchkey/internal/store/storetest"
 )
@@ -46,10 +49,14 @@ func TestMagicLinkSendLimitsAndAtomicity(t *testing.T) {
 			t.Fatalf("%d links stored, want %d", n, magiclink.SendPerEmail.Limit)
 		}
 
-		// Refused once the new member is known (its signup page is not
-		// registered): the member JIT would have created is not kept.
-		bad := map[string]any{"signup_redirect_url": "https://unregistered.test/signup"}
-		apptest.Want(t, e.SendLink(org, "new@acme.test", bad), 400, "no_match_for_provided_magic_link_url")
+		// Refused once the new member is known (a signup link needs a
+		// signup URL, and the project has none): the member JIT would have
+		// created is not kept.
+		if err := e.App.Projects.RemoveRedirectURL(t.Context(), e.Project.Project.ID, apptest.Page,
+			[]project.RedirectType{project.RedirectSignup}); err != nil {
+			t.Fatal(err)
+		}
+		apptest.Want(t, e.SendLink(org, "new@acme.test", nil), 400, "no_signup_redirect_urls_set")
 		if m := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+org+"/member?email_address=new@acme.test", nil); m.Status != 404 {
 			t.Fatalf("a refused send left a member behind: %s", m.Raw)
 		}
@@ -61,7 +68,9 @@ func TestMagicLinkSendLimitsAndAtomicity(t *testing.T) {
 		}
 
 		// Every send so far counted against the client address, refused
-		// ones included: the address runs out at its limit.
+		// ones included, and so do sends refused before the member is
+		// looked up: the address runs out at its limit.
+		bad := map[string]any{"login_redirect_url": "https://unregistered.test/login"}
 		for i := magiclink.SendPerEmail.Limit + 2; i < magiclink.SendPerIP.Limit; i++ {
 			apptest.Want(t, e.SendLink(org, "new@acme.test", bad), 400, "no_match_for_provided_magic_link_url")
 		}
@@ -173,6 +182,85 @@ func TestDiscoveryCodeSendLimitsAndAtomicity(t *testing.T) {
 		apptest.Want(t, send("bob@corp.test"), 429, "too_many_requests")
 		if n := mails(e, "bob@corp.test"); n != 0 {
 			t.Fatalf("a send over the address limit mailed %d codes", n)
+		}
+	})
+}
+
+// Whether an address is an active member decides which half of a
+// login_or_signup send (login or signup URL and lifetime) is used, but not
+// which fields are checked: every redirect URL the request names and both
+// lifetimes are checked before the member is looked up, so a refusal reads
+// the same for a member and a stranger on either face, and a stranger's
+// refused send mails nothing and creates no member.
+func TestMagicLinkSendRefusalsDoNotTellMembers(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
+		faces := map[string]func(email string, extra map[string]any) apptest.Resp{
+			"sdk": func(email string, extra map[string]any) apptest.Resp { return e.SendLink(org, email, extra) },
+			"backend": func(email string, extra map[string]any) apptest.Resp {
+				body := map[string]any{"email_address": email, "organization_id": org}
+				maps.Copy(body, extra)
+				return e.Backend(http.MethodPost, "/v1/b2b/magic_links/email/login_or_signup", body)
+			},
+		}
+		cases := []struct {
+			name    string
+			extra   map[string]any
+			errType string
+			field   string // error_details.field of an invalid_request
+		}{
+			{"unregistered login url", map[string]any{"login_redirect_url": "https://unregistered.test/login"},
+				"no_match_for_provided_magic_link_url", ""},
+			{"unregistered signup url", map[string]any{"signup_redirect_url": "https://unregistered.test/signup"},
+				"no_match_for_provided_magic_link_url", ""},
+			{"login lifetime out of range", map[string]any{"login_expiration_minutes": magiclink.MinExpiryMinutes - 1},
+				"invalid_request", "login_expiration_minutes"},
+			{"signup lifetime out of range", map[string]any{"signup_expiration_minutes": magiclink.MaxExpiryMinutes + 1},
+				"invalid_request", "signup_expiration_minutes"},
+		}
+		for face, send := range faces {
+			for _, c := range cases {
+				for _, email := range []string{"ada@acme.test", "stranger@acme.test"} {
+					r := send(email, c.extra)
+					if r.Status != 400 || r.ErrType() != c.errType {
+						t.Errorf("%s, %s, to %s: got %d %q, want 400 %q: %s", face, c.name, email, r.Status, r.ErrType(), c.errType, r.Raw)
+					}
+					if d, _ := r.Body["error_details"].(map[string]any); c.field != "" && d["field"] != c.field {
+						t.Errorf("%s, %s, to %s: error_details %v, want field %s", face, c.name, email, d, c.field)
+					}
+				}
+			}
+		}
+		if n := mails(e, "ada@acme.test") + mails(e, "stranger@acme.test"); n != 0 {
+			t.Fatalf("refused sends mailed %d links", n)
+		}
+		if m := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+org+"/member?email_address=stranger@acme.test", nil); m.Status != 404 {
+			t.Fatalf("a refused send left a member behind: %s", m.Raw)
+		}
+	})
+}
+
+// Only the half a send uses needs a default redirect URL: a project with
+// no signup URL still sends members their login links, and a URL the
+// request names for the other half must be registered all the same.
+func TestMagicLinkSendDefaultsOnlyForTheHalfUsed(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
+		if err := e.App.Projects.RemoveRedirectURL(t.Context(), e.Project.Project.ID, apptest.Page,
+			[]project.RedirectType{project.RedirectSignup}); err != nil {
+			t.Fatal(err)
+		}
+		if r := e.SendLink(org, "ada@acme.test", map[string]any{"login_redirect_url": apptest.Page}); r.Status != 200 {
+			t.Fatalf("login link without signup URLs: %s", r.Raw)
+		}
+		if links, _ := e.LastMail("ada@acme.test"); !strings.HasPrefix(links[0], apptest.Page+"?") {
+			t.Fatalf("login link %q does not go to %s", links[0], apptest.Page)
+		}
+		apptest.Want(t, e.SendLink(org, "new@acme.test", nil), 400, "no_signup_redirect_urls_set")
+		for _, email := range []string{"ada@acme.test", "new@acme.test"} {
+			apptest.Want(t, e.SendLink(org, email, map[string]any{"signup_redirect_url": apptest.Page}), 400, "no_signup_redirect_urls_set")
 		}
 	})
 }

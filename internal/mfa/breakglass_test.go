@@ -60,10 +60,23 @@ func TestBreakglassMemberUsesTOTPUnderSMSOnlyMFA(t *testing.T) {
 		ist, _ := e.MFALogin(org, "glass@glass.test")
 		r := e.SDK(http.MethodPost, "/b2b/totp", map[string]any{"organization_id": org, "member_id": glass, "intermediate_session_token": ist}, "")
 		apptest.Want(t, r, 200, "")
+		codes := r.Data()["recovery_codes"].([]any)
 		r = e.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": glass,
 			"intermediate_session_token": ist, "code": apptest.TOTPAt(t, r.Data()["secret"].(string), e.Clock.Now())}, "")
 		apptest.Want(t, r, 200, "")
 		apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
+
+		// The app's recovery codes work for them too, and are shown and rotated.
+		ist, _ = e.MFALogin(org, "glass@glass.test")
+		r = e.SDK(http.MethodPost, "/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": glass,
+			"intermediate_session_token": ist, "recovery_code": codes[0]}, "")
+		apptest.Want(t, r, 200, "")
+		apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "recovery_codes/recovery_code/SECONDARY")
+		token := r.Data()["session_token"].(string)
+		if r := e.SDK(http.MethodGet, "/b2b/recovery_codes", nil, token); r.Status != 200 || len(r.Data()["recovery_codes"].([]any)) != len(codes)-1 {
+			t.Fatalf("break-glass member's recovery codes get: %s", r.Raw)
+		}
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/recovery_codes/rotate", map[string]any{}, token), 200, "")
 
 		ist, _ = e.MFALogin(org, "ada@glass.test")
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/totp", map[string]any{"organization_id": org, "member_id": ada,

@@ -24,7 +24,8 @@
 //   - Codes (SMS codes, recovery codes) are stored as salted hashes and
 //     compared in constant time; each is single use through a conditional
 //     UPDATE; SMS codes expire after 2 minutes and lock after
-//     emailotp.MaxAttempts wrong guesses.
+//     emailotp.MaxAttempts wrong guesses. The copy of an unused recovery
+//     code that get shows again is sealed at rest, as TOTP secrets are.
 //   - A TOTP code is accepted for one time step of clock skew either way
 //     and only for a time step later than the last accepted one, so a code
 //     cannot be replayed within its window.
@@ -59,7 +60,7 @@ type Deps struct {
 	// SMS sends fail with sms_delivery_failed.
 	SMS     notify.SMSSender
 	Limiter *ratelimit.Limiter
-	Box     *secretbox.Box // seals TOTP secrets at rest
+	Box     *secretbox.Box // seals TOTP secrets and recovery codes' readable copies at rest
 }
 
 // Service implements SMS codes, TOTP, recovery codes and the MFA policy.

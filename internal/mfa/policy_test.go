@@ -132,6 +132,10 @@ func TestMFARestrictedMethods(t *testing.T) {
 		mid := e.CreateMember(org, "ada@smsonly.test")
 		tok := e.EmailLogin(org, "ada@smsonly.test")["session_token"].(string)
 		secret, tok := e.SessionTOTP(org, mid, tok, nil)
+		codes, _ := e.Backend(http.MethodGet, "/v1/b2b/recovery_codes/"+org+"/"+mid, nil).Body["recovery_codes"].([]any)
+		if len(codes) == 0 {
+			t.Fatal("no recovery codes before the restriction")
+		}
 		e.SetMFA(org, "REQUIRED_FOR_ALL", "sms_otp")
 		ist, req := e.MFALogin(org, "ada@smsonly.test")
 		if req["member_options"].(map[string]any)["totp_registration_id"] == "" {
@@ -142,6 +146,20 @@ func TestMFARestrictedMethods(t *testing.T) {
 		e.Clock.Advance(30 * time.Second)
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
 			"intermediate_session_token": ist, "code": apptest.TOTPAt(t, secret, e.Clock.Now())}, ""), 403, "operation_restricted_by_organization_mfa_methods")
+		// Recovery codes back up the app: they pass MFA only where apps
+		// are allowed, and are neither shown nor renewed where they are not.
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": mid,
+			"intermediate_session_token": ist, "recovery_code": codes[0]}, ""), 403, "operation_restricted_by_organization_mfa_methods")
+		apptest.Want(t, e.SDK(http.MethodGet, "/b2b/recovery_codes", nil, tok), 403, "operation_restricted_by_organization_mfa_methods")
+		apptest.Want(t, e.Backend(http.MethodGet, "/v1/b2b/recovery_codes/"+org+"/"+mid, nil), 403,
+			"operation_restricted_by_organization_mfa_methods")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/recovery_codes/rotate", map[string]any{}, tok), 403,
+			"operation_restricted_by_organization_mfa_methods")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/recovery_codes/rotate", map[string]any{"organization_id": org, "member_id": mid}),
+			403, "operation_restricted_by_organization_mfa_methods")
+		if n := e.Count(`SELECT COUNT(*) FROM recovery_codes WHERE member_id = $1 AND used_at IS NULL`, mid); n != len(codes) {
+			t.Fatalf("%d unused recovery codes left, want %d", n, len(codes))
+		}
 		// SMS is allowed; the member has an app, so with only the IST they
 		// cannot add a phone: the organization's admin must remove the app
 		// first (or the member from a session).

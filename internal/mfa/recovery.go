@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/atrest"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/ratelimit"
@@ -20,18 +21,13 @@ import (
 // Recovery codes: RecoveryCodeCount single-use codes per TOTP
 // registration, usable once the registration is verified.
 //
-// Storage decision. Codes are checked only against salted SHA-256 hashes
+// Storage. Codes are checked only against salted SHA-256 hashes
 // (constant-time compare, single use by conditional UPDATE). The API also
-// has a "get" that shows the set again, which needs a readable copy. We do
-// not encrypt one (that would need a key the server keeps next to the
-// data, adding key management for little gain); instead each row keeps a
-// readable copy (reveal) only until the first code of the set is used,
-// when every copy of the set is erased. The member is shown the set at
-// creation and rotation and can fetch it again while saving it; once they
-// have used a code they evidently kept the set, and get then answers
-// recovery_codes_not_found until a rotation makes a fresh set. The
-// readable window adds little exposure: the TOTP secret the codes back up
-// is necessarily stored readable anyway.
+// has a "get" that shows the member's unused codes again, so each row also
+// keeps a readable copy (reveal), sealed at rest with the encryption key
+// for its row (RecoveryCodeColumn) like the TOTP secret the codes back up:
+// a database dump alone yields no working second factor. Spending a code
+// erases its copy, so get shows the codes still unused.
 const RecoveryCodeCount = 10
 
 // recoveryAlphabet has 32 symbols without the look-alikes 0/o and 1/l, so
@@ -74,6 +70,10 @@ func normalizeRecoveryCode(s string) string {
 	}, strings.ToLower(s))
 }
 
+// RecoveryCodeColumn is where the readable copy of each recovery code is
+// kept, sealed at rest for its row.
+var RecoveryCodeColumn = atrest.Column{Table: "recovery_codes", Key: "recovery_code_id", Column: "reveal"}
+
 // storeRecoveryCodes replaces the registration's codes with codes.
 func (s *Service) storeRecoveryCodes(ctx context.Context, q store.Querier, memberID, regID string, codes []string) error {
 	if _, err := q.ExecContext(ctx, `DELETE FROM recovery_codes WHERE totp_registration_id = $1`, regID); err != nil {
@@ -81,10 +81,14 @@ func (s *Service) storeRecoveryCodes(ctx context.Context, q store.Querier, membe
 	}
 	now := store.Millis(s.d.Clock.Now())
 	for i, c := range codes {
-		salt := ids.Token()
+		id, salt := uuid.NewString(), ids.Token()
+		sealed, err := RecoveryCodeColumn.SealStored(s.d.Box, id, c)
+		if err != nil {
+			return err
+		}
 		if _, err := q.ExecContext(ctx, `INSERT INTO recovery_codes (recovery_code_id, member_id, totp_registration_id, position,
-			code_salt, code_hash, reveal, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)`, uuid.NewString(),
-			memberID, regID, i, salt, ids.HashCode(salt, normalizeRecoveryCode(c)), c, now); err != nil {
+			code_salt, code_hash, reveal, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)`, id,
+			memberID, regID, i, salt, ids.HashCode(salt, normalizeRecoveryCode(c)), sealed, now); err != nil {
 			return fmt.Errorf("mfa: store recovery code: %w", err)
 		}
 	}
@@ -122,6 +126,11 @@ func (s *Service) Recover(ctx context.Context, p RecoverParams) (*RecoverResult,
 	if err != nil {
 		return nil, err
 	}
+	// The codes back up the authenticator app: where the organization
+	// does not allow apps, they do not pass MFA either.
+	if err := requireMethod(sub.org, sub.member, organization.MFAMethodTOTP); err != nil {
+		return nil, err
+	}
 	proj := p.Who.Project
 	out := &RecoverResult{}
 	err = s.guard(ctx, sub, proj.ID+"|"+p.ClientIP, apierr.UnableToAuthRecoveryCode, func() error {
@@ -152,7 +161,7 @@ func (s *Service) Recover(ctx context.Context, p RecoverParams) (*RecoverResult,
 }
 
 // spendRecoveryCode marks the matching unused code of the member's
-// registration used and erases the set's readable copies.
+// registration used and erases its readable copy.
 func (s *Service) spendRecoveryCode(ctx context.Context, q store.Querier, m *organization.Member, code string) error {
 	rows, err := q.QueryContext(ctx, `SELECT recovery_code_id, code_salt, code_hash FROM recovery_codes
 		WHERE totp_registration_id = $1 AND member_id = $2 AND used_at IS NULL`, m.TOTPRegistrationID, m.MemberID)
@@ -178,16 +187,13 @@ func (s *Service) spendRecoveryCode(ctx context.Context, q store.Querier, m *org
 	if match == "" {
 		return apierr.New(apierr.UnableToAuthRecoveryCode)
 	}
-	res, err := q.ExecContext(ctx, `UPDATE recovery_codes SET used_at = $1 WHERE recovery_code_id = $2 AND used_at IS NULL`,
+	res, err := q.ExecContext(ctx, `UPDATE recovery_codes SET used_at = $1, reveal = NULL WHERE recovery_code_id = $2 AND used_at IS NULL`,
 		store.Millis(s.d.Clock.Now()), match)
 	if err != nil {
 		return fmt.Errorf("mfa: spend recovery code: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
 		return apierr.New(apierr.UnableToAuthRecoveryCode)
-	}
-	if _, err := q.ExecContext(ctx, `UPDATE recovery_codes SET reveal = NULL WHERE totp_registration_id = $1`, m.TOTPRegistrationID); err != nil {
-		return fmt.Errorf("mfa: erase recovery code copies: %w", err)
 	}
 	return nil
 }
@@ -198,43 +204,49 @@ type CodesResult struct {
 	RecoveryCodes []string
 }
 
-// RecoveryCodes shows the member's recovery codes again while that is
-// allowed (see the storage decision above). A login in progress (IST) may
-// never read them: they would turn the first factor alone into both.
+// RecoveryCodes shows the member's unused recovery codes again (an empty
+// list once every code is spent). A login in progress (IST) may never read
+// them: they would turn the first factor alone into both. Where the
+// organization does not allow authenticator apps, which the codes back up,
+// neither get nor rotate serves them, as TOTP create does not.
 func (s *Service) RecoveryCodes(ctx context.Context, w Who) (*CodesResult, error) {
 	sub, err := s.resolveForChange(ctx, w)
 	if err != nil {
 		return nil, err
 	}
 	m := sub.member
+	if err := requireMethod(sub.org, m, organization.MFAMethodTOTP); err != nil {
+		return nil, err
+	}
 	if m.TOTPRegistrationID == "" {
 		return nil, apierr.New(apierr.TOTPNotFound)
 	}
-	rows, err := s.d.DB.Read().QueryContext(ctx, `SELECT reveal, used_at FROM recovery_codes WHERE totp_registration_id = $1
-		ORDER BY position`, m.TOTPRegistrationID)
+	rows, err := s.d.DB.Read().QueryContext(ctx, `SELECT recovery_code_id, reveal FROM recovery_codes
+		WHERE totp_registration_id = $1 AND used_at IS NULL ORDER BY position`, m.TOTPRegistrationID)
 	if err != nil {
 		return nil, fmt.Errorf("mfa: read recovery codes: %w", err)
 	}
 	defer rows.Close()
 	codes := []string{}
-	available := true
 	for rows.Next() {
+		var id string
 		var reveal *string
-		var used *int64
-		if err := rows.Scan(&reveal, &used); err != nil {
+		if err := rows.Scan(&id, &reveal); err != nil {
 			return nil, fmt.Errorf("mfa: scan recovery codes: %w", err)
 		}
-		if reveal == nil || used != nil {
-			available = false
-			continue
+		if reveal == nil {
+			// Versions before sealing erased every copy of a set at its
+			// first use: such a set cannot be shown, only rotated.
+			return nil, apierr.New(apierr.RecoveryCodesNotFound)
 		}
-		codes = append(codes, *reveal)
+		code, err := RecoveryCodeColumn.OpenStored(s.d.Box, id, *reveal)
+		if err != nil {
+			return nil, fmt.Errorf("mfa: read recovery codes: %w", err)
+		}
+		codes = append(codes, code)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("mfa: read recovery codes: %w", err)
-	}
-	if !available || len(codes) == 0 {
-		return nil, apierr.New(apierr.RecoveryCodesNotFound)
 	}
 	return &CodesResult{MemberResult: MemberResult{Member: m, Organization: sub.org}, RecoveryCodes: codes}, nil
 }
@@ -243,6 +255,9 @@ func (s *Service) RecoveryCodes(ctx context.Context, w Who) (*CodesResult, error
 func (s *Service) RotateRecoveryCodes(ctx context.Context, w Who) (*CodesResult, error) {
 	sub, err := s.resolveForChange(ctx, w)
 	if err != nil {
+		return nil, err
+	}
+	if err := requireMethod(sub.org, sub.member, organization.MFAMethodTOTP); err != nil {
 		return nil, err
 	}
 	if sub.member.TOTPRegistrationID == "" {

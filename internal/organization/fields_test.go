@@ -19,7 +19,6 @@ func TestOrganizationEveryField(t *testing.T) {
 			"organization_external_id":                 "ext-42",
 			"organization_logo_url":                    "https://cdn.customer.test/logo.png",
 			"trusted_metadata":                         map[string]any{"plan": "gold"},
-			"sso_default_connection_id":                "saml-connection-test-1",
 			"sso_jit_provisioning":                     "RESTRICTED",
 			"sso_jit_provisioning_allowed_connections": []any{"saml-connection-test-1"},
 			"email_allowed_domains":                    []any{"full.test"},
@@ -115,7 +114,6 @@ func TestOrganizationSettingRules(t *testing.T) {
 			"unknown mfa method":                  {"allowed_mfa_methods": []string{"carrier_pigeon"}},
 			"implicit role without domain":        {"rbac_email_implicit_role_assignments": []any{map[string]any{"role_id": "r"}}},
 			"empty connection id":                 {"sso_jit_provisioning_allowed_connections": []string{" "}},
-			"name too long":                       {"organization_name": strings.Repeat("n", 129)},
 			"trusted_metadata is not an object":   {"trusted_metadata": []int{1}},
 			"connected apps type misspelled":      {"third_party_connected_apps_allowed_type": "SOME"},
 			"clearing domains that a policy uses": {"email_jit_provisioning": "RESTRICTED", "email_allowed_domains": []string{}},
@@ -124,6 +122,21 @@ func TestOrganizationSettingRules(t *testing.T) {
 				t.Errorf("%s: got %d %s", name, r.Status, r.Raw)
 			}
 		}
+		// Names: 1 to 128 characters (not bytes), no control characters
+		// (NUL never gets this far: every body refuses it, httpapi).
+		for _, v := range []string{strings.Repeat("n", 129), "  ", "ctl\u0007name", "two\nlines", "esc\u001b[31m"} {
+			apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+id, map[string]any{"organization_name": v}), 400, "invalid_organization_name")
+			apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": v, "organization_slug": "refused-name"}),
+				400, "invalid_organization_name")
+		}
+		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+id, map[string]any{"organization_name": strings.Repeat("é", 128)}), 200, "")
+		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+id, map[string]any{"organization_name": "Rules"}), 200, "")
+		// A default SSO connection must be one of the organization's active
+		// connections (it has none; internal/sso tests the others).
+		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+id, map[string]any{"sso_default_connection_id": "saml-connection-test-nope"}),
+			400, "invalid_sso_default_connection_id")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Defaulted",
+			"sso_default_connection_id": "saml-connection-test-nope"}), 400, "invalid_sso_default_connection_id")
 		// A refused update changes nothing.
 		o := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+id, nil).Body["organization"].(map[string]any)
 		if o["email_invites"] != "ALL_ALLOWED" || o["auth_methods"] != "ALL_ALLOWED" {

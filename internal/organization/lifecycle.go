@@ -116,11 +116,17 @@ func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organiza
 			return nil, err
 		}
 	}
+	// Metadata merges into the member's as read under the row's lock
+	// (MergeMetadata), so two updates naming different keys both stay.
 	if u.TrustedMetadata != nil {
-		m.TrustedMetadata = orEmpty(*u.TrustedMetadata)
+		if m.TrustedMetadata, err = MergeMetadata("trusted_metadata", m.TrustedMetadata, *u.TrustedMetadata); err != nil {
+			return nil, err
+		}
 	}
 	if u.UntrustedMetadata != nil {
-		m.UntrustedMetadata = orEmpty(*u.UntrustedMetadata)
+		if m.UntrustedMetadata, err = MergeMetadata("untrusted_metadata", m.UntrustedMetadata, *u.UntrustedMetadata); err != nil {
+			return nil, err
+		}
 	}
 	if u.IsBreakglass != nil {
 		m.IsBreakglass = *u.IsBreakglass
@@ -328,11 +334,4 @@ func derefRoles(r *[]string) []string {
 		return nil
 	}
 	return *r
-}
-
-func orEmpty(m map[string]any) map[string]any {
-	if m == nil {
-		return map[string]any{}
-	}
-	return m
 }

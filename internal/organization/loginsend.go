@@ -29,17 +29,28 @@ type LoginSendLimits struct {
 
 // SendLogin is a login_or_signup send (an email code or a magic link) of
 // proj to rawEmail in orgID, from clientIP. It finds the organization and
-// normalizes the address (a refusal still counts against the client
-// address); then, in the send's one transaction (notify.SendCounted), it
-// finds the member the email goes to or creates one as the organization's
-// JIT policy admits (MemberForEmailLoginIn), counts the recipient's limit,
-// and has build write what the email carries and return it. undo spends
-// that when delivery fails.
+// normalizes the address, and has check validate the rest of the request
+// (a refusal of either still counts against the client address); then, in
+// the send's one transaction (notify.SendCounted), it finds the member the
+// email goes to or creates one as the organization's JIT policy admits
+// (MemberForEmailLoginIn), counts the recipient's limit, and has build
+// write what the email carries and return it. undo spends that when
+// delivery fails.
+//
+// check runs before the member is looked up, and must check every field
+// the request names, both the login and the signup ones: build may use
+// only one half, chosen by whether the address is an active member's, and
+// a refusal that depended on that would tell the SDK face, whose answer is
+// otherwise the same for both (LoginSendResponse.SDKWire), who is one.
 func (s *Store) SendLogin(ctx context.Context, m notify.Mailer, l LoginSendLimits, proj *project.Project,
-	orgID, rawEmail, clientIP string, build func(q store.Querier, sent *LoginSend) (notify.Email, error),
+	orgID, rawEmail, clientIP string, check func(ctx context.Context) error,
+	build func(q store.Querier, sent *LoginSend) (notify.Email, error),
 	undo func(ctx context.Context, sent *LoginSend)) (*LoginSend, error) {
 	addressKey := proj.ID + "|" + clientIP
 	org, email, err := s.EmailLoginTarget(ctx, proj.ID, orgID, rawEmail)
+	if err == nil {
+		err = check(ctx)
+	}
 	if err != nil {
 		return nil, l.Limiter.CountRefused(ctx, l.PerAddress, addressKey, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -228,20 +229,36 @@ type NewMember struct {
 // unchanged in a later update.
 const MaxNameLength = 256
 
-// CheckName trims a member name and refuses one over MaxNameLength.
+// CheckName trims a member name and refuses one over MaxNameLength or
+// holding control characters, as organization names are refused. The
+// catalogue has no type of its own for a member name: invalid_request
+// naming the field.
 func CheckName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if utf8.RuneCountInString(name) > MaxNameLength {
 		return "", apierr.Invalid("name", fmt.Sprintf("name must be at most %d characters.", MaxNameLength))
 	}
+	if strings.ContainsFunc(name, unicode.IsControl) {
+		return "", apierr.Invalid("name", "name must not contain control characters.")
+	}
 	return name, nil
 }
 
-// TruncateName trims name and cuts it to MaxNameLength characters: for a
-// name an identity provider sends (a JIT signup, SCIM), which the person
-// cannot change here and must not make a login or a provisioning fail.
+// TruncateName turns control characters in name into spaces (tabs,
+// newlines) or drops them (the rest), trims it and cuts it to
+// MaxNameLength characters: for a name an identity provider sends (a JIT
+// signup, SCIM), which the person cannot change here and must not make a
+// login or a provisioning fail.
 func TruncateName(name string) string {
-	name = strings.TrimSpace(name)
+	name = strings.TrimSpace(strings.Map(func(r rune) rune {
+		switch {
+		case !unicode.IsControl(r):
+			return r
+		case unicode.IsSpace(r):
+			return ' '
+		}
+		return -1
+	}, name))
 	if utf8.RuneCountInString(name) <= MaxNameLength {
 		return name
 	}
@@ -308,11 +325,13 @@ func (s *Store) insertMember(ctx context.Context, q store.Querier, org *Organiza
 	if nm.Name, err = CheckName(nm.Name); err != nil {
 		return nil, false, err
 	}
-	if nm.TrustedMetadata == nil {
-		nm.TrustedMetadata = map[string]any{}
+	// A new member's metadata is the given objects without their null
+	// keys, within the limits (MergeMetadata into nothing).
+	if nm.TrustedMetadata, err = MergeMetadata("trusted_metadata", nil, nm.TrustedMetadata); err != nil {
+		return nil, false, err
 	}
-	if nm.UntrustedMetadata == nil {
-		nm.UntrustedMetadata = map[string]any{}
+	if nm.UntrustedMetadata, err = MergeMetadata("untrusted_metadata", nil, nm.UntrustedMetadata); err != nil {
+		return nil, false, err
 	}
 	if err := s.refuseRetired(ctx, q, org.OrganizationID, nm.Email, ""); err != nil {
 		return nil, false, err

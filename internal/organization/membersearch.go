@@ -72,12 +72,13 @@ var memberFilters = map[string]filterFunc{
 			if role == DefaultRole {
 				return "1 = 1", nil
 			}
-			conds = append(conds, `roles LIKE `+w.arg(`%"`+escapeLike(role)+`"%`)+` ESCAPE '\'`)
+			// Role ids are case-sensitive: exact on both engines (jsonHas).
+			conds = append(conds, w.jsonHas("roles", role))
 			for id, o := range w.orgs {
 				for _, a := range o.RBACEmailImplicitRoleAssignments {
 					if a.RoleID == role {
 						conds = append(conds, "(organization_id = "+w.arg(id)+" AND email_address LIKE "+
-							w.arg("%@"+escapeLike(a.Domain))+` ESCAPE '\')`)
+							w.arg("%@"+likeEscape(a.Domain))+` ESCAPE '\')`)
 					}
 				}
 			}
@@ -170,11 +171,6 @@ func (s *Store) searchMembers(ctx context.Context, q store.Querier, projectID st
 		out.Organizations[m.OrganizationID] = orgs[m.OrganizationID]
 	}
 	return out, s.decorate(ctx, q, out.Members...)
-}
-
-// escapeLike escapes LIKE's wildcards (with ESCAPE '\\').
-func escapeLike(v string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(v)
 }
 
 func filtersOn(q *Query, name string) bool {

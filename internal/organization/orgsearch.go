@@ -33,7 +33,7 @@ const liveMember = `SELECT 1 FROM members m WHERE m.organization_id = organizati
 var orgFilters = map[string]filterFunc{
 	"organization_ids":        listFilter("organization_id", false),
 	"organization_slugs":      listFilter("organization_slug", true),
-	"organization_name_fuzzy": fuzzyFilter("organization_name", apierr.OrgSearchNameFuzzyTooShort),
+	"organization_name_fuzzy": foldedFuzzyFilter("organization_name_folded", apierr.OrgSearchNameFuzzyTooShort),
 	"organization_slug_fuzzy": fuzzyFilter("organization_slug", apierr.OrgSearchSlugFuzzyTooShort),
 	"member_emails": func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
 		vs, err := stringsValue(name, raw)
@@ -105,6 +105,19 @@ func fuzzyFilter(col string, tooShort apierr.Type) filterFunc {
 			return "", err
 		}
 		return w.contains(col, v), nil
+	}
+}
+
+// foldedFuzzyFilter is fuzzyFilter for a column of foldName keys: names
+// are free text in any script, so the server's folding decides, not the
+// engine's LOWER() (containsFolded).
+func foldedFuzzyFilter(col string, tooShort apierr.Type) filterFunc {
+	return func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
+		v, err := fuzzyValue(name, raw, tooShort)
+		if err != nil {
+			return "", err
+		}
+		return w.containsFolded(col, v), nil
 	}
 }
 

@@ -65,16 +65,37 @@ func (w *sqlWhere) in(col string, vals []string) string {
 }
 
 // contains matches a case-insensitive substring. LIKE is case-sensitive on
-// PostgreSQL and not on SQLite, so both sides are lowered explicitly.
+// PostgreSQL and not on SQLite, so both sides are lowered explicitly: for
+// columns of ASCII or stored lower-cased (slugs, emails, domains, phone
+// numbers), where the engines' LOWER() agree. Free text uses
+// containsFolded.
 func (w *sqlWhere) contains(col, sub string) string {
 	return "LOWER(" + col + ") LIKE " + w.arg("%"+likeEscape(strings.ToLower(sub))+"%") + ` ESCAPE '\'`
 }
 
-// jsonHas matches a JSON array column (TEXT) holding the string v. Values
-// are encoded exactly as the column was, so "a.com" cannot match "xa.com".
+// jsonHas matches a JSON array column (TEXT) holding the string v,
+// exactly: values are encoded as the column was, so "a.com" cannot match
+// "xa.com", and compared case-sensitively on both engines (holds), so the
+// role "Editor" is not "editor".
 func (w *sqlWhere) jsonHas(col, v string) string {
 	enc, _ := json.Marshal(v)
-	return col + " LIKE " + w.arg("%"+likeEscape(string(enc))+"%") + ` ESCAPE '\'`
+	return w.holds(col, string(enc))
+}
+
+// holds matches a column containing sub, byte for byte. LIKE cannot say
+// this portably (SQLite's ignores ASCII case, PostgreSQL's does not), nor
+// can a function both engines name alike (instr, strpos); REPLACE is
+// case-sensitive on both, and leaves the column unchanged exactly when sub
+// does not occur in it.
+func (w *sqlWhere) holds(col, sub string) string {
+	return "REPLACE(" + col + ", " + w.arg(sub) + ", '') <> " + col
+}
+
+// containsFolded matches a column of foldName keys holding the substring
+// sub, case-insensitively alike on both engines: both sides are folded
+// here, so the database compares folded text only.
+func (w *sqlWhere) containsFolded(col, sub string) string {
+	return col + " LIKE " + w.arg("%"+likeEscape(foldName(sub))+"%") + ` ESCAPE '\'`
 }
 
 func likeEscape(s string) string {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 )
@@ -121,9 +122,9 @@ func noWayToJoin(o *Organization) bool {
 // applyInfo sets the descriptive fields: name, slug, ids, logo, metadata.
 func (s Settings) applyInfo(o *Organization, creating bool) error {
 	if s.Name != nil {
-		name := strings.TrimSpace(*s.Name)
-		if name == "" || len(name) > 128 {
-			return apierr.Invalid("organization_name", "organization_name must be 1 to 128 characters.")
+		name, err := checkOrgName(*s.Name)
+		if err != nil {
+			return err
 		}
 		o.OrganizationName = name
 	} else if creating {
@@ -153,20 +154,46 @@ func (s Settings) applyInfo(o *Organization, creating bool) error {
 		o.OrganizationLogoURL = *s.LogoURL
 	}
 	if s.TrustedMetadata != nil {
-		o.TrustedMetadata = *s.TrustedMetadata
-		if o.TrustedMetadata == nil {
-			o.TrustedMetadata = map[string]any{}
+		var current map[string]any // a creation merges into nothing
+		if !creating {
+			current = o.TrustedMetadata
 		}
+		md, err := MergeMetadata("trusted_metadata", current, *s.TrustedMetadata)
+		if err != nil {
+			return err
+		}
+		o.TrustedMetadata = md
 	}
 	if s.SSODefaultConnectionID != nil {
-		// Connections arrive with SSO; until then any id is stored as given
-		// and "" clears the default.
+		// "" clears the default; any other id must be one of the
+		// organization's active connections. o was read under its row's
+		// lock (UpdateIn), the lock the SSO module takes to rewrite
+		// sso_active_connections, so the list is current. A new
+		// organization has no connections yet.
 		o.SSODefaultConnectionID = nil
 		if id := strings.TrimSpace(*s.SSODefaultConnectionID); id != "" {
+			if !slices.ContainsFunc(o.SSOActiveConnections, func(c SSOActiveConnection) bool { return c.ConnectionID == id }) {
+				return apierr.New(apierr.InvalidSSODefaultConnection).WithDetails(map[string]any{"field": "sso_default_connection_id"})
+			}
 			o.SSODefaultConnectionID = &id
 		}
 	}
 	return nil
+}
+
+// MaxOrgNameLength bounds an organization's name, in characters.
+const MaxOrgNameLength = 128
+
+// checkOrgName trims an organization name and refuses an empty one, one
+// over MaxOrgNameLength characters, and one holding control characters
+// (a bell or NUL shown in an admin page or an email subject is never
+// meant).
+func checkOrgName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || utf8.RuneCountInString(name) > MaxOrgNameLength || strings.ContainsFunc(name, unicode.IsControl) {
+		return "", apierr.New(apierr.InvalidOrganizationName).WithDetails(map[string]any{"field": "organization_name"})
+	}
+	return name, nil
 }
 
 // applyLists sets the list- and map-valued fields, validating each entry.

@@ -70,7 +70,8 @@ var orgFields = []string{"organization_name", "organization_slug", "organization
 	"oauth_tenant_jit_provisioning", "allowed_oauth_tenants", "auth_methods", "allowed_auth_methods", "mfa_policy",
 	"mfa_methods", "allowed_mfa_methods", "rbac_email_implicit_role_assignments",
 	"first_party_connected_apps_allowed_type", "allowed_first_party_connected_apps",
-	"third_party_connected_apps_allowed_type", "allowed_third_party_connected_apps", "claimed_email_domains"}
+	"third_party_connected_apps_allowed_type", "allowed_third_party_connected_apps", "claimed_email_domains",
+	"organization_name_folded"}
 
 func orgValues(o *Organization) []any {
 	var external, defaultConn any // NULL when unset; unset external ids never collide in the unique index
@@ -86,7 +87,8 @@ func orgValues(o *Organization) []any {
 		o.OAuthTenantJITProvisioning, mustJSON(o.AllowedOAuthTenants), o.AuthMethods, mustJSON(o.AllowedAuthMethods), o.MFAPolicy,
 		o.MFAMethods, mustJSON(o.AllowedMFAMethods), mustJSON(o.RBACEmailImplicitRoleAssignments),
 		o.FirstPartyConnectedAppsAllowedType, mustJSON(o.AllowedFirstPartyConnectedApps),
-		o.ThirdPartyConnectedAppsAllowedType, mustJSON(o.AllowedThirdPartyConnectedApps), mustJSON(o.ClaimedEmailDomains)}
+		o.ThirdPartyConnectedAppsAllowedType, mustJSON(o.AllowedThirdPartyConnectedApps), mustJSON(o.ClaimedEmailDomains),
+		foldName(o.OrganizationName)}
 }
 
 var orgColumns = "organization_id, project_id, " + strings.Join(orgFields, ", ") + ", created_at, updated_at"
@@ -101,12 +103,13 @@ func scanOrg(row interface{ Scan(...any) error }) (*Organization, error) {
 	var o Organization
 	var external, defaultConn sql.NullString
 	var trusted, roles, ssoConns, domains, tenants, allowedAuth, allowedMFA, implicit, firstApps, thirdApps, claimed, active, scim string
+	var folded sql.NullString // for searches only (foldName)
 	var created, updated int64
 	if err := row.Scan(&o.OrganizationID, &o.projectID, &o.OrganizationName, &o.OrganizationSlug, &external,
 		&o.OrganizationLogoURL, &trusted, &roles, &defaultConn, &o.SSOJITProvisioning, &ssoConns,
 		&o.EmailJITProvisioning, &domains, &o.EmailInvites, &o.OAuthTenantJITProvisioning, &tenants, &o.AuthMethods,
 		&allowedAuth, &o.MFAPolicy, &o.MFAMethods, &allowedMFA, &implicit, &o.FirstPartyConnectedAppsAllowedType,
-		&firstApps, &o.ThirdPartyConnectedAppsAllowedType, &thirdApps, &claimed, &created, &updated, &active, &scim); err != nil {
+		&firstApps, &o.ThirdPartyConnectedAppsAllowedType, &thirdApps, &claimed, &folded, &created, &updated, &active, &scim); err != nil {
 		return nil, store.MapError(err)
 	}
 	// A list of pairs, not a map keyed by column value: equal values (several

@@ -24,10 +24,11 @@ type DeleteParams struct {
 // Delete removes the password member_password_id of a member of the
 // organization, with its outstanding reset links, and returns the member
 // (now without a password). A password that no member of the organization
-// holds is member_password_not_found, so nobody reaches another
-// organization's credentials. A password belongs to an email address and
-// is shared by that address's memberships in every organization of the
-// project, so the others lose it too.
+// holds is member_password_not_found. A password belongs to an email
+// address and is shared by that address's memberships in every
+// organization of the project, so the others lose it too; that is why a
+// member acting on it must hold it through a proven address (see
+// provenHere), not merely through a member record with the address.
 func (s *Service) Delete(ctx context.Context, a DeleteParams) (*organization.Member, error) {
 	var m *organization.Member
 	err := s.d.DB.Tx(ctx, func(q store.Querier) error {
@@ -60,6 +61,26 @@ func (s *Service) Delete(ctx context.Context, a DeleteParams) (*organization.Mem
 	return m, nil
 }
 
+// provenHere refuses a deletion made for a member session when the
+// password's holder has not proven the address in the caller's
+// organization. Any organization's admin can create a member with any
+// address, unverified and without sending anything, and that member record
+// alone would otherwise let them delete the password the address uses in
+// every other organization. unauthorized_action, as for a session reset
+// that did not prove the address (ResetBySession): the caller may not do
+// this, though the backend may (the project secret alone keeps full
+// power), and the answer says nothing the caller could not read already
+// (the member's email_address_verified). member_password_not_found would
+// contradict the member_password_id the caller was shown.
+func provenHere(m *organization.Member) error {
+	if m.EmailAddressVerified {
+		return nil
+	}
+	return apierr.New(apierr.UnauthorizedAction).WithMessage("This member has not verified their email address in this " +
+		"organization. A password belongs to the email address and is shared by every organization it is a member of, so " +
+		"an organization can delete it only for a member who verified the address there.")
+}
+
 // SDKDelete handles SDK DELETE b2b/organizations/members/passwords/{member_password_id}:
 // the logged-in member's own password, or (admins) that of another member
 // of the same organization.
@@ -74,6 +95,9 @@ func (h Handlers) SDKDelete(r *http.Request) (any, error) {
 			if err := c.AuthorizeMember(r.Context(), m.MemberID, organization.ActionDeletePassword); err != nil {
 				return err
 			}
+			if err := provenHere(m); err != nil {
+				return err
+			}
 			return c.StepUp()
 		}})
 	if err != nil {
@@ -84,8 +108,9 @@ func (h Handlers) SDKDelete(r *http.Request) (any, error) {
 
 // BackendDelete handles DELETE /v1/b2b/organizations/{organization_id}/members/passwords/{member_password_id},
 // authorized by the member session header's roles when one is sent; that
-// session then also needs a recent factor, as on the SDK face and as the
-// backend's start_email_update asks (the project secret alone needs none).
+// session then also needs a holder who proved the address here and a
+// recent factor, as on the SDK face (and, for the factor, as the backend's
+// start_email_update asks). The project secret alone needs neither.
 func (h Handlers) BackendDelete(r *http.Request) (any, error) {
 	c, err := organization.BackendCaller(r, h.Service.d.Orgs, h.Sessions, r.PathValue("organization_id"))
 	if err != nil {
@@ -99,6 +124,9 @@ func (h Handlers) BackendDelete(r *http.Request) (any, error) {
 			}
 			if c.Member == nil {
 				return nil
+			}
+			if err := provenHere(m); err != nil {
+				return err
 			}
 			return c.StepUp()
 		}})

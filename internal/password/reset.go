@@ -72,7 +72,7 @@ func (s *Service) checkStart(ctx context.Context, a StartParams, emailKey, chall
 // rather than the API family's error, so resets keep working there.
 func (s *Service) loginTarget(ctx context.Context, p *project.Project, t project.RedirectType, requested string) (string, error) {
 	target, err := s.d.Projects.ResolveRedirect(ctx, p.ID, t, requested)
-	if err != nil && requested == "" && apierr.Is(err, apierr.NoLoginRedirectURLsSet) {
+	if err != nil && requested == "" && apierr.Is(err, project.NoRedirectURLs(t)) {
 		return "", nil
 	}
 	return target, err

@@ -5,14 +5,15 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/trustelem/zxcvbn"
-
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/pwscore"
 )
 
-// MaxLength bounds a password, in characters. Hashing has no limit, but
-// zxcvbn's matching grows quickly with length and no person types more.
+// MaxLength bounds a password, in characters: no person types more.
+// Hashing has no limit, and zxcvbn reads only the first
+// pwscore.ScoredRunes of any password (its matching grows quickly with
+// length); the length, character class and breach checks read it all.
 const MaxLength = 256
 
 // ValidScore is the lowest zxcvbn score accepted.
@@ -74,9 +75,10 @@ func (s *Service) Check(ctx context.Context, p *project.Project, password, email
 	return &v, nil
 }
 
-// evaluate is the pure part of Check.
+// evaluate is the pure part of Check, and of requireStrong where a
+// password is set: both score through pwscore.
 func evaluate(p *project.Project, password string, inputs []string, breached bool) Verdict {
-	res := zxcvbn.PasswordStrength(password, inputs)
+	res := pwscore.Score(password, inputs)
 	v := Verdict{Score: res.Score, BreachedPassword: breached, StrengthPolicy: p.PasswordStrengthPolicy,
 		BreachDetectionOnCreate: true, ZxcvbnFeedback: ZxcvbnFeedback{Suggestions: []string{}}}
 	v.LUDSFeedback = luds(password)

@@ -5,11 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/pwscore"
 )
 
 var (
@@ -155,5 +157,24 @@ func TestUserInputs(t *testing.T) {
 	}
 	if userInputs("") != nil {
 		t.Error("inputs for no email")
+	}
+}
+
+// zxcvbn scores only a password's first pwscore.ScoredRunes runes (its
+// matching grows quickly with length, and the strength check is public);
+// the LUDS classes and the breach check read all of it. So a password that
+// is weak in its first hundred characters is weak whatever follows, on
+// the strength check and wherever a password is set (requireStrong).
+func TestLongPasswordScoredByItsBeginning(t *testing.T) {
+	t.Parallel()
+	weakStart := strings.Repeat("a", pwscore.ScoredRunes) + "Xq7#vL9!mZ2@pR4$kW8%"
+	if v := evaluate(zxcvbnProject, weakStart, nil, false); v.ValidPassword || v.Score >= ValidScore {
+		t.Errorf("a hundred a's and a strong tail: score %d valid %v", v.Score, v.ValidPassword)
+	}
+	if v := evaluate(zxcvbnProject, "Xq7#vL9!mZ2@pR4$kW8%"+strings.Repeat("a", pwscore.ScoredRunes), nil, false); !v.ValidPassword {
+		t.Errorf("a strong start and a long tail: score %d", v.Score)
+	}
+	if f := evaluate(ludsProject, weakStart, nil, false).LUDSFeedback; !f.HasUpperCase || !f.HasDigit || !f.HasSymbol {
+		t.Errorf("LUDS missed the classes past the scored prefix: %+v", f)
 	}
 }

@@ -66,10 +66,34 @@ func (s *Store) AddOrigin(ctx context.Context, projectID, origin string) error {
 	return addOrigin(ctx, s.db, projectID, norm, store.Millis(s.clock.Now()))
 }
 
+// noRedirectURLs names, per redirect type, the API family's error for a
+// project without a URL of that type. The family has no_*_urls_set for
+// login, signup, discovery and invite, and for password resets only
+// no_password_reset_redirect_url. (Its no_default_*_redirect_url_set
+// cannot arise here: a type's first URL is its default until another is
+// named.)
+var noRedirectURLs = map[RedirectType]apierr.Type{
+	RedirectLogin:         apierr.NoLoginRedirectURLsSet,
+	RedirectSignup:        apierr.NoSignupRedirectURLsSet,
+	RedirectDiscovery:     apierr.NoDiscoveryRedirectURLsSet,
+	RedirectResetPassword: apierr.NoPasswordResetRedirectURL,
+	RedirectInvite:        apierr.NoInviteRedirectURLsSet,
+}
+
+// NoRedirectURLs is the error type ResolveRedirect answers when the
+// project has no URL of type t.
+func NoRedirectURLs(t RedirectType) apierr.Type {
+	if e, ok := noRedirectURLs[t]; ok {
+		return e
+	}
+	return apierr.NoLoginRedirectURLsSet
+}
+
 // ResolveRedirect returns the URL a flow may redirect to: requested, when it
 // exactly matches a registered URL of type t, or the type's default when
 // requested is empty. A mismatch is an error (no_match_for_provided_magic_link_url,
-// the email links' type; see ResolveRedirectAs), never a redirect.
+// the email links' type; see ResolveRedirectAs), never a redirect; so is a
+// type without URLs (NoRedirectURLs).
 func (s *Store) ResolveRedirect(ctx context.Context, projectID string, t RedirectType, requested string) (string, error) {
 	return s.ResolveRedirectAs(ctx, projectID, t, requested, apierr.NoMatchForMagicLinkURL)
 }
@@ -104,10 +128,7 @@ func (s *Store) ResolveRedirectAs(ctx context.Context, projectID string, t Redir
 		return "", fmt.Errorf("project: redirect urls: %w", err)
 	}
 	if first == "" {
-		if t == RedirectSignup {
-			return "", apierr.New(apierr.NoSignupRedirectURLsSet)
-		}
-		return "", apierr.New(apierr.NoLoginRedirectURLsSet)
+		return "", apierr.New(NoRedirectURLs(t))
 	}
 	if requested != "" {
 		return "", apierr.New(mismatch).WithDetails(map[string]any{"redirect_type": string(t)})

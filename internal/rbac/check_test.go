@@ -3,6 +3,7 @@ package rbac_test
 import (
 	"context"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -74,6 +75,47 @@ func TestPolicyIsServed(t *testing.T) {
 		b = e.SDK(http.MethodGet, "/projects/bootstrap/"+other.PublicToken, nil, "")
 		if len(b.Data()["rbac_policy"].(map[string]any)["roles"].([]any)) != 2 {
 			t.Fatalf("other project's policy: %s", b.Raw)
+		}
+	})
+}
+
+// A refused authorization_check changes nothing the request asked for: the
+// check runs before sessions/authenticate writes the extension and the
+// custom claims, on both faces. The same request with a passing check
+// does write them.
+func TestRefusedAuthorizationCheckWritesNothing(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		setPolicy(t, e, docsPolicy)
+		acme := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		beta := e.CreateOrg("beta", "ALL_ALLOWED", nil)
+		token, _ := e.LoginByEmailOTP(acme, "bob@acme.test")
+		stored := func() (expires any, claims any) {
+			t.Helper()
+			r := e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": token})
+			apptest.Want(t, r, 200, "")
+			ms := r.Body["member_session"].(map[string]any)
+			return ms["expires_at"], ms["custom_claims"]
+		}
+		asking := func(org, action string) map[string]any {
+			return map[string]any{"session_token": token, "session_duration_minutes": 600,
+				"session_custom_claims": map[string]any{"plan": "pro"},
+				"authorization_check":   map[string]any{"organization_id": org, "resource_id": "documents", "action": action}}
+		}
+		expires, claims := stored()
+		for _, c := range []struct {
+			org, action, refusal string
+		}{{acme, "write", "session_authorization_error"}, {beta, "read", "session_authorization_tenancy_error"}} {
+			apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", asking(c.org, c.action)), 403, c.refusal)
+			apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{"session_duration_minutes": 600,
+				"authorization_check": map[string]any{"organization_id": c.org, "resource_id": "documents", "action": c.action}}, token),
+				403, c.refusal)
+			if gotExp, gotClaims := stored(); !reflect.DeepEqual(gotExp, expires) || !reflect.DeepEqual(gotClaims, claims) {
+				t.Fatalf("after %s: expires_at %v, custom_claims %v; want %v, %v", c.refusal, gotExp, gotClaims, expires, claims)
+			}
+		}
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", asking(acme, "read")), 200, "")
+		if gotExp, gotClaims := stored(); reflect.DeepEqual(gotExp, expires) || !reflect.DeepEqual(gotClaims, map[string]any{"plan": "pro"}) {
+			t.Fatalf("a passing check did not write: expires_at %v, custom_claims %v", gotExp, gotClaims)
 		}
 	})
 }

@@ -49,7 +49,7 @@ func checkIdentityProvider(v string) (string, error) {
 		return "generic", nil
 	}
 	if !slices.Contains(IdentityProviders, v) {
-		return "", apierr.Invalid("identity_provider", "identity_provider must be one of "+strings.Join(IdentityProviders, ", ")+".")
+		return "", refused(apierr.InvalidSCIMIdP, "identity_provider", "identity_provider must be one of "+strings.Join(IdentityProviders, ", ")+".")
 	}
 	return v, nil
 }
@@ -57,9 +57,15 @@ func checkIdentityProvider(v string) (string, error) {
 func checkDisplayName(v string) (string, error) {
 	v = strings.TrimSpace(v)
 	if len(v) > 256 {
-		return "", apierr.Invalid("display_name", "display_name must be at most 256 characters.")
+		return "", refused(apierr.InvalidDisplayName, "display_name", "display_name must be at most 256 characters.")
 	}
 	return v, nil
+}
+
+// refused is the catalogued error t with a message for this request and
+// the offending field in error_details, as apierr.Invalid names it.
+func refused(t apierr.Type, field, message string) error {
+	return apierr.New(t).WithMessage(message).WithDetails(map[string]any{"field": field})
 }
 
 // Create handles POST b2b/scim: the answer carries the bearer token, the
@@ -146,8 +152,12 @@ func (h admin) Update(r *http.Request) (any, error) {
 		roles = []GroupRole{}
 		for _, a := range *req.GroupRoles {
 			a := GroupRole{RoleID: strings.TrimSpace(a.RoleID), GroupID: strings.TrimSpace(a.GroupID)}
-			if a.RoleID == "" || a.GroupID == "" {
-				return nil, apierr.Invalid("scim_group_implicit_role_assignments", "Each assignment needs a role_id and a group_id.")
+			const field = "scim_group_implicit_role_assignments"
+			if a.GroupID == "" {
+				return nil, refused(apierr.SCIMGroupRoleAssignmentNoGroupID, field, "Each assignment needs a group_id.")
+			}
+			if a.RoleID == "" {
+				return nil, refused(apierr.EmptyRBACRoleID, field, "Each assignment needs a role_id.")
 			}
 			if !slices.Contains(roles, a) {
 				roles = append(roles, a)
@@ -363,7 +373,7 @@ func (s *Service) checkGroups(ctx context.Context, q store.Querier, connID strin
 			return err
 		}
 		if n == 0 {
-			return apierr.Invalid("scim_group_implicit_role_assignments",
+			return refused(apierr.SCIMGroupRoleAssignmentNoSuchGroup, "scim_group_implicit_role_assignments",
 				"Group "+strconv.Quote(a.GroupID)+" is not a group of this SCIM connection; the identity provider must push it first.")
 		}
 	}

@@ -173,6 +173,19 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 		Detail: se.detail})
 }
 
+// writeAPIError is writeError for the errors the edge raises on the
+// service's paths (httpapi.ErrorWriter).
+func writeAPIError(w http.ResponseWriter, r *http.Request, e *apierr.Error) { writeError(w, r, e) }
+
+const meUnsupported = "The /Me alias is not supported: the bearer token is the SCIM connection's, not a user's."
+
+// notImplemented answers a part of SCIM this service does not offer.
+func notImplemented(detail string) scimHandler {
+	return func(*http.Request, *conn) (int, any, error) {
+		return 0, nil, &scimError{http.StatusNotImplemented, "", detail}
+	}
+}
+
 // readJSON decodes a SCIM request body into dst. Text the database would
 // refuse (invalid UTF-8, NUL) is invalid syntax, like malformed JSON.
 func readJSON(r *http.Request, dst any) error {

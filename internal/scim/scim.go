@@ -119,5 +119,23 @@ func (s *Service) Routes() []httpapi.Route {
 		scim("PUT "+base+"/Groups/{id}", s.replaceGroup),
 		scim("PATCH "+base+"/Groups/{id}", s.patchGroup),
 		scim("DELETE "+base+"/Groups/{id}", s.deleteGroup),
+		// Not offered, so 501 (RFC 7644 3.12; 3.11 for /Me): Bulk, which is
+		// optional and which ServiceProviderConfig says is unsupported, and
+		// the /Me alias, which names the authenticated user while the
+		// bearer token is the connection's, not a user's.
+		scim("POST "+base+"/Bulk", notImplemented("Bulk operations are not supported.")),
+		scim("GET "+base+"/Me", notImplemented(meUnsupported)),
+		scim("POST "+base+"/Me", notImplemented(meUnsupported)),
+		scim("PUT "+base+"/Me", notImplemented(meUnsupported)),
+		scim("PATCH "+base+"/Me", notImplemented(meUnsupported)),
+		scim("DELETE "+base+"/Me", notImplemented(meUnsupported)),
+
+		// Every error on the service's paths is SCIM's, those the edge
+		// answers before a handler runs (a body over the limit, a path or
+		// method no route serves) too; the backend face's connection
+		// routes share the prefix and keep the catalogue's.
+		httpapi.ErrorShapeRoute(base+"/{path...}", writeAPIError),
+		httpapi.ErrorShapeRoute("/v1/b2b/scim/{organization_id}/connection", httpapi.CatalogueShape),
+		httpapi.ErrorShapeRoute("/v1/b2b/scim/{organization_id}/connection/{path...}", httpapi.CatalogueShape),
 	}
 }

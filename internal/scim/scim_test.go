@@ -56,7 +56,7 @@ func connection(t *testing.T, e *apptest.Env, org string, body map[string]any) (
 func TestConnectionManagementAndRotation(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
-		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/scim/"+org+"/connection", map[string]any{"identity_provider": "aol"}), 400, "invalid_request")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/scim/"+org+"/connection", map[string]any{"identity_provider": "aol"}), 400, "invalid_scim_idp")
 		id, token, c := connection(t, e, org, map[string]any{"display_name": "Okta", "identity_provider": "okta"})
 		if c["base_url"] != e.Srv.URL+"/v1/b2b/scim/"+id || c["bearer_token_last_four"] != token[len(token)-4:] ||
 			c["identity_provider"] != "okta" || c["status"] != "active" || c["bearer_token_expires_at"] == "" {
@@ -291,7 +291,7 @@ func TestProvisioningRun(t *testing.T) {
 			t.Fatalf("assignments = %s", r.Raw)
 		}
 		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/scim/"+org+"/connection/"+id, map[string]any{
-			"scim_group_implicit_role_assignments": []any{map[string]any{"role_id": "stytch_admin", "group_id": "scim-group-test-nope"}}}), 400, "invalid_request")
+			"scim_group_implicit_role_assignments": []any{map[string]any{"role_id": "stytch_admin", "group_id": "scim-group-test-nope"}}}), 400, "scim_group_role_assignment_group_does_not_exist")
 		src := roleSources(member(t, e, org, uid), "stytch_admin")
 		if len(src) != 1 || src[0].(map[string]any)["type"] != "scim_connection_group" || src[0].(map[string]any)["details"].(map[string]any)["group_id"] != gid {
 			t.Fatalf("stytch_admin sources = %v", src)

@@ -60,16 +60,39 @@ type multi struct {
 
 // enterprise is the enterprise user extension.
 type enterprise struct {
-	EmployeeNumber string `json:"employeeNumber,omitempty"`
-	CostCenter     string `json:"costCenter,omitempty"`
-	Organization   string `json:"organization,omitempty"`
-	Division       string `json:"division,omitempty"`
-	Department     string `json:"department,omitempty"`
-	Manager        *struct {
-		Value       string `json:"value,omitempty"`
-		Ref         string `json:"$ref,omitempty"`
-		DisplayName string `json:"displayName,omitempty"`
-	} `json:"manager,omitempty"`
+	EmployeeNumber string   `json:"employeeNumber,omitempty"`
+	CostCenter     string   `json:"costCenter,omitempty"`
+	Organization   string   `json:"organization,omitempty"`
+	Division       string   `json:"division,omitempty"`
+	Department     string   `json:"department,omitempty"`
+	Manager        *manager `json:"manager,omitempty"`
+}
+
+// manager is the enterprise extension's manager, a complex attribute
+// (RFC 7643 4.3).
+type manager struct {
+	Value       string `json:"value,omitempty"`
+	Ref         string `json:"$ref,omitempty"`
+	DisplayName string `json:"displayName,omitempty"`
+}
+
+// UnmarshalJSON accepts the object, or a bare string as its value:
+// Microsoft Entra sets a manager with {"op":"Add","path":"...:manager",
+// "value":"<id>"}, and refusing that would refuse the rest of the PATCH
+// with it (a deprovisioning in the same push, say).
+func (m *manager) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err == nil {
+		*m = manager{Value: s}
+		return nil
+	}
+	type plain manager // without this method, so no recursion
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return errInvalidValue("manager must be an object or a string.")
+	}
+	*m = manager(p)
+	return nil
 }
 
 // user is a User resource as the identity provider writes it and as it is
@@ -113,6 +136,9 @@ func parseUser(doc map[string]any) (*user, error) {
 			return nil, se
 		}
 		return nil, errInvalidValue("The user has an attribute of the wrong type: " + err.Error())
+	}
+	if e := u.Enterprise; e != nil && e.Manager != nil && *e.Manager == (manager{}) {
+		e.Manager = nil // "" (the string form) or {}: no manager
 	}
 	u.UserName = strings.TrimSpace(u.UserName)
 	if u.UserName == "" {

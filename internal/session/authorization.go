@@ -3,7 +3,6 @@ package session
 import (
 	"context"
 	"fmt"
-	"net/http"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
@@ -39,38 +38,56 @@ type VerdictResponse struct {
 	Verdict *Verdict `json:"verdict,omitempty"`
 }
 
-// withVerdict runs the request's authorization check, if any, against the
-// authenticated session. The organization must be the session's own
+// authorizing returns the change that runs check, if any, against the
+// session being authenticated, and the verdict it passes with once the
+// check has run (nil without a check). Authenticate runs it with the
+// roles it has just computed and before it writes anything the request
+// asks for (an extension, custom claims), so a refused check changes
+// nothing.
+func (h Handlers) authorizing(p *project.Project, c change, check *AuthorizationCheck) (change, *Verdict) {
+	if check == nil {
+		return c, nil
+	}
+	v := &Verdict{}
+	c.authorize = func(ctx context.Context, org *organization.Organization, roles []string) error {
+		granting, err := h.verdict(ctx, p, org, roles, check)
+		v.Authorized, v.GrantingRoles = err == nil, granting
+		return err
+	}
+	return c, v
+}
+
+// verdict runs an authorization check for a session of org holding roles.
+// The organization must be the session's own
 // (session_authorization_tenancy_error otherwise, before any permission is
 // looked at), and the roles are the session's, computed afresh by
 // Authenticate, so a role taken away is gone from the very next check. The
 // refusals carry the SDKs' own types for this check
 // (session_authorization_error and ..._tenancy_error); the same RBAC
-// refusal on any other route stays unauthorized_action.
-func (h Handlers) withVerdict(r *http.Request, p *project.Project, out *SessionResponse, check *AuthorizationCheck) (any, error) {
-	if check == nil {
-		return out, nil
-	}
+// refusal on any other route stays unauthorized_action. It returns the
+// roles that granted the action.
+func (h Handlers) verdict(ctx context.Context, p *project.Project, org *organization.Organization, roles []string,
+	check *AuthorizationCheck) ([]string, error) {
 	for _, f := range []struct{ name, v string }{{"organization_id", check.OrganizationID},
 		{"resource_id", check.ResourceID}, {"action", check.Action}} {
 		if err := httpapi.Required("authorization_check."+f.name, f.v); err != nil {
 			return nil, err
 		}
 	}
-	if own := out.Organization.OrganizationID; check.OrganizationID != own {
+	if own := org.OrganizationID; check.OrganizationID != own {
 		// Both ids are the caller's to know: the session's organization
 		// is in the answer it would otherwise get.
 		return nil, apierr.New(apierr.SessionAuthorizationTenancyError).WithMessage(fmt.Sprintf(
 			"The session belongs to organization %s, but the authorization check names organization %s.", own, check.OrganizationID))
 	}
-	granting, err := h.Authz.Check(r.Context(), p.ID, out.Organization, out.MemberSession.Roles, check.ResourceID, check.Action)
+	granting, err := h.Authz.Check(ctx, p.ID, org, roles, check.ResourceID, check.Action)
 	if apierr.Is(err, apierr.UnauthorizedAction) {
 		return nil, apierr.Wrap(apierr.SessionAuthorizationError, err).WithDetails(apierr.From(err).Details)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &VerdictResponse{SessionResponse: out, Verdict: &Verdict{Authorized: true, GrantingRoles: granting}}, nil
+	return granting, nil
 }
 
 // ssoConnections lists the SSO connections the session's factors came

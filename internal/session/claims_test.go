@@ -199,6 +199,20 @@ func TestLoginsTakeCustomClaims(t *testing.T) {
 			return e.Backend(http.MethodPost, "/v1/b2b/magic_links/authenticate", map[string]any{
 				"magic_links_token": apptest.MagicLinkToken(t, links[0]), "session_custom_claims": claims})
 		}},
+		// Redeeming an email update logs the member in with the new
+		// address, by code or by link, and takes claims as a login does.
+		{"email update code", func(t *testing.T, e *apptest.Env, org, email string, claims any) apptest.Resp {
+			to := startEmailUpdate(t, e, org, email, "EMAIL_OTP")
+			_, codes := e.LastMail(to)
+			return e.Backend(http.MethodPost, "/v1/b2b/otps/email/authenticate", map[string]any{"organization_id": org, "email_address": to,
+				"code": codes[0], "session_custom_claims": claims})
+		}},
+		{"email update link", func(t *testing.T, e *apptest.Env, org, email string, claims any) apptest.Resp {
+			to := startEmailUpdate(t, e, org, email, "EMAIL_MAGIC_LINK")
+			links, _ := e.LastMail(to)
+			return e.Backend(http.MethodPost, "/v1/b2b/magic_links/authenticate", map[string]any{
+				"magic_links_token": apptest.MagicLinkToken(t, links[0]), "session_custom_claims": claims})
+		}},
 		{"password", func(t *testing.T, e *apptest.Env, org, email string, claims any) apptest.Resp {
 			e.SetPassword(org, email, pw)
 			return e.Backend(http.MethodPost, "/v1/b2b/passwords/authenticate", map[string]any{"organization_id": org, "email_address": email,
@@ -226,6 +240,17 @@ func TestLoginsTakeCustomClaims(t *testing.T) {
 		apptest.Want(t, r, 200, "")
 		wantClaims(t, check(e, r.Data()["session_token"].(string), ""), map[string]any{})
 	})
+}
+
+// startEmailUpdate has the backend start moving a new verified member of
+// org from email to another address, sent by method, and returns that
+// address.
+func startEmailUpdate(t *testing.T, e *apptest.Env, org, email, method string) string {
+	t.Helper()
+	to := "new." + email
+	apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members/"+e.CreateVerifiedMember(org, email)+"/start_email_update",
+		map[string]any{"email_address": to, "delivery_method": method}), 200, "")
+	return to
 }
 
 // TestSteppedUpSessionKeepsItsClaims: a login joining a held session

@@ -56,7 +56,7 @@ func TestBackendRequestInternsVerifiedJWT(t *testing.T) {
 	t.Parallel()
 	v := &verifiedJWTs{}
 	known := "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJtIn0.c2lnbmF0dXJl"
-	v.put(v.generation(), known, verifiedJWT{projectID: "p", sessionID: "s", expires: time.Now().Add(time.Hour)})
+	v.put(v.generation(), known, verifiedJWT{projectID: "p", sessionID: "s", sessionEnds: time.Now().Add(time.Hour)}, time.Now())
 	kept := v.items[known].token
 	if kept != known {
 		t.Fatalf("the remembered entry holds %q, want the token", kept)
@@ -96,7 +96,7 @@ func TestKnownJWTStandsForTheLookup(t *testing.T) {
 	token := "eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJtIn0.c2lnbmF0dXJl"
 	fresh := func() (*verifiedJWTs, knownJWT) {
 		v := &verifiedJWTs{}
-		v.put(v.generation(), token, verifiedJWT{projectID: "p", sessionID: "s", expires: now.Add(time.Hour)})
+		v.put(v.generation(), token, verifiedJWT{projectID: "p", sessionID: "s", sessionEnds: now.Add(time.Hour)}, now)
 		k := v.intern([]byte(token))
 		if k.entry == nil || k.entry.sessionID != "s" {
 			t.Fatalf("intern = %+v", k)
@@ -149,15 +149,15 @@ func TestKnownJWTStandsForTheLookup(t *testing.T) {
 func TestVerifiedKeepsCompactJWTsOnly(t *testing.T) {
 	t.Parallel()
 	v := &verifiedJWTs{}
-	e := verifiedJWT{projectID: "p", sessionID: "s", expires: time.Now().Add(time.Hour)}
+	e := verifiedJWT{projectID: "p", sessionID: "s", sessionEnds: time.Now().Add(time.Hour)}
 	for _, bad := range []string{"eyJ.a\n.b", "eyJ.a b.c", "eyJ.a\\.b", "eyJ.a=.b", "eyJ.é.b"} {
-		v.put(v.generation(), bad, e)
+		v.put(v.generation(), bad, e, time.Now())
 		if k := v.intern([]byte(bad)); k.entry != nil {
 			t.Errorf("%q was remembered", bad)
 		}
 	}
 	good := "eyJhbGc-_.AZaz09.x"
-	v.put(v.generation(), good, e)
+	v.put(v.generation(), good, e, time.Now())
 	if k := v.intern([]byte(good)); k.entry == nil {
 		t.Errorf("%q was not remembered", good)
 	}

@@ -53,14 +53,15 @@ func (h Handlers) SDKAuthenticate(r *http.Request) (any, error) {
 	if c.SessionToken == "" {
 		return nil, apierr.New(apierr.UnauthorizedCredentials).WithMessage("No session token was sent.")
 	}
-	out, err := h.authenticate(r, c.Project, Credential{Token: c.SessionToken}, req.SessionDurationMinutes)
+	ch, verdict := h.authorizing(c.Project, change{duration: req.SessionDurationMinutes}, req.AuthorizationCheck)
+	out, err := h.Sessions.check(r.Context(), c.Project, httpapi.ClientIP(r), Credential{Token: c.SessionToken}, ch)
 	if err != nil {
 		return nil, err
 	}
-	if req.AuthorizationCheck == nil {
+	if verdict == nil {
 		return h.Sessions.encoded(out, httpapi.SDK), nil
 	}
-	return h.withVerdict(r, c.Project, out, req.AuthorizationCheck)
+	return &VerdictResponse{SessionResponse: out, Verdict: verdict}, nil
 }
 
 // SDKRevoke handles SDK POST /b2b/sessions/revoke for the caller's session.
@@ -139,15 +140,15 @@ func (h Handlers) BackendAuthenticate(r *http.Request) (any, error) {
 		return nil, err
 	}
 	p := project.CallerFrom(r.Context()).Project
-	out, err := h.Sessions.check(r.Context(), p, httpapi.ClientIP(r), req.credential(),
-		change{duration: req.SessionDurationMinutes, claims: claims})
+	ch, verdict := h.authorizing(p, change{duration: req.SessionDurationMinutes, claims: claims}, req.AuthorizationCheck)
+	out, err := h.Sessions.check(r.Context(), p, httpapi.ClientIP(r), req.credential(), ch)
 	if err != nil {
 		return nil, err
 	}
-	if req.AuthorizationCheck == nil {
+	if verdict == nil {
 		return h.Sessions.encoded(out, httpapi.Backend), nil
 	}
-	return h.withVerdict(r, p, out, req.AuthorizationCheck)
+	return &VerdictResponse{SessionResponse: out, Verdict: verdict}, nil
 }
 
 type backendRevokeRequest struct {

@@ -183,8 +183,13 @@ func signWith(k project.SigningKey, projectID string, ms *MemberSession, now tim
 var errBadJWT = errors.New("session: invalid jwt")
 
 // verify checks a session JWT's signature against the project's keys and
-// its registered claims, and returns the session id it names. Expiry is
-// checked with no leeway beyond a few seconds of clock skew.
+// its registered claims, and returns the session id it names. Its exp is
+// not checked: as the API family documents (the SDKs' sessions.authenticate),
+// a JWT past its exp still names its session, and the check answers with
+// a new JWT while the session is live. The session lookup every caller
+// makes applies the session's own expiry and revocation, which is what a
+// JWT's exp only approximates. nbf and iat are checked with a few seconds
+// of clock skew.
 func (s *Service) verify(ctx context.Context, projectID, token string, now time.Time) (string, error) {
 	return s.verifyKnown(ctx, projectID, token, now, knownJWT{})
 }
@@ -221,18 +226,21 @@ func (s *Service) verifyKnown(ctx context.Context, projectID, token string, now 
 	if err := parsed.Claims(pub, &c); err != nil {
 		return "", fmt.Errorf("%w: signature", errBadJWT)
 	}
-	if err := c.Claims.ValidateWithLeeway(jwt.Expected{Issuer: Issuer(projectID), AnyAudience: jwt.Audience{projectID}, Time: now}, 5*time.Second); err != nil {
+	// Everything but exp (see verify).
+	registered := c.Claims
+	registered.Expiry = nil
+	if err := registered.ValidateWithLeeway(jwt.Expected{Issuer: Issuer(projectID), AnyAudience: jwt.Audience{projectID}, Time: now}, 5*time.Second); err != nil {
 		return "", fmt.Errorf("%w: %v", errBadJWT, err)
 	}
-	if c.Expiry != nil && c.Session.ID != "" {
-		e := verifiedJWT{projectID: projectID, sessionID: c.Session.ID, expires: c.Expiry.Time()}
+	if c.Session.ID != "" {
+		e := verifiedJWT{projectID: projectID, sessionID: c.Session.ID, sessionEnds: c.Session.ExpiresAt}
 		if c.NotBefore != nil {
 			e.notBefore = c.NotBefore.Time()
 		}
 		if c.IssuedAt != nil {
 			e.issued = c.IssuedAt.Time()
 		}
-		s.verified.put(gen, token, e)
+		s.verified.put(gen, token, e, now)
 	}
 	return c.Session.ID, nil
 }

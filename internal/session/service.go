@@ -76,10 +76,14 @@ func (s *Service) check(ctx context.Context, p *project.Project, clientIP string
 
 // change is what a session check writes to the session besides its last
 // access: a new duration, custom claims (session_custom_claims, merged by
-// MergeClaims; nil changes none).
+// MergeClaims; nil changes none). authorize, when set, is the request's
+// authorization check (Handlers.authorizing): it runs with the session's
+// organization and roles before anything is written, and its refusal
+// fails the check with nothing changed.
 type change struct {
-	duration *int
-	claims   map[string]any
+	duration  *int
+	claims    map[string]any
+	authorize func(ctx context.Context, org *organization.Organization, roles []string) error
 }
 
 // New returns a session service. Its caches (the hot path's sessions,
@@ -403,6 +407,11 @@ func (s *Service) authenticate(ctx context.Context, p *project.Project, cred Cre
 			return nil, err
 		}
 		extendTo = extendedExpiry(&ms, now, mins)
+	}
+	if c.authorize != nil {
+		if err := c.authorize(ctx, org, ms.Roles); err != nil {
+			return nil, err
+		}
 	}
 	if c.claims != nil {
 		// Written before answering, like an extension, in one

@@ -182,15 +182,21 @@ const (
 )
 
 // FactorTimes lists when each of the session's factors was last
-// completed, for step-up checks (package stepup). An impersonated factor
-// is left out: an operator's visit is the member's session, not a proof
-// by the member, so it never counts as a recent factor for the changes
-// step-up guards (an email update, MFA or recovery codes), which would
-// otherwise let the visit take the account over for good.
+// completed, for step-up checks (package stepup). Two kinds of factor are
+// left out, as neither is a proof by the member at the time it shows:
+//   - an impersonated factor: an operator's visit is the member's
+//     session, so it never counts as a recent factor for the changes
+//     step-up guards (an email update, MFA or recovery codes), which
+//     would otherwise let the visit take the account over for good;
+//   - a connected app's access token exchanged for a session
+//     (sessions/exchange_access_token): the token may come from a refresh
+//     token weeks old, so the exchange's time says nothing about when the
+//     member last authenticated, and counting it would let whoever holds
+//     the app's refresh token make the same changes.
 func (ms *MemberSession) FactorTimes() []time.Time {
 	out := make([]time.Time, 0, len(ms.AuthenticationFactors))
 	for _, f := range ms.AuthenticationFactors {
-		if !f.Impersonated() {
+		if !f.Impersonated() && f.OAuthAccessTokenExchangeFactor == nil {
 			out = append(out, f.LastAuthenticatedAt)
 		}
 	}

@@ -10,12 +10,20 @@ import (
 )
 
 // verifiedJWTs remembers session JWTs whose signature this process has
-// checked: a backend presents the same JWT on every request for its five
-// minutes, and an RSA verification per request costs several times the
-// rest of the check. Only the signature is remembered: the time claims
-// are checked on every use, the session behind the JWT is still looked up
-// (revocation applies), and any change to a project's keys forgets the
+// checked: a backend presents the same JWT on every request, and an RSA
+// verification per request costs several times the rest of the check.
+// Only the signature is remembered: nbf and iat are checked on every use,
+// the session behind the JWT is still looked up (its own expiry and
+// revocation apply), and any change to a project's keys forgets the
 // project's entries (a retired key stops verifying within a second).
+//
+// The JWT's exp does not end an entry: as the API family documents, a JWT
+// past its exp still authenticates while its session is live, and the
+// answer carries a new one. An entry is kept until the session expiry the
+// JWT names (its https://stytch.com/session expires_at): after that the
+// session has ended, unless it was extended since, and then each answer
+// hands the client a JWT naming the new expiry. Past verifiedLimit the
+// ended entries are dropped first (see put).
 //
 // Entries are keyed by the whole token, so a hit is an exact match of
 // every byte the signature covered; the map's own hashing of a kilobyte or
@@ -41,19 +49,21 @@ type verifiedJWT struct {
 	token                string // the key, so intern can hand it out
 	projectID, sessionID string
 	issued, notBefore    time.Time
-	expires              time.Time
+	sessionEnds          time.Time // the session's expires_at as the JWT states it
 }
 
 // verifiedLimit bounds the tokens kept (about 2 KB each with their entry,
-// so at most ~40 MB); past it the map starts over, and each token
+// so at most ~40 MB). Reaching it drops the entries of ended sessions; if
+// that frees less than a quarter the map starts over, and each token
 // presented again costs one RSA verification (~50 µs) to come back.
 const verifiedLimit = 20000
 
 // get returns the session id of token when its signature was verified
-// before and its time claims hold at now. known is what intern found for
-// the same token while its request was read: when no invalidation came
-// since, it stands for the lookup (the map's hashing and comparing of the
-// kilobyte-long key a second time).
+// before, its nbf and iat hold at now and the session it names has not
+// ended by its own account (exp is not checked: see verifiedJWTs). known
+// is what intern found for the same token while its request was read:
+// when no invalidation came since, it stands for the lookup (the map's
+// hashing and comparing of the kilobyte-long key a second time).
 func (v *verifiedJWTs) get(projectID, token string, now time.Time, known knownJWT) (string, bool) {
 	e := known.entry
 	// The token compared is the request's own string, interned, so an
@@ -67,7 +77,7 @@ func (v *verifiedJWTs) get(projectID, token string, now time.Time, known knownJW
 	}
 	const leeway = 5 * time.Second
 	if e == nil || e.projectID != projectID || now.Add(leeway).Before(e.notBefore) || now.Add(leeway).Before(e.issued) ||
-		!now.Add(-leeway).Before(e.expires) {
+		!now.Before(e.sessionEnds) {
 		return "", false
 	}
 	return e.sessionID, true
@@ -90,11 +100,12 @@ func (v *verifiedJWTs) generation() uint64 { return v.gen.Load() }
 // put remembers a token verified with keys read after gen was read
 // (generation). An invalidation since then may have retired one of those
 // keys, and the project's entries it dropped would come back with this
-// one, kept until the JWT expires; so then it is not remembered (the
-// hot cache's loaders follow the same rule). The key is a copy: the
+// one, kept until its session ends; so then it is not remembered (the
+// hot cache's loaders follow the same rule). Nor is a token whose session
+// has ended by now: get would never return it. The key is a copy: the
 // caller's string may share memory with the request it came in.
-func (v *verifiedJWTs) put(gen uint64, token string, e verifiedJWT) {
-	if !compactJWT(token) {
+func (v *verifiedJWTs) put(gen uint64, token string, e verifiedJWT, now time.Time) {
+	if !compactJWT(token) || !now.Before(e.sessionEnds) {
 		return
 	}
 	token = strings.Clone(token)
@@ -104,7 +115,19 @@ func (v *verifiedJWTs) put(gen uint64, token string, e verifiedJWT) {
 	if v.gen.Load() != gen {
 		return
 	}
-	if v.items == nil || len(v.items) >= verifiedLimit {
+	if len(v.items) >= verifiedLimit {
+		// Rare (once per fill), so a scan under the lock is cheaper than
+		// keeping the entries in expiry order on every put.
+		for k, old := range v.items {
+			if !now.Before(old.sessionEnds) {
+				delete(v.items, k)
+			}
+		}
+		if len(v.items) >= verifiedLimit*3/4 {
+			v.items = nil
+		}
+	}
+	if v.items == nil {
 		v.items = map[string]*verifiedJWT{}
 	}
 	v.items[token] = &e

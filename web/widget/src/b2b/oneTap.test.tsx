@@ -77,6 +77,19 @@ describe('Google One Tap', () => {
     expect(body.pkce_code_challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
   });
 
+  it('names the missing redirect URL type when the discovery submit is refused for it', async () => {
+    const gsi = installGsi();
+    const server = acmeServer()
+      .on('GET', '/b2b/oauth/google/onetap/start', json({ google_client_id: 'cid' }))
+      .on('POST', '/b2b/oauth/google/onetap/discovery/submit', apiError(400, 'no_discovery_redirect_urls_set'));
+    const ui = renderLogin(server, oneTapConfig({ authFlowType: 'Discovery', organizationSlug: undefined }));
+    warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    await waitFor(() => expect(gsi.prompts).toBe(1));
+    gsi.options!.callback({ credential: 'id-token' });
+    await waitFor(() => expect(warn).toHaveBeenCalledWith(expect.stringContaining('no discovery redirect URL')));
+    expect(ui.navigate).not.toHaveBeenCalled();
+  });
+
   it('stays off, with developer guidance, when Google is not configured', async () => {
     const gsi = installGsi();
     const server = acmeServer().on('GET', '/b2b/oauth/google/onetap/start', apiError(400, 'oauth_config_not_found'));

@@ -39,6 +39,7 @@ const SETUP_GUIDANCE: Record<string, string> = {
   invalid_client: 'Google rejected the client id.',
   no_login_redirect_urls_set: 'the project has no login redirect URL.',
   no_signup_redirect_urls_set: 'the project has no signup redirect URL.',
+  no_discovery_redirect_urls_set: 'the project has no discovery redirect URL.',
 };
 
 function warnSetup(kind: string): void {

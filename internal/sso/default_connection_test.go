@@ -1,0 +1,53 @@
+package sso_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+)
+
+// sso_default_connection_id names one of the organization's own active
+// connections, on both faces: a pending connection, another
+// organization's, or an unknown id is invalid_sso_default_connection_id,
+// and the default is left as it was.
+func TestDefaultConnectionMustBeActiveAndOwn(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newSAMLEnv(t, e, nil)
+		second := s.addSAML(t, s.orgID, "Second")
+		r := e.Backend(http.MethodPost, "/v1/b2b/sso/saml/"+s.orgID, map[string]any{"display_name": "Unfinished"})
+		apptest.Want(t, r, 200, "")
+		pending := r.Body["connection"].(map[string]any)["connection_id"].(string)
+		other := e.CreateOrg("other", "ALL_ALLOWED", nil)
+		theirs := s.addSAML(t, other, "Theirs")
+
+		orgPath := "/v1/b2b/organizations/" + s.orgID
+		defaultIs := func(want any) {
+			t.Helper()
+			o := orgAnswer(t, e, s.orgID)
+			if o["sso_default_connection_id"] != want {
+				t.Fatalf("sso_default_connection_id = %v, want %v", o["sso_default_connection_id"], want)
+			}
+		}
+		defaultIs(s.connID) // the first active connection became the default
+		for _, id := range []string{pending, theirs, "saml-connection-test-nope"} {
+			apptest.Want(t, e.Backend(http.MethodPut, orgPath, map[string]any{"sso_default_connection_id": id}), 400, "invalid_sso_default_connection_id")
+		}
+		defaultIs(s.connID)
+		apptest.Want(t, e.Backend(http.MethodPut, orgPath, map[string]any{"sso_default_connection_id": second}), 200, "")
+		defaultIs(second)
+		apptest.Want(t, e.Backend(http.MethodPut, orgPath, map[string]any{"sso_default_connection_id": ""}), 200, "")
+		defaultIs(nil)
+
+		// The SDK face: an admin's own organization, the same rule.
+		e.CreateAdmin(s.orgID, "boss@acme.test")
+		boss := e.SessionFor(s.orgID, "boss@acme.test")
+		for _, id := range []string{pending, theirs} {
+			apptest.Want(t, e.SDK(http.MethodPut, "/b2b/organizations/me", map[string]any{"sso_default_connection_id": id}, boss),
+				400, "invalid_sso_default_connection_id")
+		}
+		defaultIs(nil)
+		apptest.Want(t, e.SDK(http.MethodPut, "/b2b/organizations/me", map[string]any{"sso_default_connection_id": s.connID}, boss), 200, "")
+		defaultIs(s.connID)
+	})
+}
