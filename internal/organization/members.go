@@ -146,6 +146,23 @@ func (s *Store) MemberByEmail(ctx context.Context, q store.Querier, orgID, email
 	return m, s.decorate(ctx, q, m)
 }
 
+// AddressHeldElsewhere reports whether a member of an organization of the
+// project other than orgID, whatever its status, has the (normalised)
+// address email. What belongs to an address rather than to a member (its
+// password) serves those members too.
+func (s *Store) AddressHeldElsewhere(ctx context.Context, q store.Querier, projectID, orgID, email string) (bool, error) {
+	var one int
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM members WHERE project_id = $1 AND email_address = $2
+		AND organization_id <> $3 LIMIT 1`, projectID, email, orgID).Scan(&one)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("organization: address held elsewhere: %w", err)
+	}
+	return true, nil
+}
+
 // LockMember reads a member's address and status inside the transaction q
 // and keeps the row from changing until q ends, so that what q writes on
 // the strength of them commits before any change of the member starts, or
