@@ -105,9 +105,11 @@ const (
 	InvalidMFADefaultMethod             Type = "invalid_mfa_default_method"
 	DefaultMFAMemberMissingFactor       Type = "default_mfa_member_missing_factor"
 	CannotPreserveExistingSessions      Type = "cannot_preserve_existing_sessions"
-	// An organization name that is empty, too long or holds control
-	// characters; a default SSO connection that is not one of the
-	// organization's active connections.
+	// An organization create without a name (absent, null or blank); a
+	// name that is empty, too long or holds control characters; a default
+	// SSO connection that is not one of the organization's active
+	// connections.
+	OrganizationNameMissing     Type = "organization_name_missing"
 	InvalidOrganizationName     Type = "invalid_organization_name"
 	InvalidSSODefaultConnection Type = "invalid_sso_default_connection_id"
 	// A metadata object (trusted_metadata, untrusted_metadata) over the
@@ -382,6 +384,7 @@ var catalogue = map[Type]entry{
 	InvalidMFADefaultMethod:             {http.StatusBadRequest, "default_mfa_method must be sms_otp or totp."},
 	DefaultMFAMemberMissingFactor:       {http.StatusBadRequest, "The member has no verified factor of this method, so it cannot be their default MFA method."},
 	CannotPreserveExistingSessions:      {http.StatusBadRequest, "An email address change always ends the member's sessions; preserve_existing_sessions cannot keep them."},
+	OrganizationNameMissing:             {http.StatusBadRequest, "organization_name is required to create an organization."},
 	InvalidOrganizationName:             {http.StatusBadRequest, "organization_name must be 1 to 128 characters, without control characters."},
 	InvalidSSODefaultConnection:         {http.StatusBadRequest, "sso_default_connection_id must name one of the organization's active SSO connections."},
 	MetadataTooManyKeys:                 {http.StatusBadRequest, "Metadata objects may contain at most 20 top-level keys."},

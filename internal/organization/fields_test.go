@@ -124,10 +124,16 @@ func TestOrganizationSettingRules(t *testing.T) {
 		}
 		// Names: 1 to 128 characters (not bytes), no control characters
 		// (NUL never gets this far: every body refuses it, httpapi).
+		// A blank name is an invalid rename, and on a create no name at all
+		// (organization_name_missing, TestOrganizationCreateWithoutAName).
 		for _, v := range []string{strings.Repeat("n", 129), "  ", "ctl\u0007name", "two\nlines", "esc\u001b[31m"} {
 			apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+id, map[string]any{"organization_name": v}), 400, "invalid_organization_name")
+			want := "invalid_organization_name"
+			if strings.TrimSpace(v) == "" {
+				want = "organization_name_missing"
+			}
 			apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": v, "organization_slug": "refused-name"}),
-				400, "invalid_organization_name")
+				400, want)
 		}
 		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+id, map[string]any{"organization_name": strings.Repeat("é", 128)}), 200, "")
 		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+id, map[string]any{"organization_name": "Rules"}), 200, "")

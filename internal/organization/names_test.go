@@ -32,3 +32,27 @@ func TestMemberNameControlCharacters(t *testing.T) {
 		t.Errorf("TruncateName = %q", got)
 	}
 }
+
+// An organization create without a name, absent, null or blank, is
+// organization_name_missing (the API family's type, 400) naming the
+// field, and creates nothing. (A discovery create names the organization
+// after the email instead, internal/discovery.)
+func TestOrganizationCreateWithoutAName(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		for name, body := range map[string]map[string]any{
+			"absent": {"organization_slug": "nameless"},
+			"null":   {"organization_slug": "nameless", "organization_name": nil},
+			"empty":  {"organization_slug": "nameless", "organization_name": ""},
+			"blank":  {"organization_slug": "nameless", "organization_name": " \t "},
+		} {
+			r := e.Backend(http.MethodPost, "/v1/b2b/organizations", body)
+			apptest.Want(t, r, 400, "organization_name_missing")
+			if d, _ := r.Body["error_details"].(map[string]any); d["field"] != "organization_name" {
+				t.Errorf("%s: refusal names %v", name, r.Body["error_details"])
+			}
+		}
+		// The slug stayed free: nothing was created.
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_slug": "nameless",
+			"organization_name": "Named"}), 200, "")
+	})
+}

@@ -121,14 +121,17 @@ func noWayToJoin(o *Organization) bool {
 
 // applyInfo sets the descriptive fields: name, slug, ids, logo, metadata.
 func (s Settings) applyInfo(o *Organization, creating bool) error {
+	// A create needs a name, and a blank one is none. An update without
+	// one keeps the name, so a blank one there is an invalid name instead.
+	if creating && (s.Name == nil || strings.TrimSpace(*s.Name) == "") {
+		return apierr.New(apierr.OrganizationNameMissing).WithDetails(map[string]any{"field": "organization_name"})
+	}
 	if s.Name != nil {
 		name, err := checkOrgName(*s.Name)
 		if err != nil {
 			return err
 		}
 		o.OrganizationName = name
-	} else if creating {
-		return apierr.Invalid("organization_name", "organization_name is required.")
 	}
 	if s.Slug != nil {
 		slug := strings.TrimSpace(*s.Slug)
