@@ -360,7 +360,7 @@ var catalogue = map[Type]entry{
 	InvalidPKCECodeChallenge:            {http.StatusBadRequest, "This project requires PKCE: send an S256 code challenge (43 base64url characters) with the request."},
 	PKCERequiredForIDPAuthorizationFlow: {http.StatusBadRequest, "Public clients must use PKCE: send a code_challenge (S256)."},
 	InvalidSessionDuration:              {http.StatusBadRequest, "session_duration_minutes must be between 5 and 527040."},
-	UnableToParseSessionJWT:             {http.StatusUnauthorized, "The session JWT is invalid or expired."},
+	UnableToParseSessionJWT:             {http.StatusUnauthorized, "The session JWT is malformed or does not verify (signature, key id, issuer, audience, not-before or issued-at)."},
 	TooManySessionArguments:             {http.StatusBadRequest, "Send one of session_token, session_jwt and intermediate_session_token, not several."},
 	TooManyRevokeArguments:              {http.StatusBadRequest, "Send exactly one of member_session_id, session_token, session_jwt and member_id."},
 	IntermediateSessionNotFound:         {http.StatusNotFound, "Intermediate session not found, expired or already used."},
