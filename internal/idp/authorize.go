@@ -324,14 +324,6 @@ func authTimeOf(ms *session.MemberSession) time.Time {
 	return t
 }
 
-// unixAuthTime is an auth_time as a code keeps it: seconds, 0 when unknown.
-func unixAuthTime(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.Unix()
-}
-
 // redirectBack builds the authorization response (RFC 6749 4.1.2, 4.1.2.1)
 // at the already validated redirect URI, with state and iss (RFC 9207).
 func (p *Provider) redirectBack(projectID string, req *AuthorizeRequest, params url.Values) (*SubmitResult, error) {

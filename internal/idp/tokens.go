@@ -101,6 +101,14 @@ func authTimeMillis(t time.Time) int64 {
 	return store.Millis(t)
 }
 
+// unixAuthTime is an auth_time as a code keeps it: seconds, 0 when unknown.
+func unixAuthTime(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
+}
+
 // authTimeOfUnix reads a code's auth_time (unixAuthTime) back.
 func authTimeOfUnix(s int64) time.Time {
 	if s == 0 {
