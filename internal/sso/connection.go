@@ -268,11 +268,13 @@ func (s *Service) remove(ctx context.Context, q store.Querier, c *conn) error {
 }
 
 // syncOrganization rewrites the organization's sso_active_connections and
-// keeps sso_default_connection_id pointing at an active connection: the
-// first connection to become active becomes the default (so a single
-// connection works with no further setting, as in the best hosted
-// products), and a default that is deleted or no longer active moves to the
-// oldest remaining active one, or is cleared. The organization's row is
+// keeps sso_default_connection_id pointing at one of its connections: the
+// first connection to become active becomes the default when there is none
+// (so a single connection works with no further setting, as in the best
+// hosted products), a default chosen by an admin stays while its
+// connection exists, active or not yet (the vendor's Admin Portal offers
+// "Set as default" before the IdP's values are in), and a default that is
+// deleted moves to the oldest remaining active one, or is cleared. The organization's row is
 // locked before the connections are read: two connection changes at once
 // would each rebuild the summary without the other's change, and the last
 // write would drop it.
@@ -301,8 +303,8 @@ func (s *Service) syncOrganization(ctx context.Context, q store.Querier, project
 		return fmt.Errorf("sso: organization default: %w", store.MapError(err))
 	}
 	keep := false
-	for _, a := range active {
-		keep = keep || (def != nil && *def == a.ConnectionID)
+	for _, c := range conns {
+		keep = keep || (def != nil && *def == c.ID)
 	}
 	var newDef any
 	switch {
@@ -316,6 +318,18 @@ func (s *Service) syncOrganization(ctx context.Context, q store.Querier, project
 		return fmt.Errorf("sso: write organization summary: %w", err)
 	}
 	return nil
+}
+
+// HasConnection reports, inside q, whether connectionID is one of the
+// organization's own connections, whatever its status
+// (organization.SSOConnections).
+func (s *Service) HasConnection(ctx context.Context, q store.Querier, projectID, orgID, connectionID string) (bool, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM sso_connections WHERE project_id = $1 AND organization_id = $2
+		AND connection_id = $3`, projectID, orgID, connectionID).Scan(&n); err != nil {
+		return false, fmt.Errorf("sso: connection of organization: %w", err)
+	}
+	return n > 0, nil
 }
 
 // syncMember rewrites the member's sso_registrations from the registrations
