@@ -268,16 +268,17 @@ func (s *Service) remove(ctx context.Context, q store.Querier, c *conn) error {
 }
 
 // syncOrganization rewrites the organization's sso_active_connections and
-// keeps sso_default_connection_id pointing at one of its connections: the
-// first connection to become active becomes the default when there is none
-// (so a single connection works with no further setting, as in the best
-// hosted products), a default chosen by an admin stays while its
-// connection exists, active or not yet (the vendor's Admin Portal offers
-// "Set as default" before the IdP's values are in), and a default that is
-// deleted moves to the oldest remaining active one, or is cleared. The organization's row is
-// locked before the connections are read: two connection changes at once
-// would each rebuild the summary without the other's change, and the last
-// write would drop it.
+// keeps sso_default_connection_id pointing at an active connection: the
+// first connection to become active becomes the default (so a single
+// connection works with no further setting, as in the best hosted
+// products), and a default that is deleted or not active moves to the
+// oldest remaining active one, or is cleared. (An admin may choose a
+// connection still pending, as the vendor's Admin Portal offers; the
+// choice holds until the organization's connections next change, and
+// becomes permanent when that connection is configured, since it is then
+// active.) The organization's row is locked before the connections are
+// read: two connection changes at once would each rebuild the summary
+// without the other's change, and the last write would drop it.
 func (s *Service) syncOrganization(ctx context.Context, q store.Querier, projectID, orgID string) error {
 	if err := s.d.DB.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil {
 		return err
@@ -303,8 +304,8 @@ func (s *Service) syncOrganization(ctx context.Context, q store.Querier, project
 		return fmt.Errorf("sso: organization default: %w", store.MapError(err))
 	}
 	keep := false
-	for _, c := range conns {
-		keep = keep || (def != nil && *def == c.ID)
+	for _, a := range active {
+		keep = keep || (def != nil && *def == a.ConnectionID)
 	}
 	var newDef any
 	switch {
