@@ -362,7 +362,7 @@ var catalogue = map[Type]entry{
 	InvalidPKCECodeChallenge:            {http.StatusBadRequest, "This project requires PKCE: send an S256 code challenge (43 base64url characters) with the request."},
 	PKCERequiredForIDPAuthorizationFlow: {http.StatusBadRequest, "Public clients must use PKCE: send a code_challenge (S256)."},
 	InvalidSessionDuration:              {http.StatusBadRequest, "session_duration_minutes must be between 5 and 527040."},
-	UnableToParseSessionJWT:             {http.StatusUnauthorized, "The session JWT is invalid or expired."},
+	UnableToParseSessionJWT:             {http.StatusUnauthorized, "The session JWT is malformed or does not verify (signature, key id, issuer, audience, not-before or issued-at)."},
 	TooManySessionArguments:             {http.StatusBadRequest, "Send one of session_token, session_jwt and intermediate_session_token, not several."},
 	TooManyRevokeArguments:              {http.StatusBadRequest, "Send exactly one of member_session_id, session_token, session_jwt and member_id."},
 	IntermediateSessionNotFound:         {http.StatusNotFound, "Intermediate session not found, expired or already used."},
@@ -386,7 +386,7 @@ var catalogue = map[Type]entry{
 	CannotPreserveExistingSessions:      {http.StatusBadRequest, "An email address change always ends the member's sessions; preserve_existing_sessions cannot keep them."},
 	OrganizationNameMissing:             {http.StatusBadRequest, "organization_name is required to create an organization."},
 	InvalidOrganizationName:             {http.StatusBadRequest, "organization_name must be 1 to 128 characters, without control characters."},
-	InvalidSSODefaultConnection:         {http.StatusBadRequest, "sso_default_connection_id must name one of the organization's active SSO connections."},
+	InvalidSSODefaultConnection:         {http.StatusBadRequest, "sso_default_connection_id must name one of the organization's SSO connections."},
 	MetadataTooManyKeys:                 {http.StatusBadRequest, "Metadata objects may contain at most 20 top-level keys."},
 	MetadataTooLarge:                    {http.StatusBadRequest, "Metadata objects cannot exceed 4KB."},
 

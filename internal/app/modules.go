@@ -96,6 +96,7 @@ func (a *App) wireModules() error {
 		Sessions: a.Sessions, Members: members, Flows: a.Flows, Limiter: a.Limiter, Box: a.Box,
 		BaseURL: func() string { return a.Config.BaseURL }, Log: a.Log})
 	a.Orgs.AddImplicitRoleSource(a.SSO)
+	a.Orgs.UseSSOConnections(a.SSO)
 	// SCIM provisioning: members' scim_registration (a decorator, which
 	// runs before the implicit role sources) and SCIM group roles.
 	scimSvc := scim.New(scim.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Orgs: a.Orgs, Members: members,

@@ -53,7 +53,8 @@ type Client struct {
 }
 
 // authorizer is who authorizes: a member of an organization, the roles
-// they act with, and when their session last authenticated.
+// they act with, and when they last authenticated (authTime; zero when
+// unknown, see authTimeOf).
 type authorizer struct {
 	member   *organization.Member
 	org      *organization.Organization
@@ -189,6 +190,10 @@ const freshLogin = 5 * time.Minute
 // prompt=login and a session that did not just authenticate, or a last
 // authentication older than max_age seconds.
 func (p *Provider) loginRequired(req *AuthorizeRequest, prompts []string, who *authorizer) bool {
+	if who.authTime.IsZero() {
+		// No known authentication (authTimeOf) is as old as can be.
+		return slices.Contains(prompts, "login") || req.MaxAge != nil
+	}
 	age := p.clock.Now().Sub(who.authTime)
 	if slices.Contains(prompts, "login") && age > freshLogin {
 		return true
@@ -295,7 +300,7 @@ func (p *Provider) submit(ctx context.Context, projectID string, req *AuthorizeR
 			Challenge: req.CodeChallenge, LimitKey: projectID + "|" + who.member.MemberID,
 			Data: codeData{ClientID: pr.app.ClientID, RedirectURI: req.RedirectURI, MemberID: who.member.MemberID,
 				OrganizationID: who.org.OrganizationID, Scopes: pr.granted, Nonce: req.Nonce,
-				AuthTime: who.authTime.Unix(), PKCE: req.CodeChallenge != "", Email: who.member.EmailAddress}})
+				AuthTime: unixAuthTime(who.authTime), PKCE: req.CodeChallenge != "", Email: who.member.EmailAddress}})
 		return err
 	})
 	if errors.Is(err, errAddressChanged) {
@@ -307,14 +312,15 @@ func (p *Provider) submit(ctx context.Context, projectID string, req *AuthorizeR
 	return back(url.Values{"code": {code}})
 }
 
-// authTimeOf is when a session last authenticated a factor (OIDC auth_time).
+// authTimeOf is when the member last authenticated in a session (OIDC
+// auth_time), by the rule step-up follows (session.AuthenticatedAt): a
+// session exchanged from an access token, migrated from another provider
+// or impersonated shows no authentication of the member's own, and its
+// start is no such time. Its auth_time is unknown (zero): it meets no
+// max_age and no prompt=login (loginRequired), and its ID tokens carry no
+// auth_time claim, which OIDC Core 2 requires only under max_age.
 func authTimeOf(ms *session.MemberSession) time.Time {
-	t := ms.StartedAt
-	for _, f := range ms.AuthenticationFactors {
-		if f.LastAuthenticatedAt.After(t) {
-			t = f.LastAuthenticatedAt
-		}
-	}
+	t, _ := ms.AuthenticatedAt()
 	return t
 }
 

@@ -1,9 +1,12 @@
 package idp_test
 
 import (
+	"fmt"
+	"net/http"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/session"
 )
 
 // Once the client and redirect URI are validated, what is wrong with an
@@ -57,4 +60,28 @@ func TestSubmitSendsRequestErrorsToTheClient(t *testing.T) {
 func with(req map[string]any, key string, v any) map[string]any {
 	req[key] = v
 	return req
+}
+
+// A stale session at authorize is checked by session.Service.Check: it
+// counts against the client's address like a failed session check, so
+// with sessions/authenticate it reaches session.FailuresPerIP, past which
+// authorize refuses another with 429 while a valid session still passes.
+func TestAuthorizeSessionFailuresCounted(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := setup(t, e)
+		id, _ := f.client("first_party", nil)
+		start := func(session string) apptest.Resp {
+			return e.SDK(http.MethodPost, "/idp/b2b/oauth/authorize/start", authReq(id, "openid"), session)
+		}
+		for i := range session.FailuresPerIP.Limit {
+			stale := fmt.Sprintf("stale-%d", i)
+			if i%2 == 0 {
+				apptest.Want(t, start(stale), 404, "session_not_found")
+			} else {
+				apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, stale), 404, "session_not_found")
+			}
+		}
+		apptest.Want(t, start("stale-again"), 429, "too_many_requests")
+		apptest.Want(t, start(f.session), 200, "")
+	})
 }

@@ -22,15 +22,11 @@ type Faces struct {
 	Limiter  *ratelimit.Limiter
 }
 
-// sessionAuthorizer authenticates a session (token or JWT) under the
-// sessions/authenticate failure limit.
+// sessionAuthorizer authenticates a session (token or JWT) the client
+// presents, through session.Service.Check: a stale one counts against the
+// client's address like a failed session check.
 func (f Faces) sessionAuthorizer(r *http.Request, p *project.Project, cred session.Credential) (*authorizer, error) {
-	var out *session.SessionResponse
-	err := f.Limiter.GuardUnguessable(r.Context(), func() error {
-		var err error
-		out, err = f.Sessions.Authenticate(r.Context(), p, cred, nil)
-		return err
-	}, ratelimit.FailureOf(apierr.SessionNotFound, apierr.UnableToParseSessionJWT), ratelimit.For(session.FailuresPerIP, p.ID+"|"+httpapi.ClientIP(r)))
+	out, err := f.Sessions.Check(r.Context(), p, httpapi.ClientIP(r), cred, nil)
 	if err != nil {
 		return nil, err
 	}

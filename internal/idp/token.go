@@ -23,7 +23,7 @@ type codeData struct {
 	OrganizationID string   `json:"organization_id"`
 	Scopes         []string `json:"scopes"`
 	Nonce          string   `json:"nonce"`
-	AuthTime       int64    `json:"auth_time"`
+	AuthTime       int64    `json:"auth_time"` // 0: unknown (authTimeOf)
 	PKCE           bool     `json:"pkce"`
 	// Email is the member's address when the code was granted: the code
 	// is exchanged only while it still is, as an address change ends
@@ -108,7 +108,7 @@ func (p *Provider) exchangeCode(r *http.Request, projectID string, app *connecte
 		return nil, invalidGrant("code_verifier was sent but the authorization request had no code_challenge.")
 	}
 	g := &grantState{ProjectID: projectID, ClientID: app.ClientID, MemberID: d.MemberID, OrganizationID: d.OrganizationID,
-		Scopes: d.Scopes, AuthTime: unixTime(d.AuthTime), FamilyID: ids.Token(), CodeHash: ids.Hash(code), Email: d.Email}
+		Scopes: d.Scopes, AuthTime: authTimeOfUnix(d.AuthTime), FamilyID: ids.Token(), CodeHash: ids.Hash(code), Email: d.Email}
 	var out *issued
 	err = p.db.Tx(ctx, func(q store.Querier) error {
 		out, err = p.issue(ctx, q, app, g, d.Nonce, nil)

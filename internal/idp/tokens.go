@@ -33,7 +33,7 @@ type grantState struct {
 	MemberID       string
 	OrganizationID string
 	Scopes         []string
-	AuthTime       time.Time
+	AuthTime       time.Time // zero when unknown (authTimeOf), stored as 0
 	FamilyID       string
 	CodeHash       string
 	// Email is, on a code exchange, the member's address when the code
@@ -64,7 +64,7 @@ func (p *Provider) insertToken(ctx context.Context, q store.Querier, hash, kind 
 	_, err := q.ExecContext(ctx, `INSERT INTO idp_tokens (token_hash, kind, family_id, project_id, client_id, member_id,
 		organization_id, scopes, code_hash, auth_time, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
 		hash, kind, g.FamilyID, g.ProjectID, g.ClientID, g.MemberID, g.OrganizationID, string(scopes), g.CodeHash,
-		store.Millis(g.AuthTime), store.Millis(p.clock.Now()), store.Millis(exp))
+		authTimeMillis(g.AuthTime), store.Millis(p.clock.Now()), store.Millis(exp))
 	if err != nil {
 		return fmt.Errorf("idp: store %s token: %w", kind, err)
 	}
@@ -86,8 +86,35 @@ func (p *Provider) loadToken(ctx context.Context, q store.Querier, hash string) 
 	if err := json.Unmarshal([]byte(scopes), &t.Scopes); err != nil {
 		return nil, fmt.Errorf("idp: token scopes: %w", err)
 	}
-	t.AuthTime, t.ExpiresAt, t.Used, t.Revoked = store.Time(authTime), store.Time(exp), used != nil, revoked != nil
+	t.ExpiresAt, t.Used, t.Revoked = store.Time(exp), used != nil, revoked != nil
+	if authTime != 0 {
+		t.AuthTime = store.Time(authTime)
+	}
 	return &t, nil
+}
+
+// authTimeMillis is a grant's auth_time as stored: 0 when unknown.
+func authTimeMillis(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return store.Millis(t)
+}
+
+// unixAuthTime is an auth_time as a code keeps it: seconds, 0 when unknown.
+func unixAuthTime(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
+}
+
+// authTimeOfUnix reads a code's auth_time (unixAuthTime) back.
+func authTimeOfUnix(s int64) time.Time {
+	if s == 0 {
+		return time.Time{}
+	}
+	return unixTime(s)
 }
 
 // active reports whether a stored token may still be used.
@@ -300,7 +327,10 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 	if scoped.has(ScopeOpenID) {
 		id = memberClaims(m, org, scoped.Scopes)
 		id["iss"], id["sub"], id["aud"], id["azp"] = p.Issuer(g.ProjectID), g.MemberID, app.ClientID, app.ClientID
-		id["iat"], id["exp"], id["auth_time"] = now.Unix(), now.Add(idTokenTTL).Unix(), g.AuthTime.Unix()
+		id["iat"], id["exp"] = now.Unix(), now.Add(idTokenTTL).Unix()
+		if !g.AuthTime.IsZero() {
+			id["auth_time"] = g.AuthTime.Unix()
+		}
 		if nonce != "" {
 			id["nonce"] = nonce
 		}

@@ -169,15 +169,9 @@ func (s Settings) applyInfo(o *Organization, creating bool) error {
 	}
 	if s.SSODefaultConnectionID != nil {
 		// "" clears the default; any other id must be one of the
-		// organization's active connections. o was read under its row's
-		// lock (UpdateIn), the lock the SSO module takes to rewrite
-		// sso_active_connections, so the list is current. A new
-		// organization has no connections yet.
+		// organization's connections (checkDefaultConnection).
 		o.SSODefaultConnectionID = nil
 		if id := strings.TrimSpace(*s.SSODefaultConnectionID); id != "" {
-			if !slices.ContainsFunc(o.SSOActiveConnections, func(c SSOActiveConnection) bool { return c.ConnectionID == id }) {
-				return apierr.New(apierr.InvalidSSODefaultConnection).WithDetails(map[string]any{"field": "sso_default_connection_id"})
-			}
 			o.SSODefaultConnectionID = &id
 		}
 	}

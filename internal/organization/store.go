@@ -29,6 +29,9 @@ type Store struct {
 	audit      Auditor              // see UseAudit; nil records nothing
 	// connSessions ends sessions by SSO connection (UseConnectionSessions).
 	connSessions ConnectionSessions
+	// ssoConns answers whether a connection is the organization's
+	// (UseSSOConnections).
+	ssoConns SSOConnections
 	// memberTables are the tables the member loaders read, each once, in
 	// the order registered; loaders counts the loaders that declared one
 	// (see probe).
@@ -204,6 +207,9 @@ func (s *Store) CreateIn(ctx context.Context, q store.Querier, projectID string,
 	if err := set.apply(o, true); err != nil {
 		return nil, err
 	}
+	if err := s.checkDefaultConnection(ctx, q, o, set, true); err != nil {
+		return nil, err
+	}
 	if err := s.checkAssignedRoles(ctx, q, o, set); err != nil {
 		return nil, err
 	}
@@ -256,6 +262,9 @@ func (s *Store) UpdateIn(ctx context.Context, q store.Querier, projectID, orgID 
 		return nil, err
 	}
 	if err := set.apply(o, false); err != nil {
+		return nil, err
+	}
+	if err := s.checkDefaultConnection(ctx, q, o, set, false); err != nil {
 		return nil, err
 	}
 	if err := s.checkAssignedRoles(ctx, q, o, set); err != nil {

@@ -181,9 +181,18 @@ const (
 	JWTLifetime        = 5 * time.Minute
 )
 
-// FactorTimes lists when each of the session's factors was last
-// completed, for step-up checks (package stepup). Two kinds of factor are
-// left out, as neither is a proof by the member at the time it shows:
+// Factor names of a session migrated from another provider
+// (b2b/sessions/migrate, package trustedauth).
+const (
+	MigratedType           = "imported"
+	MigratedDeliveryMethod = "imported_oidc"
+)
+
+// authenticatesMember reports whether f is the member authenticating at
+// the time it shows (LastAuthenticatedAt). It is the one rule for how
+// recently a session authenticated: step-up (FactorTimes) and the IdP's
+// auth_time (AuthenticatedAt) both follow it. Three kinds of factor are
+// not, and are left out:
 //   - an impersonated factor: an operator's visit is the member's
 //     session, so it never counts as a recent factor for the changes
 //     step-up guards (an email update, MFA or recovery codes), which
@@ -192,15 +201,40 @@ const (
 //     (sessions/exchange_access_token): the token may come from a refresh
 //     token weeks old, so the exchange's time says nothing about when the
 //     member last authenticated, and counting it would let whoever holds
-//     the app's refresh token make the same changes.
+//     the app's refresh token make the same changes;
+//   - a session migrated from another provider (sessions/migrate): a
+//     token the old provider still accepts proves a session there, of
+//     any age, not that the member just authenticated, and counting it
+//     would let whoever holds such a token make the same changes.
+func (f Factor) authenticatesMember() bool {
+	return !f.Impersonated() && f.OAuthAccessTokenExchangeFactor == nil && f.Type != MigratedType
+}
+
+// FactorTimes lists when the member last authenticated with each of the
+// session's factors that is an authentication by the member
+// (authenticatesMember), for step-up checks (package stepup).
 func (ms *MemberSession) FactorTimes() []time.Time {
 	out := make([]time.Time, 0, len(ms.AuthenticationFactors))
 	for _, f := range ms.AuthenticationFactors {
-		if !f.Impersonated() && f.OAuthAccessTokenExchangeFactor == nil {
+		if f.authenticatesMember() {
 			out = append(out, f.LastAuthenticatedAt)
 		}
 	}
 	return out
+}
+
+// AuthenticatedAt is when the member last authenticated in the session:
+// the latest of FactorTimes (the IdP's auth_time, OIDC Core 2). ok is
+// false when no factor is an authentication by the member, as in a
+// session only impersonated, exchanged from an access token or migrated:
+// its start says nothing about when the member last authenticated.
+func (ms *MemberSession) AuthenticatedAt() (t time.Time, ok bool) {
+	for _, ft := range ms.FactorTimes() {
+		if !ok || ft.After(t) {
+			t, ok = ft, true
+		}
+	}
+	return t, ok
 }
 
 // ProvesInbox reports whether f shows control of email's inbox: a link or

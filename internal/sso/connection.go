@@ -271,11 +271,14 @@ func (s *Service) remove(ctx context.Context, q store.Querier, c *conn) error {
 // keeps sso_default_connection_id pointing at an active connection: the
 // first connection to become active becomes the default (so a single
 // connection works with no further setting, as in the best hosted
-// products), and a default that is deleted or no longer active moves to the
-// oldest remaining active one, or is cleared. The organization's row is
-// locked before the connections are read: two connection changes at once
-// would each rebuild the summary without the other's change, and the last
-// write would drop it.
+// products), and a default that is deleted or not active moves to the
+// oldest remaining active one, or is cleared. (An admin may choose a
+// connection still pending, as the vendor's Admin Portal offers; the
+// choice holds until the organization's connections next change, and
+// becomes permanent when that connection is configured, since it is then
+// active.) The organization's row is locked before the connections are
+// read: two connection changes at once would each rebuild the summary
+// without the other's change, and the last write would drop it.
 func (s *Service) syncOrganization(ctx context.Context, q store.Querier, projectID, orgID string) error {
 	if err := s.d.DB.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil {
 		return err
@@ -316,6 +319,18 @@ func (s *Service) syncOrganization(ctx context.Context, q store.Querier, project
 		return fmt.Errorf("sso: write organization summary: %w", err)
 	}
 	return nil
+}
+
+// HasConnection reports, inside q, whether connectionID is one of the
+// organization's own connections, whatever its status
+// (organization.SSOConnections).
+func (s *Service) HasConnection(ctx context.Context, q store.Querier, projectID, orgID, connectionID string) (bool, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM sso_connections WHERE project_id = $1 AND organization_id = $2
+		AND connection_id = $3`, projectID, orgID, connectionID).Scan(&n); err != nil {
+		return false, fmt.Errorf("sso: connection of organization: %w", err)
+	}
+	return n > 0, nil
 }
 
 // syncMember rewrites the member's sso_registrations from the registrations

@@ -7,11 +7,13 @@ import (
 	"github.com/latchkey/latchkey/internal/apptest"
 )
 
-// sso_default_connection_id names one of the organization's own active
-// connections, on both faces: a pending connection, another
-// organization's, or an unknown id is invalid_sso_default_connection_id,
-// and the default is left as it was.
-func TestDefaultConnectionMustBeActiveAndOwn(t *testing.T) {
+// sso_default_connection_id names one of the organization's own
+// connections, on both faces: another organization's or an unknown id is
+// invalid_sso_default_connection_id, and the default is left as it was. A
+// connection still pending may be the default (the vendor's Admin Portal
+// offers it), and stays so through other connections' changes until it is
+// deleted, when the oldest active connection takes over.
+func TestDefaultConnectionMustBeOwn(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		s := newSAMLEnv(t, e, nil)
 		second := s.addSAML(t, s.orgID, "Second")
@@ -30,7 +32,7 @@ func TestDefaultConnectionMustBeActiveAndOwn(t *testing.T) {
 			}
 		}
 		defaultIs(s.connID) // the first active connection became the default
-		for _, id := range []string{pending, theirs, "saml-connection-test-nope"} {
+		for _, id := range []string{theirs, "saml-connection-test-nope"} {
 			apptest.Want(t, e.Backend(http.MethodPut, orgPath, map[string]any{"sso_default_connection_id": id}), 400, "invalid_sso_default_connection_id")
 		}
 		defaultIs(s.connID)
@@ -39,10 +41,21 @@ func TestDefaultConnectionMustBeActiveAndOwn(t *testing.T) {
 		apptest.Want(t, e.Backend(http.MethodPut, orgPath, map[string]any{"sso_default_connection_id": ""}), 200, "")
 		defaultIs(nil)
 
+		// A pending connection: chosen, then replaced by an active one when
+		// another connection changes while it is still pending.
+		apptest.Want(t, e.Backend(http.MethodPut, orgPath, map[string]any{"sso_default_connection_id": pending}), 200, "")
+		defaultIs(pending)
+		s.addSAML(t, s.orgID, "Third")
+		if d := orgAnswer(t, e, s.orgID)["sso_default_connection_id"]; d == nil || d == pending {
+			t.Fatalf("after another connection's change the default is %v, want an active connection", d)
+		}
+		apptest.Want(t, e.Backend(http.MethodDelete, "/v1/b2b/sso/"+s.orgID+"/connections/"+pending, nil), 200, "")
+		apptest.Want(t, e.Backend(http.MethodPut, orgPath, map[string]any{"sso_default_connection_id": ""}), 200, "")
+
 		// The SDK face: an admin's own organization, the same rule.
 		e.CreateAdmin(s.orgID, "boss@acme.test")
 		boss := e.SessionFor(s.orgID, "boss@acme.test")
-		for _, id := range []string{pending, theirs} {
+		for _, id := range []string{theirs, pending} {
 			apptest.Want(t, e.SDK(http.MethodPut, "/b2b/organizations/me", map[string]any{"sso_default_connection_id": id}, boss),
 				400, "invalid_sso_default_connection_id")
 		}

@@ -79,14 +79,9 @@ func (h Handlers) Attest(r *http.Request) (any, error) {
 	}
 	var prior *session.SessionResponse
 	if req.SessionToken != "" || req.SessionJWT != "" {
-		// The session is checked under the same failure limit as
-		// sessions/authenticate.
-		err := s.d.Limiter.GuardUnguessable(ctx, func() error {
-			var err error
-			prior, err = s.d.Sessions.Authenticate(ctx, p, session.Credential{Token: req.SessionToken, JWT: req.SessionJWT}, nil)
-			return err
-		}, ratelimit.FailureOf(apierr.SessionNotFound, apierr.UnableToParseSessionJWT),
-			ratelimit.For(session.FailuresPerIP, p.ID+"|"+httpapi.ClientIP(r)))
+		// Check counts a stale session against the client's address like
+		// a failed session check.
+		prior, err = s.d.Sessions.Check(ctx, p, httpapi.ClientIP(r), session.Credential{Token: req.SessionToken, JWT: req.SessionJWT}, nil)
 		if err != nil {
 			return nil, err
 		}

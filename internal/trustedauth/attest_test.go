@@ -7,6 +7,7 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/trustedauth"
 )
 
@@ -528,4 +530,32 @@ func jsonForm(t *testing.T, compact string) string {
 		t.Fatal(err)
 	}
 	return parsed.FullSerialize()
+}
+
+// A stale session sent with an attestation is checked by
+// session.Service.Check: it counts against the client's address like a
+// failed session check, so with sessions/authenticate it reaches
+// session.FailuresPerIP, past which attest refuses another with 429 while
+// a valid session still passes.
+func TestAttestSessionFailuresCounted(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		sc := newScene(t, e)
+		now := e.Clock.Now()
+		valid, _ := e.LoginByEmailOTP(sc.org, "ana@acme.test")
+		sdkAttest := func(session, jti string) apptest.Resp {
+			body := sc.body(sc.is.token(now, "ana@acme.test", jti, nil))
+			body["session_token"] = session
+			return e.SDK(http.MethodPost, "/b2b/sessions/attest", body, "")
+		}
+		for i := range session.FailuresPerIP.Limit {
+			stale := fmt.Sprintf("stale-%d", i)
+			if i%2 == 0 {
+				apptest.Want(t, sdkAttest(stale, "t"), 404, "session_not_found")
+			} else {
+				apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, stale), 404, "session_not_found")
+			}
+		}
+		apptest.Want(t, sdkAttest("stale-again", "t"), 429, "too_many_requests")
+		apptest.Want(t, sdkAttest(valid, "t"), 200, "")
+	})
 }

@@ -19,10 +19,11 @@ import (
 	"github.com/latchkey/latchkey/internal/store"
 )
 
-// Factor names of a migrated session.
+// Factor names of a migrated session. They are the session package's,
+// which decides that such a factor is no recent authentication.
 const (
-	MigratedFactorType     = "imported"
-	MigratedDeliveryMethod = "imported_oidc"
+	MigratedFactorType     = session.MigratedType
+	MigratedDeliveryMethod = session.MigratedDeliveryMethod
 )
 
 // maxUserinfoBytes bounds the previous provider's userinfo answer.

@@ -85,3 +85,30 @@ func TestMigrateSession(t *testing.T) {
 		}
 	})
 }
+
+// A migrated session is no recent authentication for step-up: a token the
+// previous provider still accepts proves a session there, of any age, not
+// that the member just authenticated, so whoever holds one must not be
+// able to move the member's address with the session it buys.
+func TestMigratedSessionDoesNotPassStepUp(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		e.CreateMember(org, "ana@acme.test")
+		// A login here verifies the address, which a self-serve email
+		// update needs before step-up decides.
+		e.LoginByEmailOTP(org, "ana@acme.test")
+		prev := previousProvider(t, map[string]map[string]any{
+			"tok-ana": {"sub": "1", "email": "ana@acme.test", "email_verified": true},
+		})
+		if err := e.App.TrustedAuth.SetMigrationUserinfoURL(t.Context(), e.Project.Project.ID, prev.URL+"/userinfo"); err != nil {
+			t.Fatal(err)
+		}
+		r := e.Backend(http.MethodPost, "/v1/b2b/sessions/migrate", map[string]any{"session_token": "tok-ana",
+			"organization_id": org})
+		apptest.Want(t, r, 200, "")
+		token := r.Body["session_token"].(string)
+		apptest.Want(t, e.StartEmailUpdate(token, "", map[string]any{"email_address": "eve@evil.test"}), 403, "session_too_old")
+		// The session serves everything step-up does not guard.
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token), 200, "")
+	})
+}
