@@ -41,6 +41,9 @@ func (a *App) Sweeper() *sweeper.Sweeper {
 		sweeper.Func{Label: "rate_limits", Fn: func(ctx context.Context) error { return a.Limiter.Sweep(ctx, rateLimitKeep) }},
 		sweeper.Func{Label: "flow_tickets", Fn: func(ctx context.Context) error { return a.Flows.Sweep(ctx, ticketKeep) }},
 	}
+	if a.MailQueue != nil {
+		items = append(items, a.MailQueue.Sweeps()...)
+	}
 	for _, m := range a.modules {
 		if s, ok := m.(interface{ Sweeps() []sweeper.Sweepable }); ok {
 			items = append(items, s.Sweeps()...)

@@ -187,3 +187,23 @@ func TestQueueDeliversInBatches(t *testing.T) {
 		}
 	})
 }
+
+// A recipient the server refuses permanently (5xx) and a message that
+// cannot be written as mail are ErrUndeliverable, and the batch's other
+// messages go through; a temporary refusal (4xx) is not.
+func TestSMTPPermanentRefusalIsUndeliverable(t *testing.T) {
+	mp := startMailpit(t, "--smtp-allowed-recipients", `^ok@`)
+	s := newSMTP(t, "smtp://"+mp.smtpAddr, nil)
+	errs := s.SendAll(context.Background(), []Email{loginEmail(t, "no@example.com"),
+		{To: "not an address", Subject: "x", Text: "x"}, loginEmail(t, "ok@example.com")})
+	if !errors.Is(errs[0], ErrUndeliverable) || !errors.Is(errs[1], ErrUndeliverable) || errs[2] != nil {
+		t.Fatalf("results %v: want the refused and the malformed undeliverable, the other sent", errs)
+	}
+
+	busy := startMailpit(t, "--chaos-triggers", "Recipient:451:100")
+	s = newSMTP(t, "smtp://"+busy.smtpAddr, nil)
+	err := s.Send(context.Background(), loginEmail(t, "ok@example.com"))
+	if err == nil || errors.Is(err, ErrUndeliverable) || !strings.Contains(err.Error(), "451") {
+		t.Fatalf("temporary refusal: %v, want a 451 that is worth retrying", err)
+	}
+}

@@ -27,6 +27,12 @@ type Mailer interface {
 	Send(ctx context.Context, m Email) error
 }
 
+// ErrUndeliverable marks a message that no retry can deliver: the mail
+// server refused it permanently (a 5xx reply to its sender, a recipient or
+// its data), or it cannot be written as mail at all. The queue drops such
+// a message at its first failure instead of retrying it for half an hour.
+var ErrUndeliverable = errors.New("undeliverable")
+
 // BatchMailer is a Mailer that can deliver several messages in one go
 // (SMTP: over one connection). errs[i] is ms[i]'s result.
 type BatchMailer interface {

@@ -12,6 +12,7 @@ import (
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/sweeper"
 )
 
 // Sealer encrypts queued messages at rest (secretbox.Box).
@@ -111,23 +112,27 @@ type queued struct {
 	id       string
 	sealed   string
 	attempts int
+	lease    int64 // locked_until as this claim set it
 }
 
 // Deliver claims due messages, sends them, and reports how many it
-// claimed.
+// claimed. A message that has had its queueTries is not claimed again
+// (Sweeps removes it): a replica that died during its last attempt must
+// not earn it one more.
 func (q *Queue) Deliver(ctx context.Context) (int, error) {
 	now := q.clock.Now()
+	lease := store.Millis(now.Add(queueLease))
 	rows, err := q.db.QueryContext(ctx, `UPDATE mail_queue SET locked_until = $1, attempts = attempts + 1
 		WHERE mail_id IN (SELECT mail_id FROM mail_queue WHERE next_attempt_at <= $2 AND locked_until <= $2
-			ORDER BY next_attempt_at LIMIT `+fmt.Sprint(queueClaim)+`)
+			AND attempts < $3 ORDER BY next_attempt_at LIMIT `+fmt.Sprint(queueClaim)+`)
 		AND locked_until <= $2
-		RETURNING mail_id, sealed, attempts`, store.Millis(now.Add(queueLease)), store.Millis(now))
+		RETURNING mail_id, sealed, attempts`, lease, store.Millis(now), queueTries)
 	if err != nil {
 		return 0, fmt.Errorf("notify: queue: claim: %w", err)
 	}
 	var batch []queued
 	for rows.Next() {
-		var m queued
+		m := queued{lease: lease}
 		if err := rows.Scan(&m.id, &m.sealed, &m.attempts); err != nil {
 			rows.Close()
 			return 0, fmt.Errorf("notify: queue: claim: %w", err)
@@ -140,33 +145,56 @@ func (q *Queue) Deliver(ctx context.Context) (int, error) {
 	}
 	// The batch is split among the workers, and each hands its share to
 	// the Mailer at once: over SMTP, one connection carries them all.
+	results := make([]error, len(batch))
 	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var done []string
-	var errs []error
 	workers := min(q.Workers, len(batch))
 	for w := range workers {
-		share := batch[len(batch)*w/workers : len(batch)*(w+1)/workers]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results := q.sendAll(ctx, share)
-			mu.Lock()
-			defer mu.Unlock()
-			for i, m := range share {
-				if results[i] == nil {
-					done = append(done, m.id)
-				} else {
-					errs = append(errs, q.failed(ctx, m, results[i]))
-				}
-			}
-		}()
+		from, to := len(batch)*w/workers, len(batch)*(w+1)/workers
+		wg.Go(func() { copy(results[from:to], q.sendAll(ctx, batch[from:to])) })
 	}
 	wg.Wait()
-	if err := q.remove(ctx, done); err != nil {
+	return len(batch), q.settle(ctx, batch, results)
+}
+
+// settleTimeout bounds the bookkeeping of a round.
+const settleTimeout = 5 * time.Second
+
+// settle records each message's result: delivered and undeliverable ones
+// leave the queue, those a shutdown cut off are handed back, the others
+// wait for their next attempt. It runs even when ctx has ended (the
+// server is stopping): a message the server accepted but that stayed
+// queued would be sent again once its lease ran out, and one cut off would
+// wait out the lease for nothing.
+func (q *Queue) settle(ctx context.Context, batch []queued, results []error) error {
+	stopping := ctx.Err() != nil
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
+	defer cancel()
+	var gone []string
+	var cut []queued
+	var errs []error
+	for i, m := range batch {
+		switch cause := results[i]; {
+		case cause == nil:
+			gone = append(gone, m.id)
+		case errors.Is(cause, ErrUndeliverable):
+			q.log.Error("mail queue: message undeliverable; dropped", "mail_id", m.id, "attempt", m.attempts, "error", cause)
+			gone = append(gone, m.id)
+		case stopping:
+			cut = append(cut, m)
+		default:
+			errs = append(errs, q.failed(ctx, m, cause))
+		}
+	}
+	if err := q.remove(ctx, gone); err != nil {
 		errs = append(errs, err)
 	}
-	return len(batch), errors.Join(errs...)
+	if len(cut) > 0 {
+		q.log.Info("mail queue: delivery cut off by shutdown; messages handed back", "messages", len(cut))
+	}
+	for _, m := range cut {
+		errs = append(errs, q.release(ctx, m))
+	}
+	return errors.Join(errs...)
 }
 
 // sendAll opens ms and delivers them in one go (see BatchMailer), within
@@ -213,9 +241,24 @@ func (q *Queue) failed(ctx context.Context, m queued, cause error) error {
 	}
 	q.log.Warn("mail queue: delivery failed; will retry", "mail_id", m.id, "attempt", m.attempts, "error", cause)
 	next := q.clock.Now().Add(retryAfter(m.attempts))
+	// Only while the claim is still this round's: once the lease has run
+	// out another replica may hold the message.
 	if _, err := q.db.ExecContext(ctx, `UPDATE mail_queue SET next_attempt_at = $1, locked_until = 0, last_error = $2
-		WHERE mail_id = $3`, store.Millis(next), truncate(cause.Error(), 500), m.id); err != nil {
+		WHERE mail_id = $3 AND locked_until = $4`, store.Millis(next), truncate(cause.Error(), 500), m.id, m.lease); err != nil {
 		return fmt.Errorf("notify: queue: reschedule: %w", err)
+	}
+	return nil
+}
+
+// release hands back a message whose attempt a shutdown cut off: due at
+// once, for the next process or another replica, and without counting the
+// attempt, which said nothing about the message. (If the server had in
+// fact taken it before the cut, it is sent twice, as it would have been
+// after the lease.)
+func (q *Queue) release(ctx context.Context, m queued) error {
+	if _, err := q.db.ExecContext(ctx, `UPDATE mail_queue SET locked_until = 0, attempts = attempts - 1
+		WHERE mail_id = $1 AND locked_until = $2`, m.id, m.lease); err != nil {
+		return fmt.Errorf("notify: queue: release: %w", err)
 	}
 	return nil
 }
@@ -238,6 +281,14 @@ func (q *Queue) remove(ctx context.Context, idsDone []string) error {
 		return fmt.Errorf("notify: queue: delete: %w", err)
 	}
 	return nil
+}
+
+// Sweeps offers the sweeper (app.Sweeper) the messages Deliver no longer
+// claims: those that had their queueTries and whose last claim ran out
+// unsettled (the replica making the attempt died).
+func (q *Queue) Sweeps() []sweeper.Sweepable {
+	return []sweeper.Sweepable{sweeper.Expired{DB: q.db, Table: "mail_queue", Key: "mail_id", Column: "next_attempt_at",
+		Where: fmt.Sprintf("attempts >= %d AND locked_until < $1", queueTries)}}
 }
 
 // Pending counts queued messages (for tests and operators).

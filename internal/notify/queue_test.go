@@ -249,3 +249,156 @@ func TestQueueLeaseHoldsThenExpires(t *testing.T) {
 		}
 	})
 }
+
+// acceptThenStop stands for a mail server that accepts a message just as
+// the process is told to stop: it takes the first message, then cancels
+// the delivery round's context, and the sends after it find it ended.
+type acceptThenStop struct {
+	mu   sync.Mutex
+	stop context.CancelFunc
+	sent []string
+}
+
+func (a *acceptThenStop) Send(ctx context.Context, e Email) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	a.sent = append(a.sent, e.To)
+	a.stop()
+	return nil
+}
+
+// A shutdown in the middle of a batch: the message the server accepted
+// leaves the queue even though the round's context has ended (it is not
+// sent again after a restart), and the messages cut off are handed back at
+// once, without their attempt counted, rather than after the lease.
+func TestQueueShutdownMidBatchSettlesTheBatch(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+		ctx, stop := context.WithCancel(context.Background())
+		first := &acceptThenStop{stop: stop}
+		q := NewQueue(db, clk, testBox(t), first, quietLog())
+		q.Workers = 1
+		for _, to := range []string{"a@example.com", "b@example.com", "c@example.com"} {
+			if err := q.Send(ctx, loginEmail(t, to)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, _ := q.Deliver(ctx); n != 3 || len(first.sent) != 1 {
+			t.Fatalf("claimed %d, sent %v; want 3 claimed and 1 sent before the stop", n, first.sent)
+		}
+		bg := context.Background()
+		var handedBack int
+		if err := db.Read().QueryRowContext(bg, `SELECT COUNT(*) FROM mail_queue WHERE locked_until = 0 AND attempts = 0`).Scan(&handedBack); err != nil {
+			t.Fatal(err)
+		}
+		if left, _ := q.Pending(bg); left != 2 || handedBack != 2 {
+			t.Fatalf("%d queued, %d of them handed back uncounted; want the 2 cut off", left, handedBack)
+		}
+
+		// The next process delivers the rest at once, and nothing more
+		// once the lease would have run out.
+		sink := &flaky{}
+		next := NewQueue(db, clk, testBox(t), sink, quietLog())
+		if n, err := next.Deliver(bg); n != 2 || err != nil {
+			t.Fatalf("after the restart: claimed %d (%v), want the 2 cut off at once", n, err)
+		}
+		clk.Advance(queueLease)
+		if n, err := next.Deliver(bg); n != 0 || err != nil {
+			t.Fatalf("after the lease: claimed %d (%v)", n, err)
+		}
+		got := map[string]int{}
+		for _, to := range append(first.sent, sink.sent...) {
+			got[to]++
+		}
+		if len(got) != 3 || got["a@example.com"] != 1 || got["b@example.com"] != 1 || got["c@example.com"] != 1 {
+			t.Fatalf("deliveries %v, want each message once", got)
+		}
+	})
+}
+
+// refusing refuses mail to one address permanently, as a 550 does.
+type refusing struct {
+	mu    sync.Mutex
+	to    string
+	tries int
+	sent  []string
+}
+
+func (r *refusing) Send(_ context.Context, e Email) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if e.To == r.to {
+		r.tries++
+		return fmt.Errorf("550 5.1.1 no such user: %w", ErrUndeliverable)
+	}
+	r.sent = append(r.sent, e.To)
+	return nil
+}
+
+// A permanent refusal drops the message at its first attempt; the others
+// of the batch are delivered.
+func TestQueueDropsUndeliverableMail(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+		r := &refusing{to: "gone@example.com"}
+		q := NewQueue(db, clk, testBox(t), r, quietLog())
+		for _, to := range []string{"gone@example.com", "ada@example.com"} {
+			if err := q.Send(ctx, loginEmail(t, to)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := q.Deliver(ctx); n != 2 || err != nil {
+			t.Fatalf("deliver: %d %v", n, err)
+		}
+		if left, _ := q.Pending(ctx); left != 0 || r.tries != 1 || len(r.sent) != 1 {
+			t.Fatalf("%d left, %d tries of the refused one, sent %v; want it dropped after one", left, r.tries, r.sent)
+		}
+	})
+}
+
+// A message that has had its tries is not claimed again (its last attempt's
+// replica died before recording the result), and the sweep removes it.
+func TestQueueSkipsAndSweepsExhaustedMail(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+		f := &flaky{n: 1}
+		q := NewQueue(db, clk, testBox(t), f, quietLog())
+		for _, to := range []string{"spent@example.com", "ada@example.com"} {
+			if err := q.Send(ctx, loginEmail(t, to)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The first message as a replica that died mid-attempt left it:
+		// its last try claimed, the lease run out.
+		if _, err := db.ExecContext(ctx, `UPDATE mail_queue SET attempts = $1, locked_until = $2
+			WHERE mail_id = (SELECT MIN(mail_id) FROM mail_queue)`, queueTries, store.Millis(clk.Now())); err != nil {
+			t.Fatal(err)
+		}
+		var spent string
+		if err := db.Read().QueryRowContext(ctx, `SELECT mail_id FROM mail_queue WHERE attempts > 0`).Scan(&spent); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(time.Second)
+		// The other message fails its first try and waits for its next.
+		if n, err := q.Deliver(ctx); n != 1 || err != nil || f.n != 0 || len(f.sent) != 0 {
+			t.Fatalf("claimed %d (%v), sent %v; want only the message with tries left, refused", n, err, f.sent)
+		}
+		for _, s := range q.Sweeps() {
+			if _, err := s.Sweep(ctx, clk.Now()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var left int
+		if err := db.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM mail_queue WHERE mail_id = $1`, spent).Scan(&left); err != nil || left != 0 {
+			t.Fatalf("exhausted message still queued (%d, %v)", left, err)
+		}
+		if n, _ := q.Pending(ctx); n != 1 {
+			t.Fatalf("%d queued after the sweep, want the message awaiting its retry", n)
+		}
+	})
+}

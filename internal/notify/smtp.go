@@ -254,7 +254,7 @@ func (s *SMTP) SendAll(ctx context.Context, ms []Email) []error {
 	for i, m := range ms {
 		msg, err := s.message(m)
 		if err != nil {
-			errs[i] = fmt.Errorf("notify: smtp: %w", err)
+			errs[i] = fmt.Errorf("notify: smtp: %w: %w", ErrUndeliverable, err)
 			continue
 		}
 		msgs, index = append(msgs, msg), append(index, i)
@@ -295,7 +295,7 @@ func (s *SMTP) SendAll(ctx context.Context, ms []Email) []error {
 	clean := broken == nil
 	for j, err := range refused {
 		if err != nil {
-			errs[index[j]], clean = s.sendError(ctx, err), false
+			errs[index[j]], clean = s.refusal(ctx, err), false
 		}
 	}
 	s.pool.release(pc, len(msgs), clean, s.clock())
@@ -438,6 +438,18 @@ func (s *SMTP) sendError(ctx context.Context, err error) error {
 		return fmt.Errorf("notify: smtp: %s:%d: %w (%s)", s.host, s.port, context.Cause(ctx), s.redact(err))
 	}
 	return fmt.Errorf("notify: smtp: %s:%d: %s", s.host, s.port, s.redact(err))
+}
+
+// refusal words the server's refusal of one message: a permanent one
+// (5xx) is ErrUndeliverable. Only a message's own refusals count: a 5xx to
+// the greeting or to AUTH is about the server or its configuration, and
+// fails the batch through dial as a failure worth retrying.
+func (s *SMTP) refusal(ctx context.Context, err error) error {
+	var reply *textproto.Error
+	if errors.As(err, &reply) && reply.Code >= 500 && reply.Code < 600 {
+		return fmt.Errorf("notify: smtp: %s:%d: %w: %s", s.host, s.port, ErrUndeliverable, s.redact(err))
+	}
+	return s.sendError(ctx, err)
 }
 
 // dialFunc connects (with TLS for smtps) into pc and binds the connection

@@ -36,7 +36,7 @@ type Expired struct {
 	Key    string        // primary key, for batching
 	Column string        // expires_at, created_at...
 	Keep   time.Duration // how long past Column a row is kept
-	Where  string        // extra condition, e.g. "verified_at IS NULL"; a fixed string, never input
+	Where  string        // extra condition, e.g. "verified_at IS NULL"; a fixed string, never input; $1 is the cutoff
 }
 
 var ident = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
