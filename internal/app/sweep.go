@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/sweeper"
@@ -37,10 +36,10 @@ func (a *App) Sweeper() *sweeper.Sweeper {
 		sweeper.Expired{DB: a.DB, Table: "events", Key: "event_id", Column: "created_at", Keep: a.Config.EventsRetention},
 		sweeper.Expired{DB: a.DB, Table: "audit_events", Key: "event_id", Column: "created_at", Keep: a.Config.AuditRetention},
 		sweeper.Expired{DB: a.DB, Table: "dev_outbox", Key: "message_id", Column: "created_at", Keep: outboxKeep},
-		sweeper.Func{Label: "password_resets", Fn: a.SweepPasswords},
-		sweeper.Func{Label: "rate_limits", Fn: func(ctx context.Context) error { return a.Limiter.Sweep(ctx, rateLimitKeep) }},
-		sweeper.Func{Label: "flow_tickets", Fn: func(ctx context.Context) error { return a.Flows.Sweep(ctx, ticketKeep) }},
 	}
+	items = append(items, a.passwords.Sweeps(expiredGrace)...)
+	items = append(items, a.Limiter.Sweeps(rateLimitKeep)...)
+	items = append(items, a.Flows.Sweeps(ticketKeep)...)
 	if a.MailQueue != nil {
 		items = append(items, a.MailQueue.Sweeps()...)
 	}

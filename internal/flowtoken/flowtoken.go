@@ -34,6 +34,7 @@ import (
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/sweeper"
 )
 
 // Kind names one flow's tickets ("oauth_state", "sso_token", ...). A ticket
@@ -211,12 +212,16 @@ func (s *Store) redeem(ctx context.Context, r Redeem) (*Ticket, error) {
 	return &Ticket{ProjectID: projectID, IssuedAt: store.Time(created), data: []byte(data)}, nil
 }
 
-// Sweep deletes tickets that expired more than olderThan ago; the serve
-// loop runs it beside the rate-limit sweep.
+// Sweeps offers the sweeper (app.Sweeper) the tickets that expired more
+// than olderThan ago.
+func (s *Store) Sweeps(olderThan time.Duration) []sweeper.Sweepable {
+	return []sweeper.Sweepable{sweeper.Expired{DB: s.db, Table: "flow_tickets", Key: "ticket_hash", Column: "expires_at", Keep: olderThan}}
+}
+
+// Sweep runs Sweeps once.
 func (s *Store) Sweep(ctx context.Context, olderThan time.Duration) error {
-	cutoff := store.Millis(s.clock.Now().Add(-olderThan))
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM flow_tickets WHERE expires_at < $1`, cutoff); err != nil {
-		return fmt.Errorf("flowtoken: sweep: %w", err)
+	if _, err := sweeper.Sweep(ctx, s.clock.Now(), s.Sweeps(olderThan)...); err != nil {
+		return fmt.Errorf("flowtoken: %w", err)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package flowtoken_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -196,6 +197,12 @@ func TestSweep(t *testing.T) {
 			if _, err := f.flows.Issue(f.ctx, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: ttl}); err != nil {
 				t.Fatal(err)
 			}
+		}
+		// A backlog past one batch of the sweep (sweeper.Batch).
+		if _, err := db.ExecContext(f.ctx, fmt.Sprintf(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2500)
+			INSERT INTO flow_tickets (ticket_hash, kind, project_id, data, created_at, expires_at)
+			SELECT 'old' || i, 'k', $1, '{}', %[1]d, %[1]d FROM n`, store.Millis(f.clk.Now())), f.project); err != nil {
+			t.Fatal(err)
 		}
 		f.clk.Advance(30 * time.Minute)
 		if err := f.flows.Sweep(f.ctx, 10*time.Minute); err != nil {

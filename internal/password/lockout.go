@@ -7,7 +7,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/ratelimit"
-	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/sweeper"
 )
 
 // Lockout rules, counted first through ratelimit (see README, "Failure
@@ -44,13 +44,17 @@ func lockKeys(projectID, email, ip string) []ratelimit.Key {
 	}
 }
 
-// Sweep deletes reset tokens that expired more than olderThan ago (the
-// failure counters are swept with the rate limits). The server runs it
-// periodically.
+// Sweeps offers the sweeper (app.Sweeper) the reset tokens that expired
+// more than olderThan ago (the failure counters are swept with the rate
+// limits).
+func (s *Service) Sweeps(olderThan time.Duration) []sweeper.Sweepable {
+	return []sweeper.Sweepable{sweeper.Expired{DB: s.d.DB, Table: "password_resets", Key: "reset_id", Column: "expires_at", Keep: olderThan}}
+}
+
+// Sweep runs Sweeps once.
 func (s *Service) Sweep(ctx context.Context, olderThan time.Duration) error {
-	cutoff := store.Millis(s.d.Clock.Now().Add(-olderThan))
-	if _, err := s.d.DB.ExecContext(ctx, `DELETE FROM password_resets WHERE expires_at < $1`, cutoff); err != nil {
-		return fmt.Errorf("password: sweep reset tokens: %w", err)
+	if _, err := sweeper.Sweep(ctx, s.d.Clock.Now(), s.Sweeps(olderThan)...); err != nil {
+		return fmt.Errorf("password: %w", err)
 	}
 	return nil
 }

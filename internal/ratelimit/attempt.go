@@ -391,13 +391,3 @@ func (r Rule) slowdown(hits int) time.Duration {
 	}
 	return min(time.Duration(hits-r.Limit)*step, most)
 }
-
-// sweepAttempts deletes counters whose window and lock both ended before
-// cutoff.
-func (l *Limiter) sweepAttempts(ctx context.Context, cutoff int64) error {
-	if _, err := l.db.ExecContext(ctx, `DELETE FROM attempt_counters WHERE window_start < $1 AND locked_until < $1`,
-		cutoff); err != nil {
-		return fmt.Errorf("ratelimit: sweep attempts: %w", err)
-	}
-	return nil
-}

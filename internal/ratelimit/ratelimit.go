@@ -13,6 +13,7 @@ import (
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/sweeper"
 )
 
 // Rule is a named limit: at most Limit hits per Window for one key.
@@ -130,14 +131,24 @@ func (l *Limiter) allow(ctx context.Context, q store.Querier, rule Rule, key str
 	return nil
 }
 
-// Sweep deletes windows that ended before the given age; the server runs it
-// periodically so the table stays small.
-func (l *Limiter) Sweep(ctx context.Context, olderThan time.Duration) error {
-	cutoff := store.Millis(l.clock.Now().Add(-olderThan))
-	if _, err := l.db.ExecContext(ctx, `DELETE FROM rate_limits WHERE window_start < $1`, cutoff); err != nil {
-		return fmt.Errorf("ratelimit: sweep: %w", err)
+// Sweeps offers the sweeper (app.Sweeper) the windows and the attempt
+// counters that started more than olderThan ago (a counter also once its
+// lock has ended), in batches so a backlog never holds the SQLite writer
+// for long. A window's key is (bucket, window_start).
+func (l *Limiter) Sweeps(olderThan time.Duration) []sweeper.Sweepable {
+	return []sweeper.Sweepable{
+		sweeper.Expired{DB: l.db, Table: "rate_limits", Key: "bucket, window_start", Column: "window_start", Keep: olderThan},
+		sweeper.Expired{DB: l.db, Table: "attempt_counters", Key: "bucket", Column: "window_start", Keep: olderThan,
+			Where: "locked_until < $1"},
 	}
-	return l.sweepAttempts(ctx, cutoff)
+}
+
+// Sweep runs Sweeps once.
+func (l *Limiter) Sweep(ctx context.Context, olderThan time.Duration) error {
+	if _, err := sweeper.Sweep(ctx, l.clock.Now(), l.Sweeps(olderThan)...); err != nil {
+		return fmt.Errorf("ratelimit: %w", err)
+	}
+	return nil
 }
 
 func bucketFor(rule Rule, key string) string { return rule.Name + ":" + ids.Hash(key)[:40] }

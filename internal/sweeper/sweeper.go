@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"strings"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/clock"
@@ -33,7 +34,7 @@ const Batch = 1000
 type Expired struct {
 	DB     *store.DB
 	Table  string        // e.g. "member_sessions"
-	Key    string        // primary key, for batching
+	Key    string        // primary key, for batching; a composite one comma-separated ("bucket, window_start")
 	Column string        // expires_at, created_at...
 	Keep   time.Duration // how long past Column a row is kept
 	Where  string        // extra condition, e.g. "verified_at IS NULL"; a fixed string, never input; $1 is the cutoff
@@ -44,17 +45,40 @@ var ident = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 // Name is the table swept.
 func (e Expired) Name() string { return e.Table }
 
-// Sweep deletes the expired rows in batches.
-func (e Expired) Sweep(ctx context.Context, now time.Time) (int64, error) {
-	if !ident.MatchString(e.Table) || !ident.MatchString(e.Key) || !ident.MatchString(e.Column) {
-		return 0, fmt.Errorf("sweeper: bad table spec %+v", e)
+// Statement is the delete of one batch, with the cutoff as $1. A
+// composite key is matched as a row value, which both engines accept: a
+// batch by one of its columns alone could take a live row sharing that
+// column's value with an expired one.
+func (e Expired) Statement() (string, error) {
+	cols := strings.Split(e.Key, ",")
+	for i, c := range cols {
+		cols[i] = strings.TrimSpace(c)
+		if !ident.MatchString(cols[i]) {
+			return "", fmt.Errorf("sweeper: bad table spec %+v", e)
+		}
+	}
+	if !ident.MatchString(e.Table) || !ident.MatchString(e.Column) {
+		return "", fmt.Errorf("sweeper: bad table spec %+v", e)
+	}
+	key := strings.Join(cols, ", ")
+	match := key
+	if len(cols) > 1 {
+		match = "(" + key + ")"
 	}
 	cond := e.Column + ` < $1`
 	if e.Where != "" {
 		cond += ` AND (` + e.Where + `)`
 	}
-	q := `DELETE FROM ` + e.Table + ` WHERE ` + e.Key + ` IN (SELECT ` + e.Key + ` FROM ` + e.Table +
-		` WHERE ` + cond + ` LIMIT ` + fmt.Sprint(Batch) + `)`
+	return `DELETE FROM ` + e.Table + ` WHERE ` + match + ` IN (SELECT ` + key + ` FROM ` + e.Table +
+		` WHERE ` + cond + ` LIMIT ` + fmt.Sprint(Batch) + `)`, nil
+}
+
+// Sweep deletes the expired rows in batches.
+func (e Expired) Sweep(ctx context.Context, now time.Time) (int64, error) {
+	q, err := e.Statement()
+	if err != nil {
+		return 0, err
+	}
 	cutoff := store.Millis(now.Add(-e.Keep))
 	var total int64
 	for {
@@ -68,6 +92,21 @@ func (e Expired) Sweep(ctx context.Context, now time.Time) (int64, error) {
 			return total, ctx.Err()
 		}
 	}
+}
+
+// Sweep runs items once as of now and reports the rows they removed;
+// packages that offer their Sweepables also sweep with it on their own
+// (tests, a maintenance call).
+func Sweep(ctx context.Context, now time.Time, items ...Sweepable) (int64, error) {
+	var total int64
+	for _, it := range items {
+		n, err := it.Sweep(ctx, now)
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
 }
 
 // Func adapts a package's own sweep function.
@@ -93,6 +132,9 @@ type Sweeper struct {
 func New(c clock.Clock, log *slog.Logger, items ...Sweepable) *Sweeper {
 	return &Sweeper{items: items, clock: c, log: log}
 }
+
+// Items are the Sweepables the sweeper runs.
+func (s *Sweeper) Items() []Sweepable { return s.items }
 
 // Once sweeps everything once; one failing item does not stop the others.
 func (s *Sweeper) Once(ctx context.Context) (map[string]int64, error) {

@@ -225,18 +225,10 @@ func (s *Service) spend(ctx context.Context, q store.Querier, profileID, key str
 
 // Sweeps offers the spent-token rows to the sweeper (app.Sweeper). spend
 // trims a profile's expired rows whenever it records one; this removes
-// those of profiles no longer used. One plain delete rather than
-// sweeper.Expired's batches by one key column: the key is (profile_id,
-// token_hash), and batching by token_hash alone could take another
-// profile's live row with the same hash (two issuers may both sign jti
-// "1"). Rows live a day at most (maxExpiryAhead), so the backlog is small.
+// those of profiles no longer used. Batched by the whole key (profile_id,
+// token_hash): by token_hash alone a batch could take another profile's
+// live row with the same hash (two issuers may both sign jti "1").
 func (s *Service) Sweeps() []sweeper.Sweepable {
-	return []sweeper.Sweepable{sweeper.Func{Label: "trusted_auth_token_uses", Fn: func(ctx context.Context) error {
-		_, err := s.d.DB.ExecContext(ctx, `DELETE FROM trusted_auth_token_uses WHERE expires_at < $1`,
-			store.Millis(s.d.Clock.Now()))
-		if err != nil {
-			return fmt.Errorf("trustedauth: sweep used tokens: %w", err)
-		}
-		return nil
-	}}}
+	return []sweeper.Sweepable{sweeper.Expired{DB: s.d.DB, Table: "trusted_auth_token_uses", Key: "profile_id, token_hash",
+		Column: "expires_at"}}
 }
