@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 
@@ -22,10 +23,29 @@ type fakeAPI struct {
 	codes map[string]bool
 	// user answers the provider's identity endpoints for the access token.
 	routes map[string]any
+	// answers are the token endpoint's next answers, in order (queueTokens);
+	// once they run out it answers at-1 and rt-1. issued are the access
+	// tokens it has handed out, which its identity endpoints accept.
+	answers []map[string]any
+	issued  map[string]bool
+}
+
+// queueTokens sets the token endpoint's next answers: each is an access
+// token and, unless "", a refresh token.
+func (f *fakeAPI) queueTokens(pairs ...[2]string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range pairs {
+		a := map[string]any{"access_token": p[0], "token_type": "bearer", "scope": "read:user,user:email", "expires_in": 3600}
+		if p[1] != "" {
+			a["refresh_token"] = p[1]
+		}
+		f.answers = append(f.answers, a)
+	}
 }
 
 func newFakeAPI(t *testing.T, routes map[string]any) *fakeAPI {
-	f := &fakeAPI{codes: map[string]bool{}, routes: routes}
+	f := &fakeAPI{codes: map[string]bool{}, routes: routes, issued: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /authorize", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
@@ -43,6 +63,14 @@ func newFakeAPI(t *testing.T, routes map[string]any) *fakeAPI {
 		f.mu.Lock()
 		ok := f.codes[r.Form.Get("code")] && r.Form.Get("client_id") == "cid" && r.Form.Get("client_secret") == "csecret"
 		delete(f.codes, r.Form.Get("code"))
+		answer := map[string]any{"access_token": "at-1", "token_type": "bearer", "scope": "read:user,user:email",
+			"refresh_token": "rt-1", "expires_in": 3600}
+		if ok && len(f.answers) > 0 {
+			answer, f.answers = f.answers[0], f.answers[1:]
+		}
+		if ok {
+			f.issued[answer["access_token"].(string)] = true
+		}
 		f.mu.Unlock()
 		if !ok {
 			w.WriteHeader(http.StatusBadRequest)
@@ -50,12 +78,14 @@ func newFakeAPI(t *testing.T, routes map[string]any) *fakeAPI {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(map[string]any{"access_token": "at-1", "token_type": "bearer", "scope": "read:user,user:email",
-			"refresh_token": "rt-1", "expires_in": 3600})
+		_ = json.NewEncoder(w).Encode(answer)
 	})
 	for path, body := range routes {
 		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
-			if r.Header.Get("Authorization") != "Bearer at-1" {
+			f.mu.Lock()
+			known := f.issued[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]
+			f.mu.Unlock()
+			if !known {
 				http.Error(w, "unauthorized", http.StatusUnauthorized)
 				return
 			}

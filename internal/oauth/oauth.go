@@ -97,11 +97,13 @@ type Module struct {
 // member_oauth_registrations: member loads skip it when there are none.
 // It also registers the module as an organization.UnprovenAccess, so that
 // a member's first proven address ends the registrations that did not
-// prove it.
+// prove it, and as an organization.MemberDeletionHook, so that a deleted
+// member's provider tokens go with the deletion.
 func New(d Deps) *Module {
 	m := &Module{d: d, factory: providers.NewFactory(d.HTTP)}
 	d.Orgs.AddMemberDecorator("member_oauth_registrations", m.decorateMembers)
 	d.Orgs.AddUnprovenAccess(m)
+	d.Orgs.AddMemberDeletionHook(m)
 	d.Sessions.OnStart(m.registerDiscovered)
 	return m
 }

@@ -58,51 +58,85 @@ var TokensColumn = atrest.Column{Table: "member_oauth_registrations", Key: "regi
 // saveRegistration records (or refreshes) the member's registration of
 // this provider account and returns its id. pendingTokens are the login's
 // tokens as the ticket carries them (sealed for the project, see
-// sealTokens; "" for none); the row gets them sealed for itself. proven
-// says this login's provider verified the member's address; once a
-// registration has proven it, it stays proven.
+// sealTokens; "" for none, which leaves the row's tokens as they are); the
+// row gets them sealed for itself (keepTokens). proven says this login's
+// provider verified the member's address; once a registration has proven
+// it, it stays proven.
 func (m *Module) saveRegistration(ctx context.Context, q store.Querier, p *project.Project, mem *organization.Member,
 	id *providers.Identity, pendingTokens string, proven bool) (string, error) {
 	tenants, err := json.Marshal(tenantsOf(id))
 	if err != nil {
 		return "", fmt.Errorf("oauth: encode tenants: %w", err)
 	}
-	plain := ""
+	var fresh *providers.Tokens
 	if pendingTokens != "" {
 		if m.d.Box == nil {
 			return "", atrest.ErrNoKey
 		}
-		if plain, err = m.d.Box.Open(pendingTokens, tokensAAD(p.ID)); err != nil {
-			return "", fmt.Errorf("oauth: open tokens: %w", err)
+		t, err := m.openTokens(p.ID, pendingTokens)
+		if err != nil {
+			return "", err
 		}
+		fresh = &t
 	}
 	now := store.Millis(m.d.Clock.Now())
-	var regID string
+	// The upsert leaves tokens alone and returns the row's, so that
+	// keepTokens sees the previous login's under the row's lock.
+	var regID, stored string
 	err = q.QueryRowContext(ctx, `INSERT INTO member_oauth_registrations (registration_id, project_id, organization_id,
 		member_id, provider, provider_subject, profile_picture_url, locale, provider_tenants, tokens, email_verified,
 		created_at, updated_at)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$12)
 		ON CONFLICT (organization_id, provider, provider_subject) DO UPDATE SET profile_picture_url = excluded.profile_picture_url,
-		locale = excluded.locale, provider_tenants = excluded.provider_tenants, tokens = excluded.tokens,
+		locale = excluded.locale, provider_tenants = excluded.provider_tenants,
 		email_verified = (member_oauth_registrations.email_verified OR excluded.email_verified), updated_at = excluded.updated_at
-		RETURNING registration_id`,
+		RETURNING registration_id, tokens`,
 		ids.New("member-oauth-registration", p.Env), p.ID, mem.OrganizationID, mem.MemberID, id.Provider, id.Subject,
-		id.Picture, id.Locale, string(tenants), "", proven, now).Scan(&regID)
+		id.Picture, id.Locale, string(tenants), "", proven, now).Scan(&regID, &stored)
 	if err != nil {
 		return "", fmt.Errorf("oauth: save registration: %w", err)
 	}
-	if plain == "" {
+	if fresh == nil {
 		return regID, nil
 	}
-	sealed, err := TokensColumn.SealStored(m.d.Box, regID, plain)
+	return regID, m.keepTokens(ctx, q, regID, stored, *fresh)
+}
+
+// keepTokens stores a login's provider tokens t on registration regID,
+// sealed for that row, in place of stored (the row's previous ones, "" for
+// none). The access token, its expiry and scopes are the login's; the
+// refresh token too, unless the provider issued none this time: then the
+// previous one stays (providertokens.Tokens.KeepingRefresh).
+func (m *Module) keepTokens(ctx context.Context, q store.Querier, regID, stored string, t providers.Tokens) error {
+	if t.RefreshToken == "" && stored != "" {
+		prev, err := providertokens.Open(m.d.Box, TokensColumn, regID, stored)
+		if err != nil {
+			return fmt.Errorf("oauth: previous tokens: %w", err)
+		}
+		t = t.KeepingRefresh(prev)
+	}
+	sealed, err := providertokens.Seal(m.d.Box, TokensColumn, regID, t)
 	if err != nil {
-		return "", err
+		return err
 	}
 	if _, err := q.ExecContext(ctx, `UPDATE member_oauth_registrations SET tokens = $1 WHERE registration_id = $2`,
 		sealed, regID); err != nil {
-		return "", fmt.Errorf("oauth: save registration tokens: %w", err)
+		return fmt.Errorf("oauth: save registration tokens: %w", err)
 	}
-	return regID, nil
+	return nil
+}
+
+// MemberDeleted clears, inside q, the provider tokens kept on a deleted
+// member's registrations (organization.MemberDeletionHook). The
+// registrations stay with the member's row, so a reactivated member logs
+// in with the same accounts, but the tokens do not come back: the member
+// logs in again for new ones.
+func (m *Module) MemberDeleted(ctx context.Context, q store.Querier, mem *organization.Member) error {
+	if _, err := q.ExecContext(ctx, `UPDATE member_oauth_registrations SET tokens = $1 WHERE member_id = $2 AND tokens <> $1`,
+		"", mem.MemberID); err != nil {
+		return fmt.Errorf("oauth: clear deleted member's tokens: %w", err)
+	}
+	return nil
 }
 
 // registerDiscovered records the OAuth registration of a login that began
@@ -232,6 +266,11 @@ func (m *Module) handleProviderInfo(r *http.Request) (any, error) {
 	mem, err := m.d.Orgs.OrgMember(ctx, m.d.DB.Read(), org, r.PathValue("member_id"))
 	if err != nil {
 		return nil, organization.NotFound(err, apierr.MemberNotFound)
+	}
+	// A deleted member's tokens were cleared (MemberDeleted); the member is
+	// refused as the backend routes that would act for one are.
+	if mem.Status == organization.StatusDeleted {
+		return nil, apierr.New(apierr.InactiveMember)
 	}
 	withRefresh := r.URL.Query().Get("include_refresh_token") == "true"
 	rows, err := m.d.DB.Read().QueryContext(ctx, `SELECT registration_id, provider_subject, provider_tenants, tokens FROM member_oauth_registrations

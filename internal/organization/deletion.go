@@ -18,3 +18,30 @@ type DeletionHook interface {
 // AddDeletionHook registers hooks. The composition root calls it once,
 // before serving.
 func (s *Store) AddDeletionHook(h ...DeletionHook) { s.deletion = append(s.deletion, h...) }
+
+// MemberDeletionHook is told, inside a member's deletion transaction
+// (DeleteMember) and after the member is marked deleted, that the member
+// was deleted. The member's row stays (a deletion can be undone by a
+// reactivation), so a module keeping something of the member that nothing
+// else ends, such as the tokens a provider issued at the member's logins,
+// ends it here: it is neither kept for a member who is gone nor handed
+// out again after a reactivation. A failing hook fails the deletion.
+type MemberDeletionHook interface {
+	MemberDeleted(ctx context.Context, q store.Querier, m *Member) error
+}
+
+// AddMemberDeletionHook registers hooks. The composition root (or a
+// module's constructor) calls it once, before serving.
+func (s *Store) AddMemberDeletionHook(h ...MemberDeletionHook) {
+	s.memberDeletion = append(s.memberDeletion, h...)
+}
+
+// memberDeleted runs the member deletion hooks inside q.
+func (s *Store) memberDeleted(ctx context.Context, q store.Querier, m *Member) error {
+	for _, h := range s.memberDeletion {
+		if err := h.MemberDeleted(ctx, q, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}

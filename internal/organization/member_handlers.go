@@ -203,7 +203,8 @@ func (h Handlers) deleteMember(ctx context.Context, p *project.Project, o *Organ
 // DeleteMember is the one member deletion path (the member routes of both
 // faces, SCIM deprovisioning): the member is marked deleted (again,
 // harmlessly, if they already are) in a transaction of its own, in which
-// also runs (nil for nothing more), and then their sessions end. Sessions
+// the member deletion hooks (AddMemberDeletionHook) and then also run (nil
+// for nothing more), and then their sessions end. Sessions
 // of a non-active member already fail to authenticate; revoking them as
 // well keeps a later reactivation from reviving old sessions.
 func (s *Store) DeleteMember(ctx context.Context, sessions Sessions, p *project.Project, o *Organization, memberID string,
@@ -211,6 +212,9 @@ func (s *Store) DeleteMember(ctx context.Context, sessions Sessions, p *project.
 	var m *Member
 	err := s.db.Tx(ctx, func(q store.Querier) (err error) {
 		if m, err = s.SetMemberStatus(ctx, q, o, memberID, StatusDeleted, Statuses, apierr.New(apierr.MemberNotFound)); err != nil {
+			return err
+		}
+		if err := s.memberDeleted(ctx, q, m); err != nil {
 			return err
 		}
 		if also != nil {

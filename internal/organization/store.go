@@ -27,6 +27,8 @@ type Store struct {
 	deletion   []DeletionHook       // see AddDeletionHook
 	guards     []PurgeGuard         // see AddPurgeGuard
 	audit      Auditor              // see UseAudit; nil records nothing
+	// memberDeletion are told of member deletions (AddMemberDeletionHook).
+	memberDeletion []MemberDeletionHook
 	// connSessions ends sessions by SSO connection (UseConnectionSessions).
 	connSessions ConnectionSessions
 	// ssoConns answers whether a connection is the organization's

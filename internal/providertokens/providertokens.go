@@ -54,6 +54,19 @@ func (t Tokens) ExpiresIn(now time.Time) int {
 	return int(t.ExpiresAt.Sub(now).Seconds())
 }
 
+// KeepingRefresh is t, a later login's answer, with prev's refresh token
+// when t has none. Providers issue a refresh token only at some logins
+// (Google at the first consent, not at later ones), and an answer without
+// one does not revoke the one issued before: dropping it would leave the
+// customer's backend unable to refresh the access token until the member
+// consents again.
+func (t Tokens) KeepingRefresh(prev Tokens) Tokens {
+	if t.RefreshToken == "" {
+		t.RefreshToken = prev.RefreshToken
+	}
+	return t
+}
+
 // Seal returns what to store in col for row id.
 func Seal(box *secretbox.Box, col atrest.Column, id string, t Tokens) (string, error) {
 	b, err := json.Marshal(t)

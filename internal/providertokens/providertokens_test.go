@@ -78,3 +78,16 @@ func TestSealOpenBoundToRow(t *testing.T) {
 		t.Fatalf("empty: %+v %v", out, err)
 	}
 }
+
+// A later answer keeps the earlier refresh token only when it has none;
+// everything else is the later answer's.
+func TestKeepingRefresh(t *testing.T) {
+	prev := providertokens.Tokens{AccessToken: "at-1", RefreshToken: "rt-1", Scopes: []string{"a"}}
+	got := providertokens.Tokens{AccessToken: "at-2", Scopes: []string{"b"}}.KeepingRefresh(prev)
+	if got.AccessToken != "at-2" || got.RefreshToken != "rt-1" || !slices.Equal(got.Scopes, []string{"b"}) {
+		t.Fatalf("without a refresh token: %+v", got)
+	}
+	if got := (providertokens.Tokens{AccessToken: "at-3", RefreshToken: "rt-3"}).KeepingRefresh(prev); got.RefreshToken != "rt-3" {
+		t.Fatalf("with a refresh token: %+v", got)
+	}
+}

@@ -585,8 +585,14 @@ func (s *Service) revokeMatch(ctx context.Context, projectID string, t RevokeTar
 		return "token_hash = " + ph, ids.Hash(t.Token), nil
 	case t.JWT != "":
 		id, err := s.verify(ctx, projectID, t.JWT, now)
-		if err != nil {
+		if errors.Is(err, errBadJWT) {
 			return "", nil, apierr.Wrap(apierr.UnableToParseSessionJWT, err)
+		}
+		if err != nil {
+			// Not the JWT's fault (the keys could not be read): a server
+			// error, as in authenticate, not a 401 the caller would
+			// take for a bad token.
+			return "", nil, fmt.Errorf("session: revoke: %w", err)
 		}
 		return "member_session_id = " + ph, id, nil
 	case t.MemberID != "":

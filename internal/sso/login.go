@@ -179,14 +179,31 @@ func (s *Service) register(ctx context.Context, q store.Querier, c *conn, member
 
 // keepTokens stores an OIDC identity's provider tokens on its registration,
 // sealed for that row. Each login's tokens replace the last ones: they
-// are the newest the provider issued. They are written apart from the
-// registration's upsert (register) because the row they are sealed for
-// is known only once that upsert returns it.
+// are the newest the provider issued. Only a refresh token the provider
+// did not issue again stays from before (providertokens.Tokens.
+// KeepingRefresh). They are written apart from the registration's upsert
+// (register) because the row they are sealed for is known only once that
+// upsert returns it. The upsert locks the row until this transaction
+// ends, so a concurrent login of the same identity reads the tokens this
+// one writes, not those it replaces.
 func (s *Service) keepTokens(ctx context.Context, q store.Querier, regID string, t *providertokens.Tokens) error {
 	if t == nil {
 		return nil // SAML
 	}
-	tokens, err := s.sealTokens(regID, t)
+	fresh := *t
+	if fresh.RefreshToken == "" {
+		var stored string
+		err := q.QueryRowContext(ctx, `SELECT tokens FROM sso_registrations WHERE registration_id = $1`, regID).Scan(&stored)
+		if err != nil {
+			return fmt.Errorf("sso: previous tokens: %w", err)
+		}
+		prev, err := s.openTokens(regID, stored)
+		if err != nil {
+			return fmt.Errorf("sso: previous tokens: %w", err)
+		}
+		fresh = fresh.KeepingRefresh(prev)
+	}
+	tokens, err := s.sealTokens(regID, &fresh)
 	if err != nil {
 		return err
 	}

@@ -1,12 +1,14 @@
 package sso
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
 )
 
 // OIDCProviders handles GET /v1/b2b/organizations/{organization_id}/
@@ -27,6 +29,11 @@ func (h Handlers) OIDCProviders(r *http.Request) (any, error) {
 	m, err := h.s.d.Orgs.OrgMember(ctx, q, org, r.PathValue("member_id"))
 	if err != nil {
 		return nil, err
+	}
+	// A deleted member's tokens were cleared (MemberDeleted); the member is
+	// refused as the backend routes that would act for one are.
+	if m.Status == organization.StatusDeleted {
+		return nil, apierr.New(apierr.InactiveMember)
 	}
 	rows, err := q.QueryContext(ctx, `SELECT r.registration_id, r.connection_id, r.external_id, r.tokens
 		FROM sso_registrations r JOIN sso_connections c ON c.connection_id = r.connection_id
@@ -62,4 +69,17 @@ func (h Handlers) OIDCProviders(r *http.Request) (any, error) {
 		return nil, fmt.Errorf("sso: oidc providers: %w", err)
 	}
 	return out, nil
+}
+
+// MemberDeleted clears, inside q, the provider tokens kept on a deleted
+// member's SSO registrations (organization.MemberDeletionHook). The
+// registrations stay with the member's row, so a reactivated member logs
+// in as the same identity, but the tokens do not come back: the member
+// logs in again for new ones.
+func (s *Service) MemberDeleted(ctx context.Context, q store.Querier, m *organization.Member) error {
+	if _, err := q.ExecContext(ctx, `UPDATE sso_registrations SET tokens = $1 WHERE member_id = $2 AND tokens <> $1`,
+		"", m.MemberID); err != nil {
+		return fmt.Errorf("sso: clear deleted member's tokens: %w", err)
+	}
+	return nil
 }

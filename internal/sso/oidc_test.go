@@ -23,13 +23,19 @@ type oidcEnv struct {
 
 func newOIDCEnv(t *testing.T, e *apptest.Env) *oidcEnv {
 	t.Helper()
-	// mockoidc stamps tokens with the real clock.
-	e.Clock.Advance(time.Until(e.Clock.Now()) * -1)
 	op, err := mockoidc.Run()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = op.Shutdown() })
+	return newOIDCEnvOn(t, e, op)
+}
+
+// newOIDCEnvOn is newOIDCEnv with a provider the test started itself.
+func newOIDCEnvOn(t *testing.T, e *apptest.Env, op *mockoidc.MockOIDC) *oidcEnv {
+	t.Helper()
+	// mockoidc stamps tokens with the real clock.
+	e.Clock.Advance(time.Until(e.Clock.Now()) * -1)
 	s := &oidcEnv{Env: e, op: op}
 	s.orgID = e.CreateOrg("acme", "NOT_ALLOWED", nil)
 	r := e.Backend(http.MethodPost, "/v1/b2b/sso/oidc/"+s.orgID, map[string]any{"display_name": "Acme OIDC"})
