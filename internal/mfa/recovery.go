@@ -215,6 +215,11 @@ func (s *Service) RecoveryCodes(ctx context.Context, w Who) (*CodesResult, error
 		return nil, err
 	}
 	m := sub.member
+	// A deleted member's codes are not shown, even to the backend: they
+	// would let whoever reads them pass MFA once the member is reactivated.
+	if err := requireActive(m); err != nil {
+		return nil, err
+	}
 	if err := requireMethod(sub.org, m, organization.MFAMethodTOTP); err != nil {
 		return nil, err
 	}

@@ -170,3 +170,16 @@ func TestRecoveryCodesGetShowsTheUnusedCodes(t *testing.T) {
 		recover(fresh[1]) // the codes themselves still work
 	})
 }
+
+// A deleted member's recovery codes are not shown, and a reactivated
+// member's are again.
+func TestRecoveryCodesOfADeletedMember(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org, mid, _, codes := e.TOTPMember()
+		memberPath := "/v1/b2b/organizations/" + org + "/members/" + mid
+		apptest.Want(t, e.Backend(http.MethodDelete, memberPath, nil), 200, "")
+		apptest.Want(t, getCodes(e, org, mid), 400, "action_available_only_for_active_members")
+		apptest.Want(t, e.Backend(http.MethodPut, memberPath+"/reactivate", nil), 200, "")
+		wantCodes(t, getCodes(e, org, mid), codes)
+	})
+}
