@@ -206,4 +206,12 @@ func TestSMTPPermanentRefusalIsUndeliverable(t *testing.T) {
 	if err == nil || errors.Is(err, ErrUndeliverable) || !strings.Contains(err.Error(), "451") {
 		t.Fatalf("temporary refusal: %v, want a 451 that is worth retrying", err)
 	}
+	// A permanent refusal of our sender is the configuration's (no SMTP
+	// user, relay denied): retried, not dropped with the message.
+	noAuth := startMailpit(t, "--chaos-triggers", "Sender:530:100")
+	s = newSMTP(t, "smtp://"+noAuth.smtpAddr, nil)
+	err = s.Send(context.Background(), loginEmail(t, "ok@example.com"))
+	if err == nil || errors.Is(err, ErrUndeliverable) || !strings.Contains(err.Error(), "530") {
+		t.Fatalf("refused sender: %v, want a 530 that is worth retrying", err)
+	}
 }

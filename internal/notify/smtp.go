@@ -254,7 +254,7 @@ func (s *SMTP) SendAll(ctx context.Context, ms []Email) []error {
 	for i, m := range ms {
 		msg, err := s.message(m)
 		if err != nil {
-			errs[i] = fmt.Errorf("notify: smtp: %w: %w", ErrUndeliverable, err)
+			errs[i] = fmt.Errorf("notify: smtp: %w", err)
 			continue
 		}
 		msgs, index = append(msgs, msg), append(index, i)
@@ -360,7 +360,7 @@ func envelope(msg *gomail.Msg) (string, []string, error) {
 // connection's.
 func deliverOne(c *smtp.Client, from string, rcpts []string, msg *gomail.Msg) error {
 	if err := c.Mail(from); err != nil {
-		return err
+		return senderRefused{err}
 	}
 	for _, rcpt := range rcpts {
 		if err := c.Rcpt(rcpt); err != nil {
@@ -440,13 +440,24 @@ func (s *SMTP) sendError(ctx context.Context, err error) error {
 	return fmt.Errorf("notify: smtp: %s:%d: %s", s.host, s.port, s.redact(err))
 }
 
+// senderRefused is a refusal of MAIL FROM: our sender, the same for every
+// message (530 authentication required, 5.7.1 relay denied, an unverified
+// sender at SES), so a matter of configuration, not of the message.
+type senderRefused struct{ err error }
+
+func (e senderRefused) Error() string { return e.err.Error() }
+func (e senderRefused) Unwrap() error { return e.err }
+
 // refusal words the server's refusal of one message: a permanent one
-// (5xx) is ErrUndeliverable. Only a message's own refusals count: a 5xx to
-// the greeting or to AUTH is about the server or its configuration, and
-// fails the batch through dial as a failure worth retrying.
+// (5xx) to its recipient or its content (RCPT, DATA) is ErrUndeliverable.
+// Only a message's own refusals count: a 5xx to the greeting, to AUTH or
+// to MAIL FROM is about the server or its configuration (senderRefused),
+// and is worth retrying once an operator has fixed it; dropping every
+// queued message meanwhile would lose invitations and resets for good.
 func (s *SMTP) refusal(ctx context.Context, err error) error {
 	var reply *textproto.Error
-	if errors.As(err, &reply) && reply.Code >= 500 && reply.Code < 600 {
+	var sender senderRefused
+	if !errors.As(err, &sender) && errors.As(err, &reply) && reply.Code >= 500 && reply.Code < 600 {
 		return fmt.Errorf("notify: smtp: %s:%d: %w: %s", s.host, s.port, ErrUndeliverable, s.redact(err))
 	}
 	return s.sendError(ctx, err)
@@ -488,22 +499,24 @@ func (s *SMTP) redact(err error) string {
 }
 
 func (s *SMTP) message(m Email) (*gomail.Msg, error) {
+	// The message's own faults are ErrUndeliverable (no retry mends
+	// them); a bad From is the configuration's, and is retried.
 	to, err := mail.ParseAddress(m.To)
 	if err != nil {
-		return nil, fmt.Errorf("recipient %q: %w", m.To, err)
+		return nil, fmt.Errorf("%w: recipient %q: %w", ErrUndeliverable, m.To, err)
 	}
 	if strings.ContainsAny(m.Subject, "\r\n") {
-		return nil, errors.New("subject contains a line break")
+		return nil, fmt.Errorf("%w: subject contains a line break", ErrUndeliverable)
 	}
 	if m.Text == "" {
-		return nil, errors.New("empty text body")
+		return nil, fmt.Errorf("%w: empty text body", ErrUndeliverable)
 	}
 	msg := gomail.NewMsg(gomail.WithNoDefaultUserAgent())
 	if err := msg.FromFormat(s.from.Name, s.from.Address); err != nil {
 		return nil, fmt.Errorf("from: %w", err)
 	}
 	if err := msg.AddToFormat(to.Name, to.Address); err != nil {
-		return nil, fmt.Errorf("recipient: %w", err)
+		return nil, fmt.Errorf("%w: recipient: %w", ErrUndeliverable, err)
 	}
 	msg.Subject(m.Subject)
 	msg.SetDate()
