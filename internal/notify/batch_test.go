@@ -214,4 +214,11 @@ func TestSMTPPermanentRefusalIsUndeliverable(t *testing.T) {
 	if err == nil || errors.Is(err, ErrUndeliverable) || !strings.Contains(err.Error(), "530") {
 		t.Fatalf("refused sender: %v, want a 530 that is worth retrying", err)
 	}
+	// A 552 to RCPT is a temporary refusal (RFC 5321 4.5.3.1.10).
+	full := startMailpit(t, "--chaos-triggers", "Recipient:552:100")
+	s = newSMTP(t, "smtp://"+full.smtpAddr, nil)
+	err = s.Send(context.Background(), loginEmail(t, "ok@example.com"))
+	if err == nil || errors.Is(err, ErrUndeliverable) || !strings.Contains(err.Error(), "552") {
+		t.Fatalf("552 to RCPT: %v, want a refusal that is worth retrying", err)
+	}
 }

@@ -364,6 +364,13 @@ func deliverOne(c *smtp.Client, from string, rcpts []string, msg *gomail.Msg) er
 	}
 	for _, rcpt := range rcpts {
 		if err := c.Rcpt(rcpt); err != nil {
+			var reply *textproto.Error
+			if errors.As(err, &reply) && reply.Code == 552 {
+				// RFC 5321 4.5.3.1.10: a 552 to RCPT (too many recipients,
+				// a mailbox over its quota) is to be taken as the temporary
+				// 452, not as the message's permanent refusal.
+				return fmt.Errorf("%w (taken as temporary, RFC 5321 4.5.3.1.10)", rcptFull{err})
+			}
 			return err
 		}
 	}
@@ -448,6 +455,12 @@ type senderRefused struct{ err error }
 func (e senderRefused) Error() string { return e.err.Error() }
 func (e senderRefused) Unwrap() error { return e.err }
 
+// rcptFull is a 552 to RCPT, retried like a temporary refusal.
+type rcptFull struct{ err error }
+
+func (e rcptFull) Error() string { return e.err.Error() }
+func (e rcptFull) Unwrap() error { return e.err }
+
 // refusal words the server's refusal of one message: a permanent one
 // (5xx) to its recipient or its content (RCPT, DATA) is ErrUndeliverable.
 // Only a message's own refusals count: a 5xx to the greeting, to AUTH or
@@ -457,7 +470,8 @@ func (e senderRefused) Unwrap() error { return e.err }
 func (s *SMTP) refusal(ctx context.Context, err error) error {
 	var reply *textproto.Error
 	var sender senderRefused
-	if !errors.As(err, &sender) && errors.As(err, &reply) && reply.Code >= 500 && reply.Code < 600 {
+	var full rcptFull
+	if !errors.As(err, &sender) && !errors.As(err, &full) && errors.As(err, &reply) && reply.Code >= 500 && reply.Code < 600 {
 		return fmt.Errorf("notify: smtp: %s:%d: %w: %s", s.host, s.port, ErrUndeliverable, s.redact(err))
 	}
 	return s.sendError(ctx, err)
