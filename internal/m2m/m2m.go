@@ -16,6 +16,7 @@ import (
 	"github.com/latchkey/latchkey/internal/clientsecret"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/metadata"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -89,10 +90,14 @@ func (f Fields) apply(c *Client) error {
 		c.Status = *f.Status
 	}
 	if f.TrustedMetadata != nil {
-		c.TrustedMetadata = *f.TrustedMetadata
-		if c.TrustedMetadata == nil {
-			c.TrustedMetadata = map[string]any{}
+		// The API family's metadata rule (the client docs point to it):
+		// merged at the top level, null deletes a key, within the limits.
+		// A creation starts from the empty object.
+		md, err := metadata.Merge("trusted_metadata", c.TrustedMetadata, *f.TrustedMetadata)
+		if err != nil {
+			return err
 		}
+		c.TrustedMetadata = md
 	}
 	if f.Scopes != nil {
 		scopes := []string{}

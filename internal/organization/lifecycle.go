@@ -10,6 +10,7 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/metadata"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -117,14 +118,14 @@ func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organiza
 		}
 	}
 	// Metadata merges into the member's as read under the row's lock
-	// (MergeMetadata), so two updates naming different keys both stay.
+	// (metadata.Merge), so two updates naming different keys both stay.
 	if u.TrustedMetadata != nil {
-		if m.TrustedMetadata, err = MergeMetadata("trusted_metadata", m.TrustedMetadata, *u.TrustedMetadata); err != nil {
+		if m.TrustedMetadata, err = metadata.Merge("trusted_metadata", m.TrustedMetadata, *u.TrustedMetadata); err != nil {
 			return nil, err
 		}
 	}
 	if u.UntrustedMetadata != nil {
-		if m.UntrustedMetadata, err = MergeMetadata("untrusted_metadata", m.UntrustedMetadata, *u.UntrustedMetadata); err != nil {
+		if m.UntrustedMetadata, err = metadata.Merge("untrusted_metadata", m.UntrustedMetadata, *u.UntrustedMetadata); err != nil {
 			return nil, err
 		}
 	}

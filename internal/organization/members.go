@@ -14,6 +14,7 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/metadata"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -343,11 +344,11 @@ func (s *Store) insertMember(ctx context.Context, q store.Querier, org *Organiza
 		return nil, false, err
 	}
 	// A new member's metadata is the given objects without their null
-	// keys, within the limits (MergeMetadata into nothing).
-	if nm.TrustedMetadata, err = MergeMetadata("trusted_metadata", nil, nm.TrustedMetadata); err != nil {
+	// keys, within the limits (metadata.Merge into nothing).
+	if nm.TrustedMetadata, err = metadata.Merge("trusted_metadata", nil, nm.TrustedMetadata); err != nil {
 		return nil, false, err
 	}
-	if nm.UntrustedMetadata, err = MergeMetadata("untrusted_metadata", nil, nm.UntrustedMetadata); err != nil {
+	if nm.UntrustedMetadata, err = metadata.Merge("untrusted_metadata", nil, nm.UntrustedMetadata); err != nil {
 		return nil, false, err
 	}
 	if err := s.refuseRetired(ctx, q, org.OrganizationID, nm.Email, ""); err != nil {

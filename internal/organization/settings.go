@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/metadata"
 )
 
 // Settings are the writable fields of an organization; nil means "leave as
@@ -161,7 +162,7 @@ func (s Settings) applyInfo(o *Organization, creating bool) error {
 		if !creating {
 			current = o.TrustedMetadata
 		}
-		md, err := MergeMetadata("trusted_metadata", current, *s.TrustedMetadata)
+		md, err := metadata.Merge("trusted_metadata", current, *s.TrustedMetadata)
 		if err != nil {
 			return err
 		}

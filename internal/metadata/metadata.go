@@ -1,4 +1,8 @@
-package organization
+// Package metadata holds the API family's rule for trusted and untrusted
+// metadata objects: how an update merges into what is stored, and the
+// limits on the result. Organizations, members and M2M clients all write
+// through it, so the rule cannot differ between them.
+package metadata
 
 import (
 	"encoding/json"
@@ -9,14 +13,15 @@ import (
 )
 
 // The API family's limits on a metadata object (an organization's
-// trusted_metadata, a member's trusted and untrusted metadata), checked on
-// the object as stored, after an update is merged in.
+// trusted_metadata, a member's trusted and untrusted metadata, an M2M
+// client's trusted_metadata), checked on the object as stored, after an
+// update is merged in.
 const (
-	MaxMetadataKeys  = 20
-	MaxMetadataBytes = 4096 // the encoded JSON
+	MaxKeys  = 20
+	MaxBytes = 4096 // the encoded JSON
 )
 
-// MergeMetadata is the one rule for every metadata write, as the API
+// Merge is the one rule for every metadata write, as the API
 // family documents it ("Metadata update behavior"): the update is merged
 // into current at the top level only; a top-level null deletes that key;
 // any other value, nested objects and arrays included, replaces the key's
@@ -27,7 +32,7 @@ const (
 //
 // current is not modified: the caller's copy (a cached organization, say)
 // stays as it was if the write is refused.
-func MergeMetadata(field string, current, update map[string]any) (map[string]any, error) {
+func Merge(field string, current, update map[string]any) (map[string]any, error) {
 	out := maps.Clone(current)
 	if out == nil {
 		out = make(map[string]any, len(update))
@@ -39,20 +44,20 @@ func MergeMetadata(field string, current, update map[string]any) (map[string]any
 		}
 		out[k] = v
 	}
-	if len(out) > MaxMetadataKeys {
+	if len(out) > MaxKeys {
 		return nil, apierr.New(apierr.MetadataTooManyKeys).WithMessage(
-			fmt.Sprintf("%s may hold at most %d top-level keys; it would hold %d.", field, MaxMetadataKeys, len(out))).
+			fmt.Sprintf("%s may hold at most %d top-level keys; it would hold %d.", field, MaxKeys, len(out))).
 			WithDetails(map[string]any{"field": field})
 	}
 	enc, err := json.Marshal(out)
 	if err != nil {
 		// Values decoded from a request always encode; anything else is a
 		// programming error, not the caller's.
-		return nil, fmt.Errorf("organization: encode %s: %w", field, err)
+		return nil, fmt.Errorf("metadata: encode %s: %w", field, err)
 	}
-	if len(enc) > MaxMetadataBytes {
+	if len(enc) > MaxBytes {
 		return nil, apierr.New(apierr.MetadataTooLarge).WithMessage(
-			fmt.Sprintf("%s may be at most %d bytes of JSON; it would be %d.", field, MaxMetadataBytes, len(enc))).
+			fmt.Sprintf("%s may be at most %d bytes of JSON; it would be %d.", field, MaxBytes, len(enc))).
 			WithDetails(map[string]any{"field": field})
 	}
 	return out, nil
