@@ -19,7 +19,6 @@ func keys(n int, v any) map[string]any {
 	return m
 }
 
-
 // Organization trusted_metadata: merged on update, null deletes, nested
 // values replaced whole, limits on the merged result; a refused update
 // leaves the object as it was. Only the backend writes it (the SDK face
