@@ -360,7 +360,7 @@ func envelope(msg *gomail.Msg) (string, []string, error) {
 // connection's.
 func deliverOne(c *smtp.Client, from string, rcpts []string, msg *gomail.Msg) error {
 	if err := c.Mail(from); err != nil {
-		return senderRefused{err}
+		return retryable{err}
 	}
 	for _, rcpt := range rcpts {
 		if err := c.Rcpt(rcpt); err != nil {
@@ -369,7 +369,7 @@ func deliverOne(c *smtp.Client, from string, rcpts []string, msg *gomail.Msg) er
 				// RFC 5321 4.5.3.1.10: a 552 to RCPT (too many recipients,
 				// a mailbox over its quota) is to be taken as the temporary
 				// 452, not as the message's permanent refusal.
-				return fmt.Errorf("%w (taken as temporary, RFC 5321 4.5.3.1.10)", rcptFull{err})
+				return retryable{fmt.Errorf("%w (taken as temporary, RFC 5321 4.5.3.1.10)", err)}
 			}
 			return err
 		}
@@ -447,31 +447,26 @@ func (s *SMTP) sendError(ctx context.Context, err error) error {
 	return fmt.Errorf("notify: smtp: %s:%d: %s", s.host, s.port, s.redact(err))
 }
 
-// senderRefused is a refusal of MAIL FROM: our sender, the same for every
+// retryable marks a 5xx that is not the message's permanent refusal, so
+// refusal retries it: one to MAIL FROM, our sender and the same for every
 // message (530 authentication required, 5.7.1 relay denied, an unverified
-// sender at SES), so a matter of configuration, not of the message.
-type senderRefused struct{ err error }
+// sender at SES), a matter of configuration; and a 552 to RCPT, which RFC
+// 5321 (4.5.3.1.10) says to take as the temporary 452.
+type retryable struct{ err error }
 
-func (e senderRefused) Error() string { return e.err.Error() }
-func (e senderRefused) Unwrap() error { return e.err }
-
-// rcptFull is a 552 to RCPT, retried like a temporary refusal.
-type rcptFull struct{ err error }
-
-func (e rcptFull) Error() string { return e.err.Error() }
-func (e rcptFull) Unwrap() error { return e.err }
+func (e retryable) Error() string { return e.err.Error() }
+func (e retryable) Unwrap() error { return e.err }
 
 // refusal words the server's refusal of one message: a permanent one
 // (5xx) to its recipient or its content (RCPT, DATA) is ErrUndeliverable.
 // Only a message's own refusals count: a 5xx to the greeting, to AUTH or
-// to MAIL FROM is about the server or its configuration (senderRefused),
+// to MAIL FROM is about the server or its configuration (retryable),
 // and is worth retrying once an operator has fixed it; dropping every
 // queued message meanwhile would lose invitations and resets for good.
 func (s *SMTP) refusal(ctx context.Context, err error) error {
 	var reply *textproto.Error
-	var sender senderRefused
-	var full rcptFull
-	if !errors.As(err, &sender) && !errors.As(err, &full) && errors.As(err, &reply) && reply.Code >= 500 && reply.Code < 600 {
+	var again retryable
+	if !errors.As(err, &again) && errors.As(err, &reply) && reply.Code >= 500 && reply.Code < 600 {
 		return fmt.Errorf("notify: smtp: %s:%d: %w: %s", s.host, s.port, ErrUndeliverable, s.redact(err))
 	}
 	return s.sendError(ctx, err)
