@@ -139,7 +139,10 @@ func redeemerOf(ctx context.Context, app *connectedapps.App) context.Context {
 // spent token presented again revokes the whole family. A scope parameter
 // narrows the new access token only: the new refresh token keeps the
 // family's scopes (RFC 6749 6: identical to the presented one's), so a
-// later refresh may ask for them again.
+// later refresh may ask for them again. A refresh token whose consent is
+// gone (holdConsent) ends its family, as the revoke that removed the
+// consent would have: such a family was left by a code redeemed after a
+// revoke, before issue checked consent, and no revoke can reach it now.
 func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps.App) (any, error) {
 	ctx := r.Context()
 	presented := r.PostForm.Get("refresh_token")
@@ -148,8 +151,9 @@ func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps
 	}
 	bad := invalidGrant("The refresh token is invalid, expired or revoked.")
 	var out *issued
-	reused := ""
+	end := "" // a family to revoke once the transaction has rolled back
 	err := p.db.Tx(ctx, func(q store.Querier) error {
+		end = ""
 		t, err := p.loadToken(ctx, q, ids.Hash(presented))
 		if errors.Is(err, store.ErrNotFound) || (err == nil && (t.Kind != kindRefresh || t.ProjectID != projectID)) {
 			return bad
@@ -171,7 +175,7 @@ func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps
 			return err
 		}
 		if !spent || t.Used {
-			reused = t.FamilyID
+			end = t.FamilyID
 			return bad
 		}
 		var narrow []string
@@ -185,10 +189,13 @@ func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps
 		}
 		g := t.grantState
 		out, err = p.issue(ctx, q, app, &g, "", narrow)
+		if errors.Is(err, errConsentRevoked) {
+			end = t.FamilyID
+		}
 		return err
 	})
-	if reused != "" {
-		if rerr := p.revokeFamily(context.WithoutCancel(ctx), p.db, reused); rerr != nil {
+	if end != "" {
+		if rerr := p.revokeFamily(context.WithoutCancel(ctx), p.db, end); rerr != nil {
 			return nil, rerr
 		}
 	}
