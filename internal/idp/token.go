@@ -142,7 +142,8 @@ func redeemerOf(ctx context.Context, app *connectedapps.App) context.Context {
 // later refresh may ask for them again. A refresh token whose consent is
 // gone (holdConsent) ends its family, as the revoke that removed the
 // consent would have: such a family was left by a code redeemed after a
-// revoke, before issue checked consent, and no revoke can reach it now.
+// revoke, before issue checked consent, and the member's app list, which
+// reads the consent, does not show it.
 func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps.App) (any, error) {
 	ctx := r.Context()
 	presented := r.PostForm.Get("refresh_token")
