@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -38,11 +40,10 @@ var memberFilters = map[string]filterFunc{
 	"member_mfa_phone_numbers":      listFilter("mfa_phone_number", false),
 	"member_mfa_phone_number_fuzzy": fuzzyFilter("mfa_phone_number", apierr.MemberSearchMFAPhoneFuzzyTooShort),
 	"statuses": func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
-		vs, err := stringsValue(name, raw)
+		vs, err := w.list(name, raw, strings.ToLower)
 		if err != nil {
 			return "", err
 		}
-		vs = lowerAll(vs)
 		if err := checkKnown(name, vs, Statuses); err != nil {
 			return "", err
 		}
@@ -63,40 +64,61 @@ var memberFilters = map[string]filterFunc{
 	// source (a SAML connection or group, listed by the source), or, for
 	// stytch_member, always: the roles member.roles reports.
 	"member_roles": func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
-		vs, err := stringsValue(name, raw)
+		roles, err := w.list(name, raw, nil)
 		if err != nil {
 			return "", err
 		}
-		var conds []string
-		for _, role := range vs {
-			if role == DefaultRole {
-				return "1 = 1", nil
+		if slices.Contains(roles, DefaultRole) {
+			return "1 = 1", nil
+		}
+		// Role ids are case-sensitive: exact on both engines (jsonHas).
+		conds := []string{anyOf(roles, func(role string) string { return w.jsonHas("roles", role) })}
+		if c := w.emailAssigned(roles); c != "" {
+			conds = append(conds, c)
+		}
+		if w.roleHolders != nil {
+			ids, err := w.roleHolders(roles)
+			if err != nil {
+				return "", err
 			}
-			// Role ids are case-sensitive: exact on both engines (jsonHas).
-			conds = append(conds, w.jsonHas("roles", role))
-			for id, o := range w.orgs {
-				for _, a := range o.RBACEmailImplicitRoleAssignments {
-					if a.RoleID == role {
-						conds = append(conds, "(organization_id = "+w.arg(id)+" AND email_address LIKE "+
-							w.arg("%@"+likeEscape(a.Domain))+` ESCAPE '\')`)
-					}
-				}
-			}
-			if w.roleHolders != nil {
-				ids, err := w.roleHolders(role)
-				if err != nil {
-					return "", err
-				}
-				if len(ids) > 0 {
-					conds = append(conds, w.in("member_id", ids))
-				}
+			if len(ids) > 0 {
+				conds = append(conds, w.inJSON("member_id", ids))
 			}
 		}
-		if len(conds) == 0 {
-			return "1 = 0", nil
-		}
-		return "(" + strings.Join(conds, " OR ") + ")", nil
+		return orTree(conds), nil
 	},
+}
+
+// emailAssigned matches the members of the searched organizations whose
+// email domain an organization assigns one of roles to, one condition per
+// domain (however many roles and organizations assign it), or "" when
+// none does. Organizations are visited in id order, so the same search is
+// the same statement.
+func (w *sqlWhere) emailAssigned(roles []string) string {
+	orgIDs := slices.Sorted(maps.Keys(w.orgs))
+	byDomain := map[string][]string{}
+	var domains []string
+	for _, id := range orgIDs {
+		for _, a := range w.orgs[id].RBACEmailImplicitRoleAssignments {
+			if !slices.Contains(roles, a.RoleID) {
+				continue
+			}
+			if _, ok := byDomain[a.Domain]; !ok {
+				domains = append(domains, a.Domain)
+			}
+			if ids := byDomain[a.Domain]; len(ids) == 0 || ids[len(ids)-1] != id {
+				byDomain[a.Domain] = append(ids, id)
+			}
+		}
+	}
+	conds := make([]string, len(domains))
+	for i, d := range domains {
+		conds[i] = "(email_address LIKE " + w.arg("%@"+likeEscape(d)) + ` ESCAPE '\' AND ` + w.in("organization_id", byDomain[d]) + ")"
+	}
+	if len(conds) == 0 {
+		return ""
+	}
+	return orTree(conds)
 }
 
 func boolFilter(cond string) filterFunc {
@@ -119,26 +141,26 @@ func (s *Store) SearchMembers(ctx context.Context, projectID string, p MemberSea
 // searchMembers is SearchMembers reading members through q (the
 // organizations come from the store's cache).
 func (s *Store) searchMembers(ctx context.Context, q store.Querier, projectID string, p MemberSearchParams) (*MemberSearchResult, error) {
-	if len(p.OrganizationIDs) == 0 || len(p.OrganizationIDs) > maxFilterValues {
-		return nil, apierr.Invalid("organization_ids", fmt.Sprintf("organization_ids must name 1 to %d organizations.", maxFilterValues))
+	if len(p.OrganizationIDs) == 0 || len(p.OrganizationIDs) > maxSearchOrgs {
+		return nil, apierr.Invalid("organization_ids", fmt.Sprintf("organization_ids must name 1 to %d organizations.", maxSearchOrgs))
 	}
 	orgs := map[string]*Organization{}
 	for _, id := range p.OrganizationIDs {
+		if orgs[id] != nil {
+			continue
+		}
 		o, err := s.Get(ctx, projectID, id)
 		if err != nil {
 			return nil, NotFound(err, apierr.OrganizationNotFound)
 		}
 		orgs[id] = o
 	}
-	ids := make([]string, 0, len(orgs))
-	for id := range orgs {
-		ids = append(ids, id)
-	}
-	w := &sqlWhere{orgs: orgs, roleHolders: func(roleID string) ([]string, error) {
+	ids := slices.Sorted(maps.Keys(orgs))
+	w := &sqlWhere{dialect: s.db.Dialect(), orgs: orgs, roleHolders: func(roleIDs []string) ([]string, error) {
 		var out []string
 		for _, src := range s.implicit {
 			if h, ok := src.(ImplicitRoleHolders); ok {
-				got, err := h.RoleHolders(ctx, q, projectID, ids, roleID)
+				got, err := h.RoleHolders(ctx, q, projectID, ids, roleIDs)
 				if err != nil {
 					return nil, err
 				}

@@ -36,11 +36,11 @@ var orgFilters = map[string]filterFunc{
 	"organization_name_fuzzy": foldedFuzzyFilter("organization_name_folded", apierr.OrgSearchNameFuzzyTooShort),
 	"organization_slug_fuzzy": fuzzyFilter("organization_slug", apierr.OrgSearchSlugFuzzyTooShort),
 	"member_emails": func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
-		vs, err := stringsValue(name, raw)
+		vs, err := w.list(name, raw, strings.ToLower)
 		if err != nil {
 			return "", err
 		}
-		return "EXISTS (" + liveMember + w.in("m.email_address", lowerAll(vs)) + ")", nil
+		return "EXISTS (" + liveMember + w.in("m.email_address", vs) + ")", nil
 	},
 	"member_email_fuzzy": func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
 		v, err := fuzzyValue(name, raw, apierr.OrgSearchMemberEmailFuzzyTooShort)
@@ -67,14 +67,14 @@ var orgFilters = map[string]filterFunc{
 		if json.Unmarshal(raw, &empty) == nil && len(empty) == 0 {
 			return "", apierr.New(apierr.OrgSearchMissingClaimedDomains).WithDetails(map[string]any{"field": "query.operands", "filter_name": name})
 		}
-		vs, err := stringsValue(name, raw)
+		vs, err := w.list(name, raw, strings.ToLower)
 		if err != nil {
 			return "", err
 		}
 		// The claims index holds exactly the organizations' lists, one
 		// row per domain: an exact, indexed match.
 		return "EXISTS (SELECT 1 FROM organization_claimed_domains c WHERE c.organization_id = organizations.organization_id AND " +
-			w.in("c.domain", lowerAll(vs)) + ")", nil
+			w.in("c.domain", vs) + ")", nil
 	},
 	"allowed_auth_methods":   jsonListFilter("allowed_auth_methods", AuthMethods, false),
 	"allowed_mfa_methods":    jsonListFilter("allowed_mfa_methods", MFAMethods, false),
@@ -87,12 +87,9 @@ var orgFilters = map[string]filterFunc{
 
 func listFilter(col string, lower bool) filterFunc {
 	return func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
-		vs, err := stringsValue(name, raw)
+		vs, err := w.list(name, raw, lowerIf(lower))
 		if err != nil {
 			return "", err
-		}
-		if lower {
-			vs = lowerAll(vs)
 		}
 		return w.in(col, vs), nil
 	}
@@ -121,16 +118,22 @@ func foldedFuzzyFilter(col string, tooShort apierr.Type) filterFunc {
 	}
 }
 
+// lowerIf folds values compared against lower-cased columns (emails and
+// domains are stored normalised).
+func lowerIf(lower bool) func(string) string {
+	if lower {
+		return strings.ToLower
+	}
+	return nil
+}
+
 // jsonListFilter matches organizations whose JSON list column holds any of
 // the given values.
 func jsonListFilter(col string, known []string, lower bool) filterFunc {
 	return func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
-		vs, err := stringsValue(name, raw)
+		vs, err := w.list(name, raw, lowerIf(lower))
 		if err != nil {
 			return "", err
-		}
-		if lower {
-			vs = lowerAll(vs)
 		}
 		if known != nil {
 			if err := checkKnown(name, vs, known); err != nil {
@@ -143,7 +146,7 @@ func jsonListFilter(col string, known []string, lower bool) filterFunc {
 
 func policyFilter(col string, known ...string) filterFunc {
 	return func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
-		vs, err := oneOrMany(name, raw)
+		vs, err := w.oneOrMany(name, raw)
 		if err != nil {
 			return "", err
 		}
@@ -162,7 +165,7 @@ var missingFilterValue = map[string]apierr.Type{"claimed_email_domains": apierr.
 // Search returns one page of the project's organizations matching p, in
 // creation order.
 func (s *Store) Search(ctx context.Context, projectID string, p SearchParams) (*SearchResult, error) {
-	w := &sqlWhere{}
+	w := &sqlWhere{dialect: s.db.Dialect()}
 	where := "project_id = " + w.arg(projectID)
 	filter, err := compileQuery(w, p.Query, orgFilters)
 	if err != nil {

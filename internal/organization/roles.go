@@ -58,9 +58,11 @@ type MemberTableSource interface {
 
 // ImplicitRoleHolders is an ImplicitRoleSource that can also list who
 // holds a role through it, so the members search's member_roles filter
-// finds the same members member.roles reports.
+// finds the same members member.roles reports. RoleHolders lists, once
+// each, the members of the organizations holding any of roleIDs, in a
+// fixed number of statements however many roles a search names.
 type ImplicitRoleHolders interface {
-	RoleHolders(ctx context.Context, q store.Querier, projectID string, orgIDs []string, roleID string) ([]string, error)
+	RoleHolders(ctx context.Context, q store.Querier, projectID string, orgIDs, roleIDs []string) ([]string, error)
 }
 
 // RBAC is what organizations and members need from role-based access

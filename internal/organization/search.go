@@ -38,17 +38,36 @@ const (
 	DefaultSearchLimit = keyset.DefaultLimit
 	MaxSearchLimit     = keyset.MaxLimit
 	maxOperands        = 50
-	maxFilterValues    = 1000
 	minFuzzyLength     = 3
 )
 
+// MaxQueryValues bounds the distinct values of a query's list filters,
+// summed over its operands (each operand's repeats count once), and
+// maxSearchOrgs the organization_ids of a member search. The vendor states
+// no limit; 1,000 is its page maximum, so a longer list of ids is not a
+// lookup one page could answer. Each value is one SQL parameter: with the
+// organizations and the conditions email role assignments add, a query
+// stays far inside SQLite's 32,766 parameters and PostgreSQL's 65,535,
+// and the database work is a few index probes per value, not seconds.
+const (
+	MaxQueryValues = 1000
+	maxSearchOrgs  = 1000
+)
+
+// maxQueryArgs is the backstop behind MaxQueryValues: the parameters a
+// compiled query may carry. Only the member search's email role
+// assignments (organizations x assigned domains) can approach it.
+const maxQueryArgs = 20000
+
 // sqlWhere accumulates a WHERE clause and its $N arguments.
 type sqlWhere struct {
-	args []any
-	orgs map[string]*Organization // member searches: the organizations searched
-	// roleHolders lists the members of orgs holding a role through an
-	// implicit role source (member searches).
-	roleHolders func(roleID string) ([]string, error)
+	args    []any
+	values  int                      // list values taken so far (MaxQueryValues)
+	dialect store.Dialect            // for inJSON
+	orgs    map[string]*Organization // member searches: the organizations searched
+	// roleHolders lists the members of orgs holding any of roleIDs
+	// through an implicit role source (member searches).
+	roleHolders func(roleIDs []string) ([]string, error)
 }
 
 func (w *sqlWhere) arg(v any) string {
@@ -62,6 +81,18 @@ func (w *sqlWhere) in(col string, vals []string) string {
 		ps[i] = w.arg(v)
 	}
 	return col + " IN (" + strings.Join(ps, ", ") + ")"
+}
+
+// inJSON matches col against a list of any length passed as one JSON
+// parameter: for lists the database decides the size of (the members
+// holding a role through SSO or SCIM), which one parameter each could
+// take past the engines' limits.
+func (w *sqlWhere) inJSON(col string, vals []string) string {
+	p := w.arg(mustJSON(vals))
+	if w.dialect == store.Postgres {
+		return col + " IN (SELECT jsonb_array_elements_text(CAST(" + p + " AS jsonb)))"
+	}
+	return col + " IN (SELECT value FROM json_each(" + p + "))"
 }
 
 // contains matches a case-insensitive substring. LIKE is case-sensitive on
@@ -143,6 +174,9 @@ func compileQuery(w *sqlWhere, q *Query, filters map[string]filterFunc) (string,
 		}
 		conds = append(conds, "("+c+")")
 	}
+	if len(w.args) > maxQueryArgs {
+		return "", apierr.Invalid("query", "The query expands to too many conditions; split it into several searches.")
+	}
 	return "(" + strings.Join(conds, join) + ")", nil
 }
 
@@ -150,31 +184,45 @@ func filterError(name, msg string) error {
 	return apierr.Invalid("query.operands", name+": "+msg).WithDetails(map[string]any{"field": "query.operands", "filter_name": name})
 }
 
-// stringsValue decodes a non-empty list of non-empty strings.
-func stringsValue(name string, raw json.RawMessage) ([]string, error) {
+// list decodes a non-empty list of non-empty strings, trimmed, folded by
+// fold (nil: as sent) and with repeats dropped, and counts it against the
+// query's MaxQueryValues, refusing the operand that crosses it.
+func (w *sqlWhere) list(name string, raw json.RawMessage, fold func(string) string) ([]string, error) {
 	var vs []string
 	if err := json.Unmarshal(raw, &vs); err != nil {
 		return nil, filterError(name, "filter_value must be a list of strings.")
 	}
-	if len(vs) == 0 || len(vs) > maxFilterValues {
-		return nil, filterError(name, fmt.Sprintf("filter_value must hold 1 to %d strings.", maxFilterValues))
+	if len(vs) == 0 {
+		return nil, filterError(name, "filter_value must hold at least one string.")
 	}
-	for i, v := range vs {
-		if vs[i] = strings.TrimSpace(v); vs[i] == "" {
+	seen := make(map[string]bool, len(vs))
+	out := vs[:0]
+	for _, v := range vs {
+		if v = strings.TrimSpace(v); v == "" {
 			return nil, filterError(name, "filter_value must not contain empty strings.")
 		}
+		if fold != nil {
+			v = fold(v)
+		}
+		if !seen[v] {
+			seen[v] = true
+			out = append(out, v)
+		}
 	}
-	return vs, nil
+	if w.values += len(out); w.values > MaxQueryValues {
+		return nil, filterError(name, fmt.Sprintf("A query takes at most %d distinct filter values across its operands.", MaxQueryValues))
+	}
+	return out, nil
 }
 
-// oneOrMany decodes a string or a list of strings (policy filters accept
-// both: "RESTRICTED" or ["RESTRICTED", "NOT_ALLOWED"]).
-func oneOrMany(name string, raw json.RawMessage) ([]string, error) {
+// oneOrMany is list for a string or a list of strings (policy filters
+// accept both: "RESTRICTED" or ["RESTRICTED", "NOT_ALLOWED"]).
+func (w *sqlWhere) oneOrMany(name string, raw json.RawMessage) ([]string, error) {
 	var one string
 	if json.Unmarshal(raw, &one) == nil {
-		return stringsValue(name, mustRaw([]string{one}))
+		return w.list(name, mustRaw([]string{one}), nil)
 	}
-	return stringsValue(name, raw)
+	return w.list(name, raw, nil)
 }
 
 func mustRaw(v any) json.RawMessage {
@@ -204,23 +252,25 @@ func boolValue(name string, raw json.RawMessage) (bool, error) {
 	return v, nil
 }
 
-// lowerAll lower-cases values compared against lower-cased columns
-// (emails and domains are stored normalised).
-func lowerAll(vs []string) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = strings.ToLower(v)
-	}
-	return out
-}
-
-// anyOf ORs one condition per value.
+// anyOf ORs one condition per value as a balanced tree: a chain of a
+// thousand ORs is an expression a thousand deep, past SQLite's limit,
+// where the tree is ten.
 func anyOf(vs []string, cond func(v string) string) string {
 	cs := make([]string, len(vs))
 	for i, v := range vs {
 		cs[i] = cond(v)
 	}
-	return strings.Join(cs, " OR ")
+	return orTree(cs)
+}
+
+func orTree(cs []string) string {
+	switch len(cs) {
+	case 0:
+		return "1 = 0"
+	case 1:
+		return cs[0]
+	}
+	return "(" + orTree(cs[:len(cs)/2]) + " OR " + orTree(cs[len(cs)/2:]) + ")"
 }
 
 // checkKnown refuses values outside an enumeration.

@@ -148,11 +148,11 @@ func (s *Service) ImplicitRoles(ctx context.Context, q store.Querier, ms []*orga
 	return out, rows.Err()
 }
 
-// RoleHolders lists the members of the organizations who hold roleID
-// through a SCIM group (organization.ImplicitRoleHolders), so the members
-// search's member_roles filter agrees with member.roles.
-func (s *Service) RoleHolders(ctx context.Context, q store.Querier, projectID string, orgIDs []string, roleID string) ([]string, error) {
-	if len(orgIDs) == 0 {
+// RoleHolders lists the members of the organizations who hold one of
+// roleIDs through a SCIM group (organization.ImplicitRoleHolders), so the
+// members search's member_roles filter agrees with member.roles.
+func (s *Service) RoleHolders(ctx context.Context, q store.Querier, projectID string, orgIDs, roleIDs []string) ([]string, error) {
+	if len(orgIDs) == 0 || len(roleIDs) == 0 {
 		return nil, nil
 	}
 	args := []any{projectID}
@@ -167,17 +167,26 @@ func (s *Service) RoleHolders(ctx context.Context, q store.Querier, projectID st
 		return nil, fmt.Errorf("scim: role holders: %w", err)
 	}
 	defer rows.Close()
+	wanted := make(map[string]bool, len(roleIDs))
+	for _, id := range roleIDs {
+		wanted[id] = true
+	}
+	seen := map[string]bool{}
 	var out []string
 	for rows.Next() {
 		var text, groupID, memberID string
 		if err := rows.Scan(&text, &groupID, &memberID); err != nil {
 			return nil, err
 		}
+		if seen[memberID] {
+			continue
+		}
 		var roles []GroupRole
 		if err := json.Unmarshal([]byte(text), &roles); err != nil {
 			return nil, fmt.Errorf("scim: decode group_roles: %w", err)
 		}
-		if slices.Contains(roles, GroupRole{RoleID: roleID, GroupID: groupID}) && !slices.Contains(out, memberID) {
+		if slices.ContainsFunc(roles, func(r GroupRole) bool { return r.GroupID == groupID && wanted[r.RoleID] }) {
+			seen[memberID] = true
 			out = append(out, memberID)
 		}
 	}

@@ -296,6 +296,17 @@ func TestProvisioningRun(t *testing.T) {
 		if len(src) != 1 || src[0].(map[string]any)["type"] != "scim_connection_group" || src[0].(map[string]any)["details"].(map[string]any)["group_id"] != gid {
 			t.Fatalf("stytch_admin sources = %v", src)
 		}
+		// The members search finds the group's role holder, among as
+		// many roles as a search takes, once.
+		roles := []string{"stytch_admin"}
+		for i := range 999 {
+			roles = append(roles, "role-"+strconv.Itoa(i))
+		}
+		r = e.Backend(http.MethodPost, "/v1/b2b/organizations/members/search", map[string]any{"organization_ids": []string{org},
+			"query": apptest.Query("AND", apptest.Filter("member_roles", roles))["query"]})
+		if ms, _ := r.Body["members"].([]any); r.Status != 200 || !slices.ContainsFunc(ms, func(m any) bool { return m.(map[string]any)["member_id"] == uid }) {
+			t.Fatalf("member_roles search: %s", r.Raw)
+		}
 		session = e.SessionFor(org, "augusta@acme.test")
 		if !slices.Contains(sessionRoles(t, e, session), "stytch_admin") {
 			t.Fatal("the session lacks the group's role")

@@ -53,25 +53,32 @@ func (s *Service) ImplicitRoles(ctx context.Context, q store.Querier, ms []*orga
 // with none there holds no SSO role, whatever the connections assign.
 func (s *Service) MemberTable() string { return "sso_registrations" }
 
-// RoleHolders lists the members of the organizations who hold roleID
-// through a SAML connection or one of its groups
+// RoleHolders lists the members of the organizations who hold one of
+// roleIDs through a SAML connection or one of its groups
 // (organization.ImplicitRoleHolders), so the members search's member_roles
 // filter agrees with member.roles.
-func (s *Service) RoleHolders(ctx context.Context, q store.Querier, projectID string, orgIDs []string, roleID string) ([]string, error) {
-	if len(orgIDs) == 0 {
+func (s *Service) RoleHolders(ctx context.Context, q store.Querier, projectID string, orgIDs, roleIDs []string) ([]string, error) {
+	if len(orgIDs) == 0 || len(roleIDs) == 0 {
 		return nil, nil
 	}
 	args := []any{projectID}
 	for _, id := range orgIDs {
 		args = append(args, id)
 	}
+	wanted := make(map[string]bool, len(roleIDs))
+	for _, id := range roleIDs {
+		wanted[id] = true
+	}
+	seen := map[string]bool{}
 	var out []string
 	err := s.samlRegistrations(ctx, q, `c.project_id = $3 AND c.organization_id IN (`+store.Placeholders(4, len(orgIDs))+`)`, args,
 		func(memberID, connID string, rc roleConfig, attrs map[string]any) {
-			for _, g := range samlGrants(connID, rc, attrs) {
-				if g.RoleID == roleID && !slices.Contains(out, memberID) {
-					out = append(out, memberID)
-				}
+			if seen[memberID] {
+				return
+			}
+			if slices.ContainsFunc(samlGrants(connID, rc, attrs), func(g organization.RoleGrant) bool { return wanted[g.RoleID] }) {
+				seen[memberID] = true
+				out = append(out, memberID)
 			}
 		})
 	return out, err

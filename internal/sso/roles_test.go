@@ -2,6 +2,7 @@ package sso_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"testing"
@@ -42,10 +43,10 @@ func checkAccess(e *apptest.Env, token, org, action string) apptest.Resp {
 		"authorization_check": map[string]any{"organization_id": org, "resource_id": "documents", "action": action}})
 }
 
-func searchRole(t *testing.T, e *apptest.Env, org, role string) []string {
+func searchRole(t *testing.T, e *apptest.Env, org string, roles ...string) []string {
 	t.Helper()
 	r := e.Backend(http.MethodPost, "/v1/b2b/organizations/members/search", map[string]any{"organization_ids": []string{org},
-		"query": map[string]any{"operator": "AND", "operands": []any{map[string]any{"filter_name": "member_roles", "filter_value": []string{role}}}}})
+		"query": map[string]any{"operator": "AND", "operands": []any{map[string]any{"filter_name": "member_roles", "filter_value": roles}}}})
 	apptest.Want(t, r, 200, "")
 	var out []string
 	for _, m := range r.Body["members"].([]any) {
@@ -124,6 +125,14 @@ func TestSAMLImplicitRoles(t *testing.T) {
 		}
 		if got := searchRole(t, e, s.orgID, "stytch_admin"); len(got) != 0 {
 			t.Fatalf("search admin: %v", got)
+		}
+		// Among as many roles as a search takes, found once.
+		many := make([]string, 999)
+		for i := range many {
+			many[i] = fmt.Sprintf("role-%d", i)
+		}
+		if got := searchRole(t, e, s.orgID, append(many, "editor", "viewer")[1:]...); !slices.Equal(got, []string{"ada@acme.test"}) {
+			t.Fatalf("search among 1000 roles: %v", got)
 		}
 
 		// Removing the group assignment revokes it for the live session.
