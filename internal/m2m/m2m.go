@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -76,6 +75,11 @@ type Fields struct {
 	TrustedMetadata   *map[string]any `json:"trusted_metadata"`
 }
 
+// MaxScopes bounds a client's scopes (the vendor states no limit): every
+// access token the client is issued lists them, and a list far past any
+// API's permissions only costs the write and each token.
+const MaxScopes = 100
+
 func (f Fields) apply(c *Client) error {
 	if f.ClientName != nil {
 		c.ClientName = strings.TrimSpace(*f.ClientName)
@@ -100,12 +104,17 @@ func (f Fields) apply(c *Client) error {
 		c.TrustedMetadata = md
 	}
 	if f.Scopes != nil {
+		if len(*f.Scopes) > MaxScopes {
+			return apierr.Invalid("scopes", fmt.Sprintf("scopes may list at most %d scopes.", MaxScopes))
+		}
 		scopes := []string{}
+		seen := map[string]bool{}
 		for _, s := range *f.Scopes {
 			if s == "" || strings.ContainsAny(s, " \t\n\"\\") {
 				return apierr.New(apierr.InvalidM2MClientScope)
 			}
-			if !slices.Contains(scopes, s) {
+			if !seen[s] {
+				seen[s] = true
 				scopes = append(scopes, s)
 			}
 		}

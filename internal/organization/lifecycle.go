@@ -99,6 +99,9 @@ func (s *Store) OrgMember(ctx context.Context, q store.Querier, org *Organizatio
 // what the address held.
 func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, memberID string, u MemberUpdate) (*Member, error) {
 	if u.Roles != nil {
+		if err := checkRoleCount(*u.Roles); err != nil {
+			return nil, err
+		}
 		// The policy lock before the member's row (LockRoles).
 		if err := s.LockRoles(ctx, q, org.projectID, *u.Roles); err != nil {
 			return nil, err

@@ -237,6 +237,7 @@ var (
 // the list is next written.
 func normalizeDomains(rule domainRule, in []string) ([]string, error) {
 	out := make([]string, 0, len(in))
+	seen := make(map[string]bool, len(in))
 	for _, d := range in {
 		d = strings.ToLower(strings.TrimSpace(d))
 		details := map[string]any{"field": rule.field, "domain": d}
@@ -246,7 +247,8 @@ func normalizeDomains(rule domainRule, in []string) ([]string, error) {
 		if emailaddr.IsCommonDomain(d) {
 			return nil, apierr.New(rule.tooCommon).WithDetails(details)
 		}
-		if !slices.Contains(out, d) {
+		if !seen[d] {
+			seen[d] = true
 			out = append(out, d)
 		}
 	}

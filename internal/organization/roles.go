@@ -2,6 +2,7 @@ package organization
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -276,18 +277,37 @@ func (m *Member) SessionRoles(connections []string) []string {
 // which everyone holds, not included).
 func (m *Member) ExplicitRoles() []string { return slices.Clone(m.explicit) }
 
+// MaxMemberRoles bounds a member's explicitly assigned roles (the vendor
+// states no limit): far more than a role model hands one person, and
+// every session of the member carries them.
+const MaxMemberRoles = 100
+
+// checkRoleCount refuses a roles list over MaxMemberRoles, before any
+// lock or lookup is spent on it.
+func checkRoleCount(roles []string) error {
+	if len(roles) > MaxMemberRoles {
+		return apierr.Invalid("roles", fmt.Sprintf("roles may list at most %d roles.", MaxMemberRoles))
+	}
+	return nil
+}
+
 // cleanExplicit normalises a roles list of a create, update or invite:
 // duplicates collapse. stytch_member is every member's already, so naming
 // it is refused (cannot_assign_default_rbac_role_id, as the API family
 // answers) rather than dropped: a caller listing it expects an assignment
 // that could later be taken away, and none exists.
 func cleanExplicit(in []string) ([]string, error) {
+	if err := checkRoleCount(in); err != nil {
+		return nil, err
+	}
 	out := []string{}
+	seen := make(map[string]bool, len(in))
 	for _, id := range in {
 		if id == DefaultRole {
 			return nil, apierr.New(apierr.CannotAssignDefaultRole).WithDetails(map[string]any{"field": "roles"})
 		}
-		if id != "" && !slices.Contains(out, id) {
+		if id != "" && !seen[id] {
+			seen[id] = true
 			out = append(out, id)
 		}
 	}

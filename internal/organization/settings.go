@@ -53,7 +53,71 @@ func (s Settings) ForMembers() Settings {
 	return s
 }
 
+// Setting list caps. The vendor states none; these are far above what an
+// organization configures (a few domains, connections, apps), and they
+// bound what every session answer carrying the organization repeats:
+// 60,000 connected app ids made that answer a megabyte. Each list is
+// refused whole, naming its field, before a transaction opens
+// (checkSizes); the method lists name values of short enumerations.
+const (
+	MaxSettingsDomains = 100 // email_allowed_domains, claimed_email_domains, rbac_email_implicit_role_assignments
+	MaxSettingsIDs     = 100 // connection and connected-app ids, OAuth tenant ids per provider
+	MaxSettingsMethods = 20  // allowed_auth_methods, allowed_mfa_methods
+)
+
+// checkSizes refuses a list over its cap, in time independent of its
+// length: Create and Update call it before their transaction opens, so an
+// oversized list never holds the writer (SQLite has one), and apply
+// again for the callers of CreateIn and UpdateIn.
+func (s Settings) checkSizes() error {
+	for _, l := range []struct {
+		field string
+		n     int
+		max   int
+	}{
+		{"email_allowed_domains", lenOf(s.EmailAllowedDomains), MaxSettingsDomains},
+		{"claimed_email_domains", lenOf(s.ClaimedEmailDomains), MaxSettingsDomains},
+		{"sso_jit_provisioning_allowed_connections", lenOf(s.SSOJITProvisioningAllowedConnections), MaxSettingsIDs},
+		{"allowed_first_party_connected_apps", lenOf(s.AllowedFirstPartyConnectedApps), MaxSettingsIDs},
+		{"allowed_third_party_connected_apps", lenOf(s.AllowedThirdPartyConnectedApps), MaxSettingsIDs},
+		{"allowed_auth_methods", lenOf(s.AllowedAuthMethods), MaxSettingsMethods},
+		{"allowed_mfa_methods", lenOf(s.AllowedMFAMethods), MaxSettingsMethods},
+	} {
+		if l.n > l.max {
+			return tooMany(l.field, l.max)
+		}
+	}
+	if s.RBACEmailImplicitRoleAssignments != nil && len(*s.RBACEmailImplicitRoleAssignments) > MaxSettingsDomains {
+		return tooMany("rbac_email_implicit_role_assignments", MaxSettingsDomains)
+	}
+	if s.AllowedOAuthTenants != nil {
+		if len(*s.AllowedOAuthTenants) > len(OAuthTenantProviders) {
+			return apierr.Invalid("allowed_oauth_tenants", fmt.Sprintf("allowed_oauth_tenants takes only %s.", strings.Join(OAuthTenantProviders, ", ")))
+		}
+		for _, ids := range *s.AllowedOAuthTenants {
+			if len(ids) > MaxSettingsIDs {
+				return tooMany("allowed_oauth_tenants", MaxSettingsIDs)
+			}
+		}
+	}
+	return nil
+}
+
+func lenOf(l *[]string) int {
+	if l == nil {
+		return 0
+	}
+	return len(*l)
+}
+
+func tooMany(field string, max int) error {
+	return apierr.Invalid(field, fmt.Sprintf("%s may list at most %d entries.", field, max))
+}
+
 func (s Settings) apply(o *Organization, creating bool) error {
+	if err := s.checkSizes(); err != nil {
+		return err
+	}
 	if err := s.applyInfo(o, creating); err != nil {
 		return err
 	}
@@ -297,9 +361,10 @@ func checkRules(o *Organization) error {
 }
 
 // cleanList trims, de-duplicates and checks a list of names; known == nil
-// accepts any printable identifier.
+// accepts any printable identifier. Its length is checkSizes' to bound.
 func cleanList(field string, in, known []string) ([]string, error) {
 	out := make([]string, 0, len(in))
+	seen := make(map[string]bool, len(in))
 	for _, v := range in {
 		v = strings.TrimSpace(v)
 		switch {
@@ -308,7 +373,8 @@ func cleanList(field string, in, known []string) ([]string, error) {
 		case v == "" || len(v) > 256 || strings.ContainsFunc(v, unicode.IsControl):
 			return nil, apierr.Invalid(field, field+" entries must be non-empty printable identifiers.")
 		}
-		if !slices.Contains(out, v) {
+		if !seen[v] {
+			seen[v] = true
 			out = append(out, v)
 		}
 	}

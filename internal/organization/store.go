@@ -189,6 +189,9 @@ func newOrganization(projectID string, env ids.Env) *Organization {
 
 // Create inserts a new organization of the project from set.
 func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, set Settings) (*Organization, error) {
+	if err := set.checkSizes(); err != nil {
+		return nil, err
+	}
 	var o *Organization
 	err := s.db.Tx(ctx, func(q store.Querier) error {
 		var err error
@@ -233,6 +236,9 @@ func (s *Store) CreateIn(ctx context.Context, q store.Querier, projectID string,
 // Update applies set to the organization in a transaction of its own
 // (UpdateIn).
 func (s *Store) Update(ctx context.Context, projectID, orgID string, set Settings) (*Organization, error) {
+	if err := set.checkSizes(); err != nil {
+		return nil, err
+	}
 	var o *Organization
 	err := s.db.Tx(ctx, func(q store.Querier) error {
 		var err error
