@@ -95,12 +95,15 @@ var memberFilters = map[string]filterFunc{
 // none does. Organizations are visited in id order, so the same search is
 // the same statement.
 func (w *sqlWhere) emailAssigned(roles []string) string {
-	orgIDs := slices.Sorted(maps.Keys(w.orgs))
+	wanted := make(map[string]bool, len(roles))
+	for _, r := range roles {
+		wanted[r] = true
+	}
 	byDomain := map[string][]string{}
 	var domains []string
-	for _, id := range orgIDs {
+	for _, id := range slices.Sorted(maps.Keys(w.orgs)) {
 		for _, a := range w.orgs[id].RBACEmailImplicitRoleAssignments {
-			if !slices.Contains(roles, a.RoleID) {
+			if !wanted[a.RoleID] {
 				continue
 			}
 			if _, ok := byDomain[a.Domain]; !ok {
