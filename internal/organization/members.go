@@ -420,11 +420,27 @@ func (s *Store) MemberForEmailLoginIn(ctx context.Context, q store.Querier, org 
 }
 
 // MarkEmailVerified records that the member proved control of their email:
-// the address becomes verified and a pending or invited member becomes
-// active. It runs inside the caller's login transaction. Every path that
-// verifies an address at a login comes here, so this is where a first
-// proof ends what was let in without one (UnprovenAccess).
+// the address becomes verified (and proven, see MarkEmailAsserted) and a
+// pending or invited member becomes active. It runs inside the caller's
+// login transaction. Every path that verifies an address at a login comes
+// here or to MarkEmailAsserted, so this is where a first proof ends what
+// was let in without one (UnprovenAccess).
 func (s *Store) MarkEmailVerified(ctx context.Context, q store.Querier, m *Member) error {
+	return s.markVerified(ctx, q, m, true)
+}
+
+// MarkEmailAsserted is MarkEmailVerified for an address the organization's
+// own SSO identity provider asserted: verified for the organization (the
+// wire's email_address_verified, activation, UnprovenAccess), but not
+// proven (email_address_proven). The organization's admin runs that
+// provider and it may assert any address, so the organization cannot
+// vouch for itself with it when discovery asks whether someone at a domain
+// belongs there (JoinableByDomain).
+func (s *Store) MarkEmailAsserted(ctx context.Context, q store.Querier, m *Member) error {
+	return s.markVerified(ctx, q, m, false)
+}
+
+func (s *Store) markVerified(ctx context.Context, q store.Querier, m *Member, proven bool) error {
 	first := false
 	if !m.EmailAddressVerified {
 		// The conditional update tells which of two concurrent logins
@@ -443,9 +459,12 @@ func (s *Store) MarkEmailVerified(ctx context.Context, q store.Querier, m *Membe
 		}
 		first = n == 1
 	}
+	// A proof sets email_address_proven; an assertion leaves it as it was
+	// (a proof earlier stands).
 	_, err := q.ExecContext(ctx, `UPDATE members SET email_address_verified = $1,
-		status = CASE WHEN status IN ('pending', 'invited') THEN 'active' ELSE status END, updated_at = $2
-		WHERE member_id = $3`, true, store.Millis(s.clock.Now()), m.MemberID)
+		email_address_proven = (email_address_proven OR $2),
+		status = CASE WHEN status IN ('pending', 'invited') THEN 'active' ELSE status END, updated_at = $3
+		WHERE member_id = $4`, true, proven, store.Millis(s.clock.Now()), m.MemberID)
 	if err != nil {
 		return fmt.Errorf("organization: verify email: %w", err)
 	}
