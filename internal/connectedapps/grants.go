@@ -72,6 +72,12 @@ func (s *Store) GrantOf(ctx context.Context, memberID, clientID string) (*Grant,
 	return s.grant(ctx, s.db.Read(), memberID, clientID)
 }
 
+// GrantIn is GrantOf read inside the caller's transaction q, for a check
+// whose writes must commit only while the consent is still on record.
+func (s *Store) GrantIn(ctx context.Context, q store.Querier, memberID, clientID string) (*Grant, error) {
+	return s.grant(ctx, q, memberID, clientID)
+}
+
 func (s *Store) grant(ctx context.Context, q store.Querier, memberID, clientID string) (*Grant, error) {
 	g := Grant{MemberID: memberID, ClientID: clientID}
 	var scopes string

@@ -2,6 +2,7 @@ package connectedapps
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 
@@ -125,19 +126,36 @@ func (h OrgHandlers) memberApps(r *http.Request, s *subject) (any, error) {
 	return out, nil
 }
 
-// revoke deletes the member's consent and the tokens it produced. An app
-// the member never granted is not found.
+// revoke deletes the member's consent and ends every token the member
+// holds for the app. It does so, and answers 200, with no consent on
+// record too: tokens can outlive their consent (a family an earlier
+// version minted from a code redeemed after a revoke), and answering
+// not found first left nothing able to end them. The vendor's reference
+// promises only that every active token is revoked, not a 404 for an app
+// already revoked. An app the project does not have is not found.
+//
+// The member's row is locked for update first (the lock
+// organization.HoldMemberToSpend takes), in the same transaction:
+// a code exchange or refresh holds it (share) before it checks the
+// consent and writes its tokens (idp holdConsent), so the two run one
+// after the other, and on PostgreSQL READ COMMITTED this revoke's
+// statements, started after such an issue committed, see and revoke its
+// tokens, or the issue, started after this commits, finds no consent.
 func (h OrgHandlers) revoke(r *http.Request, s *subject) (any, error) {
-	clientID := r.PathValue("connected_app_id")
-	if _, err := h.Store.GrantOf(r.Context(), s.memberID, clientID); err != nil {
+	ctx := r.Context()
+	a, err := h.Store.Get(ctx, s.projectID, r.PathValue("connected_app_id"))
+	if err != nil {
 		return nil, NotFound(err)
 	}
-	err := h.Store.db.Tx(r.Context(), func(q store.Querier) error {
-		if err := h.Store.RevokeGrant(r.Context(), q, s.memberID, clientID); err != nil {
+	err = h.Store.db.Tx(ctx, func(q store.Querier) error {
+		if err := h.Orgs.HoldMemberToSpend(ctx, q, s.memberID); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		if err := h.Store.RevokeGrant(ctx, q, s.memberID, a.ClientID); err != nil {
 			return err
 		}
 		if h.Tokens != nil {
-			return h.Tokens.RevokeMemberApp(r.Context(), q, s.memberID, clientID)
+			return h.Tokens.RevokeMemberApp(ctx, q, s.memberID, a.ClientID)
 		}
 		return nil
 	})

@@ -175,6 +175,44 @@ func (p *Provider) holdMember(ctx context.Context, q store.Querier, projectID, m
 	return nil
 }
 
+// errConsentRevoked refuses a code or a refresh token whose consent is no
+// longer on record, or no longer covers the family's scopes: the member
+// (or an admin) revoked the app since it was issued, perhaps authorizing
+// it again for less. One value, so that refresh can tell it apart and end
+// the family as the revoke would have.
+var errConsentRevoked = invalidGrant("The member revoked this connected app's access since the authorization.")
+
+// holdConsent reports errConsentRevoked unless the member's consent for
+// the client is on record in q and covers g.Scopes. First-party apps,
+// which never ask, record consent at submit too, so the rule is the same
+// for them.
+//
+// It must run after holdMember in the same transaction, and before the
+// tokens are written: that is what makes a concurrent revoke end them.
+// The revoke locks the member's row for update before it deletes the
+// consent and revokes the tokens (connectedapps revoke), and holdMember's
+// share lock conflicts with that lock. On PostgreSQL READ COMMITTED,
+// either the revoke holds the row first, and the consent read here, a
+// statement started after the revoke committed, finds no consent; or the
+// issue holds it first, and the revoke waits for its commit, and its
+// UPDATE, a later statement, sees the new tokens and revokes them.
+// Without the ordering the revoke's UPDATE would not see the rows an
+// open transaction inserted, and they would outlive it with no consent
+// left to revoke them by. SQLite has one writer: the two never overlap.
+func (p *Provider) holdConsent(ctx context.Context, q store.Querier, g *grantState) error {
+	c, err := p.apps.GrantIn(ctx, q, g.MemberID, g.ClientID)
+	if errors.Is(err, store.ErrNotFound) {
+		return errConsentRevoked
+	}
+	if err != nil {
+		return fmt.Errorf("idp: consent: %w", err)
+	}
+	if !c.Covers(g.Scopes) {
+		return errConsentRevoked
+	}
+	return nil
+}
+
 // spend marks the stored token hash used inside q, holding its member's
 // row first (holdMember). false: the token was used or revoked meanwhile;
 // revoked_at is read again here, after t was read, so a token an address
@@ -266,7 +304,9 @@ type issued struct {
 // to what the member and the app may still hold (heldScopes), which the
 // refresh token carries; narrow, when not nil, is a refresh's scope
 // parameter (a subset of the family's), which narrows only the access
-// token, the ID token and the answer's scope.
+// token, the ID token and the answer's scope. Nothing is issued once the
+// organization no longer allows the app, the member is no longer active or
+// at the granted address, or their consent is gone (holdConsent).
 func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapps.App, g *grantState, nonce string, narrow []string) (*issued, error) {
 	now := p.clock.Now()
 	org, err := p.orgs.GetIn(ctx, q, g.ProjectID, g.OrganizationID)
@@ -287,6 +327,9 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 	m, err := p.orgs.Member(ctx, q, g.ProjectID, g.MemberID)
 	if err != nil || m.Status != organization.StatusActive {
 		return nil, invalidGrant("The member is no longer active.")
+	}
+	if err := p.holdConsent(ctx, q, g); err != nil {
+		return nil, err
 	}
 	pol, err := p.policy(ctx, g.ProjectID)
 	if err != nil {

@@ -10,8 +10,10 @@ import (
 // A chosen client_secret follows the Node client's rule: at least 8
 // characters and hard to guess (zxcvbn's top score, with the client's own
 // id and name counted as known to an attacker), at most 256 characters.
-// A strong short one is taken and works at the token endpoint; a weak
-// one of any length is insecure_m2m_client_secret.
+// Its last four characters are no secret (client_secret_last_four is
+// answered by create, get and search), so only what precedes them is
+// scored. A strong short one is taken and works at the token endpoint; a
+// weak one of any length is insecure_m2m_client_secret.
 func TestChosenSecretRule(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		a := tenant{e, e.Project}
@@ -30,6 +32,11 @@ func TestChosenSecretRule(t *testing.T) {
 			"one repeated character":  strings.Repeat("s", 40),
 			"a repeated pattern":      strings.Repeat("ab1", 30),
 			"the client's own name":   "Nightly reports Nightly reports",
+			// 1.4e10 guesses as a whole, but the shown last four leave
+			// summer2024 (1.1e6) to guess.
+			"strong only with the shown last four": "summer2024!Zq8",
+			// Twelve random characters, four of them shown.
+			"eight hidden random characters": "Xq7#vL2pR9m!",
 		} {
 			if r := create(secret); r.Status != 400 || r.ErrType() != "insecure_m2m_client_secret" {
 				t.Errorf("%s: %d %s", name, r.Status, r.Raw)
@@ -52,11 +59,12 @@ func TestChosenSecretRule(t *testing.T) {
 			t.Errorf("weak beginning: %d %s", r.Status, r.Raw)
 		}
 
-		const strong = "Xq7#vL2pR9m!"
+		// Twelve random characters before the four shown (1e12 guesses).
+		const strong = "Xq7#vL2pR9m!Tz4w"
 		r := create(strong)
 		apptest.Want(t, r, 200, "")
 		c := r.Body["m2m_client"].(map[string]any)
-		if c["client_secret"] != strong || c["client_secret_last_four"] != "R9m!" {
+		if c["client_secret"] != strong || c["client_secret_last_four"] != "Tz4w" {
 			t.Fatalf("the chosen secret is the client's: %s", r.Raw)
 		}
 		apptest.Want(t, a.token(c["client_id"].(string), strong, ""), 200, "")
