@@ -219,13 +219,16 @@ func (s *Service) Create(ctx context.Context, c CreateParams) (*session.AuthResp
 		name := defaultName(in.Email)
 		set.Name = &name
 	}
-	org, err := s.createWithFreeSlug(ctx, c.Project, set)
-	if err != nil {
-		return nil, err
-	}
 	var out *session.AuthResponse
-	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+	// The organization is created in the login's transaction: a login that
+	// fails, races or is abandoned by its client leaves no organization
+	// behind holding the slug.
+	login := func(q store.Querier, set organization.Settings) error {
 		in, err := s.d.Sessions.RedeemIntermediate(ctx, q, c.Project, c.IST)
+		if err != nil {
+			return err
+		}
+		org, err := s.d.Orgs.CreateIn(ctx, q, c.Project.ID, c.Project.Env, set)
 		if err != nil {
 			return err
 		}
@@ -238,22 +241,20 @@ func (s *Service) Create(ctx context.Context, c CreateParams) (*session.AuthResp
 		}
 		out, err = s.complete(ctx, q, c.Project, org, m, in.Factors, duration, c.CustomClaims)
 		return err
+	}
+	err = withFreeSlug(set, func(set organization.Settings) error {
+		return s.d.DB.Tx(ctx, func(q store.Querier) error { return login(q, set) })
 	})
 	if err != nil {
-		// The organization was created outside the login transaction (the
-		// organization store writes on its own); undo it so a failed or
-		// raced creation leaves nothing behind.
-		if derr := s.d.Orgs.Delete(ctx, c.Project.ID, org.OrganizationID); derr != nil {
-			err = errors.Join(err, derr)
-		}
 		return nil, publicErr(err, "create")
 	}
 	return out, nil
 }
 
-// createWithFreeSlug creates the organization; when the slug was derived
-// (not chosen) and is taken, it retries with a random suffix.
-func (s *Service) createWithFreeSlug(ctx context.Context, p *project.Project, set organization.Settings) (*organization.Organization, error) {
+// withFreeSlug runs create, a whole transaction (on PostgreSQL the slug's
+// conflict aborts it), with set; when the slug was derived (not chosen)
+// and is taken, it runs it again with a random suffix.
+func withFreeSlug(set organization.Settings, create func(organization.Settings) error) error {
 	chosen := set.Slug != nil
 	base := organization.SlugFromName(*set.Name)
 	if len(base) < 2 {
@@ -267,11 +268,11 @@ func (s *Service) createWithFreeSlug(ctx context.Context, p *project.Project, se
 			}
 			set.Slug = &slug
 		}
-		org, err := s.d.Orgs.Create(ctx, p.ID, p.Env, set)
+		err := create(set)
 		if apierr.Is(err, apierr.OrganizationSlugUsed) && !chosen && attempt < 5 {
 			continue
 		}
-		return org, err
+		return err
 	}
 }
 

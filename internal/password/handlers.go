@@ -326,8 +326,8 @@ func (h Handlers) RequireReset(r *http.Request) (any, error) {
 	params := RequireResetParams{Project: project.CallerFrom(r.Context()).Project,
 		Email: req.EmailAddress, OrganizationID: req.OrganizationID, MemberID: req.MemberID}
 	if _, acting := organization.MemberSessionOf(r); acting {
-		// Acting for a member: forcing a reset takes the password away,
-		// so it needs update.info.delete.password on that member.
+		// Acting for a member: forcing a reset withdraws the password as
+		// deleting it does, and is authorized the same way (mayWithdraw).
 		if err := httpapi.Required("organization_id", req.OrganizationID); err != nil {
 			return nil, err
 		}
@@ -335,9 +335,7 @@ func (h Handlers) RequireReset(r *http.Request) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		params.Authorize = func(m *organization.Member) error {
-			return c.AuthorizeMember(r.Context(), m.MemberID, organization.ActionDeletePassword)
-		}
+		params.Caller = c
 	}
 	res, err := h.Service.RequireReset(r.Context(), params)
 	if err != nil {
