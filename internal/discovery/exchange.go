@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/displaytext"
 	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -258,7 +259,7 @@ func (s *Service) Create(ctx context.Context, c CreateParams) (*session.AuthResp
 		return nil, err
 	}
 	set := c.Settings
-	if set.Name == nil || strings.TrimSpace(*set.Name) == "" {
+	if set.Name == nil || displaytext.Blank(*set.Name) {
 		name := defaultName(in.Email)
 		set.Name = &name
 	}

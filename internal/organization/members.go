@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/displaytext"
 	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/metadata"
@@ -248,7 +249,9 @@ type NewMember struct {
 const MaxNameLength = 256
 
 // CheckName trims a member name and refuses one over MaxNameLength or
-// holding control characters, as organization names are refused. The
+// holding control or bidirectional formatting characters, as organization
+// names are refused (the name is shown to others: an invitation's
+// sender). A name with nothing visible is no name, as a blank one is. The
 // catalogue has no type of its own for a member name: invalid_request
 // naming the field.
 func CheckName(name string) (string, error) {
@@ -259,16 +262,23 @@ func CheckName(name string) (string, error) {
 	if strings.ContainsFunc(name, unicode.IsControl) {
 		return "", apierr.Invalid("name", "name must not contain control characters.")
 	}
+	if strings.ContainsFunc(name, displaytext.IsBidiControl) {
+		return "", apierr.Invalid("name", "name must not contain bidirectional formatting characters (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C).")
+	}
+	if displaytext.Blank(name) {
+		return "", nil
+	}
 	return name, nil
 }
 
 // TruncateName turns control characters in name into spaces (tabs,
-// newlines) or drops them (the rest), trims it and cuts it to
-// MaxNameLength characters: for a name an identity provider sends (a JIT
+// newlines) or drops them (the rest), drops bidirectional formatting
+// characters, trims it and cuts it to MaxNameLength characters; nothing
+// visible left is no name: for a name an identity provider sends (a JIT
 // signup, SCIM), which the person cannot change here and must not make a
 // login or a provisioning fail.
 func TruncateName(name string) string {
-	name = strings.TrimSpace(strings.Map(func(r rune) rune {
+	name = strings.TrimSpace(displaytext.Clean(strings.Map(func(r rune) rune {
 		switch {
 		case !unicode.IsControl(r):
 			return r
@@ -276,7 +286,7 @@ func TruncateName(name string) string {
 			return ' '
 		}
 		return -1
-	}, name))
+	}, name)))
 	if utf8.RuneCountInString(name) <= MaxNameLength {
 		return name
 	}

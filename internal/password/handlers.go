@@ -53,6 +53,15 @@ type authRequest struct {
 	Password               string `json:"password"`
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
 	IntermediateSession    string `json:"intermediate_session_token"`
+	// CodeVerifier is accepted and not checked. The browser SDK (6.3.0)
+	// sends it on both password logins whenever the device has a PKCE
+	// transaction open (a magic link or reset start made earlier), not
+	// because the login asked for one: a password login starts no
+	// transaction, so no challenge exists to check it against, and the
+	// vendor's API reference lists no such field here. Refusing it would
+	// fail the SDK's password login after an unfinished magic link. The
+	// resets, which do carry a challenge, check theirs.
+	CodeVerifier string `json:"code_verifier"`
 	session.Held
 	session.ClaimsField
 	httpapi.EnglishOnly
