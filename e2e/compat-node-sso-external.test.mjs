@@ -315,6 +315,8 @@ h.test('browser: SSO discovery by email offers the external connection and logs 
   const source = await sourceWithSaml(client);
   const domain = `partner-${Date.now().toString(36)}.test`;
   const target = await newOrganization(client, 'Discovered Partner', { email_allowed_domains: [domain], sso_jit_provisioning: 'ALL_ALLOWED' });
+  // A member with a proven address at the domain vouches for it (the anti-phishing rule).
+  await h.createVerifiedMember(target.organization_id, uniqueEmail('vouch', domain));
   const { connection: ext } = await client.sso.external.createConnection({
     organization_id: target.organization_id,
     external_organization_id: source.org.organization_id,

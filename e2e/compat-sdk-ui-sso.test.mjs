@@ -139,6 +139,8 @@ h.test('vendor UI: SAML login with JIT through the organization\'s SSO button', 
 
 h.test('vendor UI: SSO discovery finds the connection by the email domain and logs in', async ({ page, context }) => {
   const { org, connectionId } = await samlOrg('Vendor Disco', 'vendor-disco', ['vendor-disco.test']);
+  // A member with a proven address at the domain vouches for it (the anti-phishing rule).
+  await h.createVerifiedMember(org.organization_id, uniqueEmail('vouch', 'vendor-disco.test'));
   const email = uniqueEmail('dora', 'vendor-disco.test');
 
   await page.goto(`${h.pageOrigin}/sdk?flow=Discovery`);

@@ -256,6 +256,8 @@ h.test('an invited member accepts the invite from the discovery list', async ({ 
 h.test('an organization that admits the email domain can be joined from the list', async ({ page, context }) => {
   const domain = uniqueDomain('corp');
   const org = await h.createOrg({ name: 'Domain Corp', slug: domain.split('.')[0], jit: 'RESTRICTED', domains: [domain] });
+  // A colleague with a proven address at the domain vouches for it (the anti-phishing rule).
+  await h.createVerifiedMember(org.organization_id, `colleague@${domain}`);
   // Open to everyone, but never listed to strangers: only memberships and domains are discovered.
   await h.createOrg({ name: 'Open To All', slug: uniqueDomain('open').split('.')[0], jit: 'ALL_ALLOWED' });
   const email = `newhire@${domain}`;

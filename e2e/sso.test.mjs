@@ -263,6 +263,8 @@ h.test('SSO discovery: an email with no connection, the slug fallback, then SAML
 
 h.test('SSO discovery: an email domain with two connections shows the menu; one connection starts at once', async ({ page, context, newContext }) => {
   const org = await h.createOrg({ name: 'Two Ways', slug: 'two-ways', jit: 'NOT_ALLOWED', domains: ['two-ways.test'] });
+  // A member with a proven address at the domain vouches for it (the anti-phishing rule).
+  await h.createVerifiedMember(org.organization_id, uniqueEmail('vouch', 'two-ways.test'));
   await samlConnection(org, 'Two Ways Okta');
   await oidcConnection(org, 'Two Ways Entra');
   const email = uniqueEmail('kim', 'two-ways.test');

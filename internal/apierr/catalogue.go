@@ -385,7 +385,7 @@ var catalogue = map[Type]entry{
 	DefaultMFAMemberMissingFactor:       {http.StatusBadRequest, "The member has no verified factor of this method, so it cannot be their default MFA method."},
 	CannotPreserveExistingSessions:      {http.StatusBadRequest, "An email address change always ends the member's sessions; preserve_existing_sessions cannot keep them."},
 	OrganizationNameMissing:             {http.StatusBadRequest, "organization_name is required to create an organization."},
-	InvalidOrganizationName:             {http.StatusBadRequest, "organization_name must be 1 to 128 characters, without control characters."},
+	InvalidOrganizationName:             {http.StatusBadRequest, "organization_name must be 1 to 128 characters, at least one visible, without control or bidirectional formatting characters."},
 	InvalidSSODefaultConnection:         {http.StatusBadRequest, "sso_default_connection_id must name one of the organization's SSO connections."},
 	MetadataTooManyKeys:                 {http.StatusBadRequest, "Metadata objects may contain at most 20 top-level keys."},
 	MetadataTooLarge:                    {http.StatusBadRequest, "Metadata objects cannot exceed 4KB."},

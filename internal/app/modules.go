@@ -164,16 +164,29 @@ func (a *App) mountModules(modules []Module, mux, sdk *routeMux, shapes *httpapi
 			case rt.Raw != nil && rt.Face != httpapi.Public:
 				panic(fmt.Sprintf("app: route %q: only public routes may be raw", rt.Pattern))
 			case rt.Raw != nil:
-				mux.handle(rt.Pattern, rt.Raw, true, rt.Audit)
+				mux.handle(rt.Pattern, rt.Raw, RouteInfo{Raw: true, Audit: rt.Audit})
 			case rt.Face == httpapi.SDK:
-				sdk.handle(rt.Pattern, sdkAuth(httpapi.Handle(httpapi.SDK, requireProduct(rt.Product, rt.Handler))), false, rt.Audit)
+				sdk.handle(rt.Pattern, sdkAuth(httpapi.Handle(httpapi.SDK, requireProduct(rt.Product, rt.Handler))), RouteInfo{Audit: rt.Audit})
 			case rt.Face == httpapi.Backend:
-				mux.handle(rt.Pattern, backendAuth(httpapi.Handle(httpapi.Backend, a.aliases().Wrap(rt.Handler))), false, rt.Audit)
+				mux.handle(rt.Pattern, a.backendHandler(rt.Handler, rt.ForMember, backendAuth), RouteInfo{Audit: rt.Audit, ForMember: rt.ForMember})
 			default:
-				mux.handle(rt.Pattern, httpapi.Handle(httpapi.Public, rt.Handler), false, rt.Audit)
+				mux.handle(rt.Pattern, httpapi.Handle(httpapi.Public, rt.Handler), RouteInfo{Audit: rt.Audit})
 			}
 		}
 	}
+}
+
+// backendHandler is the one chain of every backend route: the project
+// secret (auth), the face's envelope, then, unless the route acts for a
+// member (forMember), the refusal of a member session header, which the
+// route would otherwise ignore and serve with the secret's full rights
+// (organization.RefuseMemberSession), and last the aliases.
+func (a *App) backendHandler(h httpapi.HandlerFunc, forMember bool, auth func(http.Handler) http.Handler) http.Handler {
+	h = a.aliases().Wrap(h)
+	if !forMember {
+		h = organization.RefuseMemberSession(h)
+	}
+	return auth(httpapi.Handle(httpapi.Backend, h))
 }
 
 // aliases is the backend face's alias resolution (organization.AliasEdge).

@@ -70,10 +70,11 @@ func (a *App) Handler() http.Handler {
 	shapes := &httpapi.ErrorShapes{}
 	a.mountModules(slices.Concat(core, a.modules), mux, sdk, shapes, sdkAuth, backendAuth)
 	// One backend route serves a member's password and MFA factors alike
-	// (see deleteMemberSubresource), so the root owns it.
+	// (see deleteMemberSubresource), so the root owns it. Both deletions
+	// act for a member session header (BackendCaller).
 	mux.handle("DELETE /v1/b2b/organizations/{organization_id}/members/{a}/{b}",
-		backendAuth(httpapi.Handle(httpapi.Backend, a.aliases().Wrap(deleteMemberSubresource(pw, mfaAPI, a.aliases())))), false,
-		httpapi.Audit{Factor: "factor_deleted"})
+		a.backendHandler(deleteMemberSubresource(pw, mfaAPI, a.aliases()), true, backendAuth),
+		RouteInfo{Audit: httpapi.Audit{Factor: "factor_deleted"}, ForMember: true})
 	mux.Handle("GET /v1/b2b/sessions/jwks/{project_id}", httpapi.Handle(httpapi.Backend, sess.JWKS))
 	mux.Handle("GET /widget/{file...}", a.widgetHandler())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusOK) })

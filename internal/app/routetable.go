@@ -12,11 +12,14 @@ import (
 // RouteInfo names one mounted route: the face whose authentication and
 // envelope it has, and its ServeMux pattern ("POST /sdk/v1/b2b/...").
 // Raw routes (module browser routes) may answer with HTML or redirects.
+// ForMember backend routes act for a member session header; the others
+// refuse one (httpapi.Route.ForMember).
 type RouteInfo struct {
-	Face    httpapi.Face
-	Pattern string
-	Raw     bool
-	Audit   httpapi.Audit
+	Face      httpapi.Face
+	Pattern   string
+	Raw       bool
+	Audit     httpapi.Audit
+	ForMember bool
 }
 
 // RouteTable lists every route Handler mounts, core and module routes
@@ -76,29 +79,31 @@ func newRouteMux(t *routeTable, sdk bool, wrap func(string, httpapi.Audit, http.
 
 // Handle mounts and records a route that the audit log does not record.
 func (m *routeMux) Handle(pattern string, h http.Handler) {
-	m.handle(pattern, h, false, httpapi.Audit{})
+	m.handle(pattern, h, RouteInfo{})
 }
 
 // HandleFunc mounts and records a route that the audit log does not record.
 func (m *routeMux) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Request)) {
-	m.handle(pattern, http.HandlerFunc(h), false, httpapi.Audit{})
+	m.handle(pattern, http.HandlerFunc(h), RouteInfo{})
 }
 
-func (m *routeMux) handle(pattern string, h http.Handler, raw bool, au httpapi.Audit) {
+// handle mounts h at pattern and records it with what ri says of it (Raw,
+// Audit, ForMember); the face follows from the mux and the path.
+func (m *routeMux) handle(pattern string, h http.Handler, ri RouteInfo) {
 	if m.wrap != nil {
-		h = m.wrap(pattern, au, h)
+		h = m.wrap(pattern, ri.Audit, h)
 	}
 	m.ServeMux.Handle(pattern, h)
 	m.mounted = append(m.mounted, mountedRoute{pattern, h})
-	face := httpapi.Public
+	ri.Face, ri.Pattern = httpapi.Public, pattern
 	_, path, _ := strings.Cut(pattern, " ")
 	switch {
 	case m.sdk:
-		face = httpapi.SDK
+		ri.Face = httpapi.SDK
 	case strings.HasPrefix(path, "/v1/") && !strings.HasPrefix(path, "/v1/b2b/sessions/jwks/"):
-		face = httpapi.Backend
+		ri.Face = httpapi.Backend
 	}
-	m.table.add(RouteInfo{Face: face, Pattern: pattern, Raw: raw, Audit: au})
+	m.table.add(ri)
 }
 
 // exactRoutes is Handler's fast path (httpapi.ExactRoutes): the routes of

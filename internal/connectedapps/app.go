@@ -14,6 +14,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/clientsecret"
+	"github.com/latchkey/latchkey/internal/displaytext"
 )
 
 // Client types. Public clients (browser and native apps) cannot keep a
@@ -104,8 +105,14 @@ func (f Fields) apply(a *App) error {
 			*dst = strings.TrimSpace(*v)
 		}
 	}
+	if err := checkShown(f.ClientName, f.ClientDescription); err != nil {
+		return err
+	}
 	set(&a.ClientName, f.ClientName)
 	set(&a.ClientDescription, f.ClientDescription)
+	if displaytext.Blank(a.ClientName) {
+		a.ClientName = "" // only invisible characters: as blank as spaces
+	}
 	set(&a.AccessTokenCustomAudience, f.AccessTokenCustomAudience)
 	if f.FullAccessAllowed != nil {
 		// A third party's token must never become a member session; only
@@ -157,6 +164,20 @@ func (f Fields) apply(a *App) error {
 			return err
 		}
 		a.PostLogoutRedirectURLs = urls
+	}
+	return nil
+}
+
+// checkShown refuses, in the name and description the consent screen
+// shows, the bidirectional formatting characters, which make a name read
+// other words than it holds (displaytext), and control characters in the
+// name, which is one line; a description may have several.
+func checkShown(name, description *string) error {
+	if name != nil && strings.ContainsFunc(*name, displaytext.Forbidden) {
+		return apierr.Invalid("client_name", "client_name must not contain control or bidirectional formatting characters.")
+	}
+	if description != nil && strings.ContainsFunc(*description, displaytext.IsBidiControl) {
+		return apierr.Invalid("client_description", "client_description must not contain bidirectional formatting characters.")
 	}
 	return nil
 }

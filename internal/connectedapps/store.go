@@ -100,7 +100,20 @@ func (s *Store) get(ctx context.Context, q store.Querier, projectID, clientID st
 	return a, nil
 }
 
-// save writes every mutable column of a.
+// getForUpdate is get for a change written back from the read (every
+// writer of a client: save writes all mutable columns as read). The row
+// is locked first (store.DB.LockRow) and held until q ends: on PostgreSQL
+// (READ COMMITTED) a plain read would not wait for a concurrent change,
+// and saving would put back what that change replaced (redirect URLs, a
+// completed rotation).
+func (s *Store) getForUpdate(ctx context.Context, q store.Querier, projectID, clientID string) (*App, error) {
+	if err := s.db.LockRow(ctx, q, "idp_connected_apps", "client_id", clientID); err != nil {
+		return nil, fmt.Errorf("connectedapps: %w", err)
+	}
+	return s.get(ctx, q, projectID, clientID)
+}
+
+// save writes every mutable column of a, read by getForUpdate in q.
 func (s *Store) save(ctx context.Context, q store.Querier, a *App) error {
 	a.UpdatedAt = s.clock.Now()
 	_, err := q.ExecContext(ctx, `UPDATE idp_connected_apps SET client_name = $3, client_description = $4,
@@ -122,7 +135,7 @@ func (s *Store) save(ctx context.Context, q store.Querier, a *App) error {
 func (s *Store) Update(ctx context.Context, projectID, clientID string, f Fields) (*App, error) {
 	var out *App
 	err := s.db.Tx(ctx, func(q store.Querier) error {
-		a, err := s.get(ctx, q, projectID, clientID)
+		a, err := s.getForUpdate(ctx, q, projectID, clientID)
 		if err != nil {
 			return err
 		}
@@ -153,7 +166,7 @@ func (s *Store) Rotate(ctx context.Context, projectID, clientID, step string) (*
 	var out *App
 	var next string
 	err := s.db.Tx(ctx, func(q store.Querier) error {
-		a, err := s.get(ctx, q, projectID, clientID)
+		a, err := s.getForUpdate(ctx, q, projectID, clientID)
 		if err != nil {
 			return err
 		}

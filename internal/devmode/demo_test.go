@@ -32,6 +32,18 @@ func TestDemoSeedAndPageOfferEveryFlow(t *testing.T) {
 			initech.SSODefaultConnectionID == nil {
 			t.Fatalf("initech: %+v", initech)
 		}
+		// The discovery hint promises any @globex.test or @initech.test
+		// address these organizations: their seeded members vouch for
+		// their domains (email JIT for both, SSO JIT for Initech).
+		for slug, domain := range map[string]string{"globex": "globex.test", "initech": "initech.test"} {
+			joinable, err := a.Orgs.JoinableByDomain(ctx, a.DB.Read(), p, domain)
+			if err != nil || len(joinable) != 1 || joinable[0].OrganizationSlug != slug {
+				t.Errorf("%s: joinable by domain %v %v", domain, joinable, err)
+			}
+		}
+		if sso, err := a.Orgs.WithAllowedDomain(ctx, a.DB.Read(), p, "initech.test"); err != nil || len(sso) != 1 {
+			t.Errorf("initech.test: SSO JIT organizations %v %v", sso, err)
+		}
 		hooli, err := a.Orgs.BySlug(ctx, p, "hooli")
 		if err != nil || hooli.MFAPolicy != "REQUIRED_FOR_ALL" {
 			t.Fatalf("hooli: %v %+v", err, hooli)

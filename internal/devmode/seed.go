@@ -136,14 +136,33 @@ func Seed(ctx context.Context, projects *project.Store, orgs *organization.Store
 		if err != nil {
 			return nil, fmt.Errorf("devmode: seed %s: %w", d.Slug, err)
 		}
-		if _, err := orgs.MemberByEmail(ctx, orgs.DB().Read(), o.OrganizationID, d.Member); errors.Is(err, store.ErrNotFound) {
-			if _, err := orgs.CreateMember(ctx, orgs.DB(), o, p.Env, organization.NewMember{Email: d.Member,
-				Status: organization.StatusActive}); err != nil {
-				return nil, fmt.Errorf("devmode: seed member: %w", err)
-			}
-		} else if err != nil {
-			return nil, fmt.Errorf("devmode: seed member: %w", err)
+		if err := seedMember(ctx, orgs, o, p, d.Member); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// seedMember makes email an active member of o with a verified (proven)
+// address, as after a first login: discovery offers Globex and Initech to
+// their domains' people (email and SSO JIT) only when such a member
+// vouches for the domain (organization.JoinableByDomain). A member seeded
+// before that rule is verified now.
+func seedMember(ctx context.Context, orgs *organization.Store, o *organization.Organization, p *project.Project, email string) error {
+	return orgs.DB().Tx(ctx, func(q store.Querier) error {
+		m, err := orgs.MemberByEmail(ctx, q, o.OrganizationID, email)
+		if errors.Is(err, store.ErrNotFound) {
+			m, err = orgs.CreateMember(ctx, q, o, p.Env, organization.NewMember{Email: email, Status: organization.StatusActive})
+		}
+		if err != nil {
+			return fmt.Errorf("devmode: seed member: %w", err)
+		}
+		if m.EmailAddressVerified {
+			return nil
+		}
+		if err := orgs.MarkEmailVerified(ctx, q, m); err != nil {
+			return fmt.Errorf("devmode: seed member: %w", err)
+		}
+		return nil
+	})
 }

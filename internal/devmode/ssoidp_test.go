@@ -22,6 +22,9 @@ func seedSSO(t *testing.T, e *apptest.Env) string {
 	e.Clock.Advance(time.Until(e.Clock.Now()) * -1)
 	org := e.CreateOrg("initech", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"initech.test"},
 		"sso_jit_provisioning": "ALL_ALLOWED"})
+	// As devmode.Seed does: a proven member at initech.test vouches for
+	// the domain, so SSO discovery offers Initech's connections by it.
+	e.CreateVerifiedMember(org, "peter@initech.test")
 	for range 2 { // every dev start seeds again: the second run must update, not duplicate
 		if err := devmode.SeedSSO(context.Background(), e.App.SSO, e.App.Orgs, e.Project.Project.ID,
 			e.App.DevSAML, e.App.DevOIDC); err != nil {

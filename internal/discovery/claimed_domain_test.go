@@ -64,6 +64,14 @@ func TestAllowedDomainsOnlyOffer(t *testing.T) {
 		}
 		open := e.CreateOrg("open-co", "ALL_ALLOWED", nil)
 
+		// Nobody at bigcorp.test vouches for either organization yet: they
+		// are not offered (vouch_test.go). Once each has a member with a
+		// proven bigcorp.test address, both are.
+		if got := apptest.Memberships(e.Discover("dan@bigcorp.test")); len(got) != 0 {
+			t.Fatalf("unvouched organizations offered: %v", got)
+		}
+		e.CreateVerifiedMember(mallory, "mel@bigcorp.test")
+		e.CreateVerifiedMember(r.Body["organization"].(map[string]any)["organization_id"].(string), "evan@bigcorp.test")
 		d := e.Discover("alice@bigcorp.test")
 		if got := apptest.Memberships(d); !maps.Equal(got, map[string]string{"mallory-co": eligible, "eve-co": eligible}) {
 			t.Fatalf("alice discovered %v", got)
@@ -92,6 +100,10 @@ func TestBackendClaimKeepsTheDomainsPeopleOut(t *testing.T) {
 		bigcorp := e.CreateOrg("bigcorp", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"bigcorp.test"},
 			"claimed_email_domains": []string{"bigcorp.test"}})
 		squatter := e.CreateOrg("squatter", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"bigcorp.test"}})
+		// Both are vouched for at bigcorp.test: the claim is what hides the
+		// squatter.
+		e.CreateVerifiedMember(bigcorp, "boss@bigcorp.test")
+		e.CreateVerifiedMember(squatter, "sam@bigcorp.test")
 		open := e.CreateOrg("open-co", "ALL_ALLOWED", nil)
 		e.CreateMember(open, "carl@bigcorp.test")
 

@@ -20,6 +20,10 @@ func TestStoredCommonDomainClaimsNothing(t *testing.T) {
 			`["legacy.test","gmail.com"]`, legacy); err != nil {
 			t.Fatal(err)
 		}
+		// Members with proven addresses at both domains: the shared
+		// provider's domain is refused for what it is, not for want of one.
+		e.CreateVerifiedMember(legacy, "lee@legacy.test")
+		e.CreateVerifiedMember(legacy, "lee.home@gmail.com")
 		open := e.CreateOrg("open-co", "ALL_ALLOWED", nil)
 
 		d := e.Discover("someone@gmail.com")

@@ -19,6 +19,7 @@ func TestDiscoveryOmitsAnOrganizationWhereTheAddressIsDeleted(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		domainCo := e.CreateOrg("domain-co", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"corp.test"}})
 		e.DeleteMember(domainCo, e.CreateMember(domainCo, "ada@corp.test"))
+		e.CreateVerifiedMember(domainCo, "zoe@corp.test") // vouches for corp.test
 		active := e.CreateOrg("active-co", "NOT_ALLOWED", nil)
 		e.CreateMember(active, "ada@corp.test")
 

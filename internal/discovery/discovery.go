@@ -150,7 +150,7 @@ func (s *Service) list(ctx context.Context, q store.Querier, p *project.Project,
 			continue
 		}
 		seen[org.OrganizationID] = true
-		out = append(out, s.entry(org, Membership{Type: t, Member: m}, factors))
+		out = append(out, s.entry(org, Membership{Type: t, Member: m}, email, factors))
 	}
 	// Where the address is a deleted member, that member still holds it:
 	// joining by a domain or OAuth tenant rule is refused there
@@ -186,7 +186,7 @@ func (s *Service) list(ctx context.Context, q store.Querier, p *project.Project,
 		}
 		if !seen[org.OrganizationID] {
 			seen[org.OrganizationID] = true
-			out = append(out, s.entry(org, Membership{Type: EligibleByMail, Details: map[string]any{"domain": domain}}, factors))
+			out = append(out, s.entry(org, Membership{Type: EligibleByMail, Details: map[string]any{"domain": domain}}, email, factors))
 		}
 	}
 	// An OAuth login also proves membership of the provider's tenants
@@ -208,16 +208,18 @@ func (s *Service) list(ctx context.Context, q store.Querier, p *project.Project,
 			seen[org.OrganizationID] = true
 			tenant, _ := org.AllowsOAuthTenant(provider, of.TenantIDs())
 			out = append(out, s.entry(org, Membership{Type: EligibleByOAuth,
-				Details: map[string]any{"provider": provider, "tenant": tenant}}, factors))
+				Details: map[string]any{"provider": provider, "tenant": tenant}}, email, factors))
 		}
 	}
 	return out, nil
 }
 
 // entry describes one discovered organization: primary_required where it
-// will not accept the factors already proven, and mfa_required where
-// logging in would then ask for a second factor.
-func (s *Service) entry(org *organization.Organization, m Membership, factors []session.Factor) DiscoveredOrganization {
+// will not accept the factors already proven, or where joining it by email
+// JIT needs a factor that verifies email and none does (a returning
+// password: the exchange answers primary_required too, memberFor), and
+// mfa_required where logging in would then ask for a second factor.
+func (s *Service) entry(org *organization.Organization, m Membership, email string, factors []session.Factor) DiscoveredOrganization {
 	d := DiscoveredOrganization{Organization: org, Membership: m}
 	member := m.Member
 	if member == nil {
@@ -230,7 +232,10 @@ func (s *Service) entry(org *organization.Organization, m Membership, factors []
 	for _, f := range factors {
 		ok = ok || org.AllowsAuthMethodFor(member, session.AuthMethod(f))
 	}
-	if !ok {
+	switch {
+	case m.Type == EligibleByMail && !session.AnyVerifiesAddress(factors, email):
+		d.PrimaryRequired = session.PrimaryRequiredOf(org, session.AddressMethods...)
+	case !ok:
 		d.PrimaryRequired = &session.PrimaryRequired{AllowedAuthMethods: org.AllowedAuthMethods}
 	}
 	return d

@@ -16,8 +16,9 @@ func TestDiscoveryListsAndExchanges(t *testing.T) {
 		pending := e.CreateOrg("pending-co", "NOT_ALLOWED", nil)
 		e.Backend(http.MethodPost, "/v1/b2b/organizations/"+pending+"/members", map[string]any{"email_address": "ada@corp.test",
 			"create_member_as_pending": true})
-		e.CreateOrg("domain-co", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"corp.test"}})
-		e.CreateOrg("other-co", "ALL_ALLOWED", nil) // open to all, but never listed to strangers
+		domain := e.CreateOrg("domain-co", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"corp.test"}})
+		e.CreateVerifiedMember(domain, "zoe@corp.test") // vouches for corp.test (vouch_test.go)
+		e.CreateOrg("other-co", "ALL_ALLOWED", nil)     // open to all, but never listed to strangers
 
 		d := e.Discover("Ada@Corp.test")
 		got := apptest.Memberships(d)
@@ -197,6 +198,7 @@ func TestDiscoveryISTExpiryPrimaryRequiredAndIsolation(t *testing.T) {
 func TestDiscoveryPreviewsMFA(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		strict := e.CreateOrg("mfa-co", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"mfa.test"}})
+		e.CreateVerifiedMember(strict, "zoe@mfa.test")
 		if r := e.Backend(http.MethodPut, "/v1/b2b/organizations/"+strict, map[string]any{"mfa_policy": "REQUIRED_FOR_ALL"}); r.Status != 200 {
 			t.Fatalf("require MFA: %s", r.Raw)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/displaytext"
 	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -100,8 +101,22 @@ func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Proj
 		DurationMinutes: duration, Prior: factors[:last], Factor: factors[last], MethodID: m.EmailID, CustomClaims: claims})
 }
 
+// errUnverifiedJIT is memberFor's answer when email could join org by
+// email JIT but no factor verifies the address (session.VerifiesAddress).
+var errUnverifiedJIT = errors.New("discovery: email JIT without a factor that verifies the address")
+
 // memberFor finds the member with email in org, or admits a new one by the
 // organization's email rules. Proving the email was the IST's job.
+//
+// Joining by email JIT needs a factor that verified the address as it
+// happened (the API family: JIT provisioning "without a method that
+// provides email verification" gets member_authenticated false), not a
+// returning password: then memberFor creates no member and answers
+// errUnverifiedJIT. No member is created before that proof, unlike an
+// organization's create (Create): a member created here would let the
+// same password in at once through passwords/authenticate, which logs in
+// any member whose password it is, so the organization's RESTRICTED email
+// JIT would admit an address nobody verified.
 func (s *Service) memberFor(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization, email string,
 	factors []session.Factor) (*organization.Member, error) {
 	m, err := s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, email)
@@ -120,6 +135,9 @@ func (s *Service) memberFor(ctx context.Context, q store.Querier, p *project.Pro
 		}
 		if err := org.CheckEmailJIT(email); err != nil {
 			return nil, err
+		}
+		if !session.AnyVerifiesAddress(factors, email) {
+			return nil, errUnverifiedJIT
 		}
 	}
 	m, _, err = s.d.Orgs.ProvisionMember(ctx, q, org, p.Env, organization.NewMember{Email: email, Status: organization.StatusActive})
@@ -151,6 +169,14 @@ type ExchangeParams struct {
 }
 
 // Exchange logs a discovery IST into one organization.
+//
+// Joining by email JIT on a factor that did not verify the address (a
+// returning password, errUnverifiedJIT) answers member_authenticated false
+// with the same IST, unspent (the API family returns the token it was
+// given), and primary_required listing the methods that verify it
+// (session.AddressMethods the organization accepts). Logging in to the
+// organization by one of them with that IST then admits the address by the
+// organization's own JIT rule and carries the IST's factors.
 func (s *Service) Exchange(ctx context.Context, x ExchangeParams) (*session.AuthResponse, error) {
 	duration, err := session.DurationMinutes(x.Project, x.DurationMinutes)
 	if err != nil {
@@ -161,7 +187,9 @@ func (s *Service) Exchange(ctx context.Context, x ExchangeParams) (*session.Auth
 		return nil, err
 	}
 	var out *session.AuthResponse
+	var unverified *organization.Organization
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		unverified = nil
 		org, err := s.d.Orgs.GetTx(ctx, q, x.Project.ID, x.OrganizationID)
 		if err != nil {
 			return organization.NotFound(err, apierr.OrganizationNotFound)
@@ -174,12 +202,20 @@ func (s *Service) Exchange(ctx context.Context, x ExchangeParams) (*session.Auth
 			return apierr.New(apierr.IntermediateSessionNotFound).WithMessage("This intermediate session belongs to another organization.")
 		}
 		m, err := s.memberFor(ctx, q, x.Project, org, in.Email, in.Factors)
+		if errors.Is(err, errUnverifiedJIT) {
+			unverified = org // the error rolls the redemption back: the IST stays usable
+		}
 		if err != nil {
 			return err
 		}
 		out, err = s.complete(ctx, q, x.Project, org, m, in.Factors, duration, x.CustomClaims)
 		return err
 	})
+	if unverified != nil && errors.Is(err, errUnverifiedJIT) {
+		out, err = &session.AuthResponse{SessionResponse: session.SessionResponse{Organization: unverified},
+			OrganizationID: unverified.OrganizationID, IntermediateSessionToken: x.IST,
+			PrimaryRequired: session.PrimaryRequiredOf(unverified, session.AddressMethods...)}, nil
+	}
 	return out, publicErr(attempt.Settle(ctx, err, ratelimit.FailureOf(apierr.IntermediateSessionNotFound)), "exchange")
 }
 
@@ -195,6 +231,15 @@ type CreateParams struct {
 
 // Create makes an organization for the IST's email, with that person as
 // its first (admin) member, and logs them in.
+//
+// When no factor of the IST verified the address as it happened (a
+// returning password, session.VerifiesAddress), the API family answers
+// member_authenticated false and primary_required: the organization and
+// its member are created all the same (the member is the only way into an
+// organization whose email JIT may be off, and the API family's answer
+// names them), the address stays unverified, and the login completes when
+// the member logs in to it by one of session.AddressMethods with the IST
+// answered.
 func (s *Service) Create(ctx context.Context, c CreateParams) (*session.AuthResponse, error) {
 	if !c.Project.CreateOrganizationEnabled {
 		return nil, apierr.New(apierr.CreateOrganizationDisabled)
@@ -214,17 +259,20 @@ func (s *Service) Create(ctx context.Context, c CreateParams) (*session.AuthResp
 		return nil, err
 	}
 	set := c.Settings
-	if set.Name == nil || strings.TrimSpace(*set.Name) == "" {
+	if set.Name == nil || displaytext.Blank(*set.Name) {
 		name := defaultName(in.Email)
 		set.Name = &name
 	}
-	org, err := s.createWithFreeSlug(ctx, c.Project, set)
-	if err != nil {
-		return nil, err
-	}
 	var out *session.AuthResponse
-	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+	// The organization is created in the login's transaction: a login that
+	// fails, races or is abandoned by its client leaves no organization
+	// behind holding the slug.
+	login := func(q store.Querier, set organization.Settings) error {
 		in, err := s.d.Sessions.RedeemIntermediate(ctx, q, c.Project, c.IST)
+		if err != nil {
+			return err
+		}
+		org, err := s.d.Orgs.CreateIn(ctx, q, c.Project.ID, c.Project.Env, set)
 		if err != nil {
 			return err
 		}
@@ -235,24 +283,31 @@ func (s *Service) Create(ctx context.Context, c CreateParams) (*session.AuthResp
 		if err != nil {
 			return err
 		}
+		if !session.AnyVerifiesAddress(in.Factors, in.Email) {
+			// A returning password: the organization and its admin exist
+			// (as the API family creates them), but the address is not
+			// marked verified and the login must still verify it, by a
+			// method of primary_required with the IST answered here.
+			out, err = s.d.Sessions.RequirePrimary(ctx, q, session.CompleteParams{Project: c.Project, Organization: org,
+				Member: m, Prior: in.Factors}, session.AddressMethods...)
+			return err
+		}
 		out, err = s.complete(ctx, q, c.Project, org, m, in.Factors, duration, c.CustomClaims)
 		return err
+	}
+	err = withFreeSlug(set, func(set organization.Settings) error {
+		return s.d.DB.Tx(ctx, func(q store.Querier) error { return login(q, set) })
 	})
 	if err != nil {
-		// The organization was created outside the login transaction (the
-		// organization store writes on its own); undo it so a failed or
-		// raced creation leaves nothing behind.
-		if derr := s.d.Orgs.Delete(ctx, c.Project.ID, org.OrganizationID); derr != nil {
-			err = errors.Join(err, derr)
-		}
 		return nil, publicErr(err, "create")
 	}
 	return out, nil
 }
 
-// createWithFreeSlug creates the organization; when the slug was derived
-// (not chosen) and is taken, it retries with a random suffix.
-func (s *Service) createWithFreeSlug(ctx context.Context, p *project.Project, set organization.Settings) (*organization.Organization, error) {
+// withFreeSlug runs create, a whole transaction (on PostgreSQL the slug's
+// conflict aborts it), with set; when the slug was derived (not chosen)
+// and is taken, it runs it again with a random suffix.
+func withFreeSlug(set organization.Settings, create func(organization.Settings) error) error {
 	chosen := set.Slug != nil
 	base := organization.SlugFromName(*set.Name)
 	if len(base) < 2 {
@@ -266,11 +321,11 @@ func (s *Service) createWithFreeSlug(ctx context.Context, p *project.Project, se
 			}
 			set.Slug = &slug
 		}
-		org, err := s.d.Orgs.Create(ctx, p.ID, p.Env, set)
+		err := create(set)
 		if apierr.Is(err, apierr.OrganizationSlugUsed) && !chosen && attempt < 5 {
 			continue
 		}
-		return org, err
+		return err
 	}
 }
 

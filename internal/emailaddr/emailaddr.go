@@ -11,8 +11,11 @@ import (
 
 // The spec's rule: a local part of letters, digits and
 // !#$%&'*+/=?^_`{|}~.- ; dot-separated domain labels; a top-level part of
-// at least two letters.
-var pattern = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,}$")
+// at least two letters. The local part is RFC 5321's Dot-string (4.1.2):
+// its dots separate runs of the other characters, so it neither starts
+// nor ends with one nor has two in a row. Only a Quoted-string may, and
+// quoted local parts are not accepted at all.
+var pattern = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,}$")
 
 // Normalize trims and lower-cases addr and returns invalid_email when it
 // does not match the rule. Lower-casing the whole address is deliberate:

@@ -7,13 +7,17 @@ func TestNormalize(t *testing.T) {
 		" Ada@Example.COM ":       "ada@example.com",
 		"o'neil+tag@sub.corp.io":  "o'neil+tag@sub.corp.io",
 		"a.b-c_d@x-y.example.org": "a.b-c_d@x-y.example.org",
+		"a.b.c.d@x.test":          "a.b.c.d@x.test",
+		"-.-@x.test":              "-.-@x.test",
 	} {
 		got, err := Normalize(in)
 		if err != nil || got != want {
 			t.Errorf("Normalize(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"", "plain", "a@b", "a@b.c", "a@b.c1", "a b@c.com", "a@-x.com", "a@x..com", "<a>@x.com"} {
+	for _, bad := range []string{"", "plain", "a@b", "a@b.c", "a@b.c1", "a b@c.com", "a@-x.com", "a@x..com", "<a>@x.com",
+		// RFC 5321 Dot-string: no leading, trailing or doubled dot unquoted.
+		".ada@acme.test", "ada.@acme.test", "ada..lovelace@acme.test", ".@acme.test", "..@acme.test", `".ada"@acme.test`} {
 		if _, err := Normalize(bad); err == nil {
 			t.Errorf("Normalize(%q) accepted", bad)
 		}

@@ -166,17 +166,39 @@ func (t *Ticket) Decode(v any) error {
 // store failure.
 func (s *Store) Redeem(ctx context.Context, r Redeem) (*Ticket, error) {
 	var t *Ticket
-	rule := scoped(RedeemLimit, r.Kind)
 	err := s.limiter.Guard(ctx, func() error {
 		var err error
-		t, err = s.redeem(ctx, r)
+		t, err = s.redeem(ctx, s.db.Read(), s.db, r)
 		return err
-	}, func(err error) bool { return errors.Is(err, ErrInvalid) || IsPKCEFailure(err) },
-		ratelimit.For(rule, r.LimitKey))
+	}, redeemFailure, ratelimit.For(scoped(RedeemLimit, r.Kind), r.LimitKey))
 	return t, err
 }
 
-func (s *Store) redeem(ctx context.Context, r Redeem) (*Ticket, error) {
+// RedeemThen spends a ticket and runs then in the same write transaction,
+// which commits only if then succeeds: what the ticket pays for is
+// written exactly when it is spent. While the transaction is open, a
+// concurrent redemption of the same ticket waits on the spent row and is
+// then refused (ErrInvalid) once this one commits, so whatever that
+// refusal does next (an OAuth code presented twice revokes what it
+// issued, RFC 6749 4.1.2) sees this transaction's writes. When then
+// fails the ticket stays unspent: nothing was issued for it. Errors are
+// Redeem's and then's.
+func (s *Store) RedeemThen(ctx context.Context, r Redeem, then func(q store.Querier, t *Ticket) error) error {
+	return s.limiter.GuardIn(ctx, func(q store.Querier) error {
+		t, err := s.redeem(ctx, q, q, r)
+		if err != nil {
+			return err
+		}
+		return then(q, t)
+	}, redeemFailure, ratelimit.For(scoped(RedeemLimit, r.Kind), r.LimitKey))
+}
+
+// redeemFailure tells a wrong or spent ticket, which counts against the
+// redeemer, from anything else.
+func redeemFailure(err error) bool { return errors.Is(err, ErrInvalid) || IsPKCEFailure(err) }
+
+// redeem reads the ticket through read and spends it through write.
+func (s *Store) redeem(ctx context.Context, read, write store.Querier, r Redeem) (*Ticket, error) {
 	if r.Token == "" {
 		return nil, ErrInvalid
 	}
@@ -185,7 +207,7 @@ func (s *Store) redeem(ctx context.Context, r Redeem) (*Ticket, error) {
 	var kind, projectID, challenge, data string
 	var created, expires int64
 	var used *int64
-	err := s.db.Read().QueryRowContext(ctx, `SELECT kind, project_id, pkce_code_challenge, data, created_at, expires_at,
+	err := read.QueryRowContext(ctx, `SELECT kind, project_id, pkce_code_challenge, data, created_at, expires_at,
 		used_at FROM flow_tickets WHERE ticket_hash = $1`, hash).
 		Scan(&kind, &projectID, &challenge, &data, &created, &expires, &used)
 	if err != nil {
@@ -201,7 +223,7 @@ func (s *Store) redeem(ctx context.Context, r Redeem) (*Ticket, error) {
 	if err := CheckPKCE(challenge, r.Verifier, "flow"); err != nil {
 		return nil, err
 	}
-	res, err := s.db.ExecContext(ctx, `UPDATE flow_tickets SET used_at = $1
+	res, err := write.ExecContext(ctx, `UPDATE flow_tickets SET used_at = $1
 		WHERE ticket_hash = $2 AND used_at IS NULL AND expires_at > $1`, store.Millis(now), hash)
 	if err != nil {
 		return nil, fmt.Errorf("flowtoken: spend %s: %w", r.Kind, err)

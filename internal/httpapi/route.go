@@ -28,6 +28,13 @@ type Route struct {
 	// protocol's own JSON sets it. A route with Errors and no handler
 	// (ErrorShapeRoute) serves nothing and only names a subtree's shape.
 	Errors ErrorWriter
+	// ForMember, on the backend face, says the handler acts for the member
+	// session a customer's server may send with the project secret (the
+	// Node client's method_options.authorization headers): it authorizes
+	// the call by that member's roles. The root refuses those headers on
+	// every other backend route, so a call that names a member is never
+	// served with the secret's full rights instead.
+	ForMember bool
 }
 
 // Audit says what a route's outcome means for the audit log and the login
@@ -50,6 +57,13 @@ func (rt Route) LogsLogin(method string) Route {
 // nothing and is not recorded.
 func (rt Route) LogsFactorChange(action string) Route {
 	rt.Audit = Audit{Factor: action}
+	return rt
+}
+
+// ActsForMember returns the backend route marked as acting for the member
+// session header its calls may carry (see ForMember).
+func (rt Route) ActsForMember() Route {
+	rt.ForMember = true
 	return rt
 }
 

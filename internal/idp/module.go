@@ -115,10 +115,10 @@ func (m *Module) Routes() []httpapi.Route {
 		be("POST /v1/m2m/clients/{client_id}/secrets/rotate/cancel", machines.Rotate(clientsecret.StepCancel)),
 
 		// Organization, member and self views (api-reference 3.11, 3.12, 5.4).
-		be("GET /v1/b2b/organizations/{organization_id}/connected_apps", org.BackendOrgApps),
-		be("GET /v1/b2b/organizations/{organization_id}/connected_apps/{connected_app_id}", org.BackendOrgApp),
-		be("GET /v1/b2b/organizations/{organization_id}/members/{member_id}/connected_apps", org.BackendMemberApps),
-		be("POST /v1/b2b/organizations/{organization_id}/members/{member_id}/connected_apps/{connected_app_id}/revoke", org.BackendRevoke),
+		be("GET /v1/b2b/organizations/{organization_id}/connected_apps", org.BackendOrgApps).ActsForMember(),
+		be("GET /v1/b2b/organizations/{organization_id}/connected_apps/{connected_app_id}", org.BackendOrgApp).ActsForMember(),
+		be("GET /v1/b2b/organizations/{organization_id}/members/{member_id}/connected_apps", org.BackendMemberApps).ActsForMember(),
+		be("POST /v1/b2b/organizations/{organization_id}/members/{member_id}/connected_apps/{connected_app_id}/revoke", org.BackendRevoke).ActsForMember(),
 		sdk("GET /sdk/v1/b2b/organizations/connected_apps", org.SDKOrgApps),
 		sdk("GET /sdk/v1/b2b/organizations/connected_apps/{connected_app_id}", org.SDKOrgApp),
 		sdk("GET /sdk/v1/b2b/organizations/members/connected_apps", org.SDKMemberApps),

@@ -81,8 +81,38 @@ func (p *Provider) exchangeCode(r *http.Request, projectID string, app *connecte
 		// looked up, it spends nothing.
 		return nil, invalidRequest("code_verifier must be 43 to 128 characters of A-Z, a-z, 0-9, '-', '.', '_' and '~' (RFC 7636 4.1).")
 	}
-	t, err := p.flows.Redeem(redeemerOf(ctx, app), flowtoken.Redeem{Kind: codeKind, Token: code, ProjectID: projectID,
-		Verifier: verifier, LimitKey: projectID + "|" + httpapi.ClientIP(r)})
+	// The code is spent in the transaction that issues its tokens
+	// (RedeemThen): the same code presented meanwhile waits for that
+	// commit, is refused, and its revokeCode then sees, and ends, the
+	// tokens. Spent first on its own, a replay racing the first use found
+	// nothing to revoke yet, and the first use's tokens outlived it.
+	var out *issued
+	var refused error // a code spent, but not for this request: nothing issued
+	err := p.flows.RedeemThen(redeemerOf(ctx, app), flowtoken.Redeem{Kind: codeKind, Token: code, ProjectID: projectID,
+		Verifier: verifier, LimitKey: projectID + "|" + httpapi.ClientIP(r)}, func(q store.Querier, t *flowtoken.Ticket) error {
+		var d codeData
+		if err := t.Decode(&d); err != nil {
+			return err
+		}
+		refused = nil // a retried transaction starts over
+		switch {
+		case d.ClientID != app.ClientID:
+			refused = invalidGrant("The authorization code was issued to another client.")
+		case d.RedirectURI != r.PostForm.Get("redirect_uri"):
+			refused = invalidGrant("redirect_uri does not match the authorization request.")
+		case !d.PKCE && verifier != "":
+			// RFC 9700 2.1.1: a verifier without a challenge is a downgrade attempt.
+			refused = invalidGrant("code_verifier was sent but the authorization request had no code_challenge.")
+		}
+		if refused != nil {
+			return nil // the code stays spent: it was presented, wrongly
+		}
+		g := &grantState{ProjectID: projectID, ClientID: app.ClientID, MemberID: d.MemberID, OrganizationID: d.OrganizationID,
+			Scopes: d.Scopes, AuthTime: authTimeOfUnix(d.AuthTime), FamilyID: ids.Token(), CodeHash: ids.Hash(code), Email: d.Email}
+		var err error
+		out, err = p.issue(ctx, q, app, g, d.Nonce, nil)
+		return err
+	})
 	switch {
 	case errors.Is(err, flowtoken.ErrInvalid):
 		if rerr := p.revokeCode(context.WithoutCancel(ctx), code); rerr != nil {
@@ -93,28 +123,10 @@ func (p *Provider) exchangeCode(r *http.Request, projectID string, app *connecte
 		return nil, invalidGrant("The code_verifier does not match the code_challenge.")
 	case err != nil:
 		return nil, err
+	case refused != nil:
+		return nil, refused
 	}
-	var d codeData
-	if err := t.Decode(&d); err != nil {
-		return nil, err
-	}
-	switch {
-	case d.ClientID != app.ClientID:
-		return nil, invalidGrant("The authorization code was issued to another client.")
-	case d.RedirectURI != r.PostForm.Get("redirect_uri"):
-		return nil, invalidGrant("redirect_uri does not match the authorization request.")
-	case !d.PKCE && verifier != "":
-		// RFC 9700 2.1.1: a verifier without a challenge is a downgrade attempt.
-		return nil, invalidGrant("code_verifier was sent but the authorization request had no code_challenge.")
-	}
-	g := &grantState{ProjectID: projectID, ClientID: app.ClientID, MemberID: d.MemberID, OrganizationID: d.OrganizationID,
-		Scopes: d.Scopes, AuthTime: authTimeOfUnix(d.AuthTime), FamilyID: ids.Token(), CodeHash: ids.Hash(code), Email: d.Email}
-	var out *issued
-	err = p.db.Tx(ctx, func(q store.Querier) error {
-		out, err = p.issue(ctx, q, app, g, d.Nonce, nil)
-		return err
-	})
-	return out, err
+	return out, nil
 }
 
 // redeemerOf is the context a code is redeemed in. A confidential client

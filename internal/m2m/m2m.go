@@ -166,13 +166,35 @@ func (s *Store) Get(ctx context.Context, projectID, clientID string) (*Client, e
 }
 
 func (s *Store) get(ctx context.Context, q store.Querier, projectID, clientID string) (*Client, error) {
-	c, err := scan(q.QueryRowContext(ctx, `SELECT `+columns+` FROM m2m_clients WHERE project_id = $1 AND client_id = $2`, projectID, clientID))
+	return s.read(ctx, q, projectID, clientID, "")
+}
+
+// getForUpdate is get for a change written back from the read (every
+// writer of a client: save writes all mutable columns as read). The row
+// is held until q ends: on PostgreSQL (READ COMMITTED) a plain read would
+// not wait for a concurrent change, and saving would put back what that
+// change replaced (a deactivation, a completed rotation). The lock is
+// FOR NO KEY UPDATE, the one save's UPDATE takes (as store.DB.LockRow;
+// taken in the read itself since the key is project and client id).
+// SQLite has one writer: a read inside the write transaction is current.
+func (s *Store) getForUpdate(ctx context.Context, q store.Querier, projectID, clientID string) (*Client, error) {
+	lock := ""
+	if s.db.Dialect() == store.Postgres {
+		lock = ` FOR NO KEY UPDATE`
+	}
+	return s.read(ctx, q, projectID, clientID, lock)
+}
+
+func (s *Store) read(ctx context.Context, q store.Querier, projectID, clientID, lock string) (*Client, error) {
+	c, err := scan(q.QueryRowContext(ctx, `SELECT `+columns+` FROM m2m_clients WHERE project_id = $1 AND client_id = $2`+lock,
+		projectID, clientID))
 	if err != nil {
 		return nil, fmt.Errorf("m2m: get %s: %w", clientID, err)
 	}
 	return c, nil
 }
 
+// save writes every mutable column of c, read by getForUpdate in q.
 func (s *Store) save(ctx context.Context, q store.Querier, c *Client) error {
 	_, err := q.ExecContext(ctx, `UPDATE m2m_clients SET client_name = $3, client_description = $4, status = $5, scopes = $6,
 		trusted_metadata = $7, secret_hash = $8, secret_last_four = $9, next_secret_hash = $10, next_secret_last_four = $11,
@@ -189,7 +211,7 @@ func (s *Store) save(ctx context.Context, q store.Querier, c *Client) error {
 func (s *Store) Update(ctx context.Context, projectID, clientID string, f Fields) (*Client, error) {
 	var out *Client
 	err := s.db.Tx(ctx, func(q store.Querier) error {
-		c, err := s.get(ctx, q, projectID, clientID)
+		c, err := s.getForUpdate(ctx, q, projectID, clientID)
 		if err != nil {
 			return err
 		}
@@ -220,7 +242,7 @@ func (s *Store) Rotate(ctx context.Context, projectID, clientID, step string) (*
 	var out *Client
 	var next string
 	err := s.db.Tx(ctx, func(q store.Querier) error {
-		c, err := s.get(ctx, q, projectID, clientID)
+		c, err := s.getForUpdate(ctx, q, projectID, clientID)
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,6 @@ func (h Handlers) Routes() []httpapi.Route {
 
 		backend("POST /v1/b2b/magic_links/email/login_or_signup", h.LoginOrSignup),
 		backend("POST /v1/b2b/magic_links/authenticate", h.Authenticate).LogsLogin("magic_link"),
-		backend("POST /v1/b2b/magic_links/email/invite", h.BackendInvite),
+		backend("POST /v1/b2b/magic_links/email/invite", h.BackendInvite).ActsForMember(),
 	}
 }

@@ -40,8 +40,24 @@ type request struct {
 	ExpirationMinutes      int      `json:"expiration_minutes"`
 	Secret                 string   `json:"secret"`
 	RecoveryCodes          []string `json:"recovery_codes"`
+	// The SMS send's autofill fields (refused: Unsupported).
+	EnableAutofill                 bool `json:"enable_autofill"`
+	AutofillSessionDurationMinutes *int `json:"autofill_session_duration_minutes"`
 	session.ClaimsField
 	httpapi.EnglishOnly
+}
+
+// Unsupported refuses what this server cannot honour (httpapi.Decode calls
+// it): a language other than English, and SMS autofill. The vendor adds
+// autofill metadata to the text (an app hash, a bound domain) from a
+// project setting this server does not have, so a code sent without it
+// would quietly not autofill. The pinned SDK's login UI never sends
+// either field (only a headless caller passing them does), and
+// enable_autofill false asks for nothing.
+func (req request) Unsupported() error {
+	return httpapi.RefuseUnsupported(httpapi.Locale("locale", req.Locale),
+		httpapi.Field{Name: "enable_autofill", Set: req.EnableAutofill},
+		httpapi.Field{Name: "autofill_session_duration_minutes", Set: req.AutofillSessionDurationMinutes != nil})
 }
 
 func (h Handlers) decode(r *http.Request) (request, Who, error) {

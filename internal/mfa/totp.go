@@ -96,6 +96,12 @@ func (s *Service) CreateTOTP(ctx context.Context, p TOTPCreateParams) (*TOTPCrea
 	}
 	now := s.d.Clock.Now()
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		// The member is locked first, as every writer of its registrations
+		// does (reload): on PostgreSQL concurrent creates would otherwise
+		// each find no pending registration to drop and all insert theirs.
+		if _, err := s.reload(ctx, q, proj, sub); err != nil {
+			return err
+		}
 		if _, err := q.ExecContext(ctx, `DELETE FROM totp_registrations WHERE member_id = $1 AND verified_at IS NULL`, m.MemberID); err != nil {
 			return fmt.Errorf("drop pending registrations: %w", err)
 		}

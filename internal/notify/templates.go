@@ -12,6 +12,8 @@ import (
 	texttemplate "text/template"
 	"time"
 	"unicode"
+
+	"github.com/latchkey/latchkey/internal/displaytext"
 )
 
 //go:embed templates/*.tmpl
@@ -175,7 +177,11 @@ func render(tmpl emailTemplate, to string, v view) (Email, error) {
 
 // oneLine collapses control characters and runs of spaces, because names are
 // customer-chosen and end up in a header line (the subject) where a line
-// break would inject headers or break the layout.
+// break would inject headers or break the layout. It drops bidirectional
+// formatting characters, which would make the subject read other words
+// than the name holds, and a name with nothing visible left is none (the
+// callers fall back to the project's): the names are checked with the
+// same rule (displaytext) when set, this covers the ones stored before.
 func oneLine(s string) string {
 	s = strings.Map(func(r rune) rune {
 		if unicode.IsControl(r) || unicode.IsSpace(r) {
@@ -183,7 +189,7 @@ func oneLine(s string) string {
 		}
 		return r
 	}, s)
-	return strings.Join(strings.Fields(s), " ")
+	return strings.Join(strings.Fields(displaytext.Clean(s)), " ")
 }
 
 // humanDuration renders an expiry the way people say it: "60 minutes" (an

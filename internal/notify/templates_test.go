@@ -226,3 +226,35 @@ func TestTemplateNamesLoseControlCharacters(t *testing.T) {
 		t.Errorf("subject = %q", e.Subject)
 	}
 }
+
+// Names stored before bidirectional formatting characters were refused
+// lose them: a right-to-left override in a subject makes it read other
+// words than the name holds. A name with nothing visible left is none, as
+// a blank one is, and the project's name stands in; joiners inside a
+// visible name stay (emoji sequences, Persian words need them).
+func TestTemplateNamesLoseBidiControls(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ org, inviter, subject, sender string }{
+		{"Acme\u202egnp.exe", "Ada\u2067 Lovelace\u2069", "You are invited to join Acmegnp.exe", "Ada Lovelace (ada@example.com)"},
+		{"\u200b\u200b", "\u200e\u200f", "You are invited to join Project", "ada@example.com"},
+		{"\u202e \u00ad", "👩\u200d💻 Ada", "You are invited to join Project", "👩\u200d💻 Ada (ada@example.com)"},
+		{"می\u200cخواهم", "", "You are invited to join می\u200cخواهم", "ada@example.com"},
+	} {
+		e, err := notify.MagicLinkInviteEmail("b@example.com", notify.InviteData{LinkData: notify.LinkData{ProjectName: "Project",
+			OrganizationName: tc.org, URL: "https://x.example/", ExpiresIn: time.Hour}, InviterName: tc.inviter, InviterEmail: "ada@example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Subject != tc.subject {
+			t.Errorf("org %q: subject = %q, want %q", tc.org, e.Subject, tc.subject)
+		}
+		for _, part := range []string{e.Subject, e.Text, e.HTML} {
+			if strings.ContainsAny(part, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c") {
+				t.Errorf("org %q, inviter %q: bidi control kept: %q", tc.org, tc.inviter, part)
+			}
+		}
+		if !strings.Contains(e.Text, tc.sender) {
+			t.Errorf("inviter %q: text does not name %q:\n%s", tc.inviter, tc.sender, e.Text)
+		}
+	}
+}

@@ -28,6 +28,37 @@ func MemberSessionOf(r *http.Request) (SessionCredential, bool) {
 	return cred, cred.Token != "" || cred.JWT != ""
 }
 
+// RefuseMemberSession wraps a backend route that does not act for a
+// member (the root wraps every backend route not marked
+// httpapi.Route.ForMember): a call carrying a member session header is
+// refused before the route runs. The caller asked for the member's rights;
+// ignoring the header would serve it with the project secret's, which are
+// every right in every organization. The vendor documents the headers only
+// on the routes that accept them (method_options.authorization) and no
+// answer for the others, so the refusal is unauthorized_action, naming the
+// header.
+func RefuseMemberSession(h httpapi.HandlerFunc) httpapi.HandlerFunc {
+	return func(r *http.Request) (any, error) {
+		if err := memberSessionRefusal(r); err != nil {
+			return nil, err
+		}
+		return h(r)
+	}
+}
+
+// memberSessionRefusal is the refusal of the member session header r
+// carries on a route that cannot act for it, or nil when it carries none.
+func memberSessionRefusal(r *http.Request) error {
+	header := MemberSessionHeader
+	if r.Header.Get(header) == "" {
+		if header = MemberSessionJWTHeader; r.Header.Get(header) == "" {
+			return nil
+		}
+	}
+	return apierr.New(apierr.UnauthorizedAction).WithMessage(header + " is not accepted on this route: it does not act " +
+		"for a member session. Send the call without the member session headers to act with the project secret.")
+}
+
 // BackendCaller resolves who acts on a backend call against organization
 // orgID (organization_not_found when the project has none by that id).
 // Without a member session header it is the project secret, which every
@@ -49,7 +80,7 @@ func BackendCaller(r *http.Request, st *Store, sessions Sessions, orgID string) 
 	if sessions == nil {
 		// A route wired without sessions cannot honour the header; refusing
 		// is safer than silently granting the secret's rights.
-		return nil, apierr.New(apierr.UnauthorizedAction)
+		return nil, memberSessionRefusal(r)
 	}
 	s, err := sessions.SessionMember(ctx, p, httpapi.ClientIP(r), cred)
 	if err != nil {

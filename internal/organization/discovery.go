@@ -63,10 +63,11 @@ func (s *Store) DeletedMembershipOrgs(ctx context.Context, q store.Querier, proj
 
 // JoinableByDomain returns the organizations that admit people of domain
 // by email JIT: email_jit_provisioning RESTRICTED with domain in
-// email_allowed_domains, the API family's eligible_to_join_by_email_domain
-// rule. This only offers: an organization's allowed domains claim nothing
-// (claimed_email_domains does, ClaimantOf), so anyone may list any domain
-// here without keeping its people from anything.
+// email_allowed_domains, and vouched for at domain (see withDomain), the
+// API family's eligible_to_join_by_email_domain rule. This only offers: an
+// organization's allowed domains claim nothing (claimed_email_domains
+// does, ClaimantOf), so anyone may list any domain here without keeping
+// its people from anything.
 //
 // A shared mail provider's domain (emailaddr.IsCommonDomain) makes no
 // organization joinable. Settings refuse it now, but an organization may
@@ -74,25 +75,43 @@ func (s *Store) DeletedMembershipOrgs(ctx context.Context, q store.Querier, proj
 // of the project. (Its own email JIT still admits them: that is its
 // members' list, not an offer to everyone.)
 func (s *Store) JoinableByDomain(ctx context.Context, q store.Querier, projectID, domain string) ([]*Organization, error) {
-	if emailaddr.IsCommonDomain(domain) {
-		return nil, nil
-	}
 	return s.withDomain(ctx, q, projectID, domain, true)
 }
 
 // WithAllowedDomain returns the organizations whose email_allowed_domains
-// list domain, whatever their JIT settings: SSO discovery applies the SSO
-// JIT rule to each connection itself.
+// list domain and that are vouched for at domain (see withDomain),
+// whatever their email JIT settings: SSO discovery applies the SSO JIT
+// rule to each connection itself. A shared mail provider's domain finds
+// none, as with JoinableByDomain.
 func (s *Store) WithAllowedDomain(ctx context.Context, q store.Querier, projectID, domain string) ([]*Organization, error) {
 	return s.withDomain(ctx, q, projectID, domain, false)
 }
 
+// withDomain lists the organizations with domain in email_allowed_domains
+// (and email JIT RESTRICTED when restrictedOnly) that have an active member
+// whose address is at domain and proven (email_address_proven). That is
+// the API family's condition against phishing: listing a domain costs
+// nothing, so without it anyone could create "BigCorp", allow
+// bigcorp.test, and be offered to every bigcorp.test address that runs
+// discovery, or have SSO discovery send them straight to her identity
+// provider. Only active members count: pending and invited ones were
+// named by the organization (its admin may invite any address) and have
+// not logged in. An address verified only by the organization's own SSO
+// identity provider does not count either (MarkEmailAsserted): her
+// provider could assert any bigcorp.test address.
 func (s *Store) withDomain(ctx context.Context, q store.Querier, projectID, domain string, restrictedOnly bool) ([]*Organization, error) {
+	if domain == "" || emailaddr.IsCommonDomain(domain) {
+		return nil, nil
+	}
 	// The JSON list is matched coarsely in SQL (portable LIKE on the
 	// encoded string) and exactly in Go.
 	rows, err := q.QueryContext(ctx, `SELECT `+orgSelect+` FROM organizations WHERE project_id = $1
-		AND ($2 = '' OR email_jit_provisioning = $2) AND email_allowed_domains LIKE $3 ORDER BY created_at, organization_id`,
-		projectID, map[bool]string{true: Restricted}[restrictedOnly], "%"+mustJSON(domain)+"%")
+		AND ($2 = '' OR email_jit_provisioning = $2) AND email_allowed_domains LIKE $3
+		AND EXISTS (SELECT 1 FROM members v WHERE v.organization_id = organizations.organization_id
+			AND v.status = $4 AND v.email_address_proven = $5 AND v.email_address LIKE $6 ESCAPE '\')
+		ORDER BY created_at, organization_id`,
+		projectID, map[bool]string{true: Restricted}[restrictedOnly], "%"+mustJSON(domain)+"%",
+		StatusActive, true, "%@"+likeEscape(domain))
 	if err != nil {
 		return nil, fmt.Errorf("organization: organizations with domain: %w", err)
 	}

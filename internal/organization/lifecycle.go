@@ -181,7 +181,8 @@ func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organiza
 		}
 	}
 	_, err = q.ExecContext(ctx, `UPDATE members SET name = $1, trusted_metadata = $2, untrusted_metadata = $3,
-		is_breakglass = $4, roles = $5, email_address = $6, email_address_verified = $7, email_id = $8, updated_at = $9
+		is_breakglass = $4, roles = $5, email_address = $6, email_address_verified = $7,
+		email_address_proven = (email_address_proven AND $7), email_id = $8, updated_at = $9
 		WHERE member_id = $10 AND project_id = $11`,
 		m.Name, mustJSON(m.TrustedMetadata), mustJSON(m.UntrustedMetadata), m.IsBreakglass, mustJSON(m.explicit), m.EmailAddress,
 		m.EmailAddressVerified, emailID, store.Millis(s.clock.Now()), memberID, org.projectID)

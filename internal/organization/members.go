@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/displaytext"
 	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/metadata"
@@ -248,7 +249,9 @@ type NewMember struct {
 const MaxNameLength = 256
 
 // CheckName trims a member name and refuses one over MaxNameLength or
-// holding control characters, as organization names are refused. The
+// holding control or bidirectional formatting characters, as organization
+// names are refused (the name is shown to others: an invitation's
+// sender). A name with nothing visible is no name, as a blank one is. The
 // catalogue has no type of its own for a member name: invalid_request
 // naming the field.
 func CheckName(name string) (string, error) {
@@ -259,16 +262,23 @@ func CheckName(name string) (string, error) {
 	if strings.ContainsFunc(name, unicode.IsControl) {
 		return "", apierr.Invalid("name", "name must not contain control characters.")
 	}
+	if strings.ContainsFunc(name, displaytext.IsBidiControl) {
+		return "", apierr.Invalid("name", "name must not contain bidirectional formatting characters (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C).")
+	}
+	if displaytext.Blank(name) {
+		return "", nil
+	}
 	return name, nil
 }
 
 // TruncateName turns control characters in name into spaces (tabs,
-// newlines) or drops them (the rest), trims it and cuts it to
-// MaxNameLength characters: for a name an identity provider sends (a JIT
+// newlines) or drops them (the rest), drops bidirectional formatting
+// characters, trims it and cuts it to MaxNameLength characters; nothing
+// visible left is no name: for a name an identity provider sends (a JIT
 // signup, SCIM), which the person cannot change here and must not make a
 // login or a provisioning fail.
 func TruncateName(name string) string {
-	name = strings.TrimSpace(strings.Map(func(r rune) rune {
+	name = strings.TrimSpace(displaytext.Clean(strings.Map(func(r rune) rune {
 		switch {
 		case !unicode.IsControl(r):
 			return r
@@ -276,7 +286,7 @@ func TruncateName(name string) string {
 			return ' '
 		}
 		return -1
-	}, name))
+	}, name)))
 	if utf8.RuneCountInString(name) <= MaxNameLength {
 		return name
 	}
@@ -420,11 +430,27 @@ func (s *Store) MemberForEmailLoginIn(ctx context.Context, q store.Querier, org 
 }
 
 // MarkEmailVerified records that the member proved control of their email:
-// the address becomes verified and a pending or invited member becomes
-// active. It runs inside the caller's login transaction. Every path that
-// verifies an address at a login comes here, so this is where a first
-// proof ends what was let in without one (UnprovenAccess).
+// the address becomes verified (and proven, see MarkEmailAsserted) and a
+// pending or invited member becomes active. It runs inside the caller's
+// login transaction. Every path that verifies an address at a login comes
+// here or to MarkEmailAsserted, so this is where a first proof ends what
+// was let in without one (UnprovenAccess).
 func (s *Store) MarkEmailVerified(ctx context.Context, q store.Querier, m *Member) error {
+	return s.markVerified(ctx, q, m, true)
+}
+
+// MarkEmailAsserted is MarkEmailVerified for an address the organization's
+// own SSO identity provider asserted: verified for the organization (the
+// wire's email_address_verified, activation, UnprovenAccess), but not
+// proven (email_address_proven). The organization's admin runs that
+// provider and it may assert any address, so the organization cannot
+// vouch for itself with it when discovery asks whether someone at a domain
+// belongs there (JoinableByDomain).
+func (s *Store) MarkEmailAsserted(ctx context.Context, q store.Querier, m *Member) error {
+	return s.markVerified(ctx, q, m, false)
+}
+
+func (s *Store) markVerified(ctx context.Context, q store.Querier, m *Member, proven bool) error {
 	first := false
 	if !m.EmailAddressVerified {
 		// The conditional update tells which of two concurrent logins
@@ -443,9 +469,12 @@ func (s *Store) MarkEmailVerified(ctx context.Context, q store.Querier, m *Membe
 		}
 		first = n == 1
 	}
+	// A proof sets email_address_proven; an assertion leaves it as it was
+	// (a proof earlier stands).
 	_, err := q.ExecContext(ctx, `UPDATE members SET email_address_verified = $1,
-		status = CASE WHEN status IN ('pending', 'invited') THEN 'active' ELSE status END, updated_at = $2
-		WHERE member_id = $3`, true, store.Millis(s.clock.Now()), m.MemberID)
+		email_address_proven = (email_address_proven OR $2),
+		status = CASE WHEN status IN ('pending', 'invited') THEN 'active' ELSE status END, updated_at = $3
+		WHERE member_id = $4`, true, proven, store.Millis(s.clock.Now()), m.MemberID)
 	if err != nil {
 		return fmt.Errorf("organization: verify email: %w", err)
 	}

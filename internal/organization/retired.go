@@ -153,8 +153,8 @@ func (s *Store) ChangeEmail(ctx context.Context, q store.Querier, org *Organizat
 	if err := s.retire(ctx, q, org, m.MemberID, m.EmailID, m.EmailAddress); err != nil {
 		return nil, err
 	}
-	_, err = q.ExecContext(ctx, `UPDATE members SET email_address = $1, email_id = $2, email_address_verified = $3, updated_at = $4
-		WHERE member_id = $5`, email, newID, true, now, m.MemberID)
+	_, err = q.ExecContext(ctx, `UPDATE members SET email_address = $1, email_id = $2, email_address_verified = $3,
+		email_address_proven = $3, updated_at = $4 WHERE member_id = $5`, email, newID, true, now, m.MemberID)
 	if errors.Is(store.MapError(err), store.ErrConflict) {
 		return nil, apierr.Wrap(apierr.DuplicateMemberEmail, err)
 	}

@@ -26,21 +26,21 @@ func (h Handlers) Routes() []httpapi.Route {
 
 		backend("POST /v1/b2b/organizations", h.Create),
 		backend("GET /v1/b2b/organizations/{organization_id}", h.Get),
-		backend("PUT /v1/b2b/organizations/{organization_id}", h.Update),
-		backend("DELETE /v1/b2b/organizations/{organization_id}", h.Delete),
+		backend("PUT /v1/b2b/organizations/{organization_id}", h.Update).ActsForMember(),
+		backend("DELETE /v1/b2b/organizations/{organization_id}", h.Delete).ActsForMember(),
 		backend("POST /v1/b2b/organizations/search", h.Search),
-		backend("DELETE /v1/b2b/organizations/{organization_id}/external_id", h.DeleteExternalID),
+		backend("DELETE /v1/b2b/organizations/{organization_id}/external_id", h.DeleteExternalID).ActsForMember(),
 		backend("GET /v1/b2b/organizations/{organization_id}/metrics", h.Metrics),
-		backend("POST /v1/b2b/organizations/{organization_id}/members", h.CreateMember),
+		backend("POST /v1/b2b/organizations/{organization_id}/members", h.CreateMember).ActsForMember(),
 		backend("GET /v1/b2b/organizations/{organization_id}/member", h.GetMember),
-		backend("PUT /v1/b2b/organizations/{organization_id}/members/{member_id}", h.UpdateMember),
-		backend("DELETE /v1/b2b/organizations/{organization_id}/members/{member_id}", h.DeleteMember),
+		backend("PUT /v1/b2b/organizations/{organization_id}/members/{member_id}", h.UpdateMember).ActsForMember(),
+		backend("DELETE /v1/b2b/organizations/{organization_id}/members/{member_id}", h.DeleteMember).ActsForMember(),
 		// More specific than the root's .../members/{a}/{b} (app), which
 		// serves the factor and password deletions.
-		backend("DELETE /v1/b2b/organizations/{organization_id}/members/{member_id}/external_id", h.DeleteMemberExternalID),
-		backend("PUT /v1/b2b/organizations/{organization_id}/members/{member_id}/reactivate", h.ReactivateMember),
-		backend("POST /v1/b2b/organizations/members/search", h.SearchMembers),
+		backend("DELETE /v1/b2b/organizations/{organization_id}/members/{member_id}/external_id", h.DeleteMemberExternalID).ActsForMember(),
+		backend("PUT /v1/b2b/organizations/{organization_id}/members/{member_id}/reactivate", h.ReactivateMember).ActsForMember(),
+		backend("POST /v1/b2b/organizations/members/search", h.SearchMembers).ActsForMember(),
 		backend("GET /v1/b2b/organizations/members/dangerously_get/{member_id}", h.DangerouslyGetMember),
-		backend("POST /v1/b2b/organizations/{organization_id}/members/{member_id}/unlink_retired_email", h.UnlinkRetired),
+		backend("POST /v1/b2b/organizations/{organization_id}/members/{member_id}/unlink_retired_email", h.UnlinkRetired).ActsForMember(),
 	}
 }

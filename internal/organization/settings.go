@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/displaytext"
 	"github.com/latchkey/latchkey/internal/metadata"
 )
 
@@ -186,9 +187,10 @@ func noWayToJoin(o *Organization) bool {
 
 // applyInfo sets the descriptive fields: name, slug, ids, logo, metadata.
 func (s Settings) applyInfo(o *Organization, creating bool) error {
-	// A create needs a name, and a blank one is none. An update without
-	// one keeps the name, so a blank one there is an invalid name instead.
-	if creating && (s.Name == nil || strings.TrimSpace(*s.Name) == "") {
+	// A create needs a name, and a blank one (spaces, or only invisible
+	// characters) is none. An update without one keeps the name, so a
+	// blank one there is an invalid name instead.
+	if creating && (s.Name == nil || displaytext.Blank(*s.Name)) {
 		return apierr.New(apierr.OrganizationNameMissing).WithDetails(map[string]any{"field": "organization_name"})
 	}
 	if s.Name != nil {
@@ -246,13 +248,14 @@ func (s Settings) applyInfo(o *Organization, creating bool) error {
 // MaxOrgNameLength bounds an organization's name, in characters.
 const MaxOrgNameLength = 128
 
-// checkOrgName trims an organization name and refuses an empty one, one
-// over MaxOrgNameLength characters, and one holding control characters
-// (a bell or NUL shown in an admin page or an email subject is never
-// meant).
+// checkOrgName trims an organization name and refuses a blank one, one
+// over MaxOrgNameLength characters, and one holding control or
+// bidirectional formatting characters (displaytext): the name is in the
+// subject of every login email, and anyone with a proven email can create
+// and name an organization through discovery.
 func checkOrgName(name string) (string, error) {
 	name = strings.TrimSpace(name)
-	if name == "" || utf8.RuneCountInString(name) > MaxOrgNameLength || strings.ContainsFunc(name, unicode.IsControl) {
+	if displaytext.Blank(name) || utf8.RuneCountInString(name) > MaxOrgNameLength || strings.ContainsFunc(name, displaytext.Forbidden) {
 		return "", apierr.New(apierr.InvalidOrganizationName).WithDetails(map[string]any{"field": "organization_name"})
 	}
 	return name, nil

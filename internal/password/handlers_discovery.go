@@ -11,6 +11,7 @@ import (
 type discoveryAuthRequest struct {
 	EmailAddress string `json:"email_address"`
 	Password     string `json:"password"`
+	CodeVerifier string `json:"code_verifier"` // accepted, nothing to check: see authRequest
 }
 
 // DiscoveryAuthenticate handles POST b2b/passwords/discovery/authenticate

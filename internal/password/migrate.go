@@ -228,10 +228,11 @@ type RequireResetParams struct {
 	Email          string
 	OrganizationID string
 	MemberID       string
-	// Authorize, when set, decides whether the caller may force the named
-	// member's reset (a backend call acting for a member session); a
-	// request that names no member is then refused.
-	Authorize func(m *organization.Member) error
+	// Caller, when set, is the member a backend call acts for (the member
+	// session header), authorized as for a deletion (mayWithdraw); a
+	// request that names no member is then refused. Nil is the project
+	// secret alone.
+	Caller *organization.SessionCaller
 }
 
 // RequireResetResult names the member, when the request named one.
@@ -242,49 +243,58 @@ type RequireResetResult struct {
 
 // RequireReset forces the address's password to be reset: logging in with
 // it then fails with reset_password, even when it is right, until a reset
-// through the inbox sets a new one.
+// through the inbox sets a new one. That withdraws the password from every
+// organization whose members have the address, so a caller acting for a
+// member may do it only where they could delete it (mayWithdraw, read in
+// the same transaction as the change).
 func (s *Service) RequireReset(ctx context.Context, a RequireResetParams) (*RequireResetResult, error) {
 	out := &RequireResetResult{}
-	email := a.Email
-	if a.MemberID != "" || a.OrganizationID != "" {
-		var err error
-		if out.Member, out.Organization, err = s.namedMember(ctx, a); err != nil {
-			return nil, err
+	err := s.d.DB.Tx(ctx, func(q store.Querier) error {
+		email := a.Email
+		if a.MemberID != "" || a.OrganizationID != "" {
+			var err error
+			if out.Member, out.Organization, err = s.namedMember(ctx, q, a); err != nil {
+				return err
+			}
+			if email == "" {
+				email = out.Member.EmailAddress
+			}
 		}
-		if email == "" {
-			email = out.Member.EmailAddress
+		if a.Caller != nil {
+			if out.Member == nil {
+				return apierr.Invalid("organization_id", "organization_id is required when acting for a member session.")
+			}
+			if err := s.mayWithdraw(ctx, q, a.Caller, out.Member); err != nil {
+				return err
+			}
 		}
-	}
-	if a.Authorize != nil {
-		if out.Member == nil {
-			return nil, apierr.Invalid("organization_id", "organization_id is required when acting for a member session.")
+		email, err := emailaddr.Normalize(email)
+		if err != nil {
+			return err
 		}
-		if err := a.Authorize(out.Member); err != nil {
-			return nil, err
+		if out.Member != nil && out.Member.EmailAddress != email {
+			return apierr.New(apierr.MemberNotFound).WithMessage("The member has a different email address.")
 		}
-	}
-	email, err := emailaddr.Normalize(email)
+		found, err := s.forceReset(ctx, q, a.Project.ID, email)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return apierr.New(apierr.MemberPasswordNotFound)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, err
-	}
-	if out.Member != nil && out.Member.EmailAddress != email {
-		return nil, apierr.New(apierr.MemberNotFound).WithMessage("The member has a different email address.")
-	}
-	found, err := s.forceReset(ctx, s.d.DB, a.Project.ID, email)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, apierr.New(apierr.MemberPasswordNotFound)
+		return nil, wrap("require reset", err)
 	}
 	return out, nil
 }
 
-func (s *Service) namedMember(ctx context.Context, a RequireResetParams) (*organization.Member, *organization.Organization, error) {
+func (s *Service) namedMember(ctx context.Context, q store.Querier, a RequireResetParams) (*organization.Member, *organization.Organization, error) {
 	var m *organization.Member
 	var err error
 	if a.MemberID != "" {
-		if m, err = s.d.Orgs.Member(ctx, s.d.DB.Read(), a.Project.ID, a.MemberID); err != nil {
+		if m, err = s.d.Orgs.Member(ctx, q, a.Project.ID, a.MemberID); err != nil {
 			return nil, nil, organization.NotFound(err, apierr.MemberNotFound)
 		}
 		if a.OrganizationID != "" && a.OrganizationID != m.OrganizationID {
@@ -304,7 +314,7 @@ func (s *Service) namedMember(ctx context.Context, a RequireResetParams) (*organ
 		if err != nil {
 			return nil, nil, err
 		}
-		if m, err = s.d.Orgs.MemberByEmail(ctx, s.d.DB.Read(), org.OrganizationID, email); err != nil {
+		if m, err = s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, email); err != nil {
 			return nil, nil, organization.NotFound(err, apierr.MemberNotFound)
 		}
 	}

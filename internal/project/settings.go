@@ -225,28 +225,50 @@ type Update struct {
 // is checked before anything is written, and also runs in the same
 // transaction (with the project id), so a change that fails anywhere,
 // including in also, leaves the project as it was.
+//
+// Every setting is written back as read, so the project is read inside
+// the transaction with its row locked (store.DB.LockRow): a concurrent
+// update (another CLI run) commits first and is not undone.
 func (s *Store) Update(ctx context.Context, projectID string, u Update, also ...Also) (*Project, error) {
-	p, err := s.ByID(ctx, projectID)
+	var p *Project
+	err := s.db.Tx(ctx, func(q store.Querier) error {
+		if err := s.db.LockRow(ctx, q, "projects", "project_id", projectID); err != nil {
+			return fmt.Errorf("project: update: %w", err)
+		}
+		var err error
+		if p, err = scanProject(q.QueryRowContext(ctx, selectProject+`WHERE project_id = $1`, projectID)); err != nil {
+			return fmt.Errorf("project: by id: %w", err)
+		}
+		if err := u.apply(p); err != nil {
+			return err
+		}
+		return s.write(ctx, q, p, also)
+	})
 	if err != nil {
 		return nil, err
 	}
+	return p, nil
+}
+
+// apply checks u and sets it on p.
+func (u Update) apply(p *Project) error {
 	if u.Name != nil {
 		if *u.Name == "" {
-			return nil, errors.New("project: name must not be empty")
+			return errors.New("project: name must not be empty")
 		}
 		p.Name = *u.Name
 	}
 	if u.Products != nil {
 		for _, pr := range *u.Products {
 			if !slices.Contains(AllProducts, pr) {
-				return nil, fmt.Errorf("project: unknown product %q (known: %v)", pr, AllProducts)
+				return fmt.Errorf("project: unknown product %q (known: %v)", pr, AllProducts)
 			}
 		}
 		p.Products = *u.Products
 	}
 	if u.SessionDurationMinutes != nil {
 		if *u.SessionDurationMinutes < 5 || *u.SessionDurationMinutes > 527040 {
-			return nil, errors.New("project: session duration must be 5 to 527040 minutes")
+			return errors.New("project: session duration must be 5 to 527040 minutes")
 		}
 		p.SessionDurationMinutes = *u.SessionDurationMinutes
 	}
@@ -263,36 +285,32 @@ func (s *Store) Update(ctx context.Context, projectID string, u Update, also ...
 	}
 	if u.SlugPattern != nil {
 		if *u.SlugPattern != "" && !strings.Contains(*u.SlugPattern, "{{slug}}") {
-			return nil, errors.New("project: a slug pattern must contain {{slug}}")
+			return errors.New("project: a slug pattern must contain {{slug}}")
 		}
 		p.SlugPattern = *u.SlugPattern
 	}
-	if err := applyPasswordPolicy(p, u); err != nil {
-		return nil, err
-	}
+	return applyPasswordPolicy(p, u)
+}
+
+// write stores every setting of p, then runs also, inside q.
+func (s *Store) write(ctx context.Context, q store.Querier, p *Project, also []Also) error {
 	products, _ := json.Marshal(p.Products)
 	var slug any
 	if p.SlugPattern != "" {
 		slug = p.SlugPattern
 	}
-	err = s.db.Tx(ctx, func(q store.Querier) error {
-		if _, err := q.ExecContext(ctx, `UPDATE projects SET name = $1, products = $2, session_duration_minutes = $3,
+	if _, err := q.ExecContext(ctx, `UPDATE projects SET name = $1, products = $2, session_duration_minutes = $3,
 		pkce_required_for_email_magic_links = $4, create_organization_enabled = $5, disable_sdk_watermark = $6,
 		slug_pattern = $7, password_strength_policy = $9, luds_min_password_length = $10,
 		luds_min_password_complexity = $11, pkce_required_for_password_resets = $12, pkce_required_for_sso = $13,
 		pkce_required_for_oauth = $14 WHERE project_id = $8`,
-			p.Name, string(products), p.SessionDurationMinutes,
-			p.PKCERequiredForEmailMagicLinks, p.CreateOrganizationEnabled, p.DisableSDKWatermark, slug, p.ID,
-			p.PasswordStrengthPolicy, p.LUDSMinPasswordLength, p.LUDSMinPasswordComplexity, p.PKCERequiredForPasswordResets,
-			p.PKCERequiredForSSO, p.PKCERequiredForOAuth); err != nil {
-			return fmt.Errorf("project: update: %w", err)
-		}
-		return runAlso(q, p.ID, also)
-	})
-	if err != nil {
-		return nil, err
+		p.Name, string(products), p.SessionDurationMinutes,
+		p.PKCERequiredForEmailMagicLinks, p.CreateOrganizationEnabled, p.DisableSDKWatermark, slug, p.ID,
+		p.PasswordStrengthPolicy, p.LUDSMinPasswordLength, p.LUDSMinPasswordComplexity, p.PKCERequiredForPasswordResets,
+		p.PKCERequiredForSSO, p.PKCERequiredForOAuth); err != nil {
+		return fmt.Errorf("project: update: %w", err)
 	}
-	return p, nil
+	return runAlso(q, p.ID, also)
 }
 
 // LUDS bounds: a minimum length below 8 is weaker than any current

@@ -9,6 +9,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/clientsecret"
+	"github.com/latchkey/latchkey/internal/displaytext"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/store"
@@ -54,10 +55,20 @@ func checkIdentityProvider(v string) (string, error) {
 	return v, nil
 }
 
+// checkDisplayName trims a connection's display_name. The organization's
+// admins read it (scim_active_connection, the admin portal): control and
+// bidirectional formatting characters are refused as in every name others
+// read (displaytext), and a name with nothing visible is blank.
 func checkDisplayName(v string) (string, error) {
 	v = strings.TrimSpace(v)
 	if len(v) > 256 {
 		return "", refused(apierr.InvalidDisplayName, "display_name", "display_name must be at most 256 characters.")
+	}
+	if strings.ContainsFunc(v, displaytext.Forbidden) {
+		return "", refused(apierr.InvalidDisplayName, "display_name", "display_name must not contain control or bidirectional formatting characters.")
+	}
+	if displaytext.Blank(v) {
+		return "", nil
 	}
 	return v, nil
 }

@@ -29,6 +29,9 @@ func TestConnectionFieldsAreRefusedInTheVendorsTypes(t *testing.T) {
 		wantField(e.SDK(http.MethodPost, "/b2b/scim", map[string]any{"identity_provider": "aol"}, admin), 400, "invalid_scim_idp", "identity_provider")
 		wantField(e.Backend(http.MethodPost, create, map[string]any{"display_name": long}), 400, "invalid_display_name", "display_name")
 		wantField(e.SDK(http.MethodPost, "/b2b/scim", map[string]any{"display_name": long}, admin), 400, "invalid_display_name", "display_name")
+		// A direction override reorders what the admin portal shows.
+		wantField(e.Backend(http.MethodPost, create, map[string]any{"display_name": "Okta\u202e"}), 400, "invalid_display_name", "display_name")
+		wantField(e.SDK(http.MethodPost, "/b2b/scim", map[string]any{"display_name": "\u2067Okta\u2069"}, admin), 400, "invalid_display_name", "display_name")
 
 		id, token, _ := connection(t, e, org, map[string]any{"display_name": "Okta", "identity_provider": "okta"})
 		gid := scimDo(e, http.MethodPost, id, "/Groups", token, map[string]any{"displayName": "Engineering"}).Body["id"].(string)
@@ -53,6 +56,7 @@ func TestConnectionFieldsAreRefusedInTheVendorsTypes(t *testing.T) {
 		}{
 			{"unknown identity provider", "invalid_scim_idp", "identity_provider", map[string]any{"identity_provider": "aol"}},
 			{"display name too long", "invalid_display_name", "display_name", map[string]any{"display_name": long}},
+			{"display name with a direction mark", "invalid_display_name", "display_name", map[string]any{"display_name": "\u200fOkta"}},
 			{"no group_id", "scim_group_role_assignment_does_not_contain_group_id", field,
 				assign(map[string]any{"role_id": "stytch_admin", "group_id": gid}, map[string]any{"role_id": "stytch_admin"})},
 			{"blank group_id", "scim_group_role_assignment_does_not_contain_group_id", field,

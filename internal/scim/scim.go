@@ -93,14 +93,14 @@ func (s *Service) Routes() []httpapi.Route {
 		httpapi.SDKRoute("POST /sdk/v1/b2b/scim/rotate/cancel", sdk.RotateCancel),
 
 		// Backend face.
-		httpapi.BackendRoute("POST /v1/b2b/scim/{organization_id}/connection", backend.Create),
-		httpapi.BackendRoute("GET /v1/b2b/scim/{organization_id}/connection", backend.Get),
-		httpapi.BackendRoute("PUT /v1/b2b/scim/{organization_id}/connection/{connection_id}", backend.Update),
-		httpapi.BackendRoute("DELETE /v1/b2b/scim/{organization_id}/connection/{connection_id}", backend.Delete),
-		httpapi.BackendRoute("GET /v1/b2b/scim/{organization_id}/connection/{connection_id}", backend.Groups),
-		httpapi.BackendRoute("POST /v1/b2b/scim/{organization_id}/connection/{connection_id}/rotate/start", backend.RotateStart),
-		httpapi.BackendRoute("POST /v1/b2b/scim/{organization_id}/connection/{connection_id}/rotate/complete", backend.RotateComplete),
-		httpapi.BackendRoute("POST /v1/b2b/scim/{organization_id}/connection/{connection_id}/rotate/cancel", backend.RotateCancel),
+		httpapi.BackendRoute("POST /v1/b2b/scim/{organization_id}/connection", backend.Create).ActsForMember(),
+		httpapi.BackendRoute("GET /v1/b2b/scim/{organization_id}/connection", backend.Get).ActsForMember(),
+		httpapi.BackendRoute("PUT /v1/b2b/scim/{organization_id}/connection/{connection_id}", backend.Update).ActsForMember(),
+		httpapi.BackendRoute("DELETE /v1/b2b/scim/{organization_id}/connection/{connection_id}", backend.Delete).ActsForMember(),
+		httpapi.BackendRoute("GET /v1/b2b/scim/{organization_id}/connection/{connection_id}", backend.Groups).ActsForMember(),
+		httpapi.BackendRoute("POST /v1/b2b/scim/{organization_id}/connection/{connection_id}/rotate/start", backend.RotateStart).ActsForMember(),
+		httpapi.BackendRoute("POST /v1/b2b/scim/{organization_id}/connection/{connection_id}/rotate/complete", backend.RotateComplete).ActsForMember(),
+		httpapi.BackendRoute("POST /v1/b2b/scim/{organization_id}/connection/{connection_id}/rotate/cancel", backend.RotateCancel).ActsForMember(),
 
 		// The SCIM service, for the identity provider.
 		scim("GET "+base+"/ServiceProviderConfig", s.serviceProviderConfig),

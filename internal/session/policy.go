@@ -63,11 +63,35 @@ func AuthMethod(f Factor) string {
 	return ""
 }
 
+// AddressMethods are the primary methods whose login verifies the address
+// as it happens, in the API family's list: email magic links, email codes,
+// Google and Microsoft OAuth. They are what primary_required offers to
+// someone whose factors did not verify it (VerifiesAddress) where that is
+// needed.
+var AddressMethods = []string{"magic_link", "email_otp", "google_oauth", "microsoft_oauth"}
+
 // RequirePrimary answers a step that brings no factor the organization
 // can accept: an IST naming the member, with p.Prior as its factors (none
-// is fine), and primary_required.
-func (s *Service) RequirePrimary(ctx context.Context, q store.Querier, p CompleteParams) (*AuthResponse, error) {
-	return s.intermediateResponse(ctx, q, p, p.Prior, primaryRequired(p.Organization), nil)
+// is fine), and primary_required. With only, primary_required lists those
+// of the methods the organization accepts (PrimaryRequiredOf).
+func (s *Service) RequirePrimary(ctx context.Context, q store.Querier, p CompleteParams, only ...string) (*AuthResponse, error) {
+	return s.intermediateResponse(ctx, q, p, p.Prior, PrimaryRequiredOf(p.Organization, only...), nil)
+}
+
+// PrimaryRequiredOf is primary_required for org: its allowed_auth_methods
+// or, with only, those of only that it accepts (AllowsAuthMethod; an
+// organization that restricts nothing accepts them all).
+func PrimaryRequiredOf(org *organization.Organization, only ...string) *PrimaryRequired {
+	if len(only) == 0 {
+		return primaryRequired(org)
+	}
+	out := []string{}
+	for _, m := range only {
+		if org.AllowsAuthMethod(m) {
+			out = append(out, m)
+		}
+	}
+	return &PrimaryRequired{AllowedAuthMethods: out}
 }
 
 // primaryRequired lists the organization's accepted primary methods.

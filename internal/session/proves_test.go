@@ -88,6 +88,43 @@ func TestCarries(t *testing.T) {
 	}
 }
 
+// What discovery's create and email JIT accept as verifying the address
+// as it happened: what carries, and a password just set through a reset
+// link emailed to the address; not a returning password, nor SSO.
+func TestVerifiesAddress(t *testing.T) {
+	t.Parallel()
+	const email = "ada@acme.test"
+	primary := func(kind, delivery, addr string) Factor {
+		return Factor{Type: kind, DeliveryMethod: delivery, SequenceOrder: Primary, EmailFactor: &EmailFactor{EmailAddress: addr}}
+	}
+	google := Factor{Type: "oauth", DeliveryMethod: "oauth_google", SequenceOrder: Primary,
+		GoogleOAuthFactor: &OAuthFactor{ProviderSubject: "g-ada"}}
+	cases := []struct {
+		name string
+		f    Factor
+		want bool
+	}{
+		{"magic link", primary("magic_link", "email", email), true},
+		{"email code", primary("otp", "email", email), true},
+		{"oauth, address verified by the provider", google.WithVerifiedEmail(email), true},
+		{"oauth, nothing verified", google, false},
+		{"password set by a reset link", primary("password", "email", email), true},
+		{"password set by a reset link for another address", primary("password", "email", "eve@acme.test"), false},
+		{"returning password", primary("password", "knowledge", email), false},
+		{"reset password as a second factor", Factor{Type: "password", DeliveryMethod: "email", SequenceOrder: Secondary,
+			EmailFactor: &EmailFactor{EmailAddress: email}}, false},
+		{"sso", Factor{Type: "sso", DeliveryMethod: "sso_saml", SequenceOrder: Primary, SAMLSSOFactor: &SSOFactor{}}, false},
+	}
+	for _, c := range cases {
+		if got := c.f.VerifiesAddress(email); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
+		if got := AnyVerifiesAddress([]Factor{primary("password", "knowledge", email), c.f}, email); got != c.want {
+			t.Errorf("%s: AnyVerifiesAddress %v", c.name, got)
+		}
+	}
+}
+
 // The provenance is stored beside the wire objects, never in them, and
 // rows without it (factor_proofs '[]') prove nothing.
 func TestFactorProofsStoredBesideTheFactors(t *testing.T) {

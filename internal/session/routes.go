@@ -12,6 +12,6 @@ func (h Handlers) Routes() []httpapi.Route {
 		httpapi.SDKRoute("POST /sdk/v1/b2b/sessions/revoke/{member_id}", h.SDKRevokeForMember),
 		httpapi.BackendRoute("GET /v1/b2b/sessions", h.BackendList),
 		httpapi.BackendRoute("POST /v1/b2b/sessions/authenticate", h.BackendAuthenticate),
-		httpapi.BackendRoute("POST /v1/b2b/sessions/revoke", h.BackendRevoke),
+		httpapi.BackendRoute("POST /v1/b2b/sessions/revoke", h.BackendRevoke).ActsForMember(),
 	}
 }

@@ -304,6 +304,26 @@ func (f Factor) ProvesAddress(email string) bool {
 		(f.Type == "password" && f.EmailFactor != nil && strings.EqualFold(f.EmailFactor.EmailAddress, email))
 }
 
+// VerifiesAddress reports whether f proved control of email as it
+// happened, what the API family calls a method that provides real-time
+// email verification: a primary factor that carries (an email link or code
+// for email, an OAuth login whose provider verified it), or a password
+// just set through a reset link emailed to email (delivery method
+// "email": the discovery reset). A returning password (delivery method
+// "knowledge") proves the address in the organizations where it is
+// already a member's (ProvesAddress), but not as it happened: creating an
+// organization with it, or joining one by email JIT, needs another step
+// that does (discovery's Create and Exchange answer primary_required).
+func (f Factor) VerifiesAddress(email string) bool {
+	return f.Carries(email) || (f.SequenceOrder == Primary && f.DeliveryMethod == "email" && f.ProvesAddress(email))
+}
+
+// AnyVerifiesAddress reports whether one of factors verifies email
+// (VerifiesAddress).
+func AnyVerifiesAddress(factors []Factor, email string) bool {
+	return slices.ContainsFunc(factors, func(f Factor) bool { return f.VerifiesAddress(email) })
+}
+
 // AnyProvesAddress reports whether one of factors proves email
 // (ProvesAddress).
 func AnyProvesAddress(factors []Factor, email string) bool {

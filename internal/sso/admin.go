@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/displaytext"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -138,8 +139,12 @@ func (h Handlers) create(r *http.Request, kind string, fill func(c *conn) error)
 	if err != nil {
 		return nil, err
 	}
+	name, err := checkDisplayName(req.DisplayName)
+	if err != nil {
+		return nil, err
+	}
 	c := &conn{ID: newConnectionID(kind, p.Env), ProjectID: p.ID, OrganizationID: orgID, Kind: kind,
-		DisplayName: strings.TrimSpace(req.DisplayName), IdentityProvider: idp}
+		DisplayName: name, IdentityProvider: idp}
 	if c.DisplayName == "" {
 		c.DisplayName = defaultDisplayName(kind, idp)
 	}
@@ -150,6 +155,39 @@ func (h Handlers) create(r *http.Request, kind string, fill func(c *conn) error)
 		return nil, err
 	}
 	return c, nil
+}
+
+// checkDisplayName trims a connection's display_name, which the login
+// screen shows ("Continue with ..."), and refuses control and
+// bidirectional formatting characters in it (displaytext). A name with
+// nothing visible is "", as a blank one: a create then uses the default,
+// an update refuses it (updateDisplayName).
+func checkDisplayName(v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if strings.ContainsFunc(v, displaytext.Forbidden) {
+		return "", apierr.Invalid("display_name", "display_name must not contain control or bidirectional formatting characters.")
+	}
+	if displaytext.Blank(v) {
+		return "", nil
+	}
+	return v, nil
+}
+
+// updateDisplayName sets *dst to a given display_name, which must not be
+// blank: an update has no default to fall back on.
+func updateDisplayName(dst *string, v *string) error {
+	if v == nil {
+		return nil
+	}
+	name, err := checkDisplayName(*v)
+	if err != nil {
+		return err
+	}
+	if name == "" {
+		return apierr.Invalid("display_name", "display_name must not be empty.")
+	}
+	*dst = name
+	return nil
 }
 
 func defaultDisplayName(kind, idp string) string {

@@ -75,10 +75,8 @@ func (h Handlers) UpdateOIDC(r *http.Request) (any, error) {
 
 func (s *Service) applyOIDC(c *conn, u oidcUpdate, disc *discoveryDoc) error {
 	cfg := c.OIDC
-	if u.DisplayName != nil {
-		if c.DisplayName = strings.TrimSpace(*u.DisplayName); c.DisplayName == "" {
-			return apierr.Invalid("display_name", "display_name must not be empty.")
-		}
+	if err := updateDisplayName(&c.DisplayName, u.DisplayName); err != nil {
+		return err
 	}
 	if u.IdentityProvider != nil {
 		idp, err := checkIdentityProvider(*u.IdentityProvider)

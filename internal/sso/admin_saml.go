@@ -106,10 +106,8 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 		return apierr.Invalid("idp_initiated_auth_disabled",
 			"IdP-initiated logins are not supported: every SAML login starts at /v1/public/sso/start.")
 	}
-	if u.DisplayName != nil {
-		if c.DisplayName = strings.TrimSpace(*u.DisplayName); c.DisplayName == "" {
-			return apierr.Invalid("display_name", "display_name must not be empty.")
-		}
+	if err := updateDisplayName(&c.DisplayName, u.DisplayName); err != nil {
+		return err
 	}
 	if u.IdentityProvider != nil {
 		idp, err := checkIdentityProvider(*u.IdentityProvider)

@@ -2,6 +2,7 @@ package sso
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/latchkey/latchkey/internal/emailaddr"
@@ -33,14 +34,30 @@ func (s *Service) memberConnections(ctx context.Context, q store.Querier, projec
 
 // jitConnections lists the active connections through which email could
 // join an organization by SSO JIT provisioning: organizations that list
-// its domain in email_allowed_domains, and of each only the connections
-// its sso_jit_provisioning admits, by the rule the login applies
-// (checkJIT). Only called when email has no membership with a connection,
-// so an organization that still holds it as a member holds it deleted,
-// which the login refuses (inactive_member): it is left out.
+// its domain in email_allowed_domains and that an active member with a
+// proven address at that domain vouches for (WithAllowedDomain), and of
+// each only the connections its sso_jit_provisioning admits, by the rule
+// the login applies (checkJIT). The widget starts the only connection
+// listed at once, so one listed without that condition would send the
+// domain's people to the identity provider of whoever created an
+// organization allowing their domain.
+//
+// Where an organization claims the domain (claimed_email_domains, set by
+// the customer's backend), only its connections are listed: the claim
+// keeps the domain's people out of every other organization, as email
+// discovery does (claimedElsewhere).
+//
+// Only called when email has no membership with a connection, so an
+// organization that still holds it as a member holds it deleted, which the
+// login refuses (inactive_member): it is left out.
 func (s *Service) jitConnections(ctx context.Context, q store.Querier, projectID, email string) ([]DiscoveredConnection, error) {
-	orgs, err := s.d.Orgs.WithAllowedDomain(ctx, q, projectID, emailaddr.Domain(email))
-	if err != nil {
+	domain := emailaddr.Domain(email)
+	orgs, err := s.d.Orgs.WithAllowedDomain(ctx, q, projectID, domain)
+	if err != nil || len(orgs) == 0 {
+		return []DiscoveredConnection{}, err
+	}
+	claimant, err := s.d.Orgs.ClaimantOf(ctx, q, projectID, domain)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
 	deleted, err := s.d.Orgs.DeletedMembershipOrgs(ctx, q, projectID, email)
@@ -49,6 +66,9 @@ func (s *Service) jitConnections(ctx context.Context, q store.Querier, projectID
 	}
 	out := []DiscoveredConnection{}
 	for _, o := range orgs {
+		if claimant != "" && claimant != o.OrganizationID {
+			continue
+		}
 		if !slices.Contains(deleted, o.OrganizationID) {
 			out = append(out, jitAdmitted(o)...)
 		}

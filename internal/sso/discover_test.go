@@ -70,6 +70,11 @@ func TestDiscoverConnections(t *testing.T) {
 		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+gamma, map[string]any{
 			"sso_jit_provisioning": "RESTRICTED", "sso_jit_provisioning_allowed_connections": []string{g2}}), 200, "")
 		plain := e.CreateOrg("plain", "NOT_ALLOWED", nil)
+		// A member with a proven acme.test address vouches for each
+		// (TestSSODiscoveryNeedsAProvenMemberAndHonoursClaims).
+		for org, email := range map[string]string{s.orgID: "ann@acme.test", beta: "bea@acme.test", gamma: "gil@acme.test"} {
+			e.CreateVerifiedMember(org, email)
+		}
 
 		// No membership: what JIT admits, nothing of Beta, Gamma's allowed one.
 		wantConnections(t, e, "new@acme.test", a1, a2, g2)
@@ -108,5 +113,46 @@ func TestDiscoverConnections(t *testing.T) {
 		// Nothing at all.
 		wantConnections(t, e, "someone@elsewhere.test")
 		apptest.Want(t, e.SDK(http.MethodGet, "/b2b/sso/discovery/connections?email_address=nope", nil, ""), 400, "invalid_email")
+	})
+}
+
+// The audit's SSO phishing scenario. A stranger's organization allows
+// bigcorp.test with SSO JIT open and an active connection to her identity
+// provider; the widget starts the only connection SSO discovery lists at
+// once, so listing hers would send victim@bigcorp.test to her provider.
+// SSO discovery lists JIT connections only of organizations that an
+// active member with a proven address at the domain vouches for: not on
+// the word of her own provider, which asserts any address she likes. And
+// where another organization claims the domain (claimed_email_domains,
+// set by the backend), only the claimant's connections are listed, as
+// email discovery offers only the claimant.
+func TestSSODiscoveryNeedsAProvenMemberAndHonoursClaims(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newSAMLEnv(t, e, map[string]any{"email_allowed_domains": []string{"bigcorp.test"}, "sso_jit_provisioning": "ALL_ALLOWED"})
+		wantConnections(t, e, "victim@bigcorp.test")
+		// Her provider provisions ceo@bigcorp.test by SSO JIT: verified in
+		// her organization, proven to nobody.
+		m := s.loginWithGroups("ceo@bigcorp.test", "her-ceo").Body["member"].(map[string]any)
+		if m["email_address"] != "ceo@bigcorp.test" || m["email_address_verified"] != true {
+			t.Fatalf("SSO JIT member: %v", m)
+		}
+		wantConnections(t, e, "victim@bigcorp.test")
+		if got := apptest.Memberships(e.Discover("victim@bigcorp.test")); len(got) != 0 {
+			t.Fatalf("email discovery offered %v", got)
+		}
+		// A member who proved a bigcorp.test address vouches for it.
+		e.CreateVerifiedMember(s.orgID, "dana@bigcorp.test")
+		wantConnections(t, e, "victim@bigcorp.test", s.connID)
+
+		// The real BigCorp claims the domain: hers is no longer listed,
+		// and the claimant's connections are once a proven member vouches.
+		bigcorp := e.CreateOrg("bigcorp", "NOT_ALLOWED", map[string]any{"email_allowed_domains": []string{"bigcorp.test"},
+			"claimed_email_domains": []string{"bigcorp.test"}, "sso_jit_provisioning": "ALL_ALLOWED"})
+		realConn := s.addSAML(t, bigcorp, "BigCorp Okta")
+		wantConnections(t, e, "victim@bigcorp.test")
+		e.CreateVerifiedMember(bigcorp, "it@bigcorp.test")
+		wantConnections(t, e, "victim@bigcorp.test", realConn)
+		// Members still see their own organizations' connections.
+		wantConnections(t, e, "ceo@bigcorp.test", s.connID)
 	})
 }

@@ -208,8 +208,12 @@ func (h Handlers) CreateExternal(r *http.Request) (any, error) {
 	if err := httpapi.Required("external_connection_id", x.ExternalConnectionID); err != nil {
 		return nil, err
 	}
+	name, err := checkDisplayName(req.DisplayName)
+	if err != nil {
+		return nil, err
+	}
 	c := &conn{ID: newConnectionID(KindExternal, p.Env), ProjectID: p.ID, OrganizationID: orgID, Kind: KindExternal,
-		DisplayName: strings.TrimSpace(req.DisplayName), External: x}
+		DisplayName: name, External: x}
 	ctx := r.Context()
 	err = h.s.d.DB.Tx(ctx, func(q store.Querier) error {
 		// The policy lock before any row (organization.Store.LockRoles).
@@ -277,10 +281,8 @@ func (h Handlers) UpdateExternal(r *http.Request) (any, error) {
 		}
 		out, err = h.s.changeTx(ctx, q, changeTarget{p.ID, orgID, r.PathValue("connection_id"), KindExternal},
 			func(ctx context.Context, c *conn) error {
-				if u.DisplayName != nil {
-					if c.DisplayName = strings.TrimSpace(*u.DisplayName); c.DisplayName == "" {
-						return apierr.Invalid("display_name", "display_name must not be empty.")
-					}
+				if err := updateDisplayName(&c.DisplayName, u.DisplayName); err != nil {
+					return err
 				}
 				if u.ConnectionRoles == nil && u.GroupRoles == nil {
 					return nil

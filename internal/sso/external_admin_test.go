@@ -117,7 +117,9 @@ func TestExternalAdmin(t *testing.T) {
 			"sso_jit_provisioning_allowed_connections": []string{id}, "sso_default_connection_id": id})
 		apptest.Want(t, r, 200, "")
 
-		// Discovery offers it for the domain the target organization allows.
+		// Discovery offers it for the domain the target organization allows
+		// (and a proven member there vouches for).
+		e.CreateVerifiedMember(target, "tess@acme.test")
 		r = e.SDK(http.MethodGet, "/b2b/sso/discovery/connections?email_address=lin@acme.test", nil, "")
 		apptest.Want(t, r, 200, "")
 		found := false

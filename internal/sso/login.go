@@ -56,7 +56,8 @@ const TokenType = "sso"
 //     member (the signup redirect URL is used then);
 //
 // and the member gets (or keeps) a registration for the identity. The email
-// an identity provider asserts for its organization counts as verified.
+// an identity provider asserts for its organization counts as verified
+// there, though not as proven to other organizations (MarkEmailAsserted).
 func (s *Service) finish(ctx context.Context, r *http.Request, c *conn, st *flowState, id identity) (string, error) {
 	var target string
 	err := s.d.DB.Tx(ctx, func(q store.Querier) error {
@@ -83,7 +84,9 @@ func (s *Service) finish(ctx context.Context, r *http.Request, c *conn, st *flow
 		if err := s.keepTokens(ctx, q, regID, id.Tokens); err != nil {
 			return err
 		}
-		if err := s.d.Orgs.MarkEmailVerified(ctx, q, m); err != nil {
+		// Verified for this organization, not proven to others: its admin
+		// runs the identity provider (organization.MarkEmailAsserted).
+		if err := s.d.Orgs.MarkEmailAsserted(ctx, q, m); err != nil {
 			return err
 		}
 		if err := s.syncMember(ctx, q, m.MemberID); err != nil {

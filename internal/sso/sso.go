@@ -115,19 +115,20 @@ func (s *Service) Routes() []httpapi.Route {
 		{Face: httpapi.SDK, Pattern: "POST /sdk/v1/b2b/sso/external", Handler: sdk.CreateExternal},
 		{Face: httpapi.SDK, Pattern: "PUT /sdk/v1/b2b/sso/external/{connection_id}", Handler: sdk.UpdateExternal},
 
-		// Backend face.
+		// Backend face. Connection administration acts for a member session
+		// header (organization.CallerOf) as the Node client sends it.
 		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sso/authenticate", Handler: backend.Authenticate, Audit: httpapi.Audit{Login: "sso"}},
-		{Face: httpapi.Backend, Pattern: "GET /v1/b2b/sso/{organization_id}", Handler: backend.List},
-		{Face: httpapi.Backend, Pattern: "DELETE /v1/b2b/sso/{organization_id}/connections/{connection_id}", Handler: backend.Delete},
-		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sso/saml/{organization_id}", Handler: backend.CreateSAML},
-		{Face: httpapi.Backend, Pattern: "PUT /v1/b2b/sso/saml/{organization_id}/connections/{connection_id}", Handler: backend.UpdateSAML},
-		{Face: httpapi.Backend, Pattern: "PUT /v1/b2b/sso/saml/{organization_id}/connections/{connection_id}/url", Handler: backend.UpdateSAMLByURL},
-		{Face: httpapi.Backend, Pattern: "DELETE /v1/b2b/sso/saml/{organization_id}/connections/{connection_id}/verification_certificates/{certificate_id}", Handler: backend.DeleteCertificate},
-		{Face: httpapi.Backend, Pattern: "DELETE /v1/b2b/sso/saml/{organization_id}/connections/{connection_id}/encryption_private_keys/{private_key_id}", Handler: backend.DeleteEncryptionKey},
-		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sso/oidc/{organization_id}", Handler: backend.CreateOIDC},
-		{Face: httpapi.Backend, Pattern: "PUT /v1/b2b/sso/oidc/{organization_id}/connections/{connection_id}", Handler: backend.UpdateOIDC},
-		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sso/external/{organization_id}", Handler: backend.CreateExternal},
-		{Face: httpapi.Backend, Pattern: "PUT /v1/b2b/sso/external/{organization_id}/connections/{connection_id}", Handler: backend.UpdateExternal},
+		{Face: httpapi.Backend, Pattern: "GET /v1/b2b/sso/{organization_id}", Handler: backend.List, ForMember: true},
+		{Face: httpapi.Backend, Pattern: "DELETE /v1/b2b/sso/{organization_id}/connections/{connection_id}", Handler: backend.Delete, ForMember: true},
+		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sso/saml/{organization_id}", Handler: backend.CreateSAML, ForMember: true},
+		{Face: httpapi.Backend, Pattern: "PUT /v1/b2b/sso/saml/{organization_id}/connections/{connection_id}", Handler: backend.UpdateSAML, ForMember: true},
+		{Face: httpapi.Backend, Pattern: "PUT /v1/b2b/sso/saml/{organization_id}/connections/{connection_id}/url", Handler: backend.UpdateSAMLByURL, ForMember: true},
+		{Face: httpapi.Backend, Pattern: "DELETE /v1/b2b/sso/saml/{organization_id}/connections/{connection_id}/verification_certificates/{certificate_id}", Handler: backend.DeleteCertificate, ForMember: true},
+		{Face: httpapi.Backend, Pattern: "DELETE /v1/b2b/sso/saml/{organization_id}/connections/{connection_id}/encryption_private_keys/{private_key_id}", Handler: backend.DeleteEncryptionKey, ForMember: true},
+		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sso/oidc/{organization_id}", Handler: backend.CreateOIDC, ForMember: true},
+		{Face: httpapi.Backend, Pattern: "PUT /v1/b2b/sso/oidc/{organization_id}/connections/{connection_id}", Handler: backend.UpdateOIDC, ForMember: true},
+		{Face: httpapi.Backend, Pattern: "POST /v1/b2b/sso/external/{organization_id}", Handler: backend.CreateExternal, ForMember: true},
+		{Face: httpapi.Backend, Pattern: "PUT /v1/b2b/sso/external/{organization_id}/connections/{connection_id}", Handler: backend.UpdateExternal, ForMember: true},
 		{Face: httpapi.Backend, Pattern: "GET /v1/b2b/organizations/{organization_id}/members/{member_id}/oidc_providers", Handler: backend.OIDCProviders},
 	}
 }

@@ -166,6 +166,12 @@ func (s *Service) CreateProfile(ctx context.Context, n NewProfile) (*Profile, er
 		return nil, fmt.Errorf("trustedauth: encode attribute mapping: %w", err)
 	}
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		// The project's row is held while counting, so concurrent creates
+		// count one after another: on PostgreSQL they would otherwise all
+		// see the same count and all insert, past the cap.
+		if err := s.d.DB.LockRow(ctx, q, "projects", "project_id", p.ProjectID); err != nil {
+			return fmt.Errorf("trustedauth: %w", err)
+		}
 		var count int
 		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM trusted_auth_token_profiles WHERE project_id = $1`,
 			p.ProjectID).Scan(&count); err != nil {

@@ -6,7 +6,7 @@ describe('isValidEmail', () => {
     'accepts %s',
     (email) => expect(isValidEmail(email)).toBe(true),
   );
-  it.each(['', 'ada', 'ada@', '@acme.com', 'ada@acme', 'ada@acme.c', 'ada@acme.c0m', 'ada@@acme.com', 'a b@acme.com', 'ada@-acme.com', 'ada@acme..com'])(
+  it.each(['', 'ada', 'ada@', '@acme.com', 'ada@acme', 'ada@acme.c', 'ada@acme.c0m', 'ada@@acme.com', 'a b@acme.com', 'ada@-acme.com', 'ada@acme..com', '.ada@acme.test', 'ada.@acme.test', 'ada..lovelace@acme.test', '.@acme.test'])(
     'rejects %s',
     (email) => expect(isValidEmail(email)).toBe(false),
   );

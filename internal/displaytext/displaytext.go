@@ -1,0 +1,73 @@
+// Package displaytext is the one rule for a name that someone chooses and
+// someone else reads: an organization or member name in an email subject,
+// an SSO connection on the login screen, a connected app on the consent
+// screen. Two things are refused or dropped, nothing else:
+//
+//   - the bidirectional formatting characters, which reorder what follows
+//     them on screen (an RLO turns "Acme\u202Egnp.exe" into what reads as
+//     "Acmeexe.png"), so a name can show other words than the ones it holds;
+//   - a name with nothing visible in it, which counts as no name at all.
+//
+// Other invisible format characters stay: the zero-width joiner and
+// non-joiner are part of emoji sequences and of words in Indic and Persian
+// scripts, tag characters of subdivision flags, variation selectors of
+// emoji. A zero-width space or soft hyphen inside an otherwise visible name
+// can make it look like another name, but so can a homoglyph, and names
+// here are labels, never identifiers: refusing them would protect nothing.
+package displaytext
+
+import (
+	"strings"
+	"unicode"
+)
+
+// IsBidiControl reports whether r is one of the explicit bidirectional
+// formatting characters (Unicode's Bidi_Control property): the embeddings
+// and overrides U+202A-U+202E, the isolates U+2066-U+2069, the marks
+// U+200E and U+200F and the Arabic letter mark U+061C. None is needed to
+// write a name in any script; the display algorithm orders mixed scripts
+// on its own.
+func IsBidiControl(r rune) bool {
+	return unicode.Is(unicode.Bidi_Control, r)
+}
+
+// Forbidden reports whether r may not appear in a one-line name: a control
+// character (a line break in a subject is a header injection, a bell or
+// NUL is never meant) or a bidirectional formatting character.
+func Forbidden(r rune) bool {
+	return unicode.IsControl(r) || IsBidiControl(r)
+}
+
+// Blank reports whether s holds no visible character: only spaces, format
+// characters (zero-width space, soft hyphen, joiners), combining marks
+// with nothing to combine with, or characters that render as nothing
+// though classed as letters or symbols (the Hangul fillers, the blank
+// Braille pattern). Such a name reads as empty and is treated as missing.
+func Blank(s string) bool {
+	return !strings.ContainsFunc(s, visible)
+}
+
+// visible: a letter, digit, punctuation mark or symbol that draws something.
+func visible(r rune) bool {
+	if !unicode.In(r, unicode.L, unicode.N, unicode.P, unicode.S) {
+		return false
+	}
+	return r != '\u2800' && !unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r)
+}
+
+// Clean is for a name that cannot be refused (one an identity provider
+// sends, one stored before these rules): it drops the bidirectional
+// formatting characters and returns "" when nothing visible is left.
+// Control characters are the caller's, as each has its own use for them.
+func Clean(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if IsBidiControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+	if Blank(s) {
+		return ""
+	}
+	return s
+}

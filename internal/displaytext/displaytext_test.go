@@ -1,0 +1,56 @@
+package displaytext
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestForbidden(t *testing.T) {
+	for _, r := range []rune{'\u202a', '\u202b', '\u202c', '\u202d', '\u202e', '\u2066', '\u2067', '\u2068', '\u2069',
+		'\u200e', '\u200f', '\u061c', '\x00', '\x07', '\n', '\r', '\x7f', '\u0085'} {
+		if !Forbidden(r) {
+			t.Errorf("Forbidden(%U) = false", r)
+		}
+	}
+	// Invisible, but part of how real names and emoji are written.
+	for _, r := range []rune{'a', ' ', '\u200d', '\u200c', '\u200b', '\u00ad', '\ufe0f', '\U000e0067', '\u0301', '\u05d0', '\u0627'} {
+		if Forbidden(r) {
+			t.Errorf("Forbidden(%U) = true", r)
+		}
+	}
+}
+
+func TestBlank(t *testing.T) {
+	for _, s := range []string{"", "   ", "\u200b\u200b", "\u00ad", "\u200d\u200c", "\u2060\ufeff", "\u0301\u0301\u0301",
+		"\u3164", "\u115f\u1160", "\uffa0", "\u2800", "\u3000\u00a0", "\ufe0f"} {
+		if !Blank(s) {
+			t.Errorf("Blank(%q) = false", s)
+		}
+	}
+	for _, s := range []string{"a", "Ada\u00ad", "👩\u200d👩\u200d👧\u200d👦", "🏴\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f",
+		"می\u200cخواهم", "क्\u200dष", "7", "-", "€", "北京", "\u200b.\u200b"} {
+		if Blank(s) {
+			t.Errorf("Blank(%q) = true", s)
+		}
+	}
+}
+
+func TestClean(t *testing.T) {
+	for in, want := range map[string]string{
+		"Acme\u202egnp.exe":              "Acmegnp.exe",
+		"\u2067Acme\u2069":               "Acme",
+		"\u200eAda\u200f \u061cLovelace": "Ada Lovelace",
+		"\u202e\u200b":                   "",
+		"\u200b\u200b":                   "",
+		"👩\u200d💻 Ada":                   "👩\u200d💻 Ada",
+		"Ada\u00ad":                      "Ada\u00ad",
+		"":                               "",
+	} {
+		if got := Clean(in); got != want {
+			t.Errorf("Clean(%q) = %q, want %q", in, got, want)
+		}
+		if got := Clean(in); strings.ContainsFunc(got, IsBidiControl) {
+			t.Errorf("Clean(%q) kept a bidi control: %q", in, got)
+		}
+	}
+}
