@@ -10,6 +10,7 @@ package clientsecret
 
 import (
 	"errors"
+	"unicode/utf8"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/ids"
@@ -41,11 +42,20 @@ func New() (string, Pair) {
 // FromPlain stores a caller-chosen secret (M2M clients may bring their own).
 func FromPlain(s string) Pair { return Pair{Hash: ids.Hash(s), LastFour: lastFour(s)} }
 
+// lastFour is the secret's last four characters, which every answer about
+// the client shows (client_secret_last_four). Characters, not bytes: a
+// chosen secret may end in a multi-byte character, and four bytes cut
+// through it would be invalid UTF-8 in the answer.
 func lastFour(s string) string {
-	if len(s) < 4 {
-		return s
+	end := len(s)
+	for range 4 {
+		if end == 0 {
+			break
+		}
+		_, size := utf8.DecodeLastRuneInString(s[:end])
+		end -= size
 	}
-	return s[len(s)-4:]
+	return s[end:]
 }
 
 // Matches reports whether secret is the current or, during a rotation, the

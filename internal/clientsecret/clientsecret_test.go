@@ -78,3 +78,18 @@ func TestRotateRefusesWithTheCallersTypes(t *testing.T) {
 		t.Fatalf("second start: %v", err)
 	}
 }
+
+// The last four shown are characters: a chosen secret ending in multi-byte
+// characters shows them whole, never a cut that is invalid UTF-8.
+func TestLastFourAreCharacters(t *testing.T) {
+	for secret, want := range map[string]string{
+		"correct-horse-étoilé": "oilé",
+		"passphrase-日本語の鍵":     "本語の鍵",
+		"abc":                  "abc",
+		"plain-ascii-secret":   "cret",
+	} {
+		if got := FromPlain(secret).LastFour; got != want {
+			t.Errorf("%q: last four %q, want %q", secret, got, want)
+		}
+	}
+}

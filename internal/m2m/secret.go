@@ -26,7 +26,7 @@ const (
 	minSecretScore = 4
 	// shownRunes is how much of a secret's end the API answers to anyone
 	// with the project secret (client_secret_last_four, by create, get
-	// and search): four bytes (clientsecret), at most four characters.
+	// and search): four characters (clientsecret).
 	shownRunes = 4
 )
 
@@ -58,8 +58,8 @@ func checkChosenSecret(secret string, c *Client) error {
 	return nil
 }
 
-// hiddenPart is secret without its last shownRunes characters. Dropping
-// characters rather than the four bytes shown keeps a whole UTF-8 string
+// hiddenPart is secret without its last shownRunes characters, the ones
+// client_secret_last_four shows. Dropping whole characters keeps a UTF-8 string
 // for zxcvbn, and drops at least what is shown.
 func hiddenPart(secret string) string {
 	end := len(secret)
