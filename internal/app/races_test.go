@@ -3,7 +3,6 @@ package app_test
 import (
 	"context"
 	"net/http"
-	"sync"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
@@ -18,29 +17,16 @@ const raceN = 50
 // (never a server error).
 func race(t *testing.T, what string, n int, redeem func() apptest.Resp) {
 	t.Helper()
-	var mu sync.Mutex
 	answers := map[string]int{}
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			r := redeem()
-			key := r.ErrType()
-			if r.Status == 200 {
-				key = "ok"
-			} else if r.Status >= 500 || key == "" {
-				key = "BAD " + string(r.Raw)
-			}
-			mu.Lock()
-			answers[key]++
-			mu.Unlock()
-		}()
+	for _, r := range apptest.Together(n, func(int) apptest.Resp { return redeem() }) {
+		key := r.ErrType()
+		if r.Status == 200 {
+			key = "ok"
+		} else if r.Status >= 500 || key == "" {
+			key = "BAD " + string(r.Raw)
+		}
+		answers[key]++
 	}
-	close(start)
-	wg.Wait()
 	if answers["ok"] != 1 {
 		t.Fatalf("%s: %d concurrent redemptions gave %d successes, want exactly 1: %v", what, n, answers["ok"], answers)
 	}

@@ -2,27 +2,10 @@ package connectedapps_test
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
 )
-
-// burst sends n requests at once and returns their answers by index.
-func burst(n int, send func(i int) apptest.Resp) []apptest.Resp {
-	out := make([]apptest.Resp, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			out[i] = send(i)
-		})
-	}
-	close(start)
-	wg.Wait()
-	return out
-}
 
 // A client change reads the client and writes every mutable column back.
 // On PostgreSQL (READ COMMITTED) one that read the row before a
@@ -44,7 +27,7 @@ func TestConcurrentAppChangesAreAllKept(t *testing.T) {
 		t.Run("rotation starts", func(t *testing.T) {
 			id := create()
 			var next []string
-			for _, r := range burst(8, func(int) apptest.Resp {
+			for _, r := range apptest.Together(8, func(int) apptest.Resp {
 				return e.Backend("POST", "/v1/connected_apps/clients/"+id+"/secrets/rotate/start", nil)
 			}) {
 				if r.Status == 200 {
@@ -64,7 +47,7 @@ func TestConcurrentAppChangesAreAllKept(t *testing.T) {
 		for round := range 6 {
 			t.Run(fmt.Sprint("redirect URLs and rename ", round), func(t *testing.T) {
 				id := create()
-				burst(2, func(i int) apptest.Resp {
+				apptest.Together(2, func(i int) apptest.Resp {
 					if i == 0 {
 						return e.Backend("PUT", "/v1/connected_apps/clients/"+id, map[string]any{"redirect_urls": []string{"https://rp.test/new"}})
 					}
@@ -79,7 +62,7 @@ func TestConcurrentAppChangesAreAllKept(t *testing.T) {
 				id := create()
 				s := app(t, e.Backend("POST", "/v1/connected_apps/clients/"+id+"/secrets/rotate/start", nil))
 				next := s["next_client_secret"].(string)
-				burst(2, func(i int) apptest.Resp {
+				apptest.Together(2, func(i int) apptest.Resp {
 					if i == 0 {
 						return e.Backend("POST", "/v1/connected_apps/clients/"+id+"/secrets/rotate", nil)
 					}

@@ -11,21 +11,40 @@ import (
 )
 
 // holdSpends makes every spend of an idp_tokens row (used_at set) wait,
-// inside its transaction, until another backend waits for it (at most five
-// seconds), and returns a function that waits until a spend is held. It
-// counts the spend statements run, committed or rolled back, in the
-// sequence token_spends. Sequences are not transactional and belong to
-// the test's schema, which pg_stat_activity does not show: other tests
-// share the server.
+// inside its transaction, until another backend waits for it
+// (holdUntilWaited), and returns a function that waits until a spend is
+// held. It counts the spend statements run, committed or rolled back, in
+// the sequence token_spends.
 func holdSpends(t *testing.T, e *apptest.Env) (held func()) {
 	t.Helper()
-	for _, stmt := range []string{
+	return holdUntilWaited(t, e, "hold_spend", `CREATE TRIGGER hold_spend AFTER UPDATE ON idp_tokens FOR EACH ROW
+			WHEN (OLD.used_at IS NULL AND NEW.used_at IS NOT NULL) EXECUTE FUNCTION hold_spend()`,
 		`CREATE SEQUENCE token_spends`,
-		`CREATE SEQUENCE token_held`,
-		`CREATE FUNCTION hold_spend() RETURNS trigger AS $$
+		`CREATE FUNCTION count_spend() RETURNS trigger AS $$
+		BEGIN
+			IF current_query() LIKE 'UPDATE idp_tokens SET used_at%' THEN PERFORM nextval('token_spends'); END IF;
+			RETURN NULL;
+		END $$ LANGUAGE plpgsql`,
+		`CREATE TRIGGER count_spend BEFORE UPDATE ON idp_tokens FOR EACH STATEMENT EXECUTE FUNCTION count_spend()`)
+}
+
+// holdUntilWaited creates the trigger function fn, which makes the
+// statement firing it wait, inside its transaction, until another backend
+// waits for that transaction (at most five seconds), then runs trigger
+// (the CREATE TRIGGER that fires fn) and extra. It returns a function that
+// waits until a firing is held, which drives an interleaving of two
+// transactions without timing. Firings are counted in the sequence
+// fn_count: sequences are not transactional and belong to the test's
+// schema, which pg_stat_activity does not show (other tests share the
+// server).
+func holdUntilWaited(t *testing.T, e *apptest.Env, fn, trigger string, extra ...string) (held func()) {
+	t.Helper()
+	for _, stmt := range append([]string{
+		`CREATE SEQUENCE ` + fn + `_count`,
+		`CREATE FUNCTION ` + fn + `() RETURNS trigger AS $$
 		DECLARE i int := 0;
 		BEGIN
-			PERFORM nextval('token_held');
+			PERFORM nextval('` + fn + `_count');
 			LOOP
 				PERFORM pg_stat_clear_snapshot();
 				EXIT WHEN i >= 500 OR EXISTS (SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid)));
@@ -34,15 +53,8 @@ func holdSpends(t *testing.T, e *apptest.Env) (held func()) {
 			END LOOP;
 			RETURN NEW;
 		END $$ LANGUAGE plpgsql`,
-		`CREATE TRIGGER hold_spend AFTER UPDATE ON idp_tokens FOR EACH ROW
-			WHEN (OLD.used_at IS NULL AND NEW.used_at IS NOT NULL) EXECUTE FUNCTION hold_spend()`,
-		`CREATE FUNCTION count_spend() RETURNS trigger AS $$
-		BEGIN
-			IF current_query() LIKE 'UPDATE idp_tokens SET used_at%' THEN PERFORM nextval('token_spends'); END IF;
-			RETURN NULL;
-		END $$ LANGUAGE plpgsql`,
-		`CREATE TRIGGER count_spend BEFORE UPDATE ON idp_tokens FOR EACH STATEMENT EXECUTE FUNCTION count_spend()`,
-	} {
+		trigger,
+	}, extra...) {
 		if _, err := e.App.DB.ExecContext(t.Context(), stmt); err != nil {
 			t.Fatal(err)
 		}
@@ -51,14 +63,14 @@ func holdSpends(t *testing.T, e *apptest.Env) (held func()) {
 		t.Helper()
 		for deadline := time.Now().Add(10 * time.Second); ; {
 			var called bool
-			if err := e.App.DB.Read().QueryRowContext(t.Context(), `SELECT is_called FROM token_held`).Scan(&called); err != nil {
+			if err := e.App.DB.Read().QueryRowContext(t.Context(), `SELECT is_called FROM `+fn+`_count`).Scan(&called); err != nil {
 				t.Fatal(err)
 			}
 			if called {
 				return
 			}
 			if time.Now().After(deadline) {
-				t.Fatal("the request never reached its spend")
+				t.Fatalf("no statement reached the %s trigger", fn)
 			}
 			time.Sleep(5 * time.Millisecond)
 		}

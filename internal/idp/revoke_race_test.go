@@ -2,54 +2,18 @@ package idp_test
 
 import (
 	"testing"
-	"time"
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // holdIssues makes every insert of an idp_tokens row wait, inside its
-// transaction, until another backend waits for it (at most five seconds),
-// and returns a function that waits until an insert is held. Sequences
-// are not transactional and belong to the test's schema.
+// transaction, until another backend waits for it (holdUntilWaited), and
+// returns a function that waits until an insert is held.
 func holdIssues(t *testing.T, e *apptest.Env) (held func()) {
 	t.Helper()
-	for _, stmt := range []string{
-		`CREATE SEQUENCE token_inserts_held`,
-		`CREATE FUNCTION hold_insert() RETURNS trigger AS $$
-		DECLARE i int := 0;
-		BEGIN
-			PERFORM nextval('token_inserts_held');
-			LOOP
-				PERFORM pg_stat_clear_snapshot();
-				EXIT WHEN i >= 500 OR EXISTS (SELECT 1 FROM pg_stat_activity WHERE pg_backend_pid() = ANY(pg_blocking_pids(pid)));
-				PERFORM pg_sleep(0.01);
-				i := i + 1;
-			END LOOP;
-			RETURN NEW;
-		END $$ LANGUAGE plpgsql`,
-		`CREATE TRIGGER hold_insert AFTER INSERT ON idp_tokens FOR EACH ROW EXECUTE FUNCTION hold_insert()`,
-	} {
-		if _, err := e.App.DB.ExecContext(t.Context(), stmt); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return func() {
-		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); ; {
-			var called bool
-			if err := e.App.DB.Read().QueryRowContext(t.Context(), `SELECT is_called FROM token_inserts_held`).Scan(&called); err != nil {
-				t.Fatal(err)
-			}
-			if called {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatal("the request never reached its token insert")
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}
+	return holdUntilWaited(t, e, "hold_insert",
+		`CREATE TRIGGER hold_insert AFTER INSERT ON idp_tokens FOR EACH ROW EXECUTE FUNCTION hold_insert()`)
 }
 
 // A revoke that lands while a code exchange or a refresh is writing its

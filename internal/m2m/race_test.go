@@ -2,27 +2,10 @@ package m2m_test
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
 )
-
-// burst sends n requests at once and returns their answers by index.
-func burst(n int, send func(i int) apptest.Resp) []apptest.Resp {
-	out := make([]apptest.Resp, n)
-	start := make(chan struct{})
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() {
-			<-start
-			out[i] = send(i)
-		})
-	}
-	close(start)
-	wg.Wait()
-	return out
-}
 
 // A client change reads the client and writes every mutable column back
 // (status, secrets, metadata). On PostgreSQL (READ COMMITTED) a change
@@ -47,7 +30,7 @@ func TestConcurrentClientChangesAreAllKept(t *testing.T) {
 		t.Run("metadata merges", func(t *testing.T) {
 			id, _ := create()
 			const n = 12
-			for _, r := range burst(n, func(i int) apptest.Resp {
+			for _, r := range apptest.Together(n, func(i int) apptest.Resp {
 				return put(id, map[string]any{"trusted_metadata": map[string]any{fmt.Sprint("k", i): i}})
 			}) {
 				apptest.Want(t, r, 200, "")
@@ -60,7 +43,7 @@ func TestConcurrentClientChangesAreAllKept(t *testing.T) {
 		t.Run("rotation starts", func(t *testing.T) {
 			id, _ := create()
 			var next []string
-			for _, r := range burst(8, func(int) apptest.Resp {
+			for _, r := range apptest.Together(8, func(int) apptest.Resp {
 				return c.backend("POST", "/v1/m2m/clients/"+id+"/secrets/rotate/start", nil)
 			}) {
 				if r.Status == 200 {
@@ -78,7 +61,7 @@ func TestConcurrentClientChangesAreAllKept(t *testing.T) {
 		for round := range 6 {
 			t.Run(fmt.Sprint("deactivation and rename ", round), func(t *testing.T) {
 				id, secret := create()
-				burst(2, func(i int) apptest.Resp {
+				apptest.Together(2, func(i int) apptest.Resp {
 					if i == 0 {
 						return put(id, map[string]any{"status": "inactive"})
 					}
@@ -93,7 +76,7 @@ func TestConcurrentClientChangesAreAllKept(t *testing.T) {
 			})
 			t.Run(fmt.Sprint("rotation start and rename ", round), func(t *testing.T) {
 				id, _ := create()
-				rs := burst(2, func(i int) apptest.Resp {
+				rs := apptest.Together(2, func(i int) apptest.Resp {
 					if i == 0 {
 						return c.backend("POST", "/v1/m2m/clients/"+id+"/secrets/rotate/start", nil)
 					}
@@ -108,7 +91,7 @@ func TestConcurrentClientChangesAreAllKept(t *testing.T) {
 			t.Run(fmt.Sprint("rotation complete and rename ", round), func(t *testing.T) {
 				id, old := create()
 				apptest.Want(t, c.backend("POST", "/v1/m2m/clients/"+id+"/secrets/rotate/start", nil), 200, "")
-				burst(2, func(i int) apptest.Resp {
+				apptest.Together(2, func(i int) apptest.Resp {
 					if i == 0 {
 						return c.backend("POST", "/v1/m2m/clients/"+id+"/secrets/rotate", nil)
 					}

@@ -2,7 +2,6 @@ package mfa_test
 
 import (
 	"net/http"
-	"sync"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
@@ -19,22 +18,13 @@ func TestConcurrentTOTPCreatesLeaveOnePendingRegistration(t *testing.T) {
 		org, mid := e.MFAMember()
 		const n = 8
 		answered := map[string]bool{}
-		var mu sync.Mutex
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for range n {
-			wg.Go(func() {
-				<-start
-				r := e.Backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": mid})
-				mu.Lock()
-				defer mu.Unlock()
-				if id, _ := r.Body["totp_registration_id"].(string); r.Status == 200 && id != "" {
-					answered[id] = true
-				}
-			})
+		for _, r := range apptest.Together(n, func(int) apptest.Resp {
+			return e.Backend(http.MethodPost, "/v1/b2b/totp", map[string]any{"organization_id": org, "member_id": mid})
+		}) {
+			if id, _ := r.Body["totp_registration_id"].(string); r.Status == 200 && id != "" {
+				answered[id] = true
+			}
 		}
-		close(start)
-		wg.Wait()
 		if len(answered) != n {
 			t.Fatalf("%d of %d creates answered a registration", len(answered), n)
 		}

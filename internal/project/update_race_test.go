@@ -2,7 +2,6 @@ package project_test
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
@@ -19,17 +18,11 @@ func TestConcurrentUpdatesKeepBothSettings(t *testing.T) {
 		ctx, s, id := t.Context(), e.App.Projects, e.Project.Project.ID
 		for round := range 8 {
 			name, minutes := fmt.Sprint("Shop ", round), 60+round
-			var wg sync.WaitGroup
-			errs := make([]error, 2)
-			start := make(chan struct{})
-			for i, u := range []project.Update{{Name: &name}, {SessionDurationMinutes: &minutes}} {
-				wg.Go(func() {
-					<-start
-					_, errs[i] = s.Update(ctx, id, u)
-				})
-			}
-			close(start)
-			wg.Wait()
+			updates := []project.Update{{Name: &name}, {SessionDurationMinutes: &minutes}}
+			errs := apptest.Together(len(updates), func(i int) error {
+				_, err := s.Update(ctx, id, updates[i])
+				return err
+			})
 			if errs[0] != nil || errs[1] != nil {
 				t.Fatalf("updates: %v, %v", errs[0], errs[1])
 			}

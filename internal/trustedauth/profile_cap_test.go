@@ -1,8 +1,6 @@
 package trustedauth_test
 
 import (
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
@@ -26,22 +24,15 @@ func TestConcurrentProfileCreatesKeepTheCap(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		var created atomic.Int32
-		var wg sync.WaitGroup
-		start := make(chan struct{})
-		for range 10 {
-			wg.Go(func() {
-				<-start
-				if create() == nil {
-					created.Add(1)
-				}
-			})
+		created := 0
+		for _, err := range apptest.Together(10, func(int) error { return create() }) {
+			if err == nil {
+				created++
+			}
 		}
-		close(start)
-		wg.Wait()
 		n := e.Count(`SELECT COUNT(*) FROM trusted_auth_token_profiles WHERE project_id = $1`, e.Project.Project.ID)
-		if created.Load() != 4 || n != 20 {
-			t.Fatalf("10 concurrent creates at 16 profiles: %d created, %d profiles; want 4 and 20", created.Load(), n)
+		if created != 4 || n != 20 {
+			t.Fatalf("10 concurrent creates at 16 profiles: %d created, %d profiles; want 4 and 20", created, n)
 		}
 	})
 }
