@@ -94,6 +94,10 @@ export const en = {
   'emailConfirmation.resend': 'Resend email',
   'emailConfirmation.resending': 'Sending…',
   'emailConfirmation.resent': 'Email sent',
+  'emailConfirmation.mailLinks': 'Open your mailbox',
+  'emailConfirmation.openGmail': 'Open Gmail',
+  'emailConfirmation.openYahoo': 'Open Yahoo Mail',
+  'emailConfirmation.openOutlook': 'Open Outlook',
 
   // Email OTP entry
   'otp.title': 'Enter passcode',

@@ -39,6 +39,14 @@ describe('email method selection', () => {
     fireEvent.click(await ui.findByRole('button', { name: 'Email me a link' }));
     expect(await ui.findByRole('heading', { name: 'Check your email' })).toBeTruthy();
     expect(ui.getByText(/An email was sent to ada@acme\.test/)).toBeTruthy();
+    // Outside links open the webmail searches (spec section 7), in a new tab.
+    const mail = ui.getByRole('navigation', { name: 'Open your mailbox' });
+    const links = Array.from(mail.querySelectorAll('a'));
+    expect(links.map((a) => [a.textContent, new URL(a.href).host, a.target, a.rel])).toEqual([
+      ['Open Gmail', 'mail.google.com', '_blank', 'noopener noreferrer'],
+      ['Open Yahoo Mail', 'mail.yahoo.com', '_blank', 'noopener noreferrer'],
+      ['Open Outlook', 'outlook.live.com', '_blank', 'noopener noreferrer'],
+    ]);
     expect(server.callsTo(SEND_LINK)[0]!.body).toEqual({
       email_address: 'ada@acme.test',
       organization_id: ACME.organization_id,

@@ -5,11 +5,13 @@ import { ErrorText } from '../../ui/ErrorText';
 import { Heading } from '../../ui/Heading';
 import { ResendButton } from '../../ui/ResendButton';
 import { useLogin } from '../context';
+import { MAIL_LINKS } from '../mailLinks';
 import { BackButton } from './BackButton';
 
 /**
  * "Check your email" after any emailed link (login, password reset, verification): the title and
- * body name the address, and resend repeats the same request.
+ * body name the address, links open the common webmail searches in a new tab (MAIL_LINKS), and
+ * resend repeats the same request.
  */
 export function LinkSentView(props: { title: StringKey; body: StringKey; email: string; resend: () => Promise<ActionResult> }) {
   const { t, clock } = useLogin();
@@ -24,6 +26,13 @@ export function LinkSentView(props: { title: StringKey; body: StringKey; email: 
     <>
       <Heading>{t(props.title)}</Heading>
       <p className="lk-text">{t(props.body, { email: props.email })}</p>
+      <nav className="lk-row" aria-label={t('emailConfirmation.mailLinks')}>
+        {MAIL_LINKS.map((l) => (
+          <a key={l.label} className="lk-link" href={l.href} target="_blank" rel="noopener noreferrer">
+            {t(l.label)}
+          </a>
+        ))}
+      </nav>
       <div className="lk-row">
         <span className="lk-text lk-text--muted">{t('emailConfirmation.resendPrompt')}</span>
         <ResendButton
