@@ -8,8 +8,8 @@ import (
 
 	"github.com/latchkey/latchkey/internal/app"
 	"github.com/latchkey/latchkey/internal/oauth"
-	"github.com/latchkey/latchkey/internal/outbound"
 	"github.com/latchkey/latchkey/internal/oauth/providers"
+	"github.com/latchkey/latchkey/internal/outbound"
 )
 
 // projectOAuth stores a provider's OAuth credentials for a project. The
