@@ -93,7 +93,16 @@ func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Proj
 		// the member still has to log in here, and nothing was proven.
 		return s.d.Sessions.RequirePrimary(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m})
 	}
-	if err := s.d.Orgs.MarkEmailVerified(ctx, q, m); err != nil {
+	// The address is verified here, and proven to other organizations only
+	// by a factor they can rely on: an IST of this organization may hold
+	// only its own SSO identity provider's assertion (an SSO login that
+	// needs MFA), which its admin runs (MarkEmailAsserted), and must not
+	// let it vouch for a domain in discovery.
+	mark := s.d.Orgs.MarkEmailAsserted
+	if session.AnyProvesToOthers(factors, m.EmailAddress) {
+		mark = s.d.Orgs.MarkEmailVerified
+	}
+	if err := mark(ctx, q, m); err != nil {
 		return nil, err
 	}
 	last := len(factors) - 1

@@ -82,3 +82,25 @@ func TestDomainOfferNeedsAProvenMemberAtTheDomain(t *testing.T) {
 		}
 	})
 }
+
+// A password login proves the address (every password came through the
+// inbox or the customer's backend), at every login and not only the first:
+// a member whose address only the organization's own SSO provider asserted
+// vouches for the domain once they log in with the address's password,
+// set here through another organization.
+func TestPasswordLoginProvesAnAssertedAddress(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		acme := e.CreateOrg("acme", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"bigcorp.test"}})
+		other := e.CreateOrg("other", "NOT_ALLOWED", nil)
+		assertMember(t, e, e.CreateMember(acme, "cto@bigcorp.test"))
+		e.CreateMember(other, "cto@bigcorp.test")
+		e.SetPassword(other, "cto@bigcorp.test", apptest.StrongPassword)
+		if got := apptest.Memberships(e.Discover("victim@bigcorp.test")); len(got) != 0 {
+			t.Fatalf("offered on an asserted address: %v", got)
+		}
+		apptest.Want(t, e.PasswordLogin(acme, "cto@bigcorp.test", apptest.StrongPassword), 200, "")
+		if got := apptest.Memberships(e.Discover("victim@bigcorp.test")); !maps.Equal(got, map[string]string{"acme": eligible}) {
+			t.Fatalf("after a password login: %v", got)
+		}
+	})
+}

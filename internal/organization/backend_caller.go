@@ -19,9 +19,26 @@ const (
 	MemberSessionJWTHeader = "X-Stytch-Member-SessionJWT"
 )
 
+// The headers' keys as net/http stores them. Header.Get canonicalizes its
+// argument on every call, and "SessionJWT" is not canonical ("Sessionjwt"),
+// so each Get built a new string: every backend call looks these up, the
+// session check included.
+var (
+	memberSessionKey    = http.CanonicalHeaderKey(MemberSessionHeader)
+	memberSessionJWTKey = http.CanonicalHeaderKey(MemberSessionJWTHeader)
+)
+
+// headerValue is r's first value under the canonical key.
+func headerValue(r *http.Request, key string) string {
+	if v := r.Header[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
 // MemberSessionOf returns the member session a backend call carries, if any.
 func MemberSessionOf(r *http.Request) (SessionCredential, bool) {
-	cred := SessionCredential{Token: r.Header.Get(MemberSessionHeader), JWT: r.Header.Get(MemberSessionJWTHeader)}
+	cred := SessionCredential{Token: headerValue(r, memberSessionKey), JWT: headerValue(r, memberSessionJWTKey)}
 	if cred.Token != "" {
 		cred.JWT = ""
 	}
@@ -50,8 +67,8 @@ func RefuseMemberSession(h httpapi.HandlerFunc) httpapi.HandlerFunc {
 // carries on a route that cannot act for it, or nil when it carries none.
 func memberSessionRefusal(r *http.Request) error {
 	header := MemberSessionHeader
-	if r.Header.Get(header) == "" {
-		if header = MemberSessionJWTHeader; r.Header.Get(header) == "" {
+	if headerValue(r, memberSessionKey) == "" {
+		if header = MemberSessionJWTHeader; headerValue(r, memberSessionJWTKey) == "" {
 			return nil
 		}
 	}

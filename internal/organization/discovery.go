@@ -99,6 +99,12 @@ func (s *Store) WithAllowedDomain(ctx context.Context, q store.Querier, projectI
 // not logged in. An address verified only by the organization's own SSO
 // identity provider does not count either (MarkEmailAsserted): her
 // provider could assert any bigcorp.test address.
+//
+// An organization that claims domain (claimed_email_domains, which only
+// the customer's backend sets) is vouched for by the claim itself: an
+// organization whose people log in only by SSO has no member with a
+// proven address, and its claim is how the customer says the domain is
+// its.
 func (s *Store) withDomain(ctx context.Context, q store.Querier, projectID, domain string, restrictedOnly bool) ([]*Organization, error) {
 	if domain == "" || emailaddr.IsCommonDomain(domain) {
 		return nil, nil
@@ -107,11 +113,13 @@ func (s *Store) withDomain(ctx context.Context, q store.Querier, projectID, doma
 	// encoded string) and exactly in Go.
 	rows, err := q.QueryContext(ctx, `SELECT `+orgSelect+` FROM organizations WHERE project_id = $1
 		AND ($2 = '' OR email_jit_provisioning = $2) AND email_allowed_domains LIKE $3
-		AND EXISTS (SELECT 1 FROM members v WHERE v.organization_id = organizations.organization_id
+		AND (EXISTS (SELECT 1 FROM members v WHERE v.organization_id = organizations.organization_id
 			AND v.status = $4 AND v.email_address_proven = $5 AND v.email_address LIKE $6 ESCAPE '\')
+		OR EXISTS (SELECT 1 FROM organization_claimed_domains c WHERE c.organization_id = organizations.organization_id
+			AND c.domain = $7))
 		ORDER BY created_at, organization_id`,
 		projectID, map[bool]string{true: Restricted}[restrictedOnly], "%"+mustJSON(domain)+"%",
-		StatusActive, true, "%@"+likeEscape(domain))
+		StatusActive, true, "%@"+likeEscape(domain), domain)
 	if err != nil {
 		return nil, fmt.Errorf("organization: organizations with domain: %w", err)
 	}

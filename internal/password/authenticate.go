@@ -256,11 +256,11 @@ func (s *Service) Authenticate(ctx context.Context, a AuthParams) (*session.Auth
 // activate records, in the login transaction, that the member proved the
 // address: every password was set through the inbox (a reset link) or
 // imported by the customer's backend for a verified address, so knowing it
-// is proof enough for a pending or invited member to become active.
+// is proof enough for a pending or invited member to become active. It
+// runs at every login, not only the first: a member verified by an SSO
+// login alone has an address asserted, not proven to other organizations
+// (organization.MarkEmailAsserted), and their password login proves it.
 func (s *Service) activate(ctx context.Context, q store.Querier, m *organization.Member) error {
-	if m.EmailAddressVerified && m.Status == organization.StatusActive {
-		return nil
-	}
 	return s.d.Orgs.MarkEmailVerified(ctx, q, m)
 }
 

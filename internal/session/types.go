@@ -304,6 +304,15 @@ func (f Factor) ProvesAddress(email string) bool {
 		(f.Type == "password" && f.EmailFactor != nil && strings.EqualFold(f.EmailFactor.EmailAddress, email))
 }
 
+// AnyProvesToOthers reports whether one of factors is a proof of email
+// that other organizations can rely on (organization.MarkEmailVerified
+// rather than MarkEmailAsserted): an email link or code, a password
+// (ProvesAddress), or an OAuth login whose provider verified it (Carries),
+// anything but an organization's own SSO identity provider's assertion.
+func AnyProvesToOthers(factors []Factor, email string) bool {
+	return slices.ContainsFunc(factors, func(f Factor) bool { return f.ProvesAddress(email) || f.Carries(email) })
+}
+
 // VerifiesAddress reports whether f proved control of email as it
 // happened, what the API family calls a method that provides real-time
 // email verification: a primary factor that carries (an email link or code

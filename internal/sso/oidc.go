@@ -145,6 +145,13 @@ func (s *Service) oidcIdentity(ctx context.Context, c *conn, base string, st *fl
 	if err != nil {
 		return identity{}, apierr.Wrap(apierr.OIDCInvalidIDToken, err)
 	}
+	if idt.Subject == "" {
+		// OpenID Connect Core 2 requires sub, and it is the identity this
+		// login registers. Without one, a userinfo answer naming no subject
+		// would also match it below and be taken whole into the login's
+		// attributes.
+		return identity{}, apierr.New(apierr.OIDCInvalidIDToken).WithMessage("The ID token names no subject (sub).")
+	}
 	if idt.Nonce == "" || idt.Nonce != st.Nonce {
 		return identity{}, apierr.New(apierr.OIDCInvalidIDToken).WithMessage("The ID token's nonce does not match this login.")
 	}
@@ -162,7 +169,7 @@ func (s *Service) oidcIdentity(ctx context.Context, c *conn, base string, st *fl
 		// outright; one naming no subject (non-compliant providers) is
 		// ignored, and the ID token's claims stand alone.
 		switch sub, _ := info["sub"].(string); {
-		case sub == idt.Subject:
+		case sub != "" && sub == idt.Subject:
 			fillFromUserinfo(claims, info)
 		case sub != "":
 			return identity{}, apierr.New(apierr.OIDCResponseSubjectMismatch)

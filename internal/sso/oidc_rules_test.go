@@ -86,6 +86,23 @@ func TestOIDCUserinfoAboutAnotherSubjectRefused(t *testing.T) {
 	})
 }
 
+// An ID token must name its subject (OpenID Connect Core 2). One without
+// sub was taken, with external_id "", and a userinfo answer naming no
+// subject then matched it and was taken whole into the login's attributes:
+// an admin who points a connection's userinfo URL at an internal service
+// read its answer back through sso/authenticate.
+func TestOIDCIDTokenWithoutSubjectRefused(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newOIDCEnv(t, e)
+		user := &shapedUser{MockUser: &mockoidc.MockUser{Subject: "oidc-sub-1", Email: "lin@acme.test", EmailVerified: true},
+			Edit: map[string]any{"sub": nil}, Info: map[string]any{"AccessKeyId": "internal-answer"}}
+		wantPage(t, s.login(user, nil), 400, "oidc_invalid_id_token")
+		user.Edit = nil
+		user.Info = map[string]any{"sub": "oidc-sub-1"}
+		tokenFrom(t, s.login(user, nil))
+	})
+}
+
 // A login's state belongs to the connection it started with: the
 // provider's answer brought to another connection's callback is refused
 // unsolicited_oidc_response.
