@@ -298,6 +298,9 @@ class Harness {
       ...process.env,
       LATCHKEY_DATABASE_URL: path.join(this.tmp, 'latchkey.db'),
       LATCHKEY_BASE_URL: this.base,
+      // The tests' identity providers (samlidp, oidc-provider) listen on loopback, which SSO's
+      // guarded fetches refuse unless allowlisted (`latchkey dev` adds it too; said here, not assumed).
+      LATCHKEY_SSO_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128',
     };
   }
 

@@ -33,6 +33,7 @@ import (
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/oauth"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/outbound"
 	"github.com/latchkey/latchkey/internal/password"
 	"github.com/latchkey/latchkey/internal/password/breach"
 	"github.com/latchkey/latchkey/internal/password/pwhash"
@@ -115,7 +116,10 @@ type App struct {
 	idp *idp.Module
 	// trustedProxies are the parsed LATCHKEY_TRUSTED_PROXIES.
 	trustedProxies []netip.Prefix
-	routes         routeTable // what Handler mounted; see RouteTable
+	// ssoFetch is the guarded client of SSO's fetches of URLs an
+	// organization's administrator names (LATCHKEY_SSO_ALLOWED_NETWORKS).
+	ssoFetch *outbound.Guard
+	routes   routeTable // what Handler mounted; see RouteTable
 }
 
 // New opens and migrates the database and wires the services.
@@ -167,6 +171,11 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 	if a.trustedProxies, err = httpapi.ParseTrustedProxies(cfg.TrustedProxies); err != nil {
 		return nil, fmt.Errorf("LATCHKEY_TRUSTED_PROXIES: %w", err)
 	}
+	allow, err := outbound.ParseAllowlist(cfg.SSOAllowedNetworks)
+	if err != nil {
+		return nil, fmt.Errorf("LATCHKEY_SSO_ALLOWED_NETWORKS: %w", err)
+	}
+	a.ssoFetch = outbound.New(allow)
 	a.Feed = changefeed.New(db, opt.Logger)
 	a.Projects = project.NewStore(db, opt.Clock, a.Box)
 	a.Limiter = ratelimit.New(db, opt.Clock)

@@ -24,6 +24,7 @@ import (
 	"github.com/latchkey/latchkey/internal/app"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/config"
+	"github.com/latchkey/latchkey/internal/outbound"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
 	"github.com/latchkey/latchkey/internal/store/storetest"
@@ -89,6 +90,9 @@ func New(t testing.TB, db *store.DB, tweak func(*config.Config)) *Env {
 	cfg.Argon2MemoryKiB, cfg.Argon2Iterations, cfg.Argon2Parallelism = 64, 1, 1
 	cfg.BreachAPIURL = "off"
 	cfg.EncryptionKey = TestEncryptionKey
+	// Tests' identity providers are httptest servers on 127.0.0.1; a test
+	// of the guard itself empties this in its tweak.
+	cfg.SSOAllowedNetworks = outbound.Loopback
 	// The server's own URL is known only once it listens; handlers read
 	// a.Config.BaseURL per request, so it is set right after.
 	if tweak != nil {

@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/url"
 
 	"github.com/latchkey/latchkey/internal/app"
 	"github.com/latchkey/latchkey/internal/oauth"
 	"github.com/latchkey/latchkey/internal/oauth/providers"
+	"github.com/latchkey/latchkey/internal/outbound"
 )
 
 // projectOAuth stores a provider's OAuth credentials for a project. The
@@ -98,18 +97,17 @@ func oauthClientSecret(env Env, cmd, flagValue string, fromStdin bool) (string, 
 	return "", usageErrorf(cmd, "the client secret is required: --client-secret, --client-secret-stdin or $%s", clientSecretVar)
 }
 
-// checkEndpoint refuses an endpoint URL that is plain http to anything but
-// a loopback host. SaveConfig checks the rest of its shape.
+// checkEndpoint refuses an endpoint URL that is not https, or plain http
+// to a loopback host (outbound.CheckURL, the rule SSO and trusted auth
+// share), naming the flag.
 func checkEndpoint(flag, raw string) error {
-	u, err := url.Parse(raw)
-	if raw == "" || err != nil || u.Scheme != "http" {
+	if raw == "" {
 		return nil
 	}
-	host := u.Hostname()
-	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
-		return nil
+	if err := outbound.CheckURL(raw); err != nil {
+		return fmt.Errorf("--%s %s %v", flag, raw, err)
 	}
-	return fmt.Errorf("--%s %s must use https (plain http is allowed only to a loopback host)", flag, raw)
+	return nil
 }
 
 // openApp opens the whole application, every module wired, for a command

@@ -20,6 +20,7 @@ import (
 	"github.com/latchkey/latchkey/internal/devmode"
 	"github.com/latchkey/latchkey/internal/gctune"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/outbound"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -39,6 +40,11 @@ func serve(ctx context.Context, env Env, dev bool) error {
 		cfg.Addr = *addr
 	}
 	cfg.Dev = dev
+	if dev {
+		// The mock SAML and OIDC providers, which the demo organization's
+		// connections name, are this server on its loopback address.
+		cfg.SSOAllowedNetworks = strings.Trim(outbound.Loopback+","+cfg.SSOAllowedNetworks, ",")
+	}
 	if dev && !addrChosen(fs, env) {
 		// The dev mailbox shows every code and link: only this machine may
 		// reach it unless --addr or LATCHKEY_ADDR says otherwise.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/notify"
+	"github.com/latchkey/latchkey/internal/outbound"
 	"github.com/latchkey/latchkey/internal/secretbox"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -62,6 +63,14 @@ type Config struct {
 	// TrustedProxies lists the CIDRs of the proxies (load balancers) whose
 	// X-Forwarded-For is believed (see httpapi.WithClientIP).
 	TrustedProxies string
+
+	// SSOAllowedNetworks lists the CIDRs that SSO's fetches of URLs an
+	// organization's administrator names (metadata, discovery, token,
+	// userinfo, JWKS) may reach although they are not public: an
+	// on-premises identity provider on a private network. Empty (the
+	// default) allows public addresses only; dev mode adds loopback, where
+	// it serves its mock identity providers. See package outbound.
+	SSOAllowedNetworks string
 
 	// LogLevel is the minimum level logged: debug, info, warn or error.
 	// Successful requests log at debug, so the default (info) writes a
@@ -152,6 +161,7 @@ func FromEnv(c Config, lookup func(string) (string, bool)) (Config, error) {
 		}
 	}
 	str("LATCHKEY_TRUSTED_PROXIES", &c.TrustedProxies)
+	str("LATCHKEY_SSO_ALLOWED_NETWORKS", &c.SSOAllowedNetworks)
 	str("LATCHKEY_LOG_LEVEL", &c.LogLevel)
 	for _, u := range []struct {
 		key  string
@@ -212,6 +222,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := httpapi.ParseTrustedProxies(c.TrustedProxies); err != nil {
 		errs = append(errs, fmt.Errorf("LATCHKEY_TRUSTED_PROXIES: %w", err))
+	}
+	if _, err := outbound.ParseAllowlist(c.SSOAllowedNetworks); err != nil {
+		errs = append(errs, fmt.Errorf("LATCHKEY_SSO_ALLOWED_NETWORKS: %w", err))
 	}
 	if c.SMSURL != "" {
 		// NewTwilio's own check: https, or http only to a loopback gateway,

@@ -125,6 +125,25 @@ func TestGCFloor(t *testing.T) {
 	}
 }
 
+// LATCHKEY_SSO_ALLOWED_NETWORKS is empty by default (public addresses
+// only), read from the environment, and checked by Validate.
+func TestSSOAllowedNetworks(t *testing.T) {
+	if Defaults().SSOAllowedNetworks != "" {
+		t.Fatalf("default allowlist %q, want none", Defaults().SSOAllowedNetworks)
+	}
+	env := func(v string) func(string) (string, bool) {
+		return func(k string) (string, bool) { return v, k == "LATCHKEY_SSO_ALLOWED_NETWORKS" }
+	}
+	c, err := FromEnv(Defaults(), env("10.20.0.0/16, 192.168.1.5"))
+	if err != nil || c.SSOAllowedNetworks != "10.20.0.0/16, 192.168.1.5" || c.Validate() != nil {
+		t.Fatalf("valid list: %q %v %v", c.SSOAllowedNetworks, err, c.Validate())
+	}
+	c, _ = FromEnv(Defaults(), env("10.20.0.0/16,adfs.corp.example"))
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "LATCHKEY_SSO_ALLOWED_NETWORKS") {
+		t.Fatalf("a host name in the list: %v", err)
+	}
+}
+
 // Every link, the OAuth callback and the OIDC issuer are the base URL plus
 // a path: a query or fragment in it would land in the middle of each, and
 // user information in every link. A path prefix is kept (a proxy that

@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/atrest"
 	"github.com/latchkey/latchkey/internal/oauth/providers"
+	"github.com/latchkey/latchkey/internal/outbound"
 	"github.com/latchkey/latchkey/internal/secretbox"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -117,13 +117,15 @@ func (m *Module) SaveConfig(ctx context.Context, c ProviderConfig) error {
 	if !providers.IsOIDC(c.Provider) && c.Issuer != "" {
 		return fmt.Errorf("oauth: %s takes --authorize-url, --token-url and --api-url, not --issuer", c.Provider)
 	}
+	// The endpoints are fetched and their answers trusted: https, or plain
+	// http only to this machine (outbound.CheckURL, the rule SSO and
+	// trusted auth share).
 	for _, u := range []string{c.Issuer, c.AuthorizeURL, c.TokenURL, c.APIURL} {
 		if u == "" {
 			continue
 		}
-		p, err := url.Parse(u)
-		if err != nil || (p.Scheme != "https" && p.Scheme != "http") || p.Host == "" {
-			return fmt.Errorf("oauth: %q is not an absolute http(s) URL", u)
+		if err := outbound.CheckURL(u); err != nil {
+			return fmt.Errorf("oauth: %q %v", u, err)
 		}
 	}
 	if _, err := m.d.Projects.ByID(ctx, c.ProjectID); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/displaytext"
@@ -11,6 +12,7 @@ import (
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -273,6 +275,19 @@ func (h Handlers) authorizeFetch(r *http.Request, kind string) (changeTarget, er
 		return changeTarget{}, apierr.New(apierr.SSOConnectionNotFound)
 	}
 	return t, nil
+}
+
+// FetchPerOrganization limits the admin updates that make the server
+// fetch a URL the caller names (SAML metadata by URL, OIDC issuer
+// discovery), per organization: each is an outbound request on the
+// caller's word, and an organization is anyone's to create. Ample for an
+// administrator fixing a connection by trial and error.
+var FetchPerOrganization = ratelimit.Rule{Name: "sso_fetch_org", Limit: 30, Window: 10 * time.Minute}
+
+// allowFetch counts one fetching update of t's organization, or refuses
+// it (too_many_requests).
+func (h Handlers) allowFetch(ctx context.Context, t changeTarget) error {
+	return h.s.d.Limiter.Allow(ctx, FetchPerOrganization, t.projectID+"/"+t.orgID)
 }
 
 // changeIn is change for a target already authorized.

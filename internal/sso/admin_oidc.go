@@ -3,9 +3,10 @@ package sso
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/coreos/go-oidc/v3/oidc"
@@ -46,34 +47,58 @@ func (h Handlers) UpdateOIDC(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if u.Issuer != nil && strings.TrimSpace(*u.Issuer) != "" && !isHTTPURL(strings.TrimSpace(*u.Issuer)) {
-		return nil, apierr.Invalid("issuer", "issuer must be an http or https URL.")
+	if u.Issuer != nil && strings.TrimSpace(*u.Issuer) != "" {
+		if err := h.s.checkFetchURL("issuer", strings.TrimSpace(*u.Issuer)); err != nil {
+			return nil, err
+		}
+		if err := checkIssuer(strings.TrimSpace(*u.Issuer)); err != nil {
+			return nil, apierr.Invalid("issuer", err.Error()+".")
+		}
 	}
 	var disc *discoveryDoc
 	var warning string
 	if u.Issuer != nil && strings.TrimSpace(*u.Issuer) != "" && (u.AuthorizationURL == nil || u.TokenURL == nil || u.JWKSURL == nil) {
+		if err := h.allowFetch(r.Context(), t); err != nil {
+			return nil, err
+		}
 		// Fetched outside the transaction, as metadata is.
 		var err error
 		if disc, err = h.s.discover(r.Context(), strings.TrimSpace(*u.Issuer)); err != nil {
-			warning = "The issuer's discovery document could not be read (" + err.Error() + "); set the endpoints explicitly."
+			// One text whatever went wrong: the issuer is the caller's
+			// choice, and the status, error or issuer an answer gave
+			// would tell them what an internal service says. The cause
+			// goes to the operator's log.
+			h.s.log().Info("sso: oidc discovery failed", "connection_id", t.connID, "err", err)
+			warning = warnDiscovery
 		}
 	}
-	c, err := h.changeIn(r.Context(), t, func(ctx context.Context, c *conn) error { return h.s.applyOIDC(c, u, disc) })
+	c, err := h.changeIn(r.Context(), t, func(ctx context.Context, c *conn) error {
+		return h.s.applyOIDC(c, u, disc, h.s.checkFetchURL)
+	})
 	if err != nil {
 		return nil, err
 	}
 	if disc != nil && len(disc.IDTokenSigningAlgs) > 0 && len(allowedSigningAlgs(disc.IDTokenSigningAlgs)) == 0 {
-		listed := make([]string, len(disc.IDTokenSigningAlgs))
-		for i, a := range disc.IDTokenSigningAlgs {
-			listed[i] = safeCode(a) // the provider's text, echoed
-		}
-		warning = "The issuer's discovery document lists no ID token signing algorithm this server accepts (" +
-			strings.Join(listed, ", ") + "); only ID tokens signed with RS256 will be accepted."
+		warning = warnSigningAlgs
 	}
 	return &OIDCUpdateResponse{Connection: oidcWire(c, h.s.d.BaseURL()), Warning: warning}, nil
 }
 
-func (s *Service) applyOIDC(c *conn, u oidcUpdate, disc *discoveryDoc) error {
+// applyOIDC applies u (and the endpoints of disc, already checked by
+// discover) to c. check is the rule for the URLs this server fetches
+// (token, userinfo, JWKS, the issuer's discovery document); the
+// authorization URL is only where browsers are sent.
+// The warnings of an OIDC update, one fixed text per kind: they say what
+// to fix without repeating anything the fetched document said.
+const (
+	warnDiscovery = "The issuer's discovery document could not be read, does not name this issuer, " +
+		"or names endpoints this server cannot use (https only); set the endpoints explicitly."
+	warnSigningAlgs = "The issuer's discovery document lists no ID token signing algorithm this server accepts " +
+		"(RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512 or EdDSA); " +
+		"only ID tokens signed with RS256 will be accepted."
+)
+
+func (s *Service) applyOIDC(c *conn, u oidcUpdate, disc *discoveryDoc, check func(field, v string) error) error {
 	cfg := c.OIDC
 	if err := updateDisplayName(&c.DisplayName, u.DisplayName); err != nil {
 		return err
@@ -96,17 +121,29 @@ func (s *Service) applyOIDC(c *conn, u oidcUpdate, disc *discoveryDoc) error {
 		cfg.SigningAlgs = nil
 	}
 	for _, f := range []struct {
-		name string
-		in   *string
-		dst  *string
-	}{{"issuer", u.Issuer, &cfg.Issuer}, {"authorization_url", u.AuthorizationURL, &cfg.AuthorizationURL},
-		{"token_url", u.TokenURL, &cfg.TokenURL}, {"userinfo_url", u.UserinfoURL, &cfg.UserinfoURL},
-		{"jwks_url", u.JWKSURL, &cfg.JWKSURL}} {
+		name    string
+		in      *string
+		dst     *string
+		fetched bool
+	}{{"issuer", u.Issuer, &cfg.Issuer, true}, {"authorization_url", u.AuthorizationURL, &cfg.AuthorizationURL, false},
+		{"token_url", u.TokenURL, &cfg.TokenURL, true}, {"userinfo_url", u.UserinfoURL, &cfg.UserinfoURL, true},
+		{"jwks_url", u.JWKSURL, &cfg.JWKSURL, true}} {
 		if f.in == nil {
 			continue
 		}
 		v := strings.TrimSpace(*f.in)
-		if v != "" && !isHTTPURL(v) {
+		switch {
+		case v == "":
+		case f.fetched:
+			if err := check(f.name, v); err != nil {
+				return err
+			}
+			if f.dst == &cfg.Issuer {
+				if err := checkIssuer(v); err != nil {
+					return apierr.Invalid(f.name, err.Error()+".")
+				}
+			}
+		case !isHTTPURL(v):
 			return apierr.Invalid(f.name, f.name+" must be an http or https URL.")
 		}
 		*f.dst = v
@@ -189,22 +226,27 @@ func signingAlgs(o *oidcConfig) []string {
 	return []string{oidc.RS256}
 }
 
+// discover reads the issuer's OpenID provider configuration. Its errors
+// are for the operator's log only (see UpdateOIDC's warning).
 func (s *Service) discover(ctx context.Context, issuer string) (*discoveryDoc, error) {
+	if err := checkIssuer(issuer); err != nil {
+		return nil, err
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(issuer, "/")+"/.well-known/openid-configuration", nil)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.d.HTTP.Do(req)
+	res, err := s.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("unreachable")
+		return nil, err
 	}
 	defer res.Body.Close()
 	if res.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("answered %d", res.StatusCode)
 	}
 	var d discoveryDoc
-	if err := json.NewDecoder(io.LimitReader(res.Body, 1<<20)).Decode(&d); err != nil {
-		return nil, fmt.Errorf("not JSON")
+	if err := json.NewDecoder(res.Body).Decode(&d); err != nil {
+		return nil, fmt.Errorf("not JSON: %w", err)
 	}
 	// OpenID Connect Discovery 1.0 section 4.3: the document's issuer must
 	// be the one it was fetched for.
@@ -214,5 +256,30 @@ func (s *Service) discover(ctx context.Context, issuer string) (*discoveryDoc, e
 	if d.AuthorizationEndpoint == "" || d.TokenEndpoint == "" || d.JWKSURI == "" {
 		return nil, fmt.Errorf("endpoints missing")
 	}
+	// The endpoints this server fetches meet the rule the administrator's
+	// own would (checkFetchURL): the document is the issuer's word, and
+	// the issuer is the administrator's choice.
+	if !isHTTPURL(d.AuthorizationEndpoint) {
+		return nil, fmt.Errorf("authorization_endpoint %q is not an http(s) URL", d.AuthorizationEndpoint)
+	}
+	for _, e := range []string{d.TokenEndpoint, d.JWKSURI, d.UserinfoEndpoint} {
+		if e == "" {
+			continue
+		}
+		if err := s.d.Fetch.CheckURL(e); err != nil {
+			return nil, fmt.Errorf("endpoint %q %v", e, err)
+		}
+	}
 	return &d, nil
+}
+
+// checkIssuer refuses an issuer with a query or fragment (OpenID Connect
+// Discovery 1.0 section 2 allows neither): appended to, "https://x/a?"
+// would fetch /a and not the discovery document.
+func checkIssuer(issuer string) error {
+	u, err := url.Parse(issuer)
+	if err != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(issuer, "#") {
+		return errors.New("issuer must be a URL without a query or fragment")
+	}
+	return nil
 }

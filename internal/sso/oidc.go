@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -64,24 +63,55 @@ func (s *Service) oidcStart(ctx context.Context, c *conn, base string, st flowSt
 }
 
 // keySets caches each provider's JWKS (go-oidc refetches on an unknown
-// key id), so a login does not fetch the keys every time.
+// key id), so a login does not fetch the keys every time. The URLs are
+// administrators' choices, and any of them can name new ones: the cache
+// keeps the maxKeySets most recently used and drops the rest.
 type keySets struct {
 	mu   sync.Mutex
-	sets map[string]*oidc.RemoteKeySet
+	sets map[string]*keySet
+	tick uint64 // a use counter, for recency
 }
+
+type keySet struct {
+	ks   *oidc.RemoteKeySet
+	used uint64
+}
+
+// maxKeySets bounds the cache: far more identity providers than one
+// server's logins use at once, and little memory (keys, not documents).
+const maxKeySets = 256
 
 func (k *keySets) get(ctx context.Context, url string) *oidc.RemoteKeySet {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.sets == nil {
-		k.sets = map[string]*oidc.RemoteKeySet{}
+		k.sets = map[string]*keySet{}
 	}
-	if ks, ok := k.sets[url]; ok {
-		return ks
+	k.tick++
+	if e, ok := k.sets[url]; ok {
+		e.used = k.tick
+		return e.ks
+	}
+	if len(k.sets) >= maxKeySets {
+		// A scan, but only when a new URL arrives at a full cache.
+		oldest, at := "", k.tick
+		for u, e := range k.sets {
+			if e.used < at {
+				oldest, at = u, e.used
+			}
+		}
+		delete(k.sets, oldest)
 	}
 	ks := oidc.NewRemoteKeySet(ctx, url)
-	k.sets[url] = ks
+	k.sets[url] = &keySet{ks: ks, used: k.tick}
 	return ks
+}
+
+// len is how many key sets are cached.
+func (k *keySets) len() int {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.sets)
 }
 
 // oidcIdentity exchanges the code (with this server's PKCE verifier),
@@ -99,7 +129,7 @@ func (s *Service) oidcIdentity(ctx context.Context, c *conn, base string, st *fl
 	}
 	// Key fetches outlive this request, so the key set gets a context of
 	// its own carrying only the HTTP client.
-	hctx := oidc.ClientContext(ctx, s.d.HTTP)
+	hctx := oidc.ClientContext(ctx, s.http)
 	tok, err := conf.Exchange(hctx, code, oauth2.VerifierOption(st.Verifier))
 	if err != nil {
 		return identity{}, apierr.Wrap(apierr.OIDCAuthCodeError, err)
@@ -108,7 +138,7 @@ func (s *Service) oidcIdentity(ctx context.Context, c *conn, base string, st *fl
 	if raw == "" {
 		return identity{}, apierr.New(apierr.OIDCInvalidIDToken).WithMessage("The identity provider sent no ID token.")
 	}
-	keys := s.keys.get(oidc.ClientContext(context.Background(), s.d.HTTP), c.OIDC.JWKSURL)
+	keys := s.keys.get(oidc.ClientContext(context.Background(), s.http), c.OIDC.JWKSURL)
 	verifier := oidc.NewVerifier(c.OIDC.Issuer, keys, &oidc.Config{ClientID: c.OIDC.ClientID, Now: s.d.Clock.Now,
 		SupportedSigningAlgs: signingAlgs(c.OIDC)})
 	idt, err := verifier.Verify(hctx, raw)
@@ -175,7 +205,7 @@ func (s *Service) userinfo(ctx context.Context, url, accessToken string) (map[st
 	}
 	req.Header.Set("Authorization", "Bearer "+accessToken)
 	req.Header.Set("Accept", "application/json")
-	res, err := s.d.HTTP.Do(req)
+	res, err := s.http.Do(req)
 	if err != nil {
 		return nil, apierr.Wrap(apierr.SSOIdentityProviderError, err)
 	}
@@ -184,7 +214,7 @@ func (s *Service) userinfo(ctx context.Context, url, accessToken string) (map[st
 		return nil, apierr.Wrap(apierr.OIDCInvalidUserinfo, fmt.Errorf("userinfo answered %d", res.StatusCode))
 	}
 	info := map[string]any{}
-	if err := json.NewDecoder(io.LimitReader(res.Body, 1<<20)).Decode(&info); err != nil {
+	if err := json.NewDecoder(res.Body).Decode(&info); err != nil {
 		return nil, apierr.Wrap(apierr.OIDCInvalidUserinfo, err)
 	}
 	return info, nil

@@ -78,7 +78,7 @@ func (s *Service) EnsureOIDC(ctx context.Context, projectID, orgID string, set O
 		secret := set.ClientSecret
 		issuer, authz, token, userinfo, jwks := set.Issuer, set.AuthorizationURL, set.TokenURL, set.UserinfoURL, set.JWKSURL
 		return s.applyOIDC(c, oidcUpdate{ClientID: &set.ClientID, ClientSecret: &secret, Issuer: &issuer,
-			AuthorizationURL: &authz, TokenURL: &token, UserinfoURL: &userinfo, JWKSURL: &jwks}, nil)
+			AuthorizationURL: &authz, TokenURL: &token, UserinfoURL: &userinfo, JWKSURL: &jwks}, nil, checkProvisionedURL)
 	})
 }
 

@@ -29,12 +29,12 @@ import (
 	"embed"
 	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/outbound"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/secretbox"
@@ -63,23 +63,27 @@ type Deps struct {
 	Box *secretbox.Box
 	// BaseURL is this server's public URL, read per request.
 	BaseURL func() string
-	// HTTP fetches metadata and talks to OIDC providers.
-	HTTP *http.Client
-	Log  *slog.Logger
+	// Fetch guards every request to a URL a connection names (metadata,
+	// discovery, token, userinfo, JWKS): an organization's administrator
+	// chooses those URLs, and anyone can become one (package outbound).
+	// Nil permits public addresses only.
+	Fetch *outbound.Guard
+	Log   *slog.Logger
 }
 
 // Service runs SSO.
 type Service struct {
 	d    Deps
+	http *http.Client // d.Fetch's client
 	keys keySets
 }
 
 // New returns the SSO service.
 func New(d Deps) *Service {
-	if d.HTTP == nil {
-		d.HTTP = &http.Client{Timeout: 10 * time.Second}
+	if d.Fetch == nil {
+		d.Fetch = outbound.New(nil)
 	}
-	return &Service{d: d}
+	return &Service{d: d, http: d.Fetch.Client()}
 }
 
 //go:embed migrations/*.sql

@@ -6,13 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/outbound"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -124,18 +123,10 @@ func (n *NewProfile) validate() error {
 
 // checkFetchURL wants an absolute https URL for something this server
 // fetches and trusts (keys, userinfo); plain http is allowed only to a
-// loopback host, since an answer fetched in clear could be swapped on the way.
+// loopback host (outbound.CheckURL, the rule SSO and OAuth share).
 func checkFetchURL(field, s string) error {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return apierr.Invalid(field, field+" must be an absolute https URL.")
-	}
-	if u.Scheme == "http" {
-		host := u.Hostname()
-		ip := net.ParseIP(host)
-		if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-			return apierr.Invalid(field, field+" must use https (http is allowed only for a loopback host).")
-		}
+	if err := outbound.CheckURL(s); err != nil {
+		return apierr.Invalid(field, field+" "+err.Error()+".")
 	}
 	return nil
 }
