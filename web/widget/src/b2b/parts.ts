@@ -6,12 +6,14 @@
  * and a part only has to be present once its screen renders.
  */
 export type DiscoveryPart = typeof import('./parts/discovery');
+export type LinkSentPart = typeof import('./parts/linkSent');
 export type MfaPart = typeof import('./parts/mfa');
 export type PasswordResetPart = typeof import('./parts/passwordReset');
 export type SsoDiscoveryPart = typeof import('./parts/ssoDiscovery');
 
 export interface PartModules {
   discovery: DiscoveryPart;
+  linkSent: LinkSentPart;
   mfa: MfaPart;
   passwordReset: PasswordResetPart;
   ssoDiscovery: SsoDiscoveryPart;
@@ -21,6 +23,7 @@ export type PartName = keyof PartModules;
 /** The import of each part. A failed import is not remembered: the next attempt fetches again. */
 export const importPart: { [K in PartName]: () => Promise<PartModules[K]> } = {
   discovery: () => import('./parts/discovery'),
+  linkSent: () => import('./parts/linkSent'),
   mfa: () => import('./parts/mfa'),
   passwordReset: () => import('./parts/passwordReset'),
   ssoDiscovery: () => import('./parts/ssoDiscovery'),

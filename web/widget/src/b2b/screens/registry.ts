@@ -2,7 +2,6 @@ import { useEffect, useState, type ComponentType } from 'react';
 import type { LoginController } from '../controller';
 import type { PartModules, PartName } from '../parts';
 import { Screen } from '../state/types';
-import { EmailConfirmationScreen } from './EmailConfirmationScreen';
 import { EmailMethodSelectionScreen } from './EmailMethodSelectionScreen';
 import { EmailOTPEntryScreen } from './EmailOTPEntryScreen';
 import { ErrorScreen } from './ErrorScreen';
@@ -24,13 +23,14 @@ function lazy<K extends PartName>(part: K, pick: (m: PartModules[K]) => Componen
 }
 const mfa = (pick: (m: PartModules['mfa']) => ComponentType) => lazy('mfa', pick);
 const reset = (pick: (m: PartModules['passwordReset']) => ComponentType) => lazy('passwordReset', pick);
+const sent = (pick: (m: PartModules['linkSent']) => ComponentType) => lazy('linkSent', pick);
 const sso = (pick: (m: PartModules['ssoDiscovery']) => ComponentType) => lazy('ssoDiscovery', pick);
 
 /** One component per Screen; a Screen without an entry here does not compile. */
 const SCREENS: Record<Screen, ComponentType | LazyScreen> = {
   [Screen.Main]: MainScreen,
   [Screen.EmailMethodSelection]: EmailMethodSelectionScreen,
-  [Screen.EmailConfirmation]: EmailConfirmationScreen,
+  [Screen.EmailConfirmation]: sent((m) => m.EmailConfirmationScreen),
   [Screen.EmailOTPEntry]: EmailOTPEntryScreen,
   [Screen.LoggedIn]: LoggedInScreen,
   [Screen.Error]: ErrorScreen,
@@ -49,8 +49,8 @@ const SCREENS: Record<Screen, ComponentType | LazyScreen> = {
   [Screen.PasswordAuthenticate]: PasswordAuthenticateScreen,
   [Screen.PasswordForgotForm]: reset((m) => m.PasswordForgotScreen),
   [Screen.PasswordResetForm]: reset((m) => m.PasswordResetScreen),
-  [Screen.PasswordResetVerifyConfirmation]: reset((m) => m.PasswordResetVerifyConfirmationScreen),
-  [Screen.PasswordSetNewConfirmation]: reset((m) => m.PasswordSetNewConfirmationScreen),
+  [Screen.PasswordResetVerifyConfirmation]: sent((m) => m.PasswordResetVerifyConfirmationScreen),
+  [Screen.PasswordSetNewConfirmation]: sent((m) => m.PasswordSetNewConfirmationScreen),
   // SSO discovery.
   [Screen.SSODiscoveryEmail]: sso((m) => m.SSODiscoveryEmailScreen),
   [Screen.SSODiscoveryFallback]: sso((m) => m.SSODiscoveryFallbackScreen),
