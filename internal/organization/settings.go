@@ -64,6 +64,11 @@ const (
 	MaxSettingsDomains = 100 // email_allowed_domains, claimed_email_domains, rbac_email_implicit_role_assignments
 	MaxSettingsIDs     = 100 // connection and connected-app ids, OAuth tenant ids per provider
 	MaxSettingsMethods = 20  // allowed_auth_methods, allowed_mfa_methods
+	// MaxRoleAssignments bounds a connection's implicit role assignments
+	// (SAML and external connections' connection and group lists, SCIM's
+	// group list): each assignment is checked against the policy inside
+	// the write transaction, and 15,000 of them held it for seconds.
+	MaxRoleAssignments = 200
 )
 
 // checkSizes refuses a list over its cap, in time independent of its
@@ -85,11 +90,11 @@ func (s Settings) checkSizes() error {
 		{"allowed_mfa_methods", lenOf(s.AllowedMFAMethods), MaxSettingsMethods},
 	} {
 		if l.n > l.max {
-			return tooMany(l.field, l.max)
+			return TooMany(l.field, l.max)
 		}
 	}
 	if s.RBACEmailImplicitRoleAssignments != nil && len(*s.RBACEmailImplicitRoleAssignments) > MaxSettingsDomains {
-		return tooMany("rbac_email_implicit_role_assignments", MaxSettingsDomains)
+		return TooMany("rbac_email_implicit_role_assignments", MaxSettingsDomains)
 	}
 	if s.AllowedOAuthTenants != nil {
 		if len(*s.AllowedOAuthTenants) > len(OAuthTenantProviders) {
@@ -97,7 +102,7 @@ func (s Settings) checkSizes() error {
 		}
 		for _, ids := range *s.AllowedOAuthTenants {
 			if len(ids) > MaxSettingsIDs {
-				return tooMany("allowed_oauth_tenants", MaxSettingsIDs)
+				return TooMany("allowed_oauth_tenants", MaxSettingsIDs)
 			}
 		}
 	}
@@ -111,7 +116,8 @@ func lenOf(l *[]string) int {
 	return len(*l)
 }
 
-func tooMany(field string, max int) error {
+// TooMany is the refusal of a list over its cap, naming its field.
+func TooMany(field string, max int) error {
 	return apierr.Invalid(field, fmt.Sprintf("%s may list at most %d entries.", field, max))
 }
 

@@ -160,6 +160,9 @@ func (h admin) Update(r *http.Request) (any, error) {
 		if err := c.Authorize(ctx, organization.ResourceOrganization, organization.ActionOrgImplicitRoles); err != nil {
 			return nil, err
 		}
+		if len(*req.GroupRoles) > organization.MaxRoleAssignments {
+			return nil, organization.TooMany("scim_group_implicit_role_assignments", organization.MaxRoleAssignments)
+		}
 		roles = []GroupRole{}
 		for _, a := range *req.GroupRoles {
 			a := GroupRole{RoleID: strings.TrimSpace(a.RoleID), GroupID: strings.TrimSpace(a.GroupID)}

@@ -229,6 +229,12 @@ func (s *Service) checkRoleAssignments(ctx context.Context, q store.Querier, c *
 // lists in errors.
 func (s *Service) checkImplicitRoles(ctx context.Context, q store.Querier, org *organization.Organization, fields [2]string,
 	conn []RoleAssignment, group []GroupRoleAssignment) error {
+	if len(conn) > organization.MaxRoleAssignments {
+		return organization.TooMany(fields[0], organization.MaxRoleAssignments)
+	}
+	if len(group) > organization.MaxRoleAssignments {
+		return organization.TooMany(fields[1], organization.MaxRoleAssignments)
+	}
 	connIDs, groupIDs := make([]string, 0, len(conn)), make([]string, 0, len(group))
 	for _, a := range conn {
 		connIDs = append(connIDs, a.RoleID)
