@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+
+	"github.com/latchkey/latchkey/internal/netlist"
 )
 
 // Client is who sent the request being served, for records that outlive
@@ -88,39 +90,13 @@ func peerIP(r *http.Request) string {
 	return host
 }
 
-// ParseTrustedProxies parses a comma-separated list of CIDRs (a bare
-// address means just that address), as LATCHKEY_TRUSTED_PROXIES holds.
+// ParseTrustedProxies parses LATCHKEY_TRUSTED_PROXIES (netlist.Parse).
 func ParseTrustedProxies(list string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, f := range strings.Split(list, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		if !strings.Contains(f, "/") {
-			a, err := netip.ParseAddr(f)
-			if err != nil {
-				return nil, fmt.Errorf("trusted proxy %q is neither a CIDR nor an address", f)
-			}
-			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
-			continue
-		}
-		p, err := netip.ParsePrefix(f)
-		if err != nil {
-			return nil, fmt.Errorf("trusted proxy %q is not a CIDR", f)
-		}
-		out = append(out, netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-unmapShift(p)).Masked())
+	p, err := netlist.Parse(list)
+	if err != nil {
+		return nil, fmt.Errorf("trusted proxy %w", err)
 	}
-	return out, nil
-}
-
-// unmapShift is how many prefix bits an IPv4-mapped IPv6 prefix loses
-// when its address is unmapped to IPv4.
-func unmapShift(p netip.Prefix) int {
-	if p.Addr().Is4In6() {
-		return 96
-	}
-	return 0
+	return p, nil
 }
 
 // WithClientIP computes every request's client address once (and keeps

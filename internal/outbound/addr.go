@@ -1,9 +1,9 @@
 package outbound
 
 import (
-	"fmt"
 	"net/netip"
-	"strings"
+
+	"github.com/latchkey/latchkey/internal/netlist"
 )
 
 // Allowlist is the operator's list of networks a guarded fetch may reach
@@ -11,39 +11,9 @@ import (
 // Keycloak) on 10.x, or loopback for tests and `latchkey dev`.
 type Allowlist []netip.Prefix
 
-// ParseAllowlist parses a comma-separated list of CIDRs (a bare address
-// means just that address), as LATCHKEY_SSO_ALLOWED_NETWORKS holds.
-// IPv4-mapped IPv6 forms are read as the IPv4 they carry, as the dialer
-// sees them.
+// ParseAllowlist parses LATCHKEY_SSO_ALLOWED_NETWORKS (netlist.Parse).
 func ParseAllowlist(list string) (Allowlist, error) {
-	var out Allowlist
-	for _, f := range strings.Split(list, ",") {
-		f = strings.TrimSpace(f)
-		if f == "" {
-			continue
-		}
-		if !strings.Contains(f, "/") {
-			a, err := netip.ParseAddr(f)
-			if err != nil || a.Zone() != "" {
-				return nil, fmt.Errorf("%q is neither a CIDR nor an address", f)
-			}
-			a = a.Unmap()
-			out = append(out, netip.PrefixFrom(a, a.BitLen()))
-			continue
-		}
-		p, err := netip.ParsePrefix(f)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a CIDR", f)
-		}
-		if p.Addr().Is4In6() {
-			if p.Bits() < 96 {
-				return nil, fmt.Errorf("%q reaches beyond the IPv4-mapped range: name the IPv4 network instead", f)
-			}
-			p = netip.PrefixFrom(p.Addr().Unmap(), p.Bits()-96)
-		}
-		out = append(out, p.Masked())
-	}
-	return out, nil
+	return netlist.Parse(list)
 }
 
 // Loopback is the allowlist entry for this machine's loopback addresses,
