@@ -24,8 +24,11 @@ func FuzzSMTPURL(f *testing.F) {
 		if err != nil {
 			// The rest of the URL may hold the same characters, also once quoted in the
 			// error (a NUL before "0000" prints as \x000000).
+			// The parser's own words do not count either: "ssword" is in
+			// "password given without a user name".
 			rest := afterUserinfo(raw)
-			if len(pass) >= 6 && strings.Contains(err.Error(), pass) && !strings.Contains(rest, pass) &&
+			msg := strings.ReplaceAll(err.Error(), "password", "")
+			if len(pass) >= 6 && strings.Contains(msg, pass) && !strings.Contains(rest, pass) &&
 				!strings.Contains(strconv.Quote(rest), pass) {
 				t.Fatalf("parseSMTPURL(%q): the error shows the password: %v", raw, err)
 			}
