@@ -9,6 +9,7 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/compactjws"
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/httpapi"
@@ -99,6 +100,9 @@ type hintClaims struct {
 // optional), its audience names the client, so it must name exactly one.
 func (p *Provider) verifyIDTokenHint(ctx context.Context, projectID, clientID, token string) (*hintClaims, error) {
 	bad := apierr.Invalid("id_token_hint", "id_token_hint is not an ID token issued to this client.")
+	if compactjws.Check(token) != nil { // one spelling per token, as everywhere
+		return nil, bad
+	}
 	parsed, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
 	if err != nil || len(parsed.Headers) != 1 {
 		return nil, bad

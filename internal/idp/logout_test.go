@@ -16,7 +16,8 @@ import (
 // An id_token_hint must be an ID token this provider signed for the client
 // (OIDC RP-Initiated Logout 2): one re-signed with another key, one issued
 // to another client, and an access token whose custom audience is the
-// client (right audience, wrong issuer) are all invalid_request.
+// client (right audience, wrong issuer), and the token respelled, are all
+// invalid_request.
 func TestLogoutHintMustBeOurIDTokenForTheClient(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := setup(t, e)
@@ -31,6 +32,9 @@ func TestLogoutHintMustBeOurIDTokenForTheClient(t *testing.T) {
 		}
 		apptest.Want(t, logout(id, idt), 200, "")
 		apptest.Want(t, logout(id, forge(t, idt)), 400, "invalid_request")
+		for name, s := range apptest.Respellings(t, idt) { // only the canonical spelling (compactjws)
+			t.Run(name, func(t *testing.T) { apptest.Want(t, logout(id, s), 400, "invalid_request") })
+		}
 		apptest.Want(t, logout(id, f.grant(other, otherSecret, "openid").Body["id_token"].(string)), 400, "invalid_request")
 		apptest.Want(t, logout(ownAud, f.grant(ownAud, ownAudSecret, "openid").Body["access_token"].(string)), 400, "invalid_request")
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
+	"github.com/latchkey/latchkey/internal/compactjws"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/store"
@@ -19,6 +20,12 @@ import (
 // not revoked (its family, its grant), and that its member is still
 // active. It returns the claims and the stored row.
 func (p *Provider) verifyAccess(ctx context.Context, projectID, token string) (*accessClaims, *tokenRow, error) {
+	// The row is named by the signed jti, not the text; the canonical
+	// spelling is still the only one taken (see compactjws), as for every
+	// JWT this server reads.
+	if compactjws.Check(token) != nil {
+		return nil, nil, errNoToken
+	}
 	parsed, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
 	if err != nil || len(parsed.Headers) != 1 {
 		return nil, nil, errNoToken

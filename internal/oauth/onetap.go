@@ -3,7 +3,6 @@ package oauth
 import (
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -24,8 +23,14 @@ import (
 //   - One Tap issues no nonce (the vendor's start answers only the client
 //     id), so a token carrying one was minted for a redirect flow's request
 //     and is refused: its nonce binds it to that request;
-//   - each token is spent on its first submit (flowtoken.Spend, by the
-//     hash of its signed part), and refused after, until it expires.
+//   - each token is spent on its first submit (flowtoken.Spend), and
+//     refused after, until it expires. It is spent by its signed claims
+//     (the decoded payload), not by its text: go-jose decodes parts that
+//     carry newlines or other unused low bits to the same bytes and
+//     verifies them, so one token has many spellings. Those spellings are
+//     also refused before verifying (compactjws, in VerifyIDToken); the
+//     payload key holds even if a spelling got through, and against a
+//     second valid signature of the same claims.
 
 // kindOneTapIDToken marks spent One Tap ID tokens among the flow tickets.
 const kindOneTapIDToken flowtoken.Kind = "oauth_onetap_id_token"
@@ -130,8 +135,11 @@ func (m *Module) oneTap(r *http.Request, discovery bool) (any, error) {
 			"The ID token carries a nonce, so it was issued for another sign-in request than Google One Tap.")
 	}
 	// Spent only once verified: what anyone can send must not write rows.
-	signed := req.IDToken[:strings.LastIndexByte(req.IDToken, '.')]
-	if err := m.d.Flows.Spend(ctx, kindOneTapIDToken, p.ID, signed, id.IDToken.Expiry.Add(oneTapSkew)); err != nil {
+	// Spent by the signed claims, not the token's text (see the top).
+	if len(id.IDToken.Payload) == 0 {
+		return nil, apierr.New(apierr.IDTokenInvalid)
+	}
+	if err := m.d.Flows.Spend(ctx, kindOneTapIDToken, p.ID, string(id.IDToken.Payload), id.IDToken.Expiry.Add(oneTapSkew)); err != nil {
 		if errors.Is(err, flowtoken.ErrInvalid) {
 			return nil, apierr.Wrap(apierr.IDTokenInvalid, err).WithMessage("The ID token was already used.")
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/latchkey/latchkey/internal/changefeed"
+	"github.com/latchkey/latchkey/internal/compactjws"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/signslot"
 )
@@ -201,6 +202,13 @@ func (s *Service) verifyKnown(ctx context.Context, projectID, token string, now 
 		if id, ok := s.verified.get(projectID, token, now, known); ok {
 			return id, nil
 		}
+	}
+	// The verified cache is keyed by the token's text: only its canonical
+	// spelling is taken (see compactjws), so one JWT is one entry, not one
+	// per respelling a caller cares to send. Checked on a miss only: an
+	// entry was checked before it was put.
+	if compactjws.Check(token) != nil {
+		return "", fmt.Errorf("%w: parse", errBadJWT)
 	}
 	parsed, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.RS256})
 	if err != nil || len(parsed.Headers) != 1 {

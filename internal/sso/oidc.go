@@ -12,6 +12,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/compactjws"
 	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/providertokens"
 )
@@ -137,6 +138,11 @@ func (s *Service) oidcIdentity(ctx context.Context, c *conn, base string, st *fl
 	raw, _ := tok.Extra("id_token").(string)
 	if raw == "" {
 		return identity{}, apierr.New(apierr.OIDCInvalidIDToken).WithMessage("The identity provider sent no ID token.")
+	}
+	// Nonce-bound and never spent by its text, but read like every JWT
+	// here: its canonical spelling only (see compactjws).
+	if err := compactjws.Check(raw); err != nil {
+		return identity{}, apierr.Wrap(apierr.OIDCInvalidIDToken, err)
 	}
 	keys := s.keys.get(oidc.ClientContext(context.Background(), s.http), c.OIDC.JWKSURL)
 	verifier := oidc.NewVerifier(c.OIDC.Issuer, keys, &oidc.Config{ClientID: c.OIDC.ClientID, Now: s.d.Clock.Now,

@@ -119,3 +119,22 @@ func TestOIDCSigningAlgorithmsNeedDiscovery(t *testing.T) {
 		wantPage(t, loginOIDC(t, e, connID), 400, "oidc_invalid_id_token")
 	})
 }
+
+// An ID token is read in its one canonical spelling only (as every JWT
+// here): a token endpoint answering with one that go-jose would decode to
+// the same parts and verify is refused.
+func TestOIDCRespelledIDTokenRefused(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		setClock(e, time.Now())
+		op := newSigningOP(t, "ES256", "ES256")
+		_, connID, _ := connectOIDC(t, e, "respelled", op, nil)
+		tokenFrom(t, loginOIDC(t, e, connID))
+		for _, name := range []string{"newline in payload", "CRLF in header", "non-canonical trailing bits in signature"} {
+			t.Run(name, func(t *testing.T) {
+				op.setRespell(name)
+				defer op.setRespell("")
+				wantPage(t, loginOIDC(t, e, connID), 400, "oidc_invalid_id_token")
+			})
+		}
+	})
+}

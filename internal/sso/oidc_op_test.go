@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+
+	"github.com/latchkey/latchkey/internal/apptest"
 )
 
 // signingOP is a small OpenID provider on loopback whose ID tokens are
@@ -36,6 +38,9 @@ type signingOP struct {
 	mu                   sync.Mutex
 	codes                map[string]url.Values // code -> the authorization request
 	subject, email, name string
+	// respell, when set, names the apptest.Respellings spelling its token
+	// endpoint sends the ID token in (guarded by mu).
+	respell string
 }
 
 func newSigningOP(t *testing.T, alg string, advertised ...string) *signingOP {
@@ -95,6 +100,12 @@ func newSigningOP(t *testing.T, alg string, advertised ...string) *signingOP {
 	mux.HandleFunc("GET /authorize", op.authorize)
 	mux.HandleFunc("POST /token", op.token)
 	return op
+}
+
+func (op *signingOP) setRespell(name string) {
+	op.mu.Lock()
+	op.respell = name
+	op.mu.Unlock()
 }
 
 func (op *signingOP) issuer() string { return op.srv.URL }
@@ -177,6 +188,16 @@ func (op *signingOP) sign(payload []byte) string {
 	compact, err := jws.CompactSerialize()
 	if err != nil {
 		op.t.Error(err)
+	}
+	op.mu.Lock()
+	respell := op.respell
+	op.mu.Unlock()
+	if respell != "" {
+		s, ok := apptest.Respellings(op.t, compact)[respell]
+		if !ok {
+			op.t.Errorf("no %s spelling of %s", respell, compact)
+		}
+		return s
 	}
 	return compact
 }

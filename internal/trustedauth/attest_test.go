@@ -96,6 +96,20 @@ func TestAttestTokenWithoutIDIsSpentOnce(t *testing.T) {
 	})
 }
 
+// A token is taken in its one canonical spelling only: the others that
+// go-jose would decode to the same parts (and verify) are refused before
+// the token is ever spent, so a token's text names one token.
+func TestAttestRefusesRespelledTokens(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		sc := newScene(t, e)
+		tok := sc.is.token(e.Clock.Now(), "ana@acme.test", "jti-respelled", nil)
+		for name, s := range apptest.Respellings(t, tok) {
+			t.Run(name, func(t *testing.T) { apptest.Want(t, sc.attest(s), 401, "invalid_trusted_auth_token") })
+		}
+		apptest.Want(t, sc.attest(tok), 200, "")
+	})
+}
+
 // The rows that remember spent tokens go once the tokens have expired,
 // whether or not the profile is used again.
 func TestAttestSpentTokensAreSwept(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/compactjws"
 	"github.com/latchkey/latchkey/internal/emailaddr"
 )
 
@@ -54,7 +55,12 @@ func badToken(msg string) error {
 // issuer, audience, expiry (required, at most maxExpiryAhead away) and
 // not-before.
 func (s *Service) verify(ctx context.Context, p *Profile, raw string) (*verified, error) {
+	// Only the canonical spelling (see compactjws): spending is by the
+	// signed claims whatever the spelling, and the text is then one token.
 	obj, err := jose.ParseSignedCompact(raw, signingAlgs)
+	if err == nil {
+		err = compactjws.Check(raw)
+	}
 	if err != nil {
 		return nil, apierr.Wrap(apierr.InvalidTrustedAuthToken, err).WithMessage(
 			"The trusted auth token is not a JWT signed with an accepted algorithm.")

@@ -2,6 +2,7 @@ package providers
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
 
+	"github.com/latchkey/latchkey/internal/compactjws"
 	"github.com/latchkey/latchkey/internal/providertokens"
 )
 
@@ -171,6 +173,12 @@ type idClaims struct {
 // its audience (our client id), expiry, issuer and, when one is expected,
 // nonce, and returns the identity it names.
 func (o *oidcProvider) VerifyIDToken(ctx context.Context, raw, nonce string) (*Identity, error) {
+	// go-oidc verifies any spelling of the token's parts that its base64
+	// decoder accepts (newlines, unused low bits); only the canonical one
+	// is taken, so a token's text names one token (see compactjws).
+	if err := compactjws.Check(raw); err != nil {
+		return nil, fmt.Errorf("%w: id token: %w", ErrProvider, err)
+	}
 	ctx = oidc.ClientContext(ctx, o.http)
 	// The audience is checked here rather than by go-oidc, whose refusal
 	// carries no type, so that it can be told apart.
@@ -190,6 +198,10 @@ func (o *oidcProvider) VerifyIDToken(ctx context.Context, raw, nonce string) (*I
 	if err := t.Claims(&c); err != nil {
 		return nil, fmt.Errorf("%w: id token claims: %v", ErrProvider, err)
 	}
+	var payload json.RawMessage // the verified payload's bytes, copied
+	if err := t.Claims(&payload); err != nil {
+		return nil, fmt.Errorf("%w: id token claims: %v", ErrProvider, err)
+	}
 	if err := o.verifyIssuer(c); err != nil {
 		return nil, err
 	}
@@ -200,7 +212,7 @@ func (o *oidcProvider) VerifyIDToken(ctx context.Context, raw, nonce string) (*I
 		return nil, fmt.Errorf("%w: id token without sub", ErrProvider)
 	}
 	id := &Identity{Provider: o.name, Subject: c.Subject, Email: c.Email, Name: c.Name, Picture: c.Picture,
-		Locale: c.Locale, Tenants: []Tenant{}, IDToken: &IDTokenInfo{Nonce: t.Nonce, Expiry: t.Expiry}}
+		Locale: c.Locale, Tenants: []Tenant{}, IDToken: &IDTokenInfo{Nonce: t.Nonce, Expiry: t.Expiry, Payload: payload}}
 	if id.Email == "" && o.name == Microsoft && strings.Contains(c.PreferredName, "@") {
 		id.Email = c.PreferredName
 	}

@@ -89,6 +89,10 @@ type Identity struct {
 type IDTokenInfo struct {
 	Nonce  string
 	Expiry time.Time
+	// Payload is the signed claims as decoded and verified: what a caller
+	// spends a token by (One Tap), where the token's text has several
+	// spellings.
+	Payload []byte
 }
 
 // TenantIDs lists the identity's tenant ids.
