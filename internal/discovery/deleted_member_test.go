@@ -58,6 +58,7 @@ func TestDiscoveryOmitsAnOAuthTenantOrganizationWhereTheAddressIsDeleted(t *test
 		org := e.CreateOrg("initech", "NOT_ALLOWED", map[string]any{"oauth_tenant_jit_provisioning": "RESTRICTED",
 			"allowed_oauth_tenants": map[string]any{"google": []string{"initech.test"}}})
 		e.DeleteMember(org, e.CreateMember(org, "peter@initech.test"))
+		e.CreateVerifiedMember(org, "bill@initech.test") // vouches for the tenant's domain
 
 		svc := discovery.New(discovery.Deps{DB: e.App.DB, Clock: e.App.Clock, Projects: e.App.Projects, Orgs: e.App.Orgs,
 			Sessions: e.App.Sessions, Limiter: e.App.Limiter})

@@ -191,24 +191,24 @@ func (s *Service) list(ctx context.Context, q store.Querier, p *project.Project,
 	}
 	// An OAuth login also proves membership of the provider's tenants
 	// (workspace, team, organization, portal): organizations admitting
-	// one of them by OAuth tenant JIT are joinable.
+	// one of them by OAuth tenant JIT, and vouched for at it (as for
+	// domains: JoinableByOAuthTenant), are joinable.
 	for _, f := range factors {
 		provider, of, ok := f.OAuth()
 		if !ok {
 			continue
 		}
-		orgs, err := s.d.Orgs.AllowingOAuthTenant(ctx, q, p.ID, provider, of.TenantIDs())
+		matches, err := s.d.Orgs.JoinableByOAuthTenant(ctx, q, p.ID, provider, of.TenantIDs())
 		if err != nil {
 			return nil, err
 		}
-		for _, org := range orgs {
-			if seen[org.OrganizationID] {
+		for _, m := range matches {
+			if seen[m.Organization.OrganizationID] {
 				continue
 			}
-			seen[org.OrganizationID] = true
-			tenant, _ := org.AllowsOAuthTenant(provider, of.TenantIDs())
-			out = append(out, s.entry(org, Membership{Type: EligibleByOAuth,
-				Details: map[string]any{"provider": provider, "tenant": tenant}}, email, factors))
+			seen[m.Organization.OrganizationID] = true
+			out = append(out, s.entry(m.Organization, Membership{Type: EligibleByOAuth,
+				Details: map[string]any{"provider": provider, "tenant": m.Tenant}}, email, factors))
 		}
 	}
 	return out, nil

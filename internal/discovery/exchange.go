@@ -138,7 +138,11 @@ func (s *Service) memberFor(ctx context.Context, q store.Querier, p *project.Pro
 	case !errors.Is(err, store.ErrNotFound):
 		return nil, err
 	}
-	if !admitsOAuthTenant(org, factors) {
+	byTenant, err := s.admitsOAuthTenant(ctx, q, org, factors)
+	if err != nil {
+		return nil, err
+	}
+	if !byTenant {
 		if err := s.claimedElsewhere(ctx, q, p, email, org.OrganizationID); err != nil {
 			return nil, err
 		}
@@ -154,16 +158,18 @@ func (s *Service) memberFor(ctx context.Context, q store.Querier, p *project.Pro
 }
 
 // admitsOAuthTenant reports whether an OAuth factor proves a tenant the
-// organization's OAuth tenant JIT admits.
-func admitsOAuthTenant(org *organization.Organization, factors []session.Factor) bool {
+// organization's OAuth tenant JIT admits and at which it is vouched for:
+// what discovery offers (JoinableByOAuthTenant) is all it admits by tenant.
+func (s *Service) admitsOAuthTenant(ctx context.Context, q store.Querier, org *organization.Organization, factors []session.Factor) (bool, error) {
 	for _, f := range factors {
 		if provider, of, ok := f.OAuth(); ok {
-			if _, ok := org.AllowsOAuthTenant(provider, of.TenantIDs()); ok {
-				return true
+			_, ok, err := s.d.Orgs.AdmitsByOAuthTenant(ctx, q, org, provider, of.TenantIDs())
+			if err != nil || ok {
+				return ok, err
 			}
 		}
 	}
-	return false
+	return false, nil
 }
 
 // ExchangeParams is an intermediate_sessions/exchange request.

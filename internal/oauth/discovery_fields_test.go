@@ -20,8 +20,9 @@ import (
 func TestOAuthDiscoveryAuthenticateProviderFields(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		m := startGoogle(t, e)
-		e.CreateOrg("initech", "NOT_ALLOWED", map[string]any{"oauth_tenant_jit_provisioning": "RESTRICTED",
+		org := e.CreateOrg("initech", "NOT_ALLOWED", map[string]any{"oauth_tenant_jit_provisioning": "RESTRICTED",
 			"allowed_oauth_tenants": map[string]any{"google": []string{"initech.test"}}})
+		e.CreateVerifiedMember(org, "bill@initech.test") // vouches for the tenant's domain
 		discover := func() string {
 			m.QueueUser(&editedUser{MockUser: &mockoidc.MockUser{Subject: "peter", Email: "peter@initech.test", EmailVerified: true},
 				HD: "initech.test"})

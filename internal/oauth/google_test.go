@@ -128,15 +128,31 @@ func TestGoogleTenantJITAndDiscovery(t *testing.T) {
 		user := func(sub string) *editedUser {
 			return &editedUser{MockUser: &mockoidc.MockUser{Subject: sub, Email: sub + "@initech.test", EmailVerified: true}, HD: "initech.test"}
 		}
-		// Discovery lists the organization as joinable by the Workspace tenant.
-		m.QueueUser(user("peter"))
-		q := url.Values{"public_token": {e.Project.PublicToken}}
-		u := browse(t, e, "/v1/b2b/public/oauth/google/discovery/start?"+q.Encode())
-		if u.Query().Get("stytch_token_type") != "discovery_oauth" {
-			t.Fatalf("redirected to %s", u)
+		discover := func(who string) apptest.Resp {
+			m.QueueUser(user(who))
+			q := url.Values{"public_token": {e.Project.PublicToken}}
+			u := browse(t, e, "/v1/b2b/public/oauth/google/discovery/start?"+q.Encode())
+			if u.Query().Get("stytch_token_type") != "discovery_oauth" {
+				t.Fatalf("redirected to %s", u)
+			}
+			r := e.SDK(http.MethodPost, "/b2b/oauth/discovery/authenticate", map[string]any{"discovery_oauth_token": u.Query().Get("token")}, "")
+			apptest.Want(t, r, 200, "")
+			return r
 		}
-		r := e.SDK(http.MethodPost, "/b2b/oauth/discovery/authenticate", map[string]any{"discovery_oauth_token": u.Query().Get("token")}, "")
+		// Nobody vouches for the organization at its tenant yet (no member
+		// in it, no claim of its domain): discovery does not offer it.
+		if r := discover("peter"); len(r.Data()["discovered_organizations"].([]any)) != 0 {
+			t.Fatalf("offered unvouched: %s", r.Raw)
+		}
+		// The organization flow admits a new member by tenant, though email
+		// JIT is off: its own login page is its admin's own rule.
+		m.QueueUser(user("milton"))
+		u := browse(t, e, startPath(e, "google", url.Values{"slug": {"initech"}}))
+		r := e.SDK(http.MethodPost, "/b2b/oauth/authenticate", map[string]any{"oauth_token": u.Query().Get("token")}, "")
 		apptest.Want(t, r, 200, "")
+		// Milton, an active member in the tenant, vouches for it: discovery
+		// lists the organization as joinable by the Workspace tenant.
+		r = discover("peter")
 		orgs := r.Data()["discovered_organizations"].([]any)
 		if len(orgs) != 1 || str(orgs[0].(map[string]any), "membership", "type") != "eligible_to_join_by_oauth_tenant" ||
 			str(orgs[0].(map[string]any), "membership", "details", "tenant") != "initech.test" {
@@ -162,11 +178,6 @@ func TestGoogleTenantJITAndDiscovery(t *testing.T) {
 		if len(factors) != 1 || regID == "" || str(factors[0].(map[string]any), "google_oauth_factor", "id") != regID {
 			t.Fatalf("factor does not name registration %q: %s", regID, b.Raw)
 		}
-		// The organization flow admits a new member by tenant, though email JIT is off.
-		m.QueueUser(user("milton"))
-		u = browse(t, e, startPath(e, "google", url.Values{"slug": {"initech"}}))
-		r = e.SDK(http.MethodPost, "/b2b/oauth/authenticate", map[string]any{"oauth_token": u.Query().Get("token")}, "")
-		apptest.Want(t, r, 200, "")
 		// Another tenant is refused by the email JIT rule.
 		m.QueueUser(&mockoidc.MockUser{Subject: "x", Email: "x@other.test", EmailVerified: true})
 		u = browse(t, e, startPath(e, "google", url.Values{"slug": {"initech"}}))

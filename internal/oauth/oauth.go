@@ -98,12 +98,15 @@ type Module struct {
 // It also registers the module as an organization.UnprovenAccess, so that
 // a member's first proven address ends the registrations that did not
 // prove it, and as an organization.MemberDeletionHook, so that a deleted
-// member's provider tokens go with the deletion.
+// member's provider tokens go with the deletion, and as the
+// organization.OAuthTenantMembers that vouch for an organization at an
+// OAuth tenant in discovery.
 func New(d Deps) *Module {
 	m := &Module{d: d, factory: providers.NewFactory(d.HTTP)}
 	d.Orgs.AddMemberDecorator("member_oauth_registrations", m.decorateMembers)
 	d.Orgs.AddUnprovenAccess(m)
 	d.Orgs.AddMemberDeletionHook(m)
+	d.Orgs.UseOAuthTenantMembers(m)
 	d.Sessions.OnStart(m.registerDiscovered)
 	return m
 }

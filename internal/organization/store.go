@@ -34,6 +34,9 @@ type Store struct {
 	// ssoConns answers whether a connection is the organization's
 	// (UseSSOConnections).
 	ssoConns SSOConnections
+	// tenantMembers answers whether an organization has a member in an
+	// OAuth tenant (UseOAuthTenantMembers).
+	tenantMembers OAuthTenantMembers
 	// memberTables are the tables the member loaders read, each once, in
 	// the order registered; loaders counts the loaders that declared one
 	// (see probe).
