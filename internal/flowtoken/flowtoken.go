@@ -30,6 +30,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/ratelimit"
@@ -61,6 +62,17 @@ var (
 	RedeemLimit = ratelimit.Rule{Name: "flow_redeem_fail", Limit: 20, Window: 10 * time.Minute, OnSuccess: ratelimit.Release,
 		PerClientAddress: true}
 )
+
+// MaxDataBytes bounds a ticket's data (its JSON). Every flow bounds what
+// its caller sends it (redirect URLs are registered ones, custom_scopes
+// are capped); this is the backstop for a field a flow forgot, so that no
+// request can make a ticket row of megabytes. The largest tickets, an
+// OAuth login's identity and sealed provider tokens, are a few KB.
+const MaxDataBytes = 64 << 10
+
+// ErrDataTooLarge is a ticket whose data is over MaxDataBytes: refused
+// whole (an invalid_request), never truncated.
+var ErrDataTooLarge = errors.New("flowtoken: ticket data too large")
 
 // ErrInvalid is every way a ticket can fail to redeem: unknown, expired,
 // already used, another kind, or another project. Callers answer it with
@@ -108,14 +120,18 @@ func (s *Store) IssueIn(ctx context.Context, q store.Querier, in Issue) (string,
 	if in.TTL <= 0 || in.TTL > MaxTTL {
 		return "", fmt.Errorf("flowtoken: issue %s: ttl %s out of range", in.Kind, in.TTL)
 	}
+	data, err := json.Marshal(in.Data)
+	if err != nil {
+		return "", fmt.Errorf("flowtoken: issue %s: encode: %w", in.Kind, err)
+	}
+	if len(data) > MaxDataBytes {
+		return "", apierr.Wrap(apierr.InvalidRequest, fmt.Errorf("%w: %s: %d bytes", ErrDataTooLarge, in.Kind, len(data))).
+			WithMessage("The request carries more than a login flow keeps between its steps.")
+	}
 	if in.LimitKey != "" {
 		if err := s.limiter.AllowIn(ctx, q, scoped(IssueLimit, in.Kind), in.LimitKey); err != nil {
 			return "", err
 		}
-	}
-	data, err := json.Marshal(in.Data)
-	if err != nil {
-		return "", fmt.Errorf("flowtoken: issue %s: encode: %w", in.Kind, err)
 	}
 	token := ids.Token()
 	now := s.clock.Now()

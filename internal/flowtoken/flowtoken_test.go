@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -266,6 +267,34 @@ func TestIssueRefusesIncompleteTickets(t *testing.T) {
 			if _, err := f.flows.Issue(f.ctx, in); err == nil {
 				t.Errorf("Issue(%+v) succeeded", in)
 			}
+		}
+	})
+}
+
+// A ticket's data is capped (MaxDataBytes), the backstop for a field a
+// flow forgot to bound: over it, Issue refuses whole with an
+// invalid_request, stores nothing and counts no issuance; at it, the
+// ticket is issued and redeems to the same data.
+func TestIssueRefusesOversizedData(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		f := setup(t, db)
+		// Data encodes as a JSON string: its two quotes and the text.
+		data := func(n int) string { return strings.Repeat("a", n-2) }
+		_, err := f.flows.Issue(f.ctx, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Minute, LimitKey: "ip",
+			Data: data(flowtoken.MaxDataBytes + 1)})
+		if !errors.Is(err, flowtoken.ErrDataTooLarge) || !apierr.Is(err, apierr.InvalidRequest) {
+			t.Fatalf("oversized: %v, want ErrDataTooLarge as invalid_request", err)
+		}
+		var n int
+		if err := db.Read().QueryRowContext(f.ctx, `SELECT COUNT(*) FROM flow_tickets`).Scan(&n); err != nil || n != 0 {
+			t.Fatalf("%d tickets stored (%v)", n, err)
+		}
+		tok := f.issue(t, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Minute, LimitKey: "ip",
+			Data: data(flowtoken.MaxDataBytes)})
+		tk, err := f.flows.Redeem(f.ctx, flowtoken.Redeem{Kind: "k", Token: tok})
+		var got string
+		if err != nil || tk.Decode(&got) != nil || len(got) != flowtoken.MaxDataBytes-2 {
+			t.Fatalf("at the cap: %v, %d bytes", err, len(got))
 		}
 	})
 }

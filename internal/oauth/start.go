@@ -64,8 +64,12 @@ func (m *Module) startURL(r *http.Request, discovery bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	scopes, err := customScopes(q.Get("custom_scopes"))
+	if err != nil {
+		return "", err
+	}
 	st := state{Provider: name, Discovery: discovery, Challenge: q.Get("pkce_code_challenge"),
-		Verifier: ids.Token(), Nonce: ids.Token(), Scopes: strings.Fields(q.Get("custom_scopes"))}
+		Verifier: ids.Token(), Nonce: ids.Token(), Scopes: scopes}
 	if err := flowtoken.StartChallenge("pkce_code_challenge", st.Challenge, p.PKCERequiredForOAuth); err != nil {
 		return "", err
 	}
