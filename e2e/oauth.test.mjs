@@ -155,8 +155,11 @@ h.test('Google login in the organization flow: an existing member, a single-use 
 
 h.test('discovery OAuth: a Google Workspace account finds the organization its domain may join', async ({ page, context }) => {
   await setup();
+  // Discovery offers an organization by a tenant only where it is vouched for there: this one
+  // claims the Workspace's domain (its people log in by Google alone, so none proved an address).
   await h.createOrg({ name: 'Workspace Co', slug: 'workspace-co', jit: 'NOT_ALLOWED',
-    extra: { oauth_tenant_jit_provisioning: 'RESTRICTED', allowed_oauth_tenants: { google: ['workspace.test'] } } });
+    extra: { oauth_tenant_jit_provisioning: 'RESTRICTED', allowed_oauth_tenants: { google: ['workspace.test'] },
+      claimed_email_domains: ['workspace.test'] } });
   const email = uniqueEmail('wanda', 'contractor.test');
   const id = person(`g-${email}`, { email, name: 'Wanda', hd: 'workspace.test' });
   h.pageDefaults = { flow: 'Discovery', products: 'oauth', oauth: 'google' };
