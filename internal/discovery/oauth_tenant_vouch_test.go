@@ -52,10 +52,13 @@ func oauthDiscover(t *testing.T, e *apptest.Env, provider, email, subject, tenan
 func TestOAuthTenantOfferNeedsAVouch(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		r := e.SDK(http.MethodPost, "/b2b/discovery/organizations/create", map[string]any{
-			"intermediate_session_token": e.Discover("mallory@startup.test")["intermediate_session_token"],
-			"organization_name":          "BigCorp", "organization_slug": "bigcorp-phish", "oauth_tenant_jit_provisioning": "RESTRICTED",
-			"allowed_oauth_tenants":    map[string]any{"google": []string{"bigcorp.test"}, "microsoft": []string{"tid-big"}},
-			"session_duration_minutes": 60}, "")
+			"intermediate_session_token":    e.Discover("mallory@startup.test")["intermediate_session_token"],
+			"organization_name":             "BigCorp",
+			"organization_slug":             "bigcorp-phish",
+			"oauth_tenant_jit_provisioning": "RESTRICTED",
+			"allowed_oauth_tenants":         map[string]any{"google": []string{"bigcorp.test"}},
+			"session_duration_minutes":      60,
+		}, "")
 		apptest.Want(t, r, 200, "")
 		fake := r.Data()["organization"].(map[string]any)["organization_id"].(string)
 
