@@ -144,3 +144,20 @@ func TestOAuthTenantOfferedWhenVouched(t *testing.T) {
 		}
 	})
 }
+
+// Every personal Microsoft account shares one tenant id: a member's
+// personal account there vouches for nothing, or an organization allowing
+// that tenant would be offered to every personal account.
+func TestMicrosoftConsumerTenantNeverVouches(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		const consumers = "9188040d-6c67-4c5b-b112-36a304b66dad"
+		org := e.CreateOrg("personal", "NOT_ALLOWED", map[string]any{"oauth_tenant_jit_provisioning": "RESTRICTED",
+			"allowed_oauth_tenants": map[string]any{"microsoft": []string{consumers}}})
+		e.CreateVerifiedMember(org, "mallory@outlook.test")
+		ist, _ := oauthDiscover(t, e, "microsoft", "mallory@outlook.test", "ms-mallory", consumers)
+		apptest.Want(t, exchange(e, ist, org), 200, "")
+		if _, got := oauthDiscover(t, e, "microsoft", "victim@hotmail.test", "ms-victim", consumers); len(got) != 0 {
+			t.Fatalf("offered by the consumer tenant: %v", got)
+		}
+	})
+}

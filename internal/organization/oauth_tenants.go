@@ -113,6 +113,13 @@ func (s *Store) AdmitsByOAuthTenant(ctx context.Context, q store.Querier, o *Org
 	return "", false, nil
 }
 
+// microsoftConsumerTenant is the one tenant id every personal Microsoft
+// account shares (when the project's Microsoft app admits them): a
+// member's personal account there shows nothing about the organization,
+// so it never vouches; it would offer the organization to every personal
+// account in discovery.
+const microsoftConsumerTenant = "9188040d-6c67-4c5b-b112-36a304b66dad"
+
 // vouchedAtTenant reports whether o has shown it belongs to tenant of
 // provider: an active member holds a registration of provider in tenant,
 // which only the provider can have said. Google's tenant (hd) is a
@@ -121,6 +128,9 @@ func (s *Store) AdmitsByOAuthTenant(ctx context.Context, q store.Querier, o *Org
 // organization's claim of it rules o out, as it does for the domain's
 // addresses.
 func (s *Store) vouchedAtTenant(ctx context.Context, q store.Querier, o *Organization, provider, tenant string) (bool, error) {
+	if provider == "microsoft" && strings.EqualFold(tenant, microsoftConsumerTenant) {
+		return false, nil
+	}
 	if provider == "google" {
 		domain := strings.ToLower(tenant)
 		claimant, err := s.ClaimantOf(ctx, q, o.projectID, domain)
