@@ -43,6 +43,9 @@ type samlIdP struct {
 	// audience, when set, replaces our entity id in the service-provider
 	// metadata the IdP believes (a wrong-audience assertion).
 	audience string
+	// signatureMethod, when set, is the algorithm sign uses instead of
+	// RSA-SHA256 (its digest follows it).
+	signatureMethod string
 }
 
 func newSAMLIdP(t *testing.T) *samlIdP {
@@ -222,7 +225,11 @@ func (d *samlIdP) sign(el *etree.Element) *etree.Element {
 	d.t.Helper()
 	ctx := dsig.NewDefaultSigningContext(dsig.TLSCertKeyStore(tls.Certificate{Certificate: [][]byte{d.cert.Raw}, PrivateKey: d.idp.Key}))
 	ctx.Canonicalizer = dsig.MakeC14N10ExclusiveCanonicalizerWithPrefixList("")
-	if err := ctx.SetSignatureMethod(dsig.RSASHA256SignatureMethod); err != nil {
+	method := dsig.RSASHA256SignatureMethod
+	if d.signatureMethod != "" {
+		method = d.signatureMethod
+	}
+	if err := ctx.SetSignatureMethod(method); err != nil {
 		d.t.Fatal(err)
 	}
 	signed, err := ctx.SignEnveloped(el)

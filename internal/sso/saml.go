@@ -118,7 +118,8 @@ type samlResult struct {
 }
 
 // verifySAML checks a base64 SAML response for connection c: the signature
-// (on the response or the assertion) by a verification certificate, issuer,
+// (on the response or the assertion) by a verification certificate, with
+// SHA-2 algorithms only (saml_algs.go), issuer,
 // destination, recipient, status, exactly one assertion, its audience and
 // validity windows. gosaml2 reports some of these only as warnings; here
 // every warning is a failure, and both time windows get clockSkew.
@@ -126,6 +127,9 @@ func (s *Service) verifySAML(c *conn, base, encoded string) (*samlResult, error)
 	now := s.d.Clock.Now()
 	sp, err := s.serviceProvider(c, base, now, clockSkew)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.checkAlgorithms(encoded, c.SAML.EncryptionKeys); err != nil {
 		return nil, err
 	}
 	resp, err := s.validateResponse(sp, c.SAML.EncryptionKeys, encoded)
