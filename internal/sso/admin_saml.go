@@ -135,7 +135,7 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 		cfg.AttributeMapping = u.AttributeMapping
 	}
 	if u.X509Certificate != nil && strings.TrimSpace(*u.X509Certificate) != "" {
-		cert, err := verificationCert(newKeyID("saml-verification-key", c), *u.X509Certificate)
+		cert, err := verificationCert(newKeyID("saml-verification-key", c), *u.X509Certificate, now)
 		if err != nil {
 			return err
 		}
@@ -324,10 +324,38 @@ func (s *Service) fetchMetadata(ctx context.Context, u string) (*idpMetadata, er
 			md.ssoURL = sso.Location
 		}
 	}
+	// The first signing certificate valid now: during an identity
+	// provider's rotation the metadata may list the expired one first.
+	// When none is, the first one's problem is the answer, as an upload of
+	// it would be refused (verificationCert); one that does not parse is
+	// refused by applySAML, as an uploaded one is.
+	var texts []string
 	for _, kd := range ed.IDPSSODescriptor.KeyDescriptors {
-		if (kd.Use == "" || kd.Use == "signing") && len(kd.KeyInfo.X509Data.X509Certificates) > 0 && md.cert == "" {
-			md.cert = kd.KeyInfo.X509Data.X509Certificates[0].Data
+		if (kd.Use == "" || kd.Use == "signing") && len(kd.KeyInfo.X509Data.X509Certificates) > 0 {
+			texts = append(texts, kd.KeyInfo.X509Data.X509Certificates[0].Data)
 		}
+	}
+	now, problem := s.d.Clock.Now(), ""
+	for _, text := range texts {
+		cert, _, err := parseCertificate(text)
+		if err != nil {
+			continue
+		}
+		p := certProblem(cert, now)
+		if p == "" {
+			md.cert = text
+			break
+		}
+		if problem == "" {
+			problem = p
+		}
+	}
+	switch {
+	case md.cert == "" && problem != "":
+		return nil, apierr.New(apierr.InvalidXMLFromSAMLMetadataURL).WithMessage("The signing certificate in the metadata " +
+			problem + ", and the metadata lists no other one valid now: the identity provider must publish its current certificate.")
+	case md.cert == "" && len(texts) > 0:
+		md.cert = texts[0]
 	}
 	if md.entityID == "" || md.ssoURL == "" || md.cert == "" {
 		return nil, apierr.New(apierr.InvalidXMLFromSAMLMetadataURL).WithMessage(

@@ -134,7 +134,7 @@ func (s *Service) verifySAML(c *conn, base, encoded string) (*samlResult, error)
 	}
 	resp, err := s.validateResponse(sp, c.SAML.EncryptionKeys, encoded)
 	if err != nil {
-		return nil, samlError(err)
+		return nil, lapsedCertificate(c, now, err)
 	}
 	if len(resp.Assertions) != 1 {
 		// One login, one assertion: anything else is how wrapping attacks
@@ -236,6 +236,33 @@ func samlError(err error) error {
 		return apierr.Wrap(apierr.MissingSignatureSAMLResponse, err)
 	}
 	return apierr.Wrap(apierr.InvalidSignatureSAMLResponse, err)
+}
+
+// lapsedCertificate is samlError, except for a signature goxmldsig
+// refused because its certificate, one of the connection's, is outside its
+// validity period (goxmldsig says only "Cert is not valid at this time"):
+// that answer names the connection's certificates that are not valid now,
+// the signing one among them, so an administrator sees an expired
+// certificate rather than a bad signature. The catalogue has no type for
+// it (expired_saml_response is the assertion's own window), so the type
+// stays invalid_signature_saml_response.
+func lapsedCertificate(c *conn, now time.Time, err error) error {
+	if !strings.Contains(err.Error(), "Cert is not valid at this time") {
+		return samlError(err)
+	}
+	var lapsed []string
+	for _, vc := range c.SAML.VerificationCertificates {
+		if cert, _, perr := parseCertificate(vc.PEM); perr == nil {
+			if p := certProblem(cert, now); p != "" {
+				lapsed = append(lapsed, vc.ID+" "+p)
+			}
+		}
+	}
+	if len(lapsed) == 0 {
+		return samlError(err)
+	}
+	return apierr.Wrap(apierr.InvalidSignatureSAMLResponse, err).WithMessage("The SAML response is signed with a verification " +
+		"certificate that is not valid now (" + strings.Join(lapsed, "; ") + "): upload the identity provider's current certificate.")
 }
 
 // unreadable reports whether gosaml2 failed before any check could run:
