@@ -199,6 +199,10 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 			*f.dst = strings.TrimSpace(*f.in)
 		}
 	}
+	if v := cfg.AlternativeACSURL; u.AlternativeACSURL != nil && v != "" && !isHTTPURL(v) {
+		// Sent to the identity provider as the AuthnRequest's ACS URL.
+		return apierr.Invalid("alternative_acs_url", "alternative_acs_url must be an http or https URL.")
+	}
 	if u.AllowGatewayCallback != nil {
 		cfg.AllowGatewayCallback = *u.AllowGatewayCallback
 	}

@@ -133,6 +133,13 @@ func (s *Service) verifySAML(c *conn, base, encoded string) (*samlResult, error)
 		return nil, err
 	}
 	resp, err := s.validateResponse(sp, c.SAML.EncryptionKeys, encoded)
+	if alt := c.SAML.AlternativeACSURL; wrongACS(err) && alt != "" {
+		// Addressed to the alternative ACS URL (its Destination or
+		// Recipient, which gosaml2 compares with one URL): gosaml2 checks
+		// the response again, every check the same, against that URL.
+		sp.AssertionConsumerServiceURL = alt
+		resp, err = s.validateResponse(sp, c.SAML.EncryptionKeys, encoded)
+	}
 	if err != nil {
 		return nil, lapsedCertificate(c, now, err)
 	}
@@ -143,6 +150,12 @@ func (s *Service) verifySAML(c *conn, base, encoded string) (*samlResult, error)
 	}
 	a := &resp.Assertions[0]
 	warn, err := sp.VerifyAssertionConditions(a)
+	if alt := c.SAML.AlternativeAudienceURI; err == nil && warn.NotInAudience && alt != "" {
+		// alternative_audience_uri is accepted as well as audience_uri,
+		// compared as exactly (every AudienceRestriction must name it).
+		sp.AudienceURI = alt
+		warn, err = sp.VerifyAssertionConditions(a)
+	}
 	if err != nil {
 		return nil, samlError(err)
 	}
@@ -236,6 +249,14 @@ func samlError(err error) error {
 		return apierr.Wrap(apierr.MissingSignatureSAMLResponse, err)
 	}
 	return apierr.Wrap(apierr.InvalidSignatureSAMLResponse, err)
+}
+
+// wrongACS reports whether gosaml2 refused a response for its Destination
+// or its SubjectConfirmationData's Recipient, which it compares with the
+// service provider's ACS URL.
+func wrongACS(err error) bool {
+	var invalid saml2.ErrInvalidValue
+	return errors.As(err, &invalid) && (invalid.Key == saml2.DestinationAttr || invalid.Key == saml2.RecipientAttr)
 }
 
 // lapsedCertificate is samlError, except for a signature goxmldsig
