@@ -70,6 +70,12 @@ func (s *Service) checkAlgorithms(encoded string, keys []storedKey) error {
 			return nil
 		}
 	}
+	if len(encrypted) != 1 {
+		// A response with several assertions is refused whatever they
+		// say (verifySAML takes exactly one): no reason to decrypt them
+		// all here first, each with every key.
+		return nil
+	}
 	for _, el := range encrypted {
 		plain, err := s.decryptForCheck(el, keys)
 		if err != nil {
