@@ -30,10 +30,11 @@ func wantMessage(t *testing.T, r apptest.Resp, status int, errType, says string)
 	}
 }
 
-// An identity provider's certificate that cannot verify anything now is
-// refused at upload, naming its NotAfter (or NotBefore), instead of being
-// stored and failing every login as a bad signature. The connection keeps
-// the certificates it had.
+// An identity provider's certificate that has expired is refused at
+// upload, naming its NotAfter, instead of being stored and failing every
+// login as a bad signature; the connection keeps the certificates it had.
+// One not valid yet is stored beside the current one (a rotation staged
+// ahead of the identity provider's switch).
 func TestSAMLCertificateOutsideItsValidityRefusedAtUpload(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		s := newSAMLEnv(t, e, nil)
@@ -42,13 +43,14 @@ func TestSAMLCertificateOutsideItsValidityRefusedAtUpload(t *testing.T) {
 		expiredAt := now.Add(-time.Hour).UTC().Truncate(time.Second)
 		wantMessage(t, e.Backend(http.MethodPut, path, map[string]any{"x509_certificate": pemFrom(t, now.Add(-48*time.Hour), expiredAt)}),
 			400, "invalid_request", "expired on "+expiredAt.Format(time.RFC3339))
-		startsAt := now.Add(time.Hour).UTC().Truncate(time.Second)
-		wantMessage(t, e.Backend(http.MethodPut, path, map[string]any{"x509_certificate": pemFrom(t, startsAt, now.Add(48*time.Hour))}),
-			400, "invalid_request", "not valid until "+startsAt.Format(time.RFC3339))
 		if ids := certIDs(samlConnection(t, e, s.orgID, s.connID)); len(ids) != 1 {
-			t.Fatalf("certificates after the refusals: %v", ids)
+			t.Fatalf("certificates after the refusal: %v", ids)
 		}
-		apptest.Want(t, e.Backend(http.MethodPut, path, map[string]any{"x509_certificate": pemFrom(t, now.Add(-time.Minute), now.Add(time.Hour))}), 200, "")
+		startsAt := now.Add(time.Hour).UTC().Truncate(time.Second)
+		apptest.Want(t, e.Backend(http.MethodPut, path, map[string]any{"x509_certificate": pemFrom(t, startsAt, now.Add(48*time.Hour))}), 200, "")
+		if ids := certIDs(samlConnection(t, e, s.orgID, s.connID)); len(ids) != 2 {
+			t.Fatalf("certificates after staging the next one: %v", ids)
+		}
 	})
 }
 

@@ -143,16 +143,18 @@ func holdsKey(keys []storedKey, pub *rsa.PublicKey) (bool, error) {
 }
 
 // verificationCert stores an identity provider's certificate, which must
-// be valid at validAt unless that is zero: goxmldsig verifies only with a
-// certificate inside its validity period, so an expired one (or one not
-// valid yet) would be accepted and then fail every login as a bad
-// signature.
+// not have expired at validAt unless that is zero: goxmldsig verifies only
+// with a certificate inside its validity period, so an expired one would
+// be accepted and then fail every login as a bad signature. One not valid
+// yet is accepted: an upload adds to the connection's certificates, and
+// staging the next certificate before the identity provider switches to
+// it is how a rotation goes without a failed login.
 func verificationCert(id, text string, validAt time.Time) (storedCert, error) {
 	cert, pemText, err := parseCertificate(text)
 	if err != nil {
 		return storedCert{}, apierr.Invalid("x509_certificate", "x509_certificate must be an X.509 certificate in PEM.")
 	}
-	if p := certProblem(cert, validAt); p != "" && !validAt.IsZero() {
+	if p := certProblem(cert, validAt); p != "" && !validAt.IsZero() && validAt.After(cert.NotAfter) {
 		return storedCert{}, apierr.Invalid("x509_certificate", "x509_certificate "+p+
 			": upload the identity provider's current signing certificate.")
 	}
