@@ -12,12 +12,15 @@
 // IST's factors as Prior, so the session carries both factors.
 //
 // Security rules that apply throughout:
+//   - Every MFA call with an IST (send, check, recover, enroll) needs an
+//     IST whose factors satisfy the organization's primary auth policy: an
+//     IST answered primary_required (a method the organization does not
+//     accept, or no factor at all) proves nothing it trusts, so it may
+//     neither text the member nor spend their failure budget.
 //   - With only an IST a member may enroll a first MFA method, never add or
 //     replace one next to an enrolled method: otherwise a stolen password or
 //     mailbox would be enough to register the attacker's phone or app and
-//     pass MFA. Even the first needs an IST whose factors satisfy the
-//     organization's primary auth policy: an IST answered primary_required
-//     (a method the organization does not accept) proves nothing it trusts.
+//     pass MFA.
 //   - From a session a member may replace their authenticator app: the new
 //     registration takes over, and the old secret and recovery codes stop
 //     working, when a code from the new app is authenticated.
@@ -92,8 +95,8 @@ var (
 	// counts against the member and the address; failed TOTP and
 	// recovery-code checks lock the member out (user_lock_limit_reached)
 	// after FailuresPerMember.Limit misses, for Lock; successes cost
-	// nothing. Mid-login an IST allows AttemptsPerIST authenticator-code
-	// checks in all (istCap).
+	// nothing. Mid-login an IST allows AttemptsPerIST authenticator- and
+	// recovery-code checks in all (istCap).
 	SMSCheckPerMember = ratelimit.Rule{Name: "sms_check_member", Limit: 15, Window: 10 * time.Minute}
 	SMSCheckPerIP     = ratelimit.Rule{Name: "sms_check_ip", Limit: 100, Window: 10 * time.Minute, PerClientAddress: true}
 	FailuresPerMember = ratelimit.Rule{Name: "mfa_fail_member", Limit: 10, Window: 10 * time.Minute,
