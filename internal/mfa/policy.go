@@ -6,6 +6,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/phone"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/session"
@@ -66,6 +67,9 @@ func (pl *Policy) Preview(org *organization.Organization, m *organization.Member
 func (s *Service) autoSendSMS(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization,
 	m *organization.Member) error {
 	to := m.MFAPhoneNumber
+	if err := phone.Sendable(to); err != nil {
+		return err
+	}
 	// The client's address too, as SendSMS counts it: a login's code is
 	// a send like any other, and someone holding many members' first
 	// factors must not send texts past the address's limit.

@@ -83,6 +83,11 @@ func (s *Service) smsDestination(ctx context.Context, sub *subject, requested st
 		if m.MFAPhoneNumber == "" || !m.MFAPhoneNumberVerified {
 			return "", apierr.Invalid("mfa_phone_number", "The member has no phone number enrolled: send mfa_phone_number to enroll one.")
 		}
+		// A number enrolled before premium-rate numbers were refused is
+		// not texted either.
+		if err := phone.Sendable(m.MFAPhoneNumber); err != nil {
+			return "", err
+		}
 		return m.MFAPhoneNumber, nil
 	}
 	to, err := phone.Normalize(requested)

@@ -3,6 +3,7 @@ package mfa_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -300,4 +301,42 @@ func smsEnrolled(t *testing.T, e *apptest.Env) (org, num string) {
 		t.Fatalf("enrolling check: %s", r.Raw)
 	}
 	return org, num
+}
+
+// Premium-rate and shared-cost numbers (SMS pumping) are refused as
+// invalid_phone_number wherever a number is taken for MFA: an enrolment
+// send, a member update; and a number enrolled before the rule is not
+// texted either, by a login or when asked.
+func TestPremiumRateNumbersGetNoCodes(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org, mid := e.MFAMember()
+		ist, _ := e.MFALogin(org, "ada@secure.test")
+		for _, n := range []string{"+19002123456", "+449018123456", "+33891123456"} {
+			r := e.SMSSend(org, mid, ist, n)
+			apptest.Want(t, r, 400, "invalid_phone_number")
+			if msg, _ := r.Body["error_message"].(string); !strings.Contains(msg, "Premium-rate") {
+				t.Fatalf("the refusal does not say why: %s", r.Raw)
+			}
+			if c := smsCount(e, n); c != 0 {
+				t.Fatalf("%d texts to %s", c, n)
+			}
+			apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+mid,
+				map[string]any{"mfa_phone_number": n}), 400, "invalid_phone_number")
+		}
+		apptest.Want(t, e.SMSSend(org, mid, ist, "+447911123456"), 200, "") // a mobile number
+
+		// A premium-rate number stored as verified before the rule.
+		if _, err := e.App.DB.ExecContext(t.Context(), `UPDATE members SET mfa_phone_number = $1, mfa_phone_number_verified = $2,
+			default_mfa_method = 'sms_otp' WHERE member_id = $3`, "+19002123456", true, mid); err != nil {
+			t.Fatal(err)
+		}
+		ist, req := e.MFALogin(org, "ada@secure.test")
+		if req["secondary_auth_initiated"] != nil {
+			t.Fatalf("a login texted a premium-rate number: %v", req)
+		}
+		apptest.Want(t, e.SMSSend(org, mid, ist, ""), 400, "invalid_phone_number")
+		if c := smsCount(e, "+19002123456"); c != 0 {
+			t.Fatalf("%d texts to the stored premium-rate number", c)
+		}
+	})
 }
