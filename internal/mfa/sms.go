@@ -52,7 +52,8 @@ func (s *Service) SendSMS(ctx context.Context, p SMSSendParams) (*MemberResult, 
 		return nil, err
 	}
 	proj := p.Who.Project
-	for _, k := range smsSendLimits(proj.ID, p.ClientIP, m.MemberID, to) {
+	verified := m.MFAPhoneNumberVerified && to == m.MFAPhoneNumber
+	for _, k := range smsSendLimits(proj.ID, p.ClientIP, m.MemberID, to, verified) {
 		if err := s.d.Limiter.Allow(ctx, k.Rule, k.Key); err != nil {
 			return nil, err
 		}
