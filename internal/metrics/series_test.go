@@ -11,10 +11,18 @@ import (
 // labels name, each route's latency in one histogram whatever the status,
 // also when the first requests of a route arrive together.
 func TestObserveRequestCountsEverySeries(t *testing.T) {
+	for range 20 { // fresh series each round, first requests released together
+		observeTogether(t)
+	}
+}
+
+func observeTogether(t *testing.T) {
 	m := New()
 	var wg sync.WaitGroup
+	start := make(chan struct{})
 	for range 8 {
 		wg.Go(func() {
+			<-start
 			for range 100 {
 				m.ObserveRequest("POST /a", 200, time.Millisecond)
 				m.ObserveRequest("POST /a", 401, time.Millisecond)
@@ -22,6 +30,7 @@ func TestObserveRequestCountsEverySeries(t *testing.T) {
 			}
 		})
 	}
+	close(start)
 	wg.Wait()
 	fs := scrapeParsed(t, m)
 	counts, latencies := map[string]float64{}, map[string]float64{}
@@ -54,8 +63,10 @@ func TestObserveRequestCountsEverySeries(t *testing.T) {
 func TestCounterVecCountsUnderConcurrency(t *testing.T) {
 	m := New()
 	var wg sync.WaitGroup
+	start := make(chan struct{})
 	for range 8 {
 		wg.Go(func() {
+			<-start
 			for range 100 {
 				m.Login("password", true)
 				m.Login("password", false)
@@ -64,6 +75,7 @@ func TestCounterVecCountsUnderConcurrency(t *testing.T) {
 			}
 		})
 	}
+	close(start)
 	wg.Wait()
 	fs := scrapeParsed(t, m)
 	got := map[string]float64{}
@@ -76,5 +88,26 @@ func TestCounterVecCountsUnderConcurrency(t *testing.T) {
 		"latchkey_lockouts_total password ": 800, "latchkey_audit_write_failures_total  ": 800}
 	if !maps.Equal(got, want) {
 		t.Errorf("counts %v, want %v", got, want)
+	}
+}
+
+// Two callers adding the same key get the same value: the one that waited
+// for the lock finds the other's instead of replacing it (whose counts
+// would then be lost).
+func TestCowMapAddsOnce(t *testing.T) {
+	var c cowMap[string, counter]
+	inFirst, release := make(chan struct{}), make(chan struct{})
+	var first, second *counter
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		first = c.add("k", func() *counter { close(inFirst); <-release; return new(counter) })
+	})
+	<-inFirst
+	wg.Go(func() { second = c.add("k", func() *counter { return new(counter) }) })
+	time.Sleep(10 * time.Millisecond) // the second call waits for the lock (or comes after; the same either way)
+	close(release)
+	wg.Wait()
+	if first != second || c.all()["k"] != first || len(c.all()) != 1 {
+		t.Errorf("two adds of one key: %p and %p, map holds %p", first, second, c.all()["k"])
 	}
 }
