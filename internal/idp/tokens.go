@@ -182,10 +182,11 @@ func (p *Provider) holdMember(ctx context.Context, q store.Querier, projectID, m
 // the family as the revoke would have.
 var errConsentRevoked = invalidGrant("The member revoked this connected app's access since the authorization.")
 
-// holdConsent reports errConsentRevoked unless the member's consent for
-// the client is on record in q and covers g.Scopes. First-party apps,
-// which never ask, record consent at submit too, so the rule is the same
-// for them.
+// holdConsent reads the member's consent for the client in q, and
+// reports errConsentRevoked when none is on record. Whether it covers the
+// family's scopes is asked after they were narrowed (consentCovers):
+// first-party apps, which never ask, record consent at submit too, so the
+// rule is the same for them.
 //
 // It must run after holdMember in the same transaction, and before the
 // tokens are written: that is what makes a concurrent revoke end them.
@@ -199,14 +200,25 @@ var errConsentRevoked = invalidGrant("The member revoked this connected app's ac
 // Without the ordering the revoke's UPDATE would not see the rows an
 // open transaction inserted, and they would outlive it with no consent
 // left to revoke them by. SQLite has one writer: the two never overlap.
-func (p *Provider) holdConsent(ctx context.Context, q store.Querier, g *grantState) error {
+func (p *Provider) holdConsent(ctx context.Context, q store.Querier, g *grantState) (*connectedapps.Grant, error) {
 	c, err := p.apps.GrantIn(ctx, q, g.MemberID, g.ClientID)
 	if errors.Is(err, store.ErrNotFound) {
-		return errConsentRevoked
+		return nil, errConsentRevoked
 	}
 	if err != nil {
-		return fmt.Errorf("idp: consent: %w", err)
+		return nil, fmt.Errorf("idp: consent: %w", err)
 	}
+	return c, nil
+}
+
+// consentCovers reports errConsentRevoked unless consent c covers the
+// family's scopes as narrowed by heldScopes. The consent is read before
+// the policy (issue): a policy change removing a scope also removes it
+// from every consent (connectedapps.DropScopes, in the same transaction),
+// so a consent read without it comes with a policy read, later, without
+// it too, and the scope is narrowed away rather than taken for a revoke
+// that would end the family.
+func consentCovers(c *connectedapps.Grant, g *grantState) error {
 	if !c.Covers(g.Scopes) {
 		return errConsentRevoked
 	}
@@ -306,7 +318,8 @@ type issued struct {
 // parameter (a subset of the family's), which narrows only the access
 // token, the ID token and the answer's scope. Nothing is issued once the
 // organization no longer allows the app, the member is no longer active or
-// at the granted address, or their consent is gone (holdConsent).
+// at the granted address, or their consent is gone (holdConsent,
+// consentCovers).
 func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapps.App, g *grantState, nonce string, narrow []string) (*issued, error) {
 	now := p.clock.Now()
 	org, err := p.orgs.GetIn(ctx, q, g.ProjectID, g.OrganizationID)
@@ -328,7 +341,8 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 	if err != nil || m.Status != organization.StatusActive {
 		return nil, invalidGrant("The member is no longer active.")
 	}
-	if err := p.holdConsent(ctx, q, g); err != nil {
+	consent, err := p.holdConsent(ctx, q, g)
+	if err != nil {
 		return nil, err
 	}
 	pol, err := p.policy(ctx, g.ProjectID)
@@ -336,6 +350,9 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 		return nil, err
 	}
 	g.Scopes = heldScopes(pol, m.RoleIDs(), org, app, g.Scopes)
+	if err := consentCovers(consent, g); err != nil {
+		return nil, err
+	}
 	scoped := *g // the access token's grant
 	if narrow != nil {
 		scoped.Scopes = slices.DeleteFunc(slices.Clone(g.Scopes), func(s string) bool { return !slices.Contains(narrow, s) })
