@@ -114,7 +114,10 @@ func (a *App) wireModules() error {
 	a.Orgs.AddDeletionHook(a.SSO)
 	// A deleted member's OIDC provider tokens go with the deletion.
 	a.Orgs.AddMemberDeletionHook(a.SSO)
-	a.idp = idp.New(idp.Deps{DB: a.DB, Clock: a.Clock, Log: a.Log, Apps: connectedapps.NewStore(a.DB, a.Clock), Orgs: a.Orgs,
+	apps := connectedapps.NewStore(a.DB, a.Clock)
+	// A scope the policy removes leaves the consents given to it.
+	a.RBAC.UseScopeHolders(apps)
+	a.idp = idp.New(idp.Deps{DB: a.DB, Clock: a.Clock, Log: a.Log, Apps: apps, Orgs: a.Orgs,
 		Projects: a.Projects, Flows: a.Flows, Limiter: a.Limiter, Sessions: a.Sessions,
 		Members: members, M2M: m2m.NewStore(a.DB, a.Clock), Policies: a.RBAC, BaseURL: func() string { return a.Config.BaseURL }})
 	// Connected-app tokens were granted by whoever held the member's

@@ -2,9 +2,12 @@ package changefeed_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/store"
@@ -186,18 +189,47 @@ func TestLateCommitIsDelivered(t *testing.T) {
 	}
 }
 
+// Sweep drops the change rows older than Keep by the database's clock,
+// which wrote their at, and keeps the rest: the row a trigger just wrote
+// and one a minute short of Keep.
 func TestSweepKeepsRecentChanges(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		f, _ := setup(t, db)
 		exec(t, db, `INSERT INTO widgets (id, owner) VALUES ('w1', 'o1')`)
-		exec(t, db, `INSERT INTO changes (tbl, scope, row_key, at) VALUES ('widgets', 'member', 'old', 1)`)
+		// The database's clock in Unix milliseconds, written out here
+		// rather than taken from the package.
+		now := `CAST(unixepoch('subsec') * 1000 AS INTEGER)`
+		if db.Dialect() == store.Postgres {
+			now = `(extract(epoch from clock_timestamp()) * 1000)::bigint`
+		}
+		minute := time.Minute.Milliseconds()
+		exec(t, db, `INSERT INTO changes (tbl, scope, row_key, at) VALUES ('widgets', 'member', 'ancient', 1)`)
+		exec(t, db, fmt.Sprintf(`INSERT INTO changes (tbl, scope, row_key, at) VALUES ('widgets', 'member', 'old', %s - %d)`,
+			now, changefeed.Keep.Milliseconds()+minute))
+		exec(t, db, fmt.Sprintf(`INSERT INTO changes (tbl, scope, row_key, at) VALUES ('widgets', 'member', 'kept', %s - %d)`,
+			now, changefeed.Keep.Milliseconds()-minute))
 		if err := f.Sweep(ctx); err != nil {
 			t.Fatal(err)
 		}
-		var n int
-		if err := db.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM changes`).Scan(&n); err != nil || n != 1 {
-			t.Fatalf("changes left = %d (%v), want the recent one", n, err)
+		rows, err := db.Read().QueryContext(ctx, `SELECT row_key FROM changes ORDER BY row_key`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var left []string
+		for rows.Next() {
+			var k string
+			if err := rows.Scan(&k); err != nil {
+				t.Fatal(err)
+			}
+			left = append(left, k)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(left, ",") != "kept,w1" {
+			t.Fatalf("changes left: %v, want kept and w1", left)
 		}
 	})
 }

@@ -205,7 +205,7 @@ func (f *Feed) start(ctx context.Context) error {
 func (f *Feed) startHoles(ctx context.Context, cursor int64) ([]hole, error) {
 	rows, err := f.db.Read().QueryContext(ctx, `WITH since AS (
 			SELECT COALESCE((SELECT id FROM changes
-				WHERE at < (extract(epoch FROM clock_timestamp()) * 1000)::bigint - $2
+				WHERE at < `+pgNowMillis+` - $2
 				ORDER BY at DESC LIMIT 1), 0) AS id
 		)
 		SELECT prev + 1, id - 1 FROM (
@@ -375,10 +375,15 @@ func (f *Feed) bound() {
 	f.Invalidate(Event{})
 }
 
-// Sweep deletes change rows older than Keep.
+// Sweep deletes change rows older than Keep. The cutoff is the
+// database's clock less Keep, computed in SQL: at is the database's clock
+// when the row was written (nowMillis), and on PostgreSQL that is another
+// machine's clock than this process's: a host clock ahead of it deleted
+// rows younger than Keep (an hour ahead: rows no feed had read yet), one
+// behind kept them longer.
 func (f *Feed) Sweep(ctx context.Context) error {
-	cutoff := time.Now().Add(-Keep).UnixMilli()
-	if _, err := f.db.ExecContext(ctx, `DELETE FROM changes WHERE at < $1`, cutoff); err != nil {
+	if _, err := f.db.ExecContext(ctx, `DELETE FROM changes WHERE at < `+nowMillis(f.db.Dialect())+` - $1`,
+		Keep.Milliseconds()); err != nil {
 		return fmt.Errorf("changefeed: sweep: %w", err)
 	}
 	return nil

@@ -80,13 +80,30 @@ func (w Watch) ops() []string {
 	return []string{"insert", "update", "delete"}
 }
 
+// A change row's at is the database's clock in Unix milliseconds when the
+// row was written: these expressions, one per engine. Whatever compares
+// with at (Sweep, startHoles) reads the same clock, so a host clock that
+// disagrees with the database's moves nothing.
+const (
+	pgNowMillis     = `(extract(epoch from clock_timestamp()) * 1000)::bigint`
+	sqliteNowMillis = `CAST(unixepoch('subsec') * 1000 AS INTEGER)`
+)
+
+// nowMillis is the database clock expression of d (see pgNowMillis).
+func nowMillis(d store.Dialect) string {
+	if d == store.Postgres {
+		return pgNowMillis
+	}
+	return sqliteNowMillis
+}
+
 // pgFunction is the one trigger function on PostgreSQL: TG_ARGV names the
 // key column and scope. An UPDATE that changes the key records both keys.
 const pgFunction = `CREATE OR REPLACE FUNCTION changefeed_record() RETURNS trigger LANGUAGE plpgsql AS $f$
 DECLARE
   k_old TEXT;
   k_new TEXT;
-  at_ms BIGINT := (extract(epoch from clock_timestamp()) * 1000)::bigint;
+  at_ms BIGINT := ` + pgNowMillis + `;
 BEGIN
   IF TG_OP <> 'INSERT' THEN k_old := to_jsonb(OLD) ->> TG_ARGV[0]; END IF;
   IF TG_OP <> 'DELETE' THEN k_new := to_jsonb(NEW) ->> TG_ARGV[0]; END IF;
@@ -198,7 +215,7 @@ func sqliteTriggerSQL(w Watch, op string) []string {
 	if op == "update" && len(w.Columns) > 0 {
 		event += " OF " + strings.Join(w.Columns, ", ")
 	}
-	const at = `CAST(unixepoch('subsec') * 1000 AS INTEGER)`
+	const at = sqliteNowMillis
 	// A NULL key (a nullable key column) records nothing rather than
 	// failing the write that fired the trigger.
 	insert := func(row, extra string) string {

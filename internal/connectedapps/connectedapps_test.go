@@ -2,11 +2,13 @@ package connectedapps_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/store"
 )
 
 func app(t *testing.T, r apptest.Resp) map[string]any {
@@ -264,5 +266,35 @@ func TestOrgMemberAndSelfViews(t *testing.T) {
 		}
 		apptest.Want(t, e.Backend("GET", "/v1/b2b/organizations/"+org+"/members/member-test-nope/connected_apps", nil), 404, "member_not_found")
 		apptest.Want(t, e.Backend("GET", "/v1/b2b/organizations/organization-test-nope/connected_apps", nil), 404, "organization_not_found")
+	})
+}
+
+// DropScopes removes a scope from every consent for the project's apps
+// and nothing else: a name with '_' (which LIKE takes for any character)
+// leaves a name it only matches as a pattern alone, and a consent left
+// with no scope stays on record.
+func TestDropScopes(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		ctx := context.Background()
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		ada := e.CreateMember(org, "ada@acme.test")
+		bob := e.CreateMember(org, "bob@acme.test")
+		id := app(t, e.Backend("POST", "/v1/connected_apps/clients", map[string]any{"client_type": "third_party", "client_name": "Agent"}))["client_id"].(string)
+		st := connectedapps.NewStore(e.App.DB, e.Clock)
+		grant := map[string][]string{ada: {"openid", "read_docs", "readXdocs"}, bob: {"read_docs"}}
+		for m, scopes := range grant {
+			if err := st.SaveGrant(ctx, e.App.DB, connectedapps.Grant{MemberID: m, OrganizationID: org, ClientID: id, Scopes: scopes}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := e.App.DB.Tx(ctx, func(q store.Querier) error { return st.DropScopes(ctx, q, e.Project.Project.ID, []string{"read_docs"}) }); err != nil {
+			t.Fatal(err)
+		}
+		for m, want := range map[string][]string{ada: {"openid", "readXdocs"}, bob: {}} {
+			g, err := st.GrantOf(ctx, m, id)
+			if err != nil || !slices.Equal(g.Scopes, want) {
+				t.Fatalf("%s: consent %v (%v), want %v", m, g, err, want)
+			}
+		}
 	})
 }

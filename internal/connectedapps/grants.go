@@ -200,3 +200,67 @@ func prefixed(p, cols string) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// DropScopes removes scopes from every consent on record for the
+// project's apps, inside q (rbac.ScopeHolder: the project's policy no
+// longer defines them). A consent left with no scope stays, empty, as
+// the member did consent to the app; its tokens lose the scopes at
+// their next refresh (the provider narrows them to the policy).
+//
+// Rows are read and rewritten locked (FOR UPDATE on PostgreSQL), so a
+// consent widened meanwhile (SaveGrant) is not written back as read.
+// The LIKE only narrows the rows read: scope names are JSON strings in
+// the column, and may contain '_', which LIKE takes as any character,
+// so each row is checked again here.
+func (s *Store) DropScopes(ctx context.Context, q store.Querier, projectID string, scopes []string) error {
+	for _, sc := range scopes {
+		if err := s.dropScope(ctx, q, projectID, sc); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) dropScope(ctx context.Context, q store.Querier, projectID, scope string) error {
+	name, err := json.Marshal(scope)
+	if err != nil {
+		return fmt.Errorf("connectedapps: drop scope: %w", err)
+	}
+	query := `SELECT member_id, client_id, scopes FROM idp_grants WHERE scopes LIKE $1
+		AND client_id IN (SELECT client_id FROM idp_connected_apps WHERE project_id = $2)`
+	if s.db.Dialect() == store.Postgres {
+		query += ` FOR UPDATE`
+	}
+	rows, err := q.QueryContext(ctx, query, "%"+string(name)+"%", projectID)
+	if err != nil {
+		return fmt.Errorf("connectedapps: drop scope %s: %w", scope, err)
+	}
+	defer rows.Close()
+	var held []Grant
+	for rows.Next() {
+		var g Grant
+		var text string
+		if err := rows.Scan(&g.MemberID, &g.ClientID, &text); err != nil {
+			return fmt.Errorf("connectedapps: drop scope %s: %w", scope, err)
+		}
+		if err := json.Unmarshal([]byte(text), &g.Scopes); err != nil {
+			return fmt.Errorf("connectedapps: grant scopes: %w", err)
+		}
+		if slices.Contains(g.Scopes, scope) {
+			held = append(held, g)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("connectedapps: drop scope %s: %w", scope, err)
+	}
+	rows.Close()
+	now := store.Millis(s.clock.Now())
+	for _, g := range held {
+		rest := slices.DeleteFunc(g.Scopes, func(x string) bool { return x == scope })
+		if _, err := q.ExecContext(ctx, `UPDATE idp_grants SET scopes = $1, updated_at = $2 WHERE member_id = $3 AND client_id = $4`,
+			jsonList(rest), now, g.MemberID, g.ClientID); err != nil {
+			return fmt.Errorf("connectedapps: drop scope %s: %w", scope, err)
+		}
+	}
+	return nil
+}

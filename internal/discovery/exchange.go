@@ -416,10 +416,16 @@ func (s *Service) SessionExchange(ctx context.Context, x SessionExchangeParams) 
 			return err
 		}
 		out, err = s.complete(ctx, q, x.Project, org, m, carried, duration, x.CustomClaims)
-		if err != nil || out.MemberSession == nil {
+		if err != nil {
 			return err
 		}
-		return s.d.Sessions.RevokeTx(ctx, q, x.Project, cur.MemberSession.MemberSessionID)
+		// The check above may have been answered from memory; the
+		// database decides whether the session still stands to hand its
+		// factors on (an IST keeps it, a new session ends it).
+		if out.MemberSession == nil {
+			return s.d.Sessions.ConfirmHeld(ctx, q, x.Project.ID, cur.MemberSession.MemberSessionID)
+		}
+		return s.d.Sessions.EndHeld(ctx, q, x.Project.ID, cur.MemberSession.MemberSessionID)
 	})
 	return out, publicErr(err, "session exchange")
 }

@@ -63,6 +63,9 @@ type authorizer struct {
 	// impersonated: the session is an operator's visit, which may log
 	// out but authorizes no connected app (Faces.sessionOrNone).
 	impersonated bool
+	// sessionID is the member session's public id (member_session_id);
+	// "" when the backend named the member without a session.
+	sessionID string
 }
 
 // prepared is a validated authorization request.
@@ -300,7 +303,8 @@ func (p *Provider) submit(ctx context.Context, projectID string, req *AuthorizeR
 			Challenge: req.CodeChallenge, LimitKey: projectID + "|" + who.member.MemberID,
 			Data: codeData{ClientID: pr.app.ClientID, RedirectURI: req.RedirectURI, MemberID: who.member.MemberID,
 				OrganizationID: who.org.OrganizationID, Scopes: pr.granted, Nonce: req.Nonce,
-				AuthTime: unixAuthTime(who.authTime), PKCE: req.CodeChallenge != "", Email: who.member.EmailAddress}})
+				AuthTime: unixAuthTime(who.authTime), PKCE: req.CodeChallenge != "", Email: who.member.EmailAddress,
+				SID: sessionSID(who.sessionID)}})
 		return err
 	})
 	if errors.Is(err, errAddressChanged) {

@@ -49,7 +49,7 @@ func (p *Provider) discovery(r *http.Request) (any, error) {
 		"introspection_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post", "none"},
 		"revocation_endpoint_auth_methods_supported":    []string{"client_secret_basic", "client_secret_post", "none"},
 		"code_challenge_methods_supported":              []string{"S256"},
-		"claims_supported": []string{"sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "azp", "at_hash",
+		"claims_supported": []string{"sub", "iss", "aud", "exp", "iat", "auth_time", "nonce", "azp", "at_hash", "sid",
 			"email", "email_verified", "name", "updated_at", "phone_number", "phone_number_verified"},
 		"prompt_values_supported":                        []string{"none", "login", "consent"},
 		"request_parameter_supported":                    false,

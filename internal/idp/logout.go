@@ -38,8 +38,13 @@ type LogoutResponse struct {
 // in when the relying party left them out). The redirect URI must be
 // registered exactly for the client, or be the provider's own logged-out
 // page. An id_token_hint must have been issued to the client.
-// Confirmation is skipped only when a valid id_token_hint names the
-// logged-in member; with no session there is nothing to confirm.
+// Confirmation is skipped only when a valid id_token_hint was issued in
+// the current session (its sid is the session's, sessionSID): a hint from
+// another session of the same member, one since revoked or logged out,
+// does not show that the relying party's logout is the member's current
+// wish (RP-Initiated Logout 1.0 2), nor does an ID token without sid
+// (issued before the claim, or authorized by a backend naming the member
+// without a session). With no session there is nothing to confirm.
 func (f Faces) SDKLogoutStart(r *http.Request) (any, error) {
 	var req logoutRequest
 	if err := httpapi.Decode(r, &req); err != nil {
@@ -82,16 +87,24 @@ func (f Faces) SDKLogoutStart(r *http.Request) (any, error) {
 		if err != nil && !apierr.Is(err, apierr.SessionNotFound) {
 			return nil, err
 		}
-		out.ConsentRequired = who != nil && who.member.MemberID != hint.subject
+		out.ConsentRequired = who != nil && !hint.issuedIn(who)
 	}
 	return out, nil
 }
 
 // hintClaims are what a verified id_token_hint tells: whose token it is,
-// and the client it was issued to.
+// the session it was authorized in (sid, "" when it has none), and the
+// client it was issued to.
 type hintClaims struct {
 	subject  string
+	sid      string
 	clientID string
+}
+
+// issuedIn reports whether the hint is an ID token of who's session: the
+// same member, and the session's sid.
+func (h *hintClaims) issuedIn(who *authorizer) bool {
+	return h.sid != "" && h.subject == who.member.MemberID && h.sid == sessionSID(who.sessionID)
 }
 
 // verifyIDTokenHint verifies an ID token this provider issued (expired
@@ -112,7 +125,10 @@ func (p *Provider) verifyIDTokenHint(ctx context.Context, projectID, clientID, t
 		return nil, err
 	}
 	var c jwt.Claims
-	if pub == nil || parsed.Claims(pub, &c) != nil || c.Issuer != p.Issuer(projectID) {
+	var extra struct {
+		SID string `json:"sid"`
+	}
+	if pub == nil || parsed.Claims(pub, &c, &extra) != nil || c.Issuer != p.Issuer(projectID) {
 		return nil, bad
 	}
 	switch {
@@ -123,5 +139,5 @@ func (p *Provider) verifyIDTokenHint(ctx context.Context, projectID, clientID, t
 	case clientID == "":
 		clientID = c.Audience[0]
 	}
-	return &hintClaims{subject: c.Subject, clientID: clientID}, nil
+	return &hintClaims{subject: c.Subject, sid: extra.SID, clientID: clientID}, nil
 }

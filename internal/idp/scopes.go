@@ -80,15 +80,24 @@ func evaluateScopes(app *connectedapps.App, pol *rbac.Policy, who *authorizer, r
 }
 
 // heldScopes keeps the scopes of a grant the member and the app may still
-// hold when tokens are issued again (refresh): custom scopes whose
-// permissions the member's roles have lost are dropped, so a role removal
-// narrows what an app can do at its next refresh, and full_access is
-// dropped once the app may no longer hold it (its operator turned
-// full_access_allowed off), so its next access token cannot become a
-// session. The result never shares a backing array with scopes when it
-// differs, so a stored row's slice is not changed.
+// hold when tokens are issued again (refresh): a custom scope the
+// project's policy no longer defines is dropped (the policy is the only
+// thing that makes a custom name a scope: kept, it would be renewed with
+// every rotation, and mean whatever a scope of that name means if it is
+// defined again); custom scopes whose permissions the member's roles
+// have lost are dropped, so a role removal narrows what an app can do at
+// its next refresh; and full_access is dropped once the app may no longer
+// hold it (its operator turned full_access_allowed off), so its next
+// access token cannot become a session. The result never shares a
+// backing array with scopes when it differs, so a stored row's slice is
+// not changed.
 func heldScopes(pol *rbac.Policy, roles []string, org *organization.Organization, app *connectedapps.App, scopes []string) []string {
 	lacking := pol.ScopesLacking(roles, org.CustomRoles, scopes)
+	for _, s := range scopes {
+		if _, builtin := scopeDescriptions[s]; !builtin && pol.Scope(s) == nil {
+			lacking = append(lacking, s)
+		}
+	}
 	if !app.MayHoldFullAccess() && slices.Contains(scopes, ScopeFullAccess) {
 		lacking = append(lacking, ScopeFullAccess)
 	}

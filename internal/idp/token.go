@@ -30,6 +30,8 @@ type codeData struct {
 	// what the old address's holder granted (ReleaseAddress). Codes
 	// issued before it was recorded have none and live a minute.
 	Email string `json:"email_address,omitempty"`
+	// SID is the authorizing session's sid (sessionSID); "" without one.
+	SID string `json:"sid,omitempty"`
 }
 
 // Token handles POST {issuer}/oauth2/token (RFC 6749 3.2).
@@ -108,7 +110,8 @@ func (p *Provider) exchangeCode(r *http.Request, projectID string, app *connecte
 			return nil // the code stays spent: it was presented, wrongly
 		}
 		g := &grantState{ProjectID: projectID, ClientID: app.ClientID, MemberID: d.MemberID, OrganizationID: d.OrganizationID,
-			Scopes: d.Scopes, AuthTime: authTimeOfUnix(d.AuthTime), FamilyID: ids.Token(), CodeHash: ids.Hash(code), Email: d.Email}
+			Scopes: d.Scopes, AuthTime: authTimeOfUnix(d.AuthTime), FamilyID: ids.Token(), CodeHash: ids.Hash(code), Email: d.Email,
+			SID: d.SID}
 		var err error
 		out, err = p.issue(ctx, q, app, g, d.Nonce, nil)
 		return err

@@ -2,6 +2,8 @@ package idp
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +41,10 @@ type grantState struct {
 	// Email is, on a code exchange, the member's address when the code
 	// was granted (codeData.Email); "" elsewhere.
 	Email string
+	// SID is the sid of the session the family was authorized in
+	// (sessionSID), "" without one: the ID tokens of the family, its
+	// refreshes' included, carry it.
+	SID string
 }
 
 func (g *grantState) has(scope string) bool {
@@ -62,9 +68,9 @@ type tokenRow struct {
 func (p *Provider) insertToken(ctx context.Context, q store.Querier, hash, kind string, g *grantState, exp time.Time) error {
 	scopes, _ := json.Marshal(g.Scopes)
 	_, err := q.ExecContext(ctx, `INSERT INTO idp_tokens (token_hash, kind, family_id, project_id, client_id, member_id,
-		organization_id, scopes, code_hash, auth_time, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+		organization_id, scopes, code_hash, auth_time, sid, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
 		hash, kind, g.FamilyID, g.ProjectID, g.ClientID, g.MemberID, g.OrganizationID, string(scopes), g.CodeHash,
-		authTimeMillis(g.AuthTime), store.Millis(p.clock.Now()), store.Millis(exp))
+		authTimeMillis(g.AuthTime), g.SID, store.Millis(p.clock.Now()), store.Millis(exp))
 	if err != nil {
 		return fmt.Errorf("idp: store %s token: %w", kind, err)
 	}
@@ -77,9 +83,9 @@ func (p *Provider) loadToken(ctx context.Context, q store.Querier, hash string) 
 	var authTime, exp int64
 	var used, revoked *int64
 	err := q.QueryRowContext(ctx, `SELECT kind, family_id, project_id, client_id, member_id, organization_id, scopes,
-		code_hash, auth_time, expires_at, used_at, revoked_at FROM idp_tokens WHERE token_hash = $1`, hash).
+		code_hash, auth_time, sid, expires_at, used_at, revoked_at FROM idp_tokens WHERE token_hash = $1`, hash).
 		Scan(&t.Kind, &t.FamilyID, &t.ProjectID, &t.ClientID, &t.MemberID, &t.OrganizationID, &scopes, &t.CodeHash,
-			&authTime, &exp, &used, &revoked)
+			&authTime, &t.SID, &exp, &used, &revoked)
 	if err != nil {
 		return nil, fmt.Errorf("idp: load token: %w", store.MapError(err))
 	}
@@ -182,10 +188,11 @@ func (p *Provider) holdMember(ctx context.Context, q store.Querier, projectID, m
 // the family as the revoke would have.
 var errConsentRevoked = invalidGrant("The member revoked this connected app's access since the authorization.")
 
-// holdConsent reports errConsentRevoked unless the member's consent for
-// the client is on record in q and covers g.Scopes. First-party apps,
-// which never ask, record consent at submit too, so the rule is the same
-// for them.
+// holdConsent reads the member's consent for the client in q, and
+// reports errConsentRevoked when none is on record. Whether it covers the
+// family's scopes is asked after they were narrowed (consentCovers):
+// first-party apps, which never ask, record consent at submit too, so the
+// rule is the same for them.
 //
 // It must run after holdMember in the same transaction, and before the
 // tokens are written: that is what makes a concurrent revoke end them.
@@ -199,14 +206,25 @@ var errConsentRevoked = invalidGrant("The member revoked this connected app's ac
 // Without the ordering the revoke's UPDATE would not see the rows an
 // open transaction inserted, and they would outlive it with no consent
 // left to revoke them by. SQLite has one writer: the two never overlap.
-func (p *Provider) holdConsent(ctx context.Context, q store.Querier, g *grantState) error {
+func (p *Provider) holdConsent(ctx context.Context, q store.Querier, g *grantState) (*connectedapps.Grant, error) {
 	c, err := p.apps.GrantIn(ctx, q, g.MemberID, g.ClientID)
 	if errors.Is(err, store.ErrNotFound) {
-		return errConsentRevoked
+		return nil, errConsentRevoked
 	}
 	if err != nil {
-		return fmt.Errorf("idp: consent: %w", err)
+		return nil, fmt.Errorf("idp: consent: %w", err)
 	}
+	return c, nil
+}
+
+// consentCovers reports errConsentRevoked unless consent c covers the
+// family's scopes as narrowed by heldScopes. The consent is read before
+// the policy (issue): a policy change removing a scope also removes it
+// from every consent (connectedapps.DropScopes, in the same transaction),
+// so a consent read without it comes with a policy read, later, without
+// it too, and the scope is narrowed away rather than taken for a revoke
+// that would end the family.
+func consentCovers(c *connectedapps.Grant, g *grantState) error {
 	if !c.Covers(g.Scopes) {
 		return errConsentRevoked
 	}
@@ -306,7 +324,8 @@ type issued struct {
 // parameter (a subset of the family's), which narrows only the access
 // token, the ID token and the answer's scope. Nothing is issued once the
 // organization no longer allows the app, the member is no longer active or
-// at the granted address, or their consent is gone (holdConsent).
+// at the granted address, or their consent is gone (holdConsent,
+// consentCovers).
 func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapps.App, g *grantState, nonce string, narrow []string) (*issued, error) {
 	now := p.clock.Now()
 	org, err := p.orgs.GetIn(ctx, q, g.ProjectID, g.OrganizationID)
@@ -328,7 +347,8 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 	if err != nil || m.Status != organization.StatusActive {
 		return nil, invalidGrant("The member is no longer active.")
 	}
-	if err := p.holdConsent(ctx, q, g); err != nil {
+	consent, err := p.holdConsent(ctx, q, g)
+	if err != nil {
 		return nil, err
 	}
 	pol, err := p.policy(ctx, g.ProjectID)
@@ -336,6 +356,9 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 		return nil, err
 	}
 	g.Scopes = heldScopes(pol, m.RoleIDs(), org, app, g.Scopes)
+	if err := consentCovers(consent, g); err != nil {
+		return nil, err
+	}
 	scoped := *g // the access token's grant
 	if narrow != nil {
 		scoped.Scopes = slices.DeleteFunc(slices.Clone(g.Scopes), func(s string) bool { return !slices.Contains(narrow, s) })
@@ -377,6 +400,9 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 		if nonce != "" {
 			id["nonce"] = nonce
 		}
+		if g.SID != "" {
+			id["sid"] = g.SID
+		}
 	}
 	// Everything signed is settled above, inside the transaction; the
 	// signatures, the costliest step, are made once it has committed
@@ -398,6 +424,22 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 		return nil, err
 	}
 	return out, nil
+}
+
+// sessionSID is the sid claim of the ID tokens authorized in the member
+// session whose public id is memberSessionID ("" for none): the session's
+// identifier at this provider (OIDC Front-Channel Logout 1.0 3), which
+// logout/start compares with the current session's to tell whether an
+// id_token_hint belongs to it (RP-Initiated Logout 1.0 2). It is a hash
+// of the id, not the id: it authenticates nothing either way, but the id
+// is an argument of the session API, and relying parties, third-party
+// ones included, have no use for it.
+func sessionSID(memberSessionID string) string {
+	if memberSessionID == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte("latchkey-idp-sid:" + memberSessionID))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
 // errNoToken is returned when a presented token is unknown.

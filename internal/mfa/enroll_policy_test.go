@@ -125,26 +125,35 @@ func TestPrimaryRequiredISTCannotEnrollSMS(t *testing.T) {
 	})
 }
 
-// Checking a factor the member already has is not an enrollment: with a
-// primary_required IST it is accepted, and the login still answers
-// primary_required (no session) until an accepted method is used. (The
-// backend face shows the full answer; the SDK's MFA answer type has no
-// intermediate fields.)
-func TestPrimaryRequiredISTChecksEnrolledTOTP(t *testing.T) {
+// Nor may it check a factor the member already has: an IST answered
+// primary_required proves nothing the organization accepts, so its
+// guesses must not count toward the member's MFA lockout
+// (refuseUnprovenIST). The same app passes MFA once the login has used an
+// accepted method.
+func TestPrimaryRequiredISTCannotCheckEnrolledTOTP(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		e.AlignClock()
 		org, mid := passwordOnlyOrg(t, e, "REQUIRED_FOR_ALL")
+		const secret = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
 		r := e.Backend(http.MethodPost, "/v1/b2b/totp/migrate", map[string]any{"organization_id": org, "member_id": mid,
-			"secret": "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"})
+			"secret": secret})
 		if r.Status != 200 {
 			t.Fatalf("migrate: %s", r.Raw)
 		}
 		e.Clock.Advance(time.Minute)
 		ist := primaryRequiredIST(t, e, org)
+		code := apptest.TOTPAt(t, secret, e.Clock.Now())
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
+			"intermediate_session_token": ist, "code": code}), 403, "unauthorized_action")
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": mid,
+			"intermediate_session_token": ist, "recovery_code": "aaaa-bbbb-cccc"}, ""), 403, "unauthorized_action")
+
+		d := e.PasswordLogin(org, "ada@strict.test", apptest.StrongPassword).Data()
+		ist, _ = d["intermediate_session_token"].(string)
 		r = e.Backend(http.MethodPost, "/v1/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
-			"intermediate_session_token": ist, "code": apptest.TOTPAt(t, "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP", e.Clock.Now())})
-		if r.Status != 200 || r.Body["session_token"] != "" || r.Body["primary_required"] == nil {
-			t.Fatalf("enrolled factor with a primary_required IST: want primary_required again, got %s", r.Raw)
+			"intermediate_session_token": ist, "code": code})
+		if r.Status != 200 || r.Body["session_token"] == "" {
+			t.Fatalf("the app after the accepted primary factor: %s", r.Raw)
 		}
 	})
 }

@@ -12,12 +12,15 @@
 // IST's factors as Prior, so the session carries both factors.
 //
 // Security rules that apply throughout:
+//   - Every MFA call with an IST (send, check, recover, enroll) needs an
+//     IST whose factors satisfy the organization's primary auth policy: an
+//     IST answered primary_required (a method the organization does not
+//     accept, or no factor at all) proves nothing it trusts, so it may
+//     neither text the member nor spend their failure budget.
 //   - With only an IST a member may enroll a first MFA method, never add or
 //     replace one next to an enrolled method: otherwise a stolen password or
 //     mailbox would be enough to register the attacker's phone or app and
-//     pass MFA. Even the first needs an IST whose factors satisfy the
-//     organization's primary auth policy: an IST answered primary_required
-//     (a method the organization does not accept) proves nothing it trusts.
+//     pass MFA.
 //   - From a session a member may replace their authenticator app: the new
 //     registration takes over, and the old secret and recovery codes stop
 //     working, when a code from the new app is authenticated.
@@ -83,17 +86,35 @@ const (
 // Rate limits. SMS costs money and reaches a third party's phone, so sends
 // are bounded per member, per number (short and long windows) and per
 // address; guesses are bounded per member beyond the per-code lockout.
+//
+// A number's budget is kept apart by who is texting it (smsSendLimits).
+// Codes to a member's own verified number (a login's, or one asked for)
+// count in SMSSendPerPhone and SMSSendPerPhoneHour. Enrolment sends, to a
+// number the sending member has not verified, count in the SMSEnroll*
+// buckets instead: anyone can type someone else's number, and were those
+// sends in the same buckets, a stranger's five sends would block the
+// holder's own codes for ten minutes, again and again.
 var (
 	SMSSendPerMember    = ratelimit.Rule{Name: "sms_send_member", Limit: 5, Window: 10 * time.Minute}
 	SMSSendPerPhone     = ratelimit.Rule{Name: "sms_send_phone", Limit: 5, Window: 10 * time.Minute}
 	SMSSendPerPhoneHour = ratelimit.Rule{Name: "sms_send_phone_hour", Limit: 10, Window: time.Hour}
 	SMSSendPerIP        = ratelimit.Rule{Name: "sms_send_ip", Limit: 50, Window: 10 * time.Minute, PerClientAddress: true}
+	// Enrolment sends. Per member and number, 5 an hour: enrolling a
+	// number takes a code and perhaps a few resends, and one member
+	// cannot spend more than half the number's hourly enrolment budget.
+	// Per number, across members: the ceiling every number had before
+	// (5 in ten minutes, 10 an hour), so many members together still
+	// cannot text a number they have not verified without limit; filling
+	// it delays only enrolments of that number, never a holder's codes.
+	SMSEnrollPerMemberPhone = ratelimit.Rule{Name: "sms_enroll_member_phone", Limit: 5, Window: time.Hour}
+	SMSEnrollPerPhone       = ratelimit.Rule{Name: "sms_enroll_phone", Limit: 5, Window: 10 * time.Minute}
+	SMSEnrollPerPhoneHour   = ratelimit.Rule{Name: "sms_enroll_phone_hour", Limit: 10, Window: time.Hour}
 	// Code checks, counted first (ratelimit.Guard). Every SMS check
 	// counts against the member and the address; failed TOTP and
 	// recovery-code checks lock the member out (user_lock_limit_reached)
 	// after FailuresPerMember.Limit misses, for Lock; successes cost
-	// nothing. Mid-login an IST allows AttemptsPerIST authenticator-code
-	// checks in all (istCap).
+	// nothing. Mid-login an IST allows AttemptsPerIST authenticator- and
+	// recovery-code checks in all (istCap).
 	SMSCheckPerMember = ratelimit.Rule{Name: "sms_check_member", Limit: 15, Window: 10 * time.Minute}
 	SMSCheckPerIP     = ratelimit.Rule{Name: "sms_check_ip", Limit: 100, Window: 10 * time.Minute, PerClientAddress: true}
 	FailuresPerMember = ratelimit.Rule{Name: "mfa_fail_member", Limit: 10, Window: 10 * time.Minute,

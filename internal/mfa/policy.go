@@ -6,6 +6,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/phone"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/session"
@@ -66,10 +67,13 @@ func (pl *Policy) Preview(org *organization.Organization, m *organization.Member
 func (s *Service) autoSendSMS(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization,
 	m *organization.Member) error {
 	to := m.MFAPhoneNumber
+	if err := phone.Sendable(to); err != nil {
+		return err
+	}
 	// The client's address too, as SendSMS counts it: a login's code is
 	// a send like any other, and someone holding many members' first
 	// factors must not send texts past the address's limit.
-	limits := smsSendLimits(p.ID, httpapi.ClientIPFrom(ctx), m.MemberID, to)
+	limits := smsSendLimits(p.ID, httpapi.ClientIPFrom(ctx), m.MemberID, to, true)
 	for _, k := range limits {
 		if err := s.d.Limiter.AllowIn(ctx, q, k.Rule, k.Key); err != nil {
 			return err
@@ -93,12 +97,18 @@ func (s *Service) autoSendSMS(ctx context.Context, q store.Querier, p *project.P
 
 // smsSendLimits are the buckets one SMS send counts against, the client's
 // address first (when the request has one), for SendSMS and for the code
-// a login sends by itself alike.
-func smsSendLimits(projectID, ip, memberID, to string) []ratelimit.Key {
+// a login sends by itself alike. verified says to is the member's own
+// verified number; otherwise the send is an enrolment and counts in the
+// enrolment buckets, never in the number's verified-holder budget.
+func smsSendLimits(projectID, ip, memberID, to string, verified bool) []ratelimit.Key {
 	var ks []ratelimit.Key
 	if ip != "" {
 		ks = append(ks, ratelimit.For(SMSSendPerIP, projectID+"|"+ip))
 	}
-	return append(ks, ratelimit.For(SMSSendPerMember, memberID),
-		ratelimit.For(SMSSendPerPhone, projectID+"|"+to), ratelimit.For(SMSSendPerPhoneHour, projectID+"|"+to))
+	ks = append(ks, ratelimit.For(SMSSendPerMember, memberID))
+	if !verified {
+		return append(ks, ratelimit.For(SMSEnrollPerMemberPhone, projectID+"|"+memberID+"|"+to),
+			ratelimit.For(SMSEnrollPerPhone, projectID+"|"+to), ratelimit.For(SMSEnrollPerPhoneHour, projectID+"|"+to))
+	}
+	return append(ks, ratelimit.For(SMSSendPerPhone, projectID+"|"+to), ratelimit.For(SMSSendPerPhoneHour, projectID+"|"+to))
 }

@@ -133,6 +133,9 @@ func (s *Service) Recover(ctx context.Context, p RecoverParams) (*RecoverResult,
 	}
 	proj := p.Who.Project
 	out := &RecoverResult{}
+	// Mid-login the per-IST cap of authenticator codes applies, in the
+	// same bucket (istCap): one login gets AttemptsPerIST guesses at
+	// either kind of code, not that many of each.
 	err = s.guard(ctx, sub, proj.ID+"|"+p.ClientIP, apierr.UnableToAuthRecoveryCode, func() error {
 		return s.d.DB.Tx(ctx, func(q store.Querier) error {
 			m, err := s.reload(ctx, q, proj, sub)
@@ -153,7 +156,7 @@ func (s *Service) Recover(ctx context.Context, p RecoverParams) (*RecoverResult,
 				DeliveryMethod: "recovery_code"}, duration)
 			return err
 		})
-	})
+	}, istCap(sub)...)
 	if err != nil {
 		return nil, publicErr(err, "recover")
 	}

@@ -52,7 +52,8 @@ func (s *Service) SendSMS(ctx context.Context, p SMSSendParams) (*MemberResult, 
 		return nil, err
 	}
 	proj := p.Who.Project
-	for _, k := range smsSendLimits(proj.ID, p.ClientIP, m.MemberID, to) {
+	verified := m.MFAPhoneNumberVerified && to == m.MFAPhoneNumber
+	for _, k := range smsSendLimits(proj.ID, p.ClientIP, m.MemberID, to, verified) {
 		if err := s.d.Limiter.Allow(ctx, k.Rule, k.Key); err != nil {
 			return nil, err
 		}
@@ -82,6 +83,11 @@ func (s *Service) smsDestination(ctx context.Context, sub *subject, requested st
 	if requested == "" {
 		if m.MFAPhoneNumber == "" || !m.MFAPhoneNumberVerified {
 			return "", apierr.Invalid("mfa_phone_number", "The member has no phone number enrolled: send mfa_phone_number to enroll one.")
+		}
+		// A number enrolled before premium-rate numbers were refused is
+		// not texted either.
+		if err := phone.Sendable(m.MFAPhoneNumber); err != nil {
+			return "", err
 		}
 		return m.MFAPhoneNumber, nil
 	}

@@ -3,6 +3,7 @@ package mfa_test
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,8 +91,9 @@ func TestSMSEnrollmentCodesAndLockout(t *testing.T) {
 		apptest.Want(t, e.SMSSend(org, mid, bist, ""), 403, "unauthorized_action")
 
 		// With only an IST, a member who has MFA cannot enroll more. (A
-		// new window first: the sends above used up the number's limit.)
-		e.Clock.Advance(mfa.SMSSendPerPhone.Window)
+		// new window first: the sends above used up the number's
+		// enrolment limit, which the last send below needs.)
+		e.Clock.Advance(mfa.SMSEnrollPerPhone.Window)
 		ist, req := e.MFALogin(org, "ada@secure.test")
 		if req["secondary_auth_initiated"] != "sms_otp" || req["member_options"].(map[string]any)["mfa_phone_number"] != organization.MaskPhone(num) {
 			t.Fatalf("default sms: mfa_required = %v", req)
@@ -142,10 +144,10 @@ func TestSMSSendLimits(t *testing.T) {
 		}
 
 		// Per number: other members sending to one number (each may try to
-		// enroll it until one verifies it) share its limit.
+		// enroll it until one verifies it) share its enrolment limit.
 		e.Clock.Advance(mfa.SMSSendPerMember.Window)
 		var last apptest.Resp
-		for i := 0; i <= mfa.SMSSendPerPhone.Limit; i++ {
+		for i := 0; i <= mfa.SMSEnrollPerPhone.Limit; i++ {
 			email := string(rune('a'+i)) + "@secure.test"
 			m := e.CreateMember(org, email)
 			ist, _ := e.MFALogin(org, email)
@@ -190,8 +192,8 @@ func TestSMSChecksLimitedPerMember(t *testing.T) {
 }
 
 // Per number and hour: once a ten-minute window has passed, a number may
-// receive codes again, but never more than SMSSendPerPhoneHour.Limit in an
-// hour, however many members ask for it.
+// receive enrolment codes again, but never more than
+// SMSEnrollPerPhoneHour.Limit in an hour, however many members ask for it.
 func TestSMSSendLimitPerNumberPerHour(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org, _ := e.MFAMember()
@@ -205,18 +207,18 @@ func TestSMSSendLimitPerNumberPerHour(t *testing.T) {
 			ist, _ := e.MFALogin(org, email)
 			return e.SMSSend(org, m, ist, phone)
 		}
-		for sent := range mfa.SMSSendPerPhoneHour.Limit {
-			if sent > 0 && sent%mfa.SMSSendPerPhone.Limit == 0 {
-				e.Clock.Advance(mfa.SMSSendPerPhone.Window)
+		for sent := range mfa.SMSEnrollPerPhoneHour.Limit {
+			if sent > 0 && sent%mfa.SMSEnrollPerPhone.Limit == 0 {
+				e.Clock.Advance(mfa.SMSEnrollPerPhone.Window)
 			}
 			if r := send(); r.Status != 200 {
 				t.Fatalf("send %d: %s", sent, r.Raw)
 			}
 		}
-		e.Clock.Advance(mfa.SMSSendPerPhone.Window)
+		e.Clock.Advance(mfa.SMSEnrollPerPhone.Window)
 		apptest.Want(t, send(), 429, "too_many_requests")
-		if got := smsCount(e, phone); got != mfa.SMSSendPerPhoneHour.Limit {
-			t.Fatalf("%d codes sent to the number, want %d", got, mfa.SMSSendPerPhoneHour.Limit)
+		if got := smsCount(e, phone); got != mfa.SMSEnrollPerPhoneHour.Limit {
+			t.Fatalf("%d codes sent to the number, want %d", got, mfa.SMSEnrollPerPhoneHour.Limit)
 		}
 	})
 }
@@ -237,15 +239,38 @@ func TestSMSSendLimitPerMemberAcrossNumbers(t *testing.T) {
 	})
 }
 
+// Per member and number: a member enrolling one number gets at most
+// SMSEnrollPerMemberPhone.Limit codes to it in the hour, though the
+// member's own ten-minute window and the number's have passed; another
+// number is still open to them.
+func TestSMSEnrollmentSendsPerMemberAndNumber(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org, mid := e.MFAMember()
+		const num = "+14155550123"
+		ist, _ := e.MFALogin(org, "ada@secure.test")
+		for i := range mfa.SMSEnrollPerMemberPhone.Limit {
+			if r := e.SMSSend(org, mid, ist, num); r.Status != 200 {
+				t.Fatalf("send %d: %s", i, r.Raw)
+			}
+		}
+		e.Clock.Advance(mfa.SMSSendPerMember.Window)
+		ist, _ = e.MFALogin(org, "ada@secure.test")
+		apptest.Want(t, e.SMSSend(org, mid, ist, num), 429, "too_many_requests")
+		apptest.Want(t, e.SMSSend(org, mid, ist, "+14155550124"), 200, "")
+	})
+}
+
 // The code a login sends by itself to an enrolled number obeys the same
 // hourly limit per number: past it the member still stops at
 // mfa_required, but no code goes out and the answer does not claim one.
+// (The enrolling send was counted as an enrolment, not in this budget.)
 func TestAutoSentSMSLimitedPerNumberPerHour(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org, num := smsEnrolled(t, e)
 		// Ten-minute windows keep the per-member, per-number and email
-		// send limits apart from the hourly one.
-		for sent := 1; sent < mfa.SMSSendPerPhoneHour.Limit; sent++ {
+		// send limits apart from the hourly one (the enrolling send is
+		// the member's first in the first window).
+		for sent := 1; sent <= mfa.SMSSendPerPhoneHour.Limit; sent++ {
 			if sent%mfa.SMSSendPerPhone.Limit == 0 {
 				e.Clock.Advance(mfa.SMSSendPerPhone.Window)
 			}
@@ -257,8 +282,8 @@ func TestAutoSentSMSLimitedPerNumberPerHour(t *testing.T) {
 		if _, req := e.MFALogin(org, "ada@secure.test"); req["secondary_auth_initiated"] != nil {
 			t.Fatalf("a code past the hourly limit: %v", req)
 		}
-		if got := smsCount(e, num); got != mfa.SMSSendPerPhoneHour.Limit {
-			t.Fatalf("%d codes sent to the number, want %d", got, mfa.SMSSendPerPhoneHour.Limit)
+		if got := smsCount(e, num); got != 1+mfa.SMSSendPerPhoneHour.Limit {
+			t.Fatalf("%d codes sent to the number, want the enrolling one and %d", got, mfa.SMSSendPerPhoneHour.Limit)
 		}
 	})
 }
@@ -290,7 +315,14 @@ func TestAutoSentSMSCountsAgainstTheAddress(t *testing.T) {
 // number, by one code sent and checked (ada's default MFA method since).
 func smsEnrolled(t *testing.T, e *apptest.Env) (org, num string) {
 	t.Helper()
-	org, mid := e.MFAMember()
+	org, _, num = smsEnrolledMember(t, e)
+	return org, num
+}
+
+// smsEnrolledMember is smsEnrolled with the member's id.
+func smsEnrolledMember(t *testing.T, e *apptest.Env) (org, mid, num string) {
+	t.Helper()
+	org, mid = e.MFAMember()
 	num = "+14155552671"
 	ist, _ := e.MFALogin(org, "ada@secure.test")
 	if r := e.SMSSend(org, mid, ist, num); r.Status != 200 {
@@ -299,5 +331,95 @@ func smsEnrolled(t *testing.T, e *apptest.Env) (org, num string) {
 	if r := e.SMSAuth(org, mid, ist, e.LastSMS(num), nil); r.Status != 200 {
 		t.Fatalf("enrolling check: %s", r.Raw)
 	}
-	return org, num
+	return org, mid, num
+}
+
+// Sending to a number the sender has not verified is an enrolment, counted
+// in its own buckets (per member and number, and per number): a stranger
+// typing someone's verified number into her own organization's enrolment
+// is limited there, and never spends the holder's budget, who still gets
+// every code of theirs.
+func TestEnrollmentSendsLeaveTheHolderBudget(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org, mid, num := smsEnrolledMember(t, e)
+		e.Clock.Advance(mfa.SMSSendPerPhone.Window) // past the enrolling send's window
+
+		// The stranger's own organization and fresh sessions there.
+		own := e.CreateOrg("strangers-own", "NOT_ALLOWED", nil)
+		send := func(email string) apptest.Resp {
+			t.Helper()
+			sender := e.CreateMember(own, email)
+			token := e.SessionFor(own, email)
+			var r apptest.Resp
+			for range mfa.SMSSendPerPhone.Limit + 1 {
+				r = e.SDK(http.MethodPost, "/b2b/otps/sms/send", map[string]any{"organization_id": own, "member_id": sender,
+					"mfa_phone_number": num}, token)
+				if r.Status != 200 {
+					break
+				}
+			}
+			return r
+		}
+		before := smsCount(e, num)
+		apptest.Want(t, send("eve@strangers.test"), 429, "too_many_requests")
+		// A second member of hers finds the number's enrolment budget spent.
+		apptest.Want(t, send("mallory@strangers.test"), 429, "too_many_requests")
+		if n := smsCount(e, num) - before; n != mfa.SMSEnrollPerPhone.Limit {
+			t.Fatalf("the stranger's members sent %d texts, want %d", n, mfa.SMSEnrollPerPhone.Limit)
+		}
+
+		// The holder still gets the login's code, and another when asked.
+		sent := smsCount(e, num)
+		ist, req := e.MFALogin(org, "ada@secure.test")
+		if req["secondary_auth_initiated"] != "sms_otp" {
+			t.Fatalf("the holder's login sent no code: %v", req)
+		}
+		if r := e.SMSSend(org, mid, ist, ""); r.Status != 200 {
+			t.Fatalf("the holder's resend: %s", r.Raw)
+		}
+		if got := smsCount(e, num) - sent; got != 2 {
+			t.Fatalf("%d codes reached the holder, want 2", got)
+		}
+		if r := e.SMSAuth(org, mid, ist, e.LastSMS(num), nil); r.Status != 200 {
+			t.Fatalf("the holder's code: %s", r.Raw)
+		}
+	})
+}
+
+// Premium-rate and shared-cost numbers (SMS pumping) are refused as
+// invalid_phone_number wherever a number is taken for MFA: an enrolment
+// send, a member update; and a number enrolled before the rule is not
+// texted either, by a login or when asked.
+func TestPremiumRateNumbersGetNoCodes(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org, mid := e.MFAMember()
+		ist, _ := e.MFALogin(org, "ada@secure.test")
+		for _, n := range []string{"+19002123456", "+449018123456", "+33891123456"} {
+			r := e.SMSSend(org, mid, ist, n)
+			apptest.Want(t, r, 400, "invalid_phone_number")
+			if msg, _ := r.Body["error_message"].(string); !strings.Contains(msg, "Premium-rate") {
+				t.Fatalf("the refusal does not say why: %s", r.Raw)
+			}
+			if c := smsCount(e, n); c != 0 {
+				t.Fatalf("%d texts to %s", c, n)
+			}
+			apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+mid,
+				map[string]any{"mfa_phone_number": n}), 400, "invalid_phone_number")
+		}
+		apptest.Want(t, e.SMSSend(org, mid, ist, "+447911123456"), 200, "") // a mobile number
+
+		// A premium-rate number stored as verified before the rule.
+		if _, err := e.App.DB.ExecContext(t.Context(), `UPDATE members SET mfa_phone_number = $1, mfa_phone_number_verified = $2,
+			default_mfa_method = 'sms_otp' WHERE member_id = $3`, "+19002123456", true, mid); err != nil {
+			t.Fatal(err)
+		}
+		ist, req := e.MFALogin(org, "ada@secure.test")
+		if req["secondary_auth_initiated"] != nil {
+			t.Fatalf("a login texted a premium-rate number: %v", req)
+		}
+		apptest.Want(t, e.SMSSend(org, mid, ist, ""), 400, "invalid_phone_number")
+		if c := smsCount(e, "+19002123456"); c != 0 {
+			t.Fatalf("%d texts to the stored premium-rate number", c)
+		}
+	})
 }

@@ -45,8 +45,9 @@ type subject struct {
 	ist    string // set when proven by an IST
 	// istFactors are the factors the IST records (set with ist). An IST
 	// is issued both after an accepted primary factor (mfa_required) and
-	// after one the organization does not accept (primary_required), so
-	// naming a member does not by itself prove the primary factor.
+	// after one the organization does not accept, or none at all
+	// (primary_required), so naming a member does not by itself prove the
+	// primary factor: resolve refuses such an IST (refuseUnprovenIST).
 	istFactors []session.Factor
 	sess       *session.SessionResponse // set when proven by a session
 	claims     map[string]any           // Who.CustomClaims
@@ -136,7 +137,34 @@ func (s *Service) resolve(ctx context.Context, w Who, trusted bool) (*subject, e
 		return nil, organization.NotFound(err, apierr.MemberNotFound)
 	}
 	out.org, out.member = org, m
+	if err := refuseUnprovenIST(out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// refuseUnprovenIST is the one rule every MFA call with an IST meets
+// (sending, checking, recovering, enrolling): the IST's factors must
+// satisfy the organization's primary auth policy, the check Complete makes
+// before answering primary_required (session.PrimarySatisfied). An IST
+// answered primary_required proves nothing the organization trusts: a
+// sessions/exchange with no factor that carries over names the member of
+// another organization with no factor at all, and an email code in a
+// password-only organization proves only the mailbox. Such an IST must
+// not text the member's phone (their send budget), nor spend their MFA
+// failure budget and lock them out, nor enroll a factor: whoever holds it
+// has not passed the first factor the lockout's reasoning assumes.
+//
+// The refusal is unauthorized_action, as for the other things a login in
+// progress may not do: the IST itself is valid (intermediate_session_not_found
+// would send the client back to the start as if it had expired), and the
+// catalogue has no type of its own for "primary authentication first".
+func refuseUnprovenIST(sub *subject) error {
+	if !sub.midLogin() || session.PrimarySatisfied(sub.org, sub.member, sub.istFactors) {
+		return nil
+	}
+	return apierr.New(apierr.UnauthorizedAction).WithMessage(
+		"This login has not yet used an authentication method the organization accepts: complete primary authentication before multi-factor authentication.")
 }
 
 // requireActive refuses MFA changes for members who cannot log in.
@@ -163,14 +191,12 @@ func requireMethod(org *organization.Organization, m *organization.Member, metho
 // the first rule an IST answered primary_required (say an email code in a
 // password-only organization) would let whoever holds only the mailbox
 // register their own app or phone, and then pass MFA as the member while
-// the real member is asked for the attacker's factor.
+// the real member is asked for the attacker's factor. The first rule is
+// refuseUnprovenIST, which resolve applies to every IST (every subject
+// comes from resolve), so only the second is checked here.
 func refuseISTEnrollment(sub *subject, m *organization.Member) error {
 	if !sub.midLogin() {
 		return nil
-	}
-	if !session.PrimarySatisfied(sub.org, sub.member, sub.istFactors) {
-		return apierr.New(apierr.UnauthorizedAction).WithMessage(
-			"This login has not yet used an authentication method the organization accepts: complete primary authentication before setting up multi-factor authentication.")
 	}
 	if len(m.EnrolledMFAMethods()) > 0 {
 		return apierr.New(apierr.UnauthorizedAction).WithMessage(

@@ -132,9 +132,9 @@ type registration struct {
 }
 
 // istCap is the per-IST attempt key of a login in progress: one login may
-// try AttemptsPerIST authenticator codes, then must start again, so no
-// single login walks a member's whole allowance (and a stolen IST is worth
-// a handful of guesses).
+// try AttemptsPerIST authenticator and recovery codes together, then must
+// start again, so no single login walks a member's whole allowance (and a
+// stolen IST is worth a handful of guesses).
 func istCap(sub *subject) []ratelimit.Key {
 	if !sub.midLogin() {
 		return nil

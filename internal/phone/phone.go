@@ -33,8 +33,9 @@ const nonGeographic = "001"
 // typo into someone else's number.
 //
 // Errors are catalogued: invalid_phone_number for anything that is not a
-// valid number, invalid_phone_number_country_code when the country code is
-// unknown or not a country.
+// valid number or is a premium-rate or shared-cost one (libphonenumber's
+// number types; the message says so), invalid_phone_number_country_code
+// when the country code is unknown or not a country.
 func Normalize(raw string) (string, error) {
 	s := strings.TrimSpace(raw)
 	if s == "" {
@@ -63,6 +64,9 @@ func Normalize(raw string) (string, error) {
 	if !phonenumbers.IsValidNumber(num) {
 		return "", apierr.Wrap(apierr.InvalidPhoneNumber, fmt.Errorf("phone: not a valid number for %s", region))
 	}
+	if err := refuseCostly(num); err != nil {
+		return "", err
+	}
 	out := phonenumbers.Format(num, phonenumbers.E164)
 	if len(out) > maxE164 {
 		// E.164 allows 15 digits; libphonenumber's metadata knows a few
@@ -74,3 +78,29 @@ func Normalize(raw string) (string, error) {
 
 // maxE164 is "+" and E.164's 15 digits.
 const maxE164 = 16
+
+// Sendable refuses texting number, an E.164 number stored before (a
+// member's enrolled phone), when libphonenumber classes it premium-rate or
+// shared-cost, as Normalize refuses storing one. It judges nothing
+// else: a stored number that newer metadata no longer knows is the
+// gateway's to refuse, not a reason to cut a member off their factor.
+func Sendable(number string) error {
+	num, err := phonenumbers.Parse(number, "")
+	if err != nil {
+		return nil
+	}
+	return refuseCostly(num)
+}
+
+// refuseCostly refuses premium-rate and shared-cost numbers. They pay
+// their holder for traffic: texting codes to them is how SMS pumping turns
+// a login form into revenue for whoever holds the range, and no member's
+// phone is one.
+func refuseCostly(num *phonenumbers.PhoneNumber) error {
+	switch t := phonenumbers.GetNumberType(num); t {
+	case phonenumbers.PREMIUM_RATE, phonenumbers.SHARED_COST:
+		return apierr.Wrap(apierr.InvalidPhoneNumber, fmt.Errorf("phone: +%d number of type %d", num.GetCountryCode(), t)).WithMessage(
+			"Premium-rate and shared-cost numbers cannot receive multi-factor authentication codes: use a mobile number.")
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package phone_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -59,6 +60,37 @@ func TestNormalize(t *testing.T) {
 		got, err := phone.Normalize(in)
 		if err == nil || !apierr.Is(err, wantType) {
 			t.Errorf("Normalize(%q) = %q, %v; want %s", in, got, err, wantType)
+		}
+	}
+}
+
+// Premium-rate and shared-cost numbers (SMS pumping's destinations) are
+// refused as invalid_phone_number, with a message that says why, both as
+// input and as a stored number about to be texted; an ordinary mobile
+// number passes both.
+func TestPremiumRateRefused(t *testing.T) {
+	t.Parallel()
+	costly := []string{
+		"+19002123456",  // US 900: premium rate
+		"+449018123456", // UK 09: premium rate
+		"+33891123456",  // France 089: premium rate
+		"+448431234567", // UK 0843: shared cost
+	}
+	for _, n := range costly {
+		_, err := phone.Normalize(n)
+		if !apierr.Is(err, apierr.InvalidPhoneNumber) || !strings.Contains(err.Error(), "Premium-rate") {
+			t.Errorf("Normalize(%q) = %v; want invalid_phone_number naming premium-rate numbers", n, err)
+		}
+		if err := phone.Sendable(n); !apierr.Is(err, apierr.InvalidPhoneNumber) {
+			t.Errorf("Sendable(%q) = %v; want invalid_phone_number", n, err)
+		}
+	}
+	for _, n := range []string{"+447911123456", "+33612345678", "+14155552671", "+18005550199"} {
+		if got, err := phone.Normalize(n); err != nil || got != n {
+			t.Errorf("Normalize(%q) = %q, %v; want it unchanged", n, got, err)
+		}
+		if err := phone.Sendable(n); err != nil {
+			t.Errorf("Sendable(%q) = %v; want nil", n, err)
 		}
 	}
 }

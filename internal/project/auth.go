@@ -10,6 +10,7 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -81,7 +82,16 @@ func (r *Resolver) ByPublicToken(ctx context.Context, token string) (*Project, e
 }
 
 // CheckSecret returns the project when secret is one of its secrets.
+//
+// An unknown project id is remembered like a known one (secretEntry), so
+// the id must have a project id's shape first: the Basic-auth username is
+// the client's to choose, up to the header limit, and the memo is bounded
+// by entries, not bytes. Such an id is refused unread, as not found, so
+// the failure still counts against the caller (BackendAuth).
 func (r *Resolver) CheckSecret(ctx context.Context, projectID, secret string) (*Project, error) {
+	if !ids.Is("project", projectID) {
+		return nil, fmt.Errorf("project: %d-byte id is not a project id: %w", len(projectID), store.ErrNotFound)
+	}
 	usable := r.cache.usable(ctx)
 	e, ok, gen := r.cache.secrets.get(projectID)
 	if !usable || !ok {
@@ -101,12 +111,28 @@ func (r *Resolver) CheckSecret(ctx context.Context, projectID, secret string) (*
 
 // OriginAllowed reports whether origin is authorized for the project, or
 // for any project when projectID is "".
+//
+// An origin that is not one a browser can send (serializedOrigin) could
+// match nothing stored, so it is refused without reading the database or
+// being remembered. The memo is bounded by entries, not bytes, and
+// preflights are unauthenticated: remembering each refusal let a client
+// pin hundreds of megabytes with a few hundred huge Origin headers.
+// projectID is "" or a project's own id (the caller resolved its public
+// token), so a key stays a few hundred bytes. The full check (a URL
+// parse, four allocations) runs only on a miss: what the memo holds passed
+// it, so a hit needs only the length test.
 func (r *Resolver) OriginAllowed(ctx context.Context, projectID, origin string) (bool, error) {
+	if len(origin) > maxOriginLen {
+		return false, nil
+	}
 	key := projectID + " " + origin
 	usable := r.cache.usable(ctx)
 	ok, found, gen := r.cache.origins.get(key)
 	if usable && found {
 		return ok, nil
+	}
+	if !serializedOrigin(origin) {
+		return false, nil
 	}
 	var err error
 	if projectID == "" {

@@ -278,13 +278,23 @@ func ValidateRedirectURL(raw string) error {
 // defaultPorts are the ports a browser leaves out of an Origin header.
 var defaultPorts = map[string]string{"http": "80", "https": "443"}
 
+// maxHostLen is the longest DNS name in text form (RFC 1035 allows 255
+// octets on the wire, two of them length bytes): no browser can send an
+// http(s) origin with a longer host. An IPv6 literal is shorter.
+const maxHostLen = 253
+
+// maxOriginLen bounds a serialized http(s) origin: the longer scheme, the
+// longest host and the longest port.
+const maxOriginLen = len("https://") + maxHostLen + len(":65535")
+
 // NormalizeOrigin reduces an origin to scheme://host[:port] as browsers
 // send it in the Origin header: lower case, and without the scheme's
 // default port (a browser never sends https://host:443, so an origin
 // stored with it would match nothing).
 func NormalizeOrigin(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") ||
+		u.RawQuery != "" || len(u.Hostname()) > maxHostLen {
 		return "", fmt.Errorf("project: origin %q must look like https://app.example.com", raw)
 	}
 	host := u.Host
@@ -292,4 +302,17 @@ func NormalizeOrigin(raw string) (string, error) {
 		host = strings.TrimSuffix(strings.TrimSuffix(host, p), ":")
 	}
 	return strings.ToLower(u.Scheme + "://" + host), nil
+}
+
+// serializedOrigin reports whether an Origin header is an http(s) origin
+// exactly as browsers serialize it, which is also how NormalizeOrigin
+// stores one: anything else (a path, user info, upper case, a default
+// port, "null", a host no DNS name can be) matches no stored origin. The
+// length is checked first, so a megabyte header costs no parsing.
+func serializedOrigin(origin string) bool {
+	if len(origin) > maxOriginLen {
+		return false
+	}
+	norm, err := NormalizeOrigin(origin)
+	return err == nil && norm == origin
 }

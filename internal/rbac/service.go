@@ -35,6 +35,24 @@ type Service struct {
 	d Deps
 	// referrers find the assignments of roles (UseRoleReferrers).
 	referrers []organization.RoleReferrer
+	// scopeHolders forget custom scopes the policy removes (UseScopeHolders).
+	scopeHolders []ScopeHolder
+}
+
+// ScopeHolder stores what was granted under a project's custom scopes
+// (the identity provider's consent on record). A policy change that
+// removes scopes calls DropScopes inside its transaction, under the
+// policy lock: consent given to a scope that left the policy must not be
+// honoured if a scope of that name is defined again later, perhaps
+// mapped to other permissions; the member is asked again.
+type ScopeHolder interface {
+	DropScopes(ctx context.Context, q store.Querier, projectID string, scopes []string) error
+}
+
+// UseScopeHolders registers what holds grants of custom scopes. The
+// composition root calls it once, before serving.
+func (s *Service) UseScopeHolders(h ...ScopeHolder) {
+	s.scopeHolders = append(s.scopeHolders, h...)
 }
 
 // New returns the RBAC service.
@@ -87,6 +105,8 @@ func (s *Service) Policy(ctx context.Context, projectID string) (*Policy, error)
 // the new policy removes must not be assigned anywhere (RoleReferrer):
 // otherwise nothing changes and the error is a *RolesInUseError listing
 // the assignments. The built-in roles are never removed (Effective).
+// Custom scopes it removes leave every consent given to them
+// (ScopeHolder), in the same transaction.
 func (s *Service) SetCustom(ctx context.Context, projectID string, custom Policy) (Policy, error) {
 	clean, _, err := s.setCustom(ctx, projectID, custom, false)
 	return clean, err
@@ -165,6 +185,13 @@ func (s *Service) setCustomIn(ctx context.Context, q store.Querier, projectID st
 	if len(refs) > 0 && !drop {
 		return nil, &RolesInUseError{Refs: refs}
 	}
+	if gone := removedScopes(old.Scopes, clean.Scopes); len(gone) > 0 {
+		for _, h := range s.scopeHolders {
+			if err := h.DropScopes(ctx, q, projectID, gone); err != nil {
+				return nil, err
+			}
+		}
+	}
 	_, err = q.ExecContext(ctx, `INSERT INTO rbac_policies (project_id, policy, updated_at) VALUES ($1, $2, $3)
 		ON CONFLICT (project_id) DO UPDATE SET policy = excluded.policy, updated_at = excluded.updated_at`,
 		projectID, string(text), store.Millis(s.d.Clock.Now()))
@@ -195,6 +222,17 @@ func removedRoles(before, after []Role) []string {
 	for _, r := range before {
 		if !slices.ContainsFunc(after, func(a Role) bool { return a.RoleID == r.RoleID }) {
 			out = append(out, r.RoleID)
+		}
+	}
+	return out
+}
+
+// removedScopes are the names of the scopes among before that after lacks.
+func removedScopes(before, after []Scope) []string {
+	var out []string
+	for _, b := range before {
+		if !slices.ContainsFunc(after, func(a Scope) bool { return a.Scope == b.Scope }) {
+			out = append(out, b.Scope)
 		}
 	}
 	return out

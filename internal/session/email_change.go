@@ -24,6 +24,14 @@ func (s *Service) CompleteEmailChange(ctx context.Context, q store.Querier, l Em
 	if same && l.From.Member.EmailAddress != l.Member.EmailAddress {
 		return nil, addressChanged()
 	}
+	// The held session is ended first, and only if the database still
+	// holds it live (EndHeld): every other session of the member ends
+	// next, so Complete is told it is already ended (fromEnded).
+	if same {
+		if err := s.EndHeld(ctx, q, l.Project.ID, l.From.MemberSession.MemberSessionID); err != nil {
+			return nil, err
+		}
+	}
 	m, err := s.orgs.ChangeEmail(ctx, q, l.Organization, l.Project.Env, l.Member.MemberID, email)
 	if err != nil {
 		return nil, err
@@ -34,7 +42,7 @@ func (s *Service) CompleteEmailChange(ctx context.Context, q store.Querier, l Em
 	if same {
 		from := *l.From
 		from.Member = m
-		l.From = &from
+		l.From, l.fromEnded = &from, true
 	}
 	l.Member = m
 	return s.CompleteEmail(ctx, q, l)

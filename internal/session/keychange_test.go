@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
+	"errors"
 	"sync"
 	"testing"
 	"time"
@@ -159,4 +160,67 @@ func TestKeyChangeDropsThatProjectsCachedJWTs(t *testing.T) {
 	if _, _, ok := c.get(theirs, now); !ok {
 		t.Fatal("another project's key change dropped this project's JWTs")
 	}
+}
+
+// quietKeys is a Keys whose key set changes with no event: a retirement
+// the change feed never reported to this process.
+type quietKeys struct {
+	mu   sync.Mutex
+	keys []project.SigningKey
+}
+
+func (k *quietKeys) SigningKeys(context.Context, string) ([]project.SigningKey, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.keys, nil
+}
+
+func (k *quietKeys) set(keys ...project.SigningKey) {
+	k.mu.Lock()
+	k.keys = keys
+	k.mu.Unlock()
+}
+
+// A remembered verification stands for at most cacheTTL, as every cached
+// entry does: a key retired without an event reaching this process stops
+// verifying its JWTs once that minute has passed, though the session the
+// JWT names lives on.
+func TestVerifiedJWTIsCheckedAgainAfterAMinute(t *testing.T) {
+	old, current := testKey(t, "old"), testKey(t, "current")
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		feed := changefeed.New(db, nil)
+		if err := feed.Sync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		clk := clock.NewFake(time.Now())
+		keys := &quietKeys{keys: []project.SigningKey{old}}
+		s := New(db, clk, nil, keys, feed)
+		const projectID = "project-test-1"
+		now := clk.Now()
+		ms := &MemberSession{MemberSessionID: "member-session-test-1", MemberID: "member-test-1",
+			OrganizationID: "organization-test-1", StartedAt: now, LastAccessedAt: now, ExpiresAt: now.Add(time.Hour)}
+		token, err := signWith(old, projectID, ms, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.verify(ctx, projectID, token, clk.Now()); err != nil {
+			t.Fatalf("first verification: %v", err)
+		}
+		keys.set(current)
+		// The key cache's own minute (wall time) is over too: its next
+		// read finds the retirement.
+		s.keys.mu.Lock()
+		s.keys.items = map[string]keyEntry{}
+		s.keys.mu.Unlock()
+
+		clk.Advance(cacheTTL - time.Second)
+		if _, err := s.verify(ctx, projectID, token, clk.Now()); err != nil {
+			t.Fatalf("within the minute the remembered verification stands: %v", err)
+		}
+		clk.Advance(time.Second)
+		if id, err := s.verify(ctx, projectID, token, clk.Now()); !errors.Is(err, errBadJWT) {
+			t.Fatalf("a minute later the retired key's JWT still verified (session %q, %v)", id, err)
+		}
+	})
 }

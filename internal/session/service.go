@@ -135,13 +135,20 @@ type CompleteParams struct {
 	// check steps up): it must be the same member's, its factors come
 	// before Factor, and it ends when the new session starts, so stepping
 	// up never leaves two live sessions. An answer that is an IST leaves
-	// it as it was.
+	// it as it was. Either way the database must still hold it live
+	// (EndHeld, ConfirmHeld): the check that produced it may have been
+	// answered from memory.
 	From *SessionResponse
 	// CustomClaims are the new session's custom claims (ClaimsField), by
 	// the rule of MergeClaims, merged into From's when set. An answer that
 	// is an IST keeps none: the step that completes the login brings its
 	// own.
 	CustomClaims map[string]any
+
+	// fromEnded says From was already ended inside the caller's
+	// transaction (EndHeld, by CompleteEmailChange before it ends the
+	// member's other sessions), so Complete does not end it again.
+	fromEnded bool
 }
 
 // Complete is where every successful authentication step ends, inside the
@@ -203,6 +210,11 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 			return s.intermediateResponse(ctx, q, p, factors, nil, req)
 		}
 	}
+	if p.From != nil && !p.fromEnded {
+		if err := s.EndHeld(ctx, q, p.Project.ID, p.From.MemberSession.MemberSessionID); err != nil {
+			return nil, err
+		}
+	}
 	for _, h := range s.starts {
 		m, err := h(ctx, q, p.Project, p.Member, factors)
 		if err != nil {
@@ -229,11 +241,6 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 		ms.MemberSessionID, p.Project.ID, ms.OrganizationID, ms.MemberID, ids.Hash(token), factorsJSON, proofsJSON,
 		store.Millis(now), store.Millis(now), store.Millis(ms.ExpiresAt), ms.IPAddress, ms.UserAgent, claimsText); err != nil {
 		return nil, fmt.Errorf("session: insert: %w", err)
-	}
-	if p.From != nil {
-		if err := s.RevokeTx(ctx, q, p.Project, p.From.MemberSession.MemberSessionID); err != nil {
-			return nil, err
-		}
 	}
 	// The key is read inside the transaction (a missing key fails the
 	// login); the RSA signature, the costliest step of a login, is made
@@ -269,6 +276,13 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 // step: an IST naming the member and organization, and what is required.
 func (s *Service) intermediateResponse(ctx context.Context, q store.Querier, p CompleteParams, factors []Factor,
 	primary *PrimaryRequired, mfa *MFARequired) (*AuthResponse, error) {
+	// The IST carries the held session's factors: the database, not the
+	// check made from memory before q began, says it still stands.
+	if p.From != nil && !p.fromEnded {
+		if err := s.ConfirmHeld(ctx, q, p.Project.ID, p.From.MemberSession.MemberSessionID); err != nil {
+			return nil, err
+		}
+	}
 	tok, err := s.IssueIntermediate(ctx, q, p.Project, Intermediate{Email: p.Member.EmailAddress,
 		OrganizationID: p.Organization.OrganizationID, MemberID: p.Member.MemberID, Factors: factors})
 	if err != nil {
@@ -601,16 +615,6 @@ func (s *Service) revokeMatch(ctx context.Context, projectID string, t RevokeTar
 	return "", nil, apierr.Invalid("member_session_id", "One of member_session_id, session_token, session_jwt or member_id is required.")
 }
 
-// RevokeTx ends one session inside the caller's transaction.
-func (s *Service) RevokeTx(ctx context.Context, q store.Querier, p *project.Project, sessionID string) error {
-	if _, err := q.ExecContext(ctx, `UPDATE member_sessions SET revoked_at = COALESCE(revoked_at, $1)
-		WHERE project_id = $2 AND member_session_id = $3`, store.Millis(s.clock.Now()), p.ID, sessionID); err != nil {
-		return fmt.Errorf("session: revoke: %w", err)
-	}
-	s.jwts.drop(sessionID)
-	return nil
-}
-
 // EmailLogin is a primary login in which the member proved control of
 // their email address (a magic link or an email code).
 type EmailLogin struct {
@@ -625,6 +629,8 @@ type EmailLogin struct {
 	From *SessionResponse
 	// CustomClaims are the new session's (CompleteParams.CustomClaims).
 	CustomClaims map[string]any
+
+	fromEnded bool // CompleteParams.fromEnded
 }
 
 // CompleteEmail finishes an email login inside the caller's transaction:
@@ -644,7 +650,8 @@ func (s *Service) CompleteEmail(ctx context.Context, q store.Querier, l EmailLog
 		return nil, err
 	}
 	return s.Complete(ctx, q, CompleteParams{Project: l.Project, Organization: l.Organization, Member: m,
-		DurationMinutes: l.DurationMinutes, MethodID: m.EmailID, Prior: prior, From: l.From, CustomClaims: l.CustomClaims,
+		DurationMinutes: l.DurationMinutes, MethodID: m.EmailID, Prior: prior, From: l.From, fromEnded: l.fromEnded,
+		CustomClaims: l.CustomClaims,
 		Factor: Factor{DeliveryMethod: "email", Type: l.FactorType,
 			EmailFactor: &EmailFactor{EmailID: m.EmailID, EmailAddress: m.EmailAddress}}})
 }

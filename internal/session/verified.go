@@ -19,11 +19,16 @@ import (
 //
 // The JWT's exp does not end an entry: as the API family documents, a JWT
 // past its exp still authenticates while its session is live, and the
-// answer carries a new one. An entry is kept until the session expiry the
-// JWT names (its https://stytch.com/session expires_at): after that the
+// answer carries a new one. An entry is used until the session expiry the
+// JWT names (its https://stytch.com/session expires_at), after which the
 // session has ended, unless it was extended since, and then each answer
-// hands the client a JWT naming the new expiry. Past verifiedLimit the
-// ended entries are dropped first (see put).
+// hands the client a JWT naming the new expiry; and for at most cacheTTL
+// after it was verified, as every other cached entry: the backstop for a
+// key change the feed could not see, after which the signature is checked
+// with the keys as they are. Both are judged by the request's clock
+// reading (the app's clock, as nbf and iat are), so the hot path reads no
+// other. Past verifiedLimit the ended and stale entries are dropped first
+// (see put).
 //
 // Entries are keyed by the whole token, so a hit is an exact match of
 // every byte the signature covered; the map's own hashing of a kilobyte or
@@ -50,17 +55,27 @@ type verifiedJWT struct {
 	projectID, sessionID string
 	issued, notBefore    time.Time
 	sessionEnds          time.Time // the session's expires_at as the JWT states it
+	verified             time.Time // when the signature was checked (the app's clock)
 }
 
 // verifiedLimit bounds the tokens kept (about 2 KB each with their entry,
-// so at most ~40 MB). Reaching it drops the entries of ended sessions; if
-// that frees less than a quarter the map starts over, and each token
-// presented again costs one RSA verification (~50 µs) to come back.
+// so at most ~40 MB). Reaching it drops the entries get would refuse (an
+// ended session, or verified over cacheTTL ago); if that frees less than
+// a quarter the map starts over, and each token presented again costs one
+// RSA verification (~50 µs) to come back.
 const verifiedLimit = 20000
 
+// usable reports whether the entry may stand for a verification at now:
+// the session it names has not ended by its own account, and the
+// signature was checked less than cacheTTL ago.
+func (e *verifiedJWT) usable(now time.Time) bool {
+	return now.Before(e.sessionEnds) && now.Sub(e.verified) < cacheTTL
+}
+
 // get returns the session id of token when its signature was verified
-// before, its nbf and iat hold at now and the session it names has not
-// ended by its own account (exp is not checked: see verifiedJWTs). known
+// within cacheTTL, its nbf and iat hold at now and the session it names
+// has not ended by its own account (exp is not checked: see
+// verifiedJWTs). known
 // is what intern found for the same token while its request was read:
 // when no invalidation came since, it stands for the lookup (the map's
 // hashing and comparing of the kilobyte-long key a second time).
@@ -77,7 +92,7 @@ func (v *verifiedJWTs) get(projectID, token string, now time.Time, known knownJW
 	}
 	const leeway = 5 * time.Second
 	if e == nil || e.projectID != projectID || now.Add(leeway).Before(e.notBefore) || now.Add(leeway).Before(e.issued) ||
-		!now.Before(e.sessionEnds) {
+		!e.usable(now) {
 		return "", false
 	}
 	return e.sessionID, true
@@ -100,16 +115,16 @@ func (v *verifiedJWTs) generation() uint64 { return v.gen.Load() }
 // put remembers a token verified with keys read after gen was read
 // (generation). An invalidation since then may have retired one of those
 // keys, and the project's entries it dropped would come back with this
-// one, kept until its session ends; so then it is not remembered (the
-// hot cache's loaders follow the same rule). Nor is a token whose session
-// has ended by now: get would never return it. The key is a copy: the
-// caller's string may share memory with the request it came in.
+// one; so then it is not remembered (the hot cache's loaders follow the
+// same rule). Nor is a token whose session has ended by now: get would
+// never return it. now is when the signature was checked. The key is a
+// copy: the caller's string may share memory with the request it came in.
 func (v *verifiedJWTs) put(gen uint64, token string, e verifiedJWT, now time.Time) {
 	if !compactJWT(token) || !now.Before(e.sessionEnds) {
 		return
 	}
 	token = strings.Clone(token)
-	e.token = token
+	e.token, e.verified = token, now
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.gen.Load() != gen {
@@ -119,7 +134,7 @@ func (v *verifiedJWTs) put(gen uint64, token string, e verifiedJWT, now time.Tim
 		// Rare (once per fill), so a scan under the lock is cheaper than
 		// keeping the entries in expiry order on every put.
 		for k, old := range v.items {
-			if !now.Before(old.sessionEnds) {
+			if !old.usable(now) {
 				delete(v.items, k)
 			}
 		}

@@ -135,7 +135,7 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 		cfg.AttributeMapping = u.AttributeMapping
 	}
 	if u.X509Certificate != nil && strings.TrimSpace(*u.X509Certificate) != "" {
-		cert, err := verificationCert(newKeyID("saml-verification-key", c), *u.X509Certificate)
+		cert, err := verificationCert(newKeyID("saml-verification-key", c), *u.X509Certificate, now)
 		if err != nil {
 			return err
 		}
@@ -198,6 +198,10 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 		if f.in != nil {
 			*f.dst = strings.TrimSpace(*f.in)
 		}
+	}
+	if v := cfg.AlternativeACSURL; u.AlternativeACSURL != nil && v != "" && !isHTTPURL(v) {
+		// Sent to the identity provider as the AuthnRequest's ACS URL.
+		return apierr.Invalid("alternative_acs_url", "alternative_acs_url must be an http or https URL.")
 	}
 	if u.AllowGatewayCallback != nil {
 		cfg.AllowGatewayCallback = *u.AllowGatewayCallback
@@ -324,10 +328,38 @@ func (s *Service) fetchMetadata(ctx context.Context, u string) (*idpMetadata, er
 			md.ssoURL = sso.Location
 		}
 	}
+	// The first signing certificate valid now: during an identity
+	// provider's rotation the metadata may list the expired one first.
+	// When none is, the first one's problem is the answer, as an upload of
+	// it would be refused (verificationCert); one that does not parse is
+	// refused by applySAML, as an uploaded one is.
+	var texts []string
 	for _, kd := range ed.IDPSSODescriptor.KeyDescriptors {
-		if (kd.Use == "" || kd.Use == "signing") && len(kd.KeyInfo.X509Data.X509Certificates) > 0 && md.cert == "" {
-			md.cert = kd.KeyInfo.X509Data.X509Certificates[0].Data
+		if (kd.Use == "" || kd.Use == "signing") && len(kd.KeyInfo.X509Data.X509Certificates) > 0 {
+			texts = append(texts, kd.KeyInfo.X509Data.X509Certificates[0].Data)
 		}
+	}
+	now, problem := s.d.Clock.Now(), ""
+	for _, text := range texts {
+		cert, _, err := parseCertificate(text)
+		if err != nil {
+			continue
+		}
+		p := certProblem(cert, now)
+		if p == "" {
+			md.cert = text
+			break
+		}
+		if problem == "" {
+			problem = p
+		}
+	}
+	switch {
+	case md.cert == "" && problem != "":
+		return nil, apierr.New(apierr.InvalidXMLFromSAMLMetadataURL).WithMessage("The signing certificate in the metadata " +
+			problem + ", and the metadata lists no other one valid now: the identity provider must publish its current certificate.")
+	case md.cert == "" && len(texts) > 0:
+		md.cert = texts[0]
 	}
 	if md.entityID == "" || md.ssoURL == "" || md.cert == "" {
 		return nil, apierr.New(apierr.InvalidXMLFromSAMLMetadataURL).WithMessage(

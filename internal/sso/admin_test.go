@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/apptest"
 )
@@ -25,6 +26,9 @@ func rsaPEM(t *testing.T) string {
 // update by metadata URL, list, certificate and key deletion, delete.
 func TestSAMLAdmin(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		// The IdP's certificate is valid around the real time, and one
+		// not valid by the server's clock is refused.
+		setClock(e, time.Now())
 		idp := newSAMLIdP(t)
 		orgID := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 		base := "/v1/b2b/sso/saml/" + orgID

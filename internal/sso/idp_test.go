@@ -43,6 +43,13 @@ type samlIdP struct {
 	// audience, when set, replaces our entity id in the service-provider
 	// metadata the IdP believes (a wrong-audience assertion).
 	audience string
+	// extraACS, when set, is one more ACS URL the IdP believes our
+	// metadata lists (a connection's alternative_acs_url, registered with
+	// the IdP by hand), so it honours an AuthnRequest naming it.
+	extraACS string
+	// signatureMethod, when set, is the algorithm sign uses instead of
+	// RSA-SHA256 (its digest follows it).
+	signatureMethod string
 }
 
 func newSAMLIdP(t *testing.T) *samlIdP {
@@ -119,6 +126,11 @@ func (d *samlIdP) GetServiceProvider(_ *http.Request, id string) (*saml.EntityDe
 	defer d.mu.Unlock()
 	if d.audience != "" {
 		ed.EntityID = d.audience
+	}
+	if d.extraACS != "" && len(ed.SPSSODescriptors) > 0 {
+		sp := &ed.SPSSODescriptors[0]
+		sp.AssertionConsumerServices = append(sp.AssertionConsumerServices, saml.IndexedEndpoint{
+			Binding: saml.HTTPPostBinding, Location: d.extraACS, Index: len(sp.AssertionConsumerServices) + 1})
 	}
 	return &ed, nil
 }
@@ -222,7 +234,11 @@ func (d *samlIdP) sign(el *etree.Element) *etree.Element {
 	d.t.Helper()
 	ctx := dsig.NewDefaultSigningContext(dsig.TLSCertKeyStore(tls.Certificate{Certificate: [][]byte{d.cert.Raw}, PrivateKey: d.idp.Key}))
 	ctx.Canonicalizer = dsig.MakeC14N10ExclusiveCanonicalizerWithPrefixList("")
-	if err := ctx.SetSignatureMethod(dsig.RSASHA256SignatureMethod); err != nil {
+	method := dsig.RSASHA256SignatureMethod
+	if d.signatureMethod != "" {
+		method = d.signatureMethod
+	}
+	if err := ctx.SetSignatureMethod(method); err != nil {
 		d.t.Fatal(err)
 	}
 	signed, err := ctx.SignEnveloped(el)

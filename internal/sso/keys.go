@@ -142,12 +142,36 @@ func holdsKey(keys []storedKey, pub *rsa.PublicKey) (bool, error) {
 	return false, nil
 }
 
-// verificationCert stores an identity provider's certificate.
-func verificationCert(id, text string) (storedCert, error) {
+// verificationCert stores an identity provider's certificate, which must
+// not have expired at validAt unless that is zero: goxmldsig verifies only
+// with a certificate inside its validity period, so an expired one would
+// be accepted and then fail every login as a bad signature. One not valid
+// yet is accepted: an upload adds to the connection's certificates, and
+// staging the next certificate before the identity provider switches to
+// it is how a rotation goes without a failed login.
+func verificationCert(id, text string, validAt time.Time) (storedCert, error) {
 	cert, pemText, err := parseCertificate(text)
 	if err != nil {
 		return storedCert{}, apierr.Invalid("x509_certificate", "x509_certificate must be an X.509 certificate in PEM.")
 	}
+	if p := certProblem(cert, validAt); p != "" && !validAt.IsZero() && validAt.After(cert.NotAfter) {
+		return storedCert{}, apierr.Invalid("x509_certificate", "x509_certificate "+p+
+			": upload the identity provider's current signing certificate.")
+	}
 	return storedCert{ID: id, PEM: pemText, Issuer: cert.Issuer.CommonName,
 		CreatedAt: store.Millis(cert.NotBefore), ExpiresAt: store.Millis(cert.NotAfter)}, nil
+}
+
+// certProblem says why cert cannot verify a signature at now ("expired on
+// ..." or "is not valid until ...", naming NotAfter or NotBefore in UTC),
+// or "" when it can. The bounds are goxmldsig's: valid from NotBefore to
+// NotAfter inclusive.
+func certProblem(cert *x509.Certificate, now time.Time) string {
+	switch {
+	case now.After(cert.NotAfter):
+		return "expired on " + cert.NotAfter.UTC().Format(time.RFC3339) + " (its NotAfter)"
+	case now.Before(cert.NotBefore):
+		return "is not valid until " + cert.NotBefore.UTC().Format(time.RFC3339) + " (its NotBefore)"
+	}
+	return ""
 }

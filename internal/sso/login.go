@@ -162,6 +162,14 @@ func (s *Service) registeredMember(ctx context.Context, q store.Querier, c *conn
 // transaction ends) returns that registration and its member, where an
 // insert would fail on the (connection_id, external_id) index and abort
 // this login's transaction.
+//
+// The member then keeps only this registration at the connection: one
+// under another NameID or subject is an earlier login of the same person
+// (transient NameIDs, a changed nameid_format, a re-created IdP app), and
+// its stored attributes, groups included, are no longer what the
+// identity provider says. Kept, it would go on granting the group roles
+// of that older login (samlGrants) and, with transient NameIDs, add a row
+// per login.
 func (s *Service) register(ctx context.Context, q store.Querier, c *conn, memberID string, id identity) (regID, owner string, err error) {
 	attrs, err := json.Marshal(nonNilMap(id.Attributes))
 	if err != nil {
@@ -176,6 +184,10 @@ func (s *Service) register(ctx context.Context, q store.Querier, c *conn, member
 		store.Millis(s.d.Clock.Now())).Scan(&regID, &owner)
 	if err != nil {
 		return "", "", fmt.Errorf("sso: write registration: %w", err)
+	}
+	if _, err := q.ExecContext(ctx, `DELETE FROM sso_registrations WHERE connection_id = $1 AND member_id = $2
+		AND registration_id <> $3`, c.ID, owner, regID); err != nil {
+		return "", "", fmt.Errorf("sso: replace registrations: %w", err)
 	}
 	return regID, owner, nil
 }

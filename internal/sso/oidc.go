@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	"golang.org/x/oauth2"
@@ -165,6 +166,9 @@ func (s *Service) oidcIdentity(ctx context.Context, c *conn, base string, st *fl
 	if err := idt.Claims(&claims); err != nil {
 		return identity{}, apierr.Wrap(apierr.OIDCInvalidIDToken, err)
 	}
+	if err := checkIDTokenParty(idt.Audience, claims, c.OIDC.ClientID, idt.IssuedAt, s.d.Clock.Now()); err != nil {
+		return identity{}, err
+	}
 	if c.OIDC.UserinfoURL != "" {
 		info, err := s.userinfo(hctx, c.OIDC.UserinfoURL, tok.AccessToken)
 		if err != nil {
@@ -188,6 +192,31 @@ func (s *Service) oidcIdentity(ctx context.Context, c *conn, base string, st *fl
 	t := providertokens.FromOAuth2(tok, conf.Scopes)
 	id.Tokens = &t
 	return id, nil
+}
+
+// checkIDTokenParty applies what go-oidc leaves to its caller (OpenID
+// Connect Core 3.1.3.7), once the token's signature, issuer, audience
+// (clientID among aud) and expiry are verified:
+//   - azp, the party the token was issued to: when present it must be
+//     clientID, and a token for several audiences must carry it, so a
+//     token another client obtained, naming us only as one more audience,
+//     does not log in here;
+//   - iat may not lie in the future by more than clockSkew, the skew SAML
+//     times get. An ID token without iat is accepted: go-oidc accepts it,
+//     the API family documents no rule, and exp, which go-oidc requires,
+//     still bounds the token's life.
+func checkIDTokenParty(aud []string, claims map[string]any, clientID string, iat, now time.Time) error {
+	azp, present := claims["azp"]
+	switch {
+	case present && azp != clientID:
+		return apierr.New(apierr.OIDCInvalidIDToken).WithMessage("The ID token was issued to another client (azp).")
+	case !present && len(aud) > 1:
+		return apierr.New(apierr.OIDCInvalidIDToken).WithMessage(
+			"The ID token names several audiences but not the client it was issued to (azp).")
+	case iat.After(now.Add(clockSkew)):
+		return apierr.New(apierr.OIDCInvalidIDToken).WithMessage("The ID token's issue time (iat) is in the future.")
+	}
+	return nil
 }
 
 // fillFromUserinfo adds to the ID token's claims the userinfo claims it

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/oauth2-proxy/mockoidc"
 
@@ -224,5 +225,46 @@ func TestOIDCUserinfoCannotOverrideIDTokenEmail(t *testing.T) {
 			tokenFrom(t, s.login(user(map[string]any{"email": nil, "email_verified": nil},
 				map[string]any{"email": "lin@acme.test", "email_verified": "true"}), nil))
 		})
+	})
+}
+
+// OpenID Connect Core 3.1.3.7 beyond go-oidc's checks: an ID token for
+// several audiences must name this client as its authorized party (azp),
+// an azp present must be this client, and an iat more than the allowed
+// clock skew (90 s) ahead is refused. A token without iat is accepted, as
+// go-oidc accepts it. Each refused token passes with the one claim put
+// right, so each refusal is the check's.
+func TestOIDCIDTokenAuthorizedPartyAndIssueTime(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newOIDCEnv(t, e)
+		client := s.op.Config().ClientID
+		lin := func(edit map[string]any) *shapedUser {
+			return &shapedUser{MockUser: &mockoidc.MockUser{Subject: "oidc-sub-1", Email: "lin@acme.test", EmailVerified: true}, Edit: edit}
+		}
+		now := e.Clock.Now()
+		for name, tc := range map[string]struct {
+			edit map[string]any
+			ok   bool
+		}{
+			"several audiences, no azp":        {map[string]any{"aud": []string{client, "another-client"}}, false},
+			"several audiences, another's azp": {map[string]any{"aud": []string{client, "another-client"}, "azp": "another-client"}, false},
+			"several audiences, our azp":       {map[string]any{"aud": []string{client, "another-client"}, "azp": client}, true},
+			"one audience, another's azp":      {map[string]any{"azp": "another-client"}, false},
+			"one audience, an empty azp":       {map[string]any{"azp": ""}, false},
+			"one audience, our azp":            {map[string]any{"azp": client}, true},
+			"iat ten minutes ahead":            {map[string]any{"iat": now.Add(10 * time.Minute).Unix()}, false},
+			"iat two minutes ahead":            {map[string]any{"iat": now.Add(2 * time.Minute).Unix()}, false},
+			"iat a minute ahead, within skew":  {map[string]any{"iat": now.Add(time.Minute).Unix()}, true},
+			"no iat":                           {map[string]any{"iat": nil}, true},
+		} {
+			t.Run(name, func(t *testing.T) {
+				res := s.login(lin(tc.edit), nil)
+				if !tc.ok {
+					wantPage(t, res, 400, "oidc_invalid_id_token")
+					return
+				}
+				tokenFrom(t, res)
+			})
+		}
 	})
 }

@@ -95,13 +95,22 @@ type roleConfig struct {
 
 // samlRegistrations calls each for every registration at a SAML
 // connection, or at an external connection whose source is one, matching
-// where (whose parameters start at $3).
+// where (whose parameters start at $3): for each member and connection,
+// only the registration of the latest login (updated_at, then
+// registration_id). A login replaces the member's other registrations at
+// the connection (register), but two logins at once under different
+// NameIDs can each miss the other's new row, and rows from before that
+// rule may remain until the member's next login: neither may grant the
+// groups of an older login.
 func (s *Service) samlRegistrations(ctx context.Context, q store.Querier, where string, args []any,
 	each func(memberID, connID string, rc roleConfig, attrs map[string]any)) error {
 	rows, err := q.QueryContext(ctx, `SELECT r.member_id, c.connection_id, c.kind, c.config, COALESCE(src.config, ''), r.sso_attributes
 		FROM sso_registrations r JOIN sso_connections c ON c.connection_id = r.connection_id
 		LEFT JOIN sso_connections src ON src.connection_id = c.source_connection_id AND src.kind = $1
-		WHERE (c.kind = $1 OR (c.kind = $2 AND src.connection_id IS NOT NULL)) AND `+where+`
+		WHERE (c.kind = $1 OR (c.kind = $2 AND src.connection_id IS NOT NULL)) AND NOT EXISTS (
+			SELECT 1 FROM sso_registrations n WHERE n.member_id = r.member_id AND n.connection_id = r.connection_id
+			AND (n.updated_at > r.updated_at OR (n.updated_at = r.updated_at AND n.registration_id > r.registration_id)))
+			AND `+where+`
 		ORDER BY r.created_at, r.registration_id`, append([]any{KindSAML, KindExternal}, args...)...)
 	if err != nil {
 		return fmt.Errorf("sso: saml registrations: %w", err)

@@ -118,7 +118,8 @@ type samlResult struct {
 }
 
 // verifySAML checks a base64 SAML response for connection c: the signature
-// (on the response or the assertion) by a verification certificate, issuer,
+// (on the response or the assertion) by a verification certificate, with
+// SHA-2 algorithms only (saml_algs.go), issuer,
 // destination, recipient, status, exactly one assertion, its audience and
 // validity windows. gosaml2 reports some of these only as warnings; here
 // every warning is a failure, and both time windows get clockSkew.
@@ -128,9 +129,19 @@ func (s *Service) verifySAML(c *conn, base, encoded string) (*samlResult, error)
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkAlgorithms(encoded, c.SAML.EncryptionKeys); err != nil {
+		return nil, err
+	}
 	resp, err := s.validateResponse(sp, c.SAML.EncryptionKeys, encoded)
+	if alt := c.SAML.AlternativeACSURL; wrongACS(err) && alt != "" {
+		// Addressed to the alternative ACS URL (its Destination or
+		// Recipient, which gosaml2 compares with one URL): gosaml2 checks
+		// the response again, every check the same, against that URL.
+		sp.AssertionConsumerServiceURL = alt
+		resp, err = s.validateResponse(sp, c.SAML.EncryptionKeys, encoded)
+	}
 	if err != nil {
-		return nil, samlError(err)
+		return nil, lapsedCertificate(c, now, err)
 	}
 	if len(resp.Assertions) != 1 {
 		// One login, one assertion: anything else is how wrapping attacks
@@ -139,6 +150,12 @@ func (s *Service) verifySAML(c *conn, base, encoded string) (*samlResult, error)
 	}
 	a := &resp.Assertions[0]
 	warn, err := sp.VerifyAssertionConditions(a)
+	if alt := c.SAML.AlternativeAudienceURI; err == nil && warn.NotInAudience && alt != "" {
+		// alternative_audience_uri is accepted as well as audience_uri,
+		// compared as exactly (every AudienceRestriction must name it).
+		sp.AudienceURI = alt
+		warn, err = sp.VerifyAssertionConditions(a)
+	}
 	if err != nil {
 		return nil, samlError(err)
 	}
@@ -232,6 +249,41 @@ func samlError(err error) error {
 		return apierr.Wrap(apierr.MissingSignatureSAMLResponse, err)
 	}
 	return apierr.Wrap(apierr.InvalidSignatureSAMLResponse, err)
+}
+
+// wrongACS reports whether gosaml2 refused a response for its Destination
+// or its SubjectConfirmationData's Recipient, which it compares with the
+// service provider's ACS URL.
+func wrongACS(err error) bool {
+	var invalid saml2.ErrInvalidValue
+	return errors.As(err, &invalid) && (invalid.Key == saml2.DestinationAttr || invalid.Key == saml2.RecipientAttr)
+}
+
+// lapsedCertificate is samlError, except for a signature goxmldsig
+// refused because its certificate, one of the connection's, is outside its
+// validity period (goxmldsig says only "Cert is not valid at this time"):
+// that answer names the connection's certificates that are not valid now,
+// the signing one among them, so an administrator sees an expired
+// certificate rather than a bad signature. The catalogue has no type for
+// it (expired_saml_response is the assertion's own window), so the type
+// stays invalid_signature_saml_response.
+func lapsedCertificate(c *conn, now time.Time, err error) error {
+	if !strings.Contains(err.Error(), "Cert is not valid at this time") {
+		return samlError(err)
+	}
+	var lapsed []string
+	for _, vc := range c.SAML.VerificationCertificates {
+		if cert, _, perr := parseCertificate(vc.PEM); perr == nil {
+			if p := certProblem(cert, now); p != "" {
+				lapsed = append(lapsed, vc.ID+" "+p)
+			}
+		}
+	}
+	if len(lapsed) == 0 {
+		return samlError(err)
+	}
+	return apierr.Wrap(apierr.InvalidSignatureSAMLResponse, err).WithMessage("The SAML response is signed with a verification " +
+		"certificate that is not valid now (" + strings.Join(lapsed, "; ") + "): upload the identity provider's current certificate.")
 }
 
 // unreadable reports whether gosaml2 failed before any check could run:

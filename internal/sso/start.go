@@ -125,6 +125,13 @@ func (s *Service) samlStart(c *conn, base string, st flowState, issue func(flowS
 	if err != nil {
 		return "", err
 	}
+	// alternative_acs_url, when set, is the AssertionConsumerServiceURL the
+	// request names (the API family's zero-downtime migration: the identity
+	// provider keeps posting to the old URL, which the customer proxies
+	// here); verifySAML accepts it beside this server's own.
+	if alt := c.SAML.AlternativeACSURL; alt != "" {
+		sp.AssertionConsumerServiceURL = alt
+	}
 	doc, err := sp.BuildAuthRequestDocumentNoSig()
 	if err != nil {
 		return "", err

@@ -87,7 +87,7 @@ export default function IdpScreens({ backend, options, t, search, bootstrap, scr
     }
     if (!live()) return;
     onEvent('IDP_OAUTH_AUTHORIZE_START', start);
-    if (start.consent_required) dispatch({ type: 'consent', start });
+    if (start.consent_required) dispatch({ type: 'consent', start, framed: inFrame() });
     else await submit(body, false);
   };
 
@@ -103,7 +103,7 @@ export default function IdpScreens({ backend, options, t, search, bootstrap, scr
       if (request.flow === 'logout') {
         const resp = await logoutStart(backend.http, request.body);
         if (cancelled) return;
-        if (resp.consent_required) dispatch({ type: 'confirmLogout', redirectURI: resp.redirect_uri });
+        if (resp.consent_required) dispatch({ type: 'confirmLogout', redirectURI: resp.redirect_uri, framed: inFrame() });
         else await logOut(resp.redirect_uri);
         return;
       }
@@ -161,6 +161,15 @@ export default function IdpScreens({ backend, options, t, search, bootstrap, scr
   };
 
   return render(state, { t, it, backend, options, request, decide, logOut, logInAgain, dispatch, fail, bootstrap, pressed });
+}
+
+/**
+ * Whether this page is inside a frame. Comparing the two windows is allowed across origins. Only the
+ * screens that ask for a decision depend on it (idpReducer): prompt=none, an authorization that needs
+ * no consent and a logout that needs no confirmation show nothing to click, and work framed.
+ */
+function inFrame(): boolean {
+  return window.top !== window.self;
 }
 
 /**
@@ -271,6 +280,12 @@ function render(state: IdpState, v: View): ReactNode {
       );
     case 'notLoggedOut':
       return <Message>{it('idp.logout.notLoggedOut')}</Message>;
+    case 'framed':
+      return (
+        <Message role="alert" className="lk-text lk-error">
+          {it('idp.framed')}
+        </Message>
+      );
     case 'logoutConfirm':
       return (
         <>

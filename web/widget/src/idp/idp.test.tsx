@@ -1,4 +1,4 @@
-import { fireEvent, render, waitFor, within } from '@testing-library/react';
+import { cleanup, fireEvent, render, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { B2BIdentityProvider } from '../react';
 import { getCookie, SESSION_COOKIE, setCookie } from '../session/cookies';
@@ -469,5 +469,57 @@ describe('focus and announcements', () => {
     fireEvent.click(again);
     const message = await ui.findByText('No active session detected. Please log in to continue.');
     expect(active(ui)).toBe(message);
+  });
+});
+
+describe('framed (RFC 9700 4.16, clickjacking)', () => {
+  const FRAMED = 'For your security, this page cannot be shown inside another page. Please open it in its own window.';
+  const LOGOUT = '/authorize?client_id=app-1&post_logout_redirect_uri=https%3A%2F%2Frp.test%2Fbye&state=s2';
+  // Inside a frame the page's window is not the top one.
+  const framed = () => vi.spyOn(window, 'top', 'get').mockReturnValue({} as Window);
+  afterEach(() => vi.restoreAllMocks());
+
+  it('consent is not shown, so there is no Allow to press, and nothing is submitted', async () => {
+    framed();
+    loggedIn();
+    const server = acmeServer()
+      .on('POST', '/idp/b2b/oauth/authorize/start', json({ consent_required: true, client: CLIENT, scope_results: results() }))
+      .on('POST', '/idp/b2b/oauth/authorize/submit', json({ redirect_uri: 'https://rp.test/cb?code=abc&state=s1' }));
+    const ui = renderIdp(server, AUTHORIZE);
+    expect((await ui.findByRole('alert')).textContent).toBe(FRAMED);
+    expect(ui.queryByRole('button', { name: 'Allow' })).toBeNull();
+    expect(ui.queryByRole('button', { name: 'Deny' })).toBeNull();
+    expect(server.callsTo('/idp/b2b/oauth/authorize/submit')).toHaveLength(0);
+    expect(ui.navigate).not.toHaveBeenCalled();
+  });
+
+  it('the logout confirmation is not shown, and nothing is revoked', async () => {
+    framed();
+    loggedIn();
+    const server = acmeServer()
+      .on('POST', '/b2b/oauth/logout/start', json({ redirect_uri: 'https://rp.test/bye?state=s2', consent_required: true }))
+      .on('POST', '/b2b/sessions/revoke', json({}));
+    const ui = renderIdp(server, LOGOUT);
+    expect((await ui.findByRole('alert')).textContent).toBe(FRAMED);
+    expect(ui.queryByRole('button', { name: 'Yes' })).toBeNull();
+    expect(server.callsTo('/b2b/sessions/revoke')).toHaveLength(0);
+  });
+
+  it('flows with no screen still run framed: prompt=none, no consent needed, no confirmation needed', async () => {
+    framed();
+    loggedIn();
+    const server = acmeServer()
+      .on('POST', '/idp/b2b/oauth/authorize/submit', json({ redirect_uri: 'https://rp.test/cb?code=x' }))
+      .on('POST', '/idp/b2b/oauth/authorize/start', json({ consent_required: false, client: CLIENT, scope_results: results() }))
+      .on('POST', '/b2b/oauth/logout/start', json({ redirect_uri: 'https://rp.test/bye?state=s2', consent_required: false }))
+      .on('POST', '/b2b/sessions/revoke', json({}));
+    const none = renderIdp(server, AUTHORIZE + '&prompt=none');
+    await waitFor(() => expect(none.navigate).toHaveBeenCalledWith('https://rp.test/cb?code=x'));
+    cleanup();
+    const noConsent = renderIdp(server, AUTHORIZE);
+    await waitFor(() => expect(noConsent.navigate).toHaveBeenCalledWith('https://rp.test/cb?code=x'));
+    cleanup();
+    const logout = renderIdp(server, LOGOUT);
+    await waitFor(() => expect(logout.navigate).toHaveBeenCalledWith('https://rp.test/bye?state=s2'));
   });
 });

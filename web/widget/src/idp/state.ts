@@ -12,7 +12,9 @@ export type IdpState =
   | { screen: 'consent'; start: AuthorizeStartResponse; busy: 'allow' | 'deny' | null; error: string | null }
   | { screen: 'redirecting'; denied: boolean }
   | { screen: 'logoutConfirm'; redirectURI: string; busy: boolean; error: string | null }
-  | { screen: 'notLoggedOut' };
+  | { screen: 'notLoggedOut' }
+  /** Consent or the logout confirmation was due while the page is framed: neither is shown. */
+  | { screen: 'framed' };
 
 export type IdpAction =
   | { type: 'failed'; message: string }
@@ -20,11 +22,17 @@ export type IdpAction =
   | { type: 'noSession' }
   | { type: 'loginRequired'; message: string }
   | { type: 'endingSession' }
-  | { type: 'consent'; start: AuthorizeStartResponse }
+  /**
+   * framed: the page is inside a frame (inFrame). A screen that asks the member to decide is never
+   * shown there (RFC 9700 4.16, clickjacking: a page framing it could overlay it and have the member
+   * press Allow or Yes unknowingly); the framing page may be anyone's, as the operator's page hosts
+   * these screens and the server's frame-ancestors does not cover it.
+   */
+  | { type: 'consent'; start: AuthorizeStartResponse; framed: boolean }
   | { type: 'submitting'; choice: 'allow' | 'deny' }
   | { type: 'actionFailed'; message: string }
   | { type: 'redirecting'; denied: boolean }
-  | { type: 'confirmLogout'; redirectURI: string }
+  | { type: 'confirmLogout'; redirectURI: string; framed: boolean }
   | { type: 'loggingOut' }
   | { type: 'stayLoggedIn' };
 
@@ -43,6 +51,7 @@ export function idpReducer(state: IdpState, action: IdpAction): IdpState {
     case 'endingSession':
       return state.screen === 'error' && state.logInAgain ? { ...state, logInAgain: { busy: true } } : state;
     case 'consent':
+      if (action.framed) return { screen: 'framed' };
       return { screen: 'consent', start: action.start, busy: null, error: null };
     case 'submitting':
       return state.screen === 'consent' ? { ...state, busy: action.choice, error: null } : state;
@@ -53,6 +62,7 @@ export function idpReducer(state: IdpState, action: IdpAction): IdpState {
     case 'redirecting':
       return { screen: 'redirecting', denied: action.denied };
     case 'confirmLogout':
+      if (action.framed) return { screen: 'framed' };
       return { screen: 'logoutConfirm', redirectURI: action.redirectURI, busy: false, error: null };
     case 'loggingOut':
       return state.screen === 'logoutConfirm' ? { ...state, busy: true, error: null } : state;

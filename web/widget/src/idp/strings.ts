@@ -11,6 +11,9 @@ export const idpEn = {
   // old (OIDC Core 3.1.2.1 asks for reauthentication; the server's error_message says so). It ends
   // the session so that the page's login takes over, as without a session.
   'idp.loginAgain.button': 'Log in again',
+  // Not in the spec (it has no text for it): shown instead of consent or the logout confirmation when
+  // the page is framed (state.ts, framed). Plain, in the manner of the missing-parameter error.
+  'idp.framed': 'For your security, this page cannot be shown inside another page. Please open it in its own window.',
   'idp.missingParam': 'Required parameter is missing: {name}. Please reach out to the application developer.',
   'idp.defaultClientName': 'The App',
   'idp.consent.title': '{clientName} wants to access your {projectName} account',
