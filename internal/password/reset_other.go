@@ -63,6 +63,12 @@ func (s *Service) ResetBySession(ctx context.Context, a SessionResetParams) (*se
 	keep := sr.MemberSession.MemberSessionID
 	inbox := slices.ContainsFunc(sr.MemberSession.AuthenticationFactors, func(f session.Factor) bool { return f.ProvesInbox(email) })
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+		// The session was checked from memory, which on a replica may be
+		// a second behind a revocation made on another: the database says
+		// whether it still stands before it sets the address's password.
+		if err := s.d.Sessions.ConfirmHeld(ctx, q, a.Project.ID, keep); err != nil {
+			return err
+		}
 		if inbox {
 			return s.changePassword(ctx, q, a.Project, email, hash, keep)
 		}

@@ -48,7 +48,7 @@ func TestRevokedOnAnotherReplicaStartsNothing(t *testing.T) {
 
 		t.Run("email code joining it", func(t *testing.T) {
 			var code string
-			revokedButCached(t, e1, e2, mfaSession, func() {
+			apptest.RevokedButCached(t, e1, e2, mfaSession, func() {
 				apptest.Want(t, e1.SendCode(org, email), 200, "")
 				_, codes := e1.LastMail(email)
 				code = codes[len(codes)-1]
@@ -64,7 +64,7 @@ func TestRevokedOnAnotherReplicaStartsNothing(t *testing.T) {
 		})
 
 		t.Run("MFA step-up", func(t *testing.T) {
-			revokedButCached(t, e1, e2, mfaSession, func() {}, func(held string) {
+			apptest.RevokedButCached(t, e1, e2, mfaSession, func() {}, func(held string) {
 				before := live()
 				e1.Clock.Advance(30 * time.Second) // the login used this step's code
 				r := e1.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
@@ -77,7 +77,7 @@ func TestRevokedOnAnotherReplicaStartsNothing(t *testing.T) {
 		})
 
 		t.Run("sessions/exchange to a session", func(t *testing.T) {
-			revokedButCached(t, e1, e2, mfaSession, func() {}, func(held string) {
+			apptest.RevokedButCached(t, e1, e2, mfaSession, func() {}, func(held string) {
 				before := live()
 				r := e1.Backend(http.MethodPost, "/v1/b2b/sessions/exchange", map[string]any{"organization_id": plain,
 					"session_token": held})
@@ -91,7 +91,7 @@ func TestRevokedOnAnotherReplicaStartsNothing(t *testing.T) {
 		// An organization that wants MFA answers the exchange with an IST
 		// carrying the session's email factor: that too needs the session.
 		t.Run("sessions/exchange to an IST", func(t *testing.T) {
-			revokedButCached(t, e1, e2, mfaSession, func() {}, func(held string) {
+			apptest.RevokedButCached(t, e1, e2, mfaSession, func() {}, func(held string) {
 				before := ists()
 				r := e1.Backend(http.MethodPost, "/v1/b2b/sessions/exchange", map[string]any{"organization_id": strict,
 					"session_token": held})
@@ -123,27 +123,4 @@ func TestRevokedOnAnotherReplicaStartsNothing(t *testing.T) {
 			apptest.Want(t, check(e1, joined, ""), 404, "session_not_found")
 		})
 	})
-}
-
-// revokedButCached calls act with a session (from newSession) that e2
-// revoked and e1 still answers from memory, after prepare. e1's change
-// feed polls every 200 ms, so a poll between the revocation and the
-// check that shows e1 is stale can catch the change first; the scenario
-// then starts again with a new session, so that act never runs against
-// a replica that already knows.
-func revokedButCached(t *testing.T, e1, e2 *apptest.Env, newSession func() string, prepare func(), act func(held string)) {
-	t.Helper()
-	for range 5 {
-		held := newSession()
-		prepare()
-		for range 2 {
-			apptest.Want(t, check(e1, held, ""), 200, "")
-		}
-		apptest.Want(t, e2.Backend(http.MethodPost, "/v1/b2b/sessions/revoke", map[string]any{"session_token": held}), 200, "")
-		if check(e1, held, "").Status == 200 {
-			act(held)
-			return
-		}
-	}
-	t.Fatal("e1 saw every revocation at once: the stale window could not be set up")
 }
