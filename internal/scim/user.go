@@ -123,7 +123,8 @@ type user struct {
 }
 
 // parseUser reads a User resource from its decoded JSON. encoding/json
-// matches attribute names case-insensitively, as SCIM requires.
+// matches attribute names case-insensitively, as SCIM requires. The
+// values are checked by bound, which knows whether the push deprovisions.
 func parseUser(doc map[string]any) (*user, error) {
 	raw, err := json.Marshal(doc)
 	if err != nil {
@@ -141,14 +142,11 @@ func parseUser(doc map[string]any) (*user, error) {
 		e.Manager = nil // "" (the string form) or {}: no manager
 	}
 	u.UserName = strings.TrimSpace(u.UserName)
-	if u.UserName == "" {
-		return nil, errInvalidValue("userName is required.")
-	}
-	if len(u.UserName) > 320 || len(u.ExternalID) > 256 {
-		return nil, errInvalidValue("userName or externalId is too long.")
-	}
 	return &u, nil
 }
+
+// deprovisions reports whether u, as a push left it, deactivates the user.
+func (u *user) deprovisions() bool { return u.Active != nil && !bool(*u.Active) }
 
 // toDoc is u as a JSON object, for PATCH to edit.
 func (u *user) toDoc() map[string]any {

@@ -410,17 +410,27 @@ func (s *Service) updateUser(r *http.Request, c *conn, id string, next func(*reg
 		if err := u.bound(&g.Attrs); err != nil {
 			return err
 		}
+		// A deprovisioning is never refused over the rest of the push (a
+		// leaver must not stay active): what would refuse it keeps its
+		// stored value instead. The userName another user has is not
+		// written, so the unique index is not hit either.
+		off := u.deprovisions()
 		if err := s.userTaken(ctx, q, c, u.UserName, id); err != nil {
-			return err
+			if se := (*scimError)(nil); !off || !errors.As(err, &se) || se.scimType != "uniqueness" {
+				return err
+			}
+			u.UserName = g.Attrs.UserName
 		}
 		email, err := u.email()
 		if err != nil {
-			return err
+			if !off {
+				return err
+			}
+			u.Emails = g.Attrs.Emails
 		}
-		if u.Active != nil && !bool(*u.Active) {
-			// A deprovisioning is never refused over the address it
-			// carries: the member is deleted as they are, and a new
-			// address waits for the identity provider to send it again.
+		if off {
+			// The member is deleted as they are, and a new address waits
+			// for the identity provider to send it again.
 			email = ""
 		}
 		if err := refuseAddressChange(g, email); err != nil {
@@ -457,7 +467,7 @@ func (s *Service) updateUser(r *http.Request, c *conn, id string, next func(*reg
 					return err
 				}
 			}
-			deactivate = u.Active != nil && !bool(*u.Active)
+			deactivate = off
 		}
 		u.Active = nil // the member's status is the truth
 		_, err = q.ExecContext(ctx, `UPDATE scim_registrations SET user_name_key = $1, external_id = $2, attributes = $3,

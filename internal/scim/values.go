@@ -52,18 +52,43 @@ func addressesFit(as []address) bool {
 	return true
 }
 
-// bound refuses multi-valued attributes over the bounds; prev is the user
-// as stored (nil at creation).
+// Bounds on the identifiers: an address's length, and the vendor's
+// external_id limit.
+const (
+	maxUserName   = 320
+	maxExternalID = 256
+)
+
+// bound refuses a missing or overlong userName, an overlong externalId
+// and multi-valued attributes over the bounds; prev is the user as stored
+// (nil at creation).
 //
 // A push with active false is never refused over them (as over its name
 // or address, see updateUser): an attribute out of bounds keeps its
-// stored values instead, and the answer shows them. A PATCH starts from
-// the member's status, so one of a deactivated user counts as such a
-// push. At creation there is nothing to keep, so it is refused.
+// stored value instead (never a cut one), and the answer shows it. A
+// PATCH starts from the member's status, so one of a deactivated user
+// counts as such a push. At creation there is nothing to keep, so it is
+// refused.
 func (u *user) bound(prev *user) error {
-	keep := prev != nil && u.Active != nil && !bool(*u.Active)
+	keep := u.deprovisions() && prev != nil
 	if prev == nil {
 		prev = &user{}
+	}
+	switch {
+	case u.UserName != "" && len(u.UserName) <= maxUserName:
+	case keep:
+		u.UserName = prev.UserName
+	case u.UserName == "":
+		return errInvalidValue("userName is required.")
+	default:
+		return errInvalidValue(fmt.Sprintf("userName is longer than %d bytes.", maxUserName))
+	}
+	switch {
+	case len(u.ExternalID) <= maxExternalID:
+	case keep:
+		u.ExternalID = prev.ExternalID
+	default:
+		return errInvalidValue(fmt.Sprintf("externalId is longer than %d bytes.", maxExternalID))
 	}
 	for _, a := range []struct {
 		name  string
