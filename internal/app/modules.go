@@ -97,9 +97,22 @@ func (a *App) wireModules() error {
 		BaseURL: func() string { return a.Config.BaseURL }, Fetch: a.ssoFetch, Log: a.Log})
 	a.Orgs.AddImplicitRoleSource(a.SSO)
 	a.Orgs.UseSSOConnections(a.SSO)
+	apps := connectedapps.NewStore(a.DB, a.Clock)
+	// A scope the policy removes leaves the consents given to it.
+	a.RBAC.UseScopeHolders(apps)
+	a.idp = idp.New(idp.Deps{DB: a.DB, Clock: a.Clock, Log: a.Log, Apps: apps, Orgs: a.Orgs,
+		Projects: a.Projects, Flows: a.Flows, Limiter: a.Limiter, Sessions: a.Sessions,
+		Members: members, M2M: m2m.NewStore(a.DB, a.Clock), Policies: a.RBAC, BaseURL: func() string { return a.Config.BaseURL }})
+	// Connected-app tokens were granted by whoever held the member's
+	// address: an address change or a reactivation ends them too.
+	a.Orgs.AddAddressHolder(a.idp)
 	// SCIM provisioning: members' scim_registration (a decorator, which
-	// runs before the implicit role sources) and SCIM group roles.
-	scimSvc := scim.New(scim.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Orgs: a.Orgs, Members: members,
+	// runs before the implicit role sources) and SCIM group roles. SCIM
+	// deletes members (deactivation, DELETE /Users), so its copy of the
+	// sessions bridge ends their connected-app tokens and consent too, as
+	// the organization routes' does.
+	scimSvc := scim.New(scim.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Orgs: a.Orgs,
+		Members: memberSessions{sessions: a.Sessions, apps: a.idp},
 		Limiter: a.Limiter, Audit: a.Audit, BaseURL: func() string { return a.Config.BaseURL }})
 	a.Orgs.AddMemberDecorator(scim.RegistrationsTable, scimSvc.Decorate)
 	// A deleted member the identity provider still manages is kept when an
@@ -114,15 +127,6 @@ func (a *App) wireModules() error {
 	a.Orgs.AddDeletionHook(a.SSO)
 	// A deleted member's OIDC provider tokens go with the deletion.
 	a.Orgs.AddMemberDeletionHook(a.SSO)
-	apps := connectedapps.NewStore(a.DB, a.Clock)
-	// A scope the policy removes leaves the consents given to it.
-	a.RBAC.UseScopeHolders(apps)
-	a.idp = idp.New(idp.Deps{DB: a.DB, Clock: a.Clock, Log: a.Log, Apps: apps, Orgs: a.Orgs,
-		Projects: a.Projects, Flows: a.Flows, Limiter: a.Limiter, Sessions: a.Sessions,
-		Members: members, M2M: m2m.NewStore(a.DB, a.Clock), Policies: a.RBAC, BaseURL: func() string { return a.Config.BaseURL }})
-	// Connected-app tokens were granted by whoever held the member's
-	// address: an address change or a reactivation ends them too.
-	a.Orgs.AddAddressHolder(a.idp)
 	a.Impersonation = impersonation.New(impersonation.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Orgs: a.Orgs,
 		Sessions: a.Sessions, Limiter: a.Limiter, Audit: a.Audit})
 	a.Orgs.AddAddressHolder(a.Impersonation)

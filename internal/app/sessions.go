@@ -16,8 +16,12 @@ import (
 type memberSessions struct {
 	sessions *session.Service
 	// apps is the identity provider, whose tokens and consent a deleted
-	// member loses with their sessions (see RevokeMemberSessions). Only the
-	// organization routes' copy, which deletes members, needs it.
+	// member loses with their sessions (see RevokeMemberSessions). Every
+	// copy given to code that deletes members needs it: the organization
+	// routes' (routes.go) and SCIM's (wireModules), whose deactivation and
+	// DELETE /Users go through Orgs.DeleteMember. The other copies (the
+	// identity provider's own, SSO's, the Admin Portal's) only resolve
+	// sessions.
 	apps *idp.Module
 }
 
@@ -35,7 +39,7 @@ func (m memberSessions) SessionMember(ctx context.Context, p *project.Project, c
 }
 
 // RevokeMemberSessions ends every session of the member. The organization
-// routes call it when they delete a member, so it also ends the member's
+// routes and SCIM call it when they delete a member, so it also ends the member's
 // connected-app tokens and consent at once: the sweeper would remove them
 // only minutes later, and a member reactivated before it ran would get
 // them back.
