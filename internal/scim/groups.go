@@ -428,15 +428,22 @@ func memberRefs(v any) ([]string, error) {
 }
 
 // changeGroup runs change on the group in a transaction and answers the
-// group as it then is.
+// group as it then is. The group's row is locked, so concurrent changes
+// run one after the other; an id that is not a group of c is refused
+// before anything is locked (as regForUpdate does for users): the token
+// holder locks no other organization's group.
 func (s *Service) changeGroup(r *http.Request, c *conn, change func(context.Context, store.Querier, *group) error) (int, any, error) {
 	ctx := r.Context()
+	id := r.PathValue("id")
 	var out map[string]any
 	err := s.d.DB.Tx(ctx, func(q store.Querier) error {
-		if err := s.d.DB.LockRow(ctx, q, "scim_groups", "group_id", r.PathValue("id")); err != nil {
+		if _, err := s.loadGroup(ctx, q, c, id); err != nil {
 			return err
 		}
-		g, err := s.loadGroup(ctx, q, c, r.PathValue("id"))
+		if err := s.d.DB.LockRow(ctx, q, "scim_groups", "group_id", id); err != nil {
+			return err
+		}
+		g, err := s.loadGroup(ctx, q, c, id) // as the last writer left it
 		if err != nil {
 			return err
 		}
