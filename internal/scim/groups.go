@@ -368,6 +368,15 @@ func (s *Service) patchGroup(r *http.Request, c *conn) (int, any, error) {
 				if err != nil {
 					return err
 				}
+				if pp.ext || pp.foreign {
+					return errInvalidPath(path) // no extension of a Group is kept
+				}
+				switch strings.ToLower(pp.attr) {
+				case "displayname", "externalid", "id":
+					if pp.sub != "" || pp.filtered {
+						return errInvalidPath(path) // single-valued strings
+					}
+				}
 				switch strings.ToLower(pp.attr) {
 				case "displayname", "externalid":
 					v, ok := value.(string)

@@ -20,18 +20,26 @@ type patchRequest struct {
 }
 
 // patchPath is a parsed attribute path: attr[filterAttr eq "filterValue"].sub,
-// inside the enterprise extension when ext.
+// inside the enterprise extension when ext. foreign is a path under a
+// schema this server does not define (an identity provider's custom
+// extension, which Entra sends when an admin maps attributes to it): it
+// is ignored, as unknown attributes in a User are.
 type patchPath struct {
-	ext                     bool
+	ext, foreign            bool
 	attr, sub               string
 	filterAttr, filterValue string
 	filtered                bool
 }
 
+// parsePath reads a PATCH path (RFC 7644 3.5.2, 3.10): an attribute name,
+// at most one sub-attribute, an optional value filter on a multi-valued
+// attribute, optionally behind a schema URN. Anything else (trailing text
+// after the filter, a second sub-attribute, a character no attribute name
+// has) is invalidPath (3.12), never a guess at what was meant.
 func parsePath(p string) (patchPath, error) {
 	var out patchPath
-	p = strings.TrimSpace(p)
-	lower := strings.ToLower(p)
+	full := strings.TrimSpace(p)
+	p, lower := full, strings.ToLower(full)
 	switch {
 	case strings.HasPrefix(lower, strings.ToLower(schemaEnterprise)+":"):
 		out.ext, p = true, p[len(schemaEnterprise)+1:]
@@ -41,17 +49,29 @@ func parsePath(p string) (patchPath, error) {
 		p = p[len(schemaUser)+1:]
 	case strings.HasPrefix(lower, strings.ToLower(schemaGroup)+":"):
 		p = p[len(schemaGroup)+1:]
+	case strings.HasPrefix(lower, "urn:"):
+		// Another schema's attribute: its URN ends at the last colon
+		// before the attribute path (a filter's value may hold colons).
+		head := p
+		if i := strings.IndexByte(p, '['); i >= 0 {
+			head = p[:i]
+		}
+		k := strings.LastIndexByte(head, ':')
+		if k < 0 {
+			return out, errInvalidPath(full)
+		}
+		out.foreign, p = true, p[k+1:]
 	}
 	if i := strings.IndexByte(p, '['); i >= 0 {
 		j := strings.LastIndexByte(p, ']')
 		if j < i {
-			return out, errInvalidPath(p)
+			return out, errInvalidPath(full)
 		}
 		// A PATCH path's value filter is the one comparison identity
 		// providers send there: attribute eq "value".
 		f, err := parseFilter(p[i+1 : j])
-		if err != nil || f == nil || f.kind != nodeCmp || f.op != "eq" {
-			return out, errInvalidPath(p)
+		if err != nil || f == nil || f.kind != nodeCmp || f.op != "eq" || f.path.urn != "" || f.path.sub != "" {
+			return out, errInvalidPath(full)
 		}
 		// Entra picks a value by its flag too: roles[primary eq "True"].
 		var v string
@@ -61,16 +81,26 @@ func parsePath(p string) (patchPath, error) {
 		case bool:
 			v = strconv.FormatBool(x)
 		default:
-			return out, errInvalidPath(p)
+			return out, errInvalidPath(full)
 		}
-		out.filtered, out.filterAttr, out.filterValue = true, f.path.String(), v
-		out.attr, p = p[:i], strings.TrimPrefix(p[j+1:], ".")
-		out.sub = p
+		out.filtered, out.filterAttr, out.filterValue = true, f.path.attr, v
+		out.attr = p[:i]
+		if rest := p[j+1:]; rest != "" {
+			sub, ok := strings.CutPrefix(rest, ".")
+			if !ok || !attrName(sub) {
+				return out, errInvalidPath(full)
+			}
+			out.sub = sub
+		}
 	} else {
-		out.attr, out.sub, _ = strings.Cut(p, ".")
+		var dot bool
+		out.attr, out.sub, dot = strings.Cut(p, ".")
+		if dot && !attrName(out.sub) {
+			return out, errInvalidPath(full)
+		}
 	}
-	if out.attr == "" {
-		return out, errInvalidPath(p)
+	if !attrName(out.attr) {
+		return out, errInvalidPath(full)
 	}
 	return out, nil
 }
@@ -147,7 +177,7 @@ func container(doc map[string]any, pp patchPath) map[string]any {
 
 func setPath(doc map[string]any, path string, value any, kind string) error {
 	pp, err := parsePath(path)
-	if err != nil {
+	if err != nil || pp.foreign {
 		return err
 	}
 	c := container(doc, pp)
@@ -219,7 +249,7 @@ func setPath(doc map[string]any, path string, value any, kind string) error {
 
 func removePath(doc map[string]any, path string, value any) error {
 	pp, err := parsePath(path)
-	if err != nil {
+	if err != nil || pp.foreign {
 		return err
 	}
 	c := container(doc, pp)
