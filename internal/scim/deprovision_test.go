@@ -85,3 +85,42 @@ func statusOf(scimType string) int {
 	}
 	return http.StatusBadRequest
 }
+
+// A deprovisioning does not apply the new address it carries, nor record
+// it as sent: when the identity provider sends it again (reactivating the
+// user), the member moves to it, as the address rule says. Stored as sent,
+// it would look unchanged, and the member would keep the old one.
+func TestAddressDroppedByADeprovisioningIsTakenLater(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		id, token, _ := connection(t, e, org, nil)
+		do := func(method, path string, body any) apptest.Resp { return scimDo(e, method, id, path, token, body) }
+		for _, tc := range []struct{ user, next string }{
+			{"ada@acme.test", ""},                  // the address is in emails
+			{"bea@acme.test", "bea.new@acme.test"}, // it is the userName
+		} {
+			r := do(http.MethodPost, "/Users", map[string]any{"userName": tc.user})
+			wantSCIM(t, r, 201, "")
+			uid := r.Body["id"].(string)
+			body := func(active bool) map[string]any {
+				if tc.next != "" {
+					return map[string]any{"userName": tc.next, "active": active}
+				}
+				return map[string]any{"userName": tc.user, "active": active,
+					"emails": []any{map[string]any{"value": "ada.new@acme.test", "primary": true}}}
+			}
+			wantSCIM(t, do(http.MethodPut, "/Users/"+uid, body(false)), 200, "")
+			if m := member(t, e, org, uid); m["status"] != "deleted" || m["email_address"] != tc.user {
+				t.Fatalf("deprovisioned: %v %v", m["status"], m["email_address"])
+			}
+			wantSCIM(t, do(http.MethodPut, "/Users/"+uid, body(true)), 200, "")
+			want := tc.next
+			if want == "" {
+				want = "ada.new@acme.test"
+			}
+			if m := member(t, e, org, uid); m["status"] != "active" || m["email_address"] != want {
+				t.Fatalf("reactivated with the new address: %v %v, want %s", m["status"], m["email_address"], want)
+			}
+		}
+	})
+}

@@ -430,7 +430,17 @@ func (s *Service) updateUser(r *http.Request, c *conn, id string, next func(*reg
 		}
 		if off {
 			// The member is deleted as they are, and a new address waits
-			// for the identity provider to send it again.
+			// for the identity provider to send it again. The stored
+			// attributes keep naming the address they did (the emails,
+			// or the userName it came from): stored, the new one would
+			// count as already sent (addressChange), and the later push
+			// would not move the member to it.
+			if addressChange(g, email) {
+				u.Emails = g.Attrs.Emails
+				if e, _ := u.email(); addressChange(g, e) {
+					u.UserName = g.Attrs.UserName
+				}
+			}
 			email = ""
 		}
 		if err := refuseAddressChange(g, email); err != nil {
