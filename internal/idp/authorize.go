@@ -63,9 +63,11 @@ type authorizer struct {
 	// impersonated: the session is an operator's visit, which may log
 	// out but authorizes no connected app (Faces.sessionOrNone).
 	impersonated bool
-	// sessionID is the member session's public id (member_session_id);
-	// "" when the backend named the member without a session.
-	sessionID string
+	// lineage is the member session's lineage (session.MemberSession.
+	// Lineage: the same across step-ups), which the ID tokens' sid is
+	// derived from; "" when the backend named the member without a
+	// session.
+	lineage string
 }
 
 // prepared is a validated authorization request.
@@ -304,7 +306,7 @@ func (p *Provider) submit(ctx context.Context, projectID string, req *AuthorizeR
 			Data: codeData{ClientID: pr.app.ClientID, RedirectURI: req.RedirectURI, MemberID: who.member.MemberID,
 				OrganizationID: who.org.OrganizationID, Scopes: pr.granted, Nonce: req.Nonce,
 				AuthTime: unixAuthTime(who.authTime), PKCE: req.CodeChallenge != "", Email: who.member.EmailAddress,
-				SID: sessionSID(who.sessionID)}})
+				SID: sessionSID(who.lineage)}})
 		return err
 	})
 	if errors.Is(err, errAddressChanged) {
