@@ -330,34 +330,43 @@ func (s *Service) fetchMetadata(ctx context.Context, u string) (*idpMetadata, er
 	}
 	// The first signing certificate valid now: during an identity
 	// provider's rotation the metadata may list the expired one first.
-	// When none is, the first one's problem is the answer, as an upload of
-	// it would be refused (verificationCert); one that does not parse is
-	// refused by applySAML, as an uploaded one is.
+	// When none is, one not valid yet is taken, as an upload of it would
+	// be (verificationCert: an identity provider's new certificate may
+	// start a few seconds ahead of this clock); when every one has
+	// expired, the first one's problem is the answer. One that does not
+	// parse is refused by applySAML, as an uploaded one is.
 	var texts []string
 	for _, kd := range ed.IDPSSODescriptor.KeyDescriptors {
 		if (kd.Use == "" || kd.Use == "signing") && len(kd.KeyInfo.X509Data.X509Certificates) > 0 {
 			texts = append(texts, kd.KeyInfo.X509Data.X509Certificates[0].Data)
 		}
 	}
-	now, problem := s.d.Clock.Now(), ""
+	now, expired, ahead := s.d.Clock.Now(), "", ""
 	for _, text := range texts {
 		cert, _, err := parseCertificate(text)
 		if err != nil {
 			continue
 		}
-		p := certProblem(cert, now)
-		if p == "" {
+		switch p := certProblem(cert, now); {
+		case p == "":
 			md.cert = text
-			break
+		case now.After(cert.NotAfter):
+			if expired == "" {
+				expired = p
+			}
+		case ahead == "":
+			ahead = text
 		}
-		if problem == "" {
-			problem = p
+		if md.cert != "" {
+			break
 		}
 	}
 	switch {
-	case md.cert == "" && problem != "":
+	case md.cert == "" && ahead != "":
+		md.cert = ahead
+	case md.cert == "" && expired != "":
 		return nil, apierr.New(apierr.InvalidXMLFromSAMLMetadataURL).WithMessage("The signing certificate in the metadata " +
-			problem + ", and the metadata lists no other one valid now: the identity provider must publish its current certificate.")
+			expired + ", and the metadata lists no other one that has not: the identity provider must publish its current certificate.")
 	case md.cert == "" && len(texts) > 0:
 		md.cert = texts[0]
 	}

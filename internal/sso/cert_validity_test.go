@@ -120,11 +120,23 @@ func TestSAMLMetadataCertificateValidity(t *testing.T) {
 			t.Fatalf("certificates after the refusal: %v", ids)
 		}
 
-		certs = []string{expired, current}
+		// One whose NotBefore is a few seconds ahead (an identity provider's
+		// new certificate, its clock ahead of ours) is taken, as an upload
+		// of it is, when the metadata lists none valid now.
+		ahead := pemFrom(t, now.Add(30*time.Second), now.Add(48*time.Hour))
+		certs = []string{expired, ahead}
 		r := e.Backend(http.MethodPut, path+"/url", byURL)
 		apptest.Want(t, r, 200, "")
 		vcs := r.Body["connection"].(map[string]any)["verification_certificates"].([]any)
-		if got := vcs[len(vcs)-1].(map[string]any)["certificate"]; len(vcs) != 2 || strings.TrimSpace(got.(string)) != strings.TrimSpace(current) {
+		if got := vcs[len(vcs)-1].(map[string]any)["certificate"]; len(vcs) != 2 || strings.TrimSpace(got.(string)) != strings.TrimSpace(ahead) {
+			t.Fatalf("stored %v, want the certificate not valid yet added", vcs)
+		}
+
+		certs = []string{expired, ahead, current}
+		r = e.Backend(http.MethodPut, path+"/url", byURL)
+		apptest.Want(t, r, 200, "")
+		vcs = r.Body["connection"].(map[string]any)["verification_certificates"].([]any)
+		if got := vcs[len(vcs)-1].(map[string]any)["certificate"]; len(vcs) != 3 || strings.TrimSpace(got.(string)) != strings.TrimSpace(current) {
 			t.Fatalf("stored %v, want the current certificate added", vcs)
 		}
 	})
