@@ -18,8 +18,10 @@ import (
 // its rows must change a cached answer; forgetting one means stale answers
 // until the caches' one-minute backstop.
 func coreWatches() []changefeed.Watch {
+	// lineage_id is set once, at insert, by the service; it is watched
+	// all the same because the hot cache holds it.
 	sessionCols := []string{"revoked_at", "expires_at", "authentication_factors", "member_id", "organization_id",
-		"project_id", "token_hash", "custom_claims"}
+		"project_id", "token_hash", "custom_claims", "lineage_id"}
 	return []changefeed.Watch{
 		// last_accessed_at is written in the background and is not among
 		// the columns, so touches record nothing; new sessions cannot be

@@ -43,8 +43,17 @@ type Grant struct {
 
 // SaveGrant records (or widens) a member's consent. Scopes granted earlier
 // stay granted: consent only grows until it is revoked.
+//
+// The consent on record is read locked (FOR UPDATE on PostgreSQL), as
+// DropScopes reads it: the union is written back, so a read made before
+// a concurrent change commits would restore what that change removed (a
+// scope that left the policy, another submit's scopes). Locked, it waits
+// for the change and reads what it committed, or the change waits and
+// reads what this writes. It cannot lock a consent not yet on record; the
+// caller orders those with a policy change by the policy lock (the
+// provider's submit, rbac HoldPolicy).
 func (s *Store) SaveGrant(ctx context.Context, q store.Querier, g Grant) error {
-	old, err := s.grant(ctx, q, g.MemberID, g.ClientID)
+	old, err := s.grantLocked(ctx, q, g.MemberID, g.ClientID)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return err
 	}
@@ -79,9 +88,22 @@ func (s *Store) GrantIn(ctx context.Context, q store.Querier, memberID, clientID
 }
 
 func (s *Store) grant(ctx context.Context, q store.Querier, memberID, clientID string) (*Grant, error) {
+	return s.readGrant(ctx, q, memberID, clientID, "")
+}
+
+// grantLocked is grant holding the row until q ends (SaveGrant).
+func (s *Store) grantLocked(ctx context.Context, q store.Querier, memberID, clientID string) (*Grant, error) {
+	lock := ""
+	if s.db.Dialect() == store.Postgres {
+		lock = " FOR UPDATE"
+	}
+	return s.readGrant(ctx, q, memberID, clientID, lock)
+}
+
+func (s *Store) readGrant(ctx context.Context, q store.Querier, memberID, clientID, lock string) (*Grant, error) {
 	g := Grant{MemberID: memberID, ClientID: clientID}
 	var scopes string
-	err := q.QueryRowContext(ctx, `SELECT organization_id, scopes FROM idp_grants WHERE member_id = $1 AND client_id = $2`,
+	err := q.QueryRowContext(ctx, `SELECT organization_id, scopes FROM idp_grants WHERE member_id = $1 AND client_id = $2`+lock,
 		memberID, clientID).Scan(&g.OrganizationID, &scopes)
 	if err != nil {
 		return nil, fmt.Errorf("connectedapps: grant: %w", store.MapError(err))

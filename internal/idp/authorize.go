@@ -63,9 +63,11 @@ type authorizer struct {
 	// impersonated: the session is an operator's visit, which may log
 	// out but authorizes no connected app (Faces.sessionOrNone).
 	impersonated bool
-	// sessionID is the member session's public id (member_session_id);
-	// "" when the backend named the member without a session.
-	sessionID string
+	// lineage is the member session's lineage (session.MemberSession.
+	// Lineage: the same across step-ups), which the ID tokens' sid is
+	// derived from; "" when the backend named the member without a
+	// session.
+	lineage string
 }
 
 // prepared is a validated authorization request.
@@ -290,31 +292,55 @@ func (p *Provider) submit(ctx context.Context, projectID string, req *AuthorizeR
 	}
 	var code string
 	err = p.db.Tx(ctx, func(q store.Querier) error {
+		// The scopes were checked against the policy as read before this
+		// transaction. A change since that removed one of them also
+		// removed it from every consent (rbac's DropScopes), and writing
+		// it back here would let a scope of that name defined again later
+		// skip consent. So the policy is read again, under its lock
+		// (HoldPolicy, first, as lockPolicy's holders take it): a change
+		// that committed is seen, and one that has not waits for this
+		// transaction and then prunes what it wrote.
+		pol, err := p.holdPolicy(ctx, q, projectID)
+		if err != nil {
+			return err
+		}
+		granted := definedScopes(pol, pr.granted)
+		if len(granted) == 0 {
+			return errNothingGrantable
+		}
 		// The session was checked before this transaction: an address
 		// change since ended it, and must not leave a grant or code.
 		if err := p.holdMember(ctx, q, projectID, who.member.MemberID, who.member.EmailAddress); err != nil {
 			return err
 		}
 		if err := p.apps.SaveGrant(ctx, q, connectedapps.Grant{MemberID: who.member.MemberID,
-			OrganizationID: who.org.OrganizationID, ClientID: pr.app.ClientID, Scopes: pr.granted}); err != nil {
+			OrganizationID: who.org.OrganizationID, ClientID: pr.app.ClientID, Scopes: granted}); err != nil {
 			return err
 		}
 		code, err = p.flows.IssueIn(ctx, q, flowtoken.Issue{Kind: codeKind, ProjectID: projectID, TTL: codeTTL,
 			Challenge: req.CodeChallenge, LimitKey: projectID + "|" + who.member.MemberID,
 			Data: codeData{ClientID: pr.app.ClientID, RedirectURI: req.RedirectURI, MemberID: who.member.MemberID,
-				OrganizationID: who.org.OrganizationID, Scopes: pr.granted, Nonce: req.Nonce,
+				OrganizationID: who.org.OrganizationID, Scopes: granted, Nonce: req.Nonce,
 				AuthTime: unixAuthTime(who.authTime), PKCE: req.CodeChallenge != "", Email: who.member.EmailAddress,
-				SID: sessionSID(who.sessionID)}})
+				SID: sessionSID(who.lineage)}})
 		return err
 	})
 	if errors.Is(err, errAddressChanged) {
 		return back(url.Values{"error": {"login_required"}, "error_description": {"The member must log in again."}})
+	}
+	if errors.Is(err, errNothingGrantable) {
+		return back(url.Values{"error": {"access_denied"},
+			"error_description": {"None of the requested scopes can be granted: " + strings.Join(pr.scopes, " ") + "."}})
 	}
 	if err != nil {
 		return nil, err
 	}
 	return back(url.Values{"code": {code}})
 }
+
+// errNothingGrantable ends a submit whose grantable scopes all left the
+// policy after they were checked: answered as when none was grantable.
+var errNothingGrantable = errors.New("idp: no requested scope is defined any longer")
 
 // authTimeOf is when the member last authenticated in a session (OIDC
 // auth_time), by the rule step-up follows (session.AuthenticatedAt): a

@@ -32,7 +32,7 @@ func (f Faces) sessionAuthorizer(r *http.Request, p *project.Project, cred sessi
 	}
 	return &authorizer{member: out.Member, org: out.Organization, roles: out.MemberSession.Roles,
 		authTime: authTimeOf(out.MemberSession), impersonated: out.MemberSession.Impersonated(),
-		sessionID: out.MemberSession.MemberSessionID}, nil
+		lineage: out.MemberSession.Lineage()}, nil
 }
 
 // authorizeStep is one step of the provider (start or submit) for an

@@ -39,10 +39,12 @@ type LogoutResponse struct {
 // registered exactly for the client, or be the provider's own logged-out
 // page. An id_token_hint must have been issued to the client.
 // Confirmation is skipped only when a valid id_token_hint was issued in
-// the current session (its sid is the session's, sessionSID): a hint from
-// another session of the same member, one since revoked or logged out,
-// does not show that the relying party's logout is the member's current
-// wish (RP-Initiated Logout 1.0 2), nor does an ID token without sid
+// the current session (its sid is the session's, sessionSID, which a
+// step-up keeps): a hint from another session of the same member, one
+// since revoked or logged out, does not show that the relying party's
+// logout is the member's current wish (RP-Initiated Logout 1.0 2), nor
+// does one from the session an exchange into another organization left
+// (another member, another lineage), nor does an ID token without sid
 // (issued before the claim, or authorized by a backend naming the member
 // without a session). With no session there is nothing to confirm.
 func (f Faces) SDKLogoutStart(r *http.Request) (any, error) {
@@ -104,7 +106,7 @@ type hintClaims struct {
 // issuedIn reports whether the hint is an ID token of who's session: the
 // same member, and the session's sid.
 func (h *hintClaims) issuedIn(who *authorizer) bool {
-	return h.sid != "" && h.subject == who.member.MemberID && h.sid == sessionSID(who.sessionID)
+	return h.sid != "" && h.subject == who.member.MemberID && h.sid == sessionSID(who.lineage)
 }
 
 // verifyIDTokenHint verifies an ID token this provider issued (expired

@@ -49,9 +49,13 @@ type Provider struct {
 }
 
 // Policies is what the provider needs from RBAC (the rbac service): the
-// project's effective policy, whose custom scopes map to permissions.
+// project's effective policy, whose custom scopes map to permissions, and
+// the same read inside a transaction that must commit under it
+// (HoldPolicy: a policy change waits for the transaction, or committed
+// before it read).
 type Policies interface {
 	Policy(ctx context.Context, projectID string) (*rbac.Policy, error)
+	HoldPolicy(ctx context.Context, q store.Querier, projectID string) (*rbac.Policy, error)
 }
 
 // Issuer is the issuer of ID tokens and discovery (OIDC Core 2, RFC 8414).
@@ -72,6 +76,19 @@ func (p *Provider) policy(ctx context.Context, projectID string) (*rbac.Policy, 
 		return rbac.Effective(rbac.Policy{}), nil
 	}
 	pol, err := p.policies.Policy(ctx, projectID)
+	if err != nil {
+		return nil, fmt.Errorf("idp: rbac policy: %w", err)
+	}
+	return pol, nil
+}
+
+// holdPolicy is policy read in q under the policy lock
+// (Policies.HoldPolicy).
+func (p *Provider) holdPolicy(ctx context.Context, q store.Querier, projectID string) (*rbac.Policy, error) {
+	if p.policies == nil {
+		return rbac.Effective(rbac.Policy{}), nil
+	}
+	pol, err := p.policies.HoldPolicy(ctx, q, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("idp: rbac policy: %w", err)
 	}

@@ -107,6 +107,15 @@ func heldScopes(pol *rbac.Policy, roles []string, org *organization.Organization
 	return slices.DeleteFunc(slices.Clone(scopes), func(s string) bool { return slices.Contains(lacking, s) })
 }
 
+// definedScopes keeps the scopes pol still makes scopes: the built-in ones
+// and the custom ones it defines. It never changes scopes' backing array.
+func definedScopes(pol *rbac.Policy, scopes []string) []string {
+	return slices.DeleteFunc(slices.Clone(scopes), func(s string) bool {
+		_, builtin := scopeDescriptions[s]
+		return !builtin && pol.Scope(s) == nil
+	})
+}
+
 // supportedScopes are the built-in scopes and the policy's custom ones
 // (discovery's scopes_supported).
 func supportedScopes(pol *rbac.Policy) []string {

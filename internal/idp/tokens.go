@@ -426,19 +426,25 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 	return out, nil
 }
 
-// sessionSID is the sid claim of the ID tokens authorized in the member
-// session whose public id is memberSessionID ("" for none): the session's
+// sessionSID is the sid claim of the ID tokens authorized in a member
+// session whose lineage is lineage ("" for none): the session's
 // identifier at this provider (OIDC Front-Channel Logout 1.0 3), which
 // logout/start compares with the current session's to tell whether an
-// id_token_hint belongs to it (RP-Initiated Logout 1.0 2). It is a hash
-// of the id, not the id: it authenticates nothing either way, but the id
-// is an argument of the session API, and relying parties, third-party
-// ones included, have no use for it.
-func sessionSID(memberSessionID string) string {
-	if memberSessionID == "" {
+// id_token_hint belongs to it (RP-Initiated Logout 1.0 2). It is derived
+// from the lineage (session.MemberSession.Lineage), not the
+// member_session_id, because a step-up (adding TOTP, an email code
+// joining the held session) replaces the session's id while the member
+// stays in the same provider session; a lineage is the id of the login
+// it began with, so a session never stepped up keeps the sid it had
+// before lineages were recorded. It is a hash of that id, not the id: it
+// authenticates nothing either way, but the id is an argument of the
+// session API, and relying parties, third-party ones included, have no
+// use for it.
+func sessionSID(lineage string) string {
+	if lineage == "" {
 		return ""
 	}
-	sum := sha256.Sum256([]byte("latchkey-idp-sid:" + memberSessionID))
+	sum := sha256.Sum256([]byte("latchkey-idp-sid:" + lineage))
 	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 

@@ -19,8 +19,11 @@ import (
 // invitations wait in inboxes much longer than login links.
 const DefaultInviteExpiryMinutes = 7 * 24 * 60
 
-// InviteParams is an invite request. Inviter is the member who invites
-// from the SDK face; nil on the backend face.
+// InviteParams is an invite request. Inviter is the member the email
+// names as inviting (none when nil). Caller is who acts: when it acts for
+// a member, re-inviting an existing member changes only what that member
+// may change by a member update (organization.Invitation); nil acts with
+// the project secret's rights.
 type InviteParams struct {
 	Project *project.Project
 	// ClientIP, when set, also limits sends per client address. The SDK
@@ -36,6 +39,7 @@ type InviteParams struct {
 	ExpirationMinutes int
 	Roles             *[]string
 	Inviter           *organization.Member
+	Caller            *organization.SessionCaller
 }
 
 // Invite creates or refreshes an invited member and emails them a link to
@@ -76,7 +80,7 @@ func (s *Service) Invite(ctx context.Context, p InviteParams) (*organization.Mem
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
 		var err error
 		member, err = s.d.Orgs.InviteMember(ctx, q, org, p.Project.Env, organization.Invitation{Email: email, Name: p.Name,
-			TrustedMetadata: p.TrustedMetadata, UntrustedMetadata: p.UntrustedMetadata, Roles: p.Roles})
+			TrustedMetadata: p.TrustedMetadata, UntrustedMetadata: p.UntrustedMetadata, Roles: p.Roles, Caller: p.Caller})
 		if err != nil {
 			return err
 		}
@@ -146,9 +150,10 @@ func (h Handlers) BackendInvite(r *http.Request) (any, error) {
 		return nil, err
 	}
 	p := c.Project
-	// Acting for a member, the invitation is theirs.
+	// Acting for a member, the invitation is theirs (authorizeInvite
+	// refused any other inviter).
 	inviter := c.Member
-	if req.InvitedByMemberID != "" {
+	if c.Member == nil && req.InvitedByMemberID != "" {
 		m, err := h.Service.d.Orgs.Member(ctx, h.Service.d.DB.Read(), p.ID, req.InvitedByMemberID)
 		if err != nil || m.OrganizationID != req.OrganizationID {
 			return nil, apierr.Wrap(apierr.MemberNotFound, err).WithDetails(map[string]any{"field": "invited_by_member_id"})
@@ -157,7 +162,8 @@ func (h Handlers) BackendInvite(r *http.Request) (any, error) {
 	}
 	m, o, err := h.Service.Invite(ctx, InviteParams{Project: p, OrganizationID: req.OrganizationID,
 		Email: req.EmailAddress, Name: req.Name, TrustedMetadata: req.TrustedMetadata, UntrustedMetadata: req.UntrustedMetadata,
-		RedirectURL: req.InviteRedirectURL, ExpirationMinutes: req.InviteExpirationMinutes, Roles: req.Roles, Inviter: inviter})
+		RedirectURL: req.InviteRedirectURL, ExpirationMinutes: req.InviteExpirationMinutes, Roles: req.Roles,
+		Inviter: inviter, Caller: c})
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +173,8 @@ func (h Handlers) BackendInvite(r *http.Request) (any, error) {
 // SDKInvite handles SDK POST /b2b/magic_links/email/invite: a logged-in
 // admin invites someone to their own organization (the organization comes
 // from the session, never from the request). Trusted metadata is the
-// customer backend's to write, so the SDK face cannot set it.
+// customer backend's to write, so the SDK face cannot set it; the inviter
+// is always the session's member, so invited_by_member_id is ignored.
 func (h Handlers) SDKInvite(r *http.Request) (any, error) {
 	var req inviteRequest
 	if err := httpapi.Decode(r, &req); err != nil {
@@ -178,13 +185,14 @@ func (h Handlers) SDKInvite(r *http.Request) (any, error) {
 		return nil, err
 	}
 	req.TrustedMetadata = nil // written by the customer's backend only
+	req.InvitedByMemberID = ""
 	if err := authorizeInvite(r.Context(), c, req); err != nil {
 		return nil, err
 	}
 	m, o, err := h.Service.Invite(r.Context(), InviteParams{Project: c.Project, ClientIP: httpapi.ClientIP(r),
 		OrganizationID: c.Organization.OrganizationID, Email: req.EmailAddress, Name: req.Name,
 		UntrustedMetadata: req.UntrustedMetadata, RedirectURL: req.InviteRedirectURL,
-		ExpirationMinutes: req.InviteExpirationMinutes, Roles: req.Roles, Inviter: c.Member})
+		ExpirationMinutes: req.InviteExpirationMinutes, Roles: req.Roles, Inviter: c.Member, Caller: c})
 	if err != nil {
 		return nil, err
 	}
@@ -193,11 +201,21 @@ func (h Handlers) SDKInvite(r *http.Request) (any, error) {
 
 // authorizeInvite authorizes an invitation: inviting creates a member, and
 // naming their roles assigns roles. Trusted metadata is the customer
-// backend's alone, which no member permission covers.
+// backend's alone, which no member permission covers. Acting for a member,
+// the invitation is that member's: the email names its inviter, and
+// naming anyone else (an admin, say) would have the customer's own mail
+// vouch for an invitation they never sent. What a re-invite may change
+// about an existing member is checked where it is found
+// (organization.Invitation.Caller).
 func authorizeInvite(ctx context.Context, c *organization.SessionCaller, req inviteRequest) error {
 	if c.Member != nil && req.TrustedMetadata != nil {
 		return apierr.New(apierr.UnauthorizedAction).WithMessage(
 			"trusted_metadata cannot be set when acting for a member session; send the call without the member session header.")
+	}
+	if c.Member != nil && req.InvitedByMemberID != "" && req.InvitedByMemberID != c.Member.MemberID {
+		return apierr.New(apierr.UnauthorizedAction).WithMessage(
+			"invited_by_member_id must be the acting member's own member_id (or absent) when acting for a member session; " +
+				"send the call without the member session header to name another inviter.")
 	}
 	if err := c.Authorize(ctx, organization.ResourceMember, organization.ActionCreate); err != nil {
 		return err

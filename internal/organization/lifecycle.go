@@ -1,7 +1,9 @@
 package organization
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -98,6 +100,15 @@ func (s *Store) OrgMember(ctx context.Context, q store.Querier, org *Organizatio
 // update is not undone, nor an address change reverted without ending
 // what the address held.
 func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, memberID string, u MemberUpdate) (*Member, error) {
+	return s.updateMember(ctx, q, org, env, memberID, u, nil)
+}
+
+// updateMember is UpdateMember; authorize, when not nil, is given the
+// member as locked, before any change, and may refuse the update: an
+// authorization that depends on what the update changes must compare
+// with the row the update writes over, not with an earlier read.
+func (s *Store) updateMember(ctx context.Context, q store.Querier, org *Organization, env ids.Env, memberID string, u MemberUpdate,
+	authorize func(ctx context.Context, m *Member) error) (*Member, error) {
 	if u.Roles != nil {
 		if err := checkRoleCount(*u.Roles); err != nil {
 			return nil, err
@@ -114,6 +125,11 @@ func (s *Store) UpdateMember(ctx context.Context, q store.Querier, org *Organiza
 	explicitBefore := m.explicit
 	if m.Status == StatusDeleted {
 		return nil, apierr.New(apierr.InactiveMember).WithMessage("This member is deleted; reactivate the member first.")
+	}
+	if authorize != nil {
+		if err := authorize(ctx, m); err != nil {
+			return nil, err
+		}
 	}
 	if u.Name != nil {
 		if m.Name, err = CheckName(*u.Name); err != nil {
@@ -262,6 +278,13 @@ type Invitation struct {
 	TrustedMetadata   map[string]any
 	UntrustedMetadata map[string]any
 	Roles             *[]string // explicitly assigned roles; nil: unchanged (none for a new member)
+	// Caller is who invites. Re-inviting an invited or pending member
+	// rewrites their name and untrusted metadata, a member update, so a
+	// caller acting for a member needs for what it changes the permissions
+	// the member update route asks (authorizeReinvite); the invite route
+	// itself checks only create (and roles). Nil, like the project secret,
+	// may change anything.
+	Caller *SessionCaller
 }
 
 // InviteMember creates an invited member, or turns an existing pending or
@@ -327,11 +350,53 @@ func (s *Store) inviteMember(ctx context.Context, q store.Querier, org *Organiza
 	if inv.UntrustedMetadata != nil {
 		u.UntrustedMetadata = &inv.UntrustedMetadata
 	}
-	if _, err := s.UpdateMember(ctx, q, org, env, m.MemberID, u); err != nil {
+	authorize := func(ctx context.Context, m *Member) error { return inv.Caller.authorizeReinvite(ctx, m, u) }
+	if _, err := s.updateMember(ctx, q, org, env, m.MemberID, u, authorize); err != nil {
 		return nil, "", err
 	}
 	m, err = s.SetMemberStatus(ctx, q, org, m.MemberID, StatusInvited, []string{StatusPending, StatusInvited}, apierr.New(apierr.InactiveMember))
 	return m, purged, err
+}
+
+// authorizeReinvite authorizes what a re-invite's update u changes about
+// the existing member m, for a caller acting for a member: a changed name
+// or untrusted metadata needs the actions the member update route checks
+// for them (MemberUpdate.Actions, through AuthorizeMemberAll, so the same
+// refusal). A value equal to the member's is no change and needs nothing,
+// so an invite that repeats what the member holds (or names nothing)
+// still resends. Roles were authorized with the invite (update.settings.roles
+// whenever named) and trusted metadata is refused there.
+func (c *SessionCaller) authorizeReinvite(ctx context.Context, m *Member, u MemberUpdate) error {
+	if c == nil || c.Member == nil {
+		return nil
+	}
+	var changes MemberUpdate
+	if u.Name != nil {
+		// An invalid name counts as a change: refused for the permission
+		// first, as the update route refuses it.
+		if name, err := CheckName(*u.Name); err != nil || name != m.Name {
+			changes.Name = u.Name
+		}
+	}
+	if u.UntrustedMetadata != nil {
+		if md, err := metadata.Merge("untrusted_metadata", m.UntrustedMetadata, *u.UntrustedMetadata); err != nil ||
+			!sameMetadata(md, m.UntrustedMetadata) {
+			changes.UntrustedMetadata = u.UntrustedMetadata
+		}
+	}
+	return c.AuthorizeMemberAll(ctx, m.MemberID, changes.Actions())
+}
+
+// sameMetadata reports whether two metadata objects hold the same JSON
+// (nil and empty alike). Values of a different Go type that encode alike
+// are the same, as stored.
+func sameMetadata(a, b map[string]any) bool {
+	if len(a) == 0 && len(b) == 0 {
+		return true
+	}
+	ea, errA := json.Marshal(a)
+	eb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && bytes.Equal(ea, eb)
 }
 
 func derefRoles(r *[]string) []string {

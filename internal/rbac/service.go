@@ -283,6 +283,26 @@ func (s *Service) lockPolicy(ctx context.Context, q store.Querier, projectID str
 	return s.d.DB.LockRow(ctx, q, "projects", "project_id", projectID)
 }
 
+// HoldPolicy returns the project's effective policy read in q under the
+// policy lock taken shared (store.DB.ShareRow), for a write that must
+// commit only under the policy it checked: the identity provider's
+// consent and code (idp submit). A policy change (setCustomIn, which
+// takes the lock exclusively before anything else) has either committed,
+// and this reads it, or waits until q ends, and its reads (the consents
+// DropScopes prunes) then see what q wrote. Holders do not wait for each
+// other. Take it first in q, before any member's or organization's row,
+// the order lockPolicy's holders take.
+func (s *Service) HoldPolicy(ctx context.Context, q store.Querier, projectID string) (*Policy, error) {
+	if err := s.d.DB.ShareRow(ctx, q, "projects", "project_id", projectID); err != nil {
+		return nil, err
+	}
+	c, err := s.custom(ctx, q, projectID)
+	if err != nil {
+		return nil, err
+	}
+	return Effective(c), nil
+}
+
 // LockPolicy is lockPolicy for the writes that assign roles
 // (organization.RBAC): they take it before checking a role, so a change
 // removing the role either sees their assignment or is seen by their check.

@@ -17,7 +17,13 @@ import (
 //
 // A session the caller holds (l.From) must be the member's at the address
 // being changed; its factors then join the new address's session, as the
-// member proved both.
+// member proved both. The new session also keeps the held one's lineage
+// (MemberSession.Lineage), as any step-up does: it is the same holder
+// continuing the same session, not one of the sessions the old address's
+// holder may have started elsewhere, which all end here with their
+// lineages. The lineage only says which provider session a relying
+// party's ID token came from (its sid); what the old address granted is
+// released by its own rule (the IdP's ReleaseAddress), not by the sid.
 func (s *Service) CompleteEmailChange(ctx context.Context, q store.Querier, l EmailLogin, email string) (*AuthResponse, error) {
 	// Another member's session is left for stepUp to refuse.
 	same := l.From != nil && l.From.Member.MemberID == l.Member.MemberID

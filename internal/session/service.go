@@ -229,6 +229,12 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 		CustomClaims: claims, claimsText: claimsText, Roles: p.Member.SessionRoles(ssoConnections(factors)),
 		OrganizationSlug: p.Organization.OrganizationSlug,
 	}
+	// A step-up continues the held session's lineage (Lineage); anything
+	// else starts one.
+	ms.lineage = ms.MemberSessionID
+	if p.From != nil {
+		ms.lineage = p.From.MemberSession.Lineage()
+	}
 	ms.IPAddress, ms.UserAgent = httpapi.Client(ctx)
 	token := ids.Token()
 	factorsJSON, proofsJSON, err := encodeFactors(ms.AuthenticationFactors)
@@ -237,9 +243,10 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 	}
 	if _, err := q.ExecContext(ctx, `INSERT INTO member_sessions (member_session_id, project_id, organization_id, member_id,
 		token_hash, authentication_factors, factor_proofs, started_at, last_accessed_at, expires_at, ip_address, user_agent,
-		custom_claims) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
+		custom_claims, lineage_id) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`,
 		ms.MemberSessionID, p.Project.ID, ms.OrganizationID, ms.MemberID, ids.Hash(token), factorsJSON, proofsJSON,
-		store.Millis(now), store.Millis(now), store.Millis(ms.ExpiresAt), ms.IPAddress, ms.UserAgent, claimsText); err != nil {
+		store.Millis(now), store.Millis(now), store.Millis(ms.ExpiresAt), ms.IPAddress, ms.UserAgent, claimsText,
+		ms.lineage); err != nil {
 		return nil, fmt.Errorf("session: insert: %w", err)
 	}
 	// The key is read inside the transaction (a missing key fails the
@@ -309,8 +316,13 @@ type row struct {
 	revokedAt *int64
 }
 
+// selectSession reads what a session check answers with. The lineage
+// rides in the same row, so the hot cache holds it and a check answered
+// from memory costs nothing more for it; a NULL lineage (a row from
+// before store migration 0107) is the session's own id.
 const selectSession = `SELECT member_session_id, project_id, organization_id, member_id, authentication_factors,
-	factor_proofs, started_at, last_accessed_at, expires_at, revoked_at, ip_address, user_agent, custom_claims FROM member_sessions `
+	factor_proofs, started_at, last_accessed_at, expires_at, revoked_at, ip_address, user_agent, custom_claims,
+	COALESCE(lineage_id, member_session_id) FROM member_sessions `
 
 func (s *Service) load(ctx context.Context, where string, arg any) (*row, error) {
 	return scanRow(s.db.Read().QueryRowContext(ctx, selectSession+where, arg))
@@ -322,7 +334,8 @@ func scanRow(sc interface{ Scan(...any) error }) (*row, error) {
 	var factors, proofs string
 	var started, last, exp int64
 	err := sc.Scan(&r.ms.MemberSessionID, &r.projectID, &r.ms.OrganizationID, &r.ms.MemberID, &factors, &proofs,
-		&started, &last, &exp, &r.revokedAt, &r.ms.IPAddress, &r.ms.UserAgent, &r.ms.claimsText)
+		&started, &last, &exp, &r.revokedAt, &r.ms.IPAddress, &r.ms.UserAgent, &r.ms.claimsText,
+		&r.ms.lineage)
 	if err != nil {
 		return nil, store.MapError(err)
 	}

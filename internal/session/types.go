@@ -121,6 +121,26 @@ type MemberSession struct {
 	// claimsText is CustomClaims as stored (encodeClaims): what a cached
 	// JWT is compared by, since a string compares without walking a map.
 	claimsText string
+	// lineage is the member_session_id of the login this session descends
+	// from (Lineage). Unexported, like claimsText, so that no encoding of
+	// the wire shape (either face's member_session, the JWT) can carry it.
+	lineage string
+}
+
+// Lineage names the provider session this session belongs to: the
+// member_session_id of the login it descends from. A fresh login starts
+// a lineage of its own id; a step-up (CompleteParams.From) ends the held
+// session and starts a new one in the held one's lineage, because to its
+// holder it is the same session with one more factor. The IdP derives an
+// ID token's sid from it, so the sid stays stable across step-ups (OIDC
+// Front-Channel Logout 1.0 3: the sid names the provider's session).
+// Moving into another organization (sessions/exchange) is another
+// session, with a lineage of its own.
+func (ms *MemberSession) Lineage() string {
+	if ms.lineage == "" { // a MemberSession not read from the database
+		return ms.MemberSessionID
+	}
+	return ms.lineage
 }
 
 // SessionResponse is the API family's B2BAuthenticateResponse.

@@ -204,6 +204,21 @@ func (db *DB) LockRow(ctx context.Context, q Querier, table, keyColumn, key stri
 	return nil
 }
 
+// ShareRow is LockRow for a transaction that only reads under the row:
+// many may hold it at once, and a LockRow of the row waits until they
+// end (and they wait for it). On PostgreSQL that is FOR SHARE, which
+// conflicts with FOR NO KEY UPDATE; on SQLite, as for LockRow, the one
+// writer already orders them.
+func (db *DB) ShareRow(ctx context.Context, q Querier, table, keyColumn, key string) error {
+	if db.dialect != Postgres {
+		return nil
+	}
+	if _, err := q.ExecContext(ctx, `SELECT 1 FROM `+table+` WHERE `+keyColumn+` = $1 FOR SHARE`, key); err != nil {
+		return fmt.Errorf("store: share %s: %w", table, MapError(err))
+	}
+	return nil
+}
+
 // Close closes every connection.
 func (db *DB) Close() error {
 	if db.ckpt != nil {

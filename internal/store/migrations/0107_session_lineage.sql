@@ -1,0 +1,14 @@
+-- lineage_id: the member_session_id of the login a session descends from.
+-- A step-up (a login or MFA check made with the session held,
+-- session.CompleteParams.From) replaces the session with a new one, and
+-- the new one keeps the old one's lineage: to its holder it is the same
+-- session, and the IdP's sid (derived from the lineage) stays stable
+-- across it, so a relying party's logout from that session is still
+-- recognised. A fresh login starts a lineage of its own id.
+--
+-- NULL means the session's own id (session.selectSession reads
+-- COALESCE(lineage_id, member_session_id)): rows from before this
+-- migration, and any a replica still running the previous release
+-- inserts during a rolling upgrade, need no backfill, which would rewrite
+-- every row of the busiest table in one statement.
+ALTER TABLE member_sessions ADD COLUMN lineage_id TEXT;
