@@ -93,12 +93,19 @@ func resolveKey(cfg *config.Config, dev bool) (generated string, err error) {
 }
 
 // cliConfig is the configuration of a command other than serve and dev
-// (openDB, openApp): its encryption key resolved, and the folder of a
-// SQLite database created as serve creates it, so a fresh setup may start
-// with `latchkey migrate` or any other command.
+// (openDB, openApp): validated as serve validates it, so that no command
+// runs on a configuration serve would refuse (migrate reporting success
+// under a base URL serve then rejects); its encryption key resolved; and
+// the folder of a SQLite database created as serve creates it, so a fresh
+// setup may start with `latchkey migrate` or any other command.
 func cliConfig(env Env) (config.Config, error) {
 	cfg, err := loadConfig(env)
 	if err != nil {
+		return cfg, err
+	}
+	// Before the key and the folder: a refused configuration leaves
+	// nothing behind, and its problems are all named at once.
+	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}
 	if _, err := resolveKey(&cfg, false); err != nil {
