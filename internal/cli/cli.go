@@ -74,6 +74,9 @@ type Env struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Lookup func(string) (string, bool)
+	// Environ lists the environment as KEY=value (os.Environ), to find
+	// misspelled LATCHKEY_* variables; nil skips that check.
+	Environ func() []string
 }
 
 // Run executes the command in env.Args (without the program name) and
@@ -141,7 +144,8 @@ func loadConfig(env Env) (config.Config, error) {
 
 // OSEnv returns the process environment.
 func OSEnv() Env {
-	return Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Lookup: os.LookupEnv}
+	return Env{Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Lookup: os.LookupEnv,
+		Environ: os.Environ}
 }
 
 // secretKeys are attribute names whose values never reach a log.

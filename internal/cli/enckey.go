@@ -99,6 +99,10 @@ func resolveKey(cfg *config.Config, dev bool) (generated string, err error) {
 // the folder of a SQLite database created as serve creates it, so a fresh
 // setup may start with `latchkey migrate` or any other command.
 func cliConfig(env Env) (config.Config, error) {
+	// First: a misspelled variable may be why what follows fails.
+	if msg := unknownVariables(env); msg != "" {
+		fmt.Fprintf(env.Stderr, "latchkey %s: warning: %s\n", env.Args[0], msg)
+	}
 	cfg, err := loadConfig(env)
 	if err != nil {
 		return cfg, err

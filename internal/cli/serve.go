@@ -58,6 +58,9 @@ func serve(ctx context.Context, env Env, dev bool) error {
 		return err
 	}
 	log := newLogger(env.Stderr, dev, level)
+	if msg := unknownVariables(env); msg != "" {
+		log.Warn(msg)
+	}
 	keyFile, err := resolveKey(&cfg, dev)
 	if err != nil {
 		return err

@@ -48,3 +48,46 @@ func TestCommandsValidateTheConfiguration(t *testing.T) {
 		t.Errorf("migrate --help under a bad configuration: exit %d", code)
 	}
 }
+
+// A misspelled LATCHKEY_* variable is named, with the name it most likely
+// misspells, by serve's log and by every command, which still runs: a
+// warning, not a refusal.
+func TestUnknownVariablesAreNamed(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "cli.db")
+	vars := map[string]string{"LATCHKEY_DATABASE_URL": db, "LATCHKEY_ENCRYPTION_KEY": testKey,
+		"LATCHKEY_TRUSTED_PROXY": "10.0.0.0/8", "LATCHKEY_TEST_POSTGRES_DSN": "postgres://x", "LATCHKEY_OAUTH_CLIENT_SECRET": "s"}
+	env := func(args ...string) (Env, *bytes.Buffer, *bytes.Buffer) {
+		var out, errb bytes.Buffer
+		return Env{Args: args, Stdout: &out, Stderr: &errb,
+			Lookup: func(k string) (string, bool) { v, ok := vars[k]; return v, ok },
+			Environ: func() []string {
+				var kv []string
+				for k, v := range vars {
+					kv = append(kv, k+"="+v)
+				}
+				return kv
+			}}, &out, &errb
+	}
+	const want = "LATCHKEY_TRUSTED_PROXY (did you mean LATCHKEY_TRUSTED_PROXIES?)"
+	e, out, errb := env("migrate")
+	if code := Run(context.Background(), e); code != 0 || !strings.Contains(out.String(), "migrations applied") ||
+		!strings.Contains(errb.String(), want) {
+		t.Errorf("migrate: exit %d, stdout %q, stderr %q", code, out, errb)
+	}
+	for _, tool := range []string{"LATCHKEY_TEST_POSTGRES_DSN", "LATCHKEY_OAUTH_CLIENT_SECRET", "LATCHKEY_DATABASE_URL"} {
+		if strings.Contains(errb.String(), tool) {
+			t.Errorf("%s is named as unknown: %q", tool, errb)
+		}
+	}
+	// serve logs it before anything that may fail because of it: here the
+	// key, set under a wrong name.
+	delete(vars, "LATCHKEY_ENCRYPTION_KEY")
+	vars["LATCHKEY_ENCRYPTON_KEY"] = testKey
+	e, _, errb = env("serve", "--addr", "127.0.0.1:0")
+	if code := Run(context.Background(), e); code != 1 || !strings.Contains(errb.String(), want) ||
+		!strings.Contains(errb.String(), "LATCHKEY_ENCRYPTON_KEY (did you mean LATCHKEY_ENCRYPTION_KEY?)") ||
+		strings.Contains(errb.String(), testKey) {
+		t.Errorf("serve: exit %d, stderr %q", code, errb)
+	}
+}
