@@ -3,9 +3,11 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // runWith runs args with the CLI tests' database and key plus vars.
@@ -89,5 +91,27 @@ func TestUnknownVariablesAreNamed(t *testing.T) {
 		!strings.Contains(errb.String(), "LATCHKEY_ENCRYPTON_KEY (did you mean LATCHKEY_ENCRYPTION_KEY?)") ||
 		strings.Contains(errb.String(), testKey) {
 		t.Errorf("serve: exit %d, stderr %q", code, errb)
+	}
+}
+
+// serve refuses a plain-http base URL off loopback before it migrates or
+// listens, naming the variable and the opt-out.
+func TestServeRefusesAnInsecureBaseURL(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	vars := map[string]string{"LATCHKEY_DATABASE_URL": filepath.Join(dir, "serve.db"), "LATCHKEY_ENCRYPTION_KEY": testKey,
+		"LATCHKEY_BASE_URL": "http://auth.example.com"}
+	// Bounded: a serve that accepts the URL runs until its context ends.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code := Run(ctx, Env{Args: []string{"serve", "--addr", "127.0.0.1:0"}, Stdout: &out, Stderr: &errb,
+		Lookup: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }})
+	errs := errb.String()
+	if code != 1 || !strings.Contains(errs, "LATCHKEY_BASE_URL") || !strings.Contains(errs, "LATCHKEY_ALLOW_INSECURE_BASE_URL=true") {
+		t.Errorf("serve: exit %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "serve.db")); err == nil {
+		t.Error("serve created the database before refusing the configuration")
 	}
 }

@@ -81,6 +81,11 @@ type Config struct {
 	// server is busy before it collects (package gctune); 0 leaves Go's
 	// default. A GOGC in the environment wins over it.
 	GCFloorMiB int
+
+	// AllowInsecureBaseURL lets a plain-http BaseURL name a host other
+	// than loopback outside dev mode (a private network the operator
+	// vouches for); without it such a URL is refused.
+	AllowInsecureBaseURL bool
 }
 
 // Defaults returns the configuration used when nothing is set.
@@ -118,6 +123,13 @@ func FromEnv(c Config, lookup func(string) (string, bool)) (Config, error) {
 	str("LATCHKEY_ADDR", &c.Addr)
 	str("LATCHKEY_DATABASE_URL", &c.DatabaseURL)
 	str("LATCHKEY_BASE_URL", &c.BaseURL)
+	if v, ok := lookup("LATCHKEY_ALLOW_INSECURE_BASE_URL"); ok && v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return c, fmt.Errorf("config: LATCHKEY_ALLOW_INSECURE_BASE_URL %q must be true or false", v)
+		}
+		c.AllowInsecureBaseURL = b
+	}
 	str("LATCHKEY_SMTP_URL", &c.SMTPURL)
 	str("LATCHKEY_EMAIL_FROM", &c.EmailFrom)
 	str("LATCHKEY_SMS_URL", &c.SMSURL)
@@ -201,6 +213,14 @@ func (c Config) Validate() error {
 	}
 	if err := checkBaseURL(c.BaseURL); err != nil {
 		errs = append(errs, err)
+	} else if u, _ := url.Parse(c.BaseURL); u.Scheme == "http" && !outbound.IsLoopbackHost(u.Hostname()) &&
+		!c.Dev && !c.AllowInsecureBaseURL {
+		// Cookies lose Secure and HSTS is off, and every emailed link,
+		// OAuth and SSO callback and the OIDC issuer is plain http: a
+		// network's eavesdropper reads login tokens.
+		errs = append(errs, fmt.Errorf("LATCHKEY_BASE_URL %q is plain http to a host other than loopback: use https "+
+			"(every emailed link, callback and session cookie would cross the network in clear), or set "+
+			"LATCHKEY_ALLOW_INSECURE_BASE_URL=true for a private network", c.BaseURL))
 	}
 	if c.SMTPURL != "" {
 		// NewSMTP's own parser, so Validate refuses exactly what NewSMTP would

@@ -191,3 +191,46 @@ func TestDatabaseURLIsChecked(t *testing.T) {
 		}
 	}
 }
+
+// A plain-http base URL off loopback puts every emailed link, callback
+// and session cookie on the network in clear, with HSTS off: refused
+// outside dev mode unless LATCHKEY_ALLOW_INSECURE_BASE_URL says the
+// network is private.
+func TestInsecureBaseURLNeedsAnOptOut(t *testing.T) {
+	load := func(vars ...string) Config {
+		t.Helper()
+		env := map[string]string{}
+		for i := 0; i+1 < len(vars); i += 2 {
+			env[vars[i]] = vars[i+1]
+		}
+		c, err := FromEnv(Defaults(), func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	for _, base := range []string{"http://auth.example.com", "http://10.1.2.3:8080", "http://[fd00::1]:8080", "http://0.0.0.0:8080"} {
+		err := load("LATCHKEY_BASE_URL", base).Validate()
+		if err == nil || !strings.Contains(err.Error(), "LATCHKEY_BASE_URL") || !strings.Contains(err.Error(), "LATCHKEY_ALLOW_INSECURE_BASE_URL") {
+			t.Errorf("%s accepted outside dev mode: %v", base, err)
+		}
+		if err := load("LATCHKEY_BASE_URL", base, "LATCHKEY_ALLOW_INSECURE_BASE_URL", "true").Validate(); err != nil {
+			t.Errorf("%s with the opt-out: %v", base, err)
+		}
+		dev := load("LATCHKEY_BASE_URL", base)
+		dev.Dev = true
+		if err := dev.Validate(); err != nil {
+			t.Errorf("%s in dev mode: %v", base, err)
+		}
+	}
+	for _, base := range []string{"http://localhost:8080", "http://127.0.0.1:9000", "http://[::1]:8080", "https://10.1.2.3"} {
+		if err := load("LATCHKEY_BASE_URL", base).Validate(); err != nil {
+			t.Errorf("%s refused: %v", base, err)
+		}
+	}
+	if _, err := FromEnv(Defaults(), func(k string) (string, bool) {
+		return "yes please", k == "LATCHKEY_ALLOW_INSECURE_BASE_URL"
+	}); err == nil || !strings.Contains(err.Error(), "LATCHKEY_ALLOW_INSECURE_BASE_URL") {
+		t.Errorf("a malformed opt-out: %v", err)
+	}
+}
