@@ -19,7 +19,9 @@ const usage = `latchkey: self-hosted B2B authentication
 
 Usage:
   latchkey serve   [--addr :8080]     run the server (production mode)
-  latchkey dev     [--addr :8080]     run with the demo seed and the dev mailbox
+  latchkey dev     [--addr :8080] [--force]   run with the demo seed and the dev mailbox
+                                      (refused on a database with other projects, or under a
+                                      public https LATCHKEY_BASE_URL, unless --force)
   latchkey migrate                    apply database migrations and exit
   latchkey project create --name N [--redirect-url URL]... [--origin ORIGIN]... [--live]
   latchkey project list

@@ -29,6 +29,10 @@ func serve(ctx context.Context, env Env, dev bool) error {
 	// where the environment's configuration is wrong.
 	fs := newFlags(env.Args[0])
 	addr := fs.String("addr", "", "listen address (default: LATCHKEY_ADDR, else "+config.Defaults().Addr+")")
+	force := new(bool)
+	if dev {
+		force = fs.Bool("force", false, "run even on a database holding other projects than the demo's, or under a public https base URL")
+	}
 	if err := parseFlags(fs, env.Args[1:]); err != nil {
 		return err
 	}
@@ -44,6 +48,11 @@ func serve(ctx context.Context, env Env, dev bool) error {
 		// The mock SAML and OIDC providers, which the demo organization's
 		// connections name, are this server on its loopback address.
 		cfg.SSOAllowedNetworks = strings.Trim(outbound.Loopback+","+cfg.SSOAllowedNetworks, ",")
+	}
+	if dev && !*force && baseURLSet(env) {
+		if err := devBaseURLIsLocal(cfg.BaseURL); err != nil {
+			return err
+		}
 	}
 	if dev && !addrChosen(fs, env) {
 		// The dev mailbox shows every code and link: only this machine may
@@ -93,6 +102,11 @@ func serve(ctx context.Context, env Env, dev bool) error {
 		return err
 	}
 	defer a.Close()
+	if dev && !*force {
+		if err := devDatabaseIsDevs(ctx, a.Projects); err != nil {
+			return err
+		}
+	}
 	if dev {
 		seeded, err := devmode.Seed(ctx, a.Projects, a.Orgs, cfg.BaseURL)
 		if err != nil {

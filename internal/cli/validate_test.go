@@ -115,3 +115,47 @@ func TestServeRefusesAnInsecureBaseURL(t *testing.T) {
 		t.Error("serve created the database before refusing the configuration")
 	}
 }
+
+// dev refuses what looks like production (a database holding projects the
+// demo seed did not create, a public https base URL) unless --force; its
+// own database, seeded before, is fine.
+func TestDevRefusesAProductionLookingSetup(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "dev.db")
+	vars := map[string]string{"LATCHKEY_DATABASE_URL": db, "LATCHKEY_BREACH_API_URL": "off"}
+	run := func(vars map[string]string, args ...string) (int, string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		var out, errb bytes.Buffer
+		code := Run(ctx, Env{Args: args, Stdout: &out, Stderr: &errb,
+			Lookup: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }})
+		return code, errb.String()
+	}
+
+	startServer(t, vars, "dev", "--addr", "127.0.0.1:0").stop()
+	startServer(t, vars, "dev", "--addr", "127.0.0.1:0").stop() // the demo project alone is dev's own
+	if code, errs := run(vars, "project", "create", "--name", "Real Shop"); code != 0 {
+		t.Fatalf("project create: exit %d: %s", code, errs)
+	}
+	code, errs := run(vars, "dev", "--addr", "127.0.0.1:0")
+	if code != 1 || !strings.Contains(errs, `"Real Shop"`) || !strings.Contains(errs, "--force") {
+		t.Errorf("dev on a database with another project: exit %d, stderr %q", code, errs)
+	}
+	startServer(t, vars, "dev", "--addr", "127.0.0.1:0", "--force").stop()
+
+	fresh := map[string]string{"LATCHKEY_DATABASE_URL": filepath.Join(t.TempDir(), "dev.db"), "LATCHKEY_BREACH_API_URL": "off",
+		"LATCHKEY_BASE_URL": "https://auth.example.com"}
+	code, errs = run(fresh, "dev", "--addr", "127.0.0.1:0")
+	if code != 1 || !strings.Contains(errs, "LATCHKEY_BASE_URL https://auth.example.com") || !strings.Contains(errs, "--force") {
+		t.Errorf("dev under a public https base URL: exit %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(fresh["LATCHKEY_DATABASE_URL"]); err == nil {
+		t.Error("dev created its database before refusing the base URL")
+	}
+	fresh["LATCHKEY_BASE_URL"] = "https://localhost:8443"
+	startServer(t, fresh, "dev", "--addr", "127.0.0.1:0").stop()
+	// serve has no --force: it is dev's alone.
+	if code, errs := run(vars, "serve", "--force"); code != 2 || !strings.Contains(errs, "-force") {
+		t.Errorf("serve --force: exit %d, stderr %q", code, errs)
+	}
+}
