@@ -143,14 +143,19 @@ func New(ctx context.Context, cfg config.Config, opt Options) (*App, error) {
 // the real handler on their own database); it applies the migrations and
 // installs the change-feed triggers itself (MigrateDB). The caller owns db.
 func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options) (*App, error) {
-	if err := MigrateDB(ctx, db); err != nil {
-		return nil, err
-	}
 	if opt.Clock == nil {
 		opt.Clock = clock.Real{}
 	}
 	if opt.Logger == nil {
 		opt.Logger = slog.Default()
+	}
+	if err := MigrateDB(ctx, db); err != nil {
+		return nil, err
+	}
+	if msg, err := NewerSchemaWarning(ctx, db); err != nil {
+		return nil, err
+	} else if msg != "" {
+		opt.Logger.Warn(msg)
 	}
 	if opt.Widget == nil {
 		opt.Widget = widget.Dist()

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"strings"
 
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -59,6 +60,20 @@ func MigrateDB(ctx context.Context, db *store.DB) error {
 		return err
 	}
 	return changefeed.Install(ctx, db, Watches())
+}
+
+// NewerSchemaWarning names the migrations recorded in db that this binary
+// does not have, or is "" when there are none. A newer release migrated
+// the database: this one runs on it (a rolling deploy runs old binaries
+// on the new schema until they are replaced), but the operator should
+// know, since a rollback past those migrations is not what it seems.
+func NewerSchemaWarning(ctx context.Context, db *store.DB) (string, error) {
+	unknown, err := db.UnknownVersions(ctx, Migrations()...)
+	if err != nil || len(unknown) == 0 {
+		return "", err
+	}
+	return "this database was migrated by a newer release: it has migrations this binary does not know (" +
+		strings.Join(unknown, ", ") + ")", nil
 }
 
 // Start runs the background loops until ctx ends: the change-feed poll

@@ -205,6 +205,11 @@ func migrate(ctx context.Context, env Env) error {
 		return err
 	}
 	defer db.Close()
+	if msg, err := app.NewerSchemaWarning(ctx, db); err != nil {
+		return err
+	} else if msg != "" {
+		fmt.Fprintf(env.Stderr, "latchkey migrate: warning: %s\n", msg)
+	}
 	fmt.Fprintln(env.Stdout, "migrations applied")
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/latchkey/latchkey/internal/store"
 )
 
 // runWith runs args with the CLI tests' database and key plus vars.
@@ -157,5 +159,35 @@ func TestDevRefusesAProductionLookingSetup(t *testing.T) {
 	// serve has no --force: it is dev's alone.
 	if code, errs := run(vars, "serve", "--force"); code != 2 || !strings.Contains(errs, "-force") {
 		t.Errorf("serve --force: exit %d, stderr %q", code, errs)
+	}
+}
+
+// A database migrated by a newer release is used (a rolling deploy runs
+// old binaries on it) but named, by migrate and at serve's start.
+func TestNewerSchemaIsWarnedOf(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "cli.db")
+	if code, _, errs := runWith(t, db, nil, "migrate"); code != 0 || strings.Contains(errs, "newer release") {
+		t.Fatalf("first migrate: exit %d, stderr %q", code, errs)
+	}
+	sqlDB, err := store.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sqlDB.ExecContext(context.Background(), `INSERT INTO schema_migrations (version, applied_at) VALUES ('9999', 1)`)
+	sqlDB.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runWith(t, db, nil, "migrate")
+	if code != 0 || !strings.Contains(out, "migrations applied") || !strings.Contains(errs, "migrated by a newer release") ||
+		!strings.Contains(errs, "(9999)") {
+		t.Errorf("migrate on a newer schema: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	r := startServer(t, map[string]string{"LATCHKEY_DATABASE_URL": db, "LATCHKEY_ENCRYPTION_KEY": testKey,
+		"LATCHKEY_BREACH_API_URL": "off"}, "serve", "--addr", "127.0.0.1:0")
+	r.stop()
+	if !strings.Contains(r.errb.String(), "migrated by a newer release") || !strings.Contains(r.errb.String(), "(9999)") {
+		t.Errorf("serve on a newer schema did not warn: %s", r.errb.String())
 	}
 }

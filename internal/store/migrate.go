@@ -191,3 +191,35 @@ func Embedded(name string, fsys fs.FS) Source {
 	}
 	return Source{Name: name, FS: sub}
 }
+
+// UnknownVersions returns, sorted, the versions recorded in
+// schema_migrations that none of this binary's migrations (the core ones
+// and sources') has: a newer release migrated the database. Migrate
+// applies around them, since during a rolling deploy old binaries run on
+// the new schema until replaced; the caller warns. Call it after Migrate.
+func (db *DB) UnknownVersions(ctx context.Context, sources ...Source) ([]string, error) {
+	plan, err := db.plan(sources)
+	if err != nil {
+		return nil, err
+	}
+	known := make(map[string]bool, len(plan))
+	for _, m := range plan {
+		known[m.version] = true
+	}
+	rows, err := db.Read().QueryContext(ctx, `SELECT version FROM schema_migrations ORDER BY version`)
+	if err != nil {
+		return nil, fmt.Errorf("store: list migrations: %w", err)
+	}
+	defer rows.Close()
+	var unknown []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, fmt.Errorf("store: scan migration: %w", err)
+		}
+		if !known[v] {
+			unknown = append(unknown, v)
+		}
+	}
+	return unknown, rows.Err()
+}

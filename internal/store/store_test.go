@@ -193,3 +193,32 @@ func TestMigrateRefusesTwoMigrationsWithOneVersion(t *testing.T) {
 		}
 	})
 }
+
+// A version no migration of this binary has (a newer release's) is
+// applied around and reported, core and module versions alike.
+func TestUnknownVersionsAreReported(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		src := store.Source{Name: "widgets", FS: fstest.MapFS{
+			"0001_widgets.sql": {Data: []byte("CREATE TABLE widgets (id TEXT PRIMARY KEY);\n")},
+		}}
+		if err := db.Migrate(ctx, src); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := db.UnknownVersions(ctx, src); err != nil || len(got) != 0 {
+			t.Fatalf("after this binary's migrations: %v, %v", got, err)
+		}
+		for _, v := range []string{"9999", "widgets/0002"} {
+			if _, err := db.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES ($1, 1)`, v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := db.Migrate(ctx, src); err != nil {
+			t.Fatalf("a newer schema must still migrate (rolling deploys): %v", err)
+		}
+		got, err := db.UnknownVersions(ctx, src)
+		if err != nil || strings.Join(got, ",") != "9999,widgets/0002" {
+			t.Fatalf("UnknownVersions = %v, %v", got, err)
+		}
+	})
+}
