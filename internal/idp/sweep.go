@@ -1,12 +1,10 @@
 package idp
 
 import (
-	"context"
 	"fmt"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/organization"
-	"github.com/latchkey/latchkey/internal/store"
 	"github.com/latchkey/latchkey/internal/sweeper"
 )
 
@@ -20,22 +18,18 @@ const tokenGrace = 24 * time.Hour
 // runs them): expired access and refresh tokens, and the consent and
 // tokens of members who were deleted. A deleted member's consent must not
 // come back if they are reactivated, as their sessions do not. Codes are
-// flow tickets, swept with the other tickets.
+// flow tickets, swept with the other tickets. Like every sweep, the
+// deleted members' rows go in batches (sweeper.Batch), so a large backlog
+// never holds the writer in one statement.
 func (m *Module) Sweeps() []sweeper.Sweepable {
 	return []sweeper.Sweepable{
 		sweeper.Expired{DB: m.d.DB, Table: "idp_tokens", Key: "token_hash", Column: "expires_at", Keep: tokenGrace},
-		sweeper.Func{Label: "idp_deleted_members", Fn: m.sweepDeletedMembers},
+		sweeper.Expired{DB: m.d.DB, Table: "idp_grants", Key: "member_id, client_id", Where: ofDeletedMembers,
+			Label: "idp_grants_of_deleted_members"},
+		sweeper.Expired{DB: m.d.DB, Table: "idp_tokens", Key: "token_hash", Where: ofDeletedMembers,
+			Label: "idp_tokens_of_deleted_members"},
 	}
 }
 
-// sweepDeletedMembers deletes the grants and tokens of deleted members.
-func (m *Module) sweepDeletedMembers(ctx context.Context) error {
-	for _, table := range []string{"idp_grants", "idp_tokens"} {
-		_, err := m.d.DB.ExecContext(ctx, `DELETE FROM `+table+` WHERE member_id IN
-			(SELECT member_id FROM members WHERE status = $1)`, organization.StatusDeleted)
-		if err != nil {
-			return fmt.Errorf("idp: sweep %s of deleted members: %w", table, store.MapError(err))
-		}
-	}
-	return nil
-}
+// ofDeletedMembers selects the rows of members whose status is deleted.
+var ofDeletedMembers = fmt.Sprintf("member_id IN (SELECT member_id FROM members WHERE status = '%s')", organization.StatusDeleted)

@@ -3,6 +3,7 @@ package sweeper_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,6 +70,42 @@ func TestExpiredSweepsInBatchesByTheWholeKey(t *testing.T) {
 		}
 		if n, err := e.Sweep(ctx, now); n != 0 || err != nil {
 			t.Fatalf("second sweep: %d (%v)", n, err)
+		}
+	})
+}
+
+// Without a Column, Where alone selects the rows (garbage as soon as it
+// matches them), still a batch per statement, and no cutoff is bound.
+func TestExpiredWithoutAColumnSweepsWhereAloneInBatches(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		if _, err := db.ExecContext(ctx, `CREATE TABLE sweep_pairs (a TEXT NOT NULL, b TEXT NOT NULL, ts BIGINT NOT NULL,
+			PRIMARY KEY (a, b))`); err != nil {
+			t.Fatal(err)
+		}
+		now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+		fill(t, db, 2500, "gone", store.Millis(now.Add(time.Hour))) // newer than now: no age condition applies
+		fill(t, db, 30, "kept", store.Millis(now.Add(-time.Hour)))
+		e := sweeper.Expired{DB: db, Table: "sweep_pairs", Key: "a, b", Where: "a = 'gone'", Label: "gone_pairs"}
+		q, err := e.Statement()
+		if err != nil || strings.Contains(q, "$1") {
+			t.Fatalf("statement %q: %v", q, err)
+		}
+		res, err := db.ExecContext(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := res.RowsAffected(); n != sweeper.Batch {
+			t.Fatalf("one statement deleted %d rows, want a batch of %d", n, sweeper.Batch)
+		}
+		if n, err := e.Sweep(ctx, now); err != nil || n != 2500-sweeper.Batch {
+			t.Fatalf("sweep: %d rows (%v)", n, err)
+		}
+		if gone, kept := countWhere(t, db, "a = 'gone'"), countWhere(t, db, "a = 'kept'"); gone != 0 || kept != 30 || e.Name() != "gone_pairs" {
+			t.Fatalf("left gone %d, kept %d; name %q", gone, kept, e.Name())
+		}
+		if _, err := (sweeper.Expired{DB: db, Table: "sweep_pairs", Key: "a"}).Statement(); err == nil {
+			t.Fatal("neither a Column nor a Where: every row would be swept")
 		}
 	})
 }

@@ -30,20 +30,28 @@ type Sweepable interface {
 const Batch = 1000
 
 // Expired sweeps rows of Table whose Column (Unix milliseconds) is older
-// than now minus Keep, and that match Where when it is set.
+// than now minus Keep, and that match Where when it is set. Without a
+// Column, Where alone selects the rows, which are garbage as soon as it
+// matches them (the rows of deleted members), and there is no $1.
 type Expired struct {
 	DB     *store.DB
 	Table  string        // e.g. "member_sessions"
 	Key    string        // primary key, for batching; a composite one comma-separated ("bucket, window_start")
-	Column string        // expires_at, created_at...
+	Column string        // expires_at, created_at...; "" for none
 	Keep   time.Duration // how long past Column a row is kept
 	Where  string        // extra condition, e.g. "verified_at IS NULL"; a fixed string, never input; $1 is the cutoff
+	Label  string        // the sweep's name in the counts when a table has two; "" is Table
 }
 
 var ident = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
 
-// Name is the table swept.
-func (e Expired) Name() string { return e.Table }
+// Name is the label, or the table swept.
+func (e Expired) Name() string {
+	if e.Label != "" {
+		return e.Label
+	}
+	return e.Table
+}
 
 // Statement is the delete of one batch, with the cutoff as $1. A
 // composite key is matched as a row value, which both engines accept: a
@@ -57,7 +65,7 @@ func (e Expired) Statement() (string, error) {
 			return "", fmt.Errorf("sweeper: bad table spec %+v", e)
 		}
 	}
-	if !ident.MatchString(e.Table) || !ident.MatchString(e.Column) {
+	if !ident.MatchString(e.Table) || (e.Column == "" && e.Where == "") || (e.Column != "" && !ident.MatchString(e.Column)) {
 		return "", fmt.Errorf("sweeper: bad table spec %+v", e)
 	}
 	key := strings.Join(cols, ", ")
@@ -65,9 +73,14 @@ func (e Expired) Statement() (string, error) {
 	if len(cols) > 1 {
 		match = "(" + key + ")"
 	}
-	cond := e.Column + ` < $1`
-	if e.Where != "" {
-		cond += ` AND (` + e.Where + `)`
+	var cond string
+	switch {
+	case e.Column == "":
+		cond = e.Where
+	case e.Where == "":
+		cond = e.Column + ` < $1`
+	default:
+		cond = e.Column + ` < $1 AND (` + e.Where + `)`
 	}
 	return `DELETE FROM ` + e.Table + ` WHERE ` + match + ` IN (SELECT ` + key + ` FROM ` + e.Table +
 		` WHERE ` + cond + ` LIMIT ` + fmt.Sprint(Batch) + `)`, nil
@@ -79,10 +92,13 @@ func (e Expired) Sweep(ctx context.Context, now time.Time) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	cutoff := store.Millis(now.Add(-e.Keep))
+	var args []any
+	if e.Column != "" {
+		args = append(args, store.Millis(now.Add(-e.Keep)))
+	}
 	var total int64
 	for {
-		res, err := e.DB.ExecContext(ctx, q, cutoff)
+		res, err := e.DB.ExecContext(ctx, q, args...)
 		if err != nil {
 			return total, fmt.Errorf("sweeper: %s: %w", e.Table, err)
 		}
