@@ -127,6 +127,15 @@ func serve(ctx context.Context, env Env, dev bool) error {
 			return fmt.Errorf("listen: %w", err)
 		}
 	}
+	var mln net.Listener
+	if cfg.MetricsAddr != "" {
+		// Before the main server serves: an address that cannot be had
+		// stops the start instead of failing once traffic is flowing.
+		if mln, err = net.Listen("tcp", cfg.MetricsAddr); err != nil {
+			ln.Close()
+			return fmt.Errorf("listen (LATCHKEY_METRICS_ADDR): %w", err)
+		}
+	}
 	if !dev && !baseSet && !loopbackOnly(ln.Addr()) {
 		log.Warn("LATCHKEY_BASE_URL is not set: emailed links, the OAuth and SSO callbacks and the OIDC issuer name "+
 			cfg.BaseURL+", which no other machine reaches; set it to this server's public URL",
@@ -150,11 +159,7 @@ func serve(ctx context.Context, env Env, dev bool) error {
 	// memory limit is set because the right one depends on the host.
 	go debug.FreeOSMemory()
 	servers := []*http.Server{srv}
-	if cfg.MetricsAddr != "" {
-		mln, err := net.Listen("tcp", cfg.MetricsAddr)
-		if err != nil {
-			return fmt.Errorf("listen (LATCHKEY_METRICS_ADDR): %w", err)
-		}
+	if mln != nil {
 		msrv := &http.Server{Handler: a.Metrics.Handler(), ReadHeaderTimeout: 10 * time.Second}
 		servers = append(servers, msrv)
 		go func() { errc <- msrv.Serve(mln) }()

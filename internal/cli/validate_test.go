@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -189,5 +190,48 @@ func TestNewerSchemaIsWarnedOf(t *testing.T) {
 	r.stop()
 	if !strings.Contains(r.errb.String(), "migrated by a newer release") || !strings.Contains(r.errb.String(), "(9999)") {
 		t.Errorf("serve on a newer schema did not warn: %s", r.errb.String())
+	}
+}
+
+// A bad listen port is refused before the migrations, naming the
+// variable; a metrics address that cannot be had stops the start before
+// the main server serves.
+func TestListenAddressesFailEarly(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	code, _, errs := runWith(t, filepath.Join(dir, "addr.db"), map[string]string{"LATCHKEY_ADDR": ":99999"}, "serve")
+	if code != 1 || !strings.Contains(errs, "LATCHKEY_ADDR") {
+		t.Errorf("serve on :99999: exit %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "addr.db")); err == nil {
+		t.Error("serve migrated a database before refusing the address")
+	}
+
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	vars := map[string]string{"LATCHKEY_DATABASE_URL": filepath.Join(dir, "metrics.db"), "LATCHKEY_ENCRYPTION_KEY": testKey,
+		"LATCHKEY_METRICS_ADDR": taken.Addr().String()}
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := free.Addr().String()
+	free.Close()
+	var out, errb bytes.Buffer
+	code = Run(ctx, Env{Args: []string{"serve", "--addr", addr}, Stdout: &out, Stderr: &errb,
+		Lookup: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }})
+	if code != 1 || !strings.Contains(errb.String(), "LATCHKEY_METRICS_ADDR") || strings.Contains(errb.String(), "latchkey listening") {
+		t.Errorf("serve with a taken metrics address: exit %d, stderr %q", code, errb.String())
+	}
+	// The main address was never served, and is not left open behind the
+	// failed start (it once went on serving after serve returned).
+	if c, err := net.DialTimeout("tcp", addr, time.Second); err == nil {
+		c.Close()
+		t.Errorf("the main address %s still accepts connections after the failed start", addr)
 	}
 }

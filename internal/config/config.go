@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -204,6 +205,13 @@ func (c Config) Validate() error {
 	var errs []error
 	if c.Addr == "" {
 		errs = append(errs, errors.New("listen address is empty"))
+	} else if err := checkAddr(c.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("LATCHKEY_ADDR (or --addr) %q: %w", c.Addr, err))
+	}
+	if c.MetricsAddr != "" {
+		if err := checkAddr(c.MetricsAddr); err != nil {
+			errs = append(errs, fmt.Errorf("LATCHKEY_METRICS_ADDR %q: %w", c.MetricsAddr, err))
+		}
 	}
 	if c.DatabaseURL == "" {
 		errs = append(errs, errors.New("LATCHKEY_DATABASE_URL is empty"))
@@ -303,6 +311,19 @@ func checkBaseURL(base string) error {
 		return fmt.Errorf("LATCHKEY_BASE_URL %q must be an absolute http(s) URL", base)
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(base, "#"):
 		return fmt.Errorf("LATCHKEY_BASE_URL %q must have no query or fragment: paths are appended to it", base)
+	}
+	return nil
+}
+
+// checkAddr refuses a listen address net.Listen would refuse only after
+// the migrations ran: one without a port, or with a port out of range.
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("want host:port or :port")
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("port %q is not a port number (0 to 65535)", port)
 	}
 	return nil
 }

@@ -234,3 +234,27 @@ func TestInsecureBaseURLNeedsAnOptOut(t *testing.T) {
 		t.Errorf("a malformed opt-out: %v", err)
 	}
 }
+
+// A listen address net.Listen would refuse is refused with the rest,
+// naming its variable, instead of after the migrations ran.
+func TestListenAddressesAreChecked(t *testing.T) {
+	for _, c := range []struct{ addr, metrics, want string }{
+		{":99999", "", "LATCHKEY_ADDR"},
+		{"localhost", "", "LATCHKEY_ADDR"},
+		{":8080", "127.0.0.1:70000", "LATCHKEY_METRICS_ADDR"},
+		{":8080", "9090", "LATCHKEY_METRICS_ADDR"},
+	} {
+		cfg := Defaults()
+		cfg.Addr, cfg.MetricsAddr = c.addr, c.metrics
+		if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("addr %q, metrics %q: %v", c.addr, c.metrics, err)
+		}
+	}
+	for _, addr := range []string{":8080", ":0", "127.0.0.1:65535", "[::1]:8080", "0.0.0.0:http"} {
+		cfg := Defaults()
+		cfg.Addr, cfg.MetricsAddr = addr, addr
+		if err := cfg.Validate(); err != nil {
+			t.Errorf("%q refused: %v", addr, err)
+		}
+	}
+}
