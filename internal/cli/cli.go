@@ -50,7 +50,7 @@ Usage:
   latchkey project rotate-secret --project ID [--keep-old]   new backend secret (shown once)
   latchkey project secrets --project ID                       list secret ids (never the secrets)
   latchkey project retire-secret --project ID --secret-id S
-  latchkey keys rotate --project ID                           new JWT signing key; old keys stay published
+  latchkey keys rotate --project ID                           new JWT signing key, published now, signing in 1 min
   latchkey keys list --project ID
   latchkey keys retire --project ID --kid K                   remove a key from the JWKS
   latchkey member impersonate --project ID --org ORG --member M --impersonator EMAIL

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/clock"
@@ -33,8 +34,9 @@ func audited(ctx context.Context, log *audit.Log, projectID, typ, idField string
 	}
 }
 
-// keysCmd manages a project's JWT signing keys: rotate adds a new signing
-// key (old ones stay in the JWKS), retire removes one, list shows them.
+// keysCmd manages a project's JWT signing keys: rotate adds a new key,
+// published at once and signing a minute later (project.SigningKeyLead;
+// old ones stay in the JWKS), retire removes one, list shows them.
 func keysCmd(ctx context.Context, env Env) error {
 	const choices = "rotate, list, retire"
 	sub, err := subcommand(env, 1, "keys", choices)
@@ -67,12 +69,15 @@ func keysCmd(ctx context.Context, env Env) error {
 	}
 	switch sub {
 	case "rotate":
-		newKID, err := projects.RotateSigningKey(ctx, *id, audited(ctx, log, *id, audit.SigningKeyRotated, "kid", nil))
+		k, err := projects.RotateSigningKey(ctx, *id, audited(ctx, log, *id, audit.SigningKeyRotated, "kid", nil))
 		if err != nil {
 			return err
 		}
-		return newEncoder(env.Stdout).Encode(map[string]string{"kid": newKID,
-			"note": "new signing key active; previous keys stay published until retired"})
+		signsAt := store.Time(k.ActivatesAt)
+		return newEncoder(env.Stdout).Encode(map[string]any{"kid": k.KID, "activates_at": k.ActivatesAt,
+			"note": fmt.Sprintf("new key published in the JWKS now; it signs new tokens from %s (in %s), "+
+				"the previous key until then; previous keys stay published until retired",
+				signsAt.Format(time.RFC3339), project.SigningKeyLead)})
 	case "list":
 		keys, err := projects.ListSigningKeys(ctx, *id)
 		if err != nil {

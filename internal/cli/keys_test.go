@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -77,27 +78,45 @@ func TestKeysRotateListRetire(t *testing.T) {
 		!strings.Contains(errs, "only signing key") {
 		t.Fatalf("retiring the only key: exit %d %s", code, errs)
 	}
-	if code, _, errs := runCLI(t, db, "keys", "rotate", "--project", id); code != 0 {
+	code, out, errs := runCLI(t, db, "keys", "rotate", "--project", id)
+	if code != 0 {
 		t.Fatalf("rotate: %s", errs)
 	}
-	both := keyList(t, db, id)
-	if len(both) != 2 || both[1].KID != first[0].KID || !both[0].Signing || both[1].Signing {
-		t.Fatalf("after rotate: %+v", both)
+	// The new key is published at once and signs a minute later; until
+	// then the old one signs. The command says when.
+	var rotated struct {
+		KID         string `json:"kid"`
+		ActivatesAt int64  `json:"activates_at"`
+		Note        string `json:"note"`
 	}
+	if err := json.Unmarshal([]byte(out), &rotated); err != nil {
+		t.Fatalf("rotate output %q: %v", out, err)
+	}
+	both := keyList(t, db, id)
+	if len(both) != 2 || both[0].KID != rotated.KID || both[1].KID != first[0].KID || both[0].Signing || !both[1].Signing ||
+		both[0].ActivatesAt != rotated.ActivatesAt || rotated.ActivatesAt != both[0].CreatedAt+project.SigningKeyLead.Milliseconds() {
+		t.Fatalf("after rotate (%s): %+v", out, both)
+	}
+	if at := time.UnixMilli(rotated.ActivatesAt).UTC().Format(time.RFC3339); !strings.Contains(rotated.Note, "signs new tokens from "+at) {
+		t.Fatalf("rotate's note does not say when the key signs (%s): %q", at, rotated.Note)
+	}
+	// Retiring the signing key while the new one is pending (a leaked
+	// key) makes the new one sign at once.
 	if code, out, errs := runCLI(t, db, "keys", "retire", "--project", id, "--kid", first[0].KID); code != 0 ||
 		!strings.Contains(out, "retired") {
 		t.Fatalf("retire: %d %s %s", code, out, errs)
 	}
-	if left := keyList(t, db, id); len(left) != 1 || left[0].KID != both[0].KID {
+	if left := keyList(t, db, id); len(left) != 1 || left[0].KID != both[0].KID || !left[0].Signing ||
+		left[0].ActivatesAt >= rotated.ActivatesAt {
 		t.Fatalf("after retire: %+v", left)
 	}
-	code, rotated, errs := runCLI(t, db, "project", "rotate-secret", "--project", id)
+	code, rotatedSecret, errs := runCLI(t, db, "project", "rotate-secret", "--project", id)
 	if code != 0 {
 		t.Fatalf("rotate-secret: %s", errs)
 	}
 	var secret struct{ Secret string }
-	_ = json.Unmarshal([]byte(rotated), &secret)
-	code, out, errs := runCLI(t, db, "audit", "--project", id)
+	_ = json.Unmarshal([]byte(rotatedSecret), &secret)
+	code, out, errs = runCLI(t, db, "audit", "--project", id)
 	if code != 0 {
 		t.Fatalf("audit: %s", errs)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/signslot"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -278,14 +279,15 @@ func (p *Provider) revokeMemberIn(ctx context.Context, q store.Querier, projectI
 	return nil
 }
 
-// signer signs with the project's newest key; verifiers find every active
-// key in the JWKS.
+// signer signs with the project's signing key (project.Signer): a
+// rotated key only once relying parties have had the time to find it in
+// the JWKS, which lists every published key.
 func (p *Provider) signer(ctx context.Context, projectID string) (jose.Signer, error) {
 	keys, err := p.projects.SigningKeys(ctx, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("idp: keys: %w", err)
 	}
-	k := keys[0]
+	k := project.Signer(keys, p.clock.Now())
 	s, err := signslot.RS256(k)
 	if err != nil {
 		return nil, fmt.Errorf("idp: signer: %w", err)

@@ -9,6 +9,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/atrest"
 	"github.com/latchkey/latchkey/internal/ids"
@@ -23,6 +24,21 @@ var SigningKeyColumn = atrest.Column{Table: "signing_keys", Key: "kid", Column: 
 // project could no longer sign sessions.
 var ErrLastSigningKey = errors.New("project: cannot retire the only signing key; rotate first")
 
+// SigningKeyLead is how long a rotated key is published before it signs.
+// A JWT is only as good as its key's reach: one signed with a key a
+// verifier does not know yet is refused, and users are logged out. Other
+// replicas learn of a new key through the change feed within a second
+// (changefeed.MaxLag, 500 ms, is its usual worst); the JWT checks already
+// allow 5 s of clock skew between the machine that ran `keys rotate` and
+// the replicas; and the SDKs' local verifier (jose's createRemoteJWKSet,
+// api-reference 5.3) fetches the JWKS again for an unknown kid at most
+// once per 30 s, so a backend that fetched it just before the rotation
+// finds the new key only after that cooldown. A minute covers all three
+// with room to spare, and costs nothing but the wait: rotation is
+// planned, and the emergency (a leaked key) is handled by retiring the
+// old key, which makes the pending key sign at once (RetireSigningKey).
+const SigningKeyLead = time.Minute
+
 // SigningKey is an RS256 key a project signs session JWTs with.
 type SigningKey struct {
 	KID     string
@@ -30,13 +46,44 @@ type SigningKey struct {
 	// Signer signs with Private, on rsasign's fast path where the CPU
 	// allows; nil means Private signs through crypto/rsa.
 	Signer crypto.Signer
+	// ActivatesAt is when the key starts signing; before that it only
+	// verifies (see SigningKeyLead). The zero time is "always".
+	ActivatesAt time.Time
+}
+
+// Signer returns the key that signs at now among keys, newest first (as
+// SigningKeys returns them): the newest already active. Selecting here,
+// at each use, rather than once when keys are loaded, makes every cached
+// list switch to a rotated key at its activation, with no change event
+// and no cache expiry needed. If none is active yet (the machine that
+// created the project or retired the signing key has a clock ahead of
+// this one's), it is the one activating first. keys must not be empty.
+func Signer(keys []SigningKey, now time.Time) SigningKey {
+	return keys[signingIndex(len(keys), func(i int) time.Time { return keys[i].ActivatesAt }, now)]
+}
+
+// signingIndex is Signer's rule over n keys, newest first, whose
+// activations are activates(i); n must be positive.
+func signingIndex(n int, activates func(i int) time.Time, now time.Time) int {
+	first := 0
+	for i := range n {
+		at := activates(i)
+		if !at.After(now) {
+			return i
+		}
+		if at.Before(activates(first)) {
+			first = i
+		}
+	}
+	return first
 }
 
 // KeyInfo describes a published key without its private part.
 type KeyInfo struct {
-	KID       string `json:"kid"`
-	CreatedAt int64  `json:"created_at"` // Unix milliseconds
-	Signing   bool   `json:"signing"`    // the newest key, which signs new JWTs
+	KID         string `json:"kid"`
+	CreatedAt   int64  `json:"created_at"`   // Unix milliseconds
+	ActivatesAt int64  `json:"activates_at"` // Unix milliseconds; when it starts signing (0: always)
+	Signing     bool   `json:"signing"`      // the key that signs new JWTs now (Signer)
 }
 
 // Also is work a caller joins to a key or secret change, run in the
@@ -55,7 +102,9 @@ func runAlso(q store.Querier, id string, also []Also) error {
 	return nil
 }
 
-func (s *Store) newSigningKey(ctx context.Context, q store.Querier, projectID string, env ids.Env, now int64) (string, error) {
+// newSigningKey stores a new key for the project, created at now and
+// signing from activatesAt.
+func (s *Store) newSigningKey(ctx context.Context, q store.Querier, projectID string, env ids.Env, now, activatesAt int64) (string, error) {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return "", fmt.Errorf("generate signing key: %w", err)
@@ -69,35 +118,46 @@ func (s *Store) newSigningKey(ctx context.Context, q store.Querier, projectID st
 	if err != nil {
 		return "", err
 	}
-	_, err = q.ExecContext(ctx, `INSERT INTO signing_keys (kid, project_id, private_key_pem, active, created_at) VALUES ($1, $2, $3, $4, $5)`,
-		kid, projectID, sealed, true, now)
+	_, err = q.ExecContext(ctx, `INSERT INTO signing_keys (kid, project_id, private_key_pem, active, created_at, activates_at)
+		VALUES ($1, $2, $3, $4, $5, $6)`, kid, projectID, sealed, true, now, activatesAt)
 	if err != nil {
 		return "", fmt.Errorf("insert signing key: %w", err)
 	}
 	return kid, nil
 }
 
-// RotateSigningKey adds a new key that becomes the signing key, and keeps
-// the old ones published so JWTs they signed still verify until they
-// expire; RetireSigningKey removes one afterwards. It returns the new kid.
-func (s *Store) RotateSigningKey(ctx context.Context, projectID string, also ...Also) (string, error) {
+// RotateSigningKey adds a new key, published at once and signing from
+// SigningKeyLead later, and keeps the old ones published so JWTs they
+// signed still verify until they expire; RetireSigningKey removes one
+// afterwards. It describes the new key.
+func (s *Store) RotateSigningKey(ctx context.Context, projectID string, also ...Also) (KeyInfo, error) {
 	p, err := s.ByID(ctx, projectID)
 	if err != nil {
-		return "", err
+		return KeyInfo{}, err
 	}
-	var kid string
+	now := s.clock.Now()
+	info := KeyInfo{CreatedAt: store.Millis(now), ActivatesAt: store.Millis(now.Add(SigningKeyLead))}
 	err = s.db.Tx(ctx, func(q store.Querier) error {
-		if kid, err = s.newSigningKey(ctx, q, p.ID, p.Env, store.Millis(s.clock.Now())); err != nil {
+		if info.KID, err = s.newSigningKey(ctx, q, p.ID, p.Env, info.CreatedAt, info.ActivatesAt); err != nil {
 			return err
 		}
-		return runAlso(q, kid, also)
+		return runAlso(q, info.KID, also)
 	})
-	return kid, err
+	if err != nil {
+		return KeyInfo{}, err
+	}
+	return info, nil
 }
 
 // RetireSigningKey deletes one of the project's keys, private part
 // included, so it leaves the JWKS and JWTs it signed stop verifying. The
-// last key cannot be retired.
+// last key cannot be retired. Retiring the key that signs while the keys
+// left are all still pending (rotated less than SigningKeyLead ago)
+// activates them now, and the newest signs: that is the response to a
+// leaked key (rotate, then retire it), which must not leave the leaked
+// key signing for another minute, nor the project with no key to sign
+// with. The pending key was published at its rotation, so replicas that
+// have seen that rotation already verify what it signs.
 func (s *Store) RetireSigningKey(ctx context.Context, projectID, kid string, also ...Also) error {
 	return s.db.Tx(ctx, func(q store.Querier) error {
 		var n int
@@ -114,14 +174,33 @@ func (s *Store) RetireSigningKey(ctx context.Context, projectID, kid string, als
 		if n <= 1 {
 			return ErrLastSigningKey // rolls the delete back
 		}
+		now := store.Millis(s.clock.Now())
+		var signing int
+		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM signing_keys WHERE project_id = $1 AND activates_at <= $2`,
+			projectID, now).Scan(&signing); err != nil {
+			return fmt.Errorf("project: retire key: %w", err)
+		}
+		if signing == 0 {
+			if _, err := q.ExecContext(ctx, `UPDATE signing_keys SET activates_at = $1 WHERE project_id = $2`, now, projectID); err != nil {
+				return fmt.Errorf("project: retire key: activate the pending keys: %w", err)
+			}
+		}
 		return runAlso(q, kid, also)
 	})
 }
 
+// newestFirst orders a project's keys as Signer expects them: by
+// activation, then creation. A rotated key activates after every key
+// before it, so this is creation order, except that a rotation made in
+// the millisecond a project was created still comes before its first key
+// (which activated at once), and keys a retirement activated together
+// keep their creation order.
+const newestFirst = `activates_at DESC, created_at DESC, kid`
+
 // ListSigningKeys describes the project's published keys, newest first.
 func (s *Store) ListSigningKeys(ctx context.Context, projectID string) ([]KeyInfo, error) {
-	rows, err := s.db.Read().QueryContext(ctx, `SELECT kid, created_at FROM signing_keys
-		WHERE project_id = $1 AND active = $2 ORDER BY created_at DESC, kid`, projectID, true)
+	rows, err := s.db.Read().QueryContext(ctx, `SELECT kid, created_at, activates_at FROM signing_keys
+		WHERE project_id = $1 AND active = $2 ORDER BY `+newestFirst, projectID, true)
 	if err != nil {
 		return nil, fmt.Errorf("project: list keys: %w", err)
 	}
@@ -129,13 +208,18 @@ func (s *Store) ListSigningKeys(ctx context.Context, projectID string) ([]KeyInf
 	var out []KeyInfo
 	for rows.Next() {
 		var k KeyInfo
-		if err := rows.Scan(&k.KID, &k.CreatedAt); err != nil {
+		if err := rows.Scan(&k.KID, &k.CreatedAt, &k.ActivatesAt); err != nil {
 			return nil, fmt.Errorf("project: list keys: %w", err)
 		}
-		k.Signing = len(out) == 0
 		out = append(out, k)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("project: list keys: %w", err)
+	}
+	if len(out) > 0 {
+		out[signingIndex(len(out), func(i int) time.Time { return store.Time(out[i].ActivatesAt) }, s.clock.Now())].Signing = true
+	}
+	return out, nil
 }
 
 // parsedKey is a signing key as parsed from its stored text.
@@ -144,11 +228,11 @@ type parsedKey struct {
 	key    SigningKey
 }
 
-// SigningKeys returns the project's active keys, newest first: the first
-// signs, all verify and appear in the JWKS.
+// SigningKeys returns the project's published keys, newest first: all
+// verify and appear in the JWKS, and Signer picks the one that signs.
 func (s *Store) SigningKeys(ctx context.Context, projectID string) ([]SigningKey, error) {
-	rows, err := s.db.Read().QueryContext(ctx, `SELECT kid, private_key_pem FROM signing_keys
-		WHERE project_id = $1 AND active = $2 ORDER BY created_at DESC, kid`, projectID, true)
+	rows, err := s.db.Read().QueryContext(ctx, `SELECT kid, private_key_pem, activates_at FROM signing_keys
+		WHERE project_id = $1 AND active = $2 ORDER BY `+newestFirst, projectID, true)
 	if err != nil {
 		return nil, fmt.Errorf("project: signing keys: %w", err)
 	}
@@ -156,16 +240,20 @@ func (s *Store) SigningKeys(ctx context.Context, projectID string) ([]SigningKey
 	var out []SigningKey
 	for rows.Next() {
 		var kid, stored string
-		if err := rows.Scan(&kid, &stored); err != nil {
+		var activates int64
+		if err := rows.Scan(&kid, &stored, &activates); err != nil {
 			return nil, fmt.Errorf("project: scan signing key: %w", err)
 		}
 		// A key never changes under its kid, so one parsed before is reused
 		// while its stored text is the same (a re-seal at rest changes the
 		// text, not the key): unsealing, PKCS #8 with its checks, and the
 		// fast signer's preparation cost more than the read, and the IdP
-		// loads the keys for every token it signs.
+		// loads the keys for every token it signs. The activation is not
+		// kept with the key: a retirement can bring it forward.
 		if v, ok := s.parsed.Load(kid); ok && v.(parsedKey).stored == stored {
-			out = append(out, v.(parsedKey).key)
+			sk := v.(parsedKey).key
+			sk.ActivatesAt = keyActivation(activates)
+			out = append(out, sk)
 			continue
 		}
 		pemText, err := SigningKeyColumn.OpenStored(s.box, kid, stored)
@@ -186,6 +274,7 @@ func (s *Store) SigningKeys(ctx context.Context, projectID string) ([]SigningKey
 		}
 		sk := SigningKey{KID: kid, Private: rk, Signer: rsasign.New(rk)}
 		s.parsed.Store(kid, parsedKey{stored: stored, key: sk})
+		sk.ActivatesAt = keyActivation(activates)
 		out = append(out, sk)
 	}
 	if err := rows.Err(); err != nil {
@@ -195,6 +284,15 @@ func (s *Store) SigningKeys(ctx context.Context, projectID string) ([]SigningKey
 		return nil, fmt.Errorf("project: no signing key for %s: %w", projectID, store.ErrNotFound)
 	}
 	return out, nil
+}
+
+// keyActivation is a stored activates_at as a time: 0, for keys from
+// before activations were kept, is the zero time (always active).
+func keyActivation(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return store.Time(ms)
 }
 
 // RotateSecret adds a new project secret and returns it (shown once, stored

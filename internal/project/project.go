@@ -162,7 +162,9 @@ func (s *Store) Create(ctx context.Context, p CreateParams) (*Created, error) {
 			ids.New("secret", p.Env), proj.ID, ids.Hash(out.Secret), out.Secret[len(out.Secret)-4:], now); err != nil {
 			return fmt.Errorf("insert secret: %w", err)
 		}
-		if _, err := s.newSigningKey(ctx, q, proj.ID, p.Env, now); err != nil {
+		// The first key signs at once: no key is there to sign before it,
+		// and no replica can hold a JWT of the project yet.
+		if _, err := s.newSigningKey(ctx, q, proj.ID, p.Env, now, now); err != nil {
 			return err
 		}
 		for _, u := range p.RedirectURLs {

@@ -28,7 +28,10 @@ type Keys interface {
 // would dominate the hot path. The change feed drops a project's keys when
 // its signing_keys change (a `keys rotate` from the CLI or another replica
 // reaches this process's JWKS within a second); the minute's expiry is only
-// a backstop.
+// a backstop. An entry holds every published key, a rotated one still
+// pending included, and the signing key is picked from it at each use
+// (project.Signer): so it switches at the new key's activation with no
+// event and without the entry expiring.
 type keyCache struct {
 	src  Keys
 	feed *changefeed.Feed
@@ -134,20 +137,21 @@ func (w withCustom) MarshalJSON() ([]byte, error) {
 }
 
 func (s *Service) sign(ctx context.Context, projectID string, ms *MemberSession, now time.Time) (string, error) {
-	k, err := s.signingKey(ctx, projectID)
+	k, err := s.signingKey(ctx, projectID, now)
 	if err != nil {
 		return "", err
 	}
 	return signWith(k, projectID, ms, now)
 }
 
-// signingKey is the project's current signing key.
-func (s *Service) signingKey(ctx context.Context, projectID string) (project.SigningKey, error) {
+// signingKey is the project's signing key at now: a rotated key is
+// published (and verified by every replica) before it signs.
+func (s *Service) signingKey(ctx context.Context, projectID string, now time.Time) (project.SigningKey, error) {
 	keys, err := s.keys.get(ctx, projectID)
 	if err != nil {
 		return project.SigningKey{}, fmt.Errorf("session: keys: %w", err)
 	}
-	return keys[0], nil
+	return project.Signer(keys, now), nil
 }
 
 // signWith signs ms's JWT with k: CPU work only, which cannot fail for a

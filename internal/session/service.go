@@ -255,7 +255,7 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 	// cache's generation is read first so that a key retired meanwhile
 	// does not leave its JWT cached.
 	jwtGen := s.jwts.generation()
-	key, err := s.signingKey(ctx, p.Project.ID)
+	key, err := s.signingKey(ctx, p.Project.ID, now)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,13 @@
+-- activates_at: when a signing key starts signing (Unix milliseconds).
+-- Until then it is only published: the JWKS lists it and every replica
+-- verifies JWTs made with it, while the project's previous key keeps
+-- signing (project.SigningKeyLead says how far ahead a rotated key is
+-- activated, and why). A column rather than created_at plus the lead:
+-- the first key of a project signs at once, retiring the signing key
+-- brings a pending key forward, and a different lead in a later release
+-- must not move the activation of keys already made.
+--
+-- 0 means "active since ever": keys from before this migration, and any a
+-- replica still running the previous release makes during a rolling
+-- upgrade, sign as they did.
+ALTER TABLE signing_keys ADD COLUMN activates_at BIGINT NOT NULL DEFAULT 0;
