@@ -1,5 +1,5 @@
 // Package cli implements the latchkey command: serve, dev, migrate,
-// project, keys, member and audit. Each noun has its own file; Run
+// project, keys, member, audit and rekey. Each noun has its own file; Run
 // dispatches.
 package cli
 
@@ -58,6 +58,9 @@ Usage:
   latchkey member impersonate --project ID --org ORG --member M --impersonator EMAIL
                    [--impersonator-id ID] [--redirect URL] [--reason TEXT]   one-time login URL as the member
   latchkey audit --project ID [--type T] [--since 24h] [--limit N]   security events, newest first
+  latchkey rekey (--new-key-file PATH | $LATCHKEY_NEW_ENCRYPTION_KEY)   rotate LATCHKEY_ENCRYPTION_KEY
+                   stop every server first and back up the database; reseals every secret under the
+                   new key in one transaction, then start the servers with the new key
 
 Every command and subcommand takes --help. Quote a value that contains spaces (--name "My Shop").
 Exit status: 0 done, 1 failed, 2 wrong usage.
@@ -106,6 +109,8 @@ func Run(ctx context.Context, env Env) int {
 		err = memberCmd(ctx, env)
 	case "audit":
 		err = auditCmd(ctx, env)
+	case "rekey":
+		err = rekeyCmd(ctx, env)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(env.Stdout, usage)
 		return 0
