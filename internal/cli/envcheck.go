@@ -22,7 +22,8 @@ func unknownVariables(env Env) string {
 	if env.Environ == nil {
 		return ""
 	}
-	known := append(config.Variables(), clientSecretVar)
+	// The configuration's variables, and those single commands read.
+	known := append(config.Variables(), clientSecretVar, newKeyEnv)
 	unknown := config.UnknownVariables(env.Environ(), known, toolPrefixes)
 	if len(unknown) == 0 {
 		return ""

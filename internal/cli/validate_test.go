@@ -61,7 +61,8 @@ func TestUnknownVariablesAreNamed(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "cli.db")
 	vars := map[string]string{"LATCHKEY_DATABASE_URL": db, "LATCHKEY_ENCRYPTION_KEY": testKey,
-		"LATCHKEY_TRUSTED_PROXY": "10.0.0.0/8", "LATCHKEY_TEST_POSTGRES_DSN": "postgres://x", "LATCHKEY_OAUTH_CLIENT_SECRET": "s"}
+		"LATCHKEY_TRUSTED_PROXY": "10.0.0.0/8", "LATCHKEY_TEST_POSTGRES_DSN": "postgres://x", "LATCHKEY_OAUTH_CLIENT_SECRET": "s",
+		"LATCHKEY_NEW_ENCRYPTION_KEY": "k"}
 	env := func(args ...string) (Env, *bytes.Buffer, *bytes.Buffer) {
 		var out, errb bytes.Buffer
 		return Env{Args: args, Stdout: &out, Stderr: &errb,
@@ -80,7 +81,8 @@ func TestUnknownVariablesAreNamed(t *testing.T) {
 		!strings.Contains(errb.String(), want) {
 		t.Errorf("migrate: exit %d, stdout %q, stderr %q", code, out, errb)
 	}
-	for _, tool := range []string{"LATCHKEY_TEST_POSTGRES_DSN", "LATCHKEY_OAUTH_CLIENT_SECRET", "LATCHKEY_DATABASE_URL"} {
+	for _, tool := range []string{"LATCHKEY_TEST_POSTGRES_DSN", "LATCHKEY_OAUTH_CLIENT_SECRET", "LATCHKEY_NEW_ENCRYPTION_KEY",
+		"LATCHKEY_DATABASE_URL"} {
 		if strings.Contains(errb.String(), tool) {
 			t.Errorf("%s is named as unknown: %q", tool, errb)
 		}
