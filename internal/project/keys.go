@@ -160,6 +160,12 @@ func (s *Store) RotateSigningKey(ctx context.Context, projectID string, also ...
 // have seen that rotation already verify what it signs.
 func (s *Store) RetireSigningKey(ctx context.Context, projectID, kid string, also ...Also) error {
 	return s.db.Tx(ctx, func(q store.Querier) error {
+		// Two retires at once (of both keys, say: rotate, then retire
+		// the old one while another run retires the new) would each count
+		// two and delete one, leaving none: the project's row orders them.
+		if err := s.db.LockRow(ctx, q, "projects", "project_id", projectID); err != nil {
+			return fmt.Errorf("project: retire key: %w", err)
+		}
 		var n int
 		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM signing_keys WHERE project_id = $1`, projectID).Scan(&n); err != nil {
 			return fmt.Errorf("project: retire key: %w", err)
@@ -355,6 +361,11 @@ func (s *Store) ListSecrets(ctx context.Context, projectID string) ([]SecretInfo
 // retired (rotate instead).
 func (s *Store) RetireSecret(ctx context.Context, projectID, secretID string, also ...Also) error {
 	return s.db.Tx(ctx, func(q store.Querier) error {
+		// Two retires at once, of both secrets, would each count two and
+		// delete one, leaving none: the project's row orders them.
+		if err := s.db.LockRow(ctx, q, "projects", "project_id", projectID); err != nil {
+			return fmt.Errorf("project: retire secret: %w", err)
+		}
 		var n int
 		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM project_secrets WHERE project_id = $1`, projectID).Scan(&n); err != nil {
 			return fmt.Errorf("project: retire secret: %w", err)
