@@ -32,10 +32,18 @@ type Column struct {
 	Table  string // e.g. "signing_keys"
 	Key    string // primary key column, e.g. "kid"
 	Column string // the sealed column, e.g. "private_key_pem"
+	// SharedAAD, when set, is the associated data of every row's value:
+	// a column whose values are not bound to their rows (the mail queue's).
+	SharedAAD string
 }
 
 // AAD is the associated data a row's value is sealed with.
-func (c Column) AAD(id string) string { return c.Table + "." + c.Column + ":" + id }
+func (c Column) AAD(id string) string {
+	if c.SharedAAD != "" {
+		return c.SharedAAD
+	}
+	return c.Table + "." + c.Column + ":" + id
+}
 
 // SealStored returns what to store in c for row id.
 func (c Column) SealStored(box *secretbox.Box, id, plaintext string) (string, error) {

@@ -94,7 +94,7 @@ func evaluateScopes(app *connectedapps.App, pol *rbac.Policy, who *authorizer, r
 func heldScopes(pol *rbac.Policy, roles []string, org *organization.Organization, app *connectedapps.App, scopes []string) []string {
 	lacking := pol.ScopesLacking(roles, org.CustomRoles, scopes)
 	for _, s := range scopes {
-		if _, builtin := scopeDescriptions[s]; !builtin && pol.Scope(s) == nil {
+		if !isDefined(pol, s) {
 			lacking = append(lacking, s)
 		}
 	}
@@ -110,10 +110,14 @@ func heldScopes(pol *rbac.Policy, roles []string, org *organization.Organization
 // definedScopes keeps the scopes pol still makes scopes: the built-in ones
 // and the custom ones it defines. It never changes scopes' backing array.
 func definedScopes(pol *rbac.Policy, scopes []string) []string {
-	return slices.DeleteFunc(slices.Clone(scopes), func(s string) bool {
-		_, builtin := scopeDescriptions[s]
-		return !builtin && pol.Scope(s) == nil
-	})
+	return slices.DeleteFunc(slices.Clone(scopes), func(s string) bool { return !isDefined(pol, s) })
+}
+
+// isDefined reports whether pol makes s a scope: a built-in one, or a
+// custom one it defines.
+func isDefined(pol *rbac.Policy, s string) bool {
+	_, builtin := scopeDescriptions[s]
+	return builtin || pol.Scope(s) != nil
 }
 
 // supportedScopes are the built-in scopes and the policy's custom ones

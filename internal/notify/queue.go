@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/atrest"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/store"
@@ -55,6 +56,12 @@ func NewQueue(db *store.DB, c clock.Clock, box Sealer, next Mailer, log *slog.Lo
 }
 
 const queueAAD = "mail_queue"
+
+// QueueColumn is where a queued message waits, sealed for queueAAD, one
+// associated data for every row (a message is not bound to its row): the
+// encryption key's rotation reseals it as it does every sealed column
+// (app.sealedPlaces).
+var QueueColumn = atrest.Column{Table: "mail_queue", Key: "mail_id", Column: "sealed", SharedAAD: queueAAD}
 
 // Send queues m for delivery.
 func (q *Queue) Send(ctx context.Context, m Email) error { return q.SendIn(ctx, q.db, m) }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/latchkey/latchkey/internal/oauth/providers"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -22,7 +21,11 @@ func (m *Module) HasTenantMember(ctx context.Context, q store.Querier, orgID, pr
 		return false, nil
 	}
 	// Coarse in SQL (the tenant's id appears in the JSON), exact in Go.
-	like := `%"tenant_id":` + likeEscape(string(mustJSON(tenant))) + `%`
+	id, err := json.Marshal(tenant)
+	if err != nil {
+		return false, fmt.Errorf("oauth: tenant members: %w", err)
+	}
+	like := `%"tenant_id":` + store.LikeEscape(string(id)) + `%`
 	rows, err := q.QueryContext(ctx, `SELECT r.provider_tenants FROM member_oauth_registrations r
 		JOIN members v ON v.member_id = r.member_id
 		WHERE r.organization_id = $1 AND r.provider = $2 AND v.status = $3 AND r.provider_tenants LIKE $4 ESCAPE '\'`,
@@ -45,13 +48,4 @@ func (m *Module) HasTenantMember(ctx context.Context, q store.Querier, orgID, pr
 		}
 	}
 	return false, rows.Err()
-}
-
-func mustJSON(s string) []byte {
-	b, _ := json.Marshal(s) // a string always encodes
-	return b
-}
-
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }

@@ -119,7 +119,7 @@ func (s *Store) withDomain(ctx context.Context, q store.Querier, projectID, doma
 			AND c.domain = $7))
 		ORDER BY created_at, organization_id`,
 		projectID, map[bool]string{true: Restricted}[restrictedOnly], "%"+mustJSON(domain)+"%",
-		StatusActive, true, "%@"+likeEscape(domain), domain)
+		StatusActive, true, "%@"+store.LikeEscape(domain), domain)
 	if err != nil {
 		return nil, fmt.Errorf("organization: organizations with domain: %w", err)
 	}

@@ -116,7 +116,7 @@ func (w *sqlWhere) emailAssigned(roles []string) string {
 	}
 	conds := make([]string, len(domains))
 	for i, d := range domains {
-		conds[i] = "(email_address LIKE " + w.arg("%@"+likeEscape(d)) + ` ESCAPE '\' AND ` + w.in("organization_id", byDomain[d]) + ")"
+		conds[i] = "(email_address LIKE " + w.arg("%@"+store.LikeEscape(d)) + ` ESCAPE '\' AND ` + w.in("organization_id", byDomain[d]) + ")"
 	}
 	if len(conds) == 0 {
 		return ""

@@ -146,7 +146,7 @@ func (s *Store) vouchedAtTenant(ctx context.Context, q store.Querier, o *Organiz
 		var one int
 		err = q.QueryRowContext(ctx, `SELECT 1 FROM members WHERE organization_id = $1 AND status = $2
 			AND email_address_proven = $3 AND email_address LIKE $4 ESCAPE '\' LIMIT 1`,
-			o.OrganizationID, StatusActive, true, "%@"+likeEscape(domain)).Scan(&one)
+			o.OrganizationID, StatusActive, true, "%@"+store.LikeEscape(domain)).Scan(&one)
 		switch err = store.MapError(err); {
 		case err == nil:
 			return true, nil

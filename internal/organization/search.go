@@ -101,7 +101,7 @@ func (w *sqlWhere) inJSON(col string, vals []string) string {
 // numbers), where the engines' LOWER() agree. Free text uses
 // containsFolded.
 func (w *sqlWhere) contains(col, sub string) string {
-	return "LOWER(" + col + ") LIKE " + w.arg("%"+likeEscape(strings.ToLower(sub))+"%") + ` ESCAPE '\'`
+	return "LOWER(" + col + ") LIKE " + w.arg("%"+store.LikeEscape(strings.ToLower(sub))+"%") + ` ESCAPE '\'`
 }
 
 // jsonHas matches a JSON array column (TEXT) holding the string v,
@@ -126,11 +126,7 @@ func (w *sqlWhere) holds(col, sub string) string {
 // sub, case-insensitively alike on both engines: both sides are folded
 // here, so the database compares folded text only.
 func (w *sqlWhere) containsFolded(col, sub string) string {
-	return col + " LIKE " + w.arg("%"+likeEscape(foldName(sub))+"%") + ` ESCAPE '\'`
-}
-
-func likeEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+	return col + " LIKE " + w.arg("%"+store.LikeEscape(foldName(sub))+"%") + ` ESCAPE '\'`
 }
 
 // after is the keyset condition for rows after c.

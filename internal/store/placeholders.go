@@ -18,3 +18,11 @@ func Placeholders(from, n int) string {
 	}
 	return b.String()
 }
+
+// likeEscaper escapes LIKE's wildcards and its escape character.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// LikeEscape makes s match itself literally in a LIKE pattern written
+// with ESCAPE '\' (both engines): '%' and '_' in addresses, domains and
+// tenant ids are characters, not wildcards.
+func LikeEscape(s string) string { return likeEscaper.Replace(s) }
