@@ -28,6 +28,14 @@ type stmtCache struct {
 	pending map[string]bool // texts being prepared
 	closed  bool
 	hits    atomic.Uint64 // statements run prepared (for tests)
+
+	// The background prepares: close cancels and waits for them, so none
+	// touches the database once Close has returned. One still running
+	// then would reopen the file's log beside a database being removed
+	// (tests' temporary directories failed to delete now and then).
+	ctx     context.Context
+	cancel  context.CancelFunc
+	running sync.WaitGroup
 }
 
 // Bounds of the cache: the statements kept, and the texts remembered as
@@ -38,7 +46,9 @@ const (
 )
 
 func newStmtCache(pool *sql.DB) *stmtCache {
-	return &stmtCache{pool: pool, stmts: map[string]*sql.Stmt{}, seen: map[string]bool{}, pending: map[string]bool{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &stmtCache{pool: pool, stmts: map[string]*sql.Stmt{}, seen: map[string]bool{}, pending: map[string]bool{},
+		ctx: ctx, cancel: cancel}
 }
 
 // lookup returns q's prepared statement, or nil (run q unprepared) after
@@ -66,6 +76,7 @@ func (c *stmtCache) lookup(q string) *sql.Stmt {
 	}
 	delete(c.seen, q)
 	c.pending[q] = true
+	c.running.Add(1)
 	go c.prepare(q)
 	return nil
 }
@@ -74,7 +85,8 @@ func (c *stmtCache) lookup(q string) *sql.Stmt {
 // statement, and keeps it. A text that fails to prepare (it will fail to
 // run too) is not kept.
 func (c *stmtCache) prepare(q string) {
-	st, err := c.pool.PrepareContext(context.Background(), q)
+	defer c.running.Done()
+	st, err := c.pool.PrepareContext(c.ctx, q)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.pending, q)
@@ -88,14 +100,19 @@ func (c *stmtCache) prepare(q string) {
 	c.stmts[q] = st
 }
 
-// close releases every prepared statement; later lookups find none.
+// close stops the background prepares and waits for them, then releases
+// every prepared statement; later lookups find none.
 func (c *stmtCache) close() {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.closed = true
+	c.mu.Unlock()
+	c.cancel()
+	c.running.Wait() // outside mu: a finishing prepare takes it
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for q, st := range c.stmts {
 		st.Close()
 		delete(c.stmts, q)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -123,4 +124,33 @@ func TestStatementCacheIsBounded(t *testing.T) {
 		t.Fatalf("%d kept, %d pending past the bound", len(c.stmts), len(c.pending))
 	}
 	clear(c.stmts) // nil entries: nothing for Close to close
+}
+
+// Close waits for the prepares it started in the background: none is
+// still at work once Close has returned. One that was would open the
+// database's log again after Close, beside files being removed.
+func TestCloseWaitsForBackgroundPrepares(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "stmts.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		q := fmt.Sprintf(`SELECT %d`, i)
+		for range 2 { // the second run starts the prepare
+			var n int
+			if err := db.Read().QueryRowContext(ctx, q).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db.rc.mu.Lock()
+	pending, kept := len(db.rc.pending), len(db.rc.stmts)
+	db.rc.mu.Unlock()
+	if pending != 0 || kept != 0 {
+		t.Fatalf("after Close: %d prepares still running, %d statements kept", pending, kept)
+	}
 }
