@@ -356,6 +356,16 @@ func (s *Service) complete(ctx context.Context, q store.Querier, p AuthParams, l
 		return nil, apierr.Wrap(apierr.UnableToAuthMagicLink, err)
 	}
 	reset := l.purpose == PurposeEmailUpdate
+	if l.purpose == purposeInvite && member.Status == organization.StatusActive {
+		// An invite link is a week-long login credential whose purpose
+		// ends when the invitee joins. Refused here, by the member's
+		// status as it now is, rather than spent by whatever made the
+		// member active: this one check covers every activation path,
+		// today's (a code or link login, SSO, OAuth, SCIM, an admin) and
+		// any added later, which a spend at each could miss. It reads as
+		// a used link; the error rolls back the spend.
+		return nil, apierr.New(apierr.UnableToAuthMagicLink)
+	}
 	if !reset && member.EmailAddress != l.sentTo {
 		// Sent to an address the member no longer has (an admin
 		// changed it, or the link predates recording it): redeeming it
