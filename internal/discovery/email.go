@@ -70,7 +70,7 @@ func (s *Service) SendLink(ctx context.Context, p LinkParams) error {
 			if link, linkID, err = s.issueLinkIn(ctx, q, p.Project, email, p.PKCECodeChallenge, minutes, target); err != nil {
 				return notify.Email{}, err
 			}
-			msg, err := notify.MagicLinkLoginEmail(email, notify.LinkData{ProjectName: p.Project.Name, URL: link,
+			msg, err := notify.MagicLinkLoginEmail(email, notify.LinkData{ProjectID: p.Project.ID, ProjectName: p.Project.Name, URL: link,
 				ExpiresIn: time.Duration(minutes) * time.Minute})
 			if err != nil {
 				return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)
@@ -181,7 +181,7 @@ func (s *Service) SendCode(ctx context.Context, p *project.Project, ip, rawEmail
 			if err != nil {
 				return notify.Email{}, err
 			}
-			msg, err := notify.EmailOTPEmail(email, notify.CodeData{ProjectName: p.Name, Code: code, ExpiresIn: expiry})
+			msg, err := notify.EmailOTPEmail(email, notify.CodeData{ProjectID: p.ID, ProjectName: p.Name, Code: code, ExpiresIn: expiry})
 			if err != nil {
 				return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)
 			}

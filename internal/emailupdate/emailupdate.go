@@ -162,7 +162,7 @@ func (s *Service) Start(ctx context.Context, p StartParams) (*organization.Membe
 		// A secret nobody received must not stay redeemable. Best effort:
 		// if this fails too, the secret still expires on its own.
 		_ = s.d.DB.Tx(ctx, func(q store.Querier) error { return s.cancel(ctx, q, m.MemberID) })
-		return nil, apierr.Wrap(apierr.EmailDeliveryFailed, err)
+		return nil, notify.DeliveryError(err)
 	}
 	return m, nil
 }
@@ -253,14 +253,14 @@ func (s *Service) deliver(ctx context.Context, p *project.Project, org *organiza
 	var msg notify.Email
 	var err error
 	if method == DeliveryOTP {
-		msg, err = notify.EmailUpdateCodeEmail(to, notify.CodeData{ProjectName: p.Name, OrganizationName: org.OrganizationName,
+		msg, err = notify.EmailUpdateCodeEmail(to, notify.CodeData{ProjectID: p.ID, ProjectName: p.Name, OrganizationName: org.OrganizationName,
 			Code: secret, ExpiresIn: Lifetime})
 	} else {
 		var link string
 		if link, err = magiclink.EmailUpdateLink(target, secret); err != nil {
 			return err
 		}
-		msg, err = notify.EmailUpdateLinkEmail(to, notify.LinkData{ProjectName: p.Name, OrganizationName: org.OrganizationName,
+		msg, err = notify.EmailUpdateLinkEmail(to, notify.LinkData{ProjectID: p.ID, ProjectName: p.Name, OrganizationName: org.OrganizationName,
 			URL: link, ExpiresIn: Lifetime})
 	}
 	if err != nil {

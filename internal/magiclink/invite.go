@@ -102,7 +102,7 @@ func (s *Service) Invite(ctx context.Context, p InviteParams) (*organization.Mem
 		s.burn(ctx, linkID)
 		return nil, nil, err
 	}
-	data := notify.InviteData{LinkData: notify.LinkData{ProjectName: p.Project.Name, OrganizationName: org.OrganizationName,
+	data := notify.InviteData{LinkData: notify.LinkData{ProjectID: p.Project.ID, ProjectName: p.Project.Name, OrganizationName: org.OrganizationName,
 		URL: link, ExpiresIn: time.Duration(minutes) * time.Minute}}
 	if p.Inviter != nil {
 		data.InviterName, data.InviterEmail = p.Inviter.Name, p.Inviter.EmailAddress
@@ -115,7 +115,7 @@ func (s *Service) Invite(ctx context.Context, p InviteParams) (*organization.Mem
 		// The member stays invited (inviting again resends); the unsent
 		// link must not stay redeemable.
 		s.burn(ctx, linkID)
-		return nil, nil, apierr.Wrap(apierr.EmailDeliveryFailed, err)
+		return nil, nil, notify.DeliveryError(err)
 	}
 	return member, org, nil
 }

@@ -132,7 +132,7 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 			if purpose == "signup" {
 				build = notify.MagicLinkSignupEmail
 			}
-			msg, err := build(member.EmailAddress, notify.LinkData{ProjectName: p.Project.Name, OrganizationName: org.OrganizationName,
+			msg, err := build(member.EmailAddress, notify.LinkData{ProjectID: p.Project.ID, ProjectName: p.Project.Name, OrganizationName: org.OrganizationName,
 				URL: link, ExpiresIn: time.Duration(half.minutes) * time.Minute})
 			if err != nil {
 				return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)
