@@ -133,6 +133,8 @@ func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clien
 	c := &Client{ProjectID: projectID, ClientID: clientID, Status: Active, TrustedMetadata: map[string]any{}, CreatedAt: s.clock.Now()}
 	if c.ClientID == "" {
 		c.ClientID = ids.New("m2m-client", env)
+	} else if err := checkChosenID(c.ClientID); err != nil {
+		return nil, "", err
 	}
 	if err := f.apply(c); err != nil {
 		return nil, "", err
@@ -156,6 +158,25 @@ func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clien
 		return nil, "", fmt.Errorf("m2m: create: %w", err)
 	}
 	return c, secret, nil
+}
+
+// maxChosenID bounds a chosen client_id, as the project's other chosen
+// identifiers (external ids, slugs, role ids) are bounded.
+const maxChosenID = 128
+
+// checkChosenID refuses a chosen client_id that is not 1 to 128 URL
+// unreserved characters (ids.Unreserved), or is "." or "..". The id is a
+// path segment of every management route (/v1/m2m/clients/{client_id}),
+// which the router cleans, so "." or ".." would make a client that no
+// route reaches again while its token endpoint still issues tokens; and it
+// is echoed in logs, the audit log and token claims, where whitespace,
+// controls or bidirectional formatting would mislead whoever reads them.
+func checkChosenID(id string) error {
+	if len(id) > maxChosenID || !ids.Unreserved(id) || id == "." || id == ".." {
+		return apierr.Invalid("client_id", fmt.Sprintf(
+			`A chosen client_id must be 1 to %d of the characters A-Z, a-z, 0-9, "-", ".", "_" and "~", and not "." or "..".`, maxChosenID))
+	}
+	return nil
 }
 
 func jsonText(v any) string { b, _ := json.Marshal(v); return string(b) }
