@@ -25,12 +25,12 @@ import (
 // lock would only let anyone who knows a client_id (it is in every
 // authorization URL) lock the real client out of the token endpoint.
 // Generated secrets (every connected app's, and an M2M client's unless
-// the customer chose one) are 256-bit random (clientsecret.New), so no
-// number of guesses finds one: past the limit an address's failures are
-// answered with the refusal, which slows a scanner down, and a correct
-// secret always passes (ratelimit.GuardUnguessable). A chosen M2M secret
-// may be guessable, so there the allowance is checked before the secret
-// (guardClient).
+// its current secret is one the customer chose: m2m.Client.SecretChosen)
+// are 256-bit random (clientsecret.New), so no number of guesses finds
+// one: past the limit an address's failures are answered with the
+// refusal, which slows a scanner down, and a correct secret always passes
+// (ratelimit.GuardUnguessable). A chosen M2M secret may be guessable, so
+// there the allowance is checked before the secret (guardClient).
 //
 // A right secret gives its count back (Release): the rule counts failures,
 // so machines behind one address (a NAT, a fleet) that ask for M2M tokens
@@ -95,12 +95,14 @@ func (p *Provider) authenticateClient(r *http.Request, projectID string) (*conne
 
 // guardClient runs a client secret check under the per-address failure
 // limit (never a per-client one: client ids are public, and a stranger's
-// failures must not lock the real client out). A connected app's secret
-// is generated (256 bits), so the check runs first and a right secret
-// always passes (GuardUnguessable); an M2M client may bring its own
-// secret, which may be guessable, so there the address's allowance is
-// checked before the secret, and an address out of it gets no answer at
-// all until the window passes.
+// failures must not lock the real client out). A generated secret (every
+// connected app's, an M2M client's unless it chose its own) has 256 bits,
+// so the check runs first and a right secret always passes
+// (GuardUnguessable): thirty wrong guesses from an address at any client
+// must not lock every other client out there. A chosen M2M secret may be
+// guessable, so there the address's allowance is checked before the
+// secret, and an address out of it gets no answer at all until the window
+// passes.
 func (p *Provider) guardClient(r *http.Request, projectID string, generated bool, check func() error) error {
 	isFailure := func(err error) bool { var oe *oauthError; return errors.As(err, &oe) && oe.code == "invalid_client" }
 	rule := ratelimit.For(ClientSecretFailuresPerIP, projectID+"|"+httpapi.ClientIP(r))
