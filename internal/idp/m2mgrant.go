@@ -48,7 +48,7 @@ func (p *Provider) clientCredentials(r *http.Request, pr *project.Project) (any,
 		return nil, err
 	}
 	generated := c != nil && !c.SecretChosen
-	err = p.guardClient(r, pr.ID, generated, func() error {
+	err = p.guardClient(r, pr.ID, clientAttempt{method: "client_credentials", clientID: id, endpoint: "token"}, generated, func() error {
 		if c == nil || !c.Secret.Matches(secret) || c.Status != m2m.Active {
 			return invalidClient()
 		}

@@ -48,10 +48,23 @@ type Client struct {
 type Store struct {
 	db    *store.DB
 	clock clock.Clock
+	audit clientsecret.Auditor
 }
 
 // NewStore returns a store on db.
 func NewStore(db *store.DB, c clock.Clock) *Store { return &Store{db: db, clock: c} }
+
+// UseAudit has the clients' secret changes (create, rotation steps,
+// delete) recorded in a, each in the transaction that makes it. The
+// composition root calls it once, before serving; without it nothing is
+// recorded.
+func (s *Store) UseAudit(a clientsecret.Auditor) { s.audit = a }
+
+// record files a change of c's secrets made by actor, in q.
+func (s *Store) record(ctx context.Context, q store.Querier, projectID, clientID, change, actor string) error {
+	return clientsecret.Record(ctx, q, s.audit, clientsecret.Change{ProjectID: projectID, ClientType: "m2m_client",
+		ClientID: clientID, Change: change, Actor: actor})
+}
 
 const columns = `client_id, project_id, client_name, client_description, status, scopes, trusted_metadata,
 	secret_hash, secret_last_four, next_secret_hash, next_secret_last_four, secret_chosen, created_at`
@@ -130,8 +143,9 @@ func (f Fields) apply(c *Client) error {
 
 // Create registers a client; a generated secret is returned once. The
 // caller may choose the client id and secret (for migrations); a chosen
-// secret must be hard to guess (checkChosenSecret).
-func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clientID, secret string, f Fields) (*Client, string, error) {
+// secret must be hard to guess (checkChosenSecret). actor names who
+// creates it in the audit log ("backend").
+func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clientID, secret string, f Fields, actor string) (*Client, string, error) {
 	if f.Scopes == nil {
 		return nil, "", apierr.Invalid("scopes", "scopes is required.")
 	}
@@ -153,14 +167,20 @@ func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clien
 		c.Secret, c.SecretChosen = clientsecret.FromPlain(secret), true
 	}
 	now := store.Millis(c.CreatedAt)
-	_, err := s.db.ExecContext(ctx, `INSERT INTO m2m_clients (`+columns+`, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$13)`,
-		c.ClientID, projectID, c.ClientName, c.ClientDescription, c.Status, jsonText(c.Scopes), jsonText(c.TrustedMetadata),
-		c.Secret.Hash, c.Secret.LastFour, c.Secret.NextHash, c.Secret.NextLastFour, c.SecretChosen, now)
-	if errors.Is(err, store.ErrConflict) {
-		return nil, "", apierr.Wrap(apierr.DuplicateM2MClientID, err)
-	}
+	err := s.db.Tx(ctx, func(q store.Querier) error {
+		_, err := q.ExecContext(ctx, `INSERT INTO m2m_clients (`+columns+`, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$13)`,
+			c.ClientID, projectID, c.ClientName, c.ClientDescription, c.Status, jsonText(c.Scopes), jsonText(c.TrustedMetadata),
+			c.Secret.Hash, c.Secret.LastFour, c.Secret.NextHash, c.Secret.NextLastFour, c.SecretChosen, now)
+		if err = store.MapError(err); errors.Is(err, store.ErrConflict) {
+			return apierr.Wrap(apierr.DuplicateM2MClientID, err)
+		}
+		if err != nil {
+			return fmt.Errorf("m2m: create: %w", err)
+		}
+		return s.record(ctx, q, projectID, c.ClientID, clientsecret.Created, actor)
+	})
 	if err != nil {
-		return nil, "", fmt.Errorf("m2m: create: %w", err)
+		return nil, "", err
 	}
 	return c, secret, nil
 }
@@ -250,21 +270,23 @@ func (s *Store) Update(ctx context.Context, projectID, clientID string, f Fields
 	return out, err
 }
 
-// Delete removes a client.
-func (s *Store) Delete(ctx context.Context, projectID, clientID string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM m2m_clients WHERE project_id = $1 AND client_id = $2`, projectID, clientID)
-	if err != nil {
-		return fmt.Errorf("m2m: delete: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("m2m: delete %s: %w", clientID, store.ErrNotFound)
-	}
-	return nil
+// Delete removes a client; actor names who in the audit log.
+func (s *Store) Delete(ctx context.Context, projectID, clientID, actor string) error {
+	return s.db.Tx(ctx, func(q store.Querier) error {
+		res, err := q.ExecContext(ctx, `DELETE FROM m2m_clients WHERE project_id = $1 AND client_id = $2`, projectID, clientID)
+		if err != nil {
+			return fmt.Errorf("m2m: delete: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("m2m: delete %s: %w", clientID, store.ErrNotFound)
+		}
+		return s.record(ctx, q, projectID, clientID, clientsecret.Deleted, actor)
+	})
 }
 
 // Rotate runs one rotation step ("start", "complete", "cancel"); start
-// returns the next secret.
-func (s *Store) Rotate(ctx context.Context, projectID, clientID, step string) (*Client, string, error) {
+// returns the next secret. actor names who in the audit log.
+func (s *Store) Rotate(ctx context.Context, projectID, clientID, step, actor string) (*Client, string, error) {
 	var out *Client
 	var next string
 	err := s.db.Tx(ctx, func(q store.Querier) error {
@@ -281,7 +303,10 @@ func (s *Store) Rotate(ctx context.Context, projectID, clientID, step string) (*
 			c.SecretChosen = false // the next secret, generated by start, is now the current one
 		}
 		out = c
-		return s.save(ctx, q, c)
+		if err := s.save(ctx, q, c); err != nil {
+			return err
+		}
+		return s.record(ctx, q, projectID, clientID, clientsecret.StepChange(step), actor)
 	})
 	return out, next, err
 }
