@@ -227,3 +227,31 @@ func TestPasswordMigrateOverAPasswordEndsWhatItOpened(t *testing.T) {
 		}
 	})
 }
+
+// Importing the same hash again (once per organization of the address, as
+// the API family advises a bulk import to) changes nothing: a reset
+// forced since the first import stays forced, the imported password
+// having been withdrawn. A different hash is a new password and lifts it.
+func TestPasswordMigrateOfTheSameHashKeepsAForcedReset(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		acme, beta := e.CreateOrg("acme", "ALL_ALLOWED", nil), e.CreateOrg("beta", "ALL_ALLOWED", nil)
+		h := string(mustBcrypt(t))
+		migrate := func(org, hash string) {
+			apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"organization_id": org,
+				"email_address": "ada@acme.test", "hash": hash, "hash_type": "bcrypt"}), 200, "")
+		}
+		migrate(acme, h)
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/passwords/email/require_reset",
+			map[string]any{"organization_id": acme, "email_address": "ada@acme.test"}), 200, "")
+		for _, org := range []string{beta, acme} {
+			migrate(org, h)
+			apptest.Want(t, e.PasswordLogin(org, "ada@acme.test", apptest.StrongPassword), 400, "reset_password")
+		}
+		other, err := bcryptOf("Other-Walrus-Trombone-77")
+		if err != nil {
+			t.Fatal(err)
+		}
+		migrate(acme, other)
+		apptest.Want(t, e.PasswordLogin(beta, "ada@acme.test", "Other-Walrus-Trombone-77"), 200, "")
+	})
+}
