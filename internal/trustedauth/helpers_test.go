@@ -34,6 +34,7 @@ type issuer struct {
 	uses map[string]string        // by kid, the published "use" when not "sig"
 	hits atomic.Int32             // JWKS fetches
 	down atomic.Bool              // answer 503
+	gate chan struct{}            // when set, fetches wait until it is closed (holdFetches)
 }
 
 const (
@@ -47,6 +48,16 @@ func newIssuer(t *testing.T) *issuer {
 	is.addKey("k1")
 	is.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		is.hits.Add(1)
+		is.mu.Lock()
+		gate := is.gate
+		is.mu.Unlock()
+		if gate != nil {
+			select {
+			case <-gate:
+			case <-r.Context().Done():
+				return
+			}
+		}
 		if is.down.Load() {
 			http.Error(w, "unavailable", http.StatusServiceUnavailable)
 			return
@@ -78,6 +89,31 @@ func (is *issuer) addKey(kid string) crypto.Signer {
 	defer is.mu.Unlock()
 	is.keys[kid] = k
 	return k
+}
+
+// holdFetches makes JWKS fetches hang (as a key URL that accepts the
+// connection and never answers) until release is called.
+func (is *issuer) holdFetches() (release func()) {
+	gate := make(chan struct{})
+	is.mu.Lock()
+	is.gate = gate
+	is.mu.Unlock()
+	var once sync.Once
+	release = func() { once.Do(func() { close(gate) }) }
+	is.t.Cleanup(release) // before the server's Close, which waits for its requests
+	return release
+}
+
+// waitForHits waits until the JWKS was asked n times.
+func (is *issuer) waitForHits(n int32) {
+	is.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for is.hits.Load() < n {
+		if time.Now().After(deadline) {
+			is.t.Fatalf("the JWKS was asked %d times, want %d", is.hits.Load(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // removeKey stops publishing kid (the issuer withdrew the key).

@@ -26,12 +26,12 @@ import (
 
 // How a profile's JWKS is cached. Keys are kept for keysTTL; a token
 // signed with a key id the cache does not know triggers a refetch (the
-// issuer rotated its keys). Once keys are held, any refetch (stale keys or
-// an unknown key id) happens at most once per refetchGap, so a stream of
-// tokens with made-up key ids cannot make this server hammer the issuer,
-// and while the issuer is down logins keep using the keys held instead of
-// each waiting, behind the key set's lock, for a fetch that fails. A fetch
-// gives up after fetchTimeout.
+// issuer rotated its keys). Any fetch after the first attempt, failed or
+// not, happens at most once per refetchGap, so a stream of tokens with
+// made-up key ids cannot make this server hammer the issuer, and while the
+// issuer is down (or its URL hangs) logins answer at once: with the keys
+// held, or, when none were ever fetched, keys_unavailable, which the
+// attempt limit does not count. A fetch gives up after fetchTimeout.
 const (
 	keysTTL      = time.Hour
 	refetchGap   = 30 * time.Second
@@ -47,14 +47,24 @@ type keyCache struct {
 	sets  map[string]*keySet // by profile id
 }
 
-// keySet is one profile's keys; its own lock makes concurrent logins
-// wait for one fetch instead of each fetching.
+// keySet is one profile's keys. Its lock guards the fields only and is
+// never held across a fetch: logins that want keys while a fetch runs
+// all wait for that one fetch (inflight), each only as long as its own
+// request lasts.
 type keySet struct {
-	mu      sync.Mutex
-	url     string
-	keys    []jose.JSONWebKey
-	fetched time.Time // last successful fetch
-	tried   time.Time // last attempt
+	mu       sync.Mutex
+	url      string
+	keys     []jose.JSONWebKey
+	fetched  time.Time  // last successful fetch
+	tried    time.Time  // when the last attempt started or, once over, ended
+	failure  error      // why the last attempt failed; nil after a success
+	inflight *fetchCall // the fetch running now, if any
+}
+
+// fetchCall is one fetch shared by every login waiting for it.
+type fetchCall struct {
+	done chan struct{} // closed once err is set and the set updated
+	err  error
 }
 
 func (c *keyCache) set(profileID, url string) *keySet {
@@ -82,23 +92,72 @@ func (c *keyCache) forget(profileID string) {
 func (c *keyCache) keys(ctx context.Context, p *Profile, kid string) ([]jose.JSONWebKey, error) {
 	ks := c.set(p.ProfileID, p.JWKSURL)
 	ks.mu.Lock()
-	defer ks.mu.Unlock()
 	now := c.clock.Now()
 	held := !ks.fetched.IsZero()
 	want := !held || now.Sub(ks.fetched) >= keysTTL || !hasKey(ks.keys, kid)
-	if want && (!held || now.Sub(ks.tried) >= refetchGap) {
-		ks.tried = now
-		keys, err := c.fetch(ctx, ks.url)
-		switch {
-		case err == nil:
-			ks.keys, ks.fetched = keys, now
-		case !held:
-			return nil, apierr.Wrap(apierr.TrustedAuthTokenKeysUnavailable, err)
-		}
-		// A failed refresh keeps the keys last fetched: the issuer being
-		// unreachable should not stop logins with known keys.
+	call := ks.inflight
+	if want && call == nil && (ks.tried.IsZero() || now.Sub(ks.tried) >= refetchGap) {
+		call = c.start(ctx, ks)
 	}
-	return matching(ks.keys, kid), nil
+	if !want || call == nil {
+		// Within the gap: what the last attempt left is the answer.
+		keys, failure := ks.keys, ks.failure
+		ks.mu.Unlock()
+		if !held {
+			return nil, unavailable(failure)
+		}
+		return matching(keys, kid), nil
+	}
+	ks.mu.Unlock()
+	select {
+	case <-call.done:
+	case <-ctx.Done():
+		// The caller left (or its deadline passed); the fetch goes on
+		// for the others and for the cache.
+		return nil, unavailable(fmt.Errorf("trustedauth: waiting for jwks: %w", ctx.Err()))
+	}
+	ks.mu.Lock()
+	keys := ks.keys
+	ks.mu.Unlock()
+	if call.err != nil && len(keys) == 0 {
+		return nil, unavailable(call.err)
+	}
+	// A failed refresh keeps the keys last fetched: the issuer being
+	// unreachable should not stop logins with known keys.
+	return matching(keys, kid), nil
+}
+
+// start begins a fetch of ks's keys for every login that wants them;
+// ks.mu is held.
+func (c *keyCache) start(ctx context.Context, ks *keySet) *fetchCall {
+	call := &fetchCall{done: make(chan struct{})}
+	ks.inflight, ks.tried = call, c.clock.Now()
+	// The fetch is everyone's, so the login that happened to start it
+	// must not cancel it by leaving; fetch bounds it with fetchTimeout.
+	fctx := context.WithoutCancel(ctx)
+	go func() {
+		keys, err := c.fetch(fctx, ks.url)
+		ks.mu.Lock()
+		defer ks.mu.Unlock()
+		now := c.clock.Now()
+		if err == nil {
+			ks.keys, ks.fetched = keys, now
+		}
+		// The gap runs from the end of the attempt: a URL that hangs
+		// for fetchTimeout is not asked again right after.
+		ks.tried, ks.failure, ks.inflight = now, err, nil
+		call.err = err
+		close(call.done)
+	}()
+	return call
+}
+
+// unavailable is the answer when no key can be had; cause is logged.
+func unavailable(cause error) error {
+	if cause == nil {
+		cause = errors.New("trustedauth: no jwks fetched")
+	}
+	return apierr.Wrap(apierr.TrustedAuthTokenKeysUnavailable, cause)
 }
 
 func hasKey(keys []jose.JSONWebKey, kid string) bool {

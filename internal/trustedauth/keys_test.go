@@ -1,0 +1,62 @@
+package trustedauth_test
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+)
+
+// With no keys held (a restart, a new profile) and the key URL failing,
+// one attempt per refetch gap is made: the logins in between are answered
+// keys_unavailable at once, without asking the issuer again. They are not
+// counted by the attempt limit, so nothing else would stop them from making
+// this server fetch once per login.
+func TestAttestKeysUnavailableAnswersAtOnceWithinTheGap(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		sc := newScene(t, e)
+		sc.is.down.Store(true)
+		for i := range 5 {
+			apptest.Want(t, sc.attest(sc.is.token(e.Clock.Now(), "ana@acme.test", "u"+strconv.Itoa(i), nil)),
+				502, "trusted_auth_token_keys_unavailable")
+			e.Clock.Advance(time.Second)
+		}
+		if n := sc.is.hits.Load(); n != 1 {
+			t.Fatalf("JWKS fetched %d times for 5 logins within the gap, want 1", n)
+		}
+		e.Clock.Advance(30 * time.Second)
+		apptest.Want(t, sc.attest(sc.is.token(e.Clock.Now(), "ana@acme.test", "u5", nil)), 502, "trusted_auth_token_keys_unavailable")
+		if n := sc.is.hits.Load(); n != 2 {
+			t.Fatalf("JWKS fetched %d times after the gap, want 2", n)
+		}
+		sc.is.down.Store(false)
+		e.Clock.Advance(30 * time.Second)
+		apptest.Want(t, sc.attest(sc.is.token(e.Clock.Now(), "ana@acme.test", "u6", nil)), 200, "")
+	})
+}
+
+// Logins that arrive while the key URL hangs wait for the one fetch in
+// flight instead of each fetching in turn behind the others (three logins
+// were answered after 5, 10 and 15 s, each waiting out the fetch timeout).
+func TestAttestWhileTheKeyURLHangsSharesOneFetch(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		sc := newScene(t, e)
+		sc.is.down.Store(true)
+		release := sc.is.holdFetches()
+		go func() {
+			sc.is.waitForHits(1)
+			release()
+		}()
+		now := e.Clock.Now()
+		rs := apptest.Together(3, func(i int) apptest.Resp {
+			return sc.attest(sc.is.token(now, "ana@acme.test", "h"+strconv.Itoa(i), nil))
+		})
+		for _, r := range rs {
+			apptest.Want(t, r, 502, "trusted_auth_token_keys_unavailable")
+		}
+		if n := sc.is.hits.Load(); n != 1 {
+			t.Fatalf("JWKS fetched %d times for 3 concurrent logins, want 1", n)
+		}
+	})
+}
