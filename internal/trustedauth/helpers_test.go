@@ -34,6 +34,7 @@ type issuer struct {
 	uses map[string]string        // by kid, the published "use" when not "sig"
 	hits atomic.Int32             // JWKS fetches
 	down atomic.Bool              // answer 503
+	anon atomic.Bool              // publish the keys without their key ids
 	gate chan struct{}            // when set, fetches wait until it is closed (holdFetches)
 }
 
@@ -69,7 +70,11 @@ func newIssuer(t *testing.T) *issuer {
 			if use == "" {
 				use = "sig"
 			}
-			set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.Public(), KeyID: kid, Use: use, Algorithm: string(jose.ES256)})
+			published := kid
+			if is.anon.Load() {
+				published = ""
+			}
+			set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.Public(), KeyID: published, Use: use, Algorithm: string(jose.ES256)})
 		}
 		is.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")

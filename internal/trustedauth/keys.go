@@ -88,13 +88,16 @@ func (c *keyCache) forget(profileID string) {
 }
 
 // keys returns the profile's keys that may have signed a token with key
-// id kid ("" when the token names none: every key is tried).
-func (c *keyCache) keys(ctx context.Context, p *Profile, kid string) ([]jose.JSONWebKey, error) {
+// id kid (see matching), and whether they were fetched for this call (or
+// by the fetch it waited for) rather than taken from the cache. refresh
+// asks for a fetch even though the cache holds a key for kid (subject to
+// the gap like any other).
+func (c *keyCache) keys(ctx context.Context, p *Profile, kid string, refresh bool) ([]jose.JSONWebKey, bool, error) {
 	ks := c.set(p.ProfileID, p.JWKSURL)
 	ks.mu.Lock()
 	now := c.clock.Now()
 	held := !ks.fetched.IsZero()
-	want := !held || now.Sub(ks.fetched) >= keysTTL || !hasKey(ks.keys, kid)
+	want := refresh || !held || now.Sub(ks.fetched) >= keysTTL || !hasKey(ks.keys, kid)
 	call := ks.inflight
 	if want && call == nil && (ks.tried.IsZero() || now.Sub(ks.tried) >= refetchGap) {
 		call = c.start(ctx, ks)
@@ -104,9 +107,9 @@ func (c *keyCache) keys(ctx context.Context, p *Profile, kid string) ([]jose.JSO
 		keys, failure := ks.keys, ks.failure
 		ks.mu.Unlock()
 		if !held {
-			return nil, unavailable(failure)
+			return nil, false, unavailable(failure)
 		}
-		return matching(keys, kid), nil
+		return matching(keys, kid), false, nil
 	}
 	ks.mu.Unlock()
 	select {
@@ -114,17 +117,20 @@ func (c *keyCache) keys(ctx context.Context, p *Profile, kid string) ([]jose.JSO
 	case <-ctx.Done():
 		// The caller left (or its deadline passed); the fetch goes on
 		// for the others and for the cache.
-		return nil, unavailable(fmt.Errorf("trustedauth: waiting for jwks: %w", ctx.Err()))
+		return nil, false, unavailable(fmt.Errorf("trustedauth: waiting for jwks: %w", ctx.Err()))
 	}
 	ks.mu.Lock()
 	keys := ks.keys
 	ks.mu.Unlock()
-	if call.err != nil && len(keys) == 0 {
-		return nil, unavailable(call.err)
+	if call.err != nil {
+		if len(keys) == 0 {
+			return nil, false, unavailable(call.err)
+		}
+		// A failed refresh keeps the keys last fetched: the issuer being
+		// unreachable should not stop logins with known keys.
+		return matching(keys, kid), false, nil
 	}
-	// A failed refresh keeps the keys last fetched: the issuer being
-	// unreachable should not stop logins with known keys.
-	return matching(keys, kid), nil
+	return matching(keys, kid), true, nil
 }
 
 // start begins a fetch of ks's keys for every login that wants them;
@@ -160,21 +166,39 @@ func unavailable(cause error) error {
 	return apierr.Wrap(apierr.TrustedAuthTokenKeysUnavailable, cause)
 }
 
+// hasKey reports whether keys hold one for a token with key id kid: any
+// key when the token names none.
 func hasKey(keys []jose.JSONWebKey, kid string) bool {
 	return kid == "" || slices.ContainsFunc(keys, func(k jose.JSONWebKey) bool { return k.KeyID == kid })
 }
 
+// matching returns the keys that may have signed a token with key id kid:
+// those with that id; failing any, those with none (a JWKS need not name
+// its keys, RFC 7517 section 4.5, and the token's kid is only a hint);
+// every key when the token names none.
 func matching(keys []jose.JSONWebKey, kid string) []jose.JSONWebKey {
 	if kid == "" {
 		return keys
 	}
-	var out []jose.JSONWebKey
+	var named, unnamed []jose.JSONWebKey
 	for _, k := range keys {
-		if k.KeyID == kid {
-			out = append(out, k)
+		switch k.KeyID {
+		case kid:
+			named = append(named, k)
+		case "":
+			unnamed = append(unnamed, k)
 		}
 	}
-	return out
+	if len(named) > 0 {
+		return named
+	}
+	return unnamed
+}
+
+// named reports whether keys are the ones the token's kid names (not
+// every key, or the unnamed ones, tried for want of a match).
+func named(keys []jose.JSONWebKey, kid string) bool {
+	return kid != "" && len(keys) > 0 && keys[0].KeyID == kid
 }
 
 // fetch reads a JWKS document, keeping the public signing keys.

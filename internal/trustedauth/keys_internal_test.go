@@ -73,7 +73,7 @@ type keysResult struct {
 func lookUp(ctx context.Context, c *keyCache, p *Profile) chan keysResult {
 	out := make(chan keysResult, 1)
 	go func() {
-		keys, err := c.keys(ctx, p, "k1")
+		keys, _, err := c.keys(ctx, p, "k1", false)
 		out <- keysResult{keys, err}
 	}()
 	return out

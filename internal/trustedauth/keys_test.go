@@ -1,9 +1,15 @@
 package trustedauth_test
 
 import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/go-jose/go-jose/v4"
 
 	"github.com/latchkey/latchkey/internal/apptest"
 )
@@ -58,5 +64,53 @@ func TestAttestWhileTheKeyURLHangsSharesOneFetch(t *testing.T) {
 		if n := sc.is.hits.Load(); n != 1 {
 			t.Fatalf("JWKS fetched %d times for 3 concurrent logins, want 1", n)
 		}
+	})
+}
+
+// A token without a kid is tried with every held key. When none verifies
+// it, the issuer may have rotated: the keys are fetched again (at most
+// once per refetch gap) and tried once more, instead of refusing the new
+// key's tokens until the cache expires an hour later.
+func TestAttestTokenWithoutKidAfterRotation(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		sc := newScene(t, e)
+		is := sc.is
+		call := func(key crypto.Signer, jti string) apptest.Resp {
+			return sc.attest(sign(t, jose.ES256, key, "", claimsFor(e.Clock.Now(), "ana@acme.test", jti)))
+		}
+		apptest.Want(t, call(is.key("k1"), "n1"), 200, "")
+		k2 := is.addKey("k2")
+		is.removeKey("k1")
+		// Within the gap after the first fetch: refused, not refetched.
+		e.Clock.Advance(10 * time.Second)
+		apptest.Want(t, call(k2, "n2"), 401, "invalid_trusted_auth_token")
+		if n := is.hits.Load(); n != 1 {
+			t.Fatalf("JWKS fetched %d times within the gap, want 1", n)
+		}
+		e.Clock.Advance(30 * time.Second)
+		apptest.Want(t, call(k2, "n3"), 200, "")
+		if n := is.hits.Load(); n != 2 {
+			t.Fatalf("JWKS fetched %d times, want 2", n)
+		}
+		// A stranger's token without a kid right after: refused, and no
+		// fetch (the keys were just fetched).
+		stranger, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		apptest.Want(t, call(stranger, "n4"), 401, "invalid_trusted_auth_token")
+		if n := is.hits.Load(); n != 2 {
+			t.Fatalf("JWKS fetched %d times after a stranger's token, want 2", n)
+		}
+	})
+}
+
+// An issuer whose JWKS names no key ids still signs tokens that carry
+// one: the kid is a hint, and the keys without an id are tried.
+func TestAttestTokenWithKidAgainstUnnamedKeys(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		sc := newScene(t, e)
+		sc.is.anon.Store(true)
+		apptest.Want(t, sc.attest(sc.is.token(e.Clock.Now(), "ana@acme.test", "a1", nil)), 200, "")
+		stranger, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		apptest.Want(t, sc.attest(sign(t, jose.ES256, stranger, "k1", claimsFor(e.Clock.Now(), "ana@acme.test", "a2"))),
+			401, "invalid_trusted_auth_token")
 	})
 }
