@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
 	"math/big"
@@ -74,7 +75,11 @@ func newIssuer(t *testing.T) *issuer {
 			if is.anon.Load() {
 				published = ""
 			}
-			set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.Public(), KeyID: published, Use: use, Algorithm: string(jose.ES256)})
+			alg := jose.ES256
+			if _, ok := k.(*rsa.PrivateKey); ok {
+				alg = jose.RS256
+			}
+			set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.Public(), KeyID: published, Use: use, Algorithm: string(alg)})
 		}
 		is.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
@@ -87,6 +92,18 @@ func newIssuer(t *testing.T) *issuer {
 // addKey creates and publishes a new P-256 key.
 func (is *issuer) addKey(kid string) crypto.Signer {
 	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		is.t.Fatal(err)
+	}
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	is.keys[kid] = k
+	return k
+}
+
+// addRSAKey creates and publishes a new RSA key of bits bits.
+func (is *issuer) addRSAKey(kid string, bits int) *rsa.PrivateKey {
+	k, err := rsa.GenerateKey(rand.Reader, bits)
 	if err != nil {
 		is.t.Fatal(err)
 	}

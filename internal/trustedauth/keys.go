@@ -227,13 +227,21 @@ func (c *keyCache) fetch(ctx context.Context, url string) ([]jose.JSONWebKey, er
 		return nil, fmt.Errorf("trustedauth: decode jwks: %w", err)
 	}
 	var keys []jose.JSONWebKey
+	weak := 0
 	for _, k := range set.Keys {
-		if (k.Use == "" || k.Use == "sig") && k.IsPublic() && k.Valid() {
-			keys = append(keys, k)
+		if (k.Use != "" && k.Use != "sig") || !k.IsPublic() || !k.Valid() {
+			continue
 		}
+		// A weak key is dropped, not the whole set: the issuer's other
+		// keys still verify its tokens.
+		if checkKeyStrength(k.Key) != nil {
+			weak++
+			continue
+		}
+		keys = append(keys, k)
 	}
 	if len(keys) == 0 {
-		return nil, errors.New("trustedauth: jwks has no public signing key")
+		return nil, fmt.Errorf("trustedauth: jwks has no usable public signing key (%d too weak)", weak)
 	}
 	return keys, nil
 }
@@ -291,14 +299,30 @@ func parsePublicKey(text string) (crypto.PublicKey, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkKeyStrength(key); err != nil {
+		return nil, err
+	}
+	return key, nil
+}
+
+// minRSABits is the smallest RSA modulus a profile key may have (NIST SP
+// 800-131A): a shorter one can be factored, and whoever does signs tokens
+// for any member.
+const minRSABits = 2048
+
+// checkKeyStrength is the one rule for a profile's keys, whether read from
+// PEM when the profile is created or fetched from its JWKS on every
+// refresh: RSA of at least minRSABits, ECDSA or Ed25519 (go-jose verifies
+// ECDSA on P-256, P-384 and P-521 only).
+func checkKeyStrength(key any) error {
 	switch k := key.(type) {
 	case *rsa.PublicKey:
-		if k.N.BitLen() < 2048 {
-			return nil, errors.New("RSA keys must have at least 2048 bits")
+		if k.N.BitLen() < minRSABits {
+			return fmt.Errorf("RSA keys must have at least %d bits", minRSABits)
 		}
-		return k, nil
+		return nil
 	case *ecdsa.PublicKey, ed25519.PublicKey:
-		return k, nil
+		return nil
 	}
-	return nil, fmt.Errorf("unsupported key type %T", key)
+	return fmt.Errorf("unsupported key type %T", key)
 }

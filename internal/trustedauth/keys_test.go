@@ -114,3 +114,28 @@ func TestAttestTokenWithKidAgainstUnnamedKeys(t *testing.T) {
 			401, "invalid_trusted_auth_token")
 	})
 }
+
+// Keys fetched from a JWKS are held to the minimum PEM keys meet: an RSA
+// key under 2048 bits is dropped, so its tokens are refused while the
+// issuer's other keys still verify theirs, and a JWKS with only weak keys
+// has no keys at all.
+func TestAttestJWKSDropsWeakRSAKeys(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		sc := newScene(t, e)
+		weak := sc.is.addRSAKey("weak", 1024)
+		strong := sc.is.addRSAKey("strong", 2048)
+		now := e.Clock.Now()
+		apptest.Want(t, sc.attest(sign(t, jose.RS256, weak, "weak", claimsFor(now, "ana@acme.test", "w1"))),
+			401, "invalid_trusted_auth_token")
+		apptest.Want(t, sc.attest(sign(t, jose.RS256, strong, "strong", claimsFor(now, "ana@acme.test", "w2"))), 200, "")
+		apptest.Want(t, sc.attest(sc.is.token(now, "ana@acme.test", "w3", nil)), 200, "")
+
+		only := newIssuer(t)
+		only.removeKey("k1")
+		weakOnly := only.addRSAKey("weak", 1024)
+		prof := jwksProfile(t, e, only, nil)
+		r := attest(e, map[string]any{"profile_id": prof.ProfileID, "organization_id": sc.org,
+			"token": sign(t, jose.RS256, weakOnly, "weak", claimsFor(now, "ana@acme.test", "w4"))})
+		apptest.Want(t, r, 502, "trusted_auth_token_keys_unavailable")
+	})
+}
