@@ -54,7 +54,7 @@ func TestSweepBatchesUseIndexes(t *testing.T) {
 	}
 	for _, table := range []string{"rate_limits", "attempt_counters", "flow_tickets", "password_resets", "sms_otps",
 		"discovery_magic_links", "discovery_email_otps", "email_update_otps", "totp_registrations", "idp_tokens", "idp_grants",
-		"trusted_auth_token_uses", "mail_queue"} {
+		"trusted_auth_token_uses", "trusted_auth_spent_tokens", "mail_queue"} {
 		if !checked[table] {
 			t.Errorf("%s is not swept in batches (sweeper.Expired)", table)
 		}

@@ -70,19 +70,44 @@ func (w *SDKWire) Patterns() []string {
 // that the route's allowlist does not have, as JSON paths, or an error when
 // no entry matches the request.
 func (w *SDKWire) Check(method, path string, data any) ([]string, error) {
-	u, err := url.Parse(path)
+	pattern, urlPath, err := w.pattern(method, path)
 	if err != nil {
 		return nil, err
 	}
-	req := &http.Request{Method: method, URL: u, Host: "latchkey.test"}
-	_, pattern := w.mux.Handler(req)
 	if pattern == "" {
 		return nil, fmt.Errorf("SDK route %s %s has no entry in internal/apptest/sdk_wire.json: "+
-			"add its line to scripts/gen-sdk-wire.mjs (see the README, 'SDK wire allowlist') and rerun it", method, u.Path)
+			"add its line to scripts/gen-sdk-wire.mjs (see the README, 'SDK wire allowlist') and rerun it", method, urlPath)
 	}
 	var extra []string
 	walkShape(w.fields[pattern], data, "", &extra)
 	return extra, nil
+}
+
+// pattern is the entry that serves method and path ("" for none), and
+// path without its query.
+func (w *SDKWire) pattern(method, path string) (string, string, error) {
+	u, err := url.Parse(path)
+	if err != nil {
+		return "", "", err
+	}
+	_, pattern := w.mux.Handler(&http.Request{Method: method, URL: u, Host: "latchkey.test"})
+	return pattern, u.Path, nil
+}
+
+// AnswersSession reports whether the browser SDK declares, for the SDK
+// route that serves method and path, an answer that carries a session
+// token or an intermediate session token: a call that can start a
+// session (or the first step of one). Cross-cutting tests use it to find
+// the logins without a list of paths.
+func (w *SDKWire) AnswersSession(method, path string) bool {
+	pattern, _, err := w.pattern(method, path)
+	if err != nil || pattern == "" {
+		return false
+	}
+	fields, _ := w.fields[pattern].(map[string]any)
+	_, session := fields["session_token"]
+	_, ist := fields["intermediate_session_token"]
+	return session || ist
 }
 
 // walkShape collects the object keys of v that shape lacks. A shape is

@@ -46,41 +46,23 @@ func (s *Service) verify(ctx context.Context, p *project.Project, ip, email, pas
 			return err
 		}
 		if cred == nil {
-			// The dummy is well formed, so the only error is the wait for
-			// a hashing slot, answered as it is for a real credential.
-			if _, err := s.verifyHash(ctx, s.dummy, password); err != nil {
+			if err := s.verifyDummy(ctx, password); err != nil {
 				return err
 			}
 			return apierr.New(apierr.UnauthorizedCredentials)
 		}
+		start := s.d.Clock.Now()
 		ok, err := s.verifyHash(ctx, cred.Hash, password)
 		if err != nil {
 			return wrap("stored hash of "+cred.ID, err)
 		}
 		if !ok {
-			return s.wrongPassword(ctx, cred, password)
+			return s.wrongPassword(ctx, cred, password, s.d.Clock.Now().Sub(start))
 		}
 		return nil
 	}, ratelimit.FailureOf(apierr.UnauthorizedCredentials),
 		func(settle ratelimit.SettleIn) error { return then(verified{cred: cred, settle: settle}) },
 		lockKeys(p.ID, email, ip)...)
-}
-
-// wrongPassword answers a wrong password for cred. A stored hash cheaper
-// than the current cost (an imported MD5, SHA or PBKDF2 digest, or a
-// weaker bcrypt or argon2, until its first login upgrades it) is
-// checked in microseconds, where an unknown address costs the dummy's
-// full hash: the gap would tell a guesser which addresses have a
-// password. The dummy is verified too, so a wrong password costs at
-// least what "no such member" does. (An imported hash dearer than the
-// current cost stays dearer; only a login upgrades it.)
-func (s *Service) wrongPassword(ctx context.Context, cred *credential, password string) error {
-	if pwhash.NeedsUpgrade(cred.Hash, s.d.Hashing) {
-		if _, err := s.verifyHash(ctx, s.dummy, password); err != nil {
-			return err
-		}
-	}
-	return apierr.New(apierr.UnauthorizedCredentials)
 }
 
 // usable reports whether a member may log in with a password at all.

@@ -44,6 +44,7 @@ func TestPasswordLockoutCannotDenyTheRealUser(t *testing.T) {
 			mu.Lock()
 			defer mu.Unlock()
 			slept = append(slept, d)
+			e.Clock.Advance(d) // a wait takes its time
 			return nil
 		})
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)

@@ -191,8 +191,9 @@ func (s *Service) memberFields(ctx context.Context, q store.Querier, a *migratio
 // of the address is a password change like any other (changePassword: its
 // reset links, sessions and logins in progress end). A first password has
 // nothing to end, and the same hash imported again (once per organization
-// of the address, as the API family advises) changes nothing: both stay a
-// single write, so a bulk import stays cheap.
+// of the address, as the API family advises) changes nothing, not even a
+// forced reset: the first is a single write and the second none, so a
+// bulk import stays cheap.
 //
 // Which case applies is decided on the password as it stands once this
 // import holds it: two imports of one address at once (into two of its
@@ -214,10 +215,15 @@ func (s *Service) importHash(ctx context.Context, q store.Querier, p *project.Pr
 	switch {
 	// Not found again: the password added meanwhile was also deleted
 	// meanwhile, so this import sets the first one after the deletion.
-	case isNotFound(err) || err == nil && cur.Hash == encoded:
+	case isNotFound(err):
 		return s.setHash(ctx, q, p, email, encoded)
 	case err != nil:
 		return err
+	// The same hash again writes nothing: in particular a forced reset
+	// (the backend's, or a breach found at login) stays, since the
+	// password it withdrew is the one imported again.
+	case cur.Hash == encoded:
+		return nil
 	}
 	return s.changePassword(ctx, q, p, email, encoded, "")
 }

@@ -133,6 +133,37 @@ func TestPasswordMigrateEveryKind(t *testing.T) {
 	})
 }
 
+// A hash whose cost would hold the hashing slots for seconds at every
+// wrong password (here the largest the earlier bounds let in, as PHC
+// strings and as raw keys with their configs) is refused at import with
+// the error any bad hash gets, saying why; nothing is stored.
+func TestPasswordMigrateRefusesCostsTooHighForALogin(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		b64 := base64.RawStdEncoding.EncodeToString
+		salt, key := []byte("0123456789abcdef"), []byte(strings.Repeat("k", 32))
+		for name, body := range map[string]map[string]any{
+			"argon2 PHC": {"hash_type": "argon_2id", "hash": "$argon2id$v=19$m=1048576,t=64,p=1$" + b64(salt) + "$" + b64(key)},
+			"argon2 config": {"hash_type": "argon_2id", "hash": b64(key), "argon_2_config": map[string]any{
+				"salt": string(salt), "iteration_amount": 8, "memory": 256 << 10, "threads": 1, "key_length": 32}},
+			"scrypt PHC": {"hash_type": "scrypt", "hash": "$scrypt$ln=20,r=8,p=16$" + b64(salt) + "$" + b64(key)},
+			"scrypt config": {"hash_type": "scrypt", "hash": b64(key), "scrypt_config": map[string]any{
+				"salt": b64(salt), "n_parameter": 1 << 18, "r_parameter": 8, "p_parameter": 2, "key_length": 32}},
+		} {
+			body["email_address"], body["organization_id"] = "dear@acme.test", org
+			r := e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", body)
+			msg, _ := r.Body["error_message"].(string)
+			details, _ := r.Body["error_details"].(map[string]any)
+			if r.Status != 400 || r.ErrType() != "invalid_request" || details["field"] != "hash" || !strings.Contains(msg, "too high") {
+				t.Errorf("%s: %s", name, r.Raw)
+			}
+		}
+		if n := e.Count(`SELECT COUNT(*) FROM member_passwords WHERE email_address = $1`, "dear@acme.test"); n != 0 {
+			t.Fatalf("%d passwords stored for refused imports", n)
+		}
+	})
+}
+
 func mustBcrypt(t *testing.T) []byte {
 	t.Helper()
 	h, err := bcrypt.GenerateFromPassword([]byte(apptest.StrongPassword), 4)
@@ -194,5 +225,33 @@ func TestPasswordMigrateOverAPasswordEndsWhatItOpened(t *testing.T) {
 		if r := e.PasswordLogin(org, "ada@acme.test", "Gravel-Mitten-Sonnet-29"); r.Status != 200 {
 			t.Fatalf("login with the imported password: %s", r.Raw)
 		}
+	})
+}
+
+// Importing the same hash again (once per organization of the address, as
+// the API family advises a bulk import to) changes nothing: a reset
+// forced since the first import stays forced, the imported password
+// having been withdrawn. A different hash is a new password and lifts it.
+func TestPasswordMigrateOfTheSameHashKeepsAForcedReset(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		acme, beta := e.CreateOrg("acme", "ALL_ALLOWED", nil), e.CreateOrg("beta", "ALL_ALLOWED", nil)
+		h := string(mustBcrypt(t))
+		migrate := func(org, hash string) {
+			apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"organization_id": org,
+				"email_address": "ada@acme.test", "hash": hash, "hash_type": "bcrypt"}), 200, "")
+		}
+		migrate(acme, h)
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/passwords/email/require_reset",
+			map[string]any{"organization_id": acme, "email_address": "ada@acme.test"}), 200, "")
+		for _, org := range []string{beta, acme} {
+			migrate(org, h)
+			apptest.Want(t, e.PasswordLogin(org, "ada@acme.test", apptest.StrongPassword), 400, "reset_password")
+		}
+		other, err := bcryptOf("Other-Walrus-Trombone-77")
+		if err != nil {
+			t.Fatal(err)
+		}
+		migrate(acme, other)
+		apptest.Want(t, e.PasswordLogin(beta, "ada@acme.test", "Other-Walrus-Trombone-77"), 200, "")
 	})
 }

@@ -13,7 +13,9 @@
 // Security choices, each enforced here:
 //   - A wrong password, an unknown email and a member without a password
 //     answer the same error after the same amount of hashing work (a dummy
-//     verification), so the endpoint does not reveal who is a member.
+//     verification), so the endpoint does not reveal who is a member; an
+//     imported hash of another cost comes as near to it as it can
+//     (wrongPassword).
 //   - Failed checks lock the email (and the client address) for a while,
 //     counted in the database so every replica sees them.
 //   - The same strength and breach verdict guards every place a password is
@@ -102,8 +104,10 @@ type Deps struct {
 type Service struct {
 	d Deps
 	// dummy is a hash at the current cost, verified when there is no real
-	// one so that "no such member" costs what "wrong password" costs.
-	dummy string
+	// one so that "no such member" costs what "wrong password" costs;
+	// dummyCost is what verifying it costs (see wrongPassword).
+	dummy     string
+	dummyCost costEstimate
 	// verifyHash is pwhash.Verify (a test may watch which hashes a check
 	// verifies).
 	verifyHash func(ctx context.Context, encoded, password string) (bool, error)
@@ -115,5 +119,7 @@ func New(d Deps) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("password: %w", err)
 	}
-	return &Service{d: d, dummy: dummy, verifyHash: pwhash.Verify}, nil
+	s := &Service{d: d, dummy: dummy, verifyHash: pwhash.Verify}
+	s.dummyCost.ns.Store(-1) // not measured yet
+	return s, nil
 }

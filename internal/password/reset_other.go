@@ -77,7 +77,7 @@ func (s *Service) ResetBySession(ctx context.Context, a SessionResetParams) (*se
 		// stands: one deleted, or flagged for a reset (by the backend, or
 		// after a breach found at login), may be an attacker's, and only
 		// the inbox may replace it.
-		replaced, err := s.replaceUsable(ctx, q, a.Project.ID, email, hash)
+		replaced, err := s.replaceUsable(ctx, q, a.Project.ID, email, "", hash)
 		if err != nil {
 			return err
 		}
@@ -155,7 +155,20 @@ func (s *Service) ResetExisting(ctx context.Context, a ExistingResetParams) (*se
 			if err := s.holdMember(ctx, q, v.member); err != nil {
 				return err
 			}
-			if err := s.changePassword(ctx, q, a.Project, email, hash, ""); err != nil {
+			// The password was checked, and its forced reset read, before
+			// this transaction: it replaces the one it matched only if that
+			// one still stands (replaceUsable). A reset through the inbox,
+			// a forced reset or a deletion committed since then is not
+			// undone by whoever knew the old password; they are refused
+			// as a session reset after a forced reset is.
+			replaced, err := s.replaceUsable(ctx, q, a.Project.ID, email, v.cred.Hash, hash)
+			if err != nil {
+				return err
+			}
+			if !replaced {
+				return apierr.New(apierr.ResetPassword)
+			}
+			if err := s.endOldPassword(ctx, q, a.Project, email, ""); err != nil {
 				return err
 			}
 			if err := v.settle(q); err != nil {

@@ -82,10 +82,24 @@ func (s *Service) addFirst(ctx context.Context, q store.Querier, p *project.Proj
 // whose reset is not forced, in one conditional statement, and reports
 // whether it did. A forced reset or a deletion committed first leaves
 // nothing to replace; one that commits after applies to the new password.
-func (s *Service) replaceUsable(ctx context.Context, q store.Querier, projectID, email, hash string) (bool, error) {
-	res, err := q.ExecContext(ctx, `UPDATE member_passwords SET hash = $1, updated_at = $2
-		WHERE project_id = $3 AND email_address = $4 AND require_reset = $5`,
-		hash, store.Millis(s.d.Clock.Now()), projectID, email, false)
+//
+// verified, when not "", is the hash the caller checked the current
+// password against, read before its transaction: the row must still hold
+// it, so a change committed since the check (a reset through the inbox)
+// is not overwritten by whoever knew the password it replaced. On
+// PostgreSQL the UPDATE takes the password's row (lockInOrder: after the
+// member's), waits for a concurrent writer of it and evaluates its
+// conditions on the row that writer committed, so no check can pass on a
+// version already replaced. SQLite has one writer: the row read is current.
+func (s *Service) replaceUsable(ctx context.Context, q store.Querier, projectID, email, verified, hash string) (bool, error) {
+	query := `UPDATE member_passwords SET hash = $1, updated_at = $2
+		WHERE project_id = $3 AND email_address = $4 AND require_reset = $5`
+	args := []any{hash, store.Millis(s.d.Clock.Now()), projectID, email, false}
+	if verified != "" {
+		query += ` AND hash = $6`
+		args = append(args, verified)
+	}
+	res, err := q.ExecContext(ctx, query, args...)
 	if err != nil {
 		return false, fmt.Errorf("password: replace hash: %w", err)
 	}

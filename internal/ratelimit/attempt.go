@@ -141,7 +141,14 @@ func (l *Limiter) reserveIn(ctx context.Context, q store.Querier, sorted []Key, 
 			return nil, nil, err
 		}
 		if k.Rule.SlowOnly {
-			a.delay = max(a.delay, k.Rule.slowdown(r.hits))
+			wait, err := reserveTurn(ctx, q, k, r.hits, now)
+			if err != nil {
+				return nil, nil, err
+			}
+			if most := k.Rule.slowQueue(); wait > most && refusal == nil {
+				refusal = refuse(k.Rule, (wait - most).Milliseconds())
+			}
+			a.delay = max(a.delay, wait)
 		} else if over := until > store.Millis(now) || r.hits > k.Rule.Limit; over && refusal == nil {
 			end := max(until, r.windowStart+k.Rule.Window.Milliseconds())
 			refusal = refuse(k.Rule, end-store.Millis(now))
@@ -176,6 +183,34 @@ func reserveOne(ctx context.Context, q store.Querier, k Key, now time.Time) (res
 		return r, 0, fmt.Errorf("%s: %w", k.Rule.Name, store.MapError(err))
 	}
 	return r, until, nil
+}
+
+// reserveTurn gives an attempt past a SlowOnly rule's limit the next turn
+// in its key's line, inside the reservation's transaction, and returns how
+// long the attempt waits: until its turn ends. A turn starts when the last
+// one handed out ends (or now, when that is past) and lasts the rule's
+// step at this count, so concurrent attempts wait one step after another
+// (N of them take N steps in all), and a lone attempt waits just its
+// step, as before the line. The counter's row is already this
+// transaction's (reserveOne wrote it), so turns are handed out one at a
+// time on PostgreSQL as on SQLite. A refused reservation rolls its turn
+// back with its hits; an attempt that leaves while it waits keeps its turn
+// and is settled as a failure (GuardThen), so the line is no cheaper to
+// fill than guessing is.
+func reserveTurn(ctx context.Context, q store.Querier, k Key, hits int, now time.Time) (time.Duration, error) {
+	step := k.Rule.slowdown(hits)
+	if step <= 0 {
+		return 0, nil
+	}
+	nowMs := store.Millis(now)
+	var next int64
+	err := q.QueryRowContext(ctx, `UPDATE attempt_counters
+		SET next_at = CASE WHEN next_at > $2 THEN next_at ELSE $2 END + $3
+		WHERE bucket = $1 RETURNING next_at`, k.bucket(), nowMs, step.Milliseconds()).Scan(&next)
+	if err != nil {
+		return 0, fmt.Errorf("%s: turn: %w", k.Rule.Name, store.MapError(err))
+	}
+	return time.Duration(next-nowMs) * time.Millisecond, nil
 }
 
 // refuse is the rule's refusal, with the seconds until it may be retried.
@@ -376,18 +411,30 @@ func (l *Limiter) Unlock(ctx context.Context, q store.Querier, rule Rule, subjec
 	return nil
 }
 
-// slowdown is the wait a SlowOnly rule imposes at a count of hits: none up
+// slowdown is the turn a SlowOnly rule gives at a count of hits: none up
 // to the limit, then a step per further hit, up to SlowMax.
 func (r Rule) slowdown(hits int) time.Duration {
 	if hits <= r.Limit {
 		return 0
 	}
-	step, most := r.SlowStep, r.SlowMax
+	step := r.SlowStep
 	if step <= 0 {
 		step = 250 * time.Millisecond
 	}
-	if most <= 0 {
-		most = 3 * time.Second
+	return min(time.Duration(hits-r.Limit)*step, r.slowMax())
+}
+
+func (r Rule) slowMax() time.Duration {
+	if r.SlowMax <= 0 {
+		return 3 * time.Second
 	}
-	return min(time.Duration(hits-r.Limit)*step, most)
+	return r.SlowMax
+}
+
+// slowQueue is the longest a SlowOnly rule lets an attempt wait in line.
+func (r Rule) slowQueue() time.Duration {
+	if r.SlowQueue <= 0 {
+		return 3 * r.slowMax()
+	}
+	return r.SlowQueue
 }

@@ -60,7 +60,11 @@ func TestOutcomesLocksAndSlowdown(t *testing.T) {
 		clk := clock.NewFake(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC))
 		l := ratelimit.New(db, clk)
 		var slept []time.Duration
-		l.SetSleep(func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil })
+		l.SetSleep(func(_ context.Context, d time.Duration) error {
+			slept = append(slept, d)
+			clk.Advance(d) // a wait takes its time
+			return nil
+		})
 		ok := func() error { return nil }
 
 		// Release: successes cost nothing, failures count to the limit.
@@ -144,7 +148,8 @@ func TestOutcomesLocksAndSlowdown(t *testing.T) {
 			t.Fatalf("after Unlock: %v", err)
 		}
 
-		// SlowOnly never refuses: past the limit each attempt waits longer.
+		// SlowOnly never locks: past the limit each attempt, one after
+		// another, waits longer.
 		slow := ratelimit.Rule{Name: "slow", Limit: 2, Window: time.Hour, SlowOnly: true,
 			SlowStep: time.Second, SlowMax: 3 * time.Second}
 		for i := 0; i < 6; i++ {

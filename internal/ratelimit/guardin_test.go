@@ -136,10 +136,12 @@ func TestGuardInOutcomes(t *testing.T) {
 func TestGuardInSlowsOutsideTheTransaction(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		l := ratelimit.New(db, clock.NewFake(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)))
+		clk := clock.NewFake(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC))
+		l := ratelimit.New(db, clk)
 		write, rows := checkWrites(t, db)
 		var slept []time.Duration
 		l.SetSleep(func(ctx context.Context, d time.Duration) error {
+			defer clk.Advance(d) // a wait takes its time
 			// The writer must be free while waiting: a write here would
 			// never run on SQLite if the transaction were still open.
 			if _, err := db.ExecContext(ctx, `INSERT INTO guard_probe (v) VALUES ('during sleep')`); err != nil {

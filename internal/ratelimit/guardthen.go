@@ -31,8 +31,12 @@ func (l *Limiter) GuardThen(ctx context.Context, check func() error, isFailure f
 		return err
 	}
 	if d := a.Delay(); d > 0 {
+		// An attempt that leaves while it waits (a client that hung up)
+		// counts as a failure: its turn in the line stays taken, and a
+		// guesser must not be able to hold turns, keeping everyone else
+		// waiting or refused, at no cost to their budget of guesses.
 		if err := l.sleep(ctx, d); err != nil {
-			return errors.Join(err, a.Abandon(context.WithoutCancel(ctx)))
+			return errors.Join(err, a.Failed(ctx))
 		}
 	}
 	if err := check(); err != nil {

@@ -32,12 +32,17 @@ type Rule struct {
 	Refuse apierr.Type
 	// OnSuccess is what a correct credential does to the count.
 	OnSuccess Outcome
-	// SlowOnly rules never refuse: past Limit each attempt waits SlowStep
-	// more (at most SlowMax), so a counter that anyone can drive up (all
-	// guesses at one email address) slows guessing without locking out
-	// the real user.
-	SlowOnly          bool
-	SlowStep, SlowMax time.Duration
+	// SlowOnly rules never lock: past Limit each attempt waits its turn,
+	// SlowStep more per hit past Limit (at most SlowMax), so a counter
+	// that anyone can drive up (all guesses at one email address) slows
+	// guessing without locking out the real user. The turns of a key form
+	// one line (see reserveTurn): concurrent attempts wait one after
+	// another, not side by side, so guessing from many client addresses
+	// at once is no faster than from one. An attempt that would wait in
+	// line longer than SlowQueue (default three times SlowMax) is refused
+	// instead, counting nothing, and told when to retry.
+	SlowOnly                     bool
+	SlowStep, SlowMax, SlowQueue time.Duration
 
 	// PerClientAddress says the rule's key is the end user's client
 	// address. It does not apply to a request that a customer's own server
@@ -76,7 +81,9 @@ type Limiter struct {
 // New returns a limiter on db.
 func New(db *store.DB, c clock.Clock) *Limiter { return &Limiter{db: db, clock: c, sleep: sleepCtx} }
 
-// SetSleep replaces how slow-downs wait (tests record them instead).
+// SetSleep replaces how slow-downs wait (tests record them instead; a
+// recording under which no time passes has every attempt arrive at the
+// same instant, so a sequence of them waits in one line, see reserveTurn).
 func (l *Limiter) SetSleep(fn func(context.Context, time.Duration) error) { l.sleep = fn }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

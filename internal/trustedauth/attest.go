@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/emailaddr"
@@ -36,10 +37,15 @@ type attestRequest struct {
 
 // identity is what a verified token says.
 type identity struct {
-	email     string
-	name      string
-	tokenID   string
-	spendKey  string // what spend records: the token id, or the signed claims of a token without one
+	email   string
+	name    string
+	tokenID string
+	// spendKeys are what spend records: the signed claims, and the token
+	// id when there is one. The claims alone would let an issuer's token
+	// id be spent twice (by two tokens that both carry it); the id alone
+	// would let two profiles of one issuer whose mappings name different
+	// token id claims each spend the same token.
+	spendKeys []string
 	orgID     string
 	signedOrg bool // orgID came from the token, not the request
 }
@@ -127,10 +133,11 @@ func (s *Service) identify(ctx context.Context, prof *Profile, req attestRequest
 	}
 	id := identity{email: email, name: c.text(m.Name), tokenID: c.text(m.TokenID)}
 	// Many issuers (Firebase, Auth0 ID tokens) sign no token id; such a
-	// token is spent by its signed claims, so it is single-use all the same.
-	id.spendKey = id.tokenID
-	if id.spendKey == "" {
-		id.spendKey = string(v.payload)
+	// token is spent by its signed claims alone, so it is single-use all
+	// the same.
+	id.spendKeys = []string{string(v.payload)}
+	if id.tokenID != "" {
+		id.spendKeys = append(id.spendKeys, id.tokenID)
 	}
 	claimOrg := c.text(m.OrganizationID)
 	switch {
@@ -163,7 +170,7 @@ func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Proj
 		return nil, apierr.New(apierr.UnauthorizedAction).WithMessage(
 			"The session belongs to another member than the trusted auth token names.")
 	}
-	if err := s.spend(ctx, q, prof.ProfileID, id.spendKey, expMs); err != nil {
+	if err := s.spend(ctx, q, p.ID, prof.Issuer, id.spendKeys, expMs); err != nil {
 		return nil, err
 	}
 	// The profile's issuer vouches for the address, as an SSO provider
@@ -204,31 +211,46 @@ func (s *Service) member(ctx context.Context, q store.Querier, p *project.Projec
 	return m, err
 }
 
-// spend records a token (its id or its signed claims, hashed) as used
-// until it expires; a second use is refused.
-func (s *Service) spend(ctx context.Context, q store.Querier, profileID, key string, expMs int64) error {
-	now := store.Millis(s.d.Clock.Now())
-	if _, err := q.ExecContext(ctx, `DELETE FROM trusted_auth_token_uses WHERE profile_id = $1 AND expires_at < $2`,
-		profileID, now); err != nil {
-		return fmt.Errorf("trustedauth: sweep used tokens: %w", err)
+// spentKeep is how long a spent token's row outlives its expires_at
+// (the token's exp plus clockSkew). Replicas' clocks differ: one running
+// ahead must not sweep a row while one running behind still accepts the
+// token. Minutes cover any clock that is kept in time at all.
+const spentKeep = 5 * time.Minute
+
+// spend records a token (keys, hashed) as used by the project's logins
+// with tokens of issuer, until it expires; a second use is refused. The
+// record is the project's and the issuer's, not the profile's: it holds
+// for every profile of that issuer, and after the profile is deleted.
+func (s *Service) spend(ctx context.Context, q store.Querier, projectID, issuer string, keys []string, expMs int64) error {
+	cutoff := store.Millis(s.d.Clock.Now().Add(-spentKeep))
+	if _, err := q.ExecContext(ctx, `DELETE FROM trusted_auth_spent_tokens WHERE project_id = $1 AND issuer = $2 AND expires_at < $3`,
+		projectID, issuer, cutoff); err != nil {
+		return fmt.Errorf("trustedauth: sweep spent tokens: %w", err)
 	}
-	res, err := q.ExecContext(ctx, `INSERT INTO trusted_auth_token_uses (profile_id, token_hash, expires_at)
-		VALUES ($1, $2, $3) ON CONFLICT (profile_id, token_hash) DO NOTHING`, profileID, ids.Hash(key), expMs)
-	if err != nil {
-		return fmt.Errorf("trustedauth: record used token: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return badToken("was already used.")
+	for _, key := range keys {
+		res, err := q.ExecContext(ctx, `INSERT INTO trusted_auth_spent_tokens (project_id, issuer, token_hash, expires_at)
+			VALUES ($1, $2, $3, $4) ON CONFLICT (project_id, issuer, token_hash) DO NOTHING`, projectID, issuer, ids.Hash(key), expMs)
+		if err != nil {
+			return fmt.Errorf("trustedauth: record spent token: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return badToken("was already used.")
+		}
 	}
 	return nil
 }
 
 // Sweeps offers the spent-token rows to the sweeper (app.Sweeper). spend
-// trims a profile's expired rows whenever it records one; this removes
-// those of profiles no longer used. Batched by the whole key (profile_id,
-// token_hash): by token_hash alone a batch could take another profile's
-// live row with the same hash (two issuers may both sign jti "1").
+// trims an issuer's expired rows whenever it records one; this removes
+// those of issuers no longer used. Batched by the whole key: by token_hash
+// alone a batch could take another issuer's live row with the same hash
+// (two issuers may both sign jti "1"). 0001's per-profile table is swept
+// too while replicas of the previous release may still write it.
 func (s *Service) Sweeps() []sweeper.Sweepable {
-	return []sweeper.Sweepable{sweeper.Expired{DB: s.d.DB, Table: "trusted_auth_token_uses", Key: "profile_id, token_hash",
-		Column: "expires_at"}}
+	return []sweeper.Sweepable{
+		sweeper.Expired{DB: s.d.DB, Table: "trusted_auth_spent_tokens", Key: "project_id, issuer, token_hash",
+			Column: "expires_at", Keep: spentKeep},
+		sweeper.Expired{DB: s.d.DB, Table: "trusted_auth_token_uses", Key: "profile_id, token_hash",
+			Column: "expires_at", Keep: spentKeep},
+	}
 }

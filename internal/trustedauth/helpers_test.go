@@ -6,6 +6,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
 	"math/big"
@@ -34,6 +35,8 @@ type issuer struct {
 	uses map[string]string        // by kid, the published "use" when not "sig"
 	hits atomic.Int32             // JWKS fetches
 	down atomic.Bool              // answer 503
+	anon atomic.Bool              // publish the keys without their key ids
+	gate chan struct{}            // when set, fetches wait until it is closed (holdFetches)
 }
 
 const (
@@ -47,6 +50,16 @@ func newIssuer(t *testing.T) *issuer {
 	is.addKey("k1")
 	is.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		is.hits.Add(1)
+		is.mu.Lock()
+		gate := is.gate
+		is.mu.Unlock()
+		if gate != nil {
+			select {
+			case <-gate:
+			case <-r.Context().Done():
+				return
+			}
+		}
 		if is.down.Load() {
 			http.Error(w, "unavailable", http.StatusServiceUnavailable)
 			return
@@ -58,7 +71,15 @@ func newIssuer(t *testing.T) *issuer {
 			if use == "" {
 				use = "sig"
 			}
-			set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.Public(), KeyID: kid, Use: use, Algorithm: string(jose.ES256)})
+			published := kid
+			if is.anon.Load() {
+				published = ""
+			}
+			alg := jose.ES256
+			if _, ok := k.(*rsa.PrivateKey); ok {
+				alg = jose.RS256
+			}
+			set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.Public(), KeyID: published, Use: use, Algorithm: string(alg)})
 		}
 		is.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
@@ -78,6 +99,43 @@ func (is *issuer) addKey(kid string) crypto.Signer {
 	defer is.mu.Unlock()
 	is.keys[kid] = k
 	return k
+}
+
+// addRSAKey creates and publishes a new RSA key of bits bits.
+func (is *issuer) addRSAKey(kid string, bits int) *rsa.PrivateKey {
+	k, err := rsa.GenerateKey(rand.Reader, bits)
+	if err != nil {
+		is.t.Fatal(err)
+	}
+	is.mu.Lock()
+	defer is.mu.Unlock()
+	is.keys[kid] = k
+	return k
+}
+
+// holdFetches makes JWKS fetches hang (as a key URL that accepts the
+// connection and never answers) until release is called.
+func (is *issuer) holdFetches() (release func()) {
+	gate := make(chan struct{})
+	is.mu.Lock()
+	is.gate = gate
+	is.mu.Unlock()
+	var once sync.Once
+	release = func() { once.Do(func() { close(gate) }) }
+	is.t.Cleanup(release) // before the server's Close, which waits for its requests
+	return release
+}
+
+// waitForHits waits until the JWKS was asked n times.
+func (is *issuer) waitForHits(n int32) {
+	is.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for is.hits.Load() < n {
+		if time.Now().After(deadline) {
+			is.t.Fatalf("the JWKS was asked %d times, want %d", is.hits.Load(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // removeKey stops publishing kid (the issuer withdrew the key).

@@ -26,12 +26,12 @@ import (
 
 // How a profile's JWKS is cached. Keys are kept for keysTTL; a token
 // signed with a key id the cache does not know triggers a refetch (the
-// issuer rotated its keys). Once keys are held, any refetch (stale keys or
-// an unknown key id) happens at most once per refetchGap, so a stream of
-// tokens with made-up key ids cannot make this server hammer the issuer,
-// and while the issuer is down logins keep using the keys held instead of
-// each waiting, behind the key set's lock, for a fetch that fails. A fetch
-// gives up after fetchTimeout.
+// issuer rotated its keys). Any fetch after the first attempt, failed or
+// not, happens at most once per refetchGap, so a stream of tokens with
+// made-up key ids cannot make this server hammer the issuer, and while the
+// issuer is down (or its URL hangs) logins answer at once: with the keys
+// held, or, when none were ever fetched, keys_unavailable, which the
+// attempt limit does not count. A fetch gives up after fetchTimeout.
 const (
 	keysTTL      = time.Hour
 	refetchGap   = 30 * time.Second
@@ -47,14 +47,24 @@ type keyCache struct {
 	sets  map[string]*keySet // by profile id
 }
 
-// keySet is one profile's keys; its own lock makes concurrent logins
-// wait for one fetch instead of each fetching.
+// keySet is one profile's keys. Its lock guards the fields only and is
+// never held across a fetch: logins that want keys while a fetch runs
+// all wait for that one fetch (inflight), each only as long as its own
+// request lasts.
 type keySet struct {
-	mu      sync.Mutex
-	url     string
-	keys    []jose.JSONWebKey
-	fetched time.Time // last successful fetch
-	tried   time.Time // last attempt
+	mu       sync.Mutex
+	url      string
+	keys     []jose.JSONWebKey
+	fetched  time.Time  // last successful fetch
+	tried    time.Time  // when the last attempt started or, once over, ended
+	failure  error      // why the last attempt failed; nil after a success
+	inflight *fetchCall // the fetch running now, if any
+}
+
+// fetchCall is one fetch shared by every login waiting for it.
+type fetchCall struct {
+	done chan struct{} // closed once err is set and the set updated
+	err  error
 }
 
 func (c *keyCache) set(profileID, url string) *keySet {
@@ -78,44 +88,117 @@ func (c *keyCache) forget(profileID string) {
 }
 
 // keys returns the profile's keys that may have signed a token with key
-// id kid ("" when the token names none: every key is tried).
-func (c *keyCache) keys(ctx context.Context, p *Profile, kid string) ([]jose.JSONWebKey, error) {
+// id kid (see matching), and whether they were fetched for this call (or
+// by the fetch it waited for) rather than taken from the cache. refresh
+// asks for a fetch even though the cache holds a key for kid (subject to
+// the gap like any other).
+func (c *keyCache) keys(ctx context.Context, p *Profile, kid string, refresh bool) ([]jose.JSONWebKey, bool, error) {
 	ks := c.set(p.ProfileID, p.JWKSURL)
 	ks.mu.Lock()
-	defer ks.mu.Unlock()
 	now := c.clock.Now()
 	held := !ks.fetched.IsZero()
-	want := !held || now.Sub(ks.fetched) >= keysTTL || !hasKey(ks.keys, kid)
-	if want && (!held || now.Sub(ks.tried) >= refetchGap) {
-		ks.tried = now
-		keys, err := c.fetch(ctx, ks.url)
-		switch {
-		case err == nil:
-			ks.keys, ks.fetched = keys, now
-		case !held:
-			return nil, apierr.Wrap(apierr.TrustedAuthTokenKeysUnavailable, err)
+	want := refresh || !held || now.Sub(ks.fetched) >= keysTTL || !hasKey(ks.keys, kid)
+	call := ks.inflight
+	if want && call == nil && (ks.tried.IsZero() || now.Sub(ks.tried) >= refetchGap) {
+		call = c.start(ctx, ks)
+	}
+	if !want || call == nil {
+		// Within the gap: what the last attempt left is the answer.
+		keys, failure := ks.keys, ks.failure
+		ks.mu.Unlock()
+		if !held {
+			return nil, false, unavailable(failure)
+		}
+		return matching(keys, kid), false, nil
+	}
+	ks.mu.Unlock()
+	select {
+	case <-call.done:
+	case <-ctx.Done():
+		// The caller left (or its deadline passed); the fetch goes on
+		// for the others and for the cache.
+		return nil, false, unavailable(fmt.Errorf("trustedauth: waiting for jwks: %w", ctx.Err()))
+	}
+	ks.mu.Lock()
+	keys := ks.keys
+	ks.mu.Unlock()
+	if call.err != nil {
+		if len(keys) == 0 {
+			return nil, false, unavailable(call.err)
 		}
 		// A failed refresh keeps the keys last fetched: the issuer being
 		// unreachable should not stop logins with known keys.
+		return matching(keys, kid), false, nil
 	}
-	return matching(ks.keys, kid), nil
+	return matching(keys, kid), true, nil
 }
 
+// start begins a fetch of ks's keys for every login that wants them;
+// ks.mu is held.
+func (c *keyCache) start(ctx context.Context, ks *keySet) *fetchCall {
+	call := &fetchCall{done: make(chan struct{})}
+	ks.inflight, ks.tried = call, c.clock.Now()
+	// The fetch is everyone's, so the login that happened to start it
+	// must not cancel it by leaving; fetch bounds it with fetchTimeout.
+	fctx := context.WithoutCancel(ctx)
+	go func() {
+		keys, err := c.fetch(fctx, ks.url)
+		ks.mu.Lock()
+		defer ks.mu.Unlock()
+		now := c.clock.Now()
+		if err == nil {
+			ks.keys, ks.fetched = keys, now
+		}
+		// The gap runs from the end of the attempt: a URL that hangs
+		// for fetchTimeout is not asked again right after.
+		ks.tried, ks.failure, ks.inflight = now, err, nil
+		call.err = err
+		close(call.done)
+	}()
+	return call
+}
+
+// unavailable is the answer when no key can be had; cause is logged.
+func unavailable(cause error) error {
+	if cause == nil {
+		cause = errors.New("trustedauth: no jwks fetched")
+	}
+	return apierr.Wrap(apierr.TrustedAuthTokenKeysUnavailable, cause)
+}
+
+// hasKey reports whether keys hold one for a token with key id kid: any
+// key when the token names none.
 func hasKey(keys []jose.JSONWebKey, kid string) bool {
 	return kid == "" || slices.ContainsFunc(keys, func(k jose.JSONWebKey) bool { return k.KeyID == kid })
 }
 
+// matching returns the keys that may have signed a token with key id kid:
+// those with that id; failing any, those with none (a JWKS need not name
+// its keys, RFC 7517 section 4.5, and the token's kid is only a hint);
+// every key when the token names none.
 func matching(keys []jose.JSONWebKey, kid string) []jose.JSONWebKey {
 	if kid == "" {
 		return keys
 	}
-	var out []jose.JSONWebKey
+	var named, unnamed []jose.JSONWebKey
 	for _, k := range keys {
-		if k.KeyID == kid {
-			out = append(out, k)
+		switch k.KeyID {
+		case kid:
+			named = append(named, k)
+		case "":
+			unnamed = append(unnamed, k)
 		}
 	}
-	return out
+	if len(named) > 0 {
+		return named
+	}
+	return unnamed
+}
+
+// named reports whether keys are the ones the token's kid names (not
+// every key, or the unnamed ones, tried for want of a match).
+func named(keys []jose.JSONWebKey, kid string) bool {
+	return kid != "" && len(keys) > 0 && keys[0].KeyID == kid
 }
 
 // fetch reads a JWKS document, keeping the public signing keys.
@@ -144,13 +227,21 @@ func (c *keyCache) fetch(ctx context.Context, url string) ([]jose.JSONWebKey, er
 		return nil, fmt.Errorf("trustedauth: decode jwks: %w", err)
 	}
 	var keys []jose.JSONWebKey
+	weak := 0
 	for _, k := range set.Keys {
-		if (k.Use == "" || k.Use == "sig") && k.IsPublic() && k.Valid() {
-			keys = append(keys, k)
+		if (k.Use != "" && k.Use != "sig") || !k.IsPublic() || !k.Valid() {
+			continue
 		}
+		// A weak key is dropped, not the whole set: the issuer's other
+		// keys still verify its tokens.
+		if checkKeyStrength(k.Key) != nil {
+			weak++
+			continue
+		}
+		keys = append(keys, k)
 	}
 	if len(keys) == 0 {
-		return nil, errors.New("trustedauth: jwks has no public signing key")
+		return nil, fmt.Errorf("trustedauth: jwks has no usable public signing key (%d too weak)", weak)
 	}
 	return keys, nil
 }
@@ -208,14 +299,30 @@ func parsePublicKey(text string) (crypto.PublicKey, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkKeyStrength(key); err != nil {
+		return nil, err
+	}
+	return key, nil
+}
+
+// minRSABits is the smallest RSA modulus a profile key may have (NIST SP
+// 800-131A): a shorter one can be factored, and whoever does signs tokens
+// for any member.
+const minRSABits = 2048
+
+// checkKeyStrength is the one rule for a profile's keys, whether read from
+// PEM when the profile is created or fetched from its JWKS on every
+// refresh: RSA of at least minRSABits, ECDSA or Ed25519 (go-jose verifies
+// ECDSA on P-256, P-384 and P-521 only).
+func checkKeyStrength(key any) error {
 	switch k := key.(type) {
 	case *rsa.PublicKey:
-		if k.N.BitLen() < 2048 {
-			return nil, errors.New("RSA keys must have at least 2048 bits")
+		if k.N.BitLen() < minRSABits {
+			return fmt.Errorf("RSA keys must have at least %d bits", minRSABits)
 		}
-		return k, nil
+		return nil
 	case *ecdsa.PublicKey, ed25519.PublicKey:
-		return k, nil
+		return nil
 	}
-	return nil, fmt.Errorf("unsupported key type %T", key)
+	return fmt.Errorf("unsupported key type %T", key)
 }

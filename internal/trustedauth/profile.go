@@ -254,7 +254,9 @@ func (s *Service) SetActive(ctx context.Context, projectID, profileID string, ac
 	return s.Profile(ctx, projectID, profileID)
 }
 
-// DeleteProfile removes a profile (and its record of used tokens).
+// DeleteProfile removes a profile. The tokens spent through it stay spent
+// (they are the project's and the issuer's, see spend): a profile created
+// again for the same issuer must not take them a second time.
 func (s *Service) DeleteProfile(ctx context.Context, projectID, profileID string) error {
 	res, err := s.d.DB.ExecContext(ctx, `DELETE FROM trusted_auth_token_profiles WHERE profile_id = $1 AND project_id = $2`,
 		profileID, projectID)

@@ -7,11 +7,12 @@
 // profile's keys, issuer, audience, expiry and not-before with a small
 // skew), its email claim names the member (found by email in the
 // organization, or provisioned just in time when the profile allows it and
-// the signed token itself names the organization), and its token id claim
-// (jti by default; the signed claims when there is none) is remembered in
-// the database until the token expires, at most a day ahead, so each token
-// is spent once on any replica. The session comes from the same completion seam as
-// every login, so the organization's auth and MFA policies apply.
+// the signed token itself names the organization), and its signed claims
+// and token id claim (jti by default) are remembered in the database, per
+// project and issuer, until the token expires, at most a day ahead, so each
+// token is spent once on any replica and through any of the project's
+// profiles. The session comes from the same completion seam as every
+// login, so the organization's auth and MFA policies apply.
 //
 // b2b/sessions/migrate is the other way an outside identity becomes a
 // session: a session token of the provider a project moves from is shown

@@ -105,35 +105,77 @@ func (s *Service) verify(ctx context.Context, p *Profile, raw string) (*verified
 // checkSignature verifies obj with the profile's keys and returns the
 // payload.
 func (s *Service) checkSignature(ctx context.Context, p *Profile, obj *jose.JSONWebSignature) ([]byte, error) {
-	var candidates []any
-	kid := obj.Signatures[0].Header.KeyID
 	switch p.PublicKeyType {
 	case KeyTypeJWK:
-		keys, err := s.keys.keys(ctx, p, kid)
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range keys {
-			candidates = append(candidates, k)
-		}
+		return s.checkJWKSignature(ctx, p, obj)
 	case KeyTypePEM:
+		var keys []any
 		for _, f := range p.PEMFiles {
 			k, err := parsePublicKey(f.PublicKey)
 			if err != nil {
 				return nil, fmt.Errorf("trustedauth: profile %s: pem %s: %w", p.ProfileID, f.PEMFileID, err)
 			}
-			candidates = append(candidates, k)
+			keys = append(keys, k)
 		}
-	default:
-		return nil, fmt.Errorf("trustedauth: profile %s: unknown key type %q", p.ProfileID, p.PublicKeyType)
+		if payload, ok := verifyWithAny(obj, keys); ok {
+			return payload, nil
+		}
+		return nil, badSignature()
 	}
-	for _, k := range candidates {
-		if payload, err := obj.Verify(k); err == nil {
+	return nil, fmt.Errorf("trustedauth: profile %s: unknown key type %q", p.ProfileID, p.PublicKeyType)
+}
+
+// checkJWKSignature verifies obj with the profile's fetched keys. A token
+// whose kid no held key carries makes keys refetch. One without a kid, or
+// whose kid only the keys without an id could answer (matching), has no
+// such sign of a rotation: when none of the held keys verifies it, the
+// issuer may have rotated since they were fetched, so they are fetched
+// again (within the refetch gap, as any refetch) and tried once more.
+// Otherwise such tokens would be refused until the cached keys expire, up
+// to an hour after the rotation.
+func (s *Service) checkJWKSignature(ctx context.Context, p *Profile, obj *jose.JSONWebSignature) ([]byte, error) {
+	kid := obj.Signatures[0].Header.KeyID
+	keys, fresh, err := s.keys.keys(ctx, p, kid, false)
+	if err != nil {
+		return nil, err
+	}
+	if payload, ok := verifyWithAny(obj, jwks(keys)); ok {
+		return payload, nil
+	}
+	if fresh || named(keys, kid) {
+		// Just fetched, or the key the token names: a bad signature.
+		return nil, badSignature()
+	}
+	if keys, fresh, err = s.keys.keys(ctx, p, kid, true); err != nil {
+		return nil, err
+	}
+	if fresh {
+		if payload, ok := verifyWithAny(obj, jwks(keys)); ok {
 			return payload, nil
 		}
 	}
-	return nil, badToken("signature does not verify with the profile's keys.")
+	return nil, badSignature()
 }
+
+func jwks(keys []jose.JSONWebKey) []any {
+	out := make([]any, len(keys))
+	for i, k := range keys {
+		out[i] = k
+	}
+	return out
+}
+
+// verifyWithAny returns obj's payload when one of keys verifies it.
+func verifyWithAny(obj *jose.JSONWebSignature, keys []any) ([]byte, bool) {
+	for _, k := range keys {
+		if payload, err := obj.Verify(k); err == nil {
+			return payload, true
+		}
+	}
+	return nil, false
+}
+
+func badSignature() error { return badToken("signature does not verify with the profile's keys.") }
 
 // audienceHas reads aud as a string or a list of strings.
 func audienceHas(aud any, want string) bool {

@@ -106,7 +106,14 @@ func (c *Checker) Breached(ctx context.Context, password string) (bool, Source) 
 	}
 	found, err := c.queryRange(ctx, password)
 	if err != nil {
-		c.markDown()
+		// A caller that left (a client that hung up, a request past its
+		// own deadline) ended the query itself, which says nothing about
+		// the remote: switching it off for everyone would let anyone with
+		// the public token keep it off by hanging up on strength checks.
+		// Only a failure while the caller still waited counts.
+		if ctx.Err() == nil {
+			c.markDown()
+		}
 		return listed, SourceList
 	}
 	return found || listed, SourceRemote

@@ -1,6 +1,7 @@
 package breach
 
 import (
+	"context"
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -147,5 +149,53 @@ func TestShippedList(t *testing.T) {
 		if c.InCommonList(pw) {
 			t.Errorf("%q is on the list", pw)
 		}
+	}
+}
+
+// A caller that hangs up while the range API is answering (a client that
+// cancels its strength check) is no failure of the API: the next caller
+// still asks it, rather than everyone getting the list alone for
+// retryAfterFailure. A failure while the caller waits still switches it off.
+func TestCallerLeavingDoesNotSwitchTheRemoteOff(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	rs := newRangeServer(t, map[string]int{"purple-monkey-dishwasher-77": 12})
+	arrived, release := make(chan struct{}), make(chan struct{})
+	defer close(release)
+	var slow atomic.Bool
+	slow.Store(true)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if slow.Load() {
+			arrived <- struct{}{}
+			select { // the caller's hang-up reaches the server, or the test ends
+			case <-r.Context().Done():
+			case <-release:
+			}
+			return
+		}
+		rs.Config.Handler.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	c := New(srv.URL, clk, nil)
+
+	ctx, hangUp := context.WithCancel(t.Context())
+	go func() { <-arrived; hangUp() }()
+	if got, src := c.Breached(ctx, "Summer2024!"); !got || src != SourceList {
+		t.Fatalf("caller gone: %v from %s, want the list's verdict", got, src)
+	}
+	slow.Store(false)
+	if got, src := c.Breached(t.Context(), "purple-monkey-dishwasher-77"); !got || src != SourceRemote {
+		t.Fatalf("after a caller hung up: %v from %s, want the remote asked", got, src)
+	}
+
+	// The API failing while its caller waits still switches it off.
+	rs.Close()
+	c.base = rs.URL
+	if _, src := c.Breached(t.Context(), "purple-monkey-dishwasher-77"); src != SourceList {
+		t.Fatalf("remote down: %s", src)
+	}
+	c.base = srv.URL
+	if _, src := c.Breached(t.Context(), "purple-monkey-dishwasher-77"); src != SourceList {
+		t.Fatalf("remote asked during the back-off after a real failure: %s", src)
 	}
 }

@@ -8,8 +8,9 @@ import (
 	"github.com/latchkey/latchkey/third_party/argon2"
 )
 
-// Bounds on imported and configured argon2 costs: an absurd imported cost
-// would turn every login of that member into a denial of service.
+// Bounds on stored and configured argon2 costs: an absurd stored cost
+// would turn every login of that member into a denial of service. An
+// import must also pass tighter bounds (maxImportArgonMemoryKiB).
 const (
 	maxArgonMemoryKiB  = 1 << 20 // 1 GiB
 	maxArgonIterations = 64

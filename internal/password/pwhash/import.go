@@ -64,6 +64,82 @@ type Import struct {
 // sha_512, whose optional config holds the salts). Errors wrap ErrMalformed and say what is
 // wrong, for the importing developer.
 func Normalize(in Import) (string, error) {
+	enc, err := normalize(in)
+	if err != nil {
+		return "", err
+	}
+	v, err := parse(enc)
+	if err != nil {
+		return "", err
+	}
+	if err := importable(v); err != nil {
+		return "", err
+	}
+	return enc, nil
+}
+
+// Bounds on the cost of an imported hash, tighter than what parse accepts
+// (maxArgonMemoryKiB and the others, which also bound the configured
+// cost). Every wrong password for a member costs one verification of
+// their hash, holding hashing slots (limit.go) for as long as it runs, so
+// one member's imported hash must not turn their failed logins into tens
+// of seconds of every slot (the earlier bounds allowed argon2 at 1 GiB and
+// t=64, and scrypt at 1 GiB and p=16: minutes). Measured with x/crypto on
+// one core, against a login at the OWASP default (argon2id, 19 MiB, t=2:
+// 38 MiB of memory passes), a MiB of scrypt's 128·N·r·p costs about 2.6
+// MiB of argon2 passes. The bounds keep a verification within about 25
+// default logins (1 GiB of argon2 passes; 256 MiB of scrypt, about 17),
+// and admit the costs systems actually export: libsodium's moderate
+// argon2id (256 MiB, t=3), RFC 9106's second choice (64 MiB, t=3),
+// Django's (100 MiB, t=2); scrypt at N=2^14..2^17, r=8, p=1 (Django,
+// Node, passlib). Hashes imported before these bounds stay verifiable
+// (parse), and are upgraded at their next successful login.
+const (
+	// argon2: memory m (KiB) and memory passes m·t (KiB): 256 MiB, and
+	// 1 GiB of passes (what the old bounds, 1 GiB and t=64, made 64 GiB).
+	maxImportArgonMemoryKiB = 256 << 10
+	maxImportArgonPassesKiB = 1 << 20
+	// scrypt: 128·N·r·p bytes, the memory one of its p blocks fills and
+	// mixes, times p (which x/crypto runs one after another): 256 MiB.
+	maxImportScryptBytes = 256 << 20
+	// PBKDF2 runs all its iterations again for every digest-sized block
+	// of the key: iterations·blocks is what a verification costs. The
+	// iteration bound is kept, now on that product: a one-block key keeps
+	// what it had, and a longer one no longer multiplies it (by up to
+	// seven, a 128-byte SHA-1 key).
+	maxImportPBKDF2Rounds = maxPBKDF2Iterations
+)
+
+// importable refuses an imported hash whose verification would cost
+// beyond the import bounds, saying which bound and why.
+func importable(v verifier) error {
+	switch h := v.(type) {
+	case *argon2Hash:
+		m, t := uint64(h.params.m), uint64(h.params.t)
+		if m > maxImportArgonMemoryKiB || m*t > maxImportArgonPassesKiB {
+			return fmt.Errorf("%w: argon2 cost m=%d,t=%d is too high to verify at every login: an imported argon2 hash "+
+				"may use at most m=%d (256 MiB), and m·t at most %d (1 GiB of memory passes)",
+				ErrMalformed, m, t, maxImportArgonMemoryKiB, maxImportArgonPassesKiB)
+		}
+	case *scryptHash:
+		if bytes := (int64(128) << h.logN) * int64(h.r) * int64(h.p); bytes > maxImportScryptBytes {
+			return fmt.Errorf("%w: scrypt cost N=2^%d,r=%d,p=%d is too high to verify at every login: "+
+				"an imported scrypt hash may have 128·N·r·p at most 256 MiB (this one %d MiB)",
+				ErrMalformed, h.logN, h.r, h.p, bytes>>20)
+		}
+	case *pbkdf2Hash:
+		size := digests[h.digest]().Size()
+		blocks := (len(h.key) + size - 1) / size
+		if h.iterations*blocks > maxImportPBKDF2Rounds {
+			return fmt.Errorf("%w: pbkdf2 with %d iterations and a %d-byte key computes %d blocks of %d iterations, "+
+				"too many to verify at every login: iterations times blocks (key length over %d bytes, rounded up) may be at most %d",
+				ErrMalformed, h.iterations, len(h.key), blocks, h.iterations, size, maxImportPBKDF2Rounds)
+		}
+	}
+	return nil
+}
+
+func normalize(in Import) (string, error) {
 	h := strings.TrimSpace(in.Hash)
 	if h == "" {
 		return "", fmt.Errorf("%w: hash is empty", ErrMalformed)

@@ -15,7 +15,8 @@ import (
 	"golang.org/x/crypto/scrypt"
 )
 
-// Bounds on imported legacy costs (see maxArgonMemoryKiB for why).
+// Bounds on stored legacy costs (see maxArgonMemoryKiB for why; an import
+// must also pass the tighter bounds of importable).
 const (
 	maxBcryptCost       = 16
 	maxScryptLogN       = 20 // N <= 1,048,576

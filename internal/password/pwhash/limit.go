@@ -15,9 +15,10 @@ import (
 // process, sized to its CPUs (GOMAXPROCS at start), because:
 //
 //   - memory stays bounded under a login storm: an argon2id hash at the
-//     OWASP cost allocates 19 MiB (an imported hash up to 1 GiB), so
-//     hashes running for every open request are an out-of-memory vector;
-//     with the limiter the hashing memory is at most one hash per CPU;
+//     OWASP cost allocates 19 MiB (an imported hash up to 256 MiB, or 1
+//     GiB if imported before that bound), so hashes running for every
+//     open request are an out-of-memory vector; with the limiter the
+//     hashing memory is at most one hash per CPU;
 //   - throughput goes up, not down: argon2 is memory-bound, and more hashes
 //     than cores only take turns on them, each evicting the others' blocks
 //     from the CPU caches and raising the heap (and so the GC's work) by
