@@ -321,7 +321,9 @@ func (a *App) buildMailer() (notify.Mailer, error) {
 		m = notify.Fanout(ms...)
 	}
 	// Every email the server sends passes here: the per-recipient cap
-	// across organizations and flows is applied once, to all of them.
+	// across organizations and flows is applied once, to all of them
+	// that the SDK face asks for (the backend face is left alone, see
+	// notify.SendPerRecipient).
 	return notify.Capped(m, a.Limiter), nil
 }
 

@@ -19,7 +19,14 @@ import (
 // policy admits anyone, and as many again by each other flow. This one
 // rule sits under all of them (Capped) and stays well above what a real
 // person asks for in an hour.
-var SendPerRecipient = ratelimit.Rule{Name: "email_send_recipient", Limit: 30, Window: time.Hour}
+//
+// It binds the SDK face only (SDKOnly): what a customer's server sends
+// with the project secret (ratelimit.OnBehalf) is neither refused nor
+// counted. That server is trusted and limits its own users; counting its
+// sends would waste the allowance, and refusing them would let a stranger
+// with the public token silence an address for the customer's own
+// backend logins and invites.
+var SendPerRecipient = ratelimit.Rule{Name: "email_send_recipient", Limit: 30, Window: time.Hour, SDKOnly: true}
 
 // errNoProject is a message whose builder was not given its project: the
 // cap could not count it, so it is not sent.
@@ -28,7 +35,9 @@ var errNoProject = errors.New("notify: capped: the message names no project")
 // Capped returns m with SendPerRecipient applied to every message it
 // sends, counted per project (Email.Project) and recipient. It is the one
 // place every email passes (app.buildMailer wraps the whole mailer), so a
-// new flow cannot skip the cap. A refusal is too_many_requests, which the
+// new flow cannot skip the cap; the face is read from ctx, which the
+// backend's authentication marks (ratelimit.OnBehalf), so a new flow
+// cannot get it wrong either. A refusal is too_many_requests, which the
 // senders answer as it is (DeliveryError). When m writes only to the
 // database (AsTx), so does the result, and SendIn counts in the caller's
 // transaction: a send that rolls back counts nothing.

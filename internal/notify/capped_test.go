@@ -62,6 +62,49 @@ func TestCappedLimitsEachRecipientPerProject(t *testing.T) {
 	})
 }
 
+// A send the customer's server asked for (the backend face,
+// ratelimit.OnBehalf) is neither refused nor counted, in a transaction or
+// not: past the cap it is delivered, and the SDK face still gets its whole
+// allowance after it.
+func TestCappedLeavesTheBackendFaceAlone(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		clk := clock.NewFake(t0.Truncate(time.Hour))
+		ob := notify.NewOutbox(db, clk)
+		m := notify.Capped(ob, ratelimit.New(db, clk))
+		txm, _ := notify.AsTx(m)
+		backend := ratelimit.OnBehalf(context.Background())
+		msg, err := notify.EmailOTPEmail("ada@acme.test", notify.CodeData{ProjectID: "project-a", ProjectName: "App",
+			Code: "123456", ExpiresIn: 10 * time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range notify.SendPerRecipient.Limit + 1 {
+			if err := m.Send(backend, msg); err != nil {
+				t.Fatalf("backend send %d: %v", i, err)
+			}
+			if err := db.Tx(backend, func(q store.Querier) error { return txm.SendIn(backend, q, msg) }); err != nil {
+				t.Fatalf("backend send %d in a transaction: %v", i, err)
+			}
+		}
+		for i := range notify.SendPerRecipient.Limit {
+			if err := m.Send(context.Background(), msg); err != nil {
+				t.Fatalf("SDK send %d after the backend's: %v", i, err)
+			}
+		}
+		if err := m.Send(context.Background(), msg); !apierr.Is(notify.DeliveryError(err), apierr.TooManyRequests) {
+			t.Fatalf("SDK send past the cap: %v", err)
+		}
+		if err := m.Send(backend, msg); err != nil {
+			t.Fatalf("backend send once the SDK face is capped: %v", err)
+		}
+		want := 2*(notify.SendPerRecipient.Limit+1) + notify.SendPerRecipient.Limit + 1
+		if msgs, _ := ob.List(context.Background(), "ada@acme.test", 200); len(msgs) != want {
+			t.Fatalf("%d messages delivered, want %d", len(msgs), want)
+		}
+	})
+}
+
 // A send in a transaction counts in it: rolled back, it counts nothing.
 // A message whose builder was given no project is not sent.
 func TestCappedCountsInTheSendersTransaction(t *testing.T) {

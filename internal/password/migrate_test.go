@@ -149,6 +149,7 @@ func TestPasswordMigrateRefusesCostsTooHighForALogin(t *testing.T) {
 			"scrypt PHC": {"hash_type": "scrypt", "hash": "$scrypt$ln=20,r=8,p=16$" + b64(salt) + "$" + b64(key)},
 			"scrypt config": {"hash_type": "scrypt", "hash": b64(key), "scrypt_config": map[string]any{
 				"salt": b64(salt), "n_parameter": 1 << 18, "r_parameter": 8, "p_parameter": 2, "key_length": 32}},
+			"bcrypt": {"hash_type": "bcrypt", "hash": "$2a$16$" + strings.Repeat("a", 53)},
 		} {
 			body["email_address"], body["organization_id"] = "dear@acme.test", org
 			r := e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", body)

@@ -13,14 +13,15 @@ import (
 )
 
 // A request a customer's server makes for its users (OnBehalf) is not
-// counted under the rules keyed by the end user's address, whichever entry
-// it comes through, and still is under every other rule; without the mark
-// both count.
+// counted under the rules keyed by the end user's address, nor under the
+// rules that bind the SDK face only, whichever entry it comes through, and
+// still is under every other rule; without the mark all count.
 func TestPerAddressRulesSkipRequestsOnBehalfOfUsers(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		l := ratelimit.New(db, clock.NewFake(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)))
 		addr := ratelimit.Rule{Name: "t_ip", Limit: 2, Window: time.Hour, Lock: time.Hour, PerClientAddress: true}
 		acct := ratelimit.Rule{Name: "t_email", Limit: 2, Window: time.Hour, Lock: time.Hour}
+		sdk := ratelimit.Rule{Name: "t_sdk", Limit: 2, Window: time.Hour, Lock: time.Hour, SDKOnly: true}
 		behalf := ratelimit.OnBehalf(context.Background())
 		direct := context.Background()
 
@@ -63,6 +64,12 @@ func TestPerAddressRulesSkipRequestsOnBehalfOfUsers(t *testing.T) {
 			}
 			if got := refusedAt(direct, addr, c.name+"|10.0.0.2", c.try); got != c.want {
 				t.Errorf("%s from a user: the per-address rule refused try %d, want %d", c.name, got, c.want)
+			}
+			if got := refusedAt(behalf, sdk, c.name+"|bob@acme.test", c.try); got != 0 {
+				t.Errorf("%s on behalf of users: the SDK-only rule refused try %d", c.name, got)
+			}
+			if got := refusedAt(direct, sdk, c.name+"|bob@acme.test", c.try); got != c.want {
+				t.Errorf("%s from a user: the SDK-only rule refused try %d, want %d (the backend's tries counted?)", c.name, got, c.want)
 			}
 		}
 	})

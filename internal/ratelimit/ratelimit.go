@@ -58,6 +58,13 @@ type Rule struct {
 	// address. It does not apply to a request that a customer's own server
 	// makes for its users (see OnBehalf), whose address is that server's.
 	PerClientAddress bool
+	// SDKOnly says the rule holds back what anyone holding the public
+	// token can make the server do for someone else (notify's
+	// per-recipient email cap). A request that a customer's own server
+	// makes (OnBehalf) is neither counted nor refused under it: that
+	// server is trusted with its users and limits them itself, and
+	// counting it would let a stranger's SDK sends silence the customer's.
+	SDKOnly bool
 }
 
 // onBehalfKey marks a request made by a customer's server for its users.
@@ -71,14 +78,15 @@ type onBehalfKey struct{}
 // user out with a hundred wrong passwords. So PerClientAddress rules are
 // skipped for it; the rules per account (email, member, code, token)
 // still hold, and the project secret's own failures stay counted per
-// address, before the secret is known.
+// address, before the secret is known. SDKOnly rules are skipped for it
+// too.
 func OnBehalf(ctx context.Context) context.Context {
 	return context.WithValue(ctx, onBehalfKey{}, true)
 }
 
 // applies reports whether rule counts for the request of ctx.
 func applies(ctx context.Context, rule Rule) bool {
-	return !rule.PerClientAddress || ctx.Value(onBehalfKey{}) == nil
+	return !(rule.PerClientAddress || rule.SDKOnly) || ctx.Value(onBehalfKey{}) == nil
 }
 
 // Limiter counts hits per (rule, key, window).

@@ -46,6 +46,10 @@ type identity struct {
 	// would let two profiles of one issuer whose mappings name different
 	// token id claims each spend the same token.
 	spendKeys []string
+	// legacyKey is what the previous release spent the token by in
+	// trusted_auth_token_uses: the token id, or the signed claims of a
+	// token without one (see spend).
+	legacyKey string
 	orgID     string
 	signedOrg bool // orgID came from the token, not the request
 }
@@ -136,8 +140,10 @@ func (s *Service) identify(ctx context.Context, prof *Profile, req attestRequest
 	// token is spent by its signed claims alone, so it is single-use all
 	// the same.
 	id.spendKeys = []string{string(v.payload)}
+	id.legacyKey = string(v.payload)
 	if id.tokenID != "" {
 		id.spendKeys = append(id.spendKeys, id.tokenID)
+		id.legacyKey = id.tokenID
 	}
 	claimOrg := c.text(m.OrganizationID)
 	switch {
@@ -171,6 +177,9 @@ func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Proj
 			"The session belongs to another member than the trusted auth token names.")
 	}
 	if err := s.spend(ctx, q, p.ID, prof.Issuer, id.spendKeys, expMs); err != nil {
+		return nil, err
+	}
+	if err := s.spendLegacy(ctx, q, prof.ProfileID, id.legacyKey, expMs); err != nil {
 		return nil, err
 	}
 	// The profile's issuer vouches for the address, as an SSO provider
@@ -236,6 +245,33 @@ func (s *Service) spend(ctx context.Context, q store.Querier, projectID, issuer 
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return badToken("was already used.")
 		}
+	}
+	return nil
+}
+
+// spendLegacy also records the token where the previous release looks
+// for it, and refuses a token that release has spent. During a rolling
+// deploy its replicas read and write only trusted_auth_token_uses (by
+// profile and the hash of the token id, or of the signed claims of a
+// token without one) and this release's replicas trusted_auth_spent_tokens:
+// without this row each release would take a token once. Remove it with
+// the migration that drops trusted_auth_token_uses, once no replica of
+// that release can run.
+func (s *Service) spendLegacy(ctx context.Context, q store.Querier, profileID, key string, expMs int64) error {
+	// A row past its keep is no use (spend trims the new table alike):
+	// an issuer may sign a token id again once the first token expired.
+	cutoff := store.Millis(s.d.Clock.Now().Add(-spentKeep))
+	if _, err := q.ExecContext(ctx, `DELETE FROM trusted_auth_token_uses WHERE profile_id = $1 AND token_hash = $2 AND expires_at < $3`,
+		profileID, ids.Hash(key), cutoff); err != nil {
+		return fmt.Errorf("trustedauth: trim the previous release's spent token: %w", err)
+	}
+	res, err := q.ExecContext(ctx, `INSERT INTO trusted_auth_token_uses (profile_id, token_hash, expires_at)
+		VALUES ($1, $2, $3) ON CONFLICT (profile_id, token_hash) DO NOTHING`, profileID, ids.Hash(key), expMs)
+	if err != nil {
+		return fmt.Errorf("trustedauth: record spent token for the previous release: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return badToken("was already used.")
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package trustedauth_test
 
 import (
 	"context"
+	"encoding/base64"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,5 +112,54 @@ func TestSpentTokensMigration(t *testing.T) {
 			t.Fatal("the issuer's row does not keep the later expiry")
 		}
 		apptest.Want(t, sc.attest(sc.is.token(e.Clock.Now(), "ana@acme.test", "old-1", nil)), 401, "invalid_trusted_auth_token")
+	})
+}
+
+// During a rolling deploy the previous release's replicas spend tokens
+// only in trusted_auth_token_uses (by profile and the hash of the token
+// id, or of the signed claims of a token without one). A token such a
+// replica spent is refused here, and a token spent here is recorded there
+// too, so that replica refuses it: one use in all, not one per release.
+func TestAttestSpentTokenHoldsAcrossReleases(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		sc := newScene(t, e)
+		now := e.Clock.Now()
+		exp := now.Add(5*time.Minute + 30*time.Second).UnixMilli()
+		payload := func(tok string) string {
+			b, err := base64.RawURLEncoding.DecodeString(strings.Split(tok, ".")[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(b)
+		}
+		oldRows := func(key string) int {
+			return e.Count(`SELECT COUNT(*) FROM trusted_auth_token_uses WHERE profile_id = $1 AND token_hash = $2`,
+				sc.prof.ProfileID, ids.Hash(key))
+		}
+		spentByOld := func(key string) {
+			if _, err := e.App.DB.ExecContext(t.Context(), `INSERT INTO trusted_auth_token_uses (profile_id, token_hash, expires_at)
+				VALUES ($1, $2, $3)`, sc.prof.ProfileID, ids.Hash(key), exp); err != nil {
+				t.Fatal(err)
+			}
+		}
+
+		withID := sc.is.token(now, "ana@acme.test", "old-release", nil)
+		spentByOld("old-release")
+		apptest.Want(t, sc.attest(withID), 401, "invalid_trusted_auth_token")
+
+		withoutID := sc.is.token(now, "ana@acme.test", "", map[string]any{"jti": nil})
+		spentByOld(payload(withoutID))
+		apptest.Want(t, sc.attest(withoutID), 401, "invalid_trusted_auth_token")
+
+		fresh := sc.is.token(now, "ana@acme.test", "new-release", nil)
+		apptest.Want(t, sc.attest(fresh), 200, "")
+		if n := oldRows("new-release"); n != 1 {
+			t.Fatalf("%d rows of the spent token where the previous release looks, want 1", n)
+		}
+		freshWithoutID := sc.is.token(now.Add(time.Second), "ana@acme.test", "", map[string]any{"jti": nil})
+		apptest.Want(t, sc.attest(freshWithoutID), 200, "")
+		if n := oldRows(payload(freshWithoutID)); n != 1 {
+			t.Fatalf("%d rows of the spent token without an id where the previous release looks, want 1", n)
+		}
 	})
 }

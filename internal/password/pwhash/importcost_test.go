@@ -10,7 +10,8 @@ import (
 // An imported hash is refused, at import, when verifying it at every
 // wrong password would hold the hashing slots far longer than a login
 // needs; the old bounds (argon2 at 1 GiB and t=64, scrypt at 1 GiB and
-// p=16, PBKDF2 at ten million iterations per block of a long key) stay
+// p=16, PBKDF2 at ten million iterations per block of a long key, bcrypt
+// at cost 16) stay
 // what a stored hash may have, so one imported before is still verified.
 func TestImportBounds(t *testing.T) {
 	t.Parallel()
@@ -21,6 +22,9 @@ func TestImportBounds(t *testing.T) {
 		return fmt.Sprintf("$scrypt$ln=%d,r=%d,p=%d$%s$%s", ln, r, p, salt, key(32))
 	}
 	pbkdf2 := func(i, keyLen int) string { return fmt.Sprintf("$pbkdf2-sha1$i=%d$%s$%s", i, salt, key(keyLen)) }
+	// A bcrypt hash's cost is its second field; the rest is 22 characters
+	// of salt and 31 of hash in bcrypt's base64.
+	bcryptAt := func(cost int) string { return fmt.Sprintf("$2a$%02d$%s", cost, strings.Repeat("a", 53)) }
 	for _, c := range []struct {
 		hashType, hash string
 		ok             bool
@@ -39,6 +43,10 @@ func TestImportBounds(t *testing.T) {
 		{"pbkdf_2", pbkdf2(5_000_000, 40), true}, // two SHA-1 blocks
 		{"pbkdf_2", pbkdf2(10_000_000, 21), false},
 		{"pbkdf_2", pbkdf2(2_000_000, 128), false}, // seven blocks
+		{"bcrypt", bcryptAt(10), true},
+		{"bcrypt", bcryptAt(14), true},
+		{"bcrypt", bcryptAt(15), false},
+		{"bcrypt", bcryptAt(16), false}, // the stored bound
 	} {
 		got, err := Normalize(Import{HashType: c.hashType, Hash: c.hash})
 		if c.ok {

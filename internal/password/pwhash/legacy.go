@@ -25,7 +25,10 @@ const (
 	maxPBKDF2Iterations = 10_000_000
 )
 
-type bcryptHash struct{ encoded []byte }
+type bcryptHash struct {
+	encoded []byte
+	cost    int // log2 of the rounds (importable bounds it)
+}
 
 func (b *bcryptHash) kind() string { return "bcrypt" }
 func (b *bcryptHash) lanes() int   { return 1 }
@@ -50,7 +53,7 @@ func parseBcrypt(encoded string) (*bcryptHash, error) {
 	if cost > maxBcryptCost || len(encoded) != 60 {
 		return nil, fmt.Errorf("%w: bcrypt cost or length out of range", ErrMalformed)
 	}
-	return &bcryptHash{encoded: []byte(encoded)}, nil
+	return &bcryptHash{encoded: []byte(encoded), cost: cost}, nil
 }
 
 // scryptHash is stored as "$scrypt$ln=<log2 N>,r=<r>,p=<p>$<salt>$<hash>",
