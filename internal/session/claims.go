@@ -39,7 +39,8 @@ const stytchClaimPrefix = "https://stytch.com/"
 const noClaims = "{}"
 
 // MergeClaims returns current updated by update, the rule of
-// session_custom_claims: a key with a null value is deleted, a reserved
+// session_custom_claims: a key with a null value is deleted, an object
+// value merges into an object already there by the same rule, a reserved
 // registered claim (iss, sub, aud, exp, nbf, iat, jti) is ignored, a key
 // starting with https://stytch.com/ is refused
 // (stytch_claims_in_custom_claims), and a result over MaxClaimsBytes of
@@ -65,12 +66,8 @@ func mergeClaims(current, update map[string]any) (map[string]any, string, error)
 		out = map[string]any{}
 	}
 	for k, v := range update {
-		switch {
-		case reservedClaims[k]:
-		case v == nil:
-			delete(out, k)
-		default:
-			out[k] = v
+		if !reservedClaims[k] {
+			mergeValue(out, k, v)
 		}
 	}
 	text, err := encodeClaims(out)
@@ -78,6 +75,32 @@ func mergeClaims(current, update map[string]any) (map[string]any, string, error)
 		return nil, "", err
 	}
 	return out, text, nil
+}
+
+// mergeValue sets key k of out to v by the rule of session_custom_claims,
+// at any depth: null deletes the key, an object merges key by key into an
+// object already there (so {"e":{"a":null}} deletes only e.a), and any
+// other value replaces. An object that replaces carries no nulls either:
+// a null is never stored, so a key-presence check cannot read one as set.
+// out is the caller's own map; a nested object of current is cloned
+// before it is changed, since current is shared.
+func mergeValue(out map[string]any, k string, v any) {
+	switch v := v.(type) {
+	case nil:
+		delete(out, k)
+	case map[string]any:
+		base, _ := out[k].(map[string]any)
+		merged := maps.Clone(base)
+		if merged == nil {
+			merged = make(map[string]any, len(v))
+		}
+		for nk, nv := range v {
+			mergeValue(merged, nk, nv)
+		}
+		out[k] = merged
+	default:
+		out[k] = v
+	}
 }
 
 // encodeClaims is the stored (and measured) form of claims. A value

@@ -50,6 +50,27 @@ func TestMergeClaims(t *testing.T) {
 	if !reflect.DeepEqual(current, map[string]any{"plan": "free", "seats": 3.0}) {
 		t.Fatalf("MergeClaims modified its input: %v", current)
 	}
+	// Objects merge key by key, at any depth, and a null deletes at any
+	// depth: the API family's custom claims guide, whose example this is.
+	stored := map[string]any{"c": 3.5, "d": 4.0, "e": map[string]any{"nested1": "val1", "nested2": "val2",
+		"deep": map[string]any{"x": 1.0, "y": 2.0}}}
+	got, err := session.MergeClaims(stored, map[string]any{"e": map[string]any{"nested1": nil, "nested3": "val3",
+		"deep": map[string]any{"x": nil, "z": 3.0}}})
+	want := map[string]any{"c": 3.5, "d": 4.0, "e": map[string]any{"nested2": "val2", "nested3": "val3",
+		"deep": map[string]any{"y": 2.0, "z": 3.0}}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("nested merge = %v, %v; want %v", got, err, want)
+	}
+	if !reflect.DeepEqual(stored["e"], map[string]any{"nested1": "val1", "nested2": "val2", "deep": map[string]any{"x": 1.0, "y": 2.0}}) {
+		t.Fatalf("MergeClaims modified a nested object of its input: %v", stored)
+	}
+	// An object replacing a value that is not one keeps no nulls, nor
+	// does a new object: a null is never stored.
+	got, err = session.MergeClaims(stored, map[string]any{"c": map[string]any{"a": nil, "b": 1.0}, "n": map[string]any{"a": nil, "m": map[string]any{"q": nil}}})
+	want = map[string]any{"c": map[string]any{"b": 1.0}, "d": 4.0, "e": stored["e"], "n": map[string]any{"m": map[string]any{}}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("new objects = %v, %v; want %v", got, err, want)
+	}
 	// The limit is on the merged claims, so deleting a key makes room.
 	fill := map[string]any{"a": strings.Repeat("x", session.MaxClaimsBytes-20)}
 	if _, err := session.MergeClaims(fill, map[string]any{"b": strings.Repeat("y", 20)}); !apierr.Is(err, apierr.CustomClaimsTooLarge) {
@@ -138,6 +159,13 @@ func TestSessionCustomClaims(t *testing.T) {
 		if !exp.Equal(e.Clock.Now().Add(120 * time.Minute)) {
 			t.Fatalf("expires_at = %v, want now+120m", exp)
 		}
+
+		// A nested object merges key by key; a nested null deletes.
+		wantClaims(t, withClaims(e, token, map[string]any{"e": map[string]any{"nested1": "val1", "nested2": "val2"}}),
+			map[string]any{"plan": "enterprise", "e": map[string]any{"nested1": "val1", "nested2": "val2"}})
+		want = map[string]any{"plan": "enterprise", "e": map[string]any{"nested2": "val2", "nested3": "val3"}}
+		wantClaims(t, withClaims(e, token, map[string]any{"e": map[string]any{"nested1": nil, "nested3": "val3"}}), want)
+		wantClaims(t, check(e, token, ""), want)
 
 		// Refusals change nothing.
 		apptest.Want(t, withClaims(e, token, map[string]any{"https://stytch.com/session": map[string]any{"id": "x"}}),
