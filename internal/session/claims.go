@@ -110,7 +110,7 @@ func encodeClaims(claims map[string]any) (string, error) {
 	if len(claims) == 0 {
 		return noClaims, nil
 	}
-	b, err := json.Marshal(claims)
+	b, err := marshalClaims(claims)
 	if err != nil {
 		return "", apierr.Wrap(apierr.UnrepresentableClaims, err)
 	}
@@ -119,6 +119,21 @@ func encodeClaims(claims map[string]any) (string, error) {
 			fmt.Sprintf("The session's custom claims would be %d bytes of JSON, over the limit of %d; send a key with null to delete it.", len(b), MaxClaimsBytes))
 	}
 	return string(b), nil
+}
+
+// marshalClaims is claims as JSON without encoding/json's HTML escapes:
+// json.Marshal writes <, > and & as six-byte \u003c sequences, which
+// would count a client's 1,011 bytes of JSON as 6,011 against
+// MaxClaimsBytes. The claims are only ever JSON (the column, the JWT
+// payload, an API answer), never HTML, so the escapes protect nothing.
+func marshalClaims(claims map[string]any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(claims); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // decodeClaims reads claims stored by encodeClaims, or sent by a client.

@@ -71,6 +71,15 @@ func TestMergeClaims(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("new objects = %v, %v; want %v", got, err, want)
 	}
+	// The limit counts the JSON as a client sends it: <, > and & are one
+	// byte each, not encoding/json's six-byte HTML escapes.
+	html := map[string]any{"h": strings.Repeat("<>&", 1000)}
+	if _, err := session.MergeClaims(nil, html); err != nil {
+		t.Fatalf("3,008 bytes of JSON with <, > and &: %v", err)
+	}
+	if _, err := session.MergeClaims(nil, map[string]any{"h": strings.Repeat("<", session.MaxClaimsBytes)}); !apierr.Is(err, apierr.CustomClaimsTooLarge) {
+		t.Fatalf("over the limit with <: %v", err)
+	}
 	// The limit is on the merged claims, so deleting a key makes room.
 	fill := map[string]any{"a": strings.Repeat("x", session.MaxClaimsBytes-20)}
 	if _, err := session.MergeClaims(fill, map[string]any{"b": strings.Repeat("y", 20)}); !apierr.Is(err, apierr.CustomClaimsTooLarge) {
@@ -166,6 +175,13 @@ func TestSessionCustomClaims(t *testing.T) {
 		want = map[string]any{"plan": "enterprise", "e": map[string]any{"nested2": "val2", "nested3": "val3"}}
 		wantClaims(t, withClaims(e, token, map[string]any{"e": map[string]any{"nested1": nil, "nested3": "val3"}}), want)
 		wantClaims(t, check(e, token, ""), want)
+
+		// <, > and & count one byte each and come back as sent.
+		html := strings.Repeat("<a&b>", 600)
+		want["h"] = html
+		wantClaims(t, withClaims(e, token, map[string]any{"h": html}), want)
+		wantClaims(t, withClaims(e, token, map[string]any{"h": nil}), map[string]any{"plan": "enterprise", "e": want["e"]})
+		delete(want, "h")
 
 		// Refusals change nothing.
 		apptest.Want(t, withClaims(e, token, map[string]any{"https://stytch.com/session": map[string]any{"id": "x"}}),
