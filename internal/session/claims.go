@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/project"
@@ -25,24 +26,81 @@ import (
 // MaxClaimsBytes bounds a session's custom claims, as JSON.
 const MaxClaimsBytes = 4096
 
-// reservedClaims are the JWT's registered claims: this server sets them,
-// so a custom claim of the same name is dropped, as the API family does.
-var reservedClaims = map[string]bool{"iss": true, "sub": true, "aud": true, "exp": true, "nbf": true, "iat": true, "jti": true}
+// registeredClaims are the JWT's registered claims: this server sets
+// them, so a custom claim of the same name is refused, as the API family
+// documents ("reserved and will result in an error if they are set").
+var registeredClaims = []string{"iss", "sub", "aud", "exp", "nbf", "iat", "jti"}
 
 // stytchClaimPrefix starts the claims the session JWT carries the session
-// and organization in. A custom claim there is refused rather than
-// dropped: a verifier reading https://stytch.com/session must only ever
-// see the server's own.
+// and organization in. A custom claim there is refused: a verifier
+// reading https://stytch.com/session must only ever see the server's own.
 const stytchClaimPrefix = "https://stytch.com/"
+
+// Custom claim keys are compared with the registered names and the
+// prefix in folded form (foldKey), not byte for byte: a Go verifier
+// decoding the JWT into a struct matches keys as encoding/json does, by
+// Unicode simple case folding with the last match winning, so "Sub",
+// "EXP" or "https://ſtytch.com/session" (U+017F, a long s) written after
+// the server's own claim would be read in its place.
+var (
+	foldedRegistered = func() map[string]string {
+		m := make(map[string]string, len(registeredClaims))
+		for _, name := range registeredClaims {
+			m[foldKey(name)] = name
+		}
+		return m
+	}()
+	foldedStytchPrefix = foldKey(stytchClaimPrefix)
+)
+
+// foldKey is k folded as encoding/json folds a JSON object key to match
+// it to a struct field: every rune mapped to the smallest rune of its
+// simple case-folding orbit (so s, S and ſ are all S; k, K and the Kelvin
+// sign K are all K). Two keys encoding/json would match have equal folds.
+func foldKey(k string) string {
+	var b strings.Builder
+	b.Grow(len(k))
+	for _, r := range k {
+		b.WriteRune(foldRune(r))
+	}
+	return b.String()
+}
+
+// foldRune is the smallest rune of r's simple case-folding orbit.
+func foldRune(r rune) rune {
+	for {
+		next := unicode.SimpleFold(r)
+		if next <= r {
+			return next
+		}
+		r = next
+	}
+}
+
+// checkClaimKey refuses a top-level custom claim key that a verifier could
+// read as one of the server's own claims. Nested keys are not claims of
+// the JWT, so they are the customer's to name.
+func checkClaimKey(k string) error {
+	folded := foldKey(k)
+	if name, ok := foldedRegistered[folded]; ok {
+		return apierr.New(apierr.StytchClaimsInCustomClaims).
+			WithMessage(fmt.Sprintf("Custom claim %q is the registered JWT claim %s, which the server sets.", k, name))
+	}
+	if strings.HasPrefix(folded, foldedStytchPrefix) {
+		return apierr.New(apierr.StytchClaimsInCustomClaims).
+			WithMessage(fmt.Sprintf("Custom claim %q starts with https://stytch.com/, which names the server's own claims.", k))
+	}
+	return nil
+}
 
 // noClaims is the stored text of a session without custom claims.
 const noClaims = "{}"
 
 // MergeClaims returns current updated by update, the rule of
 // session_custom_claims: a key with a null value is deleted, an object
-// value merges into an object already there by the same rule, a reserved
-// registered claim (iss, sub, aud, exp, nbf, iat, jti) is ignored, a key
-// starting with https://stytch.com/ is refused
+// value merges into an object already there by the same rule, a key that
+// folds (foldKey) to a registered claim (iss, sub, aud, exp, nbf, iat,
+// jti) or to one starting with https://stytch.com/ is refused
 // (stytch_claims_in_custom_claims), and a result over MaxClaimsBytes of
 // JSON is refused (custom_claims_too_large). current is not modified: a
 // cached session's claims are shared.
@@ -54,11 +112,8 @@ func MergeClaims(current, update map[string]any) (map[string]any, error) {
 // mergeClaims is MergeClaims, also returning the result's JSON text.
 func mergeClaims(current, update map[string]any) (map[string]any, string, error) {
 	for k := range update {
-		// Case-insensitively: a look-alike key would read as the server's
-		// own to a verifier that folds case.
-		if len(k) >= len(stytchClaimPrefix) && strings.EqualFold(k[:len(stytchClaimPrefix)], stytchClaimPrefix) {
-			return nil, "", apierr.New(apierr.StytchClaimsInCustomClaims).
-				WithMessage(fmt.Sprintf("Custom claim %q starts with https://stytch.com/, which names the server's own claims.", k))
+		if err := checkClaimKey(k); err != nil {
+			return nil, "", err
 		}
 	}
 	out := maps.Clone(current)
@@ -66,9 +121,7 @@ func mergeClaims(current, update map[string]any) (map[string]any, string, error)
 		out = map[string]any{}
 	}
 	for k, v := range update {
-		if !reservedClaims[k] {
-			mergeValue(out, k, v)
-		}
+		mergeValue(out, k, v)
 	}
 	text, err := encodeClaims(out)
 	if err != nil {
