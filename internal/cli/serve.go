@@ -101,7 +101,15 @@ func serve(ctx context.Context, env Env, dev bool) error {
 	if err != nil {
 		return err
 	}
-	defer a.Close()
+	defer func() {
+		// Close writes the last_accessed_at times still pending (requests
+		// answered during the shutdown touched them after the background
+		// flush stopped) and closes the database: a failure loses them,
+		// so it is said. The error names no token or secret.
+		if err := a.Close(); err != nil {
+			log.Error("shutdown: closing the server failed; pending last_accessed_at times may be lost", "error", err)
+		}
+	}()
 	if dev && !*force {
 		if err := devDatabaseIsDevs(ctx, a.Projects); err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/project"
@@ -25,23 +26,81 @@ import (
 // MaxClaimsBytes bounds a session's custom claims, as JSON.
 const MaxClaimsBytes = 4096
 
-// reservedClaims are the JWT's registered claims: this server sets them,
-// so a custom claim of the same name is dropped, as the API family does.
-var reservedClaims = map[string]bool{"iss": true, "sub": true, "aud": true, "exp": true, "nbf": true, "iat": true, "jti": true}
+// registeredClaims are the JWT's registered claims: this server sets
+// them, so a custom claim of the same name is refused, as the API family
+// documents ("reserved and will result in an error if they are set").
+var registeredClaims = []string{"iss", "sub", "aud", "exp", "nbf", "iat", "jti"}
 
 // stytchClaimPrefix starts the claims the session JWT carries the session
-// and organization in. A custom claim there is refused rather than
-// dropped: a verifier reading https://stytch.com/session must only ever
-// see the server's own.
+// and organization in. A custom claim there is refused: a verifier
+// reading https://stytch.com/session must only ever see the server's own.
 const stytchClaimPrefix = "https://stytch.com/"
+
+// Custom claim keys are compared with the registered names and the
+// prefix in folded form (foldKey), not byte for byte: a Go verifier
+// decoding the JWT into a struct matches keys as encoding/json does, by
+// Unicode simple case folding with the last match winning, so "Sub",
+// "EXP" or "https://ſtytch.com/session" (U+017F, a long s) written after
+// the server's own claim would be read in its place.
+var (
+	foldedRegistered = func() map[string]string {
+		m := make(map[string]string, len(registeredClaims))
+		for _, name := range registeredClaims {
+			m[foldKey(name)] = name
+		}
+		return m
+	}()
+	foldedStytchPrefix = foldKey(stytchClaimPrefix)
+)
+
+// foldKey is k folded as encoding/json folds a JSON object key to match
+// it to a struct field: every rune mapped to the smallest rune of its
+// simple case-folding orbit (so s, S and ſ are all S; k, K and the Kelvin
+// sign K are all K). Two keys encoding/json would match have equal folds.
+func foldKey(k string) string {
+	var b strings.Builder
+	b.Grow(len(k))
+	for _, r := range k {
+		b.WriteRune(foldRune(r))
+	}
+	return b.String()
+}
+
+// foldRune is the smallest rune of r's simple case-folding orbit.
+func foldRune(r rune) rune {
+	for {
+		next := unicode.SimpleFold(r)
+		if next <= r {
+			return next
+		}
+		r = next
+	}
+}
+
+// checkClaimKey refuses a top-level custom claim key that a verifier could
+// read as one of the server's own claims. Nested keys are not claims of
+// the JWT, so they are the customer's to name.
+func checkClaimKey(k string) error {
+	folded := foldKey(k)
+	if name, ok := foldedRegistered[folded]; ok {
+		return apierr.New(apierr.StytchClaimsInCustomClaims).
+			WithMessage(fmt.Sprintf("Custom claim %q is the registered JWT claim %s, which the server sets.", k, name))
+	}
+	if strings.HasPrefix(folded, foldedStytchPrefix) {
+		return apierr.New(apierr.StytchClaimsInCustomClaims).
+			WithMessage(fmt.Sprintf("Custom claim %q starts with https://stytch.com/, which names the server's own claims.", k))
+	}
+	return nil
+}
 
 // noClaims is the stored text of a session without custom claims.
 const noClaims = "{}"
 
 // MergeClaims returns current updated by update, the rule of
-// session_custom_claims: a key with a null value is deleted, a reserved
-// registered claim (iss, sub, aud, exp, nbf, iat, jti) is ignored, a key
-// starting with https://stytch.com/ is refused
+// session_custom_claims: a key with a null value is deleted, an object
+// value merges into an object already there by the same rule, a key that
+// folds (foldKey) to a registered claim (iss, sub, aud, exp, nbf, iat,
+// jti) or to one starting with https://stytch.com/ is refused
 // (stytch_claims_in_custom_claims), and a result over MaxClaimsBytes of
 // JSON is refused (custom_claims_too_large). current is not modified: a
 // cached session's claims are shared.
@@ -53,11 +112,8 @@ func MergeClaims(current, update map[string]any) (map[string]any, error) {
 // mergeClaims is MergeClaims, also returning the result's JSON text.
 func mergeClaims(current, update map[string]any) (map[string]any, string, error) {
 	for k := range update {
-		// Case-insensitively: a look-alike key would read as the server's
-		// own to a verifier that folds case.
-		if len(k) >= len(stytchClaimPrefix) && strings.EqualFold(k[:len(stytchClaimPrefix)], stytchClaimPrefix) {
-			return nil, "", apierr.New(apierr.StytchClaimsInCustomClaims).
-				WithMessage(fmt.Sprintf("Custom claim %q starts with https://stytch.com/, which names the server's own claims.", k))
+		if err := checkClaimKey(k); err != nil {
+			return nil, "", err
 		}
 	}
 	out := maps.Clone(current)
@@ -65,19 +121,39 @@ func mergeClaims(current, update map[string]any) (map[string]any, string, error)
 		out = map[string]any{}
 	}
 	for k, v := range update {
-		switch {
-		case reservedClaims[k]:
-		case v == nil:
-			delete(out, k)
-		default:
-			out[k] = v
-		}
+		mergeValue(out, k, v)
 	}
 	text, err := encodeClaims(out)
 	if err != nil {
 		return nil, "", err
 	}
 	return out, text, nil
+}
+
+// mergeValue sets key k of out to v by the rule of session_custom_claims,
+// at any depth: null deletes the key, an object merges key by key into an
+// object already there (so {"e":{"a":null}} deletes only e.a), and any
+// other value replaces. An object that replaces carries no nulls either:
+// a null is never stored, so a key-presence check cannot read one as set.
+// out is the caller's own map; a nested object of current is cloned
+// before it is changed, since current is shared.
+func mergeValue(out map[string]any, k string, v any) {
+	switch v := v.(type) {
+	case nil:
+		delete(out, k)
+	case map[string]any:
+		base, _ := out[k].(map[string]any)
+		merged := maps.Clone(base)
+		if merged == nil {
+			merged = make(map[string]any, len(v))
+		}
+		for nk, nv := range v {
+			mergeValue(merged, nk, nv)
+		}
+		out[k] = merged
+	default:
+		out[k] = v
+	}
 }
 
 // encodeClaims is the stored (and measured) form of claims. A value
@@ -87,7 +163,7 @@ func encodeClaims(claims map[string]any) (string, error) {
 	if len(claims) == 0 {
 		return noClaims, nil
 	}
-	b, err := json.Marshal(claims)
+	b, err := marshalClaims(claims)
 	if err != nil {
 		return "", apierr.Wrap(apierr.UnrepresentableClaims, err)
 	}
@@ -96,6 +172,21 @@ func encodeClaims(claims map[string]any) (string, error) {
 			fmt.Sprintf("The session's custom claims would be %d bytes of JSON, over the limit of %d; send a key with null to delete it.", len(b), MaxClaimsBytes))
 	}
 	return string(b), nil
+}
+
+// marshalClaims is claims as JSON without encoding/json's HTML escapes:
+// json.Marshal writes <, > and & as six-byte \u003c sequences, which
+// would count a client's 1,011 bytes of JSON as 6,011 against
+// MaxClaimsBytes. The claims are only ever JSON (the column, the JWT
+// payload, an API answer), never HTML, so the escapes protect nothing.
+func marshalClaims(claims map[string]any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(claims); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // decodeClaims reads claims stored by encodeClaims, or sent by a client.

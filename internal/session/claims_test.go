@@ -25,13 +25,31 @@ func TestMergeClaims(t *testing.T) {
 		{"add", map[string]any{"team": "red"}, map[string]any{"plan": "free", "seats": 3.0, "team": "red"}, ""},
 		{"replace", map[string]any{"plan": "pro"}, map[string]any{"plan": "pro", "seats": 3.0}, ""},
 		{"delete by null", map[string]any{"seats": nil, "gone": nil}, map[string]any{"plan": "free"}, ""},
-		{"reserved ignored", map[string]any{"iss": "x", "sub": "x", "aud": "x", "exp": 1, "nbf": 1, "iat": 1, "jti": "x", "ok": true},
-			map[string]any{"plan": "free", "seats": 3.0, "ok": true}, ""},
+		{"stytch claim, folded", map[string]any{"https://ſtytch.com/session": 1}, nil, apierr.StytchClaimsInCustomClaims},
+		{"stytch claim, mixed", map[string]any{"hTtPs://STYTCH.COM/session": 1}, nil, apierr.StytchClaimsInCustomClaims},
+		{"not a stytch claim", map[string]any{"https://stytch.community/x": 1, "https://stytch.com": 2},
+			map[string]any{"plan": "free", "seats": 3.0, "https://stytch.community/x": 1, "https://stytch.com": 2}, ""},
+		{"nested keys are the customer's", map[string]any{"n": map[string]any{"sub": 1, "https://stytch.com/session": 2}},
+			map[string]any{"plan": "free", "seats": 3.0, "n": map[string]any{"sub": 1, "https://stytch.com/session": 2}}, ""},
+		{"suffixed is not registered", map[string]any{"subs": 1, "exp_at": 2},
+			map[string]any{"plan": "free", "seats": 3.0, "subs": 1, "exp_at": 2}, ""},
 		{"stytch session claim", map[string]any{"https://stytch.com/session": map[string]any{}}, nil, apierr.StytchClaimsInCustomClaims},
 		{"stytch organization claim", map[string]any{"https://stytch.com/organization": "x"}, nil, apierr.StytchClaimsInCustomClaims},
 		{"any stytch claim, any case", map[string]any{"HTTPS://Stytch.com/other": 1}, nil, apierr.StytchClaimsInCustomClaims},
 		{"too large", map[string]any{"big": strings.Repeat("x", session.MaxClaimsBytes)}, nil, apierr.CustomClaimsTooLarge},
 		{"not JSON", map[string]any{"nan": math.NaN()}, nil, apierr.UnrepresentableClaims},
+	}
+	// Every registered claim is refused however it is spelled, even as a
+	// null (nothing to delete: the server's own are never stored): a Go
+	// verifier reads "Sub" or "EXP" as sub and exp.
+	for _, k := range []string{"iss", "sub", "aud", "exp", "nbf", "iat", "jti", "Sub", "EXP", "Iat", "JTI", "iSS",
+		"ſub", "ISſ", "AUD"} {
+		cases = append(cases, struct {
+			name    string
+			update  map[string]any
+			want    map[string]any
+			errType apierr.Type
+		}{"registered " + k, map[string]any{k: 1, "ok": true}, nil, apierr.StytchClaimsInCustomClaims})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -50,6 +68,36 @@ func TestMergeClaims(t *testing.T) {
 	if !reflect.DeepEqual(current, map[string]any{"plan": "free", "seats": 3.0}) {
 		t.Fatalf("MergeClaims modified its input: %v", current)
 	}
+	// Objects merge key by key, at any depth, and a null deletes at any
+	// depth: the API family's custom claims guide, whose example this is.
+	stored := map[string]any{"c": 3.5, "d": 4.0, "e": map[string]any{"nested1": "val1", "nested2": "val2",
+		"deep": map[string]any{"x": 1.0, "y": 2.0}}}
+	got, err := session.MergeClaims(stored, map[string]any{"e": map[string]any{"nested1": nil, "nested3": "val3",
+		"deep": map[string]any{"x": nil, "z": 3.0}}})
+	want := map[string]any{"c": 3.5, "d": 4.0, "e": map[string]any{"nested2": "val2", "nested3": "val3",
+		"deep": map[string]any{"y": 2.0, "z": 3.0}}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("nested merge = %v, %v; want %v", got, err, want)
+	}
+	if !reflect.DeepEqual(stored["e"], map[string]any{"nested1": "val1", "nested2": "val2", "deep": map[string]any{"x": 1.0, "y": 2.0}}) {
+		t.Fatalf("MergeClaims modified a nested object of its input: %v", stored)
+	}
+	// An object replacing a value that is not one keeps no nulls, nor
+	// does a new object: a null is never stored.
+	got, err = session.MergeClaims(stored, map[string]any{"c": map[string]any{"a": nil, "b": 1.0}, "n": map[string]any{"a": nil, "m": map[string]any{"q": nil}}})
+	want = map[string]any{"c": map[string]any{"b": 1.0}, "d": 4.0, "e": stored["e"], "n": map[string]any{"m": map[string]any{}}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("new objects = %v, %v; want %v", got, err, want)
+	}
+	// The limit counts the JSON as a client sends it: <, > and & are one
+	// byte each, not encoding/json's six-byte HTML escapes.
+	html := map[string]any{"h": strings.Repeat("<>&", 1000)}
+	if _, err := session.MergeClaims(nil, html); err != nil {
+		t.Fatalf("3,008 bytes of JSON with <, > and &: %v", err)
+	}
+	if _, err := session.MergeClaims(nil, map[string]any{"h": strings.Repeat("<", session.MaxClaimsBytes)}); !apierr.Is(err, apierr.CustomClaimsTooLarge) {
+		t.Fatalf("over the limit with <: %v", err)
+	}
 	// The limit is on the merged claims, so deleting a key makes room.
 	fill := map[string]any{"a": strings.Repeat("x", session.MaxClaimsBytes-20)}
 	if _, err := session.MergeClaims(fill, map[string]any{"b": strings.Repeat("y", 20)}); !apierr.Is(err, apierr.CustomClaimsTooLarge) {
@@ -57,6 +105,34 @@ func TestMergeClaims(t *testing.T) {
 	}
 	if _, err := session.MergeClaims(fill, map[string]any{"a": nil, "b": strings.Repeat("y", 20)}); err != nil {
 		t.Fatalf("deleting a key did not make room: %v", err)
+	}
+}
+
+// TestClaimKeysAsGoReadsThem: a key encoding/json would decode into the
+// server's own claims (its struct matches keys by Unicode case folding)
+// is refused; one it would not is kept.
+func TestClaimKeysAsGoReadsThem(t *testing.T) {
+	type verified struct {
+		Iss, Sub, Aud, Exp, Nbf, Iat, Jti any
+		Session                           any `json:"https://stytch.com/session"`
+		Organization                      any `json:"https://stytch.com/organization"`
+	}
+	keys := []string{"sub", "SUB", "sUb", "ſub", "SUſ", "iſſ", "exp", "EXP", "Exp", "jti", "JtI",
+		"https://stytch.com/session", "HTTPS://STYTCH.COM/SESSION", "https://ſtytch.com/session", "httpſ://stytch.com/organization",
+		"https://STYTCH.com/organization",
+		// Look-alikes encoding/json does not fold together: kept.
+		"jtı", "İat", "ｓｕｂ", "sub ", "https://stytch.com./session", "kid", "Kid", "\u212aid", "https://stytch.co/session"}
+	for _, k := range keys {
+		var v verified
+		body, _ := json.Marshal(map[string]any{k: "custom"})
+		if err := json.Unmarshal(body, &v); err != nil {
+			t.Fatal(err)
+		}
+		readAsOwn := !reflect.DeepEqual(v, verified{})
+		_, err := session.MergeClaims(nil, map[string]any{k: "custom"})
+		if refused := apierr.Is(err, apierr.StytchClaimsInCustomClaims); refused != readAsOwn {
+			t.Errorf("key %q: refused %v (%v), but encoding/json reads it as the server's own: %v", k, refused, err, readAsOwn)
+		}
 	}
 }
 
@@ -120,9 +196,17 @@ func TestSessionCustomClaims(t *testing.T) {
 			t.Fatalf("SDK check: %s", sdk.Raw)
 		}
 
-		// Update one key, delete one by null; the reserved claims are
-		// ignored, and a registered claim of the JWT keeps its value.
-		r = withClaims(e, token, map[string]any{"plan": "enterprise", "tags": nil, "sub": "member-test-someone-else", "exp": 1})
+		// A registered claim or a stytch one, however spelled, is refused
+		// and changes nothing.
+		for _, bad := range []map[string]any{{"plan": "x", "sub": "member-test-someone-else"}, {"plan": "x", "EXP": 1},
+			{"plan": "x", "Sub": "member-test-someone-else"}, {"plan": "x", "https://ſtytch.com/session": map[string]any{}}} {
+			apptest.Want(t, withClaims(e, token, bad), 400, "stytch_claims_in_custom_claims")
+		}
+		wantClaims(t, check(e, token, ""), want)
+
+		// Update one key, delete one by null; a registered claim of the
+		// JWT keeps its value.
+		r = withClaims(e, token, map[string]any{"plan": "enterprise", "tags": nil})
 		want = map[string]any{"plan": "enterprise", "seats": 12345678901234567.0}
 		wantClaims(t, r, want)
 		var reg struct{ Sub string }
@@ -138,6 +222,20 @@ func TestSessionCustomClaims(t *testing.T) {
 		if !exp.Equal(e.Clock.Now().Add(120 * time.Minute)) {
 			t.Fatalf("expires_at = %v, want now+120m", exp)
 		}
+
+		// A nested object merges key by key; a nested null deletes.
+		wantClaims(t, withClaims(e, token, map[string]any{"e": map[string]any{"nested1": "val1", "nested2": "val2"}}),
+			map[string]any{"plan": "enterprise", "e": map[string]any{"nested1": "val1", "nested2": "val2"}})
+		want = map[string]any{"plan": "enterprise", "e": map[string]any{"nested2": "val2", "nested3": "val3"}}
+		wantClaims(t, withClaims(e, token, map[string]any{"e": map[string]any{"nested1": nil, "nested3": "val3"}}), want)
+		wantClaims(t, check(e, token, ""), want)
+
+		// <, > and & count one byte each and come back as sent.
+		html := strings.Repeat("<a&b>", 600)
+		want["h"] = html
+		wantClaims(t, withClaims(e, token, map[string]any{"h": html}), want)
+		wantClaims(t, withClaims(e, token, map[string]any{"h": nil}), map[string]any{"plan": "enterprise", "e": want["e"]})
+		delete(want, "h")
 
 		// Refusals change nothing.
 		apptest.Want(t, withClaims(e, token, map[string]any{"https://stytch.com/session": map[string]any{"id": "x"}}),
@@ -225,7 +323,9 @@ func TestLoginsTakeCustomClaims(t *testing.T) {
 				org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 				apptest.Want(t, l.login(t, e, org, "eve@acme.test", map[string]any{"https://stytch.com/organization": "x"}),
 					400, "stytch_claims_in_custom_claims")
-				r := l.login(t, e, org, "ada@acme.test", map[string]any{"plan": "pro", "iat": 1, "gone": nil})
+				apptest.Want(t, l.login(t, e, org, "zed@acme.test", map[string]any{"plan": "pro", "Iat": 1}),
+					400, "stytch_claims_in_custom_claims")
+				r := l.login(t, e, org, "ada@acme.test", map[string]any{"plan": "pro", "gone": nil})
 				want := map[string]any{"plan": "pro"}
 				wantClaims(t, r, want)
 				wantClaims(t, check(e, r.Body["session_token"].(string), ""), want)

@@ -57,3 +57,33 @@ func TestSDKRevokeForMember(t *testing.T) {
 		})
 	})
 }
+
+// The backend's revoke by member_id answers alike with the project secret
+// and with a member session header: an id the project has no member for
+// is member_not_found; a member without sessions is revoked (nothing to
+// end); another project's member is not this project's.
+func TestBackendRevokeUnknownMember(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		e.CreateAdmin(org, "ada@acme.test")
+		admin := e.SessionFor(org, "ada@acme.test")
+		const unknown = "member-test-00000000-0000-0000-0000-000000000000"
+		revoke := func(memberID string) apptest.Resp {
+			return e.Backend(http.MethodPost, "/v1/b2b/sessions/revoke", map[string]any{"member_id": memberID})
+		}
+		apptest.Want(t, revoke(unknown), 404, "member_not_found")
+		apptest.Want(t, e.BackendAs(http.MethodPost, "/v1/b2b/sessions/revoke", map[string]any{"member_id": unknown},
+			"X-Stytch-Member-Session", admin), 404, "member_not_found")
+
+		apptest.Want(t, revoke(e.CreateMember(org, "idle@acme.test")), 200, "")
+
+		other := e.NewProject("Other")
+		outsider := e.Do(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Initech",
+			"organization_slug": "initech"}, nil, other.Project.ID, other.Secret)
+		apptest.Want(t, outsider, 200, "")
+		m := e.Do(http.MethodPost, "/v1/b2b/organizations/"+outsider.Body["organization"].(map[string]any)["organization_id"].(string)+"/members",
+			map[string]any{"email_address": "peter@initech.test"}, nil, other.Project.ID, other.Secret)
+		apptest.Want(t, m, 200, "")
+		apptest.Want(t, revoke(m.Body["member_id"].(string)), 404, "member_not_found")
+	})
+}

@@ -576,7 +576,12 @@ func (t RevokeTarget) single() error {
 }
 
 // Revoke ends sessions of project p. Revoking an already revoked session
-// is not an error; naming one that never existed is session_not_found.
+// is not an error; naming one that never existed is session_not_found, and
+// naming a member the project does not have is member_not_found (a member
+// without sessions is not an error). The callers acting for a member
+// (the member session header, the SDK's revokeForMember) have checked the
+// member in their organization before; the project secret's scope is the
+// project, checked here, so both answers agree about an unknown id.
 func (s *Service) Revoke(ctx context.Context, p *project.Project, t RevokeTarget) error {
 	if err := t.single(); err != nil {
 		return err
@@ -591,8 +596,14 @@ func (s *Service) Revoke(ctx context.Context, p *project.Project, t RevokeTarget
 	if err != nil {
 		return fmt.Errorf("session: revoke: %w", err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 && t.MemberID == "" {
-		return apierr.New(apierr.SessionNotFound)
+	if n, _ := res.RowsAffected(); n == 0 {
+		if t.MemberID == "" {
+			return apierr.New(apierr.SessionNotFound)
+		}
+		// Only when nothing matched: a member with sessions exists.
+		if _, err := s.orgs.Member(ctx, s.db.Read(), p.ID, t.MemberID); err != nil {
+			return organization.NotFound(err, apierr.MemberNotFound)
+		}
 	}
 	if t.SessionID != "" {
 		s.jwts.drop(t.SessionID)
