@@ -15,6 +15,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -50,6 +51,10 @@ type Env struct {
 	Srv     *httptest.Server
 	Clock   *clock.Fake
 	Project *project.Created
+	// Jar keeps the cookies the server sets, as the test's one browser
+	// does (the OAuth state binding): every request through Do carries
+	// them. Browser gives a test a second browser.
+	Jar http.CookieJar
 }
 
 // Each runs fn against a fresh server on every engine.
@@ -107,7 +112,7 @@ func New(t testing.TB, db *store.DB, tweak func(*config.Config)) *Env {
 	srv := httptest.NewServer(a.Handler())
 	t.Cleanup(srv.Close)
 	a.Config.BaseURL = srv.URL
-	e := &Env{App: a, Srv: srv, Clock: clk}
+	e := &Env{App: a, Srv: srv, Clock: clk, Jar: newJar()}
 	switch t := t.(type) {
 	case *testing.T:
 		e.T = t
@@ -116,6 +121,23 @@ func New(t testing.TB, db *store.DB, tweak func(*config.Config)) *Env {
 	}
 	e.Project = e.NewProject("Customer App")
 	return e
+}
+
+// newJar is an empty cookie jar.
+func newJar() http.CookieJar {
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		panic(err) // only options could fail it, and there are none
+	}
+	return jar
+}
+
+// Browser returns e as seen from another browser: the same server and
+// project, with a cookie jar of its own.
+func (e *Env) Browser() *Env {
+	other := *e
+	other.Jar = newJar()
+	return &other
 }
 
 // tb is the test or benchmark that owns e.
@@ -157,7 +179,8 @@ func (r Resp) ErrType() string { s, _ := r.Body["error_type"].(string); return s
 
 // Do sends one request; body is nil, a raw string, a reader (sent chunked:
 // no length is known up front) or a value to marshal. Redirects are not
-// followed, so browser routes can be checked hop by hop.
+// followed, so browser routes can be checked hop by hop; cookies are kept
+// (Jar), as the browser that follows them would.
 func (e *Env) Do(method, path string, body any, header http.Header, user, pass string) Resp {
 	e.tb().Helper()
 	var rd io.Reader
@@ -188,6 +211,7 @@ func (e *Env) Do(method, path string, body any, header http.Header, user, pass s
 	}
 	client := *e.Srv.Client()
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	client.Jar = e.Jar
 	res, err := client.Do(req)
 	if err != nil {
 		e.tb().Fatal(err)
