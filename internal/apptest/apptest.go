@@ -18,6 +18,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -55,6 +56,35 @@ type Env struct {
 	// does (the OAuth state binding): every request through Do carries
 	// them. Browser gives a test a second browser.
 	Jar http.CookieJar
+
+	logs *logSink
+}
+
+// logSink keeps what the server logs, for Logs, up to maxLogBytes.
+type logSink struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// maxLogBytes bounds what a long test keeps of the server's log: the
+// lines past it are dropped.
+const maxLogBytes = 8 << 20
+
+func (s *logSink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.buf.Len()+len(p) <= maxLogBytes {
+		s.buf.Write(p)
+	}
+	return len(p), nil
+}
+
+// Logs returns what the server has logged so far (slog's text format,
+// one record a line), for tests of what reaches the log.
+func (e *Env) Logs() string {
+	e.logs.mu.Lock()
+	defer e.logs.mu.Unlock()
+	return e.logs.buf.String()
 }
 
 // Each runs fn against a fresh server on every engine.
@@ -103,7 +133,13 @@ func New(t testing.TB, db *store.DB, tweak func(*config.Config)) *Env {
 	if tweak != nil {
 		tweak(&cfg)
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	// Benchmarks log to nowhere; tests keep the log (Logs).
+	sink := &logSink{}
+	var out io.Writer = sink
+	if _, bench := t.(*testing.B); bench {
+		out = io.Discard
+	}
+	log := slog.New(slog.NewTextHandler(out, nil))
 	widget := fstest.MapFS{"latchkey.js": {Data: []byte("window.Latchkey={};")}}
 	a, err := app.NewWithDB(context.Background(), cfg, db, app.Options{Clock: clk, Logger: log, Widget: widget})
 	if err != nil {
@@ -112,7 +148,7 @@ func New(t testing.TB, db *store.DB, tweak func(*config.Config)) *Env {
 	srv := httptest.NewServer(a.Handler())
 	t.Cleanup(srv.Close)
 	a.Config.BaseURL = srv.URL
-	e := &Env{App: a, Srv: srv, Clock: clk, Jar: newJar()}
+	e := &Env{App: a, Srv: srv, Clock: clk, Jar: newJar(), logs: sink}
 	switch t := t.(type) {
 	case *testing.T:
 		e.T = t

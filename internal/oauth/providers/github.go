@@ -54,7 +54,7 @@ func (g *github) Exchange(ctx context.Context, code string, r AuthRequest) (*Ide
 		Name      string `json:"name"`
 		AvatarURL string `json:"avatar_url"`
 	}
-	if err := getJSON(ctx, g.http, g.api+"/user", tok.AccessToken, githubHeaders, &user); err != nil {
+	if err := getJSON(ctx, g.http, "github user", g.api+"/user", tok.AccessToken, githubHeaders, &user); err != nil {
 		return nil, err
 	}
 	if user.ID == 0 {
@@ -65,14 +65,14 @@ func (g *github) Exchange(ctx context.Context, code string, r AuthRequest) (*Ide
 		Primary  bool   `json:"primary"`
 		Verified bool   `json:"verified"`
 	}
-	if err := getJSON(ctx, g.http, g.api+"/user/emails", tok.AccessToken, githubHeaders, &emails); err != nil {
+	if err := getJSON(ctx, g.http, "github emails", g.api+"/user/emails", tok.AccessToken, githubHeaders, &emails); err != nil {
 		return nil, err
 	}
 	var orgs []struct {
 		ID    int64  `json:"id"`
 		Login string `json:"login"`
 	}
-	if err := getJSON(ctx, g.http, g.api+"/user/orgs", tok.AccessToken, githubHeaders, &orgs); err != nil {
+	if err := getJSON(ctx, g.http, "github organizations", g.api+"/user/orgs", tok.AccessToken, githubHeaders, &orgs); err != nil {
 		return nil, err
 	}
 	name := user.Name

@@ -54,7 +54,10 @@ func (h *hubspot) Exchange(ctx context.Context, code string, r AuthRequest) (*Id
 		HubDomain string   `json:"hub_domain"`
 		Scopes    []string `json:"scopes"`
 	}
-	if err := getJSON(ctx, h.http, h.api+"/oauth/v1/access-tokens/"+url.PathEscape(tok.AccessToken), tok.AccessToken, nil, &info); err != nil {
+	// The access token is in this URL's path: getJSON names it by the
+	// label alone in its errors.
+	if err := getJSON(ctx, h.http, "hubspot token metadata", h.api+"/oauth/v1/access-tokens/"+url.PathEscape(tok.AccessToken),
+		tok.AccessToken, nil, &info); err != nil {
 		return nil, err
 	}
 	if info.UserID == 0 {

@@ -60,7 +60,7 @@ func (s *slack) Exchange(ctx context.Context, code string, r AuthRequest) (*Iden
 		Picture       string `json:"picture"`
 		Locale        string `json:"locale"`
 	}
-	if err := getJSON(ctx, s.http, s.api+"/openid.connect.userInfo", tok.AccessToken, nil, &info); err != nil {
+	if err := getJSON(ctx, s.http, "slack userInfo", s.api+"/openid.connect.userInfo", tok.AccessToken, nil, &info); err != nil {
 		return nil, err
 	}
 	if !info.OK || info.Subject == "" {
