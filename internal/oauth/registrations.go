@@ -104,16 +104,18 @@ func (m *Module) saveRegistration(ctx context.Context, q store.Querier, p *proje
 
 // keepTokens stores a login's provider tokens t on registration regID,
 // sealed for that row, in place of stored (the row's previous ones, "" for
-// none). The access token, its expiry and scopes are the login's; the
-// refresh token too, unless the provider issued none this time: then the
-// previous one stays (providertokens.Tokens.KeepingRefresh).
+// none). The ID token is the login's. The access token, its expiry and
+// scopes are the login's too, unless it brought no access token (a One Tap
+// login): then the previous ones stay (providertokens.Tokens.KeepingAccess).
+// The refresh token is the login's unless the provider issued none this
+// time: then the previous one stays (providertokens.Tokens.KeepingRefresh).
 func (m *Module) keepTokens(ctx context.Context, q store.Querier, regID, stored string, t providers.Tokens) error {
-	if t.RefreshToken == "" && stored != "" {
+	if (t.RefreshToken == "" || t.AccessToken == "") && stored != "" {
 		prev, err := providertokens.Open(m.d.Box, TokensColumn, regID, stored)
 		if err != nil {
 			return fmt.Errorf("oauth: previous tokens: %w", err)
 		}
-		t = t.KeepingRefresh(prev)
+		t = t.KeepingRefresh(prev).KeepingAccess(prev)
 	}
 	sealed, err := providertokens.Seal(m.d.Box, TokensColumn, regID, t)
 	if err != nil {
