@@ -30,6 +30,11 @@ func newGitHub(client *http.Client, c Config) *github {
 	return &github{http: client, cfg: cfg, api: orDefault(c.APIURL, GitHubAPIURL)}
 }
 
+// Refresh implements Refresher at the token endpoint.
+func (g *github) Refresh(ctx context.Context, refreshToken string) (Tokens, error) {
+	return refresh(ctx, g.http, g.cfg, refreshToken)
+}
+
 func (g *github) AuthCodeURL(r AuthRequest) string {
 	r.Nonce = "" // not OpenID Connect: a nonce would be refused or ignored
 	c := *g.cfg

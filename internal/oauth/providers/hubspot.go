@@ -31,6 +31,11 @@ func newHubSpot(client *http.Client, c Config) *hubspot {
 	return &hubspot{http: client, cfg: cfg, api: orDefault(c.APIURL, HubSpotAPIURL)}
 }
 
+// Refresh implements Refresher at the token endpoint.
+func (h *hubspot) Refresh(ctx context.Context, refreshToken string) (Tokens, error) {
+	return refresh(ctx, h.http, h.cfg, refreshToken)
+}
+
 func (h *hubspot) AuthCodeURL(r AuthRequest) string {
 	r.Nonce = "" // not OpenID Connect: a nonce would be refused or ignored
 	c := *h.cfg
