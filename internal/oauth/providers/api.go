@@ -16,9 +16,15 @@ import (
 // token (HubSpot's token metadata has the access token in its path), and
 // these errors become the logged cause of a refused callback.
 func getJSON(ctx context.Context, client *http.Client, what, rawURL, token string, headers map[string]string, out any) error {
+	_, err := fetchJSON(ctx, client, what, rawURL, token, headers, out)
+	return err
+}
+
+// fetchJSON is getJSON that also returns the answer's header.
+func fetchJSON(ctx context.Context, client *http.Client, what, rawURL, token string, headers map[string]string, out any) (http.Header, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrProvider, what, withoutURL(err))
+		return nil, fmt.Errorf("%w: %s: %v", ErrProvider, what, withoutURL(err))
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Accept", "application/json")
@@ -27,20 +33,20 @@ func getJSON(ctx context.Context, client *http.Client, what, rawURL, token strin
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrProvider, what, withoutURL(err))
+		return nil, fmt.Errorf("%w: %s: %v", ErrProvider, what, withoutURL(err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrProvider, what, withoutURL(err))
+		return nil, fmt.Errorf("%w: %s: %v", ErrProvider, what, withoutURL(err))
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%w: %s answered %d", ErrProvider, what, resp.StatusCode)
+		return nil, fmt.Errorf("%w: %s answered %d", ErrProvider, what, resp.StatusCode)
 	}
 	if err := json.Unmarshal(body, out); err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrProvider, what, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrProvider, what, err)
 	}
-	return nil
+	return resp.Header, nil
 }
 
 // withoutURL is err without the URL that net/http puts in it: a
