@@ -310,15 +310,19 @@ func (a *App) buildMailer() (notify.Mailer, error) {
 		a.Outbox = notify.NewOutbox(a.DB, a.Clock)
 		ms = append(ms, a.Outbox)
 	}
+	var m notify.Mailer
 	switch len(ms) {
 	case 0:
 		a.Log.Warn("no email delivery configured; email logins will fail until LATCHKEY_SMTP_URL is set")
 		return noMailer{}, nil
 	case 1:
-		return ms[0], nil
+		m = ms[0]
 	default:
-		return notify.Fanout(ms...), nil
+		m = notify.Fanout(ms...)
 	}
+	// Every email the server sends passes here: the per-recipient cap
+	// across organizations and flows is applied once, to all of them.
+	return notify.Capped(m, a.Limiter), nil
 }
 
 // Close writes what the background loops still hold (pending

@@ -100,9 +100,14 @@ func (a *App) wireModules() error {
 	apps := connectedapps.NewStore(a.DB, a.Clock)
 	// A scope the policy removes leaves the consents given to it.
 	a.RBAC.UseScopeHolders(apps)
+	// Machine credentials are audited: client secrets issued and ended,
+	// failed client authentications.
+	machines := m2m.NewStore(a.DB, a.Clock)
+	apps.UseAudit(a.Audit)
+	machines.UseAudit(a.Audit)
 	a.idp = idp.New(idp.Deps{DB: a.DB, Clock: a.Clock, Log: a.Log, Apps: apps, Orgs: a.Orgs,
 		Projects: a.Projects, Flows: a.Flows, Limiter: a.Limiter, Sessions: a.Sessions,
-		Members: members, M2M: m2m.NewStore(a.DB, a.Clock), Policies: a.RBAC, BaseURL: func() string { return a.Config.BaseURL }})
+		Members: members, M2M: machines, Audit: a.Audit, Policies: a.RBAC, BaseURL: func() string { return a.Config.BaseURL }})
 	// Connected-app tokens were granted by whoever held the member's
 	// address: an address change or a reactivation ends them too.
 	a.Orgs.AddAddressHolder(a.idp)

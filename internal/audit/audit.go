@@ -1,7 +1,8 @@
 // Package audit records security events in the audit_events table: logins
 // and their failures, lockouts, factor changes (TOTP, phone, password,
-// recovery codes, email), signing-key and secret rotation, and member
-// impersonation. Any package records through a *Log; the HTTP layer
+// recovery codes, email), signing-key and secret rotation (the project's,
+// and M2M clients' and connected apps' secrets), failed client
+// authentications at the OAuth endpoints, and member impersonation. Any package records through a *Log; the HTTP layer
 // records the login and factor routes of every module by itself (see
 // app/audit.go), and `latchkey audit --project ID` prints the log.
 //
@@ -28,8 +29,13 @@ const (
 	FactorChange      = "factor_change"       // an authentication factor added, removed or replaced
 	SigningKeyRotated = "signing_key_rotated" // keys rotate
 	SigningKeyRetired = "signing_key_retired" // keys retire
-	SecretRotated     = "secret_rotated"      // project rotate-secret
-	SecretRetired     = "secret_retired"      // project retire-secret
+	// A secret was issued (project rotate-secret; an M2M client's or a
+	// connected app's secret at create or rotation start) or stopped being
+	// valid (project retire-secret; a client's at rotation complete or
+	// cancel, or deletion). Method names the client's step
+	// (clientsecret.Record).
+	SecretRotated = "secret_rotated"
+	SecretRetired = "secret_retired"
 	// An operator minted an impersonation token (member impersonate), and
 	// it was redeemed for a session; both name the impersonator.
 	ImpersonationTokenCreated = "impersonation_token_created"
@@ -105,14 +111,17 @@ func (l *Log) RecordIn(ctx context.Context, q store.Querier, e Event) error {
 	_, err := q.ExecContext(ctx, `INSERT INTO audit_events (event_id, project_id, created_at, event_type, outcome, method,
 		organization_id, member_id, actor, ip, user_agent, request_id, details) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
 		ids.New("audit-event", env), e.ProjectID, store.Millis(l.clock.Now()), e.Type, e.Outcome, e.Method, e.OrganizationID,
-		e.MemberID, e.Actor, clip(e.IP, 64), clip(e.UserAgent, 256), e.RequestID, string(details))
+		e.MemberID, e.Actor, Clip(e.IP, 64), Clip(e.UserAgent, 256), e.RequestID, string(details))
 	if err != nil {
 		return fmt.Errorf("audit: record %s: %w", e.Type, err)
 	}
 	return nil
 }
 
-func clip(s string, n int) string {
+// Clip cuts s to at most n bytes, on a character boundary: what a caller
+// sent (an address, a user agent, a client id) is kept in an event only up
+// to a length no honest value reaches.
+func Clip(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}

@@ -18,10 +18,27 @@ import (
 type Store struct {
 	db    *store.DB
 	clock clock.Clock
+	audit clientsecret.Auditor
 }
 
 // NewStore returns a store on db.
 func NewStore(db *store.DB, c clock.Clock) *Store { return &Store{db: db, clock: c} }
+
+// UseAudit has the confidential clients' secret changes (create, rotation
+// steps, delete) recorded in a, each in the transaction that makes it.
+// The composition root calls it once, before serving; without it nothing
+// is recorded.
+func (s *Store) UseAudit(a clientsecret.Auditor) { s.audit = a }
+
+// record files a change of a's secrets made by actor, in q. A public
+// client has no secret: nothing to record.
+func (s *Store) record(ctx context.Context, q store.Querier, a *App, change, actor string) error {
+	if a.Public() {
+		return nil
+	}
+	return clientsecret.Record(ctx, q, s.audit, clientsecret.Change{ProjectID: a.ProjectID, ClientType: "connected_app",
+		ClientID: a.ClientID, Change: change, Actor: actor})
+}
 
 const appColumns = `client_id, project_id, client_type, client_name, client_description, status, full_access_allowed,
 	redirect_urls, post_logout_redirect_urls, access_token_expiry_minutes, access_token_custom_audience,
@@ -57,8 +74,8 @@ func jsonList(v []string) string {
 }
 
 // Create registers a client. Confidential clients get a secret, returned
-// once; public clients get none.
-func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clientType string, f Fields) (*App, string, error) {
+// once; public clients get none. actor names who in the audit log.
+func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clientType string, f Fields, actor string) (*App, string, error) {
 	if err := validType(clientType); err != nil {
 		return nil, "", err
 	}
@@ -73,14 +90,20 @@ func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clien
 	if !a.Public() {
 		secret, a.Secret = clientsecret.New()
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO idp_connected_apps (`+appColumns+`)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)`,
-		a.ClientID, a.ProjectID, a.ClientType, a.ClientName, a.ClientDescription, a.Status, a.FullAccessAllowed,
-		jsonList(a.RedirectURLs), jsonList(a.PostLogoutRedirectURLs), a.AccessTokenExpiryMinutes, a.AccessTokenCustomAudience,
-		a.AccessTokenTemplateContent, a.IDTokenTemplateContent, a.BypassConsentForOfflineAccess, a.LogoURL,
-		a.Secret.Hash, a.Secret.LastFour, a.Secret.NextHash, a.Secret.NextLastFour, store.Millis(now), store.Millis(now))
+	err := s.db.Tx(ctx, func(q store.Querier) error {
+		_, err := q.ExecContext(ctx, `INSERT INTO idp_connected_apps (`+appColumns+`)
+			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21)`,
+			a.ClientID, a.ProjectID, a.ClientType, a.ClientName, a.ClientDescription, a.Status, a.FullAccessAllowed,
+			jsonList(a.RedirectURLs), jsonList(a.PostLogoutRedirectURLs), a.AccessTokenExpiryMinutes, a.AccessTokenCustomAudience,
+			a.AccessTokenTemplateContent, a.IDTokenTemplateContent, a.BypassConsentForOfflineAccess, a.LogoURL,
+			a.Secret.Hash, a.Secret.LastFour, a.Secret.NextHash, a.Secret.NextLastFour, store.Millis(now), store.Millis(now))
+		if err != nil {
+			return fmt.Errorf("connectedapps: create: %w", err)
+		}
+		return s.record(ctx, q, a, clientsecret.Created, actor)
+	})
 	if err != nil {
-		return nil, "", fmt.Errorf("connectedapps: create: %w", err)
+		return nil, "", err
 	}
 	return a, secret, nil
 }
@@ -148,21 +171,30 @@ func (s *Store) Update(ctx context.Context, projectID, clientID string, f Fields
 	return out, err
 }
 
-// Delete removes a client with its grants and tokens.
-func (s *Store) Delete(ctx context.Context, projectID, clientID string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM idp_connected_apps WHERE project_id = $1 AND client_id = $2`, projectID, clientID)
-	if err != nil {
-		return fmt.Errorf("connectedapps: delete: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("connectedapps: delete %s: %w", clientID, store.ErrNotFound)
-	}
-	return nil
+// Delete removes a client with its grants and tokens; actor names who in
+// the audit log.
+func (s *Store) Delete(ctx context.Context, projectID, clientID, actor string) error {
+	return s.db.Tx(ctx, func(q store.Querier) error {
+		// Read first, without a lock (a client's type never changes): the
+		// audit event is only for a client that had a secret.
+		a, err := s.get(ctx, q, projectID, clientID)
+		if err != nil {
+			return err
+		}
+		res, err := q.ExecContext(ctx, `DELETE FROM idp_connected_apps WHERE project_id = $1 AND client_id = $2`, projectID, clientID)
+		if err != nil {
+			return fmt.Errorf("connectedapps: delete: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 { // deleted meanwhile
+			return fmt.Errorf("connectedapps: delete %s: %w", clientID, store.ErrNotFound)
+		}
+		return s.record(ctx, q, a, clientsecret.Deleted, actor)
+	})
 }
 
 // Rotate runs one step of a secret rotation; start returns the next
-// secret (shown once).
-func (s *Store) Rotate(ctx context.Context, projectID, clientID, step string) (*App, string, error) {
+// secret (shown once). actor names who in the audit log.
+func (s *Store) Rotate(ctx context.Context, projectID, clientID, step, actor string) (*App, string, error) {
 	var out *App
 	var next string
 	err := s.db.Tx(ctx, func(q store.Querier) error {
@@ -179,7 +211,10 @@ func (s *Store) Rotate(ctx context.Context, projectID, clientID, step string) (*
 			return err
 		}
 		out = a
-		return s.save(ctx, q, a)
+		if err := s.save(ctx, q, a); err != nil {
+			return err
+		}
+		return s.record(ctx, q, a, clientsecret.StepChange(step), actor)
 	})
 	return out, next, err
 }

@@ -26,6 +26,10 @@ type LinkParams struct {
 	RedirectURL       string
 	ExpirationMinutes int
 	PKCECodeChallenge string
+	// Backend is set on the backend face: the project's
+	// pkce_required_for_email_magic_links does not refuse its sends, as
+	// for magiclink.SendParams.Backend.
+	Backend bool
 }
 
 // SendLink emails a discovery link to the project's discovery redirect URL.
@@ -35,7 +39,8 @@ type LinkParams struct {
 // link and its queued email are written together or not at all, and SMTP
 // happens later, off the request path (notify.Queue).
 func (s *Service) SendLink(ctx context.Context, p LinkParams) error {
-	if err := flowtoken.StartChallenge("pkce_code_challenge", p.PKCECodeChallenge, p.Project.PKCERequiredForEmailMagicLinks); err != nil {
+	if err := flowtoken.StartChallenge("pkce_code_challenge", p.PKCECodeChallenge,
+		p.Project.PKCERequiredForEmailMagicLinks && !p.Backend); err != nil {
 		return err
 	}
 	email, err := emailaddr.Normalize(p.Email)
@@ -65,7 +70,7 @@ func (s *Service) SendLink(ctx context.Context, p LinkParams) error {
 			if link, linkID, err = s.issueLinkIn(ctx, q, p.Project, email, p.PKCECodeChallenge, minutes, target); err != nil {
 				return notify.Email{}, err
 			}
-			msg, err := notify.MagicLinkLoginEmail(email, notify.LinkData{ProjectName: p.Project.Name, URL: link,
+			msg, err := notify.MagicLinkLoginEmail(email, notify.LinkData{ProjectID: p.Project.ID, ProjectName: p.Project.Name, URL: link,
 				ExpiresIn: time.Duration(minutes) * time.Minute})
 			if err != nil {
 				return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)
@@ -176,7 +181,7 @@ func (s *Service) SendCode(ctx context.Context, p *project.Project, ip, rawEmail
 			if err != nil {
 				return notify.Email{}, err
 			}
-			msg, err := notify.EmailOTPEmail(email, notify.CodeData{ProjectName: p.Name, Code: code, ExpiresIn: expiry})
+			msg, err := notify.EmailOTPEmail(email, notify.CodeData{ProjectID: p.ID, ProjectName: p.Name, Code: code, ExpiresIn: expiry})
 			if err != nil {
 				return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)
 			}

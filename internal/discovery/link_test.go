@@ -54,6 +54,28 @@ func TestDiscoveryLinkPKCE(t *testing.T) {
 	})
 }
 
+// pkce_required_for_email_magic_links binds the SDK face only: a
+// customer's server sending a discovery link has no browser verifier, so
+// its send is not refused for lacking a challenge, and the link redeems
+// without one.
+func TestDiscoveryLinkPKCERequiredOnTheSDKFaceOnly(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		if _, err := e.App.DB.ExecContext(t.Context(), `UPDATE projects SET pkce_required_for_email_magic_links = $1 WHERE project_id = $2`,
+			true, e.Project.Project.ID); err != nil {
+			t.Fatal(err)
+		}
+		body := map[string]any{"email_address": "ada@startup.test"}
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/magic_links/email/discovery/send", body, ""), 400, "invalid_pkce_code_challenge")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/magic_links/email/discovery/send", body), 200, "")
+		links, _ := e.LastMail("ada@startup.test")
+		r := e.Backend(http.MethodPost, "/v1/b2b/magic_links/discovery/authenticate",
+			map[string]any{"discovery_magic_links_token": apptest.LinkToken(t, links[0], apptest.Page, "discovery")})
+		if r.Status != 200 || r.Body["intermediate_session_token"] == "" {
+			t.Fatalf("the backend's discovery link: %s", r.Raw)
+		}
+	})
+}
+
 // A discovery link stops working when its lifetime
 // (discovery_expiration_minutes) is over, and works until then.
 func TestDiscoveryLinkExpiry(t *testing.T) {

@@ -20,12 +20,53 @@ var pattern = regexp.MustCompile("^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0
 // Normalize trims and lower-cases addr and returns invalid_email when it
 // does not match the rule. Lower-casing the whole address is deliberate:
 // treating Bob@x and bob@x as two members invites account confusion.
+//
+// The rule is checked before lower-casing, and the rule is ASCII only:
+// Unicode lower-casing maps some non-ASCII letters onto ASCII ones (the
+// Kelvin sign U+212A to k, the dotted capital I U+0130 to i and a
+// combining dot), so checking afterwards would accept
+// "\u212Aate@acme.test" as kate@acme.test, an address its owner never
+// typed, and whose mail would go elsewhere than the one it was read as.
+// Only ASCII letters are then lower-cased (asciiLower).
 func Normalize(addr string) (string, error) {
-	a := strings.ToLower(strings.TrimSpace(addr))
+	a := strings.TrimSpace(addr)
 	if len(a) > 254 || !pattern.MatchString(a) {
 		return "", apierr.New(apierr.InvalidEmail)
 	}
-	return a, nil
+	return asciiLower(a), nil
+}
+
+// Equal reports whether two addresses are the same one, ignoring ASCII
+// case only, as Normalize folds them. strings.EqualFold would also match
+// the Kelvin sign to k (Unicode simple folding): two strings that
+// Normalize keeps apart, or refuses, must not compare equal.
+func Equal(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		if lowerByte(a[i]) != lowerByte(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// asciiLower lower-cases the ASCII letters of s and leaves every other
+// byte as it is.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		b[i] = lowerByte(c)
+	}
+	return string(b)
+}
+
+func lowerByte(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + ('a' - 'A')
+	}
+	return c
 }
 
 // Domain returns the part after the @ of a normalised address.

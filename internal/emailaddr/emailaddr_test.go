@@ -17,7 +17,10 @@ func TestNormalize(t *testing.T) {
 	}
 	for _, bad := range []string{"", "plain", "a@b", "a@b.c", "a@b.c1", "a b@c.com", "a@-x.com", "a@x..com", "<a>@x.com",
 		// RFC 5321 Dot-string: no leading, trailing or doubled dot unquoted.
-		".ada@acme.test", "ada.@acme.test", "ada..lovelace@acme.test", ".@acme.test", "..@acme.test", `".ada"@acme.test`} {
+		".ada@acme.test", "ada.@acme.test", "ada..lovelace@acme.test", ".@acme.test", "..@acme.test", `".ada"@acme.test`,
+		// Non-ASCII letters that Unicode lower-casing would turn into ASCII
+		// ones (the Kelvin sign into k): refused, not read as kate@acme.test.
+		"\u212Aate@acme.test", "KATE@ACME.TES\u212A", "\u212A@acme.test"} {
 		if _, err := Normalize(bad); err == nil {
 			t.Errorf("Normalize(%q) accepted", bad)
 		}
@@ -39,6 +42,26 @@ func TestIsCommonDomain(t *testing.T) {
 		"live.example.org", "yahoo.company", "gmxx.de", "notgmail.com", "yandex.co.example", ""} {
 		if IsCommonDomain(d) {
 			t.Errorf("IsCommonDomain(%q) = true", d)
+		}
+	}
+}
+
+// Equal folds ASCII case only: the Kelvin sign and the long s, which
+// strings.EqualFold matches to k and s, are other characters.
+func TestEqual(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want bool
+	}{
+		{"kate@acme.test", "kate@acme.test", true},
+		{"Kate@ACME.test", "kate@acme.test", true},
+		{"\u212Aate@acme.test", "kate@acme.test", false},
+		{"\u017Fam@acme.test", "sam@acme.test", false},
+		{"kate@acme.test", "kate@acme.tes", false},
+		{"", "", true},
+	} {
+		if got := Equal(c.a, c.b); got != c.want {
+			t.Errorf("Equal(%q, %q) = %v, want %v", c.a, c.b, got, c.want)
 		}
 	}
 }

@@ -28,6 +28,16 @@ func FuzzNormalize(f *testing.F) {
 		if local, _, _ := strings.Cut(out, "@"); strings.HasPrefix(local, ".") || strings.HasSuffix(local, ".") || strings.Contains(local, "..") {
 			t.Fatalf("Normalize(%q) accepted the local part %q", in, local)
 		}
+		// Only ASCII input is accepted: lower-casing must not have made it
+		// so (the Kelvin sign would become k).
+		for _, c := range []byte(strings.TrimSpace(in)) {
+			if c > 0x7e {
+				t.Fatalf("Normalize(%q) accepted non-ASCII input as %q", in, out)
+			}
+		}
+		if !Equal(out, strings.TrimSpace(in)) {
+			t.Fatalf("Normalize(%q) = %q, which Equal does not match to its input", in, out)
+		}
 		for _, c := range []byte(out) {
 			if c < 0x21 || c > 0x7e || (c >= 'A' && c <= 'Z') {
 				t.Fatalf("Normalize(%q) = %q holds byte %#x", in, out, c)

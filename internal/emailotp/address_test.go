@@ -93,3 +93,17 @@ func TestCodesFromBeforeTheAddressWasRecorded(t *testing.T) {
 		apptest.Want(t, e.CheckCode(org, "bob@acme.test", codes["bob@acme.test"]), 404, "otp_code_not_found")
 	})
 }
+
+// An address that only Unicode lower-casing turns into a member's (the
+// Kelvin sign U+212A lower-cases to k) is not that member's: the send is
+// refused as invalid_email, and kate's inbox gets nothing.
+func TestNonASCIILookalikeAddressIsRefused(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		e.CreateMember(org, "kate@acme.test")
+		apptest.Want(t, e.SendCode(org, "\u212Aate@acme.test"), 400, "invalid_email")
+		if n := e.Count(`SELECT COUNT(*) FROM email_otps`); n != 0 {
+			t.Fatalf("%d codes issued for the look-alike address", n)
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -28,12 +29,24 @@ func emailUpdateCodes(s *Service) Codes {
 func updateKey(memberID, email string) string { return memberID + "|" + email }
 
 // IssueEmailUpdate stores, inside q, a code for member m of org that
-// verifies the new address email, and returns it. The caller delivers it
-// to email and has already cancelled the member's earlier updates.
+// verifies the new address email for lifetime, and returns it. The
+// caller delivers it to email and has already cancelled the member's
+// earlier updates.
 func (s *Service) IssueEmailUpdate(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization,
-	m *organization.Member, email string) (string, error) {
-	return emailUpdateCodes(s).Issue(ctx, q, p.Env, p.ID, updateKey(m.MemberID, email), DefaultExpiry,
+	m *organization.Member, email string, lifetime time.Duration) (string, error) {
+	return emailUpdateCodes(s).Issue(ctx, q, p.Env, p.ID, updateKey(m.MemberID, email), lifetime,
 		map[string]any{"organization_id": org.OrganizationID, "member_id": m.MemberID, "email_address": email})
+}
+
+// EmailUpdatePending reports, inside q, whether a member of org other
+// than memberID has a live email-update code for email
+// (emailupdate.Service.Start refuses a second update to one address).
+func (s *Service) EmailUpdatePending(ctx context.Context, q store.Querier, projectID, orgID, email, memberID string) (bool, error) {
+	pending, err := pendingUpdates(ctx, q, projectID, orgID, email, store.Millis(s.d.Clock.Now()))
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(pending, func(u pendingUpdate) bool { return u.memberID != memberID }), nil
 }
 
 // CancelEmailUpdates spends, inside q, every live email-update code of a
@@ -51,14 +64,15 @@ func (s *Service) CancelEmailUpdates(ctx context.Context, q store.Querier, membe
 // (normalised) address email in org, inside q. wrong reports a counted
 // miss, which the caller commits before answering otp_code_not_found.
 //
-// Several members may each have an update to the address in flight (nobody
-// holds it yet, so start_email_update admits them all), and the caller is
-// bound to none of them (the call needs no session). So the code is
-// compared with every live one, each comparison counted on its code as a
-// guess, and only the update whose code it is applies: another member's
-// later start neither voids a member's code nor lets it change that other
-// member. There are few such codes: SendPerEmail bounds the starts per
-// address in a code's lifetime.
+// Several members may each have an update to the address in flight:
+// start_email_update refuses a second one (EmailUpdatePending), but two
+// starts that race on PostgreSQL can both pass that check, and the
+// caller is bound to none of them (the call needs no session). So the
+// code is compared with every live one, each comparison counted on its
+// code as a guess, and only the update whose code it is applies: another
+// member's start neither voids a member's code nor lets it change that
+// other member. There are few such codes: SendPerEmail bounds the starts
+// per address in a code's lifetime.
 func (s *Service) authenticateEmailUpdate(ctx context.Context, q store.Querier, p AuthParams, org *organization.Organization,
 	email string, duration int) (resp *session.AuthResponse, wrong bool, err error) {
 	now := store.Millis(s.d.Clock.Now())

@@ -111,7 +111,7 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 			if err != nil {
 				return notify.Email{}, err
 			}
-			msg, err := notify.EmailOTPEmail(member.EmailAddress, notify.CodeData{ProjectName: p.Project.Name,
+			msg, err := notify.EmailOTPEmail(member.EmailAddress, notify.CodeData{ProjectID: p.Project.ID, ProjectName: p.Project.Name,
 				OrganizationName: org.OrganizationName, Code: code, ExpiresIn: expiry})
 			if err != nil {
 				return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)

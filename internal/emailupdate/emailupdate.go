@@ -8,9 +8,11 @@
 // (session.CompleteEmailChange); nothing changes before that.
 //
 // Security: the secrets are the magic-link and email-code ones (hashed,
-// expiring, single use, codes locked after repeated misses); a member has
-// at most one update in flight, starting another cancels the previous
-// link or code; several members' updates to one address stay apart (a
+// single use, codes locked after repeated misses), and live five minutes
+// (Lifetime); a member has at most one update in flight, starting another
+// cancels the previous link or code; an address has at most one member's
+// update in flight, another member's start is refused while it lives
+// (and should two racing starts both pass, their updates stay apart: a
 // link or code completes only the update it was issued for); sends are
 // rate-limited per member, per new address and, from browsers, per client
 // address. The new address must not belong to another member of the
@@ -40,6 +42,13 @@ const (
 	DeliveryMagicLink = "EMAIL_MAGIC_LINK"
 	DeliveryOTP       = "EMAIL_OTP"
 )
+
+// Lifetime is how long an email update's link or code works: the five
+// minutes the API family documents for start_email_update, much shorter
+// than a login link's hour, since an update in flight is a pending claim
+// on an address that no other member of the organization may start one
+// to (Start).
+const Lifetime = 5 * time.Minute
 
 // Rate limits for starting email updates.
 var (
@@ -140,9 +149,9 @@ func (s *Service) Start(ctx context.Context, p StartParams) (*organization.Membe
 			return err
 		}
 		if method == DeliveryOTP {
-			secret, err = s.d.EmailOTP.IssueEmailUpdate(ctx, q, p.Project, org, m, email)
+			secret, err = s.d.EmailOTP.IssueEmailUpdate(ctx, q, p.Project, org, m, email, Lifetime)
 		} else {
-			secret, _, err = s.d.MagicLinks.IssueEmailUpdate(ctx, q, p.Project, org, m, email, magiclink.DefaultExpiryMinutes)
+			secret, _, err = s.d.MagicLinks.IssueEmailUpdate(ctx, q, p.Project, org, m, email, int(Lifetime/time.Minute))
 		}
 		return err
 	})
@@ -153,7 +162,7 @@ func (s *Service) Start(ctx context.Context, p StartParams) (*organization.Membe
 		// A secret nobody received must not stay redeemable. Best effort:
 		// if this fails too, the secret still expires on its own.
 		_ = s.d.DB.Tx(ctx, func(q store.Querier) error { return s.cancel(ctx, q, m.MemberID) })
-		return nil, apierr.Wrap(apierr.EmailDeliveryFailed, err)
+		return nil, notify.DeliveryError(err)
 	}
 	return m, nil
 }
@@ -182,10 +191,10 @@ func (s *Service) hold(ctx context.Context, q store.Querier, p StartParams) erro
 
 // check loads the member through q and decides whether it may change to
 // email: active members whose current address is verified only (as the
-// API family documents the self-serve update), and
-// organization.CheckNewEmail. The update moves a proven address to a new
-// one; a member who never proved the address they have is changed by an
-// admin's update instead.
+// API family documents the self-serve update), organization.CheckNewEmail,
+// and no other member's update to email in flight. The update moves a
+// proven address to a new one; a member who never proved the address
+// they have is changed by an admin's update instead.
 func (s *Service) check(ctx context.Context, q store.Querier, org *organization.Organization, memberID, email string) (*organization.Member, error) {
 	m, err := s.d.Orgs.OrgMember(ctx, q, org, memberID)
 	if err != nil {
@@ -197,7 +206,39 @@ func (s *Service) check(ctx context.Context, q store.Querier, org *organization.
 	if !m.EmailAddressVerified {
 		return nil, apierr.New(apierr.MemberHasNoVerifiedEmail)
 	}
-	return m, s.d.Orgs.CheckNewEmail(ctx, q, org, m, email)
+	if err := s.d.Orgs.CheckNewEmail(ctx, q, org, m, email); err != nil {
+		return nil, err
+	}
+	return m, s.refuseClaimed(ctx, q, org, m.MemberID, email)
+}
+
+// refuseClaimed refuses an update to email while another member of org
+// has one in flight (a live link or code): the API family lets only one
+// member update to an address at a time. The address is as good as
+// taken for those minutes (Lifetime), so the refusal is the taken
+// address's, duplicate_member_email; the limits counted before it (Start)
+// keep it from telling anyone, without limit, which addresses others are
+// moving to. The member's own update to email is no obstacle: starting
+// again replaces it.
+//
+// It is checked, like CheckNewEmail, inside the start's transaction. Two
+// starts racing on PostgreSQL can both pass; the secrets then stay apart
+// (each completes only its own member's update, emailotp's
+// authenticateEmailUpdate), and the address's unique index lets only one
+// change complete.
+func (s *Service) refuseClaimed(ctx context.Context, q store.Querier, org *organization.Organization, memberID, email string) error {
+	for _, pending := range []func(context.Context, store.Querier, string, string, string, string) (bool, error){
+		s.d.MagicLinks.EmailUpdatePending, s.d.EmailOTP.EmailUpdatePending} {
+		found, err := pending(ctx, q, org.ProjectID(), org.OrganizationID, email, memberID)
+		if err != nil {
+			return err
+		}
+		if found {
+			return apierr.New(apierr.DuplicateMemberEmail).WithMessage(
+				"Another member of the organization is updating their email address to this one; try again once that update completes or expires.")
+		}
+	}
+	return nil
 }
 
 // cancel ends the member's email update in flight, whichever its kind.
@@ -212,15 +253,15 @@ func (s *Service) deliver(ctx context.Context, p *project.Project, org *organiza
 	var msg notify.Email
 	var err error
 	if method == DeliveryOTP {
-		msg, err = notify.EmailUpdateCodeEmail(to, notify.CodeData{ProjectName: p.Name, OrganizationName: org.OrganizationName,
-			Code: secret, ExpiresIn: emailotp.DefaultExpiry})
+		msg, err = notify.EmailUpdateCodeEmail(to, notify.CodeData{ProjectID: p.ID, ProjectName: p.Name, OrganizationName: org.OrganizationName,
+			Code: secret, ExpiresIn: Lifetime})
 	} else {
 		var link string
 		if link, err = magiclink.EmailUpdateLink(target, secret); err != nil {
 			return err
 		}
-		msg, err = notify.EmailUpdateLinkEmail(to, notify.LinkData{ProjectName: p.Name, OrganizationName: org.OrganizationName,
-			URL: link, ExpiresIn: magiclink.DefaultExpiryMinutes * time.Minute})
+		msg, err = notify.EmailUpdateLinkEmail(to, notify.LinkData{ProjectID: p.ID, ProjectName: p.Name, OrganizationName: org.OrganizationName,
+			URL: link, ExpiresIn: Lifetime})
 	}
 	if err != nil {
 		return err

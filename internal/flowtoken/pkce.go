@@ -76,13 +76,5 @@ func ValidChallenge(s string) bool {
 // ValidVerifier reports whether s is a PKCE code_verifier as RFC 7636 4.1
 // defines it: 43 to 128 unreserved characters ([A-Za-z0-9-._~]).
 func ValidVerifier(s string) bool {
-	if len(s) < 43 || len(s) > 128 {
-		return false
-	}
-	for _, c := range []byte(s) {
-		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~') {
-			return false
-		}
-	}
-	return true
+	return len(s) >= 43 && len(s) <= 128 && ids.Unreserved(s)
 }

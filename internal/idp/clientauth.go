@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/ratelimit"
@@ -25,12 +26,12 @@ import (
 // lock would only let anyone who knows a client_id (it is in every
 // authorization URL) lock the real client out of the token endpoint.
 // Generated secrets (every connected app's, and an M2M client's unless
-// the customer chose one) are 256-bit random (clientsecret.New), so no
-// number of guesses finds one: past the limit an address's failures are
-// answered with the refusal, which slows a scanner down, and a correct
-// secret always passes (ratelimit.GuardUnguessable). A chosen M2M secret
-// may be guessable, so there the allowance is checked before the secret
-// (guardClient).
+// its current secret is one the customer chose: m2m.Client.SecretChosen)
+// are 256-bit random (clientsecret.New), so no number of guesses finds
+// one: past the limit an address's failures are answered with the
+// refusal, which slows a scanner down, and a correct secret always passes
+// (ratelimit.GuardUnguessable). A chosen M2M secret may be guessable, so
+// there the allowance is checked before the secret (guardClient).
 //
 // A right secret gives its count back (Release): the rule counts failures,
 // so machines behind one address (a NAT, a fleet) that ask for M2M tokens
@@ -60,10 +61,11 @@ func clientCredentials(r *http.Request) (id, secret string, err error) {
 	return r.PostForm.Get("client_id"), r.PostForm.Get("client_secret"), nil
 }
 
-// authenticateClient resolves the calling connected app of projectID. A
+// authenticateClient resolves the calling connected app of projectID at
+// endpoint ("token", "introspect", "revoke": for the audit log). A
 // confidential client must present its secret (the current one, or the
 // next during a rotation); a public client must present none.
-func (p *Provider) authenticateClient(r *http.Request, projectID string) (*connectedapps.App, error) {
+func (p *Provider) authenticateClient(r *http.Request, projectID, endpoint string) (*connectedapps.App, error) {
 	id, secret, err := clientCredentials(r)
 	if err != nil {
 		return nil, err
@@ -86,7 +88,7 @@ func (p *Provider) authenticateClient(r *http.Request, projectID string) (*conne
 		app = a
 		return nil
 	}
-	err = p.guardClient(r, projectID, true, check)
+	err = p.guardClient(r, projectID, clientAttempt{method: "client_secret", clientID: id, endpoint: endpoint}, true, check)
 	if err != nil {
 		return nil, err
 	}
@@ -95,19 +97,67 @@ func (p *Provider) authenticateClient(r *http.Request, projectID string) (*conne
 
 // guardClient runs a client secret check under the per-address failure
 // limit (never a per-client one: client ids are public, and a stranger's
-// failures must not lock the real client out). A connected app's secret
-// is generated (256 bits), so the check runs first and a right secret
-// always passes (GuardUnguessable); an M2M client may bring its own
-// secret, which may be guessable, so there the address's allowance is
-// checked before the secret, and an address out of it gets no answer at
-// all until the window passes.
-func (p *Provider) guardClient(r *http.Request, projectID string, generated bool, check func() error) error {
+// failures must not lock the real client out). A generated secret (every
+// connected app's, an M2M client's unless it chose its own) has 256 bits,
+// so the check runs first and a right secret always passes
+// (GuardUnguessable): thirty wrong guesses from an address at any client
+// must not lock every other client out there. A chosen M2M secret may be
+// guessable, so there the address's allowance is checked before the
+// secret, and an address out of it gets no answer at all until the window
+// passes.
+//
+// A failure (invalid_client) and a refusal past the allowance (slow_down)
+// are recorded in the audit log (auditClient).
+func (p *Provider) guardClient(r *http.Request, projectID string, a clientAttempt, generated bool, check func() error) error {
 	isFailure := func(err error) bool { var oe *oauthError; return errors.As(err, &oe) && oe.code == "invalid_client" }
 	rule := ratelimit.For(ClientSecretFailuresPerIP, projectID+"|"+httpapi.ClientIP(r))
+	var err error
 	if generated {
-		return p.limiter.GuardUnguessable(r.Context(), check, isFailure, rule)
+		err = p.limiter.GuardUnguessable(r.Context(), check, isFailure, rule)
+	} else {
+		err = p.limiter.Guard(r.Context(), check, isFailure, rule)
 	}
-	return p.limiter.Guard(r.Context(), check, isFailure, rule)
+	if isFailure(err) || apierr.Is(err, apierr.TooManyRequests) {
+		p.auditClient(r, projectID, a, err)
+	}
+	return err
+}
+
+// clientAttempt is a client authentication as the audit log names it.
+type clientAttempt struct {
+	// method is the audit event's method: "client_credentials" (an M2M
+	// client's grant) or "client_secret" (a connected app's
+	// authentication, client_secret_basic, client_secret_post or none).
+	method   string
+	clientID string // as the caller sent it: there may be no such client
+	endpoint string // "token", "introspect", "revoke"
+}
+
+// maxAuditedClientID bounds the client id an audit event keeps: a caller
+// may send anything, and real ids are shorter (generated ones, and M2M ids
+// chosen since they are capped at 128 characters; one chosen before may be
+// longer, and its events keep its first 256 bytes).
+const maxAuditedClientID = 256
+
+// auditClient records a failed client authentication (invalid_client, a
+// login failure) or one refused because the address is out of allowance
+// (slow_down, a lockout), with the client id the caller sent and never
+// the secret. The event is the answer's record, not part of it: a failed
+// write is logged and the answer stands, as for the login routes
+// (app.recordRoute).
+func (p *Provider) auditClient(r *http.Request, projectID string, a clientAttempt, err error) {
+	ctx := r.Context()
+	typ, code := audit.Login, "invalid_client"
+	if apierr.Is(err, apierr.TooManyRequests) {
+		typ, code = audit.Lockout, "slow_down"
+	}
+	ip, ua := httpapi.Client(ctx)
+	e := audit.Event{ProjectID: projectID, Type: typ, Outcome: audit.Failure, Method: a.method, Actor: "oauth_client",
+		IP: ip, UserAgent: ua, RequestID: httpapi.RequestID(ctx),
+		Details: map[string]any{"client_id": audit.Clip(a.clientID, maxAuditedClientID), "endpoint": a.endpoint, "error_type": code}}
+	if rerr := p.audit.Record(ctx, e); rerr != nil {
+		p.log.ErrorContext(ctx, "audit: record failed", "request_id", e.RequestID, "cause", rerr.Error())
+	}
 }
 
 // parseTokenBody reads the token endpoint's parameters into r.PostForm,

@@ -39,8 +39,9 @@ func TestClientSecretFailuresLimitedPerAddress(t *testing.T) {
 // is not locked out: a public client still redeems its code (it sends no
 // secret, so a stranger sending one is a failure), a confidential client
 // and an M2M client still authenticate with their secrets. (An M2M client
-// at the stranger's own address is refused while the address's allowance
-// is spent: see TestChosenM2MSecretsAreGuessedOnlyWithinTheAllowance.)
+// whose secret was chosen is refused at the stranger's own address while
+// the address's allowance is spent: see
+// TestChosenM2MSecretsAreGuessedOnlyWithinTheAllowance.)
 func TestStrangerCannotLockOutAClient(t *testing.T) {
 	apptest.EachWith(t, func(c *config.Config) { c.TrustedProxies = "127.0.0.1" }, func(t *testing.T, e *apptest.Env) {
 		f := setup(t, e)

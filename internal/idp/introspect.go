@@ -27,7 +27,7 @@ func (p *Provider) introspect(r *http.Request) (any, error) {
 	if err := parseForm(r); err != nil {
 		return nil, err
 	}
-	if _, err := p.authenticateClient(r, pr.ID); err != nil {
+	if _, err := p.authenticateClient(r, pr.ID, "introspect"); err != nil {
 		return nil, err
 	}
 	token := r.PostForm.Get("token")

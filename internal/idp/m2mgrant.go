@@ -35,19 +35,23 @@ func (p *Provider) clientCredentials(r *http.Request, pr *project.Project) (any,
 	if id == "" || secret == "" {
 		return nil, invalidClient()
 	}
-	var c *m2m.Client
-	err = p.guardClient(r, pr.ID, false, func() error {
-		got, err := p.m2m.Get(r.Context(), pr.ID, id)
-		if errors.Is(err, store.ErrNotFound) {
+	// The client is read before the guard, which depends on its secret's
+	// kind: a generated secret is checked first and a right one always
+	// passes (as a connected app's); a chosen one, which may be guessable,
+	// only within the address's allowance. An unknown client is guarded as
+	// a chosen one: nothing is lost, there is no right secret to let by.
+	c, err := p.m2m.Get(r.Context(), pr.ID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		c, err = nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	generated := c != nil && !c.SecretChosen
+	err = p.guardClient(r, pr.ID, clientAttempt{method: "client_credentials", clientID: id, endpoint: "token"}, generated, func() error {
+		if c == nil || !c.Secret.Matches(secret) || c.Status != m2m.Active {
 			return invalidClient()
 		}
-		if err != nil {
-			return err
-		}
-		if !got.Secret.Matches(secret) || got.Status != m2m.Active {
-			return invalidClient()
-		}
-		c = got
 		return nil
 	})
 	if err != nil {

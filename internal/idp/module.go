@@ -45,6 +45,9 @@ type Deps struct {
 	// Members resolves SDK callers' sessions for the organization views.
 	Members organization.Sessions
 	M2M     *m2m.Store
+	// Audit records failed client authentications at the token,
+	// introspection and revocation endpoints.
+	Audit Auditor
 	// Policies gives the project's RBAC policy, whose custom scopes the
 	// provider offers.
 	Policies Policies
@@ -61,7 +64,7 @@ type Module struct {
 // New builds the module.
 func New(d Deps) *Module {
 	p := &Provider{db: d.DB, clock: d.Clock, log: d.Log, apps: d.Apps, orgs: d.Orgs, projects: d.Projects,
-		flows: d.Flows, limiter: d.Limiter, baseURL: d.BaseURL, m2m: d.M2M, policies: d.Policies}
+		flows: d.Flows, limiter: d.Limiter, baseURL: d.BaseURL, m2m: d.M2M, policies: d.Policies, audit: d.Audit}
 	return &Module{d: d, p: p}
 }
 

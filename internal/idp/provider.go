@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/flowtoken"
@@ -46,6 +47,12 @@ type Provider struct {
 	baseURL  func() string
 	m2m      *m2m.Store
 	policies Policies
+	audit    Auditor
+}
+
+// Auditor files audit events (audit.Log).
+type Auditor interface {
+	Record(ctx context.Context, e audit.Event) error
 }
 
 // Policies is what the provider needs from RBAC (the rbac service): the

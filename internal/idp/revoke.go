@@ -34,7 +34,7 @@ func (p *Provider) revoke(r *http.Request) error {
 	if err := parseForm(r); err != nil {
 		return err
 	}
-	app, err := p.authenticateClient(r, pr.ID)
+	app, err := p.authenticateClient(r, pr.ID, "revoke")
 	if err != nil {
 		return err
 	}

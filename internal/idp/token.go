@@ -58,7 +58,7 @@ func (p *Provider) token(r *http.Request) (any, error) {
 		}
 		return nil, unsupportedGrant()
 	}
-	app, err := p.authenticateClient(r, pr.ID)
+	app, err := p.authenticateClient(r, pr.ID, "token")
 	if err != nil {
 		return nil, err
 	}

@@ -54,6 +54,19 @@ func Is(kind, s string) bool {
 	return err == nil
 }
 
+// Unreserved reports whether s is made only of URL unreserved characters
+// (RFC 3986 2.3: [A-Za-z0-9-._~]), which need no escaping anywhere: in a
+// path segment, a query, a form or a Basic-auth user id. It says nothing
+// of length, and "" passes.
+func Unreserved(s string) bool {
+	for _, c := range []byte(s) {
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~') {
+			return false
+		}
+	}
+	return true
+}
+
 // Token returns a fresh 256-bit random secret in base64url without padding.
 func Token() string {
 	var b [32]byte

@@ -27,3 +27,15 @@ func TestIs(t *testing.T) {
 		}
 	}
 }
+
+// Unreserved is RFC 3986's unreserved set, byte by byte.
+func TestUnreserved(t *testing.T) {
+	for s, want := range map[string]bool{
+		"": true, "AZaz09-._~": true, "..": true,
+		"a b": false, "a:b": false, "a/b": false, "a%2e": false, "a+b": false, "ä": false, "a\u202e": false, "a\x00": false,
+	} {
+		if got := Unreserved(s); got != want {
+			t.Errorf("Unreserved(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -36,27 +36,45 @@ type Client struct {
 	Scopes            []string
 	TrustedMetadata   map[string]any
 	Secret            clientsecret.Pair
-	CreatedAt         time.Time
+	// SecretChosen is whether the current secret was chosen by the
+	// customer (create's client_secret), not generated: a chosen one may
+	// be guessable, so the token endpoint guards it more strictly. A
+	// completed rotation's secret is always generated.
+	SecretChosen bool
+	CreatedAt    time.Time
 }
 
 // Store reads and writes M2M clients.
 type Store struct {
 	db    *store.DB
 	clock clock.Clock
+	audit clientsecret.Auditor
 }
 
 // NewStore returns a store on db.
 func NewStore(db *store.DB, c clock.Clock) *Store { return &Store{db: db, clock: c} }
 
+// UseAudit has the clients' secret changes (create, rotation steps,
+// delete) recorded in a, each in the transaction that makes it. The
+// composition root calls it once, before serving; without it nothing is
+// recorded.
+func (s *Store) UseAudit(a clientsecret.Auditor) { s.audit = a }
+
+// record files a change of c's secrets made by actor, in q.
+func (s *Store) record(ctx context.Context, q store.Querier, projectID, clientID, change, actor string) error {
+	return clientsecret.Record(ctx, q, s.audit, clientsecret.Change{ProjectID: projectID, ClientType: "m2m_client",
+		ClientID: clientID, Change: change, Actor: actor})
+}
+
 const columns = `client_id, project_id, client_name, client_description, status, scopes, trusted_metadata,
-	secret_hash, secret_last_four, next_secret_hash, next_secret_last_four, created_at`
+	secret_hash, secret_last_four, next_secret_hash, next_secret_last_four, secret_chosen, created_at`
 
 func scan(s interface{ Scan(...any) error }) (*Client, error) {
 	var c Client
 	var scopes, meta string
 	var created int64
 	if err := s.Scan(&c.ClientID, &c.ProjectID, &c.ClientName, &c.ClientDescription, &c.Status, &scopes, &meta,
-		&c.Secret.Hash, &c.Secret.LastFour, &c.Secret.NextHash, &c.Secret.NextLastFour, &created); err != nil {
+		&c.Secret.Hash, &c.Secret.LastFour, &c.Secret.NextHash, &c.Secret.NextLastFour, &c.SecretChosen, &created); err != nil {
 		return nil, store.MapError(err)
 	}
 	if err := errors.Join(json.Unmarshal([]byte(scopes), &c.Scopes), json.Unmarshal([]byte(meta), &c.TrustedMetadata)); err != nil {
@@ -125,14 +143,17 @@ func (f Fields) apply(c *Client) error {
 
 // Create registers a client; a generated secret is returned once. The
 // caller may choose the client id and secret (for migrations); a chosen
-// secret must be hard to guess (checkChosenSecret).
-func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clientID, secret string, f Fields) (*Client, string, error) {
+// secret must be hard to guess (checkChosenSecret). actor names who
+// creates it in the audit log ("backend").
+func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clientID, secret string, f Fields, actor string) (*Client, string, error) {
 	if f.Scopes == nil {
 		return nil, "", apierr.Invalid("scopes", "scopes is required.")
 	}
 	c := &Client{ProjectID: projectID, ClientID: clientID, Status: Active, TrustedMetadata: map[string]any{}, CreatedAt: s.clock.Now()}
 	if c.ClientID == "" {
 		c.ClientID = ids.New("m2m-client", env)
+	} else if err := checkChosenID(c.ClientID); err != nil {
+		return nil, "", err
 	}
 	if err := f.apply(c); err != nil {
 		return nil, "", err
@@ -143,19 +164,44 @@ func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clien
 		if err := checkChosenSecret(secret, c); err != nil {
 			return nil, "", err
 		}
-		c.Secret = clientsecret.FromPlain(secret)
+		c.Secret, c.SecretChosen = clientsecret.FromPlain(secret), true
 	}
 	now := store.Millis(c.CreatedAt)
-	_, err := s.db.ExecContext(ctx, `INSERT INTO m2m_clients (`+columns+`, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$12)`,
-		c.ClientID, projectID, c.ClientName, c.ClientDescription, c.Status, jsonText(c.Scopes), jsonText(c.TrustedMetadata),
-		c.Secret.Hash, c.Secret.LastFour, c.Secret.NextHash, c.Secret.NextLastFour, now)
-	if errors.Is(err, store.ErrConflict) {
-		return nil, "", apierr.Wrap(apierr.DuplicateM2MClientID, err)
-	}
+	err := s.db.Tx(ctx, func(q store.Querier) error {
+		_, err := q.ExecContext(ctx, `INSERT INTO m2m_clients (`+columns+`, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$13)`,
+			c.ClientID, projectID, c.ClientName, c.ClientDescription, c.Status, jsonText(c.Scopes), jsonText(c.TrustedMetadata),
+			c.Secret.Hash, c.Secret.LastFour, c.Secret.NextHash, c.Secret.NextLastFour, c.SecretChosen, now)
+		if err = store.MapError(err); errors.Is(err, store.ErrConflict) {
+			return apierr.Wrap(apierr.DuplicateM2MClientID, err)
+		}
+		if err != nil {
+			return fmt.Errorf("m2m: create: %w", err)
+		}
+		return s.record(ctx, q, projectID, c.ClientID, clientsecret.Created, actor)
+	})
 	if err != nil {
-		return nil, "", fmt.Errorf("m2m: create: %w", err)
+		return nil, "", err
 	}
 	return c, secret, nil
+}
+
+// maxChosenID bounds a chosen client_id, as the project's other chosen
+// identifiers (external ids, slugs, role ids) are bounded.
+const maxChosenID = 128
+
+// checkChosenID refuses a chosen client_id that is not 1 to 128 URL
+// unreserved characters (ids.Unreserved), or is "." or "..". The id is a
+// path segment of every management route (/v1/m2m/clients/{client_id}),
+// which the router cleans, so "." or ".." would make a client that no
+// route reaches again while its token endpoint still issues tokens; and it
+// is echoed in logs, the audit log and token claims, where whitespace,
+// controls or bidirectional formatting would mislead whoever reads them.
+func checkChosenID(id string) error {
+	if len(id) > maxChosenID || !ids.Unreserved(id) || id == "." || id == ".." {
+		return apierr.Invalid("client_id", fmt.Sprintf(
+			`A chosen client_id must be 1 to %d of the characters A-Z, a-z, 0-9, "-", ".", "_" and "~", and not "." or "..".`, maxChosenID))
+	}
+	return nil
 }
 
 func jsonText(v any) string { b, _ := json.Marshal(v); return string(b) }
@@ -198,9 +244,9 @@ func (s *Store) read(ctx context.Context, q store.Querier, projectID, clientID, 
 func (s *Store) save(ctx context.Context, q store.Querier, c *Client) error {
 	_, err := q.ExecContext(ctx, `UPDATE m2m_clients SET client_name = $3, client_description = $4, status = $5, scopes = $6,
 		trusted_metadata = $7, secret_hash = $8, secret_last_four = $9, next_secret_hash = $10, next_secret_last_four = $11,
-		updated_at = $12 WHERE project_id = $1 AND client_id = $2`,
+		secret_chosen = $12, updated_at = $13 WHERE project_id = $1 AND client_id = $2`,
 		c.ProjectID, c.ClientID, c.ClientName, c.ClientDescription, c.Status, jsonText(c.Scopes), jsonText(c.TrustedMetadata),
-		c.Secret.Hash, c.Secret.LastFour, c.Secret.NextHash, c.Secret.NextLastFour, store.Millis(s.clock.Now()))
+		c.Secret.Hash, c.Secret.LastFour, c.Secret.NextHash, c.Secret.NextLastFour, c.SecretChosen, store.Millis(s.clock.Now()))
 	if err != nil {
 		return fmt.Errorf("m2m: save %s: %w", c.ClientID, err)
 	}
@@ -224,21 +270,23 @@ func (s *Store) Update(ctx context.Context, projectID, clientID string, f Fields
 	return out, err
 }
 
-// Delete removes a client.
-func (s *Store) Delete(ctx context.Context, projectID, clientID string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM m2m_clients WHERE project_id = $1 AND client_id = $2`, projectID, clientID)
-	if err != nil {
-		return fmt.Errorf("m2m: delete: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("m2m: delete %s: %w", clientID, store.ErrNotFound)
-	}
-	return nil
+// Delete removes a client; actor names who in the audit log.
+func (s *Store) Delete(ctx context.Context, projectID, clientID, actor string) error {
+	return s.db.Tx(ctx, func(q store.Querier) error {
+		res, err := q.ExecContext(ctx, `DELETE FROM m2m_clients WHERE project_id = $1 AND client_id = $2`, projectID, clientID)
+		if err != nil {
+			return fmt.Errorf("m2m: delete: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("m2m: delete %s: %w", clientID, store.ErrNotFound)
+		}
+		return s.record(ctx, q, projectID, clientID, clientsecret.Deleted, actor)
+	})
 }
 
 // Rotate runs one rotation step ("start", "complete", "cancel"); start
-// returns the next secret.
-func (s *Store) Rotate(ctx context.Context, projectID, clientID, step string) (*Client, string, error) {
+// returns the next secret. actor names who in the audit log.
+func (s *Store) Rotate(ctx context.Context, projectID, clientID, step, actor string) (*Client, string, error) {
 	var out *Client
 	var next string
 	err := s.db.Tx(ctx, func(q store.Querier) error {
@@ -251,8 +299,14 @@ func (s *Store) Rotate(ctx context.Context, projectID, clientID, step string) (*
 		if next, err = c.Secret.Rotate(step, refuse); err != nil {
 			return err
 		}
+		if step == clientsecret.StepComplete {
+			c.SecretChosen = false // the next secret, generated by start, is now the current one
+		}
 		out = c
-		return s.save(ctx, q, c)
+		if err := s.save(ctx, q, c); err != nil {
+			return err
+		}
+		return s.record(ctx, q, projectID, clientID, clientsecret.StepChange(step), actor)
 	})
 	return out, next, err
 }

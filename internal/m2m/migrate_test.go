@@ -18,7 +18,10 @@ import (
 // Clients written under the server-wide key (idp/0003) survive the move to
 // the per-project key (idp/0004) as they were: fields, secrets (current and
 // next of a rotation in progress), order, and the page index. The database
-// is put back to idp/0003's schema by running that file itself.
+// is put back to idp/0003's schema by running that file itself; the
+// clients are written through today's store, so with idp/0007's column,
+// dropped again before the migrations run (0007 then runs after 0004, as
+// on a database that never had it).
 func TestPerProjectKeyMigrationKeepsClients(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		ctx := context.Background()
@@ -28,7 +31,8 @@ func TestPerProjectKeyMigrationKeepsClients(t *testing.T) {
 			t.Fatal(err)
 		}
 		stmts := append([]string{`DROP TABLE m2m_clients`}, strings.Split(string(old), ";")...)
-		stmts = append(stmts, `DELETE FROM schema_migrations WHERE version = 'idp/0004'`)
+		stmts = append(stmts, `ALTER TABLE m2m_clients ADD COLUMN secret_chosen BOOLEAN NOT NULL DEFAULT TRUE`,
+			`DELETE FROM schema_migrations WHERE version IN ('idp/0004', 'idp/0007')`)
 		for _, stmt := range stmts {
 			if strings.TrimSpace(stmt) == "" {
 				continue
@@ -59,6 +63,9 @@ func TestPerProjectKeyMigrationKeepsClients(t *testing.T) {
 		}
 		before := list()
 
+		if _, err := db.ExecContext(ctx, `ALTER TABLE m2m_clients DROP COLUMN secret_chosen`); err != nil {
+			t.Fatal(err)
+		}
 		if err := db.Migrate(ctx, app.Migrations()...); err != nil {
 			t.Fatal(err)
 		}
@@ -82,5 +89,45 @@ func TestPerProjectKeyMigrationKeepsClients(t *testing.T) {
 		b := tenant{e, e.NewProject("Neighbour")}
 		apptest.Want(t, b.backend("POST", "/v1/m2m/clients", map[string]any{"client_id": id, "scopes": []string{"x"}}), 200, "")
 		apptest.Want(t, a.backend("POST", "/v1/m2m/clients", map[string]any{"client_id": id, "scopes": []string{"x"}}), 400, "duplicate_m2m_client_id")
+	})
+}
+
+// Clients stored before secret_chosen (idp/0007) may hold secrets their
+// customer chose, and nothing tells which: they all count as chosen, the
+// guarded side (the address's allowance is checked before the secret),
+// until a rotation completes with a generated secret. The database is put
+// back to the schema before idp/0007 by dropping the column.
+func TestSecretChosenMigrationGuardsExistingClients(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		ctx := context.Background()
+		a := tenant{e, e.Project}
+		r := a.backend("POST", "/v1/m2m/clients", map[string]any{"client_name": "Old job", "scopes": []string{"read"}})
+		apptest.Want(t, r, 200, "")
+		id, secret := r.Body["m2m_client"].(map[string]any)["client_id"].(string), r.Body["m2m_client"].(map[string]any)["client_secret"].(string)
+		for _, stmt := range []string{`ALTER TABLE m2m_clients DROP COLUMN secret_chosen`,
+			`DELETE FROM schema_migrations WHERE version = 'idp/0007'`} {
+			if _, err := e.App.DB.ExecContext(ctx, stmt); err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+		}
+		if err := e.App.DB.Migrate(ctx, app.Migrations()...); err != nil {
+			t.Fatal(err)
+		}
+		if n := e.Count(`SELECT COUNT(*) FROM m2m_clients WHERE client_id = $1 AND secret_chosen`, id); n != 1 {
+			t.Fatal("a client stored before the column does not count as chosen")
+		}
+		for range idp.ClientSecretFailuresPerIP.Limit {
+			if r := a.token(id, "wrong-guess-wrong-guess", ""); r.Status != 401 {
+				t.Fatalf("wrong secret: %d %s", r.Status, r.Raw)
+			}
+		}
+		if r := a.token(id, secret, ""); r.Status != 429 {
+			t.Fatalf("the old client's right secret past the allowance: %d %s", r.Status, r.Raw)
+		}
+		r = a.backend("POST", "/v1/m2m/clients/"+id+"/secrets/rotate/start", nil)
+		apptest.Want(t, r, 200, "")
+		next := r.Body["m2m_client"].(map[string]any)["next_client_secret"].(string)
+		apptest.Want(t, a.backend("POST", "/v1/m2m/clients/"+id+"/secrets/rotate", nil), 200, "")
+		apptest.Want(t, a.token(id, next, ""), 200, "")
 	})
 }

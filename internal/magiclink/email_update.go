@@ -44,6 +44,20 @@ func (s *Service) CancelEmailUpdates(ctx context.Context, q store.Querier, membe
 	return nil
 }
 
+// EmailUpdatePending reports, inside q, whether a member of org other
+// than memberID has a live email-update link to email
+// (emailupdate.Service.Start refuses a second update to one address).
+func (s *Service) EmailUpdatePending(ctx context.Context, q store.Querier, projectID, orgID, email, memberID string) (bool, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM magic_links WHERE project_id = $1 AND organization_id = $2
+		AND purpose = $3 AND email_address = $4 AND member_id <> $5 AND used_at IS NULL AND expires_at > $6`,
+		projectID, orgID, PurposeEmailUpdate, email, memberID, store.Millis(s.d.Clock.Now())).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("magiclink: find email updates: %w", err)
+	}
+	return n > 0, nil
+}
+
 // EmailUpdateLink is the emailed URL of an email-update token: the
 // registered login redirect URL with the usual token parameters.
 func EmailUpdateLink(target, token string) (string, error) { return withToken(target, token) }

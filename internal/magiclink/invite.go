@@ -2,6 +2,7 @@ package magiclink
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -18,6 +19,9 @@ import (
 // DefaultInviteExpiryMinutes is an invitation's lifetime: a week, because
 // invitations wait in inboxes much longer than login links.
 const DefaultInviteExpiryMinutes = 7 * 24 * 60
+
+// purposeInvite marks an invitation's link.
+const purposeInvite = "invite"
 
 // InviteParams is an invite request. Inviter is the member the email
 // names as inviting (none when nil). Caller is who acts: when it acts for
@@ -84,7 +88,10 @@ func (s *Service) Invite(ctx context.Context, p InviteParams) (*organization.Mem
 		if err != nil {
 			return err
 		}
-		token, linkID, err = s.insert(ctx, q, p.Project, org, member, "invite", "", minutes)
+		if err := s.spendInvites(ctx, q, member.MemberID); err != nil {
+			return err
+		}
+		token, linkID, err = s.insert(ctx, q, p.Project, org, member, purposeInvite, "", minutes)
 		return err
 	})
 	if err != nil {
@@ -95,7 +102,7 @@ func (s *Service) Invite(ctx context.Context, p InviteParams) (*organization.Mem
 		s.burn(ctx, linkID)
 		return nil, nil, err
 	}
-	data := notify.InviteData{LinkData: notify.LinkData{ProjectName: p.Project.Name, OrganizationName: org.OrganizationName,
+	data := notify.InviteData{LinkData: notify.LinkData{ProjectID: p.Project.ID, ProjectName: p.Project.Name, OrganizationName: org.OrganizationName,
 		URL: link, ExpiresIn: time.Duration(minutes) * time.Minute}}
 	if p.Inviter != nil {
 		data.InviterName, data.InviterEmail = p.Inviter.Name, p.Inviter.EmailAddress
@@ -108,9 +115,25 @@ func (s *Service) Invite(ctx context.Context, p InviteParams) (*organization.Mem
 		// The member stays invited (inviting again resends); the unsent
 		// link must not stay redeemable.
 		s.burn(ctx, linkID)
-		return nil, nil, apierr.Wrap(apierr.EmailDeliveryFailed, err)
+		return nil, nil, notify.DeliveryError(err)
 	}
 	return member, org, nil
+}
+
+// spendInvites spends, inside q, the member's live invite links: a
+// re-invite replaces them, so the link of the newest invitation is the
+// only one that works, with the lifetime that invitation gave it (an
+// earlier week-long link must not outlive a re-invite that asked for
+// five minutes). InviteMember holds the member's row by now, so a
+// redemption of an old link (which holds it too) either ended before or
+// finds its link spent.
+func (s *Service) spendInvites(ctx context.Context, q store.Querier, memberID string) error {
+	_, err := q.ExecContext(ctx, `UPDATE magic_links SET used_at = $1 WHERE member_id = $2 AND purpose = $3 AND used_at IS NULL`,
+		store.Millis(s.d.Clock.Now()), memberID, purposeInvite)
+	if err != nil {
+		return fmt.Errorf("magiclink: spend the invite links of %s: %w", memberID, err)
+	}
+	return nil
 }
 
 type inviteRequest struct {

@@ -72,6 +72,14 @@ type SendParams struct {
 	LoginExpiration   int
 	SignupExpiration  int
 	PKCECodeChallenge string
+	// Backend is set on the backend face (project.Caller.Backend).
+	// pkce_required_for_email_magic_links is the browser SDK's setting:
+	// it makes the widget hold the verifier of every link it asks for.
+	// A customer's server has no browser verifier to send, so the
+	// project's requirement does not refuse its sends; a challenge it
+	// does send is still checked and bound to the link. The zero value
+	// is the browser's, so a caller that forgets the field enforces.
+	Backend bool
 }
 
 // LoginOrSignup emails a login link to a member, or a signup link to a new
@@ -83,7 +91,8 @@ type SendParams struct {
 // leaves no member, no link and no mail), and SMTP happens later, off the
 // request path (notify.Queue).
 func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organization.LoginSend, error) {
-	if err := flowtoken.StartChallenge("pkce_code_challenge", p.PKCECodeChallenge, p.Project.PKCERequiredForEmailMagicLinks); err != nil {
+	if err := flowtoken.StartChallenge("pkce_code_challenge", p.PKCECodeChallenge,
+		p.Project.PKCERequiredForEmailMagicLinks && !p.Backend); err != nil {
 		return nil, err
 	}
 	var login, signup sendHalf
@@ -123,7 +132,7 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 			if purpose == "signup" {
 				build = notify.MagicLinkSignupEmail
 			}
-			msg, err := build(member.EmailAddress, notify.LinkData{ProjectName: p.Project.Name, OrganizationName: org.OrganizationName,
+			msg, err := build(member.EmailAddress, notify.LinkData{ProjectID: p.Project.ID, ProjectName: p.Project.Name, OrganizationName: org.OrganizationName,
 				URL: link, ExpiresIn: time.Duration(half.minutes) * time.Minute})
 			if err != nil {
 				return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)
@@ -348,6 +357,16 @@ func (s *Service) complete(ctx context.Context, q store.Querier, p AuthParams, l
 		return nil, apierr.Wrap(apierr.UnableToAuthMagicLink, err)
 	}
 	reset := l.purpose == PurposeEmailUpdate
+	if l.purpose == purposeInvite && member.Status == organization.StatusActive {
+		// An invite link is a week-long login credential whose purpose
+		// ends when the invitee joins. Refused here, by the member's
+		// status as it now is, rather than spent by whatever made the
+		// member active: this one check covers every activation path,
+		// today's (a code or link login, SSO, OAuth, SCIM, an admin) and
+		// any added later, which a spend at each could miss. It reads as
+		// a used link; the error rolls back the spend.
+		return nil, apierr.New(apierr.UnableToAuthMagicLink)
+	}
 	if !reset && member.EmailAddress != l.sentTo {
 		// Sent to an address the member no longer has (an admin
 		// changed it, or the link predates recording it): redeeming it

@@ -152,3 +152,30 @@ func TestMagicLinkPKCE(t *testing.T) {
 		}
 	})
 }
+
+// pkce_required_for_email_magic_links is the browser SDK's setting: a
+// customer's server that sends a link has no browser verifier, so its
+// send is not refused for lacking a challenge, and its link redeems
+// without a verifier. The SDK face still refuses the same send.
+func TestMagicLinkPKCERequiredOnTheSDKFaceOnly(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		if _, err := e.App.DB.ExecContext(t.Context(), `UPDATE projects SET pkce_required_for_email_magic_links = $1 WHERE project_id = $2`,
+			true, e.Project.Project.ID); err != nil {
+			t.Fatal(err)
+		}
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		body := map[string]any{"organization_id": org, "email_address": "a@acme.test"}
+		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/magic_links/email/login_or_signup", body, ""), 400, "invalid_pkce_code_challenge")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/magic_links/email/login_or_signup", body), 200, "")
+		links, _ := e.LastMail("a@acme.test")
+		r := e.Backend(http.MethodPost, "/v1/b2b/magic_links/authenticate",
+			map[string]any{"magic_links_token": apptest.MagicLinkToken(t, links[0])})
+		if r.Status != 200 || r.Body["member_authenticated"] != true {
+			t.Fatalf("the backend's link: %s", r.Raw)
+		}
+		// A challenge the backend does send is still checked.
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/magic_links/email/login_or_signup",
+			map[string]any{"organization_id": org, "email_address": "a@acme.test", "pkce_code_challenge": "not-a-challenge"}),
+			400, "invalid_pkce_code_challenge")
+	})
+}

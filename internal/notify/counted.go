@@ -3,7 +3,6 @@ package notify
 import (
 	"context"
 
-	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -30,7 +29,8 @@ type AddressLimit struct {
 //     against the address, after the rollback (ratelimit.CountRefused);
 //   - a mailer that talks to a server (SMTP) runs after the commit, never
 //     while the writer is held; when it fails, undo spends what nobody
-//     received, and the answer is email_delivery_failed.
+//     received, and the answer is email_delivery_failed (or the
+//     per-recipient cap's refusal, DeliveryError).
 func SendCounted(ctx context.Context, db *store.DB, m Mailer, limit AddressLimit,
 	build func(q store.Querier) (Email, error), undo func(ctx context.Context)) error {
 	txm, inTx := AsTx(m)
@@ -44,7 +44,7 @@ func SendCounted(ctx context.Context, db *store.DB, m Mailer, limit AddressLimit
 		}
 		if inTx {
 			if err := txm.SendIn(ctx, q, msg); err != nil {
-				return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+				return DeliveryError(err)
 			}
 		}
 		if err := limit.Limiter.AllowIn(ctx, q, limit.Rule, limit.Key); err != nil {
@@ -62,7 +62,7 @@ func SendCounted(ctx context.Context, db *store.DB, m Mailer, limit AddressLimit
 	if !inTx {
 		if err := m.Send(ctx, msg); err != nil {
 			undo(ctx)
-			return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+			return DeliveryError(err)
 		}
 	}
 	return nil

@@ -30,7 +30,7 @@ func EmailUpdateCodeEmail(to string, d CodeData) (Email, error) {
 	if err != nil {
 		return Email{}, fmt.Errorf("notify: email update code: %w", err)
 	}
-	v.Code = strings.TrimSpace(d.Code)
+	v.Code, v.projectID = strings.TrimSpace(d.Code), d.ProjectID
 	if v.Code == "" || strings.ContainsFunc(v.Code, unicode.IsSpace) {
 		return Email{}, errors.New("notify: email update code: empty or malformed code")
 	}

@@ -15,11 +15,16 @@ import (
 
 // Email is one outbound message. Text is required because every client can
 // show it and tests extract links from it; HTML is the rich alternative.
+// Project is the project the message is sent for, which the
+// per-recipient cap counts per (Capped); the message builders copy it
+// from their data's ProjectID. Delivery does not need it, so the queue
+// does not store it.
 type Email struct {
 	To      string
 	Subject string
 	Text    string
 	HTML    string
+	Project string `json:"-"`
 }
 
 // Mailer delivers an Email. Implementations must be safe for concurrent use.

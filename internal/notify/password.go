@@ -38,6 +38,7 @@ func PasswordSetEmail(to string, d LinkData) (Email, error) {
 
 // NoticeData fills emails that carry no link.
 type NoticeData struct {
+	ProjectID        string // the Email's Project
 	ProjectName      string
 	OrganizationName string
 }
@@ -47,7 +48,7 @@ type NoticeData struct {
 // the organization does not let it join). Sending something keeps the
 // reset endpoint's behaviour the same for members and strangers.
 func PasswordNoAccountEmail(to string, d NoticeData) (Email, error) {
-	v := view{Project: oneLine(d.ProjectName), Org: oneLine(d.OrganizationName)}
+	v := view{Project: oneLine(d.ProjectName), Org: oneLine(d.OrganizationName), projectID: d.ProjectID}
 	if v.Org == "" {
 		v.Org = v.Project
 	}

@@ -21,6 +21,7 @@ var templateFS embed.FS
 
 // LinkData fills the magic-link emails.
 type LinkData struct {
+	ProjectID        string // the Email's Project
 	ProjectName      string
 	OrganizationName string // empty in discovery flows: ProjectName is used instead
 	URL              string // must be http or https
@@ -33,6 +34,7 @@ type LinkData struct {
 
 // CodeData fills the one-time-code emails.
 type CodeData struct {
+	ProjectID        string // the Email's Project
 	ProjectName      string
 	OrganizationName string // empty in discovery flows: ProjectName is used instead
 	Code             string
@@ -77,6 +79,8 @@ type view struct {
 	Subject, Project, Org, URL, Code, Expiry string
 	LoginURL                                 string // password reset emails only; may be empty
 	Inviter                                  string // invites only; may be empty
+	// projectID is the Email's Project (templates do not see it).
+	projectID string
 }
 
 // MagicLinkLoginEmail builds the email carrying a login magic link.
@@ -107,7 +111,7 @@ func EmailOTPEmail(to string, d CodeData) (Email, error) {
 	if err != nil {
 		return Email{}, fmt.Errorf("notify: code email: %w", err)
 	}
-	v.Code = strings.TrimSpace(d.Code)
+	v.Code, v.projectID = strings.TrimSpace(d.Code), d.ProjectID
 	if v.Code == "" || strings.ContainsFunc(v.Code, unicode.IsSpace) {
 		return Email{}, errors.New("notify: code email: empty or malformed code")
 	}
@@ -127,7 +131,7 @@ func linkView(d LinkData) (view, error) {
 		strings.ContainsFunc(d.URL, unicode.IsSpace) {
 		return view{}, errors.New("link URL must be an absolute http(s) URL")
 	}
-	v.URL = d.URL
+	v.URL, v.projectID = d.URL, d.ProjectID
 	if d.LoginURL != "" {
 		if !httpURL(d.LoginURL) {
 			return view{}, errors.New("login URL must be an absolute http(s) URL")
@@ -172,7 +176,7 @@ func render(tmpl emailTemplate, to string, v view) (Email, error) {
 	if err := t.text.Execute(&text, v); err != nil {
 		return Email{}, fmt.Errorf("notify: render text: %w", err)
 	}
-	return Email{To: strings.TrimSpace(to), Subject: v.Subject, Text: text.String(), HTML: html.String()}, nil
+	return Email{To: strings.TrimSpace(to), Subject: v.Subject, Text: text.String(), HTML: html.String(), Project: v.projectID}, nil
 }
 
 // oneLine collapses control characters and runs of spaces, because names are

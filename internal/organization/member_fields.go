@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/phone"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -176,7 +177,7 @@ func (s *Store) saveFields(ctx context.Context, q store.Querier, m *Member, c fi
 // of its MFA settings, the changes stepUpForChanges guards. A value that
 // does not validate counts as a change: the update refuses it later.
 func (u MemberUpdate) changesGuarded(m *Member) bool {
-	if u.EmailAddress != nil && !strings.EqualFold(strings.TrimSpace(*u.EmailAddress), m.EmailAddress) {
+	if u.EmailAddress != nil && !emailaddr.Equal(strings.TrimSpace(*u.EmailAddress), m.EmailAddress) {
 		return true
 	}
 	if u.MFAEnrolled != nil && *u.MFAEnrolled != m.MFAEnrolled {

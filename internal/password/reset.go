@@ -102,7 +102,7 @@ func (s *Service) StartEmailReset(ctx context.Context, a StartParams) (*StartRes
 	if err != nil {
 		return nil, err
 	}
-	data := notify.LinkData{ProjectName: a.Project.Name, OrganizationName: org.OrganizationName,
+	data := notify.LinkData{ProjectID: a.Project.ID, ProjectName: a.Project.Name, OrganizationName: org.OrganizationName,
 		ExpiresIn: time.Duration(minutes) * time.Minute}
 
 	member, err := s.d.Orgs.MemberByEmail(ctx, s.d.DB.Read(), org.OrganizationID, email)
@@ -148,13 +148,13 @@ func (s *Service) StartEmailReset(ctx context.Context, a StartParams) (*StartRes
 	member, _, err = s.d.Orgs.MemberForEmailLogin(ctx, org, a.Project.Env, email)
 	var ae *apierr.Error
 	if errors.As(err, &ae) {
-		msg, nerr := notify.PasswordNoAccountEmail(email, notify.NoticeData{ProjectName: a.Project.Name,
+		msg, nerr := notify.PasswordNoAccountEmail(email, notify.NoticeData{ProjectID: a.Project.ID, ProjectName: a.Project.Name,
 			OrganizationName: org.OrganizationName})
 		if nerr == nil {
 			nerr = s.d.Mailer.Send(ctx, msg)
 		}
 		if nerr != nil {
-			return nil, apierr.Wrap(apierr.EmailDeliveryFailed, nerr)
+			return nil, notify.DeliveryError(nerr)
 		}
 		return &StartResult{}, nil
 	}
@@ -181,7 +181,7 @@ func (s *Service) send(ctx context.Context, to string, d notify.LinkData, build 
 		err = s.d.Mailer.Send(ctx, msg)
 	}
 	if err != nil {
-		return apierr.Wrap(apierr.EmailDeliveryFailed, err)
+		return notify.DeliveryError(err)
 	}
 	return nil
 }

@@ -132,7 +132,9 @@ func sortKeys(ctx context.Context, keys []Key) []Key {
 
 // reserveIn counts one attempt against every key inside q and returns the
 // attempt, or the refusal when a key is locked or over its limit (the
-// caller then rolls q back).
+// caller then rolls q back). The SlowOnly rules' turns come after every
+// count: whether an attempt queues depends on another key's count (see
+// Rule.CleanRule), and a refused attempt needs no turn.
 func (l *Limiter) reserveIn(ctx context.Context, q store.Querier, sorted []Key, now time.Time) (a *Attempt, refusal, err error) {
 	a = &Attempt{l: l}
 	for _, k := range sorted {
@@ -140,22 +142,57 @@ func (l *Limiter) reserveIn(ctx context.Context, q store.Querier, sorted []Key, 
 		if err != nil {
 			return nil, nil, err
 		}
-		if k.Rule.SlowOnly {
-			wait, err := reserveTurn(ctx, q, k, r.hits, now)
-			if err != nil {
-				return nil, nil, err
-			}
-			if most := k.Rule.slowQueue(); wait > most && refusal == nil {
-				refusal = refuse(k.Rule, (wait - most).Milliseconds())
-			}
-			a.delay = max(a.delay, wait)
-		} else if over := until > store.Millis(now) || r.hits > k.Rule.Limit; over && refusal == nil {
+		if over := until > store.Millis(now) || r.hits > k.Rule.Limit; !k.Rule.SlowOnly && over && refusal == nil {
 			end := max(until, r.windowStart+k.Rule.Window.Milliseconds())
 			refusal = refuse(k.Rule, end-store.Millis(now))
 		}
 		a.keys = append(a.keys, r)
 	}
+	if refusal != nil {
+		return a, refusal, nil
+	}
+	for _, r := range a.keys {
+		k := r.key
+		if !k.Rule.SlowOnly {
+			continue
+		}
+		if a.clean(k.Rule) {
+			// Out of the line: just this count's step, as if alone, and
+			// never refused, whoever else is waiting.
+			a.delay = max(a.delay, k.Rule.slowdown(r.hits))
+			continue
+		}
+		wait, err := reserveTurn(ctx, q, k, r.hits, now)
+		if err != nil {
+			return nil, nil, err
+		}
+		if most := k.Rule.slowQueue(); wait > most && refusal == nil {
+			refusal = refuse(k.Rule, (wait - most).Milliseconds())
+		}
+		a.delay = max(a.delay, wait)
+	}
 	return a, refusal, nil
+}
+
+// clean reports whether the attempt stays out of rule's line: rule names
+// a CleanRule, the attempt has a key under it, and that key counts no
+// attempt but this one in its window (no failure, and no other attempt
+// of the same client still being checked, which may yet fail).
+func (a *Attempt) clean(rule Rule) bool {
+	if rule.CleanRule == "" {
+		return false
+	}
+	found := false
+	for _, r := range a.keys {
+		if r.key.Rule.Name != rule.CleanRule {
+			continue
+		}
+		if r.hits > 1 {
+			return false
+		}
+		found = true
+	}
+	return found
 }
 
 var errRefused = errors.New("ratelimit: refused")
@@ -195,8 +232,8 @@ func reserveOne(ctx context.Context, q store.Querier, k Key, now time.Time) (res
 // transaction's (reserveOne wrote it), so turns are handed out one at a
 // time on PostgreSQL as on SQLite. A refused reservation rolls its turn
 // back with its hits; an attempt that leaves while it waits keeps its turn
-// and is settled as a failure (GuardThen), so the line is no cheaper to
-// fill than guessing is.
+// and its hit on the line's key (see LeftLine), so the line is no cheaper
+// to fill than guessing is. A clean attempt (Rule.CleanRule) takes no turn.
 func reserveTurn(ctx context.Context, q store.Querier, k Key, hits int, now time.Time) (time.Duration, error) {
 	step := k.Rule.slowdown(hits)
 	if step <= 0 {
@@ -248,6 +285,23 @@ func (a *Attempt) Failed(ctx context.Context) error {
 	// lock must still be written.
 	bg := context.WithoutCancel(ctx)
 	return a.l.db.Tx(bg, func(q store.Querier) error { return a.failIn(bg, q) })
+}
+
+// LeftLine settles an attempt whose client left while it waited out its
+// slow-down, before anything was checked. Its turn in a SlowOnly rule's
+// line stays taken, so the hit on that rule's key stays too (a failure
+// there; such rules never lock): holding turns, and keeping everyone
+// else waiting or refused, must cost a guesser as much as guessing. Every
+// other key's hit is given back: nothing was guessed, and a hang-up must
+// not count towards a lock (the real user's own pair of email and client
+// address, on a flaky connection).
+func (a *Attempt) LeftLine(ctx context.Context) error {
+	return a.settle(ctx, func(r reserved) Outcome {
+		if r.key.Rule.SlowOnly {
+			return Keep
+		}
+		return Release
+	})
 }
 
 // any reports whether settling has a write for at least one key, so an

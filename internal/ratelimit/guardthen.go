@@ -32,11 +32,10 @@ func (l *Limiter) GuardThen(ctx context.Context, check func() error, isFailure f
 	}
 	if d := a.Delay(); d > 0 {
 		// An attempt that leaves while it waits (a client that hung up)
-		// counts as a failure: its turn in the line stays taken, and a
-		// guesser must not be able to hold turns, keeping everyone else
-		// waiting or refused, at no cost to their budget of guesses.
+		// keeps its turn in the line taken, so it counts as a failure on
+		// the line's key, and only there (see LeftLine).
 		if err := l.sleep(ctx, d); err != nil {
-			return errors.Join(err, a.Failed(ctx))
+			return errors.Join(err, a.LeftLine(ctx))
 		}
 	}
 	if err := check(); err != nil {

@@ -43,6 +43,16 @@ type Rule struct {
 	// instead, counting nothing, and told when to retry.
 	SlowOnly                     bool
 	SlowStep, SlowMax, SlowQueue time.Duration
+	// CleanRule, for a SlowOnly rule, names another rule of the same
+	// attempt whose key counts one client's attempts here (for a
+	// password, the pair of email and client address). An attempt whose
+	// key under it counts nothing else in its window (no failure, nothing
+	// still being checked) stays out of the line: it waits just its step,
+	// at most SlowMax, takes no turn, and is never refused by SlowQueue.
+	// Otherwise strangers who keep the line full would have the real user
+	// refused at every try. Only clients that already failed here queue.
+	// Empty: every attempt queues.
+	CleanRule string
 
 	// PerClientAddress says the rule's key is the end user's client
 	// address. It does not apply to a request that a customer's own server

@@ -3,6 +3,7 @@ package ratelimit_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -90,31 +91,143 @@ func TestSlowdownQueuesConcurrentAttempts(t *testing.T) {
 	})
 }
 
-// A guesser who hangs up while waiting in line keeps the turn taken, so
-// the attempt is settled as a failure: hanging up must not make holding
-// turns (and keeping the real user waiting) free of guesses. Here two
-// hang-ups reach a lock rule's limit of two.
-func TestLeavingTheLineCountsAsAFailure(t *testing.T) {
+// With a CleanRule, the line is only for clients that already failed at
+// the key: seven of them guessing at once still wait one step after
+// another and the two past SlowQueue are refused, as without one. A
+// client with no failure at the key (its pair key counts nothing else)
+// waits just its step beside a full line, is never refused by it, and
+// takes no turn, so the next failed client is refused all the same. Once
+// it fails, it queues too.
+func TestSlowdownLineIsForClientsThatFailed(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
-		l := ratelimit.New(db, clock.NewFake(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)))
-		l.SetSleep(func(context.Context, time.Duration) error { return context.Canceled })
-		slow := ratelimit.Rule{Name: "slow", Limit: 0, Window: time.Hour, SlowOnly: true, SlowStep: time.Second, SlowMax: time.Second}
+		clk := clock.NewFake(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC))
+		l := ratelimit.New(db, clk)
+		var mu sync.Mutex
+		var slept []time.Duration
+		l.SetSleep(func(_ context.Context, d time.Duration) error {
+			mu.Lock()
+			defer mu.Unlock()
+			slept = append(slept, d)
+			return nil
+		})
+		pair := ratelimit.Rule{Name: "pair", Limit: 10, Window: time.Hour, Lock: time.Hour,
+			Refuse: apierr.UserLockLimitReached, OnSuccess: ratelimit.Reset}
+		slow := ratelimit.Rule{Name: "slow", Limit: 1, Window: time.Hour, SlowOnly: true,
+			SlowStep: time.Second, SlowMax: time.Second, SlowQueue: 5 * time.Second, CleanRule: pair.Name}
+		keys := func(client string) []ratelimit.Key {
+			return []ratelimit.Key{ratelimit.For(slow, "victim@example.com"), ratelimit.For(pair, "victim@example.com|"+client)}
+		}
+		// Seven clients fail once each, one after another: clean each
+		// time, so no turn is taken and each waits its step alone.
+		const n = 7
+		for i := range n {
+			if err := l.Guard(ctx, wrong, isWrong, keys(fmt.Sprint("failed", i))...); !apierr.Is(err, apierr.UnauthorizedCredentials) {
+				t.Fatalf("first guess %d: %v", i, err)
+			}
+		}
+		if want := slices.Repeat([]time.Duration{time.Second}, n-1); !slices.Equal(slept, want) {
+			t.Fatalf("first guesses waited %v, want %v: clean clients out of the line", slept, want)
+		}
+
+		slept = nil
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				errs[i] = l.Guard(ctx, wrong, isWrong, keys(fmt.Sprint("failed", i))...)
+			}()
+		}
+		wg.Wait()
+		slices.Sort(slept)
+		if want := []time.Duration{1 * time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second, 5 * time.Second}; !slices.Equal(slept, want) {
+			t.Fatalf("%d concurrent guesses from failed clients waited %v, want %v", n, slept, want)
+		}
+		var wrongs, refused int
+		for _, err := range errs {
+			switch {
+			case apierr.Is(err, apierr.UnauthorizedCredentials):
+				wrongs++
+			case apierr.Is(err, apierr.TooManyRequests):
+				refused++
+			default:
+				t.Fatalf("concurrent guess: %v", err)
+			}
+		}
+		if wrongs != 5 || refused != 2 {
+			t.Fatalf("%d checked and %d refused, want 5 and 2", wrongs, refused)
+		}
+
+		// The line is full for 5 s: a clean client gets in after one step.
+		slept = nil
+		if err := l.Guard(ctx, func() error { return nil }, isWrong, keys("real user")...); err != nil {
+			t.Fatalf("clean client beside a full line: %v", err)
+		}
+		if !slices.Equal(slept, []time.Duration{time.Second}) {
+			t.Fatalf("clean client waited %v, want one step (1s)", slept)
+		}
+		// It took no turn: a failed client is refused with the same
+		// retry as before it came.
+		err := l.Guard(ctx, wrong, isWrong, keys("failed0")...)
+		var ae *apierr.Error
+		if !errors.As(err, &ae) || ae.Type != apierr.TooManyRequests || ae.Details["retry_after_seconds"] != 1 {
+			t.Fatalf("failed client after the clean one: %v, want too_many_requests retrying in 1 s", err)
+		}
+		// A client that fails becomes one that queues.
+		if err := l.Guard(ctx, wrong, isWrong, keys("typo")...); !apierr.Is(err, apierr.UnauthorizedCredentials) {
+			t.Fatalf("clean client's wrong guess: %v", err)
+		}
+		if err := l.Guard(ctx, func() error { return nil }, isWrong, keys("typo")...); !apierr.Is(err, apierr.TooManyRequests) {
+			t.Fatalf("the same client after failing, with the line full: %v, want too_many_requests", err)
+		}
+	})
+}
+
+// A guesser who hangs up while waiting in line keeps the turn taken, so
+// the hit on the line's key stays: hanging up must not make holding turns
+// (and keeping the real user waiting) free of guesses. But nothing was
+// guessed, so every other key's hit is given back: a hang-up must not
+// count towards a lock, such as the real user's own (email, client
+// address) pair on a flaky connection. Here three hang-ups would have
+// locked a pair whose limit is two.
+func TestLeavingTheLineCountsOnlyOnTheLine(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC))
+		l := ratelimit.New(db, clk)
+		var slept []time.Duration
+		hangUp := func(_ context.Context, d time.Duration) error { slept = append(slept, d); return context.Canceled }
+		l.SetSleep(hangUp)
+		slow := ratelimit.Rule{Name: "slow", Limit: 0, Window: time.Hour, SlowOnly: true,
+			SlowStep: time.Second, SlowMax: 10 * time.Second, SlowQueue: time.Minute}
 		lock := ratelimit.Rule{Name: "pair", Limit: 2, Window: time.Hour, Lock: time.Hour, Refuse: apierr.UserLockLimitReached}
 		keys := []ratelimit.Key{ratelimit.For(slow, "victim@example.com"), ratelimit.For(lock, "victim@example.com|203.0.113.9")}
 		checked := 0
 		check := func() error { checked++; return nil }
-		for i := range 2 {
-			if err := l.Guard(ctx, check, isWrong, keys...); err == nil {
-				t.Fatalf("hang-up %d: no error", i)
+		for i := range 3 {
+			if err := l.Guard(ctx, check, isWrong, keys...); !errors.Is(err, context.Canceled) {
+				t.Fatalf("hang-up %d: %v, want context.Canceled", i, err)
 			}
-		}
-		l.SetSleep(func(context.Context, time.Duration) error { return nil })
-		if err := l.Guard(ctx, check, isWrong, keys...); !apierr.Is(err, apierr.UserLockLimitReached) {
-			t.Fatalf("after two hang-ups in line: %v, want the pair locked", err)
 		}
 		if checked != 0 {
 			t.Fatalf("the secret was checked %d times", checked)
+		}
+		// The turns taken end 1, 3 and 6 s from now.
+		if want := []time.Duration{time.Second, 3 * time.Second, 6 * time.Second}; !slices.Equal(slept, want) {
+			t.Fatalf("hang-ups waited %v, want %v", slept, want)
+		}
+		// Past the line, the fourth hit on the line's key waits 4 s (the
+		// hang-ups' hits stayed), and the pair is not locked.
+		clk.Advance(6 * time.Second)
+		slept = nil
+		l.SetSleep(func(_ context.Context, d time.Duration) error { slept = append(slept, d); return nil })
+		if err := l.Guard(ctx, check, isWrong, keys...); err != nil {
+			t.Fatalf("after three hang-ups in line: %v, want the pair unlocked", err)
+		}
+		if !slices.Equal(slept, []time.Duration{4 * time.Second}) {
+			t.Fatalf("after three hang-ups a check waited %v, want 4s", slept)
 		}
 	})
 }

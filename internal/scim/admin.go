@@ -144,7 +144,8 @@ type updateRequest struct {
 // Update handles PUT of a connection. Changing its group role assignments
 // is a change of who holds which role, so a member acting needs
 // stytch.organization's update.settings.implicit-roles for it (as the
-// browser SDK documents), beside stytch.scim's update.
+// browser SDK documents), beside stytch.scim's update; sending back the
+// stored list does not (organization.ImplicitRolesGrant).
 func (h admin) Update(r *http.Request) (any, error) {
 	var req updateRequest
 	if err := httpapi.Decode(r, &req); err != nil {
@@ -155,11 +156,9 @@ func (h admin) Update(r *http.Request) (any, error) {
 		return nil, err
 	}
 	ctx := r.Context()
+	grant := c.AuthorizeImplicitRoles(ctx, req.GroupRoles != nil)
 	var roles []GroupRole
 	if req.GroupRoles != nil {
-		if err := c.Authorize(ctx, organization.ResourceOrganization, organization.ActionOrgImplicitRoles); err != nil {
-			return nil, err
-		}
 		if len(*req.GroupRoles) > organization.MaxRoleAssignments {
 			return nil, organization.TooMany("scim_group_implicit_role_assignments", organization.MaxRoleAssignments)
 		}
@@ -205,6 +204,11 @@ func (h admin) Update(r *http.Request) (any, error) {
 			}
 		}
 		if roles != nil {
+			// Against the list read under the connection's lock: sending
+			// back the stored one needs no more than stytch.scim update.
+			if err := grant.Check(organization.AssignmentsChanged(&roles, conn.GroupRoles)); err != nil {
+				return err
+			}
 			if err := h.s.checkGroups(ctx, q, conn.ID, roles); err != nil {
 				return err
 			}

@@ -8,7 +8,7 @@ import (
 // Only a link or code sent to the address proves it to every organization.
 func TestProvesInbox(t *testing.T) {
 	t.Parallel()
-	const email = "ada@acme.test"
+	const email = "kate@acme.test"
 	inbox := func(kind, delivery, addr string) Factor {
 		return Factor{Type: kind, DeliveryMethod: delivery, EmailFactor: &EmailFactor{EmailID: "email-1", EmailAddress: addr}}
 	}
@@ -19,7 +19,9 @@ func TestProvesInbox(t *testing.T) {
 	}{
 		{"magic link", inbox("magic_link", "email", email), true},
 		{"email code", inbox("otp", "email", email), true},
-		{"another case", inbox("otp", "email", "Ada@ACME.test"), true},
+		{"another case", inbox("otp", "email", "Kate@ACME.test"), true},
+		// Unicode folding is no match: the Kelvin sign is not k.
+		{"another letter that folds alike", inbox("otp", "email", "\u212Aate@acme.test"), false},
 		{"another address", inbox("magic_link", "email", "eve@acme.test"), false},
 		{"no address", Factor{Type: "magic_link", DeliveryMethod: "email"}, false},
 		{"sms code", Factor{Type: "otp", DeliveryMethod: "sms", PhoneNumberFactor: &PhoneNumberFactor{}}, false},
@@ -65,6 +67,7 @@ func TestCarries(t *testing.T) {
 			EmailFactor: &EmailFactor{EmailAddress: email}}, false},
 		{"oauth, address verified by the provider", google(email), true},
 		{"oauth, verified in another case", google("Ada@ACME.test"), true},
+		{"oauth, verified with a letter that folds alike", google("Ada@acme.te\u017Ft"), false},
 		{"oauth, another address verified", google("ada@gmail.test"), false},
 		{"oauth, nothing verified", google(""), false},
 		{"sso claiming a verified address", primary(Factor{Type: "sso", DeliveryMethod: "sso_oidc", OIDCSSOFactor: &SSOFactor{}}.WithVerifiedEmail(email)), false},

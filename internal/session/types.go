@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/organization"
 )
@@ -273,7 +274,7 @@ func (ms *MemberSession) AuthenticatedAt() (t time.Time, ok bool) {
 // organization admits with an address the provider never verified.
 func (f Factor) ProvesInbox(email string) bool {
 	return f.DeliveryMethod == "email" && (f.Type == "magic_link" || f.Type == "otp") &&
-		f.EmailFactor != nil && strings.EqualFold(f.EmailFactor.EmailAddress, email)
+		f.EmailFactor != nil && emailaddr.Equal(f.EmailFactor.EmailAddress, email)
 }
 
 // providerVerified reports whether f is an OAuth login whose provider
@@ -284,7 +285,7 @@ func (f Factor) ProvesInbox(email string) bool {
 // have none, so they prove nothing either.
 func (f Factor) providerVerified(email string) bool {
 	_, _, ok := f.OAuth()
-	return ok && f.verifiedEmail != "" && strings.EqualFold(f.verifiedEmail, email)
+	return ok && f.verifiedEmail != "" && emailaddr.Equal(f.verifiedEmail, email)
 }
 
 // Carries reports whether f moves with a session of the member whose
@@ -328,7 +329,7 @@ func AnyCarries(factors []Factor, email string) bool {
 // that provider.
 func (f Factor) ProvesAddress(email string) bool {
 	return f.ProvesInbox(email) ||
-		(f.Type == "password" && f.EmailFactor != nil && strings.EqualFold(f.EmailFactor.EmailAddress, email))
+		(f.Type == "password" && f.EmailFactor != nil && emailaddr.Equal(f.EmailFactor.EmailAddress, email))
 }
 
 // AnyProvesToOthers reports whether one of factors is a proof of email

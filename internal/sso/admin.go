@@ -43,13 +43,22 @@ func authorize(ctx context.Context, c *organization.SessionCaller, action string
 	return c.Authorize(ctx, "stytch.sso", action)
 }
 
-// scope resolves the project and organization a request acts on.
-func (h Handlers) scope(r *http.Request, action string) (*project.Project, string, error) {
+// caller resolves who acts on a request and authorizes action for them.
+func (h Handlers) caller(r *http.Request, action string) (*organization.SessionCaller, error) {
 	c, err := organization.CallerOf(r, h.sdk, h.s.d.Orgs, h.s.d.Members)
 	if err != nil {
-		return nil, "", err
+		return nil, err
 	}
 	if err := authorize(r.Context(), c, action); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// scope resolves the project and organization a request acts on.
+func (h Handlers) scope(r *http.Request, action string) (*project.Project, string, error) {
+	c, err := h.caller(r, action)
+	if err != nil {
 		return nil, "", err
 	}
 	return c.Project, c.Organization.OrganizationID, nil

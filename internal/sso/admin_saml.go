@@ -37,17 +37,21 @@ type samlUpdate struct {
 
 // UpdateSAML handles PUT of a SAML connection. A connection becomes active
 // once it has the identity provider's entity id, SSO URL and a
-// verification certificate.
+// verification certificate. Changing its implicit role assignments also
+// takes stytch.organization's update.settings.implicit-roles
+// (organization.ImplicitRolesGrant).
 func (h Handlers) UpdateSAML(r *http.Request) (any, error) {
 	var u samlUpdate
 	if err := httpapi.Decode(r, &u); err != nil {
 		return nil, err
 	}
-	p, orgID, err := h.scope(r, actionUpdate)
+	who, err := h.caller(r, actionUpdate)
 	if err != nil {
 		return nil, err
 	}
-	ctx, t := r.Context(), changeTarget{p.ID, orgID, r.PathValue("connection_id"), KindSAML}
+	ctx := r.Context()
+	t := changeTarget{who.Project.ID, who.Organization.OrganizationID, r.PathValue("connection_id"), KindSAML}
+	grant := who.AuthorizeImplicitRoles(ctx, u.SAMLConnectionImplicitRoleAssignments != nil || u.SAMLGroupImplicitRoleAssignments != nil)
 	var c *conn
 	err = h.s.d.DB.Tx(ctx, func(q store.Querier) error {
 		// The policy lock before the organization's and the connection's
@@ -59,6 +63,12 @@ func (h Handlers) UpdateSAML(r *http.Request) (any, error) {
 		}
 		var err error
 		c, err = h.s.changeTx(ctx, q, t, func(ctx context.Context, c *conn) error {
+			// Against the lists read under the connection's lock: sending
+			// back the stored ones needs no more than stytch.sso update.
+			if err := grant.Check(organization.AssignmentsChanged(u.SAMLConnectionImplicitRoleAssignments, c.SAML.ConnectionRoles) ||
+				organization.AssignmentsChanged(u.SAMLGroupImplicitRoleAssignments, c.SAML.GroupRoles)); err != nil {
+				return err
+			}
 			if err := h.s.checkRoleAssignments(ctx, q, c, u); err != nil {
 				return err
 			}

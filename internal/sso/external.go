@@ -190,16 +190,25 @@ var (
 )
 
 // CreateExternal handles POST b2b/sso/external: the organization starts
-// using another organization's SAML or OIDC connection.
+// using another organization's SAML or OIDC connection. Implicit role
+// assignments also take stytch.organization's
+// update.settings.implicit-roles (organization.ImplicitRolesGrant).
 func (h Handlers) CreateExternal(r *http.Request) (any, error) {
 	var req externalCreate
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
-	p, orgID, err := h.scope(r, actionCreate)
+	who, err := h.caller(r, actionCreate)
 	if err != nil {
 		return nil, err
 	}
+	// A new connection's assignments are a change from none, refused
+	// before anything is locked.
+	if err := who.AuthorizeImplicitRoles(r.Context(), req.ConnectionRoles != nil || req.GroupRoles != nil).Check(
+		organization.AssignmentsChanged(req.ConnectionRoles, nil) || organization.AssignmentsChanged(req.GroupRoles, nil)); err != nil {
+		return nil, err
+	}
+	p, orgID := who.Project, who.Organization.OrganizationID
 	x := &externalConfig{ExternalOrganizationID: strings.TrimSpace(req.ExternalOrganizationID),
 		ExternalConnectionID: strings.TrimSpace(req.ExternalConnectionID)}
 	if err := httpapi.Required("external_organization_id", x.ExternalOrganizationID); err != nil {
@@ -262,17 +271,19 @@ func (h Handlers) CreateExternal(r *http.Request) (any, error) {
 
 // UpdateExternal handles PUT of an external connection: its name and its
 // own implicit role assignments (the source's settings are the source
-// organization's to change).
+// organization's to change); changing the assignments also takes
+// stytch.organization's update.settings.implicit-roles.
 func (h Handlers) UpdateExternal(r *http.Request) (any, error) {
 	var u externalUpdate
 	if err := httpapi.Decode(r, &u); err != nil {
 		return nil, err
 	}
-	p, orgID, err := h.scope(r, actionUpdate)
+	who, err := h.caller(r, actionUpdate)
 	if err != nil {
 		return nil, err
 	}
-	ctx := r.Context()
+	ctx, p, orgID := r.Context(), who.Project, who.Organization.OrganizationID
+	grant := who.AuthorizeImplicitRoles(ctx, u.ConnectionRoles != nil || u.GroupRoles != nil)
 	var out *conn
 	err = h.s.d.DB.Tx(ctx, func(q store.Querier) error {
 		// The policy lock before the rows changeTx locks, as UpdateSAML.
@@ -281,6 +292,11 @@ func (h Handlers) UpdateExternal(r *http.Request) (any, error) {
 		}
 		out, err = h.s.changeTx(ctx, q, changeTarget{p.ID, orgID, r.PathValue("connection_id"), KindExternal},
 			func(ctx context.Context, c *conn) error {
+				// Against the lists read under the lock, as UpdateSAML.
+				if err := grant.Check(organization.AssignmentsChanged(u.ConnectionRoles, c.External.ConnectionRoles) ||
+					organization.AssignmentsChanged(u.GroupRoles, c.External.GroupRoles)); err != nil {
+					return err
+				}
 				if err := updateDisplayName(&c.DisplayName, u.DisplayName); err != nil {
 					return err
 				}

@@ -14,6 +14,7 @@ import { IdentityProviderApp, type IdentityProviderOptions, type IdpBackend } fr
 import { allPermissions, isAuthorized, parsePolicy, type PermissionsMap, type RBACPolicy, type RBACRole } from './rbac';
 import { SessionManager, type SessionSnapshot } from './session/manager';
 import { stateKey } from './session/storage';
+import { checkArgs } from './usage';
 
 export interface ClientOptions {
   /** Origin of the Latchkey server. ESM default: the page's origin. */
@@ -29,7 +30,10 @@ export interface ClientOptions {
 export type MountLoginOptions = LoginOptions & { elementId: string };
 export type MountIdentityProviderOptions = IdentityProviderOptions & { elementId: string };
 
-/** The headless session API for host pages. */
+/**
+ * The headless session API for host pages. Each method throws an SDKUsageError at the call (not as
+ * a rejected promise) when an argument has the wrong type.
+ */
 export interface SessionAPI {
   getSync(): SessionSnapshot | null;
   onChange(callback: (session: SessionSnapshot | null) => void): () => void;
@@ -39,7 +43,8 @@ export interface SessionAPI {
 
 /**
  * `client.rbac` (api-reference 3.13): answered locally from the bootstrap policy, the session's
- * roles and the organization's custom roles; no request is made.
+ * roles and the organization's custom roles; no request is made. Arguments that are not strings
+ * throw an SDKUsageError at the call.
  */
 export interface RBACAPI {
   isAuthorized(resourceId: string, action: string): Promise<boolean>;
@@ -75,7 +80,8 @@ export class B2BClient {
   readonly rbac: RBACAPI;
 
   constructor(publicToken: string, options: ClientOptions = {}) {
-    if (typeof publicToken !== 'string' || publicToken === '') {
+    checkArgs('B2BClient', [['publicToken', publicToken, 'string'], ['options', options, 'object']]);
+    if (publicToken === '') {
       throw new Error('Latchkey: B2BClient needs the project public token as its first argument.');
     }
     if (!publicToken.startsWith('public-token-')) {
@@ -133,16 +139,34 @@ export class B2BClient {
       const s = session.getSync();
       return [s?.member_session.roles ?? [], (s?.organization as { custom_roles?: RBACRole[] } | undefined)?.custom_roles];
     };
+    const rbacArgs = (method: string, res: unknown, action: unknown) =>
+      checkArgs(`rbac.${method}`, [['resourceId', res, 'string'], ['action', action, 'string']]);
+    // Not async: a usage error is thrown at the call, not as a rejection.
     this.rbac = {
-      isAuthorized: async (res, action) => isAuthorized(await policyReady, who()[1], who()[0], res, action),
-      isAuthorizedSync: (res, action) => isAuthorized(policy, who()[1], who()[0], res, action),
+      isAuthorized: (res, action) => {
+        rbacArgs('isAuthorized', res, action);
+        return policyReady.then((p) => isAuthorized(p, who()[1], who()[0], res, action));
+      },
+      isAuthorizedSync: (res, action) => {
+        rbacArgs('isAuthorizedSync', res, action);
+        return isAuthorized(policy, who()[1], who()[0], res, action);
+      },
       allPermissions: async () => allPermissions(await policyReady, who()[1], who()[0]),
     };
     this.session = {
       getSync: () => session.getSync(),
-      onChange: (cb) => session.onChange(cb),
-      revoke: (opts) => session.revoke(opts),
-      authenticate: (opts) => session.authenticate(opts),
+      onChange: (cb) => {
+        checkArgs('session.onChange', [['callback', cb, 'function']]);
+        return session.onChange(cb);
+      },
+      revoke: (opts) => {
+        checkArgs('session.revoke', [['options', opts, 'object?'], ['forceClear', opts?.forceClear, 'boolean?']]);
+        return session.revoke(opts);
+      },
+      authenticate: (opts) => {
+        checkArgs('session.authenticate', [['options', opts, 'object?'], ['session_duration_minutes', opts?.session_duration_minutes, 'number?']]);
+        return session.authenticate(opts);
+      },
     };
 
     const previous = activeManagers.get(publicToken);
@@ -157,6 +181,7 @@ export class B2BClient {
 
   /** Mounts (or re-renders) the login widget in the element matched by `options.elementId`. */
   mountLogin(options: MountLoginOptions): void {
+    checkArgs('mountLogin', [['options', options, 'object'], ['elementId', options?.elementId, 'string'], ['config', options?.config, 'object']]);
     const { elementId, ...rest } = options;
     const backend = backendOf(this);
     mountInto(elementId, LOGIN_TAG, 'mountLogin', (el) =>
@@ -167,6 +192,7 @@ export class B2BClient {
 
   /** Mounts (or re-renders) the identity-provider widget. */
   mountIdentityProvider(options: MountIdentityProviderOptions): void {
+    checkArgs('mountIdentityProvider', [['options', options, 'object'], ['elementId', options?.elementId, 'string']]);
     const { elementId, ...rest } = options;
     const backend = backendOf(this);
     mountInto(elementId, IDP_TAG, 'mountIdentityProvider', () =>
@@ -176,6 +202,7 @@ export class B2BClient {
 
   /** Removes the widgets mounted in the element matched by `elementId`. */
   unmount(elementId: string): void {
+    checkArgs('unmount', [['elementId', elementId, 'string']]);
     unmountFrom(elementId);
   }
 }

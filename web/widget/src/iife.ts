@@ -32,5 +32,5 @@ export class B2BClient extends BaseClient {
 
 export { AuthFlowType, B2BMFAProducts, B2BProducts } from './b2b/config';
 export { EventType } from './b2b/events';
-export { APIError, APISchemaError, APIUnreachableError } from './api/errors';
+export { APIError, APISchemaError, APIUnreachableError, SDKUsageError } from './api/errors';
 export { SDK_VERSION as version } from './version';

@@ -15,7 +15,7 @@ export type { WidgetEvent } from './b2b/events';
 export type { WidgetErrorPayload } from './b2b/errorMessages';
 export type { Callbacks, LoginOptions } from './b2b/LoginApp';
 export type { IdentityProviderOptions } from './idp/IdentityProviderApp';
-export { APIError, APISchemaError, APIUnreachableError } from './api/errors';
+export { APIError, APISchemaError, APIUnreachableError, SDKUsageError } from './api/errors';
 export type { Member, MemberSession, Organization } from './api/types';
 export type { SessionSnapshot } from './session/manager';
 export type { StringKey, Strings, StringsOverride } from './strings/en';

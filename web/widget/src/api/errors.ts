@@ -61,6 +61,14 @@ export class APIUnreachableError extends Error {
   }
 }
 
+/** A public client method called with an argument of the wrong type (spec section 8; usage.ts). */
+export class SDKUsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SDKUsageError';
+  }
+}
+
 /** Error types after which a stored session can never become valid again (api-reference 1.6). */
 export const UNRECOVERABLE_ERROR_TYPES: ReadonlySet<string> = new Set([
   'unauthorized_credentials',

@@ -337,7 +337,8 @@ export class LoginController {
     // An OAuth or SSO token answers its own pair; an emailed link either email pair (redeemEmailLink).
     const redirectKind = oauth ? 'oauth' : sso ? 'sso' : null;
     const verifier = redirectKind ? backend.pkce.get(redirectKind)?.code_verifier : undefined;
-    const duration = getConfig().sessionDurationMinutes;
+    const config = getConfig();
+    const duration = config.sessionDurationMinutes;
     const ist = this.core.intermediateSessionToken();
     let redeemed:
       | { discovery: DiscoveryAuthenticateResponse; event: EventType }
@@ -396,6 +397,7 @@ export class LoginController {
               magicLinkAuthenticate(backend.http, {
                 magic_links_token: urlToken.token,
                 session_duration_minutes: duration,
+                locale: config.emailMagicLinksOptions.locale,
                 pkce_code_verifier: v,
                 intermediate_session_token: ist,
               }),

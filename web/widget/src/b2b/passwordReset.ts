@@ -77,13 +77,16 @@ export class PasswordResetFlow {
    */
   private async authenticateMagicLink(token: string): Promise<void> {
     const { backend, store, getConfig, emit } = this.core.deps;
+    const config = getConfig();
     store.dispatch({ type: 'urlTokenAuthenticating', active: true });
     let resp: AuthenticateResponseWithMFA;
     try {
       resp = await redeemEmailLink(backend.pkce, (verifier) =>
         magicLinkAuthenticate(backend.http, {
           magic_links_token: token,
-          session_duration_minutes: getConfig().sessionDurationMinutes,
+          session_duration_minutes: config.sessionDurationMinutes,
+          // Spec section 7; the reset page prefers the password locale, as the link that leads here does (PasswordFlow.sendVerifyLink).
+          locale: config.passwordOptions.locale ?? config.emailMagicLinksOptions.locale,
           pkce_code_verifier: verifier,
           intermediate_session_token: this.core.intermediateSessionToken(),
         }),

@@ -63,6 +63,23 @@ describe('token in the page address', () => {
     return { reset, links, server, ui: renderLogin(server) };
   }
 
+  // Spec section 7: magic links authenticate carries magic_links_token, session_duration_minutes, locale.
+  it('sends the magic links locale when one is configured', async () => {
+    window.history.replaceState(null, '', '/?stytch_token_type=multi_tenant_magic_links&token=ml-token');
+    const server = acmeServer().on('POST', AUTH, json(loggedInResponse()));
+    const ui = renderLogin(server, {
+      config: {
+        products: ['emailMagicLinks'],
+        organizationSlug: 'acme',
+        sessionOptions: { sessionDurationMinutes: 30 },
+        emailMagicLinksOptions: { locale: 'pt-br' },
+        passwordOptions: { locale: 'de' },
+      },
+    });
+    expect(await ui.findByRole('heading', { name: 'Success!' })).toBeTruthy();
+    expect(server.callsTo(AUTH)[0]!.body).toEqual({ magic_links_token: 'ml-token', session_duration_minutes: 30, locale: 'pt-br' });
+  });
+
   it('sends the stored PKCE verifier and clears the pair on success', async () => {
     const pair = await createPkcePair();
     localStorage.setItem(PKCE_KEY, JSON.stringify(pair));

@@ -120,4 +120,25 @@ describe('Email OTP entry', () => {
     expect(ui.server.callsTo(SEND)).toHaveLength(2);
     expect((ui.root.getRootNode() as ShadowRoot).activeElement).toBe(resend);
   });
+
+  // Spec section 8: the catalogue text for a known error_type, else the server's error_message.
+  it.each([
+    ['user_lock_limit_reached', 'Too many failed authentication attempts. Please try again later.'],
+    ['some_uncatalogued_type', 'raw server text'],
+  ])('a failed resend (%s) shows why in the field\'s error region and the button returns', async (type, text) => {
+    const ui = await openOtpEntry();
+    ui.server.on('POST', SEND, apiError(429, type, 'raw server text'));
+    fireEvent.click(ui.getByRole('button', { name: 'Resend code' }));
+    await waitFor(() => expect(ui.getByRole('alert').textContent).toBe(text));
+    const alert = ui.getByRole('alert');
+    expect(alert.getAttribute('aria-live')).toBe('polite');
+    expect(ui.getByLabelText('One-time passcode').getAttribute('aria-describedby')).toBe(alert.id);
+    expect(ui.getByRole('button', { name: 'Resend code' }).getAttribute('aria-disabled')).toBeNull();
+    expect(ui.onError).toHaveBeenCalledWith(expect.objectContaining({ message: text, error_type: type }));
+    // The next resend clears it.
+    ui.server.on('POST', SEND, json({}));
+    fireEvent.click(ui.getByRole('button', { name: 'Resend code' }));
+    expect(await ui.findByRole('button', { name: 'Code sent' })).toBeTruthy();
+    expect(ui.getByRole('alert').textContent).toBe('');
+  });
 });

@@ -23,9 +23,12 @@ export function EmailOTPEntryScreen() {
     if (!result.ok) setAttempt((n) => n + 1);
   };
 
+  // A failed resend (spec section 8's message) shows in the field's error region, like a wrong code.
   const resend = async () => {
     verify.setError(null);
-    return controller.resendOtp();
+    const result = await controller.resendOtp();
+    if (!result.ok) verify.setError(result.message);
+    return result;
   };
 
   return (

@@ -1,4 +1,4 @@
-import { fireEvent, render, screen } from '@testing-library/react';
+import { fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_BOOTSTRAP } from '../../api/bootstrap';
 import { systemClock } from '../../clock';
@@ -10,6 +10,8 @@ import { initialState } from '../state/reducer';
 import { createStore } from '../state/store';
 import { ErrorType, Screen } from '../state/types';
 import { ErrorScreen } from './ErrorScreen';
+import { apiError } from '../../test/fakeServer';
+import { acmeServer, renderLogin } from '../../test/harness';
 
 function renderError(type: ErrorType, canGoBack: boolean) {
   const store = createStore(initialState('Organization'));
@@ -56,5 +58,27 @@ describe('Error screen', () => {
     renderError(type, false);
     expect(screen.getByText(text)).toBeTruthy();
     expect(screen.queryByRole('button')).toBeNull();
+  });
+
+  // The title takes focus when the screen opens; the message must be read with it.
+  it('the title describes itself with the message (aria-describedby)', () => {
+    renderError(ErrorType.Organization, false);
+    const heading = screen.getByRole('heading', { name: 'Looks like there was an error!' });
+    const ids = (heading.getAttribute('aria-describedby') ?? '').split(' ').filter(Boolean);
+    expect(ids.map((id) => document.getElementById(id)?.textContent)).toEqual([
+      'The organization you are looking for could not be found. If you think this is a mistake, contact your admin.',
+    ]);
+  });
+
+  it('in the widget, focus lands on the title, whose description is the message', async () => {
+    window.history.replaceState(null, '', '/?stytch_token_type=multi_tenant_magic_links&token=used');
+    const ui = renderLogin(acmeServer().on('POST', '/b2b/magic_links/authenticate', apiError(401, 'unable_to_auth_magic_link')));
+    const heading = await ui.findByRole('heading', { name: 'Looks like there was an error!' });
+    const shadow = ui.root.getRootNode() as ShadowRoot;
+    await waitFor(() => expect(shadow.activeElement).toBe(heading));
+    const id = heading.getAttribute('aria-describedby') ?? '';
+    expect(shadow.getElementById(id)?.textContent).toBe(
+      'Your login link may have expired, been revoked, or been used more than once. Request a new login link to try again.',
+    );
   });
 });

@@ -13,8 +13,9 @@ export function ErrorScreen() {
   return (
     <div className="lk-center">
       <ErrorIcon label={t('error.iconLabel')} />
-      <Heading>{t('error.title')}</Heading>
-      <p className="lk-text">{errorScreenMessage(error.type, t, organizationName)}</p>
+      {/* Focus lands on the title when the screen opens; the message is read with it. */}
+      <Heading describedBy="error-message">{t('error.title')}</Heading>
+      <p id="error-message" className="lk-text">{errorScreenMessage(error.type, t, organizationName)}</p>
       {error.canGoBack ? (
         <Button variant="secondary" onClick={() => controller.returnToMain()}>
           {t('error.back')}

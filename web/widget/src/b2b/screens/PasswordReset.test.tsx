@@ -176,6 +176,20 @@ describe('entry from the page address', () => {
     ]);
   });
 
+  // Spec section 7: magic links authenticate carries a locale; the reset page's is the password
+  // one, else the magic links one (as for the verification link that led here).
+  it.each([
+    [{ passwordOptions: { locale: 'de' }, emailMagicLinksOptions: { locale: 'pt-br' } }, 'de'],
+    [{ emailMagicLinksOptions: { locale: 'pt-br' } }, 'pt-br'],
+  ])('the magic link to the reset page sends the configured locale (%j)', async (options, locale) => {
+    openResetPage('&stytch_token_type=multi_tenant_magic_links&token=ml-token');
+    const server = acmeServer().on('POST', ML_AUTH, json(loggedInResponse()));
+    const page = organizationPage();
+    const ui = renderLogin(server, { config: { ...page.config, ...options } });
+    expect(await ui.findByRole('heading', { name: 'Create a new password' })).toBeTruthy();
+    expect(server.callsTo(ML_AUTH)[0]!.body).toEqual({ magic_links_token: 'ml-token', session_duration_minutes: 30, locale });
+  });
+
   it('a failed magic link is the EmailMagicLink error without back', async () => {
     openResetPage('&stytch_token_type=multi_tenant_magic_links&token=used');
     const ui = renderLogin(acmeServer().on('POST', ML_AUTH, apiError(401, 'unable_to_auth_magic_link')), organizationPage());

@@ -1,0 +1,71 @@
+package clientsecret
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/latchkey/latchkey/internal/audit"
+	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// Auditor files audit events inside the caller's transaction (audit.Log).
+type Auditor interface {
+	RecordIn(ctx context.Context, q store.Querier, e audit.Event) error
+}
+
+// What happened to a client's secrets, as an audit event's method names
+// it. A creation or a rotation's start issues a secret
+// (audit.SecretRotated); a rotation's completion or cancellation, or the
+// client's deletion, ends one (audit.SecretRetired).
+const (
+	Created           = "client_created"
+	RotationStarted   = "rotation_started"
+	RotationCompleted = "rotation_completed"
+	RotationCancelled = "rotation_cancelled"
+	Deleted           = "client_deleted"
+)
+
+// StepChange is the change a rotation step makes (StepStart...).
+func StepChange(step string) string {
+	switch step {
+	case StepStart:
+		return RotationStarted
+	case StepComplete:
+		return RotationCompleted
+	default:
+		return RotationCancelled
+	}
+}
+
+// Change is a change of one client's secrets for the audit log.
+type Change struct {
+	ProjectID  string
+	ClientType string // "m2m_client" or "connected_app"
+	ClientID   string
+	Change     string // Created, RotationStarted ...
+	Actor      string // who changed them: "backend" (the project secret)
+}
+
+// Record files c through a inside q, the transaction that makes the
+// change, so that the change and its event commit together or not at all.
+// The request's address, user agent and id come from ctx. The event names
+// the client, never a secret. A nil a records nothing (a store no
+// composition root wired, as in package tests).
+func Record(ctx context.Context, q store.Querier, a Auditor, c Change) error {
+	if a == nil {
+		return nil
+	}
+	typ := audit.SecretRetired
+	if c.Change == Created || c.Change == RotationStarted {
+		typ = audit.SecretRotated
+	}
+	ip, ua := httpapi.Client(ctx)
+	err := a.RecordIn(ctx, q, audit.Event{ProjectID: c.ProjectID, Type: typ, Method: c.Change, Actor: c.Actor,
+		IP: ip, UserAgent: ua, RequestID: httpapi.RequestID(ctx),
+		Details: map[string]any{"client_type": c.ClientType, "client_id": c.ClientID}})
+	if err != nil {
+		return fmt.Errorf("clientsecret: %w", err)
+	}
+	return nil
+}

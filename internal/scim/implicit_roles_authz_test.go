@@ -1,0 +1,89 @@
+package scim_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/rbac"
+)
+
+// A member allowed stytch.scim update but not stytch.organization's
+// update.settings.implicit-roles may edit the connection and send its
+// stored group role assignments back with the edit (the Admin Portal saves
+// whole objects), but not change them, on either face; with the
+// organization permission they may. The rule is the one SSO connections
+// follow (organization.ImplicitRolesGrant).
+func TestGroupRolesChangeNeedsTheOrganizationPermission(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		pol := rbac.Policy{Roles: []rbac.Role{
+			{RoleID: "scim_admin", Description: "Manages SCIM", Permissions: []rbac.Permission{{ResourceID: "stytch.scim", Actions: []string{"*"}}}},
+			{RoleID: "roles_admin", Description: "Manages SCIM and implicit roles", Permissions: []rbac.Permission{
+				{ResourceID: "stytch.scim", Actions: []string{"*"}},
+				{ResourceID: "stytch.organization", Actions: []string{"update.settings.implicit-roles"}}}},
+		}}
+		if _, err := e.App.RBAC.SetCustom(t.Context(), e.Project.Project.ID, pol); err != nil {
+			t.Fatal(err)
+		}
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		id, token, _ := connection(t, e, org, nil)
+		r := scimDo(e, http.MethodPost, id, "/Groups", token, map[string]any{"displayName": "Engineering"})
+		eng := r.Body["id"].(string)
+		r = scimDo(e, http.MethodPost, id, "/Groups", token, map[string]any{"displayName": "Sales"})
+		sales := r.Body["id"].(string)
+		session := func(email, role string) string {
+			apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members",
+				map[string]any{"email_address": email, "roles": []string{role}}), 200, "")
+			tok, _ := e.LoginByEmailOTP(org, email)
+			return tok
+		}
+		scimAdmin, rolesAdmin := session("sam@acme.test", "scim_admin"), session("rita@acme.test", "roles_admin")
+		assign := func(pairs ...string) []any {
+			out := []any{}
+			for i := 0; i < len(pairs); i += 2 {
+				out = append(out, map[string]any{"role_id": pairs[i], "group_id": pairs[i+1]})
+			}
+			return out
+		}
+		const field = "scim_group_implicit_role_assignments"
+		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/scim/"+org+"/connection/"+id,
+			map[string]any{field: assign("stytch_member", eng, "stytch_member", sales)}), 200, "")
+		stored := func() []any {
+			t.Helper()
+			r := e.Backend(http.MethodGet, "/v1/b2b/scim/"+org+"/connection", nil)
+			apptest.Want(t, r, 200, "")
+			return r.Body["connection"].(map[string]any)[field].([]any)
+		}
+
+		for _, face := range []struct {
+			name string
+			put  func(body map[string]any, token string) apptest.Resp
+		}{
+			{"sdk", func(body map[string]any, token string) apptest.Resp {
+				return e.SDK(http.MethodPut, "/b2b/scim/"+id, body, token)
+			}},
+			{"backend", func(body map[string]any, token string) apptest.Resp {
+				return e.BackendAs(http.MethodPut, "/v1/b2b/scim/"+org+"/connection/"+id, body, organization.MemberSessionHeader, token)
+			}},
+		} {
+			for _, list := range [][]any{assign("stytch_admin", eng), assign("stytch_member", eng), assign(),
+				assign("stytch_member", eng, "stytch_member", sales, "stytch_admin", sales)} {
+				if r := face.put(map[string]any{"display_name": "x", field: list}, scimAdmin); r.Status != 403 || r.ErrType() != "unauthorized_action" {
+					t.Errorf("%s: scim_admin's change to %v: %d %s", face.name, list, r.Status, r.Raw)
+				}
+			}
+			if got := stored(); len(got) != 2 {
+				t.Fatalf("%s: a refused change stored %v", face.name, got)
+			}
+			// The stored list back, reordered, with a rename.
+			apptest.Want(t, face.put(map[string]any{"display_name": "Okta " + face.name,
+				field: assign("stytch_member", sales, "stytch_member", eng)}, scimAdmin), 200, "")
+			apptest.Want(t, face.put(map[string]any{field: assign("stytch_admin", eng)}, rolesAdmin), 200, "")
+			if got := stored(); len(got) != 1 || got[0].(map[string]any)["role_id"] != "stytch_admin" {
+				t.Fatalf("%s: roles_admin's change: %v", face.name, got)
+			}
+			apptest.Want(t, face.put(map[string]any{field: assign("stytch_member", eng, "stytch_member", sales)}, rolesAdmin), 200, "")
+		}
+	})
+}
