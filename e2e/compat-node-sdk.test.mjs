@@ -345,13 +345,24 @@ test('node client: oauth.authenticate redeems the token of an OAuth login', asyn
   const client = newClient();
   const { organization, member, email } = await orgWithMember(client, 'OAuth Login');
   const local = (u) => u.replace(h.base, h.apiBase);
+  // A browser's part, cookies included: the start binds the state to the browser with a cookie that
+  // the callback must see (oauth_state_mismatch otherwise).
+  let binding = '';
   const hop = async (url, init = {}) => {
-    const res = await fetch(local(url), { redirect: 'manual', ...init });
+    const headers = binding && url.includes('/v1/b2b/public/oauth/callback') ? { cookie: binding } : {};
+    const res = await fetch(local(url), { redirect: 'manual', ...init, headers });
     assert.equal(res.status, 302, `${url}: ${res.status} ${await res.text()}`);
+    const set = res.headers.getSetCookie().find((c) => c.startsWith('latchkey_oauth_state='));
+    if (set) binding = set.split(';')[0];
     return res.headers.get('location');
   };
   const start = new URLSearchParams({ public_token: h.project.public_token, organization_id: organization.organization_id });
-  const page = new URL(await hop(`${h.apiBase}/v1/b2b/public/oauth/google/start?${start}`));
+  // Started on 127.0.0.1, the start first moves to the base URL's host (localhost), where the
+  // provider sends the browser back and so where the cookie must be set.
+  const moved = await hop(`${h.apiBase}/v1/b2b/public/oauth/google/start?${start}`);
+  assert.ok(moved.startsWith(`${h.base}/v1/b2b/public/oauth/google/start?`), moved);
+  const page = new URL(await hop(moved));
+  assert.ok(binding, 'the start set the state binding cookie');
   const form = new URLSearchParams(page.searchParams);
   form.set('email', email);
   form.set('name', 'OAuth Member');

@@ -183,7 +183,13 @@ h.test('refusals: a forged state and an unregistered redirect URL get catalogue 
   assert.equal((await res.json()).error_type, 'oauth_flow_callback_error');
   const q = new URLSearchParams({ public_token: h.project.public_token, organization_id: org.organization_id,
     login_redirect_url: 'https://evil.test/steal' });
+  // Node reaches the server as 127.0.0.1: the start first moves to the base URL's host (localhost),
+  // where the callback is and so where it binds the browser, and refuses there.
   res = await fetch(`${h.apiBase}/v1/b2b/public/oauth/google/start?${q}`, { redirect: 'manual' });
+  assert.equal(res.status, 302);
+  const moved = res.headers.get('location');
+  assert.equal(moved, `${h.base}/v1/b2b/public/oauth/google/start?${q}&latchkey_callback_host=1`);
+  res = await fetch(moved.replace(h.base, h.apiBase), { redirect: 'manual' });
   assert.equal(res.status, 400);
   assert.equal((await res.json()).error_type, 'no_match_for_provided_oauth_url');
 });

@@ -168,6 +168,9 @@ const (
 	OAuthConfigNotFound   Type = "oauth_config_not_found"
 	OAuthProviderNotFound Type = "oauth_provider_not_supported"
 	OAuthUnverifiedEmail  Type = "oauth_unverified_email"
+	// The OAuth callback came from another browser than the one that
+	// started the flow (its state binding cookie is missing or another's).
+	OAuthStateMismatch Type = "oauth_state_mismatch"
 	// A Google One Tap ID token refused: expired, for another client, with
 	// a nonce (issued for another sign-in), or otherwise invalid or spent.
 	IDTokenExpired           Type = "id_token_expired"
@@ -423,6 +426,7 @@ var catalogue = map[Type]entry{
 	OAuthConfigNotFound:      {http.StatusBadRequest, "This OAuth provider is not configured for the project. An operator configures it with `latchkey project oauth`."},
 	OAuthProviderNotFound:    {http.StatusBadRequest, "The OAuth provider must be one of google, microsoft, hubspot, slack or github."},
 	OAuthUnverifiedEmail:     {http.StatusForbidden, "The OAuth provider has not verified this email address, so it cannot be used to log in."},
+	OAuthStateMismatch:       {http.StatusBadRequest, "The OAuth state does not belong to this browser: the login must finish in the browser that started it. Please start the login again."},
 	IDTokenExpired:           {http.StatusUnauthorized, "The ID token has expired."},
 	IDTokenIncorrectAudience: {http.StatusUnauthorized, "The ID token was issued for another client than this project's Google client ID."},
 	IDTokenNonceInvalid:      {http.StatusUnauthorized, "The ID token's nonce does not fit this sign-in."},

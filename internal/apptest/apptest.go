@@ -15,8 +15,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -50,6 +52,39 @@ type Env struct {
 	Srv     *httptest.Server
 	Clock   *clock.Fake
 	Project *project.Created
+	// Jar keeps the cookies the server sets, as the test's one browser
+	// does (the OAuth state binding): every request through Do carries
+	// them. Browser gives a test a second browser.
+	Jar http.CookieJar
+
+	logs *logSink
+}
+
+// logSink keeps what the server logs, for Logs, up to maxLogBytes.
+type logSink struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// maxLogBytes bounds what a long test keeps of the server's log: the
+// lines past it are dropped.
+const maxLogBytes = 8 << 20
+
+func (s *logSink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.buf.Len()+len(p) <= maxLogBytes {
+		s.buf.Write(p)
+	}
+	return len(p), nil
+}
+
+// Logs returns what the server has logged so far (slog's text format,
+// one record a line), for tests of what reaches the log.
+func (e *Env) Logs() string {
+	e.logs.mu.Lock()
+	defer e.logs.mu.Unlock()
+	return e.logs.buf.String()
 }
 
 // Each runs fn against a fresh server on every engine.
@@ -98,7 +133,13 @@ func New(t testing.TB, db *store.DB, tweak func(*config.Config)) *Env {
 	if tweak != nil {
 		tweak(&cfg)
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	// Benchmarks log to nowhere; tests keep the log (Logs).
+	sink := &logSink{}
+	var out io.Writer = sink
+	if _, bench := t.(*testing.B); bench {
+		out = io.Discard
+	}
+	log := slog.New(slog.NewTextHandler(out, nil))
 	widget := fstest.MapFS{"latchkey.js": {Data: []byte("window.Latchkey={};")}}
 	a, err := app.NewWithDB(context.Background(), cfg, db, app.Options{Clock: clk, Logger: log, Widget: widget})
 	if err != nil {
@@ -107,7 +148,7 @@ func New(t testing.TB, db *store.DB, tweak func(*config.Config)) *Env {
 	srv := httptest.NewServer(a.Handler())
 	t.Cleanup(srv.Close)
 	a.Config.BaseURL = srv.URL
-	e := &Env{App: a, Srv: srv, Clock: clk}
+	e := &Env{App: a, Srv: srv, Clock: clk, Jar: newJar(), logs: sink}
 	switch t := t.(type) {
 	case *testing.T:
 		e.T = t
@@ -116,6 +157,23 @@ func New(t testing.TB, db *store.DB, tweak func(*config.Config)) *Env {
 	}
 	e.Project = e.NewProject("Customer App")
 	return e
+}
+
+// newJar is an empty cookie jar.
+func newJar() http.CookieJar {
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		panic(err) // only options could fail it, and there are none
+	}
+	return jar
+}
+
+// Browser returns e as seen from another browser: the same server and
+// project, with a cookie jar of its own.
+func (e *Env) Browser() *Env {
+	other := *e
+	other.Jar = newJar()
+	return &other
 }
 
 // tb is the test or benchmark that owns e.
@@ -157,7 +215,8 @@ func (r Resp) ErrType() string { s, _ := r.Body["error_type"].(string); return s
 
 // Do sends one request; body is nil, a raw string, a reader (sent chunked:
 // no length is known up front) or a value to marshal. Redirects are not
-// followed, so browser routes can be checked hop by hop.
+// followed, so browser routes can be checked hop by hop; cookies are kept
+// (Jar), as the browser that follows them would.
 func (e *Env) Do(method, path string, body any, header http.Header, user, pass string) Resp {
 	e.tb().Helper()
 	var rd io.Reader
@@ -188,6 +247,7 @@ func (e *Env) Do(method, path string, body any, header http.Header, user, pass s
 	}
 	client := *e.Srv.Client()
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	client.Jar = e.Jar
 	res, err := client.Do(req)
 	if err != nil {
 		e.tb().Fatal(err)

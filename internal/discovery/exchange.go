@@ -107,7 +107,8 @@ func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Proj
 	}
 	last := len(factors) - 1
 	return s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m,
-		DurationMinutes: duration, Prior: factors[:last], Factor: factors[last], MethodID: m.EmailID, CustomClaims: claims})
+		DurationMinutes: duration, Prior: factors[:last], Factor: factors[last], MethodID: m.EmailID, CustomClaims: claims,
+		SessionsEnded: m.UnprovenAccessEnded()})
 }
 
 // errUnverifiedJIT is memberFor's answer when email could join org by

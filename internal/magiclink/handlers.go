@@ -81,8 +81,11 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 
 // AuthResponse is the magic-link authenticate answer: the common one plus
 // reset_sessions, which the API family declares for this method. It is
-// true only for an email-update link, whose redemption ends the member's
-// other sessions; a login link never does.
+// true when the redemption ended the member's other sessions: always for
+// an email-update link, and for a login link only when its first proof of
+// the address ended access that came in without one (an OAuth account
+// admitted with an address its provider had not verified, see
+// oauth.AddressVerified).
 type AuthResponse struct {
 	*session.AuthResponse
 	ResetSessions bool `json:"reset_sessions"`

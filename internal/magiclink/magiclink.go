@@ -263,7 +263,8 @@ type AuthParams struct {
 
 // Authenticate redeems a magic-link token for a session. Redeeming an
 // email-update link also changes the member's address and ends their other
-// sessions (reset_sessions).
+// sessions (reset_sessions); so does a login link whose first proof of the
+// address ends access that came in without one (session.AuthResponse.SessionsReset).
 func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*AuthResponse, error) {
 	if p.Token == "" {
 		return nil, apierr.Invalid("magic_links_token", "magic_links_token is required.")
@@ -298,7 +299,7 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*AuthResponse
 		}
 		return nil, fmt.Errorf("magiclink: authenticate: %w", err)
 	}
-	return &AuthResponse{AuthResponse: resp, ResetSessions: reset}, nil
+	return &AuthResponse{AuthResponse: resp, ResetSessions: reset || resp.SessionsReset()}, nil
 }
 
 // redeemed is a link spent by redeem, for complete.

@@ -5,9 +5,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/oauth/providers"
@@ -28,6 +30,68 @@ type fakeAPI struct {
 	// tokens it has handed out, which its identity endpoints accept.
 	answers []map[string]any
 	issued  map[string]bool
+	// refreshable are the refresh tokens the token endpoint takes in a
+	// refresh_token grant (each one it issued, until a refresh rotates it
+	// out); refreshAnswers are its next refresh answers (queueRefresh),
+	// after which it answers at-r<n> for two hours; refreshes counts the
+	// grants it took, and refreshDelay holds each answer back.
+	refreshable    map[string]bool
+	refreshAnswers []map[string]any
+	refreshes      int
+	refreshDelay   time.Duration
+}
+
+// queueRefresh sets the token endpoint's next refresh answers: each is an
+// access token and, unless "", a new refresh token (a rotation).
+func (f *fakeAPI) queueRefresh(pairs ...[2]string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range pairs {
+		a := map[string]any{"access_token": p[0], "token_type": "bearer", "expires_in": 7200}
+		if p[1] != "" {
+			a["refresh_token"] = p[1]
+		}
+		f.refreshAnswers = append(f.refreshAnswers, a)
+	}
+}
+
+// refreshCount is how many refresh grants the token endpoint took.
+func (f *fakeAPI) refreshCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.refreshes
+}
+
+// refreshGrant answers a refresh_token grant as RFC 6749 section 6 says:
+// a new access token for a refresh token it issued to this client, and
+// invalid_grant otherwise.
+func (f *fakeAPI) refreshGrant(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	old := r.Form.Get("refresh_token")
+	ok := f.refreshable[old] && r.Form.Get("client_id") == "cid" && r.Form.Get("client_secret") == "csecret"
+	var answer map[string]any
+	if ok {
+		f.refreshes++
+		answer = map[string]any{"access_token": "at-r" + strconv.Itoa(f.refreshes), "token_type": "bearer", "expires_in": 7200}
+		if len(f.refreshAnswers) > 0 {
+			answer, f.refreshAnswers = f.refreshAnswers[0], f.refreshAnswers[1:]
+		}
+		f.issued[answer["access_token"].(string)] = true
+		if rt, _ := answer["refresh_token"].(string); rt != "" {
+			delete(f.refreshable, old)
+			f.refreshable[rt] = true
+		}
+	}
+	delay := f.refreshDelay
+	f.mu.Unlock()
+	time.Sleep(delay)
+	w.Header().Set("Content-Type", "application/json")
+	if !ok {
+		w.WriteHeader(http.StatusBadRequest)
+		_ = json.NewEncoder(w).Encode(map[string]string{"error": "invalid_grant"})
+		return
+	}
+	_ = json.NewEncoder(w).Encode(answer)
 }
 
 // queueTokens sets the token endpoint's next answers: each is an access
@@ -45,7 +109,7 @@ func (f *fakeAPI) queueTokens(pairs ...[2]string) {
 }
 
 func newFakeAPI(t *testing.T, routes map[string]any) *fakeAPI {
-	f := &fakeAPI{codes: map[string]bool{}, routes: routes, issued: map[string]bool{}}
+	f := &fakeAPI{codes: map[string]bool{}, routes: routes, issued: map[string]bool{}, refreshable: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /authorize", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
@@ -60,6 +124,10 @@ func newFakeAPI(t *testing.T, routes map[string]any) *fakeAPI {
 	})
 	mux.HandleFunc("POST /token", func(w http.ResponseWriter, r *http.Request) {
 		_ = r.ParseForm()
+		if r.Form.Get("grant_type") == "refresh_token" {
+			f.refreshGrant(w, r)
+			return
+		}
 		f.mu.Lock()
 		ok := f.codes[r.Form.Get("code")] && r.Form.Get("client_id") == "cid" && r.Form.Get("client_secret") == "csecret"
 		delete(f.codes, r.Form.Get("code"))
@@ -70,6 +138,9 @@ func newFakeAPI(t *testing.T, routes map[string]any) *fakeAPI {
 		}
 		if ok {
 			f.issued[answer["access_token"].(string)] = true
+			if rt, _ := answer["refresh_token"].(string); rt != "" {
+				f.refreshable[rt] = true
+			}
 		}
 		f.mu.Unlock()
 		if !ok {

@@ -176,6 +176,9 @@ func (m *Module) Authenticate(ctx context.Context, p *project.Project, ip string
 				return err
 			}
 		}
+		// Read before the reload, which starts from the row: the mark
+		// records it on the value it was given.
+		ended := member.UnprovenAccessEnded()
 		// Reload so the answer shows the registration just recorded.
 		if member, err = m.d.Orgs.Member(ctx, q, p.ID, member.MemberID); err != nil {
 			return err
@@ -186,7 +189,7 @@ func (m *Module) Authenticate(ctx context.Context, p *project.Project, ip string
 		}
 		out, err = m.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: member,
 			DurationMinutes: duration, MethodID: reg, Prior: prior, From: from, Factor: Factor(&id, reg, member.EmailID),
-			CustomClaims: claims})
+			CustomClaims: claims, SessionsEnded: ended})
 		return err
 	})
 	if err != nil {
@@ -197,7 +200,7 @@ func (m *Module) Authenticate(ctx context.Context, p *project.Project, ip string
 		return nil, fmt.Errorf("oauth: authenticate: %w", err)
 	}
 	return &AuthResponse{AuthResponse: out, ProviderSubject: id.Subject, ProviderType: pl.Provider,
-		ProviderValues: providerValues(tokens)}, nil
+		ProviderValues: providerValues(tokens), ResetSessions: out.SessionsReset()}, nil
 }
 
 // Factor is the session factor of an OAuth login: type oauth, delivery

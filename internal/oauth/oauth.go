@@ -18,6 +18,8 @@ import (
 	"net/http"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/discovery"
@@ -90,6 +92,9 @@ type Deps struct {
 type Module struct {
 	d       Deps
 	factory *providers.Factory
+	// refreshes makes concurrent refreshes of one registration's access
+	// token on this replica one (refreshed).
+	refreshes singleflight.Group
 }
 
 // New returns the module and installs its member decorator

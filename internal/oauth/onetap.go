@@ -145,6 +145,10 @@ func (m *Module) oneTap(r *http.Request, discovery bool) (any, error) {
 		}
 		return nil, err
 	}
+	// One Tap brings no access token (nor refresh token): the login
+	// answers these, and the registration keeps the redirect flow's
+	// access token, expiry and scopes beside the new ID token
+	// (keepTokens).
 	id.Tokens = providers.Tokens{IDToken: req.IDToken, Scopes: []string{"openid", "email", "profile"}}
 	target, err := m.redirectWithToken(ctx, p, st, id)
 	if err != nil {

@@ -104,16 +104,18 @@ func (m *Module) saveRegistration(ctx context.Context, q store.Querier, p *proje
 
 // keepTokens stores a login's provider tokens t on registration regID,
 // sealed for that row, in place of stored (the row's previous ones, "" for
-// none). The access token, its expiry and scopes are the login's; the
-// refresh token too, unless the provider issued none this time: then the
-// previous one stays (providertokens.Tokens.KeepingRefresh).
+// none). The ID token is the login's. The access token, its expiry and
+// scopes are the login's too, unless it brought no access token (a One Tap
+// login): then the previous ones stay (providertokens.Tokens.KeepingAccess).
+// The refresh token is the login's unless the provider issued none this
+// time: then the previous one stays (providertokens.Tokens.KeepingRefresh).
 func (m *Module) keepTokens(ctx context.Context, q store.Querier, regID, stored string, t providers.Tokens) error {
-	if t.RefreshToken == "" && stored != "" {
+	if (t.RefreshToken == "" || t.AccessToken == "") && stored != "" {
 		prev, err := providertokens.Open(m.d.Box, TokensColumn, regID, stored)
 		if err != nil {
 			return fmt.Errorf("oauth: previous tokens: %w", err)
 		}
-		t = t.KeepingRefresh(prev)
+		t = t.KeepingRefresh(prev).KeepingAccess(prev)
 	}
 	sealed, err := providertokens.Seal(m.d.Box, TokensColumn, regID, t)
 	if err != nil {
@@ -252,7 +254,9 @@ type providerInfo struct {
 // members/{member_id}/oauth_providers/{provider}: the member's provider
 // tokens, for the customer's backend to call the provider's API. Google and
 // Microsoft answer their latest registration flat; the others list every
-// registration. Refresh tokens only with include_refresh_token=true.
+// registration. Refresh tokens only with include_refresh_token=true. An
+// access token that has expired, or is about to, is refreshed first when
+// a refresh token is held (refresh.go).
 func (m *Module) handleProviderInfo(r *http.Request) (any, error) {
 	ctx, p := r.Context(), project.CallerFrom(r.Context()).Project
 	name := r.PathValue("provider")
@@ -301,11 +305,18 @@ func (m *Module) handleProviderInfo(r *http.Request) (any, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("oauth: provider info: %w", err)
 	}
-	now := m.d.Clock.Now()
+	if providers.IsOIDC(name) && len(regs) > 1 {
+		// Only the latest is answered (below): only it is opened, and
+		// refreshed.
+		regs, sealed, regIDs = regs[:1], sealed[:1], regIDs[:1]
+	}
 	for i := range regs {
 		t, err := providertokens.Open(m.d.Box, TokensColumn, regIDs[i], sealed[i])
 		if err != nil {
 			return nil, err
+		}
+		if needsRefresh(t, m.d.Clock.Now()) {
+			t = m.refreshed(ctx, p.ID, name, regIDs[i], sealed[i], t)
 		}
 		regs[i].AccessToken, regs[i].IDToken, regs[i].Scopes = t.AccessToken, t.IDToken, t.Scopes
 		if regs[i].Scopes == nil {
@@ -314,7 +325,7 @@ func (m *Module) handleProviderInfo(r *http.Request) (any, error) {
 		if withRefresh {
 			regs[i].RefreshToken = t.RefreshToken
 		}
-		regs[i].AccessTokenExpiresIn = t.ExpiresIn(now)
+		regs[i].AccessTokenExpiresIn = t.ExpiresIn(m.d.Clock.Now())
 	}
 	if providers.IsOIDC(name) {
 		if len(regs) == 0 {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/emailaddr"
@@ -29,7 +30,33 @@ type state struct {
 	Verifier       string   `json:"verifier"`            // our PKCE verifier towards the provider
 	Nonce          string   `json:"nonce"`
 	Scopes         []string `json:"scopes,omitempty"`
+	// Binding is the hash of the random value the start put in the
+	// starting browser's binding cookie (bindingCookie); the callback
+	// takes the state only with that cookie.
+	Binding string `json:"binding,omitempty"`
 }
+
+// The state binding. Whoever holds a state could otherwise finish its
+// flow: an attacker starts a login with his own PKCE challenge, sends the
+// provider URL to a victim, and the victim's browser comes back with a
+// token bound to the attacker's verifier; or he sends his own callback URL
+// and the victim lands logged in as him. So the start sets a cookie in the
+// browser it answers, holding a random value whose hash the state keeps,
+// and the callback refuses a state without it (oauth_state_mismatch), as
+// the vendor does.
+//
+// The cookie is HttpOnly, Secure when the base URL is https, scoped to
+// the callback's path, and SameSite=Lax: the provider sends the browser
+// back by a top-level GET, which carries Lax cookies, and the widget
+// starts by a top-level navigation. One Tap has no callback and no state.
+// One browser has one binding at a time: a second start replaces the
+// first's, whose callback is then refused.
+const (
+	bindingCookie = "latchkey_oauth_state"
+	// callbackHostParam marks a start already sent to the callback's host
+	// (toCallbackHost), so that it is sent there once at most.
+	callbackHostParam = "latchkey_callback_host"
+)
 
 // startOrganization serves GET /v1/b2b/public/oauth/{provider}/start.
 func (m *Module) startOrganization(w http.ResponseWriter, r *http.Request) { m.start(w, r, false) }
@@ -42,16 +69,72 @@ func (m *Module) startDiscovery(w http.ResponseWriter, r *http.Request) { m.star
 // PKCE challenge) and answers a catalogue error for any of it: a flow that
 // cannot finish must not start.
 func (m *Module) start(w http.ResponseWriter, r *http.Request, discovery bool) {
-	target, err := m.startURL(r, discovery)
+	w.Header().Set("Cache-Control", "no-store")
+	if there, ok := m.toCallbackHost(r); ok {
+		http.Redirect(w, r, there, http.StatusFound)
+		return
+	}
+	binding := ids.Token()
+	target, err := m.startURL(r, discovery, ids.Hash(binding))
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	w.Header().Set("Cache-Control", "no-store")
+	http.SetCookie(w, m.bindingCookie(binding, stateTTL))
 	http.Redirect(w, r, target, http.StatusFound)
 }
 
-func (m *Module) startURL(r *http.Request, discovery bool) (string, error) {
+// toCallbackHost returns where to send a start served under another host
+// name than the base URL's, and whether to. The provider sends the browser
+// back to the callback on the base URL (CallbackURL), and a cookie reaches
+// only the host that set it; but the widget starts on its own API base
+// (api-reference 1.3, 3.5), which may be any name the server answers to
+// (127.0.0.1 for localhost, an internal name), so such a start is sent to
+// the same start on the base URL first, where the cookie is then set.
+// Once only: a proxy that rewrites the Host header would otherwise send it
+// round for ever, and a start marked as sent (callbackHostParam) proceeds
+// wherever it is. Ports do not matter: cookies ignore them.
+func (m *Module) toCallbackHost(r *http.Request) (string, bool) {
+	base := m.d.BaseURL()
+	u, err := url.Parse(base)
+	if err != nil || u.Hostname() == "" || r.URL.Query().Has(callbackHostParam) {
+		return "", false
+	}
+	if strings.EqualFold((&url.URL{Host: r.Host}).Hostname(), u.Hostname()) {
+		return "", false
+	}
+	// The query as it came, in its order, with the mark.
+	query := callbackHostParam + "=1"
+	if r.URL.RawQuery != "" {
+		query = r.URL.RawQuery + "&" + query
+	}
+	return base + r.URL.EscapedPath() + "?" + query, true
+}
+
+// bindingCookie is the state binding's cookie holding value, for maxAge
+// (negative: expired, to remove it).
+func (m *Module) bindingCookie(value string, maxAge time.Duration) *http.Cookie {
+	c := &http.Cookie{Name: bindingCookie, Value: value, Path: "/", HttpOnly: true,
+		Secure: strings.HasPrefix(m.d.BaseURL(), "https://"), SameSite: http.SameSiteLaxMode, MaxAge: int(maxAge.Seconds())}
+	if maxAge < 0 {
+		c.MaxAge = -1
+	}
+	if u, err := url.Parse(m.CallbackURL()); err == nil && u.Path != "" {
+		c.Path = u.Path
+	}
+	return c
+}
+
+// boundHere reports whether the callback request r comes from the browser
+// that started st: it carries the binding cookie whose hash st keeps.
+func boundHere(r *http.Request, st state) bool {
+	c, err := r.Cookie(bindingCookie)
+	return err == nil && st.Binding != "" && ids.Equal(ids.Hash(c.Value), st.Binding)
+}
+
+// startURL checks a start, issues its state ticket bound to binding (the
+// hash of the browser's binding cookie) and returns the provider URL.
+func (m *Module) startURL(r *http.Request, discovery bool, binding string) (string, error) {
 	ctx, q, name := r.Context(), r.URL.Query(), r.PathValue("provider")
 	p, err := m.publicProject(ctx, q.Get("public_token"))
 	if err != nil {
@@ -69,7 +152,7 @@ func (m *Module) startURL(r *http.Request, discovery bool) (string, error) {
 		return "", err
 	}
 	st := state{Provider: name, Discovery: discovery, Challenge: q.Get("pkce_code_challenge"),
-		Verifier: ids.Token(), Nonce: ids.Token(), Scopes: scopes}
+		Verifier: ids.Token(), Nonce: ids.Token(), Scopes: scopes, Binding: binding}
 	if err := flowtoken.StartChallenge("pkce_code_challenge", st.Challenge, p.PKCERequiredForOAuth); err != nil {
 		return "", err
 	}
@@ -156,6 +239,9 @@ func (m *Module) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", "no-store")
+	// The flow the cookie bound is over. A refused callback leaves it: it
+	// may bind another flow of this browser.
+	http.SetCookie(w, m.bindingCookie("", -1))
 	http.Redirect(w, r, target, http.StatusFound)
 }
 
@@ -172,6 +258,11 @@ func (m *Module) callbackURL(r *http.Request) (string, error) {
 	var st state
 	if err := t.Decode(&st); err != nil {
 		return "", err
+	}
+	// After the redemption: a state that reached another browser is spent
+	// there, and cannot be tried again from the one it was issued to.
+	if !boundHere(r, st) {
+		return "", apierr.New(apierr.OAuthStateMismatch)
 	}
 	if e := q.Get("error"); e != "" {
 		return "", apierr.New(apierr.OAuthFlowCallbackError).WithDetails(map[string]any{"provider_error": e,

@@ -50,25 +50,27 @@ func TestOAuthStateExpires(t *testing.T) {
 		m := startGoogle(t, e)
 		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 		e.CreateMember(org, "ada@acme.test")
-		// toCallback starts a login and visits the provider, returning the
-		// provider's redirect back to our callback, not yet followed.
-		toCallback := func() string {
+		// toCallback starts a login in browser b and visits the provider,
+		// returning the provider's redirect back to our callback, not yet
+		// followed. A browser holds one login's state binding at a time.
+		toCallback := func(b *apptest.Env) string {
 			t.Helper()
 			m.QueueUser(&mockoidc.MockUser{Subject: "g-ada", Email: "ada@acme.test", EmailVerified: true})
-			start := e.Get(startPath(e, "google", url.Values{"organization_id": {org}}))
+			start := b.Get(startPath(e, "google", url.Values{"organization_id": {org}}))
 			if start.Status != http.StatusFound {
 				t.Fatalf("start: %d %s", start.Status, start.Raw)
 			}
 			_, cb := follow(t, start.Header.Get("Location"))
 			return cb
 		}
-		early, late := toCallback(), toCallback()
+		other := e.Browser()
+		early, late := toCallback(e), toCallback(other)
 
 		e.Clock.Advance(10*time.Minute - time.Second)
 		if r := e.Get(early); r.Status != http.StatusFound {
 			t.Fatalf("callback within the state's lifetime: %d %s", r.Status, r.Raw)
 		}
 		e.Clock.Advance(time.Second)
-		apptest.Want(t, e.Get(late), 400, "oauth_flow_callback_error")
+		apptest.Want(t, other.Get(late), 400, "oauth_flow_callback_error")
 	})
 }

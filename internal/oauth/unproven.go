@@ -26,11 +26,18 @@ const RegistrationRemoved = "oauth_registration_removed"
 // its owner. Whoever registered them may have given someone else's
 // address; they no longer open the member. Each deletion is recorded in
 // the audit log.
-func (m *Module) AddressVerified(ctx context.Context, q store.Querier, v organization.Verified) error {
+//
+// When it deletes any, the member's sessions and ISTs end too, in q
+// (session.Service.EndMember): a registration that opened the member may
+// have started them, and deleting it would not stop a session its holder
+// already has. That runs before the owner's login issues anything, so the
+// owner's own session is not among them; AddressVerified reports it, and
+// the login answers reset_sessions (session.CompleteParams.SessionsEnded).
+func (m *Module) AddressVerified(ctx context.Context, q store.Querier, v organization.Verified) (bool, error) {
 	rows, err := q.QueryContext(ctx, `DELETE FROM member_oauth_registrations WHERE member_id = $1 AND email_verified = $2
 		RETURNING registration_id, provider, provider_subject`, v.MemberID, false)
 	if err != nil {
-		return fmt.Errorf("oauth: remove unproven registrations: %w", err)
+		return false, fmt.Errorf("oauth: remove unproven registrations: %w", err)
 	}
 	type removed struct{ id, provider, subject string }
 	var gone []removed
@@ -38,25 +45,31 @@ func (m *Module) AddressVerified(ctx context.Context, q store.Querier, v organiz
 		var r removed
 		if err := rows.Scan(&r.id, &r.provider, &r.subject); err != nil {
 			rows.Close()
-			return fmt.Errorf("oauth: remove unproven registrations: %w", err)
+			return false, fmt.Errorf("oauth: remove unproven registrations: %w", err)
 		}
 		gone = append(gone, r)
 	}
-	// Closed before the audit inserts: on SQLite they share the writer.
+	// Closed before the writes that follow: on SQLite they share the writer.
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("oauth: remove unproven registrations: %w", err)
+		return false, fmt.Errorf("oauth: remove unproven registrations: %w", err)
+	}
+	if len(gone) == 0 {
+		return false, nil
+	}
+	if err := m.d.Sessions.EndMember(ctx, q, v.ProjectID, v.MemberID); err != nil {
+		return false, err
 	}
 	if m.d.Audit == nil {
-		return nil
+		return true, nil
 	}
 	for _, r := range gone {
 		if err := m.d.Audit.RecordIn(ctx, q, audit.Event{ProjectID: v.ProjectID, Type: audit.FactorChange,
 			Method: RegistrationRemoved, OrganizationID: v.OrganizationID, MemberID: v.MemberID,
 			RequestID: httpapi.RequestID(ctx), Details: map[string]any{"registration_id": r.id, "provider": r.provider,
 				"provider_subject": r.subject, "reason": "email_verified_without_provider"}}); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return nil
+	return true, nil
 }

@@ -20,15 +20,15 @@ type unproven struct {
 	fail bool
 }
 
-func (u *unproven) AddressVerified(_ context.Context, _ store.Querier, v organization.Verified) error {
+func (u *unproven) AddressVerified(_ context.Context, _ store.Querier, v organization.Verified) (bool, error) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
 	if u.fail {
 		u.fail = false
-		return errors.New("unproven: refused")
+		return false, errors.New("unproven: refused")
 	}
 	u.got = append(u.got, v)
-	return nil
+	return false, nil
 }
 
 // The first proof of a member's address is told to every UnprovenAccess,

@@ -225,7 +225,7 @@ func (s *Service) Authenticate(ctx context.Context, a AuthParams) (*session.Auth
 			}
 			resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: a.Project, Organization: v.org, Member: v.member,
 				DurationMinutes: duration, Prior: prior, From: from, Factor: passwordFactor(v.member, "knowledge"),
-				CustomClaims: a.CustomClaims})
+				CustomClaims: a.CustomClaims, SessionsEnded: v.member.UnprovenAccessEnded()})
 			return err
 		})
 	})

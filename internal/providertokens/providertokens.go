@@ -67,6 +67,20 @@ func (t Tokens) KeepingRefresh(prev Tokens) Tokens {
 	return t
 }
 
+// KeepingAccess is t, a later login's answer, with prev's access token,
+// its expiry and its scopes when t has no access token and prev has one.
+// A login may bring none: Google One Tap hands the page an ID token only,
+// and the vendor keeps the tokens of the redirect flow then. Replacing
+// them with nothing would leave the customer's backend without the access
+// token, and with scopes that no token was granted, until the member logs
+// in through the redirect flow again. The ID token is t's.
+func (t Tokens) KeepingAccess(prev Tokens) Tokens {
+	if t.AccessToken == "" && prev.AccessToken != "" {
+		t.AccessToken, t.ExpiresAt, t.Scopes = prev.AccessToken, prev.ExpiresAt, prev.Scopes
+	}
+	return t
+}
+
 // Seal returns what to store in col for row id.
 func Seal(box *secretbox.Box, col atrest.Column, id string, t Tokens) (string, error) {
 	b, err := json.Marshal(t)

@@ -91,3 +91,24 @@ func TestKeepingRefresh(t *testing.T) {
 		t.Fatalf("with a refresh token: %+v", got)
 	}
 }
+
+// A later answer without an access token (Google One Tap's) keeps the
+// earlier access token, its expiry and scopes, with its own ID token; one
+// with an access token is taken whole, and nothing is kept from an
+// earlier answer that had no access token either.
+func TestKeepingAccess(t *testing.T) {
+	exp := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	prev := providertokens.Tokens{AccessToken: "at-1", IDToken: "id-1", Scopes: []string{"openid", "calendar"}, ExpiresAt: exp}
+	got := providertokens.Tokens{IDToken: "id-2", Scopes: []string{"openid"}}.KeepingAccess(prev)
+	if got.AccessToken != "at-1" || !got.ExpiresAt.Equal(exp) || !slices.Equal(got.Scopes, prev.Scopes) || got.IDToken != "id-2" {
+		t.Fatalf("without an access token: %+v", got)
+	}
+	later := providertokens.Tokens{AccessToken: "at-2", Scopes: []string{"openid"}}
+	if got := later.KeepingAccess(prev); got.AccessToken != "at-2" || !got.ExpiresAt.IsZero() || !slices.Equal(got.Scopes, later.Scopes) {
+		t.Fatalf("with an access token: %+v", got)
+	}
+	oneTap := providertokens.Tokens{IDToken: "id-3", Scopes: []string{"openid"}}
+	if got := oneTap.KeepingAccess(providertokens.Tokens{IDToken: "id-1", Scopes: []string{"x"}}); !slices.Equal(got.Scopes, oneTap.Scopes) {
+		t.Fatalf("after an answer without an access token: %+v", got)
+	}
+}

@@ -24,10 +24,21 @@ import (
 // change feed drops the cached session on this process before its next
 // check and on every other within a second (see hotCache).
 func (s *Service) ReleaseAddress(ctx context.Context, q store.Querier, r organization.Released) error {
-	if err := s.RevokeMemberTx(ctx, q, r.ProjectID, r.MemberID); err != nil {
+	return s.EndMember(ctx, q, r.ProjectID, r.MemberID)
+}
+
+// EndMember ends, inside q, every live session of the member and spends
+// every live IST that names them (logins stopped at MFA or
+// primary_required), so that neither outlives q's change to the member:
+// an address change (ReleaseAddress), or a first proof of the address
+// that ended access which came in without one (oauth.AddressVerified;
+// CompleteParams.SessionsEnded). Like ReleaseAddress, it reaches other
+// replicas' caches through the change feed.
+func (s *Service) EndMember(ctx context.Context, q store.Querier, projectID, memberID string) error {
+	if err := s.RevokeMemberTx(ctx, q, projectID, memberID); err != nil {
 		return err
 	}
-	return s.spendIntermediates(ctx, q, r.ProjectID, ofMember, r.MemberID)
+	return s.spendIntermediates(ctx, q, projectID, ofMember, memberID)
 }
 
 // istOwner is the statement that spends the live ISTs of one kind of

@@ -144,6 +144,14 @@ type CompleteParams struct {
 	// is an IST keeps none: the step that completes the login brings its
 	// own.
 	CustomClaims map[string]any
+	// SessionsEnded says this login's first proof of the member's address
+	// ended access that came in without one, and with it every session
+	// and IST of the member, inside the caller's transaction
+	// (organization.Member.UnprovenAccessEnded, EndMember). Whoever held
+	// them may have been someone else: a held session of the member (From)
+	// is among them and nothing of it carries over, and the answer says
+	// the sessions were reset (AuthResponse.SessionsReset).
+	SessionsEnded bool
 
 	// fromEnded says From was already ended inside the caller's
 	// transaction (EndHeld, by CompleteEmailChange before it ends the
@@ -173,6 +181,12 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 	}
 	if p.Factor.SequenceOrder == "" {
 		p.Factor.SequenceOrder = Primary
+	}
+	if p.SessionsEnded && p.From != nil && p.From.Member.MemberID == p.Member.MemberID {
+		// Ended in q with the member's others (SessionsEnded): it neither
+		// ends again nor lends its factors, claims or lineage. Another
+		// member's session is still refused by stepUp.
+		p.From, p.fromEnded = nil, false
 	}
 	if p.From != nil {
 		if err := stepUp(&p); err != nil {
@@ -263,6 +277,7 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 		SessionResponse: SessionResponse{MemberID: ms.MemberID, MemberSession: ms, SessionToken: token,
 			Member: p.Member, Organization: p.Organization},
 		OrganizationID: ms.OrganizationID, MemberAuthenticated: true, MethodID: p.MethodID,
+		sessionsReset: p.SessionsEnded,
 	}
 	err = store.Finish(q, func() error {
 		jwtText, err := signWith(key, p.Project.ID, ms, now)
@@ -298,6 +313,7 @@ func (s *Service) intermediateResponse(ctx context.Context, q store.Querier, p C
 	resp := &AuthResponse{
 		SessionResponse: SessionResponse{MemberID: p.Member.MemberID, Member: p.Member, Organization: p.Organization},
 		OrganizationID:  p.Organization.OrganizationID, IntermediateSessionToken: tok, MethodID: p.MethodID,
+		sessionsReset: p.SessionsEnded,
 	}
 	// A typed nil inside an interface would marshal as null anyway, but
 	// leaving the fields untouched keeps the intent plain.
@@ -675,7 +691,7 @@ func (s *Service) CompleteEmail(ctx context.Context, q store.Querier, l EmailLog
 	}
 	return s.Complete(ctx, q, CompleteParams{Project: l.Project, Organization: l.Organization, Member: m,
 		DurationMinutes: l.DurationMinutes, MethodID: m.EmailID, Prior: prior, From: l.From, fromEnded: l.fromEnded,
-		CustomClaims: l.CustomClaims,
+		CustomClaims: l.CustomClaims, SessionsEnded: m.UnprovenAccessEnded(),
 		Factor: Factor{DeliveryMethod: "email", Type: l.FactorType,
 			EmailFactor: &EmailFactor{EmailID: m.EmailID, EmailAddress: m.EmailAddress}}})
 }

@@ -169,7 +169,14 @@ type AuthResponse struct {
 	MFARequired              any    `json:"mfa_required"`
 	PrimaryRequired          any    `json:"primary_required"`
 	MethodID                 string `json:"method_id,omitempty"`
+
+	sessionsReset bool // CompleteParams.SessionsEnded
 }
+
+// SessionsReset reports whether the login ended the member's other
+// sessions and logins in progress (CompleteParams.SessionsEnded): the
+// methods whose answer has reset_sessions say so there.
+func (r *AuthResponse) SessionsReset() bool { return r.sessionsReset }
 
 // Every login answer names its subject for the audit log, wrapped or not.
 var (

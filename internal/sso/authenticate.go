@@ -94,7 +94,7 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &AuthenticateResponse{AuthResponse: resp}, nil
+	return &AuthenticateResponse{AuthResponse: resp, ResetSession: td.ResetSessions}, nil
 }
 
 // DiscoverConnections handles SDK GET b2b/sso/discovery/connections as

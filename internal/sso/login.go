@@ -41,6 +41,11 @@ type tokenData struct {
 	// Kind is the protocol the identity came by (saml or oidc), also for
 	// a login through an external connection.
 	Kind string `json:"kind"`
+	// ResetSessions says the callback's assertion was the first proof of
+	// the member's address and ended access that came in without one, and
+	// with it the member's sessions (organization.Member.UnprovenAccessEnded):
+	// the authenticate answer's reset_session.
+	ResetSessions bool `json:"reset_sessions,omitempty"`
 }
 
 // TokenType is the stytch_token_type of the customer page's redirect.
@@ -94,7 +99,8 @@ func (s *Service) finish(ctx context.Context, r *http.Request, c *conn, st *flow
 		}
 		token, err := s.d.Flows.IssueIn(ctx, q, flowtoken.Issue{Kind: kindToken, ProjectID: c.ProjectID, TTL: tokenTTL,
 			Challenge: st.Challenge, Data: tokenData{OrganizationID: org.OrganizationID, MemberID: m.MemberID,
-				ConnectionID: c.ID, RegistrationID: regID, ExternalID: id.ExternalID, Kind: id.Kind}})
+				ConnectionID: c.ID, RegistrationID: regID, ExternalID: id.ExternalID, Kind: id.Kind,
+				ResetSessions: m.UnprovenAccessEnded()}})
 		if err != nil {
 			return err
 		}

@@ -184,8 +184,11 @@ type DiscoveredConnection struct {
 }
 
 // AuthenticateResponse answers b2b/sso/authenticate: the common
-// authenticate answer plus reset_session, which the Node client declares
-// (false: an SSO login never ends the member's other sessions).
+// authenticate answer plus reset_session, which the Node client declares:
+// true only when the login's assertion was the first proof of the member's
+// address and ended access that came in without one, and with it the
+// member's other sessions (tokenData.ResetSessions); an SSO login ends
+// none otherwise.
 type AuthenticateResponse struct {
 	*session.AuthResponse
 	ResetSession bool `json:"reset_session"`

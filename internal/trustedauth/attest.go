@@ -190,7 +190,7 @@ func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Proj
 	factor := session.Factor{Type: FactorType, DeliveryMethod: DeliveryMethod,
 		TrustedAuthTokenFactor: &session.TrustedAuthTokenFactor{TokenID: id.tokenID}}
 	return s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m, Factor: factor,
-		DurationMinutes: duration, From: prior, CustomClaims: claims})
+		DurationMinutes: duration, From: prior, CustomClaims: claims, SessionsEnded: m.UnprovenAccessEnded()})
 }
 
 // member finds the member the token names, or provisions one when the

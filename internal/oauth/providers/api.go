@@ -3,17 +3,28 @@ package providers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
-// getJSON reads a provider API resource with a bearer token.
-func getJSON(ctx context.Context, client *http.Client, url, token string, headers map[string]string, out any) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+// getJSON reads a provider API resource with a bearer token. what names
+// the resource in errors; its URL never appears there: a URL may carry a
+// token (HubSpot's token metadata has the access token in its path), and
+// these errors become the logged cause of a refused callback.
+func getJSON(ctx context.Context, client *http.Client, what, rawURL, token string, headers map[string]string, out any) error {
+	_, err := fetchJSON(ctx, client, what, rawURL, token, headers, out)
+	return err
+}
+
+// fetchJSON is getJSON that also returns the answer's header.
+func fetchJSON(ctx context.Context, client *http.Client, what, rawURL, token string, headers map[string]string, out any) (http.Header, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return fmt.Errorf("providers: %s: %w", url, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrProvider, what, withoutURL(err))
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Accept", "application/json")
@@ -22,20 +33,35 @@ func getJSON(ctx context.Context, client *http.Client, url, token string, header
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrProvider, url, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrProvider, what, withoutURL(err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrProvider, url, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrProvider, what, withoutURL(err))
 	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%w: %s answered %d", ErrProvider, url, resp.StatusCode)
+		return nil, fmt.Errorf("%w: %s answered %d", ErrProvider, what, resp.StatusCode)
 	}
 	if err := json.Unmarshal(body, out); err != nil {
-		return fmt.Errorf("%w: %s: %v", ErrProvider, url, err)
+		return nil, fmt.Errorf("%w: %s: %v", ErrProvider, what, err)
 	}
-	return nil
+	return resp.Header, nil
+}
+
+// withoutURL is err without the URL that net/http puts in it: a
+// *url.Error (the client's and the request parser's errors) names the
+// operation and the whole URL around the cause; only the cause is kept.
+// The cause itself names at most the host (a dial or TLS error).
+func withoutURL(err error) error {
+	var ue *url.Error
+	for errors.As(err, &ue) {
+		if ue.Err == nil {
+			return errors.New(ue.Op + " failed")
+		}
+		err = ue.Err
+	}
+	return err
 }
 
 func orDefault(v, def string) string {

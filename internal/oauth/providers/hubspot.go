@@ -31,6 +31,11 @@ func newHubSpot(client *http.Client, c Config) *hubspot {
 	return &hubspot{http: client, cfg: cfg, api: orDefault(c.APIURL, HubSpotAPIURL)}
 }
 
+// Refresh implements Refresher at the token endpoint.
+func (h *hubspot) Refresh(ctx context.Context, refreshToken string) (Tokens, error) {
+	return refresh(ctx, h.http, h.cfg, refreshToken)
+}
+
 func (h *hubspot) AuthCodeURL(r AuthRequest) string {
 	r.Nonce = "" // not OpenID Connect: a nonce would be refused or ignored
 	c := *h.cfg
@@ -54,7 +59,10 @@ func (h *hubspot) Exchange(ctx context.Context, code string, r AuthRequest) (*Id
 		HubDomain string   `json:"hub_domain"`
 		Scopes    []string `json:"scopes"`
 	}
-	if err := getJSON(ctx, h.http, h.api+"/oauth/v1/access-tokens/"+url.PathEscape(tok.AccessToken), tok.AccessToken, nil, &info); err != nil {
+	// The access token is in this URL's path: getJSON names it by the
+	// label alone in its errors.
+	if err := getJSON(ctx, h.http, "hubspot token metadata", h.api+"/oauth/v1/access-tokens/"+url.PathEscape(tok.AccessToken),
+		tok.AccessToken, nil, &info); err != nil {
 		return nil, err
 	}
 	if info.UserID == 0 {

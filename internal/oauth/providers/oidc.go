@@ -93,6 +93,11 @@ func (f *Factory) newOIDC(ctx context.Context, name string, c Config) (Provider,
 	return &oidcProvider{name: name, http: f.HTTP, cfg: cfg, provider: p, issuer: issuer, claimed: doc.Issuer}, nil
 }
 
+// Refresh implements Refresher at the token endpoint.
+func (o *oidcProvider) Refresh(ctx context.Context, refreshToken string) (Tokens, error) {
+	return refresh(ctx, o.http, o.cfg, refreshToken)
+}
+
 func (o *oidcProvider) AuthCodeURL(r AuthRequest) string {
 	c := *o.cfg
 	c.Scopes = mergeScopes(o.cfg.Scopes, r.Scopes)
@@ -235,9 +240,16 @@ func (o *oidcProvider) VerifyIDToken(ctx context.Context, raw, nonce string) (*I
 	return id, nil
 }
 
+// googleBareIssuer is the other spelling of Google's issuer: Google
+// documents ID tokens with iss accounts.google.com as well as
+// https://accounts.google.com.
+const googleBareIssuer = "accounts.google.com"
+
 // verifyIssuer replaces go-oidc's issuer equality: a discovery document
 // with Microsoft's {tenantid} template accepts exactly the issuer of the
-// token's own tenant; any other document accepts only its own issuer.
+// token's own tenant; Google's (issuer https://accounts.google.com) also
+// accepts the issuer without its scheme, which Google documents; any other
+// document accepts only its own issuer.
 func (o *oidcProvider) verifyIssuer(c idClaims) error {
 	want := o.claimed
 	if strings.Contains(want, "{tenantid}") {
@@ -245,6 +257,9 @@ func (o *oidcProvider) verifyIssuer(c idClaims) error {
 			return fmt.Errorf("%w: id token without tid for a multi-tenant issuer", ErrProvider)
 		}
 		want = strings.ReplaceAll(want, "{tenantid}", c.TenantID)
+	}
+	if want == GoogleIssuer && c.Issuer == googleBareIssuer {
+		return nil
 	}
 	if c.Issuer != want {
 		return fmt.Errorf("%w: id token issuer %q, want %q", ErrProvider, c.Issuer, want)

@@ -128,6 +128,15 @@ type Provider interface {
 	Exchange(ctx context.Context, code string, r AuthRequest) (*Identity, error)
 }
 
+// Refresher is implemented by every provider: it redeems a refresh token
+// at the provider's token endpoint (the refresh_token grant, RFC 6749
+// section 6) for a new access token. The answer's refresh token is "" when
+// the provider kept the one sent (most do; some rotate it), its scopes
+// empty when it did not say, its ID token "" when it sent none.
+type Refresher interface {
+	Refresh(ctx context.Context, refreshToken string) (Tokens, error)
+}
+
 // ErrProvider marks failures of the provider's side (a refused code, an
 // unreadable answer, an ID token that does not verify).
 var ErrProvider = errors.New("providers: provider refused or answered badly")
@@ -192,6 +201,25 @@ func authOptions(r AuthRequest, pkce bool) []oauth2.AuthCodeOption {
 		}
 	}
 	return opts
+}
+
+// refresh is Refresher.Refresh at cfg's token endpoint.
+func refresh(ctx context.Context, client *http.Client, cfg *oauth2.Config, refreshToken string) (Tokens, error) {
+	if refreshToken == "" {
+		return Tokens{}, fmt.Errorf("%w: no refresh token", ErrProvider)
+	}
+	ctx = context.WithValue(ctx, oauth2.HTTPClient, client)
+	// A token without an access token is never valid: the source goes
+	// straight to the refresh_token grant.
+	tok, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: refreshToken}).Token()
+	if err != nil {
+		return Tokens{}, fmt.Errorf("%w: token refresh: %v", ErrProvider, withoutURL(err))
+	}
+	out := providertokens.FromOAuth2(tok, nil)
+	if out.RefreshToken == refreshToken {
+		out.RefreshToken = "" // x/oauth2 repeats the one sent when the answer has none
+	}
+	return out, nil
 }
 
 // exchange redeems a code with the provider's token endpoint.

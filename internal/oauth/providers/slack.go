@@ -30,6 +30,11 @@ func newSlack(client *http.Client, c Config) *slack {
 	return &slack{http: client, cfg: cfg, api: orDefault(c.APIURL, SlackAPIURL)}
 }
 
+// Refresh implements Refresher at the token endpoint.
+func (s *slack) Refresh(ctx context.Context, refreshToken string) (Tokens, error) {
+	return refresh(ctx, s.http, s.cfg, refreshToken)
+}
+
 func (s *slack) AuthCodeURL(r AuthRequest) string {
 	r.Nonce = "" // not OpenID Connect: a nonce would be refused or ignored
 	c := *s.cfg
@@ -60,7 +65,7 @@ func (s *slack) Exchange(ctx context.Context, code string, r AuthRequest) (*Iden
 		Picture       string `json:"picture"`
 		Locale        string `json:"locale"`
 	}
-	if err := getJSON(ctx, s.http, s.api+"/openid.connect.userInfo", tok.AccessToken, nil, &info); err != nil {
+	if err := getJSON(ctx, s.http, "slack userInfo", s.api+"/openid.connect.userInfo", tok.AccessToken, nil, &info); err != nil {
 		return nil, err
 	}
 	if !info.OK || info.Subject == "" {
