@@ -60,10 +60,7 @@ func TestOwnersProofEndsTheSquattersSessions(t *testing.T) {
 		t.Run(proof, func(t *testing.T) {
 			apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 				m := startGoogle(t, e)
-				useGitHub(t, e, "cfo@acme.test", false)
-				org := tenantOrg(e)
-				r := gitHubLogin(t, e, org)
-				apptest.Want(t, r, 200, "")
+				org, r := squatterLogin(t, e)
 				memberID := r.Data()["member_id"].(string)
 				squatter := str(r.Data(), "session_token")
 				// A second login stopped at MFA, the squatter's phone
@@ -110,10 +107,7 @@ func TestOwnersProofEndsTheSquattersSessions(t *testing.T) {
 // address itself, and the session its first login started lives on.
 func TestFirstProofWithoutUnprovenAccessKeepsSessions(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		useGitHub(t, e, "cfo@acme.test", false)
-		org := tenantOrg(e)
-		r := gitHubLogin(t, e, org)
-		apptest.Want(t, r, 200, "")
+		org, r := squatterLogin(t, e)
 		first := str(r.Data(), "session_token")
 		useGitHub(t, e, "cfo@acme.test", true)
 		u := browse(t, e, startPath(e, "github", url.Values{"organization_id": {org}}))
@@ -135,10 +129,7 @@ func TestFirstProofWithoutUnprovenAccessKeepsSessions(t *testing.T) {
 func TestOwnersProofWithAHeldSessionOfTheMember(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		m := startGoogle(t, e)
-		useGitHub(t, e, "cfo@acme.test", false)
-		org := tenantOrg(e)
-		r := gitHubLogin(t, e, org)
-		apptest.Want(t, r, 200, "")
+		org, r := squatterLogin(t, e)
 		held := str(r.Data(), "session_token")
 		r = backendOAuth(t, e, callbackOf(t, e, m, "google", org,
 			&mockoidc.MockUser{Subject: "g-cfo", Email: "cfo@acme.test", EmailVerified: true}), map[string]any{"session_token": held})

@@ -37,6 +37,18 @@ func gitHubLogin(t *testing.T, e *apptest.Env, org string) apptest.Resp {
 	return e.SDK(http.MethodPost, "/b2b/oauth/authenticate", map[string]any{"oauth_token": u.Query().Get("token")}, "")
 }
 
+// squatterLogin admits, by tenant JIT into tenantOrg, a GitHub user whose
+// unverified primary address is the CFO's: the squatter the tests of an
+// owner's later proof start from.
+func squatterLogin(t *testing.T, e *apptest.Env) (string, apptest.Resp) {
+	t.Helper()
+	useGitHub(t, e, "cfo@acme.test", false)
+	org := tenantOrg(e)
+	r := gitHubLogin(t, e, org)
+	apptest.Want(t, r, 200, "")
+	return org, r
+}
+
 // registrations lists a member's oauth_registrations as provider/subject.
 func registrations(e *apptest.Env, org, memberID string) (out []string) {
 	regs, _ := e.MemberByID(org, memberID)["oauth_registrations"].([]any)
@@ -70,10 +82,7 @@ func TestUnprovenTenantRegistrationEndsWhenTheOwnerProvesTheAddress(t *testing.T
 		t.Run(proof, func(t *testing.T) {
 			apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 				m := startGoogle(t, e)
-				useGitHub(t, e, "cfo@acme.test", false)
-				org := tenantOrg(e)
-				r := gitHubLogin(t, e, org)
-				apptest.Want(t, r, 200, "")
+				org, r := squatterLogin(t, e)
 				memberID := r.Data()["member_id"].(string)
 				if str(r.Data(), "member", "email_address") != "cfo@acme.test" || r.Data()["member"].(map[string]any)["email_address_verified"] != false {
 					t.Fatalf("admitted: %s", r.Raw)
@@ -132,10 +141,7 @@ func TestUnprovenTenantRegistrationEndsWhenTheOwnerProvesTheAddress(t *testing.T
 // from then on.
 func TestUnprovenRegistrationOfAVerifiedMemberIsRefused(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		useGitHub(t, e, "cfo@acme.test", false)
-		org := tenantOrg(e)
-		r := gitHubLogin(t, e, org)
-		apptest.Want(t, r, 200, "")
+		org, r := squatterLogin(t, e)
 		memberID := r.Data()["member_id"].(string)
 		regID := firstRegistration(r)
 		if _, err := e.App.DB.ExecContext(t.Context(), `UPDATE members SET email_address_verified = $1 WHERE member_id = $2`,
@@ -161,10 +167,7 @@ func TestUnprovenRegistrationOfAVerifiedMemberIsRefused(t *testing.T) {
 // same one) when that login verifies the member, and nothing is removed.
 func TestRegistrationThatProvesTheAddressIsKept(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		useGitHub(t, e, "cfo@acme.test", false)
-		org := tenantOrg(e)
-		r := gitHubLogin(t, e, org)
-		apptest.Want(t, r, 200, "")
+		org, r := squatterLogin(t, e)
 		regID := firstRegistration(r)
 		useGitHub(t, e, "cfo@acme.test", true)
 		r = gitHubLogin(t, e, org)

@@ -16,6 +16,63 @@ import (
 	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
+// waits records the waits a limiter's sleep hook is asked for, without
+// waiting; safe for concurrent attempts.
+type waits struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (w *waits) sleep(_ context.Context, d time.Duration) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.d = append(w.d, d)
+	return nil
+}
+
+// take returns the waits recorded since the last take, shortest first.
+func (w *waits) take() []time.Duration {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	d := w.d
+	w.d = nil
+	slices.Sort(d)
+	return d
+}
+
+// oneAfterAnother is what seven attempts at once wait in a line of 1 s
+// steps that holds 5 s: the two past it are refused and wait nothing.
+var oneAfterAnother = []time.Duration{1 * time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second, 5 * time.Second}
+
+// guessAtOnce sends n wrong guesses at the same instant, guess i at
+// keys(i), and returns their outcomes.
+func guessAtOnce(ctx context.Context, l *ratelimit.Limiter, n int, keys func(i int) []ratelimit.Key) []error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { errs[i] = l.Guard(ctx, wrong, isWrong, keys(i)...) })
+	}
+	wg.Wait()
+	return errs
+}
+
+// tally counts the guesses checked (and found wrong) and returns the
+// refused ones; any other outcome fails the test.
+func tally(t *testing.T, errs []error) (wrongs int, refusals []error) {
+	t.Helper()
+	for _, err := range errs {
+		switch {
+		case apierr.Is(err, apierr.UnauthorizedCredentials):
+			wrongs++
+		case apierr.Is(err, apierr.TooManyRequests):
+			refusals = append(refusals, err)
+		default:
+			t.Fatalf("concurrent guess: %v", err)
+		}
+	}
+	return wrongs, refusals
+}
+
 // Concurrent attempts past a SlowOnly rule's limit wait in one line per
 // key: N of them at the same instant wait one, two, ... N steps, so they
 // take N steps in all, where side by side they took one (a guesser with K
@@ -29,14 +86,8 @@ func TestSlowdownQueuesConcurrentAttempts(t *testing.T) {
 		ctx := context.Background()
 		clk := clock.NewFake(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC))
 		l := ratelimit.New(db, clk)
-		var mu sync.Mutex
-		var slept []time.Duration
-		l.SetSleep(func(_ context.Context, d time.Duration) error {
-			mu.Lock()
-			defer mu.Unlock()
-			slept = append(slept, d)
-			return nil
-		})
+		var w waits
+		l.SetSleep(w.sleep)
 		slow := ratelimit.Rule{Name: "slow", Limit: 1, Window: time.Hour, SlowOnly: true,
 			SlowStep: time.Second, SlowMax: time.Second, SlowQueue: 5 * time.Second}
 		key := ratelimit.For(slow, "victim@example.com")
@@ -45,47 +96,28 @@ func TestSlowdownQueuesConcurrentAttempts(t *testing.T) {
 		}
 
 		const n = 7
-		errs := make([]error, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				errs[i] = l.Guard(ctx, wrong, isWrong, key)
-			}()
+		errs := guessAtOnce(ctx, l, n, func(int) []ratelimit.Key { return []ratelimit.Key{key} })
+		if slept := w.take(); !slices.Equal(slept, oneAfterAnother) {
+			t.Fatalf("%d concurrent guesses waited %v, want %v: one step after another, up to SlowQueue", n, slept, oneAfterAnother)
 		}
-		wg.Wait()
-		slices.Sort(slept)
-		if want := []time.Duration{1 * time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second, 5 * time.Second}; !slices.Equal(slept, want) {
-			t.Fatalf("%d concurrent guesses waited %v, want %v: one step after another, up to SlowQueue", n, slept, want)
-		}
-		var wrongs, refused int
-		for _, err := range errs {
-			switch {
-			case apierr.Is(err, apierr.UnauthorizedCredentials):
-				wrongs++
-			case apierr.Is(err, apierr.TooManyRequests):
-				refused++
-				var ae *apierr.Error
-				if !errors.As(err, &ae) || ae.Details["retry_after_seconds"] != 1 {
-					t.Errorf("refusal %v, want retry_after_seconds 1", err)
-				}
-			default:
-				t.Fatalf("concurrent guess: %v", err)
+		wrongs, refusals := tally(t, errs)
+		for _, err := range refusals {
+			var ae *apierr.Error
+			if !errors.As(err, &ae) || ae.Details["retry_after_seconds"] != 1 {
+				t.Errorf("refusal %v, want retry_after_seconds 1", err)
 			}
 		}
-		if wrongs != 5 || refused != 2 {
+		if refused := len(refusals); wrongs != 5 || refused != 2 {
 			t.Fatalf("%d checked and %d refused, want 5 and 2", wrongs, refused)
 		}
 
 		// The line's last turn ends 5 s from now: an attempt arriving then
 		// waits its own step only (the refused ones took no turn).
-		slept = nil
 		clk.Advance(5 * time.Second)
 		if err := l.Guard(ctx, wrong, isWrong, key); !apierr.Is(err, apierr.UnauthorizedCredentials) {
 			t.Fatalf("guess after the line: %v", err)
 		}
-		if !slices.Equal(slept, []time.Duration{time.Second}) {
+		if slept := w.take(); !slices.Equal(slept, []time.Duration{time.Second}) {
 			t.Fatalf("a lone guess after the line waited %v, want 1s", slept)
 		}
 	})
@@ -103,14 +135,8 @@ func TestSlowdownLineIsForClientsThatFailed(t *testing.T) {
 		ctx := context.Background()
 		clk := clock.NewFake(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC))
 		l := ratelimit.New(db, clk)
-		var mu sync.Mutex
-		var slept []time.Duration
-		l.SetSleep(func(_ context.Context, d time.Duration) error {
-			mu.Lock()
-			defer mu.Unlock()
-			slept = append(slept, d)
-			return nil
-		})
+		var w waits
+		l.SetSleep(w.sleep)
 		pair := ratelimit.Rule{Name: "pair", Limit: 10, Window: time.Hour, Lock: time.Hour,
 			Refuse: apierr.UserLockLimitReached, OnSuccess: ratelimit.Reset}
 		slow := ratelimit.Rule{Name: "slow", Limit: 1, Window: time.Hour, SlowOnly: true,
@@ -126,46 +152,24 @@ func TestSlowdownLineIsForClientsThatFailed(t *testing.T) {
 				t.Fatalf("first guess %d: %v", i, err)
 			}
 		}
-		if want := slices.Repeat([]time.Duration{time.Second}, n-1); !slices.Equal(slept, want) {
+		if slept, want := w.take(), slices.Repeat([]time.Duration{time.Second}, n-1); !slices.Equal(slept, want) {
 			t.Fatalf("first guesses waited %v, want %v: clean clients out of the line", slept, want)
 		}
 
-		slept = nil
-		errs := make([]error, n)
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				errs[i] = l.Guard(ctx, wrong, isWrong, keys(fmt.Sprint("failed", i))...)
-			}()
+		errs := guessAtOnce(ctx, l, n, func(i int) []ratelimit.Key { return keys(fmt.Sprint("failed", i)) })
+		if slept := w.take(); !slices.Equal(slept, oneAfterAnother) {
+			t.Fatalf("%d concurrent guesses from failed clients waited %v, want %v", n, slept, oneAfterAnother)
 		}
-		wg.Wait()
-		slices.Sort(slept)
-		if want := []time.Duration{1 * time.Second, 2 * time.Second, 3 * time.Second, 4 * time.Second, 5 * time.Second}; !slices.Equal(slept, want) {
-			t.Fatalf("%d concurrent guesses from failed clients waited %v, want %v", n, slept, want)
-		}
-		var wrongs, refused int
-		for _, err := range errs {
-			switch {
-			case apierr.Is(err, apierr.UnauthorizedCredentials):
-				wrongs++
-			case apierr.Is(err, apierr.TooManyRequests):
-				refused++
-			default:
-				t.Fatalf("concurrent guess: %v", err)
-			}
-		}
-		if wrongs != 5 || refused != 2 {
+		wrongs, refusals := tally(t, errs)
+		if refused := len(refusals); wrongs != 5 || refused != 2 {
 			t.Fatalf("%d checked and %d refused, want 5 and 2", wrongs, refused)
 		}
 
 		// The line is full for 5 s: a clean client gets in after one step.
-		slept = nil
 		if err := l.Guard(ctx, func() error { return nil }, isWrong, keys("real user")...); err != nil {
 			t.Fatalf("clean client beside a full line: %v", err)
 		}
-		if !slices.Equal(slept, []time.Duration{time.Second}) {
+		if slept := w.take(); !slices.Equal(slept, []time.Duration{time.Second}) {
 			t.Fatalf("clean client waited %v, want one step (1s)", slept)
 		}
 		// It took no turn: a failed client is refused with the same

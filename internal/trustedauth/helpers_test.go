@@ -95,9 +95,7 @@ func (is *issuer) addKey(kid string) crypto.Signer {
 	if err != nil {
 		is.t.Fatal(err)
 	}
-	is.mu.Lock()
-	defer is.mu.Unlock()
-	is.keys[kid] = k
+	is.publish(kid, k)
 	return k
 }
 
@@ -107,10 +105,15 @@ func (is *issuer) addRSAKey(kid string, bits int) *rsa.PrivateKey {
 	if err != nil {
 		is.t.Fatal(err)
 	}
+	is.publish(kid, k)
+	return k
+}
+
+// publish adds k to the issuer's JWKS under kid.
+func (is *issuer) publish(kid string, k crypto.Signer) {
 	is.mu.Lock()
 	defer is.mu.Unlock()
 	is.keys[kid] = k
-	return k
 }
 
 // holdFetches makes JWKS fetches hang (as a key URL that accepts the
