@@ -2,7 +2,6 @@ package magiclink
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -106,10 +105,15 @@ func (s *Service) Invite(ctx context.Context, p InviteParams) (*organization.Mem
 		// with the links they already hold; the unsent one must not
 		// stay redeemable.
 		func(ctx context.Context) { s.burn(ctx, linkID) },
-		// Sent: only now may the earlier links stop working. Should this
-		// fail after an SMTP send, the caller hears it: inviting again
-		// spends them.
-		func(q store.Querier) error { return s.spendInvites(ctx, q, member.MemberID, linkID) })
+		// Sent: only now may the earlier links stop working, so the link
+		// of the newest invitation is the only one that works, with the
+		// lifetime that invitation gave it (an earlier week-long link must
+		// not outlive a re-invite that asked for five minutes). Should
+		// this fail after an SMTP send, the caller hears it: inviting
+		// again spends them. In the transaction, InviteMember holds the
+		// member's row by now, so a redemption of an old link (which holds
+		// it too) either ended before or finds its link spent.
+		func(q store.Querier) error { return s.spendPurpose(ctx, q, member.MemberID, purposeInvite, linkID) })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -133,23 +137,6 @@ func inviteEmail(p InviteParams, org *organization.Organization, member *organiz
 		return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)
 	}
 	return msg, nil
-}
-
-// spendInvites spends, inside q, the member's live invite links but
-// keep (the new one): a re-invite replaces them, so the link of the
-// newest invitation is the only one that works, with the lifetime that
-// invitation gave it (an earlier week-long link must not outlive a
-// re-invite that asked for five minutes). In Invite's transaction,
-// InviteMember holds the member's row by now, so a redemption of an old
-// link (which holds it too) either ended before or finds its link spent.
-func (s *Service) spendInvites(ctx context.Context, q store.Querier, memberID, keep string) error {
-	_, err := q.ExecContext(ctx, `UPDATE magic_links SET used_at = $1
-		WHERE member_id = $2 AND purpose = $3 AND used_at IS NULL AND magic_link_id <> $4`,
-		store.Millis(s.d.Clock.Now()), memberID, purposeInvite, keep)
-	if err != nil {
-		return fmt.Errorf("magiclink: spend the invite links of %s: %w", memberID, err)
-	}
-	return nil
 }
 
 type inviteRequest struct {
