@@ -175,18 +175,13 @@ func (s *Store) Update(ctx context.Context, projectID, clientID string, f Fields
 // the audit log.
 func (s *Store) Delete(ctx context.Context, projectID, clientID, actor string) error {
 	return s.db.Tx(ctx, func(q store.Querier) error {
-		// Read first, without a lock (a client's type never changes): the
-		// audit event is only for a client that had a secret.
-		a, err := s.get(ctx, q, projectID, clientID)
+		// The audit event is only for a client that had a secret, which
+		// its type tells: the deletion answers it, so no read goes first.
+		a := &App{ProjectID: projectID, ClientID: clientID}
+		err := q.QueryRowContext(ctx, `DELETE FROM idp_connected_apps WHERE project_id = $1 AND client_id = $2
+			RETURNING client_type`, projectID, clientID).Scan(&a.ClientType)
 		if err != nil {
-			return err
-		}
-		res, err := q.ExecContext(ctx, `DELETE FROM idp_connected_apps WHERE project_id = $1 AND client_id = $2`, projectID, clientID)
-		if err != nil {
-			return fmt.Errorf("connectedapps: delete: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 { // deleted meanwhile
-			return fmt.Errorf("connectedapps: delete %s: %w", clientID, store.ErrNotFound)
+			return fmt.Errorf("connectedapps: delete %s: %w", clientID, store.MapError(err))
 		}
 		return s.record(ctx, q, a, clientsecret.Deleted, actor)
 	})
