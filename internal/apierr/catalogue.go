@@ -374,7 +374,7 @@ var catalogue = map[Type]entry{
 	InternalServerError:                 {http.StatusInternalServerError, "An unexpected error occurred. Please try again later."},
 
 	CustomClaimsTooLarge:       {http.StatusBadRequest, "The session's custom claims would exceed 4096 bytes of JSON; send a key with null to delete it."},
-	StytchClaimsInCustomClaims: {http.StatusBadRequest, "Custom claims cannot use the registered JWT claims (iss, sub, aud, exp, nbf, iat, jti) or keys starting with https://stytch.com/, in any case: the server sets them."},
+	StytchClaimsInCustomClaims: {http.StatusBadRequest, "Custom claims cannot use keys starting with https://stytch.com/, in any case: the session and organization claims are the server's own."},
 	UnrepresentableClaims:      {http.StatusBadRequest, "The session's custom claims cannot be represented as JSON."},
 
 	EmailInvitesNotAllowed:              {http.StatusForbidden, "This organization does not allow members to be invited by email."},

@@ -26,9 +26,11 @@ import (
 // MaxClaimsBytes bounds a session's custom claims, as JSON.
 const MaxClaimsBytes = 4096
 
-// registeredClaims are the JWT's registered claims: this server sets
-// them, so a custom claim of the same name is refused, as the API family
-// documents ("reserved and will result in an error if they are set").
+// registeredClaims are the JWT's registered claims. This server sets
+// them, so a custom claim of the same name is ignored: the backend API's
+// reference for session_custom_claims says custom claims made with these
+// reserved names "will be ignored", and the Node client's test relies on
+// it (a call carrying iss still stores the rest).
 var registeredClaims = []string{"iss", "sub", "aud", "exp", "nbf", "iat", "jti"}
 
 // stytchClaimPrefix starts the claims the session JWT carries the session
@@ -43,10 +45,10 @@ const stytchClaimPrefix = "https://stytch.com/"
 // "EXP" or "https://ſtytch.com/session" (U+017F, a long s) written after
 // the server's own claim would be read in its place.
 var (
-	foldedRegistered = func() map[string]string {
-		m := make(map[string]string, len(registeredClaims))
+	foldedRegistered = func() map[string]bool {
+		m := make(map[string]bool, len(registeredClaims))
 		for _, name := range registeredClaims {
-			m[foldKey(name)] = name
+			m[foldKey(name)] = true
 		}
 		return m
 	}()
@@ -77,20 +79,21 @@ func foldRune(r rune) rune {
 	}
 }
 
-// checkClaimKey refuses a top-level custom claim key that a verifier could
-// read as one of the server's own claims. Nested keys are not claims of
-// the JWT, so they are the customer's to name.
-func checkClaimKey(k string) error {
+// checkClaimKey says whether a top-level custom claim key is kept. A key
+// a verifier could read as a registered claim is dropped (ignored, as the
+// API reference says); one it could read as a stytch claim is refused,
+// since a caller sending it meant the server's session or organization.
+// Nested keys are not claims of the JWT, so they are the customer's.
+func checkClaimKey(k string) (keep bool, err error) {
 	folded := foldKey(k)
-	if name, ok := foldedRegistered[folded]; ok {
-		return apierr.New(apierr.StytchClaimsInCustomClaims).
-			WithMessage(fmt.Sprintf("Custom claim %q is the registered JWT claim %s, which the server sets.", k, name))
+	if foldedRegistered[folded] {
+		return false, nil
 	}
 	if strings.HasPrefix(folded, foldedStytchPrefix) {
-		return apierr.New(apierr.StytchClaimsInCustomClaims).
+		return false, apierr.New(apierr.StytchClaimsInCustomClaims).
 			WithMessage(fmt.Sprintf("Custom claim %q starts with https://stytch.com/, which names the server's own claims.", k))
 	}
-	return nil
+	return true, nil
 }
 
 // noClaims is the stored text of a session without custom claims.
@@ -100,10 +103,11 @@ const noClaims = "{}"
 // session_custom_claims: a key with a null value is deleted, an object
 // value merges into an object already there by the same rule, a key that
 // folds (foldKey) to a registered claim (iss, sub, aud, exp, nbf, iat,
-// jti) or to one starting with https://stytch.com/ is refused
-// (stytch_claims_in_custom_claims), and a result over MaxClaimsBytes of
-// JSON is refused (custom_claims_too_large). current is not modified: a
-// cached session's claims are shared.
+// jti) is ignored, one that folds to a key starting with
+// https://stytch.com/ is refused (stytch_claims_in_custom_claims), and a
+// result over MaxClaimsBytes of JSON is refused (custom_claims_too_large).
+// current is not modified (a cached session's claims are shared), and on
+// a refusal nothing is returned to store.
 func MergeClaims(current, update map[string]any) (map[string]any, error) {
 	out, _, err := mergeClaims(current, update)
 	return out, err
@@ -111,17 +115,18 @@ func MergeClaims(current, update map[string]any) (map[string]any, error) {
 
 // mergeClaims is MergeClaims, also returning the result's JSON text.
 func mergeClaims(current, update map[string]any) (map[string]any, string, error) {
-	for k := range update {
-		if err := checkClaimKey(k); err != nil {
-			return nil, "", err
-		}
-	}
 	out := maps.Clone(current)
 	if out == nil {
 		out = map[string]any{}
 	}
 	for k, v := range update {
-		mergeValue(out, k, v)
+		keep, err := checkClaimKey(k)
+		if err != nil {
+			return nil, "", err
+		}
+		if keep {
+			mergeValue(out, k, v)
+		}
 	}
 	text, err := encodeClaims(out)
 	if err != nil {

@@ -25,6 +25,8 @@ func TestMergeClaims(t *testing.T) {
 		{"add", map[string]any{"team": "red"}, map[string]any{"plan": "free", "seats": 3.0, "team": "red"}, ""},
 		{"replace", map[string]any{"plan": "pro"}, map[string]any{"plan": "pro", "seats": 3.0}, ""},
 		{"delete by null", map[string]any{"seats": nil, "gone": nil}, map[string]any{"plan": "free"}, ""},
+		{"reserved ignored", map[string]any{"iss": "x", "sub": "x", "aud": "x", "exp": 1, "nbf": 1, "iat": 1, "jti": "x", "ok": true},
+			map[string]any{"plan": "free", "seats": 3.0, "ok": true}, ""},
 		{"stytch claim, folded", map[string]any{"https://ſtytch.com/session": 1}, nil, apierr.StytchClaimsInCustomClaims},
 		{"stytch claim, mixed", map[string]any{"hTtPs://STYTCH.COM/session": 1}, nil, apierr.StytchClaimsInCustomClaims},
 		{"not a stytch claim", map[string]any{"https://stytch.community/x": 1, "https://stytch.com": 2},
@@ -39,7 +41,7 @@ func TestMergeClaims(t *testing.T) {
 		{"too large", map[string]any{"big": strings.Repeat("x", session.MaxClaimsBytes)}, nil, apierr.CustomClaimsTooLarge},
 		{"not JSON", map[string]any{"nan": math.NaN()}, nil, apierr.UnrepresentableClaims},
 	}
-	// Every registered claim is refused however it is spelled, even as a
+	// Every registered claim is ignored however it is spelled, even as a
 	// null (nothing to delete: the server's own are never stored): a Go
 	// verifier reads "Sub" or "EXP" as sub and exp.
 	for _, k := range []string{"iss", "sub", "aud", "exp", "nbf", "iat", "jti", "Sub", "EXP", "Iat", "JTI", "iSS",
@@ -49,7 +51,7 @@ func TestMergeClaims(t *testing.T) {
 			update  map[string]any
 			want    map[string]any
 			errType apierr.Type
-		}{"registered " + k, map[string]any{k: 1, "ok": true}, nil, apierr.StytchClaimsInCustomClaims})
+		}{"registered " + k, map[string]any{k: 1, "ok": true}, map[string]any{"plan": "free", "seats": 3.0, "ok": true}, ""})
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -110,7 +112,8 @@ func TestMergeClaims(t *testing.T) {
 
 // TestClaimKeysAsGoReadsThem: a key encoding/json would decode into the
 // server's own claims (its struct matches keys by Unicode case folding)
-// is refused; one it would not is kept.
+// is never stored (a registered one is ignored, a stytch one refused);
+// one it would not is kept.
 func TestClaimKeysAsGoReadsThem(t *testing.T) {
 	type verified struct {
 		Iss, Sub, Aud, Exp, Nbf, Iat, Jti any
@@ -129,9 +132,12 @@ func TestClaimKeysAsGoReadsThem(t *testing.T) {
 			t.Fatal(err)
 		}
 		readAsOwn := !reflect.DeepEqual(v, verified{})
-		_, err := session.MergeClaims(nil, map[string]any{k: "custom"})
-		if refused := apierr.Is(err, apierr.StytchClaimsInCustomClaims); refused != readAsOwn {
-			t.Errorf("key %q: refused %v (%v), but encoding/json reads it as the server's own: %v", k, refused, err, readAsOwn)
+		got, err := session.MergeClaims(nil, map[string]any{k: "custom"})
+		if err != nil && !apierr.Is(err, apierr.StytchClaimsInCustomClaims) {
+			t.Fatalf("key %q: %v", k, err)
+		}
+		if _, stored := got[k]; stored == readAsOwn {
+			t.Errorf("key %q: stored %v (%v), but encoding/json reads it as the server's own: %v", k, stored, err, readAsOwn)
 		}
 	}
 }
@@ -196,17 +202,18 @@ func TestSessionCustomClaims(t *testing.T) {
 			t.Fatalf("SDK check: %s", sdk.Raw)
 		}
 
-		// A registered claim or a stytch one, however spelled, is refused
-		// and changes nothing.
-		for _, bad := range []map[string]any{{"plan": "x", "sub": "member-test-someone-else"}, {"plan": "x", "EXP": 1},
-			{"plan": "x", "Sub": "member-test-someone-else"}, {"plan": "x", "https://ſtytch.com/session": map[string]any{}}} {
+		// A stytch claim, however spelled, is refused and changes nothing.
+		for _, bad := range []map[string]any{{"plan": "x", "https://stytch.com/session": map[string]any{}},
+			{"plan": "x", "https://ſtytch.com/session": map[string]any{}}} {
 			apptest.Want(t, withClaims(e, token, bad), 400, "stytch_claims_in_custom_claims")
 		}
 		wantClaims(t, check(e, token, ""), want)
 
-		// Update one key, delete one by null; a registered claim of the
-		// JWT keeps its value.
-		r = withClaims(e, token, map[string]any{"plan": "enterprise", "tags": nil})
+		// Update one key, delete one by null; the registered claims are
+		// ignored however spelled, and a registered claim of the JWT keeps
+		// its value.
+		r = withClaims(e, token, map[string]any{"plan": "enterprise", "tags": nil, "sub": "member-test-someone-else", "exp": 1,
+			"Sub": "member-test-someone-else", "EXP": 1})
 		want = map[string]any{"plan": "enterprise", "seats": 12345678901234567.0}
 		wantClaims(t, r, want)
 		var reg struct{ Sub string }
@@ -323,9 +330,7 @@ func TestLoginsTakeCustomClaims(t *testing.T) {
 				org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 				apptest.Want(t, l.login(t, e, org, "eve@acme.test", map[string]any{"https://stytch.com/organization": "x"}),
 					400, "stytch_claims_in_custom_claims")
-				apptest.Want(t, l.login(t, e, org, "zed@acme.test", map[string]any{"plan": "pro", "Iat": 1}),
-					400, "stytch_claims_in_custom_claims")
-				r := l.login(t, e, org, "ada@acme.test", map[string]any{"plan": "pro", "gone": nil})
+				r := l.login(t, e, org, "ada@acme.test", map[string]any{"plan": "pro", "iat": 1, "Iat": 1, "gone": nil})
 				want := map[string]any{"plan": "pro"}
 				wantClaims(t, r, want)
 				wantClaims(t, check(e, r.Body["session_token"].(string), ""), want)
