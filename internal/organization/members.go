@@ -483,7 +483,11 @@ func (s *Store) markVerified(ctx context.Context, q store.Querier, m *Member, pr
 		m.Status = StatusActive
 	}
 	if first {
-		return s.addressVerified(ctx, q, m)
+		ended, err := s.addressVerified(ctx, q, m)
+		if err != nil {
+			return err
+		}
+		m.unprovenEnded = ended
 	}
 	return nil
 }
