@@ -343,7 +343,8 @@ func (e *Env) CreateVerifiedMember(orgID, email string) string {
 		if err != nil {
 			return err
 		}
-		return e.App.Orgs.MarkEmailVerified(ctx, q, m)
+		_, err = e.App.Orgs.MarkEmailVerified(ctx, q, m)
+		return err
 	})
 	if err != nil {
 		e.tb().Fatalf("apptest: verify member: %v", err)
