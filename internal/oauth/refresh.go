@@ -101,11 +101,7 @@ func (m *Module) refreshAt(ctx context.Context, projectID, provider, refreshToke
 	if err != nil {
 		return providers.Tokens{}, err
 	}
-	r, ok := p.(providers.Refresher)
-	if !ok {
-		return providers.Tokens{}, fmt.Errorf("oauth: %s tokens cannot be refreshed", provider)
-	}
-	return r.Refresh(ctx, refreshToken)
+	return p.Refresh(ctx, refreshToken)
 }
 
 // afterRefresh is what a registration keeps after fresh, a refresh of
