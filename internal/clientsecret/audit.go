@@ -44,13 +44,14 @@ type Change struct {
 	ClientType string // "m2m_client" or "connected_app"
 	ClientID   string
 	Change     string // Created, RotationStarted ...
-	Actor      string // who changed them: "backend" (the project secret)
 }
 
 // Record files c through a inside q, the transaction that makes the
 // change, so that the change and its event commit together or not at all.
 // The request's address, user agent and id come from ctx. The event names
-// the client, never a secret. A nil a records nothing (a store no
+// the client, never a secret. Its actor is always "backend": the routes
+// that create, rotate and delete clients are the backend face's alone,
+// acting with the project secret (never for a member session). A nil a records nothing (a store no
 // composition root wired, as in package tests).
 func Record(ctx context.Context, q store.Querier, a Auditor, c Change) error {
 	if a == nil {
@@ -61,7 +62,7 @@ func Record(ctx context.Context, q store.Querier, a Auditor, c Change) error {
 		typ = audit.SecretRotated
 	}
 	ip, ua := httpapi.Client(ctx)
-	err := a.RecordIn(ctx, q, audit.Event{ProjectID: c.ProjectID, Type: typ, Method: c.Change, Actor: c.Actor,
+	err := a.RecordIn(ctx, q, audit.Event{ProjectID: c.ProjectID, Type: typ, Method: c.Change, Actor: "backend",
 		IP: ip, UserAgent: ua, RequestID: httpapi.RequestID(ctx),
 		Details: map[string]any{"client_type": c.ClientType, "client_id": c.ClientID}})
 	if err != nil {

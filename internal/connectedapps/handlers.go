@@ -15,11 +15,6 @@ type Handlers struct {
 	Store *Store
 }
 
-// actor is who the audit log says changed a client's secrets: these
-// routes are the backend face's alone, acting with the project secret
-// (they do not act for a member session).
-const actor = "backend"
-
 // NotFound maps a missing client to the catalogue.
 func NotFound(err error) error {
 	if errors.Is(err, store.ErrNotFound) {
@@ -43,7 +38,7 @@ func (h Handlers) Create(r *http.Request) (any, error) {
 		return nil, err
 	}
 	p := project.CallerFrom(r.Context()).Project
-	a, secret, err := h.Store.Create(r.Context(), p.ID, p.Env, req.ClientType, req.Fields, actor)
+	a, secret, err := h.Store.Create(r.Context(), p.ID, p.Env, req.ClientType, req.Fields)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +72,7 @@ func (h Handlers) Update(r *http.Request) (any, error) {
 // Delete handles DELETE /v1/connected_apps/clients/{client_id}.
 func (h Handlers) Delete(r *http.Request) (any, error) {
 	id := r.PathValue("client_id")
-	if err := h.Store.Delete(r.Context(), project.CallerFrom(r.Context()).Project.ID, id, actor); err != nil {
+	if err := h.Store.Delete(r.Context(), project.CallerFrom(r.Context()).Project.ID, id); err != nil {
 		return nil, NotFound(err)
 	}
 	return &DeleteResponse{ClientID: id}, nil
@@ -110,7 +105,7 @@ func (h Handlers) Search(r *http.Request) (any, error) {
 // (POST .../secrets/rotate/start, .../secrets/rotate, .../secrets/rotate/cancel).
 func (h Handlers) Rotate(step string) httpapi.HandlerFunc {
 	return func(r *http.Request) (any, error) {
-		a, next, err := h.Store.Rotate(r.Context(), project.CallerFrom(r.Context()).Project.ID, r.PathValue("client_id"), step, actor)
+		a, next, err := h.Store.Rotate(r.Context(), project.CallerFrom(r.Context()).Project.ID, r.PathValue("client_id"), step)
 		if err != nil {
 			return nil, NotFound(err)
 		}

@@ -30,14 +30,14 @@ func NewStore(db *store.DB, c clock.Clock) *Store { return &Store{db: db, clock:
 // is recorded.
 func (s *Store) UseAudit(a clientsecret.Auditor) { s.audit = a }
 
-// record files a change of a's secrets made by actor, in q. A public
-// client has no secret: nothing to record.
-func (s *Store) record(ctx context.Context, q store.Querier, a *App, change, actor string) error {
+// record files a change of a's secrets in q. A public client has no
+// secret: nothing to record.
+func (s *Store) record(ctx context.Context, q store.Querier, a *App, change string) error {
 	if a.Public() {
 		return nil
 	}
 	return clientsecret.Record(ctx, q, s.audit, clientsecret.Change{ProjectID: a.ProjectID, ClientType: "connected_app",
-		ClientID: a.ClientID, Change: change, Actor: actor})
+		ClientID: a.ClientID, Change: change})
 }
 
 const appColumns = `client_id, project_id, client_type, client_name, client_description, status, full_access_allowed,
@@ -74,8 +74,8 @@ func jsonList(v []string) string {
 }
 
 // Create registers a client. Confidential clients get a secret, returned
-// once; public clients get none. actor names who in the audit log.
-func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clientType string, f Fields, actor string) (*App, string, error) {
+// once; public clients get none.
+func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clientType string, f Fields) (*App, string, error) {
 	if err := validType(clientType); err != nil {
 		return nil, "", err
 	}
@@ -100,7 +100,7 @@ func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clien
 		if err != nil {
 			return fmt.Errorf("connectedapps: create: %w", err)
 		}
-		return s.record(ctx, q, a, clientsecret.Created, actor)
+		return s.record(ctx, q, a, clientsecret.Created)
 	})
 	if err != nil {
 		return nil, "", err
@@ -171,30 +171,24 @@ func (s *Store) Update(ctx context.Context, projectID, clientID string, f Fields
 	return out, err
 }
 
-// Delete removes a client with its grants and tokens; actor names who in
-// the audit log.
-func (s *Store) Delete(ctx context.Context, projectID, clientID, actor string) error {
+// Delete removes a client with its grants and tokens.
+func (s *Store) Delete(ctx context.Context, projectID, clientID string) error {
 	return s.db.Tx(ctx, func(q store.Querier) error {
-		// Read first, without a lock (a client's type never changes): the
-		// audit event is only for a client that had a secret.
-		a, err := s.get(ctx, q, projectID, clientID)
+		// The audit event is only for a client that had a secret, which
+		// its type tells: the deletion answers it, so no read goes first.
+		a := &App{ProjectID: projectID, ClientID: clientID}
+		err := q.QueryRowContext(ctx, `DELETE FROM idp_connected_apps WHERE project_id = $1 AND client_id = $2
+			RETURNING client_type`, projectID, clientID).Scan(&a.ClientType)
 		if err != nil {
-			return err
+			return fmt.Errorf("connectedapps: delete %s: %w", clientID, store.MapError(err))
 		}
-		res, err := q.ExecContext(ctx, `DELETE FROM idp_connected_apps WHERE project_id = $1 AND client_id = $2`, projectID, clientID)
-		if err != nil {
-			return fmt.Errorf("connectedapps: delete: %w", err)
-		}
-		if n, _ := res.RowsAffected(); n == 0 { // deleted meanwhile
-			return fmt.Errorf("connectedapps: delete %s: %w", clientID, store.ErrNotFound)
-		}
-		return s.record(ctx, q, a, clientsecret.Deleted, actor)
+		return s.record(ctx, q, a, clientsecret.Deleted)
 	})
 }
 
 // Rotate runs one step of a secret rotation; start returns the next
-// secret (shown once). actor names who in the audit log.
-func (s *Store) Rotate(ctx context.Context, projectID, clientID, step, actor string) (*App, string, error) {
+// secret (shown once).
+func (s *Store) Rotate(ctx context.Context, projectID, clientID, step string) (*App, string, error) {
 	var out *App
 	var next string
 	err := s.db.Tx(ctx, func(q store.Querier) error {
@@ -214,7 +208,7 @@ func (s *Store) Rotate(ctx context.Context, projectID, clientID, step, actor str
 		if err := s.save(ctx, q, a); err != nil {
 			return err
 		}
-		return s.record(ctx, q, a, clientsecret.StepChange(step), actor)
+		return s.record(ctx, q, a, clientsecret.StepChange(step))
 	})
 	return out, next, err
 }

@@ -26,10 +26,6 @@ type LinkParams struct {
 	RedirectURL       string
 	ExpirationMinutes int
 	PKCECodeChallenge string
-	// Backend is set on the backend face: the project's
-	// pkce_required_for_email_magic_links does not refuse its sends, as
-	// for magiclink.SendParams.Backend.
-	Backend bool
 }
 
 // SendLink emails a discovery link to the project's discovery redirect URL.
@@ -37,10 +33,12 @@ type LinkParams struct {
 //
 // The send is one short transaction, as with email codes: both limits, the
 // link and its queued email are written together or not at all, and SMTP
-// happens later, off the request path (notify.Queue).
+// happens later, off the request path (notify.Queue). The challenge is
+// required as project.EmailMagicLinkPKCERequired says for the caller in
+// ctx.
 func (s *Service) SendLink(ctx context.Context, p LinkParams) error {
 	if err := flowtoken.StartChallenge("pkce_code_challenge", p.PKCECodeChallenge,
-		p.Project.PKCERequiredForEmailMagicLinks && !p.Backend); err != nil {
+		project.EmailMagicLinkPKCERequired(ctx, p.Project)); err != nil {
 		return err
 	}
 	email, err := emailaddr.Normalize(p.Email)

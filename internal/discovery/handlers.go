@@ -71,9 +71,8 @@ func (h Handlers) SendLink(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = h.Service.SendLink(r.Context(), LinkParams{Project: p, Backend: project.CallerFrom(r.Context()).Backend,
-		ClientIP: httpapi.ClientIP(r), Email: req.EmailAddress, RedirectURL: req.DiscoveryRedirectURL,
-		ExpirationMinutes: req.DiscoveryExpiration, PKCECodeChallenge: req.PKCECodeChallenge})
+	err = h.Service.SendLink(r.Context(), LinkParams{Project: p, ClientIP: httpapi.ClientIP(r),
+		Email: req.EmailAddress, RedirectURL: req.DiscoveryRedirectURL, ExpirationMinutes: req.DiscoveryExpiration, PKCECodeChallenge: req.PKCECodeChallenge})
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,7 @@ func TestSearchPagingUnderNonCCollation(t *testing.T) {
 	st := m2m.NewStore(db, e.Clock) // the fake clock stands still: one millisecond for all
 	scopes := []string{"read"}
 	for _, id := range []string{"client-a", "Client-B", "client-C"} {
-		if _, _, err := st.Create(ctx, p.ID, p.Env, id, "", m2m.Fields{Scopes: &scopes}, "backend"); err != nil {
+		if _, _, err := st.Create(ctx, p.ID, p.Env, id, "", m2m.Fields{Scopes: &scopes}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -67,11 +67,6 @@ func notFound(err error) error {
 
 func projectOf(r *http.Request) *project.Project { return project.CallerFrom(r.Context()).Project }
 
-// actor is who the audit log says changed a client's secrets: these
-// routes are the backend face's alone, acting with the project secret
-// (they do not act for a member session).
-const actor = "backend"
-
 type createRequest struct {
 	ClientID     string `json:"client_id"`
 	ClientSecret string `json:"client_secret"`
@@ -85,7 +80,7 @@ func (h Handlers) Create(r *http.Request) (any, error) {
 		return nil, err
 	}
 	p := projectOf(r)
-	c, secret, err := h.Store.Create(r.Context(), p.ID, p.Env, req.ClientID, req.ClientSecret, req.Fields, actor)
+	c, secret, err := h.Store.Create(r.Context(), p.ID, p.Env, req.ClientID, req.ClientSecret, req.Fields)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +114,7 @@ func (h Handlers) Update(r *http.Request) (any, error) {
 // Delete handles DELETE /v1/m2m/clients/{client_id}.
 func (h Handlers) Delete(r *http.Request) (any, error) {
 	id := r.PathValue("client_id")
-	if err := h.Store.Delete(r.Context(), projectOf(r).ID, id, actor); err != nil {
+	if err := h.Store.Delete(r.Context(), projectOf(r).ID, id); err != nil {
 		return nil, notFound(err)
 	}
 	return &DeleteResponse{ClientID: id}, nil
@@ -128,7 +123,7 @@ func (h Handlers) Delete(r *http.Request) (any, error) {
 // Rotate returns the handler of one rotation step.
 func (h Handlers) Rotate(step string) httpapi.HandlerFunc {
 	return func(r *http.Request) (any, error) {
-		c, next, err := h.Store.Rotate(r.Context(), projectOf(r).ID, r.PathValue("client_id"), step, actor)
+		c, next, err := h.Store.Rotate(r.Context(), projectOf(r).ID, r.PathValue("client_id"), step)
 		if err != nil {
 			return nil, notFound(err)
 		}

@@ -60,10 +60,10 @@ func NewStore(db *store.DB, c clock.Clock) *Store { return &Store{db: db, clock:
 // recorded.
 func (s *Store) UseAudit(a clientsecret.Auditor) { s.audit = a }
 
-// record files a change of c's secrets made by actor, in q.
-func (s *Store) record(ctx context.Context, q store.Querier, projectID, clientID, change, actor string) error {
+// record files a change of c's secrets in q.
+func (s *Store) record(ctx context.Context, q store.Querier, projectID, clientID, change string) error {
 	return clientsecret.Record(ctx, q, s.audit, clientsecret.Change{ProjectID: projectID, ClientType: "m2m_client",
-		ClientID: clientID, Change: change, Actor: actor})
+		ClientID: clientID, Change: change})
 }
 
 const columns = `client_id, project_id, client_name, client_description, status, scopes, trusted_metadata,
@@ -143,9 +143,8 @@ func (f Fields) apply(c *Client) error {
 
 // Create registers a client; a generated secret is returned once. The
 // caller may choose the client id and secret (for migrations); a chosen
-// secret must be hard to guess (checkChosenSecret). actor names who
-// creates it in the audit log ("backend").
-func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clientID, secret string, f Fields, actor string) (*Client, string, error) {
+// secret must be hard to guess (checkChosenSecret).
+func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clientID, secret string, f Fields) (*Client, string, error) {
 	if f.Scopes == nil {
 		return nil, "", apierr.Invalid("scopes", "scopes is required.")
 	}
@@ -177,7 +176,7 @@ func (s *Store) Create(ctx context.Context, projectID string, env ids.Env, clien
 		if err != nil {
 			return fmt.Errorf("m2m: create: %w", err)
 		}
-		return s.record(ctx, q, projectID, c.ClientID, clientsecret.Created, actor)
+		return s.record(ctx, q, projectID, c.ClientID, clientsecret.Created)
 	})
 	if err != nil {
 		return nil, "", err
@@ -270,8 +269,8 @@ func (s *Store) Update(ctx context.Context, projectID, clientID string, f Fields
 	return out, err
 }
 
-// Delete removes a client; actor names who in the audit log.
-func (s *Store) Delete(ctx context.Context, projectID, clientID, actor string) error {
+// Delete removes a client.
+func (s *Store) Delete(ctx context.Context, projectID, clientID string) error {
 	return s.db.Tx(ctx, func(q store.Querier) error {
 		res, err := q.ExecContext(ctx, `DELETE FROM m2m_clients WHERE project_id = $1 AND client_id = $2`, projectID, clientID)
 		if err != nil {
@@ -280,13 +279,13 @@ func (s *Store) Delete(ctx context.Context, projectID, clientID, actor string) e
 		if n, _ := res.RowsAffected(); n == 0 {
 			return fmt.Errorf("m2m: delete %s: %w", clientID, store.ErrNotFound)
 		}
-		return s.record(ctx, q, projectID, clientID, clientsecret.Deleted, actor)
+		return s.record(ctx, q, projectID, clientID, clientsecret.Deleted)
 	})
 }
 
 // Rotate runs one rotation step ("start", "complete", "cancel"); start
-// returns the next secret. actor names who in the audit log.
-func (s *Store) Rotate(ctx context.Context, projectID, clientID, step, actor string) (*Client, string, error) {
+// returns the next secret.
+func (s *Store) Rotate(ctx context.Context, projectID, clientID, step string) (*Client, string, error) {
 	var out *Client
 	var next string
 	err := s.db.Tx(ctx, func(q store.Querier) error {
@@ -306,7 +305,7 @@ func (s *Store) Rotate(ctx context.Context, projectID, clientID, step, actor str
 		if err := s.save(ctx, q, c); err != nil {
 			return err
 		}
-		return s.record(ctx, q, projectID, clientID, clientsecret.StepChange(step), actor)
+		return s.record(ctx, q, projectID, clientID, clientsecret.StepChange(step))
 	})
 	return out, next, err
 }

@@ -2,6 +2,8 @@ package magiclink
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -36,10 +38,17 @@ func (s *Service) IssueEmailUpdate(ctx context.Context, q store.Querier, p *proj
 // CancelEmailUpdates spends, inside q, every live email-update link of a
 // member: a member has at most one email update in flight.
 func (s *Service) CancelEmailUpdates(ctx context.Context, q store.Querier, memberID string) error {
-	_, err := q.ExecContext(ctx, `UPDATE magic_links SET used_at = $1 WHERE member_id = $2 AND purpose = $3 AND used_at IS NULL`,
-		store.Millis(s.d.Clock.Now()), memberID, PurposeEmailUpdate)
+	return s.spendPurpose(ctx, q, memberID, PurposeEmailUpdate, "")
+}
+
+// spendPurpose spends, inside q, the member's live links of purpose but
+// the one whose id is keep ("" keeps none: no link has an empty id).
+func (s *Service) spendPurpose(ctx context.Context, q store.Querier, memberID, purpose, keep string) error {
+	_, err := q.ExecContext(ctx, `UPDATE magic_links SET used_at = $1
+		WHERE member_id = $2 AND purpose = $3 AND used_at IS NULL AND magic_link_id <> $4`,
+		store.Millis(s.d.Clock.Now()), memberID, purpose, keep)
 	if err != nil {
-		return fmt.Errorf("magiclink: cancel email updates: %w", err)
+		return fmt.Errorf("magiclink: spend the %s links of %s: %w", purpose, memberID, err)
 	}
 	return nil
 }
@@ -48,14 +57,17 @@ func (s *Service) CancelEmailUpdates(ctx context.Context, q store.Querier, membe
 // than memberID has a live email-update link to email
 // (emailupdate.Service.Start refuses a second update to one address).
 func (s *Service) EmailUpdatePending(ctx context.Context, q store.Querier, projectID, orgID, email, memberID string) (bool, error) {
-	var n int
-	err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM magic_links WHERE project_id = $1 AND organization_id = $2
-		AND purpose = $3 AND email_address = $4 AND member_id <> $5 AND used_at IS NULL AND expires_at > $6`,
-		projectID, orgID, PurposeEmailUpdate, email, memberID, store.Millis(s.d.Clock.Now())).Scan(&n)
-	if err != nil {
+	var one int
+	err := q.QueryRowContext(ctx, `SELECT 1 FROM magic_links WHERE project_id = $1 AND organization_id = $2
+		AND purpose = $3 AND email_address = $4 AND member_id <> $5 AND used_at IS NULL AND expires_at > $6 LIMIT 1`,
+		projectID, orgID, PurposeEmailUpdate, email, memberID, store.Millis(s.d.Clock.Now())).Scan(&one)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
 		return false, fmt.Errorf("magiclink: find email updates: %w", err)
 	}
-	return n > 0, nil
+	return true, nil
 }
 
 // EmailUpdateLink is the emailed URL of an email-update token: the

@@ -35,9 +35,8 @@ func (h Handlers) LoginOrSignup(r *http.Request) (any, error) {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return nil, err
 	}
-	caller := project.CallerFrom(r.Context())
 	res, err := h.Service.LoginOrSignup(r.Context(), SendParams{
-		Project: caller.Project, Backend: caller.Backend, ClientIP: httpapi.ClientIP(r), Email: req.EmailAddress,
+		Project: project.CallerFrom(r.Context()).Project, ClientIP: httpapi.ClientIP(r), Email: req.EmailAddress,
 		OrganizationID: req.OrganizationID, LoginRedirectURL: req.LoginRedirectURL, SignupRedirectURL: req.SignupRedirectURL,
 		LoginExpiration: req.LoginExpirationMinutes, SignupExpiration: req.SignupExpirationMinutes,
 		PKCECodeChallenge: req.PKCECodeChallenge,

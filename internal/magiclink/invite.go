@@ -2,7 +2,6 @@ package magiclink
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -82,52 +81,40 @@ func (s *Service) Invite(ctx context.Context, p InviteParams) (*organization.Mem
 	// A re-invite spends the member's earlier links, so it must not be
 	// left standing when the new link's email is not sent (the cap of
 	// the SDK face, a queue that cannot write): the invitee would hold no
-	// working link. A mailer that only writes to the database queues the
-	// email in the transaction, so a refusal rolls the spend back with
-	// everything else; one that talks to a server (SMTP) must not run
-	// while the writer is held, so then the spend waits for the send.
-	txm, inTx := notify.AsTx(s.d.Mailer)
+	// working link. The spend goes with the send (notify.SendOnce): in
+	// the transaction of a mailer that only writes to the database, so a
+	// refusal rolls it back with everything else, or after a send to a
+	// server (SMTP), which must not run while the writer is held.
 	var member *organization.Member
-	var msg notify.Email
 	var linkID string
-	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		var err error
-		member, err = s.d.Orgs.InviteMember(ctx, q, org, p.Project.Env, organization.Invitation{Email: email, Name: p.Name,
-			TrustedMetadata: p.TrustedMetadata, UntrustedMetadata: p.UntrustedMetadata, Roles: p.Roles, Caller: p.Caller})
-		if err != nil {
-			return err
-		}
-		var token string
-		if token, linkID, err = s.insert(ctx, q, p.Project, org, member, purposeInvite, "", minutes); err != nil {
-			return err
-		}
-		if msg, err = inviteEmail(p, org, member, target, token, minutes); err != nil {
-			return err
-		}
-		if !inTx {
-			return nil
-		}
-		if err := txm.SendIn(ctx, q, msg); err != nil {
-			return notify.DeliveryError(err)
-		}
-		return s.spendInvites(ctx, q, member.MemberID, linkID)
-	})
+	err = notify.SendOnce(ctx, s.d.DB, s.d.Mailer,
+		func(q store.Querier) (notify.Email, error) {
+			var err error
+			member, err = s.d.Orgs.InviteMember(ctx, q, org, p.Project.Env, organization.Invitation{Email: email, Name: p.Name,
+				TrustedMetadata: p.TrustedMetadata, UntrustedMetadata: p.UntrustedMetadata, Roles: p.Roles, Caller: p.Caller})
+			if err != nil {
+				return notify.Email{}, err
+			}
+			var token string
+			if token, linkID, err = s.insert(ctx, q, p.Project, org, member, purposeInvite, "", minutes); err != nil {
+				return notify.Email{}, err
+			}
+			return inviteEmail(p, org, member, target, token, minutes)
+		},
+		// Unsent, the member stays invited (inviting again resends),
+		// with the links they already hold; the unsent one must not
+		// stay redeemable.
+		func(ctx context.Context) { s.burn(ctx, linkID) },
+		// Sent: only now may the earlier links stop working, so the link
+		// of the newest invitation is the only one that works, with the
+		// lifetime that invitation gave it (an earlier week-long link must
+		// not outlive a re-invite that asked for five minutes). Should
+		// this fail after an SMTP send, the caller hears it: inviting
+		// again spends them. In the transaction, InviteMember holds the
+		// member's row by now, so a redemption of an old link (which holds
+		// it too) either ended before or finds its link spent.
+		func(q store.Querier) error { return s.spendPurpose(ctx, q, member.MemberID, purposeInvite, linkID) })
 	if err != nil {
-		return nil, nil, err
-	}
-	if inTx {
-		return member, org, nil
-	}
-	if err := s.d.Mailer.Send(ctx, msg); err != nil {
-		// The member stays invited (inviting again resends), with the
-		// links they already hold; the unsent one must not stay
-		// redeemable.
-		s.burn(ctx, linkID)
-		return nil, nil, notify.DeliveryError(err)
-	}
-	// Sent: only now may the earlier links stop working. Should this
-	// fail, the caller hears it: inviting again spends them.
-	if err := s.spendInvites(ctx, s.d.DB, member.MemberID, linkID); err != nil {
 		return nil, nil, err
 	}
 	return member, org, nil
@@ -150,23 +137,6 @@ func inviteEmail(p InviteParams, org *organization.Organization, member *organiz
 		return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)
 	}
 	return msg, nil
-}
-
-// spendInvites spends, inside q, the member's live invite links but
-// keep (the new one): a re-invite replaces them, so the link of the
-// newest invitation is the only one that works, with the lifetime that
-// invitation gave it (an earlier week-long link must not outlive a
-// re-invite that asked for five minutes). In Invite's transaction,
-// InviteMember holds the member's row by now, so a redemption of an old
-// link (which holds it too) either ended before or finds its link spent.
-func (s *Service) spendInvites(ctx context.Context, q store.Querier, memberID, keep string) error {
-	_, err := q.ExecContext(ctx, `UPDATE magic_links SET used_at = $1
-		WHERE member_id = $2 AND purpose = $3 AND used_at IS NULL AND magic_link_id <> $4`,
-		store.Millis(s.d.Clock.Now()), memberID, purposeInvite, keep)
-	if err != nil {
-		return fmt.Errorf("magiclink: spend the invite links of %s: %w", memberID, err)
-	}
-	return nil
 }
 
 type inviteRequest struct {

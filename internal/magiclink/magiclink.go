@@ -72,14 +72,6 @@ type SendParams struct {
 	LoginExpiration   int
 	SignupExpiration  int
 	PKCECodeChallenge string
-	// Backend is set on the backend face (project.Caller.Backend).
-	// pkce_required_for_email_magic_links is the browser SDK's setting:
-	// it makes the widget hold the verifier of every link it asks for.
-	// A customer's server has no browser verifier to send, so the
-	// project's requirement does not refuse its sends; a challenge it
-	// does send is still checked and bound to the link. The zero value
-	// is the browser's, so a caller that forgets the field enforces.
-	Backend bool
 }
 
 // LoginOrSignup emails a login link to a member, or a signup link to a new
@@ -89,10 +81,11 @@ type SendParams struct {
 // (found or created), the per-member limit, the link, its queued email
 // and, last, the per-address limit are written together or not at all (a refused send
 // leaves no member, no link and no mail), and SMTP happens later, off the
-// request path (notify.Queue).
+// request path (notify.Queue). The challenge is required as
+// project.EmailMagicLinkPKCERequired says for the caller in ctx.
 func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organization.LoginSend, error) {
 	if err := flowtoken.StartChallenge("pkce_code_challenge", p.PKCECodeChallenge,
-		p.Project.PKCERequiredForEmailMagicLinks && !p.Backend); err != nil {
+		project.EmailMagicLinkPKCERequired(ctx, p.Project)); err != nil {
 		return nil, err
 	}
 	var login, signup sendHalf

@@ -38,6 +38,19 @@ func CallerFrom(ctx context.Context) Caller {
 	return c
 }
 
+// EmailMagicLinkPKCERequired reports whether an email magic-link send
+// (for an organization or for discovery) by the caller in ctx must carry
+// a PKCE challenge. pkce_required_for_email_magic_links is the browser
+// SDK's setting: it makes the widget hold the verifier of every link it
+// asks for. A customer's server (the backend face) has no browser
+// verifier to send, so the requirement does not refuse its sends; a
+// challenge it does send is still checked and bound to the link. A ctx
+// with no caller is the browser's, so a path that skipped the
+// authentication enforces.
+func EmailMagicLinkPKCERequired(ctx context.Context, p *Project) bool {
+	return p.PKCERequiredForEmailMagicLinks && !CallerFrom(ctx).Backend
+}
+
 // WithCaller stores c in ctx (used by the auth middleware and by tests).
 func WithCaller(ctx context.Context, c Caller) context.Context {
 	return context.WithValue(ctx, callerKey, c)

@@ -231,15 +231,18 @@ const spentKeep = 5 * time.Minute
 // with tokens of issuer, until it expires; a second use is refused. The
 // record is the project's and the issuer's, not the profile's: it holds
 // for every profile of that issuer, and after the profile is deleted.
+//
+// A row past its keep that the sweeper has not reached yet is no use (an
+// issuer may sign a token id again once the first token expired): the
+// insert takes it over. No row written or taken over means the token is
+// spent. The sweeper removes the other rows past their keep.
 func (s *Service) spend(ctx context.Context, q store.Querier, projectID, issuer string, keys []string, expMs int64) error {
 	cutoff := store.Millis(s.d.Clock.Now().Add(-spentKeep))
-	if _, err := q.ExecContext(ctx, `DELETE FROM trusted_auth_spent_tokens WHERE project_id = $1 AND issuer = $2 AND expires_at < $3`,
-		projectID, issuer, cutoff); err != nil {
-		return fmt.Errorf("trustedauth: sweep spent tokens: %w", err)
-	}
 	for _, key := range keys {
 		res, err := q.ExecContext(ctx, `INSERT INTO trusted_auth_spent_tokens (project_id, issuer, token_hash, expires_at)
-			VALUES ($1, $2, $3, $4) ON CONFLICT (project_id, issuer, token_hash) DO NOTHING`, projectID, issuer, ids.Hash(key), expMs)
+			VALUES ($1, $2, $3, $4) ON CONFLICT (project_id, issuer, token_hash)
+			DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE trusted_auth_spent_tokens.expires_at < $5`,
+			projectID, issuer, ids.Hash(key), expMs, cutoff)
 		if err != nil {
 			return fmt.Errorf("trustedauth: record spent token: %w", err)
 		}
@@ -259,15 +262,12 @@ func (s *Service) spend(ctx context.Context, q store.Querier, projectID, issuer 
 // the migration that drops trusted_auth_token_uses, once no replica of
 // that release can run.
 func (s *Service) spendLegacy(ctx context.Context, q store.Querier, profileID, key string, expMs int64) error {
-	// A row past its keep is no use (spend trims the new table alike):
-	// an issuer may sign a token id again once the first token expired.
+	// A row past its keep is no use, as in spend: the insert takes it over.
 	cutoff := store.Millis(s.d.Clock.Now().Add(-spentKeep))
-	if _, err := q.ExecContext(ctx, `DELETE FROM trusted_auth_token_uses WHERE profile_id = $1 AND token_hash = $2 AND expires_at < $3`,
-		profileID, ids.Hash(key), cutoff); err != nil {
-		return fmt.Errorf("trustedauth: trim the previous release's spent token: %w", err)
-	}
 	res, err := q.ExecContext(ctx, `INSERT INTO trusted_auth_token_uses (profile_id, token_hash, expires_at)
-		VALUES ($1, $2, $3) ON CONFLICT (profile_id, token_hash) DO NOTHING`, profileID, ids.Hash(key), expMs)
+		VALUES ($1, $2, $3) ON CONFLICT (profile_id, token_hash)
+		DO UPDATE SET expires_at = EXCLUDED.expires_at WHERE trusted_auth_token_uses.expires_at < $4`,
+		profileID, ids.Hash(key), expMs, cutoff)
 	if err != nil {
 		return fmt.Errorf("trustedauth: record spent token for the previous release: %w", err)
 	}
@@ -277,12 +277,12 @@ func (s *Service) spendLegacy(ctx context.Context, q store.Querier, profileID, k
 	return nil
 }
 
-// Sweeps offers the spent-token rows to the sweeper (app.Sweeper). spend
-// trims an issuer's expired rows whenever it records one; this removes
-// those of issuers no longer used. Batched by the whole key: by token_hash
-// alone a batch could take another issuer's live row with the same hash
-// (two issuers may both sign jti "1"). 0001's per-profile table is swept
-// too while replicas of the previous release may still write it.
+// Sweeps offers the spent-token rows to the sweeper (app.Sweeper), which
+// removes them once past their keep (spend takes over only the row of the
+// token it records). Batched by the whole key: by token_hash alone a batch
+// could take another issuer's live row with the same hash (two issuers may
+// both sign jti "1"). 0001's per-profile table is swept too while replicas
+// of the previous release may still write it.
 func (s *Service) Sweeps() []sweeper.Sweepable {
 	return []sweeper.Sweepable{
 		sweeper.Expired{DB: s.d.DB, Table: "trusted_auth_spent_tokens", Key: "project_id, issuer, token_hash",

@@ -50,8 +50,8 @@ func TestAttestSpentTokenIsSpentForTheIssuer(t *testing.T) {
 }
 
 // Replicas' clocks differ. A replica whose clock runs ahead sweeps (and
-// trims, when it spends a token) only rows some minutes past the token's
-// expiry, so a replica whose clock runs behind, and still takes the token
+// takes over, when it spends a token) only rows some minutes past the
+// token's expiry, so a replica whose clock runs behind, and still takes the token
 // as unexpired, finds it spent.
 func TestAttestSpentTokenOutlivesASkewedSweep(t *testing.T) {
 	apptest.EachPair(t, func(t *testing.T, behind, ahead *apptest.Env) {
@@ -66,7 +66,7 @@ func TestAttestSpentTokenOutlivesASkewedSweep(t *testing.T) {
 		apptest.Want(t, call(behind, tok), 200, "")
 		behind.Clock.Advance(4 * time.Minute)
 		ahead.Clock.Advance(7 * time.Minute) // three minutes ahead: past exp and the allowance by its clock
-		// A login there trims the issuer's expired rows; then the sweeper runs.
+		// A login there spends another of the issuer's tokens; then the sweeper runs.
 		apptest.Want(t, call(ahead, is.token(ahead.Clock.Now(), "ana@acme.test", "later", nil)), 200, "")
 		if _, err := ahead.App.Sweeper().Once(t.Context()); err != nil {
 			t.Fatal(err)
@@ -160,6 +160,31 @@ func TestAttestSpentTokenHoldsAcrossReleases(t *testing.T) {
 		apptest.Want(t, sc.attest(freshWithoutID), 200, "")
 		if n := oldRows(payload(freshWithoutID)); n != 1 {
 			t.Fatalf("%d rows of the spent token without an id where the previous release looks, want 1", n)
+		}
+	})
+}
+
+// An issuer may sign a token id again once the first token with it has
+// expired. Once the spent row is past its keep it is taken over, in both
+// tables, though the sweeper has not run: the new token is accepted once,
+// and stays spent until its own expiry and keep.
+func TestAttestTokenIDAgainAfterTheKeepWithoutASweep(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		sc := newScene(t, e)
+		apptest.Want(t, sc.attest(sc.is.token(e.Clock.Now(), "ana@acme.test", "cycle", nil)), 200, "")
+		e.Clock.Advance(11 * time.Minute) // past exp (5 min), the skew and the keep
+		now := e.Clock.Now()
+		again := sc.is.token(now, "ana@acme.test", "cycle", nil)
+		apptest.Want(t, sc.attest(again), 200, "")
+		apptest.Want(t, sc.attest(again), 401, "invalid_trusted_auth_token")
+		apptest.Want(t, sc.attest(sc.is.token(now.Add(time.Second), "ana@acme.test", "cycle", nil)), 401, "invalid_trusted_auth_token")
+		if n := e.Count(`SELECT COUNT(*) FROM trusted_auth_spent_tokens WHERE token_hash = $1 AND expires_at > $2`,
+			ids.Hash("cycle"), now.UnixMilli()); n != 1 {
+			t.Fatalf("%d rows of the token id with the new expiry, want 1", n)
+		}
+		if n := e.Count(`SELECT COUNT(*) FROM trusted_auth_token_uses WHERE profile_id = $1 AND token_hash = $2 AND expires_at > $3`,
+			sc.prof.ProfileID, ids.Hash("cycle"), now.UnixMilli()); n != 1 {
+			t.Fatalf("%d rows of the token id with the new expiry where the previous release looks, want 1", n)
 		}
 	})
 }
