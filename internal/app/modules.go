@@ -111,6 +111,9 @@ func (a *App) wireModules() error {
 	// Connected-app tokens were granted by whoever held the member's
 	// address: an address change or a reactivation ends them too.
 	a.Orgs.AddAddressHolder(a.idp)
+	// So does a first proof of the address that ended unproven access:
+	// whoever came in without it may have granted them.
+	a.Orgs.AddMemberAccessEnder(a.idp.EndMemberAccess)
 	// SCIM provisioning: members' scim_registration (a decorator, which
 	// runs before the implicit role sources) and SCIM group roles. SCIM
 	// deletes members (deactivation, DELETE /Users), so its copy of the

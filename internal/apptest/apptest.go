@@ -18,7 +18,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -30,6 +29,7 @@ import (
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
 	"github.com/latchkey/latchkey/internal/store/storetest"
+	"github.com/latchkey/latchkey/internal/syncbuf"
 )
 
 // Origin is the fictional customer app's browser origin; Page is its
@@ -57,35 +57,16 @@ type Env struct {
 	// them. Browser gives a test a second browser.
 	Jar http.CookieJar
 
-	logs *logSink
-}
-
-// logSink keeps what the server logs, for Logs, up to maxLogBytes.
-type logSink struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	logs *syncbuf.Buffer
 }
 
 // maxLogBytes bounds what a long test keeps of the server's log: the
 // lines past it are dropped.
 const maxLogBytes = 8 << 20
 
-func (s *logSink) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.buf.Len()+len(p) <= maxLogBytes {
-		s.buf.Write(p)
-	}
-	return len(p), nil
-}
-
 // Logs returns what the server has logged so far (slog's text format,
 // one record a line), for tests of what reaches the log.
-func (e *Env) Logs() string {
-	e.logs.mu.Lock()
-	defer e.logs.mu.Unlock()
-	return e.logs.buf.String()
-}
+func (e *Env) Logs() string { return e.logs.String() }
 
 // Each runs fn against a fresh server on every engine.
 func Each(t *testing.T, fn func(t *testing.T, e *Env)) {
@@ -134,7 +115,7 @@ func New(t testing.TB, db *store.DB, tweak func(*config.Config)) *Env {
 		tweak(&cfg)
 	}
 	// Benchmarks log to nowhere; tests keep the log (Logs).
-	sink := &logSink{}
+	sink := &syncbuf.Buffer{Max: maxLogBytes}
 	var out io.Writer = sink
 	if _, bench := t.(*testing.B); bench {
 		out = io.Discard
@@ -343,7 +324,8 @@ func (e *Env) CreateVerifiedMember(orgID, email string) string {
 		if err != nil {
 			return err
 		}
-		return e.App.Orgs.MarkEmailVerified(ctx, q, m)
+		_, err = e.App.Orgs.MarkEmailVerified(ctx, q, m)
+		return err
 	})
 	if err != nil {
 		e.tb().Fatalf("apptest: verify member: %v", err)

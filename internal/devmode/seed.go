@@ -160,7 +160,7 @@ func seedMember(ctx context.Context, orgs *organization.Store, o *organization.O
 		if m.EmailAddressVerified {
 			return nil
 		}
-		if err := orgs.MarkEmailVerified(ctx, q, m); err != nil {
+		if _, err := orgs.MarkEmailVerified(ctx, q, m); err != nil {
 			return fmt.Errorf("devmode: seed member: %w", err)
 		}
 		return nil

@@ -102,13 +102,14 @@ func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Proj
 	if session.AnyProvesToOthers(factors, m.EmailAddress) {
 		mark = s.d.Orgs.MarkEmailVerified
 	}
-	if err := mark(ctx, q, m); err != nil {
+	ended, err := mark(ctx, q, m)
+	if err != nil {
 		return nil, err
 	}
 	last := len(factors) - 1
 	return s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m,
 		DurationMinutes: duration, Prior: factors[:last], Factor: factors[last], MethodID: m.EmailID, CustomClaims: claims,
-		SessionsEnded: m.UnprovenAccessEnded()})
+		SessionsEnded: ended})
 }
 
 // errUnverifiedJIT is memberFor's answer when email could join org by

@@ -19,7 +19,8 @@ func assertMember(t *testing.T, e *apptest.Env, memberID string) {
 		if err != nil {
 			return err
 		}
-		return e.App.Orgs.MarkEmailAsserted(ctx, q, m)
+		_, err = e.App.Orgs.MarkEmailAsserted(ctx, q, m)
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)

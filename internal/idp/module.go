@@ -87,6 +87,16 @@ func (m *Module) ReleaseAddress(ctx context.Context, q store.Querier, r organiza
 	return m.p.revokeMemberIn(ctx, q, r.ProjectID, r.MemberID)
 }
 
+// EndMemberAccess ends, inside q, a member's connected-app tokens and
+// consent when the first proof of their address ended access that had
+// come in without one (an organization.MemberAccessEnder): whoever came
+// in that way may have granted them as the member. Unlike ReleaseAddress
+// nothing else of the address ends: the links and codes sent to it went
+// to its owner's own inbox.
+func (m *Module) EndMemberAccess(ctx context.Context, q store.Querier, projectID, memberID string) error {
+	return m.p.revokeMemberIn(ctx, q, projectID, memberID)
+}
+
 // Routes lists every route of the module.
 func (m *Module) Routes() []httpapi.Route {
 	apps := connectedapps.Handlers{Store: m.d.Apps}

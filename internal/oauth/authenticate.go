@@ -171,14 +171,12 @@ func (m *Module) Authenticate(ctx context.Context, p *project.Project, ip string
 		// After the registration is recorded as proving the address: a
 		// first proof ends the member's registrations that did not
 		// (AddressVerified), and this one must not be among them.
+		ended := false
 		if proven {
-			if err := m.d.Orgs.MarkEmailVerified(ctx, q, member); err != nil {
+			if ended, err = m.d.Orgs.MarkEmailVerified(ctx, q, member); err != nil {
 				return err
 			}
 		}
-		// Read before the reload, which starts from the row: the mark
-		// records it on the value it was given.
-		ended := member.UnprovenAccessEnded()
 		// Reload so the answer shows the registration just recorded.
 		if member, err = m.d.Orgs.Member(ctx, q, p.ID, member.MemberID); err != nil {
 			return err

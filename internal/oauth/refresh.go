@@ -51,16 +51,47 @@ func needsRefresh(t providers.Tokens, now time.Time) bool {
 	return t.RefreshToken != "" && !t.ExpiresAt.IsZero() && !t.ExpiresAt.After(now.Add(refreshAhead))
 }
 
+// lazyProvider is a project's provider built on first use, at most once
+// (Module.provider: a database read and a secret opened, OIDC discovery
+// when not cached): a request that refreshes several registrations' access
+// tokens builds it once, and one that refreshes none, never. A failure is
+// kept as well: the next registration would meet it again. One belongs to
+// one request, whose registrations are refreshed one after another.
+type lazyProvider struct {
+	build func(ctx context.Context) (providers.Provider, error)
+	p     providers.Provider
+	err   error
+	built bool
+}
+
+// lazyProvider returns the lazily built provider name of projectID.
+func (m *Module) lazyProvider(projectID, name string) *lazyProvider {
+	return &lazyProvider{build: func(ctx context.Context) (providers.Provider, error) {
+		p, _, err := m.provider(ctx, projectID, name)
+		return p, err
+	}}
+}
+
+// get builds the provider the first time and answers that build since.
+func (l *lazyProvider) get(ctx context.Context) (providers.Provider, error) {
+	if !l.built {
+		l.p, l.err = l.build(ctx)
+		l.built = true
+	}
+	return l.p, l.err
+}
+
 // refreshed returns the tokens to answer for registration regID of
-// provider, whose row held stored (sealed) when read, that is t: t
-// refreshed and stored, the tokens another refresh stored meanwhile, or t
-// unchanged when the refresh fails (logged).
-func (m *Module) refreshed(ctx context.Context, projectID, provider, regID, stored string, t providers.Tokens) providers.Tokens {
+// provider (built by prov when a refresh needs it), whose row held stored
+// (sealed) when read, that is t: t refreshed and stored, the tokens
+// another refresh stored meanwhile, or t unchanged when the refresh fails
+// (logged).
+func (m *Module) refreshed(ctx context.Context, prov *lazyProvider, provider, regID, stored string, t providers.Tokens) providers.Tokens {
 	// Once the provider has answered, its answer must be stored even if
 	// the caller has gone: a rotated refresh token is the only one left.
 	ctx = context.WithoutCancel(ctx)
 	v, err, _ := m.refreshes.Do(regID, func() (any, error) {
-		return m.refresh(ctx, projectID, provider, regID, stored, t)
+		return m.refresh(ctx, prov, regID, stored, t)
 	})
 	if err != nil {
 		httpapi.Logger(ctx).Warn("oauth: provider access token refresh failed; answering the stored tokens",
@@ -72,7 +103,7 @@ func (m *Module) refreshed(ctx context.Context, projectID, provider, regID, stor
 
 // refresh takes the registration's refresh lease and refreshes t at the
 // provider, or waits for the replica that holds the lease.
-func (m *Module) refresh(ctx context.Context, projectID, provider, regID, stored string, t providers.Tokens) (providers.Tokens, error) {
+func (m *Module) refresh(ctx context.Context, prov *lazyProvider, regID, stored string, t providers.Tokens) (providers.Tokens, error) {
 	now := m.d.Clock.Now()
 	lease := store.Millis(now.Add(refreshLease))
 	res, err := m.d.DB.ExecContext(ctx, `UPDATE member_oauth_registrations SET refresh_until = $1
@@ -83,7 +114,7 @@ func (m *Module) refresh(ctx context.Context, projectID, provider, regID, stored
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
 		return m.awaitRefresh(ctx, regID, stored, t)
 	}
-	fresh, err := m.refreshAt(ctx, projectID, provider, t.RefreshToken)
+	fresh, err := refreshAt(ctx, prov, t.RefreshToken)
 	if err != nil {
 		// Released, so that the next call tries again.
 		if _, rerr := m.d.DB.ExecContext(ctx, `UPDATE member_oauth_registrations SET refresh_until = 0
@@ -95,17 +126,13 @@ func (m *Module) refresh(ctx context.Context, projectID, provider, regID, stored
 	return m.storeRefreshed(ctx, regID, lease, t, afterRefresh(fresh, t))
 }
 
-// refreshAt redeems refreshToken at provider's token endpoint.
-func (m *Module) refreshAt(ctx context.Context, projectID, provider, refreshToken string) (providers.Tokens, error) {
-	p, _, err := m.provider(ctx, projectID, provider)
+// refreshAt redeems refreshToken at prov's token endpoint.
+func refreshAt(ctx context.Context, prov *lazyProvider, refreshToken string) (providers.Tokens, error) {
+	p, err := prov.get(ctx)
 	if err != nil {
 		return providers.Tokens{}, err
 	}
-	r, ok := p.(providers.Refresher)
-	if !ok {
-		return providers.Tokens{}, fmt.Errorf("oauth: %s tokens cannot be refreshed", provider)
-	}
-	return r.Refresh(ctx, refreshToken)
+	return p.Refresh(ctx, refreshToken)
 }
 
 // afterRefresh is what a registration keeps after fresh, a refresh of

@@ -310,13 +310,15 @@ func (m *Module) handleProviderInfo(r *http.Request) (any, error) {
 		// refreshed.
 		regs, sealed, regIDs = regs[:1], sealed[:1], regIDs[:1]
 	}
+	// Built once, and only when a registration's refresh needs it.
+	prov := m.lazyProvider(p.ID, name)
 	for i := range regs {
 		t, err := providertokens.Open(m.d.Box, TokensColumn, regIDs[i], sealed[i])
 		if err != nil {
 			return nil, err
 		}
 		if needsRefresh(t, m.d.Clock.Now()) {
-			t = m.refreshed(ctx, p.ID, name, regIDs[i], sealed[i], t)
+			t = m.refreshed(ctx, prov, name, regIDs[i], sealed[i], t)
 		}
 		regs[i].AccessToken, regs[i].IDToken, regs[i].Scopes = t.AccessToken, t.IDToken, t.Scopes
 		if regs[i].Scopes == nil {

@@ -27,12 +27,13 @@ const RegistrationRemoved = "oauth_registration_removed"
 // address; they no longer open the member. Each deletion is recorded in
 // the audit log.
 //
-// When it deletes any, the member's sessions and ISTs end too, in q
-// (session.Service.EndMember): a registration that opened the member may
-// have started them, and deleting it would not stop a session its holder
+// When it deletes any it reports so, and the organization store ends the
+// member's sessions, ISTs and connected-app tokens in q
+// (organization.MemberAccessEnder): a registration that opened the member
+// may have started them, and deleting it would not stop what its holder
 // already has. That runs before the owner's login issues anything, so the
-// owner's own session is not among them; AddressVerified reports it, and
-// the login answers reset_sessions (session.CompleteParams.SessionsEnded).
+// owner's own session is not among them, and the login answers
+// reset_sessions (session.CompleteParams.SessionsEnded).
 func (m *Module) AddressVerified(ctx context.Context, q store.Querier, v organization.Verified) (bool, error) {
 	rows, err := q.QueryContext(ctx, `DELETE FROM member_oauth_registrations WHERE member_id = $1 AND email_verified = $2
 		RETURNING registration_id, provider, provider_subject`, v.MemberID, false)
@@ -56,9 +57,6 @@ func (m *Module) AddressVerified(ctx context.Context, q store.Querier, v organiz
 	}
 	if len(gone) == 0 {
 		return false, nil
-	}
-	if err := m.d.Sessions.EndMember(ctx, q, v.ProjectID, v.MemberID); err != nil {
-		return false, err
 	}
 	if m.d.Audit == nil {
 		return true, nil

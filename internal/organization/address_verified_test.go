@@ -3,7 +3,9 @@ package organization_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 
@@ -15,9 +17,10 @@ import (
 // unproven records what MarkEmailVerified tells an UnprovenAccess; fail
 // makes its next call fail.
 type unproven struct {
-	mu   sync.Mutex
-	got  []organization.Verified
-	fail bool
+	mu    sync.Mutex
+	got   []organization.Verified
+	fail  bool
+	ended bool // what it reports
 }
 
 func (u *unproven) AddressVerified(_ context.Context, _ store.Querier, v organization.Verified) (bool, error) {
@@ -28,7 +31,7 @@ func (u *unproven) AddressVerified(_ context.Context, _ store.Querier, v organiz
 		return false, errors.New("unproven: refused")
 	}
 	u.got = append(u.got, v)
-	return false, nil
+	return u.ended, nil
 }
 
 // The first proof of a member's address is told to every UnprovenAccess,
@@ -56,4 +59,38 @@ func TestFirstProofOfAnAddressIsAnnounced(t *testing.T) {
 			t.Fatalf("announced %+v, want once %+v", u.got, want)
 		}
 	})
+}
+
+// The member's access ends once, after every UnprovenAccess was told, in
+// the login's transaction, and only when one of them ended something: a
+// first proof that ends nothing leaves the member's sessions and
+// connected-app tokens alone.
+func TestMemberAccessEndsOnceWhenUnprovenAccessEnded(t *testing.T) {
+	for _, ended := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ended=%v", ended), func(t *testing.T) {
+			apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+				a, b := &unproven{ended: ended}, &unproven{ended: ended}
+				e.App.Orgs.AddUnprovenAccess(a, b)
+				var ends []string
+				e.App.Orgs.AddMemberAccessEnder(func(_ context.Context, _ store.Querier, projectID, memberID string) error {
+					if len(a.got) != 1 || len(b.got) != 1 {
+						t.Errorf("access ended before every UnprovenAccess was told")
+					}
+					ends = append(ends, projectID+"/"+memberID)
+					return nil
+				})
+				org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+				memberID := e.CreateMember(org, "ada@acme.test")
+				e.EmailLogin(org, "ada@acme.test")
+				e.EmailLogin(org, "ada@acme.test")
+				var want []string
+				if ended {
+					want = []string{e.Project.Project.ID + "/" + memberID}
+				}
+				if !slices.Equal(ends, want) {
+					t.Fatalf("ended %v after unproven access reported %v, want %v", ends, ended, want)
+				}
+			})
+		})
+	}
 }

@@ -91,21 +91,10 @@ type Member struct {
 	explicit         []string
 	emailAssignments []RoleAssignment
 	implicit         []RoleGrant
-	// unprovenEnded is set by MarkEmailVerified and MarkEmailAsserted on
-	// the member they were given (UnprovenAccessEnded).
-	unprovenEnded bool
 }
 
 // ProjectID returns the owning project.
 func (m *Member) ProjectID() string { return m.projectID }
-
-// UnprovenAccessEnded reports whether marking this member's address
-// verified (MarkEmailVerified, MarkEmailAsserted), on this very value,
-// was its first proof and ended access that had come in without one
-// (UnprovenAccess): the member's sessions and logins in progress ended
-// with it, inside the caller's transaction, and the login that proved the
-// address answers reset_sessions where its wire has the field.
-func (m *Member) UnprovenAccessEnded() bool { return m.unprovenEnded }
 
 // RoleIDs lists the ids of every role the member holds, from any source.
 func (m *Member) RoleIDs() []string {

@@ -435,7 +435,12 @@ func (s *Store) MemberForEmailLoginIn(ctx context.Context, q store.Querier, org 
 // login transaction. Every path that verifies an address at a login comes
 // here or to MarkEmailAsserted, so this is where a first proof ends what
 // was let in without one (UnprovenAccess).
-func (s *Store) MarkEmailVerified(ctx context.Context, q store.Querier, m *Member) error {
+//
+// ended reports that it did: the member's sessions and logins in progress
+// ended with it, inside q (MemberAccessEnder), and the login passes it on
+// as session.CompleteParams.SessionsEnded, so that its answer says
+// reset_sessions where its wire has the field.
+func (s *Store) MarkEmailVerified(ctx context.Context, q store.Querier, m *Member) (ended bool, err error) {
 	return s.markVerified(ctx, q, m, true)
 }
 
@@ -446,11 +451,11 @@ func (s *Store) MarkEmailVerified(ctx context.Context, q store.Querier, m *Membe
 // provider and it may assert any address, so the organization cannot
 // vouch for itself with it when discovery asks whether someone at a domain
 // belongs there (JoinableByDomain).
-func (s *Store) MarkEmailAsserted(ctx context.Context, q store.Querier, m *Member) error {
+func (s *Store) MarkEmailAsserted(ctx context.Context, q store.Querier, m *Member) (ended bool, err error) {
 	return s.markVerified(ctx, q, m, false)
 }
 
-func (s *Store) markVerified(ctx context.Context, q store.Querier, m *Member, proven bool) error {
+func (s *Store) markVerified(ctx context.Context, q store.Querier, m *Member, proven bool) (bool, error) {
 	first := false
 	if !m.EmailAddressVerified {
 		// The conditional update tells which of two concurrent logins
@@ -461,11 +466,11 @@ func (s *Store) markVerified(ctx context.Context, q store.Querier, m *Member, pr
 		res, err := q.ExecContext(ctx, `UPDATE members SET email_address_verified = $1
 			WHERE member_id = $2 AND email_address_verified = $3`, true, m.MemberID, false)
 		if err != nil {
-			return fmt.Errorf("organization: verify email: %w", err)
+			return false, fmt.Errorf("organization: verify email: %w", err)
 		}
 		n, err := res.RowsAffected()
 		if err != nil {
-			return fmt.Errorf("organization: verify email: %w", err)
+			return false, fmt.Errorf("organization: verify email: %w", err)
 		}
 		first = n == 1
 	}
@@ -476,16 +481,16 @@ func (s *Store) markVerified(ctx context.Context, q store.Querier, m *Member, pr
 		status = CASE WHEN status IN ('pending', 'invited') THEN 'active' ELSE status END, updated_at = $3
 		WHERE member_id = $4`, true, proven, store.Millis(s.clock.Now()), m.MemberID)
 	if err != nil {
-		return fmt.Errorf("organization: verify email: %w", err)
+		return false, fmt.Errorf("organization: verify email: %w", err)
 	}
 	m.EmailAddressVerified = true
 	if m.Status == StatusPending || m.Status == StatusInvited {
 		m.Status = StatusActive
 	}
-	if first {
-		return s.addressVerified(ctx, q, m)
+	if !first {
+		return false, nil
 	}
-	return nil
+	return s.addressVerified(ctx, q, m)
 }
 
 // LoadForEmailLogin validates the email, loads the project's organization

@@ -24,6 +24,7 @@ type Store struct {
 	cached     CachedOrgs           // see UseCache
 	holders    []AddressHolder      // see AddAddressHolder
 	unproven   []UnprovenAccess     // see AddUnprovenAccess
+	enders     []MemberAccessEnder  // see AddMemberAccessEnder
 	deletion   []DeletionHook       // see AddDeletionHook
 	guards     []PurgeGuard         // see AddPurgeGuard
 	audit      Auditor              // see UseAudit; nil records nothing

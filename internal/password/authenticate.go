@@ -215,7 +215,8 @@ func (s *Service) Authenticate(ctx context.Context, a AuthParams) (*session.Auth
 	var resp *session.AuthResponse
 	err = s.verifyInOrg(ctx, a.Project, a.ClientIP, a.OrganizationID, email, a.Password, func(v verified) error {
 		return s.loginTx(ctx, a.Project, v, a.Password, func(q store.Querier) error {
-			if err := s.activate(ctx, q, v.member); err != nil {
+			ended, err := s.activate(ctx, q, v.member)
+			if err != nil {
 				return err
 			}
 			prior, err := s.d.Sessions.PriorFactors(ctx, q, a.Project, a.IntermediateSessionToken, v.org.OrganizationID,
@@ -225,7 +226,7 @@ func (s *Service) Authenticate(ctx context.Context, a AuthParams) (*session.Auth
 			}
 			resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: a.Project, Organization: v.org, Member: v.member,
 				DurationMinutes: duration, Prior: prior, From: from, Factor: passwordFactor(v.member, "knowledge"),
-				CustomClaims: a.CustomClaims, SessionsEnded: v.member.UnprovenAccessEnded()})
+				CustomClaims: a.CustomClaims, SessionsEnded: ended})
 			return err
 		})
 	})
@@ -242,7 +243,9 @@ func (s *Service) Authenticate(ctx context.Context, a AuthParams) (*session.Auth
 // runs at every login, not only the first: a member verified by an SSO
 // login alone has an address asserted, not proven to other organizations
 // (organization.MarkEmailAsserted), and their password login proves it.
-func (s *Service) activate(ctx context.Context, q store.Querier, m *organization.Member) error {
+// ended is MarkEmailVerified's: the login passes it on as
+// session.CompleteParams.SessionsEnded.
+func (s *Service) activate(ctx context.Context, q store.Querier, m *organization.Member) (ended bool, err error) {
 	return s.d.Orgs.MarkEmailVerified(ctx, q, m)
 }
 

@@ -156,7 +156,7 @@ func (s *Service) migrateIn(ctx context.Context, q store.Querier, a *migration) 
 	if err := s.memberFields(ctx, q, a, m, out.MemberCreated); err != nil {
 		return nil, err
 	}
-	if err := s.d.Orgs.MarkEmailVerified(ctx, q, m); err != nil {
+	if _, err := s.d.Orgs.MarkEmailVerified(ctx, q, m); err != nil {
 		return nil, err
 	}
 	if out.Member, err = s.d.Orgs.Member(ctx, q, a.Project.ID, m.MemberID); err != nil {

@@ -297,12 +297,13 @@ func (s *Service) ResetByEmail(ctx context.Context, a ResetParams) (*session.Aut
 		if member, err = s.d.Orgs.Member(ctx, q, a.Project.ID, member.MemberID); err != nil {
 			return err
 		}
-		if err := s.activate(ctx, q, member); err != nil {
+		ended, err := s.activate(ctx, q, member)
+		if err != nil {
 			return err
 		}
 		resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: a.Project, Organization: org, Member: member,
 			DurationMinutes: duration, MethodID: member.EmailID, Prior: prior, Factor: passwordFactor(member, "email"),
-			CustomClaims: a.CustomClaims})
+			CustomClaims: a.CustomClaims, SessionsEnded: ended})
 		return err
 	})
 	if err != nil {

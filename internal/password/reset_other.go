@@ -174,7 +174,8 @@ func (s *Service) ResetExisting(ctx context.Context, a ExistingResetParams) (*se
 			if err := v.settle(q); err != nil {
 				return err
 			}
-			if err := s.activate(ctx, q, v.member); err != nil {
+			ended, err := s.activate(ctx, q, v.member)
+			if err != nil {
 				return err
 			}
 			// Reload so the response carries the member's password id.
@@ -183,7 +184,8 @@ func (s *Service) ResetExisting(ctx context.Context, a ExistingResetParams) (*se
 				return err
 			}
 			resp, err = s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: a.Project, Organization: v.org, Member: member,
-				DurationMinutes: duration, Factor: passwordFactor(member, "knowledge"), CustomClaims: a.CustomClaims})
+				DurationMinutes: duration, Factor: passwordFactor(member, "knowledge"), CustomClaims: a.CustomClaims,
+				SessionsEnded: ended})
 			return err
 		})
 	})

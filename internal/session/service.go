@@ -147,7 +147,7 @@ type CompleteParams struct {
 	// SessionsEnded says this login's first proof of the member's address
 	// ended access that came in without one, and with it every session
 	// and IST of the member, inside the caller's transaction
-	// (organization.Member.UnprovenAccessEnded, EndMember). Whoever held
+	// (organization.Store.MarkEmailVerified, EndMember). Whoever held
 	// them may have been someone else: a held session of the member (From)
 	// is among them and nothing of it carries over, and the answer says
 	// the sessions were reset (AuthResponse.SessionsReset).
@@ -682,7 +682,8 @@ func (s *Service) CompleteEmail(ctx context.Context, q store.Querier, l EmailLog
 	if m.Status == organization.StatusDeleted {
 		return nil, apierr.New(apierr.InactiveMember)
 	}
-	if err := s.orgs.MarkEmailVerified(ctx, q, m); err != nil {
+	ended, err := s.orgs.MarkEmailVerified(ctx, q, m)
+	if err != nil {
 		return nil, err
 	}
 	prior, err := s.PriorFactors(ctx, q, l.Project, l.IST, l.Organization.OrganizationID, m.MemberID, m.EmailAddress)
@@ -691,7 +692,7 @@ func (s *Service) CompleteEmail(ctx context.Context, q store.Querier, l EmailLog
 	}
 	return s.Complete(ctx, q, CompleteParams{Project: l.Project, Organization: l.Organization, Member: m,
 		DurationMinutes: l.DurationMinutes, MethodID: m.EmailID, Prior: prior, From: l.From, fromEnded: l.fromEnded,
-		CustomClaims: l.CustomClaims, SessionsEnded: m.UnprovenAccessEnded(),
+		CustomClaims: l.CustomClaims, SessionsEnded: ended,
 		Factor: Factor{DeliveryMethod: "email", Type: l.FactorType,
 			EmailFactor: &EmailFactor{EmailID: m.EmailID, EmailAddress: m.EmailAddress}}})
 }

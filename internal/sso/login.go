@@ -43,7 +43,7 @@ type tokenData struct {
 	Kind string `json:"kind"`
 	// ResetSessions says the callback's assertion was the first proof of
 	// the member's address and ended access that came in without one, and
-	// with it the member's sessions (organization.Member.UnprovenAccessEnded):
+	// with it the member's sessions (organization.Store.MarkEmailAsserted):
 	// the authenticate answer's reset_session.
 	ResetSessions bool `json:"reset_sessions,omitempty"`
 }
@@ -91,7 +91,8 @@ func (s *Service) finish(ctx context.Context, r *http.Request, c *conn, st *flow
 		}
 		// Verified for this organization, not proven to others: its admin
 		// runs the identity provider (organization.MarkEmailAsserted).
-		if err := s.d.Orgs.MarkEmailAsserted(ctx, q, m); err != nil {
+		ended, err := s.d.Orgs.MarkEmailAsserted(ctx, q, m)
+		if err != nil {
 			return err
 		}
 		if err := s.syncMember(ctx, q, m.MemberID); err != nil {
@@ -100,7 +101,7 @@ func (s *Service) finish(ctx context.Context, r *http.Request, c *conn, st *flow
 		token, err := s.d.Flows.IssueIn(ctx, q, flowtoken.Issue{Kind: kindToken, ProjectID: c.ProjectID, TTL: tokenTTL,
 			Challenge: st.Challenge, Data: tokenData{OrganizationID: org.OrganizationID, MemberID: m.MemberID,
 				ConnectionID: c.ID, RegistrationID: regID, ExternalID: id.ExternalID, Kind: id.Kind,
-				ResetSessions: m.UnprovenAccessEnded()}})
+				ResetSessions: ended}})
 		if err != nil {
 			return err
 		}

@@ -184,13 +184,14 @@ func (s *Service) complete(ctx context.Context, q store.Querier, p *project.Proj
 	}
 	// The profile's issuer vouches for the address, as an SSO provider
 	// does (identify refused a token that said it was not verified).
-	if err := s.d.Orgs.MarkEmailVerified(ctx, q, m); err != nil {
+	ended, err := s.d.Orgs.MarkEmailVerified(ctx, q, m)
+	if err != nil {
 		return nil, err
 	}
 	factor := session.Factor{Type: FactorType, DeliveryMethod: DeliveryMethod,
 		TrustedAuthTokenFactor: &session.TrustedAuthTokenFactor{TokenID: id.tokenID}}
 	return s.d.Sessions.Complete(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m, Factor: factor,
-		DurationMinutes: duration, From: prior, CustomClaims: claims, SessionsEnded: m.UnprovenAccessEnded()})
+		DurationMinutes: duration, From: prior, CustomClaims: claims, SessionsEnded: ended})
 }
 
 // member finds the member the token names, or provisions one when the

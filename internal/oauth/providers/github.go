@@ -33,7 +33,7 @@ func newGitHub(client *http.Client, c Config) *github {
 	return &github{http: client, cfg: cfg, api: orDefault(c.APIURL, GitHubAPIURL)}
 }
 
-// Refresh implements Refresher at the token endpoint.
+// Refresh implements Provider at the token endpoint.
 func (g *github) Refresh(ctx context.Context, refreshToken string) (Tokens, error) {
 	return refresh(ctx, g.http, g.cfg, refreshToken)
 }

@@ -31,7 +31,7 @@ func newHubSpot(client *http.Client, c Config) *hubspot {
 	return &hubspot{http: client, cfg: cfg, api: orDefault(c.APIURL, HubSpotAPIURL)}
 }
 
-// Refresh implements Refresher at the token endpoint.
+// Refresh implements Provider at the token endpoint.
 func (h *hubspot) Refresh(ctx context.Context, refreshToken string) (Tokens, error) {
 	return refresh(ctx, h.http, h.cfg, refreshToken)
 }

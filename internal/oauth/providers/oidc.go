@@ -93,7 +93,7 @@ func (f *Factory) newOIDC(ctx context.Context, name string, c Config) (Provider,
 	return &oidcProvider{name: name, http: f.HTTP, cfg: cfg, provider: p, issuer: issuer, claimed: doc.Issuer}, nil
 }
 
-// Refresh implements Refresher at the token endpoint.
+// Refresh implements Provider at the token endpoint.
 func (o *oidcProvider) Refresh(ctx context.Context, refreshToken string) (Tokens, error) {
 	return refresh(ctx, o.http, o.cfg, refreshToken)
 }

@@ -126,14 +126,11 @@ type Provider interface {
 	AuthCodeURL(r AuthRequest) string
 	// Exchange redeems the code from the callback.
 	Exchange(ctx context.Context, code string, r AuthRequest) (*Identity, error)
-}
-
-// Refresher is implemented by every provider: it redeems a refresh token
-// at the provider's token endpoint (the refresh_token grant, RFC 6749
-// section 6) for a new access token. The answer's refresh token is "" when
-// the provider kept the one sent (most do; some rotate it), its scopes
-// empty when it did not say, its ID token "" when it sent none.
-type Refresher interface {
+	// Refresh redeems a refresh token at the provider's token endpoint
+	// (the refresh_token grant, RFC 6749 section 6) for a new access
+	// token. The answer's refresh token is the one sent when the provider
+	// kept it (most do; some rotate it), its scopes empty when it did not
+	// say, its ID token "" when it sent none.
 	Refresh(ctx context.Context, refreshToken string) (Tokens, error)
 }
 
@@ -203,11 +200,9 @@ func authOptions(r AuthRequest, pkce bool) []oauth2.AuthCodeOption {
 	return opts
 }
 
-// refresh is Refresher.Refresh at cfg's token endpoint.
+// refresh is Provider.Refresh at cfg's token endpoint. An answer without
+// a refresh token comes back with the one sent (x/oauth2 puts it there).
 func refresh(ctx context.Context, client *http.Client, cfg *oauth2.Config, refreshToken string) (Tokens, error) {
-	if refreshToken == "" {
-		return Tokens{}, fmt.Errorf("%w: no refresh token", ErrProvider)
-	}
 	ctx = context.WithValue(ctx, oauth2.HTTPClient, client)
 	// A token without an access token is never valid: the source goes
 	// straight to the refresh_token grant.
@@ -215,11 +210,7 @@ func refresh(ctx context.Context, client *http.Client, cfg *oauth2.Config, refre
 	if err != nil {
 		return Tokens{}, fmt.Errorf("%w: token refresh: %v", ErrProvider, withoutURL(err))
 	}
-	out := providertokens.FromOAuth2(tok, nil)
-	if out.RefreshToken == refreshToken {
-		out.RefreshToken = "" // x/oauth2 repeats the one sent when the answer has none
-	}
-	return out, nil
+	return providertokens.FromOAuth2(tok, nil), nil
 }
 
 // exchange redeems a code with the provider's token endpoint.

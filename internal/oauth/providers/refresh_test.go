@@ -2,7 +2,9 @@ package providers_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"testing"
 	"time"
@@ -45,15 +47,41 @@ func TestOIDCRefreshAtTheDiscoveredTokenEndpoint(t *testing.T) {
 		t.Fatalf("exchange: %+v %v", id, err)
 	}
 	m.FastForward(time.Minute) // mockoidc signs the next token at its own later time
-	r, ok := p.(providers.Refresher)
-	if !ok {
-		t.Fatal("the OIDC provider cannot refresh")
-	}
-	fresh, err := r.Refresh(ctx, id.Tokens.RefreshToken)
+	fresh, err := p.Refresh(ctx, id.Tokens.RefreshToken)
 	if err != nil || fresh.AccessToken == "" || fresh.AccessToken == id.Tokens.AccessToken {
 		t.Fatalf("refresh: %+v %v", fresh, err)
 	}
-	if _, err := r.Refresh(ctx, "not-a-refresh-token"); err == nil {
+	if _, err := p.Refresh(ctx, "not-a-refresh-token"); err == nil {
 		t.Fatal("an unknown refresh token was taken")
+	}
+}
+
+// A refresh answer without a refresh token (the provider keeps the one it
+// issued) comes back with the one sent, and one with a refresh token (a
+// rotation) with the new one: the oauth package stores either as it is.
+func TestRefreshAnswersTheRefreshTokenToKeep(t *testing.T) {
+	for _, tc := range []struct{ answered, want string }{{"", "rt-sent"}, {"rt-rotated", "rt-rotated"}} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if err := r.ParseForm(); err != nil || r.Form.Get("grant_type") != "refresh_token" || r.Form.Get("refresh_token") != "rt-sent" {
+				http.Error(w, `{"error":"invalid_grant"}`, http.StatusBadRequest)
+				return
+			}
+			a := map[string]any{"access_token": "at-new", "token_type": "bearer", "expires_in": 3600}
+			if tc.answered != "" {
+				a["refresh_token"] = tc.answered
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(a)
+		}))
+		p, err := providers.NewFactory(nil).New(context.Background(), providers.GitHub, providers.Config{ClientID: "cid",
+			ClientSecret: "csecret", TokenURL: srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := p.Refresh(context.Background(), "rt-sent")
+		srv.Close()
+		if err != nil || fresh.AccessToken != "at-new" || fresh.RefreshToken != tc.want {
+			t.Fatalf("answered refresh token %q: %+v %v, want refresh token %q", tc.answered, fresh, err, tc.want)
+		}
 	}
 }

@@ -30,7 +30,7 @@ func newSlack(client *http.Client, c Config) *slack {
 	return &slack{http: client, cfg: cfg, api: orDefault(c.APIURL, SlackAPIURL)}
 }
 
-// Refresh implements Refresher at the token endpoint.
+// Refresh implements Provider at the token endpoint.
 func (s *slack) Refresh(ctx context.Context, refreshToken string) (Tokens, error) {
 	return refresh(ctx, s.http, s.cfg, refreshToken)
 }
