@@ -32,8 +32,9 @@ func (s *Service) ReleaseAddress(ctx context.Context, q store.Querier, r organiz
 // primary_required), so that neither outlives q's change to the member:
 // an address change (ReleaseAddress), or a first proof of the address
 // that ended access which came in without one (registered as an
-// organization.MemberAccessEnder; CompleteParams.SessionsEnded). Like ReleaseAddress, it reaches other
-// replicas' caches through the change feed.
+// organization.MemberAccessEnder; CompleteParams.SessionsEnded). Like
+// ReleaseAddress, it reaches other replicas' caches through the change
+// feed.
 func (s *Service) EndMember(ctx context.Context, q store.Querier, projectID, memberID string) error {
 	if err := s.RevokeMemberTx(ctx, q, projectID, memberID); err != nil {
 		return err
