@@ -273,6 +273,15 @@ func (h admin) RotateCancel(r *http.Request) (any, error) {
 	return h.rotate(r, clientsecret.StepCancel)
 }
 
+// rotate runs one rotation step. Starting one hands out a bearer token,
+// and whoever holds the token of a connection that maps groups to roles
+// decides who holds those roles: they can link any member through SCIM
+// and put them in a group assigned stytch_admin. So a member starting a
+// rotation of such a connection needs what changing the assignments
+// needs, stytch.organization's update.settings.implicit-roles, beside
+// stytch.scim's update (organization.ImplicitRolesGrant). The assignments
+// are read under the connection's lock, so one added since the caller
+// looked cannot slip past.
 func (h admin) rotate(r *http.Request, step string) (any, error) {
 	id := r.PathValue("connection_id")
 	if h.sdk {
@@ -290,10 +299,15 @@ func (h admin) rotate(r *http.Request, step string) (any, error) {
 		return nil, err
 	}
 	ctx := r.Context()
+	reveals := step == clientsecret.StepStart
+	grant := c.AuthorizeImplicitRoles(ctx, reveals)
 	var out *connectionWire
 	err = h.s.d.DB.Tx(ctx, func(q store.Querier) error {
 		conn, err := h.s.load(ctx, q, c.Project.ID, c.Organization.OrganizationID, id, true)
 		if err != nil {
+			return err
+		}
+		if err := grant.Check(reveals && len(conn.GroupRoles) > 0); err != nil {
 			return err
 		}
 		next, err := h.s.rotate(conn, step)

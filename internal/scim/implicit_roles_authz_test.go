@@ -2,6 +2,7 @@ package scim_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
@@ -84,6 +85,85 @@ func TestGroupRolesChangeNeedsTheOrganizationPermission(t *testing.T) {
 				t.Fatalf("%s: roles_admin's change: %v", face.name, got)
 			}
 			apptest.Want(t, face.put(map[string]any{field: assign("stytch_member", eng, "stytch_member", sales)}, rolesAdmin), 200, "")
+		}
+	})
+}
+
+// Starting a rotation hands out a bearer token, and the token of a
+// connection that maps groups to roles lets its holder link their own
+// member and join a group assigned stytch_admin. A member allowed only
+// stytch.scim therefore may not start one while the connection has group
+// role assignments, on either face; with stytch.organization's
+// update.settings.implicit-roles they may, and without assignments
+// stytch.scim suffices.
+func TestRotationOfAConnectionMappingRolesNeedsTheOrganizationPermission(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		pol := rbac.Policy{Roles: []rbac.Role{
+			{RoleID: "scim_admin", Description: "Manages SCIM", Permissions: []rbac.Permission{{ResourceID: "stytch.scim", Actions: []string{"*"}}}},
+			{RoleID: "roles_admin", Description: "Manages SCIM and implicit roles", Permissions: []rbac.Permission{
+				{ResourceID: "stytch.scim", Actions: []string{"*"}},
+				{ResourceID: "stytch.organization", Actions: []string{"update.settings.implicit-roles"}}}},
+		}}
+		if _, err := e.App.RBAC.SetCustom(t.Context(), e.Project.Project.ID, pol); err != nil {
+			t.Fatal(err)
+		}
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		id, token, _ := connection(t, e, org, nil)
+		r := scimDo(e, http.MethodPost, id, "/Groups", token, map[string]any{"displayName": "Admins"})
+		admins := r.Body["id"].(string)
+		session := func(email, role string) string {
+			apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members",
+				map[string]any{"email_address": email, "roles": []string{role}}), 200, "")
+			tok, _ := e.LoginByEmailOTP(org, email)
+			return tok
+		}
+		scimAdmin, rolesAdmin := session("sam@acme.test", "scim_admin"), session("rita@acme.test", "roles_admin")
+		const field = "scim_group_implicit_role_assignments"
+		assign := func(list []any) {
+			t.Helper()
+			apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/scim/"+org+"/connection/"+id, map[string]any{field: list}), 200, "")
+		}
+		assign([]any{map[string]any{"role_id": "stytch_admin", "group_id": admins}})
+		start := map[string]func(token string) apptest.Resp{
+			"sdk": func(token string) apptest.Resp {
+				return e.SDK(http.MethodPost, "/b2b/scim/rotate/start", map[string]any{"connection_id": id}, token)
+			},
+			"backend": func(token string) apptest.Resp {
+				return e.BackendAs(http.MethodPost, "/v1/b2b/scim/"+org+"/connection/"+id+"/rotate/start", nil,
+					organization.MemberSessionHeader, token)
+			},
+		}
+		rotating := func() bool {
+			t.Helper()
+			r := e.Backend(http.MethodGet, "/v1/b2b/scim/"+org+"/connection", nil)
+			apptest.Want(t, r, 200, "")
+			return r.Body["connection"].(map[string]any)["next_bearer_token_last_four"] != ""
+		}
+		cancel := func() {
+			t.Helper()
+			apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/scim/"+org+"/connection/"+id+"/rotate/cancel", nil), 200, "")
+		}
+		for face, start := range start {
+			r := start(scimAdmin)
+			if r.Status != 403 || r.ErrType() != "unauthorized_action" || strings.Contains(string(r.Raw), "next_bearer_token\"") {
+				t.Fatalf("%s: scim_admin's rotation of a connection mapping roles: %d %s", face, r.Status, r.Raw)
+			}
+			if rotating() {
+				t.Fatalf("%s: a refused rotation started", face)
+			}
+			r = start(rolesAdmin)
+			apptest.Want(t, r, 200, "")
+			if !strings.Contains(string(r.Raw), "next_bearer_token\"") {
+				t.Fatalf("%s: roles_admin's rotation shows no token: %s", face, r.Raw)
+			}
+			cancel()
+		}
+		assign([]any{})
+		for face, start := range start {
+			if r := start(scimAdmin); r.Status != 200 || !strings.Contains(string(r.Raw), "next_bearer_token\"") {
+				t.Fatalf("%s: scim_admin's rotation of a connection without assignments: %d %s", face, r.Status, r.Raw)
+			}
+			cancel()
 		}
 	})
 }
