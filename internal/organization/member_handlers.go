@@ -201,31 +201,45 @@ func (h Handlers) deleteMember(ctx context.Context, p *project.Project, o *Organ
 }
 
 // DeleteMember is the one member deletion path (the member routes of both
-// faces, SCIM deprovisioning): the member is marked deleted (again,
-// harmlessly, if they already are) in a transaction of its own, in which
-// the member deletion hooks (AddMemberDeletionHook) and then also run (nil
-// for nothing more), and then their sessions end. Sessions
-// of a non-active member already fail to authenticate; revoking them as
-// well keeps a later reactivation from reviving old sessions.
+// faces, SCIM deprovisioning): DeleteMemberIn in a transaction of its own
+// (also: as for DeleteMemberIn).
 func (s *Store) DeleteMember(ctx context.Context, sessions Sessions, p *project.Project, o *Organization, memberID string,
 	also func(q store.Querier, m *Member) error) (*Member, error) {
 	var m *Member
 	err := s.db.Tx(ctx, func(q store.Querier) (err error) {
-		if m, err = s.SetMemberStatus(ctx, q, o, memberID, StatusDeleted, Statuses, apierr.New(apierr.MemberNotFound)); err != nil {
-			return err
-		}
-		if err := s.memberDeleted(ctx, q, m); err != nil {
-			return err
-		}
-		if also != nil {
-			return also(q, m)
-		}
-		return nil
+		m, err = s.DeleteMemberIn(ctx, q, sessions, p, o, memberID, also)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := sessions.RevokeMemberSessions(ctx, p, m.MemberID); err != nil {
+	return m, nil
+}
+
+// DeleteMemberIn deletes a member in the caller's transaction q, for a
+// caller whose other writes must commit or fail with the deletion (SCIM's
+// deprovisioning push): the member is marked deleted (again, harmlessly,
+// if they already are), and the member deletion hooks
+// (AddMemberDeletionHook) and then also run in q (nil for nothing more).
+// Once q commits, and only then, their sessions end (store.Finish: the
+// caller's Tx returns the revocation's error, the deletion committed).
+// Sessions of a non-active member already fail to authenticate; revoking
+// them as well keeps a later reactivation from reviving old sessions.
+func (s *Store) DeleteMemberIn(ctx context.Context, q store.Querier, sessions Sessions, p *project.Project, o *Organization,
+	memberID string, also func(q store.Querier, m *Member) error) (*Member, error) {
+	m, err := s.SetMemberStatus(ctx, q, o, memberID, StatusDeleted, Statuses, apierr.New(apierr.MemberNotFound))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.memberDeleted(ctx, q, m); err != nil {
+		return nil, err
+	}
+	if also != nil {
+		if err := also(q, m); err != nil {
+			return nil, err
+		}
+	}
+	if err := store.Finish(q, func() error { return sessions.RevokeMemberSessions(ctx, p, m.MemberID) }); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -223,7 +223,6 @@ func (s *Service) createUser(r *http.Request, c *conn) (int, any, error) {
 		return 0, nil, err
 	}
 	var memberID string
-	var active bool
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
 		if err := s.userTaken(ctx, q, c, u.UserName, ""); err != nil {
 			return err
@@ -264,19 +263,20 @@ func (s *Service) createUser(r *http.Request, c *conn) (int, any, error) {
 				return err
 			}
 		}
-		memberID, active = m.MemberID, m.Status != organization.StatusDeleted
+		memberID = m.MemberID
 		if err := s.insertReg(ctx, q, c, p.Env, memberID, u, method == "user_linked"); err != nil {
 			return err
 		}
-		return s.record(ctx, q, r, c, method, memberID, nil)
+		if err := s.record(ctx, q, r, c, method, memberID, nil); err != nil {
+			return err
+		}
+		if m.Status != organization.StatusDeleted && u.Active != nil && !bool(*u.Active) {
+			return s.deactivate(ctx, q, r, c, p, org, memberID)
+		}
+		return nil
 	})
 	if err != nil {
 		return 0, nil, err
-	}
-	if active && u.Active != nil && !bool(*u.Active) {
-		if err := s.deactivate(ctx, r, c, p, org, memberID); err != nil {
-			return 0, nil, err
-		}
 	}
 	return s.userAnswer(ctx, s.d.DB.Read(), c, memberID, http.StatusCreated)
 }
@@ -297,11 +297,15 @@ func (s *Service) insertReg(ctx context.Context, q store.Querier, c *conn, env i
 }
 
 // deactivate deletes a provisioned member through the organization's one
-// deletion path (their sessions end). Their registration and group
-// memberships stay: a deactivated user still exists for the identity
-// provider, which may reactivate them.
-func (s *Service) deactivate(ctx context.Context, r *http.Request, c *conn, p *project.Project, org *organization.Organization, memberID string) error {
-	_, err := s.d.Orgs.DeleteMember(ctx, s.d.Members, p, org, memberID, func(q store.Querier, m *organization.Member) error {
+// deletion path, in q: the rest of the push that deactivates them commits
+// with the deletion or not at all, so a failed deletion leaves no
+// half-written user (changed attributes, a member still active). Their
+// sessions end once q commits. Their registration and group memberships
+// stay: a deactivated user still exists for the identity provider, which
+// may reactivate them.
+func (s *Service) deactivate(ctx context.Context, q store.Querier, r *http.Request, c *conn, p *project.Project,
+	org *organization.Organization, memberID string) error {
+	_, err := s.d.Orgs.DeleteMemberIn(ctx, q, s.d.Members, p, org, memberID, func(q store.Querier, m *organization.Member) error {
 		return s.record(ctx, q, r, c, "user_deactivated", memberID, nil)
 	})
 	return err
@@ -394,7 +398,6 @@ func (s *Service) updateUser(r *http.Request, c *conn, id string, next func(*reg
 	if err != nil {
 		return 0, nil, err
 	}
-	deactivate := false
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
 		g, err := s.regForUpdate(ctx, q, c, id)
 		if err != nil {
@@ -477,7 +480,6 @@ func (s *Service) updateUser(r *http.Request, c *conn, id string, next func(*reg
 					return err
 				}
 			}
-			deactivate = off
 		}
 		u.Active = nil // the member's status is the truth
 		_, err = q.ExecContext(ctx, `UPDATE scim_registrations SET user_name_key = $1, external_id = $2, attributes = $3,
@@ -491,15 +493,16 @@ func (s *Service) updateUser(r *http.Request, c *conn, id string, next func(*reg
 		if err != nil {
 			return fmt.Errorf("scim: update registration: %w", err)
 		}
-		return s.record(ctx, q, r, c, "user_updated", id, nil)
+		if err := s.record(ctx, q, r, c, "user_updated", id, nil); err != nil {
+			return err
+		}
+		if off && !deleted {
+			return s.deactivate(ctx, q, r, c, p, org, id)
+		}
+		return nil
 	})
 	if err != nil {
 		return 0, nil, err
-	}
-	if deactivate {
-		if err := s.deactivate(ctx, r, c, p, org, id); err != nil {
-			return 0, nil, err
-		}
 	}
 	return s.userAnswer(ctx, s.d.DB.Read(), c, id, http.StatusOK)
 }
