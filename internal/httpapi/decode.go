@@ -69,8 +69,7 @@ func decode(r *http.Request, dst any) error {
 		var syntaxErr *json.SyntaxError
 		switch {
 		case errors.As(err, &typeErr):
-			field := typeErr.Field
-			return apierr.Invalid(field, fmt.Sprintf("%s must be a %s.", field, jsonKind(typeErr.Type.Kind().String())))
+			return apierr.Invalid(typeErr.Field, TypeMismatch(typeErr))
 		case errors.As(err, &syntaxErr):
 			return apierr.Wrap(apierr.InvalidRequest, err).WithMessage(
 				fmt.Sprintf("The request body is not valid JSON (at byte %d).", syntaxErr.Offset))
@@ -85,6 +84,13 @@ func decode(r *http.Request, dst any) error {
 // it keeps (json.Unmarshaler implementations must copy too), so a body is
 // garbage once decoded.
 var bodyBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// TypeMismatch words a JSON value of the wrong type for the client: the
+// field (its JSON path) and the JSON kind it must be, never Go's type
+// names ("roles must be a list.").
+func TypeMismatch(err *json.UnmarshalTypeError) string {
+	return fmt.Sprintf("%s must be a %s.", err.Field, jsonKind(err.Type.Kind().String()))
+}
 
 func jsonKind(goKind string) string {
 	switch goKind {

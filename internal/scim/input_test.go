@@ -51,3 +51,59 @@ func TestProvisionedNameIsBounded(t *testing.T) {
 		}
 	})
 }
+
+// A body is one JSON value: what follows it (a truncated or concatenated
+// write) makes the request invalidSyntax, and nothing of it is acted on;
+// trailing whitespace is still fine.
+func TestBodyIsOneJSONValue(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		id, token, _ := connection(t, e, org, nil)
+		do := func(method, path string, body any) apptest.Resp { return scimDo(e, method, id, path, token, body) }
+		wantSCIM(t, do(http.MethodPost, "/Users", `{"userName":"trail@acme.test"} this is {not json`), 400, "invalidSyntax")
+		wantSCIM(t, do(http.MethodPost, "/Users", `{"userName":"trail@acme.test"}{"userName":"other@acme.test"}`), 400, "invalidSyntax")
+		wantSCIM(t, do(http.MethodPost, "/Groups", `{"displayName":"G"} x`), 400, "invalidSyntax")
+		if n := e.Count(`SELECT COUNT(*) FROM scim_registrations`); n != 0 {
+			t.Fatalf("a refused body provisioned %d users", n)
+		}
+		r := do(http.MethodPost, "/Users", "{\"userName\":\"trail@acme.test\"}\r\n\t ")
+		wantSCIM(t, r, 201, "")
+		uid := r.Body["id"].(string)
+		off := `{"schemas":["urn:ietf:params:scim:api:messages:2.0:PatchOp"],"Operations":[{"op":"replace","path":"active","value":false}]}`
+		wantSCIM(t, do(http.MethodPatch, "/Users/"+uid, off+`]]]} garbage`), 400, "invalidSyntax")
+		wantSCIM(t, do(http.MethodPut, "/Users/"+uid, `{"userName":"trail@acme.test","active":false} 1`), 400, "invalidSyntax")
+		if m := member(t, e, org, uid); m["status"] != "active" {
+			t.Fatalf("a refused body deprovisioned the member: %v", m["status"])
+		}
+	})
+}
+
+// A value of the wrong type is named by its field and JSON kind, never by
+// Go's type names.
+func TestTypeErrorNamesTheField(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		id, token, _ := connection(t, e, org, nil)
+		do := func(method, path string, body any) apptest.Resp { return scimDo(e, method, id, path, token, body) }
+		r := do(http.MethodPost, "/Users", map[string]any{"userName": "typed@acme.test"})
+		wantSCIM(t, r, 201, "")
+		uid := r.Body["id"].(string)
+		for _, tc := range []struct{ path, body, detail string }{
+			{"/Users/" + uid, `{"Operations":"x"}`, "Operations must be a list."},
+			{"/Users/" + uid, `{"Operations":[{"op":5}]}`, "Operations.op must be a string."},
+			{"/Users", `[{"userName":"trail@acme.test"}]`, "The request body must be a JSON object."},
+		} {
+			method := http.MethodPatch
+			if tc.path == "/Users" {
+				method = http.MethodPost
+			}
+			r := do(method, tc.path, tc.body)
+			wantSCIM(t, r, 400, "invalidSyntax")
+			detail, _ := r.Body["detail"].(string)
+			if !strings.Contains(detail, tc.detail) || strings.Contains(detail, "Go ") || strings.Contains(detail, "scim.") ||
+				strings.Contains(detail, "interface") {
+				t.Errorf("%s: detail %q, want it to say %q", tc.body, detail, tc.detail)
+			}
+		}
+	})
+}

@@ -203,7 +203,21 @@ func readJSON(r *http.Request, dst any) error {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if err := dec.Decode(dst); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &typeErr) && typeErr.Field != "":
+			return errInvalidSyntax("The request body is not a valid SCIM JSON object: " + httpapi.TypeMismatch(typeErr))
+		case errors.As(err, &typeErr):
+			return errInvalidSyntax("The request body must be a JSON object.")
+		}
 		return errInvalidSyntax("The request body is not a valid SCIM JSON object: " + err.Error())
+	}
+	// One value and nothing after it: a body with more is not the one
+	// the client meant to send (a truncated or concatenated write), and
+	// acting on its first part could deactivate a user on a malformed
+	// request.
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return errInvalidSyntax("The request body must be a single JSON object, with nothing after it.")
 	}
 	return nil
 }
