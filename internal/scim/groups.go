@@ -194,11 +194,15 @@ func refIDs(refs []groupRef) []string {
 }
 
 // saveGroup writes a group's name and external id, refusing a name
-// another group of the connection has.
+// another group of the connection has and values over their bounds.
 func (s *Service) saveGroup(ctx context.Context, q store.Querier, c *conn, g *group, insert bool) error {
 	g.Name = strings.TrimSpace(g.Name)
 	if g.Name == "" || len(g.Name) > 256 {
 		return errInvalidValue("displayName is required (at most 256 characters).")
+	}
+	if len(g.ExternalID) > maxExternalID {
+		// A user's bound: the group is answered in every list of groups.
+		return errInvalidValue(fmt.Sprintf("externalId is longer than %d bytes.", maxExternalID))
 	}
 	var n int
 	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM scim_groups WHERE connection_id = $1 AND display_name_key = $2

@@ -59,9 +59,9 @@ const (
 	maxExternalID = 256
 )
 
-// bound refuses a missing or overlong userName, an overlong externalId
-// and multi-valued attributes over the bounds; prev is the user as stored
-// (nil at creation).
+// bound refuses a missing or overlong userName, an overlong externalId,
+// any other string over maxText (texts) and multi-valued attributes over
+// the bounds; prev is the user as stored (nil at creation).
 //
 // A push with active false is never refused over them (as over its name
 // or address, see updateUser): an attribute out of bounds keeps its
@@ -90,6 +90,16 @@ func (u *user) bound(prev *user) error {
 	default:
 		return errInvalidValue(fmt.Sprintf("externalId is longer than %d bytes.", maxExternalID))
 	}
+	kept := prev.texts()
+	for i, a := range u.texts() {
+		switch {
+		case len(*a.v) <= maxText:
+		case keep:
+			*a.v = *kept[i].v
+		default:
+			return errInvalidValue(fmt.Sprintf("%s is longer than %d bytes.", a.name, maxText))
+		}
+	}
 	for _, a := range []struct {
 		name  string
 		fits  bool
@@ -116,6 +126,43 @@ func (u *user) bound(prev *user) error {
 		}
 	}
 	return nil
+}
+
+// text is one single-valued string attribute of a user, by its path.
+type text struct {
+	name string
+	v    *string
+}
+
+// texts are u's single-valued strings other than userName and externalId
+// (which have bounds of their own), each bounded by maxText like the
+// strings of multi-valued attributes: every one is stored with the
+// registration and read with every load of the member. The sub-attributes
+// of an absent complex attribute are listed as well, as empty strings, so
+// a stored user's list names every path (bound reads the values to keep
+// from it).
+func (u *user) texts() []text {
+	n, e := u.Name, u.Enterprise
+	if n == nil {
+		n = &name{}
+	}
+	if e == nil {
+		e = &enterprise{}
+	}
+	m := e.Manager
+	if m == nil {
+		m = &manager{}
+	}
+	const ext = schemaEnterprise + ":"
+	return []text{
+		{"displayName", &u.DisplayName}, {"nickName", &u.NickName}, {"profileUrl", &u.ProfileURL}, {"title", &u.Title},
+		{"userType", &u.UserType}, {"preferredLanguage", &u.PreferredLanguage}, {"locale", &u.Locale}, {"timezone", &u.Timezone},
+		{"name.formatted", &n.Formatted}, {"name.familyName", &n.FamilyName}, {"name.givenName", &n.GivenName},
+		{"name.middleName", &n.MiddleName}, {"name.honorificPrefix", &n.HonorificPrefix}, {"name.honorificSuffix", &n.HonorificSuffix},
+		{ext + "employeeNumber", &e.EmployeeNumber}, {ext + "costCenter", &e.CostCenter}, {ext + "organization", &e.Organization},
+		{ext + "division", &e.Division}, {ext + "department", &e.Department},
+		{ext + "manager.value", &m.Value}, {ext + "manager.$ref", &m.Ref}, {ext + "manager.displayName", &m.DisplayName},
+	}
 }
 
 // multiWire is values in the Node client's shape (B2BSCIMEmail and its

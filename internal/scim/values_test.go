@@ -168,3 +168,71 @@ func TestUserMultiValuedAttributesAreBounded(t *testing.T) {
 		}
 	})
 }
+
+// Every single-valued string of a User is bounded like the strings of
+// multi-valued values (1024 bytes): refused at creation and in a push
+// keeping the user active, kept at its stored value in a deprovisioning.
+// A group's externalId has a user's bound.
+func TestUserSingleValuedStringsAreBounded(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		id, token, _ := connection(t, e, org, nil)
+		do := func(method, path string, body any) apptest.Resp { return scimDo(e, method, id, path, token, body) }
+		const ext = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
+		long, fits := strings.Repeat("x", 1025), strings.Repeat("x", 1024)
+		paths := []string{"displayName", "nickName", "profileUrl", "title", "userType", "preferredLanguage", "locale", "timezone",
+			"name.formatted", "name.familyName", "name.givenName", "name.middleName", "name.honorificPrefix", "name.honorificSuffix",
+			ext + ":employeeNumber", ext + ":costCenter", ext + ":organization", ext + ":division", ext + ":department",
+			ext + ":manager.value", ext + ":manager.$ref", ext + ":manager.displayName"}
+		// set is a User body with path set to v.
+		set := func(path, v string) map[string]any {
+			body := map[string]any{"userName": "ada@acme.test", "schemas": []string{"urn:ietf:params:scim:schemas:core:2.0:User", ext}}
+			parent, attr := body, path
+			if strings.HasPrefix(path, ext+":") {
+				parent, attr = map[string]any{}, strings.TrimPrefix(path, ext+":")
+				body[ext] = parent
+			}
+			if before, after, ok := strings.Cut(attr, "."); ok {
+				child := map[string]any{}
+				parent[before], parent, attr = child, child, after
+			}
+			parent[attr] = v
+			return body
+		}
+		for _, path := range paths {
+			wantSCIM(t, do(http.MethodPost, "/Users", set(path, long)), 400, "invalidValue")
+		}
+		if n := e.Count(`SELECT COUNT(*) FROM scim_registrations`); n != 0 {
+			t.Fatalf("%d users created with an overlong string", n)
+		}
+		r := do(http.MethodPost, "/Users", set("title", fits))
+		wantSCIM(t, r, 201, "")
+		uid := r.Body["id"].(string)
+		for _, path := range paths {
+			wantSCIM(t, do(http.MethodPatch, "/Users/"+uid, patch(map[string]any{"op": "replace", "path": path, "value": long})),
+				400, "invalidValue")
+			wantSCIM(t, do(http.MethodPut, "/Users/"+uid, set(path, long)), 400, "invalidValue")
+		}
+		r = do(http.MethodGet, "/Users/"+uid, nil)
+		if r.Body["title"] != fits || len(r.Raw) > 4096 {
+			t.Fatalf("after refused pushes: %d bytes, title of %d", len(r.Raw), len(r.Body["title"].(string)))
+		}
+
+		// A deprovisioning goes through: the stored value stays.
+		r = do(http.MethodPatch, "/Users/"+uid, patch(map[string]any{"op": "replace", "path": "title", "value": long},
+			map[string]any{"op": "replace", "path": "nickName", "value": long},
+			map[string]any{"op": "replace", "path": "active", "value": false}))
+		wantSCIM(t, r, 200, "")
+		if r.Body["title"] != fits || r.Body["nickName"] != nil || member(t, e, org, uid)["status"] != "deleted" {
+			t.Fatalf("deprovisioning with overlong strings: title of %v, nickName %v", len(fmt.Sprint(r.Body["title"])), r.Body["nickName"] != nil)
+		}
+
+		wantSCIM(t, do(http.MethodPost, "/Groups", map[string]any{"displayName": "G", "externalId": strings.Repeat("g", 257)}), 400, "invalidValue")
+		r = do(http.MethodPost, "/Groups", map[string]any{"displayName": "G", "externalId": strings.Repeat("g", 256)})
+		wantSCIM(t, r, 201, "")
+		gid := r.Body["id"].(string)
+		wantSCIM(t, do(http.MethodPut, "/Groups/"+gid, map[string]any{"displayName": "G", "externalId": strings.Repeat("g", 257)}), 400, "invalidValue")
+		wantSCIM(t, do(http.MethodPatch, "/Groups/"+gid, patch(map[string]any{"op": "replace", "path": "externalId",
+			"value": strings.Repeat("g", 257)})), 400, "invalidValue")
+	})
+}
