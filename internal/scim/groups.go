@@ -39,22 +39,36 @@ func (s *Service) loadGroup(ctx context.Context, q store.Querier, c *conn, id st
 	return &g, nil
 }
 
-// members lists a group's members as references.
-func (s *Service) members(ctx context.Context, q store.Querier, c *conn, groupID string) ([]groupRef, error) {
-	rows, err := q.QueryContext(ctx, `SELECT m.member_id, m.email_address FROM scim_group_members gm
-		JOIN members m ON m.member_id = gm.member_id WHERE gm.group_id = $1 ORDER BY gm.created_at, m.member_id`, groupID)
+// membersOf lists, per group id, the groups' members as references, each
+// group's in the order they joined: one query for a whole page of groups,
+// as groupsOf reads a page of users' groups.
+func (s *Service) membersOf(ctx context.Context, q store.Querier, c *conn, groupIDs []string) (map[string][]groupRef, error) {
+	out := map[string][]groupRef{}
+	if len(groupIDs) == 0 {
+		return out, nil
+	}
+	args := []any{c.ID}
+	marks := make([]string, len(groupIDs))
+	for i, id := range groupIDs {
+		args = append(args, id)
+		marks[i] = fmt.Sprintf("$%d", i+2)
+	}
+	rows, err := q.QueryContext(ctx, `SELECT gm.group_id, m.member_id, m.email_address FROM scim_group_members gm
+		JOIN scim_groups g ON g.group_id = gm.group_id JOIN members m ON m.member_id = gm.member_id
+		WHERE g.connection_id = $1 AND gm.group_id IN (`+strings.Join(marks, ", ")+`)
+		ORDER BY gm.group_id, gm.created_at, m.member_id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("scim: group members: %w", err)
 	}
 	defer rows.Close()
-	out := []groupRef{}
 	for rows.Next() {
+		var gid string
 		var ref groupRef
-		if err := rows.Scan(&ref.Value, &ref.Display); err != nil {
+		if err := rows.Scan(&gid, &ref.Value, &ref.Display); err != nil {
 			return nil, err
 		}
 		ref.Ref = s.location(c, "Users", ref.Value)
-		out = append(out, ref)
+		out[gid] = append(out[gid], ref)
 	}
 	return out, rows.Err()
 }
@@ -90,22 +104,47 @@ func (s *Service) groupsOf(ctx context.Context, q store.Querier, c *conn, member
 	return out, rows.Err()
 }
 
-// groupResource is the Group resource of g; members are left out when
-// the request excludes them (Microsoft Entra's excludedAttributes=members).
+// groupResource is the Group resource of g (groupResources).
 func (s *Service) groupResource(ctx context.Context, q store.Querier, r *http.Request, c *conn, g *group) (map[string]any, error) {
-	doc := map[string]any{"schemas": []string{schemaGroup}, "id": g.ID, "displayName": g.Name,
-		"meta": newMeta("Group", g.Created, g.Updated, s.location(c, "Groups", g.ID))}
-	if g.ExternalID != "" {
-		doc["externalId"] = g.ExternalID
+	docs, err := s.groupResources(ctx, q, r, c, []*group{g})
+	if err != nil {
+		return nil, err
 	}
+	return docs[0], nil
+}
+
+// groupResources are the Group resources of gs, their members read in one
+// query; members are left out when the request excludes them (Microsoft
+// Entra's excludedAttributes=members).
+func (s *Service) groupResources(ctx context.Context, q store.Querier, r *http.Request, c *conn, gs []*group) ([]map[string]any, error) {
+	var members map[string][]groupRef
 	if !excludesMembers(r) {
-		ms, err := s.members(ctx, q, c, g.ID)
-		if err != nil {
+		ids := make([]string, len(gs))
+		for i, g := range gs {
+			ids[i] = g.ID
+		}
+		var err error
+		if members, err = s.membersOf(ctx, q, c, ids); err != nil {
 			return nil, err
 		}
-		doc["members"] = ms
 	}
-	return doc, nil
+	docs := make([]map[string]any, len(gs))
+	for i, g := range gs {
+		doc := map[string]any{"schemas": []string{schemaGroup}, "id": g.ID, "displayName": g.Name,
+			"meta": newMeta("Group", g.Created, g.Updated, s.location(c, "Groups", g.ID))}
+		if g.ExternalID != "" {
+			doc["externalId"] = g.ExternalID
+		}
+		if members != nil {
+			ms := members[g.ID]
+			if ms == nil {
+				ms = []groupRef{}
+			}
+			doc["members"] = ms
+		}
+		docs[i] = doc
+	}
+	return docs, nil
 }
 
 func excludesMembers(r *http.Request) bool {
@@ -312,12 +351,12 @@ func (s *Service) listGroups(r *http.Request, c *conn) (int, any, error) {
 	if err := rows.Err(); err != nil {
 		return 0, nil, err
 	}
+	docs, err := s.groupResources(ctx, q, r, c, gs)
+	if err != nil {
+		return 0, nil, err
+	}
 	res := []any{}
-	for _, g := range gs {
-		doc, err := s.groupResource(ctx, q, r, c, g)
-		if err != nil {
-			return 0, nil, err
-		}
+	for _, doc := range docs {
 		res = append(res, doc)
 	}
 	return http.StatusOK, listResponse{Schemas: []string{schemaList}, TotalResults: total, StartIndex: start,
