@@ -30,10 +30,10 @@ const (
 	SigningKeyRotated = "signing_key_rotated" // keys rotate
 	SigningKeyRetired = "signing_key_retired" // keys retire
 	// A secret was issued (project rotate-secret; an M2M client's or a
-	// connected app's secret at create or rotation start) or stopped being
-	// valid (project retire-secret; a client's at rotation complete or
-	// cancel, or deletion). Method names the client's step
-	// (clientsecret.Record).
+	// connected app's secret, or a SCIM connection's bearer token, at
+	// create or rotation start) or stopped being valid (project
+	// retire-secret; a client's at rotation complete or cancel, or
+	// deletion). Method names the client's step (clientsecret.Record).
 	SecretRotated = "secret_rotated"
 	SecretRetired = "secret_retired"
 	// An operator minted an impersonation token (member impersonate), and

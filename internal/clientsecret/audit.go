@@ -41,18 +41,28 @@ func StepChange(step string) string {
 // Change is a change of one client's secrets for the audit log.
 type Change struct {
 	ProjectID  string
-	ClientType string // "m2m_client" or "connected_app"
+	ClientType string // "m2m_client", "connected_app" or "scim_connection"
 	ClientID   string
 	Change     string // Created, RotationStarted ...
+	// Who made the change, for a client whose secrets a member may
+	// manage (a SCIM connection's bearer token, from the Admin Portal or a
+	// backend acting with a member's session): Actor is the face ("sdk";
+	// empty for "backend"), ActorMemberID the member whose session acted
+	// (empty for the project secret), OrganizationID the client's
+	// organization, if it has one.
+	Actor          string
+	ActorMemberID  string
+	OrganizationID string
 }
 
 // Record files c through a inside q, the transaction that makes the
 // change, so that the change and its event commit together or not at all.
 // The request's address, user agent and id come from ctx. The event names
-// the client, never a secret. Its actor is always "backend": the routes
-// that create, rotate and delete clients are the backend face's alone,
-// acting with the project secret (never for a member session). A nil a records nothing (a store no
-// composition root wired, as in package tests).
+// the client, never a secret. Its actor is c.Actor, "backend" unless set:
+// the routes that create, rotate and delete M2M clients and connected
+// apps are the backend face's alone, acting with the project secret. A
+// member acting is named in details.actor_member_id. A nil a records
+// nothing (a store no composition root wired, as in package tests).
 func Record(ctx context.Context, q store.Querier, a Auditor, c Change) error {
 	if a == nil {
 		return nil
@@ -62,9 +72,16 @@ func Record(ctx context.Context, q store.Querier, a Auditor, c Change) error {
 		typ = audit.SecretRotated
 	}
 	ip, ua := httpapi.Client(ctx)
-	err := a.RecordIn(ctx, q, audit.Event{ProjectID: c.ProjectID, Type: typ, Method: c.Change, Actor: "backend",
-		IP: ip, UserAgent: ua, RequestID: httpapi.RequestID(ctx),
-		Details: map[string]any{"client_type": c.ClientType, "client_id": c.ClientID}})
+	actor := c.Actor
+	if actor == "" {
+		actor = "backend"
+	}
+	details := map[string]any{"client_type": c.ClientType, "client_id": c.ClientID}
+	if c.ActorMemberID != "" {
+		details["actor_member_id"] = c.ActorMemberID
+	}
+	err := a.RecordIn(ctx, q, audit.Event{ProjectID: c.ProjectID, Type: typ, Method: c.Change, Actor: actor,
+		OrganizationID: c.OrganizationID, IP: ip, UserAgent: ua, RequestID: httpapi.RequestID(ctx), Details: details})
 	if err != nil {
 		return fmt.Errorf("clientsecret: %w", err)
 	}

@@ -39,6 +39,28 @@ func (h admin) caller(r *http.Request, action string) (*organization.SessionCall
 	return c, nil
 }
 
+// recorder files changes of a connection's bearer tokens in the audit
+// log, as other client secrets are (clientsecret.Record), naming who made
+// them: the face, and the member whose session acted, if one did. The
+// event names the connection, never a token.
+func (h admin) recorder(ctx context.Context, c *organization.SessionCaller) func(q store.Querier, conn *conn, change string) error {
+	return func(q store.Querier, conn *conn, change string) error {
+		ch := clientsecret.Change{ProjectID: conn.ProjectID, ClientType: "scim_connection", ClientID: conn.ID, Change: change,
+			OrganizationID: conn.OrgID}
+		if h.sdk {
+			ch.Actor = "sdk"
+		}
+		if c.Member != nil {
+			ch.ActorMemberID = c.Member.MemberID
+		}
+		var a clientsecret.Auditor
+		if h.s.d.Audit != nil { // a nil *audit.Log would not be a nil Auditor
+			a = h.s.d.Audit
+		}
+		return clientsecret.Record(ctx, q, a, ch)
+	}
+}
+
 type createRequest struct {
 	DisplayName      string `json:"display_name"`
 	IdentityProvider string `json:"identity_provider"`
@@ -98,7 +120,7 @@ func (h admin) Create(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	conn, token, err := h.s.create(r.Context(), c.Organization, c.Project.Env, name, idp)
+	conn, token, err := h.s.create(r.Context(), c.Organization, c.Project.Env, name, idp, h.recorder(r.Context(), c))
 	if err != nil {
 		return nil, err
 	}
@@ -245,6 +267,9 @@ func (h admin) Delete(r *http.Request) (any, error) {
 		if err != nil {
 			return err
 		}
+		if err := h.recorder(ctx, c)(q, conn, clientsecret.Deleted); err != nil {
+			return err
+		}
 		return h.s.remove(ctx, q, conn)
 	})
 	if err != nil {
@@ -312,6 +337,9 @@ func (h admin) rotate(r *http.Request, step string) (any, error) {
 		}
 		next, err := h.s.rotate(conn, step)
 		if err != nil {
+			return err
+		}
+		if err := h.recorder(ctx, c)(q, conn, clientsecret.StepChange(step)); err != nil {
 			return err
 		}
 		if err := h.s.save(ctx, q, conn); err != nil {

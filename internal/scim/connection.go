@@ -122,9 +122,11 @@ func (s *Service) byID(ctx context.Context, q store.Querier, id string) (*conn, 
 }
 
 // create stores a new connection of org and returns it with its bearer
-// token, shown this once. A second connection of the organization is
+// token, shown this once; record files the token's issue in the
+// creation's transaction. A second connection of the organization is
 // refused by the unique index, even when two creates race.
-func (s *Service) create(ctx context.Context, org *organization.Organization, env ids.Env, name, idp string) (*conn, string, error) {
+func (s *Service) create(ctx context.Context, org *organization.Organization, env ids.Env, name, idp string,
+	record func(q store.Querier, c *conn, change string) error) (*conn, string, error) {
 	token, pair := clientsecret.New()
 	now := s.d.Clock.Now()
 	c := &conn{ID: ids.New("scim-connection", env), ProjectID: org.ProjectID(), OrgID: org.OrganizationID, DisplayName: name,
@@ -148,6 +150,9 @@ func (s *Service) create(ctx context.Context, org *organization.Organization, en
 		}
 		if err != nil {
 			return fmt.Errorf("scim: create connection: %w", err)
+		}
+		if err := record(q, c, clientsecret.Created); err != nil {
+			return err
 		}
 		return s.summarise(ctx, q, c.OrgID)
 	})
