@@ -242,6 +242,6 @@ func (s *Service) spendLogin(ctx context.Context, q store.Querier, p AuthParams,
 func (s *Service) completeLogin(ctx context.Context, q store.Querier, p AuthParams, org *organization.Organization,
 	member *organization.Member, duration int) (*session.AuthResponse, error) {
 	return s.d.Sessions.CompleteEmail(ctx, q, session.EmailLogin{Project: p.Project, Organization: org, Member: member,
-		FactorType: "otp", DurationMinutes: duration, IST: p.IntermediateSessionToken, From: p.from,
+		FactorType: session.EmailOTPType, DurationMinutes: duration, IST: p.IntermediateSessionToken, From: p.from,
 		CustomClaims: p.CustomClaims})
 }

@@ -241,7 +241,7 @@ func (s *Service) checkSMS(ctx context.Context, p SMSAuthParams, sub *subject, d
 		if err := s.d.Orgs.SaveMFA(ctx, q, m); err != nil {
 			return err
 		}
-		resp, err = s.finish(ctx, q, proj, sub, m, session.Factor{Type: "otp", DeliveryMethod: "sms",
+		resp, err = s.finish(ctx, q, proj, sub, m, session.Factor{Type: session.SMSOTPType, DeliveryMethod: "sms",
 			PhoneNumberFactor: &session.PhoneNumberFactor{PhoneID: phoneID(proj, m.MemberID, to), PhoneNumber: to}}, duration)
 		return err
 	})

@@ -168,6 +168,7 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 	// Millisecond precision is what the database keeps; answering with the
 	// same precision keeps a session's times identical on every read.
 	now := s.clock.Now().Truncate(time.Millisecond)
+	p.Factor = p.Factor.normalized()
 	if p.Factor.LastAuthenticatedAt.IsZero() {
 		p.Factor.LastAuthenticatedAt = now
 	}
@@ -645,7 +646,7 @@ type EmailLogin struct {
 	Project         *project.Project
 	Organization    *organization.Organization
 	Member          *organization.Member
-	FactorType      string // "magic_link" or "otp"
+	FactorType      string // "magic_link" or EmailOTPType
 	DurationMinutes int
 	// IST is the intermediate session the client sent along, if any.
 	IST string
