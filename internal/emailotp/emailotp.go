@@ -164,7 +164,7 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 	if err != nil {
 		return nil, err
 	}
-	duration, err := session.DurationMinutes(p.Project, p.DurationMinutes)
+	duration, err := session.DurationMinutes(ctx, p.Project, p.DurationMinutes)
 	if err != nil {
 		return nil, err
 	}

@@ -171,7 +171,7 @@ func (s *Service) beginCodeAuth(ctx context.Context, p CodeAuthParams, method st
 	if err := checkEnrollment(p.SetMFAEnrollment); err != nil {
 		return nil, 0, err
 	}
-	duration, err := session.DurationMinutes(p.Who.Project, p.DurationMinutes)
+	duration, err := session.DurationMinutes(ctx, p.Who.Project, p.DurationMinutes)
 	if err != nil {
 		return nil, 0, err
 	}
