@@ -45,13 +45,27 @@ func encodeFactors(factors []Factor) (wire, proofs string, err error) {
 	return string(w), string(p), nil
 }
 
+// unmarshalFactors reads an authentication_factors column, each factor as
+// this server names it now (Factor.normalized): a row written before email
+// codes were email_otp reads as one.
+func unmarshalFactors(wire string) ([]Factor, error) {
+	var factors []Factor
+	if err := json.Unmarshal([]byte(wire), &factors); err != nil {
+		return nil, fmt.Errorf("session: decode factors: %w", err)
+	}
+	for i := range factors {
+		factors[i] = factors[i].normalized()
+	}
+	return factors, nil
+}
+
 // decodeFactors reads the two columns back into factors. Proofs that do
 // not pair one to one with the factors (the "[]" of a row without any)
 // are ignored: such factors prove nothing, the safe default.
 func decodeFactors(wire, proofs string) ([]Factor, error) {
-	var factors []Factor
-	if err := json.Unmarshal([]byte(wire), &factors); err != nil {
-		return nil, fmt.Errorf("session: decode factors: %w", err)
+	factors, err := unmarshalFactors(wire)
+	if err != nil {
+		return nil, err
 	}
 	var stored []factorProof
 	if err := json.Unmarshal([]byte(proofs), &stored); err != nil {
