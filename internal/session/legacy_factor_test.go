@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"slices"
 	"testing"
@@ -10,16 +11,37 @@ import (
 	"github.com/latchkey/latchkey/internal/ids"
 )
 
-// asStoredBefore rewrites the email-code factors of the row of table
-// whose token is token as they were written before email codes were
-// email_otp: type otp, delivery_method email.
+// asStoredBefore checks that the row of table whose token is token
+// stores its email-code factors as releases before email_otp did (type
+// otp, delivery_method email): a replica of the previous release, still
+// running during a rolling deploy, reads the rows this one writes and
+// knows only that spelling. What the tests then check is that rows in
+// that spelling read as email_otp everywhere.
 func asStoredBefore(t *testing.T, e *apptest.Env, table, token string) {
 	t.Helper()
-	res, err := e.App.DB.ExecContext(context.Background(), `UPDATE `+table+`
-		SET authentication_factors = REPLACE(authentication_factors, '"type":"email_otp"', '"type":"otp"') WHERE token_hash = $1`,
-		ids.Hash(token))
-	if n, _ := res.RowsAffected(); err != nil || n != 1 {
-		t.Fatalf("rewrite %s: %d rows, %v", table, n, err)
+	var text string
+	if err := e.App.DB.QueryRowContext(context.Background(), `SELECT authentication_factors FROM `+table+` WHERE token_hash = $1`,
+		ids.Hash(token)).Scan(&text); err != nil {
+		t.Fatalf("read %s: %v", table, err)
+	}
+	var stored []struct {
+		Type           string `json:"type"`
+		DeliveryMethod string `json:"delivery_method"`
+	}
+	if err := json.Unmarshal([]byte(text), &stored); err != nil {
+		t.Fatal(err)
+	}
+	codes := 0
+	for _, f := range stored {
+		if f.DeliveryMethod == "email" && f.Type != "magic_link" {
+			if f.Type != "otp" {
+				t.Fatalf("%s stores an email code as %q, which the previous release does not read: %s", table, f.Type, text)
+			}
+			codes++
+		}
+	}
+	if codes == 0 {
+		t.Fatalf("%s holds no email code: %s", table, text)
 	}
 }
 

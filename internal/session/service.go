@@ -374,10 +374,8 @@ func scanRow(sc interface{ Scan(...any) error }) (*row, error) {
 		return nil, err
 	}
 	r.ms.StartedAt, r.ms.LastAccessedAt, r.ms.ExpiresAt = store.Time(started), store.Time(last), store.Time(exp)
-	if r.ms.claimsText == noClaims {
-		r.ms.CustomClaims = map[string]any{}
-	} else if r.ms.CustomClaims, err = decodeClaims([]byte(r.ms.claimsText)); err != nil || r.ms.CustomClaims == nil {
-		return nil, fmt.Errorf("session: custom claims of %s: %v", r.ms.MemberSessionID, err)
+	if r.ms.CustomClaims, r.ms.claimsText, err = storedClaims(r.ms.claimsText); err != nil {
+		return nil, fmt.Errorf("session %s: %w", r.ms.MemberSessionID, err)
 	}
 	return &r, nil
 }
