@@ -190,8 +190,15 @@ func TestOrganizationPolicy(t *testing.T) {
 		"all allowed": {organization.Organization{FirstPartyConnectedAppsAllowedType: "ALL_ALLOWED", ThirdPartyConnectedAppsAllowedType: "ALL_ALLOWED"}, true, true},
 		"restricted": {organization.Organization{FirstPartyConnectedAppsAllowedType: "RESTRICTED", AllowedFirstPartyConnectedApps: []string{"connected-app-test-1"},
 			ThirdPartyConnectedAppsAllowedType: "RESTRICTED", AllowedThirdPartyConnectedApps: []string{"connected-app-test-1"}}, true, false},
-		"not allowed": {organization.Organization{FirstPartyConnectedAppsAllowedType: "NOT_ALLOWED", ThirdPartyConnectedAppsAllowedType: "ALL_ALLOWED"}, false, true},
+		"not allowed":       {organization.Organization{FirstPartyConnectedAppsAllowedType: "NOT_ALLOWED", ThirdPartyConnectedAppsAllowedType: "ALL_ALLOWED"}, false, true},
+		"third not allowed": {organization.Organization{FirstPartyConnectedAppsAllowedType: "ALL_ALLOWED", ThirdPartyConnectedAppsAllowedType: "NOT_ALLOWED"}, true, false},
+		"unset":             {organization.Organization{}, true, true},
 	} {
+		// AllowsEveryApp lets token checks skip loading the app: it may
+		// only say so when AllowedIn would allow any app.
+		if got := connectedapps.AllowsEveryApp(&c.org); got != (c.first && c.third) {
+			t.Errorf("%s: AllowsEveryApp %v", name, got)
+		}
 		if got := connectedapps.AllowedIn(&c.org, first) == nil; got != c.first {
 			t.Errorf("%s: first party allowed %v", name, got)
 		}

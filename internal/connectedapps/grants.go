@@ -33,6 +33,15 @@ func AllowedIn(o *organization.Organization, a *App) error {
 	return apierr.New(apierr.UnauthorizedAction).WithMessage("This organization does not allow this connected app.")
 }
 
+// AllowsEveryApp reports whether the organization's policy allows every
+// connected app, first- and third-party alike: AllowedIn then needs no
+// app to answer, and a check made on every token use can skip loading it.
+// It is AllowedIn's own rule: only NOT_ALLOWED and RESTRICTED refuse.
+func AllowsEveryApp(o *organization.Organization) bool {
+	open := func(kind string) bool { return kind != organization.NotAllowed && kind != organization.Restricted }
+	return open(o.FirstPartyConnectedAppsAllowedType) && open(o.ThirdPartyConnectedAppsAllowedType)
+}
+
 // Grant is consent on record: the scopes a member granted an app.
 type Grant struct {
 	MemberID       string

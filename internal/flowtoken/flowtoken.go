@@ -79,6 +79,15 @@ var ErrDataTooLarge = errors.New("flowtoken: ticket data too large")
 // their flow's catalogue error; the reasons are deliberately not told apart.
 var ErrInvalid = errors.New("flowtoken: invalid, expired or used ticket")
 
+// ErrSpent is the one refusal a flow may need to tell apart: the ticket
+// is of the kind (and project, when the redemption names one) asked for,
+// has not expired, and was redeemed already. It matches ErrInvalid
+// (errors.Is), so every caller that does not look for it answers it as
+// before. An OAuth code presented twice revokes what it issued (RFC 6749
+// 4.1.2); an unknown, expired, swept or other project's code is no
+// evidence of that, and must revoke nothing.
+var ErrSpent = fmt.Errorf("%w: already used", ErrInvalid)
+
 // Store issues and redeems tickets.
 type Store struct {
 	db      *store.DB
@@ -177,7 +186,8 @@ func (t *Ticket) Decode(v any) error {
 
 // Redeem spends a ticket and returns it. PKCE is checked before the ticket
 // is spent, so someone holding an intercepted ticket without the verifier
-// can neither use it nor burn it for its owner. Errors: ErrInvalid (wrapped),
+// can neither use it nor burn it for its owner. Errors: ErrInvalid (wrapped;
+// ErrSpent, which matches it, when the ticket was already redeemed),
 // CheckPKCE's refusals (IsPKCEFailure), apierr too_many_requests, or a
 // store failure.
 func (s *Store) Redeem(ctx context.Context, r Redeem) (*Ticket, error) {
@@ -194,7 +204,7 @@ func (s *Store) Redeem(ctx context.Context, r Redeem) (*Ticket, error) {
 // which commits only if then succeeds: what the ticket pays for is
 // written exactly when it is spent. While the transaction is open, a
 // concurrent redemption of the same ticket waits on the spent row and is
-// then refused (ErrInvalid) once this one commits, so whatever that
+// then refused (ErrSpent) once this one commits, so whatever that
 // refusal does next (an OAuth code presented twice revokes what it
 // issued, RFC 6749 4.1.2) sees this transaction's writes. When then
 // fails the ticket stays unspent: nothing was issued for it. Errors are
@@ -232,9 +242,11 @@ func (s *Store) redeem(ctx context.Context, read, write store.Querier, r Redeem)
 		}
 		return nil, fmt.Errorf("flowtoken: redeem %s: %w", r.Kind, err)
 	}
-	if kind != string(r.Kind) || (r.ProjectID != "" && projectID != r.ProjectID) ||
-		used != nil || !now.Before(store.Time(expires)) {
+	if kind != string(r.Kind) || (r.ProjectID != "" && projectID != r.ProjectID) || !now.Before(store.Time(expires)) {
 		return nil, ErrInvalid
+	}
+	if used != nil {
+		return nil, ErrSpent
 	}
 	if err := CheckPKCE(challenge, r.Verifier, "flow"); err != nil {
 		return nil, err
@@ -245,7 +257,9 @@ func (s *Store) redeem(ctx context.Context, read, write store.Querier, r Redeem)
 		return nil, fmt.Errorf("flowtoken: spend %s: %w", r.Kind, err)
 	}
 	if n, _ := res.RowsAffected(); n != 1 {
-		return nil, ErrInvalid // a concurrent redemption won
+		// A concurrent redemption won: the row was read unexpired at now,
+		// and the sweeper removes only rows long expired.
+		return nil, ErrSpent
 	}
 	return &Ticket{ProjectID: projectID, IssuedAt: store.Time(created), data: []byte(data)}, nil
 }

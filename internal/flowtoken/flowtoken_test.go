@@ -405,3 +405,46 @@ func TestPKCEStartAndEmptyInputs(t *testing.T) {
 		t.Error("Exact matched an empty URL")
 	}
 }
+
+// Only a ticket that was redeemed already, and is otherwise one the
+// redemption could have spent (its kind, its project, unexpired), is
+// ErrSpent: an OAuth code presented twice revokes what it issued, and
+// nothing else may. Every refusal, ErrSpent included, is still ErrInvalid
+// for the callers that do not tell them apart.
+func TestSpentIsToldApart(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		f := setup(t, db)
+		redeem := func(r flowtoken.Redeem) error {
+			r.LimitKey = "ip"
+			_, err := f.flows.Redeem(f.ctx, r)
+			if err != nil && !errors.Is(err, flowtoken.ErrInvalid) {
+				t.Fatalf("%+v: %v is not ErrInvalid", r, err)
+			}
+			return err
+		}
+		tok := f.issue(t, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Minute, Data: 1})
+		if err := redeem(flowtoken.Redeem{Kind: "k", Token: tok, ProjectID: f.project}); err != nil {
+			t.Fatal(err)
+		}
+		for name, r := range map[string]flowtoken.Redeem{
+			"unknown":       {Kind: "k", Token: "nope", ProjectID: f.project},
+			"other kind":    {Kind: "other", Token: tok, ProjectID: f.project},
+			"other project": {Kind: "k", Token: tok, ProjectID: "project-test-other"},
+		} {
+			if err := redeem(r); errors.Is(err, flowtoken.ErrSpent) || err == nil {
+				t.Fatalf("%s: %v, want ErrInvalid but not ErrSpent", name, err)
+			}
+		}
+		for _, p := range []string{f.project, ""} {
+			if err := redeem(flowtoken.Redeem{Kind: "k", Token: tok, ProjectID: p}); !errors.Is(err, flowtoken.ErrSpent) {
+				t.Fatalf("spent (project %q): %v, want ErrSpent", p, err)
+			}
+		}
+		// Past its expiry a spent ticket is just invalid: a late replay is
+		// no evidence of a stolen code.
+		f.clk.Advance(time.Minute)
+		if err := redeem(flowtoken.Redeem{Kind: "k", Token: tok, ProjectID: f.project}); errors.Is(err, flowtoken.ErrSpent) || err == nil {
+			t.Fatalf("spent and expired: %v, want ErrInvalid but not ErrSpent", err)
+		}
+	})
+}

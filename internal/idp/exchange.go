@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -24,6 +25,14 @@ type exchangeRequest struct {
 	AccessToken            string `json:"access_token"`
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
 	session.ClaimsField
+}
+
+// errNotAllowedHere refuses the exchange of a token whose organization no
+// longer allows its app. The token is not spent: allowed again, it can be
+// exchanged (within its five minutes).
+func errNotAllowedHere(cause error) error {
+	return apierr.Wrap(apierr.AccessTokenExchangeInvalidGrant, cause).WithMessage(
+		"The organization no longer allows the connected app this access token was issued to.")
 }
 
 // ExchangeAccessToken handles b2b/sessions/exchange_access_token on both
@@ -53,6 +62,9 @@ func (f Faces) ExchangeAccessToken(r *http.Request) (any, error) {
 	var resp *session.AuthResponse
 	err = f.Limiter.GuardUnguessable(ctx, func() error {
 		c, row, err := f.P.verifyAccess(ctx, p.ID, req.AccessToken)
+		if errors.Is(err, errAppNotAllowed) {
+			return errNotAllowedHere(err)
+		}
 		if errors.Is(err, errNoToken) {
 			return apierr.Wrap(apierr.AccessTokenExchangeInvalidGrant, err)
 		}
@@ -94,6 +106,12 @@ func (f Faces) ExchangeAccessToken(r *http.Request) (any, error) {
 			org, err := f.P.orgs.GetIn(ctx, q, p.ID, row.OrganizationID)
 			if err != nil {
 				return organization.NotFound(err, apierr.OrganizationNotFound)
+			}
+			// verifyAccess read the policy from the cache, which another
+			// replica's change reaches within a second; a session is worth
+			// the read the transaction makes anyway.
+			if err := connectedapps.AllowedIn(org, app); err != nil {
+				return errNotAllowedHere(err)
 			}
 			m, err := f.P.orgs.Member(ctx, q, p.ID, row.MemberID)
 			if err != nil {

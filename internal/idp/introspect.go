@@ -12,8 +12,8 @@ import (
 
 // Introspect handles POST {issuer}/oauth2/introspect (RFC 7662). The
 // caller authenticates as a connected app of the project; an unknown,
-// expired or revoked token, or one whose member is no longer active, is
-// {"active": false}.
+// expired or revoked token, one whose member is no longer active, or one
+// whose organization no longer allows its app, is {"active": false}.
 func (p *Provider) Introspect(w http.ResponseWriter, r *http.Request) {
 	out, err := p.introspect(r)
 	writeOAuth(w, http.StatusOK, out, p.logged(r, err))
@@ -70,9 +70,14 @@ func (p *Provider) introspect(r *http.Request) (any, error) {
 	if !live {
 		return inactive()
 	}
-	o, err := p.orgs.Get(r.Context(), pr.ID, row.OrganizationID)
-	if err != nil {
+	// The organization's policy, as /oauth2/token applies it to this
+	// token (issue): a refresh token that cannot be used is not active.
+	o, err := p.appAllowed(r.Context(), pr.ID, row)
+	if errors.Is(err, errNoToken) {
 		return inactive()
+	}
+	if err != nil {
+		return nil, err
 	}
 	for k, v := range map[string]any{"active": true, "sub": row.MemberID, "scope": strings.Join(row.Scopes, " "),
 		"aud": pr.ID, "exp": row.ExpiresAt.Unix(), "iss": AccessTokenIssuer(pr.ID), "token_type": "refresh_token",

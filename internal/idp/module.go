@@ -65,6 +65,9 @@ type Module struct {
 func New(d Deps) *Module {
 	p := &Provider{db: d.DB, clock: d.Clock, log: d.Log, apps: d.Apps, orgs: d.Orgs, projects: d.Projects,
 		flows: d.Flows, limiter: d.Limiter, baseURL: d.BaseURL, m2m: d.M2M, policies: d.Policies, audit: d.Audit}
+	if d.Sessions != nil {
+		p.cachedOrgs = d.Sessions // not a typed nil in the interface
+	}
 	return &Module{d: d, p: p}
 }
 

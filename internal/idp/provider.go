@@ -48,6 +48,10 @@ type Provider struct {
 	m2m      *m2m.Store
 	policies Policies
 	audit    Auditor
+
+	// cachedOrgs answers the organization reads of token checks
+	// (appAllowed) from memory; nil reads orgs.
+	cachedOrgs organization.CachedOrgs
 }
 
 // Auditor files audit events (audit.Log).

@@ -45,8 +45,10 @@ func (p *Provider) revoke(r *http.Request) error {
 	hash := ids.Hash(token)
 	if strings.Count(token, ".") == 2 {
 		// The jti names the stored row; the signature is checked so that
-		// nobody can revoke a token they merely know the jti of.
-		if _, _, err := p.verifyAccess(r.Context(), pr.ID, token); err != nil {
+		// nobody can revoke a token they merely know the jti of. The
+		// organization's policy is not asked (checkAccess): a token of an
+		// app it no longer allows is still revoked, for good.
+		if _, _, err := p.checkAccess(r.Context(), pr.ID, token); err != nil {
 			if errors.Is(err, errNoToken) {
 				return nil
 			}

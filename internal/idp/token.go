@@ -117,10 +117,17 @@ func (p *Provider) exchangeCode(r *http.Request, projectID string, app *connecte
 		return err
 	})
 	switch {
-	case errors.Is(err, flowtoken.ErrInvalid):
-		if rerr := p.revokeCode(context.WithoutCancel(ctx), code); rerr != nil {
+	case errors.Is(err, flowtoken.ErrSpent):
+		// Only a code of this project, still within its life, that was
+		// redeemed already is a reuse (RFC 6749 4.1.2). An unknown, expired
+		// or swept code revokes nothing: every refresh carries the code's
+		// hash forward, so a stale code presented weeks later would end the
+		// member's current tokens.
+		if rerr := p.revokeCode(context.WithoutCancel(ctx), projectID, app.ClientID, code); rerr != nil {
 			return nil, rerr
 		}
+		return nil, invalidGrant("The authorization code is invalid, expired or already used.")
+	case errors.Is(err, flowtoken.ErrInvalid):
 		return nil, invalidGrant("The authorization code is invalid, expired or already used.")
 	case flowtoken.IsPKCEFailure(err):
 		return nil, invalidGrant("The code_verifier does not match the code_challenge.")

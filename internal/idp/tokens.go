@@ -139,10 +139,16 @@ func (p *Provider) revokeFamily(ctx context.Context, q store.Querier, familyID s
 }
 
 // revokeCode revokes the tokens an authorization code produced, when the
-// code is presented again (RFC 6749 4.1.2).
-func (p *Provider) revokeCode(ctx context.Context, code string) error {
-	_, err := p.db.ExecContext(ctx, `UPDATE idp_tokens SET revoked_at = $1 WHERE code_hash = $2 AND revoked_at IS NULL`,
-		store.Millis(p.clock.Now()), ids.Hash(code))
+// code is presented again (RFC 6749 4.1.2), within the code's project and
+// only when the client presenting it is the one it was issued to (the
+// tokens' client). Any public client of the project can be named without
+// a credential: a spent code presented under another client's name proves
+// nothing about the code's own client, and must not end its member's
+// tokens.
+func (p *Provider) revokeCode(ctx context.Context, projectID, clientID, code string) error {
+	_, err := p.db.ExecContext(ctx, `UPDATE idp_tokens SET revoked_at = $1
+		WHERE code_hash = $2 AND project_id = $3 AND client_id = $4 AND revoked_at IS NULL`,
+		store.Millis(p.clock.Now()), ids.Hash(code), projectID, clientID)
 	if err != nil {
 		return fmt.Errorf("idp: revoke code tokens: %w", err)
 	}

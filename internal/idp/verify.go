@@ -11,15 +11,34 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/latchkey/latchkey/internal/compactjws"
+	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
-// verifyAccess checks an access token's signature and claims, that it was
-// not revoked (its family, its grant), and that its member is still
-// active. It returns the claims and the stored row.
+// verifyAccess checks an access token (checkAccess) and that its
+// organization still allows its app (appAllowed): what introspection,
+// userinfo and the exchange for a session ask. A token refused by the
+// policy alone is errAppNotAllowed, which is errNoToken.
 func (p *Provider) verifyAccess(ctx context.Context, projectID, token string) (*accessClaims, *tokenRow, error) {
+	c, row, err := p.checkAccess(ctx, projectID, token)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := p.appAllowed(ctx, projectID, row); err != nil {
+		return nil, nil, err
+	}
+	return c, row, nil
+}
+
+// checkAccess checks an access token's signature and claims, that it was
+// not revoked (its family, its grant), and that its member is still
+// active. It returns the claims and the stored row. Revocation asks only
+// this: a client must be able to revoke its token whatever the
+// organization's policy says now, or the token would come back when the
+// organization allowed the app again.
+func (p *Provider) checkAccess(ctx context.Context, projectID, token string) (*accessClaims, *tokenRow, error) {
 	// The row is named by the signed jti, not the text; the canonical
 	// spelling is still the only one taken (see compactjws), as for every
 	// JWT this server reads.
@@ -64,6 +83,54 @@ func (p *Provider) verifyAccess(ctx context.Context, projectID, token string) (*
 		return nil, nil, errNoToken
 	}
 	return &c, row, nil
+}
+
+// errAppNotAllowed is a token whose organization no longer allows its
+// app. It matches errNoToken, so every endpoint answers it as it answers
+// a revoked token; the exchange tells it apart to say why.
+var errAppNotAllowed = fmt.Errorf("%w: the organization no longer allows the connected app", errNoToken)
+
+// appAllowed applies the organization's connected-app policy
+// (connectedapps.AllowedIn) to a stored token at each use, as issue
+// applies it at each issue: an organization that stops allowing an app
+// stops the tokens it already holds, not only their refreshes, and
+// allowing the app again brings back the tokens nothing else ended (the
+// policy revokes nothing; a setting switched back and forth by mistake
+// does not log every member out of the app). It returns the organization,
+// or errAppNotAllowed, or errNoToken when the organization is gone.
+//
+// The organization is read through the session service's cache (the one
+// every session check reads, which sees this process's writes at once and
+// other replicas' within a second): introspection and userinfo gain no
+// database read for it. The app is loaded only when the organization
+// restricts some kind of app (connectedapps.AllowsEveryApp), which the
+// default policy does not.
+func (p *Provider) appAllowed(ctx context.Context, projectID string, row *tokenRow) (*organization.Organization, error) {
+	get := p.orgs.Get
+	if p.cachedOrgs != nil {
+		get = p.cachedOrgs.Organization
+	}
+	org, err := get(ctx, projectID, row.OrganizationID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errNoToken
+	}
+	if err != nil {
+		return nil, fmt.Errorf("idp: token organization: %w", err)
+	}
+	if connectedapps.AllowsEveryApp(org) {
+		return org, nil
+	}
+	app, err := p.apps.Get(ctx, projectID, row.ClientID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, errNoToken
+	}
+	if err != nil {
+		return nil, fmt.Errorf("idp: token app: %w", err)
+	}
+	if connectedapps.AllowedIn(org, app) != nil {
+		return nil, errAppNotAllowed
+	}
+	return org, nil
 }
 
 // memberActive reports whether a token's member may still use it. A

@@ -39,14 +39,22 @@ const dsigNS = "http://www.w3.org/2000/09/xmldsig#"
 // the check reads what gosaml2 will.
 const maxInflated = 5 << 20
 
+// maxXMLTokens matches gosaml2's MaximumXMLTokens default (its
+// defaultMaxXMLTokens, unexported; serviceProvider leaves the field
+// zero): gosaml2 refuses a document that may hold more tokens than this
+// before parsing it, so neither does the check parse one. This check runs
+// before anything authenticates the request, and a few kilobytes of
+// deflated input can otherwise inflate to a million elements.
+const maxXMLTokens = 50000
+
 // checkAlgorithms refuses, before gosaml2 verifies any signature, a
 // response whose XML signatures use an algorithm outside the allowlists:
 // the response's, its assertions', and those of its encrypted assertions,
 // which are decrypted here for the purpose with the connection's keys
 // (newest first, as validateResponse tries them). What this check cannot
-// read (not base64, not XML nor deflated XML, an assertion no key
-// decrypts) is left to gosaml2, which reads it the same way and refuses
-// it.
+// read (not base64, not XML nor deflated XML, a document over gosaml2's
+// token bound, an assertion no key decrypts) is left to gosaml2, which
+// reads it the same way and refuses it.
 func (s *Service) checkAlgorithms(encoded string, keys []storedKey) error {
 	raw, err := base64.StdEncoding.DecodeString(encoded)
 	if err != nil {
@@ -114,24 +122,39 @@ func (s *Service) decryptForCheck(el *etree.Element, keys []storedKey) ([]byte, 
 }
 
 // readXML reads raw as XML, else as deflated XML (as gosaml2 does, up to
-// the same size), and returns its root, or nil.
+// the same size and the same token bound), and returns its root, or nil.
 func readXML(raw []byte) *etree.Element {
 	if raw == nil {
 		return nil
 	}
-	doc := etree.NewDocument()
-	if doc.ReadFromBytes(raw) == nil {
+	if doc, ok := parseBounded(raw); ok {
 		return doc.Root()
 	}
 	inflated, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(raw)), maxInflated+1))
 	if err != nil || len(inflated) > maxInflated {
 		return nil
 	}
-	doc = etree.NewDocument()
-	if doc.ReadFromBytes(inflated) != nil {
+	doc, ok := parseBounded(inflated)
+	if !ok {
 		return nil
 	}
 	return doc.Root()
+}
+
+// parseBounded parses b as XML unless it may hold more than maxXMLTokens
+// tokens, bounded as gosaml2 bounds them (every token but character data
+// starts with '<', and character data lies between two of them), which
+// counts without building anything. ok is false when b is not parsed or
+// is not XML; gosaml2 then refuses it too.
+func parseBounded(b []byte) (doc *etree.Document, ok bool) {
+	if 3*int64(bytes.Count(b, []byte("<")))+1 > maxXMLTokens {
+		return nil, false
+	}
+	doc = etree.NewDocument()
+	if doc.ReadFromBytes(b) != nil {
+		return nil, false
+	}
+	return doc, true
 }
 
 // checkSignatures checks every XML signature at or under el: its

@@ -5,8 +5,11 @@ import (
 	"compress/flate"
 	"encoding/base64"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
+
+	saml2 "github.com/russellhaering/gosaml2"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 )
@@ -70,5 +73,85 @@ func TestCheckAlgorithms(t *testing.T) {
 	w.Close()
 	if err := (&Service{}).checkAlgorithms(base64.StdEncoding.EncodeToString(z.Bytes()), nil); err == nil {
 		t.Fatal("a deflated rsa-sha1 response passed")
+	}
+}
+
+// xmlBomb is a document of n empty elements, and deflated the same.
+func xmlBomb(n int) (doc, deflated []byte) {
+	doc = []byte("<r>" + strings.Repeat("<a/>", n) + "</r>")
+	var z bytes.Buffer
+	w, _ := flate.NewWriter(&z, flate.BestCompression)
+	w.Write(doc)
+	w.Close()
+	return doc, z.Bytes()
+}
+
+// allocated is how many bytes fn allocates (the whole process's, so only
+// a bound far from the cost it guards against is meaningful).
+func allocated(fn func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	fn()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// The check runs before anything authenticates the request, so it must not
+// parse what gosaml2 would refuse to: a few kilobytes of deflated
+// `<a/>`s (1.3 million elements, about 460 MiB of allocations when parsed
+// into a tree) are left to gosaml2, which refuses them for their tokens,
+// as is the same bomb sent undeflated. Measured in allocations, not time.
+func TestCheckAlgorithmsBoundsTheParse(t *testing.T) {
+	const limit = 50 << 20
+	raw, deflated := xmlBomb(1_300_000)
+	if len(deflated) > 16<<10 || len(raw) > maxInflated {
+		t.Fatalf("bomb: %d bytes deflated, %d inflated", len(deflated), len(raw))
+	}
+	for name, doc := range map[string][]byte{"deflated": deflated, "raw": raw} {
+		t.Run(name, func(t *testing.T) {
+			encoded := base64.StdEncoding.EncodeToString(doc)
+			var err error
+			if n := allocated(func() { err = (&Service{}).checkAlgorithms(encoded, nil) }); n > limit {
+				t.Fatalf("the check allocated %d MiB: it parsed the bomb", n>>20)
+			}
+			if err != nil {
+				t.Fatalf("refused by the check, not left to gosaml2: %v", err)
+			}
+			if readXML(doc) != nil {
+				t.Fatal("readXML parsed the bomb")
+			}
+		})
+	}
+}
+
+// The bound is gosaml2's own: a response just within it is still checked
+// (a SHA-1 signature refused), one token-bound over it is not parsed here,
+// and gosaml2 refuses it before reading its signature.
+func TestCheckAlgorithmsTokenBoundEdge(t *testing.T) {
+	sig := `<ds:Signature xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><ds:SignedInfo><ds:SignatureMethod ` +
+		`Algorithm="http://www.w3.org/2000/09/xmldsig#rsa-sha1"/></ds:SignedInfo></ds:Signature>`
+	// response holds lt '<'s, and is deflated, as gosaml2 then reports
+	// the token bound (undeflated, it reports failing to inflate).
+	response := func(lt int) string {
+		head, tail := `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol">`+sig, `</samlp:Response>`
+		var z bytes.Buffer
+		w, _ := flate.NewWriter(&z, flate.BestCompression)
+		w.Write([]byte(head + strings.Repeat("<a/>", lt-strings.Count(head+tail, "<")) + tail))
+		w.Close()
+		return base64.StdEncoding.EncodeToString(z.Bytes())
+	}
+	within, over := response((maxXMLTokens-1)/3), response((maxXMLTokens-1)/3+1) // 3*lt+1 <= maxXMLTokens, or not
+	tooMany := func(encoded string) bool {
+		_, err := (&saml2.SAMLServiceProvider{}).ValidateEncodedResponse(encoded)
+		return err != nil && strings.Contains(err.Error(), "too many XML tokens")
+	}
+	if tooMany(within) || !tooMany(over) {
+		t.Fatalf("gosaml2's default token bound is no longer %d", maxXMLTokens)
+	}
+	if err := (&Service{}).checkAlgorithms(within, nil); err == nil {
+		t.Fatal("a SHA-1 signature within the token bound passed")
+	}
+	if err := (&Service{}).checkAlgorithms(over, nil); err != nil {
+		t.Fatalf("a response over the token bound was parsed: %v", err)
 	}
 }
