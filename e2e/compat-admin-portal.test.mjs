@@ -158,7 +158,9 @@ h.test('admin portal SSO: create an OIDC connection', async ({ page }) => {
   assert.equal((await configured).status(), 200);
   assert.equal((await (await configured).json()).data.warning, '', 'the discovery document was read');
   await page.getByRole('heading', { name: 'SSO Connections' }).waitFor();
-  await page.getByText('Portal OIDC', { exact: true }).waitFor();
+  // By its cell: the organization's first active connection is its default, and the portal then
+  // writes a "Default" tag into the same text element, as soon as it has read the organization again.
+  await page.getByRole('cell', { name: /^Portal OIDC/ }).waitFor();
 
   const { oidc_connections: oidc } = await h.api('GET', `/v1/b2b/sso/${orgId}`);
   assert.equal(oidc.length, 1);
@@ -234,7 +236,9 @@ h.test('admin portal SSO: configure a new SAML connection from the IdP\'s metada
   assert.equal(res.status(), 200);
   assert.equal(JSON.parse(res.request().postData()).metadata_url, idp.metadataUrl);
   await page.getByRole('heading', { name: 'SSO Connections' }).waitFor();
-  await page.getByText('Metadata SAML', { exact: true }).waitFor();
+  // By its cell: the organization's first active connection is its default, and the portal then
+  // writes a "Default" tag into the same text element, as soon as it has read the organization again.
+  await page.getByRole('cell', { name: /^Metadata SAML/ }).waitFor();
 
   // The server read the metadata: the sign-on URL, the entity id and the signing certificate.
   const stored = await samlConnectionOf(orgId, connectionId);

@@ -324,7 +324,7 @@ h.test('a restricted organization sends the member back to Main with its allowed
   assert.deepEqual(factors, ['email', 'email'].sort(), JSON.stringify(s.member_session.authentication_factors));
   assert.deepEqual(
     s.member_session.authentication_factors.map((f) => f.type).sort(),
-    ['magic_link', 'otp'],
+    ['email_otp', 'magic_link'],
     JSON.stringify(s.member_session.authentication_factors),
   );
 });

@@ -148,7 +148,7 @@ h.test('a member enrolls an authenticator app, saves the backup codes, and logs 
   await page.getByText(TEXT.loggedIn).waitFor();
 
   const s = await sessionOf(context);
-  assert.deepEqual(factors(s), ['otp/email/PRIMARY', 'totp/authenticator_app/SECONDARY']);
+  assert.deepEqual(factors(s), ['email_otp/email/PRIMARY', 'totp/authenticator_app/SECONDARY']);
 
   // Log out, then log in again: the app is enrolled now, so the widget asks for its code.
   await page.evaluate(() => window.client.session.revoke());
@@ -161,7 +161,7 @@ h.test('a member enrolls an authenticator app, saves the backup codes, and logs 
   totpMember.lastStep = Math.max(stepAt(Date.now()), totpMember.lastStep + 1);
   await enterCode(page, totp(totpMember.secret, totpMember.lastStep));
   await page.getByText(TEXT.loggedIn).waitFor();
-  assert.deepEqual(factors(await sessionOf(context)), ['otp/email/PRIMARY', 'totp/authenticator_app/SECONDARY']);
+  assert.deepEqual(factors(await sessionOf(context)), ['email_otp/email/PRIMARY', 'totp/authenticator_app/SECONDARY']);
 });
 
 h.test('the same member logs in with a backup code, which then no longer works', async ({ page, context, newContext }) => {
@@ -173,7 +173,7 @@ h.test('the same member logs in with a backup code, which then no longer works',
   await page.getByLabel(MFA.backupLabel).fill(totpMember.codes[0]);
   await page.getByRole('button', { name: MFA.continue }).click();
   await page.getByText(TEXT.loggedIn).waitFor();
-  assert.deepEqual(factors(await sessionOf(context)), ['otp/email/PRIMARY', 'recovery_codes/recovery_code/SECONDARY']);
+  assert.deepEqual(factors(await sessionOf(context)), ['email_otp/email/PRIMARY', 'recovery_codes/recovery_code/SECONDARY']);
 
   const other = await (await newContext()).newPage();
   await emailLogin(other, 'totp-works', totpMember.email);
@@ -207,7 +207,7 @@ h.test('another member enrolls a phone number and logs in with the texted code',
   await page.getByText(TEXT.loggedIn).waitFor();
 
   const s = await sessionOf(context);
-  assert.deepEqual(factors(s), ['otp/email/PRIMARY', 'otp/sms/SECONDARY']);
+  assert.deepEqual(factors(s), ['email_otp/email/PRIMARY', 'otp/sms/SECONDARY']);
   assert.equal(s.member.mfa_phone_number, phone);
   assert.equal(s.member.mfa_phone_number_verified, true);
 });

@@ -43,7 +43,7 @@ func TestPrimaryRequiredThenAllowedMethod(t *testing.T) {
 			t.Fatalf("allowed method did not complete the login: %s", r.Raw)
 		}
 		factors := ms["authentication_factors"].([]any)
-		if len(factors) != 2 || factors[0].(map[string]any)["type"] != "magic_link" || factors[1].(map[string]any)["type"] != "otp" {
+		if len(factors) != 2 || factors[0].(map[string]any)["type"] != "magic_link" || factors[1].(map[string]any)["type"] != "email_otp" {
 			t.Fatalf("factors = %v", factors)
 		}
 

@@ -24,8 +24,10 @@ Usage:
                                       public https LATCHKEY_BASE_URL, unless --force)
   latchkey migrate                    apply database migrations and exit
   latchkey project create --name N [--redirect-url URL]... [--origin ORIGIN]... [--live]
+                   [--sdk-max-session-duration MIN]
   latchkey project list
   latchkey project update --project ID [--name N] [--products a,b] [--session-duration MIN]
+                   [--sdk-max-session-duration MIN]
                    [--pkce-magic-links true|false] [--pkce-password-resets true|false]
                    [--pkce-sso true|false] [--pkce-oauth true|false] [--create-organization true|false]
                    [--disable-watermark true|false] [--slug-pattern URL-with-{{slug}}|-]

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"fmt"
 
 	"github.com/latchkey/latchkey/internal/clock"
@@ -79,11 +80,20 @@ func projectCreate(ctx context.Context, env Env) error {
 	fs.Var(&urls, "redirect-url", "redirect URL registered for every type (repeatable)")
 	fs.Var(&origins, "origin", "authorized browser origin (repeatable)")
 	live := fs.Bool("live", false, "create a live project (default: test)")
+	sdkMax := fs.Int("sdk-max-session-duration", 0, sdkMaxUsage())
 	if err := parseFlags(fs, env.Args[2:]); err != nil {
 		return err
 	}
 	if err := required(fs.Name(), *name == "", "--name is"); err != nil {
 		return err
+	}
+	// CreateParams takes 0 as "the default": an explicit 0 is refused by
+	// the range check, as project update refuses it.
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "sdk-max-session-duration" })
+	if given && !project.ValidSessionDuration(*sdkMax) {
+		return usageErrorf(fs.Name(), "--sdk-max-session-duration must be %d to %d minutes",
+			project.MinSessionDurationMinutes, project.MaxSessionDurationMinutes)
 	}
 	projects, closeDB, err := openProjects(ctx, env)
 	if err != nil {
@@ -94,7 +104,8 @@ func projectCreate(ctx context.Context, env Env) error {
 	if *live {
 		e = ids.Live
 	}
-	c, err := projects.Create(ctx, project.CreateParams{Name: *name, Env: e, RedirectURLs: urls, Origins: origins})
+	c, err := projects.Create(ctx, project.CreateParams{Name: *name, Env: e, RedirectURLs: urls, Origins: origins,
+		SDKMaxSessionDurationMinutes: *sdkMax})
 	if err != nil {
 		return err
 	}

@@ -156,3 +156,53 @@ func TestJSONOutputIsNotHTMLEscaped(t *testing.T) {
 		t.Fatalf("list: %s", out)
 	}
 }
+
+// --sdk-max-session-duration sets the SDK face's longest session on
+// create and update, within the API family's range; update shows it.
+func TestSDKMaxSessionDurationFlag(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "sdkmax.db")
+	for _, bad := range []string{"0", "4", "527041"} {
+		if code, _, errs := runCLI(t, db, "project", "create", "--name", "Bad", "--sdk-max-session-duration", bad); code != 2 ||
+			!strings.Contains(errs, "--sdk-max-session-duration") {
+			t.Errorf("create --sdk-max-session-duration %s: exit %d: %s", bad, code, errs)
+		}
+	}
+	code, out, errs := runCLI(t, db, "project", "create", "--name", "Shop", "--sdk-max-session-duration", "90")
+	if code != 0 {
+		t.Fatalf("create: exit %d: %s", code, errs)
+	}
+	var p map[string]string
+	_ = json.Unmarshal([]byte(out), &p)
+	shown := func(args ...string) float64 {
+		t.Helper()
+		code, out, errs := runCLI(t, db, append([]string{"project", "update", "--project", p["project_id"]}, args...)...)
+		if code != 0 {
+			t.Fatalf("update %v: exit %d: %s", args, code, errs)
+		}
+		var settings map[string]any
+		if err := json.Unmarshal([]byte(out), &settings); err != nil {
+			t.Fatal(err)
+		}
+		v, _ := settings["sdk_max_session_duration_minutes"].(float64)
+		return v
+	}
+	if got := shown(); got != 90 {
+		t.Fatalf("after create with 90: %v", got)
+	}
+	if got := shown("--sdk-max-session-duration", "10080"); got != 10080 {
+		t.Fatalf("after update to 10080: %v", got)
+	}
+	if code, _, errs := runCLI(t, db, "project", "update", "--project", p["project_id"], "--sdk-max-session-duration", "4"); code == 0 ||
+		!strings.Contains(errs, "5 to 527040") {
+		t.Fatalf("update to 4: exit %d: %s", code, errs)
+	}
+	if got := shown(); got != 10080 {
+		t.Fatalf("a refused update changed it: %v", got)
+	}
+	code, out, _ = runCLI(t, db, "project", "create", "--name", "Default")
+	_ = json.Unmarshal([]byte(out), &p)
+	if got := shown(); code != 0 || got != 1440 {
+		t.Fatalf("a project created without the flag: %v", got)
+	}
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"flag"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -12,6 +13,12 @@ import (
 	"github.com/latchkey/latchkey/internal/store"
 )
 
+// sdkMaxUsage describes --sdk-max-session-duration (project create and update).
+func sdkMaxUsage() string {
+	return fmt.Sprintf("longest session_duration_minutes the SDK face (widget, browser SDK) may ask for, %d-%d (default %d)",
+		project.MinSessionDurationMinutes, project.MaxSessionDurationMinutes, project.DefaultSDKMaxSessionDurationMinutes)
+}
+
 // projectUpdate changes project settings. Only flags that are given are
 // applied, so `--products emailOtp` leaves everything else alone.
 func projectUpdate(ctx context.Context, env Env) error {
@@ -20,6 +27,7 @@ func projectUpdate(ctx context.Context, env Env) error {
 	name := fs.String("name", "", "new name")
 	products := fs.String("products", "", "comma-separated enabled products: "+strings.Join(project.AllProducts, ","))
 	duration := fs.Int("session-duration", 0, "default session duration in minutes")
+	sdkMax := fs.Int("sdk-max-session-duration", 0, sdkMaxUsage())
 	pkce := fs.String("pkce-magic-links", "", "true or false: require PKCE for email magic links")
 	createOrg := fs.String("create-organization", "", "true or false: members may create organizations in discovery")
 	watermark := fs.String("disable-watermark", "", "true or false: hide the widget watermark")
@@ -54,6 +62,9 @@ func projectUpdate(ctx context.Context, env Env) error {
 	}
 	if set["session-duration"] {
 		u.SessionDurationMinutes = duration
+	}
+	if set["sdk-max-session-duration"] {
+		u.SDKMaxSessionDurationMinutes = sdkMax
 	}
 	for _, b := range []struct {
 		name string
@@ -112,8 +123,9 @@ func projectUpdate(ctx context.Context, env Env) error {
 		return err
 	}
 	return newEncoder(env.Stdout).Encode(map[string]any{"idp_authorization_url": authz, "project_id": p.ID, "name": p.Name, "products": p.Products,
-		"session_duration_minutes": p.SessionDurationMinutes, "pkce_required_for_email_magic_links": p.PKCERequiredForEmailMagicLinks,
-		"create_organization_enabled": p.CreateOrganizationEnabled, "disable_sdk_watermark": p.DisableSDKWatermark,
+		"session_duration_minutes": p.SessionDurationMinutes, "sdk_max_session_duration_minutes": p.SDKMaxSessionDurationMinutes,
+		"pkce_required_for_email_magic_links": p.PKCERequiredForEmailMagicLinks,
+		"create_organization_enabled":         p.CreateOrganizationEnabled, "disable_sdk_watermark": p.DisableSDKWatermark,
 		"slug_pattern": p.SlugPattern, "password_strength_policy": p.PasswordStrengthPolicy,
 		"luds_min_password_length": p.LUDSMinPasswordLength, "luds_min_password_complexity": p.LUDSMinPasswordComplexity,
 		"pkce_required_for_password_resets": p.PKCERequiredForPasswordResets, "pkce_required_for_sso": p.PKCERequiredForSSO,

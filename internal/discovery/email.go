@@ -210,7 +210,7 @@ func (s *Service) AuthenticateCode(ctx context.Context, p *project.Project, ip, 
 			miss = !matched
 			return err
 		}
-		out, err = s.DiscoveredTx(ctx, q, p, email, session.Factor{DeliveryMethod: "email", Type: "otp",
+		out, err = s.DiscoveredTx(ctx, q, p, email, session.Factor{DeliveryMethod: "email", Type: session.EmailOTPType,
 			EmailFactor: &session.EmailFactor{EmailAddress: email}})
 		return err
 	})

@@ -195,7 +195,7 @@ type ExchangeParams struct {
 // organization by one of them with that IST then admits the address by the
 // organization's own JIT rule and carries the IST's factors.
 func (s *Service) Exchange(ctx context.Context, x ExchangeParams) (*session.AuthResponse, error) {
-	duration, err := session.DurationMinutes(x.Project, x.DurationMinutes)
+	duration, err := session.DurationMinutes(ctx, x.Project, x.DurationMinutes)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +261,7 @@ func (s *Service) Create(ctx context.Context, c CreateParams) (*session.AuthResp
 	if !c.Project.CreateOrganizationEnabled {
 		return nil, apierr.New(apierr.CreateOrganizationDisabled)
 	}
-	duration, err := session.DurationMinutes(c.Project, c.DurationMinutes)
+	duration, err := session.DurationMinutes(ctx, c.Project, c.DurationMinutes)
 	if err != nil {
 		return nil, err
 	}
@@ -388,7 +388,7 @@ type SessionExchangeParams struct {
 // existing member gets an IST and primary_required (the current session
 // stays), and no member is created.
 func (s *Service) SessionExchange(ctx context.Context, x SessionExchangeParams) (*session.AuthResponse, error) {
-	duration, err := session.DurationMinutes(x.Project, x.DurationMinutes)
+	duration, err := session.DurationMinutes(ctx, x.Project, x.DurationMinutes)
 	if err != nil {
 		return nil, err
 	}

@@ -123,7 +123,7 @@ func (s *Service) authenticateEmailUpdate(ctx context.Context, q store.Querier, 
 		return nil, false, organization.NotFound(err, apierr.OTPCodeNotFound)
 	}
 	resp, err = s.d.Sessions.CompleteEmailChange(ctx, q, session.EmailLogin{Project: p.Project, Organization: org, Member: member,
-		FactorType: "otp", DurationMinutes: duration, IST: p.IntermediateSessionToken, From: p.from, CustomClaims: p.CustomClaims}, email)
+		FactorType: session.EmailOTPType, DurationMinutes: duration, IST: p.IntermediateSessionToken, From: p.from, CustomClaims: p.CustomClaims}, email)
 	return resp, false, err
 }
 

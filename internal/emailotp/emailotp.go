@@ -164,7 +164,7 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 	if err != nil {
 		return nil, err
 	}
-	duration, err := session.DurationMinutes(p.Project, p.DurationMinutes)
+	duration, err := session.DurationMinutes(ctx, p.Project, p.DurationMinutes)
 	if err != nil {
 		return nil, err
 	}
@@ -242,6 +242,6 @@ func (s *Service) spendLogin(ctx context.Context, q store.Querier, p AuthParams,
 func (s *Service) completeLogin(ctx context.Context, q store.Querier, p AuthParams, org *organization.Organization,
 	member *organization.Member, duration int) (*session.AuthResponse, error) {
 	return s.d.Sessions.CompleteEmail(ctx, q, session.EmailLogin{Project: p.Project, Organization: org, Member: member,
-		FactorType: "otp", DurationMinutes: duration, IST: p.IntermediateSessionToken, From: p.from,
+		FactorType: session.EmailOTPType, DurationMinutes: duration, IST: p.IntermediateSessionToken, From: p.from,
 		CustomClaims: p.CustomClaims})
 }

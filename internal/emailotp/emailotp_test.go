@@ -27,7 +27,7 @@ func TestEmailOTP(t *testing.T) {
 			t.Fatalf("right code after a wrong one: %s", r.Raw)
 		}
 		f := r.Data()["member_session"].(map[string]any)["authentication_factors"].([]any)[0].(map[string]any)
-		if f["type"] != "otp" || f["delivery_method"] != "email" {
+		if f["type"] != "email_otp" || f["delivery_method"] != "email" {
 			t.Fatalf("factor = %v", f)
 		}
 		apptest.Want(t, e.CheckCode(org, "ada@acme.test", code), 404, "otp_code_not_found") // single use

@@ -155,7 +155,7 @@ func TestEmailUpdateByCode(t *testing.T) {
 			len(retired(e.MemberByID(f.Acme, f.PlainID))) != 1 {
 			t.Fatalf("code authenticate: %s", r.Raw)
 		}
-		apptest.WantFactors(t, d, "otp/email/PRIMARY")
+		apptest.WantFactors(t, d, "email_otp/email/PRIMARY")
 		apptest.Want(t, e.SDK(http.MethodGet, "/b2b/organizations/members/me", nil, f.Plain), 404, "session_not_found")
 		apptest.Want(t, e.CheckCode(f.Acme, "robert@acme.test", code), 404, "otp_code_not_found")
 		if r := e.SDK(http.MethodGet, "/b2b/organizations/members/me", nil, d["session_token"].(string)); r.Status != 200 {

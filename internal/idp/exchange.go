@@ -55,7 +55,7 @@ func (f Faces) ExchangeAccessToken(r *http.Request) (any, error) {
 	}
 	ctx := r.Context()
 	p := project.CallerFrom(ctx).Project
-	duration, err := session.DurationMinutes(p, req.SessionDurationMinutes)
+	duration, err := session.DurationMinutes(r.Context(), p, req.SessionDurationMinutes)
 	if err != nil {
 		return nil, err
 	}

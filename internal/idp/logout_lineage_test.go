@@ -44,7 +44,7 @@ func TestLogoutHintSurvivesAStepUp(t *testing.T) {
 		_, codes := e.LastMail("ada@acme.test")
 		r := e.Backend(http.MethodPost, "/v1/b2b/otps/email/authenticate", map[string]any{"organization_id": f.org,
 			"email_address": "ada@acme.test", "code": codes[0], "session_token": f.session})
-		e.WantJoined(t, r, f.session, "totp", "otp")
+		e.WantJoined(t, r, f.session, "totp", "email_otp")
 		f.session = r.Body["session_token"].(string)
 		if f.logoutAsks(id, old) {
 			t.Fatal("a hint from before an email code joined the session asked for confirmation")

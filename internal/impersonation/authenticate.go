@@ -59,7 +59,7 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*session.Auth
 	duration := session.ImpersonatedMaxMinutes
 	if p.DurationMinutes != nil && *p.DurationMinutes != 0 {
 		// Validated as any duration; Complete caps it.
-		d, err := session.DurationMinutes(p.Project, p.DurationMinutes)
+		d, err := session.DurationMinutes(ctx, p.Project, p.DurationMinutes)
 		if err != nil {
 			return nil, err
 		}

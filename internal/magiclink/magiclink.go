@@ -262,7 +262,7 @@ func (s *Service) Authenticate(ctx context.Context, p AuthParams) (*AuthResponse
 	if p.Token == "" {
 		return nil, apierr.Invalid("magic_links_token", "magic_links_token is required.")
 	}
-	duration, err := session.DurationMinutes(p.Project, p.DurationMinutes)
+	duration, err := session.DurationMinutes(ctx, p.Project, p.DurationMinutes)
 	if err != nil {
 		return nil, err
 	}

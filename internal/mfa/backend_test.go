@@ -43,7 +43,7 @@ func TestMFABackendFace(t *testing.T) {
 		if r.Status != 200 || r.Body["recovery_codes_remaining"] != float64(9) {
 			t.Fatalf("backend recover with a session: %s", r.Raw)
 		}
-		apptest.WantFactors(t, r.Body, "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY", "recovery_codes/recovery_code/SECONDARY")
+		apptest.WantFactors(t, r.Body, "email_otp/email/PRIMARY", "totp/authenticator_app/SECONDARY", "recovery_codes/recovery_code/SECONDARY")
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_jwt": jwt}), 404, "session_not_found")
 		adaToken := r.Body["session_token"].(string)
 

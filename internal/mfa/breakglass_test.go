@@ -34,7 +34,7 @@ func TestBreakglassMemberUsesSMSUnderAppOnlyMFA(t *testing.T) {
 		apptest.Want(t, e.SMSSend(org, glass, ist, "+14155550170"), 200, "")
 		r := e.SMSAuth(org, glass, ist, e.LastSMS("+14155550170"), nil)
 		apptest.Want(t, r, 200, "")
-		apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "otp/sms/SECONDARY")
+		apptest.WantFactors(t, r.Data(), "email_otp/email/PRIMARY", "otp/sms/SECONDARY")
 
 		_, req := e.MFALogin(org, "glass@glass.test")
 		if req["secondary_auth_initiated"] != "sms_otp" {
@@ -64,14 +64,14 @@ func TestBreakglassMemberUsesTOTPUnderSMSOnlyMFA(t *testing.T) {
 		r = e.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": glass,
 			"intermediate_session_token": ist, "code": apptest.TOTPAt(t, r.Data()["secret"].(string), e.Clock.Now())}, "")
 		apptest.Want(t, r, 200, "")
-		apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
+		apptest.WantFactors(t, r.Data(), "email_otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
 
 		// The app's recovery codes work for them too, and are shown and rotated.
 		ist, _ = e.MFALogin(org, "glass@glass.test")
 		r = e.SDK(http.MethodPost, "/b2b/recovery_codes/recover", map[string]any{"organization_id": org, "member_id": glass,
 			"intermediate_session_token": ist, "recovery_code": codes[0]}, "")
 		apptest.Want(t, r, 200, "")
-		apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "recovery_codes/recovery_code/SECONDARY")
+		apptest.WantFactors(t, r.Data(), "email_otp/email/PRIMARY", "recovery_codes/recovery_code/SECONDARY")
 		token := r.Data()["session_token"].(string)
 		if r := e.SDK(http.MethodGet, "/b2b/recovery_codes", nil, token); r.Status != 200 || len(r.Data()["recovery_codes"].([]any)) != len(codes)-1 {
 			t.Fatalf("break-glass member's recovery codes get: %s", r.Raw)

@@ -68,7 +68,7 @@ func TestMFAEndToEndTOTPAndRecoveryCode(t *testing.T) {
 		if r.Status != 200 || r.Data()["member_session"] == nil || r.Data()["session_token"] == "" {
 			t.Fatalf("totp authenticate: %s", r.Raw)
 		}
-		apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
+		apptest.WantFactors(t, r.Data(), "email_otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
 		m := apptest.MemberOf(r.Data())
 		if m["totp_registration_id"] != regID || m["default_mfa_method"] != "totp" || m["mfa_enrolled"] != false {
 			t.Fatalf("member after enrollment: %v", m)
@@ -81,7 +81,7 @@ func TestMFAEndToEndTOTPAndRecoveryCode(t *testing.T) {
 		if r.Status != 200 {
 			t.Fatalf("session authenticate: %s", r.Raw)
 		}
-		apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
+		apptest.WantFactors(t, r.Data(), "email_otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
 
 		// Later: the login asks for the enrolled app.
 		e.Clock.Advance(5 * time.Minute)
@@ -94,7 +94,7 @@ func TestMFAEndToEndTOTPAndRecoveryCode(t *testing.T) {
 		if r.Status != 200 {
 			t.Fatalf("login with totp: %s", r.Raw)
 		}
-		apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
+		apptest.WantFactors(t, r.Data(), "email_otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
 
 		// Another login with a recovery code instead.
 		e.Clock.Advance(5 * time.Minute)
@@ -108,7 +108,7 @@ func TestMFAEndToEndTOTPAndRecoveryCode(t *testing.T) {
 		if r.Status != 200 || r.Data()["recovery_codes_remaining"] != float64(9) || r.Data()["session_token"] == "" {
 			t.Fatalf("recover: %s", r.Raw)
 		}
-		apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "recovery_codes/recovery_code/SECONDARY")
+		apptest.WantFactors(t, r.Data(), "email_otp/email/PRIMARY", "recovery_codes/recovery_code/SECONDARY")
 		session := r.Data()["session_token"].(string)
 
 		// Single use: the same code fails in the next login; another works.

@@ -83,7 +83,7 @@ func TestMFAPolicyMatrix(t *testing.T) {
 				t.Fatalf("%s: mfa_required = %v, session = %v", tc.name, req, d["member_session"] != nil)
 			}
 			if !tc.want.mfa {
-				apptest.WantFactors(t, d, "otp/email/PRIMARY")
+				apptest.WantFactors(t, d, "email_otp/email/PRIMARY")
 				continue
 			}
 			opts, _ := req["member_options"].(map[string]any)
@@ -117,7 +117,7 @@ func TestMFAPolicyMatrix(t *testing.T) {
 				if r.Status != 200 {
 					t.Fatalf("%s: server-initiated code: %s", tc.name, r.Raw)
 				}
-				apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "otp/sms/SECONDARY")
+				apptest.WantFactors(t, r.Data(), "email_otp/email/PRIMARY", "otp/sms/SECONDARY")
 			}
 		}
 	})

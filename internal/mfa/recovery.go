@@ -118,7 +118,7 @@ func (s *Service) Recover(ctx context.Context, p RecoverParams) (*RecoverResult,
 	if len(code) > 64 {
 		return nil, apierr.New(apierr.UnableToAuthRecoveryCode)
 	}
-	duration, err := session.DurationMinutes(p.Who.Project, p.DurationMinutes)
+	duration, err := session.DurationMinutes(ctx, p.Who.Project, p.DurationMinutes)
 	if err != nil {
 		return nil, err
 	}

@@ -171,7 +171,7 @@ func (s *Service) beginCodeAuth(ctx context.Context, p CodeAuthParams, method st
 	if err := checkEnrollment(p.SetMFAEnrollment); err != nil {
 		return nil, 0, err
 	}
-	duration, err := session.DurationMinutes(p.Who.Project, p.DurationMinutes)
+	duration, err := session.DurationMinutes(ctx, p.Who.Project, p.DurationMinutes)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -241,7 +241,7 @@ func (s *Service) checkSMS(ctx context.Context, p SMSAuthParams, sub *subject, d
 		if err := s.d.Orgs.SaveMFA(ctx, q, m); err != nil {
 			return err
 		}
-		resp, err = s.finish(ctx, q, proj, sub, m, session.Factor{Type: "otp", DeliveryMethod: "sms",
+		resp, err = s.finish(ctx, q, proj, sub, m, session.Factor{Type: session.SMSOTPType, DeliveryMethod: "sms",
 			PhoneNumberFactor: &session.PhoneNumberFactor{PhoneID: phoneID(proj, m.MemberID, to), PhoneNumber: to}}, duration)
 		return err
 	})

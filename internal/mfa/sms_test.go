@@ -60,7 +60,7 @@ func TestSMSEnrollmentCodesAndLockout(t *testing.T) {
 		if r.Status != 200 {
 			t.Fatalf("sms authenticate: %s", r.Raw)
 		}
-		apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "otp/sms/SECONDARY")
+		apptest.WantFactors(t, r.Data(), "email_otp/email/PRIMARY", "otp/sms/SECONDARY")
 		f := r.Data()["member_session"].(map[string]any)["authentication_factors"].([]any)[1].(map[string]any)
 		// Browsers see phone numbers masked (the backend face has them whole).
 		if pf, _ := f["phone_number_factor"].(map[string]any); pf["phone_number"] != organization.MaskPhone(num) || pf["phone_id"] == "" {
@@ -106,7 +106,7 @@ func TestSMSEnrollmentCodesAndLockout(t *testing.T) {
 		if r.Status != 200 {
 			t.Fatalf("server-initiated sms: %s", r.Raw)
 		}
-		apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "otp/sms/SECONDARY")
+		apptest.WantFactors(t, r.Data(), "email_otp/email/PRIMARY", "otp/sms/SECONDARY")
 
 		// Phone deletion: self route, then the backend route.
 		self := r.Data()["session_token"].(string)

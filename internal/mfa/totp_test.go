@@ -27,7 +27,7 @@ func TestTOTPSkewAndReplay(t *testing.T) {
 				"code": apptest.TOTPAt(t, secret, at)}, token)
 			if r.Status == 200 {
 				token = r.Data()["session_token"].(string)
-				apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
+				apptest.WantFactors(t, r.Data(), "email_otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
 			}
 			return r
 		}
@@ -290,7 +290,7 @@ func TestTOTPReEnrollmentReplacesTheOldApp(t *testing.T) {
 		if got := apptest.MemberOf(r.Data())["totp_registration_id"]; got != newReg || registration() != newReg {
 			t.Fatalf("registration after re-enrollment = %v, want %s", got, newReg)
 		}
-		apptest.WantFactors(t, r.Data(), "otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
+		apptest.WantFactors(t, r.Data(), "email_otp/email/PRIMARY", "totp/authenticator_app/SECONDARY")
 		token = r.Data()["session_token"].(string)
 
 		// The old secret and its recovery codes are gone; the new ones work.

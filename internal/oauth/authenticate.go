@@ -137,7 +137,7 @@ func (m *Module) redeem(ctx context.Context, p *project.Project, kind flowtoken.
 // (session.ClaimsField).
 func (m *Module) Authenticate(ctx context.Context, p *project.Project, ip string, req authRequest,
 	claims map[string]any) (*AuthResponse, error) {
-	duration, err := session.DurationMinutes(p, req.SessionDurationMinutes)
+	duration, err := session.DurationMinutes(ctx, p, req.SessionDurationMinutes)
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,6 @@ func TestOAuthLoginJoinsHeldSession(t *testing.T) {
 		body := map[string]any{"oauth_token": u.Query().Get("token"), "pkce_code_verifier": verifier, "session_token": "no-such-session"}
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/oauth/authenticate", body), 404, "session_not_found")
 		body["session_token"] = held
-		e.WantJoined(t, e.Backend(http.MethodPost, "/v1/b2b/oauth/authenticate", body), held, "otp", "oauth")
+		e.WantJoined(t, e.Backend(http.MethodPost, "/v1/b2b/oauth/authenticate", body), held, "email_otp", "oauth")
 	})
 }

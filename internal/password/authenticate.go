@@ -204,7 +204,7 @@ func (s *Service) Authenticate(ctx context.Context, a AuthParams) (*session.Auth
 	if a.Password == "" {
 		return nil, apierr.Invalid("password", "password is required.")
 	}
-	duration, err := session.DurationMinutes(a.Project, a.DurationMinutes)
+	duration, err := session.DurationMinutes(ctx, a.Project, a.DurationMinutes)
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func TestPasswordDiscoveryCreateNeedsAVerifyingLogin(t *testing.T) {
 				"intermediate_session_token": ist, "organization_id": home}, ""), 404, "intermediate_session_not_found")
 			r := emailOTPWithIST(t, e, org, "ada@corp.test", d["intermediate_session_token"].(string))
 			apptest.Want(t, r, 200, "")
-			if got := pwFactorTypes(r.Data()); !slices.Equal(got, []string{"password", "otp"}) {
+			if got := pwFactorTypes(r.Data()); !slices.Equal(got, []string{"password", "email_otp"}) {
 				t.Fatalf("%s: completing login factors %v", face, got)
 			}
 			if r.Data()["member"].(map[string]any)["email_address_verified"] != true {
@@ -168,7 +168,7 @@ func TestPasswordDiscoveryJITNeedsAVerifyingLogin(t *testing.T) {
 			// admits her, carrying the password factor.
 			r := emailOTPWithIST(t, e, domain, "ada@corp.test", ist)
 			apptest.Want(t, r, 200, "")
-			if got := pwFactorTypes(r.Data()); !slices.Equal(got, []string{"password", "otp"}) {
+			if got := pwFactorTypes(r.Data()); !slices.Equal(got, []string{"password", "email_otp"}) {
 				t.Fatalf("JIT by email code: factors %v", got)
 			}
 		}

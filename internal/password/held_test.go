@@ -19,6 +19,6 @@ func TestPasswordLoginJoinsHeldSession(t *testing.T) {
 			"session_token": "no-such-session"}
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/passwords/authenticate", body), 404, "session_not_found")
 		body["session_token"] = held
-		e.WantJoined(t, e.Backend(http.MethodPost, "/v1/b2b/passwords/authenticate", body), held, "otp", "password")
+		e.WantJoined(t, e.Backend(http.MethodPost, "/v1/b2b/passwords/authenticate", body), held, "email_otp", "password")
 	})
 }

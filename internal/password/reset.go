@@ -254,7 +254,7 @@ func (s *Service) endOldPassword(ctx context.Context, q store.Querier, p *projec
 // ResetByEmail handles b2b/passwords/email/reset: it spends the token, sets
 // the password and logs the member in.
 func (s *Service) ResetByEmail(ctx context.Context, a ResetParams) (*session.AuthResponse, error) {
-	duration, err := session.DurationMinutes(a.Project, a.DurationMinutes)
+	duration, err := session.DurationMinutes(ctx, a.Project, a.DurationMinutes)
 	if err != nil {
 		return nil, err
 	}

@@ -129,7 +129,7 @@ func (s *Service) ResetExisting(ctx context.Context, a ExistingResetParams) (*se
 	if err := checkInput("new_password", a.NewPassword); err != nil {
 		return nil, err
 	}
-	duration, err := session.DurationMinutes(a.Project, a.DurationMinutes)
+	duration, err := session.DurationMinutes(ctx, a.Project, a.DurationMinutes)
 	if err != nil {
 		return nil, err
 	}

@@ -42,10 +42,15 @@ var RedirectTypes = []RedirectType{RedirectLogin, RedirectSignup, RedirectDiscov
 
 // Project is one tenant of this Latchkey server (one customer app).
 type Project struct {
-	ID                             string
-	Name                           string
-	Env                            ids.Env
-	SessionDurationMinutes         int
+	ID                     string
+	Name                   string
+	Env                    ids.Env
+	SessionDurationMinutes int
+	// SDKMaxSessionDurationMinutes is the longest session_duration_minutes
+	// the SDK face accepts (session.DurationMinutes): a browser holds only
+	// the public token and its session, and must not set its own session
+	// to a year. The backend face is bounded by MaxSessionDurationMinutes.
+	SDKMaxSessionDurationMinutes   int
 	Products                       []string
 	PKCERequiredForEmailMagicLinks bool
 	CreateOrganizationEnabled      bool
@@ -64,6 +69,23 @@ type Project struct {
 	// PKCERequiredForOAuth OAuth starts and One Tap submits.
 	PKCERequiredForSSO   bool
 	PKCERequiredForOAuth bool
+}
+
+// Session duration bounds, in minutes: the API family's range for
+// session_duration_minutes, and the SDK face's default maximum (a day:
+// above the widget's default of 60 and every duration the widget, the
+// demo page and the e2e harness configure, far below the year a script
+// could otherwise ask for).
+const (
+	MinSessionDurationMinutes           = 5
+	MaxSessionDurationMinutes           = 527040 // 366 days
+	DefaultSDKMaxSessionDurationMinutes = 1440
+)
+
+// ValidSessionDuration reports whether minutes is in the API family's
+// range for a session duration.
+func ValidSessionDuration(minutes int) bool {
+	return minutes >= MinSessionDurationMinutes && minutes <= MaxSessionDurationMinutes
 }
 
 // Password strength policies.
@@ -96,6 +118,9 @@ type CreateParams struct {
 	RedirectURLs []string // registered for every redirect type
 	Origins      []string
 	Products     []string // nil means all products
+	// SDKMaxSessionDurationMinutes is the project's
+	// SDKMaxSessionDurationMinutes; 0 means the default.
+	SDKMaxSessionDurationMinutes int
 }
 
 // Created is a new project with its one-time-visible credentials.
@@ -116,6 +141,14 @@ func (s *Store) Create(ctx context.Context, p CreateParams) (*Created, error) {
 	}
 	if !p.Env.Valid() {
 		return nil, fmt.Errorf("project: unknown environment %q", p.Env)
+	}
+	sdkMax := p.SDKMaxSessionDurationMinutes
+	if sdkMax == 0 {
+		sdkMax = DefaultSDKMaxSessionDurationMinutes
+	}
+	if !ValidSessionDuration(sdkMax) {
+		return nil, fmt.Errorf("project: the SDK's maximum session duration must be %d to %d minutes",
+			MinSessionDurationMinutes, MaxSessionDurationMinutes)
 	}
 	products := p.Products
 	if products == nil {
@@ -141,7 +174,7 @@ func (s *Store) Create(ctx context.Context, p CreateParams) (*Created, error) {
 	}
 	proj := &Project{
 		ID: ids.New("project", p.Env), Name: strings.TrimSpace(p.Name), Env: p.Env,
-		SessionDurationMinutes: 60, Products: products, CreateOrganizationEnabled: true,
+		SessionDurationMinutes: 60, SDKMaxSessionDurationMinutes: sdkMax, Products: products, CreateOrganizationEnabled: true,
 		PasswordStrengthPolicy: PolicyZXCVBN, LUDSMinPasswordLength: 8, LUDSMinPasswordComplexity: 3,
 	}
 	out := &Created{Project: proj, Secret: "secret-" + string(p.Env) + "-" + ids.Token(),
@@ -149,9 +182,10 @@ func (s *Store) Create(ctx context.Context, p CreateParams) (*Created, error) {
 	now := store.Millis(s.clock.Now())
 	productsJSON, _ := json.Marshal(products)
 	err := s.db.Tx(ctx, func(q store.Querier) error {
-		if _, err := q.ExecContext(ctx, `INSERT INTO projects (project_id, name, env, session_duration_minutes, products, create_organization_enabled, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7)`, proj.ID, proj.Name, string(proj.Env), proj.SessionDurationMinutes,
-			string(productsJSON), proj.CreateOrganizationEnabled, now); err != nil {
+		if _, err := q.ExecContext(ctx, `INSERT INTO projects (project_id, name, env, session_duration_minutes,
+			sdk_max_session_duration_minutes, products, create_organization_enabled, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, proj.ID, proj.Name, string(proj.Env), proj.SessionDurationMinutes,
+			proj.SDKMaxSessionDurationMinutes, string(productsJSON), proj.CreateOrganizationEnabled, now); err != nil {
 			return fmt.Errorf("insert project: %w", err)
 		}
 		if _, err := q.ExecContext(ctx, `INSERT INTO project_public_tokens (public_token, project_id, created_at) VALUES ($1, $2, $3)`,
@@ -185,7 +219,7 @@ func (s *Store) Create(ctx context.Context, p CreateParams) (*Created, error) {
 	return out, nil
 }
 
-const selectProject = `SELECT project_id, name, env, session_duration_minutes, products,
+const selectProject = `SELECT project_id, name, env, session_duration_minutes, sdk_max_session_duration_minutes, products,
 	pkce_required_for_email_magic_links, create_organization_enabled, disable_sdk_watermark, COALESCE(slug_pattern, ''),
 	password_strength_policy, luds_min_password_length, luds_min_password_complexity, pkce_required_for_password_resets,
 	pkce_required_for_sso, pkce_required_for_oauth FROM projects `
@@ -193,7 +227,7 @@ const selectProject = `SELECT project_id, name, env, session_duration_minutes, p
 func scanProject(row interface{ Scan(...any) error }) (*Project, error) {
 	var p Project
 	var env, products string
-	if err := row.Scan(&p.ID, &p.Name, &env, &p.SessionDurationMinutes, &products,
+	if err := row.Scan(&p.ID, &p.Name, &env, &p.SessionDurationMinutes, &p.SDKMaxSessionDurationMinutes, &products,
 		&p.PKCERequiredForEmailMagicLinks, &p.CreateOrganizationEnabled, &p.DisableSDKWatermark, &p.SlugPattern,
 		&p.PasswordStrengthPolicy, &p.LUDSMinPasswordLength, &p.LUDSMinPasswordComplexity, &p.PKCERequiredForPasswordResets,
 		&p.PKCERequiredForSSO, &p.PKCERequiredForOAuth); err != nil {

@@ -208,6 +208,7 @@ type Update struct {
 	Name                           *string
 	Products                       *[]string
 	SessionDurationMinutes         *int
+	SDKMaxSessionDurationMinutes   *int
 	PKCERequiredForEmailMagicLinks *bool
 	CreateOrganizationEnabled      *bool
 	DisableSDKWatermark            *bool
@@ -267,10 +268,17 @@ func (u Update) apply(p *Project) error {
 		p.Products = *u.Products
 	}
 	if u.SessionDurationMinutes != nil {
-		if *u.SessionDurationMinutes < 5 || *u.SessionDurationMinutes > 527040 {
-			return errors.New("project: session duration must be 5 to 527040 minutes")
+		if !ValidSessionDuration(*u.SessionDurationMinutes) {
+			return fmt.Errorf("project: session duration must be %d to %d minutes", MinSessionDurationMinutes, MaxSessionDurationMinutes)
 		}
 		p.SessionDurationMinutes = *u.SessionDurationMinutes
+	}
+	if u.SDKMaxSessionDurationMinutes != nil {
+		if !ValidSessionDuration(*u.SDKMaxSessionDurationMinutes) {
+			return fmt.Errorf("project: the SDK's maximum session duration must be %d to %d minutes",
+				MinSessionDurationMinutes, MaxSessionDurationMinutes)
+		}
+		p.SDKMaxSessionDurationMinutes = *u.SDKMaxSessionDurationMinutes
 	}
 	for _, b := range []struct {
 		in  *bool
@@ -303,11 +311,11 @@ func (s *Store) write(ctx context.Context, q store.Querier, p *Project, also []A
 		pkce_required_for_email_magic_links = $4, create_organization_enabled = $5, disable_sdk_watermark = $6,
 		slug_pattern = $7, password_strength_policy = $9, luds_min_password_length = $10,
 		luds_min_password_complexity = $11, pkce_required_for_password_resets = $12, pkce_required_for_sso = $13,
-		pkce_required_for_oauth = $14 WHERE project_id = $8`,
+		pkce_required_for_oauth = $14, sdk_max_session_duration_minutes = $15 WHERE project_id = $8`,
 		p.Name, string(products), p.SessionDurationMinutes,
 		p.PKCERequiredForEmailMagicLinks, p.CreateOrganizationEnabled, p.DisableSDKWatermark, slug, p.ID,
 		p.PasswordStrengthPolicy, p.LUDSMinPasswordLength, p.LUDSMinPasswordComplexity, p.PKCERequiredForPasswordResets,
-		p.PKCERequiredForSSO, p.PKCERequiredForOAuth); err != nil {
+		p.PKCERequiredForSSO, p.PKCERequiredForOAuth, p.SDKMaxSessionDurationMinutes); err != nil {
 		return fmt.Errorf("project: update: %w", err)
 	}
 	return runAlso(q, p.ID, also)

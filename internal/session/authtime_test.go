@@ -13,7 +13,7 @@ func TestAuthenticatedAt(t *testing.T) {
 	t.Parallel()
 	login := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	later := login.Add(20 * 24 * time.Hour)
-	otp := Factor{Type: "otp", DeliveryMethod: "email", LastAuthenticatedAt: login}
+	otp := Factor{Type: EmailOTPType, DeliveryMethod: "email", LastAuthenticatedAt: login}
 	sms := Factor{Type: "otp", DeliveryMethod: "sms", LastAuthenticatedAt: login.Add(time.Hour)}
 	exchanged := Factor{Type: "oauth", DeliveryMethod: "oauth_access_token_exchange", LastAuthenticatedAt: later,
 		OAuthAccessTokenExchangeFactor: &OAuthAccessTokenExchangeFactor{ClientID: "connected-app-test-1"}}

@@ -38,7 +38,7 @@ func TestBreakglassMemberIsExemptFromRestrictedAuthMethods(t *testing.T) {
 		if d["member_authenticated"] != true || d["session_token"] == "" || d["primary_required"] != nil || d["member_id"] != glass {
 			t.Fatalf("break-glass member's email code: want a session, got %v", d)
 		}
-		apptest.WantFactors(t, d, "otp/email/PRIMARY")
+		apptest.WantFactors(t, d, "email_otp/email/PRIMARY")
 
 		d = e.EmailLogin(org, "ada@sso-only.test")
 		pr, _ := d["primary_required"].(map[string]any)

@@ -210,6 +210,38 @@ func decodeClaims(text []byte) (map[string]any, error) {
 	return m, nil
 }
 
+// storedClaims reads a session's custom_claims column (text), dropping
+// any top-level key the merge rule would not store now (checkClaimKey):
+// releases before keys were compared folded stored Sub, EXP or
+// https://ſtytch.com/session, which a Go verifier decoding the JWT reads
+// as the server's own, and which an update could not delete (its null
+// for such a key is ignored). The text returned is the column's, or the
+// claims encoded again when a key was dropped: the session JWT carries
+// it as it is.
+func storedClaims(text string) (map[string]any, string, error) {
+	if text == noClaims {
+		return map[string]any{}, text, nil
+	}
+	m, err := decodeClaims([]byte(text))
+	if err != nil || m == nil {
+		return nil, "", fmt.Errorf("session: stored custom claims: %v", err)
+	}
+	dropped := false
+	for k := range m {
+		if keep, err := checkClaimKey(k); !keep || err != nil {
+			delete(m, k)
+			dropped = true
+		}
+	}
+	if !dropped {
+		return m, text, nil
+	}
+	if text, err = encodeClaims(m); err != nil {
+		return nil, "", fmt.Errorf("session: stored custom claims: %w", err)
+	}
+	return m, text, nil
+}
+
 // ClaimsField is the session_custom_claims field of a backend request
 // that starts or updates a session. Login requests embed it and pass
 // Claims(r) to the login, which stores it on the session it starts (not
@@ -265,9 +297,9 @@ func (s *Service) writeClaims(ctx context.Context, ms *MemberSession, claims map
 			}
 			return err
 		}
-		current, err := decodeClaims([]byte(stored))
+		current, _, err := storedClaims(stored)
 		if err != nil {
-			return fmt.Errorf("stored claims: %w", err)
+			return err
 		}
 		if merged, text, err = mergeClaims(current, claims); err != nil {
 			return err

@@ -1,6 +1,7 @@
 package session_test
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/session"
 )
 
@@ -374,6 +376,51 @@ func TestSteppedUpSessionKeepsItsClaims(t *testing.T) {
 		wantClaims(t, r, map[string]any{"plan": "pro", "seats": 2.0})
 		if factors := r.Body["member_session"].(map[string]any)["authentication_factors"].([]any); len(factors) != 2 {
 			t.Fatalf("not a stepped-up session: %v", factors)
+		}
+	})
+}
+
+// Releases that compared claim keys byte for byte stored keys such as Sub,
+// EXP or https://ſtytch.com/session, which a Go verifier decoding the JWT
+// reads as the server's own. Such a stored key is shown nowhere, signed
+// into no JWT, and gone from the row at the next update.
+func TestStoredKeysOfEarlierReleasesAreDropped(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		token, _, memberID := e.Login(org, "ada@acme.test")
+		ctx := context.Background()
+		if _, err := e.App.DB.ExecContext(ctx, `UPDATE member_sessions SET custom_claims = $1 WHERE token_hash = $2`,
+			`{"Sub":"member-test-someone-else","EXP":4102444800,"https://ſtytch.com/session":{},"plan":"free"}`, ids.Hash(token)); err != nil {
+			t.Fatal(err)
+		}
+		wantOwn := func(r apptest.Resp, want map[string]any) {
+			t.Helper()
+			wantClaims(t, r, want)
+			var reg struct {
+				Sub string
+				Exp float64
+			}
+			if err := jwtPayload(r.Body["session_jwt"].(string), &reg); err != nil || reg.Sub != memberID || reg.Exp > 4e9 {
+				t.Fatalf("a Go verifier reads sub %q, exp %v (%v)", reg.Sub, reg.Exp, err)
+			}
+		}
+		// The change reaches the session cache through the change feed.
+		deadline := time.Now().Add(5 * time.Second)
+		r := check(e, token, "")
+		for {
+			if answer, _ := customIn(t, r); answer["plan"] != nil || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+			r = check(e, token, "")
+		}
+		wantOwn(r, map[string]any{"plan": "free"})
+
+		wantOwn(withClaims(e, token, map[string]any{"plan": "pro"}), map[string]any{"plan": "pro"})
+		var stored string
+		if err := e.App.DB.QueryRowContext(ctx, `SELECT custom_claims FROM member_sessions WHERE token_hash = $1`,
+			ids.Hash(token)).Scan(&stored); err != nil || stored != `{"plan":"pro"}` {
+			t.Fatalf("stored claims after the update: %s (%v)", stored, err)
 		}
 	})
 }

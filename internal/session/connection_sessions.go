@@ -2,7 +2,6 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -29,14 +28,14 @@ func (s *Service) EndConnectionSessions(ctx context.Context, q store.Querier, pr
 	var ended []string
 	for rows.Next() {
 		var id, wire string
-		var factors []Factor
 		if err := rows.Scan(&id, &wire); err != nil {
 			rows.Close()
 			return fmt.Errorf("session: connection sessions: %w", err)
 		}
-		if err := json.Unmarshal([]byte(wire), &factors); err != nil {
+		factors, err := unmarshalFactors(wire)
+		if err != nil {
 			rows.Close()
-			return fmt.Errorf("session: connection sessions: decode factors: %w", err)
+			return fmt.Errorf("session: connection sessions: %w", err)
 		}
 		if slices.ContainsFunc(factors, func(f Factor) bool { return slices.Contains(connectionIDs, f.ssoConnectionID()) }) {
 			ended = append(ended, id)

@@ -112,7 +112,7 @@ func TestRevokedOnAnotherReplicaStartsNothing(t *testing.T) {
 			_, codes := e1.LastMail(email)
 			r := e1.Backend(http.MethodPost, "/v1/b2b/otps/email/authenticate", map[string]any{"organization_id": org,
 				"email_address": email, "code": codes[len(codes)-1], "session_token": held})
-			e1.WantJoined(t, r, held, "totp", "otp")
+			e1.WantJoined(t, r, held, "totp", "email_otp")
 			joined := r.Body["session_token"].(string)
 			r = e1.Backend(http.MethodPost, "/v1/b2b/sessions/exchange", map[string]any{"organization_id": plain,
 				"session_token": joined})

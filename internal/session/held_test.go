@@ -34,7 +34,7 @@ func TestLoginJoinsHeldSession(t *testing.T) {
 				token, jwt := e.LoginByEmailOTP(org, email)
 				held := map[string]any{"session_token": token, "session_jwt": jwt}[by]
 				r := redeem(mailedLink(t, e, org, email), map[string]any{by: held})
-				e.WantJoined(t, r, token, "otp", "magic_link")
+				e.WantJoined(t, r, token, "email_otp", "magic_link")
 				apptest.Want(t, check(e, r.Body["session_token"].(string), ""), 200, "")
 			})
 		}
@@ -47,7 +47,7 @@ func TestLoginJoinsHeldSession(t *testing.T) {
 			_, codes := e.LastMail(email)
 			r := e.Backend(http.MethodPost, "/v1/b2b/otps/email/authenticate", map[string]any{"organization_id": org,
 				"email_address": email, "code": codes[len(codes)-1], "session_token": token})
-			e.WantJoined(t, r, token, "otp")
+			e.WantJoined(t, r, token, "email_otp")
 		})
 
 		// When the organization wants a second factor the held session

@@ -45,7 +45,7 @@ func TestSessionLineage(t *testing.T) {
 		_, codes := e.LastMail("ada@acme.test")
 		r := e.Backend(http.MethodPost, "/v1/b2b/otps/email/authenticate", map[string]any{"organization_id": f.Acme,
 			"email_address": "ada@acme.test", "code": codes[0], "session_token": stepped})
-		e.WantJoined(t, r, stepped, "totp", "otp")
+		e.WantJoined(t, r, stepped, "totp", "email_otp")
 		joined := r.Body["session_token"].(string)
 		if got := check(joined).Lineage(); got != first.MemberSessionID {
 			t.Fatalf("after an email code joined the session: lineage %s, want %s", got, first.MemberSessionID)

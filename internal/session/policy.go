@@ -51,7 +51,7 @@ func AuthMethod(f Factor) string {
 	switch {
 	case f.Type == "magic_link":
 		return "magic_link"
-	case f.Type == "otp" && f.DeliveryMethod == "email":
+	case f.Type == EmailOTPType:
 		return "email_otp"
 	case f.Type == "password", f.Type == "sso":
 		return f.Type

@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // Sessions and ISTs store their factors in two columns side by side:
@@ -23,8 +24,9 @@ type factorProof struct {
 // encodeFactors returns the authentication_factors and factor_proofs
 // columns of factors. factor_proofs is "[]" when no factor proved
 // anything, as it is for every row written before the column existed.
+// Email codes are stored in their earlier spelling (storedSpelling).
 func encodeFactors(factors []Factor) (wire, proofs string, err error) {
-	w, err := json.Marshal(factors)
+	w, err := json.Marshal(storedSpelling(factors))
 	if err != nil {
 		return "", "", fmt.Errorf("session: encode factors: %w", err)
 	}
@@ -45,13 +47,52 @@ func encodeFactors(factors []Factor) (wire, proofs string, err error) {
 	return string(w), string(p), nil
 }
 
+// storedSpelling is factors with each email code spelled as releases
+// before email_otp wrote it (type otp, delivery email), which every
+// release reads: during a rolling deploy a replica of the previous
+// release reads the sessions and ISTs this one writes, and knows only
+// that spelling (an email_otp factor would not count as an email code
+// for its organizations' auth-method rules nor as proof of the inbox).
+// unmarshalFactors reads both, so a later release can store email_otp
+// once no release before it runs. factors is not modified.
+func storedSpelling(factors []Factor) []Factor {
+	var out []Factor
+	for i, f := range factors {
+		if f.Type != EmailOTPType {
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(factors)
+		}
+		out[i].Type = SMSOTPType
+	}
+	if out == nil {
+		return factors
+	}
+	return out
+}
+
+// unmarshalFactors reads an authentication_factors column, each factor as
+// this server names it now (Factor.normalized): a row written before email
+// codes were email_otp reads as one.
+func unmarshalFactors(wire string) ([]Factor, error) {
+	var factors []Factor
+	if err := json.Unmarshal([]byte(wire), &factors); err != nil {
+		return nil, fmt.Errorf("session: decode factors: %w", err)
+	}
+	for i := range factors {
+		factors[i] = factors[i].normalized()
+	}
+	return factors, nil
+}
+
 // decodeFactors reads the two columns back into factors. Proofs that do
 // not pair one to one with the factors (the "[]" of a row without any)
 // are ignored: such factors prove nothing, the safe default.
 func decodeFactors(wire, proofs string) ([]Factor, error) {
-	var factors []Factor
-	if err := json.Unmarshal([]byte(wire), &factors); err != nil {
-		return nil, fmt.Errorf("session: decode factors: %w", err)
+	factors, err := unmarshalFactors(wire)
+	if err != nil {
+		return nil, err
 	}
 	var stored []factorProof
 	if err := json.Unmarshal([]byte(proofs), &stored); err != nil {

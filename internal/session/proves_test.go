@@ -18,10 +18,10 @@ func TestProvesInbox(t *testing.T) {
 		want bool
 	}{
 		{"magic link", inbox("magic_link", "email", email), true},
-		{"email code", inbox("otp", "email", email), true},
-		{"another case", inbox("otp", "email", "Kate@ACME.test"), true},
+		{"email code", inbox(EmailOTPType, "email", email), true},
+		{"another case", inbox(EmailOTPType, "email", "Kate@ACME.test"), true},
 		// Unicode folding is no match: the Kelvin sign is not k.
-		{"another letter that folds alike", inbox("otp", "email", "\u212Aate@acme.test"), false},
+		{"another letter that folds alike", inbox(EmailOTPType, "email", "\u212Aate@acme.test"), false},
 		{"another address", inbox("magic_link", "email", "eve@acme.test"), false},
 		{"no address", Factor{Type: "magic_link", DeliveryMethod: "email"}, false},
 		{"sms code", Factor{Type: "otp", DeliveryMethod: "sms", PhoneNumberFactor: &PhoneNumberFactor{}}, false},
@@ -41,8 +41,8 @@ func TestProvesInbox(t *testing.T) {
 	if (Factor{Type: "password", DeliveryMethod: "knowledge", EmailFactor: &EmailFactor{EmailAddress: "eve@acme.test"}}).ProvesAddress(email) {
 		t.Error("a password login for another address proves this one")
 	}
-	if AnyProvesAddress([]Factor{{Type: "sso"}, inbox("otp", "email", "eve@acme.test")}, email) ||
-		!AnyProvesAddress([]Factor{{Type: "sso"}, inbox("otp", "email", email)}, email) {
+	if AnyProvesAddress([]Factor{{Type: "sso"}, inbox(EmailOTPType, "email", "eve@acme.test")}, email) ||
+		!AnyProvesAddress([]Factor{{Type: "sso"}, inbox(EmailOTPType, "email", email)}, email) {
 		t.Error("AnyProvesAddress")
 	}
 }
@@ -62,8 +62,8 @@ func TestCarries(t *testing.T) {
 		f    Factor
 		want bool
 	}{
-		{"email code", primary(Factor{Type: "otp", DeliveryMethod: "email", EmailFactor: &EmailFactor{EmailAddress: email}}), true},
-		{"email code as a second factor", Factor{Type: "otp", DeliveryMethod: "email", SequenceOrder: Secondary,
+		{"email code", primary(Factor{Type: EmailOTPType, DeliveryMethod: "email", EmailFactor: &EmailFactor{EmailAddress: email}}), true},
+		{"email code as a second factor", Factor{Type: EmailOTPType, DeliveryMethod: "email", SequenceOrder: Secondary,
 			EmailFactor: &EmailFactor{EmailAddress: email}}, false},
 		{"oauth, address verified by the provider", google(email), true},
 		{"oauth, verified in another case", google("Ada@ACME.test"), true},
@@ -108,7 +108,7 @@ func TestVerifiesAddress(t *testing.T) {
 		want bool
 	}{
 		{"magic link", primary("magic_link", "email", email), true},
-		{"email code", primary("otp", "email", email), true},
+		{"email code", primary(EmailOTPType, "email", email), true},
 		{"oauth, address verified by the provider", google.WithVerifiedEmail(email), true},
 		{"oauth, nothing verified", google, false},
 		{"password set by a reset link", primary("password", "email", email), true},

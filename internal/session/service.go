@@ -102,14 +102,28 @@ func New(db *store.DB, c clock.Clock, orgs *organization.Store, keys Keys, feed 
 	return s
 }
 
-// DurationMinutes validates a requested session duration; nil means the
-// project's default.
-func DurationMinutes(p *project.Project, requested *int) (int, error) {
+// DurationMinutes validates a requested session duration; nil (or 0)
+// means the project's default. Every login, refresh and exchange that
+// takes session_duration_minutes calls it with its request's context, so
+// that on the SDK face (project.CallerFrom: the public token, no secret)
+// a duration over the project's SDKMaxSessionDurationMinutes is refused:
+// a script holding only the public token and a session cookie must not
+// stretch that session to a year. It is refused as the API family refuses
+// it (invalid_session_duration, "exceeds the maximum session duration
+// allowed for this project"), not clamped: a session quietly shorter
+// than the integrator configured would surprise them later. The backend
+// face keeps the full range. A context without a caller (a Go caller, not
+// a request) is not the SDK face.
+func DurationMinutes(ctx context.Context, p *project.Project, requested *int) (int, error) {
 	if requested == nil || *requested == 0 {
 		return p.SessionDurationMinutes, nil
 	}
 	if *requested < MinDurationMinutes || *requested > MaxDurationMinutes {
 		return 0, apierr.New(apierr.InvalidSessionDuration)
+	}
+	if c := project.CallerFrom(ctx); c.Project != nil && !c.Backend && *requested > p.SDKMaxSessionDurationMinutes {
+		return 0, apierr.New(apierr.InvalidSessionDuration).WithMessage(fmt.Sprintf("The submitted session duration "+
+			"exceeds the maximum session duration allowed for this project: %d minutes through the SDK.", p.SDKMaxSessionDurationMinutes))
 	}
 	return *requested, nil
 }
@@ -176,6 +190,7 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 	// Millisecond precision is what the database keeps; answering with the
 	// same precision keeps a session's times identical on every read.
 	now := s.clock.Now().Truncate(time.Millisecond)
+	p.Factor = p.Factor.normalized()
 	if p.Factor.LastAuthenticatedAt.IsZero() {
 		p.Factor.LastAuthenticatedAt = now
 	}
@@ -359,10 +374,8 @@ func scanRow(sc interface{ Scan(...any) error }) (*row, error) {
 		return nil, err
 	}
 	r.ms.StartedAt, r.ms.LastAccessedAt, r.ms.ExpiresAt = store.Time(started), store.Time(last), store.Time(exp)
-	if r.ms.claimsText == noClaims {
-		r.ms.CustomClaims = map[string]any{}
-	} else if r.ms.CustomClaims, err = decodeClaims([]byte(r.ms.claimsText)); err != nil || r.ms.CustomClaims == nil {
-		return nil, fmt.Errorf("session: custom claims of %s: %v", r.ms.MemberSessionID, err)
+	if r.ms.CustomClaims, r.ms.claimsText, err = storedClaims(r.ms.claimsText); err != nil {
+		return nil, fmt.Errorf("session %s: %w", r.ms.MemberSessionID, err)
 	}
 	return &r, nil
 }
@@ -445,7 +458,7 @@ func (s *Service) authenticate(ctx context.Context, p *project.Project, cred Cre
 	// extendTo is the expiry a requested duration sets (zero: none asked).
 	var extendTo time.Time
 	if duration != nil && *duration != 0 {
-		mins, err := DurationMinutes(p, duration)
+		mins, err := DurationMinutes(ctx, p, duration)
 		if err != nil {
 			return nil, err
 		}
@@ -661,7 +674,7 @@ type EmailLogin struct {
 	Project         *project.Project
 	Organization    *organization.Organization
 	Member          *organization.Member
-	FactorType      string // "magic_link" or "otp"
+	FactorType      string // "magic_link" or EmailOTPType
 	DurationMinutes int
 	// IST is the intermediate session the client sent along, if any.
 	IST string

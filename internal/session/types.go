@@ -83,6 +83,26 @@ type Factor struct {
 	verifiedEmail string
 }
 
+// Factor types of the code logins, as the API family's
+// AuthenticationFactor names them: an email code is email_otp (delivery
+// email), an SMS code otp (delivery sms only).
+const (
+	EmailOTPType = "email_otp"
+	SMSOTPType   = "otp"
+)
+
+// normalized is f as this server names it now. Email codes were once
+// written as type otp with delivery email; sessions and ISTs issued then
+// still hold such rows, and read as email_otp here. Every factor read
+// from storage (decodeFactors) or starting a session (Complete) passes
+// through it, so no reader of factor types checks both spellings.
+func (f Factor) normalized() Factor {
+	if f.Type == SMSOTPType && f.DeliveryMethod == "email" {
+		f.Type = EmailOTPType
+	}
+	return f
+}
+
 // WithVerifiedEmail returns f recording that its OAuth provider verified
 // email as the account's address at this login. The OAuth module calls it
 // when the provider said so; Carries decides what that is worth.
@@ -273,7 +293,7 @@ func (ms *MemberSession) AuthenticatedAt() (t time.Time, ok bool) {
 // identity provider asserts, and an OAuth login may come from a tenant an
 // organization admits with an address the provider never verified.
 func (f Factor) ProvesInbox(email string) bool {
-	return f.DeliveryMethod == "email" && (f.Type == "magic_link" || f.Type == "otp") &&
+	return f.DeliveryMethod == "email" && (f.Type == "magic_link" || f.Type == EmailOTPType) &&
 		f.EmailFactor != nil && emailaddr.Equal(f.EmailFactor.EmailAddress, email)
 }
 

@@ -43,7 +43,7 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	s := h.s
 	ctx := r.Context()
 	p := project.CallerFrom(ctx).Project
-	duration, err := session.DurationMinutes(p, req.SessionDurationMinutes)
+	duration, err := session.DurationMinutes(r.Context(), p, req.SessionDurationMinutes)
 	if err != nil {
 		return nil, err
 	}

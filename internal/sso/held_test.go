@@ -20,6 +20,6 @@ func TestSSOLoginJoinsHeldSession(t *testing.T) {
 		body := map[string]any{"sso_token": token, "session_token": "no-such-session"}
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sso/authenticate", body), 404, "session_not_found")
 		body["session_token"] = held
-		e.WantJoined(t, e.Backend(http.MethodPost, "/v1/b2b/sso/authenticate", body), held, "otp", "sso")
+		e.WantJoined(t, e.Backend(http.MethodPost, "/v1/b2b/sso/authenticate", body), held, "email_otp", "sso")
 	})
 }

@@ -55,7 +55,6 @@ func postAllocating(s *samlEnv, acs string, form map[string][]string) (r apptest
 // 460 MiB of allocations when it was). Measured in allocations, not time;
 // what remains is inflating it, which gosaml2 does too.
 func TestSAMLACSRefusesXMLBombUnparsed(t *testing.T) {
-	const limit = 50 << 20
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		s := newSAMLEnv(t, e, nil)
 		s.idp.login("ada@acme.test", "okta-user-1", "Ada", "Lovelace")
@@ -64,16 +63,7 @@ func TestSAMLACSRefusesXMLBombUnparsed(t *testing.T) {
 		t.Run("deflated response", func(t *testing.T) {
 			acs, form := s.idp.follow(s.start(nil))
 			form.Set("SAMLResponse", base64.StdEncoding.EncodeToString(bomb))
-			logged := len(e.Logs())
-			r, n := postAllocating(s, acs, form)
-			wantPage(t, r, 400, "invalid_xml_saml_response")
-			if l := e.Logs()[logged:]; !strings.Contains(l, "document contains too many XML tokens") {
-				t.Fatalf("not refused for its tokens: %s", l)
-			}
-			t.Logf("%d MiB allocated", n>>20)
-			if n > limit {
-				t.Fatalf("the ACS allocated %d MiB: it parsed the bomb", n>>20)
-			}
+			wantRefusedUnparsed(t, e, s, acs, form, "invalid_xml_saml_response", "document contains too many XML tokens")
 		})
 		t.Run("encrypted assertion's plaintext", func(t *testing.T) {
 			apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/sso/saml/"+s.orgID+"/connections/"+s.connID,
@@ -108,17 +98,26 @@ func TestSAMLACSRefusesXMLBombUnparsed(t *testing.T) {
 				}
 				ea.AddChild(data)
 			}))
-			logged := len(e.Logs())
-			r, n := postAllocating(s, acs, form)
-			wantPage(t, r, 400, "invalid_saml_response")
 			// Decrypted, and refused by gosaml2 for the plaintext's tokens.
-			if l := e.Logs()[logged:]; !strings.Contains(l, "decrypted assertion bytes: document contains too many XML tokens") {
-				t.Fatalf("not refused for its tokens: %s", l)
-			}
-			t.Logf("%d MiB allocated", n>>20)
-			if n > limit {
-				t.Fatalf("the ACS allocated %d MiB: it parsed the bomb", n>>20)
-			}
+			wantRefusedUnparsed(t, e, s, acs, form, "invalid_saml_response", "decrypted assertion bytes: document contains too many XML tokens")
 		})
 	})
+}
+
+// wantRefusedUnparsed posts form to acs and wants errType, the log line
+// logged (gosaml2's refusal for the tokens), and no more than 50 MiB
+// allocated: the bomb was not parsed into a tree.
+func wantRefusedUnparsed(t *testing.T, e *apptest.Env, s *samlEnv, acs string, form map[string][]string, errType, logged string) {
+	t.Helper()
+	const limit = 50 << 20
+	from := len(e.Logs())
+	r, n := postAllocating(s, acs, form)
+	wantPage(t, r, 400, errType)
+	if l := e.Logs()[from:]; !strings.Contains(l, logged) {
+		t.Fatalf("not refused for its tokens: %s", l)
+	}
+	t.Logf("%d MiB allocated", n>>20)
+	if n > limit {
+		t.Fatalf("the ACS allocated %d MiB: it parsed the bomb", n>>20)
+	}
 }

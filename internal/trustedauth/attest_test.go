@@ -368,7 +368,7 @@ func TestAttestMFAAndExistingSession(t *testing.T) {
 		for _, f := range factors(t, r.Body) {
 			types = append(types, f["type"].(string))
 		}
-		if strings.Join(types, ",") != "otp,trusted_auth_token" {
+		if strings.Join(types, ",") != "email_otp,trusted_auth_token" {
 			t.Fatalf("factors: %v", types)
 		}
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": old}),

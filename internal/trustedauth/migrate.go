@@ -94,7 +94,7 @@ func (h Handlers) Migrate(r *http.Request) (any, error) {
 	}
 	ctx := r.Context()
 	p := project.CallerFrom(ctx).Project
-	duration, err := session.DurationMinutes(p, req.SessionDurationMinutes)
+	duration, err := session.DurationMinutes(r.Context(), p, req.SessionDurationMinutes)
 	if err != nil {
 		return nil, err
 	}
