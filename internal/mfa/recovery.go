@@ -275,13 +275,27 @@ func (s *Service) RotateRecoveryCodes(ctx context.Context, w Who) (*CodesResult,
 		return nil, err
 	}
 	codes := newRecoveryCodes()
+	var m *organization.Member
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		return s.storeRecoveryCodes(ctx, q, sub.member.MemberID, sub.member.TOTPRegistrationID, codes)
+		// As get refuses to show a deleted member's codes, rotate must not
+		// issue them: they would pass MFA once the member is reactivated.
+		// reload checks the member is active on the locked, committed row
+		// (requireActive), so a delete racing this request cannot slip in
+		// between the check and the write; the registration is taken from
+		// that row too.
+		var err error
+		if m, err = s.reload(ctx, q, w.Project, sub); err != nil {
+			return err
+		}
+		if m.TOTPRegistrationID == "" {
+			return apierr.New(apierr.TOTPNotFound)
+		}
+		return s.storeRecoveryCodes(ctx, q, m.MemberID, m.TOTPRegistrationID, codes)
 	})
 	if err != nil {
 		return nil, publicErr(err, "rotate recovery codes")
 	}
-	return &CodesResult{MemberResult: MemberResult{Member: sub.member, Organization: sub.org}, RecoveryCodes: codes}, nil
+	return &CodesResult{MemberResult: MemberResult{Member: m, Organization: sub.org}, RecoveryCodes: codes}, nil
 }
 
 // guard runs check under the failure limits, counted first: the attempt

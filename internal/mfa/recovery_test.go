@@ -2,6 +2,7 @@ package mfa_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -180,6 +181,25 @@ func TestRecoveryCodesOfADeletedMember(t *testing.T) {
 		apptest.Want(t, e.Backend(http.MethodDelete, memberPath, nil), 200, "")
 		apptest.Want(t, getCodes(e, org, mid), 400, "action_available_only_for_active_members")
 		apptest.Want(t, e.Backend(http.MethodPut, memberPath+"/reactivate", nil), 200, "")
+		wantCodes(t, getCodes(e, org, mid), codes)
+	})
+}
+
+// Rotating a deleted member's recovery codes is refused like get, and
+// writes nothing: codes issued while deleted would pass MFA once the
+// member is reactivated.
+func TestRecoveryCodesRotateRefusedForADeletedMember(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org, mid, _, codes := e.TOTPMember()
+		memberPath := "/v1/b2b/organizations/" + org + "/members/" + mid
+		before := storedCodes(t, e, mid)
+		apptest.Want(t, e.Backend(http.MethodDelete, memberPath, nil), 200, "")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/recovery_codes/rotate",
+			map[string]any{"organization_id": org, "member_id": mid}), 400, "action_available_only_for_active_members")
+		apptest.Want(t, e.Backend(http.MethodPut, memberPath+"/reactivate", nil), 200, "")
+		if after := storedCodes(t, e, mid); fmt.Sprint(after) != fmt.Sprint(before) {
+			t.Fatalf("recovery code rows changed by a refused rotate: %v, want %v", after, before)
+		}
 		wantCodes(t, getCodes(e, org, mid), codes)
 	})
 }
