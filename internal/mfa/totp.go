@@ -330,10 +330,20 @@ func (s *Service) MigrateTOTP(ctx context.Context, p TOTPMigrateParams) (*TOTPCr
 			return nil, apierr.Invalid("recovery_codes", fmt.Sprintf("At most %d recovery codes can be migrated.", 2*RecoveryCodeCount))
 		}
 		codes = nil
+		// Codes are hashed and matched normalised, so two that normalise
+		// alike would be one code stored twice: single use would then
+		// let it pass MFA twice.
+		seen := make(map[string]bool, len(p.RecoveryCodes))
 		for _, c := range p.RecoveryCodes {
-			if n := normalizeRecoveryCode(c); n == "" || len(n) > 64 {
+			n := normalizeRecoveryCode(c)
+			if n == "" || len(n) > 64 {
 				return nil, apierr.Invalid("recovery_codes", "Recovery codes must be 1 to 64 characters.")
 			}
+			if seen[n] {
+				return nil, apierr.Invalid("recovery_codes",
+					"Recovery codes must all differ (case, spaces and dashes are ignored).")
+			}
+			seen[n] = true
 			codes = append(codes, c)
 		}
 	}

@@ -312,3 +312,27 @@ func TestTOTPReEnrollmentReplacesTheOldApp(t *testing.T) {
 		}
 	})
 }
+
+// Migrate refuses recovery codes that are the same code once normalised
+// (case, spaces and dashes do not count when a code is typed back), as
+// exact repeats are: stored twice, one single-use code would pass MFA
+// twice. Nothing is stored by the refused request.
+func TestTOTPMigrateRefusesRepeatedRecoveryCodes(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		e.AlignClock()
+		org, mid := e.MFAMember()
+		for _, codes := range [][]string{{"abcd-efgh", "ABCDEFGH"}, {"k7mq-3xbe", "other", "k7mq-3xbe"}, {"ab cd", "a-b-c-d"}} {
+			r := e.Backend(http.MethodPost, "/v1/b2b/totp/migrate", map[string]any{"organization_id": org, "member_id": mid,
+				"secret": "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP", "recovery_codes": codes})
+			apptest.Want(t, r, 400, "invalid_request")
+			if d, _ := r.Body["error_details"].(map[string]any); d["field"] != "recovery_codes" {
+				t.Fatalf("migrate %q: error_details = %v, want field recovery_codes: %s", codes, r.Body["error_details"], r.Raw)
+			}
+		}
+		var n int
+		if err := e.App.DB.Read().QueryRowContext(context.Background(),
+			`SELECT COUNT(*) FROM totp_registrations WHERE member_id = $1`, mid).Scan(&n); err != nil || n != 0 {
+			t.Fatalf("registrations after refused migrations: %d, %v", n, err)
+		}
+	})
+}
