@@ -365,10 +365,14 @@ func (s *Service) MigrateTOTP(ctx context.Context, p TOTPMigrateParams) (*TOTPCr
 		if err != nil {
 			return err
 		}
+		lastUsed, err := s.carriedStep(ctx, q, m, secret)
+		if err != nil {
+			return err
+		}
 		now := store.Millis(s.d.Clock.Now())
 		if _, err := q.ExecContext(ctx, `INSERT INTO totp_registrations (totp_registration_id, project_id, organization_id, member_id,
-			secret, created_at, expires_at, verified_at) VALUES ($1,$2,$3,$4,$5,$6,$6,$6)`, out.RegistrationID, proj.ID,
-			sub.org.OrganizationID, m.MemberID, sealed, now); err != nil {
+			secret, created_at, expires_at, verified_at, last_used_step) VALUES ($1,$2,$3,$4,$5,$6,$6,$6,$7)`, out.RegistrationID, proj.ID,
+			sub.org.OrganizationID, m.MemberID, sealed, now, lastUsed); err != nil {
 			return fmt.Errorf("insert registration: %w", err)
 		}
 		if err := s.verifyRegistration(ctx, q, m, out.RegistrationID); err != nil {
@@ -385,4 +389,30 @@ func (s *Service) MigrateTOTP(ctx context.Context, p TOTPMigrateParams) (*TOTPCr
 		return nil, publicErr(err, "totp migrate")
 	}
 	return out, nil
+}
+
+// carriedStep is the replay guard a migrated secret starts with: the last
+// accepted time step of the member's current verified registration when
+// that registration has the same secret (compared as normalizeSecret
+// writes it), else 0. Without it, migrating the current secret again
+// would let a code already used be accepted again within its window.
+// m is the member reloaded and locked in q, so no code is accepted on
+// the old registration between this read and its replacement.
+func (s *Service) carriedStep(ctx context.Context, q store.Querier, m *organization.Member, secret string) (int64, error) {
+	if m.TOTPRegistrationID == "" {
+		return 0, nil
+	}
+	r, err := s.loadRegistration(q.QueryRowContext(ctx, `SELECT totp_registration_id, secret, last_used_step, verified_at
+		FROM totp_registrations WHERE totp_registration_id = $1 AND member_id = $2 AND verified_at IS NOT NULL`,
+		m.TOTPRegistrationID, m.MemberID))
+	if errors.Is(err, store.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	if old, err := normalizeSecret(r.secret); err != nil || old != secret {
+		return 0, nil
+	}
+	return r.lastUsedStep, nil
 }

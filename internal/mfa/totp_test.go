@@ -336,3 +336,37 @@ func TestTOTPMigrateRefusesRepeatedRecoveryCodes(t *testing.T) {
 		}
 	})
 }
+
+// Migrating the member's current secret again keeps its replay guard: a
+// code already accepted is still refused within its window, while a code
+// of a later step is accepted.
+func TestTOTPMigrateSameSecretKeepsReplayGuard(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		e.AlignClock()
+		org, mid := e.MFAMember()
+		const sec = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP"
+		migrate := func(secret string) {
+			t.Helper()
+			if r := e.Backend(http.MethodPost, "/v1/b2b/totp/migrate", map[string]any{"organization_id": org, "member_id": mid,
+				"secret": secret}); r.Status != 200 {
+				t.Fatalf("migrate: %s", r.Raw)
+			}
+		}
+		auth := func(code string) apptest.Resp {
+			ist, _ := e.MFALogin(org, "ada@secure.test")
+			return e.SDK(http.MethodPost, "/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
+				"intermediate_session_token": ist, "code": code}, "")
+		}
+		migrate(sec)
+		code := apptest.TOTPAt(t, sec, e.Clock.Now())
+		apptest.Want(t, auth(code), 200, "")
+		apptest.Want(t, auth(code), 404, "otp_code_not_found")
+		migrate(sec)
+		apptest.Want(t, auth(code), 404, "otp_code_not_found")
+		// The same secret as people copy it (lower case, spaces) is the same secret.
+		migrate("jbsw y3dp ehpk 3pxp jbsw y3dp ehpk 3pxp")
+		apptest.Want(t, auth(code), 404, "otp_code_not_found")
+		e.Clock.Advance(30 * time.Second)
+		apptest.Want(t, auth(apptest.TOTPAt(t, sec, e.Clock.Now())), 200, "")
+	})
+}
