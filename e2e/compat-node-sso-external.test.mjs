@@ -36,6 +36,7 @@ let idp = null;
 
 before(async () => {
   idp = await startSamlIdp();
+  await h.ready();
   const file = path.join(h.tmp, 'policy.json');
   await writeFile(file, JSON.stringify(POLICY));
   const args = ['project', 'rbac', 'set', '--project', h.project.project_id, '--file', file];

@@ -102,6 +102,7 @@ async function signInAtIdp(page, email, given = '') {
 
 before(async () => {
   idp = await startSamlIdp();
+  await h.ready();
   await execFileP(BIN, ['project', 'update', '--project', h.project.project_id, '--pkce-sso', 'true'],
     { env: h.env, cwd: h.tmp, timeout: 20_000 });
 }, { timeout: 200_000 });

@@ -241,7 +241,7 @@ function hostPage({ apiBase, publicToken, pageUrl, defaultSlug, defaults }) {
  */
 export function useHarness({ routes = {}, redirectPaths = [], browser = true } = {}) {
   const h = new Harness({ routes, redirectPaths, browser });
-  before(() => h.start(), { timeout: 60_000 });
+  before(() => h.ready(), { timeout: 60_000 });
   after(() => h.stop(), { timeout: 30_000 });
   return h;
 }
@@ -265,6 +265,7 @@ class Harness {
     this.pageDefaults = {};
     this.failed = false;
     this.pageServer = null;
+    this.starting = null; // the start, once begun (ready)
   }
 
   /** The base URL the browser uses (localhost, as configured in LATCHKEY_BASE_URL). */
@@ -302,6 +303,16 @@ class Harness {
       // guarded fetches refuse unless allowlisted (`latchkey dev` adds it too; said here, not assumed).
       LATCHKEY_SSO_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128',
     };
+  }
+
+  /**
+   * Starts the servers and the browser once and returns that start. Node runs a root-level before()
+   * hook as soon as it is registered, without waiting for the hooks registered earlier, so a test
+   * file's own before() that uses the harness's fields (project, tmp, env) awaits this first.
+   */
+  ready() {
+    this.starting ??= this.start();
+    return this.starting;
   }
 
   async start() {

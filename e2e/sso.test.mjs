@@ -132,6 +132,7 @@ async function oidcConnection(org, displayName) {
 
 before(async () => {
   samlIdp = await startSamlIdp();
+  await h.ready();
   // The widget sends a PKCE challenge with every SSO start and the verifier with the token.
   await latchkey('project', 'update', '--project', h.project.project_id, '--pkce-sso', 'true');
 }, { timeout: 200_000 });
