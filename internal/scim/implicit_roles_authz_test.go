@@ -18,15 +18,7 @@ import (
 // follow (organization.ImplicitRolesGrant).
 func TestGroupRolesChangeNeedsTheOrganizationPermission(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		pol := rbac.Policy{Roles: []rbac.Role{
-			{RoleID: "scim_admin", Description: "Manages SCIM", Permissions: []rbac.Permission{{ResourceID: "stytch.scim", Actions: []string{"*"}}}},
-			{RoleID: "roles_admin", Description: "Manages SCIM and implicit roles", Permissions: []rbac.Permission{
-				{ResourceID: "stytch.scim", Actions: []string{"*"}},
-				{ResourceID: "stytch.organization", Actions: []string{"update.settings.implicit-roles"}}}},
-		}}
-		if _, err := e.App.RBAC.SetCustom(t.Context(), e.Project.Project.ID, pol); err != nil {
-			t.Fatal(err)
-		}
+		setSCIMRoles(t, e)
 		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 		id, token, _ := connection(t, e, org, nil)
 		r := scimDo(e, http.MethodPost, id, "/Groups", token, map[string]any{"displayName": "Engineering"})
@@ -98,15 +90,7 @@ func TestGroupRolesChangeNeedsTheOrganizationPermission(t *testing.T) {
 // stytch.scim suffices.
 func TestRotationOfAConnectionMappingRolesNeedsTheOrganizationPermission(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		pol := rbac.Policy{Roles: []rbac.Role{
-			{RoleID: "scim_admin", Description: "Manages SCIM", Permissions: []rbac.Permission{{ResourceID: "stytch.scim", Actions: []string{"*"}}}},
-			{RoleID: "roles_admin", Description: "Manages SCIM and implicit roles", Permissions: []rbac.Permission{
-				{ResourceID: "stytch.scim", Actions: []string{"*"}},
-				{ResourceID: "stytch.organization", Actions: []string{"update.settings.implicit-roles"}}}},
-		}}
-		if _, err := e.App.RBAC.SetCustom(t.Context(), e.Project.Project.ID, pol); err != nil {
-			t.Fatal(err)
-		}
+		setSCIMRoles(t, e)
 		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 		id, token, _ := connection(t, e, org, nil)
 		r := scimDo(e, http.MethodPost, id, "/Groups", token, map[string]any{"displayName": "Admins"})
@@ -166,4 +150,20 @@ func TestRotationOfAConnectionMappingRolesNeedsTheOrganizationPermission(t *test
 			cancel()
 		}
 	})
+}
+
+// setSCIMRoles gives the project two custom roles: scim_admin, holding
+// stytch.scim only, and roles_admin, holding it and stytch.organization's
+// update.settings.implicit-roles.
+func setSCIMRoles(t *testing.T, e *apptest.Env) {
+	t.Helper()
+	pol := rbac.Policy{Roles: []rbac.Role{
+		{RoleID: "scim_admin", Description: "Manages SCIM", Permissions: []rbac.Permission{{ResourceID: "stytch.scim", Actions: []string{"*"}}}},
+		{RoleID: "roles_admin", Description: "Manages SCIM and implicit roles", Permissions: []rbac.Permission{
+			{ResourceID: "stytch.scim", Actions: []string{"*"}},
+			{ResourceID: "stytch.organization", Actions: []string{"update.settings.implicit-roles"}}}},
+	}}
+	if _, err := e.App.RBAC.SetCustom(t.Context(), e.Project.Project.ID, pol); err != nil {
+		t.Fatal(err)
+	}
 }
