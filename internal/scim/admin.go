@@ -44,20 +44,9 @@ func (h admin) caller(r *http.Request, action string) (*organization.SessionCall
 // them: the face, and the member whose session acted, if one did. The
 // event names the connection, never a token.
 func (h admin) recorder(ctx context.Context, c *organization.SessionCaller) func(q store.Querier, conn *conn, change string) error {
+	by := organization.ActorOf(c, h.sdk)
 	return func(q store.Querier, conn *conn, change string) error {
-		ch := clientsecret.Change{ProjectID: conn.ProjectID, ClientType: "scim_connection", ClientID: conn.ID, Change: change,
-			OrganizationID: conn.OrgID}
-		if h.sdk {
-			ch.Actor = "sdk"
-		}
-		if c.Member != nil {
-			ch.ActorMemberID = c.Member.MemberID
-		}
-		var a clientsecret.Auditor
-		if h.s.d.Audit != nil { // a nil *audit.Log would not be a nil Auditor
-			a = h.s.d.Audit
-		}
-		return clientsecret.Record(ctx, q, a, ch)
+		return h.s.recordToken(ctx, q, conn, change, by)
 	}
 }
 
