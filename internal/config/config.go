@@ -196,8 +196,39 @@ func FromEnv(c Config, lookup func(string) (string, bool)) (Config, error) {
 		}
 		c.Argon2Parallelism = uint8(n)
 	}
-	c.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	c.BaseURL = normalizeBaseURL(c.BaseURL)
 	return c, nil
+}
+
+// normalizeBaseURL drops the trailing slash and lower-cases the scheme and
+// host, which are case-insensitive: every link, callback, issuer and the
+// server's own origin is built from the base URL, and a browser, a
+// provider or a relying party compares them as it writes them, in lower
+// case. The path keeps its case (it is not case-insensitive). A value that
+// is not scheme://host... is left for Validate to refuse as given, and so
+// is one with user information, which it refuses without echoing.
+func normalizeBaseURL(base string) string {
+	base = strings.TrimRight(base, "/")
+	i := strings.Index(base, "://")
+	if i <= 0 {
+		return base
+	}
+	rest := base[i+len("://"):]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	host := rest[:end]
+	if strings.Contains(host, "@") {
+		return base
+	}
+	// An IPv6 zone ([fe80::1%25eth0]) names an interface, whose name is
+	// case-sensitive.
+	zone := ""
+	if z := strings.IndexByte(host, '%'); z >= 0 {
+		host, zone = host[:z], host[z:]
+	}
+	return strings.ToLower(base[:i]) + "://" + strings.ToLower(host) + zone + rest[end:]
 }
 
 // Validate reports every problem at once, so an operator fixes them in one go.
@@ -340,5 +371,7 @@ func (c Config) SlogLevel() (slog.Level, error) {
 	return l, nil
 }
 
-// SecureCookies reports whether the base URL is https (cookies then get Secure).
-func (c Config) SecureCookies() bool { return strings.HasPrefix(c.BaseURL, "https://") }
+// SecureCookies reports whether the base URL is https (cookies then get
+// Secure, and answers carry HSTS); httpapi.HTTPSBase decides it, as it
+// does for the cookies the domain packages set.
+func (c Config) SecureCookies() bool { return httpapi.HTTPSBase(c.BaseURL) }

@@ -258,3 +258,40 @@ func TestListenAddressesAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// The scheme and host of the base URL are case-insensitive, and Validate
+// accepts HTTPS://...: loading lower-cases them (the path keeps its case),
+// and the https decision behind HSTS and Secure cookies reads the scheme
+// as Validate does, also on a configuration built without FromEnv.
+func TestBaseURLSchemeAndHostAreNormalized(t *testing.T) {
+	for in, want := range map[string]string{
+		"HTTPS://Auth.Example.COM/":           "https://auth.example.com",
+		"HTTPS://Auth.Example.COM:8443/Auth/": "https://auth.example.com:8443/Auth",
+		"Http://LOCALHOST:8080":               "http://localhost:8080",
+		"http://[FE80::1%25Eth0]:8080/X":      "http://[fe80::1%25Eth0]:8080/X",
+		"https://auth.example.com":            "https://auth.example.com",
+		"localhost:8080":                      "localhost:8080", // Validate's to refuse, as given
+	} {
+		c, err := FromEnv(Defaults(), func(k string) (string, bool) {
+			return in, k == "LATCHKEY_BASE_URL"
+		})
+		if err != nil || c.BaseURL != want {
+			t.Errorf("LATCHKEY_BASE_URL %q: BaseURL %q, %v; want %q", in, c.BaseURL, err, want)
+		}
+	}
+	c, err := FromEnv(Defaults(), func(k string) (string, bool) { return "HTTPS://Auth.Example.com", k == "LATCHKEY_BASE_URL" })
+	if err != nil || !c.SecureCookies() {
+		t.Fatalf("HTTPS:// base URL: SecureCookies %t, %v", c.SecureCookies(), err)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("HTTPS:// base URL refused: %v", err)
+	}
+	for base, want := range map[string]bool{"HTTPS://auth.example.com": true, "Https://auth.example.com/x": true,
+		"https://auth.example.com": true, "http://auth.example.com": false, "HTTP://localhost:8080": false} {
+		c := Defaults()
+		c.BaseURL = base
+		if got := c.SecureCookies(); got != want {
+			t.Errorf("SecureCookies for %q = %t, want %t", base, got, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
@@ -93,6 +94,16 @@ var (
 	apiCSP          = []string{APICSP}
 	htmlBaselineCSP = []string{HTMLBaselineCSP}
 )
+
+// HTTPSBase reports whether base, the server's public URL, is https: the
+// one decision behind HSTS and every cookie's Secure attribute. The scheme
+// is read as url.Parse reads it, case-insensitively, because that is how
+// the configuration accepted the URL: a prefix test would take
+// HTTPS://auth.example.com for plain http and drop both.
+func HTTPSBase(base string) bool {
+	u, err := url.Parse(base)
+	return err == nil && u.Scheme == "https"
+}
 
 // WithSecurityHeaders sets the headers every response carries: nosniff, no
 // referrer (URLs here carry one-time tokens), HSTS when the server is

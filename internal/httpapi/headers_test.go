@@ -83,3 +83,21 @@ func TestSecurityHeadersOnEveryResponse(t *testing.T) {
 		}
 	})
 }
+
+// HSTS follows the base URL's scheme, which is case-insensitive: a base
+// URL written HTTPS://, which the configuration accepts as https, gets it
+// too, and a plain http one does not.
+func TestHSTSFollowsTheBaseURLScheme(t *testing.T) {
+	t.Parallel()
+	for base, want := range map[string]string{"HTTPS://auth.example.test": "^max-age=", "http://localhost:8080": "^$"} {
+		apptest.EachWith(t, func(c *config.Config) { c.BaseURL = base }, func(t *testing.T, e *apptest.Env) {
+			header(t, e.Get("/healthz"), "Strict-Transport-Security", want)
+		})
+	}
+	for base, want := range map[string]bool{"https://a.test": true, "HTTPS://a.test": true, "Https://a.test/x": true,
+		"http://a.test": false, "HTTP://a.test": false, "": false, "a.test": false, "://https": false} {
+		if got := httpapi.HTTPSBase(base); got != want {
+			t.Errorf("HTTPSBase(%q) = %t, want %t", base, got, want)
+		}
+	}
+}

@@ -116,7 +116,7 @@ func (m *Module) toCallbackHost(r *http.Request) (string, bool) {
 // (negative: expired, to remove it).
 func (m *Module) bindingCookie(value string, maxAge time.Duration) *http.Cookie {
 	c := &http.Cookie{Name: bindingCookie, Value: value, Path: "/", HttpOnly: true,
-		Secure: strings.HasPrefix(m.d.BaseURL(), "https://"), SameSite: http.SameSiteLaxMode, MaxAge: int(maxAge.Seconds())}
+		Secure: httpapi.HTTPSBase(m.d.BaseURL()), SameSite: http.SameSiteLaxMode, MaxAge: int(maxAge.Seconds())}
 	if maxAge < 0 {
 		c.MaxAge = -1
 	}

@@ -125,6 +125,12 @@ func TestOAuthStateBindingCookie(t *testing.T) {
 		if c == nil || !c.Secure || c.Path != "/auth/v1/b2b/public/oauth/callback" {
 			t.Fatalf("binding cookie under https and a path: %+v", c)
 		}
+		// The scheme is case-insensitive (Validate accepts HTTPS://): the
+		// cookie is Secure under it too.
+		e.App.Config.BaseURL = "HTTPS://" + strings.TrimPrefix(e.Srv.URL, "http://")
+		if c := bindingCookie(e.Get(startPath(e, "google", url.Values{"organization_id": {org}}))); c == nil || !c.Secure {
+			t.Fatalf("binding cookie under HTTPS://: %+v", c)
+		}
 	})
 }
 
