@@ -149,8 +149,12 @@ func serve(ctx context.Context, env Env, dev bool) error {
 			cfg.BaseURL+", which no other machine reaches; set it to this server's public URL",
 			"base_url", cfg.BaseURL, "addr", ln.Addr().String())
 	}
-	srv := &http.Server{Handler: a.Handler(), ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
+	var metricsHandler http.Handler
+	if mln != nil {
+		metricsHandler = a.Metrics.Handler()
+	}
+	servers := httpServers(a.Handler(), metricsHandler)
+	srv := servers[0]
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	a.Start(ctx)
@@ -166,10 +170,8 @@ func serve(ctx context.Context, env Env, dev bool) error {
 	// grows as usual, trading memory for less GC CPU on the hot path, and no
 	// memory limit is set because the right one depends on the host.
 	go debug.FreeOSMemory()
-	servers := []*http.Server{srv}
 	if mln != nil {
-		msrv := &http.Server{Handler: a.Metrics.Handler(), ReadHeaderTimeout: 10 * time.Second}
-		servers = append(servers, msrv)
+		msrv := servers[1]
 		go func() { errc <- msrv.Serve(mln) }()
 		log.Info("metrics listening", "addr", mln.Addr().String())
 	}
@@ -190,6 +192,25 @@ func serve(ctx context.Context, env Env, dev bool) error {
 		errs = append(errs, s.Shutdown(shutdown))
 	}
 	return errors.Join(errs...)
+}
+
+// httpServers builds the main server for api and, when metrics is not
+// nil, the metrics listener's server (LATCHKEY_METRICS_ADDR) for it, with
+// the same timeouts: a scraper's kept-alive connections, or a client that
+// trickles its request or never reads the answer, hold a goroutine and a
+// descriptor on either listener until a timeout closes them.
+func httpServers(api, metrics http.Handler) []*http.Server {
+	servers := []*http.Server{newHTTPServer(api)}
+	if metrics != nil {
+		servers = append(servers, newHTTPServer(metrics))
+	}
+	return servers
+}
+
+// newHTTPServer is a server for h with every listener's timeouts.
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
+		WriteTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
 }
 
 func dialectName(db *store.DB) string { return string(db.Dialect()) }

@@ -3,9 +3,11 @@ package cli
 import (
 	"flag"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 func TestSQLiteFolderIsCreated(t *testing.T) {
@@ -46,5 +48,31 @@ func TestDevAddressIsLoopbackUnlessChosen(t *testing.T) {
 	}
 	if devAddr != "127.0.0.1:8080" {
 		t.Fatalf("devAddr = %q", devAddr)
+	}
+}
+
+// The metrics listener (LATCHKEY_METRICS_ADDR) gets the main server's
+// timeouts, every one set: with only a header timeout its kept-alive,
+// slow or unread connections were never closed.
+func TestMetricsListenerHasTheServersTimeouts(t *testing.T) {
+	h := http.NotFoundHandler()
+	if got := httpServers(h, nil); len(got) != 1 {
+		t.Fatalf("without a metrics handler: %d servers", len(got))
+	}
+	servers := httpServers(h, h)
+	if len(servers) != 2 {
+		t.Fatalf("with a metrics handler: %d servers", len(servers))
+	}
+	timeouts := func(s *http.Server) [4]time.Duration {
+		return [4]time.Duration{s.ReadHeaderTimeout, s.ReadTimeout, s.WriteTimeout, s.IdleTimeout}
+	}
+	main, metrics := timeouts(servers[0]), timeouts(servers[1])
+	for i, d := range main {
+		if d <= 0 {
+			t.Errorf("main server timeout %d is %v", i, d)
+		}
+	}
+	if metrics != main {
+		t.Errorf("metrics server timeouts (header, read, write, idle) %v, main server's %v", metrics, main)
 	}
 }
