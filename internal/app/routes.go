@@ -2,7 +2,6 @@ package app
 
 import (
 	"net/http"
-	"net/url"
 	"slices"
 
 	"github.com/latchkey/latchkey/internal/devmode"
@@ -41,7 +40,7 @@ func (a *App) Handler() http.Handler {
 		emailupdate.Handlers{Service: a.emailUpdate, Sessions: members},
 		project.InfoHandlers{Counters: []project.Counter{a.Orgs, m2m.NewStore(a.DB, a.Clock)}},
 	}
-	origins := project.OriginPolicy{Resolver: a.Resolver, BaseOrigin: origin(a.Config.BaseURL)}
+	origins := project.OriginPolicy{Resolver: a.Resolver, BaseOrigin: ownOrigin(a.Config.BaseURL)}
 	events := telemetry.Handler{DB: a.DB, Clock: a.Clock, Resolver: a.Resolver, Origins: origins, Limiter: a.Limiter,
 		MaxPerIP: a.Config.EventsMaxPerIP, MaxPerProject: a.Config.EventsMaxPerProject}
 
@@ -137,10 +136,21 @@ func requestIDEnv(dev bool) string {
 	return "live"
 }
 
-func origin(base string) string {
-	u, err := url.Parse(base)
+// ownOrigin is the server's own origin, which the SDK face trusts for
+// every project, or "" when it has none of its own. It is trusted because
+// nothing but the server's own pages is served there (the dev demo page,
+// which calls the SDK face for the demo project): a call from it is the
+// server calling itself, no third party's page, so no project needs to
+// authorize it. It is the origin as a browser sends it (lower case, no
+// default port; project.NormalizeOrigin, as projects' origins are
+// stored), or it would match nothing. A base URL under a path prefix
+// (https://example.com/auth) has none of its own: the host serves other
+// things beside it, outside the prefix, and trusting https://example.com
+// would let every page there call the SDK face for every project.
+func ownOrigin(base string) string {
+	o, err := project.NormalizeOrigin(base)
 	if err != nil {
 		return ""
 	}
-	return u.Scheme + "://" + u.Host
+	return o
 }

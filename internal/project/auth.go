@@ -231,13 +231,17 @@ func (r *Resolver) BackendAuth() httpapi.Middleware {
 // always allowed; otherwise the origin must be authorized for the project
 // named by the public token (for preflights, by any project).
 type OriginPolicy struct {
-	Resolver   *Resolver
+	Resolver *Resolver
+	// BaseOrigin is the server's own origin as browsers send it
+	// (NormalizeOrigin), where only the server's own pages are served, or
+	// "" when the server has no origin of its own (a base URL under a
+	// path prefix shares its host with other content).
 	BaseOrigin string
 }
 
 // AllowOrigin implements httpapi.OriginPolicy.
 func (o OriginPolicy) AllowOrigin(req *http.Request, origin string, preflight bool) bool {
-	if origin == o.BaseOrigin {
+	if o.BaseOrigin != "" && origin == o.BaseOrigin {
 		return true
 	}
 	ctx := req.Context()

@@ -169,3 +169,21 @@ func TestSecretsRememberOnlyProjectShapedIDs(t *testing.T) {
 		}
 	})
 }
+
+// A server without an origin of its own (BaseOrigin "", a base URL under a
+// path prefix) trusts no origin for that reason, an empty one included:
+// only what the projects authorize passes.
+func TestNoOwnOriginTrustsNothing(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		_, r, _ := corsFixture(t, db)
+		policy := OriginPolicy{Resolver: r}
+		req := httptest.NewRequest(http.MethodPost, "/sdk/v1/events", nil)
+		for origin, want := range map[string]bool{"": false, "http://latchkey.test": false, allowedOrigin: true} {
+			for _, pre := range []bool{true, false} {
+				if got := policy.AllowOrigin(req, origin, pre); got != want {
+					t.Errorf("AllowOrigin(%q, preflight %t) = %t, want %t", origin, pre, got, want)
+				}
+			}
+		}
+	})
+}
