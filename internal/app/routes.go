@@ -95,7 +95,11 @@ func (a *App) Handler() http.Handler {
 	// up by path first instead of matched by the mux (twice for the SDK
 	// face); a hit is served through the same chain as by the muxes.
 	exact := exactRoutes(mux, sdk, sdkMount, sdkFront)
-	return httpapi.Chain(exact.Handler(httpapi.JSONNotFound(mux.ServeMux)),
+	root := exact.Handler(httpapi.JSONNotFound(mux.ServeMux))
+	if a.Config.Dev {
+		root = devmode.HostGuard(func() string { return a.Config.BaseURL })(root)
+	}
+	return httpapi.Chain(root,
 		httpapi.WithObserver(a.Metrics.ObserveRequest),
 		httpapi.WithRequestID(requestIDEnv(a.Config.Dev)),
 		httpapi.WithErrorShapes(shapes),
