@@ -68,6 +68,13 @@ func (a *App) Handler() http.Handler {
 	// Module protocols with their own error shape (SCIM) name their paths.
 	shapes := &httpapi.ErrorShapes{}
 	a.mountModules(slices.Concat(core, a.modules), mux, sdk, shapes, sdkAuth, backendAuth)
+	// The edge refuses some requests before the SDK face's WithCORS runs
+	// (a body over the limit, a NUL in the query or credentials, a panic):
+	// those refusals carry the CORS answer too, so the SDK can read the
+	// catalogue error (api-reference §1.6).
+	sdkRefusals := httpapi.CORSOnRefusal(origins, httpapi.CatalogueShape)
+	shapes.Add(sdkMount, sdkRefusals)
+	shapes.Add("/sdk/v1b2b/", sdkRefusals)
 	// One backend route serves a member's password and MFA factors alike
 	// (see deleteMemberSubresource), so the root owns it. Both deletions
 	// act for a member session header (BackendCaller).
