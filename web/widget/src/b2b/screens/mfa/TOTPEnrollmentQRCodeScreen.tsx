@@ -13,6 +13,8 @@ export function TOTPEnrollmentQRCodeScreen() {
     <>
       <Heading>{t('mfa.totpQr.title')}</Heading>
       <p className="lk-text">{t('mfa.totpQr.body')}</p>
+      {/* Always in the page, so its text is announced when a create fails (ErrorText). */}
+      <ErrorText message={createError} />
       {enrollment ? (
         <>
           <img className="lk-qr" src={enrollment.qrCode} alt={t('mfa.totpQr.imageAlt')} width={200} height={200} />
@@ -26,12 +28,9 @@ export function TOTPEnrollmentQRCodeScreen() {
           <Spinner label={t('mfa.totpQr.loading')} />
         </div>
       ) : (
-        <>
-          <ErrorText message={createError} />
-          <Button variant="secondary" onClick={() => void controller.mfa.createTotp()}>
-            {t('mfa.totpQr.retry')}
-          </Button>
-        </>
+        <Button variant="secondary" onClick={() => void controller.mfa.createTotp()}>
+          {t('mfa.totpQr.retry')}
+        </Button>
       )}
       <BackButton />
     </>

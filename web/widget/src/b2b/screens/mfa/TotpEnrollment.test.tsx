@@ -1,7 +1,7 @@
 import { act, fireEvent, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { getCookie, IST_COOKIE, SESSION_COOKIE } from '../../../session/cookies';
-import { ACME, apiError, json, loggedInResponse } from '../../../test/fakeServer';
+import { ACME, apiError, json, loggedInResponse, type Reply } from '../../../test/fakeServer';
 import { tick } from '../../../test/harness';
 import { chunkSecret } from './TOTPEnrollmentManualScreen';
 import {
@@ -90,6 +90,24 @@ describe('TOTP enrollment', () => {
     fireEvent.click(ui.getByRole('button', { name: 'Try again' }));
     await ui.findByRole('img', { name: 'QR code for your authenticator app' });
     expect(server.callsTo(TOTP_CREATE)).toHaveLength(2);
+  });
+
+  // A live region is announced when its text changes, not when it arrives with its text (ErrorText).
+  it("the create error's alert region is in the page before the failure, empty while creating and once enrolled", async () => {
+    let answer: (r: Reply) => void = () => undefined;
+    const server = mfaServer(mfaRequired({ allowed: ['totp'] })).on('POST', TOTP_CREATE, () => new Promise<Reply>((r) => (answer = r)));
+    const ui = await loginToMfa(server);
+    await ui.findByRole('status', { name: 'Preparing your authenticator app setup' });
+    const region = ui.getByRole('alert');
+    expect(region.textContent).toBe('');
+    answer(apiError(429, 'too_many_requests', 'Slow down.'));
+    await waitFor(() => expect(region.textContent).toBe('Slow down.'));
+    expect(ui.getByRole('alert')).toBe(region);
+    server.on('POST', TOTP_CREATE, json(totpCreated()));
+    fireEvent.click(ui.getByRole('button', { name: 'Try again' }));
+    await ui.findByRole('img', { name: 'QR code for your authenticator app' });
+    expect(ui.getByRole('alert')).toBe(region);
+    expect(region.textContent).toBe('');
   });
 
   it('a wrong code is refused; the right one logs in and shows the backup codes', async () => {
