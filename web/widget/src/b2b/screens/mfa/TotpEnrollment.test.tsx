@@ -110,6 +110,31 @@ describe('TOTP enrollment', () => {
     expect(region.textContent).toBe('');
   });
 
+  it('"Try again" keeps the keyboard focus in the widget: on the busy button, then on the heading', async () => {
+    const server = mfaServer(mfaRequired({ allowed: ['totp'] })).on('POST', TOTP_CREATE, apiError(429, 'too_many_requests', 'Slow down.'));
+    const ui = await loginToMfa(server);
+    await ui.findByText('Slow down.');
+    const focused = () => (ui.root.getRootNode() as ShadowRoot).activeElement;
+    let answer: (r: Reply) => void = () => undefined;
+    server.on('POST', TOTP_CREATE, () => new Promise<Reply>((r) => (answer = r)));
+    const retry = ui.getByRole('button', { name: 'Try again' });
+    retry.focus();
+    fireEvent.click(retry);
+    await waitFor(() => expect(server.callsTo(TOTP_CREATE)).toHaveLength(2));
+    expect(focused()).toBe(retry);
+    expect(retry.getAttribute('aria-busy')).toBe('true');
+    // A press while the retry runs sends nothing.
+    fireEvent.click(retry);
+    answer(apiError(429, 'too_many_requests', 'Still too many.'));
+    await ui.findByText('Still too many.');
+    expect(focused()).toBe(retry);
+    expect(server.callsTo(TOTP_CREATE)).toHaveLength(2);
+    server.on('POST', TOTP_CREATE, json(totpCreated()));
+    fireEvent.click(retry);
+    await ui.findByRole('img', { name: 'QR code for your authenticator app' });
+    expect(focused()).toBe(ui.getByRole('heading', { name: 'Scan the QR code to link your authenticator app' }));
+  });
+
   it('a wrong code is refused; the right one logs in and shows the backup codes', async () => {
     const ui = await openQr();
     fireEvent.click(ui.getByRole('button', { name: 'Continue' }));
