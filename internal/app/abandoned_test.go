@@ -63,9 +63,18 @@ func TestAnAbandonedLoginIsNeitherALockoutNorAServerError(t *testing.T) {
 	if len(evs) != 1 || evs[0].Type != audit.Login || evs[0].Outcome != audit.Failure || evs[0].Details["abandoned_by_client"] != true {
 		t.Fatalf("audit events %+v, want one abandoned login", evs)
 	}
-	rec := httptest.NewRecorder()
-	e.App.Metrics.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
-	m := rec.Body.String()
+	// The request is counted when its handler returns, which may be after
+	// the audit event is visible: wait for the count (the lockout and 500
+	// checks below hold at any moment).
+	var m string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		rec := httptest.NewRecorder()
+		e.App.Metrics.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+		m = rec.Body.String()
+		if strings.Contains(m, `route="POST /v1/b2b/passwords/authenticate",status="499"`) || time.Now().After(deadline) {
+			break
+		}
+	}
 	if strings.Contains(m, "latchkey_lockouts_total{") || strings.Contains(m, `status="500"`) ||
 		!strings.Contains(m, `route="POST /v1/b2b/passwords/authenticate",status="499"`) {
 		t.Errorf("metrics:\n%s", grepLines(m, "latchkey_lockouts_total", "latchkey_http_requests_total"))
