@@ -81,11 +81,13 @@ var ErrInvalid = errors.New("flowtoken: invalid, expired or used ticket")
 
 // ErrSpent is the one refusal a flow may need to tell apart: the ticket
 // is of the kind (and project, when the redemption names one) asked for,
-// has not expired, and was redeemed already. It matches ErrInvalid
+// has not expired, was redeemed already, and is presented with the
+// verifier of its PKCE challenge, if it has one. It matches ErrInvalid
 // (errors.Is), so every caller that does not look for it answers it as
 // before. An OAuth code presented twice revokes what it issued (RFC 6749
-// 4.1.2); an unknown, expired, swept or other project's code is no
-// evidence of that, and must revoke nothing.
+// 4.1.2); an unknown, expired, swept or other project's code, or one
+// presented without its verifier, is no evidence of that, and must
+// revoke nothing.
 var ErrSpent = fmt.Errorf("%w: already used", ErrInvalid)
 
 // Store issues and redeems tickets.
@@ -186,7 +188,8 @@ func (t *Ticket) Decode(v any) error {
 
 // Redeem spends a ticket and returns it. PKCE is checked before the ticket
 // is spent, so someone holding an intercepted ticket without the verifier
-// can neither use it nor burn it for its owner. Errors: ErrInvalid (wrapped;
+// can neither use it nor burn it for its owner, nor, once it is spent,
+// pass it off as replayed (ErrSpent). Errors: ErrInvalid (wrapped;
 // ErrSpent, which matches it, when the ticket was already redeemed),
 // CheckPKCE's refusals (IsPKCEFailure), apierr too_many_requests, or a
 // store failure.
@@ -246,6 +249,15 @@ func (s *Store) redeem(ctx context.Context, read, write store.Querier, r Redeem)
 		return nil, ErrInvalid
 	}
 	if used != nil {
+		// A redeemed ticket is evidence of a replay (ErrSpent, on which an
+		// OAuth code's reuse revokes what it issued) only when presented
+		// with its verifier: the code alone may have leaked (a log, a
+		// referrer, a hostile app on the redirect), and someone holding it
+		// without the verifier must not be able to end what its owner was
+		// issued (RFC 9700 2.1.1, 4.1.2). Without it, it is just invalid.
+		if CheckPKCE(challenge, r.Verifier, "flow") != nil {
+			return nil, ErrInvalid
+		}
 		return nil, ErrSpent
 	}
 	if err := CheckPKCE(challenge, r.Verifier, "flow"); err != nil {

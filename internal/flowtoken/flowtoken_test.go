@@ -448,3 +448,32 @@ func TestSpentIsToldApart(t *testing.T) {
 		}
 	})
 }
+
+// A spent ticket with a PKCE challenge is ErrSpent only when presented
+// with its verifier: without it, or with a wrong one, it is just invalid
+// (and no PKCE error either), so someone holding a leaked OAuth code
+// without the verifier cannot make its reuse revoke the tokens of the
+// client that redeemed it.
+func TestSpentNeedsItsVerifier(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		f := setup(t, db)
+		verifier := ids.Token()
+		tok := f.issue(t, flowtoken.Issue{Kind: "k", ProjectID: f.project, TTL: time.Minute,
+			Challenge: flowtoken.S256(verifier), Data: 1})
+		redeem := func(v string) error {
+			_, err := f.flows.Redeem(f.ctx, flowtoken.Redeem{Kind: "k", Token: tok, ProjectID: f.project, Verifier: v, LimitKey: "ip"})
+			return err
+		}
+		if err := redeem(verifier); err != nil {
+			t.Fatal(err)
+		}
+		for name, v := range map[string]string{"no verifier": "", "wrong verifier": ids.Token()} {
+			if err := redeem(v); !errors.Is(err, flowtoken.ErrInvalid) || errors.Is(err, flowtoken.ErrSpent) {
+				t.Fatalf("spent, %s: %v, want ErrInvalid but not ErrSpent", name, err)
+			}
+		}
+		if err := redeem(verifier); !errors.Is(err, flowtoken.ErrSpent) {
+			t.Fatalf("spent, its verifier: %v, want ErrSpent", err)
+		}
+	})
+}

@@ -102,3 +102,35 @@ func TestCodeReuseRevokesTheFamily(t *testing.T) {
 		}
 	})
 }
+
+// Reuse is checked after what binds the code to its client: a spent code
+// presented without the PKCE verifier, with a wrong one, or by its
+// confidential client with a wrong secret, is refused (invalid_grant,
+// invalid_client) and revokes nothing, so someone holding only a leaked
+// code cannot end the legitimate client's tokens (RFC 9700 2.1.1; the
+// code proves nothing without its verifier). The client presenting it
+// again with the right verifier is the reuse RFC 6749 4.1.2 means, and
+// ends them.
+func TestCodeReuseWithoutTheVerifierRevokesNothing(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := setup(t, e)
+		wrong := "wrong-" + verifier
+		for _, typ := range []string{"third_party", "third_party_public"} {
+			id, secret := f.client(typ, nil)
+			code, tok := f.codeGrant(id, secret)
+			oauthErr(t, f.exchange(id, secret, code, ""), 400, "invalid_grant")
+			oauthErr(t, f.exchange(id, secret, code, wrong), 400, "invalid_grant")
+			if secret != "" {
+				oauthErr(t, f.exchange(id, "not-the-secret", code, verifier), 401, "invalid_client")
+			}
+			if n := f.liveTokens(t, id); n != 2 {
+				t.Fatalf("%s: %d of the code's 2 tokens left live by a reuse without the verifier", typ, n)
+			}
+			apptest.Want(t, f.refresh(id, secret, tok.Body["refresh_token"].(string), ""), 200, "")
+			oauthErr(t, f.exchange(id, secret, code, verifier), 400, "invalid_grant")
+			if n := f.liveTokens(t, id); n != 0 {
+				t.Fatalf("%s: %d tokens outlived the code's reuse with its verifier", typ, n)
+			}
+		}
+	})
+}

@@ -12,8 +12,11 @@ import (
 
 // Introspect handles POST {issuer}/oauth2/introspect (RFC 7662). The
 // caller authenticates as a connected app of the project; an unknown,
-// expired or revoked token, one whose member is no longer active, or one
-// whose organization no longer allows its app, is {"active": false}.
+// expired or revoked token, one whose member is no longer active, one
+// whose organization no longer allows its app, or one whose consent no
+// longer covers it, is {"active": false}. The scope answered is the one
+// the token would carry if used now (usableNow), which may be narrower
+// than the one it was issued with.
 func (p *Provider) Introspect(w http.ResponseWriter, r *http.Request) {
 	out, err := p.introspect(r)
 	writeOAuth(w, http.StatusOK, out, p.logged(r, err))
@@ -37,7 +40,14 @@ func (p *Provider) introspect(r *http.Request) (any, error) {
 	common := map[string]any{"request_id": httpapi.RequestID(r.Context()), "status_code": http.StatusOK}
 	inactive := func() (any, error) { common["active"] = false; return common, nil }
 	if strings.Count(token, ".") == 2 {
-		c, row, err := p.verifyAccess(r.Context(), pr.ID, token)
+		c, row, err := p.checkSigned(r.Context(), pr.ID, token)
+		if errors.Is(err, errNoToken) {
+			return inactive()
+		}
+		if err != nil {
+			return nil, err
+		}
+		_, scopes, err := p.usableNow(r.Context(), pr.ID, row)
 		if errors.Is(err, errNoToken) {
 			return inactive()
 		}
@@ -48,7 +58,7 @@ func (p *Provider) introspect(r *http.Request) (any, error) {
 		if len(c.Audience) == 1 {
 			aud = c.Audience[0]
 		}
-		for k, v := range map[string]any{"active": true, "sub": c.Subject, "scope": c.Scope, "aud": aud,
+		for k, v := range map[string]any{"active": true, "sub": c.Subject, "scope": strings.Join(scopes, " "), "aud": aud,
 			"exp": c.Expiry.Time().Unix(), "iat": c.IssuedAt.Time().Unix(), "nbf": c.NotBefore.Time().Unix(),
 			"iss": c.Issuer, "token_type": "access_token", "client_id": row.ClientID,
 			"https://stytch.com/organization": c.Organization} {
@@ -63,23 +73,17 @@ func (p *Provider) introspect(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	live, err := p.memberActive(r.Context(), pr.ID, row.MemberID)
-	if err != nil {
-		return nil, err
-	}
-	if !live {
-		return inactive()
-	}
-	// The organization's policy, as /oauth2/token applies it to this
-	// token (issue): a refresh token that cannot be used is not active.
-	o, err := p.appAllowed(r.Context(), pr.ID, row)
+	// As /oauth2/token would use it now (issue): a refresh token that
+	// cannot be used is not active, and its scope is the one the refresh
+	// would issue.
+	o, scopes, err := p.usableNow(r.Context(), pr.ID, row)
 	if errors.Is(err, errNoToken) {
 		return inactive()
 	}
 	if err != nil {
 		return nil, err
 	}
-	for k, v := range map[string]any{"active": true, "sub": row.MemberID, "scope": strings.Join(row.Scopes, " "),
+	for k, v := range map[string]any{"active": true, "sub": row.MemberID, "scope": strings.Join(scopes, " "),
 		"aud": pr.ID, "exp": row.ExpiresAt.Unix(), "iss": AccessTokenIssuer(pr.ID), "token_type": "refresh_token",
 		"client_id": row.ClientID, "https://stytch.com/organization": orgClaim{OrganizationID: o.OrganizationID, Slug: o.OrganizationSlug}} {
 		common[k] = v

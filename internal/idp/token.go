@@ -69,7 +69,8 @@ func (p *Provider) token(r *http.Request) (any, error) {
 }
 
 // exchangeCode redeems an authorization code once (RFC 6749 4.1.3, RFC
-// 7636 4.6). A code presented again revokes what it produced.
+// 7636 4.6). A code presented again, by its client and with its verifier,
+// revokes what it produced.
 func (p *Provider) exchangeCode(r *http.Request, projectID string, app *connectedapps.App) (any, error) {
 	ctx := r.Context()
 	code, verifier := r.PostForm.Get("code"), r.PostForm.Get("code_verifier")
@@ -122,7 +123,14 @@ func (p *Provider) exchangeCode(r *http.Request, projectID string, app *connecte
 		// redeemed already is a reuse (RFC 6749 4.1.2). An unknown, expired
 		// or swept code revokes nothing: every refresh carries the code's
 		// hash forward, so a stale code presented weeks later would end the
-		// member's current tokens.
+		// member's current tokens. Nor does a spent code without its PKCE
+		// verifier (flowtoken reports it ErrInvalid, not ErrSpent), nor one
+		// presented by another client (revokeCode) or without the client's
+		// secret (authenticateClient refused it): the code alone may have
+		// leaked, and its holder must not be able to end the tokens of the
+		// client that redeemed it (RFC 9700 2.1.1). What remains is the
+		// client itself, with all it needs to redeem the code, presenting
+		// it again: a replay on its side, which ends the grant.
 		if rerr := p.revokeCode(context.WithoutCancel(ctx), projectID, app.ClientID, code); rerr != nil {
 			return nil, rerr
 		}

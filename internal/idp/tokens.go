@@ -197,7 +197,7 @@ var errConsentRevoked = invalidGrant("The member revoked this connected app's ac
 
 // holdConsent reads the member's consent for the client in q, and
 // reports errConsentRevoked when none is on record. Whether it covers the
-// family's scopes is asked after they were narrowed (consentCovers):
+// family's scopes is asked after they were narrowed (scopesNow):
 // first-party apps, which never ask, record consent at submit too, so the
 // rule is the same for them.
 //
@@ -224,18 +224,35 @@ func (p *Provider) holdConsent(ctx context.Context, q store.Querier, g *grantSta
 	return c, nil
 }
 
-// consentCovers reports errConsentRevoked unless consent c covers the
-// family's scopes as narrowed by heldScopes. The consent is read before
-// the policy (issue): a policy change removing a scope also removes it
-// from every consent (connectedapps.DropScopes, in the same transaction),
-// so a consent read without it comes with a policy read, later, without
-// it too, and the scope is narrowed away rather than taken for a revoke
-// that would end the family.
-func consentCovers(c *connectedapps.Grant, g *grantState) error {
-	if !c.Covers(g.Scopes) {
-		return errConsentRevoked
+// scopesNow is the scope a family's grant g carries when it is used now:
+// g's scopes narrowed to what the member m and the app may still hold
+// (heldScopes), which the consent on record, read in q (holdConsent),
+// must still cover, or errConsentRevoked. issue applies it at every issue
+// (a refresh narrows the family to it, or ends the family); introspection
+// reports it (usableNow), so what a token is said to carry is what using
+// it would get, not what it was issued before a role, the app's
+// full_access or a policy scope went.
+//
+// The consent is read before the policy: a policy change removing a
+// scope also removes it from every consent (connectedapps.DropScopes, in
+// the same transaction), so a consent read without it comes with a
+// policy read, later, without it too, and the scope is narrowed away
+// rather than taken for a revoke that would end the family.
+func (p *Provider) scopesNow(ctx context.Context, q store.Querier, g *grantState, m *organization.Member,
+	org *organization.Organization, app *connectedapps.App) ([]string, error) {
+	consent, err := p.holdConsent(ctx, q, g)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	pol, err := p.policy(ctx, g.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	held := heldScopes(pol, m.RoleIDs(), org, app, g.Scopes)
+	if !consent.Covers(held) {
+		return nil, errConsentRevoked
+	}
+	return held, nil
 }
 
 // spend marks the stored token hash used inside q, holding its member's
@@ -332,8 +349,8 @@ type issued struct {
 // parameter (a subset of the family's), which narrows only the access
 // token, the ID token and the answer's scope. Nothing is issued once the
 // organization no longer allows the app, the member is no longer active or
-// at the granted address, or their consent is gone (holdConsent,
-// consentCovers).
+// at the granted address, or their consent is gone or no longer covers
+// the family (scopesNow).
 func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapps.App, g *grantState, nonce string, narrow []string) (*issued, error) {
 	now := p.clock.Now()
 	org, err := p.orgs.GetIn(ctx, q, g.ProjectID, g.OrganizationID)
@@ -355,18 +372,11 @@ func (p *Provider) issue(ctx context.Context, q store.Querier, app *connectedapp
 	if err != nil || m.Status != organization.StatusActive {
 		return nil, invalidGrant("The member is no longer active.")
 	}
-	consent, err := p.holdConsent(ctx, q, g)
+	held, err := p.scopesNow(ctx, q, g, m, org, app)
 	if err != nil {
 		return nil, err
 	}
-	pol, err := p.policy(ctx, g.ProjectID)
-	if err != nil {
-		return nil, err
-	}
-	g.Scopes = heldScopes(pol, m.RoleIDs(), org, app, g.Scopes)
-	if err := consentCovers(consent, g); err != nil {
-		return nil, err
-	}
+	g.Scopes = held
 	scoped := *g // the access token's grant
 	if narrow != nil {
 		scoped.Scopes = slices.DeleteFunc(slices.Clone(g.Scopes), func(s string) bool { return !slices.Contains(narrow, s) })

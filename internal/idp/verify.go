@@ -17,14 +17,22 @@ import (
 	"github.com/latchkey/latchkey/internal/store"
 )
 
-// verifyAccess checks an access token (checkAccess) and that its
-// organization still allows its app (appAllowed): what introspection,
-// userinfo and the exchange for a session ask. A token refused by the
-// policy alone is errAppNotAllowed, which is errNoToken.
+// verifyAccess checks an access token (checkSigned), that its member is
+// still active (memberActive), and that its organization still allows its
+// app (appAllowed): what userinfo and the exchange for a session ask. A
+// token refused by the policy alone is errAppNotAllowed, which is
+// errNoToken.
 func (p *Provider) verifyAccess(ctx context.Context, projectID, token string) (*accessClaims, *tokenRow, error) {
-	c, row, err := p.checkAccess(ctx, projectID, token)
+	c, row, err := p.checkSigned(ctx, projectID, token)
 	if err != nil {
 		return nil, nil, err
+	}
+	ok, err := p.memberActive(ctx, projectID, row.MemberID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !ok {
+		return nil, nil, errNoToken
 	}
 	if _, err := p.appAllowed(ctx, projectID, row); err != nil {
 		return nil, nil, err
@@ -32,13 +40,14 @@ func (p *Provider) verifyAccess(ctx context.Context, projectID, token string) (*
 	return c, row, nil
 }
 
-// checkAccess checks an access token's signature and claims, that it was
-// not revoked (its family, its grant), and that its member is still
-// active. It returns the claims and the stored row. Revocation asks only
-// this: a client must be able to revoke its token whatever the
-// organization's policy says now, or the token would come back when the
-// organization allowed the app again.
-func (p *Provider) checkAccess(ctx context.Context, projectID, token string) (*accessClaims, *tokenRow, error) {
+// checkSigned checks an access token's signature and claims, and that it
+// was not revoked (its family, its grant) and has not expired. It returns
+// the claims and the stored row. Revocation asks only this: a client must
+// be able to revoke a token this server issued whatever the organization's
+// policy or the member's status says now, or the token would come back
+// when the organization allowed the app again, or the member was active
+// again. Every use asks more (verifyAccess, usableNow).
+func (p *Provider) checkSigned(ctx context.Context, projectID, token string) (*accessClaims, *tokenRow, error) {
 	// The row is named by the signed jti, not the text; the canonical
 	// spelling is still the only one taken (see compactjws), as for every
 	// JWT this server reads.
@@ -73,13 +82,6 @@ func (p *Provider) checkAccess(ctx context.Context, projectID, token string) (*a
 		return nil, nil, err
 	}
 	if row.Kind != kindAccess || !row.active(now) {
-		return nil, nil, errNoToken
-	}
-	ok, err := p.memberActive(ctx, projectID, row.MemberID)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !ok {
 		return nil, nil, errNoToken
 	}
 	return &c, row, nil
@@ -131,6 +133,50 @@ func (p *Provider) appAllowed(ctx context.Context, projectID string, row *tokenR
 		return nil, errAppNotAllowed
 	}
 	return org, nil
+}
+
+// usableNow is what introspection asks of a stored token once its own
+// state was checked (checkSigned, or a refresh token's row): whether it
+// could be used now, and with which scope. Its organization must still
+// allow its app (appAllowed) and its member be active, and its scope is
+// the one its family would be issued now (scopesNow, the rule of issue),
+// so a resource server is not told of a scope the member lost (a role,
+// the app's full_access, a scope the policy dropped) until the next
+// refresh narrows the family; a token whose consent is gone or no longer
+// covers that scope, whose family the refresh would end, is not usable.
+// It returns the organization and the scope, or errNoToken (maybe
+// errAppNotAllowed).
+func (p *Provider) usableNow(ctx context.Context, projectID string, row *tokenRow) (*organization.Organization, []string, error) {
+	org, err := p.appAllowed(ctx, projectID, row)
+	if err != nil {
+		return nil, nil, err
+	}
+	q := p.db.Read()
+	m, err := p.orgs.Member(ctx, q, projectID, row.MemberID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, errNoToken
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("idp: token member: %w", err)
+	}
+	if m.Status != organization.StatusActive {
+		return nil, nil, errNoToken
+	}
+	app, err := p.apps.Get(ctx, projectID, row.ClientID)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil, errNoToken
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("idp: token app: %w", err)
+	}
+	scopes, err := p.scopesNow(ctx, q, &row.grantState, m, org, app)
+	if errors.Is(err, errConsentRevoked) {
+		return nil, nil, errNoToken
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return org, scopes, nil
 }
 
 // memberActive reports whether a token's member may still use it. A

@@ -16,6 +16,7 @@ import (
 	"github.com/latchkey/latchkey/internal/oauth/providers"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
 )
 
 // state is what the state ticket remembers between start and callback.
@@ -247,7 +248,37 @@ func (m *Module) callback(w http.ResponseWriter, r *http.Request) {
 
 func (m *Module) callbackURL(r *http.Request) (string, error) {
 	ctx, q, ip := r.Context(), r.URL.Query(), httpapi.ClientIP(r)
-	t, err := m.d.Flows.Redeem(ctx, flowtoken.Redeem{Kind: kindState, Token: q.Get("state"), LimitKey: "oauth_state|" + ip})
+	var st state
+	var projectID string
+	var refused error
+	// CallbackPerIP is counted per project and client address, and only
+	// the state names the project, so the callback is counted in the
+	// transaction that spends the state: one over the limit rolls the
+	// spending back, and the person's state is left for a retry once the
+	// window ends (or from another address). A state refused for its
+	// binding or a provider's error is spent all the same (that
+	// transaction commits) and, as before, not counted.
+	err := m.d.Flows.RedeemThen(ctx, flowtoken.Redeem{Kind: kindState, Token: q.Get("state"), LimitKey: "oauth_state|" + ip},
+		func(tx store.Querier, t *flowtoken.Ticket) error {
+			refused, projectID = nil, "" // a retried transaction starts over
+			if err := t.Decode(&st); err != nil {
+				return err
+			}
+			// After the redemption: a state that reached another browser is
+			// spent there, and cannot be tried again from the one it was
+			// issued to.
+			if !boundHere(r, st) {
+				refused = apierr.New(apierr.OAuthStateMismatch)
+				return nil
+			}
+			if e := q.Get("error"); e != "" {
+				refused = apierr.New(apierr.OAuthFlowCallbackError).WithDetails(map[string]any{"provider_error": e,
+					"provider_error_description": q.Get("error_description")})
+				return nil
+			}
+			projectID = t.ProjectID
+			return m.d.Limiter.AllowIn(ctx, tx, CallbackPerIP, t.ProjectID+"|"+ip)
+		})
 	if err != nil {
 		if errors.Is(err, flowtoken.ErrInvalid) {
 			return "", apierr.Wrap(apierr.OAuthFlowCallbackError, err).
@@ -255,23 +286,10 @@ func (m *Module) callbackURL(r *http.Request) (string, error) {
 		}
 		return "", err
 	}
-	var st state
-	if err := t.Decode(&st); err != nil {
-		return "", err
+	if refused != nil {
+		return "", refused
 	}
-	// After the redemption: a state that reached another browser is spent
-	// there, and cannot be tried again from the one it was issued to.
-	if !boundHere(r, st) {
-		return "", apierr.New(apierr.OAuthStateMismatch)
-	}
-	if e := q.Get("error"); e != "" {
-		return "", apierr.New(apierr.OAuthFlowCallbackError).WithDetails(map[string]any{"provider_error": e,
-			"provider_error_description": q.Get("error_description")})
-	}
-	if err := m.d.Limiter.Allow(ctx, CallbackPerIP, t.ProjectID+"|"+ip); err != nil {
-		return "", err
-	}
-	p, err := m.d.Projects.ByID(ctx, t.ProjectID)
+	p, err := m.d.Projects.ByID(ctx, projectID)
 	if err != nil {
 		return "", err
 	}

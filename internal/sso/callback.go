@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/ratelimit"
 )
 
 // serveCallback handles the connection's callback: the SAML ACS (a POSTed
@@ -36,29 +38,9 @@ func (s *Service) callback(ctx context.Context, r *http.Request) (string, error)
 	var id identity
 	switch {
 	case c.Kind == KindSAML && r.Method == http.MethodPost:
-		if err := r.ParseForm(); err != nil {
-			return "", apierr.Wrap(apierr.InvalidSAMLResponse, err)
-		}
-		encoded := r.PostForm.Get("SAMLResponse")
-		if encoded == "" {
-			return "", apierr.New(apierr.MissingSAMLResponse)
-		}
-		res, err := s.verifySAML(c, base, encoded)
-		if err != nil {
+		if st, id, err = s.acs(ctx, r, c, base); err != nil {
 			return "", err
 		}
-		// Replay is checked before the relay state is spent, so a replayed
-		// response is reported as the replay it is.
-		if err := s.rememberAssertion(ctx, c.ID, res); err != nil {
-			return "", err
-		}
-		if st, err = s.redeemState(ctx, r, c, r.PostForm.Get("RelayState")); err != nil {
-			return "", err
-		}
-		if res.inResponseTo == "" || res.inResponseTo != st.SAMLRequestID {
-			return "", apierr.New(apierr.UnsolicitedSAMLResponse)
-		}
-		id = samlIdentity(c, res)
 	case c.Kind == KindOIDC && r.Method == http.MethodGet:
 		q := r.URL.Query()
 		if q.Get("error") != "" {
@@ -80,6 +62,72 @@ func (s *Service) callback(ctx context.Context, r *http.Request) (string, error)
 		return "", err
 	}
 	return s.finish(ctx, r, target, st, id)
+}
+
+// ACSFailuresPerIP counts the failed posts to a SAML connection's ACS
+// from one client address, per project: responses that do not decode or
+// verify, replays, relay states that do not redeem, and responses that
+// answer no login started here. Anyone may post to an active connection's
+// ACS, and each post costs XML parsing and an RSA verification, so past
+// the limit the address is refused (too_many_requests) before the body is
+// even read, until the window ends. A person's own failures are a handful
+// of retries (a back button that re-posts the form, a second try after an
+// IdP error), each a round trip through the identity provider; an
+// administrator trying out a new connection's settings makes one post per
+// edit. Twenty in ten minutes, flowtoken.RedeemLimit's allowance for
+// failed tickets, leaves both well clear and a forger twenty posts. A
+// verified login gives its own hit back (Release), so a busy office
+// behind one address is limited by its failures only, never its logins.
+// Keyed by project: another project's connections, posted to from a
+// shared address, leave this project's allowance alone.
+var ACSFailuresPerIP = ratelimit.Rule{Name: "sso_acs_fail_ip", Limit: 20, Window: 10 * time.Minute,
+	OnSuccess: ratelimit.Release, PerClientAddress: true}
+
+// acsFailure recognises a post that ACSFailuresPerIP counts: every
+// refusal of the response itself or of its relay state. Anything else (a
+// server error, a connection whose stored keys do not open, another
+// limit's refusal) counts nothing.
+var acsFailure = ratelimit.FailureOf(apierr.MissingSAMLResponse, apierr.InvalidXMLSAMLResponse,
+	apierr.InvalidSAMLResponse, apierr.MissingSignatureSAMLResponse, apierr.InvalidSignatureSAMLResponse,
+	apierr.InvalidAudienceSAMLResponse, apierr.ExpiredSAMLResponse, apierr.NotYetValidSAMLResponse,
+	apierr.DuplicateSAMLResponse, apierr.MissingSAMLRelayState, apierr.UnsolicitedSAMLResponse)
+
+// acs checks a response posted to SAML connection c's ACS, and returns
+// the login it answers and the identity it asserts. The attempt is
+// counted (ACSFailuresPerIP) before anything of the post is read.
+func (s *Service) acs(ctx context.Context, r *http.Request, c *conn, base string) (*flowState, identity, error) {
+	var st *flowState
+	var id identity
+	err := s.d.Limiter.Guard(ctx, func() error {
+		if err := r.ParseForm(); err != nil {
+			return apierr.Wrap(apierr.InvalidSAMLResponse, err)
+		}
+		encoded := r.PostForm.Get("SAMLResponse")
+		if encoded == "" {
+			return apierr.New(apierr.MissingSAMLResponse)
+		}
+		res, err := s.verifySAML(c, base, encoded)
+		if err != nil {
+			return err
+		}
+		// Replay is checked before the relay state is spent, so a replayed
+		// response is reported as the replay it is.
+		if err := s.rememberAssertion(ctx, c.ID, res); err != nil {
+			return err
+		}
+		if st, err = s.redeemState(ctx, r, c, r.PostForm.Get("RelayState")); err != nil {
+			return err
+		}
+		if res.inResponseTo == "" || res.inResponseTo != st.SAMLRequestID {
+			return apierr.New(apierr.UnsolicitedSAMLResponse)
+		}
+		id = samlIdentity(c, res)
+		return nil
+	}, acsFailure, ratelimit.For(ACSFailuresPerIP, c.ProjectID+"|"+httpapi.ClientIP(r)))
+	if err != nil {
+		return nil, identity{}, err
+	}
+	return st, id, nil
 }
 
 // redeemState spends the login's state ticket, which must belong to this
