@@ -61,6 +61,26 @@ type SessionCaller struct {
 	now         time.Time
 }
 
+// Actor is who acts, as the audit events of a change name them: the API
+// face ("backend" or "sdk") and the member whose session acted (empty for
+// the project secret).
+type Actor struct {
+	Face     string
+	MemberID string
+}
+
+// ActorOf is c acting on the SDK face (sdk) or on the backend face.
+func ActorOf(c *SessionCaller, sdk bool) Actor {
+	a := Actor{Face: "backend"}
+	if sdk {
+		a.Face = "sdk"
+	}
+	if c.Member != nil {
+		a.MemberID = c.Member.MemberID
+	}
+	return a
+}
+
 // StepUp refuses a takeover-sensitive change (session_too_old) unless the
 // session completed a factor within stepup.Window.
 func (c *SessionCaller) StepUp() error { return stepup.Require(c.now, c.FactorTimes...) }

@@ -19,6 +19,22 @@ type DeletionHook interface {
 // before serving.
 func (s *Store) AddDeletionHook(h ...DeletionHook) { s.deletion = append(s.deletion, h...) }
 
+// DeletionAuditor is told, inside an organization's deletion transaction,
+// after the deletion hooks and before the organization's row goes, who
+// deletes it: a module whose audited credentials the deletion's cascade
+// ends (a SCIM connection's bearer token) records their end there, as its
+// own deletion route would, so the events commit with the deletion or not
+// at all. A failing auditor fails the deletion.
+type DeletionAuditor interface {
+	AuditOrganizationDelete(ctx context.Context, q store.Querier, projectID, orgID string, by Actor) error
+}
+
+// AddDeletionAuditor registers auditors. The composition root calls it
+// once, before serving.
+func (s *Store) AddDeletionAuditor(a ...DeletionAuditor) {
+	s.deletionAudit = append(s.deletionAudit, a...)
+}
+
 // MemberDeletionHook is told, inside a member's deletion transaction
 // (DeleteMember) and after the member is marked deleted, that the member
 // was deleted. The member's row stays (a deletion can be undone by a

@@ -132,7 +132,7 @@ func (h Handlers) Delete(r *http.Request) (any, error) {
 		return nil, err
 	}
 	id := c.Organization.OrganizationID
-	if err := h.Store.Delete(r.Context(), c.Project.ID, id); err != nil {
+	if err := h.Store.Delete(r.Context(), c.Project.ID, id, ActorOf(c, false)); err != nil {
 		return nil, NotFound(err, apierr.OrganizationNotFound)
 	}
 	return &DeleteResponse{OrganizationID: id}, nil

@@ -71,7 +71,7 @@ func (h Handlers) DeleteMe(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := h.Store.Delete(r.Context(), c.Project.ID, c.Organization.OrganizationID); err != nil {
+	if err := h.Store.Delete(r.Context(), c.Project.ID, c.Organization.OrganizationID, ActorOf(c, true)); err != nil {
 		return nil, NotFound(err, apierr.OrganizationNotFound)
 	}
 	return &DeleteResponse{OrganizationID: c.Organization.OrganizationID}, nil

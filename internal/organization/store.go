@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -28,6 +29,9 @@ type Store struct {
 	deletion   []DeletionHook       // see AddDeletionHook
 	guards     []PurgeGuard         // see AddPurgeGuard
 	audit      Auditor              // see UseAudit; nil records nothing
+	// deletionAudit record what an organization's deletion ends
+	// (AddDeletionAuditor).
+	deletionAudit []DeletionAuditor
 	// memberDeletion are told of member deletions (AddMemberDeletionHook).
 	memberDeletion []MemberDeletionHook
 	// connSessions ends sessions by SSO connection (UseConnectionSessions).
@@ -229,6 +233,9 @@ func (s *Store) CreateIn(ctx context.Context, q store.Querier, projectID string,
 	if err != nil {
 		return nil, conflictError(fmt.Errorf("organization: create: %w", store.MapError(err)))
 	}
+	if err := s.writeAliases(ctx, q, o, nil); err != nil {
+		return nil, err
+	}
 	if len(o.ClaimedEmailDomains) > 0 {
 		if err := s.writeClaims(ctx, q, o); err != nil {
 			return nil, err
@@ -273,6 +280,7 @@ func (s *Store) UpdateIn(ctx context.Context, q store.Querier, projectID, orgID 
 	if err != nil {
 		return nil, err
 	}
+	names := aliasesOf(o)
 	if err := set.apply(o, false); err != nil {
 		return nil, err
 	}
@@ -292,6 +300,11 @@ func (s *Store) UpdateIn(ctx context.Context, q store.Querier, projectID, orgID 
 		fmt.Sprintf(`, updated_at = $%d WHERE organization_id = $%d AND project_id = $%d`, n+1, n+2, n+3), args...)
 	if err != nil {
 		return nil, conflictError(fmt.Errorf("organization: update: %w", store.MapError(err)))
+	}
+	if !slices.Equal(names, aliasesOf(o)) {
+		if err := s.writeAliases(ctx, q, o, names); err != nil {
+			return nil, err
+		}
 	}
 	if set.ClaimedEmailDomains != nil {
 		if err := s.writeClaims(ctx, q, o); err != nil {
@@ -331,7 +344,9 @@ func (set Settings) assignedRoleIDs() []string {
 }
 
 // conflictError names which unique rule a write broke: the external id's
-// index or else the slug's (the only two unique keys an update can hit).
+// index or else the slug's (the only two unique keys of organizations; a
+// slug or external id another organization has in the other column is
+// refused by writeAliases).
 func conflictError(err error) error {
 	if !errors.Is(err, store.ErrConflict) {
 		return err
@@ -342,17 +357,24 @@ func conflictError(err error) error {
 	return apierr.Wrap(apierr.OrganizationSlugUsed, err)
 }
 
-// Delete removes the organization with its members and sessions. The
-// organization's row is locked first, then the deletion hooks run (they
-// lock other organizations' rows after it, in the order every SSO change
-// takes), then the row goes with everything that cascades from it.
-func (s *Store) Delete(ctx context.Context, projectID, orgID string) error {
+// Delete removes the organization with its members and sessions; by is
+// who deletes it. The organization's row is locked first, then the
+// deletion hooks run (they lock other organizations' rows after it, in the
+// order every SSO change takes), then the deletion auditors record what
+// the deletion ends, then the row goes with everything that cascades from
+// it.
+func (s *Store) Delete(ctx context.Context, projectID, orgID string, by Actor) error {
 	return s.db.Tx(ctx, func(q store.Querier) error {
 		if err := s.db.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil {
 			return err
 		}
 		for _, h := range s.deletion {
 			if err := h.BeforeOrganizationDelete(ctx, q, projectID, orgID); err != nil {
+				return fmt.Errorf("organization: delete %s: %w", orgID, err)
+			}
+		}
+		for _, a := range s.deletionAudit {
+			if err := a.AuditOrganizationDelete(ctx, q, projectID, orgID, by); err != nil {
 				return fmt.Errorf("organization: delete %s: %w", orgID, err)
 			}
 		}

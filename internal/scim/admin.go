@@ -44,20 +44,9 @@ func (h admin) caller(r *http.Request, action string) (*organization.SessionCall
 // them: the face, and the member whose session acted, if one did. The
 // event names the connection, never a token.
 func (h admin) recorder(ctx context.Context, c *organization.SessionCaller) func(q store.Querier, conn *conn, change string) error {
+	by := organization.ActorOf(c, h.sdk)
 	return func(q store.Querier, conn *conn, change string) error {
-		ch := clientsecret.Change{ProjectID: conn.ProjectID, ClientType: "scim_connection", ClientID: conn.ID, Change: change,
-			OrganizationID: conn.OrgID}
-		if h.sdk {
-			ch.Actor = "sdk"
-		}
-		if c.Member != nil {
-			ch.ActorMemberID = c.Member.MemberID
-		}
-		var a clientsecret.Auditor
-		if h.s.d.Audit != nil { // a nil *audit.Log would not be a nil Auditor
-			a = h.s.d.Audit
-		}
-		return clientsecret.Record(ctx, q, a, ch)
+		return h.s.recordToken(ctx, q, conn, change, by)
 	}
 }
 
@@ -254,7 +243,10 @@ type deleteResponse struct {
 	ConnectionID string `json:"connection_id"`
 }
 
-// Delete handles DELETE of a connection.
+// Delete handles DELETE of a connection. Deleting a connection that maps
+// groups to roles takes those roles from every member holding them through
+// it, so a member acting needs the implicit-roles permission for it
+// (guardRoles).
 func (h admin) Delete(r *http.Request) (any, error) {
 	c, err := h.caller(r, organization.ActionSCIMDelete)
 	if err != nil {
@@ -262,9 +254,13 @@ func (h admin) Delete(r *http.Request) (any, error) {
 	}
 	ctx := r.Context()
 	id := r.PathValue("connection_id")
+	grant := guardRoles(ctx, c)
 	err = h.s.d.DB.Tx(ctx, func(q store.Querier) error {
 		conn, err := h.s.load(ctx, q, c.Project.ID, c.Organization.OrganizationID, id, true)
 		if err != nil {
+			return err
+		}
+		if err := grant.Check(mapsRoles(conn)); err != nil {
 			return err
 		}
 		if err := h.recorder(ctx, c)(q, conn, clientsecret.Deleted); err != nil {
@@ -298,15 +294,29 @@ func (h admin) RotateCancel(r *http.Request) (any, error) {
 	return h.rotate(r, clientsecret.StepCancel)
 }
 
-// rotate runs one rotation step. Starting one hands out a bearer token,
-// and whoever holds the token of a connection that maps groups to roles
-// decides who holds those roles: they can link any member through SCIM
-// and put them in a group assigned stytch_admin. So a member starting a
-// rotation of such a connection needs what changing the assignments
-// needs, stytch.organization's update.settings.implicit-roles, beside
-// stytch.scim's update (organization.ImplicitRolesGrant). The assignments
-// are read under the connection's lock, so one added since the caller
-// looked cannot slip past.
+// guardRoles decides, before the transaction, the caller's right to act
+// on a connection that maps groups to roles beyond editing its name:
+// whoever holds the token of such a connection decides who holds those
+// roles (they can link any member through SCIM and put them in a group
+// assigned stytch_admin), and deleting it takes the roles from everyone
+// holding them through it. So a member starting, completing or cancelling
+// a rotation (which token the identity provider must use) or deleting the
+// connection needs what changing the assignments needs,
+// stytch.organization's update.settings.implicit-roles, beside
+// stytch.scim's action (organization.ImplicitRolesGrant). The grant is
+// checked with mapsRoles of the connection read under its lock, so an
+// assignment added since the caller looked cannot slip past.
+func guardRoles(ctx context.Context, c *organization.SessionCaller) organization.ImplicitRolesGrant {
+	return c.AuthorizeImplicitRoles(ctx, true)
+}
+
+// mapsRoles reports whether conn maps any group to a role; without an
+// assignment stytch.scim's action suffices (guardRoles).
+func mapsRoles(conn *conn) bool { return len(conn.GroupRoles) > 0 }
+
+// rotate runs one rotation step; on a connection mapping groups to roles
+// a member needs the implicit-roles permission for every step
+// (guardRoles).
 func (h admin) rotate(r *http.Request, step string) (any, error) {
 	id := r.PathValue("connection_id")
 	if h.sdk {
@@ -324,15 +334,14 @@ func (h admin) rotate(r *http.Request, step string) (any, error) {
 		return nil, err
 	}
 	ctx := r.Context()
-	reveals := step == clientsecret.StepStart
-	grant := c.AuthorizeImplicitRoles(ctx, reveals)
+	grant := guardRoles(ctx, c)
 	var out *connectionWire
 	err = h.s.d.DB.Tx(ctx, func(q store.Querier) error {
 		conn, err := h.s.load(ctx, q, c.Project.ID, c.Organization.OrganizationID, id, true)
 		if err != nil {
 			return err
 		}
-		if err := grant.Check(reveals && len(conn.GroupRoles) > 0); err != nil {
+		if err := grant.Check(mapsRoles(conn)); err != nil {
 			return err
 		}
 		next, err := h.s.rotate(conn, step)

@@ -162,6 +162,38 @@ func (s *Service) create(ctx context.Context, org *organization.Organization, en
 	return c, token, nil
 }
 
+// recordToken files change of c's bearer tokens in the audit log inside
+// q, as other client secrets' are (clientsecret.Record): by names the face
+// and the member whose session acted, if one did. The event names the
+// connection, never a token.
+func (s *Service) recordToken(ctx context.Context, q store.Querier, c *conn, change string, by organization.Actor) error {
+	ch := clientsecret.Change{ProjectID: c.ProjectID, ClientType: "scim_connection", ClientID: c.ID, Change: change,
+		OrganizationID: c.OrgID, Actor: by.Face, ActorMemberID: by.MemberID}
+	var a clientsecret.Auditor
+	if s.d.Audit != nil { // a nil *audit.Log would not be a nil Auditor
+		a = s.d.Audit
+	}
+	return clientsecret.Record(ctx, q, a, ch)
+}
+
+// AuditOrganizationDelete records the end of the organization's
+// connection's bearer tokens, which the organization's deletion cascades
+// away, as deleting the connection itself records it
+// (organization.DeletionAuditor): in the deletion's transaction, naming
+// who deletes it. The organization's row is locked already, and every
+// connection write takes it first, so the connection read is the one
+// that goes.
+func (s *Service) AuditOrganizationDelete(ctx context.Context, q store.Querier, projectID, orgID string, by organization.Actor) error {
+	c, err := s.orgConn(ctx, q, projectID, orgID)
+	if apierr.Is(err, apierr.NoActiveSCIMConnection) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.recordToken(ctx, q, c, clientsecret.Deleted, by)
+}
+
 // save writes c's settings and token state back.
 func (s *Service) save(ctx context.Context, q store.Querier, c *conn) error {
 	c.Updated = store.Millis(s.d.Clock.Now())

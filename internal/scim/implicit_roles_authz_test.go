@@ -152,6 +152,127 @@ func TestRotationOfAConnectionMappingRolesNeedsTheOrganizationPermission(t *test
 	})
 }
 
+// Completing or cancelling a rotation decides which token the identity
+// provider must use, and deleting a connection takes the roles it maps
+// from every member holding them through it: on a connection with group
+// role assignments, a member allowed only stytch.scim may do none of them,
+// on either face, as they may not start a rotation. With
+// stytch.organization's update.settings.implicit-roles they may, and
+// without assignments stytch.scim suffices. A refused step changes
+// nothing and records nothing.
+func TestTokenStepsAndDeletionOfAConnectionMappingRolesNeedTheOrganizationPermission(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		setSCIMRoles(t, e)
+		type face struct {
+			name string
+			// step runs rotate/<step> or, for "delete", the deletion, as the
+			// member with session token.
+			step func(org, id, step, token string) apptest.Resp
+		}
+		faces := []face{
+			{"sdk", func(org, id, step, token string) apptest.Resp {
+				if step == "delete" {
+					return e.SDK(http.MethodDelete, "/b2b/scim/"+id, nil, token)
+				}
+				return e.SDK(http.MethodPost, "/b2b/scim/rotate/"+step, map[string]any{"connection_id": id}, token)
+			}},
+			{"backend", func(org, id, step, token string) apptest.Resp {
+				path := "/v1/b2b/scim/" + org + "/connection/" + id
+				if step == "delete" {
+					return e.BackendAs(http.MethodDelete, path, nil, organization.MemberSessionHeader, token)
+				}
+				return e.BackendAs(http.MethodPost, path+"/rotate/"+step, nil, organization.MemberSessionHeader, token)
+			}},
+		}
+		const field = "scim_group_implicit_role_assignments"
+		for _, f := range faces {
+			org := e.CreateOrg("acme-"+f.name, "NOT_ALLOWED", nil)
+			id, token, _ := connection(t, e, org, nil)
+			r := scimDo(e, http.MethodPost, id, "/Groups", token, map[string]any{"displayName": "Admins"})
+			admins := r.Body["id"].(string)
+			session := func(email, role string) string {
+				apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members",
+					map[string]any{"email_address": email, "roles": []string{role}}), 200, "")
+				tok, _ := e.LoginByEmailOTP(org, email)
+				return tok
+			}
+			scimAdmin := session("sam@"+f.name+".test", "scim_admin")
+			rolesAdmin := session("rita@"+f.name+".test", "roles_admin")
+			path := "/v1/b2b/scim/" + org + "/connection/" + id
+			assign := func(list []any) {
+				t.Helper()
+				apptest.Want(t, e.Backend(http.MethodPut, path, map[string]any{field: list}), 200, "")
+			}
+			start := func() {
+				t.Helper()
+				apptest.Want(t, e.Backend(http.MethodPost, path+"/rotate/start", nil), 200, "")
+			}
+			// state is the connection as the project secret reads it:
+			// whether it exists and whether it is rotating.
+			state := func() (exists, rotating bool) {
+				t.Helper()
+				r := e.Backend(http.MethodGet, "/v1/b2b/scim/"+org+"/connection", nil)
+				apptest.Want(t, r, 200, "")
+				c, ok := r.Body["connection"].(map[string]any)
+				return ok, ok && c["next_bearer_token_last_four"] != ""
+			}
+			events := func() int {
+				t.Helper()
+				return e.Count(`SELECT COUNT(*) FROM audit_events WHERE event_type = 'secret_retired'`)
+			}
+			refused := func(step string) {
+				t.Helper()
+				before := events()
+				if r := f.step(org, id, step, scimAdmin); r.Status != 403 || r.ErrType() != "unauthorized_action" {
+					t.Fatalf("%s: scim_admin's %s of a connection mapping roles: %d %s", f.name, step, r.Status, r.Raw)
+				}
+				if exists, rotating := state(); !exists || !rotating {
+					t.Fatalf("%s: after scim_admin's refused %s: exists %v, rotating %v", f.name, step, exists, rotating)
+				}
+				if n := events(); n != before {
+					t.Fatalf("%s: scim_admin's refused %s recorded %d events", f.name, step, n-before)
+				}
+			}
+
+			assign([]any{map[string]any{"role_id": "stytch_admin", "group_id": admins}})
+			start()
+			for _, step := range []string{"complete", "cancel", "delete"} {
+				refused(step)
+			}
+			apptest.Want(t, f.step(org, id, "complete", rolesAdmin), 200, "")
+			start()
+			apptest.Want(t, f.step(org, id, "cancel", rolesAdmin), 200, "")
+			if _, rotating := state(); rotating {
+				t.Fatalf("%s: roles_admin's cancel left the rotation", f.name)
+			}
+
+			// Without assignments, stytch.scim suffices.
+			assign([]any{})
+			start()
+			apptest.Want(t, f.step(org, id, "complete", scimAdmin), 200, "")
+			start()
+			apptest.Want(t, f.step(org, id, "cancel", scimAdmin), 200, "")
+			apptest.Want(t, f.step(org, id, "delete", scimAdmin), 200, "")
+			if exists, _ := state(); exists {
+				t.Fatalf("%s: scim_admin's deletion left the connection", f.name)
+			}
+
+			// roles_admin may delete one mapping roles.
+			id, token, _ = connection(t, e, org, nil)
+			r = scimDo(e, http.MethodPost, id, "/Groups", token, map[string]any{"displayName": "Admins"})
+			path = "/v1/b2b/scim/" + org + "/connection/" + id
+			assign([]any{map[string]any{"role_id": "stytch_admin", "group_id": r.Body["id"].(string)}})
+			if r := f.step(org, id, "delete", scimAdmin); r.Status != 403 || r.ErrType() != "unauthorized_action" {
+				t.Fatalf("%s: scim_admin's deletion of a connection mapping roles: %d %s", f.name, r.Status, r.Raw)
+			}
+			apptest.Want(t, f.step(org, id, "delete", rolesAdmin), 200, "")
+			if exists, _ := state(); exists {
+				t.Fatalf("%s: roles_admin's deletion left the connection", f.name)
+			}
+		}
+	})
+}
+
 // setSCIMRoles gives the project two custom roles: scim_admin, holding
 // stytch.scim only, and roles_admin, holding it and stytch.organization's
 // update.settings.implicit-roles.

@@ -1,15 +1,19 @@
 package scim_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/store"
 )
 
 // Every change of a SCIM connection's bearer tokens is an audit event
@@ -99,6 +103,100 @@ func TestBearerTokenChangesAreAudited(t *testing.T) {
 					t.Errorf("event %d holds a bearer token: %s", i, raw)
 				}
 			}
+		}
+	})
+}
+
+// failOnce is an organization.DeletionAuditor, registered after SCIM's,
+// whose first call fails the deletion it runs in.
+type failOnce struct {
+	mu     sync.Mutex
+	failed bool
+}
+
+func (f *failOnce) AuditOrganizationDelete(context.Context, store.Querier, string, string, organization.Actor) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.failed {
+		return nil
+	}
+	f.failed = true
+	return errors.New("failOnce: refused")
+}
+
+// Deleting an organization ends its SCIM connection's bearer tokens (the
+// connection cascades), and records that as deleting the connection does:
+// one secret_retired client_deleted event naming the connection, its
+// organization and who deleted it (the project secret, a member's session
+// on the backend face, or on the SDK face), written in the deletion's
+// transaction, so a deletion that fails records nothing. An organization
+// without a connection records no secret event.
+func TestOrganizationDeletionAuditsItsConnectionsToken(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		type org struct{ id, conn, actor, member string }
+		newOrg := func(slug string) org {
+			t.Helper()
+			o := org{id: e.CreateOrg(slug, "NOT_ALLOWED", nil)}
+			o.conn, _, _ = connection(t, e, o.id, nil)
+			return o
+		}
+		retired := func() []audit.Event {
+			t.Helper()
+			all, err := e.App.Audit.List(t.Context(), audit.Filter{ProjectID: e.Project.Project.ID, Type: audit.SecretRetired, Limit: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return all
+		}
+
+		// A deletion that fails after SCIM's record keeps the connection
+		// and records nothing.
+		fail := &failOnce{}
+		e.App.Orgs.AddDeletionAuditor(fail)
+		kept := newOrg("kept")
+		if r := e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+kept.id, nil); r.Status != http.StatusInternalServerError {
+			t.Fatalf("deletion with a failing auditor: %d %s", r.Status, r.Raw)
+		}
+		if n := len(retired()); n != 0 {
+			t.Fatalf("a failed deletion recorded %d secret_retired events", n)
+		}
+		apptest.Want(t, e.Backend(http.MethodGet, "/v1/b2b/scim/"+kept.id+"/connection", nil), 200, "")
+
+		acme := newOrg("acme")
+		acme.actor = "backend"
+		globex := newOrg("globex")
+		globex.actor, globex.member = "backend", e.CreateAdmin(globex.id, "boss@globex.test")
+		initech := newOrg("initech")
+		initech.actor, initech.member = "sdk", e.CreateAdmin(initech.id, "boss@initech.test")
+		bare := e.CreateOrg("bare", "NOT_ALLOWED", nil)
+
+		apptest.Want(t, e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+acme.id, nil), 200, "")
+		apptest.Want(t, e.BackendAs(http.MethodDelete, "/v1/b2b/organizations/"+globex.id, nil,
+			organization.MemberSessionHeader, e.SessionFor(globex.id, "boss@globex.test")), 200, "")
+		apptest.Want(t, e.SDK(http.MethodDelete, "/b2b/organizations/me", nil, e.SessionFor(initech.id, "boss@initech.test")), 200, "")
+		apptest.Want(t, e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+bare, nil), 200, "")
+
+		got := map[string]audit.Event{}
+		for _, ev := range retired() {
+			id, _ := ev.Details["client_id"].(string)
+			if _, dup := got[id]; dup {
+				t.Errorf("two events for %s", id)
+			}
+			got[id] = ev
+		}
+		if len(got) != 3 {
+			t.Fatalf("%d connections' events, want 3: %v", len(got), got)
+		}
+		for _, o := range []org{acme, globex, initech} {
+			ev, ok := got[o.conn]
+			member, _ := ev.Details["actor_member_id"].(string)
+			if !ok || ev.Method != "client_deleted" || ev.Details["client_type"] != "scim_connection" || ev.OrganizationID != o.id ||
+				ev.Actor != o.actor || member != o.member || ev.RequestID == "" || ev.IP == "" {
+				t.Errorf("%s's deletion: %+v, want client_deleted of %s by %s %s", o.id, ev, o.conn, o.actor, o.member)
+			}
+		}
+		if n := e.Count(`SELECT COUNT(*) FROM scim_connections WHERE organization_id <> $1`, kept.id); n != 0 {
+			t.Errorf("%d connections outlived their organization", n)
 		}
 	})
 }
