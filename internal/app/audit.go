@@ -61,10 +61,12 @@ func (a *App) recordRoute(r *http.Request, spec auditSpec, sdk bool, status int,
 	if spec.event == audit.FactorChange && !ok {
 		return // a refused change changed nothing
 	}
-	ip, _ := httpapi.Client(r.Context()) // the full address, not the one rate limits count
+	// The full address, not the one rate limits count, and the User-Agent
+	// made storable (the raw header may be invalid UTF-8).
+	ip, ua := httpapi.Client(r.Context())
 	e := audit.Event{ProjectID: projectID, Type: spec.event, Method: spec.method, Outcome: audit.Success,
 		OrganizationID: subject.OrganizationID, MemberID: subject.MemberID, Actor: "backend",
-		IP: ip, UserAgent: r.UserAgent(), RequestID: httpapi.RequestID(r.Context())}
+		IP: ip, UserAgent: ua, RequestID: httpapi.RequestID(r.Context())}
 	if sdk {
 		e.Actor = "sdk"
 	}

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
@@ -100,7 +101,7 @@ func (l *Log) RecordIn(ctx context.Context, q store.Querier, e Event) error {
 	details := []byte("{}")
 	if len(e.Details) > 0 {
 		var err error
-		if details, err = json.Marshal(e.Details); err != nil {
+		if details, err = json.Marshal(cleanDetails(e.Details)); err != nil {
 			return fmt.Errorf("audit: details: %w", err)
 		}
 	}
@@ -110,22 +111,70 @@ func (l *Log) RecordIn(ctx context.Context, q store.Querier, e Event) error {
 	}
 	_, err := q.ExecContext(ctx, `INSERT INTO audit_events (event_id, project_id, created_at, event_type, outcome, method,
 		organization_id, member_id, actor, ip, user_agent, request_id, details) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
-		ids.New("audit-event", env), e.ProjectID, store.Millis(l.clock.Now()), e.Type, e.Outcome, e.Method, e.OrganizationID,
-		e.MemberID, e.Actor, Clip(e.IP, 64), Clip(e.UserAgent, 256), e.RequestID, string(details))
+		ids.New("audit-event", env), Text(e.ProjectID), store.Millis(l.clock.Now()), Text(e.Type), Text(e.Outcome),
+		Text(e.Method), Text(e.OrganizationID), Text(e.MemberID), Text(e.Actor), Clip(e.IP, 64), Clip(e.UserAgent, 256),
+		Text(e.RequestID), string(details))
 	if err != nil {
 		return fmt.Errorf("audit: record %s: %w", e.Type, err)
 	}
 	return nil
 }
 
-// Clip cuts s to at most n bytes, on a character boundary: what a caller
-// sent (an address, a user agent, a client id) is kept in an event only up
-// to a length no honest value reaches.
+// Clip is Text cut to at most n bytes, on a character boundary: what a
+// caller sent (an address, a user agent, a client id) is kept in an event
+// only up to a length no honest value reaches.
 func Clip(s string, n int) string {
+	s = Text(s)
 	if len(s) <= n {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "")
+}
+
+// Text is s as the log can store it: valid UTF-8 (each run of bad bytes
+// becomes U+FFFD) without NULs. PostgreSQL refuses either in a TEXT column,
+// and much of an event is what a client sent (Go's server accepts header
+// bytes 0x80-0xFF), so a refused INSERT would drop the event: a guesser
+// could hide failed logins from the log with one odd User-Agent. The log
+// cleans every text itself so that no caller can lose an event this way.
+func Text(s string) string {
+	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+		return s // the usual case, without a copy
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
+}
+
+// cleanDetails is d with Text applied to its keys and string values, in
+// nested maps and lists too. json.Marshal already writes valid UTF-8, but
+// it keeps a NUL as \u0000, which a reader of the event would get back.
+func cleanDetails(d map[string]any) map[string]any {
+	out := make(map[string]any, len(d))
+	for k, v := range d {
+		out[Text(k)] = cleanValue(v)
+	}
+	return out
+}
+
+func cleanValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return Text(v)
+	case map[string]any:
+		return cleanDetails(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = cleanValue(x)
+		}
+		return out
+	case []string:
+		out := make([]string, len(v))
+		for i, x := range v {
+			out[i] = Text(x)
+		}
+		return out
+	}
+	return v // numbers, booleans and the like hold no text
 }
 
 // Filter selects events of one project.

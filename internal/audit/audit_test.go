@@ -3,11 +3,16 @@ package audit_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/audit"
+	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 func events(t *testing.T, e *apptest.Env, typ string) []audit.Event {
@@ -139,6 +144,63 @@ func TestMFAPendingLoginIsAudited(t *testing.T) {
 		}
 		if logins[0].Actor != "backend" || logins[1].Actor != "sdk" {
 			t.Errorf("actors = %s, %s; want backend then sdk (newest first)", logins[0].Actor, logins[1].Actor)
+		}
+	})
+}
+
+// A login attempt whose User-Agent is not valid UTF-8 (Go's server accepts
+// header bytes 0x80-0xFF) is still filed: PostgreSQL refuses such text,
+// and an attempt that could not be filed would let a guesser hide from the
+// log by sending one.
+func TestLoginWithInvalidUserAgentIsAudited(t *testing.T) {
+	t.Parallel()
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		r := e.Do(http.MethodPost, "/sdk/v1/b2b/oauth/authenticate", map[string]any{"oauth_token": "bogus"},
+			http.Header{"Origin": {apptest.Origin}, "User-Agent": {"Mozilla/5.0 \xff\xfe"}},
+			e.Project.PublicToken, e.Project.PublicToken)
+		if r.Status < 400 {
+			t.Fatalf("a bogus oauth_token was accepted: %s", r.Raw)
+		}
+		logins := events(t, e, audit.Login)
+		if len(logins) != 1 || logins[0].Outcome != audit.Failure || logins[0].Method != "oauth" {
+			t.Fatalf("login events = %+v, want the failed oauth attempt; log:\n%s", logins, e.Logs())
+		}
+		if ua := logins[0].UserAgent; !utf8.ValidString(ua) || !strings.HasPrefix(ua, "Mozilla/5.0 ") {
+			t.Errorf("user agent = %q, want the sender's, made valid UTF-8", ua)
+		}
+	})
+}
+
+// The log itself makes every text it stores valid UTF-8 without NULs, on
+// both engines, so no caller that hands it raw request text can lose an
+// event (PostgreSQL refuses both in a TEXT column).
+func TestRecordCleansEveryText(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		l := audit.New(db, clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)))
+		const bad = "x\xff\x00y"
+		in := audit.Event{ProjectID: "project-test-1", Type: audit.Login, Outcome: audit.Failure, Method: bad,
+			OrganizationID: bad, MemberID: bad, Actor: bad, IP: bad, UserAgent: bad, RequestID: bad,
+			Details: map[string]any{"error_type": bad}}
+		if err := l.Record(ctx, in); err != nil {
+			t.Fatalf("record: %v", err)
+		}
+		if err := db.Tx(ctx, func(q store.Querier) error { return l.RecordIn(ctx, q, in) }); err != nil {
+			t.Fatalf("record in a transaction: %v", err)
+		}
+		evs, err := l.List(ctx, audit.Filter{ProjectID: "project-test-1"})
+		if err != nil || len(evs) != 2 {
+			t.Fatalf("%d events listed (%v), want 2", len(evs), err)
+		}
+		for _, ev := range evs {
+			detail, _ := ev.Details["error_type"].(string)
+			texts := []string{ev.Method, ev.OrganizationID, ev.MemberID, ev.Actor, ev.IP, ev.UserAgent, ev.RequestID, detail}
+			for _, s := range texts {
+				if s != "x\uFFFDy" {
+					t.Errorf("stored text = %q, want %q", s, "x\uFFFDy")
+				}
+			}
 		}
 	})
 }

@@ -65,7 +65,12 @@ func install(t *testing.T, db *store.DB) {
 // start returns a started feed that records what it dispatches.
 func start(t *testing.T, db *store.DB) (*changefeed.Feed, *recorder) {
 	t.Helper()
-	f := changefeed.New(db, nil)
+	return startFeed(t, changefeed.New(db, nil))
+}
+
+// startFeed is start with a feed the test made (a fake clock set first).
+func startFeed(t *testing.T, f *changefeed.Feed) (*changefeed.Feed, *recorder) {
+	t.Helper()
 	rec := &recorder{}
 	f.Subscribe(rec.add)
 	if err := f.Sync(context.Background()); err != nil {

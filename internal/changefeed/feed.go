@@ -27,7 +27,8 @@ func (e Event) All() bool { return e.Scope == "" }
 // Timing of the feed. They use wall time, not the app's clock: they pace
 // real polling and compare with the times the database's triggers write,
 // while the app's clock is what domain rules (expiry) are judged by and is
-// fake in tests.
+// fake in tests. (This package's tests fake the wall clock too, to let
+// GapWait pass without waiting for it.)
 const (
 	// Interval is how often Run polls: a change on another process reaches
 	// this one's caches within about Interval.
@@ -41,7 +42,9 @@ const (
 	// insert time but become visible at commit, so a slow transaction's
 	// change can appear after newer ones. Longer gaps are taken for
 	// rolled-back inserts; a transaction slower than this is left to the
-	// caches' one-minute expiry.
+	// caches' one-minute expiry. It is also how long the feed may go
+	// without a successful sync before it stops vouching for the caches:
+	// the sync that ends a longer stall drops everything (syncLocked).
 	GapWait = 30 * time.Second
 	// Keep is how long change rows are kept before Sweep deletes them.
 	Keep = time.Hour
@@ -51,6 +54,7 @@ const (
 type Feed struct {
 	db  *store.DB
 	log *slog.Logger
+	now func() time.Time // the wall clock of the timing constants: time.Now, or a test's fake
 
 	mu       sync.Mutex // one Sync at a time
 	started  atomic.Bool
@@ -59,7 +63,7 @@ type Feed struct {
 	maxHoles int    // bound of len(holes): maxHoles, less in tests
 
 	writesSeen atomic.Uint64 // db.Writes() when the last Sync began
-	lastSync   atomic.Int64  // unix nanos of the last successful Sync
+	lastSync   atomic.Int64  // unix nanos when the last successful Sync began
 
 	subMu sync.RWMutex
 	subs  []func(Event)
@@ -90,7 +94,7 @@ func New(db *store.DB, log *slog.Logger) *Feed {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Feed{db: db, log: log, maxHoles: maxHoles}
+	return &Feed{db: db, log: log, now: time.Now, maxHoles: maxHoles}
 }
 
 // Subscribe adds fn to the receivers of every event. fn runs under the
@@ -114,24 +118,32 @@ func (f *Feed) Invalidate(ev Event) {
 
 // Fresh makes sure cached answers may be used: it syncs when this process
 // wrote to the database since the last sync (so its own changes are seen by
-// its next read), or when the last sync is older than MaxLag. Otherwise it
-// costs two atomic loads and a clock read.
+// its next read), or when the last sync began more than MaxLag before this
+// call. Otherwise it costs two atomic loads and a clock read.
 func (f *Feed) Fresh(ctx context.Context) error {
-	w := f.db.Writes()
-	if f.covers(w) {
+	w, asked := f.db.Writes(), f.now()
+	if f.covers(w, asked) {
 		return nil
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.covers(w) { // another caller synced while this one waited
+	// Another caller synced while this one waited. Judged against when
+	// this caller asked, not now: a sync that began since then saw
+	// everything this caller needs, however long it took, and judging by
+	// now would make every waiter behind a slow sync run one of its own.
+	if f.covers(w, asked) {
 		return nil
 	}
 	return f.syncLocked(ctx)
 }
 
-// covers reports whether the last sync began after w writes and is recent.
-func (f *Feed) covers(w uint64) bool {
-	return f.started.Load() && f.writesSeen.Load() >= w && time.Since(time.Unix(0, f.lastSync.Load())) < MaxLag
+// covers reports whether the last sync began after w writes and less than
+// MaxLag before at. Every change committed before a sync began is visible
+// to its reads, so that start, not its end, is how old the caches' view
+// of the database is: stamped at its end, a sync slow to read stretched
+// the staleness Fresh bounds by its own length.
+func (f *Feed) covers(w uint64, at time.Time) bool {
+	return f.started.Load() && f.writesSeen.Load() >= w && at.Sub(time.Unix(0, f.lastSync.Load())) < MaxLag
 }
 
 // Sync reads every change after the cursor and dispatches it.
@@ -142,18 +154,35 @@ func (f *Feed) Sync(ctx context.Context) error {
 }
 
 func (f *Feed) syncLocked(ctx context.Context) error {
+	began := f.now()
 	writes := f.db.Writes()
 	if !f.started.Load() {
-		if err := f.start(ctx); err != nil {
+		if err := f.start(ctx, began); err != nil {
 			return err
 		}
 		f.started.Store(true)
 		f.Invalidate(Event{})
-	} else if err := f.read(ctx); err != nil {
-		return err
+	} else {
+		stalled := began.Sub(time.Unix(0, f.lastSync.Load())) > GapWait
+		if err := f.read(ctx, began); err != nil {
+			return err
+		}
+		if stalled {
+			// Not one sync succeeded for longer than holes are watched (the
+			// database unreachable, the process paused): reading the holes
+			// first delivered what committed into them, but the feed no
+			// longer vouches for everything it missed (another process's
+			// Sweep may have deleted change rows not read yet, after
+			// Keep), so the entries cached before the stall are dropped,
+			// as bound does when it gives holes up. A stall is rare and
+			// the reload cheap.
+			f.log.Warn("change feed: no sync for longer than the gap wait; dropping every cached entry",
+				"since", time.Unix(0, f.lastSync.Load()))
+			f.Invalidate(Event{})
+		}
 	}
 	f.writesSeen.Store(writes)
-	f.lastSync.Store(time.Now().UnixNano())
+	f.lastSync.Store(began.UnixNano())
 	return nil
 }
 
@@ -178,7 +207,7 @@ const (
 // not visible yet may belong to transactions still in flight (ids are
 // allocated at insert, visible at commit), so the recent ones become holes
 // and are delivered when they commit.
-func (f *Feed) start(ctx context.Context) error {
+func (f *Feed) start(ctx context.Context, now time.Time) error {
 	var cursor int64
 	if err := f.db.Read().QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM changes`).Scan(&cursor); err != nil {
 		return fmt.Errorf("changefeed: start: %w", err)
@@ -186,7 +215,7 @@ func (f *Feed) start(ctx context.Context) error {
 	var holes []hole
 	if f.db.Dialect() == store.Postgres && cursor > 0 {
 		var err error
-		if holes, err = f.startHoles(ctx, cursor); err != nil {
+		if holes, err = f.startHoles(ctx, cursor, now); err != nil {
 			return err
 		}
 	}
@@ -202,7 +231,7 @@ func (f *Feed) start(ctx context.Context) error {
 // above the last row stamped before it; the database's clock is used for
 // the cutoff too, so a skewed host clock cannot move it. The newest
 // maxHoles are kept; the start's reset already covers what is visible.
-func (f *Feed) startHoles(ctx context.Context, cursor int64) ([]hole, error) {
+func (f *Feed) startHoles(ctx context.Context, cursor int64, now time.Time) ([]hole, error) {
 	rows, err := f.db.Read().QueryContext(ctx, `WITH since AS (
 			SELECT COALESCE((SELECT id FROM changes
 				WHERE at < `+pgNowMillis+` - $2
@@ -217,7 +246,6 @@ func (f *Feed) startHoles(ctx context.Context, cursor int64) ([]hole, error) {
 	}
 	defer rows.Close()
 	var holes []hole
-	now := time.Now()
 	for rows.Next() {
 		h := hole{since: now}
 		if err := rows.Scan(&h.lo, &h.hi); err != nil {
@@ -232,19 +260,29 @@ func (f *Feed) startHoles(ctx context.Context, cursor int64) ([]hole, error) {
 	return holes, nil
 }
 
-// read delivers the rows that appeared in holes, then the rows after the
-// cursor. Each query continues from the last id it read, so no row is
-// read twice in a sync however many batches it takes, and a row delivered
-// in an earlier sync is not read again: it is neither in a hole nor after
-// the cursor.
-func (f *Feed) read(ctx context.Context) error {
-	now := time.Now()
-	f.holes = slices.DeleteFunc(f.holes, func(h hole) bool { return now.Sub(h.since) > GapWait })
+// read delivers the rows that appeared in holes, then gives up the holes
+// older than GapWait, then delivers the rows after the cursor; now is when
+// the sync began. Each query continues from the last id it read, so no
+// row is read twice in a sync however many batches it takes, and a row
+// delivered in an earlier sync is not read again: it is neither in a hole
+// nor after the cursor.
+//
+// The holes are read before any is given up. Age says how long the feed
+// has waited for a hole, not whether its transaction committed: one that
+// committed promptly while this process could not poll (the database
+// unreachable, the process paused for longer than GapWait) is in its hole
+// now, and giving the hole up first threw that change away unread, with
+// no reset, so caches kept what it changed. Read first, a hole is given up
+// only after one last read of it; what commits into it later is left to
+// the caches' one-minute expiry, as GapWait says. Holes the cursor read
+// below opens are stamped now and are not given up here.
+func (f *Feed) read(ctx context.Context, now time.Time) error {
 	if len(f.holes) > 0 {
 		if err := f.readHoles(ctx); err != nil {
 			return err
 		}
 	}
+	f.holes = slices.DeleteFunc(f.holes, func(h hole) bool { return now.Sub(h.since) > GapWait })
 	for {
 		n, err := f.each(ctx, `SELECT id, tbl, scope, row_key FROM changes
 			WHERE id > $1 ORDER BY id LIMIT `+fmt.Sprint(batch), func(id int64, ev Event) {

@@ -268,6 +268,9 @@ func (c Config) Validate() error {
 		if err := notify.CheckSMTPURL(c.SMTPURL); err != nil {
 			errs = append(errs, err)
 		}
+		if err := notify.CheckEmailFrom(c.EmailFrom); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if c.Argon2Iterations < 1 || c.Argon2Parallelism < 1 || c.Argon2MemoryKiB < 8*uint32(c.Argon2Parallelism) ||
 		c.Argon2MemoryKiB > 1<<20 {
@@ -295,6 +298,11 @@ func (c Config) Validate() error {
 			{"LATCHKEY_SMS_AUTH_TOKEN", c.SMSAuthToken}, {"LATCHKEY_SMS_FROM", c.SMSFrom}} {
 			if strings.TrimSpace(v.val) == "" {
 				errs = append(errs, fmt.Errorf("%s is required when LATCHKEY_SMS_URL is set", v.name))
+			}
+		}
+		if strings.TrimSpace(c.SMSAccountSID) != "" {
+			if err := notify.CheckSMSAccountSID(c.SMSAccountSID); err != nil {
+				errs = append(errs, err)
 			}
 		}
 	} else if c.SMSAccountSID != "" || c.SMSAuthToken != "" {

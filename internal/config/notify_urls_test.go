@@ -80,3 +80,39 @@ func TestValidateRefusesSMSGatewayOverHTTPToRemoteHost(t *testing.T) {
 		}
 	}
 }
+
+// The sender address and the account SID are checked by notify.NewSMTP and
+// NewTwilio, which only serve reaches (after migrating); Validate, which
+// every command runs first, must refuse what they refuse, or `migrate`
+// reports success on a configuration serve then rejects.
+func TestValidateJudgesSenderAndAccountSIDAsTheSendersDo(t *testing.T) {
+	t.Parallel()
+	for _, from := range []string{"not an address", "Latchkey <no-reply@>", ""} {
+		if _, err := notify.NewSMTP("smtp://127.0.0.1:1025", from); err == nil {
+			t.Fatalf("NewSMTP accepted the sender %q", from)
+		}
+		c := Defaults()
+		c.SMTPURL, c.EmailFrom = "smtp://127.0.0.1:1025", from
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "LATCHKEY_EMAIL_FROM") {
+			t.Errorf("Validate with LATCHKEY_EMAIL_FROM=%q: %v, want a refusal naming it", from, err)
+		}
+	}
+	c := Defaults()
+	c.SMTPURL, c.EmailFrom = "smtp://127.0.0.1:1025", "Acme <login@acme.example>"
+	if err := c.Validate(); err != nil {
+		t.Errorf("a good sender refused: %v", err)
+	}
+	for _, sid := range []string{"AC/../x", "AC 1", "AC?x", "AC%2F"} {
+		if _, err := notify.NewTwilio("https://api.twilio.com", sid, "tok-secret", "+15005550006", nil); err == nil {
+			t.Fatalf("NewTwilio accepted the SID %q", sid)
+		}
+		c := Defaults()
+		c.SMSURL, c.SMSAccountSID, c.SMSAuthToken, c.SMSFrom = "https://api.twilio.com", sid, "tok-secret", "+15005550006"
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), "LATCHKEY_SMS_ACCOUNT_SID") {
+			t.Errorf("Validate with LATCHKEY_SMS_ACCOUNT_SID=%q: %v, want a refusal naming it", sid, err)
+		} else if strings.Contains(err.Error(), "tok-secret") {
+			t.Errorf("the error shows the auth token: %v", err)
+		}
+	}
+}

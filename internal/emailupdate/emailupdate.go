@@ -50,7 +50,8 @@ const (
 // to (Start).
 const Lifetime = 5 * time.Minute
 
-// Rate limits for starting email updates.
+// Rate limits for starting email updates: per member (the one changing
+// address), per new address within the project, and per client address.
 var (
 	SendPerMember = ratelimit.Rule{Name: "email_update_member", Limit: 5, Window: 10 * time.Minute}
 	SendPerEmail  = ratelimit.Rule{Name: "email_update_email", Limit: 5, Window: 10 * time.Minute}
@@ -132,7 +133,10 @@ func (s *Service) Start(ctx context.Context, p StartParams) (*organization.Membe
 	if err := s.d.Limiter.Allow(ctx, SendPerMember, p.Project.ID+"|"+p.MemberID); err != nil {
 		return nil, err
 	}
-	if err := s.d.Limiter.Allow(ctx, SendPerEmail, org.OrganizationID+"|"+email); err != nil {
+	// Per project and address, as discovery's and password resets' sends
+	// count: keyed per organization, anyone able to create organizations
+	// got a fresh allowance to mail one address from each of them.
+	if err := s.d.Limiter.Allow(ctx, SendPerEmail, p.Project.ID+"|"+email); err != nil {
 		return nil, err
 	}
 	var m *organization.Member

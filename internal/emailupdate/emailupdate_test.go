@@ -365,6 +365,29 @@ func TestEmailUpdateSendLimits(t *testing.T) {
 	})
 }
 
+// The per-address limit is the project's, not each organization's: whoever
+// can create organizations does not get a fresh allowance to mail one
+// inbox from each. Acme's starts for the address use it up; a start for it
+// from beta, another organization of the project, is refused, while
+// another project keeps its own allowance.
+func TestEmailUpdateSendLimitPerAddressSpansOrganizations(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.NewMeFixture()
+		for i := range emailupdate.SendPerEmail.Limit {
+			m := e.CreateVerifiedMember(f.Acme, fmt.Sprintf("m%d@acme.test", i))
+			if r := e.StartEmailUpdate(f.Admin, m, map[string]any{"email_address": "victim@inbox.test"}); i == 0 && r.Status != 200 ||
+				i > 0 && r.ErrType() != "duplicate_member_email" {
+				t.Fatalf("acme's send %d: %s", i, r.Raw)
+			}
+		}
+		apptest.Want(t, e.StartEmailUpdate(f.BetaSession, "", map[string]any{"email_address": "victim@inbox.test"}), 429, "too_many_requests")
+
+		e.Project = e.NewProject("Someone Else's App")
+		other := e.NewMeFixture()
+		apptest.Want(t, e.StartEmailUpdate(other.BetaSession, "", map[string]any{"email_address": "victim@inbox.test"}), 200, "")
+	})
+}
+
 // A refused start counts against the send limits as a sent one does: a
 // member cannot ask, without limit, which addresses are other members'
 // (duplicate_member_email), and once the limit is reached a taken and a

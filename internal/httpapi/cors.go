@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 )
 
@@ -55,18 +56,22 @@ func WithCORS(policy OriginPolicy) Middleware {
 	}
 }
 
+// knownHeaders are corsHeaders' names, for exact matching.
+var knownHeaders = strings.Split(corsHeaders, ", ")
+
 // allowHeaders echoes the requested headers only when they are ones the
-// SDK is known to send.
+// SDK is known to send. Each is compared with the known names whole (header
+// names are case-insensitive): a fragment of one ("auth", "x-sdk") names
+// another header, which the SDK never sends.
 func allowHeaders(r *http.Request) string {
 	req := r.Header.Get("Access-Control-Request-Headers")
 	if req == "" {
 		return corsHeaders
 	}
-	known := strings.ToLower(corsHeaders)
 	var out []string
 	for _, h := range strings.Split(req, ",") {
 		h = strings.TrimSpace(h)
-		if h != "" && strings.Contains(known, strings.ToLower(h)) {
+		if slices.ContainsFunc(knownHeaders, func(k string) bool { return strings.EqualFold(k, h) }) {
 			out = append(out, h)
 		}
 	}

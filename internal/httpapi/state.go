@@ -30,8 +30,11 @@ type reqState struct {
 	observed bool
 	rec      Recorder
 
+	// The Basic credentials BasicAuth parsed, and the Authorization
+	// header they came from (see BasicAuth).
 	basicParsed          bool
 	basicOK              bool
+	basicHeader          string
 	basicUser, basicPass string
 
 	// refs resolves the references of the bodies Decode reads
@@ -65,14 +68,20 @@ func withState(r *http.Request) (*http.Request, *reqState) {
 // BasicAuth is r.BasicAuth, decoded once per request: the edge checks the
 // credentials are clean text, the CORS policy and the face's
 // authentication read them again.
+//
+// The memo is keyed by the Authorization header it was parsed from. The
+// state is shared by every copy of the request (r.Clone, r.WithContext),
+// and a copy may carry other credentials (SetBasicAuth on a clone): it
+// must be judged by its own, not by the original's, or a check meant for
+// one project would read as another's (or as no credentials at all).
 func BasicAuth(r *http.Request) (user, pass string, ok bool) {
 	st := stateOf(r.Context())
 	if st == nil {
 		return r.BasicAuth()
 	}
-	if !st.basicParsed {
+	if h := r.Header.Get("Authorization"); !st.basicParsed || h != st.basicHeader {
 		st.basicUser, st.basicPass, st.basicOK = r.BasicAuth()
-		st.basicParsed = true
+		st.basicHeader, st.basicParsed = h, true
 	}
 	return st.basicUser, st.basicPass, st.basicOK
 }

@@ -91,12 +91,29 @@ func NewSMTP(rawURL, from string) (*SMTP, error) {
 	if err != nil {
 		return nil, fmt.Errorf("notify: smtp: LATCHKEY_SMTP_URL: %w", err)
 	}
-	addr, err := mail.ParseAddress(strings.TrimSpace(from))
+	addr, err := parseFrom(from)
 	if err != nil {
-		return nil, fmt.Errorf("notify: smtp: LATCHKEY_EMAIL_FROM %q: %w", from, err)
+		return nil, fmt.Errorf("notify: smtp: %w", err)
 	}
 	s.from = addr
 	return s, nil
+}
+
+// CheckEmailFrom is NewSMTP's check of LATCHKEY_EMAIL_FROM, for
+// config.Validate: the commands that never build a mailer (migrate, the
+// CLI) must refuse the sender serve would refuse, before anything is
+// written.
+func CheckEmailFrom(from string) error {
+	_, err := parseFrom(from)
+	return err
+}
+
+func parseFrom(from string) (*mail.Address, error) {
+	addr, err := mail.ParseAddress(strings.TrimSpace(from))
+	if err != nil {
+		return nil, fmt.Errorf("LATCHKEY_EMAIL_FROM %q: %w", from, err)
+	}
+	return addr, nil
 }
 
 // CheckSMTPURL reports why rawURL is not a LATCHKEY_SMTP_URL that NewSMTP

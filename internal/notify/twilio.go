@@ -34,8 +34,8 @@ func NewTwilio(baseURL, sid, token, from string, client *http.Client) (*Twilio, 
 	if err != nil {
 		return nil, fmt.Errorf("notify: sms: %w", err)
 	}
-	if strings.TrimSpace(sid) == "" || strings.ContainsAny(sid, "/?#% ") {
-		return nil, errors.New("notify: sms: LATCHKEY_SMS_ACCOUNT_SID is empty or malformed")
+	if err := CheckSMSAccountSID(sid); err != nil {
+		return nil, fmt.Errorf("notify: sms: %w", err)
 	}
 	if token == "" {
 		return nil, errors.New("notify: sms: LATCHKEY_SMS_AUTH_TOKEN is empty")
@@ -56,6 +56,16 @@ func NewTwilio(baseURL, sid, token, from string, client *http.Client) (*Twilio, 
 func CheckSMSURL(rawURL string) error {
 	_, err := parseSMSURL(rawURL)
 	return err
+}
+
+// CheckSMSAccountSID is NewTwilio's check of LATCHKEY_SMS_ACCOUNT_SID,
+// which becomes a segment of every send's API path, for config.Validate
+// (as CheckSMSURL).
+func CheckSMSAccountSID(sid string) error {
+	if strings.TrimSpace(sid) == "" || strings.ContainsAny(sid, "/?#% ") {
+		return errors.New("LATCHKEY_SMS_ACCOUNT_SID is empty or malformed")
+	}
+	return nil
 }
 
 // parseSMSURL parses the gateway's API base: https, or http only to a

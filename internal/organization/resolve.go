@@ -14,9 +14,13 @@ import (
 // id. ResolveOrganization and ResolveMember turn such a reference into the
 // id; AliasEdge applies them to the backend face's requests.
 //
-// Precedence: an organization id first, then a slug, then an external id
-// (slugs and external ids are each unique per project, but one
-// organization's slug may equal another's external id: the slug wins). For
+// Precedence: an organization id first, then an external id, then a slug.
+// A slug and an external id are one namespace per project (aliases.go):
+// no write lets one organization's slug be another's external id. A
+// database written before that rule may still hold such a pair, and there
+// the external id wins: the customer's backend alone sets it, with the
+// project secret, while a slug may have been chosen by a stranger from the
+// browser to capture the backend's calls "by external id". For
 // a member: the id first, then the external id within the organization
 // (unique per organization, free across them). A reference spelled exactly
 // as an id of its kind (ids.Is) is taken as that id without a lookup, so
@@ -24,7 +28,7 @@ import (
 // therefore reached only as the id it looks like.
 
 // ResolveOrganization returns the id of the organization of project
-// projectID that ref names: its id, slug or external id. store.ErrNotFound
+// projectID that ref names: its id, external id or slug. store.ErrNotFound
 // when none does; another project's slugs and external ids are never
 // matched. An id is returned as it is (the caller's own lookup by id,
 // scoped to the project like every other, decides whether it exists).
@@ -40,8 +44,8 @@ func (s *Store) ResolveOrganization(ctx context.Context, q store.Querier, projec
 	// One statement, each arm on its own unique index; the rank orders the
 	// arms by precedence.
 	err := q.QueryRowContext(ctx, `SELECT organization_id, 1 FROM organizations WHERE organization_id = $1 AND project_id = $2
-		UNION ALL SELECT organization_id, 2 FROM organizations WHERE project_id = $2 AND organization_slug = $1
-		UNION ALL SELECT organization_id, 3 FROM organizations WHERE project_id = $2 AND organization_external_id = $1
+		UNION ALL SELECT organization_id, 2 FROM organizations WHERE project_id = $2 AND organization_external_id = $1
+		UNION ALL SELECT organization_id, 3 FROM organizations WHERE project_id = $2 AND organization_slug = $1
 		ORDER BY 2 LIMIT 1`, ref, projectID).Scan(&id, &rank)
 	if err != nil {
 		return "", fmt.Errorf("organization: resolve %q: %w", ref, store.MapError(err))

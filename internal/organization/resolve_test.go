@@ -11,7 +11,9 @@ import (
 )
 
 // aliasFixture is two organizations of the project, where one's slug is
-// the other's external id, a member with an external id in each (the same
+// the other's external id (a pair no write makes any more, so it is put
+// straight in SQL, as a database written before that rule may hold it),
+// a member with an external id in each (the same
 // external id: it is unique only per organization), and an organization
 // of another project with a slug and an external id of its own.
 type aliasFixture struct {
@@ -26,8 +28,11 @@ func newAliasFixture(t *testing.T, e *apptest.Env) aliasFixture {
 	t.Helper()
 	var f aliasFixture
 	f.acme = e.CreateOrg("acme", "NOT_ALLOWED", map[string]any{"organization_external_id": "crm-acme"})
-	// globex's external id is acme's slug: the slug must win.
-	f.globex = e.CreateOrg("globex", "NOT_ALLOWED", map[string]any{"organization_external_id": "acme"})
+	// globex's external id is acme's slug: the external id must win.
+	f.globex = e.CreateOrg("globex", "NOT_ALLOWED", map[string]any{"organization_external_id": "crm-globex"})
+	if _, err := e.App.DB.ExecContext(t.Context(), `UPDATE organizations SET organization_external_id = 'acme' WHERE organization_id = $1`, f.globex); err != nil {
+		t.Fatal(err)
+	}
 	create := func(org, email string) string {
 		r := e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members",
 			map[string]any{"email_address": email, "external_id": "emp-1"})
@@ -56,7 +61,7 @@ func TestResolveOrganization(t *testing.T) {
 			{f.acme, f.acme},     // the id
 			{"globex", f.globex}, // a slug
 			{"crm-acme", f.acme}, // an external id
-			{"acme", f.acme},     // acme's slug and globex's external id: the slug wins
+			{"acme", f.globex},   // acme's slug and globex's external id: the external id wins
 		} {
 			got, err := st.ResolveOrganization(ctx, st.DB().Read(), pid, c.ref)
 			if err != nil || got != c.want {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -232,6 +233,9 @@ func (s *Store) CreateIn(ctx context.Context, q store.Querier, projectID string,
 	if err != nil {
 		return nil, conflictError(fmt.Errorf("organization: create: %w", store.MapError(err)))
 	}
+	if err := s.writeAliases(ctx, q, o, nil); err != nil {
+		return nil, err
+	}
 	if len(o.ClaimedEmailDomains) > 0 {
 		if err := s.writeClaims(ctx, q, o); err != nil {
 			return nil, err
@@ -276,6 +280,7 @@ func (s *Store) UpdateIn(ctx context.Context, q store.Querier, projectID, orgID 
 	if err != nil {
 		return nil, err
 	}
+	names := aliasesOf(o)
 	if err := set.apply(o, false); err != nil {
 		return nil, err
 	}
@@ -295,6 +300,11 @@ func (s *Store) UpdateIn(ctx context.Context, q store.Querier, projectID, orgID 
 		fmt.Sprintf(`, updated_at = $%d WHERE organization_id = $%d AND project_id = $%d`, n+1, n+2, n+3), args...)
 	if err != nil {
 		return nil, conflictError(fmt.Errorf("organization: update: %w", store.MapError(err)))
+	}
+	if !slices.Equal(names, aliasesOf(o)) {
+		if err := s.writeAliases(ctx, q, o, names); err != nil {
+			return nil, err
+		}
 	}
 	if set.ClaimedEmailDomains != nil {
 		if err := s.writeClaims(ctx, q, o); err != nil {
@@ -334,7 +344,9 @@ func (set Settings) assignedRoleIDs() []string {
 }
 
 // conflictError names which unique rule a write broke: the external id's
-// index or else the slug's (the only two unique keys an update can hit).
+// index or else the slug's (the only two unique keys of organizations; a
+// slug or external id another organization has in the other column is
+// refused by writeAliases).
 func conflictError(err error) error {
 	if !errors.Is(err, store.ErrConflict) {
 		return err

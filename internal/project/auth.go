@@ -264,6 +264,23 @@ func (o OriginPolicy) AllowOrigin(req *http.Request, origin string, preflight bo
 	return err == nil && ok
 }
 
+// AllowsFor reports whether origin may act for the project projectID: the
+// server's own origin, or one that project authorizes. It is for requests
+// that name their project elsewhere than in their credentials (telemetry
+// events carry a public token each): every project they name is checked
+// directly, never through the request's credentials. An empty projectID
+// names no project and allows nothing (OriginAllowed would read it as
+// "any project").
+func (o OriginPolicy) AllowsFor(ctx context.Context, projectID, origin string) (bool, error) {
+	if origin == o.BaseOrigin {
+		return true, nil
+	}
+	if projectID == "" {
+		return false, nil
+	}
+	return o.Resolver.OriginAllowed(ctx, projectID, origin)
+}
+
 // RequireOrigin rejects browser requests from origins the project has not
 // authorized. CORS alone only stops a page from reading the answer; this
 // stops the request from having effects (sending email, etc.).

@@ -187,3 +187,35 @@ func TestNoOwnOriginTrustsNothing(t *testing.T) {
 		}
 	})
 }
+
+// AllowsFor judges an origin for the one project named, whatever the
+// request's credentials: the server's own origin, or one of that project's
+// own; another project's origin is not enough, and no project allows
+// nothing.
+func TestAllowsForChecksTheNamedProject(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		p, r, _ := corsFixture(t, db)
+		other, err := r.store.Create(ctx, CreateParams{Name: "Other", Origins: []string{"https://other.example"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := OriginPolicy{Resolver: r, BaseOrigin: "http://latchkey.test"}
+		for _, c := range []struct {
+			project, origin string
+			want            bool
+		}{
+			{p.Project.ID, allowedOrigin, true},
+			{p.Project.ID, "http://latchkey.test", true},
+			{p.Project.ID, "https://other.example", false},
+			{other.Project.ID, "https://other.example", true},
+			{other.Project.ID, allowedOrigin, false},
+			{"", allowedOrigin, false},
+		} {
+			if got, err := o.AllowsFor(ctx, c.project, c.origin); err != nil || got != c.want {
+				t.Errorf("AllowsFor(%q, %q) = %v, %v; want %v", c.project, c.origin, got, err, c.want)
+			}
+		}
+	})
+}

@@ -290,7 +290,7 @@ func (s *Service) createGroup(r *http.Request, c *conn) (int, any, error) {
 		if err := s.setMembers(ctx, q, c, g.ID, refIDs(in.Members), "add"); err != nil {
 			return err
 		}
-		if err := s.record(ctx, q, r, c, "group_created", "", map[string]any{"group_id": g.ID}); err != nil {
+		if err := s.record(ctx, q, c, "group_created", "", map[string]any{"group_id": g.ID}); err != nil {
 			return err
 		}
 		out, err = s.groupResource(ctx, q, r, c, g)
@@ -506,7 +506,7 @@ func (s *Service) changeGroup(r *http.Request, c *conn, change func(context.Cont
 			store.Millis(s.d.Clock.Now()), g.ID); err != nil {
 			return fmt.Errorf("scim: touch group: %w", err)
 		}
-		if err := s.record(ctx, q, r, c, "group_updated", "", map[string]any{"group_id": g.ID}); err != nil {
+		if err := s.record(ctx, q, c, "group_updated", "", map[string]any{"group_id": g.ID}); err != nil {
 			return err
 		}
 		g, err = s.loadGroup(ctx, q, c, g.ID)
@@ -547,7 +547,7 @@ func (s *Service) deleteGroup(r *http.Request, c *conn) (int, any, error) {
 				return err
 			}
 		}
-		return s.record(ctx, q, r, c, "group_deleted", "", map[string]any{"group_id": id})
+		return s.record(ctx, q, c, "group_deleted", "", map[string]any{"group_id": id})
 	})
 	if err != nil {
 		return 0, nil, err

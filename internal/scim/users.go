@@ -187,14 +187,14 @@ func (s *Service) scope(ctx context.Context, c *conn) (*project.Project, *organi
 }
 
 // record writes an audit event for a provisioning change, in q.
-func (s *Service) record(ctx context.Context, q store.Querier, r *http.Request, c *conn, method, memberID string, details map[string]any) error {
-	ip, _ := httpapi.Client(ctx)
+func (s *Service) record(ctx context.Context, q store.Querier, c *conn, method, memberID string, details map[string]any) error {
+	ip, ua := httpapi.Client(ctx) // the User-Agent made storable, not the raw header
 	if details == nil {
 		details = map[string]any{}
 	}
 	details["connection_id"] = c.ID
 	return s.d.Audit.RecordIn(ctx, q, audit.Event{ProjectID: c.ProjectID, Type: audit.SCIMProvisioning, Method: method,
-		OrganizationID: c.OrgID, MemberID: memberID, Actor: "scim", IP: ip, UserAgent: r.UserAgent(),
+		OrganizationID: c.OrgID, MemberID: memberID, Actor: "scim", IP: ip, UserAgent: ua,
 		RequestID: httpapi.RequestID(ctx), Details: details})
 }
 
@@ -267,7 +267,7 @@ func (s *Service) createUser(r *http.Request, c *conn) (int, any, error) {
 		if err := s.insertReg(ctx, q, c, p.Env, memberID, u, method == "user_linked"); err != nil {
 			return err
 		}
-		if err := s.record(ctx, q, r, c, method, memberID, nil); err != nil {
+		if err := s.record(ctx, q, c, method, memberID, nil); err != nil {
 			return err
 		}
 		if m.Status != organization.StatusDeleted && u.Active != nil && !bool(*u.Active) {
@@ -306,7 +306,7 @@ func (s *Service) insertReg(ctx context.Context, q store.Querier, c *conn, env i
 func (s *Service) deactivate(ctx context.Context, q store.Querier, r *http.Request, c *conn, p *project.Project,
 	org *organization.Organization, memberID string) error {
 	_, err := s.d.Orgs.DeleteMemberIn(ctx, q, s.d.Members, p, org, memberID, func(q store.Querier, m *organization.Member) error {
-		return s.record(ctx, q, r, c, "user_deactivated", memberID, nil)
+		return s.record(ctx, q, c, "user_deactivated", memberID, nil)
 	})
 	return err
 }
@@ -463,7 +463,7 @@ func (s *Service) updateUser(r *http.Request, c *conn, id string, next func(*reg
 				method = "user_reactivated"
 			}
 			deleted = false
-			if err := s.record(ctx, q, r, c, method, id, nil); err != nil {
+			if err := s.record(ctx, q, c, method, id, nil); err != nil {
 				return err
 			}
 		}
@@ -493,7 +493,7 @@ func (s *Service) updateUser(r *http.Request, c *conn, id string, next func(*reg
 		if err != nil {
 			return fmt.Errorf("scim: update registration: %w", err)
 		}
-		if err := s.record(ctx, q, r, c, "user_updated", id, nil); err != nil {
+		if err := s.record(ctx, q, c, "user_updated", id, nil); err != nil {
 			return err
 		}
 		if off && !deleted {
@@ -540,7 +540,7 @@ func (s *Service) deleteUser(r *http.Request, c *conn) (int, any, error) {
 			AND group_id IN (SELECT group_id FROM scim_groups WHERE connection_id = $2)`, id, c.ID); err != nil {
 			return fmt.Errorf("scim: delete user groups: %w", err)
 		}
-		return s.record(ctx, q, r, c, "user_deleted", id, nil)
+		return s.record(ctx, q, c, "user_deleted", id, nil)
 	})
 	if err != nil {
 		return 0, nil, err

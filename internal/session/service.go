@@ -479,11 +479,30 @@ func (s *Service) authenticate(ctx context.Context, p *project.Project, cred Cre
 		key = answerKey{}
 	} else if !extendTo.IsZero() {
 		// Extending is the caller's explicit request, so it is written
-		// before answering; its trigger drops every cached copy.
+		// before answering; its trigger drops every cached copy. The
+		// session was checked from memory, which on a replica may be up
+		// to a second behind a revocation (or a shorter extension) made
+		// on another: the database decides, as in writeClaims. A row it
+		// no longer holds live is refused, not answered with an expiry
+		// never stored and a fresh JWT, and an expired row is not revived.
 		ms.ExpiresAt, ms.LastAccessedAt = extendTo, now
-		if _, err := s.db.ExecContext(ctx, `UPDATE member_sessions SET last_accessed_at = $1, expires_at = $2
-			WHERE member_session_id = $3 AND revoked_at IS NULL`, store.Millis(now), store.Millis(ms.ExpiresAt), ms.MemberSessionID); err != nil {
+		res, err := s.db.ExecContext(ctx, `UPDATE member_sessions SET last_accessed_at = $1, expires_at = $2
+			WHERE member_session_id = $3 AND project_id = $4 AND revoked_at IS NULL AND expires_at > $1`,
+			store.Millis(now), store.Millis(ms.ExpiresAt), ms.MemberSessionID, p.ID)
+		if err != nil {
 			return nil, fmt.Errorf("session: extend: %w", err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return nil, fmt.Errorf("session: extend: %w", err)
+		}
+		if n == 0 {
+			// This process's copies are stale: drop them now, so the next
+			// check reads the row. (The UPDATE also moved db.Writes, so
+			// the next Fresh syncs and the feed drops them as well; this
+			// does not lean on that.)
+			s.feed.Invalidate(changefeed.Event{Table: "member_sessions", Scope: changefeed.Session, Key: ms.MemberSessionID})
+			return nil, apierr.Wrap(apierr.SessionNotFound, errors.New("session: extend: the session is no longer live"))
 		}
 		s.jwts.drop(ms.MemberSessionID)
 		key = answerKey{} // the answer is not the cached session's

@@ -78,7 +78,7 @@ func (h Handler) Post(r *http.Request) (any, error) {
 	rows := make([]row, 0, len(batch))
 	perProject := map[string]int{}
 	for _, e := range batch {
-		rw, err := h.check(ctx, r, origin, e)
+		rw, err := h.check(ctx, origin, e)
 		if err != nil {
 			return nil, err
 		}
@@ -113,7 +113,7 @@ type row struct {
 }
 
 // check validates one event and resolves its project and origin.
-func (h Handler) check(ctx context.Context, r *http.Request, origin string, e Event) (row, error) {
+func (h Handler) check(ctx context.Context, origin string, e Event) (row, error) {
 	if e.Event.EventName == "" || len(e.Event.EventName) > 100 {
 		return row{}, apierr.Invalid("event_name", "Each event needs an event_name of at most 100 characters.")
 	}
@@ -121,10 +121,17 @@ func (h Handler) check(ctx context.Context, r *http.Request, origin string, e Ev
 	if err != nil {
 		return row{}, apierr.Wrap(apierr.PublicTokenNotFound, err)
 	}
+	// The origin must be one the event's own project authorizes. Not
+	// AllowOrigin on the request: that judges the request's credentials
+	// (another project's, or none, which reads as "any project authorizes
+	// it"), and a page on an origin of project B could then post into A
+	// and spend A's daily events cap.
 	if origin != "" {
-		authed := r.Clone(ctx)
-		authed.SetBasicAuth(e.Event.PublicToken, e.Event.PublicToken)
-		if !h.Origins.AllowOrigin(authed, origin, false) {
+		ok, err := h.Origins.AllowsFor(ctx, p.ID, origin)
+		if err != nil {
+			return row{}, fmt.Errorf("telemetry: origin: %w", err)
+		}
+		if !ok {
 			return row{}, apierr.New(apierr.BadDomainForSDK)
 		}
 	}

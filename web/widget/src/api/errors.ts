@@ -10,8 +10,10 @@ export class APIError extends Error {
   readonly error_details: unknown;
 
   constructor(body: Record<string, unknown>, status: number) {
-    const message = typeof body.error_message === 'string' ? body.error_message : 'Unknown error';
-    super(message);
+    // Without a text from the server error_message stays empty and the screen shows the strings
+    // table's (b2b/errorMessages.ts); the Error's own message is for developers.
+    const message = typeof body.error_message === 'string' ? body.error_message : '';
+    super(message || 'Unknown error');
     this.name = 'APIError';
     this.status_code = typeof body.status_code === 'number' ? body.status_code : status;
     this.request_id = typeof body.request_id === 'string' ? body.request_id : undefined;
@@ -36,6 +38,7 @@ export class APISchemaError extends Error {
         issues.push({ dataPath: String(item.dataPath ?? key), message: String(item.message ?? '') });
       }
     }
+    // For developers when there is no issue; the screen then shows the strings table's text.
     super(issues.map((i) => `${i.dataPath}: ${i.message}`).join('\n') || 'Invalid request');
     this.name = 'APISchemaError';
     this.status_code = status;

@@ -74,6 +74,13 @@ describe('HttpClient response handling', () => {
     });
   });
 
+  // The screen's text for it comes from the strings table (b2b/errorMessages.ts); message is for developers.
+  it('keeps error_message empty when the server sent none', async () => {
+    const err = await call({ status: 500, json: { error_type: 'internal_server_error' } }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(APIError);
+    expect(err).toMatchObject({ status_code: 500, error_type: 'internal_server_error', error_message: '', message: 'Unknown error' });
+  });
+
   it('maps a schema error', async () => {
     const err = await call({ status: 400, json: { body: [{ dataPath: '.email_address', message: 'is required' }] } }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(APISchemaError);

@@ -454,7 +454,10 @@ export class LoginController {
       store.dispatch({ type: 'organizationResolved', organization });
       this.deps.emit.event(EventType.B2BOrganizationsGetBySlug, { organization });
     } catch (err) {
-      this.core.fail(err, ErrorType.Default, false);
+      // The Error screen only while the lookup still decides the screen: a token from the page
+      // address may be logging the member in, or have done so already. Reported either way.
+      store.dispatch({ type: 'organizationMissing', errorType: ErrorType.Default });
+      this.core.failInline(err);
     }
   }
 

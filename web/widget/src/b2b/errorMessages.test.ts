@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { APIError, APIUnreachableError } from '../api/errors';
+import { APIError, APISchemaError, APIUnreachableError } from '../api/errors';
 import { createTranslator, mergeStrings } from '../strings/t';
 import { errorMessage, errorPayload, errorScreenMessage } from './errorMessages';
 import { ErrorType } from './state/types';
@@ -31,6 +31,20 @@ describe('errorMessage', () => {
     const de = createTranslator(mergeStrings({ 'error.client.invalidJson': 'Ungültige Antwort.' }));
     expect(errorMessage(new APIUnreachableError('invalidJson'), de)).toBe('Ungültige Antwort.');
     expect(errorMessage(new Error('boom'), t)).toBe('Something went wrong. Try again later or contact your admin for help.');
+  });
+
+  // No user-visible text outside the strings table: the server's text when it sent some, else ours.
+  it('uses the strings table when the server sent no message or no schema issue (overridable)', () => {
+    const DEFAULT = 'Something went wrong. Try again later or contact your admin for help.';
+    const bare = new APIError({ error_type: 'internal_server_error' }, 500);
+    expect(errorMessage(bare, t)).toBe(DEFAULT);
+    expect(errorMessage(new APIError({ error_type: 'internal_server_error', error_message: '' }, 500), t)).toBe(DEFAULT);
+    expect(errorMessage(new APISchemaError({}, 400), t)).toBe(DEFAULT);
+    const de = createTranslator(mergeStrings({ 'error.screen.Default': 'Etwas ist schiefgelaufen.' }));
+    expect(errorMessage(bare, de)).toBe('Etwas ist schiefgelaufen.');
+    expect(errorMessage(new APISchemaError({ body: [] }, 400), de)).toBe('Etwas ist schiefgelaufen.');
+    const issue = new APISchemaError({ body: [{ dataPath: '.email_address', message: 'is required' }] }, 400);
+    expect(errorMessage(issue, de)).toBe('.email_address: is required');
   });
 
   it('builds the onError payload from API errors', () => {

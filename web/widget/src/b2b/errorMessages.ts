@@ -12,7 +12,8 @@ export interface ErrorContext {
 
 /**
  * The text shown for a failed call (spec section 8): the strings-table entry for the server's
- * error_type when there is one, otherwise the server's error_message.
+ * error_type when there is one, otherwise the server's error_message (or schema issues), and the
+ * strings table's Default text when the server sent none: no user-visible text outside the table.
  */
 export function errorMessage(err: unknown, t: Translate, ctx: ErrorContext = {}): string {
   if (err instanceof APIError) {
@@ -21,10 +22,10 @@ export function errorMessage(err: unknown, t: Translate, ctx: ErrorContext = {})
     }
     const key = `error.api.${err.error_type}`;
     if (key in en) return t(key as StringKey);
-    return err.error_message;
+    if (err.error_message) return err.error_message;
   }
   if (err instanceof APIUnreachableError) return t(`error.client.${err.kind}`);
-  if (err instanceof APISchemaError) return err.message;
+  if (err instanceof APISchemaError && err.issues.length > 0) return err.message;
   return t('error.screen.Default');
 }
 

@@ -227,6 +227,46 @@ describe('token in the page address', () => {
     expect(ui.onError).toHaveBeenCalledWith(expect.objectContaining({ error_type: 'unable_to_auth_impersonation_token' }));
   });
 
+  /**
+   * A magic link in the page address and an organization lookup that are both held; the lookup fails
+   * with a 503 when released.
+   */
+  function landingWithFailingLookup() {
+    window.history.replaceState(null, '', '/?stytch_token_type=multi_tenant_magic_links&token=ml');
+    let login: () => void = () => undefined;
+    let lookup: () => void = () => undefined;
+    const server = acmeServer()
+      .on('POST', AUTH, () => new Promise((r) => (login = () => r(json(loggedInResponse())))))
+      .on('POST', '/b2b/organizations/search', () => new Promise((r) => (lookup = () => r(apiError(503, 'internal_server_error')))));
+    const ui = renderLogin(server);
+    return { ui, login: () => login(), lookup: () => lookup(), server };
+  }
+
+  it('a lookup that fails after the link logged the member in leaves Logged In, and is reported', async () => {
+    const { ui, login, lookup, server } = landingWithFailingLookup();
+    await vi.waitFor(() => expect(server.callsTo('/b2b/organizations/search')).toHaveLength(1));
+    login();
+    expect(await ui.findByRole('heading', { name: 'Success!' })).toBeTruthy();
+    lookup();
+    await vi.waitFor(() => expect(ui.onError).toHaveBeenCalledWith(expect.objectContaining({ error_type: 'internal_server_error', status_code: 503 })));
+    expect(ui.getByRole('heading', { name: 'Success!' })).toBeTruthy();
+    expect(ui.queryByRole('heading', { name: 'Looks like there was an error!' })).toBeNull();
+    expect(getCookie(SESSION_COOKIE)).toBe('session-token-1');
+  });
+
+  it('a lookup that fails while the link is redeemed keeps "Logging in...", and the link decides the screen', async () => {
+    const { ui, login, lookup, server } = landingWithFailingLookup();
+    expect(await ui.findByRole('heading', { name: 'Logging in...' })).toBeTruthy();
+    await vi.waitFor(() => expect(server.callsTo(AUTH)).toHaveLength(1));
+    lookup();
+    await vi.waitFor(() => expect(ui.onError).toHaveBeenCalledWith(expect.objectContaining({ error_type: 'internal_server_error' })));
+    expect(ui.getByRole('heading', { name: 'Logging in...' })).toBeTruthy();
+    login();
+    expect(await ui.findByRole('heading', { name: 'Success!' })).toBeTruthy();
+    expect(ui.onError).toHaveBeenCalledTimes(1);
+    expect(ui.onEvent).toHaveBeenCalledWith({ type: 'AUTHENTICATE_FLOW_COMPLETE', data: {} });
+  });
+
   it('leaves unknown token types and password-reset redirects alone', async () => {
     window.history.replaceState(null, '', '/?stytch_token_type=something_else&token=t');
     const ui = renderLogin(acmeServer());

@@ -49,8 +49,9 @@ export default function IdpScreens({ backend, options, t, search, bootstrap, scr
   const onEvent = (type: string, data: unknown) => options.callbacks?.onEvent?.({ type, data });
   // The server's error_message, not the login screens' catalogue text for its error_type (spec:
   // "preflight error shows the server's error_message"); it names what is wrong with the request.
+  // Without one, the login screens' text.
   const fail = (err: unknown) => {
-    const message = err instanceof APIError ? err.error_message : errorMessage(err, t);
+    const message = (err instanceof APIError && err.error_message) || errorMessage(err, t);
     options.callbacks?.onError?.(errorPayload(err, message));
     return message;
   };

@@ -158,6 +158,15 @@ describe('consent', () => {
     expect(ui.onError).toHaveBeenCalledWith(expect.objectContaining({ message: 'An impersonated session cannot authorize a connected app.', error_type: 'unauthorized_action' }));
   });
 
+  it('a preflight error without error_message shows the strings table\'s text, not an empty screen', async () => {
+    loggedIn();
+    const server = acmeServer().on('POST', '/idp/b2b/oauth/authorize/start', { status: 500, json: { status_code: 500, error_type: 'internal_server_error' } });
+    const ui = renderIdp(server, AUTHORIZE);
+    const text = 'Something went wrong. Try again later or contact your admin for help.';
+    expect(await ui.findByText(text)).toBeTruthy();
+    expect(ui.onError).toHaveBeenCalledWith(expect.objectContaining({ message: text, error_type: 'internal_server_error' }));
+  });
+
   it('forwards code_challenge_method to start and submit, so the server can refuse plain', async () => {
     loggedIn();
     const server = acmeServer()

@@ -141,4 +141,16 @@ describe('Email OTP entry', () => {
     expect(await ui.findByRole('button', { name: 'Code sent' })).toBeTruthy();
     expect(ui.getByRole('alert').textContent).toBe('');
   });
+
+  it.each([
+    ['an error without error_message', { status: 500, json: { status_code: 500, error_type: 'internal_server_error' } }],
+    ['a schema error without issues', { status: 400, json: { body: [] } }],
+  ])('a failed resend with %s shows the strings table\'s text', async (_name, reply) => {
+    const ui = await openOtpEntry();
+    ui.server.on('POST', SEND, reply);
+    fireEvent.click(ui.getByRole('button', { name: 'Resend code' }));
+    const text = 'Something went wrong. Try again later or contact your admin for help.';
+    await waitFor(() => expect(ui.getByRole('alert').textContent).toBe(text));
+    expect(ui.onError).toHaveBeenCalledWith(expect.objectContaining({ message: text }));
+  });
 });

@@ -57,6 +57,15 @@ describe('Main screen (Organization flow)', () => {
     expect(ui.queryByRole('button', { name: 'Go back' })).toBeNull();
   });
 
+  // Nothing else decides the screen here: a failed lookup is the Error screen, as before.
+  it('a failed lookup shows the default error without back, and reports it', async () => {
+    const ui = renderLogin(acmeServer().on('POST', '/b2b/organizations/search', apiError(503, 'internal_server_error')));
+    expect(await ui.findByText('Something went wrong. Try again later or contact your admin for help.')).toBeTruthy();
+    expect(ui.queryByRole('button')).toBeNull();
+    expect(ui.onError).toHaveBeenCalledTimes(1);
+    expect(ui.onError).toHaveBeenCalledWith(expect.objectContaining({ error_type: 'internal_server_error', status_code: 503 }));
+  });
+
   it('rejects an invalid email without calling the server', async () => {
     const server = acmeServer();
     const ui = renderLogin(server);

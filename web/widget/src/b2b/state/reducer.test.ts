@@ -51,6 +51,17 @@ describe('organization lookup', () => {
     expect(reducer(landing, { type: 'primaryAuthSucceeded', response: auth({}) }).screen).toBe(Screen.LoggedIn);
   });
 
+  it('a failed lookup is a Default error without back on Main, and waits for a token from the page address', () => {
+    const failed = { type: 'organizationMissing', errorType: ErrorType.Default } as const;
+    const s = run(initialState(AuthFlowType.Organization), { type: 'organizationLookupStarted' }, failed);
+    expect(s).toMatchObject({ screen: Screen.Error, error: { type: ErrorType.Default, canGoBack: false } });
+    const landing = run(initialState(AuthFlowType.Organization), { type: 'urlTokenAuthenticating', active: true },
+      { type: 'organizationLookupStarted' }, failed);
+    expect(landing).toMatchObject({ screen: Screen.Main, error: null, pending: { organization: false, urlToken: true } });
+    const loggedIn = reducer(initialState(AuthFlowType.Organization), { type: 'primaryAuthSucceeded', response: auth({}) });
+    expect(reducer(loggedIn, failed).screen).toBe(Screen.LoggedIn);
+  });
+
   it('a missing organization is ignored once another screen is shown', () => {
     const loggedIn = reducer(initialState(AuthFlowType.Organization), { type: 'primaryAuthSucceeded', response: auth({}) });
     expect(reducer(loggedIn, { type: 'organizationMissing' }).screen).toBe(Screen.LoggedIn);

@@ -89,7 +89,7 @@ export function reducer(state: WidgetState, action: Action): WidgetState {
         state.screen === Screen.Main &&
         state.flowState.type === AuthFlowType.Organization &&
         state.flowState.organization === null;
-      return applies ? toError(settled, ErrorType.Organization, false) : settled;
+      return applies ? toError(settled, action.errorType ?? ErrorType.Organization, false) : settled;
     }
     case 'emailMethodSelectionRequested':
       return withEmail(push(state, Screen.EmailMethodSelection), action.email);

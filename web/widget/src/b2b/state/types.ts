@@ -137,7 +137,8 @@ export interface WidgetState {
 export type Action =
   | { type: 'organizationLookupStarted' }
   | { type: 'organizationResolved'; organization: Organization }
-  | { type: 'organizationMissing' }
+  /** No organization by that slug, or (`errorType` Default) the lookup itself failed. */
+  | { type: 'organizationMissing'; errorType?: ErrorType }
   | { type: 'emailMethodSelectionRequested'; email: string }
   | { type: 'magicLinkSent'; email: string }
   | { type: 'otpSent'; email: string; codeExpiration: number }

@@ -1,7 +1,7 @@
 import { act, fireEvent, waitFor } from '@testing-library/react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { getCookie, IST_COOKIE, SESSION_COOKIE } from '../../../session/cookies';
-import { ACME, apiError, json, loggedInResponse } from '../../../test/fakeServer';
+import { ACME, apiError, json, loggedInResponse, type Reply } from '../../../test/fakeServer';
 import { tick } from '../../../test/harness';
 import { chunkSecret } from './TOTPEnrollmentManualScreen';
 import {
@@ -90,6 +90,49 @@ describe('TOTP enrollment', () => {
     fireEvent.click(ui.getByRole('button', { name: 'Try again' }));
     await ui.findByRole('img', { name: 'QR code for your authenticator app' });
     expect(server.callsTo(TOTP_CREATE)).toHaveLength(2);
+  });
+
+  // A live region is announced when its text changes, not when it arrives with its text (ErrorText).
+  it("the create error's alert region is in the page before the failure, empty while creating and once enrolled", async () => {
+    let answer: (r: Reply) => void = () => undefined;
+    const server = mfaServer(mfaRequired({ allowed: ['totp'] })).on('POST', TOTP_CREATE, () => new Promise<Reply>((r) => (answer = r)));
+    const ui = await loginToMfa(server);
+    await ui.findByRole('status', { name: 'Preparing your authenticator app setup' });
+    const region = ui.getByRole('alert');
+    expect(region.textContent).toBe('');
+    answer(apiError(429, 'too_many_requests', 'Slow down.'));
+    await waitFor(() => expect(region.textContent).toBe('Slow down.'));
+    expect(ui.getByRole('alert')).toBe(region);
+    server.on('POST', TOTP_CREATE, json(totpCreated()));
+    fireEvent.click(ui.getByRole('button', { name: 'Try again' }));
+    await ui.findByRole('img', { name: 'QR code for your authenticator app' });
+    expect(ui.getByRole('alert')).toBe(region);
+    expect(region.textContent).toBe('');
+  });
+
+  it('"Try again" keeps the keyboard focus in the widget: on the busy button, then on the heading', async () => {
+    const server = mfaServer(mfaRequired({ allowed: ['totp'] })).on('POST', TOTP_CREATE, apiError(429, 'too_many_requests', 'Slow down.'));
+    const ui = await loginToMfa(server);
+    await ui.findByText('Slow down.');
+    const focused = () => (ui.root.getRootNode() as ShadowRoot).activeElement;
+    let answer: (r: Reply) => void = () => undefined;
+    server.on('POST', TOTP_CREATE, () => new Promise<Reply>((r) => (answer = r)));
+    const retry = ui.getByRole('button', { name: 'Try again' });
+    retry.focus();
+    fireEvent.click(retry);
+    await waitFor(() => expect(server.callsTo(TOTP_CREATE)).toHaveLength(2));
+    expect(focused()).toBe(retry);
+    expect(retry.getAttribute('aria-busy')).toBe('true');
+    // A press while the retry runs sends nothing.
+    fireEvent.click(retry);
+    answer(apiError(429, 'too_many_requests', 'Still too many.'));
+    await ui.findByText('Still too many.');
+    expect(focused()).toBe(retry);
+    expect(server.callsTo(TOTP_CREATE)).toHaveLength(2);
+    server.on('POST', TOTP_CREATE, json(totpCreated()));
+    fireEvent.click(retry);
+    await ui.findByRole('img', { name: 'QR code for your authenticator app' });
+    expect(focused()).toBe(ui.getByRole('heading', { name: 'Scan the QR code to link your authenticator app' }));
   });
 
   it('a wrong code is refused; the right one logs in and shows the backup codes', async () => {
