@@ -272,7 +272,7 @@ func (o OriginPolicy) AllowOrigin(req *http.Request, origin string, preflight bo
 // names no project and allows nothing (OriginAllowed would read it as
 // "any project").
 func (o OriginPolicy) AllowsFor(ctx context.Context, projectID, origin string) (bool, error) {
-	if origin == o.BaseOrigin {
+	if o.BaseOrigin != "" && origin == o.BaseOrigin { // as AllowOrigin: no own origin trusts nothing
 		return true, nil
 	}
 	if projectID == "" {

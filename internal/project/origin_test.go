@@ -184,6 +184,9 @@ func TestNoOwnOriginTrustsNothing(t *testing.T) {
 					t.Errorf("AllowOrigin(%q, preflight %t) = %t, want %t", origin, pre, got, want)
 				}
 			}
+			if got, err := policy.AllowsFor(context.Background(), "", origin); err != nil || got {
+				t.Errorf("AllowsFor(no project, %q) = %t, %v; want false", origin, got, err)
+			}
 		}
 	})
 }
