@@ -26,6 +26,21 @@ func fakedFeed(t *testing.T, db *store.DB) (*changefeed.Feed, *recorder, *clock.
 	return f, rec, clk
 }
 
+// holeAtSlow leaves an insert of 'slow' in flight, commits 'fast' after
+// it and syncs, so that f watches a hole at slow's change; it returns
+// slow's commit.
+func holeAtSlow(t *testing.T, db *store.DB, f *changefeed.Feed, rec *recorder) (commit func()) {
+	t.Helper()
+	commit = inFlight(t, db, func(q store.Querier) {
+		exec(t, q, `INSERT INTO widgets (id, owner) VALUES ('slow', 'o1')`)
+	})
+	exec(t, db, `INSERT INTO widgets (id, owner) VALUES ('fast', 'o1')`)
+	if got := syncTake(t, f, rec); !slices.Equal(got, []string{"widgets:member:fast"}) {
+		t.Fatalf("first sync dispatched %v", got)
+	}
+	return commit
+}
+
 // A transaction that commits promptly into a hole while this process
 // cannot poll (the database unreachable, the process paused) for longer
 // than GapWait is delivered by the first sync after: the feed used to give
@@ -35,13 +50,7 @@ func fakedFeed(t *testing.T, db *store.DB) (*changefeed.Feed, *recorder, *clock.
 func TestHoleFilledDuringAStallIsDelivered(t *testing.T) {
 	db := storetest.Postgres(t)
 	f, rec, clk := fakedFeed(t, db)
-	commit := inFlight(t, db, func(q store.Querier) {
-		exec(t, q, `INSERT INTO widgets (id, owner) VALUES ('slow', 'o1')`)
-	})
-	exec(t, db, `INSERT INTO widgets (id, owner) VALUES ('fast', 'o1')`)
-	if got := syncTake(t, f, rec); !slices.Equal(got, []string{"widgets:member:fast"}) {
-		t.Fatalf("first sync dispatched %v", got)
-	}
+	commit := holeAtSlow(t, db, f, rec)
 	commit()
 	clk.Advance(changefeed.GapWait + time.Second) // no sync all that while
 	if got := syncTake(t, f, rec); !slices.Equal(got, []string{"*", "widgets:member:slow"}) {
@@ -61,13 +70,7 @@ func TestHoleFilledDuringAStallIsDelivered(t *testing.T) {
 func TestHoleIsReadBeforeItIsGivenUp(t *testing.T) {
 	db := storetest.Postgres(t)
 	f, rec, clk := fakedFeed(t, db)
-	commit := inFlight(t, db, func(q store.Querier) {
-		exec(t, q, `INSERT INTO widgets (id, owner) VALUES ('slow', 'o1')`)
-	})
-	exec(t, db, `INSERT INTO widgets (id, owner) VALUES ('fast', 'o1')`)
-	if got := syncTake(t, f, rec); !slices.Equal(got, []string{"widgets:member:fast"}) {
-		t.Fatalf("first sync dispatched %v", got)
-	}
+	commit := holeAtSlow(t, db, f, rec)
 	// Polls keep going while the transaction is open...
 	for elapsed := time.Duration(0); elapsed < changefeed.GapWait; elapsed += 10 * time.Second {
 		clk.Advance(10 * time.Second)

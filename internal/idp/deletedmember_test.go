@@ -1,7 +1,6 @@
 package idp_test
 
 import (
-	"context"
 	"net/http"
 	"testing"
 
@@ -18,15 +17,8 @@ func TestInactiveMembersTokensAreRefusedAtOnce(t *testing.T) {
 		id, secret := f.client("first_party", map[string]any{"full_access_allowed": true})
 		tok := f.grant(id, secret, "openid", "email", "offline_access", "full_access")
 		at, rt := tok.Body["access_token"].(string), tok.Body["refresh_token"].(string)
-		setStatus := func(status string) {
-			t.Helper()
-			if _, err := e.App.DB.ExecContext(context.Background(), `UPDATE members SET status = $1 WHERE member_id = $2`,
-				status, f.member); err != nil {
-				t.Fatal(err)
-			}
-		}
 		for _, status := range []string{"deleted", "pending"} {
-			setStatus(status)
+			f.setStatus(status)
 			oauthErr(t, f.userinfo(at), 401, "invalid_token")
 			if f.active(id, secret, at) || f.active(id, secret, rt) {
 				t.Fatalf("%s member: a token introspects as active", status)
@@ -34,7 +26,7 @@ func TestInactiveMembersTokensAreRefusedAtOnce(t *testing.T) {
 			apptest.Want(t, exchangeAccessToken(e, at), 401, "oauth_access_token_exchange_token_invalid_grant")
 		}
 		// Only the status refused them: nothing was revoked.
-		setStatus("active")
+		f.setStatus("active")
 		apptest.Want(t, f.userinfo(at), 200, "")
 	})
 }

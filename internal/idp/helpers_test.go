@@ -46,6 +46,16 @@ func setup(t *testing.T, e *apptest.Env) *fixture {
 	return f
 }
 
+// setStatus sets the member's status in the database directly, as a
+// deletion or a deactivation elsewhere would leave it.
+func (f *fixture) setStatus(status string) {
+	f.t.Helper()
+	if _, err := f.e.App.DB.ExecContext(context.Background(), `UPDATE members SET status = $1 WHERE member_id = $2`,
+		status, f.member); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
 func (f *fixture) client(typ string, extra map[string]any) (id, secret string) {
 	f.t.Helper()
 	body := map[string]any{"client_type": typ, "client_name": "RP " + typ, "redirect_urls": []string{rpURL},

@@ -1,7 +1,6 @@
 package idp_test
 
 import (
-	"context"
 	"net/url"
 	"testing"
 
@@ -17,20 +16,13 @@ func TestRevokeEndsAnInactiveMembersTokens(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		f := setup(t, e)
 		id, secret := f.client("third_party", nil)
-		setStatus := func(status string) {
-			t.Helper()
-			if _, err := e.App.DB.ExecContext(context.Background(), `UPDATE members SET status = $1 WHERE member_id = $2`,
-				status, f.member); err != nil {
-				t.Fatal(err)
-			}
-		}
 		for _, status := range []string{"deleted", "pending"} {
 			one := f.grant(id, secret, "openid", "offline_access") // its access token is revoked
 			two := f.grant(id, secret, "openid", "offline_access") // its refresh token is revoked
-			setStatus(status)
+			f.setStatus(status)
 			apptest.Want(t, f.form("/oauth2/revoke", id, secret, url.Values{"token": {one.Body["access_token"].(string)}}), 200, "")
 			apptest.Want(t, f.form("/oauth2/revoke", id, secret, url.Values{"token": {two.Body["refresh_token"].(string)}}), 200, "")
-			setStatus("active")
+			f.setStatus("active")
 			if f.active(id, secret, one.Body["access_token"].(string)) {
 				t.Fatalf("%s member: the revoked access token works again once the member is active", status)
 			}

@@ -91,17 +91,7 @@ func TestGroupRolesChangeNeedsTheOrganizationPermission(t *testing.T) {
 func TestRotationOfAConnectionMappingRolesNeedsTheOrganizationPermission(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		setSCIMRoles(t, e)
-		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
-		id, token, _ := connection(t, e, org, nil)
-		r := scimDo(e, http.MethodPost, id, "/Groups", token, map[string]any{"displayName": "Admins"})
-		admins := r.Body["id"].(string)
-		session := func(email, role string) string {
-			apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members",
-				map[string]any{"email_address": email, "roles": []string{role}}), 200, "")
-			tok, _ := e.LoginByEmailOTP(org, email)
-			return tok
-		}
-		scimAdmin, rolesAdmin := session("sam@acme.test", "scim_admin"), session("rita@acme.test", "roles_admin")
+		org, id, admins, scimAdmin, rolesAdmin := mappedConnection(t, e, "acme", "acme.test")
 		const field = "scim_group_implicit_role_assignments"
 		assign := func(list []any) {
 			t.Helper()
@@ -186,18 +176,7 @@ func TestTokenStepsAndDeletionOfAConnectionMappingRolesNeedTheOrganizationPermis
 		}
 		const field = "scim_group_implicit_role_assignments"
 		for _, f := range faces {
-			org := e.CreateOrg("acme-"+f.name, "NOT_ALLOWED", nil)
-			id, token, _ := connection(t, e, org, nil)
-			r := scimDo(e, http.MethodPost, id, "/Groups", token, map[string]any{"displayName": "Admins"})
-			admins := r.Body["id"].(string)
-			session := func(email, role string) string {
-				apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members",
-					map[string]any{"email_address": email, "roles": []string{role}}), 200, "")
-				tok, _ := e.LoginByEmailOTP(org, email)
-				return tok
-			}
-			scimAdmin := session("sam@"+f.name+".test", "scim_admin")
-			rolesAdmin := session("rita@"+f.name+".test", "roles_admin")
+			org, id, admins, scimAdmin, rolesAdmin := mappedConnection(t, e, "acme-"+f.name, f.name+".test")
 			path := "/v1/b2b/scim/" + org + "/connection/" + id
 			assign := func(list []any) {
 				t.Helper()
@@ -258,8 +237,8 @@ func TestTokenStepsAndDeletionOfAConnectionMappingRolesNeedTheOrganizationPermis
 			}
 
 			// roles_admin may delete one mapping roles.
-			id, token, _ = connection(t, e, org, nil)
-			r = scimDo(e, http.MethodPost, id, "/Groups", token, map[string]any{"displayName": "Admins"})
+			id, token, _ := connection(t, e, org, nil)
+			r := scimDo(e, http.MethodPost, id, "/Groups", token, map[string]any{"displayName": "Admins"})
 			path = "/v1/b2b/scim/" + org + "/connection/" + id
 			assign([]any{map[string]any{"role_id": "stytch_admin", "group_id": r.Body["id"].(string)}})
 			if r := f.step(org, id, "delete", scimAdmin); r.Status != 403 || r.ErrType() != "unauthorized_action" {
@@ -287,4 +266,25 @@ func setSCIMRoles(t *testing.T, e *apptest.Env) {
 	if _, err := e.App.RBAC.SetCustom(t.Context(), e.Project.Project.ID, pol); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// mappedConnection creates organization name with a SCIM connection and
+// its group "Admins", and logs in two members of domain: sam, allowed only
+// stytch.scim (scim_admin), and rita, allowed the organization's
+// implicit-roles settings (roles_admin); setSCIMRoles makes both roles.
+// It returns the organization, the connection, the group and the two
+// members' session tokens.
+func mappedConnection(t *testing.T, e *apptest.Env, name, domain string) (org, id, admins, scimAdmin, rolesAdmin string) {
+	t.Helper()
+	org = e.CreateOrg(name, "NOT_ALLOWED", nil)
+	id, token, _ := connection(t, e, org, nil)
+	r := scimDo(e, http.MethodPost, id, "/Groups", token, map[string]any{"displayName": "Admins"})
+	admins = r.Body["id"].(string)
+	session := func(email, role string) string {
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/organizations/"+org+"/members",
+			map[string]any{"email_address": email, "roles": []string{role}}), 200, "")
+		tok, _ := e.LoginByEmailOTP(org, email)
+		return tok
+	}
+	return org, id, admins, session("sam@"+domain, "scim_admin"), session("rita@"+domain, "roles_admin")
 }
