@@ -280,6 +280,11 @@ func (c Config) Validate() error {
 	if c.BreachAPIURL != "off" {
 		if u, err := url.Parse(c.BreachAPIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("LATCHKEY_BREACH_API_URL %q must be an absolute http(s) URL or \"off\"", c.BreachAPIURL))
+		} else if u.Scheme == "http" && !outbound.IsLoopbackHost(u.Hostname()) {
+			// As for the SMS gateway: anyone on a plain-http path could
+			// answer for the breach service, making any password look
+			// breached (refused) or a breached one look clean.
+			errs = append(errs, fmt.Errorf("LATCHKEY_BREACH_API_URL %q must use https (http only to a loopback host)", c.BreachAPIURL))
 		}
 	}
 	if _, err := httpapi.ParseTrustedProxies(c.TrustedProxies); err != nil {

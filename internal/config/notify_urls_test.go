@@ -116,3 +116,24 @@ func TestValidateJudgesSenderAndAccountSIDAsTheSendersDo(t *testing.T) {
 		}
 	}
 }
+
+// The breach service's answers decide whether a password is refused, so
+// plain http is allowed only to a loopback host (a local mirror, tests).
+func TestBreachAPIURLNeedsHTTPSOffLoopback(t *testing.T) {
+	t.Parallel()
+	for u, ok := range map[string]bool{
+		"https://api.pwnedpasswords.com": true, "http://127.0.0.1:8089": true, "http://localhost:8089/range": true,
+		"http://[::1]:8089": true, "off": true,
+		"http://api.pwnedpasswords.com": false, "http://10.0.0.5:8089": false, "HTTP://mirror.example": false,
+	} {
+		c := Defaults()
+		c.BreachAPIURL = u
+		err := c.Validate()
+		if ok && err != nil {
+			t.Errorf("LATCHKEY_BREACH_API_URL=%s refused: %v", u, err)
+		}
+		if !ok && (err == nil || !strings.Contains(err.Error(), "LATCHKEY_BREACH_API_URL")) {
+			t.Errorf("LATCHKEY_BREACH_API_URL=%s: Validate = %v, want a refusal naming it", u, err)
+		}
+	}
+}

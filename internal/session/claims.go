@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -288,12 +289,19 @@ func (s *Service) writeClaims(ctx context.Context, ms *MemberSession, claims map
 		if err := s.db.LockRow(ctx, q, "member_sessions", "member_session_id", ms.MemberSessionID); err != nil {
 			return err
 		}
+		// Live by the clock too: the session was checked from memory, which
+		// on a replica may be up to a second behind a revocation or a
+		// shorter expiry written on another, and an expired row must not
+		// be revived by an extension (nor take claims and answer 200).
 		var stored string
-		err := q.QueryRowContext(ctx, `SELECT custom_claims FROM member_sessions WHERE member_session_id = $1 AND revoked_at IS NULL`,
-			ms.MemberSessionID).Scan(&stored)
+		err := q.QueryRowContext(ctx, `SELECT custom_claims FROM member_sessions WHERE member_session_id = $1
+			AND revoked_at IS NULL AND expires_at > $2`, ms.MemberSessionID, store.Millis(now)).Scan(&stored)
 		if err != nil {
 			if err = store.MapError(err); errors.Is(err, store.ErrNotFound) {
-				return apierr.Wrap(apierr.SessionNotFound, err) // revoked since it was read
+				// Revoked or expired since it was read: this process's
+				// copies are stale, dropped now (as an extension's refusal).
+				s.feed.Invalidate(changefeed.Event{Table: "member_sessions", Scope: changefeed.Session, Key: ms.MemberSessionID})
+				return apierr.Wrap(apierr.SessionNotFound, err)
 			}
 			return err
 		}

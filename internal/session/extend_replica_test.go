@@ -11,8 +11,8 @@ import (
 	"github.com/latchkey/latchkey/internal/store"
 )
 
-// A check that extends a session (session_duration_minutes) writes the new
-// expiry before answering; the session itself was checked from memory,
+// A check that extends a session (session_duration_minutes) or sets its
+// custom claims writes them before answering; the session itself was checked from memory,
 // which on a replica may be up to a second behind a change made on
 // another. The extension must not turn that second into a 200 with an
 // expiry never stored and a fresh JWT: a session revoked, or already
@@ -50,6 +50,16 @@ func TestExtendingASessionChangedOnAnotherReplica(t *testing.T) {
 			}},
 			{"sdk", func(held string) apptest.Resp {
 				return e1.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{"session_duration_minutes": 30}, held)
+			}},
+			// Custom claims are written (with the extension, if any) under
+			// the row's lock, which must find the row live too.
+			{"claims", func(held string) apptest.Resp {
+				return e1.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": held,
+					"session_duration_minutes": 600, "session_custom_claims": map[string]any{"plan": "gold"}})
+			}},
+			{"claims-only", func(held string) apptest.Resp {
+				return e1.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": held,
+					"session_custom_claims": map[string]any{"plan": "gold"}})
 			}},
 		}
 		for _, face := range faces {
