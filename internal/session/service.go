@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -223,7 +222,9 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 	if err != nil {
 		return nil, err
 	}
-	factors := append(slices.Clone(p.Prior), p.Factor)
+	// The session's own copy: Prior may be a cached session's factors,
+	// which the start hooks below must not write into (Factor.clone).
+	factors := cloneFactors(p.Prior, p.Factor)
 	if err := checkImpersonated(&p, factors); err != nil {
 		return nil, err
 	}
