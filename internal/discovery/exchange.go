@@ -386,7 +386,13 @@ type SessionExchangeParams struct {
 // factors would let that admin log in as a member of any other
 // organization with the same address. Without a factor that carries, an
 // existing member gets an IST and primary_required (the current session
-// stays), and no member is created.
+// stays).
+//
+// It never creates a member (sessionExchangeMember): the API family's
+// exchange accepts an invite but does not JIT-provision by email domain or
+// OAuth tenant; joining that way is discovery's intermediate session
+// exchange (Exchange), which only offers organizations where the domain
+// or tenant is vouched for.
 func (s *Service) SessionExchange(ctx context.Context, x SessionExchangeParams) (*session.AuthResponse, error) {
 	duration, err := session.DurationMinutes(ctx, x.Project, x.DurationMinutes)
 	if err != nil {
@@ -409,12 +415,12 @@ func (s *Service) SessionExchange(ctx context.Context, x SessionExchangeParams) 
 		if err != nil {
 			return organization.NotFound(err, apierr.OrganizationNotFound)
 		}
-		if len(carried) == 0 {
-			out, err = s.primaryRequired(ctx, q, x.Project, org, email)
+		m, err := s.sessionExchangeMember(ctx, q, org, email)
+		if err != nil {
 			return err
 		}
-		m, err := s.memberFor(ctx, q, x.Project, org, email, carried)
-		if err != nil {
+		if len(carried) == 0 {
+			out, err = s.d.Sessions.RequirePrimary(ctx, q, session.CompleteParams{Project: x.Project, Organization: org, Member: m})
 			return err
 		}
 		out, err = s.complete(ctx, q, x.Project, org, m, carried, duration, x.CustomClaims)
@@ -432,20 +438,23 @@ func (s *Service) SessionExchange(ctx context.Context, x SessionExchangeParams) 
 	return out, publicErr(err, "session exchange")
 }
 
-// primaryRequired answers a session exchange that carries no factor into
-// org: the member with email must log in there (an IST, primary_required).
-// Someone who is not a member cannot be admitted on that session's word.
-func (s *Service) primaryRequired(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization,
-	email string) (*session.AuthResponse, error) {
+// sessionExchangeMember finds the member with email in org for a session
+// exchange: an existing one (active, invited or pending; a deleted one is
+// refused as memberFor refuses it), never a new one. A non-member gets the
+// same answer whatever the session's factors, so the answer says nothing
+// about the organization's JIT rules.
+func (s *Service) sessionExchangeMember(ctx context.Context, q store.Querier, org *organization.Organization,
+	email string) (*organization.Member, error) {
 	m, err := s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, email)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		return nil, apierr.New(apierr.UnauthorizedAction).WithMessage(
-			"This session's login does not carry over to another organization: log in to it directly.")
+		return nil, apierr.New(apierr.MemberNotFound).WithMessage(
+			"This session's member is not a member of that organization: sessions/exchange moves only to an organization " +
+				"the member belongs to or is invited to. To join one, log in to it directly or through discovery.")
 	case err != nil:
 		return nil, err
 	case m.Status == organization.StatusDeleted:
 		return nil, apierr.New(apierr.InactiveMember)
 	}
-	return s.d.Sessions.RequirePrimary(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m})
+	return m, nil
 }

@@ -171,6 +171,11 @@ func (h Handlers) Exchange(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Named before the caller is looked at: a missing field spends no IST
+	// and runs no session check (which would count a failure).
+	if err := httpapi.Required("organization_id", req.OrganizationID); err != nil {
+		return nil, err
+	}
 	claims, err := req.Claims(r)
 	if err != nil {
 		return nil, err
@@ -184,6 +189,11 @@ func (h Handlers) Exchange(r *http.Request) (any, error) {
 func (h Handlers) SessionExchange(r *http.Request) (any, error) {
 	req, p, err := decode(r)
 	if err != nil {
+		return nil, err
+	}
+	// Named before the caller is looked at: a missing field spends no IST
+	// and runs no session check (which would count a failure).
+	if err := httpapi.Required("organization_id", req.OrganizationID); err != nil {
 		return nil, err
 	}
 	claims, err := req.Claims(r)

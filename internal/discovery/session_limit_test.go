@@ -18,7 +18,10 @@ import (
 func TestSessionFailuresCountedInDiscovery(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
-		other := e.CreateOrg("beta", "ALL_ALLOWED", nil)
+		// ada is a member of both: sessions/exchange moves only between
+		// organizations the member belongs to.
+		other := e.CreateOrg("beta", "NOT_ALLOWED", nil)
+		e.CreateMember(other, "ada@acme.test")
 		valid, _ := e.LoginByEmailOTP(org, "ada@acme.test")
 		exchange := func(tok string) apptest.Resp {
 			return e.SDK(http.MethodPost, "/b2b/sessions/exchange", map[string]any{"organization_id": other}, tok)

@@ -153,7 +153,8 @@ func TestOAuthLoginWithoutAVerifiedAddressDoesNotCarry(t *testing.T) {
 				if n := e.Count(`SELECT COUNT(*) FROM member_sessions WHERE member_id = $1`, inBeta); n != 0 {
 					t.Fatalf("%d sessions in beta", n)
 				}
-				apptest.Want(t, exchange(e, open, token), http.StatusForbidden, "unauthorized_action")
+				// sessions/exchange admits no one new, whatever the factors.
+				apptest.Want(t, exchange(e, open, token), http.StatusNotFound, "member_not_found")
 				if got, _ := e.EmailsOf(map[string]any{"organization_ids": []string{open}}); len(got) != 0 {
 					t.Fatalf("members of %s: %v", open, got)
 				}

@@ -44,6 +44,71 @@ func TestDurationMinutesByFace(t *testing.T) {
 	}
 }
 
+// A project default longer than the SDK maximum (both are the operator's
+// settings) is capped at that maximum on the SDK face when the login asks
+// for no duration, so the SDK face never starts a session it would refuse
+// to be asked for; the backend face (and a Go caller) keeps the default.
+func TestDefaultDurationCappedOnTheSDKFace(t *testing.T) {
+	p := &project.Project{ID: "project-test-1", SessionDurationMinutes: 10080, SDKMaxSessionDurationMinutes: 1440}
+	sdk := project.WithCaller(context.Background(), project.Caller{Project: p})
+	backend := project.WithCaller(context.Background(), project.Caller{Project: p, Backend: true})
+	zero := 0
+	cases := []struct {
+		name string
+		ctx  context.Context
+		in   *int
+		want int
+	}{
+		{"SDK, none asked", sdk, nil, 1440},
+		{"SDK, zero", sdk, &zero, 1440},
+		{"backend, none asked", backend, nil, 10080},
+		{"backend, zero", backend, &zero, 10080},
+		{"no caller, none asked", context.Background(), nil, 10080},
+	}
+	for _, c := range cases {
+		if got, err := session.DurationMinutes(c.ctx, p, c.in); err != nil || got != c.want {
+			t.Errorf("%s: %d, %v; want %d", c.name, got, err, c.want)
+		}
+	}
+}
+
+// The same through the API: with a week's default, an SDK login that asks
+// for no duration gets a day's session, a backend login the week.
+func TestDefaultDurationCappedOnTheSDKLogin(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		week := 10080
+		if _, err := e.App.Projects.Update(t.Context(), e.Project.Project.ID, project.Update{SessionDurationMinutes: &week}); err != nil {
+			t.Fatal(err)
+		}
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		expiry := func(body map[string]any) time.Duration {
+			t.Helper()
+			exp, err := time.Parse(time.RFC3339, body["member_session"].(map[string]any)["expires_at"].(string))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return exp.Sub(e.Clock.Now())
+		}
+		apptest.Want(t, e.SendCode(org, "ada@acme.test"), 200, "")
+		_, codes := e.LastMail("ada@acme.test")
+		r := e.SDK(http.MethodPost, "/b2b/otps/email/authenticate", map[string]any{"email_address": "ada@acme.test",
+			"organization_id": org, "code": codes[0]}, "")
+		apptest.Want(t, r, 200, "")
+		if got, want := expiry(r.Data()), time.Duration(e.Project.Project.SDKMaxSessionDurationMinutes)*time.Minute; got != want {
+			t.Errorf("SDK login without a duration: %v, want %v", got, want)
+		}
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/otps/email/login_or_signup",
+			map[string]any{"organization_id": org, "email_address": "bob@acme.test"}), 200, "")
+		_, codes = e.LastMail("bob@acme.test")
+		r = e.Backend(http.MethodPost, "/v1/b2b/otps/email/authenticate",
+			map[string]any{"organization_id": org, "email_address": "bob@acme.test", "code": codes[0]})
+		apptest.Want(t, r, 200, "")
+		if got, want := expiry(r.Body), time.Duration(week)*time.Minute; got != want {
+			t.Errorf("backend login without a duration: %v, want %v", got, want)
+		}
+	})
+}
+
 // Every SDK-face path that takes session_duration_minutes refuses one over
 // the project's SDK maximum (invalid_session_duration, before spending a
 // one-time secret), accepts the maximum, and follows a change of it; the

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -112,16 +111,25 @@ func New(db *store.DB, c clock.Clock, orgs *organization.Store, keys Keys, feed 
 // it (invalid_session_duration, "exceeds the maximum session duration
 // allowed for this project"), not clamped: a session quietly shorter
 // than the integrator configured would surprise them later. The backend
-// face keeps the full range. A context without a caller (a Go caller, not
-// a request) is not the SDK face.
+// face keeps the full range. A login that asks for no duration gets the
+// project's default, capped at the SDK maximum on the SDK face. A context
+// without a caller (a Go caller, not a request) is not the SDK face.
 func DurationMinutes(ctx context.Context, p *project.Project, requested *int) (int, error) {
+	c := project.CallerFrom(ctx)
+	sdk := c.Project != nil && !c.Backend
 	if requested == nil || *requested == 0 {
+		// The project's default may be longer than its SDK maximum (both
+		// are the operator's): the SDK face never starts a session longer
+		// than it would accept being asked for.
+		if sdk && p.SDKMaxSessionDurationMinutes > 0 && p.SessionDurationMinutes > p.SDKMaxSessionDurationMinutes {
+			return p.SDKMaxSessionDurationMinutes, nil
+		}
 		return p.SessionDurationMinutes, nil
 	}
 	if *requested < MinDurationMinutes || *requested > MaxDurationMinutes {
 		return 0, apierr.New(apierr.InvalidSessionDuration)
 	}
-	if c := project.CallerFrom(ctx); c.Project != nil && !c.Backend && *requested > p.SDKMaxSessionDurationMinutes {
+	if sdk && *requested > p.SDKMaxSessionDurationMinutes {
 		return 0, apierr.New(apierr.InvalidSessionDuration).WithMessage(fmt.Sprintf("The submitted session duration "+
 			"exceeds the maximum session duration allowed for this project: %d minutes through the SDK.", p.SDKMaxSessionDurationMinutes))
 	}
@@ -223,7 +231,9 @@ func (s *Service) Complete(ctx context.Context, q store.Querier, p CompleteParam
 	if err != nil {
 		return nil, err
 	}
-	factors := append(slices.Clone(p.Prior), p.Factor)
+	// The session's own copy: Prior may be a cached session's factors,
+	// which the start hooks below must not write into (Factor.clone).
+	factors := cloneFactors(p.Prior, p.Factor)
 	if err := checkImpersonated(&p, factors); err != nil {
 		return nil, err
 	}

@@ -44,9 +44,10 @@ func TestSSOLoginStaysInItsOrganization(t *testing.T) {
 			t.Fatalf("discovered with the SSO session: %v", got)
 		}
 
-		// Where the address is no member, nobody is admitted on its word.
+		// Where the address is no member, nobody is admitted on its word
+		// (sessions/exchange admits no one new, whatever the factors).
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/exchange", map[string]any{"organization_id": open,
-			"session_duration_minutes": 60}, token), 403, "unauthorized_action")
+			"session_duration_minutes": 60}, token), 404, "member_not_found")
 		if got, _ := e.EmailsOf(map[string]any{"organization_ids": []string{open}}); len(got) != 0 {
 			t.Fatalf("members of %s after the refused exchange: %v", open, got)
 		}
