@@ -135,7 +135,7 @@ func (a *App) wireModules() error {
 	a.Orgs.AddDeletionHook(a.SSO)
 	// An organization's deletion ends its SCIM connection's bearer tokens:
 	// audited as the connection's own deletion is.
-	a.Orgs.AddDeletionAuditor(scimSvc)
+	a.Orgs.AddDeletionHook(scimSvc)
 	// A deleted member's OIDC provider tokens go with the deletion.
 	a.Orgs.AddMemberDeletionHook(a.SSO)
 	a.Impersonation = impersonation.New(impersonation.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Orgs: a.Orgs,

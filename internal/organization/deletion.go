@@ -7,33 +7,21 @@ import (
 )
 
 // DeletionHook is told, inside an organization's deletion transaction and
-// before its row goes, that the organization is being deleted: a module
-// whose rows in other organizations depend on it (SSO's external
-// connections) removes them and refreshes those organizations' answers,
-// which the database's cascades alone would leave stale.
+// before its row goes, that the organization is being deleted and who
+// deletes it (by): a module whose rows in other organizations depend on it
+// (SSO's external connections) removes them and refreshes those
+// organizations' answers, which the database's cascades alone would leave
+// stale; a module whose audited credentials the cascade ends (a SCIM
+// connection's bearer token) records their end, naming by, as its own
+// deletion route would. Either commits with the deletion or not at all: a
+// failing hook fails the deletion.
 type DeletionHook interface {
-	BeforeOrganizationDelete(ctx context.Context, q store.Querier, projectID, orgID string) error
+	BeforeOrganizationDelete(ctx context.Context, q store.Querier, projectID, orgID string, by Actor) error
 }
 
 // AddDeletionHook registers hooks. The composition root calls it once,
 // before serving.
 func (s *Store) AddDeletionHook(h ...DeletionHook) { s.deletion = append(s.deletion, h...) }
-
-// DeletionAuditor is told, inside an organization's deletion transaction,
-// after the deletion hooks and before the organization's row goes, who
-// deletes it: a module whose audited credentials the deletion's cascade
-// ends (a SCIM connection's bearer token) records their end there, as its
-// own deletion route would, so the events commit with the deletion or not
-// at all. A failing auditor fails the deletion.
-type DeletionAuditor interface {
-	AuditOrganizationDelete(ctx context.Context, q store.Querier, projectID, orgID string, by Actor) error
-}
-
-// AddDeletionAuditor registers auditors. The composition root calls it
-// once, before serving.
-func (s *Store) AddDeletionAuditor(a ...DeletionAuditor) {
-	s.deletionAudit = append(s.deletionAudit, a...)
-}
 
 // MemberDeletionHook is told, inside a member's deletion transaction
 // (DeleteMember) and after the member is marked deleted, that the member

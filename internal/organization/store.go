@@ -29,9 +29,6 @@ type Store struct {
 	deletion   []DeletionHook       // see AddDeletionHook
 	guards     []PurgeGuard         // see AddPurgeGuard
 	audit      Auditor              // see UseAudit; nil records nothing
-	// deletionAudit record what an organization's deletion ends
-	// (AddDeletionAuditor).
-	deletionAudit []DeletionAuditor
 	// memberDeletion are told of member deletions (AddMemberDeletionHook).
 	memberDeletion []MemberDeletionHook
 	// connSessions ends sessions by SSO connection (UseConnectionSessions).
@@ -360,21 +357,15 @@ func conflictError(err error) error {
 // Delete removes the organization with its members and sessions; by is
 // who deletes it. The organization's row is locked first, then the
 // deletion hooks run (they lock other organizations' rows after it, in the
-// order every SSO change takes), then the deletion auditors record what
-// the deletion ends, then the row goes with everything that cascades from
-// it.
+// order every SSO change takes, and record what the deletion ends), then
+// the row goes with everything that cascades from it.
 func (s *Store) Delete(ctx context.Context, projectID, orgID string, by Actor) error {
 	return s.db.Tx(ctx, func(q store.Querier) error {
 		if err := s.db.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil {
 			return err
 		}
 		for _, h := range s.deletion {
-			if err := h.BeforeOrganizationDelete(ctx, q, projectID, orgID); err != nil {
-				return fmt.Errorf("organization: delete %s: %w", orgID, err)
-			}
-		}
-		for _, a := range s.deletionAudit {
-			if err := a.AuditOrganizationDelete(ctx, q, projectID, orgID, by); err != nil {
+			if err := h.BeforeOrganizationDelete(ctx, q, projectID, orgID, by); err != nil {
 				return fmt.Errorf("organization: delete %s: %w", orgID, err)
 			}
 		}

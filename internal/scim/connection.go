@@ -176,14 +176,14 @@ func (s *Service) recordToken(ctx context.Context, q store.Querier, c *conn, cha
 	return clientsecret.Record(ctx, q, a, ch)
 }
 
-// AuditOrganizationDelete records the end of the organization's
+// BeforeOrganizationDelete records the end of the organization's
 // connection's bearer tokens, which the organization's deletion cascades
 // away, as deleting the connection itself records it
-// (organization.DeletionAuditor): in the deletion's transaction, naming
+// (organization.DeletionHook): in the deletion's transaction, naming
 // who deletes it. The organization's row is locked already, and every
 // connection write takes it first, so the connection read is the one
 // that goes.
-func (s *Service) AuditOrganizationDelete(ctx context.Context, q store.Querier, projectID, orgID string, by organization.Actor) error {
+func (s *Service) BeforeOrganizationDelete(ctx context.Context, q store.Querier, projectID, orgID string, by organization.Actor) error {
 	c, err := s.orgConn(ctx, q, projectID, orgID)
 	if apierr.Is(err, apierr.NoActiveSCIMConnection) {
 		return nil

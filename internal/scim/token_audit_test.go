@@ -107,14 +107,14 @@ func TestBearerTokenChangesAreAudited(t *testing.T) {
 	})
 }
 
-// failOnce is an organization.DeletionAuditor, registered after SCIM's,
+// failOnce is an organization.DeletionHook, registered after SCIM's,
 // whose first call fails the deletion it runs in.
 type failOnce struct {
 	mu     sync.Mutex
 	failed bool
 }
 
-func (f *failOnce) AuditOrganizationDelete(context.Context, store.Querier, string, string, organization.Actor) error {
+func (f *failOnce) BeforeOrganizationDelete(context.Context, store.Querier, string, string, organization.Actor) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.failed {
@@ -152,7 +152,7 @@ func TestOrganizationDeletionAuditsItsConnectionsToken(t *testing.T) {
 		// A deletion that fails after SCIM's record keeps the connection
 		// and records nothing.
 		fail := &failOnce{}
-		e.App.Orgs.AddDeletionAuditor(fail)
+		e.App.Orgs.AddDeletionHook(fail)
 		kept := newOrg("kept")
 		if r := e.Backend(http.MethodDelete, "/v1/b2b/organizations/"+kept.id, nil); r.Status != http.StatusInternalServerError {
 			t.Fatalf("deletion with a failing auditor: %d %s", r.Status, r.Raw)

@@ -116,7 +116,7 @@ func (s *Service) eachDependent(ctx context.Context, q store.Querier, where, arg
 // (organization.DeletionHook): the database would cascade them, but
 // their organizations' sso_active_connections and default would still
 // name them.
-func (s *Service) BeforeOrganizationDelete(ctx context.Context, q store.Querier, _, orgID string) error {
+func (s *Service) BeforeOrganizationDelete(ctx context.Context, q store.Querier, _, orgID string, _ organization.Actor) error {
 	return s.removeDependents(ctx, q,
 		`source_connection_id IN (SELECT connection_id FROM sso_connections WHERE organization_id = $1)`, orgID)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/store"
 	"github.com/latchkey/latchkey/internal/store/storetest"
 )
@@ -32,7 +33,7 @@ func TestExternalCreateDuringSourceOrganizationDeletion(t *testing.T) {
 		if err := e.App.DB.LockRow(ctx, q, "organizations", "organization_id", s.orgID); err != nil {
 			return err
 		}
-		return e.App.SSO.BeforeOrganizationDelete(ctx, q, projectID, s.orgID)
+		return e.App.SSO.BeforeOrganizationDelete(ctx, q, projectID, s.orgID, organization.Actor{})
 	}, func() error {
 		created = e.Backend(http.MethodPost, "/v1/b2b/sso/external/"+target,
 			map[string]any{"external_organization_id": s.orgID, "external_connection_id": s.connID})
