@@ -278,13 +278,12 @@ func (c Config) Validate() error {
 			"and LATCHKEY_ARGON2_MEMORY_KIB between 8 per lane and 1048576"))
 	}
 	if c.BreachAPIURL != "off" {
-		if u, err := url.Parse(c.BreachAPIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, fmt.Errorf("LATCHKEY_BREACH_API_URL %q must be an absolute http(s) URL or \"off\"", c.BreachAPIURL))
-		} else if u.Scheme == "http" && !outbound.IsLoopbackHost(u.Hostname()) {
-			// As for the SMS gateway: anyone on a plain-http path could
-			// answer for the breach service, making any password look
-			// breached (refused) or a breached one look clean.
-			errs = append(errs, fmt.Errorf("LATCHKEY_BREACH_API_URL %q must use https (http only to a loopback host)", c.BreachAPIURL))
+		// The rule of every URL whose answers this server trusts
+		// (outbound.CheckURL): anyone on a plain-http path could answer for
+		// the breach service, making any password look breached (refused)
+		// or a breached one look clean.
+		if err := outbound.CheckURL(c.BreachAPIURL); err != nil {
+			errs = append(errs, fmt.Errorf("LATCHKEY_BREACH_API_URL %q %v, or \"off\"", c.BreachAPIURL, err))
 		}
 	}
 	if _, err := httpapi.ParseTrustedProxies(c.TrustedProxies); err != nil {
