@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	gomail "github.com/wneessen/go-mail"
 	"github.com/wneessen/go-mail/smtp"
@@ -600,7 +602,17 @@ func (s *SMTP) message(m Email) (*gomail.Msg, error) {
 	if err := msg.AddToFormat(to.Name, to.Address); err != nil {
 		return nil, fmt.Errorf("%w: recipient: %w", ErrUndeliverable, err)
 	}
-	msg.Subject(m.Subject)
+	if strings.Contains(m.Subject, "=?") {
+		// go-mail encodes a subject only when it has non-ASCII bytes, so
+		// an all-ASCII "=?UTF-8?B?...?=" from an organization's name would
+		// go out raw, and mail clients would decode it into other words
+		// than the name holds (a brand, or a bidi override the name rules
+		// forbid). Encoded whole, it decodes back to the literal text; this
+		// covers names stored before any rule as well.
+		msg.SetGenHeaderPreformatted(gomail.HeaderSubject, encodedWords(m.Subject))
+	} else {
+		msg.Subject(m.Subject)
+	}
 	msg.SetDate()
 	// Our own domain in the Message-ID rather than go-mail's default of the
 	// machine's host name, which would leak internal naming.
@@ -613,4 +625,31 @@ func (s *SMTP) message(m Email) (*gomail.Msg, error) {
 		msg.AddAlternativeString(gomail.TypeTextHTML, m.HTML)
 	}
 	return msg, nil
+}
+
+// encodedWordBytes is the most text one encoded word carries: 39 bytes
+// are 52 base64 characters, a 64-character word with its "=?UTF-8?B?" and
+// "?=", so even the first line ("Subject: " and a word) stays within RFC
+// 5322's 78 characters.
+const encodedWordBytes = 39
+
+// encodedWords writes s as RFC 2047 B encoded-words, folded one to a line.
+// A word ends on a character boundary (RFC 2047 5: each word must decode
+// to whole characters); the folding white space between two encoded
+// words is not part of the text (RFC 2047 6.2).
+func encodedWords(s string) string {
+	var words []string
+	for len(s) > 0 {
+		n := 0
+		for n < len(s) {
+			_, size := utf8.DecodeRuneInString(s[n:])
+			if n > 0 && n+size > encodedWordBytes {
+				break
+			}
+			n += size
+		}
+		words = append(words, "=?UTF-8?B?"+base64.StdEncoding.EncodeToString([]byte(s[:n]))+"?=")
+		s = s[n:]
+	}
+	return strings.Join(words, "\r\n ")
 }
