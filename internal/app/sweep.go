@@ -40,6 +40,9 @@ func (a *App) Sweeper() *sweeper.Sweeper {
 	items = append(items, a.passwords.Sweeps(expiredGrace)...)
 	items = append(items, a.Limiter.Sweeps(rateLimitKeep)...)
 	items = append(items, a.Flows.Sweeps(ticketKeep)...)
+	// Not an expiry: organizations an older replica wrote during a rolling
+	// deploy, whose folded names are folded again (organization.FoldNames).
+	items = append(items, a.Orgs.Sweeps()...)
 	if a.MailQueue != nil {
 		items = append(items, a.MailQueue.Sweeps()...)
 	}

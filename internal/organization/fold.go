@@ -2,11 +2,14 @@ package organization
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/sweeper"
 )
 
 // foldName is the case-insensitive key of an organization name, computed
@@ -30,17 +33,31 @@ func foldName(s string) string {
 // foldBatch bounds the rows FoldNames reads at a time.
 const foldBatch = 500
 
-// FoldNames fills organization_name_folded for the organizations written
-// before the column existed (store migration 0103), so name searches find
-// them. Start-up and `latchkey migrate` run it after the migrations; once
-// every row is folded it is one indexed lookup that finds nothing. It
+// FoldNames fills organization_name_folded where it is NULL, so name
+// searches find those organizations: rows written before the column
+// existed (store migration 0103), and rows written during a rolling deploy
+// by a replica of a release from before it, whose inserts leave the column
+// NULL and whose renames store migration 0112's trigger sets back to NULL.
+// Start-up and `latchkey migrate` run it after the migrations, and every
+// sweep runs it (Sweeps), so such a row is not left unsearchable until the
+// next start. Once every row is folded it is one indexed read (the partial
+// index of 0103) that finds nothing, outside any write transaction. It
 // returns how many rows it folded.
 func FoldNames(ctx context.Context, db *store.DB) (int, error) {
+	var none int
+	err := db.Read().QueryRowContext(ctx, `SELECT 1 FROM organizations WHERE organization_name_folded IS NULL LIMIT 1`).Scan(&none)
+	if errors.Is(store.MapError(err), store.ErrNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("organization: fold names: %w", err)
+	}
 	n := 0
 	for {
 		var batch [][2]string
+		folded := 0
 		err := db.Tx(ctx, func(q store.Querier) error {
-			batch = batch[:0]
+			batch, folded = batch[:0], 0
 			rows, err := q.QueryContext(ctx, `SELECT organization_id, organization_name FROM organizations
 				WHERE organization_name_folded IS NULL LIMIT `+fmt.Sprint(foldBatch))
 			if err != nil {
@@ -59,10 +76,18 @@ func FoldNames(ctx context.Context, db *store.DB) (int, error) {
 				return err
 			}
 			for _, r := range batch {
-				// Only a row still unfolded: a rename meanwhile wrote its own.
-				if _, err := q.ExecContext(ctx, `UPDATE organizations SET organization_name_folded = $1
-					WHERE organization_id = $2 AND organization_name_folded IS NULL`, foldName(r[1]), r[0]); err != nil {
+				// Only a row still unfolded and still of the name read: a
+				// rename meanwhile wrote its own key, or (by an older
+				// replica) left the row NULL for the next pass, and the
+				// key of the name read would be the stale one.
+				res, err := q.ExecContext(ctx, `UPDATE organizations SET organization_name_folded = $1
+					WHERE organization_id = $2 AND organization_name_folded IS NULL AND organization_name = $3`,
+					foldName(r[1]), r[0], r[1])
+				if err != nil {
 					return err
+				}
+				if k, _ := res.RowsAffected(); k > 0 {
+					folded++
 				}
 			}
 			return nil
@@ -70,9 +95,23 @@ func FoldNames(ctx context.Context, db *store.DB) (int, error) {
 		if err != nil {
 			return n, fmt.Errorf("organization: fold names: %w", err)
 		}
-		n += len(batch)
-		if len(batch) < foldBatch {
-			return n, nil
+		n += folded
+		if len(batch) < foldBatch || ctx.Err() != nil {
+			return n, ctx.Err()
 		}
 	}
+}
+
+// Sweeps is FoldNames as a sweep (package sweeper), so the server runs it
+// every LATCHKEY_SWEEP_INTERVAL: the organizations an older replica wrote
+// during a rolling deploy become searchable by name within an interval.
+func (s *Store) Sweeps() []sweeper.Sweepable { return []sweeper.Sweepable{foldSweep{s.db}} }
+
+type foldSweep struct{ db *store.DB }
+
+func (foldSweep) Name() string { return "organization_names_folded" }
+
+func (f foldSweep) Sweep(ctx context.Context, _ time.Time) (int64, error) {
+	n, err := FoldNames(ctx, f.db)
+	return int64(n), err
 }

@@ -277,7 +277,7 @@ func (s *Store) UpdateIn(ctx context.Context, q store.Querier, projectID, orgID 
 	if err != nil {
 		return nil, err
 	}
-	names := aliasesOf(o)
+	names, oldName := aliasesOf(o), o.OrganizationName
 	if err := set.apply(o, false); err != nil {
 		return nil, err
 	}
@@ -297,6 +297,16 @@ func (s *Store) UpdateIn(ctx context.Context, q store.Querier, projectID, orgID 
 		fmt.Sprintf(`, updated_at = $%d WHERE organization_id = $%d AND project_id = $%d`, n+1, n+2, n+3), args...)
 	if err != nil {
 		return nil, conflictError(fmt.Errorf("organization: update: %w", store.MapError(err)))
+	}
+	// A rename that keeps the folded key ("Acme" to "ACME") looks to store
+	// migration 0112's trigger like an older release's rename, which
+	// writes the name alone, and the trigger cleared the key: set it again
+	// (the statement names only the key, so the trigger does not fire).
+	if o.OrganizationName != oldName && foldName(o.OrganizationName) == foldName(oldName) {
+		if _, err := q.ExecContext(ctx, `UPDATE organizations SET organization_name_folded = $1 WHERE organization_id = $2`,
+			foldName(o.OrganizationName), orgID); err != nil {
+			return nil, fmt.Errorf("organization: update: fold name: %w", err)
+		}
 	}
 	if !slices.Equal(names, aliasesOf(o)) {
 		if err := s.writeAliases(ctx, q, o, names); err != nil {

@@ -1,0 +1,29 @@
+-- A release from before 0103 still running beside this one during a
+-- rolling deploy writes organization_name only: its renames left the
+-- folded name of the old one, so organization_name_fuzzy found the
+-- organization by its old name and never by its new one. The folding is
+-- Go's (organization.foldName), so the database cannot recompute it; this
+-- trigger clears it instead when an UPDATE changes the name and leaves the
+-- folded name as it was, and organization.FoldNames, run at start-up and
+-- by every sweep, folds the row again. This release writes both in one
+-- statement; when a rename keeps the fold ("Acme" to "ACME") it sets the
+-- folded name again in the same transaction (organization.Store.UpdateIn).
+--
+-- A BEFORE trigger assigns NEW, so the row is written once; the change
+-- feed's AFTER trigger on organizations is not affected. The function body
+-- keeps its semicolons inside lines (the migration runner splits
+-- statements at a semicolon that ends a line).
+CREATE FUNCTION organizations_name_refold() RETURNS trigger LANGUAGE plpgsql AS $f$ BEGIN
+  IF NEW.organization_name IS DISTINCT FROM OLD.organization_name
+    AND NEW.organization_name_folded IS NOT DISTINCT FROM OLD.organization_name_folded THEN
+    NEW.organization_name_folded := NULL; END IF; RETURN NEW; END $f$;
+CREATE TRIGGER organizations_name_refold BEFORE UPDATE OF organization_name ON organizations
+FOR EACH ROW EXECUTE FUNCTION organizations_name_refold();
+-- Renames made by such a replica before this migration: a folded name that
+-- is not the ASCII lower case of the name (lower() under the "C" collation
+-- folds ASCII only, whatever the database's locale) is folded again. For
+-- a name in ASCII the two are the same key; every other name is folded
+-- again once, which costs one FoldNames pass and leaves a correct key
+-- correct.
+UPDATE organizations SET organization_name_folded = NULL
+WHERE organization_name_folded <> lower(organization_name COLLATE "C");
