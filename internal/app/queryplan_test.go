@@ -21,7 +21,7 @@ var growingTables = []string{
 	"member_sessions", "intermediate_sessions", "members", "organizations", "magic_links",
 	"discovery_magic_links", "email_otps", "sms_otps", "password_resets", "member_passwords",
 	"totp_registrations", "recovery_codes", "events", "idp_tokens", "idp_grants", "mail_queue", "dev_outbox",
-	"trusted_auth_spent_tokens",
+	"trusted_auth_spent_tokens", "member_oauth_registrations", "sso_registrations",
 }
 
 // Scans that are deliberate, each with its reason. Keys are "file: start of

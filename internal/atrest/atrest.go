@@ -81,10 +81,35 @@ func (c Column) check() error {
 	return nil
 }
 
+// PlaintextCond is the SQL condition that matches the values of c still
+// to be sealed: not empty (an empty value means "no secret") and without
+// secretbox.Prefix. Every column SealExisting is given has a partial index
+// on its key with exactly this predicate, in its table's migrations
+// (store 0113, oauth 0007, sso 0007): an engine uses a partial index only
+// for a query that repeats its condition, and with it a start that finds
+// nothing to seal reads an empty index, whatever the table holds.
+func (c Column) PlaintextCond() string {
+	return c.Column + ` <> '' AND substr(` + c.Column + `, 1, ` + fmt.Sprint(len(secretbox.Prefix)) + `) <> '` +
+		secretbox.Prefix + `'`
+}
+
+// PlaintextQuery is the statement that reads, in key order, a batch of c's
+// values still to be sealed after the key $1 (see PlaintextCond).
+func (c Column) PlaintextQuery() string {
+	return `SELECT ` + c.Key + `, ` + c.Column + ` FROM ` + c.Table + ` WHERE ` + c.PlaintextCond() +
+		` AND ` + c.Key + ` > $1 ORDER BY ` + c.Key + ` LIMIT ` + fmt.Sprint(sealBatch)
+}
+
+// sealBatch bounds the values SealExisting reads and seals in one
+// transaction, so a large one-time pass never holds the (SQLite) writer
+// for long.
+const sealBatch = 500
+
 // SealExisting encrypts every plaintext value of the given columns and
 // returns how many it sealed. It is idempotent and safe to run from several
 // replicas at once: each row is updated only while it still holds the
-// plaintext that was read.
+// plaintext that was read. Once everything is sealed it reads nothing
+// (PlaintextCond's indexes), so every start may run it.
 func SealExisting(ctx context.Context, db *store.DB, box *secretbox.Box, cols ...Column) (int, error) {
 	if box == nil {
 		return 0, ErrNoKey
@@ -94,7 +119,7 @@ func SealExisting(ctx context.Context, db *store.DB, box *secretbox.Box, cols ..
 		if err := c.check(); err != nil {
 			return total, err
 		}
-		n, err := sealColumn(ctx, db, box, c)
+		n, _, err := sealColumn(ctx, db, box, c)
 		total += n
 		if err != nil {
 			return total, err
@@ -103,39 +128,63 @@ func SealExisting(ctx context.Context, db *store.DB, box *secretbox.Box, cols ..
 	return total, nil
 }
 
-func sealColumn(ctx context.Context, db *store.DB, box *secretbox.Box, c Column) (int, error) {
-	// Identifiers come from the fixed Column list, checked above; values
-	// are bound as parameters.
-	rows, err := db.QueryContext(ctx, `SELECT `+c.Key+`, `+c.Column+` FROM `+c.Table+
-		` WHERE `+c.Column+` NOT LIKE $1`, secretbox.Prefix+"%")
-	if err != nil {
-		return 0, fmt.Errorf("atrest: scan %s.%s: %w", c.Table, c.Column, err)
-	}
-	type row struct{ id, val string }
-	var plain []row
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.id, &r.val); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("atrest: scan %s.%s: %w", c.Table, c.Column, err)
-		}
-		if r.val != "" {
-			plain = append(plain, r)
-		}
-	}
-	if err := rows.Close(); err != nil {
-		return 0, fmt.Errorf("atrest: scan %s.%s: %w", c.Table, c.Column, err)
-	}
-	n := 0
-	for _, r := range plain {
-		res, err := db.ExecContext(ctx, `UPDATE `+c.Table+` SET `+c.Column+` = $1 WHERE `+c.Key+` = $2 AND `+c.Column+` = $3`,
-			box.Seal(r.val, c.AAD(r.id)), r.id, r.val)
+// sealColumn seals c's plaintext in keyset batches, each written in one
+// transaction, and returns how many values it sealed and how many rows it
+// read.
+func sealColumn(ctx context.Context, db *store.DB, box *secretbox.Box, c Column) (sealed, read int, err error) {
+	// Identifiers come from the Column, checked by the caller; values are
+	// bound as parameters.
+	q := c.PlaintextQuery()
+	after := ""
+	for {
+		batch, err := plainBatch(ctx, db, q, after)
 		if err != nil {
-			return n, fmt.Errorf("atrest: seal %s.%s %s: %w", c.Table, c.Column, r.id, err)
+			return sealed, read, fmt.Errorf("atrest: scan %s.%s: %w", c.Table, c.Column, err)
 		}
-		if k, _ := res.RowsAffected(); k > 0 {
-			n++
+		read += len(batch)
+		if len(batch) == 0 {
+			return sealed, read, nil
 		}
+		n := 0
+		err = db.Tx(ctx, func(tx store.Querier) error {
+			n = 0
+			for _, r := range batch {
+				res, err := tx.ExecContext(ctx, `UPDATE `+c.Table+` SET `+c.Column+` = $1 WHERE `+c.Key+` = $2 AND `+c.Column+` = $3`,
+					box.Seal(r[1], c.AAD(r[0])), r[0], r[1])
+				if err != nil {
+					return fmt.Errorf("atrest: seal %s.%s %s: %w", c.Table, c.Column, r[0], err)
+				}
+				if k, _ := res.RowsAffected(); k > 0 {
+					n++
+				}
+			}
+			return nil
+		})
+		sealed += n
+		if err != nil {
+			return sealed, read, err
+		}
+		if len(batch) < sealBatch {
+			return sealed, read, nil
+		}
+		after = batch[len(batch)-1][0]
 	}
-	return n, nil
+}
+
+// plainBatch runs a PlaintextQuery after the key after.
+func plainBatch(ctx context.Context, db *store.DB, q, after string) ([][2]string, error) {
+	rows, err := db.Read().QueryContext(ctx, q, after)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][2]string
+	for rows.Next() {
+		var id, val string
+		if err := rows.Scan(&id, &val); err != nil {
+			return nil, err
+		}
+		out = append(out, [2]string{id, val})
+	}
+	return out, rows.Err()
 }

@@ -3,6 +3,7 @@ package atrest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -165,4 +166,73 @@ func TestSealExistingRules(t *testing.T) {
 			t.Fatalf("OpenStored without a key = %q, %v; want ErrNoKey", pt, err)
 		}
 	})
+}
+
+// SealExisting seals in keyset batches, and once everything is sealed it
+// reads no row at all: empty values (no secret) and sealed ones are not
+// selected, so a start costs one read of an empty partial index however
+// large the table (the PlaintextCond index every sealed column has).
+func TestSealExistingReadsNothingOnceSealed(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		b := box(t, apptest.TestEncryptionKey)
+		c := atrest.Column{Table: "atrest_many", Key: "id", Column: "secret"}
+		for _, q := range []string{`CREATE TABLE atrest_many (id TEXT PRIMARY KEY, secret TEXT NOT NULL)`,
+			`CREATE INDEX atrest_many_unsealed ON atrest_many(id) WHERE ` + c.PlaintextCond()} {
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// More plaintext than one batch, and as many rows without a secret.
+		const plain = 1234
+		err := db.Tx(ctx, func(q store.Querier) error {
+			for i := range 2 * plain {
+				v := ""
+				if i%2 == 0 {
+					v = fmt.Sprintf("secret-%d", i)
+				}
+				if _, err := q.ExecContext(ctx, `INSERT INTO atrest_many (id, secret) VALUES ($1, $2)`, fmt.Sprintf("row-%05d", i), v); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sealed, read, err := atrest.SealColumn(ctx, db, b, c); err != nil || sealed != plain || read != plain {
+			t.Fatalf("first pass sealed %d and read %d rows, %v; want %d and %d", sealed, read, err, plain, plain)
+		}
+		if sealed, read, err := atrest.SealColumn(ctx, db, b, c); err != nil || sealed != 0 || read != 0 {
+			t.Fatalf("once sealed, a pass sealed %d and read %d rows, %v; want none", sealed, read, err)
+		}
+		var id, stored string
+		if err := db.Read().QueryRowContext(ctx, `SELECT id, secret FROM atrest_many WHERE id = 'row-01000'`).Scan(&id, &stored); err != nil {
+			t.Fatal(err)
+		}
+		if pt, err := c.OpenStored(b, id, stored); err != nil || pt != "secret-1000" {
+			t.Fatalf("sealed value = %q, %v", pt, err)
+		}
+		if n := count(t, db, `SELECT COUNT(*) FROM atrest_many WHERE secret = ''`); n != plain {
+			t.Fatalf("%d empty values left, want %d", n, plain)
+		}
+		// A plaintext value written later (a replica of an older release)
+		// is found again.
+		if _, err := db.ExecContext(ctx, `UPDATE atrest_many SET secret = 'late' WHERE id = 'row-00001'`); err != nil {
+			t.Fatal(err)
+		}
+		if sealed, read, err := atrest.SealColumn(ctx, db, b, c); err != nil || sealed != 1 || read != 1 {
+			t.Fatalf("a late plaintext: sealed %d, read %d, %v; want 1 and 1", sealed, read, err)
+		}
+	})
+}
+
+func count(t *testing.T, db *store.DB, q string) int {
+	t.Helper()
+	var n int
+	if err := db.Read().QueryRowContext(context.Background(), q).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

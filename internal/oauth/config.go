@@ -33,70 +33,151 @@ func configID(projectID, provider string) string { return projectID + ":" + prov
 // their own way (bound to the project and provider, or to the project
 // only), and returns how many. It is idempotent; the server runs it at
 // start-up before sealing plaintext.
+//
+// It looks only at the values not yet recorded as sealed for their row
+// (oauth migration 0007, checked), found through a partial index: once
+// they are, a start reads nothing, however many registrations there are.
+// The values are read and opened outside any transaction and written in
+// one transaction per batch, each only while it still holds what was read.
 func (m *Module) MigrateSecrets(ctx context.Context) (int, error) {
+	n, _, err := m.migrateSecrets(ctx)
+	return n, err
+}
+
+// migrateSecrets is MigrateSecrets, reporting also how many rows it read.
+func (m *Module) migrateSecrets(ctx context.Context) (resealed, read int, err error) {
 	// Rows written by a replica of an earlier version during a rolling
 	// update have no key yet.
 	if _, err := m.d.DB.ExecContext(ctx, `UPDATE oauth_provider_configs SET config_id = project_id || ':' || provider
 		WHERE config_id = ''`); err != nil {
-		return 0, fmt.Errorf("oauth: migrate secrets: %w", err)
+		return 0, 0, fmt.Errorf("oauth: migrate secrets: %w", err)
 	}
-	n, err := m.reseal(ctx, ClientSecretColumn, `SELECT config_id, client_secret, 'oauth:' || project_id || ':' || provider
-		FROM oauth_provider_configs`)
-	if err != nil {
-		return n, err
+	for _, p := range []checkPass{clientSecretPass, tokensPass} {
+		n, r, err := m.reseal(ctx, p)
+		resealed, read = resealed+n, read+r
+		if err != nil {
+			return resealed, read, err
+		}
 	}
-	k, err := m.reseal(ctx, TokensColumn, `SELECT registration_id, tokens, 'oauth-tokens:' || project_id
-		FROM member_oauth_registrations`)
-	return n + k, err
+	return resealed, read, nil
 }
 
-// reseal reseals for col the sealed values that do not open for their
-// row; query yields each row's key, stored value and the associated data
-// it was sealed with before.
-func (m *Module) reseal(ctx context.Context, col atrest.Column, query string) (int, error) {
-	rows, err := m.d.DB.QueryContext(ctx, query)
-	if err != nil {
-		return 0, fmt.Errorf("oauth: migrate %s: %w", col.Column, err)
-	}
-	type row struct{ id, stored, legacyAAD string }
-	var legacy []row
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.id, &r.stored, &r.legacyAAD); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("oauth: migrate %s: %w", col.Column, err)
-		}
-		if !secretbox.IsSealed(r.stored) {
-			continue // plaintext is SealExisting's
-		}
-		if m.d.Box == nil {
-			rows.Close()
-			return 0, atrest.ErrNoKey
-		}
-		if _, err := col.OpenStored(m.d.Box, r.id, r.stored); err != nil {
-			legacy = append(legacy, r)
-		}
-	}
-	if err := rows.Close(); err != nil {
-		return 0, fmt.Errorf("oauth: migrate %s: %w", col.Column, err)
-	}
-	n := 0
-	for _, r := range legacy {
-		plain, err := m.d.Box.Open(r.stored, r.legacyAAD)
+// checkPass is one column's values to look at: query reads, after the key
+// $1 and in key order, the key, stored value and the associated data of
+// the earlier versions' sealing of at most checkBatch rows whose value is
+// not recorded as sealed for its row (the predicate of its partial index,
+// oauth migration 0007, repeated text for text); mark records it for the
+// value $1 (every statement of this release that writes the column sets
+// it the same way).
+type checkPass struct {
+	col   atrest.Column
+	query string
+	mark  string
+}
+
+// checkBatch bounds the rows MigrateSecrets reads, and writes in one
+// transaction, at a time: the LIMIT of the passes' queries.
+const checkBatch = 500
+
+var (
+	clientSecretPass = checkPass{col: ClientSecretColumn,
+		query: `SELECT config_id, client_secret, 'oauth:' || project_id || ':' || provider FROM oauth_provider_configs
+			WHERE client_secret <> '' AND client_secret_checked <> substr(client_secret, 5, 16) AND config_id > $1
+			ORDER BY config_id LIMIT 500`,
+		mark: `client_secret_checked = substr($1, 5, 16)`}
+	tokensPass = checkPass{col: TokensColumn,
+		query: `SELECT registration_id, tokens, 'oauth-tokens:' || project_id FROM member_oauth_registrations
+			WHERE tokens <> '' AND tokens_checked <> substr(tokens, 5, 16) AND registration_id > $1
+			ORDER BY registration_id LIMIT 500`,
+		mark: `tokens_checked = substr($1, 5, 16)`}
+)
+
+// reseal looks at p's unchecked values in keyset batches: one that opens
+// for its row is recorded as checked, one sealed the earlier way is
+// resealed for its row (and recorded), and plaintext is left to
+// SealExisting (the next start records it). It returns how many values it
+// resealed and how many rows it read.
+func (m *Module) reseal(ctx context.Context, p checkPass) (resealed, read int, err error) {
+	col := p.col
+	type row struct{ id, stored, legacyAAD, next string }
+	after := ""
+	for {
+		var batch []row
+		err := func() error {
+			rows, err := m.d.DB.Read().QueryContext(ctx, p.query, after)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var r row
+				if err := rows.Scan(&r.id, &r.stored, &r.legacyAAD); err != nil {
+					return err
+				}
+				batch = append(batch, r)
+			}
+			return rows.Err()
+		}()
 		if err != nil {
-			return n, fmt.Errorf("oauth: open %s %s: %w", col.Column, r.id, err)
+			return resealed, read, fmt.Errorf("oauth: migrate %s: %w", col.Column, err)
 		}
-		sealed, err := col.SealStored(m.d.Box, r.id, plain)
+		read += len(batch)
+		if len(batch) == 0 {
+			return resealed, read, nil
+		}
+		after = batch[len(batch)-1].id
+		var work []row
+		for _, r := range batch {
+			if !secretbox.IsSealed(r.stored) {
+				continue // plaintext is SealExisting's
+			}
+			if m.d.Box == nil {
+				return resealed, read, atrest.ErrNoKey
+			}
+			if _, err := col.OpenStored(m.d.Box, r.id, r.stored); err != nil {
+				plain, err := m.d.Box.Open(r.stored, r.legacyAAD)
+				if err != nil {
+					return resealed, read, fmt.Errorf("oauth: open %s %s: %w", col.Column, r.id, err)
+				}
+				if r.next, err = col.SealStored(m.d.Box, r.id, plain); err != nil {
+					return resealed, read, err
+				}
+			}
+			work = append(work, r)
+		}
+		n := 0
+		err = m.d.DB.Tx(ctx, func(q store.Querier) error {
+			if len(work) == 0 {
+				return nil
+			}
+			n = 0
+			for _, r := range work {
+				// A row rewritten since it was read is the writer's: its
+				// value is this release's, recorded, or an earlier one's,
+				// unrecorded and looked at by the next start.
+				stmt, args := `UPDATE `+col.Table+` SET `+p.mark+` WHERE `+col.Key+` = $2 AND `+col.Column+` = $1`, []any{r.stored, r.id}
+				if r.next != "" {
+					stmt = `UPDATE ` + col.Table + ` SET ` + col.Column + ` = $1, ` + p.mark + ` WHERE ` + col.Key + ` = $2 AND ` + col.Column + ` = $3`
+					args = []any{r.next, r.id, r.stored}
+				}
+				res, err := q.ExecContext(ctx, stmt, args...)
+				if err != nil {
+					return fmt.Errorf("oauth: reseal %s %s: %w", col.Column, r.id, err)
+				}
+				if k, _ := res.RowsAffected(); k > 0 && r.next != "" {
+					n++
+				}
+			}
+			return nil
+		})
+		resealed += n
 		if err != nil {
-			return n, err
+			return resealed, read, err
 		}
-		if _, err := m.d.DB.ExecContext(ctx, `UPDATE `+col.Table+` SET `+col.Column+` = $1
-			WHERE `+col.Key+` = $2 AND `+col.Column+` = $3`, sealed, r.id, r.stored); err != nil {
-			return n, fmt.Errorf("oauth: reseal %s %s: %w", col.Column, r.id, err)
+		if len(batch) < checkBatch {
+			return resealed, read, nil
 		}
-		n++
 	}
-	return n, nil
 }
 
 // SaveConfig stores (or replaces) a provider's configuration; the client
@@ -137,10 +218,13 @@ func (m *Module) SaveConfig(ctx context.Context, c ProviderConfig) error {
 	if err != nil {
 		return err
 	}
+	// client_secret_checked records the secret as sealed for its row
+	// (clientSecretPass).
 	_, err = m.d.DB.ExecContext(ctx, `INSERT INTO oauth_provider_configs (project_id, provider, client_id, client_secret,
-		issuer, authorize_url, token_url, api_url, created_at, updated_at, config_id) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$9,$10)
+		issuer, authorize_url, token_url, api_url, created_at, updated_at, config_id, client_secret_checked)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$9,$10,substr($4, 5, 16))
 		ON CONFLICT (project_id, provider) DO UPDATE SET client_id = excluded.client_id, client_secret = excluded.client_secret,
-		issuer = excluded.issuer, authorize_url = excluded.authorize_url, token_url = excluded.token_url,
+		client_secret_checked = excluded.client_secret_checked, issuer = excluded.issuer, authorize_url = excluded.authorize_url, token_url = excluded.token_url,
 		api_url = excluded.api_url, updated_at = excluded.updated_at`,
 		c.ProjectID, c.Provider, strings.TrimSpace(c.ClientID), sealed,
 		c.Issuer, c.AuthorizeURL, c.TokenURL, c.APIURL, now, id)

@@ -179,8 +179,9 @@ func (m *Module) storeRefreshed(ctx context.Context, regID string, lease int64, 
 		if err != nil {
 			return err
 		}
-		_, err = q.ExecContext(ctx, `UPDATE member_oauth_registrations SET tokens = $1, refresh_until = 0
-			WHERE registration_id = $2`, sealed, regID)
+		// tokens_checked records them as sealed for the row (tokensPass).
+		_, err = q.ExecContext(ctx, `UPDATE member_oauth_registrations SET tokens = $1, tokens_checked = substr($1, 5, 16),
+			refresh_until = 0 WHERE registration_id = $2`, sealed, regID)
 		return err
 	})
 	if err != nil {

@@ -121,8 +121,9 @@ func (m *Module) keepTokens(ctx context.Context, q store.Querier, regID, stored 
 	if err != nil {
 		return err
 	}
-	if _, err := q.ExecContext(ctx, `UPDATE member_oauth_registrations SET tokens = $1 WHERE registration_id = $2`,
-		sealed, regID); err != nil {
+	// tokens_checked records them as sealed for the row (tokensPass).
+	if _, err := q.ExecContext(ctx, `UPDATE member_oauth_registrations SET tokens = $1, tokens_checked = substr($1, 5, 16)
+		WHERE registration_id = $2`, sealed, regID); err != nil {
 		return fmt.Errorf("oauth: save registration tokens: %w", err)
 	}
 	return nil
