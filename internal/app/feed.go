@@ -59,7 +59,13 @@ func MigrateDB(ctx context.Context, db *store.DB) error {
 	if _, err := organization.FoldNames(ctx, db); err != nil {
 		return err
 	}
-	return changefeed.Install(ctx, db, Watches())
+	// The triggers are recorded with how new this binary is, so an older
+	// replica restarting during a rolling deploy keeps a newer one's.
+	level, err := db.KnownMigrations(Migrations()...)
+	if err != nil {
+		return err
+	}
+	return changefeed.Install(ctx, db, level, Watches())
 }
 
 // NewerSchemaWarning names the migrations recorded in db that this binary

@@ -56,7 +56,7 @@ func install(t *testing.T, db *store.DB) {
 	}
 	// Installing twice replaces the triggers instead of failing or doubling them.
 	for range 2 {
-		if err := changefeed.Install(ctx, db, watches); err != nil {
+		if err := changefeed.Install(ctx, db, 1, watches); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -256,7 +256,7 @@ func TestInstallKeepsCurrentSQLiteTriggers(t *testing.T) {
 	install(t, db)
 	watches := []changefeed.Watch{{Table: "widgets", KeyColumn: "id", Scope: changefeed.Member, Columns: []string{"id", "owner"}}}
 	before := schemaVersion()
-	if err := changefeed.Install(ctx, db, watches); err != nil {
+	if err := changefeed.Install(ctx, db, 1, watches); err != nil {
 		t.Fatal(err)
 	}
 	if after := schemaVersion(); after != before {
@@ -264,7 +264,7 @@ func TestInstallKeepsCurrentSQLiteTriggers(t *testing.T) {
 	}
 	exec(t, db, `DROP TRIGGER changefeed_widgets_id_delete`)
 	exec(t, db, `CREATE TRIGGER changefeed_widgets_id_delete AFTER DELETE ON widgets FOR EACH ROW BEGIN SELECT 1; END`)
-	if err := changefeed.Install(ctx, db, watches); err != nil {
+	if err := changefeed.Install(ctx, db, 1, watches); err != nil {
 		t.Fatal(err)
 	}
 	f, rec := start(t, db)
@@ -280,4 +280,50 @@ func TestInstallKeepsCurrentSQLiteTriggers(t *testing.T) {
 	if want := []string{"widgets:member:w1", "widgets:member:w1", "widgets:organization:o1"}; !slices.Equal(got, want) {
 		t.Fatalf("dispatched %v, want %v (the stale trigger replaced)", got, want)
 	}
+}
+
+// During a rolling deploy a replica of the older release restarts after
+// the newer one installed its triggers: the older, narrower definition (a
+// column list without the newer columns) does not replace the newer one,
+// which a binary as new or newer still can.
+func TestInstallKeepsANewerBinarysTriggers(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		exec(t, db, `CREATE TABLE gadgets (id TEXT PRIMARY KEY, old_col TEXT NOT NULL DEFAULT '', new_col TEXT NOT NULL DEFAULT '')`)
+		exec(t, db, `INSERT INTO gadgets (id) VALUES ('g1')`)
+		watch := func(cols ...string) []changefeed.Watch {
+			return []changefeed.Watch{{Table: "gadgets", KeyColumn: "id", Scope: changefeed.Member, Columns: cols, NoInsert: true}}
+		}
+		newer, older := watch("old_col", "new_col"), watch("old_col")
+		f, rec := start(t, db)
+		// recorded says whether a change of new_col reaches the feed.
+		recorded := func() bool {
+			t.Helper()
+			exec(t, db, `UPDATE gadgets SET new_col = new_col || 'x' WHERE id = 'g1'`)
+			if err := f.Fresh(ctx); err != nil {
+				t.Fatal(err)
+			}
+			return slices.Equal(rec.take(), []string{"gadgets:member:g1"})
+		}
+		for i, step := range []struct {
+			level   int
+			watches []changefeed.Watch
+			want    bool
+		}{
+			{level: 120, watches: newer, want: true},
+			{level: 118, watches: older, want: true},  // the older replica restarts: the newer trigger stays
+			{level: 120, watches: newer, want: true},  // the newer one restarts: nothing to do
+			{level: 121, watches: older, want: false}, // a newer binary may narrow it
+			{level: 121, watches: newer, want: true},  // at an equal level the starting binary's wins
+		} {
+			if err := changefeed.Install(ctx, db, step.level, step.watches); err != nil {
+				t.Fatal(err)
+			}
+			if got := recorded(); got != step.want {
+				t.Fatalf("step %d (level %d, columns %v): a change of new_col recorded %v, want %v",
+					i, step.level, step.watches[0].Columns, got, step.want)
+			}
+		}
+	})
 }

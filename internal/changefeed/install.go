@@ -121,7 +121,21 @@ END $f$`
 // It runs after the migrations (the watched tables must exist); on
 // PostgreSQL it takes the migrations' advisory lock so replicas starting
 // together do not race on the same DDL.
-func Install(ctx context.Context, db *store.DB, watches []Watch) error {
+//
+// level says how new the installing binary's definitions are: the number
+// of migrations it knows (store.DB.KnownMigrations). Migrations are
+// forward-only and never removed, so a later release knows more of them,
+// and the columns a watch lists come with the migrations that add them.
+// Each trigger is recorded with the level that installed it
+// (changefeed_triggers, store migration 0114), and Install never replaces
+// one recorded at a higher level: during a rolling deploy a replica of the
+// older release restarting after the newer one migrated would otherwise
+// put back its narrower triggers (a member_sessions column list without
+// the newer columns), and the newer replicas' caches would miss those
+// changes until their expiry. At an equal level (two builds of one schema)
+// the starting binary's definition wins, as before levels; a trigger with
+// no record (installed before 0114) is replaced.
+func Install(ctx context.Context, db *store.DB, level int, watches []Watch) error {
 	for _, w := range watches {
 		if err := w.validate(); err != nil {
 			return err
@@ -132,7 +146,33 @@ func Install(ctx context.Context, db *store.DB, watches []Watch) error {
 			if _, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.latchkey_migrations'))`); err != nil {
 				return fmt.Errorf("changefeed: lock: %w", err)
 			}
-			if _, err := q.ExecContext(ctx, pgFunction); err != nil {
+		}
+		levels, err := installedLevels(ctx, q)
+		if err != nil {
+			return err
+		}
+		// install runs stmts for the trigger (or function) name unless a
+		// newer binary installed it, and records level for it.
+		install := func(name string, stmts ...string) error {
+			if got, ok := levels[name]; ok && got > level {
+				return nil
+			}
+			for _, stmt := range stmts {
+				if _, err := q.ExecContext(ctx, stmt); err != nil {
+					return err
+				}
+			}
+			if got, ok := levels[name]; ok && got == level {
+				return nil
+			}
+			if _, err := q.ExecContext(ctx, `INSERT INTO changefeed_triggers (name, level) VALUES ($1, $2)
+				ON CONFLICT (name) DO UPDATE SET level = excluded.level`, name, level); err != nil {
+				return fmt.Errorf("changefeed: record %s: %w", name, err)
+			}
+			return nil
+		}
+		if db.Dialect() == store.Postgres {
+			if err := install(pgFunctionName, pgFunction); err != nil {
 				return fmt.Errorf("changefeed: trigger function: %w", err)
 			}
 		}
@@ -144,9 +184,10 @@ func Install(ctx context.Context, db *store.DB, watches []Watch) error {
 			}
 		}
 		for _, w := range watches {
-			stmts := pgTriggerSQL(w)
-			if db.Dialect() == store.SQLite {
-				stmts = nil
+			var err error
+			if db.Dialect() == store.Postgres {
+				err = install(w.trigger("row"), pgTriggerSQL(w)...)
+			} else {
 				for _, op := range w.ops() {
 					s := sqliteTriggerSQL(w, op)
 					// A trigger already installed as written is left
@@ -154,19 +195,46 @@ func Install(ctx context.Context, db *store.DB, watches []Watch) error {
 					// schema, so every connection parsed it again (memory
 					// held at idle) and each start wrote to the WAL.
 					if installed[w.trigger(op)] == s[1] {
-						continue
+						s = nil
 					}
-					stmts = append(stmts, s...)
+					if err = install(w.trigger(op), s...); err != nil {
+						break
+					}
 				}
 			}
-			for _, stmt := range stmts {
-				if _, err := q.ExecContext(ctx, stmt); err != nil {
-					return fmt.Errorf("changefeed: trigger on %s.%s: %w", w.Table, w.KeyColumn, err)
-				}
+			if err != nil {
+				return fmt.Errorf("changefeed: trigger on %s.%s: %w", w.Table, w.KeyColumn, err)
 			}
 		}
 		return nil
 	})
+}
+
+// pgFunctionName is pgFunction's name, recorded like a trigger's: its body
+// may change between releases too.
+const pgFunctionName = "changefeed_record"
+
+// installedLevels maps each recorded trigger (or function) to the level of
+// the binary that installed it.
+func installedLevels(ctx context.Context, q store.Querier) (map[string]int, error) {
+	rows, err := q.QueryContext(ctx, `SELECT name, level FROM changefeed_triggers`)
+	if err != nil {
+		return nil, fmt.Errorf("changefeed: installed levels: %w", err)
+	}
+	defer rows.Close()
+	m := map[string]int{}
+	for rows.Next() {
+		var name string
+		var level int
+		if err := rows.Scan(&name, &level); err != nil {
+			return nil, fmt.Errorf("changefeed: installed levels: %w", err)
+		}
+		m[name] = level
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("changefeed: installed levels: %w", err)
+	}
+	return m, nil
 }
 
 // sqliteTriggers maps the name of every changefeed trigger installed to the

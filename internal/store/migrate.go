@@ -192,6 +192,15 @@ func Embedded(name string, fsys fs.FS) Source {
 	return Source{Name: name, FS: sub}
 }
 
+// KnownMigrations is how many migrations this binary has (the core ones
+// and sources'), for this database's engine. Migrations are forward-only
+// and never removed, so a later release has more: it says which of two
+// binaries is newer (changefeed.Install).
+func (db *DB) KnownMigrations(sources ...Source) (int, error) {
+	plan, err := db.plan(sources)
+	return len(plan), err
+}
+
 // UnknownVersions returns, sorted, the versions recorded in
 // schema_migrations that none of this binary's migrations (the core ones
 // and sources') has: a newer release migrated the database. Migrate

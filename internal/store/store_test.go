@@ -222,3 +222,28 @@ func TestUnknownVersionsAreReported(t *testing.T) {
 		}
 	})
 }
+
+// KnownMigrations counts this binary's migrations, one per version whatever
+// its dialect variants, core and sources alike: a binary with one more
+// migration is newer (changefeed.Install compares them).
+func TestKnownMigrationsCountsVersions(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		core, err := db.KnownMigrations()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var applied int
+		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations`).Scan(&applied); err != nil || applied != core {
+			t.Fatalf("core: %d known, %d applied (%v)", core, applied, err)
+		}
+		src := store.Source{Name: "widgets", FS: fstest.MapFS{
+			"0001_w.sqlite.sql":   {Data: []byte("SELECT 1;\n")},
+			"0001_w.postgres.sql": {Data: []byte("SELECT 1;\n")},
+			"0002_w.sql":          {Data: []byte("SELECT 1;\n")},
+		}}
+		if n, err := db.KnownMigrations(src); err != nil || n != core+2 {
+			t.Fatalf("with a source of two versions: %d, %v; want %d", n, err, core+2)
+		}
+	})
+}
