@@ -102,8 +102,15 @@ test('node client: sso.saml administers a connection, and sso.authenticate redee
   // A login through the IdP (without a browser) gives a token the client redeems: JIT makes the member.
   const email = uniqueEmail('node', 'compat-sso.test');
   const q = new URLSearchParams({ public_token: h.project.public_token, connection_id });
-  const start = await fetch(`${h.apiBase}/v1/public/sso/start?${q}`, { redirect: 'manual' });
+  // Node reaches the server as 127.0.0.1: the start first moves to the base URL's host (localhost),
+  // where the callback is and so where a login is bound to its browser. A SAML login on an http base
+  // URL is not bound (a cross-site post carries no cookie there), so no cookie is carried to the ACS.
+  const moved = await fetch(`${h.apiBase}/v1/public/sso/start?${q}`, { redirect: 'manual' });
+  assert.equal(moved.status, 302, await moved.text());
+  assert.equal(moved.headers.get('location'), `${h.base}/v1/public/sso/start?${q}&latchkey_callback_host=1`);
+  const start = await fetch(moved.headers.get('location').replace(h.base, h.apiBase), { redirect: 'manual' });
   assert.equal(start.status, 302, await start.text());
+  assert.equal(start.headers.get('set-cookie'), null, 'a SAML login on http is not bound');
   const { acs, form } = await samlResponseFor(start.headers.get('location'), { email, nameId: `okta-${email}` });
   const posted = await fetch(acs.replace(h.base, h.apiBase), {
     method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form,

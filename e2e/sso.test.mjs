@@ -7,7 +7,7 @@
 // Covered: a SAML and an OIDC login with JIT provisioning, the SSO discovery screens (email, slug
 // fallback, connection menu), MFA after SSO, and refusals seen from the browser (tampered
 // signature, wrong audience, replayed assertion, forged state, PKCE mismatch, unregistered redirect
-// URL), each a catalogue error with no session. internal/sso's Go tests cover the same refusals
+// URL, an OIDC callback delivered to another browser), each a catalogue error with no session. internal/sso's Go tests cover the same refusals
 // (and an expired assertion) at the HTTP level.
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
@@ -16,7 +16,7 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import { promisify } from 'node:util';
 import Provider from 'oidc-provider';
-import { useHarness, TEXT, BIN, AXE_PATH, cookieValue, enterCode, uniqueEmail } from './harness.mjs';
+import { useHarness, TEXT, BIN, AXE_PATH, cookieValue, enterCode, uniqueEmail, waitUntil } from './harness.mjs';
 import { startSamlIdp } from './samlidp.mjs';
 
 const execFileP = promisify(execFile);
@@ -230,6 +230,57 @@ h.test('OIDC login with JIT against oidc-provider', async ({ page, context }) =>
   assert.equal(s.member.sso_registrations[0].connection_id, connection.connection_id);
   assert.equal(s.member.sso_registrations[0].external_id, account);
   assert.equal(s.member_session.authentication_factors[0].delivery_method, 'sso_oidc');
+});
+
+h.test('refusals: an OIDC callback delivered to another browser (login CSRF) is refused, and spent', async ({ page, context, newContext }) => {
+  const org = await h.createOrg({ name: 'Oidc Csrf', slug: 'oidc-csrf', jit: 'NOT_ALLOWED' });
+  await oidcConnection(org, 'Oidc Csrf Entra');
+  const email = uniqueEmail('mallory', 'oidc-csrf.test');
+  const account = `oidc-${email}`;
+  people.set(account, { sub: account, email, email_verified: true, name: 'Mallory' });
+  h.pageDefaults = { slug: 'oidc-csrf', products: 'sso' };
+  // The attacker logs in at the provider as himself and keeps the URL the provider sends him back to,
+  // instead of opening it. A route sees only the first request of a redirect chain, so the provider's
+  // answers to the form posts are followed by hand (with this context's cookies) up to that URL.
+  let callback = null;
+  await page.route((u) => u.origin === oidc.issuer && u.pathname.startsWith('/interaction/'), async (route) => {
+    if (route.request().method() !== 'POST') return route.continue();
+    let res = await route.fetch({ maxRedirects: 0 });
+    for (let location = res.headers().location; location; location = res.headers().location) {
+      const next = new URL(location, oidc.issuer);
+      if (next.pathname.startsWith('/v1/b2b/sso/callback/')) {
+        callback = next.toString();
+        return route.fulfill({ status: 200, contentType: 'text/plain', body: 'kept' });
+      }
+      if (next.pathname.startsWith('/interaction/')) return route.fulfill({ status: 303, headers: { location: next.toString() } });
+      res = await context.request.get(next.toString(), { maxRedirects: 0 });
+    }
+    return route.fulfill({ response: res });
+  });
+  await page.goto(h.pageUrlWith({ slug: 'oidc-csrf', products: 'sso' }));
+  await page.getByRole('button', { name: TEXT.continueWith('Oidc Csrf Entra') }).click();
+  await page.locator('input[name=login]').waitFor();
+  const bound = (await context.cookies(`${h.base}/v1/b2b/sso/callback/`)).find((c) => c.name === 'latchkey_sso_state');
+  assert.ok(bound && bound.httpOnly && bound.sameSite === 'Lax', 'the start binds the browser');
+  const login = page.url();
+  await page.locator('input[name=login]').fill(account);
+  await page.locator('input[name=password]').fill('any password');
+  await page.locator('button[type=submit]').click();
+  await page.waitForURL((u) => u.toString() !== login);
+  if (!callback) await page.locator('button[type=submit]').click(); // the provider's consent
+  await waitUntil(async () => callback, { what: 'the provider\'s redirect to the callback' });
+  assert.ok(callback.startsWith(`${h.base}/v1/b2b/sso/callback/`) && new URL(callback).searchParams.get('code'), callback);
+
+  // The victim's browser opens it: an error page, no token, no session.
+  const victimContext = await newContext();
+  const victim = await victimContext.newPage();
+  await victim.goto(callback);
+  await assertFailedPage(victim, 'unsolicited_oidc_response');
+  await assertNoSession(victim, victimContext);
+  // The refused state is spent: the attacker's own browser cannot finish it either.
+  await page.goto(callback);
+  await assertFailedPage(page, 'unsolicited_oidc_response');
+  await assertNoSession(page, context);
 });
 
 // --- SSO discovery ---------------------------------------------------------------------------------------

@@ -239,12 +239,12 @@ func TestPKCEAndRedirects(t *testing.T) {
 		}
 	}
 	got, err := flowtoken.WithQuery("https://app.test/auth?x=1&token=old", map[string][]string{"token": {"t"}, "stytch_token_type": {"oauth"}})
-	if err != nil || got != "https://app.test/auth?stytch_token_type=oauth&token=t&x=1" {
+	if err != nil || got != "https://app.test/auth?x=1&stytch_token_type=oauth&token=t" {
 		t.Fatalf("WithQuery = %s (%v)", got, err)
 	}
 	got, err = flowtoken.TokenLink("https://app.test/reset?x=1&token=old&stytch_token_type=old", "discovery_reset", "t",
 		map[string][]string{"stytch_redirect_type": {"reset_password"}})
-	if err != nil || got != "https://app.test/reset?stytch_redirect_type=reset_password&stytch_token_type=discovery_reset&token=t&x=1" {
+	if err != nil || got != "https://app.test/reset?x=1&stytch_redirect_type=reset_password&stytch_token_type=discovery_reset&token=t" {
 		t.Fatalf("TokenLink = %s (%v)", got, err)
 	}
 	if _, err := flowtoken.TokenLink("https://app.test/%zz", "sso", "t", nil); err == nil {

@@ -12,7 +12,7 @@ import (
 // clear message until the operator has set the authorization page.
 func (p *Provider) Discovery(w http.ResponseWriter, r *http.Request) {
 	out, err := p.discovery(r)
-	writeOAuth(w, http.StatusOK, out, p.logged(r, err))
+	writeOAuth(w, r, http.StatusOK, out, p.logged(r, err))
 }
 
 func (p *Provider) discovery(r *http.Request) (any, error) {
@@ -71,7 +71,7 @@ func (p *Provider) JWKS(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, out)
 		return
 	}
-	writeOAuth(w, 0, nil, p.logged(r, err))
+	writeOAuth(w, r, 0, nil, p.logged(r, err))
 }
 
 func (p *Provider) jwks(r *http.Request) (any, error) {
@@ -105,7 +105,7 @@ func (p *Provider) jwks(r *http.Request) (any, error) {
 func (p *Provider) EndSession(w http.ResponseWriter, r *http.Request) {
 	target, status, err := p.endSession(r)
 	if err != nil {
-		writeOAuth(w, 0, nil, p.logged(r, err))
+		writeOAuth(w, r, 0, nil, p.logged(r, err))
 		return
 	}
 	http.Redirect(w, r, target, status)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/flowtoken"
+	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/idp"
 )
 
@@ -144,10 +145,18 @@ func (f *fixture) claims(token string) map[string]any {
 	return out
 }
 
+// oauthErr checks a protocol error: the RFC's code, and the members the
+// vendor's backend SDK copies onto the error it throws (status_code as the
+// HTTP status, the request's id, an error_uri).
 func oauthErr(t *testing.T, r apptest.Resp, status int, code string) {
 	t.Helper()
 	if r.Status != status || r.Body["error"] != code {
 		t.Fatalf("got %d %s, want %d %s", r.Status, r.Raw, status, code)
+	}
+	rid := r.Header.Get("X-Request-Id")
+	if r.Body["status_code"] != float64(status) || rid == "" || r.Body["request_id"] != rid ||
+		r.Body["error_uri"] != httpapi.ErrorURLBase+code {
+		t.Fatalf("error body %s (X-Request-Id %q): want status_code %d, request_id, error_uri", r.Raw, rid, status)
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 // than the one it was issued with.
 func (p *Provider) Introspect(w http.ResponseWriter, r *http.Request) {
 	out, err := p.introspect(r)
-	writeOAuth(w, http.StatusOK, out, p.logged(r, err))
+	writeOAuth(w, r, http.StatusOK, out, p.logged(r, err))
 }
 
 func (p *Provider) introspect(r *http.Request) (any, error) {

@@ -34,7 +34,7 @@ func (p *Provider) loggedOutURL(projectID string) string {
 // parameter, if any, is ignored.
 func (p *Provider) LoggedOut(w http.ResponseWriter, r *http.Request) {
 	if _, err := p.projectOf(r); err != nil {
-		writeOAuth(w, 0, nil, p.logged(r, err))
+		writeOAuth(w, r, 0, nil, p.logged(r, err))
 		return
 	}
 	h := w.Header()

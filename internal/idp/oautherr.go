@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/httpapi"
 )
 
 // oauthError is a protocol error of the token, introspection, revocation
@@ -33,10 +34,25 @@ func unsupportedGrant() *oauthError {
 	return &oauthError{400, "unsupported_grant_type", "grant_type must be authorization_code, refresh_token or client_credentials."}
 }
 
+// oauthErrorBody is a protocol error on the wire: the RFC's members, plus
+// the three the vendor's backend SDK reads from every error body it gets
+// (its OAuth2ErrorJSON: status_code, request_id, error_uri) and copies onto
+// the error it throws; without them a caller's err.status_code and
+// err.request_id were undefined. RFC 6749 5.2 lets a response carry
+// members it does not define, so RFC clients read it as before.
+type oauthErrorBody struct {
+	Error       string `json:"error"`
+	Description string `json:"error_description"`
+	URI         string `json:"error_uri"`
+	StatusCode  int    `json:"status_code"`
+	RequestID   string `json:"request_id"`
+}
+
 // writeOAuth answers a protocol endpoint: JSON, never cached (RFC 6749
 // 5.1), errors in the RFC's shape. Catalogue errors (rate limits, server
-// errors) keep the catalogue's shape and status.
-func writeOAuth(w http.ResponseWriter, status int, body any, err error) {
+// errors) keep their status and take the RFC's shape with the nearest
+// code.
+func writeOAuth(w http.ResponseWriter, r *http.Request, status int, body any, err error) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Pragma", "no-cache")
@@ -55,10 +71,12 @@ func writeOAuth(w http.ResponseWriter, status int, body any, err error) {
 				}
 			}
 		}
-		if oe.status == http.StatusUnauthorized {
+		// A bearer endpoint has set its own challenge (RFC 6750 3).
+		if oe.status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
 			w.Header().Set("WWW-Authenticate", `Basic realm="latchkey"`)
 		}
-		status, body = oe.status, map[string]string{"error": oe.code, "error_description": oe.desc}
+		status, body = oe.status, oauthErrorBody{Error: oe.code, Description: oe.desc,
+			URI: httpapi.ErrorURLBase + oe.code, StatusCode: oe.status, RequestID: httpapi.RequestID(r.Context())}
 	}
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(body)

@@ -22,7 +22,7 @@ import (
 // was not.
 func (p *Provider) Revoke(w http.ResponseWriter, r *http.Request) {
 	err := p.revoke(r)
-	writeOAuth(w, http.StatusOK, map[string]any{}, p.logged(r, err))
+	writeOAuth(w, r, http.StatusOK, map[string]any{}, p.logged(r, err))
 }
 
 func (p *Provider) revoke(r *http.Request) error {

@@ -37,7 +37,7 @@ type codeData struct {
 // Token handles POST {issuer}/oauth2/token (RFC 6749 3.2).
 func (p *Provider) Token(w http.ResponseWriter, r *http.Request) {
 	out, err := p.token(r)
-	writeOAuth(w, http.StatusOK, out, p.logged(r, err))
+	writeOAuth(w, r, http.StatusOK, out, p.logged(r, err))
 }
 
 func (p *Provider) token(r *http.Request) (any, error) {

@@ -24,17 +24,10 @@ func (p *Provider) UserInfo(w http.ResponseWriter, r *http.Request) {
 			challenge += `, scope="` + ScopeOpenID + `"`
 		}
 		w.Header().Set("WWW-Authenticate", challenge)
-		writeBearerError(w, oe)
+		writeOAuth(w, r, 0, nil, oe)
 		return
 	}
-	writeOAuth(w, http.StatusOK, out, p.logged(r, err))
-}
-
-func writeBearerError(w http.ResponseWriter, oe *oauthError) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(oe.status)
-	_, _ = w.Write([]byte(`{"error":"` + oe.code + `","error_description":"` + oe.desc + `"}` + "\n"))
+	writeOAuth(w, r, http.StatusOK, out, p.logged(r, err))
 }
 
 // errNoBearer answers a userinfo request that carries no bearer token.

@@ -65,3 +65,38 @@ func TestSMSWithoutGateway(t *testing.T) {
 			"member_id": mid, "code": "123456"}), 401, "user_unauthenticated")
 	})
 }
+
+// When the code a login sends by itself does not go out (the login has
+// committed, so no answer can say so), the code is retired and the
+// failure is logged at warning level with the gateway's error: with the
+// number masked, never the code or the whole number.
+func TestAutoSentSMSFailureIsLogged(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		gw := twiliotest.New(t, "AC00000000000000000000000000000001", "gateway-token")
+		e := apptest.New(t, db, func(c *config.Config) {
+			c.SMSURL, c.SMSAccountSID, c.SMSAuthToken, c.SMSFrom = gw.URL, gw.SID, gw.Token, "+15005550006"
+		})
+		org, mid, num := smsEnrolledMember(t, e)
+		gw.Refuse(num, twiliotest.Refusal{Status: 500, Code: 20500, Message: "Internal Server Error sending to " + num})
+		ist, req := e.MFALogin(org, "ada@secure.test")
+		if req["secondary_auth_initiated"] != "sms_otp" {
+			t.Fatalf("the login started no code: %v", req)
+		}
+		code := e.LastSMS(num) // the dev mailbox's copy, taken before the gateway refused
+		apptest.Want(t, e.SMSAuth(org, mid, ist, code, nil), 404, "otp_code_not_found")
+
+		var line string
+		for _, l := range strings.Split(e.Logs(), "\n") {
+			if strings.Contains(l, "SMS code was not delivered") {
+				line = l
+			}
+		}
+		if !strings.Contains(line, "level=WARN") || !strings.Contains(line, "code 20500") ||
+			!strings.Contains(line, "+*******2671") || !strings.Contains(line, mid) {
+			t.Fatalf("no warning with the gateway's error, the masked number and the member: %q\n%s", line, e.Logs())
+		}
+		if strings.Contains(line, code) || strings.Contains(line, "4155552671") {
+			t.Fatalf("the warning quotes the code or the number: %q", line)
+		}
+	})
+}

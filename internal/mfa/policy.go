@@ -85,11 +85,18 @@ func (s *Service) autoSendSMS(ctx context.Context, q store.Querier, p *project.P
 	}
 	// Deliver after the login commits: a slow gateway must not hold the
 	// database writer. If delivery then fails, the member is on the code
-	// screen and can ask for another code, which reports the problem.
+	// screen and can ask for another code, which reports the problem. The
+	// login's answer has been decided, so no one else will see this error:
+	// it is logged here, with the number masked as the API shows it and
+	// never the code (the gateway's error quotes neither, see
+	// notify.GatewayError).
 	store.AfterCommit(q, func() {
 		dctx := context.WithoutCancel(ctx)
 		if err := s.deliverSMS(dctx, nil, p, org, to, code); err != nil {
 			s.smsCodes.Retire(dctx, s.d.DB, p.ID, m.MemberID)
+			httpapi.Logger(dctx).Warn("mfa: the login's SMS code was not delivered; code retired",
+				"request_id", httpapi.RequestID(dctx), "project_id", p.ID, "organization_id", org.OrganizationID,
+				"member_id", m.MemberID, "phone", organization.MaskPhone(to), "error", err.Error())
 		}
 	})
 	return nil

@@ -33,8 +33,9 @@ type Mailer interface {
 }
 
 // ErrUndeliverable marks a message that no retry can deliver: the mail
-// server refused it permanently (a 5xx reply to its sender, a recipient or
-// its data), or it cannot be written as mail at all. The queue drops such
+// server refused it permanently, with a reply to a recipient or its data
+// that blames the message or its mailbox (see SMTP's ownRefusal), or it
+// cannot be written as mail at all. The queue drops such
 // a message at its first failure instead of retrying it for half an hour.
 var ErrUndeliverable = errors.New("undeliverable")
 

@@ -3,7 +3,9 @@ package notify_test
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -235,5 +237,72 @@ func TestTwilioAcceptedButFailed(t *testing.T) {
 	}
 	if err := tw.SendSMS(ctx, notify.SMS{To: "+14155552671", Body: "x"}); err != nil {
 		t.Fatalf("a queued message: %v", err)
+	}
+}
+
+// The gateway's answers echo the message body, and the edge logs an
+// error's text: whatever the gateway says, the live code (and the
+// recipient's number) never reach the error, while the status, the
+// gateway's error code and its own words do.
+func TestTwilioErrorsNeverQuoteTheCode(t *testing.T) {
+	t.Parallel()
+	const code, to = "493817", "+14155552671"
+	answers := map[string]struct {
+		status int
+		ctype  string
+		body   string
+		want   []string
+	}{
+		"unexpected success": {http.StatusCreated, "application/json", `{"data":{"body":"493817 is your code"}}`,
+			[]string{"HTTP 201", "application/json", "39 bytes"}},
+		"non-JSON error": {http.StatusBadGateway, "text/plain; charset=utf-8", "upstream said: Body=493817+is+your+code To=" + to,
+			[]string{"HTTP 502", "text/plain", "bytes"}},
+		"JSON error quoting the body": {http.StatusBadRequest, "application/json",
+			`{"code":21617,"message":"Body '493817 is your Acme verification code.' is too long for +1 (415) 555-2671","status":400}`,
+			[]string{"HTTP 400", "code 21617", "is too long for"}},
+		"JSON error quoting the number": {http.StatusBadRequest, "application/json",
+			`{"code":21211,"message":"The 'To' number +14155552671 is not a valid phone number.","status":400}`,
+			[]string{"code 21211", "is not a valid phone number"}},
+		"accepted but failed, quoting the body": {http.StatusCreated, "application/json",
+			`{"sid":"SM1","status":"failed","error_code":30007,"error_message":"Carrier filtered: 493817 is your code"}`,
+			[]string{"code 30007", "Carrier filtered"}},
+	}
+	for name, a := range answers {
+		gw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", a.ctype)
+			w.WriteHeader(a.status)
+			_, _ = io.WriteString(w, a.body)
+		}))
+		tw, err := notify.NewTwilio(gw.URL, testSID, testToken, "+15005550006", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = tw.SendSMS(context.Background(), notify.SMS{To: to, Body: code + " is your Acme verification code. It expires in 10 minutes."})
+		gw.Close()
+		if err == nil {
+			t.Errorf("%s: no error", name)
+			continue
+		}
+		if msg := err.Error(); strings.Contains(msg, code) || strings.Contains(msg, "4155552671") || strings.Contains(msg, "555-2671") {
+			t.Errorf("%s: the error quotes the code or the number: %s", name, msg)
+		}
+		for _, w := range a.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: %q lacks %q", name, err, w)
+			}
+		}
+	}
+
+	// A code that is not all digits is taken out as the body's word.
+	gw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, `{"code":30007,"message":"Filtered: 'K7Q2ZP is your code' in 2 parts"}`)
+	}))
+	defer gw.Close()
+	tw, _ := notify.NewTwilio(gw.URL, testSID, testToken, "+15005550006", nil)
+	err := tw.SendSMS(context.Background(), notify.SMS{To: to, Body: "K7Q2ZP is your code. It expires in 2 minutes."})
+	if err == nil || strings.Contains(err.Error(), "K7Q2ZP") || !strings.Contains(err.Error(), "in 2 parts") {
+		t.Errorf("alphanumeric code: %v", err)
 	}
 }

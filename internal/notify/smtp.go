@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	gomail "github.com/wneessen/go-mail"
 	"github.com/wneessen/go-mail/smtp"
@@ -373,11 +375,14 @@ func envelope(msg *gomail.Msg) (string, []string, error) {
 }
 
 // deliverOne is one message's transaction: MAIL, RCPT for each recipient,
-// DATA. A *textproto.Error is the server's refusal; any other error is the
-// connection's.
+// DATA. A *textproto.Error is the server's refusal (wrapped in
+// undeliverable when it refuses this message for good, see ownRefusal);
+// any other error is the connection's.
 func deliverOne(c *smtp.Client, from string, rcpts []string, msg *gomail.Msg) error {
 	if err := c.Mail(from); err != nil {
-		return retryable{err}
+		// Our sender, the same for every message: a refusal here is the
+		// configuration's, whatever its code.
+		return err
 	}
 	for _, rcpt := range rcpts {
 		if err := c.Rcpt(rcpt); err != nil {
@@ -386,19 +391,82 @@ func deliverOne(c *smtp.Client, from string, rcpts []string, msg *gomail.Msg) er
 				// RFC 5321 4.5.3.1.10: a 552 to RCPT (too many recipients,
 				// a mailbox over its quota) is to be taken as the temporary
 				// 452, not as the message's permanent refusal.
-				return retryable{fmt.Errorf("%w (taken as temporary, RFC 5321 4.5.3.1.10)", err)}
+				return fmt.Errorf("%w (taken as temporary, RFC 5321 4.5.3.1.10)", err)
 			}
-			return err
+			return ownRefusal(err)
 		}
 	}
 	w, err := c.Data()
 	if err != nil {
-		return err
+		return ownRefusal(err)
 	}
 	if _, err := msg.WriteTo(w); err != nil {
 		return err
 	}
-	return w.Close()
+	return ownRefusal(w.Close())
+}
+
+// undeliverable marks a server's reply that refuses one message for good
+// (see ownRefusal); refusal makes it ErrUndeliverable.
+type undeliverable struct{ err error }
+
+func (e undeliverable) Error() string { return e.err.Error() }
+func (e undeliverable) Unwrap() error { return e.err }
+
+// enhancedCodeRE is an RFC 3463 enhanced status code leading a reply's
+// text (RFC 2034): class.subject.detail.
+var enhancedCodeRE = regexp.MustCompile(`^([245])\.([0-9]{1,3})\.([0-9]{1,3})(?:[ \t]|$)`)
+
+// ownRefusal wraps err in undeliverable when it is a reply to RCPT or DATA
+// that refuses this message for good, and returns it as it is otherwise:
+// a refusal that is not clearly the message's own is retried (the queue
+// bounds the attempts), because dropping it would lose the invitation,
+// reset or login link it carries, and a submission server refuses a
+// client it will not relay for (a bad credential, an unlisted IP) at RCPT
+// with a 5xx: Postfix's "554 5.7.1 Relay access denied", Gmail's
+// "550 5.7.0 Mail relay denied". Treated as the recipient's, one bad
+// credential would empty the whole queue.
+//
+// The reply code alone cannot tell the two apart; the enhanced status
+// code (RFC 3463) can, and only these say the message or its mailbox is
+// at fault:
+//
+//   - 5.1.x, addressing: bad or ambiguous mailbox, bad destination
+//     system, mailbox moved, null MX (5.1.10, RFC 7505). Not 5.1.7 and
+//     5.1.8, bad sender address: our From, which is configuration.
+//   - 5.2.x, mailbox status: disabled, message too long for the mailbox,
+//     list expansion. Not 5.2.2, mailbox full, which RFC 3463 calls
+//     persistent transient (and RFC 5321 has the 552 to RCPT retried).
+//   - 5.3.4, message too big for the system: the same message fails the
+//     same way; the rest of 5.3.x is the server's state or features.
+//   - 5.6.x, media: the content itself cannot be carried.
+//
+// Everything else is retried: 5.7.x (security and policy: relaying,
+// authentication, our domain's SPF or DMARC), 5.4.x (routing), 5.5.x
+// (protocol), the other 5.3.x, and a 5xx with no enhanced code at all.
+// A reply that names the sender is retried too, whatever its code: Postfix
+// delays its MAIL FROM restrictions to RCPT by default (smtpd_delay_reject),
+// so "Sender address rejected" about our From can arrive there as 5.1.0.
+func ownRefusal(err error) error {
+	var reply *textproto.Error
+	if err == nil || !errors.As(err, &reply) || reply.Code < 500 || reply.Code > 599 {
+		return err
+	}
+	first, _, _ := strings.Cut(reply.Msg, "\n")
+	m := enhancedCodeRE.FindStringSubmatch(first)
+	if m == nil || m[1] != "5" || strings.Contains(strings.ToLower(reply.Msg), "sender") {
+		return err
+	}
+	subject, _ := strconv.Atoi(m[2])
+	detail, _ := strconv.Atoi(m[3])
+	switch {
+	case subject == 1 && detail != 7 && detail != 8,
+		subject == 2 && detail != 2,
+		subject == 3 && detail == 4,
+		subject == 6:
+		return undeliverable{err}
+	}
+	return err
 }
 
 // dial opens a connection, bound to ctx until it is released.
@@ -464,26 +532,16 @@ func (s *SMTP) sendError(ctx context.Context, err error) error {
 	return fmt.Errorf("notify: smtp: %s:%d: %s", s.host, s.port, s.redact(err))
 }
 
-// retryable marks a 5xx that is not the message's permanent refusal, so
-// refusal retries it: one to MAIL FROM, our sender and the same for every
-// message (530 authentication required, 5.7.1 relay denied, an unverified
-// sender at SES), a matter of configuration; and a 552 to RCPT, which RFC
-// 5321 (4.5.3.1.10) says to take as the temporary 452.
-type retryable struct{ err error }
-
-func (e retryable) Error() string { return e.err.Error() }
-func (e retryable) Unwrap() error { return e.err }
-
-// refusal words the server's refusal of one message: a permanent one
-// (5xx) to its recipient or its content (RCPT, DATA) is ErrUndeliverable.
-// Only a message's own refusals count: a 5xx to the greeting, to AUTH or
-// to MAIL FROM is about the server or its configuration (retryable),
-// and is worth retrying once an operator has fixed it; dropping every
-// queued message meanwhile would lose invitations and resets for good.
+// refusal words the server's refusal of one message: the ones ownRefusal
+// found to be the message's own for good are ErrUndeliverable. Any other,
+// a 5xx included (to the greeting, AUTH, MAIL FROM, or at RCPT and DATA
+// without an enhanced code that blames the message), is worth retrying
+// once an operator has fixed the server or its configuration; dropping
+// every queued message meanwhile would lose invitations and resets for
+// good.
 func (s *SMTP) refusal(ctx context.Context, err error) error {
-	var reply *textproto.Error
-	var again retryable
-	if !errors.As(err, &again) && errors.As(err, &reply) && reply.Code >= 500 && reply.Code < 600 {
+	var own undeliverable
+	if errors.As(err, &own) {
 		return fmt.Errorf("notify: smtp: %s:%d: %w: %s", s.host, s.port, ErrUndeliverable, s.redact(err))
 	}
 	return s.sendError(ctx, err)
@@ -544,7 +602,17 @@ func (s *SMTP) message(m Email) (*gomail.Msg, error) {
 	if err := msg.AddToFormat(to.Name, to.Address); err != nil {
 		return nil, fmt.Errorf("%w: recipient: %w", ErrUndeliverable, err)
 	}
-	msg.Subject(m.Subject)
+	if strings.Contains(m.Subject, "=?") {
+		// go-mail encodes a subject only when it has non-ASCII bytes, so
+		// an all-ASCII "=?UTF-8?B?...?=" from an organization's name would
+		// go out raw, and mail clients would decode it into other words
+		// than the name holds (a brand, or a bidi override the name rules
+		// forbid). Encoded whole, it decodes back to the literal text; this
+		// covers names stored before any rule as well.
+		msg.SetGenHeaderPreformatted(gomail.HeaderSubject, encodedWords(m.Subject))
+	} else {
+		msg.Subject(m.Subject)
+	}
 	msg.SetDate()
 	// Our own domain in the Message-ID rather than go-mail's default of the
 	// machine's host name, which would leak internal naming.
@@ -557,4 +625,31 @@ func (s *SMTP) message(m Email) (*gomail.Msg, error) {
 		msg.AddAlternativeString(gomail.TypeTextHTML, m.HTML)
 	}
 	return msg, nil
+}
+
+// encodedWordBytes is the most text one encoded word carries: 39 bytes
+// are 52 base64 characters, a 64-character word with its "=?UTF-8?B?" and
+// "?=", so even the first line ("Subject: " and a word) stays within RFC
+// 5322's 78 characters.
+const encodedWordBytes = 39
+
+// encodedWords writes s as RFC 2047 B encoded-words, folded one to a line.
+// A word ends on a character boundary (RFC 2047 5: each word must decode
+// to whole characters); the folding white space between two encoded
+// words is not part of the text (RFC 2047 6.2).
+func encodedWords(s string) string {
+	var words []string
+	for len(s) > 0 {
+		n := 0
+		for n < len(s) {
+			_, size := utf8.DecodeRuneInString(s[n:])
+			if n > 0 && n+size > encodedWordBytes {
+				break
+			}
+			n += size
+		}
+		words = append(words, "=?UTF-8?B?"+base64.StdEncoding.EncodeToString([]byte(s[:n]))+"?=")
+		s = s[n:]
+	}
+	return strings.Join(words, "\r\n ")
 }

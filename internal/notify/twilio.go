@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 )
 
@@ -89,11 +91,16 @@ func parseSMSURL(rawURL string) (*url.URL, error) {
 // GatewayError is a refusal reported by the SMS gateway. It unwraps to one
 // of the ErrSMS* recipient errors when the gateway's code means one, so
 // callers can tell "bad number" from "gateway trouble".
+//
+// It never quotes the gateway's answer: a Twilio message resource echoes
+// the body, the live one-time code, and the edge logs an error's text
+// (httpapi.WriteError). Only the status, the gateway's error code, and its
+// error message (scrubbed, see scrubGatewayText) or a description of an
+// answer it could not read (content type and length) are kept.
 type GatewayError struct {
-	Status   int    // HTTP status
-	Code     int    // the gateway's error code (0 when absent)
-	Message  string // the gateway's message, for operators' logs
-	MoreInfo string
+	Status  int    // HTTP status
+	Code    int    // the gateway's error code (0 when absent)
+	Message string // the gateway's message, scrubbed, for operators' logs
 }
 
 func (e *GatewayError) Error() string {
@@ -114,10 +121,9 @@ func (e *GatewayError) Unwrap() error {
 }
 
 type twilioError struct {
-	Code     int    `json:"code"`
-	Message  string `json:"message"`
-	MoreInfo string `json:"more_info"`
-	Status   int    `json:"status"`
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Status  int    `json:"status"`
 }
 
 type twilioMessage struct {
@@ -160,23 +166,23 @@ func (t *Twilio) SendSMS(ctx context.Context, m SMS) error {
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		var te twilioError
 		if json.Unmarshal(body, &te) != nil || (te.Code == 0 && te.Message == "") {
-			return &GatewayError{Status: res.StatusCode, Message: "non-JSON error response: " + snippet(body)}
+			return &GatewayError{Status: res.StatusCode, Message: "non-JSON error response: " + describe(res, body)}
 		}
-		return &GatewayError{Status: res.StatusCode, Code: te.Code, Message: te.Message, MoreInfo: te.MoreInfo}
+		return &GatewayError{Status: res.StatusCode, Code: te.Code, Message: scrubGatewayText(te.Message, m)}
 	}
 	var msg twilioMessage
 	if err := json.Unmarshal(body, &msg); err != nil || msg.SID == "" {
-		return &GatewayError{Status: res.StatusCode, Message: "unexpected success response: " + snippet(body)}
+		return &GatewayError{Status: res.StatusCode, Message: "unexpected success response: " + describe(res, body)}
 	}
 	// A message can be accepted and failed at once (status "failed" with an
 	// error code); report it as the refusal it is.
 	if msg.Status == "failed" || msg.Status == "undelivered" || (msg.ErrorCode != nil && *msg.ErrorCode != 0) {
-		ge := &GatewayError{Status: res.StatusCode, Message: "message " + msg.Status}
+		ge := &GatewayError{Status: res.StatusCode, Message: "message " + scrubGatewayText(msg.Status, m)}
 		if msg.ErrorCode != nil {
 			ge.Code = *msg.ErrorCode
 		}
 		if msg.ErrorMessage != nil {
-			ge.Message = *msg.ErrorMessage
+			ge.Message = scrubGatewayText(*msg.ErrorMessage, m)
 		}
 		return ge
 	}
@@ -193,10 +199,43 @@ func redactURLError(err error) error {
 	return err
 }
 
-func snippet(b []byte) string {
-	s := strings.TrimSpace(string(b))
+// describe says what an answer the gateway gave was, without a byte of it:
+// its content type (the media type only) and its length.
+func describe(res *http.Response, body []byte) string {
+	ct := "no content type"
+	if v := res.Header.Get("Content-Type"); v != "" {
+		ct = "unparsable content type"
+		if mt, _, err := mime.ParseMediaType(v); err == nil && len(mt) <= 100 {
+			ct = mt
+		}
+	}
+	return fmt.Sprintf("%s, %d bytes", ct, len(body))
+}
+
+// digitRunRE is a run of four or more digits, spaces, dots, dashes and
+// parentheses allowed between them: a phone number in any of its forms,
+// or a code.
+var digitRunRE = regexp.MustCompile(`[0-9](?:[ .()-]*[0-9]){3,}`)
+
+// scrubGatewayText is the gateway's own error message (or status) with
+// what it must not carry into a log taken out. Twilio's messages quote
+// the recipient's number ("The 'To' number +1415... is not a valid phone
+// number."), and a gateway that speaks Twilio's API may as well quote the
+// body it was given: so every run of digits (numbers and codes in any
+// form) and then every word of the body of four or more characters that
+// holds a digit (where the code is, whatever its alphabet) become
+// "[redacted]". The gateway's numeric code travels apart, in
+// GatewayError.Code. The text is capped at 200 bytes.
+func scrubGatewayText(s string, m SMS) string {
+	s = digitRunRE.ReplaceAllString(s, "[redacted]")
+	for _, w := range strings.Fields(m.Body) {
+		if len(w) >= 4 && strings.ContainsAny(w, "0123456789") {
+			s = strings.ReplaceAll(s, w, "[redacted]")
+		}
+	}
+	s = strings.ToValidUTF8(strings.TrimSpace(s), "?")
 	if len(s) > 200 {
-		s = s[:200] + "..."
+		s = strings.ToValidUTF8(s[:200], "") + "..."
 	}
 	return s
 }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/emailaddr"
@@ -32,19 +31,18 @@ type state struct {
 	Nonce          string   `json:"nonce"`
 	Scopes         []string `json:"scopes,omitempty"`
 	// Binding is the hash of the random value the start put in the
-	// starting browser's binding cookie (bindingCookie); the callback
+	// starting browser's binding cookie (Module.binding); the callback
 	// takes the state only with that cookie.
 	Binding string `json:"binding,omitempty"`
 }
 
-// The state binding. Whoever holds a state could otherwise finish its
-// flow: an attacker starts a login with his own PKCE challenge, sends the
-// provider URL to a victim, and the victim's browser comes back with a
-// token bound to the attacker's verifier; or he sends his own callback URL
-// and the victim lands logged in as him. So the start sets a cookie in the
+// The state binding (flowtoken.Binding): the start sets a cookie in the
 // browser it answers, holding a random value whose hash the state keeps,
 // and the callback refuses a state without it (oauth_state_mismatch), as
-// the vendor does.
+// the vendor does. Without it, an attacker starts a login with his own PKCE
+// challenge, sends the provider URL to a victim, and the victim's browser
+// comes back with a token bound to the attacker's verifier; or he sends his
+// own callback URL and the victim lands logged in as him.
 //
 // The cookie is HttpOnly, Secure when the base URL is https, scoped to
 // the callback's path, and SameSite=Lax: the provider sends the browser
@@ -52,12 +50,7 @@ type state struct {
 // starts by a top-level navigation. One Tap has no callback and no state.
 // One browser has one binding at a time: a second start replaces the
 // first's, whose callback is then refused.
-const (
-	bindingCookie = "latchkey_oauth_state"
-	// callbackHostParam marks a start already sent to the callback's host
-	// (toCallbackHost), so that it is sent there once at most.
-	callbackHostParam = "latchkey_callback_host"
-)
+const bindingCookie = "latchkey_oauth_state"
 
 // startOrganization serves GET /v1/b2b/public/oauth/{provider}/start.
 func (m *Module) startOrganization(w http.ResponseWriter, r *http.Request) { m.start(w, r, false) }
@@ -68,69 +61,29 @@ func (m *Module) startDiscovery(w http.ResponseWriter, r *http.Request) { m.star
 // start checks everything that can be checked before the browser leaves
 // (project, product, provider configuration, organization, redirect URLs,
 // PKCE challenge) and answers a catalogue error for any of it: a flow that
-// cannot finish must not start.
+// cannot finish must not start. A start served under another host name
+// than the base URL's goes there first (flowtoken.ToCallbackHost), so that
+// the binding cookie is set where the callback is.
 func (m *Module) start(w http.ResponseWriter, r *http.Request, discovery bool) {
 	w.Header().Set("Cache-Control", "no-store")
-	if there, ok := m.toCallbackHost(r); ok {
+	if there, ok := flowtoken.ToCallbackHost(m.d.BaseURL(), r); ok {
 		http.Redirect(w, r, there, http.StatusFound)
 		return
 	}
-	binding := ids.Token()
-	target, err := m.startURL(r, discovery, ids.Hash(binding))
+	cookie, binding := m.binding().NewBinding()
+	target, err := m.startURL(r, discovery, binding)
 	if err != nil {
 		httpapi.WriteError(w, r, err)
 		return
 	}
-	http.SetCookie(w, m.bindingCookie(binding, stateTTL))
+	http.SetCookie(w, cookie)
 	http.Redirect(w, r, target, http.StatusFound)
 }
 
-// toCallbackHost returns where to send a start served under another host
-// name than the base URL's, and whether to. The provider sends the browser
-// back to the callback on the base URL (CallbackURL), and a cookie reaches
-// only the host that set it; but the widget starts on its own API base
-// (api-reference 1.3, 3.5), which may be any name the server answers to
-// (127.0.0.1 for localhost, an internal name), so such a start is sent to
-// the same start on the base URL first, where the cookie is then set.
-// Once only: a proxy that rewrites the Host header would otherwise send it
-// round for ever, and a start marked as sent (callbackHostParam) proceeds
-// wherever it is. Ports do not matter: cookies ignore them.
-func (m *Module) toCallbackHost(r *http.Request) (string, bool) {
-	base := m.d.BaseURL()
-	u, err := url.Parse(base)
-	if err != nil || u.Hostname() == "" || r.URL.Query().Has(callbackHostParam) {
-		return "", false
-	}
-	if strings.EqualFold((&url.URL{Host: r.Host}).Hostname(), u.Hostname()) {
-		return "", false
-	}
-	// The query as it came, in its order, with the mark.
-	query := callbackHostParam + "=1"
-	if r.URL.RawQuery != "" {
-		query = r.URL.RawQuery + "&" + query
-	}
-	return base + r.URL.EscapedPath() + "?" + query, true
-}
-
-// bindingCookie is the state binding's cookie holding value, for maxAge
-// (negative: expired, to remove it).
-func (m *Module) bindingCookie(value string, maxAge time.Duration) *http.Cookie {
-	c := &http.Cookie{Name: bindingCookie, Value: value, Path: "/", HttpOnly: true,
-		Secure: httpapi.HTTPSBase(m.d.BaseURL()), SameSite: http.SameSiteLaxMode, MaxAge: int(maxAge.Seconds())}
-	if maxAge < 0 {
-		c.MaxAge = -1
-	}
-	if u, err := url.Parse(m.CallbackURL()); err == nil && u.Path != "" {
-		c.Path = u.Path
-	}
-	return c
-}
-
-// boundHere reports whether the callback request r comes from the browser
-// that started st: it carries the binding cookie whose hash st keeps.
-func boundHere(r *http.Request, st state) bool {
-	c, err := r.Cookie(bindingCookie)
-	return err == nil && st.Binding != "" && ids.Equal(ids.Hash(c.Value), st.Binding)
+// binding is the state binding's cookie, under the current base URL.
+func (m *Module) binding() flowtoken.Binding {
+	return flowtoken.Binding{Name: bindingCookie, Path: flowtoken.PathOf(m.CallbackURL()),
+		Secure: httpapi.HTTPSBase(m.d.BaseURL()), SameSite: http.SameSiteLaxMode, TTL: stateTTL}
 }
 
 // startURL checks a start, issues its state ticket bound to binding (the
@@ -242,7 +195,7 @@ func (m *Module) callback(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	// The flow the cookie bound is over. A refused callback leaves it: it
 	// may bind another flow of this browser.
-	http.SetCookie(w, m.bindingCookie("", -1))
+	http.SetCookie(w, m.binding().Removal())
 	http.Redirect(w, r, target, http.StatusFound)
 }
 
@@ -267,7 +220,7 @@ func (m *Module) callbackURL(r *http.Request) (string, error) {
 			// After the redemption: a state that reached another browser is
 			// spent there, and cannot be tried again from the one it was
 			// issued to.
-			if !boundHere(r, st) {
+			if !m.binding().Held(r, st.Binding) {
 				refused = apierr.New(apierr.OAuthStateMismatch)
 				return nil
 			}

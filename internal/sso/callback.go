@@ -17,21 +17,27 @@ import (
 // the browser goes to the customer's page with an SSO token; on failure it
 // gets an error page naming the catalogue error, and no token exists.
 func (s *Service) serveCallback(w http.ResponseWriter, r *http.Request) {
-	target, err := s.callback(r.Context(), r)
+	target, c, err := s.callback(r.Context(), r)
 	if err != nil {
 		s.errorPage(w, r, err)
 		return
 	}
+	// The flow the cookie bound is over. A refused callback leaves it, as
+	// OAuth's does: it may bind this browser's own login, which a forged
+	// post (the login CSRF the binding stops) must not spoil.
+	http.SetCookie(w, s.binding(c.Kind).Removal())
 	http.Redirect(w, r, target, http.StatusFound)
 }
 
-func (s *Service) callback(ctx context.Context, r *http.Request) (string, error) {
+// callback checks a callback and returns the customer's URL with the SSO
+// token, and the connection the login came back through.
+func (s *Service) callback(ctx context.Context, r *http.Request) (string, *conn, error) {
 	c, err := s.loadAny(ctx, "", r.PathValue("connection_id"))
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if c.Status != StatusActive {
-		return "", apierr.New(apierr.SSOConnectionNotActive)
+		return "", nil, apierr.New(apierr.SSOConnectionNotActive)
 	}
 	base := s.d.BaseURL()
 	var st *flowState
@@ -39,29 +45,33 @@ func (s *Service) callback(ctx context.Context, r *http.Request) (string, error)
 	switch {
 	case c.Kind == KindSAML && r.Method == http.MethodPost:
 		if st, id, err = s.acs(ctx, r, c, base); err != nil {
-			return "", err
+			return "", nil, err
 		}
 	case c.Kind == KindOIDC && r.Method == http.MethodGet:
 		q := r.URL.Query()
 		if q.Get("error") != "" {
-			return "", apierr.New(apierr.SSOIdentityProviderError).WithDetails(map[string]any{"error": safeCode(q.Get("error"))})
+			return "", nil, apierr.New(apierr.SSOIdentityProviderError).WithDetails(map[string]any{"error": safeCode(q.Get("error"))})
 		}
 		if st, err = s.redeemState(ctx, r, c, q.Get("state")); err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if id, err = s.oidcIdentity(ctx, c, base, st, q.Get("code")); err != nil {
-			return "", err
+			return "", nil, err
 		}
 	default:
 		// An external connection has no callback of its own: its logins
 		// come back to its source's.
-		return "", apierr.New(apierr.MethodNotAllowed)
+		return "", nil, apierr.New(apierr.MethodNotAllowed)
 	}
-	target, err := s.loginTarget(ctx, c, st)
+	lands, err := s.loginTarget(ctx, c, st)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return s.finish(ctx, r, target, st, id)
+	target, err := s.finish(ctx, r, lands, st, id)
+	if err != nil {
+		return "", nil, err
+	}
+	return target, c, nil
 }
 
 // ACSFailuresPerIP counts the failed posts to a SAML connection's ACS
@@ -131,7 +141,7 @@ func (s *Service) acs(ctx context.Context, r *http.Request, c *conn, base string
 }
 
 // redeemState spends the login's state ticket, which must belong to this
-// connection. Failures count per project and client address: the
+// connection and, when the start bound it, to this browser (bindingCookie). Failures count per project and client address: the
 // connection names its project, and another project's stale callbacks
 // from a shared address must not spend this one's allowance.
 func (s *Service) redeemState(ctx context.Context, r *http.Request, c *conn, token string) (*flowState, error) {
@@ -155,6 +165,17 @@ func (s *Service) redeemState(ctx context.Context, r *http.Request, c *conn, tok
 	}
 	if st.ConnectionID != c.ID {
 		return nil, apierr.New(unsolicited(c))
+	}
+	// After the redemption: a state that reached another browser is spent
+	// there, and cannot be tried again from the one it was issued to. The
+	// catalogue has no SSO type for a state from another browser (the
+	// vendor names only OAuth's, oauth_state_mismatch, whose text speaks of
+	// OAuth), and to the browser that brought it such a response answers
+	// no login started here, in it: the unsolicited type, with a message
+	// that says why. A SAML one counts as a failed post (acsFailure).
+	if st.Binding != "" && !s.binding(c.Kind).Held(r, st.Binding) {
+		return nil, apierr.New(unsolicited(c)).WithMessage("This single sign-on response does not belong to this browser: " +
+			"the login must finish in the browser that started it. Please start the login again.")
 	}
 	return &st, nil
 }

@@ -50,6 +50,9 @@ type samlIdP struct {
 	// signatureMethod, when set, is the algorithm sign uses instead of
 	// RSA-SHA256 (its digest follows it).
 	signatureMethod string
+	// client, when set, fetches our metadata instead of the default client
+	// (our server on https, trusting its test certificate).
+	client *http.Client
 }
 
 func newSAMLIdP(t *testing.T) *samlIdP {
@@ -112,7 +115,11 @@ func (d *samlIdP) certPEM() string {
 // GetServiceProvider fetches our metadata from its entity id (the
 // metadata URL), as an administrator would configure the IdP.
 func (d *samlIdP) GetServiceProvider(_ *http.Request, id string) (*saml.EntityDescriptor, error) {
-	res, err := http.Get(id)
+	client := http.DefaultClient
+	if d.client != nil {
+		client = d.client
+	}
+	res, err := client.Get(id)
 	if err != nil {
 		return nil, err
 	}

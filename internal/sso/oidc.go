@@ -40,23 +40,30 @@ func (s *Service) oauthConfig(c *conn, base string) (*oauth2.Config, error) {
 
 // oidcStart sends the browser to the provider's authorization endpoint:
 // code flow with a nonce and PKCE (this server's own verifier, kept in
-// the state ticket; the customer page's challenge is separate).
+// the state ticket; the customer page's challenge is separate). The login
+// is bound to the starting browser (bindingCookie): the provider comes back
+// by a top-level GET, which carries the SameSite=Lax binding cookie.
 func (s *Service) oidcStart(ctx context.Context, c *conn, base string, st flowState, params map[string]string,
-	issue func(flowState) (string, error)) (string, error) {
+	issue func(flowState, bool) (string, error)) (string, error) {
 	conf, err := s.oauthConfig(c, base)
 	if err != nil {
 		return "", err
 	}
 	st.Nonce, st.Verifier = newNonce(), oauth2.GenerateVerifier()
-	state, err := issue(st)
+	state, err := issue(st, true)
 	if err != nil {
 		return "", err
 	}
 	opts := []oauth2.AuthCodeOption{oidc.Nonce(st.Nonce), oauth2.S256ChallengeOption(st.Verifier)}
 	for k, v := range params {
 		switch k {
-		case "state", "nonce", "code_challenge", "code_challenge_method", "redirect_uri", "client_id", "response_type", "scope":
-			// Parameters this server owns cannot be overridden.
+		case "state", "nonce", "code_challenge", "code_challenge_method", "redirect_uri", "client_id", "response_type", "scope",
+			"response_mode":
+			// Parameters this server owns cannot be overridden. The
+			// response_mode among them: the callback takes the code from a
+			// GET's query (the default for the code flow), and form_post
+			// would come back by a cross-site POST, which carries no
+			// SameSite=Lax binding cookie.
 		default:
 			opts = append(opts, oauth2.SetAuthURLParam(k, v))
 		}

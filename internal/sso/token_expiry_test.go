@@ -41,26 +41,34 @@ func TestSSOStateExpires(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		s := newOIDCEnv(t, e)
 		user := &mockoidc.MockUser{Subject: "oidc-sub-1", Email: "lin@acme.test", EmailVerified: true}
-		// toProvider starts a login and returns the provider's URL, not yet visited.
-		toProvider := func() string {
+		// login is a login started in a browser of its own (a browser has
+		// one login's binding at a time), at provider, its URL not yet
+		// visited.
+		type login struct {
+			browser  *apptest.Env
+			provider string
+		}
+		// toProvider starts a login.
+		toProvider := func() login {
 			t.Helper()
+			b := e.Browser()
 			q := url.Values{"public_token": {s.Project.PublicToken}, "connection_id": {s.connID}}
-			r := s.Get("/v1/public/sso/start?" + q.Encode())
+			r := b.Get("/v1/public/sso/start?" + q.Encode())
 			if r.Status != http.StatusFound {
 				t.Fatalf("start: %d %s", r.Status, r.Raw)
 			}
-			return r.Header.Get("Location")
+			return login{b, r.Header.Get("Location")}
 		}
 		// back has the provider answer (its tokens stamped at the fake
 		// clock's time) and follows it to our callback.
-		back := func(provider string) apptest.Resp {
+		back := func(l login) apptest.Resp {
 			t.Helper()
 			s.op.QueueUser(user)
-			r := s.Get(provider)
+			r := l.browser.Get(l.provider)
 			if r.Status != http.StatusFound {
 				t.Fatalf("provider: %d %s", r.Status, r.Raw)
 			}
-			return s.Get(r.Header.Get("Location"))
+			return l.browser.Get(r.Header.Get("Location"))
 		}
 		// advance moves our clock and the provider's together.
 		advance := func(d time.Duration) { e.Clock.Advance(d); s.op.FastForward(d) }
