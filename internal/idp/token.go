@@ -234,6 +234,9 @@ func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps
 		if err != nil {
 			return err
 		}
+		if !spent && !t.Used && !t.active(p.clock.Now()) {
+			return bad // expired since it was read: no replay, the family stays
+		}
 		if !spent || t.Used {
 			end = t.FamilyID
 			return bad

@@ -130,15 +130,26 @@ func (s *Service) RedeemIntermediate(ctx context.Context, q store.Querier, p *pr
 			return nil, err
 		}
 	}
-	res, err := q.ExecContext(ctx, `UPDATE intermediate_sessions SET used_at = $1 WHERE intermediate_session_id = $2 AND used_at IS NULL`,
-		store.Millis(s.clock.Now()), in.ID)
-	if err != nil {
-		return nil, fmt.Errorf("session: redeem ist: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return nil, apierr.New(apierr.IntermediateSessionNotFound)
+	if err := s.spendIntermediate(ctx, q, in.ID); err != nil {
+		return nil, err
 	}
 	return in, nil
+}
+
+// spendIntermediate spends the IST id inside q, unless it was spent or
+// has expired since it was read: the member's row may have been waited
+// for in between (RedeemIntermediate), so the expiry is checked again by
+// the spend itself.
+func (s *Service) spendIntermediate(ctx context.Context, q store.Querier, id string) error {
+	res, err := q.ExecContext(ctx, `UPDATE intermediate_sessions SET used_at = $1 WHERE intermediate_session_id = $2 AND used_at IS NULL
+		AND expires_at > $1`, store.Millis(s.clock.Now()), id)
+	if err != nil {
+		return fmt.Errorf("session: redeem ist: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return apierr.New(apierr.IntermediateSessionNotFound)
+	}
+	return nil
 }
 
 // PriorFactors returns the factors of an IST presented alongside a primary
