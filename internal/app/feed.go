@@ -50,7 +50,8 @@ func Watches() []changefeed.Watch {
 
 // MigrateDB applies every migration (core and modules), fills the
 // columns a migration added that only Go can compute (organization name
-// folding, SCIM attribute folding), and installs the change-feed triggers on the watched tables.
+// folding, SCIM attribute and group name folding), and installs the
+// change-feed triggers on the watched tables.
 // App.New, NewWithDB and `latchkey migrate` use it, so a database is never
 // used without its triggers.
 func MigrateDB(ctx context.Context, db *store.DB) error {
@@ -61,6 +62,9 @@ func MigrateDB(ctx context.Context, db *store.DB) error {
 		return err
 	}
 	if _, err := scim.FoldAttributes(ctx, db); err != nil {
+		return err
+	}
+	if _, err := scim.FoldGroupNames(ctx, db); err != nil {
 		return err
 	}
 	return changefeed.Install(ctx, db, Watches())

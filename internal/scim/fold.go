@@ -1,9 +1,11 @@
 package scim
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/store"
@@ -120,4 +122,180 @@ func FoldAttributes(ctx context.Context, db *store.DB) (int, error) {
 			return n, nil
 		}
 	}
+}
+
+// dupKeySep joins a group's folded name and its id into the key of a
+// group whose name another, older group of its connection shares
+// (FoldGroupNames). A unit separator: no name a person types holds one.
+const dupKeySep = "\x1f"
+
+// groupKeyIndex is the unique index of folded group names.
+const groupKeyIndex = "scim_groups_name_key"
+
+// FoldGroupNames folds the group name keys that scim migration 0005
+// marked unfolded (”), and makes them unique per connection. Start-up
+// and `latchkey migrate` run it after the migrations (app.MigrateDB).
+//
+// Names that differ only in case used to be distinct groups, and are
+// one key now: of those, the oldest group (by creation, then id) keeps
+// its name's key and each other gets the key joined with its own id
+// (dupKeySep), so every group still exists, answers by id and its
+// filters, and the identity provider can rename or delete it. It all
+// happens in one transaction with the unique index's creation, the
+// groups' writers held off (on PostgreSQL, a table lock; SQLite's single
+// writer does the same), so no duplicate can come between the settling
+// and the index. Once the index exists and no key is unfolded it is two
+// lookups. It returns how many keys it changed.
+func FoldGroupNames(ctx context.Context, db *store.DB) (int, error) {
+	done, err := groupKeysDone(ctx, db.Read(), db.Dialect())
+	if err != nil || done {
+		return 0, wrapFold(err)
+	}
+	n := 0
+	err = db.Tx(ctx, func(q store.Querier) error {
+		n = 0
+		if db.Dialect() == store.Postgres {
+			// Blocks group writes, and another replica's pass, until the
+			// index exists; reads go on.
+			if _, err := q.ExecContext(ctx, `LOCK TABLE scim_groups IN SHARE ROW EXCLUSIVE MODE`); err != nil {
+				return err
+			}
+		}
+		indexed, err := groupKeyIndexed(ctx, q, db.Dialect())
+		if err != nil {
+			return err
+		}
+		// Without the index every connection is settled: a key may repeat
+		// anywhere. With it, only connections with unfolded keys.
+		cond := ``
+		if indexed {
+			cond = ` WHERE display_name_key = ''`
+		}
+		rows, err := q.QueryContext(ctx, `SELECT DISTINCT connection_id FROM scim_groups`+cond)
+		if err != nil {
+			return err
+		}
+		var conns []string
+		for rows.Next() {
+			var c string
+			if err := rows.Scan(&c); err != nil {
+				rows.Close()
+				return err
+			}
+			conns = append(conns, c)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if indexed && len(conns) == 0 {
+			return nil // another replica's pass finished first
+		}
+		// Settling may swap keys between groups; the index comes back once
+		// they are all distinct.
+		if _, err := q.ExecContext(ctx, `DROP INDEX IF EXISTS `+groupKeyIndex); err != nil {
+			return err
+		}
+		for _, c := range conns {
+			m, err := settleGroupKeys(ctx, q, c)
+			if err != nil {
+				return err
+			}
+			n += m
+		}
+		_, err = q.ExecContext(ctx, `CREATE UNIQUE INDEX `+groupKeyIndex+` ON scim_groups (connection_id, display_name_key)`)
+		return err
+	})
+	return n, wrapFold(err)
+}
+
+func wrapFold(err error) error {
+	if err != nil {
+		return fmt.Errorf("scim: fold group names: %w", err)
+	}
+	return nil
+}
+
+// groupKeysDone reports whether the unique index exists and no key is
+// unfolded (the partial index scim_groups_name_unfolded finds them).
+func groupKeysDone(ctx context.Context, q store.Querier, d store.Dialect) (bool, error) {
+	indexed, err := groupKeyIndexed(ctx, q, d)
+	if err != nil || !indexed {
+		return false, err
+	}
+	var unfolded int
+	err = q.QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM scim_groups WHERE display_name_key = '' LIMIT 1) u`).Scan(&unfolded)
+	return unfolded == 0, err
+}
+
+// groupKeyIndexed reports whether the unique index of folded names exists.
+func groupKeyIndexed(ctx context.Context, q store.Querier, d store.Dialect) (bool, error) {
+	query := `SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND name = $1`
+	if d == store.Postgres {
+		query = `SELECT COUNT(*) FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1`
+	}
+	var n int
+	err := q.QueryRowContext(ctx, query, groupKeyIndex).Scan(&n)
+	return n > 0, err
+}
+
+// settleGroupKeys gives every group of connection conn its folded name's
+// key, the oldest of those sharing one keeping it and the others a
+// distinct key (FoldGroupNames), and returns how many keys it changed.
+// The order is computed here, not by SQL, whose order of ids follows
+// PostgreSQL's collation.
+func settleGroupKeys(ctx context.Context, q store.Querier, conn string) (int, error) {
+	type row struct {
+		id, name, key string
+		created       int64
+	}
+	rows, err := q.QueryContext(ctx, `SELECT group_id, display_name, display_name_key, created_at FROM scim_groups
+		WHERE connection_id = $1`, conn)
+	if err != nil {
+		return 0, err
+	}
+	var gs []row
+	for rows.Next() {
+		var g row
+		if err := rows.Scan(&g.id, &g.name, &g.key, &g.created); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		gs = append(gs, g)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	slices.SortFunc(gs, func(a, b row) int {
+		return cmp.Or(cmp.Compare(a.created, b.created), strings.Compare(a.id, b.id))
+	})
+	keys := make([]string, len(gs))
+	taken := map[string]bool{}
+	for i, g := range gs {
+		if k := fold(g.name); k != "" && !taken[k] {
+			keys[i], taken[k] = k, true
+		}
+	}
+	for i, g := range gs {
+		if keys[i] != "" {
+			continue
+		}
+		k := fold(g.name) + dupKeySep + g.id
+		for taken[k] {
+			k += dupKeySep
+		}
+		keys[i], taken[k] = k, true
+	}
+	n := 0
+	for i, g := range gs {
+		if keys[i] == g.key {
+			continue
+		}
+		if _, err := q.ExecContext(ctx, `UPDATE scim_groups SET display_name_key = $1 WHERE group_id = $2`, keys[i], g.id); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }
