@@ -85,9 +85,15 @@ func (s *Service) groupsOf(ctx context.Context, q store.Querier, c *conn, member
 		args = append(args, id)
 		marks[i] = fmt.Sprintf("$%d", i+2)
 	}
+	// Code point order, as SQLite's, not the order of PostgreSQL's
+	// collation (sort.go does the same).
+	collate := ""
+	if s.d.DB.Dialect() == store.Postgres {
+		collate = ` COLLATE "C"`
+	}
 	rows, err := q.QueryContext(ctx, `SELECT gm.member_id, g.group_id, g.display_name FROM scim_group_members gm
 		JOIN scim_groups g ON g.group_id = gm.group_id WHERE g.connection_id = $1 AND gm.member_id IN (`+strings.Join(marks, ", ")+`)
-		ORDER BY g.display_name, g.group_id`, args...)
+		ORDER BY g.display_name`+collate+`, g.group_id`+collate, args...)
 	if err != nil {
 		return nil, fmt.Errorf("scim: groups of members: %w", err)
 	}
