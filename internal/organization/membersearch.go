@@ -97,10 +97,11 @@ var memberFilters = map[string]filterFunc{
 }
 
 // emailAssigned matches the members of the searched organizations whose
-// email domain an organization assigns one of roles to, one condition per
-// domain (however many roles and organizations assign it), or "" when
-// none does. Organizations are visited in id order, so the same search is
-// the same statement.
+// verified email address is at a domain an organization assigns one of
+// roles to, one condition per domain (however many roles and
+// organizations assign it), or "" when none does: an unverified address
+// grants no role (Member.computeRoles). Organizations are visited in id
+// order, so the same search is the same statement.
 func (w *sqlWhere) emailAssigned(roles []string) string {
 	wanted := make(map[string]bool, len(roles))
 	for _, r := range roles {
@@ -128,7 +129,7 @@ func (w *sqlWhere) emailAssigned(roles []string) string {
 	if len(conds) == 0 {
 		return ""
 	}
-	return orTree(conds)
+	return "(email_address_verified = " + w.arg(true) + " AND " + orTree(conds) + ")"
 }
 
 func boolFilter(cond string) filterFunc {
