@@ -428,7 +428,10 @@ func (s *Service) Authenticate(ctx context.Context, p *project.Project, cred Cre
 }
 
 func (s *Service) authenticate(ctx context.Context, p *project.Project, cred Credential, c change) (*SessionResponse, error) {
-	now := s.clock.Now()
+	// Milliseconds, the precision the row keeps (as Complete): an extension
+	// or a touch answers, signs and caches the times the next read returns,
+	// on this replica or another.
+	now := s.clock.Now().Truncate(time.Millisecond)
 	duration := c.duration
 	var tokenHash, id string
 	switch {
