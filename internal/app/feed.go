@@ -7,6 +7,7 @@ import (
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/scim"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -49,7 +50,8 @@ func Watches() []changefeed.Watch {
 
 // MigrateDB applies every migration (core and modules), fills the
 // columns a migration added that only Go can compute (organization name
-// folding), and installs the change-feed triggers on the watched tables.
+// folding, SCIM attribute and group name folding), and installs the
+// change-feed triggers on the watched tables.
 // App.New, NewWithDB and `latchkey migrate` use it, so a database is never
 // used without its triggers.
 func MigrateDB(ctx context.Context, db *store.DB) error {
@@ -57,6 +59,12 @@ func MigrateDB(ctx context.Context, db *store.DB) error {
 		return err
 	}
 	if _, err := organization.FoldNames(ctx, db); err != nil {
+		return err
+	}
+	if _, err := scim.FoldAttributes(ctx, db); err != nil {
+		return err
+	}
+	if _, err := scim.FoldGroupNames(ctx, db); err != nil {
 		return err
 	}
 	// The triggers are recorded with how new this binary is, so an older

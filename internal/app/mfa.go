@@ -14,8 +14,13 @@ func (a *App) wireMFA() error {
 	if err != nil {
 		return err
 	}
-	a.mfa = mfa.New(mfa.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs, Sessions: a.Sessions, SMS: sms, Limiter: a.Limiter, Box: a.Box})
+	a.mfa = mfa.New(mfa.Deps{DB: a.DB, Clock: a.Clock, Orgs: a.Orgs, Sessions: a.Sessions, SMS: sms, Limiter: a.Limiter, Box: a.Box,
+		Audit: a.Audit})
 	a.Sessions.SetMFAPolicy(a.mfa.Policy())
+	// A first proof of an address that ended unproven access (oauth) also
+	// removes the member's MFA factors: whoever came in without the proof
+	// may have enrolled them.
+	a.Orgs.AddMemberAccessEnder(a.mfa.EndUnprovenFactors)
 	return nil
 }
 

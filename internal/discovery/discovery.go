@@ -41,11 +41,16 @@ const TokenType = "discovery"
 
 // Rate limits for discovery sends and checks.
 var (
-	SendPerEmail   = ratelimit.Rule{Name: "disc_send_email", Limit: 5, Window: 10 * time.Minute}
-	SendPerIP      = ratelimit.Rule{Name: "disc_send_ip", Limit: 50, Window: 10 * time.Minute, PerClientAddress: true}
-	CheckPerEmail  = ratelimit.Rule{Name: "disc_check_email", Limit: 15, Window: 10 * time.Minute}
-	CheckPerIP     = ratelimit.Rule{Name: "disc_check_ip", Limit: 100, Window: 10 * time.Minute, PerClientAddress: true}
-	ExchangesPerIP = ratelimit.Rule{Name: "disc_exchange_ip", Limit: 100, Window: 10 * time.Minute, OnSuccess: ratelimit.Release, PerClientAddress: true}
+	SendPerEmail  = ratelimit.Rule{Name: "disc_send_email", Limit: 5, Window: 10 * time.Minute}
+	SendPerIP     = ratelimit.Rule{Name: "disc_send_ip", Limit: 50, Window: 10 * time.Minute, PerClientAddress: true}
+	CheckPerEmail = ratelimit.Rule{Name: "disc_check_email", Limit: 15, Window: 10 * time.Minute}
+	CheckPerIP    = ratelimit.Rule{Name: "disc_check_ip", Limit: 100, Window: 10 * time.Minute, PerClientAddress: true}
+	// ExchangesPerIP is the one rule of wrong ISTs from an address
+	// (session.IntermediateFailuresPerIP): the exchange counts its
+	// attempts before the IST is spent, the routes that only look at an
+	// IST count their failures after (session.Service.PeekIntermediate),
+	// all in one count.
+	ExchangesPerIP = session.IntermediateFailuresPerIP
 )
 
 // Deps are the collaborators of the discovery service.

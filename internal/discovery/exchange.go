@@ -24,7 +24,8 @@ type Who struct {
 	SessionToken string
 	SessionJWT   string
 	// ClientIP is the caller's address, under which a failed session
-	// check counts (session.Service.Check).
+	// check (session.Service.Check) or a wrong IST
+	// (session.IntermediateFailuresPerIP) counts.
 	ClientIP string
 }
 
@@ -44,7 +45,7 @@ func (s *Service) List(ctx context.Context, p *project.Project, who Who) (*Respo
 	var factors []session.Factor
 	switch {
 	case who.IST != "":
-		in, err := s.d.Sessions.PeekIntermediate(ctx, p, who.IST)
+		in, err := s.d.Sessions.PeekIntermediate(ctx, p, who.ClientIP, who.IST)
 		if err != nil {
 			return nil, err
 		}
@@ -238,7 +239,10 @@ func (s *Service) Exchange(ctx context.Context, x ExchangeParams) (*session.Auth
 
 // CreateParams is an organizations/create request.
 type CreateParams struct {
-	Project         *project.Project
+	Project *project.Project
+	// ClientIP is the caller's address, under which a wrong IST counts
+	// (session.IntermediateFailuresPerIP).
+	ClientIP        string
 	IST             string
 	DurationMinutes *int
 	Settings        organization.Settings
@@ -265,7 +269,7 @@ func (s *Service) Create(ctx context.Context, c CreateParams) (*session.AuthResp
 	if err != nil {
 		return nil, err
 	}
-	in, err := s.d.Sessions.PeekIntermediate(ctx, c.Project, c.IST)
+	in, err := s.d.Sessions.PeekIntermediate(ctx, c.Project, c.ClientIP, c.IST)
 	if err != nil {
 		return nil, err
 	}

@@ -160,7 +160,7 @@ func (h Handlers) Create(r *http.Request) (any, error) {
 		// the browser SDK's create options name neither.
 		set = set.ForMembers()
 	}
-	return h.Service.Create(r.Context(), CreateParams{Project: caller.Project,
+	return h.Service.Create(r.Context(), CreateParams{Project: caller.Project, ClientIP: httpapi.ClientIP(r),
 		IST: body.IntermediateSession, DurationMinutes: body.SessionDurationMinutes, Settings: set,
 		CustomClaims: claims})
 }

@@ -52,6 +52,13 @@ func Equal(a, b string) bool {
 	return true
 }
 
+// Fold is the case folding of stored addresses (Normalize's), for a
+// value compared with them that is not checked against the rule, such as
+// a search filter's: only ASCII letters are lower-cased, so a value in
+// which Unicode lower-casing would make an ASCII letter (the Kelvin sign)
+// matches no address.
+func Fold(s string) string { return asciiLower(s) }
+
 // asciiLower lower-cases the ASCII letters of s and leaves every other
 // byte as it is.
 func asciiLower(s string) string {

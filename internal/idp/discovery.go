@@ -3,8 +3,12 @@ package idp
 import (
 	"net/http"
 	"net/url"
+	"strconv"
+	"time"
 
 	"github.com/go-jose/go-jose/v4"
+
+	"github.com/latchkey/latchkey/internal/project"
 )
 
 // Discovery handles {issuer}/.well-known/openid-configuration (OIDC
@@ -61,13 +65,20 @@ func (p *Provider) discovery(r *http.Request) (any, error) {
 	}, nil
 }
 
+// jwksCacheControl lets caches keep the key set for half the signing
+// key lead (project.SigningKeyLead: a rotated key is published that long
+// before it signs). A relying party's library, or a shared cache in front
+// of the issuer, that keeps it longer would still hold the old set when
+// the new key's first tokens arrive, and refuse them; five minutes did.
+var jwksCacheControl = "public, max-age=" + strconv.Itoa(int(project.SigningKeyLead/2/time.Second))
+
 // JWKS handles {issuer}/.well-known/jwks.json: the project's signing keys,
 // the same set as the session JWKS (access tokens verify against either).
 func (p *Provider) JWKS(w http.ResponseWriter, r *http.Request) {
 	out, err := p.jwks(r)
 	if err == nil {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("Cache-Control", "public, max-age=300")
+		w.Header().Set("Cache-Control", jwksCacheControl)
 		writeJSON(w, out)
 		return
 	}

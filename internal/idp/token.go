@@ -164,6 +164,35 @@ func redeemerOf(ctx context.Context, app *connectedapps.App) context.Context {
 	return ratelimit.OnBehalf(ctx)
 }
 
+// PublicTokenFailuresPerIP counts, per client address at one project's
+// endpoints (projectID|address), the refresh tokens a public client
+// presents that refresh nothing and the tokens it introspects that are
+// not active. A public client authenticates with its client_id alone,
+// which is in every authorization URL, so without this count anyone could
+// ask the token and introspection endpoints whether a guessed token is
+// live, as often as they liked. Tokens are 256-bit random, so the lookup
+// runs first and a live token always passes (guardPublic,
+// ratelimit.GuardUnguessable); past the limit a failure is answered with
+// the refusal (slow_down, 429). The allowance is that of the same
+// client's failed code redemptions (flowtoken.RedeemLimit). A
+// confidential client is not counted here: it has proved its secret,
+// whose failures ClientSecretFailuresPerIP counts, and its server
+// refreshes for all its users from one address.
+var PublicTokenFailuresPerIP = ratelimit.Rule{Name: "idp_public_token_ip", Limit: flowtoken.RedeemLimit.Limit,
+	Window: flowtoken.RedeemLimit.Window, PerClientAddress: true}
+
+// guardPublic runs check, the lookup of a token that app presents, under
+// PublicTokenFailuresPerIP when app is a public client; isFailure tells a
+// token that is not live from anything else.
+func (p *Provider) guardPublic(r *http.Request, projectID string, app *connectedapps.App, check func() error,
+	isFailure func(error) bool) error {
+	if !app.Public() {
+		return check()
+	}
+	return p.limiter.GuardUnguessable(r.Context(), check, isFailure,
+		ratelimit.For(PublicTokenFailuresPerIP, projectID+"|"+httpapi.ClientIP(r)))
+}
+
 // refresh rotates a refresh token (RFC 6749 6, RFC 9700 4.14.2): the
 // presented token is spent and a new one issued in the same family; a
 // spent token presented again revokes the whole family. A scope parameter
@@ -183,7 +212,7 @@ func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps
 	bad := invalidGrant("The refresh token is invalid, expired or revoked.")
 	var out *issued
 	end := "" // a family to revoke once the transaction has rolled back
-	err := p.db.Tx(ctx, func(q store.Querier) error {
+	rotate := func(q store.Querier) error {
 		end = ""
 		t, err := p.loadToken(ctx, q, ids.Hash(presented))
 		if errors.Is(err, store.ErrNotFound) || (err == nil && (t.Kind != kindRefresh || t.ProjectID != projectID)) {
@@ -205,6 +234,9 @@ func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps
 		if err != nil {
 			return err
 		}
+		if !spent && !t.Used && !t.active(p.clock.Now()) {
+			return bad // expired since it was read: no replay, the family stays
+		}
 		if !spent || t.Used {
 			end = t.FamilyID
 			return bad
@@ -224,7 +256,11 @@ func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps
 			end = t.FamilyID
 		}
 		return err
-	})
+	}
+	err := p.guardPublic(r, projectID, app, func() error { return p.db.Tx(ctx, rotate) },
+		func(err error) bool { return errors.Is(err, bad) })
+	// A replay ends its family even when the address is past its
+	// allowance and the replay is answered with the refusal.
 	if end != "" {
 		if rerr := p.revokeFamily(context.WithoutCancel(ctx), p.db, end); rerr != nil {
 			return nil, rerr

@@ -256,9 +256,11 @@ func (p *Provider) scopesNow(ctx context.Context, q store.Querier, g *grantState
 }
 
 // spend marks the stored token hash used inside q, holding its member's
-// row first (holdMember). false: the token was used or revoked meanwhile;
-// revoked_at is read again here, after t was read, so a token an address
-// change revoked while the caller checked it spends nothing.
+// row first (holdMember). false: the token was used, revoked or expired
+// meanwhile; revoked_at and expires_at are read again here, after t was
+// read, so a token an address change revoked while the caller checked
+// it, or one that expired while the member's row was waited for, spends
+// nothing.
 //
 // The order matters on PostgreSQL: an address change updates the member's
 // row and then revokes the member's tokens (ReleaseAddress). A spend that
@@ -272,7 +274,7 @@ func (p *Provider) spend(ctx context.Context, q store.Querier, t *tokenRow, hash
 		return false, err
 	}
 	res, err := q.ExecContext(ctx, `UPDATE idp_tokens SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL
-		AND revoked_at IS NULL`, store.Millis(p.clock.Now()), hash)
+		AND revoked_at IS NULL AND expires_at > $1`, store.Millis(p.clock.Now()), hash)
 	if err != nil {
 		return false, fmt.Errorf("idp: spend %s token: %w", t.Kind, err)
 	}

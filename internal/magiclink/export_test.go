@@ -22,3 +22,9 @@ func (s *Service) AuthenticateSteps(ctx context.Context, p AuthParams) (spend, c
 	}
 	return spend, complete
 }
+
+// Spend is the spend of a link's redemption alone, for the tests of what
+// it re-checks (a link that expired since it was read).
+func (s *Service) Spend(ctx context.Context, q store.Querier, id string) error {
+	return s.spend(ctx, q, id)
+}

@@ -326,15 +326,26 @@ func (s *Service) redeem(ctx context.Context, q store.Querier, p AuthParams) (*r
 	if err := s.d.Orgs.HoldMemberToSpend(ctx, q, l.memberID); err != nil {
 		return nil, err
 	}
-	res, err := q.ExecContext(ctx, `UPDATE magic_links SET used_at = $1 WHERE magic_link_id = $2 AND used_at IS NULL`,
-		store.Millis(now), id)
-	if err != nil {
-		return nil, fmt.Errorf("magiclink: redeem: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return nil, apierr.New(apierr.UnableToAuthMagicLink)
+	if err := s.spend(ctx, q, id); err != nil {
+		return nil, err
 	}
 	return &l, nil
+}
+
+// spend spends the link id inside q, unless it was spent or has expired
+// since it was read: redeem may have waited for the member's row in
+// between, so the expiry is checked again, at the clock's time of the
+// spend, by the spend itself.
+func (s *Service) spend(ctx context.Context, q store.Querier, id string) error {
+	res, err := q.ExecContext(ctx, `UPDATE magic_links SET used_at = $1 WHERE magic_link_id = $2 AND used_at IS NULL
+		AND expires_at > $1`, store.Millis(s.d.Clock.Now()), id)
+	if err != nil {
+		return fmt.Errorf("magiclink: redeem: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return apierr.New(apierr.UnableToAuthMagicLink)
+	}
+	return nil
 }
 
 // complete logs in, inside q, the member of the link l that redeem spent;

@@ -64,6 +64,9 @@ type Deps struct {
 	SMS     notify.SMSSender
 	Limiter *ratelimit.Limiter
 	Box     *secretbox.Box // seals TOTP secrets and recovery codes' readable copies at rest
+	// Audit records the factors EndUnprovenFactors removes; nil records
+	// nothing.
+	Audit Auditor
 }
 
 // Service implements SMS codes, TOTP, recovery codes and the MFA policy.

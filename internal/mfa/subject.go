@@ -95,7 +95,7 @@ func (s *Service) resolve(ctx context.Context, w Who, trusted bool) (*subject, e
 	out := &subject{claims: w.CustomClaims}
 	switch {
 	case w.IST != "":
-		in, err := s.d.Sessions.PeekIntermediate(ctx, w.Project, w.IST)
+		in, err := s.d.Sessions.PeekIntermediate(ctx, w.Project, httpapi.ClientIPFrom(ctx), w.IST)
 		if err != nil {
 			return nil, err
 		}

@@ -112,6 +112,29 @@ func TestMicrosoftEmailTrustedOnlyWithDomainOwnership(t *testing.T) {
 	})
 }
 
+// A Microsoft token without an email claim takes preferred_username as
+// the address, never as verified: xms_edov and email_verified speak of the
+// email claim, and preferred_username is a sign-in name any tenant's admin
+// sets. A token from another tenant naming a member's address there
+// cannot log in as that member, whatever those claims say.
+func TestMicrosoftPreferredUsernameIsNeverVerified(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		m, err := mockoidc.Run()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = m.Shutdown() })
+		configure(t, e, providers.Microsoft, providers.Config{ClientID: m.ClientID, ClientSecret: m.ClientSecret, Issuer: m.Issuer()})
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
+		for _, claim := range []string{"xms_edov", "email_verified"} {
+			u := &editedUser{MockUser: &mockoidc.MockUser{Subject: "ms-mallory"},
+				Edit: map[string]any{"email": nil, "email_verified": nil, "tid": "tenant-evil", "preferred_username": "ada@acme.test", claim: true}}
+			apptest.Want(t, authenticateAfter(t, e, callbackOf(t, e, m, "microsoft", org, u)), 403, "oauth_unverified_email")
+		}
+	})
+}
+
 // An ID token without an email is completed from userinfo only when
 // userinfo is about the same subject: an answer about someone else (here,
 // a member's address) is refused at the callback.

@@ -33,7 +33,8 @@ type UnprovenAccess interface {
 
 // MemberAccessEnder ends, inside q, everything the member holds that a
 // login as the member may have started: sessions and logins in progress
-// (session.Service.EndMember), connected-app tokens and consent (idp).
+// (session.Service.EndMember), connected-app tokens and consent (idp),
+// MFA factors (mfa.Service.EndUnprovenFactors).
 type MemberAccessEnder func(ctx context.Context, q store.Querier, projectID, memberID string) error
 
 // AddUnprovenAccess registers modules, while wiring, before serving; a
@@ -69,5 +70,13 @@ func (s *Store) addressVerified(ctx context.Context, q store.Querier, m *Member)
 			return false, err
 		}
 	}
+	// An ender may have written the member's row (the MFA module removes
+	// the factors): the caller goes on with m, so it is read again, or the
+	// owner's login would answer, and send codes, by the removed factors.
+	fresh, err := s.Member(ctx, q, v.ProjectID, v.MemberID)
+	if err != nil {
+		return false, err
+	}
+	*m = *fresh
 	return true, nil
 }

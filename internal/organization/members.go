@@ -484,6 +484,9 @@ func (s *Store) markVerified(ctx context.Context, q store.Querier, m *Member, pr
 		return false, fmt.Errorf("organization: verify email: %w", err)
 	}
 	m.EmailAddressVerified = true
+	// The address's email-domain roles count from now on
+	// (computeRoles): the session this login issues carries them.
+	m.computeRoles(m.emailAssignments)
 	if m.Status == StatusPending || m.Status == StatusInvited {
 		m.Status = StatusActive
 	}

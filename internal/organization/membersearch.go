@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/keyset"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -34,11 +35,17 @@ var Statuses = []string{StatusActive, StatusPending, StatusInvited, StatusDelete
 
 var memberFilters = map[string]filterFunc{
 	"member_ids":                    listFilter("member_id", false),
-	"member_emails":                 listFilter("email_address", true),
 	"member_email_fuzzy":            fuzzyFilter("email_address", apierr.MemberSearchEmailFuzzyTooShort),
 	"member_is_breakglass":          boolFilter("is_breakglass = "),
 	"member_mfa_phone_numbers":      listFilter("mfa_phone_number", false),
 	"member_mfa_phone_number_fuzzy": fuzzyFilter("mfa_phone_number", apierr.MemberSearchMFAPhoneFuzzyTooShort),
+	"member_emails": func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
+		vs, err := w.list(name, raw, emailaddr.Fold) // as addresses are stored
+		if err != nil {
+			return "", err
+		}
+		return w.in("email_address", vs), nil
+	},
 	"statuses": func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
 		vs, err := w.list(name, raw, strings.ToLower)
 		if err != nil {
@@ -90,10 +97,11 @@ var memberFilters = map[string]filterFunc{
 }
 
 // emailAssigned matches the members of the searched organizations whose
-// email domain an organization assigns one of roles to, one condition per
-// domain (however many roles and organizations assign it), or "" when
-// none does. Organizations are visited in id order, so the same search is
-// the same statement.
+// verified email address is at a domain an organization assigns one of
+// roles to, one condition per domain (however many roles and
+// organizations assign it), or "" when none does: an unverified address
+// grants no role (Member.computeRoles). Organizations are visited in id
+// order, so the same search is the same statement.
 func (w *sqlWhere) emailAssigned(roles []string) string {
 	wanted := make(map[string]bool, len(roles))
 	for _, r := range roles {
@@ -121,7 +129,7 @@ func (w *sqlWhere) emailAssigned(roles []string) string {
 	if len(conds) == 0 {
 		return ""
 	}
-	return orTree(conds)
+	return "(email_address_verified = " + w.arg(true) + " AND " + orTree(conds) + ")"
 }
 
 func boolFilter(cond string) filterFunc {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/keyset"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -36,7 +37,7 @@ var orgFilters = map[string]filterFunc{
 	"organization_name_fuzzy": foldedFuzzyFilter("organization_name_folded", apierr.OrgSearchNameFuzzyTooShort),
 	"organization_slug_fuzzy": fuzzyFilter("organization_slug", apierr.OrgSearchSlugFuzzyTooShort),
 	"member_emails": func(w *sqlWhere, name string, raw json.RawMessage) (string, error) {
-		vs, err := w.list(name, raw, strings.ToLower)
+		vs, err := w.list(name, raw, emailaddr.Fold) // as addresses are stored
 		if err != nil {
 			return "", err
 		}

@@ -212,6 +212,16 @@ func (m *Member) RolesIn(org *Organization) *Member {
 // the organization's email assignments and the implicit grants:
 // stytch_member first (every member holds it), then each role in the order
 // its first source appears, every source listed.
+//
+// An email assignment counts only while the member's address is verified
+// (email_address_verified: a login by email link or code, an OAuth login
+// whose provider verified it, or the organization's own SSO). Until then
+// the address is only what someone typed or an OAuth provider passed on
+// unchecked: a tenant JIT member admitted with an unverified
+// boss@acme.test, or a member whose address an update has just changed,
+// would otherwise hold acme.test's roles (stytch_admin, say) on the
+// strength of an address nobody proved. The members search's member_roles
+// filter applies the same rule (emailAssigned).
 func (m *Member) computeRoles(assignments []RoleAssignment) {
 	grants := []RoleGrant{{RoleID: DefaultRole, Source: direct()}}
 	for _, id := range m.explicit {
@@ -219,7 +229,7 @@ func (m *Member) computeRoles(assignments []RoleAssignment) {
 	}
 	domain := emailaddr.Domain(m.EmailAddress)
 	for _, a := range assignments {
-		if a.Domain == domain {
+		if m.EmailAddressVerified && a.Domain == domain {
 			grants = append(grants, RoleGrant{RoleID: a.RoleID, Source: RoleSource{Type: SourceEmail,
 				Details: map[string]any{"email_domain": a.Domain}}})
 		}

@@ -47,9 +47,10 @@ func TestSearchValueCap(t *testing.T) {
 		beta := e.CreateOrg("beta", "ALL_ALLOWED", map[string]any{"email_allowed_domains": []string{"beta.test"},
 			"rbac_email_implicit_role_assignments": []any{map[string]any{"role_id": "stytch_admin", "domain": "beta.test"}}})
 		e.CreateOrg("gamma", "ALL_ALLOWED", nil)
-		ada := e.CreateMember(acme, "ada@acme.test")
+		// Verified addresses: only those hold their domain's roles.
+		ada := e.CreateVerifiedMember(acme, "ada@acme.test")
 		e.CreateMember(acme, "bob@other.test")
-		e.CreateMember(beta, "cy@beta.test")
+		e.CreateVerifiedMember(beta, "cy@beta.test")
 
 		orgSearch := func(body map[string]any) apptest.Resp {
 			return e.Backend(http.MethodPost, "/v1/b2b/organizations/search", body)

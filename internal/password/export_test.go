@@ -30,3 +30,9 @@ func (s *Service) WatchVerifies(seen func(encoded string)) string {
 // LockKeys are the counters of one password check (lockKeys), for tests
 // that drive the limiter without hashing.
 var LockKeys = lockKeys
+
+// ConsumeReset is the spend of a reset token alone, for the tests of what
+// it re-checks (a token that expired since it was looked up).
+func (s *Service) ConsumeReset(ctx context.Context, q store.Querier, id string) error {
+	return s.consumeReset(ctx, q, id)
+}

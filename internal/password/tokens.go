@@ -105,10 +105,13 @@ func (s *Service) lookupReset(ctx context.Context, p *project.Project, token, ve
 }
 
 // consumeReset spends a token inside the caller's transaction; of two
-// concurrent redemptions only one updates the row.
+// concurrent redemptions only one updates the row. The token's expiry is
+// checked again as it is spent: the new password's hash ran since the
+// token was looked up (lookupReset), so a token looked up just before it
+// expired must not be spent after.
 func (s *Service) consumeReset(ctx context.Context, q store.Querier, id string) error {
-	res, err := q.ExecContext(ctx, `UPDATE password_resets SET used_at = $1 WHERE reset_id = $2 AND used_at IS NULL`,
-		store.Millis(s.d.Clock.Now()), id)
+	res, err := q.ExecContext(ctx, `UPDATE password_resets SET used_at = $1 WHERE reset_id = $2 AND used_at IS NULL
+		AND expires_at > $1`, store.Millis(s.d.Clock.Now()), id)
 	if err != nil {
 		return fmt.Errorf("password: spend reset token: %w", err)
 	}

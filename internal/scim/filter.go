@@ -16,12 +16,12 @@ import (
 // value lives and how it compares:
 //
 //   - case: caseExact attributes (id, externalId) compare as stored;
-//     the others compare folded, either against a column that already
-//     holds the Go-lowered value (user_name_key, display_name_key, the
-//     member's normalised address), with the filter value lowered in Go,
-//     or with SQL's lower() on both sides (attributes kept as the
-//     identity provider sent them, in scim_registrations.attributes).
-//     SQLite's lower() folds ASCII only, PostgreSQL's all of Unicode.
+//     the others compare a column that holds the value folded in Go
+//     (fold: user_name_key, display_name_key, attributes_folded, the
+//     member's normalised address) with the filter value folded the
+//     same way. SQL's lower() is never used: SQLite's folds ASCII only
+//     and PostgreSQL's follows the database's locale, so the engines
+//     would find different users.
 //   - co, sw and ew use instr/strpos and substr rather than LIKE, so a %
 //     or _ in the value is an ordinary character and SQLite's
 //     case-insensitive LIKE cannot loosen a case-exact attribute.
@@ -44,13 +44,12 @@ const (
 	kindDate          // expr is Unix milliseconds
 )
 
-// folding says how a text attribute that is not caseExact is folded.
+// folding says how a text attribute compares.
 type folding int
 
 const (
 	foldNone folding = iota // caseExact
-	foldGo                  // expr holds strings.ToLower of the value
-	foldSQL                 // lower() on both sides
+	foldGo                  // expr holds fold of the value
 )
 
 // attrSpec is how one filterable attribute compares. When exists is set
@@ -236,12 +235,9 @@ func (c *compiler) compare(spec attrSpec, n *filterNode) (string, error) {
 		return "", errInvalidFilter(name + " is a string: compare it with a quoted value.")
 	}
 	lhs, rhs := spec.expr, ""
-	switch spec.fold {
-	case foldGo:
-		rhs = c.text(strings.ToLower(s))
-	case foldSQL:
-		lhs, rhs = "lower("+lhs+")", "lower("+c.text(s)+")"
-	default:
+	if spec.fold == foldGo {
+		rhs = c.text(fold(s))
+	} else {
 		rhs = c.text(s)
 	}
 	switch n.op {

@@ -34,8 +34,10 @@ var enterpriseKeys = map[string]string{"employeenumber": "employeeNumber", "cost
 // with members m.
 type userAttrs struct{ d store.Dialect }
 
+// stored is a text attribute kept only in the stored attributes, read
+// from their folded copy (foldedAttributes).
 func (u userAttrs) stored(keys ...string) attrSpec {
-	return attrSpec{kind: kindText, expr: jsonText(u.d, "r.attributes", keys...), fold: foldSQL}
+	return attrSpec{kind: kindText, expr: jsonText(u.d, "r.attributes_folded", keys...), fold: foldGo}
 }
 
 func (u userAttrs) attr(p attrPath) (attrSpec, error) {
@@ -115,7 +117,8 @@ var userValues = map[string]struct {
 var multiSubs = map[string]string{"value": "value", "type": "type", "primary": "primary"}
 
 // values is emails[...], addresses[...], entitlements[...] and roles[...]:
-// the values the identity provider sent, as the User resource shows them.
+// the values the identity provider sent, as the User resource shows them,
+// read from the folded copy of the stored attributes (foldedAttributes).
 // ims and photos are not filterable, like phoneNumbers, and
 // x509Certificates' binary values are no text to compare.
 func (u userAttrs) values(p attrPath) (valueSet, error) {
@@ -136,12 +139,12 @@ func (u userAttrs) values(p attrPath) (valueSet, error) {
 	var field func(string) string
 	var primary string
 	if u.d == store.Postgres {
-		exists = `EXISTS (SELECT 1 FROM jsonb_array_elements(COALESCE(CAST(r.attributes AS jsonb) -> '` + set.key +
+		exists = `EXISTS (SELECT 1 FROM jsonb_array_elements(COALESCE(CAST(r.attributes_folded AS jsonb) -> '` + set.key +
 			`', CAST('[]' AS jsonb))) AS e(v) WHERE %s)`
 		field = func(k string) string { return "COALESCE(e.v ->> '" + k + "', '')" }
 		primary = "COALESCE(e.v ->> 'primary', '') = 'true'"
 	} else {
-		exists = `EXISTS (SELECT 1 FROM json_each(r.attributes, '$.` + set.key + `') AS e WHERE %s)`
+		exists = `EXISTS (SELECT 1 FROM json_each(r.attributes_folded, '$.` + set.key + `') AS e WHERE %s)`
 		field = func(k string) string { return "COALESCE(json_extract(e.value, '$." + k + "'), '')" }
 		primary = "COALESCE(json_extract(e.value, '$.primary'), 0) = 1"
 	}
@@ -153,7 +156,7 @@ func (u userAttrs) values(p attrPath) (valueSet, error) {
 		case key == "primary":
 			return attrSpec{kind: kindBool, expr: primary}, nil
 		}
-		return attrSpec{kind: kindText, expr: field(key), fold: foldSQL}, nil
+		return attrSpec{kind: kindText, expr: field(key), fold: foldGo}, nil
 	}}, nil
 }
 
@@ -186,7 +189,8 @@ func (g groupAttrs) attr(p attrPath) (attrSpec, error) {
 }
 
 // values is members[...]: the group's members by user id (value).
-// members.value is not caseExact in the published schema.
+// members.value is not caseExact in the published schema; member ids are
+// ids.New's, lower-case ASCII, so the column is its own fold.
 func (g groupAttrs) values(p attrPath) (valueSet, error) {
 	if p.urn != "" && p.urn != urnGroup {
 		return valueSet{}, errUnknownAttr
@@ -199,7 +203,7 @@ func (g groupAttrs) values(p attrPath) (valueSet, error) {
 		sub: func(name string) (attrSpec, error) {
 			switch name {
 			case "value":
-				return attrSpec{kind: kindText, expr: "gm.member_id", fold: foldSQL}, nil
+				return attrSpec{kind: kindText, expr: "gm.member_id", fold: foldGo}, nil
 			case "display":
 				return attrSpec{}, errNotFilterable(attrPath{attr: "members", sub: name})
 			}

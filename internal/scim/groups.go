@@ -85,9 +85,15 @@ func (s *Service) groupsOf(ctx context.Context, q store.Querier, c *conn, member
 		args = append(args, id)
 		marks[i] = fmt.Sprintf("$%d", i+2)
 	}
+	// Code point order, as SQLite's, not the order of PostgreSQL's
+	// collation (sort.go does the same).
+	collate := ""
+	if s.d.DB.Dialect() == store.Postgres {
+		collate = ` COLLATE "C"`
+	}
 	rows, err := q.QueryContext(ctx, `SELECT gm.member_id, g.group_id, g.display_name FROM scim_group_members gm
 		JOIN scim_groups g ON g.group_id = gm.group_id WHERE g.connection_id = $1 AND gm.member_id IN (`+strings.Join(marks, ", ")+`)
-		ORDER BY g.display_name, g.group_id`, args...)
+		ORDER BY g.display_name`+collate+`, g.group_id`+collate, args...)
 	if err != nil {
 		return nil, fmt.Errorf("scim: groups of members: %w", err)
 	}
@@ -243,9 +249,23 @@ func (s *Service) saveGroup(ctx context.Context, q store.Querier, c *conn, g *gr
 		// A user's bound: the group is answered in every list of groups.
 		return errInvalidValue(fmt.Sprintf("externalId is longer than %d bytes.", maxExternalID))
 	}
+	key := fold(g.Name)
+	if !insert {
+		// A group keeps its key while its name folds alike: one that
+		// shares its name with an older group since the keys were folded
+		// (FoldGroupNames) can still be written as it is named.
+		var was, wasKey string
+		if err := q.QueryRowContext(ctx, `SELECT display_name, display_name_key FROM scim_groups WHERE group_id = $1`,
+			g.ID).Scan(&was, &wasKey); err != nil {
+			return fmt.Errorf("scim: group name: %w", err)
+		}
+		if fold(was) == key {
+			key = wasKey
+		}
+	}
 	var n int
 	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM scim_groups WHERE connection_id = $1 AND display_name_key = $2
-		AND group_id <> $3`, c.ID, strings.ToLower(g.Name), g.ID).Scan(&n); err != nil {
+		AND group_id <> $3`, c.ID, key, g.ID).Scan(&n); err != nil {
 		return fmt.Errorf("scim: group name: %w", err)
 	}
 	if n > 0 {
@@ -257,10 +277,10 @@ func (s *Service) saveGroup(ctx context.Context, q store.Querier, c *conn, g *gr
 		g.Created = g.Updated
 		_, err = q.ExecContext(ctx, `INSERT INTO scim_groups (group_id, connection_id, organization_id, display_name, display_name_key,
 			external_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, g.ID, c.ID, c.OrgID, g.Name,
-			strings.ToLower(g.Name), g.ExternalID, g.Created, g.Updated)
+			key, g.ExternalID, g.Created, g.Updated)
 	} else {
 		_, err = q.ExecContext(ctx, `UPDATE scim_groups SET display_name = $1, display_name_key = $2, external_id = $3, updated_at = $4
-			WHERE group_id = $5`, g.Name, strings.ToLower(g.Name), g.ExternalID, g.Updated, g.ID)
+			WHERE group_id = $5`, g.Name, key, g.ExternalID, g.Updated, g.ID)
 	}
 	if errors.Is(store.MapError(err), store.ErrConflict) {
 		return errUniqueness("A group named " + g.Name + " already exists.")

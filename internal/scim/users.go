@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/audit"
@@ -117,7 +116,7 @@ func refuseAddressChange(g *reg, email string) error {
 func (s *Service) userTaken(ctx context.Context, q store.Querier, c *conn, userName, except string) error {
 	var n int
 	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM scim_registrations WHERE connection_id = $1 AND user_name_key = $2
-		AND member_id <> $3`, c.ID, strings.ToLower(userName), except).Scan(&n); err != nil {
+		AND member_id <> $3`, c.ID, fold(userName), except).Scan(&n); err != nil {
 		return fmt.Errorf("scim: user name: %w", err)
 	}
 	if n > 0 {
@@ -283,10 +282,12 @@ func (s *Service) createUser(r *http.Request, c *conn) (int, any, error) {
 
 func (s *Service) insertReg(ctx context.Context, q store.Querier, c *conn, env ids.Env, memberID string, u *user, linked bool) error {
 	now := store.Millis(s.d.Clock.Now())
+	attrs := mustJSON(u)
 	_, err := q.ExecContext(ctx, `INSERT INTO scim_registrations (registration_id, connection_id, organization_id, member_id,
-		user_name_key, external_id, attributes, linked, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		ids.New("scim-registration", env), c.ID, c.OrgID, memberID, strings.ToLower(u.UserName), u.ExternalID, mustJSON(u), linked,
-		now, now)
+		user_name_key, external_id, attributes, attributes_folded, linked, created_at, updated_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+		ids.New("scim-registration", env), c.ID, c.OrgID, memberID, fold(u.UserName), u.ExternalID, attrs, foldedAttributes(attrs),
+		linked, now, now)
 	if errors.Is(store.MapError(err), store.ErrConflict) {
 		return errUniqueness("The user is already provisioned.")
 	}
@@ -482,9 +483,10 @@ func (s *Service) updateUser(r *http.Request, c *conn, id string, next func(*reg
 			}
 		}
 		u.Active = nil // the member's status is the truth
+		attrs := mustJSON(u)
 		_, err = q.ExecContext(ctx, `UPDATE scim_registrations SET user_name_key = $1, external_id = $2, attributes = $3,
-			updated_at = $4 WHERE registration_id = $5`, strings.ToLower(u.UserName), u.ExternalID, mustJSON(u),
-			store.Millis(s.d.Clock.Now()), g.ID)
+			attributes_folded = $4, updated_at = $5 WHERE registration_id = $6`, fold(u.UserName), u.ExternalID, attrs,
+			foldedAttributes(attrs), store.Millis(s.d.Clock.Now()), g.ID)
 		if errors.Is(store.MapError(err), store.ErrConflict) {
 			// Another user took the userName after userTaken looked (a
 			// concurrent rename or create): the same answer as its check.

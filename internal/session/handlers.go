@@ -65,12 +65,19 @@ func (h Handlers) SDKAuthenticate(r *http.Request) (any, error) {
 }
 
 // SDKRevoke handles SDK POST /b2b/sessions/revoke for the caller's session.
+// The token is the client's, so a token that names no session counts
+// against the client's address as a failed session check does
+// (FailuresPerIP): otherwise the revoke would answer every guess, uncounted,
+// with whether it named a session.
 func (h Handlers) SDKRevoke(r *http.Request) (any, error) {
 	c := project.CallerFrom(r.Context())
 	if c.SessionToken == "" {
 		return nil, apierr.New(apierr.UserUnauthenticated)
 	}
-	if err := h.Sessions.Revoke(r.Context(), c.Project, RevokeTarget{Token: c.SessionToken}); err != nil {
+	err := h.Sessions.guardFailures(r.Context(), c.Project, httpapi.ClientIP(r), func() error {
+		return h.Sessions.Revoke(r.Context(), c.Project, RevokeTarget{Token: c.SessionToken})
+	})
+	if err != nil {
 		return nil, err
 	}
 	return &httpapi.Common{}, nil

@@ -9,6 +9,7 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -73,10 +74,40 @@ func (s *Service) loadIntermediate(ctx context.Context, q store.Querier, p *proj
 	return &in, nil
 }
 
+// IntermediateFailuresPerIP bounds wrong ISTs presented from one client
+// address to a project (keyed projectID|address), at every route that
+// takes an IST from a client: those that only look at it
+// (PeekIntermediate: the discovered organizations, creating an
+// organization, every MFA call of a login in progress) and the discovery
+// exchange that spends it (discovery.ExchangesPerIP is this rule), so a
+// scanner cannot use one route as a free validity oracle while another
+// counts. A correct IST gives its count back (Release), so only failures
+// spend the allowance.
+var IntermediateFailuresPerIP = ratelimit.Rule{Name: "ist_fail_ip", Limit: 100, Window: 10 * time.Minute,
+	OnSuccess: ratelimit.Release, PerClientAddress: true}
+
 // PeekIntermediate validates an IST without consuming it (listing
-// discovered organizations, sending an MFA code).
-func (s *Service) PeekIntermediate(ctx context.Context, p *project.Project, token string) (*Intermediate, error) {
-	return s.loadIntermediate(ctx, s.db.Read(), p, token)
+// discovered organizations, sending an MFA code), under
+// IntermediateFailuresPerIP for clientIP. An IST is 256 bits, so the
+// check runs first and a correct one always passes (GuardUnguessable):
+// past the limit an address's wrong ISTs are answered with the refusal,
+// which slows a scanner down without refusing a login in progress that
+// shares its address. A spend that follows a peek (RedeemIntermediate)
+// counts nothing more.
+func (s *Service) PeekIntermediate(ctx context.Context, p *project.Project, clientIP, token string) (*Intermediate, error) {
+	if s.limiter == nil {
+		return s.loadIntermediate(ctx, s.db.Read(), p, token)
+	}
+	var in *Intermediate
+	err := s.limiter.GuardUnguessable(ctx, func() error {
+		var err error
+		in, err = s.loadIntermediate(ctx, s.db.Read(), p, token)
+		return err
+	}, ratelimit.FailureOf(apierr.IntermediateSessionNotFound), ratelimit.For(IntermediateFailuresPerIP, p.ID+"|"+clientIP))
+	if err != nil {
+		return nil, err
+	}
+	return in, nil
 }
 
 // RedeemIntermediate consumes an IST inside the caller's transaction; the
@@ -99,15 +130,26 @@ func (s *Service) RedeemIntermediate(ctx context.Context, q store.Querier, p *pr
 			return nil, err
 		}
 	}
-	res, err := q.ExecContext(ctx, `UPDATE intermediate_sessions SET used_at = $1 WHERE intermediate_session_id = $2 AND used_at IS NULL`,
-		store.Millis(s.clock.Now()), in.ID)
-	if err != nil {
-		return nil, fmt.Errorf("session: redeem ist: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return nil, apierr.New(apierr.IntermediateSessionNotFound)
+	if err := s.spendIntermediate(ctx, q, in.ID); err != nil {
+		return nil, err
 	}
 	return in, nil
+}
+
+// spendIntermediate spends the IST id inside q, unless it was spent or
+// has expired since it was read: the member's row may have been waited
+// for in between (RedeemIntermediate), so the expiry is checked again by
+// the spend itself.
+func (s *Service) spendIntermediate(ctx context.Context, q store.Querier, id string) error {
+	res, err := q.ExecContext(ctx, `UPDATE intermediate_sessions SET used_at = $1 WHERE intermediate_session_id = $2 AND used_at IS NULL
+		AND expires_at > $1`, store.Millis(s.clock.Now()), id)
+	if err != nil {
+		return fmt.Errorf("session: redeem ist: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return apierr.New(apierr.IntermediateSessionNotFound)
+	}
+	return nil
 }
 
 // PriorFactors returns the factors of an IST presented alongside a primary

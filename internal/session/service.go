@@ -61,16 +61,26 @@ func (s *Service) Check(ctx context.Context, p *project.Project, clientIP string
 
 // check is Check with the changes the backend's session check may ask for.
 func (s *Service) check(ctx context.Context, p *project.Project, clientIP string, cred Credential, c change) (*SessionResponse, error) {
-	if s.limiter == nil {
-		return s.authenticate(ctx, p, cred, c)
-	}
 	var out *SessionResponse
-	err := s.limiter.GuardUnguessable(ctx, func() error {
+	err := s.guardFailures(ctx, p, clientIP, func() error {
 		var err error
 		out, err = s.authenticate(ctx, p, cred, c)
 		return err
-	}, ratelimit.FailureOf(apierr.SessionNotFound, apierr.UnableToParseSessionJWT), ratelimit.For(FailuresPerIP, p.ID+"|"+clientIP))
+	})
 	return out, err
+}
+
+// guardFailures runs check, a use of a session a client presents, under
+// FailuresPerIP for clientIP (GuardUnguessable): an unknown session or an
+// unreadable JWT counts, a valid session always passes. Whatever takes a
+// session from a client counts through here, so every such use (a check,
+// an SDK revoke) spends the one allowance.
+func (s *Service) guardFailures(ctx context.Context, p *project.Project, clientIP string, check func() error) error {
+	if s.limiter == nil {
+		return check()
+	}
+	return s.limiter.GuardUnguessable(ctx, check, ratelimit.FailureOf(apierr.SessionNotFound, apierr.UnableToParseSessionJWT),
+		ratelimit.For(FailuresPerIP, p.ID+"|"+clientIP))
 }
 
 // change is what a session check writes to the session besides its last
@@ -418,7 +428,10 @@ func (s *Service) Authenticate(ctx context.Context, p *project.Project, cred Cre
 }
 
 func (s *Service) authenticate(ctx context.Context, p *project.Project, cred Credential, c change) (*SessionResponse, error) {
-	now := s.clock.Now()
+	// Milliseconds, the precision the row keeps (as Complete): an extension
+	// or a touch answers, signs and caches the times the next read returns,
+	// on this replica or another.
+	now := s.clock.Now().Truncate(time.Millisecond)
 	duration := c.duration
 	var tokenHash, id string
 	switch {

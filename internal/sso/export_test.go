@@ -2,6 +2,7 @@ package sso
 
 import (
 	"context"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -31,4 +32,10 @@ func (s *Service) RegisterIn(ctx context.Context, q store.Querier, projectID, or
 		return err
 	}
 	return s.syncMember(ctx, q, memberID)
+}
+
+// RememberAssertion records an assertion id of connection connID whose
+// acceptance window ends at expires, as an accepted SAML response does.
+func (s *Service) RememberAssertion(ctx context.Context, connID, assertionID string, expires time.Time) error {
+	return s.rememberAssertion(ctx, connID, &samlResult{assertionID: assertionID, expires: expires})
 }

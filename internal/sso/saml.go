@@ -303,13 +303,21 @@ func unreadable(err error) bool {
 	return false
 }
 
+// assertionKeep is how long past the end of its acceptance window an
+// assertion id is kept. The window is judged on one clock reading
+// (verifySAML), the sweep on a later one, perhaps on another replica whose
+// clock runs ahead: swept at its very end, an id accepted a moment before
+// could be accepted again. Five minutes outlasts any such gap, as
+// trusted auth's spent keys do.
+const assertionKeep = 5 * time.Minute
+
 // rememberAssertion records an assertion id for connection c, failing if
 // it was seen before. The insert is its own statement, not part of the
 // login's transaction: an assertion is spent once presented, whatever
-// happens next. Expired entries are swept on the way.
+// happens next. Entries long expired (assertionKeep) are swept on the way.
 func (s *Service) rememberAssertion(ctx context.Context, connID string, r *samlResult) error {
-	now := store.Millis(s.d.Clock.Now())
-	if _, err := s.d.DB.ExecContext(ctx, `DELETE FROM sso_saml_assertions WHERE expires_at < $1`, now); err != nil {
+	before := store.Millis(s.d.Clock.Now().Add(-assertionKeep))
+	if _, err := s.d.DB.ExecContext(ctx, `DELETE FROM sso_saml_assertions WHERE expires_at < $1`, before); err != nil {
 		return fmt.Errorf("sso: sweep assertions: %w", err)
 	}
 	_, err := s.d.DB.ExecContext(ctx, `INSERT INTO sso_saml_assertions (connection_id, assertion_id, expires_at)

@@ -218,8 +218,13 @@ func (o *oidcProvider) VerifyIDToken(ctx context.Context, raw, nonce string) (*I
 	}
 	id := &Identity{Provider: o.name, Subject: c.Subject, Email: c.Email, Name: c.Name, Picture: c.Picture,
 		Locale: c.Locale, Tenants: []Tenant{}, IDToken: &IDTokenInfo{Nonce: t.Nonce, Expiry: t.Expiry, Payload: payload}}
+	// Microsoft tokens may carry no email claim; preferred_username, often
+	// an address, stands in for it, but never as verified: it is a sign-in
+	// name the tenant's admin sets, and neither xms_edov nor email_verified
+	// speaks of it (they are about the email claim).
+	fromPreferred := false
 	if id.Email == "" && o.name == Microsoft && strings.Contains(c.PreferredName, "@") {
-		id.Email = c.PreferredName
+		id.Email, fromPreferred = c.PreferredName, true
 	}
 	switch o.name {
 	case Google:
@@ -232,7 +237,7 @@ func (o *oidcProvider) VerifyIDToken(ctx context.Context, raw, nonce string) (*I
 		// Entra ID tokens carry no email_verified; the address is the
 		// tenant's to vouch for, so it counts as verified only when the
 		// token says so (xms_edov / email_verified from a custom issuer).
-		id.EmailVerified = (c.EmailVerified != nil && *c.EmailVerified) || (c.DomainOwner != nil && *c.DomainOwner)
+		id.EmailVerified = !fromPreferred && ((c.EmailVerified != nil && *c.EmailVerified) || (c.DomainOwner != nil && *c.DomainOwner))
 		if c.TenantID != "" {
 			id.Tenants = append(id.Tenants, Tenant{ID: c.TenantID, Name: c.TenantID})
 		}
