@@ -46,10 +46,10 @@ var (
 	CheckPerEmail = ratelimit.Rule{Name: "disc_check_email", Limit: 15, Window: 10 * time.Minute}
 	CheckPerIP    = ratelimit.Rule{Name: "disc_check_ip", Limit: 100, Window: 10 * time.Minute, PerClientAddress: true}
 	// ExchangesPerIP is the one rule of wrong ISTs from an address
-	// (session.IntermediateFailuresPerIP): the exchange counts its
-	// attempts before the IST is spent, the routes that only look at an
-	// IST count their failures after (session.Service.PeekIntermediate),
-	// all in one count.
+	// (session.IntermediateFailuresPerIP): the exchange, like the routes
+	// that only look at an IST (session.Service.PeekIntermediate), counts
+	// its failures after the check, all in one count, and a correct IST
+	// always passes.
 	ExchangesPerIP = session.IntermediateFailuresPerIP
 )
 

@@ -200,41 +200,43 @@ func (s *Service) Exchange(ctx context.Context, x ExchangeParams) (*session.Auth
 	if err != nil {
 		return nil, err
 	}
-	attempt, err := s.d.Limiter.Reserve(ctx, ratelimit.For(ExchangesPerIP, x.Project.ID+"|"+x.ClientIP))
-	if err != nil {
-		return nil, err
-	}
+	// Counted as every other look at an IST is (GuardUnguessable, the one
+	// rule of session.IntermediateFailuresPerIP): only a wrong IST counts,
+	// and a correct one always passes, so wrong ISTs from an address (on
+	// any IST route) never refuse its people's own exchanges.
 	var out *session.AuthResponse
 	var unverified *organization.Organization
-	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
-		unverified = nil
-		org, err := s.d.Orgs.GetTx(ctx, q, x.Project.ID, x.OrganizationID)
-		if err != nil {
-			return organization.NotFound(err, apierr.OrganizationNotFound)
-		}
-		in, err := s.d.Sessions.RedeemIntermediate(ctx, q, x.Project, x.IST)
-		if err != nil {
+	err = s.d.Limiter.GuardUnguessable(ctx, func() error {
+		return s.d.DB.Tx(ctx, func(q store.Querier) error {
+			unverified = nil
+			org, err := s.d.Orgs.GetTx(ctx, q, x.Project.ID, x.OrganizationID)
+			if err != nil {
+				return organization.NotFound(err, apierr.OrganizationNotFound)
+			}
+			in, err := s.d.Sessions.RedeemIntermediate(ctx, q, x.Project, x.IST)
+			if err != nil {
+				return err
+			}
+			if in.OrganizationID != "" && in.OrganizationID != org.OrganizationID {
+				return apierr.New(apierr.IntermediateSessionNotFound).WithMessage("This intermediate session belongs to another organization.")
+			}
+			m, err := s.memberFor(ctx, q, x.Project, org, in.Email, in.Factors)
+			if errors.Is(err, errUnverifiedJIT) {
+				unverified = org // the error rolls the redemption back: the IST stays usable
+			}
+			if err != nil {
+				return err
+			}
+			out, err = s.complete(ctx, q, x.Project, org, m, in.Factors, duration, x.CustomClaims)
 			return err
-		}
-		if in.OrganizationID != "" && in.OrganizationID != org.OrganizationID {
-			return apierr.New(apierr.IntermediateSessionNotFound).WithMessage("This intermediate session belongs to another organization.")
-		}
-		m, err := s.memberFor(ctx, q, x.Project, org, in.Email, in.Factors)
-		if errors.Is(err, errUnverifiedJIT) {
-			unverified = org // the error rolls the redemption back: the IST stays usable
-		}
-		if err != nil {
-			return err
-		}
-		out, err = s.complete(ctx, q, x.Project, org, m, in.Factors, duration, x.CustomClaims)
-		return err
-	})
+		})
+	}, ratelimit.FailureOf(apierr.IntermediateSessionNotFound), ratelimit.For(ExchangesPerIP, x.Project.ID+"|"+x.ClientIP))
 	if unverified != nil && errors.Is(err, errUnverifiedJIT) {
 		out, err = &session.AuthResponse{SessionResponse: session.SessionResponse{Organization: unverified},
 			OrganizationID: unverified.OrganizationID, IntermediateSessionToken: x.IST,
 			PrimaryRequired: session.PrimaryRequiredOf(unverified, session.AddressMethods...)}, nil
 	}
-	return out, publicErr(attempt.Settle(ctx, err, ratelimit.FailureOf(apierr.IntermediateSessionNotFound)), "exchange")
+	return out, publicErr(err, "exchange")
 }
 
 // CreateParams is an organizations/create request.
