@@ -79,6 +79,13 @@ type Event struct {
 	Details        map[string]any `json:"details,omitempty"`
 }
 
+// InTx files events inside the caller's transaction, so an event and the
+// change it records commit together or not at all. Log is one; modules
+// hold this instead, and a nil one records nothing.
+type InTx interface {
+	RecordIn(ctx context.Context, q store.Querier, e Event) error
+}
+
 // Log writes and reads audit events.
 type Log struct {
 	db    *store.DB

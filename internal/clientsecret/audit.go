@@ -9,11 +9,6 @@ import (
 	"github.com/latchkey/latchkey/internal/store"
 )
 
-// Auditor files audit events inside the caller's transaction (audit.Log).
-type Auditor interface {
-	RecordIn(ctx context.Context, q store.Querier, e audit.Event) error
-}
-
 // What happened to a client's secrets, as an audit event's method names
 // it. A creation or a rotation's start issues a secret
 // (audit.SecretRotated); a rotation's completion or cancellation, or the
@@ -63,7 +58,7 @@ type Change struct {
 // apps are the backend face's alone, acting with the project secret. A
 // member acting is named in details.actor_member_id. A nil a records
 // nothing (a store no composition root wired, as in package tests).
-func Record(ctx context.Context, q store.Querier, a Auditor, c Change) error {
+func Record(ctx context.Context, q store.Querier, a audit.InTx, c Change) error {
 	if a == nil {
 		return nil
 	}

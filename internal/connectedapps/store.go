@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/clientsecret"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
@@ -18,7 +19,7 @@ import (
 type Store struct {
 	db    *store.DB
 	clock clock.Clock
-	audit clientsecret.Auditor
+	audit audit.InTx
 }
 
 // NewStore returns a store on db.
@@ -28,7 +29,7 @@ func NewStore(db *store.DB, c clock.Clock) *Store { return &Store{db: db, clock:
 // steps, delete) recorded in a, each in the transaction that makes it.
 // The composition root calls it once, before serving; without it nothing
 // is recorded.
-func (s *Store) UseAudit(a clientsecret.Auditor) { s.audit = a }
+func (s *Store) UseAudit(a audit.InTx) { s.audit = a }
 
 // record files a change of a's secrets in q. A public client has no
 // secret: nothing to record.

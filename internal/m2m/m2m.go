@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/clientsecret"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
@@ -48,7 +49,7 @@ type Client struct {
 type Store struct {
 	db    *store.DB
 	clock clock.Clock
-	audit clientsecret.Auditor
+	audit audit.InTx
 }
 
 // NewStore returns a store on db.
@@ -58,7 +59,7 @@ func NewStore(db *store.DB, c clock.Clock) *Store { return &Store{db: db, clock:
 // delete) recorded in a, each in the transaction that makes it. The
 // composition root calls it once, before serving; without it nothing is
 // recorded.
-func (s *Store) UseAudit(a clientsecret.Auditor) { s.audit = a }
+func (s *Store) UseAudit(a audit.InTx) { s.audit = a }
 
 // record files a change of c's secrets in q.
 func (s *Store) record(ctx context.Context, q store.Querier, projectID, clientID, change string) error {

@@ -38,6 +38,7 @@
 package mfa
 
 import (
+	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/secretbox"
 	"regexp"
 	"time"
@@ -66,7 +67,7 @@ type Deps struct {
 	Box     *secretbox.Box // seals TOTP secrets and recovery codes' readable copies at rest
 	// Audit records the factors EndUnprovenFactors removes; nil records
 	// nothing.
-	Audit Auditor
+	Audit audit.InTx
 }
 
 // Service implements SMS codes, TOTP, recovery codes and the MFA policy.

@@ -9,11 +9,6 @@ import (
 	"github.com/latchkey/latchkey/internal/store"
 )
 
-// Auditor files audit events inside the caller's transaction.
-type Auditor interface {
-	RecordIn(ctx context.Context, q store.Querier, e audit.Event) error
-}
-
 // The factor changes (audit.FactorChange) EndUnprovenFactors records, the
 // names the factor deletion routes record (routes.go).
 const (

@@ -20,6 +20,7 @@ import (
 
 	"golang.org/x/sync/singleflight"
 
+	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/discovery"
@@ -81,7 +82,7 @@ type Deps struct {
 	Limiter   *ratelimit.Limiter
 	Flows     *flowtoken.Store
 	Box       *secretbox.Box // seals client secrets and provider tokens; nil refuses to store them
-	Audit     Auditor        // records the registrations AddressVerified removes; nil records nothing
+	Audit     audit.InTx     // records the registrations AddressVerified removes; nil records nothing
 	// BaseURL is this server's public URL (read per request).
 	BaseURL func() string
 	// HTTP reaches the providers; nil for a default client with a timeout.

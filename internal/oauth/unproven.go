@@ -10,11 +10,6 @@ import (
 	"github.com/latchkey/latchkey/internal/store"
 )
 
-// Auditor files audit events inside the caller's transaction.
-type Auditor interface {
-	RecordIn(ctx context.Context, q store.Querier, e audit.Event) error
-}
-
 // RegistrationRemoved is the factor change (audit.FactorChange) recorded
 // for each registration AddressVerified deletes.
 const RegistrationRemoved = "oauth_registration_removed"

@@ -40,14 +40,9 @@ type PurgeGuard struct {
 // before serving.
 func (s *Store) AddPurgeGuard(g ...PurgeGuard) { s.guards = append(s.guards, g...) }
 
-// Auditor files audit events inside the caller's transaction.
-type Auditor interface {
-	RecordIn(ctx context.Context, q store.Querier, e audit.Event) error
-}
-
 // UseAudit has member purges recorded in a. The composition root calls
 // it once, before serving.
-func (s *Store) UseAudit(a Auditor) { s.audit = a }
+func (s *Store) UseAudit(a audit.InTx) { s.audit = a }
 
 // memberForAdmin reads the member holding email in org for an admin's
 // invite or creation of the address (doing names it in a refusal:

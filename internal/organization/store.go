@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/store"
@@ -28,7 +29,7 @@ type Store struct {
 	enders     []MemberAccessEnder  // see AddMemberAccessEnder
 	deletion   []DeletionHook       // see AddDeletionHook
 	guards     []PurgeGuard         // see AddPurgeGuard
-	audit      Auditor              // see UseAudit; nil records nothing
+	audit      audit.InTx           // see UseAudit; nil records nothing
 	// memberDeletion are told of member deletions (AddMemberDeletionHook).
 	memberDeletion []MemberDeletionHook
 	// connSessions ends sessions by SSO connection (UseConnectionSessions).

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/clientsecret"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -169,8 +170,8 @@ func (s *Service) create(ctx context.Context, org *organization.Organization, en
 func (s *Service) recordToken(ctx context.Context, q store.Querier, c *conn, change string, by organization.Actor) error {
 	ch := clientsecret.Change{ProjectID: c.ProjectID, ClientType: "scim_connection", ClientID: c.ID, Change: change,
 		OrganizationID: c.OrgID, Actor: by.Face, ActorMemberID: by.MemberID}
-	var a clientsecret.Auditor
-	if s.d.Audit != nil { // a nil *audit.Log would not be a nil Auditor
+	var a audit.InTx
+	if s.d.Audit != nil { // a nil *audit.Log would not be a nil audit.InTx
 		a = s.d.Audit
 	}
 	return clientsecret.Record(ctx, q, a, ch)
