@@ -37,9 +37,6 @@ var allowedScans = map[string]string{
 	// Removing a connected app drops its tokens through a covering index; rare
 	// and administrative, like the organization cascade.
 	"internal/connectedapps/store.go: DELETE FROM idp_connected_apps": "rare cascade",
-	// FoldNames' probe reads a partial index that holds only the
-	// organizations whose names are not folded yet: empty once they are.
-	"internal/organization/fold.go: SELECT 1 FROM organizations": "partial index of the unfolded",
 }
 
 var (

@@ -2,8 +2,6 @@ package organization
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strings"
 	"time"
 	"unicode"
@@ -30,9 +28,6 @@ func foldName(s string) string {
 	}, s)
 }
 
-// foldBatch bounds the rows FoldNames reads at a time.
-const foldBatch = 500
-
 // FoldNames fills organization_name_folded where it is NULL, so name
 // searches find those organizations: rows written before the column
 // existed (store migration 0103), and rows written during a rolling deploy
@@ -41,65 +36,15 @@ const foldBatch = 500
 // Start-up and `latchkey migrate` run it after the migrations, and every
 // sweep runs it (Sweeps), so such a row is not left unsearchable until the
 // next start. Once every row is folded it is one indexed read (the partial
-// index of 0103) that finds nothing, outside any write transaction. It
-// returns how many rows it folded.
+// index of 0103) that finds nothing. It returns how many rows it folded.
 func FoldNames(ctx context.Context, db *store.DB) (int, error) {
-	var none int
-	err := db.Read().QueryRowContext(ctx, `SELECT 1 FROM organizations WHERE organization_name_folded IS NULL LIMIT 1`).Scan(&none)
-	if errors.Is(store.MapError(err), store.ErrNotFound) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("organization: fold names: %w", err)
-	}
-	n := 0
-	for {
-		var batch [][2]string
-		folded := 0
-		err := db.Tx(ctx, func(q store.Querier) error {
-			batch, folded = batch[:0], 0
-			rows, err := q.QueryContext(ctx, `SELECT organization_id, organization_name FROM organizations
-				WHERE organization_name_folded IS NULL LIMIT `+fmt.Sprint(foldBatch))
-			if err != nil {
-				return err
-			}
-			for rows.Next() {
-				var id, name string
-				if err := rows.Scan(&id, &name); err != nil {
-					rows.Close()
-					return err
-				}
-				batch = append(batch, [2]string{id, name})
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			for _, r := range batch {
-				// Only a row still unfolded and still of the name read: a
-				// rename meanwhile wrote its own key, or (by an older
-				// replica) left the row NULL for the next pass, and the
-				// key of the name read would be the stale one.
-				res, err := q.ExecContext(ctx, `UPDATE organizations SET organization_name_folded = $1
-					WHERE organization_id = $2 AND organization_name_folded IS NULL AND organization_name = $3`,
-					foldName(r[1]), r[0], r[1])
-				if err != nil {
-					return err
-				}
-				if k, _ := res.RowsAffected(); k > 0 {
-					folded++
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return n, fmt.Errorf("organization: fold names: %w", err)
-		}
-		n += folded
-		if len(batch) < foldBatch || ctx.Err() != nil {
-			return n, ctx.Err()
-		}
-	}
+	return store.Backfill{
+		Table:  "organizations",
+		Key:    "organization_id",
+		Source: "organization_name",
+		Target: "organization_name_folded",
+		Derive: foldName,
+	}.Run(ctx, db)
 }
 
 // Sweeps is FoldNames as a sweep (package sweeper), so the server runs it

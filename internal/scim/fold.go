@@ -74,54 +74,19 @@ func foldStrings(v any) any {
 	return v
 }
 
-// foldBatch bounds the rows FoldAttributes reads at a time.
-const foldBatch = 500
-
 // FoldAttributes fills attributes_folded for the registrations written
 // before the column existed (scim migration 0004), so filters on their
 // attributes find them. Start-up and `latchkey migrate` run it after the
 // migrations (app.MigrateDB); once every row is folded it is one indexed
-// lookup that finds nothing. It returns how many rows it folded.
+// read that finds nothing. It returns how many rows it folded.
 func FoldAttributes(ctx context.Context, db *store.DB) (int, error) {
-	n := 0
-	for {
-		var batch [][2]string
-		err := db.Tx(ctx, func(q store.Querier) error {
-			batch = batch[:0]
-			rows, err := q.QueryContext(ctx, `SELECT registration_id, attributes FROM scim_registrations
-				WHERE attributes_folded IS NULL LIMIT `+fmt.Sprint(foldBatch))
-			if err != nil {
-				return err
-			}
-			for rows.Next() {
-				var id, attrs string
-				if err := rows.Scan(&id, &attrs); err != nil {
-					rows.Close()
-					return err
-				}
-				batch = append(batch, [2]string{id, attrs})
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			for _, r := range batch {
-				// Only a row still unfolded: a write meanwhile folded its own.
-				if _, err := q.ExecContext(ctx, `UPDATE scim_registrations SET attributes_folded = $1
-					WHERE registration_id = $2 AND attributes_folded IS NULL`, foldedAttributes(r[1]), r[0]); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return n, fmt.Errorf("scim: fold attributes: %w", err)
-		}
-		n += len(batch)
-		if len(batch) < foldBatch {
-			return n, nil
-		}
-	}
+	return store.Backfill{
+		Table:  "scim_registrations",
+		Key:    "registration_id",
+		Source: "attributes",
+		Target: "attributes_folded",
+		Derive: foldedAttributes,
+	}.Run(ctx, db)
 }
 
 // dupKeySep joins a group's folded name and its id into the key of a
