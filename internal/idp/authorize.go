@@ -139,11 +139,17 @@ func (p *Provider) prepare(ctx context.Context, projectID string, req *Authorize
 	if err := connectedapps.AllowedIn(who.org, app); err != nil {
 		return nil, &forClient{"access_denied", err}
 	}
+	if len(req.Prompt) > maxPromptBytes {
+		return nil, invalid(apierr.Invalid("prompt", "prompt must be none, login or consent."))
+	}
 	pr := &prepared{app: app, scopes: req.Scopes, prompts: parseScopes(req.Prompt)}
 	if len(pr.scopes) == 0 {
 		pr.scopes = []string{ScopeOpenID, ScopeEmail, ScopeProfile}
 	}
-	pr.scopes = parseScopes(strings.Join(pr.scopes, " "))
+	var ok bool
+	if pr.scopes, ok = splitScopeList(pr.scopes); !ok {
+		return nil, &forClient{"invalid_scope", apierr.New(apierr.InvalidScope).WithMessage(scopeBoundsText())}
+	}
 	for _, pv := range pr.prompts {
 		if pv != "none" && pv != "login" && pv != "consent" {
 			return nil, invalid(apierr.Invalid("prompt", "prompt must be none, login or consent."))

@@ -3,7 +3,7 @@ package idp
 import (
 	"context"
 	"net/http"
-	"slices"
+	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
@@ -96,9 +96,20 @@ func (f Faces) sessionOrNone(r *http.Request, p *project.Project, req *Authorize
 }
 
 // promptNone reports whether the request forbids any screen (OIDC Core
-// 3.1.2.1 prompt=none).
+// 3.1.2.1 prompt=none). It runs before anything is authenticated but the
+// public token, so it only scans: a prompt over maxPromptBytes is no
+// valid prompt=none (prepare refuses it once there is a session), and
+// is not read.
 func (req *AuthorizeRequest) promptNone() bool {
-	return slices.Contains(parseScopes(req.Prompt), "none")
+	if len(req.Prompt) > maxPromptBytes {
+		return false
+	}
+	for f := range strings.FieldsSeq(req.Prompt) {
+		if f == "none" {
+			return true
+		}
+	}
+	return false
 }
 
 // SDKStartResponse answers SDK authorize/start.

@@ -59,7 +59,10 @@ func (p *Provider) clientCredentials(r *http.Request, pr *project.Project) (any,
 	}
 	scopes := c.Scopes
 	if s := r.PostForm.Get("scope"); s != "" {
-		scopes = parseScopes(s)
+		var ok bool
+		if scopes, ok = splitScopes(s); !ok {
+			return nil, invalidScope(scopeBoundsText())
+		}
 		for _, sc := range scopes {
 			if !slices.Contains(c.Scopes, sc) {
 				return nil, invalidScope("The client may not request scope " + sc + ".")

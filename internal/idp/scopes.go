@@ -3,6 +3,7 @@ package idp
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -35,16 +36,64 @@ var scopeDescriptions = map[string]string{
 	ScopeFullAccess:    "Act on your behalf with full access to your account",
 }
 
+// Bounds on what a client may send as scopes and prompt. Every value of
+// a scope parameter is looked up in the project's policy and every value
+// of prompt is compared, while the request body may hold a megabyte: a
+// parameter of a hundred thousand values cost seconds of a core (and, in
+// a refresh, the database's writer) before anything refused it. A client
+// asks for a few scopes; the prompt values defined (none, login, consent,
+// select_account) fit in a few dozen bytes.
+const (
+	maxScopeValues = 100
+	maxScopeBytes  = 4 << 10
+	maxPromptBytes = 64
+)
+
+// scopeBoundsText is the refusal's description for a scope parameter
+// over the bounds.
+func scopeBoundsText() string {
+	return fmt.Sprintf("A request may name at most %d scopes, in at most %d bytes.", maxScopeValues, maxScopeBytes)
+}
+
 // parseScopes splits a space-separated scope parameter (RFC 6749 3.3),
-// dropping duplicates and keeping order.
+// dropping duplicates (by a set: searching the list for each value made
+// the parse quadratic in the parameter's length) and keeping order.
 func parseScopes(s string) []string {
-	out := []string{}
-	for _, f := range strings.Fields(s) {
-		if !slices.Contains(out, f) {
+	fields := strings.Fields(s)
+	out := make([]string, 0, len(fields))
+	seen := make(map[string]struct{}, len(fields))
+	for _, f := range fields {
+		if _, dup := seen[f]; !dup {
+			seen[f] = struct{}{}
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// splitScopes is parseScopes for a scope parameter a client sent: ok is
+// false, and nothing is parsed, when s is over maxScopeBytes or names
+// more than maxScopeValues scopes (duplicates counted).
+func splitScopes(s string) (scopes []string, ok bool) {
+	if len(s) > maxScopeBytes {
+		return nil, false
+	}
+	n := 0
+	for range strings.FieldsSeq(s) {
+		if n++; n > maxScopeValues {
+			return nil, false
+		}
+	}
+	return parseScopes(s), true
+}
+
+// splitScopeList is splitScopes for a list of scopes (the authorize
+// request's scopes), each of which may itself hold several.
+func splitScopeList(list []string) ([]string, bool) {
+	if len(list) > maxScopeValues {
+		return nil, false
+	}
+	return splitScopes(strings.Join(list, " "))
 }
 
 // ScopeResult is one requested scope on the consent screen.

@@ -209,6 +209,16 @@ func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps
 	if presented == "" {
 		return nil, invalidRequest("refresh_token is required.")
 	}
+	// The scope parameter is read before the transaction: the writer is
+	// not held while a client's text is parsed, and a parameter over the
+	// bounds spends nothing.
+	var narrow []string
+	if s := r.PostForm.Get("scope"); s != "" {
+		var ok bool
+		if narrow, ok = splitScopes(s); !ok {
+			return nil, invalidScope(scopeBoundsText())
+		}
+	}
 	bad := invalidGrant("The refresh token is invalid, expired or revoked.")
 	var out *issued
 	end := "" // a family to revoke once the transaction has rolled back
@@ -241,13 +251,9 @@ func (p *Provider) refresh(r *http.Request, projectID string, app *connectedapps
 			end = t.FamilyID
 			return bad
 		}
-		var narrow []string
-		if s := r.PostForm.Get("scope"); s != "" {
-			narrow = parseScopes(s)
-			for _, sc := range narrow {
-				if !slices.Contains(t.Scopes, sc) {
-					return invalidScope("A refresh may only narrow the granted scopes.")
-				}
+		for _, sc := range narrow {
+			if !slices.Contains(t.Scopes, sc) {
+				return invalidScope("A refresh may only narrow the granted scopes.")
 			}
 		}
 		g := t.grantState
