@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -162,6 +163,21 @@ func excludesMembers(r *http.Request) bool {
 	return false
 }
 
+// maxGroupMembers bounds the member references of one Group request
+// (POST and PUT members, or all of a PATCH's operations together). Each
+// one is a statement or two in the transaction that holds the group, and
+// on SQLite the database's only writer. Identity providers change
+// memberships a few at a time (Entra and Okta send the changes as they
+// happen; AWS IAM Identity Center's SCIM API takes 100 changes a request,
+// and both provision it), so a larger group is created first and filled by
+// PATCH.
+const maxGroupMembers = 1000
+
+func errTooManyMembers() error {
+	return errInvalidValue(fmt.Sprintf("A request may name at most %d group members; send the others in another PATCH.",
+		maxGroupMembers))
+}
+
 // setMembers makes ids the group's members (add and remove change only
 // those named). Every id added must be a user the connection provisioned,
 // and not a break-glass member.
@@ -175,6 +191,9 @@ func excludesMembers(r *http.Request) bool {
 // to grant the group's role again when the address is provisioned anew.
 // SQLite has one writer: the read is already current.
 func (s *Service) setMembers(ctx context.Context, q store.Querier, c *conn, groupID string, ids []string, mode string) error {
+	if mode == "remove" {
+		return s.removeMembers(ctx, q, groupID, ids)
+	}
 	query := `SELECT m.is_breakglass, m.email_address FROM scim_registrations r JOIN members m ON m.member_id = r.member_id
 		WHERE r.connection_id = $1 AND r.member_id = $2`
 	pg := s.d.DB.Dialect() == store.Postgres
@@ -182,9 +201,6 @@ func (s *Service) setMembers(ctx context.Context, q store.Querier, c *conn, grou
 		query += ` FOR SHARE OF r`
 	}
 	for _, id := range ids {
-		if mode == "remove" {
-			continue
-		}
 		// The member's row first (the key share the membership's foreign
 		// key takes anyway), then its registration: the order a member's
 		// deletion takes them (the member, then its registration by
@@ -214,26 +230,50 @@ func (s *Service) setMembers(ctx context.Context, q store.Querier, c *conn, grou
 	}
 	now := store.Millis(s.d.Clock.Now())
 	for _, id := range ids {
-		var err error
-		if mode == "remove" {
-			_, err = q.ExecContext(ctx, `DELETE FROM scim_group_members WHERE group_id = $1 AND member_id = $2`, groupID, id)
-		} else {
-			_, err = q.ExecContext(ctx, `INSERT INTO scim_group_members (group_id, member_id, created_at) VALUES ($1, $2, $3)
-				ON CONFLICT (group_id, member_id) DO NOTHING`, groupID, id, now)
-		}
-		if err != nil {
+		if _, err := q.ExecContext(ctx, `INSERT INTO scim_group_members (group_id, member_id, created_at) VALUES ($1, $2, $3)
+			ON CONFLICT (group_id, member_id) DO NOTHING`, groupID, id, now); err != nil {
 			return fmt.Errorf("scim: group member %s: %w", id, err)
 		}
 	}
 	return nil
 }
 
-func refIDs(refs []groupRef) []string {
-	out := []string{}
-	for _, r := range refs {
-		if v := strings.TrimSpace(r.Value); v != "" && !slices.Contains(out, v) {
-			out = append(out, v)
+// removeBatch is how many members one DELETE of removeMembers names,
+// well under either engine's bound on a statement's parameters.
+const removeBatch = 500
+
+// removeMembers ends the memberships of ids in the group, a batch of
+// them a statement: an id that is no member is no error (a remove of
+// what is absent changes nothing), and costs no statement of its own.
+func (s *Service) removeMembers(ctx context.Context, q store.Querier, groupID string, ids []string) error {
+	for batch := range slices.Chunk(ids, removeBatch) {
+		args := []any{groupID}
+		marks := make([]string, len(batch))
+		for i, id := range batch {
+			args = append(args, id)
+			marks[i] = fmt.Sprintf("$%d", i+2)
 		}
+		if _, err := q.ExecContext(ctx, `DELETE FROM scim_group_members WHERE group_id = $1 AND member_id IN (`+
+			strings.Join(marks, ", ")+`)`, args...); err != nil {
+			return fmt.Errorf("scim: remove group members: %w", err)
+		}
+	}
+	return nil
+}
+
+// refIDs are the ids refs name, trimmed, without blanks and duplicates
+// (kept by a set: a search of the list for each id made a long list
+// quadratic), in order.
+func refIDs(refs []groupRef) []string {
+	out := make([]string, 0, len(refs))
+	seen := make(map[string]struct{}, len(refs))
+	for _, r := range refs {
+		v := strings.TrimSpace(r.Value)
+		if _, dup := seen[v]; v == "" || dup {
+			continue
+		}
+		seen[v] = struct{}{}
+		out = append(out, v)
 	}
 	return out
 }
@@ -301,13 +341,17 @@ func (s *Service) createGroup(r *http.Request, c *conn) (int, any, error) {
 	if err != nil {
 		return 0, nil, err
 	}
+	if len(in.Members) > maxGroupMembers {
+		return 0, nil, errTooManyMembers()
+	}
+	members := refIDs(in.Members)
 	g := &group{ID: ids.New("scim-group", p.Env), Name: in.DisplayName, ExternalID: strings.TrimSpace(in.ExternalID)}
 	var out map[string]any
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
 		if err := s.saveGroup(ctx, q, c, g, true); err != nil {
 			return err
 		}
-		if err := s.setMembers(ctx, q, c, g.ID, refIDs(in.Members), "add"); err != nil {
+		if err := s.setMembers(ctx, q, c, g.ID, members, "add"); err != nil {
 			return err
 		}
 		if err := s.record(ctx, q, c, "group_created", "", map[string]any{"group_id": g.ID}); err != nil {
@@ -388,92 +432,45 @@ func (s *Service) replaceGroup(r *http.Request, c *conn) (int, any, error) {
 	if err := readJSON(r, &in); err != nil {
 		return 0, nil, err
 	}
+	if len(in.Members) > maxGroupMembers {
+		return 0, nil, errTooManyMembers()
+	}
+	members := refIDs(in.Members)
 	return s.changeGroup(r, c, func(ctx context.Context, q store.Querier, g *group) error {
 		g.Name, g.ExternalID = in.DisplayName, strings.TrimSpace(in.ExternalID)
 		if err := s.saveGroup(ctx, q, c, g, false); err != nil {
 			return err
 		}
-		return s.setMembers(ctx, q, c, g.ID, refIDs(in.Members), "replace")
+		return s.setMembers(ctx, q, c, g.ID, members, "replace")
 	})
 }
 
 // patchGroup applies the operations identity providers send for groups:
 // a rename (displayName, by path or in a path-less object) and member
 // changes (add or remove a list, remove members[value eq "id"], replace
-// them all).
+// them all). The operations are read and checked before the transaction
+// (groupChanges); inside it they are only applied.
 func (s *Service) patchGroup(r *http.Request, c *conn) (int, any, error) {
 	var req patchRequest
 	if err := readJSON(r, &req); err != nil {
 		return 0, nil, err
 	}
-	if len(req.Operations) == 0 {
-		return 0, nil, errInvalidValue("A PATCH needs at least one operation.")
+	changes, err := groupChanges(req.Operations)
+	if err != nil {
+		return 0, nil, err
 	}
 	return s.changeGroup(r, c, func(ctx context.Context, q store.Querier, g *group) error {
 		renamed := false
-		for _, op := range req.Operations {
-			kind := strings.ToLower(op.Op)
-			if kind != "add" && kind != "replace" && kind != "remove" {
-				return errInvalidSyntax(fmt.Sprintf("Unknown PATCH operation %q.", op.Op))
-			}
-			fields := map[string]any{}
-			if strings.TrimSpace(op.Path) == "" {
-				obj, ok := op.Value.(map[string]any)
-				if !ok || kind == "remove" {
-					return errInvalidValue("A PATCH operation without a path needs an object value.")
-				}
-				fields = obj
-			} else {
-				fields[op.Path] = op.Value
-			}
-			for path, value := range fields {
-				pp, err := parsePath(path)
-				if err != nil {
+		for _, ch := range changes {
+			switch {
+			case ch.members:
+				if err := s.setMembers(ctx, q, c, g.ID, ch.ids, ch.mode); err != nil {
 					return err
 				}
-				if pp.ext || pp.foreign {
-					return errInvalidPath(path) // no extension of a Group is kept
-				}
-				switch strings.ToLower(pp.attr) {
-				case "displayname", "externalid", "id":
-					if pp.sub != "" || pp.filtered {
-						return errInvalidPath(path) // single-valued strings
-					}
-				}
-				switch strings.ToLower(pp.attr) {
-				case "displayname", "externalid":
-					v, ok := value.(string)
-					if !ok && kind != "remove" {
-						return errInvalidValue(pp.attr + " must be a string.")
-					}
-					if strings.EqualFold(pp.attr, "displayName") {
-						g.Name = v
-					} else {
-						g.ExternalID = strings.TrimSpace(v)
-					}
-					renamed = true
-				case "members":
-					refs, err := memberRefs(value)
-					if err != nil {
-						return err
-					}
-					mode := kind
-					if pp.filtered {
-						if pp.filterAttr != "value" || kind != "remove" {
-							return errInvalidPath(path)
-						}
-						refs, mode = []string{pp.filterValue}, "remove"
-					} else if kind == "remove" && value == nil {
-						refs, mode = nil, "replace" // remove every member
-					}
-					if err := s.setMembers(ctx, q, c, g.ID, refs, mode); err != nil {
-						return err
-					}
-				case "id":
-					// Okta repeats the id in its path-less replace.
-				default:
-					return errInvalidPath(path)
-				}
+			case ch.attr == "displayname":
+				g.Name, renamed = ch.text, true
+			case ch.attr == "externalid":
+				g.ExternalID, renamed = strings.TrimSpace(ch.text), true
 			}
 		}
 		if renamed {
@@ -481,6 +478,131 @@ func (s *Service) patchGroup(r *http.Request, c *conn) (int, any, error) {
 		}
 		return nil
 	})
+}
+
+// groupChange is one change a Group PATCH makes: a member change (ids in
+// mode add, remove or replace), or attr (displayname or externalid, folded)
+// set to text.
+type groupChange struct {
+	members    bool
+	ids        []string
+	mode       string
+	attr, text string
+}
+
+// groupChanges reads a Group PATCH's operations into the changes they
+// make, in order, refusing what patchGroup cannot apply and more than
+// maxGroupMembers member references in all (counted before duplicates
+// are dropped). Member changes of one mode that follow each other are
+// one change: Okta removes each member in an operation of its own, and
+// their removal is then one statement.
+func groupChanges(ops []patchOp) ([]groupChange, error) {
+	if len(ops) == 0 {
+		return nil, errInvalidValue("A PATCH needs at least one operation.")
+	}
+	// Every operation names at least one member or attribute: bounded by
+	// the members' bound, as an operation may name a single member.
+	if len(ops) > maxGroupMembers {
+		return nil, errTooManyMembers()
+	}
+	var out []groupChange
+	refs := 0
+	members := func(ids []string, mode string) {
+		if n := len(out); n > 0 && out[n-1].members && out[n-1].mode == mode && mode != "replace" {
+			out[n-1].ids = append(out[n-1].ids, ids...)
+			return
+		}
+		out = append(out, groupChange{members: true, ids: ids, mode: mode})
+	}
+	for _, op := range ops {
+		kind := strings.ToLower(op.Op)
+		if kind != "add" && kind != "replace" && kind != "remove" {
+			return nil, errInvalidSyntax(fmt.Sprintf("Unknown PATCH operation %q.", op.Op))
+		}
+		fields := map[string]any{}
+		if strings.TrimSpace(op.Path) == "" {
+			obj, ok := op.Value.(map[string]any)
+			if !ok || kind == "remove" {
+				return nil, errInvalidValue("A PATCH operation without a path needs an object value.")
+			}
+			fields = obj
+		} else {
+			fields[op.Path] = op.Value
+		}
+		// In key order, so a push that names one attribute twice (in two
+		// spellings) always ends the same way.
+		for _, path := range slices.Sorted(maps.Keys(fields)) {
+			value := fields[path]
+			pp, err := parsePath(path)
+			if err != nil {
+				return nil, err
+			}
+			if pp.ext || pp.foreign {
+				return nil, errInvalidPath(path) // no extension of a Group is kept
+			}
+			attr := strings.ToLower(pp.attr)
+			switch attr {
+			case "displayname", "externalid", "id":
+				if pp.sub != "" || pp.filtered {
+					return nil, errInvalidPath(path) // single-valued strings
+				}
+			}
+			switch attr {
+			case "displayname", "externalid":
+				v, ok := value.(string)
+				if !ok && kind != "remove" {
+					return nil, errInvalidValue(pp.attr + " must be a string.")
+				}
+				out = append(out, groupChange{attr: attr, text: v})
+			case "members":
+				n, err := memberCount(value)
+				if err != nil {
+					return nil, err
+				}
+				if refs += max(n, 1); refs > maxGroupMembers {
+					return nil, errTooManyMembers()
+				}
+				ids, err := memberRefs(value)
+				if err != nil {
+					return nil, err
+				}
+				mode := kind
+				if pp.filtered {
+					if pp.filterAttr != "value" || kind != "remove" {
+						return nil, errInvalidPath(path)
+					}
+					ids, mode = []string{pp.filterValue}, "remove"
+				} else if kind == "remove" && value == nil {
+					ids, mode = nil, "replace" // remove every member
+				}
+				members(ids, mode)
+			case "id":
+				// Okta repeats the id in its path-less replace.
+			default:
+				return nil, errInvalidPath(path)
+			}
+		}
+	}
+	for i, ch := range out {
+		if ch.members {
+			out[i].ids = dedup(ch.ids)
+		}
+	}
+	return out, nil
+}
+
+// memberCount is how many references a members value holds, for the
+// bound, before it is decoded.
+func memberCount(v any) (int, error) {
+	switch x := v.(type) {
+	case nil:
+		return 0, nil
+	case map[string]any:
+		return 1, nil
+	case []any:
+		return len(x), nil
+	}
+	return 0, errInvalidValue("members must be a list of {\"value\": id} objects.")
 }
 
 // memberRefs reads a members value: a list of {value} objects (or one).
@@ -497,6 +619,19 @@ func memberRefs(v any) ([]string, error) {
 		return nil, errInvalidValue("members must be a list of {\"value\": id} objects.")
 	}
 	return refIDs(refs), nil
+}
+
+// dedup drops repeated ids, keeping the first of each, in order.
+func dedup(ids []string) []string {
+	out := make([]string, 0, len(ids))
+	seen := make(map[string]struct{}, len(ids))
+	for _, id := range ids {
+		if _, dup := seen[id]; !dup {
+			seen[id] = struct{}{}
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // changeGroup runs change on the group in a transaction and answers the

@@ -2,8 +2,12 @@ package scim
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // patchOp is one PATCH operation (RFC 7644 3.5.2). Identity providers
@@ -109,51 +113,199 @@ func errInvalidPath(p string) error {
 	return &scimError{400, "invalidPath", fmt.Sprintf("The path %q is not a valid attribute path.", p)}
 }
 
-// key finds m's key for name, case-insensitively (SCIM attribute names
-// are), or returns name when m has none.
-func key(m map[string]any, name string) string {
-	for k := range m {
-		if strings.EqualFold(k, name) {
-			return k
-		}
-	}
-	return name
+// Bounds on a User PATCH. The body limit bounds a request's bytes, not
+// the work it asks for: each operation, and each key of a path-less
+// operation's object, is a path applied to the document, and a value
+// filter scans the list it names. Identity providers send a handful of
+// operations (Entra one per changed attribute, Okta a path-less replace);
+// RFC 7644 sets no bound, so these are generous. They hold for a
+// deprovisioning push too, which bound (values.go) otherwise never
+// refuses: a push over them is no identity provider's.
+const (
+	maxPatchOps  = 100 // operations of one PATCH
+	maxPatchKeys = 100 // keys of one object in an operation's value
+	// maxPatchValues bounds a list in an operation's value and a
+	// multi-valued attribute as the operations grow it. It is well over
+	// maxValues, which bound applies to the result (keeping the stored
+	// values when a deprovisioning push exceeds it).
+	maxPatchValues = 1000
+)
+
+// patchStep is one attribute change of a PATCH, read and checked before
+// any document is: an operation with a path, or one key of a path-less
+// operation's object.
+type patchStep struct {
+	kind  string // add, replace or remove
+	pp    patchPath
+	value any // as decoded; copied, its keys folded, each time it is applied
 }
 
-// applyPatch applies ops to doc, a resource as a JSON object.
-func applyPatch(doc map[string]any, ops []patchOp) error {
+// compilePatch checks a PATCH's operations without the resource: their
+// number and the size of their values, the operation names and the paths.
+// It needs no transaction, and its steps can be applied to any document
+// (applyPatch), again if the resource changed meanwhile.
+func compilePatch(ops []patchOp) ([]patchStep, error) {
 	if len(ops) == 0 {
-		return errInvalidValue("A PATCH needs at least one operation.")
+		return nil, errInvalidValue("A PATCH needs at least one operation.")
+	}
+	if len(ops) > maxPatchOps {
+		return nil, errInvalidValue(fmt.Sprintf("A PATCH may hold at most %d operations.", maxPatchOps))
+	}
+	var steps []patchStep
+	add := func(kind, path string, value any) error {
+		pp, err := parsePath(path)
+		if err != nil {
+			return err
+		}
+		if pp.foreign {
+			return nil // another schema's attribute: ignored
+		}
+		if kind != "remove" {
+			if _, ok := value.(map[string]any); pp.attr == "" && !ok {
+				return errInvalidValue("The extension's value must be an object.")
+			}
+			if err := valueFits(value); err != nil {
+				return err
+			}
+		}
+		steps = append(steps, patchStep{kind: kind, pp: pp, value: value})
+		return nil
 	}
 	for _, op := range ops {
 		kind := strings.ToLower(op.Op)
 		switch kind {
 		case "add", "replace", "remove":
 		default:
-			return errInvalidSyntax(fmt.Sprintf("Unknown PATCH operation %q.", op.Op))
+			return nil, errInvalidSyntax(fmt.Sprintf("Unknown PATCH operation %q.", op.Op))
 		}
-		if strings.TrimSpace(op.Path) == "" {
-			if kind == "remove" {
-				return &scimError{400, "noTarget", "A remove operation needs a path."}
-			}
-			obj, ok := op.Value.(map[string]any)
-			if !ok {
-				return errInvalidValue("A PATCH operation without a path needs an object value.")
-			}
-			for k, v := range obj {
-				if err := setPath(doc, k, v, kind); err != nil {
-					return err
-				}
+		if strings.TrimSpace(op.Path) != "" {
+			if err := add(kind, op.Path, op.Value); err != nil {
+				return nil, err
 			}
 			continue
 		}
-		var err error
 		if kind == "remove" {
-			err = removePath(doc, op.Path, op.Value)
-		} else {
-			err = setPath(doc, op.Path, op.Value, kind)
+			return nil, &scimError{400, "noTarget", "A remove operation needs a path."}
 		}
-		if err != nil {
+		obj, ok := op.Value.(map[string]any)
+		if !ok {
+			return nil, errInvalidValue("A PATCH operation without a path needs an object value.")
+		}
+		if len(obj) > maxPatchKeys {
+			return nil, errTooManyKeys()
+		}
+		// In key order, so a push that names one attribute twice (in two
+		// spellings) always ends the same way.
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			if err := add(kind, k, obj[k]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return steps, nil
+}
+
+func errTooManyKeys() error {
+	return errInvalidValue(fmt.Sprintf("An object in a PATCH may hold at most %d attributes.", maxPatchKeys))
+}
+
+func errTooManyValues() error {
+	return errInvalidValue(fmt.Sprintf("A multi-valued attribute in a PATCH may hold at most %d values.", maxPatchValues))
+}
+
+// valueFits refuses a value holding an object over maxPatchKeys keys or a
+// list over maxPatchValues elements, at any depth.
+func valueFits(v any) error {
+	switch x := v.(type) {
+	case map[string]any:
+		if len(x) > maxPatchKeys {
+			return errTooManyKeys()
+		}
+		for _, e := range x {
+			if err := valueFits(e); err != nil {
+				return err
+			}
+		}
+	case []any:
+		if len(x) > maxPatchValues {
+			return errTooManyValues()
+		}
+		for _, e := range x {
+			if err := valueFits(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// foldKey is the form of an attribute name that a document being patched
+// is keyed by: names that strings.EqualFold (and encoding/json, which
+// reads the result) take for one map to one key. Every object in the
+// document has its keys folded (foldKeys), so finding an attribute is one
+// map lookup; a search of the object's keys for each name made a PATCH
+// of many keys quadratic.
+func foldKey(name string) string {
+	var b strings.Builder
+	b.Grow(len(name))
+	for _, r := range name {
+		if r < utf8.RuneSelf {
+			if 'A' <= r && r <= 'Z' {
+				r += 'a' - 'A'
+			}
+			b.WriteRune(r)
+			continue
+		}
+		// The smallest rune of r's case-folding orbit stands for all of
+		// them (K for the Kelvin sign, s for the long s), then lower case
+		// as for ASCII.
+		for {
+			next := unicode.SimpleFold(r)
+			if next <= r {
+				r = next
+				break
+			}
+			r = next
+		}
+		if 'A' <= r && r <= 'Z' {
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// foldKeys is a deep copy of a decoded JSON value with every object's
+// keys folded (foldKey). Keys that fold alike keep one value, as SCIM
+// attribute names are one name in any case.
+func foldKeys(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[foldKey(k)] = foldKeys(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = foldKeys(e)
+		}
+		return out
+	}
+	return v
+}
+
+// applyPatch applies steps (compilePatch) to doc, a resource as a JSON
+// object whose keys are folded (foldKeys). The steps are not changed, so
+// they may be applied to another document.
+func applyPatch(doc map[string]any, steps []patchStep) error {
+	for _, st := range steps {
+		if st.kind == "remove" {
+			removePath(doc, st.pp)
+			continue
+		}
+		if err := setPath(doc, st.pp, foldKeys(st.value), st.kind); err != nil {
 			return err
 		}
 	}
@@ -166,7 +318,7 @@ func container(doc map[string]any, pp patchPath) map[string]any {
 	if !pp.ext {
 		return doc
 	}
-	k := key(doc, schemaEnterprise)
+	k := foldKey(schemaEnterprise)
 	m, ok := doc[k].(map[string]any)
 	if !ok {
 		m = map[string]any{}
@@ -175,23 +327,13 @@ func container(doc map[string]any, pp patchPath) map[string]any {
 	return m
 }
 
-func setPath(doc map[string]any, path string, value any, kind string) error {
-	pp, err := parsePath(path)
-	if err != nil || pp.foreign {
-		return err
-	}
+func setPath(doc map[string]any, pp patchPath, value any, kind string) error {
 	c := container(doc, pp)
-	if pp.attr == "" { // the whole extension
-		obj, ok := value.(map[string]any)
-		if !ok {
-			return errInvalidValue("The extension's value must be an object.")
-		}
-		for k, v := range obj {
-			c[key(c, k)] = v
-		}
+	if pp.attr == "" { // the whole extension (an object: compilePatch)
+		merge(c, value.(map[string]any))
 		return nil
 	}
-	k := key(c, pp.attr)
+	k := foldKey(pp.attr)
 	switch {
 	case pp.filtered:
 		list, _ := c[k].([]any)
@@ -203,7 +345,7 @@ func setPath(doc map[string]any, path string, value any, kind string) error {
 			}
 			hit = true
 			if pp.sub != "" {
-				m[key(m, pp.sub)] = value
+				m[foldKey(pp.sub)] = value
 			} else if obj, ok := value.(map[string]any); ok {
 				merge(m, obj)
 			} else {
@@ -213,13 +355,15 @@ func setPath(doc map[string]any, path string, value any, kind string) error {
 		if !hit {
 			// emails[type eq "work"].value on a user with no work email
 			// adds one (how Microsoft Entra sets a first address).
-			el := map[string]any{pp.filterAttr: pp.filterValue}
+			el := map[string]any{foldKey(pp.filterAttr): pp.filterValue}
 			if pp.sub != "" {
-				el[pp.sub] = value
+				el[foldKey(pp.sub)] = value
 			} else if obj, ok := value.(map[string]any); ok {
 				merge(el, obj)
 			}
-			list = append(list, el)
+			if list = append(list, el); len(list) > maxPatchValues {
+				return errTooManyValues()
+			}
 		}
 		c[k] = list
 	case pp.sub != "":
@@ -228,13 +372,15 @@ func setPath(doc map[string]any, path string, value any, kind string) error {
 			m = map[string]any{}
 			c[k] = m
 		}
-		m[key(m, pp.sub)] = value
+		m[foldKey(pp.sub)] = value
 	default:
 		old, hasOld := c[k]
 		switch v := value.(type) {
 		case []any:
 			if prev, ok := old.([]any); ok && kind == "add" {
-				value = append(prev, v...)
+				if value = append(prev, v...); len(prev)+len(v) > maxPatchValues {
+					return errTooManyValues()
+				}
 			}
 		case map[string]any:
 			if prev, ok := old.(map[string]any); ok && hasOld {
@@ -247,17 +393,13 @@ func setPath(doc map[string]any, path string, value any, kind string) error {
 	return nil
 }
 
-func removePath(doc map[string]any, path string, value any) error {
-	pp, err := parsePath(path)
-	if err != nil || pp.foreign {
-		return err
-	}
+func removePath(doc map[string]any, pp patchPath) {
 	c := container(doc, pp)
 	if pp.attr == "" {
-		delete(doc, key(doc, schemaEnterprise))
-		return nil
+		delete(doc, foldKey(schemaEnterprise))
+		return
 	}
-	k := key(c, pp.attr)
+	k := foldKey(pp.attr)
 	switch {
 	case pp.filtered:
 		list, _ := c[k].([]any)
@@ -266,7 +408,7 @@ func removePath(doc map[string]any, path string, value any) error {
 			m, ok := el.(map[string]any)
 			if ok && matches(m, pp) {
 				if pp.sub != "" {
-					delete(m, key(m, pp.sub))
+					delete(m, foldKey(pp.sub))
 					out = append(out, m)
 				}
 				continue
@@ -276,19 +418,18 @@ func removePath(doc map[string]any, path string, value any) error {
 		c[k] = out
 	case pp.sub != "":
 		if m, ok := c[k].(map[string]any); ok {
-			delete(m, key(m, pp.sub))
+			delete(m, foldKey(pp.sub))
 		}
 	default:
 		delete(c, k)
 	}
-	return nil
 }
 
 // matches reports whether a multi-valued attribute's element passes the
 // path's value filter (values compared case-insensitively: types such as
 // "work" are case-insensitive, and Entra spells booleans "True").
 func matches(m map[string]any, pp patchPath) bool {
-	switch v := m[key(m, pp.filterAttr)].(type) {
+	switch v := m[foldKey(pp.filterAttr)].(type) {
 	case string:
 		return strings.EqualFold(v, pp.filterValue)
 	case bool:
@@ -297,8 +438,9 @@ func matches(m map[string]any, pp patchPath) bool {
 	return false
 }
 
+// merge sets src's keys in dst; both have their keys folded.
 func merge(dst, src map[string]any) {
 	for k, v := range src {
-		dst[key(dst, k)] = v
+		dst[k] = v
 	}
 }

@@ -130,6 +130,11 @@ func parseUser(doc map[string]any) (*user, error) {
 	if err != nil {
 		return nil, errInvalidSyntax("The user could not be read.")
 	}
+	return decodeUser(raw)
+}
+
+// decodeUser is parseUser of the document as JSON.
+func decodeUser(raw []byte) (*user, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	var u user
 	if err := dec.Decode(&u); err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/audit"
@@ -375,19 +376,69 @@ func (s *Service) replaceUser(r *http.Request, c *conn) (int, any, error) {
 	return s.updateUser(r, c, r.PathValue("id"), func(*reg) (*user, error) { return u, nil })
 }
 
+// patchUser applies a PATCH. Its operations are checked first
+// (compilePatch), and applied to the registration as read before the
+// transaction, so the database's writer is not held while a document is
+// patched; inside, the result is used when the registration is still as
+// read, and the operations are applied again to it otherwise.
 func (s *Service) patchUser(r *http.Request, c *conn) (int, any, error) {
 	var req patchRequest
 	if err := readJSON(r, &req); err != nil {
 		return 0, nil, err
 	}
-	return s.updateUser(r, c, r.PathValue("id"), func(g *reg) (*user, error) {
-		doc := g.Attrs.toDoc()
-		doc["active"] = g.Status != organization.StatusDeleted
-		if err := applyPatch(doc, req.Operations); err != nil {
-			return nil, err
+	steps, err := compilePatch(req.Operations)
+	if err != nil {
+		return 0, nil, err
+	}
+	id := r.PathValue("id")
+	// An error here (no such user) is the transaction's to report.
+	pre, _ := s.regOf(r.Context(), s.d.DB.Read(), c, id)
+	var early patched
+	if pre != nil {
+		early = patchReg(pre, steps)
+	}
+	return s.updateUser(r, c, id, func(g *reg) (*user, error) {
+		res := early
+		if pre == nil || !sameState(pre, g) {
+			res = patchReg(g, steps)
 		}
-		return parseUser(doc)
+		return res.user()
 	})
+}
+
+// patched is a registration's document after a PATCH, as JSON, or the
+// error applying it gave. It is decoded anew for each use (user), as
+// updateUser changes the user it gets and a transaction may be run again.
+type patched struct {
+	raw []byte
+	err error
+}
+
+func (p patched) user() (*user, error) {
+	if p.err != nil {
+		return nil, p.err
+	}
+	return decodeUser(p.raw)
+}
+
+// patchReg applies steps to g's attributes and active state.
+func patchReg(g *reg, steps []patchStep) patched {
+	doc := foldKeys(g.Attrs.toDoc()).(map[string]any)
+	doc[foldKey("active")] = g.Status != organization.StatusDeleted
+	if err := applyPatch(doc, steps); err != nil {
+		return patched{err: err}
+	}
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return patched{err: errInvalidSyntax("The user could not be read.")}
+	}
+	return patched{raw: raw}
+}
+
+// sameState reports whether b has what a PATCH of a reads (patchReg): the
+// attributes and the status.
+func sameState(a, b *reg) bool {
+	return a.Status == b.Status && reflect.DeepEqual(a.Attrs, b.Attrs)
 }
 
 // updateUser applies the user next builds from the registration as read:
