@@ -90,14 +90,14 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	open := func(max int) (*sql.DB, error) {
 		db, err := sql.Open("pgx", dsn)
 		if err != nil {
-			return nil, fmt.Errorf("store: open postgres: %w", err)
+			return nil, fmt.Errorf("store: open postgres: %w", redactConnError(dsn, err))
 		}
 		db.SetMaxOpenConns(max)
 		db.SetMaxIdleConns(max)
 		db.SetConnMaxIdleTime(5 * time.Minute)
 		if err := db.PingContext(ctx); err != nil {
 			db.Close()
-			return nil, fmt.Errorf("store: ping postgres: %w", err)
+			return nil, fmt.Errorf("store: ping postgres: %w", redactConnError(dsn, err))
 		}
 		return db, nil
 	}
