@@ -206,7 +206,8 @@ func readJSON(r *http.Request, dst any) error {
 		var typeErr *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &typeErr) && typeErr.Field != "":
-			return errInvalidSyntax("The request body is not a valid SCIM JSON object: " + httpapi.TypeMismatch(typeErr))
+			_, msg := httpapi.TypeMismatch(body, typeErr)
+			return errInvalidSyntax("The request body is not a valid SCIM JSON object: " + msg)
 		case errors.As(err, &typeErr):
 			return errInvalidSyntax("The request body must be a JSON object.")
 		}
