@@ -121,7 +121,8 @@ func (s *Service) afterVerify(ctx context.Context, p *project.Project, cred *cre
 }
 
 // loginTx follows a correct password: afterVerify's rules first, then one
-// transaction that stores an upgraded hash if one is due, settles the
+// transaction that confirms the password checked still stands
+// (stillStands), stores an upgraded hash if one is due, settles the
 // counted attempt, and runs the login's own writes.
 //
 // The rows are taken in the order every password write takes them
@@ -135,6 +136,9 @@ func (s *Service) loginTx(ctx context.Context, p *project.Project, v verified, p
 		if err := s.holdMember(ctx, q, v.member); err != nil {
 			return err
 		}
+		if err := s.stillStands(ctx, q, p.ID, v.cred); err != nil {
+			return err
+		}
 		if upgraded != "" {
 			if err := s.replaceHash(ctx, q, v.cred.ID, v.cred.Hash, upgraded); err != nil {
 				return err
@@ -145,6 +149,40 @@ func (s *Service) loginTx(ctx context.Context, p *project.Project, v verified, p
 		}
 		return writes(q)
 	})
+}
+
+// stillStands refuses, inside a login's transaction q, a login whose
+// password was changed since verify checked it: the check reads the
+// credential outside any transaction, and a reset (by email, session or
+// the existing password), a forced reset or a deletion can commit while
+// the hash is verified. A reset ends the address's sessions in its
+// transaction (endOldPassword), so a session the login opened after it
+// would outlive the reset in the hands of whoever knew the old password.
+// The login answers what it would answer against the password as it now
+// stands: a password replaced or deleted is a wrong one
+// (unauthorized_credentials, as verify answers), a forced reset is
+// reset_password (refuseForced).
+//
+// The row is held until q ends (heldCredential, after the member's row:
+// lockInOrder), and every change of the password writes that row before
+// it ends the address's sessions. So on PostgreSQL either the change
+// wrote it first, and this read waits for its commit and sees it, or this
+// login holds it first, and the change waits for the login's commit and
+// then ends the session it opened. SQLite has one writer: the two
+// transactions run one after the other.
+func (s *Service) stillStands(ctx context.Context, q store.Querier, projectID string, checked *credential) error {
+	cur, err := s.heldCredential(ctx, q, projectID, checked.Email)
+	switch {
+	case isNotFound(err):
+		return apierr.New(apierr.UnauthorizedCredentials)
+	case err != nil:
+		return err
+	case cur.ID != checked.ID || cur.Hash != checked.Hash:
+		return apierr.New(apierr.UnauthorizedCredentials)
+	case cur.RequireReset:
+		return apierr.New(apierr.ResetPassword)
+	}
+	return nil
 }
 
 // holdMember takes m's row (nil: a discovery login, no member) before

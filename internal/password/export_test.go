@@ -3,6 +3,7 @@ package password
 import (
 	"context"
 
+	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -35,4 +36,11 @@ var LockKeys = lockKeys
 // it re-checks (a token that expired since it was looked up).
 func (s *Service) ConsumeReset(ctx context.Context, q store.Querier, id string) error {
 	return s.consumeReset(ctx, q, id)
+}
+
+// ChangePasswordIn is a reset's writes (changePassword: the new hash, then
+// the end of what the old password could still do) inside the caller's
+// transaction q, for the tests that hold it open (storetest.Overlap).
+func (s *Service) ChangePasswordIn(ctx context.Context, q store.Querier, p *project.Project, email, hash string) error {
+	return s.changePassword(ctx, q, p, email, hash, "")
 }

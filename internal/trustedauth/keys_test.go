@@ -139,3 +139,19 @@ func TestAttestJWKSDropsWeakRSAKeys(t *testing.T) {
 		apptest.Want(t, r, 502, "trusted_auth_token_keys_unavailable")
 	})
 }
+
+// A JWK that declares its algorithm verifies only tokens of that one: an
+// RSA key the issuer published for RS256 does not verify a PS256 or RS512
+// token signed with the same key (go-jose alone would let it).
+func TestAttestJWKVerifiesOnlyItsDeclaredAlgorithm(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		sc := newScene(t, e)
+		k := sc.is.addRSAKey("rsa", 2048) // published with alg RS256
+		now := e.Clock.Now()
+		apptest.Want(t, sc.attest(sign(t, jose.RS256, k, "rsa", claimsFor(now, "ana@acme.test", "d1"))), 200, "")
+		for i, alg := range []jose.SignatureAlgorithm{jose.PS256, jose.RS512, jose.PS512} {
+			apptest.Want(t, sc.attest(sign(t, alg, k, "rsa", claimsFor(now, "ana@acme.test", "d"+strconv.Itoa(i+2)))),
+				401, "invalid_trusted_auth_token")
+		}
+	})
+}

@@ -165,9 +165,17 @@ func jwks(keys []jose.JSONWebKey) []any {
 	return out
 }
 
-// verifyWithAny returns obj's payload when one of keys verifies it.
+// verifyWithAny returns obj's payload when one of keys verifies it. A
+// JWK that declares its algorithm verifies only tokens of that algorithm
+// (RFC 8725 section 3.1): go-jose would let an RSA key published for
+// RS256 verify RS512 and PS256 tokens too, and an issuer that names one
+// algorithm has not vouched for the others.
 func verifyWithAny(obj *jose.JSONWebSignature, keys []any) ([]byte, bool) {
+	alg := obj.Signatures[0].Header.Algorithm
 	for _, k := range keys {
+		if jwk, ok := k.(jose.JSONWebKey); ok && jwk.Algorithm != "" && jwk.Algorithm != alg {
+			continue
+		}
 		if payload, err := obj.Verify(k); err == nil {
 			return payload, true
 		}
