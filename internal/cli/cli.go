@@ -19,7 +19,7 @@ const usage = `latchkey: self-hosted B2B authentication
 
 Usage:
   latchkey serve   [--addr :8080]     run the server (production mode)
-  latchkey dev     [--addr :8080] [--force]   run with the demo seed and the dev mailbox
+  latchkey dev     [--addr 127.0.0.1:8080] [--force]   run with the demo seed and the dev mailbox
                                       (refused on a database with other projects, or under a
                                       public https LATCHKEY_BASE_URL, unless --force)
   latchkey migrate                    apply database migrations and exit
@@ -121,7 +121,7 @@ func Run(ctx context.Context, env Env) int {
 		fmt.Fprintf(env.Stderr, "latchkey: unknown command %q\n\n%s", env.Args[0], usage)
 		return 2
 	}
-	return report(env, err)
+	return report(env, nameKeySource(env, err))
 }
 
 // report turns a command's result into its exit status: 0 (help included,
