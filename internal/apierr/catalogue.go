@@ -88,6 +88,10 @@ const (
 	EmailDeliveryFailed                 Type = "email_delivery_failed"
 	CreateOrganizationDisabled          Type = "create_organization_disabled"
 	InternalServerError                 Type = "internal_server_error"
+	// A write under a row that a concurrent request deleted (the store's
+	// ErrParentGone) that its domain left untranslated: the edge's answer
+	// (httpapi.PublicError) in place of a 500.
+	ResourceNotFound Type = "resource_not_found"
 
 	// A session's custom claims (session_custom_claims; session.MergeClaims).
 	CustomClaimsTooLarge       Type = "custom_claims_too_large"
@@ -372,6 +376,7 @@ var catalogue = map[Type]entry{
 	CreateOrganizationDisabled:          {http.StatusForbidden, "Creating organizations is disabled for this project."},
 	EmailDeliveryFailed:                 {http.StatusServiceUnavailable, "The email could not be sent. Please try again in a moment."},
 	InternalServerError:                 {http.StatusInternalServerError, "An unexpected error occurred. Please try again later."},
+	ResourceNotFound:                    {http.StatusNotFound, "Something this request depends on was deleted while the request ran."},
 
 	CustomClaimsTooLarge:       {http.StatusBadRequest, "The session's custom claims would exceed 4096 bytes of JSON; send a key with null to delete it."},
 	StytchClaimsInCustomClaims: {http.StatusBadRequest, "Custom claims cannot use keys starting with https://stytch.com/, in any case: the session and organization claims are the server's own."},

@@ -108,3 +108,34 @@ func checkSealed(ctx context.Context, db *store.DB, box *secretbox.Box, cols []C
 	}
 	return nil
 }
+
+// HasSealed reports whether db holds anything sealed with an encryption
+// key: the key check value, or a sealed value of one of cols. `latchkey
+// dev` asks before it makes up a key for a database whose key file is
+// missing: on such a database a new key opens nothing, and it refuses
+// instead.
+func HasSealed(ctx context.Context, db *store.DB, cols ...Column) (bool, error) {
+	_, err := readCanary(ctx, db.Read())
+	if err == nil {
+		return true, nil
+	}
+	if !errors.Is(err, store.ErrNotFound) {
+		return false, err
+	}
+	for _, c := range cols {
+		if err := c.check(); err != nil {
+			return false, err
+		}
+		var one int
+		err := db.Read().QueryRowContext(ctx, `SELECT 1 FROM `+c.Table+` WHERE `+c.Column+` LIKE $1 LIMIT 1`,
+			secretbox.Prefix+"%").Scan(&one)
+		switch err = store.MapError(err); {
+		case errors.Is(err, store.ErrNotFound):
+			continue
+		case err != nil:
+			return false, fmt.Errorf("atrest: look for sealed values in %s.%s: %w", c.Table, c.Column, err)
+		}
+		return true, nil
+	}
+	return false, nil
+}

@@ -117,3 +117,39 @@ func TestCheckKeyRaceAgreesOnOneKey(t *testing.T) {
 		}
 	})
 }
+
+// HasSealed sees a database's sealed values, the key check value or a
+// column's, and nothing in one that holds only plaintext: `latchkey dev`
+// asks it before making up a key.
+func TestHasSealed(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		col := atrest.Column{Table: "atrest_has", Key: "id", Column: "secret"}
+		if _, err := db.ExecContext(ctx, `CREATE TABLE `+col.Table+` (id TEXT PRIMARY KEY, secret TEXT NOT NULL)`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, `INSERT INTO atrest_has (id, secret) VALUES ('a', 'in clear')`); err != nil {
+			t.Fatal(err)
+		}
+		if has, err := atrest.HasSealed(ctx, db, col); err != nil || has {
+			t.Fatalf("plaintext only: %t, %v", has, err)
+		}
+		sealed, _ := col.SealStored(box(t, apptest.TestEncryptionKey), "b", "hunter2")
+		if _, err := db.ExecContext(ctx, `INSERT INTO atrest_has (id, secret) VALUES ('b', $1)`, sealed); err != nil {
+			t.Fatal(err)
+		}
+		if has, err := atrest.HasSealed(ctx, db, col); err != nil || !has {
+			t.Fatalf("a sealed value: %t, %v", has, err)
+		}
+		if _, err := db.ExecContext(ctx, `DELETE FROM atrest_has`); err != nil {
+			t.Fatal(err)
+		}
+		if err := atrest.CheckKey(ctx, db, box(t, apptest.TestEncryptionKey)); err != nil {
+			t.Fatal(err)
+		}
+		if has, err := atrest.HasSealed(ctx, db, col); err != nil || !has {
+			t.Fatalf("the key check value: %t, %v", has, err)
+		}
+	})
+}

@@ -2,7 +2,8 @@
 // and their failures, lockouts, factor changes (TOTP, phone, password,
 // recovery codes, email), signing-key and secret rotation (the project's,
 // and M2M clients' and connected apps' secrets), failed client
-// authentications at the OAuth endpoints, and member impersonation. Any package records through a *Log; the HTTP layer
+// authentications at the OAuth endpoints, member impersonation, and
+// configuration changes made with the CLI. Any package records through a *Log; the HTTP layer
 // records the login and factor routes of every module by itself (see
 // app/audit.go), and `latchkey audit --project ID` prints the log.
 //
@@ -12,8 +13,11 @@ package audit
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -48,13 +52,17 @@ const (
 	// good, its address taken by a new member an admin invited or created
 	// (details.replaced_by); the event is what remains of the old id.
 	MemberPurged = "member_purged"
+	// An operator changed a project's configuration with the CLI (actor
+	// "cli"): Method names the command (add-origin, oauth, rbac set...),
+	// Details what changed, never a secret value.
+	ConfigChanged = "config_changed"
 )
 
 // Types lists every event type, for the CLI's `audit --type` (an unknown
 // type is refused there rather than answered with nothing). A test keeps it
 // in step with the constants above.
 var Types = []string{Login, Lockout, FactorChange, SigningKeyRotated, SigningKeyRetired, SecretRotated, SecretRetired,
-	ImpersonationTokenCreated, MemberImpersonated, SCIMProvisioning, MemberPurged}
+	ImpersonationTokenCreated, MemberImpersonated, SCIMProvisioning, MemberPurged, ConfigChanged}
 
 // Outcomes.
 const (
@@ -184,24 +192,63 @@ func cleanValue(v any) any {
 	return v // numbers, booleans and the like hold no text
 }
 
-// Filter selects events of one project.
+// Page sizes of List.
+const (
+	DefaultLimit = 100
+	MaxLimit     = 1000
+)
+
+// ErrCursorNotFound is List's answer to a Before that names no event of
+// the project.
+var ErrCursorNotFound = errors.New("audit: no such event in this project")
+
+// Filter selects events of one project. A listing is read page by page,
+// newest first: each page passes the last event of the one before as
+// Before, so no event is skipped or repeated, even among several filed in
+// the same millisecond.
 type Filter struct {
 	ProjectID string
 	Since     time.Time // zero: from the beginning
+	Until     time.Time // zero: up to now; else only events strictly older
+	Before    string    // an event id: only events listed after it (older, or as old with a smaller id)
 	Type      string    // "" for every type
-	Limit     int       // newest first; at most 1000, default 100
+	Limit     int       // newest first; 0 is DefaultLimit, at most MaxLimit
 }
 
-// List returns the project's events, newest first.
+// List returns the project's events, newest first. A limit above MaxLimit
+// or below 0 is refused rather than quietly changed, so a caller never
+// takes a cut page for the whole window.
 func (l *Log) List(ctx context.Context, f Filter) ([]Event, error) {
-	if f.Limit <= 0 {
-		f.Limit = 100
+	switch {
+	case f.Limit == 0:
+		f.Limit = DefaultLimit
+	case f.Limit < 0 || f.Limit > MaxLimit:
+		return nil, fmt.Errorf("audit: list: limit %d is outside 1 to %d", f.Limit, MaxLimit)
 	}
-	f.Limit = min(f.Limit, 1000)
+	until := int64(math.MaxInt64)
+	if !f.Until.IsZero() {
+		until = store.Millis(f.Until)
+	}
+	// Without a cursor, the bound is (until, "") and the event_id test
+	// never holds: created_at < until alone decides.
+	beforeAt, beforeID := until, ""
+	if f.Before != "" {
+		err := l.db.Read().QueryRowContext(ctx, `SELECT created_at FROM audit_events WHERE project_id = $1 AND event_id = $2`,
+			f.ProjectID, f.Before).Scan(&beforeAt)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("audit: list: event %s: %w", f.Before, ErrCursorNotFound)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("audit: list: cursor: %w", err)
+		}
+		beforeID = f.Before
+	}
 	rows, err := l.db.Read().QueryContext(ctx, `SELECT event_id, project_id, created_at, event_type, outcome, method,
 		organization_id, member_id, actor, ip, user_agent, request_id, details FROM audit_events
-		WHERE project_id = $1 AND created_at >= $2 AND ($3 = '' OR event_type = $3)
-		ORDER BY created_at DESC, event_id DESC LIMIT $4`, f.ProjectID, store.Millis(f.Since), f.Type, f.Limit)
+		WHERE project_id = $1 AND created_at >= $2 AND ($3 = '' OR event_type = $3) AND created_at < $5
+		AND (created_at < $6 OR (created_at = $6 AND event_id < $7))
+		ORDER BY created_at DESC, event_id DESC LIMIT $4`, f.ProjectID, store.Millis(f.Since), f.Type, f.Limit,
+		until, beforeAt, beforeID)
 	if err != nil {
 		return nil, fmt.Errorf("audit: list: %w", err)
 	}

@@ -19,7 +19,7 @@ const usage = `latchkey: self-hosted B2B authentication
 
 Usage:
   latchkey serve   [--addr :8080]     run the server (production mode)
-  latchkey dev     [--addr :8080] [--force]   run with the demo seed and the dev mailbox
+  latchkey dev     [--addr 127.0.0.1:8080] [--force]   run with the demo seed and the dev mailbox
                                       (refused on a database with other projects, or under a
                                       public https LATCHKEY_BASE_URL, unless --force)
   latchkey migrate                    apply database migrations and exit
@@ -59,7 +59,8 @@ Usage:
   latchkey keys retire --project ID --kid K                   remove a key from the JWKS
   latchkey member impersonate --project ID --org ORG --member M --impersonator EMAIL
                    [--impersonator-id ID] [--redirect URL] [--reason TEXT]   one-time login URL as the member
-  latchkey audit --project ID [--type T] [--since 24h] [--limit N]   security events, newest first
+  latchkey audit --project ID [--type T] [--since 24h|TIME] [--until 24h|TIME] [--limit N] [--before EVENT_ID]
+                   security events, newest first; a full page names the command for the next on stderr
   latchkey rekey (--new-key-file PATH | $LATCHKEY_NEW_ENCRYPTION_KEY)   rotate LATCHKEY_ENCRYPTION_KEY
                    stop every server first and back up the database; reseals every secret under the
                    new key in one transaction, then start the servers with the new key
@@ -120,7 +121,7 @@ func Run(ctx context.Context, env Env) int {
 		fmt.Fprintf(env.Stderr, "latchkey: unknown command %q\n\n%s", env.Args[0], usage)
 		return 2
 	}
-	return report(env, err)
+	return report(env, nameKeySource(env, err))
 }
 
 // report turns a command's result into its exit status: 0 (help included,
@@ -142,7 +143,7 @@ func report(env Env, err error) int {
 		fmt.Fprintf(env.Stderr, "latchkey %s: %s\n(latchkey %s --help shows its usage)\n", cmd, bad.msg, cmd)
 		return 2
 	default:
-		fmt.Fprintf(env.Stderr, "latchkey %s: %v\n", env.Args[0], err)
+		fmt.Fprintf(env.Stderr, "latchkey %s: %s\n", env.Args[0], errorText(env, err))
 		return 1
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,11 +12,33 @@ import (
 
 func runCLI(t *testing.T, dbPath string, args ...string) (int, string, string) {
 	t.Helper()
+	migrated(t, dbPath, args...)
 	var out, errb bytes.Buffer
 	env := map[string]string{"LATCHKEY_DATABASE_URL": dbPath, "LATCHKEY_ENCRYPTION_KEY": testKey}
 	code := Run(context.Background(), Env{Args: args, Stdout: &out, Stderr: &errb,
 		Lookup: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
 	return code, out.String(), errb.String()
+}
+
+// migrated runs `latchkey migrate` on the SQLite database at dbPath when
+// it does not exist yet and args is a command that needs one (every
+// command but serve, dev and migrate), as an operator's first setup does:
+// the other commands refuse a database that does not exist.
+func migrated(t *testing.T, dbPath string, args ...string) {
+	t.Helper()
+	if dbPath == "" || len(args) == 0 || args[0] == "serve" || args[0] == "dev" || args[0] == "migrate" ||
+		strings.Contains(dbPath, "://") {
+		return
+	}
+	if _, err := os.Stat(dbPath); err == nil {
+		return
+	}
+	var out, errb bytes.Buffer
+	env := map[string]string{"LATCHKEY_DATABASE_URL": dbPath, "LATCHKEY_ENCRYPTION_KEY": testKey}
+	if code := Run(context.Background(), Env{Args: []string{"migrate"}, Stdout: &out, Stderr: &errb,
+		Lookup: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}); code != 0 {
+		t.Fatalf("migrate %s: exit %d: %s", dbPath, code, errb.String())
+	}
 }
 
 // testKey is the CLI tests' LATCHKEY_ENCRYPTION_KEY.

@@ -92,13 +92,110 @@ func resolveKey(cfg *config.Config, dev bool) (generated string, err error) {
 	return path, nil
 }
 
-// cliConfig is the configuration of a command other than serve and dev
-// (openDB, openApp): validated as serve validates it, so that no command
-// runs on a configuration serve would refuse (migrate reporting success
-// under a base URL serve then rejects); its encryption key resolved; and
-// the folder of a SQLite database created as serve creates it, so a fresh
-// setup may start with `latchkey migrate` or any other command.
-func cliConfig(env Env) (config.Config, error) {
+// refuseLostDevKey refuses, before `latchkey dev` generates a key, a
+// database whose key file is missing while it holds values sealed with a
+// key: a new key would open none of them, and kept, it would stand in for
+// the lost one at the next start. With LATCHKEY_ENCRYPTION_KEY set or the
+// key file there, there is nothing to generate and nothing to say.
+func refuseLostDevKey(ctx context.Context, cfg config.Config) error {
+	if cfg.EncryptionKey != "" {
+		return nil
+	}
+	path, _, err := devKeyPath(cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		return nil // resolveKey reads it, or says why it cannot
+	}
+	sealed, err := holdsSealed(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	if sealed {
+		return errKeyFileMissing(path)
+	}
+	return nil
+}
+
+// errKeyFileMissing is dev mode's refusal of a database whose secrets are
+// sealed with the key of a key file that is gone.
+func errKeyFileMissing(path string) error {
+	return fmt.Errorf("the database holds secrets sealed with an encryption key, and its key file %s is missing: "+
+		"restore the file or set LATCHKEY_ENCRYPTION_KEY to that key", path)
+}
+
+// holdsSealed reports whether the database at dsn holds values sealed
+// with an encryption key. A SQLite file that does not exist holds none,
+// and is not created here.
+func holdsSealed(ctx context.Context, dsn string) (bool, error) {
+	d, path, err := store.ParseDSN(dsn)
+	if err != nil {
+		return false, fmt.Errorf("LATCHKEY_DATABASE_URL: %w", err)
+	}
+	if d == store.SQLite {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+	}
+	db, err := store.Open(ctx, dsn)
+	if err != nil {
+		return false, err
+	}
+	defer db.Close()
+	// An older schema may lack the tables asked about; app.New migrates
+	// next in any case.
+	if err := app.MigrateDB(ctx, db); err != nil {
+		return false, err
+	}
+	return atrest.HasSealed(ctx, db, app.SealedColumns()...)
+}
+
+// wrongKeyFile is the refusal of a key read from dev's key file that does
+// not open the database's secrets: app.ErrWrongEncryptionKey names the
+// variable, which was not set.
+type wrongKeyFile struct{ path string }
+
+func (e *wrongKeyFile) Error() string {
+	return "the encryption key in " + e.path + " is not the key this database's secrets are sealed with: " +
+		"put that key back in the file or set LATCHKEY_ENCRYPTION_KEY to it (nothing was sealed with this one)"
+}
+
+func (e *wrongKeyFile) Unwrap() error { return app.ErrWrongEncryptionKey }
+
+// nameKeySource makes a wrong-key error name where the key came from: the
+// key file when LATCHKEY_ENCRYPTION_KEY is not set (resolveKey's rule).
+func nameKeySource(env Env, err error) error {
+	if !errors.Is(err, app.ErrWrongEncryptionKey) {
+		return err
+	}
+	var named *wrongKeyFile
+	if errors.As(err, &named) {
+		return err
+	}
+	if v, _ := env.Lookup("LATCHKEY_ENCRYPTION_KEY"); v != "" {
+		return err
+	}
+	path := devKeyFile
+	if cfg, cerr := loadConfig(env); cerr == nil {
+		path = keyFileName(cfg.DatabaseURL)
+	}
+	return &wrongKeyFile{path: path}
+}
+
+// cliConfig is the configuration of a command other than serve, dev and
+// migrate (openDB, openApp): validated as serve validates it, so that no
+// command runs on a configuration serve would refuse (migrate reporting
+// success under a base URL serve then rejects); its encryption key
+// resolved; and, for SQLite, a database that exists: only serve, dev and
+// migrate create one, so a mistyped path is refused rather than becoming a
+// new empty database (with its folder) that the command then reports on.
+func cliConfig(env Env) (config.Config, error) { return loadCLIConfig(env, false) }
+
+// loadCLIConfig is cliConfig; create (migrate) makes the folder of a new
+// SQLite database as serve does instead of requiring the database, so a
+// fresh setup may start with `latchkey migrate`.
+func loadCLIConfig(env Env, create bool) (config.Config, error) {
 	// First: a misspelled variable may be why what follows fails.
 	if msg := unknownVariables(env); msg != "" {
 		fmt.Fprintf(env.Stderr, "latchkey %s: warning: %s\n", env.Args[0], msg)
@@ -112,20 +209,56 @@ func cliConfig(env Env) (config.Config, error) {
 	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}
+	if !create {
+		if err := sqliteExists(cfg.DatabaseURL); err != nil {
+			return cfg, err
+		}
+	}
 	if _, err := resolveKey(&cfg, false); err != nil {
 		return cfg, err
 	}
-	if err := sqliteFolder(cfg.DatabaseURL); err != nil {
-		return cfg, err
+	if create {
+		if err := sqliteFolder(cfg.DatabaseURL); err != nil {
+			return cfg, err
+		}
 	}
 	return cfg, nil
+}
+
+// sqliteExists refuses a SQLite database that does not exist. It names
+// the path unless the path holds '@': then it is more likely a PostgreSQL
+// URL without its scheme, password included.
+func sqliteExists(dsn string) error {
+	d, path, err := store.ParseDSN(dsn)
+	if err != nil {
+		return fmt.Errorf("LATCHKEY_DATABASE_URL: %w", err)
+	}
+	if d != store.SQLite {
+		return nil
+	}
+	_, err = os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && strings.Contains(path, "@"):
+		return errors.New("no database at the path LATCHKEY_DATABASE_URL names (run `latchkey migrate` first; " +
+			"a PostgreSQL URL starts with postgres://)")
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("no database at %s (run `latchkey migrate` first)", path)
+	case err != nil:
+		return fmt.Errorf("LATCHKEY_DATABASE_URL: %w", err)
+	}
+	return nil
 }
 
 // openDB loads the configuration with its encryption key, opens and
 // migrates the database, checks the key opens the secrets already sealed,
 // and seals any plaintext secrets, as serve does.
 func openDB(ctx context.Context, env Env) (*store.DB, *secretbox.Box, error) {
-	cfg, err := cliConfig(env)
+	return openDBFor(ctx, env, false)
+}
+
+// openDBFor is openDB; create is loadCLIConfig's (migrate).
+func openDBFor(ctx context.Context, env Env, create bool) (*store.DB, *secretbox.Box, error) {
+	cfg, err := loadCLIConfig(env, create)
 	if err != nil {
 		return nil, nil, err
 	}

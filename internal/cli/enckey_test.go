@@ -75,7 +75,38 @@ func TestWrongOrMissingKeyMessages(t *testing.T) {
 	if code == 0 || !strings.Contains(errs, "key file") || !strings.Contains(errs, "is missing") {
 		t.Errorf("dev without its key file: exit %d, stderr %q", code, errs)
 	}
+	// The refusal is all it says: dev looks for sealed values before it
+	// makes up a key, and does not announce one it then throws away.
+	if strings.Contains(errs, "generated") {
+		t.Errorf("dev without its key file announced a new key before refusing: %q", errs)
+	}
 	if _, err := os.Stat(filepath.Join(dir, devKeyFile)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("dev kept the key it generated for a database sealed with another: %v", err)
+	}
+}
+
+// A wrong key read from the key file beside a SQLite database is named as
+// that file's: the message blamed LATCHKEY_ENCRYPTION_KEY, which was not
+// set.
+func TestWrongKeyFileIsNamed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "sealed.db")
+	createProject(t, db) // sealed with testKey, given in the environment
+	keyFile := filepath.Join(dir, devKeyFile)
+	writeFile(t, keyFile, secretbox.NewKey()+"\n")
+	env := map[string]string{"LATCHKEY_DATABASE_URL": db}
+	for _, args := range [][]string{{"project", "list"}, {"migrate"}, {"serve", "--addr", "127.0.0.1:0"},
+		{"dev", "--addr", "127.0.0.1:0", "--force"}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		var out, errb bytes.Buffer
+		code := Run(ctx, Env{Args: args, Stdout: &out, Stderr: &errb,
+			Lookup: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+		cancel()
+		errs := errb.String()
+		if code != 1 || !strings.Contains(errs, "the encryption key in "+keyFile+" is not the key") ||
+			strings.Contains(errs, "LATCHKEY_ENCRYPTION_KEY is not the key") {
+			t.Errorf("%v with a wrong key file: exit %d, stderr %q", args, code, errs)
+		}
 	}
 }

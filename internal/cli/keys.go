@@ -85,11 +85,15 @@ func keysCmd(ctx context.Context, env Env) error {
 		}
 		return encodeLines(env, keys)
 	default: // retire
-		if err := projects.RetireSigningKey(ctx, *id, *kid, audited(ctx, log, *id, audit.SigningKeyRetired, "kid", nil)); err != nil {
+		err := projects.RetireSigningKey(ctx, *id, *kid, audited(ctx, log, *id, audit.SigningKeyRetired, "kid", nil))
+		if project.IsNotFound(err) {
+			return fmt.Errorf("%w (see latchkey keys list --project %s)", err, *id)
+		}
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "key %s retired: it is no longer in the JWKS and tokens it signed no longer verify\n", *kid)
-		return nil
+		fmt.Fprintf(env.Stderr, "latchkey keys retire: key %s is no longer in the JWKS; tokens it signed no longer verify\n", *kid)
+		return newEncoder(env.Stdout).Encode(map[string]any{"project_id": *id, "kid": *kid, "retired": true})
 	}
 }
 
@@ -138,10 +142,13 @@ func secretCmd(ctx context.Context, env Env) error {
 		}
 		return encodeLines(env, list)
 	default: // retire-secret
-		if err := projects.RetireSecret(ctx, *id, *secretID, audited(ctx, log, *id, audit.SecretRetired, "secret_id", nil)); err != nil {
+		err := projects.RetireSecret(ctx, *id, *secretID, audited(ctx, log, *id, audit.SecretRetired, "secret_id", nil))
+		if project.IsNotFound(err) {
+			return fmt.Errorf("%w (see latchkey project secrets --project %s)", err, *id)
+		}
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "secret %s retired\n", *secretID)
-		return nil
+		return newEncoder(env.Stdout).Encode(map[string]any{"project_id": *id, "secret_id": *secretID, "retired": true})
 	}
 }

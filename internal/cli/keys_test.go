@@ -116,7 +116,9 @@ func TestKeysRotateListRetire(t *testing.T) {
 	}
 	var secret struct{ Secret string }
 	_ = json.Unmarshal([]byte(rotatedSecret), &secret)
-	code, out, errs = runCLI(t, db, "audit", "--project", id)
+	// The oldest event, the project's creation (config_changed), is left
+	// out by --limit.
+	code, out, errs = runCLI(t, db, "audit", "--project", id, "--limit", "3")
 	if code != 0 {
 		t.Fatalf("audit: %s", errs)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/store"
 )
 
 // multi collects a repeatable string flag.
@@ -22,21 +23,6 @@ func openProjects(ctx context.Context, env Env) (*project.Store, func(), error) 
 		return nil, nil, err
 	}
 	return project.NewStore(db, clock.Real{}, box), func() { db.Close() }, nil
-}
-
-// openProject is openProjects for a command that names project id: it
-// fails, with nothing left open, when the project does not exist
-// (requireProject).
-func openProject(ctx context.Context, env Env, id string) (*project.Store, func(), error) {
-	projects, closeDB, err := openProjects(ctx, env)
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, err := requireProject(ctx, projects, id); err != nil {
-		closeDB()
-		return nil, nil, err
-	}
-	return projects, closeDB, nil
 }
 
 const projectSubcommands = "create, list, update, add-redirect-url, redirect-urls, remove-redirect-url, add-origin, origins, " +
@@ -95,7 +81,7 @@ func projectCreate(ctx context.Context, env Env) error {
 		return usageErrorf(fs.Name(), "--sdk-max-session-duration must be %d to %d minutes",
 			project.MinSessionDurationMinutes, project.MaxSessionDurationMinutes)
 	}
-	projects, closeDB, err := openProjects(ctx, env)
+	projects, log, closeDB, err := openAudited(ctx, env)
 	if err != nil {
 		return err
 	}
@@ -104,8 +90,13 @@ func projectCreate(ctx context.Context, env Env) error {
 	if *live {
 		e = ids.Live
 	}
+	// The project's id exists only inside the creation's transaction.
+	record := func(q store.Querier, projectID string) error {
+		return configChanged(ctx, log, projectID, "create", map[string]any{"name": *name, "env": string(e),
+			"redirect_urls": []string(urls), "origins": []string(origins)})(q)
+	}
 	c, err := projects.Create(ctx, project.CreateParams{Name: *name, Env: e, RedirectURLs: urls, Origins: origins,
-		SDKMaxSessionDurationMinutes: *sdkMax})
+		SDKMaxSessionDurationMinutes: *sdkMax}, record)
 	if err != nil {
 		return err
 	}

@@ -7,9 +7,11 @@ import (
 	"log/slog"
 
 	"github.com/latchkey/latchkey/internal/app"
+	"github.com/latchkey/latchkey/internal/config"
 	"github.com/latchkey/latchkey/internal/oauth"
 	"github.com/latchkey/latchkey/internal/oauth/providers"
 	"github.com/latchkey/latchkey/internal/outbound"
+	"github.com/latchkey/latchkey/internal/store"
 )
 
 // projectOAuth stores a provider's OAuth credentials for a project. The
@@ -58,13 +60,43 @@ func projectOAuth(ctx context.Context, env Env) error {
 	if _, err := requireProject(ctx, a.Projects, *id); err != nil {
 		return err
 	}
+	// The event says whether the provider was new or which settings
+	// changed ("client_secret" when the secret did), never the secret.
+	record := func(q store.Querier, c oauth.ConfigChange) error {
+		d := map[string]any{"provider": *provider, "client_id": *clientID}
+		if c.Created {
+			d["created"] = true
+		} else {
+			d["changed"] = append([]string{}, c.Changed...)
+		}
+		return configChanged(ctx, a.Audit, *id, "oauth", d)(q)
+	}
 	err = a.OAuth.SaveConfig(ctx, oauth.ProviderConfig{ProjectID: *id, Provider: *provider, Config: providers.Config{
-		ClientID: *clientID, ClientSecret: clientSecret, Issuer: *issuer, AuthorizeURL: *authorize, TokenURL: *token, APIURL: *api}})
+		ClientID: *clientID, ClientSecret: clientSecret, Issuer: *issuer, AuthorizeURL: *authorize, TokenURL: *token, APIURL: *api}},
+		record)
 	if err != nil {
 		return err
 	}
-	return newEncoder(env.Stdout).Encode(map[string]string{"project_id": *id, "provider": *provider,
-		"client_id": *clientID, "callback_url": a.OAuth.CallbackURL()})
+	if err := newEncoder(env.Stdout).Encode(map[string]string{"project_id": *id, "provider": *provider,
+		"client_id": *clientID, "callback_url": a.OAuth.CallbackURL()}); err != nil {
+		return err
+	}
+	warnDefaultBaseURL(env, "project oauth", "callback_url")
+	return nil
+}
+
+// warnDefaultBaseURL tells, on stderr, that an answer's field derived from
+// the base URL names the default http://localhost:8080 because
+// LATCHKEY_BASE_URL is not set for this command: the server may well have
+// it set, and a callback registered at a provider from this answer would
+// send every login to a machine that is not the server.
+func warnDefaultBaseURL(env Env, cmd, field string) {
+	if baseURLSet(env) {
+		return
+	}
+	fmt.Fprintf(env.Stderr, "latchkey %s: warning: LATCHKEY_BASE_URL is not set, so %s names the default %s; "+
+		"run the command with the server's LATCHKEY_BASE_URL (its public URL) for the value to register\n",
+		cmd, field, config.Defaults().BaseURL)
 }
 
 // clientSecretVar is where `project oauth` finds the client secret when no

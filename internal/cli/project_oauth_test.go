@@ -23,6 +23,9 @@ func TestProjectOAuth(t *testing.T) {
 			Lookup: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
 		return code, out.String(), errb.String()
 	}
+	if code, _, errs := run("migrate"); code != 0 { // only serve, dev and migrate create a database
+		t.Fatalf("migrate: %s", errs)
+	}
 	code, out, errs := run("project", "create", "--name", "Shop", "--redirect-url", "https://shop.test/auth")
 	if code != 0 {
 		t.Fatalf("create: %s", errs)

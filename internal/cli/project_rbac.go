@@ -7,8 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
+	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/rbac"
+	"github.com/latchkey/latchkey/internal/store"
 )
 
 // projectRBAC manages a project's RBAC policy: `set` replaces its custom
@@ -76,8 +79,23 @@ func projectRBAC(ctx context.Context, env Env) error {
 	if err := dec.Decode(&pol); err != nil {
 		return fmt.Errorf("%s: not a policy document: %w", file, err)
 	}
+	// The event names the roles, resources and scopes added and removed
+	// and, with --force, the assignments removed with their roles.
+	record := func(q store.Querier, old rbac.Policy, dropped []organization.RoleRef) error {
+		d := policyChange(old, pol)
+		d["file"] = file
+		if force {
+			d["force"] = true
+			refs := make([]string, len(dropped))
+			for i, r := range dropped {
+				refs[i] = r.String()
+			}
+			d["removed_assignments"] = refs
+		}
+		return configChanged(ctx, a.Audit, *id, "rbac set", d)(q)
+	}
 	if !force {
-		stored, err := svc.SetCustom(ctx, *id, pol)
+		stored, err := svc.SetCustom(ctx, *id, pol, record)
 		if _, inUse := errors.AsType[*rbac.RolesInUseError](err); inUse {
 			return fmt.Errorf("%w\nremove these assignments first, or pass --force to remove them with the roles", err)
 		}
@@ -86,7 +104,7 @@ func projectRBAC(ctx context.Context, env Env) error {
 		}
 		return enc.Encode(stored)
 	}
-	stored, dropped, err := svc.SetCustomDropping(ctx, *id, pol)
+	stored, dropped, err := svc.SetCustomDropping(ctx, *id, pol, record)
 	if err != nil {
 		return err
 	}
@@ -94,4 +112,57 @@ func projectRBAC(ctx context.Context, env Env) error {
 		fmt.Fprintf(env.Stderr, "removed assignment: %s\n", r)
 	}
 	return enc.Encode(stored)
+}
+
+// policyChange names what replacing the custom policy old with new adds
+// and removes: role, resource and scope ids (a changed description or
+// permission list of a kept id is listed under "changed").
+func policyChange(old, new rbac.Policy) map[string]any {
+	d := map[string]any{}
+	diff := func(kind string, before, after map[string]string) {
+		var added, removed, changed []string
+		for id, v := range after {
+			if w, ok := before[id]; !ok {
+				added = append(added, id)
+			} else if w != v {
+				changed = append(changed, id)
+			}
+		}
+		for id := range before {
+			if _, ok := after[id]; !ok {
+				removed = append(removed, id)
+			}
+		}
+		for name, list := range map[string][]string{"added": added, "removed": removed, "changed": changed} {
+			if len(list) > 0 {
+				slices.Sort(list)
+				d[kind+"_"+name] = list
+			}
+		}
+	}
+	index := func(p rbac.Policy) (roles, resources, scopes map[string]string) {
+		roles, resources, scopes = map[string]string{}, map[string]string{}, map[string]string{}
+		for _, r := range p.Roles {
+			roles[r.RoleID] = jsonText(r)
+		}
+		for _, r := range p.Resources {
+			resources[r.ResourceID] = jsonText(r)
+		}
+		for _, s := range p.Scopes {
+			scopes[s.Scope] = jsonText(s)
+		}
+		return roles, resources, scopes
+	}
+	r0, s0, c0 := index(old)
+	r1, s1, c1 := index(new)
+	diff("roles", r0, r1)
+	diff("resources", s0, s1)
+	diff("scopes", c0, c1)
+	return d
+}
+
+// jsonText is v as JSON, to compare two versions of a policy entry.
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/latchkey/latchkey/internal/clock"
-	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/trustedauth"
 )
 
@@ -21,19 +20,21 @@ func projectSessionMigration(ctx context.Context, env Env) error {
 	if err := required(fs.Name(), *id == "" || *userinfo == "", "--project and --userinfo-url are"); err != nil {
 		return err
 	}
-	db, box, err := openDB(ctx, env)
+	projects, log, closeDB, err := openAudited(ctx, env)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	if _, err := requireProject(ctx, project.NewStore(db, clock.Real{}, box), *id); err != nil {
+	defer closeDB()
+	if _, err := requireProject(ctx, projects, *id); err != nil {
 		return err
 	}
 	u := *userinfo
 	if u == "-" {
 		u = ""
 	}
-	if err := trustedauth.New(trustedauth.Deps{DB: db, Clock: clock.Real{}}).SetMigrationUserinfoURL(ctx, *id, u); err != nil {
+	record := configChanged(ctx, log, *id, "session-migration", map[string]any{"userinfo_url": u, "enabled": u != ""})
+	svc := trustedauth.New(trustedauth.Deps{DB: projects.DB(), Clock: clock.Real{}})
+	if err := svc.SetMigrationUserinfoURL(ctx, *id, u, record); err != nil {
 		return err
 	}
 	return newEncoder(env.Stdout).Encode(map[string]string{"project_id": *id, "userinfo_url": u})

@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/latchkey/latchkey/internal/clock"
-	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/trustedauth"
 )
 
@@ -58,16 +57,21 @@ func projectTokenProfile(ctx context.Context, env Env) error {
 	if err := required(fs.Name(), (verb == "update" || verb == "delete") && profileID == "", "--profile is"); err != nil {
 		return err
 	}
-	db, box, err := openDB(ctx, env)
+	projects, log, closeDB, err := openAudited(ctx, env)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	p, err := requireProject(ctx, project.NewStore(db, clock.Real{}, box), *id)
+	defer closeDB()
+	p, err := requireProject(ctx, projects, *id)
 	if err != nil {
 		return err
 	}
-	svc := trustedauth.New(trustedauth.Deps{DB: db, Clock: clock.Real{}})
+	svc := trustedauth.New(trustedauth.Deps{DB: projects.DB(), Clock: clock.Real{}})
+	// Each change is filed in its own transaction (config_changed, method
+	// "token-profile create" ...); a profile holds only public keys.
+	record := func(details map[string]any) trustedauth.Also {
+		return trustedauth.Also(configChanged(ctx, log, p.ID, "token-profile "+verb, details))
+	}
 	enc := newEncoder(env.Stdout)
 	switch verb {
 	case "create":
@@ -79,7 +83,10 @@ func projectTokenProfile(ctx context.Context, env Env) error {
 			n.PEMKeys = append(n.PEMKeys, string(b))
 		}
 		n.ProjectID, n.Env = p.ID, p.Env
-		prof, err := svc.CreateProfile(ctx, n)
+		// The profile's id is made inside CreateProfile: the event names
+		// the issuer and audience, which identify it as well.
+		prof, err := svc.CreateProfile(ctx, n, record(map[string]any{"issuer": n.Issuer, "audience": n.Audience,
+			"jwks_url": n.JWKSURL, "pem_keys": len(n.PEMKeys), "can_jit_provision": n.CanJITProvision, "active": !n.Inactive}))
 		if err != nil {
 			return err
 		}
@@ -89,21 +96,21 @@ func projectTokenProfile(ctx context.Context, env Env) error {
 		if err != nil {
 			return err
 		}
-		return enc.Encode(map[string]any{"trusted_auth_token_profiles": list})
+		return encodeLines(env, list)
 	case "update":
 		on, err := strconv.ParseBool(active)
 		if err != nil {
 			return usageErrorf(fs.Name(), "--active must be true or false")
 		}
-		prof, err := svc.SetActive(ctx, p.ID, profileID, on)
+		prof, err := svc.SetActive(ctx, p.ID, profileID, on, record(map[string]any{"profile_id": profileID, "active": on}))
 		if err != nil {
 			return err
 		}
 		return enc.Encode(prof)
 	default: // delete
-		if err := svc.DeleteProfile(ctx, p.ID, profileID); err != nil {
+		if err := svc.DeleteProfile(ctx, p.ID, profileID, record(map[string]any{"profile_id": profileID})); err != nil {
 			return err
 		}
-		return enc.Encode(map[string]string{"deleted": profileID})
+		return enc.Encode(map[string]any{"project_id": p.ID, "profile_id": profileID, "deleted": true})
 	}
 }

@@ -97,11 +97,14 @@ func projectUpdate(ctx context.Context, env Env) error {
 	if set["luds-complexity"] {
 		u.LUDSMinPasswordComplexity = ludsComplexity
 	}
-	projects, closeDB, err := openProject(ctx, env, *id)
+	projects, log, closeDB, err := openAudited(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
+	if _, err := requireProject(ctx, projects, *id); err != nil {
+		return err
+	}
 	// The IdP setting lives in its own table: it is written in the
 	// project update's transaction, so a bad URL leaves everything as it
 	// was rather than half the change applied.
@@ -114,6 +117,15 @@ func projectUpdate(ctx context.Context, env Env) error {
 			return idp.SetAuthorizationURL(ctx, q, clock.Real{}, projectID, *idpURL)
 		})
 	}
+	// The audit event names each setting given and its new value (none is
+	// a secret), in the update's transaction.
+	given := map[string]any{}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name != "project" {
+			given[f.Name] = f.Value.String()
+		}
+	})
+	also = append(also, projectAlso(configChanged(ctx, log, *id, "update", map[string]any{"settings": given})))
 	p, err := projects.Update(ctx, *id, u, also...)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/latchkey/latchkey/internal/project"
 )
@@ -10,6 +11,8 @@ import (
 // projectRedirectURLs handles add-redirect-url, redirect-urls and
 // remove-redirect-url. A type's first URL is its default (what a flow uses
 // when the request names none); --default makes another one the default.
+// A change prints one JSON object naming what it did and is filed in the
+// audit log (config_changed) in its own transaction.
 func projectRedirectURLs(ctx context.Context, env Env) error {
 	sub := env.Args[1]
 	fs := newFlags("project " + sub)
@@ -32,38 +35,66 @@ func projectRedirectURLs(ctx context.Context, env Env) error {
 	if err := requiredWithProject(fs.Name(), *id, "url", url); err != nil {
 		return err
 	}
-	projects, closeDB, err := openProject(ctx, env, *id)
+	projects, log, closeDB, err := openAudited(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
+	if _, err := requireProject(ctx, projects, *id); err != nil {
+		return err
+	}
 	rts := make([]project.RedirectType, 0, len(types))
 	for _, t := range types {
 		rts = append(rts, project.RedirectType(t))
 	}
-	switch {
-	case sub == "redirect-urls":
+	if sub == "redirect-urls" {
 		list, err := projects.RedirectURLs(ctx, *id)
 		if err != nil {
 			return err
 		}
 		return encodeLines(env, list)
-	case sub == "remove-redirect-url":
-		if err := projects.RemoveRedirectURL(ctx, *id, *url, rts); err != nil {
+	}
+	if len(rts) == 0 && sub == "add-redirect-url" {
+		rts = project.RedirectTypes
+	}
+	if len(rts) == 0 { // remove-redirect-url from every type it has: name them
+		list, err := projects.RedirectURLs(ctx, *id)
+		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stdout, "redirect URL %s removed\n", *url)
-		return nil
-	case *makeDefault:
-		return projects.AddRedirectURLAsDefault(ctx, *id, *url, rts)
-	default:
-		return projects.AddRedirectURL(ctx, *id, *url, rts)
+		for _, r := range list {
+			if r.URL == *url && !slices.Contains(rts, r.Type) {
+				rts = append(rts, r.Type)
+			}
+		}
 	}
+	out := map[string]any{"project_id": *id, "url": *url, "types": rts}
+	details := map[string]any{"url": *url, "types": rts}
+	also := projectAlso(configChanged(ctx, log, *id, sub, details))
+	switch {
+	case sub == "remove-redirect-url":
+		err = projects.RemoveRedirectURL(ctx, *id, *url, rts, also)
+		out["removed"] = true
+	case *makeDefault:
+		details["default"] = true
+		err = projects.AddRedirectURLAsDefault(ctx, *id, *url, rts, also)
+		out["default"] = true
+	default:
+		err = projects.AddRedirectURL(ctx, *id, *url, rts, also)
+	}
+	if project.IsNotFound(err) {
+		return fmt.Errorf("%w (see latchkey project redirect-urls --project %s)", err, *id)
+	}
+	if err != nil {
+		return err
+	}
+	return newEncoder(env.Stdout).Encode(out)
 }
 
 // projectOrigins handles add-origin, origins and remove-origin. Origins are
 // stored as a browser sends them (lower case, no default port), and
-// remove-origin normalises its argument the same way.
+// remove-origin normalises its argument the same way; a change prints the
+// origin as stored.
 func projectOrigins(ctx context.Context, env Env) error {
 	sub := env.Args[1]
 	fs := newFlags("project " + sub)
@@ -78,13 +109,15 @@ func projectOrigins(ctx context.Context, env Env) error {
 	if err := requiredWithProject(fs.Name(), *id, "origin", origin); err != nil {
 		return err
 	}
-	projects, closeDB, err := openProject(ctx, env, *id)
+	projects, log, closeDB, err := openAudited(ctx, env)
 	if err != nil {
 		return err
 	}
 	defer closeDB()
-	switch sub {
-	case "origins":
+	if _, err := requireProject(ctx, projects, *id); err != nil {
+		return err
+	}
+	if sub == "origins" {
 		list, err := projects.Origins(ctx, *id)
 		if err != nil {
 			return err
@@ -94,13 +127,24 @@ func projectOrigins(ctx context.Context, env Env) error {
 			out[i] = map[string]string{"origin": o}
 		}
 		return encodeLines(env, out)
-	case "remove-origin":
-		if err := projects.RemoveOrigin(ctx, *id, *origin); err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "origin %s removed\n", *origin)
-		return nil
-	default: // add-origin
-		return projects.AddOrigin(ctx, *id, *origin)
 	}
+	norm, err := project.NormalizeOrigin(*origin)
+	if err != nil {
+		return err
+	}
+	also := projectAlso(configChanged(ctx, log, *id, sub, map[string]any{"origin": norm}))
+	out := map[string]any{"project_id": *id, "origin": norm}
+	if sub == "remove-origin" {
+		err = projects.RemoveOrigin(ctx, *id, *origin, also)
+		out["removed"] = true
+	} else {
+		err = projects.AddOrigin(ctx, *id, *origin, also)
+	}
+	if project.IsNotFound(err) {
+		return fmt.Errorf("%w (see latchkey project origins --project %s)", err, *id)
+	}
+	if err != nil {
+		return err
+	}
+	return newEncoder(env.Stdout).Encode(out)
 }

@@ -90,7 +90,7 @@ func rekeyCmd(ctx context.Context, env Env) error {
 	if v, _ := env.Lookup("LATCHKEY_ENCRYPTION_KEY"); v == "" {
 		where = "the key file " + keyFileName(cfg.DatabaseURL) + " (write the new key into it)"
 	}
-	fmt.Fprintf(env.Stdout, "every secret is now sealed with the new key: start the servers with it in %s; "+
+	fmt.Fprintf(env.Stderr, "latchkey rekey: every secret is now sealed with the new key: start the servers with it in %s; "+
 		"the old key is refused from now on\n", where)
 	return nil
 }

@@ -61,7 +61,7 @@ func TestRekeyCommand(t *testing.T) {
 	code, out, errs := runCLI(t, db, "rekey", "--new-key-file", keyFile)
 	if code != 0 || !strings.Contains(out, `{"place":"signing_keys.private_key_pem","resealed":1}`) ||
 		!strings.Contains(out, `{"place":"oauth_provider_configs.client_secret","resealed":1}`) ||
-		!strings.Contains(out, "LATCHKEY_ENCRYPTION_KEY") {
+		!strings.Contains(errs, "LATCHKEY_ENCRYPTION_KEY") || strings.Contains(out, "LATCHKEY_ENCRYPTION_KEY") {
 		t.Fatalf("rekey: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	// The project was created moments ago: the change feed says the

@@ -28,7 +28,11 @@ func serve(ctx context.Context, env Env, dev bool) error {
 	// Flags first, so that --help and a mistyped flag are answered even
 	// where the environment's configuration is wrong.
 	fs := newFlags(env.Args[0])
-	addr := fs.String("addr", "", "listen address (default: LATCHKEY_ADDR, else "+config.Defaults().Addr+")")
+	defaultAddr := config.Defaults().Addr
+	if dev {
+		defaultAddr = devAddr // loopback: the dev mailbox shows every code
+	}
+	addr := fs.String("addr", "", "listen address (default: LATCHKEY_ADDR, else "+defaultAddr+")")
 	force := new(bool)
 	if dev {
 		force = fs.Bool("force", false, "run even on a database holding other projects than the demo's, or under a public https base URL")
@@ -70,6 +74,11 @@ func serve(ctx context.Context, env Env, dev bool) error {
 	if msg := unknownVariables(env); msg != "" {
 		log.Warn(msg)
 	}
+	if dev {
+		if err := refuseLostDevKey(ctx, cfg); err != nil {
+			return err
+		}
+	}
 	keyFile, err := resolveKey(&cfg, dev)
 	if err != nil {
 		return err
@@ -91,12 +100,12 @@ func serve(ctx context.Context, env Env, dev bool) error {
 	}
 	a, err := app.New(ctx, cfg, app.Options{Logger: log})
 	if errors.Is(err, app.ErrWrongEncryptionKey) && keyFile != "" {
-		// The key file was missing, and the database's secrets are sealed
-		// with the key it held: the new key unlocks nothing, and kept, it
-		// would stand in for the lost one at the next start.
+		// refuseLostDevKey found nothing sealed, yet something was by the time
+		// the server checked (another process sealed it meanwhile): the
+		// new key unlocks nothing, and kept, it would stand in for the
+		// other one at the next start.
 		_ = os.Remove(keyFile)
-		return fmt.Errorf("the database holds secrets sealed with an encryption key, and its key file %s is missing: "+
-			"restore the file or set LATCHKEY_ENCRYPTION_KEY to that key", keyFile)
+		return errKeyFileMissing(keyFile)
 	}
 	if err != nil {
 		return err
@@ -234,7 +243,7 @@ func printDevBanner(env Env, base string, s *devmode.Seeded) {
 }
 
 func migrate(ctx context.Context, env Env) error {
-	db, _, err := openDB(ctx, env)
+	db, _, err := openDBFor(ctx, env, true)
 	if err != nil {
 		return err
 	}
@@ -290,8 +299,8 @@ func addrChosen(fs *flag.FlagSet, env Env) bool {
 }
 
 // sqliteFolder creates the folder of a SQLite database file (serve, dev
-// and every other command alike), so a fresh LATCHKEY_DATABASE_URL path
-// just works. It refuses a value the store would refuse before anything
+// and migrate, the commands that create a database), so a fresh
+// LATCHKEY_DATABASE_URL path just works. It refuses a value the store would refuse before anything
 // is made of it.
 func sqliteFolder(dsn string) error {
 	d, path, err := store.ParseDSN(dsn)

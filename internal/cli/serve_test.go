@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -74,5 +75,17 @@ func TestMetricsListenerHasTheServersTimeouts(t *testing.T) {
 	}
 	if metrics != main {
 		t.Errorf("metrics server timeouts (header, read, write, idle) %v, main server's %v", metrics, main)
+	}
+}
+
+// Each command's --help names the address it listens on by default: dev's
+// is loopback (devAddr), not serve's every-address :8080.
+func TestHelpNamesTheDefaultAddress(t *testing.T) {
+	t.Parallel()
+	for cmd, want := range map[string]string{"serve": "else :8080)", "dev": "else " + devAddr + ")"} {
+		code, out, errs := runIn(t, t.Context(), filepath.Join(t.TempDir(), "help.db"), "", nil, cmd, "--help")
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("%s --help: exit %d, stdout %q, stderr %q; want %q", cmd, code, out, errs, want)
+		}
 	}
 }

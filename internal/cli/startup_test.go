@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -125,19 +126,65 @@ func TestPostgresNeverReadsTheDevKeyFile(t *testing.T) {
 	}
 }
 
-// migrate and every CLI command create the folder of a fresh SQLite
-// database as serve does, instead of failing until serve ran once.
-func TestCommandsCreateTheSQLiteFolder(t *testing.T) {
-	t.Parallel()
-	for i, args := range [][]string{{"migrate"}, {"project", "list"}, {"project", "rbac", "get", "--project", "project-test-x"}} {
-		dir := filepath.Join(t.TempDir(), "fresh", "data")
-		code, _, errs := runCLI(t, filepath.Join(dir, "latchkey.db"), args...)
-		if strings.Contains(errs, "unable to open database file") || (i < 2 && code != 0) {
-			t.Errorf("%v on a fresh folder: exit %d, stderr %q", args, code, errs)
+// migrate creates the folder and the database of a fresh SQLite path as
+// serve does, so a first setup may start with it. Every other command
+// refuses a database that does not exist, creating nothing: a mistyped
+// path (lk.dbx) used to become a new, migrated database, sealed with the
+// key of the day, and `project list` reported it empty with exit 0.
+func TestOnlyMigrateCreatesTheSQLiteDatabase(t *testing.T) {
+	env := func(db string) Env {
+		vars := map[string]string{"LATCHKEY_DATABASE_URL": db, "LATCHKEY_ENCRYPTION_KEY": testKey}
+		return Env{Stdout: io.Discard, Stderr: &bytes.Buffer{},
+			Lookup: func(k string) (string, bool) { v, ok := vars[k]; return v, ok }}
+	}
+	for _, args := range [][]string{{"project", "list"}, {"project", "create", "--name", "Shop"},
+		{"project", "rbac", "get", "--project", "project-test-x"}, {"keys", "list", "--project", "project-test-x"},
+		{"audit", "--project", "project-test-x"}, {"rekey", "--new-key-file", "/nonexistent"}} {
+		root := t.TempDir()
+		db := filepath.Join(root, "typo", "lk.dbx")
+		e := env(db)
+		e.Args = args
+		if args[0] == "rekey" {
+			key := filepath.Join(root, "new.key")
+			writeFile(t, key, secretbox.NewKey())
+			e.Args = []string{"rekey", "--new-key-file", key}
 		}
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() || st.Mode().Perm()&0o700 != 0o700 {
-			t.Errorf("%v: folder %s: %v", args, dir, err)
+		code := Run(context.Background(), e)
+		errs := e.Stderr.(*bytes.Buffer).String()
+		if code != 1 || !strings.Contains(errs, "no database at "+db) || !strings.Contains(errs, "latchkey migrate") {
+			t.Errorf("%v on a missing database: exit %d, stderr %q", args, code, errs)
 		}
+		if _, err := os.Stat(filepath.Join(root, "typo")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%v on a missing database created its folder: %v", args, err)
+		}
+	}
+	// A path holding '@' is likely a PostgreSQL URL without its scheme: it
+	// is not echoed.
+	e := env("latchkey:hunter2@db.example.com/latchkey")
+	e.Args = []string{"project", "list"}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if code := Run(context.Background(), e); code != 1 || strings.Contains(e.Stderr.(*bytes.Buffer).String(), "hunter2") {
+		t.Errorf("missing database with '@': exit %d, stderr %q", code, e.Stderr.(*bytes.Buffer).String())
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("a missing database left %v behind", ents)
+	}
+
+	dir = filepath.Join(t.TempDir(), "fresh", "data")
+	db := filepath.Join(dir, "latchkey.db")
+	e = env(db)
+	e.Args = []string{"migrate"}
+	if code := Run(context.Background(), e); code != 0 {
+		t.Fatalf("migrate on a fresh folder: exit %d, stderr %q", code, e.Stderr.(*bytes.Buffer).String())
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() || st.Mode().Perm()&0o700 != 0o700 {
+		t.Errorf("migrate: folder %s: %v", dir, err)
+	}
+	e = env(db)
+	e.Args = []string{"project", "list"}
+	if code := Run(context.Background(), e); code != 0 {
+		t.Errorf("project list after migrate: exit %d, stderr %q", code, e.Stderr.(*bytes.Buffer).String())
 	}
 }
 

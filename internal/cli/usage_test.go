@@ -194,6 +194,7 @@ func TestUnknownProject(t *testing.T) {
 // besides the database and the encryption key.
 func runIn(t *testing.T, ctx context.Context, db, stdin string, extra map[string]string, args ...string) (int, string, string) {
 	t.Helper()
+	migrated(t, db, args...)
 	env := map[string]string{"LATCHKEY_DATABASE_URL": db, "LATCHKEY_ENCRYPTION_KEY": testKey}
 	maps.Copy(env, extra)
 	var out, errb bytes.Buffer

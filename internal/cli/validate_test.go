@@ -16,6 +16,7 @@ import (
 // runWith runs args with the CLI tests' database and key plus vars.
 func runWith(t *testing.T, dbPath string, vars map[string]string, args ...string) (int, string, string) {
 	t.Helper()
+	migrated(t, dbPath, args...)
 	env := map[string]string{"LATCHKEY_DATABASE_URL": dbPath, "LATCHKEY_ENCRYPTION_KEY": testKey}
 	for k, v := range vars {
 		env[k] = v

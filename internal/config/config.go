@@ -354,8 +354,19 @@ func checkBaseURL(base string) error {
 		return fmt.Errorf("LATCHKEY_BASE_URL %q must be an absolute http(s) URL", base)
 	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(base, "#"):
 		return fmt.Errorf("LATCHKEY_BASE_URL %q must have no query or fragment: paths are appended to it", base)
+	case strings.HasSuffix(u.Host, ":") || u.Port() != "" && !validPort(u.Port()):
+		// net/url takes any digits for a port: every link and the OIDC
+		// issuer would name a port no client can reach.
+		return fmt.Errorf("LATCHKEY_BASE_URL %q: its port must be a number from 1 to 65535", base)
 	}
 	return nil
+}
+
+// validPort reports whether p is a port a URL can name: digits only, 1 to
+// 65535.
+func validPort(p string) bool {
+	n, err := strconv.ParseUint(p, 10, 16)
+	return err == nil && n >= 1
 }
 
 // checkAddr refuses a listen address net.Listen would refuse only after

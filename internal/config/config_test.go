@@ -150,7 +150,10 @@ func TestSSOAllowedNetworks(t *testing.T) {
 // strips it serves the server's routes under it).
 func TestBaseURLShape(t *testing.T) {
 	for _, bad := range []string{"https://auth.example.com/path?x=1", "https://auth.example.com#top",
-		"https://auth.example.com/?", "https://admin:hunter2@auth.example.com", "ftp://auth.example.com", "https://"} {
+		"https://auth.example.com/?", "https://admin:hunter2@auth.example.com", "ftp://auth.example.com", "https://",
+		// A port out of range, as LATCHKEY_ADDR's is refused.
+		"https://auth.example.com:99999", "https://auth.example.com:0", "https://auth.example.com:65536/auth",
+		"http://127.0.0.1:123456", "https://[::1]:70000", "https://auth.example.com:"} {
 		c := Defaults()
 		c.BaseURL = bad
 		err := c.Validate()
@@ -160,7 +163,8 @@ func TestBaseURLShape(t *testing.T) {
 			t.Errorf("base URL %q: the error shows the password: %v", bad, err)
 		}
 	}
-	for _, good := range []string{"https://auth.example.com", "https://example.com/auth", "http://127.0.0.1:8080"} {
+	for _, good := range []string{"https://auth.example.com", "https://example.com/auth", "http://127.0.0.1:8080",
+		"https://auth.example.com:65535/auth", "https://[::1]:8443", "https://auth.example.com:1"} {
 		c := Defaults()
 		c.BaseURL = good
 		if err := c.Validate(); err != nil {
@@ -172,14 +176,16 @@ func TestBaseURLShape(t *testing.T) {
 // A database URL the store would refuse is reported with the rest, and
 // without its password.
 func TestDatabaseURLIsChecked(t *testing.T) {
-	for _, bad := range []string{"postgress://u:hunter2@db.example.com/latchkey", "host=db user=u password=hunter2"} {
+	for _, bad := range []string{"postgress://u:hunter2@db.example.com/latchkey", "host=db user=u password=hunter2",
+		// A password's '@' as is: pgx took "ter2@db.example.com" for the host.
+		"postgres://u:hun@ter2@db.example.com/latchkey", "postgresql://u:hun@ss:ter2@127.0.0.1:1/latchkey"} {
 		c := Defaults()
 		c.DatabaseURL = bad
 		c.BaseURL = "nope"
 		err := c.Validate()
 		if err == nil || !strings.Contains(err.Error(), "LATCHKEY_DATABASE_URL") || !strings.Contains(err.Error(), "LATCHKEY_BASE_URL") {
 			t.Errorf("database URL %q: %v", bad, err)
-		} else if strings.Contains(err.Error(), "hunter2") {
+		} else if strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "ter2") {
 			t.Errorf("database URL %q: the error shows the password: %v", bad, err)
 		}
 	}

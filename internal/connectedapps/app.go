@@ -6,11 +6,13 @@
 package connectedapps
 
 import (
+	"fmt"
 	"net"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/clientsecret"
@@ -168,16 +170,41 @@ func (f Fields) apply(a *App) error {
 	return nil
 }
 
+// Bounds of the name and description the consent screen shows, in
+// characters, after trimming (the vendor states none): a name as long as a
+// member's, a description of a paragraph. A longer one would fill the
+// screen a member decides on, and is answered with every authorize start.
+const (
+	MaxClientName        = 256
+	MaxClientDescription = 1024
+)
+
 // checkShown refuses, in the name and description the consent screen
 // shows, the bidirectional formatting characters, which make a name read
-// other words than it holds (displaytext), and control characters in the
-// name, which is one line; a description may have several.
+// other words than it holds (displaytext), and control characters: all of
+// them in the name, which is one line, all but line breaks and tabs in a
+// description, which may have several (displaytext.ForbiddenInText); and
+// either past its bound.
 func checkShown(name, description *string) error {
-	if name != nil && strings.ContainsFunc(*name, displaytext.Forbidden) {
-		return apierr.Invalid("client_name", "client_name must not contain control or bidirectional formatting characters.")
+	if name != nil {
+		n := strings.TrimSpace(*name) // as stored: the spaces around it are dropped
+		if utf8.RuneCountInString(n) > MaxClientName {
+			return apierr.Invalid("client_name", fmt.Sprintf("client_name must be at most %d characters.", MaxClientName))
+		}
+		if strings.ContainsFunc(n, displaytext.Forbidden) {
+			return apierr.Invalid("client_name", "client_name must not contain control or bidirectional formatting characters.")
+		}
 	}
-	if description != nil && strings.ContainsFunc(*description, displaytext.IsBidiControl) {
-		return apierr.Invalid("client_description", "client_description must not contain bidirectional formatting characters.")
+	if description != nil {
+		d := strings.TrimSpace(*description)
+		if utf8.RuneCountInString(d) > MaxClientDescription {
+			return apierr.Invalid("client_description",
+				fmt.Sprintf("client_description must be at most %d characters.", MaxClientDescription))
+		}
+		if displaytext.ForbiddenInText(d) {
+			return apierr.Invalid("client_description",
+				"client_description must not contain control characters other than line breaks and tabs, or bidirectional formatting characters.")
+		}
 	}
 	return nil
 }

@@ -131,7 +131,8 @@ func (s *Store) get(ctx context.Context, q store.Querier, projectID, clientID st
 // and saving would put back what that change replaced (redirect URLs, a
 // completed rotation).
 func (s *Store) getForUpdate(ctx context.Context, q store.Querier, projectID, clientID string) (*App, error) {
-	if err := s.db.LockRow(ctx, q, "idp_connected_apps", "client_id", clientID); err != nil {
+	// A client that is not there is get's to answer.
+	if err := s.db.LockRow(ctx, q, "idp_connected_apps", "client_id", clientID); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("connectedapps: %w", err)
 	}
 	return s.get(ctx, q, projectID, clientID)

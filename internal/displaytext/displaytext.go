@@ -38,6 +38,27 @@ func Forbidden(r rune) bool {
 	return unicode.IsControl(r) || IsBidiControl(r)
 }
 
+// ForbiddenInText reports whether s, a text of several lines (a
+// description), holds a character Forbidden refuses other than a line
+// break or a tab: those lay out a paragraph, while an escape sequence, a
+// backspace or a lone carriage return rewrites what a terminal or a log
+// viewer shows. A carriage return passes only in CR LF, the line break
+// some clients send.
+func ForbiddenInText(s string) bool {
+	for i, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+		case r == '\r':
+			if i+1 >= len(s) || s[i+1] != '\n' {
+				return true
+			}
+		case Forbidden(r):
+			return true
+		}
+	}
+	return false
+}
+
 // Blank reports whether s holds no visible character: only spaces, format
 // characters (zero-width space, soft hyphen, joiners), combining marks
 // with nothing to combine with, or characters that render as nothing

@@ -54,3 +54,17 @@ func TestClean(t *testing.T) {
 		}
 	}
 }
+
+func TestForbiddenInText(t *testing.T) {
+	for _, s := range []string{"Line one\nline two", "Line one\r\nline two\r\n", "a\tb", "", "👩\u200d💻 Ada", "\n\n"} {
+		if ForbiddenInText(s) {
+			t.Errorf("ForbiddenInText(%q) = true", s)
+		}
+	}
+	for _, s := range []string{"a\x1b[31mred", "a\rb", "a\r", "a\n\r", "a\x08b", "a\x00", "\x7f", "a\u0085b", "Reads \u202e",
+		"\u2066x\u2069", "a\u000bb", "a\u000cb"} {
+		if !ForbiddenInText(s) {
+			t.Errorf("ForbiddenInText(%q) = false", s)
+		}
+	}
+}

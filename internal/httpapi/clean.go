@@ -121,27 +121,68 @@ func isForm(r *http.Request) bool {
 	return mt == "application/x-www-form-urlencoded"
 }
 
-// cleanJSON refuses a JSON body holding invalid UTF-8 (encoding/json would
-// quietly turn it into U+FFFD) or an escaped NUL (\u0000). A raw NUL is
-// already a syntax error.
+// cleanJSON refuses a JSON body holding invalid UTF-8, or an escape that
+// is no character: an unpaired UTF-16 surrogate (\ud800 alone, or a low
+// one first), which encoding/json would quietly turn into U+FFFD, as it
+// does invalid UTF-8, so that what is stored is not what was sent; or an
+// escaped NUL (\u0000). A raw NUL is already a syntax error.
 func cleanJSON(body []byte) error {
 	if !utf8.Valid(body) {
 		return errDirty("body")
 	}
 	for i := bytes.IndexByte(body, '\\'); i >= 0; {
-		if i+5 < len(body) && body[i+1] == 'u' && string(body[i+2:i+6]) == "0000" {
-			return errDirty("body")
+		// Past the escape, so that "\\u0000" (a backslash, then the
+		// text u0000) is not mistaken for a NUL.
+		next := i + 2
+		if u, ok := escapedUnit(body, i); ok {
+			switch {
+			case u == 0:
+				return errDirty("body")
+			case u >= 0xdc00 && u <= 0xdfff:
+				return errSurrogate()
+			case u >= 0xd800 && u <= 0xdbff:
+				if low, ok := escapedUnit(body, i+6); !ok || low < 0xdc00 || low > 0xdfff {
+					return errSurrogate()
+				}
+				next = i + 12 // the pair is one character
+			default:
+				next = i + 6
+			}
 		}
-		// Skip the escaped character, so "\\u0000" (a backslash, then
-		// the text u0000) is not mistaken for a NUL.
-		if i+2 >= len(body) {
+		if next >= len(body) {
 			break
 		}
-		next := bytes.IndexByte(body[i+2:], '\\')
-		if next < 0 {
+		j := bytes.IndexByte(body[next:], '\\')
+		if j < 0 {
 			break
 		}
-		i += 2 + next
+		i = next + j
 	}
 	return nil
+}
+
+// errSurrogate refuses a body with an unpaired surrogate escape.
+func errSurrogate() error {
+	return apierr.Invalid("body", "The request's body contains an unpaired UTF-16 surrogate escape (\\ud800-\\udfff without its pair).")
+}
+
+// escapedUnit reads the \uXXXX escape at b[i], a UTF-16 code unit.
+func escapedUnit(b []byte, i int) (rune, bool) {
+	if i+5 >= len(b) || b[i] != '\\' || b[i+1] != 'u' {
+		return 0, false
+	}
+	var u rune
+	for _, c := range b[i+2 : i+6] {
+		switch {
+		case c >= '0' && c <= '9':
+			u = u<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			u = u<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			u = u<<4 | rune(c-'A'+10)
+		default:
+			return 0, false // a syntax error for Unmarshal
+		}
+	}
+	return u, true
 }

@@ -24,6 +24,22 @@ func TestCleanJSON(t *testing.T) {
 		{"{\"a\":\"\xff\"}", true},
 		{`\`, false},
 		{`{"a":"\u000`, false}, // truncated: a syntax error for Unmarshal
+		// UTF-16 surrogates: a pair is one character, either half alone
+		// is none (encoding/json would store U+FFFD).
+		{`{"a":"\ud83d\ude00"}`, false},
+		{`{"a":"x\uD83D\uDE00y\u00e9"}`, false},
+		{`{"\ud83d\ude00":"\ud83d\ude00\ud83d\ude00"}`, false},
+		{`{"a":"\\ud800"}`, false}, // a backslash, then the text ud800
+		{`{"a":"a\ud800b"}`, true},
+		{`{"a":"a\uDBFF"}`, true},
+		{`{"a":"a\udc00b"}`, true},
+		{`{"a":"\ude00\ud83d"}`, true},              // the halves the wrong way round
+		{`{"a":"\ud83d\ud83d\ude00"}`, true},        // a high half, then a pair
+		{`{"a":"\ud83d\\ude00"}`, true},             // a high half, then an escaped backslash
+		{`{"a":"\ud83d\u0041"}`, true},              // a high half, then another character
+		{`{"\ud800":"b"}`, true},                    // in a key too
+		{`{"a":"\ud83d\ude00","b":"\udfff"}`, true}, // after a pair
+		{`{"a":"\ud800`, true},                      // truncated after a high half
 	} {
 		if got := cleanJSON([]byte(tc.body)) != nil; got != tc.dirty {
 			t.Errorf("cleanJSON(%q) dirty=%v, want %v", tc.body, got, tc.dirty)
@@ -93,6 +109,28 @@ func TestWithCleanInputRefusesNULAndInvalidUTF8(t *testing.T) {
 	}
 	if code, typ := do("/v1/x", "application/x-www-form-urlencoded", "a="+strings.Repeat("x", 2<<10), nil); code != 413 || typ != "request_too_large" {
 		t.Errorf("oversized form: %d %q", code, typ)
+	}
+}
+
+// An unpaired surrogate is refused by Decode, on encoding/json's way and
+// on the fast way alike, where before it was stored as U+FFFD.
+func TestDecodeRefusesLoneSurrogates(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{`{"organization_name":"a\ud800b"}`, `{"session_jwt":"\udc00"}`, `{"session_token":"a","session_jwt":"\ud800"}`} {
+		var plain struct {
+			Name string `json:"organization_name"`
+		}
+		var fast flatTarget
+		for _, dst := range []any{&plain, &fast} {
+			err := Decode(httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body)), dst)
+			if err == nil || !strings.Contains(err.Error(), "invalid_request") {
+				t.Errorf("Decode(%s) into %T = %v, %+v", body, dst, err, dst)
+			}
+		}
+	}
+	var fast flatTarget
+	if err := Decode(httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"session_jwt":"\ud83d\ude00"}`)), &fast); err != nil || fast.JWT != "😀" {
+		t.Errorf("a pair: %v, %q", err, fast.JWT)
 	}
 }
 

@@ -69,7 +69,7 @@ func decode(r *http.Request, dst any) error {
 		var syntaxErr *json.SyntaxError
 		switch {
 		case errors.As(err, &typeErr):
-			return apierr.Invalid(typeErr.Field, TypeMismatch(typeErr))
+			return apierr.Invalid(TypeMismatch(body, typeErr))
 		case errors.As(err, &syntaxErr):
 			return apierr.Wrap(apierr.InvalidRequest, err).WithMessage(
 				fmt.Sprintf("The request body is not valid JSON (at byte %d).", syntaxErr.Offset))
@@ -84,28 +84,6 @@ func decode(r *http.Request, dst any) error {
 // it keeps (json.Unmarshaler implementations must copy too), so a body is
 // garbage once decoded.
 var bodyBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// TypeMismatch words a JSON value of the wrong type for the client: the
-// field (its JSON path) and the JSON kind it must be, never Go's type
-// names ("roles must be a list.").
-func TypeMismatch(err *json.UnmarshalTypeError) string {
-	return fmt.Sprintf("%s must be a %s.", err.Field, jsonKind(err.Type.Kind().String()))
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "string"
-	case "bool":
-		return "boolean"
-	case "slice", "array":
-		return "list"
-	case "map", "struct":
-		return "JSON object"
-	default:
-		return "number"
-	}
-}
 
 // Required returns an invalid_request error when value is empty.
 func Required(field, value string) error {

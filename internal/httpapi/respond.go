@@ -17,6 +17,7 @@ import (
 	"sync"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/store"
 )
 
 // Common carries request_id and status_code. Every response payload embeds
@@ -216,6 +217,27 @@ const ErrorURLBase = "https://latchkey.dev/docs/errors#"
 // ever reads it.
 const StatusClientClosedRequest = 499
 
+// PublicError is apierr.From for an answer: the public error in err's chain,
+// else, for a write whose parent row a concurrent request deleted
+// (store.ErrParentGone) that no domain translated, resource_not_found,
+// else internal_server_error. The domains translate the parents their
+// requests name (organization_not_found for a member created in an
+// organization deleted meanwhile); this is for the rest. A 404 rather
+// than organization_not_found, since the edge cannot tell which parent
+// went (SQLite does not name the constraint), and rather than a conflict,
+// since a retry cannot succeed: what the request acts on is gone, as a
+// request sent a moment later would be told.
+func PublicError(err error) *apierr.Error {
+	var e *apierr.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if errors.Is(err, store.ErrParentGone) {
+		return apierr.Wrap(apierr.ResourceNotFound, err)
+	}
+	return apierr.From(err)
+}
+
 // WriteError writes err in the catalogue's shape (top level on both faces,
 // as the SDKs expect) and logs the hidden cause with the request id.
 //
@@ -232,7 +254,7 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		w.WriteHeader(StatusClientClosedRequest)
 		return
 	}
-	e := apierr.From(err)
+	e := PublicError(err)
 	level := slog.LevelInfo
 	if e.Status >= 500 {
 		level = slog.LevelError

@@ -74,7 +74,7 @@ func WithErrorShapes(s *ErrorShapes) Middleware {
 func writeEdgeError(w http.ResponseWriter, r *http.Request, err error) {
 	if st := stateOf(r.Context()); st != nil {
 		if wr := st.shapes.writer(r); wr != nil {
-			wr(w, r, apierr.From(err))
+			wr(w, r, PublicError(err))
 			return
 		}
 	}

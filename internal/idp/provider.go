@@ -19,6 +19,7 @@ import (
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/m2m"
 	"github.com/latchkey/latchkey/internal/organization"
+	"github.com/latchkey/latchkey/internal/outbound"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/rbac"
@@ -135,8 +136,8 @@ var errNoAuthorizationURL = &oauthError{400, "invalid_request",
 	"This project has no identity-provider authorization URL: run `latchkey project update --project ID --idp-authorization-url URL` with the page that mounts the widget's identity provider."}
 
 // SetAuthorizationURL sets the operator's authorization page (the CLI's
-// --idp-authorization-url). It must be an absolute http(s) URL without a
-// fragment; "" clears it. q may be a transaction: the CLI sets it together
+// --idp-authorization-url). It must be an absolute https URL (http only to
+// a loopback host) without query or fragment; "" clears it. q may be a transaction: the CLI sets it together
 // with the project's other settings.
 func SetAuthorizationURL(ctx context.Context, q store.Querier, c clock.Clock, projectID, u string) error {
 	if u != "" {
@@ -180,11 +181,18 @@ func (p *Provider) logged(r *http.Request, err error) error {
 
 func unixTime(s int64) time.Time { return time.Unix(s, 0).UTC() }
 
-// checkPageURL validates the operator's authorization page.
+// checkPageURL validates the operator's authorization page: https, or
+// http to a loopback host only, as every other URL the CLI takes. Discovery
+// names it as the authorization endpoint, and a connected app sends its
+// users there to log in and consent: over plain http anyone on the path
+// could serve a look-alike page or read what the page sends on.
 func checkPageURL(s string) error {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Fragment != "" || u.RawQuery != "" {
-		return fmt.Errorf("idp: the authorization URL must be an absolute http(s) URL without query or fragment, got %q", s)
+		return fmt.Errorf("idp: the authorization URL must be an absolute https URL without query or fragment, got %q", s)
+	}
+	if u.Scheme == "http" && !outbound.IsLoopbackHost(u.Hostname()) {
+		return fmt.Errorf("idp: the authorization URL %q must use https (http is allowed only to a loopback host)", s)
 	}
 	return nil
 }

@@ -10,11 +10,13 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/clientsecret"
 	"github.com/latchkey/latchkey/internal/clock"
+	"github.com/latchkey/latchkey/internal/displaytext"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/metadata"
 	"github.com/latchkey/latchkey/internal/project"
@@ -99,12 +101,29 @@ type Fields struct {
 // API's permissions only costs the write and each token.
 const MaxScopes = 100
 
+// Bounds of a client's name and description, in characters (the vendor
+// states none): as a member's name, and room for a paragraph. Both are
+// answered on every read and search of the client, and shown in whatever
+// lists the clients.
+const (
+	MaxClientName        = 256
+	MaxClientDescription = 1024
+)
+
 func (f Fields) apply(c *Client) error {
 	if f.ClientName != nil {
-		c.ClientName = strings.TrimSpace(*f.ClientName)
+		name, err := checkName(*f.ClientName)
+		if err != nil {
+			return err
+		}
+		c.ClientName = name
 	}
 	if f.ClientDescription != nil {
-		c.ClientDescription = strings.TrimSpace(*f.ClientDescription)
+		d, err := checkDescription(*f.ClientDescription)
+		if err != nil {
+			return err
+		}
+		c.ClientDescription = d
 	}
 	if f.Status != nil {
 		if *f.Status != Active && *f.Status != Inactive {
@@ -140,6 +159,41 @@ func (f Fields) apply(c *Client) error {
 		c.Scopes = scopes
 	}
 	return nil
+}
+
+// checkName trims a client_name and refuses one over MaxClientName
+// characters, or holding control or bidirectional formatting characters,
+// as every name someone else reads is refused (displaytext): an escape
+// sequence or a line break in it rewrites a terminal or a log line that
+// shows it. A name with nothing visible is blank.
+func checkName(v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if utf8.RuneCountInString(v) > MaxClientName {
+		return "", apierr.Invalid("client_name", fmt.Sprintf("client_name must be at most %d characters.", MaxClientName))
+	}
+	if strings.ContainsFunc(v, displaytext.Forbidden) {
+		return "", apierr.Invalid("client_name", "client_name must not contain control or bidirectional formatting characters.")
+	}
+	if displaytext.Blank(v) {
+		return "", nil
+	}
+	return v, nil
+}
+
+// checkDescription trims a client_description and refuses one over
+// MaxClientDescription characters, or holding what a text of several lines
+// may not (displaytext.ForbiddenInText): line breaks and tabs stay.
+func checkDescription(v string) (string, error) {
+	v = strings.TrimSpace(v)
+	if utf8.RuneCountInString(v) > MaxClientDescription {
+		return "", apierr.Invalid("client_description",
+			fmt.Sprintf("client_description must be at most %d characters.", MaxClientDescription))
+	}
+	if displaytext.ForbiddenInText(v) {
+		return "", apierr.Invalid("client_description",
+			"client_description must not contain control characters other than line breaks and tabs, or bidirectional formatting characters.")
+	}
+	return v, nil
 }
 
 // Create registers a client; a generated secret is returned once. The

@@ -180,9 +180,22 @@ func (m *Module) reseal(ctx context.Context, p checkPass) (resealed, read int, e
 	}
 }
 
+// ConfigChange is what SaveConfig changed, for the caller's audit event:
+// Created when the provider had no configuration, else the names of the
+// settings it changed ("client_secret" among them when the secret differs;
+// never a value).
+type ConfigChange struct {
+	Created bool
+	Changed []string
+}
+
+// ConfigAlso is work a caller joins to SaveConfig, run in its transaction
+// with what it changed: if it fails, nothing is saved.
+type ConfigAlso func(q store.Querier, c ConfigChange) error
+
 // SaveConfig stores (or replaces) a provider's configuration; the client
 // secret is sealed with the server's encryption key.
-func (m *Module) SaveConfig(ctx context.Context, c ProviderConfig) error {
+func (m *Module) SaveConfig(ctx context.Context, c ProviderConfig, also ...ConfigAlso) error {
 	if !providers.Known(c.Provider) {
 		return apierr.New(apierr.OAuthProviderNotFound)
 	}
@@ -218,20 +231,61 @@ func (m *Module) SaveConfig(ctx context.Context, c ProviderConfig) error {
 	if err != nil {
 		return err
 	}
-	// client_secret_checked records the secret as sealed for its row
-	// (clientSecretPass).
-	_, err = m.d.DB.ExecContext(ctx, `INSERT INTO oauth_provider_configs (project_id, provider, client_id, client_secret,
-		issuer, authorize_url, token_url, api_url, created_at, updated_at, config_id, client_secret_checked)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$9,$10,substr($4, 5, 16))
-		ON CONFLICT (project_id, provider) DO UPDATE SET client_id = excluded.client_id, client_secret = excluded.client_secret,
-		client_secret_checked = excluded.client_secret_checked, issuer = excluded.issuer, authorize_url = excluded.authorize_url, token_url = excluded.token_url,
-		api_url = excluded.api_url, updated_at = excluded.updated_at`,
-		c.ProjectID, c.Provider, strings.TrimSpace(c.ClientID), sealed,
-		c.Issuer, c.AuthorizeURL, c.TokenURL, c.APIURL, now, id)
-	if err != nil {
-		return fmt.Errorf("oauth: save %s config: %w", c.Provider, err)
+	return m.d.DB.Tx(ctx, func(q store.Querier) error {
+		change, err := m.configChange(ctx, q, c)
+		if err != nil {
+			return err
+		}
+		// client_secret_checked records the secret as sealed for its row
+		// (clientSecretPass).
+		_, err = q.ExecContext(ctx, `INSERT INTO oauth_provider_configs (project_id, provider, client_id, client_secret,
+			issuer, authorize_url, token_url, api_url, created_at, updated_at, config_id, client_secret_checked)
+			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$9,$10,substr($4, 5, 16))
+			ON CONFLICT (project_id, provider) DO UPDATE SET client_id = excluded.client_id, client_secret = excluded.client_secret,
+			client_secret_checked = excluded.client_secret_checked, issuer = excluded.issuer, authorize_url = excluded.authorize_url, token_url = excluded.token_url,
+			api_url = excluded.api_url, updated_at = excluded.updated_at`,
+			c.ProjectID, c.Provider, strings.TrimSpace(c.ClientID), sealed,
+			c.Issuer, c.AuthorizeURL, c.TokenURL, c.APIURL, now, id)
+		if err != nil {
+			return fmt.Errorf("oauth: save %s config: %w", c.Provider, err)
+		}
+		for _, f := range also {
+			if err := f(q, change); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// configChange compares c with the provider's stored configuration, read
+// in q. A stored secret that cannot be opened counts as changed.
+func (m *Module) configChange(ctx context.Context, q store.Querier, c ProviderConfig) (ConfigChange, error) {
+	var old providers.Config
+	var sealed string
+	err := q.QueryRowContext(ctx, `SELECT client_id, client_secret, issuer, authorize_url, token_url, api_url
+		FROM oauth_provider_configs WHERE project_id = $1 AND provider = $2`, c.ProjectID, c.Provider).
+		Scan(&old.ClientID, &sealed, &old.Issuer, &old.AuthorizeURL, &old.TokenURL, &old.APIURL)
+	if errors.Is(store.MapError(err), store.ErrNotFound) {
+		return ConfigChange{Created: true}, nil
 	}
-	return nil
+	if err != nil {
+		return ConfigChange{}, fmt.Errorf("oauth: read %s config: %w", c.Provider, err)
+	}
+	var ch ConfigChange
+	for _, f := range []struct {
+		name     string
+		old, new string
+	}{{"client_id", old.ClientID, strings.TrimSpace(c.ClientID)}, {"issuer", old.Issuer, c.Issuer},
+		{"authorize_url", old.AuthorizeURL, c.AuthorizeURL}, {"token_url", old.TokenURL, c.TokenURL}, {"api_url", old.APIURL, c.APIURL}} {
+		if f.old != f.new {
+			ch.Changed = append(ch.Changed, f.name)
+		}
+	}
+	if s, err := ClientSecretColumn.OpenStored(m.d.Box, configID(c.ProjectID, c.Provider), sealed); err != nil || s != c.ClientSecret {
+		ch.Changed = append(ch.Changed, "client_secret")
+	}
+	return ch, nil
 }
 
 // LoadConfig returns a provider's configuration with the secret opened;

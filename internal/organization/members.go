@@ -190,8 +190,14 @@ func (s *Store) LockMember(ctx context.Context, q store.Querier, projectID, memb
 // read (store.DB.LockRow): on PostgreSQL the read would otherwise be taken
 // without a lock, and a change committed after it overwritten with the
 // fields as read.
+//
+// A member that is not there locks nothing and is left to the caller's
+// read, which answers it in its own words (member_not_found).
 func (s *Store) lockMemberForUpdate(ctx context.Context, q store.Querier, memberID string) error {
-	return s.db.LockRow(ctx, q, "members", "member_id", memberID)
+	if err := s.db.LockRow(ctx, q, "members", "member_id", memberID); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return nil
 }
 
 // HoldMemberToSpend locks, inside q, the row of the member a one-time
@@ -380,10 +386,16 @@ func (s *Store) insertMember(ctx context.Context, q store.Querier, org *Organiza
 	res, err := q.ExecContext(ctx, insert,
 		id, org.OrganizationID, org.projectID, ids.New("email", env), nm.Email, false, nm.Status, nm.Name,
 		mustJSON(nm.TrustedMetadata), mustJSON(nm.UntrustedMetadata), nm.IsBreakglass, mustJSON(roles), "", now, now)
-	if errors.Is(store.MapError(err), store.ErrConflict) {
+	switch err := store.MapError(err); {
+	case errors.Is(err, store.ErrConflict):
 		return nil, false, apierr.Wrap(apierr.DuplicateMemberEmail, err)
-	}
-	if err != nil {
+	case errors.Is(err, store.ErrParentGone):
+		// The organization was deleted after the caller read it (its
+		// deletion committed while this insert waited, or held SQLite's
+		// writer while the caller read): answered as it would be a
+		// moment later.
+		return nil, false, apierr.Wrap(apierr.OrganizationNotFound, err)
+	case err != nil:
 		return nil, false, fmt.Errorf("organization: create member: %w", err)
 	}
 	n, err := res.RowsAffected()

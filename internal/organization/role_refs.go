@@ -3,6 +3,7 @@ package organization
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -82,7 +83,7 @@ func (s *Store) emailAssignmentRefs(ctx context.Context, q store.Querier, projec
 		}
 		// Locked and reread: a change of the assignments may have
 		// committed since the scan (UpdateIn writes every setting back).
-		if err := s.db.LockRow(ctx, q, "organizations", "organization_id", id); err != nil {
+		if err := s.db.LockRow(ctx, q, "organizations", "organization_id", id); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return nil, err
 		}
 		o, err := s.GetIn(ctx, q, projectID, id)

@@ -271,7 +271,9 @@ func (s *Store) UpdateIn(ctx context.Context, q store.Querier, projectID, orgID 
 	if err := s.LockRoles(ctx, q, projectID, set.assignedRoleIDs()); err != nil {
 		return nil, err
 	}
-	if err := s.db.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil {
+	// An organization that is not there is GetIn's to answer
+	// (organization_not_found).
+	if err := s.db.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
 	o, err := s.GetIn(ctx, q, projectID, orgID)

@@ -175,7 +175,7 @@ func (s *Store) RetireSigningKey(ctx context.Context, projectID, kid string, als
 			return fmt.Errorf("project: retire key: %w", err)
 		}
 		if k, _ := res.RowsAffected(); k == 0 {
-			return fmt.Errorf("project: key %s of project %s: %w", kid, projectID, store.ErrNotFound)
+			return notFound(fmt.Sprintf("key %s is not one of the project's signing keys", kid))
 		}
 		if n <= 1 {
 			return ErrLastSigningKey // rolls the delete back
@@ -375,7 +375,7 @@ func (s *Store) RetireSecret(ctx context.Context, projectID, secretID string, al
 			return fmt.Errorf("project: retire secret: %w", err)
 		}
 		if k, _ := res.RowsAffected(); k == 0 {
-			return fmt.Errorf("project: secret %s of project %s: %w", secretID, projectID, store.ErrNotFound)
+			return notFound(fmt.Sprintf("secret %s is not one of the project's secrets", secretID))
 		}
 		if n <= 1 {
 			return errors.New("project: cannot retire the only secret; use rotate-secret")

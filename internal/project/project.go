@@ -131,8 +131,9 @@ type Created struct {
 }
 
 // Create makes a project with one public token and one secret. The secret
-// is shown once and stored only as a hash.
-func (s *Store) Create(ctx context.Context, p CreateParams) (*Created, error) {
+// is shown once and stored only as a hash. also runs in the creation's
+// transaction, with the new project's id.
+func (s *Store) Create(ctx context.Context, p CreateParams, also ...Also) (*Created, error) {
 	if strings.TrimSpace(p.Name) == "" {
 		return nil, errors.New("project: name is required")
 	}
@@ -211,7 +212,7 @@ func (s *Store) Create(ctx context.Context, p CreateParams) (*Created, error) {
 				return err
 			}
 		}
-		return nil
+		return runAlso(q, proj.ID, also)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("project: create: %w", err)

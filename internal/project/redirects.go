@@ -45,9 +45,10 @@ func (s *Store) RedirectURLs(ctx context.Context, projectID string) ([]RedirectU
 }
 
 // AddRedirectURLAsDefault registers u for the given types (all types when
-// empty) and makes it their default, in one transaction. Registering an
-// already registered URL only changes the default.
-func (s *Store) AddRedirectURLAsDefault(ctx context.Context, projectID, u string, types []RedirectType) error {
+// empty) and makes it their default, in one transaction (also runs there,
+// with the project id). Registering an already registered URL only changes
+// the default.
+func (s *Store) AddRedirectURLAsDefault(ctx context.Context, projectID, u string, types []RedirectType, also ...Also) error {
 	if err := ValidateRedirectURL(u); err != nil {
 		return err
 	}
@@ -59,7 +60,10 @@ func (s *Store) AddRedirectURLAsDefault(ctx context.Context, projectID, u string
 		if err := addRedirectURL(ctx, q, projectID, u, types, store.Millis(s.clock.Now())); err != nil {
 			return err
 		}
-		return setDefaultRedirectURL(ctx, q, projectID, u, types)
+		if err := setDefaultRedirectURL(ctx, q, projectID, u, types); err != nil {
+			return err
+		}
+		return runAlso(q, projectID, also)
 	})
 }
 
@@ -78,8 +82,8 @@ func (s *Store) SetDefaultRedirectURL(ctx context.Context, projectID, u string, 
 // RemoveRedirectURL removes u from the given types (when empty, from every
 // type it is registered for). A type whose default it was gets its oldest
 // remaining URL as the default, so the choice never falls to whatever a
-// query happens to return first.
-func (s *Store) RemoveRedirectURL(ctx context.Context, projectID, u string, types []RedirectType) error {
+// query happens to return first. also runs in the same transaction.
+func (s *Store) RemoveRedirectURL(ctx context.Context, projectID, u string, types []RedirectType, also ...Also) error {
 	return s.db.Tx(ctx, func(q store.Querier) error {
 		types, err := registeredTypes(ctx, q, projectID, u, types)
 		if err != nil {
@@ -98,7 +102,7 @@ func (s *Store) RemoveRedirectURL(ctx context.Context, projectID, u string, type
 				return fmt.Errorf("project: promote default redirect url: %w", err)
 			}
 		}
-		return nil
+		return runAlso(q, projectID, also)
 	})
 }
 
@@ -132,7 +136,7 @@ func registeredTypes(ctx context.Context, q store.Querier, projectID, u string, 
 		return nil, fmt.Errorf("project: redirect url types: %w", err)
 	}
 	if len(have) == 0 {
-		return nil, notFound(fmt.Sprintf("project: redirect URL %q is not registered", u))
+		return nil, notFound(fmt.Sprintf("redirect URL %s is not registered", u))
 	}
 	if len(types) == 0 {
 		return have, nil
@@ -141,7 +145,7 @@ func registeredTypes(ctx context.Context, q store.Querier, projectID, u string, 
 		return nil, err
 	}
 	if _, err := checkTypes(types, have); err != nil {
-		return nil, notFound(fmt.Sprintf("project: redirect URL %q is registered only for %s", u, joinTypes(have)))
+		return nil, notFound(fmt.Sprintf("redirect URL %s is registered only for %s", u, joinTypes(have)))
 	}
 	return types, nil
 }
@@ -192,7 +196,8 @@ func (s *Store) Origins(ctx context.Context, projectID string) ([]string, error)
 // RemoveOrigin withdraws a browser origin. The origin is normalised as
 // AddOrigin normalises it; an origin stored before default ports were
 // dropped (https://host:443) is matched too, so it can still be removed.
-func (s *Store) RemoveOrigin(ctx context.Context, projectID, origin string) error {
+// also runs in the same transaction.
+func (s *Store) RemoveOrigin(ctx context.Context, projectID, origin string, also ...Also) error {
 	norm, err := NormalizeOrigin(origin)
 	if err != nil {
 		return err
@@ -201,20 +206,26 @@ func (s *Store) RemoveOrigin(ctx context.Context, projectID, origin string) erro
 	if u, err := url.Parse(norm); err == nil && u.Port() == "" {
 		legacy = norm + ":" + defaultPorts[u.Scheme]
 	}
-	res, err := s.db.ExecContext(ctx, `DELETE FROM project_origins WHERE project_id = $1 AND origin IN ($2, $3)`, projectID, norm, legacy)
-	if err != nil {
-		return fmt.Errorf("project: remove origin: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("project: remove origin: %w", err)
-	} else if n == 0 {
-		return notFound(fmt.Sprintf("project: origin %s is not authorized", norm))
-	}
-	return nil
+	return s.db.Tx(ctx, func(q store.Querier) error {
+		res, err := q.ExecContext(ctx, `DELETE FROM project_origins WHERE project_id = $1 AND origin IN ($2, $3)`, projectID, norm, legacy)
+		if err != nil {
+			return fmt.Errorf("project: remove origin: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return fmt.Errorf("project: remove origin: %w", err)
+		} else if n == 0 {
+			// "Not authorized" would read as a refusal of the operator;
+			// the origin is simply not in the project's list.
+			return notFound(fmt.Sprintf("origin %s is not registered", norm))
+		}
+		return runAlso(q, projectID, also)
+	})
 }
 
 // notFound is a refusal for something not registered, with its own message
 // (store.ErrNotFound's text would add nothing for the operator reading it).
+// The message is a plain sentence without the package's prefix: the CLI
+// prints it as it is.
 type notFound string
 
 func (e notFound) Error() string { return string(e) }

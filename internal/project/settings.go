@@ -39,8 +39,9 @@ func addOrigin(ctx context.Context, q store.Querier, projectID, origin string, n
 	return nil
 }
 
-// AddRedirectURL registers u for the given types (all types when empty).
-func (s *Store) AddRedirectURL(ctx context.Context, projectID, u string, types []RedirectType) error {
+// AddRedirectURL registers u for the given types (all types when empty),
+// running also in the same transaction with the project id.
+func (s *Store) AddRedirectURL(ctx context.Context, projectID, u string, types []RedirectType, also ...Also) error {
 	if err := ValidateRedirectURL(u); err != nil {
 		return err
 	}
@@ -53,17 +54,26 @@ func (s *Store) AddRedirectURL(ctx context.Context, projectID, u string, types [
 		}
 	}
 	return s.db.Tx(ctx, func(q store.Querier) error {
-		return addRedirectURL(ctx, q, projectID, u, types, store.Millis(s.clock.Now()))
+		if err := addRedirectURL(ctx, q, projectID, u, types, store.Millis(s.clock.Now())); err != nil {
+			return err
+		}
+		return runAlso(q, projectID, also)
 	})
 }
 
-// AddOrigin authorizes a browser origin for the SDK face.
-func (s *Store) AddOrigin(ctx context.Context, projectID, origin string) error {
+// AddOrigin authorizes a browser origin for the SDK face (stored as
+// NormalizeOrigin gives it), running also in the same transaction.
+func (s *Store) AddOrigin(ctx context.Context, projectID, origin string, also ...Also) error {
 	norm, err := NormalizeOrigin(origin)
 	if err != nil {
 		return err
 	}
-	return addOrigin(ctx, s.db, projectID, norm, store.Millis(s.clock.Now()))
+	return s.db.Tx(ctx, func(q store.Querier) error {
+		if err := addOrigin(ctx, q, projectID, norm, store.Millis(s.clock.Now())); err != nil {
+			return err
+		}
+		return runAlso(q, projectID, also)
+	})
 }
 
 // noRedirectURLs names, per redirect type, the API family's error for a

@@ -138,7 +138,7 @@ func cli(t *testing.T, env []string, args ...string) string {
 	return out.String()
 }
 
-// project creates a project through the CLI.
+// newProject migrates the database and creates a project through the CLI.
 type projectCreds struct {
 	ID     string `json:"project_id"`
 	Secret string `json:"secret"`
@@ -148,6 +148,7 @@ type projectCreds struct {
 func newProject(t *testing.T, env []string) projectCreds {
 	t.Helper()
 	var p projectCreds
+	cli(t, env, "migrate") // only serve, dev and migrate create a database
 	out := cli(t, env, "project", "create", "--name", "Proof", "--redirect-url", "http://app.proof.test/auth",
 		"--origin", "http://app.proof.test")
 	if err := json.Unmarshal([]byte(out), &p); err != nil || p.Secret == "" {

@@ -107,18 +107,26 @@ func (s *Service) Policy(ctx context.Context, projectID string) (*Policy, error)
 // the assignments. The built-in roles are never removed (Effective).
 // Custom scopes it removes leave every consent given to them
 // (ScopeHolder), in the same transaction.
-func (s *Service) SetCustom(ctx context.Context, projectID string, custom Policy) (Policy, error) {
-	clean, _, err := s.setCustom(ctx, projectID, custom, false)
+//
+// also runs last in the same transaction (the CLI files its audit event
+// there), with the policy replaced and the assignments removed.
+func (s *Service) SetCustom(ctx context.Context, projectID string, custom Policy, also ...Also) (Policy, error) {
+	clean, _, err := s.setCustom(ctx, projectID, custom, false, also)
 	return clean, err
 }
 
+// Also is work a caller joins to a policy change, run in its transaction
+// with the custom policy it replaced and the assignments it removed: if it
+// fails, nothing changes.
+type Also func(q store.Querier, old Policy, dropped []organization.RoleRef) error
+
 // SetCustomDropping is SetCustom that removes the assignments of the roles
 // the new policy removes, in the same transaction, and returns them.
-func (s *Service) SetCustomDropping(ctx context.Context, projectID string, custom Policy) (Policy, []organization.RoleRef, error) {
-	return s.setCustom(ctx, projectID, custom, true)
+func (s *Service) SetCustomDropping(ctx context.Context, projectID string, custom Policy, also ...Also) (Policy, []organization.RoleRef, error) {
+	return s.setCustom(ctx, projectID, custom, true, also)
 }
 
-func (s *Service) setCustom(ctx context.Context, projectID string, custom Policy, drop bool) (Policy, []organization.RoleRef, error) {
+func (s *Service) setCustom(ctx context.Context, projectID string, custom Policy, drop bool, also []Also) (Policy, []organization.RoleRef, error) {
 	clean, err := Validate(custom)
 	if err != nil {
 		return Policy{}, nil, err
@@ -126,7 +134,7 @@ func (s *Service) setCustom(ctx context.Context, projectID string, custom Policy
 	var refs []organization.RoleRef
 	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
 		var err error
-		refs, err = s.setCustomIn(ctx, q, projectID, clean, drop)
+		refs, err = s.setCustomIn(ctx, q, projectID, clean, drop, also...)
 		return err
 	})
 	if err != nil {
@@ -139,7 +147,7 @@ func (s *Service) setCustom(ctx context.Context, projectID string, custom Policy
 // assignments are read under the policy's lock (lockPolicy), which an
 // organization's roles change and every assignment of a role take before
 // their own check.
-func (s *Service) setCustomIn(ctx context.Context, q store.Querier, projectID string, clean Policy, drop bool) ([]organization.RoleRef, error) {
+func (s *Service) setCustomIn(ctx context.Context, q store.Querier, projectID string, clean Policy, drop bool, also ...Also) ([]organization.RoleRef, error) {
 	text, err := json.Marshal(clean)
 	if err != nil {
 		return nil, fmt.Errorf("rbac: encode policy: %w", err)
@@ -197,6 +205,11 @@ func (s *Service) setCustomIn(ctx context.Context, q store.Querier, projectID st
 		projectID, string(text), store.Millis(s.d.Clock.Now()))
 	if err != nil {
 		return nil, fmt.Errorf("rbac: store policy: %w", store.MapError(err))
+	}
+	for _, f := range also {
+		if err := f(q, old, refs); err != nil {
+			return nil, err
+		}
 	}
 	return refs, nil
 }

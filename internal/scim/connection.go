@@ -134,7 +134,13 @@ func (s *Service) create(ctx context.Context, org *organization.Organization, en
 		IdP: idp, Token: pair, Expires: store.Millis(now.Add(TokenLifetime)), GroupRoles: []GroupRole{},
 		Created: store.Millis(now), Updated: store.Millis(now)}
 	err := s.d.DB.Tx(ctx, func(q store.Querier) error {
-		if err := s.d.DB.LockRow(ctx, q, "organizations", "organization_id", org.OrganizationID); err != nil {
+		// An organization deleted after the request read it (its deletion
+		// committed while the lock waited, or before this transaction got
+		// SQLite's writer) is answered as it would be a moment later; the
+		// insert's foreign key says the same should it ever get there.
+		if err := s.d.DB.LockRow(ctx, q, "organizations", "organization_id", org.OrganizationID); errors.Is(err, store.ErrNotFound) {
+			return apierr.Wrap(apierr.OrganizationNotFound, err)
+		} else if err != nil {
 			return err
 		}
 		if _, err := s.orgConn(ctx, q, c.ProjectID, c.OrgID); err == nil {
@@ -146,10 +152,12 @@ func (s *Service) create(ctx context.Context, org *organization.Organization, en
 			VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`,
 			c.ID, c.ProjectID, c.OrgID, c.DisplayName, c.IdP, c.Token.Hash, c.Token.LastFour, c.Expires,
 			"", "", 0, "[]", c.Created, c.Updated)
-		if errors.Is(store.MapError(err), store.ErrConflict) {
+		switch err := store.MapError(err); {
+		case errors.Is(err, store.ErrConflict):
 			return apierr.Wrap(apierr.ActiveSCIMConnectionExists, err)
-		}
-		if err != nil {
+		case errors.Is(err, store.ErrParentGone):
+			return apierr.Wrap(apierr.OrganizationNotFound, err)
+		case err != nil:
 			return fmt.Errorf("scim: create connection: %w", err)
 		}
 		if err := record(q, c, clientsecret.Created); err != nil {

@@ -647,7 +647,8 @@ func (s *Service) changeGroup(r *http.Request, c *conn, change func(context.Cont
 		if _, err := s.loadGroup(ctx, q, c, id); err != nil {
 			return err
 		}
-		if err := s.d.DB.LockRow(ctx, q, "scim_groups", "group_id", id); err != nil {
+		// A group deleted meanwhile is the reread's to answer (404).
+		if err := s.d.DB.LockRow(ctx, q, "scim_groups", "group_id", id); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 		g, err := s.loadGroup(ctx, q, c, id) // as the last writer left it

@@ -90,7 +90,7 @@ func TestTypeErrorNamesTheField(t *testing.T) {
 		uid := r.Body["id"].(string)
 		for _, tc := range []struct{ path, body, detail string }{
 			{"/Users/" + uid, `{"Operations":"x"}`, "Operations must be a list."},
-			{"/Users/" + uid, `{"Operations":[{"op":5}]}`, "Operations.op must be a string."},
+			{"/Users/" + uid, `{"Operations":[{"op":5}]}`, "Operations[0].op must be a string."},
 			{"/Users", `[{"userName":"trail@acme.test"}]`, "The request body must be a JSON object."},
 		} {
 			method := http.MethodPatch

@@ -2,6 +2,7 @@ package scim
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -112,11 +113,27 @@ func (s *Service) serve(h scimHandler) http.Handler {
 		httpapi.SetProject(ctx, c.ProjectID)
 		status, body, err := h(r, c)
 		if err != nil {
-			writeError(w, r, err)
+			writeError(w, r, s.connectionGone(ctx, c, err))
 			return
 		}
 		write(w, status, body)
 	})
+}
+
+// connectionGone answers err, a failed request of connection c, as the
+// refused token it now is when c was deleted while the request ran (with
+// its organization, or alone): a write under it then fails its foreign key
+// (store.ErrParentGone), or finds the organization gone. The next request
+// with the token is refused (serve), and so is this one, rather than
+// answered 500 or organization_not_found. Any other failure is err.
+func (s *Service) connectionGone(ctx context.Context, c *conn, err error) error {
+	if !errors.Is(err, store.ErrParentGone) && !apierr.Is(err, apierr.OrganizationNotFound) {
+		return err
+	}
+	if _, lookErr := s.byID(ctx, s.d.DB.Read(), c.ID); errors.Is(lookErr, store.ErrNotFound) {
+		return errUnauthorized
+	}
+	return err
 }
 
 // bearer reads Authorization: Bearer <token>.
@@ -153,7 +170,7 @@ func write(w http.ResponseWriter, status int, body any) {
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var se *scimError
 	if !errors.As(err, &se) {
-		e := apierr.From(err)
+		e := httpapi.PublicError(err)
 		se = &scimError{status: e.Status, detail: e.Message}
 		switch {
 		case e.Type == apierr.DuplicateMemberEmail || e.Type == apierr.DuplicateMemberExternalID:
@@ -206,7 +223,8 @@ func readJSON(r *http.Request, dst any) error {
 		var typeErr *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &typeErr) && typeErr.Field != "":
-			return errInvalidSyntax("The request body is not a valid SCIM JSON object: " + httpapi.TypeMismatch(typeErr))
+			_, msg := httpapi.TypeMismatch(body, typeErr)
+			return errInvalidSyntax("The request body is not a valid SCIM JSON object: " + msg)
 		case errors.As(err, &typeErr):
 			return errInvalidSyntax("The request body must be a JSON object.")
 		}

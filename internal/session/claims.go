@@ -286,7 +286,10 @@ func (s *Service) writeClaims(ctx context.Context, ms *MemberSession, claims map
 	var merged map[string]any
 	var text string
 	err := s.db.Tx(ctx, func(q store.Querier) error {
-		if err := s.db.LockRow(ctx, q, "member_sessions", "member_session_id", ms.MemberSessionID); err != nil {
+		// A session gone meanwhile is the read below's to answer
+		// (session_not_found, dropping this process's copies).
+		if err := s.db.LockRow(ctx, q, "member_sessions", "member_session_id", ms.MemberSessionID); err != nil &&
+			!errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 		// Live by the clock too: the session was checked from memory, which

@@ -70,6 +70,9 @@ func (h Handlers) SDKAuthenticate(r *http.Request) (any, error) {
 // (FailuresPerIP): otherwise the revoke would answer every guess, uncounted,
 // with whether it named a session.
 func (h Handlers) SDKRevoke(r *http.Request) (any, error) {
+	if err := decodeNoFields(r); err != nil {
+		return nil, err
+	}
 	c := project.CallerFrom(r.Context())
 	if c.SessionToken == "" {
 		return nil, apierr.New(apierr.UserUnauthenticated)
@@ -156,6 +159,16 @@ func (h Handlers) BackendAuthenticate(r *http.Request) (any, error) {
 		return h.Sessions.encoded(out, httpapi.Backend), nil
 	}
 	return &VerdictResponse{SessionResponse: out, Verdict: verdict}, nil
+}
+
+// decodeNoFields reads the body of an SDK route that takes no fields
+// (the SDK posts none, or {}): a body that is not a JSON object is refused
+// as on every other route, and as the backend twin refuses it, before the
+// route acts, so a client whose body went wrong does not end a session
+// by it.
+func decodeNoFields(r *http.Request) error {
+	var none struct{}
+	return httpapi.Decode(r, &none)
 }
 
 type backendRevokeRequest struct {

@@ -60,6 +60,9 @@ func (h Handlers) mayRevoke(ctx context.Context, p *project.Project, actor *Sess
 // nothing about which ids exist; a member of another organization is not
 // found, as for every SDK member route.
 func (h Handlers) SDKRevokeForMember(r *http.Request) (any, error) {
+	if err := decodeNoFields(r); err != nil {
+		return nil, err
+	}
 	ctx, c := r.Context(), project.CallerFrom(r.Context())
 	if c.SessionToken == "" {
 		return nil, apierr.New(apierr.UserUnauthenticated)

@@ -126,11 +126,14 @@ func (s *Service) load(ctx context.Context, q store.Querier, projectID, orgID, c
 // write rebuilds the organization's summary (syncOrganization), and
 // every change takes organization, then connection, then member locks in
 // that order, so two of them wait for each other rather than deadlock.
+//
+// A row that is not there locks nothing: load answers the connection
+// missing (sso_connection_not_found), as it would had it never been.
 func (s *Service) loadLocked(ctx context.Context, q store.Querier, projectID, orgID, connID string) (*conn, error) {
-	if err := s.d.DB.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil {
+	if err := s.d.DB.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
-	if err := s.d.DB.LockRow(ctx, q, "sso_connections", "connection_id", connID); err != nil {
+	if err := s.d.DB.LockRow(ctx, q, "sso_connections", "connection_id", connID); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
 	return s.load(ctx, q, projectID, orgID, connID)
@@ -184,6 +187,10 @@ func (s *Service) insert(ctx context.Context, q store.Querier, c *conn) error {
 	if _, err := q.ExecContext(ctx, `INSERT INTO sso_connections (`+connColumns+`, updated_at)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,'{}',$8,$9)`, c.ID, c.ProjectID, c.OrganizationID, c.Kind, c.DisplayName,
 		c.IdentityProvider, c.Status, now, now); err != nil {
+		if err = store.MapError(err); errors.Is(err, store.ErrParentGone) {
+			// The organization was deleted after the request read it.
+			return apierr.Wrap(apierr.OrganizationNotFound, err)
+		}
 		return fmt.Errorf("sso: insert connection: %w", err)
 	}
 	if c.Kind == KindExternal {
@@ -338,8 +345,13 @@ func (s *Service) HasConnection(ctx context.Context, q store.Querier, projectID,
 // the organization's is in syncOrganization: a connection's deletion and a
 // registration through another connection at once would otherwise each
 // write a summary missing the other's change.
+//
+// A member that is gone (deleted with its registrations meanwhile) has no
+// summary left to write.
 func (s *Service) syncMember(ctx context.Context, q store.Querier, memberID string) error {
-	if err := s.d.DB.LockRow(ctx, q, "members", "member_id", memberID); err != nil {
+	if err := s.d.DB.LockRow(ctx, q, "members", "member_id", memberID); errors.Is(err, store.ErrNotFound) {
+		return nil
+	} else if err != nil {
 		return err
 	}
 	rows, err := q.QueryContext(ctx, `SELECT registration_id, connection_id, external_id, sso_attributes

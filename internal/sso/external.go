@@ -247,7 +247,9 @@ func (h Handlers) CreateExternal(r *http.Request) (any, error) {
 			if row[0] == "sso_connections" {
 				key = "connection_id"
 			}
-			if err := h.s.d.DB.LockRow(ctx, q, row[0], key, row[1]); err != nil {
+			// A source gone meanwhile is checkSource's to answer, a
+			// target organization gone the insert's (organization_not_found).
+			if err := h.s.d.DB.LockRow(ctx, q, row[0], key, row[1]); err != nil && !errors.Is(err, store.ErrNotFound) {
 				return err
 			}
 		}

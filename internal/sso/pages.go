@@ -36,7 +36,7 @@ code{background:#eef1f4;padding:.1rem .3rem;border-radius:3px}</style></head>
 // error (the browser is mid-navigation: JSON would strand the person), and
 // logs the hidden cause as the API faces do.
 func (s *Service) errorPage(w http.ResponseWriter, r *http.Request, err error) {
-	e := apierr.From(err)
+	e := httpapi.PublicError(err)
 	attrs := []any{"request_id", httpapi.RequestID(r.Context()), "error_type", string(e.Type), "status", e.Status}
 	if c := e.Cause(); c != nil {
 		attrs = append(attrs, "cause", c.Error())

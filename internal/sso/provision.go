@@ -3,6 +3,7 @@ package sso
 import (
 	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -99,7 +100,8 @@ func (s *Service) ensure(ctx context.Context, projectID, orgID, kind, name, idp 
 		// The connection is found among the organization's and written back
 		// as read: its lock, which every connection change takes first
 		// (loadLocked), keeps a concurrent change from being overwritten.
-		if err := s.d.DB.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil {
+		// An organization that is not there is GetIn's to answer.
+		if err := s.d.DB.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil && !errors.Is(err, store.ErrNotFound) {
 			return err
 		}
 		if _, err := s.d.Orgs.GetIn(ctx, q, projectID, orgID); err != nil {

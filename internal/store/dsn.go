@@ -44,6 +44,9 @@ func ParseDSN(dsn string) (Dialect, string, error) {
 		if !strings.HasPrefix(rest, "//") {
 			return "", "", fmt.Errorf("store: a PostgreSQL database URL starts with %s://", scheme)
 		}
+		if err := checkUserinfo(rest[2:]); err != nil {
+			return "", "", err
+		}
 		return Postgres, scheme + ":" + rest, nil
 	case scheme == "file" || scheme == "sqlite":
 		if p := sqlitePath(rest); p != "" {
@@ -56,6 +59,59 @@ func ParseDSN(dsn string) (Dialect, string, error) {
 	}
 	// "name:rest" without "//" is a file name with a colon, as before.
 	return SQLite, sqlitePath(dsn), nil
+}
+
+// errAmbiguousUserinfo refuses a PostgreSQL URL whose user name or
+// password holds a character that ends it early or that parsers read
+// differently. It names no part of the URL: the part in doubt is the
+// password.
+var errAmbiguousUserinfo = errors.New("store: the PostgreSQL URL's user name or password holds a character that " +
+	"must be percent-encoded: write '@' as %40, '/' as %2F, '?' as %3F, '#' as %23 and ':' in the user name as %3A " +
+	"(postgres://user:p%40ss@host:5432/dbname)")
+
+// checkUserinfo refuses a PostgreSQL URL (after its "//") whose user
+// information two readers would split differently. pgx, like libpq, takes
+// the user information up to the first '@' before the first '/'; net/url
+// (RFC 3986) up to the last '@' before the first '/', '?' or '#'. A
+// password holding '@' (S3cr@t) made pgx take its tail for the host name:
+// it went to DNS and into the error ("lookup t@db.example: no such host").
+// One holding '?' or '#' is read by pgx alone, and one holding '/' ends
+// the host early and leaves an '@' in the database name. Each is refused
+// before anything connects, asking for the character percent-encoded.
+func checkUserinfo(rest string) error {
+	auth := rest // pgx's authority: up to the first '/'
+	path := ""
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		auth, path = rest[:i], rest[i:]
+	}
+	if strings.Count(auth, "@") > 1 {
+		return errAmbiguousUserinfo
+	}
+	pgxUser, _, _ := strings.Cut(auth, "@")
+	if !strings.Contains(auth, "@") {
+		pgxUser = ""
+	}
+	urlAuth := auth // net/url's authority: also ends at '?' or '#'
+	if i := strings.IndexAny(urlAuth, "?#"); i >= 0 {
+		urlAuth = urlAuth[:i]
+	}
+	urlUser := ""
+	if i := strings.LastIndexByte(urlAuth, '@'); i >= 0 {
+		urlUser = urlAuth[:i]
+	}
+	if pgxUser != urlUser || strings.Contains(auth, "@") != strings.Contains(urlAuth, "@") {
+		return errAmbiguousUserinfo
+	}
+	// The database name ends at '?'; an '@' before it is a password's '/'
+	// (postgres://u:pa/ss@host/db). A name that really holds '@' is
+	// written %40.
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	if strings.Contains(path, "@") {
+		return errAmbiguousUserinfo
+	}
+	return nil
 }
 
 // sqlitePath drops the query of a SQLite file value.

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/store"
 	"github.com/latchkey/latchkey/internal/store/storetest"
@@ -119,6 +120,54 @@ func TestParseDSN(t *testing.T) {
 	for _, in := range []string{"", "  ", "file:", "file:?mode=memory"} {
 		if d, _, err := store.ParseDSN(in); err == nil {
 			t.Errorf("ParseDSN(%q) = %s, want an error", in, d)
+		}
+	}
+}
+
+// A password holding '@', '/', '?' or '#' as is made pgx and net/url read
+// the URL differently: pgx took the tail of "S3cr@tPa55w0rd" for the host,
+// sent it to DNS and printed it ("lookup tPa55w0rd@db.invalid: no such
+// host"). ParseDSN, and so Open and config.Validate, refuses such a URL
+// before anything connects, asking for the character percent-encoded and
+// naming no part of the URL.
+func TestParseDSNRefusesAmbiguousUserinfo(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, dsn := range []string{
+		"postgres://latchkey:S3cr@tPa55w0rd@db.invalid/latchkey",
+		"postgresql://latchkey:p@ss:w0rd@127.0.0.1:1/latchkey",
+		"postgres://latchkey:Pa55/w0rd@127.0.0.1:1/latchkey",
+		"postgres://latchkey:Pa55?w0rd@127.0.0.1:1/latchkey",
+		"postgres://latchkey:Pa55#w0rd@127.0.0.1:1/latchkey",
+		"postgres://127.0.0.1:1?password=Pa55@w0rd",
+	} {
+		if _, _, err := store.ParseDSN(dsn); err == nil || !strings.Contains(err.Error(), "%40") {
+			// Not opened: pgx would send the password's tail to DNS.
+			t.Errorf("ParseDSN(%q) = %v, want a refusal asking for %%40", dsn, err)
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		db, err := store.Open(ctx, dsn)
+		cancel()
+		if err == nil {
+			db.Close()
+			t.Errorf("Open(%q) succeeded", dsn)
+			continue
+		}
+		for _, part := range []string{"w0rd", "tPa55", "ss:"} {
+			if strings.Contains(err.Error(), part) {
+				t.Errorf("Open(%q): the error shows the password: %v", dsn, err)
+			}
+		}
+	}
+	for _, dsn := range []string{
+		"postgres://latchkey:S3cr%40tPa55w0rd@db.invalid/latchkey",
+		"postgres://db.invalid/latchkey?user=me@corp&password=p@ss",
+		"postgres://u:p@h1:5432,h2:5433/db?sslmode=require",
+		"postgres://u@[::1]:5432/db",
+		"postgres://h",
+	} {
+		if _, _, err := store.ParseDSN(dsn); err != nil {
+			t.Errorf("ParseDSN(%q): %v", dsn, err)
 		}
 	}
 }

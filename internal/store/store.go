@@ -40,6 +40,17 @@ var ErrNotFound = errors.New("store: not found")
 // ErrConflict is returned when a write violates a unique constraint.
 var ErrConflict = errors.New("store: conflict")
 
+// ErrParentGone is returned when a write violates a foreign key: the row
+// it references (an organization, member, connection) is not there. Every
+// request checks its parent before it writes, so the only way here is a
+// deletion of the parent committed between that check and the write (on
+// PostgreSQL the insert waits for the deleting transaction and then fails;
+// on SQLite the deletion held the one writer while the request read from
+// the read pool). Callers translate it into the catalogue error a missing
+// parent already gets (organization_not_found, say); nothing is written,
+// since the transaction rolls back.
+var ErrParentGone = errors.New("store: referenced row is gone")
+
 // Querier is what domain code runs statements against: a DB outside a
 // transaction, or the transaction handed to Tx's callback.
 type Querier interface {
@@ -90,14 +101,14 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	open := func(max int) (*sql.DB, error) {
 		db, err := sql.Open("pgx", dsn)
 		if err != nil {
-			return nil, fmt.Errorf("store: open postgres: %w", err)
+			return nil, fmt.Errorf("store: open postgres: %w", redactConnError(dsn, err))
 		}
 		db.SetMaxOpenConns(max)
 		db.SetMaxIdleConns(max)
 		db.SetConnMaxIdleTime(5 * time.Minute)
 		if err := db.PingContext(ctx); err != nil {
 			db.Close()
-			return nil, fmt.Errorf("store: ping postgres: %w", err)
+			return nil, fmt.Errorf("store: ping postgres: %w", redactConnError(dsn, err))
 		}
 		return db, nil
 	}
@@ -193,13 +204,20 @@ func (db *DB) Dialect() Dialect { return db.dialect }
 // COMMITTED) that is FOR NO KEY UPDATE, the lock an UPDATE of the row
 // takes, which inserts referencing the row (foreign key checks) do not
 // wait for. SQLite has one writer: a read inside the write transaction is
-// already current.
+// already current, and only checks that the row is there.
+//
+// A row that is not there (never was, or a concurrent deletion committed
+// while the lock waited) is ErrNotFound: a caller that locks a parent
+// before inserting under it must not carry on to an insert that fails its
+// foreign key. Callers whose next read answers a missing row in its own
+// words ignore ErrNotFound and let that read answer.
 func (db *DB) LockRow(ctx context.Context, q Querier, table, keyColumn, key string) error {
+	lock := ` FOR NO KEY UPDATE`
 	if db.dialect != Postgres {
-		return nil
+		lock = ``
 	}
-	if _, err := q.ExecContext(ctx, `SELECT 1 FROM `+table+` WHERE `+keyColumn+` = $1 FOR NO KEY UPDATE`, key); err != nil {
-		return fmt.Errorf("store: lock %s: %w", table, MapError(err))
+	if err := holdRow(ctx, q, table, keyColumn, key, lock); err != nil {
+		return fmt.Errorf("store: lock %s %s: %w", table, key, err)
 	}
 	return nil
 }
@@ -208,15 +226,24 @@ func (db *DB) LockRow(ctx context.Context, q Querier, table, keyColumn, key stri
 // many may hold it at once, and a LockRow of the row waits until they
 // end (and they wait for it). On PostgreSQL that is FOR SHARE, which
 // conflicts with FOR NO KEY UPDATE; on SQLite, as for LockRow, the one
-// writer already orders them.
+// writer already orders them. A missing row is ErrNotFound, as for
+// LockRow.
 func (db *DB) ShareRow(ctx context.Context, q Querier, table, keyColumn, key string) error {
+	lock := ` FOR SHARE`
 	if db.dialect != Postgres {
-		return nil
+		lock = ``
 	}
-	if _, err := q.ExecContext(ctx, `SELECT 1 FROM `+table+` WHERE `+keyColumn+` = $1 FOR SHARE`, key); err != nil {
-		return fmt.Errorf("store: share %s: %w", table, MapError(err))
+	if err := holdRow(ctx, q, table, keyColumn, key, lock); err != nil {
+		return fmt.Errorf("store: share %s %s: %w", table, key, err)
 	}
 	return nil
+}
+
+// holdRow selects the row with lock (a locking clause, or none) and
+// reports ErrNotFound when there is none.
+func holdRow(ctx context.Context, q Querier, table, keyColumn, key, lock string) error {
+	var one int
+	return MapError(q.QueryRowContext(ctx, `SELECT 1 FROM `+table+` WHERE `+keyColumn+` = $1`+lock, key).Scan(&one))
 }
 
 // Close closes every connection.
@@ -365,8 +392,8 @@ func (db *DB) tx(ctx context.Context, fn func(q Querier) error) error {
 	return errors.Join(errs...)
 }
 
-// MapError translates driver errors into ErrNotFound and ErrConflict so
-// domain code never inspects driver types. The mapped error wraps err
+// MapError translates driver errors into ErrNotFound, ErrConflict and
+// ErrParentGone so domain code never inspects driver types. The mapped error wraps err
 // whole, not only the driver error found in it: Tx maps what its callback
 // returns, and a catalogue error wrapping a unique violation
 // (duplicate_member_email) must stay the answer.
@@ -374,21 +401,28 @@ func MapError(err error) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrConflict) {
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrConflict) || errors.Is(err, ErrParentGone) {
 		return err
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%w: %w", ErrNotFound, err)
 	}
 	var pg *pgconn.PgError
-	if errors.As(err, &pg) && pg.Code == "23505" {
-		return fmt.Errorf("%w: %s: %w", ErrConflict, pg.ConstraintName, err)
+	if errors.As(err, &pg) {
+		switch pg.Code {
+		case "23505": // unique_violation
+			return fmt.Errorf("%w: %s: %w", ErrConflict, pg.ConstraintName, err)
+		case "23503": // foreign_key_violation
+			return fmt.Errorf("%w: %s: %w", ErrParentGone, pg.ConstraintName, err)
+		}
 	}
 	var lite *sqlite.Error
 	if errors.As(err, &lite) {
 		switch lite.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
 			return fmt.Errorf("%w: %w", ErrConflict, err)
+		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+			return fmt.Errorf("%w: %w", ErrParentGone, err)
 		}
 	}
 	return err

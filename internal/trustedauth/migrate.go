@@ -30,25 +30,29 @@ const (
 const maxUserinfoBytes = 256 << 10
 
 // SetMigrationUserinfoURL sets (or, with "", clears) the userinfo endpoint
-// of the provider sessions are migrated from (b2b/sessions/migrate).
-func (s *Service) SetMigrationUserinfoURL(ctx context.Context, projectID, u string) error {
+// of the provider sessions are migrated from (b2b/sessions/migrate),
+// running also in the same transaction.
+func (s *Service) SetMigrationUserinfoURL(ctx context.Context, projectID, u string, also ...Also) error {
 	if u == "" {
-		_, err := s.d.DB.ExecContext(ctx, `DELETE FROM session_migration_settings WHERE project_id = $1`, projectID)
-		if err != nil {
-			return fmt.Errorf("trustedauth: clear migration settings: %w", err)
-		}
-		return nil
+		return s.d.DB.Tx(ctx, func(q store.Querier) error {
+			if _, err := q.ExecContext(ctx, `DELETE FROM session_migration_settings WHERE project_id = $1`, projectID); err != nil {
+				return fmt.Errorf("trustedauth: clear migration settings: %w", err)
+			}
+			return runAlso(q, also)
+		})
 	}
 	if err := checkFetchURL("userinfo_url", u); err != nil {
 		return err
 	}
-	_, err := s.d.DB.ExecContext(ctx, `INSERT INTO session_migration_settings (project_id, userinfo_url, updated_at)
-		VALUES ($1, $2, $3) ON CONFLICT (project_id) DO UPDATE SET userinfo_url = $2, updated_at = $3`,
-		projectID, u, store.Millis(s.d.Clock.Now()))
-	if err != nil {
-		return fmt.Errorf("trustedauth: save migration settings: %w", store.MapError(err))
-	}
-	return nil
+	return s.d.DB.Tx(ctx, func(q store.Querier) error {
+		_, err := q.ExecContext(ctx, `INSERT INTO session_migration_settings (project_id, userinfo_url, updated_at)
+			VALUES ($1, $2, $3) ON CONFLICT (project_id) DO UPDATE SET userinfo_url = $2, updated_at = $3`,
+			projectID, u, store.Millis(s.d.Clock.Now()))
+		if err != nil {
+			return fmt.Errorf("trustedauth: save migration settings: %w", store.MapError(err))
+		}
+		return runAlso(q, also)
+	})
 }
 
 // MigrationUserinfoURL is the project's migration endpoint ("" if none).

@@ -131,8 +131,22 @@ func checkFetchURL(field, s string) error {
 	return nil
 }
 
-// CreateProfile stores a new profile.
-func (s *Service) CreateProfile(ctx context.Context, n NewProfile) (*Profile, error) {
+// Also is work a caller joins to a change of a profile or of the migration
+// settings, run in the change's transaction: the CLI files its audit
+// event there, so the change and its record commit together or not at all.
+type Also func(q store.Querier) error
+
+func runAlso(q store.Querier, also []Also) error {
+	for _, f := range also {
+		if err := f(q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CreateProfile stores a new profile, running also in its transaction.
+func (s *Service) CreateProfile(ctx context.Context, n NewProfile, also ...Also) (*Profile, error) {
 	if err := n.validate(); err != nil {
 		return nil, err
 	}
@@ -178,7 +192,7 @@ func (s *Service) CreateProfile(ctx context.Context, n NewProfile) (*Profile, er
 		if err != nil {
 			return fmt.Errorf("trustedauth: insert profile: %w", store.MapError(err))
 		}
-		return nil
+		return runAlso(q, also)
 	})
 	if err != nil {
 		return nil, err
@@ -241,15 +255,21 @@ func (s *Service) Profiles(ctx context.Context, projectID string) ([]*Profile, e
 }
 
 // SetActive turns a profile on or off; an inactive profile vouches for no
-// token.
-func (s *Service) SetActive(ctx context.Context, projectID, profileID string, active bool) (*Profile, error) {
-	res, err := s.d.DB.ExecContext(ctx, `UPDATE trusted_auth_token_profiles SET active = $1, updated_at = $2
-		WHERE profile_id = $3 AND project_id = $4`, active, store.Millis(s.d.Clock.Now()), profileID, projectID)
+// token. also runs in the change's transaction.
+func (s *Service) SetActive(ctx context.Context, projectID, profileID string, active bool, also ...Also) (*Profile, error) {
+	err := s.d.DB.Tx(ctx, func(q store.Querier) error {
+		res, err := q.ExecContext(ctx, `UPDATE trusted_auth_token_profiles SET active = $1, updated_at = $2
+			WHERE profile_id = $3 AND project_id = $4`, active, store.Millis(s.d.Clock.Now()), profileID, projectID)
+		if err != nil {
+			return fmt.Errorf("trustedauth: update profile: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return apierr.Wrap(apierr.TrustedTokenProfileNotFound, store.ErrNotFound)
+		}
+		return runAlso(q, also)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("trustedauth: update profile: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return nil, apierr.Wrap(apierr.TrustedTokenProfileNotFound, store.ErrNotFound)
+		return nil, err
 	}
 	return s.Profile(ctx, projectID, profileID)
 }
@@ -257,14 +277,22 @@ func (s *Service) SetActive(ctx context.Context, projectID, profileID string, ac
 // DeleteProfile removes a profile. The tokens spent through it stay spent
 // (they are the project's and the issuer's, see spend): a profile created
 // again for the same issuer must not take them a second time.
-func (s *Service) DeleteProfile(ctx context.Context, projectID, profileID string) error {
-	res, err := s.d.DB.ExecContext(ctx, `DELETE FROM trusted_auth_token_profiles WHERE profile_id = $1 AND project_id = $2`,
-		profileID, projectID)
+//
+// also runs in the deletion's transaction.
+func (s *Service) DeleteProfile(ctx context.Context, projectID, profileID string, also ...Also) error {
+	err := s.d.DB.Tx(ctx, func(q store.Querier) error {
+		res, err := q.ExecContext(ctx, `DELETE FROM trusted_auth_token_profiles WHERE profile_id = $1 AND project_id = $2`,
+			profileID, projectID)
+		if err != nil {
+			return fmt.Errorf("trustedauth: delete profile: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return apierr.Wrap(apierr.TrustedTokenProfileNotFound, store.ErrNotFound)
+		}
+		return runAlso(q, also)
+	})
 	if err != nil {
-		return fmt.Errorf("trustedauth: delete profile: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return apierr.Wrap(apierr.TrustedTokenProfileNotFound, store.ErrNotFound)
+		return err
 	}
 	s.keys.forget(profileID)
 	return nil
