@@ -276,7 +276,7 @@ func (p *Provider) submit(ctx context.Context, projectID string, req *AuthorizeR
 	pr, err := p.prepare(ctx, projectID, req, who)
 	var fc *forClient
 	if errors.As(err, &fc) {
-		return back(url.Values{"error": {fc.code}, "error_description": {apierr.From(fc.err).Message}})
+		return back(url.Values{"error": {fc.code}, "error_description": {httpapi.PublicError(fc.err).Message}})
 	}
 	if err != nil {
 		return nil, err

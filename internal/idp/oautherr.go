@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
 )
 
@@ -61,7 +60,7 @@ func writeOAuth(w http.ResponseWriter, r *http.Request, status int, body any, er
 		// error (ratelimit.GuardUnguessable), which must keep its shape.
 		var oe *oauthError
 		if !errors.As(err, &oe) {
-			ae := apierr.From(err)
+			ae := httpapi.PublicError(err)
 			if ae.Status < 500 && ae.Status != http.StatusTooManyRequests {
 				oe = &oauthError{ae.Status, "invalid_request", ae.Message}
 			} else {

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/connectedapps"
@@ -173,7 +172,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 // the cause) and returns err.
 func (p *Provider) logged(r *http.Request, err error) error {
 	var oe *oauthError
-	if err != nil && !errors.As(err, &oe) && apierr.From(err).Status >= 500 {
+	if err != nil && !errors.As(err, &oe) && httpapi.PublicError(err).Status >= 500 {
 		p.log.ErrorContext(r.Context(), "idp endpoint failed", "request_id", httpapi.RequestID(r.Context()), "path", r.URL.Path, "cause", err.Error())
 	}
 	return err

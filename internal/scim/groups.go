@@ -261,21 +261,16 @@ func (s *Service) removeMembers(ctx context.Context, q store.Querier, groupID st
 	return nil
 }
 
-// refIDs are the ids refs name, trimmed, without blanks and duplicates
-// (kept by a set: a search of the list for each id made a long list
-// quadratic), in order.
+// refIDs are the ids refs name, trimmed, without blanks and duplicates,
+// in order.
 func refIDs(refs []groupRef) []string {
-	out := make([]string, 0, len(refs))
-	seen := make(map[string]struct{}, len(refs))
+	ids := make([]string, 0, len(refs))
 	for _, r := range refs {
-		v := strings.TrimSpace(r.Value)
-		if _, dup := seen[v]; v == "" || dup {
-			continue
+		if v := strings.TrimSpace(r.Value); v != "" {
+			ids = append(ids, v)
 		}
-		seen[v] = struct{}{}
-		out = append(out, v)
 	}
-	return out
+	return dedup(ids)
 }
 
 // saveGroup writes a group's name and external id, refusing a name
@@ -621,7 +616,8 @@ func memberRefs(v any) ([]string, error) {
 	return refIDs(refs), nil
 }
 
-// dedup drops repeated ids, keeping the first of each, in order.
+// dedup drops repeated ids, keeping the first of each, in order. By a
+// set: a search of the list for each id made a long list quadratic.
 func dedup(ids []string) []string {
 	out := make([]string, 0, len(ids))
 	seen := make(map[string]struct{}, len(ids))
