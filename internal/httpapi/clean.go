@@ -121,6 +121,11 @@ func isForm(r *http.Request) bool {
 	return mt == "application/x-www-form-urlencoded"
 }
 
+// CheckJSONText is cleanJSON for a handler that reads its body itself
+// (SCIM, whose errors take the protocol's shape): the catalogue's refusal,
+// whose message the handler may reword into its own shape.
+func CheckJSONText(body []byte) error { return cleanJSON(body) }
+
 // cleanJSON refuses a JSON body holding invalid UTF-8, or an escape that
 // is no character: an unpaired UTF-16 surrogate (\ud800 alone, or a low
 // one first), which encoding/json would quietly turn into U+FFFD, as it

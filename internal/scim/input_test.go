@@ -107,3 +107,21 @@ func TestTypeErrorNamesTheField(t *testing.T) {
 		}
 	})
 }
+
+// A body holding an unpaired UTF-16 surrogate escape is refused, as the
+// API's routes refuse it: encoding/json would store U+FFFD, so the name
+// kept would not be the name sent. A backslash before "u0000" is text, not
+// a NUL, and a correct pair is one character.
+func TestBodyWithALoneSurrogateIsRefused(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		id, token, _ := connection(t, e, org, nil)
+		do := func(body string) apptest.Resp { return scimDo(e, http.MethodPost, id, "/Users", token, body) }
+		wantSCIM(t, do(`{"userName":"lone@acme.test","displayName":"a\ud800b"}`), 400, "invalidSyntax")
+		wantSCIM(t, do(`{"userName":"low@acme.test","displayName":"\udc00"}`), 400, "invalidSyntax")
+		if n := e.Count(`SELECT COUNT(*) FROM scim_registrations`); n != 0 {
+			t.Fatalf("a refused body provisioned %d users", n)
+		}
+		wantSCIM(t, do(`{"userName":"pair@acme.test","displayName":"smile \ud83d\ude00 \\u0000"}`), 201, "")
+	})
+}

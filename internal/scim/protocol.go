@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
@@ -214,8 +213,10 @@ func readJSON(r *http.Request, dst any) error {
 		}
 		return errInvalidSyntax("The request body could not be read.")
 	}
-	if !utf8.Valid(body) || bytes.Contains(body, []byte(`\u0000`)) {
-		return errInvalidSyntax("The request body contains invalid UTF-8 or a NUL character.")
+	// The API's own check: invalid UTF-8, an escaped NUL, or an unpaired
+	// surrogate escape that encoding/json would store as U+FFFD.
+	if err := httpapi.CheckJSONText(body); err != nil {
+		return errInvalidSyntax(apierr.From(err).Message)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
