@@ -189,6 +189,11 @@ func parseJSONForm(r *http.Request) error {
 		}
 		return invalidRequest("The request body could not be read.")
 	}
+	// The API's own check first: invalid UTF-8 or an unpaired surrogate
+	// escape would reach the values as U+FFFD, not as sent.
+	if err := httpapi.CheckJSONText(body); err != nil {
+		return invalidRequest(apierr.From(err).Message)
+	}
 	notFlat := invalidRequest("The request body must be a JSON object whose values are strings.")
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {

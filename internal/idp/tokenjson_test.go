@@ -68,20 +68,21 @@ func TestTokenEndpointRefusesOtherJSON(t *testing.T) {
 		}
 		apptest.Want(t, post(`{"grant_type":"client_credentials",`+creds+`}`), 200, "")
 		for name, body := range map[string]string{
-			"no grant_type":   `{` + creds + `}`,
-			"a list value":    `{"grant_type":"client_credentials",` + creds + `,"audience":["read:x"]}`,
-			"a number value":  `{"grant_type":"client_credentials",` + creds + `,"max_age":7}`,
-			"a boolean value": `{"grant_type":"client_credentials",` + creds + `,"extra":true}`,
-			"a null value":    `{"grant_type":"client_credentials",` + creds + `,"scope":null}`,
-			"an object value": `{"grant_type":"client_credentials",` + creds + `,"client":{"id":"x"}}`,
-			"a repeated key":  `{"grant_type":"client_credentials",` + creds + `,"grant_type":"client_credentials"}`,
-			"a list":          `[{"grant_type":"client_credentials",` + creds + `}]`,
-			"a string":        `"grant_type=client_credentials"`,
-			"malformed":       `{"grant_type":"client_credentials",` + creds,
-			"trailing data":   `{"grant_type":"client_credentials",` + creds + `} {}`,
-			"a NUL":           `{"grant_type":"client_credentials",` + creds + `,"state":"a\u0000b"}`,
-			"a NUL in a key":  `{"grant_type":"client_credentials",` + creds + `,"st\u0000ate":"a"}`,
-			"a form":          `grant_type=client_credentials`,
+			"no grant_type":    `{` + creds + `}`,
+			"a list value":     `{"grant_type":"client_credentials",` + creds + `,"audience":["read:x"]}`,
+			"a number value":   `{"grant_type":"client_credentials",` + creds + `,"max_age":7}`,
+			"a boolean value":  `{"grant_type":"client_credentials",` + creds + `,"extra":true}`,
+			"a null value":     `{"grant_type":"client_credentials",` + creds + `,"scope":null}`,
+			"an object value":  `{"grant_type":"client_credentials",` + creds + `,"client":{"id":"x"}}`,
+			"a repeated key":   `{"grant_type":"client_credentials",` + creds + `,"grant_type":"client_credentials"}`,
+			"a list":           `[{"grant_type":"client_credentials",` + creds + `}]`,
+			"a string":         `"grant_type=client_credentials"`,
+			"malformed":        `{"grant_type":"client_credentials",` + creds,
+			"trailing data":    `{"grant_type":"client_credentials",` + creds + `} {}`,
+			"a NUL":            `{"grant_type":"client_credentials",` + creds + `,"state":"a\u0000b"}`,
+			"a NUL in a key":   `{"grant_type":"client_credentials",` + creds + `,"st\u0000ate":"a"}`,
+			"a lone surrogate": `{"grant_type":"client_credentials",` + creds + `,"state":"a\ud800b"}`,
+			"a form":           `grant_type=client_credentials`,
 		} {
 			if r := post(body); r.Status != 400 || r.Body["error"] != "invalid_request" {
 				t.Errorf("%s: %d %s", name, r.Status, r.Raw)
