@@ -3,6 +3,7 @@ package m2m
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 
@@ -156,8 +157,18 @@ var searchFields = map[string]func(*Client) []string{
 	"scopes":      func(c *Client) []string { return c.Scopes },
 }
 
-// parse returns the operand's field and values.
-func (op operand) parse() (func(*Client) []string, []string, error) {
+// A search's bounds, the organization search's (organization.maxOperands
+// and MaxQueryValues, mirrored here with their wording): at most 50
+// operands and 1,000 distinct values across them (an operand's repeats
+// count once). Filtering runs in Go over every client of the project, so
+// without them one operand of 100,000 values cost seconds a request.
+const (
+	maxOperands    = 50
+	maxQueryValues = 1000
+)
+
+// parse returns the operand's field and its values as a set.
+func (op operand) parse() (func(*Client) []string, map[string]bool, error) {
 	if isNull(op.FilterName) {
 		return nil, nil, apierr.New(apierr.M2MSearchMissingFilterName)
 	}
@@ -179,7 +190,18 @@ func (op operand) parse() (func(*Client) []string, []string, error) {
 	if err := json.Unmarshal(op.FilterValue, &vals); err != nil {
 		return nil, nil, apierr.New(apierr.M2MSearchExpectedStrings)
 	}
-	return field, vals, nil
+	set := make(map[string]bool, len(vals))
+	for _, v := range vals {
+		set[v] = true
+	}
+	return field, set, nil
+}
+
+// filterName is the operand's filter_name, once parse accepted it.
+func (op operand) filterName() string {
+	var name string
+	_ = json.Unmarshal(op.FilterName, &name)
+	return name
 }
 
 // isNull reports a member absent from the operand or sent as null.
@@ -203,13 +225,22 @@ func (h Handlers) Search(r *http.Request) (any, error) {
 		default:
 			return nil, apierr.Invalid("query.operator", "query.operator must be AND or OR.")
 		}
+		if len(req.Query.Operands) > maxOperands {
+			return nil, apierr.Invalid("query.operands", fmt.Sprintf("A query takes at most %d operands.", maxOperands))
+		}
+		values := 0
 		for _, op := range req.Query.Operands {
 			field, vals, err := op.parse()
 			if err != nil {
 				return nil, err
 			}
+			if values += len(vals); values > maxQueryValues {
+				name := op.filterName()
+				return nil, apierr.Invalid("query.operands", fmt.Sprintf("%s: A query takes at most %d distinct filter values across its operands.", name, maxQueryValues)).
+					WithDetails(map[string]any{"field": "query.operands", "filter_name": name})
+			}
 			filters = append(filters, func(c *Client) bool {
-				return slices.ContainsFunc(field(c), func(v string) bool { return slices.Contains(vals, v) })
+				return slices.ContainsFunc(field(c), func(v string) bool { return vals[v] })
 			})
 		}
 	}

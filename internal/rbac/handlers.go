@@ -74,8 +74,22 @@ func (s *Service) setOrgPolicy(r *http.Request) (any, error) {
 	if req.OrgPolicy == nil {
 		return nil, apierr.Invalid("org_policy", "org_policy is required.")
 	}
+	// The bounds and a first validation against the policy as read now run
+	// before the transaction, so a request that is refused (or merely big)
+	// never holds SQLite's one writer while it is checked. The transaction
+	// checks again, under the policy lock, against the policy then current.
+	if err := CheckOrgRolesBounds(req.OrgPolicy.Roles); err != nil {
+		return nil, err
+	}
 	p, o, err := s.org(r)
 	if err != nil {
+		return nil, err
+	}
+	pol, err := s.Policy(r.Context(), p.ID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := ValidateOrgRoles(req.OrgPolicy.Roles, pol); err != nil {
 		return nil, err
 	}
 	err = s.d.DB.Tx(r.Context(), func(q store.Querier) error {

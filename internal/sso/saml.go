@@ -146,7 +146,7 @@ func (s *Service) verifySAML(c *conn, base, encoded string) (*samlResult, error)
 	if len(resp.Assertions) != 1 {
 		// One login, one assertion: anything else is how wrapping attacks
 		// smuggle a second, unsigned story past the signed one.
-		return nil, apierr.New(apierr.InvalidSAMLResponse).WithMessage("The SAML response must carry exactly one assertion.")
+		return nil, errAssertionCount()
 	}
 	a := &resp.Assertions[0]
 	warn, err := sp.VerifyAssertionConditions(a)

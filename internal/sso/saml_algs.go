@@ -32,8 +32,18 @@ var digestMethods = map[string]bool{
 	"http://www.w3.org/2001/04/xmlenc#sha512":       true,
 }
 
-// dsigNS is the XML Signature namespace.
-const dsigNS = "http://www.w3.org/2000/09/xmldsig#"
+// dsigNS is the XML Signature namespace, and assertionNS SAML's assertion
+// namespace.
+const (
+	dsigNS      = "http://www.w3.org/2000/09/xmldsig#"
+	assertionNS = "urn:oasis:names:tc:SAML:2.0:assertion"
+)
+
+// errAssertionCount is verifySAML's refusal of a response that does not
+// carry exactly one assertion.
+func errAssertionCount() error {
+	return apierr.New(apierr.InvalidSAMLResponse).WithMessage("The SAML response must carry exactly one assertion.")
+}
 
 // maxInflated bounds a deflated response as gosaml2 does (5 MiB), since
 // the check reads what gosaml2 will.
@@ -47,7 +57,12 @@ const maxInflated = 5 << 20
 // deflated input can otherwise inflate to a million elements.
 const maxXMLTokens = 50000
 
-// checkAlgorithms refuses, before gosaml2 verifies any signature, a
+// checkAlgorithms refuses, before gosaml2 runs, a response whose root
+// does not hold exactly one Assertion or EncryptedAssertion: verifySAML
+// refuses it after gosaml2 anyway, but gosaml2 RSA-decrypts every
+// EncryptedAssertion of an unsigned response before it checks any
+// signature, so a forged post of a few kilobytes asked for hundreds of
+// decryptions. It also refuses, before gosaml2 verifies any signature, a
 // response whose XML signatures use an algorithm outside the allowlists:
 // the response's, its assertions', and those of its encrypted assertions,
 // which are decrypted here for the purpose with the connection's keys
@@ -64,9 +79,12 @@ func (s *Service) checkAlgorithms(encoded string, keys []storedKey) error {
 	if err := checkSignatures(root); err != nil {
 		return err
 	}
+	if root != nil && assertionChildren(root) != 1 {
+		return errAssertionCount()
+	}
 	var encrypted []*etree.Element
 	if root != nil {
-		err = etreeutils.NSFindIterate(root, "urn:oasis:names:tc:SAML:2.0:assertion", "EncryptedAssertion",
+		err = etreeutils.NSFindIterate(root, assertionNS, "EncryptedAssertion",
 			func(ctx etreeutils.NSContext, el *etree.Element) error {
 				detached, err := etreeutils.NSDetatch(ctx, el)
 				if err == nil {
@@ -79,9 +97,9 @@ func (s *Service) checkAlgorithms(encoded string, keys []storedKey) error {
 		}
 	}
 	if len(encrypted) != 1 {
-		// A response with several assertions is refused whatever they
-		// say (verifySAML takes exactly one): no reason to decrypt them
-		// all here first, each with every key.
+		// Encrypted assertions nested deeper than the root's children
+		// (gosaml2 refuses those before decrypting them): no reason to
+		// decrypt them all here first, each with every key.
 		return nil
 	}
 	for _, el := range encrypted {
@@ -94,6 +112,19 @@ func (s *Service) checkAlgorithms(encoded string, keys []storedKey) error {
 		}
 	}
 	return nil
+}
+
+// assertionChildren counts root's Assertion and EncryptedAssertion
+// children in the assertion namespace: the ones gosaml2 verifies and
+// decrypts (it refuses any deeper before decrypting it).
+func assertionChildren(root *etree.Element) int {
+	n := 0
+	for _, c := range root.ChildElements() {
+		if (c.Tag == "Assertion" || c.Tag == "EncryptedAssertion") && c.NamespaceURI() == assertionNS {
+			n++
+		}
+	}
+	return n
 }
 
 // decryptForCheck decrypts an encrypted assertion with the first of keys

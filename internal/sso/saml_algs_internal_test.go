@@ -54,7 +54,8 @@ func TestCheckAlgorithms(t *testing.T) {
 			`"/></x:SignedInfo></x:Signature>`, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			doc := `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol">` + c.xml + `</samlp:Response>`
+			doc := `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol">` + c.xml +
+				`<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion"/></samlp:Response>`
 			err := (&Service{}).checkAlgorithms(base64.StdEncoding.EncodeToString([]byte(doc)), nil)
 			var ae *apierr.Error
 			switch {
@@ -153,5 +154,42 @@ func TestCheckAlgorithmsTokenBoundEdge(t *testing.T) {
 	}
 	if err := (&Service{}).checkAlgorithms(over, nil); err != nil {
 		t.Fatalf("a response over the token bound was parsed: %v", err)
+	}
+}
+
+// The check refuses, before gosaml2 runs, a response whose root does not
+// carry exactly one Assertion or EncryptedAssertion of the assertion
+// namespace (under any prefix), with verifySAML's refusal; elements of
+// those names elsewhere are not counted.
+func TestCheckAlgorithmsAssertionCount(t *testing.T) {
+	const ns = `xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion"`
+	assertion, encrypted := `<saml:Assertion `+ns+`/>`, `<saml:EncryptedAssertion `+ns+`/>`
+	for _, c := range []struct {
+		name, children string
+		refused        bool
+	}{
+		{"one assertion", assertion, false},
+		{"one encrypted assertion", encrypted, false},
+		{"default namespace", `<Assertion xmlns="urn:oasis:names:tc:SAML:2.0:assertion"/>`, false},
+		{"none", ``, true},
+		{"two encrypted assertions", encrypted + encrypted, true},
+		{"830 encrypted assertions", strings.Repeat(encrypted, 830), true},
+		{"an assertion and an encrypted one", assertion + encrypted, true},
+		{"two assertions", assertion + assertion, true},
+		{"another namespace's Assertion is not one", assertion + `<x:Assertion xmlns:x="urn:x"/>`, false},
+		{"nested ones are not the response's", `<saml:Assertion ` + ns + `>` + encrypted + `</saml:Assertion>`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc := `<samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol">` + c.children + `</samlp:Response>`
+			err := (&Service{}).checkAlgorithms(base64.StdEncoding.EncodeToString([]byte(doc)), nil)
+			var ae *apierr.Error
+			switch {
+			case !c.refused && err != nil:
+				t.Fatalf("refused: %v", err)
+			case c.refused && (!errors.As(err, &ae) || ae.Type != apierr.InvalidSAMLResponse ||
+				!strings.Contains(ae.Message, "exactly one assertion")):
+				t.Fatalf("got %v, want refused for its assertions", err)
+			}
+		})
 	}
 }
