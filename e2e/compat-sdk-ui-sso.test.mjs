@@ -123,8 +123,11 @@ h.test('vendor UI: SAML login with JIT through the organization\'s SSO button', 
   assert.equal(q.get('public_token'), h.project.public_token);
   assert.match(q.get('pkce_code_challenge') ?? '', /^[A-Za-z0-9_-]{43}$/, 'the vendor UI sends its PKCE challenge');
 
-  await signInAtIdp(page, email, 'Vera');
+  // Listening before the sign-in: its click can run the whole way back (the
+  // IdP's post, our callback, the page, the vendor UI's authenticate) before
+  // the next statement would start listening.
   const authenticate = page.waitForRequest((req) => req.url().endsWith('/sdk/v1/b2b/sso/authenticate') && req.method() === 'POST');
+  await signInAtIdp(page, email, 'Vera');
   await page.getByText(TEXT.loggedIn).waitFor();
   const body = JSON.parse((await authenticate).postData());
   assert.ok(body.sso_token && body.pkce_code_verifier, `the vendor UI's authenticate body: ${JSON.stringify(Object.keys(body))}`);
