@@ -229,12 +229,9 @@ func loadCLIConfig(env Env, create bool) (config.Config, error) {
 // the path unless the path holds '@': then it is more likely a PostgreSQL
 // URL without its scheme, password included.
 func sqliteExists(dsn string) error {
-	d, path, err := store.ParseDSN(dsn)
-	if err != nil {
-		return fmt.Errorf("LATCHKEY_DATABASE_URL: %w", err)
-	}
-	if d != store.SQLite {
-		return nil
+	path, err := sqlitePath(dsn)
+	if err != nil || path == "" {
+		return err
 	}
 	_, err = os.Stat(path)
 	switch {

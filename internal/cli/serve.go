@@ -303,15 +303,26 @@ func addrChosen(fs *flag.FlagSet, env Env) bool {
 // LATCHKEY_DATABASE_URL path just works. It refuses a value the store would refuse before anything
 // is made of it.
 func sqliteFolder(dsn string) error {
-	d, path, err := store.ParseDSN(dsn)
-	if err != nil {
-		return fmt.Errorf("LATCHKEY_DATABASE_URL: %w", err)
-	}
-	if d != store.SQLite {
-		return nil
+	path, err := sqlitePath(dsn)
+	if err != nil || path == "" {
+		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create the database folder: %w", err)
 	}
 	return nil
+}
+
+// sqlitePath is the file of a SQLite LATCHKEY_DATABASE_URL, "" for another
+// engine; a value the store would refuse is refused before anything is
+// made of or concluded from it.
+func sqlitePath(dsn string) (string, error) {
+	d, path, err := store.ParseDSN(dsn)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("LATCHKEY_DATABASE_URL: %w", err)
+	case d != store.SQLite:
+		return "", nil
+	}
+	return path, nil
 }
