@@ -1,7 +1,9 @@
 package sso
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -76,6 +78,9 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 		if m.Status != organization.StatusActive {
 			return apierr.New(apierr.InactiveMember)
 		}
+		if err := s.checkTokenConnection(ctx, q, p.ID, td); err != nil {
+			return err
+		}
 		prior, err := s.d.Sessions.PriorFactors(ctx, q, p, req.IntermediateSessionToken, org.OrganizationID, m.MemberID, m.EmailAddress)
 		if err != nil {
 			return err
@@ -95,6 +100,56 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 		return nil, err
 	}
 	return &AuthenticateResponse{AuthResponse: resp, ResetSession: td.ResetSessions}, nil
+}
+
+// checkTokenConnection refuses a redeemed SSO token whose connection was
+// deleted or stopped being active after the callback issued it, or whose
+// registration is gone (the connection's deletion, or a later login of the
+// member through it under another NameID or subject, which replaced it):
+// an administrator who deletes or deactivates a compromised connection
+// ends the logins it had started, and no session names a connection or a
+// registration that is no longer there. The connection's row is shared
+// until q ends (store.DB.ShareRow, after the organization's row was read
+// and before Complete holds the member's: the order a deletion locks them
+// in), so a deletion running at once waits for this login or is seen by it.
+//
+// A connection gone, or a registration gone, is the token's own
+// sso_token_not_found, as a token that was never issued: nothing it names
+// exists any more. A connection still there but not active answers as
+// its callback and start would.
+func (s *Service) checkTokenConnection(ctx context.Context, q store.Querier, projectID string, td tokenData) error {
+	gone := func(err error, what string) error {
+		return apierr.Wrap(apierr.SSOTokenNotFound, err).WithMessage("The SSO token can no longer be used: the " + what +
+			" it was issued for has been deleted since. Please log in again.")
+	}
+	if err := s.d.DB.ShareRow(ctx, q, "sso_connections", "connection_id", td.ConnectionID); errors.Is(err, store.ErrNotFound) {
+		return gone(err, "SSO connection")
+	} else if err != nil {
+		return err
+	}
+	c, err := scanConn(q.QueryRowContext(ctx, `SELECT `+connColumns+` FROM sso_connections
+		WHERE connection_id = $1 AND project_id = $2 AND organization_id = $3`, td.ConnectionID, projectID, td.OrganizationID))
+	if errors.Is(err, store.ErrNotFound) {
+		return gone(err, "SSO connection")
+	}
+	if err != nil {
+		return fmt.Errorf("sso: connection of token: %w", err)
+	}
+	if c.Status != StatusActive {
+		if c.Kind == KindExternal {
+			return apierr.New(apierr.ExternalConnectionNotActive)
+		}
+		return apierr.New(apierr.SSOConnectionNotActive)
+	}
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM sso_registrations WHERE registration_id = $1
+		AND connection_id = $2 AND member_id = $3`, td.RegistrationID, td.ConnectionID, td.MemberID).Scan(&n); err != nil {
+		return fmt.Errorf("sso: registration of token: %w", err)
+	}
+	if n == 0 {
+		return gone(errors.New("sso: registration of token gone"), "SSO registration")
+	}
+	return nil
 }
 
 // DiscoverConnections handles SDK GET b2b/sso/discovery/connections as
