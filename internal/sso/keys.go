@@ -2,6 +2,8 @@ package sso
 
 import (
 	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/x509"
@@ -45,8 +47,32 @@ func parseCertificate(text string) (*x509.Certificate, string, error) {
 	return cert, string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Raw})), nil
 }
 
-// parsePrivateKey reads an RSA private key in PKCS#1 or PKCS#8 PEM.
+// minRSABits is the smallest RSA modulus accepted for a key uploaded to
+// sign or decrypt with, or in an identity provider's verification
+// certificate (NIST SP 800-57's floor since 2013). Below 1024 bits Go's
+// crypto/rsa refuses to sign or verify at all, so such a key would only
+// fail later (a 500 on upload, every login refused); from 1024 up to it
+// the key works but is one nobody should be starting to trust now.
+const minRSABits = 2048
+
+// parsePrivateKey reads an uploaded RSA private key in PKCS#1 or PKCS#8
+// PEM, which must have at least minRSABits: the self-signed certificate
+// made for it and every signature or decryption with it must work.
+// Keys already stored are read by decodePrivateKey, without the size
+// rule, so that a rule tightened later never locks a connection out.
 func parsePrivateKey(text string) (*rsa.PrivateKey, error) {
+	k, err := decodePrivateKey(text)
+	if err != nil {
+		return nil, err
+	}
+	if n := k.N.BitLen(); n < minRSABits {
+		return nil, fmt.Errorf("a %d-bit RSA key: at least %d bits are needed", n, minRSABits)
+	}
+	return k, nil
+}
+
+// decodePrivateKey reads an RSA private key in PKCS#1 or PKCS#8 PEM.
+func decodePrivateKey(text string) (*rsa.PrivateKey, error) {
 	block, _ := pem.Decode([]byte(strings.TrimSpace(text)))
 	if block == nil {
 		return nil, errors.New("not PEM")
@@ -114,7 +140,7 @@ func (s *Service) openKey(k storedKey) (*rsa.PrivateKey, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("sso: open key %s: %w", k.ID, err)
 	}
-	key, err := parsePrivateKey(text)
+	key, err := decodePrivateKey(text)
 	if err != nil {
 		return nil, nil, fmt.Errorf("sso: parse key %s: %w", k.ID, err)
 	}
@@ -143,16 +169,23 @@ func holdsKey(keys []storedKey, pub *rsa.PublicKey) (bool, error) {
 }
 
 // verificationCert stores an identity provider's certificate, which must
+// have a key a SAML signature can be verified with (keyProblem) and must
 // not have expired at validAt unless that is zero: goxmldsig verifies only
 // with a certificate inside its validity period, so an expired one would
 // be accepted and then fail every login as a bad signature. One not valid
 // yet is accepted: an upload adds to the connection's certificates, and
 // staging the next certificate before the identity provider switches to
-// it is how a rotation goes without a failed login.
+// it is how a rotation goes without a failed login. Every certificate a
+// connection gets comes through here: uploaded, read from metadata
+// (UpdateSAMLByURL applies its choice as an upload) or provisioned.
 func verificationCert(id, text string, validAt time.Time) (storedCert, error) {
 	cert, pemText, err := parseCertificate(text)
 	if err != nil {
 		return storedCert{}, apierr.Invalid("x509_certificate", "x509_certificate must be an X.509 certificate in PEM.")
+	}
+	if p := keyProblem(cert); p != "" {
+		return storedCert{}, apierr.Invalid("x509_certificate", "x509_certificate "+p+
+			": a verification certificate needs an RSA key of at least 2048 bits or an ECDSA key on P-256, P-384 or P-521.")
 	}
 	if p := certProblem(cert, validAt); p != "" && !validAt.IsZero() && validAt.After(cert.NotAfter) {
 		return storedCert{}, apierr.Invalid("x509_certificate", "x509_certificate "+p+
@@ -174,4 +207,28 @@ func certProblem(cert *x509.Certificate, now time.Time) string {
 		return "is not valid until " + cert.NotBefore.UTC().Format(time.RFC3339) + " (its NotBefore)"
 	}
 	return ""
+}
+
+// keyProblem says why cert's public key can never verify an identity
+// provider's SAML signature here ("has a 1024-bit RSA key", ...), or ""
+// when it can. goxmldsig verifies RSA and ECDSA signatures only (an
+// Ed25519 or DSA key fails every one), Go's crypto/rsa refuses RSA keys
+// under 1024 bits, and keys under minRSABits are refused as an upload's
+// private keys are. ECDSA is limited to the curves XML Signature's ECDSA
+// methods are used with (P-256, P-384, P-521).
+func keyProblem(cert *x509.Certificate) string {
+	switch k := cert.PublicKey.(type) {
+	case *rsa.PublicKey:
+		if n := k.N.BitLen(); n < minRSABits {
+			return fmt.Sprintf("has a %d-bit RSA key", n)
+		}
+		return ""
+	case *ecdsa.PublicKey:
+		switch k.Curve {
+		case elliptic.P256(), elliptic.P384(), elliptic.P521():
+			return ""
+		}
+		return "has an ECDSA key on " + k.Curve.Params().Name + ", a curve SAML signatures are not verified with"
+	}
+	return "has a public key of type " + cert.PublicKeyAlgorithm.String() + ", which SAML signatures cannot be verified with"
 }
