@@ -132,6 +132,13 @@ func (s *Service) applyOIDC(c *conn, u oidcUpdate, disc *discoveryDoc, check fun
 			continue
 		}
 		v := strings.TrimSpace(*f.in)
+		if f.dst == &cfg.Issuer && disc != nil {
+			// The document's own spelling: discovery matched it to the one
+			// typed ignoring a trailing slash (discover), but an ID token's
+			// iss is compared with the stored issuer exactly (go-oidc), and
+			// the provider stamps its tokens with the spelling it publishes.
+			v = disc.Issuer
+		}
 		switch {
 		case v == "":
 		case f.fetched:

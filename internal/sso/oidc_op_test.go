@@ -41,6 +41,10 @@ type signingOP struct {
 	// respell, when set, names the apptest.Respellings spelling its token
 	// endpoint sends the ID token in (guarded by mu).
 	respell string
+	// published, when set, is the issuer its discovery document and ID
+	// tokens name instead of issuer() (another spelling of it: a trailing
+	// slash); its endpoints stay under issuer(). Set before any request.
+	published string
 }
 
 func newSigningOP(t *testing.T, alg string, advertised ...string) *signingOP {
@@ -110,8 +114,16 @@ func (op *signingOP) setRespell(name string) {
 
 func (op *signingOP) issuer() string { return op.srv.URL }
 
+// iss is the issuer the provider publishes and stamps its ID tokens with.
+func (op *signingOP) iss() string {
+	if op.published != "" {
+		return op.published
+	}
+	return op.issuer()
+}
+
 func (op *signingOP) discovery(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, map[string]any{"issuer": op.issuer(), "authorization_endpoint": op.issuer() + "/authorize",
+	writeJSON(w, map[string]any{"issuer": op.iss(), "authorization_endpoint": op.issuer() + "/authorize",
 		"token_endpoint": op.issuer() + "/token", "jwks_uri": op.issuer() + "/jwks",
 		"response_types_supported": []string{"code"}, "subject_types_supported": []string{"public"},
 		"id_token_signing_alg_values_supported": op.advertised, "code_challenge_methods_supported": []string{"S256"}})
@@ -167,7 +179,7 @@ func (op *signingOP) token(w http.ResponseWriter, r *http.Request) {
 	}
 	// The server's fake clock follows the real one in these tests.
 	now := time.Now()
-	claims, _ := json.Marshal(map[string]any{"iss": op.issuer(), "sub": op.subject, "aud": op.clientID,
+	claims, _ := json.Marshal(map[string]any{"iss": op.iss(), "sub": op.subject, "aud": op.clientID,
 		"iat": now.Unix(), "exp": now.Add(10 * time.Minute).Unix(), "nonce": authz.Get("nonce"),
 		"email": op.email, "email_verified": true, "name": op.name})
 	writeJSON(w, map[string]any{"access_token": randomString(op.t), "token_type": "Bearer", "expires_in": 3600,
