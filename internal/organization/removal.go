@@ -3,7 +3,6 @@ package organization
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -55,22 +54,10 @@ func (s *Store) orgAddresses(ctx context.Context, q store.Querier, orgID string)
 			return nil, fmt.Errorf("organization: lock %s: %w", orgID, store.MapError(err))
 		}
 	}
-	rows, err := q.QueryContext(ctx, `SELECT DISTINCT email_address FROM members WHERE organization_id = $1`, orgID)
+	emails, err := store.Strings(ctx, q, `SELECT DISTINCT email_address FROM members WHERE organization_id = $1
+		ORDER BY email_address`, orgID)
 	if err != nil {
 		return nil, fmt.Errorf("organization: addresses of %s: %w", orgID, err)
 	}
-	defer rows.Close()
-	var emails []string
-	for rows.Next() {
-		var e string
-		if err := rows.Scan(&e); err != nil {
-			return nil, fmt.Errorf("organization: addresses of %s: %w", orgID, err)
-		}
-		emails = append(emails, e)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("organization: addresses of %s: %w", orgID, err)
-	}
-	slices.Sort(emails)
 	return emails, nil
 }

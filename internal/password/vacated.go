@@ -90,21 +90,13 @@ func (s *Service) vacate(ctx context.Context, q store.Querier, projectID string,
 // heldAddresses are the addresses among the batch (in, args: vacate's)
 // that a member row of the project still holds, whatever its status.
 func (s *Service) heldAddresses(ctx context.Context, q store.Querier, in string, args []any) (map[string]bool, error) {
-	rows, err := q.QueryContext(ctx, `SELECT DISTINCT email_address FROM members WHERE project_id = $1 AND `+in, args...)
+	emails, err := store.Strings(ctx, q, `SELECT DISTINCT email_address FROM members WHERE project_id = $1 AND `+in, args...)
 	if err != nil {
 		return nil, fmt.Errorf("remaining members: %w", err)
 	}
-	defer rows.Close()
-	held := map[string]bool{}
-	for rows.Next() {
-		var e string
-		if err := rows.Scan(&e); err != nil {
-			return nil, fmt.Errorf("remaining members: %w", err)
-		}
+	held := make(map[string]bool, len(emails))
+	for _, e := range emails {
 		held[e] = true
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("remaining members: %w", err)
 	}
 	return held, nil
 }
