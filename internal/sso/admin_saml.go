@@ -154,7 +154,7 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 	if u.SigningPrivateKey != nil && strings.TrimSpace(*u.SigningPrivateKey) != "" {
 		key, err := parsePrivateKey(*u.SigningPrivateKey)
 		if err != nil {
-			return apierr.Invalid("signing_private_key", "signing_private_key must be an RSA private key in PEM.")
+			return apierr.Invalid("signing_private_key", "signing_private_key must be an RSA private key of at least 2048 bits in PEM.")
 		}
 		k, err := s.newKey(newKeyID("saml-signing-key", c), c.ID, key, now)
 		if err != nil {
@@ -167,7 +167,7 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 	if u.SAMLEncryptionPrivateKey != nil && strings.TrimSpace(*u.SAMLEncryptionPrivateKey) != "" {
 		key, err := parsePrivateKey(*u.SAMLEncryptionPrivateKey)
 		if err != nil {
-			return apierr.Invalid("saml_encryption_private_key", "saml_encryption_private_key must be an RSA private key in PEM.")
+			return apierr.Invalid("saml_encryption_private_key", "saml_encryption_private_key must be an RSA private key of at least 2048 bits in PEM.")
 		}
 		// The same key again is no new one (as with certificates): the
 		// update leaves the list as it is, limit or not.
@@ -450,7 +450,7 @@ func (s *Service) signingCerts(idp *types.IDPSSODescriptor) ([]string, error) {
 			texts = append(texts, kd.KeyInfo.X509Data.X509Certificates[0].Data)
 		}
 	}
-	now, expired, parsed := s.d.Clock.Now(), "", false
+	now, expired, weak, parsed := s.d.Clock.Now(), "", "", false
 	var certs, seen []string
 	for _, text := range texts {
 		cert, pemText, err := parseCertificate(text)
@@ -464,6 +464,15 @@ func (s *Service) signingCerts(idp *types.IDPSSODescriptor) ([]string, error) {
 			}
 			continue
 		}
+		// A key no signature can be verified with (keyProblem) is passed
+		// over while the metadata lists a usable one; alone, it is
+		// refused as its upload would be.
+		if keyProblem(cert) != "" {
+			if weak == "" {
+				weak = text
+			}
+			continue
+		}
 		if !slices.Contains(seen, pemText) {
 			seen = append(seen, pemText)
 			certs = append(certs, text)
@@ -472,6 +481,8 @@ func (s *Service) signingCerts(idp *types.IDPSSODescriptor) ([]string, error) {
 	switch {
 	case len(certs) > 0:
 		return certs, nil
+	case weak != "":
+		return []string{weak}, nil
 	case expired != "":
 		return nil, apierr.New(apierr.InvalidXMLFromSAMLMetadataURL).WithMessage("The signing certificate in the metadata " +
 			expired + ", and the metadata lists no other one that has not: the identity provider must publish its current certificate.")

@@ -201,20 +201,29 @@ func TestSAMLVerificationCertificateNeedsAKeyThatVerifies(t *testing.T) {
 
 // TestSAMLMetadataCertificateNeedsAKeyThatVerifies: metadata whose signing
 // certificate has a key that can never verify is refused as an upload of
-// it is, and nothing of the metadata is stored.
+// it is, and nothing of the metadata is stored; beside a usable one, it is
+// passed over.
 func TestSAMLMetadataCertificateNeedsAKeyThatVerifies(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		s := newSAMLEnv(t, e, nil)
 		path := "/v1/b2b/sso/saml/" + s.orgID + "/connections/" + s.connID
 		weak := certWithKey(t, &rsaKeyOf(t, 1024).PublicKey)
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			block, _ := pem.Decode([]byte(weak))
+		good := certWithKey(t, &rsaKeyOf(t, 2048).PublicKey)
+		keyDescriptor := func(certPEM string) string {
+			block, _ := pem.Decode([]byte(certPEM))
+			return `<md:KeyDescriptor use="signing"><ds:KeyInfo xmlns:ds="http://www.w3.org/2000/09/xmldsig#">` +
+				`<ds:X509Data><ds:X509Certificate>` + base64.StdEncoding.EncodeToString(block.Bytes) +
+				`</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>`
+		}
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			keys := keyDescriptor(weak)
+			if r.URL.Path == "/mixed" {
+				keys += keyDescriptor(good) // listed after the weak one
+			}
 			fmt.Fprintf(w, `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" entityID="https://idp.example/entity">`+
-				`<md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">`+
-				`<md:KeyDescriptor use="signing"><ds:KeyInfo xmlns:ds="http://www.w3.org/2000/09/xmldsig#">`+
-				`<ds:X509Data><ds:X509Certificate>%s</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>`+
+				`<md:IDPSSODescriptor protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">%s`+
 				`<md:SingleSignOnService Binding="urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect" Location="https://idp.example/sso"/>`+
-				`</md:IDPSSODescriptor></md:EntityDescriptor>`, base64.StdEncoding.EncodeToString(block.Bytes))
+				`</md:IDPSSODescriptor></md:EntityDescriptor>`, keys)
 		}))
 		t.Cleanup(srv.Close)
 		before := samlConnection(t, e, s.orgID, s.connID)
@@ -224,6 +233,14 @@ func TestSAMLMetadataCertificateNeedsAKeyThatVerifies(t *testing.T) {
 		if len(certIDs(after)) != 1 || after["idp_entity_id"] != before["idp_entity_id"] || after["idp_sso_url"] != before["idp_sso_url"] ||
 			!strings.HasPrefix(after["idp_sso_url"].(string), "http://127.0.0.1") {
 			t.Fatalf("connection after the refusal: %v", after)
+		}
+
+		// Listed beside a usable one, it is passed over: the usable one is
+		// added and the metadata applied.
+		apptest.Want(t, e.Backend(http.MethodPut, path+"/url", map[string]any{"metadata_url": srv.URL + "/mixed"}), 200, "")
+		after = samlConnection(t, e, s.orgID, s.connID)
+		if len(certIDs(after)) != 2 || after["idp_sso_url"] != "https://idp.example/sso" {
+			t.Fatalf("connection after the metadata with a usable certificate: %v", after)
 		}
 	})
 }
