@@ -59,6 +59,10 @@ export const en = {
     'This password appears in a list of breached passwords. Choose a different one.',
   'password.rule.met': 'Requirement met:',
   'password.rule.unmet': 'Requirement not met:',
+  // Marks drawn before each rule so met and unmet differ by more than colour (hidden from screen
+  // readers, which read the two texts above).
+  'password.rule.metMark': '✓',
+  'password.rule.unmetMark': '○',
 
   // Discovery (organization picker)
   'discovery.title': 'Select an organization to continue',
