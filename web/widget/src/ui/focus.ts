@@ -1,8 +1,21 @@
 import { useLayoutEffect, useRef, type RefObject } from 'react';
 
+/** The fields focus may land on: enabled, in the tab order (not the reset form's hidden username). */
+const FIELDS = ['input', 'select', 'textarea']
+  .map((tag) => `${tag}:not([disabled]):not([tabindex="-1"]):not([type="hidden"])`)
+  .join(', ');
+
 /**
- * Moves keyboard focus into a newly shown screen: its first enabled field, else its heading (a field
- * out of the tab order, like the reset form's hidden username for password managers, is none). The
+ * A field the member still has to fill in: an empty text field, or a select (its default is only a
+ * suggestion, like the SMS screen's country, and a screen reader starting after it would miss it).
+ */
+function stillToFill(el: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement): boolean {
+  return el instanceof HTMLSelectElement || el.value === '';
+}
+
+/**
+ * Moves keyboard focus into a newly shown screen: its first field still to fill in (password login
+ * opens on the password, its email being known), else its first field, else its heading. The
  * first screen is skipped so that mounting the widget does not steal focus from the host page. A
  * screen still loading (`ready` false) is focused once it is there.
  */
@@ -13,9 +26,8 @@ export function useScreenFocus(ref: RefObject<HTMLElement | null>, screenKey: st
     if (!ready) return;
     if (screenKey !== firstKey.current) changed.current = true;
     if (!changed.current || !ref.current) return;
-    const target =
-      ref.current.querySelector<HTMLElement>('input:not([disabled]):not([tabindex="-1"])') ??
-      ref.current.querySelector<HTMLElement>('[data-lk-heading]');
+    const fields = [...ref.current.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>(FIELDS)];
+    const target = fields.find(stillToFill) ?? fields[0] ?? ref.current.querySelector<HTMLElement>('[data-lk-heading]');
     target?.focus();
   }, [ref, screenKey, ready]);
 }
