@@ -64,4 +64,33 @@ describe('useScreenFocus', () => {
     rerender(<Form name="filled" />);
     expect(document.activeElement).toBe(screen.getByLabelText('Known'));
   });
+
+  it('while a screen’s code loads its placeholder holds the focus, unless the host page has it', () => {
+    function Lazy({ name, ready }: { name: string; ready: boolean }) {
+      const ref = useRef<HTMLDivElement>(null);
+      useScreenFocus(ref, name, ready);
+      return (
+        <div ref={ref}>
+          {ready ? <input aria-label={`${name} field`} /> : <div tabIndex={-1} data-lk-loading="" data-testid="loading" />}
+        </div>
+      );
+    }
+    const { rerender } = render(<Lazy name="first" ready />);
+    screen.getByLabelText('first field').focus();
+    rerender(<Lazy name="next" ready={false} />);
+    expect(document.activeElement).toBe(screen.getByTestId('loading'));
+    rerender(<Lazy name="next" ready />);
+    expect(document.activeElement).toBe(screen.getByLabelText('next field'));
+
+    // Focus the member moved to the host page in the meantime stays there.
+    const host = document.createElement('input');
+    document.body.append(host);
+    try {
+      host.focus();
+      rerender(<Lazy name="third" ready={false} />);
+      expect(document.activeElement).toBe(host);
+    } finally {
+      host.remove();
+    }
+  });
 });

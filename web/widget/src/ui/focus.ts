@@ -13,19 +13,33 @@ function stillToFill(el: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElem
   return el instanceof HTMLSelectElement || el.value === '';
 }
 
+/** Whether focus is nowhere (on <body>, as when its element was removed) or already in this widget. */
+function focusIsFree(container: HTMLElement): boolean {
+  const active = container.ownerDocument.activeElement;
+  if (!active || active === container.ownerDocument.body) return true;
+  const root = container.getRootNode();
+  return (root instanceof ShadowRoot && active === root.host) || container.contains(active);
+}
+
 /**
  * Moves keyboard focus into a newly shown screen: its first field still to fill in (password login
  * opens on the password, its email being known), else its first field, else its heading. The
  * first screen is skipped so that mounting the widget does not steal focus from the host page. A
- * screen still loading (`ready` false) is focused once it is there.
+ * screen still loading (`ready` false) is focused once it is there; meanwhile its `[data-lk-loading]`
+ * placeholder holds the focus.
  */
 export function useScreenFocus(ref: RefObject<HTMLElement | null>, screenKey: string, ready = true): void {
   const firstKey = useRef(screenKey);
   const changed = useRef(false);
   useLayoutEffect(() => {
-    if (!ready) return;
     if (screenKey !== firstKey.current) changed.current = true;
     if (!changed.current || !ref.current) return;
+    if (!ready) {
+      // The screen that held the focus is gone and this one's code is still loading: its placeholder
+      // takes the focus rather than <body> (WCAG 2.4.3), unless the focus is on the host page.
+      if (focusIsFree(ref.current)) ref.current.querySelector<HTMLElement>('[data-lk-loading]')?.focus();
+      return;
+    }
     const fields = [...ref.current.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>(FIELDS)];
     const target = fields.find(stillToFill) ?? fields[0] ?? ref.current.querySelector<HTMLElement>('[data-lk-heading]');
     target?.focus();
