@@ -1,9 +1,7 @@
-import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
 
-/** Writes a label into the widget's status region; the returned function takes it out again. */
-type Announce = (label: string) => () => void;
-
-const StatusContext = createContext<Announce | null>(null);
+/** Writes a label into the widget's status region. */
+const StatusContext = createContext<(label: string) => void>(() => undefined);
 
 /**
  * The widget's loading announcements: one visually hidden live region, in the page from the
@@ -12,34 +10,29 @@ const StatusContext = createContext<Announce | null>(null);
  * plain polite live region (no status role) so the screens' own status regions stay the only ones.
  */
 export function StatusRegion({ children }: { children: ReactNode }) {
-  const [labels, setLabels] = useState<{ id: number; label: string }[]>([]);
-  const nextId = useRef(0);
-  const announce = useCallback<Announce>((label) => {
-    const id = nextId.current++;
-    setLabels((all) => [...all, { id, label }]);
-    return () => setLabels((all) => all.filter((l) => l.id !== id));
-  }, []);
+  const [label, setLabel] = useState('');
   return (
-    <StatusContext.Provider value={announce}>
+    <StatusContext.Provider value={setLabel}>
       {children}
-      <p className="lk-visually-hidden" aria-live="polite" aria-atomic="true" data-lk-status="">
-        {labels[labels.length - 1]?.label ?? ''}
+      <p className="lk-visually-hidden" aria-live="polite" data-lk-status="">
+        {label}
       </p>
     </StatusContext.Provider>
   );
 }
 
 /**
- * An indeterminate progress indicator, always hidden from screen readers: its label, if any, goes
- * to the StatusRegion around it. Without a label it is decorative (inside a busy button, whose own
- * name must stay stable). Outside a StatusRegion a labelled spinner is its own status.
+ * An indeterminate progress indicator, hidden from screen readers: its label, if any, is said by
+ * the StatusRegion around it while the spinner shows. Without a label it is decorative (inside a
+ * busy button, whose own name must stay stable).
  */
 export function Spinner({ label, size = 'medium' }: { label?: string; size?: 'small' | 'medium' }) {
   const announce = useContext(StatusContext);
-  useEffect(() => (label && announce ? announce(label) : undefined), [label, announce]);
-  return label && !announce ? (
-    <span className={`lk-spinner lk-spinner--${size}`} role="status" aria-label={label} />
-  ) : (
-    <span className={`lk-spinner lk-spinner--${size}`} aria-hidden="true" />
-  );
+  useEffect(() => {
+    if (!label) return;
+    announce(label);
+    // Only one labelled spinner shows at a time; the region empties with it.
+    return () => announce('');
+  }, [label, announce]);
+  return <span className={`lk-spinner lk-spinner--${size}`} aria-hidden="true" />;
 }

@@ -1,24 +1,21 @@
 import { useLayoutEffect, useRef, type RefObject } from 'react';
 
 /** The fields focus may land on: enabled, in the tab order (not the reset form's hidden username). */
-const FIELDS = ['input', 'select', 'textarea']
-  .map((tag) => `${tag}:not([disabled]):not([tabindex="-1"]):not([type="hidden"])`)
-  .join(', ');
+const FIELDS = ':is(input,select,textarea):not([disabled],[tabindex="-1"])';
 
 /**
  * A field the member still has to fill in: an empty text field, or a select (its default is only a
  * suggestion, like the SMS screen's country, and a screen reader starting after it would miss it).
  */
 function stillToFill(el: HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement): boolean {
-  return el instanceof HTMLSelectElement || el.value === '';
+  return el.tagName === 'SELECT' || !el.value;
 }
 
 /** Whether focus is nowhere (on <body>, as when its element was removed) or already in this widget. */
 function focusIsFree(container: HTMLElement): boolean {
   const active = container.ownerDocument.activeElement;
-  if (!active || active === container.ownerDocument.body) return true;
-  const root = container.getRootNode();
-  return (root instanceof ShadowRoot && active === root.host) || container.contains(active);
+  const root = container.getRootNode() as Document | ShadowRoot;
+  return !active || active === container.ownerDocument.body || active === (root as ShadowRoot).host || container.contains(active);
 }
 
 /**
