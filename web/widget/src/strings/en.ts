@@ -61,8 +61,9 @@ export const en = {
   'password.rule.unmet': 'Requirement not met:',
   // Marks drawn before each rule so met and unmet differ by more than colour (hidden from screen
   // readers, which read the two texts above).
-  'password.rule.metMark': '✓',
-  'password.rule.unmetMark': '○',
+  // (each with the space that parts it from its rule)
+  'password.mark.met': '✓ ',
+  'password.mark.unmet': '○ ',
 
   // Discovery (organization picker)
   'discovery.title': 'Select an organization to continue',

@@ -14,7 +14,7 @@ export function StatusRegion({ children }: { children: ReactNode }) {
   return (
     <StatusContext.Provider value={setLabel}>
       {children}
-      <p className="lk-visually-hidden" aria-live="polite" data-lk-status="">
+      <p className="lk-visually-hidden" aria-live="polite">
         {label}
       </p>
     </StatusContext.Provider>

@@ -79,12 +79,12 @@ describe('live regions', () => {
     try {
       const view = (label: string | null) => <StatusRegion>{label ? <Spinner label={label} /> : null}</StatusRegion>;
       const { container, rerender } = render(view(null));
-      const region = container.querySelector<HTMLElement>('[data-lk-status]')!;
+      const region = container.querySelector<HTMLElement>('p.lk-visually-hidden[aria-live]:not([role])')!;
       expect(region.getAttribute('aria-live')).toBe('polite');
       expect(region.textContent).toBe('');
       expect(getComputedStyle(region).display).not.toBe('none');
       rerender(view('Loading organization'));
-      expect(container.querySelector('[data-lk-status]')).toBe(region);
+      expect(container.querySelector('p.lk-visually-hidden[aria-live]:not([role])')).toBe(region);
       expect(region.textContent).toBe('Loading organization');
       const spinner = container.querySelector('.lk-spinner')!;
       expect(spinner.getAttribute('aria-hidden')).toBe('true');

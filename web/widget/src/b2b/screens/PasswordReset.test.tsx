@@ -299,7 +299,7 @@ describe('strength meter', () => {
     expect(complexity.textContent).toContain('Requirement not met:');
     // Met and unmet differ by a visible mark, not only by colour (WCAG 1.4.1); screen readers get
     // the hidden text instead of the mark.
-    const mark = (rule: HTMLElement) => rule.querySelector('[aria-hidden="true"]')?.textContent;
+    const mark = (rule: HTMLElement) => rule.querySelector('[aria-hidden="true"]')?.textContent?.trim();
     expect(mark(length)).toBe('○');
     expect(ui.root.querySelector('.lk-rules')?.classList.contains('lk-rules--checks')).toBe(true);
     expect(continueButton(ui).disabled).toBe(true);

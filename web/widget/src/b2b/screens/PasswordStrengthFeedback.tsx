@@ -35,8 +35,8 @@ export function PasswordStrengthFeedback({ id, password }: { id: string; passwor
     const counts = ludsCounts(bootstrap.passwordConfig, result?.luds_feedback, password);
     const rule = (met: boolean, text: string) => (
       <li className={met ? 'lk-rule lk-rule--met' : 'lk-rule'}>
-        <span className="lk-rule__mark" aria-hidden="true">
-          {t(met ? 'password.rule.metMark' : 'password.rule.unmetMark')}
+        <span aria-hidden="true">
+          {t(met ? 'password.mark.met' : 'password.mark.unmet')}
         </span>
         <span className="lk-visually-hidden">{t(met ? 'password.rule.met' : 'password.rule.unmet')} </span>
         {text}
