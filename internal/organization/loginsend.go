@@ -38,10 +38,11 @@ type LoginSendLimits struct {
 // delivery fails.
 //
 // check runs before the member is looked up, and must check every field
-// the request names, both the login and the signup ones: build may use
-// only one half, chosen by whether the address is an active member's, and
-// a refusal that depended on that would tell the SDK face, whose answer is
-// otherwise the same for both (LoginSendResponse.SDKWire), who is one.
+// the request names, both the login and the signup ones, and on the SDK
+// face every default either half would need: build may use only one half,
+// chosen by whether the address is an active member's, and a refusal that
+// depended on that would tell the SDK face, whose answer is otherwise the
+// same for both (LoginSendResponse.SDKWire), who is one.
 func (s *Store) SendLogin(ctx context.Context, m notify.Mailer, l LoginSendLimits, proj *project.Project,
 	orgID, rawEmail, clientIP string, check func(ctx context.Context) error,
 	build func(q store.Querier, sent *LoginSend) (notify.Email, error),
