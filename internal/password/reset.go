@@ -148,8 +148,7 @@ func (s *Service) StartEmailReset(ctx context.Context, a StartParams) (*StartRes
 	member, _, err = s.d.Orgs.MemberForEmailLogin(ctx, org, a.Project.Env, email)
 	var ae *apierr.Error
 	if errors.As(err, &ae) {
-		msg, nerr := notify.PasswordNoAccountEmail(email, notify.NoticeData{ProjectID: a.Project.ID, ProjectName: a.Project.Name,
-			OrganizationName: org.OrganizationName})
+		msg, nerr := notify.PasswordNoAccountEmail(email, notify.NoticeData{ProjectID: a.Project.ID, ProjectName: a.Project.Name})
 		if nerr == nil {
 			nerr = s.d.Mailer.Send(ctx, msg)
 		}
