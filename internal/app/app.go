@@ -209,6 +209,9 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 	// Every module keeping a secret emailed to a member, or a session of
 	// one: an address change or a deletion ends them in its transaction.
 	a.Orgs.AddAddressHolder(a.Sessions, a.magicLinks, a.emailOTP, a.passwords)
+	// The password is an address's while a member row holds it: an
+	// organization's deletion or a purge that removes its last row ends it.
+	a.Orgs.AddRemovalHook(a.passwords)
 	// A first proof of an address that ended unproven access (oauth) ends
 	// the sessions and logins whoever came in that way started.
 	a.Orgs.AddMemberAccessEnder(a.Sessions.EndMember)

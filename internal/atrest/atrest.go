@@ -173,18 +173,5 @@ func sealColumn(ctx context.Context, db *store.DB, box *secretbox.Box, c Column)
 
 // plainBatch runs a PlaintextQuery after the key after.
 func plainBatch(ctx context.Context, db *store.DB, q, after string) ([][2]string, error) {
-	rows, err := db.Read().QueryContext(ctx, q, after)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out [][2]string
-	for rows.Next() {
-		var id, val string
-		if err := rows.Scan(&id, &val); err != nil {
-			return nil, err
-		}
-		out = append(out, [2]string{id, val})
-	}
-	return out, rows.Err()
+	return store.Pairs(ctx, db.Read(), q, after)
 }

@@ -61,20 +61,8 @@ func (c Column) Rows(ctx context.Context, q store.Querier) ([][2]string, error) 
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	rows, err := q.QueryContext(ctx, `SELECT `+c.Key+`, `+c.Column+` FROM `+c.Table+` WHERE `+c.Column+` <> ''`)
+	out, err := store.Pairs(ctx, q, `SELECT `+c.Key+`, `+c.Column+` FROM `+c.Table+` WHERE `+c.Column+` <> ''`)
 	if err != nil {
-		return nil, fmt.Errorf("atrest: read %s.%s: %w", c.Table, c.Column, err)
-	}
-	defer rows.Close()
-	var out [][2]string
-	for rows.Next() {
-		var id, v string
-		if err := rows.Scan(&id, &v); err != nil {
-			return nil, fmt.Errorf("atrest: read %s.%s: %w", c.Table, c.Column, err)
-		}
-		out = append(out, [2]string{id, v})
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("atrest: read %s.%s: %w", c.Table, c.Column, err)
 	}
 	return out, nil

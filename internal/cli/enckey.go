@@ -143,6 +143,11 @@ func holdsSealed(ctx context.Context, dsn string) (bool, error) {
 		return false, err
 	}
 	defer db.Close()
+	// A database never migrated holds nothing sealed, and is left as it
+	// is (requireMigrated refuses it next, unless the command is migrate).
+	if migrated, err := db.Migrated(ctx); err != nil || !migrated {
+		return false, err
+	}
 	// An older schema may lack the tables asked about; app.New migrates
 	// next in any case.
 	if err := app.MigrateDB(ctx, db); err != nil {
@@ -246,6 +251,22 @@ func sqliteExists(dsn string) error {
 	return nil
 }
 
+// requireMigrated refuses a database that was never migrated, as
+// sqliteExists refuses a missing SQLite file: every command but migrate
+// works on an existing Latchkey database, and one run against the wrong
+// PostgreSQL database (or an empty file) must not make it one. The URL is
+// not echoed: it may hold a password.
+func requireMigrated(ctx context.Context, db *store.DB) error {
+	ok, err := db.Migrated(ctx)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return errors.New("the database LATCHKEY_DATABASE_URL names holds no Latchkey schema (run `latchkey migrate` first)")
+	}
+	return nil
+}
+
 // openDB loads the configuration with its encryption key, opens and
 // migrates the database, checks the key opens the secrets already sealed,
 // and seals any plaintext secrets, as serve does.
@@ -267,6 +288,12 @@ func openDBFor(ctx context.Context, env Env, create bool) (*store.DB, *secretbox
 	db, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return nil, nil, err
+	}
+	if !create {
+		if err := requireMigrated(ctx, db); err != nil {
+			db.Close()
+			return nil, nil, err
+		}
 	}
 	if err := app.MigrateDB(ctx, db); err != nil {
 		db.Close()

@@ -152,5 +152,20 @@ func openApp(ctx context.Context, env Env) (*app.App, error) {
 	if err != nil {
 		return nil, err
 	}
+	return newCLIApp(ctx, cfg)
+}
+
+// newCLIApp is app.New for a command: on a database that was migrated
+// before (requireMigrated), logging nothing.
+func newCLIApp(ctx context.Context, cfg config.Config) (*app.App, error) {
+	db, err := store.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	err = requireMigrated(ctx, db)
+	db.Close()
+	if err != nil {
+		return nil, err
+	}
 	return app.New(ctx, cfg, app.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"time"
 
@@ -70,7 +68,7 @@ func rekeyCmd(ctx context.Context, env Env) error {
 	}
 	// app.New checks the current key and reseals what earlier versions
 	// sealed differently, so every value is in the form Rekey reseals.
-	a, err := app.New(ctx, cfg, app.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	a, err := newCLIApp(ctx, cfg)
 	if err != nil {
 		return err
 	}

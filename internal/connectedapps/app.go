@@ -6,13 +6,11 @@
 package connectedapps
 
 import (
-	"fmt"
 	"net"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/clientsecret"
@@ -187,23 +185,13 @@ const (
 // either past its bound.
 func checkShown(name, description *string) error {
 	if name != nil {
-		n := strings.TrimSpace(*name) // as stored: the spaces around it are dropped
-		if utf8.RuneCountInString(n) > MaxClientName {
-			return apierr.Invalid("client_name", fmt.Sprintf("client_name must be at most %d characters.", MaxClientName))
-		}
-		if strings.ContainsFunc(n, displaytext.Forbidden) {
-			return apierr.Invalid("client_name", "client_name must not contain control or bidirectional formatting characters.")
+		if _, why := displaytext.Line("client_name", *name, MaxClientName); why != "" {
+			return apierr.Invalid("client_name", why)
 		}
 	}
 	if description != nil {
-		d := strings.TrimSpace(*description)
-		if utf8.RuneCountInString(d) > MaxClientDescription {
-			return apierr.Invalid("client_description",
-				fmt.Sprintf("client_description must be at most %d characters.", MaxClientDescription))
-		}
-		if displaytext.ForbiddenInText(d) {
-			return apierr.Invalid("client_description",
-				"client_description must not contain control characters other than line breaks and tabs, or bidirectional formatting characters.")
+		if _, why := displaytext.Text("client_description", *description, MaxClientDescription); why != "" {
+			return apierr.Invalid("client_description", why)
 		}
 	}
 	return nil

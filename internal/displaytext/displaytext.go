@@ -17,8 +17,10 @@
 package displaytext
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // IsBidiControl reports whether r is one of the explicit bidirectional
@@ -91,4 +93,41 @@ func Clean(s string) string {
 		return ""
 	}
 	return s
+}
+
+// Line checks v as a one-line text someone chooses and others read (a
+// member's, client's or connection's name). It returns v trimmed, "" when
+// nothing in it is visible (Blank: no name), or, when v is refused, why:
+// a sentence naming field, which the caller wraps in its own catalogued
+// error. Refused: more than max characters (max 0: no bound), a control
+// character, a bidirectional formatting character, each with its own
+// sentence so the sender learns which character to remove.
+func Line(field, v string, max int) (text, refusal string) {
+	return check(field, v, max, false)
+}
+
+// Text is Line for a text of several lines (a description): line breaks
+// and tabs stay, as ForbiddenInText allows them.
+func Text(field, v string, max int) (text, refusal string) {
+	return check(field, v, max, true)
+}
+
+func check(field, v string, max int, lines bool) (string, string) {
+	v = strings.TrimSpace(v)
+	if max > 0 && utf8.RuneCountInString(v) > max {
+		return "", fmt.Sprintf("%s must be at most %d characters.", field, max)
+	}
+	if strings.ContainsFunc(v, IsBidiControl) {
+		return "", field + " must not contain bidirectional formatting characters (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C)."
+	}
+	switch {
+	case lines && ForbiddenInText(v):
+		return "", field + " must not contain control characters other than line breaks and tabs."
+	case !lines && strings.ContainsFunc(v, unicode.IsControl):
+		return "", field + " must not contain control characters."
+	}
+	if Blank(v) {
+		return "", ""
+	}
+	return v, ""
 }

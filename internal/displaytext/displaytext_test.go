@@ -68,3 +68,36 @@ func TestForbiddenInText(t *testing.T) {
 		}
 	}
 }
+
+// Line and Text trim, bound by characters (not bytes), refuse with a
+// sentence naming the field and the kind of character, and blank what
+// shows nothing; Text keeps line breaks and tabs.
+func TestLineAndText(t *testing.T) {
+	for _, c := range []struct {
+		name, in, want, why string
+		text                bool
+		max                 int
+	}{
+		{name: "trimmed", in: "  Ada  ", want: "Ada", max: 10},
+		{name: "characters not bytes", in: strings.Repeat("漢", 10), want: strings.Repeat("漢", 10), max: 10},
+		{name: "too long", in: strings.Repeat("a", 11), why: "f must be at most 10 characters.", max: 10},
+		{name: "no bound", in: strings.Repeat("a", 5000), want: strings.Repeat("a", 5000)},
+		{name: "control", in: "a\x07b", why: "f must not contain control characters."},
+		{name: "line break in a line", in: "a\nb", why: "f must not contain control characters."},
+		{name: "bidi", in: "Acme\u202egnp.exe", why: "f must not contain bidirectional formatting characters (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C)."},
+		{name: "blank", in: "\u200b\u00ad", want: ""},
+		{name: "text keeps lines", in: "one\r\ntwo\tthree\n", want: "one\r\ntwo\tthree", text: true},
+		{name: "text lone CR", in: "one\rtwo", why: "f must not contain control characters other than line breaks and tabs.", text: true},
+		{name: "text bidi", in: "x\u2066y", why: "f must not contain bidirectional formatting characters (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C).", text: true},
+		{name: "text blank", in: "\u3164", want: "", text: true},
+	} {
+		check := Line
+		if c.text {
+			check = Text
+		}
+		got, why := check("f", c.in, c.max)
+		if got != c.want || why != c.why {
+			t.Errorf("%s: (%q, %q), want (%q, %q)", c.name, got, why, c.want, c.why)
+		}
+	}
+}

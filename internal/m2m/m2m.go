@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/audit"
@@ -167,15 +166,9 @@ func (f Fields) apply(c *Client) error {
 // sequence or a line break in it rewrites a terminal or a log line that
 // shows it. A name with nothing visible is blank.
 func checkName(v string) (string, error) {
-	v = strings.TrimSpace(v)
-	if utf8.RuneCountInString(v) > MaxClientName {
-		return "", apierr.Invalid("client_name", fmt.Sprintf("client_name must be at most %d characters.", MaxClientName))
-	}
-	if strings.ContainsFunc(v, displaytext.Forbidden) {
-		return "", apierr.Invalid("client_name", "client_name must not contain control or bidirectional formatting characters.")
-	}
-	if displaytext.Blank(v) {
-		return "", nil
+	v, why := displaytext.Line("client_name", v, MaxClientName)
+	if why != "" {
+		return "", apierr.Invalid("client_name", why)
 	}
 	return v, nil
 }
@@ -184,14 +177,9 @@ func checkName(v string) (string, error) {
 // MaxClientDescription characters, or holding what a text of several lines
 // may not (displaytext.ForbiddenInText): line breaks and tabs stay.
 func checkDescription(v string) (string, error) {
-	v = strings.TrimSpace(v)
-	if utf8.RuneCountInString(v) > MaxClientDescription {
-		return "", apierr.Invalid("client_description",
-			fmt.Sprintf("client_description must be at most %d characters.", MaxClientDescription))
-	}
-	if displaytext.ForbiddenInText(v) {
-		return "", apierr.Invalid("client_description",
-			"client_description must not contain control characters other than line breaks and tabs, or bidirectional formatting characters.")
+	v, why := displaytext.Text("client_description", v, MaxClientDescription)
+	if why != "" {
+		return "", apierr.Invalid("client_description", why)
 	}
 	return v, nil
 }

@@ -41,21 +41,9 @@ func (s *Store) MembersByEmail(ctx context.Context, q store.Querier, projectID, 
 // refuses it (inactive_member). Discovery uses this not to offer it as one
 // the address may join.
 func (s *Store) DeletedMembershipOrgs(ctx context.Context, q store.Querier, projectID, email string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT organization_id FROM members WHERE project_id = $1 AND email_address = $2
+	out, err := store.Strings(ctx, q, `SELECT organization_id FROM members WHERE project_id = $1 AND email_address = $2
 		AND status = $3 ORDER BY organization_id`, projectID, email, StatusDeleted)
 	if err != nil {
-		return nil, fmt.Errorf("organization: deleted memberships by email: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("organization: deleted memberships by email: %w", err)
-		}
-		out = append(out, id)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("organization: deleted memberships by email: %w", err)
 	}
 	return out, nil

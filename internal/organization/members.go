@@ -261,18 +261,9 @@ const MaxNameLength = 256
 // catalogue has no type of its own for a member name: invalid_request
 // naming the field.
 func CheckName(name string) (string, error) {
-	name = strings.TrimSpace(name)
-	if utf8.RuneCountInString(name) > MaxNameLength {
-		return "", apierr.Invalid("name", fmt.Sprintf("name must be at most %d characters.", MaxNameLength))
-	}
-	if strings.ContainsFunc(name, unicode.IsControl) {
-		return "", apierr.Invalid("name", "name must not contain control characters.")
-	}
-	if strings.ContainsFunc(name, displaytext.IsBidiControl) {
-		return "", apierr.Invalid("name", "name must not contain bidirectional formatting characters (U+202A-U+202E, U+2066-U+2069, U+200E, U+200F, U+061C).")
-	}
-	if displaytext.Blank(name) {
-		return "", nil
+	name, why := displaytext.Line("name", name, MaxNameLength)
+	if why != "" {
+		return "", apierr.Invalid("name", why)
 	}
 	return name, nil
 }

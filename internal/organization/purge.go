@@ -74,9 +74,10 @@ func (s *Store) memberForAdmin(ctx context.Context, q store.Querier, org *Organi
 }
 
 // purgeDeleted removes m's row if it still qualifies (deleted, address
-// unverified, kept by no guard), inside q, and reports whether it did. The
-// condition is in the DELETE itself, so a reactivation, a login verifying
-// the address or a provisioning committed since m was read leaves the row.
+// unverified, kept by no guard), inside q, and reports whether it did; the
+// removal hooks then learn of m's address. The condition is in the DELETE
+// itself, so a reactivation, a login verifying the address or a
+// provisioning committed since m was read leaves the row.
 //
 // On PostgreSQL the row is locked FOR UPDATE first, in a statement of its
 // own: that lock waits for a transaction that inserted a row referencing
@@ -104,7 +105,15 @@ func (s *Store) purgeDeleted(ctx context.Context, q store.Querier, m *Member) (b
 	if err != nil {
 		return false, fmt.Errorf("organization: purge member %s: %w", m.MemberID, err)
 	}
-	return n == 1, nil
+	if n != 1 {
+		return false, nil
+	}
+	// The row was perhaps its address's last in the project: what the
+	// address kept goes before a member is created in its place.
+	if err := s.membersRemoved(ctx, q, m.projectID, []string{m.EmailAddress}); err != nil {
+		return false, fmt.Errorf("organization: purge member %s: %w", m.MemberID, err)
+	}
+	return true, nil
 }
 
 // refuseDeleted is the answer to an admin inviting or creating the address

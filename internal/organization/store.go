@@ -28,6 +28,7 @@ type Store struct {
 	unproven   []UnprovenAccess     // see AddUnprovenAccess
 	enders     []MemberAccessEnder  // see AddMemberAccessEnder
 	deletion   []DeletionHook       // see AddDeletionHook
+	removal    []RemovalHook        // see AddRemovalHook
 	guards     []PurgeGuard         // see AddPurgeGuard
 	audit      audit.InTx           // see UseAudit; nil records nothing
 	// memberDeletion are told of member deletions (AddMemberDeletionHook).
@@ -371,7 +372,8 @@ func conflictError(err error) error {
 // who deletes it. The organization's row is locked first, then the
 // deletion hooks run (they lock other organizations' rows after it, in the
 // order every SSO change takes, and record what the deletion ends), then
-// the row goes with everything that cascades from it.
+// the row goes with everything that cascades from it, and last the removal
+// hooks learn which addresses its members held (orgAddresses).
 func (s *Store) Delete(ctx context.Context, projectID, orgID string, by Actor) error {
 	return s.db.Tx(ctx, func(q store.Querier) error {
 		if err := s.db.LockRow(ctx, q, "organizations", "organization_id", orgID); err != nil {
@@ -382,12 +384,19 @@ func (s *Store) Delete(ctx context.Context, projectID, orgID string, by Actor) e
 				return fmt.Errorf("organization: delete %s: %w", orgID, err)
 			}
 		}
+		emails, err := s.orgAddresses(ctx, q, orgID)
+		if err != nil {
+			return err
+		}
 		res, err := q.ExecContext(ctx, `DELETE FROM organizations WHERE organization_id = $1 AND project_id = $2`, orgID, projectID)
 		if err != nil {
 			return fmt.Errorf("organization: delete: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
 			return fmt.Errorf("organization: delete %s: %w", orgID, store.ErrNotFound)
+		}
+		if err := s.membersRemoved(ctx, q, projectID, emails); err != nil {
+			return fmt.Errorf("organization: delete %s: %w", orgID, err)
 		}
 		return nil
 	})

@@ -265,20 +265,9 @@ func (s *Store) ByPublicToken(ctx context.Context, token string) (*Project, erro
 // a wrong secret of a real project, so timing does not reveal which
 // projects exist).
 func (s *Store) secretEntry(ctx context.Context, projectID string) (secretEntry, error) {
-	rows, err := s.db.Read().QueryContext(ctx, `SELECT secret_hash FROM project_secrets WHERE project_id = $1`, projectID)
-	if err != nil {
-		return secretEntry{}, fmt.Errorf("project: secrets: %w", err)
-	}
-	defer rows.Close()
 	var e secretEntry
-	for rows.Next() {
-		var h string
-		if err := rows.Scan(&h); err != nil {
-			return secretEntry{}, fmt.Errorf("project: scan secret: %w", err)
-		}
-		e.hashes = append(e.hashes, h)
-	}
-	if err := rows.Err(); err != nil {
+	var err error
+	if e.hashes, err = store.Strings(ctx, s.db.Read(), `SELECT secret_hash FROM project_secrets WHERE project_id = $1`, projectID); err != nil {
 		return secretEntry{}, fmt.Errorf("project: secrets: %w", err)
 	}
 	if len(e.hashes) == 0 {

@@ -174,21 +174,12 @@ func joinTypes(types []RedirectType) string {
 
 // Origins lists a project's authorized browser origins, sorted.
 func (s *Store) Origins(ctx context.Context, projectID string) ([]string, error) {
-	rows, err := s.db.Read().QueryContext(ctx, `SELECT origin FROM project_origins WHERE project_id = $1 ORDER BY origin`, projectID)
+	out, err := store.Strings(ctx, s.db.Read(), `SELECT origin FROM project_origins WHERE project_id = $1 ORDER BY origin`, projectID)
 	if err != nil {
 		return nil, fmt.Errorf("project: origins: %w", err)
 	}
-	defer rows.Close()
-	out := []string{}
-	for rows.Next() {
-		var o string
-		if err := rows.Scan(&o); err != nil {
-			return nil, fmt.Errorf("project: scan origin: %w", err)
-		}
-		out = append(out, o)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("project: origins: %w", err)
+	if out == nil {
+		out = []string{} // an empty list on the wire, not null
 	}
 	return out, nil
 }

@@ -66,20 +66,17 @@ func checkIdentityProvider(v string) (string, error) {
 	return v, nil
 }
 
+// MaxDisplayName bounds a connection's display_name, in characters.
+const MaxDisplayName = 256
+
 // checkDisplayName trims a connection's display_name. The organization's
 // admins read it (scim_active_connection, the admin portal): control and
 // bidirectional formatting characters are refused as in every name others
 // read (displaytext), and a name with nothing visible is blank.
 func checkDisplayName(v string) (string, error) {
-	v = strings.TrimSpace(v)
-	if len(v) > 256 {
-		return "", refused(apierr.InvalidDisplayName, "display_name", "display_name must be at most 256 characters.")
-	}
-	if strings.ContainsFunc(v, displaytext.Forbidden) {
-		return "", refused(apierr.InvalidDisplayName, "display_name", "display_name must not contain control or bidirectional formatting characters.")
-	}
-	if displaytext.Blank(v) {
-		return "", nil
+	v, why := displaytext.Line("display_name", v, MaxDisplayName)
+	if why != "" {
+		return "", refused(apierr.InvalidDisplayName, "display_name", why)
 	}
 	return v, nil
 }

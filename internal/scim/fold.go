@@ -136,21 +136,8 @@ func FoldGroupNames(ctx context.Context, db *store.DB) (int, error) {
 		if indexed {
 			cond = ` WHERE display_name_key = ''`
 		}
-		rows, err := q.QueryContext(ctx, `SELECT DISTINCT connection_id FROM scim_groups`+cond)
+		conns, err := store.Strings(ctx, q, `SELECT DISTINCT connection_id FROM scim_groups`+cond)
 		if err != nil {
-			return err
-		}
-		var conns []string
-		for rows.Next() {
-			var c string
-			if err := rows.Scan(&c); err != nil {
-				rows.Close()
-				return err
-			}
-			conns = append(conns, c)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return err
 		}
 		if indexed && len(conns) == 0 {

@@ -168,18 +168,19 @@ func (h Handlers) create(r *http.Request, kind string, fill func(c *conn) error)
 	return c, nil
 }
 
+// MaxDisplayName bounds a connection's display_name, in characters: the
+// login screen shows it on a button, where a longer one does not fit.
+const MaxDisplayName = 256
+
 // checkDisplayName trims a connection's display_name, which the login
-// screen shows ("Continue with ..."), and refuses control and
-// bidirectional formatting characters in it (displaytext). A name with
-// nothing visible is "", as a blank one: a create then uses the default,
-// an update refuses it (updateDisplayName).
+// screen shows ("Continue with ..."), and refuses one over MaxDisplayName
+// characters or holding control or bidirectional formatting characters
+// (displaytext). A name with nothing visible is "", as a blank one: a
+// create then uses the default, an update refuses it (updateDisplayName).
 func checkDisplayName(v string) (string, error) {
-	v = strings.TrimSpace(v)
-	if strings.ContainsFunc(v, displaytext.Forbidden) {
-		return "", apierr.Invalid("display_name", "display_name must not contain control or bidirectional formatting characters.")
-	}
-	if displaytext.Blank(v) {
-		return "", nil
+	v, why := displaytext.Line("display_name", v, MaxDisplayName)
+	if why != "" {
+		return "", apierr.Invalid("display_name", why)
 	}
 	return v, nil
 }

@@ -1,6 +1,7 @@
 package sso
 
 import (
+	"bytes"
 	"context"
 	"encoding/xml"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
@@ -145,18 +147,8 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 		cfg.AttributeMapping = u.AttributeMapping
 	}
 	if u.X509Certificate != nil && strings.TrimSpace(*u.X509Certificate) != "" {
-		cert, err := verificationCert(newKeyID("saml-verification-key", c), *u.X509Certificate, now)
-		if err != nil {
+		if err := addVerificationCerts(c, []string{*u.X509Certificate}, now); err != nil {
 			return err
-		}
-		cert.CreatedAt = store.Millis(now)
-		// The same certificate again is no new one: the update leaves the
-		// list as it is, limit or not.
-		if !slices.ContainsFunc(cfg.VerificationCertificates, func(v storedCert) bool { return v.PEM == cert.PEM }) {
-			if len(cfg.VerificationCertificates) >= maxVerificationCertificates {
-				return apierr.New(apierr.TooManySSOVerificationCertificates)
-			}
-			cfg.VerificationCertificates = append(cfg.VerificationCertificates, cert)
 		}
 	}
 	if u.SigningPrivateKey != nil && strings.TrimSpace(*u.SigningPrivateKey) != "" {
@@ -216,6 +208,34 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 	if u.AllowGatewayCallback != nil {
 		cfg.AllowGatewayCallback = *u.AllowGatewayCallback
 	}
+	return nil
+}
+
+// addVerificationCerts adds the identity provider's certificates texts to
+// c's verification certificates, all or none: each must be one
+// verificationCert accepts, and the distinct new ones must fit in
+// maxVerificationCertificates with those held. A certificate held already
+// (or listed twice) is no new one: it leaves the list as it is, limit or
+// not.
+func addVerificationCerts(c *conn, texts []string, now time.Time) error {
+	held := func(list []storedCert, pemText string) bool {
+		return slices.ContainsFunc(list, func(v storedCert) bool { return v.PEM == pemText })
+	}
+	var add []storedCert
+	for _, text := range texts {
+		cert, err := verificationCert(newKeyID("saml-verification-key", c), text, now)
+		if err != nil {
+			return err
+		}
+		cert.CreatedAt = store.Millis(now)
+		if !held(c.SAML.VerificationCertificates, cert.PEM) && !held(add, cert.PEM) {
+			add = append(add, cert)
+		}
+	}
+	if len(add) > 0 && len(c.SAML.VerificationCertificates)+len(add) > maxVerificationCertificates {
+		return apierr.New(apierr.TooManySSOVerificationCertificates)
+	}
+	c.SAML.VerificationCertificates = append(c.SAML.VerificationCertificates, add...)
 	return nil
 }
 
@@ -296,8 +316,10 @@ func (h Handlers) UpdateSAMLByURL(r *http.Request) (any, error) {
 		return nil, err
 	}
 	c, err := h.changeIn(r.Context(), t, func(ctx context.Context, c *conn) error {
-		cert := md.cert
-		return h.s.applySAML(c, samlUpdate{IdPEntityID: &md.entityID, IdPSSOURL: &md.ssoURL, X509Certificate: &cert})
+		if err := h.s.applySAML(c, samlUpdate{IdPEntityID: &md.entityID, IdPSSOURL: &md.ssoURL}); err != nil {
+			return err
+		}
+		return addVerificationCerts(c, md.certs, h.s.d.Clock.Now())
 	})
 	if err != nil {
 		return nil, err
@@ -306,10 +328,20 @@ func (h Handlers) UpdateSAMLByURL(r *http.Request) (any, error) {
 }
 
 type idpMetadata struct {
-	entityID, ssoURL, cert string
+	entityID, ssoURL string
+	// certs are the signing certificates to add (addVerificationCerts).
+	certs []string
 }
 
 const bindingRedirect = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect"
+
+// entitiesDescriptor is metadata that wraps entities in an
+// EntitiesDescriptor, as older Keycloak endpoints serve one identity
+// provider's. Only its direct EntityDescriptor children are read.
+type entitiesDescriptor struct {
+	XMLName  xml.Name                 `xml:"urn:oasis:names:tc:SAML:2.0:metadata EntitiesDescriptor"`
+	Entities []types.EntityDescriptor `xml:"urn:oasis:names:tc:SAML:2.0:metadata EntityDescriptor"`
+}
 
 func (s *Service) fetchMetadata(ctx context.Context, u string) (*idpMetadata, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
@@ -328,69 +360,131 @@ func (s *Service) fetchMetadata(ctx context.Context, u string) (*idpMetadata, er
 	if err != nil {
 		return nil, apierr.Wrap(apierr.InvalidSAMLMetadataURL, err)
 	}
-	var ed types.EntityDescriptor
-	if err := xml.Unmarshal(body, &ed); err != nil || ed.IDPSSODescriptor == nil {
-		return nil, apierr.Wrap(apierr.InvalidXMLFromSAMLMetadataURL, fmt.Errorf("no IDPSSODescriptor: %v", err))
+	ed, err := idpEntity(body)
+	if err != nil {
+		return nil, err
 	}
 	md := &idpMetadata{entityID: ed.EntityID}
+	// The first HTTP-Redirect endpoint: metadata lists its preferred one
+	// first.
 	for _, sso := range ed.IDPSSODescriptor.SingleSignOnServices {
 		if sso.Binding == bindingRedirect {
 			md.ssoURL = sso.Location
-		}
-	}
-	// The first signing certificate valid now: during an identity
-	// provider's rotation the metadata may list the expired one first.
-	// When none is, one not valid yet is taken, as an upload of it would
-	// be (verificationCert: an identity provider's new certificate may
-	// start a few seconds ahead of this clock); when every one has
-	// expired, the first one's problem is the answer. One that does not
-	// parse is refused by applySAML, as an uploaded one is.
-	var texts []string
-	for _, kd := range ed.IDPSSODescriptor.KeyDescriptors {
-		if (kd.Use == "" || kd.Use == "signing") && len(kd.KeyInfo.X509Data.X509Certificates) > 0 {
-			texts = append(texts, kd.KeyInfo.X509Data.X509Certificates[0].Data)
-		}
-	}
-	now, expired, ahead := s.d.Clock.Now(), "", ""
-	for _, text := range texts {
-		cert, _, err := parseCertificate(text)
-		if err != nil {
-			continue
-		}
-		switch p := certProblem(cert, now); {
-		case p == "":
-			md.cert = text
-		case now.After(cert.NotAfter):
-			if expired == "" {
-				expired = p
-			}
-		case ahead == "":
-			ahead = text
-		}
-		if md.cert != "" {
 			break
 		}
 	}
-	switch {
-	case md.cert == "" && ahead != "":
-		md.cert = ahead
-	case md.cert == "" && expired != "":
-		return nil, apierr.New(apierr.InvalidXMLFromSAMLMetadataURL).WithMessage("The signing certificate in the metadata " +
-			expired + ", and the metadata lists no other one that has not: the identity provider must publish its current certificate.")
-	case md.cert == "" && len(texts) > 0:
-		md.cert = texts[0]
+	if md.certs, err = s.signingCerts(ed.IDPSSODescriptor); err != nil {
+		return nil, err
 	}
-	if md.entityID == "" || md.ssoURL == "" || md.cert == "" {
+	if md.entityID == "" || md.ssoURL == "" || len(md.certs) == 0 {
 		return nil, apierr.New(apierr.InvalidXMLFromSAMLMetadataURL).WithMessage(
 			"The metadata needs an entityID, an HTTP-Redirect SingleSignOnService and a signing certificate.")
 	}
 	return md, nil
 }
 
+// idpEntity is the identity provider's EntityDescriptor in metadata body:
+// the root element, or the one child of an EntitiesDescriptor root that
+// has an IDPSSODescriptor. encoding/xml expands no DTD or custom entity
+// (an unknown entity reference is an error), so a document cannot grow
+// past the fetch's size cap while it is parsed.
+func idpEntity(body []byte) (*types.EntityDescriptor, error) {
+	dec := xml.NewDecoder(bytes.NewReader(body))
+	var root xml.StartElement
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, apierr.Wrap(apierr.InvalidXMLFromSAMLMetadataURL, fmt.Errorf("no root element: %w", err))
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			root = se
+			break
+		}
+	}
+	var found []*types.EntityDescriptor
+	if root.Name.Local == "EntitiesDescriptor" {
+		var all entitiesDescriptor
+		if err := dec.DecodeElement(&all, &root); err != nil {
+			return nil, apierr.Wrap(apierr.InvalidXMLFromSAMLMetadataURL, fmt.Errorf("EntitiesDescriptor: %w", err))
+		}
+		for i := range all.Entities {
+			if all.Entities[i].IDPSSODescriptor != nil {
+				found = append(found, &all.Entities[i])
+			}
+		}
+	} else {
+		var ed types.EntityDescriptor
+		if err := dec.DecodeElement(&ed, &root); err != nil {
+			return nil, apierr.Wrap(apierr.InvalidXMLFromSAMLMetadataURL, fmt.Errorf("EntityDescriptor: %w", err))
+		}
+		if ed.IDPSSODescriptor != nil {
+			found = append(found, &ed)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, apierr.Wrap(apierr.InvalidXMLFromSAMLMetadataURL, fmt.Errorf("no IDPSSODescriptor in <%s>", root.Name.Local))
+	case 1:
+		return found[0], nil
+	}
+	// A federation's aggregate: which of its identity providers is meant
+	// is not ours to guess.
+	return nil, apierr.New(apierr.InvalidXMLFromSAMLMetadataURL).WithMessage(fmt.Sprintf("The metadata describes %d identity "+
+		"providers (an EntitiesDescriptor): give the metadata URL of the identity provider's own entity.", len(found)))
+}
+
+// signingCerts are the signing certificates of an identity provider's
+// metadata that have not expired, each once, in the metadata's order: all
+// of them, since during a rotation (ADFS's primary and secondary, Entra's
+// next certificate) the identity provider may sign with any one it lists,
+// and the first listed need not be it. One not valid yet is a rotation
+// staged ahead of the switch, added as an upload of it would be
+// (verificationCert). When every one has expired, the first one's problem
+// is the answer. One that does not parse is passed over; when none does,
+// the first is returned for addVerificationCerts to refuse, as an uploaded
+// one is.
+func (s *Service) signingCerts(idp *types.IDPSSODescriptor) ([]string, error) {
+	var texts []string
+	for _, kd := range idp.KeyDescriptors {
+		if (kd.Use == "" || kd.Use == "signing") && len(kd.KeyInfo.X509Data.X509Certificates) > 0 {
+			texts = append(texts, kd.KeyInfo.X509Data.X509Certificates[0].Data)
+		}
+	}
+	now, expired, parsed := s.d.Clock.Now(), "", false
+	var certs, seen []string
+	for _, text := range texts {
+		cert, pemText, err := parseCertificate(text)
+		if err != nil {
+			continue
+		}
+		parsed = true
+		if now.After(cert.NotAfter) {
+			if expired == "" {
+				expired = certProblem(cert, now)
+			}
+			continue
+		}
+		if !slices.Contains(seen, pemText) {
+			seen = append(seen, pemText)
+			certs = append(certs, text)
+		}
+	}
+	switch {
+	case len(certs) > 0:
+		return certs, nil
+	case expired != "":
+		return nil, apierr.New(apierr.InvalidXMLFromSAMLMetadataURL).WithMessage("The signing certificate in the metadata " +
+			expired + ", and the metadata lists no other one that has not: the identity provider must publish its current certificate.")
+	case !parsed && len(texts) > 0:
+		return texts[:1], nil
+	}
+	return nil, nil
+}
+
 // DeleteCertificate handles DELETE of a verification certificate.
 func (h Handlers) DeleteCertificate(r *http.Request) (any, error) {
 	id := r.PathValue("certificate_id")
-	_, err := h.change(r, KindSAML, func(ctx context.Context, c *conn) error { return deleteCertificate(c, id) })
+	_, err := h.change(r, KindSAML, func(ctx context.Context, c *conn) error { return h.s.deleteCertificate(c, id) })
 	if err != nil {
 		return nil, err
 	}
@@ -402,22 +496,44 @@ func (h Handlers) DeleteCertificate(r *http.Request) (any, error) {
 // lock: two deletions of an active connection's last two certificates at
 // once are serialised there, so the second counts what the first left and
 // is refused.
-func deleteCertificate(c *conn, id string) error {
-	before := len(c.SAML.VerificationCertificates)
-	c.SAML.VerificationCertificates = slices.DeleteFunc(c.SAML.VerificationCertificates,
-		func(v storedCert) bool { return v.ID == id })
-	if len(c.SAML.VerificationCertificates) == before {
+func (s *Service) deleteCertificate(c *conn, id string) error {
+	now := s.d.Clock.Now()
+	i := slices.IndexFunc(c.SAML.VerificationCertificates, func(v storedCert) bool { return v.ID == id })
+	if i < 0 {
 		// The type the API family names: the Admin Portal reads it as
 		// "already deleted" when an admin saves a stale edit form.
 		return apierr.New(apierr.SSOVerificationKeyNotFound)
 	}
+	gone := c.SAML.VerificationCertificates[i]
+	c.SAML.VerificationCertificates = slices.Delete(c.SAML.VerificationCertificates, i, i+1)
+	if c.Status != StatusActive {
+		// A pending connection has no logins to break.
+		return nil
+	}
 	// An active connection keeps one certificate, or every login through
 	// it would stop at once: a rotation uploads the new certificate before
-	// deleting the old. A pending connection has no logins to break.
-	if len(c.SAML.VerificationCertificates) == 0 && c.Status == StatusActive {
+	// deleting the old. Nor may it lose its last one that verifies
+	// signatures (verifiesSoon): with only expired or far-off staged ones
+	// left it would stay active and fail every login. Deleting one that
+	// verifies nothing itself breaks no login, so it is allowed.
+	if len(c.SAML.VerificationCertificates) == 0 ||
+		verifiesSoon(gone, now) && !slices.ContainsFunc(c.SAML.VerificationCertificates, func(v storedCert) bool { return verifiesSoon(v, now) }) {
 		return apierr.New(apierr.CannotDeleteLastSSOVerificationKey)
 	}
 	return nil
+}
+
+// verifiesSoon reports whether a stored verification certificate verifies
+// signatures at now, or will within clockSkew: the most an identity
+// provider's clock may be ahead of ours, so one it already signs with, its
+// NotBefore not yet reached here, fails logins for no longer than that.
+// One that does not parse verifies nothing.
+func verifiesSoon(vc storedCert, now time.Time) bool {
+	cert, _, err := parseCertificate(vc.PEM)
+	if err != nil {
+		return false
+	}
+	return !now.After(cert.NotAfter) && !now.Add(clockSkew).Before(cert.NotBefore)
 }
 
 // DeleteEncryptionKey handles DELETE of an encryption private key.

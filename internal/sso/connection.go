@@ -236,20 +236,10 @@ func (s *Service) remove(ctx context.Context, q store.Querier, c *conn) error {
 	if err := s.removeDependents(ctx, q, `source_connection_id = $1`, c.ID); err != nil {
 		return err
 	}
-	rows, err := q.QueryContext(ctx, `SELECT member_id FROM sso_registrations WHERE connection_id = $1`, c.ID)
+	members, err := store.Strings(ctx, q, `SELECT member_id FROM sso_registrations WHERE connection_id = $1`, c.ID)
 	if err != nil {
 		return fmt.Errorf("sso: registrations of connection: %w", err)
 	}
-	var members []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return fmt.Errorf("sso: scan registration: %w", err)
-		}
-		members = append(members, id)
-	}
-	rows.Close()
 	if _, err := q.ExecContext(ctx, `DELETE FROM sso_registrations WHERE connection_id = $1`, c.ID); err != nil {
 		return fmt.Errorf("sso: delete registrations: %w", err)
 	}

@@ -25,7 +25,7 @@ func (s *Service) DeactivateIn(ctx context.Context, q store.Querier, projectID, 
 // deleteCertificate).
 func (s *Service) DeleteCertificateIn(ctx context.Context, q store.Querier, projectID, orgID, connID, certID string) error {
 	_, err := s.changeTx(ctx, q, changeTarget{projectID, orgID, connID, KindSAML}, func(_ context.Context, c *conn) error {
-		return deleteCertificate(c, certID)
+		return s.deleteCertificate(c, certID)
 	})
 	return err
 }

@@ -127,21 +127,13 @@ func attachSecrets(ctx context.Context, q store.Querier, conns ...*conn) error {
 		if c.Kind != KindSAML && c.Kind != KindOIDC {
 			continue
 		}
-		rows, err := q.QueryContext(ctx, `SELECT secret_id, secret FROM sso_secrets WHERE connection_id = $1`, c.ID)
+		pairs, err := store.Pairs(ctx, q, `SELECT secret_id, secret FROM sso_secrets WHERE connection_id = $1`, c.ID)
 		if err != nil {
 			return fmt.Errorf("sso: read secrets: %w", err)
 		}
 		got := map[string]string{}
-		for rows.Next() {
-			var id, sealed string
-			if err := rows.Scan(&id, &sealed); err != nil {
-				rows.Close()
-				return fmt.Errorf("sso: read secrets: %w", err)
-			}
-			got[id] = sealed
-		}
-		if err := rows.Close(); err != nil {
-			return fmt.Errorf("sso: read secrets: %w", err)
+		for _, p := range pairs {
+			got[p[0]] = p[1]
 		}
 		if c.Kind == KindOIDC {
 			c.OIDC.ClientSecret = got[c.ID]

@@ -86,21 +86,8 @@ func (b Backfill) Run(ctx context.Context, db *DB) (int, error) {
 // unfilled reads up to backfillBatch rows whose Target is NULL, as pairs of
 // key and Source.
 func (b Backfill) unfilled(ctx context.Context, q Querier) ([][2]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+b.Key+`, `+b.Source+` FROM `+b.Table+`
+	return Pairs(ctx, q, `SELECT `+b.Key+`, `+b.Source+` FROM `+b.Table+`
 		WHERE `+b.Target+` IS NULL LIMIT `+fmt.Sprint(backfillBatch))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var batch [][2]string
-	for rows.Next() {
-		var key, source string
-		if err := rows.Scan(&key, &source); err != nil {
-			return nil, err
-		}
-		batch = append(batch, [2]string{key, source})
-	}
-	return batch, rows.Err()
 }
 
 func (b Backfill) wrap(err error) error {

@@ -120,20 +120,15 @@ func (db *DB) Migrate(ctx context.Context, sources ...Source) error {
 		if _, err := q.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
 			return fmt.Errorf("store: create schema_migrations: %w", err)
 		}
-		applied := map[string]bool{}
-		rows, err := q.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+		// Every row or an error: a read cut short would re-apply migrations.
+		versions, err := Strings(ctx, q, `SELECT version FROM schema_migrations`)
 		if err != nil {
 			return fmt.Errorf("store: list migrations: %w", err)
 		}
-		for rows.Next() {
-			var v string
-			if err := rows.Scan(&v); err != nil {
-				rows.Close()
-				return fmt.Errorf("store: scan migration: %w", err)
-			}
+		applied := map[string]bool{}
+		for _, v := range versions {
 			applied[v] = true
 		}
-		rows.Close()
 		for _, m := range plan {
 			if applied[m.version] {
 				continue
@@ -215,20 +210,15 @@ func (db *DB) UnknownVersions(ctx context.Context, sources ...Source) ([]string,
 	for _, m := range plan {
 		known[m.version] = true
 	}
-	rows, err := db.Read().QueryContext(ctx, `SELECT version FROM schema_migrations ORDER BY version`)
+	versions, err := Strings(ctx, db.Read(), `SELECT version FROM schema_migrations ORDER BY version`)
 	if err != nil {
 		return nil, fmt.Errorf("store: list migrations: %w", err)
 	}
-	defer rows.Close()
 	var unknown []string
-	for rows.Next() {
-		var v string
-		if err := rows.Scan(&v); err != nil {
-			return nil, fmt.Errorf("store: scan migration: %w", err)
-		}
+	for _, v := range versions {
 		if !known[v] {
 			unknown = append(unknown, v)
 		}
 	}
-	return unknown, rows.Err()
+	return unknown, nil
 }

@@ -66,6 +66,16 @@ func Postgres(t testing.TB) *store.DB {
 	return open(t, postgresDSN(t))
 }
 
+// PostgresSchema returns a DSN of a fresh, empty schema (never migrated)
+// of the server named by LATCHKEY_TEST_POSTGRES_DSN, and its name; the
+// schema is dropped afterwards.
+func PostgresSchema(t testing.TB) (dsn, schema string) {
+	t.Helper()
+	dsn = postgresDSN(t)
+	u, _ := url.Parse(dsn)
+	return dsn, u.Query().Get("search_path")
+}
+
 // postgresDSN creates a fresh schema and returns a DSN that uses it.
 func postgresDSN(t testing.TB) string {
 	t.Helper()
