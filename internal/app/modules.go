@@ -176,6 +176,12 @@ func (a *App) mountModules(modules []Module, mux, sdk *routeMux, shapes *httpapi
 				}
 				shapes.Add(path, rt.Errors)
 			}
+			if rt.Audit.Admin != "" {
+				if rt.Handler == nil {
+					panic(fmt.Sprintf("app: route %q: only JSON routes record administrative changes", rt.Pattern))
+				}
+				rt.Handler = notePath(rt.Pattern, rt.Handler)
+			}
 			switch {
 			case rt.Raw == nil && rt.Handler == nil:
 				// An error shape only (httpapi.ErrorShapeRoute).

@@ -3,9 +3,10 @@
 // recovery codes, email), signing-key and secret rotation (the project's,
 // and M2M clients' and connected apps' secrets), failed client
 // authentications at the OAuth endpoints, member impersonation, and
-// configuration changes made with the CLI. Any package records through a *Log; the HTTP layer
-// records the login and factor routes of every module by itself (see
-// app/audit.go), and `latchkey audit --project ID` prints the log.
+// configuration changes made with the CLI or through the API. Any package
+// records through a *Log; the HTTP layer records the login, factor-change
+// and admin-change routes of every module by itself (see app/audit.go),
+// and `latchkey audit --project ID` prints the log.
 //
 // An event never holds a secret: no token, code, password or key material,
 // only who, what, the outcome, and where the request came from.
@@ -56,13 +57,21 @@ const (
 	// "cli"): Method names the command (add-origin, oauth, rbac set...),
 	// Details what changed, never a secret value.
 	ConfigChanged = "config_changed"
+	// A security-relevant change made through the API (backend or SDK
+	// face): an organization's settings, a member, sessions revoked, SSO
+	// and SCIM connections, custom roles, machine clients and connected
+	// apps. Method names the change (organization_updated...), the ids
+	// the object changed; details.actor_member_id the member whose
+	// session made it, details.fields the names (never the values) of
+	// the fields the request sent.
+	AdminChange = "admin_change"
 )
 
 // Types lists every event type, for the CLI's `audit --type` (an unknown
 // type is refused there rather than answered with nothing). A test keeps it
 // in step with the constants above.
 var Types = []string{Login, Lockout, FactorChange, SigningKeyRotated, SigningKeyRetired, SecretRotated, SecretRetired,
-	ImpersonationTokenCreated, MemberImpersonated, SCIMProvisioning, MemberPurged, ConfigChanged}
+	ImpersonationTokenCreated, MemberImpersonated, SCIMProvisioning, MemberPurged, ConfigChanged, AdminChange}
 
 // Outcomes.
 const (

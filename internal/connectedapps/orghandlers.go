@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -162,6 +163,9 @@ func (h OrgHandlers) revoke(r *http.Request, s *subject) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The answer names no one; the audit log files the revocation under
+	// the member whose consent ended.
+	httpapi.NoteSubject(ctx, httpapi.Subject{OrganizationID: s.org.OrganizationID, MemberID: s.memberID})
 	return &RevokeResponse{}, nil
 }
 

@@ -38,11 +38,13 @@ type Route struct {
 }
 
 // Audit says what a route's outcome means for the audit log and the login
-// metrics: a login by the method Login, or a change of a member's factors
-// (the action Factor). The zero value records nothing.
+// metrics: a login by the method Login, a change of a member's factors
+// (the action Factor), or a security-relevant administrative change (the
+// action Admin). The zero value records nothing.
 type Audit struct {
 	Login  string
 	Factor string
+	Admin  string
 }
 
 // LogsLogin returns the route with its outcomes recorded as logins by
@@ -57,6 +59,15 @@ func (rt Route) LogsLogin(method string) Route {
 // nothing and is not recorded.
 func (rt Route) LogsFactorChange(action string) Route {
 	rt.Audit = Audit{Factor: action}
+	return rt
+}
+
+// LogsAdminChange returns the route with its successes recorded as the
+// administrative change action ("organization_updated", "member_deleted"...;
+// the list is in the README's audit section); a refused change changed
+// nothing and is not recorded.
+func (rt Route) LogsAdminChange(action string) Route {
+	rt.Audit = Audit{Admin: action}
 	return rt
 }
 

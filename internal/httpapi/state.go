@@ -45,6 +45,10 @@ type reqState struct {
 	hasSubject bool
 	subject    Subject
 
+	// actor is the member whose session the request acts with
+	// (SetActingMember).
+	actor Subject
+
 	// shapes are the error shapes of the edge's refusals (WithErrorShapes).
 	shapes *ErrorShapes
 }

@@ -111,21 +111,21 @@ func (m *Module) Routes() []httpapi.Route {
 	const iss = "/v1/public/{project_id}"
 	return []httpapi.Route{
 		// Connected-app registry (backend face only: the project secret).
-		be("POST /v1/connected_apps/clients", apps.Create),
+		be("POST /v1/connected_apps/clients", apps.Create).LogsAdminChange("connected_app_created"),
 		be("POST /v1/connected_apps/clients/search", apps.Search),
 		be("GET /v1/connected_apps/clients/{client_id}", apps.Get),
-		be("PUT /v1/connected_apps/clients/{client_id}", apps.Update),
-		be("DELETE /v1/connected_apps/clients/{client_id}", apps.Delete),
+		be("PUT /v1/connected_apps/clients/{client_id}", apps.Update).LogsAdminChange("connected_app_updated"),
+		be("DELETE /v1/connected_apps/clients/{client_id}", apps.Delete).LogsAdminChange("connected_app_deleted"),
 		be("POST /v1/connected_apps/clients/{client_id}/secrets/rotate/start", apps.Rotate(clientsecret.StepStart)),
 		be("POST /v1/connected_apps/clients/{client_id}/secrets/rotate", apps.Rotate(clientsecret.StepComplete)),
 		be("POST /v1/connected_apps/clients/{client_id}/secrets/rotate/cancel", apps.Rotate(clientsecret.StepCancel)),
 
 		// Machine-to-machine clients (backend face).
-		be("POST /v1/m2m/clients", machines.Create),
+		be("POST /v1/m2m/clients", machines.Create).LogsAdminChange("m2m_client_created"),
 		be("POST /v1/m2m/clients/search", machines.Search),
 		be("GET /v1/m2m/clients/{client_id}", machines.Get),
-		be("PUT /v1/m2m/clients/{client_id}", machines.Update),
-		be("DELETE /v1/m2m/clients/{client_id}", machines.Delete),
+		be("PUT /v1/m2m/clients/{client_id}", machines.Update).LogsAdminChange("m2m_client_updated"),
+		be("DELETE /v1/m2m/clients/{client_id}", machines.Delete).LogsAdminChange("m2m_client_deleted"),
 		be("POST /v1/m2m/clients/{client_id}/secrets/rotate/start", machines.Rotate(clientsecret.StepStart)),
 		be("POST /v1/m2m/clients/{client_id}/secrets/rotate", machines.Rotate(clientsecret.StepComplete)),
 		be("POST /v1/m2m/clients/{client_id}/secrets/rotate/cancel", machines.Rotate(clientsecret.StepCancel)),
@@ -134,15 +134,15 @@ func (m *Module) Routes() []httpapi.Route {
 		be("GET /v1/b2b/organizations/{organization_id}/connected_apps", org.BackendOrgApps).ActsForMember(),
 		be("GET /v1/b2b/organizations/{organization_id}/connected_apps/{connected_app_id}", org.BackendOrgApp).ActsForMember(),
 		be("GET /v1/b2b/organizations/{organization_id}/members/{member_id}/connected_apps", org.BackendMemberApps).ActsForMember(),
-		be("POST /v1/b2b/organizations/{organization_id}/members/{member_id}/connected_apps/{connected_app_id}/revoke", org.BackendRevoke).ActsForMember(),
+		be("POST /v1/b2b/organizations/{organization_id}/members/{member_id}/connected_apps/{connected_app_id}/revoke", org.BackendRevoke).ActsForMember().LogsAdminChange("connected_app_consent_revoked"),
 		sdk("GET /sdk/v1/b2b/organizations/connected_apps", org.SDKOrgApps),
 		sdk("GET /sdk/v1/b2b/organizations/connected_apps/{connected_app_id}", org.SDKOrgApp),
 		sdk("GET /sdk/v1/b2b/organizations/members/connected_apps", org.SDKMemberApps),
 		sdk("GET /sdk/v1/b2b/organizations/members/{member_id}/connected_apps", org.SDKMemberApps),
 		// The same call as @stytch/vanilla-js 6.3.0 spells it (api-reference §1.4).
 		sdk("GET /sdk/v1b2b/organizations/members/{member_id}/connected_apps", org.SDKMemberApps),
-		sdk("POST /sdk/v1/b2b/organizations/members/connected_apps/{connected_app_id}/revoke", org.SDKRevoke),
-		sdk("POST /sdk/v1/b2b/organizations/members/{member_id}/connected_apps/{connected_app_id}/revoke", org.SDKRevoke),
+		sdk("POST /sdk/v1/b2b/organizations/members/connected_apps/{connected_app_id}/revoke", org.SDKRevoke).LogsAdminChange("connected_app_consent_revoked"),
+		sdk("POST /sdk/v1/b2b/organizations/members/{member_id}/connected_apps/{connected_app_id}/revoke", org.SDKRevoke).LogsAdminChange("connected_app_consent_revoked"),
 
 		// Authorization on both faces (api-reference 3.14, 5.4).
 		sdk("POST /sdk/v1/idp/b2b/oauth/authorize/start", faces.SDKStart),

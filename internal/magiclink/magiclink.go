@@ -92,14 +92,21 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 	var linkID string
 	return s.d.Orgs.SendLogin(ctx, s.d.Mailer, organization.LoginSendLimits{Limiter: s.d.Limiter, PerAddress: SendPerIP,
 		PerRecipient: SendPerEmail}, p.Project, p.OrganizationID, p.Email, p.ClientIP,
-		// Both halves, whichever the member's status picks.
+		// Both halves, whichever the member's status picks. On the SDK
+		// face both need a URL (named or default) before the member is
+		// looked up: a project with login URLs only would otherwise send
+		// its active members links and refuse everyone else, telling any
+		// holder of the public token who is a member. The backend face
+		// holds the secret and may ask who is; it needs a default only
+		// for the half it uses.
 		func(ctx context.Context) (err error) {
+			both := !project.CallerFrom(ctx).Backend
 			if login, err = s.checkHalf(ctx, p.Project.ID, project.RedirectLogin, p.LoginRedirectURL,
-				"login_expiration_minutes", p.LoginExpiration); err != nil {
+				"login_expiration_minutes", p.LoginExpiration, both); err != nil {
 				return err
 			}
 			signup, err = s.checkHalf(ctx, p.Project.ID, project.RedirectSignup, p.SignupRedirectURL,
-				"signup_expiration_minutes", p.SignupExpiration)
+				"signup_expiration_minutes", p.SignupExpiration, both)
 			return err
 		},
 		func(q store.Querier, sent *organization.LoginSend) (notify.Email, error) {
@@ -146,17 +153,18 @@ type sendHalf struct {
 }
 
 // checkHalf checks one half of a send: the lifetime (reported as field)
-// and, when the request names one, the redirect URL of type t. A default
-// URL is left to target, for the half the send uses: a project with no
-// signup URL still sends its members login links.
+// and, when the request names one or withDefault is set, the redirect URL
+// of type t (the default when none is named). Without withDefault a
+// default URL is left to target, for the half the send uses: a project
+// with no signup URL still sends its members login links (backend face).
 func (s *Service) checkHalf(ctx context.Context, projectID string, t project.RedirectType, requested, field string,
-	minutes int) (sendHalf, error) {
+	minutes int, withDefault bool) (sendHalf, error) {
 	h := sendHalf{redirect: t}
 	var err error
 	if h.minutes, err = expiryMinutes(field, minutes); err != nil {
 		return sendHalf{}, err
 	}
-	if requested != "" {
+	if requested != "" || withDefault {
 		if h.url, err = s.d.Projects.ResolveRedirect(ctx, projectID, t, requested); err != nil {
 			return sendHalf{}, err
 		}

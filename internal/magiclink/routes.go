@@ -10,10 +10,10 @@ func (h Handlers) Routes() []httpapi.Route {
 	return []httpapi.Route{
 		sdk("POST /sdk/v1/b2b/magic_links/email/login_or_signup", h.LoginOrSignup),
 		sdk("POST /sdk/v1/b2b/magic_links/authenticate", h.Authenticate).LogsLogin("magic_link"),
-		sdk("POST /sdk/v1/b2b/magic_links/email/invite", h.SDKInvite),
+		sdk("POST /sdk/v1/b2b/magic_links/email/invite", h.SDKInvite).LogsAdminChange("member_invited"),
 
 		backend("POST /v1/b2b/magic_links/email/login_or_signup", h.LoginOrSignup),
 		backend("POST /v1/b2b/magic_links/authenticate", h.Authenticate).LogsLogin("magic_link"),
-		backend("POST /v1/b2b/magic_links/email/invite", h.BackendInvite).ActsForMember(),
+		backend("POST /v1/b2b/magic_links/email/invite", h.BackendInvite).ActsForMember().LogsAdminChange("member_invited"),
 	}
 }

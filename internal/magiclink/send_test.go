@@ -16,6 +16,13 @@ import (
 	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
+// backendLink is apptest.Env.SendLink on the backend face.
+func backendLink(e *apptest.Env, org, email string, extra map[string]any) apptest.Resp {
+	body := map[string]any{"email_address": email, "organization_id": org}
+	maps.Copy(body, extra)
+	return e.Backend(http.MethodPost, "/v1/b2b/magic_links/email/login_or_signup", body)
+}
+
 // mails is how many messages the dev outbox holds for to.
 func mails(e *apptest.Env, to string) int {
 	e.T.Helper()
@@ -49,14 +56,14 @@ func TestMagicLinkSendLimitsAndAtomicity(t *testing.T) {
 			t.Fatalf("%d links stored, want %d", n, magiclink.SendPerEmail.Limit)
 		}
 
-		// Refused once the new member is known (a signup link needs a
-		// signup URL, and the project has none): the member JIT would have
-		// created is not kept.
+		// Refused once the new member is known (on the backend face, a
+		// signup link needs a signup URL, and the project has none): the
+		// member JIT would have created is not kept.
 		if err := e.App.Projects.RemoveRedirectURL(t.Context(), e.Project.Project.ID, apptest.Page,
 			[]project.RedirectType{project.RedirectSignup}); err != nil {
 			t.Fatal(err)
 		}
-		apptest.Want(t, e.SendLink(org, "new@acme.test", nil), 400, "no_signup_redirect_urls_set")
+		apptest.Want(t, backendLink(e, org, "new@acme.test", nil), 400, "no_signup_redirect_urls_set")
 		if m := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+org+"/member?email_address=new@acme.test", nil); m.Status != 404 {
 			t.Fatalf("a refused send left a member behind: %s", m.Raw)
 		}
@@ -67,11 +74,12 @@ func TestMagicLinkSendLimitsAndAtomicity(t *testing.T) {
 			t.Fatalf("a refused send mailed %d links", n)
 		}
 
-		// Every send so far counted against the client address, refused
-		// ones included, and so do sends refused before the member is
-		// looked up: the address runs out at its limit.
+		// Every SDK send so far counted against the client address, refused
+		// ones included (the backend's did not: ratelimit.OnBehalf), and
+		// so do sends refused before the member is looked up: the address
+		// runs out at its limit.
 		bad := map[string]any{"login_redirect_url": "https://unregistered.test/login"}
-		for i := magiclink.SendPerEmail.Limit + 2; i < magiclink.SendPerIP.Limit; i++ {
+		for i := magiclink.SendPerEmail.Limit + 1; i < magiclink.SendPerIP.Limit; i++ {
 			apptest.Want(t, e.SendLink(org, "new@acme.test", bad), 400, "no_match_for_provided_magic_link_url")
 		}
 		apptest.Want(t, e.SendLink(org, "other@acme.test", nil), 429, "too_many_requests")
@@ -197,12 +205,8 @@ func TestMagicLinkSendRefusalsDoNotTellMembers(t *testing.T) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 		e.CreateMember(org, "ada@acme.test")
 		faces := map[string]func(email string, extra map[string]any) apptest.Resp{
-			"sdk": func(email string, extra map[string]any) apptest.Resp { return e.SendLink(org, email, extra) },
-			"backend": func(email string, extra map[string]any) apptest.Resp {
-				body := map[string]any{"email_address": email, "organization_id": org}
-				maps.Copy(body, extra)
-				return e.Backend(http.MethodPost, "/v1/b2b/magic_links/email/login_or_signup", body)
-			},
+			"sdk":     func(email string, extra map[string]any) apptest.Resp { return e.SendLink(org, email, extra) },
+			"backend": func(email string, extra map[string]any) apptest.Resp { return backendLink(e, org, email, extra) },
 		}
 		cases := []struct {
 			name    string
@@ -241,9 +245,11 @@ func TestMagicLinkSendRefusalsDoNotTellMembers(t *testing.T) {
 	})
 }
 
-// Only the half a send uses needs a default redirect URL: a project with
-// no signup URL still sends members their login links, and a URL the
-// request names for the other half must be registered all the same.
+// On the backend face, whose caller holds the project secret and may ask
+// who is a member, only the half a send uses needs a default redirect URL:
+// a project with no signup URL still sends members their login links, and
+// a URL the request names for the other half must be registered all the
+// same.
 func TestMagicLinkSendDefaultsOnlyForTheHalfUsed(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
@@ -252,15 +258,75 @@ func TestMagicLinkSendDefaultsOnlyForTheHalfUsed(t *testing.T) {
 			[]project.RedirectType{project.RedirectSignup}); err != nil {
 			t.Fatal(err)
 		}
-		if r := e.SendLink(org, "ada@acme.test", map[string]any{"login_redirect_url": apptest.Page}); r.Status != 200 {
+		if r := backendLink(e, org, "ada@acme.test", map[string]any{"login_redirect_url": apptest.Page}); r.Status != 200 {
 			t.Fatalf("login link without signup URLs: %s", r.Raw)
 		}
 		if links, _ := e.LastMail("ada@acme.test"); !strings.HasPrefix(links[0], apptest.Page+"?") {
 			t.Fatalf("login link %q does not go to %s", links[0], apptest.Page)
 		}
-		apptest.Want(t, e.SendLink(org, "new@acme.test", nil), 400, "no_signup_redirect_urls_set")
+		apptest.Want(t, backendLink(e, org, "new@acme.test", nil), 400, "no_signup_redirect_urls_set")
 		for _, email := range []string{"ada@acme.test", "new@acme.test"} {
-			apptest.Want(t, e.SendLink(org, email, map[string]any{"signup_redirect_url": apptest.Page}), 400, "no_signup_redirect_urls_set")
+			apptest.Want(t, backendLink(e, org, email, map[string]any{"signup_redirect_url": apptest.Page}), 400, "no_signup_redirect_urls_set")
+		}
+	})
+}
+
+// On the SDK face, whose caller holds only the public token, a send needs
+// a URL for both halves (named, or the type's default) before the member
+// is looked up: a project with login URLs only (or signup URLs only)
+// refuses an active member, a pending one and a stranger alike, with the
+// missing type's error, and sends nothing. Checking only the half the
+// member's status picks told active members (200) from everyone else
+// (no_signup_redirect_urls_set).
+func TestMagicLinkSDKSendNeedsBothHalves(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+		e.CreateMember(org, "ada@acme.test")
+		// A pending member: a stranger's earlier send created them.
+		if r := e.SendLink(org, "pat@acme.test", nil); r.Status != 200 {
+			t.Fatalf("send to a stranger: %s", r.Raw)
+		}
+		before := mails(e, "pat@acme.test")
+		addresses := []string{"ada@acme.test", "pat@acme.test", "stranger@acme.test"}
+		for _, c := range []struct {
+			missing project.RedirectType
+			errType string
+		}{
+			{project.RedirectSignup, "no_signup_redirect_urls_set"},
+			{project.RedirectLogin, "no_login_redirect_urls_set"},
+		} {
+			if err := e.App.Projects.RemoveRedirectURL(t.Context(), e.Project.Project.ID, apptest.Page,
+				[]project.RedirectType{c.missing}); err != nil {
+				t.Fatal(err)
+			}
+			for _, extra := range []map[string]any{nil, {"login_redirect_url": apptest.Page}, {"signup_redirect_url": apptest.Page}} {
+				if extra[string(c.missing)+"_redirect_url"] != nil {
+					continue // names an unregistered URL: refused for everyone anyway
+				}
+				for _, email := range addresses {
+					r := e.SendLink(org, email, extra)
+					if r.Status != 400 || r.ErrType() != c.errType {
+						t.Errorf("no %s URL, %v, to %s: got %d %q, want 400 %q: %s", c.missing, extra, email, r.Status, r.ErrType(),
+							c.errType, r.Raw)
+					}
+				}
+			}
+			if err := e.App.Projects.AddRedirectURL(t.Context(), e.Project.Project.ID, apptest.Page,
+				[]project.RedirectType{c.missing}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := mails(e, "ada@acme.test") + mails(e, "pat@acme.test") - before + mails(e, "stranger@acme.test"); n != 0 {
+			t.Fatalf("refused sends mailed %d links", n)
+		}
+		if m := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+org+"/member?email_address=stranger@acme.test", nil); m.Status != 404 {
+			t.Fatalf("a refused send left a member behind: %s", m.Raw)
+		}
+		// Both halves there: everyone is sent a link.
+		for _, email := range addresses {
+			if r := e.SendLink(org, email, nil); r.Status != 200 {
+				t.Fatalf("send to %s: %s", email, r.Raw)
+			}
 		}
 	})
 }

@@ -112,6 +112,11 @@ func (s *Service) resolve(ctx context.Context, w Who, trusted bool) (*subject, e
 			return nil, err
 		}
 		orgID, memberID, out.sess = sr.Organization.OrganizationID, sr.Member.MemberID, sr
+		if !w.Backend {
+			// The SDK caller's own session: the member acts. A session a
+			// backend call names is only whom it acts on.
+			httpapi.SetActingMember(ctx, orgID, memberID)
+		}
 	case trusted && (w.Backend || w.Vouched):
 		if w.OrganizationID == "" || w.MemberID == "" {
 			return nil, apierr.Invalid("member_id", "organization_id and member_id are required.")

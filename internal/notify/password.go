@@ -10,6 +10,7 @@ var (
 	passwordResetTmpl     = mustTemplate("password_reset")
 	passwordSetTmpl       = mustTemplate("password_set")
 	passwordNoAccountTmpl = mustTemplate("password_no_account")
+	loginNoAccessTmpl     = mustTemplate("login_no_access")
 )
 
 // PasswordResetEmail carries the link that lets a member with a password
@@ -36,11 +37,26 @@ func PasswordSetEmail(to string, d LinkData) (Email, error) {
 	return render(passwordSetTmpl, to, v)
 }
 
-// NoticeData fills emails that carry no link.
+// NoticeData fills emails that carry no link. They go to any address
+// someone typed, so they name only the project, whose name the operator
+// chose: an organization's name is chosen by whoever created it, and a
+// notice naming it would relay that text ("URGENT, call ...") from the
+// server to arbitrary inboxes.
 type NoticeData struct {
-	ProjectID        string // the Email's Project
-	ProjectName      string
-	OrganizationName string
+	ProjectID   string // the Email's Project
+	ProjectName string
+}
+
+// noticeView is the view of a notice to a nonempty recipient.
+func noticeView(to string, d NoticeData) (view, error) {
+	v := view{Project: oneLine(d.ProjectName), projectID: d.ProjectID}
+	if v.Project == "" {
+		return view{}, fmt.Errorf("no project name given")
+	}
+	if strings.TrimSpace(to) == "" {
+		return view{}, fmt.Errorf("empty recipient")
+	}
+	return v, nil
 }
 
 // PasswordNoAccountEmail tells the owner of an address that a password
@@ -48,19 +64,23 @@ type NoticeData struct {
 // the organization does not let it join). Sending something keeps the
 // reset endpoint's behaviour the same for members and strangers.
 func PasswordNoAccountEmail(to string, d NoticeData) (Email, error) {
-	v := view{Project: oneLine(d.ProjectName), Org: oneLine(d.OrganizationName), projectID: d.ProjectID}
-	if v.Org == "" {
-		v.Org = v.Project
+	v, err := noticeView(to, d)
+	if err != nil {
+		return Email{}, fmt.Errorf("notify: no-account email: %w", err)
 	}
-	if v.Project == "" {
-		v.Project = v.Org
-	}
-	if v.Org == "" {
-		return Email{}, fmt.Errorf("notify: no-account email: neither organization nor project name given")
-	}
-	v.Subject = "Password reset request for " + v.Org
-	if strings.TrimSpace(to) == "" {
-		return Email{}, fmt.Errorf("notify: no-account email: empty recipient")
-	}
+	v.Subject = "Password reset request for " + v.Project
 	return render(passwordNoAccountTmpl, to, v)
+}
+
+// LoginNoAccessEmail tells the owner of an address that a login email (a
+// code or a link) was asked for in an organization where the address is
+// a deleted member's: no login can follow, so it gets this instead, and
+// the SDK face answers as it does for a stranger the organization admits.
+func LoginNoAccessEmail(to string, d NoticeData) (Email, error) {
+	v, err := noticeView(to, d)
+	if err != nil {
+		return Email{}, fmt.Errorf("notify: no-access email: %w", err)
+	}
+	v.Subject = "Sign-in request for " + v.Project
+	return render(loginNoAccessTmpl, to, v)
 }

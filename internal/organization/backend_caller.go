@@ -106,7 +106,7 @@ func BackendCaller(r *http.Request, st *Store, sessions Sessions, orgID string) 
 	if s.Member.OrganizationID != o.OrganizationID {
 		return nil, apierr.New(apierr.TenancyMismatch)
 	}
-	return st.sessionCaller(p, o, s), nil
+	return st.sessionCaller(ctx, p, o, s), nil
 }
 
 // BackendCallerIn is BackendCaller for calls that name their organizations

@@ -104,11 +104,14 @@ func CallerFromSession(r *http.Request, st *Store, sessions Sessions) (*SessionC
 	if err != nil {
 		return nil, apierr.Wrap(apierr.SessionNotFound, err)
 	}
-	return st.sessionCaller(c.Project, o, s), nil
+	return st.sessionCaller(r.Context(), c.Project, o, s), nil
 }
 
-// sessionCaller is the caller acting with session s in organization o.
-func (st *Store) sessionCaller(p *project.Project, o *Organization, s *AuthenticatedSession) *SessionCaller {
+// sessionCaller is the caller acting with session s in organization o. The
+// request of ctx is then known to act as s's member, which the audit log
+// names as the author of the change it makes (httpapi.SetActingMember).
+func (st *Store) sessionCaller(ctx context.Context, p *project.Project, o *Organization, s *AuthenticatedSession) *SessionCaller {
+	httpapi.SetActingMember(ctx, o.OrganizationID, s.Member.MemberID)
 	return &SessionCaller{Project: p, Member: s.Member, Organization: o, Roles: s.Roles, rbac: st.rbac,
 		FactorTimes: s.FactorTimes, now: st.clock.Now()}
 }

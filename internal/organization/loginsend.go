@@ -3,6 +3,7 @@ package organization
 import (
 	"context"
 
+	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/project"
@@ -12,7 +13,9 @@ import (
 
 // LoginSend is who a login email (an email code or a magic link) went to:
 // the member the address belongs to in the organization, or the one its
-// JIT policy created for the send.
+// JIT policy created for the send. Member is nil when the address is a
+// deleted member's and the SDK face sent it a notice instead
+// (formerMemberNotice).
 type LoginSend struct {
 	Member        *Member
 	MemberCreated bool
@@ -38,10 +41,11 @@ type LoginSendLimits struct {
 // delivery fails.
 //
 // check runs before the member is looked up, and must check every field
-// the request names, both the login and the signup ones: build may use
-// only one half, chosen by whether the address is an active member's, and
-// a refusal that depended on that would tell the SDK face, whose answer is
-// otherwise the same for both (LoginSendResponse.SDKWire), who is one.
+// the request names, both the login and the signup ones, and on the SDK
+// face every default either half would need: build may use only one half,
+// chosen by whether the address is an active member's, and a refusal that
+// depended on that would tell the SDK face, whose answer is otherwise the
+// same for both (LoginSendResponse.SDKWire), who is one.
 func (s *Store) SendLogin(ctx context.Context, m notify.Mailer, l LoginSendLimits, proj *project.Project,
 	orgID, rawEmail, clientIP string, check func(ctx context.Context) error,
 	build func(q store.Querier, sent *LoginSend) (notify.Email, error),
@@ -57,7 +61,12 @@ func (s *Store) SendLogin(ctx context.Context, m notify.Mailer, l LoginSendLimit
 	var sent *LoginSend
 	err = notify.SendCounted(ctx, s.db, m, notify.AddressLimit{Limiter: l.Limiter, Rule: l.PerAddress, Key: addressKey},
 		func(q store.Querier) (notify.Email, error) {
+			sent = nil // a retried transaction starts over
 			member, created, err := s.MemberForEmailLoginIn(ctx, q, org, proj.Env, email)
+			if apierr.Is(err, apierr.InactiveMember) && !project.CallerFrom(ctx).Backend {
+				sent = &LoginSend{Organization: org}
+				return formerMemberNotice(ctx, q, l, proj, org, email)
+			}
 			if err != nil {
 				return notify.Email{}, err
 			}
@@ -67,11 +76,39 @@ func (s *Store) SendLogin(ctx context.Context, m notify.Mailer, l LoginSendLimit
 			sent = &LoginSend{Member: member, MemberCreated: created, Organization: org}
 			return build(q, sent)
 		},
-		func(ctx context.Context) { undo(ctx, sent) })
+		func(ctx context.Context) {
+			if sent != nil && sent.Member != nil {
+				undo(ctx, sent)
+			}
+		})
 	if err != nil {
 		return nil, err
 	}
 	return sent, nil
+}
+
+// formerMemberNotice is a send, on the SDK face, to an address that is a
+// deleted member of org. No login can follow, but the answer must be the
+// one a stranger gets, or any holder of the public token could tell who
+// used to be a member: the refusal of org's email JIT policy where it
+// admits no such stranger, and otherwise success. The address is then
+// sent a notice instead of a code or link, under the limits a real send
+// counts (the per-recipient one here, the client address's after it), so
+// its owner learns why nothing arrived. The backend face, which holds the
+// secret, keeps inactive_member.
+func formerMemberNotice(ctx context.Context, q store.Querier, l LoginSendLimits, proj *project.Project, org *Organization,
+	email string) (notify.Email, error) {
+	if err := org.CheckEmailJIT(email); err != nil {
+		return notify.Email{}, err
+	}
+	if err := l.Limiter.AllowIn(ctx, q, l.PerRecipient, org.OrganizationID+"|"+email); err != nil {
+		return notify.Email{}, err
+	}
+	msg, err := notify.LoginNoAccessEmail(email, notify.NoticeData{ProjectID: proj.ID, ProjectName: proj.Name})
+	if err != nil {
+		return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)
+	}
+	return msg, nil
 }
 
 // LoginSendRequest holds the fields both login_or_signup sends take
@@ -109,6 +146,9 @@ func (r *LoginSendResponse) SDKWire() any { return &httpapi.Common{} }
 
 // Response is the send's answer.
 func (s *LoginSend) Response() *LoginSendResponse {
-	return &LoginSendResponse{MemberID: s.Member.MemberID, MemberCreated: s.MemberCreated, Member: s.Member,
-		Organization: s.Organization}
+	r := &LoginSendResponse{MemberCreated: s.MemberCreated, Member: s.Member, Organization: s.Organization}
+	if s.Member != nil {
+		r.MemberID = s.Member.MemberID
+	}
+	return r
 }

@@ -39,7 +39,8 @@ func TestMemberLifecycle(t *testing.T) {
 			t.Fatalf("after delete: %v", m)
 		}
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token), 404, "session_not_found")
-		apptest.Want(t, e.SendLink(org, "pat@acme.test", nil), 403, "inactive_member")
+		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/magic_links/email/login_or_signup",
+			map[string]any{"email_address": "pat@acme.test", "organization_id": org}), 403, "inactive_member")
 		apptest.Want(t, e.Backend(http.MethodPut, path+pat, map[string]any{"name": "Pat"}), 403, "inactive_member")
 		if r := e.Backend(http.MethodDelete, path+pat, nil); r.Status != 200 {
 			t.Fatalf("deleting twice: %s", r.Raw)

@@ -82,7 +82,7 @@ func (s *Service) StartDiscoveryReset(ctx context.Context, a StartParams) error 
 	} else if !isNotFound(err) {
 		return err
 	}
-	token, id, err := s.issueReset(ctx, a.Project, "", "", email, a.CodeChallenge, minutes)
+	token, id, err := s.issueReset(ctx, s.d.DB, a.Project, "", "", email, a.CodeChallenge, minutes)
 	if err != nil {
 		return err
 	}

@@ -80,7 +80,7 @@ var (
 // LinkIssuer issues magic links (the magic-link service), used to verify
 // the address of a reset asked for without a password.
 type LinkIssuer interface {
-	Issue(ctx context.Context, p *project.Project, org *organization.Organization, m *organization.Member,
+	Issue(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization, m *organization.Member,
 		challenge string, minutes int) (token, id string, err error)
 	Burn(ctx context.Context, id string)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -43,7 +44,7 @@ func TestPasswordResetRevealsNoMembership(t *testing.T) {
 			t.Fatal("the refused stranger got a link")
 		}
 		msgs, _ := e.App.Outbox.List(context.Background(), "eve@evil.test", 1)
-		if len(msgs) != 1 || msgs[0].Subject != "Password reset request for Acme" {
+		if len(msgs) != 1 || msgs[0].Subject != "Password reset request for Customer App" {
 			t.Fatalf("notice to the stranger: %+v", msgs)
 		}
 
@@ -233,5 +234,34 @@ func TestPasswordRequireReset(t *testing.T) {
 		apptest.Want(t, e.PasswordLogin(org, "ada@acme.test", "Gravel-Mitten-Sonnet-29"), 400, "reset_password")
 		// It is backend-only.
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/passwords/email/require_reset", map[string]any{"email_address": "ada@acme.test"}, ""), 404, "route_not_found")
+	})
+}
+
+// The notice a reset start sends to an address that cannot sign in goes to
+// whatever address the caller typed, so it names the project (the
+// operator's words), not the organization: anyone with a discovery
+// session can create an organization, name it as they like and close it,
+// and the server would mail that name to arbitrary inboxes. It still goes
+// out (the answer stays the same for everyone) under the send limits.
+func TestResetNoticeRelaysNoOrganizationText(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		const bait = "URGENT call +1-555-0100 or visit evil.example"
+		org := e.CreateOrg("bait", "NOT_ALLOWED", map[string]any{"organization_name": bait})
+		if r := e.ResetStart(org, "victim@example.test", nil); r.Status != 200 {
+			t.Fatalf("reset start: %s", r.Raw)
+		}
+		msgs, err := e.App.Outbox.List(t.Context(), "victim@example.test", 0)
+		if err != nil || len(msgs) != 1 {
+			t.Fatalf("%d notices, want 1: %v", len(msgs), err)
+		}
+		m := msgs[0]
+		for _, part := range []string{m.Subject, m.Text, m.HTML} {
+			if strings.Contains(part, "URGENT") || strings.Contains(part, "555") || strings.Contains(part, "evil.example") {
+				t.Fatalf("the notice relays the organization's name:\n%s\n%s", m.Subject, m.Text)
+			}
+		}
+		if m.Subject != "Password reset request for Customer App" || !strings.Contains(m.Text, "Customer App") || len(m.Links) != 0 {
+			t.Fatalf("notice: %q\n%s", m.Subject, m.Text)
+		}
 	})
 }

@@ -86,6 +86,12 @@ func (s *Service) loginTarget(ctx context.Context, p *project.Project, t project
 //     gets a magic link that verifies the address and lands on the reset
 //     form, where the fresh session sets the password;
 //   - anyone else gets a notice that the address cannot sign in there.
+//
+// Nor does the work: after the send limits, every case is one write
+// transaction (notify.SendOnce) that finds the member, stores what the
+// email carries and queues it (resetSend.build), so a member with a
+// password no longer costs three transactions where a refused stranger
+// cost one, which the public token's holder could time.
 func (s *Service) StartEmailReset(ctx context.Context, a StartParams) (*StartResult, error) {
 	if strings.TrimSpace(a.OrganizationID) == "" {
 		return nil, apierr.Invalid("organization_id", "organization_id is required.")
@@ -102,77 +108,126 @@ func (s *Service) StartEmailReset(ctx context.Context, a StartParams) (*StartRes
 	if err != nil {
 		return nil, err
 	}
-	data := notify.LinkData{ProjectID: a.Project.ID, ProjectName: a.Project.Name, OrganizationName: org.OrganizationName,
-		ExpiresIn: time.Duration(minutes) * time.Minute}
-
-	member, err := s.d.Orgs.MemberByEmail(ctx, s.d.DB.Read(), org.OrganizationID, email)
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
+	r := &resetSend{s: s, a: a, org: org, email: email, target: target, loginTarget: loginTarget, minutes: minutes}
+	err = notify.SendOnce(ctx, s.d.DB, s.d.Mailer, func(q store.Querier) (notify.Email, error) { return r.build(ctx, q) },
+		r.undo, nil)
+	if err != nil {
 		return nil, err
 	}
+	return &StartResult{Member: r.member}, nil
+}
+
+// resetSend is one organization reset start, checked; build writes, in
+// the send's transaction, what its email carries.
+type resetSend struct {
+	s                          *Service
+	a                          StartParams
+	org                        *organization.Organization
+	email, target, loginTarget string
+	minutes                    int
+
+	// Written by build.
+	member          *organization.Member // nil for a notice
+	resetID, linkID string               // stored tokens, for undo
+}
+
+// build finds the address's member inside q and returns the email for
+// them: a reset link (and a login link) for a member with a password, a
+// verifying magic link for a member without one or a stranger the
+// organization admits (a new pending member), a notice for anyone else.
+func (r *resetSend) build(ctx context.Context, q store.Querier) (notify.Email, error) {
+	r.member, r.resetID, r.linkID = nil, "", "" // a retried transaction starts over
+	s, a, org := r.s, r.a, r.org
+	data := notify.LinkData{ProjectID: a.Project.ID, ProjectName: a.Project.Name, OrganizationName: org.OrganizationName,
+		ExpiresIn: time.Duration(r.minutes) * time.Minute}
+	member, err := s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, r.email)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return notify.Email{}, err
+	}
 	if err == nil && usable(member) {
-		if _, err := s.credential(ctx, s.d.DB.Read(), a.Project.ID, email); err == nil {
-			token, id, err := s.issueReset(ctx, a.Project, org.OrganizationID, member.MemberID, email, a.CodeChallenge, minutes)
-			if err != nil {
-				return nil, err
-			}
-			if data.URL, err = resetLink(target, TokenTypeReset, token); err != nil {
-				return nil, err
-			}
-			burnLogin := func() {}
-			if loginTarget != "" {
-				lt, lid, err := s.d.MagicLinks.Issue(ctx, a.Project, org, member, a.CodeChallenge, minutes)
-				if err != nil {
-					s.burnReset(ctx, id)
-					return nil, err
-				}
-				burnLogin = func() { s.d.MagicLinks.Burn(ctx, lid) }
-				if data.LoginURL, err = magiclink.Link(loginTarget, lt); err != nil {
-					s.burnReset(ctx, id)
-					burnLogin()
-					return nil, err
-				}
-			}
-			if err := s.send(ctx, email, data, notify.PasswordResetEmail); err != nil {
-				s.burnReset(ctx, id)
-				burnLogin()
-				return nil, err
-			}
-			return &StartResult{Member: member}, nil
+		if _, err := s.credential(ctx, q, a.Project.ID, r.email); err == nil {
+			return r.resetEmail(ctx, q, member, data)
 		} else if !errors.Is(err, store.ErrNotFound) {
-			return nil, err
+			return notify.Email{}, err
 		}
 	}
 
 	// No password: verify the address with a magic link, creating a pending
 	// member when the organization lets this address join.
-	member, _, err = s.d.Orgs.MemberForEmailLogin(ctx, org, a.Project.Env, email)
-	var ae *apierr.Error
-	if errors.As(err, &ae) {
-		msg, nerr := notify.PasswordNoAccountEmail(email, notify.NoticeData{ProjectID: a.Project.ID, ProjectName: a.Project.Name,
-			OrganizationName: org.OrganizationName})
-		if nerr == nil {
-			nerr = s.d.Mailer.Send(ctx, msg)
+	member, _, err = s.d.Orgs.MemberForEmailLoginIn(ctx, q, org, a.Project.Env, r.email)
+	switch {
+	case apierr.Is(err, apierr.OrganizationNotFound):
+		// Deleted since it was read (the new member's insert found no
+		// parent, which on PostgreSQL also ends q): answered as a request
+		// a moment later is.
+		return notify.Email{}, err
+	case errors.As(err, new(*apierr.Error)):
+		msg, err := notify.PasswordNoAccountEmail(r.email, notify.NoticeData{ProjectID: a.Project.ID, ProjectName: a.Project.Name})
+		if err != nil {
+			return notify.Email{}, notify.DeliveryError(err)
 		}
-		if nerr != nil {
-			return nil, notify.DeliveryError(nerr)
+		return msg, nil
+	case err != nil:
+		return notify.Email{}, err
+	}
+	token, id, err := s.d.MagicLinks.Issue(ctx, q, a.Project, org, member, a.CodeChallenge, r.minutes)
+	if err != nil {
+		return notify.Email{}, err
+	}
+	r.linkID = id
+	if data.URL, err = resetLink(r.target, TokenTypeMagicLink, token); err != nil {
+		return notify.Email{}, err
+	}
+	r.member = member
+	return buildMail(r.email, data, notify.PasswordSetEmail)
+}
+
+// resetEmail stores, inside q, a reset token for member (who has a
+// password) and, when the project has a login URL, a "log in without
+// password" link, and returns the email carrying them.
+func (r *resetSend) resetEmail(ctx context.Context, q store.Querier, member *organization.Member, data notify.LinkData) (
+	notify.Email, error) {
+	s, a := r.s, r.a
+	token, id, err := s.issueReset(ctx, q, a.Project, r.org.OrganizationID, member.MemberID, r.email, a.CodeChallenge, r.minutes)
+	if err != nil {
+		return notify.Email{}, err
+	}
+	r.resetID = id
+	if data.URL, err = resetLink(r.target, TokenTypeReset, token); err != nil {
+		return notify.Email{}, err
+	}
+	if r.loginTarget != "" {
+		lt, lid, err := s.d.MagicLinks.Issue(ctx, q, a.Project, r.org, member, a.CodeChallenge, r.minutes)
+		if err != nil {
+			return notify.Email{}, err
 		}
-		return &StartResult{}, nil
+		r.linkID = lid
+		if data.LoginURL, err = magiclink.Link(r.loginTarget, lt); err != nil {
+			return notify.Email{}, err
+		}
 	}
+	r.member = member
+	return buildMail(r.email, data, notify.PasswordResetEmail)
+}
+
+// undo spends what build stored when a mailer that talks to a server
+// failed after the commit: no live token nobody received.
+func (r *resetSend) undo(ctx context.Context) {
+	if r.resetID != "" {
+		r.s.burnReset(ctx, r.resetID)
+	}
+	if r.linkID != "" {
+		r.s.d.MagicLinks.Burn(ctx, r.linkID)
+	}
+}
+
+// buildMail builds an email, answering a failure as a delivery's.
+func buildMail(to string, d notify.LinkData, build func(string, notify.LinkData) (notify.Email, error)) (notify.Email, error) {
+	msg, err := build(to, d)
 	if err != nil {
-		return nil, err
+		return notify.Email{}, notify.DeliveryError(err)
 	}
-	token, id, err := s.d.MagicLinks.Issue(ctx, a.Project, org, member, a.CodeChallenge, minutes)
-	if err != nil {
-		return nil, err
-	}
-	if data.URL, err = resetLink(target, TokenTypeMagicLink, token); err != nil {
-		return nil, err
-	}
-	if err := s.send(ctx, email, data, notify.PasswordSetEmail); err != nil {
-		s.d.MagicLinks.Burn(ctx, id)
-		return nil, err
-	}
-	return &StartResult{Member: member}, nil
+	return msg, nil
 }
 
 func (s *Service) send(ctx context.Context, to string, d notify.LinkData, build func(string, notify.LinkData) (notify.Email, error)) error {

@@ -29,7 +29,7 @@ func (h Handlers) Routes() []httpapi.Route {
 		backend("POST /v1/b2b/passwords/authenticate", h.Authenticate).LogsLogin("password"),
 		backend("POST /v1/b2b/passwords/email/reset/start", h.BackendResetStart),
 		backend("POST /v1/b2b/passwords/email/reset", h.ResetByEmail).LogsLogin("password_reset"),
-		backend("POST /v1/b2b/passwords/email/require_reset", h.RequireReset).ActsForMember(),
+		backend("POST /v1/b2b/passwords/email/require_reset", h.RequireReset).ActsForMember().LogsAdminChange("password_reset_required"),
 		backend("POST /v1/b2b/passwords/existing_password/reset", h.ResetExisting).LogsLogin("password_reset"),
 		backend("POST /v1/b2b/passwords/session/reset", h.BackendResetBySession).LogsLogin("password_reset"),
 		backend("POST /v1/b2b/passwords/discovery/authenticate", h.DiscoveryAuthenticate).LogsLogin("password"),

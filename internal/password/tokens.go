@@ -24,12 +24,13 @@ type resetToken struct {
 	Challenge      string
 }
 
-// issueReset stores a new reset token and returns it with its row id.
-func (s *Service) issueReset(ctx context.Context, p *project.Project, orgID, memberID, email, challenge string,
+// issueReset stores a new reset token inside q and returns it with its
+// row id.
+func (s *Service) issueReset(ctx context.Context, q store.Querier, p *project.Project, orgID, memberID, email, challenge string,
 	minutes int) (token, id string, err error) {
 	token, id = ids.Token(), ids.New("password-reset", p.Env)
 	now := s.d.Clock.Now()
-	_, err = s.d.DB.ExecContext(ctx, `INSERT INTO password_resets (reset_id, project_id, organization_id, member_id,
+	_, err = q.ExecContext(ctx, `INSERT INTO password_resets (reset_id, project_id, organization_id, member_id,
 		email_address, token_hash, pkce_code_challenge, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9)`,
 		id, p.ID, nullable(orgID), nullable(memberID), email, ids.Hash(token), challenge, store.Millis(now),
 		store.Millis(now.Add(time.Duration(minutes)*time.Minute)))

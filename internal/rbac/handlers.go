@@ -16,7 +16,7 @@ func (s *Service) Routes() []httpapi.Route {
 	return []httpapi.Route{
 		{Face: httpapi.Backend, Pattern: "GET /v1/b2b/rbac/policy", Handler: s.getPolicy},
 		{Face: httpapi.Backend, Pattern: "GET /v1/b2b/rbac/organizations/{organization_id}", Handler: s.getOrgPolicy},
-		{Face: httpapi.Backend, Pattern: "PUT /v1/b2b/rbac/organizations/{organization_id}", Handler: s.setOrgPolicy},
+		httpapi.Route{Face: httpapi.Backend, Pattern: "PUT /v1/b2b/rbac/organizations/{organization_id}", Handler: s.setOrgPolicy}.LogsAdminChange("organization_roles_updated"),
 	}
 }
 

@@ -83,20 +83,20 @@ func (s *Service) Routes() []httpapi.Route {
 	const base = "/v1/b2b/scim/{connection_id}"
 	return []httpapi.Route{
 		// SDK face: the logged-in member's organization's connection.
-		httpapi.SDKRoute("POST /sdk/v1/b2b/scim", sdk.Create),
+		httpapi.SDKRoute("POST /sdk/v1/b2b/scim", sdk.Create).LogsAdminChange("scim_connection_created"),
 		httpapi.SDKRoute("GET /sdk/v1/b2b/scim", sdk.Get),
-		httpapi.SDKRoute("PUT /sdk/v1/b2b/scim/{connection_id}", sdk.Update),
-		httpapi.SDKRoute("DELETE /sdk/v1/b2b/scim/{connection_id}", sdk.Delete),
+		httpapi.SDKRoute("PUT /sdk/v1/b2b/scim/{connection_id}", sdk.Update).LogsAdminChange("scim_connection_updated"),
+		httpapi.SDKRoute("DELETE /sdk/v1/b2b/scim/{connection_id}", sdk.Delete).LogsAdminChange("scim_connection_deleted"),
 		httpapi.SDKRoute("POST /sdk/v1/b2b/scim/groups", sdk.Groups),
 		httpapi.SDKRoute("POST /sdk/v1/b2b/scim/rotate/start", sdk.RotateStart),
 		httpapi.SDKRoute("POST /sdk/v1/b2b/scim/rotate/complete", sdk.RotateComplete),
 		httpapi.SDKRoute("POST /sdk/v1/b2b/scim/rotate/cancel", sdk.RotateCancel),
 
 		// Backend face.
-		httpapi.BackendRoute("POST /v1/b2b/scim/{organization_id}/connection", backend.Create).ActsForMember(),
+		httpapi.BackendRoute("POST /v1/b2b/scim/{organization_id}/connection", backend.Create).ActsForMember().LogsAdminChange("scim_connection_created"),
 		httpapi.BackendRoute("GET /v1/b2b/scim/{organization_id}/connection", backend.Get).ActsForMember(),
-		httpapi.BackendRoute("PUT /v1/b2b/scim/{organization_id}/connection/{connection_id}", backend.Update).ActsForMember(),
-		httpapi.BackendRoute("DELETE /v1/b2b/scim/{organization_id}/connection/{connection_id}", backend.Delete).ActsForMember(),
+		httpapi.BackendRoute("PUT /v1/b2b/scim/{organization_id}/connection/{connection_id}", backend.Update).ActsForMember().LogsAdminChange("scim_connection_updated"),
+		httpapi.BackendRoute("DELETE /v1/b2b/scim/{organization_id}/connection/{connection_id}", backend.Delete).ActsForMember().LogsAdminChange("scim_connection_deleted"),
 		httpapi.BackendRoute("GET /v1/b2b/scim/{organization_id}/connection/{connection_id}", backend.Groups).ActsForMember(),
 		httpapi.BackendRoute("POST /v1/b2b/scim/{organization_id}/connection/{connection_id}/rotate/start", backend.RotateStart).ActsForMember(),
 		httpapi.BackendRoute("POST /v1/b2b/scim/{organization_id}/connection/{connection_id}/rotate/complete", backend.RotateComplete).ActsForMember(),

@@ -196,6 +196,11 @@ func (h Handlers) BackendRevoke(r *http.Request) (any, error) {
 	if err := h.Sessions.Revoke(r.Context(), p, t); err != nil {
 		return nil, err
 	}
+	// The answer names no one: the audit log takes whose sessions ended
+	// from the revoked rows (revokeOwner reads revoked sessions too).
+	if memberID, orgID, err := h.Sessions.revokeOwner(r.Context(), p, t); err == nil {
+		httpapi.NoteSubject(r.Context(), httpapi.Subject{OrganizationID: orgID, MemberID: memberID})
+	}
 	return &httpapi.Common{}, nil
 }
 

@@ -28,6 +28,7 @@ func (h Handlers) authorizeRevoke(r *http.Request, p *project.Project, t RevokeT
 	if err != nil {
 		return err
 	}
+	httpapi.SetActingMember(r.Context(), actor.Organization.OrganizationID, actor.Member.MemberID)
 	memberID, orgID, err := h.Sessions.revokeOwner(r.Context(), p, t)
 	if err != nil {
 		return err
@@ -71,6 +72,7 @@ func (h Handlers) SDKRevokeForMember(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	httpapi.SetActingMember(ctx, actor.Organization.OrganizationID, actor.Member.MemberID)
 	memberID := r.PathValue("member_id")
 	if err := h.mayRevoke(ctx, c.Project, actor, memberID); err != nil {
 		return nil, err
@@ -82,6 +84,7 @@ func (h Handlers) SDKRevokeForMember(r *http.Request) (any, error) {
 	if err := h.Sessions.Revoke(ctx, c.Project, RevokeTarget{MemberID: m.MemberID}); err != nil {
 		return nil, err
 	}
+	httpapi.NoteSubject(ctx, httpapi.Subject{OrganizationID: m.OrganizationID, MemberID: m.MemberID})
 	return &httpapi.Common{}, nil
 }
 

@@ -9,9 +9,9 @@ func (h Handlers) Routes() []httpapi.Route {
 	return []httpapi.Route{
 		httpapi.SDKRoute("POST /sdk/v1/b2b/sessions/authenticate", h.SDKAuthenticate),
 		httpapi.SDKRoute("POST /sdk/v1/b2b/sessions/revoke", h.SDKRevoke),
-		httpapi.SDKRoute("POST /sdk/v1/b2b/sessions/revoke/{member_id}", h.SDKRevokeForMember),
+		httpapi.SDKRoute("POST /sdk/v1/b2b/sessions/revoke/{member_id}", h.SDKRevokeForMember).LogsAdminChange("sessions_revoked"),
 		httpapi.BackendRoute("GET /v1/b2b/sessions", h.BackendList),
 		httpapi.BackendRoute("POST /v1/b2b/sessions/authenticate", h.BackendAuthenticate),
-		httpapi.BackendRoute("POST /v1/b2b/sessions/revoke", h.BackendRevoke).ActsForMember(),
+		httpapi.BackendRoute("POST /v1/b2b/sessions/revoke", h.BackendRevoke).ActsForMember().LogsAdminChange("sessions_revoked"),
 	}
 }

@@ -3,7 +3,6 @@ package sso
 import (
 	"context"
 	"errors"
-	"slices"
 
 	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -48,8 +47,11 @@ func (s *Service) memberConnections(ctx context.Context, q store.Querier, projec
 // discovery does (claimedElsewhere).
 //
 // Only called when email has no membership with a connection, so an
-// organization that still holds it as a member holds it deleted, which the
-// login refuses (inactive_member): it is left out.
+// organization that still holds it as a member holds it deleted. It is
+// listed all the same, as for a stranger at the domain: this route answers
+// anyone with the public token, and leaving it out told who used to be a
+// member. The list is only what the login screen offers; the SSO login
+// itself still refuses the deleted member (inactive_member).
 func (s *Service) jitConnections(ctx context.Context, q store.Querier, projectID, email string) ([]DiscoveredConnection, error) {
 	domain := emailaddr.Domain(email)
 	orgs, err := s.d.Orgs.WithAllowedDomain(ctx, q, projectID, domain)
@@ -60,16 +62,9 @@ func (s *Service) jitConnections(ctx context.Context, q store.Querier, projectID
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, err
 	}
-	deleted, err := s.d.Orgs.DeletedMembershipOrgs(ctx, q, projectID, email)
-	if err != nil {
-		return nil, err
-	}
 	out := []DiscoveredConnection{}
 	for _, o := range orgs {
-		if claimant != "" && claimant != o.OrganizationID {
-			continue
-		}
-		if !slices.Contains(deleted, o.OrganizationID) {
+		if claimant == "" || claimant == o.OrganizationID {
 			out = append(out, jitAdmitted(o)...)
 		}
 	}

@@ -104,12 +104,15 @@ func TestDiscoverConnections(t *testing.T) {
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/magic_links/email/invite", map[string]any{
 			"organization_id": gamma, "email_address": "guest@elsewhere.test"}), 200, "")
 		wantConnections(t, e, "guest@elsewhere.test", g1, g2)
-		// A deleted member does not, and the login refuses their address in
-		// that organization: no JIT there either.
+		// A deleted member does not: the address is listed what a stranger
+		// at its domain is (this route answers anyone with the public
+		// token), JIT connections of the organization that deleted it
+		// included; the login there still refuses it
+		// (TestSSODiscoveryListsFormerMembersAsStrangers).
 		e.DeleteMember(beta, e.CreateMember(beta, "gone@elsewhere.test"))
 		wantConnections(t, e, "gone@elsewhere.test")
 		e.DeleteMember(gamma, e.CreateMember(gamma, "gone@acme.test"))
-		wantConnections(t, e, "gone@acme.test", a1, a2)
+		wantConnections(t, e, "gone@acme.test", a1, a2, g2)
 		// Nothing at all.
 		wantConnections(t, e, "someone@elsewhere.test")
 		apptest.Want(t, e.SDK(http.MethodGet, "/b2b/sso/discovery/connections?email_address=nope", nil, ""), 400, "invalid_email")
@@ -154,5 +157,29 @@ func TestSSODiscoveryNeedsAProvenMemberAndHonoursClaims(t *testing.T) {
 		wantConnections(t, e, "victim@bigcorp.test", realConn)
 		// Members still see their own organizations' connections.
 		wantConnections(t, e, "ceo@bigcorp.test", s.connID)
+	})
+}
+
+// SSO discovery answers anyone holding the public token, so a former
+// member is listed what a stranger at the same domain is: the JIT
+// connections of the organization that deleted them included (they were
+// left out, which told who used to be a member). The list is only what the
+// login screen offers: the login through that connection still refuses
+// the deleted member, at the callback, and reactivates no one.
+func TestSSODiscoveryListsFormerMembersAsStrangers(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		s := newSAMLEnv(t, e, map[string]any{"email_allowed_domains": []string{"acme.test"}})
+		e.CreateVerifiedMember(s.orgID, "ann@acme.test") // vouches for acme.test
+		gone := e.CreateVerifiedMember(s.orgID, "gone@acme.test")
+		e.DeleteMember(s.orgID, gone)
+		wantConnections(t, e, "stranger@acme.test", s.connID)
+		wantConnections(t, e, "gone@acme.test", s.connID)
+
+		s.idp.login("gone@acme.test", "okta-gone", "Gone", "Member")
+		acs, form := s.idp.follow(s.start(url.Values{"connection_id": {s.connID}}))
+		wantPage(t, s.post(acs, form), 403, "inactive_member")
+		if m := e.MemberByID(s.orgID, gone); m["status"] != "deleted" {
+			t.Fatalf("member after the login: %v", m)
+		}
 	})
 }

@@ -12,7 +12,7 @@ import type { WidgetErrorPayload } from './errorMessages';
 import type { WidgetEvent } from './events';
 import { useScreenComponent } from './screens/registry';
 import { LoggingInView } from './screens/LoggingInView';
-import { Spinner } from '../ui/Spinner';
+import { Spinner, StatusRegion } from '../ui/Spinner';
 import { initialState } from './state/reducer';
 import { createStore } from './state/store';
 
@@ -111,21 +111,24 @@ export function LoginApp({ backend, options, eventTarget }: LoginAppProps) {
   return (
     <LoginContext.Provider value={ctx}>
       <div className="lk-root" style={style} data-screen={viewKey}>
-        {/* Floating One Tap only: Google's prompt is the whole widget (api-reference 3.6). */}
-        {config.oneTap.floatingOnly ? null : (
-          <div className="lk-screen" ref={screenRef} key={viewKey}>
-            {loggingIn ? (
-              <LoggingInView />
-            ) : ScreenComponent ? (
-              <ScreenComponent />
-            ) : (
-              <div className="lk-center">
-                <Spinner label={t('common.loading')} />
-              </div>
-            )}
-          </div>
-        )}
-        {bootstrap.displayWatermark ? <p className="lk-watermark">{t('common.watermark')}</p> : null}
+        <StatusRegion>
+          {/* Floating One Tap only: Google's prompt is the whole widget (api-reference 3.6). */}
+          {config.oneTap.floatingOnly ? null : (
+            <div className="lk-screen" ref={screenRef} key={viewKey}>
+              {loggingIn ? (
+                <LoggingInView />
+              ) : ScreenComponent ? (
+                <ScreenComponent />
+              ) : (
+                // Takes the focus of the screen that went (useScreenFocus) until this one's part loads.
+                <div className="lk-center" tabIndex={-1} data-lk-loading="">
+                  <Spinner label={t('common.loading')} />
+                </div>
+              )}
+            </div>
+          )}
+          {bootstrap.displayWatermark ? <p className="lk-watermark">{t('common.watermark')}</p> : null}
+        </StatusRegion>
       </div>
     </LoginContext.Provider>
   );

@@ -7,7 +7,7 @@ import type { StringsOverride } from '../strings/en';
 import { createTranslator, mergeStrings } from '../strings/t';
 import type { IdpStrings } from './strings';
 import { themeVariables, type WidgetStyles } from '../theme/theme';
-import { Spinner } from '../ui/Spinner';
+import { Spinner, StatusRegion } from '../ui/Spinner';
 
 /** A consent screen section: a header and its items (text, or text with detail lines). */
 export type ConsentManifest = { header: string; items: (string | { text: string; details: string[] })[] }[];
@@ -65,15 +65,17 @@ export function IdentityProviderApp({ backend, options }: { backend: IdpBackend;
   const loading = <Spinner label={t('idp.loading')} />;
   return (
     <div className="lk-root" style={style}>
-      <div className="lk-screen" ref={screenRef}>
-        {bootstrap ? (
-          <Suspense fallback={loading}>
-            <IdpScreens backend={backend} options={options} t={t} search={search} bootstrap={bootstrap} screenRef={screenRef} />
-          </Suspense>
-        ) : (
-          loading
-        )}
-      </div>
+      <StatusRegion>
+        <div className="lk-screen" ref={screenRef}>
+          {bootstrap ? (
+            <Suspense fallback={loading}>
+              <IdpScreens backend={backend} options={options} t={t} search={search} bootstrap={bootstrap} screenRef={screenRef} />
+            </Suspense>
+          ) : (
+            loading
+          )}
+        </div>
+      </StatusRegion>
     </div>
   );
 }

@@ -43,7 +43,7 @@ interface Props {
 
 export default function IdpScreens({ backend, options, t, search, bootstrap, screenRef }: Props) {
   const [state, dispatch] = useReducer(idpReducer, initialIdpState);
-  const pressed = useFocusAfterPress(screenRef, state.screen);
+  const { pressed, loggedIn } = useFocusAfterPress(screenRef, state.screen);
   const it = idpTranslator(options.strings);
   const request = readIdpRequest(search);
   const onEvent = (type: string, data: unknown) => options.callbacks?.onEvent?.({ type, data });
@@ -124,6 +124,7 @@ export default function IdpScreens({ backend, options, t, search, bootstrap, scr
     // authorization goes on from its preflight: once per login, and only while it waits for one.
     const off = backend.session.onChange((snapshot) => {
       if (!snapshot || request.flow !== 'authorize' || screen.current !== 'noSession') return;
+      loggedIn();
       screen.current = 'loading';
       dispatch({ type: 'loading' });
       authorize(request.body, () => !cancelled).catch((err: unknown) => {
@@ -175,23 +176,43 @@ function inFrame(): boolean {
 
 /**
  * Deny, No and Log in again replace the whole screen, so the focus the pressed button held would
- * fall to the page (WCAG 2.4.3). Call the returned function when such a button is pressed: once the
- * screen changes, its heading or message takes the focus, which also has a screen reader read the
- * message (it arrives with its text, too late for a live region). Only a press that held the focus
- * moves it, so the host page's focus is never taken.
+ * fall to the page (WCAG 2.4.3). Call `pressed` when such a button is pressed: once the screen
+ * changes, its heading or message takes the focus, which also has a screen reader read the message
+ * (it arrives with its text, too late for a live region). Only a press that held the focus moves it,
+ * so the host page's focus is never taken. `loggedIn` does the same for the screen that follows a
+ * login in the page's login widget (consent), when the focus is still in that widget.
+ * A screen with neither heading nor message (a spinner) passes the focus on to the next one.
  */
-function useFocusAfterPress(container: RefObject<HTMLElement | null>, screen: IdpState['screen']): () => void {
+function useFocusAfterPress(container: RefObject<HTMLElement | null>, screen: IdpState['screen']) {
   const pending = useRef(false);
   useLayoutEffect(() => {
     if (!pending.current) return;
+    const target = container.current?.querySelector<HTMLElement>('[data-lk-heading], [data-lk-message]');
+    if (!target) return;
     pending.current = false;
-    container.current?.querySelector<HTMLElement>('[data-lk-heading], [data-lk-message]')?.focus();
+    target.focus();
   }, [container, screen]);
-  return () => {
+  const pressed = () => {
     const root = container.current;
     const active = root ? (root.getRootNode() as Document | ShadowRoot).activeElement : null;
     pending.current = root !== null && active !== null && root.contains(active);
   };
+  const loggedIn = () => {
+    pending.current = container.current !== null && focusInAWidget(container.current.ownerDocument);
+  };
+  return { pressed, loggedIn };
+}
+
+/**
+ * Whether the page's focus is in a Latchkey widget (the login that just finished), or on <body>
+ * after the member has used the page (that login's widget removed by the host). Not on load: a
+ * session found then was not made here, and the host page's focus stays where it is.
+ */
+function focusInAWidget(doc: Document): boolean {
+  const active = doc.activeElement;
+  if (!active || active === doc.body) return doc.defaultView?.navigator.userActivation?.hasBeenActive === true;
+  // A widget's focus shows on its shadow host; one rendered without a shadow root, on its element.
+  return (active.shadowRoot?.querySelector('.lk-root') ?? active.closest('.lk-root')) !== null;
 }
 
 /** Trusted auth on load: end any current session, then attest one from the host's token. */

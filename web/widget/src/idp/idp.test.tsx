@@ -467,6 +467,49 @@ describe('focus and announcements', () => {
     expect(active(ui)).toBe(message);
   });
 
+  /** The page's login widget: a shadow root with the focus on its "Success!" heading. */
+  function loginWidgetWithFocus() {
+    const host = document.createElement('div');
+    document.body.append(host);
+    const shadow = host.attachShadow({ mode: 'open' });
+    shadow.innerHTML = '<div class="lk-root"><h1 tabindex="-1">Success!</h1></div>';
+    shadow.querySelector<HTMLElement>('h1')!.focus();
+    return host;
+  }
+
+  it('a login in the page’s login widget hands focus to the consent heading that follows', async () => {
+    const server = consentServer(() => json({ redirect_uri: 'https://rp.test/cb' })).on('POST', '/b2b/sessions/authenticate', json(loggedInResponse()));
+    const ui = renderIdp(server, AUTHORIZE);
+    await ui.findByText('No active session detected. Please log in to continue.');
+    const login = loginWidgetWithFocus();
+    try {
+      loggedIn();
+      await ui.client.session.authenticate();
+      const heading = await ui.findByRole('heading', { name: 'Agent wants to access your Latchkey Demo account' });
+      await waitFor(() => expect(active(ui)).toBe(heading));
+    } finally {
+      login.remove();
+    }
+  });
+
+  it('a session that arrives while the host page has the focus takes none', async () => {
+    const server = consentServer(() => json({ redirect_uri: 'https://rp.test/cb' })).on('POST', '/b2b/sessions/authenticate', json(loggedInResponse()));
+    const ui = renderIdp(server, AUTHORIZE);
+    await ui.findByText('No active session detected. Please log in to continue.');
+    const field = document.createElement('input');
+    document.body.append(field);
+    try {
+      field.focus();
+      loggedIn();
+      await ui.client.session.authenticate();
+      await ui.findByRole('button', { name: 'Allow' });
+      expect(document.activeElement).toBe(field);
+      expect(active(ui)).toBeNull();
+    } finally {
+      field.remove();
+    }
+  });
+
   it('Log in again hands focus to the message that replaces it', async () => {
     loggedIn();
     const server = acmeServer()

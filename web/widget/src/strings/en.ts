@@ -59,6 +59,11 @@ export const en = {
     'This password appears in a list of breached passwords. Choose a different one.',
   'password.rule.met': 'Requirement met:',
   'password.rule.unmet': 'Requirement not met:',
+  // Marks drawn before each rule so met and unmet differ by more than colour (hidden from screen
+  // readers, which read the two texts above).
+  // (each with the space that parts it from its rule)
+  'password.mark.met': '✓ ',
+  'password.mark.unmet': '○ ',
 
   // Discovery (organization picker)
   'discovery.title': 'Select an organization to continue',

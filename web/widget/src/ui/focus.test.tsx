@@ -27,4 +27,70 @@ describe('useScreenFocus', () => {
     rerender(<Screen name="done" />);
     expect(document.activeElement).toBe(screen.getByRole('heading', { name: 'done' }));
   });
+
+  it('prefers the first field still to fill in, a select included', () => {
+    function Form({ name }: { name: string }) {
+      const ref = useRef<HTMLDivElement>(null);
+      useScreenFocus(ref, name);
+      return (
+        <div ref={ref}>
+          <h1 tabIndex={-1} data-lk-heading="">
+            {name}
+          </h1>
+          {name === 'password' ? (
+            <>
+              <input aria-label="Email" defaultValue="ada@acme.test" />
+              <input aria-label="Password" type="password" />
+            </>
+          ) : null}
+          {name === 'phone' ? (
+            <>
+              <select aria-label="Country" defaultValue="US">
+                <option value="US">United States</option>
+              </select>
+              <input aria-label="Phone number" />
+            </>
+          ) : null}
+          {name === 'filled' ? <input aria-label="Known" defaultValue="x" /> : null}
+        </div>
+      );
+    }
+    const { rerender } = render(<Form name="first" />);
+    rerender(<Form name="password" />);
+    expect(document.activeElement).toBe(screen.getByLabelText('Password'));
+    rerender(<Form name="phone" />);
+    expect(document.activeElement).toBe(screen.getByLabelText('Country'));
+    // Every field filled: the first one.
+    rerender(<Form name="filled" />);
+    expect(document.activeElement).toBe(screen.getByLabelText('Known'));
+  });
+
+  it('while a screen’s code loads its placeholder holds the focus, unless the host page has it', () => {
+    function Lazy({ name, ready }: { name: string; ready: boolean }) {
+      const ref = useRef<HTMLDivElement>(null);
+      useScreenFocus(ref, name, ready);
+      return (
+        <div ref={ref}>
+          {ready ? <input aria-label={`${name} field`} /> : <div tabIndex={-1} data-lk-loading="" data-testid="loading" />}
+        </div>
+      );
+    }
+    const { rerender } = render(<Lazy name="first" ready />);
+    screen.getByLabelText('first field').focus();
+    rerender(<Lazy name="next" ready={false} />);
+    expect(document.activeElement).toBe(screen.getByTestId('loading'));
+    rerender(<Lazy name="next" ready />);
+    expect(document.activeElement).toBe(screen.getByLabelText('next field'));
+
+    // Focus the member moved to the host page in the meantime stays there.
+    const host = document.createElement('input');
+    document.body.append(host);
+    try {
+      host.focus();
+      rerender(<Lazy name="third" ready={false} />);
+      expect(document.activeElement).toBe(host);
+    } finally {
+      host.remove();
+    }
+  });
 });

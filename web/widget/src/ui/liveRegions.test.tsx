@@ -4,6 +4,7 @@ import css from '../theme/widget.css?inline';
 import { CodeExpiry } from './CodeExpiry';
 import { ErrorText } from './ErrorText';
 import { Flash } from './Flash';
+import { Spinner, StatusRegion } from './Spinner';
 
 /** The widget's stylesheet in the test document, so computed styles are the real ones. */
 function withWidgetStyles() {
@@ -71,5 +72,28 @@ describe('live regions', () => {
     expect(screen.getByText('Expired.').getAttribute('aria-live')).toBe('off');
     rerender(<CodeExpiry secondsLeft={0} countdownText="" expiredText="Expired." />);
     expect(screen.getByRole('status').textContent).toBe('');
+  });
+
+  it('a labelled spinner is hidden and says its label in the widget’s status region, there from the start', () => {
+    const removeStyles = withWidgetStyles();
+    try {
+      const view = (label: string | null) => <StatusRegion>{label ? <Spinner label={label} /> : null}</StatusRegion>;
+      const { container, rerender } = render(view(null));
+      const region = container.querySelector<HTMLElement>('p.lk-visually-hidden[aria-live]:not([role])')!;
+      expect(region.getAttribute('aria-live')).toBe('polite');
+      expect(region.textContent).toBe('');
+      expect(getComputedStyle(region).display).not.toBe('none');
+      rerender(view('Loading organization'));
+      expect(container.querySelector('p.lk-visually-hidden[aria-live]:not([role])')).toBe(region);
+      expect(region.textContent).toBe('Loading organization');
+      const spinner = container.querySelector('.lk-spinner')!;
+      expect(spinner.getAttribute('aria-hidden')).toBe('true');
+      expect(spinner.getAttribute('role')).toBeNull();
+      expect(screen.queryByRole('status')).toBeNull();
+      rerender(view(null));
+      expect(region.textContent).toBe('');
+    } finally {
+      removeStyles();
+    }
   });
 });

@@ -8,7 +8,8 @@ describe('Main screen (Organization flow)', () => {
     let release: () => void = () => undefined;
     const server = acmeServer().on('POST', '/b2b/organizations/search', () => new Promise((r) => (release = () => r(json({ organization: ACME })))));
     const ui = renderLogin(server);
-    expect(await ui.findByRole('status', { name: 'Loading organization' })).toBeTruthy();
+    // The spinner's label is said in the widget's status region (the spinner itself is hidden).
+    await waitFor(() => expect(ui.root.querySelector('p.lk-visually-hidden[aria-live]:not([role])')?.textContent).toBe('Loading organization'));
     expect(ui.getByRole('heading').textContent).toBe('Continue to ...');
     release();
     expect(await ui.findByRole('heading', { name: 'Continue to Acme' })).toBeTruthy();

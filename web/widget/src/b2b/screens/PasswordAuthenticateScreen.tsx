@@ -45,7 +45,10 @@ export function PasswordAuthenticateScreen() {
           autoComplete="current-password"
           error={login.error}
         />
-        <Button type="submit" loading={login.busy} disabled={password === ''}>
+        {/* Not disabled while the password is empty (the spec asks that only when setting one): a
+            disabled submit blocks Enter in the fields and leaves the Tab order, so the required-password
+            message of the controller would never show. */}
+        <Button type="submit" loading={login.busy}>
           {t('password.continue')}
         </Button>
       </form>

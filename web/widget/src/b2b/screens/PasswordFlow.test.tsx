@@ -59,8 +59,18 @@ describe('Password Email (organization)', () => {
     expect(await ui.findByRole('heading', { name: 'Log in with your password' })).toBeTruthy();
     expect(server.callsTo(SEARCH)[0]!.body).toEqual({ email_address: 'ada@acme.test', organization_id: ACME.organization_id });
     expect((ui.getByLabelText('Email') as HTMLInputElement).value).toBe('ada@acme.test');
-    // Continue waits for a password.
-    expect((ui.getByRole('button', { name: 'Continue' }) as HTMLButtonElement).disabled).toBe(true);
+    // Continue stays pressable (and in the Tab order) without a password, and says what is missing
+    // on the password field instead of sending anything.
+    const continueButton = ui.getByRole('button', { name: 'Continue' }) as HTMLButtonElement;
+    expect(continueButton.disabled).toBe(false);
+    fireEvent.click(continueButton);
+    const passwordField = ui.getByLabelText('Password');
+    await waitFor(() => expect(passwordField.getAttribute('aria-invalid')).toBe('true'));
+    const describedBy = (passwordField.getAttribute('aria-describedby') ?? '').split(' ');
+    const message = ui.root.querySelector(`[id="${describedBy[0]}"]`);
+    expect(message?.getAttribute('role')).toBe('alert');
+    expect(message?.textContent).toBe('Enter your password.');
+    expect(server.callsTo(AUTH)).toHaveLength(0);
     await logIn(ui, 'correct horse battery staple');
     expect(await ui.findByRole('heading', { name: 'Success!' })).toBeTruthy();
     expect(server.callsTo(AUTH)[0]!.body).toEqual({

@@ -297,6 +297,11 @@ describe('strength meter', () => {
     await typePassword(ui, 'short');
     await waitFor(() => expect(length.textContent).toContain('Requirement not met:'));
     expect(complexity.textContent).toContain('Requirement not met:');
+    // Met and unmet differ by a visible mark, not only by colour (WCAG 1.4.1); screen readers get
+    // the hidden text instead of the mark.
+    const mark = (rule: HTMLElement) => rule.querySelector('[aria-hidden="true"]')?.textContent?.trim();
+    expect(mark(length)).toBe('○');
+    expect(ui.root.querySelector('.lk-rules')?.classList.contains('lk-rules--checks')).toBe(true);
     expect(continueButton(ui).disabled).toBe(true);
     // No zxcvbn bar under LUDS.
     expect(ui.root.querySelector('.lk-meter')).toBeNull();
@@ -304,6 +309,8 @@ describe('strength meter', () => {
     await typePassword(ui, 'Password123!');
     expect(await ui.findByText('This password appears in a list of breached passwords. Choose a different one.')).toBeTruthy();
     expect(length.textContent).toContain('Requirement met:');
+    expect(mark(length)).toBe('✓');
+    expect(mark(complexity)).toBe('✓');
     expect(continueButton(ui).disabled).toBe(true);
 
     await typePassword(ui, 'Longer1Password');

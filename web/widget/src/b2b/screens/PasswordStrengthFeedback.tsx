@@ -35,12 +35,15 @@ export function PasswordStrengthFeedback({ id, password }: { id: string; passwor
     const counts = ludsCounts(bootstrap.passwordConfig, result?.luds_feedback, password);
     const rule = (met: boolean, text: string) => (
       <li className={met ? 'lk-rule lk-rule--met' : 'lk-rule'}>
+        <span aria-hidden="true">
+          {t(met ? 'password.mark.met' : 'password.mark.unmet')}
+        </span>
         <span className="lk-visually-hidden">{t(met ? 'password.rule.met' : 'password.rule.unmet')} </span>
         {text}
       </li>
     );
     body = (
-      <ul className="lk-rules">
+      <ul className="lk-rules lk-rules--checks">
         {counts.length > 0 ? rule(result?.luds_feedback.missing_characters === 0, t('password.luds.length', { count: counts.length })) : null}
         {counts.complexity > 0
           ? rule(result?.luds_feedback.missing_complexity === 0, t('password.luds.complexity', { count: counts.complexity }))

@@ -13,45 +13,47 @@ import type { PasswordAction, PasswordFormState, ResetTokenType } from './passwo
  * Screens implemented so far. The registry in screens/registry.ts is keyed by this enum, so adding
  * a member without its screen is a compile error.
  */
-export enum Screen {
-  Main = 'Main',
-  EmailMethodSelection = 'EmailMethodSelection',
-  EmailConfirmation = 'EmailConfirmation',
-  EmailOTPEntry = 'EmailOTPEntry',
-  LoggedIn = 'LoggedIn',
-  Error = 'Error',
+export const Screen = {
+  Main: 'Main',
+  EmailMethodSelection: 'EmailMethodSelection',
+  EmailConfirmation: 'EmailConfirmation',
+  EmailOTPEntry: 'EmailOTPEntry',
+  LoggedIn: 'LoggedIn',
+  Error: 'Error',
   /** The organization picker, including its "create one" and "none found" variants. */
-  Discovery = 'Discovery',
+  Discovery: 'Discovery',
   // Multi-factor authentication (spec section 4, after primary authentication).
-  MFAEnrollmentSelection = 'MFAEnrollmentSelection',
-  SMSOTPEnrollment = 'SMSOTPEnrollment',
-  SMSOTPEntry = 'SMSOTPEntry',
-  TOTPEnrollmentQRCode = 'TOTPEnrollmentQRCode',
-  TOTPEnrollmentManual = 'TOTPEnrollmentManual',
-  TOTPEntry = 'TOTPEntry',
-  RecoveryCodeSave = 'RecoveryCodeSave',
-  RecoveryCodeEntry = 'RecoveryCodeEntry',
+  MFAEnrollmentSelection: 'MFAEnrollmentSelection',
+  SMSOTPEnrollment: 'SMSOTPEnrollment',
+  SMSOTPEntry: 'SMSOTPEntry',
+  TOTPEnrollmentQRCode: 'TOTPEnrollmentQRCode',
+  TOTPEnrollmentManual: 'TOTPEnrollmentManual',
+  TOTPEntry: 'TOTPEntry',
+  RecoveryCodeSave: 'RecoveryCodeSave',
+  RecoveryCodeEntry: 'RecoveryCodeEntry',
   // Passwords (spec section 2).
-  PasswordEmail = 'PasswordEmail',
-  PasswordAuthenticate = 'PasswordAuthenticate',
-  PasswordForgotForm = 'PasswordForgotForm',
-  PasswordResetForm = 'PasswordResetForm',
-  PasswordResetVerifyConfirmation = 'PasswordResetVerifyConfirmation',
-  PasswordSetNewConfirmation = 'PasswordSetNewConfirmation',
+  PasswordEmail: 'PasswordEmail',
+  PasswordAuthenticate: 'PasswordAuthenticate',
+  PasswordForgotForm: 'PasswordForgotForm',
+  PasswordResetForm: 'PasswordResetForm',
+  PasswordResetVerifyConfirmation: 'PasswordResetVerifyConfirmation',
+  PasswordSetNewConfirmation: 'PasswordSetNewConfirmation',
   // SSO discovery (spec section 4): the email, then the connection menu or the slug fallback.
-  SSODiscoveryEmail = 'SSODiscoveryEmail',
-  SSODiscoveryFallback = 'SSODiscoveryFallback',
-  SSODiscoveryMenu = 'SSODiscoveryMenu',
-}
+  SSODiscoveryEmail: 'SSODiscoveryEmail',
+  SSODiscoveryFallback: 'SSODiscoveryFallback',
+  SSODiscoveryMenu: 'SSODiscoveryMenu',
+} as const;
+export type Screen = (typeof Screen)[keyof typeof Screen];
 
-export enum ErrorType {
-  Default = 'Default',
-  EmailMagicLink = 'EmailMagicLink',
-  Organization = 'Organization',
-  CannotJoinOrgDueToAuthPolicy = 'CannotJoinOrgDueToAuthPolicy',
-  AdBlockerDetected = 'AdBlockerDetected',
-  OrganizationDiscoveryClaimedDomain = 'OrganizationDiscoveryClaimedDomain',
-}
+export const ErrorType = {
+  Default: 'Default',
+  EmailMagicLink: 'EmailMagicLink',
+  Organization: 'Organization',
+  CannotJoinOrgDueToAuthPolicy: 'CannotJoinOrgDueToAuthPolicy',
+  AdBlockerDetected: 'AdBlockerDetected',
+  OrganizationDiscoveryClaimedDomain: 'OrganizationDiscoveryClaimedDomain',
+} as const;
+export type ErrorType = (typeof ErrorType)[keyof typeof ErrorType];
 
 export type MfaMethod = 'sms_otp' | 'totp';
 

@@ -97,7 +97,7 @@ describe('TOTP enrollment', () => {
     let answer: (r: Reply) => void = () => undefined;
     const server = mfaServer(mfaRequired({ allowed: ['totp'] })).on('POST', TOTP_CREATE, () => new Promise<Reply>((r) => (answer = r)));
     const ui = await loginToMfa(server);
-    await ui.findByRole('status', { name: 'Preparing your authenticator app setup' });
+    await waitFor(() => expect(ui.root.querySelector('p.lk-visually-hidden[aria-live]:not([role])')?.textContent).toBe('Preparing your authenticator app setup'));
     const region = ui.getByRole('alert');
     expect(region.textContent).toBe('');
     answer(apiError(429, 'too_many_requests', 'Slow down.'));
