@@ -93,4 +93,33 @@ describe('useScreenFocus', () => {
       host.remove();
     }
   });
+
+  it('leaves the focus on the host page when a screen changes without the member in the widget', () => {
+    function Screen({ name }: { name: string }) {
+      const ref = useRef<HTMLDivElement>(null);
+      useScreenFocus(ref, name);
+      return (
+        <div ref={ref}>
+          <h1 tabIndex={-1} data-lk-heading="">
+            {name}
+          </h1>
+          <input aria-label={`${name} field`} />
+        </div>
+      );
+    }
+    const host = document.createElement('input');
+    document.body.append(host);
+    try {
+      const { rerender } = render(<Screen name="logging in" />);
+      host.focus();
+      rerender(<Screen name="logged in" />);
+      expect(document.activeElement).toBe(host);
+      // Back in the widget, the next change moves it again.
+      screen.getByLabelText('logged in field').focus();
+      rerender(<Screen name="next" />);
+      expect(document.activeElement).toBe(screen.getByLabelText('next field'));
+    } finally {
+      host.remove();
+    }
+  });
 });

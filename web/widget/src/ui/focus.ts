@@ -21,20 +21,22 @@ function focusIsFree(container: HTMLElement): boolean {
 /**
  * Moves keyboard focus into a newly shown screen: its first field still to fill in (password login
  * opens on the password, its email being known), else its first field, else its heading. The
- * first screen is skipped so that mounting the widget does not steal focus from the host page. A
- * screen still loading (`ready` false) is focused once it is there; meanwhile its `[data-lk-loading]`
- * placeholder holds the focus.
+ * first screen is skipped so that mounting the widget does not steal focus from the host page, and
+ * so is any change while the focus is on the host page (a link redeemed on load, an answer arriving
+ * after the member moved on): the focus moves only from the widget or from nowhere. A screen still
+ * loading (`ready` false) is focused once it is there; meanwhile its `[data-lk-loading]` placeholder
+ * holds the focus.
  */
 export function useScreenFocus(ref: RefObject<HTMLElement | null>, screenKey: string, ready = true): void {
   const firstKey = useRef(screenKey);
   const changed = useRef(false);
   useLayoutEffect(() => {
     if (screenKey !== firstKey.current) changed.current = true;
-    if (!changed.current || !ref.current) return;
+    if (!changed.current || !ref.current || !focusIsFree(ref.current)) return;
     if (!ready) {
       // The screen that held the focus is gone and this one's code is still loading: its placeholder
-      // takes the focus rather than <body> (WCAG 2.4.3), unless the focus is on the host page.
-      if (focusIsFree(ref.current)) ref.current.querySelector<HTMLElement>('[data-lk-loading]')?.focus();
+      // takes the focus rather than <body> (WCAG 2.4.3).
+      ref.current.querySelector<HTMLElement>('[data-lk-loading]')?.focus();
       return;
     }
     const fields = [...ref.current.querySelectorAll<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>(FIELDS)];
