@@ -5,11 +5,12 @@
 // from node_modules (no extra wrapper package) and scans inside the open shadow roots. Screens are
 // reached in a few long walks so the file stays fast.
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import * as oidc from 'openid-client';
 import { useHarness, TEXT, AXE_PATH, BIN, codeOf, enterCode, uniqueEmail } from './harness.mjs';
+import { idpAuthorizePage, rpPage } from './idppages.mjs';
+import { totpNow } from './totp.mjs';
 
 const execFileP = promisify(execFile);
 
@@ -33,26 +34,11 @@ window.client = new Latchkey.B2BClient(cfg.token); client.mountLogin({ elementId
 </body></html>`;
 }
 
-/** The operator's authorization page: the identity provider, and a login while there is no session. */
-const idpPage = (h) => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Authorize</title></head>
-<body><main><h1>Authorize</h1><div id="root"></div><div id="login"></div></main>
-<script src="${h.apiBase}/widget/latchkey.js"></script>
-<script>
-  window.client = new Latchkey.B2BClient(${JSON.stringify(h.project.public_token)});
-  client.mountIdentityProvider({ elementId: '#root' });
-  const login = (s) => s || client.mountLogin({ elementId: '#login', config: { products: ['emailOtp'],
-    organizationSlug: 'axe-idp', sessionOptions: { sessionDurationMinutes: 60 } } });
-  login(client.session.getSync());
-  client.session.onChange(login);
-</script></body></html>`;
-const rpPage = (title) => () => `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1></main></body></html>`;
-
 const h = useHarness({
   routes: {
     '/pw': (h, u) => passwordPage(h, u, 'Organization'),
     '/pw-reset': (h, u) => passwordPage(h, u, 'PasswordReset'),
-    '/authorize': idpPage,
+    '/authorize': idpAuthorizePage('axe-idp'),
     '/rp/cb': rpPage('RP callback'),
     '/rp/bye': rpPage('RP signed out'),
   },
@@ -198,30 +184,6 @@ h.test('passwords: Enter without a password says so; login, forgot, reset with f
   await axeClean(page, 'Password reset with feedback');
 });
 
-function base32(text) {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let value = 0;
-  const out = [];
-  for (const ch of text.toUpperCase().replace(/[\s=]/g, '')) {
-    value = (value << 5) | alphabet.indexOf(ch);
-    bits += 5;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push((value >>> bits) & 0xff);
-    }
-  }
-  return Buffer.from(out);
-}
-
-function totp(secret, at = Date.now()) {
-  const counter = Buffer.alloc(8);
-  counter.writeBigUInt64BE(BigInt(Math.floor(at / 30_000)));
-  const mac = createHmac('sha1', base32(secret)).update(counter).digest();
-  const off = mac[mac.length - 1] & 15;
-  return String((mac.readUInt32BE(off) & 0x7fffffff) % 1e6).padStart(6, '0');
-}
-
 async function mfaOrg(name, slug, methods) {
   const org = await h.createOrg({ name, slug });
   const settings = { mfa_policy: 'REQUIRED_FOR_ALL' };
@@ -246,7 +208,7 @@ h.test('MFA: method choice, authenticator app, backup codes, SMS', async ({ page
   await page.getByRole('button', { name: 'Continue' }).click();
   await page.getByRole('heading', { name: 'Enter verification code' }).waitFor();
   await axeClean(page, 'TOTP code entry');
-  await page.keyboard.type(totp(secret));
+  await page.keyboard.type(totpNow(secret));
   await page.getByRole('heading', { name: 'Save your backup codes!' }).waitFor();
   await axeClean(page, 'Recovery codes');
 

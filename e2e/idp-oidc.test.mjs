@@ -10,27 +10,12 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import * as oidc from 'openid-client';
 import { useHarness, BIN, TEXT, enterCode, codeOf, uniqueEmail } from './harness.mjs';
+import { idpAuthorizePage, rpPage } from './idppages.mjs';
 
 const execFileP = promisify(execFile);
 
-// The operator's page that mounts the identity provider, and the relying party's pages.
-const idpPage = (h) => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Authorize</title></head>
-<body><main><h1>Authorize</h1><div id="root"></div><div id="login"></div></main>
-<script src="${h.apiBase}/widget/latchkey.js"></script>
-<script>
-  window.client = new Latchkey.B2BClient(${JSON.stringify(h.project.public_token)});
-  client.mountIdentityProvider({ elementId: '#root' });
-  // The operator's login, shown while there is no session: the identity provider asks for one and
-  // goes on once the member has logged in.
-  const login = (s) => s || client.mountLogin({ elementId: '#login', config: { products: ['emailOtp'],
-    organizationSlug: 'oidc-corp', sessionOptions: { sessionDurationMinutes: 60 } } });
-  login(client.session.getSync());
-  client.session.onChange(login);
-</script></body></html>`;
-const rpPage = (title) => () => `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1></main></body></html>`;
 
-const h = useHarness({ routes: { '/authorize': idpPage, '/rp/cb': rpPage('RP callback'), '/rp/bye': rpPage('RP signed out') } });
+const h = useHarness({ routes: { '/authorize': idpAuthorizePage('oidc-corp'), '/rp/cb': rpPage('RP callback'), '/rp/bye': rpPage('RP signed out') } });
 
 const TEXTS = {
   noSession: 'No active session detected. Please log in to continue.',

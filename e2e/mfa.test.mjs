@@ -4,8 +4,8 @@
 // (reading the texted code from the dev mailbox), and meet the method selection. Every MFA screen
 // is scanned with axe on the way.
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { useHarness, TEXT, AXE_PATH, cookieValue, enterCode, codeOf, uniqueEmail } from './harness.mjs';
+import { stepAt, totp } from './totp.mjs';
 
 const h = useHarness();
 
@@ -34,35 +34,7 @@ const MFA = {
   sentTo: (n) => `A 6-digit passcode was sent to you at ${n}.`,
 };
 
-// --- RFC 6238 (TOTP: HMAC-SHA1, 30-second steps, 6 digits), written from the RFC -----------------
-
-function base32Decode(text) {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let value = 0;
-  const out = [];
-  for (const ch of text.toUpperCase().replace(/[\s=]/g, '')) {
-    const i = alphabet.indexOf(ch);
-    if (i === -1) throw new Error(`not base32: ${ch}`);
-    value = (value << 5) | i;
-    bits += 5;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push((value >>> bits) & 0xff);
-    }
-  }
-  return Buffer.from(out);
-}
-
-const stepAt = (ms) => Math.floor(ms / 1000 / 30);
-
-function totp(secret, step) {
-  const msg = Buffer.alloc(8);
-  msg.writeBigUInt64BE(BigInt(step));
-  const mac = createHmac('sha1', base32Decode(secret)).update(msg).digest();
-  const off = mac[mac.length - 1] & 0x0f;
-  return String((mac.readUInt32BE(off) & 0x7fffffff) % 1_000_000).padStart(6, '0');
-}
+// --- RFC 6238 (TOTP: HMAC-SHA1, 30-second steps, 6 digits; totp.mjs) --------------------------------
 
 // The RFC's own test vector (appendix B, SHA-1, T = 59 s), so a wrong implementation fails here.
 // The secret is ASCII "12345678901234567890" in base32.

@@ -12,12 +12,12 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import { execFile } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import { promisify } from 'node:util';
 import Provider from 'oidc-provider';
 import { useHarness, TEXT, BIN, AXE_PATH, cookieValue, enterCode, uniqueEmail, waitUntil } from './harness.mjs';
 import { startSamlIdp } from './samlidp.mjs';
+import { totpNow } from './totp.mjs';
 
 const execFileP = promisify(execFile);
 const h = useHarness();
@@ -354,31 +354,6 @@ h.test('SSO discovery: an email domain with two connections shows the menu; one 
 });
 
 // --- MFA after SSO ---------------------------------------------------------------------------------------
-
-function base32Decode(text) {
-  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
-  let bits = 0;
-  let value = 0;
-  const out = [];
-  for (const ch of text.toUpperCase().replace(/[\s=]/g, '')) {
-    value = (value << 5) | alphabet.indexOf(ch);
-    bits += 5;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push((value >>> bits) & 0xff);
-    }
-  }
-  return Buffer.from(out);
-}
-
-/** RFC 6238 (HMAC-SHA1, 30 s, 6 digits); mfa.test.mjs checks the same code against the RFC's vector. */
-function totpNow(secret) {
-  const msg = Buffer.alloc(8);
-  msg.writeBigUInt64BE(BigInt(Math.floor(Date.now() / 30_000)));
-  const mac = createHmac('sha1', base32Decode(secret)).update(msg).digest();
-  const off = mac[mac.length - 1] & 0x0f;
-  return String((mac.readUInt32BE(off) & 0x7fffffff) % 1_000_000).padStart(6, '0');
-}
 
 h.test('MFA after SSO: a SAML login in an organization that requires MFA enrolls an authenticator app', async ({ page, context }) => {
   const org = await h.createOrg({ name: 'Mfa Sso', slug: 'mfa-sso', jit: 'NOT_ALLOWED' });
