@@ -133,8 +133,14 @@ func TestProviderInfoRefreshesOnceAcrossReplicas(t *testing.T) {
 		f.mu.Lock()
 		f.refreshDelay = 300 * time.Millisecond
 		f.mu.Unlock()
-		e1.Clock.Advance(2 * time.Hour)
-		e2.Clock.Advance(2 * time.Hour)
+		// To at-1's expiry (3600 s from the login, by the provider's wall
+		// clock), not past it: the refreshed at-r1 expires 7200 s after the
+		// refresh by that wall clock, so two hours ahead it looked expired
+		// (due within refreshAhead) at once, and a call that began after
+		// the refresh was stored, as goroutines slowed by the race
+		// detector do, refreshed it again.
+		e1.Clock.Advance(time.Hour)
+		e2.Clock.Advance(time.Hour)
 		var wg sync.WaitGroup
 		answers := make([]apptest.Resp, 6)
 		for i := range answers {
@@ -158,6 +164,13 @@ func TestProviderInfoRefreshesOnceAcrossReplicas(t *testing.T) {
 		}
 		if n := f.refreshCount(); n != 1 {
 			t.Fatalf("%d refreshes, want 1", n)
+		}
+		// A call after the refresh, on either replica, answers at-r1 as it
+		// is: the refreshed token is fresh.
+		for _, e := range []*apptest.Env{e1, e2} {
+			if access, _, _ := githubInfo(t, e, path); access != "at-r1" || f.refreshCount() != 1 {
+				t.Fatalf("after the refresh: %s, %d refreshes", access, f.refreshCount())
+			}
 		}
 	})
 }
