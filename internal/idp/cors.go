@@ -36,7 +36,10 @@ type openCORS struct {
 const corsMaxAge = "600"
 
 var (
-	docCORS    = openCORS{methods: "GET"}
+	// A browser MCP client sends MCP-Protocol-Version with its metadata
+	// discovery requests (MCP authorization spec); a preflight that did
+	// not allow it would fail the request before the document is read.
+	docCORS    = openCORS{methods: "GET", headers: "MCP-Protocol-Version"}
 	clientCORS = openCORS{methods: "POST", headers: "Authorization, Content-Type", expose: true}
 	bearerCORS = openCORS{methods: "GET, POST", headers: "Authorization, Content-Type", expose: true}
 )

@@ -35,11 +35,11 @@ func TestProviderEndpointsAnswerPreflights(t *testing.T) {
 		for _, c := range []struct {
 			path, method, headers string
 		}{
-			{iss + "/.well-known/openid-configuration", "GET", ""},
-			{iss + "/.well-known/oauth-authorization-server", "GET", ""},
-			{"/.well-known/oauth-authorization-server" + iss, "GET", ""},
-			{"/.well-known/openid-configuration" + iss, "GET", ""},
-			{iss + "/.well-known/jwks.json", "GET", ""},
+			{iss + "/.well-known/openid-configuration", "GET", "MCP-Protocol-Version"},
+			{iss + "/.well-known/oauth-authorization-server", "GET", "MCP-Protocol-Version"},
+			{"/.well-known/oauth-authorization-server" + iss, "GET", "MCP-Protocol-Version"},
+			{"/.well-known/openid-configuration" + iss, "GET", "MCP-Protocol-Version"},
+			{iss + "/.well-known/jwks.json", "GET", "MCP-Protocol-Version"},
 			{iss + "/oauth2/token", "POST", "Authorization, Content-Type"},
 			{iss + "/oauth2/userinfo", "GET, POST", "Authorization, Content-Type"},
 			{iss + "/oauth2/introspect", "POST", "Authorization, Content-Type"},
@@ -48,7 +48,7 @@ func TestProviderEndpointsAnswerPreflights(t *testing.T) {
 			requested := strings.SplitN(c.method, ", ", 2)[0]
 			h := http.Header{"Origin": {spa}, "Access-Control-Request-Method": {requested}}
 			if c.headers != "" {
-				h.Set("Access-Control-Request-Headers", "authorization,content-type")
+				h.Set("Access-Control-Request-Headers", strings.ToLower(strings.ReplaceAll(c.headers, ", ", ",")))
 			}
 			r := e.Do(http.MethodOptions, c.path, nil, h, "", "")
 			if r.Status != http.StatusNoContent {
