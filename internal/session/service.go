@@ -467,13 +467,23 @@ func (s *Service) authenticate(ctx context.Context, p *project.Project, cred Cre
 	if err != nil {
 		return nil, fmt.Errorf("session: authenticate: %w", err)
 	}
+	// A member or organization that is gone (or a member no longer
+	// active) ends the session: not found. Any other error is the
+	// database's, and passes through as one: answered session_not_found,
+	// SDKs and the widget drop the session, so a blip logged users out.
 	member, err := s.member(ctx, cached, gen, p.ID, r.ms.MemberID, &key)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("session: authenticate: member: %w", err)
+	}
 	if err != nil || member.Status != organization.StatusActive {
 		return nil, apierr.Wrap(apierr.SessionNotFound, fmt.Errorf("session member unusable: %v", err))
 	}
 	org, err := s.org(ctx, cached, gen, p.ID, r.ms.OrganizationID, &key)
-	if err != nil {
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, apierr.Wrap(apierr.SessionNotFound, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session: authenticate: organization: %w", err)
 	}
 	ms := r.ms // a copy: the cached row stays as it was
 	// Roles are recomputed on every check with the organization as it is
