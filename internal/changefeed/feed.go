@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/lograte"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -514,15 +515,17 @@ func (f *Feed) Run(ctx context.Context) {
 	defer poll.Stop()
 	sweep := time.NewTicker(10 * time.Minute)
 	defer sweep.Stop()
-	var lastErr time.Time
+	fails := lograte.Limiter{Every: time.Minute}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-poll.C:
-			if err := f.Sync(ctx); err != nil && ctx.Err() == nil && time.Since(lastErr) > time.Minute {
-				lastErr = time.Now()
-				f.log.Warn("change feed poll failed; caches sync on the request path until it recovers", "error", err)
+			if err := f.Sync(ctx); err != nil && ctx.Err() == nil {
+				if ok, missed := fails.Allow(time.Now()); ok {
+					f.log.Warn("change feed poll failed; caches sync on the request path until it recovers",
+						"error", err, "failures_not_logged", missed)
+				}
 			}
 		case <-sweep.C:
 			sctx, cancel := context.WithTimeout(ctx, sweepTimeout)

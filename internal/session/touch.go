@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/lograte"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -89,7 +90,9 @@ func (s *Service) PendingTouches() int {
 }
 
 // RunToucher flushes pending touches every second until ctx ends;
-// failures go to report and are retried at the next tick. What is still
+// failures are retried at the next tick and go to report, at most once a
+// minute (the database unreachable for an hour is one line a minute, not
+// one a second), wrapped with how many were not reported since. What is still
 // pending when ctx ends is left to FlushTouches: App.Close writes it,
 // under a deadline of its own, once every loop has stopped (a last flush
 // here, without a deadline, kept a stopping process waiting for ever on
@@ -97,13 +100,19 @@ func (s *Service) PendingTouches() int {
 func (s *Service) RunToucher(ctx context.Context, report func(error)) {
 	tick := time.NewTicker(touchEvery)
 	defer tick.Stop()
+	fails := lograte.Limiter{Every: time.Minute}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 			if err := s.touches.flush(ctx); err != nil && ctx.Err() == nil {
-				report(err)
+				if ok, missed := fails.Allow(time.Now()); ok {
+					if missed > 0 {
+						err = fmt.Errorf("%w (and %d failed flushes not reported since the last)", err, missed)
+					}
+					report(err)
+				}
 			}
 		}
 	}
