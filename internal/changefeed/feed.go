@@ -2,6 +2,7 @@ package changefeed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/lograte"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -48,6 +50,16 @@ const (
 	GapWait = 30 * time.Second
 	// Keep is how long change rows are kept before Sweep deletes them.
 	Keep = time.Hour
+	// SyncTimeout bounds every sync, Run's and the request path's. A sync
+	// slower than this could not keep the 1 s promise anyway, and without
+	// a deadline a sync sent into a partition waited on its socket for as
+	// long as the kernel retransmits (about 15 minutes), with every
+	// request of the process queued behind it. A sync that runs out of it
+	// fails with store.ErrUnavailable.
+	SyncTimeout = time.Second
+	// sweepTimeout bounds a Sweep, so a sweep sent into a partition does
+	// not stop Run's polls for good.
+	sweepTimeout = time.Minute
 )
 
 // Feed reads the changes table and dispatches events to subscribers.
@@ -56,7 +68,18 @@ type Feed struct {
 	log *slog.Logger
 	now func() time.Time // the wall clock of the timing constants: time.Now, or a test's fake
 
-	mu       sync.Mutex // one Sync at a time
+	// sem holds the right to sync: one Sync at a time. A channel, not a
+	// mutex, so that a caller whose context ends while a sync holds it
+	// leaves the queue (a request whose client gave up, or that ran out
+	// of time) instead of waiting for that sync, however long it takes.
+	sem chan struct{}
+	// failedAt (unix nanos) is when the last sync that failed for the
+	// database's sake (not its caller's) began, and failErr its error;
+	// both are guarded by sem. A caller that asked before that sync began
+	// takes its answer rather than send one more query into an outage.
+	failedAt int64
+	failErr  error
+
 	started  atomic.Bool
 	cursor   int64
 	holes    []hole // PostgreSQL: ids below cursor not seen yet, ascending
@@ -94,7 +117,7 @@ func New(db *store.DB, log *slog.Logger) *Feed {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Feed{db: db, log: log, now: time.Now, maxHoles: maxHoles}
+	return &Feed{db: db, log: log, now: time.Now, maxHoles: maxHoles, sem: make(chan struct{}, 1)}
 }
 
 // Subscribe adds fn to the receivers of every event. fn runs under the
@@ -120,13 +143,21 @@ func (f *Feed) Invalidate(ev Event) {
 // wrote to the database since the last sync (so its own changes are seen by
 // its next read), or when the last sync began more than MaxLag before this
 // call. Otherwise it costs two atomic loads and a clock read.
+//
+// It returns within about SyncTimeout of its turn, or when ctx ends: an
+// error wrapping store.ErrUnavailable means the database did not answer
+// in time, and a caller should fail rather than read around the caches
+// (that read would wait as long); another error (a connection cut, say)
+// leaves the caller to read from the database itself.
 func (f *Feed) Fresh(ctx context.Context) error {
 	w, asked := f.db.Writes(), f.now()
 	if f.covers(w, asked) {
 		return nil
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	if err := f.lock(ctx); err != nil {
+		return err
+	}
+	defer f.unlock()
 	// Another caller synced while this one waited. Judged against when
 	// this caller asked, not now: a sync that began since then saw
 	// everything this caller needs, however long it took, and judging by
@@ -134,8 +165,41 @@ func (f *Feed) Fresh(ctx context.Context) error {
 	if f.covers(w, asked) {
 		return nil
 	}
+	// Likewise a sync that began since then and found the database not
+	// answering answers this caller too: queued behind it, each waiter
+	// running its own would keep the last of them for SyncTimeout times
+	// the queue's length.
+	if f.failErr != nil && f.failedAt >= asked.UnixNano() {
+		return f.failErr
+	}
 	return f.syncLocked(ctx)
 }
+
+// Usable is Fresh for a cache about to answer: true when cached answers
+// may be used, false when the caller must read the database itself (the
+// sync failed otherwise: a connection cut, its own context ended), and an
+// error when the database did not answer in time. The caller fails then
+// rather than read around its cache: that read would wait on the same
+// silent database, and the request with it, for as long as the outage.
+func (f *Feed) Usable(ctx context.Context) (bool, error) {
+	err := f.Fresh(ctx)
+	if errors.Is(err, store.ErrUnavailable) {
+		return false, err
+	}
+	return err == nil, nil
+}
+
+// lock takes sem, or gives up when ctx ends first.
+func (f *Feed) lock(ctx context.Context) error {
+	select {
+	case f.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("changefeed: waiting for a sync: %w", ctx.Err())
+	}
+}
+
+func (f *Feed) unlock() { <-f.sem }
 
 // covers reports whether the last sync began after w writes and less than
 // MaxLag before at. Every change committed before a sync began is visible
@@ -148,13 +212,31 @@ func (f *Feed) covers(w uint64, at time.Time) bool {
 
 // Sync reads every change after the cursor and dispatches it.
 func (f *Feed) Sync(ctx context.Context) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	if err := f.lock(ctx); err != nil {
+		return err
+	}
+	defer f.unlock()
 	return f.syncLocked(ctx)
 }
 
+// syncLocked runs one sync under SyncTimeout. A failure that is not its
+// caller's (ctx still live) is kept for the callers queued behind it
+// (Fresh); one that ran out of SyncTimeout wraps store.ErrUnavailable.
 func (f *Feed) syncLocked(ctx context.Context) error {
 	began := f.now()
+	sctx, cancel := context.WithTimeout(ctx, SyncTimeout)
+	defer cancel()
+	err := f.syncOnce(sctx, began)
+	if err != nil && ctx.Err() == nil {
+		if sctx.Err() != nil {
+			err = fmt.Errorf("changefeed: sync: no answer within %s: %w", SyncTimeout, errors.Join(store.ErrUnavailable, err))
+		}
+		f.failedAt, f.failErr = began.UnixNano(), err
+	}
+	return err
+}
+
+func (f *Feed) syncOnce(ctx context.Context, began time.Time) error {
 	writes := f.db.Writes()
 	if !f.started.Load() {
 		if err := f.start(ctx, began); err != nil {
@@ -433,18 +515,23 @@ func (f *Feed) Run(ctx context.Context) {
 	defer poll.Stop()
 	sweep := time.NewTicker(10 * time.Minute)
 	defer sweep.Stop()
-	var lastErr time.Time
+	fails := lograte.Limiter{Every: time.Minute}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-poll.C:
-			if err := f.Sync(ctx); err != nil && ctx.Err() == nil && time.Since(lastErr) > time.Minute {
-				lastErr = time.Now()
-				f.log.Warn("change feed poll failed; caches sync on the request path until it recovers", "error", err)
+			if err := f.Sync(ctx); err != nil && ctx.Err() == nil {
+				if ok, missed := fails.Allow(time.Now()); ok {
+					f.log.Warn("change feed poll failed; caches sync on the request path until it recovers",
+						"error", err, "failures_not_logged", missed)
+				}
 			}
 		case <-sweep.C:
-			if err := f.Sweep(ctx); err != nil && ctx.Err() == nil {
+			sctx, cancel := context.WithTimeout(ctx, sweepTimeout)
+			err := f.Sweep(sctx)
+			cancel()
+			if err != nil && ctx.Err() == nil {
 				f.log.Warn("change feed sweep failed", "error", err)
 			}
 		}

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/jackc/pgx/v5/stdlib"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -98,17 +98,18 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	// connections, each waiting for one more, would wait forever; a
 	// separate read pool always drains, because pure reads hold their
 	// connection only for the statement.
+	cfg, err := pgConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: open postgres: %w", redactConnError(dsn, err))
+	}
 	open := func(max int) (*sql.DB, error) {
-		db, err := sql.Open("pgx", dsn)
-		if err != nil {
-			return nil, fmt.Errorf("store: open postgres: %w", redactConnError(dsn, err))
-		}
+		db := stdlib.OpenDB(*cfg)
 		db.SetMaxOpenConns(max)
 		db.SetMaxIdleConns(max)
 		db.SetConnMaxIdleTime(5 * time.Minute)
-		if err := db.PingContext(ctx); err != nil {
+		if err := pingPostgres(ctx, db.PingContext, cfg, dsn); err != nil {
 			db.Close()
-			return nil, fmt.Errorf("store: ping postgres: %w", redactConnError(dsn, err))
+			return nil, err
 		}
 		return db, nil
 	}
