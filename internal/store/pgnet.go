@@ -65,9 +65,11 @@ func pgConfig(dsn string) (*pgx.ConnConfig, error) {
 
 // connectTimeoutSet reports whether the operator chose a connect timeout:
 // connect_timeout in the URL's query, or PGCONNECT_TIMEOUT, which pgx
-// reads as libpq does. Their choice (0 too: wait for ever) is kept.
+// reads as libpq does. Their choice (0 too: wait for ever) is kept. An
+// empty one is no choice: pgx, like libpq, ignores an empty variable (a
+// common line in container environment files), which left no limit at all.
 func connectTimeoutSet(dsn string) bool {
-	if _, ok := os.LookupEnv("PGCONNECT_TIMEOUT"); ok {
+	if os.Getenv("PGCONNECT_TIMEOUT") != "" {
 		return true
 	}
 	u, err := url.Parse(dsn)

@@ -74,6 +74,23 @@ func PairThrough(t testing.TB) (a, b *store.DB, p *Proxy) {
 	return open(t, proxied), open(t, direct), p
 }
 
+// PairTextThrough is PairThrough with a's statements always sent as
+// text (pgx's describe_exec mode: no statement prepared once and then
+// named only by its handle), so that Proxy.CutOn can tell which statement
+// it cuts, whichever ran before.
+func PairTextThrough(t testing.TB) (a, b *store.DB, p *Proxy) {
+	t.Helper()
+	proxied, direct, p := PostgresThrough(t)
+	u, err := url.Parse(proxied)
+	if err != nil {
+		t.Fatalf("storetest: parse dsn: %v", err)
+	}
+	q := u.Query()
+	q.Set("default_query_exec_mode", "describe_exec")
+	u.RawQuery = q.Encode()
+	return open(t, u.String()), open(t, direct), p
+}
+
 // Addr is the proxy's host:port.
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
