@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/config"
 	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
@@ -144,5 +145,39 @@ func TestCloseDuringAPartitionEnds(t *testing.T) {
 	t.Logf("Close returned after %s", time.Since(start))
 	if !strings.Contains(e.Logs(), "last_accessed_at of sessions not written at shutdown") {
 		t.Errorf("Close did not log the touches it could not write:\n%s", e.Logs())
+	}
+}
+
+// A request that reaches the database right as a partition begins, past
+// the change feed's check (which the last poll, under a second old,
+// covers), waits on its own statement, which TCP never ends against a
+// peer that takes packets and never answers: the request's deadline
+// (config's RequestTimeout, serve's WriteTimeout) ends it with a 500,
+// where it used to hold its connection and goroutine until the client
+// went away.
+func TestRequestIntoAPartitionEndsAtItsDeadline(t *testing.T) {
+	t.Parallel()
+	a, _, p := storetest.PairThrough(t)
+	const deadline = 2 * time.Second
+	e := apptest.New(t, a, func(c *config.Config) { c.RequestTimeout = deadline })
+	ctx, cancel := context.WithCancel(context.Background())
+	e.App.Start(ctx)
+	t.Cleanup(func() { cancel(); p.Pass(); p.Cut(); _ = e.App.Close() })
+	org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+	token, _, _ := e.Login(org, "ada@acme.test")
+	if status, _, err := timedCheck(e, token, 5*time.Second); err != nil || status != 200 {
+		t.Fatalf("check before the partition: %d %v", status, err)
+	}
+
+	p.BlackHole()
+	body, _ := json.Marshal(map[string]any{"session_token": token})
+	req, _ := http.NewRequest(http.MethodPost, e.Srv.URL+"/v1/b2b/sessions/revoke", bytes.NewReader(body))
+	req.SetBasicAuth(e.Project.Project.ID, e.Project.Secret)
+	req.Header.Set("Content-Type", "application/json")
+	start := time.Now()
+	status, errType, err := timedDo(req, 3*deadline)
+	if err != nil || status != 500 || errType != "internal_server_error" {
+		t.Fatalf("revoke sent as the partition began, after %s: %d %q %v, want 500 internal_server_error",
+			time.Since(start), status, errType, err)
 	}
 }

@@ -115,6 +115,7 @@ func (a *App) Handler() http.Handler {
 		httpapi.WithClientIP(a.trustedProxies),
 		httpapi.WithLogging(a.Log),
 		httpapi.WithRecover(),
+		httpapi.WithDeadline(a.Config.RequestTimeout),
 		httpapi.WithSecurityHeaders(a.Config.SecureCookies()),
 		httpapi.WithBodyLimit(a.Config.BodyLimit),
 		httpapi.WithCleanInput(),

@@ -2,6 +2,7 @@ package changefeed
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -50,13 +51,22 @@ const (
 	GapWait = 30 * time.Second
 	// Keep is how long change rows are kept before Sweep deletes them.
 	Keep = time.Hour
-	// SyncTimeout bounds every sync, Run's and the request path's. A sync
-	// slower than this could not keep the 1 s promise anyway, and without
-	// a deadline a sync sent into a partition waited on its socket for as
+	// SyncTimeout bounds each statement of a sync, Run's and the request
+	// path's: a sync whose database gives no answer to one of its
+	// statements for this long fails with store.ErrUnavailable. Without a
+	// deadline a sync sent into a partition waited on its socket for as
 	// long as the kernel retransmits (about 15 minutes), with every
-	// request of the process queued behind it. A sync that runs out of it
-	// fails with store.ErrUnavailable.
+	// request of the process queued behind it. It bounds each statement,
+	// not the whole sync: a catch-up over many batches (a SCIM bulk sync,
+	// a large organization deleted) makes progress and is not an outage,
+	// and failing it would fail every request queued behind it.
 	SyncTimeout = time.Second
+	// PoolWait bounds a sync's wait for a read connection, which is not
+	// counted in SyncTimeout: a pool kept busy by slow reads is a loaded
+	// database, not a silent one, and its requests waited for their
+	// answer before. A wait this long is an outage all the same (every
+	// connection stuck on a silent socket).
+	PoolWait = 5 * time.Second
 	// sweepTimeout bounds a Sweep, so a sweep sent into a partition does
 	// not stop Run's polls for good.
 	sweepTimeout = time.Minute
@@ -79,6 +89,10 @@ type Feed struct {
 	// takes its answer rather than send one more query into an outage.
 	failedAt int64
 	failErr  error
+	// q is the read connection of the sync under way and dog its
+	// statements' deadline (syncOn); both held with sem.
+	q   store.Querier
+	dog *watchdog
 
 	started  atomic.Bool
 	cursor   int64
@@ -144,9 +158,10 @@ func (f *Feed) Invalidate(ev Event) {
 // its next read), or when the last sync began more than MaxLag before this
 // call. Otherwise it costs two atomic loads and a clock read.
 //
-// It returns within about SyncTimeout of its turn, or when ctx ends: an
-// error wrapping store.ErrUnavailable means the database did not answer
-// in time, and a caller should fail rather than read around the caches
+// On its turn it fails once the database leaves a statement of the sync
+// unanswered for SyncTimeout (or the read pool full for PoolWait), or when
+// ctx ends: an error wrapping store.ErrUnavailable means the database did
+// not answer in time, and a caller should fail rather than read around the caches
 // (that read would wait as long); another error (a connection cut, say)
 // leaves the caller to read from the database itself.
 func (f *Feed) Fresh(ctx context.Context) error {
@@ -201,6 +216,34 @@ func (f *Feed) lock(ctx context.Context) error {
 
 func (f *Feed) unlock() { <-f.sem }
 
+// readConn reserves a read connection for a sync. Getting one may mean
+// waiting for the pool and, on PostgreSQL, the driver's ping of an idle
+// connection: a ping unanswered for SyncTimeout is an outage, a pool
+// still full then is load, waited for up to PoolWait in all.
+func (f *Feed) readConn(ctx context.Context) (*sql.Conn, error) {
+	start := time.Now()
+	for {
+		wait := SyncTimeout
+		if f.db.ReadPoolBusy() {
+			wait = PoolWait - time.Since(start)
+		}
+		cctx, cancel := context.WithTimeout(ctx, max(wait, 0))
+		conn, err := f.db.ReadConn(cctx)
+		timedOut := cctx.Err() != nil && ctx.Err() == nil
+		cancel()
+		switch {
+		case err == nil:
+			return conn, nil
+		case !timedOut:
+			return nil, err
+		case f.db.ReadPoolBusy() && time.Since(start) < PoolWait:
+			continue // the pool filled up meanwhile: load, wait on
+		}
+		return nil, fmt.Errorf("changefeed: sync: no read connection within %s: %w",
+			time.Since(start).Round(time.Millisecond), errors.Join(store.ErrUnavailable, err))
+	}
+}
+
 // covers reports whether the last sync began after w writes and less than
 // MaxLag before at. Every change committed before a sync began is visible
 // to its reads, so that start, not its end, is how old the caches' view
@@ -219,19 +262,32 @@ func (f *Feed) Sync(ctx context.Context) error {
 	return f.syncLocked(ctx)
 }
 
-// syncLocked runs one sync under SyncTimeout. A failure that is not its
-// caller's (ctx still live) is kept for the callers queued behind it
-// (Fresh); one that ran out of SyncTimeout wraps store.ErrUnavailable.
+// syncLocked runs one sync on one read connection (waited for up to
+// PoolWait), each statement under SyncTimeout (f.dog). A failure that is
+// not its caller's (ctx still live) is kept for the callers queued behind
+// it (Fresh); one that ran out of either wraps store.ErrUnavailable.
 func (f *Feed) syncLocked(ctx context.Context) error {
 	began := f.now()
-	sctx, cancel := context.WithTimeout(ctx, SyncTimeout)
-	defer cancel()
-	err := f.syncOnce(sctx, began)
+	err := f.syncOn(ctx, began)
 	if err != nil && ctx.Err() == nil {
-		if sctx.Err() != nil {
-			err = fmt.Errorf("changefeed: sync: no answer within %s: %w", SyncTimeout, errors.Join(store.ErrUnavailable, err))
-		}
 		f.failedAt, f.failErr = began.UnixNano(), err
+	}
+	return err
+}
+
+func (f *Feed) syncOn(ctx context.Context, began time.Time) error {
+	conn, err := f.readConn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	sctx, dog := newWatchdog(ctx, SyncTimeout)
+	defer dog.stop()
+	f.q, f.dog = conn, dog
+	defer func() { f.q, f.dog = nil, nil }()
+	err = f.syncOnce(sctx, began)
+	if err != nil && ctx.Err() == nil && dog.fired.Load() {
+		err = fmt.Errorf("changefeed: sync: no answer within %s: %w", SyncTimeout, errors.Join(store.ErrUnavailable, err))
 	}
 	return err
 }
@@ -291,7 +347,8 @@ const (
 // and are delivered when they commit.
 func (f *Feed) start(ctx context.Context, now time.Time) error {
 	var cursor int64
-	if err := f.db.Read().QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM changes`).Scan(&cursor); err != nil {
+	f.dog.kick()
+	if err := f.q.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM changes`).Scan(&cursor); err != nil {
 		return fmt.Errorf("changefeed: start: %w", err)
 	}
 	var holes []hole
@@ -314,7 +371,8 @@ func (f *Feed) start(ctx context.Context, now time.Time) error {
 // the cutoff too, so a skewed host clock cannot move it. The newest
 // maxHoles are kept; the start's reset already covers what is visible.
 func (f *Feed) startHoles(ctx context.Context, cursor int64, now time.Time) ([]hole, error) {
-	rows, err := f.db.Read().QueryContext(ctx, `WITH since AS (
+	f.dog.kick()
+	rows, err := f.q.QueryContext(ctx, `WITH since AS (
 			SELECT COALESCE((SELECT id FROM changes
 				WHERE at < `+pgNowMillis+` - $2
 				ORDER BY at DESC LIMIT 1), 0) AS id
@@ -427,7 +485,8 @@ func (f *Feed) readHoles(ctx context.Context) error {
 // each runs a read of change rows, calls fn with each, and returns how
 // many there were.
 func (f *Feed) each(ctx context.Context, q string, fn func(id int64, ev Event), args ...any) (int, error) {
-	rows, err := f.db.Read().QueryContext(ctx, q, args...)
+	f.dog.kick()
+	rows, err := f.q.QueryContext(ctx, q, args...)
 	if err != nil {
 		return 0, fmt.Errorf("changefeed: read: %w", err)
 	}

@@ -294,6 +294,28 @@ func (db *DB) writer() *pooled { return &db.wq }
 // authentication) that must not queue behind SQLite's single writer.
 func (db *DB) Read() Querier { return &db.rq }
 
+// ReadConn reserves one read connection until it is closed, waiting for
+// one while ctx lasts: for a caller that bounds its statements' time
+// apart from the wait for a connection (the change feed), which a busy
+// pool lengthens without the database being any slower to answer.
+func (db *DB) ReadConn(ctx context.Context) (*sql.Conn, error) {
+	c, err := db.rq.pool.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: read connection: %w", err)
+	}
+	return c, nil
+}
+
+// ReadPoolBusy reports whether every read connection is in use, so that
+// a caller that waited for one can tell a loaded pool (wait longer) from
+// a connection handed out at once whose check never answered (on
+// PostgreSQL the driver pings a connection idle for over a second before
+// handing it out).
+func (db *DB) ReadPoolBusy() bool {
+	s := db.rq.pool.Stats()
+	return s.MaxOpenConnections > 0 && s.InUse >= s.MaxOpenConnections
+}
+
 // tx is a transaction that can run work after it commits.
 type tx struct {
 	*sql.Tx
