@@ -79,7 +79,7 @@ test('m2m: clients CRUD, search, rotation; token and local authenticateToken', a
   await assert.rejects(client.m2m.authenticateToken({ access_token: token.access_token, required_scopes: ['write:reports'] }));
   // The SDK copies status_code, request_id and error_uri from an OAuth2 error body onto its StytchError.
   await assert.rejects(client.m2m.token({ client_id: id, client_secret: 'wrong', scopes: ['read:reports'] }),
-    (e) => e.error_type === 'invalid_client' && e.status_code === 401 && /^request-id-/.test(e.request_id) && e.error_url.endsWith('invalid_client'));
+    (e) => e.error_type === 'invalid_client' && e.status_code === 400 && /^request-id-/.test(e.request_id) && e.error_url.endsWith('invalid_client'));
   await assert.rejects(client.m2m.token({ client_id: id, client_secret: secret, scopes: ['admin'] }), (e) => e.error_type === 'invalid_scope');
 
   const start = await client.m2m.clients.secrets.rotateStart({ client_id: id });

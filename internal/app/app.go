@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/atrest"
 	"github.com/latchkey/latchkey/internal/audit"
@@ -333,15 +334,27 @@ func (a *App) buildMailer() (notify.Mailer, error) {
 	return notify.Capped(m, a.Limiter), nil
 }
 
+// closeFlush bounds Close's last write of pending last_accessed_at
+// touches: a database that does not answer must not keep a stopping
+// process from ever exiting.
+const closeFlush = 5 * time.Second
+
 // Close writes what the background loops still hold (pending
-// last_accessed_at touches), closes the SMTP connections kept open, and
+// last_accessed_at touches, for at most closeFlush: what is not written
+// by then is logged and lost), closes the SMTP connections kept open, and
 // releases the database.
 func (a *App) Close() error {
 	if a.stop != nil {
 		a.stop()
 	}
 	a.loops.Wait()
-	errs := []error{a.Sessions.FlushTouches(context.Background())}
+	ctx, cancel := context.WithTimeout(context.Background(), closeFlush)
+	defer cancel()
+	flushErr := a.Sessions.FlushTouches(ctx)
+	if n := a.Sessions.PendingTouches(); flushErr != nil && n > 0 {
+		a.Log.Warn("last_accessed_at of sessions not written at shutdown", "sessions", n, "error", flushErr)
+	}
+	errs := []error{flushErr}
 	for _, f := range a.onClose {
 		errs = append(errs, f())
 	}

@@ -92,7 +92,8 @@ func NewerSchemaWarning(ctx context.Context, db *store.DB) (string, error) {
 
 // Start runs the background loops until ctx ends: the change-feed poll
 // (other processes' changes reach this one's caches), the coalesced
-// last_accessed_at writes and the email outbox delivery. A server calls it
+// last_accessed_at writes, the email outbox delivery and the check of the
+// change-feed triggers (TriggerGuard). A server calls it
 // once; tests that never call it still get fresh caches (the feed syncs on
 // the request path when it is stale).
 func (a *App) Start(ctx context.Context) {
@@ -107,4 +108,21 @@ func (a *App) Start(ctx context.Context) {
 		a.loops.Add(1)
 		go func() { defer a.loops.Done(); a.MailQueue.Run(ctx) }()
 	}
+	if g, err := a.TriggerGuard(); err != nil {
+		a.Log.Warn("change feed: the installed triggers will not be checked", "error", err)
+	} else {
+		a.loops.Add(1)
+		go func() { defer a.loops.Done(); g.Run(ctx) }()
+	}
+}
+
+// TriggerGuard is the check Start runs every changefeed.GuardInterval:
+// it puts this binary's change-feed triggers back when a replica of a
+// release from before store migration 0114 restarted and narrowed them.
+func (a *App) TriggerGuard() (*changefeed.Guard, error) {
+	level, err := a.DB.KnownMigrations(Migrations()...)
+	if err != nil {
+		return nil, err
+	}
+	return changefeed.NewGuard(a.DB, level, Watches(), a.Log)
 }

@@ -1,8 +1,10 @@
 package app
 
 import (
+	"context"
 	"net/http"
 	"slices"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/devmode"
 	"github.com/latchkey/latchkey/internal/discovery"
@@ -113,6 +115,7 @@ func (a *App) Handler() http.Handler {
 		httpapi.WithClientIP(a.trustedProxies),
 		httpapi.WithLogging(a.Log),
 		httpapi.WithRecover(),
+		httpapi.WithDeadline(a.Config.RequestTimeout),
 		httpapi.WithSecurityHeaders(a.Config.SecureCookies()),
 		httpapi.WithBodyLimit(a.Config.BodyLimit),
 		httpapi.WithCleanInput(),
@@ -131,8 +134,15 @@ func requireProduct(product string, h httpapi.HandlerFunc) httpapi.HandlerFunc {
 	}
 }
 
+// readyTimeout bounds /readyz's ping: a database behind a silent
+// partition never answers it, and a load balancer needs a 503 to take
+// this replica out, not a probe that hangs until it gives up itself.
+const readyTimeout = 2 * time.Second
+
 func (a *App) ready(w http.ResponseWriter, r *http.Request) {
-	if err := a.DB.Ping(r.Context()); err != nil {
+	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+	defer cancel()
+	if err := a.DB.Ping(ctx); err != nil {
 		a.Log.Error("readyz: database unreachable", "error", err)
 		w.WriteHeader(http.StatusServiceUnavailable)
 		return

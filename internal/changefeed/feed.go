@@ -2,6 +2,8 @@ package changefeed
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -9,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/lograte"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -48,6 +51,25 @@ const (
 	GapWait = 30 * time.Second
 	// Keep is how long change rows are kept before Sweep deletes them.
 	Keep = time.Hour
+	// SyncTimeout bounds each statement of a sync, Run's and the request
+	// path's: a sync whose database gives no answer to one of its
+	// statements for this long fails with store.ErrUnavailable. Without a
+	// deadline a sync sent into a partition waited on its socket for as
+	// long as the kernel retransmits (about 15 minutes), with every
+	// request of the process queued behind it. It bounds each statement,
+	// not the whole sync: a catch-up over many batches (a SCIM bulk sync,
+	// a large organization deleted) makes progress and is not an outage,
+	// and failing it would fail every request queued behind it.
+	SyncTimeout = time.Second
+	// PoolWait bounds a sync's wait for a read connection, which is not
+	// counted in SyncTimeout: a pool kept busy by slow reads is a loaded
+	// database, not a silent one, and its requests waited for their
+	// answer before. A wait this long is an outage all the same (every
+	// connection stuck on a silent socket).
+	PoolWait = 5 * time.Second
+	// sweepTimeout bounds a Sweep, so a sweep sent into a partition does
+	// not stop Run's polls for good.
+	sweepTimeout = time.Minute
 )
 
 // Feed reads the changes table and dispatches events to subscribers.
@@ -56,7 +78,22 @@ type Feed struct {
 	log *slog.Logger
 	now func() time.Time // the wall clock of the timing constants: time.Now, or a test's fake
 
-	mu       sync.Mutex // one Sync at a time
+	// sem holds the right to sync: one Sync at a time. A channel, not a
+	// mutex, so that a caller whose context ends while a sync holds it
+	// leaves the queue (a request whose client gave up, or that ran out
+	// of time) instead of waiting for that sync, however long it takes.
+	sem chan struct{}
+	// failedAt (unix nanos) is when the last sync that failed for the
+	// database's sake (not its caller's) began, and failErr its error;
+	// both are guarded by sem. A caller that asked before that sync began
+	// takes its answer rather than send one more query into an outage.
+	failedAt int64
+	failErr  error
+	// q is the read connection of the sync under way and dog its
+	// statements' deadline (syncOn); both held with sem.
+	q   store.Querier
+	dog *watchdog
+
 	started  atomic.Bool
 	cursor   int64
 	holes    []hole // PostgreSQL: ids below cursor not seen yet, ascending
@@ -94,7 +131,7 @@ func New(db *store.DB, log *slog.Logger) *Feed {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Feed{db: db, log: log, now: time.Now, maxHoles: maxHoles}
+	return &Feed{db: db, log: log, now: time.Now, maxHoles: maxHoles, sem: make(chan struct{}, 1)}
 }
 
 // Subscribe adds fn to the receivers of every event. fn runs under the
@@ -120,13 +157,22 @@ func (f *Feed) Invalidate(ev Event) {
 // wrote to the database since the last sync (so its own changes are seen by
 // its next read), or when the last sync began more than MaxLag before this
 // call. Otherwise it costs two atomic loads and a clock read.
+//
+// On its turn it fails once the database leaves a statement of the sync
+// unanswered for SyncTimeout (or the read pool full for PoolWait), or when
+// ctx ends: an error wrapping store.ErrUnavailable means the database did
+// not answer in time, and a caller should fail rather than read around the caches
+// (that read would wait as long); another error (a connection cut, say)
+// leaves the caller to read from the database itself.
 func (f *Feed) Fresh(ctx context.Context) error {
 	w, asked := f.db.Writes(), f.now()
 	if f.covers(w, asked) {
 		return nil
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	if err := f.lock(ctx); err != nil {
+		return err
+	}
+	defer f.unlock()
 	// Another caller synced while this one waited. Judged against when
 	// this caller asked, not now: a sync that began since then saw
 	// everything this caller needs, however long it took, and judging by
@@ -134,7 +180,68 @@ func (f *Feed) Fresh(ctx context.Context) error {
 	if f.covers(w, asked) {
 		return nil
 	}
+	// Likewise a sync that began since then and found the database not
+	// answering answers this caller too: queued behind it, each waiter
+	// running its own would keep the last of them for SyncTimeout times
+	// the queue's length.
+	if f.failErr != nil && f.failedAt >= asked.UnixNano() {
+		return f.failErr
+	}
 	return f.syncLocked(ctx)
+}
+
+// Usable is Fresh for a cache about to answer: true when cached answers
+// may be used, false when the caller must read the database itself (the
+// sync failed otherwise: a connection cut, its own context ended), and an
+// error when the database did not answer in time. The caller fails then
+// rather than read around its cache: that read would wait on the same
+// silent database, and the request with it, for as long as the outage.
+func (f *Feed) Usable(ctx context.Context) (bool, error) {
+	err := f.Fresh(ctx)
+	if errors.Is(err, store.ErrUnavailable) {
+		return false, err
+	}
+	return err == nil, nil
+}
+
+// lock takes sem, or gives up when ctx ends first.
+func (f *Feed) lock(ctx context.Context) error {
+	select {
+	case f.sem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("changefeed: waiting for a sync: %w", ctx.Err())
+	}
+}
+
+func (f *Feed) unlock() { <-f.sem }
+
+// readConn reserves a read connection for a sync. Getting one may mean
+// waiting for the pool and, on PostgreSQL, the driver's ping of an idle
+// connection: a ping unanswered for SyncTimeout is an outage, a pool
+// still full then is load, waited for up to PoolWait in all.
+func (f *Feed) readConn(ctx context.Context) (*sql.Conn, error) {
+	start := time.Now()
+	for {
+		wait := SyncTimeout
+		if f.db.ReadPoolBusy() {
+			wait = PoolWait - time.Since(start)
+		}
+		cctx, cancel := context.WithTimeout(ctx, max(wait, 0))
+		conn, err := f.db.ReadConn(cctx)
+		timedOut := cctx.Err() != nil && ctx.Err() == nil
+		cancel()
+		switch {
+		case err == nil:
+			return conn, nil
+		case !timedOut:
+			return nil, err
+		case f.db.ReadPoolBusy() && time.Since(start) < PoolWait:
+			continue // the pool filled up meanwhile: load, wait on
+		}
+		return nil, fmt.Errorf("changefeed: sync: no read connection within %s: %w",
+			time.Since(start).Round(time.Millisecond), errors.Join(store.ErrUnavailable, err))
+	}
 }
 
 // covers reports whether the last sync began after w writes and less than
@@ -148,13 +255,44 @@ func (f *Feed) covers(w uint64, at time.Time) bool {
 
 // Sync reads every change after the cursor and dispatches it.
 func (f *Feed) Sync(ctx context.Context) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
+	if err := f.lock(ctx); err != nil {
+		return err
+	}
+	defer f.unlock()
 	return f.syncLocked(ctx)
 }
 
+// syncLocked runs one sync on one read connection (waited for up to
+// PoolWait), each statement under SyncTimeout (f.dog). A failure that is
+// not its caller's (ctx still live) is kept for the callers queued behind
+// it (Fresh); one that ran out of either wraps store.ErrUnavailable.
 func (f *Feed) syncLocked(ctx context.Context) error {
 	began := f.now()
+	err := f.syncOn(ctx, began)
+	if err != nil && ctx.Err() == nil {
+		f.failedAt, f.failErr = began.UnixNano(), err
+	}
+	return err
+}
+
+func (f *Feed) syncOn(ctx context.Context, began time.Time) error {
+	conn, err := f.readConn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	sctx, dog := newWatchdog(ctx, SyncTimeout)
+	defer dog.stop()
+	f.q, f.dog = conn, dog
+	defer func() { f.q, f.dog = nil, nil }()
+	err = f.syncOnce(sctx, began)
+	if err != nil && ctx.Err() == nil && dog.fired.Load() {
+		err = fmt.Errorf("changefeed: sync: no answer within %s: %w", SyncTimeout, errors.Join(store.ErrUnavailable, err))
+	}
+	return err
+}
+
+func (f *Feed) syncOnce(ctx context.Context, began time.Time) error {
 	writes := f.db.Writes()
 	if !f.started.Load() {
 		if err := f.start(ctx, began); err != nil {
@@ -209,7 +347,8 @@ const (
 // and are delivered when they commit.
 func (f *Feed) start(ctx context.Context, now time.Time) error {
 	var cursor int64
-	if err := f.db.Read().QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM changes`).Scan(&cursor); err != nil {
+	f.dog.kick()
+	if err := f.q.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM changes`).Scan(&cursor); err != nil {
 		return fmt.Errorf("changefeed: start: %w", err)
 	}
 	var holes []hole
@@ -232,7 +371,8 @@ func (f *Feed) start(ctx context.Context, now time.Time) error {
 // the cutoff too, so a skewed host clock cannot move it. The newest
 // maxHoles are kept; the start's reset already covers what is visible.
 func (f *Feed) startHoles(ctx context.Context, cursor int64, now time.Time) ([]hole, error) {
-	rows, err := f.db.Read().QueryContext(ctx, `WITH since AS (
+	f.dog.kick()
+	rows, err := f.q.QueryContext(ctx, `WITH since AS (
 			SELECT COALESCE((SELECT id FROM changes
 				WHERE at < `+pgNowMillis+` - $2
 				ORDER BY at DESC LIMIT 1), 0) AS id
@@ -345,7 +485,8 @@ func (f *Feed) readHoles(ctx context.Context) error {
 // each runs a read of change rows, calls fn with each, and returns how
 // many there were.
 func (f *Feed) each(ctx context.Context, q string, fn func(id int64, ev Event), args ...any) (int, error) {
-	rows, err := f.db.Read().QueryContext(ctx, q, args...)
+	f.dog.kick()
+	rows, err := f.q.QueryContext(ctx, q, args...)
 	if err != nil {
 		return 0, fmt.Errorf("changefeed: read: %w", err)
 	}
@@ -433,18 +574,23 @@ func (f *Feed) Run(ctx context.Context) {
 	defer poll.Stop()
 	sweep := time.NewTicker(10 * time.Minute)
 	defer sweep.Stop()
-	var lastErr time.Time
+	fails := lograte.Limiter{Every: time.Minute}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-poll.C:
-			if err := f.Sync(ctx); err != nil && ctx.Err() == nil && time.Since(lastErr) > time.Minute {
-				lastErr = time.Now()
-				f.log.Warn("change feed poll failed; caches sync on the request path until it recovers", "error", err)
+			if err := f.Sync(ctx); err != nil && ctx.Err() == nil {
+				if ok, missed := fails.Allow(time.Now()); ok {
+					f.log.Warn("change feed poll failed; caches sync on the request path until it recovers",
+						"error", err, "failures_not_logged", missed)
+				}
 			}
 		case <-sweep.C:
-			if err := f.Sweep(ctx); err != nil && ctx.Err() == nil {
+			sctx, cancel := context.WithTimeout(ctx, sweepTimeout)
+			err := f.Sweep(sctx)
+			cancel()
+			if err != nil && ctx.Err() == nil {
 				f.log.Warn("change feed sweep failed", "error", err)
 			}
 		}

@@ -35,6 +35,9 @@ type Config struct {
 	SMSFrom       string // E.164 sender number or Messaging Service SID (MG...)
 	Dev           bool   // dev mode: demo seed, dev mailbox, relaxed cookies
 	BodyLimit     int64  // maximum request body size in bytes
+	// RequestTimeout ends every request's context (httpapi.WithDeadline);
+	// serve's WriteTimeout is the same. Not a variable: tests shorten it.
+	RequestTimeout time.Duration
 
 	// Passwords: the argon2id cost of new hashes (OWASP baseline by
 	// default) and the k-anonymity breach API ("off" = shipped list only).
@@ -97,6 +100,9 @@ func Defaults() Config {
 		BaseURL:     "http://localhost:8080",
 		EmailFrom:   "Latchkey <no-reply@latchkey.localhost>",
 		BodyLimit:   1 << 20,
+		// The server's WriteTimeout: an answer later than that could not
+		// be written anyway.
+		RequestTimeout: 30 * time.Second,
 
 		Argon2MemoryKiB:   19 * 1024,
 		Argon2Iterations:  2,

@@ -20,11 +20,18 @@ import (
 // hash the state ticket keeps (NewBinding), and the callback takes the
 // state only from a browser holding that cookie (Held).
 //
-// The cookie is HttpOnly, scoped to the callback's path on the base URL's
-// host, and lives as long as the state. Each flow chooses its name, its
-// SameSite (Lax where the provider comes back by a top-level GET, None
-// where it posts cross-site) and Secure (an https base URL; SameSite=None
-// requires it). One browser has one binding per flow at a time: a second
+// The cookie is HttpOnly, host-only on the base URL's host, and lives as
+// long as the state. Each flow chooses its name, its SameSite (Lax where
+// the provider comes back by a top-level GET, None where it posts
+// cross-site) and Secure (an https base URL; SameSite=None requires it).
+// A Secure binding is named with the __Host- prefix, which browsers accept
+// only from this very host, Secure, on path "/": without it a sibling
+// subdomain (a customer's other site under the same parent domain) could
+// plant its own binding cookie, with Domain set to the parent and the
+// callback's path, and then deliver its holder's callback to a victim's
+// browser, the login CSRF the binding is there to stop. Over plain http
+// (loopback, dev) the prefix is refused by browsers, and the cookie keeps
+// the callback's path instead. One browser has one binding per flow at a time: a second
 // start replaces the first's, whose callback is then refused.
 //
 // It lives here, beside the tickets it binds, because it is one more thing
@@ -32,7 +39,8 @@ import (
 type Binding struct {
 	// Name is the cookie's name, one per flow (latchkey_oauth_state, ...).
 	Name string
-	// Path is the path of the callback the cookie must reach (PathOf).
+	// Path is the path of the callback the cookie must reach (PathOf),
+	// the cookie's path unless Secure (then "/", as __Host- requires).
 	Path     string
 	Secure   bool
 	SameSite http.SameSite
@@ -53,12 +61,25 @@ func (b Binding) NewBinding() (cookie *http.Cookie, hash string) {
 // its flow is over.
 func (b Binding) Removal() *http.Cookie { return b.cookie("", -1) }
 
+// HostPrefix is the cookie-name prefix that binds a Secure cookie to the
+// host that set it (RFC 6265bis "__Host-").
+const HostPrefix = "__Host-"
+
+// CookieName is the binding cookie's name as set: Name, with HostPrefix
+// when Secure.
+func (b Binding) CookieName() string {
+	if b.Secure {
+		return HostPrefix + b.Name
+	}
+	return b.Name
+}
+
 func (b Binding) cookie(value string, maxAge int) *http.Cookie {
 	path := b.Path
-	if path == "" {
+	if path == "" || b.Secure {
 		path = "/"
 	}
-	return &http.Cookie{Name: b.Name, Value: value, Path: path, HttpOnly: true, Secure: b.Secure,
+	return &http.Cookie{Name: b.CookieName(), Value: value, Path: path, HttpOnly: true, Secure: b.Secure,
 		SameSite: b.SameSite, MaxAge: maxAge}
 }
 
@@ -66,7 +87,7 @@ func (b Binding) cookie(value string, maxAge int) *http.Cookie {
 // to: it carries the cookie whose hash the state kept (hash; "" binds
 // nothing, and nothing holds it). Compared in constant time.
 func (b Binding) Held(r *http.Request, hash string) bool {
-	c, err := r.Cookie(b.Name)
+	c, err := r.Cookie(b.CookieName())
 	return err == nil && hash != "" && ids.Equal(ids.Hash(c.Value), hash)
 }
 

@@ -20,7 +20,7 @@ func TestBindingHeld(t *testing.T) {
 		TTL: 15 * time.Minute}
 	cookie, hash := b.NewBinding()
 	other, otherHash := b.NewBinding()
-	if cookie.Name != b.Name || cookie.Path != "/cb/" || !cookie.HttpOnly || !cookie.Secure ||
+	if cookie.Name != "__Host-latchkey_test_state" || cookie.Path != "/" || cookie.Domain != "" || !cookie.HttpOnly || !cookie.Secure ||
 		cookie.SameSite != http.SameSiteNoneMode || cookie.MaxAge != 900 || len(cookie.Value) < 32 {
 		t.Fatalf("cookie %+v", cookie)
 	}
@@ -39,19 +39,33 @@ func TestBindingHeld(t *testing.T) {
 		hash string
 		want bool
 	}{
-		"its cookie":          {with(cookie), hash, true},
-		"no cookie":           {with(), hash, false},
-		"another start's":     {with(other), hash, false},
-		"forged":              {with(&http.Cookie{Name: b.Name, Value: hash}), hash, false},
+		"its cookie":      {with(cookie), hash, true},
+		"no cookie":       {with(), hash, false},
+		"another start's": {with(other), hash, false},
+		"forged":          {with(&http.Cookie{Name: cookie.Name, Value: hash}), hash, false},
+		// A cookie a sibling subdomain can set (no prefix), holding a
+		// value the state was bound to, does not count.
+		"without the prefix":  {with(&http.Cookie{Name: b.Name, Value: cookie.Value}), hash, false},
 		"another flow's name": {with(&http.Cookie{Name: "other", Value: cookie.Value}), hash, false},
-		"nothing bound":       {with(&http.Cookie{Name: b.Name, Value: ""}), "", false},
+		"nothing bound":       {with(&http.Cookie{Name: cookie.Name, Value: ""}), "", false},
 	} {
 		if got := b.Held(c.r, c.hash); got != c.want {
 			t.Errorf("%s: held %v, want %v", name, got, c.want)
 		}
 	}
-	if rm := b.Removal(); rm.Name != b.Name || rm.Path != "/cb/" || rm.MaxAge >= 0 || rm.Value != "" {
+	if rm := b.Removal(); rm.Name != cookie.Name || rm.Path != "/" || rm.MaxAge >= 0 || rm.Value != "" {
 		t.Fatalf("removal %+v", rm)
+	}
+
+	// Over plain http browsers refuse the prefix: the plain name, scoped
+	// to the callback's path.
+	b.Secure, b.SameSite = false, http.SameSiteLaxMode
+	plain, plainHash := b.NewBinding()
+	if plain.Name != b.Name || plain.Path != "/cb/" || plain.Secure || !b.Held(with(plain), plainHash) {
+		t.Fatalf("plain http cookie %+v", plain)
+	}
+	if rm := b.Removal(); rm.Name != b.Name || rm.Path != "/cb/" || rm.MaxAge >= 0 {
+		t.Fatalf("plain http removal %+v", rm)
 	}
 }
 

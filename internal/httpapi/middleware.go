@@ -170,6 +170,23 @@ func WithRecover() Middleware {
 	}
 }
 
+// WithDeadline ends every request's context after d (config's
+// RequestTimeout, the server's WriteTimeout, after which its answer could
+// not be written anyway). A request whose database stopped answering (a
+// partition begun after the change feed's last check, a server that takes
+// packets and never answers, where TCP gives up only after minutes or
+// never) so ends, and releases what it holds, instead of waiting for the
+// client to go away.
+func WithDeadline(d time.Duration) Middleware {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx, cancel := context.WithTimeout(r.Context(), d)
+			defer cancel()
+			next.ServeHTTP(w, r.WithContext(ctx))
+		})
+	}
+}
+
 // WithBodyLimit caps request bodies; Decode reports request_too_large. A
 // body whose Content-Length says it is over the limit is refused before
 // routing, in the shape registered for its path (WithErrorShapes).

@@ -9,6 +9,7 @@ import (
 	"embed"
 	"log/slog"
 	"net/http"
+	"slices"
 
 	"github.com/latchkey/latchkey/internal/clientsecret"
 	"github.com/latchkey/latchkey/internal/clock"
@@ -109,7 +110,7 @@ func (m *Module) Routes() []httpapi.Route {
 	pub := func(pattern string, h http.HandlerFunc) httpapi.Route { return httpapi.PublicRoute(pattern, h) }
 	be, sdk := httpapi.BackendRoute, httpapi.SDKRoute
 	const iss = "/v1/public/{project_id}"
-	return []httpapi.Route{
+	routes := []httpapi.Route{
 		// Connected-app registry (backend face only: the project secret).
 		be("POST /v1/connected_apps/clients", apps.Create).LogsAdminChange("connected_app_created"),
 		be("POST /v1/connected_apps/clients/search", apps.Search),
@@ -155,19 +156,21 @@ func (m *Module) Routes() []httpapi.Route {
 		sdk("POST /sdk/v1/b2b/sessions/exchange_access_token", faces.ExchangeAccessToken).LogsLogin("access_token_exchange"),
 		be("POST /v1/b2b/sessions/exchange_access_token", faces.ExchangeAccessToken).LogsLogin("access_token_exchange"),
 
-		// The OpenID provider (issuer {base}/v1/public/{project_id}).
-		pub("GET "+iss+"/.well-known/openid-configuration", m.p.Discovery),
-		pub("GET "+iss+"/.well-known/oauth-authorization-server", m.p.Discovery),
-		pub("GET /.well-known/oauth-authorization-server"+iss, m.p.Discovery),
-		pub("GET /.well-known/openid-configuration"+iss, m.p.Discovery),
-		pub("GET "+iss+"/.well-known/jwks.json", m.p.JWKS),
-		pub("POST "+iss+"/oauth2/token", m.p.Token),
-		pub("GET "+iss+"/oauth2/userinfo", m.p.UserInfo),
-		pub("POST "+iss+"/oauth2/userinfo", m.p.UserInfo),
-		pub("POST "+iss+"/oauth2/introspect", m.p.Introspect),
-		pub("POST "+iss+"/oauth2/revoke", m.p.Revoke),
+		// The OpenID provider's browser pages (issuer {base}/v1/public/{project_id}).
 		pub("GET "+iss+"/oauth2/end_session", m.p.EndSession),
 		pub("POST "+iss+"/oauth2/end_session", m.p.EndSession),
 		pub("GET "+iss+loggedOutPath, m.p.LoggedOut),
 	}
+	// Its protocol endpoints, which browser clients fetch (openCORS).
+	return slices.Concat(routes,
+		docCORS.routes(iss+"/.well-known/openid-configuration", m.p.Discovery),
+		docCORS.routes(iss+"/.well-known/oauth-authorization-server", m.p.Discovery),
+		docCORS.routes("/.well-known/oauth-authorization-server"+iss, m.p.Discovery),
+		docCORS.routes("/.well-known/openid-configuration"+iss, m.p.Discovery),
+		docCORS.routes(iss+"/.well-known/jwks.json", m.p.JWKS),
+		clientCORS.routes(iss+"/oauth2/token", m.p.Token),
+		bearerCORS.routes(iss+"/oauth2/userinfo", m.p.UserInfo),
+		clientCORS.routes(iss+"/oauth2/introspect", m.p.Introspect),
+		clientCORS.routes(iss+"/oauth2/revoke", m.p.Revoke),
+	)
 }

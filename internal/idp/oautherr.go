@@ -72,11 +72,31 @@ func writeOAuth(w http.ResponseWriter, r *http.Request, status int, body any, er
 		}
 		// A bearer endpoint has set its own challenge (RFC 6750 3).
 		if oe.status == http.StatusUnauthorized && w.Header().Get("WWW-Authenticate") == "" {
-			w.Header().Set("WWW-Authenticate", `Basic realm="latchkey"`)
+			oe = clientChallenge(w, r, oe)
 		}
 		status, body = oe.status, oauthErrorBody{Error: oe.code, Description: oe.desc,
 			URI: httpapi.ErrorURLBase + oe.code, StatusCode: oe.status, RequestID: httpapi.RequestID(r.Context())}
 	}
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(body)
+}
+
+// clientChallenge answers a failed client authentication (a 401 of the
+// token, introspection or revocation endpoint). RFC 6749 5.2 requires the
+// 401 and a challenge of the client's scheme only when the client
+// authenticated through the Authorization header; otherwise the answer is
+// 400 invalid_client, as the vendor's token endpoint answers a wrong
+// client_secret in the body. A Basic challenge on a request that carried
+// no Authorization header would be a phishing aid: a cross-site
+// auto-submitted form to the token endpoint made the browser show its own
+// username and password dialog naming this server's domain, and keep what
+// the user typed for that path. A request that carried the header chose
+// to authenticate (a browser form cannot set it, and a cross-origin fetch
+// that does is never prompted for), so it keeps the RFC's challenge.
+func clientChallenge(w http.ResponseWriter, r *http.Request, oe *oauthError) *oauthError {
+	if r.Header.Get("Authorization") != "" {
+		w.Header().Set("WWW-Authenticate", `Basic realm="latchkey"`)
+		return oe
+	}
+	return &oauthError{http.StatusBadRequest, oe.code, oe.desc}
 }

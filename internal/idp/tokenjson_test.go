@@ -29,7 +29,9 @@ func TestTokenEndpointTakesJSON(t *testing.T) {
 			t.Fatalf("client_credentials by JSON: %s", ok.Raw)
 		}
 		apptest.Want(t, post(`{"grant_type":"client_credentials"}`, id, secret), 200, "")
-		oauthErr(t, post(`{"client_id":"`+id+`","client_secret":"wrong","grant_type":"client_credentials"}`, "", ""), 401, "invalid_client")
+		// Credentials in the body: 400, no Basic challenge (RFC 6749 5.2).
+		oauthErr(t, post(`{"client_id":"`+id+`","client_secret":"wrong","grant_type":"client_credentials"}`, "", ""), 400, "invalid_client")
+		oauthErr(t, post(`{"grant_type":"client_credentials"}`, id, "wrong"), 401, "invalid_client")
 		oauthErr(t, post(`{"client_id":"`+id+`","client_secret":"`+secret+`","grant_type":"client_credentials","scope":"admin"}`, "", ""),
 			400, "invalid_scope")
 		// One authentication method, as with the form.

@@ -12,6 +12,7 @@ import (
 	"github.com/latchkey/latchkey/internal/atrest"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/lograte"
 	"github.com/latchkey/latchkey/internal/store"
 	"github.com/latchkey/latchkey/internal/sweeper"
 )
@@ -96,11 +97,16 @@ func (q *Queue) poke() {
 func (q *Queue) Run(ctx context.Context) {
 	tick := time.NewTicker(queuePoll)
 	defer tick.Stop()
+	// A round fails every second while the database is unreachable: one
+	// line a minute says so without flooding the log.
+	fails := lograte.Limiter{Every: time.Minute}
 	for {
 		for {
 			n, err := q.Deliver(ctx)
 			if err != nil && ctx.Err() == nil {
-				q.log.Warn("mail queue: delivery round failed", "error", err)
+				if ok, missed := fails.Allow(time.Now()); ok {
+					q.log.Warn("mail queue: delivery round failed", "error", err, "failures_not_logged", missed)
+				}
 			}
 			if n < queueClaim || err != nil {
 				break

@@ -15,7 +15,11 @@ import (
 // provider_* start parameters pass through to the provider (prompt,
 // login_hint...), except the ones this server owns: a start URL cannot
 // send the code to another redirect URI, nor replace the state, nonce,
-// PKCE challenge, client, response type or scopes of the login.
+// PKCE challenge, client, response type or scopes of the login, nor ask
+// for another response_mode (form_post comes back by a cross-site POST,
+// without the SameSite=Lax binding cookie) or a request object (request,
+// request_uri), which a provider accepting unsigned ones reads in place of
+// the URL's parameters. The server's own are kept and these three dropped.
 func TestOAuthStartProviderParamsCannotOverrideOurs(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		m := startGoogle(t, e)
@@ -23,6 +27,9 @@ func TestOAuthStartProviderParamsCannotOverrideOurs(t *testing.T) {
 		forged := url.Values{"organization_id": {org}, "provider_prompt": {"select_account"}}
 		for _, k := range []string{"redirect_uri", "state", "nonce", "code_challenge", "code_challenge_method", "client_id",
 			"response_type", "scope"} {
+			forged.Set("provider_"+k, "forged")
+		}
+		for _, k := range []string{"response_mode", "request", "request_uri"} {
 			forged.Set("provider_"+k, "forged")
 		}
 		r := e.Get(startPath(e, "google", forged))
@@ -47,6 +54,11 @@ func TestOAuthStartProviderParamsCannotOverrideOurs(t *testing.T) {
 		for _, k := range []string{"state", "nonce", "code_challenge", "scope"} {
 			if vs := q[k]; len(vs) != 1 || vs[0] == "forged" || vs[0] == "" {
 				t.Errorf("%s = %q", k, vs)
+			}
+		}
+		for _, k := range []string{"response_mode", "request", "request_uri"} {
+			if q.Has(k) {
+				t.Errorf("%s = %q passed through", k, q[k])
 			}
 		}
 	})

@@ -16,7 +16,7 @@ import (
 // nil.
 func bindingCookie(r apptest.Resp) *http.Cookie {
 	for _, c := range (&http.Response{Header: r.Header}).Cookies() {
-		if c.Name == "latchkey_oauth_state" {
+		if c.Name == "latchkey_oauth_state" || c.Name == "__Host-latchkey_oauth_state" {
 			return c
 		}
 	}
@@ -118,11 +118,12 @@ func TestOAuthStateBindingCookie(t *testing.T) {
 			t.Fatalf("the cookie's value is in %d tickets", n)
 		}
 
-		// Under a base URL with a path, behind https: the callback is
-		// under that path there, and the cookie Secure.
+		// Under a base URL with a path, behind https: the cookie is
+		// Secure, and __Host- (so on "/"): a sibling subdomain cannot
+		// plant one (flowtoken.Binding).
 		e.App.Config.BaseURL = "https://" + strings.TrimPrefix(e.Srv.URL, "http://") + "/auth"
 		c := bindingCookie(e.Get(startPath(e, "google", url.Values{"organization_id": {org}})))
-		if c == nil || !c.Secure || c.Path != "/auth/v1/b2b/public/oauth/callback" {
+		if c == nil || !c.Secure || c.Name != "__Host-latchkey_oauth_state" || c.Path != "/" {
 			t.Fatalf("binding cookie under https and a path: %+v", c)
 		}
 		// The scheme is case-insensitive (Validate accepts HTTPS://): the

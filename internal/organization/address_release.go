@@ -45,3 +45,18 @@ func (s *Store) release(ctx context.Context, q store.Querier, r Released) error 
 	}
 	return nil
 }
+
+// addressLeft is release for a member whose address changed from r.Email,
+// inside the transaction q that changed it, and then, the member row no
+// longer holding r.Email, the removal hooks for it: an address an admin
+// moved a member away from keeps nothing (its password) once no member
+// row holds it, as when its last row is removed. A retired address is the
+// member's in its organization only to keep others from taking it there;
+// it logs nobody in, and the password would otherwise pass to the next
+// member given the address in any organization of the project.
+func (s *Store) addressLeft(ctx context.Context, q store.Querier, r Released) error {
+	if err := s.release(ctx, q, r); err != nil {
+		return err
+	}
+	return s.membersRemoved(ctx, q, r.ProjectID, []string{r.Email})
+}

@@ -179,6 +179,7 @@ func TestAliasesFromBeforeTheRule(t *testing.T) {
 		squat := e.CreateOrg("squat", "NOT_ALLOWED", nil)
 		solo := e.CreateOrg("solo", "NOT_ALLOWED", map[string]any{"organization_external_id": "solo"})
 		ctx := t.Context()
+		undoAliasRelease(t, e.App.DB) // 0115 came after 0111
 		for _, stmt := range []string{
 			`DROP TABLE organization_aliases`,
 			`DELETE FROM schema_migrations WHERE version = '0111'`,

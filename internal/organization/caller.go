@@ -102,7 +102,10 @@ func CallerFromSession(r *http.Request, st *Store, sessions Sessions) (*SessionC
 	}
 	o, err := st.Get(r.Context(), c.Project.ID, s.Member.OrganizationID)
 	if err != nil {
-		return nil, apierr.Wrap(apierr.SessionNotFound, err)
+		// Only an organization that is gone ends the session: SDKs and the
+		// widget take session_not_found for logged out, and a database
+		// error is the server's (500), not the session's.
+		return nil, NotFound(err, apierr.SessionNotFound)
 	}
 	return st.sessionCaller(r.Context(), c.Project, o, s), nil
 }

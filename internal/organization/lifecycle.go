@@ -218,7 +218,7 @@ func (s *Store) updateMember(ctx context.Context, q store.Querier, org *Organiza
 				return nil, err
 			}
 		}
-		if err := s.release(ctx, q, Released{ProjectID: org.projectID, MemberID: memberID, Email: oldEmail}); err != nil {
+		if err := s.addressLeft(ctx, q, Released{ProjectID: org.projectID, MemberID: memberID, Email: oldEmail}); err != nil {
 			return nil, err
 		}
 	}

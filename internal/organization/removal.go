@@ -9,8 +9,8 @@ import (
 
 // RemovalHook is told, inside the transaction that removed member rows for
 // good (an organization's deletion, the purge of a deleted member who never
-// verified their address) and after they are gone, the addresses those
-// rows held. A module keeping something for an email address of the
+// verified their address) or moved one to another address, and after they
+// are gone or moved, the addresses those rows held. A module keeping something for an email address of the
 // project as long as the address has a member (the password, shared by the
 // address's memberships in every organization) ends it for each address
 // that no member row holds any more: otherwise it would pass to whoever is

@@ -127,7 +127,8 @@ func (s *Store) CheckNewEmail(ctx context.Context, q store.Querier, org *Organiz
 // transaction: the member's address becomes email (verified, since its
 // owner just proved it), the old address joins the retired ones, and what
 // the old address held ends (AddressHolder: secrets emailed to it, the
-// member's sessions). Only active members change address. It returns the
+// member's sessions; RemovalHook: what the address keeps while it has a
+// member, when it has none left). Only active members change address. It returns the
 // member as it now is. The member is read locked (orgMemberForUpdate): the
 // address retired and released is the one the change replaces, not one a
 // concurrent change replaced already.
@@ -161,7 +162,7 @@ func (s *Store) ChangeEmail(ctx context.Context, q store.Querier, org *Organizat
 	if err != nil {
 		return nil, fmt.Errorf("organization: change email: %w", err)
 	}
-	if err := s.release(ctx, q, Released{ProjectID: org.projectID, MemberID: m.MemberID, Email: m.EmailAddress}); err != nil {
+	if err := s.addressLeft(ctx, q, Released{ProjectID: org.projectID, MemberID: m.MemberID, Email: m.EmailAddress}); err != nil {
 		return nil, err
 	}
 	return s.Member(ctx, q, org.projectID, m.MemberID)

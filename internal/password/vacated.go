@@ -13,8 +13,9 @@ const vacateBatch = 500
 
 // MembersRemoved ends, inside q, the password of every address among
 // emails that no member row of the project holds any more, the rows that
-// held it having been removed for good (organization.RemovalHook: an
-// organization's deletion, a purge). The password is the address's,
+// held it having been removed for good or moved to another address
+// (organization.RemovalHook: an organization's deletion, a purge, an
+// address change by an admin, SCIM or the member). The password is the address's,
 // shared by its memberships, and knowing it proves the address at login
 // (activate): kept after the last membership, it would log in as, and
 // verify, whoever is next given the address (a re-created organization's

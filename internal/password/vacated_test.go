@@ -104,3 +104,45 @@ func TestDeletedMemberKeepsThePasswordUntilPurged(t *testing.T) {
 		wantNoPasswordFor(t, e, unverified, newcomer, email, apptest.StrongPassword)
 	})
 }
+
+// A member moved off an address no longer holds it: when no other member
+// row does, the address's password ends in the change's transaction, as
+// with the removal of its last row. Kept, it would pass to whoever is
+// next given the address (a recycled staff address in another
+// organization), who would show its member_password_id and be logged in,
+// and verified, by whoever knew it. The retired entry the change leaves
+// reserves the address in its organization only; it logs nobody in. Both
+// an admin's change and the member's own verified change end it; while
+// another organization's member still holds the address, it stays.
+func TestAddressChangeEndsThePasswordOfItsLastHolder(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		f := e.NewMeFixture()
+		const kept = "kept@shared.test"
+		other := e.CreateOrg("other", "NOT_ALLOWED", nil)
+		e.CreateMember(other, kept)
+		staff := e.CreateMember(f.Acme, kept)
+		e.SetPassword(f.Acme, kept, apptest.StrongPassword)
+		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+f.Acme+"/members/"+staff,
+			map[string]any{"email_address": "moved@acme.test"}), 200, "")
+		apptest.Want(t, e.PasswordLogin(other, kept, apptest.StrongPassword), 200, "")
+
+		// An admin's change, without proof: bob's old address keeps nothing.
+		e.SetPassword(f.Acme, "bob@acme.test", apptest.StrongPassword)
+		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+f.Acme+"/members/"+f.PlainID,
+			map[string]any{"email_address": "robert@acme.test"}), 200, "")
+		newcomer := e.CreateMember(f.Beta, "bob@acme.test")
+		wantNoPasswordFor(t, e, f.Beta, newcomer, "bob@acme.test", apptest.StrongPassword)
+
+		// The member's own change, proven by a code to the new address.
+		e.SetPassword(f.Acme, "ada@acme.test", apptest.StrongPassword)
+		apptest.Want(t, e.StartEmailUpdate(f.Admin, "", map[string]any{"email_address": "ada.new@acme.test",
+			"delivery_method": "EMAIL_OTP"}), 200, "")
+		_, codes := e.LastMail("ada.new@acme.test")
+		if len(codes) != 1 {
+			t.Fatalf("codes to the new address: %v", codes)
+		}
+		apptest.Want(t, e.CheckCode(f.Acme, "ada.new@acme.test", codes[0]), 200, "")
+		newcomer = e.CreateMember(f.Beta, "ada@acme.test")
+		wantNoPasswordFor(t, e, f.Beta, newcomer, "ada@acme.test", apptest.StrongPassword)
+	})
+}

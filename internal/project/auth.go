@@ -79,12 +79,15 @@ var SecretFailuresPerIP = ratelimit.Rule{Name: "secret_fail_ip", Limit: 30, Wind
 
 // ByPublicToken resolves a public token.
 func (r *Resolver) ByPublicToken(ctx context.Context, token string) (*Project, error) {
-	usable := r.cache.usable(ctx)
+	usable, err := r.cache.usable(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p, ok, gen := r.cache.tokens.get(token)
 	if usable && ok {
 		return p, nil
 	}
-	p, err := r.store.ByPublicToken(ctx, token)
+	p, err = r.store.ByPublicToken(ctx, token)
 	if err != nil {
 		return nil, err
 	}
@@ -105,10 +108,12 @@ func (r *Resolver) CheckSecret(ctx context.Context, projectID, secret string) (*
 	if !ids.Is("project", projectID) {
 		return nil, fmt.Errorf("project: %d-byte id is not a project id: %w", len(projectID), store.ErrNotFound)
 	}
-	usable := r.cache.usable(ctx)
+	usable, err := r.cache.usable(ctx)
+	if err != nil {
+		return nil, err
+	}
 	e, ok, gen := r.cache.secrets.get(projectID)
 	if !usable || !ok {
-		var err error
 		if e, err = r.store.secretEntry(ctx, projectID); err != nil {
 			return nil, err
 		}
@@ -139,7 +144,10 @@ func (r *Resolver) OriginAllowed(ctx context.Context, projectID, origin string) 
 		return false, nil
 	}
 	key := projectID + " " + origin
-	usable := r.cache.usable(ctx)
+	usable, err := r.cache.usable(ctx)
+	if err != nil {
+		return false, err
+	}
 	ok, found, gen := r.cache.origins.get(key)
 	if usable && found {
 		return ok, nil
@@ -147,7 +155,6 @@ func (r *Resolver) OriginAllowed(ctx context.Context, projectID, origin string) 
 	if !serializedOrigin(origin) {
 		return false, nil
 	}
-	var err error
 	if projectID == "" {
 		ok, err = r.store.AnyOriginAllowed(ctx, origin)
 	} else {

@@ -98,8 +98,9 @@ func (c *resolverCache) invalidate(ev changefeed.Event) {
 	}
 }
 
-// usable reports whether cached answers may be used now.
-func (c *resolverCache) usable(ctx context.Context) bool { return c.feed.Fresh(ctx) == nil }
+// usable reports whether cached answers may be used now; an error when
+// the database does not answer (changefeed.Feed.Usable).
+func (c *resolverCache) usable(ctx context.Context) (bool, error) { return c.feed.Usable(ctx) }
 
 func (e secretEntry) check(secret string) bool {
 	want := ids.Hash(secret)

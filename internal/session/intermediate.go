@@ -61,8 +61,13 @@ func (s *Service) loadIntermediate(ctx context.Context, q store.Querier, p *proj
 	err := q.QueryRowContext(ctx, `SELECT intermediate_session_id, project_id, email_address, organization_id, member_id,
 		authentication_factors, factor_proofs, expires_at, used_at FROM intermediate_sessions WHERE token_hash = $1 AND project_id = $2`,
 		ids.Hash(token), p.ID).Scan(&in.ID, &in.ProjectID, &in.Email, &in.OrganizationID, &in.MemberID, &factors, &proofs, &exp, &used)
+	if err = store.MapError(err); errors.Is(err, store.ErrNotFound) {
+		return nil, apierr.Wrap(apierr.IntermediateSessionNotFound, err)
+	}
 	if err != nil {
-		return nil, apierr.Wrap(apierr.IntermediateSessionNotFound, store.MapError(err))
+		// The database's error, not an unknown token: answered as not
+		// found, the widget would drop a login half done.
+		return nil, fmt.Errorf("session: load intermediate session: %w", err)
 	}
 	in.ExpiresAt = store.Time(exp)
 	if used != nil || !s.clock.Now().Before(in.ExpiresAt) {

@@ -64,7 +64,10 @@ type keyEntry struct {
 
 func (c *keyCache) get(ctx context.Context, projectID string) ([]project.SigningKey, error) {
 	now := time.Now()
-	usable := c.feed.Fresh(ctx) == nil
+	usable, err := c.feed.Usable(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("session: signing keys: %w", err)
+	}
 	c.mu.Lock()
 	e, ok := c.items[projectID]
 	gen := c.gen
@@ -202,7 +205,9 @@ func (s *Service) verify(ctx context.Context, projectID, token string, now time.
 // verifyKnown is verify with what the verified cache held for token when
 // its request was read (see verifiedJWTs.get).
 func (s *Service) verifyKnown(ctx context.Context, projectID, token string, now time.Time, known knownJWT) (string, error) {
-	if s.feed.Fresh(ctx) == nil {
+	if usable, err := s.feed.Usable(ctx); err != nil {
+		return "", fmt.Errorf("session: verify jwt: %w", err)
+	} else if usable {
 		if id, ok := s.verified.get(projectID, token, now, known); ok {
 			return id, nil
 		}

@@ -450,8 +450,12 @@ func (s *Service) authenticate(ctx context.Context, p *project.Project, cred Cre
 	default:
 		return nil, apierr.New(apierr.UnauthorizedCredentials).WithMessage("A session token or session JWT is required.")
 	}
-	// Without a fresh feed the caches cannot be trusted: read everything.
-	cached := s.feed.Fresh(ctx) == nil
+	// Without a fresh feed the caches cannot be trusted: read everything,
+	// unless the database did not answer the feed at all.
+	cached, err := s.feed.Usable(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("session: authenticate: %w", err)
+	}
 	gen := s.hot.generation()
 	var key answerKey
 	r, err := s.session(ctx, cached, gen, tokenHash, id, &key)
@@ -463,13 +467,23 @@ func (s *Service) authenticate(ctx context.Context, p *project.Project, cred Cre
 	if err != nil {
 		return nil, fmt.Errorf("session: authenticate: %w", err)
 	}
+	// A member or organization that is gone (or a member no longer
+	// active) ends the session: not found. Any other error is the
+	// database's, and passes through as one: answered session_not_found,
+	// SDKs and the widget drop the session, so a blip logged users out.
 	member, err := s.member(ctx, cached, gen, p.ID, r.ms.MemberID, &key)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, fmt.Errorf("session: authenticate: member: %w", err)
+	}
 	if err != nil || member.Status != organization.StatusActive {
 		return nil, apierr.Wrap(apierr.SessionNotFound, fmt.Errorf("session member unusable: %v", err))
 	}
 	org, err := s.org(ctx, cached, gen, p.ID, r.ms.OrganizationID, &key)
-	if err != nil {
+	if errors.Is(err, store.ErrNotFound) {
 		return nil, apierr.Wrap(apierr.SessionNotFound, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("session: authenticate: organization: %w", err)
 	}
 	ms := r.ms // a copy: the cached row stays as it was
 	// Roles are recomputed on every check with the organization as it is
@@ -605,7 +619,11 @@ func (s *Service) member(ctx context.Context, cached bool, gen uint64, projectID
 // more reading than a check, and the check after it finds it warm.
 func (s *Service) Organization(ctx context.Context, projectID, orgID string) (*organization.Organization, error) {
 	var key answerKey
-	return s.org(ctx, s.feed.Fresh(ctx) == nil, s.hot.generation(), projectID, orgID, &key)
+	cached, err := s.feed.Usable(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("session: organization: %w", err)
+	}
+	return s.org(ctx, cached, s.hot.generation(), projectID, orgID, &key)
 }
 
 func (s *Service) org(ctx context.Context, cached bool, gen uint64, projectID, orgID string, key *answerKey) (*organization.Organization, error) {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/lograte"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -76,24 +77,42 @@ func (t *toucher) flush(ctx context.Context) error {
 }
 
 // FlushTouches writes pending last_accessed_at updates now (App.Close and
-// tests use it; Run does it every second).
+// tests use it; Run does it every second). What it could not write stays
+// pending (PendingTouches).
 func (s *Service) FlushTouches(ctx context.Context) error { return s.touches.flush(ctx) }
 
-// RunToucher flushes pending touches every second until ctx ends, then
-// once more; failures go to report and are retried at the next tick.
+// PendingTouches is how many sessions have a last_accessed_at not
+// written yet.
+func (s *Service) PendingTouches() int {
+	s.touches.mu.Lock()
+	defer s.touches.mu.Unlock()
+	return len(s.touches.pending)
+}
+
+// RunToucher flushes pending touches every second until ctx ends;
+// failures are retried at the next tick and go to report, at most once a
+// minute (the database unreachable for an hour is one line a minute, not
+// one a second), wrapped with how many were not reported since. What is still
+// pending when ctx ends is left to FlushTouches: App.Close writes it,
+// under a deadline of its own, once every loop has stopped (a last flush
+// here, without a deadline, kept a stopping process waiting for ever on
+// a database that did not answer).
 func (s *Service) RunToucher(ctx context.Context, report func(error)) {
 	tick := time.NewTicker(touchEvery)
 	defer tick.Stop()
+	fails := lograte.Limiter{Every: time.Minute}
 	for {
 		select {
 		case <-ctx.Done():
-			if err := s.touches.flush(context.WithoutCancel(ctx)); err != nil {
-				report(err)
-			}
 			return
 		case <-tick.C:
 			if err := s.touches.flush(ctx); err != nil && ctx.Err() == nil {
-				report(err)
+				if ok, missed := fails.Allow(time.Now()); ok {
+					if missed > 0 {
+						err = fmt.Errorf("%w (and %d failed flushes not reported since the last)", err, missed)
+					}
+					report(err)
+				}
 			}
 		}
 	}

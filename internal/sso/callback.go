@@ -26,6 +26,9 @@ func (s *Service) serveCallback(w http.ResponseWriter, r *http.Request) {
 	// OAuth's does: it may bind this browser's own login, which a forged
 	// post (the login CSRF the binding stops) must not spoil.
 	http.SetCookie(w, s.binding(c.Kind).Removal())
+	// The Location carries the one-time SSO token: no browser or shared
+	// cache may keep the answer (errorPage says the same of a refusal).
+	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, target, http.StatusFound)
 }
 

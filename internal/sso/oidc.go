@@ -15,6 +15,7 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/compactjws"
 	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/oauth/authparams"
 	"github.com/latchkey/latchkey/internal/providertokens"
 )
 
@@ -56,15 +57,13 @@ func (s *Service) oidcStart(ctx context.Context, c *conn, base string, st flowSt
 	}
 	opts := []oauth2.AuthCodeOption{oidc.Nonce(st.Nonce), oauth2.S256ChallengeOption(st.Verifier)}
 	for k, v := range params {
-		switch k {
-		case "state", "nonce", "code_challenge", "code_challenge_method", "redirect_uri", "client_id", "response_type", "scope",
-			"response_mode":
-			// Parameters this server owns cannot be overridden. The
-			// response_mode among them: the callback takes the code from a
-			// GET's query (the default for the code flow), and form_post
-			// would come back by a cross-site POST, which carries no
-			// SameSite=Lax binding cookie.
-		default:
+		// Parameters this server owns (authparams.Reserved) are dropped
+		// rather than override ours: among them response_mode (the
+		// callback takes the code from a GET's query, and form_post would
+		// come back by a cross-site POST, which carries no SameSite=Lax
+		// binding cookie) and request / request_uri (a request object
+		// would override the URL's state, nonce and redirect_uri).
+		if !authparams.Reserved(k) {
 			opts = append(opts, oauth2.SetAuthURLParam(k, v))
 		}
 	}

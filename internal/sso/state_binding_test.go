@@ -24,7 +24,7 @@ const (
 // ssoBinding is the Set-Cookie of the SSO state binding in r, or nil.
 func ssoBinding(r apptest.Resp) *http.Cookie {
 	for _, c := range (&http.Response{Header: r.Header}).Cookies() {
-		if c.Name == "latchkey_sso_state" {
+		if c.Name == "latchkey_sso_state" || c.Name == "__Host-latchkey_sso_state" {
 			return c
 		}
 	}
@@ -141,7 +141,7 @@ func TestSSOOIDCBindingCookie(t *testing.T) {
 		// Under a base URL with a path, behind https.
 		e.App.Config.BaseURL = "https://" + strings.TrimPrefix(e.Srv.URL, "http://") + "/auth"
 		c = ssoBinding(e.Get("/v1/public/sso/start?" + q.Encode()))
-		if c == nil || !c.Secure || c.SameSite != http.SameSiteLaxMode || c.Path != "/auth/v1/b2b/sso/callback/" {
+		if c == nil || !c.Secure || c.SameSite != http.SameSiteLaxMode || c.Name != "__Host-latchkey_sso_state" || c.Path != "/" {
 			t.Fatalf("binding cookie under https and a path: %+v", c)
 		}
 	})
@@ -197,7 +197,7 @@ func TestSSOSAMLStateBoundOnHTTPS(t *testing.T) {
 		attacker, victim := tls.Browser(), tls.Browser()
 		r, idpURL := start(attacker)
 		c := ssoBinding(r)
-		if c == nil || !c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteNoneMode || c.Path != "/v1/b2b/sso/callback/" ||
+		if c == nil || !c.HttpOnly || !c.Secure || c.SameSite != http.SameSiteNoneMode || c.Name != "__Host-latchkey_sso_state" || c.Path != "/" ||
 			c.MaxAge != 900 {
 			t.Fatalf("binding cookie on https: %+v", c)
 		}

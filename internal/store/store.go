@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/jackc/pgx/v5/stdlib"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -98,17 +98,18 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 	// connections, each waiting for one more, would wait forever; a
 	// separate read pool always drains, because pure reads hold their
 	// connection only for the statement.
+	cfg, err := pgConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: open postgres: %w", redactConnError(dsn, err))
+	}
 	open := func(max int) (*sql.DB, error) {
-		db, err := sql.Open("pgx", dsn)
-		if err != nil {
-			return nil, fmt.Errorf("store: open postgres: %w", redactConnError(dsn, err))
-		}
+		db := stdlib.OpenDB(*cfg)
 		db.SetMaxOpenConns(max)
 		db.SetMaxIdleConns(max)
 		db.SetConnMaxIdleTime(5 * time.Minute)
-		if err := db.PingContext(ctx); err != nil {
+		if err := pingPostgres(ctx, db.PingContext, cfg, dsn); err != nil {
 			db.Close()
-			return nil, fmt.Errorf("store: ping postgres: %w", redactConnError(dsn, err))
+			return nil, err
 		}
 		return db, nil
 	}
@@ -292,6 +293,28 @@ func (db *DB) writer() *pooled { return &db.wq }
 // Read returns the read pool, for pure reads on hot paths (session
 // authentication) that must not queue behind SQLite's single writer.
 func (db *DB) Read() Querier { return &db.rq }
+
+// ReadConn reserves one read connection until it is closed, waiting for
+// one while ctx lasts: for a caller that bounds its statements' time
+// apart from the wait for a connection (the change feed), which a busy
+// pool lengthens without the database being any slower to answer.
+func (db *DB) ReadConn(ctx context.Context) (*sql.Conn, error) {
+	c, err := db.rq.pool.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("store: read connection: %w", err)
+	}
+	return c, nil
+}
+
+// ReadPoolBusy reports whether every read connection is in use, so that
+// a caller that waited for one can tell a loaded pool (wait longer) from
+// a connection handed out at once whose check never answered (on
+// PostgreSQL the driver pings a connection idle for over a second before
+// handing it out).
+func (db *DB) ReadPoolBusy() bool {
+	s := db.rq.pool.Stats()
+	return s.MaxOpenConnections > 0 && s.InUse >= s.MaxOpenConnections
+}
 
 // tx is a transaction that can run work after it commits.
 type tx struct {

@@ -23,6 +23,7 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/latchkey/latchkey/internal/oauth/authparams"
 	"github.com/latchkey/latchkey/internal/providertokens"
 )
 
@@ -190,10 +191,9 @@ func authOptions(r AuthRequest, pkce bool) []oauth2.AuthCodeOption {
 		opts = append(opts, oauth2.SetAuthURLParam("nonce", r.Nonce))
 	}
 	for k, v := range r.Params {
-		switch k {
-		case "state", "redirect_uri", "client_id", "response_type", "nonce", "code_challenge", "code_challenge_method", "scope":
-			// Ours to set: a provider_* parameter cannot override them.
-		default:
+		// Ours to set (authparams.Reserved): a provider_* parameter is
+		// dropped rather than override them.
+		if !authparams.Reserved(k) {
 			opts = append(opts, oauth2.SetAuthURLParam(k, v))
 		}
 	}

@@ -1,0 +1,59 @@
+package changefeed_test
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/changefeed"
+	"github.com/latchkey/latchkey/internal/store"
+	"github.com/latchkey/latchkey/internal/store/storetest"
+)
+
+// A database that answers, but whose read connections are all taken for
+// longer than SyncTimeout (slow list or search requests), is loaded, not
+// silent: a sync waits for a connection as the requests behind it did
+// before syncs had a deadline, and Fresh succeeds once one is free. It
+// used to count the wait against SyncTimeout and answer
+// store.ErrUnavailable, a 500 for every request queued behind it.
+func TestBusyReadPoolIsNotAnOutage(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		f, _, clk := fakedFeed(t, db)
+		held := takeEveryReadConnection(t, db)
+		hold := changefeed.SyncTimeout + changefeed.SyncTimeout/2
+		time.AfterFunc(hold, func() {
+			for _, c := range held {
+				c.Close()
+			}
+		})
+		clk.Advance(changefeed.MaxLag) // Fresh must sync
+		start := time.Now()
+		if err := f.Fresh(context.Background()); err != nil {
+			t.Fatalf("Fresh while the read pool was busy for %s: %v", hold, err)
+		}
+		if d := time.Since(start); d < changefeed.SyncTimeout {
+			t.Fatalf("Fresh returned after %s, before a read connection was free", d)
+		}
+	})
+}
+
+// takeEveryReadConnection reserves read connections until the pool has
+// none left, and returns them.
+func takeEveryReadConnection(t *testing.T, db *store.DB) []*sql.Conn {
+	t.Helper()
+	var held []*sql.Conn
+	t.Cleanup(func() {
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	for !db.ReadPoolBusy() {
+		c, err := db.ReadConn(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+	}
+	return held
+}

@@ -1,0 +1,36 @@
+package session_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/store/storetest"
+)
+
+// RunToucher, with touches pending and a database that fails every flush
+// (here closed), reports the first failure, then at most one a minute: it
+// used to report (and the server to log) one a second for as long as the
+// outage lasted.
+func TestToucherOutageReportsOnceAMinute(t *testing.T) {
+	t.Parallel()
+	db := storetest.SQLite(t)
+	e := apptest.New(t, db, nil)
+	org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+	token, _, _ := e.Login(org, "ada@acme.test")
+	e.Clock.Advance(2 * time.Minute) // last_accessed_at is written when it moved far enough
+	apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": token}), 200, "")
+	if e.App.Sessions.PendingTouches() == 0 {
+		t.Fatal("the check left no touch pending")
+	}
+	db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond) // two flushes
+	defer cancel()
+	reports := 0
+	e.App.Sessions.RunToucher(ctx, func(error) { reports++ })
+	if reports != 1 {
+		t.Errorf("two failed flushes were reported %d times, want 1", reports)
+	}
+}
