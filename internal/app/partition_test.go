@@ -121,13 +121,7 @@ func TestCloseDuringAPartitionEnds(t *testing.T) {
 	t.Parallel()
 	a, _, p := storetest.PairThrough(t)
 	e := apptest.New(t, a, nil) // no Start: the touch stays pending until Close
-	org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
-	token, _, _ := e.Login(org, "ada@acme.test")
-	e.Clock.Advance(2 * time.Minute) // last_accessed_at is written when it moved far enough
-	apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": token}), 200, "")
-	if e.App.Sessions.PendingTouches() == 0 {
-		t.Fatal("the check left no last_accessed_at touch pending")
-	}
+	e.PendingTouch(e.CreateOrg("acme", "ALL_ALLOWED", nil), "ada@acme.test")
 
 	p.BlackHole()
 	done := make(chan error, 1)

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"testing"
+	"time"
 )
 
 // The flows below are the steps tests take again and again, written once
@@ -119,4 +120,21 @@ func (e *Env) Count(query string, args ...any) int {
 		e.tb().Fatalf("apptest: %s: %v", query, err)
 	}
 	return n
+}
+
+// PendingTouch logs email in to org and checks the session once after
+// the clock moved far enough for its last_accessed_at to be written, so
+// that a touch waits in the session service's batch (written by the
+// toucher or at Close); it returns the session token.
+func (e *Env) PendingTouch(org, email string) string {
+	e.tb().Helper()
+	token, _, _ := e.Login(org, email)
+	e.Clock.Advance(2 * time.Minute)
+	if r := e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": token}); r.Status != 200 {
+		e.tb().Fatalf("apptest: session check: %s", r.Raw)
+	}
+	if e.App.Sessions.PendingTouches() == 0 {
+		e.tb().Fatal("apptest: the check left no last_accessed_at touch pending")
+	}
+	return token
 }

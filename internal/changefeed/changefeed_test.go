@@ -297,15 +297,7 @@ func TestInstallKeepsANewerBinarysTriggers(t *testing.T) {
 		}
 		newer, older := watch("old_col", "new_col"), watch("old_col")
 		f, rec := start(t, db)
-		// recorded says whether a change of new_col reaches the feed.
-		recorded := func() bool {
-			t.Helper()
-			exec(t, db, `UPDATE gadgets SET new_col = new_col || 'x' WHERE id = 'g1'`)
-			if err := f.Fresh(ctx); err != nil {
-				t.Fatal(err)
-			}
-			return slices.Equal(rec.take(), []string{"gadgets:member:g1"})
-		}
+		recorded := func() bool { return newColRecorded(t, db, f, rec) }
 		for i, step := range []struct {
 			level   int
 			watches []changefeed.Watch
@@ -326,4 +318,16 @@ func TestInstallKeepsANewerBinarysTriggers(t *testing.T) {
 			}
 		}
 	})
+}
+
+// newColRecorded says whether a change of gadgets.new_col (row g1) reaches
+// f: the column a newer binary's trigger watches and an older one's
+// does not.
+func newColRecorded(t *testing.T, db *store.DB, f *changefeed.Feed, rec *recorder) bool {
+	t.Helper()
+	exec(t, db, `UPDATE gadgets SET new_col = new_col || 'x' WHERE id = 'g1'`)
+	if err := f.Fresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return slices.Equal(rec.take(), []string{"gadgets:member:g1"})
 }

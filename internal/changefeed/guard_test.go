@@ -76,14 +76,7 @@ func TestGuardRestoresANarrowedTrigger(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		recorded := func() bool {
-			t.Helper()
-			exec(t, db, `UPDATE gadgets SET new_col = new_col || 'x' WHERE id = 'g1'`)
-			if err := f.Fresh(ctx); err != nil {
-				t.Fatal(err)
-			}
-			return slices.Equal(rec.take(), []string{"gadgets:member:g1"})
-		}
+		recorded := func() bool { return newColRecorded(t, db, f, rec) }
 		check := func(want bool) {
 			t.Helper()
 			before := catalogueStamp(t, db)

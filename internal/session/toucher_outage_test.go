@@ -2,7 +2,6 @@ package session_test
 
 import (
 	"context"
-	"net/http"
 	"testing"
 	"time"
 
@@ -18,13 +17,7 @@ func TestToucherOutageReportsOnceAMinute(t *testing.T) {
 	t.Parallel()
 	db := storetest.SQLite(t)
 	e := apptest.New(t, db, nil)
-	org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
-	token, _, _ := e.Login(org, "ada@acme.test")
-	e.Clock.Advance(2 * time.Minute) // last_accessed_at is written when it moved far enough
-	apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_token": token}), 200, "")
-	if e.App.Sessions.PendingTouches() == 0 {
-		t.Fatal("the check left no touch pending")
-	}
+	e.PendingTouch(e.CreateOrg("acme", "ALL_ALLOWED", nil), "ada@acme.test")
 	db.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond) // two flushes
 	defer cancel()
