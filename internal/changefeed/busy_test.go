@@ -3,6 +3,7 @@ package changefeed_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"testing"
 	"time"
 
@@ -56,4 +57,25 @@ func takeEveryReadConnection(t *testing.T, db *store.DB) []*sql.Conn {
 		held = append(held, c)
 	}
 	return held
+}
+
+// A sync whose rows take long to deliver (here each subscriber call
+// sleeps, as a cache walking many entries per event might), longer in all
+// than SyncTimeout though the database answered each batch at once, is
+// progress, not an outage: the watchdog times the database only. It used
+// to fire after the batch's query and fail the sync, and every request
+// queued behind it, with store.ErrUnavailable.
+func TestSlowDeliveryIsNotAnOutage(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		f, _, _ := fakedFeed(t, db)
+		const rows = 600
+		exec(t, db, `WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < `+fmt.Sprint(rows)+`)
+			INSERT INTO widgets (id, owner) SELECT 'w' || n, 'o' FROM c`)
+		per := 2 * changefeed.SyncTimeout / rows // the whole delivery takes twice SyncTimeout
+		f.Subscribe(func(changefeed.Event) { time.Sleep(per) })
+		start := time.Now()
+		if err := f.Sync(context.Background()); err != nil {
+			t.Fatalf("sync delivering %d rows over %s: %v", rows, time.Since(start), err)
+		}
+	})
 }

@@ -500,6 +500,11 @@ func (f *Feed) each(ctx context.Context, q string, fn func(id int64, ev Event), 
 		}
 		n++
 		fn(id, ev)
+		// The watchdog times the database, not the subscribers: a batch
+		// whose rows take long to deliver (a cache walking its entries per
+		// event) is progress, and failing it failed every request queued
+		// behind the sync.
+		f.dog.kick()
 	}
 	if err := rows.Err(); err != nil {
 		return n, fmt.Errorf("changefeed: read: %w", err)

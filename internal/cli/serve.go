@@ -217,8 +217,9 @@ func httpServers(api, metrics http.Handler) []*http.Server {
 }
 
 // newHTTPServer is a server for h with every listener's timeouts. The
-// WriteTimeout is config's RequestTimeout, which ends the handlers'
-// contexts (httpapi.WithDeadline): the server does not cancel them.
+// WriteTimeout is the 30 s of config's default RequestTimeout, which ends
+// the handlers' contexts (httpapi.WithDeadline): the server does not
+// cancel them.
 func newHTTPServer(h http.Handler) *http.Server {
 	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
 		WriteTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}

@@ -54,9 +54,17 @@ func (s *Store) release(ctx context.Context, q store.Querier, r Released) error 
 // member's in its organization only to keep others from taking it there;
 // it logs nobody in, and the password would otherwise pass to the next
 // member given the address in any organization of the project.
+//
+// The removal hooks run first: they lock the address's password, and its
+// attempt counters, before release ends the member's sessions, the order
+// every password flow takes them in (member, password, counters,
+// sessions). The other way round, a reset of the address's password by a
+// member of another organization, ending the address's sessions (this
+// member's among them until the change commits), and this change would
+// each wait for a row the other holds.
 func (s *Store) addressLeft(ctx context.Context, q store.Querier, r Released) error {
-	if err := s.release(ctx, q, r); err != nil {
+	if err := s.membersRemoved(ctx, q, r.ProjectID, []string{r.Email}); err != nil {
 		return err
 	}
-	return s.membersRemoved(ctx, q, r.ProjectID, []string{r.Email})
+	return s.release(ctx, q, r)
 }
