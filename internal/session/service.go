@@ -475,8 +475,12 @@ func (s *Service) authenticate(ctx context.Context, p *project.Project, cred Cre
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, fmt.Errorf("session: authenticate: member: %w", err)
 	}
-	if err != nil || member.Status != organization.StatusActive {
-		return nil, apierr.Wrap(apierr.SessionNotFound, fmt.Errorf("session member unusable: %v", err))
+	if err != nil {
+		return nil, apierr.Wrap(apierr.SessionNotFound, fmt.Errorf("session member gone: %w", err))
+	}
+	if member.Status != organization.StatusActive {
+		// The log's cause names the status (it said "<nil>").
+		return nil, apierr.Wrap(apierr.SessionNotFound, fmt.Errorf("session member %s", member.Status))
 	}
 	org, err := s.org(ctx, cached, gen, p.ID, r.ms.OrganizationID, &key)
 	if errors.Is(err, store.ErrNotFound) {
