@@ -24,11 +24,11 @@ type hotCache struct {
 	// the database and stores its result only if it has not moved, so a
 	// row read just before a change cannot be cached after the change's
 	// invalidation went by.
-	gen      uint64
-	byToken  map[string]*cachedSession // token hash
-	byID     map[string]*cachedSession // member_session_id
-	members  map[string]*cachedMember  // member_id
-	orgs     map[string]*cachedOrg     // organization_id
+	gen     uint64
+	byToken map[string]*cachedSession // token hash
+	byID    map[string]*cachedSession // member_session_id
+	members map[string]*cachedMember  // member_id
+	orgs    map[string]*cachedOrg     // organization_id
 	// orgMembers indexes members by organization_id, so that an
 	// organization's change drops its members without walking every
 	// cached member under the write lock (a catch-up of thousands of
