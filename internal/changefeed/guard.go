@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/lograte"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -62,19 +63,25 @@ func NewGuard(db *store.DB, level int, watches []Watch, log *slog.Logger) (*Guar
 	return &Guard{db: db, level: level, watches: watches, log: log}, nil
 }
 
-// Run checks every GuardInterval until ctx ends.
+// Run checks every GuardInterval until ctx ends. A check gets at most
+// GuardInterval (a database that does not answer must not hold the loop),
+// and failures are logged at most once a minute, as the feed's polls are.
 func (g *Guard) Run(ctx context.Context) {
 	tick := time.NewTicker(GuardInterval)
 	defer tick.Stop()
-	var lastErr time.Time
+	fails := lograte.Limiter{Every: time.Minute}
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if _, err := g.Check(ctx); err != nil && ctx.Err() == nil && time.Since(lastErr) > time.Minute {
-				lastErr = time.Now()
-				g.log.Warn("change feed: checking the installed triggers failed", "error", err)
+			cctx, cancel := context.WithTimeout(ctx, GuardInterval)
+			_, err := g.Check(cctx)
+			cancel()
+			if err != nil && ctx.Err() == nil {
+				if ok, missed := fails.Allow(time.Now()); ok {
+					g.log.Warn("change feed: checking the installed triggers failed", "error", err, "failures_not_logged", missed)
+				}
 			}
 		}
 	}

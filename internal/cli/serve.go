@@ -162,7 +162,7 @@ func serve(ctx context.Context, env Env, dev bool) error {
 	if mln != nil {
 		metricsHandler = a.Metrics.Handler()
 	}
-	servers := httpServers(a.Handler(), metricsHandler)
+	servers := httpServers(a.Handler(), metricsHandler, a.Config.RequestTimeout)
 	srv := servers[0]
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -208,21 +208,21 @@ func serve(ctx context.Context, env Env, dev bool) error {
 // the same timeouts: a scraper's kept-alive connections, or a client that
 // trickles its request or never reads the answer, hold a goroutine and a
 // descriptor on either listener until a timeout closes them.
-func httpServers(api, metrics http.Handler) []*http.Server {
-	servers := []*http.Server{newHTTPServer(api)}
+func httpServers(api, metrics http.Handler, write time.Duration) []*http.Server {
+	servers := []*http.Server{newHTTPServer(api, write)}
 	if metrics != nil {
-		servers = append(servers, newHTTPServer(metrics))
+		servers = append(servers, newHTTPServer(metrics, write))
 	}
 	return servers
 }
 
 // newHTTPServer is a server for h with every listener's timeouts. The
-// WriteTimeout is the 30 s of config's default RequestTimeout, which ends
-// the handlers' contexts (httpapi.WithDeadline): the server does not
-// cancel them.
-func newHTTPServer(h http.Handler) *http.Server {
+// WriteTimeout, write, is config's RequestTimeout, which also ends the
+// handlers' contexts (httpapi.WithDeadline): the server does not cancel
+// them, and an answer later than it could not be written anyway.
+func newHTTPServer(h http.Handler, write time.Duration) *http.Server {
 	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second,
-		WriteTimeout: 30 * time.Second, IdleTimeout: 120 * time.Second}
+		WriteTimeout: write, IdleTimeout: 120 * time.Second}
 }
 
 func dialectName(db *store.DB) string { return string(db.Dialect()) }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/latchkey/latchkey/internal/config"
 )
 
 func TestSQLiteFolderIsCreated(t *testing.T) {
@@ -57,10 +59,11 @@ func TestDevAddressIsLoopbackUnlessChosen(t *testing.T) {
 // slow or unread connections were never closed.
 func TestMetricsListenerHasTheServersTimeouts(t *testing.T) {
 	h := http.NotFoundHandler()
-	if got := httpServers(h, nil); len(got) != 1 {
+	write := config.Defaults().RequestTimeout
+	if got := httpServers(h, nil, write); len(got) != 1 {
 		t.Fatalf("without a metrics handler: %d servers", len(got))
 	}
-	servers := httpServers(h, h)
+	servers := httpServers(h, h, write)
 	if len(servers) != 2 {
 		t.Fatalf("with a metrics handler: %d servers", len(servers))
 	}

@@ -35,8 +35,8 @@ type Config struct {
 	SMSFrom       string // E.164 sender number or Messaging Service SID (MG...)
 	Dev           bool   // dev mode: demo seed, dev mailbox, relaxed cookies
 	BodyLimit     int64  // maximum request body size in bytes
-	// RequestTimeout ends every request's context (httpapi.WithDeadline);
-	// serve's WriteTimeout is the same. Not a variable: tests shorten it.
+	// RequestTimeout ends every request's context (httpapi.WithDeadline)
+	// and is serve's WriteTimeout. Not a variable: tests shorten it.
 	RequestTimeout time.Duration
 
 	// Passwords: the argon2id cost of new hashes (OWASP baseline by

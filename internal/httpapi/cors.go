@@ -25,6 +25,10 @@ var (
 	allowCredentials = []string{"true"}
 )
 
+// CORSMaxAge is how long (seconds) a browser may keep a preflight's
+// answer, on every route that answers CORS.
+const CORSMaxAge = "600"
+
 // WithCORS answers preflights and sets CORS headers with the exact origin
 // (never "*", because the SDK sends credentials).
 func WithCORS(policy OriginPolicy) Middleware {
@@ -44,7 +48,7 @@ func WithCORS(policy OriginPolicy) Middleware {
 				if preflight {
 					h.Set("Access-Control-Allow-Methods", corsMethods)
 					h.Set("Access-Control-Allow-Headers", allowHeaders(r))
-					h.Set("Access-Control-Max-Age", "600")
+					h.Set("Access-Control-Max-Age", CORSMaxAge)
 				}
 			}
 			if preflight {

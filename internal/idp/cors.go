@@ -31,10 +31,6 @@ type openCORS struct {
 	expose bool
 }
 
-// corsMaxAge is how long (seconds) a browser may keep a preflight's
-// answer, as long as the SDK face's (httpapi.WithCORS).
-const corsMaxAge = "600"
-
 var (
 	// A browser MCP client sends MCP-Protocol-Version with its metadata
 	// discovery requests (MCP authorization spec); a preflight that did
@@ -88,7 +84,7 @@ func (c openCORS) preflight(w http.ResponseWriter, r *http.Request) {
 		if c.headers != "" {
 			h.Set("Access-Control-Allow-Headers", c.headers)
 		}
-		h.Set("Access-Control-Max-Age", corsMaxAge)
+		h.Set("Access-Control-Max-Age", httpapi.CORSMaxAge)
 	}
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -3,7 +3,9 @@ import { useRef } from 'react';
 import { describe, expect, it } from 'vitest';
 import { useScreenFocus } from './focus';
 
-function Screen({ name }: { name: string }) {
+// Screen is a screen with a heading and, when field names one, a field
+// to fill in.
+function Screen({ name, field }: { name: string; field?: string }) {
   const ref = useRef<HTMLDivElement>(null);
   useScreenFocus(ref, name);
   return (
@@ -13,16 +15,28 @@ function Screen({ name }: { name: string }) {
       </h1>
       {/* Like the reset form's username for password managers. */}
       <input aria-hidden="true" tabIndex={-1} readOnly value="ada@acme.test" />
-      {name === 'form' ? <input aria-label="Field" /> : null}
+      {field ? <input aria-label={field} /> : null}
     </div>
   );
+}
+
+// withHostField runs fn with a field of the host page, outside the
+// widget, and removes it afterwards.
+function withHostField(fn: (host: HTMLInputElement) => void) {
+  const host = document.createElement('input');
+  document.body.append(host);
+  try {
+    fn(host);
+  } finally {
+    host.remove();
+  }
 }
 
 describe('useScreenFocus', () => {
   it('focuses a new screen’s first field that is in the tab order, else its heading', () => {
     const { rerender } = render(<Screen name="first" />);
     expect(document.activeElement).toBe(document.body);
-    rerender(<Screen name="form" />);
+    rerender(<Screen name="form" field="Field" />);
     expect(document.activeElement).toBe(screen.getByLabelText('Field'));
     rerender(<Screen name="done" />);
     expect(document.activeElement).toBe(screen.getByRole('heading', { name: 'done' }));
@@ -83,43 +97,23 @@ describe('useScreenFocus', () => {
     expect(document.activeElement).toBe(screen.getByLabelText('next field'));
 
     // Focus the member moved to the host page in the meantime stays there.
-    const host = document.createElement('input');
-    document.body.append(host);
-    try {
+    withHostField((host) => {
       host.focus();
       rerender(<Lazy name="third" ready={false} />);
       expect(document.activeElement).toBe(host);
-    } finally {
-      host.remove();
-    }
+    });
   });
 
   it('leaves the focus on the host page when a screen changes without the member in the widget', () => {
-    function Screen({ name }: { name: string }) {
-      const ref = useRef<HTMLDivElement>(null);
-      useScreenFocus(ref, name);
-      return (
-        <div ref={ref}>
-          <h1 tabIndex={-1} data-lk-heading="">
-            {name}
-          </h1>
-          <input aria-label={`${name} field`} />
-        </div>
-      );
-    }
-    const host = document.createElement('input');
-    document.body.append(host);
-    try {
-      const { rerender } = render(<Screen name="logging in" />);
+    withHostField((host) => {
+      const { rerender } = render(<Screen name="logging in" field="logging in field" />);
       host.focus();
-      rerender(<Screen name="logged in" />);
+      rerender(<Screen name="logged in" field="logged in field" />);
       expect(document.activeElement).toBe(host);
       // Back in the widget, the next change moves it again.
       screen.getByLabelText('logged in field').focus();
-      rerender(<Screen name="next" />);
+      rerender(<Screen name="next" field="next field" />);
       expect(document.activeElement).toBe(screen.getByLabelText('next field'));
-    } finally {
-      host.remove();
-    }
+    });
   });
 });
