@@ -11,6 +11,7 @@ import (
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/rbac"
+	"github.com/latchkey/latchkey/internal/scim"
 )
 
 func TestTokenExpiryAndFailureLimit(t *testing.T) {
@@ -182,5 +183,22 @@ func TestTenancyOfConnectionManagement(t *testing.T) {
 			"X-Stytch-Member-Session", mule), 403, "unauthorized_action")
 		apptest.Want(t, e.BackendAs(http.MethodGet, "/v1/b2b/scim/"+globex+"/connection", nil,
 			"X-Stytch-Member-Session", admin), 403, "tenancy_mismatch")
+	})
+}
+
+// The next bearer token of a rotation has a lifetime of its own from the
+// rotation's start: a rotation started and never completed or cancelled
+// must not leave a token that works for ever.
+func TestNextTokenExpiresWhenItsRotationIsLeftOpen(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		id, _, _ := connection(t, e, org, nil)
+		r := e.Backend(http.MethodPost, "/v1/b2b/scim/"+org+"/connection/"+id+"/rotate/start", nil)
+		next := r.Body["connection"].(map[string]any)["next_bearer_token"].(string)
+		wantSCIM(t, scimDo(e, http.MethodGet, id, "/Users", next, nil), 200, "")
+		e.Clock.Advance(scim.TokenLifetime + time.Hour)
+		if r := scimDo(e, http.MethodGet, id, "/Users", next, nil); r.Status != 401 {
+			t.Fatalf("the next token past its lifetime: %d %s", r.Status, r.Raw)
+		}
 	})
 }
