@@ -29,6 +29,7 @@ func FuzzPatch(f *testing.F) {
 		`{"Operations":[{"op":"replace","path":"urn:ietf:params:scim:schemas:extension:custom:2.0:User:badge","value":"7"}]}`,
 		`{"Operations":[{"op":"remove","path":"emails[type eq \"work\"].value"},{"op":"remove","path":"name"}]}`,
 		`{"Operations":[{"op":"add","path":"x","value":[1,2,3]},{"op":"add","path":"X","value":[4]}]}`,
+		`{"Operations":[{"op":"replace","path":"x","value":{"a":1}},{"op":"replace","path":"x","value":{"b":2}}]}`,
 		`{"Operations":"x"}`,
 		`{"Operations":[{"op":5}]}`,
 	} {
