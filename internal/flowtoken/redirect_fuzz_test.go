@@ -28,8 +28,8 @@ func FuzzTokenLink(f *testing.F) {
 		f.Add(target, "magic_links", "Zm9vYmFyYmF6", "reset_password")
 	}
 	f.Fuzz(func(t *testing.T, target, tokenType, token, redirectType string) {
-		if !utf8.ValidString(tokenType + token + redirectType) {
-			return // ours are ASCII; URLSearchParams would read U+FFFD
+		if !utf8.ValidString(tokenType) || !utf8.ValidString(token) || !utf8.ValidString(redirectType) {
+			return // ours are ASCII; URLSearchParams would read U+FFFD (each value on its own)
 		}
 		extra := url.Values{"stytch_redirect_type": {redirectType}}
 		link, err := TokenLink(target, tokenType, token, extra)

@@ -19,23 +19,30 @@ func FuzzOpen(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	type genuine struct{ raw, aad, plaintext string }
-	var sealed []genuine
-	for _, v := range []struct{ plaintext, aad string }{
-		{"hunter2", "oauth:p:google"},
-		{"", "signing_keys.private_key_pem:kid-1"},
-		{"-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n", "signing_keys.private_key_pem:kid-2"},
-		{"JBSWY3DPEHPK3PXP", ""},
-	} {
-		s := box.Seal(v.plaintext, v.aad)
-		raw, err := base64.RawStdEncoding.DecodeString(strings.TrimPrefix(s, Prefix))
+	// Values Seal made under this key, fixed: the fuzz engine runs this
+	// setup again in each worker process, where a fresh Seal (a random
+	// nonce) would make other ciphertexts than the seeds'.
+	type genuine struct{ sealed, aad, plaintext string }
+	sealed := []genuine{
+		{"lk1:YeHav5YfPYvrlLUPBllxF86fN6kXvbQxpszPIODIIYeb7MM", "oauth:p:google", "hunter2"},
+		{"lk1:akoFydoUt90M2pmxZzNTpkIoaFX4TedhHmIAzg", "signing_keys.private_key_pem:kid-1", ""},
+		{"lk1:zMbwLaHtyiZoij26slHLK82zgvjkfpwEptfAQGBZcDO2z9VsX/qt+bYIrEEPgS1v5ycQ2D+6FSahWNsrLj3yI4g4UxiN71/TZNTh/fbHDhLWHUm9TpfV", "signing_keys.private_key_pem:kid-2", "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n"},
+		{"lk1:1ehQReZjPl9v8TgJi5wj9rPIaPDfyFibmAK3yneXA5iJqjgBsCUWBcW5kyo", "", "JBSWY3DPEHPK3PXP"},
+	}
+	var raws []string // each one's ciphertext
+	for i, g := range sealed {
+		if pt, err := box.Open(g.sealed, g.aad); err != nil || pt != g.plaintext {
+			f.Fatalf("the fixed sealed value %d: %q, %v", i, pt, err)
+		}
+		raw, err := base64.RawStdEncoding.DecodeString(strings.TrimPrefix(g.sealed, Prefix))
 		if err != nil {
 			f.Fatal(err)
 		}
-		sealed = append(sealed, genuine{string(raw), v.aad, v.plaintext})
-		f.Add(s, v.aad)
-		f.Add(s, v.aad+"x")
-		f.Add(s[:len(s)-1], v.aad)
+		raws = append(raws, string(raw))
+		s := g.sealed
+		f.Add(s, g.aad)
+		f.Add(s, g.aad+"x")
+		f.Add(s[:len(s)-1], g.aad)
 	}
 	f.Add("lk1:", "")
 	f.Add("lk1:AAAAAAAAAAAAAAAA", "")
@@ -58,8 +65,8 @@ func FuzzOpen(f *testing.F) {
 		if derr != nil {
 			t.Fatalf("Open(%q) opened what is not base64: %q", s, pt)
 		}
-		for _, g := range sealed {
-			if g.raw == string(raw) && g.aad == aad && g.plaintext == pt {
+		for i, g := range sealed {
+			if raws[i] == string(raw) && g.aad == aad && g.plaintext == pt {
 				return
 			}
 		}
