@@ -197,9 +197,9 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 	a.magicLinks = magiclink.New(magiclink.Deps{DB: db, Clock: opt.Clock, Projects: a.Projects, Orgs: a.Orgs,
 		Sessions: a.Sessions, Mailer: a.mailer, Limiter: a.Limiter})
 	a.emailOTP = emailotp.New(emailotp.Deps{DB: db, Clock: opt.Clock, Orgs: a.Orgs, Sessions: a.Sessions,
-		Mailer: a.mailer, Limiter: a.Limiter})
+		Mailer: a.mailer, Limiter: a.Limiter, Box: a.Box})
 	a.discovery = discovery.New(discovery.Deps{DB: db, Clock: opt.Clock, Projects: a.Projects, Orgs: a.Orgs,
-		Sessions: a.Sessions, Mailer: a.mailer, Limiter: a.Limiter})
+		Sessions: a.Sessions, Mailer: a.mailer, Limiter: a.Limiter, Box: a.Box})
 	a.passwords, err = password.New(password.Deps{DB: db, Clock: opt.Clock, Projects: a.Projects, Orgs: a.Orgs,
 		Sessions: a.Sessions, Mailer: a.mailer, Limiter: a.Limiter, MagicLinks: a.magicLinks, Discovery: a.discovery,
 		Breach:  breach.New(cfg.BreachAPIURL, opt.Clock, nil),

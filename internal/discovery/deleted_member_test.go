@@ -61,7 +61,7 @@ func TestDiscoveryOmitsAnOAuthTenantOrganizationWhereTheAddressIsDeleted(t *test
 		e.CreateVerifiedMember(org, "bill@initech.test") // vouches for the tenant's domain
 
 		svc := discovery.New(discovery.Deps{DB: e.App.DB, Clock: e.App.Clock, Projects: e.App.Projects, Orgs: e.App.Orgs,
-			Sessions: e.App.Sessions, Limiter: e.App.Limiter})
+			Sessions: e.App.Sessions, Limiter: e.App.Limiter, Box: e.App.Box})
 		discover := func(email string) *discovery.Response {
 			t.Helper()
 			d, err := svc.Discovered(t.Context(), e.Project.Project, email, session.Factor{Type: "oauth", DeliveryMethod: "oauth_google",

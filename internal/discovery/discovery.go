@@ -23,6 +23,7 @@ import (
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/secretbox"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -62,6 +63,7 @@ type Deps struct {
 	Sessions *session.Service
 	Mailer   notify.Mailer
 	Limiter  *ratelimit.Limiter
+	Box      *secretbox.Box // tags the codes (emailotp.Codes.Box)
 }
 
 // Service runs discovery.
@@ -73,7 +75,7 @@ type Service struct {
 // New returns a discovery service.
 func New(d Deps) *Service {
 	return &Service{d: d, codes: emailotp.Codes{Table: "discovery_email_otps", IDColumn: "discovery_email_otp_id",
-		KeyColumn: "email_address", Clock: d.Clock}}
+		KeyColumn: "email_address", Clock: d.Clock, Box: d.Box}}
 }
 
 // Membership says how the person relates to a discovered organization.

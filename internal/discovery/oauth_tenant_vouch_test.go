@@ -18,7 +18,7 @@ const byTenant = "eligible_to_join_by_oauth_tenant"
 func oauthDiscover(t *testing.T, e *apptest.Env, provider, email, subject, tenant string) (string, map[string]string) {
 	t.Helper()
 	svc := discovery.New(discovery.Deps{DB: e.App.DB, Clock: e.App.Clock, Projects: e.App.Projects, Orgs: e.App.Orgs,
-		Sessions: e.App.Sessions, Limiter: e.App.Limiter})
+		Sessions: e.App.Sessions, Limiter: e.App.Limiter, Box: e.App.Box})
 	of := &session.OAuthFactor{ProviderSubject: subject, ProviderTenantID: tenant}
 	f := session.Factor{Type: "oauth", DeliveryMethod: "oauth_" + provider}
 	switch provider {

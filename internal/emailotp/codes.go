@@ -11,6 +11,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/secretbox"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -21,9 +22,33 @@ import (
 //
 // The table must have: <IDColumn>, project_id, <KeyColumn>, code_salt,
 // code_hash, failed_attempts, created_at, expires_at, used_at.
+//
+// A code has 10^6 values, so a salted SHA-256 of it in the same row is
+// undone by anyone who can read the table, in a million hashes: someone
+// with read access to the database could ask for a code to any address
+// and log in with it. The stored hash is therefore a tag under the
+// encryption key (secretbox.Box.Tag), which is not in the database. Its
+// salt carries keyedSalt, so a row stored as a plain salted hash before
+// this (live for at most an expiry across an upgrade) still checks.
 type Codes struct {
 	Table, IDColumn, KeyColumn string
 	Clock                      clock.Clock
+	Box                        *secretbox.Box // tags the codes; required
+}
+
+// keyedSalt starts the salt of a code stored as a keyed tag.
+const keyedSalt = "t1."
+
+// hash is what code_hash holds for code under salt. ok is false when the
+// code cannot be hashed: a keyed salt without a box.
+func (c Codes) hash(salt, code string) (h string, ok bool) {
+	if !strings.HasPrefix(salt, keyedSalt) {
+		return ids.HashCode(salt, code), true
+	}
+	if c.Box == nil {
+		return "", false
+	}
+	return c.Box.Tag("codes:"+c.Table, salt+":"+code), true
 }
 
 // Issue retires the key's live codes and stores a fresh one. extra names
@@ -35,9 +60,13 @@ func (c Codes) Issue(ctx context.Context, q store.Querier, env ids.Env, projectI
 		store.Millis(now), key, projectID); err != nil {
 		return "", fmt.Errorf("emailotp: retire old codes: %w", err)
 	}
-	code, salt := ids.Digits(CodeLength), ids.Token()
+	if c.Box == nil {
+		return "", fmt.Errorf("emailotp: %s: no encryption key to tag codes with", c.Table)
+	}
+	code, salt := ids.Digits(CodeLength), keyedSalt+ids.Token()
+	hash, _ := c.hash(salt, code)
 	cols := []string{c.IDColumn, "project_id", c.KeyColumn, "code_salt", "code_hash", "created_at", "expires_at"}
-	vals := []any{ids.New(strings.ReplaceAll(c.Table, "_", "-"), env), projectID, key, salt, ids.HashCode(salt, code),
+	vals := []any{ids.New(strings.ReplaceAll(c.Table, "_", "-"), env), projectID, key, salt, hash,
 		store.Millis(now), store.Millis(now.Add(expiry))}
 	// In a fixed order, so the statement's text is the same every time
 	// (SQLite keeps it prepared, see store).
@@ -122,7 +151,7 @@ func (c Codes) attempt(ctx context.Context, q store.Querier, id, code string, no
 		}
 		return false, nil // spent or out of attempts meanwhile
 	}
-	if ids.Equal(ids.HashCode(salt, code), hash) {
+	if want, ok := c.hash(salt, code); ok && ids.Equal(want, hash) {
 		return true, nil
 	}
 	if attempts >= MaxAttempts {

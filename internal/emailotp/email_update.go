@@ -21,7 +21,7 @@ import (
 // (session.CompleteEmailChange).
 
 func emailUpdateCodes(s *Service) Codes {
-	return Codes{Table: "email_update_otps", IDColumn: "email_update_otp_id", KeyColumn: "update_key", Clock: s.d.Clock}
+	return Codes{Table: "email_update_otps", IDColumn: "email_update_otp_id", KeyColumn: "update_key", Clock: s.d.Clock, Box: s.d.Box}
 }
 
 // updateKey pins a code to one member and one address, so a code can only

@@ -25,6 +25,7 @@ import (
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/ratelimit"
+	"github.com/latchkey/latchkey/internal/secretbox"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -54,6 +55,7 @@ type Deps struct {
 	Sessions *session.Service
 	Mailer   notify.Mailer
 	Limiter  *ratelimit.Limiter
+	Box      *secretbox.Box // tags the codes (Codes.Box)
 }
 
 // Service sends and checks email codes.
@@ -64,7 +66,7 @@ type Service struct {
 
 // New returns an email OTP service.
 func New(d Deps) *Service {
-	return &Service{d: d, codes: Codes{Table: "email_otps", IDColumn: "email_otp_id", KeyColumn: "member_id", Clock: d.Clock}}
+	return &Service{d: d, codes: Codes{Table: "email_otps", IDColumn: "email_otp_id", KeyColumn: "member_id", Clock: d.Clock, Box: d.Box}}
 }
 
 // SendParams is a login_or_signup request.

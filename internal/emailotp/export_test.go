@@ -24,3 +24,6 @@ func (s *Service) LoginSteps(ctx context.Context, p AuthParams, org *organizatio
 	}
 	return spend, complete
 }
+
+// Hash exposes Codes.hash to the external tests.
+func (c Codes) Hash(salt, code string) (string, bool) { return c.hash(salt, code) }

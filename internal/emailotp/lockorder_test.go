@@ -29,7 +29,7 @@ func TestCodeCheckAndAddressChangeDoNotDeadlock(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	otp := emailotp.New(emailotp.Deps{DB: e.App.DB, Clock: e.App.Clock, Orgs: e.App.Orgs, Sessions: e.App.Sessions})
+	otp := emailotp.New(emailotp.Deps{DB: e.App.DB, Clock: e.App.Clock, Orgs: e.App.Orgs, Sessions: e.App.Sessions, Box: e.App.Box})
 	spend, complete := otp.LoginSteps(ctx, emailotp.AuthParams{Project: e.Project.Project, Code: codes[0]}, org, "ada@acme.test")
 	e.LoginDuringAddressChange(t, orgID, mid, "someone-else@acme.test", spend, complete)
 	if n := e.Count(`SELECT COUNT(*) FROM member_sessions WHERE member_id = $1 AND revoked_at IS NULL`, mid); n != 0 {

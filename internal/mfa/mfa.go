@@ -78,7 +78,7 @@ type Service struct {
 
 // New returns an MFA service.
 func New(d Deps) *Service {
-	return &Service{d: d, smsCodes: emailotp.Codes{Table: "sms_otps", IDColumn: "sms_otp_id", KeyColumn: "member_id", Clock: d.Clock}}
+	return &Service{d: d, smsCodes: emailotp.Codes{Table: "sms_otps", IDColumn: "sms_otp_id", KeyColumn: "member_id", Clock: d.Clock, Box: d.Box}}
 }
 
 // Spec constants: 6-digit codes, SMS codes live 2 minutes.

@@ -45,7 +45,7 @@ func newChangeFixture(t *testing.T, e *apptest.Env) *changeFixture {
 	svc, err := password.New(password.Deps{DB: e.App.DB, Clock: e.App.Clock, Projects: e.App.Projects, Orgs: e.App.Orgs,
 		Sessions: e.App.Sessions, Limiter: e.App.Limiter, Breach: breach.New("off", e.App.Clock, nil),
 		Discovery: discovery.New(discovery.Deps{DB: e.App.DB, Clock: e.App.Clock, Projects: e.App.Projects,
-			Orgs: e.App.Orgs, Sessions: e.App.Sessions, Limiter: e.App.Limiter}),
+			Orgs: e.App.Orgs, Sessions: e.App.Sessions, Limiter: e.App.Limiter, Box: e.App.Box}),
 		Hashing: pwhash.Params{MemoryKiB: 64, Iterations: 1, Parallelism: 1}})
 	if err != nil {
 		t.Fatal(err)

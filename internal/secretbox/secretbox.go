@@ -2,14 +2,20 @@
 // secrets, TOTP secrets) with AES-256-GCM under the operator's
 // LATCHKEY_ENCRYPTION_KEY. A sealed value is text, so it fits the same
 // TEXT columns as before, and carries a version prefix so a stored
-// plaintext can be told from a sealed one when migrating old rows.
+// plaintext can be told from a sealed one when migrating old rows. The
+// same key also tags values that are checked but never read back (short
+// one-time codes, see Tag), through a subkey of its own.
 package secretbox
 
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hkdf"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strings"
@@ -24,8 +30,12 @@ const KeySize = 32
 // ErrNotSealed is returned by Open for a value without the prefix.
 var ErrNotSealed = errors.New("secretbox: value is not sealed")
 
-// Box seals and opens values under one key.
-type Box struct{ aead cipher.AEAD }
+// Box seals and opens values under one key, and tags values under a
+// subkey derived from it.
+type Box struct {
+	aead   cipher.AEAD
+	tagKey []byte
+}
 
 // ParseKey decodes a standard-base64 key of exactly KeySize bytes.
 func ParseKey(s string) ([]byte, error) {
@@ -59,7 +69,27 @@ func New(key []byte) (*Box, error) {
 	if err != nil {
 		return nil, fmt.Errorf("secretbox: %w", err)
 	}
-	return &Box{aead: aead}, nil
+	// A subkey, so a tag never uses the AES key itself in a second
+	// construction.
+	tagKey, err := hkdf.Key(sha256.New, key, nil, "latchkey secretbox tag v1", sha256.Size)
+	if err != nil {
+		return nil, fmt.Errorf("secretbox: derive tag key: %w", err)
+	}
+	return &Box{aead: aead, tagKey: tagKey}, nil
+}
+
+// Tag returns the hex HMAC-SHA256 of msg for purpose under the box's tag
+// subkey. It is for secrets too short to store as a plain hash: a
+// six-digit code hashed with a salt in the same row is recovered from a
+// database read in a million tries, while its tag cannot be computed
+// without the key, which is not in the database. purpose separates the
+// uses (a tag made for one never matches in another).
+func (b *Box) Tag(purpose, msg string) string {
+	m := hmac.New(sha256.New, b.tagKey)
+	m.Write([]byte(purpose))
+	m.Write([]byte{0})
+	m.Write([]byte(msg))
+	return hex.EncodeToString(m.Sum(nil))
 }
 
 // Seal encrypts plaintext with a random nonce. aad binds the value to its

@@ -1,9 +1,48 @@
 package secretbox
 
 import (
+	"crypto/hkdf"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"testing"
 )
+
+// A tag is HMAC-SHA256 under a subkey of the box's key, never the AES key
+// itself, and depends on key, purpose and message. The expected value is
+// computed here from its definition, so a change to the derivation (which
+// would make every live code fail once, across an upgrade) shows.
+func TestTag(t *testing.T) {
+	key := make([]byte, KeySize)
+	for i := range key {
+		key[i] = byte(i)
+	}
+	b, _ := New(key)
+	sub, _ := hkdf.Key(sha256.New, key, nil, "latchkey secretbox tag v1", sha256.Size)
+	m := hmac.New(sha256.New, sub)
+	m.Write([]byte("codes:email_otps\x00salt:123456"))
+	if got, want := b.Tag("codes:email_otps", "salt:123456"), hex.EncodeToString(m.Sum(nil)); got != want {
+		t.Fatalf("tag = %s, want %s", got, want)
+	}
+	plain := hmac.New(sha256.New, key)
+	plain.Write([]byte("codes:email_otps\x00salt:123456"))
+	if b.Tag("codes:email_otps", "salt:123456") == hex.EncodeToString(plain.Sum(nil)) {
+		t.Fatal("the tag must not be keyed with the AES key itself")
+	}
+	other, _ := New(make([]byte, KeySize))
+	for _, c := range []struct{ name, got string }{
+		{"another key", other.Tag("codes:email_otps", "salt:123456")},
+		{"another purpose", b.Tag("codes:sms_otps", "salt:123456")},
+		{"another message", b.Tag("codes:email_otps", "salt:123457")},
+		// The separator keeps purpose and message apart.
+		{"a shifted boundary", b.Tag("codes:email_otpss", "alt:123456")},
+	} {
+		if c.got == b.Tag("codes:email_otps", "salt:123456") {
+			t.Errorf("%s gave the same tag", c.name)
+		}
+	}
+}
 
 func TestSealOpen(t *testing.T) {
 	key, err := ParseKey(NewKey())
