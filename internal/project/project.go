@@ -319,7 +319,10 @@ const maxOriginLen = len("https://") + maxHostLen + len(":65535")
 // stored with it would match nothing).
 func NormalizeOrigin(raw string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") ||
+	// Hostname, not Host: "http://:" and "https://:443" have a Host (":",
+	// ":443") but no host, and would be stored as "http://", an origin no
+	// browser sends.
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || (u.Path != "" && u.Path != "/") ||
 		u.RawQuery != "" || len(u.Hostname()) > maxHostLen {
 		return "", fmt.Errorf("project: origin %q must look like https://app.example.com", raw)
 	}
