@@ -1,0 +1,51 @@
+package discovery_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/session"
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// A session whose only factor is an organization's own SSO assertion
+// speaks for that organization only: its discovery list shows that
+// organization and not the address's other ones. The SSO identity
+// provider is the organization admin's, and may assert any address; its
+// word must not reveal where else that address is a member.
+func TestDiscoveryListForAnSSOSessionShowsItsOwnOrganization(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		alpha := e.CreateOrg("alpha", "NOT_ALLOWED", nil)
+		beta := e.CreateOrg("beta", "NOT_ALLOWED", nil)
+		mid := e.CreateVerifiedMember(alpha, "ada@acme.test")
+		e.CreateVerifiedMember(beta, "ada@acme.test")
+		ctx := t.Context()
+		var token string
+		err := e.App.DB.Tx(ctx, func(q store.Querier) error {
+			o, err := e.App.Orgs.GetIn(ctx, q, e.Project.Project.ID, alpha)
+			if err != nil {
+				return err
+			}
+			m, err := e.App.Orgs.Member(ctx, q, e.Project.Project.ID, mid)
+			if err != nil {
+				return err
+			}
+			r, err := e.App.Sessions.Complete(ctx, q, session.CompleteParams{Project: e.Project.Project, Organization: o,
+				Member: m, DurationMinutes: 60, Factor: session.Factor{Type: "sso", DeliveryMethod: "sso_saml",
+					SAMLSSOFactor: &session.SSOFactor{ID: "sso-registration-test-1", ProviderID: "saml-connection-test-1", ExternalID: "ada"}}})
+			if err == nil {
+				token = r.SessionToken
+			}
+			return err
+		})
+		if err != nil || token == "" {
+			t.Fatalf("session: %q %v", token, err)
+		}
+		r := e.SDK(http.MethodPost, "/b2b/discovery/organizations", map[string]any{}, token)
+		apptest.Want(t, r, 200, "")
+		if got := apptest.Memberships(r.Data()); len(got) != 1 || got["alpha"] == "" {
+			t.Fatalf("an SSO session's discovery list: %v, want alpha alone", got)
+		}
+	})
+}
