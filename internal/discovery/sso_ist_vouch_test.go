@@ -5,8 +5,6 @@ import (
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
-	"github.com/latchkey/latchkey/internal/session"
-	"github.com/latchkey/latchkey/internal/store"
 )
 
 // An organization's IST holding only its own SSO identity provider's
@@ -18,27 +16,9 @@ func TestDiscoveryExchangeOfAnSSOISTDoesNotProveTheAddress(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		alpha := e.CreateOrg("alpha", "NOT_ALLOWED", map[string]any{"mfa_policy": "REQUIRED_FOR_ALL"})
 		mid := e.CreateMember(alpha, "ada@acme.test")
-		ctx := t.Context()
-		var ist string
-		err := e.App.DB.Tx(ctx, func(q store.Querier) error {
-			o, err := e.App.Orgs.GetIn(ctx, q, e.Project.Project.ID, alpha)
-			if err != nil {
-				return err
-			}
-			m, err := e.App.Orgs.Member(ctx, q, e.Project.Project.ID, mid)
-			if err != nil {
-				return err
-			}
-			r, err := e.App.Sessions.Complete(ctx, q, session.CompleteParams{Project: e.Project.Project, Organization: o,
-				Member: m, DurationMinutes: 60, Factor: session.Factor{Type: "sso", DeliveryMethod: "sso_saml",
-					SAMLSSOFactor: &session.SSOFactor{ID: "sso-registration-test-1", ProviderID: "saml-connection-test-1", ExternalID: "ada"}}})
-			if err == nil {
-				ist = r.IntermediateSessionToken
-			}
-			return err
-		})
-		if err != nil || ist == "" {
-			t.Fatalf("SSO login stopped at MFA: %q %v", ist, err)
+		ist := ssoLogin(t, e, alpha, mid).IntermediateSessionToken
+		if ist == "" {
+			t.Fatal("the SSO login did not stop at MFA")
 		}
 		r := e.SDK(http.MethodPost, "/b2b/discovery/intermediate_sessions/exchange", map[string]any{
 			"intermediate_session_token": ist, "organization_id": alpha, "session_duration_minutes": 60}, "")

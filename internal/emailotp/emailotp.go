@@ -2,8 +2,8 @@
 // login: a 6-digit code valid for 10 minutes, single use, locked after
 // repeated wrong guesses.
 //
-// Security: codes are stored as salted SHA-256 hashes and compared in
-// constant time. Only the newest code of a member is live (sending a new one
+// Security: codes are stored as tags under the encryption key (see Codes)
+// and compared in constant time. Only the newest code of a member is live (sending a new one
 // retires the old), each code allows MaxAttempts wrong guesses, and guesses
 // are also rate-limited per member and per client address, so the 10^6 code
 // space cannot be searched. A wrong email, an unknown member, an expired

@@ -24,7 +24,8 @@
 //   - From a session a member may replace their authenticator app: the new
 //     registration takes over, and the old secret and recovery codes stop
 //     working, when a code from the new app is authenticated.
-//   - Codes (SMS codes, recovery codes) are stored as salted hashes and
+//   - SMS codes are stored as tags under the encryption key
+//     (emailotp.Codes), recovery codes (60 bits) as salted hashes; both are
 //     compared in constant time; each is single use through a conditional
 //     UPDATE; SMS codes expire after 2 minutes and lock after
 //     emailotp.MaxAttempts wrong guesses. The copy of an unused recovery
