@@ -315,12 +315,7 @@ func (h Handlers) UpdateSAMLByURL(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	c, err := h.changeIn(r.Context(), t, func(ctx context.Context, c *conn) error {
-		if err := h.s.applySAML(c, samlUpdate{IdPEntityID: &md.entityID, IdPSSOURL: &md.ssoURL}); err != nil {
-			return err
-		}
-		return addVerificationCerts(c, md.certs, h.s.d.Clock.Now())
-	})
+	c, err := h.changeIn(r.Context(), t, func(ctx context.Context, c *conn) error { return h.s.applyMetadata(c, md) })
 	if err != nil {
 		return nil, err
 	}
@@ -331,6 +326,16 @@ type idpMetadata struct {
 	entityID, ssoURL string
 	// certs are the signing certificates to add (addVerificationCerts).
 	certs []string
+}
+
+// applyMetadata sets c's identity provider from its metadata md: the
+// entity id and SSO URL as an update naming them would, and the signing
+// certificates added as uploads of them would be (all or none).
+func (s *Service) applyMetadata(c *conn, md *idpMetadata) error {
+	if err := s.applySAML(c, samlUpdate{IdPEntityID: &md.entityID, IdPSSOURL: &md.ssoURL}); err != nil {
+		return err
+	}
+	return addVerificationCerts(c, md.certs, s.d.Clock.Now())
 }
 
 const bindingRedirect = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect"
@@ -360,16 +365,27 @@ func (s *Service) fetchMetadata(ctx context.Context, u string) (*idpMetadata, er
 	if err != nil {
 		return nil, apierr.Wrap(apierr.InvalidSAMLMetadataURL, err)
 	}
+	return s.readMetadata(body)
+}
+
+// readMetadata reads an identity provider's metadata document body (from
+// a URL its organization's administrator names, so untrusted): its entity
+// id, first HTTP-Redirect SSO URL and signing certificates, or a catalogue
+// error saying what the document lacks.
+func (s *Service) readMetadata(body []byte) (*idpMetadata, error) {
 	ed, err := idpEntity(body)
 	if err != nil {
 		return nil, err
 	}
-	md := &idpMetadata{entityID: ed.EntityID}
+	// Trimmed as applySAML stores them, and checked so: a blank entityID or
+	// Location would otherwise be stored as "", leaving an active
+	// connection pending and its logins refused, on a 200.
+	md := &idpMetadata{entityID: strings.TrimSpace(ed.EntityID)}
 	// The first HTTP-Redirect endpoint: metadata lists its preferred one
 	// first.
 	for _, sso := range ed.IDPSSODescriptor.SingleSignOnServices {
 		if sso.Binding == bindingRedirect {
-			md.ssoURL = sso.Location
+			md.ssoURL = strings.TrimSpace(sso.Location)
 			break
 		}
 	}
@@ -379,6 +395,12 @@ func (s *Service) fetchMetadata(ctx context.Context, u string) (*idpMetadata, er
 	if md.entityID == "" || md.ssoURL == "" || len(md.certs) == 0 {
 		return nil, apierr.New(apierr.InvalidXMLFromSAMLMetadataURL).WithMessage(
 			"The metadata needs an entityID, an HTTP-Redirect SingleSignOnService and a signing certificate.")
+	}
+	// Said of the metadata here: applySAML would refuse it as the
+	// idp_sso_url field, which this request has not sent.
+	if !isHTTPURL(md.ssoURL) {
+		return nil, apierr.New(apierr.InvalidXMLFromSAMLMetadataURL).WithMessage(
+			"The metadata's HTTP-Redirect SingleSignOnService Location is not an absolute http or https URL.")
 	}
 	return md, nil
 }
