@@ -411,6 +411,9 @@ func (s *Service) readMetadata(body []byte) (*idpMetadata, error) {
 // (an unknown entity reference is an error), so a document cannot grow
 // past the fetch's size cap while it is parsed.
 func idpEntity(body []byte) (*types.EntityDescriptor, error) {
+	if err := repeatedAttribute(body); err != nil {
+		return nil, err
+	}
 	dec := xml.NewDecoder(bytes.NewReader(body))
 	var root xml.StartElement
 	for {
@@ -453,6 +456,52 @@ func idpEntity(body []byte) (*types.EntityDescriptor, error) {
 	// is not ours to guess.
 	return nil, apierr.New(apierr.InvalidXMLFromSAMLMetadataURL).WithMessage(fmt.Sprintf("The metadata describes %d identity "+
 		"providers (an EntitiesDescriptor): give the metadata URL of the identity provider's own entity.", len(found)))
+}
+
+// metadataAttributes are the attributes idpEntity's gosaml2 types read,
+// by element. encoding/xml fills each from any attribute of that local
+// name, whatever its namespace, the last one winning.
+var metadataAttributes = map[string][]string{
+	"EntityDescriptor":    {"entityID"},
+	"SingleSignOnService": {"Binding", "Location"},
+	"KeyDescriptor":       {"use"},
+}
+
+// repeatedAttribute refuses metadata in which an element carries one of
+// its metadataAttributes in a namespace or more than once: x:entityID
+// after entityID would otherwise replace the identity provider's entity
+// id with a value every namespace-aware reader of the document ignores.
+// Other attributes are left alone (REFEDS' security contacts carry
+// contactType and remd:contactType together). A document that does not
+// tokenize is left for idpEntity to refuse.
+func repeatedAttribute(body []byte) error {
+	dec := xml.NewDecoder(bytes.NewReader(body))
+	for depth := 0; ; {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			for _, name := range metadataAttributes[t.Name.Local] {
+				n, qualified := 0, false
+				for _, a := range t.Attr {
+					if a.Name.Local == name {
+						n, qualified = n+1, qualified || a.Name.Space != ""
+					}
+				}
+				if n > 1 || qualified {
+					return apierr.New(apierr.InvalidXMLFromSAMLMetadataURL).WithMessage(fmt.Sprintf("The metadata's "+
+						"<%s> carries its %s attribute in a namespace or more than once: it may carry one, in no namespace.", t.Name.Local, name))
+				}
+			}
+		case xml.EndElement:
+			if depth--; depth == 0 {
+				return nil
+			}
+		}
+	}
 }
 
 // signingCerts are the signing certificates of an identity provider's
