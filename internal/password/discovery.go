@@ -111,12 +111,18 @@ func (s *Service) StartDiscoveryReset(ctx context.Context, a StartParams) error 
 // answers the address's discovered organizations with a discovery IST, all
 // in one transaction.
 func (s *Service) ResetDiscovery(ctx context.Context, a ResetParams) (*discovery.Response, error) {
+	return s.resetDiscovery(ctx, s.d.DB, a)
+}
+
+// resetDiscovery is ResetDiscovery with its spend's transaction run by db
+// (see spender).
+func (s *Service) resetDiscovery(ctx context.Context, db spender, a ResetParams) (*discovery.Response, error) {
 	t, hash, err := s.prepareReset(ctx, a, true)
 	if err != nil {
 		return nil, err
 	}
 	var out *discovery.Response
-	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+	err = db.Tx(ctx, func(q store.Querier) error {
 		if err := s.consumeReset(ctx, q, t.ID); err != nil {
 			return err
 		}

@@ -3,7 +3,9 @@ package password
 import (
 	"context"
 
+	"github.com/latchkey/latchkey/internal/discovery"
 	"github.com/latchkey/latchkey/internal/project"
+	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -43,4 +45,19 @@ func (s *Service) ConsumeReset(ctx context.Context, q store.Querier, id string) 
 // transaction q, for the tests that hold it open (storetest.Overlap).
 func (s *Service) ChangePasswordIn(ctx context.Context, q store.Querier, p *project.Project, email, hash string) error {
 	return s.changePassword(ctx, q, p, email, hash, "")
+}
+
+// Spender runs a reset's spend transaction (spender): a test's wraps the
+// database to let another redemption in before it.
+type Spender = spender
+
+// ResetByEmailVia is ResetByEmail with the spend's transaction run by db.
+func (s *Service) ResetByEmailVia(ctx context.Context, db Spender, a ResetParams) (*session.AuthResponse, error) {
+	return s.resetByEmail(ctx, db, a)
+}
+
+// ResetDiscoveryVia is ResetDiscovery with the spend's transaction run by
+// db.
+func (s *Service) ResetDiscoveryVia(ctx context.Context, db Spender, a ResetParams) (*discovery.Response, error) {
+	return s.resetDiscovery(ctx, db, a)
 }

@@ -306,9 +306,23 @@ func (s *Service) endOldPassword(ctx context.Context, q store.Querier, p *projec
 	return s.d.Sessions.EndForEmail(ctx, q, p.ID, email, keep)
 }
 
+// spender runs the transaction that spends a reset token (store.DB.Tx).
+// It is the database but in the tests that let another redemption of the
+// same token in between lookupReset's read and consumeReset's write: that
+// gap lasts the new password's hash, and concurrent requests rarely meet
+// in it because the limiter's reservation orders them.
+type spender interface {
+	Tx(ctx context.Context, fn func(q store.Querier) error) error
+}
+
 // ResetByEmail handles b2b/passwords/email/reset: it spends the token, sets
 // the password and logs the member in.
 func (s *Service) ResetByEmail(ctx context.Context, a ResetParams) (*session.AuthResponse, error) {
+	return s.resetByEmail(ctx, s.d.DB, a)
+}
+
+// resetByEmail is ResetByEmail with its spend's transaction run by db.
+func (s *Service) resetByEmail(ctx context.Context, db spender, a ResetParams) (*session.AuthResponse, error) {
 	duration, err := session.DurationMinutes(ctx, a.Project, a.DurationMinutes)
 	if err != nil {
 		return nil, err
@@ -318,7 +332,7 @@ func (s *Service) ResetByEmail(ctx context.Context, a ResetParams) (*session.Aut
 		return nil, err
 	}
 	var resp *session.AuthResponse
-	err = s.d.DB.Tx(ctx, func(q store.Querier) error {
+	err = db.Tx(ctx, func(q store.Querier) error {
 		// The member's row is held before the token's is spent
 		// (organization.Store.HoldMemberToSpend): an address change
 		// updates the member's row and then spends their reset tokens

@@ -37,6 +37,9 @@ describe('token in the page address', () => {
     });
     const ui = renderLogin(server);
     expect(await ui.findByRole('heading', { name: 'Logging in...' })).toBeTruthy();
+    // Focus was free, so the heading took it and is read from there: the status region stays quiet.
+    expect(ui.host.shadowRoot!.activeElement?.textContent).toBe('Logging in...');
+    expect(ui.root.querySelector('p.lk-visually-hidden[aria-live]:not([role])')?.textContent).toBe('');
     expect(urlDuringCall).toBe('http://localhost:3000/login?keep=1');
     expect(server.callsTo(AUTH)[0]!.body).toEqual({ magic_links_token: 'ml-token', session_duration_minutes: 30 });
     release();

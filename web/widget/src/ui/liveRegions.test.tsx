@@ -96,4 +96,35 @@ describe('live regions', () => {
       removeStyles();
     }
   });
+
+  it('a spinner does not say its label when the focused element beside it already says it', () => {
+    const region = (c: HTMLElement) => c.querySelector('p.lk-visually-hidden[aria-live]:not([role])')!.textContent;
+    // Focus moves to a screen's heading (useScreenFocus) before the spinner's effect runs.
+    function Screen({ heading, focus }: { heading: string; focus: boolean }) {
+      return (
+        <div>
+          <Spinner label="Logging in..." />
+          <h1 tabIndex={-1} ref={(h) => (focus ? h?.focus() : undefined)}>
+            {heading}
+          </h1>
+        </div>
+      );
+    }
+    const same = render(<StatusRegion><Screen heading="Logging in..." focus /></StatusRegion>);
+    expect(document.activeElement?.textContent).toBe('Logging in...');
+    expect(region(same.container)).toBe('');
+    same.unmount();
+    // A focused heading that says something else, or a focus elsewhere (the host page), leaves it to the region.
+    const other = render(<StatusRegion><Screen heading="Acme" focus /></StatusRegion>);
+    expect(region(other.container)).toBe('Logging in...');
+    other.unmount();
+    const host = document.createElement('input');
+    document.body.append(host);
+    host.focus();
+    const away = render(<StatusRegion><Screen heading="Logging in..." focus={false} /></StatusRegion>);
+    expect(document.activeElement).toBe(host);
+    expect(region(away.container)).toBe('Logging in...');
+    away.unmount();
+    host.remove();
+  });
 });

@@ -234,7 +234,10 @@ describe('the organization list', () => {
     const ui = arriveByLink([discovered(ACME)]);
     ui.server.on('POST', EXCHANGE, () => new Promise((r) => (release = () => r(json(loggedInResponse())))));
     fireEvent.click(await ui.findByRole('button', { name: 'Acme' }));
-    expect(await ui.findByRole('heading', { name: 'Logging in...' })).toBeTruthy();
+    const heading = await ui.findByRole('heading', { name: 'Logging in...' });
+    // The heading takes the focus and is read from there; the status region does not say it again.
+    expect(ui.host.shadowRoot!.activeElement).toBe(heading);
+    expect(ui.root.querySelector('p.lk-visually-hidden[aria-live]:not([role])')?.textContent).toBe('');
     release();
     expect(await ui.findByRole('heading', { name: 'Success!' })).toBeTruthy();
   });
