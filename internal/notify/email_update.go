@@ -20,13 +20,12 @@ func EmailUpdateLinkEmail(to string, d LinkData) (Email, error) {
 	if err != nil {
 		return Email{}, fmt.Errorf("notify: email update link: %w", err)
 	}
-	v.Subject = "Confirm your new email address for " + v.Org
-	return render(emailUpdateLinkTmpl, to, v)
+	return render(emailUpdateLinkTmpl, "email_update_link.subject", to, v)
 }
 
 // EmailUpdateCodeEmail carries the code that confirms a new address.
 func EmailUpdateCodeEmail(to string, d CodeData) (Email, error) {
-	v, err := baseView(d.ProjectName, d.OrganizationName, d.ExpiresIn)
+	v, err := baseView(d.ProjectName, d.OrganizationName, d.ExpiresIn, d.Locale)
 	if err != nil {
 		return Email{}, fmt.Errorf("notify: email update code: %w", err)
 	}
@@ -34,6 +33,5 @@ func EmailUpdateCodeEmail(to string, d CodeData) (Email, error) {
 	if v.Code == "" || strings.ContainsFunc(v.Code, unicode.IsSpace) {
 		return Email{}, errors.New("notify: email update code: empty or malformed code")
 	}
-	v.Subject = v.Code + " is your code to confirm your new " + v.Org + " email address"
-	return render(emailUpdateCodeTmpl, to, v)
+	return render(emailUpdateCodeTmpl, "email_update_code.subject", to, v)
 }

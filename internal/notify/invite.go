@@ -26,6 +26,5 @@ func MagicLinkInviteEmail(to string, d InviteData) (Email, error) {
 	default:
 		v.Inviter = email
 	}
-	v.Subject = "You are invited to join " + v.Org
-	return render(magicLinkInviteTmpl, to, v)
+	return render(magicLinkInviteTmpl, "invite.subject", to, v)
 }

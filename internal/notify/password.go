@@ -3,9 +3,11 @@ package notify
 import (
 	"fmt"
 	"strings"
+
+	"github.com/latchkey/latchkey/internal/locale"
 )
 
-// Password emails, parsed once at package load like the others.
+// Password emails, parsed on first use like the others.
 var (
 	passwordResetTmpl     = mustTemplate("password_reset")
 	passwordSetTmpl       = mustTemplate("password_set")
@@ -20,8 +22,7 @@ func PasswordResetEmail(to string, d LinkData) (Email, error) {
 	if err != nil {
 		return Email{}, fmt.Errorf("notify: password reset email: %w", err)
 	}
-	v.Subject = "Reset your password for " + v.Org
-	return render(passwordResetTmpl, to, v)
+	return render(passwordResetTmpl, "password_reset.subject", to, v)
 }
 
 // PasswordSetEmail answers a reset asked for by an address that has no
@@ -33,8 +34,7 @@ func PasswordSetEmail(to string, d LinkData) (Email, error) {
 	if err != nil {
 		return Email{}, fmt.Errorf("notify: password set email: %w", err)
 	}
-	v.Subject = "Verify your email to set a password for " + v.Org
-	return render(passwordSetTmpl, to, v)
+	return render(passwordSetTmpl, "password_set.subject", to, v)
 }
 
 // NoticeData fills emails that carry no link. They go to any address
@@ -45,11 +45,13 @@ func PasswordSetEmail(to string, d LinkData) (Email, error) {
 type NoticeData struct {
 	ProjectID   string // the Email's Project
 	ProjectName string
+	Locale      locale.Tag // the zero Tag is English
 }
 
 // noticeView is the view of a notice to a nonempty recipient.
 func noticeView(to string, d NoticeData) (view, error) {
-	v := view{Project: oneLine(d.ProjectName), projectID: d.ProjectID}
+	v := newView(d.ProjectName, d.Locale)
+	v.projectID = d.ProjectID
 	if v.Project == "" {
 		return view{}, fmt.Errorf("no project name given")
 	}
@@ -68,8 +70,7 @@ func PasswordNoAccountEmail(to string, d NoticeData) (Email, error) {
 	if err != nil {
 		return Email{}, fmt.Errorf("notify: no-account email: %w", err)
 	}
-	v.Subject = "Password reset request for " + v.Project
-	return render(passwordNoAccountTmpl, to, v)
+	return render(passwordNoAccountTmpl, "no_account.subject", to, v)
 }
 
 // LoginNoAccessEmail tells the owner of an address that a login email (a
@@ -81,6 +82,5 @@ func LoginNoAccessEmail(to string, d NoticeData) (Email, error) {
 	if err != nil {
 		return Email{}, fmt.Errorf("notify: no-access email: %w", err)
 	}
-	v.Subject = "Sign-in request for " + v.Project
-	return render(loginNoAccessTmpl, to, v)
+	return render(loginNoAccessTmpl, "no_access.subject", to, v)
 }

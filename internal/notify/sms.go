@@ -75,11 +75,11 @@ func (f smsFanout) SendSMSIn(ctx context.Context, q store.Querier, m SMS) error 
 	return errors.Join(errs...)
 }
 
-// SMSCodeText builds the text of an MFA code message. The code leads so a
-// lock-screen preview shows it; names are reduced to one line because they
+// SMSCodeText builds the text of an MFA code message, in d.Locale's
+// language. The code leads so a lock-screen preview shows it; names are reduced to one line because they
 // are customer-chosen.
 func SMSCodeText(to string, d CodeData) (SMS, error) {
-	v, err := baseView(d.ProjectName, d.OrganizationName, d.ExpiresIn)
+	v, err := baseView(d.ProjectName, d.OrganizationName, d.ExpiresIn, d.Locale)
 	if err != nil {
 		return SMS{}, fmt.Errorf("notify: sms code: %w", err)
 	}
@@ -90,8 +90,12 @@ func SMSCodeText(to string, d CodeData) (SMS, error) {
 	if strings.TrimSpace(to) == "" {
 		return SMS{}, errors.New("notify: sms code: empty recipient")
 	}
-	return SMS{To: strings.TrimSpace(to), Body: fmt.Sprintf("%s is your %s verification code. It expires in %s. Do not share it with anyone.",
-		code, v.Org, v.Expiry)}, nil
+	v.Code = code
+	body, err := say(v, "sms.code")
+	if err != nil {
+		return SMS{}, fmt.Errorf("notify: sms code: %w", err)
+	}
+	return SMS{To: strings.TrimSpace(to), Body: body}, nil
 }
 
 // smsTimeout bounds one gateway request. An SMS may be sent inside a login

@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/latchkey/latchkey/internal/displaytext"
+	"github.com/latchkey/latchkey/internal/locale"
 )
 
 //go:embed templates/*.tmpl
@@ -30,6 +31,9 @@ type LinkData struct {
 	// magic link that logs the member in without changing the password
 	// (the request's login_redirect_url, or discovery_redirect_url).
 	LoginURL string
+	// Locale is the language the request asked for; the zero Tag is
+	// English.
+	Locale locale.Tag
 }
 
 // CodeData fills the one-time-code emails.
@@ -39,16 +43,18 @@ type CodeData struct {
 	OrganizationName string // empty in discovery flows: ProjectName is used instead
 	Code             string
 	ExpiresIn        time.Duration
+	Locale           locale.Tag // the zero Tag is English
 }
 
-// emailTemplate is one kind of email: its HTML (always escaped by
-// html/template) and text bodies, parsed once from the embedded files, on
-// first use: parsing every kind at package load cost each start about
-// 200 KB of heap and half a millisecond for emails a server may not send
-// for hours. TestEveryTemplateParses parses every file, so a broken one
-// fails the tests rather than a login.
+// emailTemplate is one kind of email in every language: its HTML (always
+// escaped by html/template) and text bodies, parsed once per language
+// from the embedded files and that language's catalogue, on first use:
+// parsing every kind at package load cost each start about 200 KB of heap
+// and half a millisecond for emails a server may not send for hours.
+// TestEveryTemplateParses parses every file in every language, so a broken
+// one fails the tests rather than a login.
 type emailTemplate struct {
-	parsed func() parsedTemplate
+	parsed map[locale.Tag]func() parsedTemplate
 }
 
 type parsedTemplate struct {
@@ -56,14 +62,22 @@ type parsedTemplate struct {
 	text *texttemplate.Template
 }
 
-// mustTemplate names one kind of email; a parse error panics on its first use.
+// mustTemplate names one kind of email; a parse error panics on its first
+// use. The catalogue's sentences are added to the file's templates as
+// templates of their own, so html/template escapes what they interpolate
+// exactly as it would in the file, and leaves their literal words as
+// written.
 func mustTemplate(name string) emailTemplate {
-	return emailTemplate{parsed: sync.OnceValue(func() parsedTemplate {
-		return parsedTemplate{
-			html: htmltemplate.Must(htmltemplate.ParseFS(templateFS, "templates/layout.html.tmpl", "templates/"+name+".html.tmpl")),
-			text: texttemplate.Must(texttemplate.ParseFS(templateFS, "templates/"+name+".txt.tmpl")),
-		}
-	})}
+	t := emailTemplate{parsed: make(map[locale.Tag]func() parsedTemplate, len(locale.All))}
+	for _, tag := range locale.All {
+		t.parsed[tag] = sync.OnceValue(func() parsedTemplate {
+			defs := catalogues[tag].defines()
+			html := htmltemplate.Must(htmltemplate.ParseFS(templateFS, "templates/layout.html.tmpl", "templates/"+name+".html.tmpl"))
+			text := texttemplate.Must(texttemplate.ParseFS(templateFS, "templates/"+name+".txt.tmpl"))
+			return parsedTemplate{html: htmltemplate.Must(html.Parse(defs)), text: texttemplate.Must(text.Parse(defs))}
+		})
+	}
+	return t
 }
 
 // Never modified after parsing.
@@ -79,8 +93,11 @@ type view struct {
 	Subject, Project, Org, URL, Code, Expiry string
 	LoginURL                                 string // password reset emails only; may be empty
 	Inviter                                  string // invites only; may be empty
-	// projectID is the Email's Project (templates do not see it).
+	Lang                                     string // the HTML lang attribute
+	// projectID is the Email's Project and loc its language (templates do
+	// not see them).
 	projectID string
+	loc       locale.Tag
 }
 
 // MagicLinkLoginEmail builds the email carrying a login magic link.
@@ -89,8 +106,7 @@ func MagicLinkLoginEmail(to string, d LinkData) (Email, error) {
 	if err != nil {
 		return Email{}, fmt.Errorf("notify: login email: %w", err)
 	}
-	v.Subject = "Your login link for " + v.Org
-	return render(magicLinkLoginTmpl, to, v)
+	return render(magicLinkLoginTmpl, "login.subject", to, v)
 }
 
 // MagicLinkSignupEmail builds the email carrying a signup magic link.
@@ -99,15 +115,14 @@ func MagicLinkSignupEmail(to string, d LinkData) (Email, error) {
 	if err != nil {
 		return Email{}, fmt.Errorf("notify: signup email: %w", err)
 	}
-	v.Subject = "Finish joining " + v.Org
-	return render(magicLinkSignupTmpl, to, v)
+	return render(magicLinkSignupTmpl, "signup.subject", to, v)
 }
 
 // EmailOTPEmail builds the email carrying a one-time login code. The code is
 // in the subject too, so it can be read from a notification without opening
 // the message.
 func EmailOTPEmail(to string, d CodeData) (Email, error) {
-	v, err := baseView(d.ProjectName, d.OrganizationName, d.ExpiresIn)
+	v, err := baseView(d.ProjectName, d.OrganizationName, d.ExpiresIn, d.Locale)
 	if err != nil {
 		return Email{}, fmt.Errorf("notify: code email: %w", err)
 	}
@@ -115,12 +130,11 @@ func EmailOTPEmail(to string, d CodeData) (Email, error) {
 	if v.Code == "" || strings.ContainsFunc(v.Code, unicode.IsSpace) {
 		return Email{}, errors.New("notify: code email: empty or malformed code")
 	}
-	v.Subject = v.Code + " is your " + v.Org + " login code"
-	return render(emailOTPTmpl, to, v)
+	return render(emailOTPTmpl, "otp.subject", to, v)
 }
 
 func linkView(d LinkData) (view, error) {
-	v, err := baseView(d.ProjectName, d.OrganizationName, d.ExpiresIn)
+	v, err := baseView(d.ProjectName, d.OrganizationName, d.ExpiresIn, d.Locale)
 	if err != nil {
 		return view{}, err
 	}
@@ -146,8 +160,9 @@ func httpURL(s string) bool {
 	return err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" && !strings.ContainsFunc(s, unicode.IsSpace)
 }
 
-func baseView(project, org string, expiresIn time.Duration) (view, error) {
-	v := view{Project: oneLine(project), Org: oneLine(org)}
+func baseView(project, org string, expiresIn time.Duration, loc locale.Tag) (view, error) {
+	v := newView(project, loc)
+	v.Org = oneLine(org)
 	if v.Org == "" {
 		v.Org = v.Project
 	}
@@ -160,15 +175,28 @@ func baseView(project, org string, expiresIn time.Duration) (view, error) {
 	if expiresIn <= 0 {
 		return view{}, fmt.Errorf("non-positive expiry %v", expiresIn)
 	}
-	v.Expiry = humanDuration(expiresIn)
+	v.Expiry = humanDuration(expiresIn, v.loc)
 	return v, nil
 }
 
-func render(tmpl emailTemplate, to string, v view) (Email, error) {
+// newView starts a view in loc's language (English for the zero Tag).
+func newView(project string, loc locale.Tag) view {
+	loc = loc.Or()
+	return view{Project: oneLine(project), Lang: loc.HTMLLang(), loc: loc}
+}
+
+// render fills v.Subject from the catalogue's subjectKey, then builds the
+// email in v's language.
+func render(tmpl emailTemplate, subjectKey, to string, v view) (Email, error) {
 	if strings.TrimSpace(to) == "" {
 		return Email{}, errors.New("notify: render: empty recipient")
 	}
-	t := tmpl.parsed()
+	subject, err := say(v, subjectKey)
+	if err != nil {
+		return Email{}, err
+	}
+	v.Subject = subject
+	t := tmpl.parsed[v.loc.Or()]()
 	var html, text bytes.Buffer
 	if err := t.html.ExecuteTemplate(&html, "layout", v); err != nil {
 		return Email{}, fmt.Errorf("notify: render html: %w", err)
@@ -196,26 +224,31 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(displaytext.Clean(s)), " ")
 }
 
-// humanDuration renders an expiry the way people say it: "60 minutes" (an
-// hour is clearer in minutes in a login email), "2 hours", "7 days".
-func humanDuration(d time.Duration) string {
+// humanDuration renders an expiry the way people say it, in loc's words:
+// "60 minutes" (an hour is clearer in minutes in a login email), "2
+// hours", "7 days".
+func humanDuration(d time.Duration, loc locale.Tag) string {
 	switch {
 	case d >= 48*time.Hour && d%(24*time.Hour) == 0:
-		return plural(int64(d/(24*time.Hour)), "day")
+		return plural(int64(d/(24*time.Hour)), "day", loc)
 	case d >= 2*time.Hour && d%time.Hour == 0:
-		return plural(int64(d/time.Hour), "hour")
+		return plural(int64(d/time.Hour), "hour", loc)
 	case d >= time.Minute:
 		// Whole minutes, rounded down: understating a lifetime is the safe
 		// direction (the reader acts sooner, never too late).
-		return plural(int64(d/time.Minute), "minute")
+		return plural(int64(d/time.Minute), "minute", loc)
 	default:
-		return plural(max(int64(d/time.Second), 1), "second")
+		return plural(max(int64(d/time.Second), 1), "second", loc)
 	}
 }
 
-func plural(n int64, unit string) string {
+// plural writes n units. All four languages put the number first and use
+// the singular for exactly one (n is never 0 here, where French would
+// also say the singular).
+func plural(n int64, unit string, loc locale.Tag) string {
+	form := "other"
 	if n == 1 {
-		return "1 " + unit
+		form = "one"
 	}
-	return fmt.Sprintf("%d %ss", n, unit)
+	return fmt.Sprintf("%d %s", n, catalogues[loc.Or()]["unit."+unit+"."+form])
 }

@@ -4,10 +4,12 @@ import (
 	"io/fs"
 	"strings"
 	"testing"
+
+	"github.com/latchkey/latchkey/internal/locale"
 )
 
-// Templates parse on first use; every file must parse (a broken one would
-// otherwise panic at its first email).
+// Templates parse on first use; every file must parse in every language
+// (a broken one would otherwise panic at its first email).
 func TestEveryTemplateParses(t *testing.T) {
 	names, err := fs.Glob(templateFS, "templates/*.txt.tmpl")
 	if err != nil || len(names) < 9 {
@@ -15,9 +17,11 @@ func TestEveryTemplateParses(t *testing.T) {
 	}
 	for _, n := range names {
 		name := strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".txt.tmpl")
-		p := mustTemplate(name).parsed()
-		if p.html.Lookup("layout") == nil || p.text == nil {
-			t.Errorf("%s: incomplete template", name)
+		for _, tag := range locale.All {
+			p := mustTemplate(name).parsed[tag]()
+			if p.html.Lookup("layout") == nil || p.text == nil {
+				t.Errorf("%s in %s: incomplete template", name, tag)
+			}
 		}
 	}
 }

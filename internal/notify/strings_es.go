@@ -1,0 +1,85 @@
+package notify
+
+// spanish is english's keys in Spanish, addressing the reader as tú.
+var spanish = catalogue{
+	"layout.footer": "Si no pediste este correo, puedes ignorarlo sin problema. Enviado por {{.Project}}.",
+	"sent_by":       "Enviado por {{.Project}}.",
+	"link.expires":  "Este enlace caduca en {{.Expiry}}.",
+	"link.fallback": "Si el botón no funciona, pega este enlace en tu navegador:",
+	"code.expires":  "Este código caduca en {{.Expiry}}. No lo compartas con nadie.",
+
+	"login.subject":   "Tu enlace para iniciar sesión en {{.Org}}",
+	"login.heading":   "Inicia sesión en {{.Org}}",
+	"login.lead_html": "Usa el botón de abajo para iniciar sesión. El enlace solo funciona una vez.",
+	"login.button":    "Iniciar sesión",
+	"login.lead_text": "Usa este enlace para iniciar sesión. Solo funciona una vez:",
+	"login.why":       "Pediste iniciar sesión en {{.Org}}. Si no fuiste tú, puedes ignorar este correo sin problema.",
+
+	"signup.subject":   "Termina de unirte a {{.Org}}",
+	"signup.heading":   "Termina de unirte a {{.Org}}",
+	"signup.lead_html": "Usa el botón de abajo para confirmar tu dirección de correo y terminar de crear tu cuenta. El enlace solo funciona una vez.",
+	"signup.button":    "Terminar el registro",
+	"signup.lead_text": "Usa este enlace para confirmar tu dirección de correo y terminar de crear tu cuenta. Solo funciona una vez:",
+	"signup.why":       "Pediste unirte a {{.Org}}. Si no fuiste tú, puedes ignorar este correo sin problema.",
+
+	"invite.subject":        "Te invitaron a unirte a {{.Org}}",
+	"invite.heading":        "Te invitaron a unirte a {{.Org}}",
+	"invite.by_html":        "{{.Inviter}} te invitó a {{.Org}}.",
+	"invite.lead_html":      "Usa el botón de abajo para aceptar la invitación e iniciar sesión. El enlace solo funciona una vez.",
+	"invite.button":         "Aceptar invitación",
+	"invite.lead_text":      "Usa este enlace para aceptar tu invitación e iniciar sesión. Solo funciona una vez:",
+	"invite.by_text":        "{{.Inviter}} te invitó a unirte a {{.Org}}.",
+	"invite.anonymous_text": "Te invitaron a unirte a {{.Org}}.",
+	"invite.why":            "Si no quieres unirte, puedes ignorar este correo sin problema.",
+
+	"otp.subject":   "{{.Code}} es tu código para iniciar sesión en {{.Org}}",
+	"otp.heading":   "Tu código para iniciar sesión en {{.Org}}",
+	"otp.lead_html": "Introduce este código para iniciar sesión:",
+	"otp.lead_text": "Tu código para iniciar sesión es:",
+
+	"email_update.heading":        "Confirma tu nuevo correo en {{.Org}}",
+	"email_update_code.subject":   "{{.Code}} es tu código para confirmar tu nueva dirección de correo en {{.Org}}",
+	"email_update_code.lead_html": "Introduce este código para confirmar esta dirección como tu nuevo correo:",
+	"email_update_code.lead_text": "Tu código para confirmar tu nueva dirección de correo es:",
+	"email_update_code.why":       "Alguien pidió que esta dirección sea el correo de una cuenta en {{.Org}}. Si no fuiste tú, puedes ignorar este correo sin problema: nada cambia a menos que se use el código.",
+	"email_update_link.subject":   "Confirma tu nueva dirección de correo en {{.Org}}",
+	"email_update_link.lead_html": "Alguien pidió que esta dirección sea el correo de una cuenta en {{.Org}}. Usa el botón de abajo para confirmar que es tuya; pasará a ser el correo de la cuenta e iniciarás sesión. El enlace solo funciona una vez.",
+	"email_update_link.button":    "Confirmar dirección de correo",
+	"email_update_link.lead_text": "Usa este enlace para confirmar tu nueva dirección de correo. Solo funciona una vez:",
+	"email_update_link.why":       "Alguien pidió que esta dirección sea el correo de una cuenta en {{.Org}}. Si no fuiste tú, puedes ignorar este correo sin problema: nada cambia a menos que se use el enlace.",
+
+	"no_access.subject": "Solicitud de inicio de sesión en {{.Project}}",
+	"no_access.heading": "Solicitud de inicio de sesión en {{.Project}}",
+	"no_access.body":    "Alguien pidió iniciar sesión con esta dirección de correo en una organización de {{.Project}}, pero esta dirección no puede iniciar sesión en esa organización, así que no se envió ningún código ni enlace.",
+	"no_access.advice":  "Si fuiste tú, pide a los administradores de la organización que te vuelvan a dar acceso. Si no, puedes ignorar este correo sin problema: nada ha cambiado.",
+
+	"no_account.subject": "Solicitud para restablecer la contraseña en {{.Project}}",
+	"no_account.heading": "Solicitud para restablecer la contraseña en {{.Project}}",
+	"no_account.body":    "Alguien pidió restablecer la contraseña de esta dirección de correo en una organización de {{.Project}}, pero esta dirección no puede iniciar sesión en esa organización.",
+	"no_account.advice":  "Si fuiste tú, pide a los administradores de la organización que te inviten. Si no, puedes ignorar este correo sin problema: nada ha cambiado.",
+
+	"password_reset.subject":             "Restablece tu contraseña de {{.Org}}",
+	"password_reset.heading":             "Restablece tu contraseña de {{.Org}}",
+	"password_reset.lead_html":           "Usa el botón de abajo para elegir una contraseña nueva. El enlace solo funciona una vez.",
+	"password_reset.button":              "Restablecer contraseña",
+	"password_reset.keeps":               "Tu contraseña actual sigue funcionando hasta que elijas una nueva.",
+	"password_reset.login_question_html": "¿Solo quieres entrar?",
+	"password_reset.login_link_html":     "Iniciar sesión sin contraseña",
+	"password_reset.lead_text":           "Usa este enlace para elegir una contraseña nueva. Solo funciona una vez:",
+	"password_reset.login_text":          "¿Recuerdas tu contraseña o solo quieres entrar? Inicia sesión sin cambiarla:",
+	"password_reset.why":                 "Pediste restablecer tu contraseña de {{.Org}}. Si no fuiste tú, puedes ignorar este correo sin problema.",
+
+	"password_set.subject":   "Verifica tu correo para crear una contraseña en {{.Org}}",
+	"password_set.heading":   "Verifica tu correo en {{.Org}}",
+	"password_set.lead_html": "Alguien pidió restablecer la contraseña de esta dirección, que todavía no tiene contraseña. Usa el botón de abajo para confirmar que la dirección es tuya; después podrás elegir una contraseña. El enlace solo funciona una vez.",
+	"password_set.button":    "Verificar correo y crear contraseña",
+	"password_set.lead_text": "Usa este enlace para verificar tu dirección de correo y elegir una contraseña. Solo funciona una vez:",
+	"password_set.why":       "Alguien pidió restablecer la contraseña de esta dirección en {{.Org}}, que todavía no tiene contraseña. Si no fuiste tú, puedes ignorar este correo sin problema.",
+
+	"sms.code": "{{.Code}} es tu código de verificación de {{.Org}}. Caduca en {{.Expiry}}. No lo compartas con nadie.",
+
+	"unit.second.one": "segundo", "unit.second.other": "segundos",
+	"unit.minute.one": "minuto", "unit.minute.other": "minutos",
+	"unit.hour.one": "hora", "unit.hour.other": "horas",
+	"unit.day.one": "día", "unit.day.other": "días",
+}

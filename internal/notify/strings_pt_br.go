@@ -1,0 +1,86 @@
+package notify
+
+// brazilianPortuguese is english's keys in Brazilian Portuguese,
+// addressing the reader as você.
+var brazilianPortuguese = catalogue{
+	"layout.footer": "Se você não pediu este e-mail, pode ignorá-lo com segurança. Enviado por {{.Project}}.",
+	"sent_by":       "Enviado por {{.Project}}.",
+	"link.expires":  "Este link expira em {{.Expiry}}.",
+	"link.fallback": "Se o botão não funcionar, cole este link no seu navegador:",
+	"code.expires":  "Este código expira em {{.Expiry}}. Nunca o compartilhe com ninguém.",
+
+	"login.subject":   "Seu link de acesso para {{.Org}}",
+	"login.heading":   "Acesse {{.Org}}",
+	"login.lead_html": "Use o botão abaixo para entrar. O link só funciona uma vez.",
+	"login.button":    "Entrar",
+	"login.lead_text": "Use este link para entrar. Ele só funciona uma vez:",
+	"login.why":       "Você pediu para entrar em {{.Org}}. Se não foi você, pode ignorar este e-mail com segurança.",
+
+	"signup.subject":   "Conclua seu cadastro em {{.Org}}",
+	"signup.heading":   "Conclua seu cadastro em {{.Org}}",
+	"signup.lead_html": "Use o botão abaixo para confirmar seu endereço de e-mail e concluir a criação da sua conta. O link só funciona uma vez.",
+	"signup.button":    "Concluir cadastro",
+	"signup.lead_text": "Use este link para confirmar seu endereço de e-mail e concluir a criação da sua conta. Ele só funciona uma vez:",
+	"signup.why":       "Você pediu para participar de {{.Org}}. Se não foi você, pode ignorar este e-mail com segurança.",
+
+	"invite.subject":        "Convite para participar de {{.Org}}",
+	"invite.heading":        "Convite para participar de {{.Org}}",
+	"invite.by_html":        "{{.Inviter}} convidou você para {{.Org}}.",
+	"invite.lead_html":      "Use o botão abaixo para aceitar o convite e entrar. O link só funciona uma vez.",
+	"invite.button":         "Aceitar convite",
+	"invite.lead_text":      "Use este link para aceitar seu convite e entrar. Ele só funciona uma vez:",
+	"invite.by_text":        "{{.Inviter}} convidou você para participar de {{.Org}}.",
+	"invite.anonymous_text": "Você recebeu um convite para participar de {{.Org}}.",
+	"invite.why":            "Se não quiser participar, pode ignorar este e-mail com segurança.",
+
+	"otp.subject":   "{{.Code}} é o seu código de acesso para {{.Org}}",
+	"otp.heading":   "Seu código de acesso para {{.Org}}",
+	"otp.lead_html": "Digite este código para entrar:",
+	"otp.lead_text": "Seu código de acesso é:",
+
+	"email_update.heading":        "Confirme seu novo e-mail em {{.Org}}",
+	"email_update_code.subject":   "{{.Code}} é o seu código para confirmar seu novo endereço de e-mail em {{.Org}}",
+	"email_update_code.lead_html": "Digite este código para confirmar este endereço como seu novo e-mail:",
+	"email_update_code.lead_text": "Seu código para confirmar seu novo endereço de e-mail é:",
+	"email_update_code.why":       "Alguém pediu para tornar este endereço o e-mail de uma conta em {{.Org}}. Se não foi você, pode ignorar este e-mail com segurança: nada muda a menos que o código seja usado.",
+	"email_update_link.subject":   "Confirme seu novo endereço de e-mail em {{.Org}}",
+	"email_update_link.lead_html": "Alguém pediu para tornar este endereço o e-mail de uma conta em {{.Org}}. Use o botão abaixo para confirmar que ele é seu; ele passará a ser o e-mail da conta e você entrará automaticamente. O link só funciona uma vez.",
+	"email_update_link.button":    "Confirmar endereço de e-mail",
+	"email_update_link.lead_text": "Use este link para confirmar seu novo endereço de e-mail. Ele só funciona uma vez:",
+	"email_update_link.why":       "Alguém pediu para tornar este endereço o e-mail de uma conta em {{.Org}}. Se não foi você, pode ignorar este e-mail com segurança: nada muda a menos que o link seja usado.",
+
+	"no_access.subject": "Solicitação de acesso em {{.Project}}",
+	"no_access.heading": "Solicitação de acesso em {{.Project}}",
+	"no_access.body":    "Alguém pediu para entrar com este endereço de e-mail em uma organização de {{.Project}}, mas este endereço não pode entrar nessa organização, então nenhum código ou link de acesso foi enviado.",
+	"no_access.advice":  "Se foi você, peça aos administradores da organização que liberem seu acesso novamente. Se não foi, pode ignorar este e-mail com segurança: nada mudou.",
+
+	"no_account.subject": "Solicitação de redefinição de senha em {{.Project}}",
+	"no_account.heading": "Solicitação de redefinição de senha em {{.Project}}",
+	"no_account.body":    "Alguém pediu para redefinir a senha deste endereço de e-mail em uma organização de {{.Project}}, mas este endereço não pode entrar nessa organização.",
+	"no_account.advice":  "Se foi você, peça aos administradores da organização que enviem um convite. Se não foi, pode ignorar este e-mail com segurança: nada mudou.",
+
+	"password_reset.subject":             "Redefina sua senha em {{.Org}}",
+	"password_reset.heading":             "Redefina sua senha em {{.Org}}",
+	"password_reset.lead_html":           "Use o botão abaixo para escolher uma nova senha. O link só funciona uma vez.",
+	"password_reset.button":              "Redefinir senha",
+	"password_reset.keeps":               "Sua senha atual continua funcionando até você escolher uma nova.",
+	"password_reset.login_question_html": "Só quer entrar?",
+	"password_reset.login_link_html":     "Entrar sem senha",
+	"password_reset.lead_text":           "Use este link para escolher uma nova senha. Ele só funciona uma vez:",
+	"password_reset.login_text":          "Lembrou sua senha ou só quer entrar? Entre sem alterá-la:",
+	"password_reset.why":                 "Você pediu para redefinir sua senha em {{.Org}}. Se não foi você, pode ignorar este e-mail com segurança.",
+
+	"password_set.subject":   "Verifique seu e-mail para criar uma senha em {{.Org}}",
+	"password_set.heading":   "Verifique seu e-mail em {{.Org}}",
+	"password_set.lead_html": "Alguém pediu para redefinir a senha deste endereço, que ainda não tem senha. Use o botão abaixo para confirmar que o endereço é seu; depois você poderá escolher uma senha. O link só funciona uma vez.",
+	"password_set.button":    "Verificar e-mail e criar senha",
+	"password_set.lead_text": "Use este link para verificar seu endereço de e-mail e escolher uma senha. Ele só funciona uma vez:",
+	"password_set.why":       "Alguém pediu para redefinir a senha deste endereço em {{.Org}}, que ainda não tem senha. Se não foi você, pode ignorar este e-mail com segurança.",
+
+	"sms.code": "{{.Code}} é o seu código de verificação de {{.Org}}. Ele expira em {{.Expiry}}. Não o compartilhe com ninguém.",
+
+	"unit.second.one": "segundo", "unit.second.other": "segundos",
+	"unit.minute.one": "minuto", "unit.minute.other": "minutos",
+	"unit.hour.one": "hora", "unit.hour.other": "horas",
+	"unit.day.one": "dia", "unit.day.other": "dias",
+}
