@@ -9,8 +9,9 @@ import (
 )
 
 // Every method refuses the request fields it cannot honour (custom email
-// templates, languages other than English) with unsupported_parameter,
-// through httpapi.Decode, before it does anything else; English and an
+// templates, languages other than en, es, fr and pt-br) with
+// unsupported_parameter, through httpapi.Decode, before it does anything
+// else; the supported languages (in any spelling of their tags) and an
 // unset field pass through to the method's own checks.
 func TestEveryMethodRefusesWhatItCannotHonour(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
@@ -50,7 +51,7 @@ func TestEveryMethodRefusesWhatItCannotHonour(t *testing.T) {
 			}
 			value := "template-1"
 			if c.field == "locale" {
-				value = "fr"
+				value = "de"
 			}
 			r := e.SDK(http.MethodPost, c.path, set(value), "")
 			apptest.Want(t, r, http.StatusBadRequest, "unsupported_parameter")
@@ -58,8 +59,13 @@ func TestEveryMethodRefusesWhatItCannotHonour(t *testing.T) {
 				t.Fatalf("%s: the refusal does not name %s: %v", c.name, c.field, r.Body)
 			}
 			if c.field == "locale" {
-				if r := e.SDK(http.MethodPost, c.path, set("en-GB"), ""); r.ErrType() == "unsupported_parameter" {
-					t.Fatalf("%s: English refused: %v", c.name, r.Body)
+				if msg, _ := r.Body["error_message"].(string); !strings.Contains(msg, "en, es, fr, pt-br") {
+					t.Fatalf("%s: the refusal does not list the supported locales: %v", c.name, r.Body)
+				}
+				for _, ok := range []string{"en-GB", "es", "fr_CA", "pt-BR", "PT"} {
+					if r := e.SDK(http.MethodPost, c.path, set(ok), ""); r.ErrType() == "unsupported_parameter" {
+						t.Fatalf("%s: %s refused: %v", c.name, ok, r.Body)
+					}
 				}
 			}
 			if r := e.SDK(http.MethodPost, c.path, c.body, ""); r.ErrType() == "unsupported_parameter" {

@@ -10,6 +10,7 @@ import (
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/locale"
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/project"
@@ -26,6 +27,7 @@ type LinkParams struct {
 	RedirectURL       string
 	ExpirationMinutes int
 	PKCECodeChallenge string
+	Locale            locale.Tag // the email's language
 }
 
 // SendLink emails a discovery link to the project's discovery redirect URL.
@@ -69,7 +71,7 @@ func (s *Service) SendLink(ctx context.Context, p LinkParams) error {
 				return notify.Email{}, err
 			}
 			msg, err := notify.MagicLinkLoginEmail(email, notify.LinkData{ProjectID: p.Project.ID, ProjectName: p.Project.Name, URL: link,
-				ExpiresIn: time.Duration(minutes) * time.Minute})
+				ExpiresIn: time.Duration(minutes) * time.Minute, Locale: p.Locale})
 			if err != nil {
 				return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)
 			}
@@ -151,13 +153,13 @@ func (s *Service) AuthenticateLink(ctx context.Context, p *project.Project, ip, 
 	return out, publicErr(attempt.Settle(ctx, err, ratelimit.LinkFailure), "authenticate link")
 }
 
-// SendCode emails a discovery code. It answers the same whether or not
+// SendCode emails a discovery code, in loc's language. It answers the same whether or not
 // the address belongs to anyone.
 //
 // The send is one short transaction, like every email send: the
 // per-address limit, the code, its queued email and, last, the
 // per-client-address limit are written together or not at all.
-func (s *Service) SendCode(ctx context.Context, p *project.Project, ip, rawEmail string, expiryMinutes int) error {
+func (s *Service) SendCode(ctx context.Context, p *project.Project, ip, rawEmail string, expiryMinutes int, loc locale.Tag) error {
 	expiry := emailotp.DefaultExpiry
 	if expiryMinutes != 0 {
 		if expiryMinutes < 2 || expiryMinutes > 15 {
@@ -179,7 +181,7 @@ func (s *Service) SendCode(ctx context.Context, p *project.Project, ip, rawEmail
 			if err != nil {
 				return notify.Email{}, err
 			}
-			msg, err := notify.EmailOTPEmail(email, notify.CodeData{ProjectID: p.ID, ProjectName: p.Name, Code: code, ExpiresIn: expiry})
+			msg, err := notify.EmailOTPEmail(email, notify.CodeData{ProjectID: p.ID, ProjectName: p.Name, Code: code, ExpiresIn: expiry, Locale: loc})
 			if err != nil {
 				return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)
 			}

@@ -1,10 +1,12 @@
 package discovery
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/locale"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/session"
@@ -41,6 +43,12 @@ func (req request) Unsupported() error {
 	return httpapi.RefuseUnsupported(httpapi.Set("login_template_id", req.LoginTemplateID), httpapi.Locale("locale", req.Locale))
 }
 
+// in is r's context carrying the request's language, for the MFA code a
+// login into an organization may text by itself.
+func (req request) in(r *http.Request) context.Context {
+	return locale.NewContext(r.Context(), httpapi.LocaleTag(req.Locale))
+}
+
 func decode(r *http.Request) (request, *project.Project, error) {
 	var req request
 	err := httpapi.Decode(r, &req)
@@ -72,7 +80,8 @@ func (h Handlers) SendLink(r *http.Request) (any, error) {
 		return nil, err
 	}
 	err = h.Service.SendLink(r.Context(), LinkParams{Project: p, ClientIP: httpapi.ClientIP(r),
-		Email: req.EmailAddress, RedirectURL: req.DiscoveryRedirectURL, ExpirationMinutes: req.DiscoveryExpiration, PKCECodeChallenge: req.PKCECodeChallenge})
+		Email: req.EmailAddress, RedirectURL: req.DiscoveryRedirectURL, ExpirationMinutes: req.DiscoveryExpiration, PKCECodeChallenge: req.PKCECodeChallenge,
+		Locale: httpapi.LocaleTag(req.Locale)})
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +107,8 @@ func (h Handlers) SendCode(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := h.Service.SendCode(r.Context(), p, httpapi.ClientIP(r), req.EmailAddress, req.DiscoveryExpiration); err != nil {
+	if err := h.Service.SendCode(r.Context(), p, httpapi.ClientIP(r), req.EmailAddress, req.DiscoveryExpiration,
+		httpapi.LocaleTag(req.Locale)); err != nil {
 		return nil, err
 	}
 	return &httpapi.Common{}, nil
@@ -180,7 +190,7 @@ func (h Handlers) Exchange(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.Service.Exchange(r.Context(), ExchangeParams{Project: p, ClientIP: httpapi.ClientIP(r),
+	return h.Service.Exchange(req.in(r), ExchangeParams{Project: p, ClientIP: httpapi.ClientIP(r),
 		IST: req.IntermediateSession, OrganizationID: req.OrganizationID, DurationMinutes: req.SessionDurationMinutes,
 		CustomClaims: claims})
 }
@@ -200,6 +210,6 @@ func (h Handlers) SessionExchange(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.Service.SessionExchange(r.Context(), SessionExchangeParams{Project: p, Credential: credential(r, req),
+	return h.Service.SessionExchange(req.in(r), SessionExchangeParams{Project: p, Credential: credential(r, req),
 		ClientIP: httpapi.ClientIP(r), OrganizationID: req.OrganizationID, DurationMinutes: req.SessionDurationMinutes, CustomClaims: claims})
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/emailaddr"
+	"github.com/latchkey/latchkey/internal/locale"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
@@ -79,6 +80,7 @@ type SendParams struct {
 	// SignupExpiryMinutes is the code's lifetime for a member who has not
 	// yet proven the address (new, pending or invited), as with links.
 	SignupExpiryMinutes int
+	Locale              locale.Tag // the email's language
 }
 
 // LoginOrSignup emails a fresh code to a member, or to a new member the
@@ -91,7 +93,7 @@ type SendParams struct {
 func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organization.LoginSend, error) {
 	var loginExpiry, signupExpiry time.Duration
 	return s.d.Orgs.SendLogin(ctx, s.d.Mailer, organization.LoginSendLimits{Limiter: s.d.Limiter, PerAddress: SendPerIP,
-		PerRecipient: SendPerEmail}, p.Project, p.OrganizationID, p.Email, p.ClientIP,
+		PerRecipient: SendPerEmail}, p.Project, p.OrganizationID, p.Email, p.ClientIP, p.Locale,
 		// Both lifetimes, whichever the member's status picks.
 		func(context.Context) (err error) {
 			if loginExpiry, err = codeExpiry("login_expiration_minutes", p.ExpiryMinutes); err != nil {
@@ -114,7 +116,7 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 				return notify.Email{}, err
 			}
 			msg, err := notify.EmailOTPEmail(member.EmailAddress, notify.CodeData{ProjectID: p.Project.ID, ProjectName: p.Project.Name,
-				OrganizationName: org.OrganizationName, Code: code, ExpiresIn: expiry})
+				OrganizationName: org.OrganizationName, Code: code, ExpiresIn: expiry, Locale: p.Locale})
 			if err != nil {
 				return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)
 			}

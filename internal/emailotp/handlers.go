@@ -23,7 +23,8 @@ func (h Handlers) LoginOrSignup(r *http.Request) (any, error) {
 	}
 	res, err := h.Service.LoginOrSignup(r.Context(), SendParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), Email: req.EmailAddress, OrganizationID: req.OrganizationID,
-		ExpiryMinutes: req.LoginExpirationMinutes, SignupExpiryMinutes: req.SignupExpirationMinutes})
+		ExpiryMinutes: req.LoginExpirationMinutes, SignupExpiryMinutes: req.SignupExpirationMinutes,
+		Locale: httpapi.LocaleTag(req.Locale)})
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +39,7 @@ type authRequest struct {
 	IntermediateSession    string `json:"intermediate_session_token"`
 	session.Held
 	session.ClaimsField
-	httpapi.EnglishOnly
+	httpapi.RequestLocale
 }
 
 // Authenticate handles POST b2b/otps/email/authenticate.
@@ -51,7 +52,7 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := h.Service.Authenticate(r.Context(), AuthParams{Project: project.CallerFrom(r.Context()).Project,
+	res, err := h.Service.Authenticate(req.In(r.Context()), AuthParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), Code: req.Code, Email: req.EmailAddress, OrganizationID: req.OrganizationID,
 		DurationMinutes: req.SessionDurationMinutes, IntermediateSessionToken: req.IntermediateSession, Session: req.Held,
 		CustomClaims: claims})

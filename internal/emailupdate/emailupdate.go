@@ -29,6 +29,7 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/emailotp"
+	"github.com/latchkey/latchkey/internal/locale"
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -89,6 +90,7 @@ type StartParams struct {
 	// Caller is the member of the session the request came with (nil
 	// with the project secret alone), as that session was checked.
 	Caller *organization.Member
+	Locale locale.Tag // the email's language
 }
 
 // DeliveryMethod validates a requested delivery method ("" is the link).
@@ -162,7 +164,7 @@ func (s *Service) Start(ctx context.Context, p StartParams) (*organization.Membe
 	if err != nil {
 		return nil, err
 	}
-	if err := s.deliver(ctx, p.Project, org, method, email, target, secret); err != nil {
+	if err := s.deliver(ctx, p.Project, org, method, email, target, secret, p.Locale); err != nil {
 		// A secret nobody received must not stay redeemable. Best effort:
 		// if this fails too, the secret still expires on its own.
 		_ = s.d.DB.Tx(ctx, func(q store.Querier) error { return s.cancel(ctx, q, m.MemberID) })
@@ -253,19 +255,20 @@ func (s *Service) cancel(ctx context.Context, q store.Querier, memberID string) 
 	return s.d.EmailOTP.CancelEmailUpdates(ctx, q, memberID)
 }
 
-func (s *Service) deliver(ctx context.Context, p *project.Project, org *organization.Organization, method, to, target, secret string) error {
+func (s *Service) deliver(ctx context.Context, p *project.Project, org *organization.Organization, method, to, target, secret string,
+	loc locale.Tag) error {
 	var msg notify.Email
 	var err error
 	if method == DeliveryOTP {
 		msg, err = notify.EmailUpdateCodeEmail(to, notify.CodeData{ProjectID: p.ID, ProjectName: p.Name, OrganizationName: org.OrganizationName,
-			Code: secret, ExpiresIn: Lifetime})
+			Code: secret, ExpiresIn: Lifetime, Locale: loc})
 	} else {
 		var link string
 		if link, err = magiclink.EmailUpdateLink(target, secret); err != nil {
 			return err
 		}
 		msg, err = notify.EmailUpdateLinkEmail(to, notify.LinkData{ProjectID: p.ID, ProjectName: p.Name, OrganizationName: org.OrganizationName,
-			URL: link, ExpiresIn: Lifetime})
+			URL: link, ExpiresIn: Lifetime, Locale: loc})
 	}
 	if err != nil {
 		return err

@@ -20,8 +20,8 @@ type Handlers struct {
 type startRequest struct {
 	EmailAddress     string `json:"email_address"`
 	LoginRedirectURL string `json:"login_redirect_url"`
-	// Accepted for wire compatibility; emails use the built-in template
-	// and language.
+	// A custom template is refused (Unsupported); locale picks the
+	// email's language.
 	LoginTemplateID string `json:"login_template_id"`
 	Locale          string `json:"locale"`
 	DeliveryMethod  string `json:"delivery_method"`
@@ -34,7 +34,7 @@ func (req startRequest) Unsupported() error {
 
 func (req startRequest) params(p *project.Project, o *organization.Organization, memberID string) StartParams {
 	return StartParams{Project: p, Organization: o, MemberID: memberID, Email: req.EmailAddress,
-		RedirectURL: req.LoginRedirectURL, DeliveryMethod: req.DeliveryMethod}
+		RedirectURL: req.LoginRedirectURL, DeliveryMethod: req.DeliveryMethod, Locale: httpapi.LocaleTag(req.Locale)}
 }
 
 // SDKSelf handles SDK POST b2b/organizations/members/start_email_update:

@@ -39,7 +39,7 @@ func (h Handlers) LoginOrSignup(r *http.Request) (any, error) {
 		Project: project.CallerFrom(r.Context()).Project, ClientIP: httpapi.ClientIP(r), Email: req.EmailAddress,
 		OrganizationID: req.OrganizationID, LoginRedirectURL: req.LoginRedirectURL, SignupRedirectURL: req.SignupRedirectURL,
 		LoginExpiration: req.LoginExpirationMinutes, SignupExpiration: req.SignupExpirationMinutes,
-		PKCECodeChallenge: req.PKCECodeChallenge,
+		PKCECodeChallenge: req.PKCECodeChallenge, Locale: httpapi.LocaleTag(req.Locale),
 	})
 	if err != nil {
 		return nil, err
@@ -54,7 +54,7 @@ type authRequest struct {
 	IntermediateSession    string `json:"intermediate_session_token"`
 	session.Held
 	session.ClaimsField
-	httpapi.EnglishOnly
+	httpapi.RequestLocale
 }
 
 // Authenticate handles POST b2b/magic_links/authenticate.
@@ -67,7 +67,7 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := h.Service.Authenticate(r.Context(), AuthParams{
+	res, err := h.Service.Authenticate(req.In(r.Context()), AuthParams{
 		Project: project.CallerFrom(r.Context()).Project, ClientIP: httpapi.ClientIP(r), Token: req.MagicLinksToken,
 		DurationMinutes: req.SessionDurationMinutes, PKCECodeVerifier: req.PKCECodeVerifier,
 		IntermediateSessionToken: req.IntermediateSession, Session: req.Held, CustomClaims: claims,

@@ -9,6 +9,7 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/locale"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
@@ -43,6 +44,7 @@ type InviteParams struct {
 	Roles             *[]string
 	Inviter           *organization.Member
 	Caller            *organization.SessionCaller
+	Locale            locale.Tag // the email's language
 }
 
 // Invite creates or refreshes an invited member and emails them a link to
@@ -128,7 +130,7 @@ func inviteEmail(p InviteParams, org *organization.Organization, member *organiz
 		return notify.Email{}, err
 	}
 	data := notify.InviteData{LinkData: notify.LinkData{ProjectID: p.Project.ID, ProjectName: p.Project.Name,
-		OrganizationName: org.OrganizationName, URL: link, ExpiresIn: time.Duration(minutes) * time.Minute}}
+		OrganizationName: org.OrganizationName, URL: link, ExpiresIn: time.Duration(minutes) * time.Minute, Locale: p.Locale}}
 	if p.Inviter != nil {
 		data.InviterName, data.InviterEmail = p.Inviter.Name, p.Inviter.EmailAddress
 	}
@@ -189,7 +191,7 @@ func (h Handlers) BackendInvite(r *http.Request) (any, error) {
 	m, o, err := h.Service.Invite(ctx, InviteParams{Project: p, OrganizationID: req.OrganizationID,
 		Email: req.EmailAddress, Name: req.Name, TrustedMetadata: req.TrustedMetadata, UntrustedMetadata: req.UntrustedMetadata,
 		RedirectURL: req.InviteRedirectURL, ExpirationMinutes: req.InviteExpirationMinutes, Roles: req.Roles,
-		Inviter: inviter, Caller: c})
+		Inviter: inviter, Caller: c, Locale: httpapi.LocaleTag(req.Locale)})
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +220,8 @@ func (h Handlers) SDKInvite(r *http.Request) (any, error) {
 	m, o, err := h.Service.Invite(r.Context(), InviteParams{Project: c.Project, ClientIP: httpapi.ClientIP(r),
 		OrganizationID: c.Organization.OrganizationID, Email: req.EmailAddress, Name: req.Name,
 		UntrustedMetadata: req.UntrustedMetadata, RedirectURL: req.InviteRedirectURL,
-		ExpirationMinutes: req.InviteExpirationMinutes, Roles: req.Roles, Inviter: c.Member, Caller: c})
+		ExpirationMinutes: req.InviteExpirationMinutes, Roles: req.Roles, Inviter: c.Member, Caller: c,
+		Locale: httpapi.LocaleTag(req.Locale)})
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/locale"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
@@ -72,6 +73,7 @@ type SendParams struct {
 	LoginExpiration   int
 	SignupExpiration  int
 	PKCECodeChallenge string
+	Locale            locale.Tag // the email's language
 }
 
 // LoginOrSignup emails a login link to a member, or a signup link to a new
@@ -91,7 +93,7 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 	var login, signup sendHalf
 	var linkID string
 	return s.d.Orgs.SendLogin(ctx, s.d.Mailer, organization.LoginSendLimits{Limiter: s.d.Limiter, PerAddress: SendPerIP,
-		PerRecipient: SendPerEmail}, p.Project, p.OrganizationID, p.Email, p.ClientIP,
+		PerRecipient: SendPerEmail}, p.Project, p.OrganizationID, p.Email, p.ClientIP, p.Locale,
 		// Both halves, whichever the member's status picks. On the SDK
 		// face both need a URL (named or default) before the member is
 		// looked up: a project with login URLs only would otherwise send
@@ -133,7 +135,7 @@ func (s *Service) LoginOrSignup(ctx context.Context, p SendParams) (*organizatio
 				build = notify.MagicLinkSignupEmail
 			}
 			msg, err := build(member.EmailAddress, notify.LinkData{ProjectID: p.Project.ID, ProjectName: p.Project.Name, OrganizationName: org.OrganizationName,
-				URL: link, ExpiresIn: time.Duration(half.minutes) * time.Minute})
+				URL: link, ExpiresIn: time.Duration(half.minutes) * time.Minute, Locale: p.Locale})
 			if err != nil {
 				return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)
 			}

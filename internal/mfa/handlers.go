@@ -44,11 +44,11 @@ type request struct {
 	EnableAutofill                 bool `json:"enable_autofill"`
 	AutofillSessionDurationMinutes *int `json:"autofill_session_duration_minutes"`
 	session.ClaimsField
-	httpapi.EnglishOnly
+	httpapi.RequestLocale
 }
 
 // Unsupported refuses what this server cannot honour (httpapi.Decode calls
-// it): a language other than English, and SMS autofill. The vendor adds
+// it): a language the codes are not written in, and SMS autofill. The vendor adds
 // autofill metadata to the text (an app hash, a bound domain) from a
 // project setting this server does not have, so a code sent without it
 // would quietly not autofill. The pinned SDK's login UI never sends
@@ -102,7 +102,8 @@ func (h Handlers) SendSMS(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := h.Service.SendSMS(r.Context(), SMSSendParams{Who: w, ClientIP: httpapi.ClientIP(r), Phone: req.MFAPhoneNumber})
+	res, err := h.Service.SendSMS(r.Context(), SMSSendParams{Who: w, ClientIP: httpapi.ClientIP(r), Phone: req.MFAPhoneNumber,
+		Locale: req.Tag()})
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/locale"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/phone"
 	"github.com/latchkey/latchkey/internal/project"
@@ -92,7 +93,7 @@ func (s *Service) autoSendSMS(ctx context.Context, q store.Querier, p *project.P
 	// notify.GatewayError).
 	store.AfterCommit(q, func() {
 		dctx := context.WithoutCancel(ctx)
-		if err := s.deliverSMS(dctx, nil, p, org, to, code); err != nil {
+		if err := s.deliverSMS(dctx, nil, p, org, to, code, locale.From(ctx)); err != nil {
 			s.smsCodes.Retire(dctx, s.d.DB, p.ID, m.MemberID)
 			httpapi.Logger(dctx).Warn("mfa: the login's SMS code was not delivered; code retired",
 				"request_id", httpapi.RequestID(dctx), "project_id", p.ID, "organization_id", org.OrganizationID,

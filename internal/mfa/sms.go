@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/locale"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/phone"
@@ -23,7 +24,8 @@ type SMSSendParams struct {
 	ClientIP string
 	// Phone is mfa_phone_number: the number to enroll. Empty means the
 	// member's enrolled number.
-	Phone string
+	Phone  string
+	Locale locale.Tag // the text's language
 }
 
 // MemberResult is the member an MFA call acted for (MemberResponseCommon).
@@ -68,7 +70,7 @@ func (s *Service) SendSMS(ctx context.Context, p SMSSendParams) (*MemberResult, 
 	if err != nil {
 		return nil, publicErr(err, "sms send")
 	}
-	if err := s.deliverSMS(ctx, nil, proj, org, to, code); err != nil {
+	if err := s.deliverSMS(ctx, nil, proj, org, to, code, p.Locale); err != nil {
 		s.smsCodes.Retire(ctx, s.d.DB, proj.ID, m.MemberID)
 		return nil, err
 	}
@@ -122,14 +124,15 @@ func (s *Service) issueSMSCode(ctx context.Context, q store.Querier, p *project.
 		map[string]any{"organization_id": org.OrganizationID, "phone_number": to})
 }
 
-// deliverSMS sends the code message, through q when inside a transaction,
-// and maps gateway refusals to the catalogue's phone errors.
-func (s *Service) deliverSMS(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization, to, code string) error {
+// deliverSMS sends the code message in loc's language, through q when
+// inside a transaction, and maps gateway refusals to the catalogue's phone errors.
+func (s *Service) deliverSMS(ctx context.Context, q store.Querier, p *project.Project, org *organization.Organization, to, code string,
+	loc locale.Tag) error {
 	if s.d.SMS == nil {
 		return apierr.Wrap(apierr.SMSDeliveryFailed, errors.New("mfa: no SMS gateway configured: set LATCHKEY_SMS_URL"))
 	}
 	msg, err := notify.SMSCodeText(to, notify.CodeData{ProjectName: p.Name, OrganizationName: org.OrganizationName,
-		Code: code, ExpiresIn: SMSCodeExpiry})
+		Code: code, ExpiresIn: SMSCodeExpiry, Locale: loc})
 	if err == nil {
 		err = notify.SendSMSIn(ctx, q, s.d.SMS, msg)
 	}

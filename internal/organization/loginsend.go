@@ -5,6 +5,7 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
+	"github.com/latchkey/latchkey/internal/locale"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/ratelimit"
@@ -31,10 +32,11 @@ type LoginSendLimits struct {
 }
 
 // SendLogin is a login_or_signup send (an email code or a magic link) of
-// proj to rawEmail in orgID, from clientIP. It finds the organization and
-// normalizes the address, and has check validate the rest of the request
-// (a refusal of either still counts against the client address); then, in
-// the send's one transaction (notify.SendCounted), it finds the member the
+// proj to rawEmail in orgID, from clientIP, in loc's language. It finds
+// the organization and normalizes the address, and has check validate the
+// rest of the request (a refusal of either still counts against the
+// client address); then, in the send's one transaction
+// (notify.SendCounted), it finds the member the
 // email goes to or creates one as the organization's JIT policy admits
 // (MemberForEmailLoginIn), counts the recipient's limit, and has build
 // write what the email carries and return it. undo spends that when
@@ -47,7 +49,7 @@ type LoginSendLimits struct {
 // depended on that would tell the SDK face, whose answer is otherwise the
 // same for both (LoginSendResponse.SDKWire), who is one.
 func (s *Store) SendLogin(ctx context.Context, m notify.Mailer, l LoginSendLimits, proj *project.Project,
-	orgID, rawEmail, clientIP string, check func(ctx context.Context) error,
+	orgID, rawEmail, clientIP string, loc locale.Tag, check func(ctx context.Context) error,
 	build func(q store.Querier, sent *LoginSend) (notify.Email, error),
 	undo func(ctx context.Context, sent *LoginSend)) (*LoginSend, error) {
 	addressKey := proj.ID + "|" + clientIP
@@ -65,7 +67,7 @@ func (s *Store) SendLogin(ctx context.Context, m notify.Mailer, l LoginSendLimit
 			member, created, err := s.MemberForEmailLoginIn(ctx, q, org, proj.Env, email)
 			if apierr.Is(err, apierr.InactiveMember) && !project.CallerFrom(ctx).Backend {
 				sent = &LoginSend{Organization: org}
-				return formerMemberNotice(ctx, q, l, proj, org, email)
+				return formerMemberNotice(ctx, q, l, proj, org, email, loc)
 			}
 			if err != nil {
 				return notify.Email{}, err
@@ -97,14 +99,14 @@ func (s *Store) SendLogin(ctx context.Context, m notify.Mailer, l LoginSendLimit
 // its owner learns why nothing arrived. The backend face, which holds the
 // secret, keeps inactive_member.
 func formerMemberNotice(ctx context.Context, q store.Querier, l LoginSendLimits, proj *project.Project, org *Organization,
-	email string) (notify.Email, error) {
+	email string, loc locale.Tag) (notify.Email, error) {
 	if err := org.CheckEmailJIT(email); err != nil {
 		return notify.Email{}, err
 	}
 	if err := l.Limiter.AllowIn(ctx, q, l.PerRecipient, org.OrganizationID+"|"+email); err != nil {
 		return notify.Email{}, err
 	}
-	msg, err := notify.LoginNoAccessEmail(email, notify.NoticeData{ProjectID: proj.ID, ProjectName: proj.Name})
+	msg, err := notify.LoginNoAccessEmail(email, notify.NoticeData{ProjectID: proj.ID, ProjectName: proj.Name, Locale: loc})
 	if err != nil {
 		return notify.Email{}, apierr.Wrap(apierr.EmailDeliveryFailed, err)
 	}
@@ -124,7 +126,7 @@ type LoginSendRequest struct {
 }
 
 // Unsupported refuses the fields this server cannot honour (httpapi.Decode
-// calls it): custom email templates and languages other than English.
+// calls it): custom email templates and languages it does not write.
 func (req LoginSendRequest) Unsupported() error {
 	return httpapi.RefuseUnsupported(httpapi.Set("login_template_id", req.LoginTemplateID),
 		httpapi.Set("signup_template_id", req.SignupTemplateID), httpapi.Locale("locale", req.Locale))

@@ -40,7 +40,7 @@ func TestSendLoginToAFormerMemberWhereStrangersAreRefused(t *testing.T) {
 			gone := "gone@" + c.slug + ".test"
 			e.DeleteMember(org, e.CreateVerifiedMember(org, gone))
 			send := func(email string) error {
-				_, err := e.App.Orgs.SendLogin(sdk, e.App.Outbox, limits, proj, org, email, "203.0.113.7",
+				_, err := e.App.Orgs.SendLogin(sdk, e.App.Outbox, limits, proj, org, email, "203.0.113.7", "",
 					func(context.Context) error { return nil },
 					func(store.Querier, *organization.LoginSend) (notify.Email, error) {
 						t.Fatalf("%s: asked to build a login email for %s", c.slug, email)

@@ -29,7 +29,7 @@ func TestSendLoginToAFormerMember(t *testing.T) {
 			PerAddress:   ratelimit.Rule{Name: "t_send_ip", Limit: 50, Window: time.Hour, PerClientAddress: true},
 			PerRecipient: ratelimit.Rule{Name: "t_send_email", Limit: 5, Window: time.Hour}}
 		send := func(ctx context.Context) (*organization.LoginSend, error) {
-			return e.App.Orgs.SendLogin(ctx, e.App.Outbox, limits, proj, org, "gone@acme.test", "203.0.113.7",
+			return e.App.Orgs.SendLogin(ctx, e.App.Outbox, limits, proj, org, "gone@acme.test", "203.0.113.7", "",
 				func(context.Context) error { return nil },
 				func(store.Querier, *organization.LoginSend) (notify.Email, error) {
 					t.Fatal("asked to build a login email for a deleted member")

@@ -86,7 +86,8 @@ func (s *Service) StartDiscoveryReset(ctx context.Context, a StartParams) error 
 	if err != nil {
 		return err
 	}
-	data := notify.LinkData{ProjectID: a.Project.ID, ProjectName: a.Project.Name, ExpiresIn: time.Duration(minutes) * time.Minute}
+	data := notify.LinkData{ProjectID: a.Project.ID, ProjectName: a.Project.Name, ExpiresIn: time.Duration(minutes) * time.Minute,
+		Locale: a.Locale}
 	if data.URL, err = resetLink(target, TokenTypeDiscoveryReset, token); err != nil {
 		return err
 	}

@@ -64,7 +64,7 @@ type authRequest struct {
 	CodeVerifier string `json:"code_verifier"`
 	session.Held
 	session.ClaimsField
-	httpapi.EnglishOnly
+	httpapi.RequestLocale
 }
 
 // Authenticate handles POST b2b/passwords/authenticate (both faces).
@@ -77,7 +77,7 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.Service.Authenticate(r.Context(), AuthParams{Project: project.CallerFrom(r.Context()).Project,
+	return h.Service.Authenticate(req.In(r.Context()), AuthParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), OrganizationID: req.OrganizationID, Email: req.EmailAddress, Password: req.Password,
 		DurationMinutes: req.SessionDurationMinutes, IntermediateSessionToken: req.IntermediateSession, Session: req.Held,
 		CustomClaims: claims})
@@ -108,7 +108,8 @@ func (h Handlers) resetStart(r *http.Request) (*StartResult, error) {
 	return h.Service.StartEmailReset(r.Context(), StartParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), OrganizationID: req.OrganizationID, Email: req.EmailAddress,
 		ResetRedirectURL: req.ResetPasswordRedirectURL, LoginRedirectURL: req.LoginRedirectURL,
-		ExpiryMinutes: req.ResetPasswordExpirationMinutes, CodeChallenge: req.CodeChallenge})
+		ExpiryMinutes: req.ResetPasswordExpirationMinutes, CodeChallenge: req.CodeChallenge,
+		Locale: httpapi.LocaleTag(req.Locale)})
 }
 
 // SDKResetStart handles SDK POST b2b/passwords/email/reset/start. Anyone
@@ -151,7 +152,7 @@ type resetRequest struct {
 	PKCECodeVerifier       string `json:"pkce_code_verifier"` // the discovery reset's name for it
 	IntermediateSession    string `json:"intermediate_session_token"`
 	session.ClaimsField
-	httpapi.EnglishOnly
+	httpapi.RequestLocale
 }
 
 // ResetByEmail handles POST b2b/passwords/email/reset (both faces).
@@ -164,7 +165,7 @@ func (h Handlers) ResetByEmail(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := h.Service.ResetByEmail(r.Context(), ResetParams{Project: project.CallerFrom(r.Context()).Project,
+	res, err := h.Service.ResetByEmail(req.In(r.Context()), ResetParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), Token: req.PasswordResetToken, Password: req.Password, CodeVerifier: req.CodeVerifier,
 		DurationMinutes: req.SessionDurationMinutes, IntermediateSessionToken: req.IntermediateSession, CustomClaims: claims})
 	if err != nil {
@@ -187,7 +188,7 @@ type existingResetRequest struct {
 	NewPassword            string `json:"new_password"`
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
 	session.ClaimsField
-	httpapi.EnglishOnly
+	httpapi.RequestLocale
 }
 
 // ResetExisting handles POST b2b/passwords/existing_password/reset.
@@ -200,7 +201,7 @@ func (h Handlers) ResetExisting(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.Service.ResetExisting(r.Context(), ExistingResetParams{Project: project.CallerFrom(r.Context()).Project,
+	return h.Service.ResetExisting(req.In(r.Context()), ExistingResetParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), OrganizationID: req.OrganizationID, Email: req.EmailAddress,
 		ExistingPassword: req.ExistingPassword, NewPassword: req.NewPassword, DurationMinutes: req.SessionDurationMinutes,
 		CustomClaims: claims})
@@ -212,7 +213,7 @@ type sessionResetRequest struct {
 	SessionToken           string `json:"session_token"`
 	SessionJWT             string `json:"session_jwt"`
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
-	httpapi.EnglishOnly
+	httpapi.RequestLocale
 }
 
 // SDKResetBySession handles SDK POST b2b/passwords/session/reset: the
@@ -226,7 +227,7 @@ func (h Handlers) SDKResetBySession(r *http.Request) (any, error) {
 	if c.SessionToken == "" {
 		return nil, apierr.New(apierr.UserUnauthenticated)
 	}
-	res, err := h.Service.ResetBySession(r.Context(), SessionResetParams{Project: c.Project, ClientIP: httpapi.ClientIP(r),
+	res, err := h.Service.ResetBySession(req.In(r.Context()), SessionResetParams{Project: c.Project, ClientIP: httpapi.ClientIP(r),
 		Session: session.Credential{Token: c.SessionToken}, Password: req.Password, DurationMinutes: req.SessionDurationMinutes})
 	if err != nil {
 		return nil, err
@@ -246,7 +247,7 @@ func (h Handlers) BackendResetBySession(r *http.Request) (any, error) {
 	}
 	// A token and a JWT both are refused where the session is checked
 	// (session.Service.Authenticate: too_many_session_arguments).
-	return h.Service.ResetBySession(r.Context(), SessionResetParams{Project: project.CallerFrom(r.Context()).Project,
+	return h.Service.ResetBySession(req.In(r.Context()), SessionResetParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), Session: session.Credential{Token: req.SessionToken, JWT: req.SessionJWT},
 		OrganizationID: req.OrganizationID, Password: req.Password, DurationMinutes: req.SessionDurationMinutes})
 }

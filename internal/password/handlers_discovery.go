@@ -56,7 +56,8 @@ func (h Handlers) DiscoveryResetStart(r *http.Request) (any, error) {
 	err := h.Service.StartDiscoveryReset(r.Context(), StartParams{Project: project.CallerFrom(r.Context()).Project,
 		ClientIP: httpapi.ClientIP(r), Email: req.EmailAddress, ResetRedirectURL: req.ResetPasswordRedirectURL,
 		DiscoveryRedirectURL: req.DiscoveryRedirectURL,
-		ExpiryMinutes:        req.ResetPasswordExpirationMinutes, CodeChallenge: req.PKCECodeChallenge})
+		ExpiryMinutes:        req.ResetPasswordExpirationMinutes, CodeChallenge: req.PKCECodeChallenge,
+		Locale: httpapi.LocaleTag(req.Locale)})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/flowtoken"
+	"github.com/latchkey/latchkey/internal/locale"
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/notify"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -33,6 +34,7 @@ type StartParams struct {
 	DiscoveryRedirectURL string
 	ExpiryMinutes        int
 	CodeChallenge        string
+	Locale               locale.Tag // the email's language
 }
 
 // StartResult names the member a reset email went to, for the backend
@@ -139,7 +141,7 @@ func (r *resetSend) build(ctx context.Context, q store.Querier) (notify.Email, e
 	r.member, r.resetID, r.linkID = nil, "", "" // a retried transaction starts over
 	s, a, org := r.s, r.a, r.org
 	data := notify.LinkData{ProjectID: a.Project.ID, ProjectName: a.Project.Name, OrganizationName: org.OrganizationName,
-		ExpiresIn: time.Duration(r.minutes) * time.Minute}
+		ExpiresIn: time.Duration(r.minutes) * time.Minute, Locale: a.Locale}
 	member, err := s.d.Orgs.MemberByEmail(ctx, q, org.OrganizationID, r.email)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return notify.Email{}, err
@@ -162,7 +164,8 @@ func (r *resetSend) build(ctx context.Context, q store.Querier) (notify.Email, e
 		// a moment later is.
 		return notify.Email{}, err
 	case errors.As(err, new(*apierr.Error)):
-		msg, err := notify.PasswordNoAccountEmail(r.email, notify.NoticeData{ProjectID: a.Project.ID, ProjectName: a.Project.Name})
+		msg, err := notify.PasswordNoAccountEmail(r.email, notify.NoticeData{ProjectID: a.Project.ID, ProjectName: a.Project.Name,
+			Locale: a.Locale})
 		if err != nil {
 			return notify.Email{}, notify.DeliveryError(err)
 		}

@@ -23,7 +23,7 @@ type authenticateRequest struct {
 	IntermediateSessionToken string `json:"intermediate_session_token"`
 	session.Held
 	session.ClaimsField
-	httpapi.EnglishOnly
+	httpapi.RequestLocale
 }
 
 // Authenticate handles b2b/sso/authenticate: the SSO token (with the PKCE
@@ -43,7 +43,7 @@ func (h Handlers) Authenticate(r *http.Request) (any, error) {
 		return nil, err
 	}
 	s := h.s
-	ctx := r.Context()
+	ctx := req.In(r.Context()) // the language of an MFA code the login sends
 	p := project.CallerFrom(ctx).Project
 	duration, err := session.DurationMinutes(r.Context(), p, req.SessionDurationMinutes)
 	if err != nil {
