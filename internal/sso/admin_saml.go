@@ -16,7 +16,6 @@ import (
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/store"
-	"github.com/russellhaering/gosaml2/types"
 )
 
 type samlUpdate struct {
@@ -344,8 +343,44 @@ const bindingRedirect = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect"
 // EntitiesDescriptor, as older Keycloak endpoints serve one identity
 // provider's. Only its direct EntityDescriptor children are read.
 type entitiesDescriptor struct {
-	XMLName  xml.Name                 `xml:"urn:oasis:names:tc:SAML:2.0:metadata EntitiesDescriptor"`
-	Entities []types.EntityDescriptor `xml:"urn:oasis:names:tc:SAML:2.0:metadata EntityDescriptor"`
+	XMLName  xml.Name           `xml:"urn:oasis:names:tc:SAML:2.0:metadata EntitiesDescriptor"`
+	Entities []entityDescriptor `xml:"urn:oasis:names:tc:SAML:2.0:metadata EntityDescriptor"`
+}
+
+// entityDescriptor is what readMetadata reads of an EntityDescriptor,
+// and nothing more: gosaml2's types.EntityDescriptor also parses
+// validUntil, as RFC 3339, so a schema-valid xs:dateTime without a zone
+// (or any value it could not parse) refused the whole document. Its
+// elements are matched in their namespaces (metadata, xmldsig): an
+// element of another namespace is not the one SAML defines, and is passed
+// over.
+type entityDescriptor struct {
+	XMLName  xml.Name `xml:"urn:oasis:names:tc:SAML:2.0:metadata EntityDescriptor"`
+	EntityID string   `xml:"entityID,attr"`
+	// IDPSSODescriptor gathers the endpoints and keys of every
+	// IDPSSODescriptor of the entity (encoding/xml decodes a repeated
+	// element into the one field).
+	IDPSSODescriptor *idpSSODescriptor `xml:"urn:oasis:names:tc:SAML:2.0:metadata IDPSSODescriptor"`
+}
+
+type idpSSODescriptor struct {
+	KeyDescriptors       []keyDescriptor `xml:"urn:oasis:names:tc:SAML:2.0:metadata KeyDescriptor"`
+	SingleSignOnServices []ssoEndpoint   `xml:"urn:oasis:names:tc:SAML:2.0:metadata SingleSignOnService"`
+}
+
+type ssoEndpoint struct {
+	Binding  string `xml:"Binding,attr"`
+	Location string `xml:"Location,attr"`
+}
+
+type keyDescriptor struct {
+	Use     string `xml:"use,attr"`
+	KeyInfo struct {
+		X509Data struct {
+			// Certificates are base64 DER, as X509Certificate holds it.
+			Certificates []string `xml:"http://www.w3.org/2000/09/xmldsig# X509Certificate"`
+		} `xml:"http://www.w3.org/2000/09/xmldsig# X509Data"`
+	} `xml:"http://www.w3.org/2000/09/xmldsig# KeyInfo"`
 }
 
 func (s *Service) fetchMetadata(ctx context.Context, u string) (*idpMetadata, error) {
@@ -372,6 +407,13 @@ func (s *Service) fetchMetadata(ctx context.Context, u string) (*idpMetadata, er
 // a URL its organization's administrator names, so untrusted): its entity
 // id, first HTTP-Redirect SSO URL and signing certificates, or a catalogue
 // error saying what the document lacks.
+//
+// The document's validUntil and cacheDuration are not read, and a
+// validUntil passed does not refuse it: the document is fetched once, live,
+// over HTTPS from the URL the administrator names, and only three values
+// are copied from it, which the administrator sees in the answer; static
+// metadata templates identity providers hand out carry dates long passed.
+// The certificates' own validity is checked (signingCerts).
 func (s *Service) readMetadata(body []byte) (*idpMetadata, error) {
 	ed, err := idpEntity(body)
 	if err != nil {
@@ -410,7 +452,7 @@ func (s *Service) readMetadata(body []byte) (*idpMetadata, error) {
 // has an IDPSSODescriptor. encoding/xml expands no DTD or custom entity
 // (an unknown entity reference is an error), so a document cannot grow
 // past the fetch's size cap while it is parsed.
-func idpEntity(body []byte) (*types.EntityDescriptor, error) {
+func idpEntity(body []byte) (*entityDescriptor, error) {
 	if err := repeatedAttribute(body); err != nil {
 		return nil, err
 	}
@@ -426,7 +468,7 @@ func idpEntity(body []byte) (*types.EntityDescriptor, error) {
 			break
 		}
 	}
-	var found []*types.EntityDescriptor
+	var found []*entityDescriptor
 	if root.Name.Local == "EntitiesDescriptor" {
 		var all entitiesDescriptor
 		if err := dec.DecodeElement(&all, &root); err != nil {
@@ -438,7 +480,7 @@ func idpEntity(body []byte) (*types.EntityDescriptor, error) {
 			}
 		}
 	} else {
-		var ed types.EntityDescriptor
+		var ed entityDescriptor
 		if err := dec.DecodeElement(&ed, &root); err != nil {
 			return nil, apierr.Wrap(apierr.InvalidXMLFromSAMLMetadataURL, fmt.Errorf("EntityDescriptor: %w", err))
 		}
@@ -458,8 +500,8 @@ func idpEntity(body []byte) (*types.EntityDescriptor, error) {
 		"providers (an EntitiesDescriptor): give the metadata URL of the identity provider's own entity.", len(found)))
 }
 
-// metadataAttributes are the attributes idpEntity's gosaml2 types read,
-// by element. encoding/xml fills each from any attribute of that local
+// metadataAttributes are the attributes idpEntity's entityDescriptor
+// reads, by element. encoding/xml fills each from any attribute of that local
 // name, whatever its namespace, the last one winning.
 var metadataAttributes = map[string][]string{
 	"EntityDescriptor":    {"entityID"},
@@ -514,11 +556,11 @@ func repeatedAttribute(body []byte) error {
 // is the answer. One that does not parse is passed over; when none does,
 // the first is returned for addVerificationCerts to refuse, as an uploaded
 // one is.
-func (s *Service) signingCerts(idp *types.IDPSSODescriptor) ([]string, error) {
+func (s *Service) signingCerts(idp *idpSSODescriptor) ([]string, error) {
 	var texts []string
 	for _, kd := range idp.KeyDescriptors {
-		if (kd.Use == "" || kd.Use == "signing") && len(kd.KeyInfo.X509Data.X509Certificates) > 0 {
-			texts = append(texts, kd.KeyInfo.X509Data.X509Certificates[0].Data)
+		if certs := kd.KeyInfo.X509Data.Certificates; (kd.Use == "" || kd.Use == "signing") && len(certs) > 0 {
+			texts = append(texts, certs[0])
 		}
 	}
 	now, expired, weak, parsed := s.d.Clock.Now(), "", "", false

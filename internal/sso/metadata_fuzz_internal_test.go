@@ -303,6 +303,9 @@ func metadataSeeds(t testing.TB, now time.Time) []string {
 		// Google's carries a validUntil, and one in the past.
 		okta("https://accounts.google.com/o/saml2?idpid=C01abc234", "https://accounts.google.com/o/saml2/idp?idpid=C01abc234",
 			`validUntil="2028-03-01T12:00:00.000Z" `),
+		// validUntil is not read: schema-valid without a zone, and garbage.
+		okta("https://idp.example.org/no-zone", "https://idp.example.org/sso", `validUntil="2028-03-01T12:00:00" cacheDuration="PT5H" `),
+		okta("https://idp.example.org/garbage-date", "https://idp.example.org/sso", `validUntil="soon" cacheDuration="often" `),
 		// Keycloak's older endpoint: one identity provider beside a service provider.
 		aggregate("2031-01-01T00:00:00Z", sp, idp("https://keycloak.example.org/realms/acme", "keycloak.example.org", mdkd("signing", ec))),
 		// A federation's aggregate: two identity providers.
