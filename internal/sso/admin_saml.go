@@ -1,9 +1,9 @@
 package sso
 
 import (
-	"bytes"
 	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -453,15 +453,19 @@ func (s *Service) readMetadata(body []byte) (*idpMetadata, error) {
 // (an unknown entity reference is an error), so a document cannot grow
 // past the fetch's size cap while it is parsed.
 func idpEntity(body []byte) (*entityDescriptor, error) {
-	if err := repeatedAttribute(body); err != nil {
+	doc, err := newMetadataDoc(body)
+	if err != nil {
 		return nil, err
 	}
-	dec := xml.NewDecoder(bytes.NewReader(body))
+	if err := repeatedAttribute(doc); err != nil {
+		return nil, err
+	}
+	dec := doc.decoder()
 	var root xml.StartElement
 	for {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, apierr.Wrap(apierr.InvalidXMLFromSAMLMetadataURL, fmt.Errorf("no root element: %w", err))
+			return nil, unreadableMetadata("no root element", err)
 		}
 		if se, ok := tok.(xml.StartElement); ok {
 			root = se
@@ -472,7 +476,7 @@ func idpEntity(body []byte) (*entityDescriptor, error) {
 	if root.Name.Local == "EntitiesDescriptor" {
 		var all entitiesDescriptor
 		if err := dec.DecodeElement(&all, &root); err != nil {
-			return nil, apierr.Wrap(apierr.InvalidXMLFromSAMLMetadataURL, fmt.Errorf("EntitiesDescriptor: %w", err))
+			return nil, unreadableMetadata("EntitiesDescriptor", err)
 		}
 		for i := range all.Entities {
 			if all.Entities[i].IDPSSODescriptor != nil {
@@ -482,7 +486,7 @@ func idpEntity(body []byte) (*entityDescriptor, error) {
 	} else {
 		var ed entityDescriptor
 		if err := dec.DecodeElement(&ed, &root); err != nil {
-			return nil, apierr.Wrap(apierr.InvalidXMLFromSAMLMetadataURL, fmt.Errorf("EntityDescriptor: %w", err))
+			return nil, unreadableMetadata("EntityDescriptor", err)
 		}
 		if ed.IDPSSODescriptor != nil {
 			found = append(found, &ed)
@@ -498,6 +502,17 @@ func idpEntity(body []byte) (*entityDescriptor, error) {
 	// is not ours to guess.
 	return nil, apierr.New(apierr.InvalidXMLFromSAMLMetadataURL).WithMessage(fmt.Sprintf("The metadata describes %d identity "+
 		"providers (an EntitiesDescriptor): give the metadata URL of the identity provider's own entity.", len(found)))
+}
+
+// unreadableMetadata is the refusal of metadata encoding/xml could not
+// decode (at where): the catalogue error a decoder's CharsetReader gave
+// (metadataDoc), which says what is wrong, else the generic one with err
+// as its cause.
+func unreadableMetadata(where string, err error) error {
+	if ae := (*apierr.Error)(nil); errors.As(err, &ae) {
+		return ae
+	}
+	return apierr.Wrap(apierr.InvalidXMLFromSAMLMetadataURL, fmt.Errorf("%s: %w", where, err))
 }
 
 // metadataAttributes are the attributes idpEntity's entityDescriptor
@@ -516,8 +531,8 @@ var metadataAttributes = map[string][]string{
 // Other attributes are left alone (REFEDS' security contacts carry
 // contactType and remd:contactType together). A document that does not
 // tokenize is left for idpEntity to refuse.
-func repeatedAttribute(body []byte) error {
-	dec := xml.NewDecoder(bytes.NewReader(body))
+func repeatedAttribute(doc *metadataDoc) error {
+	dec := doc.decoder()
 	for depth := 0; ; {
 		tok, err := dec.Token()
 		if err != nil {

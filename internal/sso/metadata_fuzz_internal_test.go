@@ -18,6 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/unicode"
+
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/clock"
 )
@@ -121,9 +124,14 @@ type metadataEntity struct {
 // metadataFacts reads, with encoding/xml's tokens alone, the
 // EntityDescriptors of a metadata document that an identity provider may
 // be taken from: the root, or the root EntitiesDescriptor's children. The
-// document is read up to its root's end (as readMetadata reads it).
+// document is read up to its root's end (as readMetadata reads it), in
+// the encoding readMetadata reads it in (metadataDoc).
 func metadataFacts(doc []byte) ([]metadataEntity, error) {
-	dec := xml.NewDecoder(bytes.NewReader(doc))
+	text, err := newMetadataDoc(doc)
+	if err != nil {
+		return nil, err
+	}
+	dec := text.decoder()
 	var (
 		path     []xml.Name
 		entities []metadataEntity
@@ -296,6 +304,15 @@ func metadataSeeds(t testing.TB, now time.Time) []string {
 			`Name="urn:mace:example.org:federation" validUntil="` + validUntil + `">` + strings.Join(entities, "") + `</md:EntitiesDescriptor>`
 	}
 	huge := strings.Repeat("a", 4<<10) // more only slows the fuzzer's minimizing
+	encoded := func(enc interface{ String(string) (string, error) }, doc string) string {
+		out, err := enc.String(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	latin1 := strings.Replace(okta("https://idp.uni-münchen.example/idp", "https://idp.uni-münchen.example/sso", ""),
+		`encoding="UTF-8"`, `encoding="ISO-8859-1"`, 1)
 	return []string{
 		adfs,
 		entra,
@@ -326,6 +343,10 @@ func metadataSeeds(t testing.TB, now time.Time) []string {
 		okta("https://idp.example.org/javascript", "javascript:alert(1)", ""),
 		okta("https://idp.example.org/empty", "   ", ""),
 		okta("  ", "https://idp.example.org/sso", ""),
+		// Encodings: Latin-1 and UTF-16 (read), Shift_JIS (refused).
+		encoded(charmap.ISO8859_1.NewEncoder(), latin1),
+		encoded(unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewEncoder(), strings.Replace(latin1, "ISO-8859-1", "UTF-16", 1)),
+		strings.Replace(latin1, "ISO-8859-1", "Shift_JIS", 1),
 		"",
 		"<",
 	}
