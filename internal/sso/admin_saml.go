@@ -127,6 +127,9 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 		}
 		c.IdentityProvider = idp
 	}
+	if err := checkSAMLLengths(u); err != nil {
+		return err
+	}
 	if u.IdPEntityID != nil {
 		cfg.IdPEntityID = strings.TrimSpace(*u.IdPEntityID)
 	}
@@ -138,10 +141,8 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 		cfg.IdPSSOURL = v
 	}
 	if u.AttributeMapping != nil {
-		for k, v := range u.AttributeMapping {
-			if _, ok := v.(string); !ok {
-				return apierr.Invalid("attribute_mapping", fmt.Sprintf("attribute_mapping.%s must name an attribute (a string).", k))
-			}
+		if err := checkAttributeMapping(u.AttributeMapping, "an attribute"); err != nil {
+			return err
 		}
 		cfg.AttributeMapping = u.AttributeMapping
 	}
@@ -206,6 +207,28 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 	}
 	if u.AllowGatewayCallback != nil {
 		cfg.AllowGatewayCallback = *u.AllowGatewayCallback
+	}
+	return nil
+}
+
+// checkSAMLLengths refuses an update of a SAML connection setting a text
+// over its bound (bounds.go). The PEM texts are bounded as sent, before
+// anything parses them.
+func checkSAMLLengths(u samlUpdate) error {
+	for _, f := range []struct {
+		name string
+		v    *string
+		max  int
+	}{{"idp_entity_id", u.IdPEntityID, MaxIDBytes}, {"idp_sso_url", u.IdPSSOURL, MaxURLBytes},
+		{"alternative_audience_uri", u.AlternativeAudienceURI, MaxURLBytes}, {"alternative_acs_url", u.AlternativeACSURL, MaxURLBytes},
+		{"nameid_format", u.NameIDFormat, MaxIDBytes}, {"x509_certificate", u.X509Certificate, MaxPEMBytes},
+		{"signing_private_key", u.SigningPrivateKey, MaxPEMBytes}, {"saml_encryption_private_key", u.SAMLEncryptionPrivateKey, MaxPEMBytes}} {
+		if f.v == nil {
+			continue
+		}
+		if err := checkLength(f.name, strings.TrimSpace(*f.v), f.max); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -276,6 +299,9 @@ func (s *Service) checkImplicitRoles(ctx context.Context, q store.Querier, org *
 		if strings.TrimSpace(a.Group) == "" {
 			return apierr.Invalid(fields[1], "Every group assignment needs a group.")
 		}
+		if len(a.Group) > MaxIDBytes {
+			return apierr.Invalid(fields[1], fmt.Sprintf("A group assignment's group must be at most %d bytes.", MaxIDBytes))
+		}
 		groupIDs = append(groupIDs, a.RoleID)
 	}
 	if err := s.d.Orgs.CheckRoles(ctx, q, org, fields[0], connIDs); err != nil {
@@ -300,6 +326,9 @@ func (h Handlers) UpdateSAMLByURL(r *http.Request) (any, error) {
 	// caller who may not update the connection makes no outbound request.
 	t, err := h.authorizeFetch(r, KindSAML)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkLength("metadata_url", u.MetadataURL, MaxURLBytes); err != nil {
 		return nil, err
 	}
 	if err := h.s.checkFetchURL("metadata_url", u.MetadataURL); err != nil {
@@ -430,6 +459,14 @@ func (s *Service) readMetadata(body []byte) (*idpMetadata, error) {
 			md.ssoURL = strings.TrimSpace(sso.Location)
 			break
 		}
+	}
+	// Bounded as an update naming them would be (checkSAMLLengths), but
+	// said of the metadata: this request has not sent those fields.
+	if len(md.entityID) > MaxIDBytes {
+		return nil, tooLongInMetadata("EntityDescriptor entityID", MaxIDBytes)
+	}
+	if len(md.ssoURL) > MaxURLBytes {
+		return nil, tooLongInMetadata("HTTP-Redirect SingleSignOnService Location", MaxURLBytes)
 	}
 	if md.certs, err = s.signingCerts(ed.IDPSSODescriptor); err != nil {
 		return nil, err
@@ -575,6 +612,9 @@ func (s *Service) signingCerts(idp *idpSSODescriptor) ([]string, error) {
 	var texts []string
 	for _, kd := range idp.KeyDescriptors {
 		if certs := kd.KeyInfo.X509Data.Certificates; (kd.Use == "" || kd.Use == "signing") && len(certs) > 0 {
+			if len(strings.TrimSpace(certs[0])) > MaxPEMBytes {
+				return nil, tooLongInMetadata("signing KeyDescriptor's X509Certificate", MaxPEMBytes)
+			}
 			texts = append(texts, certs[0])
 		}
 	}
