@@ -5,6 +5,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -205,6 +206,42 @@ func TestSAMLMetadataFieldBounds(t *testing.T) {
 		apptest.Want(t, r, 200, "")
 		if c := r.Body["connection"].(map[string]any); c["idp_entity_id"] != atBound {
 			t.Fatalf("at the bounds: %.300s", r.Raw)
+		}
+	})
+}
+
+// An OpenID provider's discovery document whose endpoint is over
+// MaxURLBytes is not used (the update's discovery warning): its endpoints
+// would be stored as an update naming them would, unbounded. The same
+// document with the endpoint shorter is used, so it is the length.
+func TestOIDCDiscoveryFieldBounds(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		mux := http.NewServeMux()
+		srv := httptest.NewServer(mux)
+		t.Cleanup(srv.Close)
+		for name, n := range map[string]int{"long": sso.MaxURLBytes + 1, "short": 64} {
+			issuer := srv.URL + "/" + name
+			mux.HandleFunc("/"+name+"/.well-known/openid-configuration", func(w http.ResponseWriter, _ *http.Request) {
+				writeJSON(w, map[string]any{"issuer": issuer, "authorization_endpoint": issuer + "/authorize",
+					"token_endpoint": long(issuer+"/token?pad=", n), "jwks_uri": issuer + "/jwks"})
+			})
+		}
+		orgID := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		admin := orgAdmin(t, e, orgID)
+		r := e.SDK(http.MethodPost, "/b2b/sso/oidc", map[string]any{"display_name": "Acme"}, admin)
+		apptest.Want(t, r, 200, "")
+		oidcID := r.Data()["connection"].(map[string]any)["connection_id"].(string)
+
+		r = e.SDK(http.MethodPut, "/b2b/sso/oidc/"+oidcID, map[string]any{"issuer": srv.URL + "/long"}, admin)
+		apptest.Want(t, r, 200, "")
+		if w, _ := r.Data()["warning"].(string); !strings.Contains(w, "could not be read") ||
+			r.Data()["connection"].(map[string]any)["token_url"] != "" {
+			t.Fatalf("a discovered endpoint over the bound: %.400s", r.Raw)
+		}
+		r = e.SDK(http.MethodPut, "/b2b/sso/oidc/"+oidcID, map[string]any{"issuer": srv.URL + "/short"}, admin)
+		apptest.Want(t, r, 200, "")
+		if w, _ := r.Data()["warning"].(string); w != "" || r.Data()["connection"].(map[string]any)["token_url"] != long(srv.URL+"/short/token?pad=", 64) {
+			t.Fatalf("a discovered endpoint under the bound: %.400s", r.Raw)
 		}
 	})
 }
