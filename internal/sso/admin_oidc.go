@@ -47,6 +47,11 @@ func (h Handlers) UpdateOIDC(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Bounded before anything is fetched, the issuer's discovery document
+	// included.
+	if err := checkOIDCLengths(u); err != nil {
+		return nil, err
+	}
 	if u.Issuer != nil && strings.TrimSpace(*u.Issuer) != "" {
 		if err := h.s.checkFetchURL("issuer", strings.TrimSpace(*u.Issuer)); err != nil {
 			return nil, err
@@ -100,6 +105,9 @@ const (
 
 func (s *Service) applyOIDC(c *conn, u oidcUpdate, disc *discoveryDoc, check func(field, v string) error) error {
 	cfg := c.OIDC
+	if err := checkOIDCLengths(u); err != nil {
+		return err
+	}
 	if err := updateDisplayName(&c.DisplayName, u.DisplayName); err != nil {
 		return err
 	}
@@ -173,12 +181,41 @@ func (s *Service) applyOIDC(c *conn, u oidcUpdate, disc *discoveryDoc, check fun
 		cfg.CustomScopes = strings.Join(strings.Fields(*u.CustomScopes), " ")
 	}
 	if u.AttributeMapping != nil {
-		for k, v := range u.AttributeMapping {
-			if _, ok := v.(string); !ok {
-				return apierr.Invalid("attribute_mapping", fmt.Sprintf("attribute_mapping.%s must name a claim (a string).", k))
-			}
+		if err := checkAttributeMapping(u.AttributeMapping, "a claim"); err != nil {
+			return err
 		}
 		cfg.AttributeMapping = u.AttributeMapping
+	}
+	return nil
+}
+
+// checkOIDCLengths refuses an update of an OIDC connection setting a text
+// over its bound (bounds.go). Values are measured as stored: trimmed, the
+// client secret as sent, the scopes joined by single spaces.
+func checkOIDCLengths(u oidcUpdate) error {
+	for _, f := range []struct {
+		name string
+		v    *string
+		max  int
+	}{{"issuer", u.Issuer, MaxURLBytes}, {"authorization_url", u.AuthorizationURL, MaxURLBytes},
+		{"token_url", u.TokenURL, MaxURLBytes}, {"userinfo_url", u.UserinfoURL, MaxURLBytes}, {"jwks_url", u.JWKSURL, MaxURLBytes},
+		{"client_id", u.ClientID, MaxIDBytes}} {
+		if f.v == nil {
+			continue
+		}
+		if err := checkLength(f.name, strings.TrimSpace(*f.v), f.max); err != nil {
+			return err
+		}
+	}
+	if u.ClientSecret != nil {
+		if err := checkLength("client_secret", *u.ClientSecret, MaxIDBytes); err != nil {
+			return err
+		}
+	}
+	if u.CustomScopes != nil {
+		if err := checkLength("custom_scopes", strings.Join(strings.Fields(*u.CustomScopes), " "), MaxURLBytes); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -262,6 +299,12 @@ func (s *Service) discover(ctx context.Context, issuer string) (*discoveryDoc, e
 	}
 	if d.AuthorizationEndpoint == "" || d.TokenEndpoint == "" || d.JWKSURI == "" {
 		return nil, fmt.Errorf("endpoints missing")
+	}
+	// Stored as an update naming them would store them (checkOIDCLengths).
+	for _, v := range []string{d.Issuer, d.AuthorizationEndpoint, d.TokenEndpoint, d.UserinfoEndpoint, d.JWKSURI} {
+		if len(v) > MaxURLBytes {
+			return nil, fmt.Errorf("a value of %d bytes, over %d", len(v), MaxURLBytes)
+		}
 	}
 	// The endpoints this server fetches meet the rule the administrator's
 	// own would (checkFetchURL): the document is the issuer's word, and

@@ -1,9 +1,9 @@
 package sso
 
 import (
-	"bytes"
 	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -16,7 +16,6 @@ import (
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/store"
-	"github.com/russellhaering/gosaml2/types"
 )
 
 type samlUpdate struct {
@@ -128,6 +127,9 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 		}
 		c.IdentityProvider = idp
 	}
+	if err := checkSAMLLengths(u); err != nil {
+		return err
+	}
 	if u.IdPEntityID != nil {
 		cfg.IdPEntityID = strings.TrimSpace(*u.IdPEntityID)
 	}
@@ -139,10 +141,8 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 		cfg.IdPSSOURL = v
 	}
 	if u.AttributeMapping != nil {
-		for k, v := range u.AttributeMapping {
-			if _, ok := v.(string); !ok {
-				return apierr.Invalid("attribute_mapping", fmt.Sprintf("attribute_mapping.%s must name an attribute (a string).", k))
-			}
+		if err := checkAttributeMapping(u.AttributeMapping, "an attribute"); err != nil {
+			return err
 		}
 		cfg.AttributeMapping = u.AttributeMapping
 	}
@@ -207,6 +207,28 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 	}
 	if u.AllowGatewayCallback != nil {
 		cfg.AllowGatewayCallback = *u.AllowGatewayCallback
+	}
+	return nil
+}
+
+// checkSAMLLengths refuses an update of a SAML connection setting a text
+// over its bound (bounds.go). The PEM texts are bounded as sent, before
+// anything parses them.
+func checkSAMLLengths(u samlUpdate) error {
+	for _, f := range []struct {
+		name string
+		v    *string
+		max  int
+	}{{"idp_entity_id", u.IdPEntityID, MaxIDBytes}, {"idp_sso_url", u.IdPSSOURL, MaxURLBytes},
+		{"alternative_audience_uri", u.AlternativeAudienceURI, MaxURLBytes}, {"alternative_acs_url", u.AlternativeACSURL, MaxURLBytes},
+		{"nameid_format", u.NameIDFormat, MaxIDBytes}, {"x509_certificate", u.X509Certificate, MaxPEMBytes},
+		{"signing_private_key", u.SigningPrivateKey, MaxPEMBytes}, {"saml_encryption_private_key", u.SAMLEncryptionPrivateKey, MaxPEMBytes}} {
+		if f.v == nil {
+			continue
+		}
+		if err := checkLength(f.name, strings.TrimSpace(*f.v), f.max); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -277,6 +299,9 @@ func (s *Service) checkImplicitRoles(ctx context.Context, q store.Querier, org *
 		if strings.TrimSpace(a.Group) == "" {
 			return apierr.Invalid(fields[1], "Every group assignment needs a group.")
 		}
+		if len(a.Group) > MaxIDBytes {
+			return apierr.Invalid(fields[1], fmt.Sprintf("A group assignment's group must be at most %d bytes.", MaxIDBytes))
+		}
 		groupIDs = append(groupIDs, a.RoleID)
 	}
 	if err := s.d.Orgs.CheckRoles(ctx, q, org, fields[0], connIDs); err != nil {
@@ -301,6 +326,9 @@ func (h Handlers) UpdateSAMLByURL(r *http.Request) (any, error) {
 	// caller who may not update the connection makes no outbound request.
 	t, err := h.authorizeFetch(r, KindSAML)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkLength("metadata_url", u.MetadataURL, MaxURLBytes); err != nil {
 		return nil, err
 	}
 	if err := h.s.checkFetchURL("metadata_url", u.MetadataURL); err != nil {
@@ -344,8 +372,44 @@ const bindingRedirect = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect"
 // EntitiesDescriptor, as older Keycloak endpoints serve one identity
 // provider's. Only its direct EntityDescriptor children are read.
 type entitiesDescriptor struct {
-	XMLName  xml.Name                 `xml:"urn:oasis:names:tc:SAML:2.0:metadata EntitiesDescriptor"`
-	Entities []types.EntityDescriptor `xml:"urn:oasis:names:tc:SAML:2.0:metadata EntityDescriptor"`
+	XMLName  xml.Name           `xml:"urn:oasis:names:tc:SAML:2.0:metadata EntitiesDescriptor"`
+	Entities []entityDescriptor `xml:"urn:oasis:names:tc:SAML:2.0:metadata EntityDescriptor"`
+}
+
+// entityDescriptor is what readMetadata reads of an EntityDescriptor,
+// and nothing more: gosaml2's types.EntityDescriptor also parses
+// validUntil, as RFC 3339, so a schema-valid xs:dateTime without a zone
+// (or any value it could not parse) refused the whole document. Its
+// elements are matched in their namespaces (metadata, xmldsig): an
+// element of another namespace is not the one SAML defines, and is passed
+// over.
+type entityDescriptor struct {
+	XMLName  xml.Name `xml:"urn:oasis:names:tc:SAML:2.0:metadata EntityDescriptor"`
+	EntityID string   `xml:"entityID,attr"`
+	// IDPSSODescriptor gathers the endpoints and keys of every
+	// IDPSSODescriptor of the entity (encoding/xml decodes a repeated
+	// element into the one field).
+	IDPSSODescriptor *idpSSODescriptor `xml:"urn:oasis:names:tc:SAML:2.0:metadata IDPSSODescriptor"`
+}
+
+type idpSSODescriptor struct {
+	KeyDescriptors       []keyDescriptor `xml:"urn:oasis:names:tc:SAML:2.0:metadata KeyDescriptor"`
+	SingleSignOnServices []ssoEndpoint   `xml:"urn:oasis:names:tc:SAML:2.0:metadata SingleSignOnService"`
+}
+
+type ssoEndpoint struct {
+	Binding  string `xml:"Binding,attr"`
+	Location string `xml:"Location,attr"`
+}
+
+type keyDescriptor struct {
+	Use     string `xml:"use,attr"`
+	KeyInfo struct {
+		X509Data struct {
+			// Certificates are base64 DER, as X509Certificate holds it.
+			Certificates []string `xml:"http://www.w3.org/2000/09/xmldsig# X509Certificate"`
+		} `xml:"http://www.w3.org/2000/09/xmldsig# X509Data"`
+	} `xml:"http://www.w3.org/2000/09/xmldsig# KeyInfo"`
 }
 
 func (s *Service) fetchMetadata(ctx context.Context, u string) (*idpMetadata, error) {
@@ -372,6 +436,13 @@ func (s *Service) fetchMetadata(ctx context.Context, u string) (*idpMetadata, er
 // a URL its organization's administrator names, so untrusted): its entity
 // id, first HTTP-Redirect SSO URL and signing certificates, or a catalogue
 // error saying what the document lacks.
+//
+// The document's validUntil and cacheDuration are not read, and a
+// validUntil passed does not refuse it: the document is fetched once, live,
+// over HTTPS from the URL the administrator names, and only three values
+// are copied from it, which the administrator sees in the answer; static
+// metadata templates identity providers hand out carry dates long passed.
+// The certificates' own validity is checked (signingCerts).
 func (s *Service) readMetadata(body []byte) (*idpMetadata, error) {
 	ed, err := idpEntity(body)
 	if err != nil {
@@ -388,6 +459,14 @@ func (s *Service) readMetadata(body []byte) (*idpMetadata, error) {
 			md.ssoURL = strings.TrimSpace(sso.Location)
 			break
 		}
+	}
+	// Bounded as an update naming them would be (checkSAMLLengths), but
+	// said of the metadata: this request has not sent those fields.
+	if len(md.entityID) > MaxIDBytes {
+		return nil, tooLongInMetadata("EntityDescriptor entityID", MaxIDBytes)
+	}
+	if len(md.ssoURL) > MaxURLBytes {
+		return nil, tooLongInMetadata("HTTP-Redirect SingleSignOnService Location", MaxURLBytes)
 	}
 	if md.certs, err = s.signingCerts(ed.IDPSSODescriptor); err != nil {
 		return nil, err
@@ -410,27 +489,31 @@ func (s *Service) readMetadata(body []byte) (*idpMetadata, error) {
 // has an IDPSSODescriptor. encoding/xml expands no DTD or custom entity
 // (an unknown entity reference is an error), so a document cannot grow
 // past the fetch's size cap while it is parsed.
-func idpEntity(body []byte) (*types.EntityDescriptor, error) {
-	if err := repeatedAttribute(body); err != nil {
+func idpEntity(body []byte) (*entityDescriptor, error) {
+	doc, err := newMetadataDoc(body)
+	if err != nil {
 		return nil, err
 	}
-	dec := xml.NewDecoder(bytes.NewReader(body))
+	if err := repeatedAttribute(doc); err != nil {
+		return nil, err
+	}
+	dec := doc.decoder()
 	var root xml.StartElement
 	for {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, apierr.Wrap(apierr.InvalidXMLFromSAMLMetadataURL, fmt.Errorf("no root element: %w", err))
+			return nil, unreadableMetadata("no root element", err)
 		}
 		if se, ok := tok.(xml.StartElement); ok {
 			root = se
 			break
 		}
 	}
-	var found []*types.EntityDescriptor
+	var found []*entityDescriptor
 	if root.Name.Local == "EntitiesDescriptor" {
 		var all entitiesDescriptor
 		if err := dec.DecodeElement(&all, &root); err != nil {
-			return nil, apierr.Wrap(apierr.InvalidXMLFromSAMLMetadataURL, fmt.Errorf("EntitiesDescriptor: %w", err))
+			return nil, unreadableMetadata("EntitiesDescriptor", err)
 		}
 		for i := range all.Entities {
 			if all.Entities[i].IDPSSODescriptor != nil {
@@ -438,9 +521,9 @@ func idpEntity(body []byte) (*types.EntityDescriptor, error) {
 			}
 		}
 	} else {
-		var ed types.EntityDescriptor
+		var ed entityDescriptor
 		if err := dec.DecodeElement(&ed, &root); err != nil {
-			return nil, apierr.Wrap(apierr.InvalidXMLFromSAMLMetadataURL, fmt.Errorf("EntityDescriptor: %w", err))
+			return nil, unreadableMetadata("EntityDescriptor", err)
 		}
 		if ed.IDPSSODescriptor != nil {
 			found = append(found, &ed)
@@ -458,8 +541,19 @@ func idpEntity(body []byte) (*types.EntityDescriptor, error) {
 		"providers (an EntitiesDescriptor): give the metadata URL of the identity provider's own entity.", len(found)))
 }
 
-// metadataAttributes are the attributes idpEntity's gosaml2 types read,
-// by element. encoding/xml fills each from any attribute of that local
+// unreadableMetadata is the refusal of metadata encoding/xml could not
+// decode (at where): the catalogue error a decoder's CharsetReader gave
+// (metadataDoc), which says what is wrong, else the generic one with err
+// as its cause.
+func unreadableMetadata(where string, err error) error {
+	if ae := (*apierr.Error)(nil); errors.As(err, &ae) {
+		return ae
+	}
+	return apierr.Wrap(apierr.InvalidXMLFromSAMLMetadataURL, fmt.Errorf("%s: %w", where, err))
+}
+
+// metadataAttributes are the attributes idpEntity's entityDescriptor
+// reads, by element. encoding/xml fills each from any attribute of that local
 // name, whatever its namespace, the last one winning.
 var metadataAttributes = map[string][]string{
 	"EntityDescriptor":    {"entityID"},
@@ -474,8 +568,8 @@ var metadataAttributes = map[string][]string{
 // Other attributes are left alone (REFEDS' security contacts carry
 // contactType and remd:contactType together). A document that does not
 // tokenize is left for idpEntity to refuse.
-func repeatedAttribute(body []byte) error {
-	dec := xml.NewDecoder(bytes.NewReader(body))
+func repeatedAttribute(doc *metadataDoc) error {
+	dec := doc.decoder()
 	for depth := 0; ; {
 		tok, err := dec.Token()
 		if err != nil {
@@ -514,11 +608,14 @@ func repeatedAttribute(body []byte) error {
 // is the answer. One that does not parse is passed over; when none does,
 // the first is returned for addVerificationCerts to refuse, as an uploaded
 // one is.
-func (s *Service) signingCerts(idp *types.IDPSSODescriptor) ([]string, error) {
+func (s *Service) signingCerts(idp *idpSSODescriptor) ([]string, error) {
 	var texts []string
 	for _, kd := range idp.KeyDescriptors {
-		if (kd.Use == "" || kd.Use == "signing") && len(kd.KeyInfo.X509Data.X509Certificates) > 0 {
-			texts = append(texts, kd.KeyInfo.X509Data.X509Certificates[0].Data)
+		if certs := kd.KeyInfo.X509Data.Certificates; (kd.Use == "" || kd.Use == "signing") && len(certs) > 0 {
+			if len(strings.TrimSpace(certs[0])) > MaxPEMBytes {
+				return nil, tooLongInMetadata("signing KeyDescriptor's X509Certificate", MaxPEMBytes)
+			}
+			texts = append(texts, certs[0])
 		}
 	}
 	now, expired, weak, parsed := s.d.Clock.Now(), "", "", false

@@ -211,11 +211,13 @@ func (h Handlers) CreateExternal(r *http.Request) (any, error) {
 	p, orgID := who.Project, who.Organization.OrganizationID
 	x := &externalConfig{ExternalOrganizationID: strings.TrimSpace(req.ExternalOrganizationID),
 		ExternalConnectionID: strings.TrimSpace(req.ExternalConnectionID)}
-	if err := httpapi.Required("external_organization_id", x.ExternalOrganizationID); err != nil {
-		return nil, err
-	}
-	if err := httpapi.Required("external_connection_id", x.ExternalConnectionID); err != nil {
-		return nil, err
+	for _, f := range [][2]string{{"external_organization_id", x.ExternalOrganizationID}, {"external_connection_id", x.ExternalConnectionID}} {
+		if err := httpapi.Required(f[0], f[1]); err != nil {
+			return nil, err
+		}
+		if err := checkLength(f[0], f[1], MaxIDBytes); err != nil {
+			return nil, err
+		}
 	}
 	name, err := checkDisplayName(req.DisplayName)
 	if err != nil {

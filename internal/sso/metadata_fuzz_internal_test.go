@@ -18,6 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/unicode"
+
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/clock"
 )
@@ -121,9 +124,14 @@ type metadataEntity struct {
 // metadataFacts reads, with encoding/xml's tokens alone, the
 // EntityDescriptors of a metadata document that an identity provider may
 // be taken from: the root, or the root EntitiesDescriptor's children. The
-// document is read up to its root's end (as readMetadata reads it).
+// document is read up to its root's end (as readMetadata reads it), in
+// the encoding readMetadata reads it in (metadataDoc).
 func metadataFacts(doc []byte) ([]metadataEntity, error) {
-	dec := xml.NewDecoder(bytes.NewReader(doc))
+	text, err := newMetadataDoc(doc)
+	if err != nil {
+		return nil, err
+	}
+	dec := text.decoder()
 	var (
 		path     []xml.Name
 		entities []metadataEntity
@@ -296,6 +304,15 @@ func metadataSeeds(t testing.TB, now time.Time) []string {
 			`Name="urn:mace:example.org:federation" validUntil="` + validUntil + `">` + strings.Join(entities, "") + `</md:EntitiesDescriptor>`
 	}
 	huge := strings.Repeat("a", 4<<10) // more only slows the fuzzer's minimizing
+	encoded := func(enc interface{ String(string) (string, error) }, doc string) string {
+		out, err := enc.String(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	latin1 := strings.Replace(okta("https://idp.uni-münchen.example/idp", "https://idp.uni-münchen.example/sso", ""),
+		`encoding="UTF-8"`, `encoding="ISO-8859-1"`, 1)
 	return []string{
 		adfs,
 		entra,
@@ -303,6 +320,9 @@ func metadataSeeds(t testing.TB, now time.Time) []string {
 		// Google's carries a validUntil, and one in the past.
 		okta("https://accounts.google.com/o/saml2?idpid=C01abc234", "https://accounts.google.com/o/saml2/idp?idpid=C01abc234",
 			`validUntil="2028-03-01T12:00:00.000Z" `),
+		// validUntil is not read: schema-valid without a zone, and garbage.
+		okta("https://idp.example.org/no-zone", "https://idp.example.org/sso", `validUntil="2028-03-01T12:00:00" cacheDuration="PT5H" `),
+		okta("https://idp.example.org/garbage-date", "https://idp.example.org/sso", `validUntil="soon" cacheDuration="often" `),
 		// Keycloak's older endpoint: one identity provider beside a service provider.
 		aggregate("2031-01-01T00:00:00Z", sp, idp("https://keycloak.example.org/realms/acme", "keycloak.example.org", mdkd("signing", ec))),
 		// A federation's aggregate: two identity providers.
@@ -323,6 +343,10 @@ func metadataSeeds(t testing.TB, now time.Time) []string {
 		okta("https://idp.example.org/javascript", "javascript:alert(1)", ""),
 		okta("https://idp.example.org/empty", "   ", ""),
 		okta("  ", "https://idp.example.org/sso", ""),
+		// Encodings: Latin-1 and UTF-16 (read), Shift_JIS (refused).
+		encoded(charmap.ISO8859_1.NewEncoder(), latin1),
+		encoded(unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewEncoder(), strings.Replace(latin1, "ISO-8859-1", "UTF-16", 1)),
+		strings.Replace(latin1, "ISO-8859-1", "Shift_JIS", 1),
 		"",
 		"<",
 	}
