@@ -93,9 +93,11 @@ type authRequest struct {
 	SessionDurationMinutes *int   `json:"session_duration_minutes"`
 	PKCECodeVerifier       string `json:"pkce_code_verifier"`
 	IntermediateSession    string `json:"intermediate_session_token"`
-	Locale                 string `json:"locale"`
 	session.Held
 	session.ClaimsField
+	// locale is refused when the codes are not written in it, and is the
+	// language of the MFA code the login may text by itself.
+	httpapi.RequestLocale
 }
 
 // handleAuthenticate serves POST b2b/oauth/authenticate on both faces.
@@ -137,6 +139,7 @@ func (m *Module) redeem(ctx context.Context, p *project.Project, kind flowtoken.
 // (session.ClaimsField).
 func (m *Module) Authenticate(ctx context.Context, p *project.Project, ip string, req authRequest,
 	claims map[string]any) (*AuthResponse, error) {
+	ctx = req.In(ctx) // the language of an MFA code the login sends
 	duration, err := session.DurationMinutes(ctx, p, req.SessionDurationMinutes)
 	if err != nil {
 		return nil, err
