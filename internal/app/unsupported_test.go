@@ -36,6 +36,7 @@ func TestEveryMethodRefusesWhatItCannotHonour(t *testing.T) {
 			{"discovery organizations", "/b2b/discovery/organizations", map[string]any{}, "login_template_id"},
 			{"SMS code send", "/b2b/otps/sms/send", map[string]any{"organization_id": org, "member_id": "member-x"}, "locale"},
 			{"SSO login", "/b2b/sso/authenticate", map[string]any{"sso_token": "sso-token-x"}, "locale"},
+			{"OAuth login", "/b2b/oauth/authenticate", map[string]any{"oauth_token": "oauth-token-x"}, "locale"},
 			// The widget sends its configured locale on both (spec section 7).
 			{"magic link login", "/b2b/magic_links/authenticate", map[string]any{"magic_links_token": "token-x"}, "locale"},
 			{"password reset", "/b2b/passwords/email/reset",
