@@ -193,19 +193,10 @@ func (s *Service) applyOIDC(c *conn, u oidcUpdate, disc *discoveryDoc, check fun
 // over its bound (bounds.go). Values are measured as stored: trimmed, the
 // client secret as sent, the scopes joined by single spaces.
 func checkOIDCLengths(u oidcUpdate) error {
-	for _, f := range []struct {
-		name string
-		v    *string
-		max  int
-	}{{"issuer", u.Issuer, MaxURLBytes}, {"authorization_url", u.AuthorizationURL, MaxURLBytes},
-		{"token_url", u.TokenURL, MaxURLBytes}, {"userinfo_url", u.UserinfoURL, MaxURLBytes}, {"jwks_url", u.JWKSURL, MaxURLBytes},
-		{"client_id", u.ClientID, MaxIDBytes}} {
-		if f.v == nil {
-			continue
-		}
-		if err := checkLength(f.name, strings.TrimSpace(*f.v), f.max); err != nil {
-			return err
-		}
+	if err := checkTrimmed(bounded{"issuer", u.Issuer, MaxURLBytes}, bounded{"authorization_url", u.AuthorizationURL, MaxURLBytes},
+		bounded{"token_url", u.TokenURL, MaxURLBytes}, bounded{"userinfo_url", u.UserinfoURL, MaxURLBytes},
+		bounded{"jwks_url", u.JWKSURL, MaxURLBytes}, bounded{"client_id", u.ClientID, MaxIDBytes}); err != nil {
+		return err
 	}
 	if u.ClientSecret != nil {
 		if err := checkLength("client_secret", *u.ClientSecret, MaxIDBytes); err != nil {

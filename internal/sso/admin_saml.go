@@ -215,22 +215,11 @@ func (s *Service) applySAML(c *conn, u samlUpdate) error {
 // over its bound (bounds.go). The PEM texts are bounded as sent, before
 // anything parses them.
 func checkSAMLLengths(u samlUpdate) error {
-	for _, f := range []struct {
-		name string
-		v    *string
-		max  int
-	}{{"idp_entity_id", u.IdPEntityID, MaxIDBytes}, {"idp_sso_url", u.IdPSSOURL, MaxURLBytes},
-		{"alternative_audience_uri", u.AlternativeAudienceURI, MaxURLBytes}, {"alternative_acs_url", u.AlternativeACSURL, MaxURLBytes},
-		{"nameid_format", u.NameIDFormat, MaxIDBytes}, {"x509_certificate", u.X509Certificate, MaxPEMBytes},
-		{"signing_private_key", u.SigningPrivateKey, MaxPEMBytes}, {"saml_encryption_private_key", u.SAMLEncryptionPrivateKey, MaxPEMBytes}} {
-		if f.v == nil {
-			continue
-		}
-		if err := checkLength(f.name, strings.TrimSpace(*f.v), f.max); err != nil {
-			return err
-		}
-	}
-	return nil
+	return checkTrimmed(bounded{"idp_entity_id", u.IdPEntityID, MaxIDBytes}, bounded{"idp_sso_url", u.IdPSSOURL, MaxURLBytes},
+		bounded{"alternative_audience_uri", u.AlternativeAudienceURI, MaxURLBytes},
+		bounded{"alternative_acs_url", u.AlternativeACSURL, MaxURLBytes}, bounded{"nameid_format", u.NameIDFormat, MaxIDBytes},
+		bounded{"x509_certificate", u.X509Certificate, MaxPEMBytes}, bounded{"signing_private_key", u.SigningPrivateKey, MaxPEMBytes},
+		bounded{"saml_encryption_private_key", u.SAMLEncryptionPrivateKey, MaxPEMBytes})
 }
 
 // addVerificationCerts adds the identity provider's certificates texts to

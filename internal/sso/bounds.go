@@ -2,6 +2,7 @@ package sso
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 )
@@ -31,6 +32,27 @@ const (
 	// reads five (email, first_name, last_name, name, groups).
 	MaxAttributeMappings = 64
 )
+
+// bounded is one optional text field of an update and its bound.
+type bounded struct {
+	name string
+	v    *string
+	max  int
+}
+
+// checkTrimmed refuses the first of fields that is set and, trimmed as
+// it is stored, longer than its bound.
+func checkTrimmed(fields ...bounded) error {
+	for _, f := range fields {
+		if f.v == nil {
+			continue
+		}
+		if err := checkLength(f.name, strings.TrimSpace(*f.v), f.max); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // checkLength refuses v, the value of field, when it is longer than max
 // bytes (invalid_request naming the field).
