@@ -57,7 +57,8 @@ type Env struct {
 	// them. Browser gives a test a second browser.
 	Jar http.CookieJar
 
-	logs *syncbuf.Buffer
+	logs    *syncbuf.Buffer
+	secrets *secretSet // what the log must not hold (secrets.go)
 }
 
 // maxLogBytes bounds what a long test keeps of the server's log: the
@@ -120,7 +121,10 @@ func New(t testing.TB, db *store.DB, tweak func(*config.Config)) *Env {
 	if _, bench := t.(*testing.B); bench {
 		out = io.Discard
 	}
-	log := slog.New(slog.NewTextHandler(out, nil))
+	// Debug, the most an operator can turn on (LATCHKEY_LOG_LEVEL): the
+	// log check at the test's end then covers every line the server can
+	// write, successful requests' included.
+	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	widget := fstest.MapFS{"latchkey.js": {Data: []byte("window.Latchkey={};")}}
 	a, err := app.NewWithDB(context.Background(), cfg, db, app.Options{Clock: clk, Logger: log, Widget: widget})
 	if err != nil {
@@ -129,10 +133,13 @@ func New(t testing.TB, db *store.DB, tweak func(*config.Config)) *Env {
 	srv := httptest.NewServer(a.Handler())
 	t.Cleanup(srv.Close)
 	a.Config.BaseURL = srv.URL
-	e := &Env{App: a, Srv: srv, Clock: clk, Jar: newJar(), logs: sink}
+	e := &Env{App: a, Srv: srv, Clock: clk, Jar: newJar(), logs: sink, secrets: newSecretSet()}
 	switch t := t.(type) {
 	case *testing.T:
 		e.T = t
+		// Registered last, so it runs first: before the server and the
+		// database close.
+		defer t.Cleanup(e.checkLogs)
 	case *testing.B:
 		e.B = t
 	}
@@ -174,6 +181,8 @@ func (e *Env) NewProject(name string) *project.Created {
 	if err != nil {
 		e.tb().Fatalf("apptest: create project: %v", err)
 	}
+	e.secrets.markPublic(p.PublicToken)
+	e.secrets.add("project secret", p.Secret)
 	return p
 }
 
@@ -200,16 +209,24 @@ func (r Resp) ErrType() string { s, _ := r.Body["error_type"].(string); return s
 // (Jar), as the browser that follows them would.
 func (e *Env) Do(method, path string, body any, header http.Header, user, pass string) Resp {
 	e.tb().Helper()
+	if e.Project != nil {
+		// EachPair's second server serves the first's project.
+		e.secrets.markPublic(e.Project.PublicToken)
+	}
 	var rd io.Reader
+	var sent bytes.Buffer // a streamed body, recorded once sent
 	switch b := body.(type) {
 	case nil:
 	case string:
 		rd = strings.NewReader(b)
+		e.secrets.addJSON([]byte(b))
 	case io.Reader:
-		rd = b
+		rd = io.TeeReader(b, &sent)
+		defer func() { e.secrets.addJSON(sent.Bytes()) }()
 	default:
 		buf, _ := json.Marshal(b)
 		rd = bytes.NewReader(buf)
+		e.secrets.addJSON(buf)
 	}
 	url := path
 	if strings.HasPrefix(path, "/") {
@@ -226,6 +243,8 @@ func (e *Env) Do(method, path string, body any, header http.Header, user, pass s
 	if user != "" {
 		req.SetBasicAuth(user, pass)
 	}
+	e.secrets.addHeader(req.Header)
+	e.secrets.addURL(req.URL.String())
 	client := *e.Srv.Client()
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	client.Jar = e.Jar
@@ -235,6 +254,8 @@ func (e *Env) Do(method, path string, body any, header http.Header, user, pass s
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
+	e.secrets.addHeader(res.Header)
+	e.secrets.addJSON(raw)
 	CheckSDKAnswer(e.tb(), method, req.URL.Path, res.StatusCode, raw)
 	out := Resp{Status: res.StatusCode, Header: res.Header, Raw: raw}
 	_ = json.Unmarshal(raw, &out.Body)

@@ -1,0 +1,64 @@
+package apptest
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Secret fields are found nested in JSON, in forms, in a redirect's query
+// and fragment and in credentials headers; public values are not taken.
+func TestSecretSetRecordsEveryCarrier(t *testing.T) {
+	t.Parallel()
+	s := newSecretSet()
+	s.markPublic("public-token-test-abc")
+	s.addJSON([]byte(`{"member_id":"member-test-123456","session_token":"tok-session-aaaa",
+		"totp":{"secret":"TOTPSECRETBASE32","qr_code":"data:image/png;base64,xyz","recovery_codes":["rc-1111-2222","rc-3333-4444"]},
+		"client":{"client_secret":"cs-live-secret","client_id":"client-id-visible"},
+		"status_code":200,"public_token":"public-token-test-abc","code":"654321"}`))
+	s.addJSON([]byte("grant_type=authorization_code&code=auth-code-xyz&code_verifier=verifier-xyz&client_id=c1"))
+	s.addURL("http://app.customer.test/login?stytch_token_type=magic_links&token=magic-token-1#access_token=frag-access-1")
+	s.addHeader(http.Header{"Authorization": {"Bearer scim-bearer-1"},
+		"X-Stytch-Member-Session": {"hdr-session-1"}, "Set-Cookie": {"flow=cookie-value-1; Path=/"}})
+	h := http.Header{}
+	(&http.Request{Header: h}).SetBasicAuth("project-test-1", "project-secret-1")
+	s.addAuthorization(h.Get("Authorization"))
+	s.add("basic password", "public-token-test-abc")
+
+	got := s.snapshot()
+	for _, want := range []string{"tok-session-aaaa", "TOTPSECRETBASE32", "rc-1111-2222", "rc-3333-4444",
+		"cs-live-secret", "654321", "auth-code-xyz", "verifier-xyz", "magic-token-1", "frag-access-1",
+		"scim-bearer-1", "hdr-session-1", "cookie-value-1", "project-secret-1"} {
+		if _, ok := got[want]; !ok {
+			t.Errorf("secret %q not recorded", want)
+		}
+	}
+	for _, not := range []string{"member-test-123456", "public-token-test-abc", "client-id-visible",
+		"data:image/png;base64,xyz", "magic_links", "project-test-1", "authorization_code"} {
+		if _, ok := got[not]; ok {
+			t.Errorf("public value %q recorded as a secret", not)
+		}
+	}
+}
+
+// A secret is found as is and URL-escaped; a 6-digit code only as a whole
+// word; short values never; the report masks the value.
+func TestFindLeaks(t *testing.T) {
+	t.Parallel()
+	secrets := map[string]string{"tok-session-aaaa": "session_token", "pa ss/word+1": "password",
+		"123456": "code", "234567": "code", "345678": "code", "456789": "code", "567890": "code", "abc12": "code"}
+	log := `time=2026-03-01T09:00:00.123456Z level=DEBUG msg=http duration=1.234567ms request_id=req-345678x
+path=/v1/x?next=pa+ss%2Fword%2B1 id=member-test-456789-a note=abc12
+msg="bad code" cause="otp 567890. did not match" token=tok-session-aaaa`
+	leaks := findLeaks(log, secrets)
+	want := []string{`field "code", value "56"… (6 chars)`, `field "password", value "pa s"… (12 chars)`,
+		`field "session_token", value "tok-"… (16 chars)`}
+	if strings.Join(leaks, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("leaks:\n%s\nwant:\n%s", strings.Join(leaks, "\n"), strings.Join(want, "\n"))
+	}
+	for _, l := range leaks {
+		if strings.Contains(l, "tok-session-aaaa") || strings.Contains(l, "567890") {
+			t.Fatalf("report prints the secret whole: %s", l)
+		}
+	}
+}
