@@ -8,6 +8,7 @@ import (
 	"net/textproto"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/store/storetest"
@@ -161,5 +162,42 @@ func TestQueueKeepsMailARelayRefuses(t *testing.T) {
 	}
 	if left, err := q.Pending(ctx); left != 0 || err != nil {
 		t.Fatalf("%d left queued (%v), want the unknown mailbox's message dropped", left, err)
+	}
+}
+
+// A server's refusal may quote the message it refuses (a content filter
+// naming the link it blocked, a spam score over the code): the error,
+// which the queue logs and stores, says the refusal without the link, its
+// token or the code. Also when the quoted reply breaks the connection.
+func TestSMTPRefusalDoesNotQuoteTheMessagesSecrets(t *testing.T) {
+	t.Parallel()
+	otp, err := EmailOTPEmail("ada@example.com", CodeData{ProjectName: "Acme", Code: "482913", ExpiresIn: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := "https://app.example.com/authenticate?token=tok_123&type=magic_links"
+	for _, tc := range []struct {
+		m      Email
+		data   string
+		secret []string
+	}{
+		{loginEmail(t, "ada@example.com"), "554 5.7.1 Message rejected: " + link + " is listed in a URIBL",
+			[]string{"tok_123", link}},
+		{loginEmail(t, "ada@example.com"), "550 5.6.0 Content rejected: token=tok_123 looks like phishing",
+			[]string{"tok_123"}},
+		{otp, "554 5.7.1 Spam score 9.1 for text: Your code is 482913.", []string{"482913"}},
+	} {
+		srv := startScriptedSMTP(t, "", tc.data)
+		s := newSMTP(t, "smtp://"+srv.addr, nil)
+		err := s.Send(context.Background(), tc.m)
+		if err == nil || !strings.Contains(err.Error(), tc.data[:3]) || !strings.Contains(err.Error(), tc.data[4:9]) {
+			t.Errorf("%q: %v, want the refusal", tc.data, err)
+			continue
+		}
+		for _, secret := range tc.secret {
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("refusal %q: the error quotes the message's secret %q: %v", tc.data, secret, err)
+			}
+		}
 	}
 }

@@ -314,13 +314,15 @@ func (s *SMTP) SendAll(ctx context.Context, ms []Email) []error {
 	clean := broken == nil
 	for j, err := range refused {
 		if err != nil {
-			errs[index[j]], clean = s.refusal(ctx, err), false
+			errs[index[j]], clean = s.refusal(ctx, err, ms[index[j]]), false
 		}
 	}
 	s.pool.release(pc, len(msgs), clean, s.clock())
 	if broken != nil {
 		for j := len(refused); j < len(msgs); j++ {
-			errs[index[j]] = s.sendError(ctx, broken)
+			// The broken reply may be to the message in progress, or
+			// quote any of the batch's.
+			errs[index[j]] = s.sendError(ctx, broken, ms...)
 		}
 	}
 	return errs
@@ -522,14 +524,15 @@ func (s *SMTP) client(ctx context.Context, pc *smtpConn) (*gomail.Client, error)
 	return gomail.NewClient(s.host, opts...)
 }
 
-// sendError words a delivery failure, with the password redacted.
-func (s *SMTP) sendError(ctx context.Context, err error) error {
+// sendError words a delivery failure, with the password and the secrets
+// of the messages it may quote (ms) redacted.
+func (s *SMTP) sendError(ctx context.Context, err error, ms ...Email) error {
 	if ctx.Err() != nil {
 		// Keep the context's error in the chain so callers can tell a
 		// timeout from a refusal with errors.Is.
-		return fmt.Errorf("notify: smtp: %s:%d: %w (%s)", s.host, s.port, context.Cause(ctx), s.redact(err))
+		return fmt.Errorf("notify: smtp: %s:%d: %w (%s)", s.host, s.port, context.Cause(ctx), s.redact(err, ms...))
 	}
-	return fmt.Errorf("notify: smtp: %s:%d: %s", s.host, s.port, s.redact(err))
+	return fmt.Errorf("notify: smtp: %s:%d: %s", s.host, s.port, s.redact(err, ms...))
 }
 
 // refusal words the server's refusal of one message: the ones ownRefusal
@@ -539,12 +542,15 @@ func (s *SMTP) sendError(ctx context.Context, err error) error {
 // once an operator has fixed the server or its configuration; dropping
 // every queued message meanwhile would lose invitations and resets for
 // good.
-func (s *SMTP) refusal(ctx context.Context, err error) error {
+//
+// A content filter's reply may quote the message (the link it blocked,
+// the text it scored), so m's secrets are redacted from it too.
+func (s *SMTP) refusal(ctx context.Context, err error, m Email) error {
 	var own undeliverable
 	if errors.As(err, &own) {
-		return fmt.Errorf("notify: smtp: %s:%d: %w: %s", s.host, s.port, ErrUndeliverable, s.redact(err))
+		return fmt.Errorf("notify: smtp: %s:%d: %w: %s", s.host, s.port, ErrUndeliverable, s.redact(err, m))
 	}
-	return s.sendError(ctx, err)
+	return s.sendError(ctx, err, m)
 }
 
 // dialFunc connects (with TLS for smtps) into pc and binds the connection
@@ -570,16 +576,16 @@ func (s *SMTP) dialFunc(ctx context.Context, tlsConf *tls.Config, pc *smtpConn) 
 	}
 }
 
-// redact flattens err to text with the password removed. Servers do not
-// normally echo credentials, but an error string ends up in logs, so it is
-// not left to chance; the flattening drops the chain so no wrapped value can
-// reveal the password either.
-func (s *SMTP) redact(err error) string {
+// redact flattens err to text with the password and the secrets of ms
+// (scrubMessages) removed. Servers do not normally echo credentials, but an
+// error string ends up in logs, so it is not left to chance; the flattening
+// drops the chain so no wrapped value can reveal the password either.
+func (s *SMTP) redact(err error, ms ...Email) string {
 	msg := err.Error()
 	if s.pass != "" {
-		msg = strings.ReplaceAll(msg, s.pass, "[redacted]")
+		msg = strings.ReplaceAll(msg, s.pass, redactedText)
 	}
-	return msg
+	return scrubMessages(msg, ms)
 }
 
 func (s *SMTP) message(m Email) (*gomail.Msg, error) {
