@@ -136,7 +136,11 @@ func (o *oidcProvider) fromUserInfo(ctx context.Context, tok *oauth2.Token, id *
 	ctx = oidc.ClientContext(ctx, o.http)
 	info, err := o.provider.UserInfo(ctx, oauth2.StaticTokenSource(tok))
 	if err != nil {
-		return fmt.Errorf("%w: userinfo: %v", ErrProvider, err)
+		// go-oidc quotes the refusal's whole body, which may quote the
+		// token it was shown: scrubbed as a token endpoint's answer is.
+		raw, _ := tok.Extra("id_token").(string)
+		return fmt.Errorf("%w: userinfo: %s", ErrProvider,
+			scrub(withoutURL(err).Error(), []string{tok.AccessToken, tok.RefreshToken, raw}))
 	}
 	if info.Subject != id.Subject {
 		return fmt.Errorf("%w: userinfo subject differs from the id token's", ErrProvider)

@@ -1,0 +1,70 @@
+package providers
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"golang.org/x/oauth2"
+)
+
+// maxDescription caps the provider's error_description in an error.
+const maxDescription = 200
+
+// credentialRE is a run that looks like a credential: 20 or more
+// characters of the alphabets tokens, codes and JWTs are written in.
+var credentialRE = regexp.MustCompile(`[A-Za-z0-9._~+/=-]{20,}`)
+
+// endpointError words a token endpoint's failure for the error that the
+// oauth package logs as a refused callback's or a failed refresh's cause.
+// x/oauth2's own *RetrieveError prints the answer's whole body when it is
+// not OAuth's error JSON, and a provider's error_description may quote
+// what it was sent (the code, the refresh token, the verifier): so only
+// the status, the OAuth error code and the description with sent removed
+// and every credential-looking run redacted are kept, and of a body that
+// is not OAuth's error its content type and length. Other errors (the
+// connection's) pass through withoutURL.
+func endpointError(err error, sent ...string) error {
+	var re *oauth2.RetrieveError
+	if !errors.As(err, &re) {
+		return withoutURL(err)
+	}
+	status := "no answer"
+	if re.Response != nil {
+		status = re.Response.Status
+	}
+	if re.ErrorCode == "" {
+		ct := "no content type"
+		if re.Response != nil && re.Response.Header.Get("Content-Type") != "" {
+			ct, _, _ = strings.Cut(re.Response.Header.Get("Content-Type"), ";")
+		}
+		return fmt.Errorf("token endpoint answered %s (%s, %d bytes)", status, scrub(ct, sent), len(re.Body))
+	}
+	msg := fmt.Sprintf("token endpoint answered %s: error %q", status, scrub(re.ErrorCode, sent))
+	if d := scrub(re.ErrorDescription, sent); d != "" {
+		msg += fmt.Sprintf(" (%q)", d)
+	}
+	return errors.New(msg)
+}
+
+// scrub is s without the values of sent, credential-looking runs
+// redacted, capped at maxDescription bytes.
+func scrub(s string, sent []string) string {
+	for _, v := range sent {
+		if v != "" {
+			s = strings.ReplaceAll(s, v, "[redacted]")
+		}
+	}
+	s = credentialRE.ReplaceAllStringFunc(s, func(run string) string {
+		if strings.ContainsAny(run, "0123456789") && strings.ContainsAny(run, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+			return "[redacted]"
+		}
+		return run
+	})
+	s = strings.ToValidUTF8(strings.TrimSpace(s), "?")
+	if len(s) > maxDescription {
+		s = strings.ToValidUTF8(s[:maxDescription], "") + "..."
+	}
+	return s
+}
