@@ -16,6 +16,7 @@ import (
 	"github.com/latchkey/latchkey/internal/compactjws"
 	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/oauth/authparams"
+	"github.com/latchkey/latchkey/internal/oauth/endpointerr"
 	"github.com/latchkey/latchkey/internal/providertokens"
 )
 
@@ -140,7 +141,10 @@ func (s *Service) oidcIdentity(ctx context.Context, c *conn, base string, st *fl
 	hctx := oidc.ClientContext(ctx, s.http)
 	tok, err := conf.Exchange(hctx, code, oauth2.VerifierOption(st.Verifier))
 	if err != nil {
-		return identity{}, apierr.Wrap(apierr.OIDCAuthCodeError, err)
+		// The cause is logged: without the code, verifier and secret
+		// the provider's answer may quote.
+		return identity{}, apierr.Wrap(apierr.OIDCAuthCodeError,
+			endpointerr.Token(err, code, st.Verifier, conf.ClientSecret))
 	}
 	raw, _ := tok.Extra("id_token").(string)
 	if raw == "" {

@@ -3,12 +3,12 @@ package providers
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
+
+	"github.com/latchkey/latchkey/internal/oauth/endpointerr"
 )
 
 // getJSON reads a provider API resource with a bearer token. what names
@@ -53,16 +53,7 @@ func fetchJSON(ctx context.Context, client *http.Client, what, rawURL, token str
 // *url.Error (the client's and the request parser's errors) names the
 // operation and the whole URL around the cause; only the cause is kept.
 // The cause itself names at most the host (a dial or TLS error).
-func withoutURL(err error) error {
-	var ue *url.Error
-	for errors.As(err, &ue) {
-		if ue.Err == nil {
-			return errors.New(ue.Op + " failed")
-		}
-		err = ue.Err
-	}
-	return err
-}
+func withoutURL(err error) error { return endpointerr.WithoutURL(err) }
 
 func orDefault(v, def string) string {
 	if v == "" {

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/latchkey/latchkey/internal/compactjws"
+	"github.com/latchkey/latchkey/internal/oauth/endpointerr"
 	"github.com/latchkey/latchkey/internal/providertokens"
 )
 
@@ -140,7 +141,7 @@ func (o *oidcProvider) fromUserInfo(ctx context.Context, tok *oauth2.Token, id *
 		// token it was shown: scrubbed as a token endpoint's answer is.
 		raw, _ := tok.Extra("id_token").(string)
 		return fmt.Errorf("%w: userinfo: %s", ErrProvider,
-			scrub(withoutURL(err).Error(), []string{tok.AccessToken, tok.RefreshToken, raw}))
+			endpointerr.Scrub(endpointerr.WithoutURL(err).Error(), tok.AccessToken, tok.RefreshToken, raw))
 	}
 	if info.Subject != id.Subject {
 		return fmt.Errorf("%w: userinfo subject differs from the id token's", ErrProvider)

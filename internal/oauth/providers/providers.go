@@ -24,6 +24,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/latchkey/latchkey/internal/oauth/authparams"
+	"github.com/latchkey/latchkey/internal/oauth/endpointerr"
 	"github.com/latchkey/latchkey/internal/providertokens"
 )
 
@@ -208,7 +209,7 @@ func refresh(ctx context.Context, client *http.Client, cfg *oauth2.Config, refre
 	// straight to the refresh_token grant.
 	tok, err := cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: refreshToken}).Token()
 	if err != nil {
-		return Tokens{}, fmt.Errorf("%w: token refresh: %v", ErrProvider, endpointError(err, refreshToken, cfg.ClientSecret))
+		return Tokens{}, fmt.Errorf("%w: token refresh: %v", ErrProvider, endpointerr.Token(err, refreshToken, cfg.ClientSecret))
 	}
 	return providertokens.FromOAuth2(tok, nil), nil
 }
@@ -222,7 +223,7 @@ func exchange(ctx context.Context, client *http.Client, cfg *oauth2.Config, code
 	}
 	tok, err := cfg.Exchange(ctx, code, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("%w: token exchange: %v", ErrProvider, endpointError(err, code, r.Verifier, cfg.ClientSecret))
+		return nil, fmt.Errorf("%w: token exchange: %v", ErrProvider, endpointerr.Token(err, code, r.Verifier, cfg.ClientSecret))
 	}
 	return tok, nil
 }
