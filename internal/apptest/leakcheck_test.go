@@ -41,17 +41,20 @@ func TestSecretSetRecordsEveryCarrier(t *testing.T) {
 	}
 }
 
-// A secret is found as is and URL-escaped; a 6-digit code only as a whole
-// word; short values never; the report masks the value.
+// A secret is found as is and URL-escaped; a 6-digit code and a word only
+// as a whole word; short values never; the report masks the value.
 func TestFindLeaks(t *testing.T) {
 	t.Parallel()
 	secrets := map[string]string{"tok-session-aaaa": "session_token", "pa ss/word+1": "password",
-		"123456": "code", "234567": "code", "345678": "code", "456789": "code", "567890": "code", "abc12": "code"}
+		"123456": "code", "234567": "code", "345678": "code", "456789": "code", "567890": "code", "abc12": "code",
+		"password": "password", "hunter": "password"}
 	log := `time=2026-03-01T09:00:00.123456Z level=DEBUG msg=http duration=1.234567ms request_id=req-345678x
-path=/v1/x?next=pa+ss%2Fword%2B1 id=member-test-456789-a note=abc12
+path=/v1/x?next=pa+ss%2Fword%2B1 id=member-test-456789-a note=abc12 path=/sdk/v1/b2b/passwords/strength_check
+msg="login as hunter failed"
 msg="bad code" cause="otp 567890. did not match" token=tok-session-aaaa`
 	leaks := findLeaks(log, secrets)
-	want := []string{`field "code", value "56"… (6 chars)`, `field "password", value "pa s"… (12 chars)`,
+	want := []string{`field "code", value "56"… (6 chars)`, `field "password", value "hu"… (6 chars)`,
+		`field "password", value "pa s"… (12 chars)`,
 		`field "session_token", value "tok-"… (16 chars)`}
 	if strings.Join(leaks, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("leaks:\n%s\nwant:\n%s", strings.Join(leaks, "\n"), strings.Join(want, "\n"))
