@@ -289,7 +289,7 @@ func (c Config) Validate() error {
 		// the breach service, making any password look breached (refused)
 		// or a breached one look clean.
 		if err := outbound.CheckURL(c.BreachAPIURL); err != nil {
-			errs = append(errs, fmt.Errorf("LATCHKEY_BREACH_API_URL %q %v, or \"off\"", c.BreachAPIURL, err))
+			errs = append(errs, fmt.Errorf("LATCHKEY_BREACH_API_URL %q %v, or \"off\"", shownURL(c.BreachAPIURL), err))
 		}
 	}
 	if _, err := httpapi.ParseTrustedProxies(c.TrustedProxies); err != nil {
@@ -404,3 +404,19 @@ func (c Config) SlogLevel() (slog.Level, error) {
 // Secure, and answers carry HSTS); httpapi.HTTPSBase decides it, as it
 // does for the cookies the domain packages set.
 func (c Config) SecureCookies() bool { return httpapi.HTTPSBase(c.BaseURL) }
+
+// shownURL is raw as a configuration error may print it (to stderr, and
+// so the operator's log): without a password in its user info or its
+// query, where a mirror's or gateway's credentials would be. A URL that
+// does not parse is not shown.
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	if u.RawQuery != "" {
+		u.RawQuery = "..."
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u.Redacted()
+}

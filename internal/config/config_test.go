@@ -301,3 +301,23 @@ func TestBaseURLSchemeAndHostAreNormalized(t *testing.T) {
 		}
 	}
 }
+
+// A breach API URL that is refused may hold a mirror's credentials (in
+// its user info or query): the refusal, printed at startup and so in the
+// operator's log, names the URL without them.
+func TestRefusedBreachAPIURLHidesCredentials(t *testing.T) {
+	t.Parallel()
+	for _, raw := range []string{"http://mirror:s3cr3t-pass@breach.example.test/range",
+		"http://breach.example.test/range?api_key=s3cr3t-pass", "ftp://mirror:s3cr3t-pass@breach.example.test"} {
+		c := Defaults()
+		c.BreachAPIURL = raw
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), "LATCHKEY_BREACH_API_URL") || !strings.Contains(err.Error(), "breach.example.test") {
+			t.Errorf("%s: %v, want the refusal naming the host", raw, err)
+			continue
+		}
+		if strings.Contains(err.Error(), "s3cr3t-pass") {
+			t.Errorf("the refusal holds the credential: %v", err)
+		}
+	}
+}
