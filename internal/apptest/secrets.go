@@ -26,7 +26,7 @@ var secretFields = map[string]bool{
 	"token": true, "code": true, "codes": true, "secret": true, "otp": true,
 	"verifier": true, "assertion": true, "samlresponse": true, "jwt": true,
 	"recovery_code": true, "recovery_codes": true, "backup_codes": true,
-	"authorization_code": true, "totp_code": true,
+	"authorization_code": true, "totp_code": true, "hash": true, // an imported password hash
 	"x-stytch-member-session": true, "x-stytch-member-sessionjwt": true,
 }
 
@@ -47,7 +47,7 @@ func secretField(name string) bool {
 		return true
 	}
 	for _, suffix := range []string{"_token", "_jwt", "_secret", "password", "_verifier", "_code",
-		"_codes", "_otp", "_assertion", "private_key"} {
+		"_codes", "_otp", "_assertion", "private_key", "private_keys"} {
 		if strings.HasSuffix(n, suffix) {
 			return true
 		}
