@@ -55,30 +55,92 @@ func (e *Env) addOutbox() {
 // field) found in log: the field and a masked prefix, never the value.
 // A value is looked for as is and URL-escaped (a logged URL); an all-digit
 // one (a one-time code) only as a whole word, not inside a timestamp, a
-// duration or an id (containsWord), and so is an all-letter one (a test's
+// duration or an id (wordBefore, wordAfter), and so is an all-letter one (a test's
 // dictionary password, "password", is in the path /passwords/...).
 // Random tokens, which hold digits or symbols, match anywhere.
+//
+// One pass over the log, whatever the number of secrets: every secret is
+// filed under its first minSecretLen bytes, and each position of the log
+// looks its next minSecretLen bytes up (a bitset first, then the map). A
+// strings.Contains per secret took seconds on a long test's 8 MB log.
 func findLeaks(log string, secrets map[string]string) []string {
-	var out []string
-	for v, field := range secrets {
-		if len(v) < minSecretLen {
-			continue
-		}
-		found := false
-		if allDigits(v) || allLetters(v) {
-			found = containsWord(log, v)
-		} else {
-			found = strings.Contains(log, v)
-			if esc := url.QueryEscape(v); !found && esc != v {
-				found = strings.Contains(log, esc)
+	idx := newNeedleIndex(secrets)
+	found := map[string]string{} // secret -> field
+	if len(idx.byPrefix) > 0 {
+		var k uint64
+		for i := 0; i < len(log); i++ {
+			k = (k<<8 | uint64(log[i])) & prefixMask
+			if i < minSecretLen-1 || !idx.maybe(k) {
+				continue
+			}
+			at := i - (minSecretLen - 1)
+			for _, n := range idx.byPrefix[k] {
+				if _, done := found[n.secret]; done || !strings.HasPrefix(log[at:], n.text) {
+					continue
+				}
+				if n.word && (wordBefore(log[:at]) || wordAfter(log[at+len(n.text):])) {
+					continue
+				}
+				found[n.secret] = secrets[n.secret]
 			}
 		}
-		if found {
-			out = append(out, fmt.Sprintf("field %q, value %s", field, mask(v)))
-		}
+	}
+	out := make([]string, 0, len(found))
+	for v, field := range found {
+		out = append(out, fmt.Sprintf("field %q, value %s", field, mask(v)))
 	}
 	slices.Sort(out)
 	return out
+}
+
+// prefixMask keeps the minSecretLen bytes a needle is filed under.
+const prefixMask = 1<<(8*minSecretLen) - 1
+
+// needle is one spelling (text) of a secret.
+type needle struct {
+	secret, text string
+	word         bool // must stand as a whole word (wordBefore, wordAfter)
+}
+
+// needleIndex files needles under their first minSecretLen bytes, with a
+// bitset of those prefixes' hashes that most log positions fail at once.
+type needleIndex struct {
+	byPrefix map[uint64][]needle
+	bits     []uint64
+}
+
+const needleBits = 1 << 20
+
+func newNeedleIndex(secrets map[string]string) *needleIndex {
+	idx := &needleIndex{byPrefix: map[uint64][]needle{}, bits: make([]uint64, needleBits/64)}
+	add := func(n needle) {
+		var k uint64
+		for i := range minSecretLen {
+			k = k<<8 | uint64(n.text[i])
+		}
+		idx.byPrefix[k] = append(idx.byPrefix[k], n)
+		h := bitOf(k)
+		idx.bits[h/64] |= 1 << (h % 64)
+	}
+	for v := range secrets {
+		if len(v) < minSecretLen {
+			continue
+		}
+		word := allDigits(v) || allLetters(v)
+		add(needle{secret: v, text: v, word: word})
+		if esc := url.QueryEscape(v); esc != v {
+			add(needle{secret: v, text: esc, word: word})
+		}
+	}
+	return idx
+}
+
+func bitOf(k uint64) uint64 { return (k * 0x9E3779B97F4A7C15) >> (64 - 20) }
+
+// maybe reports whether a needle may start with the bytes of k.
+func (x *needleIndex) maybe(k uint64) bool {
+	h := bitOf(k)
+	return x.bits[h/64]&(1<<(h%64)) != 0
 }
 
 // mask shows enough of v to find it in a test's own data: a third of it,
@@ -106,24 +168,10 @@ func allDigits(s string) bool {
 	return s != ""
 }
 
-// containsWord reports whether w occurs in s with no word character on
-// either side: letters, digits, '_' and '-' (09:00:00.123456,
-// 1.234567ms, member-test-123456ab-... and 2026-123456 are numbers of
-// their own, not a code), and '.' unless it ends a sentence.
-func containsWord(s, w string) bool {
-	for i := 0; ; {
-		j := strings.Index(s[i:], w)
-		if j < 0 {
-			return false
-		}
-		start, end := i+j, i+j+len(w)
-		if !wordBefore(s[:start]) && !wordAfter(s[end:]) {
-			return true
-		}
-		i = start + 1
-	}
-}
-
+// A whole-word needle has no word character on either side (wordBefore,
+// wordAfter): letters, digits, '_' and '-' (09:00:00.123456, 1.234567ms,
+// member-test-123456ab-... and 2026-123456 are numbers of their own, not a
+// code), and '.' unless it ends a sentence.
 func wordBefore(s string) bool {
 	r, n := utf8.DecodeLastRuneInString(s)
 	return n > 0 && (r == '.' || isWordRune(r))

@@ -65,3 +65,16 @@ msg="bad code" cause="otp 567890. did not match" token=tok-session-aaaa`
 		}
 	}
 }
+
+// A secret is found at the log's very start and end, and where it is
+// the whole log; a prefix of a secret is not the secret.
+func TestFindLeaksAtTheEdges(t *testing.T) {
+	t.Parallel()
+	secrets := map[string]string{"123456": "code", "tok-edge-1": "session_token", "tok-edge-2-long": "session_token"}
+	for log, want := range map[string]int{"123456": 1, "tok-edge-1 x": 1, "x=tok-edge-1": 1, "tok-edge-2-lon": 0,
+		"123456 tok-edge-2-long": 2, "tok-edge": 0, "": 0} {
+		if got := findLeaks(log, secrets); len(got) != want {
+			t.Errorf("%q: %d leaks %v, want %d", log, len(got), got, want)
+		}
+	}
+}
