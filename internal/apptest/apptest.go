@@ -86,6 +86,10 @@ func EachPair(t *testing.T, fn func(t *testing.T, e1, e2 *Env)) {
 	storetest.EachPair(t, func(t *testing.T, a, b *store.DB) {
 		e1, e2 := New(t, a, nil), New(t, b, nil)
 		e2.Project = e1.Project
+		// One set for both: a secret one server handed out must stay out
+		// of the other's log too.
+		e1.secrets.merge(e2.secrets)
+		e2.secrets = e1.secrets
 		for _, e := range []*Env{e1, e2} {
 			ctx, cancel := context.WithCancel(context.Background())
 			e.App.Start(ctx)

@@ -78,3 +78,26 @@ func TestFindLeaksAtTheEdges(t *testing.T) {
 		}
 	}
 }
+
+// A pair's sets merge: each keeps the other's secrets, and a value public
+// in either stays out.
+func TestSecretSetMerge(t *testing.T) {
+	t.Parallel()
+	a, b := newSecretSet(), newSecretSet()
+	a.add("session_token", "tok-from-a-1")
+	b.add("session_token", "tok-from-b-1")
+	b.markPublic("public-token-b")
+	a.add("basic password", "public-token-b")
+	a.merge(b)
+	got := a.snapshot()
+	if _, ok := got["tok-from-a-1"]; !ok {
+		t.Error("lost its own secret")
+	}
+	if _, ok := got["tok-from-b-1"]; !ok {
+		t.Error("did not take the other's secret")
+	}
+	a.add("basic password", "public-token-b")
+	if _, ok := a.snapshot()["public-token-b"]; ok {
+		t.Error("a value public in the other is recorded")
+	}
+}

@@ -102,6 +102,32 @@ func (s *secretSet) markPublic(value string) {
 	delete(s.seen, value)
 }
 
+// merge adds other's secrets and public values to s.
+func (s *secretSet) merge(other *secretSet) {
+	seen, public := other.snapshot(), other.publicValues()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for v := range public {
+		s.public[v] = true
+		delete(s.seen, v)
+	}
+	for v, field := range seen {
+		if _, ok := s.seen[v]; !ok && !s.public[v] {
+			s.seen[v] = field
+		}
+	}
+}
+
+func (s *secretSet) publicValues() map[string]bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]bool, len(s.public))
+	for k := range s.public {
+		out[k] = true
+	}
+	return out
+}
+
 // snapshot copies the set for a scan.
 func (s *secretSet) snapshot() map[string]string {
 	s.mu.Lock()
