@@ -187,6 +187,7 @@ func (e *Env) NewProject(name string) *project.Created {
 	}
 	e.secrets.markPublic(p.PublicToken)
 	e.secrets.add("project secret", p.Secret)
+	e.secrets.addProject(p.Project.ID)
 	return p
 }
 

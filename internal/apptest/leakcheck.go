@@ -2,12 +2,15 @@ package apptest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/latchkey/latchkey/internal/audit"
 )
 
 // outboxScanLimit bounds the captured messages read at a test's end: more
@@ -22,9 +25,36 @@ func (e *Env) checkLogs() {
 	t := e.T
 	t.Helper()
 	e.addOutbox()
-	for _, leak := range findLeaks(e.logs.String(), e.secrets.snapshot()) {
+	secrets := e.secrets.snapshot()
+	for _, leak := range findLeaks(e.logs.String(), secrets) {
 		t.Errorf("apptest: a secret reached the server log (secrets never reach a log): %s", leak)
 	}
+	for _, leak := range findLeaks(e.auditText(), secrets) {
+		t.Errorf("apptest: a secret reached the audit log (secrets never reach a log): %s", leak)
+	}
+}
+
+// auditText is the audit log of the Env's projects, an event a line.
+func (e *Env) auditText() string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	for _, id := range e.secrets.projectIDs() {
+		for before := ""; ; {
+			evs, err := e.App.Audit.List(context.Background(), audit.Filter{ProjectID: id, Before: before, Limit: audit.MaxLimit})
+			if err != nil {
+				e.T.Logf("apptest: audit log not read for the log check: %v", err)
+				break
+			}
+			for _, ev := range evs {
+				_ = enc.Encode(ev)
+			}
+			if len(evs) < audit.MaxLimit {
+				break
+			}
+			before = evs[len(evs)-1].ID
+		}
+	}
+	return b.String()
 }
 
 // addOutbox records the codes and the link tokens of every captured

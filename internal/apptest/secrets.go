@@ -58,9 +58,10 @@ func secretField(name string) bool {
 // secretSet is the secrets one Env (and its Browser copies) has seen: value
 // to the field it came in.
 type secretSet struct {
-	mu     sync.Mutex
-	public map[string]bool // values known public (the project's public token)
-	seen   map[string]string
+	mu       sync.Mutex
+	public   map[string]bool // values known public (the project's public token)
+	seen     map[string]string
+	projects []string // whose audit logs the check reads too
 }
 
 func newSecretSet() *secretSet {
@@ -93,6 +94,19 @@ func (s *secretSet) add(field, value string) {
 	}
 }
 
+// addProject names a project whose audit log the check reads.
+func (s *secretSet) addProject(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.projects = append(s.projects, id)
+}
+
+func (s *secretSet) projectIDs() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.projects...)
+}
+
 // markPublic keeps value out of the set: a public value that a credential
 // field may carry (the public token the SDK sends as its Basic password).
 func (s *secretSet) markPublic(value string) {
@@ -104,9 +118,10 @@ func (s *secretSet) markPublic(value string) {
 
 // merge adds other's secrets and public values to s.
 func (s *secretSet) merge(other *secretSet) {
-	seen, public := other.snapshot(), other.publicValues()
+	seen, public, projects := other.snapshot(), other.publicValues(), other.projectIDs()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.projects = append(s.projects, projects...)
 	for v := range public {
 		s.public[v] = true
 		delete(s.seen, v)
