@@ -15,7 +15,9 @@ func TestSecretSetRecordsEveryCarrier(t *testing.T) {
 	s.addJSON([]byte(`{"member_id":"member-test-123456","session_token":"tok-session-aaaa",
 		"totp":{"secret":"TOTPSECRETBASE32","qr_code":"data:image/png;base64,xyz","recovery_codes":["rc-1111-2222","rc-3333-4444"]},
 		"client":{"client_secret":"cs-live-secret","client_id":"client-id-visible"},
-		"status_code":200,"public_token":"public-token-test-abc","code":"654321"}`))
+		"status_code":200,"public_token":"public-token-test-abc","code":"654321",
+		"saml_encryption_private_keys":[{"private_key_id":"saml-encryption-key-1","created_at":"2026-03-01T09:00:00Z",
+		"private_key":"-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----"}]}`))
 	s.addJSON([]byte("grant_type=authorization_code&code=auth-code-xyz&code_verifier=verifier-xyz&client_id=c1"))
 	s.addURL("http://app.customer.test/login?stytch_token_type=magic_links&token=magic-token-1#access_token=frag-access-1")
 	s.addHeader(http.Header{"Authorization": {"Bearer scim-bearer-1"},
@@ -28,13 +30,14 @@ func TestSecretSetRecordsEveryCarrier(t *testing.T) {
 	got := s.snapshot()
 	for _, want := range []string{"tok-session-aaaa", "TOTPSECRETBASE32", "rc-1111-2222", "rc-3333-4444",
 		"cs-live-secret", "654321", "auth-code-xyz", "verifier-xyz", "magic-token-1", "frag-access-1",
-		"scim-bearer-1", "hdr-session-1", "cookie-value-1", "project-secret-1"} {
+		"scim-bearer-1", "hdr-session-1", "cookie-value-1", "project-secret-1", "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC"} {
 		if _, ok := got[want]; !ok {
 			t.Errorf("secret %q not recorded", want)
 		}
 	}
 	for _, not := range []string{"member-test-123456", "public-token-test-abc", "client-id-visible",
-		"data:image/png;base64,xyz", "magic_links", "project-test-1", "authorization_code"} {
+		"data:image/png;base64,xyz", "magic_links", "project-test-1", "authorization_code", "saml-encryption-key-1",
+		"2026-03-01T09:00:00Z"} {
 		if _, ok := got[not]; ok {
 			t.Errorf("public value %q recorded as a secret", not)
 		}

@@ -167,8 +167,10 @@ func (s *secretSet) addJSON(raw []byte) {
 	s.walk("", v, false)
 }
 
-// walk records the strings under a secret field (all of them: a list of
-// recovery codes, an object of tokens) and looks into the rest.
+// walk records the strings of a secret field (one, or a list: recovery
+// codes) and looks into every object, whose fields are judged by their
+// own names: a list of private keys' public metadata (private_key_id,
+// created_at) is not secret, the keys in it are.
 func (s *secretSet) walk(field string, v any, secret bool) {
 	switch v := v.(type) {
 	case string:
@@ -181,7 +183,7 @@ func (s *secretSet) walk(field string, v any, secret bool) {
 		}
 	case map[string]any:
 		for k, e := range v {
-			s.walk(k, e, secret || secretField(k))
+			s.walk(k, e, secretField(k))
 		}
 	}
 }
