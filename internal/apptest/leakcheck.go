@@ -23,7 +23,6 @@ const outboxScanLimit = 10000
 // proves the codes and links in it stayed out of the log.
 func (e *Env) checkLogs() {
 	t := e.T
-	t.Helper()
 	e.addOutbox()
 	secrets := e.secrets.snapshot()
 	for _, leak := range findLeaks(e.logs.String(), secrets) {
