@@ -235,7 +235,7 @@ func (e *Env) Do(method, path string, body any, header http.Header, user, pass s
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
-	CheckSDKAnswer(e.tb(), method, req.URL.Path, res.StatusCode, raw)
+	CheckAnswer(e.tb(), method, req.URL.Path, res.StatusCode, raw)
 	out := Resp{Status: res.StatusCode, Header: res.Header, Raw: raw}
 	_ = json.Unmarshal(raw, &out.Body)
 	return out
