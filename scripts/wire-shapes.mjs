@@ -16,10 +16,11 @@ const ts = require('typescript');
  *   typesDir: the client's declaration directory (searched recursively for .d.ts files);
  *   names:    type names declared there;
  *   literals: { key: TypeScript type literal } for calls with no declared type;
- *   withheld: { TypeName: [field...] } fields left out wherever that type appears.
+ *   withheld: { TypeName: [field...] } fields left out wherever that type appears;
+ *   added:    { TypeName: type literal } fields added wherever that type appears.
  * Returns { named: { name: shape }, literal: { key: shape } }.
  */
-export function resolveShapes({ typesDir, names, literals = {}, withheld = {} }) {
+export function resolveShapes({ typesDir, names, literals = {}, withheld = {}, added = {} }) {
   const files = readdirSync(typesDir, { recursive: true })
     .filter((f) => f.endsWith('.d.ts'))
     .sort()
@@ -41,6 +42,10 @@ export function resolveShapes({ typesDir, names, literals = {}, withheld = {} })
     customText += `export type __custom${i} = ${literal};\n`;
     where[`literal ${key}`] = { file: custom, probe: `__custom${i}` };
   }
+  for (const [i, [name, literal]] of Object.entries(added).entries()) {
+    customText += `export type __added${i} = ${literal};\n`;
+    where[`added ${name}`] = { file: custom, probe: `__added${i}` };
+  }
   const options = { strict: true, noEmit: true, skipLibCheck: true, types: [], target: ts.ScriptTarget.ES2022 };
   const host = ts.createCompilerHost(options);
   const read = host.readFile.bind(host);
@@ -51,27 +56,30 @@ export function resolveShapes({ typesDir, names, literals = {}, withheld = {} })
     f === custom || probes.has(f) ? ts.createSourceFile(f, host.readFile(f), lang, true) : getSource(f, lang);
   const prog = ts.createProgram([...files, custom], options, host);
   const checker = prog.getTypeChecker();
-  const shape = (w) => {
+  const typeOf = (w) => {
     const sf = prog.getSourceFile(w.file);
     const decl = sf.statements.find((s) => ts.isTypeAliasDeclaration(s) && s.name.text === w.probe);
-    return shapeOf(checker, checker.getTypeAtLocation(decl.name), withheld);
+    return checker.getTypeAtLocation(decl.name);
   };
+  const edits = { withheld, added: {} };
+  for (const name of Object.keys(added)) edits.added[name] = shapeOf(checker, typeOf(where[`added ${name}`]), edits);
+  const shape = (w) => shapeOf(checker, typeOf(w), edits);
   return {
     named: Object.fromEntries(names.map((n) => [n, shape(where[`type ${n}`])])),
     literal: Object.fromEntries(Object.keys(literals).map((k) => [k, shape(where[`literal ${k}`])])),
   };
 }
 
-function shapeOf(checker, type, withheld, seen = new Set()) {
+function shapeOf(checker, type, edits, seen = new Set()) {
   if (type.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return true;
   if (type.isUnion()) {
     let merged = true;
-    for (const t of type.types) merged = merge(merged, shapeOf(checker, t, withheld, seen));
+    for (const t of type.types) merged = merge(merged, shapeOf(checker, t, edits, seen));
     return merged;
   }
   if (checker.isArrayType(type) || checker.isTupleType(type)) {
     let merged = true;
-    for (const t of checker.getTypeArguments(type)) merged = merge(merged, shapeOf(checker, t, withheld, seen));
+    for (const t of checker.getTypeArguments(type)) merged = merge(merged, shapeOf(checker, t, edits, seen));
     return merged;
   }
   if (!(type.flags & ts.TypeFlags.Object) && !type.isIntersection()) return true; // scalars, null
@@ -79,13 +87,14 @@ function shapeOf(checker, type, withheld, seen = new Set()) {
   if (props.length === 0) return true; // Record<string, ...>: keys are data, not schema
   if (seen.has(type)) return true;
   const name = (type.aliasSymbol ?? type.symbol)?.name;
-  const skip = withheld[name] ?? [];
-  const out = {};
+  const skip = edits.withheld[name] ?? [];
+  let out = {};
   const inner = new Set(seen).add(type);
   for (const p of props) {
     if (skip.includes(p.name)) continue;
-    out[p.name] = shapeOf(checker, checker.getNonNullableType(checker.getTypeOfSymbol(p)), withheld, inner);
+    out[p.name] = shapeOf(checker, checker.getNonNullableType(checker.getTypeOfSymbol(p)), edits, inner);
   }
+  if (Object.hasOwn(edits.added, name ?? '')) out = merge(out, edits.added[name]);
   return out;
 }
 
