@@ -169,6 +169,12 @@ const EXTRA = {
   'POST /v1/public/{project_id}/oauth2/token': `{ scope: string; refresh_token: string; id_token: string }`,
 };
 
+// Every Stytch-API answer's top level (a type declaring status_code; not the OAuth token answer): the
+// README's "Backend face" promises flat JSON with request_id and status_code, and the Node client
+// declares both on every such type but B2BOrganizationsGetConnectedAppResponse and
+// B2BSCIMConnectionGetGroupsResponse (status_code only).
+const COMMON = { request_id: true, status_code: true };
+
 // Latchkey's deliberate additions to a type the Node client declares, wherever the type appears in
 // an answer, each with where it is documented and who reads it. They are facts the browser SDK's
 // types (and api-reference section 3's shared types) have and the Node client's 14.2.0 types lack;
@@ -238,6 +244,7 @@ for (const [route, t] of Object.entries(ROUTES)) {
 }
 for (const route of Object.keys(EXTRA)) routes[route].fields = merge(routes[route].fields, shapes.literal[`extra ${route}`]);
 for (const route of Object.keys(CUSTOM)) routes[route] = { type: 'custom (scripts/gen-backend-wire.mjs)', fields: shapes.literal[route] };
+for (const r of Object.values(routes)) if (r.fields.status_code) r.fields = merge(r.fields, COMMON);
 for (const route of Object.keys(EXCLUDED)) {
   if (route in routes) throw new Error(`gen-backend-wire: ${route} is both listed and excluded`);
 }
