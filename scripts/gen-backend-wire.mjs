@@ -167,6 +167,19 @@ const EXTRA = {
   // refresh_token grants answer the granted scope, a refresh token under offline_access and an ID
   // token under openid (api-reference, connected apps); OAuth client libraries read them.
   'POST /v1/public/{project_id}/oauth2/token': `{ scope: string; refresh_token: string; id_token: string }`,
+  // README, Trusted auth tokens: an attested token is a primary login, so the organization's MFA and
+  // auth-method policies can answer with an IST ("a deliberate difference from Stytch's declared
+  // answer type, which has no IST fields"); the SDK face's entry has the same addition.
+  'POST /v1/b2b/sessions/attest': `{ member_authenticated: boolean; intermediate_session_token: string;
+    mfa_required: { member_options: { mfa_phone_number: string; totp_registration_id: string };
+      secondary_auth_initiated: string | null } | null;
+    primary_required: { allowed_auth_methods: string[] } | null }`,
+  // README, sessions/migrate: "The login goes through the usual completion (MFA applies)", so the
+  // answer may be an IST as for attest.
+  'POST /v1/b2b/sessions/migrate': `{ member_authenticated: boolean; intermediate_session_token: string;
+    mfa_required: { member_options: { mfa_phone_number: string; totp_registration_id: string };
+      secondary_auth_initiated: string | null } | null;
+    primary_required: { allowed_auth_methods: string[] } | null }`,
 };
 
 // Every Stytch-API answer's top level (a type declaring status_code; not the OAuth token answer): the

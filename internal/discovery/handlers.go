@@ -91,7 +91,7 @@ func (h Handlers) AuthenticateLink(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return res, nil
+	return authenticated{res}, nil
 }
 
 // SendCode handles POST b2b/otps/email/discovery/send.
@@ -117,7 +117,7 @@ func (h Handlers) AuthenticateCode(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return res, nil
+	return authenticated{res}, nil
 }
 
 // Organizations handles POST b2b/discovery/organizations.
@@ -163,9 +163,11 @@ func (h Handlers) Create(r *http.Request) (any, error) {
 		// the browser SDK's create options name neither.
 		set = set.ForMembers()
 	}
-	return h.Service.Create(r.Context(), CreateParams{Project: caller.Project, ClientIP: httpapi.ClientIP(r),
+	// B2BDiscoveryOrganizationsCreateResponse, like the two exchanges'
+	// types, declares the intermediate fields but no organization_id.
+	return session.Declaring(session.DeclaresIntermediate | session.DeclaresPrimaryRequired)(h.Service.Create(r.Context(), CreateParams{Project: caller.Project, ClientIP: httpapi.ClientIP(r),
 		IST: body.IntermediateSession, DurationMinutes: body.SessionDurationMinutes, Settings: set,
-		CustomClaims: claims})
+		CustomClaims: claims}))
 }
 
 // Exchange handles POST b2b/discovery/intermediate_sessions/exchange.
@@ -183,9 +185,9 @@ func (h Handlers) Exchange(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.Service.Exchange(req.In(r.Context()), ExchangeParams{Project: p, ClientIP: httpapi.ClientIP(r),
+	return session.Declaring(session.DeclaresIntermediate | session.DeclaresPrimaryRequired)(h.Service.Exchange(req.In(r.Context()), ExchangeParams{Project: p, ClientIP: httpapi.ClientIP(r),
 		IST: req.IntermediateSession, OrganizationID: req.OrganizationID, DurationMinutes: req.SessionDurationMinutes,
-		CustomClaims: claims})
+		CustomClaims: claims}))
 }
 
 // SessionExchange handles POST b2b/sessions/exchange.
@@ -203,6 +205,7 @@ func (h Handlers) SessionExchange(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.Service.SessionExchange(req.In(r.Context()), SessionExchangeParams{Project: p, Credential: credential(r, req),
-		ClientIP: httpapi.ClientIP(r), OrganizationID: req.OrganizationID, DurationMinutes: req.SessionDurationMinutes, CustomClaims: claims})
+	return session.Declaring(session.DeclaresIntermediate | session.DeclaresPrimaryRequired)(h.Service.SessionExchange(req.In(r.Context()),
+		SessionExchangeParams{Project: p, Credential: credential(r, req), ClientIP: httpapi.ClientIP(r),
+			OrganizationID: req.OrganizationID, DurationMinutes: req.SessionDurationMinutes, CustomClaims: claims}))
 }
