@@ -199,6 +199,10 @@ const ADDED = {
   // api-reference 3, Member: an OAuth registration's provider tenants (Slack workspaces, HubSpot
   // portals, GitHub organizations) behind allowed_oauth_tenants; the SDK's OAuthRegistration declares them.
   OAuthRegistration: `{ provider_tenants: { tenant_id: string; tenant_name: string }[] }`,
+  // api-reference 3, MemberSession: an OAuth factor names the provider tenant(s) the login came
+  // through ("provider_tenant_id(s)?"), which allowed_oauth_tenants is checked against.
+  ...Object.fromEntries(['Google', 'Microsoft', 'Github', 'Hubspot', 'Slack'].map((p) =>
+    [`${p}OAuthFactor`, `{ provider_tenant_id: string; provider_tenant_ids: string[] }`])),
 };
 
 // Backend-face routes with no entry, each with its reader and the reason: they answer in another
