@@ -11,6 +11,11 @@ package apptest_test
 // for the call), or to CUSTOM for a call the SDK has no type for; run
 // `node scripts/gen-sdk-wire.mjs`; commit the JSON. Give the route's answer
 // an SDK wire type (wire.go in its package) holding only those fields.
+//
+// The backend face (/v1/...) has its allowlist too: backend_wire.json, from
+// the Node client's declared types (scripts/gen-backend-wire.mjs, where a
+// route the Node client does not call is CUSTOM or EXCLUDED with its
+// reason). Env.Do checks every successful backend answer against it.
 
 import (
 	"fmt"
