@@ -1,14 +1,16 @@
 // Gzipped bundle-size budget check used by CI, and the only measure of the widget's size: the
 // benchmark report (bench/latchkey/widget.go) prints the figures of `--json` instead of gzipping
 // the files itself, so the two cannot disagree (they once did: Go's compressor packs worse).
-// Usage: node scripts/size.mjs [--json]
+// Usage: node scripts/size.mjs [--json] [--root DIR]  (DIR holds dist/; the widget's own by default)
 import { readdirSync, readFileSync } from 'node:fs';
 import { posix } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
-const root = fileURLToPath(new URL('../', import.meta.url));
-const json = process.argv.includes('--json');
+const args = process.argv.slice(2);
+const rootArg = args.indexOf('--root');
+const root = rootArg >= 0 ? posix.join(args[rootArg + 1], '/') : fileURLToPath(new URL('../', import.meta.url));
+const json = args.includes('--json');
 const gzipBytes = (file) => gzipSync(readFileSync(root + file), { level: 9 }).length;
 
 // `from"./x.js"` and `import"./x.js"` (static imports), not the `import("./x.js")` of a lazy chunk.
