@@ -15,14 +15,10 @@
 //     node scripts/gen-sdk-wire.mjs
 //
 // (needs `npm ci` in e2e/ and web/widget/, which make test does) and commit the JSON.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { merge, resolveShapes, ROOT } from './wire-shapes.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(path.join(ROOT, 'web/widget/package.json'));
-const ts = require('typescript');
 const SDK = path.join(ROOT, 'e2e/node_modules/@stytch/vanilla-js');
 const TYPES = path.join(SDK, 'dist/types');
 const OUT = path.join(ROOT, 'internal/apptest/sdk_wire.json');
@@ -170,87 +166,17 @@ const WITHHELD = {
   Organization: ['trusted_metadata'],
 };
 
-/** Finds the .d.ts chunk declaring a type and appends a probe alias so defaults get applied. */
-function program(names) {
-  const files = readdirSync(TYPES).filter((f) => f.endsWith('.d.ts')).map((f) => path.join(TYPES, f));
-  const probes = new Map(files.map((f) => [f, '']));
-  const where = {};
-  for (const [i, name] of names.entries()) {
-    const file = files.find((f) => new RegExp(`^(?:type|interface) ${name}\\b`, 'm').test(readFileSync(f, 'utf8')));
-    if (!file) throw new Error(`gen-sdk-wire: no declaration of ${name} in ${TYPES}`);
-    probes.set(file, probes.get(file) + `\nexport type __probe${i} = ${name};\n`);
-    where[name] = { file, probe: `__probe${i}` };
-  }
-  const custom = path.join(TYPES, '__custom_probes.d.ts');
-  let customText = 'export {};\n';
-  for (const [i, [route, literal]] of Object.entries(CUSTOM).entries()) {
-    customText += `export type __custom${i} = ${literal};\n`;
-    where[route] = { file: custom, probe: `__custom${i}` };
-  }
-  for (const [i, [route, literal]] of Object.entries(EXTRA).entries()) {
-    customText += `export type __extra${i} = ${literal};\n`;
-    where[`extra ${route}`] = { file: custom, probe: `__extra${i}` };
-  }
-  const options = { strict: true, noEmit: true, skipLibCheck: true, types: [], target: ts.ScriptTarget.ES2022 };
-  const host = ts.createCompilerHost(options);
-  const read = host.readFile.bind(host);
-  host.readFile = (f) => (f === custom ? customText : probes.has(f) ? read(f) + probes.get(f) : read(f));
-  host.fileExists = ((exists) => (f) => f === custom || exists(f))(host.fileExists.bind(host));
-  const getSource = host.getSourceFile.bind(host);
-  host.getSourceFile = (f, lang) =>
-    f === custom || probes.has(f) ? ts.createSourceFile(f, host.readFile(f), lang, true) : getSource(f, lang);
-  const prog = ts.createProgram([...files, custom], options, host);
-  return { prog, where };
-}
-
-function shapeOf(checker, type, seen = new Set()) {
-  if (type.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return true;
-  if (type.isUnion()) {
-    let merged = true;
-    for (const t of type.types) merged = merge(merged, shapeOf(checker, t, seen));
-    return merged;
-  }
-  if (checker.isArrayType(type) || checker.isTupleType(type)) {
-    let merged = true;
-    for (const t of checker.getTypeArguments(type)) merged = merge(merged, shapeOf(checker, t, seen));
-    return merged;
-  }
-  if (!(type.flags & ts.TypeFlags.Object) && !type.isIntersection()) return true; // scalars, null
-  const props = checker.getPropertiesOfType(type);
-  if (props.length === 0) return true; // Record<string, ...>: keys are data, not schema
-  if (seen.has(type)) return true;
-  const name = (type.aliasSymbol ?? type.symbol)?.name;
-  const withheld = WITHHELD[name] ?? [];
-  const out = {};
-  const inner = new Set(seen).add(type);
-  for (const p of props) {
-    if (withheld.includes(p.name)) continue;
-    out[p.name] = shapeOf(checker, checker.getNonNullableType(checker.getTypeOfSymbol(p)), inner);
-  }
-  return out;
-}
-
-/** Union of two shapes: `true` (anything scalar) joins with an object as the object. */
-function merge(a, b) {
-  if (a === true) return b;
-  if (b === true) return a;
-  const out = { ...a };
-  for (const [k, v] of Object.entries(b)) out[k] = k in out ? merge(out[k], v) : v;
-  return out;
-}
-
-const { prog, where } = program([...new Set(Object.values(ROUTES))]);
-const checker = prog.getTypeChecker();
-const probeType = (w) => {
-  const sf = prog.getSourceFile(w.file);
-  const decl = sf.statements.find((s) => ts.isTypeAliasDeclaration(s) && s.name.text === w.probe);
-  return checker.getTypeAtLocation(decl.name);
-};
+const shapes = resolveShapes({
+  typesDir: TYPES,
+  names: [...new Set(Object.values(ROUTES))],
+  literals: { ...CUSTOM, ...Object.fromEntries(Object.entries(EXTRA).map(([r, l]) => [`extra ${r}`, l])) },
+  withheld: WITHHELD,
+});
 const version = JSON.parse(readFileSync(path.join(SDK, 'package.json'), 'utf8')).version;
 const routes = {};
-for (const [route, name] of Object.entries(ROUTES)) routes[route] = { type: name, fields: shapeOf(checker, probeType(where[name])) };
-for (const route of Object.keys(EXTRA)) routes[route].fields = merge(routes[route].fields, shapeOf(checker, probeType(where[`extra ${route}`])));
-for (const route of Object.keys(CUSTOM)) routes[route] = { type: 'custom (scripts/gen-sdk-wire.mjs)', fields: shapeOf(checker, probeType(where[route])) };
+for (const [route, name] of Object.entries(ROUTES)) routes[route] = { type: name, fields: shapes.named[name] };
+for (const route of Object.keys(EXTRA)) routes[route].fields = merge(routes[route].fields, shapes.literal[`extra ${route}`]);
+for (const route of Object.keys(CUSTOM)) routes[route] = { type: 'custom (scripts/gen-sdk-wire.mjs)', fields: shapes.literal[route] };
 const sorted = Object.fromEntries(Object.entries(routes).sort(([a], [b]) => a.localeCompare(b)));
 const doc = {
   comment: `Generated by scripts/gen-sdk-wire.mjs from @stytch/vanilla-js ${version}; do not edit. Fields each SDK-face answer may carry ("true": a value with no further schema).`,

@@ -14,7 +14,7 @@ import (
 // can answer a session (or an intermediate session) is a login, so a route
 // table that forgets to say so fails here rather than leaving those logins
 // out of the audit log. Which routes can is read from the browser SDK's
-// declared answer types (apptest.SDKWire.AnswersSession, generated from
+// declared answer types (apptest.Allowlist.AnswersSession, generated from
 // the SDK, not a list kept here), for the SDK route and for its backend
 // twin (the same call under /v1/); backend routes without an SDK twin are
 // held to their path: a method's authenticate route is its login. The

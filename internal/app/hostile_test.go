@@ -307,7 +307,7 @@ func send(t *testing.T, e *apptest.Env, classify *routeClassifier, req hostileRe
 	}
 	defer res.Body.Close()
 	raw, _ := io.ReadAll(res.Body)
-	apptest.CheckSDKAnswer(t, req.method, strings.SplitN(req.path, "?", 2)[0], res.StatusCode, raw)
+	apptest.CheckAnswer(t, req.method, strings.SplitN(req.path, "?", 2)[0], res.StatusCode, raw)
 	var body struct {
 		ErrorType string `json:"error_type"`
 		Error     string `json:"error"`

@@ -261,7 +261,7 @@ func (e *Env) Do(method, path string, body any, header http.Header, user, pass s
 	raw, _ := io.ReadAll(res.Body)
 	e.secrets.addHeader(res.Header)
 	e.secrets.addJSON(raw)
-	CheckSDKAnswer(e.tb(), method, req.URL.Path, res.StatusCode, raw)
+	CheckAnswer(e.tb(), method, req.URL.Path, res.StatusCode, raw)
 	out := Resp{Status: res.StatusCode, Header: res.Header, Raw: raw}
 	_ = json.Unmarshal(raw, &out.Body)
 	return out

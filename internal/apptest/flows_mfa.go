@@ -90,7 +90,9 @@ func (e *Env) TOTPMember() (org, mid, secret string, codes []any) {
 	ist, _ := e.MFALogin(org, "ada@secure.test")
 	r = e.Backend(http.MethodPost, "/v1/b2b/totp/authenticate", map[string]any{"organization_id": org, "member_id": mid,
 		"intermediate_session_token": ist, "code": TOTPAt(e.tb(), secret, e.Clock.Now())})
-	if r.Status != 200 || r.Body["member_authenticated"] != true {
+	// B2BTOTPsAuthenticateResponse always holds a session (no
+	// member_authenticated): the step completes the login.
+	if tok, _ := r.Body["session_token"].(string); r.Status != 200 || tok == "" || r.Body["member_session"] == nil {
 		e.tb().Fatalf("apptest: first login proves the registration: %s", r.Raw)
 	}
 	return org, mid, secret, codes

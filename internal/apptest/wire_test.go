@@ -11,9 +11,17 @@ package apptest_test
 // for the call), or to CUSTOM for a call the SDK has no type for; run
 // `node scripts/gen-sdk-wire.mjs`; commit the JSON. Give the route's answer
 // an SDK wire type (wire.go in its package) holding only those fields.
+//
+// The backend face (/v1/...) has its allowlist too: backend_wire.json, from
+// the Node client's declared types (scripts/gen-backend-wire.mjs, where a
+// route the Node client does not call is CUSTOM or EXCLUDED with its
+// reason). Env.Do checks every successful backend answer against it.
 
 import (
+	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
@@ -64,4 +72,83 @@ func TestWireCheckCatchesAGrownAnswer(t *testing.T) {
 	if _, err := w.Check(http.MethodPost, "/sdk/v1/b2b/no/such/route", map[string]any{}); err == nil {
 		t.Fatal("a route without an entry passed")
 	}
+}
+
+// TestEveryBackendRouteHasAWireAllowlist walks the live route table: a
+// backend route (/v1/...) with neither an entry in backend_wire.json nor a
+// listed exclusion fails, and so does an entry or exclusion for no route.
+func TestEveryBackendRouteHasAWireAllowlist(t *testing.T) {
+	e := apptest.New(t, storetest.SQLite(t), nil)
+	w := apptest.BackendWire()
+	mounted := map[string]bool{}
+	backend := 0
+	for _, r := range e.App.RouteTable() {
+		mounted[r.Pattern] = true
+		if r.Face != httpapi.Backend {
+			continue
+		}
+		backend++
+		if !w.Has(r.Pattern) && !w.Excluded(r.Pattern) {
+			t.Errorf("backend route %q has no entry in internal/apptest/backend_wire.json: add its line to "+
+				"ROUTES (the Node client's response type), CUSTOM or EXCLUDED in scripts/gen-backend-wire.mjs and rerun it", r.Pattern)
+		}
+	}
+	if backend < 100 {
+		t.Fatalf("route table lists %d backend routes; expected every one", backend)
+	}
+	for _, p := range append(w.Patterns(), w.ExcludedPatterns()...) {
+		if !mounted[p] {
+			t.Errorf("backend_wire.json names %q, which is not mounted: remove it from scripts/gen-backend-wire.mjs", p)
+		}
+	}
+}
+
+// TestBackendWireCheckCatchesAGrownAnswer: the backend check reports a
+// field the Node client does not declare, nested ones included, passes a
+// declared answer (trusted_metadata is the backend's to read), skips an
+// excluded route and refuses a route with no entry.
+func TestBackendWireCheckCatchesAGrownAnswer(t *testing.T) {
+	w := apptest.BackendWire()
+	member := map[string]any{"member_id": "m", "trusted_metadata": map[string]any{"k": "v"}}
+	extra, err := w.Check(http.MethodGet, "/v1/b2b/organizations/organization-test-1/member?member_id=m",
+		map[string]any{"request_id": "r", "status_code": 200, "member_id": "m", "member": member})
+	if err != nil || len(extra) != 0 {
+		t.Fatalf("a declared member answer: extra = %v, %v", extra, err)
+	}
+	member["password_hash"] = "x"
+	extra, _ = w.Check(http.MethodPut, "/v1/b2b/organizations/organization-test-1/members/member-test-1", map[string]any{
+		"member":       member,
+		"organization": map[string]any{"sso_active_connections": []any{map[string]any{"connection_id": "c", "secret": "s"}}},
+		"session":      "s",
+	})
+	slices.Sort(extra)
+	want := []string{"member.password_hash", "organization.sso_active_connections[0].secret", "session"}
+	if !slices.Equal(extra, want) {
+		t.Fatalf("grown member update: extra = %v, want %v", extra, want)
+	}
+	if extra, err := w.Check(http.MethodGet, "/v1/b2b/scim/scim-connection-test-1/Users", map[string]any{"Resources": []any{}}); err != nil || extra != nil {
+		t.Fatalf("an excluded SCIM route was checked: %v, %v", extra, err)
+	}
+	if _, err := w.Check(http.MethodPost, "/v1/b2b/no/such/route", map[string]any{}); err == nil {
+		t.Fatal("a route without an entry passed")
+	}
+
+	// The harness hook: a grown answer fails the test that received it.
+	rec := &errRecorder{}
+	apptest.CheckAnswer(rec, http.MethodPost, "/v1/b2b/organizations/search", 200,
+		[]byte(`{"request_id":"r","status_code":200,"organizations":[{"organization_id":"o","internal_flag":true}]}`))
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "organizations[0].internal_flag") {
+		t.Fatalf("CheckAnswer on a grown backend answer: %q", rec.errs)
+	}
+	rec = &errRecorder{}
+	apptest.CheckAnswer(rec, http.MethodPost, "/v1/b2b/organizations/search", 400, []byte(`{"anything":1}`))
+	if len(rec.errs) != 0 {
+		t.Fatalf("an error answer was checked: %q", rec.errs)
+	}
+}
+
+type errRecorder struct{ errs []string }
+
+func (r *errRecorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
 }

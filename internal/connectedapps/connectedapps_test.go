@@ -32,11 +32,16 @@ func TestClientTypesAndSecrets(t *testing.T) {
 			if public != (secret == "") || (!public && a["client_secret_last_four"] != secret[len(secret)-4:]) {
 				t.Fatalf("%s: secret %q last four %v", typ, secret, a["client_secret_last_four"])
 			}
-			if a["access_token_expiry_minutes"] != float64(60) || a["status"] != "active" || a["creation_method"] != "api" {
+			if a["access_token_expiry_minutes"] != float64(60) || a["status"] != "active" {
 				t.Fatalf("%s: defaults: %v", typ, a)
 			}
+			// ConnectedAppWithClientSecret, the Node client's type of the
+			// created app, has no creation_method; ConnectedApp (get) has.
+			if _, ok := a["creation_method"]; ok {
+				t.Fatalf("%s: the create answer has creation_method: %v", typ, a)
+			}
 			got := app(t, e.Backend("GET", "/v1/connected_apps/clients/"+a["client_id"].(string), nil))
-			if _, leaked := got["client_secret"]; leaked || got["client_name"] != "Agent "+typ {
+			if _, leaked := got["client_secret"]; leaked || got["client_name"] != "Agent "+typ || got["creation_method"] != "api" {
 				t.Fatalf("get: %v", got)
 			}
 		}
@@ -79,8 +84,8 @@ func TestUpdateRotateDeleteSearch(t *testing.T) {
 		apptest.Want(t, e.Backend("POST", "/v1/connected_apps/clients/"+id+"/secrets/rotate/cancel", nil), 400, "connected_app_not_rotating_secret")
 		s := app(t, e.Backend("POST", "/v1/connected_apps/clients/"+id+"/secrets/rotate/start", nil))
 		next, _ := s["next_client_secret"].(string)
-		if next == "" || s["next_client_secret_last_four"] != next[len(next)-4:] {
-			t.Fatalf("rotate start: %v", s)
+		if _, ok := s["creation_method"]; next == "" || s["next_client_secret_last_four"] != next[len(next)-4:] || ok {
+			t.Fatalf("rotate start (ConnectedAppWithNextClientSecret: no creation_method): %v", s)
 		}
 		apptest.Want(t, e.Backend("POST", "/v1/connected_apps/clients/"+id+"/secrets/rotate/start", nil), 400, "connected_app_already_rotating_secret")
 		c := app(t, e.Backend("POST", "/v1/connected_apps/clients/"+id+"/secrets/rotate", nil))

@@ -42,9 +42,7 @@ func (h Handlers) Create(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := a.Wire()
-	w.ClientSecret = secret
-	return &AppResponse{ConnectedApp: w}, nil
+	return &AppResponse{ConnectedApp: a.Wire().withSecrets(secret, "")}, nil
 }
 
 // Get handles GET /v1/connected_apps/clients/{client_id}.
@@ -110,7 +108,9 @@ func (h Handlers) Rotate(step string) httpapi.HandlerFunc {
 			return nil, NotFound(err)
 		}
 		w := a.Wire()
-		w.NextClientSecret = next
+		if next != "" { // rotate/start: the one answer that shows the next secret
+			w = w.withSecrets("", next)
+		}
 		return &AppResponse{ConnectedApp: w}, nil
 	}
 }

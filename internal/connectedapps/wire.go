@@ -5,7 +5,8 @@ import "github.com/latchkey/latchkey/internal/httpapi"
 // ConnectedApp is the wire shape of a client (the Node client's
 // ConnectedApp, ConnectedAppWithClientSecret and
 // ConnectedAppWithNextClientSecret in one: the secrets appear only in the
-// answer that created them).
+// answer that created them, which has no creation_method: see
+// withSecrets).
 type ConnectedApp struct {
 	ClientID                      string   `json:"client_id"`
 	ClientName                    string   `json:"client_name"`
@@ -18,7 +19,7 @@ type ConnectedApp struct {
 	AccessTokenTemplateContent    string   `json:"access_token_template_content"`
 	PostLogoutRedirectURLs        []string `json:"post_logout_redirect_urls"`
 	BypassConsentForOfflineAccess bool     `json:"bypass_consent_for_offline_access"`
-	CreationMethod                string   `json:"creation_method"`
+	CreationMethod                string   `json:"creation_method,omitempty"`
 	IDTokenTemplateContent        string   `json:"id_token_template_content"`
 	ClientSecretLastFour          string   `json:"client_secret_last_four,omitempty"`
 	NextClientSecretLastFour      string   `json:"next_client_secret_last_four,omitempty"`
@@ -36,6 +37,15 @@ func (a *App) Wire() *ConnectedApp {
 		PostLogoutRedirectURLs: a.PostLogoutRedirectURLs, BypassConsentForOfflineAccess: a.BypassConsentForOfflineAccess,
 		CreationMethod: "api", IDTokenTemplateContent: a.IDTokenTemplateContent, ClientSecretLastFour: a.Secret.LastFour,
 		NextClientSecretLastFour: a.Secret.NextLastFour, AccessTokenCustomAudience: a.AccessTokenCustomAudience, LogoURL: a.LogoURL}
+}
+
+// withSecrets is w as the answer that created a secret or the next secret
+// shows it: ConnectedAppWithClientSecret and
+// ConnectedAppWithNextClientSecret declare no creation_method, so that
+// answer leaves it out (internal/apptest/backend_wire.json).
+func (w *ConnectedApp) withSecrets(secret, next string) *ConnectedApp {
+	w.ClientSecret, w.NextClientSecret, w.CreationMethod = secret, next, ""
+	return w
 }
 
 // AppResponse answers create, get, update and the rotation steps.

@@ -1,12 +1,10 @@
 package discovery
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
-	"github.com/latchkey/latchkey/internal/locale"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/session"
@@ -29,8 +27,8 @@ type request struct {
 	SessionDurationMinutes   *int   `json:"session_duration_minutes"`
 	SessionToken             string `json:"session_token"`
 	SessionJWT               string `json:"session_jwt"`
-	Locale                   string `json:"locale"`
 	LoginTemplateID          string `json:"login_template_id"`
+	httpapi.RequestLocale
 	// The routes that start a session take it (backend face only); the
 	// others ignore it, as they ignore every field they do not read.
 	session.ClaimsField
@@ -38,15 +36,10 @@ type request struct {
 
 // Unsupported refuses the fields this server cannot honour (httpapi.Decode
 // calls it): custom templates and other languages are refused rather than
-// silently ignored.
+// silently ignored. It stands for the embedded RequestLocale's, which
+// checks the language alone.
 func (req request) Unsupported() error {
 	return httpapi.RefuseUnsupported(httpapi.Set("login_template_id", req.LoginTemplateID), httpapi.Locale("locale", req.Locale))
-}
-
-// in is r's context carrying the request's language, for the MFA code a
-// login into an organization may text by itself.
-func (req request) in(r *http.Request) context.Context {
-	return locale.NewContext(r.Context(), httpapi.LocaleTag(req.Locale))
 }
 
 func decode(r *http.Request) (request, *project.Project, error) {
@@ -81,7 +74,7 @@ func (h Handlers) SendLink(r *http.Request) (any, error) {
 	}
 	err = h.Service.SendLink(r.Context(), LinkParams{Project: p, ClientIP: httpapi.ClientIP(r),
 		Email: req.EmailAddress, RedirectURL: req.DiscoveryRedirectURL, ExpirationMinutes: req.DiscoveryExpiration, PKCECodeChallenge: req.PKCECodeChallenge,
-		Locale: httpapi.LocaleTag(req.Locale)})
+		Locale: req.Tag()})
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +91,7 @@ func (h Handlers) AuthenticateLink(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return res, nil
+	return authenticated{res}, nil
 }
 
 // SendCode handles POST b2b/otps/email/discovery/send.
@@ -108,7 +101,7 @@ func (h Handlers) SendCode(r *http.Request) (any, error) {
 		return nil, err
 	}
 	if err := h.Service.SendCode(r.Context(), p, httpapi.ClientIP(r), req.EmailAddress, req.DiscoveryExpiration,
-		httpapi.LocaleTag(req.Locale)); err != nil {
+		req.Tag()); err != nil {
 		return nil, err
 	}
 	return &httpapi.Common{}, nil
@@ -124,7 +117,7 @@ func (h Handlers) AuthenticateCode(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return res, nil
+	return authenticated{res}, nil
 }
 
 // Organizations handles POST b2b/discovery/organizations.
@@ -170,9 +163,11 @@ func (h Handlers) Create(r *http.Request) (any, error) {
 		// the browser SDK's create options name neither.
 		set = set.ForMembers()
 	}
-	return h.Service.Create(r.Context(), CreateParams{Project: caller.Project, ClientIP: httpapi.ClientIP(r),
+	// B2BDiscoveryOrganizationsCreateResponse, like the two exchanges'
+	// types, declares the intermediate fields but no organization_id.
+	return session.Declaring(session.DeclaresIntermediate | session.DeclaresPrimaryRequired)(h.Service.Create(r.Context(), CreateParams{Project: caller.Project, ClientIP: httpapi.ClientIP(r),
 		IST: body.IntermediateSession, DurationMinutes: body.SessionDurationMinutes, Settings: set,
-		CustomClaims: claims})
+		CustomClaims: claims}))
 }
 
 // Exchange handles POST b2b/discovery/intermediate_sessions/exchange.
@@ -190,9 +185,9 @@ func (h Handlers) Exchange(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.Service.Exchange(req.in(r), ExchangeParams{Project: p, ClientIP: httpapi.ClientIP(r),
+	return session.Declaring(session.DeclaresIntermediate | session.DeclaresPrimaryRequired)(h.Service.Exchange(req.In(r.Context()), ExchangeParams{Project: p, ClientIP: httpapi.ClientIP(r),
 		IST: req.IntermediateSession, OrganizationID: req.OrganizationID, DurationMinutes: req.SessionDurationMinutes,
-		CustomClaims: claims})
+		CustomClaims: claims}))
 }
 
 // SessionExchange handles POST b2b/sessions/exchange.
@@ -210,6 +205,7 @@ func (h Handlers) SessionExchange(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.Service.SessionExchange(req.in(r), SessionExchangeParams{Project: p, Credential: credential(r, req),
-		ClientIP: httpapi.ClientIP(r), OrganizationID: req.OrganizationID, DurationMinutes: req.SessionDurationMinutes, CustomClaims: claims})
+	return session.Declaring(session.DeclaresIntermediate | session.DeclaresPrimaryRequired)(h.Service.SessionExchange(req.In(r.Context()),
+		SessionExchangeParams{Project: p, Credential: credential(r, req), ClientIP: httpapi.ClientIP(r),
+			OrganizationID: req.OrganizationID, DurationMinutes: req.SessionDurationMinutes, CustomClaims: claims}))
 }

@@ -80,3 +80,48 @@ type listed struct{ *Response }
 
 // SDKWire implements httpapi.SDKWirer.
 func (l listed) SDKWire() any { return &sdkWithHint{l.sdk(), l.OrganizationIDHint} }
+
+// Backend wire types of discovery answers: each call's Node client type
+// declares either the IST (the authenticate calls) or
+// organization_id_hint (discovery/organizations), never both, while
+// Response holds both. Organizations and members keep their full forms.
+// They are methods of the wrappers, not of Response: answers that embed
+// Response (oauth's DiscoveryResponse) add backend fields of their own.
+
+type backendWithIST struct {
+	httpapi.Common
+	IntermediateSessionToken string                   `json:"intermediate_session_token"`
+	EmailAddress             string                   `json:"email_address"`
+	DiscoveredOrganizations  []DiscoveredOrganization `json:"discovered_organizations"`
+}
+
+type backendWithHint struct {
+	httpapi.Common
+	EmailAddress            string                   `json:"email_address"`
+	DiscoveredOrganizations []DiscoveredOrganization `json:"discovered_organizations"`
+	OrganizationIDHint      *string                  `json:"organization_id_hint"`
+}
+
+func (r *Response) backendWithIST() any {
+	return &backendWithIST{IntermediateSessionToken: r.IntermediateSessionToken, EmailAddress: r.EmailAddress,
+		DiscoveredOrganizations: r.DiscoveredOrganizations}
+}
+
+// authenticated answers the magic link and email code discovery
+// authenticate calls: B2BMagicLinksDiscoveryAuthenticateResponse and
+// B2BOTPEmailDiscoveryAuthenticateResponse have the IST, no hint.
+type authenticated struct{ *Response }
+
+// BackendWire implements httpapi.BackendWirer.
+func (a authenticated) BackendWire() any { return a.backendWithIST() }
+
+// BackendWire implements httpapi.BackendWirer: the Node client's password
+// discovery types, unlike the SDK's, have no organization_id_hint.
+func (w withBoth) BackendWire() any { return w.backendWithIST() }
+
+// BackendWire implements httpapi.BackendWirer:
+// B2BDiscoveryOrganizationsListResponse has the hint, no IST.
+func (l listed) BackendWire() any {
+	return &backendWithHint{EmailAddress: l.EmailAddress, DiscoveredOrganizations: l.DiscoveredOrganizations,
+		OrganizationIDHint: l.OrganizationIDHint}
+}

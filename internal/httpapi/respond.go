@@ -73,6 +73,30 @@ type SDKWirer interface {
 	SDKWire() any
 }
 
+// BackendWirer is a payload whose backend-face answer is a separate wire
+// type: the shape the Node client declares for the call
+// (internal/apptest/backend_wire.json), where the payload, shared with the
+// SDK face or with other calls, holds fields that call's type lacks.
+type BackendWirer interface {
+	BackendWire() any
+}
+
+// onFace is the payload as face answers it: its SDK or backend wire type
+// when it has one.
+func onFace(face Face, payload any) any {
+	switch face {
+	case SDK:
+		if sw, ok := payload.(SDKWirer); ok {
+			return sw.SDKWire()
+		}
+	case Backend:
+		if bw, ok := payload.(BackendWirer); ok {
+			return bw.BackendWire()
+		}
+	}
+	return payload
+}
+
 // Preencoded is a success answer encoded ahead of time by EncodeTail, for
 // answers that are the same on every request (a session check of a session
 // that has not changed): WriteJSON only adds the envelope, the common
@@ -99,9 +123,7 @@ const commonPrefix = `{"request_id":"","status_code":0`
 // are cleared. It fails for a payload
 // without Common first, and for a mark not found exactly once.
 func EncodeTail(face Face, payload any, mark string) (tail []byte, at int, err error) {
-	if sw, ok := payload.(SDKWirer); ok && face == SDK {
-		payload = sw.SDKWire()
-	}
+	payload = onFace(face, payload)
 	c, ok := payload.(commoner)
 	if !ok {
 		return nil, 0, fmt.Errorf("httpapi: %T has no common fields", payload)
@@ -187,9 +209,7 @@ func WriteJSON(w http.ResponseWriter, r *http.Request, face Face, status int, pa
 		writePreencoded(w, r, status, p)
 		return
 	}
-	if sw, ok := payload.(SDKWirer); ok && face == SDK {
-		payload = sw.SDKWire()
-	}
+	payload = onFace(face, payload)
 	if c, ok := payload.(commoner); ok {
 		c.SetCommon(RequestID(r.Context()), status)
 	}

@@ -40,8 +40,10 @@ func (s *Service) handler(actor string) httpapi.HandlerFunc {
 		if err := httpapi.Decode(r, &req); err != nil {
 			return nil, err
 		}
-		return s.Authenticate(r.Context(), AuthParams{Project: project.CallerFrom(r.Context()).Project,
-			ClientIP: httpapi.ClientIP(r), Token: req.ImpersonationToken, DurationMinutes: req.SessionDurationMinutes, Actor: actor})
+		// B2BImpersonationAuthenticateResponse has no primary_required.
+		return session.Declaring(session.DeclaresOrganizationID | session.DeclaresIntermediate)(s.Authenticate(r.Context(),
+			AuthParams{Project: project.CallerFrom(r.Context()).Project, ClientIP: httpapi.ClientIP(r),
+				Token: req.ImpersonationToken, DurationMinutes: req.SessionDurationMinutes, Actor: actor}))
 	}
 }
 

@@ -50,3 +50,17 @@ func (r *RecoverResult) SDKWire() any {
 	return &sdkRecoverResponse{SDKSessionResponse: *r.AuthResponse.SDKSession(),
 		RecoveryCodesRemaining: r.RecoveryCodesRemaining}
 }
+
+type backendRecoverResponse struct {
+	*session.BackendAuthResponse
+	RecoveryCodesRemaining int `json:"recovery_codes_remaining"`
+}
+
+// BackendWire implements httpapi.BackendWirer:
+// B2BRecoveryCodesRecoverResponse is the session answer (recovering always
+// ends in a session) plus the count of codes left, without the
+// intermediate fields or organization_id.
+func (r *RecoverResult) BackendWire() any {
+	return &backendRecoverResponse{BackendAuthResponse: r.AuthResponse.Backend(0),
+		RecoveryCodesRemaining: r.RecoveryCodesRemaining}
+}

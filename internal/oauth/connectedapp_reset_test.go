@@ -92,7 +92,9 @@ func TestOwnersProofEndsTheSquattersConnectedAppTokens(t *testing.T) {
 		owner, _ := e.LoginByEmailOTP(org, "cfo@acme.test")
 		r = sessionCheck(e, owner)
 		apptest.Want(t, r, 200, "")
-		if r.Body["member_id"] != memberID {
+		// The backend session check names the member in member (its Node
+		// type has no top-level member_id).
+		if r.Body["member"].(map[string]any)["member_id"] != memberID {
 			t.Fatalf("the CFO's login: %s", r.Raw)
 		}
 		if app.active(t, access) || app.active(t, refresh) {

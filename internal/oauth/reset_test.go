@@ -88,7 +88,8 @@ func TestOwnersProofEndsTheSquattersSessions(t *testing.T) {
 					owner = sessionCheck(e, tok)
 				}
 				apptest.Want(t, owner, 200, "")
-				if owner.Body["member_id"] != memberID {
+				// member: the backend session check has no top-level member_id.
+				if owner.Body["member"].(map[string]any)["member_id"] != memberID {
 					t.Fatalf("the CFO's login: %s", owner.Raw)
 				}
 				if proof != "email code" && owner.Body["reset_sessions"] != true {

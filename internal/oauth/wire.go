@@ -72,3 +72,36 @@ func discoveryAnswer(res *discovery.Response, id *providers.Identity) *Discovery
 	}
 	return out
 }
+
+// BackendWire implements httpapi.BackendWirer:
+// B2BOAuthAuthenticateResponse declares no method_id (the registration id
+// the login set there is the session factor's id), so the backend answer
+// leaves it out.
+func (r *AuthResponse) BackendWire() any {
+	inner := *r.AuthResponse
+	inner.MethodID = ""
+	out := *r
+	out.AuthResponse = &inner
+	return &out
+}
+
+// backendDiscoveryResponse is DiscoveryResponse without
+// organization_id_hint, which B2BOAuthDiscoveryAuthenticateResponse does
+// not declare.
+type backendDiscoveryResponse struct {
+	httpapi.Common
+	IntermediateSessionToken string                             `json:"intermediate_session_token"`
+	EmailAddress             string                             `json:"email_address"`
+	DiscoveredOrganizations  []discovery.DiscoveredOrganization `json:"discovered_organizations"`
+	ProviderType             string                             `json:"provider_type"`
+	ProviderTenantID         string                             `json:"provider_tenant_id"`
+	ProviderTenantIDs        []string                           `json:"provider_tenant_ids"`
+	FullName                 string                             `json:"full_name"`
+}
+
+// BackendWire implements httpapi.BackendWirer.
+func (r *DiscoveryResponse) BackendWire() any {
+	return &backendDiscoveryResponse{IntermediateSessionToken: r.IntermediateSessionToken, EmailAddress: r.EmailAddress,
+		DiscoveredOrganizations: r.DiscoveredOrganizations, ProviderType: r.ProviderType,
+		ProviderTenantID: r.ProviderTenantID, ProviderTenantIDs: r.ProviderTenantIDs, FullName: r.FullName}
+}

@@ -201,10 +201,11 @@ func (h Handlers) ResetExisting(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.Service.ResetExisting(req.In(r.Context()), ExistingResetParams{Project: project.CallerFrom(r.Context()).Project,
-		ClientIP: httpapi.ClientIP(r), OrganizationID: req.OrganizationID, Email: req.EmailAddress,
-		ExistingPassword: req.ExistingPassword, NewPassword: req.NewPassword, DurationMinutes: req.SessionDurationMinutes,
-		CustomClaims: claims})
+	// B2BPasswordsExistingPasswordResetResponse has no organization_id.
+	return session.Declaring(session.DeclaresIntermediate | session.DeclaresPrimaryRequired)(h.Service.ResetExisting(req.In(r.Context()),
+		ExistingResetParams{Project: project.CallerFrom(r.Context()).Project, ClientIP: httpapi.ClientIP(r),
+			OrganizationID: req.OrganizationID, Email: req.EmailAddress, ExistingPassword: req.ExistingPassword,
+			NewPassword: req.NewPassword, DurationMinutes: req.SessionDurationMinutes, CustomClaims: claims}))
 }
 
 type sessionResetRequest struct {
@@ -247,9 +248,12 @@ func (h Handlers) BackendResetBySession(r *http.Request) (any, error) {
 	}
 	// A token and a JWT both are refused where the session is checked
 	// (session.Service.Authenticate: too_many_session_arguments).
-	return h.Service.ResetBySession(req.In(r.Context()), SessionResetParams{Project: project.CallerFrom(r.Context()).Project,
-		ClientIP: httpapi.ClientIP(r), Session: session.Credential{Token: req.SessionToken, JWT: req.SessionJWT},
-		OrganizationID: req.OrganizationID, Password: req.Password, DurationMinutes: req.SessionDurationMinutes})
+	// B2BPasswordsSessionResetResponse declares the intermediate fields but
+	// neither organization_id nor primary_required.
+	return session.Declaring(session.DeclaresIntermediate)(h.Service.ResetBySession(req.In(r.Context()),
+		SessionResetParams{Project: project.CallerFrom(r.Context()).Project, ClientIP: httpapi.ClientIP(r),
+			Session: session.Credential{Token: req.SessionToken, JWT: req.SessionJWT}, OrganizationID: req.OrganizationID,
+			Password: req.Password, DurationMinutes: req.SessionDurationMinutes}))
 }
 
 type migrateRequest struct {

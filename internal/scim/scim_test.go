@@ -58,7 +58,11 @@ func TestConnectionManagementAndRotation(t *testing.T) {
 		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/scim/"+org+"/connection", map[string]any{"identity_provider": "aol"}), 400, "invalid_scim_idp")
 		id, token, c := connection(t, e, org, map[string]any{"display_name": "Okta", "identity_provider": "okta"})
-		if c["base_url"] != e.Srv.URL+"/v1/b2b/scim/"+id || c["bearer_token_last_four"] != token[len(token)-4:] ||
+		// SCIMConnectionWithToken, the Node client's type of the created
+		// connection, shows the token itself and no last-four fields.
+		_, four := c["bearer_token_last_four"]
+		_, nextFour := c["next_bearer_token_last_four"]
+		if c["base_url"] != e.Srv.URL+"/v1/b2b/scim/"+id || four || nextFour || token == "" ||
 			c["identity_provider"] != "okta" || c["status"] != "active" || c["bearer_token_expires_at"] == "" {
 			t.Fatalf("created connection = %v", c)
 		}
@@ -87,6 +91,9 @@ func TestConnectionManagementAndRotation(t *testing.T) {
 		r = e.Backend(http.MethodPost, "/v1/b2b/scim/"+org+"/connection/"+id+"/rotate/start", nil)
 		apptest.Want(t, r, 200, "")
 		next := r.Body["connection"].(map[string]any)["next_bearer_token"].(string)
+		if c := r.Body["connection"].(map[string]any); c["bearer_token_last_four"] != token[len(token)-4:] || c["next_bearer_token_last_four"] != nil {
+			t.Fatalf("rotation start (SCIMConnectionWithNextToken: the current token's last four only): %s", r.Raw)
+		}
 		if spc(token) != 200 || spc(next) != 200 {
 			t.Fatal("both tokens must work during a rotation")
 		}

@@ -155,3 +155,45 @@ type groupsResponse struct {
 	SCIMGroups []GroupWire `json:"scim_groups"`
 	NextCursor *string     `json:"next_cursor"`
 }
+
+// connectionWithToken is a connection in the answer that shows a new
+// token on the backend face: the Node client's SCIMConnectionWithToken
+// (create: no last-four fields) or SCIMConnectionWithNextToken
+// (rotate/start: the current token's last four only).
+type connectionWithToken struct {
+	OrganizationID           string          `json:"organization_id"`
+	ConnectionID             string          `json:"connection_id"`
+	Status                   string          `json:"status"`
+	DisplayName              string          `json:"display_name"`
+	IdentityProvider         string          `json:"identity_provider"`
+	BaseURL                  string          `json:"base_url"`
+	BearerToken              string          `json:"bearer_token,omitempty"`
+	BearerTokenLastFour      string          `json:"bearer_token_last_four,omitempty"`
+	BearerTokenExpiresAt     string          `json:"bearer_token_expires_at"`
+	NextBearerToken          string          `json:"next_bearer_token,omitempty"`
+	NextBearerTokenExpiresAt string          `json:"next_bearer_token_expires_at,omitempty"`
+	GroupRoles               []GroupRoleWire `json:"scim_group_implicit_role_assignments"`
+}
+
+type connectionWithTokenResponse struct {
+	httpapi.Common
+	Connection *connectionWithToken `json:"connection"`
+}
+
+// BackendWire implements httpapi.BackendWirer: the answers that show a
+// token carry the last-four fields their Node client type declares; the
+// others are the full SCIMConnection.
+func (r *connectionResponse) BackendWire() any {
+	w := r.Connection
+	if w == nil || r.shown == shownNone {
+		return r
+	}
+	out := &connectionWithToken{OrganizationID: w.OrganizationID, ConnectionID: w.ConnectionID, Status: w.Status,
+		DisplayName: w.DisplayName, IdentityProvider: w.IdentityProvider, BaseURL: w.BaseURL,
+		BearerToken: w.BearerToken, BearerTokenExpiresAt: w.BearerTokenExpiresAt, NextBearerToken: w.NextBearerToken,
+		NextBearerTokenExpiresAt: w.NextBearerTokenExpiresAt, GroupRoles: w.GroupRoles}
+	if r.shown == shownRotation {
+		out.BearerTokenLastFour = w.BearerTokenLastFour
+	}
+	return &connectionWithTokenResponse{Connection: out}
+}

@@ -59,11 +59,13 @@ const answersLimit = 4096
 var tokenMark = "session-token-mark-" + ids.Token()
 
 // encoded returns out as it will be written on face: preencoded when out
-// was built from the cache alone, out itself otherwise.
+// was built from the cache alone, its face's form otherwise (out itself on
+// the SDK face, whose SDKWire the writer applies; the backend wire type on
+// the backend face).
 func (s *Service) encoded(out *SessionResponse, face httpapi.Face) any {
 	k := out.key
 	if k == nil || (face != httpapi.SDK && face != httpapi.Backend) {
-		return out
+		return onFace(out, face)
 	}
 	id := out.MemberSession.MemberSessionID
 	a := s.answers
@@ -83,9 +85,9 @@ func (s *Service) encoded(out *SessionResponse, face httpapi.Face) any {
 		cp.SessionToken, mark = tokenMark, tokenMark
 		payload = &cp
 	}
-	tail, at, err := httpapi.EncodeTail(face, payload, mark)
+	tail, at, err := httpapi.EncodeTail(face, onFace(payload, face), mark)
 	if err != nil {
-		return out // encoded the ordinary way, which reports any error
+		return onFace(out, face) // encoded the ordinary way, which reports any error
 	}
 	n := &answer{key: *k}
 	if e != nil {
@@ -99,4 +101,12 @@ func (s *Service) encoded(out *SessionResponse, face httpapi.Face) any {
 	a.items[id] = n
 	a.mu.Unlock()
 	return httpapi.Preencoded{Face: face, Tail: tail, At: at, Value: out.SessionToken}
+}
+
+// onFace is the payload that answers out on face.
+func onFace(out *SessionResponse, face httpapi.Face) any {
+	if face == httpapi.Backend {
+		return out.backend()
+	}
+	return out
 }

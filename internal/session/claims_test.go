@@ -219,7 +219,7 @@ func TestSessionCustomClaims(t *testing.T) {
 		want = map[string]any{"plan": "enterprise", "seats": 12345678901234567.0}
 		wantClaims(t, r, want)
 		var reg struct{ Sub string }
-		if err := jwtPayload(r.Body["session_jwt"].(string), &reg); err != nil || reg.Sub != r.Body["member_id"] {
+		if err := jwtPayload(r.Body["session_jwt"].(string), &reg); err != nil || reg.Sub != r.Body["member_session"].(map[string]any)["member_id"] {
 			t.Fatalf("sub = %q (%v)", reg.Sub, err)
 		}
 		// With a duration, both are written.

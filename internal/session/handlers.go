@@ -158,7 +158,7 @@ func (h Handlers) BackendAuthenticate(r *http.Request) (any, error) {
 	if verdict == nil {
 		return h.Sessions.encoded(out, httpapi.Backend), nil
 	}
-	return &VerdictResponse{SessionResponse: out, Verdict: verdict}, nil
+	return &backendVerdictResponse{backendSessionResponse: out.backend(), Verdict: verdict}, nil
 }
 
 // decodeNoFields reads the body of an SDK route that takes no fields

@@ -80,7 +80,7 @@ func TestSessionAuthenticateRefreshRevoke(t *testing.T) {
 		if r.Data()["session_jwt"] == firstJWT {
 			t.Fatal("JWT not refreshed after it stopped being fresh")
 		}
-		if r := e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_jwt": r.Data()["session_jwt"]}); r.Status != 200 || r.Body["member_id"] != member {
+		if r := e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_jwt": r.Data()["session_jwt"]}); r.Status != 200 || r.Body["member_session"].(map[string]any)["member_id"] != member {
 			t.Fatalf("backend authenticate by jwt: %s", r.Raw)
 		}
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", map[string]any{"session_jwt": "a.b.c"}), 401, "unable_to_parse_session_jwt")

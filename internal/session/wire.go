@@ -147,3 +147,29 @@ func (c Completed) SDKWire() any { return c.SDKSession() }
 
 // SDKSession is the answer's SDK form without the intermediate fields.
 func (r *AuthResponse) SDKSession() *SDKSessionResponse { return r.SessionResponse.sdk() }
+
+// backendSessionResponse is B2BSessionsAuthenticateResponse, the backend
+// sessions/authenticate answer as the Node client declares it: the full
+// member and organization, and no top-level member_id (the SDK's
+// B2BAuthenticateResponse has one; here member_session and member carry
+// it). internal/apptest/backend_wire.json holds the face to it.
+type backendSessionResponse struct {
+	httpapi.Common
+	MemberSession *MemberSession             `json:"member_session"`
+	SessionToken  string                     `json:"session_token"`
+	SessionJWT    string                     `json:"session_jwt"`
+	Member        *organization.Member       `json:"member"`
+	Organization  *organization.Organization `json:"organization"`
+}
+
+func (r *SessionResponse) backend() *backendSessionResponse {
+	return &backendSessionResponse{MemberSession: r.MemberSession, SessionToken: r.SessionToken,
+		SessionJWT: r.SessionJWT, Member: r.Member, Organization: r.Organization}
+}
+
+// backendVerdictResponse is the backend answer with the verdict of its
+// authorization check.
+type backendVerdictResponse struct {
+	*backendSessionResponse
+	Verdict *Verdict `json:"verdict,omitempty"`
+}

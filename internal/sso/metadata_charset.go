@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"golang.org/x/text/encoding"
@@ -107,10 +108,7 @@ func (d *metadataDoc) decoder() *xml.Decoder {
 // charsetReader converts in, declared in the encoding label, to UTF-8.
 func (d *metadataDoc) charsetReader(label string, in io.Reader) (io.Reader, error) {
 	name := strings.ToLower(strings.TrimSpace(label))
-	isUTF16 := false
-	for _, l := range utf16Labels {
-		isUTF16 = isUTF16 || name == l
-	}
+	isUTF16 := slices.Contains(utf16Labels, name)
 	switch {
 	case d.bom == "UTF-16" && isUTF16:
 		return in, nil // converted by newMetadataDoc

@@ -110,7 +110,11 @@ func (h Handlers) Attest(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return resp, nil
+	// The Node client's B2BSessionsAttestResponse has no IST fields; the
+	// README's trusted auth section keeps them as a deliberate difference
+	// (an attested token is a primary login: MFA may still be due), listed
+	// in scripts/gen-backend-wire.mjs. It has no organization_id.
+	return session.Declared(resp, session.DeclaresIntermediate|session.DeclaresPrimaryRequired), nil
 }
 
 // identify verifies the token and reads the member's identity from it.

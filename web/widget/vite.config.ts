@@ -87,7 +87,8 @@ export default defineConfig(({ command, mode }) => {
     },
     test: {
       environment: 'jsdom',
-      include: ['src/**/*.test.{ts,tsx}'],
+      // scripts/*.test.mjs: the build scripts' own tests (plain JS, run in Node).
+      include: ['src/**/*.test.{ts,tsx}', 'scripts/**/*.test.mjs'],
       setupFiles: ['src/test/setup.ts'],
       restoreMocks: true,
       // Matches asyncUtilTimeout in src/test/setup.ts, with room for the test's own steps.

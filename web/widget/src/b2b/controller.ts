@@ -3,34 +3,28 @@
  * here, outside the screens. Screens call these methods and render the store. Discovery and the
  * methods that leave the page live in discoveryFlow.ts and redirects.ts.
  */
-import { APIError } from '../api/errors';
 import {
-  impersonationAuthenticate,
-  magicLinkAuthenticate,
-  magicLinkDiscoveryAuthenticate,
   magicLinkDiscoverySend,
   magicLinkEmailLoginOrSignup,
-  oauthAuthenticate,
-  oauthDiscoveryAuthenticate,
   otpEmailAuthenticate,
   otpEmailDiscoveryAuthenticate,
   otpEmailDiscoverySend,
   otpEmailLoginOrSignup,
   searchOrganization,
-  ssoAuthenticate,
 } from '../api/operations';
 import type { AuthenticateResponseWithMFA, DiscoveryAuthenticateResponse } from '../api/types';
-import { AuthFlowType } from './config';
+import { AuthFlowType, B2BProducts } from './config';
 import type { DiscoveryEntry, DiscoveryFlow } from './discoveryFlow';
-import { redeemEmailLink } from './emailLinkPkce';
 import { EventType } from './events';
 import { FlowCore, type ActionResult, type ControllerDeps } from './flowCore';
 import type { MfaFlow } from './mfaFlow';
 import { importPart, type PartModules, type PartName } from './parts';
-import { PasswordFlow } from './passwordFlow';
+import { PasswordActions } from './passwordActions';
+import type { PasswordFlow } from './passwordFlow';
 import type { PasswordResetFlow } from './passwordReset';
 import { resetEntry, stripResetParams } from './passwordRules';
 import { Redirects } from './redirects';
+import { ResetEmailStore } from './resetEmail';
 import type { SsoDiscoveryFlow } from './sso/ssoDiscoveryFlow';
 import { isDiscovering, selectEmailMethods } from './selectors';
 import { slugFromURL } from './slug';
@@ -47,12 +41,15 @@ export class LoginController {
   private readonly core: FlowCore;
   /** OAuth and SSO starts, and the entries whose screens come later. */
   readonly redirects: Redirects;
-  /** Password sign-in, and the emails that let a member set a password. */
-  readonly passwords: PasswordFlow;
+  /** Password sign-in, and the emails that let a member set a password (effects in their part). */
+  readonly passwords: PasswordActions;
+  /** The email a reset link went to, for the reset page's strength check (resetEmail.ts). */
+  private readonly resetEmail: ResetEmailStore;
   /** The parts loaded so far (parts.ts), and the flows they brought. */
   private readonly parts: Partial<PartModules> = {};
   private discoveryFlow: DiscoveryFlow | null = null;
   private mfaFlow: MfaFlow | null = null;
+  private passwordFlow: PasswordFlow | null = null;
   private resetFlow: PasswordResetFlow | null = null;
   private ssoFlow: SsoDiscoveryFlow | null = null;
 
@@ -65,7 +62,8 @@ export class LoginController {
         (err: unknown) => this.partFailed(err),
       );
     };
-    this.passwords = new PasswordFlow(this.core, this.discoveryEntry);
+    this.resetEmail = new ResetEmailStore(deps.backend.publicToken);
+    this.passwords = new PasswordActions(this.core, () => this.loadPasswordFlow());
   }
 
   /** What follows a discovery authenticate, in whichever flow: the discovery part, loaded first. */
@@ -80,6 +78,13 @@ export class LoginController {
       await this.discovery.authenticated(resp, event);
     },
   };
+
+  /** The password effects, their part loaded first. */
+  private async loadPasswordFlow(): Promise<PasswordFlow> {
+    await this.loadPart('passwords');
+    if (!this.passwordFlow) throw new Error('Latchkey: the passwords part brought no flow');
+    return this.passwordFlow;
+  }
 
   /** The organization list: choose, create, or be logged in directly. Present once its part is loaded. */
   get discovery(): DiscoveryFlow {
@@ -121,8 +126,9 @@ export class LoginController {
     if ('DiscoveryFlow' in m) this.discoveryFlow ??= new m.DiscoveryFlow(this.core, this.redirects);
     if ('MfaFlow' in m) this.mfaFlow ??= new m.MfaFlow(this.core);
     if ('SsoDiscoveryFlow' in m) this.ssoFlow ??= new m.SsoDiscoveryFlow(this.core, this.redirects);
+    if ('PasswordFlow' in m) this.passwordFlow ??= new m.PasswordFlow(this.core, this.discoveryEntry, this.resetEmail);
     if ('PasswordResetFlow' in m) {
-      this.resetFlow ??= new m.PasswordResetFlow(this.core, this.discoveryEntry, this.passwords.resetEmail);
+      this.resetFlow ??= new m.PasswordResetFlow(this.core, this.discoveryEntry, this.resetEmail);
     }
     return part;
   }
@@ -163,6 +169,9 @@ export class LoginController {
     const landing = readUrlToken(window.location.search) !== null;
     if (!config.oneTap.floatingOnly) void this.authenticateUrlToken();
     void this.lookupOrganization().then(() => (landing ? undefined : this.startOneTap()));
+    // Fetched now, while the member reads the first screen, so a password Continue does not wait
+    // for it. A failure is left to the first action, which loads it again.
+    if (config.products.includes(B2BProducts.passwords)) this.loadPart('passwords').catch(() => undefined);
   }
 
   /**
@@ -321,109 +330,24 @@ export class LoginController {
     return { ok: true };
   }
 
-  /** Spec section 4: a token in the page address is authenticated once, then removed. */
+  /**
+   * Spec section 4: a token in the page address is authenticated once, then removed. Its redemption
+   * is a part (urlTokenFlow.ts) that loads while "Logging in..." shows.
+   */
   private async authenticateUrlToken(): Promise<void> {
     const urlToken = readUrlToken(window.location.search);
     if (!urlToken) return;
     // Removed before the call so a reload cannot replay a token that is being redeemed.
     stripUrlToken();
-    const { backend, store, getConfig } = this.deps;
-    const oauth = urlToken.type === 'oauth' || urlToken.type === 'discovery_oauth';
-    const sso = urlToken.type === 'sso';
-    // Spec section 4: only the organization magic link fails with the link error; every other type,
-    // the emailed discovery link included, fails with the default one.
-    const failureType = urlToken.type === 'multi_tenant_magic_links' ? ErrorType.EmailMagicLink : ErrorType.Default;
-    store.dispatch({ type: 'urlTokenAuthenticating', active: true });
-    // An OAuth or SSO token answers its own pair; an emailed link either email pair (redeemEmailLink).
-    const redirectKind = oauth ? 'oauth' : sso ? 'sso' : null;
-    const verifier = redirectKind ? backend.pkce.get(redirectKind)?.code_verifier : undefined;
-    const config = getConfig();
-    const duration = config.sessionDurationMinutes;
-    const ist = this.core.intermediateSessionToken();
-    let redeemed:
-      | { discovery: DiscoveryAuthenticateResponse; event: EventType }
-      | { primary: AuthenticateResponseWithMFA; event: EventType };
+    this.deps.store.dispatch({ type: 'urlTokenAuthenticating', active: true });
+    let part: PartModules['urlToken'];
     try {
-      switch (urlToken.type) {
-        case 'discovery':
-          redeemed = {
-            discovery: await redeemEmailLink(backend.pkce, (v) =>
-              magicLinkDiscoveryAuthenticate(backend.http, { discovery_magic_links_token: urlToken.token, pkce_code_verifier: v }),
-            ),
-            event: EventType.B2BMagicLinkDiscoveryAuthenticate,
-          };
-          break;
-        case 'discovery_oauth':
-          redeemed = {
-            discovery: await oauthDiscoveryAuthenticate(backend.http, {
-              discovery_oauth_token: urlToken.token,
-              pkce_code_verifier: verifier,
-            }),
-            event: EventType.B2BOAuthDiscoveryAuthenticate,
-          };
-          break;
-        case 'oauth':
-          redeemed = {
-            primary: await oauthAuthenticate(backend.http, {
-              oauth_token: urlToken.token,
-              session_duration_minutes: duration,
-              pkce_code_verifier: verifier,
-              intermediate_session_token: ist,
-            }),
-            event: EventType.B2BOAuthAuthenticate,
-          };
-          break;
-        case 'sso':
-          redeemed = {
-            primary: await ssoAuthenticate(backend.http, {
-              sso_token: urlToken.token,
-              session_duration_minutes: duration,
-              pkce_code_verifier: verifier,
-              intermediate_session_token: ist,
-            }),
-            event: EventType.B2BSSOAuthenticate,
-          };
-          break;
-        case 'multi_tenant_impersonation':
-          // An operator acting as a member: always a full session, whose length the server fixes.
-          redeemed = {
-            primary: await impersonationAuthenticate(backend.http, { impersonation_token: urlToken.token }),
-            event: EventType.B2BImpersonationAuthenticate,
-          };
-          break;
-        case 'multi_tenant_magic_links':
-          redeemed = {
-            primary: await redeemEmailLink(backend.pkce, (v) =>
-              magicLinkAuthenticate(backend.http, {
-                magic_links_token: urlToken.token,
-                session_duration_minutes: duration,
-                locale: config.emailMagicLinksOptions.locale,
-                pkce_code_verifier: v,
-                intermediate_session_token: ist,
-              }),
-            ),
-            event: EventType.B2BMagicLinkAuthenticate,
-          };
-          break;
-        default: {
-          const never: never = urlToken.type;
-          throw new Error(`unknown token type ${JSON.stringify(never)}`);
-        }
-      }
+      part = await this.loadPart('urlToken');
     } catch (err) {
-      const adBlocker = err instanceof APIError && err.error_type === 'ad_blocker_detected';
-      this.core.fail(err, adBlocker ? ErrorType.AdBlockerDetected : failureType, false);
+      this.partFailed(err);
       return;
     }
-    // The email pairs are spent by redeemEmailLink.
-    if (redirectKind) backend.pkce.clear(redirectKind);
-    if ('discovery' in redeemed) {
-      await this.discoveryEntry.authenticated(redeemed.discovery, redeemed.event);
-      return;
-    }
-    backend.session.applyAuthResponse(redeemed.primary);
-    this.deps.emit.event(redeemed.event, redeemed.primary);
-    this.core.completePrimary(redeemed.primary);
+    await part.redeemUrlToken(this.core, this.discoveryEntry, urlToken);
   }
 
   /** Google One Tap, when configured; its code is a lazy chunk, as most pages never use it. */

@@ -2,7 +2,8 @@
  * The password sign-in effects (api-reference 3.3, "B2B UI password flow"): the email step and its
  * member lookup, password login in an organization or in discovery, and the emails that let a
  * member set a password (reset link, or a magic link that verifies a new member first). The reset
- * page itself is passwordReset.ts.
+ * page itself is passwordReset.ts. A part loaded on demand (parts/passwords.ts); the screens reach
+ * it through passwordActions.ts.
  */
 import { magicLinkEmailLoginOrSignup } from '../api/operations';
 import {
@@ -11,77 +12,24 @@ import {
   passwordDiscoveryResetStart,
   passwordResetByEmailStart,
   searchMember,
-} from '../api/passwords';
+} from '../api/passwordSignIn';
 import type { Organization } from '../api/types';
 import type { DiscoveryEntry } from './discoveryFlow';
 import { isValidEmail } from './email';
 import { EventType } from './events';
 import type { ActionResult, FlowCore } from './flowCore';
 import { emailEligibleForJit } from './passwordRules';
+import type { ResetEmailStore } from './resetEmail';
 import { isDiscovering } from './selectors';
-
-/**
- * The email a reset or verification link was sent to, kept in localStorage (`reset-email-value`)
- * so the reset page, opened from the email, can let the strength check judge passwords made of it.
- */
-export class ResetEmailStore {
-  private readonly key: string;
-
-  constructor(publicToken: string) {
-    this.key = `stytch_sdk_state_${publicToken}::reset-email-value`;
-  }
-
-  get(): string | null {
-    try {
-      return localStorage.getItem(this.key);
-    } catch {
-      return null;
-    }
-  }
-
-  set(email: string): void {
-    try {
-      localStorage.setItem(this.key, email);
-    } catch {
-      // Only a hint for the strength check; the flow works without it.
-    }
-  }
-
-  clear(): void {
-    try {
-      localStorage.removeItem(this.key);
-    } catch {
-      // Nothing stored when storage is unavailable.
-    }
-  }
-}
 
 const ok: ActionResult = { ok: true };
 
 export class PasswordFlow {
-  readonly resetEmail: ResetEmailStore;
-
   constructor(
     private readonly core: FlowCore,
     private readonly discovery: DiscoveryEntry,
-  ) {
-    this.resetEmail = new ResetEmailStore(core.deps.backend.publicToken);
-  }
-
-  /**
-   * 'Use a password instead' (spec section 4): always Password Authenticate, carrying the email
-   * already known or typed (even empty or malformed: that screen has its own field and refuses an
-   * invalid email before anything is sent).
-   */
-  usePassword(typedEmail: string): void {
-    const email = this.core.deps.store.getState().primary?.email || typedEmail.trim();
-    this.core.deps.store.dispatch({ type: 'passwordAuthenticateRequested', email });
-  }
-
-  /** 'Sign up or reset password'. */
-  openForgot(email: string): void {
-    this.core.deps.store.dispatch({ type: 'passwordForgotRequested', email: email.trim() });
-  }
+    private readonly resetEmail: ResetEmailStore,
+  ) {}
 
   /**
    * The email step. In an organization the member lookup decides: a member goes on to the

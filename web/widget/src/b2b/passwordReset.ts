@@ -18,7 +18,7 @@ import type { DiscoveryEntry } from './discoveryFlow';
 import { redeemEmailLink } from './emailLinkPkce';
 import { EventType } from './events';
 import type { ActionResult, FlowCore } from './flowCore';
-import type { ResetEmailStore } from './passwordFlow';
+import type { ResetEmailStore } from './resetEmail';
 import type { ResetTokenType } from './state/passwordTypes';
 import { ErrorType } from './state/types';
 

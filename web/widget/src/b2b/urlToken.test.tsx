@@ -1,8 +1,10 @@
+import { fireEvent } from '@testing-library/react';
 import { describe, expect, it, vi } from 'vitest';
 import { createPkcePair } from '../api/pkce';
 import { getCookie, IST_COOKIE, SESSION_COOKIE } from '../session/cookies';
 import { ACME, apiError, json, loggedInResponse } from '../test/fakeServer';
 import { acmeServer, renderLogin, TOKEN } from '../test/harness';
+import { importPart } from './parts';
 import { readUrlToken } from './urlToken';
 
 const AUTH = '/b2b/magic_links/authenticate';
@@ -40,6 +42,9 @@ describe('token in the page address', () => {
     // Focus was free, so the heading took it and is read from there: the status region stays quiet.
     expect(ui.host.shadowRoot!.activeElement?.textContent).toBe('Logging in...');
     expect(ui.root.querySelector('p.lk-visually-hidden[aria-live]:not([role])')?.textContent).toBe('');
+    // The token is gone from the address at once; the call follows once the part that redeems it loads.
+    expect(window.location.href).toBe('http://localhost:3000/login?keep=1');
+    await vi.waitFor(() => expect(server.callsTo(AUTH)).toHaveLength(1));
     expect(urlDuringCall).toBe('http://localhost:3000/login?keep=1');
     expect(server.callsTo(AUTH)[0]!.body).toEqual({ magic_links_token: 'ml-token', session_duration_minutes: 30 });
     release();
@@ -248,6 +253,7 @@ describe('token in the page address', () => {
   it('a lookup that fails after the link logged the member in leaves Logged In, and is reported', async () => {
     const { ui, login, lookup, server } = landingWithFailingLookup();
     await vi.waitFor(() => expect(server.callsTo('/b2b/organizations/search')).toHaveLength(1));
+    await vi.waitFor(() => expect(server.callsTo(AUTH)).toHaveLength(1));
     login();
     expect(await ui.findByRole('heading', { name: 'Success!' })).toBeTruthy();
     lookup();
@@ -332,5 +338,22 @@ describe('SSO token in the page address', () => {
     expect(ui.queryByRole('button')).toBeNull();
     expect(getCookie(SESSION_COOKIE)).toBeNull();
     expect(ui.onError).toHaveBeenCalledWith(expect.objectContaining({ error_type: 'sso_token_not_found' }));
+  });
+});
+
+describe('the part that redeems a token from the page address', () => {
+  it('a failed download is the Error screen, reported, with the token already gone and a way back', async () => {
+    const load = vi.spyOn(importPart, 'urlToken').mockRejectedValueOnce(new TypeError('Failed to fetch dynamically imported module'));
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    window.history.replaceState(null, '', '/login?stytch_token_type=multi_tenant_magic_links&token=ml-token');
+    const server = acmeServer();
+    const ui = renderLogin(server);
+    expect(await ui.findByText('Something went wrong. Try again later or contact your admin for help.')).toBeTruthy();
+    expect(load).toHaveBeenCalledTimes(1);
+    expect(window.location.search).toBe('');
+    expect(server.callsTo(AUTH)).toHaveLength(0);
+    expect(ui.onError).toHaveBeenCalledTimes(1);
+    fireEvent.click(ui.getByRole('button', { name: 'Go back' }));
+    expect(await ui.findByRole('heading', { name: 'Continue to Acme' })).toBeTruthy();
   });
 });
