@@ -97,7 +97,12 @@ func sessionGrowth(ctx context.Context, o options, rep *report, dsn string) erro
 	if err != nil {
 		return err
 	}
-	memberID := out["member_id"].(string)
+	// The member's id from its object: the backend check's answer has no
+	// top-level member_id (the Node client declares none).
+	memberID, _ := out["member"].(map[string]any)["member_id"].(string)
+	if memberID == "" {
+		return fmt.Errorf("sessions/authenticate answered no member.member_id: %v", out)
+	}
 	l := load{url: s.base + "/v1/b2b/sessions/authenticate", user: s.proj.Project.ID, pass: s.proj.Secret,
 		body: `{"session_token":"` + token + `"}`}
 	have := 1
