@@ -1,7 +1,11 @@
 // Shared by scripts/gen-sdk-wire.mjs and scripts/gen-backend-wire.mjs: resolves response types a
-// Stytch client declares (its .d.ts files) to "shapes", the JSON fields an answer may carry, with the
-// TypeScript compiler. A shape is `true` (a value with no further schema: a scalar, a
-// Record<string, ...>) or an object of field shapes; an array's shape is its element's.
+// Stytch client declares (its .d.ts files) to "shapes", the JSON fields an answer may carry and the
+// ones it must carry, with the TypeScript compiler. A shape is SCALAR (a value with no further
+// schema: a string, a number, null), OPEN (an object with no schema: a Record<string, ...>, any) or
+// { fields: { name: shape }, required: [name...] }; an array's shape is its element's. A field is
+// required when the type declares it without `?` and without `undefined` in its type (`x: T | null`
+// is required: JSON null is present). toJSON writes SCALAR and OPEN as `true` and an object as its
+// fields with the required ones listed under REQUIRED ("(required)", which no JSON field is named).
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -17,10 +21,12 @@ const ts = require('typescript');
  *   names:    type names declared there;
  *   literals: { key: TypeScript type literal } for calls with no declared type;
  *   withheld: { TypeName: [field...] } fields left out wherever that type appears;
+ *   unsent:   { TypeName: [field...] } required fields Latchkey deliberately does not send: still
+ *             allowed, no longer required, wherever that type appears;
  *   added:    { TypeName: type literal } fields added wherever that type appears.
  * Returns { named: { name: shape }, literal: { key: shape } }.
  */
-export function resolveShapes({ typesDir, names, literals = {}, withheld = {}, added = {} }) {
+export function resolveShapes({ typesDir, names, literals = {}, withheld = {}, unsent = {}, added = {} }) {
   const files = readdirSync(typesDir, { recursive: true })
     .filter((f) => f.endsWith('.d.ts'))
     .sort()
@@ -61,7 +67,7 @@ export function resolveShapes({ typesDir, names, literals = {}, withheld = {}, a
     const decl = sf.statements.find((s) => ts.isTypeAliasDeclaration(s) && s.name.text === w.probe);
     return checker.getTypeAtLocation(decl.name);
   };
-  const edits = { withheld, added: {} };
+  const edits = { withheld, unsent, added: {} };
   for (const name of Object.keys(added)) edits.added[name] = shapeOf(checker, typeOf(where[`added ${name}`]), edits);
   const shape = (w) => shapeOf(checker, typeOf(w), edits);
   return {
@@ -70,39 +76,86 @@ export function resolveShapes({ typesDir, names, literals = {}, withheld = {}, a
   };
 }
 
+export const SCALAR = true;
+export const OPEN = Object.freeze({ open: true });
+export const REQUIRED = '(required)';
+
 function shapeOf(checker, type, edits, seen = new Set()) {
-  if (type.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return true;
-  if (type.isUnion()) {
-    let merged = true;
-    for (const t of type.types) merged = merge(merged, shapeOf(checker, t, edits, seen));
-    return merged;
-  }
+  if (type.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return OPEN;
+  if (type.isUnion()) return type.types.map((t) => shapeOf(checker, t, edits, seen)).reduce(union, SCALAR);
   if (checker.isArrayType(type) || checker.isTupleType(type)) {
-    let merged = true;
-    for (const t of checker.getTypeArguments(type)) merged = merge(merged, shapeOf(checker, t, edits, seen));
-    return merged;
+    return checker.getTypeArguments(type).map((t) => shapeOf(checker, t, edits, seen)).reduce(union, SCALAR);
   }
-  if (!(type.flags & ts.TypeFlags.Object) && !type.isIntersection()) return true; // scalars, null
+  if (!(type.flags & ts.TypeFlags.Object) && !type.isIntersection()) return SCALAR; // scalars, null
   const props = checker.getPropertiesOfType(type);
-  if (props.length === 0) return true; // Record<string, ...>: keys are data, not schema
-  if (seen.has(type)) return true;
+  if (props.length === 0) return OPEN; // Record<string, ...>: keys are data, not schema
+  if (seen.has(type)) return OPEN;
   const name = (type.aliasSymbol ?? type.symbol)?.name;
   const skip = edits.withheld[name] ?? [];
-  let out = {};
+  const unsent = edits.unsent[name] ?? [];
+  let out = { fields: {}, required: [] };
   const inner = new Set(seen).add(type);
   for (const p of props) {
     if (skip.includes(p.name)) continue;
-    out[p.name] = shapeOf(checker, checker.getNonNullableType(checker.getTypeOfSymbol(p)), edits, inner);
+    const declared = checker.getTypeOfSymbol(p);
+    out.fields[p.name] = shapeOf(checker, checker.getNonNullableType(declared), edits, inner);
+    if (isRequired(p, declared) && !unsent.includes(p.name)) out.required.push(p.name);
   }
-  if (Object.hasOwn(edits.added, name ?? '')) out = merge(out, edits.added[name]);
+  if (Object.hasOwn(edits.added, name ?? '')) out = extend(out, edits.added[name]);
   return out;
 }
 
-/** Union of two shapes: `true` (anything scalar) joins with an object as the object. */
-export function merge(a, b) {
-  if (a === true) return b;
-  if (b === true) return a;
-  const out = { ...a };
-  for (const [k, v] of Object.entries(b)) out[k] = k in out ? merge(out[k], v) : v;
+// isRequired: declared without `?` and without undefined (or void, unknown) among its types, so a
+// client's code may read it unchecked. `any` counts: the declaration promised the field.
+function isRequired(p, declared) {
+  if (p.flags & ts.SymbolFlags.Optional) return false;
+  const absent = ts.TypeFlags.Undefined | ts.TypeFlags.Void | ts.TypeFlags.Unknown;
+  const types = declared.isUnion() ? declared.types : [declared];
+  return !types.some((t) => t.flags & absent);
+}
+
+const isObject = (s) => s !== SCALAR && s !== OPEN;
+
+/**
+ * The shape of a value that has shape a or shape b (a TypeScript union, a route serving several
+ * calls): the fields of either, required only when both require them. A scalar branch requires
+ * nothing of an object (the check looks into objects only); an OPEN branch (any object) requires
+ * nothing at all.
+ */
+export function union(a, b) {
+  if (a === SCALAR) return b;
+  if (b === SCALAR) return a;
+  if (!isObject(a) || !isObject(b)) {
+    const o = isObject(a) ? a : b;
+    return isObject(o) ? { fields: o.fields, required: [] } : OPEN;
+  }
+  const fields = { ...a.fields };
+  for (const [k, v] of Object.entries(b.fields)) fields[k] = k in fields ? union(fields[k], v) : v;
+  return { fields, required: a.required.filter((k) => b.required.includes(k)) };
+}
+
+/**
+ * base with Latchkey's additions ext: ext's fields are allowed, but only base's are required (a
+ * client's declared type does not promise an addition); a field only ext has keeps ext's shape.
+ */
+export function extend(base, ext) {
+  if (!isObject(ext)) return base;
+  if (!isObject(base)) return { fields: ext.fields, required: [] };
+  const fields = { ...base.fields };
+  for (const [k, v] of Object.entries(ext.fields)) fields[k] = k in fields ? extend(fields[k], v) : v;
+  return { fields, required: base.required };
+}
+
+/** The JSON of a shape: `true` for no schema, else its fields, the required ones under REQUIRED. */
+export function toJSON(shape) {
+  if (!isObject(shape)) return true;
+  const out = shape.required.length > 0 ? { [REQUIRED]: shape.required } : {};
+  for (const [k, v] of Object.entries(shape.fields)) out[k] = toJSON(v);
   return out;
+}
+
+/** JSON text of a generated document: indented by one, lists of names on one line. */
+export function stringify(doc) {
+  return JSON.stringify(doc, null, 1).replace(/\[\n\s*("[^"\n]*"(?:,\n\s*"[^"\n]*")*)\n\s*\]/g,
+    (_, names) => `[${names.split(/,\n\s*/).join(', ')}]`) + '\n';
 }
