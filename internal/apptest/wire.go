@@ -36,12 +36,64 @@ type wireDoc struct {
 	Excluded map[string]string `json:"excluded"`
 }
 
-// Allowlist says which fields each answer of one face may carry.
+// requiredKey lists, in a generated object shape, the fields every such
+// object must carry (the client declares them without "?"). No JSON field
+// is named so.
+const requiredKey = "(required)"
+
+// shape is a parsed object shape: the fields an object may carry (nil for
+// a value with no further schema) and the ones it must carry. A nil
+// *shape accepts anything.
+type shape struct {
+	fields   map[string]*shape
+	required []string
+}
+
+// parseShape turns a generated shape (true, or an object of field shapes
+// with an optional requiredKey list) into a *shape once, so checking an
+// answer is a map walk with no type switches on the allowlist.
+func parseShape(raw any) (*shape, error) {
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		return nil, nil // true: no further schema
+	}
+	s := &shape{fields: make(map[string]*shape, len(obj))}
+	for k, v := range obj {
+		if k == requiredKey {
+			names, ok := v.([]any)
+			if !ok {
+				return nil, fmt.Errorf("%s is not a list", requiredKey)
+			}
+			for _, n := range names {
+				name, ok := n.(string)
+				if !ok {
+					return nil, fmt.Errorf("%s lists a non-string %v", requiredKey, n)
+				}
+				s.required = append(s.required, name)
+			}
+			continue
+		}
+		sub, err := parseShape(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", k, err)
+		}
+		s.fields[k] = sub
+	}
+	for _, name := range s.required {
+		if _, ok := s.fields[name]; !ok {
+			return nil, fmt.Errorf("%s names %q, which is not a field", requiredKey, name)
+		}
+	}
+	return s, nil
+}
+
+// Allowlist says which fields each answer of one face may carry, and
+// which it must.
 type Allowlist struct {
 	face     string            // "SDK" or "backend", for messages
 	file     string            // the generated JSON
 	script   string            // its generator
-	fields   map[string]any    // pattern -> shape
+	fields   map[string]*shape // pattern -> shape
 	excluded map[string]string // pattern -> why it has no entry
 	mux      *http.ServeMux    // finds the pattern of a concrete request
 }
@@ -62,10 +114,14 @@ func parseAllowlist(face, file, script string, raw []byte) *Allowlist {
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		panic(fmt.Sprintf("apptest: %s: %v", file, err))
 	}
-	w := &Allowlist{face: face, file: file, script: script, fields: map[string]any{},
+	w := &Allowlist{face: face, file: file, script: script, fields: map[string]*shape{},
 		excluded: doc.Excluded, mux: http.NewServeMux()}
 	for pattern, r := range doc.Routes {
-		w.fields[pattern] = r.Fields
+		s, err := parseShape(r.Fields)
+		if err != nil {
+			panic(fmt.Sprintf("apptest: %s: %s: %v", file, pattern, err))
+		}
+		w.fields[pattern] = s
 		w.mux.Handle(pattern, http.NotFoundHandler())
 	}
 	for pattern := range doc.Excluded {
@@ -95,13 +151,31 @@ func (w *Allowlist) ExcludedPatterns() []string {
 // JSON paths, or an error when no entry matches the request. A route
 // listed as excluded has nothing checked.
 func (w *Allowlist) Check(method, path string, data any) ([]string, error) {
+	f, err := w.Audit(method, path, data)
+	return f.Extra, err
+}
+
+// Findings are what an answer's payload does wrong, as sorted JSON paths.
+type Findings struct {
+	Extra   []string // fields the client does not declare
+	Missing []string // fields the client declares as required that are absent
+}
+
+// Audit checks an answer's payload against the route's entry in one walk:
+// the fields it may not carry and the required fields it lacks (at every
+// level, each array element too; JSON null is present), or an error when
+// no entry matches the request. A route listed as excluded has nothing
+// checked.
+func (w *Allowlist) Audit(method, path string, data any) (Findings, error) {
 	pattern, err := w.route(method, path)
 	if err != nil || w.Excluded(pattern) {
-		return nil, err
+		return Findings{}, err
 	}
-	var extra []string
-	walkShape(w.fields[pattern], data, "", &extra)
-	return extra, nil
+	var f Findings
+	walkShape(w.fields[pattern], data, "", &f)
+	slices.Sort(f.Extra)
+	slices.Sort(f.Missing)
+	return f, nil
 }
 
 // route is the entry (or exclusion) that serves method and path, or an
@@ -139,40 +213,49 @@ func (w *Allowlist) AnswersSession(method, path string) bool {
 	if err != nil || pattern == "" {
 		return false
 	}
-	fields, _ := w.fields[pattern].(map[string]any)
-	_, session := fields["session_token"]
-	_, ist := fields["intermediate_session_token"]
+	s := w.fields[pattern]
+	if s == nil {
+		return false
+	}
+	_, session := s.fields["session_token"]
+	_, ist := s.fields["intermediate_session_token"]
 	return session || ist
 }
 
-// walkShape collects the object keys of v that shape lacks. A shape is
-// true (anything) or an object of field shapes, applied to every element
-// of an array.
-func walkShape(shape, v any, at string, extra *[]string) {
-	fields, ok := shape.(map[string]any)
-	if !ok {
+// walkShape collects the object keys of v that s lacks and the required
+// keys of s that v lacks. A nil s accepts anything; an object shape
+// applies to every element of an array; a scalar or null where s is an
+// object has nothing to check (a union's other branch, or a nullable
+// field).
+func walkShape(s *shape, v any, at string, f *Findings) {
+	if s == nil {
 		return
 	}
 	switch v := v.(type) {
 	case []any:
 		for i, e := range v {
-			walkShape(shape, e, fmt.Sprintf("%s[%d]", at, i), extra)
+			walkShape(s, e, fmt.Sprintf("%s[%d]", at, i), f)
 		}
 	case map[string]any:
 		for k, e := range v {
-			sub, ok := fields[k]
+			sub, ok := s.fields[k]
 			if !ok {
-				*extra = append(*extra, strings.TrimPrefix(at+"."+k, "."))
+				f.Extra = append(f.Extra, strings.TrimPrefix(at+"."+k, "."))
 				continue
 			}
-			walkShape(sub, e, at+"."+k, extra)
+			walkShape(sub, e, at+"."+k, f)
+		}
+		for _, k := range s.required {
+			if _, ok := v[k]; !ok {
+				f.Missing = append(f.Missing, strings.TrimPrefix(at+"."+k, "."))
+			}
 		}
 	}
 }
 
 // CheckSDKAnswer fails the test when a successful SDK-face answer carries a
-// field the browser SDK does not declare, or its route has no allowlist
-// entry. Env.Do applies it to every answer; other harnesses call it too.
+// field the browser SDK does not declare, lacks one it declares as
+// required, or its route has no allowlist entry. Env.Do applies it to every answer; other harnesses call it too.
 // The SDK face is /sdk/v1/ and the one misspelled mount the browser SDK
 // calls, /sdk/v1b2b/ (api-reference §1.4).
 func CheckSDKAnswer(t interface{ Errorf(string, ...any) }, method, path string, status int, raw []byte) {
@@ -187,22 +270,27 @@ func CheckSDKAnswer(t interface{ Errorf(string, ...any) }, method, path string, 
 		t.Errorf("SDK answer to %s %s is not JSON: %v", method, path, err)
 		return
 	}
-	extra, err := Wire().Check(method, path, env.Data)
+	f, err := Wire().Audit(method, path, env.Data)
 	if err != nil {
 		t.Errorf("%v", err)
 		return
 	}
-	if len(extra) > 0 {
-		slices.Sort(extra)
+	if len(f.Extra) > 0 {
 		t.Errorf("SDK answer to %s %s carries fields the browser SDK does not declare (a public-face leak; "+
 			"send them through the package's SDK wire type, or add the route's declared type to scripts/gen-sdk-wire.mjs): %s",
-			method, path, strings.Join(extra, ", "))
+			method, path, strings.Join(f.Extra, ", "))
+	}
+	if len(f.Missing) > 0 {
+		t.Errorf("SDK answer to %s %s lacks fields the browser SDK declares as required (an app's undefined: "+
+			"send them through the package's SDK wire type with the value Stytch sends, or list a deliberate omission "+
+			"in UNSENT of scripts/gen-sdk-wire.mjs): %s", method, path, strings.Join(f.Missing, ", "))
 	}
 }
 
 // CheckBackendAnswer fails the test when a successful backend-face answer
 // (/v1/...) carries a field the Node client does not declare for the call
-// (and backend_wire.json does not list as a deliberate extension), or its
+// (and backend_wire.json does not list as a deliberate extension), lacks
+// one the client declares as required (and UNSENT does not excuse), or its
 // route has neither an entry nor an exclusion. The answers are built from
 // domain types, so this is what stops a tagged field added to one from
 // growing every backend answer unnoticed.
@@ -224,12 +312,16 @@ func CheckBackendAnswer(t interface{ Errorf(string, ...any) }, method, path stri
 		t.Errorf("backend answer to %s %s is not JSON: %v", method, path, err)
 		return
 	}
-	extra, _ := w.Check(method, path, body)
-	if len(extra) > 0 {
-		slices.Sort(extra)
+	f, _ := w.Audit(method, path, body)
+	if len(f.Extra) > 0 {
 		t.Errorf("backend answer to %s %s carries fields the Node client does not declare (a wire type leak: "+
 			"answer through a backend wire type, or list a documented extension in EXTRA of scripts/gen-backend-wire.mjs): %s",
-			method, path, strings.Join(extra, ", "))
+			method, path, strings.Join(f.Extra, ", "))
+	}
+	if len(f.Missing) > 0 {
+		t.Errorf("backend answer to %s %s lacks fields the Node client declares as required (an app's undefined: "+
+			"send them through the backend wire type with the value Stytch sends, or list a deliberate omission "+
+			"in UNSENT of scripts/gen-backend-wire.mjs): %s", method, path, strings.Join(f.Missing, ", "))
 	}
 }
 

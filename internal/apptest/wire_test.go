@@ -18,6 +18,7 @@ package apptest_test
 // reason). Env.Do checks every successful backend answer against it.
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -137,7 +138,7 @@ func TestBackendWireCheckCatchesAGrownAnswer(t *testing.T) {
 	rec := &errRecorder{}
 	apptest.CheckAnswer(rec, http.MethodPost, "/v1/b2b/organizations/search", 200,
 		[]byte(`{"request_id":"r","status_code":200,"organizations":[{"organization_id":"o","internal_flag":true}]}`))
-	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "organizations[0].internal_flag") {
+	if grown := rec.matching("carries fields"); len(grown) != 1 || !strings.Contains(grown[0], "organizations[0].internal_flag") {
 		t.Fatalf("CheckAnswer on a grown backend answer: %q", rec.errs)
 	}
 	rec = &errRecorder{}
@@ -147,7 +148,93 @@ func TestBackendWireCheckCatchesAGrownAnswer(t *testing.T) {
 	}
 }
 
+// TestWireCheckCatchesADroppedField: a real SDK login answer carries every
+// field the browser SDK declares as required; the check reports one
+// dropped at the top, inside an object and inside an array element, counts
+// JSON null as present, and the harness hook fails the test that got it.
+func TestWireCheckCatchesADroppedField(t *testing.T) {
+	e := apptest.New(t, storetest.SQLite(t), nil)
+	org := e.CreateOrg("dropped", "ALL_ALLOWED", nil)
+	const path = "/sdk/v1/b2b/otps/email/authenticate"
+	d := e.EmailLogin(org, "ada@example.com")
+	if f, err := apptest.Wire().Audit(http.MethodPost, path, d); err != nil || len(f.Missing) != 0 {
+		t.Fatalf("a real login answer: missing = %v, %v", f.Missing, err)
+	}
+	member := d["member"].(map[string]any)
+	roles, _ := member["roles"].([]any)
+	if len(roles) == 0 {
+		t.Fatalf("login answer's member has no roles: %v", member)
+	}
+	d["status_code"] = nil // declared `number`, but null is present: the type check is not this one's
+	delete(d, "member_id")
+	delete(member, "name")
+	delete(roles[0].(map[string]any), "role_id")
+	f, _ := apptest.Wire().Audit(http.MethodPost, path, d)
+	want := []string{"member.name", "member.roles[0].role_id", "member_id"}
+	if !slices.Equal(f.Missing, want) || len(f.Extra) != 0 {
+		t.Fatalf("dropped fields: missing = %v, extra = %v; want missing %v", f.Missing, f.Extra, want)
+	}
+
+	// A nullable required field: null is present, absence is not (the
+	// password screens' member search, CUSTOM in gen-sdk-wire.mjs).
+	search := "/sdk/v1/b2b/organizations/members/search"
+	if f, _ := apptest.Wire().Audit(http.MethodPost, search, map[string]any{"request_id": "r", "status_code": 200, "member": nil}); len(f.Missing) != 0 {
+		t.Fatalf("member: null counted as absent: %v", f.Missing)
+	}
+	if f, _ := apptest.Wire().Audit(http.MethodPost, search, map[string]any{"request_id": "r", "status_code": 200}); !slices.Equal(f.Missing, []string{"member"}) {
+		t.Fatalf("an absent nullable member: missing = %v", f.Missing)
+	}
+
+	raw, _ := json.Marshal(map[string]any{"data": d})
+	rec := &errRecorder{}
+	apptest.CheckAnswer(rec, http.MethodPost, path, 200, raw)
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "lacks fields") || !strings.Contains(rec.errs[0], "member.roles[0].role_id") {
+		t.Fatalf("CheckAnswer on an SDK answer with dropped fields: %q", rec.errs)
+	}
+}
+
+// TestBackendWireCheckCatchesADroppedField: the backend twin, on a real
+// member answer of the backend face.
+func TestBackendWireCheckCatchesADroppedField(t *testing.T) {
+	e := apptest.New(t, storetest.SQLite(t), nil)
+	org := e.CreateOrg("dropped", "ALL_ALLOWED", nil)
+	mid := e.CreateMember(org, "ada@example.com")
+	path := "/v1/b2b/organizations/" + org + "/member?member_id=" + mid
+	r := e.Backend(http.MethodGet, path, nil)
+	if r.Status != 200 {
+		t.Fatalf("get member: %s", r.Raw)
+	}
+	if f, err := apptest.BackendWire().Audit(http.MethodGet, path, r.Body); err != nil || len(f.Missing) != 0 {
+		t.Fatalf("a real member answer: missing = %v, %v", f.Missing, err)
+	}
+	delete(r.Body, "request_id")
+	delete(r.Body["member"].(map[string]any), "email_address")
+	delete(r.Body["organization"].(map[string]any), "mfa_policy")
+	f, _ := apptest.BackendWire().Audit(http.MethodGet, path, r.Body)
+	want := []string{"member.email_address", "organization.mfa_policy", "request_id"}
+	if !slices.Equal(f.Missing, want) {
+		t.Fatalf("dropped fields: missing = %v, want %v", f.Missing, want)
+	}
+	raw, _ := json.Marshal(r.Body)
+	rec := &errRecorder{}
+	apptest.CheckAnswer(rec, http.MethodGet, path, 200, raw)
+	if len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "lacks fields") || !strings.Contains(rec.errs[0], "organization.mfa_policy") {
+		t.Fatalf("CheckAnswer on a backend answer with dropped fields: %q", rec.errs)
+	}
+}
+
 type errRecorder struct{ errs []string }
+
+// matching lists the recorded errors that contain s.
+func (r *errRecorder) matching(s string) []string {
+	var out []string
+	for _, e := range r.errs {
+		if strings.Contains(e, s) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
 
 func (r *errRecorder) Errorf(format string, args ...any) {
 	r.errs = append(r.errs, fmt.Sprintf(format, args...))
