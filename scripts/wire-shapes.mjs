@@ -96,13 +96,20 @@ function shapeOf(checker, type, edits, seen = new Set()) {
   let out = { fields: {}, required: [] };
   const inner = new Set(seen).add(type);
   for (const p of props) {
-    if (skip.includes(p.name)) continue;
+    if (skip.includes(p.name) || !isData(p)) continue;
     const declared = checker.getTypeOfSymbol(p);
     out.fields[p.name] = shapeOf(checker, checker.getNonNullableType(declared), edits, inner);
     if (isRequired(p, declared) && !unsent.includes(p.name)) out.required.push(p.name);
   }
   if (Object.hasOwn(edits.added, name ?? '')) out = extend(out, edits.added[name]);
   return out;
+}
+
+// isData: a property JSON can carry. A class's members and methods are not: the Node client declares
+// `class ConnectedApp` (its API namespace) beside `interface ConnectedApp` (the data), and
+// TypeScript merges the two, so the merged type lists fetchConfig and clients among the data.
+function isData(p) {
+  return !(p.declarations ?? []).every((d) => ts.isClassLike(d.parent) || ts.isMethodSignature(d) || ts.isMethodDeclaration(d));
 }
 
 // isRequired: declared without `?` and without undefined (or void, unknown) among its types, so a
