@@ -169,7 +169,20 @@ const WITHHELD = {
 // Fields the SDK declares as required (no `?`) that Latchkey deliberately does not send, each with
 // the reason (a feature Latchkey does not have): { TypeName: { field: reason } }. They stay allowed;
 // apptest stops requiring them. Everything else the SDK requires, every answer carries.
-const UNSENT = {};
+const UNSENT = {
+  // The SDK types strength_check's answer as MemberResponseCommon & {...}, but the call takes no
+  // session (a sign-up form checks a password before any member exists) and Stytch's answer carries
+  // no member: api-reference 3 lists its fields (valid_password, score, ...; "typed as
+  // MemberResponseCommon too"), and the Node client's B2BPasswordsStrengthCheckResponse has none.
+  B2BPasswordStrengthCheckResponse: Object.fromEntries(['member_id', 'member', 'organization'].map((f) =>
+    [f, 'no member: the call is sessionless and Stytch answers without one (api-reference 3, passwords)'])),
+  // GET b2b/scim of an organization with no SCIM connection has none to send; Stytch omits the field
+  // then (the Node client's B2BSCIMConnectionGetResponse declares connection?); the Admin Portal
+  // (useScimConnection) calls it only when the organization's scim_active_connection names one.
+  B2BSCIMGetConnectionResponse: {
+    connection: 'an organization without a SCIM connection has none; Stytch omits it (Node type: connection?)',
+  },
+};
 
 const shapes = resolveShapes({
   typesDir: TYPES,
