@@ -146,8 +146,8 @@ func (m *Module) MemberDeleted(ctx context.Context, q store.Querier, mem *organi
 // in discovery: there the provider account was proven before any member
 // existed, so its factor names no registration. When the session starts,
 // the member is known; the account is registered to them (unless it
-// already is) and the factor names the registration, as an organization
-// flow login's does. Provider tokens stay unrecorded: discovery does not
+// already is) and the factor names the registration and the member's
+// email, as an organization flow login's does. Provider tokens stay unrecorded: discovery does not
 // keep them past the callback. The registration proves the member's
 // address when the provider verified that address at the login (the
 // factor carries it, session.Factor.Carries; discovery admits no other).
@@ -156,7 +156,17 @@ func (m *Module) registerDiscovered(ctx context.Context, q store.Querier, p *pro
 	added := false
 	for _, f := range factors {
 		provider, of, ok := f.OAuth()
-		if !ok || of.ID != "" {
+		if !ok {
+			continue
+		}
+		// A discovery login's factor was made before any member existed;
+		// the session is this member's, reached through their address, so
+		// the factor names their email as an organization login's does
+		// (the browser SDK requires email_id; api-reference 3).
+		if of.EmailID == "" {
+			of.EmailID = mem.EmailID
+		}
+		if of.ID != "" {
 			continue
 		}
 		id := &providers.Identity{Provider: provider, Subject: of.ProviderSubject}
