@@ -4,8 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/go-jose/go-jose/v4"
-
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/project"
@@ -207,7 +205,7 @@ func (h Handlers) BackendRevoke(r *http.Request) (any, error) {
 // JWKSResponse is the key set with the API family's common fields.
 type JWKSResponse struct {
 	httpapi.Common
-	Keys []jose.JSONWebKey `json:"keys"`
+	Keys []jwkWire `json:"keys"`
 }
 
 // JWKS handles GET /v1/b2b/sessions/jwks/{project_id}. Public keys are
@@ -220,9 +218,13 @@ func (h Handlers) JWKS(r *http.Request) (any, error) {
 		}
 		return nil, err
 	}
-	out := &JWKSResponse{Keys: make([]jose.JSONWebKey, 0, len(keys))}
+	out := &JWKSResponse{Keys: make([]jwkWire, 0, len(keys))}
 	for _, k := range keys {
-		out.Keys = append(out.Keys, jose.JSONWebKey{Key: &k.Private.PublicKey, KeyID: k.KID, Algorithm: string(jose.RS256), Use: "sig"})
+		j, err := h.Sessions.keys.certs.publicJWK(k)
+		if err != nil {
+			return nil, err
+		}
+		out.Keys = append(out.Keys, j)
 	}
 	return out, nil
 }

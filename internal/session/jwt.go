@@ -42,6 +42,8 @@ type keyCache struct {
 	// key among them) are not kept for the minute after it.
 	gen   uint64
 	items map[string]keyEntry
+	// certs are the keys' certificates the JWKS publishes (jwks_wire.go).
+	certs certCache
 }
 
 func (c *keyCache) invalidate(ev changefeed.Event) {
