@@ -3,7 +3,9 @@
 // project secret's face), the JSON fields its answer may carry. The fields come from the response
 // type that the Node client (`stytch`, pinned in e2e/package.json) declares for the call, resolved
 // with the TypeScript compiler (scripts/wire-shapes.mjs, shared with gen-sdk-wire.mjs), plus the
-// deliberate Latchkey extensions listed in EXTRA (per route) and ADDED (per type). apptest checks every successful backend answer of
+// deliberate Latchkey extensions listed in EXTRA (per route) and ADDED (per type); each object lists
+// under "(required)" the fields the client declares without `?` (an answer must carry them unless
+// UNSENT excuses one; the extensions are never required). apptest checks every successful backend answer of
 // every Go test against this file, and TestEveryBackendRouteHasAWireAllowlist fails for a backend
 // route that is neither here nor in EXCLUDED.
 //

@@ -3,6 +3,8 @@
 // face), the JSON fields its answer may carry. The fields come from the response type that the
 // browser SDK (@stytch/vanilla-js, pinned in e2e/package.json) declares for the call, resolved with
 // the TypeScript compiler, minus the fields Latchkey withholds from browsers (WITHHELD below).
+// Each object also lists, under "(required)", the fields the SDK declares without `?`: an answer
+// lacking one fails as an extra field does, unless UNSENT below excuses it with a reason.
 // apptest checks every SDK answer of every Go test against this file, and
 // TestEverySDKRouteHasAWireAllowlist fails for an SDK route without an entry.
 //
