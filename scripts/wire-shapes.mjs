@@ -108,8 +108,11 @@ function shapeOf(checker, type, edits, seen = new Set()) {
 // isData: a property JSON can carry. A class's members and methods are not: the Node client declares
 // `class ConnectedApp` (its API namespace) beside `interface ConnectedApp` (the data), and
 // TypeScript merges the two, so the merged type lists fetchConfig and clients among the data.
+// A property with no declaration (a mapped type's, as Record<'a' | 'b', T> makes) is data.
 function isData(p) {
-  return !(p.declarations ?? []).every((d) => ts.isClassLike(d.parent) || ts.isMethodSignature(d) || ts.isMethodDeclaration(d));
+  const decls = p.declarations ?? [];
+  return decls.length === 0 ||
+    !decls.every((d) => ts.isClassLike(d.parent) || ts.isMethodSignature(d) || ts.isMethodDeclaration(d));
 }
 
 // isRequired: declared without `?` and without undefined (or void, unknown) among its types, so a
