@@ -3,8 +3,6 @@ package phonenumbers
 import (
 	"slices"
 	"sync"
-
-	"google.golang.org/protobuf/proto"
 )
 
 var (
@@ -47,8 +45,7 @@ func ShortNumberMetadataCollection() (*PhoneMetadataCollection, error) {
 		return nil, err
 	}
 
-	metadataCollection := &PhoneMetadataCollection{}
-	err = proto.Unmarshal(rawBytes, metadataCollection)
+	metadataCollection, err := decodeMetadataCollection(rawBytes)
 	shortNumberReloadMetadata = false
 	return metadataCollection, err
 }

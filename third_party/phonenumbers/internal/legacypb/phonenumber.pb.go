@@ -22,7 +22,7 @@
 // 	protoc        v3.14.0
 // source: phonenumber.proto
 
-package phonenumbers
+package legacypb
 
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"

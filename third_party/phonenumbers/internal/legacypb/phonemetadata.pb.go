@@ -24,7 +24,7 @@
 // 	protoc        v3.14.0
 // source: phonemetadata.proto
 
-package phonenumbers
+package legacypb
 
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
