@@ -121,3 +121,17 @@ func convertLegacy(t *testing.T, v reflect.Value, to reflect.Type) reflect.Value
 	t.Fatalf("unexpected kind %s", v.Kind())
 	return reflect.Value{}
 }
+
+// TestDecodeEveryFieldAsProtobufDoes checks TestDecodeEveryField's
+// expectations (merging, packed and unpacked lengths, skipped groups)
+// against proto.Unmarshal itself.
+func TestDecodeEveryFieldAsProtobufDoes(t *testing.T) {
+	old := &legacypb.PhoneMetadata{}
+	if err := proto.Unmarshal(fullMetadata(), old); err != nil {
+		t.Fatal(err)
+	}
+	got := convertLegacy(t, reflect.ValueOf(old), reflect.TypeOf(&PhoneMetadata{})).Interface()
+	if diff := cmp.Diff(wantFullMetadata(), got); diff != "" {
+		t.Fatalf("proto.Unmarshal (-want +got):\n%s", diff)
+	}
+}

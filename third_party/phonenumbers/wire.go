@@ -41,8 +41,9 @@ var (
 	errVarintOverflow  = errors.New("varint overflows 64 bits")
 	errGroupTooDeep    = errors.New("groups nested too deeply")
 	errFieldNumber     = errors.New("invalid field number")
-	errUnexpectedEnd   = errors.New("end-group without start-group")
+	errUnexpectedEnd   = errors.New("end-group without its start-group")
 	errRequiredMissing = errors.New("required field missing")
+	errWireType        = errors.New("wrong wire type")
 )
 
 // decodeMetadataCollection decodes a serialized PhoneMetadataCollection.
@@ -132,7 +133,7 @@ func (d *wireDecoder) skip(num int32, typ wireType, depth int) error {
 			}
 			if t == wireEndGroup {
 				if n != num {
-					return fmt.Errorf("group %d ended by end-group %d", num, n)
+					return fmt.Errorf("%w: group %d ended by end-group %d", errUnexpectedEnd, num, n)
 				}
 				return nil
 			}
@@ -143,7 +144,7 @@ func (d *wireDecoder) skip(num int32, typ wireType, depth int) error {
 	case wireEndGroup:
 		err = errUnexpectedEnd
 	default:
-		err = fmt.Errorf("invalid wire type %d", typ)
+		err = fmt.Errorf("%w: %d is not a wire type", errWireType, typ)
 	}
 	return err
 }
@@ -151,7 +152,7 @@ func (d *wireDecoder) skip(num int32, typ wireType, depth int) error {
 // want refuses a known field sent with another wire type.
 func want(got, want wireType) error {
 	if got != want {
-		return fmt.Errorf("wire type %d, want %d", got, want)
+		return fmt.Errorf("%w %d, want %d", errWireType, got, want)
 	}
 	return nil
 }
