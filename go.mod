@@ -41,7 +41,6 @@ require (
 	github.com/russellhaering/goxmldsig v1.6.1
 	golang.org/x/sync v0.24.0
 	golang.org/x/sys v0.49.0
-	google.golang.org/protobuf v1.36.12
 	modernc.org/libc v1.77.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect

@@ -97,6 +97,19 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 func strayArgument(cmd string, args []string, i int) error {
 	isFlag := func(s string) bool { return len(s) > 1 && s[0] == '-' && s != "--" }
 	hint := "quote a value that contains spaces"
+	// After a secret's value the stray word may be the secret's own second
+	// half: neither is echoed, since stderr ends up in terminals' scrollback
+	// and CI logs.
+	for _, j := range []int{i - 1, i - 2} {
+		if j < 0 {
+			continue
+		}
+		valueBetween := j == i-2 && !isFlag(args[i-1])
+		if isFlag(args[j]) && secretFlag(args[j]) && valueBetween != strings.Contains(args[j], "=") {
+			name, _, _ := strings.Cut(args[j], "=")
+			return usageErrorf(cmd, "unexpected argument after the value of %s (not shown: it may be part of the secret; nothing after it was read; %s)", name, hint)
+		}
+	}
 	switch {
 	case i >= 2 && isFlag(args[i-2]) && !strings.Contains(args[i-2], "=") && !isFlag(args[i-1]):
 		hint += fmt.Sprintf(`: %s "%s %s"`, args[i-2], args[i-1], args[i])
@@ -105,6 +118,13 @@ func strayArgument(cmd string, args []string, i int) error {
 		hint += fmt.Sprintf(`: %s="%s %s"`, name, value, args[i])
 	}
 	return usageErrorf(cmd, "unexpected argument %q (nothing after it was read; %s)", args[i], hint)
+}
+
+// secretFlag reports whether flag (as typed, with or without "=value")
+// carries a secret, e.g. --client-secret (not --secret-id, which names one).
+func secretFlag(flag string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(flag, "-"), "=")
+	return strings.HasSuffix(name, "secret") || strings.HasSuffix(name, "password")
 }
 
 // commandUsage returns the lines of the top-level usage that describe cmd

@@ -35,7 +35,6 @@ func TestStrayArgumentsRefused(t *testing.T) {
 		{"project", "origins", "--project", id, "extra"},
 		{"project", "remove-redirect-url", "--project", id, "--url", "https://shop.test/x", "extra"},
 		{"project", "remove-origin", "--project", id, "--origin", "https://x.test", "extra"},
-		{"project", "oauth", "--project", id, "--provider", "github", "--client-id", "a", "--client-secret", "b", "extra"},
 		{"project", "session-migration", "--project", id, "--userinfo-url", "-", "extra"},
 		{"project", "rbac", "get", "--project", id, "extra"},
 		{"project", "rotate-secret", "--project", id, "extra"},
@@ -49,6 +48,17 @@ func TestStrayArgumentsRefused(t *testing.T) {
 	} {
 		if code, out, errs := runCLI(t, db, args...); code != 2 || !strings.Contains(errs, `"extra"`) || out != "" {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 naming the stray word", args, code, out, errs)
+		}
+	}
+	// A word after a secret's value may be the secret's second half: the
+	// refusal names the flag, never the words.
+	for _, args := range [][]string{
+		{"project", "oauth", "--project", id, "--provider", "github", "--client-id", "a", "--client-secret", "Sec3ret-half", "Other-half"},
+		{"project", "oauth", "--project", id, "--provider", "github", "--client-id", "a", "--client-secret=Sec3ret-half", "Other-half"},
+	} {
+		code, out, errs := runCLI(t, db, args...)
+		if code != 2 || out != "" || !strings.Contains(errs, "--client-secret") || strings.Contains(errs, "half") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 naming the flag and neither word", args[9:], code, out, errs)
 		}
 	}
 	// serve and dev would run until the context ends: give them one that

@@ -5,8 +5,6 @@ package phonenumbers
 
 import (
 	"sync"
-
-	"google.golang.org/protobuf/proto"
 )
 
 // metadataContainer bundles all of the metadata-derived lookup state used by
@@ -184,8 +182,8 @@ func MetadataCollection() (*PhoneMetadataCollection, error) {
 		return nil, err
 	}
 
-	metadataCollection := &PhoneMetadataCollection{}
-	if err = proto.Unmarshal(rawBytes, metadataCollection); err != nil {
+	metadataCollection, err := decodeMetadataCollection(rawBytes)
+	if err != nil {
 		return nil, err
 	}
 	currMetadataColl = metadataCollection

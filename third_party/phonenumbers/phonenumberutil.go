@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 	"unicode"
-
-	"google.golang.org/protobuf/proto"
 )
 
 // init must live in this file: Go runs package init() functions in lexical
@@ -748,8 +746,7 @@ func GetLengthOfNationalDestinationCode(number *PhoneNumber) int {
 		// We don't want to alter the proto given to us, but we don't
 		// want to include the extension when we format it, so we copy
 		// it and clear the extension here.
-		copiedProto = &PhoneNumber{}
-		proto.Merge(copiedProto, number)
+		copiedProto = clonePhoneNumber(number)
 		copiedProto.Extension = nil
 	} else {
 		copiedProto = number
@@ -960,12 +957,11 @@ func FormatByPattern(number *PhoneNumber,
 		// If no pattern above is matched, we format the number as a whole.
 		formattedNumber.WriteString(nationalSignificantNumber)
 	} else {
-		numFormatCopy := &NumberFormat{}
 		// Before we do a replacement of the national prefix pattern
 		// $NP with the national prefix, we need to copy the rule so
 		// that subsequent replacements for different numbers have the
 		// appropriate national prefix.
-		proto.Merge(numFormatCopy, formattingPattern)
+		numFormatCopy := cloneNumberFormat(formattingPattern)
 		nationalPrefixFormattingRule := formattingPattern.GetNationalPrefixFormattingRule()
 		if len(nationalPrefixFormattingRule) > 0 {
 			nationalPrefix := metadata.GetNationalPrefix()
@@ -1074,8 +1070,7 @@ func FormatNumberForMobileDialing(
 	formattedNumber := ""
 	// Clear the extension, as that part cannot normally be dialed
 	// together with the main number.
-	var numberNoExt = &PhoneNumber{}
-	proto.Merge(numberNoExt, number)
+	var numberNoExt = clonePhoneNumber(number)
 	numberNoExt.Extension = nil // can we assume this is safe? (no nil-pointer?)
 	regionCode := GetRegionCodeForCountryCode(countryCallingCode)
 	numberType := GetNumberType(numberNoExt)
@@ -1322,8 +1317,7 @@ func FormatInOriginalFormat(number *PhoneNumber, regionCallingFrom string) strin
 			break
 		}
 		// Otherwise, we need to remove the national prefix from our output.
-		numFormatCopy := &NumberFormat{}
-		proto.Merge(numFormatCopy, formatRule)
+		numFormatCopy := cloneNumberFormat(formatRule)
 		numFormatCopy.NationalPrefixFormattingRule = nil
 		var numberFormats = []*NumberFormat{numFormatCopy}
 		formattedNumber = FormatByPattern(number, NATIONAL, numberFormats)
@@ -1444,14 +1438,13 @@ func FormatOutOfCountryKeepingAlphaChars(
 			// If no pattern above is matched, we format the original input.
 			return rawInput
 		}
-		newFormat := &NumberFormat{}
-		proto.Merge(newFormat, formattingPattern)
+		newFormat := cloneNumberFormat(formattingPattern)
 		// The first group is the first group of digits that the user
 		// wrote together.
-		newFormat.Pattern = proto.String("(\\d+)(.*)")
+		newFormat.Pattern = ptr("(\\d+)(.*)")
 		// Here we just concatenate them back together after the national
 		// prefix has been fixed.
-		newFormat.Format = proto.String("$1$2")
+		newFormat.Format = ptr("$1$2")
 		// Now we format using this pattern instead of the default pattern,
 		// but with the national prefix prefixed if necessary. This will not
 		// work in the cases where the pattern (and not the leading digits)
@@ -2253,24 +2246,23 @@ func TruncateTooLongNumber(number *PhoneNumber) bool {
 	if IsValidNumber(number) {
 		return true
 	}
-	numberCopy := &PhoneNumber{}
-	proto.Merge(numberCopy, number)
+	numberCopy := clonePhoneNumber(number)
 	nationalNumber := number.GetNationalNumber()
 	nationalNumber /= 10
-	numberCopy.NationalNumber = proto.Uint64(nationalNumber)
+	numberCopy.NationalNumber = ptr(nationalNumber)
 	if IsPossibleNumberWithReason(numberCopy) == TOO_SHORT || nationalNumber == 0 {
 		return false
 	}
 	for !IsValidNumber(numberCopy) {
 		nationalNumber /= 10
-		numberCopy.NationalNumber = proto.Uint64(nationalNumber)
+		numberCopy.NationalNumber = ptr(nationalNumber)
 		if IsPossibleNumberWithReason(numberCopy) == TOO_SHORT ||
 			nationalNumber == 0 {
 			return false
 		}
 	}
 
-	number.NationalNumber = proto.Uint64(nationalNumber)
+	number.NationalNumber = ptr(nationalNumber)
 	return true
 }
 
@@ -2352,7 +2344,7 @@ func maybeExtractCountryCode(
 		}
 		potentialCountryCode := extractCountryCode(fullNumber, nationalNumber)
 		if potentialCountryCode != 0 {
-			phoneNumber.CountryCode = proto.Int32(int32(potentialCountryCode))
+			phoneNumber.CountryCode = ptr(int32(potentialCountryCode))
 			return potentialCountryCode, nil
 		}
 
@@ -2394,13 +2386,13 @@ func maybeExtractCountryCode(
 					val := PhoneNumber_FROM_NUMBER_WITHOUT_PLUS_SIGN
 					phoneNumber.CountryCodeSource = &val
 				}
-				phoneNumber.CountryCode = proto.Int32(int32(defaultCountryCode))
+				phoneNumber.CountryCode = ptr(int32(defaultCountryCode))
 				return defaultCountryCode, nil
 			}
 		}
 	}
 	// No country calling code present.
-	phoneNumber.CountryCode = proto.Int32(0)
+	phoneNumber.CountryCode = ptr(int32(0))
 	return 0, nil
 }
 
@@ -2661,7 +2653,7 @@ func setItalianLeadingZerosForPhoneNumber(
 		return
 	}
 
-	phoneNumber.ItalianLeadingZero = proto.Bool(true)
+	phoneNumber.ItalianLeadingZero = ptr(true)
 	numLeadZeros := 1
 	// Note that if the national number is all "0"s, the last "0"
 	// is not counted as a leading zero.
@@ -2669,7 +2661,7 @@ func setItalianLeadingZerosForPhoneNumber(
 		numLeadZeros++
 	}
 	if numLeadZeros != 1 {
-		phoneNumber.NumberOfLeadingZeros = proto.Int32(int32(numLeadZeros))
+		phoneNumber.NumberOfLeadingZeros = ptr(int32(numLeadZeros))
 	}
 }
 
@@ -2712,14 +2704,14 @@ func parseHelper(
 	}
 
 	if keepRawInput {
-		phoneNumber.RawInput = proto.String(numberToParse)
+		phoneNumber.RawInput = ptr(numberToParse)
 	}
 	// Attempt to parse extension first, since it doesn't require
 	// region-specific data and we want to have the non-normalised
 	// number here.
 	extension := maybeStripExtension(nationalNumber)
 	if len(extension) > 0 {
-		phoneNumber.Extension = proto.String(extension)
+		phoneNumber.Extension = ptr(extension)
 	}
 	var regionMetadata *PhoneMetadata = getMetadataForRegion(defaultRegion)
 	// Check to see if the number is given in international format so we
@@ -2763,7 +2755,7 @@ func parseHelper(
 		normalizedNationalNumber.WriteString(normalize(nationalNumber.String()))
 		if len(defaultRegion) != 0 {
 			countryCode = int(regionMetadata.GetCountryCode())
-			phoneNumber.CountryCode = proto.Int32(int32(countryCode))
+			phoneNumber.CountryCode = ptr(int32(countryCode))
 		} else if keepRawInput {
 			phoneNumber.CountryCodeSource = nil
 		}
@@ -2788,7 +2780,7 @@ func parseHelper(
 			normalizedNationalNumber = potentialNationalNumber
 			if keepRawInput && carrierCode.Len() > 0 {
 				phoneNumber.PreferredDomesticCarrierCode =
-					proto.String(carrierCode.String())
+					ptr(carrierCode.String())
 			}
 		}
 	}
@@ -2802,7 +2794,7 @@ func parseHelper(
 	setItalianLeadingZerosForPhoneNumber(
 		normalizedNationalNumber.String(), phoneNumber)
 	val, _ := strconv.ParseUint(normalizedNationalNumber.String(), 10, 64)
-	phoneNumber.NationalNumber = proto.Uint64(val)
+	phoneNumber.NationalNumber = ptr(val)
 	return nil
 }
 
@@ -2921,10 +2913,8 @@ func buildNationalNumberForParsing(
 func IsNumberMatchWithNumbers(firstNumberIn, secondNumberIn *PhoneNumber) MatchType {
 	// Make copies of the phone number so that the numbers passed in are not edited.
 	var firstNumber, secondNumber *PhoneNumber
-	firstNumber = &PhoneNumber{}
-	secondNumber = &PhoneNumber{}
-	proto.Merge(firstNumber, firstNumberIn)
-	proto.Merge(secondNumber, secondNumberIn)
+	firstNumber = clonePhoneNumber(firstNumberIn)
+	secondNumber = clonePhoneNumber(secondNumberIn)
 	// First clear raw_input, country_code_source and
 	// preferred_domestic_carrier_code fields and any empty-string
 	// extensions so that we can use the proto-buffer equality method.
@@ -2973,7 +2963,7 @@ func IsNumberMatchWithNumbers(firstNumberIn, secondNumberIn *PhoneNumber) MatchT
 	// Checks cases where one or both country_code fields were not
 	// specified. To make equality checks easier, we first set the
 	// country_code fields to be equal.
-	firstNumber.CountryCode = proto.Int32(secondNumberCountryCode)
+	firstNumber.CountryCode = ptr(secondNumberCountryCode)
 	// If all else was the same, then this is an NSN_MATCH.
 	// TODO(ttacon): remove when make gen-equals
 	if reflect.DeepEqual(firstNumber, secondNumber) {

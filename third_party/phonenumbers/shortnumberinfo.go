@@ -3,8 +3,6 @@ package phonenumbers
 import (
 	"slices"
 	"sync"
-
-	"google.golang.org/protobuf/proto"
 )
 
 var (
@@ -47,10 +45,17 @@ func ShortNumberMetadataCollection() (*PhoneMetadataCollection, error) {
 		return nil, err
 	}
 
-	metadataCollection := &PhoneMetadataCollection{}
-	err = proto.Unmarshal(rawBytes, metadataCollection)
+	metadataCollection, err := decodeMetadataCollection(rawBytes)
+	if err != nil {
+		return nil, err
+	}
+	// Latchkey patch: keep the collection, as MetadataCollection does.
+	// Upstream set only the flag and relied on init loading short numbers
+	// first; loaded on first use, a call here before any short-number
+	// check left loadShort with nil metadata, and every check panicked.
+	currShortNumberMetadataColl = metadataCollection
 	shortNumberReloadMetadata = false
-	return metadataCollection, err
+	return metadataCollection, nil
 }
 
 func loadShortNumberMetadataFromFile() error {

@@ -29,7 +29,7 @@ import type { SsoDiscoveryFlow } from './sso/ssoDiscoveryFlow';
 import { isDiscovering, selectEmailMethods } from './selectors';
 import { slugFromURL } from './slug';
 import { ErrorType, Screen } from './state/types';
-import { readUrlToken, stripUrlToken } from './urlToken';
+import { readUrlToken, stripUrlToken, type UrlToken } from './urlToken';
 
 export type { ActionResult, ControllerDeps, Emitter, LoginBackend } from './flowCore';
 
@@ -158,8 +158,19 @@ export class LoginController {
     if (reset) {
       window.history.replaceState(window.history.state, '', stripResetParams(window.location.href));
       store.dispatch({ type: 'passwordResetEntered', tokenType: reset.tokenType });
+      // A magic link to the reset page (a member verifying the address to set a first password)
+      // logs the member in before the form shows, redeemed as a login link is (urlTokenFlow.ts),
+      // in the locale the link was sent in (PasswordFlow.sendVerifyLink prefers the password one).
+      const link = reset.tokenType === 'multi_tenant_magic_links' ? reset.token : null;
+      if (link) this.loadPart('urlToken').catch(() => undefined); // fetched beside the reset part
       this.loadPart('passwordReset').then(
-        () => this.passwordReset.enter(reset.tokenType, reset.token),
+        () => {
+          this.passwordReset.enter(reset.token);
+          if (link) {
+            const locale = config.passwordOptions.locale ?? config.emailMagicLinksOptions.locale;
+            void this.redeemUrlToken({ type: 'multi_tenant_magic_links', token: link }, locale);
+          }
+        },
         (err: unknown) => this.partFailed(err),
       );
       return;
@@ -339,6 +350,11 @@ export class LoginController {
     if (!urlToken) return;
     // Removed before the call so a reload cannot replay a token that is being redeemed.
     stripUrlToken();
+    await this.redeemUrlToken(urlToken);
+  }
+
+  /** Shows "Logging in..." while the URL-token part loads, then redeems `urlToken` with it. */
+  private async redeemUrlToken(urlToken: UrlToken, emailLocale?: string): Promise<void> {
     this.deps.store.dispatch({ type: 'urlTokenAuthenticating', active: true });
     let part: PartModules['urlToken'];
     try {
@@ -347,7 +363,7 @@ export class LoginController {
       this.partFailed(err);
       return;
     }
-    await part.redeemUrlToken(this.core, this.discoveryEntry, urlToken);
+    await part.redeemUrlToken(this.core, this.discoveryEntry, urlToken, emailLocale);
   }
 
   /** Google One Tap, when configured; its code is a lazy chunk, as most pages never use it. */

@@ -3,8 +3,6 @@
  * mounted with the PasswordReset flow, it sets the new password with the link's token or with the
  * member's session. Also the live strength check, debounced 500 ms, that gates its Continue.
  */
-import { APIError } from '../api/errors';
-import { magicLinkAuthenticate } from '../api/operations';
 import {
   passwordDiscoveryReset,
   passwordResetByEmail,
@@ -15,12 +13,9 @@ import type { AuthenticateResponseWithMFA } from '../api/types';
 import type { Clock } from '../clock';
 import { AuthFlowType } from './config';
 import type { DiscoveryEntry } from './discoveryFlow';
-import { redeemEmailLink } from './emailLinkPkce';
 import { EventType } from './events';
 import type { ActionResult, FlowCore } from './flowCore';
 import type { ResetEmailStore } from './resetEmail';
-import type { ResetTokenType } from './state/passwordTypes';
-import { ErrorType } from './state/types';
 
 /** Spec section 9: the default debounce. */
 export const STRENGTH_DEBOUNCE_MS = 500;
@@ -63,42 +58,11 @@ export class PasswordResetFlow {
 
   /**
    * At mount, once the page was found to reset a password (the controller has already taken the
-   * token out of the address and entered the reset form): keeps the token for the form.
+   * token out of the address, entered the reset form, and redeems a magic link itself): keeps the
+   * token for the form.
    */
-  enter(tokenType: ResetTokenType, token: string | null): void {
+  enter(token: string | null): void {
     this.token = token;
-    if (tokenType === 'multi_tenant_magic_links' && token) void this.authenticateMagicLink(token);
-  }
-
-  /**
-   * A magic link to the reset page (a member verifying the address to set a first password) logs
-   * the member in before the form is shown, with the verifier of a password-reset start or of a
-   * magic-link send (emailLinkPkce.ts).
-   */
-  private async authenticateMagicLink(token: string): Promise<void> {
-    const { backend, store, getConfig, emit } = this.core.deps;
-    const config = getConfig();
-    store.dispatch({ type: 'urlTokenAuthenticating', active: true });
-    let resp: AuthenticateResponseWithMFA;
-    try {
-      resp = await redeemEmailLink(backend.pkce, (verifier) =>
-        magicLinkAuthenticate(backend.http, {
-          magic_links_token: token,
-          session_duration_minutes: config.sessionDurationMinutes,
-          // Spec section 7; the reset page prefers the password locale, as the link that leads here does (PasswordFlow.sendVerifyLink).
-          locale: config.passwordOptions.locale ?? config.emailMagicLinksOptions.locale,
-          pkce_code_verifier: verifier,
-          intermediate_session_token: this.core.intermediateSessionToken(),
-        }),
-      );
-    } catch (err) {
-      const adBlocker = err instanceof APIError && err.error_type === 'ad_blocker_detected';
-      this.core.fail(err, adBlocker ? ErrorType.AdBlockerDetected : ErrorType.EmailMagicLink, false);
-      return;
-    }
-    backend.session.applyAuthResponse(resp);
-    emit.event(EventType.B2BMagicLinkAuthenticate, resp);
-    this.core.completePrimary(resp);
   }
 
   /** The reset form's Continue: sets the password the way this page was entered. */

@@ -20,8 +20,16 @@ import type { FlowCore } from './flowCore';
 import { ErrorType } from './state/types';
 import type { UrlToken } from './urlToken';
 
-/** Authenticates `urlToken`, then logs in, lists the organizations, or shows the Error screen. */
-export async function redeemUrlToken(core: FlowCore, discovery: DiscoveryEntry, urlToken: UrlToken): Promise<void> {
+/**
+ * Authenticates `urlToken`, then logs in, lists the organizations, or shows the Error screen.
+ * `emailLocale` replaces the magic-link locale for an organization login link (the reset page's).
+ */
+export async function redeemUrlToken(
+  core: FlowCore,
+  discovery: DiscoveryEntry,
+  urlToken: UrlToken,
+  emailLocale?: string,
+): Promise<void> {
   const { backend, getConfig, emit } = core.deps;
   const oauth = urlToken.type === 'oauth' || urlToken.type === 'discovery_oauth';
   const sso = urlToken.type === 'sso';
@@ -91,7 +99,7 @@ export async function redeemUrlToken(core: FlowCore, discovery: DiscoveryEntry, 
             magicLinkAuthenticate(backend.http, {
               magic_links_token: urlToken.token,
               session_duration_minutes: duration,
-              locale: config.emailMagicLinksOptions.locale,
+              locale: emailLocale ?? config.emailMagicLinksOptions.locale,
               pkce_code_verifier: v,
               intermediate_session_token: ist,
             }),

@@ -139,6 +139,8 @@ describe('entry from the page address', () => {
       .on('POST', SESSION_RESET, json(loggedInResponse({ session_token: 'session-token-2' })));
     const ui = renderLogin(server, organizationPage());
     expect(await ui.findByRole('heading', { name: 'Logging in...' })).toBeTruthy();
+    // The heading shows at once; the call follows once the URL-token part is loaded.
+    await waitFor(() => expect(server.callsTo(ML_AUTH)).toHaveLength(1));
     expect(server.callsTo(ML_AUTH)[0]!.body).toEqual({
       magic_links_token: 'ml-token',
       session_duration_minutes: 30,
