@@ -99,12 +99,14 @@ func strayArgument(cmd string, args []string, i int) error {
 	hint := "quote a value that contains spaces"
 	// After a secret's value the stray word may be the secret's own second
 	// half: neither is echoed, since stderr ends up in terminals' scrollback
-	// and CI logs.
+	// and CI logs. The value is in the flag's word (--client-secret=v) or is
+	// the next word whatever it starts with: the flag package takes a "-x"
+	// after a string flag as its value, and a secret may begin with "-".
 	for _, j := range []int{i - 1, i - 2} {
 		if j < 0 {
 			continue
 		}
-		valueBetween := j == i-2 && !isFlag(args[i-1])
+		valueBetween := j == i-2
 		if isFlag(args[j]) && secretFlag(args[j]) && valueBetween != strings.Contains(args[j], "=") {
 			name, _, _ := strings.Cut(args[j], "=")
 			return usageErrorf(cmd, "unexpected argument after the value of %s (not shown: it may be part of the secret; nothing after it was read; %s)", name, hint)
