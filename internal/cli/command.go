@@ -85,6 +85,15 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		fs.PrintDefaults()
 		return &helpRequested{text: b.String()}
 	case err != nil:
+		// The flag package's error quotes the word it stopped at: the one
+		// it took last, or (bad syntax) the one after. After a secret's
+		// value that word may be the secret's second half.
+		for _, k := range []int{len(args) - fs.NArg() - 1, len(args) - fs.NArg()} {
+			if name, ok := afterSecret(args, k); ok {
+				return usageErrorf(fs.Name(), "unexpected flag after the value of %s (not shown: it may be part of the secret; "+
+					"nothing after it was read; quote a value that contains spaces)", name)
+			}
+		}
 		return usageErrorf(fs.Name(), "%v", err)
 	case fs.NArg() > 0:
 		return strayArgument(fs.Name(), args, len(args)-fs.NArg())
@@ -95,22 +104,10 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 // strayArgument explains the leftover word args[i], suggesting the quoted
 // value when it most likely continues the value before it.
 func strayArgument(cmd string, args []string, i int) error {
-	isFlag := func(s string) bool { return len(s) > 1 && s[0] == '-' && s != "--" }
+	isFlag := isFlagWord
 	hint := "quote a value that contains spaces"
-	// After a secret's value the stray word may be the secret's own second
-	// half: neither is echoed, since stderr ends up in terminals' scrollback
-	// and CI logs. The value is in the flag's word (--client-secret=v) or is
-	// the next word whatever it starts with: the flag package takes a "-x"
-	// after a string flag as its value, and a secret may begin with "-".
-	for _, j := range []int{i - 1, i - 2} {
-		if j < 0 {
-			continue
-		}
-		valueBetween := j == i-2
-		if isFlag(args[j]) && secretFlag(args[j]) && valueBetween != strings.Contains(args[j], "=") {
-			name, _, _ := strings.Cut(args[j], "=")
-			return usageErrorf(cmd, "unexpected argument after the value of %s (not shown: it may be part of the secret; nothing after it was read; %s)", name, hint)
-		}
+	if name, ok := afterSecret(args, i); ok {
+		return usageErrorf(cmd, "unexpected argument after the value of %s (not shown: it may be part of the secret; nothing after it was read; %s)", name, hint)
 	}
 	switch {
 	case i >= 2 && isFlag(args[i-2]) && !strings.Contains(args[i-2], "=") && !isFlag(args[i-1]):
@@ -121,6 +118,32 @@ func strayArgument(cmd string, args []string, i int) error {
 	}
 	return usageErrorf(cmd, "unexpected argument %q (nothing after it was read; %s)", args[i], hint)
 }
+
+// afterSecret reports whether args[i] comes right after a secret flag's
+// value, and names that flag. Such a word may be the secret's own second
+// half: it is not echoed, since stderr ends up in terminals' scrollback
+// and CI logs. The value is in the flag's word (--client-secret=v) or is
+// the next word whatever it starts with: the flag package takes a "-x"
+// after a string flag as its value, and a secret may begin with "-".
+func afterSecret(args []string, i int) (string, bool) {
+	if i < 0 || i >= len(args) {
+		return "", false
+	}
+	for _, j := range []int{i - 1, i - 2} {
+		if j < 0 {
+			continue
+		}
+		valueBetween := j == i-2
+		if isFlagWord(args[j]) && secretFlag(args[j]) && valueBetween != strings.Contains(args[j], "=") {
+			name, _, _ := strings.Cut(args[j], "=")
+			return name, true
+		}
+	}
+	return "", false
+}
+
+// isFlagWord reports whether s is written as a flag ("--" ends the flags).
+func isFlagWord(s string) bool { return len(s) > 1 && s[0] == '-' && s != "--" }
 
 // secretFlag reports whether flag (as typed, with or without "=value")
 // carries a secret, e.g. --client-secret (not --secret-id, which names one).
