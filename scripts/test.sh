@@ -7,7 +7,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
 
-section() { printf '\n==== %s ====\n' "$*"; }
+# Each heading shows the seconds since the start, so a slow step is found in the log (make test's
+# budget is 20 minutes).
+section() { printf '\n==== %s (at %ds) ====\n' "$*" "$SECONDS"; }
 
 section "widget: typecheck"
 (cd web/widget && npm run --silent typecheck)
