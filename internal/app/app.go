@@ -55,6 +55,11 @@ type Options struct {
 	Clock  clock.Clock
 	Logger *slog.Logger
 	Widget fs.FS // built widget assets; defaults to the embedded build
+	// RSAKeys makes the RSA keys the server generates (projects' signing
+	// keys, SAML connections' service-provider keys); nil, as production
+	// leaves it, generates fresh RSA-2048 keys. Tests pass a pool of
+	// pre-generated keys (internal/apptest/testkeys).
+	RSAKeys project.KeySource
 }
 
 // App is a fully wired Latchkey server.
@@ -120,7 +125,9 @@ type App struct {
 	// ssoFetch is the guarded client of SSO's fetches of URLs an
 	// organization's administrator names (LATCHKEY_SSO_ALLOWED_NETWORKS).
 	ssoFetch *outbound.Guard
-	routes   routeTable // what Handler mounted; see RouteTable
+	// rsaKeys is Options.RSAKeys, for the modules wired after the core.
+	rsaKeys project.KeySource
+	routes  routeTable // what Handler mounted; see RouteTable
 }
 
 // New opens and migrates the database and wires the services.
@@ -184,6 +191,8 @@ func NewWithDB(ctx context.Context, cfg config.Config, db *store.DB, opt Options
 	a.ssoFetch = outbound.New(allow)
 	a.Feed = changefeed.New(db, opt.Logger)
 	a.Projects = project.NewStore(db, opt.Clock, a.Box)
+	a.rsaKeys = opt.RSAKeys
+	a.Projects.UseKeySource(opt.RSAKeys)
 	a.Limiter = ratelimit.New(db, opt.Clock)
 	a.Resolver = project.NewResolver(a.Projects, a.Limiter, a.Feed)
 	a.Flows = flowtoken.New(db, opt.Clock, a.Limiter)

@@ -94,7 +94,7 @@ func (a *App) wireModules() error {
 	a.Orgs.UseRBAC(a.RBAC)
 	a.SSO = sso.New(sso.Deps{DB: a.DB, Clock: a.Clock, Projects: a.Projects, Resolver: a.Resolver, Orgs: a.Orgs,
 		Sessions: a.Sessions, Members: members, Flows: a.Flows, Limiter: a.Limiter, Box: a.Box,
-		BaseURL: func() string { return a.Config.BaseURL }, Fetch: a.ssoFetch, Log: a.Log})
+		BaseURL: func() string { return a.Config.BaseURL }, Fetch: a.ssoFetch, Log: a.Log, RSAKeys: a.rsaKeys})
 	a.Orgs.AddImplicitRoleSource(a.SSO)
 	a.Orgs.UseSSOConnections(a.SSO)
 	apps := connectedapps.NewStore(a.DB, a.Clock)

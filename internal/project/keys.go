@@ -102,10 +102,29 @@ func runAlso(q store.Querier, id string, also []Also) error {
 	return nil
 }
 
+// KeySource makes the RSA private keys new signing keys (and SAML
+// service-provider keys, sso.Deps.RSAKeys) are made from. The nil source,
+// production's, generates a fresh RSA-2048 key each time; tests pass a
+// pre-generated pool (internal/apptest/testkeys) because generating is
+// about 100 ms of CPU a key, and every test project needs one.
+type KeySource func() (*rsa.PrivateKey, error)
+
+// Generate returns a new key from f, or a fresh RSA-2048 key when f is nil.
+func (f KeySource) Generate() (*rsa.PrivateKey, error) {
+	if f == nil {
+		return rsa.GenerateKey(rand.Reader, 2048)
+	}
+	return f()
+}
+
+// UseKeySource makes the store take new signing keys from f (nil: fresh
+// RSA-2048 keys). Call it before the store is used.
+func (s *Store) UseKeySource(f KeySource) { s.newKey = f }
+
 // newSigningKey stores a new key for the project, created at now and
 // signing from activatesAt.
 func (s *Store) newSigningKey(ctx context.Context, q store.Querier, projectID string, env ids.Env, now, activatesAt int64) (string, error) {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	key, err := s.newKey.Generate()
 	if err != nil {
 		return "", fmt.Errorf("generate signing key: %w", err)
 	}

@@ -104,6 +104,8 @@ type Store struct {
 	box   *secretbox.Box // seals signing private keys at rest
 	// parsed keeps signing keys parsed, by kid (see SigningKeys).
 	parsed sync.Map // kid → parsedKey
+	// newKey makes new signing keys; nil generates them (UseKeySource).
+	newKey KeySource
 }
 
 // NewStore returns a project store; box seals the signing keys.

@@ -116,7 +116,7 @@ func (s *Service) newKey(id, connID string, key *rsa.PrivateKey, now time.Time) 
 	}
 	if key == nil {
 		var err error
-		if key, err = rsa.GenerateKey(rand.Reader, 2048); err != nil {
+		if key, err = s.d.RSAKeys.Generate(); err != nil {
 			return storedKey{}, fmt.Errorf("sso: generate key: %w", err)
 		}
 	}

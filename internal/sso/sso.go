@@ -69,6 +69,10 @@ type Deps struct {
 	// Nil permits public addresses only.
 	Fetch *outbound.Guard
 	Log   *slog.Logger
+	// RSAKeys makes the service-provider keys generated for SAML
+	// connections; nil generates fresh RSA-2048 keys (tests pass a
+	// pre-generated pool, see project.KeySource).
+	RSAKeys project.KeySource
 }
 
 // Service runs SSO.
