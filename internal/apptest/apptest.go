@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/app"
+	"github.com/latchkey/latchkey/internal/apptest/testkeys"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/config"
 	"github.com/latchkey/latchkey/internal/outbound"
@@ -130,7 +131,8 @@ func New(t testing.TB, db *store.DB, tweak func(*config.Config)) *Env {
 	// write, successful requests' included.
 	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	widget := fstest.MapFS{"latchkey.js": {Data: []byte("window.Latchkey={};")}}
-	a, err := app.NewWithDB(context.Background(), cfg, db, app.Options{Clock: clk, Logger: log, Widget: widget})
+	a, err := app.NewWithDB(context.Background(), cfg, db, app.Options{Clock: clk, Logger: log, Widget: widget,
+		RSAKeys: testkeys.Source})
 	if err != nil {
 		t.Fatalf("apptest: app: %v", err)
 	}
