@@ -3,8 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
@@ -16,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/latchkey/latchkey/internal/apptest/testkeys"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/config"
 	"github.com/latchkey/latchkey/internal/project"
@@ -209,7 +208,7 @@ func TestEncryptionAtRest(t *testing.T) {
 	}
 
 	// An old row in clear, as a database from before encryption holds it.
-	key, _ := rsa.GenerateKey(rand.Reader, 2048)
+	key := testkeys.Next()
 	der, _ := x509.MarshalPKCS8PrivateKey(key)
 	pemText := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
 	if _, err := d.ExecContext(ctx, `INSERT INTO signing_keys (kid, project_id, private_key_pem, active, created_at)

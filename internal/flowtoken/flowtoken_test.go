@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/apptest/testkeys"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/ids"
@@ -31,7 +32,9 @@ type fixture struct {
 func setup(t *testing.T, db *store.DB) *fixture {
 	ctx := context.Background()
 	clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	p, err := project.NewStore(db, clk, secretbox.NewRandom()).Create(ctx, project.CreateParams{Name: "P", Env: ids.Test})
+	projects := project.NewStore(db, clk, secretbox.NewRandom())
+	projects.UseKeySource(testkeys.Source)
+	p, err := projects.Create(ctx, project.CreateParams{Name: "P", Env: ids.Test})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/apptest/testkeys"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/project"
@@ -42,7 +43,9 @@ func TestSpendLosesToARedemptionBetweenItsReadAndItsWrite(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-		p, err := project.NewStore(db, clk, secretbox.NewRandom()).Create(ctx, project.CreateParams{Name: "P", Env: ids.Test})
+		projects := project.NewStore(db, clk, secretbox.NewRandom())
+		projects.UseKeySource(testkeys.Source)
+		p, err := projects.Create(ctx, project.CreateParams{Name: "P", Env: ids.Test})
 		if err != nil {
 			t.Fatal(err)
 		}

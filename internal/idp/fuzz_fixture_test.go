@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4/jwt"
 
+	"github.com/latchkey/latchkey/internal/apptest/testkeys"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/flowtoken"
@@ -67,6 +68,7 @@ func newFuzzFixture(f *testing.F) *fuzzFixture {
 	}
 	clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	projects := project.NewStore(db, clk, secretbox.NewRandom())
+	projects.UseKeySource(testkeys.Source)
 	pr, err := projects.Create(ctx, project.CreateParams{Name: "Fuzz", Env: ids.Test})
 	if err != nil {
 		f.Fatal(err)

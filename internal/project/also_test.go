@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/apptest/testkeys"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/secretbox"
 	"github.com/latchkey/latchkey/internal/store"
@@ -23,6 +24,7 @@ func TestOriginAndRedirectChangesRunAlso(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
 		s := NewStore(db, clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)), secretbox.NewRandom())
+		s.UseKeySource(testkeys.Source)
 		boom := errors.New("audit unavailable")
 		fail := func(store.Querier, string) error { return boom }
 		var seen []string

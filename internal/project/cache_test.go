@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/apptest/testkeys"
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ratelimit"
@@ -33,6 +34,7 @@ func TestResolverAnswersExpireAfterAMinute(t *testing.T) {
 		ctx := context.Background()
 		clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 		s := NewStore(db, clk, secretbox.NewRandom())
+		s.UseKeySource(testkeys.Source)
 		p, err := s.Create(ctx, CreateParams{Name: "Backstop"})
 		if err != nil {
 			t.Fatal(err)

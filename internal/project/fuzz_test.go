@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/apptest/testkeys"
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/httpapi"
@@ -30,6 +31,7 @@ func FuzzBasicAuth(f *testing.F) {
 	db := storetest.SQLite(f)
 	clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	store := NewStore(db, clk, secretbox.NewRandom())
+	store.UseKeySource(testkeys.Source)
 	p, err := store.Create(ctx, CreateParams{Name: "Fuzz"})
 	if err != nil {
 		f.Fatal(err)

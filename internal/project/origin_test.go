@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/apptest/testkeys"
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/httpapi"
@@ -29,6 +30,7 @@ func corsFixture(t *testing.T, db *store.DB) (*Created, *Resolver, http.Handler)
 	t.Helper()
 	clk := clock.NewFake(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	s := NewStore(db, clk, secretbox.NewRandom())
+	s.UseKeySource(testkeys.Source)
 	p, err := s.Create(context.Background(), CreateParams{Name: "Origins", Origins: []string{allowedOrigin}})
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/apptest/testkeys"
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/organization"
@@ -26,6 +27,7 @@ func FuzzVerifyJWT(f *testing.F) {
 	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	clk := clock.NewFake(now)
 	projects := project.NewStore(db, clk, secretbox.NewRandom())
+	projects.UseKeySource(testkeys.Source)
 	p, err := projects.Create(ctx, project.CreateParams{Name: "Fuzz"})
 	if err != nil {
 		f.Fatal(err)

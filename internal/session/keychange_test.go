@@ -2,13 +2,12 @@ package session
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
 	"errors"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/latchkey/latchkey/internal/apptest/testkeys"
 	"github.com/latchkey/latchkey/internal/changefeed"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/project"
@@ -49,11 +48,7 @@ func (k *racingKeys) SigningKeys(_ context.Context, projectID string) ([]project
 
 func testKey(t *testing.T, kid string) project.SigningKey {
 	t.Helper()
-	priv, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return project.SigningKey{KID: kid, Private: priv}
+	return project.SigningKey{KID: kid, Private: testkeys.Next()}
 }
 
 // racingService is a Service on db whose keys race a retirement of

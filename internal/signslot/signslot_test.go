@@ -11,6 +11,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
+	"github.com/latchkey/latchkey/internal/apptest/testkeys"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/rsasign"
 )
@@ -62,10 +63,7 @@ func TestDoBoundsConcurrentSignatures(t *testing.T) {
 // Sign's output is a compact JWS whose header names the signer's options
 // and whose payload verifies and decodes to the claims given.
 func TestSignVerifies(t *testing.T) {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := testkeys.Next()
 	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: key},
 		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", "key-1"))
 	if err != nil {
@@ -105,10 +103,7 @@ func TestSignVerifies(t *testing.T) {
 // The fast signer gives the very JWT crypto/rsa gives (RS256 signatures
 // are deterministic), header included.
 func TestRS256FastSignerSameJWT(t *testing.T) {
-	priv, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
+	priv := testkeys.Next()
 	claims := map[string]any{"sub": "member-test-1", "iat": 1700000000}
 	var out []string
 	for _, k := range []project.SigningKey{{KID: "kid-1", Private: priv}, {KID: "kid-1", Private: priv, Signer: rsasign.New(priv)}} {

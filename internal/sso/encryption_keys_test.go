@@ -1,8 +1,6 @@
 package sso_test
 
 import (
-	"crypto/rand"
-	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
@@ -11,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/apptest/testkeys"
 )
 
 // encryptionKeyIDs are the ids of a connection's encryption private keys
@@ -42,10 +41,7 @@ func TestEncryptionKeysDeduplicatedAndAtMostFive(t *testing.T) {
 			return e.Backend(http.MethodPut, path, body)
 		}
 
-		key, err := rsa.GenerateKey(rand.Reader, 2048)
-		if err != nil {
-			t.Fatal(err)
-		}
+		key := testkeys.Next()
 		pkcs1 := string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}))
 		der, err := x509.MarshalPKCS8PrivateKey(key)
 		if err != nil {

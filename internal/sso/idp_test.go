@@ -25,6 +25,8 @@ import (
 	"github.com/beevik/etree"
 	"github.com/crewjam/saml"
 	dsig "github.com/russellhaering/goxmldsig"
+
+	"github.com/latchkey/latchkey/internal/apptest/testkeys"
 )
 
 // samlIdP is crewjam/saml's identity provider on loopback: an independent
@@ -80,10 +82,7 @@ func newSAMLIdP(t *testing.T) *samlIdP {
 // from notBefore to notAfter.
 func idpKeyPair(t *testing.T, notBefore, notAfter time.Time) (*rsa.PrivateKey, *x509.Certificate) {
 	t.Helper()
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		t.Fatal(err)
-	}
+	key := testkeys.Next()
 	tmpl := &x509.Certificate{SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "crewjam test idp"},
 		NotBefore: notBefore, NotAfter: notAfter}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/apptest/testkeys"
 )
 
 // smallRSAKey is an RSA key of bits bits (a multiple of 2), made from
@@ -55,6 +56,9 @@ func rsaKeyOf(t *testing.T, bits int) *rsa.PrivateKey {
 	t.Helper()
 	if bits < 1024 {
 		return smallRSAKey(t, bits)
+	}
+	if bits == 2048 {
+		return testkeys.Next() // the pool's keys are RSA-2048
 	}
 	k, err := rsa.GenerateKey(rand.Reader, bits)
 	if err != nil {

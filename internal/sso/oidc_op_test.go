@@ -5,7 +5,6 @@ import (
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/rsa"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -20,6 +19,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/apptest/testkeys"
 )
 
 // signingOP is a small OpenID provider on loopback whose ID tokens are
@@ -55,10 +55,7 @@ func newSigningOP(t *testing.T, alg string, advertised ...string) *signingOP {
 	var priv, pub any
 	switch alg {
 	case "RS256", "PS384":
-		k, err := rsa.GenerateKey(rand.Reader, 2048)
-		if err != nil {
-			t.Fatal(err)
-		}
+		k := testkeys.Next()
 		priv, pub = k, &k.PublicKey
 	case "ES256":
 		k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)

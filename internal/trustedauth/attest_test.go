@@ -17,6 +17,7 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/apptest/testkeys"
 	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/trustedauth"
 )
@@ -256,10 +257,7 @@ func TestAttestJIT(t *testing.T) {
 
 func TestAttestPEMProfile(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
-		key, err := rsa.GenerateKey(rand.Reader, 2048)
-		if err != nil {
-			t.Fatal(err)
-		}
+		key := testkeys.Next()
 		der, _ := x509.MarshalPKIXPublicKey(&key.PublicKey)
 		pub := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
 		other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)

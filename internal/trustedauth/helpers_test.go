@@ -22,6 +22,7 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/latchkey/latchkey/internal/apptest"
+	"github.com/latchkey/latchkey/internal/apptest/testkeys"
 	"github.com/latchkey/latchkey/internal/trustedauth"
 )
 
@@ -101,9 +102,12 @@ func (is *issuer) addKey(kid string) crypto.Signer {
 
 // addRSAKey creates and publishes a new RSA key of bits bits.
 func (is *issuer) addRSAKey(kid string, bits int) *rsa.PrivateKey {
-	k, err := rsa.GenerateKey(rand.Reader, bits)
-	if err != nil {
-		is.t.Fatal(err)
+	k := testkeys.Next() // the pool's keys are RSA-2048
+	if bits != 2048 {
+		var err error
+		if k, err = rsa.GenerateKey(rand.Reader, bits); err != nil {
+			is.t.Fatal(err)
+		}
 	}
 	is.publish(kid, k)
 	return k
