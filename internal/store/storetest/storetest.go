@@ -10,7 +10,6 @@ import (
 	"encoding/hex"
 	"net/url"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/store"
@@ -41,7 +40,7 @@ func EachPair(t *testing.T, fn func(t *testing.T, a, b *store.DB)) {
 	t.Helper()
 	t.Run("sqlite", func(t *testing.T) {
 		t.Parallel()
-		path := filepath.Join(t.TempDir(), "latchkey.db")
+		path := copyTemplate(t)
 		fn(t, open(t, path), open(t, path))
 	})
 	if os.Getenv(EnvPostgres) != "" {
@@ -53,10 +52,11 @@ func EachPair(t *testing.T, fn func(t *testing.T, a, b *store.DB)) {
 	}
 }
 
-// SQLite returns a migrated database in a fresh temp file.
+// SQLite returns a migrated database in a fresh temp file: a copy of a
+// template migrated once per test process (template.go).
 func SQLite(t testing.TB) *store.DB {
 	t.Helper()
-	return open(t, filepath.Join(t.TempDir(), "latchkey.db"))
+	return open(t, copyTemplate(t))
 }
 
 // Postgres returns a migrated database in a fresh schema of the server
