@@ -22,7 +22,18 @@ beforeEach(() => {
   window.history.replaceState(null, '', '/');
 });
 
+/** The focused element itself, inside the shadow roots that hold it (the widget renders in one). */
+function focusedElement(): Element | null {
+  let el = document.activeElement;
+  while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+  return el;
+}
+
 afterEach(() => {
+  // Test files share one document (isolate: false in vite.config.ts). jsdom leaves a document whose
+  // focused element was removed with no active element at all, not the body, so the focus goes back
+  // to the body before the test's tree is removed.
+  (focusedElement() as HTMLElement | null)?.blur?.();
   cleanup();
   document.body.innerHTML = '';
   vi.useRealTimers();
