@@ -2,8 +2,6 @@ package devmode
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -15,8 +13,6 @@ import (
 
 	_ "embed"
 
-	"github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/ids"
@@ -35,8 +31,7 @@ import (
 // Tests do not use it: they run independent implementations.
 type OAuthMock struct {
 	base func() string
-	key  *rsa.PrivateKey
-	kid  string
+	key  devKey
 
 	mu     sync.Mutex
 	codes  map[string]mockGrant
@@ -68,11 +63,7 @@ func MockClientSecret(p string) string { return "dev-" + p + "-secret" }
 
 // NewOAuthMock returns the mock providers; base is the server's URL.
 func NewOAuthMock(base func() string) *OAuthMock {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		panic(err) // crypto/rand does not fail on supported platforms
-	}
-	return &OAuthMock{base: base, key: key, kid: "dev-" + ids.Token()[:8], codes: map[string]mockGrant{}, tokens: map[string]MockIdentity{}}
+	return &OAuthMock{base: base, key: devKey{kidPrefix: "dev-"}, codes: map[string]mockGrant{}, tokens: map[string]MockIdentity{}}
 }
 
 // Issuer is the mock's base URL for provider p (the OIDC issuer of google
@@ -195,11 +186,6 @@ func mockError(w http.ResponseWriter, code string) {
 }
 
 func (m *OAuthMock) idToken(p string, g mockGrant) (string, error) {
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: m.key},
-		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", m.kid))
-	if err != nil {
-		return "", err
-	}
 	now := time.Now()
 	claims := map[string]any{"iss": m.Issuer(p), "aud": g.clientID, "sub": g.id.Subject, "email": g.id.Email,
 		"email_verified": true, "name": g.id.Name, "iat": now.Unix(), "exp": now.Add(time.Hour).Unix()}
@@ -209,7 +195,7 @@ func (m *OAuthMock) idToken(p string, g mockGrant) (string, error) {
 	if g.id.Tenant != "" {
 		claims[map[string]string{"google": "hd", "microsoft": "tid"}[p]] = g.id.Tenant
 	}
-	return jwt.Signed(signer).Claims(claims).Serialize()
+	return m.key.sign(claims)
 }
 
 func (m *OAuthMock) discovery(w http.ResponseWriter, r *http.Request) {
@@ -226,11 +212,7 @@ func (m *OAuthMock) discovery(w http.ResponseWriter, r *http.Request) {
 		"code_challenge_methods_supported": []string{"S256"}})
 }
 
-func (m *OAuthMock) jwks(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &m.key.PublicKey, KeyID: m.kid,
-		Algorithm: string(jose.RS256), Use: "sig"}}})
-}
+func (m *OAuthMock) jwks(w http.ResponseWriter, _ *http.Request) { m.key.serveJWKS(w) }
 
 // api answers the user APIs of github, slack and hubspot.
 func (m *OAuthMock) api(w http.ResponseWriter, r *http.Request) {

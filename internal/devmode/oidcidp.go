@@ -1,16 +1,11 @@
 package devmode
 
 import (
-	"crypto/rand"
-	"crypto/rsa"
 	"encoding/json"
 	"net/http"
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
 
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/ids"
@@ -27,9 +22,7 @@ import (
 type OIDCIdP struct {
 	base func() string
 
-	keyOnce sync.Once
-	key     *rsa.PrivateKey
-	kid     string
+	key devKey
 
 	mu     sync.Mutex
 	codes  map[string]oidcGrant
@@ -62,21 +55,11 @@ var oidcPeople = []idpPerson{
 
 // NewOIDCIdP returns the dev OpenID provider; base is the server's URL.
 func NewOIDCIdP(base func() string) *OIDCIdP {
-	return &OIDCIdP{base: base, codes: map[string]oidcGrant{}, tokens: map[string]oidcPerson{}}
+	return &OIDCIdP{base: base, key: devKey{kidPrefix: "dev-oidc-"}, codes: map[string]oidcGrant{}, tokens: map[string]oidcPerson{}}
 }
 
 // Issuer is the provider's issuer URL; its endpoints are beneath it.
 func (o *OIDCIdP) Issuer() string { return o.base() + "/dev/oidc" }
-
-func (o *OIDCIdP) keys() {
-	o.keyOnce.Do(func() {
-		key, err := rsa.GenerateKey(rand.Reader, 2048)
-		if err != nil {
-			panic(err) // crypto/rand does not fail on supported platforms
-		}
-		o.key, o.kid = key, "dev-oidc-"+ids.Token()[:8]
-	})
-}
 
 // Register mounts the provider on mux.
 func (o *OIDCIdP) Register(mux interface {
@@ -170,19 +153,13 @@ func (p oidcPerson) claims() map[string]any {
 }
 
 func (o *OIDCIdP) idToken(g oidcGrant) (string, error) {
-	o.keys()
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: o.key},
-		(&jose.SignerOptions{}).WithType("JWT").WithHeader("kid", o.kid))
-	if err != nil {
-		return "", err
-	}
 	now := time.Now()
 	claims := g.person.claims()
 	claims["iss"], claims["aud"], claims["iat"], claims["exp"] = o.Issuer(), DevOIDCClientID, now.Unix(), now.Add(time.Hour).Unix()
 	if g.nonce != "" {
 		claims["nonce"] = g.nonce
 	}
-	return jwt.Signed(signer).Claims(claims).Serialize()
+	return o.key.sign(claims)
 }
 
 func (o *OIDCIdP) discovery(w http.ResponseWriter, _ *http.Request) {
@@ -194,12 +171,7 @@ func (o *OIDCIdP) discovery(w http.ResponseWriter, _ *http.Request) {
 		"id_token_signing_alg_values_supported": []string{"RS256"}, "code_challenge_methods_supported": []string{"S256"}})
 }
 
-func (o *OIDCIdP) jwks(w http.ResponseWriter, _ *http.Request) {
-	o.keys()
-	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &o.key.PublicKey, KeyID: o.kid,
-		Algorithm: string(jose.RS256), Use: "sig"}}})
-}
+func (o *OIDCIdP) jwks(w http.ResponseWriter, _ *http.Request) { o.key.serveJWKS(w) }
 
 func (o *OIDCIdP) userinfo(w http.ResponseWriter, r *http.Request) {
 	access := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
