@@ -13,7 +13,6 @@ import (
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/store"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // A login whose client hangs up while it waits (here on SQLite's writer,
@@ -22,7 +21,7 @@ import (
 // server error, and the request metrics count it as 499.
 func TestAnAbandonedLoginIsNeitherALockoutNorAServerError(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.SQLite(t), nil)
+	e := apptest.New(t, apptest.SQLite(t), nil)
 	org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 
 	held, release := make(chan struct{}), make(chan struct{})

@@ -15,7 +15,6 @@ import (
 	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/organization"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // eventsOf waits for the audit events of type typ ("" for any) of the
@@ -346,7 +345,7 @@ func TestEveryChangingRouteIsClassified(t *testing.T) {
 		"POST /v1/b2b/scim/{organization_id}/connection/{connection_id}/rotate/complete": "secret_rotated",
 		"POST /v1/b2b/scim/{organization_id}/connection/{connection_id}/rotate/cancel":   "secret_rotated",
 	}
-	e := apptest.New(t, storetest.SQLite(t), nil)
+	e := apptest.New(t, apptest.SQLite(t), nil)
 	seen := map[string]bool{}
 	for _, ri := range e.App.RouteTable() {
 		verb, _, _ := strings.Cut(ri.Pattern, " ")

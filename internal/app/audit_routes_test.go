@@ -6,7 +6,6 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/httpapi"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // Each route table says which of its routes are logins or factor changes
@@ -21,7 +20,7 @@ import (
 // session check (sessions/authenticate) answers the session it was given
 // and is not a login.
 func TestRoutesAnsweringASessionAreAuditedAsLogins(t *testing.T) {
-	e := apptest.New(t, storetest.SQLite(t), nil)
+	e := apptest.New(t, apptest.SQLite(t), nil)
 	wire := apptest.Wire()
 	seen, byWire := 0, 0
 	for _, ri := range e.App.RouteTable() {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/httpapi"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // Every route without wildcards is answered from the exact-route table
@@ -18,7 +17,7 @@ import (
 // path's last letter as an escape, which the mux reads as the letter but
 // the table leaves to the mux.
 func TestExactRoutesAnswerAsTheMuxes(t *testing.T) {
-	e := apptest.New(t, storetest.SQLite(t), nil)
+	e := apptest.New(t, apptest.SQLite(t), nil)
 	metricsBefore := scrapeRoutes(e)
 	sent := map[string]int{}
 	for _, rt := range e.App.RouteTable() {

@@ -21,7 +21,6 @@ import (
 	"github.com/latchkey/latchkey/internal/app"
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/httpapi"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 	"github.com/latchkey/latchkey/internal/syncbuf"
 )
 
@@ -37,12 +36,12 @@ import (
 // stay fast; LATCHKEY_HOSTILE_POSTGRES=1 runs it on PostgreSQL, which
 // refuses NUL and invalid UTF-8 and so shows where the edge lets them in.
 func TestHostileInputCorpus(t *testing.T) {
-	db := storetest.SQLite(t)
+	db := apptest.SQLite(t)
 	if os.Getenv("LATCHKEY_HOSTILE_POSTGRES") != "" {
 		// PostgreSQL refuses what SQLite stores (NUL, invalid UTF-8), so
 		// input-handling defects show as 500s there first; run it there
 		// when changing the edge (needs LATCHKEY_TEST_POSTGRES_DSN).
-		db = storetest.Postgres(t)
+		db = apptest.Postgres(t)
 	}
 	e := apptest.New(t, db, nil)
 	logs := &syncbuf.Buffer{}

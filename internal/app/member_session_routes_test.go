@@ -11,7 +11,6 @@ import (
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/httpapi"
 	"github.com/latchkey/latchkey/internal/organization"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // A customer's server acting for a member sends the member's session with
@@ -21,7 +20,7 @@ import (
 // organization. The route table says which routes act for it, so a route
 // added anywhere is covered here without a test change.
 func TestBackendRoutesActForTheMemberSessionOrRefuseIt(t *testing.T) {
-	e := apptest.New(t, storetest.SQLite(t), nil)
+	e := apptest.New(t, apptest.SQLite(t), nil)
 	acme := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 	beta := e.CreateOrg("beta", "ALL_ALLOWED", nil)
 	// A plain member of acme; every call below is about beta.
@@ -141,7 +140,7 @@ var nodeClientMemberSessionCalls = []string{
 }
 
 func TestNodeClientMemberSessionCallsReachRoutesThatActForIt(t *testing.T) {
-	e := apptest.New(t, storetest.SQLite(t), nil)
+	e := apptest.New(t, apptest.SQLite(t), nil)
 	// Match the calls as the server does: a mux of the table's patterns.
 	mux := http.NewServeMux()
 	byPattern := map[string]app.RouteInfo{}

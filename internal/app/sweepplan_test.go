@@ -7,7 +7,6 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/config"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 	"github.com/latchkey/latchkey/internal/sweeper"
 )
 
@@ -19,7 +18,7 @@ import (
 func TestSweepBatchesUseIndexes(t *testing.T) {
 	t.Parallel()
 	// With SMTP configured the app has a mail queue, whose sweep is listed too.
-	e := apptest.New(t, storetest.SQLite(t), func(c *config.Config) { c.SMTPURL = "smtp://127.0.0.1:1?tls=none" })
+	e := apptest.New(t, apptest.SQLite(t), func(c *config.Config) { c.SMTPURL = "smtp://127.0.0.1:1?tls=none" })
 	ctx := context.Background()
 	checked := map[string]bool{}
 	for _, it := range e.App.Sweeper().Items() {

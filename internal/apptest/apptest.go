@@ -70,21 +70,33 @@ const maxLogBytes = 8 << 20
 // one record a line), for tests of what reaches the log.
 func (e *Env) Logs() string { return e.logs.String() }
 
+// Schema is the database every test server starts on: the store's and
+// every module's migrations and the change-feed triggers (app.MigrateDB),
+// migrated once per test process and engine (storetest.Kind), so that
+// New's own app.MigrateDB finds nothing to apply.
+var Schema = &storetest.Kind{Name: "app", Migrate: app.MigrateDB}
+
+// SQLite returns a new SQLite database with Schema, for New.
+func SQLite(t testing.TB) *store.DB { return Schema.SQLite(t) }
+
+// Postgres returns a new PostgreSQL database with Schema, for New.
+func Postgres(t testing.TB) *store.DB { return Schema.Postgres(t) }
+
 // Each runs fn against a fresh server on every engine.
 func Each(t *testing.T, fn func(t *testing.T, e *Env)) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) { fn(t, New(t, db, nil)) })
+	Schema.Each(t, func(t *testing.T, db *store.DB) { fn(t, New(t, db, nil)) })
 }
 
 // EachWith is Each with a chance to adjust the configuration first.
 func EachWith(t *testing.T, tweak func(*config.Config), fn func(t *testing.T, e *Env)) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) { fn(t, New(t, db, tweak)) })
+	Schema.Each(t, func(t *testing.T, db *store.DB) { fn(t, New(t, db, tweak)) })
 }
 
 // EachPair runs fn against two servers on one database (two processes:
 // separate connection pools and caches), on every engine. Both serve the
 // same project, e1's; both run their background loops (App.Start).
 func EachPair(t *testing.T, fn func(t *testing.T, e1, e2 *Env)) {
-	storetest.EachPair(t, func(t *testing.T, a, b *store.DB) {
+	Schema.EachPair(t, func(t *testing.T, a, b *store.DB) {
 		e1, e2 := New(t, a, nil), New(t, b, nil)
 		e2.Project = e1.Project
 		// One set for both: a secret one server handed out must stay out

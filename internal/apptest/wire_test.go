@@ -27,13 +27,12 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/httpapi"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // TestEverySDKRouteHasAWireAllowlist walks the live route table: an SDK
 // route without an entry fails, and so does an entry for no route.
 func TestEverySDKRouteHasAWireAllowlist(t *testing.T) {
-	e := apptest.New(t, storetest.SQLite(t), nil)
+	e := apptest.New(t, apptest.SQLite(t), nil)
 	mounted := map[string]bool{}
 	for _, r := range e.App.RouteTable() {
 		if r.Face != httpapi.SDK {
@@ -79,7 +78,7 @@ func TestWireCheckCatchesAGrownAnswer(t *testing.T) {
 // backend route (/v1/...) with neither an entry in backend_wire.json nor a
 // listed exclusion fails, and so does an entry or exclusion for no route.
 func TestEveryBackendRouteHasAWireAllowlist(t *testing.T) {
-	e := apptest.New(t, storetest.SQLite(t), nil)
+	e := apptest.New(t, apptest.SQLite(t), nil)
 	w := apptest.BackendWire()
 	mounted := map[string]bool{}
 	backend := 0
@@ -153,7 +152,7 @@ func TestBackendWireCheckCatchesAGrownAnswer(t *testing.T) {
 // dropped at the top, inside an object and inside an array element, counts
 // JSON null as present, and the harness hook fails the test that got it.
 func TestWireCheckCatchesADroppedField(t *testing.T) {
-	e := apptest.New(t, storetest.SQLite(t), nil)
+	e := apptest.New(t, apptest.SQLite(t), nil)
 	org := e.CreateOrg("dropped", "ALL_ALLOWED", nil)
 	const path = "/sdk/v1/b2b/otps/email/authenticate"
 	d := e.EmailLogin(org, "ada@example.com")
@@ -196,7 +195,7 @@ func TestWireCheckCatchesADroppedField(t *testing.T) {
 // TestBackendWireCheckCatchesADroppedField: the backend twin, on a real
 // member answer of the backend face.
 func TestBackendWireCheckCatchesADroppedField(t *testing.T) {
-	e := apptest.New(t, storetest.SQLite(t), nil)
+	e := apptest.New(t, apptest.SQLite(t), nil)
 	org := e.CreateOrg("dropped", "ALL_ALLOWED", nil)
 	mid := e.CreateMember(org, "ada@example.com")
 	path := "/v1/b2b/organizations/" + org + "/member?member_id=" + mid

@@ -22,7 +22,7 @@ import (
 // created inside the login's transaction and goes with its rollback.
 func TestDiscoveryCreateAbandonedByItsClientLeavesNoOrganization(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	ist := e.Discover("founder@newco.test")["intermediate_session_token"].(string)
 	body := `{"intermediate_session_token":"` + ist + `","organization_slug":"newco"}`
 	ctx, cancel := context.WithCancel(t.Context())

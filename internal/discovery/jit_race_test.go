@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // A discovery exchange into an organization that admits the address by
@@ -15,7 +14,7 @@ import (
 // duplicate_member_email.
 func TestDiscoveryJITExchangeWhileTheAddressIsProvisionedJoinsThatMember(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	org := e.CreateOrg("open-co", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"free.test"}})
 	ist := e.Discover("y@free.test")["intermediate_session_token"]
 	var r apptest.Resp

@@ -8,7 +8,6 @@ import (
 	"github.com/latchkey/latchkey/internal/emailotp"
 	"github.com/latchkey/latchkey/internal/ids"
 	"github.com/latchkey/latchkey/internal/secretbox"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // A six-digit code stored as a salted SHA-256 beside its salt is undone
@@ -60,7 +59,7 @@ func TestStoredCodesNeedTheKey(t *testing.T) {
 // Without a key, no code is issued: storing it as a plain salted hash
 // would be the weakness above, silently.
 func TestCodesWithoutAKeyAreNotIssued(t *testing.T) {
-	e := apptest.New(t, storetest.SQLite(t), nil)
+	e := apptest.New(t, apptest.SQLite(t), nil)
 	c := emailotp.Codes{Table: "email_otps", IDColumn: "email_otp_id", KeyColumn: "member_id", Clock: e.App.Clock}
 	if _, err := c.Issue(t.Context(), e.App.DB, ids.Test, e.Project.Project.ID, "member-x", 10*time.Minute, nil); err == nil {
 		t.Fatal("a code was issued without a key to tag it with")

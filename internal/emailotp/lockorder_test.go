@@ -5,7 +5,6 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/emailotp"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // A code's check counts the attempt on the code's row (a row lock on
@@ -18,7 +17,7 @@ import (
 // the login, which runs once and whose session the change then ends.
 func TestCodeCheckAndAddressChangeDoNotDeadlock(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	ctx := t.Context()
 	orgID := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 	mid := e.CreateMember(orgID, "ada@acme.test")

@@ -18,7 +18,7 @@ import (
 // of their choosing.
 func TestStartOverlappingAddressChangeOnPostgres(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	orgID := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 	mid := e.CreateMember(orgID, "bob@acme.test")
 	sess := e.SessionFor(orgID, "bob@acme.test")

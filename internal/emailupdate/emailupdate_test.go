@@ -10,7 +10,6 @@ import (
 	"github.com/latchkey/latchkey/internal/emailupdate"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // retired lists a member's retired addresses as "email_id=address".
@@ -440,7 +439,7 @@ func TestEmailUpdateSendLimitPerClientAddress(t *testing.T) {
 // and leaves no live secret for the member, so one nobody received cannot
 // be redeemed later.
 func TestEmailUpdateFailedDeliveryLeavesNoLiveSecret(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
+	apptest.Schema.Each(t, func(t *testing.T, db *store.DB) {
 		e := apptest.New(t, db, func(c *config.Config) {
 			c.Dev, c.SMTPURL, c.EncryptionKey = false, "", apptest.TestEncryptionKey
 		})

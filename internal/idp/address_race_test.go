@@ -88,7 +88,7 @@ func TestProviderOverlappingAddressChangeOnPostgres(t *testing.T) {
 	for _, c := range requests {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			e := apptest.New(t, storetest.Postgres(t), nil)
+			e := apptest.New(t, apptest.Postgres(t), nil)
 			f := setup(t, e)
 			run, want := c.prepare(t, f)
 			var r apptest.Resp

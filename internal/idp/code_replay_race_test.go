@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // A code presented again while its first use is still issuing tokens must
@@ -20,7 +19,7 @@ func TestCodeReplayDuringIssueEndsTheTokens(t *testing.T) {
 	for _, kind := range []string{"first_party", "third_party_public"} {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			e := apptest.New(t, storetest.Postgres(t), nil)
+			e := apptest.New(t, apptest.Postgres(t), nil)
 			f := setup(t, e)
 			id, secret := f.client(kind, nil)
 			_, back := f.authorize(authReq(id, "openid", "offline_access"), true)

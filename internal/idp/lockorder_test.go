@@ -7,7 +7,6 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/store"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // holdSpends makes every spend of an idp_tokens row (used_at set) wait,
@@ -108,7 +107,7 @@ func TestTokenSpendAndAddressChangeDoNotDeadlock(t *testing.T) {
 	for _, c := range requests {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			e := apptest.New(t, storetest.Postgres(t), nil)
+			e := apptest.New(t, apptest.Postgres(t), nil)
 			f := setup(t, e)
 			run := c.prepare(f)
 			ctx, held := t.Context(), holdSpends(t, e)

@@ -6,7 +6,6 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/idp"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // The authorization page is the authorization endpoint discovery
@@ -14,7 +13,7 @@ import (
 // consent: like every other URL the CLI takes, plain http is refused
 // except to a loopback host (a page on the operator's own machine).
 func TestAuthorizationPageNeedsHTTPS(t *testing.T) {
-	e := apptest.New(t, storetest.SQLite(t), nil)
+	e := apptest.New(t, apptest.SQLite(t), nil)
 	ctx, id := context.Background(), e.Project.Project.ID
 	for _, bad := range []string{"http://evil.example.com/auth", "http://10.0.0.1/authorize", "HTTP://shop.test/a"} {
 		if err := idp.SetAuthorizationURL(ctx, e.App.DB, e.Clock, id, bad); err == nil {

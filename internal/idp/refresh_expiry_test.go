@@ -18,7 +18,7 @@ import (
 // the one writer before it reads the token at all.
 func TestRefreshTokenNotSpentPastItsExpiry(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	f := setup(t, e)
 	id, secret := f.client("third_party", nil)
 	rt := f.grant(id, secret, "openid", "offline_access").Body["refresh_token"].(string)

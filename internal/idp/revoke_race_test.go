@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // holdIssues makes every insert of an idp_tokens row wait, inside its
@@ -43,7 +42,7 @@ func TestRevokeDuringIssueEndsTheNewTokens(t *testing.T) {
 	for _, c := range requests {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			e := apptest.New(t, storetest.Postgres(t), nil)
+			e := apptest.New(t, apptest.Postgres(t), nil)
 			f := setup(t, e)
 			id, secret := f.client("third_party", nil)
 			run := c.prepare(f, id, secret)

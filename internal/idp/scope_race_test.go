@@ -11,7 +11,6 @@ import (
 	"github.com/latchkey/latchkey/internal/connectedapps"
 	"github.com/latchkey/latchkey/internal/rbac"
 	"github.com/latchkey/latchkey/internal/store"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // removeDocsScope stores the docs policy without its scope: the role and
@@ -64,7 +63,7 @@ func (f *fixture) wantAskedAgain(t *testing.T, id string) {
 // for the submit (holdUntilWaited).
 func TestScopeRemovedDuringSubmitIsNotConsented(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	f, id, _ := docsFixture(t, e)
 	start := e.SDK("POST", "/idp/b2b/oauth/authorize/start", authReq(id, "openid", "read:docs"), f.session)
 	if apptest.Want(t, start, 200, ""); start.Data()["consent_required"] != true {
@@ -92,7 +91,7 @@ func TestScopeRemovedDuringSubmitIsNotConsented(t *testing.T) {
 // consent lack the removed one.
 func TestSubmitAfterAScopeRemovalGrantsWhatRemains(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	f, id, secret := docsFixture(t, e)
 	held := holdUntilWaited(t, e, "hold_policy", `CREATE TRIGGER hold_policy AFTER UPDATE ON rbac_policies FOR EACH ROW
 		WHEN (NEW.policy NOT LIKE '%read:docs%') EXECUTE FUNCTION hold_policy()`)
@@ -147,7 +146,7 @@ func TestScopeRemovedWhileConsentWidensIsNotRestored(t *testing.T) {
 	for _, c := range widen {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			e := apptest.New(t, storetest.Postgres(t), nil)
+			e := apptest.New(t, apptest.Postgres(t), nil)
 			f, id, secret := docsFixture(t, e)
 			f.grant(id, secret, "openid", "read:docs")
 			held := holdUntilWaited(t, e, "hold_prune", `CREATE TRIGGER hold_prune AFTER UPDATE ON idp_grants FOR EACH ROW

@@ -23,7 +23,7 @@ import (
 // invitations and email JIT signups of acme.test, and the organization.
 func raceOrg(t *testing.T) (*apptest.Env, *organization.Organization) {
 	t.Helper()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	orgID := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 	org, err := e.App.Orgs.Get(t.Context(), e.Project.Project.ID, orgID)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/magiclink"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // A link's redemption spends the link (a row lock on magic_links) and then
@@ -18,7 +17,7 @@ import (
 // runs once and whose session the change then ends.
 func TestLinkRedemptionAndAddressChangeDoNotDeadlock(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	ctx := t.Context()
 	org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 	mid := e.CreateMember(org, "ada@acme.test")

@@ -13,7 +13,6 @@ import (
 	"github.com/latchkey/latchkey/internal/magiclink"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // backendLink is apptest.Env.SendLink on the backend face.
@@ -131,7 +130,7 @@ func TestDiscoveryLinkSendLimitsAndAtomicity(t *testing.T) {
 // carried is spent, so no live secret exists that nobody received. Every
 // login email goes out through notify.SendCounted; this covers each caller.
 func TestMagicLinkSendWithoutDeliveryLeavesNoLiveLink(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
+	apptest.Schema.Each(t, func(t *testing.T, db *store.DB) {
 		e := apptest.New(t, db, func(c *config.Config) {
 			c.Dev, c.SMTPURL, c.EncryptionKey = false, "", apptest.TestEncryptionKey
 		})

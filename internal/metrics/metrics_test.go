@@ -12,7 +12,6 @@ import (
 	"github.com/latchkey/latchkey/internal/config"
 	"github.com/latchkey/latchkey/internal/metrics"
 	"github.com/latchkey/latchkey/internal/notify"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 func scrape(t *testing.T, e *apptest.Env) string {
@@ -112,7 +111,7 @@ func (r *recorder) WriteHeader(int)             {}
 // (serve starts a listener of its own there).
 func TestMetricsMovedOffMainAddress(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.SQLite(t), func(c *config.Config) { c.MetricsAddr = "127.0.0.1:0" })
+	e := apptest.New(t, apptest.SQLite(t), func(c *config.Config) { c.MetricsAddr = "127.0.0.1:0" })
 	if r := e.Get("/metrics"); r.Status != http.StatusNotFound {
 		t.Fatalf("/metrics on the main address: %d", r.Status)
 	}

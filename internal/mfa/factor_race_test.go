@@ -19,7 +19,7 @@ import (
 // removal: the number stays removed.
 func TestMFALoginDuringFactorRemovalKeepsItRemoved(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	ctx := t.Context()
 	e.AlignClock()
 	org, mid, secret, _ := e.TOTPMember()

@@ -9,14 +9,13 @@ import (
 	"github.com/latchkey/latchkey/internal/config"
 	"github.com/latchkey/latchkey/internal/notify/twiliotest"
 	"github.com/latchkey/latchkey/internal/store"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // SMS codes go through the configured Twilio-compatible gateway (here a
 // local server speaking its API) and, in dev mode, into the dev mailbox;
 // gateway refusals become the catalogue's phone errors.
 func TestSMSThroughGateway(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
+	apptest.Schema.Each(t, func(t *testing.T, db *store.DB) {
 		gw := twiliotest.New(t, "AC00000000000000000000000000000001", "gateway-token")
 		e := apptest.New(t, db, func(c *config.Config) {
 			c.SMSURL, c.SMSAccountSID, c.SMSAuthToken, c.SMSFrom = gw.URL, gw.SID, gw.Token, "+15005550006"
@@ -52,7 +51,7 @@ func TestSMSThroughGateway(t *testing.T) {
 
 // Without a gateway (and outside dev mode) a send is a clear error.
 func TestSMSWithoutGateway(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
+	apptest.Schema.Each(t, func(t *testing.T, db *store.DB) {
 		e := apptest.New(t, db, func(c *config.Config) { c.Dev, c.EncryptionKey = false, apptest.TestEncryptionKey })
 		org := e.CreateOrg("secure", "NOT_ALLOWED", nil)
 		mid := e.CreateMember(org, "ada@secure.test")
@@ -71,7 +70,7 @@ func TestSMSWithoutGateway(t *testing.T) {
 // failure is logged at warning level with the gateway's error: with the
 // number masked, never the code or the whole number.
 func TestAutoSentSMSFailureIsLogged(t *testing.T) {
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
+	apptest.Schema.Each(t, func(t *testing.T, db *store.DB) {
 		gw := twiliotest.New(t, "AC00000000000000000000000000000001", "gateway-token")
 		e := apptest.New(t, db, func(c *config.Config) {
 			c.SMSURL, c.SMSAccountSID, c.SMSAuthToken, c.SMSFrom = gw.URL, gw.SID, gw.Token, "+15005550006"

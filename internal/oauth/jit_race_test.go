@@ -6,7 +6,6 @@ import (
 	"github.com/oauth2-proxy/mockoidc"
 
 	"github.com/latchkey/latchkey/internal/apptest"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // A first OAuth login of a new address while another login of it (another
@@ -15,7 +14,7 @@ import (
 // goes on as the member it created, not duplicate_member_email.
 func TestOAuthJITLoginWhileTheAddressIsProvisionedJoinsThatMember(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	m := startGoogle(t, e)
 	org := e.CreateOrg("acme", "RESTRICTED", map[string]any{"email_allowed_domains": []string{"acme.test"}})
 	ada := &mockoidc.MockUser{Subject: "g-ada", Email: "ada@acme.test", EmailVerified: true}

@@ -9,7 +9,6 @@ import (
 	"github.com/latchkey/latchkey/internal/app"
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/organization"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // slugOf and externalIDOf read an organization on the backend face.
@@ -126,7 +125,7 @@ func TestResolutionPrefersTheExternalIDOfAnOlderCollision(t *testing.T) {
 // external id: one wins, the other is refused (PostgreSQL, where the two
 // transactions really overlap).
 func TestConcurrentSlugAndExternalIDOfOneName(t *testing.T) {
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	one, two := e.CreateOrg("one", "NOT_ALLOWED", nil), e.CreateOrg("two", "NOT_ALLOWED", nil)
 	name := "contested"
 	sets := []struct {

@@ -10,7 +10,6 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/organization"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // claimedOf reads an organization's claimed_email_domains on the backend
@@ -122,7 +121,7 @@ func TestClaimedDomainsAreUniqueInTheProject(t *testing.T) {
 // Two concurrent claims of one domain: one wins, the other is refused
 // (PostgreSQL, where the two transactions really overlap).
 func TestConcurrentClaimsOfOneDomain(t *testing.T) {
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	orgs := []string{e.CreateOrg("one", "NOT_ALLOWED", nil), e.CreateOrg("two", "NOT_ALLOWED", nil)}
 	domains := []string{"contested.test"}
 	errs := make([]error, len(orgs))

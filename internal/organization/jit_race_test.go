@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // A login-or-signup send for a new address of an organization that admits
@@ -17,7 +16,7 @@ import (
 // send's transaction.)
 func TestJITSignupSendsForOneAddressShareTheMember(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	orgID := e.CreateOrg("jit-race", "ALL_ALLOWED", nil)
 	var send apptest.Resp
 	e.DuringProvisioning(t, orgID, "new@jit-race.test", func() { send = e.SendCode(orgID, "new@jit-race.test") })
@@ -29,7 +28,7 @@ func TestJITSignupSendsForOneAddressShareTheMember(t *testing.T) {
 // duplicate_member_email, not taken over as a login's creation is.
 func TestBackendCreateDuringJITCreationIsDuplicate(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	orgID := e.CreateOrg("jit-dup", "ALL_ALLOWED", nil)
 	var r apptest.Resp
 	e.DuringProvisioning(t, orgID, "new@jit-dup.test", func() {

@@ -27,7 +27,7 @@ func deleteOrg(e *apptest.Env, orgID string) func(q store.Querier) error {
 // is written.
 func TestMemberCreateInOrganizationDeletedMeanwhile(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	orgID := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 	var r apptest.Resp
 	delErr, _ := storetest.Overlap(t, e.App.DB, deleteOrg(e, orgID), func() error {

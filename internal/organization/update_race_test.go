@@ -22,7 +22,7 @@ type raceMember struct {
 
 func newRaceMember(t *testing.T) *raceMember {
 	t.Helper()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	orgID := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 	mid := e.CreateMember(orgID, "ada@acme.test")
 	org, err := e.App.Orgs.Get(t.Context(), e.Project.Project.ID, orgID)

@@ -14,7 +14,6 @@ import (
 	"github.com/latchkey/latchkey/internal/config"
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/store"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // storedPassword reads an address's stored password: its hash, and
@@ -128,7 +127,7 @@ func rangeAPI(t *testing.T, breached ...string) *httptest.Server {
 
 func TestPasswordBreachAPI(t *testing.T) {
 	const leaked = "Tangerine-Walrus-Ledger-61" // strong, but "leaked" by the fake API only
-	storetest.Each(t, func(t *testing.T, db *store.DB) {
+	apptest.Schema.Each(t, func(t *testing.T, db *store.DB) {
 		api := rangeAPI(t, leaked)
 		e := apptest.New(t, db, func(c *config.Config) { c.BreachAPIURL = api.URL })
 		r := e.SDK(http.MethodPost, "/b2b/passwords/strength_check", map[string]any{"password": leaked}, "")

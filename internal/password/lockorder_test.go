@@ -33,7 +33,7 @@ import (
 // another organization, which verified only that organization's member).
 func lockOrderRace(t *testing.T) (e *apptest.Env, org, member string) {
 	t.Helper()
-	e = apptest.New(t, storetest.Postgres(t), nil)
+	e = apptest.New(t, apptest.Postgres(t), nil)
 	org = e.CreateOrg("acme", "NOT_ALLOWED", nil)
 	other := e.CreateOrg("other", "NOT_ALLOWED", nil)
 	member = e.CreateMember(org, "ada@acme.test")

@@ -189,7 +189,7 @@ func TestLoginRefusedWhenThePasswordChangeCommitsDuringTheLogin(t *testing.T) {
 		for _, l := range changeLogins {
 			t.Run(c.name+"/"+l.name, func(t *testing.T) {
 				t.Parallel()
-				e := apptest.New(t, storetest.Postgres(t), nil)
+				e := apptest.New(t, apptest.Postgres(t), nil)
 				f := newChangeFixture(t, e)
 				var works func() bool
 				var loginErr error

@@ -29,7 +29,7 @@ import (
 // apptest.StrongPassword to import.
 func migrateRace(t *testing.T) (e *apptest.Env, org *organization.Organization, hash string) {
 	t.Helper()
-	e = apptest.New(t, storetest.Postgres(t), nil)
+	e = apptest.New(t, apptest.Postgres(t), nil)
 	orgID := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 	org, err := e.App.Orgs.Get(t.Context(), e.Project.Project.ID, orgID)
 	if err != nil {

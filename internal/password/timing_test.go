@@ -10,7 +10,6 @@ import (
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/password"
 	"github.com/latchkey/latchkey/internal/password/pwhash"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // A wrong password costs what an unknown address costs (one verification
@@ -23,7 +22,7 @@ import (
 // clock the service measures with: no test here is timed.
 func TestWrongPasswordCostsTheDummyOnlyWhenCheaper(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.SQLite(t), nil)
+	e := apptest.New(t, apptest.SQLite(t), nil)
 	org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
 	migrate := func(email, hash, hashType string) {
 		apptest.Want(t, e.Backend(http.MethodPost, "/v1/b2b/passwords/migrate", map[string]any{"organization_id": org,

@@ -30,7 +30,7 @@ var noDocuments = rbac.Policy{Roles: []rbac.Role{}, Resources: []rbac.Resource{}
 // policyRaceEnv is a project on docsPolicy with one organization.
 func policyRaceEnv(t *testing.T) (*apptest.Env, string) {
 	t.Helper()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	setPolicy(t, e, docsPolicy)
 	return e, e.CreateOrg("acme", "ALL_ALLOWED", nil)
 }

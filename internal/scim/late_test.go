@@ -7,7 +7,6 @@ import (
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/organization"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // A deprovisioning (active: false) is never refused over what else the
@@ -44,7 +43,7 @@ func TestDeprovisioningIsNeverRefusedOverTheRestOfThePush(t *testing.T) {
 // answering uniqueness.
 func TestCreateDuringASignupOfTheAddressLinks(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 	id, token, _ := connection(t, e, org, nil)
 	var r apptest.Resp

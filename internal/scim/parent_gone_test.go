@@ -24,7 +24,7 @@ func deleteRow(e *apptest.Env, table, key, id string) func(q store.Querier) erro
 // organization_not_found a request sent a moment later gets.
 func TestConnectionCreateInOrganizationDeletedMeanwhile(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 	var r apptest.Resp
 	delErr, _ := storetest.Overlap(t, e.App.DB, deleteRow(e, "organizations", "organization_id", org), func() error {

@@ -20,7 +20,7 @@ import (
 // connection.
 func pgSCIM(t *testing.T) (e *apptest.Env, org, id string, do func(method, path string, body any) apptest.Resp) {
 	t.Helper()
-	e = apptest.New(t, storetest.Postgres(t), nil)
+	e = apptest.New(t, apptest.Postgres(t), nil)
 	org = e.CreateOrg("acme", "NOT_ALLOWED", nil)
 	id, token, _ := connection(t, e, org, nil)
 	return e, org, id, func(method, path string, body any) apptest.Resp { return scimDo(e, method, id, path, token, body) }

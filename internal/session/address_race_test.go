@@ -136,7 +136,7 @@ func TestHeldSessionFromBeforeAddressChangeIsRefused(t *testing.T) {
 // login and ended what it created.
 func TestLoginOverlappingAddressChangeOnPostgres(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	for _, outcome := range []string{"session", "ist"} {
 		for _, changeFirst := range []bool{true, false} {
 			name := outcome + map[bool]string{true: " change first", false: " login first"}[changeFirst]
@@ -175,7 +175,7 @@ func TestLoginOverlappingAddressChangeOnPostgres(t *testing.T) {
 // and whose new IST the change then spends.
 func TestISTRedemptionAndAddressChangeDoNotDeadlock(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	ctx := t.Context()
 	l := newRaceLogin(t, e, "redeem", true)
 	ist, _ := e.MFALogin(l.org.OrganizationID, "ada@race.test")

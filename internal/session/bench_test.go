@@ -25,9 +25,9 @@ import (
 // BenchmarkAuthenticate runs on SQLite and, when LATCHKEY_TEST_POSTGRES_DSN
 // is set, on PostgreSQL.
 func BenchmarkAuthenticate(b *testing.B) {
-	b.Run("sqlite", func(b *testing.B) { benchAuthenticate(b, storetest.SQLite(b)) })
+	b.Run("sqlite", func(b *testing.B) { benchAuthenticate(b, apptest.SQLite(b)) })
 	if os.Getenv(storetest.EnvPostgres) != "" {
-		b.Run("postgres", func(b *testing.B) { benchAuthenticate(b, storetest.Postgres(b)) })
+		b.Run("postgres", func(b *testing.B) { benchAuthenticate(b, apptest.Postgres(b)) })
 	}
 }
 

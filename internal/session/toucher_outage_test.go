@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apptest"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 )
 
 // RunToucher, with touches pending and a database that fails every flush
@@ -15,7 +14,7 @@ import (
 // outage lasted.
 func TestToucherOutageReportsOnceAMinute(t *testing.T) {
 	t.Parallel()
-	db := storetest.SQLite(t)
+	db := apptest.SQLite(t)
 	e := apptest.New(t, db, nil)
 	e.PendingTouch(e.CreateOrg("acme", "ALL_ALLOWED", nil), "ada@acme.test")
 	db.Close()

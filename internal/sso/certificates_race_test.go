@@ -19,7 +19,7 @@ import (
 // wait, count one certificate, and be refused.
 func TestConcurrentDeletionsKeepAnActiveConnectionsLastCertificate(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	s := newSAMLEnv(t, e, nil)
 	path := "/v1/b2b/sso/saml/" + s.orgID + "/connections/" + s.connID
 	r := e.Backend(http.MethodPut, path, map[string]any{"x509_certificate": certPEM(t, "next idp")})

@@ -17,7 +17,7 @@ import (
 // API, runs.
 func TestConcurrentEditsOfOneConnectionKeepBothFields(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	s := newOIDCEnv(t, e)
 	rename := func(q store.Querier) error {
 		return e.App.SSO.RenameIn(t.Context(), q, e.Project.Project.ID, s.orgID, s.connID, "oidc", "Renamed")

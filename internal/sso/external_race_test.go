@@ -23,7 +23,7 @@ import (
 // connection that no longer exists.
 func TestExternalCreateDuringSourceOrganizationDeletion(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	s := newSAMLEnv(t, e, nil)
 	target := e.CreateOrg("globex", "NOT_ALLOWED", nil)
 	ctx, projectID := t.Context(), e.Project.Project.ID
@@ -64,7 +64,7 @@ func TestExternalCreateDuringSourceOrganizationDeletion(t *testing.T) {
 // source is pending.
 func TestExternalCreateDuringSourceDeactivation(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	s := newSAMLEnv(t, e, nil)
 	target := e.CreateOrg("globex", "NOT_ALLOWED", nil)
 	ctx, projectID := t.Context(), e.Project.Project.ID
@@ -97,7 +97,7 @@ func TestExternalCreateDuringSourceDeactivation(t *testing.T) {
 // when the source was already gone), not an internal error.
 func TestExternalCreateDuringSourceDeletion(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	s := newSAMLEnv(t, e, nil)
 	target := e.CreateOrg("globex", "NOT_ALLOWED", nil)
 	ctx, projectID := t.Context(), e.Project.Project.ID
@@ -125,7 +125,7 @@ func TestExternalCreateDuringSourceDeletion(t *testing.T) {
 // after waiting for (or holding) that project's rows.
 func TestExternalCreateLocksNothingOfAnotherProject(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	target := e.CreateOrg("globex", "NOT_ALLOWED", nil)
 	other := e.NewProject("Other")
 	r := e.Do(http.MethodPost, "/v1/b2b/organizations", map[string]any{"organization_name": "Theirs", "organization_slug": "theirs"},

@@ -30,7 +30,7 @@ func loggedIn(t *testing.T, s *oidcEnv, cb apptest.Resp) string {
 // goes on as the member it created, not duplicate_member_email.
 func TestSSOJITLoginWhileTheAddressIsProvisionedJoinsThatMember(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	s := newOIDCEnv(t, e)
 	user := &mockoidc.MockUser{Subject: "oidc-sub-1", Email: "lin@acme.test", EmailVerified: true}
 	var cb apptest.Resp
@@ -48,7 +48,7 @@ func TestSSOJITLoginWhileTheAddressIsProvisionedJoinsThatMember(t *testing.T) {
 // sso.finish writes it, held open while the second callback runs.
 func TestOIDCFirstLoginsOfOneIdentityShareTheRegistration(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	s := newOIDCEnv(t, e)
 	lin, other := e.CreateMember(s.orgID, "lin@acme.test"), e.CreateMember(s.orgID, "other@acme.test")
 	for i, owner := range []string{lin, other} {

@@ -19,7 +19,7 @@ func TestConnectionCreateInOrganizationDeletedMeanwhile(t *testing.T) {
 	for _, kind := range []string{"saml", "oidc"} {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
-			e := apptest.New(t, storetest.Postgres(t), nil)
+			e := apptest.New(t, apptest.Postgres(t), nil)
 			orgID := e.CreateOrg("acme", "NOT_ALLOWED", nil)
 			var r apptest.Resp
 			delErr, _ := storetest.Overlap(t, e.App.DB, func(q store.Querier) error {

@@ -32,7 +32,7 @@ func (s *oidcEnv) pendingConnection(t *testing.T, name string) string {
 // renamed too).
 func TestConcurrentConnectionChangesBothReachTheOrganizationSummary(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	s := newOIDCEnv(t, e)
 	second := s.pendingConnection(t, "Second")
 	rename := func(q store.Querier) error {
@@ -57,7 +57,7 @@ func TestConcurrentConnectionChangesBothReachTheOrganizationSummary(t *testing.T
 // member's summary keeps the new registration and drops the deleted one.
 func TestRegistrationDuringAConnectionsDeletionReachesTheMemberSummary(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	s := newOIDCEnv(t, e)
 	ctx, projectID := t.Context(), e.Project.Project.ID
 	second := s.pendingConnection(t, "Second")

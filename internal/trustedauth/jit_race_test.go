@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/apptest"
-	"github.com/latchkey/latchkey/internal/store/storetest"
 	"github.com/latchkey/latchkey/internal/trustedauth"
 )
 
@@ -14,7 +13,7 @@ import (
 // member it created, not duplicate_member_email.
 func TestAttestJITWhileTheAddressIsProvisionedJoinsThatMember(t *testing.T) {
 	t.Parallel()
-	e := apptest.New(t, storetest.Postgres(t), nil)
+	e := apptest.New(t, apptest.Postgres(t), nil)
 	is := newIssuer(t)
 	prof := jwksProfile(t, e, is, func(n *trustedauth.NewProfile) {
 		n.AttributeMapping.OrganizationID, n.CanJITProvision = "https://partner.test/org", true

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"errors"
 	"sync"
 	"testing"
 
@@ -60,7 +61,13 @@ func Interleave(t *testing.T, db *store.DB, first func(q store.Querier) error, s
 		t.Fatalf("storetest: overlap: first transaction: %v", err)
 	}
 	secondDone := make(chan error, 1)
-	go func() { secondDone <- second() }()
+	go func() {
+		// A t.Fatal in second ends its goroutine without a result; the
+		// loop below would wait for it forever.
+		err := errors.New("storetest: overlap: second did not return (a t.Fatal in it?)")
+		defer func() { secondDone <- err }()
+		err = second()
+	}()
 	for blocked := false; !blocked; {
 		select {
 		case secondErr = <-secondDone:

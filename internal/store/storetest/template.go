@@ -11,33 +11,35 @@ import (
 	"github.com/latchkey/latchkey/internal/store"
 )
 
-// A test process migrates one SQLite database once and every test gets a
-// copy of its file: running the ~100 core migrations took ~50 ms per
-// database, for ~2,000 databases per `make test`. The copy is still opened
-// with store.Open and migrated, which finds every version recorded and
-// applies nothing (it would apply a migration the template lacked).
+// A test process migrates one SQLite database per Kind once and every
+// test gets a copy of its file: running the ~100 core migrations took
+// ~50 ms per database, for ~2,000 databases per `make test` (and apptest's
+// kind adds every module's migrations and the change-feed triggers). The
+// copy is still opened with store.Open and migrated, which finds every
+// version recorded and applies nothing (it would apply a migration the
+// template lacked).
 //
 // The template is kept as bytes, not as a file: storetest has no TestMain
 // to remove a process-wide file at exit, so the file is removed as soon as
 // it has been read and nothing is left behind in the temp directory.
-var sqliteTemplate struct {
+type sqliteTemplate struct {
 	once  sync.Once
 	bytes []byte
 	err   error
 }
 
-// templateBytes returns the migrated template's file, building it on the
+// templateBytes returns k's migrated template file, building it on the
 // first call.
-func templateBytes() ([]byte, error) {
-	sqliteTemplate.once.Do(func() {
-		sqliteTemplate.bytes, sqliteTemplate.err = buildTemplate(context.Background())
+func (k *Kind) templateBytes() ([]byte, error) {
+	k.sqlite.once.Do(func() {
+		k.sqlite.bytes, k.sqlite.err = buildTemplate(context.Background(), k)
 	})
-	return sqliteTemplate.bytes, sqliteTemplate.err
+	return k.sqlite.bytes, k.sqlite.err
 }
 
-// buildTemplate migrates a new database in a temp directory of its own,
-// closes it and reads its file.
-func buildTemplate(ctx context.Context) (_ []byte, err error) {
+// buildTemplate migrates a new database as k in a temp directory of its
+// own, closes it and reads its file.
+func buildTemplate(ctx context.Context, k *Kind) (_ []byte, err error) {
 	dir, err := os.MkdirTemp("", fmt.Sprintf("latchkey-storetest-%d-", os.Getpid()))
 	if err != nil {
 		return nil, fmt.Errorf("storetest: template dir: %w", err)
@@ -52,7 +54,7 @@ func buildTemplate(ctx context.Context) (_ []byte, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("storetest: open template: %w", err)
 	}
-	if err := db.Migrate(ctx); err != nil {
+	if err := k.Migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("storetest: migrate template: %w", err)
 	}
@@ -74,12 +76,12 @@ func buildTemplate(ctx context.Context) (_ []byte, err error) {
 	return b, nil
 }
 
-// copyTemplate writes a copy of the migrated template to a new file in
+// copyTemplate writes a copy of k's migrated template to a new file in
 // t.TempDir() and returns its path. Mode 0600, as store creates its files:
 // they hold hashed tokens and sealed secrets.
-func copyTemplate(t testing.TB) string {
+func (k *Kind) copyTemplate(t testing.TB) string {
 	t.Helper()
-	b, err := templateBytes()
+	b, err := k.templateBytes()
 	if err != nil {
 		t.Fatalf("%v", err)
 	}

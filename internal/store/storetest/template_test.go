@@ -55,7 +55,7 @@ func TestSQLiteCopiesOneMigratedTemplate(t *testing.T) {
 // checkpointed into it before it was read. Opened without Migrate, a copy
 // must already record every known version.
 func TestTemplateFileHoldsEveryMigration(t *testing.T) {
-	b, err := templateBytes()
+	b, err := Core.templateBytes()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestSQLiteCopiesAreSeparateAndPrivate(t *testing.T) {
 	if _, ok := appliedAt(t, b)["only-in-a"]; ok {
 		t.Fatal("a write to one database shows in another: they share a file")
 	}
-	path := copyTemplate(t)
+	path := Core.copyTemplate(t)
 	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)

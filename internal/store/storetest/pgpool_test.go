@@ -1,0 +1,168 @@
+package storetest
+
+import (
+	"context"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/store"
+)
+
+// poolKind returns a kind with a table that its migration seeds, a serial
+// key and a trigger, for the pool's tests. Each test names its own kind, so
+// that no other test shares its pool.
+func poolKind(t *testing.T, name string) *Kind {
+	t.Helper()
+	if os.Getenv(EnvPostgres) == "" {
+		t.Skip(EnvPostgres + " not set")
+	}
+	return &Kind{Name: name, Migrate: func(ctx context.Context, db *store.DB) error {
+		if err := db.Migrate(ctx); err != nil {
+			return err
+		}
+		for _, stmt := range []string{
+			`CREATE TABLE seeded (id BIGSERIAL PRIMARY KEY, v TEXT NOT NULL)`,
+			`INSERT INTO seeded (v) VALUES ('from the migration')`,
+			`CREATE FUNCTION seeded_keep() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$`,
+			`CREATE TRIGGER seeded_keep BEFORE INSERT ON seeded FOR EACH ROW EXECUTE FUNCTION seeded_keep()`,
+		} {
+			if _, err := db.ExecContext(ctx, stmt); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}
+}
+
+func currentSchema(t *testing.T, db *store.DB) string {
+	t.Helper()
+	var s string
+	if err := db.Read().QueryRowContext(t.Context(), `SELECT current_schema()`).Scan(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func schemaExists(t *testing.T, name string) bool {
+	t.Helper()
+	var n int
+	if err := pgProc.admin.QueryRowContext(t.Context(), `SELECT COUNT(*) FROM pg_namespace WHERE nspname = $1`, name).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n == 1
+}
+
+// A schema goes back to the pool after its test and comes out as freshly
+// migrated: the migration's rows only, the sequence restarted, nothing the
+// test wrote (schema_migrations included).
+func TestPostgresPoolHandsBackAResetSchema(t *testing.T) {
+	k := poolKind(t, "resettest")
+	var used string
+	t.Run("writes", func(t *testing.T) {
+		db := k.Postgres(t)
+		used = currentSchema(t, db)
+		for _, stmt := range []string{
+			`INSERT INTO seeded (v) VALUES ('by the test'), ('and again')`,
+			`INSERT INTO schema_migrations (version, applied_at) VALUES ('by-the-test', 1)`,
+		} {
+			if _, err := db.ExecContext(t.Context(), stmt); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	t.Run("finds it clean", func(t *testing.T) {
+		db := k.Postgres(t)
+		if got := currentSchema(t, db); got != used {
+			t.Fatalf("got schema %s, want %s back from the pool", got, used)
+		}
+		rows, err := store.Strings(t.Context(), db.Read(), `SELECT id || ' ' || v FROM seeded ORDER BY id`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(rows, []string{"1 from the migration"}) {
+			t.Fatalf("seeded holds %q, want only the migration's row", rows)
+		}
+		var id int64
+		if err := db.Read().QueryRowContext(t.Context(), `INSERT INTO seeded (v) VALUES ('next') RETURNING id`).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		if id != 2 {
+			t.Fatalf("the next id is %d, want 2: the sequence kept the last test's values", id)
+		}
+		var n int
+		if err := db.Read().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM schema_migrations WHERE version = 'by-the-test'`).Scan(&n); err != nil || n != 0 {
+			t.Fatalf("the last test's migration row survived (%d, %v)", n, err)
+		}
+	})
+}
+
+// A schema whose structure its test changed is dropped, not handed out
+// again: the next test gets a schema as migrated.
+func TestPostgresPoolDropsAChangedSchema(t *testing.T) {
+	k := poolKind(t, "changetest")
+	for _, change := range []string{
+		`ALTER TABLE seeded ADD COLUMN extra TEXT`,
+		`ALTER TABLE seeded ALTER COLUMN v DROP NOT NULL`,
+		`CREATE INDEX seeded_v ON seeded (v)`,
+		`ALTER TABLE seeded DISABLE TRIGGER seeded_keep`,
+		`DROP TRIGGER seeded_keep ON seeded`,
+		`CREATE TABLE extra (id INTEGER)`,
+		`CREATE OR REPLACE FUNCTION seeded_keep() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$`,
+	} {
+		var changed string
+		t.Run(change, func(t *testing.T) {
+			db := k.Postgres(t)
+			changed = currentSchema(t, db)
+			if _, err := db.ExecContext(t.Context(), change); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if schemaExists(t, changed) {
+			t.Fatalf("after %q, schema %s is still there", change, changed)
+		}
+	}
+	t.Run("unchanged", func(t *testing.T) {
+		db := k.Postgres(t)
+		if _, err := db.ExecContext(t.Context(), `INSERT INTO seeded (v) VALUES ('kept')`); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// The schemas of a process that is gone (its token's lock is free) are
+// dropped by the next process to start; a live process's are kept.
+func TestPostgresPoolSweepsSchemasOfGoneProcesses(t *testing.T) {
+	poolKind(t, "sweeptest").Postgres(t) // starts this process's pool
+	ctx := t.Context()
+	gone, live := poolPrefix+"0000deadbeef_core_1", poolPrefix+"00001ivebeef_core_1"
+	for _, s := range []string{gone, live} {
+		if _, err := pgProc.admin.ExecContext(ctx, `CREATE SCHEMA `+quoteIdent(s)); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _, _ = pgProc.admin.Exec(`DROP SCHEMA IF EXISTS ` + quoteIdent(s) + ` CASCADE`) })
+	}
+	owner, err := pgProc.admin.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Close()
+	if _, err := owner.ExecContext(ctx, `SELECT pg_advisory_lock(hashtext($1))`, poolPrefix+"00001ivebeef"); err != nil {
+		t.Fatal(err)
+	}
+	if err := pgProc.sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if schemaExists(t, gone) || !schemaExists(t, live) {
+		t.Fatalf("after a sweep: gone process's schema there %v, live one's %v", schemaExists(t, gone), schemaExists(t, live))
+	}
+	if _, err := owner.ExecContext(ctx, `SELECT pg_advisory_unlock(hashtext($1))`, poolPrefix+"00001ivebeef"); err != nil {
+		t.Fatal(err)
+	}
+	if err := pgProc.sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if schemaExists(t, live) {
+		t.Fatal("the schema of a process that ended was kept")
+	}
+}
