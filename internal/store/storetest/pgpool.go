@@ -209,7 +209,9 @@ func restoreScript(ctx context.Context, admin *sql.DB, template string) (string,
 }
 
 // fingerprint describes schema's structure, its name replaced by
-// schemaMark: relations, columns with types and defaults, indexes,
+// schemaMark: relations, columns with types, defaults and collations (a
+// collation decides how the next test's rows sort and compare), sequences'
+// parameters (an increment decides its next ids), indexes,
 // constraints, triggers with whether they fire, functions and views. Two
 // schemas with the same fingerprint take the same rows and behave alike.
 func fingerprint(ctx context.Context, admin *sql.DB, schema string) (string, error) {
@@ -219,9 +221,15 @@ func fingerprint(ctx context.Context, admin *sql.DB, schema string) (string, err
 		UNION ALL
 		SELECT 'col ' || c.relname || '.' || a.attname || ' ' || a.attnum || ' ' || format_type(a.atttypid, a.atttypmod)
 				|| ' ' || a.attnotnull || ' ' || COALESCE(pg_get_expr(d.adbin, d.adrelid), '-')
+				|| ' ' || COALESCE(co.collname, '-') || ' ' || a.attidentity::text || a.attgenerated::text
 			FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
 			LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+			LEFT JOIN pg_collation co ON co.oid = a.attcollation
 			WHERE c.relnamespace = $1::text::regnamespace AND a.attnum > 0 AND NOT a.attisdropped
+		UNION ALL
+		SELECT 'seq ' || c.relname || ' ' || format_type(s.seqtypid, NULL) || ' ' || s.seqstart || ' ' || s.seqincrement
+				|| ' ' || s.seqmin || ' ' || s.seqmax || ' ' || s.seqcache || ' ' || s.seqcycle
+			FROM pg_sequence s JOIN pg_class c ON c.oid = s.seqrelid WHERE c.relnamespace = $1::text::regnamespace
 		UNION ALL
 		SELECT 'idx ' || pg_get_indexdef(i.indexrelid)
 			FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relnamespace = $1::text::regnamespace

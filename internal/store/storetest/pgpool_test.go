@@ -109,6 +109,7 @@ func TestPostgresPoolDropsAChangedSchema(t *testing.T) {
 		`DROP TRIGGER seeded_keep ON seeded`,
 		`CREATE TABLE extra (id INTEGER)`,
 		`CREATE OR REPLACE FUNCTION seeded_keep() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$`,
+		`ALTER SEQUENCE seeded_id_seq INCREMENT BY 10`,
 	} {
 		var changed string
 		t.Run(change, func(t *testing.T) {
@@ -165,4 +166,30 @@ func TestPostgresPoolSweepsSchemasOfGoneProcesses(t *testing.T) {
 	if schemaExists(t, live) {
 		t.Fatal("the schema of a process that ended was kept")
 	}
+}
+
+// A column's collation is part of its structure: a test that gives one a
+// linguistic collation (as scim's and m2m's ordering tests do) changes how
+// every later test's rows sort, so its schema must not be handed out again.
+func TestPostgresPoolDropsASchemaWithAChangedCollation(t *testing.T) {
+	k := poolKind(t, "collationtest")
+	var changed string
+	t.Run("changes", func(t *testing.T) {
+		db := k.Postgres(t)
+		changed = currentSchema(t, db)
+		if _, err := db.ExecContext(t.Context(), `ALTER TABLE seeded ALTER COLUMN v TYPE TEXT COLLATE "en-x-icu"`); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("next", func(t *testing.T) {
+		db := k.Postgres(t)
+		var coll string
+		if err := db.Read().QueryRowContext(t.Context(), `SELECT COALESCE(collation_name, '') FROM information_schema.columns
+			WHERE table_schema = current_schema() AND table_name = 'seeded' AND column_name = 'v'`).Scan(&coll); err != nil {
+			t.Fatal(err)
+		}
+		if got := currentSchema(t, db); got == changed || coll != "" {
+			t.Fatalf("got schema %s (the changed one was %s), its column's collation %q: the last test's collation survived", got, changed, coll)
+		}
+	})
 }
