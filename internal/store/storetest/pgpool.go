@@ -84,7 +84,21 @@ func (k *Kind) pooledDSN(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("storetest: %v", err)
 	}
-	return dsn
+	// Named after the schema, so that release can find and end the
+	// connections the test left behind (see endLeftovers).
+	return withParam(dsn, "application_name", schema)
+}
+
+// withParam is dsn with the query parameter key set to value.
+func withParam(dsn, key, value string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return dsn // withSearchPath parsed it already
+	}
+	q := u.Query()
+	q.Set(key, value)
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // withSearchPath is the admin DSN with schema as its search path.
@@ -123,13 +137,41 @@ func (pl *pgPool) acquire(ctx context.Context, k *Kind, admin string) (string, e
 
 // release resets schema for the next test, or drops it when it cannot be.
 func (pl *pgPool) release(ctx context.Context, schema string) {
-	if err := pl.reset(ctx, schema); err != nil {
+	err := endLeftovers(ctx, schema)
+	if err == nil {
+		err = pl.reset(ctx, schema)
+	}
+	if err != nil {
 		_, _ = pgProc.admin.ExecContext(ctx, `DROP SCHEMA IF EXISTS `+quoteIdent(schema)+` CASCADE`)
 		return
 	}
 	pl.mu.Lock()
 	pl.free = append(pl.free, schema)
 	pl.mu.Unlock()
+}
+
+// leftoverWait bounds how long release waits for a connection it ended to
+// be gone.
+const leftoverWait = 5000 // milliseconds
+
+// endLeftovers ends the connections to schema that its test left open.
+// The test's handles are closed by then (their cleanups run first), but
+// DB.Close closes only idle connections: one in use, by a goroutine the
+// test did not wait for, stays open, and a transaction on it would commit
+// its rows after the reset, into the next test's schema (the reset's
+// DELETE does not see, nor wait for, rows not yet committed). Ending it
+// rolls its transaction back, and frees the locks the reset needs.
+func endLeftovers(ctx context.Context, schema string) error {
+	var ended bool
+	if err := pgProc.admin.QueryRowContext(ctx, `SELECT COALESCE(bool_and(pg_terminate_backend(pid, $2)), true)
+		FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1 AND pid <> pg_backend_pid()`,
+		schema, leftoverWait).Scan(&ended); err != nil {
+		return fmt.Errorf("end connections left on %s: %w", schema, err)
+	}
+	if !ended {
+		return fmt.Errorf("a connection left on %s outlived %d ms after it was ended", schema, leftoverWait)
+	}
+	return nil
 }
 
 // reset brings schema back to the template's state: the same structure

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/latchkey/latchkey/internal/store"
@@ -190,6 +191,42 @@ func TestPostgresPoolDropsASchemaWithAChangedCollation(t *testing.T) {
 		}
 		if got := currentSchema(t, db); got == changed || coll != "" {
 			t.Fatalf("got schema %s (the changed one was %s), its column's collation %q: the last test's collation survived", got, changed, coll)
+		}
+	})
+}
+
+// A transaction its test left open (a goroutine the test did not wait for,
+// on a context of its own: DB.Close closes only idle connections) must not
+// commit into the schema once the reset has run and the next test has it.
+func TestPostgresPoolEndsWhatTheLastTestLeftOpen(t *testing.T) {
+	k := poolKind(t, "leftopentest")
+	hold, done := make(chan struct{}), make(chan error, 1)
+	t.Run("leaves a transaction open", func(t *testing.T) {
+		db := k.Postgres(t)
+		inserted := make(chan struct{})
+		var once sync.Once
+		go func() {
+			done <- db.Tx(context.Background(), func(q store.Querier) error {
+				if _, err := q.ExecContext(context.Background(), `INSERT INTO seeded (v) VALUES ('late')`); err != nil {
+					return err
+				}
+				once.Do(func() { close(inserted) })
+				<-hold
+				return nil
+			})
+		}()
+		<-inserted
+	})
+	t.Run("next", func(t *testing.T) {
+		db := k.Postgres(t)
+		close(hold)
+		<-done // its error, if any, is the point: the commit must not land
+		var n int
+		if err := db.Read().QueryRowContext(t.Context(), `SELECT COUNT(*) FROM seeded WHERE v = 'late'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Fatalf("the last test's open transaction committed %d row(s) into the schema this test got", n)
 		}
 	})
 }
