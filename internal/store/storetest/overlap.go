@@ -4,6 +4,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -68,12 +69,16 @@ func Interleave(t *testing.T, db *store.DB, first func(q store.Querier) error, s
 		defer func() { secondDone <- err }()
 		err = second()
 	}()
+	// Between looks, a pause: on two cores a loop of back-to-back queries
+	// takes CPU from the very request it waits for (and from PostgreSQL).
+	poll := time.NewTicker(2 * time.Millisecond)
+	defer poll.Stop()
 	for blocked := false; !blocked; {
 		select {
 		case secondErr = <-secondDone:
 			release()
 			return <-firstDone, secondErr
-		default:
+		case <-poll.C:
 		}
 		if err := db.Read().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
 			WHERE $1::int = ANY(pg_blocking_pids(pid)))`, pid).Scan(&blocked); err != nil {
