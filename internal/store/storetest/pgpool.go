@@ -80,35 +80,30 @@ func (k *Kind) pooledDSN(t testing.TB) string {
 	// Registered before the test opens its handles, so it runs after
 	// they close.
 	t.Cleanup(func() { k.pg.release(ctx, schema) })
-	dsn, err := withSearchPath(admin, schema)
+	// Named after the schema too, so that release can find and end the
+	// connections the test left behind (see endLeftovers).
+	dsn, err := withParams(admin, "search_path", schema, "application_name", schema)
 	if err != nil {
 		t.Fatalf("storetest: %v", err)
 	}
-	// Named after the schema, so that release can find and end the
-	// connections the test left behind (see endLeftovers).
-	return withParam(dsn, "application_name", schema)
-}
-
-// withParam is dsn with the query parameter key set to value.
-func withParam(dsn, key, value string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return dsn // withSearchPath parsed it already
-	}
-	q := u.Query()
-	q.Set(key, value)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return dsn
 }
 
 // withSearchPath is the admin DSN with schema as its search path.
 func withSearchPath(admin, schema string) (string, error) {
+	return withParams(admin, "search_path", schema)
+}
+
+// withParams is the admin DSN with query parameters set: key, value, ...
+func withParams(admin string, kv ...string) (string, error) {
 	u, err := url.Parse(admin)
 	if err != nil {
 		return "", fmt.Errorf("parse %s: %w", EnvPostgres, err)
 	}
 	q := u.Query()
-	q.Set("search_path", schema)
+	for i := 0; i+1 < len(kv); i += 2 {
+		q.Set(kv[i], kv[i+1])
+	}
 	u.RawQuery = q.Encode()
 	return u.String(), nil
 }
