@@ -3,6 +3,7 @@ package idp
 import (
 	"context"
 	"errors"
+	"math"
 	"net/url"
 	"slices"
 	"strconv"
@@ -212,6 +213,12 @@ func (p *Provider) loginRequired(req *AuthorizeRequest, prompts []string, who *a
 	if req.MaxAge == nil {
 		return false
 	}
+	if int64(*req.MaxAge) > maxAgeSeconds {
+		// Longer than a time.Duration holds (some 292 years): no session
+		// is that old. Multiplied out, it wrapped negative and every
+		// session was too old, a login that could never satisfy it.
+		return false
+	}
 	limit := time.Duration(*req.MaxAge) * time.Second
 	if *req.MaxAge == 0 {
 		limit = freshLogin
@@ -373,6 +380,9 @@ func (p *Provider) redirectBack(projectID string, req *AuthorizeRequest, params 
 	}
 	return &SubmitResult{RedirectURI: u, AuthorizationCode: params.Get("code")}, nil
 }
+
+// maxAgeSeconds is the longest max_age a time.Duration can express.
+const maxAgeSeconds = int64(math.MaxInt64 / time.Second)
 
 // MaxAge is max_age as the widget forwards it from the page address (a
 // string) or a backend sends it (a number): a non-negative integer.
