@@ -196,9 +196,16 @@ func (s *Service) register(ctx context.Context, q store.Querier, c *conn, member
 	// found them by address): a registration under it is no one's lasting
 	// identity, and kept with its earlier member it would go on granting
 	// them this login's groups and answer for their tokens.
-	reassign := ""
+	reassign, previous := "", ""
 	if id.Transient {
 		reassign = ", member_id = excluded.member_id"
+		// Whoever the value named before loses it: their summary is
+		// rewritten below, or it would list the row as theirs.
+		err := q.QueryRowContext(ctx, `SELECT member_id FROM sso_registrations WHERE connection_id = $1 AND external_id = $2`,
+			c.ID, id.ExternalID).Scan(&previous)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return "", "", fmt.Errorf("sso: registration's member: %w", err)
+		}
 	}
 	err = q.QueryRowContext(ctx, `INSERT INTO sso_registrations (registration_id, project_id, organization_id,
 		connection_id, member_id, external_id, sso_attributes, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$8)
@@ -213,6 +220,11 @@ func (s *Service) register(ctx context.Context, q store.Querier, c *conn, member
 	if _, err := q.ExecContext(ctx, `DELETE FROM sso_registrations WHERE connection_id = $1 AND member_id = $2
 		AND registration_id <> $3`, c.ID, owner, regID); err != nil {
 		return "", "", fmt.Errorf("sso: replace registrations: %w", err)
+	}
+	if previous != "" && previous != owner {
+		if err := s.syncMember(ctx, q, previous); err != nil {
+			return "", "", err
+		}
 	}
 	return regID, owner, nil
 }

@@ -40,6 +40,12 @@ func TestSAMLTransientNameIDNamesNoOneLastingly(t *testing.T) {
 		if bob["email_address"] != "bob@acme.test" || bob["member_id"] == ada["member_id"] {
 			t.Fatalf("the same transient NameID for bob@acme.test logged in as %v (%v)", bob["email_address"], bob["member_id"])
 		}
+		// Ada no longer lists the value among her registrations.
+		got := e.Backend(http.MethodGet, "/v1/b2b/organizations/"+s.orgID+"/member?member_id="+ada["member_id"].(string), nil)
+		apptest.Want(t, got, 200, "")
+		if regs := got.Body["member"].(map[string]any)["sso_registrations"].([]any); len(regs) != 0 {
+			t.Fatalf("ada's registrations after bob took _transient-1: %v", regs)
+		}
 		// Ada's next login, under yet another transient value, is hers.
 		again := s.loginTransient("ada@acme.test", "_transient-2")
 		if again["member_id"] != ada["member_id"] {
