@@ -66,3 +66,13 @@ func kreq(v float64) string {
 func ms(v float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.2f", v), "0"), ".") + " ms"
 }
+
+// percents lists ratios as whole percents in the order measured, so a
+// reader sees whether a median near 100% is a lead or a tie.
+func percents(ratios []float64) string {
+	parts := make([]string, len(ratios))
+	for i, r := range ratios {
+		parts[i] = fmt.Sprintf("%.0f%%", 100*r)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -122,8 +122,9 @@ func measure(runs int, l load, c int, d time.Duration) (result, error) {
 }
 
 // measureInTurn measures loads runs times each, and returns each one's
-// medians and, for each, the median over the runs of its rate divided by
-// the first load's. Each run measures the loads forward and then backward
+// medians and, for each, its rate divided by the first load's in every
+// run (the figure is their median; the spread says whether two loads
+// differ or tie). Each run measures the loads forward and then backward
 // (a, b, c, c, b, a) for half of d each (whole seconds, at least one), so
 // they are compared seconds apart and none always goes first or last:
 // measured one after the other, they would compare two moments of a shared
@@ -131,7 +132,7 @@ func measure(runs int, l load, c int, d time.Duration) (result, error) {
 // the next, and a fixed order favoured whichever went first (the SDK face,
 // measured after the backend checks, came out 10-24% behind in four full
 // runs, and ahead when measured first).
-func measureInTurn(runs int, loads []load, c int, d time.Duration) (rs []result, ratios []float64, err error) {
+func measureInTurn(runs int, loads []load, c int, d time.Duration) (rs []result, ratios [][]float64, err error) {
 	for _, l := range loads {
 		if _, err := wrk(l, c, time.Second); err != nil {
 			return nil, nil, err
@@ -164,7 +165,7 @@ func measureInTurn(runs int, loads []load, c int, d time.Duration) (rs []result,
 		}
 	}
 	for j := range loads {
-		rs, ratios = append(rs, medians(perLoad[j])), append(ratios, median(perRatio[j]))
+		rs, ratios = append(rs, medians(perLoad[j])), append(ratios, perRatio[j])
 	}
 	return rs, ratios, nil
 }

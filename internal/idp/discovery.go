@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/go-jose/go-jose/v4"
-
 	"github.com/latchkey/latchkey/internal/project"
 )
 
@@ -73,7 +71,8 @@ func (p *Provider) discovery(r *http.Request) (any, error) {
 var jwksCacheControl = "public, max-age=" + strconv.Itoa(int(project.SigningKeyLead/2/time.Second))
 
 // JWKS handles {issuer}/.well-known/jwks.json: the project's signing keys,
-// the same set as the session JWKS (access tokens verify against either).
+// the same set, in the same shape, as the session JWKS (access tokens
+// verify against either).
 func (p *Provider) JWKS(w http.ResponseWriter, r *http.Request) {
 	out, err := p.jwks(r)
 	if err == nil {
@@ -90,15 +89,7 @@ func (p *Provider) jwks(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	keys, err := p.projects.SigningKeys(r.Context(), pr.ID)
-	if err != nil {
-		return nil, err
-	}
-	set := jose.JSONWebKeySet{Keys: make([]jose.JSONWebKey, 0, len(keys))}
-	for _, k := range keys {
-		set.Keys = append(set.Keys, jose.JSONWebKey{Key: &k.Private.PublicKey, KeyID: k.KID, Algorithm: string(jose.RS256), Use: "sig"})
-	}
-	return set, nil
+	return p.keySets.KeySet(r.Context(), pr.ID)
 }
 
 // EndSession handles {issuer}/oauth2/end_session (OIDC RP-Initiated

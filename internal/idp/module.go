@@ -68,6 +68,7 @@ func New(d Deps) *Module {
 		flows: d.Flows, limiter: d.Limiter, baseURL: d.BaseURL, m2m: d.M2M, policies: d.Policies, audit: d.Audit}
 	if d.Sessions != nil {
 		p.cachedOrgs = d.Sessions // not a typed nil in the interface
+		p.keySets = d.Sessions
 	}
 	return &Module{d: d, p: p}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/latchkey/latchkey/internal/project"
 	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/rbac"
+	"github.com/latchkey/latchkey/internal/session"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -49,9 +50,19 @@ type Provider struct {
 	policies Policies
 	audit    Auditor
 
+	// keySets gives the project's JWKS (the session service's: one
+	// key set, one shape, one cache for both faces).
+	keySets KeySets
+
 	// cachedOrgs answers the organization reads of token checks
 	// (appAllowed) from memory; nil reads orgs.
 	cachedOrgs organization.CachedOrgs
+}
+
+// KeySets gives a project's public signing keys as a JWKS
+// (session.Service).
+type KeySets interface {
+	KeySet(ctx context.Context, projectID string) (session.KeySet, error)
 }
 
 // Auditor files audit events (audit.Log).

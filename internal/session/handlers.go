@@ -205,26 +205,18 @@ func (h Handlers) BackendRevoke(r *http.Request) (any, error) {
 // JWKSResponse is the key set with the API family's common fields.
 type JWKSResponse struct {
 	httpapi.Common
-	Keys []jwkWire `json:"keys"`
+	KeySet
 }
 
 // JWKS handles GET /v1/b2b/sessions/jwks/{project_id}. Public keys are
 // public, so the route needs no credentials (verifiers fetch it directly).
 func (h Handlers) JWKS(r *http.Request) (any, error) {
-	keys, err := h.Sessions.keys.get(r.Context(), r.PathValue("project_id"))
+	set, err := h.Sessions.KeySet(r.Context(), r.PathValue("project_id"))
 	if err != nil {
 		if project.IsNotFound(err) {
 			return nil, apierr.Wrap(apierr.ProjectNotFound, err)
 		}
 		return nil, err
 	}
-	out := &JWKSResponse{Keys: make([]jwkWire, 0, len(keys))}
-	for _, k := range keys {
-		j, err := h.Sessions.keys.certs.publicJWK(k)
-		if err != nil {
-			return nil, err
-		}
-		out.Keys = append(out.Keys, j)
-	}
-	return out, nil
+	return &JWKSResponse{KeySet: set}, nil
 }

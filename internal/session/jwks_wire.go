@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/x509"
@@ -56,6 +57,32 @@ func (cc *certCache) publicJWK(k project.SigningKey) (jwkWire, error) {
 		X5c: []string{c.b64}, X5tS256: c.s256,
 		N: base64.RawURLEncoding.EncodeToString(pub.N.Bytes()),
 		E: base64.RawURLEncoding.EncodeToString(big.NewInt(int64(pub.E)).Bytes())}, nil
+}
+
+// KeySet is a project's signing keys as a JSON Web Key Set: every key
+// published (a rotated one still pending among them), in Stytch's shape.
+// The session JWKS and the OpenID provider's jwks_uri both serve it, so a
+// verifier reading either sees the same keys, fields and certificates.
+type KeySet struct {
+	Keys []jwkWire `json:"keys"`
+}
+
+// KeySet returns projectID's key set, from the cache the session checks
+// use (a key change reaches it within a second, through the change feed).
+func (s *Service) KeySet(ctx context.Context, projectID string) (KeySet, error) {
+	keys, err := s.keys.get(ctx, projectID)
+	if err != nil {
+		return KeySet{}, err
+	}
+	set := KeySet{Keys: make([]jwkWire, 0, len(keys))}
+	for _, k := range keys {
+		j, err := s.keys.certs.publicJWK(k)
+		if err != nil {
+			return KeySet{}, err
+		}
+		set.Keys = append(set.Keys, j)
+	}
+	return set, nil
 }
 
 // certOf is k's self-signed certificate. Every field is derived from the

@@ -322,10 +322,19 @@ func (s *Service) changeTx(ctx context.Context, q store.Querier, t changeTarget,
 	if c.Kind != t.kind {
 		return nil, apierr.New(apierr.SSOConnectionNotFound)
 	}
+	before := c.idpIdentity()
 	if err := edit(ctx, c); err != nil {
 		return nil, err
 	}
-	return c, s.save(ctx, q, c)
+	if err := s.save(ctx, q, c); err != nil {
+		return nil, err
+	}
+	if before != "" && c.idpIdentity() != before {
+		if err := s.forgetIdentities(ctx, q, c); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }
 
 // newKeyID mints a key or certificate id in the environment of the

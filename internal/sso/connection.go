@@ -227,6 +227,48 @@ func (s *Service) save(ctx context.Context, q store.Querier, c *conn) error {
 	return s.saveDependents(ctx, q, c)
 }
 
+// idpIdentity names the identity provider whose identities c's
+// registrations hold: a SAML connection's idp_entity_id, an OIDC
+// connection's issuer; "" for an external connection (its source's
+// counts) and for one not configured yet.
+func (c *conn) idpIdentity() string {
+	switch c.Kind {
+	case KindSAML:
+		return c.SAML.IdPEntityID
+	case KindOIDC:
+		return c.OIDC.Issuer
+	}
+	return ""
+}
+
+// forgetIdentities deletes the registrations of c, and of the external
+// connections that use it, once c names another identity provider
+// (changeTx): a NameID is unique only within the identity provider that
+// issued it (SAML core 2.2.3, 8.3.7), an OIDC sub within its issuer, so
+// the new one's "jsmith" or "1234" may be someone else than the member
+// the old one's was. The next login of each member is found by its
+// address, as a first login is, and registers anew. The members'
+// summaries are rewritten after the organization's, which save locked
+// (the order remove takes).
+func (s *Service) forgetIdentities(ctx context.Context, q store.Querier, c *conn) error {
+	const where = `connection_id = $1 OR connection_id IN (SELECT connection_id FROM sso_connections
+		WHERE kind = 'external' AND source_connection_id = $1)`
+	members, err := store.Strings(ctx, q, `SELECT DISTINCT member_id FROM sso_registrations WHERE `+where+`
+		ORDER BY member_id`, c.ID)
+	if err != nil {
+		return fmt.Errorf("sso: registrations of connection: %w", err)
+	}
+	if _, err := q.ExecContext(ctx, `DELETE FROM sso_registrations WHERE `+where, c.ID); err != nil {
+		return fmt.Errorf("sso: forget registrations: %w", err)
+	}
+	for _, m := range members {
+		if err := s.syncMember(ctx, q, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // remove deletes a connection with its registrations and refreshes the
 // summaries of the organization and of the members who had one. The
 // external connections that use it go first, each as if deleted by its

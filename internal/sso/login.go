@@ -22,6 +22,11 @@ import (
 type identity struct {
 	Kind       string // saml or oidc
 	ExternalID string // NameID or subject
+	// Transient says ExternalID is a transient NameID (nameIDTransient):
+	// it names no one lastingly, so it never finds a member, and the
+	// registration under it goes to whoever it names now (member,
+	// register).
+	Transient  bool
 	Email      string // normalised; "" when the provider sent none
 	Name       string
 	Groups     []string
@@ -119,8 +124,13 @@ func (s *Service) finish(ctx context.Context, r *http.Request, c *conn, st *flow
 func (s *Service) member(ctx context.Context, q store.Querier, c *conn, org *organization.Organization, id identity) (
 	m *organization.Member, created bool, err error) {
 	var memberID string
-	err = q.QueryRowContext(ctx, `SELECT member_id FROM sso_registrations WHERE connection_id = $1 AND external_id = $2`,
-		c.ID, id.ExternalID).Scan(&memberID)
+	err = sql.ErrNoRows
+	if !id.Transient {
+		// A transient NameID registered before may be another person's
+		// (SAML core 8.3.8): only the address finds the member then.
+		err = q.QueryRowContext(ctx, `SELECT member_id FROM sso_registrations WHERE connection_id = $1 AND external_id = $2`,
+			c.ID, id.ExternalID).Scan(&memberID)
+	}
 	switch {
 	case err == nil:
 		m, err := s.registeredMember(ctx, q, c, memberID)
@@ -182,10 +192,25 @@ func (s *Service) register(ctx context.Context, q store.Querier, c *conn, member
 	if err != nil {
 		return "", "", fmt.Errorf("sso: encode attributes: %w", err)
 	}
+	// A transient NameID's row goes to the member it names now (member
+	// found them by address): a registration under it is no one's lasting
+	// identity, and kept with its earlier member it would go on granting
+	// them this login's groups and answer for their tokens.
+	reassign, previous := "", ""
+	if id.Transient {
+		reassign = ", member_id = excluded.member_id"
+		// Whoever the value named before loses it: their summary is
+		// rewritten below, or it would list the row as theirs.
+		err := q.QueryRowContext(ctx, `SELECT member_id FROM sso_registrations WHERE connection_id = $1 AND external_id = $2`,
+			c.ID, id.ExternalID).Scan(&previous)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return "", "", fmt.Errorf("sso: registration's member: %w", err)
+		}
+	}
 	err = q.QueryRowContext(ctx, `INSERT INTO sso_registrations (registration_id, project_id, organization_id,
 		connection_id, member_id, external_id, sso_attributes, created_at, updated_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$8)
 		ON CONFLICT (connection_id, external_id) DO UPDATE SET sso_attributes = excluded.sso_attributes,
-		updated_at = excluded.updated_at
+		updated_at = excluded.updated_at`+reassign+`
 		RETURNING registration_id, member_id`,
 		newKeyID("registration", c), c.ProjectID, c.OrganizationID, c.ID, memberID, id.ExternalID, string(attrs),
 		store.Millis(s.d.Clock.Now())).Scan(&regID, &owner)
@@ -195,6 +220,11 @@ func (s *Service) register(ctx context.Context, q store.Querier, c *conn, member
 	if _, err := q.ExecContext(ctx, `DELETE FROM sso_registrations WHERE connection_id = $1 AND member_id = $2
 		AND registration_id <> $3`, c.ID, owner, regID); err != nil {
 		return "", "", fmt.Errorf("sso: replace registrations: %w", err)
+	}
+	if previous != "" && previous != owner {
+		if err := s.syncMember(ctx, q, previous); err != nil {
+			return "", "", err
+		}
 	}
 	return regID, owner, nil
 }

@@ -111,6 +111,7 @@ func decryptFailed(err error) bool { return strings.Contains(err.Error(), "decry
 // samlResult is what a verified SAML response says.
 type samlResult struct {
 	nameID       string
+	nameIDFormat string
 	inResponseTo string
 	assertionID  string
 	expires      time.Time
@@ -188,8 +189,8 @@ func (s *Service) verifySAML(c *conn, base, encoded string) (*samlResult, error)
 	if !withinSkew(now, notBefore, notAfter) || !withinSkew(now, time.Time{}, scdNotAfter) {
 		return nil, apierr.New(apierr.ExpiredSAMLResponse)
 	}
-	out := &samlResult{nameID: strings.TrimSpace(a.Subject.NameID.Value), assertionID: a.ID,
-		expires: notAfter.Add(clockSkew), attributes: map[string][]string{}}
+	out := &samlResult{nameID: strings.TrimSpace(a.Subject.NameID.Value), nameIDFormat: strings.TrimSpace(a.Subject.NameID.Format),
+		assertionID: a.ID, expires: notAfter.Add(clockSkew), attributes: map[string][]string{}}
 	out.inResponseTo = scd.InResponseTo
 	if resp.InResponseTo != "" && resp.InResponseTo != scd.InResponseTo {
 		// The response contradicts itself; whether it answers a login
@@ -331,11 +332,16 @@ func (s *Service) rememberAssertion(ctx context.Context, connID string, r *samlR
 	return nil
 }
 
+// nameIDTransient is SAML core 8.3.8's transient NameID format: a one-time
+// value, which the identity provider may later give someone else.
+const nameIDTransient = "urn:oasis:names:tc:SAML:2.0:nameid-format:transient"
+
 // samlIdentity reads the member's identity from a verified response: the
 // email from the attribute attribute_mapping.email names, else the NameID
 // when it is an email address; a name from first_name/last_name or name.
 func samlIdentity(c *conn, r *samlResult) identity {
-	id := identity{ExternalID: r.nameID, Kind: KindSAML, Attributes: map[string]any{}}
+	id := identity{ExternalID: r.nameID, Kind: KindSAML, Attributes: map[string]any{},
+		Transient: r.nameIDFormat == nameIDTransient}
 	for k, v := range r.attributes {
 		if len(v) == 1 {
 			id.Attributes[k] = v[0]
