@@ -3,6 +3,7 @@ package scim
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -338,6 +339,7 @@ func setPath(doc map[string]any, pp patchPath, value any, kind string) error {
 	case pp.filtered:
 		list, _ := c[k].([]any)
 		hit := false
+		var set []any // the values this step wrote
 		for i, el := range list {
 			m, ok := el.(map[string]any)
 			if !ok || !matches(m, pp) {
@@ -351,6 +353,7 @@ func setPath(doc map[string]any, pp patchPath, value any, kind string) error {
 			} else {
 				list[i] = value
 			}
+			set = append(set, list[i])
 		}
 		if !hit {
 			// emails[type eq "work"].value on a user with no work email
@@ -364,7 +367,9 @@ func setPath(doc map[string]any, pp patchPath, value any, kind string) error {
 			if list = append(list, el); len(list) > maxPatchValues {
 				return errTooManyValues()
 			}
+			set = append(set, el)
 		}
+		demoteOthers(list, set)
 		c[k] = list
 	case pp.sub != "":
 		m, ok := c[k].(map[string]any)
@@ -378,9 +383,11 @@ func setPath(doc map[string]any, pp patchPath, value any, kind string) error {
 		switch v := value.(type) {
 		case []any:
 			if prev, ok := old.([]any); ok && kind == "add" {
-				if value = append(prev, v...); len(prev)+len(v) > maxPatchValues {
+				if len(prev)+len(v) > maxPatchValues {
 					return errTooManyValues()
 				}
+				demoteOthers(prev, v)
+				value = append(prev, v...)
 			}
 		case map[string]any:
 			if prev, ok := old.(map[string]any); ok && hasOld {
@@ -436,6 +443,40 @@ func matches(m map[string]any, pp patchPath) bool {
 		return strings.EqualFold(strconv.FormatBool(v), pp.filterValue)
 	}
 	return false
+}
+
+// demoteOthers keeps primary to the values a step wrote: when one of set
+// is primary, every other value of list that was is no longer (RFC 7644
+// 3.5.2: a PATCH that sets a value's primary to true makes the server set
+// it false for the others; RFC 7643 2.4: one primary value at most).
+// Without it the value that was primary before stayed so, and a user's
+// address, taken from the first primary email, ignored the new one.
+// primary may be a string ("True"), as Microsoft Entra spells booleans.
+func demoteOthers(list, set []any) {
+	isPrimary := func(v any) bool {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return false
+		}
+		b, _ := boolValue(m[foldKey("primary")])
+		return b
+	}
+	if !slices.ContainsFunc(set, isPrimary) {
+		return
+	}
+	for _, el := range list {
+		if isPrimary(el) && !slices.ContainsFunc(set, func(v any) bool { return sameValue(v, el) }) {
+			el.(map[string]any)[foldKey("primary")] = false
+		}
+	}
+}
+
+// sameValue reports whether a and b are the same element of a list (the
+// same map, not an equal one).
+func sameValue(a, b any) bool {
+	ma, ok := a.(map[string]any)
+	mb, ok2 := b.(map[string]any)
+	return ok && ok2 && reflect.ValueOf(ma).UnsafePointer() == reflect.ValueOf(mb).UnsafePointer()
 }
 
 // merge sets src's keys in dst; both have their keys folded.
