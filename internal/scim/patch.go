@@ -1,6 +1,7 @@
 package scim
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
@@ -383,6 +384,20 @@ func setPath(doc map[string]any, pp patchPath, value any, kind string) error {
 		switch v := value.(type) {
 		case []any:
 			if prev, ok := old.([]any); ok && kind == "add" {
+				// A value the attribute holds already is not added again
+				// (RFC 7644 3.5.2.1): identity providers repeat theirs
+				// (Entra's Add of a user's app roles), and each copy
+				// would count toward the attribute's bound.
+				// By a set of their keys: a search of the list for each
+				// value would make an add of many values quadratic.
+				held := make(map[string]struct{}, len(prev))
+				for _, p := range prev {
+					held[valueKey(p)] = struct{}{}
+				}
+				v = slices.DeleteFunc(slices.Clone(v), func(el any) bool {
+					_, ok := held[valueKey(el)]
+					return ok
+				})
 				if len(prev)+len(v) > maxPatchValues {
 					return errTooManyValues()
 				}
@@ -477,6 +492,33 @@ func sameValue(a, b any) bool {
 	ma, ok := a.(map[string]any)
 	mb, ok2 := b.(map[string]any)
 	return ok && ok2 && reflect.ValueOf(ma).UnsafePointer() == reflect.ValueOf(mb).UnsafePointer()
+}
+
+// valueKey is a value of a multi-valued attribute (keys folded) in the
+// form that tells values apart as the User stores them: an empty string
+// is an absent one, and primary is a boolean however it is spelled
+// ("False", or left out). Two values with the same key are the same value.
+func valueKey(v any) string {
+	if m, ok := v.(map[string]any); ok {
+		norm := make(map[string]any, len(m))
+		for k, x := range m {
+			if k == foldKey("primary") {
+				if b, _ := boolValue(x); b {
+					norm[k] = true
+				}
+				continue
+			}
+			if x != nil && x != "" {
+				norm[k] = x
+			}
+		}
+		v = norm
+	}
+	b, err := json.Marshal(v) // map keys in order: one text per value
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }
 
 // merge sets src's keys in dst; both have their keys folded.

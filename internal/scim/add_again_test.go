@@ -1,0 +1,47 @@
+package scim_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/latchkey/latchkey/internal/apptest"
+)
+
+// An add of a value the attribute already holds changes nothing (RFC 7644
+// 3.5.2.1: no change SHOULD be made and success returned). Appended
+// again, the same value piled up with every push that repeats it (Entra
+// sends a user's app roles as an Add), until the list reached its bound
+// of 50 and every later push keeping the user active was refused.
+func TestPatchAddOfAHeldValueChangesNothing(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		id, token, _ := connection(t, e, org, nil)
+		do := func(method, path string, body any) apptest.Resp { return scimDo(e, method, id, path, token, body) }
+		r := do(http.MethodPost, "/Users", map[string]any{"userName": "ada@acme.test",
+			"emails": []any{map[string]any{"value": "ada@acme.test", "type": "work", "primary": true}},
+			"roles":  []any{map[string]any{"value": "Admin", "type": "WindowsAzureActiveDirectoryRole", "primary": false}}})
+		wantSCIM(t, r, 201, "")
+		uid := r.Body["id"].(string)
+		for i := range 60 {
+			r = do(http.MethodPatch, "/Users/"+uid, patch(
+				map[string]any{"op": "Add", "path": "roles", "value": []any{
+					map[string]any{"value": "Admin", "type": "WindowsAzureActiveDirectoryRole", "primary": "False"}}},
+				map[string]any{"op": "add", "path": "emails", "value": []any{
+					map[string]any{"value": "ada@acme.test", "type": "work", "primary": true}}},
+				map[string]any{"op": "replace", "path": "title", "value": "Engineer"}))
+			if r.Status != 200 {
+				t.Fatalf("push %d: %d %s", i+1, r.Status, r.Raw)
+			}
+		}
+		if roles, emails := r.Body["roles"].([]any), r.Body["emails"].([]any); len(roles) != 1 || len(emails) != 1 {
+			t.Fatalf("repeated adds grew the lists: %s", r.Raw)
+		}
+		// A value that differs is still added.
+		r = do(http.MethodPatch, "/Users/"+uid, patch(map[string]any{"op": "add", "path": "roles",
+			"value": []any{map[string]any{"value": "Reader", "type": "WindowsAzureActiveDirectoryRole"}}}))
+		wantSCIM(t, r, 200, "")
+		if roles := r.Body["roles"].([]any); len(roles) != 2 {
+			t.Fatalf("a new role was not added: %s", r.Raw)
+		}
+	})
+}
