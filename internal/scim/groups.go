@@ -516,8 +516,11 @@ func groupChanges(ops []patchOp) ([]groupChange, error) {
 		}
 		fields := map[string]any{}
 		if strings.TrimSpace(op.Path) == "" {
+			if kind == "remove" {
+				return nil, errNoTarget() // RFC 7644 3.5.2.2, as for a User
+			}
 			obj, ok := op.Value.(map[string]any)
-			if !ok || kind == "remove" {
+			if !ok {
 				return nil, errInvalidValue("A PATCH operation without a path needs an object value.")
 			}
 			fields = obj

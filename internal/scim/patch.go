@@ -111,6 +111,9 @@ func parsePath(p string) (patchPath, error) {
 	return out, nil
 }
 
+// errNoTarget refuses a remove without a path (RFC 7644 3.5.2.2).
+func errNoTarget() error { return &scimError{400, "noTarget", "A remove operation needs a path."} }
+
 func errInvalidPath(p string) error {
 	return &scimError{400, "invalidPath", fmt.Sprintf("The path %q is not a valid attribute path.", p)}
 }
@@ -187,7 +190,7 @@ func compilePatch(ops []patchOp) ([]patchStep, error) {
 			continue
 		}
 		if kind == "remove" {
-			return nil, &scimError{400, "noTarget", "A remove operation needs a path."}
+			return nil, errNoTarget()
 		}
 		obj, ok := op.Value.(map[string]any)
 		if !ok {
