@@ -201,6 +201,15 @@ func (s *Service) setMembers(ctx context.Context, q store.Querier, c *conn, grou
 		query += ` FOR SHARE OF r`
 	}
 	for _, id := range ids {
+		// An id that is not a user of c is refused before anything is
+		// locked (as regForUpdate and changeGroup do): the token holder
+		// neither holds up nor waits on another organization's member.
+		if _, err := s.regOf(ctx, q, c, id); err != nil {
+			if se := (*scimError)(nil); errors.As(err, &se) && se.status == http.StatusNotFound {
+				return errNotAUser(id)
+			}
+			return err
+		}
 		// The member's row first (the key share the membership's foreign
 		// key takes anyway), then its registration: the order a member's
 		// deletion takes them (the member, then its registration by
@@ -214,7 +223,7 @@ func (s *Service) setMembers(ctx context.Context, q store.Querier, c *conn, grou
 		var email string
 		err := q.QueryRowContext(ctx, query, c.ID, id).Scan(&breakglass, &email)
 		if errors.Is(store.MapError(err), store.ErrNotFound) {
-			return errInvalidValue("Group member " + id + " is not a user of this SCIM connection.")
+			return errNotAUser(id) // deleted while this waited for its row
 		}
 		if err != nil {
 			return fmt.Errorf("scim: group member: %w", err)
@@ -236,6 +245,10 @@ func (s *Service) setMembers(ctx context.Context, q store.Querier, c *conn, grou
 		}
 	}
 	return nil
+}
+
+func errNotAUser(id string) error {
+	return errInvalidValue("Group member " + id + " is not a user of this SCIM connection.")
 }
 
 // removeBatch is how many members one DELETE of removeMembers names,
