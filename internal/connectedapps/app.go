@@ -75,16 +75,14 @@ func (a *App) MayHoldFullAccess() bool { return a.FirstPartyApp() && a.FullAcces
 
 // HasRedirectURL matches a redirect URI exactly, byte for byte (RFC 9700
 // 4.1.3: no prefix, wildcard or normalised matching), except for the port
-// of a public client's loopback IP redirect URI, which a native app
-// chooses when the flow starts (RFC 8252 7.3, loopbackPortMatch). Native
-// apps are public clients; a confidential client's server has the port it
-// registered, and keeps exact matching.
+// of a loopback IP redirect URI, which a native app chooses when the flow
+// starts (RFC 8252 7.3, loopbackPortMatch).
 func (a *App) HasRedirectURL(u string) bool {
 	if u == "" {
 		return false
 	}
 	for _, r := range a.RedirectURLs {
-		if r == u || (a.Public() && loopbackPortMatch(r, u)) {
+		if r == u || loopbackPortMatch(r, u) {
 			return true
 		}
 	}
