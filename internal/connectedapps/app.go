@@ -74,22 +74,8 @@ func (a *App) FirstPartyApp() bool {
 func (a *App) MayHoldFullAccess() bool { return a.FirstPartyApp() && a.FullAccessAllowed }
 
 // HasRedirectURL matches a redirect URI exactly, byte for byte (RFC 9700
-// 4.1.3: no prefix, wildcard or normalised matching), except for the port
-// of a public client's loopback IP redirect URI, which a native app
-// chooses when the flow starts (RFC 8252 7.3, loopbackPortMatch). Native
-// apps are public clients; a confidential client's server has the port it
-// registered, and keeps exact matching.
-func (a *App) HasRedirectURL(u string) bool {
-	if u == "" {
-		return false
-	}
-	for _, r := range a.RedirectURLs {
-		if r == u || (a.Public() && loopbackPortMatch(r, u)) {
-			return true
-		}
-	}
-	return false
-}
+// 4.1.3: no prefix, wildcard or normalised matching).
+func (a *App) HasRedirectURL(u string) bool { return u != "" && slices.Contains(a.RedirectURLs, u) }
 
 // HasPostLogoutRedirectURL matches a post-logout redirect URI exactly.
 func (a *App) HasPostLogoutRedirectURL(u string) bool {

@@ -86,9 +86,8 @@ type prepared struct {
 }
 
 // checkClient validates what must hold before anything may be sent back to
-// the redirect URI (RFC 6749 4.1.2.1): a known client and a registered
-// redirect URI, matched exactly but for a native app's loopback port
-// (connectedapps.App.HasRedirectURL).
+// the redirect URI (RFC 6749 4.1.2.1): a known client and an exactly
+// registered redirect URI.
 func (p *Provider) checkClient(ctx context.Context, projectID string, req *AuthorizeRequest) (*connectedapps.App, error) {
 	if err := httpapi.Required("client_id", req.ClientID); err != nil {
 		return nil, err
@@ -100,7 +99,7 @@ func (p *Provider) checkClient(ctx context.Context, projectID string, req *Autho
 	if err != nil {
 		return nil, connectedapps.NotFound(err)
 	}
-	if !app.HasRedirectURL(req.RedirectURI) {
+	if !flowtoken.Exact(app.RedirectURLs, req.RedirectURI) {
 		return nil, apierr.New(apierr.InvalidRedirectURI)
 	}
 	return app, nil
