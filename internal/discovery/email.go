@@ -84,9 +84,11 @@ func (s *Service) SendLink(ctx context.Context, p LinkParams) error {
 // IssueLink stores a discovery magic link for email and returns its URL
 // on target (a resolved discovery redirect URL) and its id. SendLink mails
 // one; a discovery password reset email carries one as its "log in
-// without a password" link.
-func (s *Service) IssueLink(ctx context.Context, p *project.Project, email, challenge string, minutes int, target string) (link, id string, err error) {
-	return s.issueLinkIn(ctx, s.d.DB, p, email, challenge, minutes, target)
+// without a password" link, stored through q, the reset start's one
+// transaction.
+func (s *Service) IssueLink(ctx context.Context, q store.Querier, p *project.Project, email, challenge string, minutes int,
+	target string) (link, id string, err error) {
+	return s.issueLinkIn(ctx, q, p, email, challenge, minutes, target)
 }
 
 // issueLinkIn is IssueLink through q, which may be the send's transaction.

@@ -19,7 +19,9 @@ type Discoverer interface {
 	DiscoveredTx(ctx context.Context, q store.Querier, p *project.Project, email string, factor session.Factor) (*discovery.Response, error)
 	// IssueLink and BurnLink make the discovery magic link of a reset
 	// email's "log in without password" button.
-	IssueLink(ctx context.Context, p *project.Project, email, challenge string, minutes int, target string) (link, id string, err error)
+	// IssueLink writes through q (the reset start's transaction).
+	IssueLink(ctx context.Context, q store.Querier, p *project.Project, email, challenge string, minutes int,
+		target string) (link, id string, err error)
 	BurnLink(ctx context.Context, id string)
 }
 
@@ -65,6 +67,14 @@ func (s *Service) DiscoveryAuthenticate(ctx context.Context, a DiscoveryAuthPara
 // the owner of the address set its password, then lists its organizations.
 // With or without a password the link is the same kind (only the email's
 // wording differs), and the response is always the same.
+//
+// So is the work: after the send limits, one write transaction
+// (notify.SendOnce) reads whether the address has a password and stores
+// the reset token, the "log in without password" link when it has one,
+// and the queued email. Stored one by one, the link cost an address with
+// a password one more write than a stranger, which a holder of the public
+// token could time (as the organization's start once did, see
+// StartEmailReset).
 func (s *Service) StartDiscoveryReset(ctx context.Context, a StartParams) error {
 	email, target, minutes, err := s.checkStart(ctx, a, "discovery", "pkce_code_challenge")
 	if err != nil {
@@ -74,38 +84,46 @@ func (s *Service) StartDiscoveryReset(ctx context.Context, a StartParams) error 
 	if err != nil {
 		return err
 	}
-	// Only an address with a password gets the "log in without password"
-	// link: the other email's link is the way in.
-	build, hasPassword := notify.PasswordSetEmail, false
-	if _, err := s.credential(ctx, s.d.DB.Read(), a.Project.ID, email); err == nil {
-		build, hasPassword = notify.PasswordResetEmail, true
-	} else if !isNotFound(err) {
-		return err
+	var resetID, linkID string
+	build := func(q store.Querier) (notify.Email, error) {
+		resetID, linkID = "", "" // a retried transaction starts over
+		// Only an address with a password gets the "log in without
+		// password" link: the other email's link is the way in.
+		build, hasPassword := notify.PasswordSetEmail, false
+		if _, err := s.credential(ctx, q, a.Project.ID, email); err == nil {
+			build, hasPassword = notify.PasswordResetEmail, true
+		} else if !isNotFound(err) {
+			return notify.Email{}, err
+		}
+		token, id, err := s.issueReset(ctx, q, a.Project, "", "", email, a.CodeChallenge, minutes)
+		if err != nil {
+			return notify.Email{}, err
+		}
+		resetID = id
+		data := notify.LinkData{ProjectID: a.Project.ID, ProjectName: a.Project.Name,
+			ExpiresIn: time.Duration(minutes) * time.Minute, Locale: a.Locale}
+		if data.URL, err = resetLink(target, TokenTypeDiscoveryReset, token); err != nil {
+			return notify.Email{}, err
+		}
+		if loginTarget != "" && hasPassword {
+			if data.LoginURL, linkID, err = s.d.Discovery.IssueLink(ctx, q, a.Project, email, a.CodeChallenge, minutes,
+				loginTarget); err != nil {
+				return notify.Email{}, err
+			}
+		}
+		return buildMail(email, data, build)
 	}
-	token, id, err := s.issueReset(ctx, s.d.DB, a.Project, "", "", email, a.CodeChallenge, minutes)
-	if err != nil {
-		return err
-	}
-	data := notify.LinkData{ProjectID: a.Project.ID, ProjectName: a.Project.Name, ExpiresIn: time.Duration(minutes) * time.Minute,
-		Locale: a.Locale}
-	if data.URL, err = resetLink(target, TokenTypeDiscoveryReset, token); err != nil {
-		return err
-	}
-	lid := ""
-	if loginTarget != "" && hasPassword {
-		if data.LoginURL, lid, err = s.d.Discovery.IssueLink(ctx, a.Project, email, a.CodeChallenge, minutes, loginTarget); err != nil {
-			s.burnReset(ctx, id)
-			return err
+	// A mailer that talks to a server failed after the commit: no live
+	// token nobody received.
+	undo := func(ctx context.Context) {
+		if resetID != "" {
+			s.burnReset(ctx, resetID)
+		}
+		if linkID != "" {
+			s.d.Discovery.BurnLink(ctx, linkID)
 		}
 	}
-	if err := s.send(ctx, email, data, build); err != nil {
-		s.burnReset(ctx, id)
-		if lid != "" {
-			s.d.Discovery.BurnLink(ctx, lid)
-		}
-		return err
-	}
-	return nil
+	return notify.SendOnce(ctx, s.d.DB, s.d.Mailer, build, undo, nil)
 }
 
 // ResetDiscovery spends a discovery reset token, sets the password, and

@@ -233,17 +233,6 @@ func buildMail(to string, d notify.LinkData, build func(string, notify.LinkData)
 	return msg, nil
 }
 
-func (s *Service) send(ctx context.Context, to string, d notify.LinkData, build func(string, notify.LinkData) (notify.Email, error)) error {
-	msg, err := build(to, d)
-	if err == nil {
-		err = s.d.Mailer.Send(ctx, msg)
-	}
-	if err != nil {
-		return notify.DeliveryError(err)
-	}
-	return nil
-}
-
 // ResetParams is a reset by token (email or discovery).
 type ResetParams struct {
 	Project         *project.Project
