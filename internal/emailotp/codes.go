@@ -136,15 +136,16 @@ func (c Codes) check(ctx context.Context, q store.Querier, projectID, key string
 }
 
 // attempt counts a guess on the live code id, then compares code with it
-// in constant time; the MaxAttempts-th miss retires the code. A code spent
-// or out of attempts meanwhile is a miss. A match is not spent yet: the
-// caller spends it (spend).
+// in constant time; the MaxAttempts-th miss retires the code. A code spent,
+// out of attempts or expired (at now) meanwhile is a miss: the caller may
+// have found it live before waiting for rows another transaction held. A
+// match is not spent yet: the caller spends it (spend).
 func (c Codes) attempt(ctx context.Context, q store.Querier, id, code string, now int64) (matched bool, err error) {
 	var salt, hash string
 	var attempts int
 	err = q.QueryRowContext(ctx, `UPDATE `+c.Table+` SET failed_attempts = failed_attempts + 1
-		WHERE `+c.IDColumn+` = $1 AND used_at IS NULL AND failed_attempts < $2
-		RETURNING code_salt, code_hash, failed_attempts`, id, MaxAttempts).Scan(&salt, &hash, &attempts)
+		WHERE `+c.IDColumn+` = $1 AND used_at IS NULL AND failed_attempts < $2 AND expires_at > $3
+		RETURNING code_salt, code_hash, failed_attempts`, id, MaxAttempts, now).Scan(&salt, &hash, &attempts)
 	if err != nil {
 		if err := store.MapError(err); err != nil && !isNotFound(err) {
 			return false, fmt.Errorf("emailotp: count attempt: %w", err)
@@ -162,9 +163,12 @@ func (c Codes) attempt(ctx context.Context, q store.Querier, id, code string, no
 	return false, nil
 }
 
-// spend uses up the code id; false when a concurrent check spent it first.
+// spend uses up the code id; false when a concurrent check spent it first
+// or it expired (at now). An expired code stays as it is: it is no live
+// code either way.
 func (c Codes) spend(ctx context.Context, q store.Querier, id string, now int64) (bool, error) {
-	res, err := q.ExecContext(ctx, `UPDATE `+c.Table+` SET used_at = $1 WHERE `+c.IDColumn+` = $2 AND used_at IS NULL`, now, id)
+	res, err := q.ExecContext(ctx, `UPDATE `+c.Table+` SET used_at = $1 WHERE `+c.IDColumn+` = $2 AND used_at IS NULL
+		AND expires_at > $1`, now, id)
 	if err != nil {
 		return false, fmt.Errorf("emailotp: spend code: %w", err)
 	}

@@ -92,6 +92,10 @@ func (s *Service) authenticateEmailUpdate(ctx context.Context, q store.Querier, 
 			return nil, false, err
 		}
 	}
+	// On PostgreSQL a hold may have waited for another transaction: a code
+	// found live before it may have expired since, and is compared and
+	// spent only while live at the clock's time now (attempt, spend).
+	now = store.Millis(s.d.Clock.Now())
 	codes := emailUpdateCodes(s)
 	var hits []pendingUpdate
 	for _, u := range pending {
