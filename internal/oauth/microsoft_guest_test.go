@@ -25,18 +25,24 @@ func TestMicrosoftGuestIsNotInTheInvitingTenant(t *testing.T) {
 		iss := strings.ReplaceAll(msTemplate, "{tenantid}", tenant)
 		org := e.CreateOrg("bigcorp", "NOT_ALLOWED", map[string]any{"oauth_tenant_jit_provisioning": "RESTRICTED",
 			"allowed_oauth_tenants": map[string]any{"microsoft": []string{tenant}}})
-		user := func(sub string, idp any) *editedUser {
+		user := func(sub string, idp, acct any) *editedUser {
 			return &editedUser{MockUser: &mockoidc.MockUser{Subject: sub, Email: sub + "@example.test"},
-				Edit: map[string]any{"tid": tenant, "iss": iss, "idp": idp, "email_verified": nil}}
+				Edit: map[string]any{"tid": tenant, "iss": iss, "idp": idp, "acct": acct, "email_verified": nil}}
 		}
-		for _, idp := range []string{"https://sts.windows.net/vendor-tid/", "live.com"} {
-			r := authenticateAfter(t, e, callbackOf(t, e, m, "microsoft", org, user("guest", idp)))
+		const federated = "http://adfs.bigcorp.test/adfs/services/trust"
+		guests := []*editedUser{user("guest-a", "https://sts.windows.net/vendor-tid/", nil), user("guest-b", "live.com", nil),
+			// The optional acct claim says so outright.
+			user("guest-c", nil, 1), user("guest-d", federated, 1)}
+		for _, u := range guests {
+			r := authenticateAfter(t, e, callbackOf(t, e, m, "microsoft", org, u))
 			apptest.Want(t, r, 403, "oauth_unverified_email")
 		}
 		// Members of the tenant: no idp, or the issuer itself (in its v2 or
-		// v1 spelling).
-		for sub, idp := range map[string]any{"member-a": nil, "member-b": iss, "member-c": "https://sts.windows.net/" + tenant + "/"} {
-			r := authenticateAfter(t, e, callbackOf(t, e, m, "microsoft", org, user(sub, idp)))
+		// v1 spelling), or a federated sign-in that acct calls a member's.
+		members := []*editedUser{user("member-a", nil, nil), user("member-b", iss, nil),
+			user("member-c", "https://sts.windows.net/"+tenant+"/", nil), user("member-d", federated, 0)}
+		for _, u := range members {
+			r := authenticateAfter(t, e, callbackOf(t, e, m, "microsoft", org, u))
 			apptest.Want(t, r, 200, "")
 		}
 	})
