@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -119,6 +120,22 @@ func (f Faces) ExchangeAccessToken(r *http.Request) (any, error) {
 			}
 			if m.Status != organization.StatusActive {
 				return apierr.New(apierr.InactiveMember)
+			}
+			// The consent must still cover the token, as introspection
+			// asks (usableNow): a family can outlive its consent (a code
+			// an earlier version redeemed after a revoke), and a token
+			// introspection calls inactive must not become a session.
+			// spend held the member's row first, as holdConsent needs.
+			held, err := f.P.scopesNow(ctx, q, &row.grantState, m, org, app)
+			if errors.Is(err, errConsentRevoked) {
+				return apierr.Wrap(apierr.AccessTokenExchangeInvalidGrant, err).WithMessage(
+					"The member no longer consents to the connected app this access token was issued to.")
+			}
+			if err != nil {
+				return err
+			}
+			if !slices.Contains(held, ScopeFullAccess) {
+				return apierr.New(apierr.AccessTokenExchangeMissingFullAccess)
 			}
 			resp, err = f.Sessions.Complete(ctx, q, session.CompleteParams{Project: p, Organization: org, Member: m,
 				DurationMinutes: duration, PolicyMet: true, Factor: session.Factor{Type: "oauth",

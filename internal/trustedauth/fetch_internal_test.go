@@ -21,7 +21,9 @@ import (
 
 // redirectRig is https://example.com (the name httptest's certificate
 // holds), whose /away redirects to http://example.com, the same host over
-// plain http, and whose /near redirects to its own /here. client trusts
+// plain http, whose /loop redirects to the plain-http server by its
+// loopback address (http://127.0.0.1:port), and whose /near redirects to
+// its own /here. client trusts
 // the certificate and resolves example.com to the rig's two servers, as
 // DNS would.
 type redirectRig struct {
@@ -46,6 +48,8 @@ func newRedirectRig(t *testing.T, answer http.HandlerFunc) *redirectRig {
 			http.Redirect(w, r, "http://example.com/here", http.StatusFound)
 		case "/near":
 			http.Redirect(w, r, "/here", http.StatusFound)
+		case "/loop":
+			http.Redirect(w, r, plain.URL+"/here", http.StatusFound)
 		default:
 			answer(w, r)
 		}
@@ -113,5 +117,30 @@ func TestUserinfoChecksRedirects(t *testing.T) {
 	}
 	if email, err := s.userinfoEmail(t.Context(), rig.url+"/near", "tok"); err != nil || email != "ana@acme.test" {
 		t.Fatalf("https redirect: %q, %v", email, err)
+	}
+}
+
+// An https JWKS or userinfo URL (a third party's server) must not hand the
+// fetch to plain http on this machine: http is allowed to loopback only
+// for a URL the operator names (tests, local mocks), and a redirect from
+// https to http there is a request into the server's own loopback
+// services (SSRF) that the operator never chose, answered in clear.
+func TestFetchRefusesARedirectFromHTTPSToLoopbackHTTP(t *testing.T) {
+	k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	// One answer that is both a key set and a userinfo document, so that
+	// each fetch would succeed if it reached the loopback server.
+	rig := newRedirectRig(t, func(w http.ResponseWriter, r *http.Request) {
+		_ = json.NewEncoder(w).Encode(map[string]any{"email": "ana@acme.test", "email_verified": true,
+			"keys": []jose.JSONWebKey{{Key: k.Public(), KeyID: "k1", Use: "sig"}}})
+	})
+	s := rig.service()
+	if keys, err := s.keys.fetch(t.Context(), rig.url+"/loop"); err == nil {
+		t.Errorf("keys fetched from loopback over plain http after a redirect from https: %d keys", len(keys))
+	}
+	if email, err := s.userinfoEmail(t.Context(), rig.url+"/loop", "tok"); err == nil {
+		t.Errorf("userinfo answered from loopback over plain http after a redirect from https: %q", email)
+	}
+	if n := rig.plain.Load(); n != 0 {
+		t.Fatalf("the loopback plain-http server was asked %d times", n)
 	}
 }

@@ -251,13 +251,19 @@ func (c *keyCache) fetch(ctx context.Context, url string) ([]jose.JSONWebKey, er
 const maxRedirects = 10
 
 // checkedClient is a copy of c (which may be shared) whose redirects must
-// each pass checkFetchURL too: otherwise an https URL could hand the fetch
-// to plain http, and Go re-sends an Authorization header on a same-host
-// redirect.
+// each pass checkFetchURL too, and never go from https to http: otherwise
+// an https URL could hand the fetch to plain http, and Go re-sends an
+// Authorization header on a same-host redirect. Plain http to loopback is
+// for a URL the operator names (tests, local mocks); the issuer's https
+// server redirecting there would make this server request its own
+// loopback services (as outbound's redirect rule, which SSO fetches use).
 func checkedClient(c *http.Client, field string) *http.Client {
 	cc := *c
 	next := c.CheckRedirect
 	cc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if prev := via[len(via)-1].URL; prev.Scheme == "https" && req.URL.Scheme != "https" {
+			return fmt.Errorf("trustedauth: redirect from https to %s refused", req.URL.Redacted())
+		}
 		if err := checkFetchURL(field, req.URL.String()); err != nil {
 			// %v, not %w: the caller's own error type is the answer, not
 			// the checker's invalid_request.

@@ -83,8 +83,11 @@ func (s *Service) verify(ctx context.Context, p *Profile, raw string) (*verified
 		return nil, badToken("is meant for another audience.")
 	}
 	now := s.d.Clock.Now()
-	exp, ok := c.time("exp")
-	if !ok {
+	exp, nbf, iat, err := c.dates()
+	if err != nil {
+		return nil, err
+	}
+	if exp == nil {
 		return nil, badToken("has no expiry (exp).")
 	}
 	if now.After(exp.Add(clockSkew)) {
@@ -93,13 +96,13 @@ func (s *Service) verify(ctx context.Context, p *Profile, raw string) (*verified
 	if exp.After(now.Add(maxExpiryAhead + clockSkew)) {
 		return nil, badToken("expires too far ahead: exp may be at most 24 hours from now.")
 	}
-	if nbf, ok := c.time("nbf"); ok && now.Add(clockSkew).Before(nbf) {
+	if nbf != nil && now.Add(clockSkew).Before(*nbf) {
 		return nil, badToken("is not valid yet (nbf).")
 	}
-	if iat, ok := c.time("iat"); ok && now.Add(clockSkew).Before(iat) {
+	if iat != nil && now.Add(clockSkew).Before(*iat) {
 		return nil, badToken("was issued in the future (iat).")
 	}
-	return &verified{claims: c, exp: exp, payload: payload}, nil
+	return &verified{claims: c, exp: *exp, payload: payload}, nil
 }
 
 // checkSignature verifies obj with the profile's keys and returns the
@@ -215,14 +218,41 @@ func decodeClaims(b []byte) (claims, error) {
 // to an attested token or a migrated session's userinfo.
 func (c claims) emailVerified() bool { return emailaddr.VerifiedClaim(c) }
 
-// time reads a NumericDate claim.
-func (c claims) time(name string) (time.Time, bool) {
-	n, ok := c[name].(json.Number)
+// maxNumericDate is the last second of year 9999: no token date lies
+// further, and beyond int64 seconds a float converts to whatever the
+// platform makes of it (the most negative int64 on amd64), which would
+// put a not-before date in the distant past.
+const maxNumericDate = 253402300799
+
+// dates reads the exp, nbf and iat claims; nil is an absent claim. One
+// present but unreadable (not a number, or out of range) refuses the
+// token: a date the issuer wrote and we cannot read cannot be checked,
+// and skipping it would accept a token its issuer said is not valid yet.
+func (c claims) dates() (exp, nbf, iat *time.Time, err error) {
+	out := [3]*time.Time{}
+	for i, name := range []string{"exp", "nbf", "iat"} {
+		v, present := c[name]
+		if !present {
+			continue
+		}
+		t, ok := numericDate(v)
+		if !ok {
+			return nil, nil, nil, badToken(fmt.Sprintf("has a %s claim that is not a date (NumericDate).", name))
+		}
+		out[i] = &t
+	}
+	return out[0], out[1], out[2], nil
+}
+
+// numericDate reads a NumericDate (RFC 7519 section 2): seconds since
+// the epoch, possibly fractional.
+func numericDate(v any) (time.Time, bool) {
+	n, ok := v.(json.Number)
 	if !ok {
 		return time.Time{}, false
 	}
 	f, err := n.Float64()
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+	if err != nil || math.IsNaN(f) || math.Abs(f) > maxNumericDate {
 		return time.Time{}, false
 	}
 	sec, frac := math.Modf(f)

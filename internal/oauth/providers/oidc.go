@@ -175,6 +175,8 @@ type idClaims struct {
 	Nonce         string `json:"nonce"`
 	HostedDomain  string `json:"hd"`       // Google Workspace domain
 	TenantID      string `json:"tid"`      // Microsoft Entra tenant
+	IDP           string `json:"idp"`      // Microsoft: the account's home, when not the issuer's tenant (a guest)
+	AccountType   *int   `json:"acct"`     // Microsoft optional claim: 0 a member of the tenant, 1 a guest
 	DomainOwner   *bool  `json:"xms_edov"` // Microsoft: the tenant verified the email's domain
 	PreferredName string `json:"preferred_username"`
 }
@@ -243,11 +245,29 @@ func (o *oidcProvider) VerifyIDToken(ctx context.Context, raw, nonce string) (*I
 		// tenant's to vouch for, so it counts as verified only when the
 		// token says so (xms_edov / email_verified from a custom issuer).
 		id.EmailVerified = !fromPreferred && ((c.EmailVerified != nil && *c.EmailVerified) || (c.DomainOwner != nil && *c.DomainOwner))
-		if c.TenantID != "" {
+		if c.TenantID != "" && !microsoftGuest(c) {
 			id.Tenants = append(id.Tenants, Tenant{ID: c.TenantID, Name: c.TenantID})
 		}
 	}
 	return id, nil
+}
+
+// microsoftGuest reports whether a Microsoft ID token is a guest's: an
+// outside account (another tenant's, or a personal one) that the token's
+// tenant invited, which any member of a tenant may do by default. Its tid
+// is the inviting tenant, yet that tenant vouches for nothing about it, so
+// it is not in that tenant for tenant JIT or discovery. Microsoft marks it
+// with idp, the account's home identity provider, which for the tenant's
+// own accounts is absent or the issuer (in its v2 or v1 spelling). An
+// app registration may also ask for the optional acct claim, which says
+// it outright (1 a guest, 0 a member): when present it decides, so that a
+// member whose sign-in the tenant federates elsewhere (an idp of its own)
+// stays in the tenant.
+func microsoftGuest(c idClaims) bool {
+	if c.AccountType != nil {
+		return *c.AccountType != 0
+	}
+	return c.IDP != "" && c.IDP != c.Issuer && c.IDP != "https://sts.windows.net/"+c.TenantID+"/"
 }
 
 // googleBareIssuer is the other spelling of Google's issuer: Google
