@@ -15,8 +15,8 @@ import (
 // LoginSend is who a login email (an email code or a magic link) went to:
 // the member the address belongs to in the organization, or the one its
 // JIT policy created for the send. Member is nil when the address is a
-// deleted member's and the SDK face sent it a notice instead
-// (formerMemberNotice).
+// deleted member's or a retired one and the SDK face sent it a notice
+// instead (formerMemberNotice).
 type LoginSend struct {
 	Member        *Member
 	MemberCreated bool
@@ -65,7 +65,7 @@ func (s *Store) SendLogin(ctx context.Context, m notify.Mailer, l LoginSendLimit
 		func(q store.Querier) (notify.Email, error) {
 			sent = nil // a retried transaction starts over
 			member, created, err := s.MemberForEmailLoginIn(ctx, q, org, proj.Env, email)
-			if apierr.Is(err, apierr.InactiveMember) && !project.CallerFrom(ctx).Backend {
+			if formerAddress(err) && !project.CallerFrom(ctx).Backend {
 				sent = &LoginSend{Organization: org}
 				return formerMemberNotice(ctx, q, l, proj, org, email, loc)
 			}
@@ -89,15 +89,26 @@ func (s *Store) SendLogin(ctx context.Context, m notify.Mailer, l LoginSendLimit
 	return sent, nil
 }
 
+// formerAddress reports whether a login send's member lookup
+// (MemberForEmailLoginIn) refused the address for having been a member's:
+// a deleted member's (inactive_member), or one a member of the
+// organization had before an address change, which stays reserved for
+// them (duplicate_member_email, refuseRetired: the lookup's insert skips
+// an address a member holds now, so nothing else answers that type).
+func formerAddress(err error) bool {
+	return apierr.Is(err, apierr.InactiveMember) || apierr.Is(err, apierr.DuplicateMemberEmail)
+}
+
 // formerMemberNotice is a send, on the SDK face, to an address that is a
-// deleted member of org. No login can follow, but the answer must be the
+// deleted member of org or another member's retired address
+// (formerAddress). No login can follow, but the answer must be the
 // one a stranger gets, or any holder of the public token could tell who
 // used to be a member: the refusal of org's email JIT policy where it
 // admits no such stranger, and otherwise success. The address is then
 // sent a notice instead of a code or link, under the limits a real send
 // counts (the per-recipient one here, the client address's after it), so
 // its owner learns why nothing arrived. The backend face, which holds the
-// secret, keeps inactive_member.
+// secret, keeps inactive_member and duplicate_member_email.
 func formerMemberNotice(ctx context.Context, q store.Querier, l LoginSendLimits, proj *project.Project, org *Organization,
 	email string, loc locale.Tag) (notify.Email, error) {
 	if err := org.CheckEmailJIT(email); err != nil {
