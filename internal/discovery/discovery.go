@@ -170,6 +170,10 @@ func (s *Service) list(ctx context.Context, q store.Querier, p *project.Project,
 	for _, id := range deleted {
 		seen[id] = true
 	}
+	// So is an address a member of an organization had before an address
+	// change: it stays reserved for them there until unlinked, and a JIT
+	// join is refused (duplicate_member_email). Asked of each organization
+	// a rule would offer (IsRetiredIn, on the retired table's key).
 	domain := emailaddr.Domain(email)
 	eligible, err := s.d.Orgs.JoinableByDomain(ctx, q, p.ID, domain)
 	if err != nil {
@@ -191,10 +195,16 @@ func (s *Service) list(ctx context.Context, q store.Querier, p *project.Project,
 		if claimant != "" && claimant != org.OrganizationID {
 			continue
 		}
-		if !seen[org.OrganizationID] {
-			seen[org.OrganizationID] = true
-			out = append(out, s.entry(org, Membership{Type: EligibleByMail, Details: map[string]any{"domain": domain}}, email, factors))
+		if seen[org.OrganizationID] {
+			continue
 		}
+		seen[org.OrganizationID] = true
+		if retired, err := s.d.Orgs.IsRetiredIn(ctx, q, org.OrganizationID, email); err != nil {
+			return nil, err
+		} else if retired {
+			continue // reserved for the member it was retired by, as above
+		}
+		out = append(out, s.entry(org, Membership{Type: EligibleByMail, Details: map[string]any{"domain": domain}}, email, factors))
 	}
 	// An OAuth login also proves membership of the provider's tenants
 	// (workspace, team, organization, portal): organizations admitting
@@ -214,6 +224,11 @@ func (s *Service) list(ctx context.Context, q store.Querier, p *project.Project,
 				continue
 			}
 			seen[m.Organization.OrganizationID] = true
+			if retired, err := s.d.Orgs.IsRetiredIn(ctx, q, m.Organization.OrganizationID, email); err != nil {
+				return nil, err
+			} else if retired {
+				continue // reserved for the member it was retired by, as above
+			}
 			out = append(out, s.entry(m.Organization, Membership{Type: EligibleByOAuth,
 				Details: map[string]any{"provider": provider, "tenant": m.Tenant}}, email, factors))
 		}

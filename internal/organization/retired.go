@@ -73,6 +73,23 @@ func (s *Store) refuseRetired(ctx context.Context, q store.Querier, orgID, email
 		"Another member of this organization used this email address before; unlink it from that member first.")
 }
 
+// IsRetiredIn reports whether the (normalised) address email is a retired
+// address of a member of organization orgID: reserved for that member, so
+// the organization cannot admit it as a new member (refuseRetired). Read on
+// the table's (organization_id, email_address) key.
+func (s *Store) IsRetiredIn(ctx context.Context, q store.Querier, orgID, email string) (bool, error) {
+	var one int
+	err := store.MapError(q.QueryRowContext(ctx, `SELECT 1 FROM member_retired_emails WHERE organization_id = $1
+		AND email_address = $2`, orgID, email).Scan(&one))
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("organization: retired address in %s: %w", orgID, err)
+	}
+	return true, nil
+}
+
 // unretire takes email off the member's retired list (it is becoming the
 // member's address again) and returns the id it had, or "".
 func (s *Store) unretire(ctx context.Context, q store.Querier, memberID, email string) (string, error) {
