@@ -334,6 +334,12 @@ func writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte) 
 	h["Cache-Control"] = noStore
 	h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	h["Date"] = dateHeader() // formatted once a second, not per answer by net/http (date.go)
+	// The CSP WithSecurityHeaders gives a JSON answer, set here too: a
+	// panic's 500 is written by WithRecover, which runs outside
+	// WithSecurityHeaders (app.Handler), past the writer that adds it.
+	if len(h["Content-Security-Policy"]) == 0 {
+		h["Content-Security-Policy"] = apiCSP
+	}
 	gc := gatherFor(r)
 	if gc != nil && len(body) >= gatherMin {
 		gc.hold()

@@ -19,7 +19,7 @@ func TestInactiveMembersTokensAreRefusedAtOnce(t *testing.T) {
 		at, rt := tok.Body["access_token"].(string), tok.Body["refresh_token"].(string)
 		for _, status := range []string{"deleted", "pending"} {
 			f.setStatus(status)
-			oauthErr(t, f.userinfo(at), 401, "invalid_token")
+			oauthErr(t, f.userInfo(at), 401, "invalid_token")
 			if f.active(id, secret, at) || f.active(id, secret, rt) {
 				t.Fatalf("%s member: a token introspects as active", status)
 			}
@@ -27,7 +27,7 @@ func TestInactiveMembersTokensAreRefusedAtOnce(t *testing.T) {
 		}
 		// Only the status refused them: nothing was revoked.
 		f.setStatus("active")
-		apptest.Want(t, f.userinfo(at), 200, "")
+		apptest.Want(t, f.userInfo(at), 200, "")
 	})
 }
 
@@ -48,7 +48,7 @@ func TestDeletedMembersTokensStayRevokedAfterReactivation(t *testing.T) {
 			t.Fatalf("the deleted member's consent is still on record")
 		}
 		apptest.Want(t, e.Backend(http.MethodPut, "/v1/b2b/organizations/"+f.org+"/members/"+f.member+"/reactivate", nil), 200, "")
-		oauthErr(t, f.userinfo(at), 401, "invalid_token")
+		oauthErr(t, f.userInfo(at), 401, "invalid_token")
 		if f.active(id, secret, at) || f.active(id, secret, rt) {
 			t.Fatal("a token introspects as active after reactivation")
 		}
@@ -60,11 +60,6 @@ func TestDeletedMembersTokensStayRevokedAfterReactivation(t *testing.T) {
 			t.Fatalf("consent came back with the member: %s", r.Raw)
 		}
 	})
-}
-
-// userinfo calls the userinfo endpoint with a bearer token.
-func (f *fixture) userinfo(at string) apptest.Resp {
-	return f.e.Do("GET", "/v1/public/"+f.e.Project.Project.ID+"/oauth2/userinfo", "", http.Header{"Authorization": {"Bearer " + at}}, "", "")
 }
 
 // Connected-app tokens were granted by whoever held the member's address.

@@ -81,7 +81,7 @@ func TestRefreshMayOnlyNarrowScopes(t *testing.T) {
 		if _, ok := f.claims(r.Body["id_token"].(string))["email"]; ok {
 			t.Fatalf("the narrowed ID token carries email: %s", r.Raw)
 		}
-		if u := f.userinfo(at); u.Status != 200 || u.Body["email"] != nil {
+		if u := f.userInfo(at); u.Status != 200 || u.Body["email"] != nil {
 			t.Fatalf("userinfo of the narrowed token: %s", u.Raw)
 		}
 		in := f.form("/oauth2/introspect", id, secret, url.Values{"token": {next}})

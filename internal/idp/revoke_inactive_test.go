@@ -26,7 +26,7 @@ func TestRevokeEndsAnInactiveMembersTokens(t *testing.T) {
 			if f.active(id, secret, one.Body["access_token"].(string)) {
 				t.Fatalf("%s member: the revoked access token works again once the member is active", status)
 			}
-			oauthErr(t, f.userinfo(one.Body["access_token"].(string)), 401, "invalid_token")
+			oauthErr(t, f.userInfo(one.Body["access_token"].(string)), 401, "invalid_token")
 			if !f.active(id, secret, one.Body["refresh_token"].(string)) {
 				t.Fatalf("%s member: revoking an access token ended its refresh token", status)
 			}

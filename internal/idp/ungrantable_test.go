@@ -69,7 +69,7 @@ func TestUngrantableScopesAreLeftOutNotRefused(t *testing.T) {
 			if id := f.claims(tok.Body["id_token"].(string)); id["email"] != "ada@acme.test" {
 				t.Fatalf("%s: id token %v", name, id)
 			}
-			if u := f.userinfo(at); u.Status != 200 || u.Body["email"] != "ada@acme.test" {
+			if u := f.userInfo(at); u.Status != 200 || u.Body["email"] != "ada@acme.test" {
 				t.Fatalf("%s: userinfo %s", name, u.Raw)
 			}
 			in := f.form("/oauth2/introspect", id, secret, url.Values{"token": {tok.Body["refresh_token"].(string)}})

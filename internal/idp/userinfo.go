@@ -3,7 +3,10 @@ package idp
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
+
+	"github.com/latchkey/latchkey/internal/organization"
 )
 
 // UserInfo handles GET and POST {issuer}/oauth2/userinfo (OIDC Core 5.3)
@@ -42,25 +45,31 @@ func (p *Provider) userInfo(r *http.Request) (any, error) {
 	if !ok {
 		return nil, errNoBearer
 	}
-	c, row, err := p.verifyAccess(r.Context(), pr.ID, token)
+	// What the token would carry if used now, as introspection reports
+	// it (usableNow): a member no longer active, an app the organization
+	// no longer allows, or a consent that no longer covers the token's
+	// scopes (a family can outlive its consent) make it invalid, and the
+	// claims follow the scopes still held, not those it was issued with.
+	c, row, err := p.checkSigned(r.Context(), pr.ID, token)
+	var o *organization.Organization
+	var scopes []string
+	if err == nil {
+		o, scopes, err = p.usableNow(r.Context(), pr.ID, row)
+	}
 	if errors.Is(err, errNoToken) {
 		return nil, &oauthError{401, "invalid_token", "The access token is invalid, expired or revoked."}
 	}
 	if err != nil {
 		return nil, err
 	}
-	if !row.has(ScopeOpenID) {
+	if !slices.Contains(scopes, ScopeOpenID) {
 		return nil, &oauthError{403, "insufficient_scope", "The access token lacks the openid scope."}
 	}
 	m, err := p.orgs.Member(r.Context(), p.db.Read(), pr.ID, c.Subject)
 	if err != nil {
 		return nil, &oauthError{401, "invalid_token", "The member no longer exists."}
 	}
-	o, err := p.orgs.Get(r.Context(), pr.ID, m.OrganizationID)
-	if err != nil {
-		return nil, err
-	}
-	out := memberClaims(m, o, row.Scopes)
+	out := memberClaims(m, o, scopes)
 	out["sub"] = m.MemberID
 	return out, nil
 }

@@ -277,8 +277,9 @@ func (f ClaimsField) Claims(r *http.Request) (map[string]any, error) {
 	return m, nil
 }
 
-// writeClaims merges claims into session ms's stored claims, and extends
-// it to expires unless that is zero, in one transaction. The merge starts
+// writeClaims merges claims into session ms's stored claims, records the
+// access at now, and extends it to expires unless that is zero, in one
+// transaction. The merge starts
 // from the row as stored, under its lock, not from the cached session:
 // two backends updating different keys at once both keep theirs.
 func (s *Service) writeClaims(ctx context.Context, ms *MemberSession, claims map[string]any, expires, now time.Time) error {
@@ -319,8 +320,12 @@ func (s *Service) writeClaims(ctx context.Context, ms *MemberSession, claims map
 			_, err = q.ExecContext(ctx, `UPDATE member_sessions SET custom_claims = $1, last_accessed_at = $2, expires_at = $3
 				WHERE member_session_id = $4`, text, store.Millis(now), store.Millis(expires), ms.MemberSessionID)
 		} else {
-			_, err = q.ExecContext(ctx, `UPDATE member_sessions SET custom_claims = $1 WHERE member_session_id = $2`,
-				text, ms.MemberSessionID)
+			// The check is an access too: the row is written anyway, so
+			// its last access goes with the claims (never backwards), where
+			// the toucher would have recorded it for a check without them.
+			_, err = q.ExecContext(ctx, `UPDATE member_sessions SET custom_claims = $1,
+				last_accessed_at = CASE WHEN last_accessed_at < $2 THEN $2 ELSE last_accessed_at END
+				WHERE member_session_id = $3`, text, store.Millis(now), ms.MemberSessionID)
 		}
 		return err
 	})
@@ -332,7 +337,10 @@ func (s *Service) writeClaims(ctx context.Context, ms *MemberSession, claims map
 	}
 	ms.CustomClaims, ms.claimsText = merged, text
 	if extend {
-		ms.ExpiresAt, ms.LastAccessedAt = expires, now
+		ms.ExpiresAt = expires
+	}
+	if now.After(ms.LastAccessedAt) {
+		ms.LastAccessedAt = now
 	}
 	return nil
 }
