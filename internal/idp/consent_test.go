@@ -177,5 +177,9 @@ func TestLogoutAndSetup(t *testing.T) {
 		if loc.Scheme+"://"+loc.Host+loc.Path != page || loc.Query().Get("post_logout_redirect_uri") != "https://rp.test/bye" || loc.Query().Get("client_id") != id {
 			t.Fatalf("end_session location %s", loc)
 		}
+		// The Location may carry an id_token_hint: no cache keeps it.
+		if cc := r.Header.Get("Cache-Control"); cc != "no-store" {
+			t.Fatalf("end_session Cache-Control %q, want no-store", cc)
+		}
 	})
 }

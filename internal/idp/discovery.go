@@ -110,6 +110,10 @@ func (p *Provider) EndSession(w http.ResponseWriter, r *http.Request) {
 		writeOAuth(w, r, 0, nil, p.logged(r, err))
 		return
 	}
+	// The Location carries the relying party's id_token_hint (an ID
+	// token): no browser or shared cache may keep the answer, as for the
+	// OAuth and SSO redirects that carry a token.
+	w.Header().Set("Cache-Control", "no-store")
 	http.Redirect(w, r, target, status)
 }
 
