@@ -4,6 +4,7 @@ package emailaddr
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/latchkey/latchkey/internal/apierr"
@@ -92,4 +93,31 @@ func Domain(addr string) string {
 func VerifiedClaim(claims map[string]any) bool {
 	v, ok := claims["email_verified"]
 	return !ok || v == true || v == "true"
+}
+
+// dotlessDomains are providers that ignore the dots of a local part
+// (a.da@gmail.com is ada@gmail.com).
+var dotlessDomains = []string{"gmail.com", "googlemail.com"}
+
+// Mailbox is the inbox a normalised address reaches, as far as the
+// address alone tells: its subaddress ("+tag", RFC 5233) dropped and, at
+// the providers that ignore them, the dots of its local part. It is a
+// key for counting what one inbox receives (a spelling that anyone may
+// vary for free must not count apart), never an address to send to or
+// to identify a member by. A local part that is all tag is kept whole.
+func Mailbox(addr string) string {
+	at := strings.LastIndexByte(addr, '@')
+	if at < 0 {
+		return addr
+	}
+	local, domain := addr[:at], asciiLower(addr[at+1:])
+	if plus := strings.IndexByte(local, '+'); plus > 0 {
+		local = local[:plus]
+	}
+	if slices.Contains(dotlessDomains, strings.TrimSuffix(domain, ".")) {
+		if dotless := strings.ReplaceAll(local, ".", ""); dotless != "" {
+			local = dotless
+		}
+	}
+	return asciiLower(local) + "@" + domain
 }

@@ -65,3 +65,22 @@ func TestEqual(t *testing.T) {
 		}
 	}
 }
+
+// Mailbox drops a subaddress, and dots only where the provider ignores
+// them; a local part that is all tag or all dots stays as it is.
+func TestMailbox(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"ada@acme.test":            "ada@acme.test",
+		"Ada+Login@Acme.test":      "ada@acme.test",
+		"a.da+x+y@acme.test":       "a.da@acme.test",
+		"A.Da.Love+x@Gmail.com":    "adalove@gmail.com",
+		"a.d.a@googlemail.com":     "ada@googlemail.com",
+		"+ada@acme.test":           "+ada@acme.test",
+		"a.da@gmail.com.evil.test": "a.da@gmail.com.evil.test",
+	} {
+		if got := Mailbox(in); got != want {
+			t.Errorf("Mailbox(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

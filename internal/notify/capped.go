@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/ratelimit"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -81,14 +82,17 @@ func (c cappedTx) SendIn(ctx context.Context, q store.Querier, m Email) error {
 	return c.tx.SendIn(ctx, q, m)
 }
 
-// recipientKey is m's key under SendPerRecipient. Addresses arrive
-// normalised (emailaddr.Normalize); the lower-casing only keeps a
-// differently spelt one from counting apart.
+// recipientKey is m's key under SendPerRecipient: the inbox the address
+// reaches (emailaddr.Mailbox), because a "+tag" or a Gmail dot costs a
+// stranger nothing and would otherwise buy another thirty emails an hour
+// into the same inbox. Addresses arrive normalised (emailaddr.Normalize);
+// Mailbox's lower-casing only keeps a differently spelt one from counting
+// apart.
 func recipientKey(m Email) (string, error) {
 	if m.Project == "" {
 		return "", errNoProject
 	}
-	return m.Project + "|" + strings.ToLower(strings.TrimSpace(m.To)), nil
+	return m.Project + "|" + emailaddr.Mailbox(strings.TrimSpace(m.To)), nil
 }
 
 // DeliveryError is the public error of a send that failed: a public

@@ -3,6 +3,8 @@ package notify_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -149,4 +151,45 @@ func TestDeliveryError(t *testing.T) {
 	if err := notify.DeliveryError(apierr.New(apierr.TooManyRequests)); !apierr.Is(err, apierr.TooManyRequests) {
 		t.Fatalf("the cap's refusal: %v", err)
 	}
+}
+
+// The cap counts a mailbox, not a spelling of it: a "+tag" (subaddress,
+// RFC 5233) and, at Gmail, dots in the local part reach the same inbox,
+// and anyone may vary them for free. Were each spelling its own key, a
+// stranger with the public token would send one inbox thirty emails an
+// hour per variant.
+func TestCappedCountsSubaddressesAsTheirMailbox(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		clk := clock.NewFake(t0.Truncate(time.Hour))
+		m := notify.Capped(notify.NewOutbox(db, clk), ratelimit.New(db, clk))
+		for _, c := range []struct {
+			base    string
+			variant func(i int) string
+		}{
+			{"ada@acme.test", func(i int) string { return fmt.Sprintf("ada+%d@acme.test", i) }},
+			{"ada.lovelace@gmail.com", func(i int) string { return fmt.Sprintf("adalovelace+%d@gmail.com", i) }},
+			{"adalovelace@googlemail.com", func(i int) string {
+				local := "adalovelace"
+				return local[:i%10+1] + "." + local[i%10+1:] + strings.Repeat("+x", i/10) + "@googlemail.com"
+			}},
+		} {
+			for i := range notify.SendPerRecipient.Limit {
+				if err := sendCode(ctx, m, "project-a", c.variant(i)); err != nil {
+					t.Fatalf("send %d to %s: %v", i, c.variant(i), err)
+				}
+			}
+			if err := sendCode(ctx, m, "project-a", c.base); !apierr.Is(notify.DeliveryError(err), apierr.TooManyRequests) {
+				t.Fatalf("send to %s past the cap its variants used up: %v", c.base, err)
+			}
+		}
+		// Elsewhere a dot is part of the name, and a local part that is
+		// all tag is not emptied into some other key.
+		for _, to := range []string{"a.da@acme.test", "+ada@acme.test"} {
+			if err := sendCode(ctx, m, "project-a", to); err != nil {
+				t.Fatalf("send to %s: %v", to, err)
+			}
+		}
+	})
 }
