@@ -39,6 +39,13 @@ type Mailer interface {
 // a message at its first failure instead of retrying it for half an hour.
 var ErrUndeliverable = errors.New("undeliverable")
 
+// ErrNotAttempted marks a message of a batch that the mail server never
+// saw: the connection failed while carrying an earlier one. Nothing is
+// known of the message itself, so the queue hands it back due at once
+// without counting an attempt (the message in progress is the one
+// charged), as it does the messages a shutdown cut off.
+var ErrNotAttempted = errors.New("not attempted: the connection failed before this message")
+
 // BatchMailer is a Mailer that can deliver several messages in one go
 // (SMTP: over one connection). errs[i] is ms[i]'s result.
 type BatchMailer interface {

@@ -183,7 +183,7 @@ func (q *Queue) settle(ctx context.Context, batch []queued, results []error) err
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), settleTimeout)
 	defer cancel()
 	var gone []string
-	var cut []queued
+	var cut, untried []queued
 	var errs []error
 	for i, m := range batch {
 		switch cause := results[i]; {
@@ -194,6 +194,11 @@ func (q *Queue) settle(ctx context.Context, batch []queued, results []error) err
 			gone = append(gone, m.id)
 		case stopping:
 			cut = append(cut, m)
+		case errors.Is(cause, ErrNotAttempted):
+			// Behind a message that broke the connection: charged, they
+			// would wait out its back-off with it, and share its fate
+			// if it broke every connection until its tries ran out.
+			untried = append(untried, m)
 		default:
 			errs = append(errs, q.failed(ctx, m, cause))
 		}
@@ -204,7 +209,10 @@ func (q *Queue) settle(ctx context.Context, batch []queued, results []error) err
 	if len(cut) > 0 {
 		q.log.Info("mail queue: delivery cut off by shutdown; messages handed back", "messages", len(cut))
 	}
-	for _, m := range cut {
+	if len(untried) > 0 {
+		q.log.Info("mail queue: connection failed before these messages; handed back", "messages", len(untried))
+	}
+	for _, m := range append(cut, untried...) {
 		errs = append(errs, q.release(ctx, m))
 	}
 	return errors.Join(errs...)
@@ -263,11 +271,12 @@ func (q *Queue) failed(ctx context.Context, m queued, cause error) error {
 	return nil
 }
 
-// release hands back a message whose attempt a shutdown cut off: due at
-// once, for the next process or another replica, and without counting the
-// attempt, which said nothing about the message. (If the server had in
-// fact taken it before the cut, it is sent twice, as it would have been
-// after the lease.)
+// release hands back a message whose attempt a shutdown cut off, or that
+// a broken connection never carried (ErrNotAttempted): due at once, for
+// the next round, process or replica, and without counting the attempt,
+// which said nothing about the message. (If the server had in fact taken
+// it before the cut, it is sent twice, as it would have been after the
+// lease.)
 func (q *Queue) release(ctx context.Context, m queued) error {
 	if _, err := q.db.ExecContext(ctx, `UPDATE mail_queue SET locked_until = 0, attempts = attempts - 1
 		WHERE mail_id = $1 AND locked_until = $2`, m.id, m.lease); err != nil {

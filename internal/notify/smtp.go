@@ -307,7 +307,7 @@ func (s *SMTP) SendAll(ctx context.Context, ms []Email) []error {
 			return fail(err)
 		}
 	}
-	refused, broken := deliver(pc, msgs)
+	refused, broken, tried := deliver(pc, msgs)
 	// Kept for the next batch if this one went through cleanly, QUIT
 	// otherwise: the messages the server accepted are delivered whatever
 	// QUIT says.
@@ -319,10 +319,20 @@ func (s *SMTP) SendAll(ctx context.Context, ms []Email) []error {
 	}
 	s.pool.release(pc, len(msgs), clean, s.clock())
 	if broken != nil {
+		// The message in progress, if any, takes the failure (after a
+		// refusal whose RSET failed, the refusal is charged instead);
+		// the server never saw the ones after it. When nothing at all
+		// was said, the first one is charged: a round in which nothing
+		// is delivered or charged could repeat for ever.
+		firstUntried := max(tried, 1)
 		for j := len(refused); j < len(msgs); j++ {
 			// The broken reply may be to the message in progress, or
 			// quote any of the batch's.
-			errs[index[j]] = s.sendError(ctx, broken, ms...)
+			err := s.sendError(ctx, broken, ms...)
+			if j >= firstUntried {
+				err = fmt.Errorf("%w (%w)", ErrNotAttempted, err)
+			}
+			errs[index[j]] = err
 		}
 	}
 	return errs
@@ -330,19 +340,20 @@ func (s *SMTP) SendAll(ctx context.Context, ms []Email) []error {
 
 // deliver sends msgs over pc, one SMTP transaction each. It returns the
 // server's refusal of each message it got to (nil: accepted) and, when the
-// connection failed, why: that fails the messages from len(refused) on. A
-// refusal of the sender or a recipient ends the transaction with RSET, and
-// the next message goes out over the same connection; any other failure
-// leaves the connection in an unknown state.
+// connection failed, why: that fails the messages from len(refused) on, of
+// which the server saw only those before msgs[tried] (tried is how many
+// messages were begun). A refusal of the sender or a recipient ends the
+// transaction with RSET, and the next message goes out over the same
+// connection; any other failure leaves the connection in an unknown state.
 //
 // go-mail's own sender adds a NOOP before each batch and an RSET after each
 // message. A transaction is over once the server answers its data, and
 // SendAll checks only a reused connection, so those were two round trips
 // of a message's six for nothing.
-func deliver(pc *smtpConn, msgs []*gomail.Msg) (refused []error, broken error) {
-	for _, msg := range msgs {
+func deliver(pc *smtpConn, msgs []*gomail.Msg) (refused []error, broken error, tried int) {
+	for i, msg := range msgs {
 		if err := pc.smtp.UpdateDeadline(stepTimeout); err != nil {
-			return refused, err
+			return refused, err, i
 		}
 		from, rcpts, err := envelope(msg)
 		if err != nil {
@@ -357,13 +368,13 @@ func deliver(pc *smtpConn, msgs []*gomail.Msg) (refused []error, broken error) {
 		case errors.As(err, &reply):
 			refused = append(refused, err)
 			if err := pc.smtp.Reset(); err != nil {
-				return refused, err
+				return refused, err, i + 1
 			}
 		default:
-			return refused, err
+			return refused, err, i + 1
 		}
 	}
-	return refused, nil
+	return refused, nil, len(msgs)
 }
 
 // envelope is the sender and recipients msg's headers name.
