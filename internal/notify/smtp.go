@@ -613,10 +613,15 @@ func (s *SMTP) message(m Email) (*gomail.Msg, error) {
 		return nil, fmt.Errorf("%w: empty text body", ErrUndeliverable)
 	}
 	msg := gomail.NewMsg(gomail.WithNoDefaultUserAgent())
-	if err := msg.FromFormat(s.from.Name, s.from.Address); err != nil {
+	// The addresses go to go-mail as net/mail writes them, not through
+	// its FromFormat/AddToFormat, which put the name between quotes as
+	// it is: a quote or a backslash in it (which LATCHKEY_EMAIL_FROM may
+	// hold, escaped) then altered the name or made a header that does
+	// not parse, and every message failed.
+	if err := msg.From(s.from.String()); err != nil {
 		return nil, fmt.Errorf("from: %w", err)
 	}
-	if err := msg.AddToFormat(to.Name, to.Address); err != nil {
+	if err := msg.AddTo(to.String()); err != nil {
 		return nil, fmt.Errorf("%w: recipient: %w", ErrUndeliverable, err)
 	}
 	if strings.Contains(m.Subject, "=?") {
