@@ -160,7 +160,9 @@ func (q *Queue) Deliver(ctx context.Context) (int, error) {
 	// the Mailer at once: over SMTP, one connection carries them all.
 	results := make([]error, len(batch))
 	var wg sync.WaitGroup
-	workers := min(q.Workers, len(batch))
+	// At least one: with none, no message would be handed over, and
+	// every result left nil would settle as delivered.
+	workers := min(max(q.Workers, 1), len(batch))
 	for w := range workers {
 		from, to := len(batch)*w/workers, len(batch)*(w+1)/workers
 		wg.Go(func() { copy(results[from:to], q.sendAll(ctx, batch[from:to])) })

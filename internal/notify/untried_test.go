@@ -151,3 +151,28 @@ func TestQueueHandsBackMessagesABrokenConnectionNeverCarried(t *testing.T) {
 		}
 	})
 }
+
+// A queue with no workers set (the zero value of the exported field, or a
+// negative one) still sends through one: with none, no message was handed
+// to the mailer, every result stayed nil, and the whole claimed batch was
+// deleted as delivered.
+func TestQueueWithoutWorkersStillSends(t *testing.T) {
+	ctx := context.Background()
+	for _, workers := range []int{0, -1} {
+		f := &flaky{}
+		q := NewQueue(storetest.SQLite(t), clock.Real{}, testBox(t), f, quietLog())
+		q.Workers = workers
+		if err := q.Send(ctx, loginEmail(t, "ada@example.com")); err != nil {
+			t.Fatal(err)
+		}
+		if n, err := q.Deliver(ctx); n != 1 || err != nil {
+			t.Fatalf("workers %d: claimed %d (%v)", workers, n, err)
+		}
+		if len(f.sent) != 1 {
+			t.Fatalf("workers %d: the mailer was handed %d messages, want 1", workers, len(f.sent))
+		}
+		if left, _ := q.Pending(ctx); left != 0 {
+			t.Fatalf("workers %d: %d left", workers, left)
+		}
+	}
+}
