@@ -3,6 +3,7 @@ package notify
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/textproto"
@@ -173,6 +174,71 @@ func TestQueueWithoutWorkersStillSends(t *testing.T) {
 		}
 		if left, _ := q.Pending(ctx); left != 0 {
 			t.Fatalf("workers %d: %d left", workers, left)
+		}
+	}
+}
+
+// A connection that dies while a message's data is being answered fails
+// that message as tried (the server may have taken it), and only the ones
+// after it as never attempted; the ones before it were delivered.
+func TestSMTPBrokenMidBatchChargesOnlyTheMessageInProgress(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				r := textproto.NewReader(bufio.NewReader(c))
+				say := func(line string) { _, _ = c.Write([]byte(line + "\r\n")) }
+				say("220 dies ESMTP")
+				messages := 0
+				for {
+					line, err := r.ReadLine()
+					if err != nil {
+						return
+					}
+					switch verb, _, _ := strings.Cut(line, " "); strings.ToUpper(verb) {
+					case "EHLO":
+						say("250-dies\r\n250 8BITMIME")
+					case "DATA":
+						say("354 go ahead")
+						if _, err := r.ReadDotLines(); err != nil {
+							return
+						}
+						if messages++; messages == 2 {
+							return // no reply: the connection dies
+						}
+						say("250 2.0.0 Ok: queued")
+					case "QUIT":
+						say("221 Bye")
+						return
+					default:
+						say("250 Ok")
+					}
+				}
+			}()
+		}
+	}()
+	s := newSMTP(t, "smtp://"+ln.Addr().String(), nil)
+	errs := s.SendAll(context.Background(), []Email{loginEmail(t, "a@example.com"), loginEmail(t, "b@example.com"),
+		loginEmail(t, "c@example.com"), loginEmail(t, "d@example.com")})
+	if errs[0] != nil {
+		t.Fatalf("first message: %v", errs[0])
+	}
+	if errs[1] == nil || errors.Is(errs[1], ErrNotAttempted) {
+		t.Fatalf("the message in progress: %v, want a failure that counts", errs[1])
+	}
+	for _, err := range errs[2:] {
+		if !errors.Is(err, ErrNotAttempted) {
+			t.Fatalf("a message after the break: %v, want ErrNotAttempted", err)
 		}
 	}
 }
