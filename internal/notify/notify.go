@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -18,13 +19,17 @@ import (
 // Project is the project the message is sent for, which the
 // per-recipient cap counts per (Capped); the message builders copy it
 // from their data's ProjectID. Delivery does not need it, so the queue
-// does not store it.
+// does not store it. ValidFor is how long the link or code the message
+// carries stays good from when it is built (the builders copy their
+// data's ExpiresIn; zero for a message with neither): the queue keeps
+// retrying the message that long, and no longer.
 type Email struct {
-	To      string
-	Subject string
-	Text    string
-	HTML    string
-	Project string `json:"-"`
+	To       string
+	Subject  string
+	Text     string
+	HTML     string
+	Project  string        `json:"-"`
+	ValidFor time.Duration `json:"-"`
 }
 
 // Mailer delivers an Email. Implementations must be safe for concurrent use.

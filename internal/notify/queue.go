@@ -44,7 +44,7 @@ const (
 	queueClaim   = 64               // rows claimed per round
 	queueLease   = 2 * time.Minute  // a claim's lifetime, for a replica that dies mid-send
 	queueTimeout = 30 * time.Second // one delivery attempt
-	queueTries   = 6                // then the message is dropped (its code or link has expired)
+	queueTries   = 6                // for a message without a lifetime (Email.ValidFor); then it is dropped
 	queuePoll    = time.Second      // how often other replicas' mail is looked for
 )
 
@@ -64,6 +64,14 @@ const queueAAD = "mail_queue"
 // (app.sealedPlaces).
 var QueueColumn = atrest.Column{Table: "mail_queue", Key: "mail_id", Column: "sealed", SharedAAD: queueAAD}
 
+// sealedEmail is what a queue row seals: the message, and until when it
+// is worth delivering (Unix ms; 0 for a message without a lifetime,
+// bounded by queueTries instead).
+type sealedEmail struct {
+	Email
+	GiveUpAt int64 `json:"give_up_at,omitempty"`
+}
+
 // Send queues m for delivery.
 func (q *Queue) Send(ctx context.Context, m Email) error { return q.SendIn(ctx, q.db, m) }
 
@@ -71,7 +79,11 @@ func (q *Queue) Send(ctx context.Context, m Email) error { return q.SendIn(ctx, 
 // message is queued if and only if that transaction commits, and the
 // delivery loop is woken once it has.
 func (q *Queue) SendIn(ctx context.Context, tx store.Querier, m Email) error {
-	raw, err := json.Marshal(m)
+	sealed := sealedEmail{Email: m}
+	if m.ValidFor > 0 {
+		sealed.GiveUpAt = store.Millis(q.clock.Now().Add(m.ValidFor))
+	}
+	raw, err := json.Marshal(sealed)
 	if err != nil {
 		return fmt.Errorf("notify: queue: %w", err)
 	}
@@ -126,6 +138,7 @@ type queued struct {
 	sealed   string
 	attempts int
 	lease    int64 // locked_until as this claim set it
+	giveUpAt int64 // sealedEmail.GiveUpAt, once opened
 }
 
 // Deliver claims due messages, sends them, and reports how many it
@@ -194,6 +207,9 @@ func (q *Queue) settle(ctx context.Context, batch []queued, results []error) err
 		case errors.Is(cause, ErrUndeliverable):
 			q.log.Error("mail queue: message undeliverable; dropped", "mail_id", m.id, "attempt", m.attempts, "error", cause)
 			gone = append(gone, m.id)
+		case errors.Is(cause, errExpired):
+			q.log.Warn("mail queue: message expired before it could be delivered; dropped", "mail_id", m.id, "attempt", m.attempts)
+			gone = append(gone, m.id)
 		case stopping:
 			cut = append(cut, m)
 		case errors.Is(cause, ErrNotAttempted):
@@ -220,19 +236,28 @@ func (q *Queue) settle(ctx context.Context, batch []queued, results []error) err
 	return errors.Join(errs...)
 }
 
-// sendAll opens ms and delivers them in one go (see BatchMailer), within
-// one attempt's timeout, and returns each one's result.
+// errExpired is the result of a message whose link or code expired
+// before it could be sent: there is nothing left to deliver.
+var errExpired = errors.New("its link or code expired before it could be delivered")
+
+// sendAll opens ms (noting each one's giveUpAt) and delivers them in one
+// go (see BatchMailer), within one attempt's timeout, and returns each
+// one's result. A message already past its lifetime is not sent.
 func (q *Queue) sendAll(ctx context.Context, ms []queued) []error {
 	results := make([]error, len(ms))
 	emails := make([]Email, 0, len(ms))
 	index := make([]int, 0, len(ms))
-	for i, m := range ms {
-		e, err := q.open(m)
-		if err != nil {
+	now := store.Millis(q.clock.Now())
+	for i := range ms {
+		e, err := q.open(&ms[i])
+		switch {
+		case err != nil:
 			results[i] = err
-			continue
+		case ms[i].giveUpAt != 0 && now >= ms[i].giveUpAt:
+			results[i] = errExpired
+		default:
+			emails, index = append(emails, e), append(index, i)
 		}
-		emails, index = append(emails, e), append(index, i)
 	}
 	if len(emails) == 0 {
 		return results
@@ -245,29 +270,43 @@ func (q *Queue) sendAll(ctx context.Context, ms []queued) []error {
 	return results
 }
 
-// open unseals a queued message.
-func (q *Queue) open(m queued) (Email, error) {
-	var e Email
+// open unseals a queued message and records its giveUpAt in m.
+func (q *Queue) open(m *queued) (Email, error) {
+	var e sealedEmail
 	plain, err := q.box.Open(m.sealed, queueAAD)
 	if err != nil {
-		return e, err
+		return e.Email, err
 	}
 	err = json.Unmarshal([]byte(plain), &e)
-	return e, err
+	m.giveUpAt = e.GiveUpAt
+	return e.Email, err
 }
 
-// failed schedules the next attempt, or drops a message out of tries.
+// failed schedules the next attempt, or drops a message that has no
+// attempt left: one with a lifetime (Email.ValidFor) when its link or
+// code will have expired by then, however many tries it had (the back-off
+// settles at retryAfter(queueTries-1), about twenty minutes); one without,
+// after queueTries. A lifetime, not a count, is what bounds the first:
+// six tries are over in under half an hour, and an outage that long would
+// lose invitations good for a week and links good for an hour.
 func (q *Queue) failed(ctx context.Context, m queued, cause error) error {
-	if m.attempts >= queueTries {
+	next := q.clock.Now().Add(retryAfter(m.attempts))
+	if (m.giveUpAt == 0 && m.attempts >= queueTries) || (m.giveUpAt != 0 && store.Millis(next) >= m.giveUpAt) {
 		q.log.Error("mail queue: message dropped after repeated failures", "mail_id", m.id, "attempts", m.attempts, "error", cause)
 		return q.remove(ctx, []string{m.id})
 	}
 	q.log.Warn("mail queue: delivery failed; will retry", "mail_id", m.id, "attempt", m.attempts, "error", cause)
-	next := q.clock.Now().Add(retryAfter(m.attempts))
+	// A message with a lifetime keeps its count below queueTries-1, so
+	// its next claim leaves it claimable (and not the sweeper's) should
+	// the replica making that attempt die.
+	attempts := m.attempts
+	if m.giveUpAt != 0 {
+		attempts = min(attempts, queueTries-2)
+	}
 	// Only while the claim is still this round's: once the lease has run
 	// out another replica may hold the message.
-	if _, err := q.db.ExecContext(ctx, `UPDATE mail_queue SET next_attempt_at = $1, locked_until = 0, last_error = $2
-		WHERE mail_id = $3 AND locked_until = $4`, store.Millis(next), truncate(cause.Error(), 500), m.id, m.lease); err != nil {
+	if _, err := q.db.ExecContext(ctx, `UPDATE mail_queue SET next_attempt_at = $1, locked_until = 0, last_error = $2, attempts = $3
+		WHERE mail_id = $4 AND locked_until = $5`, store.Millis(next), truncate(cause.Error(), 500), attempts, m.id, m.lease); err != nil {
 		return fmt.Errorf("notify: queue: reschedule: %w", err)
 	}
 	return nil

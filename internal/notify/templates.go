@@ -94,9 +94,10 @@ type view struct {
 	LoginURL                                 string // password reset emails only; may be empty
 	Inviter                                  string // invites only; may be empty
 	Lang                                     string // the HTML lang attribute
-	// projectID is the Email's Project and loc its language (templates do
-	// not see them).
+	// projectID is the Email's Project, validFor its ValidFor and loc its
+	// language (templates do not see them).
 	projectID string
+	validFor  time.Duration
 	loc       locale.Tag
 }
 
@@ -175,7 +176,7 @@ func baseView(project, org string, expiresIn time.Duration, loc locale.Tag) (vie
 	if expiresIn <= 0 {
 		return view{}, fmt.Errorf("non-positive expiry %v", expiresIn)
 	}
-	v.Expiry = humanDuration(expiresIn, v.loc)
+	v.Expiry, v.validFor = humanDuration(expiresIn, v.loc), expiresIn
 	return v, nil
 }
 
@@ -204,7 +205,8 @@ func render(tmpl emailTemplate, subjectKey, to string, v view) (Email, error) {
 	if err := t.text.Execute(&text, v); err != nil {
 		return Email{}, fmt.Errorf("notify: render text: %w", err)
 	}
-	return Email{To: strings.TrimSpace(to), Subject: v.Subject, Text: text.String(), HTML: html.String(), Project: v.projectID}, nil
+	return Email{To: strings.TrimSpace(to), Subject: v.Subject, Text: text.String(), HTML: html.String(), Project: v.projectID,
+		ValidFor: v.validFor}, nil
 }
 
 // oneLine collapses control characters and runs of spaces, because names are
