@@ -32,7 +32,7 @@ func deliverFor(t *testing.T, q *Queue, clk *clock.Fake, d time.Duration) int {
 // dropped after its sixth try, under half an hour in, while its link had
 // days to run. Once the link has expired, a message is dropped at its
 // next failure, however few tries it had; one that expired before it was
-// tried at all is not sent.
+// tried at all is not sent; and none is retried past queueLife.
 func TestQueueKeepsMailWhileItsLinkIsGood(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db *store.DB) {
 		ctx := context.Background()
@@ -78,6 +78,23 @@ func TestQueueKeepsMailWhileItsLinkIsGood(t *testing.T) {
 		deliverFor(t, q, clk, 10*time.Second)
 		if left, _ := q.Pending(ctx); left != 0 || len(f.sent) != 1 {
 			t.Fatalf("an expired code: %d left, sent %v", left, f.sent)
+		}
+
+		// A server that refuses a week-long invitation for a day is not
+		// asked for the rest of the week (queueLife).
+		f.mu.Lock()
+		f.n = 1 << 30
+		f.mu.Unlock()
+		if err := q.Send(ctx, invite); err != nil {
+			t.Fatal(err)
+		}
+		for end := clk.Now().Add(queueLife + time.Hour); clk.Now().Before(end); clk.Advance(retryAfter(queueTries)) {
+			if _, err := q.Deliver(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if left, _ := q.Pending(ctx); left != 0 {
+			t.Fatalf("an invitation refused for %v is still queued", queueLife+time.Hour)
 		}
 	})
 }

@@ -46,6 +46,11 @@ const (
 	queueTimeout = 30 * time.Second // one delivery attempt
 	queueTries   = 6                // for a message without a lifetime (Email.ValidFor); then it is dropped
 	queuePoll    = time.Second      // how often other replicas' mail is looked for
+	// queueLife bounds how long a message with a lifetime is retried:
+	// an invitation is good for a week, but a server that has refused it
+	// for a day (as a mailbox it does not know, without the enhanced code
+	// that would drop it at once) is not asked seventy more times.
+	queueLife = 24 * time.Hour
 )
 
 // retryAfter is the wait before attempt n+1: 5 s, 20 s, 1 m 20 s, ...
@@ -81,7 +86,7 @@ func (q *Queue) Send(ctx context.Context, m Email) error { return q.SendIn(ctx, 
 func (q *Queue) SendIn(ctx context.Context, tx store.Querier, m Email) error {
 	sealed := sealedEmail{Email: m}
 	if m.ValidFor > 0 {
-		sealed.GiveUpAt = store.Millis(q.clock.Now().Add(m.ValidFor))
+		sealed.GiveUpAt = store.Millis(q.clock.Now().Add(min(m.ValidFor, queueLife)))
 	}
 	raw, err := json.Marshal(sealed)
 	if err != nil {
@@ -284,9 +289,10 @@ func (q *Queue) open(m *queued) (Email, error) {
 
 // failed schedules the next attempt, or drops a message that has no
 // attempt left: one with a lifetime (Email.ValidFor) when its link or
-// code will have expired by then, however many tries it had (the back-off
-// settles at retryAfter(queueTries-1), about twenty minutes); one without,
-// after queueTries. A lifetime, not a count, is what bounds the first:
+// code will have expired by then (or queueLife will have passed),
+// however many tries it had (the back-off settles at
+// retryAfter(queueTries-1), about twenty minutes); one without, after
+// queueTries. A lifetime, not a count, is what bounds the first:
 // six tries are over in under half an hour, and an outage that long would
 // lose invitations good for a week and links good for an hour.
 func (q *Queue) failed(ctx context.Context, m queued, cause error) error {
