@@ -103,3 +103,35 @@ func TestTwoPrimaryValuesAreRefused(t *testing.T) {
 		}
 	})
 }
+
+// A registration stored with two primary values before they were refused
+// is not locked out: a push that leaves that list as stored (a PATCH of
+// another attribute, a PUT sending it again) goes through, and one that
+// changes the list must leave one primary.
+func TestStoredTwoPrimariesDoNotBlockOtherChanges(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		id, token, _ := connection(t, e, org, nil)
+		do := func(method, path string, body any) apptest.Resp { return scimDo(e, method, id, path, token, body) }
+		r := do(http.MethodPost, "/Users", map[string]any{"userName": "cy@acme.test"})
+		wantSCIM(t, r, 201, "")
+		uid := r.Body["id"].(string)
+		// As an earlier version stored it.
+		if _, err := e.App.DB.ExecContext(t.Context(), `UPDATE scim_registrations SET attributes = $1 WHERE member_id = $2`,
+			`{"userName":"cy@acme.test","emails":[{"value":"cy@acme.test","primary":true},{"value":"cy.home@acme.test","primary":true}]}`,
+			uid); err != nil {
+			t.Fatal(err)
+		}
+		r = do(http.MethodPatch, "/Users/"+uid, patch(map[string]any{"op": "replace", "path": "displayName", "value": "Cy"}))
+		wantSCIM(t, r, 200, "")
+		if r.Body["displayName"] != "Cy" || len(primaries(t, r, "emails")) != 2 {
+			t.Fatalf("PATCH of another attribute: %s", r.Raw)
+		}
+		wantSCIM(t, do(http.MethodPut, "/Users/"+uid, map[string]any{"userName": "cy@acme.test", "displayName": "Cy",
+			"emails": []any{map[string]any{"value": "cy@acme.test", "primary": true},
+				map[string]any{"value": "cy.home@acme.test", "primary": true}}}), 200, "")
+		wantTwoPrimaries(t, do(http.MethodPut, "/Users/"+uid, map[string]any{"userName": "cy@acme.test",
+			"emails": []any{map[string]any{"value": "cy@acme.test", "primary": true},
+				map[string]any{"value": "cy.work@acme.test", "primary": true}}}), "emails")
+	})
+}
