@@ -454,8 +454,8 @@ var catalogue = map[Type]entry{
 	DuplicateM2MClientID:              {http.StatusBadRequest, "An M2M client with this client_id already exists in the project."},
 	InvalidM2MClientStatus:            {http.StatusBadRequest, "status must be active or inactive."},
 	InvalidM2MClientScope:             {http.StatusBadRequest, "Each scope is a non-empty string without spaces, quotes or backslashes (RFC 6749 3.3)."},
-	InsecureM2MClientSecret: {http.StatusBadRequest, "A chosen client_secret must be at least 8 characters long and hard to guess: " +
-		"use a long random string, or leave client_secret out to have one generated."},
+	InsecureM2MClientSecret: {http.StatusBadRequest, "A chosen client_secret must be at least 32 characters long and random, " +
+		"as a generated one is: leave client_secret out to have one generated."},
 	M2MClientInvalidClientSecret: {http.StatusBadRequest, "A chosen client_secret is at most 256 characters."},
 	M2MSearchExpectedStrings:     {http.StatusBadRequest, "filter_value must be a list of strings."},
 	M2MSearchFilterNameNotString: {http.StatusBadRequest, "filter_name must be a string."},

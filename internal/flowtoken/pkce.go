@@ -3,6 +3,7 @@ package flowtoken
 import (
 	"crypto/sha256"
 	"encoding/base64"
+	"errors"
 
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/ids"
@@ -31,10 +32,22 @@ func CheckPKCE(challenge, verifier, what string) error {
 		return apierr.New(apierr.PKCEExpectedVerifier).WithMessage("This " + what + " needs the PKCE code verifier of the browser that started it.")
 	}
 	if !ids.Equal(S256(verifier), challenge) {
+		if ids.Equal(verifier, challenge) {
+			return apierr.Wrap(apierr.PKCEMismatch, ErrPlainVerifier)
+		}
 		return apierr.New(apierr.PKCEMismatch)
 	}
 	return nil
 }
+
+// ErrPlainVerifier is the hidden cause of CheckPKCE's pkce_mismatch when
+// the verifier is the challenge itself: its client used the plain method,
+// which a challenge cannot declare where code_challenge_method is not
+// carried (the vendor's IdP widget and Node client drop it, so the
+// identity provider reads its absence as S256). The public message stays
+// the catalogue's; a caller that can explain it to the client does
+// (idp's token endpoint).
+var ErrPlainVerifier = errors.New("flowtoken: the PKCE verifier is the challenge itself (plain, not S256)")
 
 // IsPKCEFailure reports whether err is CheckPKCE's refusal: a missing or
 // a wrong verifier, which rate limits count as failed attempts.

@@ -90,9 +90,10 @@ type Recorder struct {
 	Body     bytes.Buffer
 }
 
-// WriteHeader records the first status written.
+// WriteHeader records the first final status written: an informational
+// one (1xx, 103 Early Hints) is followed by the real one.
 func (s *Recorder) WriteHeader(code int) {
-	if s.Status == 0 {
+	if s.Status == 0 && (code >= 200 || code == http.StatusSwitchingProtocols) {
 		s.Status = code
 	}
 	s.ResponseWriter.WriteHeader(code)
@@ -153,21 +154,50 @@ func WithLogging(log *slog.Logger) Middleware {
 
 // WithRecover turns a panic into a 500 in the catalogue's shape (or the
 // one registered for the path).
+//
+// A panic after the answer began (its status sent, part of its body
+// perhaps too) cannot be answered so: net/http drops the second status and
+// appends the 500's body to the partial one, and the client reads a whole
+// answer that is neither. It is logged here, once, and the connection is
+// aborted (http.ErrAbortHandler, which net/http neither logs nor answers),
+// so the client sees a broken answer, net/http's convention.
 func WithRecover() Middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// The edge's recorder (WithObserver's, or WithLogging's) sees
+			// whether the answer began; alone, WithRecover adds its own.
+			rec, ok := w.(*Recorder)
+			if !ok {
+				rec = &Recorder{ResponseWriter: w}
+				w = rec
+			}
 			defer func() {
 				if v := recover(); v != nil {
 					if v == http.ErrAbortHandler {
 						panic(v)
 					}
-					writeEdgeError(w, r, apierr.Wrap(apierr.InternalServerError,
-						fmt.Errorf("panic: %v\n%s", v, debug.Stack())))
+					cause := fmt.Errorf("panic: %v\n%s", v, debug.Stack())
+					if rec.Status != 0 {
+						abortStarted(r, rec.Status, cause)
+					}
+					writeEdgeError(w, r, apierr.Wrap(apierr.InternalServerError, cause))
 				}
 			}()
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// abortStarted logs a panic of a request whose answer began with status,
+// and aborts its connection. The log line names the request (id, method,
+// path, never the query or the headers, which can carry credentials) as
+// WithLogging's does, whose own line is skipped by the abort.
+func abortStarted(r *http.Request, status int, cause error) {
+	ctx := r.Context()
+	logger(ctx).LogAttrs(ctx, slog.LevelError, "panic after the answer began; connection aborted",
+		slog.String("request_id", RequestID(ctx)), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		slog.Int("status", status), slog.String("cause", cause.Error()))
+	panic(http.ErrAbortHandler)
 }
 
 // WithDeadline ends every request's context after d (config's

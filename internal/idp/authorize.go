@@ -128,11 +128,23 @@ func (p *Provider) prepare(ctx context.Context, projectID string, req *Authorize
 	if req.ResponseType != "" && req.ResponseType != "code" {
 		return nil, &forClient{"unsupported_response_type", apierr.New(apierr.UnsupportedResponseType)}
 	}
+	// absentMethodIsS256: a request without code_challenge_method is
+	// S256, not RFC 7636 4.3's plain. The vendor's IdP widget reads
+	// code_challenge from the page but not code_challenge_method, and its
+	// Node client's authorize has no such field (api-reference 3.14,
+	// 5.4): every S256 client behind them arrives without it, so refusing
+	// the absence would end PKCE (and public clients) for apps written for
+	// those SDKs, and reading it as plain would fail each of them at the
+	// token step. A client that meant plain is told so: here when its
+	// challenge cannot be an S256 one, at the token endpoint when it could
+	// (flowtoken.ErrPlainVerifier). The discovery document names S256
+	// alone.
 	if req.CodeChallengeMethod != "" && req.CodeChallengeMethod != "S256" {
 		return nil, invalid(apierr.Invalid("code_challenge_method", "code_challenge_method must be S256."))
 	}
 	if req.CodeChallenge != "" && !flowtoken.ValidChallenge(req.CodeChallenge) {
-		return nil, invalid(apierr.Invalid("code_challenge", "code_challenge must be a base64url SHA-256 (43 characters)."))
+		return nil, invalid(apierr.Invalid("code_challenge", "code_challenge must be base64url(SHA-256(code_verifier)), "+
+			"43 characters: code_challenge_method is S256 only, and a request without code_challenge_method is S256."))
 	}
 	if app.Public() && req.CodeChallenge == "" {
 		return nil, invalid(apierr.New(apierr.PKCERequiredForIDPAuthorizationFlow))

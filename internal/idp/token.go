@@ -137,6 +137,13 @@ func (p *Provider) exchangeCode(r *http.Request, projectID string, app *connecte
 		return nil, invalidGrant("The authorization code is invalid, expired or already used.")
 	case errors.Is(err, flowtoken.ErrInvalid):
 		return nil, invalidGrant("The authorization code is invalid, expired or already used.")
+	case errors.Is(err, flowtoken.ErrPlainVerifier):
+		// The client followed RFC 7636 4.3 (no method is plain), which
+		// this provider cannot (authorize's absentMethodIsS256): say so,
+		// rather than leave it a bare mismatch.
+		return nil, invalidGrant("The code_verifier is the code_challenge itself, as code_challenge_method plain sends it: " +
+			"only S256 is supported, and a request without code_challenge_method is S256, " +
+			"so the code_challenge must be base64url(SHA-256(code_verifier)).")
 	case flowtoken.IsPKCEFailure(err):
 		return nil, invalidGrant("The code_verifier does not match the code_challenge.")
 	case err != nil:

@@ -7,13 +7,14 @@ import (
 	"github.com/latchkey/latchkey/internal/apptest"
 )
 
-// A chosen client_secret follows the Node client's rule: at least 8
-// characters and hard to guess (zxcvbn's top score, with the client's own
-// id and name counted as known to an attacker), at most 256 characters.
-// Its last four characters are no secret (client_secret_last_four is
-// answered by create, get and search), so only what precedes them is
-// scored. A strong short one is taken and works at the token endpoint; a
-// weak one of any length is insecure_m2m_client_secret.
+// A chosen client_secret is at least 32 characters and hard to guess
+// (zxcvbn's estimate, with the client's own id and name counted as known
+// to an attacker), at most 256 characters (TestChosenSecretMustBeLongAndRandom
+// says why). Its last four characters are no secret
+// (client_secret_last_four is answered by create, get and search), so
+// what precedes them must score too. A weak one of any length is
+// insecure_m2m_client_secret; a strong one is taken and works at the
+// token endpoint.
 func TestChosenSecretRule(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		a := tenant{e, e.Project}
@@ -27,16 +28,14 @@ func TestChosenSecretRule(t *testing.T) {
 		for name, secret := range map[string]string{
 			"seven characters":        "Xq7#vL2",
 			"eight random characters": "Xq7#vL2p",
-			"a common password":       "Password1234567!",
-			"a keyboard walk":         "qwertyuiopasdfghjkl",
+			"a common password":       "Password1234567!Password1234567!",
+			"a keyboard walk":         "qwertyuiopasdfghjklzxcvbnm1234567890",
 			"one repeated character":  strings.Repeat("s", 40),
 			"a repeated pattern":      strings.Repeat("ab1", 30),
-			"the client's own name":   "Nightly reports Nightly reports",
-			// 1.4e10 guesses as a whole, but the shown last four leave
-			// summer2024 (1.1e6) to guess.
-			"strong only with the shown last four": "summer2024!Zq8",
-			// Twelve random characters, four of them shown.
-			"eight hidden random characters": "Xq7#vL2pR9m!",
+			"the client's own name":   "Nightly reports Nightly reports Nightly",
+			// 1.4e22 guesses as a whole, but the shown last four leave
+			// a repeated password and four characters (1.4e18) to guess.
+			"strong only with the shown last four": "Summer2024!Summer2024!Summer20247Hq2!Zq8",
 		} {
 			if r := create(secret); r.Status != 400 || r.ErrType() != "insecure_m2m_client_secret" {
 				t.Errorf("%s: %d %s", name, r.Status, r.Raw)
@@ -44,7 +43,8 @@ func TestChosenSecretRule(t *testing.T) {
 		}
 		// The client's own id, which is no secret, with one character more
 		// (strong enough for zxcvbn without knowing the id).
-		if r := a.backend("POST", "/v1/m2m/clients", map[string]any{"client_id": "kx7-report-qz9", "client_secret": "kx7-report-qz9!",
+		const ownID = "kx7-report-qz9-Lw4-vB8-tR2-mY6-hJ"
+		if r := a.backend("POST", "/v1/m2m/clients", map[string]any{"client_id": ownID, "client_secret": ownID + "!",
 			"scopes": []string{"read"}}); r.Status != 400 || r.ErrType() != "insecure_m2m_client_secret" {
 			t.Errorf("the client's own id: %d %s", r.Status, r.Raw)
 		}
@@ -59,12 +59,12 @@ func TestChosenSecretRule(t *testing.T) {
 			t.Errorf("weak beginning: %d %s", r.Status, r.Raw)
 		}
 
-		// Twelve random characters before the four shown (1e12 guesses).
-		const strong = "Xq7#vL2pR9m!Tz4w"
+		// 28 random characters before the four shown (1e28 guesses).
+		const strong = "Xq7#vL2pR9m!Tz4wHb3$kN8sQ1e&Wy6z"
 		r := create(strong)
 		apptest.Want(t, r, 200, "")
 		c := r.Body["m2m_client"].(map[string]any)
-		if c["client_secret"] != strong || c["client_secret_last_four"] != "Tz4w" {
+		if c["client_secret"] != strong || c["client_secret_last_four"] != "Wy6z" {
 			t.Fatalf("the chosen secret is the client's: %s", r.Raw)
 		}
 		apptest.Want(t, a.token(c["client_id"].(string), strong, ""), 200, "")

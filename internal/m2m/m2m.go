@@ -238,13 +238,32 @@ const maxChosenID = 128
 // route reaches again while its token endpoint still issues tokens; and it
 // is echoed in logs, the audit log and token claims, where whitespace,
 // controls or bidirectional formatting would mislead whoever reads them.
+// Nor may it take the form of a member's, user's or organization's id
+// (subjectKinds).
 func checkChosenID(id string) error {
 	if len(id) > maxChosenID || !ids.Unreserved(id) || id == "." || id == ".." {
 		return apierr.Invalid("client_id", fmt.Sprintf(
 			`A chosen client_id must be 1 to %d of the characters A-Z, a-z, 0-9, "-", ".", "_" and "~", and not "." or "..".`, maxChosenID))
 	}
+	for _, kind := range subjectKinds {
+		if len(id) >= len(kind)+1 && strings.EqualFold(id[:len(kind)+1], kind+"-") {
+			return apierr.Invalid("client_id", fmt.Sprintf(
+				`A chosen client_id may not begin with "%s-": ids of that form name members, users and organizations.`, kind))
+		}
+	}
 	return nil
 }
+
+// subjectKinds are the ids.New kinds whose ids name a person or an
+// organization in a token's sub: a member's id is the sub of a connected
+// app's tokens, and the vendor's consumer users and organizations are
+// spelled the same way. An M2M client's id is the sub of its access
+// tokens, so a chosen id of one of these forms would have a resource
+// server keyed on sub take a machine for a person (even a real member,
+// whose id an operator can read). The prefix is refused whatever follows
+// and in any case, since a resource server's store may compare without
+// case; a generated id is m2m-client-..., never one of these.
+var subjectKinds = []string{"member", "user", "organization"}
 
 func jsonText(v any) string { b, _ := json.Marshal(v); return string(b) }
 

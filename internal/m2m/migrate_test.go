@@ -44,7 +44,7 @@ func TestPerProjectKeyMigrationKeepsClients(t *testing.T) {
 
 		a := tenant{e, e.Project}
 		const id = "nightly-reports"
-		const secret = "migrated-reports-job-7Hq2vLp9Xw"
+		const secret = "migrated-reports-job-7Hq2vLp9Xw4KtR8"
 		apptest.Want(t, a.backend("POST", "/v1/m2m/clients", map[string]any{"client_id": id, "client_secret": secret,
 			"client_name": "Reports", "client_description": "Nightly", "scopes": []string{"read", "write"},
 			"trusted_metadata": map[string]any{"team": "bi"}}), 200, "")

@@ -18,7 +18,7 @@ func TestChosenClientIDIsPerProject(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		a, b := tenant{e, e.Project}, tenant{e, e.NewProject("Neighbour")}
 		const id = "nightly-reports"
-		secretA, secretB := "tenant-a-4fK9qLm2Vx8Rt", "tenant-b-7Hs3WpZ6nQ1Ye"
+		secretA, secretB := "tenant-a-4fK9qLm2Vx8Rt-Jw5cN3hB7dZp", "tenant-b-7Hs3WpZ6nQ1Ye-Gm2kT9vR4xLq"
 		for _, c := range []struct {
 			tenant
 			secret, name string

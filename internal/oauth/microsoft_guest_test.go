@@ -47,3 +47,26 @@ func TestMicrosoftGuestIsNotInTheInvitingTenant(t *testing.T) {
 		}
 	})
 }
+
+// A personal Microsoft account (outlook.com, live.com) signs in through the
+// multi-tenant endpoint with the consumers tenant's tid, the same for
+// everyone who ever made one. It is no organization's tenant: an
+// organization that names it (stored before the setting was refused, see
+// TestOrganizationSettingRules) must not admit such an account by tenant
+// JIT, nor offer itself in discovery.
+func TestMicrosoftPersonalAccountIsInNoTenant(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		m := startMicrosoftMultiTenant(t, e)
+		const consumers = "9188040d-6c67-4c5b-b112-36a304b66dad"
+		org := e.CreateOrg("bigcorp", "NOT_ALLOWED", map[string]any{"oauth_tenant_jit_provisioning": "RESTRICTED",
+			"allowed_oauth_tenants": map[string]any{"microsoft": []string{"bigcorp-tid"}}})
+		if _, err := e.App.DB.ExecContext(t.Context(), `UPDATE organizations SET allowed_oauth_tenants = $1 WHERE organization_id = $2`,
+			`{"microsoft":["`+consumers+`"]}`, org); err != nil {
+			t.Fatal(err)
+		}
+		u := &editedUser{MockUser: &mockoidc.MockUser{Subject: "someone", Email: "someone@outlook.test"},
+			Edit: map[string]any{"tid": consumers, "iss": strings.ReplaceAll(msTemplate, "{tenantid}", consumers), "email_verified": nil}}
+		r := authenticateAfter(t, e, callbackOf(t, e, m, "microsoft", org, u))
+		apptest.Want(t, r, 403, "oauth_unverified_email")
+	})
+}

@@ -102,15 +102,17 @@ func TestOrganizationSettingRules(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		id := e.CreateOrg("rules", "NOT_ALLOWED", nil)
 		for name, body := range map[string]map[string]any{
-			"invites RESTRICTED without domains":  {"email_invites": "RESTRICTED"},
-			"auth RESTRICTED without methods":     {"auth_methods": "RESTRICTED"},
-			"mfa RESTRICTED without methods":      {"mfa_methods": "RESTRICTED"},
-			"sso RESTRICTED without connections":  {"sso_jit_provisioning": "RESTRICTED"},
-			"tenants RESTRICTED without tenants":  {"oauth_tenant_jit_provisioning": "RESTRICTED"},
-			"apps RESTRICTED without apps":        {"first_party_connected_apps_allowed_type": "RESTRICTED"},
-			"no way to join":                      {"sso_jit_provisioning": "NOT_ALLOWED", "email_invites": "NOT_ALLOWED"},
-			"oauth tenant ALL_ALLOWED":            {"oauth_tenant_jit_provisioning": "ALL_ALLOWED"},
-			"unknown tenant provider":             {"allowed_oauth_tenants": map[string]any{"myspace": []string{"x"}}},
+			"invites RESTRICTED without domains": {"email_invites": "RESTRICTED"},
+			"auth RESTRICTED without methods":    {"auth_methods": "RESTRICTED"},
+			"mfa RESTRICTED without methods":     {"mfa_methods": "RESTRICTED"},
+			"sso RESTRICTED without connections": {"sso_jit_provisioning": "RESTRICTED"},
+			"tenants RESTRICTED without tenants": {"oauth_tenant_jit_provisioning": "RESTRICTED"},
+			"apps RESTRICTED without apps":       {"first_party_connected_apps_allowed_type": "RESTRICTED"},
+			"no way to join":                     {"sso_jit_provisioning": "NOT_ALLOWED", "email_invites": "NOT_ALLOWED"},
+			"oauth tenant ALL_ALLOWED":           {"oauth_tenant_jit_provisioning": "ALL_ALLOWED"},
+			"unknown tenant provider":            {"allowed_oauth_tenants": map[string]any{"myspace": []string{"x"}}},
+			// Every personal Microsoft account's tid: allowing it would admit anyone.
+			"personal Microsoft accounts' tenant": {"allowed_oauth_tenants": map[string]any{"microsoft": []string{"9188040D-6C67-4C5B-B112-36A304B66DAD"}}},
 			"unknown mfa method":                  {"allowed_mfa_methods": []string{"carrier_pigeon"}},
 			"implicit role without domain":        {"rbac_email_implicit_role_assignments": []any{map[string]any{"role_id": "r"}}},
 			"empty connection id":                 {"sso_jit_provisioning_allowed_connections": []string{" "}},

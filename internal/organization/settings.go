@@ -11,6 +11,7 @@ import (
 	"github.com/latchkey/latchkey/internal/apierr"
 	"github.com/latchkey/latchkey/internal/displaytext"
 	"github.com/latchkey/latchkey/internal/metadata"
+	"github.com/latchkey/latchkey/internal/oauth/providers"
 )
 
 // Settings are the writable fields of an organization; nil means "leave as
@@ -313,6 +314,14 @@ func (s Settings) applyLists(o *Organization) error {
 			out, err := cleanList("allowed_oauth_tenants", ids, nil)
 			if err != nil {
 				return err
+			}
+			if provider == "microsoft" && slices.ContainsFunc(out, func(id string) bool {
+				return strings.EqualFold(id, providers.MicrosoftConsumersTenant)
+			}) {
+				// Refused rather than kept inert (no login carries it as a
+				// tenant), so the admin learns why it would never match.
+				return apierr.Invalid("allowed_oauth_tenants", providers.MicrosoftConsumersTenant+
+					" is the tenant of every personal Microsoft account, not an organization's.")
 			}
 			if len(out) > 0 {
 				tenants[provider] = out

@@ -148,6 +148,13 @@ func bearer(r *http.Request) (string, bool) {
 func write(w http.ResponseWriter, status int, body any) {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
+	// The CSP WithSecurityHeaders gives a JSON answer, set here too, as
+	// httpapi's writeBody does: a panic's 500 is written through this
+	// writer (writeAPIError) by WithRecover, which runs outside
+	// WithSecurityHeaders (app.Handler), past the writer that adds it.
+	if h.Get("Content-Security-Policy") == "" {
+		h.Set("Content-Security-Policy", httpapi.APICSP)
+	}
 	if body == nil {
 		w.WriteHeader(status)
 		return

@@ -63,6 +63,9 @@ const (
 // any other string over maxText (texts) and multi-valued attributes over
 // the bounds; prev is the user as stored (nil at creation).
 //
+// It refuses a multi-valued attribute with two primary values too
+// (onePrimary).
+//
 // A push with active false is never refused over them (as over its name
 // or address, see updateUser): an attribute out of bounds keeps its
 // stored value instead (never a cut one), and the answer shows it. A
@@ -125,7 +128,7 @@ func (u *user) bound(prev *user) error {
 				a.name, maxValues, a.text))
 		}
 	}
-	return nil
+	return u.onePrimary(prev, keep)
 }
 
 // text is one single-valued string attribute of a user, by its path.

@@ -317,7 +317,8 @@ func (s *Service) writeClaims(ctx context.Context, ms *MemberSession, claims map
 			return err
 		}
 		if extend {
-			_, err = q.ExecContext(ctx, `UPDATE member_sessions SET custom_claims = $1, last_accessed_at = $2, expires_at = $3
+			_, err = q.ExecContext(ctx, `UPDATE member_sessions SET custom_claims = $1, expires_at = $3,
+				last_accessed_at = CASE WHEN last_accessed_at < $2 THEN $2 ELSE last_accessed_at END
 				WHERE member_session_id = $4`, text, store.Millis(now), store.Millis(expires), ms.MemberSessionID)
 		} else {
 			// The check is an access too: the row is written anyway, so

@@ -50,3 +50,42 @@ func TestCheckWithClaimsRecordsTheAccess(t *testing.T) {
 		}
 	})
 }
+
+// An extension records the access as every other write of it does: never
+// backwards. Another replica whose clock runs a little ahead may have
+// recorded a later access already; the extension (with or without claims)
+// used to overwrite it with this process's earlier time.
+func TestExtensionNeverMovesTheLastAccessBack(t *testing.T) {
+	for _, claims := range []bool{false, true} {
+		t.Run(map[bool]string{false: "extension", true: "extension with claims"}[claims], func(t *testing.T) {
+			apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+				ctx := context.Background()
+				org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+				token, _, _ := e.Login(org, "ada@acme.test")
+				e.Clock.Advance(2 * time.Minute)
+				ahead := e.Clock.Now().Add(30 * time.Second).Truncate(time.Millisecond)
+				if _, err := e.App.DB.ExecContext(ctx, `UPDATE member_sessions SET last_accessed_at = $1`,
+					ahead.UnixMilli()); err != nil {
+					t.Fatal(err)
+				}
+				body := map[string]any{"session_token": token, "session_duration_minutes": 60}
+				if claims {
+					body["session_custom_claims"] = map[string]any{"team": "blue"}
+				}
+				r := e.Backend(http.MethodPost, "/v1/b2b/sessions/authenticate", body)
+				apptest.Want(t, r, 200, "")
+				if err := e.App.Sessions.FlushTouches(ctx); err != nil {
+					t.Fatal(err)
+				}
+				var stored int64
+				if err := e.App.DB.Read().QueryRowContext(ctx, `SELECT last_accessed_at FROM member_sessions`).Scan(&stored); err != nil {
+					t.Fatal(err)
+				}
+				if stored != ahead.UnixMilli() {
+					t.Fatalf("claims %v: stored last_accessed_at %v after the extension, want the later %v kept",
+						claims, time.UnixMilli(stored).UTC(), ahead)
+				}
+			})
+		})
+	}
+}

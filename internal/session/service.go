@@ -526,8 +526,14 @@ func (s *Service) authenticate(ctx context.Context, p *project.Project, cred Cre
 		// on another: the database decides, as in writeClaims. A row it
 		// no longer holds live is refused, not answered with an expiry
 		// never stored and a fresh JWT, and an expired row is not revived.
-		ms.ExpiresAt, ms.LastAccessedAt = extendTo, now
-		res, err := s.db.ExecContext(ctx, `UPDATE member_sessions SET last_accessed_at = $1, expires_at = $2
+		ms.ExpiresAt = extendTo
+		if now.After(ms.LastAccessedAt) {
+			ms.LastAccessedAt = now
+		}
+		// Never backwards, as the toucher writes it: a replica whose clock
+		// runs ahead may have recorded a later access.
+		res, err := s.db.ExecContext(ctx, `UPDATE member_sessions SET expires_at = $2,
+			last_accessed_at = CASE WHEN last_accessed_at < $1 THEN $1 ELSE last_accessed_at END
 			WHERE member_session_id = $3 AND project_id = $4 AND revoked_at IS NULL AND expires_at > $1`,
 			store.Millis(now), store.Millis(ms.ExpiresAt), ms.MemberSessionID, p.ID)
 		if err != nil {

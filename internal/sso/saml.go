@@ -144,6 +144,9 @@ func (s *Service) verifySAML(c *conn, base, encoded string) (*samlResult, error)
 	if err != nil {
 		return nil, lapsedCertificate(c, now, err)
 	}
+	if err := signedDestination(resp); err != nil {
+		return nil, err
+	}
 	if len(resp.Assertions) != 1 {
 		// One login, one assertion: anything else is how wrapping attacks
 		// smuggle a second, unsigned story past the signed one.
@@ -250,6 +253,21 @@ func samlError(err error) error {
 		return apierr.Wrap(apierr.MissingSignatureSAMLResponse, err)
 	}
 	return apierr.Wrap(apierr.InvalidSignatureSAMLResponse, err)
+}
+
+// signedDestination refuses a signed Response without a Destination
+// (SAML bindings 3.5.5.2: a signed HTTP-POST message MUST name the URL it
+// was sent to), as one with the wrong Destination is refused. gosaml2
+// compares Destination only when there is one, so without this a signed
+// Response said nowhere where it was meant to go. An unsigned Response
+// (its assertions signed) may leave it out: the signed
+// SubjectConfirmationData's Recipient, which gosaml2 requires, says where.
+func signedDestination(resp *types.Response) error {
+	if !resp.SignatureValidated || strings.TrimSpace(resp.Destination) != "" {
+		return nil
+	}
+	return apierr.Wrap(apierr.InvalidSAMLResponse, saml2.ErrMissingElement{Tag: "Response", Attribute: saml2.DestinationAttr}).
+		WithMessage("The SAML response is signed but names no Destination.")
 }
 
 // wrongACS reports whether gosaml2 refused a response for its Destination

@@ -245,12 +245,17 @@ func (o *oidcProvider) VerifyIDToken(ctx context.Context, raw, nonce string) (*I
 		// tenant's to vouch for, so it counts as verified only when the
 		// token says so (xms_edov / email_verified from a custom issuer).
 		id.EmailVerified = !fromPreferred && ((c.EmailVerified != nil && *c.EmailVerified) || (c.DomainOwner != nil && *c.DomainOwner))
-		if c.TenantID != "" && !microsoftGuest(c) {
+		if c.TenantID != "" && c.TenantID != MicrosoftConsumersTenant && !microsoftGuest(c) {
 			id.Tenants = append(id.Tenants, Tenant{ID: c.TenantID, Name: c.TenantID})
 		}
 	}
 	return id, nil
 }
+
+// MicrosoftConsumersTenant is the tid of every personal Microsoft account
+// (outlook.com, live.com, Xbox...): anyone may make one, so it is no
+// organization's tenant, and naming it for tenant JIT would admit anyone.
+const MicrosoftConsumersTenant = "9188040d-6c67-4c5b-b112-36a304b66dad"
 
 // microsoftGuest reports whether a Microsoft ID token is a guest's: an
 // outside account (another tenant's, or a personal one) that the token's
