@@ -2,6 +2,7 @@ package notify
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"net"
@@ -93,12 +94,16 @@ func (s *scriptedSMTP) serve(c net.Conn) {
 // A refusal at RCPT or after DATA drops the message only when its
 // enhanced status code blames the message or its mailbox; a relay or
 // policy refusal (5.7.x), one without an enhanced code, or one about our
-// sender is the server's or the configuration's, and is retried.
+// sender (5.1.7, 5.1.8, or the unspecific 5.1.0 quoting our envelope
+// sender) is the server's or the configuration's, and is retried. The
+// words of the text do not decide: a recipient's refusal that happens to
+// say "sender" (here the recipient's own address) is still dropped.
 func TestSMTPRefusalsThatAreNotTheMessagesOwnAreRetried(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		rcpt, data string
 		drop       bool
+		to         string // ada@example.com when empty
 	}{
 		{rcpt: "554 5.7.1 <ada@example.com>: Relay access denied"},
 		{rcpt: "550 5.7.0 Mail relay denied"},
@@ -117,10 +122,17 @@ func TestSMTPRefusalsThatAreNotTheMessagesOwnAreRetried(t *testing.T) {
 		{rcpt: "556 5.1.10 Recipient address has null MX", drop: true},
 		{data: "552 5.3.4 Message size exceeds fixed limit", drop: true},
 		{data: "554 5.6.0 Message content rejected", drop: true},
+		{rcpt: "550 5.1.1 <sender@example.com>: Recipient address rejected: User unknown", drop: true, to: "sender@example.com"},
+		{rcpt: "550 5.1.0 <sender@example.com>: Recipient address rejected: User unknown", drop: true, to: "sender@example.com"},
+		{rcpt: "550 5.1.10 Sender's domain is fine, the recipient's has a null MX", drop: true},
+		{data: "550 5.1.1 Recipient unknown (sender notified)", drop: true},
+		{rcpt: "553 5.1.7 <no-reply@latchkey.test>: bad address syntax"},
+		{rcpt: "550 5.1.0 <No-Reply@Latchkey.test>: Address rejected: User unknown in local recipient table"},
 	} {
 		srv := startScriptedSMTP(t, tc.rcpt, tc.data)
 		s := newSMTP(t, "smtp://"+srv.addr, nil)
-		err := s.Send(context.Background(), loginEmail(t, "ada@example.com"))
+		to := cmp.Or(tc.to, "ada@example.com")
+		err := s.Send(context.Background(), loginEmail(t, to))
 		reply := tc.rcpt + tc.data
 		if err == nil || !strings.Contains(err.Error(), reply[:3]) {
 			t.Errorf("%q: %v, want the refusal", reply, err)

@@ -12,6 +12,7 @@ import (
 	"net/textproto"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -406,17 +407,17 @@ func deliverOne(c *smtp.Client, from string, rcpts []string, msg *gomail.Msg) er
 				// 452, not as the message's permanent refusal.
 				return fmt.Errorf("%w (taken as temporary, RFC 5321 4.5.3.1.10)", err)
 			}
-			return ownRefusal(err)
+			return ownRefusal(err, from, rcpt)
 		}
 	}
 	w, err := c.Data()
 	if err != nil {
-		return ownRefusal(err)
+		return ownRefusal(err, from, rcpts...)
 	}
 	if _, err := msg.WriteTo(w); err != nil {
 		return err
 	}
-	return ownRefusal(w.Close())
+	return ownRefusal(w.Close(), from, rcpts...)
 }
 
 // undeliverable marks a server's reply that refuses one message for good
@@ -457,22 +458,32 @@ var enhancedCodeRE = regexp.MustCompile(`^([245])\.([0-9]{1,3})\.([0-9]{1,3})(?:
 // Everything else is retried: 5.7.x (security and policy: relaying,
 // authentication, our domain's SPF or DMARC), 5.4.x (routing), 5.5.x
 // (protocol), the other 5.3.x, and a 5xx with no enhanced code at all.
-// A reply that names the sender is retried too, whatever its code: Postfix
-// delays its MAIL FROM restrictions to RCPT by default (smtpd_delay_reject),
-// so "Sender address rejected" about our From can arrive there as 5.1.0.
-func ownRefusal(err error) error {
+//
+// The stage is deliverOne's: a refusal of MAIL never comes here, and here
+// the reply is to the RCPT of rcpts[0] or to the DATA of all of rcpts.
+// One code is unspecific about whose address it blames: 5.1.0, "other
+// address status", which Postfix gives our sender when it delays its
+// MAIL FROM restrictions to RCPT (smtpd_delay_reject, on by default:
+// "550 5.1.0 <from>: Sender address rejected: User unknown"). A 5.1.0
+// that quotes our envelope sender, <from>, and none of rcpts is taken as
+// our sender's and retried; any other is the recipient's. The rest of the
+// reply's text decides nothing: a recipient's "550 5.1.1 <sender@x>:
+// Recipient address rejected" was once kept all day for saying "sender".
+func ownRefusal(err error, from string, rcpts ...string) error {
 	var reply *textproto.Error
 	if err == nil || !errors.As(err, &reply) || reply.Code < 500 || reply.Code > 599 {
 		return err
 	}
 	first, _, _ := strings.Cut(reply.Msg, "\n")
 	m := enhancedCodeRE.FindStringSubmatch(first)
-	if m == nil || m[1] != "5" || strings.Contains(strings.ToLower(reply.Msg), "sender") {
+	if m == nil || m[1] != "5" {
 		return err
 	}
 	subject, _ := strconv.Atoi(m[2])
 	detail, _ := strconv.Atoi(m[3])
 	switch {
+	case subject == 1 && detail == 0 && blamesSender(reply.Msg, from, rcpts):
+		return err
 	case subject == 1 && detail != 7 && detail != 8,
 		subject == 2 && detail != 2,
 		subject == 3 && detail == 4,
@@ -480,6 +491,19 @@ func ownRefusal(err error) error {
 		return undeliverable{err}
 	}
 	return err
+}
+
+// blamesSender reports whether msg, a reply's text, quotes the envelope
+// sender from as <from> and none of rcpts (the addresses as the envelope
+// gives them, in angle brackets; compared case-insensitively, as servers
+// echo them in their own case).
+func blamesSender(msg, from string, rcpts []string) bool {
+	msg = strings.ToLower(msg)
+	quotes := func(addr string) bool {
+		addr = strings.Trim(addr, "<>")
+		return addr != "" && strings.Contains(msg, "<"+strings.ToLower(addr)+">")
+	}
+	return quotes(from) && !slices.ContainsFunc(rcpts, quotes)
 }
 
 // dial opens a connection, bound to ctx until it is released.
