@@ -16,6 +16,7 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -118,11 +119,19 @@ func (m *Metrics) Lockout(method string) { m.lockouts.inc(labelValues{method}) }
 // AuditWriteFailed counts an audit event that could not be stored.
 func (m *Metrics) AuditWriteFailed() { m.auditFail.inc() }
 
+// result is a delivery's result label. A message handed back with
+// notify.ErrNotAttempted was never put to the server (the connection
+// broke on an earlier one of its batch, and the queue retries it at once,
+// uncharged): it was neither sent nor failed, and counted failed it made
+// one reset connection look like a batch of refusals.
 func result(err error) string {
-	if err != nil {
-		return "failed"
+	switch {
+	case err == nil:
+		return "sent"
+	case errors.Is(err, notify.ErrNotAttempted):
+		return "not_attempted"
 	}
-	return "sent"
+	return "failed"
 }
 
 // Mailer counts the deliveries of next under the transport label.

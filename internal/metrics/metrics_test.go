@@ -3,6 +3,7 @@ package metrics_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -94,6 +95,40 @@ func TestDeliveryCounters(t *testing.T) {
 		`latchkey_emails_total\{result="failed",transport="smtp"\} 1`,
 		`latchkey_sms_total\{result="sent",transport="sms_gateway"\} 1`,
 		`latchkey_lockouts_total\{method="password"\} 1`} {
+		want(t, body, p)
+	}
+}
+
+// brokenBatch answers a batch as SMTP does when the connection breaks
+// during its second message: the first delivered, the second failed, the
+// rest handed back untried (notify.ErrNotAttempted).
+type brokenBatch struct{ okMailer }
+
+func (brokenBatch) SendAll(_ context.Context, es []notify.Email) []error {
+	errs := make([]error, len(es))
+	broken := errors.New("read: connection reset by peer")
+	errs[1] = broken
+	for i := 2; i < len(es); i++ {
+		errs[i] = fmt.Errorf("%w (%w)", notify.ErrNotAttempted, broken)
+	}
+	return errs
+}
+
+// Messages a broken connection never carried were neither sent nor
+// failed: the queue retries them at once, uncharged, and counting them
+// failed made one reset connection look like a batch of refusals. They
+// have a result of their own.
+func TestDeliveryCountersNotAttempted(t *testing.T) {
+	t.Parallel()
+	m := metrics.New()
+	_ = notify.SendAll(context.Background(), m.Mailer("smtp", brokenBatch{}), make([]notify.Email, 5))
+	rec := &recorder{h: http.Header{}}
+	req, _ := http.NewRequest(http.MethodGet, "/metrics", nil)
+	m.Handler().ServeHTTP(rec, req)
+	body := rec.b.String()
+	for _, p := range []string{`latchkey_emails_total\{result="sent",transport="smtp"\} 1\n`,
+		`latchkey_emails_total\{result="failed",transport="smtp"\} 1\n`,
+		`latchkey_emails_total\{result="not_attempted",transport="smtp"\} 3\n`} {
 		want(t, body, p)
 	}
 }
