@@ -121,7 +121,7 @@ func (q *Queue) Run(ctx context.Context) {
 		for {
 			n, err := q.Deliver(ctx)
 			if err != nil && ctx.Err() == nil {
-				if ok, missed := fails.Allow(time.Now()); ok {
+				if ok, missed := fails.Allow(q.clock.Now()); ok {
 					q.log.Warn("mail queue: delivery round failed", "error", err, "failures_not_logged", missed)
 				}
 			}
