@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 
 	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/clock"
@@ -38,6 +39,13 @@ func memberCmd(ctx context.Context, env Env) error {
 	if err := required(fs.Name(), m.ProjectID == "" || m.OrganizationID == "" || m.MemberID == "" || m.ImpersonatorEmail == "",
 		"--project, --org, --member and --impersonator are"); err != nil {
 		return err
+	}
+	// Left out, the id is the --impersonator address; given empty, it is
+	// a mistake (an unset shell variable), not a request for that.
+	var idGiven bool
+	fs.Visit(func(f *flag.Flag) { idGiven = idGiven || f.Name == "impersonator-id" })
+	if idGiven && m.ImpersonatorID == "" {
+		return usageErrorf(fs.Name(), "--impersonator-id must not be empty; leave it out to record the --impersonator address")
 	}
 	db, box, err := openDB(ctx, env)
 	if err != nil {

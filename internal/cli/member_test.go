@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -64,9 +65,20 @@ func TestMemberImpersonate(t *testing.T) {
 		{"member", "impersonate", "--project", p["project_id"], "--org", orgID, "--member", "member-test-missing", "--impersonator", "a@b.test"},
 		{"member", "impersonate", "--project", p["project_id"], "--org", orgID, "--member", memberID, "--impersonator", "a@b.test",
 			"--redirect", "https://evil.test/"},
+		// An impersonator id given blank, or that a terminal would act on.
+		{"member", "impersonate", "--project", p["project_id"], "--org", orgID, "--member", memberID, "--impersonator", "a@b.test",
+			"--impersonator-id", ""},
+		{"member", "impersonate", "--project", p["project_id"], "--org", orgID, "--member", memberID, "--impersonator", "a@b.test",
+			"--impersonator-id", "   "},
+		{"member", "impersonate", "--project", p["project_id"], "--org", orgID, "--member", memberID, "--impersonator", "a@b.test",
+			"--impersonator-id", "staff-1\x1b]8;;https://evil.test\x07"},
 	} {
-		if code, _, errs := runCLI(t, db, bad...); code == 0 || errs == "" {
+		code, _, errs := runCLI(t, db, bad...)
+		if code == 0 || errs == "" {
 			t.Errorf("%v: exit %d, stderr %q; want a failure with a message", bad, code, errs)
+		}
+		if slices.Contains(bad, "--impersonator-id") && !strings.Contains(errs, "impersonator") {
+			t.Errorf("%q: the error does not say the impersonator id is at fault: %s", bad, errs)
 		}
 	}
 	var n int

@@ -258,6 +258,22 @@ func TestMembersMustBeActive(t *testing.T) {
 				apierr.InvalidRequest},
 			{"unregistered redirect", org, mid, func(p *impersonation.MintParams) { p.RedirectURL = "https://evil.test/" },
 				apierr.NoMatchForMagicLinkURL},
+			// The impersonator id is copied into the session's factor and
+			// the audit log: nothing blank, unbounded or that rewrites
+			// what a terminal or log viewer shows.
+			{"blank impersonator id", org, mid, func(p *impersonation.MintParams) { p.ImpersonatorID = " \t " },
+				apierr.InvalidRequest},
+			{"over-long impersonator id", org, mid, func(p *impersonation.MintParams) {
+				p.ImpersonatorID = strings.Repeat("x", impersonation.MaxImpersonatorID+1)
+			}, apierr.InvalidRequest},
+			{"impersonator id with a line break", org, mid, func(p *impersonation.MintParams) { p.ImpersonatorID = "staff-1\nstaff-2" },
+				apierr.InvalidRequest},
+			{"impersonator id with an escape", org, mid, func(p *impersonation.MintParams) { p.ImpersonatorID = "staff-1\x1b[2K" },
+				apierr.InvalidRequest},
+			{"impersonator id with a bidi override", org, mid, func(p *impersonation.MintParams) { p.ImpersonatorID = "staff\u202e1-" },
+				apierr.InvalidRequest},
+			{"impersonator id not UTF-8", org, mid, func(p *impersonation.MintParams) { p.ImpersonatorID = "staff-\xff" },
+				apierr.InvalidRequest},
 		} {
 			if _, err := mint(t, e, c.org, c.mid, c.tweak); !apierr.Is(err, c.wantError) {
 				t.Errorf("%s: %v, want %s", c.name, err, c.wantError)
@@ -266,6 +282,11 @@ func TestMembersMustBeActive(t *testing.T) {
 		if m, err := mint(t, e, org, mid, func(p *impersonation.MintParams) { p.RedirectURL = apptest.Page }); err != nil ||
 			!strings.HasPrefix(m.LoginURL, apptest.Page+"?") {
 			t.Errorf("registered redirect: %v %+v", err, m)
+		}
+		long := strings.Repeat("é", impersonation.MaxImpersonatorID)
+		if m, err := mint(t, e, org, mid, func(p *impersonation.MintParams) { p.ImpersonatorID = long }); err != nil ||
+			m.ImpersonatorID != long {
+			t.Errorf("impersonator id of %d characters: %v %+v", impersonation.MaxImpersonatorID, err, m)
 		}
 
 		pending := mustMint(t, e, org, mid)

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/latchkey/latchkey/internal/apierr"
+	"github.com/latchkey/latchkey/internal/displaytext"
 	"github.com/latchkey/latchkey/internal/emailaddr"
 	"github.com/latchkey/latchkey/internal/flowtoken"
 	"github.com/latchkey/latchkey/internal/ids"
@@ -28,6 +30,10 @@ type MintParams struct {
 	// URLs; "" uses the default one.
 	RedirectURL string
 }
+
+// MaxImpersonatorID bounds MintParams.ImpersonatorID, in characters, as
+// other names someone types are bounded.
+const MaxImpersonatorID = 256
 
 // Minted is a fresh token and the login URL that carries it.
 type Minted struct {
@@ -53,9 +59,9 @@ func (s *Service) Mint(ctx context.Context, m MintParams, also ...Also) (*Minted
 	if err != nil {
 		return nil, apierr.Invalid("impersonator", "The impersonator's email address is invalid.")
 	}
-	impersonatorID := m.ImpersonatorID
-	if impersonatorID == "" {
-		impersonatorID = email
+	impersonatorID, err := checkImpersonatorID(m.ImpersonatorID, email)
+	if err != nil {
+		return nil, err
 	}
 	p, err := s.d.Projects.ByID(ctx, m.ProjectID)
 	if err != nil {
@@ -95,6 +101,32 @@ func (s *Service) Mint(ctx context.Context, m MintParams, also ...Also) (*Minted
 		return nil, err
 	}
 	return out, nil
+}
+
+// checkImpersonatorID is the impersonator id to record: id as the
+// operator gave it (trimmed), or email when they gave none. The id is free
+// text copied into the session's impersonated_factor (which the customer's
+// backend reads) and the audit log (which an operator reads in a
+// terminal), so it is refused, as a name someone types is
+// (displaytext.Line), when it holds nothing visible, is over
+// MaxImpersonatorID characters, or holds a control or bidirectional
+// formatting character: a line break forges a second log line, an escape
+// sequence rewrites the terminal, and a blank id names nobody.
+func checkImpersonatorID(id, email string) (string, error) {
+	if id == "" {
+		return email, nil
+	}
+	if !utf8.ValidString(id) {
+		return "", apierr.Invalid("impersonator_id", "impersonator_id must be valid UTF-8.")
+	}
+	v, why := displaytext.Line("impersonator_id", id, MaxImpersonatorID)
+	switch {
+	case why != "":
+		return "", apierr.Invalid("impersonator_id", why)
+	case v == "":
+		return "", apierr.Invalid("impersonator_id", "impersonator_id must not be blank; leave it out to record the impersonator's email address.")
+	}
+	return v, nil
 }
 
 // activeMember is member memberID of organization orgID, refused unless
