@@ -45,3 +45,36 @@ func TestPatchAddOfAHeldValueChangesNothing(t *testing.T) {
 		}
 	})
 }
+
+// An add naming one new value twice (two equal objects, primary spelled
+// two ways) adds it once: the values of one add were checked against the
+// attribute's held values only, not against each other, so both copies
+// were kept, and two copies of one primary value were refused as two
+// primary values. The value it makes primary still demotes the old one.
+func TestPatchAddOfOneValueTwiceAddsItOnce(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		id, token, _ := connection(t, e, org, nil)
+		do := func(method, path string, body any) apptest.Resp { return scimDo(e, method, id, path, token, body) }
+		r := do(http.MethodPost, "/Users", map[string]any{"userName": "ada@acme.test",
+			"emails": []any{map[string]any{"value": "ada@acme.test", "type": "work", "primary": true}}})
+		wantSCIM(t, r, 201, "")
+		uid := r.Body["id"].(string)
+
+		r = do(http.MethodPatch, "/Users/"+uid, patch(map[string]any{"op": "add", "path": "roles", "value": []any{
+			map[string]any{"value": "Reader", "type": "WindowsAzureActiveDirectoryRole"},
+			map[string]any{"value": "Reader", "type": "WindowsAzureActiveDirectoryRole", "primary": "False"}}}))
+		wantSCIM(t, r, 200, "")
+		if roles, _ := r.Body["roles"].([]any); len(roles) != 1 {
+			t.Fatalf("one role added twice: %s", r.Raw)
+		}
+
+		r = do(http.MethodPatch, "/Users/"+uid, patch(map[string]any{"op": "add", "path": "emails", "value": []any{
+			map[string]any{"value": "ada.new@acme.test", "type": "home", "primary": true},
+			map[string]any{"value": "ada.new@acme.test", "type": "home", "primary": "True"}}}))
+		wantSCIM(t, r, 200, "")
+		if emails, p := r.Body["emails"].([]any), primaries(t, r, "emails"); len(emails) != 2 || len(p) != 1 || p[0] != "ada.new@acme.test" {
+			t.Fatalf("one primary email added twice: %s", r.Raw)
+		}
+	})
+}

@@ -386,20 +386,28 @@ func setPath(doc map[string]any, pp patchPath, value any, kind string) error {
 		old, hasOld := c[k]
 		switch v := value.(type) {
 		case []any:
-			if prev, ok := old.([]any); ok && kind == "add" {
+			if kind == "add" {
 				// A value the attribute holds already is not added again
 				// (RFC 7644 3.5.2.1): identity providers repeat theirs
 				// (Entra's Add of a user's app roles), and each copy
-				// would count toward the attribute's bound.
+				// would count toward the attribute's bound. Nor is one
+				// the add names twice: two equal objects are one value
+				// (valueKey), and two copies of a primary one would be
+				// refused as two primary values.
 				// By a set of their keys: a search of the list for each
 				// value would make an add of many values quadratic.
-				held := make(map[string]struct{}, len(prev))
+				prev, _ := old.([]any) // none held when absent
+				held := make(map[string]struct{}, len(prev)+len(v))
 				for _, p := range prev {
 					held[valueKey(p)] = struct{}{}
 				}
 				v = slices.DeleteFunc(slices.Clone(v), func(el any) bool {
-					_, ok := held[valueKey(el)]
-					return ok
+					k := valueKey(el)
+					if _, ok := held[k]; ok {
+						return true
+					}
+					held[k] = struct{}{}
+					return false
 				})
 				if len(prev)+len(v) > maxPatchValues {
 					return errTooManyValues()
