@@ -31,3 +31,14 @@ describe('slugFromURL', () => {
     expect(slugPatternToRegExp('https://example.com')).toBeNull();
   });
 });
+
+describe('slugFromURL and the fragment', () => {
+  // The fragment is as much the sender's as the query: a link to the login page with
+  // "#example.com/orgs/evil/login" must not pick the organization the member logs in to.
+  it('ignores the fragment, with or without a query string', () => {
+    const pattern = 'example.com/orgs/{{slug}}/login';
+    expect(slugFromURL(pattern, 'https://example.com/login#example.com/orgs/evil/login')).toBeNull();
+    expect(slugFromURL(pattern, 'https://example.com/orgs/acme/login#example.com/orgs/evil/login')).toBe('acme');
+    expect(slugFromURL(pattern, 'https://example.com/login#x?example.com/orgs/evil/login')).toBeNull();
+  });
+});

@@ -1,7 +1,8 @@
 /**
  * Derives the organization slug from the page address using the bootstrap `slug_pattern`
- * (api-reference section 2): the query string is removed; in the pattern `*` stands for one DNS
- * label and `{{slug}}` for the captured slug; the match is unanchored.
+ * (api-reference section 2): the query string is removed, and so is the fragment, which whoever
+ * sent the link chooses as freely (it would otherwise pick the organization); in the pattern `*`
+ * stands for one DNS label and `{{slug}}` for the captured slug; the match is unanchored.
  */
 const SLUG_TOKEN = '{{slug}}';
 const DNS_LABEL = '[a-zA-Z0-9-]+';
@@ -26,7 +27,7 @@ export function slugFromURL(pattern: string | null, url: string): string | null 
   if (!pattern) return null;
   const re = slugPatternToRegExp(pattern);
   if (!re) return null;
-  const withoutQuery = url.split('?')[0] ?? '';
-  const m = re.exec(withoutQuery);
+  const address = url.split(/[?#]/)[0] ?? '';
+  const m = re.exec(address);
   return m?.[1] ?? null;
 }

@@ -95,7 +95,7 @@ export default function IdpScreens({ backend, options, t, search, bootstrap, scr
   useEffect(() => {
     let cancelled = false;
     const run = async () => {
-      await attestTrustedToken(backend, options, onEvent, fail);
+      await attestOnce(backend, options, onEvent, fail);
       if (cancelled) return;
       if (request.flow === 'invalid') {
         dispatch({ type: 'failed', message: it('idp.missingParam', { name: request.missing }) });
@@ -213,6 +213,23 @@ function focusInAWidget(doc: Document): boolean {
   if (!active || active === doc.body) return doc.defaultView?.navigator.userActivation?.hasBeenActive === true;
   // A widget's focus shows on its shadow host; one rendered without a shadow root, on its element.
   return (active.shadowRoot?.querySelector('.lk-root') ?? active.closest('.lk-root')) !== null;
+}
+
+/**
+ * The attestations started, per client and trusted auth parameters. The server refuses a trusted auth token it has
+ * seen (a replay), so a second run of the flow (StrictMode runs effects twice; a re-mount) waits for
+ * the first one's attestation instead of sending the token again.
+ */
+const attestations = new WeakMap<IdpBackend, Map<string, Promise<void>>>();
+
+function attestOnce(...args: Parameters<typeof attestTrustedToken>): Promise<void> {
+  const [backend, options] = args;
+  const key = JSON.stringify(options.trustedAuthTokenParams ?? null);
+  let started = attestations.get(backend);
+  if (!started) attestations.set(backend, (started = new Map()));
+  let attestation = started.get(key);
+  if (!attestation) started.set(key, (attestation = attestTrustedToken(...args)));
+  return attestation;
 }
 
 /** Trusted auth on load: end any current session, then attest one from the host's token. */

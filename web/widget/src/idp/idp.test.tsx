@@ -1,4 +1,5 @@
 import { cleanup, fireEvent, render, waitFor, within } from '@testing-library/react';
+import { StrictMode } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { B2BIdentityProvider } from '../react';
 import { getCookie, SESSION_COOKIE, setCookie } from '../session/cookies';
@@ -24,13 +25,14 @@ function loggedIn() {
   localStorage.setItem(`stytch_sdk_state_${TOKEN}`, JSON.stringify({ member: r.member, organization: r.organization, session: r.member_session }));
 }
 
-function renderIdp(server: FakeServer, address: string, options: IdentityProviderOptions = {}) {
+function renderIdp(server: FakeServer, address: string, options: IdentityProviderOptions = {}, strict = false) {
   window.history.replaceState(null, '', address);
   const navigate = vi.fn<(url: string) => void>();
   const { client } = newClient(server, undefined, navigate);
   const onEvent = vi.fn();
   const onError = vi.fn();
-  const result = render(<B2BIdentityProvider client={client} callbacks={{ onEvent, onError }} {...options} />);
+  const widget = <B2BIdentityProvider client={client} callbacks={{ onEvent, onError }} {...options} />;
+  const result = render(strict ? <StrictMode>{widget}</StrictMode> : widget);
   const host = result.container.querySelector<HTMLElement>('[data-latchkey-widget]')!;
   const root = host.shadowRoot!.querySelector<HTMLElement>('.lk-root')!;
   return { ...within(root), root, server, navigate, onEvent, onError, client };
@@ -280,6 +282,21 @@ describe('trusted auth when the old session cannot be revoked', () => {
     expect(ui.onError).toHaveBeenCalledTimes(1);
     expect(ui.onEvent).toHaveBeenCalledWith(expect.objectContaining({ type: 'B2B_SESSION_ATTEST' }));
     expect(getCookie(SESSION_COOKIE)).toBe('attested');
+  });
+});
+
+describe('trusted auth under StrictMode', () => {
+  // StrictMode runs the flow's effect twice (mount, cleanup, mount). The server refuses a trusted
+  // auth token it has seen (a replay), so a second attestation is refused and reported to the host.
+  it('attests the token once and reports no error', async () => {
+    const r = loggedInResponse();
+    const server = acmeServer()
+      .on('POST', '/b2b/sessions/attest', json({ ...r, session_token: 'attested', session_jwt: 'jwt' }))
+      .on('POST', '/idp/b2b/oauth/authorize/start', json({ consent_required: true, client: CLIENT, scope_results: results() }));
+    const ui = renderIdp(server, AUTHORIZE, { trustedAuthTokenParams: { trustedAuthToken: 'tat', tokenProfileID: 'profile-1' } }, true);
+    await ui.findByRole('button', { name: 'Allow' });
+    expect(server.callsTo('/b2b/sessions/attest')).toHaveLength(1);
+    expect(ui.onError).not.toHaveBeenCalled();
   });
 });
 
