@@ -396,6 +396,9 @@ func (s *Store) insertMember(ctx context.Context, q store.Querier, org *Organiza
 	if n == 0 {
 		return nil, false, nil
 	}
+	if err := s.refuseRetiredAfterInsert(ctx, q, org, id, nm.Email); err != nil {
+		return nil, false, err
+	}
 	m, err := s.Member(ctx, q, org.projectID, id)
 	return m, err == nil, err
 }
