@@ -212,6 +212,12 @@ func (s *Store) updateMember(ctx context.Context, q store.Querier, org *Organiza
 		return nil, err
 	}
 	if m.EmailAddress != oldEmail {
+		// Again after the write, which may have waited on the unique
+		// index for another member's change that retired the address
+		// (see refuseRetiredAfterInsert).
+		if err := s.refuseRetired(ctx, q, org.OrganizationID, m.EmailAddress, m.MemberID); err != nil {
+			return nil, err
+		}
 		if !u.UnlinkEmail {
 			// m.EmailID is still the old address's id (emailID is the new one).
 			if err := s.retire(ctx, q, org, memberID, m.EmailID, oldEmail); err != nil {

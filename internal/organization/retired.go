@@ -234,18 +234,24 @@ func (s *Store) UnlinkRetired(ctx context.Context, org *Organization, memberID, 
 	return m, nil
 }
 
-// refuseRetiredAfterInsert asks refuseRetired again once member id has
-// been inserted with email, and takes the row out again when the address
-// is retired. On PostgreSQL an address change of another member away from
-// email may have been in flight at the first check: the change retires
-// the address and moves its member off it in one transaction, and the
-// insert waited on the address's unique index for that transaction and
-// then found the address free. The check before the insert could not see
-// the retired row then; this statement, with its own snapshot (read
-// committed), does. The row is deleted rather than left to the rollback
-// because a caller may go on in its transaction after the refusal (a login
-// send answers a retired address with a notice, SendLogin). SQLite has one
-// writer, so there the second check finds what the first did.
+// A member's new address is checked against the retired ones (refuseRetired)
+// before the member is written with it, and, where the write relies on the
+// address's unique index rather than a lookup of its holder (a creation,
+// UpdateMember), again after. On PostgreSQL an address change of another
+// member away from the address may have been in flight at the first check:
+// that change retires the address and moves its member off it in one
+// transaction, and the write waited on the address's unique index for that
+// transaction and then found the address free. The check before the write
+// could not see the retired row then; a statement after it, with its own
+// snapshot (read committed), does.
+//
+// refuseRetiredAfterInsert is that second check for a creation: it asks
+// refuseRetired again once member id has been inserted with email, and takes
+// the row out again when the address is retired. The row is deleted rather
+// than left to the rollback because a caller may go on in its transaction
+// after the refusal (a login send answers a retired address with a notice,
+// SendLogin). SQLite has one writer, so there the second check finds what the
+// first did.
 func (s *Store) refuseRetiredAfterInsert(ctx context.Context, q store.Querier, org *Organization, id, email string) error {
 	refused := s.refuseRetired(ctx, q, org.OrganizationID, email, "")
 	if refused == nil || !apierr.Is(refused, apierr.DuplicateMemberEmail) {

@@ -40,3 +40,26 @@ func TestCreateDuringAddressChangeHonoursTheRetiredAddress(t *testing.T) {
 	}
 }
 
+// The same race with another member's address change to the address being
+// retired: the change waited on the unique index and then found it free.
+func TestAddressChangeDuringAnotherChangeHonoursTheRetiredAddress(t *testing.T) {
+	t.Parallel()
+	e := apptest.New(t, apptest.Postgres(t), nil)
+	org := e.CreateOrg("acme", "ALL_ALLOWED", nil)
+	bob := e.CreateMember(org, "bob@acme.test")
+	cy := e.CreateMember(org, "cy@acme.test")
+	var r apptest.Resp
+	changeErr, _ := storetest.Overlap(t, e.App.DB, func(q store.Querier) error {
+		return e.ChangeAddressIn(q, org, bob, "robert@acme.test")
+	}, func() error {
+		r = e.Backend(http.MethodPut, "/v1/b2b/organizations/"+org+"/members/"+cy, map[string]any{"email_address": "bob@acme.test"})
+		return nil
+	})
+	if changeErr != nil {
+		t.Fatalf("address change: %v", changeErr)
+	}
+	apptest.Want(t, r, http.StatusBadRequest, "duplicate_member_email")
+	if m := e.MemberByID(org, cy); m["email_address"] != "cy@acme.test" {
+		t.Fatalf("cy was given bob's retired address: %v", m["email_address"])
+	}
+}
