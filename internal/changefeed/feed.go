@@ -586,7 +586,7 @@ func (f *Feed) Run(ctx context.Context) {
 			return
 		case <-poll.C:
 			if err := f.Sync(ctx); err != nil && ctx.Err() == nil {
-				if ok, missed := fails.Allow(time.Now()); ok {
+				if ok, missed := fails.Allow(f.now()); ok {
 					f.log.Warn("change feed poll failed; caches sync on the request path until it recovers",
 						"error", err, "failures_not_logged", missed)
 				}

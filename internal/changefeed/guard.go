@@ -47,6 +47,12 @@ type Guard struct {
 	level   int
 	watches []Watch
 	log     *slog.Logger
+	// now and every are the wall clock and the period of Run, as the
+	// feed's (Feed.now): time.Now and GuardInterval, or a test's fake
+	// and a shorter period. The limit of Run's failure lines reads now,
+	// so a test that moves the clock a minute sees the next line.
+	now   func() time.Time
+	every time.Duration
 }
 
 // NewGuard returns a guard of the triggers Install(ctx, db, level,
@@ -60,14 +66,14 @@ func NewGuard(db *store.DB, level int, watches []Watch, log *slog.Logger) (*Guar
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Guard{db: db, level: level, watches: watches, log: log}, nil
+	return &Guard{db: db, level: level, watches: watches, log: log, now: time.Now, every: GuardInterval}, nil
 }
 
 // Run checks every GuardInterval until ctx ends. A check gets at most
 // GuardInterval (a database that does not answer must not hold the loop),
 // and failures are logged at most once a minute, as the feed's polls are.
 func (g *Guard) Run(ctx context.Context) {
-	tick := time.NewTicker(GuardInterval)
+	tick := time.NewTicker(g.every)
 	defer tick.Stop()
 	fails := lograte.Limiter{Every: time.Minute}
 	for {
@@ -75,11 +81,11 @@ func (g *Guard) Run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			cctx, cancel := context.WithTimeout(ctx, GuardInterval)
+			cctx, cancel := context.WithTimeout(ctx, g.every)
 			_, err := g.Check(cctx)
 			cancel()
 			if err != nil && ctx.Err() == nil {
-				if ok, missed := fails.Allow(time.Now()); ok {
+				if ok, missed := fails.Allow(g.now()); ok {
 					g.log.Warn("change feed: checking the installed triggers failed", "error", err, "failures_not_logged", missed)
 				}
 			}

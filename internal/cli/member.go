@@ -69,8 +69,13 @@ func memberCmd(ctx context.Context, env Env) error {
 
 // Impersonate mints an impersonation token and files its audit event in
 // the same transaction: if the event cannot be written, no token exists.
+// A reason impersonation.CheckReason refuses mints nothing.
 func Impersonate(ctx context.Context, imp *impersonation.Service, log *audit.Log, m impersonation.MintParams,
 	reason string) (*impersonation.Minted, error) {
+	reason, err := impersonation.CheckReason(reason)
+	if err != nil {
+		return nil, err
+	}
 	return imp.Mint(ctx, m, func(q store.Querier, t *impersonation.Minted) error {
 		d := map[string]any{"impersonation_token_id": t.TokenID, "impersonator_id": t.ImpersonatorID,
 			"impersonator_email_address": t.ImpersonatorEmailAddress, "expires_at": t.ExpiresAt}

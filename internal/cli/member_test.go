@@ -11,6 +11,7 @@ import (
 	"github.com/latchkey/latchkey/internal/audit"
 	"github.com/latchkey/latchkey/internal/clock"
 	"github.com/latchkey/latchkey/internal/ids"
+	"github.com/latchkey/latchkey/internal/impersonation"
 	"github.com/latchkey/latchkey/internal/organization"
 	"github.com/latchkey/latchkey/internal/store"
 )
@@ -72,6 +73,20 @@ func TestMemberImpersonate(t *testing.T) {
 			"--impersonator-id", "   "},
 		{"member", "impersonate", "--project", p["project_id"], "--org", orgID, "--member", memberID, "--impersonator", "a@b.test",
 			"--impersonator-id", "staff-1\x1b]8;;https://evil.test\x07"},
+		// A reason the audit log would show as a second line, or that
+		// rewrites the terminal of whoever reads it, or bounds nothing.
+		{"member", "impersonate", "--project", p["project_id"], "--org", orgID, "--member", memberID, "--impersonator", "a@b.test",
+			"--reason", "ticket 7\nimpersonation_token_created actor=root"},
+		{"member", "impersonate", "--project", p["project_id"], "--org", orgID, "--member", memberID, "--impersonator", "a@b.test",
+			"--reason", "ticket 7\x1b[2K\x1b[1A"},
+		{"member", "impersonate", "--project", p["project_id"], "--org", orgID, "--member", memberID, "--impersonator", "a@b.test",
+			"--reason", "ticket \u202e7 tekcit"},
+		{"member", "impersonate", "--project", p["project_id"], "--org", orgID, "--member", memberID, "--impersonator", "a@b.test",
+			"--reason", "ticket \xff"},
+		{"member", "impersonate", "--project", p["project_id"], "--org", orgID, "--member", memberID, "--impersonator", "a@b.test",
+			"--reason", strings.Repeat("x", impersonation.MaxReason+1)},
+		{"member", "impersonate", "--project", p["project_id"], "--org", orgID, "--member", memberID, "--impersonator", "a@b.test",
+			"--reason", " \u200b "},
 	} {
 		code, _, errs := runCLI(t, db, bad...)
 		if code == 0 || errs == "" {
@@ -79,6 +94,9 @@ func TestMemberImpersonate(t *testing.T) {
 		}
 		if slices.Contains(bad, "--impersonator-id") && !strings.Contains(errs, "impersonator") {
 			t.Errorf("%q: the error does not say the impersonator id is at fault: %s", bad, errs)
+		}
+		if slices.Contains(bad, "--reason") && !strings.Contains(errs, "reason") {
+			t.Errorf("%q: the error does not say the reason is at fault: %s", bad, errs)
 		}
 	}
 	var n int

@@ -411,3 +411,19 @@ func TestImpersonatedSessionsCannotMakeTakeoverChanges(t *testing.T) {
 		apptest.Want(t, e.SDK(http.MethodPost, "/b2b/sessions/authenticate", map[string]any{}, token), 200, "")
 	})
 }
+
+// A reason is recorded trimmed, up to MaxReason characters of any script;
+// none given records none.
+func TestCheckReasonAccepts(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", impersonation.MaxReason)
+	for in, want := range map[string]string{"": "", "  ticket 4711 ": "ticket 4711", long: long,
+		"チケット 4711 (顧客の依頼)": "チケット 4711 (顧客の依頼)"} {
+		if got, err := impersonation.CheckReason(in); err != nil || got != want {
+			t.Errorf("CheckReason(%.20q) = %.20q, %v; want %.20q", in, got, err, want)
+		}
+	}
+	if _, err := impersonation.CheckReason(long + "é"); !apierr.Is(err, apierr.InvalidRequest) {
+		t.Errorf("a reason of %d characters: %v", impersonation.MaxReason+1, err)
+	}
+}

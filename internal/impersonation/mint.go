@@ -35,6 +35,10 @@ type MintParams struct {
 // other names someone types are bounded.
 const MaxImpersonatorID = 256
 
+// MaxReason bounds the reason an operator gives for impersonating (the
+// CLI's --reason, a ticket number or a sentence), in characters.
+const MaxReason = 1024
+
 // Minted is a fresh token and the login URL that carries it.
 type Minted struct {
 	TokenID                  string    `json:"impersonation_token_id"`
@@ -116,15 +120,42 @@ func checkImpersonatorID(id, email string) (string, error) {
 	if id == "" {
 		return email, nil
 	}
-	if !utf8.ValidString(id) {
-		return "", apierr.Invalid("impersonator_id", "impersonator_id must be valid UTF-8.")
+	v, err := checkLine("impersonator_id", id, MaxImpersonatorID)
+	if err == nil && v == "" {
+		err = apierr.Invalid("impersonator_id", "impersonator_id must not be blank; leave it out to record the impersonator's email address.")
 	}
-	v, why := displaytext.Line("impersonator_id", id, MaxImpersonatorID)
-	switch {
-	case why != "":
-		return "", apierr.Invalid("impersonator_id", why)
-	case v == "":
-		return "", apierr.Invalid("impersonator_id", "impersonator_id must not be blank; leave it out to record the impersonator's email address.")
+	return v, err
+}
+
+// CheckReason is the reason to record in the audit event of a mint
+// (trimmed; "" when none was given). It is free text an operator reads
+// in a terminal, as the impersonator id is, and is refused by the same
+// rule (checkLine), bounded by MaxReason: a line break in it forged a
+// second line of the audit log, an escape sequence rewrote the terminal
+// of whoever read it, and a reason that holds nothing visible (an unset
+// shell variable in quotes and a space) records no reason while seeming
+// to.
+func CheckReason(reason string) (string, error) {
+	if reason == "" {
+		return "", nil
+	}
+	v, err := checkLine("reason", reason, MaxReason)
+	if err == nil && v == "" {
+		err = apierr.Invalid("reason", "reason must not be blank; leave it out to record none.")
+	}
+	return v, err
+}
+
+// checkLine is v trimmed, "" when nothing in it is visible, or the
+// refusal of v as displaytext.Line refuses a name someone types, and
+// when it is not UTF-8.
+func checkLine(field, v string, max int) (string, error) {
+	if !utf8.ValidString(v) {
+		return "", apierr.Invalid(field, field+" must be valid UTF-8.")
+	}
+	v, why := displaytext.Line(field, v, max)
+	if why != "" {
+		return "", apierr.Invalid(field, why)
 	}
 	return v, nil
 }

@@ -134,6 +134,25 @@ func result(err error) string {
 	return "failed"
 }
 
+// mailResult is result for a message of the mail queue, whose delivery a
+// shutdown may cut off: the queue's context is canceled when the server
+// stops (a signal's cause is context.Canceled too), the transport fails
+// what it had not finished, and the queue hands those messages back
+// uncharged (notify.Queue.release), as it does the ones a broken
+// connection never carried. Neither sent nor failed, they count as
+// not_attempted: counted failed, every restart in the middle of a batch
+// looked like a burst of refusals. An attempt that ran out its own time
+// (context.DeadlineExceeded) failed, and the queue charges it; a refusal
+// for good (notify.ErrUndeliverable) failed whatever the shutdown, and
+// the queue drops it.
+func mailResult(ctx context.Context, err error) string {
+	if err != nil && !errors.Is(err, notify.ErrUndeliverable) && ctx.Err() != nil &&
+		errors.Is(context.Cause(ctx), context.Canceled) {
+		return "not_attempted"
+	}
+	return result(err)
+}
+
 // Mailer counts the deliveries of next under the transport label.
 func (m *Metrics) Mailer(transport string, next notify.Mailer) notify.Mailer {
 	return countingMailer{next: next, c: &m.emails, transport: transport}
@@ -152,7 +171,7 @@ type countingMailer struct {
 
 func (c countingMailer) Send(ctx context.Context, e notify.Email) error {
 	err := c.next.Send(ctx, e)
-	c.c.inc(labelValues{c.transport, result(err)})
+	c.c.inc(labelValues{c.transport, mailResult(ctx, err)})
 	return err
 }
 
@@ -161,7 +180,7 @@ func (c countingMailer) Send(ctx context.Context, e notify.Email) error {
 func (c countingMailer) SendAll(ctx context.Context, es []notify.Email) []error {
 	errs := notify.SendAll(ctx, c.next, es)
 	for _, err := range errs {
-		c.c.inc(labelValues{c.transport, result(err)})
+		c.c.inc(labelValues{c.transport, mailResult(ctx, err)})
 	}
 	return errs
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/latchkey/latchkey/internal/apptest"
 	"github.com/latchkey/latchkey/internal/config"
@@ -149,5 +150,54 @@ func TestMetricsMovedOffMainAddress(t *testing.T) {
 	e := apptest.New(t, apptest.SQLite(t), func(c *config.Config) { c.MetricsAddr = "127.0.0.1:0" })
 	if r := e.Get("/metrics"); r.Status != http.StatusNotFound {
 		t.Fatalf("/metrics on the main address: %d", r.Status)
+	}
+}
+
+// cutBatch answers a batch as SMTP does when the queue's context ends
+// during its third message (cut, called there, ends it): the first
+// delivered, the second refused for good, the rest failed with the
+// context's cause.
+type cutBatch struct {
+	okMailer
+	cut func()
+}
+
+func (b cutBatch) SendAll(ctx context.Context, es []notify.Email) []error {
+	errs := make([]error, len(es))
+	errs[1] = fmt.Errorf("notify: smtp: 550 no such user: %w", notify.ErrUndeliverable)
+	b.cut()
+	for i := 2; i < len(es); i++ {
+		errs[i] = fmt.Errorf("notify: smtp: %w (write: broken pipe)", context.Cause(ctx))
+	}
+	return errs
+}
+
+// Messages whose delivery a shutdown cut off are handed back uncharged
+// (notify.Queue.release), as the ones a broken connection never carried:
+// neither sent nor failed, they count as not_attempted. They counted
+// failed, so every restart during a batch looked like refusals. A
+// refusal for good during the cut, and an attempt that ran out its own
+// time (the queue charges it), still count failed.
+func TestDeliveryCountersCutOffByShutdown(t *testing.T) {
+	t.Parallel()
+	m := metrics.New()
+	stopping, stop := context.WithCancel(context.Background())
+	defer stop()
+	// As the queue sends: under an attempt's timeout of the server's context.
+	attempt, cancel := context.WithTimeout(stopping, time.Minute)
+	defer cancel()
+	_ = notify.SendAll(attempt, m.Mailer("smtp", cutBatch{cut: stop}), make([]notify.Email, 5))
+	_ = m.Mailer("smtp", failingMailer{}).Send(attempt, notify.Email{})
+	timedOut, cancel2 := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel2()
+	_ = notify.SendAll(timedOut, m.Mailer("smtp", cutBatch{cut: func() {}}), make([]notify.Email, 4))
+	rec := &recorder{h: http.Header{}}
+	req, _ := http.NewRequest(http.MethodGet, "/metrics", nil)
+	m.Handler().ServeHTTP(rec, req)
+	body := rec.b.String()
+	for _, p := range []string{`latchkey_emails_total\{result="sent",transport="smtp"\} 2\n`,
+		`latchkey_emails_total\{result="failed",transport="smtp"\} 4\n`,
+		`latchkey_emails_total\{result="not_attempted",transport="smtp"\} 4\n`} {
+		want(t, body, p)
 	}
 }

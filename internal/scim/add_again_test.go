@@ -78,3 +78,52 @@ func TestPatchAddOfOneValueTwiceAddsItOnce(t *testing.T) {
 		}
 	})
 }
+
+// An add of a held value that now says it is primary makes the held value
+// primary (and demotes the old primary) rather than add a second copy of
+// it: primary counted in telling values apart, so {value: b, primary:
+// true} added to a list holding {value: b} kept both. The same for a
+// display, with or without a path; a value of another type is another
+// value and is added.
+func TestPatchAddOfAHeldValueAsPrimaryKeepsOne(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		org := e.CreateOrg("acme", "NOT_ALLOWED", nil)
+		id, token, _ := connection(t, e, org, nil)
+		do := func(method, path string, body any) apptest.Resp { return scimDo(e, method, id, path, token, body) }
+		r := do(http.MethodPost, "/Users", map[string]any{"userName": "ada@acme.test",
+			"emails": []any{map[string]any{"value": "ada@acme.test", "type": "work", "primary": true},
+				map[string]any{"value": "ada.b@acme.test", "type": "work"}},
+			"roles": []any{map[string]any{"value": "Reader", "type": "WindowsAzureActiveDirectoryRole"}}})
+		wantSCIM(t, r, 201, "")
+		uid := r.Body["id"].(string)
+
+		r = do(http.MethodPatch, "/Users/"+uid, patch(map[string]any{"op": "add", "path": "emails", "value": []any{
+			map[string]any{"value": "ada.b@acme.test", "type": "work", "primary": true}}}))
+		wantSCIM(t, r, 200, "")
+		if emails, p := r.Body["emails"].([]any), primaries(t, r, "emails"); len(emails) != 2 || len(p) != 1 || p[0] != "ada.b@acme.test" {
+			t.Fatalf("a held email added as primary: %s", r.Raw)
+		}
+
+		// Without a path, and the old address back as primary: the same.
+		r = do(http.MethodPatch, "/Users/"+uid, patch(map[string]any{"op": "add", "value": map[string]any{
+			"emails": []any{map[string]any{"value": "ada@acme.test", "type": "work", "primary": "True"}},
+			"roles": []any{map[string]any{"value": "Reader", "type": "WindowsAzureActiveDirectoryRole",
+				"display": "Reader", "primary": true}}}}))
+		wantSCIM(t, r, 200, "")
+		emails, p := r.Body["emails"].([]any), primaries(t, r, "emails")
+		if len(emails) != 2 || len(p) != 1 || p[0] != "ada@acme.test" {
+			t.Fatalf("a held email added as primary without a path: %s", r.Raw)
+		}
+		if roles, p := r.Body["roles"].([]any), primaries(t, r, "roles"); len(roles) != 1 || len(p) != 1 || p[0] != "Reader" {
+			t.Fatalf("a held role added with a display and as primary: %s", r.Raw)
+		}
+
+		// Another type is another value.
+		r = do(http.MethodPatch, "/Users/"+uid, patch(map[string]any{"op": "add", "path": "emails", "value": []any{
+			map[string]any{"value": "ada@acme.test", "type": "home"}}}))
+		wantSCIM(t, r, 200, "")
+		if emails := r.Body["emails"].([]any); len(emails) != 3 {
+			t.Fatalf("the same address of another type was not added: %s", r.Raw)
+		}
+	})
+}

@@ -391,28 +391,40 @@ func setPath(doc map[string]any, pp patchPath, value any, kind string) error {
 				// (RFC 7644 3.5.2.1): identity providers repeat theirs
 				// (Entra's Add of a user's app roles), and each copy
 				// would count toward the attribute's bound. Nor is one
-				// the add names twice: two equal objects are one value
-				// (valueKey), and two copies of a primary one would be
-				// refused as two primary values.
-				// By a set of their keys: a search of the list for each
+				// the add names twice. The same value is the same value
+				// whatever its primary flag or display (sameKey): adding
+				// {value: b, primary: true} to a list holding {value: b}
+				// kept both, a second b. The add's sub-attributes are set
+				// on the value it repeats instead (what the add says is
+				// all it changes), and a primary it sets there demotes the
+				// others as a new value's does.
+				// By a map of their keys: a search of the list for each
 				// value would make an add of many values quadratic.
 				prev, _ := old.([]any) // none held when absent
-				held := make(map[string]struct{}, len(prev)+len(v))
+				held := make(map[string]any, len(prev)+len(v))
 				for _, p := range prev {
-					held[valueKey(p)] = struct{}{}
+					held[sameKey(p)] = p
 				}
+				var repeated []any // held values the add set sub-attributes on
 				v = slices.DeleteFunc(slices.Clone(v), func(el any) bool {
-					k := valueKey(el)
-					if _, ok := held[k]; ok {
-						return true
+					k := sameKey(el)
+					same, ok := held[k]
+					if !ok {
+						held[k] = el
+						return false
 					}
-					held[k] = struct{}{}
-					return false
+					if dst, ok := same.(map[string]any); ok {
+						if src, ok := el.(map[string]any); ok {
+							merge(dst, src)
+							repeated = append(repeated, dst)
+						}
+					}
+					return true
 				})
 				if len(prev)+len(v) > maxPatchValues {
 					return errTooManyValues()
 				}
-				demoteOthers(prev, v)
+				demoteOthers(prev, append(repeated, v...))
 				value = append(prev, v...)
 			}
 		case map[string]any:
@@ -505,18 +517,17 @@ func sameValue(a, b any) bool {
 	return ok && ok2 && reflect.ValueOf(ma).UnsafePointer() == reflect.ValueOf(mb).UnsafePointer()
 }
 
-// valueKey is a value of a multi-valued attribute (keys folded) in the
-// form that tells values apart as the User stores them: an empty string
-// is an absent one, and primary is a boolean however it is spelled
-// ("False", or left out). Two values with the same key are the same value.
-func valueKey(v any) string {
+// sameKey is a value of a multi-valued attribute (keys folded) in the
+// form that tells values apart: its sub-attributes but primary and
+// display (a flag and a label of the value, not part of it: an email is
+// its address and type, a role its value and type, an address its
+// fields), an empty string being an absent one. Two values with the
+// same key are the same value.
+func sameKey(v any) string {
 	if m, ok := v.(map[string]any); ok {
 		norm := make(map[string]any, len(m))
 		for k, x := range m {
-			if k == foldKey("primary") {
-				if b, _ := boolValue(x); b {
-					norm[k] = true
-				}
+			if k == foldKey("primary") || k == foldKey("display") {
 				continue
 			}
 			if x != nil && x != "" {

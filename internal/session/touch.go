@@ -107,7 +107,7 @@ func (s *Service) RunToucher(ctx context.Context, report func(error)) {
 			return
 		case <-tick.C:
 			if err := s.touches.flush(ctx); err != nil && ctx.Err() == nil {
-				if ok, missed := fails.Allow(time.Now()); ok {
+				if ok, missed := fails.Allow(s.clock.Now()); ok {
 					if missed > 0 {
 						err = fmt.Errorf("%w (and %d failed flushes not reported since the last)", err, missed)
 					}

@@ -26,3 +26,26 @@ func TestToucherOutageReportsOnceAMinute(t *testing.T) {
 		t.Errorf("two failed flushes were reported %d times, want 1", reports)
 	}
 }
+
+// The once-a-minute limit is a minute of the service's clock (the app's,
+// a fake here), as every other time the service judges: it read
+// time.Now, so a failure a minute later by that clock went unreported.
+// The first report moves the clock a minute; the next flush's failure is
+// reported too.
+func TestToucherOutageLimitUsesTheServicesClock(t *testing.T) {
+	t.Parallel()
+	db := apptest.SQLite(t)
+	e := apptest.New(t, db, nil)
+	e.PendingTouch(e.CreateOrg("acme", "ALL_ALLOWED", nil), "ada@acme.test")
+	db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond) // two flushes
+	defer cancel()
+	reports := 0
+	e.App.Sessions.RunToucher(ctx, func(error) {
+		reports++
+		e.Clock.Advance(time.Minute)
+	})
+	if reports != 2 {
+		t.Errorf("two failed flushes a minute apart were reported %d times, want 2", reports)
+	}
+}
