@@ -40,7 +40,7 @@ type PurgeGuard struct {
 // before serving.
 func (s *Store) AddPurgeGuard(g ...PurgeGuard) { s.guards = append(s.guards, g...) }
 
-// UseAudit has member purges recorded in a. The composition root calls
+// UseAudit has member purges and completed email changes recorded in a. The composition root calls
 // it once, before serving.
 func (s *Store) UseAudit(a audit.InTx) { s.audit = a }
 

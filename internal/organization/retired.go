@@ -148,7 +148,9 @@ func (s *Store) CheckNewEmail(ctx context.Context, q store.Querier, org *Organiz
 // member, when it has none left). Only active members change address. It returns the
 // member as it now is. The member is read locked (orgMemberForUpdate): the
 // address retired and released is the one the change replaces, not one a
-// concurrent change replaced already.
+// concurrent change replaced already. The change is recorded in the audit
+// log in q (EmailUpdated), so a refusal later in the caller's transaction
+// takes the event back with it.
 func (s *Store) ChangeEmail(ctx context.Context, q store.Querier, org *Organization, env ids.Env, memberID, email string) (*Member, error) {
 	m, err := s.orgMemberForUpdate(ctx, q, org, memberID)
 	if err != nil {
@@ -180,6 +182,9 @@ func (s *Store) ChangeEmail(ctx context.Context, q store.Querier, org *Organizat
 		return nil, fmt.Errorf("organization: change email: %w", err)
 	}
 	if err := s.addressLeft(ctx, q, Released{ProjectID: org.projectID, MemberID: m.MemberID, Email: m.EmailAddress}); err != nil {
+		return nil, err
+	}
+	if err := s.recordEmailChange(ctx, q, org, m, email); err != nil {
 		return nil, err
 	}
 	return s.Member(ctx, q, org.projectID, m.MemberID)
