@@ -54,8 +54,10 @@ func New() *Metrics {
 			help: "Authentication attempts by method and result (success or failure)."},
 		lockouts: counterVec{name: "latchkey_lockouts_total", labels: []string{"method"},
 			help: "Attempts refused because a lockout or attempt limit was reached, by method."},
+		// Only mail has not_attempted (result, mailResult): no SMS
+		// sender hands a message back untried.
 		emails: counterVec{name: "latchkey_emails_total", labels: []string{"transport", "result"},
-			help: "Email deliveries by transport and result (sent or failed)."},
+			help: "Email deliveries by transport and result (sent, failed or not_attempted)."},
 		sms: counterVec{name: "latchkey_sms_total", labels: []string{"transport", "result"},
 			help: "SMS deliveries by transport and result (sent or failed)."},
 	}
