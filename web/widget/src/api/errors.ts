@@ -64,6 +64,27 @@ export class APIUnreachableError extends Error {
   }
 }
 
+/** Schemes never followed, even as an app's own: each runs script or shows content in the page's place. */
+const SCRIPT_SCHEMES = ['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'filesystem:'];
+
+/**
+ * `url`, a URL from a server answer that the browser is to follow, if it is https or http, or with
+ * `appSchemes` an app's private-use scheme too (a native app's redirect URI, RFC 8252, which the server
+ * registers for connected apps). Anything else is a bad answer (invalidResponse) and is never followed: a
+ * hostile or broken server, or a proxy, answering `javascript:` would run script in the host page. The
+ * scheme checked is the one the browser would use (`new URL` drops leading spaces and lowercases it).
+ */
+export function navigable(url: string, appSchemes = false): string {
+  let scheme = '';
+  try {
+    scheme = new URL(url).protocol;
+  } catch {
+    // Not an absolute URL: a bad answer as well.
+  }
+  if (scheme === 'https:' || scheme === 'http:' || (appSchemes && scheme && !SCRIPT_SCHEMES.includes(scheme))) return url;
+  throw new APIUnreachableError('invalidResponse');
+}
+
 /** A public client method called with an argument of the wrong type (spec section 8; usage.ts). */
 export class SDKUsageError extends Error {
   constructor(message: string) {

@@ -113,6 +113,28 @@ describe('Google One Tap', () => {
     expect(ui.navigate).not.toHaveBeenCalled();
   });
 
+  // A hostile or broken server (or a proxy) must not make the widget run script in the page: only an
+  // https or http redirect_url is followed (project redirect URLs are nothing else); any other answer
+  // is a bad one: the error screen, and the reported error names the bad answer.
+  it.each([
+    'javascript:alert(document.domain)',
+    ' JavaScript:alert(1)',
+    'data:text/html,<script>alert(1)</script>',
+    'com.example.app:/cb',
+    '/login?token=t',
+  ])('never follows the redirect_url %j', async (redirect_url) => {
+    const gsi = installGsi();
+    const server = acmeServer()
+      .on('GET', '/b2b/oauth/google/onetap/start', json({ google_client_id: 'cid' }))
+      .on('POST', '/b2b/oauth/google/onetap/submit', json({ redirect_url }));
+    const ui = renderLogin(server, oneTapConfig());
+    await waitFor(() => expect(gsi.prompts).toBe(1));
+    gsi.options!.callback({ credential: 'header.payload.signature' });
+    expect(await ui.findByText(/Something went wrong/)).toBeTruthy();
+    expect(ui.onError).toHaveBeenCalledWith(expect.objectContaining({ message: 'Invalid response from our servers.' }));
+    expect(ui.navigate).not.toHaveBeenCalled();
+  });
+
   it('floating One Tap only: no form at all', async () => {
     const gsi = installGsi();
     const server = acmeServer().on('GET', '/b2b/oauth/google/onetap/start', json({ google_client_id: 'cid' }));

@@ -9,7 +9,7 @@
  * never shown to the person, who keeps the other methods.
  */
 import { oneTapDiscoverySubmit, oneTapStart, oneTapSubmit } from '../api/operations';
-import { APIError } from '../api/errors';
+import { APIError, navigable } from '../api/errors';
 import type { FlowCore } from './flowCore';
 import type { Redirects } from './redirects';
 import { isDiscovering } from './selectors';
@@ -124,6 +124,8 @@ export class OneTapFlow {
             signup_redirect_url: config.oauthRedirects.signupRedirectURL,
             pkce_code_challenge,
           });
+      // A project redirect URL is https or http; anything else is a bad answer, never followed.
+      navigable(redirect_url);
       backend.lastUsedMethod.set('google');
       backend.navigate(redirect_url);
     } catch (err) {

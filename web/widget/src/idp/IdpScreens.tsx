@@ -6,7 +6,7 @@
  * member has logged in on the same client.
  */
 import { useEffect, useLayoutEffect, useReducer, useRef, type ReactNode, type RefObject } from 'react';
-import { APIError } from '../api/errors';
+import { APIError, navigable } from '../api/errors';
 import {
   authorizeStart,
   authorizeSubmit,
@@ -55,8 +55,11 @@ export default function IdpScreens({ backend, options, t, search, bootstrap, scr
     options.callbacks?.onError?.(errorPayload(err, message));
     return message;
   };
-  const leave = (url: string, denied: boolean) => {
-    dispatch({ type: 'redirecting', denied });
+  // Leaves for a redirect URI the server answered, checked first (navigable: a bad one fails where
+  // it is called, as any bad answer); `refused` when the member denied consent.
+  const leave = (url: string, refused: boolean) => {
+    navigable(url, true);
+    dispatch({ type: 'redirecting', denied: refused && new URL(url).searchParams.get('error') === 'access_denied' });
     backend.navigate(url);
   };
   // The screen as the session listener sees it (it is subscribed once, at mount).
@@ -66,7 +69,7 @@ export default function IdpScreens({ backend, options, t, search, bootstrap, scr
   const submit = async (body: AuthorizeBody, granted: boolean) => {
     const resp = await authorizeSubmit(backend.http, { ...body, consent_granted: granted });
     onEvent('IDP_OAUTH_AUTHORIZE_SUBMIT', resp);
-    leave(resp.redirect_uri, !granted && new URL(resp.redirect_uri).searchParams.get('error') === 'access_denied');
+    leave(resp.redirect_uri, !granted);
   };
 
   // An authorization from its preflight: without a session the page's login comes first; a session

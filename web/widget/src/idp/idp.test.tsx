@@ -142,6 +142,36 @@ describe('consent', () => {
     expect(server.callsTo('/idp/b2b/oauth/authorize/submit')[0]!.body).toEqual(expect.objectContaining({ consent_granted: false }));
   });
 
+  // The redirect URI is where the browser goes, so a hostile or broken server (or a proxy) answering a
+  // script URL would run it in the page: only the web and an app's private-use scheme (a native app's
+  // redirect URI, RFC 8252, which the server registers) are followed; anything else is a bad answer.
+  it.each([
+    'javascript:alert(document.domain)',
+    ' JavaScript:alert(1)',
+    'data:text/html,<script>alert(1)</script>',
+    'vbscript:msgbox(1)',
+    'blob:https://rp.test/0b6a',
+    '/cb?code=x',
+  ])('never follows the authorization redirect_uri %j', async (redirect_uri) => {
+    loggedIn();
+    const server = acmeServer()
+      .on('POST', '/idp/b2b/oauth/authorize/start', json({ consent_required: false, client: CLIENT, scope_results: results() }))
+      .on('POST', '/idp/b2b/oauth/authorize/submit', json({ redirect_uri }));
+    const ui = renderIdp(server, AUTHORIZE);
+    expect(await ui.findByText('Invalid response from our servers.')).toBeTruthy();
+    expect(ui.navigate).not.toHaveBeenCalled();
+    expect(ui.onError).toHaveBeenCalled();
+  });
+
+  it('follows a native app\'s private-use redirect_uri', async () => {
+    loggedIn();
+    const server = acmeServer()
+      .on('POST', '/idp/b2b/oauth/authorize/start', json({ consent_required: false, client: CLIENT, scope_results: results() }))
+      .on('POST', '/idp/b2b/oauth/authorize/submit', json({ redirect_uri: 'com.example.app:/cb?code=x' }));
+    const ui = renderIdp(server, AUTHORIZE);
+    await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('com.example.app:/cb?code=x'));
+  });
+
   it('shows the server message when start fails', async () => {
     loggedIn();
     const server = acmeServer().on('POST', '/idp/b2b/oauth/authorize/start', apiError(400, 'invalid_redirect_uri', 'The redirect URI does not match.'));
@@ -338,6 +368,17 @@ describe('logout', () => {
     fireEvent.click(ui.getByRole('button', { name: 'Yes' }));
     await waitFor(() => expect(ui.navigate).toHaveBeenCalledWith('https://rp.test/bye?state=s2'));
     expect(server.callsTo('/b2b/sessions/revoke')).toHaveLength(1);
+  });
+
+  it('never follows a logout redirect_uri that could run script', async () => {
+    loggedIn();
+    const server = acmeServer({ project_name: 'Acme Cloud' })
+      .on('POST', '/b2b/oauth/logout/start', json({ redirect_uri: 'javascript:alert(document.domain)', consent_required: true }))
+      .on('POST', '/b2b/sessions/revoke', json({}));
+    const ui = renderIdp(server, LOGOUT);
+    fireEvent.click(await ui.findByRole('button', { name: 'Yes' }));
+    expect(await ui.findByText('Invalid response from our servers.')).toBeTruthy();
+    expect(ui.navigate).not.toHaveBeenCalled();
   });
 
   it('without a session the server asks no confirmation: nothing is revoked and the member returns to the app', async () => {
