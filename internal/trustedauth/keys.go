@@ -226,10 +226,30 @@ func (c *keyCache) fetch(ctx context.Context, url string) ([]jose.JSONWebKey, er
 	if err := json.Unmarshal(body, &set); err != nil {
 		return nil, fmt.Errorf("trustedauth: decode jwks: %w", err)
 	}
+	// go-jose's JSONWebKey does not carry key_ops, which restricts a key
+	// as use does (RFC 7517 section 4.3): the same keys again, for it
+	// alone. Both decodings read the same array, so indexes agree.
+	var ops struct {
+		Keys []struct {
+			KeyOps []string `json:"key_ops"`
+		} `json:"keys"`
+	}
+	if err := json.Unmarshal(body, &ops); err != nil {
+		return nil, fmt.Errorf("trustedauth: decode jwks key_ops: %w", err)
+	}
+	if len(ops.Keys) != len(set.Keys) {
+		return nil, fmt.Errorf("trustedauth: decode jwks: %d keys, %d key_ops entries", len(set.Keys), len(ops.Keys))
+	}
 	var keys []jose.JSONWebKey
 	weak := 0
-	for _, k := range set.Keys {
+	for i, k := range set.Keys {
 		if (k.Use != "" && k.Use != "sig") || !k.IsPublic() || !k.Valid() {
+			continue
+		}
+		// A key whose operations are listed verifies only if "verify" is
+		// one of them: a key the issuer published to encrypt to it has
+		// not vouched for any token.
+		if o := ops.Keys[i].KeyOps; o != nil && !slices.Contains(o, "verify") {
 			continue
 		}
 		// A weak key is dropped, not the whole set: the issuer's other
