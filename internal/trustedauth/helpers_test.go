@@ -35,6 +35,7 @@ type issuer struct {
 	keys map[string]crypto.Signer // by kid, published
 	uses map[string]string        // by kid, the published "use" when not "sig"
 	ops  map[string][]string      // by kid, a published "key_ops" (then no "use")
+	raw  []map[string]any         // further JWKs published as they are
 	hits atomic.Int32             // JWKS fetches
 	down atomic.Bool              // answer 503
 	anon atomic.Bool              // publish the keys without their key ids
@@ -100,6 +101,7 @@ func newIssuer(t *testing.T) *issuer {
 			}
 			set.Keys = append(set.Keys, obj)
 		}
+		set.Keys = append(set.Keys, is.raw...)
 		is.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(set)

@@ -222,34 +222,36 @@ func (c *keyCache) fetch(ctx context.Context, url string) ([]jose.JSONWebKey, er
 	if err != nil {
 		return nil, fmt.Errorf("trustedauth: read jwks: %w", err)
 	}
-	var set jose.JSONWebKeySet
+	// Each key is decoded on its own: go-jose fails a whole set on one
+	// key it cannot read (an X25519 encryption key, another curve, a key
+	// type it does not know), and RFC 7517 section 5 says to ignore such
+	// keys, so one of them must not stop the issuer's other keys.
+	var set struct {
+		Keys []json.RawMessage `json:"keys"`
+	}
 	if err := json.Unmarshal(body, &set); err != nil {
 		return nil, fmt.Errorf("trustedauth: decode jwks: %w", err)
 	}
-	// go-jose's JSONWebKey does not carry key_ops, which restricts a key
-	// as use does (RFC 7517 section 4.3): the same keys again, for it
-	// alone. Both decodings read the same array, so indexes agree.
-	var ops struct {
-		Keys []struct {
-			KeyOps []string `json:"key_ops"`
-		} `json:"keys"`
-	}
-	if err := json.Unmarshal(body, &ops); err != nil {
-		return nil, fmt.Errorf("trustedauth: decode jwks key_ops: %w", err)
-	}
-	if len(ops.Keys) != len(set.Keys) {
-		return nil, fmt.Errorf("trustedauth: decode jwks: %d keys, %d key_ops entries", len(set.Keys), len(ops.Keys))
-	}
 	var keys []jose.JSONWebKey
-	weak := 0
-	for i, k := range set.Keys {
+	weak, unreadable := 0, 0
+	for _, rawKey := range set.Keys {
+		var k jose.JSONWebKey
+		// go-jose's JSONWebKey does not carry key_ops, which restricts a
+		// key as use does (RFC 7517 section 4.3): read beside it.
+		var ops struct {
+			KeyOps []string `json:"key_ops"`
+		}
+		if k.UnmarshalJSON(rawKey) != nil || json.Unmarshal(rawKey, &ops) != nil {
+			unreadable++
+			continue
+		}
 		if (k.Use != "" && k.Use != "sig") || !k.IsPublic() || !k.Valid() {
 			continue
 		}
 		// A key whose operations are listed verifies only if "verify" is
 		// one of them: a key the issuer published to encrypt to it has
 		// not vouched for any token.
-		if o := ops.Keys[i].KeyOps; o != nil && !slices.Contains(o, "verify") {
+		if ops.KeyOps != nil && !slices.Contains(ops.KeyOps, "verify") {
 			continue
 		}
 		// A weak key is dropped, not the whole set: the issuer's other
@@ -261,7 +263,7 @@ func (c *keyCache) fetch(ctx context.Context, url string) ([]jose.JSONWebKey, er
 		keys = append(keys, k)
 	}
 	if len(keys) == 0 {
-		return nil, fmt.Errorf("trustedauth: jwks has no usable public signing key (%d too weak)", weak)
+		return nil, fmt.Errorf("trustedauth: jwks has no usable public signing key (%d too weak, %d unreadable)", weak, unreadable)
 	}
 	return keys, nil
 }
