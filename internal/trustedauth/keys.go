@@ -5,6 +5,7 @@ import (
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/json"
@@ -340,17 +341,31 @@ const minRSABits = 2048
 
 // checkKeyStrength is the one rule for a profile's keys, whether read from
 // PEM when the profile is created or fetched from its JWKS on every
-// refresh: RSA of at least minRSABits, ECDSA or Ed25519 (go-jose verifies
-// ECDSA on P-256, P-384 and P-521 only).
+// refresh: RSA of at least minRSABits, ECDSA on P-256, P-384 or P-521
+// (the curves of ES256, ES384 and ES512: go-jose verifies no other, so a
+// P-224 key would make a profile that refuses every token), or Ed25519.
 func checkKeyStrength(key any) error {
 	switch k := key.(type) {
 	case *rsa.PublicKey:
 		if k.N.BitLen() < minRSABits {
-			return fmt.Errorf("RSA keys must have at least %d bits", minRSABits)
+			return refusedKey(fmt.Sprintf("RSA keys must have at least %d bits", minRSABits))
 		}
 		return nil
-	case *ecdsa.PublicKey, ed25519.PublicKey:
+	case *ecdsa.PublicKey:
+		switch k.Curve {
+		case elliptic.P256(), elliptic.P384(), elliptic.P521():
+			return nil
+		}
+		return refusedKey("ECDSA keys must be on P-256, P-384 or P-521, not " + k.Curve.Params().Name)
+	case ed25519.PublicKey:
 		return nil
 	}
-	return fmt.Errorf("unsupported key type %T", key)
+	return refusedKey(fmt.Sprintf("unsupported key type %T", key))
 }
+
+// refusedKey is why checkKeyStrength refuses a key. A profile stored
+// before a rule was added may hold such a key: it verifies nothing, but
+// the profile's other keys still do (checkSignature).
+type refusedKey string
+
+func (r refusedKey) Error() string { return string(r) }
