@@ -335,6 +335,24 @@ func TestAttestIgnoresEncryptionKeys(t *testing.T) {
 	})
 }
 
+// key_ops says the same as use (RFC 7517 section 4.3): a key published
+// with key_ops for encryption only, and no use, verifies no token; one
+// whose key_ops include "verify" does.
+func TestAttestIgnoresKeysWhoseKeyOpsAreNotVerify(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		sc := newScene(t, e)
+		enc := sc.is.addKey("e1")
+		ver := sc.is.addKey("v1")
+		sc.is.mu.Lock()
+		sc.is.ops["e1"] = []string{"encrypt", "wrapKey"}
+		sc.is.ops["v1"] = []string{"verify"}
+		sc.is.mu.Unlock()
+		now := e.Clock.Now()
+		apptest.Want(t, sc.attest(sign(t, jose.ES256, enc, "e1", claimsFor(now, "ana@acme.test", "o1"))), 401, "invalid_trusted_auth_token")
+		apptest.Want(t, sc.attest(sign(t, jose.ES256, ver, "v1", claimsFor(now, "ana@acme.test", "o2"))), 200, "")
+	})
+}
+
 func TestAttestMFAAndExistingSession(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		is := newIssuer(t)

@@ -34,6 +34,8 @@ type issuer struct {
 	mu   sync.Mutex
 	keys map[string]crypto.Signer // by kid, published
 	uses map[string]string        // by kid, the published "use" when not "sig"
+	ops  map[string][]string      // by kid, a published "key_ops" (then no "use")
+	raw  []map[string]any         // further JWKs published as they are
 	hits atomic.Int32             // JWKS fetches
 	down atomic.Bool              // answer 503
 	anon atomic.Bool              // publish the keys without their key ids
@@ -47,7 +49,7 @@ const (
 
 func newIssuer(t *testing.T) *issuer {
 	t.Helper()
-	is := &issuer{t: t, keys: map[string]crypto.Signer{}, uses: map[string]string{}}
+	is := &issuer{t: t, keys: map[string]crypto.Signer{}, uses: map[string]string{}, ops: map[string][]string{}}
 	is.addKey("k1")
 	is.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		is.hits.Add(1)
@@ -66,10 +68,14 @@ func newIssuer(t *testing.T) *issuer {
 			return
 		}
 		is.mu.Lock()
-		set := jose.JSONWebKeySet{}
+		// Each key as its own JSON object, so a key_ops (which go-jose's
+		// JSONWebKey does not carry) can be added.
+		var set struct {
+			Keys []map[string]any `json:"keys"`
+		}
 		for kid, k := range is.keys {
-			use := is.uses[kid]
-			if use == "" {
+			use, ops := is.uses[kid], is.ops[kid]
+			if use == "" && ops == nil {
 				use = "sig"
 			}
 			published := kid
@@ -80,8 +86,22 @@ func newIssuer(t *testing.T) *issuer {
 			if _, ok := k.(*rsa.PrivateKey); ok {
 				alg = jose.RS256
 			}
-			set.Keys = append(set.Keys, jose.JSONWebKey{Key: k.Public(), KeyID: published, Use: use, Algorithm: string(alg)})
+			b, err := json.Marshal(jose.JSONWebKey{Key: k.Public(), KeyID: published, Use: use, Algorithm: string(alg)})
+			var obj map[string]any
+			if err == nil {
+				err = json.Unmarshal(b, &obj)
+			}
+			if err != nil {
+				is.mu.Unlock()
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			if ops != nil {
+				obj["key_ops"] = ops
+			}
+			set.Keys = append(set.Keys, obj)
 		}
+		set.Keys = append(set.Keys, is.raw...)
 		is.mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(set)

@@ -5,6 +5,7 @@ import (
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/json"
@@ -222,14 +223,36 @@ func (c *keyCache) fetch(ctx context.Context, url string) ([]jose.JSONWebKey, er
 	if err != nil {
 		return nil, fmt.Errorf("trustedauth: read jwks: %w", err)
 	}
-	var set jose.JSONWebKeySet
+	// Each key is decoded on its own: go-jose fails a whole set on one
+	// key it cannot read (an X25519 encryption key, another curve, a key
+	// type it does not know), and RFC 7517 section 5 says to ignore such
+	// keys, so one of them must not stop the issuer's other keys.
+	var set struct {
+		Keys []json.RawMessage `json:"keys"`
+	}
 	if err := json.Unmarshal(body, &set); err != nil {
 		return nil, fmt.Errorf("trustedauth: decode jwks: %w", err)
 	}
 	var keys []jose.JSONWebKey
-	weak := 0
-	for _, k := range set.Keys {
+	weak, unreadable := 0, 0
+	for _, rawKey := range set.Keys {
+		var k jose.JSONWebKey
+		// go-jose's JSONWebKey does not carry key_ops, which restricts a
+		// key as use does (RFC 7517 section 4.3): read beside it.
+		var ops struct {
+			KeyOps []string `json:"key_ops"`
+		}
+		if k.UnmarshalJSON(rawKey) != nil || json.Unmarshal(rawKey, &ops) != nil {
+			unreadable++
+			continue
+		}
 		if (k.Use != "" && k.Use != "sig") || !k.IsPublic() || !k.Valid() {
+			continue
+		}
+		// A key whose operations are listed verifies only if "verify" is
+		// one of them: a key the issuer published to encrypt to it has
+		// not vouched for any token.
+		if ops.KeyOps != nil && !slices.Contains(ops.KeyOps, "verify") {
 			continue
 		}
 		// A weak key is dropped, not the whole set: the issuer's other
@@ -241,7 +264,7 @@ func (c *keyCache) fetch(ctx context.Context, url string) ([]jose.JSONWebKey, er
 		keys = append(keys, k)
 	}
 	if len(keys) == 0 {
-		return nil, fmt.Errorf("trustedauth: jwks has no usable public signing key (%d too weak)", weak)
+		return nil, fmt.Errorf("trustedauth: jwks has no usable public signing key (%d too weak, %d unreadable)", weak, unreadable)
 	}
 	return keys, nil
 }
@@ -318,17 +341,31 @@ const minRSABits = 2048
 
 // checkKeyStrength is the one rule for a profile's keys, whether read from
 // PEM when the profile is created or fetched from its JWKS on every
-// refresh: RSA of at least minRSABits, ECDSA or Ed25519 (go-jose verifies
-// ECDSA on P-256, P-384 and P-521 only).
+// refresh: RSA of at least minRSABits, ECDSA on P-256, P-384 or P-521
+// (the curves of ES256, ES384 and ES512: go-jose verifies no other, so a
+// P-224 key would make a profile that refuses every token), or Ed25519.
 func checkKeyStrength(key any) error {
 	switch k := key.(type) {
 	case *rsa.PublicKey:
 		if k.N.BitLen() < minRSABits {
-			return fmt.Errorf("RSA keys must have at least %d bits", minRSABits)
+			return refusedKey(fmt.Sprintf("RSA keys must have at least %d bits", minRSABits))
 		}
 		return nil
-	case *ecdsa.PublicKey, ed25519.PublicKey:
+	case *ecdsa.PublicKey:
+		switch k.Curve {
+		case elliptic.P256(), elliptic.P384(), elliptic.P521():
+			return nil
+		}
+		return refusedKey("ECDSA keys must be on P-256, P-384 or P-521, not " + k.Curve.Params().Name)
+	case ed25519.PublicKey:
 		return nil
 	}
-	return fmt.Errorf("unsupported key type %T", key)
+	return refusedKey(fmt.Sprintf("unsupported key type %T", key))
 }
+
+// refusedKey is why checkKeyStrength refuses a key. A profile stored
+// before a rule was added may hold such a key: it verifies nothing, but
+// the profile's other keys still do (checkSignature).
+type refusedKey string
+
+func (r refusedKey) Error() string { return string(r) }

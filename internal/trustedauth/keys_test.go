@@ -155,3 +155,24 @@ func TestAttestJWKVerifiesOnlyItsDeclaredAlgorithm(t *testing.T) {
 		}
 	})
 }
+
+// A JWKS may hold keys this server cannot use: an X25519 key for
+// encryption, a curve or key type go-jose does not know. RFC 7517
+// section 5 says to ignore them, and the issuer's other keys still verify
+// its tokens (as with a weak RSA key), rather than the whole set failing
+// to decode and every login answering keys_unavailable.
+func TestAttestJWKSIgnoresKeysItCannotRead(t *testing.T) {
+	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
+		sc := newScene(t, e)
+		sc.is.mu.Lock()
+		sc.is.raw = []map[string]any{
+			{"kty": "OKP", "crv": "X25519", "use": "enc", "kid": "x", "x": "hSDwCYkwp1R0i33ctD73Wg2_Og0mOBr066SpjqqbTmo"},
+			{"kty": "EC", "crv": "secp256k1", "kid": "k256", "x": "8pVRJpN1E4VQsdtN4IXNeStkovDtHJwKWv8tbXwfuTQ",
+				"y": "T1cgsLm3kH6xoNa4S8q7tfE9yDDK3xqHC9ohpWwbVc0"},
+			{"kty": "AKP", "kid": "pq", "alg": "ML-DSA-44", "pub": "AAAA"},
+		}
+		sc.is.mu.Unlock()
+		now := e.Clock.Now()
+		apptest.Want(t, sc.attest(sc.is.token(now, "ana@acme.test", "r1", nil)), 200, "")
+	})
+}

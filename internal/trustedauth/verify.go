@@ -115,6 +115,10 @@ func (s *Service) checkSignature(ctx context.Context, p *Profile, obj *jose.JSON
 		var keys []any
 		for _, f := range p.PEMFiles {
 			k, err := parsePublicKey(f.PublicKey)
+			var refused refusedKey
+			if errors.As(err, &refused) {
+				continue
+			}
 			if err != nil {
 				return nil, fmt.Errorf("trustedauth: profile %s: pem %s: %w", p.ProfileID, f.PEMFileID, err)
 			}
