@@ -151,8 +151,14 @@ func TestOAuthTenantOfferedWhenVouched(t *testing.T) {
 func TestMicrosoftConsumerTenantNeverVouches(t *testing.T) {
 	apptest.Each(t, func(t *testing.T, e *apptest.Env) {
 		const consumers = "9188040d-6c67-4c5b-b112-36a304b66dad"
+		// Settings refuse that tenant now; an organization may hold it from
+		// before they did.
 		org := e.CreateOrg("personal", "NOT_ALLOWED", map[string]any{"oauth_tenant_jit_provisioning": "RESTRICTED",
-			"allowed_oauth_tenants": map[string]any{"microsoft": []string{consumers}}})
+			"allowed_oauth_tenants": map[string]any{"microsoft": []string{"placeholder-tid"}}})
+		if _, err := e.App.DB.ExecContext(t.Context(), `UPDATE organizations SET allowed_oauth_tenants = $1 WHERE organization_id = $2`,
+			`{"microsoft":["`+consumers+`"]}`, org); err != nil {
+			t.Fatal(err)
+		}
 		e.CreateVerifiedMember(org, "mallory@outlook.test")
 		ist, _ := oauthDiscover(t, e, "microsoft", "mallory@outlook.test", "ms-mallory", consumers)
 		apptest.Want(t, exchange(e, ist, org), 200, "")

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/latchkey/latchkey/internal/oauth/providers"
 	"github.com/latchkey/latchkey/internal/store"
 )
 
@@ -113,13 +114,6 @@ func (s *Store) AdmitsByOAuthTenant(ctx context.Context, q store.Querier, o *Org
 	return "", false, nil
 }
 
-// microsoftConsumerTenant is the one tenant id every personal Microsoft
-// account shares (when the project's Microsoft app admits them): a
-// member's personal account there shows nothing about the organization,
-// so it never vouches; it would offer the organization to every personal
-// account in discovery.
-const microsoftConsumerTenant = "9188040d-6c67-4c5b-b112-36a304b66dad"
-
 // vouchedAtTenant reports whether o has shown it belongs to tenant of
 // provider: an active member holds a registration of provider in tenant,
 // which only the provider can have said. Google's tenant (hd) is a
@@ -128,7 +122,11 @@ const microsoftConsumerTenant = "9188040d-6c67-4c5b-b112-36a304b66dad"
 // organization's claim of it rules o out, as it does for the domain's
 // addresses.
 func (s *Store) vouchedAtTenant(ctx context.Context, q store.Querier, o *Organization, provider, tenant string) (bool, error) {
-	if provider == "microsoft" && strings.EqualFold(tenant, microsoftConsumerTenant) {
+	// Every personal Microsoft account shares one tenant id: a member's
+	// personal account there shows nothing about the organization, so it
+	// never vouches (a registration stored before logins stopped naming
+	// that tenant may still hold it; settings refuse it since).
+	if provider == "microsoft" && strings.EqualFold(tenant, providers.MicrosoftConsumersTenant) {
 		return false, nil
 	}
 	if provider == "google" {
