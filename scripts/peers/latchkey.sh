@@ -19,7 +19,9 @@ bench_latchkey() {
 	# The session comes from a real login (emailed code). `dev` captures mail in its dev mailbox,
 	# which `serve` does not mount, so the login runs under `dev` and the measurements under `serve`
 	# (the production mode) on the same database afterwards.
-	"${lk[@]}" dev --addr "127.0.0.1:$port" >"$dir/dev.log" 2>&1 &
+	# --force: dev refuses a database holding projects its demo seed did not create (it would open
+	# them to its mailbox and mock providers); this one is the bench's own, thrown away after.
+	"${lk[@]}" dev --force --addr "127.0.0.1:$port" >"$dir/dev.log" 2>&1 &
 	local dev=$!
 	PIDS+=("$dev")
 	wait_ready "$dev" "$dir/dev.log" "$port" /readyz
