@@ -117,12 +117,9 @@ func (s *Service) Mint(ctx context.Context, m MintParams, also ...Also) (*Minted
 // formatting character: a line break forges a second log line, an escape
 // sequence rewrites the terminal, and a blank id names nobody.
 func checkImpersonatorID(id, email string) (string, error) {
-	if id == "" {
+	v, err := optionalLine("impersonator_id", id, MaxImpersonatorID, "the impersonator's email address")
+	if v == "" && err == nil {
 		return email, nil
-	}
-	v, err := checkLine("impersonator_id", id, MaxImpersonatorID)
-	if err == nil && v == "" {
-		err = apierr.Invalid("impersonator_id", "impersonator_id must not be blank; leave it out to record the impersonator's email address.")
 	}
 	return v, err
 }
@@ -136,12 +133,19 @@ func checkImpersonatorID(id, email string) (string, error) {
 // shell variable in quotes and a space) records no reason while seeming
 // to.
 func CheckReason(reason string) (string, error) {
-	if reason == "" {
+	return optionalLine("reason", reason, MaxReason, "none")
+}
+
+// optionalLine is v as checkLine takes it, "" when v was left out, and
+// refused when v was given but holds nothing visible: leaving it out
+// records instead, which the refusal names.
+func optionalLine(field, v string, max int, instead string) (string, error) {
+	if v == "" {
 		return "", nil
 	}
-	v, err := checkLine("reason", reason, MaxReason)
+	v, err := checkLine(field, v, max)
 	if err == nil && v == "" {
-		err = apierr.Invalid("reason", "reason must not be blank; leave it out to record none.")
+		err = apierr.Invalid(field, field+" must not be blank; leave it out to record "+instead+".")
 	}
 	return v, err
 }
